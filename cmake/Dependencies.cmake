@@ -1,0 +1,83 @@
+# Third-party libraries: BLAS, OpenMP, CUDA, nanobind.
+
+# ---- BLAS -------------------------------------------------------------------
+# Preferred: scipy-openblas32 from the package index (symbols prefixed
+# scipy_), found through the Python that builds Ember; else a system CBLAS.
+set(EMBER_BLAS "" CACHE STRING "BLAS to use: scipy-openblas32, system, or empty for auto")
+set(EMBER_BLAS_FOUND OFF)
+if(NOT EMBER_BLAS OR EMBER_BLAS STREQUAL "scipy-openblas32")
+  execute_process(
+    COMMAND ${Python_EXECUTABLE} -c
+      "import scipy_openblas32 as m; print(m.get_include_dir()); print(m.get_lib_dir()); print(m.get_library()); print(m.__version__)"
+    OUTPUT_VARIABLE _ember_ob RESULT_VARIABLE _ember_ob_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(_ember_ob_rc EQUAL 0)
+    string(REPLACE "\n" ";" _ember_ob "${_ember_ob}")
+    list(GET _ember_ob 0 EMBER_BLAS_INCLUDE_DIR)
+    list(GET _ember_ob 1 EMBER_BLAS_LIB_DIR)
+    list(GET _ember_ob 2 _ember_ob_name)
+    list(GET _ember_ob 3 EMBER_BLAS_VERSION)
+    find_library(EMBER_BLAS_LIBRARY NAMES ${_ember_ob_name} PATHS ${EMBER_BLAS_LIB_DIR} NO_DEFAULT_PATH)
+    if(EMBER_BLAS_LIBRARY)
+      set(EMBER_BLAS_FOUND ON)
+      set(EMBER_BLAS_NAME "scipy-openblas32 ${EMBER_BLAS_VERSION}")
+      set(EMBER_BLAS_DEFINITIONS EMBER_BLAS_SYMBOL_PREFIX=scipy_ EMBER_BLAS_IS_OPENBLAS)
+      # At run time the library sits in site-packages beside ember/.
+      set(EMBER_BLAS_RUNPATH "$ORIGIN/../../scipy_openblas32/lib")
+    endif()
+  endif()
+endif()
+if(NOT EMBER_BLAS_FOUND AND (NOT EMBER_BLAS OR EMBER_BLAS STREQUAL "system"))
+  find_library(EMBER_BLAS_LIBRARY NAMES openblas cblas blas)
+  find_path(EMBER_BLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas)
+  if(EMBER_BLAS_LIBRARY AND EMBER_BLAS_INCLUDE_DIR)
+    set(EMBER_BLAS_FOUND ON)
+    get_filename_component(_ember_blas_file ${EMBER_BLAS_LIBRARY} NAME)
+    set(EMBER_BLAS_NAME "system ${_ember_blas_file}")
+    if(_ember_blas_file MATCHES "openblas")
+      set(EMBER_BLAS_DEFINITIONS EMBER_BLAS_IS_OPENBLAS)
+    endif()
+    set(EMBER_BLAS_RUNPATH "")
+  endif()
+endif()
+if(NOT EMBER_BLAS_FOUND)
+  ember_fail("no BLAS found (fix: ${Python_EXECUTABLE} -m pip install scipy-openblas32, or apt-get install libopenblas-dev)")
+endif()
+add_library(ember_blas INTERFACE)
+target_include_directories(ember_blas INTERFACE ${EMBER_BLAS_INCLUDE_DIR})
+target_link_libraries(ember_blas INTERFACE ${EMBER_BLAS_LIBRARY})
+target_compile_definitions(ember_blas INTERFACE ${EMBER_BLAS_DEFINITIONS} EMBER_BLAS_NAME="${EMBER_BLAS_NAME}")
+
+# ---- OpenMP -----------------------------------------------------------------
+set(EMBER_OPENMP_VERSION "")
+if(USE_OPENMP)
+  find_package(OpenMP COMPONENTS CXX)
+  if(OpenMP_CXX_FOUND)
+    set(EMBER_OPENMP_VERSION ${OpenMP_CXX_VERSION})
+  else()
+    message(WARNING "ember: OpenMP not found; building single-threaded (install libgomp or set USE_OPENMP=0)")
+    set(USE_OPENMP OFF CACHE BOOL "" FORCE)
+  endif()
+endif()
+
+# ---- CUDA (plumbing) ---------------------------------------------------------
+set(EMBER_CUDA_VERSION "")
+if(USE_CUDA)
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(EMBER_CUDA_VERSION ${CUDAToolkit_VERSION})
+  if(USE_CUDNN)
+    find_path(EMBER_CUDNN_INCLUDE cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    if(NOT EMBER_CUDNN_INCLUDE)
+      message(STATUS "ember: cuDNN not found; USE_CUDNN turned off")
+      set(USE_CUDNN OFF CACHE BOOL "" FORCE)
+    endif()
+  endif()
+endif()
+
+# ---- nanobind ----------------------------------------------------------------
+execute_process(COMMAND ${Python_EXECUTABLE} -m nanobind --cmake_dir
+                OUTPUT_VARIABLE nanobind_ROOT OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _ember_nb ERROR_QUIET)
+if(NOT _ember_nb EQUAL 0)
+  ember_fail("the Python bindings need nanobind in ${Python_EXECUTABLE} (fix: ${Python_EXECUTABLE} -m pip install nanobind)")
+endif()
+find_package(nanobind CONFIG REQUIRED)

@@ -1,0 +1,46 @@
+# Stage 7: the installed layout inside the Python package.
+#   ember/_C*.so                       the stub extension
+#   ember/lib/libember_*.so            the layered libraries
+#   ember/include/ember/**             public headers (+ generated ones)
+#   ember/share/cmake/Ember/           find_package(Ember) for C++ users
+#   ember/version.py, ember/_C.pyi
+include(CMakePackageConfigHelpers)
+
+set(EMBER_INSTALL_LIBS ember_core ember_cpu ember_python)
+if(USE_CUDA)
+  list(APPEND EMBER_INSTALL_LIBS ember_cuda)
+endif()
+install(TARGETS ember_core ember_cpu EXPORT EmberTargets LIBRARY DESTINATION ember/lib)
+install(TARGETS ember_python LIBRARY DESTINATION ember/lib)
+if(USE_CUDA)
+  install(TARGETS ember_cuda LIBRARY DESTINATION ember/lib)
+endif()
+install(TARGETS _C LIBRARY DESTINATION ember)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/ember/ DESTINATION ember/include/ember
+        FILES_MATCHING PATTERN "*.h" PATTERN "python" EXCLUDE PATTERN "cuda" EXCLUDE)
+install(DIRECTORY ${EMBER_GEN_DIR}/include/ember/ DESTINATION ember/include/ember)
+install(FILES ${CMAKE_BINARY_DIR}/config/include/ember/BuildConfig.h DESTINATION ember/include/ember)
+
+install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ember/share/cmake/Ember)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/EmberConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/EmberConfig.cmake INSTALL_DESTINATION ember/share/cmake/Ember)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/EmberConfigVersion.cmake VERSION ${PROJECT_VERSION}
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/EmberConfig.cmake ${CMAKE_BINARY_DIR}/EmberConfigVersion.cmake
+        DESTINATION ember/share/cmake/Ember)
+
+# Python-side build facts.
+if(EMBER_CUDA_VERSION)
+  set(EMBER_PY_CUDA "'${EMBER_CUDA_VERSION}'")
+else()
+  set(EMBER_PY_CUDA "None")
+endif()
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  set(EMBER_PY_DEBUG True)
+else()
+  set(EMBER_PY_DEBUG False)
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/version.py.in ${CMAKE_BINARY_DIR}/version.py @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/version.py DESTINATION ember)
+install(FILES ${EMBER_GEN_PYI} DESTINATION ember)

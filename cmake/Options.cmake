@@ -1,0 +1,83 @@
+# Build knobs. Each can be given as -DNAME=VALUE, through CMAKE_ARGS, or as an
+# environment variable of the same name (as PyTorch's setup.py reads them).
+include(CMakeDependentOption)
+
+# ember_env_option(NAME "doc" DEFAULT): the environment overrides the default;
+# an explicit -D overrides both.
+function(ember_env_option name doc default)
+  set(value ${default})
+  if(DEFINED ENV{${name}} AND NOT "$ENV{${name}}" STREQUAL "")
+    if("$ENV{${name}}" MATCHES "^(1|ON|on|On|TRUE|true|True|YES|yes|Y|y)$")
+      set(value ON)
+    else()
+      set(value OFF)
+    endif()
+  endif()
+  option(${name} "${doc}" ${value})
+endfunction()
+
+# Build type: DEBUG=1 -> Debug (-O0 -g), REL_WITH_DEB_INFO=1 -> RelWithDebInfo.
+if("$ENV{DEBUG}" MATCHES "^(1|ON|on|TRUE|true)$")
+  set(CMAKE_BUILD_TYPE Debug CACHE STRING "" FORCE)
+elseif("$ENV{REL_WITH_DEB_INFO}" MATCHES "^(1|ON|on|TRUE|true)$")
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "" FORCE)
+elseif(NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "" FORCE)
+endif()
+set(CMAKE_CXX_FLAGS_DEBUG "-O0 -g")
+
+# Tests are built by plain CMake builds and by the test command; a pip
+# install of the package skips them unless BUILD_TEST=1.
+if(SKBUILD)
+  ember_env_option(BUILD_TEST "Build the C++ tests" OFF)
+else()
+  ember_env_option(BUILD_TEST "Build the C++ tests" ON)
+endif()
+ember_env_option(USE_OPENMP "Use OpenMP for intra-op parallelism" ON)
+ember_env_option(USE_DISTRIBUTED "Build distributed support (plumbing only)" ON)
+cmake_dependent_option(USE_GLOO "Use Gloo for CPU collectives" ON "USE_DISTRIBUTED" OFF)
+
+# USE_CUDA defaults to on when a CUDA compiler is found.
+include(CheckLanguage)
+if(NOT DEFINED USE_CUDA AND NOT DEFINED ENV{USE_CUDA})
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(_ember_cuda_default ON)
+  else()
+    set(_ember_cuda_default OFF)
+  endif()
+else()
+  set(_ember_cuda_default OFF)
+endif()
+ember_env_option(USE_CUDA "Build the CUDA backend" ${_ember_cuda_default})
+cmake_dependent_option(USE_CUDNN "Use cuDNN (needs USE_CUDA)" ON "USE_CUDA" OFF)
+
+# MAX_JOBS caps parallel compile and link jobs (Ninja job pools).
+if(DEFINED ENV{MAX_JOBS} AND "$ENV{MAX_JOBS}" MATCHES "^[0-9]+$")
+  set(MAX_JOBS $ENV{MAX_JOBS})
+endif()
+if(MAX_JOBS)
+  set_property(GLOBAL APPEND PROPERTY JOB_POOLS ember_compile=${MAX_JOBS} ember_link=${MAX_JOBS})
+  set(CMAKE_JOB_POOL_COMPILE ember_compile)
+  set(CMAKE_JOB_POOL_LINK ember_link)
+endif()
+
+# ccache as compiler launcher when present (EMBER_USE_CCACHE=OFF disables).
+ember_env_option(EMBER_USE_CCACHE "Use ccache when found" ON)
+if(EMBER_USE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  find_program(CCACHE_PROGRAM ccache)
+  if(CCACHE_PROGRAM)
+    set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+  endif()
+endif()
+
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+set(CMAKE_CXX_VISIBILITY_PRESET hidden)
+set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
+set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)

@@ -1,0 +1,22 @@
+# Version: X.Y.Z+git<sha7> from a git checkout, plain X.Y.Z otherwise.
+find_package(Git QUIET)
+set(EMBER_GIT_VERSION "Unknown")
+if(GIT_FOUND AND EXISTS "${PROJECT_SOURCE_DIR}/.git")
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                  OUTPUT_VARIABLE _ember_sha OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _ember_git_rc ERROR_QUIET)
+  if(_ember_git_rc EQUAL 0 AND _ember_sha)
+    set(EMBER_GIT_VERSION ${_ember_sha})
+  endif()
+endif()
+if(DEFINED SKBUILD_PROJECT_VERSION_FULL)
+  set(EMBER_FULL_VERSION ${SKBUILD_PROJECT_VERSION_FULL})
+elseif(NOT EMBER_GIT_VERSION STREQUAL "Unknown")
+  string(SUBSTRING ${EMBER_GIT_VERSION} 0 7 _ember_short)
+  set(EMBER_FULL_VERSION "${EMBER_BASE_VERSION}+git${_ember_short}")
+else()
+  set(EMBER_FULL_VERSION ${EMBER_BASE_VERSION})
+endif()
+# Re-run configure when HEAD moves so the version stays true.
+if(EXISTS "${PROJECT_SOURCE_DIR}/.git/HEAD")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/.git/HEAD")
+endif()

@@ -1,0 +1,58 @@
+"""Ember: a deep-learning framework with a C++ core and PyTorch's Python API.
+
+``import ember as torch`` runs PyTorch scripts on Ember.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+from ember import _C
+from ember._C import (  # noqa: F401  dtypes and core types
+    bfloat16,
+    bool,
+    device,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    get_num_threads,
+    int8,
+    int16,
+    int32,
+    int64,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    set_default_dtype,
+    set_num_threads,
+    uint8,
+)
+from ember._size import Size
+from ember._tensor import Tensor, tensor
+from ember.version import __version__  # noqa: F401
+
+# PyTorch's dtype aliases.
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+_C._set_tensor_class(Tensor)
+_C._set_size_class(Size)
+
+# Every generated operator, as torch.add & co.
+for _name in dir(_C._VariableFunctions):
+    if not _name.startswith("__"):
+        globals()[_name] = getattr(_C._VariableFunctions, _name)
+del _name
+
+from ember import autograd, cuda, utils  # noqa: E402
+from ember import __config__  # noqa: E402
+from ember import version  # noqa: E402
+from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402
+
+__all__ = ["Tensor", "Size", "tensor", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+_builtins  # keep the name for modules that shadow builtins above

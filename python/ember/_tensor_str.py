@@ -1,0 +1,206 @@
+"""Tensor printing with PyTorch's rules (precision, int/sci modes,
+summarisation, 80-column wrapping, suffixes), so output matches byte for byte."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass
+class _PrintOptions:
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """Sets printing options (same arguments and profiles as PyTorch)."""
+    if profile is not None:
+        presets = {
+            "default": (4, 1000, 3, 80),
+            "short": (2, 1000, 2, 80),
+            "full": (4, math.inf, 3, 80),
+        }
+        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = presets[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict:
+    return dict(vars(PRINT_OPTS))
+
+
+def _nested(values, shape):
+    """Row-major flat list -> nested lists of `shape`."""
+    if not shape:
+        return values[0]
+    if len(shape) == 1:
+        return list(values)
+    step = len(values) // shape[0] if shape[0] else 0
+    return [_nested(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _summarized_values(data, shape, summarize, edge):
+    """Values the formatter sees: for summarised tensors only the edges."""
+    out = []
+
+    def walk(x, dims):
+        if not dims:
+            out.append(x)
+            return
+        n = dims[0]
+        idx = list(range(edge)) + list(range(n - edge, n)) if summarize and n > 2 * edge else range(n)
+        for i in idx:
+            walk(x[i], dims[1:])
+
+    walk(data, list(shape))
+    return out
+
+
+class _Formatter:
+    """Column width and mode from the values shown (PyTorch's rules)."""
+
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        p = PRINT_OPTS.precision
+        if not floating:
+            for v in values:
+                self.max_width = max(self.max_width, len(str(v)))
+            return
+        finite = [v for v in values if math.isfinite(v) and v != 0]
+        if finite:
+            absv = [abs(v) for v in finite]
+            lo, hi = min(absv), max(absv)
+            self.int_mode = all(v == math.ceil(v) for v in finite)
+            if self.int_mode:
+                if hi / lo > 1000.0 or hi > 1.0e8:
+                    self.sci_mode = True
+                    self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+                else:
+                    self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
+            elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+                self.sci_mode = True
+                self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+            else:
+                self.max_width = max(len(f"{v:.{p}f}") for v in finite)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
+
+    def width(self):
+        return self.max_width
+
+    def format(self, v) -> str:
+        p = PRINT_OPTS.precision
+        if not self.floating:
+            ret = str(v)
+        elif self.sci_mode:
+            ret = f"{v:{self.max_width}.{p}e}"
+        elif self.int_mode:
+            ret = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+        else:
+            ret = f"{v:.{p}f}"
+        return (self.max_width - len(ret)) * " " + ret
+
+
+def _vector_str(row, indent, summarize, fmt, edge):
+    elem_width = fmt.width() + 2
+    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / elem_width))
+    if summarize and len(row) > 2 * edge:
+        items = [fmt.format(v) for v in row[:edge]] + [" ..."] + [fmt.format(v) for v in row[-edge:]]
+    else:
+        items = [fmt.format(v) for v in row]
+    lines = [items[i:i + per_line] for i in range(0, len(items), per_line)]
+    text = [", ".join(line) for line in lines]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(text) + "]"
+
+
+def _tensor_str_nested(data, shape, indent, summarize, fmt, edge):
+    dim = len(shape)
+    if dim == 0:
+        return fmt.format(data)
+    if dim == 1:
+        return _vector_str(data, indent, summarize, fmt, edge)
+    if summarize and shape[0] > 2 * edge:
+        rows = [_tensor_str_nested(data[i], shape[1:], indent + 1, summarize, fmt, edge) for i in range(edge)]
+        rows += ["..."]
+        rows += [
+            _tensor_str_nested(data[i], shape[1:], indent + 1, summarize, fmt, edge)
+            for i in range(shape[0] - edge, shape[0])
+        ]
+    else:
+        rows = [_tensor_str_nested(data[i], shape[1:], indent + 1, summarize, fmt, edge) for i in range(shape[0])]
+    sep = "," + "\n" * (dim - 1) + " " * (indent + 1)
+    return "[" + sep.join(rows) + "]"
+
+
+def _body(t, indent):
+    import ember
+
+    if t.numel() == 0:
+        return "[]"
+    shape = list(t.shape)
+    values = t.detach().tolist()
+    summarize = t.numel() > PRINT_OPTS.threshold
+    edge = PRINT_OPTS.edgeitems
+    floating = t.dtype in (ember.float16, ember.bfloat16, ember.float32, ember.float64)
+    if t.dim() == 0:
+        seen = [values]
+    else:
+        seen = _summarized_values(values, shape, summarize, edge)
+    if floating and t.dtype in (ember.float16, ember.bfloat16):
+        seen = [float(v) for v in seen]
+    fmt = _Formatter(seen, floating)
+    if t.dim() == 0:
+        return fmt.format(values)
+    return _tensor_str_nested(values, shape, indent, summarize, fmt, edge)
+
+
+def _add_suffixes(s, suffixes, indent):
+    for suffix in suffixes:
+        last = len(s) - s.rfind("\n") + 1
+        if last + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            s += ",\n" + " " * indent + suffix
+        else:
+            s += ", " + suffix
+    return s + ")"
+
+
+def _str(t, *, tensor_contents=None):
+    import ember
+
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
+    default_dtype = ember.get_default_dtype()
+    if t.device.type != "cpu":
+        suffixes.append(f"device='{t.device}'")
+    if t.numel() == 0 and t.dim() != 1:
+        suffixes.append(f"size={tuple(t.shape)}")
+    show_dtype = t.dtype not in (default_dtype, ember.int64, ember.bool)
+    if t.numel() == 0 and t.dtype != default_dtype:
+        show_dtype = True
+    body = tensor_contents if tensor_contents is not None else _body(t, indent)
+    if show_dtype:
+        suffixes.append(f"dtype={t.dtype}")
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

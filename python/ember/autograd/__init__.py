@@ -1,0 +1,41 @@
+"""ember.autograd: reverse-mode automatic differentiation."""
+
+from __future__ import annotations
+
+from ember import _C
+from ember.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates gradients of `tensors` into the leaves' .grad."""
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors) or [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"grad_tensors has {len(grads)} elements but tensors has {len(tensors)}")
+    _C._run_backward(tensors, grads, retain_graph, create_graph, _as_list(inputs))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         is_grads_batched=False, materialize_grads=False):
+    """Returns the gradients of `outputs` with respect to `inputs`."""
+    outputs = _as_list(outputs)
+    single = not isinstance(inputs, (list, tuple))
+    inputs = _as_list(inputs)
+    grads = _as_list(grad_outputs) or [None] * len(outputs)
+    allow = bool(allow_unused) or materialize_grads
+    result = _C._autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow)
+    if materialize_grads:
+        from ember import zeros_like
+
+        result = tuple(r if r is not None else zeros_like(i) for r, i in zip(result, inputs))
+    return tuple(result) if not single else tuple(result)

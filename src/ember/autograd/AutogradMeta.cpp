@@ -1,0 +1,116 @@
+// Tensor's autograd methods and the graph-recording helpers.
+#include "ember/autograd/AutogradMeta.h"
+
+#include "ember/autograd/Autograd.h"
+#include "ember/autograd/Engine.h"
+#include "ember/ops/Ops.h"
+
+namespace ember {
+
+using autograd::AutogradMeta;
+using autograd::get_meta;
+using autograd::materialize_meta;
+
+namespace {
+const Tensor& undefined_tensor() {
+  static const Tensor t;
+  return t;
+}
+}  // namespace
+
+const Tensor& Tensor::grad() const {
+  AutogradMeta* m = get_meta(*this);
+  return m ? m->grad : undefined_tensor();
+}
+
+Tensor& Tensor::mutable_grad() { return materialize_meta(*this)->grad; }
+
+bool Tensor::is_leaf() const {
+  AutogradMeta* m = get_meta(*this);
+  return !m || !m->grad_fn;
+}
+
+void Tensor::set_requires_grad(bool value) {
+  if (!value && !is_leaf()) {
+    throw Error(
+        "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+        "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  }
+  if (value && !is_leaf()) return;
+  EMBER_CHECK(!value || is_floating_point(), "only Tensors of floating point and complex dtype can require gradients");
+  if (!value && !get_meta(*this)) return;
+  materialize_meta(*this)->leaf_requires_grad = value;
+}
+
+Tensor Tensor::detach() const {
+  TensorImpl* self = unsafeGetTensorImpl();
+  auto impl = make_intrusive<TensorImpl>(self->storage(), self->dtype(), self->sizes(), self->strides(),
+                                         self->storage_offset());
+  impl->set_version_counter(self->shared_version_counter());
+  return Tensor(std::move(impl));
+}
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
+  autograd::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
+namespace autograd {
+
+AutogradMeta* materialize_meta(const TensorBase& t) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (!impl->autograd_meta()) impl->set_autograd_meta(std::make_unique<AutogradMeta>());
+  return static_cast<AutogradMeta*>(impl->autograd_meta());
+}
+
+const std::shared_ptr<Node>& grad_fn(const TensorBase& t) {
+  static const std::shared_ptr<Node> none;
+  AutogradMeta* m = get_meta(t);
+  return m ? m->grad_fn : none;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  if (!m || !m->leaf_requires_grad) return nullptr;
+  std::shared_ptr<Node> acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    for (auto& hook : m->leaf_hooks) acc->add_tensor_pre_hook(0, hook);
+    m->grad_accumulator = acc;
+  }
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  if (!m) return Edge();
+  if (m->grad_fn) return Edge(m->grad_fn, m->output_nr);
+  if (m->leaf_requires_grad) return Edge(grad_accumulator(t), 0);
+  return Edge();
+}
+
+void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
+  AutogradMeta* m = materialize_meta(result);
+  m->grad_fn = fn;
+  m->output_nr = fn->add_input_metadata(result);
+}
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  AutogradMeta* m = materialize_meta(self);
+  m->grad_fn = fn;
+  m->output_nr = fn->add_input_metadata(self);
+  m->grad_accumulator.reset();
+}
+
+void check_inplace(const Tensor& self, bool requires_grad) {
+  if (requires_grad && self.is_leaf() && self.requires_grad()) {
+    throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+}
+
+void throw_out_requires_grad(const char* op) {
+  throw Error(str_cat(op, "(): functions with out=... arguments don't support automatic differentiation, but one of "
+                          "the arguments requires grad."));
+}
+
+}  // namespace autograd
+}  // namespace ember

@@ -1,0 +1,43 @@
+#pragma once
+// Per-tensor autograd state, created only for tensors that take part in
+// autograd (requires_grad, grad_fn, .grad, hooks).
+
+#include <memory>
+
+#include "ember/autograd/Node.h"
+
+namespace ember::autograd {
+
+struct EMBER_API AutogradMeta final : AutogradMetaInterface {
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;
+  std::weak_ptr<Node> grad_accumulator;
+  uint32_t output_nr = 0;
+  bool leaf_requires_grad = false;
+  bool retains_grad = false;
+  // Hooks registered on a leaf before its AccumulateGrad exists.
+  std::vector<TensorHook> leaf_hooks;
+  // Weak handle to the owning tensor for retain_grad hooks (nulled on destruction).
+  std::shared_ptr<TensorImpl*> self_slot;
+
+  ~AutogradMeta() override {
+    if (self_slot) *self_slot = nullptr;
+  }
+
+  bool requires_grad() const override { return leaf_requires_grad || grad_fn != nullptr; }
+};
+
+// The tensor's meta, or nullptr.
+inline AutogradMeta* get_meta(const TensorBase& t) {
+  return static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
+}
+// The tensor's meta, created if absent.
+EMBER_API AutogradMeta* materialize_meta(const TensorBase& t);
+
+// The edge through which a gradient reaches t: its grad_fn, or the
+// accumulator of a leaf that requires grad, or an invalid edge.
+EMBER_API Edge gradient_edge(const Tensor& t);
+EMBER_API std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+EMBER_API const std::shared_ptr<Node>& grad_fn(const TensorBase& t);
+
+}  // namespace ember::autograd

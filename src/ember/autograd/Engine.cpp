@@ -1,0 +1,250 @@
+// The backward engine: counts dependencies from the roots, then runs nodes
+// in decreasing sequence number as their inputs become complete, summing
+// gradients that meet at one input and undoing broadcasts per InputMetadata.
+#include "ember/autograd/Engine.h"
+
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ember/autograd/AutogradMeta.h"
+#include "ember/autograd/FunctionsManual.h"
+#include "ember/autograd/GradMode.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+
+namespace ember::autograd {
+
+namespace {
+
+// The node that feeds the user's grad_outputs into the graph.
+class GraphRoot final : public Node {
+ public:
+  GraphRoot(edge_list roots, variable_list grads) : grads_(std::move(grads)) { next_edges_ = std::move(roots); }
+  std::string name() const override { return "GraphRoot"; }
+  variable_list apply(variable_list&&) override { return grads_; }
+
+ private:
+  variable_list grads_;
+};
+
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
+  if (shape.size() > desired.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t s = shape[shape.size() - 1 - i], d = desired[desired.size() - 1 - i];
+    if (s != d && s != 1) return false;
+  }
+  return true;
+}
+
+Tensor validate_grad(const Node& producer, size_t index, Tensor grad, const InputMetadata& meta) {
+  if (!grad.sizes().equals(meta.shape)) {
+    if (!is_expandable_to(meta.shape, grad.sizes())) {
+      throw Error(str_cat("Function ", producer.name(), " returned an invalid gradient at index ", index,
+                          " - got ", shape_string(grad.sizes()), " but expected shape compatible with ",
+                          shape_string(meta.shape)));
+    }
+    grad = generated::sum_to(grad, meta.shape);
+  }
+  if (grad.dtype() != meta.dtype) grad = grad.to(meta.dtype);
+  return grad;
+}
+
+struct ReadyCompare {
+  bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+};
+
+}  // namespace
+
+variable_list run_backward(const edge_list& roots, const variable_list& grad_outputs, bool keep_graph,
+                           bool create_graph, const edge_list& inputs, bool allow_unused, bool accumulate_grad) {
+  auto root = std::make_shared<GraphRoot>(roots, grad_outputs);
+
+  // 1. dependency counts over the reachable graph
+  std::unordered_map<Node*, int> deps;
+  std::vector<Node*> order;  // discovery order, for the "needed" pass
+  {
+    std::vector<Node*> stack{root.get()};
+    std::unordered_set<Node*> seen{root.get()};
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      order.push_back(n);
+      for (const Edge& e : n->next_edges()) {
+        if (!e.is_valid()) continue;
+        Node* next = e.function.get();
+        ++deps[next];
+        if (seen.insert(next).second) stack.push_back(next);
+      }
+    }
+  }
+
+  // 2. for autograd.grad: which nodes must run to reach the inputs
+  const bool capture = !inputs.empty();
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;  // node -> (input_nr, result idx)
+  std::unordered_set<Node*> needed;
+  if (capture) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].is_valid()) captures[inputs[i].function.get()].emplace_back(inputs[i].input_nr, i);
+    }
+    // A node is needed if it leads to a captured node; iterate to a fixpoint
+    // in reverse discovery order (children mostly come later).
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        Node* n = *it;
+        if (needed.count(n)) continue;
+        bool need = false;
+        for (const Edge& e : n->next_edges()) {
+          if (e.is_valid() && (captures.count(e.function.get()) || needed.count(e.function.get()))) need = true;
+        }
+        if (need) {
+          needed.insert(n);
+          changed = true;
+        }
+      }
+    }
+  }
+  variable_list captured(inputs.size());
+
+  // 3. run
+  GradModeGuard mode(create_graph);
+  std::unordered_map<Node*, variable_list> buffers;
+  std::priority_queue<Node*, std::vector<Node*>, ReadyCompare> ready;
+  ready.push(root.get());
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    variable_list in;
+    if (n != root.get()) {
+      auto it = buffers.find(n);
+      if (it != buffers.end()) {
+        in = std::move(it->second);
+        buffers.erase(it);
+      }
+      in.resize(std::max<size_t>(in.size(), n->num_inputs()));
+      for (const auto& [nr, hook] : n->tensor_pre_hooks()) {
+        if (nr < in.size() && in[nr].defined()) {
+          Tensor replaced = hook(in[nr]);
+          if (replaced.defined()) in[nr] = std::move(replaced);
+        }
+      }
+    }
+    if (capture) {
+      auto c = captures.find(n);
+      if (c != captures.end()) {
+        for (auto [nr, idx] : c->second) captured[idx] = nr < in.size() ? in[nr] : Tensor();
+      }
+      bool is_leaf_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+      if (n != root.get() && (!needed.count(n) || (is_leaf_acc && !accumulate_grad))) continue;
+    }
+
+    variable_list in_copy;
+    if (!n->post_hooks().empty()) in_copy = in;
+    variable_list out = n->apply(std::move(in));
+    if (!keep_graph) n->release_variables();
+    for (const auto& hook : n->post_hooks()) hook(out, in_copy);
+
+    const edge_list& edges = n->next_edges();
+    if (out.size() != edges.size() && !edges.empty()) {
+      throw Error(str_cat("function ", n->name(), " returned an incorrect number of gradients (expected ",
+                          edges.size(), ", got ", out.size(), ")"));
+    }
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.is_valid()) continue;
+      Node* next = e.function.get();
+      if (out[i].defined()) {
+        Tensor g = validate_grad(*n, i, std::move(out[i]), next->input_metadata(e.input_nr));
+        variable_list& buf = buffers[next];
+        if (buf.size() <= e.input_nr) buf.resize(std::max<size_t>(next->num_inputs(), e.input_nr + 1));
+        Tensor& slot = buf[e.input_nr];
+        slot = slot.defined() ? slot + g : std::move(g);
+      }
+      if (--deps[next] == 0) ready.push(next);
+    }
+  }
+
+  if (capture) {
+    for (size_t i = 0; i < captured.size(); ++i) {
+      EMBER_CHECK(captured[i].defined() || allow_unused,
+                  "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                  "allow_unused=True if this is the desired behavior.");
+    }
+  }
+  return captured;
+}
+
+namespace {
+
+edge_list roots_of(const variable_list& tensors) {
+  edge_list roots;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    Edge e = tensors[i].defined() ? gradient_edge(tensors[i]) : Edge();
+    EMBER_CHECK(e.is_valid(), "element ", i, " of tensors does not require grad and does not have a grad_fn");
+    roots.push_back(std::move(e));
+  }
+  return roots;
+}
+
+variable_list make_grads(const variable_list& outputs, const variable_list& grads) {
+  variable_list result;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    Tensor g = i < grads.size() ? grads[i] : Tensor();
+    if (!g.defined()) {
+      EMBER_CHECK(out.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      EMBER_CHECK(out.is_floating_point(), "grad can be implicitly created only for real scalar outputs but got ",
+                  scalar_type_name(out.dtype()));
+      g = ones_like(out);
+    } else {
+      EMBER_CHECK(g.sizes().equals(out.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ",
+                  shape_string(g.sizes()), " and output[", i, "] has a shape of ", shape_string(out.sizes()), ".");
+    }
+    result.push_back(std::move(g));
+  }
+  return result;
+}
+
+}  // namespace
+
+void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph, const variable_list& inputs) {
+  edge_list roots = roots_of(tensors);
+  variable_list grads = make_grads(tensors, grad_tensors);
+  bool keep = retain_graph.value_or(create_graph);
+  if (inputs.empty()) {
+    run_backward(roots, grads, keep, create_graph, {}, false, true);
+    return;
+  }
+  edge_list in_edges;
+  for (const Tensor& t : inputs) {
+    Edge e = gradient_edge(t);
+    EMBER_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
+    in_edges.push_back(std::move(e));
+  }
+  variable_list got = run_backward(roots, grads, keep, create_graph, in_edges, true, false);
+  // backward(inputs=...) accumulates into exactly those tensors' .grad.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!got[i].defined()) continue;
+    Tensor& g = const_cast<Tensor&>(inputs[i]).mutable_grad();
+    g = g.defined() ? g + got[i] : (create_graph ? got[i] : got[i].detach().clone());
+  }
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
+                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  edge_list roots = roots_of(outputs);
+  variable_list grads = make_grads(outputs, grad_outputs);
+  edge_list in_edges;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    EMBER_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
+    in_edges.push_back(std::move(e));
+  }
+  return run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, in_edges, allow_unused,
+                      false);
+}
+
+}  // namespace ember::autograd

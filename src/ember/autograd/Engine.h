@@ -1,0 +1,24 @@
+#pragma once
+// Runs the backward graph.
+
+#include "ember/autograd/Node.h"
+
+namespace ember::autograd {
+
+// Propagates grad_outputs from roots. With `inputs` non-empty (autograd.grad),
+// returns the gradients reaching those edges and does not touch .grad unless
+// accumulate_grad. Otherwise gradients accumulate into leaves' .grad.
+EMBER_API variable_list run_backward(const edge_list& roots, const variable_list& grad_outputs, bool keep_graph,
+                                     bool create_graph, const edge_list& inputs, bool allow_unused,
+                                     bool accumulate_grad);
+
+// tensor.backward() / autograd.backward(): checks inputs like PyTorch, builds
+// implicit gradients of scalar outputs and runs the engine.
+EMBER_API void backward(const variable_list& tensors, const variable_list& grad_tensors,
+                        std::optional<bool> retain_graph, bool create_graph, const variable_list& inputs = {});
+// autograd.grad().
+EMBER_API variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                             const variable_list& grad_outputs, std::optional<bool> retain_graph, bool create_graph,
+                             bool allow_unused);
+
+}  // namespace ember::autograd

@@ -1,0 +1,51 @@
+#include "ember/autograd/FunctionsManual.h"
+
+#include <algorithm>
+
+#include "ember/ops/Ops.h"
+
+namespace ember::autograd::generated {
+
+Tensor maybe_multiply(const Tensor& grad, const Scalar& s) {
+  if (s.to_double() == 1.0 && !s.is_bool()) return grad;
+  Tensor wrapped = full({}, s, grad.dtype(), grad.device());
+  wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return grad * wrapped;
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
+  if (grad.sizes().equals(shape)) return grad;
+  int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 && grad.sizes()[lead + i] != 1) dims.push_back(lead + static_cast<int64_t>(i));
+  }
+  Tensor r = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
+  if (lead > 0 || !r.sizes().equals(shape)) r = r.reshape(shape);
+  return r;
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims,
+                    bool keepdim) {
+  int64_t nd = static_cast<int64_t>(sizes.size());
+  if (!keepdim && nd > 0 && dims && !dims->empty()) {
+    std::vector<int64_t> wrapped;
+    for (int64_t d : *dims) wrapped.push_back(maybe_wrap_dim(d, nd));
+    std::sort(wrapped.begin(), wrapped.end());
+    Tensor g = grad;
+    for (int64_t d : wrapped) g = g.unsqueeze(d);
+    return g.expand(sizes);
+  }
+  if (!keepdim && nd > 0) return grad.reshape(DimVector(nd, 1)).expand(sizes);
+  return grad.expand(sizes);
+}
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  int64_t nd = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(nd);
+  for (int64_t i = 0; i < nd; ++i) inverse[maybe_wrap_dim(dims[i], nd)] = i;
+  return grad.permute(inverse);
+}
+
+}  // namespace ember::autograd::generated

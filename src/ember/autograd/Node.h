@@ -1,0 +1,101 @@
+#pragma once
+// The backward graph: a Node computes gradients of its forward inputs from
+// gradients of its forward outputs; Edges point to the nodes of the inputs.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/ops/Tensor.h"
+
+namespace ember::autograd {
+
+using variable_list = std::vector<Tensor>;
+class Node;
+
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+
+  Edge() = default;
+  Edge(std::shared_ptr<Node> fn, uint32_t nr) : function(std::move(fn)), input_nr(nr) {}
+  bool is_valid() const { return function != nullptr; }
+};
+using edge_list = std::vector<Edge>;
+
+// Shape, dtype and device of a forward output, used to check and reduce the
+// gradient that flows back into it (broadcasting is undone here).
+struct InputMetadata {
+  DimVector shape;
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+};
+
+using TensorHook = std::function<Tensor(const Tensor&)>;
+using PostHook = std::function<void(const variable_list& grad_inputs, const variable_list& grad_outputs)>;
+
+class EMBER_API Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  virtual std::string name() const = 0;
+  // grads[i] is the gradient of forward output i; returns one gradient per next edge.
+  virtual variable_list apply(variable_list&& grads) = 0;
+  // Frees saved tensors once the graph is no longer needed.
+  virtual void release_variables() {}
+
+  const edge_list& next_edges() const { return next_edges_; }
+  void set_next_edges(edge_list&& edges) { next_edges_ = std::move(edges); }
+  const Edge& next_edge(size_t i) const { return next_edges_[i]; }
+  size_t num_outputs() const { return next_edges_.size(); }
+  bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
+
+  // Registers a forward output; returns its index (the output_nr).
+  uint32_t add_input_metadata(const TensorBase& t);
+  size_t num_inputs() const { return input_metadata_.size(); }
+  const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
+
+  // Order of creation; the engine runs later nodes first.
+  uint64_t sequence_nr() const { return sequence_nr_; }
+
+  // Hooks on the gradient arriving at input i (tensor.register_hook), and
+  // after apply (node.register_hook).
+  void add_tensor_pre_hook(uint32_t input_nr, TensorHook hook) {
+    pre_hooks_.emplace_back(input_nr, std::move(hook));
+  }
+  void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
+  const std::vector<std::pair<uint32_t, TensorHook>>& tensor_pre_hooks() const { return pre_hooks_; }
+  const std::vector<PostHook>& post_hooks() const { return post_hooks_; }
+
+  // Borrowed pointer to the Python wrapper of this node, if one exists.
+  void* pyobj = nullptr;
+
+ protected:
+  edge_list next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+  uint64_t sequence_nr_;
+  std::vector<std::pair<uint32_t, TensorHook>> pre_hooks_;
+  std::vector<PostHook> post_hooks_;
+};
+
+// Accumulates into a leaf tensor's .grad.
+class EMBER_API AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor variable);
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  variable_list apply(variable_list&& grads) override;
+  const Tensor& variable() const { return variable_; }
+
+ private:
+  Tensor variable_;
+};
+
+// Hook for Python: called when a Node's wrapper must be released.
+EMBER_API extern void (*g_node_pyobj_release)(void*);
+
+}  // namespace ember::autograd

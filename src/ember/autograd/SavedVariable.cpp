@@ -1,0 +1,65 @@
+#include "ember/autograd/SavedVariable.h"
+
+#include "ember/autograd/AutogradMeta.h"
+#include "ember/autograd/GradMode.h"
+#include "ember/ops/TensorIterator.h"
+
+namespace ember::autograd {
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) : was_defined_(t.defined()), is_output_(is_output) {
+  if (!t.defined()) return;
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  version_counter_ = impl->shared_version_counter();
+  saved_version_ = impl->version();
+  if (is_output) {
+    // Keeping the output itself would make a cycle node -> tensor -> node:
+    // keep a plain alias and rebuild the history on unpack.
+    data_ = t.detach();
+    output_nr_ = get_meta(t) ? get_meta(t)->output_nr : 0;
+  } else {
+    data_ = t;
+    if (AutogradMeta* m = get_meta(t)) {
+      input_grad_fn_ = m->grad_fn;
+      output_nr_ = m->output_nr;
+    }
+  }
+}
+
+void SavedVariable::reset_data() {
+  data_.reset();
+  released_ = true;
+}
+
+Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
+  if (!was_defined_) return Tensor();
+  if (released_) {
+    throw Error(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+        "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+        "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+        "you need to access saved tensors after calling backward.");
+  }
+  uint32_t current = version_counter_->version.load();
+  if (current != saved_version_) {
+    std::string msg = str_cat("one of the variables needed for gradient computation has been modified by an inplace "
+                              "operation: [",
+                              data_.type_name(), " ", shape_string(data_.sizes()), "]");
+    std::shared_ptr<Node> fn = is_output_ ? saved_for : input_grad_fn_.lock();
+    if (fn) msg += str_cat(", which is output ", output_nr_, " of ", fn->name(), ",");
+    msg += str_cat(" is at version ", current, "; expected version ", saved_version_,
+                   " instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                   "gradient, with torch.autograd.set_detect_anomaly(True).");
+    throw Error(msg);
+  }
+  if (is_output_ && saved_for && GradMode::is_enabled()) {
+    // Double backward needs the output connected to its node again.
+    Tensor alias = data_.detach();
+    AutogradMeta* m = materialize_meta(alias);
+    m->grad_fn = std::move(saved_for);
+    m->output_nr = output_nr_;
+    return alias;
+  }
+  return data_;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,34 @@
+#pragma once
+// A tensor kept by a backward node, with the version it had when saved so
+// that a later in-place change is detected instead of giving wrong gradients.
+
+#include <memory>
+
+#include "ember/ops/Tensor.h"
+
+namespace ember::autograd {
+
+class Node;
+
+class EMBER_API SavedVariable {
+ public:
+  SavedVariable() = default;
+  SavedVariable(const Tensor& t, bool is_output);
+
+  // The saved tensor; saved_for is the node that owns an output saved here.
+  // Throws if the graph was freed or the tensor was modified in place.
+  Tensor unpack(std::shared_ptr<Node> saved_for = nullptr) const;
+  void reset_data();
+
+ private:
+  Tensor data_;
+  IntrusivePtr<VersionCounter> version_counter_;
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  std::weak_ptr<Node> input_grad_fn_;  // grad_fn of a saved non-leaf input (for messages)
+  bool was_defined_ = false;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+}  // namespace ember::autograd

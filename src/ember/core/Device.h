@@ -1,0 +1,52 @@
+#pragma once
+// Where a tensor's memory lives: a device type and an index (-1 = current).
+
+#include <cstdint>
+#include <string>
+
+#include "ember/core/Error.h"
+
+namespace ember {
+
+// The one list of device types; kNumDeviceTypes sizes every per-device table.
+#define EMBER_FORALL_DEVICE_TYPES(_) _(CPU, cpu) _(CUDA, cuda)
+
+enum class DeviceType : int8_t {
+#define EMBER_DEVICE_ENUM(name, lower) name,
+  EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_ENUM)
+#undef EMBER_DEVICE_ENUM
+};
+constexpr int kNumDeviceTypes = 0
+#define EMBER_DEVICE_COUNT(name, lower) +1
+    EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_COUNT)
+#undef EMBER_DEVICE_COUNT
+    ;
+
+inline const char* device_type_name(DeviceType t) {
+  switch (t) {
+#define EMBER_DEVICE_NAME(name, lower) \
+  case DeviceType::name:              \
+    return #lower;
+    EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_NAME)
+#undef EMBER_DEVICE_NAME
+  }
+  return "unknown";
+}
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int8_t index = -1;
+
+  constexpr Device() = default;
+  constexpr Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}
+  // Parses "cpu", "cuda", "cuda:1"; throws on anything else.
+  EMBER_CORE_API static Device parse(const std::string& spec);
+
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  EMBER_CORE_API std::string str() const;
+};
+
+}  // namespace ember

@@ -1,0 +1,56 @@
+#pragma once
+// A number that is not a tensor: Python's bool, int or float, kept exactly.
+
+#include <cstdint>
+#include <string>
+
+#include "ember/core/ScalarType.h"
+
+namespace ember {
+
+class Scalar {
+ public:
+  enum class Kind : uint8_t { Bool, Int, Float };
+
+  Scalar() : Scalar(int64_t(0)) {}
+  Scalar(bool v) : kind_(Kind::Bool) { v_.i = v; }         // NOLINT
+  Scalar(int v) : kind_(Kind::Int) { v_.i = v; }           // NOLINT
+  Scalar(int64_t v) : kind_(Kind::Int) { v_.i = v; }       // NOLINT
+  Scalar(double v) : kind_(Kind::Float) { v_.d = v; }      // NOLINT
+  Scalar(float v) : kind_(Kind::Float) { v_.d = v; }       // NOLINT
+
+  Kind kind() const { return kind_; }
+  bool is_bool() const { return kind_ == Kind::Bool; }
+  bool is_integral() const { return kind_ == Kind::Int; }
+  bool is_floating_point() const { return kind_ == Kind::Float; }
+
+  double to_double() const { return kind_ == Kind::Float ? v_.d : double(v_.i); }
+  int64_t to_long() const { return kind_ == Kind::Float ? int64_t(v_.d) : v_.i; }
+  bool to_bool() const { return kind_ == Kind::Float ? v_.d != 0 : v_.i != 0; }
+  template <typename T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return to_bool();
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(to_long());
+    } else {
+      return static_cast<T>(to_double());
+    }
+  }
+  // The dtype a tensor made from this number gets by default (float32 for
+  // floats, int64 for ints, bool for bools).
+  ScalarType default_dtype() const {
+    return kind_ == Kind::Float ? ScalarType::Float
+                                : (kind_ == Kind::Int ? ScalarType::Long : ScalarType::Bool);
+  }
+  bool equal(double v) const { return to_double() == v; }
+
+ private:
+  Kind kind_;
+  union {
+    int64_t i;
+    double d;
+  } v_;
+};
+
+}  // namespace ember

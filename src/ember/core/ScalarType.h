@@ -1,0 +1,142 @@
+#pragma once
+// The one list of element types. Every table indexed by ScalarType is built
+// from EMBER_FORALL_SCALAR_TYPES so it cannot fall out of step.
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include "ember/core/Error.h"
+#include "ember/core/Half.h"
+
+namespace ember {
+
+// _(C++ type, enum name, Python name, PyTorch legacy storage name)
+#define EMBER_FORALL_SCALAR_TYPES(_)          \
+  _(uint8_t, Byte, uint8, Byte)               \
+  _(int8_t, Char, int8, Char)                 \
+  _(int16_t, Short, int16, Short)             \
+  _(int32_t, Int, int32, Int)                 \
+  _(int64_t, Long, int64, Long)               \
+  _(::ember::Half, Half, float16, Half)       \
+  _(float, Float, float32, Float)             \
+  _(double, Double, float64, Double)          \
+  _(bool, Bool, bool, Bool)                   \
+  _(::ember::BFloat16, BFloat16, bfloat16, BFloat16)
+
+enum class ScalarType : int8_t {
+#define EMBER_ENUM_ENTRY(cpp, name, py, legacy) name,
+  EMBER_FORALL_SCALAR_TYPES(EMBER_ENUM_ENTRY)
+#undef EMBER_ENUM_ENTRY
+  Undefined,
+};
+
+constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
+
+// Bytes per element.
+inline size_t element_size(ScalarType t) {
+  switch (t) {
+#define EMBER_SIZE_CASE(cpp, name, py, legacy) \
+  case ScalarType::name:                      \
+    return sizeof(cpp);
+    EMBER_FORALL_SCALAR_TYPES(EMBER_SIZE_CASE)
+#undef EMBER_SIZE_CASE
+    default:
+      break;
+  }
+  throw Error("element_size: undefined dtype");
+}
+
+// Python-facing name without the module prefix, e.g. "float32".
+inline std::string_view scalar_type_name(ScalarType t) {
+  switch (t) {
+#define EMBER_NAME_CASE(cpp, name, py, legacy) \
+  case ScalarType::name:                      \
+    return #py;
+    EMBER_FORALL_SCALAR_TYPES(EMBER_NAME_CASE)
+#undef EMBER_NAME_CASE
+    default:
+      return "undefined";
+  }
+}
+
+// Legacy tensor type name used in some messages, e.g. "FloatTensor".
+inline std::string_view legacy_type_name(ScalarType t) {
+  switch (t) {
+#define EMBER_LEGACY_CASE(cpp, name, py, legacy) \
+  case ScalarType::name:                        \
+    return #legacy "Tensor";
+    EMBER_FORALL_SCALAR_TYPES(EMBER_LEGACY_CASE)
+#undef EMBER_LEGACY_CASE
+    default:
+      return "UndefinedTensor";
+  }
+}
+
+inline bool is_floating_type(ScalarType t) {
+  return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
+         t == ScalarType::BFloat16;
+}
+inline bool is_integral_type(ScalarType t, bool include_bool) {
+  return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte || t == ScalarType::Char ||
+         t == ScalarType::Short || t == ScalarType::Int || t == ScalarType::Long;
+}
+
+template <typename T>
+struct CppTypeToScalarType;
+#define EMBER_CPP_TO_ENUM(cpp, name, py, legacy)                           \
+  template <>                                                             \
+  struct CppTypeToScalarType<cpp> {                                       \
+    static constexpr ScalarType value = ScalarType::name;                 \
+  };
+EMBER_FORALL_SCALAR_TYPES(EMBER_CPP_TO_ENUM)
+#undef EMBER_CPP_TO_ENUM
+
+// Value conversion between element types (16-bit floats go through float).
+template <typename To, typename From>
+inline To convert(From v) {
+  constexpr bool from16 = std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>;
+  constexpr bool to16 = std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>;
+  if constexpr (from16 && to16) {
+    return To(static_cast<float>(v));
+  } else if constexpr (from16) {
+    return static_cast<To>(static_cast<float>(v));
+  } else if constexpr (to16) {
+    return To(static_cast<float>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// Type promotion between two dtypes of the same category (PyTorch's lattice).
+EMBER_CORE_API ScalarType promote_types(ScalarType a, ScalarType b);
+
+}  // namespace ember
+
+// EMBER_DISPATCH_ALL_TYPES(dtype, "op", [&]{ ... scalar_t ... }): runs the
+// lambda with scalar_t bound to the C++ type of dtype. The lambda text is
+// repeated per case so that scalar_t is a real type in each instantiation.
+#define EMBER_DISPATCH_CASE(NAME, CPP, ...) \
+  case ::ember::ScalarType::NAME: {         \
+    using scalar_t = CPP;                   \
+    return __VA_ARGS__();                   \
+  }
+static_assert(::ember::kNumScalarTypes == 10, "add the new dtype to EMBER_DISPATCH_ALL_TYPES");
+#define EMBER_DISPATCH_ALL_TYPES(DTYPE, OPNAME, ...)                                     \
+  [&] {                                                                                  \
+    switch (DTYPE) {                                                                     \
+      EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)                                    \
+      EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)                                     \
+      EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)                                   \
+      EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)                                     \
+      EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)                                    \
+      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                              \
+      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                     \
+      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                   \
+      EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)                                       \
+      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                      \
+      default:                                                                           \
+        throw ::ember::Error(::ember::str_cat("\"", OPNAME, "\" not implemented for '",  \
+                                              ::ember::scalar_type_name(DTYPE), "'"));  \
+    }                                                                                    \
+  }()

@@ -1,0 +1,19 @@
+#include "ember/core/Storage.h"
+
+#include <cstring>
+
+#include "ember/core/Error.h"
+
+namespace ember {
+
+void StorageImpl::resize(size_t nbytes) {
+  EMBER_CHECK(resizable(), "Trying to resize storage that is not resizable");
+  EMBER_CHECK(device().is_cpu(), "resize of a non-CPU storage is not supported");
+  DataPtr fresh = allocator_->allocate(nbytes);
+  size_t keep = nbytes < nbytes_ ? nbytes : nbytes_;
+  if (keep) std::memcpy(fresh.get(), data_.get(), keep);
+  data_ = std::move(fresh);
+  nbytes_ = nbytes;
+}
+
+}  // namespace ember

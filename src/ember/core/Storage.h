@@ -1,0 +1,33 @@
+#pragma once
+// A storage is a refcounted block of bytes on one device. Views of a tensor
+// share one storage.
+
+#include "ember/core/Allocator.h"
+#include "ember/core/IntrusivePtr.h"
+
+namespace ember {
+
+class EMBER_CORE_API StorageImpl final : public RefCounted {
+ public:
+  // Allocates nbytes with the given allocator.
+  StorageImpl(size_t nbytes, Allocator* allocator)
+      : data_(allocator->allocate(nbytes)), nbytes_(nbytes), allocator_(allocator) {}
+  // Wraps memory owned elsewhere (allocator null: cannot be resized).
+  StorageImpl(DataPtr data, size_t nbytes) : data_(std::move(data)), nbytes_(nbytes) {}
+
+  void* data() const { return data_.get(); }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return data_.device(); }
+  bool resizable() const { return allocator_ != nullptr; }
+  // Grows the block to at least nbytes, keeping its contents (CPU only).
+  void resize(size_t nbytes);
+
+ private:
+  DataPtr data_;
+  size_t nbytes_;
+  Allocator* allocator_ = nullptr;
+};
+
+using Storage = IntrusivePtr<StorageImpl>;
+
+}  // namespace ember

@@ -1,0 +1,77 @@
+#pragma once
+// A handle to a TensorImpl without the generated operator methods. Kernels and
+// the core use it, so editing ops.yaml does not recompile them.
+
+#include <string>
+
+#include "ember/core/TensorImpl.h"
+
+namespace ember {
+
+class EMBER_CORE_API TensorBase {
+ public:
+  TensorBase() = default;
+  explicit TensorBase(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl() const { return impl_; }
+  void reset() { impl_.reset(); }
+  bool is_same(const TensorBase& o) const { return impl_ == o.impl_; }
+
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  // size(d)/stride(d) accept negative d, as in PyTorch.
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  size_t element_size() const { return impl_->itemsize(); }
+  Device device() const { return impl_->device(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_floating_point() const { return is_floating_type(dtype()); }
+  bool requires_grad() const { return impl_->requires_grad(); }
+
+  void* data_ptr() const { return impl_->data(); }
+  template <typename T>
+  T* data_ptr() const;
+  // Value of a one-element tensor.
+  template <typename T>
+  T item() const;
+
+  // "torch.FloatTensor"-style name used in error messages.
+  std::string type_name() const;
+
+ protected:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+// "[2, 3]": the shape notation of PyTorch's messages.
+EMBER_CORE_API std::string shape_string(IntArrayRef s);
+
+// Wraps a dimension index (negative counts from the end); throws IndexError
+// with PyTorch's message when out of range.
+EMBER_CORE_API int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool scalar_as_1d = true);
+
+template <typename T>
+T* TensorBase::data_ptr() const {
+  EMBER_CHECK(CppTypeToScalarType<T>::value == dtype(), "expected scalar type ",
+              scalar_type_name(CppTypeToScalarType<T>::value), " but found ", scalar_type_name(dtype()));
+  return static_cast<T*>(impl_->data());
+}
+
+template <typename T>
+T TensorBase::item() const {
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(is_cpu(), "item() of a non-CPU tensor is not supported");
+  return EMBER_DISPATCH_ALL_TYPES(dtype(), "item", [&]() -> T {
+    return convert<T>(*static_cast<const scalar_t*>(impl_->data()));
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,103 @@
+#pragma once
+// The tensor object: a view (sizes, strides, offset, dtype) onto a storage,
+// plus the slots autograd and the Python binding hang their state on.
+
+#include <atomic>
+#include <memory>
+
+#include "ember/core/Device.h"
+#include "ember/core/DimVector.h"
+#include "ember/core/IntrusivePtr.h"
+#include "ember/core/ScalarType.h"
+#include "ember/core/Storage.h"
+
+namespace ember {
+
+// Counts in-place modifications; shared by a tensor and all its views so that
+// autograd can detect a saved tensor changed behind its back.
+struct VersionCounter final : RefCounted {
+  std::atomic<uint32_t> version{0};
+};
+
+// Autograd's per-tensor state lives in the autograd layer; the core only owns it.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+};
+
+class EMBER_CORE_API TensorImpl final : public RefCounted {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t storage_offset);
+  // A contiguous tensor over storage (strides computed).
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
+  ~TensorImpl() override;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  size_t itemsize() const { return element_size(dtype_); }
+  Device device() const { return storage_->device(); }
+  bool is_contiguous() const { return is_contiguous_; }
+  const Storage& storage() const { return storage_; }
+
+  // Address of element 0 of this view.
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(itemsize());
+  }
+
+  // Re-points this tensor (used by views and in-place metadata changes).
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  void set_sizes_contiguous(IntArrayRef sizes);
+  void set_storage(Storage storage) { storage_ = std::move(storage); }
+
+  // A Python float/int/bool wrapped into a 0-dim tensor; such tensors take
+  // part in type promotion as weak scalars.
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+
+  // Version counter, created on first need and shared with views.
+  uint32_t version() const { return version_ ? version_->version.load(std::memory_order_relaxed) : 0; }
+  void bump_version();
+  const IntrusivePtr<VersionCounter>& shared_version_counter();
+  void set_version_counter(IntrusivePtr<VersionCounter> vc) { version_ = std::move(vc); }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+  bool requires_grad() const { return autograd_meta_ && autograd_meta_->requires_grad(); }
+
+  // Borrowed pointer to the Python object wrapping this tensor, if any; the
+  // binding keeps it so one TensorImpl maps to one Python object.
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* p) { pyobj_ = p; }
+
+ private:
+  void refresh_numel_and_contiguity();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;  // product of sizes_, cached
+  IntrusivePtr<VersionCounter> version_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  void* pyobj_ = nullptr;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;  // row-major contiguity of sizes_/strides_, cached
+  bool is_wrapped_number_ = false;
+};
+
+// Keep the tensor object within four cache lines: it is allocated per op.
+static_assert(sizeof(TensorImpl) <= 4 * 64, "TensorImpl grew; keep per-op allocations small");
+
+// Row-major strides for sizes.
+EMBER_CORE_API DimVector contiguous_strides(IntArrayRef sizes);
+// Product of sizes (1 for a 0-dim shape).
+EMBER_CORE_API int64_t product(IntArrayRef sizes);
+
+}  // namespace ember

@@ -1,0 +1,55 @@
+// CPU implementations of the structured elementwise ops.
+#include "ember/cpu/Stubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/native/NativeFunctions.h"
+
+namespace ember::native {
+
+namespace {
+void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  ScalarType t = result_type({&self, &other});
+  EMBER_CHECK(!(t == ScalarType::Bool) || alpha.is_bool() || alpha.to_double() == 1.0 || alpha.to_double() == 0.0,
+              "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(is_floating_type(t) || !alpha.is_floating_point(),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+}
+}  // namespace
+
+Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  check_alpha(self, other, alpha);
+  auto it = TensorIterator::binary_op(out, self, other);
+  cpu::add_stub(it, alpha);
+  it.finish();
+  return out;
+}
+
+Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool || other.dtype() != ScalarType::Bool,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool && other.dtype() != ScalarType::Bool,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+              "invert a mask, use the `~` or `logical_not()` operator instead.");
+  check_alpha(self, other, alpha);
+  auto it = TensorIterator::binary_op(out, self, other);
+  Scalar neg = alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_long());
+  cpu::add_stub(it, neg);
+  it.finish();
+  return out;
+}
+
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  auto it = TensorIterator::binary_op(out, self, other);
+  cpu::mul_stub(it);
+  it.finish();
+  return out;
+}
+
+Tensor& neg_out(const Tensor& self, Tensor& out) {
+  auto it = TensorIterator::unary_op(out, self);
+  cpu::neg_stub(it);
+  it.finish();
+  return out;
+}
+
+}  // namespace ember::native

@@ -1,0 +1,73 @@
+// Elementwise arithmetic kernels, compiled once per CPU capability.
+#include "ember/cpu/Stubs.h"
+#include "ember/cpu/kernels/Loops.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+void add_kernel(const TensorIterator& it, const Scalar& alpha) {
+  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "add", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      bool a = alpha.to<bool>();
+      it.for_each([a](char** d, const int64_t* s, int64_t n) {
+        binary_loop<bool>(d, s, n, [a](bool x, bool y) { return x || (a && y); });
+      });
+    } else {
+      const acc_t a = alpha.to<acc_t>();
+      if (a == acc_t(1)) {
+        it.for_each([](char** d, const int64_t* s, int64_t n) {
+          binary_loop<scalar_t>(d, s, n, [](scalar_t x, scalar_t y) {
+            return static_cast<scalar_t>(static_cast<acc_t>(x) + static_cast<acc_t>(y));
+          });
+        });
+      } else {
+        it.for_each([a](char** d, const int64_t* s, int64_t n) {
+          binary_loop<scalar_t>(d, s, n, [a](scalar_t x, scalar_t y) {
+            return static_cast<scalar_t>(static_cast<acc_t>(x) + a * static_cast<acc_t>(y));
+          });
+        });
+      }
+    }
+  });
+}
+
+void mul_kernel(const TensorIterator& it) {
+  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "mul", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      if constexpr (std::is_same_v<scalar_t, bool>) {
+        binary_loop<bool>(d, s, n, [](bool x, bool y) { return x && y; });
+      } else {
+        binary_loop<scalar_t>(d, s, n, [](scalar_t x, scalar_t y) {
+          return static_cast<scalar_t>(static_cast<acc_t>(x) * static_cast<acc_t>(y));
+        });
+      }
+    });
+  });
+}
+
+void neg_kernel(const TensorIterator& it) {
+  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "neg", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      throw Error(
+          "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+          "mask, use the `~` or `logical_not()` operator instead.");
+    } else {
+      it.for_each([](char** d, const int64_t* s, int64_t n) {
+        unary_loop<scalar_t, scalar_t>(d, s, n, [](scalar_t x) { return static_cast<scalar_t>(-static_cast<acc_t>(x)); });
+      });
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(add_stub, &add_kernel);
+EMBER_REGISTER_DISPATCH(mul_stub, &mul_kernel);
+EMBER_REGISTER_DISPATCH(neg_stub, &neg_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

@@ -1,0 +1,67 @@
+#pragma once
+// Inner-loop helpers for kernels. Included only by files compiled per CPU
+// capability, so the loops below are vectorised for each target.
+
+#include <cstdint>
+
+#include "ember/core/ScalarType.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+
+// out[i] = op(a[i], b[i]) with fast paths for contiguous and scalar operands.
+template <typename T, typename Op>
+inline void binary_loop(char** data, const int64_t* strides, int64_t n, Op op) {
+  constexpr int64_t s = sizeof(T);
+  T* out = reinterpret_cast<T*>(data[0]);
+  const T* a = reinterpret_cast<const T*>(data[1]);
+  const T* b = reinterpret_cast<const T*>(data[2]);
+  if (strides[0] == s && strides[1] == s && strides[2] == s) {
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+  } else if (strides[0] == s && strides[1] == s && strides[2] == 0) {
+    const T bv = *b;
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], bv);
+  } else if (strides[0] == s && strides[1] == 0 && strides[2] == s) {
+    const T av = *a;
+    for (int64_t i = 0; i < n; ++i) out[i] = op(av, b[i]);
+  } else {
+    char *o = data[0], *x = data[1], *y = data[2];
+    for (int64_t i = 0; i < n; ++i, o += strides[0], x += strides[1], y += strides[2]) {
+      *reinterpret_cast<T*>(o) = op(*reinterpret_cast<const T*>(x), *reinterpret_cast<const T*>(y));
+    }
+  }
+}
+
+// out[i] = op(a[i]).
+template <typename T, typename U, typename Op>
+inline void unary_loop(char** data, const int64_t* strides, int64_t n, Op op) {
+  T* out = reinterpret_cast<T*>(data[0]);
+  const U* a = reinterpret_cast<const U*>(data[1]);
+  if (strides[0] == sizeof(T) && strides[1] == sizeof(U)) {
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i]);
+  } else {
+    char *o = data[0], *x = data[1];
+    for (int64_t i = 0; i < n; ++i, o += strides[0], x += strides[1]) {
+      *reinterpret_cast<T*>(o) = op(*reinterpret_cast<const U*>(x));
+    }
+  }
+}
+
+// Computation type for an element type: 16-bit floats compute in float.
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using opmath_t = typename OpMath<T>::type;
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

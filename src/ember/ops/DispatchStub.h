@@ -1,0 +1,50 @@
+#pragma once
+// Run-time CPU capability dispatch. Kernel files under cpu/kernels are
+// compiled once per capability (DEFAULT, AVX2, AVX512), each registering its
+// function into a stub; a call picks the best one this CPU supports.
+
+#include <array>
+
+#include "ember/core/Macros.h"
+
+namespace ember {
+
+enum class CpuCapability : int { Default = 0, AVX2 = 1, AVX512 = 2, NumCapabilities = 3 };
+
+// The capability in use: the best the CPU supports among those compiled in,
+// lowered by EMBER_CPU_CAPABILITY=default|avx2|avx512 if set.
+EMBER_API CpuCapability cpu_capability();
+EMBER_API const char* cpu_capability_name(CpuCapability c);
+// Names of the capabilities compiled into this build, e.g. "DEFAULT AVX2 AVX512".
+EMBER_API const char* compiled_cpu_capabilities();
+
+template <typename Fn>
+struct DispatchStub {
+  std::array<Fn, static_cast<int>(CpuCapability::NumCapabilities)> table{};
+
+  Fn get() const {
+    for (int c = static_cast<int>(cpu_capability()); c >= 0; --c) {
+      if (table[c]) return table[c];
+    }
+    return nullptr;
+  }
+  template <typename... Args>
+  decltype(auto) operator()(Args&&... args) const {
+    return get()(std::forward<Args>(args)...);
+  }
+};
+
+#define EMBER_DECLARE_DISPATCH(fn_type, name) \
+  extern EMBER_API ::ember::DispatchStub<fn_type> name
+#define EMBER_DEFINE_DISPATCH(fn_type, name) ::ember::DispatchStub<fn_type> name
+
+// Used inside a kernel file: registers fn for the capability being compiled.
+#define EMBER_REGISTER_DISPATCH(name, fn)                                           \
+  static const bool EMBER_CONCAT_(name##_registered_, __LINE__) = [] {              \
+    name.table[static_cast<int>(::ember::CpuCapability::EMBER_CPU_CAPABILITY)] = fn; \
+    return true;                                                                    \
+  }()
+#define EMBER_CONCAT_IMPL_(a, b) a##b
+#define EMBER_CONCAT_(a, b) EMBER_CONCAT_IMPL_(a, b)
+
+}  // namespace ember

@@ -1,0 +1,36 @@
+#include "ember/ops/Parallel.h"
+
+#include <cstdlib>
+
+namespace ember {
+
+namespace {
+int initial_threads() {
+#ifdef _OPENMP
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
+}
+int g_num_threads = initial_threads();
+}  // namespace
+
+int get_num_threads() { return g_num_threads; }
+
+void set_num_threads(int n) {
+  if (n > 0) g_num_threads = n;
+}
+
+bool in_parallel_region() {
+#ifdef _OPENMP
+  return omp_in_parallel();
+#else
+  return false;
+#endif
+}
+
+}  // namespace ember

@@ -1,0 +1,308 @@
+// Note [Elementwise engine]
+// One engine serves every elementwise op, as PyTorch's TensorIterator does:
+//  1. the output shape is the broadcast of the input shapes;
+//  2. the common dtype follows PyTorch's promotion (dimensioned tensors beat
+//     0-dim ones, which beat wrapped Python numbers, within a category);
+//  3. inputs of another dtype are converted once up front (CPU), and a result
+//     for an output of another dtype is computed in the common dtype and
+//     copied back in finish();
+//  4. each operand gets byte strides over the output shape (0 where it is
+//     broadcast), and adjacent dims that can be merged are coalesced, so a
+//     contiguous op is one inner loop over numel elements;
+//  5. the outer dims are split across OpenMP threads only above a grain size.
+#include "ember/ops/TensorIterator.h"
+
+#include <algorithm>
+
+#include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
+
+namespace ember {
+
+DimVector infer_broadcast_size(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      throw Error(str_cat("The size of tensor a (", da, ") must match the size of tensor b (", db,
+                          ") at non-singleton dimension ", i));
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+namespace {
+enum class Category { Bool = 0, Integral = 1, Floating = 2 };
+Category category(ScalarType t) {
+  if (t == ScalarType::Bool) return Category::Bool;
+  return is_floating_type(t) ? Category::Floating : Category::Integral;
+}
+}  // namespace
+
+ScalarType result_type(const std::vector<const TensorBase*>& operands) {
+  // Three priority tiers: dimensioned tensors, 0-dim tensors, wrapped numbers.
+  ScalarType tier[3] = {ScalarType::Undefined, ScalarType::Undefined, ScalarType::Undefined};
+  for (const TensorBase* t : operands) {
+    if (!t->defined()) continue;
+    int k = t->unsafeGetTensorImpl()->is_wrapped_number() ? 2 : (t->dim() == 0 ? 1 : 0);
+    ScalarType d = t->dtype();
+    if (k == 2) {
+      // A wrapped number contributes only its category, at the default dtype.
+      d = d == ScalarType::Double ? get_default_dtype() : d;
+    }
+    tier[k] = tier[k] == ScalarType::Undefined ? d : promote_types(tier[k], d);
+  }
+  ScalarType result = ScalarType::Undefined;
+  for (ScalarType t : tier) {
+    if (t == ScalarType::Undefined) continue;
+    if (result == ScalarType::Undefined) {
+      result = t;
+    } else if (category(t) > category(result)) {
+      result = promote_types(result, t);
+      // A weaker tier may raise the category but not the width within it.
+      if (category(t) == Category::Floating && !is_floating_type(result)) result = t;
+    }
+  }
+  return result;
+}
+
+void resize_output(const Tensor& t, IntArrayRef shape) {
+  if (t.sizes().equals(shape)) return;
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  size_t needed = static_cast<size_t>(product(shape)) * impl->itemsize();
+  size_t have = impl->storage()->nbytes() - impl->storage_offset() * impl->itemsize();
+  if (needed > have) {
+    impl->storage()->resize(needed + impl->storage_offset() * impl->itemsize());
+  }
+  impl->set_sizes_and_strides(shape, contiguous_strides(shape), impl->storage_offset());
+}
+
+TensorIterator TensorIterator::binary_op(Tensor& out, const Tensor& a, const Tensor& b) {
+  TensorIterator it;
+  it.add_output(out);
+  it.add_input(a);
+  it.add_input(b);
+  it.build(/*promote_inputs=*/true, /*output_follows_common=*/true, std::nullopt);
+  if (!out.defined()) out = it.operands_[0];
+  return it;
+}
+
+TensorIterator TensorIterator::comparison_op(Tensor& out, const Tensor& a, const Tensor& b) {
+  TensorIterator it;
+  it.add_output(out);
+  it.add_input(a);
+  it.add_input(b);
+  it.build(true, false, ScalarType::Bool);
+  if (!out.defined()) out = it.operands_[0];
+  return it;
+}
+
+TensorIterator TensorIterator::unary_op(Tensor& out, const Tensor& a) {
+  TensorIterator it;
+  it.add_output(out);
+  it.add_input(a);
+  it.build(true, true, std::nullopt);
+  if (!out.defined()) out = it.operands_[0];
+  return it;
+}
+
+TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src) {
+  TensorIterator it;
+  it.add_output(dst);
+  it.add_input(src);
+  it.common_dtype_ = dst.dtype();
+  it.shape_ = DimVector(dst.sizes());
+  DimVector b = infer_broadcast_size(src.sizes(), dst.sizes());
+  EMBER_CHECK(b.size() == dst.sizes().size() && IntArrayRef(b).equals(dst.sizes()), "output with shape [",
+              dst.sizes().size(), " dims] doesn't match the broadcast shape");
+  it.numel_ = dst.numel();
+  it.compute_strides_and_coalesce();
+  return it;
+}
+
+TensorIterator TensorIterator::nullary_op(const Tensor& out) {
+  TensorIterator it;
+  it.add_output(out);
+  it.common_dtype_ = out.dtype();
+  it.shape_ = DimVector(out.sizes());
+  it.numel_ = out.numel();
+  it.compute_strides_and_coalesce();
+  return it;
+}
+
+void TensorIterator::build(bool promote_inputs, bool output_follows_common,
+                           std::optional<ScalarType> forced_out) {
+  // 1. shape
+  shape_ = DimVector();
+  Device device(DeviceType::CPU);
+  bool have_device = false;
+  for (int k = noutputs_; k < ntensors_; ++k) {
+    const Tensor& t = operands_[k];
+    shape_ = infer_broadcast_size(shape_, t.sizes());
+    if (!t.unsafeGetTensorImpl()->is_wrapped_number()) {
+      EMBER_CHECK(!have_device || t.device() == device,
+                  "Expected all tensors to be on the same device, but found at least two devices, ",
+                  device.str(), " and ", t.device().str(), "!");
+      device = t.device();
+      have_device = true;
+    }
+  }
+  numel_ = product(shape_);
+
+  // 2. dtype
+  std::vector<const TensorBase*> inputs;
+  for (int k = noutputs_; k < ntensors_; ++k) inputs.push_back(&operands_[k]);
+  common_dtype_ = result_type(inputs);
+  if (promote_inputs) {
+    for (int k = noutputs_; k < ntensors_; ++k) {
+      if (operands_[k].dtype() != common_dtype_) operands_[k] = operands_[k].to(common_dtype_);
+    }
+  }
+
+  // 3. output
+  Tensor& out = operands_[0];
+  ScalarType out_dtype = forced_out ? *forced_out : common_dtype_;
+  if (!out.defined()) {
+    out = empty(shape_, out_dtype, device);
+  } else {
+    EMBER_CHECK(out.device() == device || !have_device, "Expected out tensor to have device ", device.str(),
+                ", but got ", out.device().str(), " instead");
+    if (!out.sizes().equals(shape_)) {
+      bool inplace = false;
+      for (int k = noutputs_; k < ntensors_; ++k) inplace = inplace || operands_[k].is_same(out);
+      EMBER_CHECK(!inplace, "output with shape ", shape_string(out.sizes()),
+                  " doesn't match the broadcast shape ", shape_string(shape_));
+      resize_output(out, shape_);
+    }
+    ScalarType want = output_follows_common ? common_dtype_ : out_dtype;
+    if (output_follows_common && out.dtype() != want) {
+      // Casting the result into a narrower category is an error, as in PyTorch.
+      bool unsafe = category(want) > category(out.dtype());
+      EMBER_CHECK(!unsafe, "result type ", (is_floating_type(want) ? "Float" : "Long"),
+                  " can't be cast to the desired output type ", legacy_type_name(out.dtype()).substr(0, legacy_type_name(out.dtype()).size() - 6));
+      user_output_ = out;
+      out = empty(shape_, want, device);
+    } else if (!output_follows_common && out.dtype() != want) {
+      user_output_ = out;
+      out = empty(shape_, want, device);
+    }
+  }
+  compute_strides_and_coalesce();
+}
+
+void TensorIterator::compute_strides_and_coalesce() {
+  int ndim = static_cast<int>(shape_.size());
+  strides_.assign(std::max(ndim, 1) * kMaxOperands, 0);
+  for (int k = 0; k < ntensors_; ++k) {
+    const Tensor& t = operands_[k];
+    int offset = ndim - static_cast<int>(t.dim());
+    int64_t isz = static_cast<int64_t>(t.element_size());
+    for (int d = 0; d < ndim; ++d) {
+      int td = d - offset;
+      strides_[d * kMaxOperands + k] = (td < 0 || t.sizes()[td] == 1) ? 0 : t.strides()[td] * isz;
+    }
+  }
+  // Coalesce, innermost first: drop size-1 dims and merge a dim into the one
+  // inside it when every operand steps across both evenly.
+  struct Dim {
+    int64_t size;
+    int64_t stride[kMaxOperands];
+  };
+  std::vector<Dim> merged;  // innermost first
+  for (int d = ndim - 1; d >= 0; --d) {
+    if (shape_[d] == 1) continue;
+    Dim cur{shape_[d], {}};
+    for (int k = 0; k < ntensors_; ++k) cur.stride[k] = strides_[d * kMaxOperands + k];
+    if (!merged.empty()) {
+      Dim& in = merged.back();
+      bool can_merge = true;
+      for (int k = 0; k < ntensors_; ++k) can_merge = can_merge && cur.stride[k] == in.stride[k] * in.size;
+      if (can_merge) {
+        in.size *= cur.size;
+        continue;
+      }
+    }
+    merged.push_back(cur);
+  }
+  if (merged.empty()) merged.push_back(Dim{ndim == 0 || numel_ != 0 ? 1 : 0, {}});
+  if (numel_ == 0) merged = {Dim{0, {}}};
+  int nd = static_cast<int>(merged.size());
+  iter_shape_ = DimVector(nd);
+  strides_.assign(nd * kMaxOperands, 0);
+  for (int d = 0; d < nd; ++d) {
+    const Dim& m = merged[nd - 1 - d];
+    iter_shape_[d] = m.size;
+    for (int k = 0; k < ntensors_; ++k) strides_[d * kMaxOperands + k] = m.stride[k];
+  }
+}
+
+void TensorIterator::serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const {
+  // Iterates outer indices [begin, end) of the iteration shape without its last dim.
+  int nd = static_cast<int>(iter_shape_.size());
+  int64_t inner = iter_shape_[nd - 1];
+  char* base[kMaxOperands];
+  for (int k = 0; k < ntensors_; ++k) base[k] = static_cast<char*>(operands_[k].data_ptr());
+  int64_t inner_strides[kMaxOperands];
+  for (int k = 0; k < ntensors_; ++k) inner_strides[k] = strides_[(nd - 1) * kMaxOperands + k];
+  if (nd == 1) {
+    fn(base, inner_strides, inner, ctx);
+    return;
+  }
+  DimVector counter(nd - 1);
+  int64_t rem = begin;
+  for (int d = nd - 2; d >= 0; --d) {
+    counter[d] = rem % iter_shape_[d];
+    rem /= iter_shape_[d];
+  }
+  char* ptrs[kMaxOperands];
+  for (int64_t i = begin; i < end; ++i) {
+    for (int k = 0; k < ntensors_; ++k) {
+      int64_t off = 0;
+      for (int d = 0; d < nd - 1; ++d) off += counter[d] * strides_[d * kMaxOperands + k];
+      ptrs[k] = base[k] + off;
+    }
+    fn(ptrs, inner_strides, inner, ctx);
+    for (int d = nd - 2; d >= 0; --d) {
+      if (++counter[d] < iter_shape_[d]) break;
+      counter[d] = 0;
+    }
+  }
+}
+
+void TensorIterator::for_each(LoopFn fn, void* ctx, int64_t grain_size) const {
+  if (numel_ == 0) return;
+  int nd = static_cast<int>(iter_shape_.size());
+  int64_t outer = 1;
+  for (int d = 0; d < nd - 1; ++d) outer *= iter_shape_[d];
+  if (nd == 1 && numel_ > grain_size && get_num_threads() > 1) {
+    // One long dim: split it into chunks.
+    int64_t inner_strides[kMaxOperands];
+    for (int k = 0; k < ntensors_; ++k) inner_strides[k] = strides_[k];
+    parallel_for(0, numel_, grain_size, [&](int64_t b, int64_t e) {
+      char* ptrs[kMaxOperands];
+      for (int k = 0; k < ntensors_; ++k) ptrs[k] = static_cast<char*>(operands_[k].data_ptr()) + b * inner_strides[k];
+      fn(ptrs, inner_strides, e - b, ctx);
+    });
+    return;
+  }
+  int64_t inner = iter_shape_[nd - 1];
+  int64_t grain_rows = std::max<int64_t>(1, grain_size / std::max<int64_t>(inner, 1));
+  if (numel_ > grain_size && outer > 1) {
+    parallel_for(0, outer, grain_rows, [&](int64_t b, int64_t e) { serial_for_each(fn, ctx, b, e); });
+  } else {
+    serial_for_each(fn, ctx, 0, outer);
+  }
+}
+
+void TensorIterator::finish() {
+  if (user_output_.defined()) {
+    user_output_.copy_(operands_[0]);
+    operands_[0] = user_output_;
+    user_output_ = Tensor();
+  }
+}
+
+}  // namespace ember

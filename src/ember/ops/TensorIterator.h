@@ -1,0 +1,80 @@
+#pragma once
+// The elementwise engine (see Note [Elementwise engine]): broadcasts inputs,
+// picks the common dtype with PyTorch's promotion rules, allocates or checks
+// outputs, coalesces dimensions and runs a 1-D inner loop over all elements.
+
+#include <functional>
+
+#include "ember/ops/Tensor.h"
+
+namespace ember {
+
+// Inner loop: data[k] points at operand k (outputs first), strides[k] is its
+// byte stride, n the element count.
+using LoopFn = void (*)(char** data, const int64_t* strides, int64_t n, void* ctx);
+
+// Broadcast shape of two shapes; throws PyTorch's size-mismatch error.
+EMBER_API DimVector infer_broadcast_size(IntArrayRef a, IntArrayRef b);
+
+// Result dtype of an op over these tensors (wrapped numbers are weak, and a
+// 0-dim tensor is weaker than a dimensioned one, as in PyTorch).
+EMBER_API ScalarType result_type(const std::vector<const TensorBase*>& operands);
+
+class EMBER_API TensorIterator {
+ public:
+  static constexpr int kMaxOperands = 4;
+
+  // out may be undefined (then it is allocated). Inputs are promoted to the
+  // common dtype; the output takes it unless out already has a dtype.
+  static TensorIterator binary_op(Tensor& out, const Tensor& a, const Tensor& b);
+  // Like binary_op but the output is bool (comparisons).
+  static TensorIterator comparison_op(Tensor& out, const Tensor& a, const Tensor& b);
+  static TensorIterator unary_op(Tensor& out, const Tensor& a);
+  // Copy/cast: no promotion, input broadcast to out's shape.
+  static TensorIterator copy_op(const Tensor& dst, const Tensor& src);
+  static TensorIterator nullary_op(const Tensor& out);
+
+  int ntensors() const { return ntensors_; }
+  int noutputs() const { return noutputs_; }
+  ScalarType common_dtype() const { return common_dtype_; }
+  ScalarType dtype(int k) const { return operands_[k].dtype(); }
+  const Tensor& output() const { return operands_[0]; }
+  const Tensor& operand(int k) const { return operands_[k]; }
+  int64_t numel() const { return numel_; }
+  IntArrayRef shape() const { return shape_; }
+
+  // Runs fn over every element, splitting the outer range across threads
+  // when numel exceeds grain_size.
+  void for_each(LoopFn fn, void* ctx, int64_t grain_size = 32768) const;
+  // Convenience: any callable with the LoopFn signature minus ctx.
+  template <typename F>
+  void for_each(const F& f, int64_t grain_size = 32768) const {
+    for_each([](char** d, const int64_t* s, int64_t n, void* c) { (*static_cast<const F*>(c))(d, s, n); },
+             const_cast<F*>(&f), grain_size);
+  }
+  // Copies the computed result into the user's output when it had another dtype.
+  void finish();
+
+ private:
+  void add_output(const Tensor& t) { operands_[ntensors_++] = t; ++noutputs_; }
+  void add_input(const Tensor& t) { operands_[ntensors_++] = t; }
+  void build(bool promote_inputs, bool output_follows_common, std::optional<ScalarType> forced_out);
+  void compute_strides_and_coalesce();
+  void serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const;
+
+  Tensor operands_[kMaxOperands];
+  Tensor user_output_;  // set when the result must be cast back into it
+  int ntensors_ = 0;
+  int noutputs_ = 0;
+  ScalarType common_dtype_ = ScalarType::Undefined;
+  DimVector shape_;       // logical (broadcast) shape
+  DimVector iter_shape_;  // shape after coalescing, never empty
+  int64_t numel_ = 0;
+  // byte strides per dim per operand after coalescing: strides_[dim * kMaxOperands + k]
+  std::vector<int64_t> strides_;
+};
+
+// Checks that t may be resized to shape as an out= argument and does so.
+EMBER_API void resize_output(const Tensor& t, IntArrayRef shape);
+
+}  // namespace ember

@@ -1,0 +1,151 @@
+// Tensor factories and conversions (device-generic: memory comes from the
+// device's allocator, values from its fill/copy kernels).
+#include "ember/ops/Ops.h"
+#include "ember/ops/native/NativeFunctions.h"
+
+namespace ember {
+
+namespace {
+ScalarType g_default_dtype = ScalarType::Float;
+}
+ScalarType get_default_dtype() { return g_default_dtype; }
+void set_default_dtype(ScalarType t) {
+  EMBER_CHECK_TYPE(TypeError, is_floating_type(t), "only floating-point types are supported as the default type");
+  g_default_dtype = t;
+}
+
+namespace native {
+
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
+  }
+  ScalarType t = dtype.value_or(get_default_dtype());
+  Device dev = device.value_or(Device(DeviceType::CPU));
+  size_t nbytes = static_cast<size_t>(product(size)) * element_size(t);
+  Allocator* alloc = get_allocator(dev.type);
+  auto storage = make_intrusive<StorageImpl>(nbytes, alloc);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size));
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                     std::optional<Device> device) {
+  EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  ScalarType t = dtype.value_or(get_default_dtype());
+  Device dev = device.value_or(Device(DeviceType::CPU));
+  int64_t extent = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (size[i] - 1) * stride[i];
+  }
+  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(extent) * element_size(t), get_allocator(dev.type));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0));
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+            std::optional<Device> device) {
+  ScalarType t = dtype ? *dtype : (fill_value.is_floating_point() ? get_default_dtype() : fill_value.default_dtype());
+  Tensor r = native::empty(size, t, device);
+  r.fill_(fill_value);
+  return r;
+}
+
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor r = native::empty(size, dtype, device);
+  r.zero_();
+  return r;
+}
+
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor r = native::empty(size, dtype, device);
+  r.fill_(Scalar(int64_t(1)));
+  return r;
+}
+
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::empty(self.sizes(), dtype.value_or(self.dtype()), device.value_or(self.device()));
+}
+
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor r = native::empty_like(self, dtype, device);
+  r.zero_();
+  return r;
+}
+
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor r = native::empty_like(self, dtype, device);
+  r.fill_(Scalar(int64_t(1)));
+  return r;
+}
+
+Tensor clone(const Tensor& self) {
+  Tensor r = native::empty_like(self, std::nullopt, std::nullopt);
+  r.copy_(self);
+  return r;
+}
+
+Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+               bool /*non_blocking*/) {
+  Tensor r = native::empty(self.sizes(), dtype.value_or(self.dtype()), device.value_or(self.device()));
+  r.copy_(self);
+  return r;
+}
+
+// to() returns self when nothing changes; otherwise a copy that autograd
+// records as ToCopyBackward0, as in PyTorch.
+Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
+  if (dtype == self.dtype() && !copy) return self;
+  return ember::_to_copy(self, dtype, std::nullopt, non_blocking);
+}
+
+Tensor to_device(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
+  ScalarType t = dtype.value_or(self.dtype());
+  if (device.type == self.device().type && t == self.dtype() && !copy) return self;
+  return ember::_to_copy(self, t, device, non_blocking);
+}
+
+Tensor contiguous(const Tensor& self) { return self.is_contiguous() ? self : self.clone(); }
+
+}  // namespace native
+
+Tensor wrapped_scalar(const Scalar& s) {
+  ScalarType t = s.is_floating_point() ? ScalarType::Double : s.default_dtype();
+  Tensor r = native::full({}, s, t, std::nullopt);
+  r.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return r;
+}
+
+Tensor from_vector(const std::vector<double>& values, IntArrayRef sizes, ScalarType dtype) {
+  EMBER_CHECK(static_cast<int64_t>(values.size()) == product(sizes), "from_vector: ", values.size(),
+              " values do not fill shape ", shape_string(sizes));
+  Tensor r = native::empty(sizes, dtype, std::nullopt);
+  EMBER_DISPATCH_ALL_TYPES(dtype, "from_vector", [&] {
+    auto* p = static_cast<scalar_t*>(r.data_ptr());
+    for (size_t i = 0; i < values.size(); ++i) p[i] = convert<scalar_t>(values[i]);
+  });
+  return r;
+}
+
+std::vector<double> to_vector(const Tensor& t) {
+  Tensor c = t.contiguous();
+  std::vector<double> out(static_cast<size_t>(c.numel()));
+  EMBER_DISPATCH_ALL_TYPES(c.dtype(), "to_vector", [&] {
+    const auto* p = static_cast<const scalar_t*>(c.data_ptr());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = convert<double>(p[i]);
+  });
+  return out;
+}
+
+std::string to_string(const Tensor& t) {
+  std::vector<double> v = to_vector(t);
+  std::string s = "tensor(" + shape_string(t.sizes()) + ", " + std::string(scalar_type_name(t.dtype())) + ", [";
+  for (size_t i = 0; i < v.size(); ++i) {
+    s += (i ? ", " : "") + str_cat(v[i]);
+  }
+  return s + "])";
+}
+
+}  // namespace ember

@@ -1,0 +1,385 @@
+#include "ember/python/ArgParser.h"
+
+#include <sstream>
+
+#include "ember/python/Exceptions.h"
+#include "ember/python/PyTensor.h"
+#include "ember/python/PyTypes.h"
+
+namespace ember::python {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+const char* type_label(ParamType t) {
+  switch (t) {
+    case ParamType::Tensor: return "Tensor";
+    case ParamType::Scalar: return "Number";
+    case ParamType::Int: return "int";
+    case ParamType::IntList: return "tuple of ints";
+    case ParamType::Float: return "float";
+    case ParamType::Bool: return "bool";
+    case ParamType::String: return "str";
+    case ParamType::ScalarType: return "torch.dtype";
+    case ParamType::Device: return "torch.device";
+  }
+  return "?";
+}
+
+bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
+
+bool is_int_sequence(PyObject* o) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!is_int(items[i]) && !(is_tensor(items[i]) && unpack_tensor(items[i]).numel() == 1 &&
+                               !unpack_tensor(items[i]).is_floating_point())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool check(const Param& p, PyObject* o) {
+  if (o == Py_None) return p.optional || (p.has_default && p.default_none);
+  switch (p.type) {
+    case ParamType::Tensor:
+      return is_tensor(o) || (p.allow_number && is_number(o));
+    case ParamType::Scalar:
+      return is_number(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && unpack_tensor(o).dim() == 0);
+    case ParamType::Int:
+      return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
+    case ParamType::IntList:
+      return is_int_sequence(o) || (p.list_size > 0 && is_int(o));
+    case ParamType::Float:
+      return PyFloat_Check(o) || is_int(o);
+    case ParamType::Bool:
+      return PyBool_Check(o);
+    case ParamType::String:
+      return PyUnicode_Check(o);
+    case ParamType::ScalarType:
+      return is_dtype_like(o);
+    case ParamType::Device:
+      return is_device_like(o);
+  }
+  return false;
+}
+
+}  // namespace
+
+Signature::Signature(const std::string& fmt) : text(fmt) {
+  size_t open = fmt.find('(');
+  name = fmt.substr(0, open);
+  std::string body = fmt.substr(open + 1, fmt.rfind(')') - open - 1);
+  bool kwonly = false;
+  std::stringstream ss(body);
+  std::string part;
+  // Split on commas outside brackets.
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::string cur;
+  for (char c : body) {
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty()) parts.push_back(trim(cur));
+  for (const std::string& raw : parts) {
+    if (raw == "*") {
+      kwonly = true;
+      continue;
+    }
+    Param p;
+    std::string decl = raw, def;
+    size_t eq = raw.find('=');
+    if (eq != std::string::npos) {
+      decl = trim(raw.substr(0, eq));
+      def = trim(raw.substr(eq + 1));
+      p.has_default = true;
+    }
+    size_t sp = decl.rfind(' ');
+    std::string type = decl.substr(0, sp);
+    p.name = decl.substr(sp + 1);
+    p.text = raw;
+    p.kwarg_only = kwonly;
+    if (!type.empty() && type.back() == '?') {
+      p.optional = true;
+      type.pop_back();
+    }
+    if (type.rfind("int[", 0) == 0) {
+      p.type = ParamType::IntList;
+      std::string n = type.substr(4, type.size() - 5);
+      p.list_size = n.empty() ? 0 : std::stoi(n);
+    } else if (type == "Tensor") {
+      p.type = ParamType::Tensor;
+      p.allow_number = p.name != "input" && p.name != "self";
+    } else if (type == "Scalar") {
+      p.type = ParamType::Scalar;
+    } else if (type == "int") {
+      p.type = ParamType::Int;
+    } else if (type == "float") {
+      p.type = ParamType::Float;
+    } else if (type == "bool") {
+      p.type = ParamType::Bool;
+    } else if (type == "str") {
+      p.type = ParamType::String;
+    } else if (type == "ScalarType") {
+      p.type = ParamType::ScalarType;
+    } else if (type == "Device") {
+      p.type = ParamType::Device;
+    } else {
+      throw Error(str_cat("ArgParser: unknown type '", type, "' in signature ", fmt));
+    }
+    if (p.has_default) {
+      if (def == "None") {
+        p.default_none = true;
+      } else if (def == "True" || def == "False") {
+        p.default_bool = def == "True";
+      } else if (def == "[]") {
+      } else if (def.find_first_of(".e") != std::string::npos) {
+        p.default_double = std::stod(def);
+        p.default_is_float = true;
+      } else {
+        p.default_int = std::stoll(def);
+        p.default_double = static_cast<double>(p.default_int);
+      }
+    }
+    p.interned = PyUnicode_InternFromString(p.name.c_str());
+    if (!p.kwarg_only) ++max_positional;
+    if (!p.has_default && !p.optional) ++required;
+    params.push_back(std::move(p));
+  }
+}
+
+bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out,
+                      bool raise) const {
+  size_t np = params.size();
+  for (size_t i = 0; i < np; ++i) out[i] = nullptr;
+  // Varargs int list: view(2, 3) means view((2, 3)).
+  bool varargs = false;
+  if (nargs > 1 && !params.empty() && params[0].type == ParamType::IntList && !params[0].kwarg_only &&
+      is_int(args[0])) {
+    bool all_ints = true;
+    for (Py_ssize_t i = 0; i < nargs; ++i) all_ints = all_ints && is_int(args[i]);
+    varargs = all_ints && (max_positional == 1 || static_cast<size_t>(nargs) > max_positional);
+  }
+  static thread_local PyObject* varargs_tuple = nullptr;
+  if (varargs) {
+    Py_XDECREF(varargs_tuple);
+    varargs_tuple = PyTuple_New(nargs);
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(varargs_tuple, i, args[i]);
+    }
+    out[0] = varargs_tuple;
+  } else {
+    if (static_cast<size_t>(nargs) > max_positional) {
+      if (raise) {
+        throw TypeError(str_cat(name, "() takes ", max_positional, " positional argument", max_positional == 1 ? "" : "s",
+                                " but ", nargs, nargs == 1 ? " was" : " were", " given"));
+      }
+      return false;
+    }
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+      if (!check(params[i], args[i])) {
+        if (raise) {
+          throw TypeError(str_cat(name, "(): argument '", params[i].name, "' (position ", i + 1, ") must be ",
+                                  type_label(params[i].type), ", not ", Py_TYPE(args[i])->tp_name));
+        }
+        return false;
+      }
+      out[i] = args[i];
+    }
+  }
+  if (kwnames) {
+    Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+      PyObject* value = args[nargs + k];
+      size_t idx = np;
+      for (size_t i = 0; i < np; ++i) {
+        if (params[i].interned == key) {
+          idx = i;
+          break;
+        }
+      }
+      if (idx == np) {
+        for (size_t i = 0; i < np; ++i) {
+          if (PyUnicode_Compare(params[i].interned, key) == 0) {
+            idx = i;
+            break;
+          }
+        }
+      }
+      if (idx == np) {
+        if (raise) throw TypeError(str_cat(name, "() got an unexpected keyword argument '", PyUnicode_AsUTF8(key), "'"));
+        return false;
+      }
+      if (out[idx]) {
+        if (raise) throw TypeError(str_cat(name, "() got multiple values for argument '", params[idx].name, "'"));
+        return false;
+      }
+      if (!check(params[idx], value)) {
+        if (raise) {
+          throw TypeError(str_cat(name, "(): argument '", params[idx].name, "' must be ", type_label(params[idx].type),
+                                  ", not ", Py_TYPE(value)->tp_name));
+        }
+        return false;
+      }
+      out[idx] = value;
+    }
+  }
+  for (size_t i = 0; i < np; ++i) {
+    if (!out[i] && !params[i].has_default && !params[i].optional) {
+      if (raise) throw TypeError(str_cat(name, "() missing 1 required positional arguments: \"", params[i].name, "\""));
+      return false;
+    }
+  }
+  return true;
+}
+
+ArgParser::ArgParser(std::initializer_list<const char*> formats, bool is_method) : is_method_(is_method) {
+  for (const char* f : formats) sigs_.emplace_back(f);
+}
+
+int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const {
+  for (size_t i = 0; i < sigs_.size(); ++i) {
+    if (sigs_[i].match(args, nargs, kwnames, out.args_, sigs_.size() == 1)) {
+      out.sig_ = &sigs_[i];
+      return static_cast<int>(i);
+    }
+  }
+  std::string got = "(";
+  for (Py_ssize_t i = 0; i < nargs; ++i) got += std::string(i ? ", " : "") + Py_TYPE(args[i])->tp_name;
+  if (kwnames) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
+      got += std::string((nargs + k) ? ", " : "") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)) + "=" +
+             Py_TYPE(args[nargs + k])->tp_name;
+    }
+  }
+  got += ")";
+  std::string msg = str_cat(sigs_[0].name, "() received an invalid combination of arguments - got ", got,
+                            ", but expected one of:\n");
+  for (const Signature& s : sigs_) {
+    msg += " * (" + s.text.substr(s.name.size() + 1, s.text.size() - s.name.size() - 2) + ")\n";
+  }
+  (void)is_method_;
+  throw TypeError(msg);
+}
+
+// ---- getters ----------------------------------------------------------------
+
+const Tensor& ParsedArgsBase::tensor(int i) {
+  PyObject* o = args_[i];
+  if (is_tensor(o)) return unpack_tensor(o);
+  temps_[i] = scalar_to_tensor(o);
+  return temps_[i];
+}
+
+std::optional<Tensor> ParsedArgsBase::optional_tensor(int i) {
+  if (is_none(i)) return std::nullopt;
+  return tensor(i);
+}
+
+Scalar ParsedArgsBase::scalar(int i) {
+  PyObject* o = args_[i];
+  if (!o) {
+    const Param& p = sig_->params[i];
+    return p.default_is_float ? Scalar(p.default_double) : Scalar(p.default_int);
+  }
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) return Scalar(static_cast<int64_t>(PyLong_AsLongLong(o)));
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AsDouble(o));
+  const Tensor& t = unpack_tensor(o);
+  if (t.is_floating_point()) return Scalar(t.item<double>());
+  if (t.dtype() == ScalarType::Bool) return Scalar(t.item<bool>());
+  return Scalar(t.item<int64_t>());
+}
+
+std::optional<Scalar> ParsedArgsBase::scalar_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return scalar(i);
+}
+
+int64_t ParsedArgsBase::int64(int i) {
+  PyObject* o = args_[i];
+  if (!o) return sig_->params[i].default_int;
+  if (is_tensor(o)) return unpack_tensor(o).item<int64_t>();
+  int64_t v = PyLong_AsLongLong(o);
+  if (v == -1 && PyErr_Occurred()) throw python_error();
+  return v;
+}
+
+std::optional<int64_t> ParsedArgsBase::int64_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return int64(i);
+}
+
+DimVector ParsedArgsBase::intlist(int i) {
+  PyObject* o = args_[i];
+  DimVector r;
+  if (!o) return r;
+  if (PyLong_Check(o)) {
+    r.assign(std::max(sig_->params[i].list_size, 1), PyLong_AsLongLong(o));
+    return r;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    r.push_back(is_tensor(items[k]) ? unpack_tensor(items[k]).item<int64_t>() : PyLong_AsLongLong(items[k]));
+  }
+  return r;
+}
+
+std::optional<std::vector<int64_t>> ParsedArgsBase::intlist_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return intlist(i).operator IntArrayRef().vec();
+}
+
+double ParsedArgsBase::real(int i) {
+  PyObject* o = args_[i];
+  if (!o) return sig_->params[i].default_double;
+  return PyFloat_AsDouble(o);
+}
+
+std::optional<double> ParsedArgsBase::real_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return real(i);
+}
+
+bool ParsedArgsBase::boolean(int i) {
+  PyObject* o = args_[i];
+  if (!o) return sig_->params[i].default_bool;
+  return o == Py_True;
+}
+
+std::string ParsedArgsBase::string(int i) {
+  PyObject* o = args_[i];
+  return o ? PyUnicode_AsUTF8(o) : std::string();
+}
+
+ScalarType ParsedArgsBase::scalartype(int i) { return parse_dtype(args_[i]); }
+
+std::optional<ScalarType> ParsedArgsBase::scalartype_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return parse_dtype(args_[i]);
+}
+
+Device ParsedArgsBase::device(int i) { return parse_device(args_[i]); }
+
+std::optional<Device> ParsedArgsBase::device_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return parse_device(args_[i]);
+}
+
+}  // namespace ember::python

@@ -1,0 +1,101 @@
+#pragma once
+// Parses Python call arguments against signatures written in PyTorch's
+// notation ("add(Tensor input, Tensor other, *, Scalar alpha=1)"). Each
+// signature is parsed once, at first use; a call then matches positional and
+// keyword arguments by index with cheap type checks, and converts lazily.
+
+#include <Python.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/core/Device.h"
+#include "ember/core/DimVector.h"
+#include "ember/core/Scalar.h"
+#include "ember/ops/Tensor.h"
+
+namespace ember::python {
+
+enum class ParamType : uint8_t { Tensor, Scalar, Int, IntList, Float, Bool, String, ScalarType, Device };
+
+struct Param {
+  std::string name;
+  PyObject* interned = nullptr;  // interned name, for fast keyword matching
+  ParamType type;
+  bool optional = false;
+  bool kwarg_only = false;
+  bool allow_number = false;  // Tensor params that accept Python numbers
+  int list_size = 0;          // int[N]: a single int is accepted and repeated
+  // default
+  bool has_default = false;
+  bool default_none = false;
+  int64_t default_int = 0;
+  double default_double = 0;
+  bool default_bool = false;
+  bool default_is_float = false;
+  std::string text;  // as written, for messages
+};
+
+struct Signature {
+  std::string name;
+  std::vector<Param> params;
+  size_t max_positional = 0;
+  size_t required = 0;
+  std::string text;
+  explicit Signature(const std::string& fmt);
+  // Checks the arguments; fills out[] (nullptr = use default). On failure
+  // with raise=true, throws TypeError naming the problem.
+  bool match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out, bool raise) const;
+};
+
+class ParsedArgsBase {
+ public:
+  const Tensor& tensor(int i);
+  std::optional<Tensor> optional_tensor(int i);
+  Scalar scalar(int i);
+  std::optional<Scalar> scalar_optional(int i);
+  int64_t int64(int i);
+  std::optional<int64_t> int64_optional(int i);
+  DimVector intlist(int i);
+  std::optional<std::vector<int64_t>> intlist_optional(int i);
+  double real(int i);
+  std::optional<double> real_optional(int i);
+  bool boolean(int i);
+  std::string string(int i);
+  ScalarType scalartype(int i);
+  std::optional<ScalarType> scalartype_optional(int i);
+  Device device(int i);
+  std::optional<Device> device_optional(int i);
+  bool is_none(int i) const { return !args_[i] || args_[i] == Py_None; }
+
+ protected:
+  ParsedArgsBase(PyObject** args, Tensor* temps) : args_(args), temps_(temps) {}
+  friend class ArgParser;
+  const Signature* sig_ = nullptr;
+  PyObject** args_;
+  Tensor* temps_;
+};
+
+template <int N>
+class ParsedArgs : public ParsedArgsBase {
+ public:
+  ParsedArgs() : ParsedArgsBase(storage_, temps_storage_) {}
+
+ private:
+  PyObject* storage_[N > 0 ? N : 1] = {};
+  Tensor temps_storage_[N > 0 ? N : 1];
+};
+
+class ArgParser {
+ public:
+  ArgParser(std::initializer_list<const char*> formats, bool is_method);
+  // Returns the index of the matching signature; throws TypeError if none matches.
+  int parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const;
+
+ private:
+  std::vector<Signature> sigs_;
+  bool is_method_;
+};
+
+}  // namespace ember::python

@@ -1,0 +1,50 @@
+#pragma once
+// Turns C++ exceptions into the Python exceptions PyTorch raises.
+
+#include <Python.h>
+
+#include <stdexcept>
+
+#include "ember/core/Error.h"
+
+namespace ember::python {
+
+// Raised from C++ when a Python error is already set.
+struct python_error : std::exception {};
+
+inline void translate_exception() {
+  try {
+    throw;
+  } catch (const python_error&) {
+  } catch (const ember::IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const ember::TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const ember::ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const ember::NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const ember::Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+}  // namespace ember::python
+
+#define EMBER_PY_TRY try {
+#define EMBER_PY_CATCH                      \
+  }                                         \
+  catch (...) {                             \
+    ::ember::python::translate_exception(); \
+    return nullptr;                         \
+  }
+#define EMBER_PY_CATCH_RET(value)           \
+  }                                         \
+  catch (...) {                             \
+    ::ember::python::translate_exception(); \
+    return value;                           \
+  }

@@ -1,0 +1,186 @@
+// ember._C: the extension's contents. The module object is created by
+// nanobind; the tiny _C stub (stub.c) only forwards to the init function here.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "ember/autograd/Engine.h"
+#include "ember/autograd/GradMode.h"
+#include "ember/ops/BuildInfo.h"
+#include "ember/ops/DispatchStub.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
+#include "ember/python/PyAutograd.h"
+#include "ember/python/PyTensor.h"
+#include "ember/python/PyTypes.h"
+
+namespace nb = nanobind;
+
+// Tensors cross the nanobind boundary as the same objects the hand-written
+// bindings use.
+namespace nanobind::detail {
+template <>
+struct type_caster<ember::Tensor> {
+  NB_TYPE_CASTER(ember::Tensor, const_name("Tensor"))
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    if (!ember::python::is_tensor(src.ptr())) return false;
+    value = ember::python::unpack_tensor(src.ptr());
+    return true;
+  }
+  static handle from_cpp(const ember::Tensor& t, rv_policy, cleanup_list*) noexcept {
+    try {
+      return ember::python::wrap(t);
+    } catch (...) {
+      ember::python::translate_exception();
+      return handle();
+    }
+  }
+};
+}  // namespace nanobind::detail
+
+namespace ember::python {
+
+extern PyObject* g_size_class;
+void register_generated_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void register_generated_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+
+void add_generated_methods(std::vector<PyMethodDef>& methods) {
+  std::vector<PyMethodDef> unused;
+  register_generated_0(unused, methods);
+  register_generated_1(unused, methods);
+}
+
+namespace {
+
+std::string show_config() {
+  std::string s = "Ember built with:\n";
+  s += "  - " EMBER_COMPILER_ID " " EMBER_COMPILER_VERSION "\n";
+  s += "  - C++ Version: " + std::to_string(__cplusplus) + "\n";
+  s += "  - BLAS: " + std::string(blas_info()) + "\n";
+#ifdef _OPENMP
+  s += "  - OpenMP " + std::to_string(_OPENMP) + "\n";
+#else
+  s += "  - OpenMP: disabled\n";
+#endif
+  s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
+  s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
+  s += std::string("  - CUDA: ") + (cuda_version().empty() ? "not built" : "Runtime " + cuda_version()) + "\n";
+  s += "  - Build settings: " EMBER_BUILD_SETTINGS "\n";
+  return s;
+}
+
+void register_exception_translators() {
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (...) {
+      translate_exception();
+    }
+  });
+}
+
+}  // namespace
+
+void init_module(nb::module_& m) {
+  PyObject* mod = m.ptr();
+  register_exception_translators();
+  init_dtype_and_device(mod);
+  init_tensor_type(mod);
+  init_autograd(mod);
+
+  static std::vector<PyMethodDef> functions;
+  std::vector<PyMethodDef> unused;
+  register_generated_0(functions, unused);
+  register_generated_1(functions, unused);
+  functions.push_back({nullptr, nullptr, 0, nullptr});
+  // torch.add & co. live in _C._VariableFunctions, as in PyTorch.
+  static PyModuleDef vf_def = {PyModuleDef_HEAD_INIT, "ember._C._VariableFunctions", nullptr, -1, functions.data()};
+  PyObject* vf = PyModule_Create(&vf_def);
+  if (!vf) throw nb::python_error();
+  PyModule_AddObject(mod, "_VariableFunctions", vf);
+
+  m.def("_set_tensor_class", [](nb::handle cls) {
+    Py_INCREF(cls.ptr());
+    g_tensor_class = cls.ptr();
+  });
+  m.def("_set_size_class", [](nb::handle cls) {
+    Py_INCREF(cls.ptr());
+    g_size_class = cls.ptr();
+  });
+  m.def("_show_config", &show_config);
+  m.def("_tensor_from_flat", [](nb::list values, std::vector<int64_t> shape, nb::handle dtype) {
+    ScalarType t = parse_dtype(dtype.ptr());
+    Tensor out = empty(shape, t);
+    EMBER_DISPATCH_ALL_TYPES(t, "tensor", [&] {
+      auto* p = static_cast<scalar_t*>(out.data_ptr());
+      size_t n = nb::len(values);
+      for (size_t i = 0; i < n; ++i) {
+        PyObject* v = PyList_GET_ITEM(values.ptr(), i);
+        if (PyFloat_Check(v)) {
+          p[i] = convert<scalar_t>(PyFloat_AS_DOUBLE(v));
+        } else if (PyBool_Check(v)) {
+          p[i] = convert<scalar_t>(v == Py_True);
+        } else {
+          int overflow = 0;
+          long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+          if (overflow) throw Error("Overflow when unpacking long");
+          p[i] = convert<scalar_t>(static_cast<int64_t>(x));
+        }
+      }
+    });
+    return out;
+  });
+  m.def("_cpu_capability", [] { return std::string(cpu_capability_name(cpu_capability())); });
+  m.def("_blas_info", [] { return std::string(blas_info()); });
+  m.def("_cuda_version", [] { return cuda_version(); });
+  m.def("_cuda_device_count", [] { return cuda_device_count(); });
+  m.def("get_num_threads", &get_num_threads);
+  m.def("set_num_threads", [](int n) {
+    if (n <= 0) throw ValueError("set_num_threads expects a positive integer");
+    set_num_threads(n);
+  });
+  m.def("get_default_dtype", [] { return nb::borrow(dtype_object(get_default_dtype())); });
+  m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(parse_dtype(d.ptr())); });
+
+  // autograd
+  m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); });
+  m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
+  m.def("is_inference_mode_enabled", [] { return autograd::InferenceMode::is_enabled(); });
+  m.def("_set_inference_mode", [](bool v) { autograd::InferenceMode::set_enabled(v); });
+  m.def(
+      "_run_backward",
+      [](std::vector<Tensor> tensors, std::vector<std::optional<Tensor>> grads, std::optional<bool> retain_graph,
+         bool create_graph, std::vector<Tensor> inputs) {
+        std::vector<Tensor> g;
+        for (auto& x : grads) g.push_back(x ? *x : Tensor());
+        nb::gil_scoped_release no_gil;
+        autograd::backward(tensors, g, retain_graph, create_graph, inputs);
+      },
+      nb::arg("tensors"), nb::arg("grad_tensors"), nb::arg("retain_graph").none(), nb::arg("create_graph"),
+      nb::arg("inputs"));
+  m.def(
+      "_autograd_grad",
+      [](std::vector<Tensor> outputs, std::vector<Tensor> inputs, std::vector<std::optional<Tensor>> grads,
+         std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+        std::vector<Tensor> g;
+        for (auto& x : grads) g.push_back(x ? *x : Tensor());
+        std::vector<Tensor> r;
+        {
+          nb::gil_scoped_release no_gil;
+          r = autograd::grad(outputs, inputs, g, retain_graph, create_graph, allow_unused);
+        }
+        nb::list out;
+        for (auto& t : r) out.append(t.defined() ? nb::steal(wrap(t)) : nb::none());
+        return nb::tuple(out);
+      },
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs"), nb::arg("retain_graph").none(),
+      nb::arg("create_graph"), nb::arg("allow_unused"));
+  m.attr("_GLIBCXX_USE_CXX11_ABI") = true;
+}
+
+}  // namespace ember::python
+
+// The _C stub calls this; renaming keeps PyInit__C itself in the stub.
+#define PyInit__C ember_python_PyInit__C
+NB_MODULE(_C, m) { ember::python::init_module(m); }

@@ -1,0 +1,157 @@
+#include "ember/python/PyAutograd.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "ember/autograd/AutogradMeta.h"
+#include "ember/python/Exceptions.h"
+#include "ember/python/PyTensor.h"
+
+namespace ember::python {
+
+namespace {
+
+struct PyNodeObject {
+  PyObject_HEAD
+  std::shared_ptr<autograd::Node> node;
+  PyObject* dict;
+};
+
+PyTypeObject* g_node_base = nullptr;
+std::unordered_map<std::string, PyObject*> g_node_types;  // node name -> Python type
+
+PyNodeObject* as_node(PyObject* o) { return reinterpret_cast<PyNodeObject*>(o); }
+
+void node_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  auto* n = as_node(self);
+  Py_CLEAR(n->dict);
+  if (n->node && n->node->pyobj == self) n->node->pyobj = nullptr;
+  n->node.~shared_ptr();
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+int node_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(as_node(self)->dict);
+  return 0;
+}
+int node_clear(PyObject* self) {
+  Py_CLEAR(as_node(self)->dict);
+  return 0;
+}
+
+PyObject* node_name(PyObject* self, PyObject*) { return PyUnicode_FromString(as_node(self)->node->name().c_str()); }
+
+PyObject* node_next_functions(PyObject* self, void*) {
+  EMBER_PY_TRY
+  const auto& edges = as_node(self)->node->next_edges();
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(edges.size()));
+  for (size_t i = 0; i < edges.size(); ++i) {
+    PyObject* fn = wrap_node(edges[i].function);
+    PyTuple_SET_ITEM(tup, i, Py_BuildValue("(NI)", fn, edges[i].input_nr));
+  }
+  return tup;
+  EMBER_PY_CATCH
+}
+
+PyObject* node_variable(PyObject* self, void*) {
+  EMBER_PY_TRY
+  auto* acc = dynamic_cast<autograd::AccumulateGrad*>(as_node(self)->node.get());
+  if (!acc) {
+    PyErr_SetString(PyExc_AttributeError, "'Node' has no attribute 'variable'");
+    return nullptr;
+  }
+  return wrap(acc->variable());
+  EMBER_PY_CATCH
+}
+
+PyObject* node_register_hook(PyObject* self, PyObject* hook) {
+  EMBER_PY_TRY
+  Py_INCREF(hook);
+  std::shared_ptr<PyObject> fn(hook, [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
+  as_node(self)->node->add_post_hook([fn](const autograd::variable_list& grad_inputs,
+                                          const autograd::variable_list& grad_outputs) {
+    auto to_tuple = [](const autograd::variable_list& v) {
+      PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+      for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(v[i]));
+      return t;
+    };
+    PyObject* gi = to_tuple(grad_inputs);
+    PyObject* go = to_tuple(grad_outputs);
+    PyObject* r = PyObject_CallFunctionObjArgs(fn.get(), gi, go, nullptr);
+    Py_DECREF(gi);
+    Py_DECREF(go);
+    if (!r) throw python_error();
+    Py_DECREF(r);
+  });
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+PyObject* node_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self);
+}
+
+PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
+                              {"register_hook", node_register_hook, METH_O, nullptr},
+                              {nullptr, nullptr, 0, nullptr}};
+PyGetSetDef node_getset[] = {{"next_functions", node_next_functions, nullptr, nullptr, nullptr},
+                             {"variable", node_variable, nullptr, nullptr, nullptr},
+                             {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyObject* node_type_for(const std::string& name) {
+  auto it = g_node_types.find(name);
+  if (it != g_node_types.end()) return it->second;
+  // type(name, (Node,), {"__module__": "torch.autograd.graph"}) - names as PyTorch shows them.
+  std::string short_name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+  PyObject* dict = Py_BuildValue("{s:s}", "__module__", "ember.autograd.graph");
+  PyObject* type = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O)N", short_name.c_str(),
+                                         reinterpret_cast<PyObject*>(g_node_base), dict);
+  if (!type) throw python_error();
+  g_node_types.emplace(name, type);
+  return type;
+}
+
+void release_node_pyobj(void*) {}
+
+}  // namespace
+
+PyObject* wrap_node(const std::shared_ptr<autograd::Node>& node) {
+  if (!node) Py_RETURN_NONE;
+  if (node->pyobj) {
+    PyObject* o = static_cast<PyObject*>(node->pyobj);
+    Py_INCREF(o);
+    return o;
+  }
+  auto* type = reinterpret_cast<PyTypeObject*>(node_type_for(node->name()));
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) throw python_error();
+  new (&as_node(obj)->node) std::shared_ptr<autograd::Node>(node);
+  node->pyobj = obj;
+  return obj;
+}
+
+void init_autograd(PyObject* module) {
+  static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
+  type.tp_name = "ember._C._FunctionBase";
+  type.tp_basicsize = sizeof(PyNodeObject);
+  type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  type.tp_dealloc = node_dealloc;
+  type.tp_traverse = node_traverse;
+  type.tp_clear = node_clear;
+  type.tp_dictoffset = offsetof(PyNodeObject, dict);
+  type.tp_methods = node_methods;
+  type.tp_getset = node_getset;
+  type.tp_repr = node_repr;
+  if (PyType_Ready(&type) < 0) throw python_error();
+  g_node_base = &type;
+  autograd::g_node_pyobj_release = release_node_pyobj;
+  PyModule_AddObjectRef(module, "_FunctionBase", reinterpret_cast<PyObject*>(&type));
+}
+
+}  // namespace ember::python

@@ -1,0 +1,559 @@
+// _C.TensorBase: the C type under ember.Tensor. One TensorImpl maps to at
+// most one live Python object (TensorImpl::pyobj), so identity and Python
+// attributes survive round trips through C++.
+#include "ember/python/PyTensor.h"
+
+#include <structmember.h>
+
+#include "ember/autograd/AutogradMeta.h"
+#include "ember/autograd/Engine.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+#include "ember/python/PyAutograd.h"
+#include "ember/python/PyTypes.h"
+
+namespace ember::python {
+
+PyTypeObject* g_tensor_base_type = nullptr;
+PyObject* g_tensor_class = nullptr;
+PyObject* g_size_class = nullptr;  // ember.Size, set from Python
+
+PyObject* wrap_as(PyTypeObject* type, Tensor t) {
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) throw python_error();
+  auto* self = reinterpret_cast<PyTensorObject*>(obj);
+  new (&self->tensor) Tensor(std::move(t));
+  self->tensor.unsafeGetTensorImpl()->set_pyobj(obj);
+  return obj;
+}
+
+PyObject* wrap(Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  if (void* existing = t.unsafeGetTensorImpl()->pyobj()) {
+    PyObject* obj = static_cast<PyObject*>(existing);
+    Py_INCREF(obj);
+    return obj;
+  }
+  return wrap_as(reinterpret_cast<PyTypeObject*>(g_tensor_class), std::move(t));
+}
+
+PyObject* wrap(const std::tuple<Tensor, Tensor>& t) {
+  PyObject* a = wrap(std::get<0>(t));
+  PyObject* b = wrap(std::get<1>(t));
+  return PyTuple_Pack(2, a, b);
+}
+
+bool is_number(PyObject* obj) {
+  return PyFloat_Check(obj) || PyLong_Check(obj);  // bool is a PyLong subclass
+}
+
+Tensor scalar_to_tensor(PyObject* obj) {
+  Tensor t;
+  if (PyBool_Check(obj)) {
+    t = empty({}, ScalarType::Bool);
+    *static_cast<bool*>(t.data_ptr()) = obj == Py_True;
+  } else if (PyLong_Check(obj)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow) throw Error("Overflow when unpacking long");
+    t = empty({}, ScalarType::Long);
+    *static_cast<int64_t*>(t.data_ptr()) = v;
+  } else {
+    t = empty({}, ScalarType::Double);
+    *static_cast<double*>(t.data_ptr()) = PyFloat_AsDouble(obj);
+  }
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+namespace {
+
+PyTensorObject* as_pt(PyObject* o) { return reinterpret_cast<PyTensorObject*>(o); }
+
+// ---- lifetime ------------------------------------------------------------
+
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(as_pt(self)->dict);
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
+
+int tensor_clear(PyObject* self) {
+  Py_CLEAR(as_pt(self)->dict);
+  return 0;
+}
+
+void tensor_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  auto* t = as_pt(self);
+  if (t->weakreflist) PyObject_ClearWeakRefs(self);
+  tensor_clear(self);
+  if (t->tensor.defined() && t->tensor.unsafeGetTensorImpl()->pyobj() == self) {
+    t->tensor.unsafeGetTensorImpl()->set_pyobj(nullptr);
+  }
+  t->tensor.~Tensor();
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  (void)args;
+  (void)kwargs;
+  throw TypeError("cannot create TensorBase directly; use ember.tensor() or a factory function");
+  EMBER_PY_CATCH
+}
+
+// ---- properties -----------------------------------------------------------
+
+PyObject* make_size(IntArrayRef sizes) {
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(sizes.size()));
+  for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(sizes[i]));
+  if (!g_size_class) return tup;
+  PyObject* r = PyObject_CallOneArg(g_size_class, tup);
+  Py_DECREF(tup);
+  return r;
+}
+
+PyObject* get_shape(PyObject* self, void*) {
+  EMBER_PY_TRY
+  return make_size(unpack_tensor(self).sizes());
+  EMBER_PY_CATCH
+}
+PyObject* get_dtype(PyObject* self, void*) {
+  PyObject* d = dtype_object(unpack_tensor(self).dtype());
+  Py_INCREF(d);
+  return d;
+}
+PyObject* get_device(PyObject* self, void*) {
+  EMBER_PY_TRY
+  Device d = unpack_tensor(self).device();
+  if (d.is_cpu()) d.index = -1;
+  return device_object(d);
+  EMBER_PY_CATCH
+}
+PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(unpack_tensor(self).dim()); }
+PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).requires_grad()); }
+int set_requires_grad(PyObject* self, PyObject* value, void*) {
+  EMBER_PY_TRY
+  if (!value || !PyBool_Check(value)) throw TypeError("requires_grad must be a bool");
+  const_cast<Tensor&>(unpack_tensor(self)).set_requires_grad(value == Py_True);
+  return 0;
+  EMBER_PY_CATCH_RET(-1)
+}
+PyObject* get_grad(PyObject* self, void*) {
+  EMBER_PY_TRY
+  return wrap(unpack_tensor(self).grad());
+  EMBER_PY_CATCH
+}
+int set_grad(PyObject* self, PyObject* value, void*) {
+  EMBER_PY_TRY
+  Tensor& t = const_cast<Tensor&>(unpack_tensor(self));
+  if (!value || value == Py_None) {
+    if (autograd::get_meta(t)) t.mutable_grad() = Tensor();
+    return 0;
+  }
+  if (!is_tensor(value)) throw TypeError(str_cat("assigned grad expected to be a Tensor or None but got grad of type ", Py_TYPE(value)->tp_name));
+  const Tensor& g = unpack_tensor(value);
+  EMBER_CHECK(g.dtype() == t.dtype(), "attempting to assign a gradient with dtype '", scalar_type_name(g.dtype()),
+              "' to a tensor with dtype '", scalar_type_name(t.dtype()), "'. Please ensure that the gradient and the tensor have the same dtype");
+  EMBER_CHECK(g.sizes().equals(t.sizes()), "assigned grad has data of a different size");
+  t.mutable_grad() = g;
+  return 0;
+  EMBER_PY_CATCH_RET(-1)
+}
+PyObject* get_grad_fn(PyObject* self, void*) {
+  EMBER_PY_TRY
+  return wrap_node(autograd::grad_fn(unpack_tensor(self)));
+  EMBER_PY_CATCH
+}
+PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).is_leaf()); }
+PyObject* get_data(PyObject* self, void*) {
+  EMBER_PY_TRY
+  return wrap(unpack_tensor(self).detach());
+  EMBER_PY_CATCH
+}
+int set_data(PyObject* self, PyObject* value, void*) {
+  EMBER_PY_TRY
+  if (!value || !is_tensor(value)) throw TypeError("Variable data has to be a tensor, but got something else");
+  TensorImpl* dst = unpack_tensor(self).unsafeGetTensorImpl();
+  TensorImpl* src = unpack_tensor(value).unsafeGetTensorImpl();
+  EMBER_CHECK(dst->dtype() == src->dtype(), "data set to a tensor that requires gradients must be floating point or complex dtype");
+  dst->set_storage(src->storage());
+  dst->set_sizes_and_strides(src->sizes(), src->strides(), src->storage_offset());
+  return 0;
+  EMBER_PY_CATCH_RET(-1)
+}
+PyObject* get_version(PyObject* self, void*) {
+  return PyLong_FromUnsignedLong(unpack_tensor(self).unsafeGetTensorImpl()->version());
+}
+PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_cuda()); }
+PyObject* get_retains_grad(PyObject* self, void*) {
+  auto* m = autograd::get_meta(unpack_tensor(self));
+  return PyBool_FromLong(m && m->retains_grad);
+}
+
+PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, nullptr, nullptr, nullptr},
+    {"dtype", get_dtype, nullptr, nullptr, nullptr},
+    {"device", get_device, nullptr, nullptr, nullptr},
+    {"ndim", get_ndim, nullptr, nullptr, nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+    {"grad", get_grad, set_grad, nullptr, nullptr},
+    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+    {"data", get_data, set_data, nullptr, nullptr},
+    {"_version", get_version, nullptr, nullptr, nullptr},
+    {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// ---- methods ----------------------------------------------------------------
+
+PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack_tensor(self).dim()); }
+PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack_tensor(self).numel()); }
+PyObject* m_storage_offset(PyObject* self, PyObject*) {
+  return PyLong_FromLongLong(unpack_tensor(self).storage_offset());
+}
+PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unpack_tensor(self).is_contiguous()); }
+PyObject* m_is_floating_point(PyObject* self, PyObject*) {
+  return PyBool_FromLong(unpack_tensor(self).is_floating_point());
+}
+PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack_tensor(self).element_size()); }
+PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr());
+}
+
+PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, bool stride) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  if (nargs == 0) {
+    if (!stride) return make_size(t.sizes());
+    IntArrayRef s = t.strides();
+    PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(s.size()));
+    for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(s[i]));
+    return tup;
+  }
+  if (nargs != 1 || !PyLong_Check(args[0])) throw TypeError(stride ? "stride() takes an optional int dim" : "size() takes an optional int dim");
+  int64_t d = PyLong_AsLongLong(args[0]);
+  return PyLong_FromLongLong(stride ? t.stride(d) : t.size(d));
+  EMBER_PY_CATCH
+}
+PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs) { return size_or_stride(self, args, nargs, false); }
+PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) { return size_or_stride(self, args, nargs, true); }
+
+PyObject* element_to_python(const char* p, ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return PyBool_FromLong(*reinterpret_cast<const bool*>(p));
+    case ScalarType::Float:
+      return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
+    case ScalarType::Double:
+      return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
+    case ScalarType::Half:
+      return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const Half*>(p)));
+    case ScalarType::BFloat16:
+      return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const BFloat16*>(p)));
+    default:
+      return EMBER_DISPATCH_ALL_TYPES(t, "item", [&]() -> PyObject* {
+        return PyLong_FromLongLong(convert<int64_t>(*reinterpret_cast<const scalar_t*>(p)));
+      });
+  }
+}
+
+PyObject* m_item(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  EMBER_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  return element_to_python(static_cast<const char*>(t.data_ptr()), t.dtype());
+  EMBER_PY_CATCH
+}
+
+PyObject* tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size_t dim, int64_t isz, ScalarType t) {
+  if (dim == sizes.size()) return element_to_python(p, t);
+  PyObject* list = PyList_New(sizes[dim]);
+  for (int64_t i = 0; i < sizes[dim]; ++i) {
+    PyObject* item = tolist_rec(p + i * strides[dim] * isz, sizes, strides, dim + 1, isz, t);
+    if (!item) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, item);
+  }
+  return list;
+}
+
+PyObject* m_tolist(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  return tolist_rec(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0,
+                    static_cast<int64_t>(t.element_size()), t.dtype());
+  EMBER_PY_CATCH
+}
+
+PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  EMBER_PY_TRY
+  bool value = true;
+  PyObject* arg = nargs > 0 ? args[0] : (kwnames && PyTuple_GET_SIZE(kwnames) == 1 ? args[0] : nullptr);
+  if (arg) {
+    if (!PyBool_Check(arg)) throw TypeError("requires_grad_(): argument 'requires_grad' must be bool");
+    value = arg == Py_True;
+  }
+  const_cast<Tensor&>(unpack_tensor(self)).set_requires_grad(value);
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_CATCH
+}
+
+PyObject* m_detach(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  return wrap(unpack_tensor(self).detach());
+  EMBER_PY_CATCH
+}
+
+PyObject* m_detach_(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  if (auto* m = autograd::get_meta(t)) {
+    m->grad_fn.reset();
+    m->leaf_requires_grad = false;
+    m->output_nr = 0;
+  }
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_CATCH
+}
+
+PyObject* m_retain_grad(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  EMBER_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  auto* m = autograd::materialize_meta(t);
+  if (!m->grad_fn || m->retains_grad) Py_RETURN_NONE;
+  m->retains_grad = true;
+  // Store the gradient arriving at this output into .grad without keeping t alive.
+  m->self_slot = std::make_shared<TensorImpl*>(t.unsafeGetTensorImpl());
+  std::shared_ptr<TensorImpl*> slot = m->self_slot;
+  m->grad_fn->add_tensor_pre_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
+    if (!*slot) return Tensor();
+    Tensor target{IntrusivePtr<TensorImpl>(*slot)};
+    Tensor& g = target.mutable_grad();
+    g = g.defined() ? g + grad : grad.detach().clone();
+    return Tensor();
+  });
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+PyObject* m_make_subclass(PyObject*, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_TRY
+  static const char* kwlist[] = {"cls", "data", "require_grad", nullptr};
+  PyObject* cls = nullptr;
+  PyObject* data = nullptr;
+  int require_grad = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|p", const_cast<char**>(kwlist), &cls, &data, &require_grad)) {
+    return nullptr;
+  }
+  if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), g_tensor_base_type)) {
+    throw TypeError("_make_subclass: cls must be a subclass of Tensor");
+  }
+  if (!is_tensor(data)) throw TypeError("_make_subclass: data must be a Tensor");
+  Tensor t = unpack_tensor(data).detach();
+  if (require_grad) t.set_requires_grad(true);
+  return wrap_as(reinterpret_cast<PyTypeObject*>(cls), std::move(t));
+  EMBER_PY_CATCH
+}
+
+PyObject* m_register_hook(PyObject* self, PyObject* hook) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  EMBER_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  Py_INCREF(hook);
+  std::shared_ptr<PyObject> fn(hook, [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
+  autograd::TensorHook cpp_hook = [fn](const Tensor& grad) -> Tensor {
+    PyObject* g = wrap(grad);
+    PyObject* r = PyObject_CallOneArg(fn.get(), g);
+    Py_DECREF(g);
+    if (!r) throw python_error();
+    Tensor out;
+    if (r != Py_None) {
+      if (!is_tensor(r)) {
+        Py_DECREF(r);
+        throw TypeError("hook must return a Tensor or None");
+      }
+      out = unpack_tensor(r);
+    }
+    Py_DECREF(r);
+    return out;
+  };
+  auto* m = autograd::materialize_meta(t);
+  if (m->grad_fn) {
+    m->grad_fn->add_tensor_pre_hook(m->output_nr, cpp_hook);
+  } else {
+    m->leaf_hooks.push_back(cpp_hook);
+    if (auto acc = m->grad_accumulator.lock()) acc->add_tensor_pre_hook(0, cpp_hook);
+  }
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+Py_ssize_t tensor_len(PyObject* self) {
+  const Tensor& t = unpack_tensor(self);
+  if (t.dim() == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return static_cast<Py_ssize_t>(t.sizes()[0]);
+}
+
+PyMethodDef tensor_methods[] = {
+    {"dim", m_dim, METH_NOARGS, nullptr},
+    {"ndimension", m_dim, METH_NOARGS, nullptr},
+    {"numel", m_numel, METH_NOARGS, nullptr},
+    {"nelement", m_numel, METH_NOARGS, nullptr},
+    {"storage_offset", m_storage_offset, METH_NOARGS, nullptr},
+    {"is_contiguous", m_is_contiguous, METH_NOARGS, nullptr},
+    {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
+    {"element_size", m_element_size, METH_NOARGS, nullptr},
+    {"data_ptr", m_data_ptr, METH_NOARGS, nullptr},
+    {"size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_size)), METH_FASTCALL, nullptr},
+    {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)), METH_FASTCALL, nullptr},
+    {"item", m_item, METH_NOARGS, nullptr},
+    {"tolist", m_tolist, METH_NOARGS, nullptr},
+    {"requires_grad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_requires_grad_)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"detach", m_detach, METH_NOARGS, nullptr},
+    {"detach_", m_detach_, METH_NOARGS, nullptr},
+    {"retain_grad", m_retain_grad, METH_NOARGS, nullptr},
+    {"register_hook", m_register_hook, METH_O, nullptr},
+    {"_make_subclass", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_make_subclass)),
+     METH_VARARGS | METH_KEYWORDS | METH_STATIC, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+// ---- Python operators -------------------------------------------------------
+
+// Converts either operand of a binary operator; returns false for
+// unsupported types (the operator then returns NotImplemented).
+bool operand(PyObject* o, Tensor& out) {
+  if (is_tensor(o)) {
+    out = unpack_tensor(o);
+    return true;
+  }
+  if (is_number(o)) {
+    out = scalar_to_tensor(o);
+    return true;
+  }
+  return false;
+}
+
+#define EMBER_BINARY_SLOT(slot, expr)                   \
+  PyObject* slot(PyObject* a, PyObject* b) {            \
+    EMBER_PY_TRY                                        \
+    Tensor x, y;                                        \
+    if (!operand(a, x) || !operand(b, y)) Py_RETURN_NOTIMPLEMENTED; \
+    return wrap(expr);                                  \
+    EMBER_PY_CATCH                                      \
+  }
+EMBER_BINARY_SLOT(nb_add, ember::add(x, y))
+EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
+EMBER_BINARY_SLOT(nb_mul, ember::mul(x, y))
+#undef EMBER_BINARY_SLOT
+
+#define EMBER_INPLACE_SLOT(slot, method)                 \
+  PyObject* slot(PyObject* a, PyObject* b) {             \
+    EMBER_PY_TRY                                         \
+    Tensor y;                                            \
+    if (!is_tensor(a) || !operand(b, y)) Py_RETURN_NOTIMPLEMENTED; \
+    unpack_tensor(a).method(y);                          \
+    Py_INCREF(a);                                        \
+    return a;                                            \
+    EMBER_PY_CATCH                                       \
+  }
+EMBER_INPLACE_SLOT(nb_iadd, add_)
+EMBER_INPLACE_SLOT(nb_isub, sub_)
+EMBER_INPLACE_SLOT(nb_imul, mul_)
+#undef EMBER_INPLACE_SLOT
+
+PyObject* nb_neg(PyObject* a) {
+  EMBER_PY_TRY
+  return wrap(ember::neg(unpack_tensor(a)));
+  EMBER_PY_CATCH
+}
+PyObject* nb_pos(PyObject* a) {
+  Py_INCREF(a);
+  return a;
+}
+int nb_bool(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(a);
+  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return t.item<double>() != 0.0;
+  EMBER_PY_CATCH_RET(-1)
+}
+PyObject* nb_float(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(a);
+  EMBER_CHECK_TYPE(TypeError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  return PyFloat_FromDouble(t.item<double>());
+  EMBER_PY_CATCH
+}
+PyObject* nb_int(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(a);
+  EMBER_CHECK_TYPE(TypeError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  return PyLong_FromLongLong(t.item<int64_t>());
+  EMBER_PY_CATCH
+}
+
+PyNumberMethods tensor_as_number = {};
+PySequenceMethods tensor_as_sequence = {};
+
+}  // namespace
+
+void add_generated_methods(std::vector<PyMethodDef>& methods);
+
+void init_tensor_type(PyObject* module) {
+  static std::vector<PyMethodDef> methods;
+  for (PyMethodDef* m = tensor_methods; m->ml_name; ++m) methods.push_back(*m);
+  add_generated_methods(methods);
+  methods.push_back({nullptr, nullptr, 0, nullptr});
+
+  tensor_as_number.nb_add = nb_add;
+  tensor_as_number.nb_subtract = nb_sub;
+  tensor_as_number.nb_multiply = nb_mul;
+  tensor_as_number.nb_inplace_add = nb_iadd;
+  tensor_as_number.nb_inplace_subtract = nb_isub;
+  tensor_as_number.nb_inplace_multiply = nb_imul;
+  tensor_as_number.nb_negative = nb_neg;
+  tensor_as_number.nb_positive = nb_pos;
+  tensor_as_number.nb_bool = nb_bool;
+  tensor_as_number.nb_float = nb_float;
+  tensor_as_number.nb_int = nb_int;
+  tensor_as_sequence.sq_length = tensor_len;
+
+  static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
+  type.tp_name = "ember._C.TensorBase";
+  type.tp_basicsize = sizeof(PyTensorObject);
+  type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  type.tp_new = tensor_new;
+  type.tp_dealloc = tensor_dealloc;
+  type.tp_traverse = tensor_traverse;
+  type.tp_clear = tensor_clear;
+  type.tp_dictoffset = offsetof(PyTensorObject, dict);
+  type.tp_weaklistoffset = offsetof(PyTensorObject, weakreflist);
+  type.tp_getset = tensor_getset;
+  type.tp_methods = methods.data();
+  type.tp_as_number = &tensor_as_number;
+  type.tp_as_sequence = &tensor_as_sequence;
+  if (PyType_Ready(&type) < 0) throw python_error();
+  g_tensor_base_type = &type;
+  g_tensor_class = reinterpret_cast<PyObject*>(&type);
+  PyModule_AddObjectRef(module, "TensorBase", reinterpret_cast<PyObject*>(&type));
+}
+
+}  // namespace ember::python

@@ -1,0 +1,41 @@
+"""Version provider for scikit-build-core: VERSION file plus the git hash.
+
+From a git checkout the version is ``X.Y.Z+git<sha7>``; from an sdist (no git)
+it is the plain ``X.Y.Z`` of the VERSION file.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def git_sha(root: Path = ROOT) -> str | None:
+    """Full hash of HEAD, or None outside a git checkout."""
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def full_version(root: Path = ROOT) -> str:
+    base = (root / "VERSION").read_text().strip()
+    sha = git_sha(root)
+    return f"{base}+git{sha[:7]}" if sha else base
+
+
+def dynamic_metadata(field: str, settings: dict | None = None) -> str:
+    if field != "version":
+        raise ValueError(f"ember_version provides only 'version', not {field!r}")
+    return full_version()
+
+
+if __name__ == "__main__":
+    print(full_version())

@@ -1,0 +1,1 @@
+"""Ember's code generator: ops.yaml -> C++ API, autograd nodes, Python bindings, .pyi."""

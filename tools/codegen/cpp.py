@@ -1,0 +1,367 @@
+"""C++ side of the generated code: the public API (free functions and Tensor
+methods), device dispatch and the autograd wrappers around each kernel."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import Argument, CodegenError, Operator, Return, Type
+
+# ---------------------------------------------------------------------------
+# Variants: one functional schema may give functional, in-place and out forms.
+
+
+@dataclass(frozen=True)
+class Variant:
+    op: Operator
+    kind: str  # "functional" | "inplace" | "out"
+    name: str  # C++ name: add, add_, add_out
+
+    @property
+    def args(self) -> tuple[Argument, ...]:
+        """Arguments in C++ order (out first for the out variant)."""
+        base = self.op.schema.arguments
+        if self.kind == "inplace":
+            first = base[0]
+            mutable_self = Argument(first.name, Type("Tensor", alias="a", mutable=True), None, False)
+            return (mutable_self,) + base[1:]
+        if self.kind == "out":
+            return (Argument("out", Type("Tensor", alias="a", mutable=True), None, True),) + base
+        return base
+
+    @property
+    def is_mutating(self) -> bool:
+        return self.kind != "functional" or self.op.schema.is_inplace
+
+    @property
+    def returns(self) -> tuple[Return, ...]:
+        if self.kind in ("inplace", "out"):
+            return (Return(None, Type("Tensor", alias="a", mutable=True)),)
+        return self.op.schema.returns
+
+
+def variants_of(op: Operator) -> list[Variant]:
+    out = [Variant(op, "functional", op.name)]
+    if op.structured and op.inplace:
+        out.append(Variant(op, "inplace", op.name + "_"))
+    if op.structured and op.out:
+        out.append(Variant(op, "out", op.name + "_out"))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Types
+
+
+def cpp_arg_type(t: Type, kernel: bool = False) -> str:
+    if t.base == "Tensor":
+        if t.is_list:
+            return "const TensorList&"
+        if t.optional:
+            return "const std::optional<Tensor>&"
+        return "Tensor&" if (kernel and t.mutable) else "const Tensor&"
+    if t.base == "int":
+        if t.is_list:
+            return "std::optional<std::vector<int64_t>>" if t.optional else "IntArrayRef"
+        return "std::optional<int64_t>" if t.optional else "int64_t"
+    simple = {
+        "float": "double",
+        "bool": "bool",
+        "str": "const std::string&",
+        "Scalar": "const Scalar&",
+        "ScalarType": "ScalarType",
+        "Device": "Device",
+    }
+    if t.base not in simple or t.is_list:
+        raise CodegenError(None, f"type {t} has no C++ mapping yet")
+    base = simple[t.base]
+    if t.optional:
+        inner = base.replace("const ", "").replace("&", "")
+        return f"std::optional<{inner}>"
+    return base
+
+
+def cpp_storage_type(t: Type) -> str:
+    """Type used to keep a non-tensor argument inside a backward node."""
+    if t.base == "int" and t.is_list:
+        return "std::optional<std::vector<int64_t>>" if t.optional else "std::vector<int64_t>"
+    return cpp_arg_type(t).replace("const ", "").replace("&", "")
+
+
+def cpp_default(a: Argument) -> str:
+    d = a.default
+    if d is None:
+        return ""
+    if d == "None":
+        return "std::nullopt"
+    if d in ("True", "False"):
+        return d.lower()
+    if d == "[]":
+        return "{}"
+    if a.type.base == "ScalarType":
+        return f"ScalarType::{d}"
+    return d
+
+
+def cpp_return_type(v: Variant) -> str:
+    rets = v.returns
+    if len(rets) == 1:
+        return "const Tensor&" if rets[0].type.mutable else "Tensor"
+    return "std::tuple<" + ", ".join("Tensor" for _ in rets) + ">"
+
+
+def params(args, with_defaults: bool, kernel: bool = False) -> str:
+    parts = []
+    for a in args:
+        s = f"{cpp_arg_type(a.type, kernel)} {a.name}"
+        if with_defaults and a.default is not None:
+            s += f" = {cpp_default(a)}"
+        parts.append(s)
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Declarations
+
+
+def declaration(v: Variant) -> str:
+    return f"EMBER_API {cpp_return_type(v)} {v.name}({params(v.args, True)});"
+
+
+def method_variants(op: Operator) -> list[Variant]:
+    """Variants exposed as Tensor methods."""
+    vs = []
+    for v in variants_of(op):
+        if v.kind == "functional" and "method" in op.variants:
+            vs.append(v)
+        elif v.kind == "inplace":
+            vs.append(v)
+    return vs
+
+
+def method_declaration(v: Variant) -> str:
+    args = v.args[1:]
+    return f"{cpp_return_type(v)} {v.name}({params(args, True)}) const;"
+
+
+def method_definition(v: Variant) -> str:
+    args = v.args[1:]
+    call = ", ".join(["*this"] + [a.name for a in args])
+    return f"{cpp_return_type(v)} Tensor::{v.name}({params(args, False)}) const {{\n  return ember::{v.name}({call});\n}}\n"
+
+
+# ---------------------------------------------------------------------------
+# Definitions: dispatch + autograd
+
+
+def kernel_call(v: Variant) -> str:
+    """Expression that runs the kernel for this variant."""
+    op = v.op
+    if op.structured:
+        base_args = [a.name for a in op.schema.arguments]
+        if v.kind == "functional":
+            out = "_out"
+        elif v.kind == "inplace":
+            out = f"const_cast<Tensor&>({op.schema.arguments[0].name})"
+            base_args[0] = out
+        else:
+            out = "const_cast<Tensor&>(out)"
+        return f"KERNEL({', '.join(base_args + [out])})"
+    args = []
+    for a in op.schema.arguments:
+        args.append(f"const_cast<Tensor&>({a.name})" if a.type.mutable and a.type.is_tensor else a.name)
+    return f"KERNEL({', '.join(args)})"
+
+
+def dispatch_device_expr(op: Operator) -> str:
+    for a in op.schema.arguments:
+        if a.type.is_tensor:
+            return f"{a.name}.device().type"
+    for a in op.schema.arguments:
+        if a.type.base == "Device":
+            return f"({a.name} ? {a.name}->type : DeviceType::CPU)"
+    return "DeviceType::CPU"
+
+
+def kernel_fn_type(op: Operator) -> str:
+    ps = [cpp_arg_type(a.type, kernel=True) for a in op.schema.arguments]
+    if op.structured:
+        ps.append("Tensor&")
+        ret = "Tensor&"
+    else:
+        rets = op.schema.returns
+        ret = "Tensor&" if rets[0].type.mutable else "Tensor"
+    return f"{ret} (*)({', '.join(ps)})"
+
+
+def table_name(op: Operator) -> str:
+    return f"{op.schema.full_name.replace('.', '_')}_kernels"
+
+
+def backend_kernels(op: Operator) -> dict[str, str]:
+    return {b: k for b, k in op.dispatch if b in ("CPU", "CUDA")}
+
+
+_SIZE_ATTR_RE = re.compile(r"\b(\w+)\.(sizes|scalar_type|dim|numel|device)\(\)")
+
+
+@dataclass
+class SavedInfo:
+    tensors: list[tuple[str, bool]]  # (name, is_output)
+    values: list[tuple[str, str, str]]  # (field, type, init expr)
+    formulas: dict[str, str]  # input -> rewritten formula
+
+
+def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
+    tensor_args = {a.name for a in op.schema.arguments if a.type.is_tensor}
+    other_args = {a.name: a for a in op.schema.arguments if not a.type.is_tensor}
+    tensors: list[tuple[str, bool]] = []
+    values: list[tuple[str, str, str]] = []
+    formulas: dict[str, str] = {}
+    attr_types = {"sizes": "std::vector<int64_t>", "scalar_type": "ScalarType", "dim": "int64_t",
+                  "numel": "int64_t", "device": "Device"}
+    for d in op.derivatives:
+        f = d.formula
+        if f == "not_implemented":
+            formulas[d.input] = f
+            continue
+
+        def attr(m):
+            name, what = m.group(1), m.group(2)
+            if name not in tensor_args and name != "result":
+                return m.group(0)
+            field = f"{name}_{what}"
+            init = f"{name}.{what}()" + (".vec()" if what == "sizes" else "")
+            if (field, attr_types[what], init) not in values:
+                values.append((field, attr_types[what], init))
+            return field
+
+        f = _SIZE_ATTR_RE.sub(attr, f)
+        for name in sorted(tensor_args):
+            if re.search(rf"\b{name}\b", f) and (name, False) not in tensors:
+                tensors.append((name, False))
+        if re.search(r"\bresult\b", f) and ("result", True) not in tensors:
+            tensors.append(("result", True))
+        for name, a in other_args.items():
+            if re.search(rf"\b{name}\b", f):
+                init = name
+                if a.type.base == "int" and a.type.is_list and not a.type.optional:
+                    init = f"{name}.vec()"
+                entry = (name, cpp_storage_type(a.type), init)
+                if entry not in values:
+                    values.append(entry)
+        formulas[d.input] = f
+    return SavedInfo(tensors=tensors, values=values, formulas=formulas)
+
+
+def differentiable_inputs(op: Operator) -> list[str]:
+    names = {d.input for d in op.derivatives}
+    return [a.name for a in op.schema.arguments if a.type.is_tensor and a.name in names]
+
+
+def definition(v: Variant) -> str:
+    op = v.op
+    sig = f"{cpp_return_type(v)} {v.name}({params(v.args, False)})"
+    if op.composite_implicit:
+        call = kernel_call(v).replace("KERNEL", f"native::{op.composite_implicit}")
+        return f"{sig} {{\n  return {call};\n}}\n"
+
+    lines = [sig + " {"]
+    # 1. the kernel expression (device dispatch)
+    if op.composite_explicit:
+        call = kernel_call(v).replace("KERNEL", f"native::{op.composite_explicit}")
+    else:
+        dev = dispatch_device_expr(op)
+        lines.append(f"  auto _kernel = dispatch::{table_name(op)}[static_cast<int>({dev})];")
+        lines.append(f'  if (!_kernel) dispatch::missing_kernel("{op.schema.full_name}", {dev});')
+        call = kernel_call(v).replace("KERNEL", "_kernel")
+
+    mutated = [a.name for a in v.args if a.type.mutable and a.type.is_tensor]
+    diff = differentiable_inputs(op) if op.derivatives else []
+
+    if v.kind == "out":
+        if diff:
+            ins = ", ".join(diff)
+            lines.append(f'  autograd::check_no_grad_for_out("{op.name}", {ins});')
+        if op.structured:
+            lines.append(f"  {call};")
+        lines.append("  out.unsafeGetTensorImpl()->bump_version();")
+        lines.append("  return out;")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    inplace = v.kind == "inplace" or op.schema.is_inplace
+    info = analyze_derivatives(op, inplace) if diff else None
+    if diff:
+        ins = ", ".join(diff)
+        lines.append(f"  const bool _requires_grad = autograd::compute_requires_grad({ins});")
+        if inplace:
+            lines.append(f"  autograd::check_inplace({mutated[0]}, _requires_grad);")
+        lines.append(f"  std::shared_ptr<autograd::generated::{op.node_name}> _grad_fn;")
+        lines.append("  if (_requires_grad) {")
+        lines.append(f"    _grad_fn = std::make_shared<autograd::generated::{op.node_name}>();")
+        lines.append(f"    _grad_fn->set_next_edges(autograd::collect_next_edges({ins}));")
+        for field, _, init in info.values:
+            if not field.startswith("result_"):
+                lines.append(f"    _grad_fn->{field} = {init};")
+        for name, is_out in info.tensors:
+            if is_out:
+                continue
+            value = f"{name}.clone()" if inplace and name == mutated[0] else name
+            lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({value}, false);")
+        lines.append("  }")
+        lines.append("  autograd::GradModeBelowAutograd _guard(_requires_grad);")
+
+    # 2. run the kernel
+    if v.kind == "functional" and op.structured:
+        lines.append("  Tensor _out;")
+        lines.append(f"  {call};")
+        result = "_out"
+    elif inplace:
+        lines.append(f"  {call};")
+        result = mutated[0]
+    else:
+        lines.append(f"  {cpp_return_type(v)} _result = {call};")
+        result = "_result"
+
+    if inplace:
+        for m in mutated:
+            lines.append(f"  {m}.unsafeGetTensorImpl()->bump_version();")
+    if diff:
+        lines.append("  if (_grad_fn) {")
+        if inplace:
+            lines.append(f"    autograd::rebase_history({result}, _grad_fn);")
+        else:
+            lines.append(f"    autograd::set_history({result}, _grad_fn);")
+        for field, _, init in info.values:
+            if field.startswith("result_"):
+                lines.append(f"    _grad_fn->{field} = {init.replace('result', result, 1)};")
+        if ("result", True) in info.tensors:
+            lines.append(f"    _grad_fn->result_ = autograd::SavedVariable({result}, true);")
+        lines.append("  }")
+    lines.append(f"  return {result};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def kernel_table_definition(op: Operator) -> str:
+    ks = backend_kernels(op)
+    entries = []
+    for dev in ("CPU", "CUDA"):
+        entries.append(f"&native::{ks[dev]}" if dev in ks and dev == "CPU" else "nullptr")
+    return f"{kernel_fn_type(op).replace('(*)', f'(*{table_name(op)}[kNumDeviceTypes])')} = {{{', '.join(entries)}}};\n"
+
+
+def kernel_table_declaration(op: Operator) -> str:
+    return f"extern EMBER_API {kernel_fn_type(op).replace('(*)', f'(*{table_name(op)}[kNumDeviceTypes])')};\n"
+
+
+def native_declaration(op: Operator, kernel: str) -> str:
+    ps = [f"{cpp_arg_type(a.type, kernel=True)} {a.name}" for a in op.schema.arguments]
+    if op.structured:
+        ps.append("Tensor& out")
+        ret = "Tensor&"
+    else:
+        ret = "Tensor&" if op.schema.returns[0].type.mutable else "Tensor"
+    return f"{ret} {kernel}({', '.join(ps)});"

@@ -1,0 +1,93 @@
+"""Reads ops.yaml into Operator records, checking every key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .model import CodegenError, Derivative, Location, Operator, parse_schema
+
+_KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node"}
+_BACKENDS = {"CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that records each mapping's line as '__line__'."""
+
+    def construct_mapping(self, node, deep=False):
+        mapping = super().construct_mapping(node, deep=deep)
+        mapping["__line__"] = node.start_mark.line + 1
+        return mapping
+
+
+def _node_name(base: str) -> str:
+    # PyTorch's rule: split the base name on '_', title-case each part, join.
+    return "".join(p.title() for p in base.split("_"))
+
+
+def load_operators(path: Path) -> list[Operator]:
+    entries = yaml.load(path.read_text(), Loader=_LineLoader) or []
+    ops: list[Operator] = []
+    counters: dict[str, int] = {}
+    seen: set[str] = set()
+    for e in entries:
+        loc = Location(path.name, e.pop("__line__"))
+        unknown = set(e) - _KEYS
+        if unknown:
+            raise CodegenError(loc, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+        if "func" not in e:
+            raise CodegenError(loc, "entry has no 'func'")
+        schema = parse_schema(e["func"], loc)
+        if schema.full_name in seen:
+            raise CodegenError(loc, f"operator {schema.full_name} declared twice")
+        seen.add(schema.full_name)
+
+        dispatch = e.get("dispatch") or {}
+        dispatch.pop("__line__", None)
+        for backend in dispatch:
+            if backend not in _BACKENDS:
+                raise CodegenError(loc, f"unknown backend {backend!r}; allowed: {sorted(_BACKENDS)}")
+        if not dispatch:
+            raise CodegenError(loc, "entry has no 'dispatch'")
+
+        derivs_raw = e.get("derivatives") or {}
+        derivs_raw.pop("__line__", None)
+        arg_names = {a.name for a in schema.arguments}
+        derivatives = []
+        for name, formula in derivs_raw.items():
+            if name not in arg_names:
+                raise CodegenError(loc, f"derivative for {name!r}, which is not an argument of {schema.full_name}")
+            derivatives.append(Derivative(input=name, formula=str(formula).strip()))
+        if derivatives and "CompositeImplicitAutograd" in dispatch:
+            raise CodegenError(loc, "CompositeImplicitAutograd ops get autograd from their parts; drop 'derivatives'")
+
+        variants = frozenset(v.strip() for v in str(e.get("variants", "function")).split(","))
+        if not variants <= {"function", "method"}:
+            raise CodegenError(loc, f"variants must be function and/or method, got {sorted(variants)}")
+        structured = bool(e.get("structured", False))
+
+        node_name = None
+        if derivatives:
+            base = schema.name.rstrip("_")
+            stem = _node_name(base)
+            n = counters.get(stem, 0)
+            counters[stem] = n + 1
+            node_name = e.get("node") or f"{stem}Backward{n}"
+
+        ops.append(
+            Operator(
+                schema=schema,
+                loc=loc,
+                variants=variants,
+                structured=structured,
+                inplace=structured and bool(e.get("inplace", True)),
+                out=structured and bool(e.get("out", True)),
+                dispatch=tuple(dispatch.items()),
+                derivatives=tuple(derivatives),
+                factory=bool(e.get("factory", False)),
+                python=bool(e.get("python", True)),
+                node_name=node_name,
+            )
+        )
+    return ops

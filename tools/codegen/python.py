@@ -1,0 +1,158 @@
+"""Python bindings: one CPython fastcall function per Python name, parsing
+its arguments with ArgParser signatures written in PyTorch's notation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cpp import Variant, variants_of
+from .model import Argument, Operator, Type
+
+
+@dataclass(frozen=True)
+class PySignature:
+    text: str  # for ArgParser, e.g. "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"
+    variant: Variant
+    out_variant: Variant | None  # chosen when out= is given
+    params: tuple[Argument, ...]  # in parser order
+    factory: bool
+
+
+def _py_type(t: Type) -> str:
+    s = t.base
+    if t.is_list:
+        s += f"[{t.list_size or ''}]"
+    if t.optional:
+        s += "?"
+    return s
+
+
+def _sig_text(name: str, args: list[Argument]) -> str:
+    parts, star = [], False
+    for a in args:
+        if a.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        s = f"{_py_type(a.type)} {a.name}"
+        if a.default is not None:
+            s += f"={a.default}"
+        parts.append(s)
+    return f"{name}({', '.join(parts)})"
+
+
+def _rename_self(args, method: bool) -> list[Argument]:
+    if method:
+        return list(args[1:])
+    return [Argument("input", a.type, a.default, a.kwarg_only) if a.name == "self" else a for a in args]
+
+
+def signatures(op: Operator, method: bool) -> dict[str, list[PySignature]]:
+    """Python name -> signatures this op contributes (functions or methods)."""
+    result: dict[str, list[PySignature]] = {}
+    if not op.python:
+        return result
+    vs = {v.kind: v for v in variants_of(op)}
+    func = vs["functional"]
+    wants = "method" if method else "function"
+    if wants in op.variants:
+        args = _rename_self(op.schema.arguments, method)
+        out_v = vs.get("out") if not method else None
+        if out_v:
+            args.append(Argument("out", Type("Tensor", optional=True), "None", True))
+        if op.factory and not method:
+            args.append(Argument("requires_grad", Type("bool"), "False", True))
+        result.setdefault(op.name, []).append(
+            PySignature(_sig_text(op.name, args), func, out_v, tuple(args), op.factory and not method)
+        )
+    if method and "inplace" in vs:
+        v = vs["inplace"]
+        args = _rename_self(v.args, True)
+        result.setdefault(v.name, []).append(PySignature(_sig_text(v.name, args), v, None, tuple(args), False))
+    return result
+
+
+def _getter(a: Argument, i: int) -> str:
+    t = a.type
+    if t.base == "Tensor":
+        return f"r.optional_tensor({i})" if t.optional else f"r.tensor({i})"
+    if t.base == "int":
+        if t.is_list:
+            return f"r.intlist_optional({i})" if t.optional else f"r.intlist({i})"
+        return f"r.int64_optional({i})" if t.optional else f"r.int64({i})"
+    table = {"float": "real", "bool": "boolean", "str": "string", "Scalar": "scalar",
+             "ScalarType": "scalartype", "Device": "device"}
+    g = table[t.base]
+    return f"r.{g}_optional({i})" if t.optional else f"r.{g}({i})"
+
+
+def _call(sig: PySignature, method: bool, use_out: bool) -> str:
+    idx = {a.name: i for i, a in enumerate(sig.params)}
+    v = sig.out_variant if use_out else sig.variant
+    exprs = []
+    for k, a in enumerate(v.args):
+        if method and k == 0:
+            exprs.append("self")
+            continue
+        pname = "input" if (a.name == "self" and not method) else a.name
+        if a.name == "out":
+            exprs.append(f"r.tensor({idx['out']})")
+        else:
+            exprs.append(_getter(a, idx[pname]))
+    return f"ember::{v.name}({', '.join(exprs)})"
+
+
+def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
+    fn = f"{'method' if method else 'fn'}_{pyname}"
+    texts = ",\n      ".join(f'"{s.text}"' for s in sigs)
+    maxp = max(len(s.params) for s in sigs)
+    lines = [
+        f"static PyObject* {fn}(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {{",
+        "  EMBER_PY_TRY",
+        f"  static ArgParser parser({{\n      {texts}}}, {'true' if method else 'false'});",
+        f"  ParsedArgs<{maxp}> r;",
+        "  const int _idx = parser.parse(self_, args, nargs, kwnames, r);",
+    ]
+    if method:
+        lines.append("  const Tensor& self = unpack_tensor(self_);")
+    lines.append("  switch (_idx) {")
+    for i, s in enumerate(sigs):
+        lines.append(f"    case {i}: {{")
+        if s.out_variant is not None:
+            out_i = [a.name for a in s.params].index("out")
+            lines.append(f"      if (!r.is_none({out_i})) return wrap({_call(s, method, True)});")
+        if s.factory:
+            rg = [a.name for a in s.params].index("requires_grad")
+            lines.append(f"      Tensor _r = {_call(s, method, False)};")
+            lines.append(f"      if (r.boolean({rg})) _r.set_requires_grad(true);")
+            lines.append("      return wrap(std::move(_r));")
+        else:
+            lines.append(f"      return wrap({_call(s, method, False)});")
+        lines.append("    }")
+    lines.append("  }")
+    lines.append("  Py_RETURN_NONE;")
+    lines.append("  EMBER_PY_CATCH")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+_PYI_TYPES = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str",
+              "Scalar": "Number", "ScalarType": "dtype", "Device": "Device", "Generator": "Generator"}
+
+
+def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:
+    parts = ["self"] if method else []
+    star = False
+    for a in sig.params:
+        if a.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        t = _PYI_TYPES[a.type.base]
+        if a.type.base == "Tensor" and not a.type.optional:
+            t = "Tensor | Number"
+        if a.type.is_list:
+            t = f"Sequence[{t}] | {t}"
+        if a.type.optional:
+            t += " | None"
+        d = "" if a.default is None else " = ..."
+        parts.append(f"{a.name}: {t}{d}")
+    return f"def {pyname}({', '.join(parts)}) -> Tensor: ..."
