@@ -16,7 +16,9 @@ elseif(NOT EMBER_GIT_VERSION STREQUAL "Unknown")
 else()
   set(EMBER_FULL_VERSION ${EMBER_BASE_VERSION})
 endif()
-# Re-run configure when HEAD moves so the version stays true.
-if(EXISTS "${PROJECT_SOURCE_DIR}/.git/HEAD")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/.git/HEAD")
-endif()
+# Re-run configure when HEAD moves (commit, checkout) so the version stays true.
+foreach(_ember_head_file .git/HEAD .git/logs/HEAD)
+  if(EXISTS "${PROJECT_SOURCE_DIR}/${_ember_head_file}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${_ember_head_file}")
+  endif()
+endforeach()

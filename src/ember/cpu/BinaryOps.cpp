@@ -8,8 +8,7 @@ namespace ember::native {
 namespace {
 void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   ScalarType t = result_type({&self, &other});
-  EMBER_CHECK(!(t == ScalarType::Bool) || alpha.is_bool() || alpha.to_double() == 1.0 || alpha.to_double() == 0.0,
-              "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(!alpha.is_bool() || t == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
   EMBER_CHECK(is_floating_type(t) || !alpha.is_floating_point(),
               "For integral input tensors, argument alpha must not be a floating point number.");
 }

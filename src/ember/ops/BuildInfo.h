@@ -11,6 +11,9 @@ namespace ember {
 // BLAS library and version, as it reports itself at run time.
 EMBER_API const char* blas_info();
 
+// "OpenMP 201511 (a.k.a. OpenMP 4.5)", or "" without OpenMP.
+EMBER_API std::string openmp_info();
+
 // CUDA backend hooks: filled in when libember_cuda is loaded.
 struct CudaHooks {
   virtual ~CudaHooks() = default;

@@ -55,7 +55,7 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Int:
       return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
     case ParamType::IntList:
-      return is_int_sequence(o) || (p.list_size > 0 && is_int(o));
+      return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && is_int(o));
     case ParamType::Float:
       return PyFloat_Check(o) || is_int(o);
     case ParamType::Bool:
@@ -154,6 +154,7 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
         p.default_double = static_cast<double>(p.default_int);
       }
     }
+    p.varargs_position = params.empty() && !kwonly;
     p.interned = PyUnicode_InternFromString(p.name.c_str());
     if (!p.kwarg_only) ++max_positional;
     if (!p.has_default && !p.optional) ++required;

@@ -58,11 +58,7 @@ std::string show_config() {
   s += "  - " EMBER_COMPILER_ID " " EMBER_COMPILER_VERSION "\n";
   s += "  - C++ Version: " + std::to_string(__cplusplus) + "\n";
   s += "  - BLAS: " + std::string(blas_info()) + "\n";
-#ifdef _OPENMP
-  s += "  - OpenMP " + std::to_string(_OPENMP) + "\n";
-#else
-  s += "  - OpenMP: disabled\n";
-#endif
+  s += "  - " + (openmp_info().empty() ? std::string("OpenMP: disabled") : openmp_info()) + "\n";
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
   s += std::string("  - CUDA: ") + (cuda_version().empty() ? "not built" : "Runtime " + cuda_version()) + "\n";

@@ -28,9 +28,7 @@ void node_dealloc(PyObject* self) {
   Py_CLEAR(n->dict);
   if (n->node && n->node->pyobj == self) n->node->pyobj = nullptr;
   n->node.~shared_ptr();
-  PyTypeObject* type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  Py_TYPE(self)->tp_free(self);  // the heap subclass's dealloc drops the type reference
 }
 int node_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(as_node(self)->dict);

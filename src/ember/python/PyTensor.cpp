@@ -74,7 +74,6 @@ PyTensorObject* as_pt(PyObject* o) { return reinterpret_cast<PyTensorObject*>(o)
 
 int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(as_pt(self)->dict);
-  Py_VISIT(Py_TYPE(self));
   return 0;
 }
 
@@ -92,9 +91,9 @@ void tensor_dealloc(PyObject* self) {
     t->tensor.unsafeGetTensorImpl()->set_pyobj(nullptr);
   }
   t->tensor.~Tensor();
-  PyTypeObject* type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  // Instances are always of a heap subclass; its subtype_dealloc drops the
+  // type reference, so this static base must not.
+  Py_TYPE(self)->tp_free(self);
 }
 
 PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {

@@ -1,0 +1,65 @@
+# The two commands of the README:
+#   make demo   set up, build Ember, run the demo
+#   make test   set up, build Ember with its C++ tests, run C++ and Python tests
+# Other targets: make build, make clean, make graph, make wheel, make sdist.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# One persistent build folder, so rebuilds are incremental.
+BUILD_DIR ?= build/release
+SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
+
+.PHONY: demo test build venv deps-build deps-test gtest ctest pytest clean graph wheel sdist
+
+demo: build
+	$(PY) examples/quickstart.py
+
+test: deps-test gtest
+	BUILD_TEST=1 $(MAKE) --no-print-directory build
+	$(MAKE) --no-print-directory ctest pytest
+
+build: deps-build
+	$(PIP) install -q $(SKBUILD_FLAGS) -e .
+
+ctest:
+	ctest --test-dir $(BUILD_DIR) --output-on-failure
+
+pytest:
+	$(PY) -m pytest tests/python -p no:cacheprovider
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+deps-build: $(PY)
+	$(PIP) install -q -r requirements-build.txt
+
+deps-test: $(PY)
+	$(PIP) install -q -r requirements-build.txt -r requirements-test.txt
+
+# GoogleTest for the C++ tests, from Debian's packages when missing.
+gtest:
+	@if [ ! -f /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && [ ! -f /usr/lib/cmake/GTest/GTestConfig.cmake ]; then \
+	  echo "installing GoogleTest (libgtest-dev)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libgtest-dev >/dev/null; \
+	fi
+
+# Regenerates docs/build_graph.png from the real build.
+graph: build
+	$(PIP) install -q -r requirements-docs.txt
+	$(PY) tools/build_graph.py $(BUILD_DIR)
+
+wheel: deps-build
+	$(PIP) wheel --no-build-isolation --no-deps -w dist .
+
+sdist: deps-build
+	$(PIP) install -q build
+	$(PY) -m build --sdist --no-isolation -o dist .
+
+# Removes every build output (the virtual environment stays; `rm -rf .venv` for that).
+clean:
+	rm -rf build dist examples/cpp/build python/ember/__pycache__ *.egg-info .pytest_cache
+	find python tests tools -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,56 @@
+"""Shared helpers: PyTorch is the oracle every Ember result is compared with."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the oracle (torch==2.13.0) is installed by the test set-up")
+import ember  # noqa: E402
+
+# Same names in both libraries.
+DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+FLOAT_NAMES = ["float16", "bfloat16", "float32", "float64"]
+
+
+def dtypes(name):
+    return getattr(ember, name), getattr(torch, name)
+
+
+def to_torch(e):
+    """An Ember tensor as a torch tensor with the same values, dtype and shape."""
+    t = torch.tensor(e.tolist(), dtype=getattr(torch, str(e.dtype).split(".")[1]))
+    return t.reshape(tuple(e.shape))
+
+
+def assert_same(e, t, rtol=None, atol=None):
+    """Values, dtype and shape of an Ember result equal torch's."""
+    assert str(e.dtype) == str(t.dtype), f"dtype {e.dtype} != {t.dtype}"
+    assert tuple(e.shape) == tuple(t.shape), f"shape {tuple(e.shape)} != {tuple(t.shape)}"
+    got = to_torch(e)
+    if t.dtype.is_floating_point:
+        if rtol is None:
+            rtol = {torch.float16: 1e-3, torch.bfloat16: 1e-2, torch.float32: 1e-6, torch.float64: 1e-12}[t.dtype]
+        if atol is None:
+            atol = rtol
+        torch.testing.assert_close(got, t, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        assert torch.equal(got, t), f"{got} != {t}"
+
+
+def pair(values, dtype_name, shape=None, requires_grad=False):
+    """The same data as an (ember, torch) pair."""
+    ed, td = dtypes(dtype_name)
+    e = ember.tensor(values, dtype=ed)
+    t = torch.tensor(values, dtype=td)
+    if shape is not None:
+        e, t = e.reshape(shape), t.reshape(shape)
+    if requires_grad:
+        e.requires_grad_(True)
+        t.requires_grad_(True)
+    return e, t
+
+
+def isclose(a, b, tol=1e-6):
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
