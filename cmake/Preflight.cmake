@@ -1,15 +1,11 @@
 # Checks that must pass before project(): each failure is one line that names
 # the cause and the fix.
 
-# Prints "ember: <msg>" and stops. CMake >= 3.29 can stop without its own
-# multi-line error banner.
+# Stops configuring with one line: "ember: <cause> (fix: <what to do>)".
+# (NOTICE keeps the line whole; FATAL_ERROR alone would wrap it.)
 macro(ember_fail msg)
-  if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.29)
-    message(NOTICE "ember: ${msg}")
-    cmake_language(EXIT 1)
-  else()
-    message(FATAL_ERROR "ember: ${msg}")
-  endif()
+  message(NOTICE "ember: ${msg}")
+  message(FATAL_ERROR "Ember configuration stopped by the check above.")
 endmacro()
 
 set(EMBER_MIN_CMAKE 3.26)

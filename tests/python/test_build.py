@@ -157,3 +157,14 @@ def test_codegen_reruns_only_for_its_inputs():
     after_yaml = build_after_touching(yaml)
     assert "Generating operators" in after_yaml
     assert "Building CXX" not in after_yaml, after_yaml
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not on PATH")
+def test_missing_compiler_fails_fast_with_one_line(tmp_path):
+    env = dict(os.environ, CXX="/nonexistent/g++")
+    r = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(tmp_path / "b")], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode != 0
+    first = r.stderr.splitlines()[0]
+    assert first == ("ember: no C++ compiler: CXX is set to '/nonexistent/g++', which does not exist "
+                     "(fix: install g++ or point CXX at a C++ compiler)"), r.stderr
