@@ -6,14 +6,10 @@
 #   ember/version.py, ember/_C.pyi
 include(CMakePackageConfigHelpers)
 
-set(EMBER_INSTALL_LIBS ember_core ember_cpu ember_python)
-if(USE_CUDA)
-  list(APPEND EMBER_INSTALL_LIBS ember_cuda)
-endif()
 install(TARGETS ember_core ember_cpu EXPORT EmberTargets LIBRARY DESTINATION ember/lib)
 install(TARGETS ember_python LIBRARY DESTINATION ember/lib)
 if(USE_CUDA)
-  install(TARGETS ember_cuda LIBRARY DESTINATION ember/lib)
+  install(TARGETS ember_cuda EXPORT EmberTargets LIBRARY DESTINATION ember/lib)
 endif()
 install(TARGETS _C LIBRARY DESTINATION ember)
 

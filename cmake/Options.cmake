@@ -2,18 +2,23 @@
 # environment variable of the same name (as PyTorch's setup.py reads them).
 include(CMakeDependentOption)
 
-# ember_env_option(NAME "doc" DEFAULT): the environment overrides the default;
-# an explicit -D overrides both.
-function(ember_env_option name doc default)
-  set(value ${default})
+# ember_env_cache(NAME "doc"): an environment variable NAME, when set,
+# overrides the cached value on every configure (not only the first).
+function(ember_env_cache name doc)
   if(DEFINED ENV{${name}} AND NOT "$ENV{${name}}" STREQUAL "")
     if("$ENV{${name}}" MATCHES "^(1|ON|on|On|TRUE|true|True|YES|yes|Y|y)$")
-      set(value ON)
+      set(${name} ON CACHE BOOL "${doc}" FORCE)
     else()
-      set(value OFF)
+      set(${name} OFF CACHE BOOL "${doc}" FORCE)
     endif()
   endif()
-  option(${name} "${doc}" ${value})
+endfunction()
+
+# ember_env_option(NAME "doc" DEFAULT): the environment overrides the cache,
+# which overrides the default.
+function(ember_env_option name doc default)
+  ember_env_cache(${name} "${doc}")
+  option(${name} "${doc}" ${default})
 endfunction()
 
 # Build type: DEBUG=1 -> Debug (-O0 -g), REL_WITH_DEB_INFO=1 -> RelWithDebInfo.
@@ -35,6 +40,7 @@ else()
 endif()
 ember_env_option(USE_OPENMP "Use OpenMP for intra-op parallelism" ON)
 ember_env_option(USE_DISTRIBUTED "Build distributed support (plumbing only)" ON)
+ember_env_cache(USE_GLOO "Use Gloo for CPU collectives")
 cmake_dependent_option(USE_GLOO "Use Gloo for CPU collectives" ON "USE_DISTRIBUTED" OFF)
 
 # USE_CUDA defaults to on when a CUDA compiler is found.
@@ -50,11 +56,12 @@ else()
   set(_ember_cuda_default OFF)
 endif()
 ember_env_option(USE_CUDA "Build the CUDA backend" ${_ember_cuda_default})
+ember_env_cache(USE_CUDNN "Use cuDNN (needs USE_CUDA)")
 cmake_dependent_option(USE_CUDNN "Use cuDNN (needs USE_CUDA)" ON "USE_CUDA" OFF)
 
 # MAX_JOBS caps parallel compile and link jobs (Ninja job pools).
 if(DEFINED ENV{MAX_JOBS} AND "$ENV{MAX_JOBS}" MATCHES "^[0-9]+$")
-  set(MAX_JOBS $ENV{MAX_JOBS})
+  set(MAX_JOBS $ENV{MAX_JOBS} CACHE STRING "Parallel compile/link jobs (empty: all cores)" FORCE)
 endif()
 if(MAX_JOBS)
   set_property(GLOBAL APPEND PROPERTY JOB_POOLS ember_compile=${MAX_JOBS} ember_link=${MAX_JOBS})

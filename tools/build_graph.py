@@ -3,8 +3,9 @@
     python tools/build_graph.py [BUILD_DIR] [--out-dir DIR]
 
 Runs ``cmake --graphviz`` on BUILD_DIR (an existing, configured build folder;
-default: the first of build/dev, build/cp3*-* that has a CMakeCache.txt),
-keeps Ember's own targets and the external libraries they link, and writes
+default: the first of build/dev, build/release, build/cp3*-* that has a
+CMakeCache.txt), keeps Ember's own targets and the external libraries they
+link, and writes
 
     docs/build_graph.dot   the filtered graph as Graphviz text
     docs/build_graph.png   the picture, drawn with matplotlib + networkx
@@ -12,9 +13,10 @@ keeps Ember's own targets and the external libraries they link, and writes
 No system Graphviz is needed: pip install -r requirements-docs.txt.
 
 ``cmake --graphviz`` re-runs configure and generate in BUILD_DIR (quick when
-nothing changed; the cached settings are kept); nothing is compiled. Custom targets (ember_codegen) are
-included through a CMakeGraphVizOptions.cmake that this script places in
-BUILD_DIR for the run and then removes (or restores, if one was there).
+nothing changed; the cached settings are kept); nothing is compiled. Custom
+targets (ember_codegen) are included through a CMakeGraphVizOptions.cmake that
+this script places in BUILD_DIR for the run and then removes (or restores, if
+one was there).
 """
 
 from __future__ import annotations
@@ -76,13 +78,14 @@ class Graph:
 
 
 def default_build_dir() -> Path:
-    candidates = [ROOT / "build" / "dev", *sorted((ROOT / "build").glob("cp3*-*"))]
+    build = ROOT / "build"
+    candidates = [build / "dev", build / "release", *sorted(build.glob("cp3*-*"))]
     for c in candidates:
         if (c / "CMakeCache.txt").is_file():
             return c
     raise SystemExit(
-        "build_graph: no configured build folder found (looked for build/dev and build/cp3*-* "
-        "with a CMakeCache.txt); configure one first, e.g. "
+        "build_graph: no configured build folder found (looked for build/dev, build/release "
+        "and build/cp3*-* with a CMakeCache.txt); configure one first, e.g. "
         "cmake -S . -B build/dev -G Ninja, or pass BUILD_DIR"
     )
 

@@ -7,7 +7,24 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from ember import _C
+def _preload_blas():
+    # libember_cpu finds BLAS through its RUNPATH in a normal install; loading
+    # it here first also covers --target installs and editable rebuild mode.
+    import ctypes
+    import os
+
+    try:
+        import scipy_openblas32 as blas
+    except ImportError:
+        return
+    path = os.path.join(blas.get_lib_dir(), f"lib{blas.get_library()}.so")
+    if os.path.exists(path):
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+
+
+_preload_blas()
+
+from ember import _C  # noqa: E402
 from ember._C import (  # noqa: F401  dtypes and core types
     bfloat16,
     bool,
