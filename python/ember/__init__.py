@@ -26,6 +26,7 @@ _preload_blas()
 
 from ember import _C  # noqa: E402
 from ember._C import (  # noqa: F401  dtypes and core types
+    Generator,
     bfloat16,
     bool,
     device,
@@ -45,6 +46,7 @@ from ember._C import (  # noqa: F401  dtypes and core types
     set_num_threads,
     uint8,
 )
+from ember._C import default_generator  # noqa: F401
 from ember._size import Size
 from ember._tensor import Tensor, tensor
 from ember.version import __version__  # noqa: F401

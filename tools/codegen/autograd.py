@@ -10,7 +10,10 @@ def node_declaration(op: Operator) -> str:
     info = analyze_derivatives(op, inplace=False)
     fields = [f"  {typ} {field};" for field, typ, _ in info.values]
     fields += [f"  SavedVariable {name}_;" for name, _ in info.tensors]
+    fields += [f"  std::vector<SavedVariable> {name}_;" for name in info.tensor_lists]
+    fields += [f"  size_t {a.name}_size_ = 0;" for a in differentiable_inputs(op) if a.type.is_list]
     releases = [f"    {name}_.reset_data();" for name, _ in info.tensors]
+    releases += [f"    for (auto& v : {name}_) v.reset_data();" for name in info.tensor_lists]
     return "\n".join(
         [
             f"struct EMBER_API {op.node_name} final : public Node {{",
@@ -30,20 +33,47 @@ def node_definition(op: Operator) -> str:
     info = analyze_derivatives(op, inplace=False)
     diff = differentiable_inputs(op)
     lines = [f"variable_list {op.node_name}::apply(variable_list&& grads) {{"]
-    lines.append(f"  variable_list grad_inputs({len(diff)});")
-    lines.append("  if (!grads[0].defined()) return grad_inputs;")
+    # Slot layout: one per tensor input, <name>_size_ per Tensor[] input.
+    lines.append("  size_t _n = 0;")
+    for a in diff:
+        lines.append(f"  const size_t {a.name}_ix = _n;")
+        lines.append(f"  _n += {a.name + '_size_' if a.type.is_list else '1'};")
+    lines.append("  variable_list grad_inputs(_n);")
+    lines.append("  bool _any = false;")
+    lines.append("  for (const Tensor& g : grads) _any = _any || g.defined();")
+    lines.append("  if (!_any) return grad_inputs;")
     lines.append("  const Tensor& grad = grads[0];")
     lines.append("  (void)grad;")
     for name, is_out in info.tensors:
         owner = "shared_from_this()" if is_out else "nullptr"
         lines.append(f"  Tensor {name} = {name}_.unpack({owner});")
-    for i, name in enumerate(diff):
-        formula = info.formulas[name]
-        lines.append(f"  if (should_compute_output({i})) {{")
+    for name in info.tensor_lists:
+        lines.append(f"  std::vector<Tensor> {name};")
+        lines.append(f"  for (const auto& v : {name}_) {name}.push_back(v.unpack());")
+    for a in diff:
+        formula = info.formulas[a.name]
+        if a.type.is_list:
+            lines.append(f"  bool {a.name}_needed = false;")
+            lines.append(
+                f"  for (size_t i = 0; i < {a.name}_size_; ++i) "
+                f"{a.name}_needed = {a.name}_needed || should_compute_output({a.name}_ix + i);"
+            )
+            lines.append(f"  if ({a.name}_needed) {{")
+            if formula == "not_implemented":
+                lines.append(f'    throw Error("the derivative for \'{op.name}\' is not implemented.");')
+            else:
+                lines.append(f"    std::vector<Tensor> _g = {formula};")
+                lines.append(
+                    f"    for (size_t i = 0; i < {a.name}_size_ && i < _g.size(); ++i) "
+                    f"grad_inputs[{a.name}_ix + i] = std::move(_g[i]);"
+                )
+            lines.append("  }")
+            continue
+        lines.append(f"  if (should_compute_output({a.name}_ix)) {{")
         if formula == "not_implemented":
             lines.append(f'    throw Error("the derivative for \'{op.name}\' is not implemented.");')
         else:
-            lines.append(f"    grad_inputs[{i}] = {formula};")
+            lines.append(f"    grad_inputs[{a.name}_ix] = {formula};")
         lines.append("  }")
     lines.append("  return grad_inputs;")
     lines.append("}")

@@ -57,7 +57,7 @@ def variants_of(op: Operator) -> list[Variant]:
 def cpp_arg_type(t: Type, kernel: bool = False) -> str:
     if t.base == "Tensor":
         if t.is_list:
-            return "const TensorList&"
+            return "const std::vector<std::optional<Tensor>>&" if t.elem_optional else "const TensorList&"
         if t.optional:
             return "const std::optional<Tensor>&"
         return "Tensor&" if (kernel and t.mutable) else "const Tensor&"
@@ -65,6 +65,8 @@ def cpp_arg_type(t: Type, kernel: bool = False) -> str:
         if t.is_list:
             return "std::optional<std::vector<int64_t>>" if t.optional else "IntArrayRef"
         return "std::optional<int64_t>" if t.optional else "int64_t"
+    if t.base == "float" and t.is_list:
+        return "std::optional<std::vector<double>>" if t.optional else "const std::vector<double>&"
     simple = {
         "float": "double",
         "bool": "bool",
@@ -72,6 +74,7 @@ def cpp_arg_type(t: Type, kernel: bool = False) -> str:
         "Scalar": "const Scalar&",
         "ScalarType": "ScalarType",
         "Device": "Device",
+        "Generator": "Generator",
     }
     if t.base not in simple or t.is_list:
         raise CodegenError(None, f"type {t} has no C++ mapping yet")
@@ -104,11 +107,16 @@ def cpp_default(a: Argument) -> str:
     return d
 
 
-def cpp_return_type(v: Variant) -> str:
-    rets = v.returns
+def returns_type(rets) -> str:
     if len(rets) == 1:
+        if rets[0].type.is_list:
+            return "std::vector<Tensor>"
         return "const Tensor&" if rets[0].type.mutable else "Tensor"
     return "std::tuple<" + ", ".join("Tensor" for _ in rets) + ">"
+
+
+def cpp_return_type(v: Variant) -> str:
+    return returns_type(v.returns)
 
 
 def params(args, with_defaults: bool, kernel: bool = False) -> str:
@@ -190,8 +198,7 @@ def kernel_fn_type(op: Operator) -> str:
         ps.append("Tensor&")
         ret = "Tensor&"
     else:
-        rets = op.schema.returns
-        ret = "Tensor&" if rets[0].type.mutable else "Tensor"
+        ret = returns_type(op.schema.returns).replace("const Tensor&", "Tensor&")
     return f"{ret} (*)({', '.join(ps)})"
 
 
@@ -206,17 +213,36 @@ def backend_kernels(op: Operator) -> dict[str, str]:
 _SIZE_ATTR_RE = re.compile(r"\b(\w+)\.(sizes|scalar_type|dim|numel|device)\(\)")
 
 
+def output_names(op: Operator) -> list[str]:
+    """Names formulas use for the forward outputs: `result` for a single
+    output, the declared names (or result0, result1, ...) otherwise."""
+    rets = op.schema.returns
+    if len(rets) == 1:
+        return ["result"]
+    return [r.name or f"result{i}" for i, r in enumerate(rets)]
+
+
+def differentiable_outputs(op: Operator) -> list[int]:
+    n = len(op.schema.returns)
+    flags = op.output_differentiability or tuple([True] * n)
+    return [i for i in range(n) if flags[i]]
+
+
 @dataclass
 class SavedInfo:
     tensors: list[tuple[str, bool]]  # (name, is_output)
+    tensor_lists: list[str]  # saved Tensor[] inputs
     values: list[tuple[str, str, str]]  # (field, type, init expr)
     formulas: dict[str, str]  # input -> rewritten formula
 
 
 def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
     tensor_args = {a.name for a in op.schema.arguments if a.type.is_tensor}
-    other_args = {a.name: a for a in op.schema.arguments if not a.type.is_tensor}
+    list_args = {a.name for a in op.schema.arguments if a.type.is_tensor_list}
+    other_args = {a.name: a for a in op.schema.arguments if a.type.base != "Tensor"}
+    outs = output_names(op)
     tensors: list[tuple[str, bool]] = []
+    lists: list[str] = []
     values: list[tuple[str, str, str]] = []
     formulas: dict[str, str] = {}
     attr_types = {"sizes": "std::vector<int64_t>", "scalar_type": "ScalarType", "dim": "int64_t",
@@ -229,7 +255,7 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
 
         def attr(m):
             name, what = m.group(1), m.group(2)
-            if name not in tensor_args and name != "result":
+            if name not in tensor_args and name not in outs:
                 return m.group(0)
             field = f"{name}_{what}"
             init = f"{name}.{what}()" + (".vec()" if what == "sizes" else "")
@@ -241,8 +267,12 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
         for name in sorted(tensor_args):
             if re.search(rf"\b{name}\b", f) and (name, False) not in tensors:
                 tensors.append((name, False))
-        if re.search(r"\bresult\b", f) and ("result", True) not in tensors:
-            tensors.append(("result", True))
+        for name in sorted(list_args):
+            if re.search(rf"\b{name}\b", f) and name not in lists:
+                lists.append(name)
+        for name in outs:
+            if re.search(rf"\b{name}\b", f) and (name, True) not in tensors:
+                tensors.append((name, True))
         for name, a in other_args.items():
             if re.search(rf"\b{name}\b", f):
                 init = name
@@ -252,12 +282,20 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
                 if entry not in values:
                     values.append(entry)
         formulas[d.input] = f
-    return SavedInfo(tensors=tensors, values=values, formulas=formulas)
+    return SavedInfo(tensors=tensors, tensor_lists=lists, values=values, formulas=formulas)
 
 
-def differentiable_inputs(op: Operator) -> list[str]:
+def differentiable_inputs(op: Operator) -> list[Argument]:
     names = {d.input for d in op.derivatives}
-    return [a.name for a in op.schema.arguments if a.type.is_tensor and a.name in names]
+    return [a for a in op.schema.arguments if a.type.base == "Tensor" and a.name in names]
+
+
+def _output_exprs(op: Operator, result: str) -> list[str]:
+    """C++ expressions for each forward output given the result variable."""
+    rets = op.schema.returns
+    if len(rets) == 1:
+        return [result]
+    return [f"std::get<{i}>({result})" for i in range(len(rets))]
 
 
 def definition(v: Variant) -> str:
@@ -278,7 +316,8 @@ def definition(v: Variant) -> str:
         call = kernel_call(v).replace("KERNEL", "_kernel")
 
     mutated = [a.name for a in v.args if a.type.mutable and a.type.is_tensor]
-    diff = differentiable_inputs(op) if op.derivatives else []
+    diff = [a.name for a in differentiable_inputs(op)] if op.derivatives else []
+    list_inputs = {a.name for a in differentiable_inputs(op) if a.type.is_list} if op.derivatives else set()
 
     if v.kind == "out":
         if diff:
@@ -302,14 +341,19 @@ def definition(v: Variant) -> str:
         lines.append("  if (_requires_grad) {")
         lines.append(f"    _grad_fn = std::make_shared<autograd::generated::{op.node_name}>();")
         lines.append(f"    _grad_fn->set_next_edges(autograd::collect_next_edges({ins}));")
+        for name in sorted(list_inputs):
+            lines.append(f"    _grad_fn->{name}_size_ = {name}.size();")
+        outs = output_names(op)
         for field, _, init in info.values:
-            if not field.startswith("result_"):
+            if not any(init.startswith(o + ".") for o in outs):
                 lines.append(f"    _grad_fn->{field} = {init};")
         for name, is_out in info.tensors:
             if is_out:
                 continue
             value = f"{name}.clone()" if inplace and name == mutated[0] else name
             lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({value}, false);")
+        for name in info.tensor_lists:
+            lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
         lines.append("  }")
         lines.append("  autograd::GradModeBelowAutograd _guard(_requires_grad);")
 
@@ -329,16 +373,25 @@ def definition(v: Variant) -> str:
         for m in mutated:
             lines.append(f"  {m}.unsafeGetTensorImpl()->bump_version();")
     if diff:
+        outs = output_names(op)
+        exprs = _output_exprs(op, result)
         lines.append("  if (_grad_fn) {")
+        list_return = len(op.schema.returns) == 1 and op.schema.returns[0].type.is_list
         if inplace:
             lines.append(f"    autograd::rebase_history({result}, _grad_fn);")
+        elif list_return:
+            lines.append(f"    for (const Tensor& _r : {result}) autograd::set_history(_r, _grad_fn);")
         else:
-            lines.append(f"    autograd::set_history({result}, _grad_fn);")
+            for i in differentiable_outputs(op):
+                lines.append(f"    autograd::set_history({exprs[i]}, _grad_fn);")
         for field, _, init in info.values:
-            if field.startswith("result_"):
-                lines.append(f"    _grad_fn->{field} = {init.replace('result', result, 1)};")
-        if ("result", True) in info.tensors:
-            lines.append(f"    _grad_fn->result_ = autograd::SavedVariable({result}, true);")
+            for o, e in zip(outs, exprs):
+                if init.startswith(o + "."):
+                    lines.append(f"    _grad_fn->{field} = {e}{init[len(o):]};")
+        for name, is_out in info.tensors:
+            if is_out:
+                e = exprs[outs.index(name)]
+                lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({e}, true);")
         lines.append("  }")
     lines.append(f"  return {result};")
     lines.append("}")
@@ -363,5 +416,5 @@ def native_declaration(op: Operator, kernel: str) -> str:
         ps.append("Tensor& out")
         ret = "Tensor&"
     else:
-        ret = "Tensor&" if op.schema.returns[0].type.mutable else "Tensor"
+        ret = returns_type(op.schema.returns).replace("const Tensor&", "Tensor&")
     return f"{ret} {kernel}({', '.join(ps)});"

@@ -8,7 +8,8 @@ import yaml
 
 from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
-_KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node"}
+_KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
+         "output_differentiability"}
 _BACKENDS = {"CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 
 
@@ -88,6 +89,9 @@ def load_operators(path: Path) -> list[Operator]:
                 factory=bool(e.get("factory", False)),
                 python=bool(e.get("python", True)),
                 node_name=node_name,
+                output_differentiability=tuple(bool(x) for x in e["output_differentiability"])
+                if "output_differentiability" in e
+                else None,
             )
         )
     return ops

@@ -29,13 +29,18 @@ class Type:
     list_size: int | None = None
     alias: str | None = None  # "a" in Tensor(a) / Tensor(a!)
     mutable: bool = False  # the "!" in Tensor(a!)
+    elem_optional: bool = False  # Tensor?[]: a list whose entries may be None
 
     @property
     def is_tensor(self) -> bool:
         return self.base == "Tensor" and not self.is_list
 
+    @property
+    def is_tensor_list(self) -> bool:
+        return self.base == "Tensor" and self.is_list
+
     def __str__(self) -> str:
-        s = self.base
+        s = self.base + ("?" if self.elem_optional else "")
         if self.alias:
             s += f"({self.alias}{'!' if self.mutable else ''})"
         if self.is_list:
@@ -45,14 +50,18 @@ class Type:
         return s
 
 
-_TYPE_RE = re.compile(r"^(\w+)(?:\((\w)(!?)\))?(?:\[(\d*)\])?(\?)?$")
+_TYPE_RE = re.compile(r"^(\w+)(\?)?(?:\((\w)(!?)\))?(?:\[(\d*)\])?(\?)?$")
 
 
 def parse_type(text: str, loc: Location) -> Type:
     m = _TYPE_RE.match(text)
     if not m:
         raise CodegenError(loc, f"cannot parse type {text!r}")
-    base, alias, bang, lsize, opt = m.groups()
+    base, elem_opt, alias, bang, lsize, opt = m.groups()
+    if elem_opt and lsize is None:  # "T?" : the ? marks the argument optional
+        if opt:
+            raise CodegenError(loc, f"cannot parse type {text!r}")
+        elem_opt, opt = None, elem_opt
     known = {"Tensor", "int", "float", "bool", "str", "Scalar", "ScalarType", "Device", "Generator"}
     if base not in known:
         raise CodegenError(loc, f"unknown type {base!r} (known: {', '.join(sorted(known))})")
@@ -63,6 +72,7 @@ def parse_type(text: str, loc: Location) -> Type:
         list_size=int(lsize) if lsize else None,
         alias=alias,
         mutable=bool(bang),
+        elem_optional=bool(elem_opt),
     )
 
 
@@ -192,6 +202,8 @@ class Operator:
     factory: bool
     python: bool
     node_name: str | None = field(default=None)  # set after numbering
+    # Per return: does it carry gradients (default: floating tensors do).
+    output_differentiability: tuple[bool, ...] | None = None
 
     @property
     def name(self) -> str:

@@ -19,7 +19,7 @@ class PySignature:
 
 
 def _py_type(t: Type) -> str:
-    s = t.base
+    s = t.base + ("?" if t.elem_optional else "")
     if t.is_list:
         s += f"[{t.list_size or ''}]"
     if t.optional:
@@ -73,14 +73,18 @@ def signatures(op: Operator, method: bool) -> dict[str, list[PySignature]]:
 
 def _getter(a: Argument, i: int) -> str:
     t = a.type
+    if t.base == "Tensor" and t.is_list:
+        return f"r.optional_tensorlist({i})" if t.elem_optional else f"r.tensorlist({i})"
     if t.base == "Tensor":
         return f"r.optional_tensor({i})" if t.optional else f"r.tensor({i})"
+    if t.base == "float" and t.is_list:
+        return f"r.doublelist_optional({i})" if t.optional else f"r.doublelist({i})"
     if t.base == "int":
         if t.is_list:
             return f"r.intlist_optional({i})" if t.optional else f"r.intlist({i})"
         return f"r.int64_optional({i})" if t.optional else f"r.int64({i})"
     table = {"float": "real", "bool": "boolean", "str": "string", "Scalar": "scalar",
-             "ScalarType": "scalartype", "Device": "device"}
+             "ScalarType": "scalartype", "Device": "device", "Generator": "generator"}
     g = table[t.base]
     return f"r.{g}_optional({i})" if t.optional else f"r.{g}({i})"
 
@@ -101,6 +105,16 @@ def _call(sig: PySignature, method: bool, use_out: bool) -> str:
     return f"ember::{v.name}({', '.join(exprs)})"
 
 
+def _wrap(sig: PySignature, expr: str, use_out: bool = False) -> str:
+    """Wraps a C++ result: named tuples become torch.return_types.<name>."""
+    rets = (sig.out_variant if use_out else sig.variant).returns
+    if len(rets) > 1 and all(r.name for r in rets):
+        names = ", ".join(f'"{r.name}"' for r in rets)
+        base = sig.variant.op.name
+        return f'wrap_named(return_type("{base}", {{{names}}}), {expr})'
+    return f"wrap({expr})"
+
+
 def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
     fn = f"{'method' if method else 'fn'}_{pyname}"
     texts = ",\n      ".join(f'"{s.text}"' for s in sigs)
@@ -119,14 +133,14 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
         lines.append(f"    case {i}: {{")
         if s.out_variant is not None:
             out_i = [a.name for a in s.params].index("out")
-            lines.append(f"      if (!r.is_none({out_i})) return wrap({_call(s, method, True)});")
+            lines.append(f"      if (!r.is_none({out_i})) return {_wrap(s, _call(s, method, True), True)};")
         if s.factory:
             rg = [a.name for a in s.params].index("requires_grad")
             lines.append(f"      Tensor _r = {_call(s, method, False)};")
             lines.append(f"      if (r.boolean({rg})) _r.set_requires_grad(true);")
             lines.append("      return wrap(std::move(_r));")
         else:
-            lines.append(f"      return wrap({_call(s, method, False)});")
+            lines.append(f"      return {_wrap(s, _call(s, method, False))};")
         lines.append("    }")
     lines.append("  }")
     lines.append("  Py_RETURN_NONE;")

@@ -2,6 +2,7 @@
 // Helpers the generated operator wrappers call to record the backward graph.
 
 #include <initializer_list>
+#include <optional>
 
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/GradMode.h"
@@ -9,17 +10,40 @@
 
 namespace ember::autograd {
 
+namespace detail {
+inline bool requires_grad_of(const Tensor& t) { return t.defined() && t.requires_grad(); }
+inline bool requires_grad_of(const std::optional<Tensor>& t) { return t && requires_grad_of(*t); }
+inline bool requires_grad_of(const TensorList& ts) {
+  for (const Tensor& t : ts) {
+    if (requires_grad_of(t)) return true;
+  }
+  return false;
+}
+inline void append_edges(edge_list& edges, const Tensor& t) {
+  edges.push_back(t.defined() ? gradient_edge(t) : Edge());
+}
+inline void append_edges(edge_list& edges, const std::optional<Tensor>& t) {
+  edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge());
+}
+inline void append_edges(edge_list& edges, const TensorList& ts) {
+  for (const Tensor& t : ts) append_edges(edges, t);
+}
+}  // namespace detail
+
+// True when grad mode is on and any argument (tensor, optional tensor or
+// tensor list) requires grad.
 template <typename... Ts>
 inline bool compute_requires_grad(const Ts&... ts) {
   if (!GradMode::is_enabled()) return false;
-  return (... || (ts.defined() && ts.requires_grad()));
+  return (... || detail::requires_grad_of(ts));
 }
 
+// One edge per tensor (lists contribute one per element), in order.
 template <typename... Ts>
 inline edge_list collect_next_edges(const Ts&... ts) {
   edge_list edges;
   edges.reserve(sizeof...(Ts));
-  (edges.push_back(ts.defined() ? gradient_edge(ts) : Edge()), ...);
+  (detail::append_edges(edges, ts), ...);
   return edges;
 }
 

@@ -48,4 +48,49 @@ Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
   return grad.permute(inverse);
 }
 
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor g = zeros(sizes, grad.dtype(), grad.device());
+  ember::slice(g, dim, start, end, step).copy_(grad);
+  return g;
+}
+
+Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes, ScalarType dtype) {
+  int64_t d = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  DimVector piece(sizes);
+  piece.erase(d);
+  std::vector<Tensor> parts;
+  for (const Tensor& g : grads) parts.push_back(g.defined() ? g : zeros(piece, dtype));
+  return stack(parts, d);
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim) {
+  std::vector<Tensor> out;
+  int64_t d = -1;
+  for (const Tensor& t : tensors) {
+    if (!(t.dim() == 1 && t.numel() == 0)) {
+      d = maybe_wrap_dim(dim, t.dim());
+      break;
+    }
+  }
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (d < 0 || (t.dim() == 1 && t.numel() == 0)) {
+      out.push_back(zeros(t.sizes(), grad.dtype(), grad.device()));
+      continue;
+    }
+    int64_t len = t.sizes()[d];
+    out.push_back(grad.narrow(d, offset, len));
+    offset += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, size_t n) {
+  int64_t d = maybe_wrap_dim(dim, grad.dim());
+  std::vector<Tensor> out = grad.unbind(d);
+  out.resize(n);
+  return out;
+}
+
 }  // namespace ember::autograd::generated

@@ -16,5 +16,13 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims,
                     bool keepdim);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
+// Zeros of the input's shape with grad written into the sliced region.
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
+// Stacks the outputs' gradients back along dim (undefined ones as zeros).
+Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes, ScalarType dtype);
+// Splits grad along dim into pieces the sizes of the inputs.
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim);
+std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, size_t n);
 
 }  // namespace ember::autograd::generated

@@ -1,7 +1,7 @@
 // CPU implementations of the structured elementwise ops.
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
-#include "ember/ops/native/NativeFunctions.h"
+#include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::native {
 

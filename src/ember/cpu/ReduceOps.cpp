@@ -3,7 +3,7 @@
 
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
-#include "ember/ops/native/NativeFunctions.h"
+#include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::native {
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ember/python/Exceptions.h"
+#include "ember/python/PyGenerator.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
@@ -18,6 +19,10 @@ std::string trim(const std::string& s) {
 const char* type_label(ParamType t) {
   switch (t) {
     case ParamType::Tensor: return "Tensor";
+    case ParamType::TensorList: return "tuple of Tensors";
+    case ParamType::OptTensorList: return "tuple of Tensors";
+    case ParamType::FloatList: return "tuple of floats";
+    case ParamType::Generator: return "torch.Generator";
     case ParamType::Scalar: return "Number";
     case ParamType::Int: return "int";
     case ParamType::IntList: return "tuple of ints";
@@ -50,6 +55,28 @@ bool check(const Param& p, PyObject* o) {
   switch (p.type) {
     case ParamType::Tensor:
       return is_tensor(o) || (p.allow_number && is_number(o));
+    case ParamType::TensorList:
+    case ParamType::OptTensorList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        bool ok = is_tensor(items[i]) || (p.type == ParamType::OptTensorList && items[i] == Py_None);
+        if (!ok) return false;
+      }
+      return true;
+    }
+    case ParamType::FloatList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return PyFloat_Check(o) || is_int(o);
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!PyFloat_Check(items[i]) && !is_int(items[i])) return false;
+      }
+      return true;
+    }
+    case ParamType::Generator:
+      return is_generator(o);
     case ParamType::Scalar:
       return is_number(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && unpack_tensor(o).dim() == 0);
     case ParamType::Int:
@@ -116,7 +143,15 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.optional = true;
       type.pop_back();
     }
-    if (type.rfind("int[", 0) == 0) {
+    if (type == "Tensor[]") {
+      p.type = ParamType::TensorList;
+    } else if (type == "Tensor?[]") {
+      p.type = ParamType::OptTensorList;
+    } else if (type.rfind("float[", 0) == 0) {
+      p.type = ParamType::FloatList;
+    } else if (type == "Generator") {
+      p.type = ParamType::Generator;
+    } else if (type.rfind("int[", 0) == 0) {
       p.type = ParamType::IntList;
       std::string n = type.substr(4, type.size() - 5);
       p.list_size = n.empty() ? 0 : std::stoi(n);
@@ -381,6 +416,61 @@ Device ParsedArgsBase::device(int i) { return parse_device(args_[i]); }
 std::optional<Device> ParsedArgsBase::device_optional(int i) {
   if (is_none(i)) return std::nullopt;
   return parse_device(args_[i]);
+}
+
+std::vector<Tensor> ParsedArgsBase::tensorlist(int i) {
+  std::vector<Tensor> out;
+  PyObject* o = args_[i];
+  if (!o) return out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  out.reserve(n);
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(unpack_tensor(items[k]));
+  return out;
+}
+
+std::vector<std::optional<Tensor>> ParsedArgsBase::optional_tensorlist(int i) {
+  std::vector<std::optional<Tensor>> out;
+  PyObject* o = args_[i];
+  if (!o) return out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (items[k] == Py_None) {
+      out.emplace_back(std::nullopt);
+    } else {
+      out.emplace_back(unpack_tensor(items[k]));
+    }
+  }
+  return out;
+}
+
+std::vector<double> ParsedArgsBase::doublelist(int i) {
+  std::vector<double> out;
+  PyObject* o = args_[i];
+  if (!o) return out;
+  if (!PyTuple_Check(o) && !PyList_Check(o)) return {PyFloat_AsDouble(o)};
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(PyFloat_AsDouble(items[k]));
+  return out;
+}
+
+std::optional<std::vector<double>> ParsedArgsBase::doublelist_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return doublelist(i);
+}
+
+std::optional<std::string> ParsedArgsBase::string_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return string(i);
+}
+
+Generator ParsedArgsBase::generator(int i) { return unpack_generator(args_[i]); }
+
+std::optional<Generator> ParsedArgsBase::generator_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return unpack_generator(args_[i]);
 }
 
 }  // namespace ember::python

@@ -12,12 +12,16 @@
 
 #include "ember/core/Device.h"
 #include "ember/core/DimVector.h"
+#include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/ops/Tensor.h"
 
 namespace ember::python {
 
-enum class ParamType : uint8_t { Tensor, Scalar, Int, IntList, Float, Bool, String, ScalarType, Device };
+enum class ParamType : uint8_t {
+  Tensor, TensorList, OptTensorList, Scalar, Int, IntList, Float, FloatList, Bool, String, ScalarType, Device,
+  Generator
+};
 
 struct Param {
   std::string name;
@@ -53,6 +57,13 @@ struct Signature {
 class ParsedArgsBase {
  public:
   const Tensor& tensor(int i);
+  std::vector<Tensor> tensorlist(int i);
+  std::vector<std::optional<Tensor>> optional_tensorlist(int i);
+  std::vector<double> doublelist(int i);
+  std::optional<std::vector<double>> doublelist_optional(int i);
+  std::optional<std::string> string_optional(int i);
+  Generator generator(int i);
+  std::optional<Generator> generator_optional(int i);
   std::optional<Tensor> optional_tensor(int i);
   Scalar scalar(int i);
   std::optional<Scalar> scalar_optional(int i);

@@ -12,6 +12,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyGenerator.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
@@ -84,6 +85,7 @@ void init_module(nb::module_& m) {
   init_dtype_and_device(mod);
   init_tensor_type(mod);
   init_autograd(mod);
+  init_generator(mod);
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;

@@ -37,10 +37,43 @@ PyObject* wrap(Tensor t) {
   return wrap_as(reinterpret_cast<PyTypeObject*>(g_tensor_class), std::move(t));
 }
 
-PyObject* wrap(const std::tuple<Tensor, Tensor>& t) {
-  PyObject* a = wrap(std::get<0>(t));
-  PyObject* b = wrap(std::get<1>(t));
-  return PyTuple_Pack(2, a, b);
+PyObject* wrap(const std::vector<Tensor>& ts) {
+  PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(ts.size()));
+  for (size_t i = 0; i < ts.size(); ++i) PyTuple_SET_ITEM(out, i, wrap(ts[i]));
+  return out;
+}
+
+namespace {
+// Prints as PyTorch does: "torch.return_types.max(\nvalues=...,\nindices=...)".
+PyObject* return_type_repr(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  std::string s = std::string(type->tp_name) + "(";
+  Py_ssize_t n = PyTuple_GET_SIZE(self);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* r = PyObject_Repr(PyTuple_GET_ITEM(self, i));
+    if (!r) return nullptr;
+    s += std::string("\n") + type->tp_members[i].name + "=" + PyUnicode_AsUTF8(r) + (i + 1 < n ? "," : "");
+    Py_DECREF(r);
+  }
+  return PyUnicode_FromString((s + ")").c_str());
+}
+}  // namespace
+
+PyTypeObject* return_type(const char* name, std::initializer_list<const char*> fields) {
+  static std::vector<std::pair<std::string, PyTypeObject*>> cache;
+  for (auto& [n, t] : cache) {
+    if (n == name) return t;
+  }
+  auto* members = new PyStructSequence_Field[fields.size() + 1]();
+  size_t i = 0;
+  for (const char* f : fields) members[i++] = {f, nullptr};
+  auto* full_name = new std::string(std::string("torch.return_types.") + name);
+  auto* desc = new PyStructSequence_Desc{full_name->c_str(), nullptr, members, static_cast<int>(fields.size())};
+  PyTypeObject* type = PyStructSequence_NewType(desc);
+  if (!type) throw python_error();
+  type->tp_repr = return_type_repr;
+  cache.emplace_back(name, type);
+  return type;
 }
 
 bool is_number(PyObject* obj) {

@@ -3,6 +3,10 @@
 
 #include <Python.h>
 
+#include <initializer_list>
+#include <tuple>
+#include <vector>
+
 #include "ember/ops/Tensor.h"
 #include "ember/python/Exceptions.h"
 
@@ -23,7 +27,24 @@ inline const Tensor& unpack_tensor(PyObject* obj) { return reinterpret_cast<PyTe
 
 // The Python object for t: the existing one if t already has one.
 PyObject* wrap(Tensor t);
-PyObject* wrap(const std::tuple<Tensor, Tensor>& t);
+PyObject* wrap(const std::vector<Tensor>& ts);  // a tuple
+template <typename... Ts>
+PyObject* wrap(const std::tuple<Ts...>& t) {
+  PyObject* out = PyTuple_New(sizeof...(Ts));
+  Py_ssize_t i = 0;
+  std::apply([&](const auto&... x) { (PyTuple_SET_ITEM(out, i++, wrap(x)), ...); }, t);
+  return out;
+}
+// torch.return_types.<name>: a named tuple type with the given fields (cached).
+PyTypeObject* return_type(const char* name, std::initializer_list<const char*> fields);
+template <typename... Ts>
+PyObject* wrap_named(PyTypeObject* type, const std::tuple<Ts...>& t) {
+  PyObject* out = PyStructSequence_New(type);
+  if (!out) throw python_error();
+  Py_ssize_t i = 0;
+  std::apply([&](const auto&... x) { (PyStructSequence_SET_ITEM(out, i++, wrap(x)), ...); }, t);
+  return out;
+}
 // Creates a new Python object of `type` (a TensorBase subclass) for t.
 PyObject* wrap_as(PyTypeObject* type, Tensor t);
 

@@ -1,7 +1,7 @@
 // Tensor factories and conversions (device-generic: memory comes from the
 // device's allocator, values from its fill/copy kernels).
 #include "ember/ops/Ops.h"
-#include "ember/ops/native/NativeFunctions.h"
+#include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember {
 

@@ -1,7 +1,9 @@
 // View operators: new sizes/strides over the same storage, sharing the
 // version counter so autograd sees in-place changes through any alias.
 #include "ember/ops/Ops.h"
-#include "ember/ops/native/NativeFunctions.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+#include <algorithm>
 
 namespace ember::native {
 
@@ -145,6 +147,54 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     stride[i] = self.strides()[d];
   }
   return make_view(self, size, stride, self.storage_offset());
+}
+
+}  // namespace ember::native
+
+namespace ember::native {
+
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  EMBER_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  EMBER_CHECK(step > 0, "slice step must be positive");
+  int64_t size = self.sizes()[d];
+  int64_t s = start.value_or(0), e = end.value_or(size);
+  if (s < 0) s += size;
+  if (e < 0) e += size;
+  s = std::min(std::max<int64_t>(s, 0), size);
+  e = std::min(std::max<int64_t>(e, s), size);
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes[d] = (e - s + step - 1) / step;
+  strides[d] *= step;
+  return make_view(self, sizes, strides, self.storage_offset() + s * self.strides()[d]);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[d];
+  EMBER_CHECK_TYPE(IndexError, start >= -size && start <= size, "start out of range (expected to be in range of [",
+                   -size, ", ", size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  EMBER_CHECK(start <= size - length, "start (", start, ") + length (", length, ") exceeds dimension size (", size,
+              ").");
+  return ember::slice(self, d, start, start + length, 1);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  int64_t n = self.sizes()[d];
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes.erase(d);
+  strides.erase(d);
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (int64_t i = 0; i < n; ++i) {
+    out.push_back(make_view(self, sizes, strides, self.storage_offset() + i * self.strides()[d]));
+  }
+  return out;
 }
 
 }  // namespace ember::native

@@ -1,0 +1,81 @@
+#pragma once
+// Random-number generators. The CPU generator is MT19937 seeded from the low
+// 32 bits of the seed (initial_seed() keeps all 64), as in PyTorch, so the
+// same seed gives the same stream.
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+
+#include "ember/core/Device.h"
+#include "ember/core/IntrusivePtr.h"
+
+namespace ember {
+
+// The 32-bit Mersenne Twister (Matsumoto & Nishimura), standard seeding.
+class MT19937 {
+ public:
+  static constexpr int kN = 624;
+  explicit MT19937(uint64_t seed = 5489) { seed_with(seed); }
+  void seed_with(uint64_t seed);
+  uint32_t operator()();
+  // Raw state (for get_state/set_state).
+  const uint32_t* state() const { return state_; }
+  int left() const { return left_; }
+  int next() const { return next_; }
+  void set_state(const uint32_t* s, int left, int next);
+
+ private:
+  void twist();
+  uint32_t state_[kN];
+  int left_ = 1;  // words left before the next twist
+  int next_ = 0;
+};
+
+struct EMBER_CORE_API GeneratorImpl final : RefCounted {
+  explicit GeneratorImpl(uint64_t seed = 67280421310721ULL, Device device = Device(DeviceType::CPU));
+
+  // Re-seeds; clears cached normal samples.
+  void set_current_seed(uint64_t seed);
+  uint64_t current_seed() const { return seed_; }
+  // A non-deterministic seed (from the clock and std::random_device), applied.
+  uint64_t seed();
+
+  uint32_t random() { return engine_(); }
+  uint64_t random64() {
+    uint64_t hi = engine_();
+    uint64_t lo = engine_();
+    return (hi << 32) | lo;
+  }
+
+  Device device;
+  // Box-Muller produces pairs; the second value waits here for the next call.
+  std::optional<double> next_double_normal_sample;
+  std::optional<float> next_float_normal_sample;
+  // Held by kernels while they draw, so concurrent users see whole streams.
+  std::mutex mutex;
+  MT19937& engine() { return engine_; }
+
+ private:
+  uint64_t seed_;
+  MT19937 engine_;
+};
+
+class EMBER_CORE_API Generator {
+ public:
+  Generator() = default;
+  explicit Generator(IntrusivePtr<GeneratorImpl> impl) : impl_(std::move(impl)) {}
+  bool defined() const { return static_cast<bool>(impl_); }
+  GeneratorImpl* get() const { return impl_.get(); }
+  GeneratorImpl* operator->() const { return impl_.get(); }
+
+ private:
+  IntrusivePtr<GeneratorImpl> impl_;
+};
+
+// The process-wide default CPU generator (torch.default_generator).
+EMBER_CORE_API Generator& default_cpu_generator();
+// The generator to draw from: gen if given, else the default for the device.
+EMBER_CORE_API GeneratorImpl* generator_or_default(const std::optional<Generator>& gen);
+
+}  // namespace ember
