@@ -49,6 +49,7 @@ from ember._C import (  # noqa: F401  dtypes and core types
 from ember._C import default_generator  # noqa: F401
 from ember._size import Size
 from ember._tensor import Tensor, tensor
+from ember._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ember.version import __version__  # noqa: F401
 
 # PyTorch's dtype aliases.
