@@ -323,9 +323,13 @@ def definition(v: Variant) -> str:
         if diff:
             ins = ", ".join(diff)
             lines.append(f'  autograd::check_no_grad_for_out("{op.name}", {ins});')
+        lines.append("  const bool _top = autograd::at_top_level();")
         if op.structured:
-            lines.append(f"  {call};")
-        lines.append("  out.unsafeGetTensorImpl()->bump_version();")
+            lines.append("  {")
+            lines.append("    autograd::BelowAutogradGuard _guard;")
+            lines.append(f"    {call};")
+            lines.append("  }")
+        lines.append("  if (_top) out.unsafeGetTensorImpl()->bump_version();")
         lines.append("  return out;")
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -355,23 +359,34 @@ def definition(v: Variant) -> str:
         for name in info.tensor_lists:
             lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
         lines.append("  }")
-        lines.append("  autograd::GradModeBelowAutograd _guard(_requires_grad);")
 
-    # 2. run the kernel
+    # 2. run the kernel (below autograd; see Note [Below autograd])
+    if inplace:
+        lines.append("  const bool _top = autograd::at_top_level();")
     if v.kind == "functional" and op.structured:
         lines.append("  Tensor _out;")
-        lines.append(f"  {call};")
+        lines.append("  {")
+        lines.append("    autograd::BelowAutogradGuard _guard;")
+        lines.append(f"    {call};")
+        lines.append("  }")
         result = "_out"
     elif inplace:
-        lines.append(f"  {call};")
+        lines.append("  {")
+        lines.append("    autograd::BelowAutogradGuard _guard;")
+        lines.append(f"    {call};")
+        lines.append("  }")
         result = mutated[0]
     else:
-        lines.append(f"  {cpp_return_type(v)} _result = {call};")
+        ret = cpp_return_type(v)
+        lines.append(f"  {ret} _result = [&]() -> {ret} {{")
+        lines.append("    autograd::BelowAutogradGuard _guard;")
+        lines.append(f"    return {call};")
+        lines.append("  }();")
         result = "_result"
 
     if inplace:
         for m in mutated:
-            lines.append(f"  {m}.unsafeGetTensorImpl()->bump_version();")
+            lines.append(f"  if (_top) {m}.unsafeGetTensorImpl()->bump_version();")
     if diff:
         outs = output_names(op)
         exprs = _output_exprs(op, result)

@@ -367,7 +367,7 @@ PyObject* m_retain_grad(PyObject* self, PyObject*) {
   // Store the gradient arriving at this output into .grad without keeping t alive.
   m->self_slot = std::make_shared<TensorImpl*>(t.unsafeGetTensorImpl());
   std::shared_ptr<TensorImpl*> slot = m->self_slot;
-  m->grad_fn->add_tensor_pre_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
+  m->grad_fn->add_retains_grad_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
     if (!*slot) return Tensor();
     Tensor target{IntrusivePtr<TensorImpl>(*slot)};
     Tensor& g = target.mutable_grad();
@@ -408,6 +408,7 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
     PyGILState_Release(s);
   });
   autograd::TensorHook cpp_hook = [fn](const Tensor& grad) -> Tensor {
+    GilGuard gil;
     PyObject* g = wrap(grad);
     PyObject* r = PyObject_CallOneArg(fn.get(), g);
     Py_DECREF(g);
