@@ -37,6 +37,24 @@ const char* type_label(ParamType t) {
 
 bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
 
+// "(Tensor input, *, Number alpha = 1)": a signature as PyTorch's messages show it.
+std::string display(const Signature& s) {
+  std::string out = "(";
+  bool star = false;
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    const Param& p = s.params[i];
+    if (i) out += ", ";
+    if (p.kwarg_only && !star) {
+      out += "*, ";
+      star = true;
+    }
+    out += std::string(type_label(p.type)) + " " + p.name;
+    size_t eq = p.text.find('=');
+    if (eq != std::string::npos) out += " = " + trim(p.text.substr(eq + 1));
+  }
+  return out + ")";
+}
+
 bool is_int_sequence(PyObject* o) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -276,10 +294,7 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     }
   }
   for (size_t i = 0; i < np; ++i) {
-    if (!out[i] && !params[i].has_default && !params[i].optional) {
-      if (raise) throw TypeError(str_cat(name, "() missing 1 required positional arguments: \"", params[i].name, "\""));
-      return false;
-    }
+    if (!out[i] && !params[i].has_default && !params[i].optional) return false;
   }
   return true;
 }
@@ -305,9 +320,12 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   }
   got += ")";
   std::string msg = str_cat(sigs_[0].name, "() received an invalid combination of arguments - got ", got,
-                            ", but expected one of:\n");
-  for (const Signature& s : sigs_) {
-    msg += " * (" + s.text.substr(s.name.size() + 1, s.text.size() - s.name.size() - 2) + ")\n";
+                            ", but expected ");
+  if (sigs_.size() == 1) {
+    msg += display(sigs_[0]);
+  } else {
+    msg += "one of:\n";
+    for (const Signature& s : sigs_) msg += " * " + display(s) + "\n";
   }
   (void)is_method_;
   throw TypeError(msg);
