@@ -168,3 +168,14 @@ def test_missing_compiler_fails_fast_with_one_line(tmp_path):
     first = r.stderr.splitlines()[0]
     assert first == ("ember: no C++ compiler: CXX is set to '/nonexistent/g++', which does not exist "
                      "(fix: install g++ or point CXX at a C++ compiler)"), r.stderr
+
+
+def test_generated_stub_is_valid_python():
+    import ast
+
+    stub = PKG / "_C.pyi"
+    tree = ast.parse(stub.read_text())
+    names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert {"add", "sum", "zeros", "cat"} <= names
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    assert {"add", "add_", "sum", "view"} <= {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
