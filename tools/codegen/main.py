@@ -33,7 +33,8 @@ class Writer:
     def write(self, rel: str, text: str) -> None:
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = HEADER + text
+        header = HEADER.replace("//", "#") if rel.endswith((".py", ".pyi")) else HEADER
+        text = header + text
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             self.changed += 1
@@ -147,7 +148,7 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
         + "\n".join(indent(m) for m in pyi_methods)
         + "\n"
     )
-    w.write("python/_C.pyi", pyi.replace("//", "#", 1) if False else pyi)
+    w.write("python/_C.pyi", pyi)
 
 
 def main(argv: list[str] | None = None) -> int:

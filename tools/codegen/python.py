@@ -161,10 +161,10 @@ def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:
             parts.append("*")
             star = True
         t = _PYI_TYPES[a.type.base]
-        if a.type.base == "Tensor" and not a.type.optional:
+        if a.type.base == "Tensor" and not a.type.optional and not a.type.is_list and a.name not in ("input", "self"):
             t = "Tensor | Number"
         if a.type.is_list:
-            t = f"Sequence[{t}] | {t}"
+            t = f"Sequence[{t}]" if a.type.base == "Tensor" else f"Sequence[{t}] | {t}"
         if a.type.optional:
             t += " | None"
         d = "" if a.default is None else " = ..."
