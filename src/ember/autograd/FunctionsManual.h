@@ -26,3 +26,5 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<T
 std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, size_t n);
 
 }  // namespace ember::autograd::generated
+
+#include "ember/autograd/FunctionsManualReduce.h"
