@@ -236,7 +236,7 @@ def test_result_dtypes(dname):
 # ---- out= ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("out_dtype", ["float32", "float64", "int64", "int32", "bool"])
+@pytest.mark.parametrize("out_dtype", ["float32", "float64", "float16", "int64", "int32", "bool"])
 def test_out_argument(out_dtype):
     e, t = pair([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], "float32")
     ed, td = dtypes(out_dtype)
@@ -251,13 +251,18 @@ def test_out_argument(out_dtype):
         lambda lib, x, o: lib.cumsum(x, 1, out=o),
         lambda lib, x, o: lib.var(x, 1, out=o),
         lambda lib, x, o: lib.max(x, out=o),
+        lambda lib, x, o: lib.linalg.vector_norm(x, out=o),
+        lambda lib, x, o: lib._softmax(x, 1, False, out=o),
+        lambda lib, x, o: lib.nansum(x, out=o),
+        lambda lib, x, o: lib.std(x, 0, out=o),
     ]
     for case in cases:
         oe, ot = ember.empty(0, dtype=ed), torch.empty(0, dtype=td)
         got, want = run_both(lambda: case(ember, e, oe), lambda: case(torch, t, ot))
         if want is not None:
             assert got is oe
-            same(oe, ot, out_dtype)
+            # float32 inputs: float32 accuracy even when written to a float64 out.
+            same(oe, ot, "float32" if out_dtype == "float64" else out_dtype)
 
 
 # ---- errors and empty inputs ------------------------------------------------------------------------
@@ -272,7 +277,6 @@ def test_empty_and_error_messages():
                 same(got, want, "float32")
     msgs = [
         (lambda lib: lib.tensor([]).max(), "max(): Expected reduction dim to be specified for input.numel() == 0."),
-        (lambda lib: lib.ones(0, 3).amax(0), "amax(): Expected reduction dim 0 to have non-zero size."),
         (lambda lib: lib.tensor([1, 2]).mean(), "mean(): could not infer output dtype. Input dtype must be either a "
                                                "floating point or complex dtype. Got: Long"),
         (lambda lib: lib.ones(2).mean(dtype=lib.int32), "Optional dtype must be either a floating point or complex "
@@ -294,7 +298,7 @@ def test_empty_and_error_messages():
         assert msg in str(te.value)
         assert str(ee.value) == str(te.value)
     for f in (lambda lib: lib.ones(2).sum(1), lambda lib: lib.ones(2).max(-2), lambda lib: lib.ones(0, 2).argmax(0),
-              lambda lib: lib.ones(0).argmax()):
+              lambda lib: lib.ones(0).argmax(), lambda lib: lib.ones(0, 3).amax(0)):
         with pytest.raises(IndexError) as te:
             f(torch)
         with pytest.raises(IndexError) as ee:
@@ -348,7 +352,8 @@ def test_large_layouts(shape, dims):
         same(x.amax(() if dims is None else dims), y.amax(() if dims is None else dims), "float32")
         same(x.var(dims), y.var(dims), "float32", loose=True)
         same(x.norm(dim=dims), y.norm(dim=dims), "float32", loose=True)
-        same(x.logsumexp(() if dims is None else dims), y.logsumexp(() if dims is None else dims), "float32", True)
+        lse_dims = tuple(range(len(shape))) if dims is None else dims
+        same(x.logsumexp(lse_dims), y.logsumexp(lse_dims), "float32", True)
         if isinstance(dims, int):
             same(x.max(dims), y.max(dims), "float32")
             same(x.argmin(dims), y.argmin(dims), "int64")
@@ -426,7 +431,10 @@ def test_norm_gradients(ord_):
     same(ye.detach(), yt.detach(), "float64")
     ye.sum().backward()
     yt.sum().backward()
-    same(e.grad, t.grad, "float64")
+    if t.grad is None:
+        assert e.grad is None
+    else:
+        same(e.grad, t.grad, "float64")
 
 
 def test_prod_and_cumprod_gradients_with_zeros():

@@ -233,7 +233,7 @@ Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const
   const ScalarType dtype = self.dtype();
   Tensor g = restore_reduced_dims(grad, sizes, dims, keepdim);
   Tensor nrm = restore_reduced_dims(result, sizes, dims, keepdim);
-  if (p == 0) return zeros(sizes, dtype, self.device());
+  if (p == 0) return Tensor();  // no gradient flows, as in PyTorch
   if (p == 1) return map3(sizes, dtype, g, self, self, [](double gv, double x, double) { return sgn(x) * gv; });
   if (p == 2) {
     return map3(sizes, dtype, g, self, nrm, [](double gv, double x, double nv) { return nv == 0 ? 0.0 : x * (gv / nv); });

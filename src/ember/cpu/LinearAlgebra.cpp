@@ -12,6 +12,7 @@
 
 #include "ember/autograd/Autograd.h"
 #include "ember/cpu/Blas.h"
+#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -25,27 +26,6 @@ EMBER_DEFINE_DISPATCH(GemmFn, gemm_stub);
 namespace ember::native {
 
 namespace {
-
-const char* cpp_type(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Bool: return "bool";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    default: return "undefined";
-  }
-}
-
-std::string type_word(ScalarType t) {
-  std::string s(legacy_type_name(t));
-  return s.substr(0, s.size() - 6);
-}
 
 bool use_blas(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 
@@ -156,6 +136,7 @@ Tensor& deliver(Tensor& out, const Tensor& result) {
     out = result;
     return out;
   }
+  check_out_dtype(out, result.dtype());
   if (!out.is_same(result)) {
     resize_output(out, result.sizes());
     out.copy_(result);
@@ -357,7 +338,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   EMBER_CHECK(self.sizes()[1] == mat2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", self.sizes()[0], "x",
               self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
   EMBER_CHECK(self.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
-              cpp_type(self.dtype()), " != ", cpp_type(mat2.dtype()));
+              cpp_type_name(self.dtype()), " != ", cpp_type_name(mat2.dtype()));
   check_not_bool(self.dtype(), "addmm_impl_cpu_");
   return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
@@ -366,7 +347,7 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
                   Tensor& out) {
   check_mm_args(mat1, mat2, "mat1");
   EMBER_CHECK(mat1.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
-              cpp_type(mat1.dtype()), " != ", cpp_type(mat2.dtype()));
+              cpp_type_name(mat1.dtype()), " != ", cpp_type_name(mat2.dtype()));
   EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ", type_word(self.dtype()),
               " and ", type_word(mat2.dtype()));
   check_not_bool(self.dtype(), "addmm_impl_cpu_");

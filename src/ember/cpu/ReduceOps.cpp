@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -24,29 +25,6 @@ namespace {
 using cpu::ReduceOp;
 using cpu::ReducePlan;
 using DimList = std::optional<std::vector<int64_t>>;
-
-// "Long", "Float": the type word of PyTorch's messages.
-std::string type_word(ScalarType t) {
-  std::string s(legacy_type_name(t));
-  return s.substr(0, s.size() - 6);
-}
-
-// The C++ element type name PyTorch prints in out= dtype errors.
-const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Bool: return "bool";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    default: return "undefined";
-  }
-}
 
 bool is_integral_or_bool(ScalarType t) { return is_integral_type(t, /*include_bool=*/true); }
 
@@ -169,11 +147,6 @@ Tensor& deliver(Tensor& out, const Tensor& result) {
   return out;
 }
 
-void check_out_dtype(const Tensor& out, ScalarType want) {
-  EMBER_CHECK(!out.defined() || out.dtype() == want, "Expected out tensor to have dtype ", cpp_type_name(want),
-              ", but got ", cpp_type_name(out.dtype()), " instead");
-}
-
 // Sum-like result dtype: integers (and bool) accumulate into int64.
 ScalarType sum_like_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
   if (dtype) return *dtype;
@@ -209,6 +182,7 @@ Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::opt
     if (dtype) check_out_dtype(out, *dtype);
     EMBER_CHECK(is_floating_type(out.dtype()), "result type ", type_word(rtype),
                 " can't be cast to the desired output type ", type_word(out.dtype()));
+    rtype = out.dtype();
   }
   std::vector<bool> mask = make_mask(self, dim);
   return sum_like(self, mask, keepdim, rtype, ReduceOp::Sum, /*mean=*/true, out);
@@ -227,11 +201,19 @@ void check_nonempty_dims(const char* name, const Tensor& self, const std::vector
   }
 }
 
-Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bool keepdim, bool is_max, Tensor& out) {
+Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bool keepdim, bool is_max, Tensor& out,
+                      bool out_may_cast = false) {
   DimList dl = dims.vec();
   std::vector<bool> mask = make_mask(self, dl);
   check_nonempty_dims(name, self, mask, !dims.empty());
-  EMBER_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
+  if (out_may_cast && out.defined()) {
+    const bool can_cast = !(is_floating_type(self.dtype()) && !is_floating_type(out.dtype())) &&
+                          !(self.dtype() != ScalarType::Bool && out.dtype() == ScalarType::Bool);
+    EMBER_CHECK(can_cast, "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to "
+                          "be true, but got false.  (Could this error message be improved?  If so, please report an "
+                          "enhancement request to PyTorch.)");
+  }
+  EMBER_CHECK(out_may_cast || !out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
               type_word(self.dtype()), " for input's dtype and ", type_word(out.dtype()), " for out's dtype.");
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
@@ -297,6 +279,12 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
   return {result, mean};
 }
 
+void check_var_out(const Tensor& self, const Tensor& out) {
+  check_var_dtype(self);
+  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()), "result type ", type_word(self.dtype()),
+              " can't be cast to the desired output type ", type_word(out.dtype()));
+}
+
 std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t(unbiased ? 1 : 0)); }
 
 Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty_reduces_all, bool is_all,
@@ -345,7 +333,11 @@ Tensor& sum_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out
 Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
                    std::optional<ScalarType> dtype, Tensor& out) {
   std::vector<bool> mask = make_mask(self, dim);
-  return sum_like(self, mask, keepdim, sum_like_dtype(self, dtype, out), ReduceOp::NanSum, false, out);
+  const ScalarType rtype = sum_like_dtype(self, dtype, out);
+  if (is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
+    throw NotImplementedError(str_cat("\"nansum_cpu\" not implemented for '", type_word(rtype), "'"));
+  }
+  return sum_like(self, mask, keepdim, rtype, ReduceOp::NanSum, false, out);
 }
 
 Tensor& mean_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
@@ -369,9 +361,9 @@ Tensor& prod_dim_out(const Tensor& self, int64_t dim, bool keepdim, std::optiona
 
 // ---- max, min, amax, amin, argmax, argmin -----------------------------------------------
 
-Tensor& max_all_out(const Tensor& self, Tensor& out) { return minmax_values("max", self, {}, false, true, out); }
+Tensor& max_all_out(const Tensor& self, Tensor& out) { return minmax_values("max", self, {}, false, true, out, true); }
 
-Tensor& min_all_out(const Tensor& self, Tensor& out) { return minmax_values("min", self, {}, false, false, out); }
+Tensor& min_all_out(const Tensor& self, Tensor& out) { return minmax_values("min", self, {}, false, false, out, true); }
 
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
   return minmax_dim("max", self, dim, keepdim, true);
@@ -401,12 +393,16 @@ Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 
 Tensor& var_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
-  return deliver(out, std::get<0>(var_impl(self, dim, correction, keepdim, false, false)));
+  check_var_out(self, out);
+  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, false, false)));
 }
 
 Tensor& std_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
-  return deliver(out, std::get<0>(var_impl(self, dim, correction, keepdim, true, false)));
+  check_var_out(self, out);
+  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, true, false)));
 }
 
 Tensor var_dim(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool unbiased, bool keepdim) {
@@ -466,6 +462,7 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
                 ") should be convertible without narrowing to the specified dtype (", type_word(*dtype), ")");
     in = self.to(*dtype);
   }
+  check_out_dtype(out, in.dtype());
   const double p = ord.to_double();
   std::vector<bool> mask = make_mask(self, dim);
   if (p < 0 || std::isinf(p)) {
@@ -485,7 +482,15 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
 }
 
 Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  Tensor in = is_floating_type(self.dtype()) ? self : self.to(get_default_dtype());
+  // An empty dim list reduces everything but, as in PyTorch, only keepdim=True
+  // (or a 0-dim or empty input) gets a result of the right shape.
+  EMBER_CHECK(!dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0, "output with shape [] doesn't match the broadcast shape ",
+              shape_string(DimVector(self.dim(), 1)));
+  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()),
+              "logsumexp(): Expected floating point type for result tensor, but got: ", type_word(out.dtype()));
+  const ScalarType rtype = out.defined() ? out.dtype()
+                                         : (is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype());
+  Tensor in = self.to(rtype);
   std::vector<bool> mask = make_mask(self, dim.vec());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
   ReducePlan p = make_plan(in, mask, result);

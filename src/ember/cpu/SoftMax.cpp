@@ -1,5 +1,6 @@
 // softmax and log_softmax: argument checks and the [outer, n, inner] view
 // the kernels take (cpu/kernels/SoftMaxKernel.cpp).
+#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -26,6 +27,7 @@ Tensor& softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, boo
   EMBER_CHECK(!half_to_float, log ? "log_softmax" : "softmax",
               " with half to float conversion is not supported on CPU");
   const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_out_dtype(out, self.dtype());
   Tensor in = self.contiguous();
   const bool direct = !out.defined();
   Tensor result = direct ? ember::empty(self.sizes(), self.dtype(), self.device()) : out;
@@ -39,9 +41,6 @@ Tensor& softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, boo
     int64_t outer, n, inner;
     split_dims(in, d, outer, n, inner);
     cpu::softmax_stub(in, result, outer, n, inner, log);
-  } else if (!is_floating_type(self.dtype())) {
-    throw NotImplementedError(str_cat("\"", log ? "log_softmax" : "softmax", "_lastdim_kernel_impl\" not implemented for '",
-                                      scalar_type_name(self.dtype()), "'"));
   }
   if (direct) {
     out = result;
