@@ -69,7 +69,8 @@ for _name in dir(_C._VariableFunctions):
         globals()[_name] = getattr(_C._VariableFunctions, _name)
 del _name
 
-from ember import autograd, cuda, nn, optim, utils  # noqa: E402
+from ember import autograd, cuda, linalg, nn, optim, utils  # noqa: E402
+from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
 from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402

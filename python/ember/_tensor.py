@@ -39,6 +39,12 @@ class Tensor(_C.TensorBase):
     def T(self):  # noqa: N802
         return self.permute(*reversed(range(self.dim())))
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See ember.norm."""
+        import ember
+
+        return ember.norm(self, p, dim, keepdim, dtype=dtype)
+
     def type(self, dtype=None):
         if dtype is None:
             return "torch." + _LEGACY[self.dtype]

@@ -84,7 +84,7 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
         '#include "ember/ops/generated/NativeFunctions.h"\n\n'
     )
     for i, body in enumerate(shards):
-        tables_part = [b for b in body if b.startswith(("Tensor& (*", "Tensor (*"))]
+        tables_part = [b for b in body if "_kernels[kNumDeviceTypes])(" in b.split("\n", 1)[0]]
         rest = [b for b in body if b not in tables_part]
         text = prelude
         if tables_part:

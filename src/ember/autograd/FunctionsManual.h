@@ -28,3 +28,5 @@ Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& t
 std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, size_t n);
 
 }  // namespace ember::autograd::generated
+
+#include "ember/autograd/FunctionsManualReduce.h"

@@ -495,6 +495,7 @@ bool operand(PyObject* o, Tensor& out) {
 EMBER_BINARY_SLOT(nb_add, ember::add(x, y))
 EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
 EMBER_BINARY_SLOT(nb_mul, ember::mul(x, y))
+EMBER_BINARY_SLOT(nb_matmul, ember::matmul(x, y))
 #undef EMBER_BINARY_SLOT
 
 #define EMBER_INPLACE_SLOT(slot, method)                 \
@@ -559,6 +560,7 @@ void init_tensor_type(PyObject* module) {
   tensor_as_number.nb_add = nb_add;
   tensor_as_number.nb_subtract = nb_sub;
   tensor_as_number.nb_multiply = nb_mul;
+  tensor_as_number.nb_matrix_multiply = nb_matmul;
   tensor_as_number.nb_inplace_add = nb_iadd;
   tensor_as_number.nb_inplace_subtract = nb_isub;
   tensor_as_number.nb_inplace_multiply = nb_imul;
