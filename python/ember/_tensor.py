@@ -224,15 +224,37 @@ def _numpy_compatible(arr):
 
 def _from_ndarray(arr, dtype, copy):
     """A tensor for an ndarray: a copy with the array's strides (tensor()), or
-    the array's memory itself when possible (as_tensor())."""
+    the array's memory itself when possible (as_tensor()). Arrays from_numpy
+    rejects (negative strides, ...) raise as in PyTorch."""
     import numpy as np
 
     if isinstance(arr, np.generic):
         arr = np.asarray(arr)
-    t = _C.from_numpy(_numpy_compatible(arr) if copy else arr)
+    t = _C.from_numpy(arr)
     if dtype is not None and dtype != t.dtype:
         return t.to(dtype)
-    return t.clone() if copy else t
+    return _clone_preserving_strides(t) if copy else t
+
+
+def _clone_preserving_strides(t):
+    """A copy with t's strides when t is dense and non-overlapping (as
+    PyTorch's preserve_format), else a contiguous copy."""
+    import ember
+
+    if t.is_contiguous() or t.dim() < 2:
+        return t.clone()
+    perm = sorted(range(t.dim()), key=lambda d: -t.stride(d))
+    expected = 1
+    for d in reversed(perm):
+        if t.size(d) != 1 and t.stride(d) != expected:
+            return t.contiguous()
+        expected *= t.size(d)
+    inverse = [0] * t.dim()
+    for i, d in enumerate(perm):
+        inverse[d] = i
+    out = ember.empty([t.size(d) for d in perm], dtype=t.dtype).permute(*inverse)
+    out.copy_(t)
+    return out
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):

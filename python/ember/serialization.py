@@ -19,8 +19,9 @@ here. See Note [Checkpoint format] and Note [Pickled names].
 # Each entry's data starts at a multiple of 64 bytes: the local header carries
 # an extra field "FB" of 'Z' bytes as padding. Local headers have general
 # purpose flags 0x0808 (UTF-8 names, sizes in a data descriptor after the
-# data), zero CRC/sizes/time; a zip64 end-of-directory record is always
-# written. This is the layout of PyTorch's writer, byte for byte.
+# data), zero CRC/sizes/time; empty records have flags 0x0800 and no
+# descriptor; a zip64 end-of-directory record is always written. This is the
+# layout of PyTorch's writer (miniz), byte for byte.
 #
 # Inside data.pkl a storage is a persistent id
 #   ('storage', torch.FloatStorage, '<key>', 'cpu', <numel>)
@@ -42,6 +43,7 @@ here. See Note [Checkpoint format] and Note [Pickled names].
 
 from __future__ import annotations
 
+import _compat_pickle
 import io
 import os
 import pickle
@@ -251,12 +253,15 @@ class _ZipWriter:
         start = offset + 30 + len(full) + len(zip64) + 4
         pad = (-start) % _STORAGE_ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
-        header = struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, 0x0808, 0, 0, 0, 0, 0, 0, len(full), len(extra))
+        flags = 0x0808 if size else 0x0800
+        header = struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
         self._write(header + full + extra)
         if size:
             self._write(view)
         crc = zlib.crc32(view) & 0xFFFFFFFF
-        if size >= _ZIP64_LIMIT or offset >= _ZIP64_LIMIT:
+        if not size:
+            pass  # an empty record has no data descriptor (and flags 0x0800 in the directory)
+        elif size >= _ZIP64_LIMIT or offset >= _ZIP64_LIMIT:
             self._write(struct.pack("<IIQQ", 0x08074B50, crc, size, size))
         else:
             self._write(struct.pack("<IIII", 0x08074B50, crc, size, size))
@@ -279,7 +284,8 @@ class _ZipWriter:
             self._write(
                 struct.pack(
                     "<IHHHHHHIIIHHHHHII",
-                    0x02014B50, 0, 0, 0x0808, 0, 0, 0, crc, csize, usize, len(full), len(extra), 0, 0, 0, 0, hoff,
+                    0x02014B50, 0, 0, 0x0808 if size else 0x0800, 0, 0, 0, crc, csize, usize, len(full), len(extra),
+                    0, 0, 0, 0, hoff,
                 )
                 + full
                 + extra
@@ -495,6 +501,11 @@ class _Unpickler(pickle.Unpickler):
         return self._persistent_load(pid)
 
     def find_class(self, module, name):
+        # Python 2 names that protocol-2 pickles carry (__builtin__.set, ...)
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         full = f"{module}.{name}"
         safe = _safe_table().get(full)
         if safe is not None:
@@ -659,6 +670,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 
 def _load_stream(stream, path, map_location, weights_only, use_mmap, pickle_load_args):
+    if not (hasattr(stream, "seekable") and hasattr(stream, "readinto")):
+        stream = io.BytesIO(stream.read())  # a minimal file-like object (read/seek/tell)
     start = stream.tell()
     if not zipfile.is_zipfile(stream):
         stream.seek(start)
