@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import operator
 import warnings
 
 import ember
@@ -50,16 +51,18 @@ class IterableDataset(Dataset):
 
 
 def _index_first_dim(t, index):
-    """t[index] for an int index (a view, as PyTorch's basic indexing)."""
-    if type(index) is int or type(index).__name__ in ("int64", "int32"):
-        index = int(index)
-        n = t.size(0)
-        if index < -n or index >= n:
-            raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
-        if index < 0:
-            index += n
-        return t.as_strided(t.shape[1:], t.stride()[1:], t.storage_offset() + index * t.stride(0))
-    return t[index]
+    """t[index]; for an int index a view of one row (PyTorch's basic indexing),
+    also where Tensor.__getitem__ is not available."""
+    getitem = getattr(type(t), "__getitem__", None)
+    if getitem is not None:
+        return getitem(t, index)
+    i = operator.index(index)
+    n = t.size(0)
+    if i < -n or i >= n:
+        raise IndexError(f"index {i} is out of bounds for dimension 0 with size {n}")
+    if i < 0:
+        i += n
+    return ember.unbind(t.narrow(0, i, 1))[0]
 
 
 class TensorDataset(Dataset):

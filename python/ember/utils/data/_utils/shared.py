@@ -27,6 +27,12 @@ _MAX_FDS = 250  # per SCM_RIGHTS message (the kernel accepts 253)
 _FD_SPACE = socket.CMSG_SPACE(_MAX_FDS * array.array("i").itemsize)
 
 
+_DTYPE_NAMES = {
+    getattr(ember, n): n
+    for n in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+}
+
+
 class _SharedBlock:
     __slots__ = ("fd", "nbytes")
 
@@ -35,8 +41,8 @@ class _SharedBlock:
         self.nbytes = nbytes
 
 
-def _rebuild_tensor(block, dtype, offset, size, stride, requires_grad):
-    t = _C._tensor_on_storage(block, dtype, offset, size, stride)
+def _rebuild_tensor(block, dtype_name, offset, size, stride, requires_grad):
+    t = _C._tensor_on_storage(block, getattr(ember, dtype_name), offset, size, stride)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -79,7 +85,9 @@ def _reduce_tensor(t):
     nbytes = _C._storage_info(t)[2]
     return (
         _rebuild_tensor,
-        (_SharedBlock(fd, nbytes), t.dtype, t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad),
+        # the dtype by name: pickling dtype objects searches every module for them
+        (_SharedBlock(fd, nbytes), _DTYPE_NAMES[t.dtype], t.storage_offset(), tuple(t.shape), t.stride(),
+         t.requires_grad),
     )
 
 
