@@ -318,10 +318,15 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
          _disable_byteorder_record=False):
     """Saves obj to f (a path or a writable binary file object) in PyTorch's
     zip checkpoint format (Note [Checkpoint format])."""
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("ember.save writes only the zip format (_use_new_zipfile_serialization=True)")
     if pickle_module is not pickle:
         raise NotImplementedError("ember.save supports only the standard pickle module")
+    if not _use_new_zipfile_serialization:
+        if isinstance(f, (str, os.PathLike)):
+            with open(f, "wb") as stream:
+                _legacy_save(obj, stream, pickle_protocol)
+        else:
+            _legacy_save(obj, f, pickle_protocol)
+        return
     buf = io.BytesIO()
     pickler = _CheckpointPickler(buf, pickle_protocol)
     pickler.dump(obj)
@@ -336,6 +341,64 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
         _write_archive(f, _archive_name(f), buf, storages, _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
+
+
+# Note [Legacy format]
+# Before the zip format (torch.save(..., _use_new_zipfile_serialization=False),
+# and files from PyTorch < 1.6): a stream of pickles - the magic number, the
+# protocol version 1001, a dict of system facts, the object (persistent ids
+# ('storage', torch.FloatStorage, '<key>', 'cpu', numel, None), the key being
+# the storage's address as a string), the sorted list of keys - then for each
+# key the element count (int64, little endian) and the raw bytes.
+
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+_LEGACY_PROTOCOL = 1001
+
+
+class _LegacyPickler(_CheckpointPickler):
+    def _storage_ref(self, t):
+        ident, data_ptr, nbytes, device = _C._storage_info(t)
+        if data_ptr != 0:
+            seen = self._storage_dtypes.setdefault(data_ptr, t.dtype)
+            if seen != t.dtype:
+                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
+        key = str(ident)
+        if key not in self.storages:
+            self.storages[key] = (t, nbytes)
+        if device == "cpu":
+            device = "cpu"
+        return _StorageRef(t.dtype, key, device, nbytes // t.dtype.itemsize)
+
+    def persistent_id(self, obj):
+        if type(obj) is _StorageRef:
+            return ("storage", _STORAGE_GLOBALS[obj.dtype], str(obj.key), obj.location, obj.numel, None)
+        return None
+
+
+def _legacy_save(obj, stream, protocol):
+    sys_info = {
+        "protocol_version": _LEGACY_PROTOCOL,
+        "little_endian": sys.byteorder == "little",
+        "type_sizes": {"short": 2, "int": 4, "long": 4},
+    }
+    pickle.dump(_LEGACY_MAGIC, stream, protocol=protocol)
+    pickle.dump(_LEGACY_PROTOCOL, stream, protocol=protocol)
+    pickle.dump(sys_info, stream, protocol=protocol)
+    pickler = _LegacyPickler(stream, protocol)
+    pickler.dump(obj)
+    storages = pickler.storages
+    del pickler
+    keys = sorted(storages)
+    pickle.dump(keys, stream, protocol=protocol)
+    for key in keys:
+        t, nbytes = storages[key]
+        if t.device.type != "cpu":
+            t = t.detach().to("cpu")
+        stream.write(struct.pack("<q", nbytes // t.dtype.itemsize))
+        if nbytes:
+            stream.write(_C._storage_bytes(t).numpy())
+    if hasattr(stream, "flush"):
+        stream.flush()
 
 
 def _write_archive(stream, prefix, pickled, storages, disable_byteorder):
@@ -682,9 +745,12 @@ def _load_stream(stream, path, map_location, weights_only, use_mmap, pickle_load
                 f"mmap can only be used with files saved with `torch.save({path}, _use_new_zipfile_serialization=True), "
                 "please torch.save your checkpoint with this option in order to use mmap."
             )
-        if head[:1] == b"\x80":
-            raise NotImplementedError("ember.load does not read PyTorch's legacy (pre-1.6, non-zip) checkpoint format")
-        raise pickle.UnpicklingError(f"invalid load key, {head[:1]!r}.")
+        if weights_only:
+            try:
+                return _legacy_load(stream, map_location, True, pickle_load_args)
+            except pickle.UnpicklingError as e:
+                raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
+        return _legacy_load(stream, map_location, False, pickle_load_args)
     stream.seek(start)
     mapped = None
     if use_mmap:
@@ -743,6 +809,67 @@ def _load_archive(reader, map_location, weights_only, pickle_load_args):
     unpickler = _Unpickler(data, persistent_load, weights_only, **pickle_load_args)
     result = unpickler.load()
     return result
+
+
+def _legacy_load(stream, map_location, weights_only, pickle_load_args):
+    """Reads Note [Legacy format]."""
+    restore = _restore_location(map_location)
+
+    def small_pickle():
+        return _Unpickler(stream, _no_persistent_ids, weights_only, **pickle_load_args).load()
+
+    magic = small_pickle()
+    if magic != _LEGACY_MAGIC:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    version = small_pickle()
+    if version != _LEGACY_PROTOCOL:
+        raise RuntimeError(f"Invalid protocol version: {version}")
+    sys_info = small_pickle()
+    swap = not sys_info.get("little_endian", True)
+    storages = {}  # key -> (UntypedStorage, dtype); filled after the object is built
+
+    def persistent_load(pid):
+        typename = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
+        if typename == "module" and not weights_only:
+            return pid[1]  # a module class saved with its source
+        if typename != "storage":
+            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {typename}")
+        storage_type, key, location, numel, view_metadata = pid[1:]
+        location = location.decode("ascii") if isinstance(location, bytes) else location
+        dtype = ember.uint8 if storage_type is UntypedStorage else storage_type.dtype
+        if key not in storages:
+            storage = UntypedStorage(numel * dtype.itemsize)
+            if restore(storage, location) is not storage:
+                raise NotImplementedError("ember.load: legacy-format checkpoints load only to the CPU")
+            storages[key] = (storage, dtype)
+        storage, dtype = storages[key]
+        if view_metadata is not None:
+            view_key, offset, view_size = view_metadata
+            raise NotImplementedError("ember.load: storage views of the pre-1.0 legacy format are not supported")
+        return TypedStorage(wrap_storage=storage, dtype=dtype)
+
+    result = _Unpickler(stream, persistent_load, weights_only, **pickle_load_args).load()
+    keys = small_pickle()
+    for key in keys:
+        storage, dtype = storages[key]
+        (numel,) = struct.unpack("<q", stream.read(8))
+        if numel * dtype.itemsize != storage.nbytes():
+            raise RuntimeError(f"storage {key}: the file holds {numel} elements, the checkpoint names {len(storage) // dtype.itemsize}")
+        if numel:
+            target = memoryview(storage._bytes.numpy())
+            got = 0
+            while got < len(target):
+                n = stream.readinto(target[got:])
+                if not n:
+                    raise RuntimeError("unexpected end of file in a legacy checkpoint")
+                got += n
+            if swap and dtype.itemsize > 1:
+                _byteswap(storage, dtype)
+    return result
+
+
+def _no_persistent_ids(pid):
+    raise pickle.UnpicklingError("unsupported persistent id encountered")
 
 
 def _byteswap(storage, dtype):

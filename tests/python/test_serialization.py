@@ -471,3 +471,22 @@ def test_untyped_storage_api():
     assert repr(s) == repr(t)
     assert s.nbytes() == len(s) == 2 and s.tolist() == [1, 2] and s[1] == 2
     assert os.path  # keep the import used
+
+
+def test_legacy_format_both_directions(tmp_path):
+    e, t = _pair("float32")
+    e2, t2 = _pair("int16", (5,))
+    path = tmp_path / "legacy.pt"
+    torch.save(_objects(torch, (t, t2)), path, _use_new_zipfile_serialization=False)
+    loaded = ember.load(path)
+    _walk_same(loaded, _objects(torch, (t, t2)))
+    assert _ptr(loaded["a"]) == _ptr(loaded["view"]) != _ptr(loaded["b"])
+    ember.save(_objects(ember, (e, e2)), path, _use_new_zipfile_serialization=False)
+    raw = path.read_bytes()
+    assert pickle.loads(raw[:64]) == 0x1950A86A20F9469CFC6C
+    tl = torch.load(path)
+    _walk_same(_objects(ember, (e, e2)), tl)
+    assert _ptr(tl["a"]) == _ptr(tl["view"]) != _ptr(tl["b"])
+    _walk_same(ember.load(path), tl)
+    with pytest.raises(RuntimeError, match="mmap can only be used with files saved with"):
+        ember.load(path, mmap=True)
