@@ -84,10 +84,11 @@ def _set_obj_state(obj, state):
 # ---- plain pickling (pickle.dumps, multiprocessing) --------------------------------
 
 
-def _rebuild_tensor_from_bytes(data, dtype, storage_offset, size, stride, requires_grad):
+def _rebuild_tensor_from_bytes(data, dtype_name, storage_offset, size, stride, requires_grad):
+    import ember
     from ember.storage import TypedStorage, UntypedStorage
 
-    storage = TypedStorage(wrap_storage=UntypedStorage.from_buffer(data), dtype=dtype)
+    storage = TypedStorage(wrap_storage=UntypedStorage.from_buffer(data), dtype=getattr(ember, dtype_name))
     return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, OrderedDict())
 
 
@@ -102,7 +103,8 @@ def _reduce_tensor(t):
         data = bytes(_C._storage_bytes(src).numpy())
         return (
             _rebuild_tensor_from_bytes,
-            (data, t.dtype, t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad),
+            # the dtype by name: pickling a dtype object makes pickle search every module for it
+            (data, str(t.dtype).split(".")[1], t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad),
         )
     plain = t.detach()
     if t.requires_grad:
