@@ -35,6 +35,8 @@ struct ShmBlock {
   int fd;  // owned; -1 once closed
 };
 
+constexpr size_t kPopulateLimit = size_t(16) << 20;
+
 std::mutex g_shm_mutex;
 std::unordered_map<const void*, int> g_shm_fds;
 
@@ -56,7 +58,10 @@ void free_shm(void* ctx) {
 // Maps fd (which the block then owns when own_fd) as a CPU DataPtr of nbytes.
 DataPtr map_shm(int fd, size_t nbytes, bool own_fd) {
   size_t len = nbytes ? nbytes : 1;
-  void* addr = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // Prefaulting a batch-sized block at once is cheaper than a fault per page;
+  // large blocks (a whole dataset moved to shared memory) map lazily.
+  int flags = MAP_SHARED | (len <= kPopulateLimit ? MAP_POPULATE : 0);
+  void* addr = mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, fd, 0);
   if (addr == MAP_FAILED) throw_errno("mmap of a shared-memory block");
   auto* b = new ShmBlock{addr, len, own_fd ? fd : -1};
   if (own_fd) {
