@@ -99,8 +99,10 @@ def _reduce_tensor(t):
 
     state = _get_obj_state(t)
     if type(t) is Tensor and not state:
-        src = t if t.device.type == "cpu" else t.detach().to("cpu")
-        data = bytes(_C._storage_bytes(src).numpy())
+        raw = _C._storage_bytes(t)  # the whole storage: offset and strides refer to it
+        if raw.device.type != "cpu":
+            raw = raw.to("cpu")
+        data = bytes(raw.numpy())
         return (
             _rebuild_tensor_from_bytes,
             # the dtype by name: pickling a dtype object makes pickle search every module for it

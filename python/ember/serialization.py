@@ -392,13 +392,19 @@ def _legacy_save(obj, stream, protocol):
     pickle.dump(keys, stream, protocol=protocol)
     for key in keys:
         t, nbytes = storages[key]
-        if t.device.type != "cpu":
-            t = t.detach().to("cpu")
         stream.write(struct.pack("<q", nbytes // t.dtype.itemsize))
         if nbytes:
-            stream.write(_C._storage_bytes(t).numpy())
+            stream.write(_storage_data(t))
     if hasattr(stream, "flush"):
         stream.flush()
+
+
+def _storage_data(t):
+    """The bytes of t's whole storage, as an ndarray (copied to the CPU if needed)."""
+    data = _C._storage_bytes(t)
+    if data.device.type != "cpu":
+        data = data.to("cpu")
+    return data.numpy()
 
 
 def _write_archive(stream, prefix, pickled, storages, disable_byteorder):
@@ -409,10 +415,7 @@ def _write_archive(stream, prefix, pickled, storages, disable_byteorder):
     if not disable_byteorder:
         w.write_record("byteorder", sys.byteorder.encode())
     for key, (t, nbytes) in storages.items():
-        if t.device.type != "cpu":
-            t = t.detach().to("cpu")
-        data = _C._storage_bytes(t).numpy() if nbytes else b""
-        w.write_record(f"data/{key}", data)
+        w.write_record(f"data/{key}", _storage_data(t) if nbytes else b"")
     w.write_record("version", b"3\n")
     w.write_record(".data/serialization_id", w.serialization_id().encode())
     w.finish()
