@@ -84,11 +84,14 @@ def _set_obj_state(obj, state):
 # ---- plain pickling (pickle.dumps, multiprocessing) --------------------------------
 
 
-def _rebuild_tensor_from_bytes(data, dtype_name, storage_offset, size, stride, requires_grad):
+def _rebuild_tensor_from_bytes(data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu"):
     import ember
     from ember.storage import TypedStorage, UntypedStorage
 
-    storage = TypedStorage(wrap_storage=UntypedStorage.from_buffer(data), dtype=getattr(ember, dtype_name))
+    untyped = UntypedStorage.from_buffer(data)
+    if device != "cpu":
+        untyped = untyped.to(device=device)
+    storage = TypedStorage(wrap_storage=untyped, dtype=getattr(ember, dtype_name))
     return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, OrderedDict())
 
 
@@ -106,7 +109,8 @@ def _reduce_tensor(t):
         return (
             _rebuild_tensor_from_bytes,
             # the dtype by name: pickling a dtype object makes pickle search every module for it
-            (data, str(t.dtype).split(".")[1], t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad),
+            (data, str(t.dtype).split(".")[1], t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad,
+             str(t.device)),
         )
     plain = t.detach()
     if t.requires_grad:
