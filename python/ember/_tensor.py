@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Number
 
 from ember import _C
+from ember import _numpy as _np
 
 
 class Tensor(_C.TensorBase):
@@ -156,7 +157,7 @@ def _infer(data, shape, flat, depth=0):
     if isinstance(data, Number):
         if len(shape) != depth:
             raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
-        if _is_numpy_scalar(data):  # NumPy scalars keep their dtype
+        if _np.is_numpy_scalar(data):  # NumPy scalars keep their dtype
             flat.append(data.item())
             return _numpy_scalar_dtype(data)
         flat.append(data)
@@ -167,17 +168,17 @@ def _infer(data, shape, flat, depth=0):
         if isinstance(data, float):
             return ember.get_default_dtype()
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if _is_numpy_scalar(data):  # numpy.bool_ is no Number
+    if _np.is_numpy_scalar(data):  # numpy.bool_ is no Number
         if len(shape) != depth:
             raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
         flat.append(data.item())
         return _numpy_scalar_dtype(data)
     if isinstance(data, (str, bytes)) or not hasattr(data, "__len__"):
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if _is_ndarray(data):
+    if _np.is_ndarray(data):
         if data.ndim == 0:
             return _infer(data[()], shape, flat, depth)
-        t = _C.from_numpy(_numpy_compatible(data))
+        t = _C.from_numpy(_np.numpy_compatible(data))
         for i, n in enumerate(data.shape):
             if len(shape) == depth + i:
                 shape.append(n)
@@ -196,67 +197,6 @@ def _infer(data, shape, flat, depth=0):
     return dtype
 
 
-def _numpy():
-    import sys
-
-    return sys.modules.get("numpy")  # no ndarray can exist before NumPy is imported
-
-
-def _is_ndarray(obj):
-    np = _numpy()
-    return np is not None and isinstance(obj, np.ndarray)
-
-
-def _is_numpy_scalar(obj):
-    np = _numpy()
-    return np is not None and isinstance(obj, np.generic)
-
-
-def _numpy_compatible(arr):
-    """arr, or a copy of it that from_numpy accepts (non-negative strides,
-    native byte order); dtype errors are left to from_numpy."""
-    if any(s < 0 for s in arr.strides) or not arr.dtype.isnative:
-        import numpy as np
-
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
-    return arr
-
-
-def _from_ndarray(arr, dtype, copy):
-    """A tensor for an ndarray: a copy with the array's strides (tensor()), or
-    the array's memory itself when possible (as_tensor()). Arrays from_numpy
-    rejects (negative strides, ...) raise as in PyTorch."""
-    import numpy as np
-
-    if isinstance(arr, np.generic):
-        arr = np.asarray(arr)
-    t = _C.from_numpy(arr)
-    if dtype is not None and dtype != t.dtype:
-        return t.to(dtype)
-    return _clone_preserving_strides(t) if copy else t
-
-
-def _clone_preserving_strides(t):
-    """A copy with t's strides when t is dense and non-overlapping (as
-    PyTorch's preserve_format), else a contiguous copy."""
-    import ember
-
-    if t.is_contiguous() or t.dim() < 2:
-        return t.clone()
-    perm = sorted(range(t.dim()), key=lambda d: -t.stride(d))
-    expected = 1
-    for d in reversed(perm):
-        if t.size(d) != 1 and t.stride(d) != expected:
-            return t.contiguous()
-        expected *= t.size(d)
-    inverse = [0] * t.dim()
-    for i, d in enumerate(perm):
-        inverse[d] = i
-    out = ember.empty([t.size(d) for d in perm], dtype=t.dtype).permute(*inverse)
-    out.copy_(t)
-    return out
-
-
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """Builds a tensor from nested lists/tuples of numbers, NumPy arrays or
     scalars, inferring the dtype as PyTorch does (bool < int64 < default float;
@@ -269,8 +209,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         out = data.detach().clone()
         if dtype is not None:
             out = out.to(dtype)
-    elif _is_ndarray(data) or _is_numpy_scalar(data):
-        out = _from_ndarray(data, dtype, copy=True)
+    elif _np.is_ndarray(data) or _np.is_numpy_scalar(data):
+        out = _np.from_ndarray(data, dtype, copy=True)
     else:
         if hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
             data = data.__array__()
@@ -301,8 +241,8 @@ def as_tensor(data, dtype=None, device=None):
         if device is not None and out.device != ember.device(device):
             out = out.to(ember.device(device))
         return out
-    if _is_ndarray(data):
-        out = _from_ndarray(data, dtype, copy=False)
+    if _np.is_ndarray(data):
+        out = _np.from_ndarray(data, dtype, copy=False)
         if device is not None:
             out = out.to(ember.device(device))
         return out
