@@ -15,12 +15,12 @@ import platform
 import statistics
 import time
 
+import ember.utils.data as ed
 import numpy as np
 import torch
 import torch.utils.data as td
 
 import ember
-import ember.utils.data as ed
 
 
 def epoch(loader_cls, dataset, workers, batch_size):
@@ -45,14 +45,18 @@ def main():
     eds = ed.TensorDataset(ember.from_numpy(x), ember.from_numpy(y))
     torch.set_num_threads(1)
     ember.set_num_threads(1)
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}")
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}"
+    )
     for workers in args.workers:
         t_rates, e_rates = [], []
         for _ in range(args.repeats):  # interleaved
             t_rates.append(epoch(td.DataLoader, tds, workers, args.batch_size))
             e_rates.append(epoch(ed.DataLoader, eds, workers, args.batch_size))
         t, e = statistics.median(t_rates), statistics.median(e_rates)
-        print(f"num_workers={workers}: torch {t:,.0f} samples/s, ember {e:,.0f} samples/s, ember/torch {e / t:.2f}")
+        print(
+            f"num_workers={workers}: torch {t:,.0f} samples/s, ember {e:,.0f} samples/s, ember/torch {e / t:.2f}"
+        )
 
 
 if __name__ == "__main__":

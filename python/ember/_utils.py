@@ -12,10 +12,14 @@ from ember import _C
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
     # storage: a TypedStorage (its dtype gives the element type)
-    return storage._untyped_storage._tensor(storage.dtype, storage_offset, tuple(size), tuple(stride))
+    return storage._untyped_storage._tensor(
+        storage.dtype, storage_offset, tuple(size), tuple(stride)
+    )
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
+def _rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None
+):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
     if requires_grad:
         t.requires_grad_(True)
@@ -23,11 +27,18 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
     return t
 
 
-def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+def _rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+):
     from ember.storage import TypedStorage
 
     return _rebuild_tensor_v2(
-        TypedStorage(wrap_storage=storage, dtype=dtype), storage_offset, size, stride, requires_grad, backward_hooks
+        TypedStorage(wrap_storage=storage, dtype=dtype),
+        storage_offset,
+        size,
+        stride,
+        requires_grad,
+        backward_hooks,
     )
 
 
@@ -46,7 +57,10 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if type(ret) is not new_type:
         ret = new_type._make_subclass(new_type, ret, ret.requires_grad)
     setstate = getattr(type(ret), "__setstate__", None)
-    if setstate is not None and getattr(setstate, "__qualname__", "").split(".")[0] not in ("object", "Tensor"):
+    if setstate is not None and getattr(setstate, "__qualname__", "").split(".")[0] not in (
+        "object",
+        "Tensor",
+    ):
         ret.__setstate__(state)
     else:
         ret = _set_obj_state(ret, state)
@@ -84,7 +98,9 @@ def _set_obj_state(obj, state):
 # ---- plain pickling (pickle.dumps, multiprocessing) --------------------------------
 
 
-def _rebuild_tensor_from_bytes(data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu"):
+def _rebuild_tensor_from_bytes(
+    data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu"
+):
     import ember
     from ember.storage import TypedStorage, UntypedStorage
 
@@ -109,8 +125,15 @@ def _reduce_tensor(t):
         return (
             _rebuild_tensor_from_bytes,
             # the dtype by name: pickling a dtype object makes pickle search every module for it
-            (data, str(t.dtype).split(".")[1], t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad,
-             str(t.device)),
+            (
+                data,
+                str(t.dtype).split(".")[1],
+                t.storage_offset(),
+                tuple(t.shape),
+                t.stride(),
+                t.requires_grad,
+                str(t.device),
+            ),
         )
     plain = t.detach()
     if t.requires_grad:

@@ -196,9 +196,19 @@ class _CheckpointPickler(pickle._Pickler):
             state = _utils._get_obj_state(t)
             if not state:
                 return (_REBUILD_PARAMETER, (t.detach(), t.requires_grad, OrderedDict()))
-            return (_REBUILD_PARAMETER_WITH_STATE, (t.detach(), t.requires_grad, OrderedDict(), state))
+            return (
+                _REBUILD_PARAMETER_WITH_STATE,
+                (t.detach(), t.requires_grad, OrderedDict(), state),
+            )
         state = _utils._get_obj_state(t)
-        args = (self._storage_ref(t), t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad, OrderedDict())
+        args = (
+            self._storage_ref(t),
+            t.storage_offset(),
+            tuple(t.shape),
+            t.stride(),
+            t.requires_grad,
+            OrderedDict(),
+        )
         if type(t) is ember.Tensor and not state:
             return (_REBUILD_TENSOR_V2, args)
         return (_REBUILD_FROM_TYPE_V2, (_REBUILD_TENSOR_V2, type(t), args, state))
@@ -208,7 +218,9 @@ class _CheckpointPickler(pickle._Pickler):
         if data_ptr != 0:
             seen = self._storage_dtypes.setdefault(data_ptr, t.dtype)
             if seen != t.dtype:
-                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
+                raise RuntimeError(
+                    "Cannot save multiple tensors or storages that view the same data as different types"
+                )
         key = self._keys.setdefault(ident, str(len(self._keys)))
         if key not in self.storages:
             self.storages[key] = (t, nbytes)
@@ -239,7 +251,7 @@ class _ZipWriter:
     def write_record(self, name, data):
         view = memoryview(data).cast("B") if not isinstance(data, bytes) else data
         size = len(view)
-        full = f"{self.prefix}/{name}".encode("utf-8")
+        full = f"{self.prefix}/{name}".encode()
         offset = self.pos
         zip64 = b""
         if size >= _ZIP64_LIMIT or offset >= _ZIP64_LIMIT:
@@ -254,7 +266,9 @@ class _ZipWriter:
         pad = (-start) % _STORAGE_ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
         flags = 0x0808 if size else 0x0800
-        header = struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
+        header = struct.pack(
+            "<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra)
+        )
         self._write(header + full + extra)
         if size:
             self._write(view)
@@ -284,8 +298,23 @@ class _ZipWriter:
             self._write(
                 struct.pack(
                     "<IHHHHHHIIIHHHHHII",
-                    0x02014B50, 0, 0, 0x0808 if size else 0x0800, 0, 0, 0, crc, csize, usize, len(full), len(extra),
-                    0, 0, 0, 0, hoff,
+                    0x02014B50,
+                    0,
+                    0,
+                    0x0808 if size else 0x0800,
+                    0,
+                    0,
+                    0,
+                    crc,
+                    csize,
+                    usize,
+                    len(full),
+                    len(extra),
+                    0,
+                    0,
+                    0,
+                    0,
+                    hoff,
                 )
                 + full
                 + extra
@@ -293,12 +322,21 @@ class _ZipWriter:
         cd_size = self.pos - cd_start
         n = len(self.entries)
         eocd64 = self.pos
-        self._write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, n, n, cd_size, cd_start))
+        self._write(
+            struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, n, n, cd_size, cd_start)
+        )
         self._write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
         self._write(
             struct.pack(
-                "<IHHHHIIH", 0x06054B50, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF),
-                min(cd_size, 0xFFFFFFFF), min(cd_start, 0xFFFFFFFF), 0,
+                "<IHHHHIIH",
+                0x06054B50,
+                0,
+                0,
+                min(n, 0xFFFF),
+                min(n, 0xFFFF),
+                min(cd_size, 0xFFFFFFFF),
+                min(cd_start, 0xFFFFFFFF),
+                0,
             )
         )
 
@@ -314,8 +352,14 @@ def _archive_name(f):
     return "archive"
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol=DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization=True,
+    _disable_byteorder_record=False,
+):
     """Saves obj to f (a path or a writable binary file object) in PyTorch's
     zip checkpoint format (Note [Checkpoint format])."""
     if pickle_module is not pickle:
@@ -337,7 +381,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
             _write_archive(stream, _archive_name(f), buf, storages, _disable_byteorder_record)
     else:
         if not hasattr(f, "write"):
-            raise AttributeError(f"expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+            raise AttributeError(
+                "expected 'f' to be string, path, or a file-like object with a 'write' attribute"
+            )
         _write_archive(f, _archive_name(f), buf, storages, _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
@@ -361,7 +407,9 @@ class _LegacyPickler(_CheckpointPickler):
         if data_ptr != 0:
             seen = self._storage_dtypes.setdefault(data_ptr, t.dtype)
             if seen != t.dtype:
-                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
+                raise RuntimeError(
+                    "Cannot save multiple tensors or storages that view the same data as different types"
+                )
         key = str(ident)
         if key not in self.storages:
             self.storages[key] = (t, nbytes)
@@ -371,7 +419,14 @@ class _LegacyPickler(_CheckpointPickler):
 
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
-            return ("storage", _STORAGE_GLOBALS[obj.dtype], str(obj.key), obj.location, obj.numel, None)
+            return (
+                "storage",
+                _STORAGE_GLOBALS[obj.dtype],
+                str(obj.key),
+                obj.location,
+                obj.numel,
+                None,
+            )
         return None
 
 
@@ -466,9 +521,13 @@ def _user_allowed_globals():
     for g in _marked_safe_globals:
         if isinstance(g, tuple):
             if len(g) != 2:
-                raise ValueError(f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(g)}")
+                raise ValueError(
+                    f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(g)}"
+                )
             if type(g[1]) is not str:
-                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(g[1])}")
+                raise TypeError(
+                    f"Expected second item in tuple to be str of callable full path, but got: {type(g[1])}"
+                )
             out[g[1]] = g[0]
         else:
             out[f"{g.__module__}.{g.__qualname__}"] = g
@@ -578,11 +637,13 @@ class _Unpickler(pickle.Unpickler):
             return safe
         if self._weights_only:
             if module in ("sys", "os", "posix", "nt"):
-                raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full} whose module {module} is blocked.")
+                raise pickle.UnpicklingError(
+                    f"Trying to load unsupported GLOBAL {full} whose module {module} is blocked."
+                )
             user = _user_allowed_globals().get(full)
             if user is not None:
                 return user
-            shown = full[len("builtins."):] if full.startswith("builtins.") else full
+            shown = full.removeprefix("builtins.")
             raise pickle.UnpicklingError(
                 f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please use "
                 f"`ember.serialization.add_safe_globals([{shown}])` or the "
@@ -601,7 +662,8 @@ def _weights_only_message(message):
             "Weights only load failed. This file can still be loaded, to do so you have two options, "
             "do those steps only if you trust the source of the checkpoint. "
             f"\n\t(1) {_UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
-            "the recommended steps in the following error message.\n\tWeightsUnpickler error: " + message
+            "the recommended steps in the following error message.\n\tWeightsUnpickler error: "
+            + message
         )
     return f"Weights only load failed. {_UNSAFE_MESSAGE}\n\n{message}"
 
@@ -620,7 +682,9 @@ def _restore_location(map_location):
             return storage.to(device=ember.device(location))
         if location == "meta":
             raise NotImplementedError("ember.load: the meta device is not supported")
-        raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with {location})")
+        raise RuntimeError(
+            f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with {location})"
+        )
 
     if map_location is None:
         return default
@@ -667,7 +731,9 @@ class _ZipReader:
         self.stream.seek(info.header_offset)
         header = self.stream.read(30)
         if len(header) != 30 or header[:4] != b"PK\x03\x04":
-            raise RuntimeError(f"PytorchStreamReader failed reading file {info.filename}: bad local header")
+            raise RuntimeError(
+                f"PytorchStreamReader failed reading file {info.filename}: bad local header"
+            )
         name_len, extra_len = struct.unpack("<HH", header[26:30])
         return info.header_offset + 30 + name_len + extra_len
 
@@ -700,7 +766,9 @@ class _ZipReader:
                     n = len(chunk)
                     target[got : got + n] = chunk
                 if not n:
-                    raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read failed")
+                    raise RuntimeError(
+                        f"PytorchStreamReader failed reading file {name}: file read failed"
+                    )
                 got += n
         return storage
 
@@ -709,13 +777,20 @@ def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+def load(
+    f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args
+):
     """Loads an object saved with ember.save or torch.save.
 
     weights_only (default True) unpickles only tensors, parameters, containers
     and the other allow-listed types (add_safe_globals for more)."""
     if weights_only is None:
-        env = os.getenv("EMBER_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in ("1", "y", "yes", "true")
+        env = os.getenv("EMBER_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in (
+            "1",
+            "y",
+            "yes",
+            "true",
+        )
         weights_only = not env and pickle_module is None
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
@@ -740,8 +815,6 @@ def _load_stream(stream, path, map_location, weights_only, use_mmap, pickle_load
         stream = io.BytesIO(stream.read())  # a minimal file-like object (read/seek/tell)
     start = stream.tell()
     if not zipfile.is_zipfile(stream):
-        stream.seek(start)
-        head = stream.read(2)
         stream.seek(start)
         if use_mmap:
             raise RuntimeError(
@@ -783,10 +856,14 @@ def _load_archive(reader, map_location, weights_only, pickle_load_args):
 
     def persistent_load(pid):
         if not isinstance(pid, tuple) or not pid:
-            raise pickle.UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+            raise pickle.UnpicklingError(
+                f"persistent_load id must be tuple or int, but got {type(pid)}"
+            )
         typename = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
         if typename != "storage":
-            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {typename}")
+            raise pickle.UnpicklingError(
+                f"Only persistent_load of storage is allowed, but got {typename}"
+            )
         storage_type, key, location, numel = pid[1:]
         location = location.decode("ascii") if isinstance(location, bytes) else location
         if storage_type is UntypedStorage:
@@ -836,19 +913,24 @@ def _legacy_load(stream, map_location, weights_only, pickle_load_args):
         if typename == "module" and not weights_only:
             return pid[1]  # a module class saved with its source
         if typename != "storage":
-            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {typename}")
+            raise pickle.UnpicklingError(
+                f"Only persistent_load of storage is allowed, but got {typename}"
+            )
         storage_type, key, location, numel, view_metadata = pid[1:]
         location = location.decode("ascii") if isinstance(location, bytes) else location
         dtype = ember.uint8 if storage_type is UntypedStorage else storage_type.dtype
         if key not in storages:
             storage = UntypedStorage(numel * dtype.itemsize)
             if restore(storage, location) is not storage:
-                raise NotImplementedError("ember.load: legacy-format checkpoints load only to the CPU")
+                raise NotImplementedError(
+                    "ember.load: legacy-format checkpoints load only to the CPU"
+                )
             storages[key] = (storage, dtype)
         storage, dtype = storages[key]
         if view_metadata is not None:
-            view_key, offset, view_size = view_metadata
-            raise NotImplementedError("ember.load: storage views of the pre-1.0 legacy format are not supported")
+            raise NotImplementedError(
+                "ember.load: storage views of the pre-1.0 legacy format are not supported"
+            )
         return TypedStorage(wrap_storage=storage, dtype=dtype)
 
     result = _Unpickler(stream, persistent_load, weights_only, **pickle_load_args).load()
@@ -857,7 +939,9 @@ def _legacy_load(stream, map_location, weights_only, pickle_load_args):
         storage, dtype = storages[key]
         (numel,) = struct.unpack("<q", stream.read(8))
         if numel * dtype.itemsize != storage.nbytes():
-            raise RuntimeError(f"storage {key}: the file holds {numel} elements, the checkpoint names {len(storage) // dtype.itemsize}")
+            raise RuntimeError(
+                f"storage {key}: the file holds {numel} elements, the checkpoint names {len(storage) // dtype.itemsize}"
+            )
         if numel:
             target = memoryview(storage._bytes.numpy())
             got = 0
@@ -902,4 +986,3 @@ def get_unsafe_globals_in_checkpoint(f):
         found = names(f)
     allowed = set(_safe_table()) | set(_user_allowed_globals())
     return sorted(found - allowed)
-

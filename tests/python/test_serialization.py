@@ -10,12 +10,12 @@ import struct
 import zipfile
 from collections import OrderedDict
 
+import ember.serialization as es
 import numpy as np
 import pytest
 from conftest import DTYPE_NAMES, torch
 
 import ember
-import ember.serialization as es
 
 
 def _values(dtype_name, n=12):
@@ -36,7 +36,14 @@ def _pair(dtype_name, shape=(3, 4)):
 def _objects(lib, e_or_t):
     """The same nested object built from one library's tensors."""
     a, b = e_or_t
-    return {"a": a, "view": a.narrow(1, 1, 2), "t": a.permute(1, 0), "b": b, "list": [a, 1, 2.5, "s", None], "tuple": (b, True)}
+    return {
+        "a": a,
+        "view": a.narrow(1, 1, 2),
+        "t": a.permute(1, 0),
+        "b": b,
+        "list": [a, 1, 2.5, "s", None],
+        "tuple": (b, True),
+    }
 
 
 def _same_tensor(e, t):
@@ -127,7 +134,10 @@ def test_files_are_byte_identical_to_torch(tmp_path):
     ember.save(_build(ember), tmp_path / "e" / "ckpt.pt")
     bt = (tmp_path / "t" / "ckpt.pt").read_bytes()
     be = (tmp_path / "e" / "ckpt.pt").read_bytes()
-    zt, ze = zipfile.ZipFile(tmp_path / "t" / "ckpt.pt"), zipfile.ZipFile(tmp_path / "e" / "ckpt.pt")
+    zt, ze = (
+        zipfile.ZipFile(tmp_path / "t" / "ckpt.pt"),
+        zipfile.ZipFile(tmp_path / "e" / "ckpt.pt"),
+    )
     assert ze.namelist() == zt.namelist()
     assert ze.read("ckpt/data.pkl") == zt.read("ckpt/data.pkl")
     sid_t, sid_e = zt.read("ckpt/.data/serialization_id"), ze.read("ckpt/.data/serialization_id")
@@ -158,10 +168,15 @@ def test_archive_layout(tmp_path):
     for info in z.infolist():
         assert info.compress_type == zipfile.ZIP_STORED
         assert info.flag_bits == 0x0808
-        name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
+        name_len, extra_len = struct.unpack(
+            "<HH", raw[info.header_offset + 26 : info.header_offset + 30]
+        )
         start = info.header_offset + 30 + name_len + extra_len
         assert start % 64 == 0, info.filename
-        assert raw[info.header_offset + 30 + name_len : info.header_offset + 30 + name_len + 2] == b"FB"
+        assert (
+            raw[info.header_offset + 30 + name_len : info.header_offset + 30 + name_len + 2]
+            == b"FB"
+        )
     assert z.read("model.v1/data.pkl")[:2] == b"\x80\x02"
     assert z.read("model.v1/byteorder") == b"little"
     assert z.read("model.v1/version") == b"3\n"
@@ -239,7 +254,15 @@ def test_parameters_requires_grad_and_python_state():
     tagged.tag = "hello"
     ptag = ember.nn.Parameter(ember.zeros(1))
     ptag.note = 3
-    obj = {"p": p, "frozen": frozen, "g": g, "nonleaf": nonleaf, "tagged": tagged, "ptag": ptag, "tied": p}
+    obj = {
+        "p": p,
+        "frozen": frozen,
+        "g": g,
+        "nonleaf": nonleaf,
+        "tagged": tagged,
+        "ptag": ptag,
+        "tied": p,
+    }
     buf = io.BytesIO()
     ember.save(obj, buf)
     for loader in (ember.load, torch.load):
@@ -282,7 +305,9 @@ def test_python_values_sizes_dtypes_devices():
     assert type(t["od"]) is OrderedDict and list(t["od"]) == ["b", "a"]
     assert t["set"] == {3} and t["bytes"] == b"\x00\xff" and t["complex"] == 1 + 2j
     buf = io.BytesIO()
-    torch.save({k: (v if k not in ("size", "dtype", "device") else t[k]) for k, v in obj.items()}, buf)
+    torch.save(
+        {k: (v if k not in ("size", "dtype", "device") else t[k]) for k, v in obj.items()}, buf
+    )
     buf.seek(0)
     e = ember.load(buf)
     assert type(e["size"]) is ember.Size and e["size"] == ember.Size([2, 3])
@@ -297,7 +322,9 @@ def _models(monkeypatch):
     em = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2))
     tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     other = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
-    em.load_state_dict(OrderedDict((k, ember.tensor(v.tolist())) for k, v in other.state_dict().items()))
+    em.load_state_dict(
+        OrderedDict((k, ember.tensor(v.tolist())) for k, v in other.state_dict().items())
+    )
     return em, tm
 
 
@@ -348,10 +375,15 @@ def test_weights_only_allow_list():
         ember.load(buf)
     msg = str(ei.value)
     assert msg.startswith("Weights only load failed.")
-    assert "Unsupported global: GLOBAL test_serialization.Custom was not an allowed global by default." in msg
+    assert (
+        "Unsupported global: GLOBAL test_serialization.Custom was not an allowed global by default."
+        in msg
+    )
     # torch refuses it the same way
     buf.seek(0)
-    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL test_serialization.Custom"):
+    with pytest.raises(
+        pickle.UnpicklingError, match="Unsupported global: GLOBAL test_serialization.Custom"
+    ):
         torch.load(buf)
     buf.seek(0)
     assert ember.load(buf, weights_only=False)["c"].v == 3
@@ -373,7 +405,9 @@ def test_weights_only_allow_list():
     buf.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="GLOBAL frozenset was not an allowed global"):
         ember.load(buf)
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+    with pytest.raises(
+        RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"
+    ):
         ember.load(buf, pickle_module=pickle, weights_only=True)
 
 
@@ -410,7 +444,13 @@ def test_map_location():
     if not ember.cuda.is_available():
         with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
             ember.load(buf)
-    for ml in ["cpu", ember.device("cpu"), {"cuda:0": "cpu"}, lambda s, loc: s, lambda s, loc: None if loc == "x" else s]:
+    for ml in [
+        "cpu",
+        ember.device("cpu"),
+        {"cuda:0": "cpu"},
+        lambda s, loc: s,
+        lambda s, loc: None if loc == "x" else s,
+    ]:
         buf.seek(0)
         assert ember.load(buf, map_location=ml)["w"].tolist() == [1.0, 2.0]
     buf.seek(0)
@@ -424,7 +464,10 @@ def test_map_location():
 def test_bad_inputs():
     a = ember.tensor([1.0, 2.0])
     as_int = ember._C._tensor_on_storage(ember._C._storage_bytes(a), ember.int32, 0, (2,), (1,))
-    with pytest.raises(RuntimeError, match="Cannot save multiple tensors or storages that view the same data as different types"):
+    with pytest.raises(
+        RuntimeError,
+        match="Cannot save multiple tensors or storages that view the same data as different types",
+    ):
         ember.save([a, as_int], io.BytesIO())
     with pytest.raises(pickle.UnpicklingError):
         ember.load(io.BytesIO(b"not a checkpoint"))
@@ -434,7 +477,9 @@ def test_bad_inputs():
 
 def test_big_endian_checkpoint_is_swapped():
     buf = io.BytesIO()
-    torch.save({"w": torch.tensor([1.0, -2.5]), "i": torch.tensor([1, 256], dtype=torch.int16)}, buf)
+    torch.save(
+        {"w": torch.tensor([1.0, -2.5]), "i": torch.tensor([1, 256], dtype=torch.int16)}, buf
+    )
     z = zipfile.ZipFile(buf)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zo:

@@ -2,7 +2,7 @@
 
 from ember.utils.data._utils.collate import default_collate, default_convert
 from ember.utils.data._utils.worker import WorkerInfo, get_worker_info
-from ember.utils.data.dataloader import DataLoader, _DatasetKind
+from ember.utils.data.dataloader import DataLoader, _DatasetKind  # noqa: F401
 from ember.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -43,4 +43,3 @@ __all__ = [
     "get_worker_info",
     "random_split",
 ]
-

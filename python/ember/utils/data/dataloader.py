@@ -16,7 +16,12 @@ import ember
 from ._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
 from ._utils import random as _random
 from ._utils.collate import default_collate, default_convert
-from ._utils.worker import _IterableDatasetStopIteration, _ResumeIteration, _worker_loop, get_worker_info
+from ._utils.worker import (
+    _IterableDatasetStopIteration,
+    _ResumeIteration,
+    _worker_loop,
+    get_worker_info,
+)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -50,12 +55,31 @@ class DataLoader:
 
     __initialized = False
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
-                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device="", in_order=True):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing."
+            )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
@@ -109,7 +133,9 @@ class DataLoader:
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
+            )
 
         if sampler is None:
             if self._dataset_kind == _DatasetKind.Iterable:
@@ -168,9 +194,16 @@ class DataLoader:
 
     def __setattr__(self, attr, val):
         if self.__initialized and attr in (
-            "batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers",
+            "batch_size",
+            "batch_sampler",
+            "sampler",
+            "drop_last",
+            "dataset",
+            "persistent_workers",
         ):
-            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
+            )
         super().__setattr__(attr, val)
 
     def _get_iterator(self):
@@ -306,7 +339,11 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         from ._utils.worker import _create_fetcher
 
         self._fetcher = _create_fetcher(
-            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last
+            self._dataset_kind,
+            self._dataset,
+            self._auto_collation,
+            self._collate_fn,
+            self._drop_last,
         )
 
     def _next_data(self):
@@ -335,7 +372,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         if self._prefetch_factor <= 0:
-            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+            raise AssertionError(
+                "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"
+            )
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._owner_pid = os.getpid()
         self._shutdown = False
@@ -349,10 +388,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 w = ctx.Process(
                     target=_worker_loop,
                     args=(
-                        self._dataset_kind, self._dataset, child_end,
+                        self._dataset_kind,
+                        self._dataset,
+                        child_end,
                         (self._socks + [parent_end]) if fork else [],
-                        self._auto_collation, self._collate_fn, self._drop_last, self._base_seed,
-                        loader.worker_init_fn, i, self._num_workers,
+                        self._auto_collation,
+                        self._collate_fn,
+                        self._drop_last,
+                        self._base_seed,
+                        loader.worker_init_fn,
+                        i,
+                        self._num_workers,
                     ),
                     daemon=True,
                 )
@@ -405,11 +451,13 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             index = self._next_index()
         except StopIteration:
             return
+        per_worker = max_tasks // max(sum(self._workers_status), 1)
         for _ in range(self._num_workers):
             wid = next(self._worker_cycle)
-            if self._workers_status[wid]:
-                if self._in_order or self._workers_num_tasks[wid] < max_tasks // sum(self._workers_status):
-                    break
+            if self._workers_status[wid] and (
+                self._in_order or self._workers_num_tasks[wid] < per_worker
+            ):
+                break
         else:
             return  # no active worker left
         self._send(wid, ("task", self._send_idx, index))
@@ -430,7 +478,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._selector.unregister(self._socks[wid])
                 if self._workers_status[wid]:
                     self._raise_worker_failure([wid])
-        failed = [wid for wid, w in enumerate(self._workers) if self._workers_status[wid] and not w.is_alive()]
+        failed = [
+            wid
+            for wid, w in enumerate(self._workers)
+            if self._workers_status[wid] and not w.is_alive()
+        ]
         if failed:
             self._raise_worker_failure(failed)
         return False, None
@@ -465,9 +517,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 )
         pids = ", ".join(str(self._workers[wid].pid) for wid in wids)
         self._shutdown_workers()
-        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from RuntimeError(
-            "\n".join(causes)
-        )
+        raise RuntimeError(
+            f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
+        ) from RuntimeError("\n".join(causes))
 
     # ---- iteration ----
     def _next_data(self):
@@ -476,7 +528,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 info = self._task_info.get(self._rcvd_idx)
                 if info is not None and (len(info) == 2 or self._workers_status[info[0]]):
                     break
-                self._task_info.pop(self._rcvd_idx, None)  # its worker is gone (IterableDataset ended)
+                self._task_info.pop(
+                    self._rcvd_idx, None
+                )  # its worker is gone (IterableDataset ended)
                 self._rcvd_idx += 1
             else:
                 if not self._persistent_workers:
@@ -490,7 +544,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             if isinstance(idx, _ResumeIteration):
                 continue
             self._tasks_outstanding -= 1
-            if self._dataset_kind == _DatasetKind.Iterable and isinstance(data, _IterableDatasetStopIteration):
+            if self._dataset_kind == _DatasetKind.Iterable and isinstance(
+                data, _IterableDatasetStopIteration
+            ):
                 if self._persistent_workers:
                     self._workers_status[data.worker_id] = False
                 else:
@@ -548,4 +604,3 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._shutdown_workers()
         except Exception:
             pass
-

@@ -29,7 +29,18 @@ _FD_SPACE = socket.CMSG_SPACE(_MAX_FDS * array.array("i").itemsize)
 
 _DTYPE_NAMES = {
     getattr(ember, n): n
-    for n in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+    for n in (
+        "bool",
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    )
 }
 
 
@@ -86,8 +97,14 @@ def _reduce_tensor(t):
     return (
         _rebuild_tensor,
         # the dtype by name: pickling dtype objects searches every module for them
-        (_SharedBlock(fd, nbytes), _DTYPE_NAMES[t.dtype], t.storage_offset(), tuple(t.shape), t.stride(),
-         t.requires_grad),
+        (
+            _SharedBlock(fd, nbytes),
+            _DTYPE_NAMES[t.dtype],
+            t.storage_offset(),
+            tuple(t.shape),
+            t.stride(),
+            t.requires_grad,
+        ),
     )
 
 
@@ -116,9 +133,14 @@ def send(sock, obj):
     fds = pickler.fds
     header = _HEADER.pack(len(payload), len(fds))
     if fds:
-        sock.sendmsg([header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds[:_MAX_FDS]))])
+        sock.sendmsg(
+            [header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds[:_MAX_FDS]))]
+        )
         for k in range(_MAX_FDS, len(fds), _MAX_FDS):
-            sock.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds[k : k + _MAX_FDS]))])
+            sock.sendmsg(
+                [b"\0"],
+                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds[k : k + _MAX_FDS]))],
+            )
     else:
         sock.sendall(header)
     sock.sendall(payload)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random as _py_random
 import selectors
@@ -52,27 +53,20 @@ def _numpy_seed(base_seed, worker_id):
     (worker_id, low and high words of base_seed, 0), as PyTorch."""
     import numpy as np
 
-    return np.random.SeedSequence([worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]).generate_state(4)
+    return np.random.SeedSequence(
+        [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    ).generate_state(4)
 
 
 def _seed_worker(base_seed, worker_id):
     seed = base_seed + worker_id
     _py_random.seed(seed)
     _random.manual_seed(seed)
-    if "numpy" in sys.modules or _has_numpy():
+    if "numpy" in sys.modules or importlib.util.find_spec("numpy") is not None:
         import numpy as np
 
         np.random.seed(_numpy_seed(base_seed, worker_id))
     return seed
-
-
-def _has_numpy():
-    try:
-        import numpy  # noqa: F401
-
-        return True
-    except ImportError:  # pragma: no cover
-        return False
 
 
 def _create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
@@ -82,8 +76,19 @@ def _create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
     return cls(dataset, auto_collation, collate_fn, drop_last)
 
 
-def _worker_loop(kind, dataset, sock, inherited, auto_collation, collate_fn, drop_last, base_seed, init_fn,
-                 worker_id, num_workers):
+def _worker_loop(
+    kind,
+    dataset,
+    sock,
+    inherited,
+    auto_collation,
+    collate_fn,
+    drop_last,
+    base_seed,
+    init_fn,
+    worker_id,
+    num_workers,
+):
     """Runs in the worker process: receives ("task", idx, index),
     ("resume",) or ("stop",) messages and answers (idx, data)."""
     global _worker_info
@@ -148,7 +153,9 @@ def _worker_loop(kind, dataset, sock, inherited, auto_collation, collate_fn, dro
             except (BrokenPipeError, ConnectionError):
                 break
             except Exception:  # the batch could not be sent (e.g. it does not pickle)
-                shared.send(sock, (idx, ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")))
+                shared.send(
+                    sock, (idx, ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"))
+                )
             del data
     except KeyboardInterrupt:
         pass  # the main process sees the interrupt too
