@@ -239,6 +239,7 @@ PyGetSetDef tensor_getset[] = {
     {"_version", get_version, nullptr, nullptr, nullptr},
     {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- methods ----------------------------------------------------------------
