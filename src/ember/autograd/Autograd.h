@@ -2,6 +2,7 @@
 // Helpers the generated operator wrappers call to record the backward graph.
 
 #include <initializer_list>
+#include <optional>
 
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/GradMode.h"
@@ -9,17 +10,25 @@
 
 namespace ember::autograd {
 
+namespace detail {
+// Optional tensor arguments (Tensor? in ops.yaml) count as undefined when absent.
+inline bool requires_grad_of(const Tensor& t) { return t.defined() && t.requires_grad(); }
+inline bool requires_grad_of(const std::optional<Tensor>& t) { return t && requires_grad_of(*t); }
+inline Edge edge_of(const Tensor& t) { return t.defined() ? gradient_edge(t) : Edge(); }
+inline Edge edge_of(const std::optional<Tensor>& t) { return t ? edge_of(*t) : Edge(); }
+}  // namespace detail
+
 template <typename... Ts>
 inline bool compute_requires_grad(const Ts&... ts) {
   if (!GradMode::is_enabled()) return false;
-  return (... || (ts.defined() && ts.requires_grad()));
+  return (... || detail::requires_grad_of(ts));
 }
 
 template <typename... Ts>
 inline edge_list collect_next_edges(const Ts&... ts) {
   edge_list edges;
   edges.reserve(sizeof...(Ts));
-  (edges.push_back(ts.defined() ? gradient_edge(ts) : Edge()), ...);
+  (edges.push_back(detail::edge_of(ts)), ...);
   return edges;
 }
 

@@ -32,6 +32,19 @@ const char* type_label(ParamType t) {
 
 bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
 
+// As in PyTorch, only these functions take Python numbers where a Tensor is
+// expected; elsewhere a number selects a Scalar overload or is a TypeError.
+bool allows_numbers_as_tensors(const std::string& name) {
+  static const char* const kNames[] = {
+      "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "true_divide_",
+      "floor_divide", "floor_divide_", "divide", "divide_", "multiply", "multiply_", "subtract", "subtract_",
+      "to", "_to_copy", "copy_"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
 bool is_int_sequence(PyObject* o) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -122,7 +135,7 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.list_size = n.empty() ? 0 : std::stoi(n);
     } else if (type == "Tensor") {
       p.type = ParamType::Tensor;
-      p.allow_number = p.name != "input" && p.name != "self";
+      p.allow_number = allows_numbers_as_tensors(name);
     } else if (type == "Scalar") {
       p.type = ParamType::Scalar;
     } else if (type == "int") {
@@ -146,6 +159,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       } else if (def == "True" || def == "False") {
         p.default_bool = def == "True";
       } else if (def == "[]") {
+      } else if (!def.empty() && (def[0] == '\'' || def[0] == '"')) {
+        p.default_string = def.substr(1, def.size() - 2);
       } else if (def.find_first_of(".e") != std::string::npos) {
         p.default_double = std::stod(def);
         p.default_is_float = true;
@@ -366,7 +381,12 @@ bool ParsedArgsBase::boolean(int i) {
 
 std::string ParsedArgsBase::string(int i) {
   PyObject* o = args_[i];
-  return o ? PyUnicode_AsUTF8(o) : std::string();
+  return o ? PyUnicode_AsUTF8(o) : sig_->params[i].default_string;
+}
+
+std::optional<std::string> ParsedArgsBase::string_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return string(i);
 }
 
 ScalarType ParsedArgsBase::scalartype(int i) { return parse_dtype(args_[i]); }
