@@ -100,7 +100,7 @@ Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor
   const ScalarType common = result_type({&self, &wrapped});
   // The exponent joins promotion but not the loop: the iterator sees only the base.
   Tensor base = self.dtype() == common ? self : self.to(common);
-  auto it = TensorIterator::unary_op(out, base);
+  auto it = TensorIterator::op(out, {base}, TensorIterator::Config{});
   if (exponent.equal(0.0)) {
     it.output().fill_(Scalar(int64_t(1)));
   } else if (exponent.equal(1.0)) {
@@ -118,7 +118,7 @@ Tensor& pow_scalar_out(const Scalar& self, const Tensor& exponent, Tensor& out) 
   Tensor base = wrap(self);
   if (self.equal(1.0)) {
     const ScalarType common = result_type({&base, &exponent});
-    auto it = TensorIterator::unary_op(out, exponent.to(common));
+    auto it = TensorIterator::op(out, {exponent.to(common)}, TensorIterator::Config{});
     it.output().fill_(Scalar(int64_t(1)));
     it.finish();
     return out;

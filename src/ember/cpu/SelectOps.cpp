@@ -31,6 +31,12 @@ Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& oth
   EMBER_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
               dtype_message_name(condition.dtype()));
+  if (out.defined()) {
+    Tensor a = self, b = other;
+    const ScalarType t = result_type({&a, &b});
+    EMBER_CHECK(out.dtype() == t, "Expected out type to be ", dtype_message_name(t), " but got ",
+                dtype_message_name(out.dtype()));
+  }
   TensorIterator::Config c;
   c.num_unpromoted = 1;  // the condition keeps its dtype
   auto it = TensorIterator::op(out, {condition, self, other}, c);
@@ -149,7 +155,9 @@ Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& wei
 Tensor& lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& weight, Tensor& out) {
   check_same_dtype(self, end, "end");
   check_same_dtype(self, weight, "weight");
-  auto it = TensorIterator::op(out, {self, end, weight}, TensorIterator::Config{});
+  TensorIterator::Config c;
+  c.exact_out_dtype = true;
+  auto it = TensorIterator::op(out, {self, end, weight}, c);
   if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_tensor", it.common_dtype());
   cpu::lerp_tensor_stub(it);
   it.finish();

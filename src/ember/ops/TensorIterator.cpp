@@ -115,7 +115,11 @@ TensorIterator TensorIterator::comparison_op(Tensor& out, const Tensor& a, const
   return op(out, {a, b}, c);
 }
 
-TensorIterator TensorIterator::unary_op(Tensor& out, const Tensor& a) { return op(out, {a}, Config{}); }
+TensorIterator TensorIterator::unary_op(Tensor& out, const Tensor& a) {
+  Config c;
+  c.exact_out_dtype = true;
+  return op(out, {a}, c);
+}
 
 TensorIterator TensorIterator::unary_float_op(Tensor& out, const Tensor& a) {
   Config c;
@@ -195,6 +199,8 @@ void TensorIterator::build(const Config& config) {
                   " doesn't match the broadcast shape ", shape_string(shape_));
       resize_output(out, shape_);
     }
+    EMBER_CHECK(!config.exact_out_dtype || out.dtype() == want, "Found dtype ", dtype_message_name(out.dtype()),
+                " but expected ", dtype_message_name(want));
     if (out.dtype() != want) {
       // Casting the result into a narrower category is an error, as in PyTorch.
       EMBER_CHECK(config.out_dtype || can_cast(want, out.dtype()), "result type ", dtype_message_name(want),

@@ -30,6 +30,7 @@ class EMBER_API TensorIterator {
     bool int_to_float = false;            // an integral or bool common dtype becomes the default float
     std::optional<ScalarType> out_dtype;  // fixed result dtype (comparisons: Bool), any out= dtype allowed
     int num_unpromoted = 0;               // leading inputs kept as they are and left out of promotion
+    bool exact_out_dtype = false;         // an out= tensor must have the result dtype (no cast)
   };
   // General builder for up to kMaxOperands - 1 inputs.
   static TensorIterator op(Tensor& out, std::initializer_list<Tensor> inputs, const Config& config);
@@ -39,6 +40,8 @@ class EMBER_API TensorIterator {
   static TensorIterator binary_op(Tensor& out, const Tensor& a, const Tensor& b);
   // Like binary_op but the output is bool (comparisons).
   static TensorIterator comparison_op(Tensor& out, const Tensor& a, const Tensor& b);
+  // Same dtype in and out; an out= tensor of another dtype is an error, as
+  // in PyTorch's unary ops (abs, floor, neg, ...).
   static TensorIterator unary_op(Tensor& out, const Tensor& a);
   // Like unary_op/binary_op, but integral and bool inputs compute in the
   // default float dtype (exp, sqrt, true division, ...).

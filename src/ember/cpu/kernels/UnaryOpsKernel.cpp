@@ -133,7 +133,12 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
                          [](double x) { return x / (1.0 + std::exp(-x)); });
     case UnaryOp::GeluErf:
       return float_unary(
-          it, [](Vf x) { return x * 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2))); },
+          it,
+          [](Vf x) {
+            // +inf gives NaN in PyTorch's float GELU; kept for identical results.
+            Vf r = x * 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
+            return vecmath::select(x == INFINITY, vecmath::splat(NAN), r);
+          },
           [](double x) { return x * 0.5 * (1.0 + std::erf(x * kSqrt1_2)); });
     case UnaryOp::GeluTanh:
       return float_unary(
