@@ -63,6 +63,10 @@ Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<std:
 }
 
 Tensor true_divide(const Tensor& self, const Tensor& other) { return ember::div(self, other); }
+Tensor& true_divide_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  ember::div_out(out, self, other);
+  return out;
+}
 Tensor& true_divide_(Tensor& self, const Tensor& other) {
   ember::div_(self, other);
   return self;
@@ -116,8 +120,9 @@ Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor
 
 Tensor& pow_scalar_out(const Scalar& self, const Tensor& exponent, Tensor& out) {
   Tensor base = wrap(self);
+  const ScalarType common = result_type({&base, &exponent});
+  if (common == ScalarType::Bool) not_implemented_for("pow", common);
   if (self.equal(1.0)) {
-    const ScalarType common = result_type({&base, &exponent});
     auto it = TensorIterator::op(out, {exponent.to(common)}, TensorIterator::Config{});
     it.output().fill_(Scalar(int64_t(1)));
     it.finish();

@@ -162,6 +162,10 @@ Tensor& sigmoid_out(const Tensor& self, Tensor& out) { return float_op(self, out
 Tensor& reciprocal_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Reciprocal); }
 
 Tensor square(const Tensor& self) { return ember::pow(self, Scalar(int64_t(2))); }
+Tensor& square_out(const Tensor& self, Tensor& out) {
+  ember::pow_out(out, self, Scalar(int64_t(2)));
+  return out;
+}
 Tensor& square_(Tensor& self) {
   ember::pow_(self, Scalar(int64_t(2)));
   return self;
