@@ -72,7 +72,9 @@ Tensor fmax_fmin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 }
 
 Tensor atan2_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool for_self) {
-  Tensor recip = (self * self + other * other).reciprocal();
+  Tensor denom = self * self + other * other;
+  // At the origin atan2 has no derivative; the gradient there is 0, as in PyTorch.
+  Tensor recip = masked_zero(denom.eq(Scalar(int64_t(0))), denom.reciprocal());
   return for_self ? grad * other * recip : grad * -self * recip;
 }
 

@@ -111,7 +111,7 @@ Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor
     it.output().copy_(base);
   } else {
     if (common == ScalarType::Bool) not_implemented_for("pow", common);
-    if (!is_floating_type(common) || common == ScalarType::Half) math::check_scalar_fits(exponent, common);
+    math::check_scalar_fits(exponent, common, /*reduced_floats=*/true, /*float32=*/false);
     cpu::pow_tensor_scalar_stub(it, exponent);
   }
   it.finish();

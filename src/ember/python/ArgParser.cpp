@@ -64,7 +64,8 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Tensor:
       return is_tensor(o) || (p.allow_number && is_number(o));
     case ParamType::Scalar:
-      return is_number(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && unpack_tensor(o).dim() == 0);
+      // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
+      return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Int:
       return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
     case ParamType::IntList:

@@ -668,8 +668,11 @@ PyObject* nb_neg(PyObject* a) {
   EMBER_PY_CATCH
 }
 PyObject* nb_pos(PyObject* a) {
+  EMBER_PY_TRY
+  EMBER_CHECK(unpack_tensor(a).dtype() != ScalarType::Bool, "The `+` operator, on a bool tensor is not supported.");
   Py_INCREF(a);
   return a;
+  EMBER_PY_CATCH
 }
 int nb_bool(PyObject* a) {
   EMBER_PY_TRY
