@@ -159,18 +159,19 @@ inline Vf log(Vf x) {
   return select(isnan(x), x, r);
 }
 
+// Odd: computed for |x| and given the sign of x (so tanh(-0) is -0).
 inline Vf tanh(Vf x) {
   Vf ax = abs(x);
-  Vf z = x * x;
+  Vf z = ax * ax;
   Vf p = splat(-5.70498872745e-3f);
   p = p * z + 2.06390887954e-2f;
   p = p * z - 5.37397155531e-2f;
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
-  Vf small = p * z * x + x;
+  Vf small = p * z * ax + ax;
   Vf e = exp(ax + ax);
-  Vf large = copysign(1.0f - 2.0f / (e + 1.0f), x);
-  return select(ax < 0.625f, small, large);
+  Vf large = 1.0f - 2.0f / (e + 1.0f);
+  return copysign(select(ax < 0.625f, small, large), x);
 }
 
 inline Vf sigmoid(Vf x) { return 1.0f / (1.0f + exp(-x)); }
