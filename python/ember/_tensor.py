@@ -74,6 +74,12 @@ class Tensor(_C.TensorBase):
     def is_shared(self):
         return _C._is_shared(self)
 
+    def where(self, condition, y):
+        """self where condition is true, else y (ember.where with self second)."""
+        from ember import _C as C
+
+        return C._VariableFunctions.where(condition, self, y)
+
     @property
     def T(self):  # noqa: N802
         return self.permute(*reversed(range(self.dim())))

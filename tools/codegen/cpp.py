@@ -104,6 +104,8 @@ def cpp_default(a: Argument) -> str:
         return "{}"
     if a.type.base == "ScalarType":
         return f"ScalarType::{d}"
+    if a.type.base == "str" and d[:1] in ("'", '"'):
+        return '"' + d[1:-1] + '"'
     return d
 
 

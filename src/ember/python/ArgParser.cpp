@@ -55,6 +55,19 @@ std::string display(const Signature& s) {
   return out + ")";
 }
 
+// As in PyTorch, only these functions take Python numbers where a Tensor is
+// expected; elsewhere a number selects a Scalar overload or is a TypeError.
+bool allows_numbers_as_tensors(const std::string& name) {
+  static const char* const kNames[] = {
+      "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "true_divide_",
+      "floor_divide", "floor_divide_", "divide", "divide_", "multiply", "multiply_", "subtract", "subtract_",
+      "to", "_to_copy", "copy_"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
 bool is_int_sequence(PyObject* o) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -96,7 +109,8 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Generator:
       return is_generator(o);
     case ParamType::Scalar:
-      return is_number(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && unpack_tensor(o).dim() == 0);
+      // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
+      return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Int:
       return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
     case ParamType::IntList:
@@ -175,7 +189,7 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.list_size = n.empty() ? 0 : std::stoi(n);
     } else if (type == "Tensor") {
       p.type = ParamType::Tensor;
-      p.allow_number = p.name != "input" && p.name != "self";
+      p.allow_number = allows_numbers_as_tensors(name);
     } else if (type == "Scalar") {
       p.type = ParamType::Scalar;
     } else if (type == "int") {
@@ -199,6 +213,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       } else if (def == "True" || def == "False") {
         p.default_bool = def == "True";
       } else if (def == "[]") {
+      } else if (!def.empty() && (def[0] == '\'' || def[0] == '"')) {
+        p.default_string = def.substr(1, def.size() - 2);
       } else if (def.find_first_of(".e") != std::string::npos) {
         p.default_double = std::stod(def);
         p.default_is_float = true;
@@ -419,7 +435,12 @@ bool ParsedArgsBase::boolean(int i) {
 
 std::string ParsedArgsBase::string(int i) {
   PyObject* o = args_[i];
-  return o ? PyUnicode_AsUTF8(o) : std::string();
+  return o ? PyUnicode_AsUTF8(o) : sig_->params[i].default_string;
+}
+
+std::optional<std::string> ParsedArgsBase::string_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return string(i);
 }
 
 ScalarType ParsedArgsBase::scalartype(int i) { return parse_dtype(args_[i]); }

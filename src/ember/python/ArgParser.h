@@ -39,6 +39,7 @@ struct Param {
   double default_double = 0;
   bool default_bool = false;
   bool default_is_float = false;
+  std::string default_string;
   std::string text;  // as written, for messages
 };
 
@@ -75,6 +76,7 @@ class ParsedArgsBase {
   std::optional<double> real_optional(int i);
   bool boolean(int i);
   std::string string(int i);
+  std::optional<std::string> string_optional(int i);
   ScalarType scalartype(int i);
   std::optional<ScalarType> scalartype_optional(int i);
   Device device(int i);
