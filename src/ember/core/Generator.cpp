@@ -1,7 +1,6 @@
 #include "ember/core/Generator.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -70,8 +69,6 @@ uint64_t GeneratorImpl::seed() {
 //   16   u64  next                    5040 i32  cached normal sample valid
 //   24   u64  state[624], one word    5044 f32  cached float normal sample
 //             per 32-bit state word   5048 u8   its valid flag, 7 bytes padding
-// The legacy layout ends at 5048 (no float sample); in it the cached normal
-// was stored as polar parts at 5016 (x) and 5032 (rho) instead of a value.
 namespace {
 template <typename T>
 void put(std::vector<uint8_t>& b, size_t at, T v) {
@@ -104,8 +101,7 @@ std::vector<uint8_t> GeneratorImpl::get_state() const {
 }
 
 void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
-  EMBER_CHECK(nbytes == kStateSize || nbytes == kLegacyStateSize, "Expected either a CPUGeneratorImplStateLegacy of size ",
-              kLegacyStateSize, " or a CPUGeneratorImplState of size ", kStateSize,
+  EMBER_CHECK(nbytes == kStateSize, "Expected a CPUGeneratorImplState of size ", kStateSize,
               " but found the input RNG state size to be ", nbytes);
   int32_t left = get<int32_t>(b, 8);
   int32_t seeded = get<int32_t>(b, 12);
@@ -116,15 +112,8 @@ void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
   for (int i = 0; i < MT19937::kN; ++i) words[i] = static_cast<uint32_t>(get<uint64_t>(b, 24 + 8 * i));
   std::optional<double> normal;
   std::optional<float> normal_f;
-  if (get<int32_t>(b, 5040)) {
-    if (nbytes == kStateSize) {
-      normal = get<double>(b, 5024);
-    } else {
-      const double pi = 3.14159265358979323846;
-      normal = get<double>(b, 5032) * std::sin(2.0 * pi * get<double>(b, 5016));
-    }
-  }
-  if (nbytes == kStateSize && b[5048]) normal_f = get<float>(b, 5044);
+  if (get<int32_t>(b, 5040)) normal = get<double>(b, 5024);
+  if (b[5048]) normal_f = get<float>(b, 5044);
   seed_ = get<uint64_t>(b, 0);
   engine_.set_state(words, left, static_cast<int>(next));
   next_double_normal_sample = normal;

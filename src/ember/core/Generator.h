@@ -61,10 +61,9 @@ struct EMBER_CORE_API GeneratorImpl final : RefCounted {
   // The state as bytes, in the layout of PyTorch's CPU generator state
   // (see Note [Generator state layout]), so states move between the two.
   static constexpr size_t kStateSize = 5056;
-  static constexpr size_t kLegacyStateSize = 5048;
   std::vector<uint8_t> get_state() const;
-  // Accepts the current or the legacy layout; throws on a bad size or an
-  // invalid engine state and leaves the generator unchanged.
+  // Throws on a bad size or an invalid engine state, leaving the generator
+  // unchanged.
   void set_state(const uint8_t* data, size_t nbytes);
 
   Device device;

@@ -153,7 +153,7 @@ void uniform_kernel(const TensorBase& self, double from_, double to_, GeneratorI
     const A to = static_cast<A>(to_);
     const A range = to - from;
     const T from_t = convert<T>(from);
-    const float to_f = static_cast<float>(convert<T>(to));
+    const T to_t = convert<T>(to);
     fill_serial<T>(self, [&]() -> T {
       A x;
       if constexpr (std::is_same_v<T, double>) {
@@ -162,10 +162,10 @@ void uniform_kernel(const TensorBase& self, double from_, double to_, GeneratorI
         x = uniform24(g);
       }
       T v = convert<T>(std::fma(x, range, from));
-      if constexpr (std::is_same_v<T, double>) {
-        return v == to ? from_t : v;
+      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+        return v == to_t ? from_t : v;
       } else {
-        return static_cast<float>(v) == to_f ? from_t : v;
+        return v.x == to_t.x ? from_t : v;  // 16-bit types: compare the bits
       }
     });
   });
