@@ -3,6 +3,7 @@ its arguments with ArgParser signatures written in PyTorch's notation."""
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
 
 from .cpp import Variant, variants_of
@@ -168,5 +169,6 @@ def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:
         if a.type.optional:
             t += " | None"
         d = "" if a.default is None else " = ..."
-        parts.append(f"{a.name}: {t}{d}")
+        name = a.name + "_" if keyword.iskeyword(a.name) else a.name  # random_(from_=...), as torch's stubs
+        parts.append(f"{name}: {t}{d}")
     return f"def {pyname}({', '.join(parts)}) -> Tensor: ..."

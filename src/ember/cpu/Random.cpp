@@ -12,6 +12,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/FactoryUtils.h"
 
 namespace ember {
 
@@ -162,21 +163,6 @@ Tensor empty_like_preserving(const Tensor& self, std::optional<ScalarType> dtype
   return ember::empty(self.sizes(), t, dev);
 }
 
-// out= handling of the sampling factories: allocate or resize.
-void prepare_out(Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
-                 ScalarType default_dtype) {
-  if (!out.defined()) {
-    out = ember::empty(size, dtype.value_or(default_dtype), device);
-    return;
-  }
-  EMBER_CHECK(!dtype || *dtype == out.dtype(), "dtype ", legacy_type_name(*dtype).substr(0, legacy_type_name(*dtype).size() - 6),
-              " does not match dtype of out parameter (", legacy_type_name(out.dtype()).substr(0, legacy_type_name(out.dtype()).size() - 6), ")");
-  for (int64_t s : size) {
-    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
-  }
-  resize_output(out, size);
-}
-
 void check_std_tensor(const Tensor& std) {
   if (std.numel() == 0) return;
   std::vector<double> v = to_vector(std);
@@ -309,19 +295,19 @@ Tensor bernoulli_p(const Tensor& self, double p, std::optional<Generator> genera
 
 Tensor& rand_out(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
                  std::optional<Device> device, Tensor& out) {
-  prepare_out(out, size, dtype, device, get_default_dtype());
+  prepare_factory_out(out, size, dtype, device, get_default_dtype());
   return uniform_(out, 0.0, 1.0, generator);
 }
 
 Tensor& randn_out(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
                   std::optional<Device> device, Tensor& out) {
-  prepare_out(out, size, dtype, device, get_default_dtype());
+  prepare_factory_out(out, size, dtype, device, get_default_dtype());
   return normal_(out, 0.0, 1.0, generator);
 }
 
 Tensor& randint_low_out(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
                         std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
-  prepare_out(out, size, dtype, device, ScalarType::Long);
+  prepare_factory_out(out, size, dtype, device, ScalarType::Long);
   return random_from_(out, low, high, generator);
 }
 
@@ -336,7 +322,7 @@ Tensor& randperm_out(int64_t n, std::optional<Generator> generator, std::optiona
     out = ember::empty({n}, dtype.value_or(ScalarType::Long), device);
   } else {
     EMBER_CHECK(n >= 0, "n must be non-negative, got", n);
-    prepare_out(out, {n}, dtype, device, ScalarType::Long);
+    prepare_factory_out(out, {n}, dtype, device, ScalarType::Long);
   }
   const ScalarType t = out.dtype();
   // The largest value must be representable (exactly, for floating types).
@@ -376,7 +362,7 @@ Tensor& randperm_out(int64_t n, std::optional<Generator> generator, std::optiona
 
 Tensor& normal_float_float_out(double mean, double std, IntArrayRef size, std::optional<Generator> generator,
                                std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
-  prepare_out(out, size, dtype, device, get_default_dtype());
+  prepare_factory_out(out, size, dtype, device, get_default_dtype());
   return normal_(out, mean, std, generator);
 }
 
