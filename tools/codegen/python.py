@@ -138,7 +138,11 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
         if s.factory:
             rg = [a.name for a in s.params].index("requires_grad")
             lines.append(f"      Tensor _r = {_call(s, method, False)};")
-            lines.append(f"      if (r.boolean({rg})) _r.set_requires_grad(true);")
+            lines.append(f"      if (r.boolean({rg})) {{")
+            lines.append("        EMBER_CHECK(_r.is_floating_point(), "
+                         "\"Only Tensors of floating point and complex dtype can require gradients\");")
+            lines.append("        _r.set_requires_grad(true);")
+            lines.append("      }")
             lines.append("      return wrap(std::move(_r));")
         else:
             lines.append(f"      return {_wrap(s, _call(s, method, False))};")

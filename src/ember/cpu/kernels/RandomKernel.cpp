@@ -562,6 +562,8 @@ void bernoulli_tensor_kernel(const TensorBase& self, const TensorBase& p, Genera
       for_each_run(self, &p, [&](char* o, int64_t so, char* q, int64_t sq, int64_t n) {
         for (int64_t i = 0; i < n; ++i, o += so, q += sq) {
           const P pv = *reinterpret_cast<const P*>(q);
+          const double pd = static_cast<double>(pv);
+          EMBER_CHECK(pd >= 0 && pd <= 1, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
           bool hit;
           if constexpr (std::is_same_v<P, double>) {
             hit = uniform53(g) < pv;

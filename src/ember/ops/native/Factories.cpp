@@ -70,6 +70,20 @@ void prepare_factory_out(Tensor& out, IntArrayRef size, std::optional<ScalarType
   resize_output(out, size);
 }
 
+void check_fill_value(ScalarType t, const Scalar& value) {
+  switch (t) {
+    case ScalarType::Byte: (void)checked_to<uint8_t>(value); break;
+    case ScalarType::Char: (void)checked_to<int8_t>(value); break;
+    case ScalarType::Short: (void)checked_to<int16_t>(value); break;
+    case ScalarType::Int: (void)checked_to<int32_t>(value); break;
+    case ScalarType::Long: (void)checked_to<int64_t>(value); break;
+    case ScalarType::Half: (void)checked_to<Half>(value); break;
+    case ScalarType::Float: (void)checked_to<float>(value); break;
+    case ScalarType::BFloat16: (void)checked_to<BFloat16>(value); break;
+    default: break;
+  }
+}
+
 Tensor& empty_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
   prepare_factory_out(out, size, dtype, device, get_default_dtype());
   return out;
@@ -80,6 +94,7 @@ Tensor& full_out(IntArrayRef size, const Scalar& fill_value, std::optional<Scala
   // A bool fills bool, an int int64, a float the default dtype.
   ScalarType t = fill_value.is_floating_point() ? get_default_dtype() : fill_value.default_dtype();
   prepare_factory_out(out, size, dtype, device, t);
+  check_fill_value(out.dtype(), fill_value);
   out.fill_(fill_value);
   return out;
 }
@@ -102,6 +117,7 @@ Tensor& ones_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Device> device) {
   Tensor r = native::empty_like(self, dtype, device);
+  check_fill_value(r.dtype(), fill_value);
   r.fill_(fill_value);
   return r;
 }
@@ -109,6 +125,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<Sca
 // A 0-dim tensor; the default dtype unless dtype= says otherwise (also for ints).
 Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor r = native::empty({}, dtype.value_or(get_default_dtype()), device);
+  check_fill_value(r.dtype(), s);
   r.fill_(s);
   return r;
 }
