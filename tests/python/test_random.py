@@ -593,6 +593,8 @@ def test_cpu_capabilities_agree():
         "ember.manual_seed(7)\n"
         "parts = [ember.empty(4099, dtype=d).normal_(0.25, 1.75) for d in (ember.float32, ember.float16, ember.bfloat16)]\n"
         "parts += [ember.empty(999).uniform_(-2, 3), ember.empty(333, dtype=ember.float64).normal_()]\n"
+        "parts += [ember.arange(0.1, 7000.3, 1.1), ember.arange(0, 3000 * 0.3, 0.3, dtype=ember.float64),\n"
+        "          ember.linspace(-3.3, 77.7, 7001), ember.arange(0.5, 900.5, 0.75, dtype=ember.float16)]\n"
         "print(sum([p.to(ember.float64).tolist() for p in parts], []))\n"
     )
     outs = set()
@@ -605,4 +607,6 @@ def test_cpu_capabilities_agree():
     torch.manual_seed(7)
     parts = [torch.empty(4099, dtype=d).normal_(0.25, 1.75) for d in (torch.float32, torch.float16, torch.bfloat16)]
     parts += [torch.empty(999).uniform_(-2, 3), torch.empty(333, dtype=torch.float64).normal_()]
+    parts += [torch.arange(0.1, 7000.3, 1.1), torch.arange(0, 3000 * 0.3, 0.3, dtype=torch.float64),
+              torch.linspace(-3.3, 77.7, 7001), torch.arange(0.5, 900.5, 0.75, dtype=torch.float16)]
     assert outs.pop().strip() == str(sum([p.to(torch.float64).tolist() for p in parts], []))

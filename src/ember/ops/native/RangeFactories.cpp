@@ -1,11 +1,11 @@
-// arange, linspace, logspace and eye. Built with -ffp-contract=off: the value
-// arithmetic below spells out each fused multiply-add (see Note [Range values]).
+// arange, linspace, logspace and eye: sizes, dtypes and checks. The value
+// loops are cpu/kernels/RangeKernel.cpp (see Note [Range values]).
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "ember/cpu/RangeStubs.h"
 #include "ember/ops/Ops.h"
-#include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/native/FactoryUtils.h"
@@ -26,11 +26,16 @@
 //    round after every operation instead.
 //  - logspace raises base to start + step * i computed in double, unfused.
 
-namespace ember::native {
+namespace ember {
+namespace cpu {
+EMBER_DEFINE_DISPATCH(ArangeFn, arange_stub);
+EMBER_DEFINE_DISPATCH(LinspaceFn, linspace_stub);
+EMBER_DEFINE_DISPATCH(LogspaceFn, logspace_stub);
+}  // namespace cpu
+
+namespace native {
 
 namespace {
-
-constexpr int64_t kGrain = 32768;
 
 std::string enum_name(ScalarType t) {
   std::string s(legacy_type_name(t));
@@ -58,22 +63,6 @@ void dispatch_numeric(ScalarType t, const char* name, const F& f) {
   }
 }
 
-// Calls f(begin, end) over PyTorch's per-thread chunks of [0, n).
-template <typename F>
-void for_each_chunk(int64_t n, const F& f) {
-  int64_t nt = 1;
-  if (n > kGrain && get_num_threads() > 1 && !in_parallel_region()) {
-    nt = std::min<int64_t>(get_num_threads(), (n + kGrain - 1) / kGrain);
-  }
-  const int64_t chunk = (n + nt - 1) / nt;
-  parallel_for(0, nt, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      const int64_t lo = c * chunk, hi = std::min(n, lo + chunk);
-      if (lo < hi) f(lo, hi);
-    }
-  });
-}
-
 // Writes the values of a contiguous tensor computed in a contiguous buffer
 // back when the destination is not contiguous.
 template <typename F>
@@ -94,36 +83,19 @@ void check_out_dtype(const Tensor& out, std::optional<ScalarType> dtype) {
   }
 }
 
-// ---- arange ------------------------------------------------------------------------
-
-template <typename T>
-using arange_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_16bit_float<T>, float, double>>;
-
-template <typename T>
-void arange_values(T* d, int64_t n, arange_acc_t<T> s, arange_acc_t<T> st) {
-  using acc = arange_acc_t<T>;
-  if constexpr (std::is_integral_v<T>) {
-    for_each_chunk(n, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const uint64_t v = static_cast<uint64_t>(s) + static_cast<uint64_t>(st) * static_cast<uint64_t>(i);
-        d[i] = static_cast<T>(static_cast<int64_t>(v));
-      }
-    });
+// Bounds for the range kernels: int64 for integer outputs, else the exact
+// double of the value in T (or in the accumulation type, for arange).
+template <typename V>
+cpu::RangeBounds bounds(V a, V b) {
+  cpu::RangeBounds r;
+  if constexpr (std::is_integral_v<V>) {
+    r.i0 = static_cast<int64_t>(a);
+    r.i1 = static_cast<int64_t>(b);
   } else {
-    constexpr int64_t lanes = 32 / static_cast<int64_t>(sizeof(T));
-    for_each_chunk(n, [&](int64_t b, int64_t e) {
-      int64_t i = b;
-      for (; i + 2 * lanes <= e; i += 2 * lanes) {
-        for (int64_t idx = i; idx < i + 2 * lanes; idx += lanes) {
-          const T base = T(std::fma(st, static_cast<acc>(idx), s));
-          for (int64_t k = 0; k < lanes; ++k) {
-            d[idx + k] = T(std::fma(static_cast<acc>(k), st, static_cast<acc>(base)));
-          }
-        }
-      }
-      for (; i < e; ++i) d[i] = T(std::fma(st, static_cast<acc>(i), s));
-    });
+    r.d0 = static_cast<double>(static_cast<std::conditional_t<std::is_same_v<V, double>, double, float>>(a));
+    r.d1 = static_cast<double>(static_cast<std::conditional_t<std::is_same_v<V, double>, double, float>>(b));
   }
+  return r;
 }
 
 }  // namespace
@@ -163,13 +135,13 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, s
   } else if (out.numel() != n) {
     resize_output(out, {n});
   }
-  fill_contiguous(out, [&](Tensor& r) {
-    dispatch_numeric(t, "arange_cpu", [&](auto tag) {
-      using T = decltype(tag);
-      using acc = arange_acc_t<T>;
-      arange_values(static_cast<T*>(r.data_ptr()), n, checked_to<acc>(start), checked_to<acc>(step));
-    });
+  cpu::RangeBounds b;
+  dispatch_numeric(t, "arange_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    using acc = std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_16bit_float<T>, float, double>>;
+    b = bounds(checked_to<acc>(start), checked_to<acc>(step));
   });
+  fill_contiguous(out, [&](Tensor& r) { cpu::arange_stub(r, b); });
   return out;
 }
 
@@ -180,70 +152,6 @@ Tensor& arange_end_out(const Scalar& end, std::optional<ScalarType> dtype, std::
 // ---- linspace, logspace ---------------------------------------------------------------
 
 namespace {
-
-template <typename T>
-void linspace_values(T* d, int64_t steps, const Scalar& start, const Scalar& end) {
-  const int64_t halfway = steps / 2;
-  if constexpr (std::is_integral_v<T>) {
-    const T a = checked_to<T>(start), b = checked_to<T>(end);
-    const double st = (static_cast<double>(b) - static_cast<double>(a)) / static_cast<double>(steps - 1);
-    for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        d[i] = static_cast<T>(i < halfway ? std::fma(st, static_cast<double>(i), static_cast<double>(a))
-                                          : std::fma(-st, static_cast<double>(steps - i - 1), static_cast<double>(b)));
-      }
-    });
-  } else if constexpr (is_16bit_float<T>) {
-    // 16-bit arithmetic: every operation rounds to T.
-    const T a = checked_to<T>(start), b = checked_to<T>(end);
-    const T diff = T(static_cast<float>(b) - static_cast<float>(a));
-    const T st = T(static_cast<float>(diff) / static_cast<float>(T(static_cast<float>(steps - 1))));
-    auto mul = [&](int64_t k) { return T(static_cast<float>(st) * static_cast<float>(T(static_cast<float>(k)))); };
-    for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        d[i] = i < halfway ? T(static_cast<float>(a) + static_cast<float>(mul(i)))
-                           : T(static_cast<float>(b) - static_cast<float>(mul(steps - i - 1)));
-      }
-    });
-  } else {
-    const T a = checked_to<T>(start), b = checked_to<T>(end);
-    const T st = (b - a) / static_cast<T>(steps - 1);
-    for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        d[i] = i < halfway ? std::fma(st, static_cast<T>(i), a) : std::fma(-st, static_cast<T>(steps - i - 1), b);
-      }
-    });
-  }
-}
-
-template <typename T>
-void logspace_values(T* d, int64_t steps, const Scalar& start, const Scalar& end, double base) {
-  const int64_t halfway = steps / 2;
-  if constexpr (std::is_integral_v<T>) {
-    const double fb = base;
-    const T a = checked_to<T>(start), b = checked_to<T>(end);
-    const double st = static_cast<double>(b - a) / static_cast<double>(steps - 1);
-    for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        const double x = i < halfway ? static_cast<double>(a) + st * static_cast<double>(i)
-                                     : static_cast<double>(b) - st * static_cast<double>(steps - i - 1);
-        d[i] = static_cast<T>(std::pow(fb, x));
-      }
-    });
-  } else {
-    using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    const T a = checked_to<T>(start), b = checked_to<T>(end);
-    const double st = static_cast<double>(static_cast<acc>(T(static_cast<acc>(b) - static_cast<acc>(a)))) /
-                      static_cast<double>(steps - 1);
-    for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        const double x = i < halfway ? static_cast<double>(a) + st * static_cast<double>(i)
-                                     : static_cast<double>(b) - st * static_cast<double>(steps - i - 1);
-        d[i] = T(static_cast<acc>(std::pow(base, x)));
-      }
-    });
-  }
-}
 
 ScalarType space_dtype(const Tensor& out, std::optional<ScalarType> dtype) {
   if (out.defined()) {
@@ -271,12 +179,12 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std:
     return out;
   }
   if (t == ScalarType::Bool) not_implemented("linspace_cpu", t);
-  fill_contiguous(out, [&](Tensor& r) {
-    dispatch_numeric(t, "linspace_cpu", [&](auto tag) {
-      using T = decltype(tag);
-      linspace_values(static_cast<T*>(r.data_ptr()), steps, start, end);
-    });
+  cpu::RangeBounds b;
+  dispatch_numeric(t, "linspace_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    b = bounds(checked_to<T>(start), checked_to<T>(end));
   });
+  fill_contiguous(out, [&](Tensor& r) { cpu::linspace_stub(r, b); });
   return out;
 }
 
@@ -297,12 +205,12 @@ Tensor& logspace_out(const Scalar& start, const Scalar& end, int64_t steps, doub
     return out;
   }
   if (t == ScalarType::Bool) not_implemented("logspace_cpu", t);
-  fill_contiguous(out, [&](Tensor& r) {
-    dispatch_numeric(t, "logspace_cpu", [&](auto tag) {
-      using T = decltype(tag);
-      logspace_values(static_cast<T*>(r.data_ptr()), steps, start, end, base);
-    });
+  cpu::RangeBounds b;
+  dispatch_numeric(t, "logspace_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    b = bounds(checked_to<T>(start), checked_to<T>(end));
   });
+  fill_contiguous(out, [&](Tensor& r) { cpu::logspace_stub(r, b, base); });
   return out;
 }
 
@@ -326,4 +234,5 @@ Tensor& eye_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Device
   return eye_m_out(n, n, dtype, device, out);
 }
 
-}  // namespace ember::native
+}  // namespace native
+}  // namespace ember
