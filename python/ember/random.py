@@ -6,7 +6,7 @@ import contextlib
 
 from ember._C import default_generator
 
-__all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"]
+__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
 
 def manual_seed(seed):
@@ -36,7 +36,9 @@ def set_rng_state(new_state) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
+def fork_rng(
+    devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"
+):
     """Restores the default generator's state when the block exits."""
     if not enabled:
         yield

@@ -11,15 +11,30 @@ from conftest import to_torch, torch
 
 import ember
 
-ALL = [None, "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+ALL = [
+    None,
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "bool",
+]
 
 
 def exact(e, t):
     assert str(e.dtype) == str(t.dtype), f"dtype {e.dtype} != {t.dtype}"
     assert tuple(e.shape) == tuple(t.shape), f"shape {tuple(e.shape)} != {tuple(t.shape)}"
     got = to_torch(e)
-    assert torch.equal(got, t) or (t.is_floating_point() and torch.equal(got.isnan(), t.isnan())
-                                     and torch.equal(got.nan_to_num(0), t.nan_to_num(0))), f"{got} != {t}"
+    assert torch.equal(got, t) or (
+        t.is_floating_point()
+        and torch.equal(got.isnan(), t.isnan())
+        and torch.equal(got.nan_to_num(0), t.nan_to_num(0))
+    ), f"{got} != {t}"
     assert e.requires_grad == t.requires_grad
 
 
@@ -47,10 +62,36 @@ def kw(m, dtype):
 # ---- arange ----------------------------------------------------------------------------------
 
 ARANGE_ARGS = [
-    (5,), (0,), (1, 5), (-3, 7, 2), (0, 100, 0.1), (-3.3, 77.7, 0.37), (1.1, 2000.3, 0.7), (0.5, 1e4, 1.3),
-    (10, -10, -3), (0, 1, 1 / 3), (0.5, 3), (True, 5), (0, 5, 0), (0, 5, 0.0), (0, 1, 0.1), (0, 5, 0.4), (0.5, -3, 0.4),
-    (float("nan"),), (0, float("inf")), (5, 0), (1e20,), (0, 70000, 1000), (2**62, 2**62 + 3), (-5, 5, 2),
-    (0, 40000.5, 0.5), (0, 100000, 1), (0.1, 70000.3, 1.1), (0, 5, float("inf")), (-300, 5, 100), (0, 1e300, 1e298),
+    (5,),
+    (0,),
+    (1, 5),
+    (-3, 7, 2),
+    (0, 100, 0.1),
+    (-3.3, 77.7, 0.37),
+    (1.1, 2000.3, 0.7),
+    (0.5, 1e4, 1.3),
+    (10, -10, -3),
+    (0, 1, 1 / 3),
+    (0.5, 3),
+    (True, 5),
+    (0, 5, 0),
+    (0, 5, 0.0),
+    (0, 1, 0.1),
+    (0, 5, 0.4),
+    (0.5, -3, 0.4),
+    (float("nan"),),
+    (0, float("inf")),
+    (5, 0),
+    (1e20,),
+    (0, 70000, 1000),
+    (2**62, 2**62 + 3),
+    (-5, 5, 2),
+    (0, 40000.5, 0.5),
+    (0, 100000, 1),
+    (0.1, 70000.3, 1.1),
+    (0, 5, float("inf")),
+    (-300, 5, 100),
+    (0, 1e300, 1e298),
 ]
 
 
@@ -98,8 +139,22 @@ def test_arange_thread_chunks(threads):
 
 # ---- linspace, logspace -------------------------------------------------------------------------
 
-SPACE_ARGS = [(0, 1, 1000), (-1, 1, 37), (-3.3, 77.7, 219), (1.1, 2000.3, 2857), (0.5, 1e4, 7693), (0, 10, 0), (3, 7, 1),
-              (5, 2, 4), (0, 1, -1), (-10, 10, 7), (0, 255, 100), (2.5, 2.5, 5), (300, 5, 1), (10, -10, 13)]
+SPACE_ARGS = [
+    (0, 1, 1000),
+    (-1, 1, 37),
+    (-3.3, 77.7, 219),
+    (1.1, 2000.3, 2857),
+    (0.5, 1e4, 7693),
+    (0, 10, 0),
+    (3, 7, 1),
+    (5, 2, 4),
+    (0, 1, -1),
+    (-10, 10, 7),
+    (0, 255, 100),
+    (2.5, 2.5, 5),
+    (300, 5, 1),
+    (10, -10, 13),
+]
 
 
 @pytest.mark.parametrize("args", SPACE_ARGS)
@@ -128,7 +183,9 @@ def test_space_forms():
 # ---- eye, full, zeros, ones, empty ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("nm", [(0, None), (1, None), (3, None), (2, 5), (5, 2), (-1, None), (3, -2), (4, 0)])
+@pytest.mark.parametrize(
+    "nm", [(0, None), (1, None), (3, None), (2, 5), (5, 2), (-1, None), (3, -2), (4, 0)]
+)
 @pytest.mark.parametrize("dtype", ALL)
 def test_eye(nm, dtype):
     n, mm = nm
@@ -181,7 +238,9 @@ def test_plain_factory_out_and_errors(name):
     check(lambda m: call(m, *args, dtype=m.int64, requires_grad=True))
 
 
-@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"])
+@pytest.mark.parametrize(
+    "name", ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"]
+)
 @pytest.mark.parametrize("dtype", [None, "float64", "float16", "int32"])
 def test_like_dtype_and_requires_grad(name, dtype):
     def call(m, **k):
@@ -194,9 +253,14 @@ def test_like_dtype_and_requires_grad(name, dtype):
 
 
 def test_requires_grad_leaves():
-    for make in [lambda m: m.zeros(2, requires_grad=True), lambda m: m.full((2,), 1.5, requires_grad=True),
-                 lambda m: m.arange(3.0, requires_grad=True), lambda m: m.eye(2, requires_grad=True),
-                 lambda m: m.rand(2, requires_grad=True), lambda m: m.tensor([1.0], requires_grad=True)]:
+    for make in [
+        lambda m: m.zeros(2, requires_grad=True),
+        lambda m: m.full((2,), 1.5, requires_grad=True),
+        lambda m: m.arange(3.0, requires_grad=True),
+        lambda m: m.eye(2, requires_grad=True),
+        lambda m: m.rand(2, requires_grad=True),
+        lambda m: m.tensor([1.0], requires_grad=True),
+    ]:
         e = make(ember)
         assert e.requires_grad and e.is_leaf and e.grad_fn is None
 
@@ -215,7 +279,9 @@ TENSOR_CASES = {
     "scalar float": lambda m: m.tensor(3.5),
     "scalar bool": lambda m: m.tensor(True),
     "0-dim tensors": lambda m: m.tensor([m.tensor(1.0), m.tensor(2.0)]),
-    "0-dim int32 tensors": lambda m: m.tensor([m.tensor(1, dtype=m.int32), m.tensor(2, dtype=m.int32)]),
+    "0-dim int32 tensors": lambda m: m.tensor(
+        [m.tensor(1, dtype=m.int32), m.tensor(2, dtype=m.int32)]
+    ),
     "int32 tensor and int": lambda m: m.tensor([m.tensor(1, dtype=m.int32), 2]),
     "float64 tensor and float": lambda m: m.tensor([m.tensor(1, dtype=m.float64), 2.5]),
     "int32 tensor and float": lambda m: m.tensor([m.tensor(1, dtype=m.int32), 2.5]),
