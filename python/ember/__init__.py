@@ -73,6 +73,8 @@ del _name
 from ember import autograd, cuda, linalg, nn, optim, utils  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402
+from ember import random  # noqa: E402
+from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
 from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
-
 from ember import _C
 from ember import _numpy as _np
 
@@ -117,125 +115,39 @@ def _fill_legacy():
     _LEGACY.update(names)
 
 
-def _promote(a, b):
-    """PyTorch's promote_types for the dtypes tensor() infers (None: nothing seen)."""
-    if a is None or a == b:
-        return b
-    if b is None:
-        return a
-    ka, kb = _category(a), _category(b)
-    if ka != kb:
-        return a if ka > kb else b
-    sa, sb = a.itemsize, b.itemsize
-    if ka == 2:
-        if sa == sb:  # float16 with bfloat16
-            import ember
-
-            return ember.float32
-        return a if sa > sb else b
-    if sa == sb == 1:  # uint8 with int8
-        import ember
-
-        return ember.int16
-    return a if sa > sb else b
-
-
-def _category(dtype):
-    if dtype.is_floating_point:
-        return 2
-    import ember
-
-    return 0 if dtype == ember.bool else 1
-
-
-def _numpy_scalar_dtype(value):
-    import numpy as np
-
-    return _C.from_numpy(np.asarray(value)).dtype
-
-
-def _infer(data, shape, flat, depth=0):
-    """Walks nested sequences: records the shape, flattens into Python numbers,
-    and returns the inferred dtype (None when no value was seen)."""
-    import ember
-
-    if isinstance(data, Tensor):
-        if data.dim() != 0:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        if len(shape) != depth:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
-        flat.append(data.item())
-        return data.dtype
-    if isinstance(data, Number):
-        if len(shape) != depth:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
-        if _np.is_numpy_scalar(data):  # NumPy scalars keep their dtype
-            flat.append(data.item())
-            return _numpy_scalar_dtype(data)
-        flat.append(data)
-        if isinstance(data, bool):
-            return ember.bool
-        if isinstance(data, int):
-            return ember.int64
-        if isinstance(data, float):
-            return ember.get_default_dtype()
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if _np.is_numpy_scalar(data):  # numpy.bool_ is no Number
-        if len(shape) != depth:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
-        flat.append(data.item())
-        return _numpy_scalar_dtype(data)
-    if isinstance(data, (str, bytes)) or not hasattr(data, "__len__"):
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if _np.is_ndarray(data):
-        if data.ndim == 0:
-            return _infer(data[()], shape, flat, depth)
-        t = _C.from_numpy(_np.numpy_compatible(data))
-        for i, n in enumerate(data.shape):
-            if len(shape) == depth + i:
-                shape.append(n)
-            elif shape[depth + i] != n:
-                raise ValueError(f"expected sequence of length {shape[depth + i]} at dim {depth + i} (got {n})")
-        flat.extend(data.ravel().tolist())
-        return t.dtype
-    n = len(data)
-    if len(shape) == depth:
-        shape.append(n)
-    elif shape[depth] != n:
-        raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
-    dtype = None
-    for item in data:
-        dtype = _promote(dtype, _infer(item, shape, flat, depth + 1))
-    return dtype
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """Builds a tensor from nested lists/tuples of numbers, NumPy arrays or
-    scalars, inferring the dtype as PyTorch does (bool < int64 < default float;
-    NumPy values keep their dtype). Always copies."""
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Builds a new tensor from data, always copying: nested lists or tuples of
+    numbers, tensors and NumPy values (read in C++ with PyTorch's shape and
+    dtype inference: Python floats give the default dtype, ints int64, bools
+    bool, NumPy values and tensors keep theirs, mixed leaves promote), a
+    NumPy array or scalar, or a tensor."""
     import ember
 
     if not _LEGACY:
         _fill_legacy()
     if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
         out = data.detach().clone()
         if dtype is not None:
             out = out.to(dtype)
     elif _np.is_ndarray(data) or _np.is_numpy_scalar(data):
         out = _np.from_ndarray(data, dtype, copy=True)
+    elif not isinstance(data, (list, tuple)) and hasattr(data, "__array__"):
+        return tensor(data.__array__(), dtype=dtype, device=device, requires_grad=requires_grad)
     else:
-        if hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
-            data = data.__array__()
-            return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
-        shape: list[int] = []
-        flat: list = []
-        inferred = _infer(data, shape, flat)
-        if dtype is None:
-            dtype = inferred if inferred is not None else ember.get_default_dtype()
-        out = _C._tensor_from_flat(flat, tuple(shape), dtype)
+        out = _C._tensor_from_data(data, dtype)
     if device is not None:
         out = out.to(ember.device(device))
     if requires_grad:
+        if not out.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         out.requires_grad_(True)
     return out
 
@@ -258,4 +170,7 @@ def as_tensor(data, dtype=None, device=None):
         if device is not None:
             out = out.to(ember.device(device))
         return out
-    return tensor(data, dtype=dtype, device=device)
+    out = _C._tensor_from_data(data, dtype)
+    if device is not None:
+        out = out.to(ember.device(device))
+    return out

@@ -12,6 +12,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyFactories.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyInterop.h"
 #include "ember/python/PyTensor.h"
@@ -89,6 +90,7 @@ void init_module(nb::module_& m) {
   init_generator(mod);
   init_numpy(mod);
   init_storage(mod);
+  init_factories(m);
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;
