@@ -72,11 +72,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
 
 
 def matmul(input, other, *, out=None):  # noqa: A002
-    r = _F.matmul(input, other)
     if out is not None:
-        out.copy_(r)
-        return out
-    return r
+        return _F.matmul(input, other, out=out)
+    return _F.matmul(input, other)
 
 
 def vecdot(x, y, *, dim=-1):

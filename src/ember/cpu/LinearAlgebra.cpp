@@ -519,4 +519,18 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
   return ember::_unsafe_view(a.bmm(b), out_shape);
 }
 
+Tensor& matmul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  autograd::check_no_grad_for_out("matmul", self, other);
+  Tensor r;
+  {
+    // out= takes no part in autograd, as in PyTorch.
+    autograd::GradModeGuard guard(false);
+    r = ember::matmul(self, other);
+  }
+  check_out_dtype(out, r.dtype());
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
 }  // namespace ember::native
