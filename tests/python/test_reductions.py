@@ -501,3 +501,29 @@ def test_reductions_of_half_compute_in_float():
         for f in (lambda x: x.sum(), lambda x: x.mean(0), lambda x: x.var(1), lambda x: x.norm(),
                   lambda x: x.softmax(0), lambda x: x.logsumexp(1), lambda x: x.cumsum(1)):
             same(f(e), f(t), dname, loose=True)
+
+
+def test_norm_python_wrappers():
+    e, t = pair([[3.0, -4.0, 0.5], [1.0, 2.0, -2.0]], "float32")
+    cases = [
+        lambda lib, x: x.norm(),
+        lambda lib, x: x.norm(1),
+        lambda lib, x: x.norm(p=float("inf"), dim=1),
+        lambda lib, x: x.norm(dim=0, keepdim=True),
+        lambda lib, x: lib.norm(x, "fro", dim=(0, 1)),
+        lambda lib, x: lib.norm(x, dtype=lib.float64),
+        lambda lib, x: lib.norm(x.unsqueeze(0), dim=(0, 1, 2)),
+        lambda lib, x: lib.linalg.norm(x),
+        lambda lib, x: lib.linalg.norm(x, 1),
+        lambda lib, x: lib.linalg.norm(x, float("-inf")),
+        lambda lib, x: lib.linalg.norm(x, dim=1),
+        lambda lib, x: lib.linalg.norm(x.unsqueeze(0), 3),
+        lambda lib, x: lib.linalg.matrix_norm(x, float("inf"), keepdim=True),
+        lambda lib, x: lib.linalg.matrix_norm(x.reshape(-1)),
+        lambda lib, x: lib.linalg.vector_norm(x, 0.5, (0, 1)),
+    ]
+    for case in cases:
+        got, want = run_both(lambda: case(ember, e), lambda: case(torch, t))
+        if want is not None:
+            same(got, want, "float32")
+            assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__ if want.grad_fn else True
