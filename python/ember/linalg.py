@@ -29,9 +29,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     Norms that need singular values ('nuc', 2, -2) are not available."""
     dim = _as_dims(dim)
     if len(dim) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if ord == "fro":
         r = vector_norm(A, 2, dim, keepdim, dtype=dtype)
     elif ord in (1, -1, float("inf"), float("-inf")):
@@ -72,11 +72,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
 
 
 def matmul(input, other, *, out=None):  # noqa: A002
-    r = _F.matmul(input, other)
     if out is not None:
-        out.copy_(r)
-        return out
-    return r
+        return _F.matmul(input, other, out=out)
+    return _F.matmul(input, other)
 
 
 def vecdot(x, y, *, dim=-1):

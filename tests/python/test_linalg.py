@@ -35,7 +35,8 @@ def tol(dname):
 
 def same(e, t, dname):
     if t.dtype.is_floating_point:
-        assert_same(e, t, rtol=tol(dname), atol=tol(dname))
+        name = str(t.dtype).split(".")[1]  # tolerance of the result dtype
+        assert_same(e, t, rtol=tol(name), atol=tol(name))
     else:
         assert_same(e, t)
 
@@ -287,3 +288,36 @@ def test_matmul_threads_setting_is_respected():
         assert (a @ a).sum().item() == 64 * 64 * 64
     finally:
         ember.set_num_threads(prev)
+
+
+def test_out_and_inplace_variants():
+    cases = [
+        lambda lib, o: lib.matmul(lib.ones(2, 3), lib.ones(3, 4), out=o),
+        lambda lib, o: lib.mm(lib.ones(2, 3), lib.ones(3, 4), out=o),
+        lambda lib, o: lib.bmm(lib.ones(2, 2, 3), lib.ones(2, 3, 4), out=o),
+        lambda lib, o: lib.mv(lib.ones(2, 3), lib.ones(3), out=o),
+        lambda lib, o: lib.dot(lib.ones(3), lib.ones(3), out=o),
+        lambda lib, o: lib.addmm(lib.ones(4), lib.ones(2, 3), lib.ones(3, 4), out=o),
+        lambda lib, o: lib.matmul(lib.ones(2, 3, requires_grad=True), lib.ones(3, 4), out=o),
+        lambda lib, o: lib.mm(lib.ones(2, 3, requires_grad=True), lib.ones(3, 4), out=o),
+    ]
+    for dt in ("float32", "float64"):
+        for case in cases:
+            ed, td = dtypes(dt)
+            oe, ot = ember.empty(0, dtype=ed), torch.empty(0, dtype=td)
+            got, want = run_both(lambda: case(ember, oe), lambda: case(torch, ot))
+            if want is not None:
+                assert got is oe
+                same(oe, ot, dt)
+    for name, args in (("addmm_", ((2, 3), (3, 4))), ("baddbmm_", ((2, 2, 3), (2, 3, 4))), ("addmv_", ((2, 3), (3,)))):
+        res = []
+        for lib in (ember, torch):
+            shapes = [(2, 4) if name == "addmm_" else (2, 2, 4) if name == "baddbmm_" else (2,)] + list(args)
+            xs = [lib.full(s, 0.5) for s in shapes]
+            r = getattr(xs[0], name)(*xs[1:], beta=2, alpha=3)
+            assert r is xs[0]
+            res.append(r)
+        same(res[0], res[1], "float32")
+    e, t = pair([1.0, 2.0, 3.0], "float32")
+    same(e.cumsum_(0), t.cumsum_(0), "float32")
+    same(e.cumprod_(0), t.cumprod_(0), "float32")

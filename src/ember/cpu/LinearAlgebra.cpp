@@ -124,10 +124,21 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
   }
 }
 
-void check_not_bool(ScalarType t, const char* name) {
-  if (t == ScalarType::Bool) {
+// Bool products are not implemented, as in PyTorch, except where there is
+// nothing to compute (empty result or empty inner dim).
+void check_not_bool(ScalarType t, const char* name, bool has_work = true) {
+  if (t == ScalarType::Bool && has_work) {
     throw NotImplementedError(str_cat("\"", name, "\" not implemented for 'Bool'"));
   }
+}
+
+// addmm/baddbmm/addbmm without products compute beta * self as a tensor op,
+// so a beta of a wider kind than the dtype fails to cast back, as in PyTorch.
+void check_beta_cast(ScalarType t, const Scalar& beta) {
+  if (beta.is_bool() || beta.to_double() == 0) return;
+  EMBER_CHECK(!beta.is_floating_point() || is_floating_type(t), "result type Float can't be cast to the desired output "
+              "type ", type_word(t));
+  EMBER_CHECK(t != ScalarType::Bool, "result type Long can't be cast to the desired output type Bool");
 }
 
 // Hands a freshly computed result to the caller (or into out=/in-place self).
@@ -339,7 +350,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
               self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
   EMBER_CHECK(self.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
               cpp_type_name(self.dtype()), " != ", cpp_type_name(mat2.dtype()));
-  check_not_bool(self.dtype(), "addmm_impl_cpu_");
+  check_not_bool(self.dtype(), "addmm_impl_cpu_", self.sizes()[1] > 0 && self.sizes()[0] * mat2.sizes()[1] > 0);
   return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
@@ -350,7 +361,9 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
               cpp_type_name(mat1.dtype()), " != ", cpp_type_name(mat2.dtype()));
   EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ", type_word(self.dtype()),
               " and ", type_word(mat2.dtype()));
-  check_not_bool(self.dtype(), "addmm_impl_cpu_");
+  const bool work = mat1.sizes()[1] > 0 && mat1.sizes()[0] * mat2.sizes()[1] > 0;
+  check_not_bool(self.dtype(), "addmm_impl_cpu_", work);
+  if (mat1.sizes()[1] == 0) check_beta_cast(self.dtype(), beta);
   const DimVector want{mat1.sizes()[0], mat2.sizes()[1]};
   if (out.defined() && out.is_same(self)) {
     EMBER_CHECK(self.sizes().equals(want), "Bad in-place call: input tensor size ", shape_string(self.sizes()),
@@ -363,7 +376,7 @@ Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_bmm_args(self, mat2);
   EMBER_CHECK(self.dtype() == mat2.dtype(), "expected scalar type ", type_word(self.dtype()), " but found ",
               type_word(mat2.dtype()));
-  check_not_bool(self.dtype(), "bmm");
+  check_not_bool(self.dtype(), "bmm", self.sizes()[2] > 0 && self.numel() > 0 && mat2.numel() > 0);
   return deliver(out, baddbmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
@@ -373,7 +386,8 @@ Tensor& baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batc
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
               type_word(self.dtype()), " but found ",
               type_word(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
-  check_not_bool(self.dtype(), "baddbmm");
+  check_not_bool(self.dtype(), "baddbmm", batch1.sizes()[2] > 0 && batch1.numel() > 0 && batch2.numel() > 0);
+  if (batch1.sizes()[2] == 0) check_beta_cast(self.dtype(), beta);
   const DimVector want{batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]};
   if (out.defined() && out.is_same(self)) {
     EMBER_CHECK(self.sizes().equals(want), "Bad in-place call: input tensor size ", shape_string(self.sizes()),
@@ -393,7 +407,8 @@ Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
               type_word(self.dtype()), " but found ",
               type_word(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
-  check_not_bool(self.dtype(), "addbmm");
+  check_not_bool(self.dtype(), "addmm_impl_cpu_", batch1.numel() > 0 && batch2.numel() > 0);
+  if (batch1.numel() == 0 || batch2.numel() == 0) check_beta_cast(self.dtype(), beta);
   const int64_t bs = batch1.sizes()[0], m = batch1.sizes()[1], k = batch1.sizes()[2], n = batch2.sizes()[2];
   const DimVector want{m, n};
   if (out.defined() && out.is_same(self)) {
@@ -428,7 +443,7 @@ Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
   check_mv_args(self, vec, 1, self.dim() == 2 ? self.sizes()[0] : 0);
   EMBER_CHECK(self.dtype() == vec.dtype(), "expected scalar type ", type_word(self.dtype()), " but found ",
               type_word(vec.dtype()));
-  check_not_bool(self.dtype(), "addmv_impl_cpu");
+  check_not_bool(self.dtype(), "addmv_impl_cpu", self.numel() > 0);
   return deliver(out, addmv_impl(nullptr, self, vec, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
@@ -438,7 +453,7 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
   EMBER_CHECK(self.dtype() == mat.dtype() && mat.dtype() == vec.dtype(),
               "addmv input tensors must have the same dtype, but got ", type_word(self.dtype()), ", ",
               type_word(mat.dtype()), ", and ", type_word(vec.dtype()));
-  check_not_bool(self.dtype(), "addmv_impl_cpu");
+  check_not_bool(self.dtype(), "addmv_impl_cpu", mat.numel() > 0);
   if (out.defined() && out.is_same(self)) {
     EMBER_CHECK(self.dim() == 1 && self.sizes()[0] == mat.sizes()[0], "Bad in-place call: input tensor size ",
                 shape_string(self.sizes()), " and output tensor size [", mat.sizes()[0], "] should match");
@@ -502,6 +517,20 @@ Tensor matmul(const Tensor& t1, const Tensor& t2) {
   if (d1 > 1) out_shape.push_back(n);
   if (d2 > 1) out_shape.push_back(p);
   return ember::_unsafe_view(a.bmm(b), out_shape);
+}
+
+Tensor& matmul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  autograd::check_no_grad_for_out("matmul", self, other);
+  Tensor r;
+  {
+    // out= takes no part in autograd, as in PyTorch.
+    autograd::GradModeGuard guard(false);
+    r = ember::matmul(self, other);
+  }
+  check_out_dtype(out, r.dtype());
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
 }
 
 }  // namespace ember::native

@@ -334,7 +334,7 @@ Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, 
                    std::optional<ScalarType> dtype, Tensor& out) {
   std::vector<bool> mask = make_mask(self, dim);
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
-  if (is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
+  if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
     throw NotImplementedError(str_cat("\"nansum_cpu\" not implemented for '", type_word(rtype), "'"));
   }
   return sum_like(self, mask, keepdim, rtype, ReduceOp::NanSum, false, out);

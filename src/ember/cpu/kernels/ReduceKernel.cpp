@@ -174,11 +174,12 @@ struct MinMaxOp {
   void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * rs;
+#pragma omp simd
       for (int64_t c = 0; c < nc; ++c) {
-        acc_t v = load(row[c]);
-        // NaN wins: once acc is NaN it stays (comparisons with NaN are false).
+        const acc_t v = load(row[c]);
+        // A NaN v replaces acc; a NaN acc stays (comparisons with NaN are false).
         if constexpr (std::is_floating_point_v<acc_t>) {
-          acc[c] = (acc[c] != acc[c] || v != v) ? acc[c] + v : pick(acc[c], v);
+          acc[c] = (v != v || (kMax ? v > acc[c] : v < acc[c])) ? v : acc[c];
         } else {
           acc[c] = pick(acc[c], v);
         }

@@ -48,30 +48,38 @@ inline C fexp(C x) {
   }
 }
 
+// One row. The loops carry `omp simd` reductions so that the max and the sum
+// vectorise (they may reassociate; a NaN still reaches the result through exp).
 template <typename T, typename U>
 void softmax_lastdim(const T* x, U* y, int64_t n, bool log, float* buf) {
   using C = opmath_t<T>;
   C m = -std::numeric_limits<C>::infinity();
+#pragma omp simd reduction(max : m)
   for (int64_t i = 0; i < n; ++i) {
     const C v = load(x[i]);
     m = v > m ? v : m;
   }
   C s = 0;
   if (log) {
+#pragma omp simd reduction(+ : s)
     for (int64_t i = 0; i < n; ++i) s += fexp(C(load(x[i]) - m));
     const C shift = m + std::log(s);
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = static_cast<U>(load(x[i]) - shift);
     return;
   }
   if constexpr (std::is_same_v<U, C>) {
+#pragma omp simd reduction(+ : s)
     for (int64_t i = 0; i < n; ++i) {
       const C e = fexp(C(load(x[i]) - m));
       y[i] = e;
       s += e;
     }
     const C inv = C(1) / s;
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] *= inv;
   } else {
+#pragma omp simd reduction(+ : s)
     for (int64_t i = 0; i < n; ++i) {
       const float e = fexp(C(load(x[i]) - m));
       buf[i] = e;
