@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "ember/autograd/ViewsBackward.h"
 #include "ember/ops/Tensor.h"
 
 namespace ember::autograd::generated {

@@ -78,7 +78,8 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Generator:
       return is_generator(o);
     case ParamType::Scalar:
-      return is_number(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && unpack_tensor(o).dim() == 0);
+      // As in PyTorch, a tensor passes for a Scalar only if 0-dim and not requiring grad.
+      return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Int:
       return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
     case ParamType::IntList:
