@@ -54,10 +54,13 @@ class Tensor(_C.TensorBase):
                 UserWarning,
                 stacklevel=2,
             )
-        return self.permute(*reversed(range(self.dim())))
+        return self.permute(tuple(reversed(range(self.dim()))))
 
     @property
     def mT(self):  # noqa: N802
+        if self.dim() == 0:
+            _warn_0d("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.")
+            return self
         if self.dim() < 2:
             raise RuntimeError(
                 f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
@@ -67,9 +70,7 @@ class Tensor(_C.TensorBase):
     @property
     def H(self):  # noqa: N802
         if self.dim() == 0:
-            import warnings
-
-            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+            _warn_0d("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
             return self
         if self.dim() != 2:
             raise RuntimeError(
@@ -80,6 +81,9 @@ class Tensor(_C.TensorBase):
 
     @property
     def mH(self):  # noqa: N802
+        if self.dim() == 0:
+            _warn_0d("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
         if self.dim() < 2:
             raise RuntimeError(
                 f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
@@ -87,6 +91,9 @@ class Tensor(_C.TensorBase):
         return self.transpose(-2, -1)
 
     def adjoint(self):
+        if self.dim() == 0:
+            _warn_0d("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
         return self.mH
 
     def type(self, dtype=None):
@@ -97,6 +104,12 @@ class Tensor(_C.TensorBase):
 
 _LEGACY = {}
 _T_WARNED = False
+
+
+def _warn_0d(message):
+    import warnings
+
+    warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _fill_legacy():

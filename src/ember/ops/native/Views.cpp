@@ -118,7 +118,8 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
     int64_t off = nd - 1 - i;
     int64_t d = self.dim() - 1 - off;
     int64_t cur = d >= 0 ? self.sizes()[d] : 1;
-    int64_t cur_stride = d >= 0 ? self.strides()[d] : (i + 1 < nd ? new_size[i + 1] * new_stride[i + 1] : 1);
+    // New leading dims continue the stride pattern (0 for a 0-dim input, as in PyTorch).
+    int64_t cur_stride = d >= 0 ? self.strides()[d] : (i + 1 < nd ? new_size[i + 1] * new_stride[i + 1] : 0);
     int64_t want = size[i];
     if (want == -1) {
       EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
@@ -145,10 +146,19 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return make_view(self, shape, *stride, self.storage_offset());
 }
 
+// As PyTorch: a view when contiguous, else an alias with computed strides
+// when the geometry allows (ReshapeAliasBackward0), else a copy.
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  if (self.is_contiguous()) return self.view(shape);
   DimVector size = infer_size(shape, self.numel());
-  if (compute_view_stride(self.sizes(), self.strides(), size)) return self.view(size);
+  if (auto stride = compute_view_stride(self.sizes(), self.strides(), size)) {
+    return ember::_reshape_alias(self, size, *stride);
+  }
   return ember::_unsafe_view(self.clone(), size);
+}
+
+Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  return make_view(self, size, stride, self.storage_offset());
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
@@ -211,8 +221,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  EMBER_CHECK(self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   int64_t d = maybe_wrap_dim(dim, self.dim());
+  EMBER_CHECK_TYPE(IndexError, self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   int64_t n = self.sizes()[d];
   DimVector sizes(self.sizes()), strides(self.strides());
   sizes.erase(d);
@@ -442,6 +452,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
 
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   int64_t d = maybe_wrap_dim(dim, self.dim());
+  EMBER_CHECK(self.dim() > 0, "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions");
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -519,7 +530,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t nd = self.dim();
-  int64_t a = maybe_wrap_dim(dim1, nd, false), b = maybe_wrap_dim(dim2, nd, false);
+  int64_t a = maybe_wrap_dim(dim1, nd), b = maybe_wrap_dim(dim2, nd);
   EMBER_CHECK(a != b, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
   int64_t n = offset >= 0 ? std::min(self.sizes()[a], self.sizes()[b] - offset)
                           : std::min(self.sizes()[a] + offset, self.sizes()[b]);
