@@ -78,9 +78,66 @@ class Tensor(_C.TensorBase):
 
         return C._VariableFunctions.where(condition, self, y)
 
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
     @property
     def T(self):  # noqa: N802
-        return self.permute(*reversed(range(self.dim())))
+        global _T_WARNED
+        if self.dim() != 2 and not _T_WARNED:
+            _T_WARNED = True
+            import warnings
+
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self.permute(tuple(reversed(range(self.dim()))))
+
+    @property
+    def mT(self):  # noqa: N802
+        if self.dim() == 0:
+            _warn_0d("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.")
+            return self
+        if self.dim() < 2:
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):  # noqa: N802
+        if self.dim() == 0:
+            _warn_0d("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
+        if self.dim() != 2:
+            raise RuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+                + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "")
+            )
+        return self.transpose(-2, -1)
+
+    @property
+    def mH(self):  # noqa: N802
+        if self.dim() == 0:
+            _warn_0d("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
+        if self.dim() < 2:
+            raise RuntimeError(
+                f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    def adjoint(self):
+        if self.dim() == 0:
+            _warn_0d("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
+        return self.mH
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """See ember.norm."""
@@ -95,6 +152,13 @@ class Tensor(_C.TensorBase):
 
 
 _LEGACY = {}
+_T_WARNED = False
+
+
+def _warn_0d(message):
+    import warnings
+
+    warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _fill_legacy():

@@ -212,7 +212,7 @@ def backend_kernels(op: Operator) -> dict[str, str]:
     return {b: k for b, k in op.dispatch if b in ("CPU", "CUDA")}
 
 
-_SIZE_ATTR_RE = re.compile(r"\b(\w+)\.(sizes|scalar_type|dim|numel|device)\(\)")
+_SIZE_ATTR_RE = re.compile(r"\b(\w+)\.(sizes|strides|storage_offset|scalar_type|dim|numel|device)\(\)")
 
 
 def output_names(op: Operator) -> list[str]:
@@ -247,8 +247,8 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
     lists: list[str] = []
     values: list[tuple[str, str, str]] = []
     formulas: dict[str, str] = {}
-    attr_types = {"sizes": "std::vector<int64_t>", "scalar_type": "ScalarType", "dim": "int64_t",
-                  "numel": "int64_t", "device": "Device"}
+    attr_types = {"sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "storage_offset": "int64_t",
+                  "scalar_type": "ScalarType", "dim": "int64_t", "numel": "int64_t", "device": "Device"}
     for d in op.derivatives:
         f = d.formula
         if f == "not_implemented":
@@ -260,7 +260,7 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
             if name not in tensor_args and name not in outs:
                 return m.group(0)
             field = f"{name}_{what}"
-            init = f"{name}.{what}()" + (".vec()" if what == "sizes" else "")
+            init = f"{name}.{what}()" + (".vec()" if what in ("sizes", "strides") else "")
             if (field, attr_types[what], init) not in values:
                 values.append((field, attr_types[what], init))
             return field
@@ -300,6 +300,23 @@ def _output_exprs(op: Operator, result: str) -> list[str]:
     return [f"std::get<{i}>({result})" for i in range(len(rets))]
 
 
+def view_base_arg(v: Variant) -> str | None:
+    """For a differentiable view operator (returns Tensor(a) aliasing a
+    non-mutated input), the name of that input; the output is then tracked as
+    a view of it (see Note [Views and in-place operations])."""
+    op = v.op
+    rets = op.schema.returns
+    if v.kind != "functional" or not op.derivatives or len(rets) != 1:
+        return None
+    rt = rets[0].type
+    if not rt.alias or rt.mutable:
+        return None
+    for a in op.schema.arguments:
+        if a.type.is_tensor and a.type.alias == rt.alias and not a.type.mutable:
+            return a.name
+    return None
+
+
 def definition(v: Variant) -> str:
     op = v.op
     sig = f"{cpp_return_type(v)} {v.name}({params(v.args, False)})"
@@ -308,6 +325,11 @@ def definition(v: Variant) -> str:
         return f"{sig} {{\n  return {call};\n}}\n"
 
     lines = [sig + " {"]
+    view_of = view_base_arg(v)
+    list_return = len(op.schema.returns) == 1 and op.schema.returns[0].type.is_list
+    if view_of:
+        # Read before the kernel runs below autograd (grad mode off there).
+        lines.append(f"  const auto _creation_meta = autograd::view_creation_meta({'true' if list_return else 'false'});")
     # 1. the kernel expression (device dispatch)
     if op.composite_explicit:
         call = kernel_call(v).replace("KERNEL", f"native::{op.composite_explicit}")
@@ -358,8 +380,12 @@ def definition(v: Variant) -> str:
                 continue
             value = f"{name}.clone()" if inplace and name == mutated[0] else name
             lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({value}, false);")
+        optional_lists = {a.name for a in op.schema.arguments if a.type.is_tensor_list and a.type.elem_optional}
         for name in info.tensor_lists:
-            lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
+            if name in optional_lists:  # Tensor?[]: None is saved as an undefined tensor
+                lines.append(f"    for (const auto& _t : {name}) _grad_fn->{name}_.emplace_back(_t ? *_t : Tensor(), false);")
+            else:
+                lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
         lines.append("  }")
 
     # 2. run the kernel (below autograd; see Note [Below autograd])
@@ -389,11 +415,18 @@ def definition(v: Variant) -> str:
     if inplace:
         for m in mutated:
             lines.append(f"  if (_top) {m}.unsafeGetTensorImpl()->bump_version();")
+    if view_of:
+        # Views made inside kernels are implementation details (Note [Below autograd]).
+        lines.append("  if (autograd::at_top_level()) {")
+        if list_return:
+            lines.append(f"    for (const Tensor& _r : {result}) autograd::as_view({view_of}, _r, _creation_meta);")
+        else:
+            lines.append(f"    autograd::as_view({view_of}, {result}, _creation_meta);")
+        lines.append("  }")
     if diff:
         outs = output_names(op)
         exprs = _output_exprs(op, result)
         lines.append("  if (_grad_fn) {")
-        list_return = len(op.schema.returns) == 1 and op.schema.returns[0].type.is_list
         if inplace:
             lines.append(f"    autograd::rebase_history({result}, _grad_fn);")
         elif list_return:

@@ -7,6 +7,7 @@
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/SavedVariable.h"
+#include "ember/autograd/ViewAutograd.h"
 
 namespace ember::autograd {
 

@@ -3,6 +3,7 @@
 
 #include "ember/autograd/Autograd.h"
 #include "ember/autograd/Engine.h"
+#include "ember/autograd/ViewAutograd.h"
 #include "ember/ops/Ops.h"
 
 namespace ember {
@@ -25,10 +26,7 @@ const Tensor& Tensor::grad() const {
 
 Tensor& Tensor::mutable_grad() { return materialize_meta(*this)->grad; }
 
-bool Tensor::is_leaf() const {
-  AutogradMeta* m = get_meta(*this);
-  return !m || !m->grad_fn;
-}
+bool Tensor::is_leaf() const { return !autograd::grad_fn(*this); }
 
 void Tensor::set_requires_grad(bool value) {
   if (!value && !is_leaf()) {
@@ -65,7 +63,9 @@ AutogradMeta* materialize_meta(const TensorBase& t) {
 const std::shared_ptr<Node>& grad_fn(const TensorBase& t) {
   static const std::shared_ptr<Node> none;
   AutogradMeta* m = get_meta(t);
-  return m ? m->grad_fn : none;
+  if (!m) return none;
+  if (m->is_view) refresh_view_grad_fn(t, m);
+  return m->grad_fn;
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
@@ -83,7 +83,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
   if (!m) return Edge();
-  if (m->grad_fn) return Edge(m->grad_fn, m->output_nr);
+  if (const auto& fn = grad_fn(t)) return Edge(fn, m->output_nr);
   if (m->leaf_requires_grad) return Edge(grad_accumulator(t), 0);
   return Edge();
 }
@@ -96,12 +96,15 @@ void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   AutogradMeta* m = materialize_meta(self);
+  if (m->is_view) return rebase_view_history(self, m, fn);
   m->grad_fn = fn;
   m->output_nr = fn->add_input_metadata(self);
   m->grad_accumulator.reset();
 }
 
 void check_inplace(const Tensor& self, bool requires_grad) {
+  AutogradMeta* m = requires_grad ? get_meta(self) : nullptr;
+  if (m && m->is_view) check_inplace_view(self, m);
   if (requires_grad && self.is_leaf() && self.requires_grad()) {
     throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
   }

@@ -19,12 +19,21 @@ struct EMBER_API AutogradMeta final : AutogradMetaInterface {
   std::vector<TensorHook> leaf_hooks;
   // Weak handle to the owning tensor for retain_grad hooks (nulled on destruction).
   std::shared_ptr<TensorImpl*> self_slot;
+  // View tracking (ViewAutograd.h): for outputs of view operators, the root
+  // base (never itself a view), the version at which grad_fn was last set,
+  // and how the view was made (CreationMeta).
+  Tensor view_base;
+  uint32_t attr_version = 0;
+  uint8_t creation_meta = 0;
+  bool is_view = false;
 
   ~AutogradMeta() override {
     if (self_slot) *self_slot = nullptr;
   }
 
-  bool requires_grad() const override { return leaf_requires_grad || grad_fn != nullptr; }
+  bool requires_grad() const override {
+    return leaf_requires_grad || grad_fn != nullptr || (is_view && view_base.requires_grad());
+  }
 };
 
 // The tensor's meta, or nullptr.

@@ -4,7 +4,7 @@ namespace ember {
 
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool scalar_as_1d) {
   if (ndim <= 0) {
-    EMBER_CHECK_TYPE(IndexError, scalar_as_1d, "dimension specified as ", dim,
+    EMBER_CHECK_TYPE(IndexError, scalar_as_1d, "Dimension specified as ", dim,
                      " but tensor has no dimensions");
     ndim = 1;
   }

@@ -112,7 +112,10 @@ bool check(const Param& p, PyObject* o) {
       // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
       return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Int:
-      return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
+      // As in PyTorch: a 0-dim integer tensor that does not require grad.
+      return is_int(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 &&
+                           is_integral_type(unpack_tensor(o).dtype(), /*include_bool=*/false) &&
+                           !unpack_tensor(o).requires_grad());
     case ParamType::IntList:
       return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && is_int(o));
     case ParamType::Float:

@@ -7,9 +7,11 @@
 
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/Engine.h"
+#include "ember/autograd/ViewAutograd.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyIndexing.h"
 #include "ember/python/PyTypes.h"
 
 namespace ember::python {
@@ -240,6 +242,7 @@ PyGetSetDef tensor_getset[] = {
     {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+    {"_base", tensor_get_base, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- methods ----------------------------------------------------------------
@@ -348,6 +351,13 @@ PyObject* m_detach(PyObject* self, PyObject*) {
 PyObject* m_detach_(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
+  if (autograd::is_view(t)) {
+    throw Error(
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+        "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+        "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+        "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  }
   if (auto* m = autograd::get_meta(t)) {
     m->grad_fn.reset();
     m->leaf_requires_grad = false;
@@ -363,7 +373,7 @@ PyObject* m_retain_grad(PyObject* self, PyObject*) {
   const Tensor& t = unpack_tensor(self);
   EMBER_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   auto* m = autograd::materialize_meta(t);
-  if (!m->grad_fn || m->retains_grad) Py_RETURN_NONE;
+  if (!autograd::grad_fn(t) || m->retains_grad) Py_RETURN_NONE;
   m->retains_grad = true;
   // Store the gradient arriving at this output into .grad without keeping t alive.
   m->self_slot = std::make_shared<TensorImpl*>(t.unsafeGetTensorImpl());
@@ -426,7 +436,7 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
     return out;
   };
   auto* m = autograd::materialize_meta(t);
-  if (m->grad_fn) {
+  if (autograd::grad_fn(t)) {
     m->grad_fn->add_tensor_pre_hook(m->output_nr, cpp_hook);
   } else {
     m->leaf_hooks.push_back(cpp_hook);
@@ -734,6 +744,7 @@ PyObject* nb_int(PyObject* a) {
 
 PyNumberMethods tensor_as_number = {};
 PySequenceMethods tensor_as_sequence = {};
+PyMappingMethods tensor_as_mapping = {};
 
 }  // namespace
 
@@ -743,6 +754,7 @@ void init_tensor_type(PyObject* module) {
   static std::vector<PyMethodDef> methods;
   for (PyMethodDef* m = tensor_methods; m->ml_name; ++m) methods.push_back(*m);
   add_generated_methods(methods);
+  add_view_methods(methods);
   methods.push_back({nullptr, nullptr, 0, nullptr});
 
   tensor_as_number.nb_add = nb_add;
@@ -778,6 +790,8 @@ void init_tensor_type(PyObject* module) {
   tensor_as_number.nb_float = nb_float;
   tensor_as_number.nb_int = nb_int;
   tensor_as_sequence.sq_length = tensor_len;
+  tensor_as_mapping.mp_subscript = tensor_getitem;
+  tensor_as_mapping.mp_ass_subscript = tensor_setitem;
 
   static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
   type.tp_name = "ember._C.TensorBase";
@@ -795,6 +809,7 @@ void init_tensor_type(PyObject* module) {
   type.tp_as_sequence = &tensor_as_sequence;
   type.tp_richcompare = tensor_richcompare;
   type.tp_hash = PyBaseObject_Type.tp_hash;  // identity, as defining comparisons would unset it
+  type.tp_as_mapping = &tensor_as_mapping;
   if (PyType_Ready(&type) < 0) throw python_error();
   g_tensor_base_type = &type;
   g_tensor_class = reinterpret_cast<PyObject*>(&type);

@@ -15,6 +15,27 @@ Tensor make_view(const Tensor& self, IntArrayRef size, IntArrayRef stride, int64
   return Tensor(std::move(impl));
 }
 
+// Throws PyTorch's error when the geometry reaches past the end of the storage.
+void check_in_storage(const Tensor& self, IntArrayRef size, IntArrayRef stride, int64_t offset) {
+  int64_t extent = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0, "Storage size calculation overflowed with sizes=", shape_string(size),
+                " and strides=", shape_string(stride));
+    if (size[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (size[i] - 1) * stride[i];
+  }
+  if (extent == 0) return;
+  const int64_t itemsize = static_cast<int64_t>(self.element_size());
+  const int64_t needed = (offset + extent) * itemsize;
+  const int64_t have = static_cast<int64_t>(self.unsafeGetTensorImpl()->storage()->nbytes());
+  EMBER_CHECK(needed <= have, "setStorage: sizes ", shape_string(size), ", strides ", shape_string(stride),
+              ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ", needed,
+              " are out of bounds for storage of size ", have);
+}
+
 // Infers a -1 entry of a view/reshape shape from numel.
 DimVector infer_size(IntArrayRef shape, int64_t numel) {
   DimVector res(shape);
@@ -77,12 +98,19 @@ std::optional<DimVector> compute_view_stride(IntArrayRef old_size, IntArrayRef o
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
-  return make_view(self, size, stride, storage_offset.value_or(self.storage_offset()));
+  int64_t offset = storage_offset.value_or(self.storage_offset());
+  for (int64_t st : stride) {
+    EMBER_CHECK(st >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
+                shape_string(stride));
+  }
+  EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  check_in_storage(self, size, stride, offset);
+  return make_view(self, size, stride, offset);
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
   int64_t nd = static_cast<int64_t>(size.size());
-  EMBER_CHECK(nd >= self.dim(), "expand(", self.type_name(), "{", shape_string(self.sizes()).substr(1, shape_string(self.sizes()).size() - 2),
+  EMBER_CHECK(nd >= self.dim(), "expand(", self.type_name(), "{", shape_string(self.sizes()),
               "}, size=", shape_string(size), "): the number of sizes provided (", nd,
               ") must be greater or equal to the number of dimensions in the tensor (", self.dim(), ")");
   DimVector new_size(nd), new_stride(nd);
@@ -90,7 +118,8 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
     int64_t off = nd - 1 - i;
     int64_t d = self.dim() - 1 - off;
     int64_t cur = d >= 0 ? self.sizes()[d] : 1;
-    int64_t cur_stride = d >= 0 ? self.strides()[d] : (i + 1 < nd ? new_size[i + 1] * new_stride[i + 1] : 1);
+    // New leading dims continue the stride pattern (0 for a 0-dim input, as in PyTorch).
+    int64_t cur_stride = d >= 0 ? self.strides()[d] : (i + 1 < nd ? new_size[i + 1] * new_stride[i + 1] : 0);
     int64_t want = size[i];
     if (want == -1) {
       EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
@@ -117,10 +146,19 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return make_view(self, shape, *stride, self.storage_offset());
 }
 
+// As PyTorch: a view when contiguous, else an alias with computed strides
+// when the geometry allows (ReshapeAliasBackward0), else a copy.
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  if (self.is_contiguous()) return self.view(shape);
   DimVector size = infer_size(shape, self.numel());
-  if (compute_view_stride(self.sizes(), self.strides(), size)) return self.view(size);
-  return self.clone().view(size);
+  if (auto stride = compute_view_stride(self.sizes(), self.strides(), size)) {
+    return ember::_reshape_alias(self, size, *stride);
+  }
+  return ember::_unsafe_view(self.clone(), size);
+}
+
+Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  return make_view(self, size, stride, self.storage_offset());
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
@@ -183,8 +221,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  EMBER_CHECK(self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   int64_t d = maybe_wrap_dim(dim, self.dim());
+  EMBER_CHECK_TYPE(IndexError, self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   int64_t n = self.sizes()[d];
   DimVector sizes(self.sizes()), strides(self.strides());
   sizes.erase(d);
@@ -195,6 +233,353 @@ std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
     out.push_back(make_view(self, sizes, strides, self.storage_offset() + i * self.strides()[d]));
   }
   return out;
+}
+
+}  // namespace ember::native
+
+// ---- more views: select, transpose, squeeze, split, unfold, diagonal, ... ----
+namespace ember::native {
+
+namespace {
+// "Float" for Float: the dtype names of PyTorch's C++ messages.
+std::string dtype_word(ScalarType t) {
+  std::string s(legacy_type_name(t));
+  return s.substr(0, s.size() - 6);  // drop "Tensor"
+}
+}  // namespace
+
+Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
+  // Shares storage but is not a view for autograd (reshape of a fresh copy).
+  Tensor v = self.view(size);
+  return make_view(self, v.sizes(), v.strides(), v.storage_offset());
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  EMBER_CHECK_TYPE(IndexError, self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[d];
+  EMBER_CHECK_TYPE(IndexError, index >= -size && index < size, "select(): index ", index,
+                   " out of range for tensor of size ", shape_string(self.sizes()), " at dimension ", d);
+  if (index < 0) index += size;
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t offset = self.storage_offset() + index * strides[d];
+  sizes.erase(d);
+  strides.erase(d);
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  int64_t a = maybe_wrap_dim(dim0, self.dim()), b = maybe_wrap_dim(dim1, self.dim());
+  DimVector sizes(self.sizes()), strides(self.strides());
+  if (self.dim() > 0 && a != b) {
+    std::swap(sizes[a], sizes[b]);
+    std::swap(strides[a], strides[b]);
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor t(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return native::transpose(self, 0, self.dim() < 2 ? 0 : 1);
+}
+
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose(axis0, axis1); }
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); }
+
+namespace {
+// A view without the dimensions flagged in drop (which have size 1).
+Tensor squeeze_dims_view(const Tensor& self, const std::vector<bool>& drop) {
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (drop[i]) continue;
+    sizes.push_back(self.sizes()[i]);
+    strides.push_back(self.strides()[i]);
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+}  // namespace
+
+Tensor squeeze(const Tensor& self) {
+  std::vector<bool> drop(self.dim());
+  for (int64_t i = 0; i < self.dim(); ++i) drop[i] = self.sizes()[i] == 1;
+  return squeeze_dims_view(self, drop);
+}
+
+Tensor squeeze_dim(const Tensor& self, int64_t dim) {
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  std::vector<bool> drop(self.dim());
+  if (self.dim() > 0) drop[d] = self.sizes()[d] == 1;
+  return squeeze_dims_view(self, drop);
+}
+
+Tensor squeeze_dims(const Tensor& self, IntArrayRef dims) {
+  std::vector<bool> seen(std::max<int64_t>(self.dim(), 1)), drop(self.dim());
+  for (int64_t dim : dims) {
+    int64_t d = maybe_wrap_dim(dim, self.dim());
+    EMBER_CHECK(!seen[d], "dim ", d, " appears multiple times in the list of dims");
+    seen[d] = true;
+    if (self.dim() > 0) drop[d] = self.sizes()[d] == 1;
+  }
+  return squeeze_dims_view(self, drop);
+}
+
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  EMBER_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  int64_t dim_size = self.sizes()[d];
+  EMBER_CHECK(split_size > 0 || dim_size == 0,
+              "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
+  int64_t n = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  DimVector sizes(self.sizes());
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t start = i * split_size;
+    sizes[d] = i < n - 1 ? split_size : dim_size - split_size * (n - 1);
+    out.push_back(make_view(self, sizes, self.strides(), self.storage_offset() + start * self.strides()[d]));
+  }
+  return out;
+}
+
+std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return ember::split_with_sizes(self, split_size, dim);
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  EMBER_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  int64_t dim_size = self.sizes()[d];
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                shape_string(split_sizes));
+    total += s;
+  }
+  EMBER_CHECK(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
+              " (input tensor's size at dimension ", d, "), but got split_sizes=", shape_string(split_sizes));
+  DimVector sizes(self.sizes());
+  std::vector<Tensor> out;
+  out.reserve(split_sizes.size());
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    sizes[d] = s;
+    out.push_back(make_view(self, sizes, self.strides(), self.storage_offset() + start * self.strides()[d]));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t dim_size = self.size(dim);
+  int64_t split_size = (dim_size + chunks - 1) / chunks;
+  if (split_size == 0 && dim_size == 0) {
+    // split() would return one piece; keep the requested number of empty chunks.
+    std::vector<int64_t> sizes(chunks, 0);
+    return self.split_with_sizes(sizes, dim);
+  }
+  return self.split(split_size, dim);
+}
+
+std::vector<Tensor> tensor_split_sections(const Tensor& self, int64_t sections, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ",
+              self.dim(), " dims");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  EMBER_CHECK(sections > 0, "number of sections must be larger than 0, got ", sections);
+  int64_t dim_size = self.sizes()[d];
+  int64_t base = dim_size / sections, extra = dim_size % sections;
+  std::vector<Tensor> out;
+  out.reserve(sections);
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    int64_t len = i < extra ? base + 1 : base;
+    out.push_back(ember::slice(self, d, start, start + len, 1));
+    start += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> tensor_split_indices(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ",
+              self.dim(), " dims");
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  std::vector<Tensor> out;
+  out.reserve(indices.size() + 1);
+  int64_t start = 0;
+  for (int64_t end : indices) {
+    out.push_back(ember::slice(self, d, start, end, 1));
+    start = end;
+  }
+  out.push_back(ember::slice(self, d, start, self.sizes()[d], 1));
+  return out;
+}
+
+std::vector<Tensor> tensor_split_tensor(const Tensor& self, const Tensor& indices_or_sections, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ",
+              self.dim(), " dims");
+  EMBER_CHECK(indices_or_sections.is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu");
+  EMBER_CHECK(indices_or_sections.dtype() == ScalarType::Long,
+              "tensor_split expected tensor_indices_or_sections to have dtype of long, but got ",
+              dtype_word(indices_or_sections.dtype()));
+  int64_t nd = indices_or_sections.dim();
+  EMBER_CHECK(nd == 0 || nd == 1,
+              "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional tensor, "
+              "but got a tensor with ", nd, " dims");
+  if (nd == 0) return tensor_split_sections(self, indices_or_sections.item<int64_t>(), dim);
+  std::vector<int64_t> idx(indices_or_sections.numel());
+  const auto* p = indices_or_sections.data_ptr<int64_t>();
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = p[i * indices_or_sections.strides()[0]];
+  return tensor_split_indices(self, idx, dim);
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  int64_t s = maybe_wrap_dim(start_dim, self.dim()), e = maybe_wrap_dim(end_dim, self.dim());
+  EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (self.dim() == 0) return self.reshape({1});
+  if (s == e) return self;
+  DimVector shape;
+  for (int64_t i = 0; i < s; ++i) shape.push_back(self.sizes()[i]);
+  int64_t n = 1;
+  for (int64_t i = s; i <= e; ++i) n *= self.sizes()[i];
+  shape.push_back(n);
+  for (int64_t i = e + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return self.reshape(shape);
+}
+
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  EMBER_CHECK(self.dim() > 0, "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions");
+  EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      EMBER_CHECK(infer < 0, "only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      known *= sizes[i];
+    }
+  }
+  int64_t dim_size = self.dim() == 0 ? 1 : self.sizes()[d];
+  DimVector inner(sizes);
+  if (infer >= 0 && known != 0 && dim_size % known == 0) inner[infer] = dim_size / known;
+  EMBER_CHECK(product(inner) == dim_size && (infer < 0 || inner[infer] >= 0), "unflatten: Provided sizes ",
+              shape_string(sizes), " don't multiply up to the size of dim ", dim, " (", dim_size,
+              ") in the input tensor");
+  DimVector shape;
+  for (int64_t i = 0; i < d; ++i) shape.push_back(self.sizes()[i]);
+  for (int64_t s : inner) shape.push_back(s);
+  for (int64_t i = d + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return self.view(shape);
+}
+
+Tensor movedim_list(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  EMBER_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
+              shape_string(source), " dims) should contain the same number of dims as destination (",
+              shape_string(destination), " dims)");
+  int64_t nd = self.dim();
+  std::vector<int64_t> src, dst;
+  std::vector<bool> src_seen(std::max<int64_t>(nd, 1)), dst_seen(std::max<int64_t>(nd, 1));
+  for (size_t i = 0; i < source.size(); ++i) {
+    int64_t s = maybe_wrap_dim(source[i], nd), t = maybe_wrap_dim(destination[i], nd);
+    EMBER_CHECK(!src_seen[s], "movedim: repeated dim in `source` (", shape_string(source), ")");
+    EMBER_CHECK(!dst_seen[t], "movedim: repeated dim in `destination` (", shape_string(destination), ")");
+    src_seen[s] = dst_seen[t] = true;
+    src.push_back(s);
+    dst.push_back(t);
+  }
+  if (nd == 0) return ember::alias(self);
+  std::vector<int64_t> order(nd, -1);
+  for (size_t i = 0; i < src.size(); ++i) order[dst[i]] = src[i];
+  int64_t next = 0;
+  for (int64_t i = 0; i < nd; ++i) {
+    if (order[i] >= 0) continue;
+    while (src_seen[next]) ++next;
+    order[i] = next++;
+  }
+  return self.permute(order);
+}
+
+Tensor movedim_int(const Tensor& self, int64_t source, int64_t destination) {
+  return movedim_list(self, IntArrayRef(source), IntArrayRef(destination));
+}
+
+Tensor expand_as(const Tensor& self, const Tensor& other) { return self.expand(other.sizes()); }
+Tensor view_as(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
+Tensor reshape_as(const Tensor& self, const Tensor& other) { return self.reshape(other.sizes()); }
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  int64_t nd = self.dim();
+  int64_t d = maybe_wrap_dim(dimension, nd);
+  int64_t max_size = nd == 0 ? 1 : self.sizes()[d];
+  EMBER_CHECK(size <= max_size, "maximum size for tensor at dimension ", d, " is ", max_size, " but size is ", size);
+  EMBER_CHECK(size >= 0, "size is ", size, " but must be >= 0");
+  EMBER_CHECK(step > 0, "step is ", step, " but must be > 0");
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes.push_back(size);
+  strides.push_back(nd == 0 ? 1 : strides[d]);
+  if (nd > 0) {
+    sizes[d] = (sizes[d] - size) / step + 1;
+    strides[d] *= step;
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t nd = self.dim();
+  int64_t a = maybe_wrap_dim(dim1, nd), b = maybe_wrap_dim(dim2, nd);
+  EMBER_CHECK(a != b, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  int64_t n = offset >= 0 ? std::min(self.sizes()[a], self.sizes()[b] - offset)
+                          : std::min(self.sizes()[a] + offset, self.sizes()[b]);
+  n = std::max<int64_t>(n, 0);
+  int64_t start = self.storage_offset();
+  if (n > 0) start += offset >= 0 ? offset * self.strides()[b] : -offset * self.strides()[a];
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes.erase(std::max(a, b));
+  strides.erase(std::max(a, b));
+  sizes.erase(std::min(a, b));
+  strides.erase(std::min(a, b));
+  sizes.push_back(n);
+  strides.push_back(self.strides()[a] + self.strides()[b]);
+  return make_view(self, sizes, strides, start);
+}
+
+Tensor view_dtype(const Tensor& self, ScalarType dtype) {
+  const int64_t from = static_cast<int64_t>(self.element_size());
+  const int64_t to = static_cast<int64_t>(element_size(dtype));
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t offset = self.storage_offset();
+  if (from != to) {
+    const std::string what = str_cat(" to view ", dtype_word(self.dtype()), " as ", dtype_word(dtype),
+                                     " (different element sizes)");
+    EMBER_CHECK(self.dim() > 0, "self.dim() cannot be 0", what);
+    EMBER_CHECK(strides.back() == 1, "self.stride(-1) must be 1", what, ", but got ", strides.back());
+    int64_t last = self.dim() - 1;
+    if (to < from) {
+      int64_t r = from / to;
+      for (int64_t i = 0; i < last; ++i) strides[i] *= r;
+      sizes[last] *= r;
+      offset *= r;
+    } else {
+      int64_t r = to / from;
+      EMBER_CHECK(sizes[last] % r == 0, "self.size(-1) must be divisible by ", r, what, ", but got ", sizes[last]);
+      for (int64_t i = 0; i < last; ++i) {
+        EMBER_CHECK(strides[i] % r == 0, "self.stride(", i, ") must be divisible by ", r, what, ", but got ",
+                    strides[i]);
+        strides[i] /= r;
+      }
+      EMBER_CHECK(offset % r == 0, "self.storage_offset() must be divisible by ", r, what, ", but got ", offset);
+      sizes[last] /= r;
+      offset /= r;
+    }
+  }
+  TensorImpl* base = self.unsafeGetTensorImpl();
+  auto impl = make_intrusive<TensorImpl>(base->storage(), dtype, sizes, strides, offset);
+  impl->set_version_counter(base->shared_version_counter());
+  return Tensor(std::move(impl));
 }
 
 }  // namespace ember::native
