@@ -199,6 +199,9 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       } else if (def == "True" || def == "False") {
         p.default_bool = def == "True";
       } else if (def == "[]") {
+        p.default_empty_list = true;
+      } else if (p.type == ParamType::String) {
+        p.default_str = def.size() >= 2 && (def[0] == '"' || def[0] == '\'') ? def.substr(1, def.size() - 2) : def;
       } else if (def.find_first_of(".e") != std::string::npos) {
         p.default_double = std::stod(def);
         p.default_is_float = true;
@@ -382,7 +385,11 @@ std::optional<int64_t> ParsedArgsBase::int64_optional(int i) {
 DimVector ParsedArgsBase::intlist(int i) {
   PyObject* o = args_[i];
   DimVector r;
-  if (!o) return r;
+  if (!o) {
+    const Param& p = sig_->params[i];
+    if (p.has_default && !p.default_none && !p.default_empty_list) r.assign(std::max(p.list_size, 1), p.default_int);
+    return r;
+  }
   if (PyLong_Check(o)) {
     r.assign(std::max(sig_->params[i].list_size, 1), PyLong_AsLongLong(o));
     return r;
@@ -419,7 +426,7 @@ bool ParsedArgsBase::boolean(int i) {
 
 std::string ParsedArgsBase::string(int i) {
   PyObject* o = args_[i];
-  return o ? PyUnicode_AsUTF8(o) : std::string();
+  return o ? PyUnicode_AsUTF8(o) : sig_->params[i].default_str;
 }
 
 ScalarType ParsedArgsBase::scalartype(int i) { return parse_dtype(args_[i]); }
