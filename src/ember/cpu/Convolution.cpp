@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "ember/cpu/Blas.h"
+#include "ember/cpu/ConvUtils.h"
 #include "ember/cpu/NNStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -29,10 +30,14 @@ namespace ember {
 namespace cpu {
 EMBER_DEFINE_DISPATCH(Im2ColFn, im2col_stub);
 EMBER_DEFINE_DISPATCH(Col2ImFn, col2im_stub);
+EMBER_DEFINE_DISPATCH(Im2ColWideFn, im2col_wide_stub);
+EMBER_DEFINE_DISPATCH(Col2ImWideFn, col2im_wide_stub);
 }  // namespace cpu
 
 namespace native {
 namespace {
+
+using conv::Geometry;
 
 // ---- GEMM over the element types -------------------------------------------------
 
@@ -96,41 +101,87 @@ void channel_sums(const T* y, int64_t N, int64_t channels, int64_t spatial, T* o
   });
 }
 
-// ---- the three products of Note [Convolution as GEMM] ---------------------------------
-
-struct Geometry {
-  int64_t N, G;
-  int64_t C, H, W;     // large image, channels per group
-  int64_t O, OH, OW;   // small image, channels per group
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-
-  int64_t K() const { return C * kh * kw; }
-  bool direct() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
-  // Output rows per im2col band: about 256K elements of col.
-  int64_t band() const {
-    if (direct()) return OH;
-    int64_t per_row = std::max<int64_t>(K() * OW, 1);
-    return std::clamp<int64_t>((int64_t(1) << 18) / per_row, 1, std::max<int64_t>(OH, 1));
+// x[n][c][:] += bias[c] for x of N x channels x spatial.
+template <typename T>
+void add_channel_bias(T* x, int64_t N, int64_t channels, int64_t spatial, const T* bias) {
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      T* row = x + (n * channels + c) * spatial;
+      for (int64_t i = 0; i < spatial; ++i) row[i] += bias[c];
+    }
   }
-  cpu::Im2ColArgs im2col_args(int64_t r0, int64_t r1) const {
-    return {C, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, r0, r1};
+}
+
+// oneDNN gets the non-degenerate problems; the rest stay on im2col.
+bool onednn_ok(const Geometry& g) { return g.N > 0 && g.K() > 0 && g.O > 0; }
+
+// ---- the three products of Note [Convolution as GEMM] ---------------------------------
+//
+// Note [Wide im2col]
+// With unit strides, col can be built from whole rows of the zero-padded
+// image Xp (C x Hp x Wp): output position p = oh*Wp + ow on a grid Wp wide
+// reads Xp[c][i*dh*Wp + j*dw + p], so each col row is one contiguous slice
+// of Xp. The grid has Wp - OW extra columns per row whose results are
+// dropped (lower) or which carry zeros (raise, weight). It trades a little
+// GEMM work and one padded copy of X for one long copy per col row instead of
+// OH short ones, which is what small images need.
+
+// Unit strides and rows short enough that per-row copies would dominate.
+void choose_layout(Geometry& g) {
+  g.wide = !g.direct() && g.sh == 1 && g.sw == 1 && g.OW < 32;
+}
+
+// Per-thread scratch: col, the padded image and a band of Y on the wide grid.
+template <typename T>
+struct Workspace {
+  std::unique_ptr<T[]> col, xpad, ywide;
+  explicit Workspace(const Geometry& g) {
+    const int64_t band = g.band();
+    if (!g.direct()) col.reset(new T[std::max<int64_t>(g.K() * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
+    if (g.padded()) xpad.reset(new T[std::max<int64_t>(g.C * g.Hp() * g.Wp(), 1)]);
+    if (g.wide) ywide.reset(new T[std::max<int64_t>(g.O * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
   }
 };
 
-// Runs body(n, col_buffer) for every sample, spreading samples over threads
+// Xp = X with ph/pw rows/columns of zeros around each channel.
+template <typename T>
+void pad_image(const Geometry& g, const T* x, T* xp) {
+  const int64_t Hp = g.Hp(), Wp = g.Wp();
+  std::fill(xp, xp + g.C * Hp * Wp, T(0));
+  for (int64_t c = 0; c < g.C; ++c) {
+    for (int64_t h = 0; h < g.H; ++h) {
+      std::copy(x + (c * g.H + h) * g.W, x + (c * g.H + h + 1) * g.W, xp + (c * Hp + h + g.ph) * Wp + g.pw);
+    }
+  }
+}
+
+// yw[o][(oh - r0)*Wp + ow] = y[o][oh][ow], zeros in the extra columns.
+template <typename T>
+void widen_band(const Geometry& g, const T* y, int64_t r0, int64_t r1, T* yw) {
+  const int64_t L = g.cols(r0, r1), Wp = g.Wp(), OHW = g.OH * g.OW;
+  for (int64_t o = 0; o < g.O; ++o) {
+    T* dst = yw + o * L;
+    for (int64_t oh = r0; oh < r1; ++oh) {
+      T* row = dst + (oh - r0) * Wp;
+      std::copy(y + o * OHW + oh * g.OW, y + o * OHW + (oh + 1) * g.OW, row);
+      if (oh + 1 < r1) std::fill(row + g.OW, row + Wp, T(0));
+    }
+  }
+}
+
+// Runs body(n, workspace) for every sample, spreading samples over threads
 // (single-threaded BLAS inside) when there are several.
 template <typename T, typename Body>
 void for_each_sample(const Geometry& g, const Body& body) {
-  const int64_t col_size = g.direct() ? 0 : g.K() * g.band() * g.OW;
   if (g.N > 1 && get_num_threads() > 1) {
     blas::set_num_threads(1);  // see Note [BLAS threads]
     parallel_for(0, g.N, 1, [&](int64_t b, int64_t e) {
-      std::unique_ptr<T[]> col(new T[std::max<int64_t>(col_size, 1)]);
-      for (int64_t n = b; n < e; ++n) body(n, col.get());
+      Workspace<T> ws(g);
+      for (int64_t n = b; n < e; ++n) body(n, ws);
     });
   } else {
-    std::unique_ptr<T[]> col(new T[std::max<int64_t>(col_size, 1)]);
-    for (int64_t n = 0; n < g.N; ++n) body(n, col.get());
+    Workspace<T> ws(g);
+    for (int64_t n = 0; n < g.N; ++n) body(n, ws);
   }
 }
 
@@ -138,27 +189,51 @@ void for_each_sample(const Geometry& g, const Body& body) {
 template <typename T>
 void conv_lower(const Geometry& g, const T* X, const T* Wt, const T* bias, T* Y) {
   const int64_t K = g.K(), OHW = g.OH * g.OW, HW = g.H * g.W, band = g.band();
-  for_each_sample<T>(g, [&](int64_t n, T* col) {
+  constexpr ScalarType dt = CppTypeToScalarType<T>::value;
+  for_each_sample<T>(g, [&](int64_t n, Workspace<T>& ws) {
     for (int64_t grp = 0; grp < g.G; ++grp) {
       const T* x = X + (n * g.G + grp) * g.C * HW;
       const T* w = Wt + grp * g.O * K;
       T* y = Y + (n * g.G + grp) * g.O * OHW;
-      if (bias) {
-        for (int64_t o = 0; o < g.O; ++o) std::fill(y + o * OHW, y + (o + 1) * OHW, bias[grp * g.O + o]);
-      }
       if (K == 0) {
-        if (!bias) std::fill(y, y + g.O * OHW, T(0));
+        for (int64_t o = 0; o < g.O; ++o) std::fill(y + o * OHW, y + (o + 1) * OHW, bias ? bias[grp * g.O + o] : T(0));
         continue;
       }
       if (g.direct()) {
+        if (bias) {
+          for (int64_t o = 0; o < g.O; ++o) std::fill(y + o * OHW, y + (o + 1) * OHW, bias[grp * g.O + o]);
+        }
         gemm<T>(false, false, g.O, OHW, K, w, K, x, HW, bias != nullptr, y, OHW);
         continue;
       }
+      const T* xp = x;
+      if (g.padded()) {
+        pad_image(g, x, ws.xpad.get());
+        xp = ws.xpad.get();
+      }
       for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
-        const int64_t r1 = std::min(g.OH, r0 + band), cols = (r1 - r0) * g.OW;
-        auto args = g.im2col_args(r0, r1);
-        cpu::im2col_stub(CppTypeToScalarType<T>::value, x, col, args);
-        gemm<T>(false, false, g.O, cols, K, w, K, col, cols, bias != nullptr, y + r0 * g.OW, OHW);
+        const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
+        if (g.wide) {
+          cpu::im2col_wide_stub(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
+          T* yw = ws.ywide.get();
+          gemm<T>(false, false, g.O, cols, K, w, K, ws.col.get(), cols, false, yw, cols);
+          for (int64_t o = 0; o < g.O; ++o) {
+            const T b = bias ? bias[grp * g.O + o] : T(0);
+            for (int64_t oh = r0; oh < r1; ++oh) {
+              const T* src = yw + o * cols + (oh - r0) * g.Wp();
+              T* dst = y + o * OHW + oh * g.OW;
+              for (int64_t ow = 0; ow < g.OW; ++ow) dst[ow] = src[ow] + b;
+            }
+          }
+        } else {
+          if (bias) {
+            for (int64_t o = 0; o < g.O; ++o) {
+              std::fill(y + o * OHW + r0 * g.OW, y + o * OHW + r1 * g.OW, bias[grp * g.O + o]);
+            }
+          }
+          cpu::im2col_stub(dt, x, ws.col.get(), g.im2col_args(r0, r1));
+          gemm<T>(false, false, g.O, cols, K, w, K, ws.col.get(), cols, bias != nullptr, y + r0 * g.OW, OHW);
+        }
       }
     }
   });
@@ -168,24 +243,47 @@ void conv_lower(const Geometry& g, const T* X, const T* Wt, const T* bias, T* Y)
 template <typename T>
 void conv_raise(const Geometry& g, const T* Y, const T* Wt, const T* bias, T* X) {
   const int64_t K = g.K(), OHW = g.OH * g.OW, HW = g.H * g.W, band = g.band();
-  for_each_sample<T>(g, [&](int64_t n, T* col) {
+  constexpr ScalarType dt = CppTypeToScalarType<T>::value;
+  for_each_sample<T>(g, [&](int64_t n, Workspace<T>& ws) {
     for (int64_t grp = 0; grp < g.G; ++grp) {
       T* x = X + (n * g.G + grp) * g.C * HW;
       const T* w = Wt + grp * g.O * K;
       const T* y = Y + (n * g.G + grp) * g.O * OHW;
-      for (int64_t c = 0; c < g.C; ++c) {
-        std::fill(x + c * HW, x + (c + 1) * HW, bias ? bias[grp * g.C + c] : T(0));
+      // Accumulate into Xp (padded) or X itself, starting from zero.
+      T* acc = g.padded() ? ws.xpad.get() : x;
+      const int64_t acc_size = g.padded() ? g.C * g.Hp() * g.Wp() : g.C * HW;
+      std::fill(acc, acc + acc_size, T(0));
+      if (K > 0 && g.O > 0) {
+        if (g.direct()) {
+          gemm<T>(true, false, K, HW, g.O, w, K, y, OHW, true, x, HW);
+        } else {
+          for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
+            const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
+            if (g.wide) {
+              widen_band(g, y, r0, r1, ws.ywide.get());
+              gemm<T>(true, false, K, cols, g.O, w, K, ws.ywide.get(), cols, false, ws.col.get(), cols);
+              cpu::col2im_wide_stub(dt, ws.col.get(), acc + r0 * g.Wp(), g.wide_args(r0, r1));
+            } else {
+              gemm<T>(true, false, K, cols, g.O, w, K, y + r0 * g.OW, OHW, false, ws.col.get(), cols);
+              cpu::col2im_stub(dt, ws.col.get(), x, g.im2col_args(r0, r1));
+            }
+          }
+        }
       }
-      if (K == 0 || g.O == 0) continue;
-      if (g.direct()) {
-        gemm<T>(true, false, K, HW, g.O, w, K, y, OHW, true, x, HW);
-        continue;
+      if (g.padded()) {
+        const int64_t Hp = g.Hp(), Wp = g.Wp();
+        for (int64_t c = 0; c < g.C; ++c) {
+          for (int64_t h = 0; h < g.H; ++h) {
+            const T* src = acc + (c * Hp + h + g.ph) * Wp + g.pw;
+            std::copy(src, src + g.W, x + (c * g.H + h) * g.W);
+          }
+        }
       }
-      for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
-        const int64_t r1 = std::min(g.OH, r0 + band), cols = (r1 - r0) * g.OW;
-        gemm<T>(true, false, K, cols, g.O, w, K, y + r0 * g.OW, OHW, false, col, cols);
-        auto args = g.im2col_args(r0, r1);
-        cpu::col2im_stub(CppTypeToScalarType<T>::value, col, x, args);
+      if (bias) {
+        for (int64_t c = 0; c < g.C; ++c) {
+          const T b = bias[grp * g.C + c];
+          for (int64_t i = 0; i < HW; ++i) x[c * HW + i] += b;
+        }
       }
     }
   });
@@ -196,12 +294,12 @@ template <typename T>
 void conv_weight(const Geometry& g, const T* X, const T* Y, T* dW, T* dbias) {
   const int64_t K = g.K(), OHW = g.OH * g.OW, HW = g.H * g.W, band = g.band();
   const int64_t wsize = g.G * g.O * K, nb = g.G * g.O;
+  constexpr ScalarType dt = CppTypeToScalarType<T>::value;
   std::fill(dW, dW + wsize, T(0));
   if (dbias) std::fill(dbias, dbias + nb, T(0));
   std::mutex mu;
-  const int64_t col_size = g.direct() ? 0 : K * band * g.OW;
   auto run = [&](int64_t b, int64_t e) {
-    std::unique_ptr<T[]> col(new T[std::max<int64_t>(col_size, 1)]);
+    Workspace<T> ws(g);
     std::unique_ptr<T[]> acc(new T[std::max<int64_t>(wsize, 1)]);
     std::vector<acc_t<T>> bacc(dbias ? nb : 0, acc_t<T>(0));
     std::fill(acc.get(), acc.get() + wsize, T(0));
@@ -223,11 +321,21 @@ void conv_weight(const Geometry& g, const T* X, const T* Y, T* dW, T* dbias) {
           gemm<T>(false, true, g.O, K, OHW, y, OHW, x, HW, true, w, K);
           continue;
         }
+        const T* xp = x;
+        if (g.padded()) {
+          pad_image(g, x, ws.xpad.get());
+          xp = ws.xpad.get();
+        }
         for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
-          const int64_t r1 = std::min(g.OH, r0 + band), cols = (r1 - r0) * g.OW;
-          auto args = g.im2col_args(r0, r1);
-          cpu::im2col_stub(CppTypeToScalarType<T>::value, x, col.get(), args);
-          gemm<T>(false, true, g.O, K, cols, y + r0 * g.OW, OHW, col.get(), cols, true, w, K);
+          const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
+          if (g.wide) {
+            cpu::im2col_wide_stub(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
+            widen_band(g, y, r0, r1, ws.ywide.get());
+            gemm<T>(false, true, g.O, K, cols, ws.ywide.get(), cols, ws.col.get(), cols, true, w, K);
+          } else {
+            cpu::im2col_stub(dt, x, ws.col.get(), g.im2col_args(r0, r1));
+            gemm<T>(false, true, g.O, K, cols, y + r0 * g.OW, OHW, ws.col.get(), cols, true, w, K);
+          }
         }
       }
     }
@@ -383,6 +491,7 @@ Geometry geometry(IntArrayRef in, IntArrayRef w, const ConvArgs& a) {
     g.H = (ih - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + p(a.output_padding, 0, 0) + 1;
     g.W = (iw - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + p(a.output_padding, 1, 0) + 1;
   }
+  choose_layout(g);
   return g;
 }
 
@@ -425,6 +534,15 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   dispatch_conv_types(dtype, transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", [&](auto v) {
     using T = decltype(v);
     const T* bp = b.defined() ? static_cast<const T*>(b.data_ptr()) : nullptr;
+    if constexpr (std::is_same_v<T, float>) {
+      const float *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>();
+      float* op = out.data_ptr<float>();
+      if (!transposed && onednn_ok(g) && conv::onednn_lower(g, xp, wp, bp, op)) return;
+      if (transposed && onednn_ok(g) && conv::onednn_raise(g, xp, wp, op)) {
+        if (bp) add_channel_bias(op, g.N, g.G * g.C, g.H * g.W, bp);
+        return;
+      }
+    }
     if (!transposed) {
       conv_lower<T>(g, static_cast<const T*>(x.data_ptr()), static_cast<const T*>(w.data_ptr()), bp,
                     static_cast<T*>(out.data_ptr()));
@@ -461,17 +579,37 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
     using T = decltype(v);
     auto p = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
     const T *xp = p(x), *wp = p(w), *gyp = p(gy);
+    constexpr bool f32 = std::is_same_v<T, float>;
+    const bool dnn = f32 && onednn_ok(g);
+    auto lower = [&](const T* X, T* Y) {
+      if constexpr (f32) {
+        if (dnn && conv::onednn_lower(g, X, wp, nullptr, Y)) return;
+      }
+      conv_lower<T>(g, X, wp, nullptr, Y);
+    };
+    auto raise = [&](const T* Y, T* X) {
+      if constexpr (f32) {
+        if (dnn && conv::onednn_raise(g, Y, wp, X)) return;
+      }
+      conv_raise<T>(g, Y, wp, nullptr, X);
+    };
+    auto weight = [&](const T* X, const T* Y, T* dW, T* dbias) {
+      if constexpr (f32) {
+        if (dnn && conv::onednn_weight(g, X, Y, dW, dbias)) return;
+      }
+      conv_weight<T>(g, X, Y, dW, dbias);
+    };
     if (!transposed) {
-      if (gx.defined() && gx.numel() > 0) conv_raise<T>(g, gyp, wp, nullptr, p(gx));
+      if (gx.defined() && gx.numel() > 0) raise(gyp, p(gx));
       if (gw.defined()) {
-        conv_weight<T>(g, xp, gyp, p(gw), gb.defined() ? p(gb) : nullptr);
+        weight(xp, gyp, p(gw), gb.defined() ? p(gb) : nullptr);
       } else if (gb.defined()) {
         channel_sums<T>(gyp, g.N, g.G * g.O, g.OH * g.OW, p(gb));
       }
     } else {
       // Transposed: the input is Y, grad_output is X.
-      if (gx.defined() && gx.numel() > 0) conv_lower<T>(g, gyp, wp, nullptr, p(gx));
-      if (gw.defined()) conv_weight<T>(g, gyp, xp, p(gw), nullptr);
+      if (gx.defined() && gx.numel() > 0) lower(gyp, p(gx));
+      if (gw.defined()) weight(gyp, xp, p(gw), nullptr);
       if (gb.defined()) channel_sums<T>(gyp, g.N, g.G * g.C, g.H * g.W, p(gb));
     }
   });

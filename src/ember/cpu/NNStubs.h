@@ -24,8 +24,20 @@ using Im2ColFn = void (*)(ScalarType dtype, const void* im, void* col, const Im2
 // The adjoint of im2col: im[...] += col[...] over the same index map.
 using Col2ImFn = void (*)(ScalarType dtype, const void* col, void* im, const Im2ColArgs& a);
 
+// Wide im2col (Note [Wide im2col] in cpu/Convolution.cpp): for a zero-padded
+// image of rows Wp long, col[(c*kh + i)*kw + j][p] = im[c*plane + i*dh*Wp + j*dw + p]
+// for p < L: one contiguous copy per col row.
+struct WideArgs {
+  int64_t C, plane, Wp, kh, kw, dh, dw, L;
+};
+using Im2ColWideFn = void (*)(ScalarType dtype, const void* im, void* col, const WideArgs& a);
+// The adjoint: im[...] += col[...].
+using Col2ImWideFn = void (*)(ScalarType dtype, const void* col, void* im, const WideArgs& a);
+
 EMBER_DECLARE_DISPATCH(Im2ColFn, im2col_stub);
 EMBER_DECLARE_DISPATCH(Col2ImFn, col2im_stub);
+EMBER_DECLARE_DISPATCH(Im2ColWideFn, im2col_wide_stub);
+EMBER_DECLARE_DISPATCH(Col2ImWideFn, col2im_wide_stub);
 
 // ---- pooling -------------------------------------------------------------------
 // `planes` independent H x W images (N*C), each pooled to OH x OW.
