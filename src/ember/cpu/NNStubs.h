@@ -5,11 +5,18 @@
 // structs, so an edit to ops.yaml does not recompile them.
 
 #include <cstdint>
+#include <string>
 
 #include "ember/core/ScalarType.h"
 #include "ember/ops/DispatchStub.h"
 
 namespace ember::cpu {
+
+// A dtype as PyTorch names it in kernel messages ("Float", "Long").
+inline std::string dtype_message_name(ScalarType t) {
+  std::string s(legacy_type_name(t));
+  return s.substr(0, s.size() - 6);  // drop "Tensor"
+}
 
 // ---- convolution ---------------------------------------------------------------
 // One image of C x H x W and the output rows [oh_begin, oh_end) of an OH x OW grid.

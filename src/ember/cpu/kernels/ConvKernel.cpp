@@ -120,7 +120,7 @@ void dispatch_conv_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Char: return f(int8_t{});
     case ScalarType::Byte: return f(uint8_t{});
     default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 

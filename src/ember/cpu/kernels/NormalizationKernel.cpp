@@ -19,7 +19,7 @@ void dispatch_norm_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Float: return f(float{});
     case ScalarType::Double: return f(double{});
     default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 

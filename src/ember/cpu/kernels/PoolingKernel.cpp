@@ -208,7 +208,7 @@ void dispatch_pool_types(ScalarType t, const char* name, bool all_ints, const F&
       default: break;
     }
   }
-  throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
+  throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
 }
 
 template <typename F>
@@ -217,7 +217,7 @@ void dispatch_float_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Float: return f(float{});
     case ScalarType::Double: return f(double{});
     default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
