@@ -377,10 +377,12 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
               "Expected weight to be a vector of size equal to the number of channels in input, but got weight of "
               "shape ",
               shape_string(weight.sizes()), " and input of shape ", shape_string(input.sizes()));
+  // PyTorch's message names the weight's shape here (an empty one without a weight).
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C),
               "Expected bias to be a vector of size equal to the number of channels in input, but got bias of "
               "shape ",
-              shape_string(bias.sizes()), " and input of shape ", shape_string(input.sizes()));
+              weight.defined() ? shape_string(weight.sizes()) : std::string("[0]"), " and input of shape ",
+              shape_string(input.sizes()));
   int64_t HxW = 1;
   for (int64_t d = 2; d < input.dim(); ++d) HxW *= input.size(d);
   return std::get<0>(ember::native_group_norm(input.contiguous(), weight_opt, bias_opt, N, C, HxW, num_groups, eps));
