@@ -67,6 +67,8 @@ def cpp_arg_type(t: Type, kernel: bool = False) -> str:
         return "std::optional<int64_t>" if t.optional else "int64_t"
     if t.base == "float" and t.is_list:
         return "std::optional<std::vector<double>>" if t.optional else "const std::vector<double>&"
+    if t.base == "bool" and t.is_list and t.list_size and not t.optional:
+        return f"std::array<bool, {t.list_size}>"
     simple = {
         "float": "double",
         "bool": "bool",
@@ -288,7 +290,7 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
 
 
 def differentiable_inputs(op: Operator) -> list[Argument]:
-    names = {d.input for d in op.derivatives}
+    names = {n for d in op.derivatives for n in d.names}
     return [a for a in op.schema.arguments if a.type.base == "Tensor" and a.name in names]
 
 
@@ -360,6 +362,7 @@ def definition(v: Variant) -> str:
 
     inplace = v.kind == "inplace" or op.schema.is_inplace
     info = analyze_derivatives(op, inplace) if diff else None
+    optional_tensors = {a.name: a.type.optional for a in op.schema.arguments if a.type.is_tensor}
     if diff:
         ins = ", ".join(diff)
         lines.append(f"  const bool _requires_grad = autograd::compute_requires_grad({ins});")
@@ -379,6 +382,8 @@ def definition(v: Variant) -> str:
             if is_out:
                 continue
             value = f"{name}.clone()" if inplace and name == mutated[0] else name
+            if optional_tensors.get(name):
+                value = f"{name}.value_or(Tensor())"
             lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({value}, false);")
         optional_lists = {a.name for a in op.schema.arguments if a.type.is_tensor_list and a.type.elem_optional}
         for name in info.tensor_lists:

@@ -60,13 +60,13 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
 
     w.write(
         "include/ember/ops/generated/Functions.h",
-        "#pragma once\n#include <optional>\n#include <tuple>\n#include \"ember/ops/Tensor.h\"\n\n"
+        "#pragma once\n#include <array>\n#include <optional>\n#include <tuple>\n#include \"ember/ops/Tensor.h\"\n\n"
         "namespace ember {\n" + "\n".join(decls) + "\n}  // namespace ember\n",
     )
     w.write("include/ember/ops/generated/TensorMethods.h", "// Included inside class Tensor.\n" + "\n".join(methods) + "\n")
     w.write(
         "include/ember/ops/generated/NativeFunctions.h",
-        "#pragma once\n#include <optional>\n#include \"ember/ops/Tensor.h\"\n\nnamespace ember::native {\n"
+        "#pragma once\n#include <array>\n#include <optional>\n#include \"ember/ops/Tensor.h\"\n\nnamespace ember::native {\n"
         + "\n".join(sorted(natives))
         + "\n}  // namespace ember::native\n",
     )

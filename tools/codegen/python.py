@@ -118,7 +118,7 @@ def _wrap(sig: PySignature, expr: str, use_out: bool = False) -> str:
 
 def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
     fn = f"{'method' if method else 'fn'}_{pyname}"
-    texts = ",\n      ".join(f'"{s.text}"' for s in sigs)
+    texts = ",\n      ".join('"' + s.text.replace('"', '\\"') + '"' for s in sigs)
     maxp = max(len(s.params) for s in sigs)
     lines = [
         f"static PyObject* {fn}(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {{",

@@ -63,3 +63,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     expanded_input, expanded_target = ember.broadcast_tensors(input, target) if hasattr(ember, "broadcast_tensors") \
         else (input, target)
     return ember._C._VariableFunctions.mse_loss(expanded_input, expanded_target, _reduction_enum(reduction))
+
+
+from ember.nn._functional_layers import *  # noqa: E402,F401,F403  convolution, pooling, normalisation

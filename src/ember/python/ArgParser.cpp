@@ -216,8 +216,9 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       } else if (def == "True" || def == "False") {
         p.default_bool = def == "True";
       } else if (def == "[]") {
-      } else if (!def.empty() && (def[0] == '\'' || def[0] == '"')) {
-        p.default_string = def.substr(1, def.size() - 2);
+        p.default_empty_list = true;
+      } else if (p.type == ParamType::String || (!def.empty() && (def[0] == '\'' || def[0] == '"'))) {
+        p.default_string = def.size() >= 2 && (def[0] == '"' || def[0] == '\'') ? def.substr(1, def.size() - 2) : def;
       } else if (def.find_first_of(".e") != std::string::npos) {
         p.default_double = std::stod(def);
         p.default_is_float = true;
@@ -401,7 +402,11 @@ std::optional<int64_t> ParsedArgsBase::int64_optional(int i) {
 DimVector ParsedArgsBase::intlist(int i) {
   PyObject* o = args_[i];
   DimVector r;
-  if (!o) return r;
+  if (!o) {
+    const Param& p = sig_->params[i];
+    if (p.has_default && !p.default_none && !p.default_empty_list) r.assign(std::max(p.list_size, 1), p.default_int);
+    return r;
+  }
   if (PyLong_Check(o)) {
     r.assign(std::max(sig_->params[i].list_size, 1), PyLong_AsLongLong(o));
     return r;

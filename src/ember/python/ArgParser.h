@@ -40,6 +40,7 @@ struct Param {
   bool default_bool = false;
   bool default_is_float = false;
   std::string default_string;
+  bool default_empty_list = false;  // int[N] x=[]; otherwise int[N] x=k means N copies of k
   std::string text;  // as written, for messages
 };
 
