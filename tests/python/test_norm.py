@@ -4,10 +4,12 @@ errors, grad_fn names, and the BatchNorm/LayerNorm/GroupNorm modules."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from _nn_helpers import close, copy_params, from_torch, pair_randn, same_error
 from conftest import torch
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ember
@@ -15,7 +17,7 @@ import ember
 F = torch.nn.functional
 EF = ember.nn.functional
 
-settings.register_profile("ember_norm", max_examples=40, deadline=None)
+settings.register_profile("ember_norm", max_examples=int(__import__("os").environ.get("EMBER_HYP_EXAMPLES", 40)), deadline=None)
 settings.load_profile("ember_norm")
 
 
@@ -29,9 +31,11 @@ def grads_match(ye, yt, pairs, seed=5):
         # ("tensor does not have a device"); Ember's gradients are checked elsewhere.
         assert "does not have a device" in str(err)
         return
+    # float32 gradients carry the rounding of the statistics times 1/std.
+    tol = dict(rtol=2e-3, atol=2e-3) if yt.dtype == torch.float32 else {}
     for e, t in pairs:
         if t is not None and t.requires_grad:
-            close(e.grad, t.grad)
+            close(e.grad, t.grad, **tol)
 
 
 def maybe(data, shape, dtype, seed, scale=1.0, offset=0.0):
@@ -81,6 +85,8 @@ def test_layer_norm_matches_torch(data):
     shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=4))
     k = data.draw(st.integers(1, len(shape)))
     normalized = tuple(shape[-k:])
+    # A single float32 element normalises to rounding noise times 1/sqrt(eps).
+    assume(dtype == torch.float64 or math.prod(normalized) > 1)
     eps = data.draw(st.sampled_from([1e-5, 1e-2]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
     xt = (torch.randn(*shape, generator=g, dtype=torch.float64) * 3 - 2).to(dtype).requires_grad_(True)

@@ -77,7 +77,12 @@ void max_pool_backward_impl(const T* gout, const int64_t* idx, T* gin, const Poo
       const T* g = gout + p * a.OH * a.OW;
       const int64_t* ix = idx + p * a.OH * a.OW;
       T* dst = gin + p * a.H * a.W;
-      for (int64_t i = 0; i < a.OH * a.OW; ++i) dst[ix[i]] += g[i];
+      // A window lying wholly in the padding keeps an index past the plane
+      // (as PyTorch's does); it receives no gradient.
+      const int64_t plane = a.H * a.W;
+      for (int64_t i = 0; i < a.OH * a.OW; ++i) {
+        if (ix[i] >= 0 && ix[i] < plane) dst[ix[i]] += g[i];
+      }
     }
   });
 }
