@@ -87,8 +87,12 @@ def main():
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     args = ap.parse_args()
     clock = time.perf_counter if args.clock == "wall" else time.process_time
-    print(f"cpu capability {ember._C._cpu_capability()}, blas {ember._C._blas_info()}, clock {args.clock}")
-    print(f"{'case':28s} thr {'':5s}" + "".join(f"{v:>14s}" for v in VARIANTS) + "   ratios to torch")
+    print(
+        f"cpu capability {ember._C._cpu_capability()}, blas {ember._C._blas_info()}, clock {args.clock}"
+    )
+    print(
+        f"{'case':28s} thr {'':5s}" + "".join(f"{v:>14s}" for v in VARIANTS) + "   ratios to torch"
+    )
     for name, *shape in SHAPES:
         fns = {"torch": case(torch, *shape)}
         fns["ember"] = fns["ember-im2col"] = case(ember, *shape)
@@ -101,8 +105,12 @@ def main():
                         ts[v].append(timeit(fns[v][which], clock))
                 med = {v: statistics.median(ts[v]) for v in VARIANTS}
                 ratios = "  ".join(f"{med[v] / med['torch']:.2f}" for v in VARIANTS[1:])
-                print(f"{name:28s} {th:3d} {label:5s}" + "".join(f"{med[v] * 1e3:12.2f}ms" for v in VARIANTS)
-                      + f"   {ratios}", flush=True)
+                print(
+                    f"{name:28s} {th:3d} {label:5s}"
+                    + "".join(f"{med[v] * 1e3:12.2f}ms" for v in VARIANTS)
+                    + f"   {ratios}",
+                    flush=True,
+                )
     os.environ.pop("EMBER_CONV_BACKEND", None)
 
 
