@@ -473,10 +473,6 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 
 Tensor ger(const Tensor& self, const Tensor& vec2) { return ember::outer(self, vec2); }
 
-Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
-  return self.is_contiguous() ? self.view(size) : self.reshape(size);
-}
-
 Tensor matmul(const Tensor& t1, const Tensor& t2) {
   const int64_t d1 = t1.dim(), d2 = t2.dim();
   EMBER_CHECK(d1 != 0 && d2 != 0, "both arguments to matmul need to be at least 1D, but they are ", d1, "D and ", d2,

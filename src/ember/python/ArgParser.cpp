@@ -508,10 +508,6 @@ std::optional<std::vector<double>> ParsedArgsBase::doublelist_optional(int i) {
   return doublelist(i);
 }
 
-std::optional<std::string> ParsedArgsBase::string_optional(int i) {
-  if (is_none(i)) return std::nullopt;
-  return string(i);
-}
 
 Generator ParsedArgsBase::generator(int i) { return unpack_generator(args_[i]); }
 

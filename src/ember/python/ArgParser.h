@@ -77,7 +77,6 @@ class ParsedArgsBase {
   std::optional<double> real_optional(int i);
   bool boolean(int i);
   std::string string(int i);
-  std::optional<std::string> string_optional(int i);
   ScalarType scalartype(int i);
   std::optional<ScalarType> scalartype_optional(int i);
   Device device(int i);
