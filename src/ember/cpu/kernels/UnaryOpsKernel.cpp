@@ -115,11 +115,9 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Reciprocal:
       return float_unary(it, [](Vf x) { return 1.0f / x; }, [](double x) { return 1.0 / x; });
     case UnaryOp::Sin:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::sin(v); }); },
-                         [](double x) { return std::sin(x); });
+      return float_unary(it, [](Vf x) { return vecmath::sin(x); }, [](double x) { return std::sin(x); });
     case UnaryOp::Cos:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::cos(v); }); },
-                         [](double x) { return std::cos(x); });
+      return float_unary(it, [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
     case UnaryOp::Tan:
       return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::tan(v); }); },
                          [](double x) { return std::tan(x); });
