@@ -254,6 +254,28 @@ inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f
   }
 }
 
+// out[i] = f(a[i]) for double with f mapping a vector of doubles to a
+// vector of doubles; partial blocks are padded as in vec_loop1.
+template <typename F>
+inline void vec_loop1_double(char** data, const int64_t* strides, int64_t n, const F& f) {
+  constexpr int W = vecmath::kLanesD;
+  double buf[W];
+  const bool contiguous = strides[0] == sizeof(double) && strides[1] == sizeof(double);
+  int64_t i = 0;
+  if (contiguous) {
+    double* out = reinterpret_cast<double*>(data[0]);
+    const double* a = reinterpret_cast<const double*>(data[1]);
+    for (; i + W <= n; i += W) vecmath::store(out + i, f(vecmath::load(a + i)));
+  }
+  for (; i < n; i += W) {
+    const int m = static_cast<int>(std::min<int64_t>(W, n - i));
+    for (int j = 0; j < m; ++j) buf[j] = at<double>(data[1], strides[1], i + j);
+    for (int j = m; j < W; ++j) buf[j] = 0.0;
+    vecmath::store(buf, f(vecmath::load(buf)));
+    for (int j = 0; j < m; ++j) at<double>(data[0], strides[0], i + j) = buf[j];
+  }
+}
+
 // Runs f over the iterator's N inputs of element type T, writing Out (T or
 // bool). f takes and returns the computation type: float for float16 and
 // bfloat16 (see Note [16-bit float loops]), T itself otherwise.

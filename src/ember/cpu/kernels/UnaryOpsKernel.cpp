@@ -9,10 +9,11 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
+using vecmath::Vd;
 using vecmath::Vf;
 
 // Floating ops: vf on vectors of floats (float, Half and BFloat16 storage),
-// df on doubles.
+// df on doubles (a vector of doubles when it accepts one, else one double).
 template <typename VF, typename DF>
 void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
   switch (it.common_dtype()) {
@@ -26,7 +27,11 @@ void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
       it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<BFloat16>(d, s, n, vf); });
       return;
     case ScalarType::Double:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
+      if constexpr (std::is_invocable_v<DF, vecmath::Vd>) {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, df); });
+      } else {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
+      }
       return;
     default:
       EMBER_INTERNAL_ASSERT(false, "float_unary on ", scalar_type_name(it.common_dtype()));
@@ -90,7 +95,7 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
   switch (op) {
     // ---- floating ----------------------------------------------------------------
     case UnaryOp::Exp:
-      return float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](double x) { return std::exp(x); });
+      return float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
     case UnaryOp::Log:
       return float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
     case UnaryOp::Log1p:
@@ -119,10 +124,10 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
       return float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
       return float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
-                         [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+                         [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
     case UnaryOp::Silu:
       return float_unary(it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); },
-                         [](double x) { return x / (1.0 + std::exp(-x)); });
+                         [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
     case UnaryOp::GeluErf:
       return float_unary(
           it,

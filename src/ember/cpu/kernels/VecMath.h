@@ -200,6 +200,60 @@ inline Vf tanh(Vf x) {
   return copysign(select(ax < 0.625f, small, large), x);
 }
 
+// ---- double ---------------------------------------------------------------------------
+
+inline Vd load(const double* p) {
+  Vd v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(double* p, Vd v) { std::memcpy(p, &v, sizeof v); }
+inline Vd splatd(double x) { return Vd{} + x; }
+
+// exp in double: reduction by ln 2 (two-part constant, exact products),
+// degree-13 Taylor polynomial on |r| <= ln2/2 (truncation below 1e-17),
+// scaling by 2^n as for float. Within about 1 ulp.
+inline Vd exp(Vd x) {
+  const double kLog2e = 1.4426950408889634074;
+  const double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
+  const double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+#if defined(__AVX512F__)
+  Vd xc = (Vd)_mm512_min_pd((__m512d)splatd(710.0), _mm512_max_pd((__m512d)splatd(-746.0), (__m512d)x));
+#else
+  Vd xc = (x > 710.0) ? splatd(710.0) : x;
+  xc = (xc < -746.0) ? splatd(-746.0) : xc;
+#endif
+  Vd t = xc * kLog2e + kMagic;
+  Vd n = t - kMagic;
+  Vd r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  Vd p = splatd(1.0 / 6227020800.0);  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+#if defined(__AVX512F__)
+  return (Vd)_mm512_scalef_pd((__m512d)p, (__m512d)n);
+#else
+  Vl ni = (Vl)t - (Vl)splatd(kMagic);  // n as an integer, from the bits of t
+  Vl n1 = ni >> 1;
+  Vl n2 = ni - n1;
+  Vd res = p * (Vd)((n1 + 1023) << 52) * (Vd)((n2 + 1023) << 52);
+  res = (x > 709.782712893384) ? splatd(INFINITY) : res;
+  res = (x < -745.1332191019412) ? splatd(0.0) : res;
+  return (x != x) ? x : res;
+#endif
+}
+
 namespace detail {
 // sin (cosine = false) or cos of x: Cephes-style reduction by pi/4 in four
 // parts (exact products with FMA) for |x| <= 8192 and minimax polynomials for sin and cos on
