@@ -33,6 +33,11 @@ using IndexFn = void (*)(const IndexGeometry& g, char* idx_base, char* lin_base,
 // In place: self[i] = value where mask[i] (an iterator over self and a bool mask).
 using MaskedFillFn = void (*)(const TensorIterator& it, const Scalar& value);
 
+// Throws PyTorch's "value cannot be converted to type ... without overflow"
+// when value does not fit dtype (as its checked conversions do). Python
+// assignment skips the check for float16/bfloat16, as PyTorch does.
+EMBER_API void check_value_fits(ScalarType dtype, const Scalar& value, bool check_16bit_floats = true);
+
 EMBER_DECLARE_DISPATCH(IndexFn, index_stub);
 EMBER_DECLARE_DISPATCH(MaskedFillFn, masked_fill_stub);
 
