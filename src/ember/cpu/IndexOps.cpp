@@ -123,11 +123,12 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
 
 // Positions of the true elements of a bool/uint8 mask, one Long tensor per
 // mask dimension (the indices nonzero() would give, column by column).
-std::vector<Tensor> mask_to_indices(const Tensor& mask) {
-  const int64_t k = mask.dim();
+std::vector<Tensor> mask_to_indices(const Tensor& mask_in) {
+  const Tensor mask = mask_in.contiguous();
+  const int64_t k = mask.dim(), numel = mask.numel();
   const auto* m = static_cast<const uint8_t*>(mask.data_ptr());
   int64_t count = 0;
-  for_each_offset(mask.sizes(), mask.strides(), [&](int64_t, int64_t off) { count += m[off] != 0; });
+  for (int64_t i = 0; i < numel; ++i) count += m[i] != 0;
   std::vector<Tensor> out;
   std::vector<int64_t*> cols;
   for (int64_t j = 0; j < k; ++j) {
@@ -135,19 +136,25 @@ std::vector<Tensor> mask_to_indices(const Tensor& mask) {
     cols.push_back(out.back().data_ptr<int64_t>());
   }
   if (count == 0 || k == 0) return out;
+  if (k == 1) {
+    int64_t* c0 = cols[0];
+    for (int64_t i = 0, w = 0; i < numel; ++i) {
+      if (m[i]) c0[w++] = i;
+    }
+    return out;
+  }
   DimVector coord(k, 0);
-  int64_t w = 0;
-  for_each_offset(mask.sizes(), mask.strides(), [&](int64_t p, int64_t off) {
-    if (m[off]) {
-      int64_t q = p;
-      for (int64_t j = k; j-- > 0;) {
-        coord[j] = q % mask.sizes()[j];
-        q /= mask.sizes()[j];
-      }
+  const IntArrayRef sizes = mask.sizes();
+  for (int64_t i = 0, w = 0; i < numel; ++i) {
+    if (m[i]) {
       for (int64_t j = 0; j < k; ++j) cols[j][w] = coord[j];
       ++w;
     }
-  });
+    for (int64_t j = k; j-- > 0;) {
+      if (++coord[j] < sizes[j]) break;
+      coord[j] = 0;
+    }
+  }
   return out;
 }
 
@@ -252,14 +259,21 @@ void compute_offsets(const Tensor& self, IndexPlan& plan) {
     const Tensor& t = plan.tensors[k];
     const int64_t d = plan.dims[k], size = self.sizes()[d], stride = self.strides()[d];
     DimVector st = broadcast_strides(t, plan.bshape);
+    int64_t* off_out = plan.b_off.data();
+    auto add = [&](int64_t pos, int64_t v) {
+      // PyTorch names the dimension by the index tensor's position among the indices.
+      EMBER_CHECK_TYPE(IndexError, v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
+                       " with size ", size);
+      off_out[pos] += (v < 0 ? v + size : v) * stride;
+    };
+    const bool dense = t.is_contiguous() && t.sizes().equals(plan.bshape);
     auto visit = [&](auto* p) {
-      for_each_offset(plan.bshape, st, [&](int64_t pos, int64_t off) {
-        int64_t v = static_cast<int64_t>(p[off]);
-        // PyTorch names the dimension by the index tensor's position among the indices.
-        EMBER_CHECK_TYPE(IndexError, v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
-                         " with size ", size);
-        plan.b_off[pos] += (v < 0 ? v + size : v) * stride;
-      });
+      if (dense) {
+        const int64_t n = t.numel();
+        for (int64_t pos = 0; pos < n; ++pos) add(pos, static_cast<int64_t>(p[pos]));
+      } else {
+        for_each_offset(plan.bshape, st, [&](int64_t pos, int64_t off) { add(pos, static_cast<int64_t>(p[off])); });
+      }
     };
     if (t.dtype() == ScalarType::Int) {
       visit(t.data_ptr<int32_t>());
@@ -283,11 +297,22 @@ IndexGeometry make_geometry(const Tensor& self, const IndexPlan& plan, IntArrayR
       g.a_stride_lin.push_back(lin_strides[r]);
     }
   }
-  // Offsets of the linear operand over the broadcast index dims.
+  // Offsets of the linear operand over the broadcast index dims: a single
+  // stride when they are laid out row-major (the usual case), else a table.
   DimVector b_lin_strides;
   for (int64_t i = 0; i < nb_dims; ++i) b_lin_strides.push_back(lin_strides[r + i]);
-  g.b_off_lin.assign(plan.b_off.size(), 0);
-  for_each_offset(plan.bshape, b_lin_strides, [&](int64_t pos, int64_t off) { g.b_off_lin[pos] = off; });
+  int64_t step = nb_dims > 0 ? b_lin_strides[nb_dims - 1] : 0;
+  bool linear = true;
+  for (int64_t i = nb_dims - 1, span = 1; i >= 0; --i) {
+    linear = linear && (plan.bshape[i] == 1 || b_lin_strides[i] == step * span);
+    span *= plan.bshape[i];
+  }
+  if (linear) {
+    g.b_lin_stride = step;
+  } else {
+    g.b_off_lin.assign(plan.b_off.size(), 0);
+    for_each_offset(plan.bshape, b_lin_strides, [&](int64_t pos, int64_t off) { g.b_off_lin[pos] = off; });
+  }
   r += nb_dims;
   std::vector<bool> indexed(self.dim());
   for (int64_t d : plan.dims) indexed[d] = true;
@@ -428,7 +453,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   const int64_t istride = index.dim() > 0 ? index.strides()[0] : 0;
   IndexGeometry g;
   g.b_off_idx.resize(n);
-  g.b_off_lin.resize(n);
+  g.b_lin_stride = out.dim() > 0 ? out.strides()[d] : 0;
   // PyTorch's message depends on its code path: empty inputs and dim 1 with
   // a contiguous result name the bad index, the others do not.
   EMBER_CHECK(self.dim() <= 1 || self.numel() > 0 || n == 0 || size > 0,
@@ -442,7 +467,6 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
         throw Error(str_cat("INDICES element is out of DATA bounds, id=", v, " axis_dim=", size));
       }
       g.b_off_idx[i] = self.dim() > 0 ? v * self.strides()[d] : 0;
-      g.b_off_lin[i] = out.dim() > 0 ? i * out.strides()[d] : 0;
     }
   };
   if (index.dtype() == ScalarType::Int) {

@@ -23,6 +23,8 @@ namespace ember::cpu {
 struct IndexGeometry {
   DimVector a_sizes, a_stride_idx, a_stride_lin;
   std::vector<int64_t> b_off_idx, b_off_lin;
+  // When >= 0, b_off_lin[b] == b * b_lin_stride and b_off_lin may be empty.
+  int64_t b_lin_stride = -1;
   DimVector c_sizes, c_stride_idx, c_stride_lin;
 };
 
