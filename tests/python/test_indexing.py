@@ -515,3 +515,41 @@ def test_ok_cases_match():
         e, t = fe(), ft()
         assert_same(e, t)
         assert e._is_view() == t._is_view()
+
+
+def test_double_backward_and_recurrences():
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        r = x[:, lib.tensor([1, 0, 1])]
+        y = (r * r).sum() + (x.t()[1] * x[:, 0]).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (g * g).sum().backward()
+        out = [g.tolist(), x.grad.tolist()]
+        # Assignments from views of the same tensor, as in a recurrence (the
+        # views are not saved for backward, so changing h later is fine).
+        w = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        h = lib.zeros(4, 3, dtype=lib.float64)
+        h[0] = w
+        for t in range(1, 4):
+            h[t] = h[t - 1] * 2 + x[t % 2] * w
+        h[lib.tensor([True, False, True, False])] = h[3] * 2
+        (h * h).sum().backward()
+        return out + [h.tolist(), w.grad.tolist(), x.grad.tolist(), type(h.grad_fn).__name__]
+
+    got, want = run(ember), run(torch)
+    assert got[-1] == want[-1]
+
+    def saved_view_changed(lib):
+        w = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        h = lib.zeros(4, 3, dtype=lib.float64)
+        h[0] = w
+        for t in range(1, 4):
+            h[t] = h[t - 1] * w  # mul saves the view h[t - 1] for w's gradient
+        (h * h).sum().backward()
+
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved_view_changed(torch)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved_view_changed(ember)
+    for a, b in zip(got[:-1], want[:-1]):
+        torch.testing.assert_close(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
