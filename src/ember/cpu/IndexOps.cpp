@@ -372,7 +372,7 @@ void masked_fill_inplace(const Tensor& self, const Tensor& mask, const Scalar& v
   EMBER_CHECK(IntArrayRef(b).equals(self.sizes()), "output with shape ", shape_string(self.sizes()),
               " doesn't match the broadcast shape ", shape_string(b));
   if (self.numel() == 0) return;
-  auto it = TensorIterator::copy_op(self, mask);
+  auto it = TensorIterator::copy_op(self, mask, /*check_overlap=*/false);
   cpu::masked_fill_stub(it, value);
 }
 
@@ -512,6 +512,8 @@ Tensor& masked_fill_tensor_out(const Tensor& self, const Tensor& mask, const Ten
 Tensor& fill_tensor_(Tensor& self, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
+  // Unlike fill_ with a number, PyTorch refuses an expanded target here.
+  (void)TensorIterator::copy_op(self, value);
   return native::fill_(self, item_scalar(value));
 }
 

@@ -30,8 +30,9 @@ class EMBER_API TensorIterator {
   // Like binary_op but the output is bool (comparisons).
   static TensorIterator comparison_op(Tensor& out, const Tensor& a, const Tensor& b);
   static TensorIterator unary_op(Tensor& out, const Tensor& a);
-  // Copy/cast: no promotion, input broadcast to out's shape.
-  static TensorIterator copy_op(const Tensor& dst, const Tensor& src);
+  // Copy/cast: no promotion, input broadcast to out's shape. check_overlap:
+  // refuse a dst with stride-0 dimensions, as PyTorch does.
+  static TensorIterator copy_op(const Tensor& dst, const Tensor& src, bool check_overlap = true);
   static TensorIterator nullary_op(const Tensor& out);
 
   int ntensors() const { return ntensors_; }
@@ -60,6 +61,7 @@ class EMBER_API TensorIterator {
   void add_input(const Tensor& t) { operands_[ntensors_++] = t; }
   void build(bool promote_inputs, bool output_follows_common, std::optional<ScalarType> forced_out);
   void compute_strides_and_coalesce();
+  void check_no_internal_overlap() const;
   void serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const;
 
   Tensor operands_[kMaxOperands];
