@@ -393,6 +393,7 @@ VIEWS_OF_BASE = {
     "chunk": lambda y: y.chunk(2, 1)[1],
     "tensor_split": lambda y: y.tensor_split(2, 1)[1],
     "movedim": lambda y: y.movedim(0, 1)[1:],
+    "expand": lambda y: y[1:2].expand(3, 4),
 }
 
 # In-place operations, given the library, the view and a float64 operand that requires grad.

@@ -378,13 +378,22 @@ def definition(v: Variant) -> str:
         for field, _, init in info.values:
             if not any(init.startswith(o + ".") for o in outs):
                 lines.append(f"    _grad_fn->{field} = {init};")
+        diff_args = differentiable_inputs(op)
         for name, is_out in info.tensors:
             if is_out:
                 continue
             value = f"{name}.clone()" if inplace and name == mutated[0] else name
             if optional_tensors.get(name):
                 value = f"{name}.value_or(Tensor())"
-            lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({value}, false);")
+            save = f"_grad_fn->{name}_ = autograd::SavedVariable({value}, false);"
+            # As PyTorch: save an input only when a gradient that needs it will be
+            # computed, so that changing it in place later is no error otherwise.
+            users = [i for i, a in enumerate(diff_args) if re.search(rf"\b{name}\b", info.formulas[a.name])]
+            if users and not any(a.type.is_list for a in diff_args):
+                cond = " || ".join(f"_grad_fn->should_compute_output({i})" for i in users)
+                lines.append(f"    if ({cond}) {save}")
+            else:
+                lines.append(f"    {save}")
         optional_lists = {a.name for a in op.schema.arguments if a.type.is_tensor_list and a.type.elem_optional}
         for name in info.tensor_lists:
             if name in optional_lists:  # Tensor?[]: None is saved as an undefined tensor

@@ -3,12 +3,62 @@
 // checked and turned into one offset per broadcast index position here; the
 // data moves in cpu/kernels/IndexKernel.cpp (Note [Advanced indexing geometry]).
 #include "ember/cpu/IndexStubs.h"
+
+#include <cmath>
+#include <limits>
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(IndexFn, index_stub);
 EMBER_DEFINE_DISPATCH(MaskedFillFn, masked_fill_stub);
+
+namespace {
+[[noreturn]] void overflow(ScalarType t) {
+  const char* name = "unknown";
+  switch (t) {
+    case ScalarType::Byte: name = "uint8_t"; break;
+    case ScalarType::Char: name = "int8_t"; break;
+    case ScalarType::Short: name = "int16_t"; break;
+    case ScalarType::Int: name = "int"; break;
+    case ScalarType::Half: name = "c10::Half"; break;
+    case ScalarType::BFloat16: name = "c10::BFloat16"; break;
+    case ScalarType::Long: name = "int64_t"; break;
+    case ScalarType::Float: name = "float"; break;
+    default: break;
+  }
+  throw Error(str_cat("value cannot be converted to type ", name, " without overflow"));
+}
+}  // namespace
+
+void check_value_fits(ScalarType t, const Scalar& value, bool check_16bit_floats) {
+  if (t == ScalarType::Float || (check_16bit_floats && (t == ScalarType::Half || t == ScalarType::BFloat16))) {
+    const double max = t == ScalarType::Float ? std::numeric_limits<float>::max()
+                       : t == ScalarType::Half ? 65504.0
+                                               : 3.3895313892515355e38;
+    double v = value.to_double();
+    if (std::isfinite(v) && std::fabs(v) > max) overflow(t);
+    return;
+  }
+  if (!is_integral_type(t, /*include_bool=*/false)) return;  // bool, double, half, bfloat16: no check
+  double lo = 0, hi = 0;
+  switch (t) {
+    case ScalarType::Byte: lo = 0, hi = 255; break;
+    case ScalarType::Char: lo = -128, hi = 127; break;
+    case ScalarType::Short: lo = -32768, hi = 32767; break;
+    case ScalarType::Int: lo = -2147483648.0, hi = 2147483647.0; break;
+    default: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+  }
+  if (value.is_floating_point()) {
+    double v = value.to_double();
+    if (std::isnan(v) || v < lo || (t == ScalarType::Long ? v >= hi : v > hi)) overflow(t);
+    return;
+  }
+  if (t == ScalarType::Long) return;
+  // Negative integers may wrap into uint8 (down to -255), as in PyTorch.
+  double v = static_cast<double>(value.to_long());
+  if (t == ScalarType::Byte ? (v < -hi || v > hi) : (v < lo || v > hi)) overflow(t);
+}
 }  // namespace ember::cpu
 
 namespace ember::native {
@@ -73,11 +123,12 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
 
 // Positions of the true elements of a bool/uint8 mask, one Long tensor per
 // mask dimension (the indices nonzero() would give, column by column).
-std::vector<Tensor> mask_to_indices(const Tensor& mask) {
-  const int64_t k = mask.dim();
+std::vector<Tensor> mask_to_indices(const Tensor& mask_in) {
+  const Tensor mask = mask_in.contiguous();
+  const int64_t k = mask.dim(), numel = mask.numel();
   const auto* m = static_cast<const uint8_t*>(mask.data_ptr());
   int64_t count = 0;
-  for_each_offset(mask.sizes(), mask.strides(), [&](int64_t, int64_t off) { count += m[off] != 0; });
+  for (int64_t i = 0; i < numel; ++i) count += m[i] != 0;
   std::vector<Tensor> out;
   std::vector<int64_t*> cols;
   for (int64_t j = 0; j < k; ++j) {
@@ -85,19 +136,25 @@ std::vector<Tensor> mask_to_indices(const Tensor& mask) {
     cols.push_back(out.back().data_ptr<int64_t>());
   }
   if (count == 0 || k == 0) return out;
+  if (k == 1) {
+    int64_t* c0 = cols[0];
+    for (int64_t i = 0, w = 0; i < numel; ++i) {
+      if (m[i]) c0[w++] = i;
+    }
+    return out;
+  }
   DimVector coord(k, 0);
-  int64_t w = 0;
-  for_each_offset(mask.sizes(), mask.strides(), [&](int64_t p, int64_t off) {
-    if (m[off]) {
-      int64_t q = p;
-      for (int64_t j = k; j-- > 0;) {
-        coord[j] = q % mask.sizes()[j];
-        q /= mask.sizes()[j];
-      }
+  const IntArrayRef sizes = mask.sizes();
+  for (int64_t i = 0, w = 0; i < numel; ++i) {
+    if (m[i]) {
       for (int64_t j = 0; j < k; ++j) cols[j][w] = coord[j];
       ++w;
     }
-  });
+    for (int64_t j = k; j-- > 0;) {
+      if (++coord[j] < sizes[j]) break;
+      coord[j] = 0;
+    }
+  }
   return out;
 }
 
@@ -184,19 +241,39 @@ IndexPlan plan_index(const Tensor& self, const OptTensors& indices) {
       if (!indexed[d]) plan.result_shape.push_back(self.sizes()[d]);
     }
   }
-  // Offsets, with bounds checks.
+  // An empty tensor is never read: PyTorch then only rejects positions in
+  // its empty dimensions, and does so here, before other checks.
+  if (self.numel() == 0 && product(plan.bshape) > 0) {
+    for (int64_t d : plan.dims) {
+      EMBER_CHECK_TYPE(IndexError, self.sizes()[d] != 0, "index is out of bounds for dimension with size 0");
+    }
+  }
+  return plan;
+}
+
+// Fills plan.b_off, checking bounds (after the checks PyTorch makes first).
+void compute_offsets(const Tensor& self, IndexPlan& plan) {
   plan.b_off.assign(static_cast<size_t>(product(plan.bshape)), 0);
+  if (self.numel() == 0) return;
   for (size_t k = 0; k < plan.dims.size(); ++k) {
     const Tensor& t = plan.tensors[k];
     const int64_t d = plan.dims[k], size = self.sizes()[d], stride = self.strides()[d];
     DimVector st = broadcast_strides(t, plan.bshape);
+    int64_t* off_out = plan.b_off.data();
+    auto add = [&](int64_t pos, int64_t v) {
+      // PyTorch names the dimension by the index tensor's position among the indices.
+      EMBER_CHECK_TYPE(IndexError, v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
+                       " with size ", size);
+      off_out[pos] += (v < 0 ? v + size : v) * stride;
+    };
+    const bool dense = t.is_contiguous() && t.sizes().equals(plan.bshape);
     auto visit = [&](auto* p) {
-      for_each_offset(plan.bshape, st, [&](int64_t pos, int64_t off) {
-        int64_t v = static_cast<int64_t>(p[off]);
-        EMBER_CHECK_TYPE(IndexError, v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d,
-                         " with size ", size);
-        plan.b_off[pos] += (v < 0 ? v + size : v) * stride;
-      });
+      if (dense) {
+        const int64_t n = t.numel();
+        for (int64_t pos = 0; pos < n; ++pos) add(pos, static_cast<int64_t>(p[pos]));
+      } else {
+        for_each_offset(plan.bshape, st, [&](int64_t pos, int64_t off) { add(pos, static_cast<int64_t>(p[off])); });
+      }
     };
     if (t.dtype() == ScalarType::Int) {
       visit(t.data_ptr<int32_t>());
@@ -204,7 +281,6 @@ IndexPlan plan_index(const Tensor& self, const OptTensors& indices) {
       visit(t.data_ptr<int64_t>());
     }
   }
-  return plan;
 }
 
 // The geometry of an advanced-indexing result over self (indexed operand)
@@ -221,11 +297,22 @@ IndexGeometry make_geometry(const Tensor& self, const IndexPlan& plan, IntArrayR
       g.a_stride_lin.push_back(lin_strides[r]);
     }
   }
-  // Offsets of the linear operand over the broadcast index dims.
+  // Offsets of the linear operand over the broadcast index dims: a single
+  // stride when they are laid out row-major (the usual case), else a table.
   DimVector b_lin_strides;
   for (int64_t i = 0; i < nb_dims; ++i) b_lin_strides.push_back(lin_strides[r + i]);
-  g.b_off_lin.assign(plan.b_off.size(), 0);
-  for_each_offset(plan.bshape, b_lin_strides, [&](int64_t pos, int64_t off) { g.b_off_lin[pos] = off; });
+  int64_t step = nb_dims > 0 ? b_lin_strides[nb_dims - 1] : 0;
+  bool linear = true;
+  for (int64_t i = nb_dims - 1, span = 1; i >= 0; --i) {
+    linear = linear && (plan.bshape[i] == 1 || b_lin_strides[i] == step * span);
+    span *= plan.bshape[i];
+  }
+  if (linear) {
+    g.b_lin_stride = step;
+  } else {
+    g.b_off_lin.assign(plan.b_off.size(), 0);
+    for_each_offset(plan.bshape, b_lin_strides, [&](int64_t pos, int64_t off) { g.b_off_lin[pos] = off; });
+  }
   r += nb_dims;
   std::vector<bool> indexed(self.dim());
   for (int64_t d : plan.dims) indexed[d] = true;
@@ -280,11 +367,12 @@ Scalar item_scalar(const Tensor& t) {
 
 // self[mask] = value in place; mask broadcasts to self.
 void masked_fill_inplace(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  cpu::check_value_fits(self.dtype(), value);
   DimVector b = infer_broadcast_size(self.sizes(), mask.sizes());
   EMBER_CHECK(IntArrayRef(b).equals(self.sizes()), "output with shape ", shape_string(self.sizes()),
               " doesn't match the broadcast shape ", shape_string(b));
   if (self.numel() == 0) return;
-  auto it = TensorIterator::copy_op(self, mask);
+  auto it = TensorIterator::copy_op(self, mask, /*check_overlap=*/false);
   cpu::masked_fill_stub(it, value);
 }
 
@@ -292,6 +380,7 @@ void masked_fill_inplace(const Tensor& self, const Tensor& mask, const Scalar& v
 
 Tensor index(const Tensor& self, const OptTensors& indices) {
   IndexPlan plan = plan_index(self, indices);
+  compute_offsets(self, plan);
   Tensor result = ember::empty(plan.result_shape, self.dtype(), self.device());
   if (plan.dims.empty()) {  // only Nones: a copy
     native::copy_(result, self, false);
@@ -320,8 +409,6 @@ Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tenso
     }
   }
   IndexPlan plan = plan_index(out, indices);
-  EMBER_CHECK(values.dtype() == out.dtype(), "Index put requires the source and destination dtypes match, got ",
-              dtype_word(out.dtype()), " for the destination and ", dtype_word(values.dtype()), " for the source.");
   DimVector b;
   bool fits = values.dim() <= static_cast<int64_t>(plan.result_shape.size());
   if (fits) {
@@ -332,10 +419,13 @@ Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tenso
   }
   EMBER_CHECK(fits, "shape mismatch: value tensor of shape ", shape_string(values.sizes()),
               " cannot be broadcast to indexing result of shape ", shape_string(plan.result_shape));
+  EMBER_CHECK(values.dtype() == out.dtype(), "Index put requires the source and destination dtypes match, got ",
+              dtype_word(out.dtype()), " for the destination and ", dtype_word(values.dtype()), " for the source.");
   if (plan.dims.empty()) {
     out.copy_(values);
     return out;
   }
+  compute_offsets(out, plan);
   DimVector lin = broadcast_strides(values, plan.result_shape);
   IndexGeometry g = make_geometry(out, plan, lin);
   cpu::index_stub(g, byte_ptr(out), byte_ptr(values), out.dtype(),
@@ -349,7 +439,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t n = index.numel();
-  EMBER_CHECK_TYPE(IndexError, self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ",
+  EMBER_CHECK(self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ",
                    n, " value(s)");
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[d] = n;
@@ -363,16 +453,20 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   const int64_t istride = index.dim() > 0 ? index.strides()[0] : 0;
   IndexGeometry g;
   g.b_off_idx.resize(n);
-  g.b_off_lin.resize(n);
+  g.b_lin_stride = out.dim() > 0 ? out.strides()[d] : 0;
+  // PyTorch's message depends on its code path: empty inputs and dim 1 with
+  // a contiguous result name the bad index, the others do not.
+  EMBER_CHECK(self.dim() <= 1 || self.numel() > 0 || n == 0 || size > 0,
+              "index_select(): self indexing axis dim should be positive");
+  const bool short_message = self.dim() <= 1 || (self.numel() > 0 && !(d == 1 && out.is_contiguous()));
   auto fill = [&](auto* p) {
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = static_cast<int64_t>(p[i * istride]);
       if (v < 0 || v >= size) {
-        if (d == 0) throw IndexError("index out of range in self");
+        if (short_message) throw IndexError("index out of range in self");
         throw Error(str_cat("INDICES element is out of DATA bounds, id=", v, " axis_dim=", size));
       }
       g.b_off_idx[i] = self.dim() > 0 ? v * self.strides()[d] : 0;
-      g.b_off_lin[i] = out.dim() > 0 ? i * out.strides()[d] : 0;
     }
   };
   if (index.dtype() == ScalarType::Int) {
@@ -418,6 +512,8 @@ Tensor& masked_fill_tensor_out(const Tensor& self, const Tensor& mask, const Ten
 Tensor& fill_tensor_(Tensor& self, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
+  // Unlike fill_ with a number, PyTorch refuses an expanded target here.
+  (void)TensorIterator::copy_op(self, value);
   return native::fill_(self, item_scalar(value));
 }
 

@@ -23,6 +23,8 @@ namespace ember::cpu {
 struct IndexGeometry {
   DimVector a_sizes, a_stride_idx, a_stride_lin;
   std::vector<int64_t> b_off_idx, b_off_lin;
+  // When >= 0, b_off_lin[b] == b * b_lin_stride and b_off_lin may be empty.
+  int64_t b_lin_stride = -1;
   DimVector c_sizes, c_stride_idx, c_stride_lin;
 };
 
@@ -32,6 +34,11 @@ enum class IndexMode : int { Gather = 0, Put = 1, Accumulate = 2 };
 using IndexFn = void (*)(const IndexGeometry& g, char* idx_base, char* lin_base, ScalarType dtype, IndexMode mode);
 // In place: self[i] = value where mask[i] (an iterator over self and a bool mask).
 using MaskedFillFn = void (*)(const TensorIterator& it, const Scalar& value);
+
+// Throws PyTorch's "value cannot be converted to type ... without overflow"
+// when value does not fit dtype (as its checked conversions do). Python
+// assignment skips the check for float16/bfloat16, as PyTorch does.
+EMBER_API void check_value_fits(ScalarType dtype, const Scalar& value, bool check_16bit_floats = true);
 
 EMBER_DECLARE_DISPATCH(IndexFn, index_stub);
 EMBER_DECLARE_DISPATCH(MaskedFillFn, masked_fill_stub);

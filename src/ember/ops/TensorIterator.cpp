@@ -127,10 +127,11 @@ TensorIterator TensorIterator::unary_float_op(Tensor& out, const Tensor& a) {
   return op(out, {a}, c);
 }
 
-TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src) {
+TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src, bool check_overlap) {
   TensorIterator it;
   it.add_output(dst);
   it.add_input(src);
+  if (check_overlap) it.check_no_internal_overlap();
   it.common_dtype_ = dst.dtype();
   it.shape_ = DimVector(dst.sizes());
   DimVector b = infer_broadcast_size(src.sizes(), dst.sizes());
@@ -209,7 +210,21 @@ void TensorIterator::build(const Config& config) {
       out = empty(shape_, want, device);
     }
   }
+  check_no_internal_overlap();
   compute_strides_and_coalesce();
+}
+
+void TensorIterator::check_no_internal_overlap() const {
+  // Writing through an expanded tensor (a stride-0 dimension) would store
+  // several results in one element: PyTorch refuses it (fills excepted).
+  for (int k = 0; k < noutputs_; ++k) {
+    const Tensor& t = operands_[k];
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1,
+                  "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                  "location. Please clone() the tensor before performing the operation.");
+    }
+  }
 }
 
 void TensorIterator::compute_strides_and_coalesce() {

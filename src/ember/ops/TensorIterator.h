@@ -47,8 +47,9 @@ class EMBER_API TensorIterator {
   // default float dtype (exp, sqrt, true division, ...).
   static TensorIterator unary_float_op(Tensor& out, const Tensor& a);
   static TensorIterator binary_float_op(Tensor& out, const Tensor& a, const Tensor& b);
-  // Copy/cast: no promotion, input broadcast to out's shape.
-  static TensorIterator copy_op(const Tensor& dst, const Tensor& src);
+  // Copy/cast: no promotion, input broadcast to out's shape. check_overlap:
+  // refuse a dst with stride-0 dimensions, as PyTorch does.
+  static TensorIterator copy_op(const Tensor& dst, const Tensor& src, bool check_overlap = true);
   static TensorIterator nullary_op(const Tensor& out);
 
   int ntensors() const { return ntensors_; }
@@ -77,6 +78,7 @@ class EMBER_API TensorIterator {
   void add_input(const Tensor& t) { operands_[ntensors_++] = t; }
   void build(const Config& config);
   void compute_strides_and_coalesce();
+  void check_no_internal_overlap() const;
   void serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const;
 
   Tensor operands_[kMaxOperands];

@@ -92,7 +92,8 @@ bool check(const Param& p, PyObject* o) {
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
       PyObject** items = PySequence_Fast_ITEMS(o);
       for (Py_ssize_t i = 0; i < n; ++i) {
-        bool ok = is_tensor(items[i]) || (p.type == ParamType::OptTensorList && items[i] == Py_None);
+        // PyTorch's bindings take no None in index lists either (C++ callers may pass them).
+        bool ok = is_tensor(items[i]);
         if (!ok) return false;
       }
       return true;

@@ -18,10 +18,8 @@
 // index_put_ when advanced indices are present.
 #include "ember/python/PyIndexing.h"
 
-#include <cmath>
-#include <limits>
-
 #include "ember/autograd/Autograd.h"
+#include "ember/cpu/IndexStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/python/PyTensor.h"
 
@@ -262,62 +260,18 @@ class Slicer {
 
 // ---- assignment --------------------------------------------------------------
 
-[[noreturn]] void overflow(ScalarType t) {
-  const char* name = "";
-  switch (t) {
-    case ScalarType::Byte: name = "uint8_t"; break;
-    case ScalarType::Char: name = "int8_t"; break;
-    case ScalarType::Short: name = "int16_t"; break;
-    case ScalarType::Int: name = "int32_t"; break;
-    case ScalarType::Long: name = "int64_t"; break;
-    case ScalarType::Float: name = "float"; break;
-    default: name = "unknown"; break;
-  }
-  throw Error(str_cat("value cannot be converted to type ", name, " without overflow"));
-}
-
-// Integer range of an integral dtype.
-void int_range(ScalarType t, double& lo, double& hi) {
-  switch (t) {
-    case ScalarType::Byte: lo = 0, hi = 255; break;
-    case ScalarType::Char: lo = -128, hi = 127; break;
-    case ScalarType::Short: lo = -32768, hi = 32767; break;
-    case ScalarType::Int: lo = -2147483648.0, hi = 2147483647.0; break;
-    default: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
-  }
-}
-
-void check_int_value(ScalarType t, int64_t v) {
-  if (!is_integral_type(t, false) || t == ScalarType::Long) return;
-  double lo, hi;
-  int_range(t, lo, hi);
-  if (t == ScalarType::Byte) lo = -hi;  // negative values wrap, as in PyTorch
-  if (static_cast<double>(v) < lo || static_cast<double>(v) > hi) overflow(t);
-}
-
-void check_float_value(ScalarType t, double v) {
-  if (t == ScalarType::Float) {
-    if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) overflow(t);
-    return;
-  }
-  if (!is_integral_type(t, false)) return;
-  double lo, hi;
-  int_range(t, lo, hi);
-  if (std::isnan(v) || v < lo || v > hi) overflow(t);
-}
-
 // The value of an assignment as a tensor: tensors as they are, Python
 // numbers as 0-dim tensors of the target's dtype.
 Tensor value_to_tensor(const Tensor& self, PyObject* value) {
   if (is_tensor(value)) return unpack_tensor(value);
   if (PyLong_Check(value)) {
     int64_t v = PyBool_Check(value) ? (value == Py_True) : unpack_long(value);
-    check_int_value(self.dtype(), v);
+    cpu::check_value_fits(self.dtype(), Scalar(v), /*check_16bit_floats=*/false);
     return full({}, Scalar(v), self.dtype(), self.device());
   }
   if (PyFloat_Check(value)) {
     double v = PyFloat_AsDouble(value);
-    check_float_value(self.dtype(), v);
+    cpu::check_value_fits(self.dtype(), Scalar(v), /*check_16bit_floats=*/false);
     return full({}, Scalar(v), self.dtype(), self.device());
   }
   throw TypeError(str_cat("can't assign a ", Py_TYPE(value)->tp_name, " to a ", self.type_name()));
@@ -339,9 +293,11 @@ void copy_to(const Tensor& dst, const Tensor& src) {
     ember::fill_(dst, src);
     return;
   }
-  IntArrayRef stripped = strip_leading_ones(src.sizes());
-  Tensor v = stripped.size() == src.sizes().size() ? src : src.view(stripped);
-  dst.copy_(v.expand(dst.sizes()));
+  // As PyTorch records it: a view without leading ones, then an expand to
+  // the target's shape unless it already fits.
+  Tensor v = src.view(strip_leading_ones(src.sizes()));
+  if (!v.sizes().equals(dst.sizes())) v = v.expand(dst.sizes());
+  dst.copy_(v);
 }
 
 }  // namespace

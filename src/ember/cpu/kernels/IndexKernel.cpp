@@ -94,6 +94,58 @@ void inner_block(const InnerBlock& c, T* pi, T* pl) {
   }
 }
 
+// Odometer over the outer dims A: element offsets of position a in both operands.
+struct OuterPos {
+  DimVector idx;
+  int64_t oi = 0, ol = 0;
+  OuterPos(const IndexGeometry& g, int64_t a) : idx(g.a_sizes.size(), 0) {
+    for (size_t d = g.a_sizes.size(); d-- > 0;) {
+      idx[d] = a % g.a_sizes[d];
+      a /= g.a_sizes[d];
+      oi += idx[d] * g.a_stride_idx[d];
+      ol += idx[d] * g.a_stride_lin[d];
+    }
+  }
+  void next(const IndexGeometry& g) {
+    for (size_t d = g.a_sizes.size(); d-- > 0;) {
+      oi += g.a_stride_idx[d];
+      ol += g.a_stride_lin[d];
+      if (++idx[d] < g.a_sizes[d]) return;
+      oi -= g.a_stride_idx[d] * g.a_sizes[d];
+      ol -= g.a_stride_lin[d] * g.a_sizes[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// The inner dims are empty: the indirect dim B is innermost, one element per (a, b).
+template <typename T, IndexMode M>
+void run_b_inner(const IndexGeometry& g, T* idx_base, T* lin_base, int64_t na, int64_t nb) {
+  const int64_t* boi = g.b_off_idx.data();
+  const int64_t* bol = g.b_off_lin.data();
+  const int64_t ls = g.b_lin_stride;
+  auto row = [&](T* pi, T* pl, int64_t b0, int64_t b1) {
+    if (ls == 1) {
+      for (int64_t b = b0; b < b1; ++b) move_one<T, M>(pi + boi[b], pl + b);
+    } else if (ls >= 0) {
+      for (int64_t b = b0; b < b1; ++b) move_one<T, M>(pi + boi[b], pl + b * ls);
+    } else {
+      for (int64_t b = b0; b < b1; ++b) move_one<T, M>(pi + boi[b], pl + bol[b]);
+    }
+  };
+  if (M == IndexMode::Accumulate || na * nb < 32768) {
+    OuterPos p(g, 0);
+    for (int64_t a = 0; a < na; ++a, p.next(g)) row(idx_base + p.oi, lin_base + p.ol, 0, nb);
+  } else if (na == 1) {
+    parallel_for(0, nb, 32768, [&](int64_t b0, int64_t b1) { row(idx_base, lin_base, b0, b1); });
+  } else {
+    parallel_for(0, na, std::max<int64_t>(1, 32768 / nb), [&](int64_t a0, int64_t a1) {
+      OuterPos p(g, a0);
+      for (int64_t a = a0; a < a1; ++a, p.next(g)) row(idx_base + p.oi, lin_base + p.ol, 0, nb);
+    });
+  }
+}
+
 template <typename T, IndexMode M>
 void run(const IndexGeometry& g, T* idx_base, T* lin_base) {
   const int64_t nb = static_cast<int64_t>(g.b_off_idx.size());
@@ -101,6 +153,7 @@ void run(const IndexGeometry& g, T* idx_base, T* lin_base) {
   for (int64_t s : g.a_sizes) na *= s;
   const InnerBlock c = coalesce_inner(g);
   if (na == 0 || nb == 0 || c.numel == 0) return;
+  if (c.sizes.empty()) return run_b_inner<T, M>(g, idx_base, lin_base, na, nb);
   const size_t nda = g.a_sizes.size();
   auto body = [&](int64_t begin, int64_t end) {
     // Position (a, b) of the flat outer index begin = a * nb + b.
@@ -114,7 +167,8 @@ void run(const IndexGeometry& g, T* idx_base, T* lin_base) {
       ol += ai[d] * g.a_stride_lin[d];
     }
     for (int64_t r = begin; r < end; ++r) {
-      inner_block<T, M>(c, idx_base + oi + g.b_off_idx[b], lin_base + ol + g.b_off_lin[b]);
+      const int64_t bl = g.b_lin_stride >= 0 ? b * g.b_lin_stride : g.b_off_lin[b];
+      inner_block<T, M>(c, idx_base + oi + g.b_off_idx[b], lin_base + ol + bl);
       if (++b < nb) continue;
       b = 0;
       for (size_t d = nda; d-- > 0;) {
