@@ -34,7 +34,7 @@ def linear(input, weight, bias=None):
         return out.view(b, n, out.size(1))
     out = ember.matmul(input, weight.t())
     if bias is not None:
-        out.add_(bias)
+        out = out + bias
     return out
 
 
