@@ -324,7 +324,12 @@ def definition(v: Variant) -> str:
     sig = f"{cpp_return_type(v)} {v.name}({params(v.args, False)})"
     if op.composite_implicit:
         call = kernel_call(v).replace("KERNEL", f"native::{op.composite_implicit}")
-        return f"{sig} {{\n  return {call};\n}}\n"
+        check = ""
+        if v.kind == "out":
+            ins = ", ".join(a.name for a in op.schema.arguments if a.type.base == "Tensor")
+            if ins:
+                check = f'  autograd::check_no_grad_for_out("{op.name}", {ins});\n'
+        return f"{sig} {{\n{check}  return {call};\n}}\n"
 
     lines = [sig + " {"]
     view_of = view_base_arg(v)
@@ -342,6 +347,11 @@ def definition(v: Variant) -> str:
         call = kernel_call(v).replace("KERNEL", "_kernel")
 
     mutated = [a.name for a in v.args if a.type.mutable and a.type.is_tensor]
+    if "out" in mutated and not op.derivatives and v.kind == "functional":
+        # An explicit `op.out` schema: out= never records autograd (as PyTorch).
+        ins = ", ".join(a.name for a in op.schema.arguments if a.type.base == "Tensor" and a.name != "out")
+        if ins:
+            lines.append(f'  autograd::check_no_grad_for_out("{op.name}", {ins});')
     diff = [a.name for a in differentiable_inputs(op)] if op.derivatives else []
     list_inputs = {a.name for a in differentiable_inputs(op) if a.type.is_list} if op.derivatives else set()
 
