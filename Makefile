@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make demo   set up, build Ember, run the demo
 #   make test   set up, build Ember with its C++ tests, run C++ and Python tests
-# Other targets: make build, make clean, make graph, make wheel, make sdist.
+# Other targets: make build, make clean, make graph, make wheel, make sdist, make bench.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -11,7 +11,7 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test build venv deps-build deps-test gtest ctest pytest clean graph wheel sdist
+.PHONY: demo test build venv deps-build deps-test gtest ctest pytest clean graph wheel sdist bench
 
 demo: build
 	$(PY) examples/quickstart.py
@@ -46,6 +46,10 @@ gtest:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libgtest-dev >/dev/null; \
 	fi
+
+# Side-by-side benchmarks against PyTorch; writes BENCHMARKS.md and benchmarks/results.json.
+bench: deps-test build
+	$(PY) benchmarks/run.py --json benchmarks/results.json --markdown BENCHMARKS.md
 
 # Regenerates docs/build_graph.png from the real build.
 graph: build

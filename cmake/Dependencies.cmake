@@ -59,6 +59,29 @@ if(USE_OPENMP)
   endif()
 endif()
 
+# ---- oneDNN (optional convolution backend) -------------------------------------
+# Debian's libdnnl-dev (OpenMP runtime, like Ember). Found by header and
+# library rather than its CMake package, which also demands OpenCL. Without
+# it, convolution runs on im2col + GEMM alone (docs/decisions/0004-convolution.md).
+set(EMBER_ONEDNN_FOUND OFF)
+set(EMBER_ONEDNN_VERSION "")
+if(USE_ONEDNN)
+  find_path(EMBER_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+  find_library(EMBER_DNNL_LIBRARY dnnl)
+  if(EMBER_DNNL_INCLUDE_DIR AND EMBER_DNNL_LIBRARY AND USE_OPENMP)
+    file(STRINGS ${EMBER_DNNL_INCLUDE_DIR}/oneapi/dnnl/dnnl_version.h _ember_dnnl_v REGEX "define DNNL_VERSION_(MAJOR|MINOR|PATCH) ")
+    string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*PATCH ([0-9]+).*" "\\1.\\2.\\3" EMBER_ONEDNN_VERSION "${_ember_dnnl_v}")
+    set(EMBER_ONEDNN_FOUND ON)
+    add_library(ember_onednn INTERFACE)
+    target_include_directories(ember_onednn INTERFACE ${EMBER_DNNL_INCLUDE_DIR})
+    target_link_libraries(ember_onednn INTERFACE ${EMBER_DNNL_LIBRARY})
+    target_compile_definitions(ember_onednn INTERFACE EMBER_USE_ONEDNN)
+  else()
+    message(STATUS "ember: oneDNN not found (or USE_OPENMP off); convolution uses im2col + GEMM only "
+                   "(for oneDNN: apt-get install libdnnl-dev)")
+  endif()
+endif()
+
 # ---- CUDA (plumbing) ---------------------------------------------------------
 set(EMBER_CUDA_VERSION "")
 if(USE_CUDA)

@@ -48,7 +48,9 @@ from ember._C import (  # noqa: F401  dtypes and core types
 )
 from ember._C import default_generator  # noqa: F401
 from ember._size import Size
-from ember._tensor import Tensor, tensor
+from ember._tensor import Tensor, as_tensor, tensor
+from ember._C import from_numpy  # noqa: F401
+from ember._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ember.version import __version__  # noqa: F401
 
 # PyTorch's dtype aliases.
@@ -68,7 +70,11 @@ for _name in dir(_C._VariableFunctions):
         globals()[_name] = getattr(_C._VariableFunctions, _name)
 del _name
 
-from ember import autograd, cuda, utils  # noqa: E402
+from ember import autograd, cuda, linalg, nn, optim, utils  # noqa: E402
+from ember.linalg import _torch_norm as norm  # noqa: E402
+from ember.serialization import load, save  # noqa: E402
+from ember import random  # noqa: E402
+from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
 from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from numbers import Number
-
 from ember import _C
+from ember import _numpy as _np
 
 
 class Tensor(_C.TensorBase):
@@ -28,12 +27,56 @@ class Tensor(_C.TensorBase):
         return id(self)
 
     def __reduce_ex__(self, protocol):
-        raise NotImplementedError("pickling ember tensors arrives with ember.save")
+        from ember import _utils
 
-    def __array__(self, dtype=None):
-        import numpy as np
+        return _utils._reduce_tensor(self)
 
-        return np.array(self.tolist(), dtype=dtype)
+    # ---- NumPy interop (memory is shared, see src/ember/python/PyNumpy.cpp) ----
+    __array_priority__ = 1000  # NumPy defers binary operators to Tensor
+
+    def numpy(self, *, force=False):
+        """The tensor as an ndarray sharing its memory. force=True detaches and
+        copies to the CPU first when needed."""
+        if force:
+            t = self.detach()
+            if t.device.type != "cpu":
+                t = t.to("cpu")
+            return _C._to_numpy(t)
+        return _C._to_numpy(self)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        if dtype is not None:
+            arr = arr.astype(dtype, copy=bool(copy))
+        elif copy:
+            arr = arr.copy()
+        return arr
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # numpy.sin(tensor) -> tensor
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _C.from_numpy(array)
+
+    # ---- storage ----
+    def untyped_storage(self):
+        from ember.storage import UntypedStorage
+
+        return UntypedStorage._wrap(_C._storage_bytes(self))
+
+    def share_memory_(self):
+        """Moves the storage into shared memory (a no-op if it is there already)."""
+        _C._share_memory_(self)
+        return self
+
+    def is_shared(self):
+        return _C._is_shared(self)
+
+    def where(self, condition, y):
+        """self where condition is true, else y (ember.where with self second)."""
+        from ember import _C as C
+
+        return C._VariableFunctions.where(condition, self, y)
 
     def __iter__(self):
         if self.dim() == 0:
@@ -96,6 +139,12 @@ class Tensor(_C.TensorBase):
             return self
         return self.mH
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See ember.norm."""
+        import ember
+
+        return ember.norm(self, p, dim, keepdim, dtype=dtype)
+
     def type(self, dtype=None):
         if dtype is None:
             return "torch." + _LEGACY[self.dtype]
@@ -130,59 +179,62 @@ def _fill_legacy():
     _LEGACY.update(names)
 
 
-def _infer(data, shape, flat, depth=0):
-    """Walks nested sequences: records the shape, flattens, and returns the kind
-    of values seen (0 bool, 1 int, 2 float)."""
-    if isinstance(data, Number) or isinstance(data, Tensor):
-        if isinstance(data, Tensor):
-            if data.dim() != 0:
-                raise ValueError("only one element tensors can be converted to Python scalars")
-            data = data.item()
-        if len(shape) != depth:
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {type(data).__name__})")
-        flat.append(data)
-        if isinstance(data, bool):
-            return 0
-        if isinstance(data, int):
-            return 1
-        if isinstance(data, float):
-            return 2
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if isinstance(data, (str, bytes)) or not hasattr(data, "__len__"):
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    n = len(data)
-    if len(shape) == depth:
-        shape.append(n)
-    elif shape[depth] != n:
-        raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
-    kind = -1
-    for item in data:
-        kind = max(kind, _infer(item, shape, flat, depth + 1))
-    return kind
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """Builds a tensor from nested lists/tuples of numbers, inferring the dtype
-    as PyTorch does (bool < int64 < default float)."""
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Builds a new tensor from data, always copying: nested lists or tuples of
+    numbers, tensors and NumPy values (read in C++ with PyTorch's shape and
+    dtype inference: Python floats give the default dtype, ints int64, bools
+    bool, NumPy values and tensors keep theirs, mixed leaves promote), a
+    NumPy array or scalar, or a tensor."""
     import ember
 
     if not _LEGACY:
         _fill_legacy()
     if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
         out = data.detach().clone()
         if dtype is not None:
             out = out.to(dtype)
+    elif _np.is_ndarray(data) or _np.is_numpy_scalar(data):
+        out = _np.from_ndarray(data, dtype, copy=True)
+    elif not isinstance(data, (list, tuple)) and hasattr(data, "__array__"):
+        return tensor(data.__array__(), dtype=dtype, device=device, requires_grad=requires_grad)
     else:
-        if hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
-            data = data.tolist()
-        shape: list[int] = []
-        flat: list = []
-        kind = _infer(data, shape, flat)
-        if dtype is None:
-            dtype = {0: ember.bool, 1: ember.int64, 2: ember.get_default_dtype(), -1: ember.get_default_dtype()}[kind]
-        out = _C._tensor_from_flat(flat, tuple(shape), dtype)
+        out = _C._tensor_from_data(data, dtype)
     if device is not None:
         out = out.to(ember.device(device))
     if requires_grad:
+        if not out.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         out.requires_grad_(True)
+    return out
+
+
+def as_tensor(data, dtype=None, device=None):
+    """data as a tensor, sharing memory where possible: a Tensor of the wanted
+    dtype and device is returned as is; a NumPy array shares its memory unless
+    a conversion is needed."""
+    import ember
+
+    if isinstance(data, Tensor):
+        out = data
+        if dtype is not None and out.dtype != dtype:
+            out = out.to(dtype)
+        if device is not None and out.device != ember.device(device):
+            out = out.to(ember.device(device))
+        return out
+    if _np.is_ndarray(data):
+        out = _np.from_ndarray(data, dtype, copy=False)
+        if device is not None:
+            out = out.to(ember.device(device))
+        return out
+    out = _C._tensor_from_data(data, dtype)
+    if device is not None:
+        out = out.to(ember.device(device))
     return out

@@ -84,23 +84,21 @@ class _Formatter:
                 self.max_width = max(self.max_width, len(str(v)))
             return
         finite = [v for v in values if math.isfinite(v) and v != 0]
-        if finite:
-            absv = [abs(v) for v in finite]
-            lo, hi = min(absv), max(absv)
-            self.int_mode = all(v == math.ceil(v) for v in finite)
-            if self.int_mode:
-                if hi / lo > 1000.0 or hi > 1.0e8:
-                    self.sci_mode = True
-                    self.max_width = max(len(f"{v:.{p}e}") for v in finite)
-                else:
-                    self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
-            elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-                self.max_width = max(len(f"{v:.{p}e}") for v in finite)
-            else:
-                self.max_width = max(len(f"{v:.{p}f}") for v in finite)
-        if PRINT_OPTS.sci_mode is not None:
+        if not finite:
+            return
+        absv = [abs(v) for v in finite]
+        lo, hi = min(absv), max(absv)
+        self.int_mode = all(v == math.ceil(v) for v in finite)
+        if PRINT_OPTS.sci_mode is None:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        else:
             self.sci_mode = PRINT_OPTS.sci_mode
+        if self.sci_mode:
+            self.max_width = max(len(f"{v:.{p}e}") for v in finite)
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in finite)
+        else:
+            self.max_width = max(len(f"{v:.{p}f}") for v in finite)
 
     def width(self):
         return self.max_width

@@ -168,3 +168,32 @@ def test_missing_compiler_fails_fast_with_one_line(tmp_path):
     first = r.stderr.splitlines()[0]
     assert first == ("ember: no C++ compiler: CXX is set to '/nonexistent/g++', which does not exist "
                      "(fix: install g++ or point CXX at a C++ compiler)"), r.stderr
+
+
+def test_generated_stub_is_valid_python():
+    import ast
+
+    stub = PKG / "_C.pyi"
+    tree = ast.parse(stub.read_text())
+    names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert {"add", "sum", "zeros", "cat"} <= names
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    assert {"add", "add_", "sum", "view"} <= {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("ninja") is None, reason="cmake/ninja missing")
+def test_cpp_consumer_builds_against_installed_package(tmp_path):
+    """examples/cpp configured with find_package(Ember) from cmake_prefix_path, built and run."""
+    src = ROOT / "examples" / "cpp"
+    build = tmp_path / "build"
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    cfg = subprocess.run(["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja",
+                          f"-DCMAKE_PREFIX_PATH={ember.utils.cmake_prefix_path}"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert cfg.returncode == 0, cfg.stdout + cfg.stderr
+    bld = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True, env=env, timeout=600)
+    assert bld.returncode == 0, bld.stdout + bld.stderr
+    exe = build / "ember_example"
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().endswith("OK")

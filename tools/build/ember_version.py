@@ -31,9 +31,19 @@ def full_version(root: Path = ROOT) -> str:
     return f"{base}+git{sha[:7]}" if sha else base
 
 
+def _building_sdist() -> bool:
+    # The backend gives providers no hint of the artefact; an sdist carries
+    # the plain version so that building from it (no git) agrees with it.
+    import inspect
+
+    return any(frame.function == "build_sdist" for frame in inspect.stack())
+
+
 def dynamic_metadata(field: str, settings: dict | None = None) -> str:
     if field != "version":
         raise ValueError(f"ember_version provides only 'version', not {field!r}")
+    if _building_sdist():
+        return (ROOT / "VERSION").read_text().strip()
     return full_version()
 
 

@@ -50,7 +50,13 @@ def node_definition(op: Operator) -> str:
     for name in info.tensor_lists:
         lines.append(f"  std::vector<Tensor> {name};")
         lines.append(f"  for (const auto& v : {name}_) {name}.push_back(v.unpack());")
+    for d in op.derivatives:
+        if len(d.names) > 1:
+            lines += _multi_input_formula(d, info.formulas[d.input])
     for a in diff:
+        group = next(d for d in op.derivatives if a.name in d.names)
+        if len(group.names) > 1:
+            continue
         formula = info.formulas[a.name]
         if a.type.is_list:
             lines.append(f"  bool {a.name}_needed = false;")
@@ -78,3 +84,20 @@ def node_definition(op: Operator) -> str:
     lines.append("  return grad_inputs;")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _multi_input_formula(d, formula: str) -> list[str]:
+    """One formula for several inputs: called once with grad_input_mask, it
+    returns a tuple whose entries are taken for the inputs that need them."""
+    n = len(d.names)
+    needed = ", ".join(f"should_compute_output({name}_ix)" for name in d.names)
+    lines = [f"  if ({' || '.join(f'should_compute_output({name}_ix)' for name in d.names)}) {{"]
+    if formula == "not_implemented":
+        lines.append(f'    throw Error("the derivative for \'{d.input}\' is not implemented.");')
+    else:
+        lines.append(f"    const std::array<bool, {n}> grad_input_mask = {{{needed}}};")
+        lines.append(f"    auto _r = {formula};")
+        for i, name in enumerate(d.names):
+            lines.append(f"    if (grad_input_mask[{i}]) grad_inputs[{name}_ix] = std::get<{i}>(std::move(_r));")
+    lines.append("  }")
+    return lines

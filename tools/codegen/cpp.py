@@ -67,6 +67,8 @@ def cpp_arg_type(t: Type, kernel: bool = False) -> str:
         return "std::optional<int64_t>" if t.optional else "int64_t"
     if t.base == "float" and t.is_list:
         return "std::optional<std::vector<double>>" if t.optional else "const std::vector<double>&"
+    if t.base == "bool" and t.is_list and t.list_size and not t.optional:
+        return f"std::array<bool, {t.list_size}>"
     simple = {
         "float": "double",
         "bool": "bool",
@@ -104,6 +106,8 @@ def cpp_default(a: Argument) -> str:
         return "{}"
     if a.type.base == "ScalarType":
         return f"ScalarType::{d}"
+    if a.type.base == "str" and d[:1] in ("'", '"'):
+        return '"' + d[1:-1] + '"'
     return d
 
 
@@ -286,7 +290,7 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
 
 
 def differentiable_inputs(op: Operator) -> list[Argument]:
-    names = {d.input for d in op.derivatives}
+    names = {n for d in op.derivatives for n in d.names}
     return [a for a in op.schema.arguments if a.type.base == "Tensor" and a.name in names]
 
 
@@ -345,15 +349,20 @@ def definition(v: Variant) -> str:
         if diff:
             ins = ", ".join(diff)
             lines.append(f'  autograd::check_no_grad_for_out("{op.name}", {ins});')
+        lines.append("  const bool _top = autograd::at_top_level();")
         if op.structured:
-            lines.append(f"  {call};")
-        lines.append("  out.unsafeGetTensorImpl()->bump_version();")
+            lines.append("  {")
+            lines.append("    autograd::BelowAutogradGuard _guard;")
+            lines.append(f"    {call};")
+            lines.append("  }")
+        lines.append("  if (_top) out.unsafeGetTensorImpl()->bump_version();")
         lines.append("  return out;")
         lines.append("}")
         return "\n".join(lines) + "\n"
 
     inplace = v.kind == "inplace" or op.schema.is_inplace
     info = analyze_derivatives(op, inplace) if diff else None
+    optional_tensors = {a.name: a.type.optional for a in op.schema.arguments if a.type.is_tensor}
     if diff:
         ins = ", ".join(diff)
         lines.append(f"  const bool _requires_grad = autograd::compute_requires_grad({ins});")
@@ -370,14 +379,17 @@ def definition(v: Variant) -> str:
             if not any(init.startswith(o + ".") for o in outs):
                 lines.append(f"    _grad_fn->{field} = {init};")
         diff_args = differentiable_inputs(op)
+        formula_of = {n: info.formulas[d.input] for d in op.derivatives for n in d.names}
         for name, is_out in info.tensors:
             if is_out:
                 continue
             value = f"{name}.clone()" if inplace and name == mutated[0] else name
+            if optional_tensors.get(name):
+                value = f"{name}.value_or(Tensor())"
             save = f"_grad_fn->{name}_ = autograd::SavedVariable({value}, false);"
             # As PyTorch: save an input only when a gradient that needs it will be
             # computed, so that changing it in place later is no error otherwise.
-            users = [i for i, a in enumerate(diff_args) if re.search(rf"\b{name}\b", info.formulas[a.name])]
+            users = [i for i, a in enumerate(diff_args) if re.search(rf"\b{name}\b", formula_of[a.name])]
             if users and not any(a.type.is_list for a in diff_args):
                 cond = " || ".join(f"_grad_fn->should_compute_output({i})" for i in users)
                 lines.append(f"    if ({cond}) {save}")
@@ -390,28 +402,42 @@ def definition(v: Variant) -> str:
             else:
                 lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
         lines.append("  }")
-        lines.append("  autograd::GradModeBelowAutograd _guard(_requires_grad);")
 
-    # 2. run the kernel
+    # 2. run the kernel (below autograd; see Note [Below autograd])
+    if inplace:
+        lines.append("  const bool _top = autograd::at_top_level();")
     if v.kind == "functional" and op.structured:
         lines.append("  Tensor _out;")
-        lines.append(f"  {call};")
+        lines.append("  {")
+        lines.append("    autograd::BelowAutogradGuard _guard;")
+        lines.append(f"    {call};")
+        lines.append("  }")
         result = "_out"
     elif inplace:
-        lines.append(f"  {call};")
+        lines.append("  {")
+        lines.append("    autograd::BelowAutogradGuard _guard;")
+        lines.append(f"    {call};")
+        lines.append("  }")
         result = mutated[0]
     else:
-        lines.append(f"  {cpp_return_type(v)} _result = {call};")
+        ret = cpp_return_type(v)
+        lines.append(f"  {ret} _result = [&]() -> {ret} {{")
+        lines.append("    autograd::BelowAutogradGuard _guard;")
+        lines.append(f"    return {call};")
+        lines.append("  }();")
         result = "_result"
 
     if inplace:
         for m in mutated:
-            lines.append(f"  {m}.unsafeGetTensorImpl()->bump_version();")
+            lines.append(f"  if (_top) {m}.unsafeGetTensorImpl()->bump_version();")
     if view_of:
+        # Views made inside kernels are implementation details (Note [Below autograd]).
+        lines.append("  if (autograd::at_top_level()) {")
         if list_return:
-            lines.append(f"  for (const Tensor& _r : {result}) autograd::as_view({view_of}, _r, _creation_meta);")
+            lines.append(f"    for (const Tensor& _r : {result}) autograd::as_view({view_of}, _r, _creation_meta);")
         else:
-            lines.append(f"  autograd::as_view({view_of}, {result}, _creation_meta);")
+            lines.append(f"    autograd::as_view({view_of}, {result}, _creation_meta);")
+        lines.append("  }")
     if diff:
         outs = output_names(op)
         exprs = _output_exprs(op, result)

@@ -56,10 +56,12 @@ def load_operators(path: Path) -> list[Operator]:
         derivs_raw.pop("__line__", None)
         arg_names = {a.name for a in schema.arguments}
         derivatives = []
-        for name, formula in derivs_raw.items():
-            if name not in arg_names:
-                raise CodegenError(loc, f"derivative for {name!r}, which is not an argument of {schema.full_name}")
-            derivatives.append(Derivative(input=name, formula=str(formula).strip()))
+        for key, formula in derivs_raw.items():
+            d = Derivative(input=key, formula=str(formula).strip())
+            for name in d.names:
+                if name not in arg_names:
+                    raise CodegenError(loc, f"derivative for {name!r}, which is not an argument of {schema.full_name}")
+            derivatives.append(d)
         if derivatives and "CompositeImplicitAutograd" in dispatch:
             raise CodegenError(loc, "CompositeImplicitAutograd ops get autograd from their parts; drop 'derivatives'")
 

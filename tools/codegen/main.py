@@ -33,7 +33,8 @@ class Writer:
     def write(self, rel: str, text: str) -> None:
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = HEADER + text
+        header = HEADER.replace("//", "#") if rel.endswith((".py", ".pyi")) else HEADER
+        text = header + text
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             self.changed += 1
@@ -59,13 +60,13 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
 
     w.write(
         "include/ember/ops/generated/Functions.h",
-        "#pragma once\n#include <optional>\n#include <tuple>\n#include \"ember/ops/Tensor.h\"\n\n"
+        "#pragma once\n#include <array>\n#include <optional>\n#include <tuple>\n#include \"ember/ops/Tensor.h\"\n\n"
         "namespace ember {\n" + "\n".join(decls) + "\n}  // namespace ember\n",
     )
     w.write("include/ember/ops/generated/TensorMethods.h", "// Included inside class Tensor.\n" + "\n".join(methods) + "\n")
     w.write(
         "include/ember/ops/generated/NativeFunctions.h",
-        "#pragma once\n#include <optional>\n#include \"ember/ops/Tensor.h\"\n\nnamespace ember::native {\n"
+        "#pragma once\n#include <array>\n#include <optional>\n#include \"ember/ops/Tensor.h\"\n\nnamespace ember::native {\n"
         + "\n".join(sorted(natives))
         + "\n}  // namespace ember::native\n",
     )
@@ -83,7 +84,7 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
         '#include "ember/ops/generated/NativeFunctions.h"\n\n'
     )
     for i, body in enumerate(shards):
-        tables_part = [b for b in body if b.startswith(("Tensor& (*", "Tensor (*"))]
+        tables_part = [b for b in body if "_kernels[kNumDeviceTypes])(" in b.split("\n", 1)[0]]
         rest = [b for b in body if b not in tables_part]
         text = prelude
         if tables_part:
@@ -147,7 +148,7 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
         + "\n".join(indent(m) for m in pyi_methods)
         + "\n"
     )
-    w.write("python/_C.pyi", pyi.replace("//", "#", 1) if False else pyi)
+    w.write("python/_C.pyi", pyi)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -185,8 +185,15 @@ def parse_schema(text: str, loc: Location) -> Schema:
 
 @dataclass(frozen=True)
 class Derivative:
-    input: str  # argument name
+    input: str  # argument name, or several ("input, weight, bias") sharing one formula
     formula: str  # C++ expression, or "not_implemented"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The inputs this formula gives gradients for. With more than one, the
+        formula returns a tuple (one entry per name) and may read
+        `grad_input_mask`, a std::array<bool, N> of the gradients needed."""
+        return tuple(n.strip() for n in self.input.split(","))
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ its arguments with ArgParser signatures written in PyTorch's notation."""
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
 
 from .cpp import Variant, variants_of
@@ -117,7 +118,7 @@ def _wrap(sig: PySignature, expr: str, use_out: bool = False) -> str:
 
 def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
     fn = f"{'method' if method else 'fn'}_{pyname}"
-    texts = ",\n      ".join(f'"{s.text}"' for s in sigs)
+    texts = ",\n      ".join('"' + s.text.replace('"', '\\"') + '"' for s in sigs)
     maxp = max(len(s.params) for s in sigs)
     lines = [
         f"static PyObject* {fn}(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {{",
@@ -137,7 +138,11 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
         if s.factory:
             rg = [a.name for a in s.params].index("requires_grad")
             lines.append(f"      Tensor _r = {_call(s, method, False)};")
-            lines.append(f"      if (r.boolean({rg})) _r.set_requires_grad(true);")
+            lines.append(f"      if (r.boolean({rg})) {{")
+            lines.append("        EMBER_CHECK(_r.is_floating_point(), "
+                         "\"Only Tensors of floating point and complex dtype can require gradients\");")
+            lines.append("        _r.set_requires_grad(true);")
+            lines.append("      }")
             lines.append("      return wrap(std::move(_r));")
         else:
             lines.append(f"      return {_wrap(s, _call(s, method, False))};")
@@ -161,12 +166,13 @@ def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:
             parts.append("*")
             star = True
         t = _PYI_TYPES[a.type.base]
-        if a.type.base == "Tensor" and not a.type.optional:
+        if a.type.base == "Tensor" and not a.type.optional and not a.type.is_list and a.name not in ("input", "self"):
             t = "Tensor | Number"
         if a.type.is_list:
-            t = f"Sequence[{t}] | {t}"
+            t = f"Sequence[{t}]" if a.type.base == "Tensor" else f"Sequence[{t}] | {t}"
         if a.type.optional:
             t += " | None"
         d = "" if a.default is None else " = ..."
-        parts.append(f"{a.name}: {t}{d}")
+        name = a.name + "_" if keyword.iskeyword(a.name) else a.name  # random_(from_=...), as torch's stubs
+        parts.append(f"{name}: {t}{d}")
     return f"def {pyname}({', '.join(parts)}) -> Tensor: ..."

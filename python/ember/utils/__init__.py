@@ -12,3 +12,5 @@ def _installed_cmake_prefix_path():
 
 #: Folder to pass as CMAKE_PREFIX_PATH so that find_package(Ember) finds this install.
 cmake_prefix_path = _installed_cmake_prefix_path()
+
+from ember.utils import data  # noqa: E402,F401  (torch.utils.data is imported with torch)

@@ -35,7 +35,7 @@ inline void append_edges(edge_list& edges, const TensorList& ts) {
 // tensor list) requires grad.
 template <typename... Ts>
 inline bool compute_requires_grad(const Ts&... ts) {
-  if (!GradMode::is_enabled()) return false;
+  if (!GradMode::is_enabled() || !at_top_level()) return false;
   return (... || detail::requires_grad_of(ts));
 }
 

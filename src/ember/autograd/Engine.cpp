@@ -110,6 +110,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
   // 3. run
   GradModeGuard mode(create_graph);
+  TopLevelGuard top_level;
   std::unordered_map<Node*, variable_list> buffers;
   std::priority_queue<Node*, std::vector<Node*>, ReadyCompare> ready;
   ready.push(root.get());
@@ -124,10 +125,12 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
         buffers.erase(it);
       }
       in.resize(std::max<size_t>(in.size(), n->num_inputs()));
-      for (const auto& [nr, hook] : n->tensor_pre_hooks()) {
-        if (nr < in.size() && in[nr].defined()) {
-          Tensor replaced = hook(in[nr]);
-          if (replaced.defined()) in[nr] = std::move(replaced);
+      for (const auto* hooks : {&n->tensor_pre_hooks(), &n->retains_grad_hooks()}) {
+        for (const auto& [nr, hook] : *hooks) {
+          if (nr < in.size() && in[nr].defined()) {
+            Tensor replaced = hook(in[nr]);
+            if (replaced.defined()) in[nr] = std::move(replaced);
+          }
         }
       }
     }
@@ -168,9 +171,9 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
   if (capture) {
     for (size_t i = 0; i < captured.size(); ++i) {
-      EMBER_CHECK(captured[i].defined() || allow_unused,
-                  "One of the differentiated Tensors appears to not have been used in the graph. Set "
-                  "allow_unused=True if this is the desired behavior.");
+      EMBER_CHECK(captured[i].defined() || allow_unused, "The differentiated Tensor at index ", i,
+                  " appears to not have been used in the graph. Set allow_unused=True if this is the desired "
+                  "behavior.");
     }
   }
   return captured;
@@ -199,8 +202,9 @@ variable_list make_grads(const variable_list& outputs, const variable_list& grad
                   scalar_type_name(out.dtype()));
       g = ones_like(out);
     } else {
-      EMBER_CHECK(g.sizes().equals(out.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ",
-                  shape_string(g.sizes()), " and output[", i, "] has a shape of ", shape_string(out.sizes()), ".");
+      EMBER_CHECK(g.sizes().equals(out.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of torch.Size(",
+                  shape_string(g.sizes()), ") and output[", i, "] has a shape of torch.Size(",
+                  shape_string(out.sizes()), ").");
     }
     result.push_back(std::move(g));
   }

@@ -86,6 +86,11 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<T
   return out;
 }
 
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction) {
+  double norm = reduction == 1 ? 2.0 / static_cast<double>(self.numel()) : 2.0;
+  return (self - target) * Scalar(norm) * grad;
+}
+
 std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, size_t n) {
   int64_t d = maybe_wrap_dim(dim, grad.dim());
   std::vector<Tensor> out = grad.unbind(d);

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "ember/autograd/FunctionsMath.h"
 #include "ember/autograd/ViewsBackward.h"
 #include "ember/ops/Tensor.h"
 
@@ -24,6 +25,10 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes, ScalarType dtype);
 // Splits grad along dim into pieces the sizes of the inputs.
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim);
+// d/d(self) of mse_loss (for target, call with self and target swapped).
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction);
 std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, size_t n);
 
 }  // namespace ember::autograd::generated
+
+#include "ember/autograd/FunctionsManualReduce.h"

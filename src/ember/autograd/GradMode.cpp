@@ -2,6 +2,10 @@
 
 namespace ember::autograd {
 
+namespace detail {
+thread_local int t_kernel_depth = 0;
+}
+
 namespace {
 thread_local bool t_grad_enabled = true;
 thread_local bool t_inference = false;

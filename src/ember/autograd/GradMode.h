@@ -28,21 +28,36 @@ class GradModeGuard {
   bool prev_;
 };
 
-// Used by generated code around a kernel whose autograd is recorded by the
-// caller: disables grad mode only when active, so the common path costs nothing.
-class GradModeBelowAutograd {
+// Note [Below autograd]
+// Operators called by a kernel (a native function calling ember::copy_, say)
+// are implementation details: like PyTorch's dispatch below the Autograd
+// key, they record no graph and bump no version counter. Generated wrappers
+// hold a BelowAutogradGuard around their kernel; an operator sees it is
+// nested through at_top_level().
+namespace detail {
+extern EMBER_API thread_local int t_kernel_depth;
+}
+inline bool at_top_level() { return detail::t_kernel_depth == 0; }
+
+class BelowAutogradGuard {
  public:
-  explicit GradModeBelowAutograd(bool active) : active_(active) {
-    if (active_) GradMode::set_enabled(false);
-  }
-  ~GradModeBelowAutograd() {
-    if (active_) GradMode::set_enabled(true);
-  }
-  GradModeBelowAutograd(const GradModeBelowAutograd&) = delete;
-  GradModeBelowAutograd& operator=(const GradModeBelowAutograd&) = delete;
+  BelowAutogradGuard() { ++detail::t_kernel_depth; }
+  ~BelowAutogradGuard() { --detail::t_kernel_depth; }
+  BelowAutogradGuard(const BelowAutogradGuard&) = delete;
+  BelowAutogradGuard& operator=(const BelowAutogradGuard&) = delete;
+};
+
+// The engine runs backward formulas as top-level calls even when it was
+// itself reached from inside a kernel.
+class TopLevelGuard {
+ public:
+  TopLevelGuard() : saved_(detail::t_kernel_depth) { detail::t_kernel_depth = 0; }
+  ~TopLevelGuard() { detail::t_kernel_depth = saved_; }
+  TopLevelGuard(const TopLevelGuard&) = delete;
+  TopLevelGuard& operator=(const TopLevelGuard&) = delete;
 
  private:
-  bool active_;
+  int saved_;
 };
 
 }  // namespace ember::autograd

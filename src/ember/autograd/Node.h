@@ -70,6 +70,11 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   }
   void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
   const std::vector<std::pair<uint32_t, TensorHook>>& tensor_pre_hooks() const { return pre_hooks_; }
+  // retain_grad's hook: runs after every other hook on that input.
+  void add_retains_grad_hook(uint32_t input_nr, TensorHook hook) {
+    retains_grad_hooks_.emplace_back(input_nr, std::move(hook));
+  }
+  const std::vector<std::pair<uint32_t, TensorHook>>& retains_grad_hooks() const { return retains_grad_hooks_; }
   const std::vector<PostHook>& post_hooks() const { return post_hooks_; }
 
   // Borrowed pointer to the Python wrapper of this node, if one exists.
@@ -80,6 +85,7 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   std::vector<InputMetadata> input_metadata_;
   uint64_t sequence_nr_;
   std::vector<std::pair<uint32_t, TensorHook>> pre_hooks_;
+  std::vector<std::pair<uint32_t, TensorHook>> retains_grad_hooks_;
   std::vector<PostHook> post_hooks_;
 };
 

@@ -30,6 +30,18 @@ void SavedVariable::reset_data() {
   released_ = true;
 }
 
+namespace {
+std::string short_node_name(std::string name) {
+  const std::string suffix = "Backward0";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return name.substr(0, name.size() - suffix.size());
+  }
+  auto pos = name.find("Backward");
+  if (pos != std::string::npos) name.erase(pos, 8);
+  return name;
+}
+}  // namespace
+
 Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
   if (!was_defined_) return Tensor();
   if (released_) {
@@ -44,11 +56,20 @@ Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
     std::string msg = str_cat("one of the variables needed for gradient computation has been modified by an inplace "
                               "operation: [",
                               data_.type_name(), " ", shape_string(data_.sizes()), "]");
-    std::shared_ptr<Node> fn = is_output_ ? saved_for : input_grad_fn_.lock();
-    if (fn) msg += str_cat(", which is output ", output_nr_, " of ", fn->name(), ",");
+    // Named: the node that saved an output, or an input's current history,
+    // without "Backward" ("Add" for AddBackward0, "Fill2" for FillBackward2).
+    std::shared_ptr<Node> fn;
+    uint32_t nr = output_nr_;
+    if (is_output_) {
+      fn = saved_for;
+    } else if (AutogradMeta* m = get_meta(data_)) {
+      fn = m->grad_fn;
+      nr = m->output_nr;
+    }
+    if (fn) msg += str_cat(", which is output ", nr, " of ", short_node_name(fn->name()), ",");
     msg += str_cat(" is at version ", current, "; expected version ", saved_version_,
                    " instead. Hint: enable anomaly detection to find the operation that failed to compute its "
-                   "gradient, with torch.autograd.set_detect_anomaly(True).");
+                   "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).");
     throw Error(msg);
   }
   if (is_output_ && saved_for && GradMode::is_enabled()) {

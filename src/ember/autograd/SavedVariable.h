@@ -3,6 +3,7 @@
 // that a later in-place change is detected instead of giving wrong gradients.
 
 #include <memory>
+#include <optional>
 
 #include "ember/ops/Tensor.h"
 
@@ -14,6 +15,8 @@ class EMBER_API SavedVariable {
  public:
   SavedVariable() = default;
   SavedVariable(const Tensor& t, bool is_output);
+  // An absent optional tensor is saved as an undefined one.
+  SavedVariable(const std::optional<Tensor>& t, bool is_output) : SavedVariable(t ? *t : Tensor(), is_output) {}
 
   // The saved tensor; saved_for is the node that owns an output saved here.
   // Throws if the graph was freed or the tensor was modified in place.

@@ -1,6 +1,7 @@
 #include "ember/core/Generator.h"
 
 #include <chrono>
+#include <cstring>
 #include <random>
 
 namespace ember {
@@ -10,6 +11,11 @@ constexpr uint32_t kMatrixA = 0x9908b0dfU;
 constexpr uint32_t kUpperMask = 0x80000000U;
 constexpr uint32_t kLowerMask = 0x7fffffffU;
 constexpr int kM = 397;
+
+inline uint32_t mix(uint32_t u, uint32_t v) {
+  uint32_t y = (u & kUpperMask) | (v & kLowerMask);
+  return (y >> 1) ^ ((v & 1U) ? kMatrixA : 0U);
+}
 }  // namespace
 
 void MT19937::seed_with(uint64_t seed) {
@@ -21,23 +27,15 @@ void MT19937::seed_with(uint64_t seed) {
   next_ = 0;
 }
 
+// The standard recurrence, split at the wrap-around points so the loops need
+// no modulo.
 void MT19937::twist() {
-  for (int i = 0; i < kN; ++i) {
-    uint32_t y = (state_[i] & kUpperMask) | (state_[(i + 1) % kN] & kLowerMask);
-    state_[i] = state_[(i + kM) % kN] ^ (y >> 1) ^ ((y & 1U) ? kMatrixA : 0U);
-  }
+  int i = 0;
+  for (; i < kN - kM; ++i) state_[i] = state_[i + kM] ^ mix(state_[i], state_[i + 1]);
+  for (; i < kN - 1; ++i) state_[i] = state_[i + kM - kN] ^ mix(state_[i], state_[i + 1]);
+  state_[kN - 1] = state_[kM - 1] ^ mix(state_[kN - 1], state_[0]);
   left_ = kN;
   next_ = 0;
-}
-
-uint32_t MT19937::operator()() {
-  if (--left_ <= 0) twist();
-  uint32_t y = state_[next_++];
-  y ^= (y >> 11);
-  y ^= (y << 7) & 0x9d2c5680U;
-  y ^= (y << 15) & 0xefc60000U;
-  y ^= (y >> 18);
-  return y;
 }
 
 void MT19937::set_state(const uint32_t* s, int left, int next) {
@@ -61,6 +59,65 @@ uint64_t GeneratorImpl::seed() {
                static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
   set_current_seed(s);
   return s;
+}
+
+// Note [Generator state layout]
+// PyTorch's CPU generator serialises a plain struct (x86-64 alignment):
+//   0    u64  initial seed            5016 f64  unused (0)
+//   8    i32  left                    5024 f64  cached normal sample
+//   12   i32  seeded (1)              5032 f64  unused (0)
+//   16   u64  next                    5040 i32  cached normal sample valid
+//   24   u64  state[624], one word    5044 f32  cached float normal sample
+//             per 32-bit state word   5048 u8   its valid flag, 7 bytes padding
+namespace {
+template <typename T>
+void put(std::vector<uint8_t>& b, size_t at, T v) {
+  std::memcpy(b.data() + at, &v, sizeof(T));
+}
+template <typename T>
+T get(const uint8_t* b, size_t at) {
+  T v;
+  std::memcpy(&v, b + at, sizeof(T));
+  return v;
+}
+}  // namespace
+
+std::vector<uint8_t> GeneratorImpl::get_state() const {
+  std::vector<uint8_t> b(kStateSize, 0);
+  put<uint64_t>(b, 0, seed_);
+  put<int32_t>(b, 8, engine_.left());
+  put<int32_t>(b, 12, 1);
+  put<uint64_t>(b, 16, static_cast<uint64_t>(engine_.next()));
+  for (int i = 0; i < MT19937::kN; ++i) put<uint64_t>(b, 24 + 8 * i, engine_.state()[i]);
+  if (next_double_normal_sample) {
+    put<double>(b, 5024, *next_double_normal_sample);
+    put<int32_t>(b, 5040, 1);
+  }
+  if (next_float_normal_sample) {
+    put<float>(b, 5044, *next_float_normal_sample);
+    b[5048] = 1;
+  }
+  return b;
+}
+
+void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
+  EMBER_CHECK(nbytes == kStateSize, "Expected a CPUGeneratorImplState of size ", kStateSize,
+              " but found the input RNG state size to be ", nbytes);
+  int32_t left = get<int32_t>(b, 8);
+  int32_t seeded = get<int32_t>(b, 12);
+  uint64_t next = get<uint64_t>(b, 16);
+  EMBER_CHECK(seeded != 0 && left > 0 && left <= MT19937::kN && next <= static_cast<uint64_t>(MT19937::kN),
+              "Invalid mt19937 state");
+  uint32_t words[MT19937::kN];
+  for (int i = 0; i < MT19937::kN; ++i) words[i] = static_cast<uint32_t>(get<uint64_t>(b, 24 + 8 * i));
+  std::optional<double> normal;
+  std::optional<float> normal_f;
+  if (get<int32_t>(b, 5040)) normal = get<double>(b, 5024);
+  if (b[5048]) normal_f = get<float>(b, 5044);
+  seed_ = get<uint64_t>(b, 0);
+  engine_.set_state(words, left, static_cast<int>(next));
+  next_double_normal_sample = normal;
+  next_float_normal_sample = normal_f;
 }
 
 Generator& default_cpu_generator() {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "ember/core/Device.h"
 #include "ember/core/IntrusivePtr.h"
@@ -13,12 +14,21 @@
 namespace ember {
 
 // The 32-bit Mersenne Twister (Matsumoto & Nishimura), standard seeding.
-class MT19937 {
+class EMBER_CORE_API MT19937 {
  public:
   static constexpr int kN = 624;
   explicit MT19937(uint64_t seed = 5489) { seed_with(seed); }
   void seed_with(uint64_t seed);
-  uint32_t operator()();
+  // One 32-bit draw. Inline: kernels call it once per element.
+  uint32_t operator()() {
+    if (EMBER_UNLIKELY(--left_ <= 0)) twist();
+    uint32_t y = state_[next_++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+  }
   // Raw state (for get_state/set_state).
   const uint32_t* state() const { return state_; }
   int left() const { return left_; }
@@ -28,8 +38,8 @@ class MT19937 {
  private:
   void twist();
   uint32_t state_[kN];
-  int left_ = 1;  // words left before the next twist
-  int next_ = 0;
+  int left_ = 1;  // draws left before the next twist, plus one
+  int next_ = 0;  // index of the next word to temper
 };
 
 struct EMBER_CORE_API GeneratorImpl final : RefCounted {
@@ -47,6 +57,14 @@ struct EMBER_CORE_API GeneratorImpl final : RefCounted {
     uint64_t lo = engine_();
     return (hi << 32) | lo;
   }
+
+  // The state as bytes, in the layout of PyTorch's CPU generator state
+  // (see Note [Generator state layout]), so states move between the two.
+  static constexpr size_t kStateSize = 5056;
+  std::vector<uint8_t> get_state() const;
+  // Throws on a bad size or an invalid engine state, leaving the generator
+  // unchanged.
+  void set_state(const uint8_t* data, size_t nbytes);
 
   Device device;
   // Box-Muller produces pairs; the second value waits here for the next call.

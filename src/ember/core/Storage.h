@@ -21,6 +21,12 @@ class EMBER_CORE_API StorageImpl final : public RefCounted {
   bool resizable() const { return allocator_ != nullptr; }
   // Grows the block to at least nbytes, keeping its contents (CPU only).
   void resize(size_t nbytes);
+  // Swaps in another block of the same size (e.g. shared memory holding a copy
+  // of the contents); the storage is no longer resizable afterwards.
+  void set_data_ptr(DataPtr data) {
+    data_ = std::move(data);
+    allocator_ = nullptr;
+  }
 
  private:
   DataPtr data_;

@@ -45,6 +45,9 @@ Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
 }
 
 Tensor& neg_out(const Tensor& self, Tensor& out) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+              "use the `~` or `logical_not()` operator instead.");
   auto it = TensorIterator::unary_op(out, self);
   cpu::neg_stub(it);
   it.finish();

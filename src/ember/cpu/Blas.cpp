@@ -1,6 +1,9 @@
 #include "ember/cpu/Blas.h"
 
+#include <atomic>
+
 #include "ember/ops/BuildInfo.h"
+#include "ember/ops/Parallel.h"
 
 // Prefixed builds (scipy-openblas32) name every symbol scipy_...
 #ifdef EMBER_BLAS_SYMBOL_PREFIX
@@ -18,8 +21,14 @@ void EMBER_BLAS(cblas_sgemm)(int, int, int, int, int, int, float, const float*, 
                              float*, int);
 void EMBER_BLAS(cblas_dgemm)(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
                              double*, int);
+void EMBER_BLAS(cblas_sgemv)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+void EMBER_BLAS(cblas_dgemv)(int, int, int, int, double, const double*, int, const double*, int, double, double*,
+                             int);
+float EMBER_BLAS(cblas_sdot)(int, const float*, int, const float*, int);
+double EMBER_BLAS(cblas_ddot)(int, const double*, int, const double*, int);
 #ifdef EMBER_BLAS_IS_OPENBLAS
 char* EMBER_BLAS(openblas_get_config)(void);
+void EMBER_BLAS(openblas_set_num_threads)(int);
 #endif
 }
 
@@ -35,16 +44,71 @@ const char* blas_info() {
 
 namespace blas {
 
+namespace {
+// Note [BLAS threads]
+// OpenBLAS keeps its own thread pool. Before each call its size is brought in
+// line with Ember's thread count, so ember.set_num_threads(1) also makes
+// matrix products single-threaded. Code that calls BLAS from inside its own
+// parallel region first calls set_num_threads(1) outside the region, so the
+// workers find the pool already at one thread and never resize it.
+std::atomic<int> g_blas_threads{-1};
+
+void sync_threads() {
+#ifdef EMBER_BLAS_IS_OPENBLAS
+  const int want = in_parallel_region() ? 1 : get_num_threads();
+  if (want != g_blas_threads.load(std::memory_order_relaxed)) {
+    EMBER_BLAS(openblas_set_num_threads)(want);
+    g_blas_threads.store(want, std::memory_order_relaxed);
+  }
+#endif
+}
+}  // namespace
+
+void set_num_threads(int n) {
+#ifdef EMBER_BLAS_IS_OPENBLAS
+  if (n != g_blas_threads.load(std::memory_order_relaxed)) {
+    EMBER_BLAS(openblas_set_num_threads)(n);
+    g_blas_threads.store(n, std::memory_order_relaxed);
+  }
+#else
+  (void)n;
+#endif
+}
+
 void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
            float beta, float* c, int ldc) {
+  sync_threads();
   EMBER_BLAS(cblas_sgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k,
                           alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
            double beta, double* c, int ldc) {
+  sync_threads();
   EMBER_BLAS(cblas_dgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k,
                           alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void sgemv(bool ta, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,
+           int incy) {
+  sync_threads();
+  EMBER_BLAS(cblas_sgemv)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+void dgemv(bool ta, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
+           double* y, int incy) {
+  sync_threads();
+  EMBER_BLAS(cblas_dgemv)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+float sdot(int n, const float* x, int incx, const float* y, int incy) {
+  sync_threads();
+  return EMBER_BLAS(cblas_sdot)(n, x, incx, y, incy);
+}
+
+double ddot(int n, const double* x, int incx, const double* y, int incy) {
+  sync_threads();
+  return EMBER_BLAS(cblas_ddot)(n, x, incx, y, incy);
 }
 
 }  // namespace blas

@@ -76,7 +76,6 @@ EMBER_DEFINE_DISPATCH(IterFn, mul_stub);
 EMBER_DEFINE_DISPATCH(IterFn, neg_stub);
 EMBER_DEFINE_DISPATCH(BinaryScalarFn, fill_stub);
 EMBER_DEFINE_DISPATCH(IterFn, copy_stub);
-EMBER_DEFINE_DISPATCH(SumRowsFn, sum_rows_stub);
 }  // namespace cpu
 
 }  // namespace ember

@@ -1,81 +1,533 @@
-// CPU reductions: the reduced dims are moved innermost and summed row by row.
+// CPU reductions: argument checks, result dtypes and shapes, then one call
+// into the reduction kernels (see Note [Reduction plan] in ReduceStubs.h).
 #include <algorithm>
+#include <cmath>
 
-#include "ember/cpu/Stubs.h"
+#include "ember/cpu/OpMessages.h"
+#include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(ReduceFn, reduce_stub);
+EMBER_DEFINE_DISPATCH(NormFn, norm_stub);
+EMBER_DEFINE_DISPATCH(VarFn, var_stub);
+EMBER_DEFINE_DISPATCH(LogSumExpFn, logsumexp_stub);
+EMBER_DEFINE_DISPATCH(ArgReduceFn, arg_reduce_stub);
+EMBER_DEFINE_DISPATCH(ScanFn, scan_stub);
+}  // namespace ember::cpu
 
 namespace ember::native {
 
 namespace {
 
-ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (dtype) return *dtype;
-  return is_integral_type(self.dtype(), /*include_bool=*/true) ? ScalarType::Long : self.dtype();
-}
+using cpu::ReduceOp;
+using cpu::ReducePlan;
+using DimList = std::optional<std::vector<int64_t>>;
 
-// Marks reduced dims; None or an empty list means all dims.
-std::vector<bool> reduced_mask(const Tensor& self, const std::optional<std::vector<int64_t>>& dim) {
-  int64_t nd = self.dim();
-  std::vector<bool> mask(std::max<int64_t>(nd, 1), false);
-  if (!dim || dim->empty()) {
+bool is_integral_or_bool(ScalarType t) { return is_integral_type(t, /*include_bool=*/true); }
+
+// Reduced dims as a mask over self's dims (a 0-dim tensor counts as 1-D).
+// None reduces everything; an empty list does too unless empty_is_none.
+std::vector<bool> make_mask(const Tensor& self, const DimList& dim, bool empty_reduces_all = true) {
+  const int64_t nd = self.dim();
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
+  if (!dim || (dim->empty() && empty_reduces_all)) {
     std::fill(mask.begin(), mask.end(), true);
     return mask;
   }
   for (int64_t d : *dim) {
-    int64_t w = maybe_wrap_dim(d, nd);
+    const int64_t w = maybe_wrap_dim(d, nd);
     EMBER_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
     mask[w] = true;
   }
   return mask;
 }
 
+DimList single_dim(int64_t d) { return std::vector<int64_t>{d}; }
+
+DimVector reduced_shape(const Tensor& self, const std::vector<bool>& mask, bool keepdim) {
+  DimVector shape;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!mask[d]) {
+      shape.push_back(self.sizes()[d]);
+    } else if (keepdim) {
+      shape.push_back(1);
+    }
+  }
+  return shape;
+}
+
+int64_t reduced_numel(const Tensor& self, const std::vector<bool>& mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (mask[d]) n *= self.sizes()[d];
+  }
+  return n;
+}
+
+// Builds the plan for reducing `in` over mask into the contiguous `out`
+// (dims of size 1 are dropped unless keep_reduced, which arg reductions use
+// to keep their single reduced dim).
+ReducePlan make_plan(const Tensor& in, const std::vector<bool>& mask, const Tensor& out) {
+  ReducePlan p;
+  const int64_t nd = in.dim();
+  struct D {
+    int64_t size, stride;
+  };
+  std::vector<D> kept, red;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t sz = in.sizes()[d];
+    if (mask[d]) {
+      p.reduce_numel *= sz;
+      if (sz != 1) red.push_back({sz, in.strides()[d]});
+    } else {
+      p.num_outputs *= sz;
+      if (sz != 1) kept.push_back({sz, in.strides()[d]});
+    }
+  }
+  // Kept dims: merge an outer dim into the next inner one when they step evenly.
+  std::vector<D> kc;
+  for (const D& k : kept) {
+    if (!kc.empty() && kc.back().stride == k.stride * k.size) {
+      kc.back() = {kc.back().size * k.size, k.stride};
+    } else {
+      kc.push_back(k);
+    }
+  }
+  // Reduced dims: order by stride (innermost last), then merge.
+  std::stable_sort(red.begin(), red.end(), [](const D& a, const D& b) { return a.stride > b.stride; });
+  std::vector<D> rc;
+  for (const D& r : red) {
+    if (!rc.empty() && rc.back().stride == r.stride * r.size) {
+      rc.back() = {rc.back().size * r.size, r.stride};
+    } else {
+      rc.push_back(r);
+    }
+  }
+  for (const D& k : kc) {
+    p.out_sizes.push_back(k.size);
+    p.out_strides.push_back(k.stride);
+  }
+  for (const D& r : rc) {
+    p.red_sizes.push_back(r.size);
+    p.red_strides.push_back(r.stride);
+  }
+  p.in = in.data_ptr();
+  p.out = out.data_ptr();
+  p.in_dtype = in.dtype();
+  p.out_dtype = out.dtype();
+  return p;
+}
+
+// Plan for an index-returning reduction over the single dim d.
+ReducePlan make_arg_plan(const Tensor& in, int64_t d, const Tensor& values, const Tensor& indices) {
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(in.dim(), 1)), false);
+  mask[d] = true;
+  ReducePlan p = make_plan(in, mask, indices);
+  if (in.dim() > 0 && in.sizes()[d] == 1) {
+    p.red_sizes.resize(0);
+    p.red_strides.resize(0);
+  }
+  p.out = values.defined() ? values.data_ptr() : nullptr;
+  p.out2 = indices.data_ptr();
+  p.out_dtype = in.dtype();
+  return p;
+}
+
+// Hands the result to the caller: as the output, or copied into out=.
+Tensor& deliver(Tensor& out, const Tensor& result) {
+  if (!out.defined()) {
+    out = result;
+    return out;
+  }
+  resize_output(out, result.sizes());
+  out.copy_(result);
+  return out;
+}
+
+// Sum-like result dtype: integers (and bool) accumulate into int64.
+ScalarType sum_like_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (dtype) return *dtype;
+  if (out.defined()) return out.dtype();
+  return is_integral_or_bool(self.dtype()) ? ScalarType::Long : self.dtype();
+}
+
+// Runs a sum/nansum/prod/mean reduction producing rtype.
+Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType rtype, ReduceOp op,
+                 bool mean, Tensor& out) {
+  Tensor in = self;
+  const bool widen = is_integral_or_bool(self.dtype()) && rtype == ScalarType::Long;
+  if (rtype != self.dtype() && !widen) in = self.to(rtype);
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
+  ReducePlan p = make_plan(in, mask, result);
+  const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
+  cpu::reduce_stub(p, op, divisor);
+  return deliver(out, result);
+}
+
+Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  if (dtype) {
+    EMBER_CHECK(is_floating_type(*dtype),
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+                "dtype. Got: ", type_word(*dtype));
+  } else {
+    EMBER_CHECK(is_floating_type(self.dtype()),
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+                "Got: ", type_word(self.dtype()));
+  }
+  ScalarType rtype = dtype ? *dtype : self.dtype();
+  if (out.defined()) {
+    if (dtype) check_out_dtype(out, *dtype);
+    EMBER_CHECK(is_floating_type(out.dtype()), "result type ", type_word(rtype),
+                " can't be cast to the desired output type ", type_word(out.dtype()));
+    rtype = out.dtype();
+  }
+  std::vector<bool> mask = make_mask(self, dim);
+  return sum_like(self, mask, keepdim, rtype, ReduceOp::Sum, /*mean=*/true, out);
+}
+
+// The reduction-on-empty checks of max/min/amax/amin/argmax/argmin.
+void check_nonempty_dims(const char* name, const Tensor& self, const std::vector<bool>& mask, bool dims_given) {
+  if (self.numel() != 0) return;
+  if (!dims_given) {
+    throw Error(str_cat(name, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                              "reduction dim with the 'dim' argument."));
+  }
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    EMBER_CHECK_TYPE(IndexError, !mask[d] || self.sizes()[d] != 0, name, "(): Expected reduction dim ", d,
+                     " to have non-zero size.");
+  }
+}
+
+Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bool keepdim, bool is_max, Tensor& out,
+                      bool out_may_cast = false) {
+  DimList dl = dims.vec();
+  std::vector<bool> mask = make_mask(self, dl);
+  check_nonempty_dims(name, self, mask, !dims.empty());
+  if (out_may_cast && out.defined()) {
+    const bool can_cast = !(is_floating_type(self.dtype()) && !is_floating_type(out.dtype())) &&
+                          !(self.dtype() != ScalarType::Bool && out.dtype() == ScalarType::Bool);
+    EMBER_CHECK(can_cast, "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to "
+                          "be true, but got false.  (Could this error message be improved?  If so, please report an "
+                          "enhancement request to PyTorch.)");
+  }
+  EMBER_CHECK(out_may_cast || !out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
+              type_word(self.dtype()), " for input's dtype and ", type_word(out.dtype()), " for out's dtype.");
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
+  ReducePlan p = make_plan(self, mask, result);
+  cpu::reduce_stub(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
+  return deliver(out, result);
+}
+
+std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int64_t dim, bool keepdim, bool is_max) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  std::vector<bool> mask = make_mask(self, single_dim(d));
+  check_nonempty_dims(name, self, mask, true);
+  DimVector shape = reduced_shape(self, mask, keepdim);
+  Tensor values = ember::empty(shape, self.dtype(), self.device());
+  Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
+  ReducePlan p = make_arg_plan(self, d, values, indices);
+  cpu::arg_reduce_stub(p, is_max);
+  return {values, indices};
+}
+
+Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max,
+                 Tensor& out) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, name, "(): does not support bool input");
+  check_out_dtype(out, ScalarType::Long);
+  Tensor in = self;
+  int64_t d = 0;
+  DimVector shape;
+  if (dim) {
+    d = maybe_wrap_dim(*dim, self.dim());
+    std::vector<bool> mask = make_mask(self, single_dim(d));
+    check_nonempty_dims(name, self, mask, true);
+    shape = reduced_shape(self, mask, keepdim);
+  } else {
+    EMBER_CHECK_TYPE(IndexError, self.numel() != 0, name,
+                     "(): Expected reduction dim to be specified for input.numel() == 0.");
+    in = self.reshape({-1});
+    if (keepdim) shape = DimVector(self.dim(), 1);
+  }
+  Tensor result = ember::empty(shape, ScalarType::Long, self.device());
+  ReducePlan p = make_arg_plan(in, d, Tensor(), result);
+  cpu::arg_reduce_stub(p, is_max);
+  return deliver(out, result);
+}
+
+double correction_value(const std::optional<Scalar>& correction) {
+  return correction ? correction->to_double() : 1.0;
+}
+
+void check_var_dtype(const Tensor& self) {
+  EMBER_CHECK(is_floating_type(self.dtype()), "std and var only support floating point and complex dtypes");
+}
+
+// var/std (and with want_mean, the mean) into fresh tensors.
+std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, const std::optional<Scalar>& correction,
+                                    bool keepdim, bool take_sqrt, bool want_mean) {
+  check_var_dtype(self);
+  std::vector<bool> mask = make_mask(self, dim);
+  DimVector shape = reduced_shape(self, mask, keepdim);
+  Tensor result = ember::empty(shape, self.dtype(), self.device());
+  Tensor mean = want_mean ? ember::empty(shape, self.dtype(), self.device()) : Tensor();
+  ReducePlan p = make_plan(self, mask, result);
+  if (want_mean) p.out2 = mean.data_ptr();
+  cpu::var_stub(p, correction_value(correction), take_sqrt);
+  return {result, mean};
+}
+
+void check_var_out(const Tensor& self, const Tensor& out) {
+  check_var_dtype(self);
+  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()), "result type ", type_word(self.dtype()),
+              " can't be cast to the desired output type ", type_word(out.dtype()));
+}
+
+std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t(unbiased ? 1 : 0)); }
+
+Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty_reduces_all, bool is_all,
+                Tensor& out) {
+  const ScalarType rtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
+  EMBER_CHECK(!out.defined() || out.dtype() == rtype || out.dtype() == ScalarType::Bool, is_all ? "all" : "any",
+              " only supports bool tensor for result, got: ", type_word(out.dtype()));
+  std::vector<bool> mask = make_mask(self, dim, empty_reduces_all);
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
+  ReducePlan p = make_plan(self, mask, result);
+  cpu::reduce_stub(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
+  return deliver(out, result);
+}
+
+Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool is_prod, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const ScalarType rtype = sum_like_dtype(self, dtype, out);
+  if (rtype == ScalarType::Bool) {
+    throw NotImplementedError(str_cat("\"", is_prod ? "cumprod" : "cumsum", "_out_cpu\" not implemented for 'Bool'"));
+  }
+  Tensor in = self.to(rtype).contiguous();
+  Tensor result = ember::empty(self.sizes(), rtype, self.device());
+  if (self.numel() > 0) {
+    int64_t outer = 1, inner = 1, n = self.dim() ? self.sizes()[d] : 1;
+    for (int64_t k = 0; k < d; ++k) outer *= self.sizes()[k];
+    for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.sizes()[k];
+    cpu::scan_stub(in, result, outer, n, inner, is_prod);
+  }
+  return deliver(out, result);
+}
+
 }  // namespace
+
+// ---- sum, nansum, mean, prod ------------------------------------------------------
 
 Tensor& sum_dim_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
                     std::optional<ScalarType> dtype, Tensor& out) {
-  ScalarType rtype = sum_result_dtype(self, dtype);
-  if (out.defined() && !dtype) rtype = out.dtype();
-  std::vector<bool> mask = reduced_mask(self, dim);
-  int64_t nd = self.dim();
-
-  DimVector out_shape, kept_dims, red_dims;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (mask[d]) {
-      red_dims.push_back(d);
-      inner *= self.sizes()[d];
-      if (keepdim) out_shape.push_back(1);
-    } else {
-      kept_dims.push_back(d);
-      outer *= self.sizes()[d];
-      out_shape.push_back(self.sizes()[d]);
-    }
-  }
-
-  Tensor result = ember::empty(out_shape, rtype, self.device());
-  if (outer > 0) {
-    if (inner == 0) {
-      result.zero_();
-    } else {
-      DimVector perm = kept_dims;
-      for (int64_t d : red_dims) perm.push_back(d);
-      Tensor src = nd == 0 ? self : self.permute(perm);
-      src = src.to(rtype).contiguous();
-      cpu::sum_rows_stub(src, outer, inner, result);
-    }
-  }
-  if (!out.defined()) {
-    out = result;
-  } else {
-    resize_output(out, out_shape);
-    out.copy_(result);
-  }
-  return out;
+  std::vector<bool> mask = make_mask(self, dim);
+  return sum_like(self, mask, keepdim, sum_like_dtype(self, dtype, out), ReduceOp::Sum, false, out);
 }
 
 Tensor& sum_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
   return sum_dim_out(self, std::nullopt, false, dtype, out);
+}
+
+Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
+                   std::optional<ScalarType> dtype, Tensor& out) {
+  std::vector<bool> mask = make_mask(self, dim);
+  const ScalarType rtype = sum_like_dtype(self, dtype, out);
+  if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
+    throw NotImplementedError(str_cat("\"nansum_cpu\" not implemented for '", type_word(rtype), "'"));
+  }
+  return sum_like(self, mask, keepdim, rtype, ReduceOp::NanSum, false, out);
+}
+
+Tensor& mean_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
+  return mean_impl(self, std::nullopt, false, dtype, out);
+}
+
+Tensor& mean_dim_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
+                     std::optional<ScalarType> dtype, Tensor& out) {
+  return mean_impl(self, dim, keepdim, dtype, out);
+}
+
+Tensor& prod_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
+  std::vector<bool> mask = make_mask(self, std::nullopt);
+  return sum_like(self, mask, false, sum_like_dtype(self, dtype, out), ReduceOp::Prod, false, out);
+}
+
+Tensor& prod_dim_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  std::vector<bool> mask = make_mask(self, single_dim(dim));
+  return sum_like(self, mask, keepdim, sum_like_dtype(self, dtype, out), ReduceOp::Prod, false, out);
+}
+
+// ---- max, min, amax, amin, argmax, argmin -----------------------------------------------
+
+Tensor& max_all_out(const Tensor& self, Tensor& out) { return minmax_values("max", self, {}, false, true, out, true); }
+
+Tensor& min_all_out(const Tensor& self, Tensor& out) { return minmax_values("min", self, {}, false, false, out, true); }
+
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return minmax_dim("max", self, dim, keepdim, true);
+}
+
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return minmax_dim("min", self, dim, keepdim, false);
+}
+
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return minmax_values("amax", self, dim, keepdim, true, out);
+}
+
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return minmax_values("amin", self, dim, keepdim, false, out);
+}
+
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  return arg_impl("argmax", self, dim, keepdim, true, out);
+}
+
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  return arg_impl("argmin", self, dim, keepdim, false, out);
+}
+
+// ---- var, std ---------------------------------------------------------------------------
+
+Tensor& var_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
+                bool keepdim, Tensor& out) {
+  check_var_out(self, out);
+  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, false, false)));
+}
+
+Tensor& std_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
+                bool keepdim, Tensor& out) {
+  check_var_out(self, out);
+  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, true, false)));
+}
+
+Tensor var_dim(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool unbiased, bool keepdim) {
+  return ember::var(self, dim, unbiased_correction(unbiased), keepdim);
+}
+
+Tensor var_unbiased(const Tensor& self, bool unbiased) {
+  return ember::var(self, DimList(std::nullopt), unbiased_correction(unbiased), false);
+}
+
+Tensor std_dim(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool unbiased, bool keepdim) {
+  return ember::std(self, dim, unbiased_correction(unbiased), keepdim);
+}
+
+Tensor std_unbiased(const Tensor& self, bool unbiased) {
+  return ember::std(self, DimList(std::nullopt), unbiased_correction(unbiased), false);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, std::optional<std::vector<int64_t>> dim,
+                                    std::optional<Scalar> correction, bool keepdim) {
+  return var_impl(self, dim, correction, keepdim, false, true);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, std::optional<std::vector<int64_t>> dim,
+                                    std::optional<Scalar> correction, bool keepdim) {
+  return var_impl(self, dim, correction, keepdim, true, true);
+}
+
+std::tuple<Tensor, Tensor> var_mean_dim(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool unbiased,
+                                        bool keepdim) {
+  return ember::var_mean(self, dim, unbiased_correction(unbiased), keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_mean_unbiased(const Tensor& self, bool unbiased) {
+  return ember::var_mean(self, DimList(std::nullopt), unbiased_correction(unbiased), false);
+}
+
+std::tuple<Tensor, Tensor> std_mean_dim(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool unbiased,
+                                        bool keepdim) {
+  return ember::std_mean(self, dim, unbiased_correction(unbiased), keepdim);
+}
+
+std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) {
+  return ember::std_mean(self, DimList(std::nullopt), unbiased_correction(unbiased), false);
+}
+
+// ---- norms, logsumexp ---------------------------------------------------------------------
+
+Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
+                               bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  EMBER_CHECK(is_floating_type(self.dtype()),
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", type_word(self.dtype()));
+  Tensor in = self;
+  if (dtype) {
+    EMBER_CHECK(is_floating_type(*dtype) && promote_types(self.dtype(), *dtype) == *dtype,
+                "linalg.vector_norm: the dtype of the input (", type_word(self.dtype()),
+                ") should be convertible without narrowing to the specified dtype (", type_word(*dtype), ")");
+    in = self.to(*dtype);
+  }
+  check_out_dtype(out, in.dtype());
+  const double p = ord.to_double();
+  std::vector<bool> mask = make_mask(self, dim);
+  if (p < 0 || std::isinf(p)) {
+    bool empty = false;
+    for (int64_t d = 0; d < self.dim(); ++d) empty = empty || (mask[d] && self.sizes()[d] == 0);
+    if (empty) {
+      std::string ord_text = std::isinf(p) ? (p > 0 ? "inf" : "-inf")
+                                           : (ord.is_floating_point() ? str_cat(p) : str_cat(ord.to_long()));
+      throw Error(str_cat("linalg.vector_norm cannot compute the ", ord_text,
+                          " norm on an empty tensor because the operation does not have an identity"));
+    }
+  }
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
+  ReducePlan p_ = make_plan(in, mask, result);
+  cpu::norm_stub(p_, p);
+  return deliver(out, result);
+}
+
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  // An empty dim list reduces everything but, as in PyTorch, only keepdim=True
+  // (or a 0-dim or empty input) gets a result of the right shape.
+  EMBER_CHECK(!dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0, "output with shape [] doesn't match the broadcast shape ",
+              shape_string(DimVector(self.dim(), 1)));
+  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()),
+              "logsumexp(): Expected floating point type for result tensor, but got: ", type_word(out.dtype()));
+  const ScalarType rtype = out.defined() ? out.dtype()
+                                         : (is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype());
+  Tensor in = self.to(rtype);
+  std::vector<bool> mask = make_mask(self, dim.vec());
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
+  ReducePlan p = make_plan(in, mask, result);
+  cpu::logsumexp_stub(p);
+  return deliver(out, result);
+}
+
+// ---- all, any -------------------------------------------------------------------------------
+
+Tensor& all_all_out(const Tensor& self, Tensor& out) { return all_any(self, std::nullopt, false, true, true, out); }
+
+Tensor& all_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  return all_any(self, single_dim(dim), keepdim, true, true, out);
+}
+
+Tensor& all_dims_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim, Tensor& out) {
+  return all_any(self, dim, keepdim, /*empty_reduces_all=*/false, true, out);
+}
+
+Tensor& any_all_out(const Tensor& self, Tensor& out) { return all_any(self, std::nullopt, false, true, false, out); }
+
+Tensor& any_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  return all_any(self, single_dim(dim), keepdim, true, false, out);
+}
+
+Tensor& any_dims_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim, Tensor& out) {
+  return all_any(self, dim, keepdim, /*empty_reduces_all=*/false, false, out);
+}
+
+// ---- scans ------------------------------------------------------------------------------------
+
+Tensor& cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  return scan_impl(self, dim, dtype, false, out);
+}
+
+Tensor& cumprod_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  return scan_impl(self, dim, dtype, true, out);
 }
 
 }  // namespace ember::native

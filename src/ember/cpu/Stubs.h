@@ -10,15 +10,11 @@ namespace ember::cpu {
 
 using BinaryScalarFn = void (*)(const TensorIterator&, const Scalar&);
 using IterFn = void (*)(const TensorIterator&);
-// Sums rows: out[i] = sum_j in[i * inner + j] for a contiguous input of
-// outer*inner elements, accumulating in acc_t of the kernel's choice.
-using SumRowsFn = void (*)(const Tensor& in, int64_t outer, int64_t inner, Tensor& out);
 
 EMBER_DECLARE_DISPATCH(BinaryScalarFn, add_stub);  // out = a + alpha * b
 EMBER_DECLARE_DISPATCH(IterFn, mul_stub);
 EMBER_DECLARE_DISPATCH(IterFn, neg_stub);
 EMBER_DECLARE_DISPATCH(BinaryScalarFn, fill_stub);  // nullary: out = value
 EMBER_DECLARE_DISPATCH(IterFn, copy_stub);          // out = cast(in)
-EMBER_DECLARE_DISPATCH(SumRowsFn, sum_rows_stub);
 
 }  // namespace ember::cpu

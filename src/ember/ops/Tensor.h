@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorBase.h"
 

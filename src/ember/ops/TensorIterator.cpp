@@ -80,33 +80,51 @@ void resize_output(const Tensor& t, IntArrayRef shape) {
   impl->set_sizes_and_strides(shape, contiguous_strides(shape), impl->storage_offset());
 }
 
-TensorIterator TensorIterator::binary_op(Tensor& out, const Tensor& a, const Tensor& b) {
+std::string dtype_message_name(ScalarType t) {
+  std::string_view n = legacy_type_name(t);
+  return std::string(n.substr(0, n.size() - 6));  // drop "Tensor"
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  return category(from) <= category(to);
+}
+
+TensorIterator TensorIterator::op(Tensor& out, std::initializer_list<Tensor> inputs, const Config& config) {
+  EMBER_INTERNAL_ASSERT(inputs.size() < static_cast<size_t>(kMaxOperands), "too many operands");
   TensorIterator it;
   it.add_output(out);
-  it.add_input(a);
-  it.add_input(b);
-  it.build(/*promote_inputs=*/true, /*output_follows_common=*/true, std::nullopt);
+  for (const Tensor& t : inputs) it.add_input(t);
+  it.build(config);
   if (!out.defined()) out = it.operands_[0];
   return it;
+}
+
+TensorIterator TensorIterator::binary_op(Tensor& out, const Tensor& a, const Tensor& b) {
+  return op(out, {a, b}, Config{});
+}
+
+TensorIterator TensorIterator::binary_float_op(Tensor& out, const Tensor& a, const Tensor& b) {
+  Config c;
+  c.int_to_float = true;
+  return op(out, {a, b}, c);
 }
 
 TensorIterator TensorIterator::comparison_op(Tensor& out, const Tensor& a, const Tensor& b) {
-  TensorIterator it;
-  it.add_output(out);
-  it.add_input(a);
-  it.add_input(b);
-  it.build(true, false, ScalarType::Bool);
-  if (!out.defined()) out = it.operands_[0];
-  return it;
+  Config c;
+  c.out_dtype = ScalarType::Bool;
+  return op(out, {a, b}, c);
 }
 
 TensorIterator TensorIterator::unary_op(Tensor& out, const Tensor& a) {
-  TensorIterator it;
-  it.add_output(out);
-  it.add_input(a);
-  it.build(true, true, std::nullopt);
-  if (!out.defined()) out = it.operands_[0];
-  return it;
+  Config c;
+  c.exact_out_dtype = true;
+  return op(out, {a}, c);
+}
+
+TensorIterator TensorIterator::unary_float_op(Tensor& out, const Tensor& a) {
+  Config c;
+  c.int_to_float = true;
+  return op(out, {a}, c);
 }
 
 TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src, bool check_overlap) {
@@ -134,8 +152,7 @@ TensorIterator TensorIterator::nullary_op(const Tensor& out) {
   return it;
 }
 
-void TensorIterator::build(bool promote_inputs, bool output_follows_common,
-                           std::optional<ScalarType> forced_out) {
+void TensorIterator::build(const Config& config) {
   // 1. shape
   shape_ = DimVector();
   Device device(DeviceType::CPU);
@@ -154,39 +171,41 @@ void TensorIterator::build(bool promote_inputs, bool output_follows_common,
   numel_ = product(shape_);
 
   // 2. dtype
+  const int first_promoted = noutputs_ + config.num_unpromoted;
   std::vector<const TensorBase*> inputs;
-  for (int k = noutputs_; k < ntensors_; ++k) inputs.push_back(&operands_[k]);
+  for (int k = first_promoted; k < ntensors_; ++k) inputs.push_back(&operands_[k]);
   common_dtype_ = result_type(inputs);
-  if (promote_inputs) {
-    for (int k = noutputs_; k < ntensors_; ++k) {
+  if (config.int_to_float && !is_floating_type(common_dtype_)) common_dtype_ = get_default_dtype();
+  Tensor& out = operands_[0];
+  // In-place is decided before inputs are converted (a converted input is a new tensor).
+  bool inplace = false;
+  if (out.defined()) {
+    for (int k = noutputs_; k < ntensors_; ++k) inplace = inplace || operands_[k].is_same(out);
+  }
+  if (config.promote_inputs) {
+    for (int k = first_promoted; k < ntensors_; ++k) {
       if (operands_[k].dtype() != common_dtype_) operands_[k] = operands_[k].to(common_dtype_);
     }
   }
 
   // 3. output
-  Tensor& out = operands_[0];
-  ScalarType out_dtype = forced_out ? *forced_out : common_dtype_;
+  const ScalarType want = config.out_dtype ? *config.out_dtype : common_dtype_;
   if (!out.defined()) {
-    out = empty(shape_, out_dtype, device);
+    out = empty(shape_, want, device);
   } else {
     EMBER_CHECK(out.device() == device || !have_device, "Expected out tensor to have device ", device.str(),
                 ", but got ", out.device().str(), " instead");
     if (!out.sizes().equals(shape_)) {
-      bool inplace = false;
-      for (int k = noutputs_; k < ntensors_; ++k) inplace = inplace || operands_[k].is_same(out);
       EMBER_CHECK(!inplace, "output with shape ", shape_string(out.sizes()),
                   " doesn't match the broadcast shape ", shape_string(shape_));
       resize_output(out, shape_);
     }
-    ScalarType want = output_follows_common ? common_dtype_ : out_dtype;
-    if (output_follows_common && out.dtype() != want) {
+    EMBER_CHECK(!config.exact_out_dtype || out.dtype() == want, "Found dtype ", dtype_message_name(out.dtype()),
+                " but expected ", dtype_message_name(want));
+    if (out.dtype() != want) {
       // Casting the result into a narrower category is an error, as in PyTorch.
-      bool unsafe = category(want) > category(out.dtype());
-      EMBER_CHECK(!unsafe, "result type ", (is_floating_type(want) ? "Float" : "Long"),
-                  " can't be cast to the desired output type ", legacy_type_name(out.dtype()).substr(0, legacy_type_name(out.dtype()).size() - 6));
-      user_output_ = out;
-      out = empty(shape_, want, device);
-    } else if (!output_follows_common && out.dtype() != want) {
+      EMBER_CHECK(config.out_dtype || can_cast(want, out.dtype()), "result type ", dtype_message_name(want),
+                  " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
       user_output_ = out;
       out = empty(shape_, want, device);
     }

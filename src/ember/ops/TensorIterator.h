@@ -24,12 +24,29 @@ class EMBER_API TensorIterator {
  public:
   static constexpr int kMaxOperands = 4;
 
+  // How op() assigns dtypes (see Note [Elementwise engine]).
+  struct Config {
+    bool promote_inputs = true;           // convert inputs to the common dtype
+    bool int_to_float = false;            // an integral or bool common dtype becomes the default float
+    std::optional<ScalarType> out_dtype;  // fixed result dtype (comparisons: Bool), any out= dtype allowed
+    int num_unpromoted = 0;               // leading inputs kept as they are and left out of promotion
+    bool exact_out_dtype = false;         // an out= tensor must have the result dtype (no cast)
+  };
+  // General builder for up to kMaxOperands - 1 inputs.
+  static TensorIterator op(Tensor& out, std::initializer_list<Tensor> inputs, const Config& config);
+
   // out may be undefined (then it is allocated). Inputs are promoted to the
   // common dtype; the output takes it unless out already has a dtype.
   static TensorIterator binary_op(Tensor& out, const Tensor& a, const Tensor& b);
   // Like binary_op but the output is bool (comparisons).
   static TensorIterator comparison_op(Tensor& out, const Tensor& a, const Tensor& b);
+  // Same dtype in and out; an out= tensor of another dtype is an error, as
+  // in PyTorch's unary ops (abs, floor, neg, ...).
   static TensorIterator unary_op(Tensor& out, const Tensor& a);
+  // Like unary_op/binary_op, but integral and bool inputs compute in the
+  // default float dtype (exp, sqrt, true division, ...).
+  static TensorIterator unary_float_op(Tensor& out, const Tensor& a);
+  static TensorIterator binary_float_op(Tensor& out, const Tensor& a, const Tensor& b);
   // Copy/cast: no promotion, input broadcast to out's shape. check_overlap:
   // refuse a dst with stride-0 dimensions, as PyTorch does.
   static TensorIterator copy_op(const Tensor& dst, const Tensor& src, bool check_overlap = true);
@@ -59,7 +76,7 @@ class EMBER_API TensorIterator {
  private:
   void add_output(const Tensor& t) { operands_[ntensors_++] = t; ++noutputs_; }
   void add_input(const Tensor& t) { operands_[ntensors_++] = t; }
-  void build(bool promote_inputs, bool output_follows_common, std::optional<ScalarType> forced_out);
+  void build(const Config& config);
   void compute_strides_and_coalesce();
   void check_no_internal_overlap() const;
   void serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const;
@@ -75,6 +92,12 @@ class EMBER_API TensorIterator {
   // byte strides per dim per operand after coalescing: strides_[dim * kMaxOperands + k]
   std::vector<int64_t> strides_;
 };
+
+// PyTorch's name of a dtype in messages ("Float", "Long", "BFloat16").
+EMBER_API std::string dtype_message_name(ScalarType t);
+// Whether a result of dtype from may be written into an out= tensor of dtype
+// to (no float -> integral, no non-bool -> bool).
+EMBER_API bool can_cast(ScalarType from, ScalarType to);
 
 // Checks that t may be resized to shape as an out= argument and does so.
 EMBER_API void resize_output(const Tensor& t, IntArrayRef shape);

@@ -37,6 +37,37 @@ const char* type_label(ParamType t) {
 
 bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
 
+// "(Tensor input, *, Number alpha = 1)": a signature as PyTorch's messages show it.
+std::string display(const Signature& s) {
+  std::string out = "(";
+  bool star = false;
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    const Param& p = s.params[i];
+    if (i) out += ", ";
+    if (p.kwarg_only && !star) {
+      out += "*, ";
+      star = true;
+    }
+    out += std::string(type_label(p.type)) + " " + p.name;
+    size_t eq = p.text.find('=');
+    if (eq != std::string::npos) out += " = " + trim(p.text.substr(eq + 1));
+  }
+  return out + ")";
+}
+
+// As in PyTorch, only these functions take Python numbers where a Tensor is
+// expected; elsewhere a number selects a Scalar overload or is a TypeError.
+bool allows_numbers_as_tensors(const std::string& name) {
+  static const char* const kNames[] = {
+      "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "true_divide_",
+      "floor_divide", "floor_divide_", "divide", "divide_", "multiply", "multiply_", "subtract", "subtract_",
+      "to", "_to_copy", "copy_"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
 bool is_int_sequence(PyObject* o) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -79,7 +110,7 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Generator:
       return is_generator(o);
     case ParamType::Scalar:
-      // As in PyTorch, a tensor passes for a Scalar only if 0-dim and not requiring grad.
+      // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
       return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Int:
       // As in PyTorch: a 0-dim integer tensor that does not require grad.
@@ -162,7 +193,7 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.list_size = n.empty() ? 0 : std::stoi(n);
     } else if (type == "Tensor") {
       p.type = ParamType::Tensor;
-      p.allow_number = p.name != "input" && p.name != "self";
+      p.allow_number = allows_numbers_as_tensors(name);
     } else if (type == "Scalar") {
       p.type = ParamType::Scalar;
     } else if (type == "int") {
@@ -186,6 +217,9 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       } else if (def == "True" || def == "False") {
         p.default_bool = def == "True";
       } else if (def == "[]") {
+        p.default_empty_list = true;
+      } else if (p.type == ParamType::String || (!def.empty() && (def[0] == '\'' || def[0] == '"'))) {
+        p.default_string = def.size() >= 2 && (def[0] == '"' || def[0] == '\'') ? def.substr(1, def.size() - 2) : def;
       } else if (def.find_first_of(".e") != std::string::npos) {
         p.default_double = std::stod(def);
         p.default_is_float = true;
@@ -281,10 +315,7 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     }
   }
   for (size_t i = 0; i < np; ++i) {
-    if (!out[i] && !params[i].has_default && !params[i].optional) {
-      if (raise) throw TypeError(str_cat(name, "() missing 1 required positional arguments: \"", params[i].name, "\""));
-      return false;
-    }
+    if (!out[i] && !params[i].has_default && !params[i].optional) return false;
   }
   return true;
 }
@@ -310,9 +341,12 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   }
   got += ")";
   std::string msg = str_cat(sigs_[0].name, "() received an invalid combination of arguments - got ", got,
-                            ", but expected one of:\n");
-  for (const Signature& s : sigs_) {
-    msg += " * (" + s.text.substr(s.name.size() + 1, s.text.size() - s.name.size() - 2) + ")\n";
+                            ", but expected ");
+  if (sigs_.size() == 1) {
+    msg += display(sigs_[0]);
+  } else {
+    msg += "one of:\n";
+    for (const Signature& s : sigs_) msg += " * " + display(s) + "\n";
   }
   (void)is_method_;
   throw TypeError(msg);
@@ -369,7 +403,11 @@ std::optional<int64_t> ParsedArgsBase::int64_optional(int i) {
 DimVector ParsedArgsBase::intlist(int i) {
   PyObject* o = args_[i];
   DimVector r;
-  if (!o) return r;
+  if (!o) {
+    const Param& p = sig_->params[i];
+    if (p.has_default && !p.default_none && !p.default_empty_list) r.assign(std::max(p.list_size, 1), p.default_int);
+    return r;
+  }
   if (PyLong_Check(o)) {
     r.assign(std::max(sig_->params[i].list_size, 1), PyLong_AsLongLong(o));
     return r;
@@ -406,7 +444,12 @@ bool ParsedArgsBase::boolean(int i) {
 
 std::string ParsedArgsBase::string(int i) {
   PyObject* o = args_[i];
-  return o ? PyUnicode_AsUTF8(o) : std::string();
+  return o ? PyUnicode_AsUTF8(o) : sig_->params[i].default_string;
+}
+
+std::optional<std::string> ParsedArgsBase::string_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return string(i);
 }
 
 ScalarType ParsedArgsBase::scalartype(int i) { return parse_dtype(args_[i]); }
@@ -466,10 +509,6 @@ std::optional<std::vector<double>> ParsedArgsBase::doublelist_optional(int i) {
   return doublelist(i);
 }
 
-std::optional<std::string> ParsedArgsBase::string_optional(int i) {
-  if (is_none(i)) return std::nullopt;
-  return string(i);
-}
 
 Generator ParsedArgsBase::generator(int i) { return unpack_generator(args_[i]); }
 

@@ -39,6 +39,8 @@ struct Param {
   double default_double = 0;
   bool default_bool = false;
   bool default_is_float = false;
+  std::string default_string;
+  bool default_empty_list = false;  // int[N] x=[]; otherwise int[N] x=k means N copies of k
   std::string text;  // as written, for messages
 };
 

@@ -12,6 +12,18 @@ namespace ember::python {
 // Raised from C++ when a Python error is already set.
 struct python_error : std::exception {};
 
+// Holds the GIL for a scope (for callbacks run by C++ code that released it).
+class GilGuard {
+ public:
+  GilGuard() : state_(PyGILState_Ensure()) {}
+  ~GilGuard() { PyGILState_Release(state_); }
+  GilGuard(const GilGuard&) = delete;
+  GilGuard& operator=(const GilGuard&) = delete;
+
+ private:
+  PyGILState_STATE state_;
+};
+
 inline void translate_exception() {
   try {
     throw;

@@ -12,7 +12,9 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyFactories.h"
 #include "ember/python/PyGenerator.h"
+#include "ember/python/PyInterop.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
@@ -86,6 +88,9 @@ void init_module(nb::module_& m) {
   init_tensor_type(mod);
   init_autograd(mod);
   init_generator(mod);
+  init_numpy(mod);
+  init_storage(mod);
+  init_factories(m);
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;

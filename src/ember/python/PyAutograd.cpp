@@ -74,6 +74,7 @@ PyObject* node_register_hook(PyObject* self, PyObject* hook) {
   });
   as_node(self)->node->add_post_hook([fn](const autograd::variable_list& grad_inputs,
                                           const autograd::variable_list& grad_outputs) {
+    GilGuard gil;
     auto to_tuple = [](const autograd::variable_list& v) {
       PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
       for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(v[i]));

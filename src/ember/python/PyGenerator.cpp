@@ -1,6 +1,10 @@
 #include "ember/python/PyGenerator.h"
 
+#include <cstring>
+
+#include "ember/ops/Ops.h"
 #include "ember/python/Exceptions.h"
+#include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
 namespace ember::python {
@@ -36,22 +40,58 @@ void gen_dealloc(PyObject* self) {
 
 PyObject* gen_manual_seed(PyObject* self, PyObject* seed) {
   EMBER_PY_TRY
-  if (!PyLong_Check(seed)) throw TypeError(str_cat("manual_seed expected a long, but got ", Py_TYPE(seed)->tp_name));
-  // Negative seeds wrap to 64 bits, as in PyTorch.
+  if (!PyLong_Check(seed) || PyBool_Check(seed)) {
+    throw Error(str_cat("manual_seed expected a long, but got ", Py_TYPE(seed)->tp_name));
+  }
+  // Seeds in [-2^63, 2^64) are accepted; negative ones wrap to 64 bits, as in PyTorch.
   uint64_t s;
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(seed, &overflow);
   if (overflow > 0) {
     s = PyLong_AsUnsignedLongLong(seed);
-    if (PyErr_Occurred()) throw python_error();
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      throw ValueError("Overflow when unpacking long long");
+    }
   } else if (overflow < 0) {
-    throw Error("Overflow when unpacking long");
+    throw ValueError("Overflow when unpacking long long");
   } else {
     s = static_cast<uint64_t>(v);
   }
   GeneratorImpl* g = as_gen(self)->generator.get();
   std::lock_guard<std::mutex> lock(g->mutex);
   g->set_current_seed(s);
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_CATCH
+}
+
+// The state as a new uint8 tensor (PyTorch's byte layout).
+PyObject* gen_get_state(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  GeneratorImpl* g = as_gen(self)->generator.get();
+  std::vector<uint8_t> bytes;
+  {
+    std::lock_guard<std::mutex> lock(g->mutex);
+    bytes = g->get_state();
+  }
+  Tensor t = empty({static_cast<int64_t>(bytes.size())}, ScalarType::Byte);
+  std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  return wrap(std::move(t));
+  EMBER_PY_CATCH
+}
+
+PyObject* gen_set_state(PyObject* self, PyObject* state) {
+  EMBER_PY_TRY
+  if (!is_tensor(state)) throw TypeError(str_cat("expected a torch.ByteTensor, but got ", Py_TYPE(state)->tp_name));
+  const Tensor& t = unpack_tensor(state);
+  if (t.dtype() != ScalarType::Byte || !t.is_cpu()) throw TypeError("RNG state must be a torch.ByteTensor");
+  EMBER_CHECK(t.is_contiguous(), "RNG state must be contiguous");
+  GeneratorImpl* g = as_gen(self)->generator.get();
+  {
+    std::lock_guard<std::mutex> lock(g->mutex);
+    g->set_state(static_cast<const uint8_t*>(t.data_ptr()), static_cast<size_t>(t.numel()));
+  }
   Py_INCREF(self);
   return self;
   EMBER_PY_CATCH
@@ -76,6 +116,8 @@ PyObject* gen_device(PyObject* self, void*) {
 }
 
 PyMethodDef gen_methods[] = {{"manual_seed", gen_manual_seed, METH_O, nullptr},
+                             {"get_state", gen_get_state, METH_NOARGS, nullptr},
+                             {"set_state", gen_set_state, METH_O, nullptr},
                              {"seed", gen_seed, METH_NOARGS, nullptr},
                              {"initial_seed", gen_initial_seed, METH_NOARGS, nullptr},
                              {nullptr, nullptr, 0, nullptr}};

@@ -241,6 +241,7 @@ PyGetSetDef tensor_getset[] = {
     {"_version", get_version, nullptr, nullptr, nullptr},
     {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
     {"_base", tensor_get_base, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
@@ -377,7 +378,7 @@ PyObject* m_retain_grad(PyObject* self, PyObject*) {
   // Store the gradient arriving at this output into .grad without keeping t alive.
   m->self_slot = std::make_shared<TensorImpl*>(t.unsafeGetTensorImpl());
   std::shared_ptr<TensorImpl*> slot = m->self_slot;
-  m->grad_fn->add_tensor_pre_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
+  m->grad_fn->add_retains_grad_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
     if (!*slot) return Tensor();
     Tensor target{IntrusivePtr<TensorImpl>(*slot)};
     Tensor& g = target.mutable_grad();
@@ -418,6 +419,7 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
     PyGILState_Release(s);
   });
   autograd::TensorHook cpp_hook = [fn](const Tensor& grad) -> Tensor {
+    GilGuard gil;
     PyObject* g = wrap(grad);
     PyObject* r = PyObject_CallOneArg(fn.get(), g);
     Py_DECREF(g);
@@ -504,6 +506,7 @@ bool operand(PyObject* o, Tensor& out) {
 EMBER_BINARY_SLOT(nb_add, ember::add(x, y))
 EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
 EMBER_BINARY_SLOT(nb_mul, ember::mul(x, y))
+EMBER_BINARY_SLOT(nb_matmul, ember::matmul(x, y))
 #undef EMBER_BINARY_SLOT
 
 #define EMBER_INPLACE_SLOT(slot, method)                 \
@@ -521,14 +524,201 @@ EMBER_INPLACE_SLOT(nb_isub, sub_)
 EMBER_INPLACE_SLOT(nb_imul, mul_)
 #undef EMBER_INPLACE_SLOT
 
+// ---- math operators: / // % ** & | ^ << >> ~ abs() and comparisons ----------------
+// Each mirrors the Tensor method PyTorch's operator calls, so results, dtypes
+// and grad_fn names match: a Python number on the right selects the Scalar
+// overload where PyTorch has one; on the left it is the reflected form.
+
+Scalar to_scalar(PyObject* o) {
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) throw Error("Overflow when unpacking long");
+    return Scalar(static_cast<int64_t>(v));
+  }
+  return Scalar(PyFloat_AsDouble(o));
+}
+
+// Calls tt(x, y) for two tensors, ts(x, s) for tensor op number and
+// st(s, y) for number op tensor; NotImplemented for anything else.
+template <typename TT, typename TS, typename ST>
+PyObject* math_binary(PyObject* a, PyObject* b, TT tt, TS ts, ST st) {
+  EMBER_PY_TRY
+  const bool ta = is_tensor(a), tb = is_tensor(b);
+  if (ta && tb) return wrap(tt(unpack_tensor(a), unpack_tensor(b)));
+  if (ta && is_number(b)) return wrap(ts(unpack_tensor(a), to_scalar(b)));
+  if (tb && is_number(a)) return wrap(st(to_scalar(a), unpack_tensor(b)));
+  Py_RETURN_NOTIMPLEMENTED;
+  EMBER_PY_CATCH
+}
+
+template <typename TT, typename TS>
+PyObject* math_inplace(PyObject* a, PyObject* b, TT tt, TS ts) {
+  EMBER_PY_TRY
+  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
+  if (is_tensor(b)) {
+    tt(unpack_tensor(a), unpack_tensor(b));
+  } else if (is_number(b)) {
+    ts(unpack_tensor(a), to_scalar(b));
+  } else {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  Py_INCREF(a);
+  return a;
+  EMBER_PY_CATCH
+}
+
+PyObject* nb_truediv(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::div(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::div(x, wrapped_scalar(s)); },
+      // PyTorch's __rtruediv__ is reciprocal(self) * other.
+      [](const Scalar& s, const Tensor& y) { return ember::mul(ember::reciprocal(y), wrapped_scalar(s)); });
+}
+PyObject* nb_floordiv(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::floor_divide(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::floor_divide(x, wrapped_scalar(s)); },
+      [](const Scalar& s, const Tensor& y) { return ember::floor_divide(wrapped_scalar(s), y); });
+}
+PyObject* nb_mod(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::remainder(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::remainder(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::remainder(s, y); });
+}
+PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::pow(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::pow(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::pow(s, y); });
+}
+PyObject* nb_and(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::bitwise_and(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::bitwise_and(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::bitwise_and(y, s); });
+}
+PyObject* nb_or(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::bitwise_or(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::bitwise_or(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::bitwise_or(y, s); });
+}
+PyObject* nb_xor(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::bitwise_xor(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::bitwise_xor(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::bitwise_xor(y, s); });
+}
+PyObject* nb_lshift(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::bitwise_left_shift(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::bitwise_left_shift(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::bitwise_left_shift(s, y); });
+}
+PyObject* nb_rshift(PyObject* a, PyObject* b) {
+  return math_binary(
+      a, b, [](const Tensor& x, const Tensor& y) { return ember::bitwise_right_shift(x, y); },
+      [](const Tensor& x, const Scalar& s) { return ember::bitwise_right_shift(x, s); },
+      [](const Scalar& s, const Tensor& y) { return ember::bitwise_right_shift(s, y); });
+}
+
+PyObject* nb_itruediv(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.div_(y); },
+      [](const Tensor& x, const Scalar& s) { x.div_(wrapped_scalar(s)); });
+}
+PyObject* nb_ifloordiv(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.floor_divide_(y); },
+      [](const Tensor& x, const Scalar& s) { x.floor_divide_(wrapped_scalar(s)); });
+}
+PyObject* nb_imod(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.remainder_(y); },
+      [](const Tensor& x, const Scalar& s) { x.remainder_(s); });
+}
+PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.pow_(y); }, [](const Tensor& x, const Scalar& s) { x.pow_(s); });
+}
+PyObject* nb_iand(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.bitwise_and_(y); },
+      [](const Tensor& x, const Scalar& s) { x.bitwise_and_(s); });
+}
+PyObject* nb_ior(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.bitwise_or_(y); },
+      [](const Tensor& x, const Scalar& s) { x.bitwise_or_(s); });
+}
+PyObject* nb_ixor(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.bitwise_xor_(y); },
+      [](const Tensor& x, const Scalar& s) { x.bitwise_xor_(s); });
+}
+PyObject* nb_ilshift(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.bitwise_left_shift_(y); },
+      [](const Tensor& x, const Scalar& s) { x.bitwise_left_shift_(s); });
+}
+PyObject* nb_irshift(PyObject* a, PyObject* b) {
+  return math_inplace(
+      a, b, [](const Tensor& x, const Tensor& y) { x.bitwise_right_shift_(y); },
+      [](const Tensor& x, const Scalar& s) { x.bitwise_right_shift_(s); });
+}
+
+PyObject* nb_invert(PyObject* a) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(a);
+  EMBER_CHECK_TYPE(TypeError, is_integral_type(t.dtype(), true),
+                   "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+  return wrap(ember::bitwise_not(t));
+  EMBER_PY_CATCH
+}
+
+PyObject* nb_abs(PyObject* a) {
+  EMBER_PY_TRY
+  return wrap(ember::abs(unpack_tensor(a)));
+  EMBER_PY_CATCH
+}
+
+// Comparisons return tensors; anything that is neither a tensor nor a number
+// gives NotImplemented, so == and != fall back to identity as in PyTorch.
+PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
+  auto pick = [op](const Tensor& x, const auto& y) {
+    switch (op) {
+      case Py_EQ: return ember::eq(x, y);
+      case Py_NE: return ember::ne(x, y);
+      case Py_LT: return ember::lt(x, y);
+      case Py_LE: return ember::le(x, y);
+      case Py_GT: return ember::gt(x, y);
+      default: return ember::ge(x, y);
+    }
+  };
+  EMBER_PY_TRY
+  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
+  if (is_tensor(b)) return wrap(pick(unpack_tensor(a), unpack_tensor(b)));
+  if (is_number(b)) return wrap(pick(unpack_tensor(a), to_scalar(b)));
+  Py_RETURN_NOTIMPLEMENTED;
+  EMBER_PY_CATCH
+}
+
 PyObject* nb_neg(PyObject* a) {
   EMBER_PY_TRY
   return wrap(ember::neg(unpack_tensor(a)));
   EMBER_PY_CATCH
 }
 PyObject* nb_pos(PyObject* a) {
+  EMBER_PY_TRY
+  EMBER_CHECK(unpack_tensor(a).dtype() != ScalarType::Bool, "The `+` operator, on a bool tensor is not supported.");
   Py_INCREF(a);
   return a;
+  EMBER_PY_CATCH
 }
 int nb_bool(PyObject* a) {
   EMBER_PY_TRY
@@ -570,9 +760,30 @@ void init_tensor_type(PyObject* module) {
   tensor_as_number.nb_add = nb_add;
   tensor_as_number.nb_subtract = nb_sub;
   tensor_as_number.nb_multiply = nb_mul;
+  tensor_as_number.nb_matrix_multiply = nb_matmul;
   tensor_as_number.nb_inplace_add = nb_iadd;
   tensor_as_number.nb_inplace_subtract = nb_isub;
   tensor_as_number.nb_inplace_multiply = nb_imul;
+  tensor_as_number.nb_true_divide = nb_truediv;
+  tensor_as_number.nb_floor_divide = nb_floordiv;
+  tensor_as_number.nb_remainder = nb_mod;
+  tensor_as_number.nb_power = nb_pow;
+  tensor_as_number.nb_and = nb_and;
+  tensor_as_number.nb_or = nb_or;
+  tensor_as_number.nb_xor = nb_xor;
+  tensor_as_number.nb_lshift = nb_lshift;
+  tensor_as_number.nb_rshift = nb_rshift;
+  tensor_as_number.nb_inplace_true_divide = nb_itruediv;
+  tensor_as_number.nb_inplace_floor_divide = nb_ifloordiv;
+  tensor_as_number.nb_inplace_remainder = nb_imod;
+  tensor_as_number.nb_inplace_power = nb_ipow;
+  tensor_as_number.nb_inplace_and = nb_iand;
+  tensor_as_number.nb_inplace_or = nb_ior;
+  tensor_as_number.nb_inplace_xor = nb_ixor;
+  tensor_as_number.nb_inplace_lshift = nb_ilshift;
+  tensor_as_number.nb_inplace_rshift = nb_irshift;
+  tensor_as_number.nb_invert = nb_invert;
+  tensor_as_number.nb_absolute = nb_abs;
   tensor_as_number.nb_negative = nb_neg;
   tensor_as_number.nb_positive = nb_pos;
   tensor_as_number.nb_bool = nb_bool;
@@ -596,6 +807,8 @@ void init_tensor_type(PyObject* module) {
   type.tp_methods = methods.data();
   type.tp_as_number = &tensor_as_number;
   type.tp_as_sequence = &tensor_as_sequence;
+  type.tp_richcompare = tensor_richcompare;
+  type.tp_hash = PyBaseObject_Type.tp_hash;  // identity, as defining comparisons would unset it
   type.tp_as_mapping = &tensor_as_mapping;
   if (PyType_Ready(&type) < 0) throw python_error();
   g_tensor_base_type = &type;

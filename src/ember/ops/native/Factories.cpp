@@ -1,7 +1,9 @@
 // Tensor factories and conversions (device-generic: memory comes from the
 // device's allocator, values from its fill/copy kernels).
 #include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/FactoryUtils.h"
 
 namespace ember {
 
@@ -16,6 +18,8 @@ void set_default_dtype(ScalarType t) {
 
 namespace native {
 
+// The allocation every factory starts from (not an operator of its own; the
+// `empty` operator is empty_out below).
 Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   for (int64_t s : size) {
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
@@ -45,23 +49,84 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0));
 }
 
-Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
-            std::optional<Device> device) {
-  ScalarType t = dtype ? *dtype : (fill_value.is_floating_point() ? get_default_dtype() : fill_value.default_dtype());
-  Tensor r = native::empty(size, t, device);
+// Note [Factory out=]
+// The plain factories take out= as PyTorch's do: a dtype= that differs from
+// out's is an error, and out is resized to the requested size; without dtype=
+// the values are written in out's dtype.
+void prepare_factory_out(Tensor& out, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
+                         ScalarType default_dtype) {
+  if (!out.defined()) {
+    out = native::empty(size, dtype.value_or(default_dtype), device);
+    return;
+  }
+  if (dtype && *dtype != out.dtype()) {
+    std::string want(legacy_type_name(*dtype)), have(legacy_type_name(out.dtype()));
+    throw Error(str_cat("dtype ", want.substr(0, want.size() - 6), " does not match dtype of out parameter (",
+                        have.substr(0, have.size() - 6), ")"));
+  }
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
+  }
+  resize_output(out, size);
+}
+
+void check_fill_value(ScalarType t, const Scalar& value) {
+  switch (t) {
+    case ScalarType::Byte: (void)checked_to<uint8_t>(value); break;
+    case ScalarType::Char: (void)checked_to<int8_t>(value); break;
+    case ScalarType::Short: (void)checked_to<int16_t>(value); break;
+    case ScalarType::Int: (void)checked_to<int32_t>(value); break;
+    case ScalarType::Long: (void)checked_to<int64_t>(value); break;
+    case ScalarType::Half: (void)checked_to<Half>(value); break;
+    case ScalarType::Float: (void)checked_to<float>(value); break;
+    case ScalarType::BFloat16: (void)checked_to<BFloat16>(value); break;
+    default: break;
+  }
+}
+
+Tensor& empty_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
+  prepare_factory_out(out, size, dtype, device, get_default_dtype());
+  return out;
+}
+
+Tensor& full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Device> device, Tensor& out) {
+  // A bool fills bool, an int int64, a float the default dtype.
+  ScalarType t = fill_value.is_floating_point() ? get_default_dtype() : fill_value.default_dtype();
+  prepare_factory_out(out, size, dtype, device, t);
+  check_fill_value(out.dtype(), fill_value);
+  out.fill_(fill_value);
+  return out;
+}
+
+Tensor& zeros_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
+  if (!out.defined()) {
+    for (int64_t s : size) EMBER_CHECK(s >= 0, "zeros: Dimension size must be non-negative.");
+  }
+  prepare_factory_out(out, size, dtype, device, get_default_dtype());
+  out.zero_();
+  return out;
+}
+
+Tensor& ones_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
+  prepare_factory_out(out, size, dtype, device, get_default_dtype());
+  out.fill_(Scalar(int64_t(1)));
+  return out;
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Device> device) {
+  Tensor r = native::empty_like(self, dtype, device);
+  check_fill_value(r.dtype(), fill_value);
   r.fill_(fill_value);
   return r;
 }
 
-Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor r = native::empty(size, dtype, device);
-  r.zero_();
-  return r;
-}
-
-Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor r = native::empty(size, dtype, device);
-  r.fill_(Scalar(int64_t(1)));
+// A 0-dim tensor; the default dtype unless dtype= says otherwise (also for ints).
+Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor r = native::empty({}, dtype.value_or(get_default_dtype()), device);
+  check_fill_value(r.dtype(), s);
+  r.fill_(s);
   return r;
 }
 
@@ -113,7 +178,8 @@ Tensor contiguous(const Tensor& self) { return self.is_contiguous() ? self : sel
 
 Tensor wrapped_scalar(const Scalar& s) {
   ScalarType t = s.is_floating_point() ? ScalarType::Double : s.default_dtype();
-  Tensor r = native::full({}, s, t, std::nullopt);
+  Tensor r = native::empty({}, t, std::nullopt);
+  r.fill_(s);
   r.unsafeGetTensorImpl()->set_wrapped_number(true);
   return r;
 }

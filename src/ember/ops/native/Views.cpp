@@ -252,8 +252,8 @@ Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.str
 
 Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
   // Shares storage but is not a view for autograd (reshape of a fresh copy).
-  Tensor v = self.view(size);
-  return make_view(self, v.sizes(), v.strides(), v.storage_offset());
+  Tensor v = self.is_contiguous() ? self.view(size) : self.reshape(size);
+  return make_view(v, v.sizes(), v.strides(), v.storage_offset());
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {

@@ -1,0 +1,197 @@
+"""Benchmark cases: each takes the library (ember or torch) and returns a
+zero-argument callable to time, built on identical inputs for both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Case:
+    group: str
+    name: str
+    make: Callable  # make(lib) -> callable
+    target: float  # the ratio (ember / torch) to reach or beat
+
+
+def _data(lib, shape, seed=0, dtype="float32"):
+    """The same values in both libraries (from NumPy, not from either RNG)."""
+    arr = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return lib.tensor(arr.tolist()) if arr.size < 64 else _from_numpy(lib, arr)
+
+
+def _from_numpy(lib, arr):
+    if hasattr(lib, "from_numpy"):
+        return lib.from_numpy(arr.copy())
+    return lib.tensor(arr.tolist())
+
+
+# ---- (a) Python-to-kernel overhead -----------------------------------------------------
+
+
+def _add_small(lib):
+    a, b = lib.ones(1), lib.ones(1)
+    return lambda: a + b
+
+
+def _add_small_grad(lib):
+    a, b = lib.ones(1, requires_grad=True), lib.ones(1)
+    return lambda: a + b
+
+
+def _view(lib):
+    a = lib.ones(4)
+    return lambda: a.view(-1)
+
+
+def _zeros(lib):
+    return lambda: lib.zeros(1)
+
+
+def _chain6(lib):
+    a, b = lib.ones(1), lib.ones(1)
+    return lambda: ((a + b) * a - b + a) * b - a
+
+
+def _small_fwd_bwd(lib):
+    w = lib.ones(4, requires_grad=True)
+    x = lib.ones(4)
+
+    def step():
+        y = (w * x + w).sum()
+        y.backward()
+
+    return step
+
+
+# ---- (b) elementwise on 16M float32 -------------------------------------------------------
+
+N16M = 1 << 24
+
+
+def _binary(op):
+    def make(lib):
+        a, b = _data(lib, (N16M,), 1), _data(lib, (N16M,), 2)
+        return lambda: op(lib, a, b)
+
+    return make
+
+
+def _unary(name):
+    def make(lib):
+        a = _data(lib, (N16M,), 3)
+        fn = getattr(lib, name) if hasattr(lib, name) else getattr(lib.nn.functional, name)
+        return lambda: fn(a)
+
+    return make
+
+
+def _broadcast_add(lib):
+    a, b = _data(lib, (4096, 4096), 4), _data(lib, (4096,), 5)
+    return lambda: a + b
+
+
+def _noncontig_add(lib):
+    a, b = _data(lib, (4096, 4096), 6), _data(lib, (4096, 4096), 7)
+    at = a.permute(1, 0)
+    return lambda: at + b
+
+
+# ---- (c) reductions and normalisation --------------------------------------------------------
+
+
+def _sum(dim):
+    def make(lib):
+        a = _data(lib, (4096, 4096), 8)
+        return (lambda: a.sum()) if dim is None else (lambda: a.sum(dim))
+
+    return make
+
+
+def _softmax(log):
+    def make(lib):
+        a = _data(lib, (1024, 4096), 9)
+        fn = lib.log_softmax if log else lib.softmax
+        return lambda: fn(a, -1)
+
+    return make
+
+
+def _layer_norm(lib):
+    a = _data(lib, (1024, 4096), 10)
+    w, b = lib.ones(4096), lib.zeros(4096)
+    return lambda: lib.nn.functional.layer_norm(a, (4096,), w, b)
+
+
+# ---- (d) GEMM -------------------------------------------------------------------------------
+
+
+def _mm(n):
+    def make(lib):
+        a, b = _data(lib, (n, n), 11), _data(lib, (n, n), 12)
+        return lambda: lib.mm(a, b)
+
+    return make
+
+
+def _linear_fwd_bwd(batch, fin, fout):
+    def make(lib):
+        x = _data(lib, (batch, fin), 13)
+        w = _data(lib, (fout, fin), 14).requires_grad_(True)
+        b = _data(lib, (fout,), 15).requires_grad_(True)
+
+        def step():
+            lib.nn.functional.linear(x, w, b).sum().backward()
+
+        return step
+
+    return make
+
+
+# ---- (e) conv2d ------------------------------------------------------------------------------
+
+
+def _conv(batch, cin, cout, hw, k):
+    def make(lib):
+        x = _data(lib, (batch, cin, hw, hw), 16)
+        w = _data(lib, (cout, cin, k, k), 17).requires_grad_(True)
+
+        def step():
+            lib.nn.functional.conv2d(x, w, padding=k // 2).sum().backward()
+
+        return step
+
+    return make
+
+
+CASES = [
+    Case("overhead", "a + b (1 element)", _add_small, 0.5),
+    Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
+    Case("overhead", "x.view(-1)", _view, 0.5),
+    Case("overhead", "zeros(1)", _zeros, 0.5),
+    Case("overhead", "chain of 6 ops", _chain6, 0.5),
+    Case("overhead", "small forward+backward", _small_fwd_bwd, 0.5),
+    Case("elementwise", "add 16M", _binary(lambda lib, a, b: a + b), 1.0),
+    Case("elementwise", "mul 16M", _binary(lambda lib, a, b: a * b), 1.0),
+    Case("elementwise", "exp 16M", _unary("exp"), 1.0),
+    Case("elementwise", "gelu 16M", _unary("gelu"), 1.0),
+    Case("elementwise", "sigmoid 16M", _unary("sigmoid"), 1.0),
+    Case("elementwise", "broadcast add 4096x4096 + 4096", _broadcast_add, 1.0),
+    Case("elementwise", "non-contiguous add 4096x4096", _noncontig_add, 1.0),
+    Case("reduction", "sum all 4096x4096", _sum(None), 1.0),
+    Case("reduction", "sum last dim 4096x4096", _sum(-1), 1.0),
+    Case("reduction", "sum first dim 4096x4096", _sum(0), 1.0),
+    Case("reduction", "softmax 1024x4096", _softmax(False), 1.0),
+    Case("reduction", "log_softmax 1024x4096", _softmax(True), 1.0),
+    Case("reduction", "layer_norm 1024x4096", _layer_norm, 1.0),
+    Case("gemm", "mm 256", _mm(256), 1.05),
+    Case("gemm", "mm 1024", _mm(1024), 1.05),
+    Case("gemm", "mm 2048", _mm(2048), 1.05),
+    Case("gemm", "linear 64x784->128 fwd+bwd", _linear_fwd_bwd(64, 784, 128), 1.05),
+    Case("gemm", "linear 64x128->10 fwd+bwd", _linear_fwd_bwd(64, 128, 10), 1.05),
+    Case("conv", "conv2d 32x64x56x56 3x3 fwd+bwd", _conv(32, 64, 64, 56, 3), 1.2),
+    Case("conv", "conv2d LeNet 64x1x28x28 5x5 fwd+bwd", _conv(64, 1, 6, 28, 5), 1.2),
+]

@@ -1,0 +1,68 @@
+"""ember.nn.functional: the functions behind the modules, as torch.nn.functional."""
+
+from __future__ import annotations
+
+import warnings
+
+import ember
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction_enum(reduction: str) -> int:
+    try:
+        return _REDUCTIONS[reduction]
+    except KeyError:
+        raise ValueError(f"{reduction} is not a valid value for reduction") from None
+
+
+def _legacy_reduction(size_average, reduce) -> str:
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias (addmm for 2-D input, as PyTorch)."""
+    if input.dim() == 2 and bias is not None:
+        return ember.addmm(bias, input, weight.t())
+    if bias is not None and input.dim() == 3 and input.is_contiguous():
+        b, n, k = input.shape
+        out = ember.addmm(bias, input.view(b * n, k), weight.t())
+        return out.view(b, n, out.size(1))
+    out = ember.matmul(input, weight.t())
+    if bias is not None:
+        out.add_(bias)
+    return out
+
+
+def relu(input, inplace: bool = False):
+    return ember.relu_(input) if inplace else ember.relu(input)
+
+
+def sigmoid(input):
+    return ember.sigmoid(input)
+
+
+def tanh(input):
+    return ember.tanh(input)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=2,
+        )
+    expanded_input, expanded_target = ember.broadcast_tensors(input, target) if hasattr(ember, "broadcast_tensors") \
+        else (input, target)
+    return ember._C._VariableFunctions.mse_loss(expanded_input, expanded_target, _reduction_enum(reduction))
+
+
+from ember.nn._functional_layers import *  # noqa: E402,F401,F403  convolution, pooling, normalisation

@@ -1,0 +1,41 @@
+"""Building blocks of networks."""
+
+from ember.nn.modules.activation import ReLU, Sigmoid, Tanh
+from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
+from ember.nn.modules.flatten import Flatten, Unflatten
+from ember.nn.modules.linear import Identity, Linear
+from ember.nn.modules.loss import MSELoss
+from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import GroupNorm, LayerNorm
+from ember.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+
+__all__ = [
+    "Module",
+    "Linear",
+    "Identity",
+    "ReLU",
+    "Sigmoid",
+    "Tanh",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "ParameterList",
+    "ParameterDict",
+    "MSELoss",
+    "Conv1d",
+    "Conv2d",
+    "ConvTranspose2d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
+    "GroupNorm",
+    "Flatten",
+    "Unflatten",
+]

@@ -1,0 +1,379 @@
+// Derivative helpers of the reductions, softmax and matrix products.
+//
+// Note [Fused backward loops]
+// Formulas built from differentiable ops (mean, var, the matrix products)
+// support higher-order gradients. Those that need elementwise functions with
+// masks (max/min ties, norms, prod with zeros, logsumexp, scans) run a fused
+// loop here instead: inputs are broadcast to the input shape, computed in
+// double and cast back. Their results carry no graph of their own.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ember/autograd/FunctionsManual.h"
+#include "ember/ops/Ops.h"
+
+namespace ember::autograd::generated {
+
+namespace {
+
+std::vector<bool> reduced_mask(IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(nd, 1)), !dims || dims->empty());
+  if (dims) {
+    for (int64_t d : *dims) mask[maybe_wrap_dim(d, nd)] = true;
+  }
+  return mask;
+}
+
+int64_t reduced_count(IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims) {
+  std::vector<bool> mask = reduced_mask(sizes, dims);
+  int64_t n = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (mask[d]) n *= sizes[d];
+  }
+  return n;
+}
+
+std::optional<std::vector<int64_t>> as_dims(IntArrayRef dims) { return dims.vec(); }
+
+// t broadcast to sizes as a contiguous double tensor.
+Tensor dense(const Tensor& t, IntArrayRef sizes) {
+  return t.expand(sizes).to(ScalarType::Double).contiguous();
+}
+
+// out[i] = f(a[i], b[i], c[i]) over double copies, cast to dtype.
+template <typename F>
+Tensor map3(IntArrayRef sizes, ScalarType dtype, const Tensor& a, const Tensor& b, const Tensor& c, const F& f) {
+  Tensor da = dense(a, sizes), db = dense(b, sizes), dc = dense(c, sizes);
+  Tensor out = empty(sizes, ScalarType::Double, a.device());
+  const double* pa = da.data_ptr<double>();
+  const double* pb = db.data_ptr<double>();
+  const double* pc = dc.data_ptr<double>();
+  double* po = out.data_ptr<double>();
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i], pc[i]);
+  return out.to(dtype);
+}
+
+double sgn(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x == 0 ? 0.0 : x)); }
+
+// Views of a contiguous tensor of `sizes` as [outer, n, inner] around dim.
+void split_at(IntArrayRef sizes, int64_t dim, int64_t& outer, int64_t& n, int64_t& inner) {
+  outer = 1;
+  inner = 1;
+  n = sizes.empty() ? 1 : sizes[dim];
+  for (int64_t d = 0; d < dim; ++d) outer *= sizes[d];
+  for (size_t d = dim + 1; d < sizes.size(); ++d) inner *= sizes[d];
+}
+
+}  // namespace
+
+Tensor restore_reduced_dims(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims,
+                            bool keepdim) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  if (keepdim || nd == 0) return grad;
+  if (!dims || dims->empty()) return grad.reshape(DimVector(nd, 1));
+  std::vector<int64_t> wrapped;
+  for (int64_t d : *dims) wrapped.push_back(maybe_wrap_dim(d, nd));
+  std::sort(wrapped.begin(), wrapped.end());
+  Tensor g = grad;
+  for (int64_t d : wrapped) g = g.unsqueeze(d);
+  return g;
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims,
+                     bool keepdim) {
+  const int64_t n = reduced_count(sizes, dims);
+  Tensor g = restore_reduced_dims(grad, sizes, dims, keepdim).expand(sizes);
+  return maybe_multiply(g, Scalar(1.0 / static_cast<double>(n)));
+}
+
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
+                       bool keepdim) {
+  Tensor g = restore_reduced_dims(grad, self.sizes(), dims, keepdim);
+  return map3(self.sizes(), grad.dtype(), g, self, self,
+              [](double gv, double x, double) { return std::isnan(x) ? 0.0 : gv; });
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
+                     bool keepdim) {
+  (void)result;
+  if (self.numel() == 0) return zeros(self.sizes(), grad.dtype(), grad.device());
+  Tensor g;
+  int64_t outer = 1, n = self.numel(), inner = 1;
+  if (dim) {
+    const int64_t d = maybe_wrap_dim(*dim, self.dim());
+    g = restore_reduced_dims(grad, self.sizes(), std::vector<int64_t>{d}, keepdim);
+    if (self.dim() > 0) split_at(self.sizes(), d, outer, n, inner);
+  } else {
+    g = grad.reshape(DimVector(self.dim(), 1));
+  }
+  Tensor x = self.to(ScalarType::Double).contiguous();
+  Tensor gd = g.expand(self.sizes()).to(ScalarType::Double).contiguous();
+  Tensor out = empty(self.sizes(), ScalarType::Double, self.device());
+  const double* px = x.data_ptr<double>();
+  const double* pg = gd.data_ptr<double>();
+  double* po = out.data_ptr<double>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < inner; ++c) {
+      const int64_t base = o * n * inner + c;
+      int64_t zeros = 0, zero_at = -1;
+      double prod_nonzero = 1;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = px[base + i * inner];
+        if (v == 0) {
+          ++zeros;
+          zero_at = i;
+        } else {
+          prod_nonzero *= v;
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = base + i * inner;
+        if (zeros == 0) {
+          po[k] = pg[k] * prod_nonzero / px[k];
+        } else if (zeros == 1 && i == zero_at) {
+          po[k] = pg[k] * prod_nonzero;
+        } else {
+          po[k] = 0;
+        }
+      }
+    }
+  }
+  return out.to(grad.dtype());
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  if (nd == 0) return grad.reshape(sizes);
+  const int64_t d = maybe_wrap_dim(dim, nd);
+  Tensor g = restore_reduced_dims(grad, sizes, std::vector<int64_t>{d}, keepdim).to(ScalarType::Double).contiguous();
+  Tensor idx = restore_reduced_dims(indices, sizes, std::vector<int64_t>{d}, keepdim).contiguous();
+  Tensor out = zeros(sizes, ScalarType::Double, grad.device());
+  int64_t outer, n, inner;
+  split_at(sizes, d, outer, n, inner);
+  const double* pg = g.data_ptr<double>();
+  const int64_t* pi = idx.data_ptr<int64_t>();
+  double* po = out.data_ptr<double>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < inner; ++c) po[(o * n + pi[o * inner + c]) * inner + c] = pg[o * inner + c];
+  }
+  return out.to(grad.dtype());
+}
+
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,
+                          bool keepdim) {
+  std::optional<std::vector<int64_t>> d = as_dims(dims);
+  Tensor g = restore_reduced_dims(grad, self.sizes(), d, keepdim);
+  Tensor r = restore_reduced_dims(result, self.sizes(), d, keepdim);
+  Tensor mask = map3(self.sizes(), ScalarType::Double, self, r, r, [](double x, double rv, double) {
+    return x == rv ? 1.0 : 0.0;
+  });
+  Tensor count = mask.sum(d, /*keepdim=*/true);
+  return map3(self.sizes(), grad.dtype(), g, count, mask, [](double gv, double cnt, double m) { return gv / cnt * m; });
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  const bool nan = std::isnan(result.item<double>());
+  Tensor mask = map3(self.sizes(), ScalarType::Double, self, result, result, [nan](double x, double rv, double) {
+    return (nan ? std::isnan(x) : x == rv) ? 1.0 : 0.0;
+  });
+  const double count = mask.sum().item<double>();
+  return map3(self.sizes(), grad.dtype(), grad, mask, mask,
+              [count](double gv, double m, double) { return m * (gv / count); });
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  const double c = correction ? correction->to_double() : 1.0;
+  const double dof = std::max(0.0, static_cast<double>(reduced_count(self.sizes(), dims)) - c);
+  Tensor g = restore_reduced_dims(grad, self.sizes(), dims, keepdim);
+  Tensor centered = self - ember::mean(self, dims, /*keepdim=*/true, std::nullopt);
+  return maybe_multiply(g * centered, Scalar(2.0 / dof));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
+                    const std::optional<std::vector<int64_t>>& dims, const std::optional<Scalar>& correction,
+                    bool keepdim) {
+  Tensor gvar = map3(grad.sizes(), grad.dtype(), grad, result, result,
+                     [](double gv, double s, double) { return s == 0 ? 0.0 : gv / (2 * s); });
+  return var_backward(gvar, self, dims, correction, keepdim);
+}
+
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self,
+                         const std::optional<std::vector<int64_t>>& dims, const std::optional<Scalar>& correction,
+                         bool keepdim) {
+  Tensor r;
+  if (gvar.defined()) r = var_backward(gvar, self, dims, correction, keepdim);
+  if (gmean.defined()) {
+    Tensor m = mean_backward(gmean, self.sizes(), dims, keepdim);
+    r = r.defined() ? r + m : m;
+  }
+  return r;
+}
+
+Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self, const Tensor& std,
+                         const std::optional<std::vector<int64_t>>& dims, const std::optional<Scalar>& correction,
+                         bool keepdim) {
+  Tensor r;
+  if (gstd.defined()) r = std_backward(std, gstd, self, dims, correction, keepdim);
+  if (gmean.defined()) {
+    Tensor m = mean_backward(gmean, self.sizes(), dims, keepdim);
+    r = r.defined() ? r + m : m;
+  }
+  return r;
+}
+
+Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                                   const std::optional<std::vector<int64_t>>& dims, bool keepdim) {
+  const double p = ord.to_double();
+  IntArrayRef sizes = self.sizes();
+  const ScalarType dtype = self.dtype();
+  Tensor g = restore_reduced_dims(grad, sizes, dims, keepdim);
+  Tensor nrm = restore_reduced_dims(result, sizes, dims, keepdim);
+  if (p == 0) return Tensor();  // no gradient flows, as in PyTorch
+  if (p == 1) return map3(sizes, dtype, g, self, self, [](double gv, double x, double) { return sgn(x) * gv; });
+  if (p == 2) {
+    return map3(sizes, dtype, g, self, nrm, [](double gv, double x, double nv) { return nv == 0 ? 0.0 : x * (gv / nv); });
+  }
+  if (std::isinf(p)) {
+    Tensor mask = map3(sizes, ScalarType::Double, self, nrm, nrm, [](double x, double nv, double) {
+      return (std::abs(x) == nv || std::isnan(x)) ? 1.0 : 0.0;
+    });
+    Tensor count = mask.sum(dims, /*keepdim=*/true);
+    Tensor scaled = map3(sizes, ScalarType::Double, g, count, mask, [](double gv, double cnt, double m) {
+      return gv / cnt * m;
+    });
+    return map3(sizes, dtype, self, scaled, scaled, [](double x, double s, double) { return sgn(x) * s; });
+  }
+  Tensor scale = map3(sizes, ScalarType::Double, g, nrm, nrm, [p](double gv, double nv, double) {
+    if (p < 1.0) return gv * std::pow(nv, 1 - p);
+    return nv == 0 ? 0.0 : gv / std::pow(nv, p - 1);
+  });
+  return map3(sizes, dtype, self, scale, scale, [p](double x, double s, double) {
+    if (p < 1.0) return x == 0 ? 0.0 : sgn(x) * std::pow(std::abs(x), p - 1) * s;
+    if (p < 2.0) return sgn(x) * std::pow(std::abs(x), p - 1) * s;
+    return x * std::pow(std::abs(x), p - 2) * s;
+  });
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,
+                          bool keepdim) {
+  std::optional<std::vector<int64_t>> d = as_dims(dims);
+  Tensor g = restore_reduced_dims(grad, self.sizes(), d, keepdim);
+  Tensor r = restore_reduced_dims(result, self.sizes(), d, keepdim);
+  return map3(self.sizes(), grad.dtype(), g, self, r,
+              [](double gv, double x, double rv) { return gv * std::exp(x - rv); });
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
+  Tensor g = grad.to(dtype);
+  if (g.dim() == 0 || g.numel() == 0) return g;
+  const int64_t d = maybe_wrap_dim(dim, g.dim());
+  int64_t outer, n, inner;
+  split_at(g.sizes(), d, outer, n, inner);
+  Tensor gd = g.to(ScalarType::Double).contiguous();
+  Tensor out = empty(g.sizes(), ScalarType::Double, g.device());
+  const double* pg = gd.data_ptr<double>();
+  double* po = out.data_ptr<double>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < inner; ++c) {
+      double acc = 0;
+      for (int64_t i = n - 1; i >= 0; --i) {
+        const int64_t k = (o * n + i) * inner + c;
+        acc += pg[k];
+        po[k] = acc;
+      }
+    }
+  }
+  return out.to(dtype);
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  (void)result;
+  if (self.dim() == 0 || self.numel() == 0) return grad.to(self.dtype());
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  int64_t outer, n, inner;
+  split_at(self.sizes(), d, outer, n, inner);
+  Tensor x = self.to(ScalarType::Double).contiguous();
+  Tensor gd = grad.to(ScalarType::Double).contiguous();
+  Tensor out = empty(self.sizes(), ScalarType::Double, self.device());
+  const double* px = x.data_ptr<double>();
+  const double* pg = gd.data_ptr<double>();
+  double* po = out.data_ptr<double>();
+  std::vector<double> prefix(static_cast<size_t>(n));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < inner; ++c) {
+      auto at = [&](int64_t i) { return (o * n + i) * inner + c; };
+      // y_j = prod_{i<=j} x_i; dL/dx_k = sum_{j>=k} g_j prod_{i<=j, i!=k} x_i.
+      int64_t first_zero = n;
+      double run = 1;
+      for (int64_t i = 0; i < n; ++i) {
+        run *= px[at(i)];
+        prefix[i] = run;
+        if (px[at(i)] == 0 && first_zero == n) first_zero = i;
+      }
+      // Before the first zero: (sum_{j>=k} g_j y_j) / x_k over j < first_zero.
+      double tail = 0;
+      for (int64_t j = n - 1; j >= 0; --j) {
+        if (j < first_zero) tail += pg[at(j)] * prefix[j];
+        if (j < first_zero) po[at(j)] = tail / px[at(j)];
+      }
+      if (first_zero < n) {
+        // At the first zero: products that skip it; after it: zero.
+        double skip = first_zero > 0 ? prefix[first_zero - 1] : 1.0;
+        double sum = 0;
+        for (int64_t j = first_zero; j < n; ++j) {
+          if (j > first_zero) skip *= px[at(j)];
+          sum += pg[at(j)] * skip;
+        }
+        po[at(first_zero)] = sum;
+        for (int64_t j = first_zero + 1; j < n; ++j) po[at(j)] = 0;
+      }
+    }
+  }
+  return out.to(self.dtype());
+}
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2) { return grad.mm(mat2.permute({1, 0})); }
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1) { return mat1.permute({1, 0}).mm(grad); }
+
+Tensor bmm_backward_self(const Tensor& grad, const Tensor& mat2) { return grad.bmm(mat2.permute({0, 2, 1})); }
+
+Tensor bmm_backward_mat2(const Tensor& grad, const Tensor& self) { return self.permute({0, 2, 1}).bmm(grad); }
+
+Tensor addbmm_backward_batch1(const Tensor& grad, const Tensor& batch2, int64_t batch) {
+  return grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}).bmm(batch2.permute({0, 2, 1}));
+}
+
+Tensor addbmm_backward_batch2(const Tensor& grad, const Tensor& batch1, int64_t batch) {
+  return batch1.permute({0, 2, 1}).bmm(grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}));
+}
+
+Tensor mv_mat_backward(const Tensor& grad, const Tensor& vec) { return grad.reshape({-1, 1}) * vec; }
+
+Tensor mv_vec_backward(const Tensor& grad, const Tensor& mat) { return mat.permute({1, 0}).mv(grad); }
+
+Tensor softmax_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  Tensor g = grad_output.to(output.dtype());
+  Tensor gy = (g * output).sum(std::vector<int64_t>{dim}, true);
+  Tensor ggy = (gg * output).sum(std::vector<int64_t>{dim}, true);
+  return gg * (g - gy) - g * ggy;
+}
+
+Tensor log_softmax_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  Tensor gsum = grad_output.to(output.dtype()).sum(std::vector<int64_t>{dim}, true);
+  return map3(output.sizes(), output.dtype(), gg, output, gsum,
+              [](double ggv, double y, double s) { return -s * std::exp(y) * ggv; });
+}
+
+Tensor log_softmax_backward_data_grad(const Tensor& gg, const Tensor& output, int64_t dim) {
+  Tensor e = map3(output.sizes(), output.dtype(), gg, output, output,
+                  [](double ggv, double y, double) { return ggv * std::exp(y); });
+  return gg.to(output.dtype()) - e.sum(std::vector<int64_t>{dim}, true);
+}
+
+}  // namespace ember::autograd::generated

@@ -1,0 +1,109 @@
+#include "ember/autograd/FunctionsMath.h"
+
+#include <cmath>
+
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+
+namespace ember::autograd::generated {
+
+namespace {
+Tensor one_minus(const Tensor& t) { return ember::sub(wrapped_scalar(Scalar(int64_t(1))), t); }
+Tensor masked_zero(const Tensor& mask, const Tensor& t) { return ember::where(mask, Scalar(int64_t(0)), t); }
+Tensor keep_where(const Tensor& mask, const Tensor& grad) { return ember::where(mask, grad, Scalar(int64_t(0))); }
+}  // namespace
+
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  return masked_zero(self.le(threshold), grad);
+}
+
+Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * one_minus(result * result); }
+
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad * one_minus(result) * result; }
+
+Tensor silu_backward(const Tensor& grad, const Tensor& self) {
+  Tensor s = ember::sigmoid(self);
+  return grad * s * (self * one_minus(s) + 1);
+}
+
+Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                          const std::optional<std::string>& rounding_mode) {
+  if (rounding_mode) return ember::zeros_like(grad);
+  return -grad * self.div(other).div(other);
+}
+
+Tensor div_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  if (rounding_mode) return ember::zeros_like(grad);
+  return grad.div(other);
+}
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  if (exponent.equal(0.0)) return ember::zeros_like(self);
+  const double e = exponent.to_double();
+  return grad * (Scalar(e) * self.pow(Scalar(e - 1.0)));
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  Tensor d = grad * (exponent * self.pow(exponent - Scalar(int64_t(1))));
+  return masked_zero(exponent.eq(Scalar(0.0)), d);
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  Tensor cond = self.eq(Scalar(int64_t(0))).logical_and(exponent.ge(Scalar(int64_t(0))));
+  const ScalarType promoted = result_type({&self, &exponent});
+  Tensor self_ = self.dtype() == promoted ? self : self.to(promoted);
+  return grad * masked_zero(cond, result * self_.log());
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent, const Tensor& result) {
+  Tensor d = result * Scalar(std::log(base.to_double()));
+  if (base.equal(0.0)) d = masked_zero(exponent.ge(Scalar(int64_t(0))), d);
+  return grad * d;
+}
+
+Tensor max_min_self_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max) {
+  Tensor shared = ember::where(a.eq(b), grad.div(wrapped_scalar(Scalar(int64_t(2)))), grad);
+  return masked_zero(is_max ? a.lt(b) : a.gt(b), shared);
+}
+
+Tensor fmax_fmin_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max, bool for_self) {
+  Tensor wins = (is_max ? self.ge(other) : self.le(other)).logical_or(other.isnan());
+  return masked_zero(for_self ? wins.logical_not() : wins, grad);
+}
+
+Tensor atan2_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool for_self) {
+  Tensor denom = self * self + other * other;
+  // At the origin atan2 has no derivative; the gradient there is 0, as in PyTorch.
+  Tensor recip = masked_zero(denom.eq(Scalar(int64_t(0))), denom.reciprocal());
+  return for_self ? grad * other * recip : grad * -self * recip;
+}
+
+Tensor lerp_self_backward(const Tensor& grad, const Scalar& weight) { return grad * Scalar(1.0 - weight.to_double()); }
+Tensor lerp_self_backward(const Tensor& grad, const Tensor& weight) { return grad * one_minus(weight); }
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  if (min && max) return keep_where(self.ge(*min).logical_and(self.le(*max)), grad);
+  if (min) return keep_where(self.ge(*min), grad);
+  if (max) return keep_where(self.le(*max), grad);
+  return grad;
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  if (min.defined() && max.defined()) return keep_where(self.ge(min).logical_and(self.le(max)), grad);
+  if (min.defined()) return keep_where(self.ge(min), grad);
+  if (max.defined()) return keep_where(self.le(max), grad);
+  return grad;
+}
+
+Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  if (max.defined()) return keep_where(self.lt(min).logical_and(min.lt(max)), grad);
+  return keep_where(self.lt(min), grad);
+}
+
+Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  if (min.defined()) return keep_where(self.gt(max).logical_or(max.lt(min)), grad);
+  return keep_where(self.gt(max), grad);
+}
+
+}  // namespace ember::autograd::generated

@@ -1,0 +1,42 @@
+#pragma once
+// Derivative helpers of the elementwise math ops in ops.yaml (included by
+// FunctionsManual.h, so the generated backward nodes see them). Each builds
+// the gradient from differentiable ops, so double backward works.
+
+#include <optional>
+#include <string>
+
+#include "ember/ops/Tensor.h"
+
+namespace ember::autograd::generated {
+
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
+Tensor tanh_backward(const Tensor& grad, const Tensor& result);
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& result);
+Tensor silu_backward(const Tensor& grad, const Tensor& self);
+
+Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                          const std::optional<std::string>& rounding_mode = std::nullopt);
+Tensor div_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode);
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent, const Tensor& result);
+
+// Gradient for a of maximum(a, b) (is_max) or minimum(a, b): ties share it.
+Tensor max_min_self_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max);
+Tensor fmax_fmin_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max, bool for_self);
+Tensor atan2_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool for_self);
+
+Tensor lerp_self_backward(const Tensor& grad, const Scalar& weight);
+Tensor lerp_self_backward(const Tensor& grad, const Tensor& weight);
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
+// Tensor bounds; an undefined tensor is an absent bound.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor clamp_backward_min(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor clamp_backward_max(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+
+}  // namespace ember::autograd::generated

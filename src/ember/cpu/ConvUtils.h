@@ -1,0 +1,56 @@
+#pragma once
+// Internal to the convolution kernels (cpu/Convolution.cpp and
+// cpu/ConvolutionOneDNN.cpp): the geometry of one convolution as three
+// products between a large image X, a small image Y and a weight (see
+// Note [Convolution as GEMM]), and the optional oneDNN implementation of them.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "ember/cpu/NNStubs.h"
+
+namespace ember::native::conv {
+
+struct Geometry {
+  int64_t N, G;
+  int64_t C, H, W;     // large image, channels per group
+  int64_t O, OH, OW;   // small image, channels per group
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  bool wide = false;   // Note [Wide im2col]
+
+  int64_t K() const { return C * kh * kw; }
+  bool direct() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+  bool padded() const { return wide && (ph > 0 || pw > 0); }
+  int64_t Hp() const { return H + 2 * ph; }
+  int64_t Wp() const { return wide ? W + 2 * pw : OW; }
+  // col columns for output rows [r0, r1).
+  int64_t cols(int64_t r0, int64_t r1) const { return wide ? (r1 - r0 - 1) * Wp() + OW : (r1 - r0) * OW; }
+  // Output rows per band: about 256K elements of col (1 MB of float, in L2).
+  int64_t band() const {
+    if (direct()) return OH;
+    int64_t per_row = std::max<int64_t>(K() * Wp(), 1);
+    return std::clamp<int64_t>((int64_t(1) << 18) / per_row, 1, std::max<int64_t>(OH, 1));
+  }
+  cpu::Im2ColArgs im2col_args(int64_t r0, int64_t r1) const {
+    return {C, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, r0, r1};
+  }
+  cpu::WideArgs wide_args(int64_t r0, int64_t r1) const {
+    return {C, Hp() * Wp(), Wp(), kh, kw, dh, dw, cols(r0, r1)};
+  }
+};
+
+// ---- oneDNN (float32; see docs/decisions/0004-convolution.md) ----------------------
+// Each returns false when oneDNN is not built in, is switched off
+// (EMBER_CONV_BACKEND=im2col) or does not take this geometry; the caller then
+// uses im2col + GEMM. Call outside any parallel region.
+
+// Y = conv(X, W) + bias (bias over Y's channels, may be null).
+bool onednn_lower(const Geometry& g, const float* X, const float* W, const float* bias, float* Y);
+// X = the input gradient of conv(X, W) for output gradient Y (no bias).
+bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X);
+// dW (and dbias over Y's channels, if not null) = the weight gradient of conv(X, W) for output gradient Y.
+bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW, float* dbias);
+// "oneDNN <version>" when built in, else "".
+const char* onednn_version();
+
+}  // namespace ember::native::conv

@@ -1,0 +1,714 @@
+// Convolution on the CPU (forward and backward, plain and transposed, 1-d and
+// 2-d), and the conv1d/conv2d/conv_transpose2d front ends.
+//
+// Note [Convolution as GEMM]
+// Every case is one of three products between a "large" image X (C x H x W),
+// a "small" image Y (O x OH x OW) and a weight W (O x C*kh*kw), per sample and
+// group, where col = im2col(X) is (C*kh*kw) x (OH*OW):
+//   lower:  Y  = W @ col                     (conv forward, transposed-conv input grad)
+//   raise:  X  = col2im(W^T @ Y)             (conv input grad, transposed-conv forward)
+//   weight: dW += Y @ col^T                  (the weight gradient of both)
+// For a convolution X is the input; for a transposed convolution X is the
+// output, and its weight (Cin x Cout/g x kh x kw) already has the O x C*kh*kw
+// layout per group. col is built a band of output rows at a time, sized to
+// stay in L2, and the products run on the BLAS GEMM (float, double) or a plain
+// loop (integer types). Samples are spread over threads, each calling a
+// single-threaded GEMM; with one sample the GEMM itself uses the threads.
+// 1x1 kernels with unit stride and no padding use X itself as col.
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "ember/cpu/Blas.h"
+#include "ember/cpu/ConvUtils.h"
+#include "ember/cpu/NNStubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember {
+namespace cpu {
+EMBER_DEFINE_DISPATCH(Im2ColFn, im2col_stub);
+EMBER_DEFINE_DISPATCH(Col2ImFn, col2im_stub);
+EMBER_DEFINE_DISPATCH(Im2ColWideFn, im2col_wide_stub);
+EMBER_DEFINE_DISPATCH(Col2ImWideFn, col2im_wide_stub);
+}  // namespace cpu
+
+namespace native {
+namespace {
+
+using conv::Geometry;
+
+// ---- GEMM over the element types -------------------------------------------------
+
+// C = A' @ B' + beta * C, row-major; beta is 0 or 1.
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          bool beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    blas::sgemm(ta, tb, int(m), int(n), int(k), 1.f, a, int(lda), b, int(ldb), beta ? 1.f : 0.f, c, int(ldc));
+  } else if constexpr (std::is_same_v<T, double>) {
+    blas::dgemm(ta, tb, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta ? 1.0 : 0.0, c, int(ldc));
+  } else {
+    for (int64_t i = 0; i < m; ++i) {
+      T* crow = c + i * ldc;
+      if (!beta) std::fill(crow, crow + n, T(0));
+      for (int64_t p = 0; p < k; ++p) {
+        const T av = ta ? a[p * lda + i] : a[i * lda + p];
+        if (tb) {
+          for (int64_t j = 0; j < n; ++j) crow[j] += av * b[j * ldb + p];
+        } else {
+          const T* brow = b + p * ldb;
+          for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
+        }
+      }
+    }
+  }
+}
+
+template <typename F>
+void dispatch_conv_types(ScalarType t, const char* name, const F& f) {
+  switch (t) {
+    case ScalarType::Float: return f(float{});
+    case ScalarType::Double: return f(double{});
+    case ScalarType::Long: return f(int64_t{});
+    case ScalarType::Int: return f(int32_t{});
+    case ScalarType::Short: return f(int16_t{});
+    case ScalarType::Char: return f(int8_t{});
+    case ScalarType::Byte: return f(uint8_t{});
+    default:
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", cpu::dtype_message_name(t), "'"));
+  }
+}
+
+// Sums of bias gradients: double for floating types, int64 for integers.
+template <typename T>
+using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+// out[c] = sum over n and positions of y (N x channels x spatial).
+template <typename T>
+void channel_sums(const T* y, int64_t N, int64_t channels, int64_t spatial, T* out) {
+  parallel_for(0, channels, std::max<int64_t>(1, 65536 / std::max<int64_t>(N * spatial, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      acc_t<T> s = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const T* row = y + (n * channels + c) * spatial;
+        for (int64_t i = 0; i < spatial; ++i) s += static_cast<acc_t<T>>(row[i]);
+      }
+      out[c] = static_cast<T>(s);
+    }
+  });
+}
+
+// x[n][c][:] += bias[c] for x of N x channels x spatial.
+template <typename T>
+void add_channel_bias(T* x, int64_t N, int64_t channels, int64_t spatial, const T* bias) {
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      T* row = x + (n * channels + c) * spatial;
+      for (int64_t i = 0; i < spatial; ++i) row[i] += bias[c];
+    }
+  }
+}
+
+// oneDNN gets the non-degenerate problems; the rest stay on im2col.
+bool onednn_ok(const Geometry& g) { return g.N > 0 && g.K() > 0 && g.O > 0; }
+
+// ---- the three products of Note [Convolution as GEMM] ---------------------------------
+//
+// Note [Wide im2col]
+// With unit strides, col can be built from whole rows of the zero-padded
+// image Xp (C x Hp x Wp): output position p = oh*Wp + ow on a grid Wp wide
+// reads Xp[c][i*dh*Wp + j*dw + p], so each col row is one contiguous slice
+// of Xp. The grid has Wp - OW extra columns per row whose results are
+// dropped (lower) or which carry zeros (raise, weight). It trades a little
+// GEMM work and one padded copy of X for one long copy per col row instead of
+// OH short ones, which is what small images need.
+
+// Unit strides and rows short enough that per-row copies would dominate.
+void choose_layout(Geometry& g) {
+  g.wide = !g.direct() && g.sh == 1 && g.sw == 1 && g.OW < 32;
+}
+
+// Per-thread scratch: col, the padded image and a band of Y on the wide grid.
+template <typename T>
+struct Workspace {
+  std::unique_ptr<T[]> col, xpad, ywide;
+  explicit Workspace(const Geometry& g) {
+    const int64_t band = g.band();
+    if (!g.direct()) col.reset(new T[std::max<int64_t>(g.K() * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
+    if (g.padded()) xpad.reset(new T[std::max<int64_t>(g.C * g.Hp() * g.Wp(), 1)]);
+    if (g.wide) ywide.reset(new T[std::max<int64_t>(g.O * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
+  }
+};
+
+// Xp = X with ph/pw rows/columns of zeros around each channel.
+template <typename T>
+void pad_image(const Geometry& g, const T* x, T* xp) {
+  const int64_t Hp = g.Hp(), Wp = g.Wp();
+  std::fill(xp, xp + g.C * Hp * Wp, T(0));
+  for (int64_t c = 0; c < g.C; ++c) {
+    for (int64_t h = 0; h < g.H; ++h) {
+      std::copy(x + (c * g.H + h) * g.W, x + (c * g.H + h + 1) * g.W, xp + (c * Hp + h + g.ph) * Wp + g.pw);
+    }
+  }
+}
+
+// yw[o][(oh - r0)*Wp + ow] = y[o][oh][ow], zeros in the extra columns.
+template <typename T>
+void widen_band(const Geometry& g, const T* y, int64_t r0, int64_t r1, T* yw) {
+  const int64_t L = g.cols(r0, r1), Wp = g.Wp(), OHW = g.OH * g.OW;
+  for (int64_t o = 0; o < g.O; ++o) {
+    T* dst = yw + o * L;
+    for (int64_t oh = r0; oh < r1; ++oh) {
+      T* row = dst + (oh - r0) * Wp;
+      std::copy(y + o * OHW + oh * g.OW, y + o * OHW + (oh + 1) * g.OW, row);
+      if (oh + 1 < r1) std::fill(row + g.OW, row + Wp, T(0));
+    }
+  }
+}
+
+// Runs body(n, workspace) for every sample, spreading samples over threads
+// (single-threaded BLAS inside) when there are several.
+template <typename T, typename Body>
+void for_each_sample(const Geometry& g, const Body& body) {
+  if (g.N > 1 && get_num_threads() > 1) {
+    blas::set_num_threads(1);  // see Note [BLAS threads]
+    parallel_for(0, g.N, 1, [&](int64_t b, int64_t e) {
+      Workspace<T> ws(g);
+      for (int64_t n = b; n < e; ++n) body(n, ws);
+    });
+  } else {
+    Workspace<T> ws(g);
+    for (int64_t n = 0; n < g.N; ++n) body(n, ws);
+  }
+}
+
+// Y[n] = W @ im2col(X[n]) (+ bias[o]).
+template <typename T>
+void conv_lower(const Geometry& g, const T* X, const T* Wt, const T* bias, T* Y) {
+  const int64_t K = g.K(), OHW = g.OH * g.OW, HW = g.H * g.W, band = g.band();
+  constexpr ScalarType dt = CppTypeToScalarType<T>::value;
+  for_each_sample<T>(g, [&](int64_t n, Workspace<T>& ws) {
+    for (int64_t grp = 0; grp < g.G; ++grp) {
+      const T* x = X + (n * g.G + grp) * g.C * HW;
+      const T* w = Wt + grp * g.O * K;
+      T* y = Y + (n * g.G + grp) * g.O * OHW;
+      if (K == 0) {
+        for (int64_t o = 0; o < g.O; ++o) std::fill(y + o * OHW, y + (o + 1) * OHW, bias ? bias[grp * g.O + o] : T(0));
+        continue;
+      }
+      if (g.direct()) {
+        if (bias) {
+          for (int64_t o = 0; o < g.O; ++o) std::fill(y + o * OHW, y + (o + 1) * OHW, bias[grp * g.O + o]);
+        }
+        gemm<T>(false, false, g.O, OHW, K, w, K, x, HW, bias != nullptr, y, OHW);
+        continue;
+      }
+      const T* xp = x;
+      if (g.padded()) {
+        pad_image(g, x, ws.xpad.get());
+        xp = ws.xpad.get();
+      }
+      for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
+        const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
+        if (g.wide) {
+          cpu::im2col_wide_stub(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
+          T* yw = ws.ywide.get();
+          gemm<T>(false, false, g.O, cols, K, w, K, ws.col.get(), cols, false, yw, cols);
+          for (int64_t o = 0; o < g.O; ++o) {
+            const T b = bias ? bias[grp * g.O + o] : T(0);
+            for (int64_t oh = r0; oh < r1; ++oh) {
+              const T* src = yw + o * cols + (oh - r0) * g.Wp();
+              T* dst = y + o * OHW + oh * g.OW;
+              for (int64_t ow = 0; ow < g.OW; ++ow) dst[ow] = src[ow] + b;
+            }
+          }
+        } else {
+          if (bias) {
+            for (int64_t o = 0; o < g.O; ++o) {
+              std::fill(y + o * OHW + r0 * g.OW, y + o * OHW + r1 * g.OW, bias[grp * g.O + o]);
+            }
+          }
+          cpu::im2col_stub(dt, x, ws.col.get(), g.im2col_args(r0, r1));
+          gemm<T>(false, false, g.O, cols, K, w, K, ws.col.get(), cols, bias != nullptr, y + r0 * g.OW, OHW);
+        }
+      }
+    }
+  });
+}
+
+// X[n] = col2im(W^T @ Y[n]) (+ bias[c]).
+template <typename T>
+void conv_raise(const Geometry& g, const T* Y, const T* Wt, const T* bias, T* X) {
+  const int64_t K = g.K(), OHW = g.OH * g.OW, HW = g.H * g.W, band = g.band();
+  constexpr ScalarType dt = CppTypeToScalarType<T>::value;
+  for_each_sample<T>(g, [&](int64_t n, Workspace<T>& ws) {
+    for (int64_t grp = 0; grp < g.G; ++grp) {
+      T* x = X + (n * g.G + grp) * g.C * HW;
+      const T* w = Wt + grp * g.O * K;
+      const T* y = Y + (n * g.G + grp) * g.O * OHW;
+      // Accumulate into Xp (padded) or X itself, starting from zero.
+      T* acc = g.padded() ? ws.xpad.get() : x;
+      const int64_t acc_size = g.padded() ? g.C * g.Hp() * g.Wp() : g.C * HW;
+      std::fill(acc, acc + acc_size, T(0));
+      if (K > 0 && g.O > 0) {
+        if (g.direct()) {
+          gemm<T>(true, false, K, HW, g.O, w, K, y, OHW, true, x, HW);
+        } else {
+          for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
+            const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
+            if (g.wide) {
+              widen_band(g, y, r0, r1, ws.ywide.get());
+              gemm<T>(true, false, K, cols, g.O, w, K, ws.ywide.get(), cols, false, ws.col.get(), cols);
+              cpu::col2im_wide_stub(dt, ws.col.get(), acc + r0 * g.Wp(), g.wide_args(r0, r1));
+            } else {
+              gemm<T>(true, false, K, cols, g.O, w, K, y + r0 * g.OW, OHW, false, ws.col.get(), cols);
+              cpu::col2im_stub(dt, ws.col.get(), x, g.im2col_args(r0, r1));
+            }
+          }
+        }
+      }
+      if (g.padded()) {
+        const int64_t Hp = g.Hp(), Wp = g.Wp();
+        for (int64_t c = 0; c < g.C; ++c) {
+          for (int64_t h = 0; h < g.H; ++h) {
+            const T* src = acc + (c * Hp + h + g.ph) * Wp + g.pw;
+            std::copy(src, src + g.W, x + (c * g.H + h) * g.W);
+          }
+        }
+      }
+      if (bias) {
+        for (int64_t c = 0; c < g.C; ++c) {
+          const T b = bias[grp * g.C + c];
+          for (int64_t i = 0; i < HW; ++i) x[c * HW + i] += b;
+        }
+      }
+    }
+  });
+}
+
+// dW = sum_n Y[n] @ im2col(X[n])^T; dbias (over the small channels, if given) = sum of Y.
+template <typename T>
+void conv_weight(const Geometry& g, const T* X, const T* Y, T* dW, T* dbias) {
+  const int64_t K = g.K(), OHW = g.OH * g.OW, HW = g.H * g.W, band = g.band();
+  const int64_t wsize = g.G * g.O * K, nb = g.G * g.O;
+  constexpr ScalarType dt = CppTypeToScalarType<T>::value;
+  std::fill(dW, dW + wsize, T(0));
+  if (dbias) std::fill(dbias, dbias + nb, T(0));
+  std::mutex mu;
+  auto run = [&](int64_t b, int64_t e) {
+    Workspace<T> ws(g);
+    std::unique_ptr<T[]> acc(new T[std::max<int64_t>(wsize, 1)]);
+    std::vector<acc_t<T>> bacc(dbias ? nb : 0, acc_t<T>(0));
+    std::fill(acc.get(), acc.get() + wsize, T(0));
+    for (int64_t n = b; n < e; ++n) {
+      for (int64_t grp = 0; grp < g.G; ++grp) {
+        const T* x = X + (n * g.G + grp) * g.C * HW;
+        const T* y = Y + (n * g.G + grp) * g.O * OHW;
+        T* w = acc.get() + grp * g.O * K;
+        if (dbias) {
+          for (int64_t o = 0; o < g.O; ++o) {
+            acc_t<T> s = 0;
+            const T* row = y + o * OHW;
+            for (int64_t i = 0; i < OHW; ++i) s += static_cast<acc_t<T>>(row[i]);
+            bacc[grp * g.O + o] += s;
+          }
+        }
+        if (K == 0 || g.O == 0) continue;
+        if (g.direct()) {
+          gemm<T>(false, true, g.O, K, OHW, y, OHW, x, HW, true, w, K);
+          continue;
+        }
+        const T* xp = x;
+        if (g.padded()) {
+          pad_image(g, x, ws.xpad.get());
+          xp = ws.xpad.get();
+        }
+        for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
+          const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
+          if (g.wide) {
+            cpu::im2col_wide_stub(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
+            widen_band(g, y, r0, r1, ws.ywide.get());
+            gemm<T>(false, true, g.O, K, cols, ws.ywide.get(), cols, ws.col.get(), cols, true, w, K);
+          } else {
+            cpu::im2col_stub(dt, x, ws.col.get(), g.im2col_args(r0, r1));
+            gemm<T>(false, true, g.O, K, cols, y + r0 * g.OW, OHW, ws.col.get(), cols, true, w, K);
+          }
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (int64_t i = 0; i < wsize; ++i) dW[i] += acc[i];
+    if (dbias) {
+      for (int64_t i = 0; i < nb; ++i) dbias[i] += static_cast<T>(bacc[i]);
+    }
+  };
+  if (g.N > 1 && get_num_threads() > 1) {
+    blas::set_num_threads(1);  // see Note [BLAS threads]
+    parallel_for(0, g.N, 1, run);
+  } else {
+    run(0, g.N);
+  }
+}
+
+// ---- argument checks (PyTorch's messages) ----------------------------------------------
+
+struct ConvArgs {
+  DimVector stride, padding, dilation, output_padding;
+  bool transposed;
+  int64_t groups;
+};
+
+DimVector expand_param(IntArrayRef p, const char* name, int64_t dims) {
+  if (p.size() == 1) return DimVector(size_t(dims), p[0]);
+  EMBER_CHECK(static_cast<int64_t>(p.size()) == dims, "expected ", name,
+              " to be a single integer value or a list of ", dims,
+              " values to match the convolution dimensions, but got ", name, "=", shape_string(p));
+  return DimVector(p);
+}
+
+std::string cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Byte: return "unsigned char";
+    default: return "bool";
+  }
+}
+
+ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                    int64_t groups) {
+  const int64_t k = weight.dim();
+  EMBER_CHECK(k >= 3, "weight should have at least three dimensions");
+  EMBER_CHECK(groups > 0, "non-positive groups is not supported");
+  const int64_t dims = k - 2;
+  ConvArgs a{expand_param(stride, "stride", dims), expand_param(padding, "padding", dims),
+             expand_param(dilation, "dilation", dims), expand_param(output_padding, "output_padding", dims),
+             transposed, groups};
+  for (int64_t d = 0; d < dims; ++d) {
+    EMBER_CHECK(a.padding[d] >= 0, "negative padding is not supported");
+    EMBER_CHECK(a.output_padding[d] >= 0, "negative output_padding is not supported");
+    EMBER_CHECK(a.stride[d] > 0, "non-positive stride is not supported");
+    EMBER_CHECK(a.dilation[d] > 0, "non-positive dilation is not supported");
+  }
+  IntArrayRef ws = weight.sizes();
+  EMBER_CHECK(input.dim() == k, "Expected ", k, "-dimensional input for ", k, "-dimensional weight ",
+              shape_string(ws), ", but got ", input.dim(), "-dimensional input of size ",
+              shape_string(input.sizes()), " instead");
+  EMBER_CHECK(ws[0] >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
+              " at dimension 0, but got weight of size ", shape_string(ws), " instead");
+  EMBER_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+              " at dimension 0, but got weight of size [", shape_string(ws), "] instead");
+  if (!transposed) {
+    EMBER_CHECK(input.size(1) == ws[1] * groups, "Given groups=", groups, ", weight of size ", shape_string(ws),
+                ", expected input", shape_string(input.sizes()), " to have ", ws[1] * groups,
+                " channels, but got ", input.size(1), " channels instead");
+    EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[0]), "Given weight of size ",
+                shape_string(ws), ", expected bias to be 1-dimensional with ", ws[0],
+                " elements, but got bias of size ", shape_string(bias.sizes()), " instead");
+    bool fits = true;
+    std::string in_s, k_s;
+    for (int64_t d = 0; d < dims; ++d) {
+      int64_t padded = input.size(2 + d) + 2 * a.padding[d];
+      int64_t span = a.dilation[d] * (ws[2 + d] - 1) + 1;
+      fits = fits && padded >= span;
+      in_s += (d ? " x " : "") + std::to_string(padded);
+      k_s += (d ? " x " : "") + std::to_string(span);
+    }
+    EMBER_CHECK(fits, "Calculated padded input size per channel: (", in_s, "). Kernel size: (", k_s,
+                "). Kernel size can't be greater than actual input size");
+  } else {
+    EMBER_CHECK(input.size(1) == ws[0], "Given transposed=1, weight of size ", shape_string(ws),
+                ", expected input", shape_string(input.sizes()), " to have ", ws[0], " channels, but got ",
+                input.size(1), " channels instead");
+    EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[1] * groups),
+                "Given transposed=1, weight of size ", shape_string(ws), ", expected bias to be 1-dimensional with ",
+                ws[1] * groups, " elements, but got bias of size ", shape_string(bias.sizes()), " instead");
+    if (dims == 2) {
+      bool ok = true;
+      for (int64_t d = 0; d < 2; ++d) {
+        ok = ok && (a.output_padding[d] < a.stride[d] || a.output_padding[d] < a.dilation[d]);
+      }
+      EMBER_CHECK(ok, "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
+                  a.output_padding[0], " output_padding_width: ", a.output_padding[1], " stride_height: ",
+                  a.stride[0], " stride_width: ", a.stride[1], " dilation_height: ", a.dilation[0],
+                  " dilation_width: ", a.dilation[1]);
+    } else {
+      EMBER_CHECK(a.output_padding[0] < a.stride[0] || a.output_padding[0] < a.dilation[0],
+                  "output padding must be smaller than either stride or dilation, but got output_padding: ",
+                  a.output_padding[0], " stride: ", a.stride[0], " dilation: ", a.dilation[0]);
+    }
+  }
+  EMBER_CHECK(weight.dtype() == input.dtype(), "expected scalar type ", cpu::dtype_message_name(input.dtype()),
+              " but found ", cpu::dtype_message_name(weight.dtype()));
+  EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
+              ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
+  EMBER_CHECK_TYPE(NotImplementedError, dims <= 2, "ember: ", dims, "-d convolution is not implemented");
+  EMBER_CHECK_TYPE(NotImplementedError, input.dtype() != ScalarType::Bool, "\"",
+                   transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", "\" not implemented for 'Bool'");
+  // Transposed convolution takes floating types and int64 only (as PyTorch).
+  EMBER_CHECK_TYPE(NotImplementedError,
+                   !transposed || is_floating_type(input.dtype()) || input.dtype() == ScalarType::Long,
+                   "\"slow_conv_transpose2d_out_cpu\" not implemented for '", cpu::dtype_message_name(input.dtype()), "'");
+  return a;
+}
+
+// The geometry of a 1-d or 2-d convolution on 4-d (or 3-d, for 1-d) tensors.
+Geometry geometry(IntArrayRef in, IntArrayRef w, const ConvArgs& a) {
+  const bool one_d = w.size() == 3;
+  auto at = [&](IntArrayRef s, size_t d) { return one_d ? (d == 0 ? int64_t(1) : s[2]) : s[2 + d]; };
+  auto p = [&](const DimVector& v, size_t d, int64_t dflt) { return one_d ? (d == 0 ? dflt : v[0]) : v[d]; };
+  Geometry g{};
+  g.N = in[0];
+  g.G = a.groups;
+  g.kh = at(w, 0);
+  g.kw = at(w, 1);
+  g.sh = p(a.stride, 0, 1);
+  g.sw = p(a.stride, 1, 1);
+  g.ph = p(a.padding, 0, 0);
+  g.pw = p(a.padding, 1, 0);
+  g.dh = p(a.dilation, 0, 1);
+  g.dw = p(a.dilation, 1, 1);
+  const int64_t ih = at(in, 0), iw = at(in, 1);
+  if (!a.transposed) {
+    g.C = in[1] / a.groups;
+    g.H = ih;
+    g.W = iw;
+    g.O = w[0] / a.groups;
+    g.OH = (ih + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+    g.OW = (iw + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  } else {
+    // X is the output here, Y the input.
+    g.O = in[1] / a.groups;
+    g.OH = ih;
+    g.OW = iw;
+    g.C = w[1];
+    g.H = (ih - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + p(a.output_padding, 0, 0) + 1;
+    g.W = (iw - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + p(a.output_padding, 1, 0) + 1;
+  }
+  choose_layout(g);
+  return g;
+}
+
+DimVector image_shape(const Geometry& g, bool one_d, bool large) {
+  int64_t ch = (large ? g.C : g.O) * g.G;
+  if (one_d) return {g.N, ch, large ? g.W : g.OW};
+  return {g.N, ch, large ? g.H : g.OH, large ? g.W : g.OW};
+}
+
+bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
+}  // namespace
+
+Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
+                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                       IntArrayRef output_padding, int64_t groups) {
+  Tensor bias = opt(bias_opt);
+  ConvArgs a = check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  const ScalarType dtype = input.dtype();
+  if (is_reduced_float(dtype)) {
+    // 16-bit floats compute in float and round once at the end.
+    Tensor b32 = bias.defined() ? bias.to(ScalarType::Float) : Tensor();
+    return convolution_cpu(input.to(ScalarType::Float), weight.to(ScalarType::Float),
+                           b32.defined() ? std::optional<Tensor>(b32) : std::nullopt, stride, padding, dilation,
+                           transposed, output_padding, groups)
+        .to(dtype);
+  }
+  const bool one_d = weight.dim() == 3;
+  Geometry g = geometry(input.sizes(), weight.sizes(), a);
+  if (transposed) {
+    EMBER_CHECK(g.H > 0 && g.W > 0, "Given input size per channel: (", g.OH, " x ", g.OW,
+                "). Calculated output size per channel: (", g.H, " x ", g.W, "). Output size is too small");
+  }
+  Tensor x = input.contiguous(), w = weight.contiguous();
+  Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  Tensor out = ember::empty(image_shape(g, one_d, transposed), dtype, input.device());
+  if (out.numel() == 0) return out;
+  dispatch_conv_types(dtype, transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", [&](auto v) {
+    using T = decltype(v);
+    const T* bp = b.defined() ? static_cast<const T*>(b.data_ptr()) : nullptr;
+    if constexpr (std::is_same_v<T, float>) {
+      const float *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>();
+      float* op = out.data_ptr<float>();
+      if (!transposed && onednn_ok(g) && conv::onednn_lower(g, xp, wp, bp, op)) return;
+      if (transposed && onednn_ok(g) && conv::onednn_raise(g, xp, wp, op)) {
+        if (bp) add_channel_bias(op, g.N, g.G * g.C, g.H * g.W, bp);
+        return;
+      }
+    }
+    if (!transposed) {
+      conv_lower<T>(g, static_cast<const T*>(x.data_ptr()), static_cast<const T*>(w.data_ptr()), bp,
+                    static_cast<T*>(out.data_ptr()));
+    } else {
+      conv_raise<T>(g, static_cast<const T*>(x.data_ptr()), static_cast<const T*>(w.data_ptr()), bp,
+                    static_cast<T*>(out.data_ptr()));
+    }
+  });
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_output, const Tensor& input,
+                                                            const Tensor& weight, IntArrayRef stride,
+                                                            IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                                            IntArrayRef output_padding, int64_t groups,
+                                                            std::array<bool, 3> mask) {
+  ConvArgs a = check_conv(input, weight, Tensor(), stride, padding, dilation, transposed, output_padding, groups);
+  const ScalarType dtype = input.dtype();
+  if (is_reduced_float(dtype)) {
+    auto r = convolution_backward_cpu(grad_output.to(ScalarType::Float), input.to(ScalarType::Float),
+                                      weight.to(ScalarType::Float), stride, padding, dilation, transposed,
+                                      output_padding, groups, mask);
+    auto back = [&](const Tensor& t) { return t.defined() ? t.to(dtype) : t; };
+    return {back(std::get<0>(r)), back(std::get<1>(r)), back(std::get<2>(r))};
+  }
+  Geometry g = geometry(input.sizes(), weight.sizes(), a);
+  Tensor gy = grad_output.to(dtype).contiguous(), x = input.contiguous(), w = weight.contiguous();
+  Tensor gx, gw, gb;
+  if (mask[0]) gx = ember::empty(input.sizes(), dtype, input.device());
+  if (mask[1]) gw = ember::empty(weight.sizes(), dtype, weight.device());
+  if (mask[2]) gb = ember::empty({transposed ? g.C * g.G : g.O * g.G}, dtype, weight.device());
+  dispatch_conv_types(dtype, transposed ? "slow_conv_transpose2d_backward_out_cpu" : "slow_conv2d_backward_out_cpu",
+                      [&](auto v) {
+    using T = decltype(v);
+    auto p = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
+    const T *xp = p(x), *wp = p(w), *gyp = p(gy);
+    constexpr bool f32 = std::is_same_v<T, float>;
+    const bool dnn = f32 && onednn_ok(g);
+    auto lower = [&](const T* X, T* Y) {
+      if constexpr (f32) {
+        if (dnn && conv::onednn_lower(g, X, wp, nullptr, Y)) return;
+      }
+      conv_lower<T>(g, X, wp, nullptr, Y);
+    };
+    auto raise = [&](const T* Y, T* X) {
+      if constexpr (f32) {
+        if (dnn && conv::onednn_raise(g, Y, wp, X)) return;
+      }
+      conv_raise<T>(g, Y, wp, nullptr, X);
+    };
+    auto weight = [&](const T* X, const T* Y, T* dW, T* dbias) {
+      if constexpr (f32) {
+        if (dnn && conv::onednn_weight(g, X, Y, dW, dbias)) return;
+      }
+      conv_weight<T>(g, X, Y, dW, dbias);
+    };
+    if (!transposed) {
+      if (gx.defined() && gx.numel() > 0) raise(gyp, p(gx));
+      if (gw.defined()) {
+        weight(xp, gyp, p(gw), gb.defined() ? p(gb) : nullptr);
+      } else if (gb.defined()) {
+        channel_sums<T>(gyp, g.N, g.G * g.O, g.OH * g.OW, p(gb));
+      }
+    } else {
+      // Transposed: the input is Y, grad_output is X.
+      if (gx.defined() && gx.numel() > 0) lower(gyp, p(gx));
+      if (gw.defined()) weight(gyp, xp, p(gw), nullptr);
+      if (gb.defined()) channel_sums<T>(gyp, g.N, g.G * g.C, g.H * g.W, p(gb));
+    }
+  });
+  return {gx, gw, gb};
+}
+
+// ---- front ends ------------------------------------------------------------------------
+
+namespace {
+
+// Adds a batch dimension to unbatched input; returns whether it did.
+bool batchify(Tensor& input, int64_t dims, const char* name) {
+  const int64_t nd = input.dim();
+  EMBER_CHECK(nd == dims + 1 || nd == dims + 2, "Expected ", dims + 1, "D (unbatched) or ", dims + 2,
+              "D (batched) input to ", name, ", but got input of size: ", shape_string(input.sizes()));
+  if (nd == dims + 1) {
+    input = input.unsqueeze(0);
+    return true;
+  }
+  return false;
+}
+
+Tensor unbatch(const Tensor& out) {
+  DimVector s(out.sizes());
+  s.erase(0);
+  return out.reshape(s);
+}
+
+// padding="same"/"valid": symmetric zero padding where the total is even; an
+// odd total pads one more on the right (computed as one more on both sides and
+// dropping the first output position).
+Tensor conv_padding_str(const Tensor& input_in, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups,
+                        int64_t dims, const char* name) {
+  Tensor input = input_in;
+  bool unbatched = batchify(input, dims, name);
+  DimVector pad(size_t(dims), 0);
+  std::vector<int64_t> trim;
+  if (padding == "same") {
+    for (int64_t s : stride) EMBER_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
+    DimVector dil = expand_param(dilation, "dilation", dims);
+    EMBER_CHECK(weight.dim() == dims + 2, "expected stride to be a single integer value or a list of ",
+                weight.dim() - 2, " values to match the convolution dimensions, but got stride=",
+                shape_string(stride));
+    for (int64_t d = 0; d < dims; ++d) {
+      int64_t total = dil[d] * (weight.size(2 + d) - 1);
+      pad[d] = (total + 1) / 2;
+      if (total % 2) trim.push_back(d);
+    }
+  } else {
+    EMBER_CHECK(padding == "valid", "Invalid padding string: '", padding, "'");
+  }
+  Tensor out = ember::convolution(input, weight, bias, stride, pad, dilation, false, {0}, groups);
+  for (int64_t d : trim) out = out.narrow(2 + d, 1, out.size(2 + d) - 1);
+  return unbatched ? unbatch(out) : out;
+}
+
+Tensor conv_nd(const Tensor& input_in, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+               IntArrayRef padding, IntArrayRef dilation, int64_t groups, int64_t dims, const char* name) {
+  Tensor input = input_in;
+  bool unbatched = batchify(input, dims, name);
+  Tensor out = ember::convolution(input, weight, bias, stride, padding, dilation, false, {0}, groups);
+  return unbatched ? unbatch(out) : out;
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
+}
+
+Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  return conv_padding_str(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
+}
+
+Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  return conv_padding_str(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
+}
+
+Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  Tensor input = input_in;
+  bool unbatched = batchify(input, 2, "conv_transpose2d");
+  Tensor out = ember::convolution(input, weight, bias, stride, padding, dilation, true, output_padding, groups);
+  return unbatched ? unbatch(out) : out;
+}
+
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,196 @@
+// Float32 convolution through oneDNN, when the build found it (USE_ONEDNN;
+// see docs/decisions/0004-convolution.md). Ember's tensors stay NCHW: each
+// call reorders into the blocked layouts oneDNN's kernels prefer and back.
+// Primitives come from oneDNN's own primitive cache, so repeated shapes cost
+// a lookup, not a JIT compilation.
+#include "ember/cpu/ConvUtils.h"
+
+#ifdef EMBER_USE_ONEDNN
+#include <omp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "ember/ops/Parallel.h"
+#endif
+
+namespace ember::native::conv {
+
+#ifdef EMBER_USE_ONEDNN
+namespace {
+
+using dims = dnnl::memory::dims;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+// EMBER_CONV_BACKEND=im2col switches oneDNN off (read per call, for tests
+// and benchmarks of both paths in one process).
+bool enabled() {
+  const char* e = std::getenv("EMBER_CONV_BACKEND");
+  return !(e && std::strcmp(e, "im2col") == 0);
+}
+
+const dnnl::engine& engine() {
+  static const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+// The convolution X -> Y of a geometry, in oneDNN's terms.
+struct Problem {
+  dims src, wei, bias, dst, strides, dilates, pad_l, pad_r;
+  tag wei_tag;
+
+  // False when oneDNN cannot express it (a negative right padding).
+  bool init(const Geometry& g) {
+    auto right_pad = [](int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p) {
+      const int64_t span = (k - 1) * d + 1;
+      if (in + 2 * p >= span && (in + 2 * p - span) / s + 1 == out) return p;
+      return (out - 1) * s + span - in - p;
+    };
+    const int64_t prh = right_pad(g.H, g.OH, g.kh, g.sh, g.dh, g.ph);
+    const int64_t prw = right_pad(g.W, g.OW, g.kw, g.sw, g.dw, g.pw);
+    if (prh < 0 || prw < 0) return false;
+    src = {g.N, g.G * g.C, g.H, g.W};
+    dst = {g.N, g.G * g.O, g.OH, g.OW};
+    if (g.G > 1) {
+      wei = {g.G, g.O, g.C, g.kh, g.kw};
+      wei_tag = tag::goihw;
+    } else {
+      wei = {g.O, g.C, g.kh, g.kw};
+      wei_tag = tag::oihw;
+    }
+    bias = {g.G * g.O};
+    strides = {g.sh, g.sw};
+    dilates = {g.dh - 1, g.dw - 1};
+    pad_l = {g.ph, g.pw};
+    pad_r = {prh, prw};
+    return true;
+  }
+
+  dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, dt::f32, tag::any); }
+
+  dnnl::convolution_forward::primitive_desc forward(dnnl::prop_kind kind, bool with_bias) const {
+    auto d = with_bias ? dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
+                                                         dnnl::memory::desc(bias, dt::f32, tag::x), any(dst),
+                                                         strides, dilates, pad_l, pad_r)
+                       : dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
+                                                         any(dst), strides, dilates, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(d, engine());
+  }
+};
+
+// Runs oneDNN with Ember's thread count; oneDNN's errors mean "not here".
+template <typename F>
+bool run(const F& f) {
+  if (in_parallel_region()) return false;
+  omp_set_num_threads(get_num_threads());
+  try {
+    thread_local dnnl::stream strm(engine());
+    f(strm);
+    strm.wait();
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+dnnl::memory user(const dims& d, tag t, const float* p) {
+  return dnnl::memory(dnnl::memory::desc(d, dt::f32, t), engine(), const_cast<float*>(p));
+}
+
+// u's data in layout `want` (u itself when it already has it).
+dnnl::memory into(const dnnl::memory::desc& want, const dnnl::memory& u, dnnl::stream& s) {
+  if (want == u.get_desc()) return u;
+  dnnl::memory m(want, engine());
+  dnnl::reorder(u, m).execute(s, const_cast<dnnl::memory&>(u), m);
+  return m;
+}
+
+void back(const dnnl::memory& m, const dnnl::memory& u, dnnl::stream& s) {
+  if (m != u) dnnl::reorder(m, u).execute(s, const_cast<dnnl::memory&>(m), const_cast<dnnl::memory&>(u));
+}
+
+}  // namespace
+
+bool onednn_lower(const Geometry& g, const float* X, const float* W, const float* bias, float* Y) {
+  Problem p;
+  if (!enabled() || !p.init(g)) return false;
+  // Few large-image channels (a first layer on grey or RGB images): im2col is faster.
+  if (g.C < 4) return false;
+  return run([&](dnnl::stream& s) {
+    auto pd = p.forward(dnnl::prop_kind::forward_training, bias != nullptr);
+    auto ux = user(p.src, tag::nchw, X), uw = user(p.wei, p.wei_tag, W), uy = user(p.dst, tag::nchw, Y);
+    auto mx = into(pd.src_desc(), ux, s), mw = into(pd.weights_desc(), uw, s);
+    auto my = pd.dst_desc() == uy.get_desc() ? uy : dnnl::memory(pd.dst_desc(), engine());
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, my}};
+    if (bias) args.insert({DNNL_ARG_BIAS, user(p.bias, tag::x, bias)});
+    dnnl::convolution_forward(pd).execute(s, args);
+    back(my, uy, s);
+  });
+}
+
+bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X) {
+  Problem p;
+  if (!enabled() || !p.init(g)) return false;
+  // Few large-image channels: oneDNN's data gradient is slower than col2im.
+  if (g.C < 4) return false;
+  return run([&](dnnl::stream& s) {
+    auto hint = p.forward(dnnl::prop_kind::forward_training, false);
+    dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
+                                            p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(d, engine(), hint);
+    auto uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, W), ux = user(p.src, tag::nchw, X);
+    auto my = into(pd.diff_dst_desc(), uy, s), mw = into(pd.weights_desc(), uw, s);
+    auto mx = pd.diff_src_desc() == ux.get_desc() ? ux : dnnl::memory(pd.diff_src_desc(), engine());
+    dnnl::convolution_backward_data(pd).execute(
+        s, {{DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DIFF_SRC, mx}});
+    back(mx, ux, s);
+  });
+}
+
+bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW, float* dbias) {
+  Problem p;
+  if (!enabled() || !p.init(g)) return false;
+  return run([&](dnnl::stream& s) {
+    const bool with_bias = dbias != nullptr;
+    auto hint = p.forward(dnnl::prop_kind::forward_training, with_bias);
+    auto d = with_bias ? dnnl::convolution_backward_weights::desc(
+                             dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
+                             dnnl::memory::desc(p.bias, dt::f32, tag::x), p.any(p.dst), p.strides, p.dilates, p.pad_l,
+                             p.pad_r)
+                       : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p.any(p.src),
+                                                                  p.any(p.wei), p.any(p.dst), p.strides, p.dilates,
+                                                                  p.pad_l, p.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(d, engine(), hint);
+    auto ux = user(p.src, tag::nchw, X), uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, dW);
+    auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
+    auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_DIFF_WEIGHTS, mw}};
+    if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, user(p.bias, tag::x, dbias)});
+    dnnl::convolution_backward_weights(pd).execute(s, args);
+    back(mw, uw, s);
+  });
+}
+
+const char* onednn_version() {
+  static const std::string v = [] {
+    const dnnl_version_t* ver = dnnl_version();
+    return "oneDNN " + std::to_string(ver->major) + "." + std::to_string(ver->minor) + "." +
+           std::to_string(ver->patch);
+  }();
+  return v.c_str();
+}
+
+#else
+
+bool onednn_lower(const Geometry&, const float*, const float*, const float*, float*) { return false; }
+bool onednn_raise(const Geometry&, const float*, const float*, float*) { return false; }
+bool onednn_weight(const Geometry&, const float*, const float*, float*, float*) { return false; }
+const char* onednn_version() { return ""; }
+
+#endif
+
+}  // namespace ember::native::conv

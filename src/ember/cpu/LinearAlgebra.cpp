@@ -1,0 +1,532 @@
+// Matrix products: mm, bmm, addmm, baddbmm, addbmm, mv, addmv, dot, vdot on
+// CPU, and the device-generic matmul/outer built from them.
+//
+// Note [BLAS operands]
+// float32/float64 products go to BLAS (cpu/Blas.h). A matrix view whose rows
+// or columns are contiguous is passed as it is, with the transpose flag and
+// leading dimension describing its layout, so transposed inputs (x.t(),
+// x.mT) are never copied; only views with neither unit stride are. Other
+// dtypes use the strided loops of gemm_stub, which take any layout.
+#include <algorithm>
+#include <climits>
+
+#include "ember/autograd/Autograd.h"
+#include "ember/cpu/Blas.h"
+#include "ember/cpu/OpMessages.h"
+#include "ember/cpu/ReduceStubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
+#include "ember/ops/TensorIterator.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(GemmFn, gemm_stub);
+}  // namespace ember::cpu
+
+namespace ember::native {
+
+namespace {
+
+bool use_blas(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
+
+bool fits_int(int64_t v) { return v <= INT_MAX; }
+
+// A matrix operand for row-major BLAS (see Note [BLAS operands]).
+struct BlasMat {
+  const char* data = nullptr;
+  bool trans = false;
+  int64_t ld = 1;
+  Tensor keep;  // owns a contiguous copy when one was needed
+};
+
+// Describes a rows x cols matrix with element strides (rs, cs) at data.
+BlasMat blas_operand(const char* data, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  BlasMat m;
+  m.data = data;
+  if (cs == 1 && (rows == 1 || rs >= std::max<int64_t>(1, cols))) {
+    m.ld = rows == 1 ? std::max<int64_t>(1, cols) : rs;
+    return m;
+  }
+  if (rs == 1 && (cols == 1 || cs >= std::max<int64_t>(1, rows))) {
+    m.trans = true;
+    m.ld = cols == 1 ? std::max<int64_t>(1, rows) : cs;
+    return m;
+  }
+  m.data = nullptr;  // caller copies
+  return m;
+}
+
+// C (m x n, row-major with leading dim ldc, data c) = alpha * A @ B + beta * C
+// for batch matrices: A[b] at a + b*a_bs with strides (a_rs, a_cs), etc.
+// beta == 0 ignores C. `a_t`/`b_t` hold the tensors the pointers come from.
+void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t,
+                  int64_t a_bs, int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs,
+                  int64_t b_cs, const Tensor& c_t, const Scalar& alpha, const Scalar& beta) {
+  if (batch == 0 || m == 0 || n == 0) return;
+  const int64_t c_bs = m * n;
+  const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+  if (k == 0) {
+    // No products: C = beta * C (or zeros).
+    if (beta_zero) {
+      const_cast<Tensor&>(c_t).zero_();
+    } else if (beta.to_double() != 1) {
+      Tensor scaled = c_t * wrapped_scalar(beta);
+      const_cast<Tensor&>(c_t).copy_(scaled);
+    }
+    return;
+  }
+  const char* a = static_cast<const char*>(a_t.data_ptr());
+  const char* b = static_cast<const char*>(b_t.data_ptr());
+  char* c = static_cast<char*>(c_t.data_ptr());
+  const int64_t isz = static_cast<int64_t>(element_size(dtype));
+  if (!use_blas(dtype) || !fits_int(m) || !fits_int(n) || !fits_int(k)) {
+    cpu::GemmArgs g{batch, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c, c_bs, n, 1, dtype, alpha, beta};
+    cpu::gemm_stub(g);
+    return;
+  }
+  BlasMat A = blas_operand(a, m, k, a_rs, a_cs);
+  BlasMat B = blas_operand(b, k, n, b_rs, b_cs);
+  Tensor a_copy, b_copy;
+  if (!A.data) {
+    // Copy every batch matrix into a contiguous block.
+    a_copy = native::as_strided(a_t, {batch, m, k}, {a_bs, a_rs, a_cs}, a_t.storage_offset()).contiguous();
+    A = blas_operand(static_cast<const char*>(a_copy.data_ptr()), m, k, k, 1);
+    a_bs = m * k;
+  }
+  if (!B.data) {
+    b_copy = native::as_strided(b_t, {batch, k, n}, {b_bs, b_rs, b_cs}, b_t.storage_offset()).contiguous();
+    B = blas_operand(static_cast<const char*>(b_copy.data_ptr()), k, n, n, 1);
+    b_bs = k * n;
+  }
+  auto one = [&](int64_t i) {
+    const char* ap = A.data + i * a_bs * isz;
+    const char* bp = B.data + i * b_bs * isz;
+    char* cp = c + i * c_bs * isz;
+    if (dtype == ScalarType::Float) {
+      blas::sgemm(A.trans, B.trans, int(m), int(n), int(k), float(alpha.to_double()),
+                  reinterpret_cast<const float*>(ap), int(A.ld), reinterpret_cast<const float*>(bp), int(B.ld),
+                  beta_zero ? 0.0f : float(beta.to_double()), reinterpret_cast<float*>(cp), int(n));
+    } else {
+      blas::dgemm(A.trans, B.trans, int(m), int(n), int(k), alpha.to_double(), reinterpret_cast<const double*>(ap),
+                  int(A.ld), reinterpret_cast<const double*>(bp), int(B.ld), beta_zero ? 0.0 : beta.to_double(),
+                  reinterpret_cast<double*>(cp), int(n));
+    }
+  };
+  // Many small products: one BLAS thread each, in parallel over the batch.
+  const int nthreads = get_num_threads();
+  if (batch > 1 && nthreads > 1 && m * n * k <= 128 * 128 * 128 && !in_parallel_region()) {
+    blas::set_num_threads(1);
+    parallel_for(0, batch, 1, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) one(i);
+    });
+  } else {
+    for (int64_t i = 0; i < batch; ++i) one(i);
+  }
+}
+
+// Bool products are not implemented, as in PyTorch, except where there is
+// nothing to compute (empty result or empty inner dim).
+void check_not_bool(ScalarType t, const char* name, bool has_work = true) {
+  if (t == ScalarType::Bool && has_work) {
+    throw NotImplementedError(str_cat("\"", name, "\" not implemented for 'Bool'"));
+  }
+}
+
+// addmm/baddbmm/addbmm without products compute beta * self as a tensor op,
+// so a beta of a wider kind than the dtype fails to cast back, as in PyTorch.
+void check_beta_cast(ScalarType t, const Scalar& beta) {
+  if (beta.is_bool() || beta.to_double() == 0) return;
+  EMBER_CHECK(!beta.is_floating_point() || is_floating_type(t), "result type Float can't be cast to the desired output "
+              "type ", type_word(t));
+  EMBER_CHECK(t != ScalarType::Bool, "result type Long can't be cast to the desired output type Bool");
+}
+
+// Hands a freshly computed result to the caller (or into out=/in-place self).
+Tensor& deliver(Tensor& out, const Tensor& result) {
+  if (!out.defined()) {
+    out = result;
+    return out;
+  }
+  check_out_dtype(out, result.dtype());
+  if (!out.is_same(result)) {
+    resize_output(out, result.sizes());
+    out.copy_(result);
+  }
+  return out;
+}
+
+void check_mm_args(const Tensor& mat1, const Tensor& mat2, const char* first_name) {
+  EMBER_CHECK(mat1.dim() == 2, first_name, " must be a matrix", std::string(first_name) == "mat1"
+                                                                     ? str_cat(", got ", mat1.dim(), "-D tensor")
+                                                                     : std::string());
+  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix",
+              std::string(first_name) == "mat1" ? str_cat(", got ", mat2.dim(), "-D tensor") : std::string());
+  EMBER_CHECK(mat1.sizes()[1] == mat2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", mat1.sizes()[0], "x",
+              mat1.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
+}
+
+// result (m x n, fresh and contiguous) = beta * self + alpha * mat1 @ mat2.
+Tensor addmm_impl(const Tensor* self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  const int64_t m = mat1.sizes()[0], k = mat1.sizes()[1], n = mat2.sizes()[1];
+  Tensor result = ember::empty({m, n}, mat1.dtype(), mat1.device());
+  Scalar b = beta;
+  if (self) {
+    const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+    if (!beta_zero) result.copy_(self->expand({m, n}));
+  } else {
+    b = Scalar(int64_t(0));
+  }
+  gemm_batched(mat1.dtype(), 1, m, n, k, mat1, 0, mat1.strides()[0], mat1.strides()[1], mat2, 0, mat2.strides()[0],
+               mat2.strides()[1], result, alpha, b);
+  return result;
+}
+
+void check_bmm_args(const Tensor& b1, const Tensor& b2) {
+  EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  const int64_t bs = b1.sizes()[0], k = b1.sizes()[2];
+  EMBER_CHECK(b2.sizes()[0] == bs && b2.sizes()[1] == k, "Expected size for first two dimensions of batch2 tensor to be: [",
+              bs, ", ", k, "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
+}
+
+Tensor baddbmm_impl(const Tensor* self, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  const int64_t bs = b1.sizes()[0], m = b1.sizes()[1], k = b1.sizes()[2], n = b2.sizes()[2];
+  Tensor result = ember::empty({bs, m, n}, b1.dtype(), b1.device());
+  Scalar b = beta;
+  if (self) {
+    const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+    if (!beta_zero) result.copy_(self->expand({bs, m, n}));
+  } else {
+    b = Scalar(int64_t(0));
+  }
+  gemm_batched(b1.dtype(), bs, m, n, k, b1, b1.strides()[0], b1.strides()[1], b1.strides()[2], b2, b2.strides()[0],
+               b2.strides()[1], b2.strides()[2], result, alpha, b);
+  return result;
+}
+
+void check_mv_args(const Tensor& mat, const Tensor& vec, int64_t input_dim, int64_t input_size) {
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && input_dim <= 1, "vector + matrix @ vector expected, got ",
+              input_dim, ", ", mat.dim(), ", ", vec.dim());
+  EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0] && (mat.sizes()[0] == input_size || input_size == 1),
+              "size mismatch, got input (", input_size, "), mat (", mat.sizes()[0], "x", mat.sizes()[1], "), vec (",
+              vec.sizes()[0], ")");
+}
+
+// result (m, fresh) = beta * self + alpha * mat @ vec.
+Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  const int64_t m = mat.sizes()[0], n = mat.sizes()[1];
+  Tensor result = ember::empty({m}, mat.dtype(), mat.device());
+  const bool beta_zero = !self || (!beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool());
+  if (!beta_zero) result.copy_(self->expand({m}));
+  if (m == 0) return result;
+  const ScalarType dt = mat.dtype();
+  if (use_blas(dt) && n > 0 && fits_int(m) && fits_int(n)) {
+    BlasMat A = blas_operand(static_cast<const char*>(mat.data_ptr()), m, n, mat.strides()[0], mat.strides()[1]);
+    Tensor mc;
+    if (!A.data) {
+      mc = mat.contiguous();
+      A = blas_operand(static_cast<const char*>(mc.data_ptr()), m, n, n, 1);
+    }
+    Tensor v = vec.strides()[0] == 0 ? vec.contiguous() : vec;
+    const int incx = int(v.strides()[0]);
+    // A.trans: memory holds mat^T (n x m).
+    const int rows = A.trans ? int(n) : int(m), cols = A.trans ? int(m) : int(n);
+    if (dt == ScalarType::Float) {
+      blas::sgemv(A.trans, rows, cols, float(alpha.to_double()), reinterpret_cast<const float*>(A.data), int(A.ld),
+                  static_cast<const float*>(v.data_ptr()), incx, beta_zero ? 0.0f : float(beta.to_double()),
+                  static_cast<float*>(result.data_ptr()), 1);
+    } else {
+      blas::dgemv(A.trans, rows, cols, alpha.to_double(), reinterpret_cast<const double*>(A.data), int(A.ld),
+                  static_cast<const double*>(v.data_ptr()), incx, beta_zero ? 0.0 : beta.to_double(),
+                  static_cast<double*>(result.data_ptr()), 1);
+    }
+    return result;
+  }
+  // Everything else: a gemm with one column.
+  Tensor r2 = result.view({m, 1});
+  gemm_batched(dt, 1, m, 1, n, mat, 0, mat.strides()[0], mat.strides()[1], vec, 0, vec.strides()[0], 1, r2, alpha,
+               beta_zero ? Scalar(int64_t(0)) : beta);
+  return result;
+}
+
+Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
+  EMBER_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
+              "D tensors");
+  EMBER_CHECK(self.dtype() == other.dtype(), name, " : expected both vectors to have same dtype, but found ",
+              type_word(self.dtype()), " and ", type_word(other.dtype()));
+  EMBER_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
+              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
+              other.numel(), " elements respectively");
+  check_not_bool(self.dtype(), name);
+  const ScalarType dt = self.dtype();
+  const int64_t n = self.numel();
+  Tensor result = ember::empty({}, dt, self.device());
+  if (use_blas(dt) && n > 0 && fits_int(n)) {
+    Tensor a = self.strides()[0] == 0 ? self.contiguous() : self;
+    Tensor b = other.strides()[0] == 0 ? other.contiguous() : other;
+    if (dt == ScalarType::Float) {
+      *static_cast<float*>(result.data_ptr()) =
+          blas::sdot(int(n), static_cast<const float*>(a.data_ptr()), int(a.strides()[0]),
+                     static_cast<const float*>(b.data_ptr()), int(b.strides()[0]));
+    } else {
+      *static_cast<double*>(result.data_ptr()) =
+          blas::ddot(int(n), static_cast<const double*>(a.data_ptr()), int(a.strides()[0]),
+                     static_cast<const double*>(b.data_ptr()), int(b.strides()[0]));
+    }
+    return result;
+  }
+  Tensor r2 = result.view({1, 1});
+  gemm_batched(dt, 1, 1, 1, n, self, 0, 0, self.strides()[0], other, 0, other.strides()[0], 1, r2, Scalar(int64_t(1)),
+               Scalar(int64_t(0)));
+  return result;
+}
+
+// Swaps the last two dims (a view).
+Tensor mT(const Tensor& t) {
+  std::vector<int64_t> perm(static_cast<size_t>(t.dim()));
+  for (int64_t i = 0; i < t.dim(); ++i) perm[i] = i;
+  std::swap(perm[t.dim() - 1], perm[t.dim() - 2]);
+  return t.permute(perm);
+}
+
+// Backward of removing dim 0 of size 1 from the 1-D @ 2-D product, named as
+// PyTorch names the node of its in-place squeeze.
+struct SqueezeDimBackward final : public autograd::Node {
+  int64_t dim = 0;
+  std::string name() const override { return "SqueezeBackward4"; }
+  autograd::variable_list apply(autograd::variable_list&& grads) override {
+    autograd::variable_list out(1);
+    if (grads[0].defined() && should_compute_output(0)) out[0] = grads[0].unsqueeze(dim);
+    return out;
+  }
+};
+
+Tensor squeeze_dim0(const Tensor& t) {
+  DimVector sizes(t.sizes()), strides(t.strides());
+  sizes.erase(0);
+  strides.erase(0);
+  const bool requires_grad = autograd::compute_requires_grad(t);
+  Tensor r;
+  {
+    autograd::GradModeGuard guard(false);
+    r = ember::as_strided(t, sizes, strides, t.storage_offset());
+  }
+  if (requires_grad) {
+    auto node = std::make_shared<SqueezeDimBackward>();
+    node->set_next_edges(autograd::collect_next_edges(t));
+    autograd::set_history(r, node);
+  }
+  return r;
+}
+
+// Whether matmul folds the batch dims of the larger operand into the rows of
+// one mm/mv instead of running bmm (PyTorch's rule, so graphs match).
+bool should_fold(const Tensor& t1, const Tensor& t2) {
+  const bool t1_larger = t1.dim() >= t2.dim();
+  const Tensor& smaller = t1_larger ? t2 : t1;
+  const Tensor larger = t1_larger ? t1 : mT(t2);
+  if (!(larger.dim() >= 3 && smaller.dim() <= 2)) return false;
+  if (smaller.requires_grad()) return true;
+  if (t1.dim() == 2) return false;
+  if (larger.numel() == 0) return true;
+  for (int64_t i = 0; i + 2 < larger.dim(); ++i) {
+    if (larger.strides()[i] != larger.strides()[i + 1] * larger.sizes()[i + 1]) return false;
+  }
+  return true;
+}
+
+DimVector concat(IntArrayRef a, std::initializer_list<int64_t> b) {
+  DimVector r(a);
+  for (int64_t v : b) r.push_back(v);
+  return r;
+}
+
+}  // namespace
+
+Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  EMBER_CHECK(self.dim() == 2, "self must be a matrix");
+  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
+  EMBER_CHECK(self.sizes()[1] == mat2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", self.sizes()[0], "x",
+              self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
+              cpp_type_name(self.dtype()), " != ", cpp_type_name(mat2.dtype()));
+  check_not_bool(self.dtype(), "addmm_impl_cpu_", self.sizes()[1] > 0 && self.sizes()[0] * mat2.sizes()[1] > 0);
+  return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
+}
+
+Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
+                  Tensor& out) {
+  check_mm_args(mat1, mat2, "mat1");
+  EMBER_CHECK(mat1.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
+              cpp_type_name(mat1.dtype()), " != ", cpp_type_name(mat2.dtype()));
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ", type_word(self.dtype()),
+              " and ", type_word(mat2.dtype()));
+  const bool work = mat1.sizes()[1] > 0 && mat1.sizes()[0] * mat2.sizes()[1] > 0;
+  check_not_bool(self.dtype(), "addmm_impl_cpu_", work);
+  if (mat1.sizes()[1] == 0) check_beta_cast(self.dtype(), beta);
+  const DimVector want{mat1.sizes()[0], mat2.sizes()[1]};
+  if (out.defined() && out.is_same(self)) {
+    EMBER_CHECK(self.sizes().equals(want), "Bad in-place call: input tensor size ", shape_string(self.sizes()),
+                " and output tensor size ", shape_string(want), " should match");
+  }
+  return deliver(out, addmm_impl(&self, mat1, mat2, beta, alpha));
+}
+
+Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  check_bmm_args(self, mat2);
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "expected scalar type ", type_word(self.dtype()), " but found ",
+              type_word(mat2.dtype()));
+  check_not_bool(self.dtype(), "bmm", self.sizes()[2] > 0 && self.numel() > 0 && mat2.numel() > 0);
+  return deliver(out, baddbmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
+}
+
+Tensor& baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                    const Scalar& alpha, Tensor& out) {
+  check_bmm_args(batch1, batch2);
+  EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
+              type_word(self.dtype()), " but found ",
+              type_word(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
+  check_not_bool(self.dtype(), "baddbmm", batch1.sizes()[2] > 0 && batch1.numel() > 0 && batch2.numel() > 0);
+  if (batch1.sizes()[2] == 0) check_beta_cast(self.dtype(), beta);
+  const DimVector want{batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]};
+  if (out.defined() && out.is_same(self)) {
+    EMBER_CHECK(self.sizes().equals(want), "Bad in-place call: input tensor size ", shape_string(self.sizes()),
+                " and output tensor size ", shape_string(want), " should match");
+  }
+  return deliver(out, baddbmm_impl(&self, batch1, batch2, beta, alpha));
+}
+
+Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                   const Scalar& alpha, Tensor& out) {
+  EMBER_CHECK(batch1.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(batch2.dim() == 3, "batch2 must be a 3D tensor");
+  EMBER_CHECK(batch1.sizes()[0] == batch2.sizes()[0], "batch1 and batch2 must have same number of batches, got ",
+              batch1.sizes()[0], " and ", batch2.sizes()[0]);
+  EMBER_CHECK(batch1.sizes()[2] == batch2.sizes()[1], "Incompatible matrix sizes for bmm (", batch1.sizes()[1], "x",
+              batch1.sizes()[2], " and ", batch2.sizes()[1], "x", batch2.sizes()[2], ")");
+  EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
+              type_word(self.dtype()), " but found ",
+              type_word(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
+  check_not_bool(self.dtype(), "addmm_impl_cpu_", batch1.numel() > 0 && batch2.numel() > 0);
+  if (batch1.numel() == 0 || batch2.numel() == 0) check_beta_cast(self.dtype(), beta);
+  const int64_t bs = batch1.sizes()[0], m = batch1.sizes()[1], k = batch1.sizes()[2], n = batch2.sizes()[2];
+  const DimVector want{m, n};
+  if (out.defined() && out.is_same(self)) {
+    EMBER_CHECK(self.sizes().equals(want), "Bad in-place call: input tensor size ", shape_string(self.sizes()),
+                " and output tensor size ", shape_string(want), " should match");
+  }
+  // Sum over the batch: view the batch as extra columns of A and rows of B,
+  // accumulating one product per batch into the result.
+  Tensor result = ember::empty({m, n}, self.dtype(), self.device());
+  const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+  if (!beta_zero) result.copy_(self.expand({m, n}));
+  if (bs == 0) {
+    if (beta_zero) {
+      result.zero_();
+    } else if (beta.to_double() != 1) {
+      result = result * wrapped_scalar(beta);
+    }
+    return deliver(out, result);
+  }
+  for (int64_t b = 0; b < bs; ++b) {
+    Tensor a = native::as_strided(batch1, {m, k}, {batch1.strides()[1], batch1.strides()[2]},
+                          batch1.storage_offset() + b * batch1.strides()[0]);
+    Tensor bb = native::as_strided(batch2, {k, n}, {batch2.strides()[1], batch2.strides()[2]},
+                           batch2.storage_offset() + b * batch2.strides()[0]);
+    gemm_batched(self.dtype(), 1, m, n, k, a, 0, a.strides()[0], a.strides()[1], bb, 0, bb.strides()[0],
+                 bb.strides()[1], result, alpha, b == 0 ? (beta_zero ? Scalar(int64_t(0)) : beta) : Scalar(int64_t(1)));
+  }
+  return deliver(out, result);
+}
+
+Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
+  check_mv_args(self, vec, 1, self.dim() == 2 ? self.sizes()[0] : 0);
+  EMBER_CHECK(self.dtype() == vec.dtype(), "expected scalar type ", type_word(self.dtype()), " but found ",
+              type_word(vec.dtype()));
+  check_not_bool(self.dtype(), "addmv_impl_cpu", self.numel() > 0);
+  return deliver(out, addmv_impl(nullptr, self, vec, Scalar(int64_t(0)), Scalar(int64_t(1))));
+}
+
+Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha,
+                  Tensor& out) {
+  check_mv_args(mat, vec, self.dim(), self.dim() == 0 ? 1 : self.sizes()[0]);
+  EMBER_CHECK(self.dtype() == mat.dtype() && mat.dtype() == vec.dtype(),
+              "addmv input tensors must have the same dtype, but got ", type_word(self.dtype()), ", ",
+              type_word(mat.dtype()), ", and ", type_word(vec.dtype()));
+  check_not_bool(self.dtype(), "addmv_impl_cpu", mat.numel() > 0);
+  if (out.defined() && out.is_same(self)) {
+    EMBER_CHECK(self.dim() == 1 && self.sizes()[0] == mat.sizes()[0], "Bad in-place call: input tensor size ",
+                shape_string(self.sizes()), " and output tensor size [", mat.sizes()[0], "] should match");
+  }
+  return deliver(out, addmv_impl(&self, mat, vec, beta, alpha));
+}
+
+Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) { return deliver(out, dot_impl(self, tensor, "dot")); }
+
+Tensor& vdot_out(const Tensor& self, const Tensor& other, Tensor& out) { return deliver(out, dot_impl(self, other, "vdot")); }
+
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
+  EMBER_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  return self.reshape({-1, 1}) * vec2;
+}
+
+Tensor ger(const Tensor& self, const Tensor& vec2) { return ember::outer(self, vec2); }
+
+Tensor matmul(const Tensor& t1, const Tensor& t2) {
+  const int64_t d1 = t1.dim(), d2 = t2.dim();
+  EMBER_CHECK(d1 != 0 && d2 != 0, "both arguments to matmul need to be at least 1D, but they are ", d1, "D and ", d2,
+              "D");
+  if (d1 == 1 && d2 == 1) return t1.dot(t2);
+  if (d1 == 2 && d2 == 1) return t1.mv(t2);
+  if (d1 == 1 && d2 == 2) return squeeze_dim0(t1.unsqueeze(0).mm(t2));
+  if (d1 == 2 && d2 == 2) return t1.mm(t2);
+  if (should_fold(t1, t2)) {
+    // Fold the batch dims of the larger operand into matrix rows: one mm/mv.
+    const bool transpose = d2 > d1;
+    const Tensor a = transpose ? mT(t2) : t1;
+    const Tensor b = transpose ? (d1 == 2 ? mT(t1) : t1) : t2;
+    DimVector out_shape(a.sizes());
+    const int64_t last = out_shape.back();
+    out_shape.erase(out_shape.size() - 1);
+    const int64_t folded = product(out_shape);
+    Tensor a2 = a.reshape({folded, last});
+    if (b.dim() == 2) {
+      out_shape.push_back(b.sizes()[1]);
+      Tensor r = ember::_unsafe_view(a2.mm(b), out_shape);
+      return transpose ? mT(r).contiguous() : r;
+    }
+    return ember::_unsafe_view(a2.mv(b), out_shape);
+  }
+  // Broadcast the batch dims and run one bmm.
+  const int64_t n = d1 > 1 ? t1.sizes()[d1 - 2] : 1;
+  const int64_t m1 = t1.sizes()[d1 - 1];
+  const int64_t m2 = d2 > 1 ? t2.sizes()[d2 - 2] : t2.sizes()[0];
+  const int64_t p = d2 > 1 ? t2.sizes()[d2 - 1] : 1;
+  IntArrayRef batch1(t1.sizes().data(), static_cast<size_t>(std::max<int64_t>(d1 - 2, 0)));
+  IntArrayRef batch2(t2.sizes().data(), static_cast<size_t>(std::max<int64_t>(d2 - 2, 0)));
+  DimVector out_shape = infer_broadcast_size(batch1, batch2);
+  const int64_t bp = product(out_shape);
+  Tensor a = t1.expand(concat(out_shape, {n, m1})).reshape({bp, n, m1});
+  Tensor b = d2 == 1 ? t2.expand(concat(out_shape, {m2})).unsqueeze(-1) : t2.expand(concat(out_shape, {m2, p}));
+  b = b.reshape({bp, m2, p});
+  if (d1 > 1) out_shape.push_back(n);
+  if (d2 > 1) out_shape.push_back(p);
+  return ember::_unsafe_view(a.bmm(b), out_shape);
+}
+
+Tensor& matmul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  autograd::check_no_grad_for_out("matmul", self, other);
+  Tensor r;
+  {
+    // out= takes no part in autograd, as in PyTorch.
+    autograd::GradModeGuard guard(false);
+    r = ember::matmul(self, other);
+  }
+  check_out_dtype(out, r.dtype());
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
+}  // namespace ember::native

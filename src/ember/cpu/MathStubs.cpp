@@ -1,0 +1,17 @@
+// Definitions of the elementwise math dispatch stubs (see MathStubs.h).
+#include "ember/cpu/MathStubs.h"
+
+namespace ember::cpu {
+
+EMBER_DEFINE_DISPATCH(UnaryMathFn, unary_math_stub);
+EMBER_DEFINE_DISPATCH(BinaryMathFn, binary_math_stub);
+EMBER_DEFINE_DISPATCH(PowScalarFn, pow_tensor_scalar_stub);
+EMBER_DEFINE_DISPATCH(RoundDecimalsFn, round_decimals_stub);
+EMBER_DEFINE_DISPATCH(ClampScalarFn, clamp_scalar_stub);
+EMBER_DEFINE_DISPATCH(TernaryFn, clamp_tensor_stub);
+EMBER_DEFINE_DISPATCH(TernaryFn, where_stub);
+EMBER_DEFINE_DISPATCH(LerpScalarFn, lerp_scalar_stub);
+EMBER_DEFINE_DISPATCH(TernaryFn, lerp_tensor_stub);
+EMBER_DEFINE_DISPATCH(GeluBackwardFn, gelu_backward_stub);
+
+}  // namespace ember::cpu

@@ -1,0 +1,392 @@
+// Batch, layer and group normalisation on the CPU: checks (PyTorch's
+// messages), per-channel coefficients, running statistics, and the calls into
+// cpu/kernels/NormalizationKernel.cpp. 16-bit float inputs compute in float.
+#include <cmath>
+
+#include "ember/cpu/NNStubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember {
+namespace cpu {
+EMBER_DEFINE_DISPATCH(BatchNormStatsFn, batch_norm_stats_stub);
+EMBER_DEFINE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
+EMBER_DEFINE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
+EMBER_DEFINE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
+EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_stub);
+EMBER_DEFINE_DISPATCH(LayerNormBackwardFn, layer_norm_backward_stub);
+EMBER_DEFINE_DISPATCH(GroupNormFn, group_norm_stub);
+EMBER_DEFINE_DISPATCH(GroupNormBackwardFn, group_norm_backward_stub);
+}  // namespace cpu
+
+namespace native {
+namespace {
+
+Tensor opt(const std::optional<Tensor>& t) { return t && t->defined() ? *t : Tensor(); }
+
+bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+// The dtype the kernels compute in; integer inputs get PyTorch's error.
+ScalarType compute_dtype(const Tensor& input, const char* kernel_name) {
+  const ScalarType t = input.dtype();
+  if (t == ScalarType::Float || t == ScalarType::Double) return t;
+  if (is_reduced_float(t)) return ScalarType::Float;
+  throw NotImplementedError(str_cat("\"", kernel_name, "\" not implemented for '", cpu::dtype_message_name(t), "'"));
+}
+
+// Parameters share the input's dtype (float parameters may go with 16-bit input).
+void check_mixed(const Tensor& input, std::initializer_list<const Tensor*> params) {
+  for (const Tensor* p : params) {
+    if (!p->defined() || p->dtype() == input.dtype()) continue;
+    EMBER_CHECK(is_reduced_float(input.dtype()) && p->dtype() == ScalarType::Float,
+                "mixed dtype (CPU): all inputs must share same datatype.");
+  }
+}
+
+std::vector<double> to_doubles(const Tensor& t) {
+  Tensor d = t.to(ScalarType::Double).contiguous();
+  const double* p = d.data_ptr<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+
+Tensor from_doubles(const std::vector<double>& v, ScalarType dtype) {
+  Tensor r = ember::empty({static_cast<int64_t>(v.size())}, dtype);
+  if (dtype == ScalarType::Double) {
+    std::copy(v.begin(), v.end(), r.data_ptr<double>());
+  } else {
+    float* p = r.data_ptr<float>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<float>(v[i]);
+  }
+  return r;
+}
+
+Tensor in_dtype(const Tensor& t, ScalarType dtype) { return t.to(dtype).contiguous(); }
+
+// The dtype of a parameter's gradient: the parameter's own.
+Tensor grad_like(const Tensor& g, const Tensor& param, ScalarType fallback) {
+  return g.to(param.defined() ? param.dtype() : fallback);
+}
+
+}  // namespace
+
+// ---- batch norm -------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std::optional<Tensor>& weight_opt,
+                                                  const std::optional<Tensor>& bias_opt,
+                                                  const std::optional<Tensor>& running_mean_opt,
+                                                  const std::optional<Tensor>& running_var_opt, bool training,
+                                                  double momentum, double eps) {
+  Tensor weight = opt(weight_opt), bias = opt(bias_opt), rmean = opt(running_mean_opt), rvar = opt(running_var_opt);
+  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected at least 2-D input, got ", input.dim(), "-D");
+  const int64_t N = input.size(0), C = input.size(1);
+  for (auto [name, t] : {std::pair<const char*, const Tensor*>{"weight", &weight}, {"bias", &bias},
+                         {"running_mean", &rmean}, {"running_var", &rvar}}) {
+    EMBER_CHECK(!t->defined() || t->numel() == C, name, " should contain ", C, " elements not ", t->numel());
+  }
+  EMBER_CHECK(training || rmean.defined(), "running_mean must be defined in evaluation mode");
+  EMBER_CHECK(training || rvar.defined(), "running_var must be defined in evaluation mode");
+  check_mixed(input, {&weight, &bias, &rmean, &rvar});
+  const ScalarType T = compute_dtype(input, "batch_norm");
+  const int64_t S = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
+  cpu::BatchNormArgs a{N, C, S};
+  Tensor x = in_dtype(input, T);
+
+  std::vector<double> mean(C, 0.0), invstd(C, 0.0);
+  Tensor save_mean, save_invstd;
+  if (training) {
+    Tensor m = ember::empty({C}, T), v = ember::empty({C}, T);
+    if (input.numel() > 0) {
+      cpu::batch_norm_stats_stub(T, x.data_ptr(), m.data_ptr(), v.data_ptr(), a);
+    } else {
+      m.fill_(Scalar(NAN));
+      v.fill_(Scalar(NAN));
+    }
+    mean = to_doubles(m);
+    std::vector<double> var = to_doubles(v);
+    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+    save_mean = m;
+    save_invstd = from_doubles(invstd, T);
+    const double M = static_cast<double>(N * S);
+    if (rmean.defined()) {
+      std::vector<double> r = to_doubles(rmean);
+      for (int64_t c = 0; c < C; ++c) r[c] = (1 - momentum) * r[c] + momentum * mean[c];
+      rmean.copy_(from_doubles(r, ScalarType::Double).view(rmean.sizes()));
+    }
+    if (rvar.defined()) {
+      std::vector<double> r = to_doubles(rvar);
+      for (int64_t c = 0; c < C; ++c) r[c] = (1 - momentum) * r[c] + momentum * var[c] * M / (M - 1);
+      rvar.copy_(from_doubles(r, ScalarType::Double).view(rvar.sizes()));
+    }
+  } else {
+    mean = to_doubles(rmean);
+    std::vector<double> var = to_doubles(rvar);
+    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+    save_mean = ember::empty({0}, T);
+    save_invstd = ember::empty({0}, T);
+  }
+
+  std::vector<double> w = weight.defined() ? to_doubles(weight) : std::vector<double>(C, 1.0);
+  std::vector<double> b = bias.defined() ? to_doubles(bias) : std::vector<double>(C, 0.0);
+  std::vector<double> scale(C), shift(C);
+  for (int64_t c = 0; c < C; ++c) {
+    scale[c] = invstd[c] * w[c];
+    shift[c] = b[c] - mean[c] * scale[c];
+  }
+  Tensor y = ember::empty(input.sizes(), T);
+  if (input.numel() > 0) {
+    Tensor sc = from_doubles(scale, T), sh = from_doubles(shift, T);
+    cpu::batch_norm_apply_stub(T, x.data_ptr(), y.data_ptr(), sc.data_ptr(), sh.data_ptr(), a);
+  }
+  return {y.to(input.dtype()), save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight_opt,
+    const std::optional<Tensor>& running_mean_opt, const std::optional<Tensor>& running_var_opt,
+    const std::optional<Tensor>& save_mean_opt, const std::optional<Tensor>& save_invstd_opt, bool train, double eps,
+    std::array<bool, 3> mask) {
+  Tensor weight = opt(weight_opt);
+  const ScalarType T = compute_dtype(input, "batch_norm_backward");
+  const int64_t N = input.size(0), C = input.size(1);
+  const int64_t S = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
+  cpu::BatchNormArgs a{N, C, S};
+  std::vector<double> mean, invstd;
+  if (train) {
+    mean = to_doubles(opt(save_mean_opt));
+    invstd = to_doubles(opt(save_invstd_opt));
+  } else {
+    mean = to_doubles(opt(running_mean_opt));
+    std::vector<double> var = to_doubles(opt(running_var_opt));
+    invstd.resize(C);
+    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+  }
+  EMBER_CHECK(static_cast<int64_t>(mean.size()) == C && static_cast<int64_t>(invstd.size()) == C,
+              "batch_norm_backward: statistics should contain ", C, " elements");
+  std::vector<double> w = weight.defined() ? to_doubles(weight) : std::vector<double>(C, 1.0);
+  Tensor x = in_dtype(input, T), dy = in_dtype(grad_out, T);
+
+  std::vector<double> sum_dy(C, 0.0), sum_dy_xmu(C, 0.0);
+  if ((mask[1] || mask[2] || (train && mask[0])) && input.numel() > 0) {
+    Tensor m = from_doubles(mean, T), s1 = ember::empty({C}, T), s2 = ember::empty({C}, T);
+    cpu::batch_norm_backward_reduce_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), s1.data_ptr(), s2.data_ptr(),
+                                         a);
+    sum_dy = to_doubles(s1);
+    sum_dy_xmu = to_doubles(s2);
+  }
+  Tensor gx, gw, gb;
+  if (mask[0]) {
+    const double M = static_cast<double>(N * S);
+    std::vector<double> k1(C), k2(C, 0.0), k3(C, 0.0);
+    for (int64_t c = 0; c < C; ++c) {
+      k1[c] = invstd[c] * w[c];
+      if (train) {
+        k2[c] = -k1[c] * invstd[c] * invstd[c] * sum_dy_xmu[c] / M;
+        k3[c] = -k1[c] * sum_dy[c] / M - mean[c] * k2[c];
+      }
+    }
+    gx = ember::empty(input.sizes(), T);
+    if (input.numel() > 0) {
+      Tensor t1 = from_doubles(k1, T), t2 = from_doubles(k2, T), t3 = from_doubles(k3, T);
+      cpu::batch_norm_backward_apply_stub(T, dy.data_ptr(), x.data_ptr(), gx.data_ptr(), t1.data_ptr(),
+                                          t2.data_ptr(), t3.data_ptr(), a);
+    }
+    gx = gx.to(input.dtype());
+  }
+  if (mask[1]) {
+    std::vector<double> g(C);
+    for (int64_t c = 0; c < C; ++c) g[c] = sum_dy_xmu[c] * invstd[c];
+    gw = grad_like(from_doubles(g, T), weight, input.dtype());
+  }
+  if (mask[2]) gb = grad_like(from_doubles(sum_dy, T), weight, input.dtype());
+  return {gx, gw, gb};
+}
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight_opt, const std::optional<Tensor>& bias_opt,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool /*cudnn_enabled*/) {
+  const int64_t C = input.size(1);
+  Tensor weight = opt(weight_opt), bias = opt(bias_opt);
+  if (input.numel() == 0) {
+    // Empty input: a fresh tensor that stays connected to weight and bias.
+    Tensor out = input.clone();
+    if (weight.defined() && weight.numel() > 0) out = out * weight.narrow(0, 0, 1);
+    if (bias.defined() && bias.numel() > 0) out = out + bias.narrow(0, 0, 1);
+    return out;
+  }
+  Tensor rmean = opt(running_mean), rvar = opt(running_var);
+  EMBER_CHECK(!rmean.defined() || rmean.numel() == C, "running_mean should contain ", C, " elements not ",
+              rmean.numel());
+  EMBER_CHECK(training || rmean.defined(), "running_mean must be defined in evaluation mode");
+  EMBER_CHECK(!rvar.defined() || rvar.numel() == C, "running_var should contain ", C, " elements not ",
+              rvar.numel());
+  EMBER_CHECK(training || rvar.defined(), "running_var must be defined in evaluation mode");
+  EMBER_CHECK(!weight.defined() || weight.numel() == C, "weight should contain ", C, " elements not ",
+              weight.numel());
+  EMBER_CHECK(!bias.defined() || bias.numel() == C, "bias should contain ", C, " elements not ", bias.numel());
+  return std::get<0>(
+      ember::native_batch_norm(input, weight_opt, bias_opt, running_mean, running_var, training, momentum, eps));
+}
+
+// ---- layer norm -------------------------------------------------------------------
+
+namespace {
+// Rows (M) and row length (D) of a layer norm, checked.
+std::pair<int64_t, int64_t> layer_norm_dims(const Tensor& input, IntArrayRef shape, const Tensor& weight,
+                                            const Tensor& bias) {
+  EMBER_CHECK(!shape.empty(),
+              "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
+              "got normalized_shape = ",
+              shape_string(shape));
+  EMBER_CHECK(!weight.defined() || weight.sizes().equals(shape),
+              "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+              shape_string(weight.sizes()), " and normalized_shape = ", shape_string(shape));
+  EMBER_CHECK(!bias.defined() || bias.sizes().equals(shape),
+              "Expected bias to be of same shape as normalized_shape, but got bias of shape ",
+              shape_string(bias.sizes()), " and normalized_shape = ", shape_string(shape));
+  const int64_t nd = input.dim(), k = static_cast<int64_t>(shape.size());
+  bool ok = nd >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = input.size(nd - k + i) == shape[i];
+  EMBER_CHECK(ok, "Given normalized_shape=", shape_string(shape), ", expected input with shape [*",
+              [&] {
+                std::string s;
+                for (int64_t v : shape) s += ", " + std::to_string(v);
+                return s;
+              }(),
+              "], but got input of size", shape_string(input.sizes()));
+  int64_t M = 1, D = 1;
+  for (int64_t i = 0; i < nd - k; ++i) M *= input.size(i);
+  for (int64_t v : shape) D *= v;
+  return {M, D};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
+                                                  const std::optional<Tensor>& weight_opt,
+                                                  const std::optional<Tensor>& bias_opt, double eps) {
+  Tensor weight = opt(weight_opt), bias = opt(bias_opt);
+  auto [M, D] = layer_norm_dims(input, normalized_shape, weight, bias);
+  check_mixed(input, {&weight, &bias});
+  const ScalarType T = compute_dtype(input, "LayerNormKernelImpl");
+  Tensor x = in_dtype(input, T);
+  Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
+  Tensor b = bias.defined() ? in_dtype(bias, T) : Tensor();
+  DimVector stat_shape;
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  for (int64_t i = 0; i < input.dim(); ++i) stat_shape.push_back(i < axis ? input.size(i) : 1);
+  Tensor y = ember::empty(input.sizes(), T), mean = ember::empty(stat_shape, T), rstd = ember::empty(stat_shape, T);
+  if (M > 0 && D > 0) {
+    cpu::layer_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
+                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), M, D, eps);
+  }
+  return {y.to(input.dtype()), mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
+                                                           IntArrayRef normalized_shape, const Tensor& mean,
+                                                           const Tensor& rstd, const std::optional<Tensor>& weight_opt,
+                                                           std::array<bool, 3> mask) {
+  Tensor weight = opt(weight_opt);
+  auto [M, D] = layer_norm_dims(input, normalized_shape, weight, Tensor());
+  const ScalarType T = compute_dtype(input, "LayerNormBackwardKernelImpl");
+  Tensor x = in_dtype(input, T), dy = in_dtype(grad_out, T), m = in_dtype(mean, T), r = in_dtype(rstd, T);
+  Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
+  Tensor gx, gw, gb;
+  if (mask[0]) gx = ember::empty(input.sizes(), T);
+  if (mask[1]) gw = ember::zeros(normalized_shape, T);
+  if (mask[2]) gb = ember::zeros(normalized_shape, T);
+  if (M > 0 && D > 0) {
+    auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
+    cpu::layer_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx),
+                                  ptr(gw), ptr(gb), M, D);
+  }
+  if (gx.defined()) gx = gx.to(input.dtype());
+  if (gw.defined()) gw = grad_like(gw, weight, input.dtype());
+  if (gb.defined()) gb = grad_like(gb, weight, input.dtype());
+  return {gx, gw, gb};
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
+  return std::get<0>(ember::native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+// ---- group norm -------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std::optional<Tensor>& weight_opt,
+                                                  const std::optional<Tensor>& bias_opt, int64_t N, int64_t C,
+                                                  int64_t HxW, int64_t group, double eps) {
+  Tensor weight = opt(weight_opt), bias = opt(bias_opt);
+  EMBER_CHECK(group > 0 && C % group == 0, "Expected number of channels in input to be divisible by num_groups, ",
+              "but got input of shape ", shape_string(input.sizes()), " and num_groups=", group);
+  EMBER_CHECK(input.numel() == N * C * HxW, "Expected the input to have ", N * C * HxW, " elements, but got ",
+              input.numel());
+  EMBER_CHECK(!weight.defined() || weight.numel() == C, "Expected weight to be a vector of size equal to the number ",
+              "of channels in input, but got weight of shape ", shape_string(weight.sizes()), " and input of shape ",
+              shape_string(input.sizes()));
+  EMBER_CHECK(!bias.defined() || bias.numel() == C, "Expected bias to be a vector of size equal to the number of ",
+              "channels in input, but got bias of shape ", shape_string(bias.sizes()), " and input of shape ",
+              shape_string(input.sizes()));
+  check_mixed(input, {&weight, &bias});
+  const ScalarType T = compute_dtype(input, "GroupNormKernelImpl");
+  Tensor x = in_dtype(input, T);
+  Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
+  Tensor b = bias.defined() ? in_dtype(bias, T) : Tensor();
+  Tensor y = ember::empty(input.sizes(), T), mean = ember::empty({N, group}, T), rstd = ember::empty({N, group}, T);
+  if (input.numel() > 0) {
+    cpu::group_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
+                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), cpu::GroupNormArgs{N, C, HxW, group}, eps);
+  }
+  return {y.to(input.dtype()), mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> group_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
+                                                           const Tensor& mean, const Tensor& rstd,
+                                                           const std::optional<Tensor>& weight_opt, int64_t N,
+                                                           int64_t C, int64_t HxW, int64_t group,
+                                                           std::array<bool, 3> mask) {
+  Tensor weight = opt(weight_opt);
+  EMBER_CHECK(group > 0 && C % group == 0 && input.numel() == N * C * HxW,
+              "native_group_norm_backward: inconsistent sizes");
+  const ScalarType T = compute_dtype(input, "GroupNormBackwardKernelImpl");
+  Tensor x = in_dtype(input, T), dy = in_dtype(grad_out, T), m = in_dtype(mean, T), r = in_dtype(rstd, T);
+  Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
+  Tensor gx, gw, gb;
+  if (mask[0]) gx = ember::empty(input.sizes(), T);
+  if (mask[1]) gw = ember::zeros({C}, T);
+  if (mask[2]) gb = ember::zeros({C}, T);
+  if (input.numel() > 0) {
+    auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
+    cpu::group_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx),
+                                  ptr(gw), ptr(gb), cpu::GroupNormArgs{N, C, HxW, group});
+  }
+  if (gx.defined()) gx = gx.to(input.dtype());
+  if (gw.defined()) gw = grad_like(gw, weight, input.dtype());
+  if (gb.defined()) gb = grad_like(gb, weight, input.dtype());
+  return {gx, gw, gb};
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight_opt,
+                  const std::optional<Tensor>& bias_opt, double eps, bool /*cudnn_enabled*/) {
+  EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", input.dim());
+  const int64_t N = input.size(0), C = input.size(1);
+  EMBER_CHECK(num_groups > 0, "Expected num_groups to be positive, but got num_groups=", num_groups);
+  EMBER_CHECK(C % num_groups == 0, "Expected number of channels in input to be divisible by num_groups, but got ",
+              "input of shape ", shape_string(input.sizes()), " and num_groups=", num_groups);
+  Tensor weight = opt(weight_opt), bias = opt(bias_opt);
+  EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C),
+              "Expected weight to be a vector of size equal to the number of channels in input, but got weight of "
+              "shape ",
+              shape_string(weight.sizes()), " and input of shape ", shape_string(input.sizes()));
+  // PyTorch's message names the weight's shape here (an empty one without a weight).
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C),
+              "Expected bias to be a vector of size equal to the number of channels in input, but got bias of "
+              "shape ",
+              weight.defined() ? shape_string(weight.sizes()) : std::string("[0]"), " and input of shape ",
+              shape_string(input.sizes()));
+  int64_t HxW = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) HxW *= input.size(d);
+  return std::get<0>(ember::native_group_norm(input.contiguous(), weight_opt, bias_opt, N, C, HxW, num_groups, eps));
+}
+
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,40 @@
+#pragma once
+// Pieces of PyTorch's error messages shared by the reduction, softmax and
+// matrix-product kernels' argument checks.
+
+#include <string>
+
+#include "ember/ops/Tensor.h"
+
+namespace ember::native {
+
+// "Long", "Float": the type word PyTorch prints for a dtype.
+inline std::string type_word(ScalarType t) {
+  std::string s(legacy_type_name(t));
+  return s.substr(0, s.size() - 6);
+}
+
+// The C++ element type name PyTorch prints in out= dtype errors.
+inline const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return "unsigned char";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Bool: return "bool";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    default: return "undefined";
+  }
+}
+
+// out= must have exactly this dtype (when given).
+inline void check_out_dtype(const Tensor& out, ScalarType want) {
+  EMBER_CHECK(!out.defined() || out.dtype() == want, "Expected out tensor to have dtype ", cpp_type_name(want),
+              ", but got ", cpp_type_name(out.dtype()), " instead");
+}
+
+}  // namespace ember::native

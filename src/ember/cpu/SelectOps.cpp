@@ -1,0 +1,171 @@
+// CPU implementations of where, clamp (and clamp_min/clamp_max) and lerp.
+#include <cmath>
+
+#include "ember/cpu/MathHelpers.h"
+#include "ember/cpu/MathStubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::native {
+
+namespace {
+
+using math::not_implemented_for;
+
+bool is_nan_scalar(const std::optional<Scalar>& s) {
+  return s && s->is_floating_point() && std::isnan(s->to_double());
+}
+
+Tensor& run_binary(TensorIterator& it, cpu::BinaryOp op, Tensor& out) {
+  cpu::KernelFlags flags;
+  cpu::binary_math_stub(it, op, flags);
+  it.finish();
+  return out;
+}
+
+}  // namespace
+
+// ---- where -------------------------------------------------------------------------
+
+Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
+  EMBER_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              dtype_message_name(condition.dtype()));
+  if (out.defined()) {
+    Tensor a = self, b = other;
+    const ScalarType t = result_type({&a, &b});
+    EMBER_CHECK(out.dtype() == t, "Expected out type to be ", dtype_message_name(t), " but got ",
+                dtype_message_name(out.dtype()));
+  }
+  TensorIterator::Config c;
+  c.num_unpromoted = 1;  // the condition keeps its dtype
+  auto it = TensorIterator::op(out, {condition, self, other}, c);
+  cpu::where_stub(it);
+  it.finish();
+  return out;
+}
+
+// Python numbers take the promoted dtype of both operands, as weak scalars.
+Tensor where_scalar_other(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  Tensor w = wrapped_scalar(other);
+  return ember::where(condition, self, math::scalar_tensor_checked(other, result_type({&self, &w})));
+}
+
+Tensor where_scalar_self(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  Tensor w = wrapped_scalar(self);
+  return ember::where(condition, math::scalar_tensor_checked(self, result_type({&w, &other})), other);
+}
+
+Tensor where_scalar(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  Tensor a = wrapped_scalar(self), b = wrapped_scalar(other);
+  const ScalarType t = result_type({&a, &b});
+  return ember::where(condition, math::scalar_tensor_checked(self, t), math::scalar_tensor_checked(other, t));
+}
+
+// ---- clamp -----------------------------------------------------------------------
+
+namespace {
+
+// clamp with scalar bounds (one may be absent). Bounds join type promotion
+// as weak scalars; an in-place clamp may not change the dtype, and an out=
+// tensor must have the result dtype.
+Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                          Tensor& out) {
+  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ScalarType t = self.dtype();
+  if (!is_floating_type(t)) {
+    Tensor lo = min ? wrapped_scalar(*min) : Tensor(), hi = max ? wrapped_scalar(*max) : Tensor();
+    t = result_type({&self, &lo, &hi});
+    EMBER_CHECK(t == self.dtype() || !out.defined() || !out.is_same(self), "result type ", dtype_message_name(t),
+                " can't be cast to the desired output type ", math::cpp_type_name(self.dtype()));
+  }
+  EMBER_CHECK(!out.defined() || out.dtype() == t, "Found dtype ", dtype_message_name(out.defined() ? out.dtype() : t),
+              " but expected ", dtype_message_name(t));
+  Tensor base = self.dtype() == t ? self : self.to(t);
+  auto it = TensorIterator::unary_op(out, base);
+  if (t == ScalarType::Bool) {
+    not_implemented_for(min && max ? "clamp_scalar_cpu" : (min ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu"), t);
+  }
+  if (is_nan_scalar(min) || is_nan_scalar(max)) {
+    it.output().fill_(Scalar(std::nan("")));
+  } else {
+    cpu::clamp_scalar_stub(it, min, max);
+  }
+  it.finish();
+  return out;
+}
+
+}  // namespace
+
+Tensor& clamp_out(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, Tensor& out) {
+  return clamp_scalar_impl(self, min, max, out);
+}
+Tensor& clamp_min_out(const Tensor& self, const Scalar& min, Tensor& out) {
+  return clamp_scalar_impl(self, min, std::nullopt, out);
+}
+Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
+  return clamp_scalar_impl(self, std::nullopt, max, out);
+}
+
+Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
+                         Tensor& out) {
+  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (min && max) {
+    auto it = TensorIterator::op(out, {self, *min, *max}, TensorIterator::Config{});
+    if (it.common_dtype() == ScalarType::Bool) not_implemented_for("clamp_cpu", it.common_dtype());
+    cpu::clamp_tensor_stub(it);
+    it.finish();
+    return out;
+  }
+  auto it = TensorIterator::binary_op(out, self, min ? *min : *max);
+  return run_binary(it, min ? cpu::BinaryOp::Maximum : cpu::BinaryOp::Minimum, out);
+}
+
+Tensor& clamp_min_tensor_out(const Tensor& self, const Tensor& min, Tensor& out) {
+  auto it = TensorIterator::binary_op(out, self, min);
+  return run_binary(it, cpu::BinaryOp::Maximum, out);
+}
+
+Tensor& clamp_max_tensor_out(const Tensor& self, const Tensor& max, Tensor& out) {
+  auto it = TensorIterator::binary_op(out, self, max);
+  return run_binary(it, cpu::BinaryOp::Minimum, out);
+}
+
+Tensor clip(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return ember::clamp(self, min, max);
+}
+Tensor clip_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return ember::clamp(self, min, max);
+}
+
+// ---- lerp ------------------------------------------------------------------------
+
+namespace {
+void check_same_dtype(const Tensor& self, const Tensor& t, const char* what) {
+  EMBER_CHECK(self.dtype() == t.dtype(), "expected dtype ", math::cpp_type_name(self.dtype()), " for `", what,
+              "` but got dtype ", math::cpp_type_name(t.dtype()));
+}
+}  // namespace
+
+Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
+  check_same_dtype(self, end, "end");
+  auto it = TensorIterator::binary_op(out, self, end);
+  if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_scalar", it.common_dtype());
+  cpu::lerp_scalar_stub(it, weight);
+  it.finish();
+  return out;
+}
+
+Tensor& lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& weight, Tensor& out) {
+  check_same_dtype(self, end, "end");
+  check_same_dtype(self, weight, "weight");
+  TensorIterator::Config c;
+  c.exact_out_dtype = true;
+  auto it = TensorIterator::op(out, {self, end, weight}, c);
+  if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_tensor", it.common_dtype());
+  cpu::lerp_tensor_stub(it);
+  it.finish();
+  return out;
+}
+
+}  // namespace ember::native

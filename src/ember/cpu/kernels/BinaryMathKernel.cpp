@@ -1,0 +1,442 @@
+// Binary math, comparison, logical and bitwise kernels, compiled once per CPU
+// capability.
+#include <cmath>
+#include <limits>
+
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/kernels/MathLoops.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+// Runs f(a, b) over every type the iterator may hold: a and b arrive in
+// their computation type (float for Half/BFloat16), the result is stored
+// as the output type (bool for comparisons, else the common dtype).
+template <bool BoolOut, typename F>
+void binary(const TensorIterator& it, const F& f) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using acc_t = opmath_t<scalar_t>;
+    using out_t = std::conditional_t<BoolOut, bool, scalar_t>;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      loop2<out_t, scalar_t, scalar_t>(d, s, n, [&](scalar_t a, scalar_t b) {
+        return static_cast<out_t>(f(static_cast<acc_t>(a), static_cast<acc_t>(b)));
+      });
+    });
+  });
+}
+
+// Integer division helpers; a zero divisor sets the flag and gives 0.
+template <typename T>
+T int_div_trunc(T a, T b, KernelFlags& flags) {
+  if (b == 0) {
+    flags.zero_division.store(true, std::memory_order_relaxed);
+    return 0;
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(a));
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+T int_div_floor(T a, T b, KernelFlags& flags) {
+  if (b == 0) {
+    flags.zero_division.store(true, std::memory_order_relaxed);
+    return 0;
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(a));
+    T q = static_cast<T>(a / b);
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+
+template <typename T>
+T int_remainder(T a, T b, bool python_sign, KernelFlags& flags) {
+  if (b == 0) {
+    flags.zero_division.store(true, std::memory_order_relaxed);
+    return 0;
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+    T r = static_cast<T>(a % b);
+    if (python_sign && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+// Python's float floor division: the quotient of the exact remainder
+// identity a = b * q + mod, rounded down, with IEEE results for b == 0.
+template <typename T>
+T float_div_floor(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+  T q;
+  if (div != 0) {
+    q = std::floor(div);
+    if (div - q > T(0.5)) q += T(1);
+  } else {
+    q = std::copysign(T(0), a / b);
+  }
+  return q;
+}
+
+template <typename T>
+T float_remainder(T a, T b) {
+  T mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+
+// Integer power with wrap-around; negative exponents give 1/a truncated.
+template <typename T>
+T int_pow(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return (b % 2 == 0) ? 1 : -1;
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>;
+  U base = static_cast<U>(a), result = 1;
+  auto e = b;
+  while (e) {
+    if (e & 1) result = static_cast<U>(result * base);
+    base = static_cast<U>(base * base);
+    e = static_cast<T>(e >> 1);
+  }
+  return static_cast<T>(result);
+}
+
+template <typename T>
+T max_propagate(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? b : a;
+}
+
+template <typename T>
+T min_propagate(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return b < a ? b : a;
+}
+
+template <typename T>
+T shift_left(T a, T b) {
+  constexpr int bits = sizeof(T) * 8;
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) return 0;
+  }
+  if (b >= bits) return 0;
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
+}
+
+template <typename T>
+T shift_right(T a, T b) {
+  constexpr int bits = sizeof(T) * 8;
+  bool out_of_range = b >= bits;
+  if constexpr (std::is_signed_v<T>) out_of_range = out_of_range || b < 0;
+  if (out_of_range) {
+    if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+    return 0;
+  }
+  return static_cast<T>(a >> b);
+}
+
+void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flags) {
+  switch (op) {
+    case BinaryOp::Div:
+      return binary<false>(it, [](auto a, auto b) { return a / b; });
+    case BinaryOp::DivTrunc:
+      return binary<false>(it, [&](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (is_int_v<T>) return int_div_trunc(a, b, flags);
+        else if constexpr (std::is_floating_point_v<T>) return std::trunc(a / b);
+        else return a;
+      });
+    case BinaryOp::DivFloor:
+      return binary<false>(it, [&](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (is_int_v<T>) return int_div_floor(a, b, flags);
+        else if constexpr (std::is_floating_point_v<T>) return float_div_floor(a, b);
+        else return a;
+      });
+    case BinaryOp::Remainder:
+      return binary<false>(it, [&](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (is_int_v<T>) return int_remainder(a, b, true, flags);
+        else if constexpr (std::is_floating_point_v<T>) return float_remainder(a, b);
+        else return a;
+      });
+    case BinaryOp::Fmod:
+      return binary<false>(it, [&](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (is_int_v<T>) return int_remainder(a, b, false, flags);
+        else if constexpr (std::is_floating_point_v<T>) return std::fmod(a, b);
+        else return a;
+      });
+    case BinaryOp::Pow:
+      return binary<false>(it, [](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (is_int_v<T>) return int_pow(a, b);
+        else if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
+        else return a;
+      });
+    case BinaryOp::Maximum:
+      return binary<false>(it, [](auto a, auto b) { return max_propagate(a, b); });
+    case BinaryOp::Minimum:
+      return binary<false>(it, [](auto a, auto b) { return min_propagate(a, b); });
+    case BinaryOp::Fmax:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmax(a, b); else return a < b ? b : a;
+      });
+    case BinaryOp::Fmin:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
+      });
+    case BinaryOp::Atan2:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (std::is_floating_point_v<decltype(a)>) return std::atan2(a, b); else return a;
+      });
+    case BinaryOp::BitAnd:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a & b); else return a;
+      });
+    case BinaryOp::BitOr:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a | b); else return a;
+      });
+    case BinaryOp::BitXor:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a ^ b); else return a;
+      });
+    case BinaryOp::Lshift:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (is_int_v<decltype(a)>) return shift_left(a, b); else return a;
+      });
+    case BinaryOp::Rshift:
+      return binary<false>(it, [](auto a, auto b) {
+        if constexpr (is_int_v<decltype(a)>) return shift_right(a, b); else return a;
+      });
+    case BinaryOp::Eq:
+      return binary<true>(it, [](auto a, auto b) { return a == b; });
+    case BinaryOp::Ne:
+      return binary<true>(it, [](auto a, auto b) { return a != b; });
+    case BinaryOp::Lt:
+      return binary<true>(it, [](auto a, auto b) { return a < b; });
+    case BinaryOp::Le:
+      return binary<true>(it, [](auto a, auto b) { return a <= b; });
+    case BinaryOp::Gt:
+      return binary<true>(it, [](auto a, auto b) { return a > b; });
+    case BinaryOp::Ge:
+      return binary<true>(it, [](auto a, auto b) { return a >= b; });
+    case BinaryOp::LogicalAnd:
+      return binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) && (b != decltype(b)(0)); });
+    case BinaryOp::LogicalOr:
+      return binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) || (b != decltype(b)(0)); });
+    case BinaryOp::LogicalXor:
+      return binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) != (b != decltype(b)(0)); });
+  }
+}
+
+// ---- pow with a scalar exponent ----------------------------------------------------
+
+template <typename T, typename F>
+void same_type_loop(const TensorIterator& it, const F& f) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<T, T>(d, s, n, f); });
+}
+
+void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) {
+  const ScalarType t = it.common_dtype();
+  const double e = exponent.to_double();
+  // float, double and bfloat16 have exact shortcuts for these exponents, as PyTorch does.
+  if (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::BFloat16) {
+    if (e == 0.5 || e == -0.5 || e == -1.0) {
+      dispatch_types(t, [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+        if constexpr (is_float_like_v<scalar_t>) {
+          using acc_t = opmath_t<scalar_t>;
+          same_type_loop<scalar_t>(it, [e](scalar_t x) {
+            acc_t v = static_cast<acc_t>(x);
+            acc_t r = e == 0.5 ? std::sqrt(v) : (e == -0.5 ? acc_t(1) / std::sqrt(v) : acc_t(1) / v);
+            return static_cast<scalar_t>(r);
+          });
+        }
+      });
+      return;
+    }
+  }
+  switch (t) {
+    case ScalarType::Float:
+    case ScalarType::Double:
+      dispatch_types(t, [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+        if constexpr (std::is_floating_point_v<scalar_t>) {
+          const scalar_t ex = static_cast<scalar_t>(e);
+          if (e == 2.0) {
+            same_type_loop<scalar_t>(it, [](scalar_t x) { return x * x; });
+          } else if (e == 3.0) {
+            same_type_loop<scalar_t>(it, [](scalar_t x) { return x * x * x; });
+          } else if (e == -2.0) {
+            same_type_loop<scalar_t>(it, [](scalar_t x) { return scalar_t(1) / (x * x); });
+          } else {
+            same_type_loop<scalar_t>(it, [ex](scalar_t x) { return std::pow(x, ex); });
+          }
+        }
+      });
+      return;
+    case ScalarType::BFloat16: {
+      // Products round to bfloat16 at each step, as bfloat16 arithmetic does.
+      auto bf = [](float v) { return static_cast<float>(BFloat16(v)); };
+      const float ex = bf(static_cast<float>(e));
+      if (e == 2.0) {
+        same_type_loop<BFloat16>(it, [](BFloat16 x) { return BFloat16(float(x) * float(x)); });
+      } else if (e == 3.0) {
+        same_type_loop<BFloat16>(it, [bf](BFloat16 x) { return BFloat16(bf(float(x) * float(x)) * float(x)); });
+      } else if (e == -2.0) {
+        same_type_loop<BFloat16>(it, [bf](BFloat16 x) { return BFloat16(1.0f / bf(float(x) * float(x))); });
+      } else {
+        same_type_loop<BFloat16>(it, [ex](BFloat16 x) { return BFloat16(std::pow(float(x), ex)); });
+      }
+      return;
+    }
+    case ScalarType::Half: {
+      const float ex = static_cast<float>(Half(static_cast<float>(e)));
+      same_type_loop<Half>(it, [ex](Half x) { return Half(std::pow(float(x), ex)); });
+      return;
+    }
+    default:
+      dispatch_types(t, [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+        if constexpr (is_int_v<scalar_t>) {
+          const scalar_t ex = static_cast<scalar_t>(exponent.to_long());
+          same_type_loop<scalar_t>(it, [ex](scalar_t x) { return int_pow(x, ex); });
+        } else {
+          EMBER_INTERNAL_ASSERT(false, "pow kernel on ", scalar_type_name(t));
+        }
+      });
+  }
+}
+
+// ---- clamp, where, lerp ------------------------------------------------------------
+
+void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& min,
+                         const std::optional<Scalar>& max) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using acc_t = opmath_t<scalar_t>;
+    // Bounds are first converted to the element type, as PyTorch does.
+    auto bound = [](const Scalar& s) {
+      if constexpr (is_float_like_v<scalar_t>) {
+        return static_cast<acc_t>(static_cast<scalar_t>(s.to<acc_t>()));
+      } else {
+        return s.to<scalar_t>();
+      }
+    };
+    const bool has_lo = min.has_value(), has_hi = max.has_value();
+    const acc_t lo = has_lo ? bound(*min) : acc_t(0);
+    const acc_t hi = has_hi ? bound(*max) : acc_t(0);
+    same_type_loop<scalar_t>(it, [=](scalar_t xs) {
+      acc_t x = static_cast<acc_t>(xs);
+      if (has_lo) x = x < lo ? lo : x;
+      if (has_hi) x = x > hi ? hi : x;
+      return static_cast<scalar_t>(x);
+    });
+  });
+}
+
+void clamp_tensor_kernel(const TensorIterator& it) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using acc_t = opmath_t<scalar_t>;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      loop3<scalar_t, scalar_t, scalar_t, scalar_t>(d, s, n, [](scalar_t x, scalar_t lo, scalar_t hi) {
+        return static_cast<scalar_t>(min_propagate(max_propagate(static_cast<acc_t>(x), static_cast<acc_t>(lo)),
+                                                   static_cast<acc_t>(hi)));
+      });
+    });
+  });
+}
+
+template <typename T>
+void where_loop(const TensorIterator& it) {
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    loop3<T, uint8_t, T, T>(d, s, n, [](uint8_t c, T a, T b) { return c ? a : b; });
+  });
+}
+
+void where_kernel(const TensorIterator& it) {
+  // Only moves values: dispatch on the element size.
+  switch (element_size(it.dtype(0))) {
+    case 1: return where_loop<uint8_t>(it);
+    case 2: return where_loop<uint16_t>(it);
+    case 4: return where_loop<uint32_t>(it);
+    case 8: return where_loop<uint64_t>(it);
+    default: EMBER_INTERNAL_ASSERT(false, "where on an element of unexpected size");
+  }
+}
+
+template <typename T, typename W>
+T lerp_value(T self, T end, W weight) {
+  return std::abs(weight) < W(0.5) ? self + weight * (end - self) : end - (end - self) * (W(1) - weight);
+}
+
+void lerp_scalar_kernel(const TensorIterator& it, const Scalar& weight) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) {
+      using acc_t = opmath_t<scalar_t>;
+      const acc_t w = weight.to<acc_t>();
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        loop2<scalar_t, scalar_t, scalar_t>(d, s, n, [w](scalar_t a, scalar_t b) {
+          return static_cast<scalar_t>(lerp_value(static_cast<acc_t>(a), static_cast<acc_t>(b), w));
+        });
+      });
+    }
+  });
+}
+
+void lerp_tensor_kernel(const TensorIterator& it) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) {
+      using acc_t = opmath_t<scalar_t>;
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        loop3<scalar_t, scalar_t, scalar_t, scalar_t>(d, s, n, [](scalar_t a, scalar_t b, scalar_t w) {
+          return static_cast<scalar_t>(
+              lerp_value(static_cast<acc_t>(a), static_cast<acc_t>(b), static_cast<acc_t>(w)));
+        });
+      });
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(binary_math_stub, &binary_math_kernel);
+EMBER_REGISTER_DISPATCH(pow_tensor_scalar_stub, &pow_tensor_scalar_kernel);
+EMBER_REGISTER_DISPATCH(clamp_scalar_stub, &clamp_scalar_kernel);
+EMBER_REGISTER_DISPATCH(clamp_tensor_stub, &clamp_tensor_kernel);
+EMBER_REGISTER_DISPATCH(where_stub, &where_kernel);
+EMBER_REGISTER_DISPATCH(lerp_scalar_stub, &lerp_scalar_kernel);
+EMBER_REGISTER_DISPATCH(lerp_tensor_stub, &lerp_tensor_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

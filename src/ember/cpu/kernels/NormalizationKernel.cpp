@@ -1,0 +1,427 @@
+// Batch, layer and group normalisation loops (float and double), compiled
+// once per CPU capability. Sums accumulate in double; the elementwise passes
+// are a multiply-add per element that the compiler vectorises.
+#include <cmath>
+#include <mutex>
+#include <vector>
+
+#include "ember/core/Error.h"
+#include "ember/cpu/NNStubs.h"
+#include "ember/ops/Parallel.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+template <typename F>
+void dispatch_norm_types(ScalarType t, const char* name, const F& f) {
+  switch (t) {
+    case ScalarType::Float: return f(float{});
+    case ScalarType::Double: return f(double{});
+    default:
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+  }
+}
+
+template <typename T>
+double row_sum(const T* p, int64_t n) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += static_cast<double>(p[i]);
+  return s;
+}
+
+template <typename T>
+double row_sq_dev(const T* p, int64_t n, double mean) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - mean;
+    s += d * d;
+  }
+  return s;
+}
+
+// sum dy and sum dy * (x - center) over a row.
+template <typename T>
+void row_dot2(const T* dy, const T* x, int64_t n, double& s_dy, double& s_dyx, double center = 0.0) {
+  double a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+  for (int64_t i = 0; i < n; ++i) {
+    const double g = static_cast<double>(dy[i]);
+    a += g;
+    b += g * (static_cast<double>(x[i]) - center);
+  }
+  s_dy += a;
+  s_dyx += b;
+}
+
+// y = x * s + t over a row.
+template <typename T>
+inline void row_affine(const T* __restrict x, T* __restrict y, int64_t n, T s, T t) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * s + t;
+}
+
+// ---- batch norm -------------------------------------------------------------------
+
+template <typename T>
+void bn_stats(const T* x, T* mean, T* var, const BatchNormArgs& a) {
+  const int64_t M = a.N * a.S;
+  if (a.S == 1) {
+    // N x C rows: accumulate column sums row by row.
+    std::vector<double> s(a.C, 0.0), q(a.C, 0.0);
+    for (int64_t n = 0; n < a.N; ++n) {
+      const T* row = x + n * a.C;
+      for (int64_t c = 0; c < a.C; ++c) s[c] += static_cast<double>(row[c]);
+    }
+    for (int64_t c = 0; c < a.C; ++c) s[c] /= static_cast<double>(M);
+    for (int64_t n = 0; n < a.N; ++n) {
+      const T* row = x + n * a.C;
+      for (int64_t c = 0; c < a.C; ++c) {
+        const double d = static_cast<double>(row[c]) - s[c];
+        q[c] += d * d;
+      }
+    }
+    for (int64_t c = 0; c < a.C; ++c) {
+      mean[c] = static_cast<T>(s[c]);
+      var[c] = static_cast<T>(q[c] / static_cast<double>(M));
+    }
+    return;
+  }
+  parallel_for(0, a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(M, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      double s = 0;
+      for (int64_t n = 0; n < a.N; ++n) s += row_sum(x + (n * a.C + c) * a.S, a.S);
+      const double m = s / static_cast<double>(M);
+      double q = 0;
+      for (int64_t n = 0; n < a.N; ++n) q += row_sq_dev(x + (n * a.C + c) * a.S, a.S, m);
+      mean[c] = static_cast<T>(m);
+      var[c] = static_cast<T>(q / static_cast<double>(M));
+    }
+  });
+}
+
+template <typename T>
+void bn_apply(const T* x, T* y, const T* scale, const T* shift, const BatchNormArgs& a) {
+  if (a.S == 1) {
+    parallel_for(0, a.N, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.C, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t n = b; n < e; ++n) {
+        const T* xr = x + n * a.C;
+        T* yr = y + n * a.C;
+#pragma omp simd
+        for (int64_t c = 0; c < a.C; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+      }
+    });
+    return;
+  }
+  parallel_for(0, a.N * a.C, std::max<int64_t>(1, 32768 / a.S), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t c = r % a.C;
+      row_affine(x + r * a.S, y + r * a.S, a.S, scale[c], shift[c]);
+    }
+  });
+}
+
+template <typename T>
+void bn_backward_reduce(const T* dy, const T* x, const T* mean, T* sum_dy, T* sum_dy_xmu, const BatchNormArgs& a) {
+  if (a.S == 1) {
+    std::vector<double> s(a.C, 0.0), q(a.C, 0.0);
+    for (int64_t n = 0; n < a.N; ++n) {
+      const T* g = dy + n * a.C;
+      const T* xr = x + n * a.C;
+      for (int64_t c = 0; c < a.C; ++c) {
+        s[c] += static_cast<double>(g[c]);
+        q[c] += static_cast<double>(g[c]) * (static_cast<double>(xr[c]) - static_cast<double>(mean[c]));
+      }
+    }
+    for (int64_t c = 0; c < a.C; ++c) {
+      sum_dy[c] = static_cast<T>(s[c]);
+      sum_dy_xmu[c] = static_cast<T>(q[c]);
+    }
+    return;
+  }
+  const int64_t M = a.N * a.S;
+  parallel_for(0, a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(M, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      double s = 0, sx = 0;
+      const double m = static_cast<double>(mean[c]);
+      for (int64_t n = 0; n < a.N; ++n) {
+        const int64_t off = (n * a.C + c) * a.S;
+        row_dot2(dy + off, x + off, a.S, s, sx, m);
+      }
+      sum_dy[c] = static_cast<T>(s);
+      sum_dy_xmu[c] = static_cast<T>(sx);
+    }
+  });
+}
+
+template <typename T>
+void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2, const T* k3, const BatchNormArgs& a) {
+  if (a.S == 1) {
+    parallel_for(0, a.N, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.C, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t n = b; n < e; ++n) {
+        const T* g = dy + n * a.C;
+        const T* xr = x + n * a.C;
+        T* d = dx + n * a.C;
+#pragma omp simd
+        for (int64_t c = 0; c < a.C; ++c) d[c] = g[c] * k1[c] + xr[c] * k2[c] + k3[c];
+      }
+    });
+    return;
+  }
+  parallel_for(0, a.N * a.C, std::max<int64_t>(1, 32768 / a.S), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t c = r % a.C;
+      const T *g = dy + r * a.S, *xr = x + r * a.S;
+      T* d = dx + r * a.S;
+      const T p = k1[c], q = k2[c], t = k3[c];
+#pragma omp simd
+      for (int64_t i = 0; i < a.S; ++i) d[i] = g[i] * p + xr[i] * q + t;
+    }
+  });
+}
+
+// ---- layer norm -------------------------------------------------------------------
+
+template <typename T>
+void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D,
+                double eps) {
+  parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const T* xr = x + r * D;
+      T* yr = y + r * D;
+      const double m = row_sum(xr, D) / static_cast<double>(D);
+      const double v = row_sq_dev(xr, D, m) / static_cast<double>(D);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mean[r] = static_cast<T>(m);
+      rstd[r] = static_cast<T>(rs);
+      const T s = static_cast<T>(rs), t = static_cast<T>(-m * rs);
+      if (!gamma && !beta) {
+        row_affine(xr, yr, D, s, t);
+      } else {
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) {
+          const T xh = xr[i] * s + t;
+          yr[i] = (gamma ? xh * gamma[i] : xh) + (beta ? beta[i] : T(0));
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
+                 int64_t M, int64_t D) {
+  std::mutex mu;
+  std::vector<double> dg(dgamma ? D : 0, 0.0), db(dbeta ? D : 0, 0.0);
+  parallel_for(0, M, std::max<int64_t>(1, 16384 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
+    std::vector<double> pg(dgamma ? D : 0, 0.0), pb(dbeta ? D : 0, 0.0);
+    for (int64_t r = b; r < e; ++r) {
+      const T *g = dy + r * D, *xr = x + r * D;
+      const double m = static_cast<double>(mean[r]), rs = static_cast<double>(rstd[r]);
+      if (dgamma || dbeta) {
+        for (int64_t i = 0; i < D; ++i) {
+          const double gi = static_cast<double>(g[i]);
+          if (dgamma) pg[i] += gi * (static_cast<double>(xr[i]) - m) * rs;
+          if (dbeta) pb[i] += gi;
+        }
+      }
+      if (dx) {
+        // s1 = sum dy*gamma, s2 = sum dy*gamma*x; dx = rs*dy*gamma + x*k2 + k3.
+        double s1 = 0, s2 = 0;
+#pragma omp simd reduction(+ : s1, s2)
+        for (int64_t i = 0; i < D; ++i) {
+          const double gg = static_cast<double>(g[i]) * (gamma ? static_cast<double>(gamma[i]) : 1.0);
+          s1 += gg;
+          s2 += gg * static_cast<double>(xr[i]);
+        }
+        const double inv_d = 1.0 / static_cast<double>(D);
+        const double k2 = -rs * rs * rs * (s2 - m * s1) * inv_d;
+        const double k3 = -rs * s1 * inv_d - m * k2;
+        T* d = dx + r * D;
+        const T rsT = static_cast<T>(rs), k2T = static_cast<T>(k2), k3T = static_cast<T>(k3);
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) d[i] = (gamma ? g[i] * gamma[i] : g[i]) * rsT + xr[i] * k2T + k3T;
+      }
+    }
+    if (dgamma || dbeta) {
+      std::lock_guard<std::mutex> lock(mu);
+      for (int64_t i = 0; i < D; ++i) {
+        if (dgamma) dg[i] += pg[i];
+        if (dbeta) db[i] += pb[i];
+      }
+    }
+  });
+  for (int64_t i = 0; i < D; ++i) {
+    if (dgamma) dgamma[i] = static_cast<T>(dg[i]);
+    if (dbeta) dbeta[i] = static_cast<T>(db[i]);
+  }
+}
+
+// ---- group norm -------------------------------------------------------------------
+
+template <typename T>
+void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a,
+                double eps) {
+  const int64_t D = a.C / a.group, span = D * a.HxW;
+  parallel_for(0, a.N * a.group, std::max<int64_t>(1, 32768 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t ng = b; ng < e; ++ng) {
+      const T* xs = x + ng * span;
+      const double m = row_sum(xs, span) / static_cast<double>(span);
+      const double v = row_sq_dev(xs, span, m) / static_cast<double>(span);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mean[ng] = static_cast<T>(m);
+      rstd[ng] = static_cast<T>(rs);
+      const int64_t c0 = (ng % a.group) * D;
+      for (int64_t d = 0; d < D; ++d) {
+        const double s = rs * (gamma ? static_cast<double>(gamma[c0 + d]) : 1.0);
+        const double t = (beta ? static_cast<double>(beta[c0 + d]) : 0.0) - m * s;
+        row_affine(xs + d * a.HxW, y + ng * span + d * a.HxW, a.HxW, static_cast<T>(s), static_cast<T>(t));
+      }
+    }
+  });
+}
+
+template <typename T>
+void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
+                 const GroupNormArgs& a) {
+  const int64_t D = a.C / a.group, span = D * a.HxW;
+  // Per (n, c): ds = sum dy*x, db = sum dy.
+  std::vector<double> ds(a.N * a.C), db(a.N * a.C);
+  parallel_for(0, a.N * a.group, std::max<int64_t>(1, 16384 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t ng = b; ng < e; ++ng) {
+      const int64_t n = ng / a.group, c0 = (ng % a.group) * D;
+      const double m = static_cast<double>(mean[ng]), rs = static_cast<double>(rstd[ng]);
+      double sum1 = 0, sum2 = 0;  // sum over the group of ds*gamma and db*gamma
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t off = ng * span + d * a.HxW;
+        double s_dy = 0, s_dyx = 0;
+        row_dot2(dy + off, x + off, a.HxW, s_dy, s_dyx);
+        ds[n * a.C + c0 + d] = s_dyx;
+        db[n * a.C + c0 + d] = s_dy;
+        const double gm = gamma ? static_cast<double>(gamma[c0 + d]) : 1.0;
+        sum1 += s_dyx * gm;
+        sum2 += s_dy * gm;
+      }
+      if (!dx) continue;
+      const double s = 1.0 / static_cast<double>(span);
+      const double c2 = (sum2 * m - sum1) * rs * rs * rs * s;
+      const double c3 = -c2 * m - sum2 * rs * s;
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t off = ng * span + d * a.HxW;
+        const T c1 = static_cast<T>(rs * (gamma ? static_cast<double>(gamma[c0 + d]) : 1.0));
+        const T c2T = static_cast<T>(c2), c3T = static_cast<T>(c3);
+        const T *g = dy + off, *xr = x + off;
+        T* o = dx + off;
+#pragma omp simd
+        for (int64_t i = 0; i < a.HxW; ++i) o[i] = g[i] * c1 + xr[i] * c2T + c3T;
+      }
+    }
+  });
+  if (dgamma || dbeta) {
+    for (int64_t c = 0; c < a.C; ++c) {
+      double gsum = 0, bsum = 0;
+      const int64_t grp = c / D;
+      for (int64_t n = 0; n < a.N; ++n) {
+        const double m = static_cast<double>(mean[n * a.group + grp]);
+        const double rs = static_cast<double>(rstd[n * a.group + grp]);
+        gsum += (ds[n * a.C + c] - db[n * a.C + c] * m) * rs;
+        bsum += db[n * a.C + c];
+      }
+      if (dgamma) dgamma[c] = static_cast<T>(gsum);
+      if (dbeta) dbeta[c] = static_cast<T>(bsum);
+    }
+  }
+}
+
+// ---- registered entry points --------------------------------------------------------
+
+#define EMBER_NORM_PTR(p) static_cast<const T*>(p)
+#define EMBER_NORM_MUT(p) static_cast<T*>(p)
+
+void batch_norm_stats_kernel(ScalarType dt, const void* x, void* mean, void* var, const BatchNormArgs& a) {
+  dispatch_norm_types(dt, "batch_norm", [&](auto v) {
+    using T = decltype(v);
+    bn_stats(EMBER_NORM_PTR(x), EMBER_NORM_MUT(mean), EMBER_NORM_MUT(var), a);
+  });
+}
+
+void batch_norm_apply_kernel(ScalarType dt, const void* x, void* y, const void* scale, const void* shift,
+                             const BatchNormArgs& a) {
+  dispatch_norm_types(dt, "batch_norm", [&](auto v) {
+    using T = decltype(v);
+    bn_apply(EMBER_NORM_PTR(x), EMBER_NORM_MUT(y), EMBER_NORM_PTR(scale), EMBER_NORM_PTR(shift), a);
+  });
+}
+
+void batch_norm_backward_reduce_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, void* sum_dy,
+                                       void* sum_dy_xmu, const BatchNormArgs& a) {
+  dispatch_norm_types(dt, "batch_norm_backward", [&](auto v) {
+    using T = decltype(v);
+    bn_backward_reduce(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_MUT(sum_dy),
+                       EMBER_NORM_MUT(sum_dy_xmu), a);
+  });
+}
+
+void batch_norm_backward_apply_kernel(ScalarType dt, const void* dy, const void* x, void* dx, const void* k1,
+                                      const void* k2, const void* k3, const BatchNormArgs& a) {
+  dispatch_norm_types(dt, "batch_norm_backward", [&](auto v) {
+    using T = decltype(v);
+    bn_backward_apply(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_MUT(dx), EMBER_NORM_PTR(k1),
+                      EMBER_NORM_PTR(k2), EMBER_NORM_PTR(k3), a);
+  });
+}
+
+void layer_norm_kernel(ScalarType dt, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                       void* rstd, int64_t M, int64_t D, double eps) {
+  dispatch_norm_types(dt, "LayerNormKernelImpl", [&](auto v) {
+    using T = decltype(v);
+    ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y),
+               EMBER_NORM_MUT(mean), EMBER_NORM_MUT(rstd), M, D, eps);
+  });
+}
+
+void layer_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
+                                const void* gamma, void* dx, void* dgamma, void* dbeta, int64_t M, int64_t D) {
+  dispatch_norm_types(dt, "LayerNormBackwardKernelImpl", [&](auto v) {
+    using T = decltype(v);
+    ln_backward(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(rstd),
+                EMBER_NORM_PTR(gamma), EMBER_NORM_MUT(dx), EMBER_NORM_MUT(dgamma), EMBER_NORM_MUT(dbeta), M, D);
+  });
+}
+
+void group_norm_kernel(ScalarType dt, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                       void* rstd, const GroupNormArgs& a, double eps) {
+  dispatch_norm_types(dt, "GroupNormKernelImpl", [&](auto v) {
+    using T = decltype(v);
+    gn_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y),
+               EMBER_NORM_MUT(mean), EMBER_NORM_MUT(rstd), a, eps);
+  });
+}
+
+void group_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
+                                const void* gamma, void* dx, void* dgamma, void* dbeta, const GroupNormArgs& a) {
+  dispatch_norm_types(dt, "GroupNormBackwardKernelImpl", [&](auto v) {
+    using T = decltype(v);
+    gn_backward(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(rstd),
+                EMBER_NORM_PTR(gamma), EMBER_NORM_MUT(dx), EMBER_NORM_MUT(dgamma), EMBER_NORM_MUT(dbeta), a);
+  });
+}
+
+#undef EMBER_NORM_PTR
+#undef EMBER_NORM_MUT
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(batch_norm_stats_stub, &batch_norm_stats_kernel);
+EMBER_REGISTER_DISPATCH(batch_norm_apply_stub, &batch_norm_apply_kernel);
+EMBER_REGISTER_DISPATCH(batch_norm_backward_reduce_stub, &batch_norm_backward_reduce_kernel);
+EMBER_REGISTER_DISPATCH(batch_norm_backward_apply_stub, &batch_norm_backward_apply_kernel);
+EMBER_REGISTER_DISPATCH(layer_norm_stub, &layer_norm_kernel);
+EMBER_REGISTER_DISPATCH(layer_norm_backward_stub, &layer_norm_backward_kernel);
+EMBER_REGISTER_DISPATCH(group_norm_stub, &group_norm_kernel);
+EMBER_REGISTER_DISPATCH(group_norm_backward_stub, &group_norm_backward_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

@@ -1,0 +1,227 @@
+#pragma once
+// The loop driver shared by the reduction kernels (see Note [Reduction plan]).
+// Included only by files under cpu/kernels, so it is compiled per capability.
+//
+// An Op describes one reduction:
+//   using in_t, acc_t;
+//   acc_t identity() const;
+//   acc_t contig(const in_t* x, int64_t n) const;             // a contiguous run
+//   acc_t strided(const in_t* x, int64_t n, int64_t s) const; // a strided run
+//   acc_t combine(acc_t a, acc_t b) const;                    // a before b
+//   void columns(const in_t* x, int64_t rows, int64_t row_stride, int64_t ncols, acc_t* acc) const;
+//                                                            // acc[c] = combine(acc[c], reduce_r x[r*rs + c])
+//   void write(int64_t o, acc_t a) const;                     // output o
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "ember/cpu/ReduceStubs.h"
+#include "ember/cpu/kernels/Loops.h"
+#include "ember/ops/Parallel.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+
+// Walks a multi-dim index in row-major order, tracking the element offset.
+struct DimWalker {
+  const int64_t* sizes = nullptr;
+  const int64_t* strides = nullptr;
+  int nd = 0;
+  int64_t idx[16] = {};
+  int64_t offset = 0;
+
+  DimWalker(const int64_t* sz, const int64_t* st, int n, int64_t linear) : sizes(sz), strides(st), nd(n) {
+    for (int d = nd - 1; d >= 0; --d) {
+      idx[d] = linear % sizes[d];
+      linear /= sizes[d];
+      offset += idx[d] * strides[d];
+    }
+  }
+  void next() {
+    for (int d = nd - 1; d >= 0; --d) {
+      offset += strides[d];
+      if (++idx[d] < sizes[d]) return;
+      offset -= idx[d] * strides[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// Column block width of the column loops (accumulators live on the stack).
+constexpr int64_t kColBlock = 256;
+// Minimum elements per task before going parallel.
+constexpr int64_t kReduceGrain = 32768;
+
+template <typename Op>
+void run_reduction(const ReducePlan& p, const Op& op) {
+  using T = typename Op::in_t;
+  using Acc = typename Op::acc_t;
+  const T* in = static_cast<const T*>(p.in);
+  const int no = static_cast<int>(p.out_sizes.size());
+  const int nr = static_cast<int>(p.red_sizes.size());
+  const int64_t nout = p.num_outputs;
+  if (nout == 0) return;
+  if (p.reduce_numel == 0) {
+    for (int64_t o = 0; o < nout; ++o) op.write(o, op.identity());
+    return;
+  }
+  const int64_t L = nr ? p.red_sizes[nr - 1] : 1;
+  const int64_t Ls = nr ? p.red_strides[nr - 1] : 1;
+  const int nro = nr ? nr - 1 : 0;  // outer reduced dims, looped around the line reductions
+  int64_t router = 1;
+  for (int d = 0; d < nro; ++d) router *= p.red_sizes[d];
+  auto line = [&](const T* x, int64_t n) -> Acc { return Ls == 1 ? op.contig(x, n) : op.strided(x, n, Ls); };
+  const int nthreads = get_num_threads();
+
+  // Column reductions: the innermost kept dim is contiguous and the reduction is not.
+  if (nr > 0 && Ls != 1 && no > 0 && p.out_strides[no - 1] == 1 && p.out_sizes[no - 1] >= 4) {
+    const int64_t ncols = p.out_sizes[no - 1];
+    const int64_t nouter = nout / ncols;
+    const int64_t nblocks = (ncols + kColBlock - 1) / kColBlock;
+    const int64_t tasks = nouter * nblocks;
+    const int64_t work_per_task = std::min(ncols, kColBlock) * p.reduce_numel;
+    const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(work_per_task, 1));
+    parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
+      Acc buf[kColBlock];
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t ok = t / nblocks, c0 = (t % nblocks) * kColBlock;
+        const int64_t nc = std::min(kColBlock, ncols - c0);
+        DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no - 1, ok);
+        const T* base = in + ow.offset + c0;
+        for (int64_t c = 0; c < nc; ++c) buf[c] = op.identity();
+        DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+        for (int64_t r = 0; r < router; ++r, rw.next()) op.columns(base + rw.offset, L, Ls, nc, buf);
+        for (int64_t c = 0; c < nc; ++c) op.write(ok * ncols + c0 + c, buf[c]);
+      }
+    });
+    return;
+  }
+
+  // Few outputs and a long reduction: split the reduction across threads.
+  if (nthreads > 1 && nout < nthreads && p.reduce_numel >= 2 * kReduceGrain && !in_parallel_region()) {
+    const int64_t chunks_wanted = std::min<int64_t>(nthreads, p.reduce_numel / kReduceGrain);
+    for (int64_t o = 0; o < nout; ++o) {
+      DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, o);
+      const T* base = in + ow.offset;
+      std::vector<Acc> partial(static_cast<size_t>(chunks_wanted), op.identity());
+      if (nro == 0 || router < chunks_wanted) {
+        // Split the inner line (and loop the outer reduced dims inside).
+        const int64_t chunk = (L + chunks_wanted - 1) / chunks_wanted;
+        parallel_for(0, chunks_wanted, 1, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            const int64_t s = c * chunk, n = std::min(L, s + chunk) - s;
+            if (n <= 0) continue;
+            Acc acc = op.identity();
+            DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+            for (int64_t r = 0; r < router; ++r, rw.next()) acc = op.combine(acc, line(base + rw.offset + s * Ls, n));
+            partial[c] = acc;
+          }
+        });
+      } else {
+        const int64_t chunk = (router + chunks_wanted - 1) / chunks_wanted;
+        parallel_for(0, chunks_wanted, 1, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            const int64_t s = c * chunk, end = std::min(router, s + chunk);
+            if (s >= end) continue;
+            Acc acc = op.identity();
+            DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, s);
+            for (int64_t r = s; r < end; ++r, rw.next()) acc = op.combine(acc, line(base + rw.offset, L));
+            partial[c] = acc;
+          }
+        });
+      }
+      Acc acc = op.identity();
+      for (const Acc& a : partial) acc = op.combine(acc, a);
+      op.write(o, acc);
+    }
+    return;
+  }
+
+  // One task per output (row reductions and the general strided case).
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.reduce_numel, 1));
+  parallel_for(0, nout, grain, [&](int64_t b, int64_t e) {
+    DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, b);
+    for (int64_t o = b; o < e; ++o, ow.next()) {
+      const T* base = in + ow.offset;
+      Acc acc;
+      if (nro == 0) {
+        acc = line(base, L);
+      } else {
+        acc = op.identity();
+        DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+        for (int64_t r = 0; r < router; ++r, rw.next()) acc = op.combine(acc, line(base + rw.offset, L));
+      }
+      op.write(o, acc);
+    }
+  });
+}
+
+// Value as its computation type (16-bit floats widen to float).
+template <typename T>
+inline opmath_t<T> load(const T& v) {
+  return static_cast<opmath_t<T>>(v);
+}
+
+// Pairwise ("cascade") summation of f(0..n): blocks of kBlock elements are
+// summed in kLanes independent lanes, and blocks are added in a binary tree
+// (f takes an absolute index in [begin, begin + n)),
+// so the rounding error grows with log(n) rather than n.
+template <typename Acc, typename F>
+inline Acc cascade_sum(int64_t begin, int64_t n, const F& f) {
+  constexpr int64_t kLanes = 16;
+  constexpr int64_t kBlock = 512;
+  if (n <= kBlock) {
+    Acc lanes[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int64_t j = 0; j < kLanes; ++j) lanes[j] += f(begin + i + j);
+    }
+    Acc tail = Acc(0);
+    for (; i < n; ++i) tail += f(begin + i);
+    for (int64_t w = kLanes / 2; w > 0; w /= 2) {
+      for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
+    }
+    return lanes[0] + tail;
+  }
+  const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
+  return cascade_sum<Acc>(begin, half, f) + cascade_sum<Acc>(begin + half, n - half, f);
+}
+
+// Column sums with the same cascade over rows: acc[c] += sum_r f(x[r*rs + c]).
+template <typename Acc, typename T, typename F>
+inline void cascade_columns(const T* x, int64_t rows, int64_t rs, int64_t nc, Acc* acc, const F& f) {
+  constexpr int64_t kRows = 16;
+  if (rows <= kRows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = x + r * rs;
+      for (int64_t c = 0; c < nc; ++c) acc[c] += f(row[c]);
+    }
+    return;
+  }
+  Acc tmp[kColBlock];
+  for (int64_t c = 0; c < nc; ++c) tmp[c] = Acc(0);
+  int64_t half = rows / 2;
+  cascade_columns<Acc>(x, half, rs, nc, tmp, f);
+  Acc tmp2[kColBlock];
+  for (int64_t c = 0; c < nc; ++c) tmp2[c] = Acc(0);
+  cascade_columns<Acc>(x + half * rs, rows - half, rs, nc, tmp2, f);
+  for (int64_t c = 0; c < nc; ++c) acc[c] += tmp[c] + tmp2[c];
+}
+
+template <typename T>
+inline bool is_nan_value(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    float f = static_cast<float>(v);
+    return f != f;
+  } else {
+    return false;
+  }
+}
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

@@ -1,0 +1,393 @@
+// Value reductions (sum, mean, prod, max, min, all, any) and vector norms,
+// compiled once per CPU capability. See Note [Reduction plan].
+#include "ember/cpu/kernels/ReduceEngine.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+// Accumulator of sums and products: integers wrap in uint64 (as int64 does in
+// PyTorch, without signed-overflow UB), floats use their computation type.
+template <typename T>
+using int_or_opmath_t = std::conditional_t<std::is_integral_v<T>, uint64_t, opmath_t<T>>;
+
+template <typename T, typename Acc>
+inline Acc to_acc(const T& v) {
+  if constexpr (std::is_same_v<Acc, uint64_t>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<Acc>(load(v));
+  }
+}
+
+template <typename Out, typename Acc>
+inline Out from_acc(Acc a) {
+  if constexpr (std::is_same_v<Acc, uint64_t>) {
+    return static_cast<Out>(static_cast<int64_t>(a));
+  } else if constexpr (std::is_same_v<Out, bool>) {
+    return a != Acc(0);
+  } else {
+    return static_cast<Out>(a);
+  }
+}
+
+// ---- sum, nansum, mean ----------------------------------------------------------
+
+template <typename T, typename Out, bool kNan>
+struct SumOp {
+  using in_t = T;
+  using acc_t = int_or_opmath_t<T>;
+  Out* out;
+  acc_t divisor;
+
+  static acc_t val(const T& v) {
+    acc_t a = to_acc<T, acc_t>(v);
+    if constexpr (kNan) return a != a ? acc_t(0) : a;
+    return a;
+  }
+  acc_t identity() const { return acc_t(0); }
+  acc_t contig(const T* x, int64_t n) const {
+    return cascade_sum<acc_t>(0, n, [x](int64_t i) { return val(x[i]); });
+  }
+  acc_t strided(const T* x, int64_t n, int64_t s) const {
+    return cascade_sum<acc_t>(0, n, [x, s](int64_t i) { return val(x[i * s]); });
+  }
+  acc_t combine(acc_t a, acc_t b) const { return a + b; }
+  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    cascade_columns<acc_t>(x, rows, rs, nc, acc, [](const T& v) { return val(v); });
+  }
+  void write(int64_t o, acc_t a) const {
+    if constexpr (!std::is_same_v<acc_t, uint64_t>) {
+      if (divisor != acc_t(1)) a = a / divisor;
+    }
+    out[o] = from_acc<Out>(a);
+  }
+};
+
+// ---- prod -----------------------------------------------------------------------------
+
+template <typename T, typename Out>
+struct ProdOp {
+  using in_t = T;
+  using acc_t = int_or_opmath_t<T>;
+  Out* out;
+
+  acc_t identity() const { return acc_t(1); }
+  acc_t contig(const T* x, int64_t n) const {
+    acc_t lanes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      for (int j = 0; j < 8; ++j) lanes[j] *= to_acc<T, acc_t>(x[i + j]);
+    }
+    acc_t r = acc_t(1);
+    for (; i < n; ++i) r *= to_acc<T, acc_t>(x[i]);
+    return ((lanes[0] * lanes[1]) * (lanes[2] * lanes[3])) * ((lanes[4] * lanes[5]) * (lanes[6] * lanes[7])) * r;
+  }
+  acc_t strided(const T* x, int64_t n, int64_t s) const {
+    acc_t r = acc_t(1);
+    for (int64_t i = 0; i < n; ++i) r *= to_acc<T, acc_t>(x[i * s]);
+    return r;
+  }
+  acc_t combine(acc_t a, acc_t b) const { return a * b; }
+  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = x + r * rs;
+      for (int64_t c = 0; c < nc; ++c) acc[c] *= to_acc<T, acc_t>(row[c]);
+    }
+  }
+  void write(int64_t o, acc_t a) const { out[o] = from_acc<Out>(a); }
+};
+
+// ---- max, min -------------------------------------------------------------------------
+
+template <typename V>
+inline V lowest_value() {
+  if constexpr (std::is_floating_point_v<V>) {
+    return -std::numeric_limits<V>::infinity();
+  } else {
+    return std::numeric_limits<V>::lowest();
+  }
+}
+template <typename V>
+inline V highest_value() {
+  if constexpr (std::is_floating_point_v<V>) {
+    return std::numeric_limits<V>::infinity();
+  } else {
+    return std::numeric_limits<V>::max();
+  }
+}
+
+// Max (kMax) or min; a NaN anywhere makes the result NaN, as in PyTorch.
+template <typename T, bool kMax>
+struct MinMaxOp {
+  using in_t = T;
+  using acc_t = opmath_t<T>;
+  T* out;
+
+  static acc_t pick(acc_t a, acc_t b) {
+    if constexpr (kMax) {
+      return b > a ? b : a;
+    } else {
+      return b < a ? b : a;
+    }
+  }
+  acc_t identity() const { return kMax ? lowest_value<acc_t>() : highest_value<acc_t>(); }
+  acc_t contig(const T* x, int64_t n) const {
+    constexpr int kLanes = 16;
+    acc_t lanes[kLanes];
+    bool nan[kLanes] = {};
+    for (int j = 0; j < kLanes; ++j) lanes[j] = identity();
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        acc_t v = load(x[i + j]);
+        lanes[j] = pick(lanes[j], v);
+        if constexpr (std::is_floating_point_v<acc_t>) nan[j] |= v != v;
+      }
+    }
+    acc_t r = identity();
+    bool any_nan = false;
+    for (; i < n; ++i) {
+      acc_t v = load(x[i]);
+      r = pick(r, v);
+      any_nan |= is_nan_value(v);
+    }
+    for (int j = 0; j < kLanes; ++j) {
+      r = pick(r, lanes[j]);
+      any_nan |= nan[j];
+    }
+    if constexpr (std::is_floating_point_v<acc_t>) {
+      if (any_nan) return std::numeric_limits<acc_t>::quiet_NaN();
+    }
+    return r;
+  }
+  acc_t strided(const T* x, int64_t n, int64_t s) const {
+    acc_t r = identity();
+    for (int64_t i = 0; i < n; ++i) r = combine(r, load(x[i * s]));
+    return r;
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if (is_nan_value(a)) return a;
+    if (is_nan_value(b)) return b;
+    return pick(a, b);
+  }
+  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = x + r * rs;
+#pragma omp simd
+      for (int64_t c = 0; c < nc; ++c) {
+        const acc_t v = load(row[c]);
+        // A NaN v replaces acc; a NaN acc stays (comparisons with NaN are false).
+        if constexpr (std::is_floating_point_v<acc_t>) {
+          acc[c] = (v != v || (kMax ? v > acc[c] : v < acc[c])) ? v : acc[c];
+        } else {
+          acc[c] = pick(acc[c], v);
+        }
+      }
+    }
+  }
+  void write(int64_t o, acc_t a) const { out[o] = static_cast<T>(a); }
+};
+
+// ---- all, any ---------------------------------------------------------------------------
+
+template <typename T, bool kAll>
+struct AllAnyOp {
+  using in_t = T;
+  using acc_t = bool;
+  uint8_t* out;  // bool and uint8 results share the byte layout
+
+  static bool truth(const T& v) { return load(v) != opmath_t<T>(0); }
+  acc_t identity() const { return kAll; }
+  acc_t contig(const T* x, int64_t n) const {
+    constexpr int64_t kChunk = 1024;
+    for (int64_t s = 0; s < n; s += kChunk) {
+      const int64_t e = std::min(n, s + kChunk);
+      bool r = kAll;
+      for (int64_t i = s; i < e; ++i) {
+        if constexpr (kAll) {
+          r &= truth(x[i]);
+        } else {
+          r |= truth(x[i]);
+        }
+      }
+      if (r != kAll) return r;
+    }
+    return kAll;
+  }
+  acc_t strided(const T* x, int64_t n, int64_t s) const {
+    for (int64_t i = 0; i < n; ++i) {
+      if (truth(x[i * s]) != kAll) return !kAll;
+    }
+    return kAll;
+  }
+  acc_t combine(acc_t a, acc_t b) const { return kAll ? (a && b) : (a || b); }
+  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = x + r * rs;
+      for (int64_t c = 0; c < nc; ++c) {
+        if constexpr (kAll) {
+          acc[c] = acc[c] & truth(row[c]);
+        } else {
+          acc[c] = acc[c] | truth(row[c]);
+        }
+      }
+    }
+  }
+  void write(int64_t o, acc_t a) const { out[o] = a ? 1 : 0; }
+};
+
+template <typename T>
+void reduce_typed(const ReducePlan& p, ReduceOp op, double divisor) {
+  T* out_same = static_cast<T*>(p.out);
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::NanSum: {
+      using Acc = int_or_opmath_t<T>;
+      const bool nan = op == ReduceOp::NanSum && std::is_floating_point_v<Acc>;
+      if (p.out_dtype == p.in_dtype) {
+        if (nan) {
+          run_reduction(p, SumOp<T, T, true>{out_same, static_cast<Acc>(divisor)});
+        } else {
+          run_reduction(p, SumOp<T, T, false>{out_same, static_cast<Acc>(divisor)});
+        }
+      } else {
+        EMBER_INTERNAL_ASSERT(p.out_dtype == ScalarType::Long && std::is_integral_v<T>, "sum: unexpected dtypes");
+        run_reduction(p, SumOp<T, int64_t, false>{static_cast<int64_t*>(p.out), Acc(1)});
+      }
+      return;
+    }
+    case ReduceOp::Prod:
+      if (p.out_dtype == p.in_dtype) {
+        run_reduction(p, ProdOp<T, T>{out_same});
+      } else {
+        EMBER_INTERNAL_ASSERT(p.out_dtype == ScalarType::Long && std::is_integral_v<T>, "prod: unexpected dtypes");
+        run_reduction(p, ProdOp<T, int64_t>{static_cast<int64_t*>(p.out)});
+      }
+      return;
+    case ReduceOp::Max:
+      run_reduction(p, MinMaxOp<T, true>{out_same});
+      return;
+    case ReduceOp::Min:
+      run_reduction(p, MinMaxOp<T, false>{out_same});
+      return;
+    case ReduceOp::All:
+      run_reduction(p, AllAnyOp<T, true>{static_cast<uint8_t*>(p.out)});
+      return;
+    case ReduceOp::Any:
+      run_reduction(p, AllAnyOp<T, false>{static_cast<uint8_t*>(p.out)});
+      return;
+  }
+}
+
+void reduce_kernel(const ReducePlan& p, ReduceOp op, double divisor) {
+  EMBER_DISPATCH_ALL_TYPES(p.in_dtype, "reduce", [&] { reduce_typed<scalar_t>(p, op, divisor); });
+}
+
+// ---- vector norms -------------------------------------------------------------------------
+
+enum class NormKind { Zero, One, Two, Inf, NegInf, P };
+
+template <typename T, NormKind K>
+struct NormOp {
+  using in_t = T;
+  using acc_t = opmath_t<T>;
+  T* out;
+  acc_t p;
+
+  acc_t val(const T& v) const {
+    acc_t a = std::abs(load(v));
+    if constexpr (K == NormKind::Zero) return a != acc_t(0) ? acc_t(1) : acc_t(0);
+    if constexpr (K == NormKind::One) return a;
+    if constexpr (K == NormKind::Two) return a * a;
+    if constexpr (K == NormKind::P) return std::pow(a, p);
+    return a;
+  }
+  static constexpr bool kSum = K != NormKind::Inf && K != NormKind::NegInf;
+  acc_t extreme(acc_t a, acc_t b) const {
+    if (a != a) return a;
+    if (b != b) return b;
+    return K == NormKind::Inf ? (b > a ? b : a) : (b < a ? b : a);
+  }
+  acc_t identity() const {
+    if constexpr (K == NormKind::Inf) return acc_t(0);
+    if constexpr (K == NormKind::NegInf) return std::numeric_limits<acc_t>::infinity();
+    return acc_t(0);
+  }
+  acc_t contig(const T* x, int64_t n) const {
+    if constexpr (kSum) {
+      return cascade_sum<acc_t>(0, n, [this, x](int64_t i) { return val(x[i]); });
+    } else {
+      acc_t r = identity();
+      for (int64_t i = 0; i < n; ++i) r = extreme(r, val(x[i]));
+      return r;
+    }
+  }
+  acc_t strided(const T* x, int64_t n, int64_t s) const {
+    if constexpr (kSum) {
+      return cascade_sum<acc_t>(0, n, [this, x, s](int64_t i) { return val(x[i * s]); });
+    } else {
+      acc_t r = identity();
+      for (int64_t i = 0; i < n; ++i) r = extreme(r, val(x[i * s]));
+      return r;
+    }
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if constexpr (kSum) {
+      return a + b;
+    } else {
+      return extreme(a, b);
+    }
+  }
+  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    if constexpr (kSum) {
+      cascade_columns<acc_t>(x, rows, rs, nc, acc, [this](const T& v) { return val(v); });
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < nc; ++c) acc[c] = extreme(acc[c], val(x[r * rs + c]));
+      }
+    }
+  }
+  void write(int64_t o, acc_t a) const {
+    if constexpr (K == NormKind::Two) a = std::sqrt(a);
+    if constexpr (K == NormKind::P) a = std::pow(a, acc_t(1) / p);
+    out[o] = static_cast<T>(a);
+  }
+};
+
+template <typename T>
+void norm_typed(const ReducePlan& p, double ord) {
+  using Acc = opmath_t<T>;
+  T* out = static_cast<T*>(p.out);
+  if (ord == 0) {
+    run_reduction(p, NormOp<T, NormKind::Zero>{out, Acc(0)});
+  } else if (ord == 1) {
+    run_reduction(p, NormOp<T, NormKind::One>{out, Acc(1)});
+  } else if (ord == 2) {
+    run_reduction(p, NormOp<T, NormKind::Two>{out, Acc(2)});
+  } else if (std::isinf(ord) && ord > 0) {
+    run_reduction(p, NormOp<T, NormKind::Inf>{out, Acc(0)});
+  } else if (std::isinf(ord)) {
+    run_reduction(p, NormOp<T, NormKind::NegInf>{out, Acc(0)});
+  } else {
+    run_reduction(p, NormOp<T, NormKind::P>{out, static_cast<Acc>(ord)});
+  }
+}
+
+void norm_kernel(const ReducePlan& p, double ord) {
+  switch (p.in_dtype) {
+    case ScalarType::Float: return norm_typed<float>(p, ord);
+    case ScalarType::Double: return norm_typed<double>(p, ord);
+    case ScalarType::Half: return norm_typed<Half>(p, ord);
+    case ScalarType::BFloat16: return norm_typed<BFloat16>(p, ord);
+    default: throw Error(str_cat("\"norm\" not implemented for '", scalar_type_name(p.in_dtype), "'"));
+  }
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(reduce_stub, &reduce_kernel);
+EMBER_REGISTER_DISPATCH(norm_stub, &norm_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

@@ -1,0 +1,81 @@
+// Cumulative sums and products, compiled once per CPU capability.
+#include <vector>
+
+#include "ember/cpu/kernels/ReduceEngine.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+// Running value: double for float/double (as PyTorch's CPU scan), float for
+// 16-bit floats, wrapping uint64 for integers.
+template <typename T>
+using scan_acc_t = std::conditional_t<std::is_integral_v<T>, uint64_t,
+                                      std::conditional_t<sizeof(T) == 2, float, double>>;
+
+template <typename T>
+void scan_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
+  using Acc = scan_acc_t<T>;
+  const T* x = static_cast<const T*>(in.data_ptr());
+  T* y = static_cast<T*>(out.data_ptr());
+  auto to = [](const T& v) -> Acc {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<Acc>(static_cast<int64_t>(v));
+    } else {
+      return static_cast<Acc>(load(v));
+    }
+  };
+  auto from = [](Acc a) -> T {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<int64_t>(a));
+    } else {
+      return static_cast<T>(a);
+    }
+  };
+  const Acc init = is_prod ? Acc(1) : Acc(0);
+  constexpr int64_t kCols = 1024;
+  const int64_t nblocks = (inner + kCols - 1) / kCols;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(n * std::min(inner, kCols), 1));
+  parallel_for(0, outer * nblocks, grain, [&](int64_t b, int64_t e) {
+    std::vector<Acc> acc(static_cast<size_t>(std::min(inner, kCols)));
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / nblocks, c0 = (t % nblocks) * kCols;
+      const int64_t nc = std::min(kCols, inner - c0);
+      const T* xs = x + o * n * inner + c0;
+      T* ys = y + o * n * inner + c0;
+      if (inner == 1) {
+        Acc a = init;
+        if (is_prod) {
+          for (int64_t i = 0; i < n; ++i) ys[i] = from(a *= to(xs[i]));
+        } else {
+          for (int64_t i = 0; i < n; ++i) ys[i] = from(a += to(xs[i]));
+        }
+        continue;
+      }
+      for (int64_t c = 0; c < nc; ++c) acc[c] = init;
+      for (int64_t i = 0; i < n; ++i) {
+        const T* row = xs + i * inner;
+        T* yrow = ys + i * inner;
+        if (is_prod) {
+          for (int64_t c = 0; c < nc; ++c) yrow[c] = from(acc[c] *= to(row[c]));
+        } else {
+          for (int64_t c = 0; c < nc; ++c) yrow[c] = from(acc[c] += to(row[c]));
+        }
+      }
+    }
+  });
+}
+
+void scan_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
+  EMBER_DISPATCH_ALL_TYPES(out.dtype(), is_prod ? "cumprod" : "cumsum",
+                           [&] { scan_typed<scalar_t>(in, out, outer, n, inner, is_prod); });
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(scan_stub, &scan_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

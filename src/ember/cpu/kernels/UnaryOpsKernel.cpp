@@ -1,0 +1,265 @@
+// Unary math kernels, compiled once per CPU capability.
+#include <cmath>
+#include <limits>
+
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/kernels/MathLoops.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+using vecmath::Vf;
+
+// Floating ops: vf on vectors of floats (float, Half and BFloat16 storage),
+// df on doubles.
+template <typename VF, typename DF>
+void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
+  switch (it.common_dtype()) {
+    case ScalarType::Float:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<float>(d, s, n, vf); });
+      return;
+    case ScalarType::Half:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<Half>(d, s, n, vf); });
+      return;
+    case ScalarType::BFloat16:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<BFloat16>(d, s, n, vf); });
+      return;
+    case ScalarType::Double:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
+      return;
+    default:
+      EMBER_INTERNAL_ASSERT(false, "float_unary on ", scalar_type_name(it.common_dtype()));
+  }
+}
+
+// A float op without a vector form: each lane calls f in float.
+template <typename F>
+Vf per_lane(Vf x, F f) {
+  return vecmath::lanes(x, f);
+}
+
+// Same-dtype ops over every type; f is called with the value in its
+// computation type (float for Half/BFloat16) and returns that type.
+template <typename F>
+void same_type_unary(const TensorIterator& it, const F& f) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using acc_t = opmath_t<scalar_t>;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      loop1<scalar_t, scalar_t>(d, s, n, [&](scalar_t x) { return static_cast<scalar_t>(f(static_cast<acc_t>(x))); });
+    });
+  });
+}
+
+// Ops writing bool from any input type.
+template <typename F>
+void bool_unary(const TensorIterator& it, const F& f) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using acc_t = opmath_t<scalar_t>;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      loop1<bool, scalar_t>(d, s, n, [&](scalar_t x) { return static_cast<bool>(f(static_cast<acc_t>(x))); });
+    });
+  });
+}
+
+template <typename T>
+T sign_of(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return static_cast<T>(x > 0);
+  } else {
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+}
+
+template <typename T>
+T abs_of(T x) {
+  if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (std::is_integral_v<T>) {
+    // Wraps for the most negative value, as two's complement does.
+    using U = std::make_unsigned_t<T>;
+    return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
+  } else {
+    return std::fabs(x);
+  }
+}
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
+constexpr double kGeluKappa = 0.044715;
+
+void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
+  switch (op) {
+    // ---- floating ----------------------------------------------------------------
+    case UnaryOp::Exp:
+      return float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](double x) { return std::exp(x); });
+    case UnaryOp::Log:
+      return float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
+    case UnaryOp::Log1p:
+      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::log1p(v); }); },
+                         [](double x) { return std::log1p(x); });
+    case UnaryOp::Expm1:
+      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::expm1(v); }); },
+                         [](double x) { return std::expm1(x); });
+    case UnaryOp::Log2:
+      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::log2(v); }); },
+                         [](double x) { return std::log2(x); });
+    case UnaryOp::Sqrt:
+      return float_unary(it, [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
+    case UnaryOp::Rsqrt:
+      return float_unary(it, [](Vf x) { return 1.0f / vecmath::sqrt(x); }, [](double x) { return 1.0 / std::sqrt(x); });
+    case UnaryOp::Reciprocal:
+      return float_unary(it, [](Vf x) { return 1.0f / x; }, [](double x) { return 1.0 / x; });
+    case UnaryOp::Sin:
+      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::sin(v); }); },
+                         [](double x) { return std::sin(x); });
+    case UnaryOp::Cos:
+      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::cos(v); }); },
+                         [](double x) { return std::cos(x); });
+    case UnaryOp::Tan:
+      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::tan(v); }); },
+                         [](double x) { return std::tan(x); });
+    case UnaryOp::Tanh:
+      return float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
+    case UnaryOp::Sigmoid:
+      return float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
+                         [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+    case UnaryOp::Silu:
+      return float_unary(it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); },
+                         [](double x) { return x / (1.0 + std::exp(-x)); });
+    case UnaryOp::GeluErf:
+      return float_unary(
+          it,
+          [](Vf x) {
+            // +inf gives NaN in PyTorch's float GELU; kept for identical results.
+            Vf r = x * 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
+            return vecmath::select(x == INFINITY, vecmath::splat(NAN), r);
+          },
+          [](double x) { return x * 0.5 * (1.0 + std::erf(x * kSqrt1_2)); });
+    case UnaryOp::GeluTanh:
+      return float_unary(
+          it,
+          [](Vf x) {
+            Vf inner = float(kSqrt2OverPi) * (x + float(kGeluKappa) * (x * x * x));
+            return 0.5f * x * (1.0f + vecmath::tanh(inner));
+          },
+          [](double x) {
+            double inner = kSqrt2OverPi * (x + kGeluKappa * (x * x * x));
+            return 0.5 * x * (1.0 + std::tanh(inner));
+          });
+
+    // ---- same dtype, every type the op accepts ---------------------------------
+    case UnaryOp::Abs:
+      return same_type_unary(it, [](auto x) { return abs_of(x); });
+    case UnaryOp::Sign:
+      return same_type_unary(it, [](auto x) { return sign_of(x); });
+    case UnaryOp::Relu:
+      return same_type_unary(it, [](auto x) { return x < decltype(x)(0) ? decltype(x)(0) : x; });
+    case UnaryOp::Floor:
+      return same_type_unary(it, [](auto x) {
+        if constexpr (std::is_floating_point_v<decltype(x)>) return std::floor(x); else return x;
+      });
+    case UnaryOp::Ceil:
+      return same_type_unary(it, [](auto x) {
+        if constexpr (std::is_floating_point_v<decltype(x)>) return std::ceil(x); else return x;
+      });
+    case UnaryOp::Trunc:
+      return same_type_unary(it, [](auto x) {
+        if constexpr (std::is_floating_point_v<decltype(x)>) return std::trunc(x); else return x;
+      });
+    case UnaryOp::Round:
+      return same_type_unary(it, [](auto x) {
+        if constexpr (std::is_floating_point_v<decltype(x)>) return std::nearbyint(x); else return x;
+      });
+    case UnaryOp::BitwiseNot:
+      return same_type_unary(it, [](auto x) {
+        using T = decltype(x);
+        if constexpr (std::is_same_v<T, bool>) {
+          return !x;
+        } else if constexpr (std::is_integral_v<T>) {
+          return static_cast<T>(~x);
+        } else {
+          return x;  // unreachable: checked by the caller
+        }
+      });
+
+    // ---- bool results ------------------------------------------------------------
+    case UnaryOp::LogicalNot:
+      return bool_unary(it, [](auto x) { return !(x != decltype(x)(0)); });
+    case UnaryOp::IsNan:
+      return bool_unary(it, [](auto x) { return x != x; });
+    case UnaryOp::IsInf:
+      return bool_unary(it, [](auto x) {
+        if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x); else return false;
+      });
+    case UnaryOp::IsFinite:
+      return bool_unary(it, [](auto x) {
+        if constexpr (std::is_floating_point_v<decltype(x)>) return std::isfinite(x); else return true;
+      });
+  }
+}
+
+void round_decimals_kernel(const TensorIterator& it, int64_t decimals) {
+  const bool neg = decimals < 0;
+  const double ten_pow = std::pow(10.0, static_cast<double>(neg ? -decimals : decimals));
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) {
+      using acc_t = opmath_t<scalar_t>;
+      const acc_t p = static_cast<acc_t>(ten_pow);
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        loop1<scalar_t, scalar_t>(d, s, n, [&](scalar_t x) {
+          acc_t v = static_cast<acc_t>(x);
+          return static_cast<scalar_t>(neg ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p);
+        });
+      });
+    } else {
+      EMBER_INTERNAL_ASSERT(false, "round(decimals) on ", scalar_type_name(it.common_dtype()));
+    }
+  });
+}
+
+void gelu_backward_kernel(const TensorIterator& it, bool tanh_approximation) {
+  // Inputs: grad, x (both of the common dtype).
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) {
+      using acc_t = opmath_t<scalar_t>;
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        loop2<scalar_t, scalar_t, scalar_t>(d, s, n, [&](scalar_t g, scalar_t xs) {
+          const acc_t dy = static_cast<acc_t>(g);
+          const acc_t x = static_cast<acc_t>(xs);
+          if (tanh_approximation) {
+            const acc_t beta = acc_t(kSqrt2OverPi), kappa = acc_t(kGeluKappa);
+            const acc_t x_sq = x * x;
+            const acc_t inner = beta * (x + kappa * x_sq * x);
+            const acc_t t = std::tanh(inner);
+            const acc_t left = acc_t(0.5) * x;
+            const acc_t left_derivative = acc_t(0.5) * (acc_t(1) + t);
+            const acc_t right_derivative = left * (acc_t(1) - t * t) * (beta * (acc_t(1) + acc_t(3) * kappa * x_sq));
+            return static_cast<scalar_t>(dy * (left_derivative + right_derivative));
+          }
+          const acc_t alpha = acc_t(0.39894228040143267794);  // 1/sqrt(2 pi)
+          const acc_t cdf = acc_t(0.5) * (acc_t(1) + std::erf(x * acc_t(kSqrt1_2)));
+          const acc_t pdf = alpha * std::exp(x * x * acc_t(-0.5));
+          return static_cast<scalar_t>(dy * (cdf + x * pdf));
+        });
+      });
+    } else {
+      EMBER_INTERNAL_ASSERT(false, "gelu_backward on ", scalar_type_name(it.common_dtype()));
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(unary_math_stub, &unary_math_kernel);
+EMBER_REGISTER_DISPATCH(round_decimals_stub, &round_decimals_kernel);
+EMBER_REGISTER_DISPATCH(gelu_backward_stub, &gelu_backward_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu

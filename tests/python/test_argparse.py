@@ -1,0 +1,77 @@
+"""Python argument handling of generated bindings: positional/keyword rules,
+varargs sizes, defaults, and PyTorch's TypeError messages."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import torch
+
+import ember
+
+SAME_MESSAGE = [
+    "lib.add(a, 'x')",
+    "lib.add(a)",
+    "lib.add(a, b, foo=1)",
+    "a.add('x')",
+    "lib.zeros('a')",
+    "lib.zeros(2, dtype=3)",
+    "lib.add(a, b, alpha='x')",
+    "lib.ones(-1)",
+    "a.sum(5)",
+    "lib.cat(a)",
+    "a.expand(3, 3)",
+    "lib.ones(2, dtype=lib.float32, requires_grad=1)",
+]
+
+
+def outcome(expr, lib):
+    a, b = lib.ones(2), lib.ones(2)
+    try:
+        eval(expr)
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return None
+
+
+@pytest.mark.parametrize("expr", SAME_MESSAGE)
+def test_error_type_and_message(expr):
+    assert outcome(expr, ember) == outcome(expr, torch)
+
+
+@pytest.mark.parametrize("expr", ["lib.sum(a, dim='x')", "a.view(2, 'x')", "lib.cat([a, 1])"])
+def test_error_type(expr):
+    assert outcome(expr, ember)[0] == outcome(expr, torch)[0]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "lib.zeros(2, 3).shape",
+        "lib.zeros((2, 3)).shape",
+        "lib.zeros([2, 3]).shape",
+        "lib.zeros(lib.Size([2, 3])).shape",
+        "lib.ones(2, 3).view(3, 2).shape",
+        "lib.ones(2, 3).view((3, 2)).shape",
+        "lib.ones(2, 3).view(-1).shape",
+        "lib.ones(2, 3).sum(1).tolist()",
+        "lib.ones(2, 3).sum((0, 1)).tolist()",
+        "lib.ones(2, 3).sum(dim=[1], keepdim=True).shape",
+        "lib.ones(2, 3).sum(dtype=lib.float64).dtype",
+        "lib.add(lib.ones(2), lib.ones(2), alpha=3).tolist()",
+        "lib.add(input=lib.ones(2), other=2).tolist()",
+        "lib.ones(2, 3).permute(1, 0).shape",
+        "lib.ones(2, 3).permute((1, 0)).shape",
+        "lib.full((2,), 7).dtype",
+        "lib.full((2,), 7.5).dtype",
+        "lib.full((2,), True).dtype",
+        "lib.zeros(2, dtype=float).dtype",
+        "lib.zeros(2, dtype=int).dtype",
+        "lib.zeros(2, dtype=bool).dtype",
+        "lib.ones(2, requires_grad=True).requires_grad",
+    ],
+)
+def test_accepted_forms(expr):
+    def run(lib):
+        return repr(eval(expr, {"lib": lib}))
+
+    assert run(ember) == run(torch)
