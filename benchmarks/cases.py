@@ -194,4 +194,5 @@ CASES = [
     Case("gemm", "linear 64x128->10 fwd+bwd", _linear_fwd_bwd(64, 128, 10), 1.05),
     Case("conv", "conv2d 32x64x56x56 3x3 fwd+bwd", _conv(32, 64, 64, 56, 3), 1.2),
     Case("conv", "conv2d LeNet 64x1x28x28 5x5 fwd+bwd", _conv(64, 1, 6, 28, 5), 1.2),
+    Case("conv", "conv2d LeNet 64x6x14x14 5x5 ->16 fwd+bwd", _conv(64, 6, 16, 14, 5), 1.2),
 ]

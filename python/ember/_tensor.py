@@ -234,7 +234,10 @@ def as_tensor(data, dtype=None, device=None):
         if device is not None:
             out = out.to(ember.device(device))
         return out
-    out = _C._tensor_from_data(data, dtype)
+    if _np.is_numpy_scalar(data):
+        out = _np.from_ndarray(data, dtype, copy=True)
+    else:
+        out = _C._tensor_from_data(data, dtype)
     if device is not None:
         out = out.to(ember.device(device))
     return out

@@ -9,7 +9,7 @@ import ember
 
 # Tolerances: float64 results should agree to rounding; float32 ones to a few
 # ulps of the largest terms (summation order differs between libraries).
-TOL = {"float64": dict(rtol=1e-9, atol=1e-9), "float32": dict(rtol=1e-4, atol=1e-4)}
+TOL = {"float64": {"rtol": 1e-9, "atol": 1e-9}, "float32": {"rtol": 1e-4, "atol": 1e-4}}
 
 
 def from_torch(t, requires_grad=None):
@@ -31,7 +31,7 @@ def close(e, t, dtype_name=None, **kw):
     assert str(e.dtype) == str(t.dtype), f"dtype {e.dtype} != {t.dtype}"
     assert tuple(e.shape) == tuple(t.shape), f"shape {tuple(e.shape)} != {tuple(t.shape)}"
     name = dtype_name or str(t.dtype).split(".")[1]
-    tol = dict(TOL.get(name, dict(rtol=1e-2, atol=1e-2)))
+    tol = dict(TOL.get(name, {"rtol": 1e-2, "atol": 1e-2}))
     tol.update(kw)
     got = as_torch(e)
     if name == "float32" and "atol" not in kw and t.numel() > 0:
@@ -45,7 +45,9 @@ def close(e, t, dtype_name=None, **kw):
 
 def pair_randn(shape, dtype_name="float64", requires_grad=False, seed=0, scale=1.0):
     g = torch.Generator().manual_seed(seed)
-    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(getattr(torch, dtype_name))
+    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(
+        getattr(torch, dtype_name)
+    )
     if requires_grad and t.dtype.is_floating_point:
         t.requires_grad_(True)
     return from_torch(t), t

@@ -8,7 +8,15 @@ import contextlib
 import os
 
 import pytest
-from _nn_helpers import HAS_UNIFORM, close, copy_params, from_torch, init_without_rng, pair_randn, same_error
+from _nn_helpers import (
+    HAS_UNIFORM,
+    close,
+    copy_params,
+    from_torch,
+    init_without_rng,
+    pair_randn,
+    same_error,
+)
 from conftest import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -18,7 +26,11 @@ import ember
 F = torch.nn.functional
 EF = ember.nn.functional
 
-settings.register_profile("ember_conv", max_examples=35, deadline=None)
+settings.register_profile(
+    "ember_conv",
+    max_examples=int(__import__("os").environ.get("EMBER_HYP_EXAMPLES", 35)),
+    deadline=None,
+)
 settings.load_profile("ember_conv")
 
 assert init_without_rng  # a fixture, used by name below
@@ -64,7 +76,9 @@ def check_against_torch(op_e, op_t, tensors, dtype):
 
 
 def draw_dtype_backend(data):
-    return data.draw(st.sampled_from(["float32", "float64"])), data.draw(st.sampled_from(["auto", "im2col"]))
+    return data.draw(st.sampled_from(["float32", "float64"])), data.draw(
+        st.sampled_from(["auto", "im2col"])
+    )
 
 
 @given(data=st.data())
@@ -82,11 +96,18 @@ def test_conv2d_matches_torch(data):
     tdt = getattr(torch, dtype)
     x = torch.randn(n, cin, h, w, generator=g, dtype=tdt).requires_grad_(True)
     wt = torch.randn(cout, cin // groups, *k, generator=g, dtype=tdt).requires_grad_(True)
-    b = torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True) if data.draw(st.booleans()) else None
+    b = (
+        torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True)
+        if data.draw(st.booleans())
+        else None
+    )
     with backend(be):
-        check_against_torch(lambda x_, w_, b_: ember.conv2d(x_, w_, b_, stride, padding, dilation, groups),
-                            lambda x_, w_, b_: F.conv2d(x_, w_, b_, stride, padding, dilation, groups), [x, wt, b],
-                            dtype)
+        check_against_torch(
+            lambda x_, w_, b_: ember.conv2d(x_, w_, b_, stride, padding, dilation, groups),
+            lambda x_, w_, b_: F.conv2d(x_, w_, b_, stride, padding, dilation, groups),
+            [x, wt, b],
+            dtype,
+        )
 
 
 @given(data=st.data())
@@ -95,16 +116,28 @@ def test_conv1d_matches_torch(data):
     groups = data.draw(st.integers(1, 2))
     cin, cout = groups * data.draw(st.integers(1, 5)), groups * data.draw(st.integers(1, 3))
     n, length = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 12))
-    k, stride, pad, dil = (data.draw(st.integers(1, 4)), data.draw(st.integers(1, 3)), data.draw(st.integers(0, 2)),
-                           data.draw(st.integers(1, 2)))
+    k, stride, pad, dil = (
+        data.draw(st.integers(1, 4)),
+        data.draw(st.integers(1, 3)),
+        data.draw(st.integers(0, 2)),
+        data.draw(st.integers(1, 2)),
+    )
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 1000)))
     tdt = getattr(torch, dtype)
     x = torch.randn(n, cin, length, generator=g, dtype=tdt).requires_grad_(True)
     wt = torch.randn(cout, cin // groups, k, generator=g, dtype=tdt).requires_grad_(True)
-    b = torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True) if data.draw(st.booleans()) else None
+    b = (
+        torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True)
+        if data.draw(st.booleans())
+        else None
+    )
     with backend(be):
-        check_against_torch(lambda x_, w_, b_: ember.conv1d(x_, w_, b_, stride, pad, dil, groups),
-                            lambda x_, w_, b_: F.conv1d(x_, w_, b_, stride, pad, dil, groups), [x, wt, b], dtype)
+        check_against_torch(
+            lambda x_, w_, b_: ember.conv1d(x_, w_, b_, stride, pad, dil, groups),
+            lambda x_, w_, b_: F.conv1d(x_, w_, b_, stride, pad, dil, groups),
+            [x, wt, b],
+            dtype,
+        )
 
 
 @given(data=st.data())
@@ -112,30 +145,55 @@ def test_conv_transpose2d_matches_torch(data):
     dtype, be = draw_dtype_backend(data)
     groups = data.draw(st.integers(1, 2))
     cin, cout = groups * data.draw(st.integers(1, 5)), groups * data.draw(st.integers(1, 5))
-    n, h, w = data.draw(st.integers(1, 2)), data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
+    n, h, w = (
+        data.draw(st.integers(1, 2)),
+        data.draw(st.integers(1, 6)),
+        data.draw(st.integers(1, 6)),
+    )
     k = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
     stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
     padding = (data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2)))
     dilation = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
-    output_padding = (data.draw(st.integers(0, max(stride[0], dilation[0]) - 1)),
-                      data.draw(st.integers(0, max(stride[1], dilation[1]) - 1)))
+    output_padding = (
+        data.draw(st.integers(0, max(stride[0], dilation[0]) - 1)),
+        data.draw(st.integers(0, max(stride[1], dilation[1]) - 1)),
+    )
     # Empty outputs are an error in PyTorch's float64 path but not always in its
     # float32 (oneDNN) one; Ember always raises. Keep to non-empty outputs here.
     for i, size in enumerate((h, w)):
-        assume((size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1) + output_padding[i] + 1 > 0)
+        assume(
+            (size - 1) * stride[i]
+            - 2 * padding[i]
+            + dilation[i] * (k[i] - 1)
+            + output_padding[i]
+            + 1
+            > 0
+        )
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 1000)))
     tdt = getattr(torch, dtype)
     x = torch.randn(n, cin, h, w, generator=g, dtype=tdt).requires_grad_(True)
     wt = torch.randn(cin, cout // groups, *k, generator=g, dtype=tdt).requires_grad_(True)
-    b = torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True) if data.draw(st.booleans()) else None
+    b = (
+        torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True)
+        if data.draw(st.booleans())
+        else None
+    )
     with backend(be):
         check_against_torch(
-            lambda x_, w_, b_: ember.conv_transpose2d(x_, w_, b_, stride, padding, output_padding, groups, dilation),
-            lambda x_, w_, b_: F.conv_transpose2d(x_, w_, b_, stride, padding, output_padding, groups, dilation),
-            [x, wt, b], dtype)
+            lambda x_, w_, b_: ember.conv_transpose2d(
+                x_, w_, b_, stride, padding, output_padding, groups, dilation
+            ),
+            lambda x_, w_, b_: F.conv_transpose2d(
+                x_, w_, b_, stride, padding, output_padding, groups, dilation
+            ),
+            [x, wt, b],
+            dtype,
+        )
 
 
-@pytest.mark.parametrize("be,dtype", [("auto", "float32"), ("im2col", "float64"), ("im2col", "float32")])
+@pytest.mark.parametrize(
+    "be,dtype", [("auto", "float32"), ("im2col", "float64"), ("im2col", "float32")]
+)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_larger_images_bands_and_threads(be, dtype, threads):
     # 40x40 output rows of 288-long patches: two im2col bands; samples split over threads.
@@ -147,12 +205,20 @@ def test_larger_images_bands_and_threads(be, dtype, threads):
         w = torch.randn(6, 32, 3, 3, dtype=tdt, requires_grad=True)
         b = torch.randn(6, dtype=tdt, requires_grad=True)
         with backend(be):
-            check_against_torch(lambda x_, w_, b_: ember.conv2d(x_, w_, b_, 1, 1),
-                                lambda x_, w_, b_: F.conv2d(x_, w_, b_, 1, 1), [x, w, b], dtype)
+            check_against_torch(
+                lambda x_, w_, b_: ember.conv2d(x_, w_, b_, 1, 1),
+                lambda x_, w_, b_: F.conv2d(x_, w_, b_, 1, 1),
+                [x, w, b],
+                dtype,
+            )
             # 1x1 kernels read the input directly
             w1 = torch.randn(5, 32, 1, 1, dtype=tdt, requires_grad=True)
-            check_against_torch(lambda x_, w_: ember.conv2d(x_, w_), lambda x_, w_: F.conv2d(x_, w_),
-                                [x.detach().requires_grad_(True), w1], dtype)
+            check_against_torch(
+                lambda x_, w_: ember.conv2d(x_, w_),
+                lambda x_, w_: F.conv2d(x_, w_),
+                [x.detach().requires_grad_(True), w1],
+                dtype,
+            )
     finally:
         ember.set_num_threads(old)
 
@@ -184,8 +250,11 @@ def test_padding_strings(padding, k, dil):
 
 
 def test_unbatched_inputs():
-    for fe, ft, xs, ws in [(ember.conv1d, F.conv1d, (3, 8), (4, 3, 3)), (ember.conv2d, F.conv2d, (3, 6, 5), (4, 3, 3, 2)),
-                           (ember.conv_transpose2d, F.conv_transpose2d, (3, 4, 5), (3, 2, 3, 3))]:
+    for fe, ft, xs, ws in [
+        (ember.conv1d, F.conv1d, (3, 8), (4, 3, 3)),
+        (ember.conv2d, F.conv2d, (3, 6, 5), (4, 3, 3, 2)),
+        (ember.conv_transpose2d, F.conv_transpose2d, (3, 4, 5), (3, 2, 3, 3)),
+    ]:
         xe, xt = pair_randn(xs, requires_grad=True)
         we, wt = pair_randn(ws, seed=1)
         ye, yt = fe(xe, we), ft(xt, wt)
@@ -198,12 +267,25 @@ def test_unbatched_inputs():
 def test_grad_fn_names_and_requires_grad():
     xe, xt = pair_randn((1, 2, 5, 5), requires_grad=True)
     we, wt = pair_randn((3, 2, 3, 3), seed=1)
-    for fe, ft, w_e, w_t in [(ember.conv2d, F.conv2d, we, wt), (ember.conv_transpose2d, F.conv_transpose2d,
-                                                                 we.permute(1, 0, 2, 3), wt.permute(1, 0, 2, 3))]:
-        assert type(fe(xe, w_e).grad_fn).__name__ == type(ft(xt, w_t).grad_fn).__name__ == "ConvolutionBackward0"
+    for fe, ft, w_e, w_t in [
+        (ember.conv2d, F.conv2d, we, wt),
+        (
+            ember.conv_transpose2d,
+            F.conv_transpose2d,
+            we.permute(1, 0, 2, 3),
+            wt.permute(1, 0, 2, 3),
+        ),
+    ]:
+        assert (
+            type(fe(xe, w_e).grad_fn).__name__
+            == type(ft(xt, w_t).grad_fn).__name__
+            == "ConvolutionBackward0"
+        )
     x1e, x1t = pair_randn((1, 2, 6), requires_grad=True)
     w1e, w1t = pair_randn((3, 2, 2), seed=2)
-    assert type(ember.conv1d(x1e, w1e).grad_fn).__name__ == type(F.conv1d(x1t, w1t).grad_fn).__name__
+    assert (
+        type(ember.conv1d(x1e, w1e).grad_fn).__name__ == type(F.conv1d(x1t, w1t).grad_fn).__name__
+    )
     with ember.no_grad():
         assert ember.conv2d(xe, we).grad_fn is None
     # only the weight requires grad: no input gradient is computed
@@ -221,22 +303,40 @@ def test_integer_convolution_matches_torch(dtype):
     xt = torch.randint(-3, 4, (2, 4, 5, 6), generator=g).to(getattr(torch, dtype))
     wt = torch.randint(-2, 3, (6, 2, 3, 2), generator=g).to(getattr(torch, dtype))
     bt = torch.randint(-2, 3, (6,), generator=g).to(getattr(torch, dtype))
-    close(ember.conv2d(from_torch(xt), from_torch(wt), from_torch(bt), 1, 1, 1, 2), F.conv2d(xt, wt, bt, 1, 1, 1, 2))
+    close(
+        ember.conv2d(from_torch(xt), from_torch(wt), from_torch(bt), 1, 1, 1, 2),
+        F.conv2d(xt, wt, bt, 1, 1, 1, 2),
+    )
     wtt = torch.randint(-2, 3, (4, 3, 2, 2), generator=g).to(getattr(torch, dtype))
     if dtype == "int64":
-        close(ember.conv_transpose2d(from_torch(xt), from_torch(wtt), None, 2), F.conv_transpose2d(xt, wtt, None, 2))
+        close(
+            ember.conv_transpose2d(from_torch(xt), from_torch(wtt), None, 2),
+            F.conv_transpose2d(xt, wtt, None, 2),
+        )
     else:
-        same_error(lambda: ember.conv_transpose2d(from_torch(xt), from_torch(wtt)), lambda: F.conv_transpose2d(xt, wtt))
+        same_error(
+            lambda: ember.conv_transpose2d(from_torch(xt), from_torch(wtt)),
+            lambda: F.conv_transpose2d(xt, wtt),
+        )
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_reduced_float_convolution(dtype):
     xt = torch.randn(2, 4, 6, 6).to(getattr(torch, dtype))
     wt = torch.randn(3, 4, 3, 3).to(getattr(torch, dtype))
-    tol = dict(rtol=2e-2, atol=5e-2) if dtype == "bfloat16" else dict(rtol=5e-3, atol=1e-2)
-    close(ember.conv2d(from_torch(xt), from_torch(wt), padding=1), F.conv2d(xt, wt, padding=1), dtype, **tol)
-    close(ember.conv_transpose2d(from_torch(xt), from_torch(wt.transpose(0, 1).contiguous())),
-          F.conv_transpose2d(xt, wt.transpose(0, 1).contiguous()), dtype, **tol)
+    tol = {"rtol": 2e-2, "atol": 5e-2} if dtype == "bfloat16" else {"rtol": 5e-3, "atol": 1e-2}
+    close(
+        ember.conv2d(from_torch(xt), from_torch(wt), padding=1),
+        F.conv2d(xt, wt, padding=1),
+        dtype,
+        **tol,
+    )
+    close(
+        ember.conv_transpose2d(from_torch(xt), from_torch(wt.transpose(0, 1).contiguous())),
+        F.conv_transpose2d(xt, wt.transpose(0, 1).contiguous()),
+        dtype,
+        **tol,
+    )
 
 
 def test_non_contiguous_inputs():
@@ -245,24 +345,27 @@ def test_non_contiguous_inputs():
     xe = from_torch(xc).permute(0, 1, 3, 2)
     we = from_torch(wc).permute(0, 1, 3, 2)
     assert not xe.is_contiguous() and not we.is_contiguous()
-    close(ember.conv2d(xe, we, groups=2), F.conv2d(xc.permute(0, 1, 3, 2), wc.permute(0, 1, 3, 2), groups=2))
+    close(
+        ember.conv2d(xe, we, groups=2),
+        F.conv2d(xc.permute(0, 1, 3, 2), wc.permute(0, 1, 3, 2), groups=2),
+    )
 
 
 ERROR_CASES = [
     # (input shape, weight shape, kwargs)
     ((2, 4, 6, 6), (4, 3, 3, 3), {}),
-    ((2, 4, 6, 6), (3, 2, 3, 3), dict(groups=2)),
+    ((2, 4, 6, 6), (3, 2, 3, 3), {"groups": 2}),
     ((2, 4, 6, 6), (4, 4, 7, 7), {}),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(stride=0)),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(padding=-1)),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(dilation=0)),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(groups=0)),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(bias=(3,))),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"stride": 0}),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"padding": -1}),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"dilation": 0}),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"groups": 0}),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"bias": (3,)}),
     ((6, 6), (4, 4, 3, 3), {}),
     ((2, 4, 6, 6), (4, 4, 3), {}),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(stride=(1, 1, 1))),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(padding="same", stride=2)),
-    ((2, 4, 6, 6), (4, 4, 3, 3), dict(padding="foo")),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"stride": (1, 1, 1)}),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"padding": "same", "stride": 2}),
+    ((2, 4, 6, 6), (4, 4, 3, 3), {"padding": "foo"}),
     ((2, 4, 0, 6), (4, 4, 3, 3), {}),
 ]
 
@@ -284,36 +387,59 @@ def test_conv2d_errors_match(xs, ws, kw):
 def test_transposed_and_dtype_errors_match():
     xe, xt = pair_randn((2, 4, 6, 6), "float32")
     we, wt = pair_randn((4, 4, 3, 3), "float32", seed=1)
-    same_error(lambda: ember.conv_transpose2d(xe, we, output_padding=1), lambda: F.conv_transpose2d(xt, wt, output_padding=1))
-    same_error(lambda: ember.conv_transpose2d(xe, we, stride=2, output_padding=2),
-               lambda: F.conv_transpose2d(xt, wt, stride=2, output_padding=2))
+    same_error(
+        lambda: ember.conv_transpose2d(xe, we, output_padding=1),
+        lambda: F.conv_transpose2d(xt, wt, output_padding=1),
+    )
+    same_error(
+        lambda: ember.conv_transpose2d(xe, we, stride=2, output_padding=2),
+        lambda: F.conv_transpose2d(xt, wt, stride=2, output_padding=2),
+    )
     w3e, w3t = pair_randn((3, 4, 3, 3), "float32", seed=1)
     same_error(lambda: ember.conv_transpose2d(xe, w3e), lambda: F.conv_transpose2d(xt, w3t))
     wde, wdt = pair_randn((4, 4, 3, 3), "float64", seed=1)
     # mixed dtypes: the same error type (PyTorch's wording depends on its internal path)
     same_error(lambda: ember.conv2d(xe, wde), lambda: F.conv2d(xt, wdt), match_message=False)
-    same_error(lambda: ember.conv2d(xe.to(ember.float64), we), lambda: F.conv2d(xt.double(), wt), match_message=False)
+    same_error(
+        lambda: ember.conv2d(xe.to(ember.float64), we),
+        lambda: F.conv2d(xt.double(), wt),
+        match_message=False,
+    )
     bde, bdt = pair_randn((4,), "float64")
     same_error(lambda: ember.conv2d(xe, we, bde), lambda: F.conv2d(xt, wt, bdt))
-    same_error(lambda: ember.conv2d(xe.to(ember.bool), we.to(ember.bool)), lambda: F.conv2d(xt.bool(), wt.bool()))
+    same_error(
+        lambda: ember.conv2d(xe.to(ember.bool), we.to(ember.bool)),
+        lambda: F.conv2d(xt.bool(), wt.bool()),
+    )
     with pytest.raises(TypeError):
         ember.conv_transpose2d(xe, we, padding="same")
     # an empty batch is fine
-    close(ember.conv2d(pair_randn((0, 4, 6, 6))[0], wde), F.conv2d(torch.zeros(0, 4, 6, 6, dtype=torch.float64), wdt))
+    close(
+        ember.conv2d(pair_randn((0, 4, 6, 6))[0], wde),
+        F.conv2d(torch.zeros(0, 4, 6, 6, dtype=torch.float64), wdt),
+    )
 
 
 # ---- modules ---------------------------------------------------------------------------------------
 
 MODULES = [
     ("Conv2d", (3, 8, 3), {}),
-    ("Conv2d", (4, 8, (3, 5)), dict(stride=(2, 1), padding=(4, 2), dilation=(3, 1), groups=2, bias=False)),
-    ("Conv2d", (3, 6, 3), dict(padding="same")),
-    ("Conv2d", (3, 6, 2), dict(padding="valid", dilation=2)),
-    ("Conv2d", (3, 6, 3), dict(padding=1, padding_mode="reflect")),
-    ("Conv1d", (16, 33, 3), dict(stride=2)),
-    ("Conv1d", (4, 4, 2), dict(padding="same", groups=4)),
-    ("ConvTranspose2d", (16, 33, (3, 5)), dict(stride=(2, 1), padding=(4, 2), output_padding=(1, 0))),
-    ("ConvTranspose2d", (4, 6, 3), dict(groups=2, bias=False, dilation=2)),
+    (
+        "Conv2d",
+        (4, 8, (3, 5)),
+        {"stride": (2, 1), "padding": (4, 2), "dilation": (3, 1), "groups": 2, "bias": False},
+    ),
+    ("Conv2d", (3, 6, 3), {"padding": "same"}),
+    ("Conv2d", (3, 6, 2), {"padding": "valid", "dilation": 2}),
+    ("Conv2d", (3, 6, 3), {"padding": 1, "padding_mode": "reflect"}),
+    ("Conv1d", (16, 33, 3), {"stride": 2}),
+    ("Conv1d", (4, 4, 2), {"padding": "same", "groups": 4}),
+    (
+        "ConvTranspose2d",
+        (16, 33, (3, 5)),
+        {"stride": (2, 1), "padding": (4, 2), "output_padding": (1, 0)},
+    ),
+    ("ConvTranspose2d", (4, 6, 3), {"groups": 2, "bias": False, "dilation": 2}),
 ]
 
 
@@ -324,12 +450,25 @@ def test_module_structure_matches(init_without_rng, name, args, kwargs):
     assert list(me.state_dict().keys()) == list(mt.state_dict().keys())
     for (ne, pe), (nt, pt) in zip(me.named_parameters(), mt.named_parameters()):
         assert ne == nt and tuple(pe.shape) == tuple(pt.shape) and pe.requires_grad
-    for attr in ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups",
-                 "output_padding", "transposed", "padding_mode", "_reversed_padding_repeated_twice"):
+    for attr in (
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "output_padding",
+        "transposed",
+        "padding_mode",
+        "_reversed_padding_repeated_twice",
+    ):
         assert getattr(me, attr) == getattr(mt, attr), attr
 
 
-@pytest.mark.parametrize("name,args,kwargs", [m for m in MODULES if m[2].get("padding_mode", "zeros") == "zeros"])
+@pytest.mark.parametrize(
+    "name,args,kwargs", [m for m in MODULES if m[2].get("padding_mode", "zeros") == "zeros"]
+)
 def test_module_forward_backward_matches(init_without_rng, name, args, kwargs):
     me, mt = getattr(ember.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
     copy_params(me, mt)
@@ -346,27 +485,35 @@ def test_module_forward_backward_matches(init_without_rng, name, args, kwargs):
 
 
 def test_conv_transpose_output_size(init_without_rng):
-    me, mt = ember.nn.ConvTranspose2d(3, 2, 3, stride=2), torch.nn.ConvTranspose2d(3, 2, 3, stride=2)
+    me, mt = (
+        ember.nn.ConvTranspose2d(3, 2, 3, stride=2),
+        torch.nn.ConvTranspose2d(3, 2, 3, stride=2),
+    )
     copy_params(me, mt)
     xe, xt = pair_randn((1, 3, 4, 4), "float32")
     close(me(xe, output_size=[10, 10]), mt(xt, output_size=[10, 10]))
     same_error(lambda: me(xe, output_size=[12, 12]), lambda: mt(xt, output_size=[12, 12]))
 
 
-@pytest.mark.parametrize("ctor", [
-    lambda nn: nn.Conv2d(4, 4, 3, groups=0),
-    lambda nn: nn.Conv2d(3, 4, 3, groups=2),
-    lambda nn: nn.Conv2d(4, 3, 3, groups=2),
-    lambda nn: nn.Conv2d(4, 4, 3, padding="foo"),
-    lambda nn: nn.Conv2d(4, 4, 3, padding="same", stride=2),
-    lambda nn: nn.Conv2d(4, 4, 3, padding_mode="bad"),
-    lambda nn: nn.ConvTranspose2d(4, 4, 3, padding_mode="reflect"),
-])
+@pytest.mark.parametrize(
+    "ctor",
+    [
+        lambda nn: nn.Conv2d(4, 4, 3, groups=0),
+        lambda nn: nn.Conv2d(3, 4, 3, groups=2),
+        lambda nn: nn.Conv2d(4, 3, 3, groups=2),
+        lambda nn: nn.Conv2d(4, 4, 3, padding="foo"),
+        lambda nn: nn.Conv2d(4, 4, 3, padding="same", stride=2),
+        lambda nn: nn.Conv2d(4, 4, 3, padding_mode="bad"),
+        lambda nn: nn.ConvTranspose2d(4, 4, 3, padding_mode="reflect"),
+    ],
+)
 def test_module_constructor_errors_match(init_without_rng, ctor):
     import re
 
     def canon(msg):  # a set's printed order depends on the process's string hashes
-        return re.sub(r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", msg)
+        return re.sub(
+            r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", msg
+        )
 
     with pytest.raises(ValueError) as et:
         ctor(torch.nn)
@@ -375,7 +522,9 @@ def test_module_constructor_errors_match(init_without_rng, ctor):
     assert canon(str(ee.value)) == canon(str(et.value))
 
 
-@pytest.mark.skipif(not HAS_UNIFORM or not hasattr(ember, "manual_seed"), reason="needs the random operators")
+@pytest.mark.skipif(
+    not HAS_UNIFORM or not hasattr(ember, "manual_seed"), reason="needs the random operators"
+)
 @pytest.mark.parametrize("name,args,kwargs", MODULES[:3] + MODULES[5:])
 def test_module_initialisation_matches(name, args, kwargs):
     ember.manual_seed(0)

@@ -179,6 +179,7 @@ def test_clamp_variants(dname):
             (lambda: e.clamp(min=lo, max=hi), lambda: t.clamp(min=lo, max=hi)),
             (lambda: ember.clip(e, lo, hi), lambda: torch.clip(t, lo, hi)),
             (lambda: e.clone().clamp_(lo, hi), lambda: t.clone().clamp_(lo, hi)),
+            (lambda: e.clone().clip_(lo, hi), lambda: t.clone().clip_(lo, hi)),
         ):
             got, want = run_both(fe, ft, match_message=True)
             if want is not None:

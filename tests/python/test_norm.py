@@ -4,10 +4,12 @@ errors, grad_fn names, and the BatchNorm/LayerNorm/GroupNorm modules."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from _nn_helpers import close, copy_params, from_torch, pair_randn, same_error
 from conftest import torch
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ember
@@ -15,7 +17,11 @@ import ember
 F = torch.nn.functional
 EF = ember.nn.functional
 
-settings.register_profile("ember_norm", max_examples=40, deadline=None)
+settings.register_profile(
+    "ember_norm",
+    max_examples=int(__import__("os").environ.get("EMBER_HYP_EXAMPLES", 40)),
+    deadline=None,
+)
 settings.load_profile("ember_norm")
 
 
@@ -29,16 +35,22 @@ def grads_match(ye, yt, pairs, seed=5):
         # ("tensor does not have a device"); Ember's gradients are checked elsewhere.
         assert "does not have a device" in str(err)
         return
+    # float32 gradients carry the rounding of the statistics times 1/std.
+    tol = {"rtol": 2e-3, "atol": 2e-3} if yt.dtype == torch.float32 else {}
     for e, t in pairs:
         if t is not None and t.requires_grad:
-            close(e.grad, t.grad)
+            close(e.grad, t.grad, **tol)
 
 
 def maybe(data, shape, dtype, seed, scale=1.0, offset=0.0):
     if not data.draw(st.booleans()):
         return None, None
     g = torch.Generator().manual_seed(seed)
-    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * scale + offset).to(dtype).requires_grad_(True)
+    t = (
+        (torch.randn(*shape, generator=g, dtype=torch.float64) * scale + offset)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     return from_torch(t), t
 
 
@@ -51,7 +63,11 @@ def test_batch_norm_matches_torch(data):
     momentum = data.draw(st.sampled_from([0.1, 0.5, 1.0, 0.0]))
     eps = data.draw(st.sampled_from([1e-5, 1e-3, 0.5]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
-    xt = (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) * 2 + 1).to(dtype).requires_grad_(True)
+    xt = (
+        (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) * 2 + 1)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     xe = from_torch(xt)
     we, wt = maybe(data, (c,), dtype, 1)
     be, bt = maybe(data, (c,), dtype, 2)
@@ -81,9 +97,15 @@ def test_layer_norm_matches_torch(data):
     shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=4))
     k = data.draw(st.integers(1, len(shape)))
     normalized = tuple(shape[-k:])
+    # A single float32 element normalises to rounding noise times 1/sqrt(eps).
+    assume(dtype == torch.float64 or math.prod(normalized) > 1)
     eps = data.draw(st.sampled_from([1e-5, 1e-2]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
-    xt = (torch.randn(*shape, generator=g, dtype=torch.float64) * 3 - 2).to(dtype).requires_grad_(True)
+    xt = (
+        (torch.randn(*shape, generator=g, dtype=torch.float64) * 3 - 2)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     xe = from_torch(xt)
     we, wt = maybe(data, normalized, dtype, 1)
     be, bt = maybe(data, normalized, dtype, 2)
@@ -102,14 +124,21 @@ def test_group_norm_matches_torch(data):
     spatial = data.draw(st.lists(st.integers(1, 4), min_size=0, max_size=2))
     eps = data.draw(st.sampled_from([1e-5, 1e-2]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
-    xt = (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) + 0.5).to(dtype).requires_grad_(True)
+    xt = (
+        (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) + 0.5)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     xe = from_torch(xt)
     we, wt = maybe(data, (c,), dtype, 1)
     be, bt = maybe(data, (c,), dtype, 2)
     try:
         yt = F.group_norm(xt, groups, wt, bt, eps)
     except Exception:  # noqa: BLE001
-        same_error(lambda: EF.group_norm(xe, groups, we, be, eps), lambda: F.group_norm(xt, groups, wt, bt, eps))
+        same_error(
+            lambda: EF.group_norm(xe, groups, we, be, eps),
+            lambda: F.group_norm(xt, groups, wt, bt, eps),
+        )
         return
     ye = EF.group_norm(xe, groups, we, be, eps)
     close(ye, yt)
@@ -126,7 +155,10 @@ def test_larger_inputs(threads):
         we, wt = pair_randn((6,), requires_grad=True, seed=1)
         be, bt = pair_randn((6,), requires_grad=True, seed=2)
         rme, rmt = pair_randn((6,), seed=3)
-        rve, rvt = from_torch(torch.ones(6, dtype=torch.float64)), torch.ones(6, dtype=torch.float64)
+        rve, rvt = (
+            from_torch(torch.ones(6, dtype=torch.float64)),
+            torch.ones(6, dtype=torch.float64),
+        )
         ye, yt = EF.batch_norm(xe, rme, rve, we, be, True), F.batch_norm(xt, rmt, rvt, wt, bt, True)
         close(ye, yt)
         close(rme, rmt)
@@ -153,8 +185,13 @@ def test_reduced_float_inputs(dtype):
     tdt = getattr(torch, dtype)
     xt = torch.randn(4, 3, 5, 5).to(tdt)
     xe = from_torch(xt)
-    tol = dict(rtol=2e-2, atol=3e-2)
-    close(EF.batch_norm(xe, None, None, training=True), F.batch_norm(xt, None, None, training=True), dtype, **tol)
+    tol = {"rtol": 2e-2, "atol": 3e-2}
+    close(
+        EF.batch_norm(xe, None, None, training=True),
+        F.batch_norm(xt, None, None, training=True),
+        dtype,
+        **tol,
+    )
     close(EF.layer_norm(xe, (5, 5)), F.layer_norm(xt, (5, 5)), dtype, **tol)
     close(EF.group_norm(xe, 3), F.group_norm(xt, 3), dtype, **tol)
 
@@ -162,22 +199,35 @@ def test_reduced_float_inputs(dtype):
 def test_native_statistics_outputs():
     xe, xt = pair_randn((2, 4, 3, 3))
     for re_, rt in [
-        (ember.native_batch_norm(xe, None, None, None, None, True, 0.1, 1e-5),
-         torch.native_batch_norm(xt, None, None, None, None, True, 0.1, 1e-5)),
-        (ember.native_layer_norm(xe, [3, 3], None, None, 1e-5), torch.native_layer_norm(xt, [3, 3], None, None, 1e-5)),
-        (ember.native_group_norm(xe, None, None, 2, 4, 9, 2, 1e-5),
-         torch.native_group_norm(xt, None, None, 2, 4, 9, 2, 1e-5)),
+        (
+            ember.native_batch_norm(xe, None, None, None, None, True, 0.1, 1e-5),
+            torch.native_batch_norm(xt, None, None, None, None, True, 0.1, 1e-5),
+        ),
+        (
+            ember.native_layer_norm(xe, [3, 3], None, None, 1e-5),
+            torch.native_layer_norm(xt, [3, 3], None, None, 1e-5),
+        ),
+        (
+            ember.native_group_norm(xe, None, None, 2, 4, 9, 2, 1e-5),
+            torch.native_group_norm(xt, None, None, 2, 4, 9, 2, 1e-5),
+        ),
     ]:
         for a, b in zip(re_, rt):
             close(a, b)
-    rm, rv = from_torch(torch.zeros(4, dtype=torch.float64)), from_torch(torch.ones(4, dtype=torch.float64))
+    rm, rv = (
+        from_torch(torch.zeros(4, dtype=torch.float64)),
+        from_torch(torch.ones(4, dtype=torch.float64)),
+    )
     out = ember.native_batch_norm(xe, None, None, rm, rv, False, 0.1, 1e-5)
     assert tuple(out[1].shape) == (0,) and tuple(out[2].shape) == (0,)
 
 
 def test_integer_inputs_are_not_implemented():
     e, t = from_torch(torch.ones(2, 4, 3, dtype=torch.long)), torch.ones(2, 4, 3, dtype=torch.long)
-    same_error(lambda: EF.batch_norm(e, None, None, training=True), lambda: F.batch_norm(t, None, None, training=True))
+    same_error(
+        lambda: EF.batch_norm(e, None, None, training=True),
+        lambda: F.batch_norm(t, None, None, training=True),
+    )
     same_error(lambda: EF.layer_norm(e, (3,)), lambda: F.layer_norm(t, (3,)))
     same_error(lambda: EF.group_norm(e, 2), lambda: F.group_norm(t, 2))
 
@@ -217,7 +267,9 @@ def test_errors_match(call):
 def test_empty_inputs():
     for shape in [(0, 4, 3), (0, 4)]:
         e, t = pair_randn(shape, requires_grad=True)
-        close(EF.batch_norm(e, None, None, training=True), F.batch_norm(t, None, None, training=True))
+        close(
+            EF.batch_norm(e, None, None, training=True), F.batch_norm(t, None, None, training=True)
+        )
         close(EF.layer_norm(e, (shape[-1],)), F.layer_norm(t, (shape[-1],)))
         close(EF.group_norm(e, 2), F.group_norm(t, 2))
 
@@ -226,12 +278,12 @@ def test_empty_inputs():
 
 BN_MODULES = [
     ("BatchNorm2d", (4,), {}),
-    ("BatchNorm2d", (4,), dict(momentum=None)),
-    ("BatchNorm2d", (4,), dict(affine=False)),
-    ("BatchNorm2d", (4,), dict(track_running_stats=False)),
-    ("BatchNorm2d", (4,), dict(eps=1e-3, momentum=0.3, bias=False)),
+    ("BatchNorm2d", (4,), {"momentum": None}),
+    ("BatchNorm2d", (4,), {"affine": False}),
+    ("BatchNorm2d", (4,), {"track_running_stats": False}),
+    ("BatchNorm2d", (4,), {"eps": 1e-3, "momentum": 0.3, "bias": False}),
     ("BatchNorm1d", (4,), {}),
-    ("BatchNorm1d", (4,), dict(momentum=None, affine=False)),
+    ("BatchNorm1d", (4,), {"momentum": None, "affine": False}),
 ]
 
 
@@ -244,7 +296,10 @@ def test_batchnorm_modules_match(name, args, kwargs):
         assert ne == nt
         close(be, bt)
     if mt.track_running_stats:
-        assert me.num_batches_tracked.dtype == ember.int64 and tuple(me.num_batches_tracked.shape) == ()
+        assert (
+            me.num_batches_tracked.dtype == ember.int64
+            and tuple(me.num_batches_tracked.shape) == ()
+        )
     shapes = [(3, 4, 5, 5), (2, 4, 3, 3)] if name == "BatchNorm2d" else [(6, 4), (3, 4, 5)]
     for step, shape in enumerate(shapes * 2):
         if step == 2:
@@ -269,7 +324,10 @@ def test_batchnorm_modules_match(name, args, kwargs):
 def test_batchnorm_input_dim_errors():
     for name, bad in [("BatchNorm1d", (2, 4, 3, 3)), ("BatchNorm2d", (2, 4, 3))]:
         e, t = pair_randn(bad)
-        same_error(lambda: getattr(ember.nn, name)(4)(e), lambda: getattr(torch.nn, name)(4)(t))
+        same_error(
+            lambda n=name, x=e: getattr(ember.nn, n)(4)(x),
+            lambda n=name, x=t: getattr(torch.nn, n)(4)(x),
+        )
 
 
 def test_batchnorm_state_dict_round_trip():
@@ -289,11 +347,11 @@ def test_batchnorm_state_dict_round_trip():
 
 OTHER_MODULES = [
     ("LayerNorm", (6,), {}),
-    ("LayerNorm", ([5, 6],), dict(eps=1e-3, elementwise_affine=False)),
-    ("LayerNorm", ((5, 6),), dict(bias=False)),
+    ("LayerNorm", ([5, 6],), {"eps": 1e-3, "elementwise_affine": False}),
+    ("LayerNorm", ((5, 6),), {"bias": False}),
     ("GroupNorm", (2, 4), {}),
-    ("GroupNorm", (4, 4), dict(eps=1e-3, affine=False)),
-    ("GroupNorm", (1, 4), dict(bias=False)),
+    ("GroupNorm", (4, 4), {"eps": 1e-3, "affine": False}),
+    ("GroupNorm", (1, 4), {"bias": False}),
 ]
 
 

@@ -379,7 +379,6 @@ def definition(v: Variant) -> str:
             if not any(init.startswith(o + ".") for o in outs):
                 lines.append(f"    _grad_fn->{field} = {init};")
         diff_args = differentiable_inputs(op)
-        formula_of = {n: info.formulas[d.input] for d in op.derivatives for n in d.names}
         for name, is_out in info.tensors:
             if is_out:
                 continue
@@ -389,7 +388,13 @@ def definition(v: Variant) -> str:
             save = f"_grad_fn->{name}_ = autograd::SavedVariable({value}, false);"
             # As PyTorch: save an input only when a gradient that needs it will be
             # computed, so that changing it in place later is no error otherwise.
-            users = [i for i, a in enumerate(diff_args) if re.search(rf"\b{name}\b", formula_of[a.name])]
+            def formula_of(arg):  # a multi-input entry ("input, weight: f") covers several args
+                for d in op.derivatives:
+                    if arg.name in d.names:
+                        return info.formulas.get(d.input, "")
+                return info.formulas.get(arg.name, "")
+
+            users = [i for i, a in enumerate(diff_args) if re.search(rf"\b{name}\b", formula_of(a))]
             if users and not any(a.type.is_list for a in diff_args):
                 cond = " || ".join(f"_grad_fn->should_compute_output({i})" for i in users)
                 lines.append(f"    if ({cond}) {save}")

@@ -19,7 +19,11 @@ struct Geometry {
   bool wide = false;   // Note [Wide im2col]
 
   int64_t K() const { return C * kh * kw; }
-  bool direct() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+  // col is X itself: 1x1 kernel, unit stride, no padding (and, for a
+  // transposed convolution, no output_padding making X larger than Y).
+  bool direct() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && H == OH && W == OW;
+  }
   bool padded() const { return wide && (ph > 0 || pw > 0); }
   int64_t Hp() const { return H + 2 * ph; }
   int64_t Wp() const { return wide ? W + 2 * pw : OW; }

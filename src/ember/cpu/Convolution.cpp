@@ -115,6 +115,16 @@ void add_channel_bias(T* x, int64_t N, int64_t channels, int64_t spatial, const 
 // oneDNN gets the non-degenerate problems; the rest stay on im2col.
 bool onednn_ok(const Geometry& g) { return g.N > 0 && g.K() > 0 && g.O > 0; }
 
+template <typename F>
+void dispatch_float_types(ScalarType t, const char* name, const F& f) {
+  switch (t) {
+    case ScalarType::Float: return f(float{});
+    case ScalarType::Double: return f(double{});
+    default:
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", cpu::dtype_message_name(t), "'"));
+  }
+}
+
 // ---- the three products of Note [Convolution as GEMM] ---------------------------------
 //
 // Note [Wide im2col]
@@ -578,8 +588,9 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
   if (mask[0]) gx = ember::empty(input.sizes(), dtype, input.device());
   if (mask[1]) gw = ember::empty(weight.sizes(), dtype, weight.device());
   if (mask[2]) gb = ember::empty({transposed ? g.C * g.G : g.O * g.G}, dtype, weight.device());
-  dispatch_conv_types(dtype, transposed ? "slow_conv_transpose2d_backward_out_cpu" : "slow_conv2d_backward_out_cpu",
-                      [&](auto v) {
+  // Gradients exist for floating types only (16-bit ones were widened above).
+  dispatch_float_types(dtype, transposed ? "slow_conv_transpose2d_backward_out_cpu" : "slow_conv2d_backward_out_cpu",
+                       [&](auto v) {
     using T = decltype(v);
     auto p = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
     const T *xp = p(x), *wp = p(w), *gyp = p(gy);

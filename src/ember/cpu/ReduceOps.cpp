@@ -29,7 +29,8 @@ using DimList = std::optional<std::vector<int64_t>>;
 bool is_integral_or_bool(ScalarType t) { return is_integral_type(t, /*include_bool=*/true); }
 
 // Reduced dims as a mask over self's dims (a 0-dim tensor counts as 1-D).
-// None reduces everything; an empty list does too unless empty_is_none.
+// None reduces everything; an empty list does too when empty_reduces_all
+// (all/any take an empty list as "reduce nothing", as in PyTorch).
 std::vector<bool> make_mask(const Tensor& self, const DimList& dim, bool empty_reduces_all = true) {
   const int64_t nd = self.dim();
   std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
@@ -67,9 +68,7 @@ int64_t reduced_numel(const Tensor& self, const std::vector<bool>& mask) {
   return n;
 }
 
-// Builds the plan for reducing `in` over mask into the contiguous `out`
-// (dims of size 1 are dropped unless keep_reduced, which arg reductions use
-// to keep their single reduced dim).
+// Builds the plan for reducing `in` over mask into the contiguous `out`.
 ReducePlan make_plan(const Tensor& in, const std::vector<bool>& mask, const Tensor& out) {
   ReducePlan p;
   const int64_t nd = in.dim();

@@ -1,8 +1,9 @@
 #pragma once
 // Reduction, scan, softmax and GEMM kernels selected by CPU capability. The
-// kernels live in cpu/kernels/{Reduce,Scan,SoftMax,Gemm}Kernel.cpp; the
-// native functions that prepare their arguments in cpu/ReduceOps.cpp,
-// cpu/SoftMax.cpp and cpu/LinearAlgebra.cpp.
+// kernels live in cpu/kernels/{Reduce,ReduceStats,Scan,SoftMax,Gemm}Kernel.cpp
+// (the loop driver in cpu/kernels/ReduceEngine.h); the native functions that
+// prepare their arguments in cpu/ReduceOps.cpp, cpu/SoftMax.cpp and
+// cpu/LinearAlgebra.cpp.
 
 #include "ember/core/DimVector.h"
 #include "ember/core/Scalar.h"

@@ -137,6 +137,14 @@ Tensor clip(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar>
 Tensor clip_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   return ember::clamp(self, min, max);
 }
+Tensor& clip_(Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  ember::clamp_(self, min, max);
+  return self;
+}
+Tensor& clip_tensor_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  ember::clamp_(self, min, max);
+  return self;
+}
 
 // ---- lerp ------------------------------------------------------------------------
 

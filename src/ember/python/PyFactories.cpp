@@ -188,6 +188,10 @@ void store_scalar(char* data, ScalarType t, PyObject* obj) {
       bool b;
       if (PyFloat_Check(obj)) {
         b = PyFloat_AS_DOUBLE(obj) != 0;
+      } else if (is_numpy_object(obj) && numpy_dtype(obj) == ScalarType::Bool) {
+        const int truth = PyObject_IsTrue(obj);
+        if (truth < 0) throw python_error();
+        b = truth != 0;
       } else {
         int of = 0;
         long long v = PyLong_AsLongLongAndOverflow(obj, &of);

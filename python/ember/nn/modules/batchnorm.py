@@ -15,10 +15,26 @@ class _NormBase(Module):
     running_var, num_batches_tracked) shared by the batch norms."""
 
     _version = 2
-    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
+    __constants__ = (
+        "track_running_stats",
+        "momentum",
+        "eps",
+        "num_features",
+        "affine",
+    )
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None, *, bias=True):
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ):
         super().__init__()
         import ember
 
@@ -37,9 +53,15 @@ class _NormBase(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if self.track_running_stats:
-            self.register_buffer("running_mean", ember.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", ember.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", ember.zeros((), dtype=ember.long, device=device))
+            self.register_buffer(
+                "running_mean", ember.zeros(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "running_var", ember.ones(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "num_batches_tracked", ember.zeros((), dtype=ember.long, device=device)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -63,8 +85,10 @@ class _NormBase(Module):
         raise NotImplementedError
 
     def extra_repr(self):
-        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
-                "track_running_stats={track_running_stats}").format(**self.__dict__, use_bias=self.bias is not None)
+        return (
+            "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+            "track_running_stats={track_running_stats}"
+        ).format(**self.__dict__, use_bias=self.bias is not None)
 
 
 class _BatchNorm(_NormBase):
@@ -74,13 +98,24 @@ class _BatchNorm(_NormBase):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+            factor = (
+                1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+            )
         # Batch statistics in training, and in eval when there are no running ones.
-        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
+        bn_training = (
+            True if self.training else (self.running_mean is None and self.running_var is None)
+        )
         use_buffers = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_buffers else None,
-                            self.running_var if use_buffers else None, self.weight, self.bias, bn_training, factor,
-                            self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if use_buffers else None,
+            self.running_var if use_buffers else None,
+            self.weight,
+            self.bias,
+            bn_training,
+            factor,
+            self.eps,
+        )
 
 
 class BatchNorm1d(_BatchNorm):

@@ -30,11 +30,34 @@ def _reverse_repeat_tuple(t, n):
 
 
 class _ConvNd(Module):
-    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
-                     "out_channels", "kernel_size"]
+    __constants__ = (
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "padding_mode",
+        "output_padding",
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+    )
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
-                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+        bias,
+        padding_mode,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -45,7 +68,9 @@ class _ConvNd(Module):
         valid_padding_strings = {"same", "valid"}
         if isinstance(padding, str):
             if padding not in valid_padding_strings:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}"
+                )
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
@@ -113,15 +138,42 @@ class _ConvNd(Module):
 
     def _check_padding_mode(self):
         if self.padding_mode != "zeros":
-            raise NotImplementedError(f"ember: padding_mode='{self.padding_mode}' is not implemented yet")
+            raise NotImplementedError(
+                f"ember: padding_mode='{self.padding_mode}' is not implemented yet"
+            )
 
 
 class Conv1d(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         padding_ = padding if isinstance(padding, str) else _single(padding)
-        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), padding_,
-                         _single(dilation), False, _single(0), groups, bias, padding_mode, device=device, dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            _single(kernel_size),
+            _single(stride),
+            padding_,
+            _single(dilation),
+            False,
+            _single(0),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
     def _conv_forward(self, input, weight, bias):
         self._check_padding_mode()
@@ -132,11 +184,36 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         padding_ = padding if isinstance(padding, str) else _pair(padding)
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), padding_, _pair(dilation),
-                         False, _pair(0), groups, bias, padding_mode, device=device, dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            _pair(kernel_size),
+            _pair(stride),
+            padding_,
+            _pair(dilation),
+            False,
+            _pair(0),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
     def _conv_forward(self, input, weight, bias):
         self._check_padding_mode()
@@ -147,14 +224,45 @@ class Conv2d(_ConvNd):
 
 
 class _ConvTransposeNd(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
-                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+        bias,
+        padding_mode,
+        device=None,
+        dtype=None,
+    ):
         if padding_mode != "zeros":
-            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
-                         output_padding, groups, bias, padding_mode, device=device, dtype=dtype)
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {self.__class__.__name__}'
+            )
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
-    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+    def _output_padding(
+        self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None
+    ):
         """The output_padding that makes the output output_size (or the module's own without one)."""
         if output_size is None:
             return _single(self.output_padding)
@@ -170,8 +278,12 @@ class _ConvTransposeNd(_ConvNd):
             )
         min_sizes, max_sizes = [], []
         for d in range(num_spatial_dims):
-            dim_size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
-                        + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
+            dim_size = (
+                (input.size(d + num_non_spatial_dims) - 1) * stride[d]
+                - 2 * padding[d]
+                + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1)
+                + 1
+            )
             min_sizes.append(dim_size)
             max_sizes.append(min_sizes[d] + stride[d] - 1)
         for i, size in enumerate(output_size):
@@ -184,16 +296,50 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
-                         _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode, device=device,
-                         dtype=dtype)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            _pair(kernel_size),
+            _pair(stride),
+            _pair(padding),
+            _pair(dilation),
+            True,
+            _pair(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
     def forward(self, input, output_size=None):
         if self.padding_mode != "zeros":
             raise ValueError("Only `zeros` padding mode is supported for ConvTranspose2d")
-        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
-                                              self.dilation)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation)
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation
+        )
+        return F.conv_transpose2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )

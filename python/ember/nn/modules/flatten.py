@@ -10,14 +10,19 @@ __all__ = ["Flatten", "Unflatten"]
 def _wrap(dim, ndim):
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         lo, hi = -max(ndim, 1), max(ndim, 1) - 1
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
     return dim % max(ndim, 1)
 
 
 class Flatten(Module):
     """Flattens dims start_dim..end_dim into one."""
 
-    __constants__ = ["start_dim", "end_dim"]
+    __constants__ = (
+        "start_dim",
+        "end_dim",
+    )
 
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
@@ -45,7 +50,10 @@ class Flatten(Module):
 class Unflatten(Module):
     """Splits dimension dim into unflattened_size."""
 
-    __constants__ = ["dim", "unflattened_size"]
+    __constants__ = (
+        "dim",
+        "unflattened_size",
+    )
 
     def __init__(self, dim, unflattened_size):
         super().__init__()
@@ -58,10 +66,13 @@ class Unflatten(Module):
             for idx, elem in enumerate(input):
                 if not isinstance(elem, int):
                     raise TypeError(
-                        "unflattened_size must be tuple of ints, " + f"but found element of type {type(elem).__name__} at pos {idx}"
+                        "unflattened_size must be tuple of ints, "
+                        + f"but found element of type {type(elem).__name__} at pos {idx}"
                     )
             return
-        raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}")
+        raise TypeError(
+            f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}"
+        )
 
     def forward(self, input):
         if hasattr(input, "unflatten"):

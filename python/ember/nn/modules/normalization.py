@@ -9,13 +9,25 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["GroupNorm", "LayerNorm"]
 
 
 class LayerNorm(Module):
-    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    __constants__ = (
+        "normalized_shape",
+        "eps",
+        "elementwise_affine",
+    )
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        normalized_shape,
+        eps=1e-5,
+        elementwise_affine=True,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         import ember
 
@@ -27,7 +39,9 @@ class LayerNorm(Module):
         if self.elementwise_affine:
             self.weight = Parameter(ember.empty(self.normalized_shape, device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(ember.empty(self.normalized_shape, device=device, dtype=dtype))
+                self.bias = Parameter(
+                    ember.empty(self.normalized_shape, device=device, dtype=dtype)
+                )
             else:
                 self.register_parameter("bias", None)
         else:
@@ -51,14 +65,23 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+    __constants__ = (
+        "num_groups",
+        "num_channels",
+        "eps",
+        "affine",
+    )
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True
+    ):
         super().__init__()
         import ember
 
         if num_channels % num_groups != 0:
-            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps

@@ -17,13 +17,8 @@ template <bool BoolOut, typename F>
 void binary(const TensorIterator& it, const F& f) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
-    using acc_t = opmath_t<scalar_t>;
     using out_t = std::conditional_t<BoolOut, bool, scalar_t>;
-    it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      loop2<out_t, scalar_t, scalar_t>(d, s, n, [&](scalar_t a, scalar_t b) {
-        return static_cast<out_t>(f(static_cast<acc_t>(a), static_cast<acc_t>(b)));
-      });
-    });
+    run_acc<out_t, scalar_t, 2>(it, f);
   });
 }
 
@@ -258,9 +253,10 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
 
 // ---- pow with a scalar exponent ----------------------------------------------------
 
+// f takes and returns the computation type (float for 16-bit floats).
 template <typename T, typename F>
 void same_type_loop(const TensorIterator& it, const F& f) {
-  it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<T, T>(d, s, n, f); });
+  run_acc<T, T, 1>(it, f);
 }
 
 void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) {
@@ -270,13 +266,11 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
   if (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::BFloat16) {
     if (e == 0.5 || e == -0.5 || e == -1.0) {
       dispatch_types(t, [&](auto tag_) {
-    using scalar_t = typename decltype(tag_)::type;
+        using scalar_t = typename decltype(tag_)::type;
         if constexpr (is_float_like_v<scalar_t>) {
           using acc_t = opmath_t<scalar_t>;
-          same_type_loop<scalar_t>(it, [e](scalar_t x) {
-            acc_t v = static_cast<acc_t>(x);
-            acc_t r = e == 0.5 ? std::sqrt(v) : (e == -0.5 ? acc_t(1) / std::sqrt(v) : acc_t(1) / v);
-            return static_cast<scalar_t>(r);
+          same_type_loop<scalar_t>(it, [e](acc_t v) {
+            return e == 0.5 ? std::sqrt(v) : (e == -0.5 ? acc_t(1) / std::sqrt(v) : acc_t(1) / v);
           });
         }
       });
@@ -287,7 +281,7 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
     case ScalarType::Float:
     case ScalarType::Double:
       dispatch_types(t, [&](auto tag_) {
-    using scalar_t = typename decltype(tag_)::type;
+        using scalar_t = typename decltype(tag_)::type;
         if constexpr (std::is_floating_point_v<scalar_t>) {
           const scalar_t ex = static_cast<scalar_t>(e);
           if (e == 2.0) {
@@ -307,24 +301,24 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
       auto bf = [](float v) { return static_cast<float>(BFloat16(v)); };
       const float ex = bf(static_cast<float>(e));
       if (e == 2.0) {
-        same_type_loop<BFloat16>(it, [](BFloat16 x) { return BFloat16(float(x) * float(x)); });
+        same_type_loop<BFloat16>(it, [](float x) { return x * x; });
       } else if (e == 3.0) {
-        same_type_loop<BFloat16>(it, [bf](BFloat16 x) { return BFloat16(bf(float(x) * float(x)) * float(x)); });
+        same_type_loop<BFloat16>(it, [bf](float x) { return bf(x * x) * x; });
       } else if (e == -2.0) {
-        same_type_loop<BFloat16>(it, [bf](BFloat16 x) { return BFloat16(1.0f / bf(float(x) * float(x))); });
+        same_type_loop<BFloat16>(it, [bf](float x) { return 1.0f / bf(x * x); });
       } else {
-        same_type_loop<BFloat16>(it, [ex](BFloat16 x) { return BFloat16(std::pow(float(x), ex)); });
+        same_type_loop<BFloat16>(it, [ex](float x) { return std::pow(x, ex); });
       }
       return;
     }
     case ScalarType::Half: {
       const float ex = static_cast<float>(Half(static_cast<float>(e)));
-      same_type_loop<Half>(it, [ex](Half x) { return Half(std::pow(float(x), ex)); });
+      same_type_loop<Half>(it, [ex](float x) { return std::pow(x, ex); });
       return;
     }
     default:
       dispatch_types(t, [&](auto tag_) {
-    using scalar_t = typename decltype(tag_)::type;
+        using scalar_t = typename decltype(tag_)::type;
         if constexpr (is_int_v<scalar_t>) {
           const scalar_t ex = static_cast<scalar_t>(exponent.to_long());
           same_type_loop<scalar_t>(it, [ex](scalar_t x) { return int_pow(x, ex); });
@@ -353,11 +347,10 @@ void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& 
     const bool has_lo = min.has_value(), has_hi = max.has_value();
     const acc_t lo = has_lo ? bound(*min) : acc_t(0);
     const acc_t hi = has_hi ? bound(*max) : acc_t(0);
-    same_type_loop<scalar_t>(it, [=](scalar_t xs) {
-      acc_t x = static_cast<acc_t>(xs);
+    same_type_loop<scalar_t>(it, [=](acc_t x) {
       if (has_lo) x = x < lo ? lo : x;
       if (has_hi) x = x > hi ? hi : x;
-      return static_cast<scalar_t>(x);
+      return x;
     });
   });
 }
@@ -366,12 +359,7 @@ void clamp_tensor_kernel(const TensorIterator& it) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     using acc_t = opmath_t<scalar_t>;
-    it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      loop3<scalar_t, scalar_t, scalar_t, scalar_t>(d, s, n, [](scalar_t x, scalar_t lo, scalar_t hi) {
-        return static_cast<scalar_t>(min_propagate(max_propagate(static_cast<acc_t>(x), static_cast<acc_t>(lo)),
-                                                   static_cast<acc_t>(hi)));
-      });
-    });
+    run_acc<scalar_t, scalar_t, 3>(it, [](acc_t x, acc_t lo, acc_t hi) { return min_propagate(max_propagate(x, lo), hi); });
   });
 }
 
@@ -404,11 +392,7 @@ void lerp_scalar_kernel(const TensorIterator& it, const Scalar& weight) {
     if constexpr (is_float_like_v<scalar_t>) {
       using acc_t = opmath_t<scalar_t>;
       const acc_t w = weight.to<acc_t>();
-      it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        loop2<scalar_t, scalar_t, scalar_t>(d, s, n, [w](scalar_t a, scalar_t b) {
-          return static_cast<scalar_t>(lerp_value(static_cast<acc_t>(a), static_cast<acc_t>(b), w));
-        });
-      });
+      run_acc<scalar_t, scalar_t, 2>(it, [w](acc_t a, acc_t b) { return lerp_value(a, b, w); });
     }
   });
 }
@@ -418,12 +402,7 @@ void lerp_tensor_kernel(const TensorIterator& it) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (is_float_like_v<scalar_t>) {
       using acc_t = opmath_t<scalar_t>;
-      it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        loop3<scalar_t, scalar_t, scalar_t, scalar_t>(d, s, n, [](scalar_t a, scalar_t b, scalar_t w) {
-          return static_cast<scalar_t>(
-              lerp_value(static_cast<acc_t>(a), static_cast<acc_t>(b), static_cast<acc_t>(w)));
-        });
-      });
+      run_acc<scalar_t, scalar_t, 3>(it, [](acc_t a, acc_t b, acc_t w) { return lerp_value(a, b, w); });
     }
   });
 }

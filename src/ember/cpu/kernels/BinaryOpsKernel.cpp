@@ -1,10 +1,18 @@
 // Elementwise arithmetic kernels, compiled once per CPU capability.
 #include "ember/cpu/Stubs.h"
 #include "ember/cpu/kernels/Loops.h"
+#include "ember/cpu/kernels/MathLoops.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
+
+// 16-bit floats go through float in bulk (Note [16-bit float loops]); a
+// template, so the other element types do not instantiate it.
+template <typename T, typename F>
+void f16_binary(const TensorIterator& it, const F& f) {
+  if constexpr (is_16bit_float_v<T>) run_acc<T, T, 2>(it, f);
+}
 
 void add_kernel(const TensorIterator& it, const Scalar& alpha) {
   EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "add", [&] {
@@ -14,6 +22,9 @@ void add_kernel(const TensorIterator& it, const Scalar& alpha) {
       it.for_each([a](char** d, const int64_t* s, int64_t n) {
         binary_loop<bool>(d, s, n, [a](bool x, bool y) { return x || (a && y); });
       });
+    } else if constexpr (is_16bit_float_v<scalar_t>) {
+      const float a = alpha.to<float>();
+      f16_binary<scalar_t>(it, [a](float x, float y) { return x + a * y; });
     } else {
       const acc_t a = alpha.to<acc_t>();
       if (a == acc_t(1)) {
@@ -36,6 +47,10 @@ void add_kernel(const TensorIterator& it, const Scalar& alpha) {
 void mul_kernel(const TensorIterator& it) {
   EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "mul", [&] {
     using acc_t = opmath_t<scalar_t>;
+    if constexpr (is_16bit_float_v<scalar_t>) {
+      f16_binary<scalar_t>(it, [](float x, float y) { return x * y; });
+      return;
+    }
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       if constexpr (std::is_same_v<scalar_t, bool>) {
         binary_loop<bool>(d, s, n, [](bool x, bool y) { return x && y; });

@@ -9,6 +9,7 @@
 
 #include "ember/cpu/kernels/Loops.h"
 #include "ember/cpu/kernels/VecMath.h"
+#include "ember/ops/TensorIterator.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -104,6 +105,111 @@ inline void loop3(char** data, const int64_t* strides, int64_t n, const Op& op) 
   }
 }
 
+// ---- 16-bit floats ---------------------------------------------------------------------
+// Note [16-bit float loops]
+// float16 and bfloat16 compute in float, as in PyTorch: a chunk of each
+// input is converted to float in bulk (F16C instructions where compiled in,
+// shifts for bfloat16), the op runs over float arrays, and the results are
+// rounded back in bulk. The conversions round to nearest even like Half and
+// BFloat16's own, so results equal an element-by-element loop.
+
+template <typename T>
+constexpr bool is_16bit_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+constexpr int kChunk = 256;
+
+template <typename T>
+inline void cvt_to_float(const T* in, float* out, int n) {
+  int i = 0;
+  if constexpr (std::is_same_v<T, Half>) {
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+      __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+      _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+#endif
+    for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+  } else {
+    for (; i < n; ++i) {
+      uint32_t u = uint32_t(in[i].x) << 16;
+      std::memcpy(out + i, &u, 4);
+    }
+  }
+}
+
+template <typename T>
+inline void cvt_from_float(const float* in, T* out, int n) {
+  int i = 0;
+  if constexpr (std::is_same_v<T, Half>) {
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+      __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+    }
+#endif
+    for (; i < n; ++i) out[i] = Half(in[i]);
+  } else {
+    for (; i < n; ++i) {
+      uint32_t u;
+      std::memcpy(&u, in + i, 4);
+      uint16_t r = (u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0x7fc0u) : uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+      out[i].x = r;
+    }
+  }
+}
+
+// m values of operand (base, stride) from element start, as floats.
+template <typename T>
+inline void gather_float(const char* base, int64_t stride, int64_t start, int m, float* dst) {
+  if (stride == sizeof(T)) {
+    cvt_to_float(reinterpret_cast<const T*>(base) + start, dst, m);
+  } else if (stride == 0) {
+    const float v = static_cast<float>(*reinterpret_cast<const T*>(base));
+    for (int j = 0; j < m; ++j) dst[j] = v;
+  } else {
+    T tmp[kChunk];
+    for (int j = 0; j < m; ++j) tmp[j] = at<T>(const_cast<char*>(base), stride, start + j);
+    cvt_to_float(tmp, dst, m);
+  }
+}
+
+template <typename T>
+inline void scatter_float(char* base, int64_t stride, int64_t start, int m, const float* src) {
+  if (stride == sizeof(T)) {
+    cvt_from_float(src, reinterpret_cast<T*>(base) + start, m);
+  } else {
+    T tmp[kChunk];
+    cvt_from_float(src, tmp, m);
+    for (int j = 0; j < m; ++j) at<T>(base, stride, start + j) = tmp[j];
+  }
+}
+
+// out[i] = f(a[i], ...) for 16-bit float inputs T; f takes and returns
+// float (Out = T) or returns bool (Out = bool).
+template <typename Out, typename T, int N, typename F>
+inline void f16_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
+  alignas(64) float in[N][kChunk];
+  alignas(64) float res[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int m = static_cast<int>(std::min<int64_t>(kChunk, n - i));
+    for (int k = 0; k < N; ++k) gather_float<T>(data[k + 1], strides[k + 1], i, m, in[k]);
+    if constexpr (std::is_same_v<Out, bool>) {
+      for (int j = 0; j < m; ++j) {
+        if constexpr (N == 1) at<bool>(data[0], strides[0], i + j) = f(in[0][j]);
+        else if constexpr (N == 2) at<bool>(data[0], strides[0], i + j) = f(in[0][j], in[1][j]);
+        else at<bool>(data[0], strides[0], i + j) = f(in[0][j], in[1][j], in[2][j]);
+      }
+    } else {
+      for (int j = 0; j < m; ++j) {
+        if constexpr (N == 1) res[j] = f(in[0][j]);
+        else if constexpr (N == 2) res[j] = f(in[0][j], in[1][j]);
+        else res[j] = f(in[0][j], in[1][j], in[2][j]);
+      }
+      scatter_float<T>(data[0], strides[0], i, m, res);
+    }
+  }
+}
+
 // out[i] = f(a[i]) for float-like T (float, Half, BFloat16) with f mapping a
 // vector of floats to a vector of floats. Every element goes through f in
 // some vector (a partial block is padded), so results do not depend on the
@@ -126,15 +232,69 @@ inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f
       }
       return;
     }
+    float buf[W];
+    for (int64_t i = 0; i < n; i += W) {
+      const int m = static_cast<int>(std::min<int64_t>(W, n - i));
+      for (int j = 0; j < m; ++j) buf[j] = at<float>(data[1], strides[1], i + j);
+      for (int j = m; j < W; ++j) buf[j] = 0.0f;
+      vecmath::store(buf, f(vecmath::load(buf)));
+      for (int j = 0; j < m; ++j) at<float>(data[0], strides[0], i + j) = buf[j];
+    }
+  } else {
+    static_assert(kChunk % W == 0, "chunks hold whole vectors");
+    alignas(64) float buf[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int m = static_cast<int>(std::min<int64_t>(kChunk, n - i));
+      gather_float<T>(data[1], strides[1], i, m, buf);
+      const int padded = (m + W - 1) / W * W;
+      for (int j = m; j < padded; ++j) buf[j] = 0.0f;
+      for (int j = 0; j < padded; j += W) vecmath::store(buf + j, f(vecmath::load(buf + j)));
+      scatter_float<T>(data[0], strides[0], i, m, buf);
+    }
   }
-  float buf[W];
-  for (int64_t i = 0; i < n; i += W) {
+}
+
+// out[i] = f(a[i]) for double with f mapping a vector of doubles to a
+// vector of doubles; partial blocks are padded as in vec_loop1.
+template <typename F>
+inline void vec_loop1_double(char** data, const int64_t* strides, int64_t n, const F& f) {
+  constexpr int W = vecmath::kLanesD;
+  double buf[W];
+  const bool contiguous = strides[0] == sizeof(double) && strides[1] == sizeof(double);
+  int64_t i = 0;
+  if (contiguous) {
+    double* out = reinterpret_cast<double*>(data[0]);
+    const double* a = reinterpret_cast<const double*>(data[1]);
+    for (; i + W <= n; i += W) vecmath::store(out + i, f(vecmath::load(a + i)));
+  }
+  for (; i < n; i += W) {
     const int m = static_cast<int>(std::min<int64_t>(W, n - i));
-    for (int j = 0; j < m; ++j) buf[j] = static_cast<float>(at<T>(data[1], strides[1], i + j));
-    for (int j = m; j < W; ++j) buf[j] = 0.0f;
+    for (int j = 0; j < m; ++j) buf[j] = at<double>(data[1], strides[1], i + j);
+    for (int j = m; j < W; ++j) buf[j] = 0.0;
     vecmath::store(buf, f(vecmath::load(buf)));
-    for (int j = 0; j < m; ++j) at<T>(data[0], strides[0], i + j) = T(buf[j]);
+    for (int j = 0; j < m; ++j) at<double>(data[0], strides[0], i + j) = buf[j];
   }
+}
+
+// Runs f over the iterator's N inputs of element type T, writing Out (T or
+// bool). f takes and returns the computation type: float for float16 and
+// bfloat16 (see Note [16-bit float loops]), T itself otherwise.
+template <typename Out, typename T, int N, typename F>
+inline void run_acc(const TensorIterator& it, const F& f) {
+  using acc_t = opmath_t<T>;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    if constexpr (is_16bit_float_v<T>) {
+      f16_loop<Out, T, N>(d, s, n, f);
+    } else if constexpr (N == 1) {
+      loop1<Out, T>(d, s, n, [&](T a) { return static_cast<Out>(f(static_cast<acc_t>(a))); });
+    } else if constexpr (N == 2) {
+      loop2<Out, T, T>(d, s, n, [&](T a, T b) { return static_cast<Out>(f(static_cast<acc_t>(a), static_cast<acc_t>(b))); });
+    } else {
+      loop3<Out, T, T, T>(d, s, n, [&](T a, T b, T c) {
+        return static_cast<Out>(f(static_cast<acc_t>(a), static_cast<acc_t>(b), static_cast<acc_t>(c)));
+      });
+    }
+  });
 }
 
 }  // namespace EMBER_CPU_CAPABILITY_NS

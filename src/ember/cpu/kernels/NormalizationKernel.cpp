@@ -216,33 +216,51 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
   std::mutex mu;
   std::vector<double> dg(dgamma ? D : 0, 0.0), db(dbeta ? D : 0, 0.0);
   parallel_for(0, M, std::max<int64_t>(1, 16384 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
+    // Per-thread column sums: pg = sum dy * xhat, pb = sum dy.
     std::vector<double> pg(dgamma ? D : 0, 0.0), pb(dbeta ? D : 0, 0.0);
+    double* __restrict pgp = pg.data();
+    double* __restrict pbp = pb.data();
     for (int64_t r = b; r < e; ++r) {
-      const T *g = dy + r * D, *xr = x + r * D;
+      const T* __restrict g = dy + r * D;
+      const T* __restrict xr = x + r * D;
       const double m = static_cast<double>(mean[r]), rs = static_cast<double>(rstd[r]);
-      if (dgamma || dbeta) {
-        for (int64_t i = 0; i < D; ++i) {
-          const double gi = static_cast<double>(g[i]);
-          if (dgamma) pg[i] += gi * (static_cast<double>(xr[i]) - m) * rs;
-          if (dbeta) pb[i] += gi;
-        }
+      if (dgamma) {
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) pgp[i] += static_cast<double>(g[i]) * (static_cast<double>(xr[i]) - m) * rs;
       }
-      if (dx) {
-        // s1 = sum dy*gamma, s2 = sum dy*gamma*x; dx = rs*dy*gamma + x*k2 + k3.
-        double s1 = 0, s2 = 0;
+      if (dbeta) {
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) pbp[i] += static_cast<double>(g[i]);
+      }
+      if (!dx) continue;
+      // s1 = sum dy*gamma, s2 = sum dy*gamma*x; dx = rs*dy*gamma + x*k2 + k3.
+      double s1 = 0, s2 = 0;
+      if (gamma) {
 #pragma omp simd reduction(+ : s1, s2)
         for (int64_t i = 0; i < D; ++i) {
-          const double gg = static_cast<double>(g[i]) * (gamma ? static_cast<double>(gamma[i]) : 1.0);
+          const double gg = static_cast<double>(g[i]) * static_cast<double>(gamma[i]);
           s1 += gg;
           s2 += gg * static_cast<double>(xr[i]);
         }
-        const double inv_d = 1.0 / static_cast<double>(D);
-        const double k2 = -rs * rs * rs * (s2 - m * s1) * inv_d;
-        const double k3 = -rs * s1 * inv_d - m * k2;
-        T* d = dx + r * D;
-        const T rsT = static_cast<T>(rs), k2T = static_cast<T>(k2), k3T = static_cast<T>(k3);
+      } else {
+#pragma omp simd reduction(+ : s1, s2)
+        for (int64_t i = 0; i < D; ++i) {
+          const double gg = static_cast<double>(g[i]);
+          s1 += gg;
+          s2 += gg * static_cast<double>(xr[i]);
+        }
+      }
+      const double inv_d = 1.0 / static_cast<double>(D);
+      const double k2 = -rs * rs * rs * (s2 - m * s1) * inv_d;
+      const double k3 = -rs * s1 * inv_d - m * k2;
+      T* __restrict d = dx + r * D;
+      const T rsT = static_cast<T>(rs), k2T = static_cast<T>(k2), k3T = static_cast<T>(k3);
+      if (gamma) {
 #pragma omp simd
-        for (int64_t i = 0; i < D; ++i) d[i] = (gamma ? g[i] * gamma[i] : g[i]) * rsT + xr[i] * k2T + k3T;
+        for (int64_t i = 0; i < D; ++i) d[i] = g[i] * gamma[i] * rsT + xr[i] * k2T + k3T;
+      } else {
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) d[i] = g[i] * rsT + xr[i] * k2T + k3T;
       }
     }
     if (dgamma || dbeta) {

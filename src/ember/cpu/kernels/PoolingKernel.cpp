@@ -77,7 +77,12 @@ void max_pool_backward_impl(const T* gout, const int64_t* idx, T* gin, const Poo
       const T* g = gout + p * a.OH * a.OW;
       const int64_t* ix = idx + p * a.OH * a.OW;
       T* dst = gin + p * a.H * a.W;
-      for (int64_t i = 0; i < a.OH * a.OW; ++i) dst[ix[i]] += g[i];
+      // A window lying wholly in the padding keeps an index past the plane
+      // (as PyTorch's does); it receives no gradient.
+      const int64_t plane = a.H * a.W;
+      for (int64_t i = 0; i < a.OH * a.OW; ++i) {
+        if (ix[i] >= 0 && ix[i] < plane) dst[ix[i]] += g[i];
+      }
     }
   });
 }
@@ -150,6 +155,20 @@ inline int64_t end_index(int64_t o, int64_t O, int64_t I) { return ((o + 1) * I 
 
 template <typename T>
 void adaptive_avg_impl(const T* in, T* out, const Pool2dArgs& a) {
+  if (a.OH == 1 && a.OW == 1) {
+    // Global average: one contiguous sum per plane.
+    const int64_t n = a.H * a.W;
+    parallel_for(0, a.planes, plane_grain(a), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* src = in + p * n;
+        T s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int64_t i = 0; i < n; ++i) s += src[i];
+        out[p] = s / static_cast<T>(n);
+      }
+    });
+    return;
+  }
   parallel_for(0, a.planes, plane_grain(a), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const T* src = in + p * a.H * a.W;
@@ -171,6 +190,17 @@ void adaptive_avg_impl(const T* in, T* out, const Pool2dArgs& a) {
 
 template <typename T>
 void adaptive_avg_backward_impl(const T* gout, T* gin, const Pool2dArgs& a) {
+  if (a.OH == 1 && a.OW == 1) {
+    const int64_t n = a.H * a.W;
+    parallel_for(0, a.planes, plane_grain(a), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T v = gout[p] / static_cast<T>(n);
+        T* dst = gin + p * n;
+        for (int64_t i = 0; i < n; ++i) dst[i] = v;
+      }
+    });
+    return;
+  }
   parallel_for(0, a.planes, plane_grain(a), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const T* g = gout + p * a.OH * a.OW;

@@ -9,10 +9,11 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
+using vecmath::Vd;
 using vecmath::Vf;
 
 // Floating ops: vf on vectors of floats (float, Half and BFloat16 storage),
-// df on doubles.
+// df on doubles (a vector of doubles when it accepts one, else one double).
 template <typename VF, typename DF>
 void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
   switch (it.common_dtype()) {
@@ -26,7 +27,11 @@ void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
       it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<BFloat16>(d, s, n, vf); });
       return;
     case ScalarType::Double:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
+      if constexpr (std::is_invocable_v<DF, vecmath::Vd>) {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, df); });
+      } else {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
+      }
       return;
     default:
       EMBER_INTERNAL_ASSERT(false, "float_unary on ", scalar_type_name(it.common_dtype()));
@@ -45,10 +50,7 @@ template <typename F>
 void same_type_unary(const TensorIterator& it, const F& f) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
-    using acc_t = opmath_t<scalar_t>;
-    it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      loop1<scalar_t, scalar_t>(d, s, n, [&](scalar_t x) { return static_cast<scalar_t>(f(static_cast<acc_t>(x))); });
-    });
+    run_acc<scalar_t, scalar_t, 1>(it, f);
   });
 }
 
@@ -57,10 +59,7 @@ template <typename F>
 void bool_unary(const TensorIterator& it, const F& f) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
-    using acc_t = opmath_t<scalar_t>;
-    it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      loop1<bool, scalar_t>(d, s, n, [&](scalar_t x) { return static_cast<bool>(f(static_cast<acc_t>(x))); });
-    });
+    run_acc<bool, scalar_t, 1>(it, [&](auto x) { return static_cast<bool>(f(x)); });
   });
 }
 
@@ -96,7 +95,7 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
   switch (op) {
     // ---- floating ----------------------------------------------------------------
     case UnaryOp::Exp:
-      return float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](double x) { return std::exp(x); });
+      return float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
     case UnaryOp::Log:
       return float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
     case UnaryOp::Log1p:
@@ -115,11 +114,9 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Reciprocal:
       return float_unary(it, [](Vf x) { return 1.0f / x; }, [](double x) { return 1.0 / x; });
     case UnaryOp::Sin:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::sin(v); }); },
-                         [](double x) { return std::sin(x); });
+      return float_unary(it, [](Vf x) { return vecmath::sin(x); }, [](double x) { return std::sin(x); });
     case UnaryOp::Cos:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::cos(v); }); },
-                         [](double x) { return std::cos(x); });
+      return float_unary(it, [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
     case UnaryOp::Tan:
       return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::tan(v); }); },
                          [](double x) { return std::tan(x); });
@@ -127,10 +124,10 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
       return float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
       return float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
-                         [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+                         [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
     case UnaryOp::Silu:
       return float_unary(it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); },
-                         [](double x) { return x / (1.0 + std::exp(-x)); });
+                         [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
     case UnaryOp::GeluErf:
       return float_unary(
           it,
@@ -211,11 +208,8 @@ void round_decimals_kernel(const TensorIterator& it, int64_t decimals) {
     if constexpr (is_float_like_v<scalar_t>) {
       using acc_t = opmath_t<scalar_t>;
       const acc_t p = static_cast<acc_t>(ten_pow);
-      it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        loop1<scalar_t, scalar_t>(d, s, n, [&](scalar_t x) {
-          acc_t v = static_cast<acc_t>(x);
-          return static_cast<scalar_t>(neg ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p);
-        });
+      run_acc<scalar_t, scalar_t, 1>(it, [&](acc_t v) {
+        return neg ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p;
       });
     } else {
       EMBER_INTERNAL_ASSERT(false, "round(decimals) on ", scalar_type_name(it.common_dtype()));
@@ -229,25 +223,21 @@ void gelu_backward_kernel(const TensorIterator& it, bool tanh_approximation) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (is_float_like_v<scalar_t>) {
       using acc_t = opmath_t<scalar_t>;
-      it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        loop2<scalar_t, scalar_t, scalar_t>(d, s, n, [&](scalar_t g, scalar_t xs) {
-          const acc_t dy = static_cast<acc_t>(g);
-          const acc_t x = static_cast<acc_t>(xs);
-          if (tanh_approximation) {
-            const acc_t beta = acc_t(kSqrt2OverPi), kappa = acc_t(kGeluKappa);
-            const acc_t x_sq = x * x;
-            const acc_t inner = beta * (x + kappa * x_sq * x);
-            const acc_t t = std::tanh(inner);
-            const acc_t left = acc_t(0.5) * x;
-            const acc_t left_derivative = acc_t(0.5) * (acc_t(1) + t);
-            const acc_t right_derivative = left * (acc_t(1) - t * t) * (beta * (acc_t(1) + acc_t(3) * kappa * x_sq));
-            return static_cast<scalar_t>(dy * (left_derivative + right_derivative));
-          }
-          const acc_t alpha = acc_t(0.39894228040143267794);  // 1/sqrt(2 pi)
-          const acc_t cdf = acc_t(0.5) * (acc_t(1) + std::erf(x * acc_t(kSqrt1_2)));
-          const acc_t pdf = alpha * std::exp(x * x * acc_t(-0.5));
-          return static_cast<scalar_t>(dy * (cdf + x * pdf));
-        });
+      run_acc<scalar_t, scalar_t, 2>(it, [&](acc_t dy, acc_t x) {
+        if (tanh_approximation) {
+          const acc_t beta = acc_t(kSqrt2OverPi), kappa = acc_t(kGeluKappa);
+          const acc_t x_sq = x * x;
+          const acc_t inner = beta * (x + kappa * x_sq * x);
+          const acc_t t = std::tanh(inner);
+          const acc_t left = acc_t(0.5) * x;
+          const acc_t left_derivative = acc_t(0.5) * (acc_t(1) + t);
+          const acc_t right_derivative = left * (acc_t(1) - t * t) * (beta * (acc_t(1) + acc_t(3) * kappa * x_sq));
+          return dy * (left_derivative + right_derivative);
+        }
+        const acc_t alpha = acc_t(0.39894228040143267794);  // 1/sqrt(2 pi)
+        const acc_t cdf = acc_t(0.5) * (acc_t(1) + std::erf(x * acc_t(kSqrt1_2)));
+        const acc_t pdf = alpha * std::exp(x * x * acc_t(-0.5));
+        return dy * (cdf + x * pdf);
       });
     } else {
       EMBER_INTERNAL_ASSERT(false, "gelu_backward on ", scalar_type_name(it.common_dtype()));

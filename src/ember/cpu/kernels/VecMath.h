@@ -58,6 +58,15 @@ inline Vf copysign(Vf mag, Vf sign) {
 }
 inline Vi isnan(Vf x) { return x != x; }
 
+// True if any lane of the mask is set.
+inline bool any(Vi mask) {
+  uint64_t w[kVecBytes / 8];
+  std::memcpy(w, &mask, sizeof mask);
+  uint64_t acc = 0;
+  for (int i = 0; i < kVecBytes / 8; ++i) acc |= w[i];
+  return acc != 0;
+}
+
 // Applies a scalar function to each lane (for functions without a vector form).
 template <typename F>
 inline Vf lanes(Vf x, F f) {
@@ -99,12 +108,18 @@ inline Vf floor(Vf x) {
 }
 
 inline Vf exp(Vf x) {
-  const Vf log2e = splat(1.44269504088896341f);
+  const float kLog2e = 1.44269504088896341f;
   // ln 2 split so that n * kLn2Hi is exact for the n that occur here.
   const float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  const float kMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+#if defined(__AVX512F__)
+  // max/min return their second operand for a NaN, so NaN passes through.
+  Vf xc = (Vf)_mm512_min_ps((__m512)splat(89.0f), _mm512_max_ps((__m512)splat(-104.0f), (__m512)x));
+#else
   Vf xc = select(x > 89.0f, splat(89.0f), x);
   xc = select(xc < -104.0f, splat(-104.0f), xc);
-  Vf n = rint(xc * log2e);
+#endif
+  Vf n = (xc * kLog2e + kMagic) - kMagic;
   Vf r = xc - n * kLn2Hi;
   r = r - n * kLn2Lo;
   Vf p = splat(1.9875691500e-4f);
@@ -114,6 +129,10 @@ inline Vf exp(Vf x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
+#if defined(__AVX512F__)
+  // p * 2^n with IEEE rounding into the subnormal range, inf above it.
+  return (Vf)_mm512_scalef_ps((__m512)p, (__m512)n);
+#else
   // 2^n as two factors, so that results down into the subnormal range are exact.
   Vi ni = __builtin_convertvector(n, Vi);
   Vi n1 = ni >> 1;
@@ -124,9 +143,15 @@ inline Vf exp(Vf x) {
   res = select(x > 88.72283935546875f, splat(INFINITY), res);
   res = select(x < -103.97208404541015625f, splat(0.0f), res);
   return select(isnan(x), x, res);
+#endif
 }
 
 inline Vf log(Vf x) {
+#if defined(__AVX512F__)
+  // Exponent and mantissa in [0.5, 1) straight from the hardware (subnormals included).
+  Vf ef = (Vf)_mm512_getexp_ps((__m512)x) + 1.0f;
+  Vf m = (Vf)_mm512_getmant_ps((__m512)x, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_zero);
+#else
   // Subnormals: scale into the normal range first.
   Vi tiny = x < 1.17549435e-38f;
   Vf xs = select(tiny, x * 8388608.0f, x);
@@ -135,6 +160,7 @@ inline Vf log(Vf x) {
   e = e - (tiny & 23);
   Vf m = (Vf)((bits & 0x007fffff) | 0x3f000000);  // mantissa in [0.5, 1)
   Vf ef = __builtin_convertvector(e, Vf);
+#endif
   Vi lo = m < 0.707106781186547524f;
   ef = select(lo, ef - 1.0f, ef);
   m = select(lo, m + m - 1.0f, m - 1.0f);
@@ -173,6 +199,94 @@ inline Vf tanh(Vf x) {
   Vf large = 1.0f - 2.0f / (e + 1.0f);
   return copysign(select(ax < 0.625f, small, large), x);
 }
+
+// ---- double ---------------------------------------------------------------------------
+
+inline Vd load(const double* p) {
+  Vd v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(double* p, Vd v) { std::memcpy(p, &v, sizeof v); }
+inline Vd splatd(double x) { return Vd{} + x; }
+
+// exp in double: reduction by ln 2 (two-part constant, exact products),
+// degree-13 Taylor polynomial on |r| <= ln2/2 (truncation below 1e-17),
+// scaling by 2^n as for float. Within about 1 ulp.
+inline Vd exp(Vd x) {
+  const double kLog2e = 1.4426950408889634074;
+  const double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
+  const double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+#if defined(__AVX512F__)
+  Vd xc = (Vd)_mm512_min_pd((__m512d)splatd(710.0), _mm512_max_pd((__m512d)splatd(-746.0), (__m512d)x));
+#else
+  Vd xc = (x > 710.0) ? splatd(710.0) : x;
+  xc = (xc < -746.0) ? splatd(-746.0) : xc;
+#endif
+  Vd t = xc * kLog2e + kMagic;
+  Vd n = t - kMagic;
+  Vd r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  Vd p = splatd(1.0 / 6227020800.0);  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+#if defined(__AVX512F__)
+  return (Vd)_mm512_scalef_pd((__m512d)p, (__m512d)n);
+#else
+  Vl ni = (Vl)t - (Vl)splatd(kMagic);  // n as an integer, from the bits of t
+  Vl n1 = ni >> 1;
+  Vl n2 = ni - n1;
+  Vd res = p * (Vd)((n1 + 1023) << 52) * (Vd)((n2 + 1023) << 52);
+  res = (x > 709.782712893384) ? splatd(INFINITY) : res;
+  res = (x < -745.1332191019412) ? splatd(0.0) : res;
+  return (x != x) ? x : res;
+#endif
+}
+
+namespace detail {
+// sin (cosine = false) or cos of x: Cephes-style reduction by pi/4 in four
+// parts (exact products with FMA) for |x| <= 8192 and minimax polynomials for sin and cos on
+// [-pi/4, pi/4]; larger or non-finite inputs take the scalar libm path.
+inline Vf sin_or_cos(Vf x, bool cosine) {
+  // pi/4 = kDP1 + kDP2 + kDP3 + kDP4 to about 2^-76.
+  const float kDP1 = 0.78515625f, kDP2 = 2.4187564849853515625e-4f, kDP3 = 0x1.4442d2p-25f, kDP4 = -0x1.ee59dap-51f;
+  Vf ax = abs(x);
+  Vi big = !(ax <= 8192.0f);  // also true for inf and nan
+  Vf axc = select(big, splat(0.0f), ax);
+  Vi j = __builtin_convertvector(axc * 1.27323954473516f, Vi);
+  j = (j + 1) & ~1;  // even: the nearest multiple of pi/2 below or above
+  Vf y = __builtin_convertvector(j, Vf);
+  Vf r = (((axc - y * kDP1) - y * kDP2) - y * kDP3) - y * kDP4;
+  Vf z = r * r;
+  Vf ps = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
+  Vf pc = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+  Vi q = (j >> 1) + (cosine ? 1 : 0);
+  Vf res = select((q & 1) != 0, pc, ps);
+  Vi negate = (q & 2) << 30;  // sign bit where the quadrant flips the sign
+  if (!cosine) negate = negate ^ ((Vi)x & int32_t(0x80000000u));
+  res = (Vf)((Vi)res ^ negate);
+  if (any(big)) {
+    for (int i = 0; i < kLanesF; ++i) {
+      if (big[i]) res[i] = cosine ? std::cos(x[i]) : std::sin(x[i]);
+    }
+  }
+  return res;
+}
+}  // namespace detail
+
+inline Vf sin(Vf x) { return detail::sin_or_cos(x, false); }
+inline Vf cos(Vf x) { return detail::sin_or_cos(x, true); }
 
 inline Vf sigmoid(Vf x) { return 1.0f / (1.0f + exp(-x)); }
 
