@@ -553,3 +553,17 @@ def test_double_backward_and_recurrences():
         saved_view_changed(ember)
     for a, b in zip(got[:-1], want[:-1]):
         torch.testing.assert_close(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
+
+
+def test_tensor_overloads_come_before_scalar_ones():
+    """A 0-dim tensor value picks the Tensor overload, a number the Scalar one."""
+    for lib in (ember, torch):
+        x = lib.ones(3, requires_grad=True)
+        m = lib.tensor([True, False, True])
+        names = [
+            type(r.grad_fn).__name__
+            for r in ((x * 1).fill_(lib.tensor(2.0)), (x * 1).fill_(3), (x * 1).masked_fill(m, lib.tensor(2.0)),
+                      (x * 1).masked_fill(m, 2.0), lib.masked_fill(x, m, lib.tensor(1.0)))
+        ]
+        assert names == ["FillBackward3", "FillBackward2", "MaskedFillBackward1", "MaskedFillBackward0",
+                         "MaskedFillBackward1"]

@@ -120,6 +120,7 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
     regs: list[list[str]] = [[] for _ in range(N_PY_SHARDS)]
     pyi_funcs, pyi_methods = [], []
     for (name, method), sigs in sorted(groups.items()):
+        sigs = python.order_overloads(sigs)
         s = shard_of(name, N_PY_SHARDS)
         shards[s].append(python.binding_function(name, sigs, method))
         target = "methods" if method else "functions"

@@ -72,6 +72,34 @@ def signatures(op: Operator, method: bool) -> dict[str, list[PySignature]]:
     return result
 
 
+def _tensor_over_scalar(a: PySignature, b: PySignature) -> bool:
+    """a takes a Tensor where b takes a Scalar, and they agree otherwise."""
+    if len(a.params) != len(b.params):
+        return False
+    found = False
+    for pa, pb in zip(a.params, b.params):
+        if pa.name != pb.name or pa.kwarg_only != pb.kwarg_only:
+            return False
+        if pa.type == pb.type:
+            continue
+        if pa.type.base == "Tensor" and pb.type.base == "Scalar" and not pa.type.is_list and not pb.type.is_list:
+            found = True
+            continue
+        return False
+    return found
+
+
+def order_overloads(sigs: list[PySignature]) -> list[PySignature]:
+    """PyTorch tries a Tensor overload before the Scalar one it shadows
+    (fill_(Tensor value) before fill_(Scalar value)), so a 0-dim tensor picks
+    the Tensor overload and a Python number the Scalar one."""
+    out: list[PySignature] = []
+    for s in sigs:
+        at = next((i for i, r in enumerate(out) if _tensor_over_scalar(s, r)), len(out))
+        out.insert(at, s)
+    return out
+
+
 def _getter(a: Argument, i: int) -> str:
     t = a.type
     if t.base == "Tensor" and t.is_list:

@@ -136,20 +136,23 @@ std::vector<Tensor> mask_to_indices(const Tensor& mask_in) {
     cols.push_back(out.back().data_ptr<int64_t>());
   }
   if (count == 0 || k == 0) return out;
+  // Branch-free: write every position, advance past the true ones. Up to
+  // the last true element the write slot stays inside the result.
+  int64_t last = numel - 1;
+  while (!m[last]) --last;
   if (k == 1) {
     int64_t* c0 = cols[0];
-    for (int64_t i = 0, w = 0; i < numel; ++i) {
-      if (m[i]) c0[w++] = i;
+    for (int64_t i = 0, w = 0; i <= last; ++i) {
+      c0[w] = i;
+      w += m[i] != 0;
     }
     return out;
   }
   DimVector coord(k, 0);
   const IntArrayRef sizes = mask.sizes();
-  for (int64_t i = 0, w = 0; i < numel; ++i) {
-    if (m[i]) {
-      for (int64_t j = 0; j < k; ++j) cols[j][w] = coord[j];
-      ++w;
-    }
+  for (int64_t i = 0, w = 0; i <= last; ++i) {
+    for (int64_t j = 0; j < k; ++j) cols[j][w] = coord[j];
+    w += m[i] != 0;
     for (int64_t j = k; j-- > 0;) {
       if (++coord[j] < sizes[j]) break;
       coord[j] = 0;

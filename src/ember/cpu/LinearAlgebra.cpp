@@ -308,7 +308,9 @@ Tensor squeeze_dim0(const Tensor& t) {
   const bool requires_grad = autograd::compute_requires_grad(t);
   Tensor r;
   {
-    autograd::GradModeGuard guard(false);
+    // Below autograd: an alias that autograd does not track as a view, like
+    // the result of PyTorch's in-place squeeze_ on a fresh tensor.
+    autograd::BelowAutogradGuard below;
     r = ember::as_strided(t, sizes, strides, t.storage_offset());
   }
   if (requires_grad) {
