@@ -16,7 +16,12 @@ INT_NAMES = ["uint8", "int8", "int16", "int32", "int64"]
 # Tolerances for results that go through a transcendental function: both
 # libraries are within 1-2 ulp of the exact value, so they may differ by a
 # few ulp (GELU's erf in float32 by ~1e-6 absolute).
-APPROX_TOL = {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float32": (2e-6, 2e-6), "float64": (1e-12, 1e-12)}
+APPROX_TOL = {
+    "float16": (1e-3, 1e-3),
+    "bfloat16": (1e-2, 1e-2),
+    "float32": (2e-6, 2e-6),
+    "float64": (1e-12, 1e-12),
+}
 
 
 def run_both(fn_e, fn_t, match_message=False):
@@ -66,7 +71,9 @@ def check(e, t, exact=True, tol_dtype=None, zero_signs=True):
     if exact:
         torch.testing.assert_close(got, t, rtol=0, atol=0, equal_nan=True)
         zeros = (t == 0) & ~torch.isnan(t)
-        assert not zero_signs or torch.equal(torch.signbit(got[zeros]), torch.signbit(t[zeros])), f"signs of zeros differ\n{got}\n{t}"
+        assert not zero_signs or torch.equal(torch.signbit(got[zeros]), torch.signbit(t[zeros])), (
+            f"signs of zeros differ\n{got}\n{t}"
+        )
     else:
         rtol, atol = APPROX_TOL[tol_dtype or dname]
         torch.testing.assert_close(got, t, rtol=rtol, atol=atol, equal_nan=True)
@@ -155,7 +162,9 @@ def libs_call(name, *args, **kwargs):
         return getattr(ember, name)(*[a[0] if isinstance(a, tuple) else a for a in args], **kwargs)
 
     def ft():
-        fn = getattr(torch.nn.functional, name) if name in ("gelu", "silu") else getattr(torch, name)
+        fn = (
+            getattr(torch.nn.functional, name) if name in ("gelu", "silu") else getattr(torch, name)
+        )
         return fn(*[a[1] if isinstance(a, tuple) else a for a in args], **kwargs)
 
     return fe, ft

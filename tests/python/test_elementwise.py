@@ -20,11 +20,35 @@ warnings.filterwarnings("ignore", message="An output with one or more elements w
 
 # op -> exact (bit-for-bit) results expected; False means within a few ulp.
 UNARY = {
-    "abs": True, "sign": True, "floor": True, "ceil": True, "round": True, "trunc": True, "relu": True,
-    "square": True, "sqrt": False, "rsqrt": True, "reciprocal": True, "neg": True,
-    "logical_not": True, "bitwise_not": True, "isnan": True, "isinf": True, "isfinite": True,
-    "exp": False, "log": False, "log1p": False, "expm1": False, "log2": False, "sin": False, "cos": False,
-    "tan": False, "tanh": False, "sigmoid": False, "gelu": False, "silu": False,
+    "abs": True,
+    "sign": True,
+    "floor": True,
+    "ceil": True,
+    "round": True,
+    "trunc": True,
+    "relu": True,
+    "square": True,
+    "sqrt": False,
+    "rsqrt": True,
+    "reciprocal": True,
+    "neg": True,
+    "logical_not": True,
+    "bitwise_not": True,
+    "isnan": True,
+    "isinf": True,
+    "isfinite": True,
+    "exp": False,
+    "log": False,
+    "log1p": False,
+    "expm1": False,
+    "log2": False,
+    "sin": False,
+    "cos": False,
+    "tan": False,
+    "tanh": False,
+    "sigmoid": False,
+    "gelu": False,
+    "silu": False,
 }
 NN = {"gelu", "silu"}
 # Ops whose domain is the positive reals get positive inputs half of the time.
@@ -79,11 +103,13 @@ def test_unary_inplace(op, dname):
     e, t = ember.tensor(vals, dtype=ed), torch.tensor(vals, dtype=td)
     if op in NN:
         # torch has silu(inplace=True) but no in-place gelu; compare with its out-of-place result.
-        fe = lambda: getattr(e, op + "_")()  # noqa: E731
-        ft = lambda: torch.nn.functional.silu(t, inplace=True) if op == "silu" else t.copy_(fns(op)[1](t))  # noqa: E731
+        fe = lambda: getattr(e, op + "_")()
+        ft = lambda: (
+            torch.nn.functional.silu(t, inplace=True) if op == "silu" else t.copy_(fns(op)[1](t))
+        )
     else:
-        fe = lambda: getattr(e, op + "_")()  # noqa: E731
-        ft = lambda: getattr(t, op + "_")()  # noqa: E731
+        fe = lambda: getattr(e, op + "_")()
+        ft = lambda: getattr(t, op + "_")()
     got, want = run_both(fe, ft, match_message=True)
     if want is None:
         return
@@ -100,18 +126,53 @@ def test_unary_out(op, dname, data):
     out_name = data.draw(st.sampled_from(DTYPE_NAMES))
     out_shape = data.draw(st.sampled_from(["same", "empty", "other"]))
     shape = {"same": tuple(t.shape), "empty": (0,), "other": (2, 1)}[out_shape]
-    oe, ot = ember.empty(shape, dtype=dtypes(out_name)[0]), torch.empty(shape, dtype=dtypes(out_name)[1])
+    oe, ot = (
+        ember.empty(shape, dtype=dtypes(out_name)[0]),
+        torch.empty(shape, dtype=dtypes(out_name)[1]),
+    )
     fe, ft = fns(op)
     got, want = run_both(lambda: fe(e, out=oe), lambda: ft(t, out=ot), match_message=True)
     if want is None:
         return
     assert got is oe
     computed_in = str(ft(t).dtype).split(".")[1]
-    check(oe, ot, exact_for(op, dname), tol_dtype=computed_in if computed_in in FLOAT_NAMES else None)
+    check(
+        oe, ot, exact_for(op, dname), tol_dtype=computed_in if computed_in in FLOAT_NAMES else None
+    )
 
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1e-3, -1e-3, 3.0, 10.0, -10.0, 20.0, -20.0, 88.0,
-           -88.0, 89.0, -104.0, 1e4, -1e4, math.inf, -math.inf, math.nan, 6e-8, 1e-30, 1e-40, 0.625, -0.625]
+SPECIAL = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    1.5,
+    2.5,
+    -2.5,
+    1e-3,
+    -1e-3,
+    3.0,
+    10.0,
+    -10.0,
+    20.0,
+    -20.0,
+    88.0,
+    -88.0,
+    89.0,
+    -104.0,
+    1e4,
+    -1e4,
+    math.inf,
+    -math.inf,
+    math.nan,
+    6e-8,
+    1e-30,
+    1e-40,
+    0.625,
+    -0.625,
+]
 
 
 @pytest.mark.parametrize("op", sorted(UNARY))
@@ -123,5 +184,3 @@ def test_unary_special_values(op, dname):
     got, want = run_both(lambda: fe(e), lambda: ft(t))
     if want is not None:
         check(got, want, exact_for(op, dname))
-
-

@@ -92,7 +92,9 @@ def test_binary_matches_torch(op, da, data):
     ea, ta = draw_operand(data, op, da, sa, data.draw(layouts), False)
     eb, tb = draw_operand(data, op, db, sb, data.draw(layouts), True)
     call = BINARY[op][0]
-    got, want = run_both(lambda: call(ember, ea, eb), lambda: call(torch, ta, tb), match_message=True)
+    got, want = run_both(
+        lambda: call(ember, ea, eb), lambda: call(torch, ta, tb), match_message=True
+    )
     if want is not None:
         check(got, want, exact(op, da, db), zero_signs=op not in TIE_SIGN)
 
@@ -108,14 +110,28 @@ def test_binary_python_scalars(op, da):
     call = BINARY[op][0]
     for scalar in PY_SCALARS:
         for fe, ft in (
-            (lambda: call(ember, e, scalar), lambda: call(torch, t, scalar)),
-            (lambda: call(ember, scalar, e), lambda: call(torch, scalar, t)),
+            (
+                lambda scalar=scalar: call(ember, e, scalar),
+                lambda scalar=scalar: call(torch, t, scalar),
+            ),
+            (
+                lambda scalar=scalar: call(ember, scalar, e),
+                lambda scalar=scalar: call(torch, scalar, t),
+            ),
             # a 0-dim tensor is weaker than a dimensioned one, stronger than a number
-            (lambda: call(ember, e, ember.tensor(scalar)), lambda: call(torch, t, torch.tensor(scalar))),
+            (
+                lambda scalar=scalar: call(ember, e, ember.tensor(scalar)),
+                lambda scalar=scalar: call(torch, t, torch.tensor(scalar)),
+            ),
         ):
             got, want = run_both(fe, ft, match_message=True)
             if want is not None:
-                check(got, want, exact(op, da, str(want.dtype).split(".")[1]), zero_signs=op not in TIE_SIGN)
+                check(
+                    got,
+                    want,
+                    exact(op, da, str(want.dtype).split(".")[1]),
+                    zero_signs=op not in TIE_SIGN,
+                )
 
 
 # ---- specific rules --------------------------------------------------------------------
@@ -131,20 +147,43 @@ def test_integer_division_by_zero_and_overflow(dname):
         # torch itself traps on INT_MIN / -1 in some kernels; see below for Ember.
         vals, divs = [lo + 1, lo, 7, -7], [-1, 1, -1, 2]
         m = ember.tensor([lo], dtype=ed)
-        for got in (m // -1, ember.div(m, -1, rounding_mode="trunc"), ember.div(m, -1, rounding_mode="floor")):
+        for got in (
+            m // -1,
+            ember.div(m, -1, rounding_mode="trunc"),
+            ember.div(m, -1, rounding_mode="floor"),
+        ):
             assert got.tolist() == [lo]  # wraps, as two's complement negation does
         assert (m % -1).tolist() == [0] and ember.fmod(m, -1).tolist() == [0]
     e, t = ember.tensor(vals, dtype=ed), torch.tensor(vals, dtype=td)
     de, dt = ember.tensor(divs, dtype=ed), torch.tensor(divs, dtype=td)
-    for call in (_mode("trunc"), _mode("floor"), _fn("floor_divide"), _fn("remainder"), _fn("fmod"), _fn("div")):
-        got, want = run_both(lambda: call(ember, e, de), lambda: call(torch, t, dt), match_message=True)
+    for call in (
+        _mode("trunc"),
+        _mode("floor"),
+        _fn("floor_divide"),
+        _fn("remainder"),
+        _fn("fmod"),
+        _fn("div"),
+    ):
+        got, want = run_both(
+            lambda call=call: call(ember, e, de),
+            lambda call=call: call(torch, t, dt),
+            match_message=True,
+        )
         if want is not None:
             check(got, want)
     if dname not in ("bool",) and dname not in FLOAT_NAMES:
         z_e, z_t = ember.zeros(4, dtype=ed), torch.zeros(4, dtype=td)
         for call in (_mode("trunc"), _mode("floor"), _fn("remainder"), _fn("fmod")):
-            run_both(lambda: call(ember, e, z_e), lambda: call(torch, t, z_t), match_message=True)
-            run_both(lambda: call(ember, e, 0), lambda: call(torch, t, 0), match_message=True)
+            run_both(
+                lambda call=call: call(ember, e, z_e),
+                lambda call=call: call(torch, t, z_t),
+                match_message=True,
+            )
+            run_both(
+                lambda call=call: call(ember, e, 0),
+                lambda call=call: call(torch, t, 0),
+                match_message=True,
+            )
 
 
 @pytest.mark.parametrize("dname", FLOAT_NAMES)
@@ -155,22 +194,54 @@ def test_float_division_special_values(dname):
     ed, td = dtypes(dname)
     e, t = ember.tensor(a, dtype=ed), torch.tensor(a, dtype=td)
     de, dt = ember.tensor(b, dtype=ed), torch.tensor(b, dtype=td)
-    for name in ("div", "div_trunc", "div_floor", "floor_divide", "remainder", "fmod", "maximum", "minimum", "fmax",
-                 "fmin", "eq", "lt", "ge", "logical_and", "logical_xor", "clamp_min", "clamp_max"):
+    for name in (
+        "div",
+        "div_trunc",
+        "div_floor",
+        "floor_divide",
+        "remainder",
+        "fmod",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "eq",
+        "lt",
+        "ge",
+        "logical_and",
+        "logical_xor",
+        "clamp_min",
+        "clamp_max",
+    ):
         call = BINARY[name][0]
-        check(call(ember, e, de), call(torch, t, dt), exact(name, dname), zero_signs=name not in TIE_SIGN)
-        check(call(ember, de, e), call(torch, dt, t), exact(name, dname), zero_signs=name not in TIE_SIGN)
+        check(
+            call(ember, e, de),
+            call(torch, t, dt),
+            exact(name, dname),
+            zero_signs=name not in TIE_SIGN,
+        )
+        check(
+            call(ember, de, e),
+            call(torch, dt, t),
+            exact(name, dname),
+            zero_signs=name not in TIE_SIGN,
+        )
 
 
 def test_rounding_mode_errors():
     e, t = ember.tensor([1.0]), torch.tensor([1.0])
-    run_both(lambda: ember.div(e, e, rounding_mode="round"), lambda: torch.div(t, t, rounding_mode="round"),
-             match_message=True)
+    run_both(
+        lambda: ember.div(e, e, rounding_mode="round"),
+        lambda: torch.div(t, t, rounding_mode="round"),
+        match_message=True,
+    )
     check(ember.div(e, 2, rounding_mode=None), torch.div(t, 2, rounding_mode=None))
 
 
 @pytest.mark.parametrize("dname", DTYPE_NAMES)
-@pytest.mark.parametrize("exponent", [0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, 1.0 / 3, True, False, 300, -3.0])
+@pytest.mark.parametrize(
+    "exponent", [0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, 1.0 / 3, True, False, 300, -3.0]
+)
 def test_pow_tensor_scalar(dname, exponent):
     vals = [True, False] if dname == "bool" else [0, 1, 2, 3, 5]
     if dname in FLOAT_NAMES:
@@ -179,13 +250,15 @@ def test_pow_tensor_scalar(dname, exponent):
         vals += [-1, -2, -3]
     ed, td = dtypes(dname)
     e, t = ember.tensor(vals, dtype=ed), torch.tensor(vals, dtype=td)
-    got, want = run_both(lambda: e ** exponent, lambda: t ** exponent, match_message=True)
+    got, want = run_both(lambda: e**exponent, lambda: t**exponent, match_message=True)
     if want is not None:
         check(got, want, exact("pow", str(want.dtype).split(".")[1]))
-    got, want = run_both(lambda: exponent ** e, lambda: exponent ** t, match_message=True)
+    got, want = run_both(lambda: exponent**e, lambda: exponent**t, match_message=True)
     if want is not None:
         check(got, want, exact("pow", str(want.dtype).split(".")[1]))
-    got, want = run_both(lambda: e.clone().pow_(exponent), lambda: t.clone().pow_(exponent), match_message=True)
+    got, want = run_both(
+        lambda: e.clone().pow_(exponent), lambda: t.clone().pow_(exponent), match_message=True
+    )
     if want is not None:
         check(got, want, exact("pow", dname))
 
@@ -195,8 +268,10 @@ def test_integer_pow_negative_exponents():
     exps = [-1, -3, -2, -1, 2, 0]
     for dname in ("int8", "int16", "int32", "int64"):
         ed, td = dtypes(dname)
-        check(ember.pow(ember.tensor(base, dtype=ed), ember.tensor(exps, dtype=ed)),
-              torch.pow(torch.tensor(base, dtype=td), torch.tensor(exps, dtype=td)))
+        check(
+            ember.pow(ember.tensor(base, dtype=ed), ember.tensor(exps, dtype=ed)),
+            torch.pow(torch.tensor(base, dtype=td), torch.tensor(exps, dtype=td)),
+        )
     check(ember.pow(2, ember.tensor([-1, 3])), torch.pow(2, torch.tensor([-1, 3])))
 
 
@@ -204,7 +279,9 @@ def test_integer_pow_negative_exponents():
 @pytest.mark.parametrize("db", DTYPE_NAMES)
 def test_comparison_promotion(da, db):
     # Values that differ only after promotion (uint8 vs negative, float vs int).
-    ea = ember.tensor([1, 0, 1] if da == "bool" else [1, 2, 255 if da == "uint8" else 3], dtype=dtypes(da)[0])
+    ea = ember.tensor(
+        [1, 0, 1] if da == "bool" else [1, 2, 255 if da == "uint8" else 3], dtype=dtypes(da)[0]
+    )
     ta = torch.tensor(ea.tolist(), dtype=dtypes(da)[1])
     for other in (-1, 255, 2.5, 1.0, True, -255):
         for name in ("eq", "ne", "lt", "ge"):

@@ -3,6 +3,9 @@
 //  1. the output shape is the broadcast of the input shapes;
 //  2. the common dtype follows PyTorch's promotion (dimensioned tensors beat
 //     0-dim ones, which beat wrapped Python numbers, within a category);
+//     Config can turn an integral common dtype into the default float
+//     (exp, true division), fix the output dtype (comparisons), keep inputs
+//     out of promotion (where's condition) or demand an exact out= dtype;
 //  3. inputs of another dtype are converted once up front (CPU), and a result
 //     for an output of another dtype is computed in the common dtype and
 //     copied back in finish();

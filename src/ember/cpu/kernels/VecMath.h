@@ -49,6 +49,20 @@ inline Vf load(const float* p) {
 inline void store(float* p, Vf v) { std::memcpy(p, &v, sizeof v); }
 inline Vf splat(float x) { return Vf{} + x; }
 
+// a * b + c, fused where the capability has FMA. Written out because
+// -std=c++17 (ISO mode) keeps the compiler from contracting a * b + c.
+inline Vf madd(Vf a, Vf b, Vf c) {
+#if defined(__AVX512F__)
+  return (Vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__) && defined(__AVX2__)
+  return (Vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return a * b + c;
+#endif
+}
+inline Vf madd(Vf a, float b, float c) { return madd(a, splat(b), splat(c)); }
+inline Vf madd(Vf a, float b, Vf c) { return madd(a, splat(b), c); }
+
 // Lane-wise select: mask lanes are all ones (true) or all zeros.
 inline Vf select(Vi mask, Vf a, Vf b) { return mask ? a : b; }
 
@@ -119,16 +133,15 @@ inline Vf exp(Vf x) {
   Vf xc = select(x > 89.0f, splat(89.0f), x);
   xc = select(xc < -104.0f, splat(-104.0f), xc);
 #endif
-  Vf n = (xc * kLog2e + kMagic) - kMagic;
-  Vf r = xc - n * kLn2Hi;
-  r = r - n * kLn2Lo;
-  Vf p = splat(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  Vf n = madd(xc, kLog2e, kMagic) - kMagic;
+  Vf r = madd(n, -kLn2Hi, xc);
+  r = madd(n, -kLn2Lo, r);
+  Vf p = madd(r, 1.9875691500e-4f, 1.3981999507e-3f);
+  p = madd(p, r, splat(8.3334519073e-3f));
+  p = madd(p, r, splat(4.1665795894e-2f));
+  p = madd(p, r, splat(1.6666665459e-1f));
+  p = madd(p, r, splat(5.0000001201e-1f));
+  p = madd(p, r * r, r) + 1.0f;
 #if defined(__AVX512F__)
   // p * 2^n with IEEE rounding into the subnormal range, inf above it.
   return (Vf)_mm512_scalef_ps((__m512)p, (__m512)n);
@@ -150,7 +163,8 @@ inline Vf log(Vf x) {
 #if defined(__AVX512F__)
   // Exponent and mantissa in [0.5, 1) straight from the hardware (subnormals included).
   Vf ef = (Vf)_mm512_getexp_ps((__m512)x) + 1.0f;
-  Vf m = (Vf)_mm512_getmant_ps((__m512)x, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_zero);
+  // Negative inputs give a NaN mantissa, so the result is NaN without a select.
+  Vf m = (Vf)_mm512_getmant_ps((__m512)x, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_nan);
 #else
   // Subnormals: scale into the normal range first.
   Vi tiny = x < 1.17549435e-38f;
@@ -165,36 +179,40 @@ inline Vf log(Vf x) {
   ef = select(lo, ef - 1.0f, ef);
   m = select(lo, m + m - 1.0f, m - 1.0f);
   Vf z = m * m;
-  Vf y = splat(7.0376836292e-2f);
-  y = y * m - 1.1514610310e-1f;
-  y = y * m + 1.1676998740e-1f;
-  y = y * m - 1.2420140846e-1f;
-  y = y * m + 1.4249322787e-1f;
-  y = y * m - 1.6668057665e-1f;
-  y = y * m + 2.0000714765e-1f;
-  y = y * m - 2.4999993993e-1f;
-  y = y * m + 3.3333331174e-1f;
+  Vf y = madd(m, 7.0376836292e-2f, -1.1514610310e-1f);
+  y = madd(y, m, splat(1.1676998740e-1f));
+  y = madd(y, m, splat(-1.2420140846e-1f));
+  y = madd(y, m, splat(1.4249322787e-1f));
+  y = madd(y, m, splat(-1.6668057665e-1f));
+  y = madd(y, m, splat(2.0000714765e-1f));
+  y = madd(y, m, splat(-2.4999993993e-1f));
+  y = madd(y, m, splat(3.3333331174e-1f));
   y = y * m * z;
-  y = y + ef * -2.12194440e-4f;
-  y = y - 0.5f * z;
+  y = madd(ef, -2.12194440e-4f, y);
+  y = madd(z, -0.5f, y);
   Vf r = m + y;
-  r = r + ef * 0.693359375f;
+  r = madd(ef, 0.693359375f, r);
+#if defined(__AVX512F__)
+  // NaN and negative inputs are NaN already (NaN mantissa); zeros and +inf need fixing.
+  r = select(x == INFINITY, splat(INFINITY), r);
+  return select(x == 0.0f, splat(-INFINITY), r);
+#else
   r = select(x == INFINITY, splat(INFINITY), r);
   r = select(x == 0.0f, splat(-INFINITY), r);
   r = select(x < 0.0f, splat(NAN), r);
   return select(isnan(x), x, r);
+#endif
 }
 
 // Odd: computed for |x| and given the sign of x (so tanh(-0) is -0).
 inline Vf tanh(Vf x) {
   Vf ax = abs(x);
   Vf z = ax * ax;
-  Vf p = splat(-5.70498872745e-3f);
-  p = p * z + 2.06390887954e-2f;
-  p = p * z - 5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z - 3.33332819422e-1f;
-  Vf small = p * z * ax + ax;
+  Vf p = madd(z, -5.70498872745e-3f, 2.06390887954e-2f);
+  p = madd(p, z, splat(-5.37397155531e-2f));
+  p = madd(p, z, splat(1.33314422036e-1f));
+  p = madd(p, z, splat(-3.33332819422e-1f));
+  Vf small = madd(p * z, ax, ax);
   Vf e = exp(ax + ax);
   Vf large = 1.0f - 2.0f / (e + 1.0f);
   return copysign(select(ax < 0.625f, small, large), x);
@@ -210,6 +228,18 @@ inline Vd load(const double* p) {
 inline void store(double* p, Vd v) { std::memcpy(p, &v, sizeof v); }
 inline Vd splatd(double x) { return Vd{} + x; }
 
+inline Vd madd(Vd a, Vd b, Vd c) {
+#if defined(__AVX512F__)
+  return (Vd)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif defined(__FMA__) && defined(__AVX2__)
+  return (Vd)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
+  return a * b + c;
+#endif
+}
+inline Vd madd(Vd a, double b, double c) { return madd(a, splatd(b), splatd(c)); }
+inline Vd madd(Vd a, double b, Vd c) { return madd(a, splatd(b), c); }
+
 // exp in double: reduction by ln 2 (two-part constant, exact products),
 // degree-13 Taylor polynomial on |r| <= ln2/2 (truncation below 1e-17),
 // scaling by 2^n as for float. Within about 1 ulp.
@@ -223,24 +253,16 @@ inline Vd exp(Vd x) {
   Vd xc = (x > 710.0) ? splatd(710.0) : x;
   xc = (xc < -746.0) ? splatd(-746.0) : xc;
 #endif
-  Vd t = xc * kLog2e + kMagic;
+  Vd t = madd(xc, kLog2e, kMagic);
   Vd n = t - kMagic;
-  Vd r = xc - n * kLn2Hi;
-  r = r - n * kLn2Lo;
-  Vd p = splatd(1.0 / 6227020800.0);  // 1/13!
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  Vd r = madd(n, -kLn2Hi, xc);
+  r = madd(n, -kLn2Lo, r);
+  static constexpr double kInvFact[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                                        1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
+                                        1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
+                                        1.0};
+  Vd p = madd(r, 1.0 / 6227020800.0, kInvFact[0]);  // 1/13!, 1/12!
+  for (int k = 1; k < 13; ++k) p = madd(p, r, splatd(kInvFact[k]));
 #if defined(__AVX512F__)
   return (Vd)_mm512_scalef_pd((__m512d)p, (__m512d)n);
 #else
@@ -267,10 +289,17 @@ inline Vf sin_or_cos(Vf x, bool cosine) {
   Vi j = __builtin_convertvector(axc * 1.27323954473516f, Vi);
   j = (j + 1) & ~1;  // even: the nearest multiple of pi/2 below or above
   Vf y = __builtin_convertvector(j, Vf);
-  Vf r = (((axc - y * kDP1) - y * kDP2) - y * kDP3) - y * kDP4;
+  Vf r = madd(y, -kDP1, axc);
+  r = madd(y, -kDP2, r);
+  r = madd(y, -kDP3, r);
+  r = madd(y, -kDP4, r);
   Vf z = r * r;
-  Vf ps = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
-  Vf pc = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+  Vf ps = madd(z, -1.9515295891e-4f, 8.3321608736e-3f);
+  ps = madd(ps, z, splat(-1.6666654611e-1f));
+  ps = madd(ps * z, r, r);
+  Vf pc = madd(z, 2.443315711809948e-5f, -1.388731625493765e-3f);
+  pc = madd(pc, z, splat(4.166664568298827e-2f));
+  pc = madd(pc * z, z, madd(z, -0.5f, 1.0f));
   Vi q = (j >> 1) + (cosine ? 1 : 0);
   Vf res = select((q & 1) != 0, pc, ps);
   Vi negate = (q & 2) << 30;  // sign bit where the quadrant flips the sign
@@ -293,13 +322,12 @@ inline Vf sigmoid(Vf x) { return 1.0f / (1.0f + exp(-x)); }
 // Abramowitz and Stegun 7.1.26.
 inline Vf erf(Vf x) {
   Vf ax = abs(x);
-  Vf t = 1.0f / (0.3275911f * ax + 1.0f);
-  Vf p = splat(1.061405429f);
-  p = p * t - 1.453152027f;
-  p = p * t + 1.421413741f;
-  p = p * t - 0.284496736f;
-  p = p * t + 0.254829592f;
-  Vf y = 1.0f - p * t * exp(-(ax * ax));
+  Vf t = 1.0f / madd(ax, 0.3275911f, 1.0f);
+  Vf p = madd(t, 1.061405429f, -1.453152027f);
+  p = madd(p, t, splat(1.421413741f));
+  p = madd(p, t, splat(-0.284496736f));
+  p = madd(p, t, splat(0.254829592f));
+  Vf y = madd(-(p * t), exp(-(ax * ax)), splat(1.0f));
   return select(isnan(x), x, copysign(y, x));
 }
 
