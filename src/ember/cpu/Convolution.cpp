@@ -647,22 +647,17 @@ bool batchify(Tensor& input, int64_t dims, const char* name) {
   return false;
 }
 
-Tensor unbatch(const Tensor& out) {
-  DimVector s(out.sizes());
-  s.erase(0);
-  return out.reshape(s);
-}
+Tensor unbatch(const Tensor& out) { return out.squeeze(0); }
 
 // padding="same"/"valid": symmetric zero padding where the total is even; an
-// odd total pads one more on the right (computed as one more on both sides and
-// dropping the first output position).
+// odd total pads one more on the right, by a zero slice joined to the input
+// (PyTorch also copies the input into a padded one there).
 Tensor conv_padding_str(const Tensor& input_in, const Tensor& weight, const std::optional<Tensor>& bias,
                         IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups,
                         int64_t dims, const char* name) {
   Tensor input = input_in;
   bool unbatched = batchify(input, dims, name);
   DimVector pad(size_t(dims), 0);
-  std::vector<int64_t> trim;
   if (padding == "same") {
     for (int64_t s : stride) EMBER_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
     DimVector dil = expand_param(dilation, "dilation", dims);
@@ -670,15 +665,18 @@ Tensor conv_padding_str(const Tensor& input_in, const Tensor& weight, const std:
                 weight.dim() - 2, " values to match the convolution dimensions, but got stride=",
                 shape_string(stride));
     for (int64_t d = 0; d < dims; ++d) {
-      int64_t total = dil[d] * (weight.size(2 + d) - 1);
-      pad[d] = (total + 1) / 2;
-      if (total % 2) trim.push_back(d);
+      const int64_t total = dil[d] * (weight.size(2 + d) - 1);
+      pad[d] = total / 2;
+      if (total % 2) {
+        DimVector zshape(input.sizes());
+        zshape[2 + d] = 1;
+        input = ember::cat({input, ember::zeros(zshape, input.dtype(), input.device())}, 2 + d);
+      }
     }
   } else {
     EMBER_CHECK(padding == "valid", "Invalid padding string: '", padding, "'");
   }
   Tensor out = ember::convolution(input, weight, bias, stride, pad, dilation, false, {0}, groups);
-  for (int64_t d : trim) out = out.narrow(2 + d, 1, out.size(2 + d) - 1);
   return unbatched ? unbatch(out) : out;
 }
 

@@ -242,6 +242,11 @@ Tensor adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor&
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  EMBER_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
+  if (output_size[0] == 1 && output_size[1] == 1 && (self.dim() == 3 || self.dim() == 4)) {
+    // A global average is a mean over the last two dims (as in PyTorch, also for its grad_fn).
+    return ember::mean(self, std::vector<int64_t>{-1, -2}, /*keepdim=*/true, std::nullopt);
+  }
   return ember::_adaptive_avg_pool2d(self, output_size);
 }
 
