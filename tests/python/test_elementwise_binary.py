@@ -186,6 +186,22 @@ def test_integer_division_by_zero_and_overflow(dname):
             )
 
 
+@pytest.mark.parametrize("dname", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["div_trunc", "div_floor", "floor_divide", "remainder", "fmod"])
+def test_16bit_division_rounds_like_torch(dname, name):
+    # torch rounds the quotient (and each floor-division step) to the 16-bit
+    # type; many wide-range values make a half-way case near certain.
+    gen = torch.Generator().manual_seed(7)
+    ed, td = dtypes(dname)
+    a = (torch.randn(20000, generator=gen) * torch.exp(torch.randn(20000, generator=gen) * 3)).to(td)
+    b = (torch.randn(20000, generator=gen) * torch.exp(torch.randn(20000, generator=gen) * 3)).to(td)
+    ea = ember.tensor(a.float().tolist(), dtype=ed)
+    eb = ember.tensor(b.float().tolist(), dtype=ed)
+    got = BINARY[name][0](ember, ea, eb)
+    want = BINARY[name][0](torch, a, b)
+    check(got, want, True)
+
+
 @pytest.mark.parametrize("dname", FLOAT_NAMES)
 def test_float_division_special_values(dname):
     inf, nan = float("inf"), float("nan")

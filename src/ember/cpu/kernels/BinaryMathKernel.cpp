@@ -22,6 +22,28 @@ void binary(const TensorIterator& it, const F& f) {
   });
 }
 
+// Rounds a computation-type value to the element type T and back. PyTorch
+// computes floor and trunc division of float16/bfloat16 in their own
+// precision, each step rounded; identity for other types.
+template <typename T>
+struct RoundToElement {
+  template <typename V>
+  V operator()(V v) const {
+    if constexpr (is_16bit_float_v<T>) return static_cast<V>(static_cast<float>(T(v)));
+    else return v;
+  }
+};
+
+// binary() for kernels that round intermediate steps: f(a, b, round).
+template <typename F>
+void binary_rounded(const TensorIterator& it, const F& f) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    const RoundToElement<scalar_t> round;
+    run_acc<scalar_t, scalar_t, 2>(it, [&](auto a, auto b) { return f(a, b, round); });
+  });
+}
+
 // Integer division helpers; a zero divisor sets the flag and gives 0.
 template <typename T>
 T int_div_trunc(T a, T b, KernelFlags& flags) {
@@ -70,18 +92,18 @@ T int_remainder(T a, T b, bool python_sign, KernelFlags& flags) {
 
 // Python's float floor division: the quotient of the exact remainder
 // identity a = b * q + mod, rounded down, with IEEE results for b == 0.
-template <typename T>
-T float_div_floor(T a, T b) {
-  if (b == 0) return a / b;
-  T mod = std::fmod(a, b);
-  T div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+template <typename T, typename R>
+T float_div_floor(T a, T b, const R& r) {
+  if (b == 0) return r(a / b);
+  T mod = r(std::fmod(a, b));
+  T div = r(r(a - mod) / b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) div = r(div - T(1));
   T q;
   if (div != 0) {
     q = std::floor(div);
-    if (div - q > T(0.5)) q += T(1);
+    if (r(div - q) > T(0.5)) q = r(q + T(1));
   } else {
-    q = std::copysign(T(0), a / b);
+    q = std::copysign(T(0), r(a / b));
   }
   return q;
 }
@@ -160,17 +182,17 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
     case BinaryOp::Div:
       return binary<false>(it, [](auto a, auto b) { return a / b; });
     case BinaryOp::DivTrunc:
-      return binary<false>(it, [&](auto a, auto b) {
+      return binary_rounded(it, [&](auto a, auto b, const auto& round) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_div_trunc(a, b, flags);
-        else if constexpr (std::is_floating_point_v<T>) return std::trunc(a / b);
+        else if constexpr (std::is_floating_point_v<T>) return std::trunc(round(a / b));
         else return a;
       });
     case BinaryOp::DivFloor:
-      return binary<false>(it, [&](auto a, auto b) {
+      return binary_rounded(it, [&](auto a, auto b, const auto& round) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_div_floor(a, b, flags);
-        else if constexpr (std::is_floating_point_v<T>) return float_div_floor(a, b);
+        else if constexpr (std::is_floating_point_v<T>) return float_div_floor(a, b, round);
         else return a;
       });
     case BinaryOp::Remainder:
