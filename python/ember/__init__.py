@@ -70,6 +70,24 @@ for _name in dir(_C._VariableFunctions):
         globals()[_name] = getattr(_C._VariableFunctions, _name)
 del _name
 
+from ember._conversions import (  # noqa: E402,F401
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+from ember._conversions import install_aliases as _install_aliases  # noqa: E402
+
+_install_aliases(globals(), Tensor)
+
+from ember import _functions  # noqa: E402
+
+for _name in _functions.__all__:
+    if _name not in globals() or _name in ("is_floating_point",):
+        globals()[_name] = getattr(_functions, _name)
+del _name
+
 from ember import autograd, cuda, linalg, nn, optim, utils  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ember import _C
 from ember import _numpy as _np
+from ember._conversions import ConversionMethods
 
 
-class Tensor(_C.TensorBase):
+class Tensor(ConversionMethods, _C.TensorBase):
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Computes the gradient of this tensor w.r.t. the graph leaves."""
         from ember import autograd
@@ -145,13 +146,15 @@ class Tensor(_C.TensorBase):
 
         return ember.norm(self, p, dim, keepdim, dtype=dtype)
 
-    def type(self, dtype=None):
-        if dtype is None:
-            return "torch." + _LEGACY[self.dtype]
-        raise NotImplementedError("Tensor.type(dtype) is not supported yet")
 
 
 _LEGACY = {}
+
+
+def _legacy_name(dtype):
+    if not _LEGACY:
+        _fill_legacy()
+    return _LEGACY[dtype]
 _T_WARNED = False
 
 

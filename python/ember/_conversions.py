@@ -1,0 +1,251 @@
+"""Tensor methods that convert or create from a tensor (x.float(), x.type(),
+x.new_zeros(...)), memory formats, and the alias names PyTorch gives to
+existing operators (torch.multiply is torch.mul)."""
+
+from __future__ import annotations
+
+import builtins
+
+from ember import _C
+
+
+class memory_format:  # noqa: N801  (PyTorch's class name)
+    """How a tensor's elements are laid out; Ember keeps the row-major
+    (contiguous) layout, so preserve_format and contiguous_format apply."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    def __reduce__(self):
+        return (_memory_format_by_name, (self._name,))
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+_FORMATS = {f._name: f for f in (preserve_format, contiguous_format, channels_last, channels_last_3d)}
+
+
+def _memory_format_by_name(name):
+    return _FORMATS[name]
+
+
+def check_memory_format(self, fmt):
+    """Accepts the formats Ember keeps; channels_last layouts need a 4-D
+    (5-D) tensor as in PyTorch and are not supported beyond that check."""
+    if fmt is None or fmt is preserve_format or fmt is contiguous_format:
+        return
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"memory_format must be torch.memory_format, not {type(fmt).__name__}")
+    rank = 4 if fmt is channels_last else 5
+    if self.dim() != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+    raise RuntimeError(f"ember keeps tensors in contiguous_format; {fmt._name} is not supported")
+
+
+def _dtype_by_legacy_name():
+    import ember
+
+    names = {
+        "ByteTensor": ember.uint8,
+        "CharTensor": ember.int8,
+        "ShortTensor": ember.int16,
+        "IntTensor": ember.int32,
+        "LongTensor": ember.int64,
+        "HalfTensor": ember.float16,
+        "FloatTensor": ember.float32,
+        "DoubleTensor": ember.float64,
+        "BoolTensor": ember.bool,
+        "BFloat16Tensor": ember.bfloat16,
+    }
+    return {prefix + k: v for k, v in names.items() for prefix in ("torch.", "ember.")}
+
+
+def _make_conversion(dtype_name):
+    def convert(self, memory_format=preserve_format):
+        import ember
+
+        check_memory_format(self, memory_format)
+        return self.to(getattr(ember, dtype_name))
+
+    convert.__name__ = convert.__qualname__ = {
+        "float32": "float",
+        "float64": "double",
+        "float16": "half",
+        "bfloat16": "bfloat16",
+        "int64": "long",
+        "int32": "int",
+        "int16": "short",
+        "int8": "char",
+        "uint8": "byte",
+        "bool": "bool",
+    }[dtype_name]
+    convert.__doc__ = f"self.to(ember.{dtype_name})"
+    return convert
+
+
+class ConversionMethods:
+    """Mixed into ember.Tensor."""
+
+    float = _make_conversion("float32")
+    double = _make_conversion("float64")
+    half = _make_conversion("float16")
+    bfloat16 = _make_conversion("bfloat16")
+    long = _make_conversion("int64")
+    int = _make_conversion("int32")
+    short = _make_conversion("int16")
+    char = _make_conversion("int8")
+    byte = _make_conversion("uint8")
+    bool = _make_conversion("bool")
+
+    def to(self, *args, **kwargs):
+        if "memory_format" in kwargs:
+            check_memory_format(self, kwargs.pop("memory_format"))
+        return _C.TensorBase.to(self, *args, **kwargs)
+
+    def contiguous(self, memory_format=contiguous_format):
+        if memory_format is not contiguous_format:
+            check_memory_format(self, memory_format)
+        return _C.TensorBase.contiguous(self)
+
+    def cpu(self, memory_format=preserve_format):
+        check_memory_format(self, memory_format)
+        return self if self.device.type == "cpu" else self.to("cpu")
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        from ember._tensor import _legacy_name
+
+        if dtype is None:
+            return "torch." + _legacy_name(self.dtype)
+        if isinstance(dtype, str):
+            if ".cuda." in dtype:
+                raise RuntimeError("ember was built without the CUDA tensor types requested by " + repr(dtype))
+            table = _dtype_by_legacy_name()
+            if dtype not in table:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = table[dtype]
+        elif isinstance(dtype, builtins.type) and dtype.__name__.endswith("Tensor"):
+            dtype = _dtype_by_legacy_name()["torch." + dtype.__name__]
+        return self.to(dtype, non_blocking=non_blocking)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    # ---- new tensors with this tensor's dtype and device by default ----
+    def _new_options(self, dtype, device):
+        return (self.dtype if dtype is None else dtype), (self.device if device is None else device)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **_):
+        import ember
+
+        dtype, device = self._new_options(dtype, device)
+        if isinstance(data, _C.TensorBase):
+            import warnings
+
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                UserWarning,
+                stacklevel=2,
+            )
+            return data.detach().to(dtype=dtype, device=device, copy=True).requires_grad_(requires_grad)
+        return ember.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        import ember
+
+        dtype, device = self._new_options(dtype, device)
+        return ember.empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        import ember
+
+        dtype, device = self._new_options(dtype, device)
+        return ember.zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        import ember
+
+        dtype, device = self._new_options(dtype, device)
+        return ember.ones(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
+        import ember
+
+        dtype, device = self._new_options(dtype, device)
+        return ember.full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    # ---- facts about the tensor ----
+    @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.element_size()
+
+    @property
+    def itemsize(self):
+        return self.element_size()
+
+    def get_device(self):
+        return -1 if self.device.type == "cpu" else self.device.index
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        import ember
+
+        return self.dtype not in (ember.uint8, ember.bool)
+
+    def is_nonzero(self):
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return builtins.bool(self.item())
+
+    def is_same_size(self, other):
+        return tuple(self.shape) == tuple(other.shape)
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    def broadcast_to(self, size):
+        return self.expand(size)
+
+
+# PyTorch's alternative names: alias -> operator (functions and methods).
+ALIASES = {
+    "greater": "gt",
+    "greater_equal": "ge",
+    "less": "lt",
+    "less_equal": "le",
+    "not_equal": "ne",
+    "multiply": "mul",
+    "subtract": "sub",
+    "divide": "div",
+    "negative": "neg",
+    "absolute": "abs",
+    "fix": "trunc",
+    "concat": "cat",
+    "concatenate": "cat",
+    "arctan2": "atan2",
+}
+
+
+def install_aliases(namespace, tensor_class):
+    """Adds every alias whose operator exists, to the module namespace and
+    to the Tensor class (with its in-place form)."""
+    for alias, name in ALIASES.items():
+        if name in namespace and alias not in namespace:
+            namespace[alias] = namespace[name]
+        for suffix in ("", "_"):
+            if hasattr(tensor_class, name + suffix) and not hasattr(tensor_class, alias + suffix):
+                setattr(tensor_class, alias + suffix, getattr(tensor_class, name + suffix))

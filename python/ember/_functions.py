@@ -1,0 +1,237 @@
+"""Functions of the torch namespace built from operators in Python:
+type facts (finfo, iinfo, is_tensor ...), broadcasting helpers, stacking
+helpers and meshgrid."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ember import _C
+
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
+
+
+# ---- type facts ---------------------------------------------------------------------------
+_FLOAT_FACTS = {
+    # name: (bits, eps, max, tiny, resolution)
+    "float16": (16, 2.0**-10, 65504.0, 2.0**-14, 0.001),
+    "bfloat16": (16, 2.0**-7, 3.3895313892515355e38, 2.0**-126, 0.01),
+    "float32": (32, 2.0**-23, 3.4028234663852886e38, 2.0**-126, 1e-06),
+    "float64": (64, 2.0**-52, 1.7976931348623157e308, 2.0**-1022, 1e-15),
+}
+_INT_FACTS = {"uint8": (8, 0, 255), "int8": (8, -(2**7), 2**7 - 1), "int16": (16, -(2**15), 2**15 - 1),
+              "int32": (32, -(2**31), 2**31 - 1), "int64": (64, -(2**63), 2**63 - 1)}
+
+
+def _dtype_name(dtype):
+    return str(dtype).split(".")[-1]
+
+
+class finfo:  # noqa: N801
+    """Machine limits of a floating point dtype."""
+
+    def __init__(self, type=None):  # noqa: A002
+        name = _dtype_name(type if type is not None else _C.get_default_dtype())
+        if name not in _FLOAT_FACTS:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+        self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_FACTS[name]
+        self.min = -self.max
+        self.smallest_normal = self.tiny
+        self.dtype = name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:  # noqa: N801
+    """Machine limits of an integer dtype."""
+
+    def __init__(self, type):  # noqa: A002
+        name = _dtype_name(type)
+        if name == "bool":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if name not in _INT_FACTS:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        self.bits, self.min, self.max = _INT_FACTS[name]
+        self.dtype = name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+def is_tensor(obj):
+    return isinstance(obj, _C.TensorBase)
+
+
+def is_floating_point(input):  # noqa: A002
+    return input.is_floating_point()
+
+
+def is_complex(input):  # noqa: A002
+    return False
+
+
+def is_nonzero(input):  # noqa: A002
+    return input.is_nonzero()
+
+
+def numel(input):  # noqa: A002
+    return input.numel()
+
+
+# ---- broadcasting ---------------------------------------------------------------------------
+def broadcast_shapes(*shapes):
+    """The shape all the given shapes broadcast to, as an ember.Size."""
+    import ember
+
+    result = []
+    for index, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for i in range(1, len(shape) + 1):
+            size = shape[-i]
+            if size < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {list(shape)}")
+            if i > len(result):
+                result.insert(0, size)
+            elif result[-i] == 1 or size == result[-i]:
+                result[-i] = size
+            elif size != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {size} at -{i}! Mismatching argument at index "
+                    f"{index} had {shape}; but expected shape should be broadcastable to {result}"
+                )
+    return ember.Size(result)
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
+
+
+def broadcast_to(input, size):  # noqa: A002
+    return input.expand(size)
+
+
+# ---- dimensions and stacking ---------------------------------------------------------------
+def _atleast(tensors, rank, shape_for):
+    if len(tensors) == 1:
+        tensors = tensors[0]
+        if isinstance(tensors, _C.TensorBase):
+            return tensors.reshape(shape_for(tensors)) if tensors.dim() < rank else tensors
+    return tuple(t.reshape(shape_for(t)) if t.dim() < rank else t for t in tensors)
+
+
+def atleast_1d(*tensors):
+    return _atleast(tensors, 1, lambda t: (1,))
+
+
+def atleast_2d(*tensors):
+    return _atleast(tensors, 2, lambda t: (1, 1) if t.dim() == 0 else (1, t.shape[0]))
+
+
+def atleast_3d(*tensors):
+    def shape(t):
+        if t.dim() == 0:
+            return (1, 1, 1)
+        if t.dim() == 1:
+            return (1, t.shape[0], 1)
+        return (*t.shape, 1)
+
+    return _atleast(tensors, 3, shape)
+
+
+def hstack(tensors, *, out=None):
+    import ember
+
+    tensors = atleast_1d(*tensors) if len(tensors) != 1 else (atleast_1d(tensors[0]),)
+    dim = 0 if tensors[0].dim() == 1 else 1
+    return ember.cat(tensors, dim) if out is None else ember.cat(tensors, dim, out=out)
+
+
+def vstack(tensors, *, out=None):
+    import ember
+
+    tensors = [atleast_2d(t) for t in tensors]
+    return ember.cat(tensors, 0) if out is None else ember.cat(tensors, 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    import ember
+
+    tensors = [atleast_3d(t) for t in tensors]
+    return ember.cat(tensors, 2) if out is None else ember.cat(tensors, 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    import ember
+
+    cols = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors]
+    return ember.cat(cols, 1) if out is None else ember.cat(cols, 1, out=out)
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
+            )
+    flat = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = [t.numel() for t in flat]
+    grids = []
+    for i, t in enumerate(flat):
+        view = [1] * len(flat)
+        view[i] = -1
+        grids.append(t.view(view).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def detach(input):  # noqa: A002
+    return input.detach()
+
+
+__all__ = [
+    "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex",
+    "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d", "atleast_2d",
+    "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
+]
