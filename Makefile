@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make demo   set up, build Ember, run the demo
+#   make demo   set up, build Ember, train the digits CNN (examples/train_digits.py)
 #   make test   set up, build Ember with its C++ tests, run C++ and Python tests
 # Other targets: make build, make clean, make graph, make wheel, make sdist, make bench.
 
@@ -11,10 +11,10 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test build venv deps-build deps-test gtest ctest pytest clean graph wheel sdist bench
+.PHONY: demo test build venv deps-build deps-test deps-demo gtest ctest pytest clean graph wheel sdist bench
 
-demo: build
-	$(PY) examples/quickstart.py
+demo: deps-demo build
+	$(PY) examples/train_digits.py
 
 test: deps-test gtest
 	BUILD_TEST=1 $(MAKE) --no-print-directory build
@@ -35,6 +35,9 @@ $(PY):
 
 deps-build: $(PY)
 	$(PIP) install -q -r requirements-build.txt
+
+deps-demo: $(PY)
+	$(PIP) install -q -r requirements-demo.txt
 
 deps-test: $(PY)
 	$(PIP) install -q -r requirements-build.txt -r requirements-test.txt
@@ -65,5 +68,5 @@ sdist: deps-build
 
 # Removes every build output (the virtual environment stays; `rm -rf .venv` for that).
 clean:
-	rm -rf build dist examples/cpp/build python/ember/__pycache__ *.egg-info .pytest_cache
+	rm -rf build dist examples/cpp/build examples/output python/ember/__pycache__ *.egg-info .pytest_cache
 	find python tests tools -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -535,3 +535,17 @@ def test_module_initialisation_matches(name, args, kwargs):
     me, mt = getattr(ember.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
     for (_, pe), (_, pt) in zip(me.named_parameters(), mt.named_parameters()):
         close(pe.detach(), pt.detach(), rtol=1e-6, atol=1e-7)
+
+
+def test_convolution_and_max_pool2d_with_indices_entry_points():
+    import torch as T
+
+    g = T.Generator().manual_seed(3)
+    x, w, b = T.randn(1, 2, 5, 5, generator=g), T.randn(3, 2, 3, 3, generator=g), T.randn(3, generator=g)
+    ex, ew, eb = (ember.tensor(t.tolist()) for t in (x, w, b))
+    got = ember.convolution(ex, ew, eb, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    want = T.convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    assert T.allclose(T.tensor(got.tolist()), want, atol=1e-5)
+    ev, ei = ember.nn.functional.max_pool2d_with_indices(ex, 2, 2)
+    tv, ti = T.nn.functional.max_pool2d_with_indices(x, 2, 2)
+    assert ev.tolist() == tv.tolist() and ei.tolist() == ti.tolist()

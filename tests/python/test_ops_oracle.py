@@ -245,3 +245,28 @@ def test_printing_matches_torch(dname):
     e, t = pair([1.0, 2.0], "float32", requires_grad=True)
     assert repr(e) == repr(t)
     assert repr((e * 2).sum()) == repr((t * 2).sum())
+
+
+# ---- operators the table (test_op_coverage.py) found without a test of their own ----
+
+
+def test_stack_ger_square_mse_loss_vector_norm():
+    x_e, x_t = ember.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True), torch.tensor(
+        [[1.0, -2.0], [0.5, 3.0]], requires_grad=True
+    )
+    y_e, y_t = ember.tensor([0.25, 4.0]), torch.tensor([0.25, 4.0])
+    cases = [
+        (lambda m, x, y: m.stack([x, x * 2], dim=1)),
+        (lambda m, x, y: m.stack((x[0], y))),
+        (lambda m, x, y: m.ger(x[0], y)),
+        (lambda m, x, y: m.linalg.vector_norm(x, 3, dim=1)),
+        (lambda m, x, y: m.nn.functional.mse_loss(x, y.expand(2, 2), reduction="sum")),
+        (lambda m, x, y: (x * 1).square_()),
+    ]
+    for case in cases:
+        got, want = case(ember, x_e, y_e), case(torch, x_t, y_t)
+        assert torch.allclose(torch.tensor(got.tolist()), want.detach())
+        assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+        got.sum().backward()
+        want.sum().backward()
+        assert torch.allclose(torch.tensor(x_e.grad.tolist()), x_t.grad)

@@ -382,8 +382,16 @@ Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   return deliver(out, baddbmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
+// baddbmm and addbmm read the result's sizes first, as PyTorch does: a
+// batch with too few dims is an IndexError there, not the 3-D check.
+void read_result_sizes(const Tensor& batch1, const Tensor& batch2) {
+  maybe_wrap_dim(1, batch1.dim());
+  maybe_wrap_dim(2, batch2.dim());
+}
+
 Tensor& baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                     const Scalar& alpha, Tensor& out) {
+  read_result_sizes(batch1, batch2);
   check_bmm_args(batch1, batch2);
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
               type_word(self.dtype()), " but found ",
@@ -400,6 +408,7 @@ Tensor& baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batc
 
 Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                    const Scalar& alpha, Tensor& out) {
+  read_result_sizes(batch1, batch2);
   EMBER_CHECK(batch1.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(batch2.dim() == 3, "batch2 must be a 3D tensor");
   EMBER_CHECK(batch1.sizes()[0] == batch2.sizes()[0], "batch1 and batch2 must have same number of batches, got ",

@@ -35,12 +35,18 @@ struct RoundToElement {
 };
 
 // binary() for kernels that round intermediate steps: f(a, b, round).
+// PyTorch computes in float, without the rounding, when the divisor is a
+// single number (0-dim or one element).
 template <typename F>
 void binary_rounded(const TensorIterator& it, const F& f) {
+  const bool round_steps = it.operand(2).numel() != 1;
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
-    const RoundToElement<scalar_t> round;
-    run_acc<scalar_t, scalar_t, 2>(it, [&](auto a, auto b) { return f(a, b, round); });
+    if (round_steps) {
+      run_acc<scalar_t, scalar_t, 2>(it, [&](auto a, auto b) { return f(a, b, RoundToElement<scalar_t>{}); });
+    } else {
+      run_acc<scalar_t, scalar_t, 2>(it, [&](auto a, auto b) { return f(a, b, RoundToElement<float>{}); });
+    }
   });
 }
 

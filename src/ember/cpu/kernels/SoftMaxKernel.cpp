@@ -63,9 +63,16 @@ void softmax_lastdim(const T* x, U* y, int64_t n, bool log, float* buf) {
   if (log) {
 #pragma omp simd reduction(+ : s)
     for (int64_t i = 0; i < n; ++i) s += fexp(C(load(x[i]) - m));
-    const C shift = m + std::log(s);
+    // y = (x - max) - log(sum), as PyTorch orders it; a 16-bit output rounds
+    // the sum and its log to the element type first.
+    if constexpr (std::is_same_v<U, T> && !std::is_same_v<T, C>) {
+      const C log_sum = C(T(std::log(C(T(s)))));
+      for (int64_t i = 0; i < n; ++i) y[i] = T((load(x[i]) - m) - log_sum);
+    } else {
+      const C log_sum = std::log(s);
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<U>(load(x[i]) - shift);
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<U>((load(x[i]) - m) - log_sum);
+    }
     return;
   }
   if constexpr (std::is_same_v<U, C>) {

@@ -1,0 +1,206 @@
+"""The operator table: every operator of ops.yaml × every dtype × cpu.
+
+Two checks keep a new operator from going untested:
+- each public operator name occurs in some other test file;
+- every operator whose required arguments are tensors, numbers or a dim is
+  called with small inputs of every dtype in Ember and in torch: both must
+  raise the same exception type, or give the same dtype, shape and values.
+`python tests/python/test_op_coverage.py` prints the table."""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import DTYPE_NAMES, dtypes, to_torch, torch
+
+import ember
+
+ROOT = Path(__file__).resolve().parents[2]
+OPS_YAML = ROOT / "src" / "ember" / "ops" / "ops.yaml"
+# Ops drawing random numbers or building tensors from sizes have their own files.
+SKIP_SECTIONS = ("random sampling", "factories")
+
+
+def load_ops():
+    ops, section = [], ""
+    lines = OPS_YAML.read_text().splitlines()
+    for line in lines:
+        if line.startswith("# ----"):
+            section = line
+        if line.startswith("- func:"):
+            ops.append({"section": section, "text": [line]})
+        elif ops and line.startswith("  "):
+            ops[-1]["text"].append(line)
+    result = []
+    for op in ops:
+        entry = yaml.safe_load("\n".join(op["text"]))[0]
+        schema = entry["func"]
+        name = schema.split("(")[0]
+        base = name.split(".")[0]
+        args = schema[schema.index("(") + 1 : schema.rindex(")")].split(") ->")[0]
+        result.append(
+            {
+                "name": name,
+                "base": base,
+                "args": args,
+                "section": op["section"],
+                "python": entry.get("python", True),
+                "variants": entry.get("variants", "function"),
+            }
+        )
+    return result
+
+
+OPS = load_ops()
+PUBLIC = sorted({op["base"] for op in OPS if op["python"] and not op["base"].startswith("_") and "backward" not in op["base"]})
+
+
+def split_args(args):
+    depth, cur, out = 0, "", []
+    for ch in args:
+        depth += 1 if ch in "[(" else (-1 if ch in "])" else 0)
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def required_args(op):
+    """The positional arguments without defaults, as (type, name)."""
+    result = []
+    for arg in split_args(op["args"]):
+        if arg == "*":
+            break
+        if "=" in arg:
+            continue
+        typ, name = arg.rsplit(" ", 1)
+        result.append((typ, name))
+    return result
+
+
+SAMPLES = {"self": [[0.0, 1.5, -2.0], [3.0, 0.5, 4.0]], "other": [2.0, -1.0, 0.5]}
+
+
+def tensor_pair(name, dname, i):
+    values = SAMPLES.get(name, SAMPLES["other"] if i else SAMPLES["self"])
+    if dname == "bool":
+        values = [[bool(v) for v in row] for row in values] if isinstance(values[0], list) else [bool(v) for v in values]
+    elif dname in ("uint8", "int8", "int16", "int32", "int64"):
+        values = [[abs(int(v)) for v in row] for row in values] if isinstance(values[0], list) else [abs(int(v)) for v in values]
+    ed, td = dtypes(dname)
+    return ember.tensor(values, dtype=ed), torch.tensor(values, dtype=td)
+
+
+def build_call(op, dname):
+    """(ember args, torch args) or None when the op needs other arguments."""
+    if op["name"].endswith("_") or ".out" in op["name"] or op["base"].endswith("_"):
+        return None
+    if op["base"].startswith("_") or "backward" in op["base"]:
+        return None
+    if not op["python"] or any(op["section"].find(s) >= 0 for s in SKIP_SECTIONS):
+        return None
+    e_args, t_args = [], []
+    for i, (typ, name) in enumerate(required_args(op)):
+        typ = re.sub(r"\(.*?\)", "", typ)
+        if typ == "Tensor":
+            e, t = tensor_pair(name, dname, i)
+        elif typ == "Tensor[]":
+            e1, t1 = tensor_pair("self", dname, 0)
+            e, t = [e1, e1], [t1, t1]
+        elif typ == "Scalar":
+            e = t = 2
+        elif typ == "int" and name in ("dim", "dim0", "source"):
+            e = t = 1 if name != "source" else 0
+        elif typ == "int" and name in ("dim1", "destination"):
+            e = t = 0 if name == "dim1" else 1
+        else:
+            return None
+        e_args.append(e)
+        t_args.append(t)
+    return e_args, t_args
+
+
+def callable_of(lib, op):
+    """torch.name, else torch.nn.functional.name or torch.linalg.name (where
+    PyTorch puts nn and linalg operators), else the Tensor method."""
+    base = op["base"]
+    if "function" in op["variants"]:
+        for where, name in ((lib.nn.functional, base), (lib.linalg, base.removeprefix("linalg_")), (lib, base)):
+            if hasattr(where, name):
+                return getattr(where, name)
+    return lambda first, *rest: getattr(first, base)(*rest)
+
+
+def same(e, t):
+    if isinstance(t, (tuple, list)):
+        return isinstance(e, (tuple, list)) and len(e) == len(t) and all(same(a, b) for a, b in zip(e, t))
+    if not isinstance(t, torch.Tensor):
+        return e == t or (isinstance(t, float) and math.isnan(t) and math.isnan(e))
+    if str(e.dtype) != str(t.dtype) or tuple(e.shape) != tuple(t.shape):
+        return False
+    got = to_torch(e)
+    if t.dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        return torch.allclose(got.double(), t.double(), rtol=1e-3, atol=1e-5, equal_nan=True)
+    return torch.equal(got, t)
+
+
+def run_cell(op, dname):
+    """'ok', 'raises' (both raise the same type), 'skip', or a failure text."""
+    call = build_call(op, dname)
+    if call is None:
+        return "skip"
+    e_args, t_args = call
+    results = []
+    for lib, args in ((ember, e_args), (torch, t_args)):
+        try:
+            results.append((callable_of(lib, op)(*args), None))
+        except Exception as exc:  # noqa: BLE001 - compared by type below
+            results.append((None, exc))
+    (e, e_exc), (t, t_exc) = results
+    if t_exc is not None or e_exc is not None:
+        if t_exc is not None and e_exc is not None and type(e_exc) is type(t_exc):
+            return "raises"
+        return f"ember {e_exc!r} vs torch {t_exc!r}"
+    return "ok" if same(e, t) else f"values differ: ember {e!r} vs torch {t!r}"
+
+
+CELLS = [(op, d) for op in OPS if build_call(op, "float32") is not None for d in DTYPE_NAMES]
+
+
+@pytest.mark.parametrize("op,dname", CELLS, ids=[f"{op['name']}-{d}" for op, d in CELLS])
+def test_operator_dtype_cell(op, dname):
+    result = run_cell(op, dname)
+    assert result in ("ok", "raises"), result
+
+
+def test_every_public_operator_has_a_test():
+    texts = [p.read_text() for p in Path(__file__).parent.glob("test_*.py") if p.name != Path(__file__).name]
+    corpus = "\n".join(texts)
+    # ember.linalg.vector_norm is the operator linalg_vector_norm
+    untested = [name for name in PUBLIC if not re.search(rf"\b{re.escape(name.removeprefix('linalg_'))}\b", corpus)]
+    assert not untested, f"operators without a test: {untested}"
+
+
+def test_table_is_not_empty():
+    assert len(CELLS) >= 100 * len(DTYPE_NAMES) // 2 and len(PUBLIC) > 150
+
+
+if __name__ == "__main__":
+    width = max(len(op["name"]) for op in OPS)
+    short = {"bool": "b", "uint8": "u8", "bfloat16": "bf16"}
+    heads = [short.get(d, d.replace("float", "f").replace("int", "i")) for d in DTYPE_NAMES]
+    print("operator".ljust(width), " ".join(h.rjust(5) for h in heads), " (device cpu)")
+    for op in OPS:
+        cells = [run_cell(op, d) for d in DTYPE_NAMES]
+        marks = {"ok": "ok", "raises": "err", "skip": "-"}
+        print(op["name"].ljust(width), " ".join(marks.get(c, "FAIL").rjust(5) for c in cells))
+    sys.exit(0)
