@@ -237,6 +237,12 @@ ALIASES = {
     "concat": "cat",
     "concatenate": "cat",
     "arctan2": "atan2",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
 }
 
 

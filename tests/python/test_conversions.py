@@ -199,6 +199,9 @@ def test_meshgrid(indexing):
         ("negative", ([1.5, -2.0],)),
         ("absolute", ([1.5, -2.0],)),
         ("fix", ([1.5, -2.7],)),
+        ("arcsin", ([0.5, -0.25],)),
+        ("arctanh", ([0.5, -0.25],)),
+        ("arccosh", ([1.5, 2.25],)),
     ],
 )
 def test_aliases(alias, args):

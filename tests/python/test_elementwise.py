@@ -49,10 +49,23 @@ UNARY = {
     "sigmoid": False,
     "gelu": False,
     "silu": False,
+    "asin": False,
+    "acos": False,
+    "atan": False,
+    "sinh": False,
+    "cosh": False,
+    "asinh": False,
+    "acosh": False,
+    "atanh": False,
+    "erf": False,
+    "erfc": False,
+    "erfinv": False,
+    "exp2": False,
+    "log10": False,
 }
 NN = {"gelu", "silu"}
 # Ops whose domain is the positive reals get positive inputs half of the time.
-POSITIVE_DOMAIN = {"log", "log1p", "log2", "sqrt", "rsqrt"}
+POSITIVE_DOMAIN = {"log", "log1p", "log2", "sqrt", "rsqrt", "acosh", "log10"}
 HAS_INPLACE = {op for op in UNARY if op not in ("isnan", "isinf", "isfinite")}
 HAS_OUT = {op for op in UNARY if op not in ("isnan", "isinf", "isfinite", "relu", "square")}
 

@@ -169,6 +169,19 @@ Tensor& tan_out(const Tensor& self, Tensor& out) { return float_op(self, out, Un
 Tensor& tanh_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Tanh); }
 Tensor& sigmoid_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Sigmoid); }
 Tensor& reciprocal_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Reciprocal); }
+Tensor& asin_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Asin); }
+Tensor& acos_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Acos); }
+Tensor& atan_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Atan); }
+Tensor& sinh_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Sinh); }
+Tensor& cosh_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Cosh); }
+Tensor& asinh_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Asinh); }
+Tensor& acosh_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Acosh); }
+Tensor& atanh_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Atanh); }
+Tensor& erf_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Erf); }
+Tensor& erfc_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Erfc); }
+Tensor& exp2_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Exp2); }
+Tensor& log10_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Log10); }
+Tensor& erfinv_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Erfinv); }
 
 Tensor square(const Tensor& self) { return ember::pow(self, Scalar(int64_t(2))); }
 Tensor& square_out(const Tensor& self, Tensor& out) {
