@@ -76,7 +76,8 @@ def run_both(fn_e, fn_t, match=True):
         with pytest.raises(type(err)) as info:
             fn_e()
         if match:
-            assert str(info.value).split("\n")[0] == str(err).split("\n")[0]
+            got, want = str(info.value).split("\n")[0], str(err).split("\n")[0]
+            assert got == want, f"message {got!r} != {want!r}"
         return None, None
     return fn_e(), expected
 

@@ -41,7 +41,8 @@ bool truthy(T v) {
 
 Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
-  check_out_dtype(out, self.dtype());
+  EMBER_CHECK(!out.defined() || out.dtype() == self.dtype(),
+              "masked_select(): self and result must have the same scalar type");
   DimVector shape = infer_broadcast_size(self.sizes(), mask.sizes());
   Tensor s = self.expand(shape).contiguous(), m = mask.expand(shape).contiguous();
   const bool* mp = m.data_ptr<bool>();
@@ -288,7 +289,7 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
   EMBER_CHECK(repeats.dim() <= 1, "repeats must be 0-dim or 1-dim tensor");
   if (!is_integral_type(repeats.dtype(), false)) {
     throw NotImplementedError(str_cat("\"repeat_interleave_cpu\" not implemented for '",
-                                      scalar_type_name(repeats.dtype()), "'"));
+                                      type_word(repeats.dtype()), "'"));
   }
   const int64_t size = input.dim() > 0 ? input.sizes()[d] : 1;
   Tensor reps = repeats;
@@ -323,6 +324,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
+  EMBER_CHECK_TYPE(IndexError, self.dim() > 0, "Dimension specified as ", dims[0], " but tensor has no dimensions");
   Tensor r = self;
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = maybe_wrap_dim(dims[i], self.dim());
@@ -496,7 +498,7 @@ Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bo
 
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
   if (!is_integral_type(self.dtype(), false)) {
-    throw NotImplementedError(str_cat("\"bincount_cpu\" not implemented for '", scalar_type_name(self.dtype()), "'"));
+    throw NotImplementedError(str_cat("\"bincount_cpu\" not implemented for '", type_word(self.dtype()), "'"));
   }
   EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
   const bool has_w = weights && weights->defined();
@@ -506,6 +508,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     EMBER_CHECK(weights->dim() == 1 && weights->numel() == self.numel(),
                 "weights should be 1-d and have the same length as input");
   }
+  if (self.dim() == 1 && self.numel() == 0) return ember::zeros({minlength}, ScalarType::Long, self.device());
   Tensor x = self.to(ScalarType::Long).contiguous();
   const int64_t* xp = x.data_ptr<int64_t>();
   const int64_t n = x.numel();
@@ -538,7 +541,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 
 Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
   if (!is_floating_type(self.dtype())) {
-    throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", scalar_type_name(self.dtype()), "'"));
+    throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", type_word(self.dtype()), "'"));
   }
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   check_out_dtype(out, self.dtype());
