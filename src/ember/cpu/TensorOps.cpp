@@ -592,7 +592,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
   if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
-  auto [values, indices] = native::topk(self, k, dim, false, true);
+  // Unsorted selection leaves the k-th smallest at position k - 1.
+  auto [values, indices] = native::topk(self, k, dim, false, false);
   Tensor v = values.narrow(d, k - 1, 1), x = indices.narrow(d, k - 1, 1);
   if (!keepdim) v = v.squeeze(d), x = x.squeeze(d);
   return {v.contiguous(), x.contiguous()};
