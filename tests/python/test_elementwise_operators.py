@@ -295,7 +295,7 @@ def test_clamp_variants(dname):
 def test_lerp(dname):
     e, t = sample(dname)
     f, u = sample(dname)
-    f, u = f.flip(0) if hasattr(f, "flip") else f * 1, u * 1
+    f, u = (f.flip(0), u.flip(0)) if hasattr(f, "flip") else (f * 1, u * 1)
     for w in (0.25, 0.75, -1.0, 2, True):
         got, want = run_both(
             lambda w=w: ember.lerp(e, f, w), lambda w=w: torch.lerp(t, u, w), match_message=True

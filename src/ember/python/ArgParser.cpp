@@ -442,6 +442,11 @@ bool ParsedArgsBase::boolean(int i) {
   return o == Py_True;
 }
 
+std::optional<bool> ParsedArgsBase::boolean_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return boolean(i);
+}
+
 std::string ParsedArgsBase::string(int i) {
   PyObject* o = args_[i];
   return o ? PyUnicode_AsUTF8(o) : sig_->params[i].default_string;

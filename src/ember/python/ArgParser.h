@@ -76,6 +76,7 @@ class ParsedArgsBase {
   double real(int i);
   std::optional<double> real_optional(int i);
   bool boolean(int i);
+  std::optional<bool> boolean_optional(int i);
   std::string string(int i);
   ScalarType scalartype(int i);
   std::optional<ScalarType> scalartype_optional(int i);

@@ -1,0 +1,602 @@
+// CPU tensor operations used by training loops and data pipelines: gather,
+// scatter and its reductions, index_add/index_copy/index_fill, sort, topk,
+// kthvalue. Sort and topk inner loops live in cpu/kernels/TensorOpsKernel.cpp.
+#include "ember/cpu/TensorOpsStubs.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "ember/cpu/OpMessages.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(SortFn, sort_stub);
+EMBER_DEFINE_DISPATCH(TopkFn, topk_stub);
+}  // namespace ember::cpu
+
+namespace ember::native {
+
+namespace {
+
+// A 0-dim tensor as a 1-element 1-d view (same storage).
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+std::string shape_list(IntArrayRef s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+// Calls f(offsets) for every position of `shape` with dimension `dim` left
+// out; offsets[k] is the element offset of operand k (strides[k]).
+template <size_t N, typename F>
+void for_each_line(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef, N>& strides, const F& f) {
+  DimVector sz;
+  std::array<DimVector, N> st;
+  int64_t total = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d == dim) continue;
+    sz.push_back(shape[d]);
+    total *= shape[d];
+    for (size_t k = 0; k < N; ++k) st[k].push_back(strides[k][d]);
+  }
+  if (total == 0) return;
+  const int64_t nd = static_cast<int64_t>(sz.size());
+  DimVector ctr(nd, 0);
+  std::array<int64_t, N> off{};
+  for (int64_t i = 0; i < total; ++i) {
+    f(off);
+    for (int64_t j = nd - 1; j >= 0; --j) {
+      if (++ctr[j] < sz[j]) {
+        for (size_t k = 0; k < N; ++k) off[k] += st[k][j];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) off[k] -= st[k][j] * (sz[j] - 1);
+      ctr[j] = 0;
+    }
+  }
+}
+
+// Arithmetic type: float for 16-bit floats, the type itself otherwise.
+template <typename T>
+using acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <typename T>
+bool isnan_value(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else {
+    return std::isnan(static_cast<float>(static_cast<acc_t<T>>(v)));
+  }
+}
+
+enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
+
+template <typename T>
+inline void reduce_into(Reduce r, T& dst, T src) {
+  using A = acc_t<T>;
+  switch (r) {
+    case Reduce::Assign: dst = src; break;
+    case Reduce::Sum:
+    case Reduce::Mean:
+      if constexpr (std::is_same_v<T, bool>) {
+        dst = dst || src;
+      } else {
+        dst = static_cast<T>(static_cast<A>(dst) + static_cast<A>(src));
+      }
+      break;
+    case Reduce::Prod:
+      if constexpr (std::is_same_v<T, bool>) {
+        dst = dst && src;
+      } else {
+        dst = static_cast<T>(static_cast<A>(dst) * static_cast<A>(src));
+      }
+      break;
+    case Reduce::Max:
+      if (isnan_value(src)) {
+        dst = src;
+      } else if (!isnan_value(dst) && static_cast<A>(src) > static_cast<A>(dst)) {
+        dst = src;
+      }
+      break;
+    case Reduce::Min:
+      if (isnan_value(src)) {
+        dst = src;
+      } else if (!isnan_value(dst) && static_cast<A>(src) < static_cast<A>(dst)) {
+        dst = src;
+      }
+      break;
+  }
+}
+
+bool is_index_dtype(ScalarType t) { return t == ScalarType::Long || t == ScalarType::Int; }
+
+int64_t read_index(const Tensor& index, int64_t off) {
+  if (index.dtype() == ScalarType::Long) return static_cast<const int64_t*>(index.data_ptr())[off];
+  return static_cast<const int32_t*>(index.data_ptr())[off];
+}
+
+[[noreturn]] void out_of_bounds(int64_t v, int64_t d, int64_t size) {
+  throw Error(str_cat("index ", v, " is out of bounds for dimension ", d, " with size ", size));
+}
+
+// out starts as a copy of self (unless it is self).
+void init_like_self(const Tensor& self, Tensor& out) {
+  if (!out.defined()) {
+    out = self.clone();
+    return;
+  }
+  if (out.is_same(self)) return;
+  check_out_dtype(out, self.dtype());
+  resize_output(out, self.sizes());
+  out.copy_(self);
+}
+
+// Shared walk of gather/scatter: for each line of `index` (dim left out) and
+// each j along dim, f(self offset of the line, index offset of the line,
+// other offset of the line, j, idx).
+void check_scatter_gather_index(const char* op, const Tensor& index) {
+  EMBER_CHECK(is_index_dtype(index.dtype()), op, "(): Expected dtype int32/int64 for index");
+}
+
+// Note [Scatter shape rules]
+// gather: index.size(d) <= self.size(d) for d != dim. scatter: index.size(d)
+// <= src.size(d) for all d and <= self.size(d) for d != dim. Empty index:
+// nothing to check.
+void check_gather_shape(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd,
+              "Index tensor must have the same number of dimensions as input tensor");
+  if (index.numel() == 0) return;
+  Tensor s = as_1d(self), i = as_1d(index);
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d == dim) continue;
+    EMBER_CHECK(i.sizes()[d] <= s.sizes()[d], "Size does not match at dimension ", d, " expected index ",
+                shape_list(index.sizes()), " to be no larger than self ", shape_list(self.sizes()),
+                " apart from dimension ", dim);
+  }
+}
+
+void check_scatter_shape(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd,
+              "Index tensor must have the same number of dimensions as self tensor");
+  if (src) {
+    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == nd,
+                "Index tensor must have the same number of dimensions as src tensor");
+  }
+  if (index.numel() == 0) return;
+  Tensor s = as_1d(self), i = as_1d(index);
+  bool ok = true;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d != dim && i.sizes()[d] > s.sizes()[d]) ok = false;
+    if (src && i.sizes()[d] > as_1d(*src).sizes()[d]) ok = false;
+  }
+  if (ok) return;
+  if (src) {
+    throw Error(str_cat("Expected index ", shape_list(index.sizes()), " to be no larger than self ",
+                        shape_list(self.sizes()), " apart from dimension ", dim,
+                        " and to be no larger size than src ", shape_list(src->sizes())));
+  }
+  throw Error(str_cat("Expected index ", shape_list(index.sizes()), " to be no larger than self ",
+                      shape_list(self.sizes()), " apart from dimension ", dim));
+}
+
+// dst[dim = index[...]] (op)= src[...] over index's positions; src may be a
+// Scalar (src_tensor undefined).
+void scatter_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src_tensor, const Scalar* value,
+                  Reduce r) {
+  if (index.numel() == 0) return;
+  Tensor o = as_1d(out), i = as_1d(index);
+  Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
+  const int64_t n = i.sizes()[dim];
+  const int64_t size = o.sizes()[dim];
+  const int64_t os = o.strides()[dim], is = i.strides()[dim];
+  const int64_t ss = s.defined() ? s.strides()[dim] : 0;
+  DimVector zero(i.dim(), 0);
+  IntArrayRef sst = s.defined() ? s.strides() : IntArrayRef(zero);
+  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "scatter", [&] {
+    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
+    const scalar_t* sp = s.defined() ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
+    const scalar_t v = value ? value->to<scalar_t>() : scalar_t();
+    for_each_line<3>(i.sizes(), dim, {o.strides(), i.strides(), sst}, [&](const std::array<int64_t, 3>& off) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t x = read_index(i, off[1] + j * is);
+        if (x < 0 || x >= size) out_of_bounds(x, dim, size);
+        reduce_into<scalar_t>(r, op[off[0] + x * os], sp ? sp[off[2] + j * ss] : v);
+      }
+    });
+  });
+}
+
+Reduce scatter_reduce_kind(const std::string& reduce) {
+  if (reduce == "add") return Reduce::Sum;
+  if (reduce == "multiply") return Reduce::Prod;
+  throw Error("reduce argument must be either add or multiply.");
+}
+
+}  // namespace
+
+// ---- gather -------------------------------------------------------------------------
+
+Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, Tensor& out) {
+  (void)sparse_grad;
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_scatter_gather_index("gather", index);
+  check_gather_shape(self, d, index);
+  check_out_dtype(out, self.dtype());
+  if (out.defined()) {
+    resize_output(out, index.sizes());
+  } else {
+    out = ember::empty(index.sizes(), self.dtype(), self.device());
+  }
+  if (index.numel() == 0) return out;
+  Tensor o = as_1d(out), i = as_1d(index), s = as_1d(self);
+  const int64_t n = i.sizes()[d], size = s.sizes()[d];
+  const int64_t os = o.strides()[d], is = i.strides()[d], ss = s.strides()[d];
+  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
+    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
+    const scalar_t* sp = static_cast<const scalar_t*>(s.data_ptr());
+    for_each_line<3>(i.sizes(), d, {o.strides(), i.strides(), s.strides()}, [&](const std::array<int64_t, 3>& off) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t x = read_index(i, off[1] + j * is);
+        if (x < 0 || x >= size) out_of_bounds(x, d, size);
+        op[off[0] + j * os] = sp[off[2] + x * ss];
+      }
+    });
+  });
+  return out;
+}
+
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_CHECK(indices.dtype() == ScalarType::Long, "torch.take_along_dim(): dtype of indices should be Long but got ",
+              type_word(indices.dtype()));
+  if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
+  EMBER_CHECK(self.dim() == indices.dim(),
+              "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
+              self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  const int64_t d = maybe_wrap_dim(*dim, self.dim());
+  DimVector ss(self.sizes()), is(indices.sizes());
+  if (self.dim() > 0) ss[d] = 1, is[d] = 1;
+  DimVector b = infer_broadcast_size(ss, is);
+  DimVector self_shape(b), index_shape(b);
+  if (self.dim() > 0) self_shape[d] = self.sizes()[d], index_shape[d] = indices.sizes()[d];
+  return self.expand(self_shape).gather(d, indices.expand(index_shape));
+}
+
+// ---- scatter -----------------------------------------------------------------------------
+
+namespace {
+void check_scatter_src(const Tensor& self, const Tensor& src, const char* op = "scatter") {
+  EMBER_CHECK(self.dtype() == src.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
+}
+}  // namespace
+
+Tensor& scatter_src_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_scatter_gather_index("scatter", index);
+  check_scatter_src(self, src);
+  check_scatter_shape(self, d, index, &src);
+  init_like_self(self, out);
+  scatter_impl(out, d, index, src, nullptr, Reduce::Assign);
+  return out;
+}
+
+Tensor& scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_scatter_gather_index("scatter", index);
+  check_scatter_shape(self, d, index, nullptr);
+  init_like_self(self, out);
+  scatter_impl(out, d, index, Tensor(), &value, Reduce::Assign);
+  return out;
+}
+
+Tensor& scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           const std::string& reduce, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  Reduce r = scatter_reduce_kind(reduce);
+  check_scatter_gather_index("scatter", index);
+  check_scatter_src(self, src);
+  check_scatter_shape(self, d, index, &src);
+  init_like_self(self, out);
+  scatter_impl(out, d, index, src, nullptr, r);
+  return out;
+}
+
+Tensor& scatter_value_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                 const std::string& reduce, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  Reduce r = scatter_reduce_kind(reduce);
+  check_scatter_gather_index("scatter", index);
+  check_scatter_shape(self, d, index, nullptr);
+  init_like_self(self, out);
+  scatter_impl(out, d, index, Tensor(), &value, r);
+  return out;
+}
+
+Tensor& scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_scatter_gather_index("scatter", index);
+  check_scatter_src(self, src);
+  check_scatter_shape(self, d, index, &src);
+  init_like_self(self, out);
+  scatter_impl(out, d, index, src, nullptr, Reduce::Sum);
+  return out;
+}
+
+Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               const std::string& reduce, bool include_self, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  Reduce r;
+  if (reduce == "sum") {
+    r = Reduce::Sum;
+  } else if (reduce == "prod") {
+    r = Reduce::Prod;
+  } else if (reduce == "mean") {
+    r = Reduce::Mean;
+  } else if (reduce == "amax") {
+    r = Reduce::Max;
+  } else if (reduce == "amin") {
+    r = Reduce::Min;
+  } else {
+    throw Error(str_cat("reduce argument must be either sum, prod, mean, amax or amin, got ", reduce));
+  }
+  check_scatter_gather_index("scatter_reduce", index);
+  check_scatter_src(self, src, "scatter_reduce");
+  check_scatter_shape(self, d, index, &src);
+  init_like_self(self, out);
+  if (index.numel() == 0) return out;
+  Tensor count;
+  if (!include_self) {
+    // Positions that receive a value forget self: start them at the identity.
+    EMBER_DISPATCH_ALL_TYPES(self.dtype(), "scatter_reduce", [&] {
+      double ident = 0;
+      if (r == Reduce::Prod) ident = 1;
+      if (r == Reduce::Max) ident = -std::numeric_limits<double>::infinity();
+      if (r == Reduce::Min) ident = std::numeric_limits<double>::infinity();
+      Scalar v;
+      if constexpr (std::is_integral_v<scalar_t>) {
+        if (r == Reduce::Max) {
+          v = Scalar(static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()));
+        } else if (r == Reduce::Min) {
+          v = Scalar(static_cast<int64_t>(std::numeric_limits<scalar_t>::max()));
+        } else {
+          v = Scalar(static_cast<int64_t>(ident));
+        }
+        if constexpr (std::is_same_v<scalar_t, bool>) v = Scalar(r == Reduce::Min || r == Reduce::Prod);
+      } else {
+        v = Scalar(ident);
+      }
+      scatter_impl(out, d, index, Tensor(), &v, Reduce::Assign);
+    });
+  }
+  scatter_impl(out, d, index, src, nullptr, r);
+  if (r == Reduce::Mean) {
+    count = ember::full(self.sizes(), Scalar(include_self ? 1.0 : 0.0), self.dtype(), self.device());
+    Scalar one(1.0);
+    scatter_impl(count, d, index, Tensor(), &one, Reduce::Sum);
+    count.masked_fill_(ember::eq(count, Scalar(0)), Scalar(1));
+    if (is_floating_type(self.dtype())) {
+      out.div_(count);
+    } else {
+      out.copy_(out.div(count, std::string("floor")));
+    }
+  }
+  return out;
+}
+
+// ---- index_add / index_copy / index_fill -----------------------------------------------
+
+namespace {
+// For each line of src (dim left out) and each j: out[index[j]] (op)= src[j].
+void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, const Scalar* value,
+                       Reduce r, const Scalar& alpha, bool index_error) {
+  const int64_t n = index.numel();
+  if (n == 0 || out.numel() == 0) return;
+  Tensor o = as_1d(out), idx = as_1d(index);
+  const int64_t size = o.sizes()[dim];
+  std::vector<int64_t> pos(n);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t x = read_index(idx, j * idx.strides()[0]);
+    // Only index_fill takes negative positions.
+    if (x < (value ? -size : 0) || x >= size) {
+      std::string msg = str_cat(index_error && r == Reduce::Assign && value == nullptr ? "index_copy_(): " : "",
+                                "index ", x, " is out of bounds for dimension ", dim, " with size ", size);
+      if (index_error) throw IndexError(msg);
+      // PyTorch's index_add checks the first and last dims in its scatter path
+      // (alpha 1) and the others, 1-d inputs and alpha != 1 in its slice path.
+      if (out.dim() <= 1 || (dim != 0 && dim != out.dim() - 1) || alpha.to_double() != 1.0) {
+        throw IndexError("index out of range in self");
+      }
+      throw Error(msg);
+    }
+    pos[j] = x < 0 ? x + size : x;
+  }
+  Tensor s = src.defined() ? as_1d(src) : Tensor();
+  DimVector line_shape(o.sizes());
+  line_shape[dim] = n;
+  DimVector zero(o.dim(), 0);
+  IntArrayRef sst = s.defined() ? s.strides() : IntArrayRef(zero);
+  const int64_t os = o.strides()[dim], ss = s.defined() ? s.strides()[dim] : 0;
+  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "index_add", [&] {
+    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
+    const scalar_t* sp = s.defined() ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
+    const scalar_t v = value ? value->to<scalar_t>() : scalar_t();
+    using A = acc_t<scalar_t>;
+    A a{};
+    bool plain = true;
+    if constexpr (!std::is_same_v<scalar_t, bool>) {
+      a = alpha.to<A>();
+      plain = a == A(1);
+    }
+    for_each_line<2>(line_shape, dim, {o.strides(), sst}, [&](const std::array<int64_t, 2>& off) {
+      for (int64_t j = 0; j < n; ++j) {
+        scalar_t& dst = op[off[0] + pos[j] * os];
+        if (!sp) {
+          dst = v;
+        } else if (r == Reduce::Sum && !plain) {
+          if constexpr (!std::is_same_v<scalar_t, bool>) {
+            dst = static_cast<scalar_t>(static_cast<A>(dst) + a * static_cast<A>(sp[off[1] + j * ss]));
+          }
+        } else {
+          reduce_into<scalar_t>(r, dst, sp[off[1] + j * ss]);
+        }
+      }
+    });
+  });
+}
+
+void check_index_vector(const char* op, const Tensor& index) {
+  EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ",
+                   index.dim(), " with type: ", type_word(index.dtype()), " and size: ", shape_list(index.sizes()));
+}
+
+void check_source_shape(const Tensor& self, int64_t d, const Tensor& source) {
+  bool ok = self.dim() == 0 || source.dim() == 0 ? self.numel() == 1 || source.numel() == 1
+                                                  : self.dim() == source.dim();
+  if (ok && self.dim() > 0 && source.dim() > 0) {
+    for (int64_t i = 0; i < self.dim(); ++i) {
+      if (i != d && self.sizes()[i] != source.sizes()[i]) ok = false;
+    }
+  }
+  EMBER_CHECK(ok, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
+              shape_list(self.sizes()), " source.shape = ", shape_list(source.sizes()));
+}
+}  // namespace
+
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      const Scalar& alpha, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_index_vector("index_add_", index);
+  EMBER_CHECK(is_index_dtype(index.dtype()), "index_add_(): Expected dtype int32/int64 for index but got: ",
+              type_word(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", type_word(self.dtype()), ") and source (",
+              type_word(source.dtype()), ") must have the same scalar type");
+  const int64_t src_n = source.dim() > 0 ? source.sizes()[d] : 1;
+  EMBER_CHECK(index.numel() == src_n, "index_add_(): Number of indices (", index.numel(),
+              ") should be equal to source.size(dim): (", src_n, "), for dim: ", d);
+  check_source_shape(self, d, source);
+  init_like_self(self, out);
+  index_reduce_impl(out, d, index, source, nullptr, Reduce::Sum, alpha, false);
+  return out;
+}
+
+Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_index_vector("index_copy_", index);
+  EMBER_CHECK(index.dtype() == ScalarType::Long, "index_copy_(): Expected a long tensor for index, but got ",
+              type_word(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+              type_word(self.dtype()), " and (source) ", type_word(source.dtype()));
+  const int64_t src_n = source.dim() > 0 ? source.sizes()[d] : 1;
+  EMBER_CHECK_TYPE(IndexError, index.numel() == src_n, "index_copy_(): Number of indices (", index.numel(),
+                   ") should be equal to source.size(dim) (", src_n, ")");
+  check_source_shape(self, d, source);
+  init_like_self(self, out);
+  index_reduce_impl(out, d, index, source, nullptr, Reduce::Assign, Scalar(1), true);
+  return out;
+}
+
+Tensor& index_fill_int_scalar_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                  Tensor& out) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  check_index_vector("index_fill_", index);
+  EMBER_CHECK_TYPE(IndexError, index.dtype() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
+  init_like_self(self, out);
+  index_reduce_impl(out, d, index, Tensor(), &value, Reduce::Assign, Scalar(1), true);
+  return out;
+}
+
+Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value,
+                                  Tensor& out) {
+  EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  Scalar v = is_floating_type(value.dtype()) ? Scalar(value.item<double>())
+             : value.dtype() == ScalarType::Bool ? Scalar(value.item<bool>())
+                                                 : Scalar(value.item<int64_t>());
+  return index_fill_int_scalar_out(self, dim, index, v, out);
+}
+
+// ---- sort, topk, kthvalue ----------------------------------------------------------------------
+
+namespace {
+// Per-line pointers of a sort/topk along d: input lines and result lines.
+std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t d) {
+  std::vector<cpu::SortLine> lines;
+  const size_t isz = in.element_size();
+  char* ib = static_cast<char*>(in.data_ptr());
+  char* vb = values.defined() ? static_cast<char*>(values.data_ptr()) : nullptr;
+  int64_t* xb = static_cast<int64_t*>(indices.data_ptr());
+  DimVector zero(in.dim(), 0);
+  IntArrayRef vst = values.defined() ? values.strides() : IntArrayRef(zero);
+  for_each_line<3>(in.sizes(), d, {in.strides(), vst, indices.strides()}, [&](const std::array<int64_t, 3>& off) {
+    lines.push_back({ib + off[0] * isz, in.strides()[d], vb ? vb + off[1] * isz : nullptr,
+                     values.defined() ? values.strides()[d] : 0, xb + off[2], indices.strides()[d]});
+  });
+  return lines;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  Tensor values = ember::empty(self.sizes(), self.dtype(), self.device());
+  Tensor indices = ember::empty(self.sizes(), ScalarType::Long, self.device());
+  if (self.numel() == 0) return {values, indices};
+  Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
+  const int64_t n = in.sizes()[d];
+  std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
+  cpu::sort_stub(self.dtype(), n, static_cast<int64_t>(lines.size()), descending, stable.value_or(false), lines.data());
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  return sort_stable(self, false, dim, descending);
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(ember::sort(self, dim, descending));
+}
+
+Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(ember::sort(self, std::optional<bool>(stable), dim, descending));
+}
+
+Tensor msort(const Tensor& self) { return std::get<0>(ember::sort(self, 0, false)); }
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
+  EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
+  DimVector shape(self.sizes());
+  shape[d] = k;
+  Tensor values = ember::empty(shape, self.dtype(), self.device());
+  Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
+  if (values.numel() == 0) return {values, indices};
+  Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
+  std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
+  cpu::topk_stub(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
+  EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
+  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
+  // Unsorted selection leaves the k-th smallest at position k - 1.
+  auto [values, indices] = native::topk(self, k, dim, false, false);
+  Tensor v = values.narrow(d, k - 1, 1), x = indices.narrow(d, k - 1, 1);
+  if (!keepdim) v = v.squeeze(d), x = x.squeeze(d);
+  return {v.contiguous(), x.contiguous()};
+}
+
+}  // namespace ember::native

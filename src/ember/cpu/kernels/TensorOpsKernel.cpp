@@ -1,0 +1,285 @@
+// Sort and topk inner loops, compiled once per CPU capability.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ember/core/Half.h"
+#include "ember/cpu/TensorOpsStubs.h"
+#include "ember/cpu/kernels/MathLoops.h"
+#include "ember/ops/Parallel.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+// Note [Sort keys]
+// Every element is mapped to an unsigned key whose integer order is the sort
+// order: integers flip their sign bit, floats map their bits so that negative
+// numbers come first, -0.0 is folded onto 0.0 (they compare equal) and every
+// NaN becomes the largest key. Descending sorts complement the key. Sorting
+// (key, position) pairs stably then gives PyTorch's order, ties included, and
+// the values are read back from the input by position, bit for bit.
+template <typename T>
+using key_t = std::conditional_t<(sizeof(T) == 8), uint64_t, uint32_t>;
+
+template <typename T>
+inline key_t<T> sort_key(T v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
+    return static_cast<uint32_t>(v);
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) < 8) {
+    return static_cast<uint32_t>(static_cast<int32_t>(v)) ^ 0x80000000u;
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<uint64_t>(v) ^ (uint64_t(1) << 63);
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (std::isnan(v)) return ~uint64_t(0);
+    if (v == 0) v = 0;
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return (b >> 63) ? ~b : (b | (uint64_t(1) << 63));
+  } else {
+    float f = static_cast<float>(v);
+    if (std::isnan(f)) return ~uint32_t(0);
+    if (f == 0) f = 0;
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return (b >> 31) ? ~b : (b | 0x80000000u);
+  }
+}
+
+template <typename K>
+struct KeyIdx {
+  K key;
+  uint32_t idx;
+};
+
+// Stable LSD radix sort of (key, index) pairs, 8 bits a pass; passes where
+// every key has the same digit are skipped.
+template <typename K>
+void radix_sort(std::vector<KeyIdx<K>>& a, std::vector<KeyIdx<K>>& tmp) {
+  const size_t n = a.size();
+  tmp.resize(n);
+  constexpr int kPasses = sizeof(K);
+  std::vector<uint32_t> hist(256 * kPasses, 0);
+  for (size_t i = 0; i < n; ++i) {
+    K k = a[i].key;
+    for (int p = 0; p < kPasses; ++p) ++hist[p * 256 + ((k >> (8 * p)) & 0xff)];
+  }
+  KeyIdx<K>* src = a.data();
+  KeyIdx<K>* dst = tmp.data();
+  for (int p = 0; p < kPasses; ++p) {
+    uint32_t* h = &hist[p * 256];
+    bool trivial = false;
+    for (int d = 0; d < 256; ++d) {
+      if (h[d] == n) trivial = true;
+      if (h[d] != 0) break;
+    }
+    if (trivial) continue;
+    uint32_t sum = 0;
+    for (int d = 0; d < 256; ++d) {
+      uint32_t c = h[d];
+      h[d] = sum;
+      sum += c;
+    }
+    const int shift = 8 * p;
+    for (size_t i = 0; i < n; ++i) {
+      const KeyIdx<K> e = src[i];
+      dst[h[(e.key >> shift) & 0xff]++] = e;
+    }
+    std::swap(src, dst);
+  }
+  if (src != a.data()) std::memcpy(a.data(), src, n * sizeof(KeyIdx<K>));
+}
+
+template <typename T>
+inline bool is_nan_value(T v) {
+  if constexpr (is_float_like_v<T>) {
+    return std::isnan(static_cast<float>(v));
+  } else {
+    return false;
+  }
+}
+
+// Unstable sort: std::sort over (value, position) pairs compared by value
+// (NaN above everything), the algorithm and comparison PyTorch's CPU sort
+// uses, so equal values land in the same order.
+template <typename T>
+void introsort_lines(int64_t n, int64_t lines, bool descending, const SortLine* per_line) {
+  using A = std::conditional_t<is_16bit_float_v<T>, float, T>;
+  using E = std::pair<A, int64_t>;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1));
+  parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
+    std::vector<E> q(n);
+    for (int64_t l = b; l < e; ++l) {
+      const SortLine& L = per_line[l];
+      const T* in = reinterpret_cast<const T*>(L.in);
+      for (int64_t i = 0; i < n; ++i) q[i] = E(static_cast<A>(in[i * L.in_stride]), i);
+      if (descending) {
+        std::sort(q.begin(), q.end(), [](const E& x, const E& y) {
+          return (is_nan_value(x.first) && !is_nan_value(y.first)) || (x.first > y.first);
+        });
+      } else {
+        std::sort(q.begin(), q.end(), [](const E& x, const E& y) {
+          return (!is_nan_value(x.first) && is_nan_value(y.first)) || (x.first < y.first);
+        });
+      }
+      T* out = reinterpret_cast<T*>(L.values);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t j = q[i].second;
+        if (out) out[i * L.values_stride] = in[j * L.in_stride];
+        L.indices[i * L.indices_stride] = j;
+      }
+    }
+  });
+}
+
+template <typename T>
+void sort_lines(int64_t n, int64_t lines, bool descending, const SortLine* per_line) {
+  using K = key_t<T>;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1));
+  parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
+    std::vector<KeyIdx<K>> buf(n), tmp;
+    for (int64_t l = b; l < e; ++l) {
+      const SortLine& L = per_line[l];
+      const T* in = reinterpret_cast<const T*>(L.in);
+      for (int64_t i = 0; i < n; ++i) {
+        K k = sort_key<T>(in[i * L.in_stride]);
+        buf[i] = {descending ? static_cast<K>(~k) : k, static_cast<uint32_t>(i)};
+      }
+      if (n <= 256) {
+        std::stable_sort(buf.begin(), buf.end(), [](const KeyIdx<K>& x, const KeyIdx<K>& y) { return x.key < y.key; });
+      } else {
+        radix_sort(buf, tmp);
+      }
+      T* out = reinterpret_cast<T*>(L.values);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t j = buf[i].idx;
+        if (out) out[i * L.values_stride] = in[j * L.in_stride];
+        L.indices[i * L.indices_stride] = j;
+      }
+    }
+  });
+}
+
+void sort_kernel(ScalarType dtype, int64_t n, int64_t lines, bool descending, bool stable, const SortLine* per_line) {
+  dispatch_types(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (stable) {
+      sort_lines<T>(n, lines, descending, per_line);
+    } else {
+      introsort_lines<T>(n, lines, descending, per_line);
+    }
+  });
+}
+
+// topk follows PyTorch's selection exactly (a partial sort when k is small
+// against n, otherwise nth_element and a sort of the first k - 1), so equal
+// values come out in the same order.
+template <typename T>
+void topk_lines(int64_t n, int64_t k, int64_t lines, bool largest, bool sorted, const SortLine* per_line) {
+  using A = std::conditional_t<is_16bit_float_v<T>, float, T>;
+  using E = std::pair<A, int64_t>;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1));
+  parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
+    std::vector<E> q(n);
+    for (int64_t l = b; l < e; ++l) {
+      const SortLine& L = per_line[l];
+      const T* in = reinterpret_cast<const T*>(L.in);
+      for (int64_t i = 0; i < n; ++i) q[i] = E(static_cast<A>(in[i * L.in_stride]), i);
+      if (k == 0) continue;
+      const bool partial = k * 64 <= n;
+      auto run = [&](auto cmp) {
+        if (partial) {
+          std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
+        } else {
+          std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
+          if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
+        }
+      };
+      if (largest) {
+        run([](const E& x, const E& y) {
+          return (is_nan_value(x.first) && !is_nan_value(y.first)) || (x.first > y.first);
+        });
+      } else {
+        run([](const E& x, const E& y) {
+          return (!is_nan_value(x.first) && is_nan_value(y.first)) || (x.first < y.first);
+        });
+      }
+      T* out = reinterpret_cast<T*>(L.values);
+      for (int64_t i = 0; i < k; ++i) {
+        out[i * L.values_stride] = in[q[i].second * L.in_stride];
+        L.indices[i * L.indices_stride] = q[i].second;
+      }
+    }
+  });
+}
+
+void topk_kernel(ScalarType dtype, int64_t n, int64_t k, int64_t lines, bool largest, bool sorted,
+                 const SortLine* per_line) {
+  dispatch_types(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    topk_lines<T>(n, k, lines, largest, sorted, per_line);
+  });
+}
+
+// PyTorch evaluates self + value * t1 * t2 left to right in the element
+// type (float for 16-bit floats).
+void addc_kernel(const TensorIterator& it, const Scalar& value, bool divide) {
+  dispatch_types(it.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, bool>) {
+      using A = opmath_t<T>;
+      const A v = value.to<A>();
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        T* out = reinterpret_cast<T*>(d[0]);
+        const T* a = reinterpret_cast<const T*>(d[1]);
+        const T* b = reinterpret_cast<const T*>(d[2]);
+        const T* c = reinterpret_cast<const T*>(d[3]);
+        constexpr int64_t z = sizeof(T);
+        if (s[0] == z && s[1] == z && s[2] == z && s[3] == z) {
+          if (divide) {
+            for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(A(a[i]) + v * A(b[i]) / A(c[i]));
+          } else {
+            for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(A(a[i]) + v * A(b[i]) * A(c[i]));
+          }
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            const A x = A(at<T>(d[1], s[1], i)), y = A(at<T>(d[2], s[2], i)), w = A(at<T>(d[3], s[3], i));
+            at<T>(d[0], s[0], i) = static_cast<T>(divide ? x + v * y / w : x + v * y * w);
+          }
+        }
+      });
+    }
+  });
+}
+
+void nan_to_num_kernel(const TensorIterator& it, double nan, double posinf, double neginf) {
+  dispatch_types(it.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_like_v<T>) {
+      using A = opmath_t<T>;
+      const T rn = static_cast<T>(static_cast<A>(nan));
+      const T rp = static_cast<T>(static_cast<A>(posinf));
+      const T rm = static_cast<T>(static_cast<A>(neginf));
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const T x = at<T>(d[1], s[1], i);
+          const A f = static_cast<A>(x);
+          at<T>(d[0], s[0], i) = std::isnan(f) ? rn : (std::isinf(f) ? (f > 0 ? rp : rm) : x);
+        }
+      });
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(addc_stub, &addc_kernel);
+EMBER_REGISTER_DISPATCH(nan_to_num_stub, &nan_to_num_kernel);
+EMBER_REGISTER_DISPATCH(sort_stub, &sort_kernel);
+EMBER_REGISTER_DISPATCH(topk_stub, &topk_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
