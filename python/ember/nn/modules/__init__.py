@@ -10,9 +10,10 @@ from ember.nn.modules.loss import MSELoss
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import GroupNorm, LayerNorm
 from ember.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
-from ember.nn.modules import fold as _fold, padding as _padding, upsampling as _upsampling  # noqa: E402
+from ember.nn.modules import fold as _fold, padding as _padding, rnn as _rnn, upsampling as _upsampling  # noqa: E402
 from ember.nn.modules.fold import *  # noqa: F401,F403
 from ember.nn.modules.padding import *  # noqa: F401,F403
+from ember.nn.modules.rnn import *  # noqa: F401,F403
 from ember.nn.modules.upsampling import *  # noqa: F401,F403
 
 __all__ = [
@@ -44,5 +45,6 @@ __all__ = [
     "Unflatten",
     *_fold.__all__,
     *_padding.__all__,
+    *_rnn.__all__,
     *_upsampling.__all__,
 ]
