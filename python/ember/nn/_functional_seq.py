@@ -297,6 +297,11 @@ def scaled_dot_product_attention(
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least 2-D")
+    if _use_flash(query, key, value, attn_mask, dropout_p):
+        mask = _bool_mask_to_float(attn_mask, query.dtype)
+        return ember._scaled_dot_product_flash_attention_for_cpu(
+            query, key, value, 0.0, is_causal, attn_mask=mask, scale=scale
+        )[0]
     L, S, E = query.size(-2), key.size(-2), query.size(-1)
     s = (1.0 / math.sqrt(E)) if scale is None else scale
     factor = math.sqrt(s)
@@ -313,13 +318,29 @@ def scaled_dot_product_attention(
     return ember.matmul(attn, value)
 
 
+def _use_flash(q, k, v, mask, dropout_p):
+    # The cases where PyTorch's CPU dispatcher picks its fused kernel.
+    if dropout_p != 0.0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return False
+    if mask is not None and mask.requires_grad:
+        return False
+    if q.dtype not in (ember.float32, ember.float64, ember.float16, ember.bfloat16):
+        return False
+    if q.size(0) != k.size(0) or q.size(0) != v.size(0) or q.size(1) != k.size(1) or q.size(1) != v.size(1):
+        return False
+    if not (q.size(-1) == k.size(-1) == v.size(-1)):
+        return False
+    if q.size(-2) == 0 or k.size(-2) == 0:
+        return False
+    return q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
+
+
 def _safe_softmax(x):
-    # Rows that are all -inf give zeros instead of NaN.
-    out = ember.softmax(x, -1)
+    # Rows that are all -inf give zeros (and zero gradients) instead of NaN.
     full = (x == float("-inf")).all(-1, keepdim=True)
-    if bool(full.any()):
-        out = out.masked_fill(full, 0.0)
-    return out
+    if not bool(full.any()):
+        return ember.softmax(x, -1)
+    return ember.softmax(x.masked_fill(full, 0.0), -1).masked_fill(full, 0.0)
 
 
 def _in_projection_packed(q, k, v, w, b):
@@ -429,13 +450,13 @@ def multi_head_attention_forward(
         if attn_mask.dim() == 2:
             if tuple(attn_mask.shape) != (tgt_len, src_len):
                 raise RuntimeError(
-                    f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be {(tgt_len, src_len)}."
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt_len, src_len)}."
                 )
             attn_mask = attn_mask.unsqueeze(0)
         elif attn_mask.dim() == 3:
             if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
                 raise RuntimeError(
-                    f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                    f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
                     f"{(bsz * num_heads, tgt_len, src_len)}."
                 )
         else:
