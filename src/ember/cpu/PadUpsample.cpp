@@ -61,18 +61,36 @@ Tensor gather_maps(const Tensor& self, const Maps& maps, const char* name) {
   for (const auto& m : maps) shape.push_back(static_cast<int64_t>(m.size()));
   Tensor out = ember::empty(shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
-  const std::vector<int64_t> off = offset_table(plane, maps);
-  const int64_t in_n = prod(plane), out_n = static_cast<int64_t>(off.size());
+  // Rows of the last dim: one source-row offset per output row, the last
+  // dim's map, and its longest stretch of consecutive sources (a plain copy).
+  const Maps outer(maps.begin(), maps.end() - 1);
+  std::vector<int64_t> outer_plane(plane.begin(), plane.end() - 1);
+  std::vector<int64_t> rows = offset_table(IntArrayRef(outer_plane), outer);
+  const int64_t W = plane[k - 1];
+  for (auto& r : rows) r *= W;
+  const std::vector<int64_t>& m = maps.back();
+  const int64_t OW = static_cast<int64_t>(m.size());
+  int64_t run_a = 0, run_b = 0;
+  for (int64_t a = 0; a < OW;) {
+    int64_t b = a + 1;
+    while (b < OW && m[b] == m[b - 1] + 1) ++b;
+    if (b - a > run_b - run_a) run_a = a, run_b = b;
+    a = b;
+  }
+  const int64_t in_n = prod(plane), n_rows = static_cast<int64_t>(rows.size()), out_n = n_rows * OW;
   Tensor x = self.contiguous();
   EMBER_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
     const scalar_t* src = x.data_ptr<scalar_t>();
     scalar_t* dst = out.data_ptr<scalar_t>();
-    const int64_t* o = off.data();
-    parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(out_n, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        const scalar_t* s = src + p * in_n;
-        scalar_t* d = dst + p * out_n;
-        for (int64_t t = 0; t < out_n; ++t) d[t] = s[o[t]];
+    const int64_t* mi = m.data();
+    parallel_for(0, planes * n_rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(OW, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t pr = b; pr < e; ++pr) {
+        const int64_t p = pr / n_rows, r = pr % n_rows;
+        const scalar_t* s = src + p * in_n + rows[r];
+        scalar_t* d = dst + p * out_n + r * OW;
+        for (int64_t t = 0; t < run_a; ++t) d[t] = s[mi[t]];
+        std::copy(s + mi[run_a], s + mi[run_a] + (run_b - run_a), d + run_a);
+        for (int64_t t = run_b; t < OW; ++t) d[t] = s[mi[t]];
       }
     });
   });

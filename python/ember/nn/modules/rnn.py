@@ -25,8 +25,13 @@ __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "R
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _lstm_step(x_proj, h, c, w_hh, b_hh, w_hr):
-    gates = F.linear(h, w_hh, b_hh) + x_proj
+def _hh(h, w_hh_t, b_hh):
+    # F.linear(h, w_hh, b_hh) with the transposed weight made once per sequence.
+    return ember.addmm(b_hh, h, w_hh_t) if b_hh is not None else ember.mm(h, w_hh_t)
+
+
+def _lstm_step(x_proj, h, c, w_hh_t, b_hh, w_hr):
+    gates = _hh(h, w_hh_t, b_hh) + x_proj
     i, f, g, o = gates.chunk(4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
     c = f * c + i * g
@@ -36,17 +41,17 @@ def _lstm_step(x_proj, h, c, w_hh, b_hh, w_hr):
     return h, c
 
 
-def _gru_step(x_proj, h, w_hh, b_hh):
+def _gru_step(x_proj, h, w_hh_t, b_hh):
     ir, iz, inew = x_proj.chunk(3, 1)
-    hr, hz, hnew = F.linear(h, w_hh, b_hh).chunk(3, 1)
+    hr, hz, hnew = _hh(h, w_hh_t, b_hh).chunk(3, 1)
     r = (hr + ir).sigmoid()
     z = (hz + iz).sigmoid()
     n = (inew + hnew * r).tanh()
     return (h - n) * z + n
 
 
-def _rnn_step(x_proj, h, w_hh, b_hh, relu):
-    pre = F.linear(h, w_hh, b_hh) + x_proj
+def _rnn_step(x_proj, h, w_hh_t, b_hh, relu):
+    pre = _hh(h, w_hh_t, b_hh) + x_proj
     return pre.relu() if relu else pre.tanh()
 
 
@@ -220,7 +225,7 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 idx = layer * num_directions + direction
                 p = weights[idx * per : (idx + 1) * per]
-                w_ih, w_hh = p[0], p[1]
+                w_ih, w_hh = p[0], p[1].t()
                 b_ih, b_hh = (p[2], p[3]) if self.bias else (None, None)
                 w_hr = p[-1] if self.proj_size > 0 else None
                 proj = F.linear(layer_input, w_ih, b_ih)
@@ -412,7 +417,7 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         x_proj = F.linear(input, self.weight_ih, self.bias_ih)
-        ret = _rnn_step(x_proj, hx, self.weight_hh, self.bias_hh, self.nonlinearity == "relu")
+        ret = _rnn_step(x_proj, hx, self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
         return ret if batched else ret.squeeze(0)
 
 
@@ -436,7 +441,7 @@ class LSTMCell(RNNCellBase):
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         x_proj = F.linear(input, self.weight_ih, self.bias_ih)
-        h, c = _lstm_step(x_proj, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        h, c = _lstm_step(x_proj, hx[0], hx[1], self.weight_hh.t(), self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -457,5 +462,5 @@ class GRUCell(RNNCellBase):
         elif not batched:
             hx = hx.unsqueeze(0)
         x_proj = F.linear(input, self.weight_ih, self.bias_ih)
-        ret = _gru_step(x_proj, hx, self.weight_hh, self.bias_hh)
+        ret = _gru_step(x_proj, hx, self.weight_hh.t(), self.bias_hh)
         return ret if batched else ret.squeeze(0)
