@@ -177,9 +177,26 @@ void check_pad(const Tensor& self, IntArrayRef padding, int64_t k, bool reflect)
       EMBER_CHECK(l < n && r < n, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (",
                   l, ", ", r, ") at dimension ", dim, " of input ", shape_string(self.sizes()));
     }
-    EMBER_CHECK(n + l + r >= 1, "input (", shape_string(self.sizes()), ") is too small. Calculated output size along dimension ",
-                dim, ": ", n + l + r);
   }
+  // As PyTorch: only all-empty outputs are "too small"; a negative size fails
+  // when the output is created.
+  bool any_nonempty = false;
+  int64_t min_out = 1;
+  std::string in_s, out_s;
+  static const char* names[] = {"D", "H", "W"};
+  for (int64_t d = 0; d < k; ++d) {
+    const int64_t dim = nd - k + d;
+    const int64_t n = self.size(dim), o = n + padding[2 * (k - 1 - d)] + padding[2 * (k - 1 - d) + 1];
+    min_out = std::min(min_out, o);
+    any_nonempty = any_nonempty || o >= 1;
+    const char* nm = names[3 - k + d];
+    const bool last = d == k - 1;
+    in_s += std::string(nm) + ": " + std::to_string(n) + (last ? "" : (d == k - 2 ? ", " : " "));
+    out_s += std::string(" ") + nm + ": " + std::to_string(o);
+  }
+  if (!reflect && k == 2) in_s += " ";
+  EMBER_CHECK(any_nonempty, "input (", in_s, ") is too small. Calculated output", out_s);
+  EMBER_CHECK(min_out >= 0, "Trying to create tensor with negative dimension ", min_out);
 }
 
 Tensor pad_forward(const Tensor& self, IntArrayRef padding, int64_t k, int64_t mode, const char* name) {
