@@ -99,6 +99,7 @@ from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
 from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402
+from ember._einsum import einsum  # noqa: E402,F401
 
 __all__ = ["Tensor", "Size", "tensor", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
 _builtins  # keep the name for modules that shadow builtins above

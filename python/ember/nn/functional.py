@@ -66,3 +66,4 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
 
 
 from ember.nn._functional_layers import *  # noqa: E402,F401,F403  convolution, pooling, normalisation
+from ember.nn._functional_seq import *  # noqa: E402,F401,F403  padding, interpolation, attention

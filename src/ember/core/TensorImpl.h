@@ -41,6 +41,8 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   int64_t numel() const { return numel_; }
   int64_t storage_offset() const { return storage_offset_; }
   ScalarType dtype() const { return dtype_; }
+  // Only for `tensor.data = other` (which may change the dtype) and alike.
+  void set_dtype(ScalarType dtype) { dtype_ = dtype; }
   size_t itemsize() const { return element_size(dtype_); }
   Device device() const { return storage_->device(); }
   bool is_contiguous() const { return is_contiguous_; }

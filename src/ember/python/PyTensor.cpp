@@ -213,7 +213,9 @@ int set_data(PyObject* self, PyObject* value, void*) {
   if (!value || !is_tensor(value)) throw TypeError("Variable data has to be a tensor, but got something else");
   TensorImpl* dst = unpack_tensor(self).unsafeGetTensorImpl();
   TensorImpl* src = unpack_tensor(value).unsafeGetTensorImpl();
-  EMBER_CHECK(dst->dtype() == src->dtype(), "data set to a tensor that requires gradients must be floating point or complex dtype");
+  EMBER_CHECK(!unpack_tensor(self).requires_grad() || is_floating_type(src->dtype()),
+              "data set to a tensor that requires gradients must be floating point or complex dtype");
+  dst->set_dtype(src->dtype());
   dst->set_storage(src->storage());
   dst->set_sizes_and_strides(src->sizes(), src->strides(), src->storage_offset());
   return 0;

@@ -10,6 +10,13 @@ from ember.nn.modules.loss import MSELoss
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import GroupNorm, LayerNorm
 from ember.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from ember.nn.modules import fold as _fold, padding as _padding, rnn as _rnn, transformer as _transformer  # noqa: E402
+from ember.nn.modules import upsampling as _upsampling  # noqa: E402
+from ember.nn.modules.fold import *  # noqa: F401,F403
+from ember.nn.modules.padding import *  # noqa: F401,F403
+from ember.nn.modules.rnn import *  # noqa: F401,F403
+from ember.nn.modules.transformer import *  # noqa: F401,F403
+from ember.nn.modules.upsampling import *  # noqa: F401,F403
 
 __all__ = [
     "Module",
@@ -38,4 +45,9 @@ __all__ = [
     "GroupNorm",
     "Flatten",
     "Unflatten",
+    *_fold.__all__,
+    *_padding.__all__,
+    *_rnn.__all__,
+    *_transformer.__all__,
+    *_upsampling.__all__,
 ]

@@ -128,7 +128,24 @@ class ModuleList(Module):
         self._modules = {str(i): m for i, m in enumerate(mods)}
 
     def __repr__(self):
-        return super().__repr__()
+        # Runs of modules that print the same are folded: "(0-2): 3 x Linear(...)".
+        from ember.nn.modules.module import _addindent
+
+        reprs = [repr(m) for m in self._modules.values()]
+        if not reprs:
+            return self._get_name() + "()"
+        lines = []
+        start = 0
+        for i in range(1, len(reprs) + 1):
+            if i < len(reprs) and reprs[i] == reprs[start]:
+                continue
+            text = _addindent(reprs[start], 2)
+            if i - start == 1:
+                lines.append(f"({start}): {text}")
+            else:
+                lines.append(f"({start}-{i - 1}): {i - start} x {text}")
+            start = i
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

@@ -1,0 +1,356 @@
+"""MultiheadAttention, TransformerEncoderLayer and TransformerEncoder, as torch.nn.
+
+Note [Transformer fast path]
+In eval mode without autograd PyTorch runs these modules through fused
+kernels. Those compute the same function, up to rounding, with one visible
+difference: TransformerEncoder given a src_key_padding_mask (and a layer that
+qualifies) packs the batch into a nested tensor, so padded positions come out
+as zeros before the final norm. TransformerEncoder reproduces that here.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import ember
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn._functional_seq import _canonical_mask, _dropout, multi_head_attention_forward
+from ember.nn.modules.container import ModuleList
+from ember.nn.modules.linear import Linear
+from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import LayerNorm
+from ember.nn.parameter import Parameter
+
+__all__ = ["MultiheadAttention", "TransformerEncoder", "TransformerEncoderLayer"]
+
+try:  # the public Dropout module, where this build has it
+    from ember.nn.modules.dropout import Dropout
+except ImportError:  # pragma: no cover - depends on the build
+
+    class Dropout(Module):
+        __constants__ = ("p", "inplace")
+
+        def __init__(self, p: float = 0.5, inplace: bool = False):
+            super().__init__()
+            if p < 0 or p > 1:
+                raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+            self.p = p
+            self.inplace = inplace
+
+        def forward(self, input):
+            return _dropout(input, self.p, self.training)
+
+        def extra_repr(self) -> str:
+            return f"p={self.p}, inplace={self.inplace}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    pass
+
+
+class MultiheadAttention(Module):
+    """Attention over num_heads projections of query, key and value, as torch.nn.MultiheadAttention."""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                f"num_heads={num_heads} instead"
+            )
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        assert self.head_dim * num_heads == self.embed_dim, "embed_dim must be divisible by num_heads"
+        kw = {"device": device, "dtype": dtype}
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(ember.empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(ember.empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(ember.empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(ember.empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(ember.empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(ember.empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(ember.empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(
+        self,
+        query,
+        key,
+        value,
+        key_padding_mask=None,
+        need_weights=True,
+        attn_mask=None,
+        average_attn_weights=True,
+        is_causal=False,
+    ):
+        is_batched = query.dim() == 3
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", "attn_mask", attn_mask, query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, None, query.dtype)
+        if self.batch_first and is_batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        attn_output, attn_output_weights = multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_output_weights
+        return attn_output, attn_output_weights
+
+
+def _activation(name):
+    if name == "relu":
+        return F.relu
+    if name == "gelu":
+        return ember.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {name}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual and LayerNorm."""
+
+    __constants__ = ["norm_first"]
+
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
+        kw = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _activation(activation)
+        self.activation_relu_or_gelu = 1 if activation is F.relu else 2 if activation is ember.gelu else 0
+        if isinstance(activation, Module):
+            name = type(activation).__name__
+            self.activation_relu_or_gelu = 1 if name == "ReLU" else 2 if name == "GELU" else 0
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask = _canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", "src_mask", src_mask, src.dtype
+        )
+        src_mask = _canonical_mask(src_mask, "src_mask", None, None, src.dtype)
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+        )[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
+
+
+def _generate_square_subsequent_mask(sz, dtype=None):
+    """Float mask with -inf above the diagonal and 0 elsewhere."""
+    i = ember.arange(sz).unsqueeze(1)
+    j = ember.arange(sz).unsqueeze(0)
+    return ember.zeros((sz, sz), dtype=dtype or ember.float32).masked_fill(j > i, float("-inf"))
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
+    make_causal = is_causal is True
+    if is_causal is None and mask is not None:
+        sz = size if size is not None else mask.size(-2)
+        causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
+        if tuple(mask.shape) == tuple(causal.shape):
+            make_causal = bool((mask == causal).all())
+        else:
+            make_causal = False
+    return make_causal
+
+
+def _left_aligned(padding_mask):
+    # Each row: valid positions first, then padding.
+    valid = padding_mask.logical_not().to(ember.int64)
+    if valid.size(-1) < 2:
+        return True
+    return bool((valid[:, 1:] <= valid[:, :-1]).all())
+
+
+class TransformerEncoder(Module):
+    """A stack of num_layers copies of encoder_layer, with an optional final norm."""
+
+    __constants__ = ["norm"]
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = ""
+        enc = "encoder_layer"
+        if not isinstance(encoder_layer, TransformerEncoderLayer):
+            why_not = f"{enc} was not TransformerEncoderLayer"
+        elif encoder_layer.norm_first:
+            why_not = f"{enc}.norm_first was True"
+        elif not encoder_layer.self_attn.batch_first:
+            why_not = f"{enc}.self_attn.batch_first was not True (use batch_first for better inference performance)"
+        elif not encoder_layer.self_attn._qkv_same_embed_dim:
+            why_not = f"{enc}.self_attn._qkv_same_embed_dim was not True"
+        elif encoder_layer.self_attn.in_proj_bias is None:
+            why_not = f"{enc}.self_attn was passed bias=False"
+        elif not encoder_layer.activation_relu_or_gelu:
+            why_not = f"{enc}.activation_relu_or_gelu was not True"
+        elif not (encoder_layer.norm1.eps == encoder_layer.norm2.eps):
+            why_not = f"{enc}.norm1.eps was not equal to {enc}.norm2.eps"
+        elif encoder_layer.self_attn.num_heads % 2 == 1:
+            why_not = "num_head is odd"
+        if enable_nested_tensor and why_not:
+            warnings.warn(
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                stacklevel=2,
+            )
+            self.use_nested_tensor = False
+
+    def _nested(self, src, mask, src_key_padding_mask):
+        # Whether PyTorch would pack the batch into a nested tensor (see the Note above).
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.dim() != 3:
+            return False
+        if src_key_padding_mask is None or mask is not None:
+            return False
+        if self.mask_check and not _left_aligned(src_key_padding_mask != 0):
+            return False
+        if ember.is_grad_enabled():
+            attn = first.self_attn
+            args = [src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                    first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                    first.linear1.weight, first.linear1.bias, first.linear2.weight, first.linear2.bias]
+            if any(a is not None and a.requires_grad for a in args):
+                return False
+        return True
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", "mask", mask, src.dtype
+        )
+        mask = _canonical_mask(mask, "mask", None, None, src.dtype)
+        nested = self._nested(src, mask, src_key_padding_mask)
+        first = self.layers[0]
+        batch_first = first.self_attn.batch_first
+        seq_len = None
+        if src.dim() == 3:
+            seq_len = src.size(1 if batch_first else 0)
+        elif src.dim() == 2:
+            seq_len = src.size(0)
+        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        output = src
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if nested:
+            pad = src_key_padding_mask != 0
+            pad = pad.unsqueeze(-1) if batch_first else pad.transpose(0, 1).unsqueeze(-1)
+            output = output.masked_fill(pad, 0.0)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
