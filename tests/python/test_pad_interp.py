@@ -233,3 +233,23 @@ def test_unfold_fold_nodes_errors_modules():
                    (ember.nn.Fold((4, 4), (2, 2)), torch.nn.Fold((4, 4), (2, 2)))]:
         assert repr(me) == repr(mt)
     close(ember.nn.Fold(4, 2)(from_torch(c)), torch.nn.Fold(4, 2)(c))
+
+
+@pytest.mark.parametrize(
+    "shape,kw",
+    [
+        ((1, 2, 5), {"scale_factor": 2}),  # upsample_nearest1d
+        ((1, 2, 4, 5), {"scale_factor": 2}),  # upsample_nearest2d
+        ((1, 1, 2, 3, 4), {"size": (3, 4, 5)}),  # upsample_nearest3d
+        ((1, 2, 5), {"scale_factor": 2, "mode": "linear"}),  # upsample_linear1d
+        ((1, 2, 4, 5), {"size": (7, 3), "mode": "bilinear"}),  # upsample_bilinear2d
+    ],
+)
+def test_upsample_node_names(shape, kw):
+    g = torch.Generator().manual_seed(0)
+    t = torch.randn(shape, generator=g, dtype=torch.float64, requires_grad=True)
+    e = ember.tensor(t.tolist(), dtype=ember.float64, requires_grad=True)
+    want = torch.nn.functional.interpolate(t, **kw)
+    got = ember.nn.functional.interpolate(e, **kw)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    assert torch.allclose(torch.tensor(got.tolist(), dtype=torch.float64), want.detach())

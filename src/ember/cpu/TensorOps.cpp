@@ -255,9 +255,10 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
 }
 
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  // Without dim gather checks the index dtype (int32 passes), as in PyTorch.
+  if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
   EMBER_CHECK(indices.dtype() == ScalarType::Long, "torch.take_along_dim(): dtype of indices should be Long but got ",
               type_word(indices.dtype()));
-  if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
   EMBER_CHECK(self.dim() == indices.dim(),
               "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
               self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
@@ -488,16 +489,40 @@ Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, cons
 }
 
 Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  // PyTorch's order of checks: index rank, scalar/rank agreement, dtypes,
+  // slice shapes, then the number of indices.
   const int64_t d = maybe_wrap_dim(dim, self.dim());
-  check_index_vector("index_copy_", index);
+  EMBER_CHECK_TYPE(IndexError, index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(),
+                   ")");
+  const int64_t n = index.numel();
+  if (source.dim() == 0) {
+    EMBER_CHECK_TYPE(IndexError, n == 1, "index_copy_(): When source is scalar, index should have one element (got ", n,
+                     ")");
+  } else {
+    EMBER_CHECK_TYPE(IndexError, source.dim() == self.dim() || self.dim() == 0,
+                     "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                     "Source dimensionality (",
+                     source.dim(), "), destination dimensionality (", self.dim(), ")");
+  }
   EMBER_CHECK(index.dtype() == ScalarType::Long, "index_copy_(): Expected a long tensor for index, but got ",
               type_word(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, but got (self) ",
               type_word(self.dtype()), " and (source) ", type_word(source.dtype()));
+  auto sliced = [d](const Tensor& t) {
+    std::string r;
+    for (int64_t i = 0; i < t.dim(); ++i) {
+      if (i != d) r += (r.empty() ? "" : " ") + std::to_string(t.sizes()[i]);
+    }
+    return r;
+  };
+  if (self.dim() > 0 && source.dim() > 0) {
+    EMBER_CHECK(sliced(self) == sliced(source),
+                "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+                sliced(self), " at dimension ", d, " and source slice shape: ", sliced(source), " at dimension 0.");
+  }
   const int64_t src_n = source.dim() > 0 ? source.sizes()[d] : 1;
-  EMBER_CHECK_TYPE(IndexError, index.numel() == src_n, "index_copy_(): Number of indices (", index.numel(),
+  EMBER_CHECK_TYPE(IndexError, n == src_n, "index_copy_(): Number of indices (", n,
                    ") should be equal to source.size(dim) (", src_n, ")");
-  check_source_shape(self, d, source);
   init_like_self(self, out);
   index_reduce_impl(out, d, index, source, nullptr, Reduce::Assign, Scalar(1), true);
   return out;

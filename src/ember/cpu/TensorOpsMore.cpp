@@ -263,9 +263,10 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor repeat_interleave_tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
+  if (repeats.dtype() != ScalarType::Long && repeats.dtype() != ScalarType::Int) {
+    throw NotImplementedError(str_cat("\"repeat_interleave_cpu\" not implemented for '", type_word(repeats.dtype()), "'"));
+  }
   EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
-  EMBER_CHECK(repeats.dtype() == ScalarType::Long || repeats.dtype() == ScalarType::Int,
-              "repeats has to be Long or Int tensor");
   Tensor r = repeats.to(ScalarType::Long).contiguous();
   const int64_t* rp = r.data_ptr<int64_t>();
   int64_t total = 0;
@@ -287,10 +288,6 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
   Tensor input = dim ? self : self.reshape({-1});
   const int64_t d = dim ? maybe_wrap_dim(*dim, self.dim()) : 0;
   EMBER_CHECK(repeats.dim() <= 1, "repeats must be 0-dim or 1-dim tensor");
-  if (!is_integral_type(repeats.dtype(), false)) {
-    throw NotImplementedError(str_cat("\"repeat_interleave_cpu\" not implemented for '",
-                                      type_word(repeats.dtype()), "'"));
-  }
   const int64_t size = input.dim() > 0 ? input.sizes()[d] : 1;
   Tensor reps = repeats;
   if (repeats.dim() == 0 || (repeats.numel() == 1 && size != 1)) {
@@ -460,6 +457,7 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
     out = ember::empty(self.sizes(), rt, self.device());
   }
   const ScalarType ct = promote_types(bd.dtype(), self.dtype());
+  if (ct == ScalarType::Bool) throw NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'");
   Tensor b = bd.to(ct).contiguous(), v = self.to(ct).contiguous();
   Tensor r = ember::empty(self.sizes(), ScalarType::Long, self.device());
   const int64_t nb = b.dim() > 0 ? b.sizes()[b.dim() - 1] : 1;
