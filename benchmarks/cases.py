@@ -167,6 +167,105 @@ def _conv(batch, cin, cout, hw, k):
     return make
 
 
+# ---- (f) one training step of each training script's model ------------------------------
+# Models as in tests/scripts/train; weights drawn from each library's own
+# generator with the same seed (the same numbers, see test_training_scripts).
+
+
+def _train_step(build, batch):
+    def make(lib):
+        lib.manual_seed(0)
+        model, opt = build(lib)
+        x, y = batch(lib)
+        loss_fn = lib.nn.functional.cross_entropy
+
+        def step():
+            opt.zero_grad()
+            out = model(x)
+            loss_fn(out.reshape(-1, out.shape[-1]), y.reshape(-1)).backward()
+            opt.step()
+
+        return step
+
+    return make
+
+
+def _mlp(lib):
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.1), nn.Linear(256, 128), nn.ReLU(),
+                          nn.Linear(128, 10))
+    return model, lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-4)
+
+
+def _cnn(lib):
+    nn = lib.nn
+    model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    return model, lib.optim.Adam(model.parameters(), lr=1e-3)
+
+
+class _CharLSTM:
+    @staticmethod
+    def build(lib):
+        nn = lib.nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(64, 32)
+                self.lstm = nn.LSTM(32, 128, num_layers=2, batch_first=True)
+                self.out = nn.Linear(128, 64)
+
+            def forward(self, idx):
+                return self.out(self.lstm(self.embed(idx))[0])
+
+        model = Model()
+        return model, lib.optim.Adam(model.parameters(), lr=1e-3)
+
+
+class _TinyGPT:
+    @staticmethod
+    def build(lib):
+        nn = lib.nn
+        layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.1, activation="gelu", batch_first=True,
+                                           norm_first=True)
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.tok, self.pos = nn.Embedding(64, 128), nn.Embedding(64, 128)
+                self.blocks = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+                self.head = nn.Linear(128, 64)
+                self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(64)
+                                     if hasattr(nn, "Transformer") else
+                                     lib.triu(lib.full((64, 64), float("-inf")), 1))
+
+            def forward(self, idx):
+                x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
+                return self.head(self.blocks(x, mask=self.mask, is_causal=True))
+
+        model = Model()
+        return model, lib.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
+
+
+def _images(lib):
+    return _data(lib, (64, 1, 28, 28), 20), _labels(lib, (64,), 10)
+
+
+def _vectors(lib):
+    return _data(lib, (64, 784), 21), _labels(lib, (64,), 10)
+
+
+def _tokens(lib):
+    return _labels(lib, (16, 64), 64, seed=22), _labels(lib, (16, 64), 64, seed=23)
+
+
+def _labels(lib, shape, classes, seed=24):
+    arr = np.random.default_rng(seed).integers(0, classes, shape)
+    return _from_numpy(lib, arr.astype("int64"))
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -195,4 +294,8 @@ CASES = [
     Case("conv", "conv2d 32x64x56x56 3x3 fwd+bwd", _conv(32, 64, 64, 56, 3), 1.2),
     Case("conv", "conv2d LeNet 64x1x28x28 5x5 fwd+bwd", _conv(64, 1, 6, 28, 5), 1.2),
     Case("conv", "conv2d LeNet 64x6x14x14 5x5 ->16 fwd+bwd", _conv(64, 6, 16, 14, 5), 1.2),
+    Case("training", "MLP step (784-256-128-10, SGD, batch 64)", _train_step(_mlp, _vectors), 1.0),
+    Case("training", "CNN step (2 conv + BN, Adam, 64x1x28x28)", _train_step(_cnn, _images), 1.0),
+    Case("training", "LSTM step (2x128, Adam, 16x64 tokens)", _train_step(_CharLSTM.build, _tokens), 1.0),
+    Case("training", "GPT step (2 layers d128, AdamW, 16x64 tokens)", _train_step(_TinyGPT.build, _tokens), 1.0),
 ]
