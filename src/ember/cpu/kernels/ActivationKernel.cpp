@@ -1,0 +1,158 @@
+// Activation loops (see cpu/ActivationStubs.h), compiled once per CPU capability.
+// Half and bfloat16 compute in float, as PyTorch.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ember/cpu/ActivationStubs.h"
+#include "ember/cpu/kernels/MathLoops.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+// Inverse error function: a rational first guess (central range |y| <= 0.7,
+// tails via sqrt(-log((1-|y|)/2))) refined by two Newton steps; coefficients
+// from Pavlis' published erfinv (1996), the method PyTorch's CPU kernel uses.
+// The Horner steps are fused multiply-adds, as in PyTorch's (contracted) build.
+template <typename T>
+T erfinv_value(T y) {
+  const T ay = std::abs(y);
+  if (ay > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  if (ay == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
+  T x;
+  if (ay <= T(0.7)) {
+    const T z = y * y;
+    const T num = std::fma(std::fma(std::fma(T(-0.140543331), z, T(0.914624893)), z, T(-1.645349621)), z,
+                           T(0.886226899));
+    const T den = std::fma(
+        std::fma(std::fma(std::fma(T(0.012229801), z, T(-0.329097515)), z, T(1.442710462)), z, T(-2.118377725)), z,
+        T(1));
+    x = y * num / den;
+  } else {
+    const T z = std::sqrt(-std::log((T(1) - ay) / T(2)));
+    const T num = std::fma(std::fma(std::fma(T(1.641345311), z, T(3.429567803)), z, T(-1.624906493)), z,
+                           T(-1.970840454));
+    const T den = std::fma(std::fma(T(1.637067800), z, T(3.543889200)), z, T(1));
+    x = std::copysign(num, y) / den;
+  }
+  const T two_over_sqrt_pi = T(2) * T(0.564189583547756286948079451560772586);
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  return x;
+}
+
+template <typename acc_t>
+acc_t forward_value(ActivationOp op, acc_t x, acc_t a, acc_t b, acc_t c) {
+  const acc_t zero(0), three(3), six(6);
+  switch (op) {
+    case ActivationOp::LeakyRelu:
+      return x > zero ? x : x * a;
+    case ActivationOp::Elu:
+      // a*b precomputed by the caller into `a` (negative coefficient).
+      return x <= zero ? std::expm1(x * c) * a : x * b;
+    case ActivationOp::Softplus:
+      return x * a > b ? x : std::log1p(std::exp(x * a)) / a;
+    case ActivationOp::Hardtanh:
+      // NaN passes through, as clamp.
+      return x < a ? a : (x > b ? b : x);
+    case ActivationOp::Hardsigmoid:
+      return std::min(std::max(x + three, zero), six) / six;
+    case ActivationOp::Hardswish:
+      return x * std::min(std::max(x + three, zero), six) / six;
+    case ActivationOp::Mish:
+      return x * std::tanh(std::log1p(std::exp(x)));
+    case ActivationOp::LogSigmoid:
+      return std::min(x, zero) - std::log1p(std::exp(-std::abs(x)));
+    case ActivationOp::Threshold:
+      return x <= a ? b : x;
+    case ActivationOp::Erfinv:
+      return erfinv_value(x);
+  }
+  return x;
+}
+
+template <typename acc_t>
+acc_t backward_value(ActivationOp op, acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
+  const acc_t zero(0), one(1), three(3);
+  switch (op) {
+    case ActivationOp::LeakyRelu:
+      return x > zero ? g : g * a;
+    case ActivationOp::Elu:
+      // a: alpha*scale, b: scale, c: input scale.
+      return x <= zero ? g * c * a * std::exp(x * c) : g * b;
+    case ActivationOp::Softplus: {
+      const acc_t z = std::exp(x * a);
+      return x * a > b ? g : g * z / (z + one);
+    }
+    case ActivationOp::Hardtanh:
+      return (x <= a || x >= b) ? zero : g;
+    case ActivationOp::Hardsigmoid:
+      return (x > -three && x < three) ? g * acc_t(1.0f / 6.0f) : zero;  // a float constant, as PyTorch
+    case ActivationOp::Hardswish:
+      if (x < -three) return zero;
+      if (x <= three) return g * ((x / three) + acc_t(0.5));
+      return g;
+    case ActivationOp::Mish: {
+      const acc_t sig = one / (one + std::exp(-x));
+      const acc_t t = std::tanh(std::log1p(std::exp(x)));
+      return g * (t + x * sig * (one - t * t));
+    }
+    case ActivationOp::LogSigmoid: {
+      const bool neg = x < zero;
+      const acc_t max_deriv = neg ? one : zero;
+      const acc_t sign = neg ? one : -one;
+      const acc_t z = std::exp(-std::abs(x));
+      return g * (max_deriv - sign * (z / (one + z)));
+    }
+    case ActivationOp::Threshold:
+      return x <= a ? zero : g;
+    case ActivationOp::Erfinv:
+      break;
+  }
+  return g;
+}
+
+void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      EMBER_INTERNAL_ASSERT(false, "activation on bool");
+    } else {
+      using acc_t = opmath_t<scalar_t>;
+      acc_t pa = static_cast<acc_t>(a), pb = static_cast<acc_t>(b), pc = static_cast<acc_t>(c);
+      if (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
+      if constexpr (is_float_like_v<scalar_t>) {
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return forward_value<acc_t>(op, x, pa, pb, pc); });
+      } else {
+        // Integral inputs (hardtanh, threshold): compare and select only.
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t {
+          if (op == ActivationOp::Threshold) return x <= pa ? pb : x;
+          return x < pa ? pa : (x > pb ? pb : x);
+        });
+      }
+    }
+  });
+}
+
+void activation_backward_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (!is_float_like_v<scalar_t>) {
+      EMBER_INTERNAL_ASSERT(false, "activation backward on ", scalar_type_name(it.common_dtype()));
+    } else {
+      using acc_t = opmath_t<scalar_t>;
+      acc_t pa = static_cast<acc_t>(a), pb = static_cast<acc_t>(b), pc = static_cast<acc_t>(c);
+      if (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
+      run_acc<scalar_t, scalar_t, 2>(it, [=](acc_t g, acc_t x) { return backward_value<acc_t>(op, g, x, pa, pb, pc); });
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(activation_stub, &activation_kernel);
+EMBER_REGISTER_DISPATCH(activation_backward_stub, &activation_backward_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
