@@ -97,15 +97,17 @@ def test_activation_inplace(name):
     close(out_e, out_t)
 
 
-def test_inplace_backward_through_clone():
-    for name in ("leaky_relu", "elu", "hardtanh", "silu"):
-        t = _values((2, 4)).requires_grad_(True)
-        e = from_torch(t)
-        ye = getattr(EF, name)(e * 1, inplace=True)
-        yt = getattr(TF, name)(t * 1, inplace=True)
-        ye.sum().backward()
-        yt.sum().backward()
-        close(e.grad, t.grad)
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_backward_through_clone(name):
+    kw = dict(next(k for n, k in ACTIVATIONS if n == name))
+    t = _values((2, 4)).requires_grad_(True)
+    e = from_torch(t)
+    ye = getattr(EF, name)(e * 1, inplace=True, **kw)
+    yt = getattr(TF, name)(t * 1, inplace=True, **kw)
+    assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+    ye.sum().backward()
+    yt.sum().backward()
+    close(e.grad, t.grad)
 
 
 def test_integer_hardtanh_threshold_and_dtype_errors():
@@ -418,3 +420,23 @@ def test_eye_and_dirac():
         close(te, tt, rtol=0, atol=0)
     same_error(lambda: ember.nn.init.eye_(ember.empty(2)), lambda: torch.nn.init.eye_(torch.empty(2)))
     same_error(lambda: ember.nn.init.dirac_(ember.empty(3, 2)), lambda: torch.nn.init.dirac_(torch.empty(3, 2)))
+
+
+# ---- shapes: hypothesis ------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 4), min_size=0, max_size=3),
+    case=st.sampled_from(ACTIVATIONS),
+    dtype=st.sampled_from(["float32", "float64"]),
+    seed=st.integers(0, 1000),
+)
+def test_activation_shapes_hypothesis(shape, case, dtype, seed):
+    name, kw = case
+    g = torch.Generator().manual_seed(seed)
+    t = (torch.randn(tuple(shape), generator=g, dtype=torch.float64) * 4).to(getattr(torch, dtype))
+    close(_call(EF, name, from_torch(t), kw), _call(TF, name, t, kw))

@@ -37,6 +37,18 @@ Tensor& elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, co
                     input_scale.to_double());
 }
 
+Tensor& leaky_relu_cpu_(Tensor& self, const Scalar& negative_slope) {
+  return leaky_relu_out(self, negative_slope, self);
+}
+
+Tensor& elu_cpu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return elu_out(self, alpha, scale, input_scale, self);
+}
+
+Tensor& threshold_cpu_(Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return threshold_out(self, threshold, value, self);
+}
+
 Tensor& softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, Tensor& out) {
   return activation(self, out, ActivationOp::Softplus, "softplus_cpu", false, beta.to_double(), threshold.to_double());
 }
@@ -99,8 +111,7 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
 }
 Tensor& celu_(Tensor& self, const Scalar& alpha) {
   EMBER_CHECK(alpha.to_double() != 0, "ZeroDivisionError in celu: alpha cannot be 0");
-  ember::elu_(self, alpha, Scalar(1.0), Scalar(1.0 / alpha.to_double()));
-  return self;
+  return elu_cpu_(self, alpha, Scalar(1.0), Scalar(1.0 / alpha.to_double()));
 }
 
 // glu: the first half of dim gated by the sigmoid of the second half.
