@@ -42,8 +42,11 @@ T erfinv_value(T y) {
   return x;
 }
 
-template <typename acc_t>
-acc_t forward_value(ActivationOp op, acc_t x, acc_t a, acc_t b, acc_t c) {
+// Note [Activation loops]: the activation is a template argument, so each
+// loop is specialised (and the simple ones vectorised by the compiler); the
+// run-time ActivationOp is switched on once per call, not per element.
+template <ActivationOp op, typename acc_t>
+inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
   const acc_t zero(0), three(3), six(6);
   switch (op) {
     case ActivationOp::LeakyRelu:
@@ -72,8 +75,8 @@ acc_t forward_value(ActivationOp op, acc_t x, acc_t a, acc_t b, acc_t c) {
   return x;
 }
 
-template <typename acc_t>
-acc_t backward_value(ActivationOp op, acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
+template <ActivationOp op, typename acc_t>
+inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
   const acc_t zero(0), one(1), three(3);
   switch (op) {
     case ActivationOp::LeakyRelu:
@@ -113,7 +116,8 @@ acc_t backward_value(ActivationOp op, acc_t g, acc_t x, acc_t a, acc_t b, acc_t 
   return g;
 }
 
-void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+template <ActivationOp op>
+void forward_loop(const TensorIterator& it, double a, double b, double c) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (std::is_same_v<scalar_t, bool>) {
@@ -121,21 +125,22 @@ void activation_kernel(const TensorIterator& it, ActivationOp op, double a, doub
     } else {
       using acc_t = opmath_t<scalar_t>;
       acc_t pa = static_cast<acc_t>(a), pb = static_cast<acc_t>(b), pc = static_cast<acc_t>(c);
-      if (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
+      if constexpr (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
       if constexpr (is_float_like_v<scalar_t>) {
-        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return forward_value<acc_t>(op, x, pa, pb, pc); });
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return forward_value<op, acc_t>(x, pa, pb, pc); });
+      } else if constexpr (op == ActivationOp::Threshold) {
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t { return x <= pa ? pb : x; });
+      } else if constexpr (op == ActivationOp::Hardtanh) {
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t { return x < pa ? pa : (x > pb ? pb : x); });
       } else {
-        // Integral inputs (hardtanh, threshold): compare and select only.
-        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t {
-          if (op == ActivationOp::Threshold) return x <= pa ? pb : x;
-          return x < pa ? pa : (x > pb ? pb : x);
-        });
+        EMBER_INTERNAL_ASSERT(false, "activation on an integral dtype");
       }
     }
   });
 }
 
-void activation_backward_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+template <ActivationOp op>
+void backward_loop(const TensorIterator& it, double a, double b, double c) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (!is_float_like_v<scalar_t>) {
@@ -143,11 +148,35 @@ void activation_backward_kernel(const TensorIterator& it, ActivationOp op, doubl
     } else {
       using acc_t = opmath_t<scalar_t>;
       acc_t pa = static_cast<acc_t>(a), pb = static_cast<acc_t>(b), pc = static_cast<acc_t>(c);
-      if (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
-      run_acc<scalar_t, scalar_t, 2>(it, [=](acc_t g, acc_t x) { return backward_value<acc_t>(op, g, x, pa, pb, pc); });
+      if constexpr (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
+      run_acc<scalar_t, scalar_t, 2>(it, [=](acc_t g, acc_t x) { return backward_value<op, acc_t>(g, x, pa, pb, pc); });
     }
   });
 }
+
+#define EMBER_ACTIVATION_CASES(LOOP)                                                       \
+  switch (op) {                                                                            \
+    case ActivationOp::LeakyRelu: return LOOP<ActivationOp::LeakyRelu>(it, a, b, c);       \
+    case ActivationOp::Elu: return LOOP<ActivationOp::Elu>(it, a, b, c);                   \
+    case ActivationOp::Softplus: return LOOP<ActivationOp::Softplus>(it, a, b, c);         \
+    case ActivationOp::Hardtanh: return LOOP<ActivationOp::Hardtanh>(it, a, b, c);         \
+    case ActivationOp::Hardsigmoid: return LOOP<ActivationOp::Hardsigmoid>(it, a, b, c);   \
+    case ActivationOp::Hardswish: return LOOP<ActivationOp::Hardswish>(it, a, b, c);       \
+    case ActivationOp::Mish: return LOOP<ActivationOp::Mish>(it, a, b, c);                 \
+    case ActivationOp::LogSigmoid: return LOOP<ActivationOp::LogSigmoid>(it, a, b, c);     \
+    case ActivationOp::Threshold: return LOOP<ActivationOp::Threshold>(it, a, b, c);       \
+    case ActivationOp::Erfinv: return LOOP<ActivationOp::Erfinv>(it, a, b, c);             \
+  }
+
+void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  EMBER_ACTIVATION_CASES(forward_loop)
+}
+
+void activation_backward_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  EMBER_ACTIVATION_CASES(backward_loop)
+}
+
+#undef EMBER_ACTIVATION_CASES
 
 }  // namespace
 
