@@ -8,6 +8,8 @@ import warnings
 import pytest
 from _nn_helpers import close, from_torch, pair_randn, same_error
 from conftest import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ember
 
@@ -423,9 +425,6 @@ def test_eye_and_dirac():
 
 
 # ---- shapes: hypothesis ------------------------------------------------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 @settings(max_examples=40, deadline=None)

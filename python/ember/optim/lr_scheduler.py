@@ -15,8 +15,19 @@ from ember._tensor import Tensor
 from ember.optim.optimizer import Optimizer
 
 __all__ = [
-    "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
-    "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "PolynomialLR", "ReduceLROnPlateau", "OneCycleLR",
+    "ConstantLR",
+    "CosineAnnealingLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "PolynomialLR",
+    "ReduceLROnPlateau",
+    "SequentialLR",
+    "StepLR",
 ]
 
 _EPOCH_WARNING = (

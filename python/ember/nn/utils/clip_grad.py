@@ -7,7 +7,7 @@ import warnings
 import ember
 from ember._tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
 
 
 def _as_list(tensors):
