@@ -285,3 +285,31 @@ def test_weighted_loss_modules_register_buffers():
     mt = torch.nn.BCEWithLogitsLoss(pos_weight=w)
     assert list(me.state_dict().keys()) == list(mt.state_dict().keys())
     assert ember.nn.NLLLoss(size_average=False).reduction == torch.nn.NLLLoss(size_average=False).reduction
+
+
+# ---- float32 bit for bit ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 300, 1000])
+def test_nll_loss_float32_bit_for_bit(n):
+    """The reduced nll_loss is summed in PyTorch's cascaded order, so float32 results are identical."""
+    g = torch.Generator().manual_seed(n)
+    x = torch.randn(n, 10, generator=g)
+    y = torch.randint(0, 10, (n,), generator=g)
+    y[0] = -100
+    w = torch.rand(10, generator=g)
+    x4, y4 = torch.randn(2, 10, 5, 6, generator=g), torch.randint(0, 10, (2, 5, 6), generator=g)
+    for reduction in REDUCTIONS:
+        for weight in (None, w):
+            we = None if weight is None else from_torch(weight)
+            close(EF.nll_loss(from_torch(x), from_torch(y), weight=we, reduction=reduction),
+                  TF.nll_loss(x, y, weight=weight, reduction=reduction), rtol=0, atol=0)
+            close(EF.nll_loss(from_torch(x4), from_torch(y4), weight=we, reduction=reduction),
+                  TF.nll_loss(x4, y4, weight=weight, reduction=reduction), rtol=0, atol=0)
+
+
+def test_binary_cross_entropy_float32_elementwise_bit_for_bit():
+    g = torch.Generator().manual_seed(0)
+    p, t = torch.rand(50, 20, generator=g), torch.rand(50, 20, generator=g)
+    close(EF.binary_cross_entropy(from_torch(p), from_torch(t), reduction="none"),
+          TF.binary_cross_entropy(p, t, reduction="none"), rtol=0, atol=0)

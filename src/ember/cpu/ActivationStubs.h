@@ -20,6 +20,9 @@ enum class ActivationOp : int64_t {
   LogSigmoid = 7,
   Threshold = 8,    // a: threshold, b: value
   Erfinv = 9,       // forward only
+  // Gradient stub only, inputs (target, input): the elementwise binary cross
+  // entropy, with libm's log and log1p as PyTorch's scalar loop.
+  BinaryCrossEntropy = 10,
 };
 
 using ActivationFn = void (*)(const TensorIterator&, ActivationOp, double a, double b, double c);

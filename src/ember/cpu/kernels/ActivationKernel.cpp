@@ -11,6 +11,18 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
+// Note [Unfused products]: this file is compiled with the fused multiply-add
+// instructions of its capability, and the compiler may fuse a * b + c. Where
+// PyTorch's loop is compiled without (binary cross entropy lives outside its
+// per-capability kernels), `rounded` forces a product to be rounded first.
+template <typename T>
+inline T rounded(T v) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  asm volatile("" : "+x"(v));
+#endif
+  return v;
+}
+
 // Inverse error function: a rational first guess (central range |y| <= 0.7,
 // tails via sqrt(-log((1-|y|)/2))) refined by two Newton steps; coefficients
 // from Pavlis' published erfinv (1996), the method PyTorch's CPU kernel uses.
@@ -71,6 +83,8 @@ inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
       return x <= a ? b : x;
     case ActivationOp::Erfinv:
       return erfinv_value(x);
+    case ActivationOp::BinaryCrossEntropy:
+      break;
   }
   return x;
 }
@@ -112,6 +126,14 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
       return x <= a ? zero : g;
     case ActivationOp::Erfinv:
       break;
+    case ActivationOp::BinaryCrossEntropy: {
+      // g is the target, x the input probability.
+      const acc_t hundred(-100);
+      // See Note [Unfused products].
+      const acc_t first = rounded((g - one) * std::max(acc_t(std::log1p(-x)), hundred));
+      const acc_t second = rounded(g * std::max(acc_t(std::log(x)), hundred));
+      return first - second;
+    }
   }
   return g;
 }
@@ -166,6 +188,8 @@ void backward_loop(const TensorIterator& it, double a, double b, double c) {
     case ActivationOp::LogSigmoid: return LOOP<ActivationOp::LogSigmoid>(it, a, b, c);     \
     case ActivationOp::Threshold: return LOOP<ActivationOp::Threshold>(it, a, b, c);       \
     case ActivationOp::Erfinv: return LOOP<ActivationOp::Erfinv>(it, a, b, c);             \
+    case ActivationOp::BinaryCrossEntropy:                                                 \
+      return LOOP<ActivationOp::BinaryCrossEntropy>(it, a, b, c);                          \
   }
 
 void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {

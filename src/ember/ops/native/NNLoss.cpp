@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "ember/cpu/ActivationStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -144,39 +145,54 @@ std::tuple<Tensor, Tensor> nll_loss_impl(const Tensor& self, const Tensor& targe
     const int64_t* tp = static_cast<const int64_t*>(t.data_ptr());
     const T* wp = weight.defined() ? static_cast<const T*>(weight.data_ptr()) : nullptr;
     T* op = static_cast<T*>(out.data_ptr());
-    double sum = 0, wsum = 0;
+    // Note [nll_loss summation]: the reduced loss and weight are summed in the
+    // element type with 8 cascaded partial sums of 16 terms per level, in the
+    // order of the (n, s) positions, as PyTorch does; the result is then the
+    // same float.
+    constexpr int kLevels = 8;
+    constexpr int64_t kMask = 15;
+    T loss_sum[kLevels] = {}, weight_sum[kLevels] = {};
+    int64_t ignored = 0;
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t s = 0; s < S; ++s) {
-        const int64_t cls = tp[n * S + s];
+        const int64_t idx = n * S + s;
+        const int64_t cls = tp[idx];
         if (cls == ignore_index) {
-          if (reduction == 0) op[n * S + s] = T(0);
+          if (reduction == 0) op[idx] = T(0);
+          ++ignored;
           continue;
         }
         EMBER_CHECK_TYPE(IndexError, cls >= 0 && cls < C, "Target ", cls, " is out of bounds.");
-        const T w = wp ? wp[cls] : T(1);
         const T v = xp[(n * C + cls) * S + s];
         if (reduction == 0) {
-          op[n * S + s] = static_cast<T>(-(static_cast<float>(w) * static_cast<float>(v)));
-          if constexpr (std::is_same_v<T, double>) op[n * S + s] = -(w * v);
+          op[idx] = wp ? static_cast<T>(-(v * wp[cls])) : static_cast<T>(-v);
+          continue;
+        }
+        if (wp) {
+          loss_sum[0] = static_cast<T>(loss_sum[0] - static_cast<T>(v * wp[cls]));
+          weight_sum[0] = static_cast<T>(weight_sum[0] + wp[cls]);
         } else {
-          sum += static_cast<double>(w) * static_cast<double>(v);
-          wsum += static_cast<double>(w);
+          loss_sum[0] = static_cast<T>(loss_sum[0] - v);
+        }
+        for (int j = 0; j + 1 < kLevels; ++j) {
+          if ((idx & (kMask << (4 * j))) != 0) break;
+          weight_sum[j + 1] = static_cast<T>(weight_sum[j + 1] + weight_sum[j]);
+          loss_sum[j + 1] = static_cast<T>(loss_sum[j + 1] + loss_sum[j]);
+          weight_sum[j] = T(0);
+          loss_sum[j] = T(0);
         }
       }
     }
     if (reduction != 0) {
-      const T tw = static_cast<T>(wsum);
-      *static_cast<T*>(total.data_ptr()) = tw;
-      const T s = static_cast<T>(-sum);
-      if (reduction == 1) {
-        if constexpr (std::is_same_v<T, double>) {
-          *op = s / tw;
-        } else {
-          *op = static_cast<T>(static_cast<float>(s) / static_cast<float>(tw));
-        }
+      T tw(0), total_loss(0);
+      if (wp) {
+        for (int j = 0; j < kLevels; ++j) tw = static_cast<T>(tw + weight_sum[j]);
       } else {
-        *op = s;
+        tw = static_cast<T>(N * S - ignored);
       }
+      for (int j = 0; j < kLevels; ++j) total_loss = static_cast<T>(total_loss + loss_sum[j]);
+      *static_cast<T*>(total.data_ptr()) = tw;
+      *op = reduction == 1 ? static_cast<T>(total_loss / tw) : total_loss;
     } else {
       *static_cast<T*>(total.data_ptr()) = T(0);
     }
@@ -258,8 +274,15 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std:
                             int64_t reduction) {
   EMBER_CHECK(read_bool(self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all()),
               "all elements of input should be between 0 and 1");
-  Tensor loss = (target - Scalar(int64_t(1))) * ember::clamp_min(ember::log1p(self.neg()), Scalar(-100.0)) -
-                target * ember::clamp_min(ember::log(self), Scalar(-100.0));
+  Tensor loss;
+  if (is_floating_type(self.dtype()) && target.dtype() == self.dtype() && target.sizes().equals(self.sizes())) {
+    auto it = TensorIterator::binary_op(loss, target, self);
+    cpu::activation_backward_stub(it, cpu::ActivationOp::BinaryCrossEntropy, 0, 0, 0);
+    it.finish();
+  } else {
+    loss = (target - Scalar(int64_t(1))) * ember::clamp_min(ember::log1p(self.neg()), Scalar(-100.0)) -
+           target * ember::clamp_min(ember::log(self), Scalar(-100.0));
+  }
   if (weight.has_value() && weight->defined()) loss = loss * *weight;
   return apply_reduction(loss, reduction);
 }
