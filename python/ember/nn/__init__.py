@@ -1,6 +1,7 @@
 """ember.nn: modules, parameters, functional and init, as torch.nn."""
 
 from ember.nn import functional, init  # noqa: F401
+from ember.nn import utils  # noqa: F401
 from ember.nn.modules import *  # noqa: F401,F403
 from ember.nn.modules import __all__ as _modules_all
 from ember.nn.parameter import Buffer, Parameter  # noqa: F401

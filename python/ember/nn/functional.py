@@ -39,7 +39,7 @@ def linear(input, weight, bias=None):
 
 
 def relu(input, inplace: bool = False):
-    return ember.relu_(input) if inplace else ember.relu(input)
+    return input.relu_() if inplace else ember.relu(input)
 
 
 def sigmoid(input):
@@ -67,3 +67,4 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
 
 from ember.nn._functional_layers import *  # noqa: E402,F401,F403  convolution, pooling, normalisation
 from ember.nn._functional_seq import *  # noqa: E402,F401,F403  padding, interpolation, attention
+from ember.nn._functional_nn import *  # noqa: E402,F401,F403  activations, dropout, embedding, losses

@@ -106,3 +106,89 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
     std = gain / math.sqrt(fan)
     with no_grad():
         return tensor.normal_(0, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator=None):
+    """Normal(mean, std) values truncated to [a, b], drawn by rejection exactly as
+    PyTorch does (the same draws from the generator, so the same numbers)."""
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        import warnings
+
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    import ember
+
+    with no_grad():
+        mass = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if mass > 0.3:
+            # Most normal draws land inside: redraw the ones outside until none is.
+            lo = ember.tensor(a, dtype=tensor.dtype).item()
+            hi = ember.tensor(b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo).logical_or(result > hi)
+                if not bool(outside.any()):
+                    break
+                result = ember.where(outside, ember.empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        # A narrow window: uniform proposals on [a, b], accepted with the normal density.
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        cand = ember.empty_like(tensor)
+        accept = ember.empty_like(tensor)
+
+        def log_density(c):
+            return c.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        tensor.uniform_(a, b, generator=generator)
+        cand.copy_(tensor)
+        log_density(cand)
+        pending = accept.uniform_(generator=generator).log_().gt(cand)
+        if bool(pending.any()):
+            result = tensor
+            while True:
+                cand.uniform_(a, b, generator=generator)
+                result = ember.where(pending, cand, result)
+                log_density(cand)
+                pending = ember.where(pending, accept.uniform_(generator=generator).log_().gt(cand), pending)
+                if not bool(pending.any()):
+                    break
+            tensor.copy_(result)
+        return tensor
+
+
+def eye_(tensor):
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    import ember
+
+    with no_grad():
+        tensor.copy_(ember.eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    min_dim = min(per_group, sizes[1])
+    with no_grad():
+        tensor.zero_()
+        centre = tuple(s // 2 for s in sizes[2:])
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor

@@ -34,6 +34,12 @@ class Optimizer:
         for group in param_groups:
             self.add_param_group(group)
 
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def add_param_group(self, param_group: dict) -> None:
         params = param_group["params"]
         if isinstance(params, Tensor):

@@ -18,7 +18,7 @@ enum class UnaryOp : uint8_t {
   Abs, Sign, Relu, Silu, GeluErf, GeluTanh, Floor, Ceil, Round, Trunc, BitwiseNot,
   // floating only (integral inputs were promoted)
   Exp, Log, Log1p, Expm1, Log2, Sqrt, Rsqrt, Sin, Cos, Tan, Tanh, Sigmoid, Reciprocal,
-  Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Erfc, Erfinv, Exp2, Log10,
+  Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Erfc, Exp2, Log10,
   // bool results
   LogicalNot, IsNan, IsInf, IsFinite,
 };

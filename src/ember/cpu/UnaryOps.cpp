@@ -181,7 +181,6 @@ Tensor& erf_out(const Tensor& self, Tensor& out) { return float_op(self, out, Un
 Tensor& erfc_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Erfc); }
 Tensor& exp2_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Exp2); }
 Tensor& log10_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Log10); }
-Tensor& erfinv_out(const Tensor& self, Tensor& out) { return float_op(self, out, UnaryOp::Erfinv); }
 
 Tensor square(const Tensor& self) { return ember::pow(self, Scalar(int64_t(2))); }
 Tensor& square_out(const Tensor& self, Tensor& out) {

@@ -1,12 +1,19 @@
 """Building blocks of networks."""
 
-from ember.nn.modules.activation import ReLU, Sigmoid, Tanh
+from ember.nn.modules.activation import (
+    CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6,
+    Sigmoid, SiLU, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
+)
+from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
+from ember.nn.modules.sparse import Embedding
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.linear import Identity, Linear
-from ember.nn.modules.loss import MSELoss
+from ember.nn.modules.loss import (
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
+)
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import GroupNorm, LayerNorm
 from ember.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
@@ -50,4 +57,8 @@ __all__ = [
     *_rnn.__all__,
     *_transformer.__all__,
     *_upsampling.__all__,
+    "CELU", "ELU", "GELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
+    "LogSoftmax", "Mish", "ReLU6", "SiLU", "Softmax", "Softmin", "Softplus", "Softsign", "Tanhshrink", "Threshold",
+    "Dropout", "Dropout1d", "Dropout2d", "Embedding",
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "NLLLoss", "SmoothL1Loss",
 ]

@@ -87,37 +87,6 @@ T abs_of(T x) {
   }
 }
 
-// Inverse error function: a rational first guess refined by Newton steps on
-// erf in double, so float results are correctly rounded in practice and
-// double results within an ulp; +-1 give +-inf, |x| > 1 NaN.
-inline double erfinv_of(double x) {
-  if (!(std::fabs(x) <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
-  if (std::fabs(x) == 1.0) return std::copysign(std::numeric_limits<double>::infinity(), x);
-  if (x == 0.0) return x;
-  const double w = -std::log((1.0 - x) * (1.0 + x));
-  double y;
-  if (w < 5.0) {
-    const double t = w - 2.5;
-    double p = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
-                     0.246640727, 1.50140941}) {
-      p = p * t + c;
-    }
-    y = p * x;
-  } else {
-    const double t = std::sqrt(w) - 3.0;
-    double p = -0.000200214257;
-    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
-                     1.00167406, 2.83297682}) {
-      p = p * t + c;
-    }
-    y = p * x;
-  }
-  constexpr double kTwoOverSqrtPi = 1.1283791670955126;
-  for (int i = 0; i < 3; ++i) y -= (std::erf(y) - x) / (kTwoOverSqrtPi * std::exp(-y * y));
-  return y;
-}
-
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
 constexpr double kGeluKappa = 0.044715;
@@ -189,9 +158,6 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Log10:
       return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::log10(v); }); },
                          [](double x) { return std::log10(x); });
-    case UnaryOp::Erfinv:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return float(erfinv_of(v)); }); },
-                         [](double x) { return erfinv_of(x); });
     case UnaryOp::Sigmoid:
       return float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
                          [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });

@@ -1,0 +1,54 @@
+"""Update arithmetic shared by the optimisers.
+
+Note [Optimiser arithmetic]: each helper performs the same float operations,
+in the same order, as PyTorch's single-tensor (foreach=False) CPU update, so
+the same script gives the same parameters. addcmul is (value * t1) * t2 + self
+with a fused multiply-add and addcdiv is self + (value * t1) / t2, as PyTorch's
+kernels compute them. One difference remains: PyTorch's CPU sqrt comes from
+MKL's vector library, which is not correctly rounded (about 0.6% of results are
+one ulp away from the exact square root); Ember's sqrt is correctly rounded, so
+Adam, AdamW, RMSprop and Adagrad can differ in the last bit where such a square
+root occurs.
+"""
+
+from __future__ import annotations
+
+import ember
+
+
+def addcmul_(self, t1, t2, value=1.0):
+    """self += (value * t1) * t2 in place, with one rounding for the multiply-add
+    (PyTorch's kernel is compiled to a fused multiply-add)."""
+    if tuple(t1.shape) == tuple(self.shape) and tuple(t2.shape) == tuple(self.shape):
+        return ember._C._VariableFunctions._fused_addcmul_(self, t1, t2, float(value))
+    return self.add_(t1.mul(value).mul(t2))
+
+
+def addcmul(self, t1, t2, value=1.0):
+    return addcmul_(self.clone(), t1, t2, value)
+
+
+def addcdiv_(self, t1, t2, value=1.0):
+    """self += value * t1 / t2, in place."""
+    return self.add_(t1.mul(value).div(t2) if value != 1 else t1.div(t2))
+
+
+def step_tensor():
+    """The per-parameter step counter: a 0-dim float tensor, as PyTorch."""
+    dtype = ember.float64 if ember.get_default_dtype() == ember.float64 else ember.float32
+    return ember.tensor(0.0, dtype=dtype)
+
+
+def check_lr(lr):
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def check_eps(eps):
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+
+
+def check_weight_decay(weight_decay):
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")

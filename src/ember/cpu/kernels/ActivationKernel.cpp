@@ -1,0 +1,211 @@
+// Activation loops (see cpu/ActivationStubs.h), compiled once per CPU capability.
+// Half and bfloat16 compute in float, as PyTorch.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ember/cpu/ActivationStubs.h"
+#include "ember/cpu/kernels/MathLoops.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+// Note [Unfused products]: this file is compiled with the fused multiply-add
+// instructions of its capability, and the compiler may fuse a * b + c. Where
+// PyTorch's loop is compiled without (binary cross entropy lives outside its
+// per-capability kernels), `rounded` forces a product to be rounded first.
+template <typename T>
+inline T rounded(T v) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  asm volatile("" : "+x"(v));
+#endif
+  return v;
+}
+
+// Inverse error function: a rational first guess (central range |y| <= 0.7,
+// tails via sqrt(-log((1-|y|)/2))) refined by two Newton steps; coefficients
+// from Pavlis' published erfinv (1996), the method PyTorch's CPU kernel uses.
+// The Horner steps are fused multiply-adds, as in PyTorch's (contracted) build.
+template <typename T>
+T erfinv_value(T y) {
+  const T ay = std::abs(y);
+  if (ay > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  if (ay == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
+  T x;
+  if (ay <= T(0.7)) {
+    const T z = y * y;
+    const T num = std::fma(std::fma(std::fma(T(-0.140543331), z, T(0.914624893)), z, T(-1.645349621)), z,
+                           T(0.886226899));
+    const T den = std::fma(
+        std::fma(std::fma(std::fma(T(0.012229801), z, T(-0.329097515)), z, T(1.442710462)), z, T(-2.118377725)), z,
+        T(1));
+    x = y * num / den;
+  } else {
+    const T z = std::sqrt(-std::log((T(1) - ay) / T(2)));
+    const T num = std::fma(std::fma(std::fma(T(1.641345311), z, T(3.429567803)), z, T(-1.624906493)), z,
+                           T(-1.970840454));
+    const T den = std::fma(std::fma(T(1.637067800), z, T(3.543889200)), z, T(1));
+    x = std::copysign(num, y) / den;
+  }
+  const T two_over_sqrt_pi = T(2) * T(0.564189583547756286948079451560772586);
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  return x;
+}
+
+// Note [Activation loops]: the activation is a template argument, so each
+// loop is specialised (and the simple ones vectorised by the compiler); the
+// run-time ActivationOp is switched on once per call, not per element.
+template <ActivationOp op, typename acc_t>
+inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
+  const acc_t zero(0), three(3), six(6);
+  switch (op) {
+    case ActivationOp::LeakyRelu:
+      return x > zero ? x : x * a;
+    case ActivationOp::Elu:
+      // a*b precomputed by the caller into `a` (negative coefficient).
+      return x <= zero ? std::expm1(x * c) * a : x * b;
+    case ActivationOp::Softplus:
+      return x * a > b ? x : std::log1p(std::exp(x * a)) / a;
+    case ActivationOp::Hardtanh:
+      // NaN passes through, as clamp.
+      return x < a ? a : (x > b ? b : x);
+    case ActivationOp::Hardsigmoid:
+      return std::min(std::max(x + three, zero), six) / six;
+    case ActivationOp::Hardswish:
+      return x * std::min(std::max(x + three, zero), six) / six;
+    case ActivationOp::Mish:
+      return x * std::tanh(std::log1p(std::exp(x)));
+    case ActivationOp::LogSigmoid:
+      return std::min(x, zero) - std::log1p(std::exp(-std::abs(x)));
+    case ActivationOp::Threshold:
+      return x <= a ? b : x;
+    case ActivationOp::Erfinv:
+      return erfinv_value(x);
+    case ActivationOp::BinaryCrossEntropy:
+      break;
+  }
+  return x;
+}
+
+template <ActivationOp op, typename acc_t>
+inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
+  const acc_t zero(0), one(1), three(3);
+  switch (op) {
+    case ActivationOp::LeakyRelu:
+      return x > zero ? g : g * a;
+    case ActivationOp::Elu:
+      // a: alpha*scale, b: scale, c: input scale.
+      return x <= zero ? g * c * a * std::exp(x * c) : g * b;
+    case ActivationOp::Softplus: {
+      const acc_t z = std::exp(x * a);
+      return x * a > b ? g : g * z / (z + one);
+    }
+    case ActivationOp::Hardtanh:
+      return (x <= a || x >= b) ? zero : g;
+    case ActivationOp::Hardsigmoid:
+      return (x > -three && x < three) ? g * acc_t(1.0f / 6.0f) : zero;  // a float constant, as PyTorch
+    case ActivationOp::Hardswish:
+      if (x < -three) return zero;
+      if (x <= three) return g * ((x / three) + acc_t(0.5));
+      return g;
+    case ActivationOp::Mish: {
+      const acc_t sig = one / (one + std::exp(-x));
+      const acc_t t = std::tanh(std::log1p(std::exp(x)));
+      return g * (t + x * sig * (one - t * t));
+    }
+    case ActivationOp::LogSigmoid: {
+      const bool neg = x < zero;
+      const acc_t max_deriv = neg ? one : zero;
+      const acc_t sign = neg ? one : -one;
+      const acc_t z = std::exp(-std::abs(x));
+      return g * (max_deriv - sign * (z / (one + z)));
+    }
+    case ActivationOp::Threshold:
+      return x <= a ? zero : g;
+    case ActivationOp::Erfinv:
+      break;
+    case ActivationOp::BinaryCrossEntropy: {
+      // g is the target, x the input probability.
+      const acc_t hundred(-100);
+      // See Note [Unfused products].
+      const acc_t first = rounded((g - one) * std::max(acc_t(std::log1p(-x)), hundred));
+      const acc_t second = rounded(g * std::max(acc_t(std::log(x)), hundred));
+      return first - second;
+    }
+  }
+  return g;
+}
+
+template <ActivationOp op>
+void forward_loop(const TensorIterator& it, double a, double b, double c) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      EMBER_INTERNAL_ASSERT(false, "activation on bool");
+    } else {
+      using acc_t = opmath_t<scalar_t>;
+      acc_t pa = static_cast<acc_t>(a), pb = static_cast<acc_t>(b), pc = static_cast<acc_t>(c);
+      if constexpr (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
+      if constexpr (is_float_like_v<scalar_t>) {
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return forward_value<op, acc_t>(x, pa, pb, pc); });
+      } else if constexpr (op == ActivationOp::Threshold) {
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t { return x <= pa ? pb : x; });
+      } else if constexpr (op == ActivationOp::Hardtanh) {
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t { return x < pa ? pa : (x > pb ? pb : x); });
+      } else {
+        EMBER_INTERNAL_ASSERT(false, "activation on an integral dtype");
+      }
+    }
+  });
+}
+
+template <ActivationOp op>
+void backward_loop(const TensorIterator& it, double a, double b, double c) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (!is_float_like_v<scalar_t>) {
+      EMBER_INTERNAL_ASSERT(false, "activation backward on ", scalar_type_name(it.common_dtype()));
+    } else {
+      using acc_t = opmath_t<scalar_t>;
+      acc_t pa = static_cast<acc_t>(a), pb = static_cast<acc_t>(b), pc = static_cast<acc_t>(c);
+      if constexpr (op == ActivationOp::Elu) pa = static_cast<acc_t>(a) * static_cast<acc_t>(b);
+      run_acc<scalar_t, scalar_t, 2>(it, [=](acc_t g, acc_t x) { return backward_value<op, acc_t>(g, x, pa, pb, pc); });
+    }
+  });
+}
+
+#define EMBER_ACTIVATION_CASES(LOOP)                                                       \
+  switch (op) {                                                                            \
+    case ActivationOp::LeakyRelu: return LOOP<ActivationOp::LeakyRelu>(it, a, b, c);       \
+    case ActivationOp::Elu: return LOOP<ActivationOp::Elu>(it, a, b, c);                   \
+    case ActivationOp::Softplus: return LOOP<ActivationOp::Softplus>(it, a, b, c);         \
+    case ActivationOp::Hardtanh: return LOOP<ActivationOp::Hardtanh>(it, a, b, c);         \
+    case ActivationOp::Hardsigmoid: return LOOP<ActivationOp::Hardsigmoid>(it, a, b, c);   \
+    case ActivationOp::Hardswish: return LOOP<ActivationOp::Hardswish>(it, a, b, c);       \
+    case ActivationOp::Mish: return LOOP<ActivationOp::Mish>(it, a, b, c);                 \
+    case ActivationOp::LogSigmoid: return LOOP<ActivationOp::LogSigmoid>(it, a, b, c);     \
+    case ActivationOp::Threshold: return LOOP<ActivationOp::Threshold>(it, a, b, c);       \
+    case ActivationOp::Erfinv: return LOOP<ActivationOp::Erfinv>(it, a, b, c);             \
+    case ActivationOp::BinaryCrossEntropy:                                                 \
+      return LOOP<ActivationOp::BinaryCrossEntropy>(it, a, b, c);                          \
+  }
+
+void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  EMBER_ACTIVATION_CASES(forward_loop)
+}
+
+void activation_backward_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  EMBER_ACTIVATION_CASES(backward_loop)
+}
+
+#undef EMBER_ACTIVATION_CASES
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(activation_stub, &activation_kernel);
+EMBER_REGISTER_DISPATCH(activation_backward_stub, &activation_backward_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
