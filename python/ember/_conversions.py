@@ -214,6 +214,11 @@ class ConversionMethods:
     def is_same_size(self, other):
         return tuple(self.shape) == tuple(other.shape)
 
+    def __index__(self):
+        if self.is_floating_point() or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
     def ravel(self):
         return self.reshape(-1)
 

@@ -218,3 +218,12 @@ def test_constants():
         assert getattr(ember, name) == getattr(torch, name)
     assert ember.is_tensor(ember.ones(1)) and not ember.is_tensor([1])
     assert ember.numel(ember.ones(2, 3)) == 6
+
+
+def test_index_protocol():
+    items = [10, 11, 12, 13]
+    for make in (lambda m: m.tensor(2), lambda m: m.tensor(True), lambda m: m.tensor([3]), lambda m: m.tensor(2.0),
+                 lambda m: m.tensor([1, 2]), lambda m: m.tensor(1, dtype=m.uint8)):
+        got, want = same_outcome(lambda: items[make(ember)], lambda: items[make(torch)])
+        assert got == want
+    assert list(range(10))[ember.tensor(1) : ember.tensor(4)] == [1, 2, 3]
