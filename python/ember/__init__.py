@@ -13,6 +13,13 @@ def _preload_blas():
     import ctypes
     import os
 
+    # Note [BLAS thread wait]: OpenBLAS's workers spin for about 2^28 cycles
+    # after a call before they sleep; on a machine with as many cores as
+    # threads they then steal the cores Ember's OpenMP loops need (and the
+    # other way round), which made a small training step ten times slower.
+    # 2^4 makes them sleep at once; waking them costs microseconds. Read by
+    # OpenBLAS when it loads, so it must be set before.
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
     try:
         import scipy_openblas32 as blas
     except ImportError:
