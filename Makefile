@@ -11,12 +11,12 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test build venv deps-build deps-test deps-demo gtest ctest pytest clean graph wheel sdist bench
+.PHONY: demo test build venv deps-build deps-test deps-demo gtest onednn ctest pytest clean graph wheel sdist bench
 
-demo: deps-demo build
+demo: deps-demo onednn build
 	$(PY) examples/train_digits.py
 
-test: deps-test gtest
+test: deps-test gtest onednn
 	BUILD_TEST=1 $(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory ctest pytest
 
@@ -50,8 +50,18 @@ gtest:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libgtest-dev >/dev/null; \
 	fi
 
+# oneDNN (Debian's libdnnl-dev) for float32 convolution and GEMM; optional:
+# without it (or without apt) Ember builds on im2col + OpenBLAS alone.
+onednn:
+	@if [ ! -f /usr/include/oneapi/dnnl/dnnl.h ]; then \
+	  echo "installing oneDNN (libdnnl-dev)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  ( $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libdnnl-dev >/dev/null ) \
+	    || echo "warning: libdnnl-dev not installed; building without oneDNN"; \
+	fi
+
 # Side-by-side benchmarks against PyTorch; writes BENCHMARKS.md and benchmarks/results.json.
-bench: deps-test build
+bench: deps-test onednn build
 	$(PY) benchmarks/run.py --json benchmarks/results.json --markdown BENCHMARKS.md
 
 # Regenerates docs/build_graph.png from the real build.
