@@ -188,3 +188,25 @@ def test_errors_and_reprs():
         assert repr(ctor(ember.nn)) == repr(ctor(torch.nn))
     with pytest.warns(UserWarning, match="dropout option adds dropout"):
         ember.nn.LSTM(3, 4, dropout=0.5)
+
+
+@pytest.mark.parametrize("hidden", [1, 5, 16, 37])
+@pytest.mark.parametrize("use", ["both", "h", "c"])
+def test_fused_lstm_cell_matches_the_composite(hidden, use):
+    # ember._lstm_cell_fused (Note [Fused LSTM cell]) against torch's gate math, float64
+    g = torch.Generator().manual_seed(hidden)
+    gates = torch.randn(3, 4 * hidden, generator=g, dtype=torch.float64, requires_grad=True)
+    cx = torch.randn(3, hidden, generator=g, dtype=torch.float64, requires_grad=True)
+    i, f, gg, o = gates.chunk(4, 1)
+    cy = f.sigmoid() * cx + i.sigmoid() * gg.tanh()
+    hy = o.sigmoid() * cy.tanh()
+    eg = ember.tensor(gates.tolist(), dtype=ember.float64, requires_grad=True)
+    ec = ember.tensor(cx.tolist(), dtype=ember.float64, requires_grad=True)
+    ehy, ecy = ember._lstm_cell_fused(eg, ec)
+    pick = {"both": lambda h, c: (h * 3).sum() + (c * c).sum(), "h": lambda h, c: h.sum(), "c": lambda h, c: c.sum()}
+    pick[use](hy, cy).backward()
+    pick[use](ehy, ecy).backward()
+    for e, t in ((ehy, hy), (ecy, cy), (eg.grad, gates.grad), (ec.grad, cx.grad)):
+        assert torch.allclose(torch.tensor(e.tolist(), dtype=torch.float64), t.detach(), rtol=1e-12, atol=1e-12)
+    assert ember.autograd.gradcheck(lambda a, b: ember._lstm_cell_fused(a, b), (eg.detach().requires_grad_(),
+                                                                              ec.detach().requires_grad_()))

@@ -30,12 +30,15 @@ def _hh(h, w_hh_t, b_hh):
     return ember.addmm(b_hh, h, w_hh_t) if b_hh is not None else ember.mm(h, w_hh_t)
 
 
-def _lstm_step(x_proj, h, c, w_hh_t, b_hh, w_hr):
+def _lstm_step(x_proj, h, c, w_hh_t, b_hh, w_hr, fused=True):
     gates = _hh(h, w_hh_t, b_hh) + x_proj
-    i, f, g, o = gates.chunk(4, 1)
-    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
-    c = f * c + i * g
-    h = o * c.tanh()
+    if fused and gates.dtype in (ember.float32, ember.float64):
+        h, c = ember._lstm_cell_fused(gates, c)  # Note [Fused LSTM cell]
+    else:
+        i, f, g, o = gates.chunk(4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        c = f * c + i * g
+        h = o * c.tanh()
     if w_hr is not None:
         h = ember.matmul(h, w_hr.t())
     return h, c
@@ -441,7 +444,8 @@ class LSTMCell(RNNCellBase):
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         x_proj = F.linear(input, self.weight_ih, self.bias_ih)
-        h, c = _lstm_step(x_proj, hx[0], hx[1], self.weight_hh.t(), self.bias_hh, None)
+        # the cell keeps PyTorch's composite graph (its output is a MulBackward0)
+        h, c = _lstm_step(x_proj, hx[0], hx[1], self.weight_hh.t(), self.bias_hh, None, fused=False)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 

@@ -1,0 +1,115 @@
+// Fused LSTM cell, forward and backward, compiled once per CPU capability.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "ember/cpu/RecurrentStubs.h"
+#include "ember/cpu/kernels/VecMath.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace {
+
+using vecmath::Vf;
+constexpr int kW = static_cast<int>(sizeof(Vf) / sizeof(float));
+
+// Elementwise math on a vector of floats or on one double.
+inline Vf sigm(Vf x) { return vecmath::sigmoid(x); }
+inline Vf tnh(Vf x) { return vecmath::tanh(x); }
+inline double sigm(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline double tnh(double x) { return std::tanh(x); }
+
+template <typename V, typename T>
+inline V ld(const T* p) {
+  if constexpr (std::is_same_v<V, Vf>) return vecmath::load(p); else return *p;
+}
+template <typename V, typename T>
+inline void st(T* p, V v) {
+  if constexpr (std::is_same_v<V, Vf>) vecmath::store(p, v); else *p = v;
+}
+
+template <typename V, typename T>
+inline void forward_at(const LstmCellArgs& a, int64_t r, int64_t j) {
+  const int64_t h = a.hidden;
+  const T* g = static_cast<const T*>(a.gates) + r * 4 * h + j;
+  const V i = sigm(ld<V>(g)), f = sigm(ld<V>(g + h)), c = tnh(ld<V>(g + 2 * h)), o = sigm(ld<V>(g + 3 * h));
+  const V cx = ld<V>(static_cast<const T*>(a.cx) + r * h + j);
+  const V cy = f * cx + i * c;
+  st<V>(static_cast<T*>(a.cy) + r * h + j, cy);
+  st<V>(static_cast<T*>(a.hy) + r * h + j, o * tnh(cy));
+}
+
+template <typename V, typename T>
+inline void backward_at(const LstmCellArgs& a, int64_t r, int64_t j) {
+  const int64_t h = a.hidden;
+  const T* g = static_cast<const T*>(a.gates) + r * 4 * h + j;
+  const V i = sigm(ld<V>(g)), f = sigm(ld<V>(g + h)), c = tnh(ld<V>(g + 2 * h)), o = sigm(ld<V>(g + 3 * h));
+  const V cx = ld<V>(static_cast<const T*>(a.cx) + r * h + j);
+  const V tc = tnh(ld<V>(static_cast<const T*>(a.cy_in) + r * h + j));
+  const V zero = V{} * 0, one = zero + 1;
+  const V gh = a.grad_h ? ld<V>(static_cast<const T*>(a.grad_h) + r * h + j) : zero;
+  const V gc = a.grad_c ? ld<V>(static_cast<const T*>(a.grad_c) + r * h + j) : zero;
+  const V dcy = gc + gh * o * (one - tc * tc);
+  T* dg = static_cast<T*>(a.grad_gates) + r * 4 * h + j;
+  st<V>(dg, dcy * c * i * (one - i));
+  st<V>(dg + h, dcy * cx * f * (one - f));
+  st<V>(dg + 2 * h, dcy * i * (one - c * c));
+  st<V>(dg + 3 * h, gh * tc * o * (one - o));
+  st<V>(static_cast<T*>(a.grad_cx) + r * h + j, dcy * f);
+}
+
+// The last m < kW units of a row: copied into one-vector buffers, run
+// through the vector code, copied back, so every unit sees the same math.
+template <bool Backward>
+void tail(const LstmCellArgs& a, int64_t r, int64_t j) {
+  const int64_t h = a.hidden, m = h - j;
+  alignas(64) float g[4 * kW] = {}, cx[kW] = {}, cy[kW] = {}, hy[kW] = {}, gh[kW] = {}, gc[kW] = {}, dg[4 * kW],
+                    dcx[kW];
+  const float* src = static_cast<const float*>(a.gates) + r * 4 * h + j;
+  for (int q = 0; q < 4; ++q) std::copy(src + q * h, src + q * h + m, g + q * kW);
+  std::copy_n(static_cast<const float*>(a.cx) + r * h + j, m, cx);
+  LstmCellArgs l{kW, g, cx, hy, cy, nullptr, nullptr, cy, dg, dcx};
+  if constexpr (Backward) {
+    std::copy_n(static_cast<const float*>(a.cy_in) + r * h + j, m, cy);
+    if (a.grad_h) std::copy_n(static_cast<const float*>(a.grad_h) + r * h + j, m, gh), l.grad_h = gh;
+    if (a.grad_c) std::copy_n(static_cast<const float*>(a.grad_c) + r * h + j, m, gc), l.grad_c = gc;
+    backward_at<Vf, float>(l, 0, 0);
+    float* out = static_cast<float*>(a.grad_gates) + r * 4 * h + j;
+    for (int q = 0; q < 4; ++q) std::copy_n(dg + q * kW, m, out + q * h);
+    std::copy_n(dcx, m, static_cast<float*>(a.grad_cx) + r * h + j);
+  } else {
+    forward_at<Vf, float>(l, 0, 0);
+    std::copy_n(cy, m, static_cast<float*>(a.cy) + r * h + j);
+    std::copy_n(hy, m, static_cast<float*>(a.hy) + r * h + j);
+  }
+}
+
+template <bool Backward>
+void run(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
+    if (t == ScalarType::Float) {
+      int64_t j = 0;
+      for (; j + kW <= a.hidden; j += kW) {
+        if constexpr (Backward) backward_at<Vf, float>(a, r, j); else forward_at<Vf, float>(a, r, j);
+      }
+      if (j < a.hidden) tail<Backward>(a, r, j);
+    } else {
+      for (int64_t j = 0; j < a.hidden; ++j) {
+        if constexpr (Backward) backward_at<double, double>(a, r, j); else forward_at<double, double>(a, r, j);
+      }
+    }
+  }
+}
+
+void lstm_cell_kernel(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) { run<false>(a, t, begin, end); }
+void lstm_cell_backward_kernel(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
+  run<true>(a, t, begin, end);
+}
+
+}  // namespace
+
+EMBER_REGISTER_DISPATCH(lstm_cell_stub, &lstm_cell_kernel);
+EMBER_REGISTER_DISPATCH(lstm_cell_backward_stub, &lstm_cell_backward_kernel);
+
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
