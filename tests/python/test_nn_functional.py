@@ -439,3 +439,15 @@ def test_activation_shapes_hypothesis(shape, case, dtype, seed):
     g = torch.Generator().manual_seed(seed)
     t = (torch.randn(tuple(shape), generator=g, dtype=torch.float64) * 4).to(getattr(torch, dtype))
     close(_call(EF, name, from_torch(t), kw), _call(TF, name, t, kw))
+
+
+def test_embedding_renorm_in_place_as_torch():
+    import torch as T
+
+    w = T.randn(6, 4, generator=T.Generator().manual_seed(5)) * 3
+    idx = [0, 2, 2, 5]
+    ew = ember.tensor(w.tolist())
+    got = ember.embedding_renorm_(ew, ember.tensor(idx), 1.5, 2.0)
+    want = T.embedding_renorm_(w, T.tensor(idx), 1.5, 2.0)
+    assert got is ew
+    assert T.allclose(T.tensor(ew.tolist()), want, rtol=1e-6)

@@ -55,6 +55,8 @@ Tensor& softplus_out(const Tensor& self, const Scalar& beta, const Scalar& thres
 
 Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+  EMBER_CHECK(self.dtype() != ScalarType::Byte || min_val.to_double() >= 0,
+              "cannot do hardtanh on an unsigned type with negative limits");
   return activation(self, out, ActivationOp::Hardtanh, "hardtanh_cpu", true, min_val.to_double(), max_val.to_double());
 }
 

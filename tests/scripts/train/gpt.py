@@ -1,5 +1,6 @@
 # A tiny GPT: token and position embeddings, pre-norm transformer blocks with
-# causal self-attention, GELU MLP, AdamW with a warm-up + cosine schedule,
+# causal self-attention, GELU MLP, AdamW with a linear warm-up then cosine
+# annealing (SequentialLR), gradient clipping,
 # and sampling with multinomial.
 import math
 
@@ -83,8 +84,11 @@ no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
 optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
                               lr=3e-3, betas=(0.9, 0.95))
 steps, warmup = 40, 5
-scheduler = torch.optim.lr_scheduler.LambdaLR(
-    optimizer, lambda s: (s + 1) / warmup if s < warmup else 0.5 * (1 + math.cos(math.pi * (s - warmup) / (steps - warmup)))
+scheduler = torch.optim.lr_scheduler.SequentialLR(
+    optimizer,
+    [torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.2, total_iters=warmup),
+     torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps - warmup, eta_min=1e-4)],
+    milestones=[warmup],
 )
 for step in range(steps):
     ix = torch.randint(len(data) - block - 1, (8,))
@@ -96,7 +100,7 @@ for step in range(steps):
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
     scheduler.step()
-    if step % 8 == 0:
+    if step % 8 == 0 or step == steps - 1:
         print(f"step {step} loss {loss.item():.5f} lr {scheduler.get_last_lr()[0]:.6f}")
 
 model.eval()

@@ -1,5 +1,6 @@
 # A character-level LSTM language model: Embedding, a 2-layer LSTM with
-# dropout, Adam, gradient clipping, and greedy generation.
+# dropout, RMSprop with a StepLR schedule, gradient clipping, and greedy
+# generation.
 import torch
 
 nn = torch.nn
@@ -26,9 +27,10 @@ class CharLSTM(nn.Module):
 
 model = CharLSTM(len(chars))
 print(model)
-optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+optimizer = torch.optim.RMSprop(model.parameters(), lr=0.005)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=15, gamma=0.5)
 seq, batch = 16, 8
-for step in range(30):
+for step in range(40):
     starts = torch.randint(0, len(data) - seq - 1, (batch,))
     x = torch.stack([data[s : s + seq] for s in starts.tolist()])
     y = torch.stack([data[s + 1 : s + seq + 1] for s in starts.tolist()])
@@ -38,8 +40,9 @@ for step in range(30):
     loss.backward()
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
-    if step % 5 == 0:
-        print(f"step {step} loss {loss.item():.5f} grad norm {norm.item():.4f}")
+    scheduler.step()
+    if step % 5 == 0 or step == 39:
+        print(f"step {step} loss {loss.item():.5f} grad norm {norm.item():.4f} lr {scheduler.get_last_lr()[0]:.5f}")
 
 model.eval()
 idx = torch.tensor([[stoi["t"]]])

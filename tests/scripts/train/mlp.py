@@ -1,5 +1,6 @@
-# A multilayer perceptron classifying synthetic 2-D spirals: SGD with
-# momentum and weight decay, a step learning-rate schedule, dropout.
+# A multilayer perceptron classifying synthetic 2-D spirals: a DataLoader
+# with a seeded shuffle, SGD with momentum and weight decay, a step
+# learning-rate schedule, dropout.
 import math
 
 import torch
@@ -21,6 +22,10 @@ def spirals(n_per_class, classes=3):
 
 
 x, y = spirals(100)
+loader = torch.utils.data.DataLoader(
+    torch.utils.data.TensorDataset(x, y), batch_size=32, shuffle=True, drop_last=True,
+    generator=torch.Generator().manual_seed(1),
+)
 model = nn.Sequential(
     nn.Linear(2, 64),
     nn.ReLU(),
@@ -31,20 +36,21 @@ model = nn.Sequential(
 )
 print(model)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9, weight_decay=1e-4, nesterov=True)
-scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=20, gamma=0.5)
-for step in range(60):
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+step = 0
+for epoch in range(6):
     model.train()
-    perm = torch.randperm(len(y))[:128]
-    logits = model(x[perm])
-    loss = F.cross_entropy(logits, y[perm])
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+    for xb, yb in loader:
+        loss = F.cross_entropy(model(xb), yb)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 9 == 0:
+            print(f"epoch {epoch} step {step} loss {loss.item():.5f} lr {scheduler.get_last_lr()[0]:.4f}")
+        step += 1
     scheduler.step()
-    if step % 10 == 0:
-        print(f"step {step} loss {loss.item():.5f} lr {scheduler.get_last_lr()[0]:.4f}")
 model.eval()
 with torch.no_grad():
     accuracy = (model(x).argmax(1) == y).float().mean().item()
-print(f"accuracy {accuracy:.4f}")
+print(f"steps {step} accuracy {accuracy:.4f}")
 print("weight norm", round(math.sqrt(sum((p.detach() ** 2).sum().item() for p in model.parameters())), 4))

@@ -1,16 +1,13 @@
 // Loss functions built from other operators (device-generic).
 #include "ember/ops/Ops.h"
+#include "ember/ops/native/LossChecks.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::native {
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   EMBER_CHECK(reduction >= 0 && reduction <= 2, reduction, " is not a valid value for reduction");
-  const ScalarType common = promote_types(self.dtype(), target.dtype());
-  if (!is_floating_type(common)) {
-    const std::string_view name = legacy_type_name(common);
-    throw NotImplementedError(str_cat("\"mse_cpu\" not implemented for '", name.substr(0, name.size() - 6), "'"));
-  }
+  check_float_loss("mse_cpu", self, target);
   Tensor diff = self - target;
   Tensor sq = diff * diff;
   if (reduction == 0) return sq;

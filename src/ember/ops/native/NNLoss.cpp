@@ -9,6 +9,7 @@
 
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/native/LossChecks.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -328,6 +329,7 @@ Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad_output, cons
 
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  check_float_loss("smooth_l1_cpu", self, target);
   Tensor z = (self - target).abs();
   if (beta == 0) return apply_reduction(z, reduction);
   Tensor quad = Scalar(0.5) * z * z / Scalar(beta);
@@ -348,6 +350,7 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
 
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  check_float_loss("huber_cpu", self, target);
   Tensor z = (self - target).abs();
   Tensor quad = Scalar(0.5) * z * z;
   Tensor lin = Scalar(delta) * (z - Scalar(0.5 * delta));
