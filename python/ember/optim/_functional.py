@@ -33,6 +33,14 @@ def addcdiv_(self, t1, t2, value=1.0):
     return self.add_(t1.mul(value).div(t2) if value != 1 else t1.div(t2))
 
 
+def run_closure(closure):
+    """The loss of an optimizer step's closure, evaluated with grad enabled."""
+    if closure is None:
+        return None
+    with ember.enable_grad():
+        return closure()
+
+
 def step_tensor():
     """The per-parameter step counter: a 0-dim float tensor, as PyTorch."""
     dtype = ember.float64 if ember.get_default_dtype() == ember.float64 else ember.float32

@@ -31,10 +31,7 @@ class Adagrad(Optimizer):
                 state["sum"] = ember.full_like(p, group["initial_accumulator_value"])
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
+        loss = _f.run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
                 lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]

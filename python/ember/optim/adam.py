@@ -33,10 +33,7 @@ class Adam(Optimizer):
             group.setdefault("decoupled_weight_decay", False)
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
+        loss = _f.run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
                 self._update_group(group)

@@ -25,10 +25,7 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
+        loss = _f.run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
                 lr, alpha, eps = group["lr"], group["alpha"], group["eps"]

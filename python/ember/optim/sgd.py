@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ember
+from ember.optim import _functional as _f
 from ember.optim.optimizer import Optimizer
 
 
@@ -23,10 +24,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
+        loss = _f.run_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]

@@ -400,23 +400,30 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
 
+def _cell_inputs(cell, name, input, hx):
+    """(input, hx, batched) of an RNN or GRU cell: 1-D input gets a batch dim,
+    a missing hidden state is zeros."""
+    if input.dim() not in (1, 2):
+        raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+    if hx is not None and hx.dim() not in (1, 2):
+        raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+    batched = input.dim() == 2
+    if not batched:
+        input = input.unsqueeze(0)
+    if hx is None:
+        hx = ember.zeros((input.size(0), cell.hidden_size), dtype=input.dtype)
+    elif not batched:
+        hx = hx.unsqueeze(0)
+    return input, hx, batched
+
+
 class RNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        batched = input.dim() == 2
-        if not batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = ember.zeros((input.size(0), self.hidden_size), dtype=input.dtype)
-        elif not batched:
-            hx = hx.unsqueeze(0)
+        input, hx, batched = _cell_inputs(self, "RNNCell", input, hx)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         x_proj = F.linear(input, self.weight_ih, self.bias_ih)
@@ -454,17 +461,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        batched = input.dim() == 2
-        if not batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = ember.zeros((input.size(0), self.hidden_size), dtype=input.dtype)
-        elif not batched:
-            hx = hx.unsqueeze(0)
+        input, hx, batched = _cell_inputs(self, "GRUCell", input, hx)
         x_proj = F.linear(input, self.weight_ih, self.bias_ih)
         ret = _gru_step(x_proj, hx, self.weight_hh.t(), self.bias_hh)
         return ret if batched else ret.squeeze(0)
