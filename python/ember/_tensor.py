@@ -5,9 +5,10 @@ from __future__ import annotations
 from ember import _C
 from ember import _numpy as _np
 from ember._conversions import ConversionMethods
+from ember._inplace_views import InplaceViewMethods
 
 
-class Tensor(ConversionMethods, _C.TensorBase):
+class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Computes the gradient of this tensor w.r.t. the graph leaves."""
         from ember import autograd

@@ -263,6 +263,21 @@ PyObject* m_data_ptr(PyObject* self, PyObject*) {
   return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr());
 }
 
+// x._adopt_view_(v): x takes the sizes, strides and offset of v, a view of
+// x's storage, and counts as modified; the in-place view methods (t_,
+// unsqueeze_, ...) in python/ember/_inplace_views.py are built on it.
+PyObject* m_adopt_view_(PyObject* self, PyObject* arg) {
+  EMBER_PY_TRY
+  if (!is_tensor(arg)) throw TypeError("_adopt_view_(): expected a tensor");
+  TensorImpl* dst = unpack_tensor(self).unsafeGetTensorImpl();
+  const Tensor& view = unpack_tensor(arg);
+  dst->set_sizes_and_strides(view.sizes(), view.strides(), view.storage_offset());
+  dst->bump_version();
+  Py_INCREF(self);
+  return self;
+  EMBER_PY_CATCH
+}
+
 PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, bool stride) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
@@ -466,6 +481,7 @@ PyMethodDef tensor_methods[] = {
     {"is_contiguous", m_is_contiguous, METH_NOARGS, nullptr},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
     {"element_size", m_element_size, METH_NOARGS, nullptr},
+    {"_adopt_view_", m_adopt_view_, METH_O, nullptr},
     {"data_ptr", m_data_ptr, METH_NOARGS, nullptr},
     {"size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_size)), METH_FASTCALL, nullptr},
     {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)), METH_FASTCALL, nullptr},
