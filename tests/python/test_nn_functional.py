@@ -451,3 +451,16 @@ def test_embedding_renorm_in_place_as_torch():
     want = T.embedding_renorm_(w, T.tensor(idx), 1.5, 2.0)
     assert got is ew
     assert T.allclose(T.tensor(ew.tolist()), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 7), (7, 3), (6, 2, 3)])
+def test_orthogonal_init_as_torch(shape):
+    import torch as T
+
+    T.manual_seed(3)
+    ember.manual_seed(3)
+    want = T.nn.init.orthogonal_(T.empty(shape), gain=1.5)
+    got = ember.nn.init.orthogonal_(ember.empty(shape), gain=1.5)
+    assert T.allclose(T.tensor(got.tolist()), want, atol=2e-5)
+    with pytest.raises(ValueError, match="2 or more dimensions"):
+        ember.nn.init.orthogonal_(ember.empty(3))

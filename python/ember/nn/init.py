@@ -192,3 +192,33 @@ def dirac_(tensor, groups=1):
             for d in range(min_dim):
                 tensor[(g * per_group + d, d) + centre] = 1
     return tensor
+
+
+def orthogonal_(tensor, gain: float = 1.0, generator=None):
+    """Fills tensor (flattened to rows x rest) with a (semi-)orthogonal
+    matrix: the Q of a QR factorisation of standard normal draws, its columns
+    signed by the diagonal of R, times gain. The normal draws are PyTorch's
+    (same generator stream); the factorisation runs in float64 through NumPy's
+    LAPACK, so values agree with PyTorch's float32 LAPACK to rounding."""
+    import numpy as np
+
+    import ember
+
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    draws = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    a = draws.to(ember.float64).numpy()
+    if rows < cols:
+        a = a.T
+    q, r = np.linalg.qr(a)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        tensor.view(rows, cols).copy_(ember.from_numpy(np.ascontiguousarray(q)).to(tensor.dtype))
+        tensor.mul_(gain)
+    return tensor
