@@ -20,11 +20,14 @@ def _preload_blas():
     # 2^4 makes them sleep at once; waking them costs microseconds. Read by
     # OpenBLAS when it loads, so it must be set before.
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-    try:
-        import scipy_openblas32 as blas
-    except ImportError:
+    # The package's folder, found without importing it (its __init__ reads
+    # package metadata, a third of Ember's import time).
+    from importlib.util import find_spec
+
+    spec = find_spec("scipy_openblas32")
+    if spec is None or not spec.submodule_search_locations:
         return
-    path = os.path.join(blas.get_lib_dir(), f"lib{blas.get_library()}.so")
+    path = os.path.join(list(spec.submodule_search_locations)[0], "lib", "libscipy_openblas.so")
     if os.path.exists(path):
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
 

@@ -4,16 +4,16 @@ summarisation, 80-column wrapping, suffixes), so output matches byte for byte.""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 
-@dataclass
 class _PrintOptions:
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: bool | None = None
+    # a plain class: dataclasses would add a sixth of Ember's import time
+    def __init__(self):
+        self.precision = 4
+        self.threshold = 1000
+        self.edgeitems = 3
+        self.linewidth = 80
+        self.sci_mode = None
 
 
 PRINT_OPTS = _PrintOptions()

@@ -50,7 +50,6 @@ import pickle
 import struct
 import sys
 import types
-import zipfile
 import zlib
 from collections import Counter, OrderedDict
 
@@ -708,6 +707,8 @@ class _ZipReader:
     tensor memory (or mapped from the file, mmap=True)."""
 
     def __init__(self, stream, mapped=None):
+        import zipfile  # imported on first use, not with ember
+
         self.stream = stream
         try:
             self.zf = zipfile.ZipFile(stream)
@@ -743,7 +744,7 @@ class _ZipReader:
             raise RuntimeError(
                 f"PytorchStreamReader: record {name} holds {info.file_size} bytes, expected {nbytes}"
             )
-        if info.compress_type != zipfile.ZIP_STORED:
+        if info.compress_type != 0:  # not zipfile.ZIP_STORED
             raw = self.zf.read(info)
             return UntypedStorage.from_buffer(raw) if nbytes else UntypedStorage(0)
         offset = self._data_offset(info)
@@ -814,6 +815,8 @@ def _load_stream(stream, path, map_location, weights_only, use_mmap, pickle_load
     if not (hasattr(stream, "seekable") and hasattr(stream, "readinto")):
         stream = io.BytesIO(stream.read())  # a minimal file-like object (read/seek/tell)
     start = stream.tell()
+    import zipfile
+
     if not zipfile.is_zipfile(stream):
         stream.seek(start)
         if use_mmap:

@@ -13,4 +13,13 @@ def _installed_cmake_prefix_path():
 #: Folder to pass as CMAKE_PREFIX_PATH so that find_package(Ember) finds this install.
 cmake_prefix_path = _installed_cmake_prefix_path()
 
-from ember.utils import data  # noqa: E402,F401  (torch.utils.data is imported with torch)
+
+
+def __getattr__(name):
+    # ember.utils.data is imported on first use (as an attribute or by
+    # `import ember.utils.data`), not with ember: it is a tenth of the import time.
+    if name == "data":
+        import importlib
+
+        return importlib.import_module("ember.utils.data")
+    raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

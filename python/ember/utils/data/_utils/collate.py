@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections.abc
 import copy
 import re
+import sys
 
 import ember
 from ember import _C
@@ -67,6 +68,8 @@ def collate(batch, *, collate_fn_map=None):
     mappings, named tuples and sequences are collated field by field."""
     elem = batch[0]
     elem_type = type(elem)
+    if not _numpy_entries_added and "numpy" in sys.modules:
+        _add_numpy_entries()
     if collate_fn_map is not None:
         if elem_type in collate_fn_map:
             return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
@@ -167,17 +170,27 @@ def collate_str_fn(batch, *, collate_fn_map=None):
 
 
 default_collate_fn_map = {ember.Tensor: collate_tensor_fn}
-try:
-    import numpy as _np
-
-    default_collate_fn_map[_np.ndarray] = collate_numpy_array_fn
-    default_collate_fn_map[(_np.bool_, _np.number, _np.object_)] = collate_numpy_scalar_fn
-except ImportError:  # pragma: no cover
-    pass
 default_collate_fn_map[float] = collate_float_fn
 default_collate_fn_map[int] = collate_int_fn
 default_collate_fn_map[str] = collate_str_fn
 default_collate_fn_map[bytes] = collate_str_fn
+_numpy_entries_added = False
+
+
+def _add_numpy_entries():
+    """The NumPy entries of default_collate_fn_map, right after Tensor's as in
+    PyTorch (np.float64 is a float, so the order matters). Added on the first
+    collate after NumPy is imported, so `import ember` does not import NumPy."""
+    global _numpy_entries_added
+    import numpy as np
+
+    _numpy_entries_added = True
+    rest = [(k, v) for k, v in default_collate_fn_map.items() if k is not ember.Tensor]
+    for k, _ in rest:
+        del default_collate_fn_map[k]
+    default_collate_fn_map[np.ndarray] = collate_numpy_array_fn
+    default_collate_fn_map[(np.bool_, np.number, np.object_)] = collate_numpy_scalar_fn
+    default_collate_fn_map.update(rest)
 
 
 def default_collate(batch):
