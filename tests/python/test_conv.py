@@ -549,3 +549,36 @@ def test_convolution_and_max_pool2d_with_indices_entry_points():
     ev, ei = ember.nn.functional.max_pool2d_with_indices(ex, 2, 2)
     tv, ti = T.nn.functional.max_pool2d_with_indices(x, 2, 2)
     assert ev.tolist() == tv.tolist() and ei.tolist() == ti.tolist()
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, (2, 1), "same"])
+def test_conv2d_padding_modes_as_torch(mode, padding):
+    import torch as T
+
+    T.manual_seed(0)
+    tm = T.nn.Conv2d(2, 3, 3, padding=padding, padding_mode=mode).double()
+    em = ember.nn.Conv2d(2, 3, 3, padding=padding, padding_mode=mode).double()
+    em.weight.data = ember.tensor(tm.weight.tolist(), dtype=ember.float64)
+    em.bias.data = ember.tensor(tm.bias.tolist(), dtype=ember.float64)
+    x = T.randn(2, 2, 5, 6, dtype=T.float64, requires_grad=True)
+    ex = ember.tensor(x.tolist(), dtype=ember.float64, requires_grad=True)
+    want, got = tm(x), em(ex)
+    assert repr(em) == repr(tm)
+    assert T.allclose(T.tensor(got.tolist(), dtype=T.float64), want.detach())
+    want.sum().backward()
+    got.sum().backward()
+    assert T.allclose(T.tensor(ex.grad.tolist(), dtype=T.float64), x.grad)
+    assert T.allclose(T.tensor(em.weight.grad.tolist(), dtype=T.float64), tm.weight.grad)
+
+
+def test_conv1d_padding_mode_reflect_as_torch():
+    import torch as T
+
+    T.manual_seed(1)
+    tm = T.nn.Conv1d(2, 2, 3, padding=2, padding_mode="reflect").double()
+    em = ember.nn.Conv1d(2, 2, 3, padding=2, padding_mode="reflect").double()
+    em.weight.data = ember.tensor(tm.weight.tolist(), dtype=ember.float64)
+    em.bias.data = ember.tensor(tm.bias.tolist(), dtype=ember.float64)
+    x = T.randn(1, 2, 7, dtype=T.float64)
+    assert T.allclose(T.tensor(em(ember.tensor(x.tolist(), dtype=ember.float64)).tolist(), dtype=T.float64), tm(x))

@@ -136,12 +136,6 @@ class _ConvNd(Module):
             s += ", padding_mode={padding_mode}"
         return s.format(**self.__dict__)
 
-    def _check_padding_mode(self):
-        if self.padding_mode != "zeros":
-            raise NotImplementedError(
-                f"ember: padding_mode='{self.padding_mode}' is not implemented yet"
-            )
-
 
 class Conv1d(_ConvNd):
     def __init__(
@@ -176,7 +170,9 @@ class Conv1d(_ConvNd):
         )
 
     def _conv_forward(self, input, weight, bias):
-        self._check_padding_mode()
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv1d(input, weight, bias, self.stride, _single(0), self.dilation, self.groups)
         return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
@@ -216,7 +212,9 @@ class Conv2d(_ConvNd):
         )
 
     def _conv_forward(self, input, weight, bias):
-        self._check_padding_mode()
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv2d(input, weight, bias, self.stride, _pair(0), self.dilation, self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
