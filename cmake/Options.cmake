@@ -30,6 +30,15 @@ elseif(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "" FORCE)
 endif()
 set(CMAKE_CXX_FLAGS_DEBUG "-O0 -g")
+# Extra flags of the per-capability kernels (Note [Kernel optimisation flags]
+# in src/ember/CMakeLists.txt): -O2 and the vectoriser's full cost model.
+if(CMAKE_BUILD_TYPE STREQUAL "Release")
+  set(EMBER_KERNEL_OPT_FLAGS -O2 -fvect-cost-model=dynamic)
+elseif(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  set(EMBER_KERNEL_OPT_FLAGS "")
+else()
+  set(EMBER_KERNEL_OPT_FLAGS -fvect-cost-model=dynamic)
+endif()
 
 # Tests are built by plain CMake builds and by the test command; a pip
 # install of the package skips them unless BUILD_TEST=1.

@@ -193,6 +193,7 @@ void backward_loop(const TensorIterator& it, double a, double b, double c) {
   }
 
 void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), activation_stub, it, op, a, b, c);
   EMBER_ACTIVATION_CASES(forward_loop)
 }
 

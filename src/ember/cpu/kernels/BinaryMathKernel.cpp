@@ -184,6 +184,7 @@ T shift_right(T a, T b) {
 }
 
 void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flags) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), binary_math_stub, it, op, flags);
   switch (op) {
     case BinaryOp::Div:
       return binary<false>(it, [](auto a, auto b) { return a / b; });
@@ -288,6 +289,7 @@ void same_type_loop(const TensorIterator& it, const F& f) {
 }
 
 void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), pow_tensor_scalar_stub, it, exponent);
   const ScalarType t = it.common_dtype();
   const double e = exponent.to_double();
   // float, double and bfloat16 have exact shortcuts for these exponents, as PyTorch does.
@@ -361,6 +363,7 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
 
 void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& min,
                          const std::optional<Scalar>& max) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), clamp_scalar_stub, it, min, max);
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     using acc_t = opmath_t<scalar_t>;
@@ -384,6 +387,7 @@ void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& 
 }
 
 void clamp_tensor_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), clamp_tensor_stub, it);
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     using acc_t = opmath_t<scalar_t>;

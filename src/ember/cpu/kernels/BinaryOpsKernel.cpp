@@ -15,7 +15,8 @@ void f16_binary(const TensorIterator& it, const F& f) {
 }
 
 void add_kernel(const TensorIterator& it, const Scalar& alpha) {
-  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "add", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), add_stub, it, alpha);
+  EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "add", [&] {
     using acc_t = opmath_t<scalar_t>;
     if constexpr (std::is_same_v<scalar_t, bool>) {
       bool a = alpha.to<bool>();
@@ -45,7 +46,8 @@ void add_kernel(const TensorIterator& it, const Scalar& alpha) {
 }
 
 void mul_kernel(const TensorIterator& it) {
-  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "mul", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), mul_stub, it);
+  EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "mul", [&] {
     using acc_t = opmath_t<scalar_t>;
     if constexpr (is_16bit_float_v<scalar_t>) {
       f16_binary<scalar_t>(it, [](float x, float y) { return x * y; });
@@ -64,7 +66,8 @@ void mul_kernel(const TensorIterator& it) {
 }
 
 void neg_kernel(const TensorIterator& it) {
-  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "neg", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), neg_stub, it);
+  EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "neg", [&] {
     using acc_t = opmath_t<scalar_t>;
     if constexpr (std::is_same_v<scalar_t, bool>) {
       throw Error(

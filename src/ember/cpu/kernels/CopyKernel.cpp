@@ -9,7 +9,8 @@ inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
 void fill_kernel(const TensorIterator& it, const Scalar& value) {
-  EMBER_DISPATCH_ALL_TYPES(it.common_dtype(), "fill_", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), fill_stub, it, value);
+  EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "fill_", [&] {
     const scalar_t vi = value.is_floating_point() ? convert<scalar_t>(value.to<double>())
                         : value.is_bool()           ? convert<scalar_t>(value.to<bool>())
                                                     : convert<scalar_t>(value.to<int64_t>());
@@ -37,9 +38,10 @@ void copy_kernel(const TensorIterator& it) {
     });
     return;
   }
-  EMBER_DISPATCH_ALL_TYPES(dst, "copy_", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(has_loops_for(src) ? dst : src, copy_stub, it);
+  EMBER_DISPATCH_KERNEL_TYPES(dst, "copy_", [&] {
     using dst_t = scalar_t;
-    EMBER_DISPATCH_ALL_TYPES(src, "copy_", [&] {
+    EMBER_DISPATCH_KERNEL_TYPES(src, "copy_", [&] {
       using src_t = scalar_t;
       it.for_each([](char** d, const int64_t* s, int64_t n) {
         unary_loop<dst_t, src_t>(d, s, n, [](src_t x) { return convert<dst_t>(x); });

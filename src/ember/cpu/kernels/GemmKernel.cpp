@@ -81,7 +81,8 @@ void gemm_typed(const GemmArgs& g) {
 }
 
 void gemm_kernel(const GemmArgs& g) {
-  EMBER_DISPATCH_ALL_TYPES(g.dtype, "addmm_impl_cpu_", [&] { gemm_typed<scalar_t>(g); });
+  EMBER_USE_BASELINE_KERNEL_FOR(g.dtype, gemm_stub, g);
+  EMBER_DISPATCH_KERNEL_TYPES(g.dtype, "addmm_impl_cpu_", [&] { gemm_typed<scalar_t>(g); });
 }
 
 }  // namespace

@@ -199,7 +199,8 @@ void run_copy(const IndexGeometry& g, char* idx_base, char* lin_base, IndexMode 
 
 void index_kernel(const IndexGeometry& g, char* idx_base, char* lin_base, ScalarType dtype, IndexMode mode) {
   if (mode == IndexMode::Accumulate) {
-    EMBER_DISPATCH_ALL_TYPES(dtype, "index_put_", [&] {
+    EMBER_USE_BASELINE_KERNEL_FOR(dtype, index_stub, g, idx_base, lin_base, dtype, mode);
+    EMBER_DISPATCH_KERNEL_TYPES(dtype, "index_put_", [&] {
       run<scalar_t, IndexMode::Accumulate>(g, reinterpret_cast<scalar_t*>(idx_base),
                                            reinterpret_cast<scalar_t*>(lin_base));
     });
@@ -219,7 +220,8 @@ void index_kernel(const IndexGeometry& g, char* idx_base, char* lin_base, Scalar
 }
 
 void masked_fill_kernel(const TensorIterator& it, const Scalar& value) {
-  EMBER_DISPATCH_ALL_TYPES(it.dtype(0), "masked_fill_", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.dtype(0), masked_fill_stub, it, value);
+  EMBER_DISPATCH_KERNEL_TYPES(it.dtype(0), "masked_fill_", [&] {
     const scalar_t v = value.is_floating_point() ? convert<scalar_t>(value.to<double>())
                        : value.is_bool()         ? convert<scalar_t>(value.to<bool>())
                                                  : convert<scalar_t>(value.to<int64_t>());

@@ -4,10 +4,51 @@
 
 #include <cstdint>
 
+#include "ember/core/Error.h"
 #include "ember/core/ScalarType.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
+
+// Note [Vector builds compile the floating types]
+// The baseline build of a kernel file has loops for every dtype; the AVX2
+// and AVX-512 builds only for float, double, float16 and bfloat16. A kernel
+// of a vector build hands bool and integer tensors to the baseline build of
+// itself (EMBER_USE_BASELINE_KERNEL_FOR), so every dtype works on every CPU
+// while the integer loops, rarely the hot ones, are compiled once instead
+// of three times: that is about a third of the kernels' compile time.
+#if EMBER_CPU_BASELINE_BUILD
+constexpr bool kBaselineBuild = true;
+#else
+constexpr bool kBaselineBuild = false;
+#endif
+
+// True when this build of the kernels has loops for dtype t.
+inline bool has_loops_for(ScalarType t) { return kBaselineBuild || is_floating_type(t); }
+
+// First statement of a kernel whose loops dispatch on `dtype`: returns the
+// result of the baseline build's kernel of `stub` (called with the
+// remaining arguments) when this build has no loops for `dtype`.
+#define EMBER_USE_BASELINE_KERNEL_FOR(dtype, stub, ...) \
+  if (!::ember::cpu::has_loops_for(dtype)) return (stub).table[0](__VA_ARGS__)
+
+// EMBER_DISPATCH_ALL_TYPES limited to the dtypes this build has loops for.
+#if EMBER_CPU_BASELINE_BUILD
+#define EMBER_DISPATCH_KERNEL_TYPES EMBER_DISPATCH_ALL_TYPES
+#else
+#define EMBER_DISPATCH_KERNEL_TYPES(DTYPE, OPNAME, ...)                                   \
+  [&] {                                                                                  \
+    switch (DTYPE) {                                                                     \
+      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                              \
+      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                     \
+      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                   \
+      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                      \
+      default:                                                                           \
+        EMBER_INTERNAL_ASSERT(false, OPNAME, ": no loops for ", ::ember::scalar_type_name(DTYPE), \
+                              " in this build");                                         \
+    }                                                                                    \
+  }()
+#endif
 
 // out[i] = op(a[i], b[i]) with fast paths for contiguous and scalar operands.
 template <typename T, typename Op>

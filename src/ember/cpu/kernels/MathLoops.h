@@ -21,21 +21,24 @@ struct TypeTag {
 
 // Calls f(TypeTag<T>{}) for the C++ type T of dtype t. Unlike
 // EMBER_DISPATCH_ALL_TYPES, f is a template, so `if constexpr` branches that
-// do not apply to T are not compiled for it.
+// do not apply to T are not compiled for it. Vector builds have the floating
+// types only (Note [Vector builds compile the floating types]).
 template <typename F>
 inline void dispatch_types(ScalarType t, const F& f) {
   switch (t) {
+    case ScalarType::Half: return f(TypeTag<Half>{});
+    case ScalarType::Float: return f(TypeTag<float>{});
+    case ScalarType::Double: return f(TypeTag<double>{});
+    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
+#if EMBER_CPU_BASELINE_BUILD
     case ScalarType::Byte: return f(TypeTag<uint8_t>{});
     case ScalarType::Char: return f(TypeTag<int8_t>{});
     case ScalarType::Short: return f(TypeTag<int16_t>{});
     case ScalarType::Int: return f(TypeTag<int32_t>{});
     case ScalarType::Long: return f(TypeTag<int64_t>{});
-    case ScalarType::Half: return f(TypeTag<Half>{});
-    case ScalarType::Float: return f(TypeTag<float>{});
-    case ScalarType::Double: return f(TypeTag<double>{});
     case ScalarType::Bool: return f(TypeTag<bool>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: EMBER_INTERNAL_ASSERT(false, "dispatch on an undefined dtype");
+#endif
+    default: EMBER_INTERNAL_ASSERT(false, "kernel: no loops for ", scalar_type_name(t), " in this build");
   }
 }
 

@@ -16,6 +16,7 @@
 #endif
 
 #include "ember/cpu/RandomStubs.h"
+#include "ember/cpu/kernels/Loops.h"
 
 // Note [Random streams]
 // Every kernel draws from the generator's MT19937 stream in the order PyTorch
@@ -453,15 +454,17 @@ void normal_kernel(const TensorBase& self, double mean, double std, GeneratorImp
 template <typename F>
 void dispatch_random_types(ScalarType t, const char* name, const F& f) {
   switch (t) {
+#if EMBER_CPU_BASELINE_BUILD
     case ScalarType::Byte: return f(uint8_t());
     case ScalarType::Char: return f(int8_t());
     case ScalarType::Short: return f(int16_t());
     case ScalarType::Int: return f(int32_t());
     case ScalarType::Long: return f(int64_t());
+    case ScalarType::Bool: return f(bool());
+#endif
     case ScalarType::Half: return f(Half());
     case ScalarType::Float: return f(float());
     case ScalarType::Double: return f(double());
-    case ScalarType::Bool: return f(bool());
     case ScalarType::BFloat16: return f(BFloat16());
     default:
       throw NotImplementedError(str_cat("\"", name, "\" not implemented for '",
@@ -490,6 +493,7 @@ inline T from_int64(int64_t v) {
 }
 
 void random_from_to_kernel(const TensorBase& self, uint64_t range, int64_t base, GeneratorImpl* g) {
+  EMBER_USE_BASELINE_KERNEL_FOR(self.dtype(), random_from_to_stub, self, range, base, g);
   dispatch_random_types(self.dtype(), "random_from_to_kernel_cpu", [&](auto tag) {
     using T = decltype(tag);
     // PyTorch 2.13 takes a 64-bit draw from a range of 2^28 on, for every dtype.
@@ -502,6 +506,7 @@ void random_from_to_kernel(const TensorBase& self, uint64_t range, int64_t base,
 }
 
 void random_full_range_kernel(const TensorBase& self, GeneratorImpl* g) {
+  EMBER_USE_BASELINE_KERNEL_FOR(self.dtype(), random_full_range_stub, self, g);
   const ScalarType t = self.dtype();
   if (t == ScalarType::Bool || t == ScalarType::Half) {
     throw NotImplementedError(str_cat("\"random_full_64_bits_range_kernel_cpu\" not implemented for '",
@@ -516,6 +521,7 @@ void random_full_range_kernel(const TensorBase& self, GeneratorImpl* g) {
 }
 
 void random_kernel(const TensorBase& self, GeneratorImpl* g) {
+  EMBER_USE_BASELINE_KERNEL_FOR(self.dtype(), random_stub, self, g);
   dispatch_random_types(self.dtype(), "random_kernel_cpu", [&](auto tag) {
     using T = decltype(tag);
     fill_serial<T>(self, [&]() -> T {
@@ -546,6 +552,7 @@ void exponential_kernel(const TensorBase& self, double lambda, GeneratorImpl* g)
 }
 
 void bernoulli_scalar_kernel(const TensorBase& self, double p, GeneratorImpl* g) {
+  EMBER_USE_BASELINE_KERNEL_FOR(self.dtype(), bernoulli_scalar_stub, self, p, g);
   dispatch_random_types(self.dtype(), "bernoulli_scalar_cpu_", [&](auto tag) {
     using T = decltype(tag);
     const T one = from_int64<T>(1), zero = from_int64<T>(0);
@@ -554,6 +561,7 @@ void bernoulli_scalar_kernel(const TensorBase& self, double p, GeneratorImpl* g)
 }
 
 void bernoulli_tensor_kernel(const TensorBase& self, const TensorBase& p, GeneratorImpl* g) {
+  EMBER_USE_BASELINE_KERNEL_FOR(self.dtype(), bernoulli_tensor_stub, self, p, g);
   dispatch_random_types(self.dtype(), "bernoulli_tensor_cpu_self_", [&](auto tag) {
     using T = decltype(tag);
     const T one = from_int64<T>(1), zero = from_int64<T>(0);

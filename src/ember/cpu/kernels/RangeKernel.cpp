@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "ember/cpu/RangeStubs.h"
+#include "ember/cpu/kernels/Loops.h"
 #include "ember/core/ScalarType.h"
 #include "ember/ops/Parallel.h"
 
@@ -39,11 +40,13 @@ void for_each_chunk(int64_t n, const F& f) {
 template <typename F>
 void dispatch_numeric(ScalarType t, const F& f) {
   switch (t) {
+#if EMBER_CPU_BASELINE_BUILD
     case ScalarType::Byte: return f(uint8_t());
     case ScalarType::Char: return f(int8_t());
     case ScalarType::Short: return f(int16_t());
     case ScalarType::Int: return f(int32_t());
     case ScalarType::Long: return f(int64_t());
+#endif
     case ScalarType::Half: return f(Half());
     case ScalarType::Float: return f(float());
     case ScalarType::Double: return f(double());
@@ -138,6 +141,7 @@ void logspace_typed(T* d, int64_t steps, const RangeBounds& a, double base) {
 }
 
 void arange_kernel(const TensorBase& out, const RangeBounds& a) {
+  EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), arange_stub, out, a);
   dispatch_numeric(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     arange_typed(static_cast<T*>(out.data_ptr()), out.numel(), a);
@@ -145,6 +149,7 @@ void arange_kernel(const TensorBase& out, const RangeBounds& a) {
 }
 
 void linspace_kernel(const TensorBase& out, const RangeBounds& a) {
+  EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), linspace_stub, out, a);
   dispatch_numeric(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     linspace_typed(static_cast<T*>(out.data_ptr()), out.numel(), a);
@@ -152,6 +157,7 @@ void linspace_kernel(const TensorBase& out, const RangeBounds& a) {
 }
 
 void logspace_kernel(const TensorBase& out, const RangeBounds& a, double base) {
+  EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), logspace_stub, out, a, base);
   dispatch_numeric(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     logspace_typed(static_cast<T*>(out.data_ptr()), out.numel(), a, base);

@@ -173,28 +173,35 @@ template <typename Acc, typename F>
 inline Acc cascade_sum(int64_t begin, int64_t n, const F& f) {
   constexpr int64_t kLanes = 16;
   constexpr int64_t kBlock = 512;
-  if (n <= kBlock) {
-    Acc lanes[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int64_t j = 0; j < kLanes; ++j) lanes[j] += f(begin + i + j);
+  if constexpr (std::is_integral_v<Acc>) {
+    // Integer sums are exact (modulo 2^64) in any order.
+    Acc r = Acc(0);
+    for (int64_t i = 0; i < n; ++i) r += f(begin + i);
+    return r;
+  } else {
+    if (n <= kBlock) {
+      Acc lanes[kLanes] = {};
+      int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes) {
+        for (int64_t j = 0; j < kLanes; ++j) lanes[j] += f(begin + i + j);
+      }
+      Acc tail = Acc(0);
+      for (; i < n; ++i) tail += f(begin + i);
+      for (int64_t w = kLanes / 2; w > 0; w /= 2) {
+        for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
+      }
+      return lanes[0] + tail;
     }
-    Acc tail = Acc(0);
-    for (; i < n; ++i) tail += f(begin + i);
-    for (int64_t w = kLanes / 2; w > 0; w /= 2) {
-      for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
-    }
-    return lanes[0] + tail;
+    const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
+    return cascade_sum<Acc>(begin, half, f) + cascade_sum<Acc>(begin + half, n - half, f);
   }
-  const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
-  return cascade_sum<Acc>(begin, half, f) + cascade_sum<Acc>(begin + half, n - half, f);
 }
 
 // Column sums with the same cascade over rows: acc[c] += sum_r f(x[r*rs + c]).
 template <typename Acc, typename T, typename F>
 inline void cascade_columns(const T* x, int64_t rows, int64_t rs, int64_t nc, Acc* acc, const F& f) {
   constexpr int64_t kRows = 16;
-  if (rows <= kRows) {
+  if (std::is_integral_v<Acc> || rows <= kRows) {
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * rs;
       for (int64_t c = 0; c < nc; ++c) acc[c] += f(row[c]);

@@ -281,7 +281,8 @@ void reduce_typed(const ReducePlan& p, ReduceOp op, double divisor) {
 }
 
 void reduce_kernel(const ReducePlan& p, ReduceOp op, double divisor) {
-  EMBER_DISPATCH_ALL_TYPES(p.in_dtype, "reduce", [&] { reduce_typed<scalar_t>(p, op, divisor); });
+  EMBER_USE_BASELINE_KERNEL_FOR(p.in_dtype, reduce_stub, p, op, divisor);
+  EMBER_DISPATCH_KERNEL_TYPES(p.in_dtype, "reduce", [&] { reduce_typed<scalar_t>(p, op, divisor); });
 }
 
 // ---- vector norms -------------------------------------------------------------------------

@@ -262,7 +262,8 @@ void arg_reduce_typed(const ReducePlan& p) {
 }
 
 void arg_reduce_kernel(const ReducePlan& p, bool is_max) {
-  EMBER_DISPATCH_ALL_TYPES(p.in_dtype, is_max ? "max" : "min", [&] {
+  EMBER_USE_BASELINE_KERNEL_FOR(p.in_dtype, arg_reduce_stub, p, is_max);
+  EMBER_DISPATCH_KERNEL_TYPES(p.in_dtype, is_max ? "max" : "min", [&] {
     if (is_max) {
       arg_reduce_typed<scalar_t, true>(p);
     } else {

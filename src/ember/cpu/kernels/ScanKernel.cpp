@@ -69,7 +69,8 @@ void scan_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t
 }
 
 void scan_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), is_prod ? "cumprod" : "cumsum",
+  EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), scan_stub, in, out, outer, n, inner, is_prod);
+  EMBER_DISPATCH_KERNEL_TYPES(out.dtype(), is_prod ? "cumprod" : "cumsum",
                            [&] { scan_typed<scalar_t>(in, out, outer, n, inner, is_prod); });
 }
 

@@ -164,6 +164,7 @@ void sort_lines(int64_t n, int64_t lines, bool descending, const SortLine* per_l
 }
 
 void sort_kernel(ScalarType dtype, int64_t n, int64_t lines, bool descending, bool stable, const SortLine* per_line) {
+  EMBER_USE_BASELINE_KERNEL_FOR(dtype, sort_stub, dtype, n, lines, descending, stable, per_line);
   dispatch_types(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (stable) {
@@ -218,6 +219,7 @@ void topk_lines(int64_t n, int64_t k, int64_t lines, bool largest, bool sorted, 
 
 void topk_kernel(ScalarType dtype, int64_t n, int64_t k, int64_t lines, bool largest, bool sorted,
                  const SortLine* per_line) {
+  EMBER_USE_BASELINE_KERNEL_FOR(dtype, topk_stub, dtype, n, k, lines, largest, sorted, per_line);
   dispatch_types(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     topk_lines<T>(n, k, lines, largest, sorted, per_line);
@@ -227,6 +229,7 @@ void topk_kernel(ScalarType dtype, int64_t n, int64_t k, int64_t lines, bool lar
 // PyTorch evaluates self + value * t1 * t2 left to right in the element
 // type (float for 16-bit floats).
 void addc_kernel(const TensorIterator& it, const Scalar& value, bool divide) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), addc_stub, it, value, divide);
   dispatch_types(it.common_dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {

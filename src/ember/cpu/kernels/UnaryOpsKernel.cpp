@@ -92,6 +92,7 @@ constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
 constexpr double kGeluKappa = 0.044715;
 
 void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), unary_math_stub, it, op);
   switch (op) {
     // ---- floating ----------------------------------------------------------------
     case UnaryOp::Exp:
