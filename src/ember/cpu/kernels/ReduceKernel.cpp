@@ -1,6 +1,7 @@
 // Value reductions (sum, mean, prod, max, min, all, any) and vector norms,
 // compiled once per CPU capability. See Note [Reduction plan].
 #include "ember/cpu/kernels/ReduceEngine.h"
+#include "ember/cpu/kernels/ReduceVec.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -47,7 +48,11 @@ struct SumOp {
   }
   acc_t identity() const { return acc_t(0); }
   acc_t contig(const T* x, int64_t n) const {
-    return cascade_sum<acc_t>(0, n, [x](int64_t i) { return val(x[i]); });
+    if constexpr (has_vec_leaf_v<T> && !kNan) {
+      return vec_cascade_sum(x, n, [](auto v) { return v; });  // Note [Vector reduction leaves]
+    } else {
+      return cascade_sum<acc_t>(0, n, [x](int64_t i) { return val(x[i]); });
+    }
   }
   acc_t strided(const T* x, int64_t n, int64_t s) const {
     return cascade_sum<acc_t>(0, n, [x, s](int64_t i) { return val(x[i * s]); });
@@ -133,6 +138,7 @@ struct MinMaxOp {
   }
   acc_t identity() const { return kMax ? lowest_value<acc_t>() : highest_value<acc_t>(); }
   acc_t contig(const T* x, int64_t n) const {
+    if constexpr (has_vec_leaf_v<T>) return vec_extreme<kMax>(x, n);
     constexpr int kLanes = 16;
     acc_t lanes[kLanes];
     bool nan[kLanes] = {};
@@ -316,7 +322,11 @@ struct NormOp {
     return acc_t(0);
   }
   acc_t contig(const T* x, int64_t n) const {
-    if constexpr (kSum) {
+    if constexpr (has_vec_leaf_v<T> && K == NormKind::One) {
+      return vec_cascade_sum(x, n, [](auto v) { return abs_any(v); });
+    } else if constexpr (has_vec_leaf_v<T> && K == NormKind::Two) {
+      return vec_cascade_sum(x, n, [](auto v) { return v * v; });
+    } else if constexpr (kSum) {
       return cascade_sum<acc_t>(0, n, [this, x](int64_t i) { return val(x[i]); });
     } else {
       acc_t r = identity();
