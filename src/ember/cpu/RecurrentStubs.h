@@ -21,6 +21,12 @@ struct LstmCellArgs {
   const void* cy_in;   // the forward's cy
   void* grad_gates;    // backward outputs
   void* grad_cx;
+  // Forward: also write the activated gates (sigmoid i, f, o; tanh g) here;
+  // may be null, or equal to gates (in place).
+  void* gates_act = nullptr;
+  // Backward: gates holds activated gates (as gates_act wrote them), not
+  // pre-activations.
+  bool activated = false;
 };
 
 using LstmCellFn = void (*)(const LstmCellArgs&, ScalarType, int64_t begin, int64_t end);

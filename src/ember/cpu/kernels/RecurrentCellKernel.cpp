@@ -28,22 +28,34 @@ inline void st(T* p, V v) {
   if constexpr (std::is_same_v<V, Vf>) vecmath::store(p, v); else *p = v;
 }
 
-template <typename V, typename T>
+template <typename V, typename T, bool Act>
 inline void forward_at(const LstmCellArgs& a, int64_t r, int64_t j) {
   const int64_t h = a.hidden;
   const T* g = static_cast<const T*>(a.gates) + r * 4 * h + j;
   const V i = sigm(ld<V>(g)), f = sigm(ld<V>(g + h)), c = tnh(ld<V>(g + 2 * h)), o = sigm(ld<V>(g + 3 * h));
+  if constexpr (Act) {
+    T* ga = static_cast<T*>(a.gates_act) + r * 4 * h + j;
+    st<V>(ga, i);
+    st<V>(ga + h, f);
+    st<V>(ga + 2 * h, c);
+    st<V>(ga + 3 * h, o);
+  }
   const V cx = ld<V>(static_cast<const T*>(a.cx) + r * h + j);
   const V cy = f * cx + i * c;
   st<V>(static_cast<T*>(a.cy) + r * h + j, cy);
   st<V>(static_cast<T*>(a.hy) + r * h + j, o * tnh(cy));
 }
 
-template <typename V, typename T>
+template <typename V, typename T, bool Act>
 inline void backward_at(const LstmCellArgs& a, int64_t r, int64_t j) {
   const int64_t h = a.hidden;
   const T* g = static_cast<const T*>(a.gates) + r * 4 * h + j;
-  const V i = sigm(ld<V>(g)), f = sigm(ld<V>(g + h)), c = tnh(ld<V>(g + 2 * h)), o = sigm(ld<V>(g + 3 * h));
+  V i, f, c, o;
+  if constexpr (Act) {
+    i = ld<V>(g), f = ld<V>(g + h), c = ld<V>(g + 2 * h), o = ld<V>(g + 3 * h);
+  } else {
+    i = sigm(ld<V>(g)), f = sigm(ld<V>(g + h)), c = tnh(ld<V>(g + 2 * h)), o = sigm(ld<V>(g + 3 * h));
+  }
   const V cx = ld<V>(static_cast<const T*>(a.cx) + r * h + j);
   const V tc = tnh(ld<V>(static_cast<const T*>(a.cy_in) + r * h + j));
   const V zero = V{} * 0, one = zero + 1;
@@ -60,7 +72,7 @@ inline void backward_at(const LstmCellArgs& a, int64_t r, int64_t j) {
 
 // The last m < kW units of a row: copied into one-vector buffers, run
 // through the vector code, copied back, so every unit sees the same math.
-template <bool Backward>
+template <bool Backward, bool Act>
 void tail(const LstmCellArgs& a, int64_t r, int64_t j) {
   const int64_t h = a.hidden, m = h - j;
   alignas(64) float g[4 * kW] = {}, cx[kW] = {}, cy[kW] = {}, hy[kW] = {}, gh[kW] = {}, gc[kW] = {}, dg[4 * kW],
@@ -73,31 +85,45 @@ void tail(const LstmCellArgs& a, int64_t r, int64_t j) {
     std::copy_n(static_cast<const float*>(a.cy_in) + r * h + j, m, cy);
     if (a.grad_h) std::copy_n(static_cast<const float*>(a.grad_h) + r * h + j, m, gh), l.grad_h = gh;
     if (a.grad_c) std::copy_n(static_cast<const float*>(a.grad_c) + r * h + j, m, gc), l.grad_c = gc;
-    backward_at<Vf, float>(l, 0, 0);
+    backward_at<Vf, float, Act>(l, 0, 0);
     float* out = static_cast<float*>(a.grad_gates) + r * 4 * h + j;
     for (int q = 0; q < 4; ++q) std::copy_n(dg + q * kW, m, out + q * h);
     std::copy_n(dcx, m, static_cast<float*>(a.grad_cx) + r * h + j);
   } else {
-    forward_at<Vf, float>(l, 0, 0);
+    l.gates_act = g;  // in place in the buffer, copied out below
+    forward_at<Vf, float, Act>(l, 0, 0);
     std::copy_n(cy, m, static_cast<float*>(a.cy) + r * h + j);
     std::copy_n(hy, m, static_cast<float*>(a.hy) + r * h + j);
+    if constexpr (Act) {
+      float* out = static_cast<float*>(a.gates_act) + r * 4 * h + j;
+      for (int q = 0; q < 4; ++q) std::copy_n(g + q * kW, m, out + q * h);
+    }
+  }
+}
+
+template <bool Backward, bool Act>
+void run_rows(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
+    if (t == ScalarType::Float) {
+      int64_t j = 0;
+      for (; j + kW <= a.hidden; j += kW) {
+        if constexpr (Backward) backward_at<Vf, float, Act>(a, r, j); else forward_at<Vf, float, Act>(a, r, j);
+      }
+      if (j < a.hidden) tail<Backward, Act>(a, r, j);
+    } else {
+      for (int64_t j = 0; j < a.hidden; ++j) {
+        if constexpr (Backward) backward_at<double, double, Act>(a, r, j); else forward_at<double, double, Act>(a, r, j);
+      }
+    }
   }
 }
 
 template <bool Backward>
 void run(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
-  for (int64_t r = begin; r < end; ++r) {
-    if (t == ScalarType::Float) {
-      int64_t j = 0;
-      for (; j + kW <= a.hidden; j += kW) {
-        if constexpr (Backward) backward_at<Vf, float>(a, r, j); else forward_at<Vf, float>(a, r, j);
-      }
-      if (j < a.hidden) tail<Backward>(a, r, j);
-    } else {
-      for (int64_t j = 0; j < a.hidden; ++j) {
-        if constexpr (Backward) backward_at<double, double>(a, r, j); else forward_at<double, double>(a, r, j);
-      }
-    }
+  if (Backward ? a.activated : a.gates_act != nullptr) {
+    run_rows<Backward, true>(a, t, begin, end);
+  } else {
+    run_rows<Backward, false>(a, t, begin, end);
   }
 }
 
