@@ -3,17 +3,19 @@
 // name of PyTorch's CPU layer operator, so outputs show the same node
 // (MkldnnRnnLayerBackward0). Shapes: T steps, B rows, I inputs, H hidden
 // units, G = 4H gates (i, f, g, o).
-// Forward: one GEMM projects the whole sequence, X W_ih^T + (b_ih + b_hh),
-// into the gate buffer (T, B, G); each step adds h_prev W_hh^T into its slice
-// (GEMM with beta = 1) and runs the fused cell (Note [Fused LSTM cell]), which
-// writes the activated gates back over the pre-activations. The workspace is
-// that buffer followed by every c_t (T, B, H), in the input's dtype.
+// Forward: one GEMM projects the whole sequence, X W_ih^T, into the gate
+// buffer (T, B, G); each step adds h_prev W_hh^T + (b_ih + b_hh) into its
+// slice (Note [Recurrent step GEMM]) and runs the fused cell (Note [Fused
+// LSTM cell]), which writes the activated gates back over the
+// pre-activations. The workspace is that buffer followed by every c_t
+// (T, B, H), in the input's dtype.
 // Backward walks the steps in reverse: the cell's backward gives dgates_t and
 // dc_prev from dh_t and dc_t, and dh_prev = dgates_t W_hh + grad_output_prev.
 // Then one GEMM each over all steps gives dW_ih = dG^T X, dW_hh = dG^T H_prev
 // (plus the first step's dgates^T hx), dX = dG W_ih; db is dG's column sums.
-// The GEMMs go straight to BLAS (cpu/Blas.h) on preallocated buffers: no
-// operator dispatch or allocation per step.
+// The large GEMMs go straight to BLAS (cpu/Blas.h), the per-step ones to
+// Ember's kernel (float32) or BLAS (float64), all on buffers allocated once:
+// no operator dispatch or allocation per step.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -25,6 +27,10 @@
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember {
+namespace cpu {
+EMBER_DEFINE_DISPATCH(RecurrentGemmFn, recurrent_gemm_stub);
+}  // namespace cpu
+
 namespace native {
 namespace {
 
@@ -53,6 +59,36 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, in
     return;
   }
   blas::dgemm(ta, tb, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+// A step's small product C (m x n) = A (m x k) B (k x n) (+ C) (+ bias, n
+// values), all row-major and tight: Ember's kernel for float32 (Note
+// [Recurrent step GEMM]), its columns split over threads when the product is
+// large enough.
+void step_gemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, bool accumulate,
+               const float* bias = nullptr) {
+  if (m == 0 || n == 0) return;
+  const int64_t lanes = 16, units = (n + lanes - 1) / lanes;  // a multiple of every vector width
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(m * k * lanes, 1));
+  parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
+    cpu::recurrent_gemm_stub(m, u0 * lanes, std::min(n, u1 * lanes), k, a, k, b, n, c, n, accumulate, bias);
+  });
+}
+
+void step_gemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, bool accumulate,
+               const double* bias = nullptr) {
+  if (bias) {
+    for (int64_t r = 0; r < m; ++r) {
+      double* row = c + r * n;
+      if (accumulate) {
+        for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
+      } else {
+        std::copy_n(bias, n, row);
+      }
+    }
+    accumulate = true;
+  }
+  gemm(false, false, m, n, k, a, k, b, n, accumulate ? 1.0 : 0.0, c, n);
 }
 
 // The cell over rows [0, rows), split over threads only when rows are many.
@@ -120,21 +156,21 @@ Tensor time_major(const Tensor& t, bool batch_first) {
 }
 
 template <typename S>
-void layer_forward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh, const S* b_ih, const S* b_hh,
+void layer_forward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh_t, const S* b_ih, const S* b_hh,
                    const S* hx, const S* cx, S* out, S* gates, S* cs, ScalarType st) {
   const int64_t T = d.T, B = d.B, H = d.H, G = 4 * d.H;
+  std::vector<S> bias;  // b_ih + b_hh, added in each step's product
   if (b_ih) {
-    std::vector<S> bias(G);
+    bias.resize(G);
     for (int64_t j = 0; j < G; ++j) bias[j] = b_ih[j] + b_hh[j];
-    for (int64_t r = 0; r < T * B; ++r) std::copy(bias.begin(), bias.end(), gates + r * G);
   }
-  gemm(false, true, T * B, G, d.I, x, d.I, w_ih, d.I, b_ih ? S(1) : S(0), gates, G);
+  gemm(false, true, T * B, G, d.I, x, d.I, w_ih, d.I, S(0), gates, G);
   for (int64_t s = 0; s < T; ++s) {
     const int64_t t = d.time(s);
     const S* h_prev = s == 0 ? hx : out + d.time(s - 1) * B * H;
     const S* c_prev = s == 0 ? cx : cs + d.time(s - 1) * B * H;
     S* g = gates + t * B * G;
-    gemm(false, true, B, G, H, h_prev, H, w_hh, H, S(1), g, G);
+    step_gemm(B, G, H, h_prev, w_hh_t, g, true, b_ih ? bias.data() : nullptr);
     cpu::LstmCellArgs args{H, g, c_prev, out + t * B * H, cs + t * B * H, nullptr, nullptr, nullptr, nullptr,
                            nullptr};
     args.gates_act = g;
@@ -167,11 +203,11 @@ void layer_backward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh
     if (s > 0) {
       const S* go = g_out ? g_out + d.time(s - 1) * BH : nullptr;
       if (go) std::copy_n(go, BH, dh);
-      gemm(false, false, B, H, G, dG + t * B * G, G, w_hh, H, go ? S(1) : S(0), dh, H);
+      step_gemm(B, H, G, dG + t * B * G, w_hh, dh, go != nullptr);
     }
   }
   const int64_t t0 = d.time(0);
-  if (r.hx.defined()) gemm(false, false, B, H, G, dG + t0 * B * G, G, w_hh, H, S(0), mut<S>(r.hx), H);
+  if (r.hx.defined()) step_gemm(B, H, G, dG + t0 * B * G, w_hh, mut<S>(r.hx), false);
   if (r.cx.defined()) std::copy_n(dc, BH, mut<S>(r.cx));
   if (r.w_ih.defined()) gemm(true, false, G, I, T * B, dG, G, x, I, S(0), mut<S>(r.w_ih), I);
   if (r.w_hh.defined()) {
@@ -214,7 +250,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstm_layer_cpu(const Tensor& input, c
                                        mode, hidden_size, has_biases, batch_first);
   const ScalarType st = input.dtype();
   const Device dev = input.device();
-  Tensor x = time_major(input, batch_first), w_ih = weight0.contiguous(), w_hh = weight1.contiguous();
+  Tensor x = time_major(input, batch_first), w_ih = weight0.contiguous(), w_hh_t = weight1.t().contiguous();
   Tensor b_ih = has_biases ? weight2.contiguous() : Tensor(), b_hh = has_biases ? weight3.contiguous() : Tensor();
   Tensor hx = hx_.contiguous(), cx = cx_.contiguous();
   const int64_t T = d.T, B = d.B, H = d.H;
@@ -223,7 +259,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstm_layer_cpu(const Tensor& input, c
   auto run = [&](auto zero) {
     using S = decltype(zero);
     S* ws = mut<S>(workspace);
-    layer_forward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh), ptr<S>(b_ih), ptr<S>(b_hh), ptr<S>(hx), ptr<S>(cx),
+    layer_forward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh_t), ptr<S>(b_ih), ptr<S>(b_hh), ptr<S>(hx), ptr<S>(cx),
                      mut<S>(output), ws, ws + T * B * 4 * H, st);
   };
   if (st == ScalarType::Float) run(0.0f); else run(0.0);

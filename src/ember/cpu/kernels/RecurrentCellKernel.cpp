@@ -127,6 +127,100 @@ void run(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
   }
 }
 
+// Note [Recurrent step GEMM]
+// Each LSTM step multiplies a few rows (the batch) by a weight matrix that
+// stays the same for the whole sequence: h W_hh^T (k = H, n = 4H) forward,
+// dgates W_hh (k = 4H, n = H) backward. A BLAS call packs that matrix again
+// on every step and reached about a third of the machine's peak here; this
+// kernel reads B in place (row-major, k x n: the caller passes W_hh^T made
+// once per sequence, or W_hh itself) and keeps an R x NV tile of C in vector
+// registers while it walks k. Column tiles are the outer loop so one tile's
+// panel of B (k x NV vectors) serves every row block from L1.
+#if defined(__AVX512F__)
+constexpr int kGemmRows = 8, kGemmCols = 3;  // 24 accumulators of 32 registers
+#else
+constexpr int kGemmRows = 4, kGemmCols = 2;
+#endif
+
+// One float broadcast to every lane, straight from memory.
+inline Vf bcast(const float* p) {
+#if defined(__AVX512F__)
+  return (Vf)_mm512_set1_ps(*p);
+#elif defined(__AVX2__)
+  return (Vf)_mm256_set1_ps(*p);
+#else
+  return vecmath::splat(*p);
+#endif
+}
+
+template <int R, int NV>
+inline void gemm_tile(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                      bool accumulate, const float* bias) {
+  Vf s[R][NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const Vf init = bias ? vecmath::load(bias + v * kW) : Vf{};
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) s[r][v] = accumulate ? vecmath::load(c + r * ldc + v * kW) + init : init;
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    Vf bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = vecmath::load(b + p * ldb + v * kW);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const Vf av = bcast(a + r * lda + p);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) s[r][v] = vecmath::madd(av, bv[v], s[r][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) vecmath::store(c + r * ldc + v * kW, s[r][v]);
+  }
+}
+
+// Row blocks of kGemmRows, then the remaining rows (R < kGemmRows).
+template <int NV, int R = kGemmRows>
+void gemm_rows(int64_t m, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+               bool accumulate, const float* bias) {
+  if constexpr (R == kGemmRows) {
+    int64_t r = 0;
+    for (; r + R <= m; r += R) gemm_tile<R, NV>(k, a + r * lda, lda, b, ldb, c + r * ldc, ldc, accumulate, bias);
+    if (r < m) gemm_rows<NV, R - 1>(m - r, k, a + r * lda, lda, b, ldb, c + r * ldc, ldc, accumulate, bias);
+  } else if constexpr (R > 0) {
+    if (m == R) {
+      gemm_tile<R, NV>(k, a, lda, b, ldb, c, ldc, accumulate, bias);
+    } else {
+      gemm_rows<NV, R - 1>(m, k, a, lda, b, ldb, c, ldc, accumulate, bias);
+    }
+  }
+}
+
+void recurrent_gemm_kernel(int64_t m, int64_t n_begin, int64_t n_end, int64_t k, const float* a, int64_t lda,
+                           const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate, const float* bias) {
+  auto bias_at = [&](int64_t j) { return bias ? bias + j : nullptr; };
+  int64_t j = n_begin;
+  for (; j + kGemmCols * kW <= n_end; j += kGemmCols * kW) {
+    gemm_rows<kGemmCols>(m, k, a, lda, b + j, ldb, c + j, ldc, accumulate, bias_at(j));
+  }
+  if constexpr (kGemmCols > 2) {
+    if (j + 2 * kW <= n_end) {
+      gemm_rows<2>(m, k, a, lda, b + j, ldb, c + j, ldc, accumulate, bias_at(j));
+      j += 2 * kW;
+    }
+  }
+  for (; j + kW <= n_end; j += kW) gemm_rows<1>(m, k, a, lda, b + j, ldb, c + j, ldc, accumulate, bias_at(j));
+  for (; j < n_end; ++j) {  // the last n % kW columns
+    for (int64_t r = 0; r < m; ++r) {
+      float acc = (accumulate ? c[r * ldc + j] : 0.0f) + (bias ? bias[j] : 0.0f);
+      for (int64_t p = 0; p < k; ++p) acc += a[r * lda + p] * b[p * ldb + j];
+      c[r * ldc + j] = acc;
+    }
+  }
+}
+
 void lstm_cell_kernel(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) { run<false>(a, t, begin, end); }
 void lstm_cell_backward_kernel(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
   run<true>(a, t, begin, end);
@@ -136,6 +230,7 @@ void lstm_cell_backward_kernel(const LstmCellArgs& a, ScalarType t, int64_t begi
 
 EMBER_REGISTER_DISPATCH(lstm_cell_stub, &lstm_cell_kernel);
 EMBER_REGISTER_DISPATCH(lstm_cell_backward_stub, &lstm_cell_backward_kernel);
+EMBER_REGISTER_DISPATCH(recurrent_gemm_stub, &recurrent_gemm_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu
