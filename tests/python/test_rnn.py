@@ -360,3 +360,60 @@ def test_lstm_layer_op_edge_cases():
     with pytest.raises(RuntimeError):
         ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 3)), ember.zeros(8), ember.zeros(8), h, h, False, [], 2, 2, 1,
                                True, False, False, True)
+
+
+_CAPABILITY_SCRIPT = """
+import ember, json, sys
+T, B, I, H = 3, 11, 7, 40
+def make(shape, seed, scale=0.3):
+    n = 1
+    for s in shape:
+        n *= s
+    v = (ember.arange(n, dtype=ember.float64) * 0.731 + seed).sin() * scale
+    return v.to(ember.float32).reshape(shape).requires_grad_()
+args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4), make((4 * H,), 5),
+        make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
+res = []
+for reverse in (False, True):
+    out, hy, cy, _ = ember.mkldnn_rnn_layer(*args, reverse, [], 2, H, 1, True, False, False, True)
+    (out.sin().sum() + (hy * 2).sum() + cy.cos().sum()).backward()
+    res += [out, hy, cy] + [a.grad.clone() for a in args]
+    for a in args:
+        a.grad = None
+print(json.dumps([r.reshape(-1).tolist() for r in res]))
+"""
+
+
+def test_lstm_layer_op_every_capability():
+    # the float32 step kernel (Note [Recurrent step GEMM]) has per-capability tiles:
+    # odd sizes (B = 11 rows, 4H = 160 and H = 40 columns) against PyTorch on each
+    import json
+    import os
+    import subprocess
+    import sys
+
+    T, B, I, H = 3, 11, 7, 40
+
+    def make(shape, seed, scale=0.3):
+        n = 1
+        for s in shape:
+            n *= s
+        v = (torch.arange(n, dtype=torch.float64) * 0.731 + seed).sin() * scale
+        return v.to(torch.float32).reshape(shape).requires_grad_()
+
+    args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4),
+            make((4 * H,), 5), make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
+    want = []
+    for reverse in (False, True):
+        x = args[0].flip(0) if reverse else args[0]
+        out, hy, cy = torch._VF.lstm(x, (args[5][None], args[6][None]), args[1:5], True, 1, 0.0, False, False, False)
+        out = out.flip(0) if reverse else out
+        hy, cy = hy[0], cy[0]
+        grads = torch.autograd.grad(out.sin().sum() + (hy * 2).sum() + cy.cos().sum(), args)
+        want += [out, hy, cy, *grads]
+    for cap in ("default", "avx2", "avx512"):
+        r = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, EMBER_CPU_CAPABILITY=cap), check=False)
+        assert r.returncode == 0, r.stderr
+        for got, w in zip(json.loads(r.stdout), want):
+            torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5, atol=1e-5)
