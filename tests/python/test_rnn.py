@@ -417,3 +417,17 @@ def test_lstm_layer_op_every_capability():
         assert r.returncode == 0, r.stderr
         for got, w in zip(json.loads(r.stdout), want):
             torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_layer_op_rows_split_over_threads(dtype):
+    # large enough for the recurrence to split the batch rows over two threads
+    threads = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        me, mt = make("LSTM", 6, 48, dtype=dtype, bidirectional=True)
+        x = randn(5, 10, 6, dtype=getattr(torch, dtype))
+        h = (randn(2, 10, 48, dtype=x.dtype, seed=2), randn(2, 10, 48, dtype=x.dtype, seed=3))
+        compare_run(me, mt, x, h)
+    finally:
+        ember.set_num_threads(threads)

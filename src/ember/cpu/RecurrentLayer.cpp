@@ -15,7 +15,9 @@
 // (plus the first step's dgates^T hx), dX = dG W_ih; db is dG's column sums.
 // The large GEMMs go straight to BLAS (cpu/Blas.h), the per-step ones to
 // Ember's kernel (float32) or BLAS (float64), all on buffers allocated once:
-// no operator dispatch or allocation per step.
+// no operator dispatch or allocation per step. Batch rows are independent
+// sequences, so with threads each takes a block of rows through all T steps
+// (forward and backward recurrences): one parallel region, no barrier per step.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -91,13 +93,6 @@ void step_gemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b
   gemm(false, false, m, n, k, a, k, b, n, accumulate ? 1.0 : 0.0, c, n);
 }
 
-// The cell over rows [0, rows), split over threads only when rows are many.
-void run_cell(DispatchStub<cpu::LstmCellFn>& stub, const cpu::LstmCellArgs& args, ScalarType t, int64_t rows) {
-  const int64_t per_row = 4 * args.hidden;
-  parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(per_row, 1)),
-               [&](int64_t b, int64_t e) { stub(args, t, b, e); });
-}
-
 struct LayerDims {
   int64_t T, B, I, H;
   bool reverse;
@@ -155,27 +150,41 @@ Tensor time_major(const Tensor& t, bool batch_first) {
   return (batch_first ? t.transpose(0, 1) : t).contiguous();
 }
 
+// Rows per thread for the recurrence: split only when it is worth the threads.
+int64_t row_grain(const LayerDims& d) {
+  return d.T * d.B * 4 * d.H * d.H >= (int64_t(1) << 18) ? 4 : std::max<int64_t>(d.B, 1);
+}
+
+// The cell on rows [b0, b1) (split further only outside a parallel region).
+void cell_rows(DispatchStub<cpu::LstmCellFn>& stub, const cpu::LstmCellArgs& args, ScalarType t, int64_t b0,
+               int64_t b1) {
+  const int64_t per_row = 4 * args.hidden;
+  parallel_for(b0, b1, std::max<int64_t>(1, 16384 / std::max<int64_t>(per_row, 1)),
+               [&](int64_t b, int64_t e) { stub(args, t, b, e); });
+}
+
 template <typename S>
 void layer_forward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh_t, const S* b_ih, const S* b_hh,
                    const S* hx, const S* cx, S* out, S* gates, S* cs, ScalarType st) {
-  const int64_t T = d.T, B = d.B, H = d.H, G = 4 * d.H;
+  const int64_t T = d.T, B = d.B, H = d.H, G = 4 * d.H, BH = B * H;
   std::vector<S> bias;  // b_ih + b_hh, added in each step's product
   if (b_ih) {
     bias.resize(G);
     for (int64_t j = 0; j < G; ++j) bias[j] = b_ih[j] + b_hh[j];
   }
   gemm(false, true, T * B, G, d.I, x, d.I, w_ih, d.I, S(0), gates, G);
-  for (int64_t s = 0; s < T; ++s) {
-    const int64_t t = d.time(s);
-    const S* h_prev = s == 0 ? hx : out + d.time(s - 1) * B * H;
-    const S* c_prev = s == 0 ? cx : cs + d.time(s - 1) * B * H;
-    S* g = gates + t * B * G;
-    step_gemm(B, G, H, h_prev, w_hh_t, g, true, b_ih ? bias.data() : nullptr);
-    cpu::LstmCellArgs args{H, g, c_prev, out + t * B * H, cs + t * B * H, nullptr, nullptr, nullptr, nullptr,
-                           nullptr};
-    args.gates_act = g;
-    run_cell(cpu::lstm_cell_stub, args, st, B);
-  }
+  parallel_for(0, B, row_grain(d), [&](int64_t b0, int64_t b1) {
+    for (int64_t s = 0; s < T; ++s) {
+      const int64_t t = d.time(s);
+      const S* h_prev = s == 0 ? hx : out + d.time(s - 1) * BH;
+      const S* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
+      S* g = gates + t * B * G;
+      step_gemm(b1 - b0, G, H, h_prev + b0 * H, w_hh_t, g + b0 * G, true, b_ih ? bias.data() : nullptr);
+      cpu::LstmCellArgs args{H, g, c_prev, out + t * BH, cs + t * BH, nullptr, nullptr, nullptr, nullptr, nullptr};
+      args.gates_act = g;
+      cell_rows(cpu::lstm_cell_stub, args, st, b0, b1);
+    }
+  });
 }
 
 struct LayerGrads {
@@ -187,28 +196,30 @@ void layer_backward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh
                     const S* out, const S* gates, const S* cs, const S* g_out, const S* g_hy, const S* g_cy,
                     S* dG, S* dh, S* dc, const LayerGrads& r, ScalarType st) {
   const int64_t T = d.T, B = d.B, I = d.I, H = d.H, G = 4 * d.H, BH = B * H;
-  // dh, dc: the loss's gradient wrt h_t, c_t of the step about to be taken back.
-  if (g_hy) std::copy_n(g_hy, BH, dh); else std::fill_n(dh, BH, S(0));
-  const int64_t t_last = d.time(T - 1);
-  if (g_out) {
-    for (int64_t k = 0; k < BH; ++k) dh[k] += g_out[t_last * BH + k];
-  }
-  if (g_cy) std::copy_n(g_cy, BH, dc);
-  for (int64_t s = T - 1; s >= 0; --s) {
-    const int64_t t = d.time(s);
-    cpu::LstmCellArgs args{H, gates + t * B * G, s == 0 ? cx : cs + d.time(s - 1) * BH, nullptr, nullptr, dh,
-                           (s == T - 1 && !g_cy) ? nullptr : dc, cs + t * BH, dG + t * B * G, dc};
-    args.activated = true;
-    run_cell(cpu::lstm_cell_backward_stub, args, st, B);
-    if (s > 0) {
-      const S* go = g_out ? g_out + d.time(s - 1) * BH : nullptr;
-      if (go) std::copy_n(go, BH, dh);
-      step_gemm(B, H, G, dG + t * B * G, w_hh, dh, go != nullptr);
+  const int64_t t0 = d.time(0), t_last = d.time(T - 1);
+  parallel_for(0, B, row_grain(d), [&](int64_t b0, int64_t b1) {
+    // dh, dc rows: the loss's gradient wrt h_t, c_t of the step about to be taken back.
+    const int64_t o = b0 * H, n = (b1 - b0) * H;
+    if (g_hy) std::copy_n(g_hy + o, n, dh + o); else std::fill_n(dh + o, n, S(0));
+    if (g_out) {
+      for (int64_t k = o; k < o + n; ++k) dh[k] += g_out[t_last * BH + k];
     }
-  }
-  const int64_t t0 = d.time(0);
-  if (r.hx.defined()) step_gemm(B, H, G, dG + t0 * B * G, w_hh, mut<S>(r.hx), false);
-  if (r.cx.defined()) std::copy_n(dc, BH, mut<S>(r.cx));
+    if (g_cy) std::copy_n(g_cy + o, n, dc + o);
+    for (int64_t s = T - 1; s >= 0; --s) {
+      const int64_t t = d.time(s);
+      cpu::LstmCellArgs args{H, gates + t * B * G, s == 0 ? cx : cs + d.time(s - 1) * BH, nullptr, nullptr, dh,
+                             (s == T - 1 && !g_cy) ? nullptr : dc, cs + t * BH, dG + t * B * G, dc};
+      args.activated = true;
+      cell_rows(cpu::lstm_cell_backward_stub, args, st, b0, b1);
+      if (s > 0) {
+        const S* go = g_out ? g_out + d.time(s - 1) * BH : nullptr;
+        if (go) std::copy_n(go + o, n, dh + o);
+        step_gemm(b1 - b0, H, G, dG + (t * B + b0) * G, w_hh, dh + o, go != nullptr);
+      }
+    }
+    if (r.hx.defined()) step_gemm(b1 - b0, H, G, dG + (t0 * B + b0) * G, w_hh, mut<S>(r.hx) + o, false);
+    if (r.cx.defined()) std::copy_n(dc + o, n, mut<S>(r.cx) + o);
+  });
   if (r.w_ih.defined()) gemm(true, false, G, I, T * B, dG, G, x, I, S(0), mut<S>(r.w_ih), I);
   if (r.w_hh.defined()) {
     // Step time t's previous h is out[t - 1] (out[t + 1] reversed), hx for the first step.
