@@ -150,9 +150,14 @@ Tensor time_major(const Tensor& t, bool batch_first) {
   return (batch_first ? t.transpose(0, 1) : t).contiguous();
 }
 
-// Rows per thread for the recurrence: split only when it is worth the threads.
-int64_t row_grain(const LayerDims& d) {
-  return d.T * d.B * 4 * d.H * d.H >= (int64_t(1) << 18) ? 4 : std::max<int64_t>(d.B, 1);
+// f(b0, b1) on blocks of batch rows, over threads when the recurrence is
+// worth them; BLAS (the float64 steps) then runs one thread per caller
+// (Note [BLAS threads]).
+template <typename F>
+void for_row_blocks(const LayerDims& d, const F& f) {
+  const int64_t grain = d.T * d.B * 4 * d.H * d.H >= (int64_t(1) << 18) ? 4 : std::max<int64_t>(d.B, 1);
+  if (d.B > grain && get_num_threads() > 1 && !in_parallel_region()) blas::set_num_threads(1);
+  parallel_for(0, d.B, grain, f);
 }
 
 // The cell on rows [b0, b1) (split further only outside a parallel region).
@@ -173,7 +178,7 @@ void layer_forward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh_
     for (int64_t j = 0; j < G; ++j) bias[j] = b_ih[j] + b_hh[j];
   }
   gemm(false, true, T * B, G, d.I, x, d.I, w_ih, d.I, S(0), gates, G);
-  parallel_for(0, B, row_grain(d), [&](int64_t b0, int64_t b1) {
+  for_row_blocks(d, [&](int64_t b0, int64_t b1) {
     for (int64_t s = 0; s < T; ++s) {
       const int64_t t = d.time(s);
       const S* h_prev = s == 0 ? hx : out + d.time(s - 1) * BH;
@@ -197,7 +202,7 @@ void layer_backward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh
                     S* dG, S* dh, S* dc, const LayerGrads& r, ScalarType st) {
   const int64_t T = d.T, B = d.B, I = d.I, H = d.H, G = 4 * d.H, BH = B * H;
   const int64_t t0 = d.time(0), t_last = d.time(T - 1);
-  parallel_for(0, B, row_grain(d), [&](int64_t b0, int64_t b1) {
+  for_row_blocks(d, [&](int64_t b0, int64_t b1) {
     // dh, dc rows: the loss's gradient wrt h_t, c_t of the step about to be taken back.
     const int64_t o = b0 * H, n = (b1 - b0) * H;
     if (g_hy) std::copy_n(g_hy + o, n, dh + o); else std::fill_n(dh + o, n, S(0));
