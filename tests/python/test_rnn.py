@@ -431,3 +431,22 @@ def test_lstm_layer_op_rows_split_over_threads(dtype):
         compare_run(me, mt, x, h)
     finally:
         ember.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dtype,batch_first,bidirectional", [("float64", False, False), ("float64", True, True),
+                                                             ("float32", False, True)])
+def test_lstm_layer_op_double_backward(dtype, batch_first, bidirectional):
+    # with create_graph the layer's gradients are built from differentiable operators
+    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, batch_first=batch_first, bidirectional=bidirectional)
+    x = randn(2, 5, 3, dtype=getattr(torch, dtype))
+    xe = from_torch(x)
+    got = []
+    for lib, m, xx in ((torch, mt, x), (ember, me, xe)):
+        o, (hn, cn) = m(xx)
+        g, = lib.autograd.grad((o * o).sum() + hn.sum() + (cn ** 2).sum(), xx, create_graph=True)
+        assert g.requires_grad
+        (g * g).sum().backward()
+        got.append([g.detach(), xx.grad] + [p.grad for p in m.parameters()])
+    tol = {"rtol": 1e-12, "atol": 1e-13} if dtype == "float64" else {}
+    for t, e in zip(*got):
+        close(e, t, **tol)

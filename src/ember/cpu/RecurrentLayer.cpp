@@ -13,6 +13,9 @@
 // dc_prev from dh_t and dc_t, and dh_prev = dgates_t W_hh + grad_output_prev.
 // Then one GEMM each over all steps gives dW_ih = dG^T X, dW_hh = dG^T H_prev
 // (plus the first step's dgates^T hx), dX = dG W_ih; db is dG's column sums.
+// A backward that records a graph (create_graph=True) takes a second,
+// operator-by-operator path instead, as PyTorch's does, so the gradients can
+// be differentiated again.
 // The large GEMMs go straight to BLAS (cpu/Blas.h), the per-step ones to
 // Ember's kernel (float32) or BLAS (float64), all on buffers allocated once:
 // no operator dispatch or allocation per step. Batch rows are independent
@@ -22,6 +25,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ember/autograd/GradMode.h"
 #include "ember/cpu/Blas.h"
 #include "ember/cpu/RecurrentStubs.h"
 #include "ember/ops/Ops.h"
@@ -285,7 +289,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstm_layer_cpu(const Tensor& input, c
   return {batch_first ? output.transpose(0, 1) : output, hy, cy, workspace};
 }
 
-std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> lstm_layer_backward_cpu(
+namespace {
+
+using LayerGradTuple = std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor>;
+
+// The gradients of Note [LSTM layer op] with kernels and raw buffers.
+LayerGradTuple layer_backward_kernel(
     const Tensor& input, const Tensor& weight1, const Tensor& weight2, const Tensor& weight3, const Tensor& weight4,
     const Tensor& hx_, const Tensor& cx_tmp, const Tensor& output, const Tensor& /*hy_*/, const Tensor& /*cy_*/,
     const std::optional<Tensor>& grad_output, const std::optional<Tensor>& grad_hy,
@@ -332,6 +341,87 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> lstm_layer_ba
   }
   if (r.input.defined() && batch_first) r.input = r.input.transpose(0, 1);
   return {r.input, r.w_ih, r.w_hh, r.b_ih, r.b_hh, r.hx, r.cx};
+}
+
+Tensor one_minus(const Tensor& t) { return (-t) + 1.0; }
+
+// The same gradients from differentiable operators: the forward recomputed
+// step by step, then the backward recurrence written with operators, so a
+// graph is recorded when the backward runs in grad mode (double backward).
+LayerGradTuple layer_backward_differentiable(const LayerDims& d, const Tensor& input, const Tensor& w_ih,
+                                             const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
+                                             const Tensor& hx, const Tensor& cx, const Tensor& grad_output,
+                                             const Tensor& grad_hy, const Tensor& grad_cy, bool has_biases,
+                                             bool batch_first, std::array<bool, 7> mask) {
+  const int64_t T = d.T, B = d.B, I = d.I, H = d.H, G = 4 * d.H;
+  const Tensor x = batch_first ? input.transpose(0, 1) : input;
+  Tensor proj = ember::matmul(x, w_ih.t());
+  if (has_biases) proj = proj + b_ih + b_hh;
+  std::vector<Tensor> i_(T), f_(T), g_(T), o_(T), c_prev(T), c_(T), h_prev(T);
+  Tensor h = hx, c = cx;
+  for (int64_t s = 0; s < T; ++s) {
+    const int64_t t = d.time(s);
+    std::vector<Tensor> q = ember::chunk(proj.select(0, t) + ember::mm(h, w_hh.t()), 4, 1);
+    i_[t] = q[0].sigmoid(), f_[t] = q[1].sigmoid(), g_[t] = q[2].tanh(), o_[t] = q[3].sigmoid();
+    c_prev[t] = c, h_prev[t] = h;
+    c = f_[t] * c + i_[t] * g_[t];
+    h = o_[t] * c.tanh();
+    c_[t] = c;
+  }
+  const Tensor go = grad_output.defined() && batch_first ? grad_output.transpose(0, 1) : grad_output;
+  Tensor dh = grad_hy.defined() ? grad_hy : ember::zeros_like(hx);
+  Tensor dc = grad_cy.defined() ? grad_cy : ember::zeros_like(cx);
+  std::vector<Tensor> dgates(T);
+  for (int64_t s = T - 1; s >= 0; --s) {
+    const int64_t t = d.time(s);
+    if (go.defined()) dh = dh + go.select(0, t);
+    const Tensor tc = c_[t].tanh();
+    dc = dc + dh * o_[t] * one_minus(tc * tc);
+    const Tensor& i = i_[t];
+    const Tensor& f = f_[t];
+    const Tensor& g = g_[t];
+    const Tensor& o = o_[t];
+    dgates[t] = ember::cat({dc * g * i * one_minus(i), dc * c_prev[t] * f * one_minus(f), dc * i * one_minus(g * g),
+                            dh * tc * o * one_minus(o)},
+                           1);
+    dh = ember::mm(dgates[t], w_hh);
+    dc = dc * f;
+  }
+  const Tensor dG = ember::stack(dgates, 0).reshape({T * B, G});
+  Tensor dx, dw_ih, dw_hh, db_ih, db_hh;
+  if (mask[0]) {
+    dx = ember::mm(dG, w_ih).reshape({T, B, I});
+    if (batch_first) dx = dx.transpose(0, 1);
+  }
+  if (mask[1]) dw_ih = ember::mm(dG.t(), x.reshape({T * B, I}));
+  if (mask[2]) dw_hh = ember::mm(dG.t(), ember::stack(h_prev, 0).reshape({T * B, H}));
+  if (has_biases && (mask[3] || mask[4])) {
+    const Tensor db = ember::sum(dG, std::vector<int64_t>{0});
+    if (mask[3]) db_ih = db;
+    if (mask[4]) db_hh = mask[3] ? db.clone() : db;
+  }
+  return {dx, dw_ih, dw_hh, db_ih, db_hh, mask[5] ? dh : Tensor(), mask[6] ? dc : Tensor()};
+}
+
+}  // namespace
+
+LayerGradTuple lstm_layer_backward(
+    const Tensor& input, const Tensor& weight1, const Tensor& weight2, const Tensor& weight3, const Tensor& weight4,
+    const Tensor& hx_, const Tensor& cx_tmp, const Tensor& output, const Tensor& hy_, const Tensor& cy_,
+    const std::optional<Tensor>& grad_output, const std::optional<Tensor>& grad_hy,
+    const std::optional<Tensor>& grad_cy, bool reverse, int64_t mode, int64_t hidden_size, int64_t num_layers,
+    bool has_biases, bool train, bool bidirectional, IntArrayRef batch_sizes, bool batch_first,
+    const Tensor& workspace, std::array<bool, 7> output_mask) {
+  if (!autograd::GradMode::is_enabled()) {
+    return layer_backward_kernel(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_,
+                                 grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases,
+                                 train, bidirectional, batch_sizes, batch_first, workspace, output_mask);
+  }
+  const LayerDims d = check_layer_args(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, reverse, batch_sizes,
+                                       mode, hidden_size, has_biases, batch_first);
+  auto get = [](const std::optional<Tensor>& t) { return t ? *t : Tensor(); };
+  return layer_backward_differentiable(d, input, weight1, weight2, weight3, weight4, hx_, cx_tmp, get(grad_output),
+                                       get(grad_hy), get(grad_cy), has_biases, batch_first, output_mask);
 }
 
 }  // namespace native
