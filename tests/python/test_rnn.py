@@ -229,7 +229,8 @@ def _layer_case(dtype, batch_first, bidirectional, layers, with_state, grad_on, 
     hx = None
     if with_state:
         D = 2 if bidirectional else 1
-        hx = (randn(layers * D, 2, 5, dtype=tdt, seed=seed + 2), randn(layers * D, 2, 5, dtype=tdt, seed=seed + 3))
+        hx = (randn(layers * D, 2, 5, dtype=tdt, seed=seed + 2),
+              randn(layers * D, 2, 5, dtype=tdt, seed=seed + 3))
     xe = from_torch(x)
     hxe = None if hx is None else tuple(from_torch(h) for h in hx)
     rt, re_ = outputs(mt(x, hx)), outputs(me(xe, hxe))
@@ -253,15 +254,16 @@ def _layer_case(dtype, batch_first, bidirectional, layers, with_state, grad_on, 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("batch_first,bidirectional,layers,with_state", [
-    (False, False, 1, False), (True, False, 2, True), (False, True, 2, False), (True, True, 1, True)])
+    (False, False, 1, False), (True, False, 2, True), (False, True, 2, False),
+    (True, True, 1, True)])
 def test_lstm_layer_op_against_torch(dtype, batch_first, bidirectional, layers, with_state):
     # float32 takes PyTorch's oneDNN layer path, float64 its step-by-step one; values,
     # gradients (float64 to ~1e-12), grad_fn names and strides agree with both
     _layer_case(dtype, batch_first, bidirectional, layers, with_state, (True, True, True))
 
 
-@pytest.mark.parametrize("grad_on", [(True, False, False), (False, True, False), (False, False, True),
-                                     (False, True, True)])
+@pytest.mark.parametrize("grad_on", [(True, False, False), (False, True, False),
+                                     (False, False, True), (False, True, True)])
 def test_lstm_layer_op_unused_outputs(grad_on):
     # the grads of output, h_n or c_n may be undefined in the backward
     _layer_case("float64", False, True, 2, True, grad_on, seed=3)
@@ -320,14 +322,17 @@ def test_lstm_layer_op_dropout_training(dtype):
 
 def test_lstm_layer_op_gradcheck():
     g = torch.Generator().manual_seed(5)
-    for reverse, bias, batch_first in [(False, True, False), (True, True, True), (False, False, False)]:
+    for reverse, bias, batch_first in [(False, True, False), (True, True, True),
+                                       (False, False, False)]:
         T, B, I, H = 3, 2, 3, 2
-        shapes = [(B, T, I) if batch_first else (T, B, I), (4 * H, I), (4 * H, H), (4 * H,), (4 * H,), (B, H), (B, H)]
-        args = [from_torch(torch.randn(*s, generator=g, dtype=torch.float64) * 0.7, requires_grad=True)
-                for s in shapes]
+        shapes = [(B, T, I) if batch_first else (T, B, I), (4 * H, I), (4 * H, H), (4 * H,),
+                  (4 * H,), (B, H), (B, H)]
+        args = [from_torch(torch.randn(*s, generator=g, dtype=torch.float64) * 0.7,
+                           requires_grad=True) for s in shapes]
 
         def f(*a):
-            out, hy, cy, _ = ember.mkldnn_rnn_layer(*a, reverse, [], 2, H, 1, bias, False, batch_first, True)
+            out, hy, cy, _ = ember.mkldnn_rnn_layer(*a, reverse, [], 2, H, 1, bias, False,
+                                                    batch_first, True)
             return out, hy, cy
 
         assert ember.autograd.gradcheck(f, tuple(args))
@@ -352,14 +357,14 @@ def test_lstm_layer_op_edge_cases():
         same_error(lambda: me(ember.zeros((0, 2, 3), dtype=ember.float64)),
                    lambda: mt(torch.zeros((0, 2, 3), dtype=torch.float64)))
     # unsupported modes and bad shapes of the op itself
-    x, w = ember.zeros((2, 1, 3)), ember.zeros((8, 3))
+    x, w, b = ember.zeros((2, 1, 3)), ember.zeros((8, 3)), ember.zeros(8)
     h = ember.zeros((1, 2))
-    with pytest.raises(RuntimeError):
-        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 2)), ember.zeros(8), ember.zeros(8), h, h, False, [], 3, 2, 1,
-                               True, False, False, True)
-    with pytest.raises(RuntimeError):
-        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 3)), ember.zeros(8), ember.zeros(8), h, h, False, [], 2, 2, 1,
-                               True, False, False, True)
+    with pytest.raises(RuntimeError, match="mode"):
+        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 2)), b, b, h, h, False, [], 3, 2, 1, True,
+                               False, False, True)
+    with pytest.raises(RuntimeError, match="shape"):
+        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 3)), b, b, h, h, False, [], 2, 2, 1, True,
+                               False, False, True)
 
 
 _CAPABILITY_SCRIPT = """
@@ -371,8 +376,8 @@ def make(shape, seed, scale=0.3):
         n *= s
     v = (ember.arange(n, dtype=ember.float64) * 0.731 + seed).sin() * scale
     return v.to(ember.float32).reshape(shape).requires_grad_()
-args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4), make((4 * H,), 5),
-        make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
+args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4),
+        make((4 * H,), 5), make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
 res = []
 for reverse in (False, True):
     out, hy, cy, _ = ember.mkldnn_rnn_layer(*args, reverse, [], 2, H, 1, True, False, False, True)
@@ -406,17 +411,20 @@ def test_lstm_layer_op_every_capability():
     want = []
     for reverse in (False, True):
         x = args[0].flip(0) if reverse else args[0]
-        out, hy, cy = torch._VF.lstm(x, (args[5][None], args[6][None]), args[1:5], True, 1, 0.0, False, False, False)
+        out, hy, cy = torch._VF.lstm(x, (args[5][None], args[6][None]), args[1:5], True, 1, 0.0,
+                                     False, False, False)
         out = out.flip(0) if reverse else out
         hy, cy = hy[0], cy[0]
         grads = torch.autograd.grad(out.sin().sum() + (hy * 2).sum() + cy.cos().sum(), args)
         want += [out, hy, cy, *grads]
     for cap in ("default", "avx2", "avx512"):
-        r = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, EMBER_CPU_CAPABILITY=cap), check=False)
+        r = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], capture_output=True,
+                           text=True, timeout=120, check=False,
+                           env=dict(os.environ, EMBER_CPU_CAPABILITY=cap))
         assert r.returncode == 0, r.stderr
         for got, w in zip(json.loads(r.stdout), want):
-            torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5, atol=1e-5)
+            torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5,
+                                       atol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -433,11 +441,12 @@ def test_lstm_layer_op_rows_split_over_threads(dtype):
         ember.set_num_threads(threads)
 
 
-@pytest.mark.parametrize("dtype,batch_first,bidirectional", [("float64", False, False), ("float64", True, True),
-                                                             ("float32", False, True)])
+@pytest.mark.parametrize("dtype,batch_first,bidirectional", [
+    ("float64", False, False), ("float64", True, True), ("float32", False, True)])
 def test_lstm_layer_op_double_backward(dtype, batch_first, bidirectional):
     # with create_graph the layer's gradients are built from differentiable operators
-    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, batch_first=batch_first, bidirectional=bidirectional)
+    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, batch_first=batch_first,
+                  bidirectional=bidirectional)
     x = randn(2, 5, 3, dtype=getattr(torch, dtype))
     xe = from_torch(x)
     got = []

@@ -224,7 +224,8 @@ class RNNBase(Module):
     # ---- the layer loop -----------------------------------------------------------
 
     def _use_layer_op(self, x):
-        return (self.mode == "LSTM" and self.proj_size == 0 and x.dtype in (ember.float32, ember.float64)
+        return (self.mode == "LSTM" and self.proj_size == 0
+                and x.dtype in (ember.float32, ember.float64)
                 and x.device.type == "cpu" and x.numel() != 0)
 
     def _run_lstm_layers(self, x, hx, cx):
@@ -248,7 +249,8 @@ class RNNBase(Module):
                     b_ih = b_hh = no_bias
                 out, h, c, _ = ember.mkldnn_rnn_layer(
                     layer_input, p[0], p[1], b_ih, b_hh, hx[idx], cx[idx], direction == 1, [], 2,
-                    self.hidden_size, self.num_layers, self.bias, self.bidirectional, False, self.training)
+                    self.hidden_size, self.num_layers, self.bias, self.bidirectional, False,
+                    self.training)
                 outs.append(out)
                 h_out.append(h)
                 c_out.append(c)
@@ -257,7 +259,8 @@ class RNNBase(Module):
                 layer_output = _dropout(layer_output, self.dropout, True)
             layer_input = layer_output
         if num_directions == 1 and x.dtype == ember.float64 and layer_input.requires_grad:
-            layer_input = ember.stack(layer_input.unbind(0), 0)  # PyTorch's float64 graph: StackBackward0
+            # PyTorch's float64 output is a StackBackward0
+            layer_input = ember.stack(layer_input.unbind(0), 0)
         return layer_input, ember.stack(h_out, 0), ember.stack(c_out, 0)
 
     def _run(self, x, hx, cx):

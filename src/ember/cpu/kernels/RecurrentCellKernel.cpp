@@ -112,7 +112,11 @@ void run_rows(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
       if (j < a.hidden) tail<Backward, Act>(a, r, j);
     } else {
       for (int64_t j = 0; j < a.hidden; ++j) {
-        if constexpr (Backward) backward_at<double, double, Act>(a, r, j); else forward_at<double, double, Act>(a, r, j);
+        if constexpr (Backward) {
+          backward_at<double, double, Act>(a, r, j);
+        } else {
+          forward_at<double, double, Act>(a, r, j);
+        }
       }
     }
   }
