@@ -178,7 +178,8 @@ def test_errors_and_reprs():
                lambda: mt(randn(5, 2, 3), randn(1, 3, 4)), match_message=True)
     same_error(lambda: me(from_torch(randn(5, 2, 3, dtype=torch.float32))),
                lambda: mt(randn(5, 2, 3, dtype=torch.float32)), match_message=True)
-    for args, kw in [((3, 4), {"dropout": 1.5}), ((3, 0), {}), ((3, 4), {"num_layers": 0})]:
+    for args, kw in [((3, 4), {"dropout": 1.5}), ((3, 0), {}), ((3, 4), {"num_layers": 0}), ((0, 4), {}),
+                     ((3.0, 4), {}), ((3, 4), {"bias": 1}), ((3, 4), {"batch_first": None})]:
         same_error(lambda: ember.nn.GRU(*args, **kw), lambda: torch.nn.GRU(*args, **kw), match_message=True)
     same_error(lambda: ember.nn.RNN(3, 4, nonlinearity="sig"), lambda: torch.nn.RNN(3, 4, nonlinearity="sig"),
                match_message=True)

@@ -42,7 +42,7 @@ namespace {
 
 constexpr int64_t kLstmMode = 2;  // PyTorch's mode numbers: RNN_RELU 0, RNN_TANH 1, LSTM 2, GRU 3
 
-// C = alpha op(A) op(B) + beta C (row-major); empty products leave beta C.
+// C = op(A) op(B) + beta C (row-major); empty products leave beta C.
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
           int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
