@@ -178,7 +178,8 @@ def test_errors_and_reprs():
                lambda: mt(randn(5, 2, 3), randn(1, 3, 4)), match_message=True)
     same_error(lambda: me(from_torch(randn(5, 2, 3, dtype=torch.float32))),
                lambda: mt(randn(5, 2, 3, dtype=torch.float32)), match_message=True)
-    for args, kw in [((3, 4), {"dropout": 1.5}), ((3, 0), {}), ((3, 4), {"num_layers": 0})]:
+    for args, kw in [((3, 4), {"dropout": 1.5}), ((3, 0), {}), ((3, 4), {"num_layers": 0}), ((0, 4), {}),
+                     ((3.0, 4), {}), ((3, 4), {"bias": 1}), ((3, 4), {"batch_first": None})]:
         same_error(lambda: ember.nn.GRU(*args, **kw), lambda: torch.nn.GRU(*args, **kw), match_message=True)
     same_error(lambda: ember.nn.RNN(3, 4, nonlinearity="sig"), lambda: torch.nn.RNN(3, 4, nonlinearity="sig"),
                match_message=True)
@@ -210,3 +211,252 @@ def test_fused_lstm_cell_matches_the_composite(hidden, use):
         assert torch.allclose(torch.tensor(e.tolist(), dtype=torch.float64), t.detach(), rtol=1e-12, atol=1e-12)
     assert ember.autograd.gradcheck(lambda a, b: ember._lstm_cell_fused(a, b), (eg.detach().requires_grad_(),
                                                                               ec.detach().requires_grad_()))
+
+
+# ---- the LSTM layer op (ember.mkldnn_rnn_layer, Note [LSTM layer op]) ----------------------
+
+
+def _grad_fn_name(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def _layer_case(dtype, batch_first, bidirectional, layers, with_state, grad_on, seed=0):
+    """nn.LSTM in ember and torch on one input; gradients of a weighted sum of
+    the outputs that are used (`grad_on` picks among output, h_n, c_n)."""
+    me, mt = make("LSTM", 3, 5, dtype=dtype, seed=seed, num_layers=layers, batch_first=batch_first,
+                  bidirectional=bidirectional)
+    tdt = getattr(torch, dtype)
+    x = randn(*((2, 4, 3) if batch_first else (4, 2, 3)), dtype=tdt, seed=seed + 1)
+    hx = None
+    if with_state:
+        D = 2 if bidirectional else 1
+        hx = (randn(layers * D, 2, 5, dtype=tdt, seed=seed + 2),
+              randn(layers * D, 2, 5, dtype=tdt, seed=seed + 3))
+    xe = from_torch(x)
+    hxe = None if hx is None else tuple(from_torch(h) for h in hx)
+    rt, re_ = outputs(mt(x, hx)), outputs(me(xe, hxe))
+    tol = {"rtol": 1e-12, "atol": 1e-13} if dtype == "float64" else {"rtol": 1e-5, "atol": 1e-6}
+    for a, b in zip(re_, rt):
+        close(a, b, **tol)
+        assert _grad_fn_name(a) == _grad_fn_name(b)
+        assert a.stride() == b.stride()
+    weights = [torch.linspace(-1, 1, o.numel(), dtype=tdt).reshape(o.shape) for o in rt]
+    lt = sum((o * w).sum() for o, w, use in zip(rt, weights, grad_on) if use)
+    le = sum((o * from_torch(w)).sum() for o, w, use in zip(re_, weights, grad_on) if use)
+    lt.backward()
+    le.backward()
+    close(xe.grad, x.grad, **tol)
+    for (n, pe), (_, pt) in zip(me.named_parameters(), mt.named_parameters()):
+        close(pe.grad, pt.grad, **tol)
+    if hx is not None:
+        for a, b in zip(hxe, hx):
+            close(a.grad, b.grad, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("batch_first,bidirectional,layers,with_state", [
+    (False, False, 1, False), (True, False, 2, True), (False, True, 2, False),
+    (True, True, 1, True)])
+def test_lstm_layer_op_against_torch(dtype, batch_first, bidirectional, layers, with_state):
+    # float32 takes PyTorch's oneDNN layer path, float64 its step-by-step one; values,
+    # gradients (float64 to ~1e-12), grad_fn names and strides agree with both
+    _layer_case(dtype, batch_first, bidirectional, layers, with_state, (True, True, True))
+
+
+@pytest.mark.parametrize("grad_on", [(True, False, False), (False, True, False),
+                                     (False, False, True), (False, True, True)])
+def test_lstm_layer_op_unused_outputs(grad_on):
+    # the grads of output, h_n or c_n may be undefined in the backward
+    _layer_case("float64", False, True, 2, True, grad_on, seed=3)
+    _layer_case("float32", True, False, 2, True, grad_on, seed=4)
+
+
+def test_lstm_layer_op_graph():
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    me, mt = ember.nn.LSTM(3, 4), torch.nn.LSTM(3, 4)
+    me.load_state_dict({k: from_torch(v) for k, v in mt.state_dict().items()})
+    x = randn(5, 2, 3, dtype=torch.float32)
+    xe = from_torch(x)
+
+    def names(out):
+        return [None if f is None else type(f).__name__ for f, _ in out.grad_fn.next_functions]
+
+    assert names(me(xe)[0]) == names(mt(x)[0])  # input, w_ih, w_hh, b_ih, b_hh, hx, cx
+    me.requires_grad_(False)
+    mt.requires_grad_(False)
+    assert names(me(xe)[0]) == names(mt(x)[0])
+    assert me(xe.detach())[0].grad_fn is None
+    me.requires_grad_(True)
+    with ember.no_grad():
+        assert me(xe)[0].grad_fn is None
+    # without bias the op gets zeros for b_ih, b_hh, as in PyTorch
+    me, mt = ember.nn.LSTM(3, 4, bias=False), torch.nn.LSTM(3, 4, bias=False)
+    assert names(me(xe)[0]) == names(mt(x)[0])
+    # two layers: h_n stacks the layer ops' h outputs
+    me, mt = ember.nn.LSTM(3, 4, num_layers=2), torch.nn.LSTM(3, 4, num_layers=2)
+    he, ht = me(xe)[1][0], mt(x)[1][0]
+    assert [(type(f).__name__, i) for f, i in he.grad_fn.next_functions] == \
+        [(type(f).__name__, i) for f, i in ht.grad_fn.next_functions]
+    # float64 runs the op too, its output restacked as PyTorch's float64 graph shows
+    me = ember.nn.LSTM(3, 4, dtype=ember.float64)
+    out = me(from_torch(randn(5, 2, 3)))[0]
+    assert _grad_fn_name(out) == "StackBackward0"
+    unbind = out.grad_fn.next_functions[0][0]
+    assert type(unbind).__name__ == "UnbindBackward0"
+    assert type(unbind.next_functions[0][0]).__name__ == "MkldnnRnnLayerBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_layer_op_dropout_training(dtype):
+    # dropout between layers draws the same masks as PyTorch's layer path
+    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=3, dropout=0.4)
+    x = randn(5, 2, 3, dtype=getattr(torch, dtype))
+    torch.manual_seed(7)
+    ember.manual_seed(7)
+    rt = outputs(mt(x))
+    re_ = outputs(me(from_torch(x)))
+    for a, b in zip(re_, rt):
+        close(a, b)
+        assert _grad_fn_name(a) == _grad_fn_name(b)
+
+
+def test_lstm_layer_op_gradcheck():
+    g = torch.Generator().manual_seed(5)
+    for reverse, bias, batch_first in [(False, True, False), (True, True, True),
+                                       (False, False, False)]:
+        T, B, I, H = 3, 2, 3, 2
+        shapes = [(B, T, I) if batch_first else (T, B, I), (4 * H, I), (4 * H, H), (4 * H,),
+                  (4 * H,), (B, H), (B, H)]
+        args = [from_torch(torch.randn(*s, generator=g, dtype=torch.float64) * 0.7,
+                           requires_grad=True) for s in shapes]
+
+        def f(*a):
+            out, hy, cy, _ = ember.mkldnn_rnn_layer(*a, reverse, [], 2, H, 1, bias, False,
+                                                    batch_first, True)
+            return out, hy, cy
+
+        assert ember.autograd.gradcheck(f, tuple(args))
+
+
+def test_lstm_layer_op_edge_cases():
+    # zero-size batch: PyTorch's step-by-step path, in ember too
+    for dtype in ["float32", "float64"]:
+        me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, bidirectional=True)
+        x = randn(5, 0, 3, dtype=getattr(torch, dtype))
+        xe = from_torch(x)
+        rt, re_ = outputs(mt(x)), outputs(me(xe))
+        for a, b in zip(re_, rt):
+            close(a, b)
+            assert _grad_fn_name(a) == _grad_fn_name(b)
+        sum(o.sum() for o in rt).backward()
+        sum(o.sum() for o in re_).backward()
+        close(xe.grad, x.grad)
+    # zero-length sequence: an error in every recurrent layer
+    for name in ["LSTM", "GRU", "RNN"]:
+        me, mt = make(name, 3, 4)
+        same_error(lambda: me(ember.zeros((0, 2, 3), dtype=ember.float64)),
+                   lambda: mt(torch.zeros((0, 2, 3), dtype=torch.float64)))
+    # unsupported modes and bad shapes of the op itself
+    x, w, b = ember.zeros((2, 1, 3)), ember.zeros((8, 3)), ember.zeros(8)
+    h = ember.zeros((1, 2))
+    with pytest.raises(RuntimeError, match="mode"):
+        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 2)), b, b, h, h, False, [], 3, 2, 1, True,
+                               False, False, True)
+    with pytest.raises(RuntimeError, match="shape"):
+        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 3)), b, b, h, h, False, [], 2, 2, 1, True,
+                               False, False, True)
+
+
+_CAPABILITY_SCRIPT = """
+import ember, json, sys
+T, B, I, H = 3, 11, 7, 40
+def make(shape, seed, scale=0.3):
+    n = 1
+    for s in shape:
+        n *= s
+    v = (ember.arange(n, dtype=ember.float64) * 0.731 + seed).sin() * scale
+    return v.to(ember.float32).reshape(shape).requires_grad_()
+args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4),
+        make((4 * H,), 5), make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
+res = []
+for reverse in (False, True):
+    out, hy, cy, _ = ember.mkldnn_rnn_layer(*args, reverse, [], 2, H, 1, True, False, False, True)
+    (out.sin().sum() + (hy * 2).sum() + cy.cos().sum()).backward()
+    res += [out, hy, cy] + [a.grad.clone() for a in args]
+    for a in args:
+        a.grad = None
+print(json.dumps([r.reshape(-1).tolist() for r in res]))
+"""
+
+
+def test_lstm_layer_op_every_capability():
+    # the float32 step kernel (Note [Recurrent step GEMM]) has per-capability tiles:
+    # odd sizes (B = 11 rows, 4H = 160 and H = 40 columns) against PyTorch on each
+    import json
+    import os
+    import subprocess
+    import sys
+
+    T, B, I, H = 3, 11, 7, 40
+
+    def make(shape, seed, scale=0.3):
+        n = 1
+        for s in shape:
+            n *= s
+        v = (torch.arange(n, dtype=torch.float64) * 0.731 + seed).sin() * scale
+        return v.to(torch.float32).reshape(shape).requires_grad_()
+
+    args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4),
+            make((4 * H,), 5), make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
+    want = []
+    for reverse in (False, True):
+        x = args[0].flip(0) if reverse else args[0]
+        out, hy, cy = torch._VF.lstm(x, (args[5][None], args[6][None]), args[1:5], True, 1, 0.0,
+                                     False, False, False)
+        out = out.flip(0) if reverse else out
+        hy, cy = hy[0], cy[0]
+        grads = torch.autograd.grad(out.sin().sum() + (hy * 2).sum() + cy.cos().sum(), args)
+        want += [out, hy, cy, *grads]
+    for cap in ("default", "avx2", "avx512"):
+        r = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], capture_output=True,
+                           text=True, timeout=120, check=False,
+                           env=dict(os.environ, EMBER_CPU_CAPABILITY=cap))
+        assert r.returncode == 0, r.stderr
+        for got, w in zip(json.loads(r.stdout), want):
+            torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5,
+                                       atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_layer_op_rows_split_over_threads(dtype):
+    # large enough for the recurrence to split the batch rows over two threads
+    threads = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        me, mt = make("LSTM", 6, 48, dtype=dtype, bidirectional=True)
+        x = randn(5, 10, 6, dtype=getattr(torch, dtype))
+        h = (randn(2, 10, 48, dtype=x.dtype, seed=2), randn(2, 10, 48, dtype=x.dtype, seed=3))
+        compare_run(me, mt, x, h)
+    finally:
+        ember.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dtype,batch_first,bidirectional", [
+    ("float64", False, False), ("float64", True, True), ("float32", False, True)])
+def test_lstm_layer_op_double_backward(dtype, batch_first, bidirectional):
+    # with create_graph the layer's gradients are built from differentiable operators
+    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, batch_first=batch_first,
+                  bidirectional=bidirectional)
+    x = randn(2, 5, 3, dtype=getattr(torch, dtype))
+    xe = from_torch(x)
+    got = []
+    for lib, m, xx in ((torch, mt, x), (ember, me, xe)):
+        o, (hn, cn) = m(xx)
+        g, = lib.autograd.grad((o * o).sum() + hn.sum() + (cn ** 2).sum(), xx, create_graph=True)
+        assert g.requires_grad
+        (g * g).sum().backward()
+        got.append([g.detach(), xx.grad] + [p.grad for p in m.parameters()])
+    tol = {"rtol": 1e-12, "atol": 1e-13} if dtype == "float64" else {}
+    for t, e in zip(*got):
+        close(e, t, **tol)

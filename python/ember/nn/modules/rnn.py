@@ -5,6 +5,13 @@ Each layer and direction projects the whole input sequence once
 (x W_ih^T + b_ih), then steps through time with h W_hh^T + b_hh added to the
 step's projection, in the gate order PyTorch uses (LSTM i, f, g, o; GRU r, z,
 n). Autograd comes from the ops, so gradients need no special kernels.
+
+LSTM layers in float32 and float64 without projections instead run each
+layer and direction as one ember.mkldnn_rnn_layer call (Note [LSTM layer op]
+in cpu/RecurrentLayer.cpp), as PyTorch's CPU LSTM does: its outputs show
+MkldnnRnnLayerBackward0. PyTorch takes that path for float32 only; its float64
+output is a stack of the steps (StackBackward0), which _run reproduces by
+restacking the last layer's output where a graph is recorded.
 """
 
 from __future__ import annotations
@@ -113,6 +120,15 @@ class RNNBase(Module):
                 f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
                 stacklevel=2,
             )
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+        if not isinstance(batch_first, bool):
+            raise TypeError(
+                f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+        if not isinstance(input_size, int):
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
@@ -216,8 +232,50 @@ class RNNBase(Module):
 
     # ---- the layer loop -----------------------------------------------------------
 
+    def _use_layer_op(self, x):
+        return (self.mode == "LSTM" and self.proj_size == 0
+                and x.dtype in (ember.float32, ember.float64)
+                and x.device.type == "cpu" and x.numel() != 0)
+
+    def _run_lstm_layers(self, x, hx, cx):
+        """_run for LSTM through ember.mkldnn_rnn_layer, one call per layer and direction."""
+        num_directions = 2 if self.bidirectional else 1
+        weights = self._flat_weights
+        per = len(weights) // (self.num_layers * num_directions)
+        no_bias = None
+        h_out, c_out = [], []
+        layer_input = x
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(num_directions):
+                idx = layer * num_directions + direction
+                p = weights[idx * per : (idx + 1) * per]
+                if self.bias:
+                    b_ih, b_hh = p[2], p[3]
+                else:
+                    if no_bias is None:
+                        no_bias = ember.zeros(p[0].size(0), dtype=x.dtype)
+                    b_ih = b_hh = no_bias
+                out, h, c, _ = ember.mkldnn_rnn_layer(
+                    layer_input, p[0], p[1], b_ih, b_hh, hx[idx], cx[idx], direction == 1, [], 2,
+                    self.hidden_size, self.num_layers, self.bias, self.bidirectional, False,
+                    self.training)
+                outs.append(out)
+                h_out.append(h)
+                c_out.append(c)
+            layer_output = outs[0] if num_directions == 1 else ember.cat(outs, 2)
+            if self.dropout != 0 and self.training and layer < self.num_layers - 1:
+                layer_output = _dropout(layer_output, self.dropout, True)
+            layer_input = layer_output
+        if num_directions == 1 and x.dtype == ember.float64 and layer_input.requires_grad:
+            # PyTorch's float64 output is a StackBackward0
+            layer_input = ember.stack(layer_input.unbind(0), 0)
+        return layer_input, ember.stack(h_out, 0), ember.stack(c_out, 0)
+
     def _run(self, x, hx, cx):
         """x: (T, B, I); hx (and cx for LSTM): (L*D, B, H). Returns output, h_n, c_n."""
+        if self._use_layer_op(x):
+            return self._run_lstm_layers(x, hx, cx)
         num_directions = 2 if self.bidirectional else 1
         weights = self._flat_weights
         per = len(weights) // (self.num_layers * num_directions)
@@ -306,6 +364,8 @@ class RNNBase(Module):
         else:
             self.check_hidden_size(h0, expected)
         x = input.transpose(0, 1) if self.batch_first else input
+        if x.size(0) == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._run(x, h0, c0)
         if self.batch_first:
             output = output.transpose(0, 1)
