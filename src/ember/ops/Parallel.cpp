@@ -22,7 +22,12 @@ int g_num_threads = initial_threads();
 int get_num_threads() { return g_num_threads; }
 
 void set_num_threads(int n) {
-  if (n > 0) g_num_threads = n;
+  if (n <= 0) return;
+  g_num_threads = n;
+#ifdef _OPENMP
+  // Libraries on the same OpenMP runtime (oneDNN) size their regions by it.
+  omp_set_num_threads(n);
+#endif
 }
 
 bool in_parallel_region() {
