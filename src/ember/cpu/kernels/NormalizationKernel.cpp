@@ -7,6 +7,7 @@
 
 #include "ember/core/Error.h"
 #include "ember/cpu/NNStubs.h"
+#include "ember/cpu/kernels/ReduceVec.h"
 #include "ember/ops/Parallel.h"
 
 namespace ember::cpu {
@@ -191,10 +192,14 @@ void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
     for (int64_t r = b; r < e; ++r) {
       const T* xr = x + r * D;
       T* yr = y + r * D;
-      const double m = row_sum(xr, D) / static_cast<double>(D);
-      const double v = row_sq_dev(xr, D, m) / static_cast<double>(D);
-      const double rs = 1.0 / std::sqrt(v + eps);
-      mean[r] = static_cast<T>(m);
+      // Two passes in the element type with vector accumulators (Note [Vector reduction leaves]).
+      const T mt = vec_cascade_sum(xr, D, [](auto u) { return u; }) / static_cast<T>(D);
+      const T vt = vec_cascade_sum(xr, D, [mt](auto u) {
+                     const auto d = u - mt;
+                     return d * d;
+                   }) / static_cast<T>(D);
+      const double m = mt, rs = 1.0 / std::sqrt(static_cast<double>(vt) + eps);
+      mean[r] = mt;
       rstd[r] = static_cast<T>(rs);
       const T s = static_cast<T>(rs), t = static_cast<T>(-m * rs);
       if (!gamma && !beta) {
