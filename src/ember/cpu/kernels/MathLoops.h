@@ -217,8 +217,10 @@ inline void f16_loop(char** data, const int64_t* strides, int64_t n, const F& f)
 // vector of floats to a vector of floats. Every element goes through f in
 // some vector (a partial block is padded), so results do not depend on the
 // layout or on where a thread's chunk starts.
+// flatten: f and the vecmath functions it calls are inlined into the loop
+// (an out-of-line f costs a call per vector and reloads its constants).
 template <typename T, typename F>
-inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f) {
+__attribute__((flatten)) inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f) {
   using vecmath::Vf;
   constexpr int W = vecmath::kLanesF;
   if constexpr (std::is_same_v<T, float>) {
@@ -226,6 +228,16 @@ inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f
       float* out = reinterpret_cast<float*>(data[0]);
       const float* a = reinterpret_cast<const float*>(data[1]);
       int64_t i = 0;
+      // Four independent vectors per step: the math functions are long
+      // dependency chains, and -O2 does not unroll.
+      for (; i + 4 * W <= n; i += 4 * W) {
+        const Vf r0 = f(vecmath::load(a + i)), r1 = f(vecmath::load(a + i + W));
+        const Vf r2 = f(vecmath::load(a + i + 2 * W)), r3 = f(vecmath::load(a + i + 3 * W));
+        vecmath::store(out + i, r0);
+        vecmath::store(out + i + W, r1);
+        vecmath::store(out + i + 2 * W, r2);
+        vecmath::store(out + i + 3 * W, r3);
+      }
       for (; i + W <= n; i += W) vecmath::store(out + i, f(vecmath::load(a + i)));
       if (i < n) {
         float buf[W] = {};
