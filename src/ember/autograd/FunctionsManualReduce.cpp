@@ -339,7 +339,13 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2) { return grad.mm(mat2.permute({1, 0})); }
 
-Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1) { return mat1.permute({1, 0}).mm(grad); }
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides) {
+  if (mat2_sizes.size() == 2 && mat2_sizes[0] > 1 && mat2_sizes[1] > 1 && mat2_strides[0] == 1 &&
+      mat2_strides[1] == mat2_sizes[0]) {
+    return grad.permute({1, 0}).mm(mat1).permute({1, 0});
+  }
+  return mat1.permute({1, 0}).mm(grad);
+}
 
 Tensor bmm_backward_self(const Tensor& grad, const Tensor& mat2) { return grad.bmm(mat2.permute({0, 2, 1})); }
 

@@ -48,7 +48,9 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype);
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 // Matrix products: d(A @ B)/dA = grad @ B^T, d/dB = A^T @ grad (batched for bmm).
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2);
-Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1);
+// Takes mat2's layout when mat2 is a transposed matrix (a Linear weight used
+// as w.t()), so the gradient reaches the weight contiguous, as in PyTorch.
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides);
 Tensor bmm_backward_self(const Tensor& grad, const Tensor& mat2);
 Tensor bmm_backward_mat2(const Tensor& grad, const Tensor& self);
 // addbmm: grad of the batch-summed product, per batch.
