@@ -86,10 +86,7 @@ void set_num_threads(int n) {
 void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
            float beta, float* c, int ldc) {
 #ifdef EMBER_USE_ONEDNN
-  // oneDNN sizes its OpenMP regions by this thread's setting (another thread may have called set_num_threads).
-#ifdef _OPENMP
-  if (!in_parallel_region()) omp_set_num_threads(get_num_threads());
-#endif
+  sync_openmp_threads();
   if (m > 0 && n > 0 && k > 0 &&
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success) {
     return;

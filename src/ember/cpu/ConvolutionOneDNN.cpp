@@ -86,7 +86,7 @@ struct Problem {
 template <typename F>
 bool run(const F& f) {
   if (in_parallel_region()) return false;
-  omp_set_num_threads(get_num_threads());
+  sync_openmp_threads();
   try {
     thread_local dnnl::stream strm(engine());
     f(strm);

@@ -22,11 +22,13 @@ int g_num_threads = initial_threads();
 int get_num_threads() { return g_num_threads; }
 
 void set_num_threads(int n) {
-  if (n <= 0) return;
-  g_num_threads = n;
+  if (n > 0) g_num_threads = n;
+}
+
+void sync_openmp_threads() {
 #ifdef _OPENMP
-  // Libraries on the same OpenMP runtime (oneDNN) size their regions by it.
-  omp_set_num_threads(n);
+  // OpenMP's thread count is per calling thread, so it is set at each call.
+  if (!omp_in_parallel()) omp_set_num_threads(g_num_threads);
 #endif
 }
 

@@ -237,87 +237,78 @@ class RNNBase(Module):
                 and x.dtype in (ember.float32, ember.float64)
                 and x.device.type == "cpu" and x.numel() != 0)
 
-    def _run_lstm_layers(self, x, hx, cx):
-        """_run for LSTM through ember.mkldnn_rnn_layer, one call per layer and direction."""
+    def _layers(self, x, run_direction):
+        """Stacks the layers: run_direction(layer_input, idx, weights, reverse)
+        returns (output, h, c) of one layer and direction (c may be None).
+        Directions are concatenated, dropout goes between layers."""
         num_directions = 2 if self.bidirectional else 1
         weights = self._flat_weights
         per = len(weights) // (self.num_layers * num_directions)
-        no_bias = None
         h_out, c_out = [], []
         layer_input = x
         for layer in range(self.num_layers):
             outs = []
             for direction in range(num_directions):
                 idx = layer * num_directions + direction
-                p = weights[idx * per : (idx + 1) * per]
-                if self.bias:
-                    b_ih, b_hh = p[2], p[3]
-                else:
-                    if no_bias is None:
-                        no_bias = ember.zeros(p[0].size(0), dtype=x.dtype)
-                    b_ih = b_hh = no_bias
-                out, h, c, _ = ember.mkldnn_rnn_layer(
-                    layer_input, p[0], p[1], b_ih, b_hh, hx[idx], cx[idx], direction == 1, [], 2,
-                    self.hidden_size, self.num_layers, self.bias, self.bidirectional, False,
-                    self.training)
+                out, h, c = run_direction(layer_input, idx, weights[idx * per : (idx + 1) * per], direction == 1)
                 outs.append(out)
                 h_out.append(h)
-                c_out.append(c)
-            layer_output = outs[0] if num_directions == 1 else ember.cat(outs, 2)
+                if c is not None:
+                    c_out.append(c)
+            layer_input = outs[0] if num_directions == 1 else ember.cat(outs, outs[0].dim() - 1)
             if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                layer_output = _dropout(layer_output, self.dropout, True)
-            layer_input = layer_output
-        if num_directions == 1 and x.dtype == ember.float64 and layer_input.requires_grad:
+                layer_input = _dropout(layer_input, self.dropout, True)
+        return layer_input, ember.stack(h_out, 0), (ember.stack(c_out, 0) if c_out else None)
+
+    def _run_lstm_layers(self, x, hx, cx):
+        """_run for LSTM through ember.mkldnn_rnn_layer, one call per layer and direction."""
+        no_bias = []
+
+        def run_direction(layer_input, idx, p, reverse):
+            if self.bias:
+                b_ih, b_hh = p[2], p[3]
+            else:
+                if not no_bias:
+                    no_bias.append(ember.zeros(p[0].size(0), dtype=x.dtype))
+                b_ih = b_hh = no_bias[0]
+            out, h, c, _ = ember.mkldnn_rnn_layer(
+                layer_input, p[0], p[1], b_ih, b_hh, hx[idx], cx[idx], reverse, [], 2,
+                self.hidden_size, self.num_layers, self.bias, self.bidirectional, False,
+                self.training)
+            return out, h, c
+
+        output, h_n, c_n = self._layers(x, run_direction)
+        if not self.bidirectional and x.dtype == ember.float64 and output.requires_grad:
             # PyTorch's float64 output is a StackBackward0
-            layer_input = ember.stack(layer_input.unbind(0), 0)
-        return layer_input, ember.stack(h_out, 0), ember.stack(c_out, 0)
+            output = ember.stack(output.unbind(0), 0)
+        return output, h_n, c_n
 
     def _run(self, x, hx, cx):
         """x: (T, B, I); hx (and cx for LSTM): (L*D, B, H). Returns output, h_n, c_n."""
         if self._use_layer_op(x):
             return self._run_lstm_layers(x, hx, cx)
-        num_directions = 2 if self.bidirectional else 1
-        weights = self._flat_weights
-        per = len(weights) // (self.num_layers * num_directions)
-        h_out, c_out = [], []
-        layer_input = x
-        for layer in range(self.num_layers):
-            outs = []
-            for direction in range(num_directions):
-                idx = layer * num_directions + direction
-                p = weights[idx * per : (idx + 1) * per]
-                w_ih, w_hh = p[0], p[1].t()
-                b_ih, b_hh = (p[2], p[3]) if self.bias else (None, None)
-                w_hr = p[-1] if self.proj_size > 0 else None
-                proj = F.linear(layer_input, w_ih, b_ih)
-                steps = proj.unbind(0)
-                T = len(steps)
-                order = range(T - 1, -1, -1) if direction == 1 else range(T)
-                h = hx[idx]
-                c = cx[idx] if cx is not None else None
-                seq = [None] * T
-                for t in order:
-                    if self.mode == "LSTM":
-                        h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
-                    elif self.mode == "GRU":
-                        h = _gru_step(steps[t], h, w_hh, b_hh)
-                    else:
-                        h = _rnn_step(steps[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
-                    seq[t] = h
-                if T == 0:
-                    outs.append(ember.empty((0, x.size(1), h.size(-1)), dtype=x.dtype))
+
+        def run_direction(layer_input, idx, p, reverse):
+            w_ih, w_hh = p[0], p[1].t()
+            b_ih, b_hh = (p[2], p[3]) if self.bias else (None, None)
+            w_hr = p[-1] if self.proj_size > 0 else None
+            steps = F.linear(layer_input, w_ih, b_ih).unbind(0)
+            T = len(steps)
+            h = hx[idx]
+            c = cx[idx] if cx is not None else None
+            seq = [None] * T
+            for t in (range(T - 1, -1, -1) if reverse else range(T)):
+                if self.mode == "LSTM":
+                    h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
+                elif self.mode == "GRU":
+                    h = _gru_step(steps[t], h, w_hh, b_hh)
                 else:
-                    outs.append(ember.stack(seq, 0))
-                h_out.append(h)
-                if c is not None:
-                    c_out.append(c)
-            layer_output = outs[0] if num_directions == 1 else ember.cat(outs, outs[0].dim() - 1)
-            if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                layer_output = _dropout(layer_output, self.dropout, True)
-            layer_input = layer_output
-        h_n = ember.stack(h_out, 0)
-        c_n = ember.stack(c_out, 0) if cx is not None else None
-        return layer_input, h_n, c_n
+                    h = _rnn_step(steps[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
+                seq[t] = h
+            out = ember.stack(seq, 0) if T else ember.empty((0, x.size(1), h.size(-1)), dtype=x.dtype)
+            return out, h, c
+
+        return self._layers(x, run_direction)
 
     def _forward(self, input, hx, name):
         is_lstm = self.mode == "LSTM"

@@ -102,36 +102,57 @@ inline bool is_nan_value(T v) {
   }
 }
 
-// Unstable sort: std::sort over (value, position) pairs compared by value
-// (NaN above everything), the algorithm and comparison PyTorch's CPU sort
-// uses, so equal values land in the same order.
+// (value, position) of an element; 16-bit floats compare as float.
 template <typename T>
-void introsort_lines(int64_t n, int64_t lines, bool descending, const SortLine* per_line) {
-  using A = std::conditional_t<is_16bit_float_v<T>, float, T>;
-  using E = std::pair<A, int64_t>;
+using SortPair = std::pair<std::conditional_t<is_16bit_float_v<T>, float, T>, int64_t>;
+
+// PyTorch's order of values: NaN above everything.
+template <typename E, bool kDescending>
+struct NanAwareOrder {
+  bool operator()(const E& x, const E& y) const {
+    if constexpr (kDescending) {
+      return (is_nan_value(x.first) && !is_nan_value(y.first)) || (x.first > y.first);
+    } else {
+      return (!is_nan_value(x.first) && is_nan_value(y.first)) || (x.first < y.first);
+    }
+  }
+};
+
+// For each line (in parallel): q holds its (value, position) pairs,
+// arrange(q) orders them and returns how many to write out.
+template <typename T, typename Arrange>
+void arrange_lines(int64_t n, int64_t lines, const SortLine* per_line, const Arrange& arrange) {
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1));
   parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<E> q(n);
+    std::vector<SortPair<T>> q(n);
     for (int64_t l = b; l < e; ++l) {
       const SortLine& L = per_line[l];
       const T* in = reinterpret_cast<const T*>(L.in);
-      for (int64_t i = 0; i < n; ++i) q[i] = E(static_cast<A>(in[i * L.in_stride]), i);
-      if (descending) {
-        std::sort(q.begin(), q.end(), [](const E& x, const E& y) {
-          return (is_nan_value(x.first) && !is_nan_value(y.first)) || (x.first > y.first);
-        });
-      } else {
-        std::sort(q.begin(), q.end(), [](const E& x, const E& y) {
-          return (!is_nan_value(x.first) && is_nan_value(y.first)) || (x.first < y.first);
-        });
-      }
+      for (int64_t i = 0; i < n; ++i) q[i] = SortPair<T>(static_cast<typename SortPair<T>::first_type>(in[i * L.in_stride]), i);
+      const int64_t m = arrange(q);
       T* out = reinterpret_cast<T*>(L.values);
-      for (int64_t i = 0; i < n; ++i) {
+      for (int64_t i = 0; i < m; ++i) {
         const int64_t j = q[i].second;
         if (out) out[i * L.values_stride] = in[j * L.in_stride];
         L.indices[i * L.indices_stride] = j;
       }
     }
+  });
+}
+
+// Unstable sort: std::sort over (value, position) pairs compared by value,
+// the algorithm and comparison PyTorch's CPU sort uses, so equal values land
+// in the same order.
+template <typename T>
+void introsort_lines(int64_t n, int64_t lines, bool descending, const SortLine* per_line) {
+  using E = SortPair<T>;
+  arrange_lines<T>(n, lines, per_line, [&](std::vector<E>& q) {
+    if (descending) {
+      std::sort(q.begin(), q.end(), NanAwareOrder<E, true>{});
+    } else {
+      std::sort(q.begin(), q.end(), NanAwareOrder<E, false>{});
+    }
+    return n;
   });
 }
 
@@ -180,40 +201,24 @@ void sort_kernel(ScalarType dtype, int64_t n, int64_t lines, bool descending, bo
 // values come out in the same order.
 template <typename T>
 void topk_lines(int64_t n, int64_t k, int64_t lines, bool largest, bool sorted, const SortLine* per_line) {
-  using A = std::conditional_t<is_16bit_float_v<T>, float, T>;
-  using E = std::pair<A, int64_t>;
-  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1));
-  parallel_for(0, lines, grain, [&](int64_t b, int64_t e) {
-    std::vector<E> q(n);
-    for (int64_t l = b; l < e; ++l) {
-      const SortLine& L = per_line[l];
-      const T* in = reinterpret_cast<const T*>(L.in);
-      for (int64_t i = 0; i < n; ++i) q[i] = E(static_cast<A>(in[i * L.in_stride]), i);
-      if (k == 0) continue;
-      const bool partial = k * 64 <= n;
-      auto run = [&](auto cmp) {
-        if (partial) {
-          std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
-        } else {
-          std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
-          if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
-        }
-      };
-      if (largest) {
-        run([](const E& x, const E& y) {
-          return (is_nan_value(x.first) && !is_nan_value(y.first)) || (x.first > y.first);
-        });
+  using E = SortPair<T>;
+  const bool partial = k * 64 <= n;
+  arrange_lines<T>(n, lines, per_line, [&](std::vector<E>& q) {
+    auto run = [&](auto cmp) {
+      if (partial) {
+        std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
       } else {
-        run([](const E& x, const E& y) {
-          return (!is_nan_value(x.first) && is_nan_value(y.first)) || (x.first < y.first);
-        });
+        std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
+        if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
       }
-      T* out = reinterpret_cast<T*>(L.values);
-      for (int64_t i = 0; i < k; ++i) {
-        out[i * L.values_stride] = in[q[i].second * L.in_stride];
-        L.indices[i * L.indices_stride] = q[i].second;
-      }
+    };
+    if (k == 0) return k;
+    if (largest) {
+      run(NanAwareOrder<E, true>{});
+    } else {
+      run(NanAwareOrder<E, false>{});
     }
+    return k;
   });
 }
 

@@ -1,0 +1,97 @@
+"""Kernel paths that only large inputs reach, compared with PyTorch: the
+vector reduction leaves (four accumulators, blocks of 4096), layer_norm's
+row statistics, the unrolled elementwise loop, and the layout of mm's
+gradient for a transposed mat2."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+SIZES = [63, 64, 1000, 4097, 20000]
+
+
+def _pair(arr):
+    return ember.from_numpy(arr.copy()), torch.from_numpy(arr.copy())
+
+
+def _close(e, t, rtol, atol=0.0):
+    torch.testing.assert_close(torch.from_numpy(e.numpy()), t, rtol=rtol, atol=atol, equal_nan=True)
+
+
+REDUCTIONS = {
+    "sum": lambda x: x.sum(-1),
+    "max": lambda x: x.amax(-1),
+    "min": lambda x: x.amin(-1),
+    "max_all": lambda x: x.max(),
+    "norm1": lambda x: x.norm(1, -1),
+    "norm2": lambda x: x.norm(2, -1),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("op", sorted(REDUCTIONS))
+def test_long_row_reductions(op, n, dtype):
+    rng = np.random.default_rng(n)
+    arr = rng.standard_normal((3, n)).astype(dtype)
+    arr[1, rng.integers(n)] = np.nan  # a NaN anywhere in the row
+    arr[2, n - 1] = np.nan  # a NaN in the tail
+    e, t = _pair(arr)
+    f = REDUCTIONS[op]
+    _close(f(e), f(t), rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("d", [100, 1000, 4096])
+def test_layer_norm_long_rows(d, dtype):
+    rng = np.random.default_rng(d)
+    arr = (rng.standard_normal((8, d)) * 3 + 5).astype(dtype)
+    w = rng.standard_normal(d).astype(dtype)
+    b = rng.standard_normal(d).astype(dtype)
+    (xe, xt), (we, wt), (be, bt) = _pair(arr), _pair(w), _pair(b)
+    xe.requires_grad_(True)
+    xt.requires_grad_(True)
+    ye = ember.nn.functional.layer_norm(xe, (d,), we, be)
+    yt = torch.nn.functional.layer_norm(xt, (d,), wt, bt)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    _close(ye.detach(), yt.detach(), rtol=tol, atol=tol)
+    (ye * ye).sum().backward()
+    (yt * yt).sum().backward()
+    _close(xe.grad, xt.grad, rtol=10 * tol, atol=10 * tol)
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 1000, 4099])
+@pytest.mark.parametrize("op", ["exp", "sigmoid", "tanh", "gelu", "log"])
+def test_unrolled_elementwise(op, n):
+    arr = (np.random.default_rng(n).standard_normal(n) * 4).astype("float32")
+    if op == "log":
+        arr = np.abs(arr)
+    e, t = _pair(arr)
+    if op == "gelu":
+        re, rt = ember.nn.functional.gelu(e), torch.nn.functional.gelu(t)
+    else:
+        re, rt = getattr(e, op)(), getattr(t, op)()
+    # gelu: 1 + erf(x) cancels for x << 0, where the erf approximations of
+    # both libraries (absolute error ~1e-7) differ in the last bits.
+    _close(re, rt, rtol=2e-6, atol=5e-6 if op == "gelu" else 1e-6)
+
+
+@pytest.mark.parametrize("transposed", [True, False])
+def test_mm_gradient_layout_of_mat2(transposed):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 4))
+    w = rng.standard_normal((3, 4) if transposed else (4, 3))
+    results = []
+    for lib in (ember, torch):
+        xl, wl = lib.from_numpy(x.copy()), lib.from_numpy(w.copy()).requires_grad_(True)
+        mat2 = wl.t() if transposed else wl
+        y = lib.addmm(lib.ones(3, dtype=lib.float64), xl, mat2)
+        seen = []
+        y.grad_fn.register_hook(lambda gi, go: seen.append(gi[2].stride()))
+        (y * y).sum().backward()
+        results.append((seen[0], wl.grad.stride(), wl.grad.numpy().copy()))
+    (se, ge, ve), (st, gt, vt) = results
+    assert se == st and ge == gt
+    np.testing.assert_allclose(ve, vt, rtol=1e-12)
