@@ -100,13 +100,13 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Log:
       return float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
     case UnaryOp::Log1p:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::log1p(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::log1p(x); },
                          [](double x) { return std::log1p(x); });
     case UnaryOp::Expm1:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::expm1(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::expm1(x); },
                          [](double x) { return std::expm1(x); });
     case UnaryOp::Log2:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::log2(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::log2(x); },
                          [](double x) { return std::log2(x); });
     case UnaryOp::Sqrt:
       return float_unary(it, [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
@@ -119,45 +119,45 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Cos:
       return float_unary(it, [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
     case UnaryOp::Tan:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::tan(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::tan(x); },
                          [](double x) { return std::tan(x); });
     case UnaryOp::Tanh:
       return float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
     case UnaryOp::Asin:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::asin(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::asin(x); },
                          [](double x) { return std::asin(x); });
     case UnaryOp::Acos:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::acos(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::acos(x); },
                          [](double x) { return std::acos(x); });
     case UnaryOp::Atan:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::atan(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::atan(x); },
                          [](double x) { return std::atan(x); });
     case UnaryOp::Sinh:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::sinh(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::sinh(x); },
                          [](double x) { return std::sinh(x); });
     case UnaryOp::Cosh:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::cosh(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::cosh(x); },
                          [](double x) { return std::cosh(x); });
     case UnaryOp::Asinh:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::asinh(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::asinh(x); },
                          [](double x) { return std::asinh(x); });
     case UnaryOp::Acosh:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::acosh(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::acosh(x); },
                          [](double x) { return std::acosh(x); });
     case UnaryOp::Atanh:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::atanh(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::atanh(x); },
                          [](double x) { return std::atanh(x); });
     case UnaryOp::Erf:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::erf(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); },
                          [](double x) { return std::erf(x); });
     case UnaryOp::Erfc:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::erfc(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::erfc(x); },
                          [](double x) { return std::erfc(x); });
     case UnaryOp::Exp2:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::exp2(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::exp2(x); },
                          [](double x) { return std::exp2(x); });
     case UnaryOp::Log10:
-      return float_unary(it, [](Vf x) { return per_lane(x, [](float v) { return std::log10(v); }); },
+      return float_unary(it, [](Vf x) { return vecmath::log10(x); },
                          [](double x) { return std::log10(x); });
     case UnaryOp::Sigmoid:
       return float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
