@@ -78,12 +78,20 @@ EMBER_VEC_INLINE Vf copysign(Vf mag, Vf sign) {
 EMBER_VEC_INLINE Vi isnan(Vf x) { return x != x; }
 
 // True if any lane of the mask is set.
-inline bool any(Vi mask) {
+EMBER_VEC_INLINE bool any(Vi mask) {
+#if defined(__AVX512F__)
+  return _mm512_movepi32_mask((__m512i)mask) != 0;
+#elif defined(__AVX2__)
+  return _mm256_movemask_ps((__m256)mask) != 0;
+#elif defined(__SSE2__)
+  return _mm_movemask_ps((__m128)mask) != 0;
+#else
   uint64_t w[kVecBytes / 8];
   std::memcpy(w, &mask, sizeof mask);
   uint64_t acc = 0;
   for (int i = 0; i < kVecBytes / 8; ++i) acc |= w[i];
   return acc != 0;
+#endif
 }
 
 // Applies a scalar function to each lane (for functions without a vector form).
@@ -420,8 +428,14 @@ EMBER_VEC_INLINE Vf round_small(Vf x) {
   return (x + kMagic) - kMagic;
 }
 
+// x * c rounded to an integer, for |x * c| < 2^22.
+EMBER_VEC_INLINE Vf round_mul(Vf x, float c) {
+  const float kMagic = 12582912.0f;
+  return madd(x, c, kMagic) - kMagic;
+}
+
 // e^r - 1 for r = rh + rl, |r| <= ln2/2 + small, as the unevaluated sum
-// hi + lo (returns hi): rh + (rl + r^2 P(r)) with r^2 from the two parts.
+// hi + lo (returns hi): rh + (rl + r^2 P(r)).
 EMBER_VEC_INLINE Vf expm1_reduced(Vf rh, Vf rl, Vf& lo) {
   Vf r = rh + rl;
   Vf p = madd(r, 0x1.a26890p-13f, 0x1.6d26d0p-10f);
@@ -429,7 +443,7 @@ EMBER_VEC_INLINE Vf expm1_reduced(Vf rh, Vf rl, Vf& lo) {
   p = madd(p, r, splat(0x1.555508p-5f));
   p = madd(p, r, splat(0x1.555556p-3f));
   p = madd(p, r, splat(0.5f));
-  Vf t = madd(p, madd(rh, rh, (rh + r) * rl), rl);
+  Vf t = madd(p, r * r, rl);
   Vf hi = rh + t;
   lo = (rh - hi) + t;
   return hi;
@@ -439,6 +453,16 @@ EMBER_VEC_INLINE Vf expm1_reduced(Vf rh, Vf rl, Vf& lo) {
 // (subnormal x too when kSubnormal). Returns f (exact) and sets e.
 template <bool kSubnormal>
 EMBER_VEC_INLINE Vf log_reduce(Vf x, Vf& e) {
+#if defined(__AVX512F__)
+  if (kSubnormal) {
+    // Mantissa in [1, 2) and exponent from the hardware (subnormals included).
+    Vf m = (Vf)_mm512_getmant_ps((__m512)x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    Vf ex = (Vf)_mm512_getexp_ps((__m512)x);
+    Vi big = m > 1.41421356f;
+    e = select(big, ex + 1.0f, ex);
+    return select(big, m * 0.5f, m) - 1.0f;
+  }
+#endif
   Vi bits = (Vi)x;
   Vi eadj = Vi{};
   if (kSubnormal) {
@@ -516,14 +540,32 @@ EMBER_VEC_INLINE Vf expm1(Vf x) {
 }
 
 namespace detail {
+// The results of the log functions at the special values of their argument
+// u: -inf at 0, NaN below 0 (and at -inf), +inf at +inf, NaN for NaN; other
+// lanes keep r.
+EMBER_VEC_INLINE Vf log_fixup(Vf r, Vf u) {
+#if defined(__AVX512F__)
+  // One fixupimm: per class of u (QNaN, SNaN, 0, +1, -inf, +inf, <0, >0) the
+  // nibbles pick u, QNaN(u), -inf, r, NaN, +inf, NaN, r.
+  return (Vf)_mm512_fixupimm_ps((__m512)r, (__m512)u, _mm512_set1_epi32(0x03530421), 0);
+#else
+  r = select(u == INFINITY, splat(INFINITY), r);
+  r = select(u == 0.0f, splat(-INFINITY), r);
+  r = select(u < 0.0f, splat(NAN), r);
+  return select(isnan(u), u, r);
+#endif
+}
+}  // namespace detail
+
+namespace detail {
 // log(1 + x + c) for x > -1 and a small correction c (|c| below an ulp of x),
 // without the special inputs (callers select those). With u = RN(1 + x) =
 // 2^e (1 + f): e = 0 takes f = x itself (so f + c is the argument exactly);
 // otherwise the rounding error of 1 + x (exact below 2^24) joins c, and
 // (c')/u, whose relative accuracy hardly matters, uses an approximate 1/u.
-EMBER_VEC_INLINE Vf log1p_core(Vf x, Vf c) {
+EMBER_VEC_INLINE Vf log1p_core(Vf x, Vf c, Vf& u) {
   const float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-  Vf u = x + 1.0f;
+  u = x + 1.0f;
   Vf e;
   Vf f = log_reduce<false>(u, e);
   Vi e0 = e == 0.0f;
@@ -536,23 +578,10 @@ EMBER_VEC_INLINE Vf log1p_core(Vf x, Vf c) {
 }  // namespace detail
 
 EMBER_VEC_INLINE Vf log1p(Vf x) {
-  Vf r = detail::log1p_core(x, Vf{});
-  r = select(x == INFINITY, splat(INFINITY), r);
-  r = select(x == -1.0f, splat(-INFINITY), r);
-  r = select(x < -1.0f, splat(NAN), r);
-  r = select(abs(x) < 0x1p-25f, x, r);  // zeros (with their sign) and tiny x
-  return select(isnan(x), x, r);
+  Vf u;
+  Vf r = detail::log1p_core(x, Vf{}, u);
+  return select(x == 0.0f, x, detail::log_fixup(r, u));  // -0 as well
 }
-
-namespace detail {
-// Fixes the results of log2 / log10 at 0, negative, inf and NaN inputs.
-EMBER_VEC_INLINE Vf log_specials(Vf x, Vf r) {
-  r = select(x == INFINITY, splat(INFINITY), r);
-  r = select(x == 0.0f, splat(-INFINITY), r);
-  r = select(x < 0.0f, splat(NAN), r);
-  return select(isnan(x), x, r);
-}
-}  // namespace detail
 
 namespace detail {
 // f * C + small, with C = c + cc (FMA builds) = ch + cl (ch with 11 fraction
@@ -578,7 +607,7 @@ EMBER_VEC_INLINE Vf log2(Vf x) {
   // log2(e) = 0x1.715476p0 + 1.9259630e-8 = 0x1.716p0 - 1.7605286e-4
   Vf v = detail::mul_const_add(f, 0x1.715476p0f, 1.92596299112661746887e-8f, 0x1.716p0f, -1.76052861036592640e-4f,
                                t * 0x1.715476p0f);
-  return detail::log_specials(x, e + v);
+  return detail::log_fixup(e + v, x);
 }
 
 // log10(x) = e log10(2) + log(1 + f) log10(e); e * kA is exact.
@@ -590,7 +619,7 @@ EMBER_VEC_INLINE Vf log10(Vf x) {
   // log10(e) = 0x1.bcb7b2p-2 - 1.0103050e-8 = 0x1.bc8p-2 + 2.1245065e-4
   Vf v = detail::mul_const_add(f, 0x1.bcb7b2p-2f, -1.01030500522316835811e-8f, 0x1.bc8p-2f, 2.12450653251827651e-4f,
                                madd(t, 0x1.bcb7b2p-2f, e * kAc));
-  return detail::log_specials(x, madd(e, kA, v));
+  return detail::log_fixup(madd(e, kA, v), x);
 }
 
 // atan: |x| > 1 uses atan(x) = pi/2 - atan(1/x), with 1/x carried as t + tlo;
@@ -673,21 +702,29 @@ EMBER_VEC_INLINE Vf acos(Vf x) {
 // the subtraction's rounding are carried in rlo), tan(r) = r + r^3 P(r^2) on
 // [-pi/4, pi/4]; odd quadrants give -1/tan(r), the reciprocal corrected by one
 // Newton step on the two-part tan(r). |x| > 8192 and non-finite lanes call libm.
+namespace detail {
+// Lanes of x beyond the vector reduction's range (and inf, NaN) through libm.
+__attribute__((noinline, cold)) inline Vf tan_big_lanes(Vf x, Vf res, Vi big) {
+  for (int i = 0; i < kLanesF; ++i) {
+    if (big[i]) res[i] = static_cast<float>(std::tan(static_cast<double>(x[i])));
+  }
+  return res;
+}
+}  // namespace detail
+
 EMBER_VEC_INLINE Vf tan(Vf x) {
   const float kC1 = 0x1.92p+0f, kC2 = 0x1.fb4p-12f, kC3 = 0x1.4442d2p-24f, kC4 = -0x1.ee59dap-50f;
   const float kMagic = 12582912.0f;
-  Vi big = !(abs(x) <= 8192.0f);  // also true for inf and nan
-  Vf xc = select(big, splat(0.0f), x);
-  Vf k = madd(xc, 0x1.45f306p-1f, kMagic);  // x * 2/pi rounded, in the low bits
+  Vi big = !(abs(x) <= 8192.0f);  // also true for inf and nan; their lanes' values are replaced
+  Vf k = madd(x, 0x1.45f306p-1f, kMagic);  // x * 2/pi rounded, in the low bits
   Vf n = k - kMagic;
-  Vf r2 = madd(n, -kC1, xc);  // exact
-  r2 = madd(n, -kC2, r2);     // exact
+  Vf r2 = madd(n, -kC1, x);  // exact
+  r2 = madd(n, -kC2, r2);    // exact
   Vf ch = n * kC3;
   Vf cl = madd(n, kC4, detail::mul_err(n, splat(kC3), ch));
   // rhi + rlo = r2 - ch - cl (TwoSum of r2 - ch).
   Vf rhi = r2 - ch;
-  Vf bb = rhi - r2;
-  Vf rlo = ((r2 - (rhi - bb)) - (ch + bb)) - cl;
+  Vf rlo = ((r2 - rhi) - ch) - cl;  // Fast2Sum (exact unless |r| < 2 |ch|; then tests show no loss)
   Vf z = rhi * rhi;
   Vf p = madd(z, 0x1.1e8f6ap-8f, 0x1.9d0d86p-14f);
   p = madd(p, z, splat(0x1.62c9f4p-7f));
@@ -702,13 +739,9 @@ EMBER_VEC_INLINE Vf tan(Vf x) {
   Vf e = detail::residual(q, thi, splat(1.0f));
   e = madd(-q, tlo, e);
   Vf cot = madd(q, e, q);
-  Vf res = select(((Vi)k & 1) != 0, -cot, thi);
+  Vf res = select((Vi)k << 31, -cot, thi);  // odd quadrant
   res = select(x == 0.0f, x, res);  // tan(-0) = -0
-  if (any(big)) {
-    for (int i = 0; i < kLanesF; ++i) {
-      if (big[i]) res[i] = static_cast<float>(std::tan(static_cast<double>(x[i])));
-    }
-  }
+  if (__builtin_expect(any(big), 0)) res = detail::tan_big_lanes(x, res, big);
   return res;
 }
 
@@ -717,7 +750,7 @@ namespace detail {
 EMBER_VEC_INLINE Vf exp_quarter_parts(Vf x, Vf& s, Vf& qlo) {
   const float kLog2e = 1.44269504088896341f;
   const float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;
-  Vf n = round_small(x * kLog2e);
+  Vf n = round_mul(x, kLog2e);
   Vf rh = madd(n, -kLn2Hi, x);  // exact
   Vf rl = n * -kLn2Lo;
   s = (Vf)((__builtin_convertvector(n, Vi) + 125) << 23);
@@ -760,11 +793,10 @@ EMBER_VEC_INLINE Vf atanh(Vf x) {
   Vf num = a + a;
   Vf w = num / d;
   Vf c = madd(-w, dlo, detail::residual(w, d, num)) * detail::rcp_approx(d);
-  Vf r = detail::log1p_core(w, c) * 0.5f;
-  r = select(a == 1.0f, splat(INFINITY), r);
-  r = select(a > 1.0f, splat(NAN), r);
-  r = select(a < 0x1p-12f, a, r);
-  return select(isnan(x), x, copysign(r, x));
+  Vf u;
+  Vf r = detail::log1p_core(w, c, u);
+  // u = 1 + w is +inf at |x| = 1, negative above, NaN at inf and NaN.
+  return copysign(detail::log_fixup(r, u) * 0.5f, x);
 }
 
 namespace detail {
@@ -943,10 +975,14 @@ EMBER_VEC_INLINE Vf erfc(Vf x) {
   using detail::lookup16;
   const float kLog2e = 1.44269504088896341f;
   const float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;
-  Vf a = detail::clamp(abs(x), 0.0f, 10.125f);
-  Vi k = ((Vi)a >> 22) - 249;  // exponent and first mantissa bit
+  Vf a = abs(x);
+#if defined(__AVX512F__)
+  a = (Vf)_mm512_min_ps((__m512)splat(10.125f), (__m512)a);  // NaN passes
+#else
+  a = select(a > 10.125f, splat(10.125f), a);
+#endif
+  Vi k = ((Vi)a >> 22) - 249;  // exponent and first mantissa bit: <= 11 (NaN: out of range, harmless)
   k = k < 0 ? 0 : k;
-  k = k > 11 ? 11 : k;
   Vf v = a - lookup16(kErfcxTable[0], k);
   Vf q = madd(v, lookup16(kErfcxTable[10], k), lookup16(kErfcxTable[9], k));
   q = madd(q, v, lookup16(kErfcxTable[8], k));
@@ -957,19 +993,25 @@ EMBER_VEC_INLINE Vf erfc(Vf x) {
   q = madd(q, v, lookup16(kErfcxTable[3], k));
   Vf hi = lookup16(kErfcxTable[1], k);
   Vf w = madd(v, q, lookup16(kErfcxTable[2], k));
-  // e^(-a^2) = 2^n (1 + e), -a^2 = -(sh + sl) exactly.
+  // e^(-a^2) = 2^n (1 + e): a^2 = sh + sl exactly, and with n = rint(-a^2 / ln 2),
+  // -a^2 - n ln 2 = -(rh + rl) where rh is exact.
   Vf sh = a * a;
   Vf sl = detail::mul_err(a, a, sh);
-  Vf n = detail::round_small(sh * -kLog2e);
-  Vf rh = madd(n, -kLn2Hi, -sh);  // exact
-  Vf rl = madd(n, -kLn2Lo, -sl);
-  Vf elo;
-  Vf e = detail::expm1_reduced(rh, rl, elo);
-  // Q (1 + e) - hi with Q = hi + w, e = e + elo; only its rounding is not exact.
-  Vf tail = madd(hi, e, madd(w, e, w) + hi * elo);
+  Vf n = detail::round_mul(sh, -kLog2e);
+  Vf rh = madd(n, kLn2Hi, sh);
+  Vf rl = madd(n, kLn2Lo, sl);
+  // e = e^-(rh + rl) - 1 = -rh + (-rl + r^2 P(-r)), P as in expm1_reduced.
+  Vf rr = rh + rl;
+  Vf p = madd(rr, -0x1.a26890p-13f, 0x1.6d26d0p-10f);
+  p = madd(p, rr, splat(-0x1.110ff2p-7f));
+  p = madd(p, rr, splat(0x1.555508p-5f));
+  p = madd(p, rr, splat(-0x1.555556p-3f));
+  p = madd(p, rr, splat(0.5f));
+  Vf e = madd(p, rr * rr, -rl) - rh;
+  // Q (1 + e) - hi with Q = hi + w; rounded once more in the sum with hi.
+  Vf tail = madd(hi, e, madd(w, e, w));
   Vf r = detail::ldexp(hi + tail, n);
-  r = select(x < 0.0f, 2.0f - r, r);
-  return select(isnan(x), x, r);
+  return select(x < 0.0f, 2.0f - r, r);  // NaN propagates
 }
 
 }  // namespace vecmath
