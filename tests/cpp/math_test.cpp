@@ -155,3 +155,137 @@ TEST(Math, WhereAndClamp) {
   Tensor k = clamp(a, std::optional<Scalar>(Scalar(int64_t(2))), std::optional<Scalar>());
   EXPECT_EQ(to_vector(k), (std::vector<double>{2, 2, 3}));
 }
+
+// ---- vectorised float32 functions (cpu/kernels/VecMath.h) ---------------------------------
+// Dense sweeps: float bit patterns at a fixed stride across each function's
+// range (every binade, subnormals included), each result against the double
+// result rounded to float. math_test also runs under EMBER_CPU_CAPABILITY=
+// default and avx2 (tests/cpp/CMakeLists.txt), so every build is covered.
+
+namespace {
+
+struct VecCase {
+  const char* name;
+  Tensor (*op)(const Tensor&);
+  double (*ref)(double);
+  float lo, hi;  // the swept range
+  int64_t max_ulp;
+};
+
+float from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Inputs in [lo, hi]: every stride-th float (by bit pattern) of each sign's part.
+std::vector<double> bit_sweep(float lo, float hi, uint32_t stride) {
+  std::vector<double> v;
+  for (uint64_t u = 0; u < 0x7f800000u; u += stride) {
+    const float p = from_bits(static_cast<uint32_t>(u));
+    if (p >= lo && p <= hi) v.push_back(p);
+    if (-p >= lo && -p <= hi && p != 0) v.push_back(-p);
+  }
+  return v;
+}
+
+const VecCase kVecCases[] = {
+    {"erf", [](const Tensor& t) { return erf(t); }, [](double v) { return std::erf(v); }, -1e30f, 1e30f, 1},
+    {"erfc", [](const Tensor& t) { return erfc(t); }, [](double v) { return std::erfc(v); }, -1e30f, 1e30f, 2},
+    {"log1p", [](const Tensor& t) { return log1p(t); }, [](double v) { return std::log1p(v); }, -1.0f, 3e38f, 1},
+    {"expm1", [](const Tensor& t) { return expm1(t); }, [](double v) { return std::expm1(v); }, -120.0f, 89.0f, 2},
+    {"log2", [](const Tensor& t) { return log2(t); }, [](double v) { return std::log2(v); }, 0.0f, 3e38f, 1},
+    {"log10", [](const Tensor& t) { return log10(t); }, [](double v) { return std::log10(v); }, 0.0f, 3e38f, 1},
+    {"exp2", [](const Tensor& t) { return exp2(t); }, [](double v) { return std::exp2(v); }, -160.0f, 130.0f, 1},
+    {"tan", [](const Tensor& t) { return tan(t); }, [](double v) { return std::tan(v); }, -1e5f, 1e5f, 2},
+    {"asin", [](const Tensor& t) { return asin(t); }, [](double v) { return std::asin(v); }, -1.0f, 1.0f, 1},
+    {"acos", [](const Tensor& t) { return acos(t); }, [](double v) { return std::acos(v); }, -1.0f, 1.0f, 1},
+    {"atan", [](const Tensor& t) { return atan(t); }, [](double v) { return std::atan(v); }, -3e38f, 3e38f, 1},
+    {"sinh", [](const Tensor& t) { return sinh(t); }, [](double v) { return std::sinh(v); }, -90.0f, 90.0f, 1},
+    {"cosh", [](const Tensor& t) { return cosh(t); }, [](double v) { return std::cosh(v); }, -90.0f, 90.0f, 1},
+    {"asinh", [](const Tensor& t) { return asinh(t); }, [](double v) { return std::asinh(v); }, -3e38f, 3e38f, 1},
+    {"acosh", [](const Tensor& t) { return acosh(t); }, [](double v) { return std::acosh(v); }, 1.0f, 3e38f, 1},
+    {"atanh", [](const Tensor& t) { return atanh(t); }, [](double v) { return std::atanh(v); }, -1.0f, 1.0f, 1},
+};
+
+}  // namespace
+
+TEST(Math, VectorisedFunctionsWithinUlps) {
+  for (const VecCase& c : kVecCases) {
+    const std::vector<double> xs = bit_sweep(c.lo, c.hi, 1543);
+    const std::vector<double> got = to_vector(c.op(from_vector(xs, {static_cast<int64_t>(xs.size())}, ScalarType::Float)));
+    int64_t worst = 0;
+    double worst_x = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const float want = static_cast<float>(c.ref(xs[i]));
+      const float g = static_cast<float>(got[i]);
+      if (std::isnan(want) || std::isinf(want) || want == 0 || std::isinf(g)) {
+        // Exact, including the sign of zero (one ulp at the overflow/underflow edges).
+        const bool same = (std::isnan(want) && std::isnan(g)) || (want == g && std::signbit(want) == std::signbit(g));
+        if (!same && !(std::isnan(want) || std::isnan(g)) && ulp_distance(g, want) <= 1) continue;
+        EXPECT_TRUE(same) << c.name << "(" << xs[i] << ") = " << g << ", want " << want;
+        continue;
+      }
+      const int64_t d = ulp_distance(g, want);
+      if (d > worst) worst = d, worst_x = xs[i];
+    }
+    EXPECT_LE(worst, c.max_ulp) << c.name << " at x = " << worst_x << " (" << xs.size() << " inputs)";
+  }
+}
+
+TEST(Math, VectorisedFunctionsSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const std::vector<double> xs = {0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 2.0, -2.0, 1e-45, -1e-45};
+  Tensor x = from_vector(xs, {static_cast<int64_t>(xs.size())}, ScalarType::Float);
+  // Expected results, in the order of xs.
+  struct Want {
+    Tensor (*op)(const Tensor&);
+    std::vector<double> v;
+  };
+  const double pi = static_cast<float>(3.14159265358979323846), pio2 = static_cast<float>(1.57079632679489661923);
+  const double tiny = 1.401298464324817e-45;
+  const Want wants[] = {
+      {[](const Tensor& t) { return erf(t); }, {0.0, -0.0, 1, -1, nan, 0.84270079, -0.84270079, 0.99532227, -0.99532227, tiny, -tiny}},
+      {[](const Tensor& t) { return erfc(t); }, {1, 1, 0, 2, nan, 0.15729921, 1.84270079, 0.0046777350, 1.99532227, 1, 1}},
+      {[](const Tensor& t) { return log1p(t); }, {0.0, -0.0, inf, nan, nan, 0.69314718, -inf, 1.09861229, nan, tiny, -tiny}},
+      {[](const Tensor& t) { return expm1(t); }, {0.0, -0.0, inf, -1, nan, 1.71828183, -0.63212056, 6.3890561, -0.86466472, tiny, -tiny}},
+      {[](const Tensor& t) { return log2(t); }, {-inf, -inf, inf, nan, nan, 0, nan, 1, nan, -149, nan}},
+      {[](const Tensor& t) { return log10(t); }, {-inf, -inf, inf, nan, nan, 0, nan, 0.30103, nan, -44.853872, nan}},
+      {[](const Tensor& t) { return exp2(t); }, {1, 1, inf, 0, nan, 2, 0.5, 4, 0.25, 1, 1}},
+      {[](const Tensor& t) { return tan(t); }, {0.0, -0.0, nan, nan, nan, 1.55740772, -1.55740772, -2.18503986, 2.18503986, tiny, -tiny}},
+      {[](const Tensor& t) { return asin(t); }, {0.0, -0.0, nan, nan, nan, pio2, -pio2, nan, nan, tiny, -tiny}},
+      {[](const Tensor& t) { return acos(t); }, {pio2, pio2, nan, nan, nan, 0, pi, nan, nan, pio2, pio2}},
+      {[](const Tensor& t) { return atan(t); }, {0.0, -0.0, pio2, -pio2, nan, 0.78539816, -0.78539816, 1.10714872, -1.10714872, tiny, -tiny}},
+      {[](const Tensor& t) { return sinh(t); }, {0.0, -0.0, inf, -inf, nan, 1.17520119, -1.17520119, 3.62686041, -3.62686041, tiny, -tiny}},
+      {[](const Tensor& t) { return cosh(t); }, {1, 1, inf, inf, nan, 1.54308063, 1.54308063, 3.76219569, 3.76219569, 1, 1}},
+      {[](const Tensor& t) { return asinh(t); }, {0.0, -0.0, inf, -inf, nan, 0.88137359, -0.88137359, 1.44363548, -1.44363548, tiny, -tiny}},
+      {[](const Tensor& t) { return acosh(t); }, {nan, nan, inf, nan, nan, 0, nan, 1.3169579, nan, nan, nan}},
+      {[](const Tensor& t) { return atanh(t); }, {0.0, -0.0, nan, nan, nan, inf, -inf, nan, nan, tiny, -tiny}},
+  };
+  for (size_t k = 0; k < sizeof(wants) / sizeof(wants[0]); ++k) {
+    const std::vector<double> got = to_vector(wants[k].op(x));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double w = wants[k].v[i];
+      if (std::isnan(w)) {
+        EXPECT_TRUE(std::isnan(got[i])) << "function " << k << " at x = " << xs[i];
+      } else if (std::isinf(w) || w == 0) {
+        EXPECT_EQ(got[i], w) << "function " << k << " at x = " << xs[i];
+        EXPECT_EQ(std::signbit(got[i]), std::signbit(w)) << "function " << k << " at x = " << xs[i];
+      } else {
+        EXPECT_NEAR(got[i], w, 2e-7 * std::fabs(w) + 1e-45) << "function " << k << " at x = " << xs[i];
+      }
+    }
+  }
+  // Overflow and underflow edges.
+  Tensor big = from_vector({88.7f, 88.8f, 89.5f, 128.0f, -150.0f, -149.5f, 10.1f, -10.1f}, {8}, ScalarType::Float);
+  std::vector<double> e2 = to_vector(exp2(big));
+  EXPECT_EQ(e2[3], inf);
+  EXPECT_EQ(e2[4], 0.0);        // 2^-150 is a tie: to even, 0
+  EXPECT_EQ(e2[5], tiny);       // 2^-149.5 rounds up to the smallest subnormal
+  std::vector<double> sh = to_vector(sinh(big));
+  EXPECT_TRUE(std::isfinite(sh[1]));  // sinh(88.8) = 1.84e38 is finite
+  EXPECT_EQ(sh[2], inf);
+  std::vector<double> ec = to_vector(erfc(big));
+  EXPECT_EQ(ec[6], 0.0);
+  EXPECT_EQ(ec[7], 2.0);
+}

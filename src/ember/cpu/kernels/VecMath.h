@@ -134,18 +134,58 @@ EMBER_VEC_INLINE Vf floor(Vf x) {
 #endif
 }
 
+namespace detail {
+// p * 2^n for integral n in [-151, 129]: rounds once, into the subnormal
+// range or to inf as the exact product would.
+EMBER_VEC_INLINE Vf ldexp(Vf p, Vf n) {
+#if defined(__AVX512F__)
+  return (Vf)_mm512_scalef_ps((__m512)p, (__m512)n);
+#else
+  Vi ni = __builtin_convertvector(n, Vi);
+  Vi n1 = ni >> 1;
+  Vi n2 = ni - n1;
+  return p * (Vf)((n1 + 127) << 23) * (Vf)((n2 + 127) << 23);
+#endif
+}
+
+// min(x, hi); NaN passes through (min returns its second operand for a NaN).
+EMBER_VEC_INLINE Vf min(Vf x, float hi) {
+#if defined(__AVX512F__)
+  return (Vf)_mm512_min_ps((__m512)splat(hi), (__m512)x);
+#elif defined(__AVX2__)
+  return (Vf)_mm256_min_ps((__m256)splat(hi), (__m256)x);
+#elif defined(__SSE2__)
+  return (Vf)_mm_min_ps((__m128)splat(hi), (__m128)x);
+#else
+  return select(x > hi, splat(hi), x);
+#endif
+}
+
+// x clamped to [lo, hi]; NaN passes through (max/min return their second
+// operand for a NaN).
+EMBER_VEC_INLINE Vf clamp(Vf x, float lo, float hi) {
+#if defined(__AVX512F__)
+  return (Vf)_mm512_min_ps((__m512)splat(hi), _mm512_max_ps((__m512)splat(lo), (__m512)x));
+#elif defined(__AVX2__)
+  return (Vf)_mm256_min_ps((__m256)splat(hi), _mm256_max_ps((__m256)splat(lo), (__m256)x));
+#elif defined(__SSE2__)
+  return (Vf)_mm_min_ps((__m128)splat(hi), _mm_max_ps((__m128)splat(lo), (__m128)x));
+#else
+  Vf r = select(x > hi, splat(hi), x);
+  return select(r < lo, splat(lo), r);
+#endif
+}
+
+}  // namespace detail
+
 EMBER_VEC_INLINE Vf exp(Vf x) {
   const float kLog2e = 1.44269504088896341f;
   // ln 2 split so that n * kLn2Hi is exact for the n that occur here.
   const float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
   const float kMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-#if defined(__AVX512F__)
-  // max/min return their second operand for a NaN, so NaN passes through.
-  Vf xc = (Vf)_mm512_min_ps((__m512)splat(89.0f), _mm512_max_ps((__m512)splat(-104.0f), (__m512)x));
-#else
-  Vf xc = select(x > 89.0f, splat(89.0f), x);
-  xc = select(xc < -104.0f, splat(-104.0f), xc);
-#endif
+  // Past the clamps the result overflows to inf or rounds to 0 by itself, and
+  // NaN passes through every step: no selects at the end.
+  Vf xc = detail::clamp(x, -104.0f, 89.0f);
   Vf n = madd(xc, kLog2e, kMagic) - kMagic;
   Vf r = madd(n, -kLn2Hi, xc);
   r = madd(n, -kLn2Lo, r);
@@ -155,66 +195,7 @@ EMBER_VEC_INLINE Vf exp(Vf x) {
   p = madd(p, r, splat(1.6666665459e-1f));
   p = madd(p, r, splat(5.0000001201e-1f));
   p = madd(p, r * r, r) + 1.0f;
-#if defined(__AVX512F__)
-  // p * 2^n with IEEE rounding into the subnormal range, inf above it.
-  return (Vf)_mm512_scalef_ps((__m512)p, (__m512)n);
-#else
-  // 2^n as two factors, so that results down into the subnormal range are exact.
-  Vi ni = __builtin_convertvector(n, Vi);
-  Vi n1 = ni >> 1;
-  Vi n2 = ni - n1;
-  Vf s1 = (Vf)((n1 + 127) << 23);
-  Vf s2 = (Vf)((n2 + 127) << 23);
-  Vf res = p * s1 * s2;
-  res = select(x > 88.72283935546875f, splat(INFINITY), res);
-  res = select(x < -103.97208404541015625f, splat(0.0f), res);
-  return select(isnan(x), x, res);
-#endif
-}
-
-EMBER_VEC_INLINE Vf log(Vf x) {
-#if defined(__AVX512F__)
-  // Exponent and mantissa in [0.5, 1) straight from the hardware (subnormals included).
-  Vf ef = (Vf)_mm512_getexp_ps((__m512)x) + 1.0f;
-  // Negative inputs give a NaN mantissa, so the result is NaN without a select.
-  Vf m = (Vf)_mm512_getmant_ps((__m512)x, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_nan);
-#else
-  // Subnormals: scale into the normal range first.
-  Vi tiny = x < 1.17549435e-38f;
-  Vf xs = select(tiny, x * 8388608.0f, x);
-  Vi bits = (Vi)xs;
-  Vi e = ((bits >> 23) & 0xff) - 126;
-  e = e - (tiny & 23);
-  Vf m = (Vf)((bits & 0x007fffff) | 0x3f000000);  // mantissa in [0.5, 1)
-  Vf ef = __builtin_convertvector(e, Vf);
-#endif
-  Vi lo = m < 0.707106781186547524f;
-  ef = select(lo, ef - 1.0f, ef);
-  m = select(lo, m + m - 1.0f, m - 1.0f);
-  Vf z = m * m;
-  Vf y = madd(m, 7.0376836292e-2f, -1.1514610310e-1f);
-  y = madd(y, m, splat(1.1676998740e-1f));
-  y = madd(y, m, splat(-1.2420140846e-1f));
-  y = madd(y, m, splat(1.4249322787e-1f));
-  y = madd(y, m, splat(-1.6668057665e-1f));
-  y = madd(y, m, splat(2.0000714765e-1f));
-  y = madd(y, m, splat(-2.4999993993e-1f));
-  y = madd(y, m, splat(3.3333331174e-1f));
-  y = y * m * z;
-  y = madd(ef, -2.12194440e-4f, y);
-  y = madd(z, -0.5f, y);
-  Vf r = m + y;
-  r = madd(ef, 0.693359375f, r);
-#if defined(__AVX512F__)
-  // NaN and negative inputs are NaN already (NaN mantissa); zeros and +inf need fixing.
-  r = select(x == INFINITY, splat(INFINITY), r);
-  return select(x == 0.0f, splat(-INFINITY), r);
-#else
-  r = select(x == INFINITY, splat(INFINITY), r);
-  r = select(x == 0.0f, splat(-INFINITY), r);
-  r = select(x < 0.0f, splat(NAN), r);
-  return select(isnan(x), x, r);
-#endif
+  return detail::ldexp(p, n);
 }
 
 // Odd: computed for |x| and given the sign of x (so tanh(-0) is -0).
@@ -399,29 +380,6 @@ EMBER_VEC_INLINE Vf sum3(Vf hi, Vf v, Vf lo) {
   return h + (l + lo);
 }
 
-// p * 2^n for integral n in [-151, 129]: rounds once, into the subnormal
-// range or to inf as the exact product would.
-EMBER_VEC_INLINE Vf ldexp(Vf p, Vf n) {
-#if defined(__AVX512F__)
-  return (Vf)_mm512_scalef_ps((__m512)p, (__m512)n);
-#else
-  Vi ni = __builtin_convertvector(n, Vi);
-  Vi n1 = ni >> 1;
-  Vi n2 = ni - n1;
-  return p * (Vf)((n1 + 127) << 23) * (Vf)((n2 + 127) << 23);
-#endif
-}
-
-EMBER_VEC_INLINE Vf clamp(Vf x, float lo, float hi) {
-#if defined(__AVX512F__)
-  // max/min return their second operand for a NaN, so NaN passes through.
-  return (Vf)_mm512_min_ps((__m512)splat(hi), _mm512_max_ps((__m512)splat(lo), (__m512)x));
-#else
-  Vf r = select(x > hi, splat(hi), x);
-  return select(r < lo, splat(lo), r);
-#endif
-}
-
 // Round to an integer (nearest even) for |x| < 2^22.
 EMBER_VEC_INLINE Vf round_small(Vf x) {
   const float kMagic = 12582912.0f;  // 1.5 * 2^23
@@ -557,6 +515,21 @@ EMBER_VEC_INLINE Vf log_fixup(Vf r, Vf u) {
 }
 }  // namespace detail
 
+// log(x) = e ln 2 + log(1 + f). With FMA, e times the float ln 2 (off by
+// 2^-26 relative) costs at most about 0.07 ulp, |log(1 + f)| being at most half
+// the result for e != 0; without, ln 2 is split so that e * kLn2Hi is exact.
+EMBER_VEC_INLINE Vf log(Vf x) {
+  Vf e;
+  Vf f = detail::log_reduce<true>(x, e);
+#if EMBER_VEC_HAS_FMA
+  Vf r = madd(e, 0.693147180559945309f, f + detail::log1p_tail(f));
+#else
+  const float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  Vf r = madd(e, kLn2Hi, f + madd(e, kLn2Lo, detail::log1p_tail(f)));
+#endif
+  return detail::log_fixup(r, x);
+}
+
 namespace detail {
 // log(1 + x + c) for x > -1 and a small correction c (|c| below an ulp of x),
 // without the special inputs (callers select those). With u = RN(1 + x) =
@@ -628,10 +601,10 @@ EMBER_VEC_INLINE Vf atan(Vf x) {
   const float kPio2Hi = 0x1.921fb6p+0f, kPio2Lo = -0x1.777a5cp-25f;
   Vf a = abs(x);
   Vi big = a > 1.0f;
-  Vf ac = select(a > 0x1p64f, splat(0x1p64f), a);  // keeps the residual finite
+  Vf ac = detail::min(a, 0x1p64f);  // keeps the residual finite
   Vf inv = 1.0f / ac;
   Vf t = select(big, inv, a);
-  Vf tlo = (Vf)(big & (Vi)(detail::residual(inv, ac, splat(1.0f)) * inv));
+  Vf tlo = select(big, detail::residual(inv, ac, splat(1.0f)) * inv, Vf{});
   Vf z = t * t;
   Vf p = madd(z, -0x1.d32dacp-10f, 0x1.6410e4p-7f);
   p = madd(p, z, splat(-0x1.fd6fbcp-6f));
@@ -642,11 +615,10 @@ EMBER_VEC_INLINE Vf atan(Vf x) {
   p = madd(p, z, splat(0x1.9991e4p-3f));
   p = madd(p, z, splat(-0x1.55553ep-2f));
   Vf w = madd(t * z, p, tlo);
-  // big: pi/2 - (t + w); else t + w.
-  Vf c = (Vf)(big & (Vi)splat(kPio2Hi));
-  Vf clo = (Vf)(big & (Vi)splat(kPio2Lo));
-  Vf sg = (Vf)((big & int32_t(0x80000000u)) ^ (Vi)splat(1.0f));  // -1 where big
-  Vf r = detail::sum3(c, sg * t, madd(sg, w, clo));
+  // big: pi/2 - (t + w), with pi/2 - t split exactly (Fast2Sum); else t + w.
+  Vf h = kPio2Hi - t;
+  Vf l = (kPio2Hi - h) - t;
+  Vf r = select(big, h + (l + (kPio2Lo - w)), t + w);
   return copysign(r, x);
 }
 
@@ -722,9 +694,11 @@ EMBER_VEC_INLINE Vf tan(Vf x) {
   r2 = madd(n, -kC2, r2);    // exact
   Vf ch = n * kC3;
   Vf cl = madd(n, kC4, detail::mul_err(n, splat(kC3), ch));
-  // rhi + rlo = r2 - ch - cl (TwoSum of r2 - ch).
+  // r = rhi - nlo: rhi = r2 - ch, nlo = (rhi - r2) + ch + cl its error plus the
+  // tail (Fast2Sum; exact unless |r| < 2 |ch|, where tests show no loss). The
+  // negated form keeps tan(-0) = -0 through the sums below.
   Vf rhi = r2 - ch;
-  Vf rlo = ((r2 - rhi) - ch) - cl;  // Fast2Sum (exact unless |r| < 2 |ch|; then tests show no loss)
+  Vf nlo = ((rhi - r2) + ch) + cl;
   Vf z = rhi * rhi;
   Vf p = madd(z, 0x1.1e8f6ap-8f, 0x1.9d0d86p-14f);
   p = madd(p, z, splat(0x1.62c9f4p-7f));
@@ -732,15 +706,13 @@ EMBER_VEC_INLINE Vf tan(Vf x) {
   p = madd(p, z, splat(0x1.bad9c0p-5f));
   p = madd(p, z, splat(0x1.110d9ep-3f));
   p = madd(p, z, splat(0x1.555560p-2f));
-  Vf w = madd(rhi * z, p, madd(rlo, z, rlo));
+  Vf w = madd(rhi * z, p, -madd(nlo, z, nlo));
   Vf thi = rhi + w;
   Vf tlo = (rhi - thi) + w;
-  Vf q = 1.0f / thi;
-  Vf e = detail::residual(q, thi, splat(1.0f));
-  e = madd(-q, tlo, e);
-  Vf cot = madd(q, e, q);
-  Vf res = select((Vi)k << 31, -cot, thi);  // odd quadrant
-  res = select(x == 0.0f, x, res);  // tan(-0) = -0
+  // -1/(thi + tlo) = nq (1 + e), nq = -1/thi, e = 1 + nq thi + nq tlo.
+  Vf nq = -1.0f / thi;
+  Vf e = madd(nq, tlo, detail::residual(-nq, thi, splat(1.0f)));
+  Vf res = select((Vi)k << 31, madd(nq, e, nq), thi);  // odd quadrant
   if (__builtin_expect(any(big), 0)) res = detail::tan_big_lanes(x, res, big);
   return res;
 }
@@ -891,6 +863,13 @@ EMBER_VEC_INLINE Vf acosh(Vf x) {
 
 namespace detail {
 
+#if defined(__AVX512F__)
+// row[idx] per lane for a 32-entry row (idx in [0, 31]).
+EMBER_VEC_INLINE Vf lookup32(const float* row, Vi idx) {
+  return (Vf)_mm512_permutex2var_ps(_mm512_load_ps(row), (__m512i)idx, _mm512_load_ps(row + 16));
+}
+#endif
+
 // row[idx] per lane for a 16-entry row (idx in [0, 15]).
 EMBER_VEC_INLINE Vf lookup16(const float* row, Vi idx) {
 #if defined(__AVX512F__)
@@ -936,6 +915,20 @@ alignas(64) constexpr float kErfcxTable[11][16] = {
     {-0x1.9dfa320000000p-2f, 0x1.b7713e0000000p-2f, 0x1.0294ba0000000p+2f, -0x1.4e1a740000000p-6f, -0x1.24ea920000000p-8f, -0x1.4e62f00000000p-10f, -0x1.bd8be00000000p-13f, -0x1.ff0e680000000p-15f, -0x1.3d8ff20000000p-17f, -0x1.bf408c0000000p-21f, -0x1.2751600000000p-24f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f},  // c7
     {0x1.6782c20000000p-2f, -0x1.dbb4760000000p-1f, -0x1.e9f79a0000000p+1f, 0x1.51ebf40000000p-7f, -0x1.0d71c20000000p-8f, 0x1.d8415e0000000p-12f, 0x1.7326ec0000000p-15f, 0x1.1537020000000p-16f, 0x1.23b1300000000p-19f, 0x1.3585620000000p-23f, 0x1.31912e0000000p-27f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f},  // c8
 };
+#if defined(__AVX512F__)
+// erfcx on [0, 1/4) and quarter-octaves up to 12 (AVX-512: 32-entry permutes); worst fit error 0.049 units of 2^-24
+alignas(64) constexpr float kErfcxTable32[9][32] = {
+    {0.0f, 0x1.2000000000000p-2f, 0x1.6000000000000p-2f, 0x1.a000000000000p-2f, 0x1.e000000000000p-2f, 0x1.2000000000000p-1f, 0x1.6000000000000p-1f, 0x1.a000000000000p-1f, 0x1.e000000000000p-1f, 0x1.2000000000000p+0f, 0x1.6000000000000p+0f, 0x1.a000000000000p+0f, 0x1.e000000000000p+0f, 0x1.2000000000000p+1f, 0x1.6000000000000p+1f, 0x1.a000000000000p+1f, 0x1.e000000000000p+1f, 0x1.2000000000000p+2f, 0x1.6000000000000p+2f, 0x1.a000000000000p+2f, 0x1.e000000000000p+2f, 0x1.2000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f},  // center
+    {0x1.0000000000000p+0f, 0x1.7ecff40000000p-1f, 0x1.6937160000000p-1f, 0x1.558ef40000000p-1f, 0x1.439ea40000000p-1f, 0x1.2b84f00000000p-1f, 0x1.0fce4e0000000p-1f, 0x1.f072400000000p-2f, 0x1.c7f8140000000p-2f, 0x1.9531e00000000p-2f, 0x1.5f88f60000000p-2f, 0x1.3583f60000000p-2f, 0x1.13e5740000000p-2f, 0x1.d944460000000p-3f, 0x1.8c9eb60000000p-3f, 0x1.54a7a00000000p-3f, 0x1.2a2af20000000p-3f, 0x1.f5b2a00000000p-4f, 0x1.9d8a900000000p-4f, 0x1.5f75c40000000p-4f, 0x1.3174300000000p-4f, 0x1.fe6cc40000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f},  // hi
+    {-0x1.f564e80000000p-32f, -0x1.37ef0e0000000p-26f, 0x1.83822c0000000p-26f, -0x1.da28300000000p-26f, -0x1.2f85660000000p-26f, 0x1.db85620000000p-27f, 0x1.2dbace0000000p-26f, -0x1.4a63480000000p-31f, -0x1.f637760000000p-28f, 0x1.362cde0000000p-27f, -0x1.a1859e0000000p-27f, 0x1.910dd40000000p-28f, 0x1.db034e0000000p-29f, 0x1.ac79720000000p-28f, 0x1.1fef180000000p-28f, 0x1.1a9a2a0000000p-28f, -0x1.8fac080000000p-29f, 0x1.27ec480000000p-30f, -0x1.bae8ac0000000p-29f, 0x1.74c3440000000p-31f, -0x1.64e4c40000000p-29f, 0x1.4225520000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f},  // lo
+    {-0x1.20dd720000000p+0f, -0x1.6a65f20000000p-1f, -0x1.49650a0000000p-1f, -0x1.2c36c40000000p-1f, -0x1.1256300000000p-1f, -0x1.e18ab80000000p-2f, -0x1.97fe7c0000000p-2f, -0x1.5cbc2c0000000p-2f, -0x1.2c84b00000000p-2f, -0x1.e78b360000000p-3f, -0x1.797a640000000p-3f, -0x1.2b11e60000000p-3f, -0x1.e365800000000p-4f, -0x1.6a70d40000000p-4f, -0x1.0305780000000p-4f, -0x1.82a8520000000p-5f, -0x1.2aa6500000000p-5f, -0x1.aa3eba0000000p-6f, -0x1.238ca80000000p-6f, -0x1.a6e2d00000000p-7f, -0x1.4044560000000p-7f, -0x1.c0466e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f},  // c1
+    {0x1.fffe820000000p-1f, 0x1.18e3480000000p-1f, 0x1.eff8b60000000p-2f, 0x1.b731660000000p-2f, 0x1.860c780000000p-2f, 0x1.482bda0000000p-2f, 0x1.071da80000000p-2f, 0x1.aa32b80000000p-3f, 0x1.5c775e0000000p-3f, 0x1.05e7260000000p-3f, 0x1.7013440000000p-4f, 0x1.0a15ac0000000p-4f, 0x1.8a6efe0000000p-5f, 0x1.0615680000000p-5f, 0x1.43b98c0000000p-6f, 0x1.a7eddc0000000p-7f, 0x1.22f0660000000p-7f, 0x1.62c12e0000000p-8f, 0x1.95252c0000000p-9f, 0x1.f75ef80000000p-10f, 0x1.4d07bc0000000p-10f, 0x1.8763780000000p-11f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f},  // c2
+    {-0x1.81039a0000000p-1f, -0x1.79c1520000000p-2f, -0x1.4594cc0000000p-2f, -0x1.1967740000000p-2f, -0x1.e7fe640000000p-3f, -0x1.8be5760000000p-3f, -0x1.2eccfc0000000p-3f, -0x1.d440e40000000p-4f, -0x1.6dc44e0000000p-4f, -0x1.0132c00000000p-4f, -0x1.4bcbe60000000p-5f, -0x1.ba05fc0000000p-6f, -0x1.2efc2c0000000p-6f, -0x1.687fb80000000p-7f, -0x1.84e8c80000000p-8f, -0x1.c24b0a0000000p-9f, -0x1.1435340000000p-9f, -0x1.21886a0000000p-10f, -0x1.1594120000000p-11f, -0x1.2875c20000000p-12f, -0x1.5781d60000000p-13f, -0x1.53b79a0000000p-14f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f},  // c3
+    {0x1.fcc9d80000000p-2f, 0x1.c75bac0000000p-3f, 0x1.8021b00000000p-3f, 0x1.44fac00000000p-3f, 0x1.13dec60000000p-3f, 0x1.b19d3a0000000p-4f, 0x1.3e0d840000000p-4f, 0x1.d7f58a0000000p-5f, 0x1.61fab60000000p-5f, 0x1.d4e1060000000p-6f, 0x1.17e7b20000000p-6f, 0x1.5a168a0000000p-7f, 0x1.b99c120000000p-8f, 0x1.da53560000000p-9f, 0x1.c2c57a0000000p-10f, 0x1.d0867e0000000p-11f, 0x1.fff1c60000000p-12f, 0x1.cfffb00000000p-13f, 0x1.774c240000000p-14f, 0x1.59b0560000000p-15f, 0x1.5f88560000000p-16f, 0x1.253b460000000p-17f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f},  // c4
+    {-0x1.20b9220000000p-2f, -0x1.aeac540000000p-3f, -0x1.0070b20000000p-4f, -0x1.f450f60000000p-6f, 0x1.c5b5820000000p-7f, -0x1.d035540000000p-5f, -0x1.3756a60000000p-5f, -0x1.b43cce0000000p-6f, -0x1.5aacf20000000p-6f, -0x1.947d780000000p-7f, -0x1.c1f0380000000p-8f, -0x1.fc94e20000000p-9f, -0x1.2eebd60000000p-9f, -0x1.2f5f920000000p-10f, -0x1.fccac40000000p-12f, -0x1.d46e040000000p-13f, -0x1.d080f40000000p-14f, -0x1.7383360000000p-15f, -0x1.fb31de0000000p-17f, -0x1.938dfa0000000p-18f, -0x1.67f7f20000000p-19f, -0x1.00aeac0000000p-20f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f},  // c5
+    {0x1.b730c20000000p-4f, 0x1.02c0960000000p-3f, 0x1.811dca0000000p-6f, 0x1.7cde720000000p-8f, -0x1.c4fdbc0000000p-6f, 0x1.b416e00000000p-6f, 0x1.1c27580000000p-6f, 0x1.7bfe0c0000000p-7f, 0x1.23178c0000000p-7f, 0x1.4994d00000000p-8f, 0x1.57fd300000000p-9f, 0x1.69742a0000000p-10f, 0x1.9070920000000p-11f, 0x1.7200480000000p-12f, 0x1.14ece80000000p-13f, 0x1.c9ac480000000p-15f, 0x1.9b6f240000000p-16f, 0x1.1f28740000000p-17f, 0x1.4db7ae0000000p-19f, 0x1.ccda6c0000000p-21f, 0x1.6af68e0000000p-22f, 0x1.b629220000000p-24f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f},  // c6
+};
+#endif
 
 }  // namespace detail
 
@@ -975,12 +968,22 @@ EMBER_VEC_INLINE Vf erfc(Vf x) {
   using detail::lookup16;
   const float kLog2e = 1.44269504088896341f;
   const float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;
-  Vf a = abs(x);
+  Vf a = detail::min(abs(x), 10.125f);
 #if defined(__AVX512F__)
-  a = (Vf)_mm512_min_ps((__m512)splat(10.125f), (__m512)a);  // NaN passes
+  // Quarter-octaves (two-register permutes): degree 6.
+  using detail::kErfcxTable32;
+  using detail::lookup32;
+  Vi k = ((Vi)a >> 21) - 499;  // exponent and two mantissa bits: <= 22 (NaN: out of range, harmless)
+  k = k < 0 ? 0 : k;
+  Vf v = a - lookup32(kErfcxTable32[0], k);
+  Vf q = madd(v, lookup32(kErfcxTable32[8], k), lookup32(kErfcxTable32[7], k));
+  q = madd(q, v, lookup32(kErfcxTable32[6], k));
+  q = madd(q, v, lookup32(kErfcxTable32[5], k));
+  q = madd(q, v, lookup32(kErfcxTable32[4], k));
+  q = madd(q, v, lookup32(kErfcxTable32[3], k));
+  Vf hi = lookup32(kErfcxTable32[1], k);
+  Vf w = madd(v, q, lookup32(kErfcxTable32[2], k));
 #else
-  a = select(a > 10.125f, splat(10.125f), a);
-#endif
   Vi k = ((Vi)a >> 22) - 249;  // exponent and first mantissa bit: <= 11 (NaN: out of range, harmless)
   k = k < 0 ? 0 : k;
   Vf v = a - lookup16(kErfcxTable[0], k);
@@ -993,6 +996,7 @@ EMBER_VEC_INLINE Vf erfc(Vf x) {
   q = madd(q, v, lookup16(kErfcxTable[3], k));
   Vf hi = lookup16(kErfcxTable[1], k);
   Vf w = madd(v, q, lookup16(kErfcxTable[2], k));
+#endif
   // e^(-a^2) = 2^n (1 + e): a^2 = sh + sl exactly, and with n = rint(-a^2 / ln 2),
   // -a^2 - n ln 2 = -(rh + rl) where rh is exact.
   Vf sh = a * a;
