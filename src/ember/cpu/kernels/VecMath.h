@@ -4,15 +4,29 @@
 // vectors). See Note [Vectorised float math].
 //
 // Note [Vectorised float math]
-// exp and log follow the classic Cephes single-precision designs (range
-// reduction by ln 2, short minimax polynomials, exponent arithmetic on the
-// bits); tanh uses a polynomial near zero and 1 - 2/(exp(2|x|)+1) elsewhere.
-// Each is within about 1-2 ulp of the correctly rounded result, the same
-// class of accuracy as the SLEEF routines PyTorch calls. erf (used by GELU
-// only) is the Abramowitz-Stegun 7.1.26 rational form (absolute error below
-// 1.5e-7), which is what a GELU in float32 needs. Special inputs (NaN, +-inf,
-// overflow, underflow, subnormals) are handled by selects at the end, so the
-// loops have no branches and every lane takes the same path.
+// exp follows the classic Cephes single-precision design (range reduction by
+// ln 2, a short minimax polynomial, exponent arithmetic on the bits); tanh
+// uses a polynomial near zero and 1 - 2/(exp(2|x|)+1) elsewhere. erf (used by
+// GELU only) is the Abramowitz-Stegun 7.1.26 rational form (absolute error
+// below 1.5e-7), which is what PyTorch's float32 GELU computes; Tensor.erf
+// uses erf_accurate.
+// The other functions (log, log1p, log2, log10, expm1, exp2, tan, atan, asin,
+// acos, sinh, cosh, asinh, acosh, atanh, erf_accurate, erfc) use our own
+// minimax polynomials (Remez fits, float coefficients) after a range
+// reduction, and keep in two parts (hi + lo) the few intermediate values whose
+// rounding would cost more than a fraction of an ulp: reduced arguments (tan,
+// expm1, sinh/cosh, erfc's e^(-x^2) from the exact two-part x^2), reciprocals
+// and square roots with their exact residuals (atan, asin, acos, atanh),
+// sums with pi/2 split exactly (Fast2Sum), products with constants that are
+// not floats (log2, log10), so each result is rounded about once. erf and
+// erfc evaluate per-interval polynomials whose coefficients are looked up per
+// lane (permutes); asinh and acosh compute in double. Measured against the
+// correctly rounded results all are within 1.3 ulp, most within 1
+// (docs/decisions/0010-vector-math-functions.md, tests/cpp/math_test.cpp).
+// Special inputs (NaN, +-inf, overflow, underflow, subnormals, -0) come out
+// of clamps that NaN passes through, selects at the end, or one AVX-512
+// fixupimm, so the loops have no branches and every lane takes the same path
+// (tan sends lanes beyond 8192 to libm on a cold path).
 
 #include <cmath>
 #include <cstdint>
@@ -324,7 +338,6 @@ EMBER_VEC_INLINE Vf erf(Vf x) {
   Vf y = madd(-(p * t), exp(-(ax * ax)), splat(1.0f));
   return select(isnan(x), x, copysign(y, x));
 }
-
 
 // ---- more float functions (Note [Vectorised float math]) ----------------------------------
 
@@ -670,10 +683,6 @@ EMBER_VEC_INLINE Vf acos(Vf x) {
   return detail::sum3(c, m * s, madd(m, w, clo));
 }
 
-// tan: reduction by pi/2 (three-part constant; the last product's error and
-// the subtraction's rounding are carried in rlo), tan(r) = r + r^3 P(r^2) on
-// [-pi/4, pi/4]; odd quadrants give -1/tan(r), the reciprocal corrected by one
-// Newton step on the two-part tan(r). |x| > 8192 and non-finite lanes call libm.
 namespace detail {
 // Lanes of x beyond the vector reduction's range (and inf, NaN) through libm.
 __attribute__((noinline, cold)) inline Vf tan_big_lanes(Vf x, Vf res, Vi big) {
@@ -684,6 +693,11 @@ __attribute__((noinline, cold)) inline Vf tan_big_lanes(Vf x, Vf res, Vi big) {
 }
 }  // namespace detail
 
+// tan: reduction by pi/2 (three-part constant; the last product's error and
+// the subtraction's rounding are carried in a second part), tan(r) = r + r^3
+// P(r^2) on [-pi/4, pi/4]; odd quadrants give -1/tan(r), the reciprocal
+// corrected by one Newton step on the two-part tan(r). |x| > 8192 and
+// non-finite lanes call libm.
 EMBER_VEC_INLINE Vf tan(Vf x) {
   const float kC1 = 0x1.92p+0f, kC2 = 0x1.fb4p-12f, kC3 = 0x1.4442d2p-24f, kC4 = -0x1.ee59dap-50f;
   const float kMagic = 12582912.0f;
@@ -740,8 +754,7 @@ EMBER_VEC_INLINE Vf sinh(Vf x) {
   p = madd(p, z, splat(0x1.555556p-3f));
   Vf small = madd(p * z, a, a);
   Vf s, qlo;
-  Vf ac = detail::clamp(a, 0.0f, 89.5f);
-  Vf q = detail::exp_quarter_parts(ac, s, qlo);
+  Vf q = detail::exp_quarter_parts(detail::min(a, 89.5f), s, qlo);
   Vf t = 0.0625f / madd(s, q, s);
   Vf large = (s + madd(s, q, madd(s, qlo, -t))) * 2.0f;
   return copysign(select(a < 1.0f, small, large), x);
@@ -749,7 +762,7 @@ EMBER_VEC_INLINE Vf sinh(Vf x) {
 
 // cosh = 2 (s + (s q + t)), as in sinh.
 EMBER_VEC_INLINE Vf cosh(Vf x) {
-  Vf a = detail::clamp(abs(x), 0.0f, 89.5f);
+  Vf a = detail::min(abs(x), 89.5f);
   Vf s, qlo;
   Vf q = detail::exp_quarter_parts(a, s, qlo);
   Vf t = 0.0625f / madd(s, q, s);
@@ -885,48 +898,126 @@ EMBER_VEC_INLINE Vf lookup16(const float* row, Vi idx) {
 #endif
 }
 
-
-// Piecewise minimax polynomials (Note [Vectorised float math]): erf on
-// [k/4, (k+1)/4), k < 16, in v = x - center; the value at the center is
-// hi + lo. Interval 0 is x + x Q(x) (hi = lo = 0, center 0).
-// erf: worst fit error 0.05071152844857541
+// Piecewise minimax polynomials (Note [Vectorised float math]), one column per
+// interval: rows center, hi, lo, c1, c2, ...; on the interval f(center + v) =
+// hi + lo + v (c1 + v (c2 + ...)). Fit errors below 0.06 of 2^-24 relative.
+// erf on [k/4, (k+1)/4), k < 16 (columns 0 and 1 are unused: below 1/2 erf
+// has its own odd polynomial).
 alignas(64) constexpr float kErfTable[9][16] = {
-    {0.0f, 0x1.8000000000000p-2f, 0x1.4000000000000p-1f, 0x1.c000000000000p-1f, 0x1.2000000000000p+0f, 0x1.6000000000000p+0f, 0x1.a000000000000p+0f, 0x1.e000000000000p+0f, 0x1.1000000000000p+1f, 0x1.3000000000000p+1f, 0x1.5000000000000p+1f, 0x1.7000000000000p+1f, 0x1.9000000000000p+1f, 0x1.b000000000000p+1f, 0x1.d000000000000p+1f, 0x1.f000000000000p+1f},  // center
-    {0.0f, 0x1.9dd0d20000000p-2f, 0x1.3f196e0000000p-1f, 0x1.91724a0000000p-1f, 0x1.c6dad20000000p-1f, 0x1.e5768c0000000p-1f, 0x1.f4f6940000000p-1f, 0x1.fbe61e0000000p-1f, 0x1.fea4220000000p-1f, 0x1.ff99600000000p-1f, 0x1.ffe5140000000p-1f, 0x1.fff9ba0000000p-1f, 0x1.fffeb40000000p-1f, 0x1.ffffc40000000p-1f, 0x1.fffff60000000p-1f, 0x1.fffffe0000000p-1f},  // hi
-    {0.0f, 0x1.6d78020000000p-27f, -0x1.96dcd80000000p-28f, -0x1.5c53560000000p-26f, 0x1.0564560000000p-26f, 0x1.da90ee0000000p-28f, -0x1.260ffe0000000p-27f, 0x1.de93700000000p-26f, -0x1.ca752a0000000p-27f, 0x1.e7d4340000000p-26f, 0x1.77b80c0000000p-26f, 0x1.083b280000000p-27f, -0x1.44d5e00000000p-29f, -0x1.d24bec0000000p-26f, 0x1.8c3e500000000p-29f, 0x1.259db80000000p-26f},  // lo
-    {0x1.06eba80000000p-3f, 0x1.f5f0ce0000000p-1f, 0x1.86e96a0000000p-1f, 0x1.0cab620000000p-1f, 0x1.45e99c0000000p-2f, 0x1.5ce5960000000p-3f, 0x1.499d460000000p-4f, 0x1.12ceb20000000p-5f, 0x1.94624c0000000p-7f, 0x1.06918c0000000p-8f, 0x1.2ce89e0000000p-10f, 0x1.30539e0000000p-12f, 0x1.0f9e3a0000000p-14f, 0x1.abe0fc0000000p-17f, 0x1.296ae60000000p-19f, 0x1.6ce2980000000p-22f},  // c1
-    {-0x1.0f237c0000000p-21f, -0x1.7874980000000p-2f, -0x1.e8a3c20000000p-2f, -0x1.d62bec0000000p-2f, -0x1.6ea6d00000000p-2f, -0x1.dfbbae0000000p-3f, -0x1.0bcfca0000000p-3f, -0x1.01a1c80000000p-4f, -0x1.ada8720000000p-6f, -0x1.37ccd40000000p-7f, -0x1.8af1480000000p-9f, -0x1.b578260000000p-11f, -0x1.a867220000000p-13f, -0x1.6905b20000000p-15f, -0x1.0d88b80000000p-17f, -0x1.617b360000000p-20f},  // c2
-    {-0x1.811eea0000000p-2f, -0x1.e107aa0000000p-3f, -0x1.c8201a0000000p-5f, 0x1.7c9aa40000000p-4f, 0x1.4cb2d60000000p-3f, 0x1.4374b40000000p-3f, 0x1.d6657c0000000p-4f, 0x1.143e780000000p-4f, 0x1.0ea58c0000000p-5f, 0x1.c1eba00000000p-7f, 0x1.407d1a0000000p-8f, 0x1.89da160000000p-10f, 0x1.a3642a0000000p-12f, 0x1.843ab60000000p-14f, 0x1.392dee0000000p-16f, 0x1.b9241c0000000p-19f},  // c3
-    {-0x1.410ade0000000p-11f, 0x1.5524a00000000p-3f, 0x1.695fec0000000p-3f, 0x1.cc62a80000000p-4f, 0x1.ca5be40000000p-6f, -0x1.f3b5e00000000p-6f, -0x1.974c360000000p-5f, -0x1.5a32080000000p-5f, -0x1.afe6c60000000p-6f, -0x1.ae5b040000000p-7f, -0x1.62d4e00000000p-8f, -0x1.ed470a0000000p-10f, -0x1.244e480000000p-11f, -0x1.2983fa0000000p-13f, -0x1.0564f80000000p-15f, -0x1.8df7a40000000p-18f},  // c4
-    {0x1.e2ea8e0000000p-4f, 0x1.747d7c0000000p-5f, -0x1.b6edc80000000p-6f, -0x1.117bc60000000p-4f, -0x1.f4493e0000000p-5f, -0x1.f59bbe0000000p-6f, -0x1.34cbbe0000000p-9f, 0x1.72b5620000000p-7f, 0x1.978ab40000000p-7f, 0x1.1202660000000p-7f, 0x1.15b07a0000000p-8f, 0x1.c4e0a60000000p-10f, 0x1.3252840000000p-11f, 0x1.5d55ac0000000p-13f, 0x1.5367180000000p-15f, 0x1.1adf5e0000000p-17f},  // c5
-    {-0x1.372bac0000000p-6f, -0x1.94e27c0000000p-5f, -0x1.4e9f740000000p-5f, -0x1.585dc80000000p-7f, 0x1.f5b1cc0000000p-7f, 0x1.69494a0000000p-6f, 0x1.d817e60000000p-7f, 0x1.0f72f40000000p-8f, -0x1.d37d080000000p-10f, -0x1.95ade60000000p-9f, -0x1.26639a0000000p-9f, -0x1.2c217a0000000p-10f, -0x1.de6c360000000p-12f, -0x1.3712860000000p-13f, -0x1.5184940000000p-15f, -0x1.35a4360000000p-17f},  // c6
+    {0.0f, 0x1.8p-2f, 0x1.4p-1f, 0x1.cp-1f, 0x1.2p+0f, 0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.1p+1f, 0x1.3p+1f,
+     0x1.5p+1f, 0x1.7p+1f, 0x1.9p+1f, 0x1.bp+1f, 0x1.dp+1f, 0x1.fp+1f},  // center
+    {0.0f, 0x1.9dd0d2p-2f, 0x1.3f196ep-1f, 0x1.91724ap-1f, 0x1.c6dad2p-1f, 0x1.e5768cp-1f, 0x1.f4f694p-1f,
+     0x1.fbe61ep-1f, 0x1.fea422p-1f, 0x1.ff996p-1f, 0x1.ffe514p-1f, 0x1.fff9bap-1f, 0x1.fffeb4p-1f, 0x1.ffffc4p-1f,
+     0x1.fffff6p-1f, 0x1.fffffep-1f},  // hi
+    {0.0f, 0x1.6d7802p-27f, -0x1.96dcd8p-28f, -0x1.5c5356p-26f, 0x1.056456p-26f, 0x1.da90eep-28f, -0x1.260ffep-27f,
+     0x1.de937p-26f, -0x1.ca752ap-27f, 0x1.e7d434p-26f, 0x1.77b80cp-26f, 0x1.083b28p-27f, -0x1.44d5ep-29f,
+     -0x1.d24becp-26f, 0x1.8c3e5p-29f, 0x1.259db8p-26f},  // lo
+    {0x1.06eba8p-3f, 0x1.f5f0cep-1f, 0x1.86e96ap-1f, 0x1.0cab62p-1f, 0x1.45e99cp-2f, 0x1.5ce596p-3f, 0x1.499d46p-4f,
+     0x1.12ceb2p-5f, 0x1.94624cp-7f, 0x1.06918cp-8f, 0x1.2ce89ep-10f, 0x1.30539ep-12f, 0x1.0f9e3ap-14f,
+     0x1.abe0fcp-17f, 0x1.296ae6p-19f, 0x1.6ce298p-22f},  // c1
+    {-0x1.0f237cp-21f, -0x1.787498p-2f, -0x1.e8a3c2p-2f, -0x1.d62becp-2f, -0x1.6ea6dp-2f, -0x1.dfbbaep-3f,
+     -0x1.0bcfcap-3f, -0x1.01a1c8p-4f, -0x1.ada872p-6f, -0x1.37ccd4p-7f, -0x1.8af148p-9f, -0x1.b57826p-11f,
+     -0x1.a86722p-13f, -0x1.6905b2p-15f, -0x1.0d88b8p-17f, -0x1.617b36p-20f},  // c2
+    {-0x1.811eeap-2f, -0x1.e107aap-3f, -0x1.c8201ap-5f, 0x1.7c9aa4p-4f, 0x1.4cb2d6p-3f, 0x1.4374b4p-3f,
+     0x1.d6657cp-4f, 0x1.143e78p-4f, 0x1.0ea58cp-5f, 0x1.c1ebap-7f, 0x1.407d1ap-8f, 0x1.89da16p-10f, 0x1.a3642ap-12f,
+     0x1.843ab6p-14f, 0x1.392deep-16f, 0x1.b9241cp-19f},  // c3
+    {-0x1.410adep-11f, 0x1.5524ap-3f, 0x1.695fecp-3f, 0x1.cc62a8p-4f, 0x1.ca5be4p-6f, -0x1.f3b5ep-6f,
+     -0x1.974c36p-5f, -0x1.5a3208p-5f, -0x1.afe6c6p-6f, -0x1.ae5b04p-7f, -0x1.62d4ep-8f, -0x1.ed470ap-10f,
+     -0x1.244e48p-11f, -0x1.2983fap-13f, -0x1.0564f8p-15f, -0x1.8df7a4p-18f},  // c4
+    {0x1.e2ea8ep-4f, 0x1.747d7cp-5f, -0x1.b6edc8p-6f, -0x1.117bc6p-4f, -0x1.f4493ep-5f, -0x1.f59bbep-6f,
+     -0x1.34cbbep-9f, 0x1.72b562p-7f, 0x1.978ab4p-7f, 0x1.120266p-7f, 0x1.15b07ap-8f, 0x1.c4e0a6p-10f,
+     0x1.325284p-11f, 0x1.5d55acp-13f, 0x1.536718p-15f, 0x1.1adf5ep-17f},  // c5
+    {-0x1.372bacp-6f, -0x1.94e27cp-5f, -0x1.4e9f74p-5f, -0x1.585dc8p-7f, 0x1.f5b1ccp-7f, 0x1.69494ap-6f,
+     0x1.d817e6p-7f, 0x1.0f72f4p-8f, -0x1.d37d08p-10f, -0x1.95ade6p-9f, -0x1.26639ap-9f, -0x1.2c217ap-10f,
+     -0x1.de6c36p-12f, -0x1.371286p-13f, -0x1.518494p-15f, -0x1.35a436p-17f},  // c6
 };
-// erfc: worst fit error 0.03474886464842772
+// erfcx(x) = e^(x^2) erfc(x) on [0, 1/4) and half-octaves [1/4, 3/8), ..., [8, 12).
 alignas(64) constexpr float kErfcxTable[11][16] = {
-    {0.0f, 0x1.4000000000000p-2f, 0x1.c000000000000p-2f, 0x1.4000000000000p-1f, 0x1.c000000000000p-1f, 0x1.4000000000000p+0f, 0x1.c000000000000p+0f, 0x1.4000000000000p+1f, 0x1.c000000000000p+1f, 0x1.4000000000000p+2f, 0x1.c000000000000p+2f, 0x1.4000000000000p+3f, 0x1.4000000000000p+3f, 0x1.4000000000000p+3f, 0x1.4000000000000p+3f, 0x1.4000000000000p+3f},  // center
-    {0x1.0000000000000p+0f, 0x1.73c18a0000000p-1f, 0x1.4c630e0000000p-1f, 0x1.1d16b60000000p-1f, 0x1.db747e0000000p-2f, 0x1.78a6920000000p-2f, 0x1.23cfc20000000p-2f, 0x1.afbb400000000p-3f, 0x1.3e0a9a0000000p-3f, 0x1.c5723a0000000p-4f, 0x1.46dc6c0000000p-4f, 0x1.cbe8320000000p-5f, 0x1.cbe8320000000p-5f, 0x1.cbe8320000000p-5f, 0x1.cbe8320000000p-5f, 0x1.cbe8320000000p-5f},  // hi
-    {-0x1.a3a0000000000p-42f, -0x1.8a892a0000000p-28f, 0x1.870faa0000000p-26f, -0x1.fd85480000000p-27f, 0x1.c813580000000p-27f, 0x1.386c400000000p-30f, 0x1.e3b8ce0000000p-27f, -0x1.89358a0000000p-28f, -0x1.7c48980000000p-29f, -0x1.6e53f00000000p-32f, -0x1.bffc200000000p-34f, -0x1.a10e080000000p-35f, -0x1.a10e080000000p-35f, -0x1.a10e080000000p-35f, -0x1.a10e080000000p-35f, -0x1.a10e080000000p-35f},  // lo
-    {-0x1.20dd760000000p+0f, -0x1.5961f40000000p-1f, -0x1.1ee43e0000000p-1f, -0x1.babd0e0000000p-2f, -0x1.4369f60000000p-2f, -0x1.abaace0000000p-3f, -0x1.0c3d540000000p-3f, -0x1.3086d80000000p-4f, -0x1.5285d20000000p-5f, -0x1.5d84340000000p-6f, -0x1.6e4b460000000p-7f, -0x1.6c55c60000000p-8f, -0x1.6c55c60000000p-8f, -0x1.6c55c60000000p-8f, -0x1.6c55c60000000p-8f, -0x1.6c55c60000000p-8f},  // c1
-    {0x1.0000620000000p+0f, 0x1.07d2ee0000000p-1f, 0x1.9dbe6a0000000p-2f, 0x1.2577420000000p-2f, 0x1.80ef900000000p-3f, 0x1.b56f460000000p-4f, 0x1.c8d0d00000000p-5f, 0x1.98958a0000000p-6f, 0x1.5d58100000000p-7f, 0x1.08cf820000000p-8f, 0x1.96a3e00000000p-10f, 0x1.1f3df00000000p-11f, 0x1.1f3df00000000p-11f, 0x1.1f3df00000000p-11f, 0x1.1f3df00000000p-11f, 0x1.1f3df00000000p-11f},  // c2
-    {-0x1.8141300000000p-1f, -0x1.5e93ce0000000p-2f, -0x1.05ca980000000p-2f, -0x1.59c49c0000000p-3f, -0x1.9d587a0000000p-4f, -0x1.9b62de0000000p-5f, -0x1.6cb3420000000p-6f, -0x1.06321a0000000p-7f, -0x1.5e5f660000000p-9f, -0x1.8abd600000000p-11f, -0x1.bf4ee20000000p-13f, -0x1.c2cc7e0000000p-15f, -0x1.c2cc7e0000000p-15f, -0x1.c2cc7e0000000p-15f, -0x1.c2cc7e0000000p-15f, -0x1.c2cc7e0000000p-15f},  // c3
-    {0x1.01a1020000000p-1f, 0x1.a20e020000000p-3f, 0x1.2b13060000000p-3f, 0x1.72d5800000000p-4f, 0x1.982dd20000000p-5f, 0x1.68a20c0000000p-6f, 0x1.13628e0000000p-7f, 0x1.435c540000000p-9f, 0x1.56345c0000000p-11f, 0x1.21a0240000000p-13f, 0x1.e7acca0000000p-16f, 0x1.6015240000000p-18f, 0x1.6015240000000p-18f, 0x1.6015240000000p-18f, 0x1.6015240000000p-18f, 0x1.6015240000000p-18f},  // c4
-    {-0x1.5036640000000p-2f, -0x1.d5213a0000000p-4f, -0x1.abd0fe0000000p-4f, -0x1.6d4ad20000000p-5f, -0x1.7775680000000p-6f, -0x1.29d0780000000p-7f, -0x1.8de1f40000000p-9f, -0x1.8076800000000p-11f, -0x1.450ac40000000p-13f, -0x1.a2063e0000000p-16f, -0x1.07de680000000p-18f, -0x1.10f9800000000p-21f, -0x1.10f9800000000p-21f, -0x1.10f9800000000p-21f, -0x1.10f9800000000p-21f, -0x1.10f9800000000p-21f},  // c5
-    {0x1.2fcb1e0000000p-2f, 0x1.052b060000000p-4f, 0x1.0761560000000p-4f, 0x1.5287fa0000000p-6f, 0x1.4b49260000000p-7f, 0x1.d212e60000000p-9f, 0x1.12583e0000000p-10f, 0x1.ba53be0000000p-13f, 0x1.2e5e340000000p-15f, 0x1.29d1e20000000p-18f, 0x1.1af6800000000p-21f, 0x1.a6ab160000000p-25f, 0x1.a6ab160000000p-25f, 0x1.a6ab160000000p-25f, 0x1.a6ab160000000p-25f, 0x1.a6ab160000000p-25f},  // c6
-    {-0x1.9dfa320000000p-2f, 0x1.b7713e0000000p-2f, 0x1.0294ba0000000p+2f, -0x1.4e1a740000000p-6f, -0x1.24ea920000000p-8f, -0x1.4e62f00000000p-10f, -0x1.bd8be00000000p-13f, -0x1.ff0e680000000p-15f, -0x1.3d8ff20000000p-17f, -0x1.bf408c0000000p-21f, -0x1.2751600000000p-24f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f, -0x1.642acc0000000p-28f},  // c7
-    {0x1.6782c20000000p-2f, -0x1.dbb4760000000p-1f, -0x1.e9f79a0000000p+1f, 0x1.51ebf40000000p-7f, -0x1.0d71c20000000p-8f, 0x1.d8415e0000000p-12f, 0x1.7326ec0000000p-15f, 0x1.1537020000000p-16f, 0x1.23b1300000000p-19f, 0x1.3585620000000p-23f, 0x1.31912e0000000p-27f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f, 0x1.0fde1a0000000p-31f},  // c8
+    {0.0f, 0x1.4p-2f, 0x1.cp-2f, 0x1.4p-1f, 0x1.cp-1f, 0x1.4p+0f, 0x1.cp+0f, 0x1.4p+1f, 0x1.cp+1f, 0x1.4p+2f,
+     0x1.cp+2f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f},  // center
+    {0x1p+0f, 0x1.73c18ap-1f, 0x1.4c630ep-1f, 0x1.1d16b6p-1f, 0x1.db747ep-2f, 0x1.78a692p-2f, 0x1.23cfc2p-2f,
+     0x1.afbb4p-3f, 0x1.3e0a9ap-3f, 0x1.c5723ap-4f, 0x1.46dc6cp-4f, 0x1.cbe832p-5f, 0x1.cbe832p-5f, 0x1.cbe832p-5f,
+     0x1.cbe832p-5f, 0x1.cbe832p-5f},  // hi
+    {-0x1.a3ap-42f, -0x1.8a892ap-28f, 0x1.870faap-26f, -0x1.fd8548p-27f, 0x1.c81358p-27f, 0x1.386c4p-30f,
+     0x1.e3b8cep-27f, -0x1.89358ap-28f, -0x1.7c4898p-29f, -0x1.6e53fp-32f, -0x1.bffc2p-34f, -0x1.a10e08p-35f,
+     -0x1.a10e08p-35f, -0x1.a10e08p-35f, -0x1.a10e08p-35f, -0x1.a10e08p-35f},  // lo
+    {-0x1.20dd76p+0f, -0x1.5961f4p-1f, -0x1.1ee43ep-1f, -0x1.babd0ep-2f, -0x1.4369f6p-2f, -0x1.abaacep-3f,
+     -0x1.0c3d54p-3f, -0x1.3086d8p-4f, -0x1.5285d2p-5f, -0x1.5d8434p-6f, -0x1.6e4b46p-7f, -0x1.6c55c6p-8f,
+     -0x1.6c55c6p-8f, -0x1.6c55c6p-8f, -0x1.6c55c6p-8f, -0x1.6c55c6p-8f},  // c1
+    {0x1.000062p+0f, 0x1.07d2eep-1f, 0x1.9dbe6ap-2f, 0x1.257742p-2f, 0x1.80ef9p-3f, 0x1.b56f46p-4f, 0x1.c8d0dp-5f,
+     0x1.98958ap-6f, 0x1.5d581p-7f, 0x1.08cf82p-8f, 0x1.96a3ep-10f, 0x1.1f3dfp-11f, 0x1.1f3dfp-11f, 0x1.1f3dfp-11f,
+     0x1.1f3dfp-11f, 0x1.1f3dfp-11f},  // c2
+    {-0x1.81413p-1f, -0x1.5e93cep-2f, -0x1.05ca98p-2f, -0x1.59c49cp-3f, -0x1.9d587ap-4f, -0x1.9b62dep-5f,
+     -0x1.6cb342p-6f, -0x1.06321ap-7f, -0x1.5e5f66p-9f, -0x1.8abd6p-11f, -0x1.bf4ee2p-13f, -0x1.c2cc7ep-15f,
+     -0x1.c2cc7ep-15f, -0x1.c2cc7ep-15f, -0x1.c2cc7ep-15f, -0x1.c2cc7ep-15f},  // c3
+    {0x1.01a102p-1f, 0x1.a20e02p-3f, 0x1.2b1306p-3f, 0x1.72d58p-4f, 0x1.982dd2p-5f, 0x1.68a20cp-6f, 0x1.13628ep-7f,
+     0x1.435c54p-9f, 0x1.56345cp-11f, 0x1.21a024p-13f, 0x1.e7accap-16f, 0x1.601524p-18f, 0x1.601524p-18f,
+     0x1.601524p-18f, 0x1.601524p-18f, 0x1.601524p-18f},  // c4
+    {-0x1.503664p-2f, -0x1.d5213ap-4f, -0x1.abd0fep-4f, -0x1.6d4ad2p-5f, -0x1.777568p-6f, -0x1.29d078p-7f,
+     -0x1.8de1f4p-9f, -0x1.80768p-11f, -0x1.450ac4p-13f, -0x1.a2063ep-16f, -0x1.07de68p-18f, -0x1.10f98p-21f,
+     -0x1.10f98p-21f, -0x1.10f98p-21f, -0x1.10f98p-21f, -0x1.10f98p-21f},  // c5
+    {0x1.2fcb1ep-2f, 0x1.052b06p-4f, 0x1.076156p-4f, 0x1.5287fap-6f, 0x1.4b4926p-7f, 0x1.d212e6p-9f, 0x1.12583ep-10f,
+     0x1.ba53bep-13f, 0x1.2e5e34p-15f, 0x1.29d1e2p-18f, 0x1.1af68p-21f, 0x1.a6ab16p-25f, 0x1.a6ab16p-25f,
+     0x1.a6ab16p-25f, 0x1.a6ab16p-25f, 0x1.a6ab16p-25f},  // c6
+    {-0x1.9dfa32p-2f, 0x1.b7713ep-2f, 0x1.0294bap+2f, -0x1.4e1a74p-6f, -0x1.24ea92p-8f, -0x1.4e62fp-10f,
+     -0x1.bd8bep-13f, -0x1.ff0e68p-15f, -0x1.3d8ff2p-17f, -0x1.bf408cp-21f, -0x1.27516p-24f, -0x1.642accp-28f,
+     -0x1.642accp-28f, -0x1.642accp-28f, -0x1.642accp-28f, -0x1.642accp-28f},  // c7
+    {0x1.6782c2p-2f, -0x1.dbb476p-1f, -0x1.e9f79ap+1f, 0x1.51ebf4p-7f, -0x1.0d71c2p-8f, 0x1.d8415ep-12f,
+     0x1.7326ecp-15f, 0x1.153702p-16f, 0x1.23b13p-19f, 0x1.358562p-23f, 0x1.31912ep-27f, 0x1.0fde1ap-31f,
+     0x1.0fde1ap-31f, 0x1.0fde1ap-31f, 0x1.0fde1ap-31f, 0x1.0fde1ap-31f},  // c8
 };
 #if defined(__AVX512F__)
-// erfcx on [0, 1/4) and quarter-octaves up to 12 (AVX-512: 32-entry permutes); worst fit error 0.049 units of 2^-24
+// erfcx on [0, 1/4) and quarter-octaves [1/4, 5/16), ..., [10, 12), for AVX-512's
+// 32-entry permutes (degree 6 instead of 8).
 alignas(64) constexpr float kErfcxTable32[9][32] = {
-    {0.0f, 0x1.2000000000000p-2f, 0x1.6000000000000p-2f, 0x1.a000000000000p-2f, 0x1.e000000000000p-2f, 0x1.2000000000000p-1f, 0x1.6000000000000p-1f, 0x1.a000000000000p-1f, 0x1.e000000000000p-1f, 0x1.2000000000000p+0f, 0x1.6000000000000p+0f, 0x1.a000000000000p+0f, 0x1.e000000000000p+0f, 0x1.2000000000000p+1f, 0x1.6000000000000p+1f, 0x1.a000000000000p+1f, 0x1.e000000000000p+1f, 0x1.2000000000000p+2f, 0x1.6000000000000p+2f, 0x1.a000000000000p+2f, 0x1.e000000000000p+2f, 0x1.2000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f, 0x1.6000000000000p+3f},  // center
-    {0x1.0000000000000p+0f, 0x1.7ecff40000000p-1f, 0x1.6937160000000p-1f, 0x1.558ef40000000p-1f, 0x1.439ea40000000p-1f, 0x1.2b84f00000000p-1f, 0x1.0fce4e0000000p-1f, 0x1.f072400000000p-2f, 0x1.c7f8140000000p-2f, 0x1.9531e00000000p-2f, 0x1.5f88f60000000p-2f, 0x1.3583f60000000p-2f, 0x1.13e5740000000p-2f, 0x1.d944460000000p-3f, 0x1.8c9eb60000000p-3f, 0x1.54a7a00000000p-3f, 0x1.2a2af20000000p-3f, 0x1.f5b2a00000000p-4f, 0x1.9d8a900000000p-4f, 0x1.5f75c40000000p-4f, 0x1.3174300000000p-4f, 0x1.fe6cc40000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f, 0x1.a273c60000000p-5f},  // hi
-    {-0x1.f564e80000000p-32f, -0x1.37ef0e0000000p-26f, 0x1.83822c0000000p-26f, -0x1.da28300000000p-26f, -0x1.2f85660000000p-26f, 0x1.db85620000000p-27f, 0x1.2dbace0000000p-26f, -0x1.4a63480000000p-31f, -0x1.f637760000000p-28f, 0x1.362cde0000000p-27f, -0x1.a1859e0000000p-27f, 0x1.910dd40000000p-28f, 0x1.db034e0000000p-29f, 0x1.ac79720000000p-28f, 0x1.1fef180000000p-28f, 0x1.1a9a2a0000000p-28f, -0x1.8fac080000000p-29f, 0x1.27ec480000000p-30f, -0x1.bae8ac0000000p-29f, 0x1.74c3440000000p-31f, -0x1.64e4c40000000p-29f, 0x1.4225520000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f, -0x1.036b000000000p-30f},  // lo
-    {-0x1.20dd720000000p+0f, -0x1.6a65f20000000p-1f, -0x1.49650a0000000p-1f, -0x1.2c36c40000000p-1f, -0x1.1256300000000p-1f, -0x1.e18ab80000000p-2f, -0x1.97fe7c0000000p-2f, -0x1.5cbc2c0000000p-2f, -0x1.2c84b00000000p-2f, -0x1.e78b360000000p-3f, -0x1.797a640000000p-3f, -0x1.2b11e60000000p-3f, -0x1.e365800000000p-4f, -0x1.6a70d40000000p-4f, -0x1.0305780000000p-4f, -0x1.82a8520000000p-5f, -0x1.2aa6500000000p-5f, -0x1.aa3eba0000000p-6f, -0x1.238ca80000000p-6f, -0x1.a6e2d00000000p-7f, -0x1.4044560000000p-7f, -0x1.c0466e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f, -0x1.2ddd3e0000000p-8f},  // c1
-    {0x1.fffe820000000p-1f, 0x1.18e3480000000p-1f, 0x1.eff8b60000000p-2f, 0x1.b731660000000p-2f, 0x1.860c780000000p-2f, 0x1.482bda0000000p-2f, 0x1.071da80000000p-2f, 0x1.aa32b80000000p-3f, 0x1.5c775e0000000p-3f, 0x1.05e7260000000p-3f, 0x1.7013440000000p-4f, 0x1.0a15ac0000000p-4f, 0x1.8a6efe0000000p-5f, 0x1.0615680000000p-5f, 0x1.43b98c0000000p-6f, 0x1.a7eddc0000000p-7f, 0x1.22f0660000000p-7f, 0x1.62c12e0000000p-8f, 0x1.95252c0000000p-9f, 0x1.f75ef80000000p-10f, 0x1.4d07bc0000000p-10f, 0x1.8763780000000p-11f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f, 0x1.b1c8940000000p-12f},  // c2
-    {-0x1.81039a0000000p-1f, -0x1.79c1520000000p-2f, -0x1.4594cc0000000p-2f, -0x1.1967740000000p-2f, -0x1.e7fe640000000p-3f, -0x1.8be5760000000p-3f, -0x1.2eccfc0000000p-3f, -0x1.d440e40000000p-4f, -0x1.6dc44e0000000p-4f, -0x1.0132c00000000p-4f, -0x1.4bcbe60000000p-5f, -0x1.ba05fc0000000p-6f, -0x1.2efc2c0000000p-6f, -0x1.687fb80000000p-7f, -0x1.84e8c80000000p-8f, -0x1.c24b0a0000000p-9f, -0x1.1435340000000p-9f, -0x1.21886a0000000p-10f, -0x1.1594120000000p-11f, -0x1.2875c20000000p-12f, -0x1.5781d60000000p-13f, -0x1.53b79a0000000p-14f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f, -0x1.366f4e0000000p-15f},  // c3
-    {0x1.fcc9d80000000p-2f, 0x1.c75bac0000000p-3f, 0x1.8021b00000000p-3f, 0x1.44fac00000000p-3f, 0x1.13dec60000000p-3f, 0x1.b19d3a0000000p-4f, 0x1.3e0d840000000p-4f, 0x1.d7f58a0000000p-5f, 0x1.61fab60000000p-5f, 0x1.d4e1060000000p-6f, 0x1.17e7b20000000p-6f, 0x1.5a168a0000000p-7f, 0x1.b99c120000000p-8f, 0x1.da53560000000p-9f, 0x1.c2c57a0000000p-10f, 0x1.d0867e0000000p-11f, 0x1.fff1c60000000p-12f, 0x1.cfffb00000000p-13f, 0x1.774c240000000p-14f, 0x1.59b0560000000p-15f, 0x1.5f88560000000p-16f, 0x1.253b460000000p-17f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f, 0x1.ba9bc80000000p-19f},  // c4
-    {-0x1.20b9220000000p-2f, -0x1.aeac540000000p-3f, -0x1.0070b20000000p-4f, -0x1.f450f60000000p-6f, 0x1.c5b5820000000p-7f, -0x1.d035540000000p-5f, -0x1.3756a60000000p-5f, -0x1.b43cce0000000p-6f, -0x1.5aacf20000000p-6f, -0x1.947d780000000p-7f, -0x1.c1f0380000000p-8f, -0x1.fc94e20000000p-9f, -0x1.2eebd60000000p-9f, -0x1.2f5f920000000p-10f, -0x1.fccac40000000p-12f, -0x1.d46e040000000p-13f, -0x1.d080f40000000p-14f, -0x1.7383360000000p-15f, -0x1.fb31de0000000p-17f, -0x1.938dfa0000000p-18f, -0x1.67f7f20000000p-19f, -0x1.00aeac0000000p-20f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f, -0x1.3e68100000000p-22f},  // c5
-    {0x1.b730c20000000p-4f, 0x1.02c0960000000p-3f, 0x1.811dca0000000p-6f, 0x1.7cde720000000p-8f, -0x1.c4fdbc0000000p-6f, 0x1.b416e00000000p-6f, 0x1.1c27580000000p-6f, 0x1.7bfe0c0000000p-7f, 0x1.23178c0000000p-7f, 0x1.4994d00000000p-8f, 0x1.57fd300000000p-9f, 0x1.69742a0000000p-10f, 0x1.9070920000000p-11f, 0x1.7200480000000p-12f, 0x1.14ece80000000p-13f, 0x1.c9ac480000000p-15f, 0x1.9b6f240000000p-16f, 0x1.1f28740000000p-17f, 0x1.4db7ae0000000p-19f, 0x1.ccda6c0000000p-21f, 0x1.6af68e0000000p-22f, 0x1.b629220000000p-24f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f, 0x1.c2bad40000000p-26f},  // c6
+    {0.0f, 0x1.2p-2f, 0x1.6p-2f, 0x1.ap-2f, 0x1.ep-2f, 0x1.2p-1f, 0x1.6p-1f, 0x1.ap-1f, 0x1.ep-1f, 0x1.2p+0f,
+     0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.2p+1f, 0x1.6p+1f, 0x1.ap+1f, 0x1.ep+1f, 0x1.2p+2f, 0x1.6p+2f, 0x1.ap+2f,
+     0x1.ep+2f, 0x1.2p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f,
+     0x1.6p+3f, 0x1.6p+3f},  // center
+    {0x1p+0f, 0x1.7ecff4p-1f, 0x1.693716p-1f, 0x1.558ef4p-1f, 0x1.439ea4p-1f, 0x1.2b84fp-1f, 0x1.0fce4ep-1f,
+     0x1.f0724p-2f, 0x1.c7f814p-2f, 0x1.9531ep-2f, 0x1.5f88f6p-2f, 0x1.3583f6p-2f, 0x1.13e574p-2f, 0x1.d94446p-3f,
+     0x1.8c9eb6p-3f, 0x1.54a7ap-3f, 0x1.2a2af2p-3f, 0x1.f5b2ap-4f, 0x1.9d8a9p-4f, 0x1.5f75c4p-4f, 0x1.31743p-4f,
+     0x1.fe6cc4p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f,
+     0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f},  // hi
+    {-0x1.f564e8p-32f, -0x1.37ef0ep-26f, 0x1.83822cp-26f, -0x1.da283p-26f, -0x1.2f8566p-26f, 0x1.db8562p-27f,
+     0x1.2dbacep-26f, -0x1.4a6348p-31f, -0x1.f63776p-28f, 0x1.362cdep-27f, -0x1.a1859ep-27f, 0x1.910dd4p-28f,
+     0x1.db034ep-29f, 0x1.ac7972p-28f, 0x1.1fef18p-28f, 0x1.1a9a2ap-28f, -0x1.8fac08p-29f, 0x1.27ec48p-30f,
+     -0x1.bae8acp-29f, 0x1.74c344p-31f, -0x1.64e4c4p-29f, 0x1.422552p-30f, -0x1.036bp-30f, -0x1.036bp-30f,
+     -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f,
+     -0x1.036bp-30f},  // lo
+    {-0x1.20dd72p+0f, -0x1.6a65f2p-1f, -0x1.49650ap-1f, -0x1.2c36c4p-1f, -0x1.12563p-1f, -0x1.e18ab8p-2f,
+     -0x1.97fe7cp-2f, -0x1.5cbc2cp-2f, -0x1.2c84bp-2f, -0x1.e78b36p-3f, -0x1.797a64p-3f, -0x1.2b11e6p-3f,
+     -0x1.e3658p-4f, -0x1.6a70d4p-4f, -0x1.030578p-4f, -0x1.82a852p-5f, -0x1.2aa65p-5f, -0x1.aa3ebap-6f,
+     -0x1.238ca8p-6f, -0x1.a6e2dp-7f, -0x1.404456p-7f, -0x1.c0466ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f,
+     -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f,
+     -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f},  // c1
+    {0x1.fffe82p-1f, 0x1.18e348p-1f, 0x1.eff8b6p-2f, 0x1.b73166p-2f, 0x1.860c78p-2f, 0x1.482bdap-2f, 0x1.071da8p-2f,
+     0x1.aa32b8p-3f, 0x1.5c775ep-3f, 0x1.05e726p-3f, 0x1.701344p-4f, 0x1.0a15acp-4f, 0x1.8a6efep-5f, 0x1.061568p-5f,
+     0x1.43b98cp-6f, 0x1.a7eddcp-7f, 0x1.22f066p-7f, 0x1.62c12ep-8f, 0x1.95252cp-9f, 0x1.f75ef8p-10f,
+     0x1.4d07bcp-10f, 0x1.876378p-11f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f,
+     0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f},  // c2
+    {-0x1.81039ap-1f, -0x1.79c152p-2f, -0x1.4594ccp-2f, -0x1.196774p-2f, -0x1.e7fe64p-3f, -0x1.8be576p-3f,
+     -0x1.2eccfcp-3f, -0x1.d440e4p-4f, -0x1.6dc44ep-4f, -0x1.0132cp-4f, -0x1.4bcbe6p-5f, -0x1.ba05fcp-6f,
+     -0x1.2efc2cp-6f, -0x1.687fb8p-7f, -0x1.84e8c8p-8f, -0x1.c24b0ap-9f, -0x1.143534p-9f, -0x1.21886ap-10f,
+     -0x1.159412p-11f, -0x1.2875c2p-12f, -0x1.5781d6p-13f, -0x1.53b79ap-14f, -0x1.366f4ep-15f, -0x1.366f4ep-15f,
+     -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f,
+     -0x1.366f4ep-15f, -0x1.366f4ep-15f},  // c3
+    {0x1.fcc9d8p-2f, 0x1.c75bacp-3f, 0x1.8021bp-3f, 0x1.44facp-3f, 0x1.13dec6p-3f, 0x1.b19d3ap-4f, 0x1.3e0d84p-4f,
+     0x1.d7f58ap-5f, 0x1.61fab6p-5f, 0x1.d4e106p-6f, 0x1.17e7b2p-6f, 0x1.5a168ap-7f, 0x1.b99c12p-8f, 0x1.da5356p-9f,
+     0x1.c2c57ap-10f, 0x1.d0867ep-11f, 0x1.fff1c6p-12f, 0x1.cfffbp-13f, 0x1.774c24p-14f, 0x1.59b056p-15f,
+     0x1.5f8856p-16f, 0x1.253b46p-17f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f,
+     0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f},  // c4
+    {-0x1.20b922p-2f, -0x1.aeac54p-3f, -0x1.0070b2p-4f, -0x1.f450f6p-6f, 0x1.c5b582p-7f, -0x1.d03554p-5f,
+     -0x1.3756a6p-5f, -0x1.b43ccep-6f, -0x1.5aacf2p-6f, -0x1.947d78p-7f, -0x1.c1f038p-8f, -0x1.fc94e2p-9f,
+     -0x1.2eebd6p-9f, -0x1.2f5f92p-10f, -0x1.fccac4p-12f, -0x1.d46e04p-13f, -0x1.d080f4p-14f, -0x1.738336p-15f,
+     -0x1.fb31dep-17f, -0x1.938dfap-18f, -0x1.67f7f2p-19f, -0x1.00aeacp-20f, -0x1.3e681p-22f, -0x1.3e681p-22f,
+     -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f,
+     -0x1.3e681p-22f, -0x1.3e681p-22f},  // c5
+    {0x1.b730c2p-4f, 0x1.02c096p-3f, 0x1.811dcap-6f, 0x1.7cde72p-8f, -0x1.c4fdbcp-6f, 0x1.b416ep-6f, 0x1.1c2758p-6f,
+     0x1.7bfe0cp-7f, 0x1.23178cp-7f, 0x1.4994dp-8f, 0x1.57fd3p-9f, 0x1.69742ap-10f, 0x1.907092p-11f, 0x1.720048p-12f,
+     0x1.14ece8p-13f, 0x1.c9ac48p-15f, 0x1.9b6f24p-16f, 0x1.1f2874p-17f, 0x1.4db7aep-19f, 0x1.ccda6cp-21f,
+     0x1.6af68ep-22f, 0x1.b62922p-24f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f,
+     0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f},  // c6
 };
 #endif
 
@@ -958,11 +1049,10 @@ EMBER_VEC_INLINE Vf erf_accurate(Vf x) {
   return copysign(r, x);
 }
 
-// erfc(a) = e^(-a^2) Q(a) for a >= 0 with Q = erfcx tabulated on [0, 1/4) and
-// half-octaves [1/4, 3/8), [3/8, 1/2), ..., [8, 12), Q = hi + w; e^(-a^2) =
-// 2^n (1 + e) from the exact two-part square, and erfc(a) = 2^n (hi + (w + Q e)),
-// scaled last (results into the subnormal range round once). erfc(x) =
-// 2 - erfc(-x) for x < 0.
+// erfc(a) = e^(-a^2) Q(a) for a >= 0 with Q = erfcx from the tables, Q = hi + w;
+// e^(-a^2) = 2^n (1 + e) from the exact two-part square, and erfc(a) =
+// 2^n (hi + (w + Q e)), scaled last (results into the subnormal range round
+// once). erfc(x) = 2 - erfc(-x) for x < 0.
 EMBER_VEC_INLINE Vf erfc(Vf x) {
   using detail::kErfcxTable;
   using detail::lookup16;
