@@ -229,8 +229,12 @@ __attribute__((flatten)) inline void vec_loop1(char** data, const int64_t* strid
       const float* a = reinterpret_cast<const float*>(data[1]);
       int64_t i = 0;
       // Four independent vectors per step: the math functions are long
-      // dependency chains, and -O2 does not unroll.
+      // dependency chains, and -O2 does not unroll. Each step also prefetches
+      // the input 2 KB ahead: the hardware prefetchers alone let the longer
+      // functions (log2, tan, erf) stall on memory at 16M elements (10-20 %
+      // slower than a copy-like op); prefetches never fault, past the end too.
       for (; i + 4 * W <= n; i += 4 * W) {
+        for (int k = 0; k < 4 * W * 4; k += 64) __builtin_prefetch(reinterpret_cast<const char*>(a + i) + 2048 + k);
         const Vf r0 = f(vecmath::load(a + i)), r1 = f(vecmath::load(a + i + W));
         const Vf r2 = f(vecmath::load(a + i + 2 * W)), r3 = f(vecmath::load(a + i + 3 * W));
         vecmath::store(out + i, r0);
