@@ -1,7 +1,8 @@
 """Kernel paths that only large inputs reach, compared with PyTorch: the
 vector reduction leaves (four accumulators, blocks of 4096), layer_norm's
-row statistics, the unrolled elementwise loop, and the layout of mm's
-gradient for a transposed mat2."""
+row statistics, the unrolled elementwise loop (one and two inputs), the
+last-dim softmax backward, and the layout of mm's gradient for a
+transposed mat2."""
 
 import numpy as np
 import pytest
@@ -95,3 +96,47 @@ def test_mm_gradient_layout_of_mat2(transposed):
     (se, ge, ve), (st, gt, vt) = results
     assert se == st and ge == gt
     np.testing.assert_allclose(ve, vt, rtol=1e-12)
+
+
+TOL16 = {"float16": 2e-3, "bfloat16": 1.6e-2}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "broadcast"])
+@pytest.mark.parametrize("n", [1, 17, 64, 1000])
+def test_gelu_backward_vector_loop(n, layout, approximate, dtype):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((3, n)) * 3).astype("float32")
+    x[0, : min(n, 4)] = [np.inf, -np.inf, np.nan, 0.0][: min(n, 4)]
+    g = rng.standard_normal((3, n)).astype("float32")
+    results = []
+    for lib in (ember, torch):
+        xl = lib.from_numpy(x.copy()).to(getattr(lib, dtype))
+        gl = lib.from_numpy(g.copy()).to(getattr(lib, dtype))
+        if layout == "strided":
+            xl, gl = xl.t().contiguous().t(), gl[:, :]
+        elif layout == "broadcast":
+            gl = gl[:1].expand(3, n)
+        xl.requires_grad_(True)
+        lib.nn.functional.gelu(xl, approximate=approximate).backward(gl)
+        results.append(xl.grad.to(lib.float64))
+    tol = TOL16.get(dtype, 1e-5 if dtype == "float32" else 1e-12)
+    _close(results[0], results[1], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("n", [1, 15, 64, 1000])
+def test_softmax_backward_last_dim(n, log, dtype):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((5, n)) * 2).astype("float32")
+    g = rng.standard_normal((5, n)).astype("float32")
+    results = []
+    for lib in (ember, torch):
+        xl = lib.from_numpy(x.copy()).to(getattr(lib, dtype)).requires_grad_(True)
+        f = lib.log_softmax if log else lib.softmax
+        f(xl, -1).backward(lib.from_numpy(g.copy()).to(getattr(lib, dtype)))
+        results.append(xl.grad.to(lib.float64))
+    tol = TOL16.get(dtype, 1e-5 if dtype == "float32" else 1e-12)
+    _close(results[0], results[1], rtol=tol, atol=tol)

@@ -213,64 +213,88 @@ inline void f16_loop(char** data, const int64_t* strides, int64_t n, const F& f)
   }
 }
 
-// out[i] = f(a[i]) for float-like T (float, Half, BFloat16) with f mapping a
-// vector of floats to a vector of floats. Every element goes through f in
-// some vector (a partial block is padded), so results do not depend on the
-// layout or on where a thread's chunk starts.
+// out[i] = f(a[i], ...) over N inputs (1 to 3) of float-like T (float,
+// Half, BFloat16), with f mapping vectors of floats to a vector of floats.
+// Every element goes through f in some vector (a partial block is padded),
+// so results do not depend on the layout or on where a thread's chunk starts.
 // flatten: f and the vecmath functions it calls are inlined into the loop
 // (an out-of-line f costs a call per vector and reloads its constants).
-template <typename T, typename F>
-__attribute__((flatten)) inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f) {
-  using vecmath::Vf;
+template <int N, typename F>
+EMBER_VEC_INLINE vecmath::Vf apply_vec(const F& f, const float* const* in, int64_t i) {
+  using vecmath::load;
+  if constexpr (N == 1) return f(load(in[0] + i));
+  else if constexpr (N == 2) return f(load(in[0] + i), load(in[1] + i));
+  else return f(load(in[0] + i), load(in[1] + i), load(in[2] + i));
+}
+
+template <typename T, int N, typename F>
+__attribute__((flatten)) inline void vec_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
+  static_assert(N >= 1 && N <= 3, "vec_loop takes one to three inputs");
   constexpr int W = vecmath::kLanesF;
   if constexpr (std::is_same_v<T, float>) {
-    if (strides[0] == sizeof(float) && strides[1] == sizeof(float)) {
+    bool contiguous = strides[0] == sizeof(float);
+    for (int k = 1; k <= N; ++k) contiguous = contiguous && strides[k] == sizeof(float);
+    if (contiguous) {
       float* out = reinterpret_cast<float*>(data[0]);
-      const float* a = reinterpret_cast<const float*>(data[1]);
+      const float* in[N];
+      for (int k = 0; k < N; ++k) in[k] = reinterpret_cast<const float*>(data[k + 1]);
       int64_t i = 0;
       // Four independent vectors per step: the math functions are long
       // dependency chains, and -O2 does not unroll.
       for (; i + 4 * W <= n; i += 4 * W) {
-        const Vf r0 = f(vecmath::load(a + i)), r1 = f(vecmath::load(a + i + W));
-        const Vf r2 = f(vecmath::load(a + i + 2 * W)), r3 = f(vecmath::load(a + i + 3 * W));
+        const vecmath::Vf r0 = apply_vec<N>(f, in, i), r1 = apply_vec<N>(f, in, i + W);
+        const vecmath::Vf r2 = apply_vec<N>(f, in, i + 2 * W), r3 = apply_vec<N>(f, in, i + 3 * W);
         vecmath::store(out + i, r0);
         vecmath::store(out + i + W, r1);
         vecmath::store(out + i + 2 * W, r2);
         vecmath::store(out + i + 3 * W, r3);
       }
-      for (; i + W <= n; i += W) vecmath::store(out + i, f(vecmath::load(a + i)));
+      for (; i + W <= n; i += W) vecmath::store(out + i, apply_vec<N>(f, in, i));
       if (i < n) {
-        float buf[W] = {};
-        for (int64_t j = i; j < n; ++j) buf[j - i] = a[j];
-        vecmath::store(buf, f(vecmath::load(buf)));
-        for (int64_t j = i; j < n; ++j) out[j] = buf[j - i];
+        float buf[N + 1][W] = {};
+        const float* bin[N];
+        for (int k = 0; k < N; ++k) {
+          for (int64_t j = i; j < n; ++j) buf[k][j - i] = in[k][j];
+          bin[k] = buf[k];
+        }
+        vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+        for (int64_t j = i; j < n; ++j) out[j] = buf[N][j - i];
       }
       return;
     }
-    float buf[W];
+    float buf[N + 1][W];
+    const float* bin[N];
+    for (int k = 0; k < N; ++k) bin[k] = buf[k];
     for (int64_t i = 0; i < n; i += W) {
       const int m = static_cast<int>(std::min<int64_t>(W, n - i));
-      for (int j = 0; j < m; ++j) buf[j] = at<float>(data[1], strides[1], i + j);
-      for (int j = m; j < W; ++j) buf[j] = 0.0f;
-      vecmath::store(buf, f(vecmath::load(buf)));
-      for (int j = 0; j < m; ++j) at<float>(data[0], strides[0], i + j) = buf[j];
+      for (int k = 0; k < N; ++k) {
+        for (int j = 0; j < m; ++j) buf[k][j] = at<float>(data[k + 1], strides[k + 1], i + j);
+        for (int j = m; j < W; ++j) buf[k][j] = 0.0f;
+      }
+      vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+      for (int j = 0; j < m; ++j) at<float>(data[0], strides[0], i + j) = buf[N][j];
     }
   } else {
     static_assert(kChunk % W == 0, "chunks hold whole vectors");
-    alignas(64) float buf[kChunk];
+    alignas(64) float buf[N][kChunk];
+    alignas(64) float res[kChunk];
+    const float* bin[N];
+    for (int k = 0; k < N; ++k) bin[k] = buf[k];
     for (int64_t i = 0; i < n; i += kChunk) {
       const int m = static_cast<int>(std::min<int64_t>(kChunk, n - i));
-      gather_float<T>(data[1], strides[1], i, m, buf);
       const int padded = (m + W - 1) / W * W;
-      for (int j = m; j < padded; ++j) buf[j] = 0.0f;
-      for (int j = 0; j < padded; j += W) vecmath::store(buf + j, f(vecmath::load(buf + j)));
-      scatter_float<T>(data[0], strides[0], i, m, buf);
+      for (int k = 0; k < N; ++k) {
+        gather_float<T>(data[k + 1], strides[k + 1], i, m, buf[k]);
+        for (int j = m; j < padded; ++j) buf[k][j] = 0.0f;
+      }
+      for (int j = 0; j < padded; j += W) vecmath::store(res + j, apply_vec<N>(f, bin, j));
+      scatter_float<T>(data[0], strides[0], i, m, res);
     }
   }
 }
 
 // out[i] = f(a[i]) for double with f mapping a vector of doubles to a
-// vector of doubles; partial blocks are padded as in vec_loop1.
+// vector of doubles; partial blocks are padded as in vec_loop.
 template <typename F>
 inline void vec_loop1_double(char** data, const int64_t* strides, int64_t n, const F& f) {
   constexpr int W = vecmath::kLanesD;
