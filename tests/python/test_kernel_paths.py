@@ -140,3 +140,76 @@ def test_softmax_backward_last_dim(n, log, dtype):
         results.append(xl.grad.to(lib.float64))
     tol = TOL16.get(dtype, 1e-5 if dtype == "float32" else 1e-12)
     _close(results[0], results[1], rtol=tol, atol=tol)
+
+
+COPY_DTYPES = ["float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "bool"]
+
+
+def _both(fn):
+    return [fn(lib) for lib in (ember, torch)]
+
+
+def _same_bits(e, t):
+    if t.dtype == torch.bfloat16:
+        e, t = e.view(ember.int16), t.view(torch.int16)
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("dtype", COPY_DTYPES)
+@pytest.mark.parametrize("shape", [(16, 16), (33, 70), (64, 64), (100, 37), (3, 40, 72)])
+def test_transposed_copies(shape, dtype):
+    # Tiled transpose path (Note [Tiled transpose copy]): full 32x32 tiles,
+    # the 8x8 register blocks of 4-byte types, and ragged edges.
+    arr = np.random.default_rng(len(shape)).standard_normal((2,) + shape) * 50
+
+    def src(lib):
+        t = lib.from_numpy(arr.copy()).to(getattr(lib, dtype))[1]
+        return t.transpose(-1, -2)
+
+    e, t = _both(lambda lib: src(lib).contiguous())
+    assert e.shape == t.shape and e.stride() == t.stride()
+    _same_bits(e, t)
+
+    def into_transposed(lib):
+        dst = lib.zeros(shape[::-1], dtype=getattr(lib, dtype)).transpose(-1, -2) if len(shape) == 2 else None
+        if dst is None:
+            dst = lib.zeros(shape[0], shape[2], shape[1], dtype=getattr(lib, dtype)).transpose(-1, -2)
+        dst.copy_(lib.from_numpy(arr.copy()).to(getattr(lib, dtype))[0])
+        return dst
+
+    _same_bits(*_both(into_transposed))
+
+
+@pytest.mark.parametrize("perm", [(0, 2, 1, 3), (0, 2, 3, 1), (3, 1, 2, 0), (1, 0, 3, 2)])
+def test_permuted_copies(perm):
+    arr = np.arange(4 * 9 * 40 * 33, dtype="float32").reshape(4, 9, 40, 33)
+    e, t = _both(lambda lib: lib.from_numpy(arr.copy()).permute(*perm).contiguous())
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+    e, t = _both(lambda lib: lib.from_numpy(arr.copy())[:, 1:, ::2].permute(*perm).contiguous())
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("n", [1, 7, 255, 256, 1000])
+def test_float16_conversions(n, layout):
+    vals = np.concatenate([
+        np.random.default_rng(n).standard_normal(n) * 100,
+        [np.nan, np.inf, -np.inf, 0.0, -0.0, 65504.0, 65520.0, 1e5, 6e-8, 2.9e-8, 1e-40, 1.0009765625],
+    ]).astype("float32")
+
+    def conv(lib, dst):
+        x = lib.from_numpy(vals.copy())
+        if layout == "strided":
+            x = x[::2]
+        h = x.to(getattr(lib, dst))
+        return h, h.float()
+
+    for dst in ("float16", "bfloat16"):
+        (eh, ef), (th, tf) = _both(lambda lib: conv(lib, dst))
+        eb, tb = eh.view(ember.int16).numpy(), th.view(torch.int16).numpy()
+        nan = np.isnan(tf.numpy())
+        # NaN payloads differ between PyTorch's vector and scalar bfloat16
+        # paths (0xffff / 0x7fc0); only the NaN positions are compared.
+        np.testing.assert_array_equal(np.isnan(ef.numpy()), nan)
+        np.testing.assert_array_equal(eb[~nan], tb[~nan])
+        np.testing.assert_array_equal(ef.numpy()[~nan], tf.numpy()[~nan])
