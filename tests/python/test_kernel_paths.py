@@ -213,3 +213,50 @@ def test_float16_conversions(n, layout):
         np.testing.assert_array_equal(np.isnan(ef.numpy()), nan)
         np.testing.assert_array_equal(eb[~nan], tb[~nan])
         np.testing.assert_array_equal(ef.numpy()[~nan], tf.numpy()[~nan])
+
+
+ACTIVATIONS = {
+    "relu": lambda F, x: F.relu(x),
+    "tanh": lambda F, x: x.tanh(),
+    "sigmoid": lambda F, x: x.sigmoid(),
+    "silu": lambda F, x: F.silu(x),
+    "leaky_relu": lambda F, x: F.leaky_relu(x, 0.2),
+    "elu": lambda F, x: F.elu(x, 0.7),
+    "selu": lambda F, x: F.selu(x),
+    "softplus": lambda F, x: F.softplus(x, 2.0, 3.0),
+    "hardtanh": lambda F, x: F.hardtanh(x, -0.5, 0.8),
+    "threshold": lambda F, x: F.threshold(x, 0.1, 2.0),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [5, 67, 1000])
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_fused_activation_gradients(name, n, dtype):
+    # Note [Fused first-order gradients]: one vector kernel per gradient.
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((2, n)) * 3).astype("float32")
+    x[0, :4] = [0.0, np.nan, 0.1, -0.5]
+    g = rng.standard_normal((2, n)).astype("float32")
+    results = []
+    for lib in (ember, torch):
+        xl = lib.from_numpy(x.copy()).to(getattr(lib, dtype))[:, ::1].requires_grad_(True)
+        gl = lib.from_numpy(g.copy()).to(getattr(lib, dtype)).t().contiguous().t()  # strided grad
+        ACTIVATIONS[name](lib.nn.functional, xl).backward(gl)
+        results.append(xl.grad.to(lib.float64))
+    tol = TOL16.get(dtype, 2e-6 if dtype == "float32" else 1e-12)
+    _close(results[0], results[1], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", ["relu", "tanh", "sigmoid", "silu"])
+def test_activation_double_backward(name):
+    # With create_graph the composite formula records the graph.
+    x = np.random.default_rng(3).standard_normal(50)
+    results = []
+    for lib in (ember, torch):
+        xl = lib.from_numpy(x.copy()).requires_grad_(True)
+        (gx,) = lib.autograd.grad(ACTIVATIONS[name](lib.nn.functional, xl).sum(), xl, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), xl)
+        results.append((gx.detach(), ggx))
+    _close(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
+    _close(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)

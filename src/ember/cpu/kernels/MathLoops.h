@@ -227,13 +227,25 @@ EMBER_VEC_INLINE vecmath::Vf apply_vec(const F& f, const float* const* in, int64
   else return f(load(in[0] + i), load(in[1] + i), load(in[2] + i));
 }
 
+// As apply_vec, with input k read at i * step[k] (step 0: a broadcast value).
+template <int N, typename F>
+EMBER_VEC_INLINE vecmath::Vf apply_vec_steps(const F& f, const float* const* in, const int64_t* step, int64_t i) {
+  using vecmath::load;
+  if constexpr (N == 1) return f(load(in[0] + i * step[0]));
+  else if constexpr (N == 2) return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]));
+  else return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]), load(in[2] + i * step[2]));
+}
+
 template <typename T, int N, typename F>
 __attribute__((flatten)) inline void vec_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
   static_assert(N >= 1 && N <= 3, "vec_loop takes one to three inputs");
   constexpr int W = vecmath::kLanesF;
   if constexpr (std::is_same_v<T, float>) {
-    bool contiguous = strides[0] == sizeof(float);
-    for (int k = 1; k <= N; ++k) contiguous = contiguous && strides[k] == sizeof(float);
+    bool contiguous = strides[0] == sizeof(float), dense = contiguous;
+    for (int k = 1; k <= N; ++k) {
+      contiguous = contiguous && strides[k] == sizeof(float);
+      dense = dense && (strides[k] == sizeof(float) || strides[k] == 0);
+    }
     if (contiguous) {
       float* out = reinterpret_cast<float*>(data[0]);
       const float* in[N];
@@ -255,6 +267,36 @@ __attribute__((flatten)) inline void vec_loop(char** data, const int64_t* stride
         const float* bin[N];
         for (int k = 0; k < N; ++k) {
           for (int64_t j = i; j < n; ++j) buf[k][j - i] = in[k][j];
+          bin[k] = buf[k];
+        }
+        vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+        for (int64_t j = i; j < n; ++j) out[j] = buf[N][j - i];
+      }
+      return;
+    }
+    if (dense && N > 1) {
+      // Contiguous inputs and broadcast (stride-0) ones, e.g. a gradient
+      // expanded from a sum.
+      float* out = reinterpret_cast<float*>(data[0]);
+      float splat[N][W];
+      const float* in[N];
+      int64_t step[N];
+      for (int k = 0; k < N; ++k) {
+        const float* p = reinterpret_cast<const float*>(data[k + 1]);
+        step[k] = strides[k + 1] == 0 ? 0 : 1;
+        if (step[k] == 0) {
+          for (int j = 0; j < W; ++j) splat[k][j] = *p;
+          p = splat[k];
+        }
+        in[k] = p;
+      }
+      int64_t i = 0;
+      for (; i + W <= n; i += W) vecmath::store(out + i, apply_vec_steps<N>(f, in, step, i));
+      if (i < n) {
+        float buf[N + 1][W] = {};
+        const float* bin[N];
+        for (int k = 0; k < N; ++k) {
+          for (int64_t j = i; j < n; ++j) buf[k][j - i] = in[k][(j - i) + i * step[k]];
           bin[k] = buf[k];
         }
         vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
