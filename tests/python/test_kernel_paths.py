@@ -260,3 +260,29 @@ def test_activation_double_backward(name):
         results.append((gx.detach(), ggx))
     _close(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
     _close(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 9, 64, 1000])
+def test_row_reductions_with_special_values(n, dtype):
+    # max/min with indices, logsumexp and prod over contiguous rows (vector
+    # leaves) and over columns: NaN, infinities, signed zeros, ties.
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((8, n)).astype(dtype)
+    x[1, n // 2] = np.nan
+    x[2, :] = -np.inf
+    x[3, n - 1] = np.inf
+    x[4, :] = 0.0
+    x[4, n // 3] = -0.0
+    x[5, :] = 1.5  # all tied
+    x[6, :] = rng.choice([0.5, 2.0], n)  # products stay finite
+    e, t = _pair(x)
+    for dim in (0, 1):
+        for name in ("max", "min"):
+            (ev, ei), (tv, ti) = getattr(e, name)(dim), getattr(t, name)(dim)
+            np.testing.assert_array_equal(ei.numpy(), ti.numpy())
+            np.testing.assert_array_equal(np.signbit(ev.numpy()), np.signbit(tv.numpy()))
+            np.testing.assert_array_equal(ev.numpy(), tv.numpy())
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        _close(ember.logsumexp(e, dim), torch.logsumexp(t, dim), rtol=tol, atol=tol)
+        _close(e[6:7].prod(dim), t[6:7].prod(dim), rtol=tol)

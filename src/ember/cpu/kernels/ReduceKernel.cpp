@@ -79,6 +79,29 @@ struct ProdOp {
 
   acc_t identity() const { return acc_t(1); }
   acc_t contig(const T* x, int64_t n) const {
+    if constexpr (has_vec_leaf_v<T> && std::is_same_v<acc_t, T>) {
+      // Four vector accumulators, as Note [Vector reduction leaves].
+      using V = typename VecOf<T>::type;
+      constexpr int64_t W = sizeof(V) / sizeof(T);
+      V a0 = V{} + T(1), a1 = a0, a2 = a0, a3 = a0;
+      int64_t i = 0;
+      for (; i + 4 * W <= n; i += 4 * W) {
+        a0 *= vec_load<V>(x + i);
+        a1 *= vec_load<V>(x + i + W);
+        a2 *= vec_load<V>(x + i + 2 * W);
+        a3 *= vec_load<V>(x + i + 3 * W);
+      }
+      for (; i + W <= n; i += W) a0 *= vec_load<V>(x + i);
+      const V a = (a0 * a1) * (a2 * a3);
+      T l[W];
+      std::memcpy(l, &a, sizeof a);
+      for (int64_t w = W / 2; w > 0; w /= 2) {
+        for (int64_t j = 0; j < w; ++j) l[j] *= l[j + w];
+      }
+      T r = l[0];
+      for (; i < n; ++i) r *= x[i];
+      return r;
+    }
     acc_t lanes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
