@@ -53,8 +53,10 @@ inline T& at(char* base, int64_t stride, int64_t i) {
 }
 
 // out[i] = op(a[i]).
+// The loops take op by value: a local copy cannot alias the output, so the
+// compiler keeps its captured values in registers.
 template <typename Out, typename A, typename Op>
-inline void loop1(char** data, const int64_t* strides, int64_t n, const Op& op) {
+inline void loop1(char** data, const int64_t* strides, int64_t n, const Op op) {
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(A)) {
     Out* out = reinterpret_cast<Out*>(data[0]);
     const A* a = reinterpret_cast<const A*>(data[1]);
@@ -66,7 +68,7 @@ inline void loop1(char** data, const int64_t* strides, int64_t n, const Op& op) 
 
 // out[i] = op(a[i], b[i]); a scalar (stride 0) operand is read once.
 template <typename Out, typename A, typename B, typename Op>
-inline void loop2(char** data, const int64_t* strides, int64_t n, const Op& op) {
+inline void loop2(char** data, const int64_t* strides, int64_t n, const Op op) {
   Out* out = reinterpret_cast<Out*>(data[0]);
   const A* a = reinterpret_cast<const A*>(data[1]);
   const B* b = reinterpret_cast<const B*>(data[2]);
@@ -93,7 +95,7 @@ inline void loop2(char** data, const int64_t* strides, int64_t n, const Op& op) 
 
 // out[i] = op(a[i], b[i], c[i]).
 template <typename Out, typename A, typename B, typename C, typename Op>
-inline void loop3(char** data, const int64_t* strides, int64_t n, const Op& op) {
+inline void loop3(char** data, const int64_t* strides, int64_t n, const Op op) {
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(A) && strides[2] == sizeof(B) && strides[3] == sizeof(C)) {
     Out* out = reinterpret_cast<Out*>(data[0]);
     const A* a = reinterpret_cast<const A*>(data[1]);
