@@ -86,7 +86,10 @@ void set_num_threads(int n) {
 void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
            float beta, float* c, int ldc) {
 #ifdef EMBER_USE_ONEDNN
-  sync_openmp_threads();
+  // Products below about 2^17 multiply-adds take a few microseconds: waking
+  // a second thread costs as much, so they run on one.
+  constexpr int64_t kSerialWork = int64_t(1) << 17;
+  sync_openmp_threads(int64_t(m) * n * k < kSerialWork);
   if (m > 0 && n > 0 && k > 0 &&
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success) {
     return;
