@@ -265,6 +265,7 @@ def test_activation_double_backward(name):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 9, 64, 1000])
 def test_row_reductions_with_special_values(n, dtype):
+    # (8 rows: the column path's groups of eight rows; n columns: its vector chunks and tail.)
     # max/min with indices, logsumexp and prod over contiguous rows (vector
     # leaves) and over columns: NaN, infinities, signed zeros, ties.
     rng = np.random.default_rng(n)
@@ -283,6 +284,22 @@ def test_row_reductions_with_special_values(n, dtype):
             np.testing.assert_array_equal(ei.numpy(), ti.numpy())
             np.testing.assert_array_equal(np.signbit(ev.numpy()), np.signbit(tv.numpy()))
             np.testing.assert_array_equal(ev.numpy(), tv.numpy())
+        for name in ("amax", "amin"):
+            np.testing.assert_array_equal(getattr(e, name)(dim).numpy(), getattr(t, name)(dim).numpy())
         tol = 1e-5 if dtype == "float32" else 1e-12
         _close(ember.logsumexp(e, dim), torch.logsumexp(t, dim), rtol=tol, atol=tol)
         _close(e[6:7].prod(dim), t[6:7].prod(dim), rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(37, 64), (37, 100), (1000, 300)])
+def test_column_extremes(shape, dtype):
+    # amax/amin over dim 0: vector accumulators over groups of eight rows.
+    rng = np.random.default_rng(shape[0])
+    x = rng.standard_normal(shape).astype(dtype)
+    x[20, shape[1] // 2] = np.nan
+    x[:, 3] = -np.inf
+    x[5, 7] = np.inf
+    e, t = _pair(x)
+    for name in ("amax", "amin"):
+        np.testing.assert_array_equal(getattr(e, name)(0).numpy(), getattr(t, name)(0).numpy())
