@@ -303,3 +303,38 @@ def test_column_extremes(shape, dtype):
     e, t = _pair(x)
     for name in ("amax", "amin"):
         np.testing.assert_array_equal(getattr(e, name)(0).numpy(), getattr(t, name)(0).numpy())
+
+
+@pytest.mark.parametrize("mask", ["none", "causal", "float", "bool", "full4d"])
+@pytest.mark.parametrize("shape", [(2, 3, 17, 17, 8), (1, 2, 64, 40, 32), (2, 1, 5, 70, 20)])
+@pytest.mark.parametrize("layout", ["contiguous", "heads_transposed"])
+def test_fused_attention(shape, mask, layout):
+    # Note [Fused attention]: one (batch, head) at a time, sgemm on strided rows.
+    B, H, L, S, D = shape
+    rng = np.random.default_rng(L * S)
+    q, k, v = (rng.standard_normal(s).astype("float32") for s in ((B, L, H, D), (B, S, H, D), (B, S, H, D)))
+    g = rng.standard_normal((B, H, L, D)).astype("float32")
+    m = rng.standard_normal((L, S)).astype("float32")
+    m[:, 0] = -np.inf  # a masked column
+    m[1, :] = -np.inf  # a fully masked row
+    bm = rng.random((B, H, L, S)) > 0.3
+    results = []
+    for lib in (ember, torch):
+        ts = [lib.from_numpy(a.copy()).transpose(1, 2) for a in (q, k, v)]
+        if layout == "contiguous":
+            ts = [t.contiguous() for t in ts]
+        ts = [t.requires_grad_(True) for t in ts]
+        kw = {}
+        if mask == "causal":
+            kw["is_causal"] = True
+        elif mask == "float":
+            kw["attn_mask"] = lib.from_numpy(m.copy())
+        elif mask == "bool":
+            kw["attn_mask"] = lib.from_numpy(m.copy()) > -1
+        elif mask == "full4d":
+            kw["attn_mask"] = lib.from_numpy(bm.copy())
+        out = lib.nn.functional.scaled_dot_product_attention(*ts, **kw)
+        out.backward(lib.from_numpy(g.copy()))
+        results.append([out.detach()] + [t.grad for t in ts])
+    for e, t in zip(*results):
+        _close(e, t, rtol=2e-5, atol=2e-5)
