@@ -338,3 +338,37 @@ def test_fused_attention(shape, mask, layout):
         results.append([out.detach()] + [t.grad for t in ts])
     for e, t in zip(*results):
         _close(e, t, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.randn(3, 4).t(),
+    lambda lib: lib.randn(2, 3, 4).permute(2, 0, 1),
+    lambda lib: lib.randn(3, 4)[:, ::2],
+    lambda lib: lib.randn(3, 1, 4).expand(3, 5, 4),
+    lambda lib: lib.randn(6, 4),
+])
+def test_leaf_gradient_layout(make):
+    # Note [Gradient layout]: .grad takes a dense leaf's strides, else is contiguous.
+    strides = []
+    for lib in (ember, torch):
+        p = make(lib).detach().requires_grad_(True)
+        (p * 2).sum().backward()
+        q = make(lib).detach().requires_grad_(True)
+        (q.contiguous() * 2).sum().backward()
+        strides.append((p.grad.stride(), q.grad.stride()))
+    assert strides[0] == strides[1]
+
+
+def test_small_gemm_keeps_the_thread_count():
+    # Small float32 products run on one OpenMP thread; the per-thread count,
+    # which PyTorch in the same process reads too, is restored after them.
+    old_e, old_t = ember.get_num_threads(), torch.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        torch.set_num_threads(2)
+        a = ember.randn(4, 4)
+        a @ a
+        assert torch.get_num_threads() == 2 and ember.get_num_threads() == 2
+    finally:
+        ember.set_num_threads(old_e)
+        torch.set_num_threads(old_t)

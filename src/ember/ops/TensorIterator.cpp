@@ -223,29 +223,13 @@ void TensorIterator::build(const Config& config) {
 
 namespace {
 
-// Every element at a distinct address and the addresses gapless, in some
-// order of the dims.
-bool non_overlapping_and_dense(const Tensor& t) {
-  DimVector order;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] != 1) order.push_back(d);
-  }
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t d : order) {
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-
 // PyTorch's partial-overlap test: two dense tensors over one storage whose
 // byte ranges intersect without being the same elements in the same layout.
 // Non-dense operands are not checked.
 bool partial_overlap(const Tensor& a, const Tensor& b) {
   if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
   if (a.unsafeGetTensorImpl()->storage().get() != b.unsafeGetTensorImpl()->storage().get()) return false;
-  if (!non_overlapping_and_dense(a) || !non_overlapping_and_dense(b)) return false;
+  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
   const char* a0 = static_cast<const char*>(a.data_ptr());
   const char* b0 = static_cast<const char*>(b.data_ptr());
   const char* a1 = a0 + a.numel() * static_cast<int64_t>(a.element_size());
