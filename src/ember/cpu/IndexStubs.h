@@ -1,6 +1,7 @@
 #pragma once
-// Kernels for advanced indexing (index, index_put_, index_select) and
-// masked_fill, selected by CPU capability like those in Stubs.h.
+// Kernels for advanced indexing (index, index_put_, index_select), masked_fill
+// and the dim-wise indexing family (gather, scatter*, index_add/copy/fill),
+// selected by CPU capability like those in Stubs.h.
 
 #include <cstdint>
 #include <vector>
@@ -35,6 +36,33 @@ using IndexFn = void (*)(const IndexGeometry& g, char* idx_base, char* lin_base,
 // In place: self[i] = value where mask[i] (an iterator over self and a bool mask).
 using MaskedFillFn = void (*)(const TensorIterator& it, const Scalar& value);
 
+// Note [Scatter/gather geometry]
+// gather, scatter (value, src, reductions) and index_add/copy/fill share one
+// walk over the positions p of the index tensor. With p split into outer
+// dims A, the indexed dim J (position j) and inner dims C, and x = index[p],
+//   indirect operand X: a . a_x + x * j_x + c . c_x   (self of gather, out of scatter)
+//   direct operand Y:   a . a_y + j * j_y + c . c_y   (out of gather, src of scatter)
+//   index:              a . a_i + j * j_i + c . c_i   (int64; 0 strides where expanded)
+// (strides in elements; A and C already coalesced, C innermost last). Each
+// X element only receives from one (a, c) line, in increasing j: work is
+// split over A or over the innermost C dim, never over J, so results do not
+// depend on the thread count. index_add/copy/fill pass a checked index
+// vector with a_i = c_i = 0: the C rows then move whole.
+enum class ScatterOp : int { Gather = 0, Assign, Sum, SumAlpha, Prod, Max, Min };
+
+struct ScatterGeometry {
+  DimVector a_sizes, a_x, a_y, a_i;
+  int64_t nj = 0, j_x = 0, j_y = 0, j_i = 0;
+  DimVector c_sizes, c_x, c_y, c_i;
+  int64_t bound = 0;       // index values must lie in [0, bound)
+  bool parallel = true;    // false when X may overlap itself (written serially)
+};
+
+// X op= Y (or Y = X for Gather) over g; alpha scales Y for SumAlpha. Returns
+// false, having stopped early, when an index value is out of [0, bound).
+using ScatterGatherFn = bool (*)(const ScatterGeometry& g, char* x, char* y, const int64_t* index, ScalarType dtype,
+                                 ScatterOp op, const Scalar& alpha);
+
 // Throws PyTorch's "value cannot be converted to type ... without overflow"
 // when value does not fit dtype (as its checked conversions do). Python
 // assignment skips the check for float16/bfloat16, as PyTorch does.
@@ -42,5 +70,6 @@ EMBER_API void check_value_fits(ScalarType dtype, const Scalar& value, bool chec
 
 EMBER_DECLARE_DISPATCH(IndexFn, index_stub);
 EMBER_DECLARE_DISPATCH(MaskedFillFn, masked_fill_stub);
+EMBER_DECLARE_DISPATCH(ScatterGatherFn, scatter_gather_stub);
 
 }  // namespace ember::cpu

@@ -3,6 +3,9 @@
 // kthvalue. Sort and topk inner loops live in cpu/kernels/TensorOpsKernel.cpp.
 #include "ember/cpu/TensorOpsStubs.h"
 
+#include <cstring>
+#include "ember/cpu/IndexStubs.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -63,57 +66,7 @@ void for_each_line(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef,
   }
 }
 
-// Arithmetic type: float for 16-bit floats, the type itself otherwise.
-template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
-template <typename T>
-bool isnan_value(T v) {
-  if constexpr (std::is_integral_v<T>) {
-    return false;
-  } else {
-    return std::isnan(static_cast<float>(static_cast<acc_t<T>>(v)));
-  }
-}
-
 enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
-
-template <typename T>
-inline void reduce_into(Reduce r, T& dst, T src) {
-  using A = acc_t<T>;
-  switch (r) {
-    case Reduce::Assign: dst = src; break;
-    case Reduce::Sum:
-    case Reduce::Mean:
-      if constexpr (std::is_same_v<T, bool>) {
-        dst = dst || src;
-      } else {
-        dst = static_cast<T>(static_cast<A>(dst) + static_cast<A>(src));
-      }
-      break;
-    case Reduce::Prod:
-      if constexpr (std::is_same_v<T, bool>) {
-        dst = dst && src;
-      } else {
-        dst = static_cast<T>(static_cast<A>(dst) * static_cast<A>(src));
-      }
-      break;
-    case Reduce::Max:
-      if (isnan_value(src)) {
-        dst = src;
-      } else if (!isnan_value(dst) && static_cast<A>(src) > static_cast<A>(dst)) {
-        dst = src;
-      }
-      break;
-    case Reduce::Min:
-      if (isnan_value(src)) {
-        dst = src;
-      } else if (!isnan_value(dst) && static_cast<A>(src) < static_cast<A>(dst)) {
-        dst = src;
-      }
-      break;
-  }
-}
 
 bool is_index_dtype(ScalarType t) { return t == ScalarType::Long || t == ScalarType::Int; }
 
@@ -188,31 +141,168 @@ void check_scatter_shape(const Tensor& self, int64_t dim, const Tensor& index, c
                       shape_list(self.sizes()), " apart from dimension ", dim));
 }
 
-// dst[dim = index[...]] (op)= src[...] over index's positions; src may be a
-// Scalar (src_tensor undefined).
+// ---- glue to the gather/scatter kernel (Note [Scatter/gather geometry]) ----
+
+using cpu::ScatterGeometry;
+using cpu::ScatterOp;
+
+// The geometry over `shape` split at dim d; xs, ys, is are the strides of X,
+// Y and the index over shape (entry d: their steps along J). Size-1 dims are
+// dropped and neighbours that every operand steps across evenly merged.
+ScatterGeometry scatter_geometry(IntArrayRef shape, int64_t d, IntArrayRef xs, IntArrayRef ys, IntArrayRef is,
+                                 int64_t bound) {
+  ScatterGeometry g;
+  g.nj = shape[d], g.j_x = xs[d], g.j_y = ys[d], g.j_i = is[d], g.bound = bound;
+  auto add = [&](DimVector& sz, DimVector& sx, DimVector& sy, DimVector& si, size_t k) {
+    if (shape[k] == 1) return;
+    if (!sz.empty()) {
+      const size_t b = sz.size() - 1;
+      if (sx[b] == xs[k] * shape[k] && sy[b] == ys[k] * shape[k] && si[b] == is[k] * shape[k]) {
+        sz[b] *= shape[k], sx[b] = xs[k], sy[b] = ys[k], si[b] = is[k];
+        return;
+      }
+    }
+    sz.push_back(shape[k]), sx.push_back(xs[k]), sy.push_back(ys[k]), si.push_back(is[k]);
+  };
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (static_cast<int64_t>(k) < d) add(g.a_sizes, g.a_x, g.a_y, g.a_i, k);
+    if (static_cast<int64_t>(k) > d) add(g.c_sizes, g.c_x, g.c_y, g.c_i, k);
+  }
+  return g;
+}
+
+// True when no two elements of t share memory (a sufficient test: each
+// stride, smallest first, steps past everything the smaller ones reach).
+bool surely_no_overlap(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] > 1) dims.emplace_back(std::abs(t.strides()[d]), t.sizes()[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;
+  for (auto [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (size - 1);
+  }
+  return true;
+}
+
+// PyTorch's "non-overlapping and dense": a permutation of a contiguous layout.
+bool dense_layout(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] == 0) return true;
+    if (t.sizes()[d] > 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expect = 1;
+  for (auto [stride, size] : dims) {
+    if (stride != expect) return false;
+    expect *= size;
+  }
+  return true;
+}
+
+// PyTorch's overlap checks of a written tensor: against itself (an expanded
+// dim) and against an input sharing its memory.
+void check_no_internal_overlap(const Tensor& out) {
+  if (dense_layout(out)) return;
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    EMBER_CHECK(out.strides()[d] != 0 || out.sizes()[d] <= 1,
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
+  }
+}
+
+void check_no_overlap(const Tensor& out, const Tensor& in) {
+  if (!in.defined() || out.numel() == 0 || in.numel() == 0 || !dense_layout(out) || !dense_layout(in)) return;
+  auto range = [](const Tensor& t) {
+    const char* p = static_cast<const char*>(t.data_ptr());
+    int64_t lo = 0, hi = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) (t.strides()[d] < 0 ? lo : hi) += t.strides()[d] * (t.sizes()[d] - 1);
+    const int64_t isz = static_cast<int64_t>(t.element_size());
+    return std::make_pair(p + lo * isz, p + (hi + 1) * isz);
+  };
+  auto [a0, a1] = range(out);
+  auto [b0, b1] = range(in);
+  EMBER_CHECK(a1 <= b0 || b1 <= a0,
+              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+              "memory location. Please clone() the tensor before performing the operation.");
+}
+
+Tensor long_index(const Tensor& index) { return index.dtype() == ScalarType::Long ? index : index.to(ScalarType::Long); }
+
+// Throws PyTorch's message for the first index value (row-major) outside [0, size).
+[[noreturn]] void report_bad_index(const Tensor& index, int64_t d, int64_t size) {
+  Tensor c = index.contiguous();
+  const int64_t* p = static_cast<const int64_t*>(c.data_ptr());
+  for (int64_t k = 0; k < c.numel(); ++k) {
+    if (p[k] < 0 || p[k] >= size) out_of_bounds(p[k], d, size);
+  }
+  EMBER_INTERNAL_ASSERT(false, "scatter/gather kernel reported a bad index that is not there");
+}
+
+bool is_16bit_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+// PyTorch sums and multiplies 16-bit floats scattered into one element in
+// float, rounding once at the end.
+bool accumulates_in_float(ScalarType t, ScatterOp op) {
+  return is_16bit_float(t) && (op == ScatterOp::Sum || op == ScatterOp::Prod);
+}
+
+// The value of a scatter with a number, as one element of dtype.
+struct ValueBuffer {
+  alignas(8) unsigned char bytes[16] = {};
+  ValueBuffer(const Scalar& v, ScalarType dtype) {
+    EMBER_DISPATCH_ALL_TYPES(dtype, "scatter", [&] {
+      const scalar_t x = v.to<scalar_t>();
+      std::memcpy(bytes, &x, sizeof(x));
+    });
+  }
+};
+
+// out[dim = index[p]] (op)= src[p] (or value) over the positions p of index.
+void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src_tensor, const Scalar* value,
+                  ScatterOp op) {
+  if (index.numel() == 0) return;
+  check_no_internal_overlap(out);
+  check_no_overlap(out, index);
+  check_no_overlap(out, src_tensor);
+  if (accumulates_in_float(out.dtype(), op)) {
+    Tensor wide = out.to(ScalarType::Float);
+    Tensor wide_src = src_tensor.defined() ? src_tensor.to(ScalarType::Float) : Tensor();
+    scatter_into(wide, dim, index, wide_src, value, op);
+    out.copy_(wide);
+    return;
+  }
+  Tensor o = as_1d(out), i = as_1d(long_index(index));
+  Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
+  DimVector zero(i.dim(), 0);
+  ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
+  ScatterGeometry g = scatter_geometry(i.sizes(), dim, o.strides(), s.defined() ? s.strides() : IntArrayRef(zero),
+                                       i.strides(), o.sizes()[dim]);
+  g.parallel = surely_no_overlap(o);
+  char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
+  if (!cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, static_cast<const int64_t*>(i.data_ptr()),
+                                out.dtype(), op, Scalar(1))) {
+    report_bad_index(i, dim, o.sizes()[dim]);
+  }
+}
+
+ScatterOp scatter_op(Reduce r) {
+  switch (r) {
+    case Reduce::Assign: return ScatterOp::Assign;
+    case Reduce::Sum:
+    case Reduce::Mean: return ScatterOp::Sum;
+    case Reduce::Prod: return ScatterOp::Prod;
+    case Reduce::Max: return ScatterOp::Max;
+    default: return ScatterOp::Min;
+  }
+}
+
 void scatter_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src_tensor, const Scalar* value,
                   Reduce r) {
-  if (index.numel() == 0) return;
-  Tensor o = as_1d(out), i = as_1d(index);
-  Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
-  const int64_t n = i.sizes()[dim];
-  const int64_t size = o.sizes()[dim];
-  const int64_t os = o.strides()[dim], is = i.strides()[dim];
-  const int64_t ss = s.defined() ? s.strides()[dim] : 0;
-  DimVector zero(i.dim(), 0);
-  IntArrayRef sst = s.defined() ? s.strides() : IntArrayRef(zero);
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "scatter", [&] {
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    const scalar_t* sp = s.defined() ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
-    const scalar_t v = value ? value->to<scalar_t>() : scalar_t();
-    for_each_line<3>(i.sizes(), dim, {o.strides(), i.strides(), sst}, [&](const std::array<int64_t, 3>& off) {
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t x = read_index(i, off[1] + j * is);
-        if (x < 0 || x >= size) out_of_bounds(x, dim, size);
-        reduce_into<scalar_t>(r, op[off[0] + x * os], sp ? sp[off[2] + j * ss] : v);
-      }
-    });
-  });
+  scatter_into(out, dim, index, src_tensor, value, scatter_op(r));
 }
 
 Reduce scatter_reduce_kind(const std::string& reduce) {
@@ -237,20 +327,16 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
     out = ember::empty(index.sizes(), self.dtype(), self.device());
   }
   if (index.numel() == 0) return out;
-  Tensor o = as_1d(out), i = as_1d(index), s = as_1d(self);
-  const int64_t n = i.sizes()[d], size = s.sizes()[d];
-  const int64_t os = o.strides()[d], is = i.strides()[d], ss = s.strides()[d];
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    const scalar_t* sp = static_cast<const scalar_t*>(s.data_ptr());
-    for_each_line<3>(i.sizes(), d, {o.strides(), i.strides(), s.strides()}, [&](const std::array<int64_t, 3>& off) {
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t x = read_index(i, off[1] + j * is);
-        if (x < 0 || x >= size) out_of_bounds(x, d, size);
-        op[off[0] + j * os] = sp[off[2] + x * ss];
-      }
-    });
-  });
+  check_no_internal_overlap(out);
+  check_no_overlap(out, self);
+  check_no_overlap(out, index);
+  Tensor o = as_1d(out), i = as_1d(long_index(index)), s = as_1d(self);
+  ScatterGeometry g = scatter_geometry(i.sizes(), d, s.strides(), o.strides(), i.strides(), s.sizes()[d]);
+  if (!cpu::scatter_gather_stub(g, static_cast<char*>(s.data_ptr()), static_cast<char*>(o.data_ptr()),
+                                static_cast<const int64_t*>(i.data_ptr()), self.dtype(), ScatterOp::Gather,
+                                Scalar(1))) {
+    report_bad_index(i, d, s.sizes()[d]);
+  }
   return out;
 }
 
@@ -395,7 +481,8 @@ Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& in
 // ---- index_add / index_copy / index_fill -----------------------------------------------
 
 namespace {
-// For each line of src (dim left out) and each j: out[index[j]] (op)= src[j].
+// For each j: out.select(dim, index[j]) (op)= src.select(dim, j), in
+// increasing j; src may be a number (index_fill).
 void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, const Scalar* value,
                        Reduce r, const Scalar& alpha, bool index_error) {
   const int64_t n = index.numel();
@@ -419,38 +506,32 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
     }
     pos[j] = x < 0 ? x + size : x;
   }
+  check_no_internal_overlap(out);
+  check_no_overlap(out, index);
+  check_no_overlap(out, src);
+  ScatterOp op = scatter_op(r);
+  const bool is_bool = out.dtype() == ScalarType::Bool;
+  if (op == ScatterOp::Sum && !is_bool && alpha.to_double() != 1.0) op = ScatterOp::SumAlpha;
+  // index_add's scatter path (see above) sums 16-bit floats in float.
+  if (op == ScatterOp::Sum && is_16bit_float(out.dtype()) && out.dim() > 1 && (dim == 0 || dim == out.dim() - 1)) {
+    Tensor wide = out.to(ScalarType::Float);
+    index_reduce_impl(wide, dim, index, src.to(ScalarType::Float), nullptr, r, alpha, index_error);
+    out.copy_(wide);
+    return;
+  }
+  DimVector shape(o.sizes());
+  shape[dim] = n;
+  DimVector zero(o.dim(), 0), index_strides(o.dim(), 0);
+  index_strides[dim] = 1;
   Tensor s = src.defined() ? as_1d(src) : Tensor();
-  DimVector line_shape(o.sizes());
-  line_shape[dim] = n;
-  DimVector zero(o.dim(), 0);
-  IntArrayRef sst = s.defined() ? s.strides() : IntArrayRef(zero);
-  const int64_t os = o.strides()[dim], ss = s.defined() ? s.strides()[dim] : 0;
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "index_add", [&] {
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    const scalar_t* sp = s.defined() ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
-    const scalar_t v = value ? value->to<scalar_t>() : scalar_t();
-    using A = acc_t<scalar_t>;
-    A a{};
-    bool plain = true;
-    if constexpr (!std::is_same_v<scalar_t, bool>) {
-      a = alpha.to<A>();
-      plain = a == A(1);
-    }
-    for_each_line<2>(line_shape, dim, {o.strides(), sst}, [&](const std::array<int64_t, 2>& off) {
-      for (int64_t j = 0; j < n; ++j) {
-        scalar_t& dst = op[off[0] + pos[j] * os];
-        if (!sp) {
-          dst = v;
-        } else if (r == Reduce::Sum && !plain) {
-          if constexpr (!std::is_same_v<scalar_t, bool>) {
-            dst = static_cast<scalar_t>(static_cast<A>(dst) + a * static_cast<A>(sp[off[1] + j * ss]));
-          }
-        } else {
-          reduce_into<scalar_t>(r, dst, sp[off[1] + j * ss]);
-        }
-      }
-    });
-  });
+  // A one-element source of another rank (accepted with a 0-dim self) broadcasts.
+  IntArrayRef ys = s.defined() && s.dim() == o.dim() ? s.strides() : IntArrayRef(zero);
+  ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
+  ScatterGeometry g = scatter_geometry(shape, dim, o.strides(), ys, index_strides, size);
+  g.parallel = surely_no_overlap(o);
+  char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
+  const bool ok = cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, pos.data(), out.dtype(), op, alpha);
+  EMBER_INTERNAL_ASSERT(ok, "index_add/index_copy/index_fill: positions were checked");
 }
 
 void check_index_vector(const char* op, const Tensor& index) {

@@ -1,5 +1,8 @@
-// Inner loops of advanced indexing and masked_fill, compiled once per CPU
-// capability. See Note [Advanced indexing geometry] in cpu/IndexStubs.h.
+// Inner loops of advanced indexing, masked_fill and the gather/scatter
+// family, compiled once per CPU capability. See Notes [Advanced indexing
+// geometry] and [Scatter/gather geometry] in cpu/IndexStubs.h.
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -241,10 +244,273 @@ void masked_fill_kernel(const TensorIterator& it, const Scalar& value) {
   });
 }
 
+// ---- gather / scatter / index_add family (Note [Scatter/gather geometry]) ----
+
+// One X element and one Y element.
+template <typename T, ScatterOp M>
+struct SgOp {
+  using acc_t = opmath_t<T>;
+  acc_t alpha{};
+
+  static bool nan(acc_t v) {
+    if constexpr (std::is_floating_point_v<acc_t>) {
+      return std::isnan(v);
+    } else {
+      return false;
+    }
+  }
+
+  inline void operator()(T* x, T* y) const {
+    if constexpr (M == ScatterOp::Gather) {
+      *y = *x;
+    } else if constexpr (M == ScatterOp::Assign) {
+      *x = *y;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if constexpr (M == ScatterOp::Prod || M == ScatterOp::Min) {
+        *x = *x && *y;
+      } else {
+        *x = *x || *y;
+      }
+    } else {
+      const acc_t a = convert<acc_t>(*x), b = convert<acc_t>(*y);
+      if constexpr (M == ScatterOp::Sum) {
+        *x = convert<T>(a + b);
+      } else if constexpr (M == ScatterOp::SumAlpha) {
+        // PyTorch's add with alpha fuses the multiply-add for floating types.
+        if constexpr (std::is_floating_point_v<acc_t>) {
+          *x = convert<T>(std::fma(b, alpha, a));
+        } else {
+          *x = convert<T>(a + alpha * b);
+        }
+      } else if constexpr (M == ScatterOp::Prod) {
+        *x = convert<T>(a * b);
+      } else if constexpr (M == ScatterOp::Max) {
+        if (nan(b) || (!nan(a) && b > a)) *x = *y;
+      } else {
+        if (nan(b) || (!nan(a) && b < a)) *x = *y;
+      }
+    }
+  }
+};
+
+// n elements of X (stride sx) and Y (stride sy), one op each.
+template <typename T, ScatterOp M>
+inline void sg_row(const SgOp<T, M>& op, T* x, int64_t sx, T* y, int64_t sy, int64_t n) {
+  if constexpr (M == ScatterOp::Gather) {
+    if (sx == 1 && sy == 1) {
+      std::memcpy(y, x, n * sizeof(T));
+    } else if (sy == 1) {
+      for (int64_t k = 0; k < n; ++k) y[k] = x[k * sx];
+    } else {
+      for (int64_t k = 0; k < n; ++k) y[k * sy] = x[k * sx];
+    }
+  } else if (sx == 1 && sy == 1) {
+    if constexpr (M == ScatterOp::Assign) {
+      std::memmove(x, y, n * sizeof(T));
+    } else {
+      T* __restrict xr = x;
+      T* __restrict yr = y;
+      for (int64_t k = 0; k < n; ++k) op(xr + k, yr + k);
+    }
+  } else if (sx == 1 && sy == 0) {
+    T v = *y;
+    if constexpr (M == ScatterOp::Assign) {
+      for (int64_t k = 0; k < n; ++k) x[k] = v;
+    } else {
+      for (int64_t k = 0; k < n; ++k) op(x + k, &v);
+    }
+  } else {
+    for (int64_t k = 0; k < n; ++k) op(x + k * sx, y + k * sy);
+  }
+}
+
+// True when every one of the n index values (stride si) lies in [0, bound).
+inline bool sg_indices_ok(const int64_t* ix, int64_t si, int64_t n, int64_t bound) {
+  const uint64_t ub = static_cast<uint64_t>(bound);
+  bool bad = false;
+  if (si == 1) {
+    for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(ix[k]) >= ub;
+  } else {
+    for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(ix[k * si]) >= ub;
+  }
+  return !bad;
+}
+
+// Positions along J (C empty): X[x * j_x] op Y[j * j_y] for j in [j0, j1).
+template <typename T, ScatterOp M>
+bool sg_j_inner(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, int64_t j0,
+                int64_t j1) {
+  const int64_t jx = g.j_x, jy = g.j_y, ji = g.j_i;
+  const int64_t n = j1 - j0;
+  if (!sg_indices_ok(I + j0 * ji, ji, n, g.bound)) return false;
+  if constexpr (M == ScatterOp::Gather) {
+    if (ji == 1 && jy == 1 && jx == 1) {
+      const int64_t* __restrict ip = I;
+      T* __restrict yp = Y;
+      const T* __restrict xp = X;
+      for (int64_t j = j0; j < j1; ++j) yp[j] = xp[ip[j]];
+      return true;
+    }
+  }
+  if (ji == 1 && jy == 1) {
+    for (int64_t j = j0; j < j1; ++j) op(X + I[j] * jx, Y + j);
+  } else {
+    for (int64_t j = j0; j < j1; ++j) op(X + I[j * ji] * jx, Y + j * jy);
+  }
+  return true;
+}
+
+template <typename T, ScatterOp M>
+struct SgRunner {
+  const ScatterGeometry& g;
+  SgOp<T, M> op;
+  T* X;
+  T* Y;
+  const int64_t* I;
+
+  // Element offsets of outer position a in X, Y and the index.
+  void a_offsets(int64_t a, int64_t& ox, int64_t& oy, int64_t& oi) const {
+    ox = oy = oi = 0;
+    for (size_t d = g.a_sizes.size(); d-- > 0;) {
+      const int64_t k = a % g.a_sizes[d];
+      a /= g.a_sizes[d];
+      ox += k * g.a_x[d];
+      oy += k * g.a_y[d];
+      oi += k * g.a_i[d];
+    }
+  }
+
+  // Lines a in [a0, a1), innermost C positions [c0, c1) of each.
+  bool run(int64_t a0, int64_t a1, int64_t c0, int64_t c1) const {
+    const size_t ncd = g.c_sizes.size();
+    for (int64_t a = a0; a < a1; ++a) {
+      int64_t ox, oy, oi;
+      a_offsets(a, ox, oy, oi);
+      if (ncd == 0) {
+        if (!sg_j_inner<T, M>(op, g, X + ox, Y + oy, I + oi, 0, g.nj)) return false;
+        continue;
+      }
+      const int64_t cx = g.c_x[ncd - 1], cy = g.c_y[ncd - 1], ci = g.c_i[ncd - 1];
+      int64_t outer = 1;
+      for (size_t d = 0; d + 1 < ncd; ++d) outer *= g.c_sizes[d];
+      const int64_t n = c1 - c0;
+      DimVector ctr(ncd - 1, 0);
+      for (int64_t j = 0; j < g.nj; ++j) {
+        const int64_t* ij = I + oi + j * g.j_i + c0 * ci;
+        T* xj = X + ox + c0 * cx;
+        T* yj = Y + oy + j * g.j_y + c0 * cy;
+        // Odometer over the outer C dims (ctr is back at zero after each j).
+        int64_t px = 0, py = 0, pi = 0;
+        for (int64_t r = 0; r < outer; ++r) {
+          if (ci == 0) {
+            const int64_t x = ij[pi];
+            if (static_cast<uint64_t>(x) >= static_cast<uint64_t>(g.bound)) return false;
+            sg_row<T, M>(op, xj + px + x * g.j_x, cx, yj + py, cy, n);
+          } else {
+            if (!sg_indices_ok(ij + pi, ci, n, g.bound)) return false;
+            const int64_t* ip = ij + pi;
+            T* xp = xj + px;
+            T* yp = yj + py;
+            const int64_t jx = g.j_x;
+            if (ci == 1 && cx == 1 && cy == 1) {
+              for (int64_t k = 0; k < n; ++k) op(xp + ip[k] * jx + k, yp + k);
+            } else {
+              for (int64_t k = 0; k < n; ++k) op(xp + ip[k * ci] * jx + k * cx, yp + k * cy);
+            }
+          }
+          for (size_t d = ncd - 1; d-- > 0;) {
+            px += g.c_x[d];
+            py += g.c_y[d];
+            pi += g.c_i[d];
+            if (++ctr[d] < g.c_sizes[d]) break;
+            px -= g.c_x[d] * g.c_sizes[d];
+            py -= g.c_y[d] * g.c_sizes[d];
+            pi -= g.c_i[d] * g.c_sizes[d];
+            ctr[d] = 0;
+          }
+        }
+      }
+    }
+    return true;
+  }
+};
+
+template <typename T, ScatterOp M>
+bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, const Scalar& alpha) {
+  SgRunner<T, M> r{g, {}, reinterpret_cast<T*>(x), reinterpret_cast<T*>(y), index};
+  if constexpr (M == ScatterOp::SumAlpha && !std::is_same_v<T, bool>) {
+    r.op.alpha = std::is_floating_point_v<opmath_t<T>> ? static_cast<opmath_t<T>>(alpha.to_double())
+                                                       : static_cast<opmath_t<T>>(alpha.to_long());
+  }
+  int64_t na = 1, nc_outer = 1;
+  for (int64_t s : g.a_sizes) na *= s;
+  const size_t ncd = g.c_sizes.size();
+  const int64_t nc = ncd ? g.c_sizes[ncd - 1] : 1;
+  for (size_t d = 0; d + 1 < ncd; ++d) nc_outer *= g.c_sizes[d];
+  const int64_t work = na * g.nj * nc * nc_outer;
+  if (work == 0) return true;
+  constexpr int64_t kGrain = 32768;
+  const int nt = get_num_threads();
+  if (!g.parallel || work < 2 * kGrain || nt <= 1) return r.run(0, na, 0, nc);
+  std::atomic<bool> ok{true};
+  if (na >= nt || (ncd == 0 && M != ScatterOp::Gather)) {
+    // Split the outer lines.
+    const int64_t per_a = std::max<int64_t>(1, work / na);
+    parallel_for(0, na, std::max<int64_t>(1, kGrain / per_a), [&](int64_t a0, int64_t a1) {
+      if (!r.run(a0, a1, 0, nc)) ok = false;
+    });
+  } else if (ncd > 0) {
+    // Few outer lines: split the innermost C dim, every thread walking all of J.
+    const int64_t per_c = std::max<int64_t>(1, work / nc);
+    parallel_for(0, nc, std::max<int64_t>(16, kGrain / per_c), [&](int64_t c0, int64_t c1) {
+      if (!r.run(0, na, c0, c1)) ok = false;
+    });
+  } else {
+    // Gather along J (C empty, few lines): the positions j are independent.
+    for (int64_t a = 0; a < na && ok; ++a) {
+      int64_t ox, oy, oi;
+      r.a_offsets(a, ox, oy, oi);
+      parallel_for(0, g.nj, kGrain, [&](int64_t j0, int64_t j1) {
+        if (!sg_j_inner<T, M>(r.op, g, r.X + ox, r.Y + oy, index + oi, j0, j1)) ok = false;
+      });
+    }
+  }
+  return ok;
+}
+
+bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int64_t* index, ScalarType dtype,
+                           ScatterOp op, const Scalar& alpha) {
+  if (op == ScatterOp::Gather || op == ScatterOp::Assign) {
+    // Copies move bytes: one instantiation per element size serves every dtype.
+    auto by_size = [&](auto tag) {
+      using U = decltype(tag);
+      return op == ScatterOp::Gather ? sg_run<U, ScatterOp::Gather>(g, x, y, index, alpha)
+                                     : sg_run<U, ScatterOp::Assign>(g, x, y, index, alpha);
+    };
+    switch (element_size(dtype)) {
+      case 1: return by_size(uint8_t{});
+      case 2: return by_size(uint16_t{});
+      case 4: return by_size(uint32_t{});
+      default: return by_size(uint64_t{});
+    }
+  }
+  EMBER_USE_BASELINE_KERNEL_FOR(dtype, scatter_gather_stub, g, x, y, index, dtype, op, alpha);
+  return EMBER_DISPATCH_KERNEL_TYPES(dtype, "scatter", [&]() -> bool {
+    switch (op) {
+      case ScatterOp::Sum: return sg_run<scalar_t, ScatterOp::Sum>(g, x, y, index, alpha);
+      case ScatterOp::SumAlpha: return sg_run<scalar_t, ScatterOp::SumAlpha>(g, x, y, index, alpha);
+      case ScatterOp::Prod: return sg_run<scalar_t, ScatterOp::Prod>(g, x, y, index, alpha);
+      case ScatterOp::Max: return sg_run<scalar_t, ScatterOp::Max>(g, x, y, index, alpha);
+      default: return sg_run<scalar_t, ScatterOp::Min>(g, x, y, index, alpha);
+    }
+  });
+}
+
 }  // namespace
 
 EMBER_REGISTER_DISPATCH(index_stub, &index_kernel);
 EMBER_REGISTER_DISPATCH(masked_fill_stub, &masked_fill_kernel);
+EMBER_REGISTER_DISPATCH(scatter_gather_stub, &scatter_gather_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu
