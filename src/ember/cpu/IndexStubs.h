@@ -48,13 +48,17 @@ using MaskedFillFn = void (*)(const TensorIterator& it, const Scalar& value);
 // split over A or over the innermost C dim, never over J, so results do not
 // depend on the thread count. index_add/copy/fill pass a checked index
 // vector with a_i = c_i = 0: the C rows then move whole.
-enum class ScatterOp : int { Gather = 0, Assign, Sum, SumAlpha, Prod, Max, Min };
+// FloatSum: Sum of 16-bit floats accumulated in float, for an index that is
+// one vector along J (a_i = c_i = 0) and C not empty (Note [Float sums of
+// 16-bit rows] in cpu/kernels/IndexKernel.cpp).
+enum class ScatterOp : int { Gather = 0, Assign, Sum, SumAlpha, Prod, Max, Min, FloatSum };
 
 struct ScatterGeometry {
   DimVector a_sizes, a_x, a_y, a_i;
   int64_t nj = 0, j_x = 0, j_y = 0, j_i = 0;
   DimVector c_sizes, c_x, c_y, c_i;
   int64_t bound = 0;       // index values must lie in [0, bound)
+  bool checked = false;    // the caller has checked every index value
   bool parallel = true;    // false when X may overlap itself (written serially)
 };
 

@@ -242,12 +242,37 @@ Tensor long_index(const Tensor& index) { return index.dtype() == ScalarType::Lon
   EMBER_INTERNAL_ASSERT(false, "scatter/gather kernel reported a bad index that is not there");
 }
 
+// An expanded index (stride-0 dims) repeats few values: they are checked once
+// here instead of at every repeat in the kernel. True when the index was
+// expanded and every value lies in [0, bound).
+bool check_expanded_index(const Tensor& i, int64_t d, int64_t bound) {
+  DimVector sizes(i.sizes());
+  bool expanded = false;
+  for (int64_t k = 0; k < i.dim(); ++k) {
+    if (i.strides()[k] == 0 && sizes[k] > 1) sizes[k] = 1, expanded = true;
+  }
+  if (!expanded) return false;
+  Tensor distinct = i.as_strided(sizes, i.strides(), i.storage_offset()).contiguous();
+  const int64_t* p = static_cast<const int64_t*>(distinct.data_ptr());
+  for (int64_t k = 0; k < distinct.numel(); ++k) {
+    if (p[k] < 0 || p[k] >= bound) report_bad_index(i, d, bound);
+  }
+  return true;
+}
+
 bool is_16bit_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 // PyTorch sums and multiplies 16-bit floats scattered into one element in
 // float, rounding once at the end.
 bool accumulates_in_float(ScalarType t, ScatterOp op) {
   return is_16bit_float(t) && (op == ScatterOp::Sum || op == ScatterOp::Prod);
+}
+
+// The index is one vector along J, the same at every outer and inner
+// position, and C is not empty: the kernel's FloatSum applies.
+bool index_is_one_vector(const ScatterGeometry& g) {
+  auto zero = [](const DimVector& v) { return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; }); };
+  return !g.c_sizes.empty() && zero(g.a_i) && zero(g.c_i);
 }
 
 // The value of a scatter with a number, as one element of dtype.
@@ -268,20 +293,25 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
   check_no_internal_overlap(out);
   check_no_overlap(out, index);
   check_no_overlap(out, src_tensor);
-  if (accumulates_in_float(out.dtype(), op)) {
-    Tensor wide = out.to(ScalarType::Float);
-    Tensor wide_src = src_tensor.defined() ? src_tensor.to(ScalarType::Float) : Tensor();
-    scatter_into(wide, dim, index, wide_src, value, op);
-    out.copy_(wide);
-    return;
-  }
   Tensor o = as_1d(out), i = as_1d(long_index(index));
   Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
   DimVector zero(i.dim(), 0);
   ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   ScatterGeometry g = scatter_geometry(i.sizes(), dim, o.strides(), s.defined() ? s.strides() : IntArrayRef(zero),
                                        i.strides(), o.sizes()[dim]);
+  if (accumulates_in_float(out.dtype(), op)) {
+    if (op == ScatterOp::Sum && s.defined() && index_is_one_vector(g)) {
+      op = ScatterOp::FloatSum;
+    } else {
+      Tensor wide = out.to(ScalarType::Float);
+      Tensor wide_src = src_tensor.defined() ? src_tensor.to(ScalarType::Float) : Tensor();
+      scatter_into(wide, dim, index, wide_src, value, op);
+      out.copy_(wide);
+      return;
+    }
+  }
   g.parallel = surely_no_overlap(o);
+  g.checked = check_expanded_index(i, dim, o.sizes()[dim]);
   char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
   if (!cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, static_cast<const int64_t*>(i.data_ptr()),
                                 out.dtype(), op, Scalar(1))) {
@@ -332,6 +362,7 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   check_no_overlap(out, index);
   Tensor o = as_1d(out), i = as_1d(long_index(index)), s = as_1d(self);
   ScatterGeometry g = scatter_geometry(i.sizes(), d, s.strides(), o.strides(), i.strides(), s.sizes()[d]);
+  g.checked = check_expanded_index(i, d, s.sizes()[d]);
   if (!cpu::scatter_gather_stub(g, static_cast<char*>(s.data_ptr()), static_cast<char*>(o.data_ptr()),
                                 static_cast<const int64_t*>(i.data_ptr()), self.dtype(), ScatterOp::Gather,
                                 Scalar(1))) {
@@ -512,13 +543,6 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
   ScatterOp op = scatter_op(r);
   const bool is_bool = out.dtype() == ScalarType::Bool;
   if (op == ScatterOp::Sum && !is_bool && alpha.to_double() != 1.0) op = ScatterOp::SumAlpha;
-  // index_add's scatter path (see above) sums 16-bit floats in float.
-  if (op == ScatterOp::Sum && is_16bit_float(out.dtype()) && out.dim() > 1 && (dim == 0 || dim == out.dim() - 1)) {
-    Tensor wide = out.to(ScalarType::Float);
-    index_reduce_impl(wide, dim, index, src.to(ScalarType::Float), nullptr, r, alpha, index_error);
-    out.copy_(wide);
-    return;
-  }
   DimVector shape(o.sizes());
   shape[dim] = n;
   DimVector zero(o.dim(), 0), index_strides(o.dim(), 0);
@@ -529,6 +553,18 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
   ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   ScatterGeometry g = scatter_geometry(shape, dim, o.strides(), ys, index_strides, size);
   g.parallel = surely_no_overlap(o);
+  g.checked = true;
+  // index_add's scatter path (see above) sums 16-bit floats in float.
+  if (op == ScatterOp::Sum && is_16bit_float(out.dtype()) && out.dim() > 1 && (dim == 0 || dim == out.dim() - 1)) {
+    if (index_is_one_vector(g)) {
+      op = ScatterOp::FloatSum;
+    } else {
+      Tensor wide = out.to(ScalarType::Float);
+      index_reduce_impl(wide, dim, index, src.to(ScalarType::Float), nullptr, r, alpha, index_error);
+      out.copy_(wide);
+      return;
+    }
+  }
   char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
   const bool ok = cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, pos.data(), out.dtype(), op, alpha);
   EMBER_INTERNAL_ASSERT(ok, "index_add/index_copy/index_fill: positions were checked");

@@ -1,10 +1,16 @@
 // Inner loops of advanced indexing, masked_fill and the gather/scatter
 // family, compiled once per CPU capability. See Notes [Advanced indexing
 // geometry] and [Scatter/gather geometry] in cpu/IndexStubs.h.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
+#include <vector>
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 #include "ember/cpu/IndexStubs.h"
 #include "ember/cpu/kernels/Loops.h"
@@ -324,16 +330,24 @@ inline void sg_row(const SgOp<T, M>& op, T* x, int64_t sx, T* y, int64_t sy, int
   }
 }
 
-// True when every one of the n index values (stride si) lies in [0, bound).
+// True when every one of the n index values (stride si) lies in [0, bound):
+// x and bound - 1 - x then both have a clear top bit (in unsigned arithmetic,
+// so the loop vectorises without 64-bit compares).
 inline bool sg_indices_ok(const int64_t* ix, int64_t si, int64_t n, int64_t bound) {
-  const uint64_t ub = static_cast<uint64_t>(bound);
-  bool bad = false;
+  const uint64_t last = static_cast<uint64_t>(bound) - 1;
+  uint64_t acc = 0;
   if (si == 1) {
-    for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(ix[k]) >= ub;
+    for (int64_t k = 0; k < n; ++k) {
+      const uint64_t x = static_cast<uint64_t>(ix[k]);
+      acc |= x | (last - x);
+    }
   } else {
-    for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(ix[k * si]) >= ub;
+    for (int64_t k = 0; k < n; ++k) {
+      const uint64_t x = static_cast<uint64_t>(ix[k * si]);
+      acc |= x | (last - x);
+    }
   }
-  return !bad;
+  return bound > 0 && (acc >> 63) == 0;
 }
 
 // Positions along J (C empty): X[x * j_x] op Y[j * j_y] for j in [j0, j1).
@@ -342,7 +356,7 @@ bool sg_j_inner(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, cons
                 int64_t j1) {
   const int64_t jx = g.j_x, jy = g.j_y, ji = g.j_i;
   const int64_t n = j1 - j0;
-  if (!sg_indices_ok(I + j0 * ji, ji, n, g.bound)) return false;
+  if (!g.checked && !sg_indices_ok(I + j0 * ji, ji, n, g.bound)) return false;
   if constexpr (M == ScatterOp::Gather) {
     if (ji == 1 && jy == 1 && jx == 1) {
       const int64_t* __restrict ip = I;
@@ -352,7 +366,9 @@ bool sg_j_inner(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, cons
       return true;
     }
   }
-  if (ji == 1 && jy == 1) {
+  if (ji == 1 && jy == 1 && jx == 1) {
+    for (int64_t j = j0; j < j1; ++j) op(X + I[j], Y + j);
+  } else if (ji == 1 && jy == 1) {
     for (int64_t j = j0; j < j1; ++j) op(X + I[j] * jx, Y + j);
   } else {
     for (int64_t j = j0; j < j1; ++j) op(X + I[j * ji] * jx, Y + j * jy);
@@ -404,10 +420,10 @@ struct SgRunner {
         for (int64_t r = 0; r < outer; ++r) {
           if (ci == 0) {
             const int64_t x = ij[pi];
-            if (static_cast<uint64_t>(x) >= static_cast<uint64_t>(g.bound)) return false;
+            if (!g.checked && static_cast<uint64_t>(x) >= static_cast<uint64_t>(g.bound)) return false;
             sg_row<T, M>(op, xj + px + x * g.j_x, cx, yj + py, cy, n);
           } else {
-            if (!sg_indices_ok(ij + pi, ci, n, g.bound)) return false;
+            if (!g.checked && !sg_indices_ok(ij + pi, ci, n, g.bound)) return false;
             const int64_t* ip = ij + pi;
             T* xp = xj + px;
             T* yp = yj + py;
@@ -478,6 +494,146 @@ bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, co
   return ok;
 }
 
+// n 16-bit floats (stride s) to float and back, rounding to nearest even as
+// Half and BFloat16 do; the unit-stride loops vectorise.
+template <typename T>
+inline void load_floats(const T* in, int64_t s, float* out, int64_t n) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (s == 1) {
+      for (int64_t k = 0; k < n; ++k) {
+        const uint32_t u = uint32_t(in[k].x) << 16;
+        std::memcpy(out + k, &u, 4);
+      }
+      return;
+    }
+  } else {
+#if defined(__F16C__)
+    if (s == 1) {
+      int64_t k = 0;
+      for (; k + 8 <= n; k += 8) {
+        _mm256_storeu_ps(out + k, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k))));
+      }
+      for (; k < n; ++k) out[k] = static_cast<float>(in[k]);
+      return;
+    }
+#endif
+  }
+  for (int64_t k = 0; k < n; ++k) out[k] = static_cast<float>(in[k * s]);
+}
+
+template <typename T>
+inline void store_floats(const float* in, T* out, int64_t s, int64_t n) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (s == 1) {
+      for (int64_t k = 0; k < n; ++k) {
+        uint32_t u;
+        std::memcpy(&u, in + k, 4);
+        out[k].x = (u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0x7fc0u) : uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+      }
+      return;
+    }
+  } else {
+#if defined(__F16C__)
+    if (s == 1) {
+      int64_t k = 0;
+      for (; k + 8 <= n; k += 8) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(in + k), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      }
+      for (; k < n; ++k) out[k] = T(in[k]);
+      return;
+    }
+#endif
+  }
+  for (int64_t k = 0; k < n; ++k) out[k * s] = T(in[k]);
+}
+
+// Note [Float sums of 16-bit rows]
+// PyTorch sums 16-bit floats scattered into one element in float, rounding
+// once. When the index is one vector along J (the same for every outer and
+// inner position) and C is not empty, the positions j are grouped by target
+// (a stable sort keeps their order) and each target row is summed in a float
+// buffer: X is read and written once, Y read once, nothing else allocated.
+template <typename T>
+bool sg_grouped_float_sum(const ScatterGeometry& g, T* X, T* Y, const int64_t* I) {
+  const int64_t nj = g.nj, ji = g.j_i, bound = g.bound;
+  if (!g.checked && !sg_indices_ok(I, ji, nj, bound)) return false;
+  // order: the j of each target x, targets ascending, j ascending within one.
+  std::vector<int64_t> order(nj), first;
+  std::vector<int64_t> targets;
+  if (bound <= 4 * nj + 1024) {
+    std::vector<int64_t> count(bound + 1, 0);
+    for (int64_t j = 0; j < nj; ++j) ++count[I[j * ji] + 1];
+    for (int64_t x = 0; x < bound; ++x) {
+      if (count[x + 1]) targets.push_back(x), first.push_back(count[x]);
+      count[x + 1] += count[x];
+    }
+    for (int64_t j = 0; j < nj; ++j) order[count[I[j * ji]]++] = j;
+  } else {
+    for (int64_t j = 0; j < nj; ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) { return I[p * ji] < I[q * ji]; });
+    for (int64_t k = 0; k < nj; ++k) {
+      if (k == 0 || I[order[k] * ji] != I[order[k - 1] * ji]) targets.push_back(I[order[k] * ji]), first.push_back(k);
+    }
+  }
+  first.push_back(nj);
+  const int64_t nt = static_cast<int64_t>(targets.size());
+  int64_t na = 1, outer = 1;
+  for (int64_t sz : g.a_sizes) na *= sz;
+  const size_t ncd = g.c_sizes.size();
+  for (size_t d = 0; d + 1 < ncd; ++d) outer *= g.c_sizes[d];
+  const int64_t n = g.c_sizes[ncd - 1], cx = g.c_x[ncd - 1], cy = g.c_y[ncd - 1];
+  auto body = [&](int64_t t0, int64_t t1) {
+    std::vector<float> buf(2 * n);
+    float* b = buf.data();
+    float* tmp = b + n;
+    DimVector ctr(ncd - 1, 0);
+    for (int64_t a = 0; a < na; ++a) {
+      int64_t ox = 0, oy = 0;
+      for (size_t d = g.a_sizes.size(), r = a; d-- > 0;) {
+        const int64_t k = static_cast<int64_t>(r) % g.a_sizes[d];
+        r /= g.a_sizes[d];
+        ox += k * g.a_x[d], oy += k * g.a_y[d];
+      }
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t px = ox + targets[t] * g.j_x, py = oy;
+        for (int64_t r = 0; r < outer; ++r) {
+          T* xr = X + px;
+          load_floats(xr, cx, b, n);
+          for (int64_t q = first[t]; q < first[t + 1]; ++q) {
+            const T* yr = Y + py + order[q] * g.j_y;
+            if (std::is_same_v<T, BFloat16> && cy == 1) {
+              for (int64_t k = 0; k < n; ++k) {
+                const uint32_t u = uint32_t(reinterpret_cast<const uint16_t*>(yr)[k]) << 16;
+                float f;
+                std::memcpy(&f, &u, 4);
+                b[k] += f;
+              }
+            } else {
+              load_floats(yr, cy, tmp, n);
+              for (int64_t k = 0; k < n; ++k) b[k] += tmp[k];
+            }
+          }
+          store_floats(b, xr, cx, n);
+          for (size_t d = ncd - 1; d-- > 0;) {
+            px += g.c_x[d], py += g.c_y[d];
+            if (++ctr[d] < g.c_sizes[d]) break;
+            px -= g.c_x[d] * g.c_sizes[d], py -= g.c_y[d] * g.c_sizes[d];
+            ctr[d] = 0;
+          }
+        }
+      }
+    }
+  };
+  const int64_t per_target = std::max<int64_t>(1, na * outer * n * std::max<int64_t>(1, nj / std::max<int64_t>(nt, 1)));
+  if (g.parallel) {
+    parallel_for(0, nt, std::max<int64_t>(1, 32768 / per_target), body);
+  } else {
+    body(0, nt);
+  }
+  return true;
+}
+
 bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int64_t* index, ScalarType dtype,
                            ScatterOp op, const Scalar& alpha) {
   if (op == ScatterOp::Gather || op == ScatterOp::Assign) {
@@ -495,6 +651,13 @@ bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int
     }
   }
   EMBER_USE_BASELINE_KERNEL_FOR(dtype, scatter_gather_stub, g, x, y, index, dtype, op, alpha);
+  if (op == ScatterOp::FloatSum) {
+    EMBER_INTERNAL_ASSERT(dtype == ScalarType::Half || dtype == ScalarType::BFloat16, "FloatSum: 16-bit floats only");
+    if (dtype == ScalarType::Half) {
+      return sg_grouped_float_sum(g, reinterpret_cast<Half*>(x), reinterpret_cast<Half*>(y), index);
+    }
+    return sg_grouped_float_sum(g, reinterpret_cast<BFloat16*>(x), reinterpret_cast<BFloat16*>(y), index);
+  }
   return EMBER_DISPATCH_KERNEL_TYPES(dtype, "scatter", [&]() -> bool {
     switch (op) {
       case ScatterOp::Sum: return sg_run<scalar_t, ScatterOp::Sum>(g, x, y, index, alpha);
