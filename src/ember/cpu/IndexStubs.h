@@ -4,6 +4,9 @@
 // selected by CPU capability like those in Stubs.h.
 
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "ember/core/Scalar.h"
@@ -21,9 +24,31 @@ namespace ember::cpu {
 // (strides and offsets in elements). The indexed operand is the tensor being
 // indexed (read by index, written by index_put_); the linear operand is the
 // result (index) or the broadcast values (index_put_).
+// An allocator that leaves new elements uninitialised: offset tables are
+// written in full right after they are sized.
+template <typename T>
+struct UninitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <typename U>
+  UninitAllocator(const UninitAllocator<U>&) {}  // NOLINT
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using OffsetVector = std::vector<int64_t, UninitAllocator<int64_t>>;
+
 struct IndexGeometry {
   DimVector a_sizes, a_stride_idx, a_stride_lin;
-  std::vector<int64_t> b_off_idx, b_off_lin;
+  OffsetVector b_off_idx, b_off_lin;
   // When >= 0, b_off_lin[b] == b * b_lin_stride and b_off_lin may be empty.
   int64_t b_lin_stride = -1;
   DimVector c_sizes, c_stride_idx, c_stride_lin;

@@ -665,6 +665,95 @@ Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor&
   return index_fill_int_scalar_out(self, dim, index, v, out);
 }
 
+// ---- take / put_ ---------------------------------------------------------------------------
+
+namespace {
+// The index as Long positions into a flat tensor of n elements, negative
+// ones wrapped; PyTorch's IndexError names the first one out of range.
+Tensor flat_positions(const Tensor& index, int64_t n) {
+  Tensor i = index.contiguous();
+  const int64_t* p = static_cast<const int64_t*>(i.data_ptr());
+  const int64_t m = i.numel();
+  bool negative = false;
+  for (int64_t k = 0; k < m; ++k) {
+    EMBER_CHECK_TYPE(IndexError, p[k] >= -n && p[k] < n, "out of range: tried to access index ", p[k],
+                     " on a tensor of ", n, " elements.");
+    negative = negative || p[k] < 0;
+  }
+  if (!negative) return i;
+  Tensor w = ember::empty(i.sizes(), ScalarType::Long, i.device());
+  int64_t* q = static_cast<int64_t*>(w.data_ptr());
+  for (int64_t k = 0; k < m; ++k) q[k] = p[k] < 0 ? p[k] + n : p[k];
+  return w;
+}
+
+// One flat line of m positions: X[index[j]] (op) Y[j].
+ScatterGeometry flat_geometry(int64_t m, int64_t bound) {
+  ScatterGeometry g;
+  g.nj = m, g.j_x = 1, g.j_y = 1, g.j_i = 1, g.bound = bound;
+  g.checked = true;
+  return g;
+}
+}  // namespace
+
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  EMBER_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+              type_word(index.dtype()));
+  if (out.defined()) {
+    EMBER_CHECK(out.dtype() == self.dtype(), "take(): self and out expected to have the same dtype, but got self.dtype = ",
+                type_word(self.dtype()), " and out.dtype = ", type_word(out.dtype()));
+  }
+  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
+  if (out.defined()) {
+    resize_output(out, index.sizes());
+    check_no_internal_overlap(out);
+    check_no_overlap(out, index);
+    check_no_overlap(out, self);
+  } else {
+    out = ember::empty(index.sizes(), self.dtype(), self.device());
+  }
+  if (index.numel() == 0) return out;
+  Tensor pos = flat_positions(index, self.numel());
+  Tensor src = self.contiguous();
+  Tensor o = out.is_contiguous() ? out : ember::empty(index.sizes(), self.dtype(), self.device());
+  ScatterGeometry g = flat_geometry(pos.numel(), src.numel());
+  g.parallel = true;
+  cpu::scatter_gather_stub(g, static_cast<char*>(src.data_ptr()), static_cast<char*>(o.data_ptr()),
+                           static_cast<const int64_t*>(pos.data_ptr()), self.dtype(), ScatterOp::Gather, Scalar(1));
+  if (!o.is_same(out)) out.copy_(o);
+  return out;
+}
+
+Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate, Tensor& out) {
+  EMBER_CHECK(index.dtype() == ScalarType::Long, "put_(): Expected a long tensor for index, but got ",
+              type_word(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+              type_word(self.dtype()), " and source.dtype = ", type_word(source.dtype()));
+  EMBER_CHECK_TYPE(IndexError, source.numel() == index.numel(),
+                   "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
+                   source.numel(), ", index.numel() = ", index.numel());
+  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
+  if (!out.defined()) {
+    out = self.clone();
+  } else {
+    check_no_internal_overlap(out);
+    check_no_overlap(out, index);
+    check_no_overlap(out, source);
+  }
+  if (index.numel() == 0) return out;
+  Tensor pos = flat_positions(index, out.numel());
+  Tensor src = source.contiguous();
+  // Positions count in the row-major order of out's elements.
+  Tensor o = out.is_contiguous() ? out : out.contiguous();
+  ScatterGeometry g = flat_geometry(pos.numel(), o.numel());
+  g.parallel = false;
+  cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), static_cast<char*>(src.data_ptr()),
+                           static_cast<const int64_t*>(pos.data_ptr()), self.dtype(),
+                           accumulate ? ScatterOp::Sum : ScatterOp::Assign, Scalar(1));
+  if (!o.is_same(out)) out.copy_(o);
+  return out;
+}
+
 // ---- sort, topk, kthvalue ----------------------------------------------------------------------
 
 namespace {

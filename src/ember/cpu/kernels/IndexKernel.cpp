@@ -396,14 +396,15 @@ struct SgRunner {
     }
   }
 
-  // Lines a in [a0, a1), innermost C positions [c0, c1) of each.
-  bool run(int64_t a0, int64_t a1, int64_t c0, int64_t c1) const {
+  // Lines a in [a0, a1), positions j in [j0, j1), innermost C positions
+  // [c0, c1) of each.
+  bool run(int64_t a0, int64_t a1, int64_t j0, int64_t j1, int64_t c0, int64_t c1) const {
     const size_t ncd = g.c_sizes.size();
     for (int64_t a = a0; a < a1; ++a) {
       int64_t ox, oy, oi;
       a_offsets(a, ox, oy, oi);
       if (ncd == 0) {
-        if (!sg_j_inner<T, M>(op, g, X + ox, Y + oy, I + oi, 0, g.nj)) return false;
+        if (!sg_j_inner<T, M>(op, g, X + ox, Y + oy, I + oi, j0, j1)) return false;
         continue;
       }
       const int64_t cx = g.c_x[ncd - 1], cy = g.c_y[ncd - 1], ci = g.c_i[ncd - 1];
@@ -411,7 +412,7 @@ struct SgRunner {
       for (size_t d = 0; d + 1 < ncd; ++d) outer *= g.c_sizes[d];
       const int64_t n = c1 - c0;
       DimVector ctr(ncd - 1, 0);
-      for (int64_t j = 0; j < g.nj; ++j) {
+      for (int64_t j = j0; j < j1; ++j) {
         const int64_t* ij = I + oi + j * g.j_i + c0 * ci;
         T* xj = X + ox + c0 * cx;
         T* yj = Y + oy + j * g.j_y + c0 * cy;
@@ -467,29 +468,27 @@ bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, co
   if (work == 0) return true;
   constexpr int64_t kGrain = 32768;
   const int nt = get_num_threads();
-  if (!g.parallel || work < 2 * kGrain || nt <= 1) return r.run(0, na, 0, nc);
+  const int64_t nj = g.nj;
+  if (!g.parallel || work < 2 * kGrain || nt <= 1) return r.run(0, na, 0, nj, 0, nc);
   std::atomic<bool> ok{true};
   if (na >= nt || (ncd == 0 && M != ScatterOp::Gather)) {
     // Split the outer lines.
     const int64_t per_a = std::max<int64_t>(1, work / na);
     parallel_for(0, na, std::max<int64_t>(1, kGrain / per_a), [&](int64_t a0, int64_t a1) {
-      if (!r.run(a0, a1, 0, nc)) ok = false;
+      if (!r.run(a0, a1, 0, nj, 0, nc)) ok = false;
     });
-  } else if (ncd > 0) {
+  } else if (M == ScatterOp::Gather) {
+    // Few outer lines: a gather's positions j are independent.
+    const int64_t per_j = std::max<int64_t>(1, work / nj);
+    parallel_for(0, nj, std::max<int64_t>(1, kGrain / per_j), [&](int64_t j0, int64_t j1) {
+      if (!r.run(0, na, j0, j1, 0, nc)) ok = false;
+    });
+  } else {
     // Few outer lines: split the innermost C dim, every thread walking all of J.
     const int64_t per_c = std::max<int64_t>(1, work / nc);
     parallel_for(0, nc, std::max<int64_t>(16, kGrain / per_c), [&](int64_t c0, int64_t c1) {
-      if (!r.run(0, na, c0, c1)) ok = false;
+      if (!r.run(0, na, 0, nj, c0, c1)) ok = false;
     });
-  } else {
-    // Gather along J (C empty, few lines): the positions j are independent.
-    for (int64_t a = 0; a < na && ok; ++a) {
-      int64_t ox, oy, oi;
-      r.a_offsets(a, ox, oy, oi);
-      parallel_for(0, g.nj, kGrain, [&](int64_t j0, int64_t j1) {
-        if (!sg_j_inner<T, M>(r.op, g, r.X + ox, r.Y + oy, index + oi, j0, j1)) ok = false;
-      });
-    }
   }
   return ok;
 }
