@@ -537,7 +537,8 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
     }
     pos[j] = x < 0 ? x + size : x;
   }
-  check_no_internal_overlap(out);
+  // PyTorch only warns about index_fill_ on an expanded tensor.
+  if (!value) check_no_internal_overlap(out);
   check_no_overlap(out, index);
   check_no_overlap(out, src);
   ScatterOp op = scatter_op(r);

@@ -282,8 +282,11 @@ struct SgOp {
       if constexpr (M == ScatterOp::Sum) {
         *x = convert<T>(a + b);
       } else if constexpr (M == ScatterOp::SumAlpha) {
-        // PyTorch's add with alpha fuses the multiply-add for floating types.
-        if constexpr (std::is_floating_point_v<acc_t>) {
+        // PyTorch's add with alpha fuses the multiply-add for floating types;
+        // see Note [16-bit add with alpha] for float16 and bfloat16.
+        if constexpr (!std::is_same_v<acc_t, T>) {
+          *x = T(a + static_cast<float>(T(alpha * b)));
+        } else if constexpr (std::is_floating_point_v<acc_t>) {
           *x = convert<T>(std::fma(b, alpha, a));
         } else {
           *x = convert<T>(a + alpha * b);
@@ -299,9 +302,29 @@ struct SgOp {
   }
 };
 
-// n elements of X (stride sx) and Y (stride sy), one op each.
+// Note [16-bit add with alpha]
+// index_add_ with alpha != 1 adds slice by slice with PyTorch's add, whose
+// float16/bfloat16 loop rounds alpha to the type and then has two forms: in
+// blocks of 32 elements of a unit-stride run, a + alpha * b in float (the
+// product is exact); in the rest of the run, and in runs with other strides,
+// the product is rounded to the type before it is added. A run is the inner
+// C dim (the same as PyTorch's coalesced slice); `vec_n` elements of it, counted
+// from its start and not from a thread's share, take the first form.
+template <typename T>
+inline void add_alpha_vector_form(T* x, const T* y, float alpha, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) x[k] = T(static_cast<float>(x[k]) + alpha * static_cast<float>(y[k]));
+}
+
+// n elements of X (stride sx) and Y (stride sy), one op each; vec_n: Note
+// [16-bit add with alpha].
 template <typename T, ScatterOp M>
-inline void sg_row(const SgOp<T, M>& op, T* x, int64_t sx, T* y, int64_t sy, int64_t n) {
+inline void sg_row(const SgOp<T, M>& op, T* x, int64_t sx, T* y, int64_t sy, int64_t n, int64_t vec_n = 0) {
+  if constexpr (M == ScatterOp::SumAlpha && !std::is_same_v<opmath_t<T>, T>) {
+    if (sx == 1 && sy == 1 && vec_n > 0) {
+      add_alpha_vector_form(x, y, op.alpha, vec_n);
+      x += vec_n, y += vec_n, n -= vec_n;
+    }
+  }
   if constexpr (M == ScatterOp::Gather) {
     if (sx == 1 && sy == 1) {
       std::memcpy(y, x, n * sizeof(T));
@@ -422,7 +445,12 @@ struct SgRunner {
           if (ci == 0) {
             const int64_t x = ij[pi];
             if (!g.checked && static_cast<uint64_t>(x) >= static_cast<uint64_t>(g.bound)) return false;
-            sg_row<T, M>(op, xj + px + x * g.j_x, cx, yj + py, cy, n);
+            int64_t vec_n = 0;
+            if constexpr (M == ScatterOp::SumAlpha && !std::is_same_v<opmath_t<T>, T>) {
+              const int64_t run = g.c_sizes[ncd - 1];
+              vec_n = std::clamp<int64_t>(run - run % 32 - c0, 0, n);
+            }
+            sg_row<T, M>(op, xj + px + x * g.j_x, cx, yj + py, cy, n, vec_n);
           } else {
             if (!g.checked && !sg_indices_ok(ij + pi, ci, n, g.bound)) return false;
             const int64_t* ip = ij + pi;
@@ -456,8 +484,11 @@ template <typename T, ScatterOp M>
 bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, const Scalar& alpha) {
   SgRunner<T, M> r{g, {}, reinterpret_cast<T*>(x), reinterpret_cast<T*>(y), index};
   if constexpr (M == ScatterOp::SumAlpha && !std::is_same_v<T, bool>) {
-    r.op.alpha = std::is_floating_point_v<opmath_t<T>> ? static_cast<opmath_t<T>>(alpha.to_double())
-                                                       : static_cast<opmath_t<T>>(alpha.to_long());
+    if constexpr (!std::is_same_v<opmath_t<T>, T>) {
+      r.op.alpha = static_cast<float>(T(static_cast<float>(alpha.to_double())));
+    } else {
+      r.op.alpha = std::is_floating_point_v<T> ? static_cast<T>(alpha.to_double()) : static_cast<T>(alpha.to_long());
+    }
   }
   int64_t na = 1, nc_outer = 1;
   for (int64_t s : g.a_sizes) na *= s;
