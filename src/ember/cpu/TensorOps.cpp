@@ -1,18 +1,19 @@
 // CPU tensor operations used by training loops and data pipelines: gather,
-// scatter and its reductions, index_add/index_copy/index_fill, sort, topk,
-// kthvalue. Sort and topk inner loops live in cpu/kernels/TensorOpsKernel.cpp.
+// scatter and its reductions, index_add/index_copy/index_fill, take/put, sort,
+// topk, kthvalue. Sort and topk inner loops live in
+// cpu/kernels/TensorOpsKernel.cpp, the gather/scatter ones in
+// cpu/kernels/IndexKernel.cpp.
 #include "ember/cpu/TensorOpsStubs.h"
-
-#include <cstring>
-#include "ember/cpu/IndexStubs.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "ember/cpu/IndexStubs.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
