@@ -687,3 +687,29 @@ def test_cpu_capabilities_agree():
         torch.arange(0.5, 900.5, 0.75, dtype=torch.float16),
     ]
     assert outs.pop().strip() == str([x for p in parts for x in p.to(torch.float64).tolist()])
+
+
+# ---- draws taken from the stream in blocks --------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int64"])
+def test_block_draws_across_twists(dtype):
+    # Consecutive calls whose sizes straddle the 256-element blocks and the
+    # 624-word twists, so blocks start at every offset of the engine.
+    sizes = [311, 313, 1, 256, 257, 624, 625, 3, 5000]
+
+    def run(m):
+        outs = []
+        for i, n in enumerate(sizes):
+            t = m.empty(n, dtype=dt(m, dtype))
+            outs.append(t.bernoulli_(0.37) if i % 2 else t.uniform_(-1, 2) if dtype != "int64" else t.random_(0, 9))
+        return m.cat([o.to(m.float64) for o in outs])
+
+    same_stream(run, seeds=[0, 11])
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 0.5, 2.0**-53, 1 - 2.0**-53, 0.1, 1 / 3])
+def test_bernoulli_threshold(p):
+    # u < p is decided on the 53-bit integer numerator of u.
+    same_stream(lambda m: m.empty(2000, dtype=m.float64).bernoulli_(p), seeds=[1, 2])
+    same_stream(lambda m: m.nn.functional.dropout(m.ones(3, 700), p, training=True), seeds=[4])

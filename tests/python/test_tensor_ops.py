@@ -442,3 +442,317 @@ def test_sort_topk_large():
             a, b = e.topk(k, largest=False, sorted=False), t.topk(k, largest=False, sorted=False)
             assert_same(a.values, b.values)
             assert_same(a.indices, b.indices)
+
+
+# ---- large inputs: the scatter/gather kernel's paths ---------------------------------------
+# Contiguous rows moved whole, a stride-0 (expanded) index checked once, the
+# indexed dim innermost, work split over threads (results must not depend on
+# the thread count), 16-bit float sums accumulated in float, vector bodies and
+# tails (777 = 97 * 8 + 1 columns). Values are compared exactly.
+
+import numpy as np  # noqa: E402
+
+BIG_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _big(shape, dtype, seed, layout="contig"):
+    """(ember, torch) tensors of random values; layout "t" is the transposed
+    memory order, "step" every other element of a wider tensor."""
+    rng = np.random.default_rng(seed)
+    full = tuple(shape[:-1]) + (shape[-1] * 2,) if layout == "step" else tuple(shape)
+    mem = tuple(reversed(full)) if layout == "t" else full
+    if dtype == "bool":
+        arr = rng.random(mem) > 0.5
+    elif dtype in ("float16", "bfloat16", "float32", "float64"):
+        arr = rng.standard_normal(mem).astype("float64" if dtype == "float64" else "float32")
+    else:
+        arr = rng.integers(0 if dtype == "uint8" else -9, 10, mem).astype(dtype)
+    e, t = ember.from_numpy(arr.copy()), torch.from_numpy(arr.copy())
+    if dtype in ("float16", "bfloat16"):
+        e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    if layout == "t":
+        perm = tuple(reversed(range(len(shape))))
+        e, t = e.permute(*perm), t.permute(*perm)
+    elif layout == "step":
+        e, t = e[..., ::2], t[..., ::2]
+    return e, t
+
+
+def _idx(values):
+    return ember.from_numpy(np.asarray(values, dtype="int64").copy()), torch.from_numpy(np.asarray(values, dtype="int64"))
+
+
+@pytest.fixture
+def threads():
+    """Runs a function at 1 and 2 threads; both results must be equal. PyTorch
+    runs at 1 thread: its float index_put_/put_ accumulation order (atomic
+    adds) depends on its threads."""
+    before, before_torch = ember.get_num_threads(), torch.get_num_threads()
+    torch.set_num_threads(1)
+
+    def run(fn):
+        out = []
+        for n in (1, 2):
+            ember.set_num_threads(n)
+            out.append(fn())
+        ember.set_num_threads(before)
+        torch.testing.assert_close(_to_torch(out[0]), _to_torch(out[1]), rtol=0, atol=0, equal_nan=True)
+        return out[0]
+
+    yield run
+    ember.set_num_threads(before)
+    torch.set_num_threads(before_torch)
+
+
+def _to_torch(e):
+    """Through numpy (fast for large tensors); 16-bit floats through float32."""
+    if e.dtype in (ember.float16, ember.bfloat16):
+        return torch.from_numpy(e.float().numpy()).to(getattr(torch, str(e.dtype).split(".")[1]))
+    return torch.from_numpy(e.numpy())
+
+
+def _exact(e, t):
+    assert str(e.dtype) == str(t.dtype) and tuple(e.shape) == tuple(t.shape)
+    torch.testing.assert_close(_to_torch(e), t, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", BIG_DTYPES)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_add_large(dtype, dim, threads):
+    rng = np.random.default_rng(dim)
+    shape = (96, 777)
+    n = 130 if dim == 0 else 900
+    pos = rng.integers(0, shape[dim], n)  # many duplicates
+    src_shape = (n, 777) if dim == 0 else (96, n)
+    (se, st_), (ie, it) = _big(shape, dtype, 1, "t"), _idx(pos)
+    be, bt = _big(src_shape, dtype, 2, "step")
+    _exact(threads(lambda: se.clone().index_add_(dim, ie, be)), st_.clone().index_add_(dim, it, bt))
+    if dtype != "bool":
+        alpha = 3 if dtype not in ("float16", "bfloat16", "float32", "float64") else 0.3
+        _exact(threads(lambda: se.index_add(dim, ie, be, alpha=alpha)), st_.index_add(dim, it, bt, alpha=alpha))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_index_add_3d_16bit_sums(dtype, dim, threads):
+    # dims 0 and 2 (PyTorch's scatter path) sum 16-bit floats in float, dim 1 does not.
+    shape = [6, 9, 13]
+    n = 200
+    pos = np.random.default_rng(dim).integers(0, shape[dim], n)
+    src_shape = list(shape)
+    src_shape[dim] = n
+    (se, st_), (be, bt), (ie, it) = _big(shape, dtype, 3), _big(src_shape, dtype, 4, "t"), _idx(pos)
+    _exact(threads(lambda: se.index_add(dim, ie, be)), st_.index_add(dim, it, bt))
+
+
+@pytest.mark.parametrize("dtype", BIG_DTYPES)
+def test_index_copy_fill_large(dtype, threads):
+    rng = np.random.default_rng(5)
+    se, st_ = _big((96, 777), dtype, 6, "step")
+    for dim, n in ((0, 96), (1, 777)):
+        pos = rng.permutation(se.shape[dim])[:n]
+        src_shape = (n, 777) if dim == 0 else (96, n)
+        (ie, it), (be, bt) = _idx(pos), _big(src_shape, dtype, 7, "t")
+        _exact(threads(lambda: se.index_copy(dim, ie, be)), st_.index_copy(dim, it, bt))
+        fill = True if dtype == "bool" else 3
+        neg = _idx(pos - se.shape[dim])  # index_fill takes negative positions
+        _exact(threads(lambda: se.index_fill(dim, neg[0], fill)), st_.index_fill(dim, neg[1], fill))
+
+
+def _gather_index(kind, dim, shape, bound, seed):
+    """An index of `shape` along dim: "full" random, "expanded" one vector
+    broadcast (stride 0) over the other dims, "dup" full with few values."""
+    rng = np.random.default_rng(seed)
+    if kind == "expanded":
+        vec = rng.integers(0, bound, shape[dim])
+        view = [1] * len(shape)
+        view[dim] = shape[dim]
+        e, t = _idx(vec)
+        return e.view(*view).expand(*shape), t.view(*view).expand(*shape)
+    high = 3 if kind == "dup" else bound
+    return _idx(rng.integers(0, high, shape))
+
+
+GATHER_CASES = [(k, d, t) for k in ("full", "expanded", "dup") for d in (0, 1) for t in ("bfloat16", "float32")]
+GATHER_CASES += [("expanded", 1, "int64"), ("full", 0, "float64"), ("dup", 1, "bool"), ("expanded", 0, "int8")]
+
+
+@pytest.mark.parametrize("kind,dim,dtype", GATHER_CASES)
+def test_gather_scatter_large(dtype, dim, kind, threads):
+    shape = (96, 777)
+    se, st_ = _big(shape, dtype, 8, "t")
+    ie, it = _gather_index(kind, dim, shape, shape[dim], 9)
+    be, bt = _big(shape, dtype, 10, "step")
+    _exact(threads(lambda: se.gather(dim, ie)), st_.gather(dim, it))
+    _exact(threads(lambda: se.scatter(dim, ie, be)), st_.scatter(dim, it, bt))
+    _exact(threads(lambda: se.scatter_add(dim, ie, be)), st_.scatter_add(dim, it, bt))
+    if dtype in ("bfloat16", "float32"):
+        red = {"full": "mean", "expanded": "amax", "dup": "sum"}[kind]
+        _exact(
+            threads(lambda: se.scatter_reduce(dim, ie, be, red, include_self=False)),
+            st_.scatter_reduce(dim, it, bt, red, include_self=False),
+        )
+    value = True if dtype == "bool" else 2
+    _exact(threads(lambda: se.scatter(dim, ie, value)), st_.scatter(dim, it, value))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32"])
+def test_gather_scatter_3d_partly_expanded(dtype, threads):
+    # Index expanded along one dim only, and a smaller index than self.
+    se, st_ = _big((5, 40, 30), dtype, 11)
+    vec = np.random.default_rng(12).integers(0, 40, (5, 33, 1))
+    ie, it = _idx(vec)
+    ie, it = ie.expand(5, 33, 20), it.expand(5, 33, 20)
+    be, bt = _big((5, 33, 25), dtype, 13, "t")
+    _exact(threads(lambda: se.gather(1, ie)), st_.gather(1, it))
+    _exact(threads(lambda: se.scatter_add(1, ie, be)), st_.scatter_add(1, it, bt))
+    _exact(threads(lambda: se.scatter_reduce(1, ie, be, "prod")), st_.scatter_reduce(1, it, bt, "prod"))
+
+
+def test_scatter_gather_index_errors_and_empty():
+    se, st_ = _big((6, 70), "float32", 14)
+    for dim, bad in ((0, 6), (1, -1), (1, 70)):
+        vec = np.arange(6 if dim == 0 else 70) % se.shape[dim]
+        vec[3] = bad
+        for kind in ("vector", "expanded"):
+            ie, it = _idx(vec)
+            if dim == 0:
+                ie, it = ie.view(-1, 1), it.view(-1, 1)
+                if kind == "expanded":
+                    ie, it = ie.expand(6, 70), it.expand(6, 70)
+            else:
+                ie, it = ie.view(1, -1), it.view(1, -1)
+                if kind == "expanded":
+                    ie, it = ie.expand(6, 70), it.expand(6, 70)
+            run_both(lambda: se.gather(dim, ie), lambda: st_.gather(dim, it))
+            run_both(lambda: se.clone().scatter_add_(dim, ie, se), lambda: st_.clone().scatter_add_(dim, it, st_))
+            run_both(lambda: se.clone().scatter_(dim, ie, 1.0), lambda: st_.clone().scatter_(dim, it, 1.0))
+    for dim, bad in ((0, 6), (1, 70), (1, -1)):
+        n = 4
+        vec = [0, 1, bad, 2]
+        (ie, it) = _idx(vec)
+        be, bt = _big((n, 70) if dim == 0 else (6, n), "float32", 15)
+        run_both(lambda: se.clone().index_add_(dim, ie, be), lambda: st_.clone().index_add_(dim, it, bt))
+        run_both(lambda: se.clone().index_copy_(dim, ie, be), lambda: st_.clone().index_copy_(dim, it, bt))
+        run_both(lambda: se.clone().index_fill_(dim, ie, 1.0), lambda: st_.clone().index_fill_(dim, it, 1.0))
+    # Empty index: nothing moves.
+    ie, it = _idx(np.zeros((0, 70)))
+    _exact(se.gather(0, ie), st_.gather(0, it))
+    _exact(se.scatter_add(0, ie, se), st_.scatter_add(0, it, st_))
+    ie, it = _idx([])
+    _exact(se.index_add(1, ie, se[:, :0]), st_.index_add(1, it, st_[:, :0]))
+
+
+def test_scatter_overlap_errors():
+    for lib in (ember, torch):
+        x = lib.zeros(4, 4)
+        idx = lib.tensor([0, 1, 2, 3])
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            x.index_add_(0, idx, x)
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            x.scatter_add_(0, lib.zeros(4, 4, dtype=lib.int64), x)
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            lib.zeros(1, 4).expand(4, 4).index_add_(1, idx, lib.ones(4, 4))
+        x.index_add_(0, idx, x.clone())  # a copy is fine
+
+
+@pytest.mark.parametrize("dtype", BIG_DTYPES)
+def test_take_put(dtype, threads):
+    se, st_ = _big((96, 777), dtype, 16, "t")
+    pos = np.random.default_rng(17).integers(-se.numel(), se.numel(), (300, 250))
+    ie, it = _idx(pos)
+    _exact(threads(lambda: ember.take(se, ie)), torch.take(st_, it))
+    _exact(se.take(ie[0, :5]), st_.take(it[0, :5]))
+    be, bt = _big((300, 250), dtype, 18)
+    _exact(threads(lambda: se.put(ie, be, accumulate=True)), st_.put(it, bt, accumulate=True))
+    unique = np.random.default_rng(19).permutation(se.numel())[:5000]
+    ue, ut = _idx(unique)
+    _exact(se.clone().put_(ue, be.reshape(-1)[:5000]), st_.clone().put_(ut, bt.reshape(-1)[:5000]))
+    xe, xt = se.clone(), st_.clone()
+    xe.put_(ue, be.reshape(-1)[:5000], True)
+    xt.put_(ut, bt.reshape(-1)[:5000], True)
+    _exact(xe, xt)
+
+
+def test_take_put_errors_and_grads():
+    xe, xt = _big((2, 3), "float32", 20)
+    for fn in [
+        lambda m, x, i: m.take(x, i(6)),
+        lambda m, x, i: m.take(x, i(-7)),
+        lambda m, x, i: m.take(x, i(1).float()),
+        lambda m, x, i: m.take(m.zeros(0), i(0)),
+        lambda m, x, i: m.take(m.zeros(0), i(0)[:0]),
+        lambda m, x, i: x.clone().put_(i(0, 6), m.ones(2)),
+        lambda m, x, i: x.clone().put_(i(0, 1), m.ones(1)),
+        lambda m, x, i: x.clone().put_(i(0, 1), m.ones(2, dtype=m.float64)),
+        lambda m, x, i: x.clone().put_(i(0, 1).int(), m.ones(2)),
+        lambda m, x, i: m.zeros(0).put_(i(0), m.ones(1)),
+        lambda m, x, i: m.zeros(1, 3).expand(2, 3).put_(i(0), m.ones(1)),
+        lambda m, x, i: m.put(x, i(-1, 0), m.ones(2)),
+        lambda m, x, i: x.t().clone().put_(i(1), m.ones(1)),
+    ]:
+        run_both(lambda: fn(ember, xe, lambda *v: ember.tensor(list(v))), lambda: fn(torch, xt, lambda *v: torch.tensor(list(v))))
+    xe.requires_grad_(True)
+    xt.requires_grad_(True)
+    se, st_ = _big((4,), "float32", 21)
+    se.requires_grad_(True)
+    st_.requires_grad_(True)
+    for acc in (False, True):
+        grad_check(
+            lambda x, s: x.put(ember.tensor([0, 0, 5, -1]), s, accumulate=acc),
+            lambda x, s: x.put(torch.tensor([0, 0, 5, -1]), s, accumulate=acc),
+            (xe, se),
+            (xt, st_),
+            node="PutBackward0",
+        )
+        xe.grad = xt.grad = se.grad = st_.grad = None
+    grad_check(lambda x: ember.take(x, ember.tensor([[0, 0], [5, -2]])), lambda x: torch.take(x, torch.tensor([[0, 0], [5, -2]])), (xe,), (xt,), node="TakeBackward0")
+
+
+@pytest.mark.parametrize("layout", ["contig", "t"])
+@pytest.mark.parametrize("dtype", ["bool", "float32", "bfloat16", "int8"])
+def test_nonzero_large(dtype, layout, threads):
+    for shape in ((300, 700), (7, 50, 300), (200000,)):
+        xe, xt = _big(shape, dtype, 22, layout if len(shape) > 1 else "contig")
+        if dtype != "bool":
+            xe, xt = xe * (xe > 0), xt * (xt > 0)  # about half zeros
+        _exact(threads(lambda: xe.nonzero()), xt.nonzero())
+    _exact(ember.zeros(5, 0).nonzero(), torch.zeros(5, 0).nonzero())
+    _exact(ember.tensor(2.0).nonzero(), torch.tensor(2.0).nonzero())
+    _exact(ember.tensor(0.0).nonzero(), torch.tensor(0.0).nonzero())
+    _exact(ember.tensor([float("nan"), 0.0]).nonzero(), torch.tensor([float("nan"), 0.0]).nonzero())
+
+
+def test_one_hot_and_embedding_backward(threads):
+    le, lt = _idx(np.random.default_rng(23).integers(0, 50, (30, 7)))
+    _exact(ember.nn.functional.one_hot(le), torch.nn.functional.one_hot(lt))
+    _exact(threads(lambda: ember.nn.functional.one_hot(le, 60)), torch.nn.functional.one_hot(lt, 60))
+    for bad in (lambda m, x: m.nn.functional.one_hot(x - 1), lambda m, x: m.nn.functional.one_hot(x, 40),
+                lambda m, x: m.nn.functional.one_hot(x.float()), lambda m, x: m.nn.functional.one_hot(x[:0])):
+        run_both(lambda: bad(ember, le), lambda: bad(torch, lt))
+    for dtype in ("float32", "float64", "bfloat16"):
+        for padding_idx in (None, 3):
+            we, wt = _big((50, 300), dtype, 24)
+            we.requires_grad_(True)
+            wt.requires_grad_(True)
+            ie, it = _idx(np.random.default_rng(25).integers(0, 50, (40, 6)))
+            ember.nn.functional.embedding(ie, we, padding_idx=padding_idx).sum().backward()
+            torch.nn.functional.embedding(it, wt, padding_idx=padding_idx).sum().backward()
+            _exact(we.grad, wt.grad)
+            ge, gt = _big((40, 6, 300), dtype, 26, "t")
+            we.grad = wt.grad = None
+            ember.nn.functional.embedding(ie, we, padding_idx=padding_idx).backward(ge)
+            torch.nn.functional.embedding(it, wt, padding_idx=padding_idx).backward(gt)
+            _exact(we.grad, wt.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int64"])
+def test_index_put_accumulate_large(dtype, threads):
+    se, st_ = _big((300, 260), dtype, 27, "t")
+    pos = np.random.default_rng(28).integers(-300, 300, 1000)
+    (ie, it), (ve, vt) = _idx(pos), _big((1000, 260), dtype, 29)
+    _exact(threads(lambda: se.index_put((ie,), ve, accumulate=True)), st_.index_put((it,), vt, accumulate=True))
+    flat_e, flat_t = se.reshape(-1), st_.reshape(-1)
+    pos = np.random.default_rng(30).integers(0, flat_e.numel(), 100000)
+    (ie, it), (ve, vt) = _idx(pos), _big((100000,), dtype, 31)
+    _exact(flat_e.index_put((ie,), ve, accumulate=True), flat_t.index_put((it,), vt, accumulate=True))

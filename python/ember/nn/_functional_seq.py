@@ -122,14 +122,15 @@ def one_hot(tensor, num_classes=-1):
         if num_classes == -1:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         return ember.zeros(list(tensor.shape) + [num_classes], dtype=ember.int64)
-    if int(tensor.min()) < 0:
+    lo, hi = int(tensor.min()), int(tensor.max())
+    if lo < 0:
         raise RuntimeError("Class values must be non-negative.")
-    top = int(tensor.max())
     if num_classes == -1:
-        num_classes = top + 1
-    elif top >= num_classes:
+        num_classes = hi + 1
+    elif hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return (tensor.unsqueeze(-1) == ember.arange(num_classes)).to(ember.int64)
+    out = ember.zeros(list(tensor.shape) + [num_classes], dtype=ember.int64)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
 # ---- interpolation ------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ember/autograd/GradMode.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 
@@ -13,17 +14,27 @@ Tensor masked_zero(const Tensor& mask, const Tensor& t) { return ember::where(ma
 Tensor keep_where(const Tensor& mask, const Tensor& grad) { return ember::where(mask, grad, Scalar(int64_t(0))); }
 }  // namespace
 
-Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
-  return masked_zero(self.le(threshold), grad);
+// Second derivatives of the fused activation gradients (d/d output or self).
+Tensor tanh_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output) {
+  return grad * (output * Scalar(int64_t(-2)) * grad_output);
 }
 
-Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * one_minus(result * result); }
+Tensor sigmoid_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output) {
+  return grad * grad_output * (output * Scalar(int64_t(-2)) + 1);
+}
 
-Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad * one_minus(result) * result; }
-
-Tensor silu_backward(const Tensor& grad, const Tensor& self) {
+// silu's gradient: the fused op, or while grad mode records a graph (a
+// gradient that will be differentiated) the composite, as PyTorch.
+Tensor silu_gradient(const Tensor& grad, const Tensor& self) {
+  if (!GradMode::is_enabled()) return ember::silu_backward(grad, self);
   Tensor s = ember::sigmoid(self);
   return grad * s * (self * one_minus(s) + 1);
+}
+
+Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
+  Tensor s = ember::sigmoid(self);
+  Tensor ds = s * one_minus(s);
+  return grad * grad_output * (ds * (self * one_minus(s * Scalar(int64_t(2))) + 2));
 }
 
 Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,

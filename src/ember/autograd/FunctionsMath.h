@@ -10,10 +10,10 @@
 
 namespace ember::autograd::generated {
 
-Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
-Tensor tanh_backward(const Tensor& grad, const Tensor& result);
-Tensor sigmoid_backward(const Tensor& grad, const Tensor& result);
-Tensor silu_backward(const Tensor& grad, const Tensor& self);
+Tensor tanh_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output);
+Tensor sigmoid_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output);
+Tensor silu_gradient(const Tensor& grad, const Tensor& self);
+Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
 
 Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                           const std::optional<std::string>& rounding_mode = std::nullopt);

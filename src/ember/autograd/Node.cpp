@@ -31,6 +31,27 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
   add_input_metadata(variable_);
 }
 
+namespace {
+
+// Note [Gradient layout]: as PyTorch, a leaf's .grad takes the leaf's strides
+// when the leaf is dense and non-overlapping, else it is contiguous.
+bool obeys_layout(const Tensor& grad, const Tensor& variable) {
+  if (!variable.is_non_overlapping_and_dense()) return grad.is_contiguous();
+  for (int64_t d = 0; d < variable.dim(); ++d) {
+    if (variable.sizes()[d] != 1 && grad.strides()[d] != variable.strides()[d]) return false;
+  }
+  return true;
+}
+
+Tensor clone_with_layout(const Tensor& grad, const Tensor& variable) {
+  if (!variable.is_non_overlapping_and_dense()) return grad.clone();
+  Tensor out = ember::empty_strided(variable.sizes(), variable.strides(), grad.dtype(), grad.device());
+  out.copy_(grad);
+  return out;
+}
+
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor new_grad = std::move(grads[0]);
   if (!new_grad.defined()) return {};
@@ -38,11 +59,11 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!grad.defined()) {
     if (GradMode::is_enabled()) {
       grad = new_grad;  // create_graph: keep the graph of the gradient
-    } else if (new_grad.unsafeGetTensorImpl()->use_count() == 1 && new_grad.is_contiguous() &&
+    } else if (new_grad.unsafeGetTensorImpl()->use_count() == 1 && obeys_layout(new_grad, variable_) &&
                new_grad.unsafeGetTensorImpl()->autograd_meta() == nullptr) {
       grad = std::move(new_grad);  // nobody else holds it: steal
     } else {
-      grad = new_grad.detach().clone();
+      grad = clone_with_layout(new_grad.detach(), variable_);
     }
   } else if (GradMode::is_enabled()) {
     grad = grad + new_grad;

@@ -29,6 +29,29 @@ class EMBER_CORE_API MT19937 {
     y ^= (y >> 18);
     return y;
   }
+  // The next n draws, in order, into out: the same values as n calls.
+  void fill(uint32_t* out, int64_t n) {
+    while (n > 0) {
+      if (left_ <= 1) {
+        twist();
+        left_ = kN + 1;  // the draw that twists does not count itself
+      }
+      const int64_t m = n < left_ - 1 ? n : left_ - 1;
+      const uint32_t* s = state_ + next_;
+      for (int64_t i = 0; i < m; ++i) {
+        uint32_t y = s[i];
+        y ^= (y >> 11);
+        y ^= (y << 7) & 0x9d2c5680U;
+        y ^= (y << 15) & 0xefc60000U;
+        y ^= (y >> 18);
+        out[i] = y;
+      }
+      next_ += static_cast<int>(m);
+      left_ -= static_cast<int>(m);
+      out += m;
+      n -= m;
+    }
+  }
   // Raw state (for get_state/set_state).
   const uint32_t* state() const { return state_; }
   int left() const { return left_; }

@@ -34,6 +34,7 @@ class EMBER_CORE_API TensorBase {
   Device device() const { return impl_->device(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_non_overlapping_and_dense() const { return impl_->is_non_overlapping_and_dense(); }
   bool is_floating_point() const { return is_floating_type(dtype()); }
   bool requires_grad() const { return impl_->requires_grad(); }
 

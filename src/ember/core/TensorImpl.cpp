@@ -1,5 +1,8 @@
 #include "ember/core/TensorImpl.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace ember {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
@@ -64,6 +67,21 @@ void TensorImpl::refresh_numel_and_contiguity() {
     }
   }
   is_contiguous_ = contiguous;
+}
+
+bool TensorImpl::is_non_overlapping_and_dense() const {
+  if (is_contiguous_) return true;
+  std::vector<size_t> order;
+  for (size_t d = 0; d < sizes_.size(); ++d) {
+    if (sizes_[d] != 1) order.push_back(d);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides_[a] < strides_[b]; });
+  int64_t expected = 1;
+  for (size_t d : order) {
+    if (strides_[d] != expected) return false;
+    expected *= sizes_[d];
+  }
+  return true;
 }
 
 void TensorImpl::bump_version() {

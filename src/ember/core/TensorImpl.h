@@ -46,6 +46,8 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   size_t itemsize() const { return element_size(dtype_); }
   Device device() const { return storage_->device(); }
   bool is_contiguous() const { return is_contiguous_; }
+  // Every element at a distinct address, without gaps, in some order of the dims.
+  bool is_non_overlapping_and_dense() const;
   const Storage& storage() const { return storage_; }
 
   // Address of element 0 of this view.

@@ -95,6 +95,23 @@ Tensor activation_backward_cpu(const Tensor& grad_output, const Tensor& self, in
   return out;
 }
 
+Tensor threshold_backward_cpu(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  return activation_backward_cpu(grad_output, self, static_cast<int64_t>(ActivationOp::Threshold),
+                                 threshold.to<double>(), 0, 0);
+}
+
+Tensor tanh_backward_cpu(const Tensor& grad_output, const Tensor& output) {
+  return activation_backward_cpu(grad_output, output, static_cast<int64_t>(ActivationOp::TanhGrad), 0, 0, 0);
+}
+
+Tensor sigmoid_backward_cpu(const Tensor& grad_output, const Tensor& output) {
+  return activation_backward_cpu(grad_output, output, static_cast<int64_t>(ActivationOp::SigmoidGrad), 0, 0, 0);
+}
+
+Tensor silu_backward_cpu(const Tensor& grad_output, const Tensor& self) {
+  return activation_backward_cpu(grad_output, self, static_cast<int64_t>(ActivationOp::SiluGrad), 0, 0, 0);
+}
+
 // selu and celu are elu with fixed coefficients (autograd records EluBackward0).
 namespace {
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;

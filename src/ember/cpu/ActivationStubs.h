@@ -23,6 +23,11 @@ enum class ActivationOp : int64_t {
   // Gradient stub only, inputs (target, input): the elementwise binary cross
   // entropy, with libm's log and log1p as PyTorch's scalar loop.
   BinaryCrossEntropy = 10,
+  // Gradient stub only, fused forms of the derivative formulas: inputs
+  // (grad, result) for tanh and sigmoid, (grad, self) for silu.
+  TanhGrad = 11,
+  SigmoidGrad = 12,
+  SiluGrad = 13,
 };
 
 using ActivationFn = void (*)(const TensorIterator&, ActivationOp, double a, double b, double c);

@@ -2,10 +2,21 @@
 // the CPU "flash" entry of PyTorch (same name, so the same grad_fn). The
 // forward keeps the row log-sum-exp; the backward recomputes the
 // probabilities from it instead of saving the L x S matrix.
+//
+// Note [Fused attention]
+// float32 inputs whose rows are contiguous run one (batch, head) at a time,
+// in parallel over them: the L x S scores of one head live in a scratch
+// block, the GEMMs go to sgemm with the rows' strides, and the mask,
+// softmax and score gradient are row kernels (cpu/AttentionStubs.h). Other
+// inputs take the composite of ops below.
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "ember/cpu/AttentionStubs.h"
+#include "ember/cpu/Blas.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember {
@@ -44,6 +55,121 @@ Tensor probabilities(const Tensor& scores, const Tensor& lse) {
   return ember::exp(ember::sub(scores, ember::unsqueeze(lse, -1)));
 }
 
+// ---- fused float32 path (Note [Fused attention]) --------------------------------
+
+bool rows_contiguous(const Tensor& t) { return t.dtype() == ScalarType::Float && t.dim() == 4 && t.stride(3) == 1; }
+
+// The float mask expanded to [B, H, L, S] (a bool mask becomes 0 / -inf), or
+// undefined; false when the fused path cannot take it.
+bool fused_mask(const std::optional<Tensor>& attn_mask, IntArrayRef shape, Tensor& out) {
+  if (!attn_mask || !attn_mask->defined()) return true;
+  Tensor m = *attn_mask;
+  if (m.dtype() == ScalarType::Bool) {
+    m = ember::masked_fill(ember::zeros_like(m, ScalarType::Float), ember::logical_not(m),
+                           -std::numeric_limits<double>::infinity());
+  }
+  if (m.dtype() != ScalarType::Float || m.dim() > 4) return false;
+  out = m.expand(shape);
+  return true;
+}
+
+struct Head {
+  int64_t b, h;
+  template <typename T>
+  T* at(const Tensor& t) const {
+    return static_cast<T*>(t.data_ptr()) + b * t.stride(0) + h * t.stride(1);
+  }
+};
+
+cpu::AttnMask head_mask(const Tensor& mask, const Head& hd, bool causal) {
+  cpu::AttnMask m;
+  m.causal = causal;
+  if (mask.defined()) {
+    m.mask = hd.at<const float>(mask);
+    m.ms0 = mask.stride(2);
+    m.ms1 = mask.stride(3);
+  }
+  return m;
+}
+
+// An output laid out as the query: [B, L, H, D] memory when the query is a
+// transposed [B, L, H, D] tensor (multi-head attention's heads), else contiguous.
+Tensor like_query(const Tensor& query, int64_t last) {
+  const int64_t B = query.size(0), H = query.size(1), L = query.size(2);
+  if (query.transpose(1, 2).is_contiguous() && !query.is_contiguous()) {
+    return ember::empty({B, L, H, last}, ScalarType::Float, query.device()).transpose(1, 2);
+  }
+  return ember::empty({B, H, L, last}, ScalarType::Float, query.device());
+}
+
+template <typename F>
+void for_each_head(int64_t B, int64_t H, int64_t L, int64_t S, int64_t D, const F& f) {
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(L * S + L * D, 1));
+  parallel_for(0, B * H, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(static_cast<size_t>(2 * L * S + L));
+    for (int64_t t = begin; t < end; ++t) f(Head{t / H, t % H}, scratch.data());
+  });
+}
+
+std::tuple<Tensor, Tensor> fused_forward(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal,
+                                         const Tensor& mask, float scale) {
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2), D = q.size(3), S = k.size(2), Dv = v.size(3);
+  Tensor out = like_query(q, Dv);
+  Tensor lse = ember::empty({B, H, L}, ScalarType::Float, q.device());
+  for_each_head(B, H, L, S, D, [&](const Head& hd, float* sc) {
+    blas::sgemm(false, true, int(L), int(S), int(D), scale, hd.at<const float>(q), int(q.stride(2)),
+                hd.at<const float>(k), int(k.stride(2)), 0.0f, sc, int(S));
+    cpu::attn_softmax_stub(sc, L, S, S, head_mask(mask, hd, is_causal), hd.at<float>(lse), 1);
+    blas::sgemm(false, false, int(L), int(Dv), int(S), 1.0f, sc, int(S), hd.at<const float>(v), int(v.stride(2)),
+                0.0f, hd.at<float>(out), int(out.stride(2)));
+  });
+  return {out, lse};
+}
+
+std::tuple<Tensor, Tensor, Tensor> fused_backward(const Tensor& g, const Tensor& q, const Tensor& k, const Tensor& v,
+                                                  const Tensor& out, const Tensor& lse, bool is_causal,
+                                                  const Tensor& mask, float scale) {
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2), D = q.size(3), S = k.size(2), Dv = v.size(3);
+  Tensor gq = like_query(q, D), gk = like_query(k, D), gv = like_query(v, Dv);
+  for_each_head(B, H, L, S, D, [&](const Head& hd, float* scratch) {
+    float* p = scratch;
+    float* dp = scratch + L * S;
+    float* row = scratch + 2 * L * S;
+    const float* qh = hd.at<const float>(q);
+    const float* kh = hd.at<const float>(k);
+    const float* vh = hd.at<const float>(v);
+    const float* gh = hd.at<const float>(g);
+    const float* oh = hd.at<const float>(out);
+    const int qs = int(q.stride(2)), ks = int(k.stride(2)), vs = int(v.stride(2)), gs = int(g.stride(2));
+    blas::sgemm(false, true, int(L), int(S), int(D), scale, qh, qs, kh, ks, 0.0f, p, int(S));
+    cpu::attn_probs_stub(p, L, S, S, head_mask(mask, hd, is_causal), hd.at<const float>(lse), lse.stride(2));
+    // dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO * O)), dQ = dS K s, dK = dS^T Q s.
+    blas::sgemm(true, false, int(S), int(Dv), int(L), 1.0f, p, int(S), gh, gs, 0.0f, hd.at<float>(gv),
+                int(gv.stride(2)));
+    blas::sgemm(false, true, int(L), int(S), int(Dv), 1.0f, gh, gs, vh, vs, 0.0f, dp, int(S));
+    for (int64_t i = 0; i < L; ++i) {
+      const float* gr = gh + i * gs;
+      const float* orow = oh + i * out.stride(2);
+      float acc = 0.0f;
+      for (int64_t d = 0; d < Dv; ++d) acc += gr[d] * orow[d];
+      row[i] = acc;
+    }
+    cpu::attn_score_grad_stub(dp, p, L, S, S, row);
+    blas::sgemm(false, false, int(L), int(D), int(S), scale, dp, int(S), kh, ks, 0.0f, hd.at<float>(gq),
+                int(gq.stride(2)));
+    blas::sgemm(true, false, int(S), int(D), int(L), scale, dp, int(S), qh, qs, 0.0f, hd.at<float>(gk),
+                int(gk.stride(2)));
+  });
+  return {gq, gk, gv};
+}
+
+bool can_fuse(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    if (!rows_contiguous(*t) || !t->device().is_cpu() || t->numel() == 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> sdpa_flash_cpu(const Tensor& query, const Tensor& key, const Tensor& value,
@@ -52,6 +178,12 @@ std::tuple<Tensor, Tensor> sdpa_flash_cpu(const Tensor& query, const Tensor& key
   EMBER_CHECK(dropout_p == 0.0, "_scaled_dot_product_flash_attention_for_cpu: dropout is not supported");
   EMBER_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
               "_scaled_dot_product_flash_attention_for_cpu: query, key and value must be 4-D");
+  if (can_fuse({&query, &key, &value})) {
+    Tensor mask;
+    if (fused_mask(attn_mask, {query.size(0), query.size(1), query.size(2), key.size(2)}, mask)) {
+      return fused_forward(query, key, value, is_causal, mask, static_cast<float>(attn_scale(query, scale)));
+    }
+  }
   Tensor s = attn_scores(query, key, is_causal, attn_mask, attn_scale(query, scale));
   Tensor lse = ember::logsumexp(s, {-1}, false);
   // Rows with every key masked give zeros, not NaN.
@@ -68,6 +200,12 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_flash_backward_cpu(const Tensor& grad_ou
   (void)dropout_p;
   const double sc = attn_scale(query, scale);
   Tensor g = grad_out.defined() ? grad_out : ember::zeros_like(out);
+  if (can_fuse({&g, &query, &key, &value, &out}) && logsumexp.dtype() == ScalarType::Float) {
+    Tensor mask;
+    if (fused_mask(attn_mask, {query.size(0), query.size(1), query.size(2), key.size(2)}, mask)) {
+      return fused_backward(g, query, key, value, out, logsumexp, is_causal, mask, static_cast<float>(sc));
+    }
+  }
   Tensor p = probabilities(attn_scores(query, key, is_causal, attn_mask, sc), logsumexp);
   Tensor grad_v = ember::matmul(ember::transpose(p, -2, -1), g);
   Tensor dp = ember::matmul(g, ember::transpose(value, -2, -1));

@@ -86,11 +86,18 @@ void set_num_threads(int n) {
 void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
            float beta, float* c, int ldc) {
 #ifdef EMBER_USE_ONEDNN
-  sync_openmp_threads();
-  if (m > 0 && n > 0 && k > 0 &&
-      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success) {
-    return;
-  }
+  // Products below about 2^17 multiply-adds take a few microseconds: waking
+  // a second thread costs as much, so they run on one.
+  // The OpenMP thread count is per-thread state that other libraries in the
+  // process (PyTorch's kernels, say) read too: it is restored afterwards.
+  constexpr int64_t kSerialWork = int64_t(1) << 17;
+  const bool serial = int64_t(m) * n * k < kSerialWork;
+  sync_openmp_threads(serial);
+  const bool done = m > 0 && n > 0 && k > 0 &&
+                    dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+                        dnnl_success;
+  if (serial) sync_openmp_threads();
+  if (done) return;
 #endif
   sync_threads();
   EMBER_BLAS(cblas_sgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k,

@@ -12,6 +12,7 @@
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(IndexFn, index_stub);
 EMBER_DEFINE_DISPATCH(MaskedFillFn, masked_fill_stub);
+EMBER_DEFINE_DISPATCH(ScatterGatherFn, scatter_gather_stub);
 
 namespace {
 [[noreturn]] void overflow(ScalarType t) {
@@ -168,7 +169,7 @@ struct IndexPlan {
   DimVector bshape;              // broadcast shape of the index tensors
   bool adjacent = true;          // indexed dims are consecutive: result keeps their place
   DimVector result_shape;
-  std::vector<int64_t> b_off;    // element offset into self per broadcast index position
+  cpu::OffsetVector b_off;       // element offset into self per broadcast index position
 };
 
 IndexPlan plan_index(const Tensor& self, const OptTensors& indices) {
@@ -256,8 +257,11 @@ IndexPlan plan_index(const Tensor& self, const OptTensors& indices) {
 
 // Fills plan.b_off, checking bounds (after the checks PyTorch makes first).
 void compute_offsets(const Tensor& self, IndexPlan& plan) {
-  plan.b_off.assign(static_cast<size_t>(product(plan.bshape)), 0);
-  if (self.numel() == 0) return;
+  plan.b_off.resize(static_cast<size_t>(product(plan.bshape)));
+  if (self.numel() == 0 || plan.dims.empty()) {
+    std::fill(plan.b_off.begin(), plan.b_off.end(), 0);
+    return;
+  }
   for (size_t k = 0; k < plan.dims.size(); ++k) {
     const Tensor& t = plan.tensors[k];
     const int64_t d = plan.dims[k], size = self.sizes()[d], stride = self.strides()[d];
@@ -267,7 +271,8 @@ void compute_offsets(const Tensor& self, IndexPlan& plan) {
       // PyTorch names the dimension by the index tensor's position among the indices.
       EMBER_CHECK_TYPE(IndexError, v >= -size && v < size, "index ", v, " is out of bounds for dimension ", k,
                        " with size ", size);
-      off_out[pos] += (v < 0 ? v + size : v) * stride;
+      const int64_t off = (v < 0 ? v + size : v) * stride;
+      off_out[pos] = k == 0 ? off : off_out[pos] + off;  // the table starts uninitialised
     };
     const bool dense = t.is_contiguous() && t.sizes().equals(plan.bshape);
     auto visit = [&](auto* p) {
@@ -288,9 +293,9 @@ void compute_offsets(const Tensor& self, IndexPlan& plan) {
 
 // The geometry of an advanced-indexing result over self (indexed operand)
 // and `lin` (the result, or the values broadcast to the result shape).
-IndexGeometry make_geometry(const Tensor& self, const IndexPlan& plan, IntArrayRef lin_strides) {
+IndexGeometry make_geometry(const Tensor& self, IndexPlan& plan, IntArrayRef lin_strides) {
   IndexGeometry g;
-  g.b_off_idx = plan.b_off;
+  g.b_off_idx = std::move(plan.b_off);
   const int64_t nb_dims = static_cast<int64_t>(plan.bshape.size());
   int64_t r = 0;  // current result dim
   if (plan.adjacent) {
@@ -313,7 +318,7 @@ IndexGeometry make_geometry(const Tensor& self, const IndexPlan& plan, IntArrayR
   if (linear) {
     g.b_lin_stride = step;
   } else {
-    g.b_off_lin.assign(plan.b_off.size(), 0);
+    g.b_off_lin.assign(g.b_off_idx.size(), 0);
     for_each_offset(plan.bshape, b_lin_strides, [&](int64_t pos, int64_t off) { g.b_off_lin[pos] = off; });
   }
   r += nb_dims;

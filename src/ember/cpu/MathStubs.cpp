@@ -1,9 +1,13 @@
 // Definitions of the elementwise math dispatch stubs (see MathStubs.h).
 #include "ember/cpu/MathStubs.h"
+#include "ember/cpu/AttentionStubs.h"
 
 namespace ember::cpu {
 
 EMBER_DEFINE_DISPATCH(UnaryMathFn, unary_math_stub);
+EMBER_DEFINE_DISPATCH(AttnSoftmaxFn, attn_softmax_stub);
+EMBER_DEFINE_DISPATCH(AttnProbsFn, attn_probs_stub);
+EMBER_DEFINE_DISPATCH(AttnScoreGradFn, attn_score_grad_stub);
 EMBER_DEFINE_DISPATCH(BinaryMathFn, binary_math_stub);
 EMBER_DEFINE_DISPATCH(PowScalarFn, pow_tensor_scalar_stub);
 EMBER_DEFINE_DISPATCH(RoundDecimalsFn, round_decimals_stub);

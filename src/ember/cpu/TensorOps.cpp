@@ -1,15 +1,19 @@
 // CPU tensor operations used by training loops and data pipelines: gather,
-// scatter and its reductions, index_add/index_copy/index_fill, sort, topk,
-// kthvalue. Sort and topk inner loops live in cpu/kernels/TensorOpsKernel.cpp.
+// scatter and its reductions, index_add/index_copy/index_fill, take/put, sort,
+// topk, kthvalue. Sort and topk inner loops live in
+// cpu/kernels/TensorOpsKernel.cpp, the gather/scatter ones in
+// cpu/kernels/IndexKernel.cpp.
 #include "ember/cpu/TensorOpsStubs.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "ember/cpu/IndexStubs.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -63,57 +67,7 @@ void for_each_line(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef,
   }
 }
 
-// Arithmetic type: float for 16-bit floats, the type itself otherwise.
-template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
-template <typename T>
-bool isnan_value(T v) {
-  if constexpr (std::is_integral_v<T>) {
-    return false;
-  } else {
-    return std::isnan(static_cast<float>(static_cast<acc_t<T>>(v)));
-  }
-}
-
 enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
-
-template <typename T>
-inline void reduce_into(Reduce r, T& dst, T src) {
-  using A = acc_t<T>;
-  switch (r) {
-    case Reduce::Assign: dst = src; break;
-    case Reduce::Sum:
-    case Reduce::Mean:
-      if constexpr (std::is_same_v<T, bool>) {
-        dst = dst || src;
-      } else {
-        dst = static_cast<T>(static_cast<A>(dst) + static_cast<A>(src));
-      }
-      break;
-    case Reduce::Prod:
-      if constexpr (std::is_same_v<T, bool>) {
-        dst = dst && src;
-      } else {
-        dst = static_cast<T>(static_cast<A>(dst) * static_cast<A>(src));
-      }
-      break;
-    case Reduce::Max:
-      if (isnan_value(src)) {
-        dst = src;
-      } else if (!isnan_value(dst) && static_cast<A>(src) > static_cast<A>(dst)) {
-        dst = src;
-      }
-      break;
-    case Reduce::Min:
-      if (isnan_value(src)) {
-        dst = src;
-      } else if (!isnan_value(dst) && static_cast<A>(src) < static_cast<A>(dst)) {
-        dst = src;
-      }
-      break;
-  }
-}
 
 bool is_index_dtype(ScalarType t) { return t == ScalarType::Long || t == ScalarType::Int; }
 
@@ -188,31 +142,198 @@ void check_scatter_shape(const Tensor& self, int64_t dim, const Tensor& index, c
                       shape_list(self.sizes()), " apart from dimension ", dim));
 }
 
-// dst[dim = index[...]] (op)= src[...] over index's positions; src may be a
-// Scalar (src_tensor undefined).
+// ---- glue to the gather/scatter kernel (Note [Scatter/gather geometry]) ----
+
+using cpu::ScatterGeometry;
+using cpu::ScatterOp;
+
+// The geometry over `shape` split at dim d; xs, ys, is are the strides of X,
+// Y and the index over shape (entry d: their steps along J). Size-1 dims are
+// dropped and neighbours that every operand steps across evenly merged.
+ScatterGeometry scatter_geometry(IntArrayRef shape, int64_t d, IntArrayRef xs, IntArrayRef ys, IntArrayRef is,
+                                 int64_t bound) {
+  ScatterGeometry g;
+  g.nj = shape[d], g.j_x = xs[d], g.j_y = ys[d], g.j_i = is[d], g.bound = bound;
+  auto add = [&](DimVector& sz, DimVector& sx, DimVector& sy, DimVector& si, size_t k) {
+    if (shape[k] == 1) return;
+    if (!sz.empty()) {
+      const size_t b = sz.size() - 1;
+      if (sx[b] == xs[k] * shape[k] && sy[b] == ys[k] * shape[k] && si[b] == is[k] * shape[k]) {
+        sz[b] *= shape[k], sx[b] = xs[k], sy[b] = ys[k], si[b] = is[k];
+        return;
+      }
+    }
+    sz.push_back(shape[k]), sx.push_back(xs[k]), sy.push_back(ys[k]), si.push_back(is[k]);
+  };
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (static_cast<int64_t>(k) < d) add(g.a_sizes, g.a_x, g.a_y, g.a_i, k);
+    if (static_cast<int64_t>(k) > d) add(g.c_sizes, g.c_x, g.c_y, g.c_i, k);
+  }
+  return g;
+}
+
+// True when no two elements of t share memory (a sufficient test: each
+// stride, smallest first, steps past everything the smaller ones reach).
+bool surely_no_overlap(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] > 1) dims.emplace_back(std::abs(t.strides()[d]), t.sizes()[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;
+  for (auto [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (size - 1);
+  }
+  return true;
+}
+
+// PyTorch's "non-overlapping and dense": a permutation of a contiguous layout.
+bool dense_layout(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] == 0) return true;
+    if (t.sizes()[d] > 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expect = 1;
+  for (auto [stride, size] : dims) {
+    if (stride != expect) return false;
+    expect *= size;
+  }
+  return true;
+}
+
+// PyTorch's overlap checks of a written tensor: against itself (an expanded
+// dim) and against an input sharing its memory.
+void check_no_internal_overlap(const Tensor& out) {
+  if (dense_layout(out)) return;
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    EMBER_CHECK(out.strides()[d] != 0 || out.sizes()[d] <= 1,
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
+  }
+}
+
+void check_no_overlap(const Tensor& out, const Tensor& in) {
+  if (!in.defined() || out.numel() == 0 || in.numel() == 0 || !dense_layout(out) || !dense_layout(in)) return;
+  auto range = [](const Tensor& t) {
+    const char* p = static_cast<const char*>(t.data_ptr());
+    int64_t lo = 0, hi = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) (t.strides()[d] < 0 ? lo : hi) += t.strides()[d] * (t.sizes()[d] - 1);
+    const int64_t isz = static_cast<int64_t>(t.element_size());
+    return std::make_pair(p + lo * isz, p + (hi + 1) * isz);
+  };
+  auto [a0, a1] = range(out);
+  auto [b0, b1] = range(in);
+  EMBER_CHECK(a1 <= b0 || b1 <= a0,
+              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+              "memory location. Please clone() the tensor before performing the operation.");
+}
+
+Tensor long_index(const Tensor& index) { return index.dtype() == ScalarType::Long ? index : index.to(ScalarType::Long); }
+
+// Throws PyTorch's message for the first index value (row-major) outside [0, size).
+[[noreturn]] void report_bad_index(const Tensor& index, int64_t d, int64_t size) {
+  Tensor c = index.contiguous();
+  const int64_t* p = static_cast<const int64_t*>(c.data_ptr());
+  for (int64_t k = 0; k < c.numel(); ++k) {
+    if (p[k] < 0 || p[k] >= size) out_of_bounds(p[k], d, size);
+  }
+  EMBER_INTERNAL_ASSERT(false, "scatter/gather kernel reported a bad index that is not there");
+}
+
+// An expanded index (stride-0 dims) repeats few values: they are checked once
+// here instead of at every repeat in the kernel. True when the index was
+// expanded and every value lies in [0, bound).
+bool check_expanded_index(const Tensor& i, int64_t d, int64_t bound) {
+  DimVector sizes(i.sizes());
+  bool expanded = false;
+  for (int64_t k = 0; k < i.dim(); ++k) {
+    if (i.strides()[k] == 0 && sizes[k] > 1) sizes[k] = 1, expanded = true;
+  }
+  if (!expanded) return false;
+  Tensor distinct = i.as_strided(sizes, i.strides(), i.storage_offset()).contiguous();
+  const int64_t* p = static_cast<const int64_t*>(distinct.data_ptr());
+  for (int64_t k = 0; k < distinct.numel(); ++k) {
+    if (p[k] < 0 || p[k] >= bound) report_bad_index(i, d, bound);
+  }
+  return true;
+}
+
+bool is_16bit_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+// PyTorch sums and multiplies 16-bit floats scattered into one element in
+// float, rounding once at the end.
+bool accumulates_in_float(ScalarType t, ScatterOp op) {
+  return is_16bit_float(t) && (op == ScatterOp::Sum || op == ScatterOp::Prod);
+}
+
+// The index is one vector along J, the same at every outer and inner
+// position, and C is not empty: the kernel's FloatSum applies.
+bool index_is_one_vector(const ScatterGeometry& g) {
+  auto zero = [](const DimVector& v) { return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; }); };
+  return !g.c_sizes.empty() && zero(g.a_i) && zero(g.c_i);
+}
+
+// The value of a scatter with a number, as one element of dtype.
+struct ValueBuffer {
+  alignas(8) unsigned char bytes[16] = {};
+  ValueBuffer(const Scalar& v, ScalarType dtype) {
+    EMBER_DISPATCH_ALL_TYPES(dtype, "scatter", [&] {
+      const scalar_t x = v.to<scalar_t>();
+      std::memcpy(bytes, &x, sizeof(x));
+    });
+  }
+};
+
+// out[dim = index[p]] (op)= src[p] (or value) over the positions p of index.
+void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src_tensor, const Scalar* value,
+                  ScatterOp op) {
+  if (index.numel() == 0) return;
+  check_no_internal_overlap(out);
+  check_no_overlap(out, index);
+  check_no_overlap(out, src_tensor);
+  Tensor o = as_1d(out), i = as_1d(long_index(index));
+  Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
+  DimVector zero(i.dim(), 0);
+  ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
+  ScatterGeometry g = scatter_geometry(i.sizes(), dim, o.strides(), s.defined() ? s.strides() : IntArrayRef(zero),
+                                       i.strides(), o.sizes()[dim]);
+  if (accumulates_in_float(out.dtype(), op)) {
+    if (op == ScatterOp::Sum && s.defined() && index_is_one_vector(g)) {
+      op = ScatterOp::FloatSum;
+    } else {
+      Tensor wide = out.to(ScalarType::Float);
+      Tensor wide_src = src_tensor.defined() ? src_tensor.to(ScalarType::Float) : Tensor();
+      scatter_into(wide, dim, index, wide_src, value, op);
+      out.copy_(wide);
+      return;
+    }
+  }
+  g.parallel = surely_no_overlap(o);
+  g.checked = check_expanded_index(i, dim, o.sizes()[dim]);
+  char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
+  if (!cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, static_cast<const int64_t*>(i.data_ptr()),
+                                out.dtype(), op, Scalar(1))) {
+    report_bad_index(i, dim, o.sizes()[dim]);
+  }
+}
+
+ScatterOp scatter_op(Reduce r) {
+  switch (r) {
+    case Reduce::Assign: return ScatterOp::Assign;
+    case Reduce::Sum:
+    case Reduce::Mean: return ScatterOp::Sum;
+    case Reduce::Prod: return ScatterOp::Prod;
+    case Reduce::Max: return ScatterOp::Max;
+    default: return ScatterOp::Min;
+  }
+}
+
 void scatter_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src_tensor, const Scalar* value,
                   Reduce r) {
-  if (index.numel() == 0) return;
-  Tensor o = as_1d(out), i = as_1d(index);
-  Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
-  const int64_t n = i.sizes()[dim];
-  const int64_t size = o.sizes()[dim];
-  const int64_t os = o.strides()[dim], is = i.strides()[dim];
-  const int64_t ss = s.defined() ? s.strides()[dim] : 0;
-  DimVector zero(i.dim(), 0);
-  IntArrayRef sst = s.defined() ? s.strides() : IntArrayRef(zero);
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "scatter", [&] {
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    const scalar_t* sp = s.defined() ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
-    const scalar_t v = value ? value->to<scalar_t>() : scalar_t();
-    for_each_line<3>(i.sizes(), dim, {o.strides(), i.strides(), sst}, [&](const std::array<int64_t, 3>& off) {
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t x = read_index(i, off[1] + j * is);
-        if (x < 0 || x >= size) out_of_bounds(x, dim, size);
-        reduce_into<scalar_t>(r, op[off[0] + x * os], sp ? sp[off[2] + j * ss] : v);
-      }
-    });
-  });
+  scatter_into(out, dim, index, src_tensor, value, scatter_op(r));
 }
 
 Reduce scatter_reduce_kind(const std::string& reduce) {
@@ -237,20 +358,17 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
     out = ember::empty(index.sizes(), self.dtype(), self.device());
   }
   if (index.numel() == 0) return out;
-  Tensor o = as_1d(out), i = as_1d(index), s = as_1d(self);
-  const int64_t n = i.sizes()[d], size = s.sizes()[d];
-  const int64_t os = o.strides()[d], is = i.strides()[d], ss = s.strides()[d];
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    const scalar_t* sp = static_cast<const scalar_t*>(s.data_ptr());
-    for_each_line<3>(i.sizes(), d, {o.strides(), i.strides(), s.strides()}, [&](const std::array<int64_t, 3>& off) {
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t x = read_index(i, off[1] + j * is);
-        if (x < 0 || x >= size) out_of_bounds(x, d, size);
-        op[off[0] + j * os] = sp[off[2] + x * ss];
-      }
-    });
-  });
+  check_no_internal_overlap(out);
+  check_no_overlap(out, self);
+  check_no_overlap(out, index);
+  Tensor o = as_1d(out), i = as_1d(long_index(index)), s = as_1d(self);
+  ScatterGeometry g = scatter_geometry(i.sizes(), d, s.strides(), o.strides(), i.strides(), s.sizes()[d]);
+  g.checked = check_expanded_index(i, d, s.sizes()[d]);
+  if (!cpu::scatter_gather_stub(g, static_cast<char*>(s.data_ptr()), static_cast<char*>(o.data_ptr()),
+                                static_cast<const int64_t*>(i.data_ptr()), self.dtype(), ScatterOp::Gather,
+                                Scalar(1))) {
+    report_bad_index(i, d, s.sizes()[d]);
+  }
   return out;
 }
 
@@ -395,7 +513,8 @@ Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& in
 // ---- index_add / index_copy / index_fill -----------------------------------------------
 
 namespace {
-// For each line of src (dim left out) and each j: out[index[j]] (op)= src[j].
+// For each j: out.select(dim, index[j]) (op)= src.select(dim, j), in
+// increasing j; src may be a number (index_fill).
 void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, const Scalar* value,
                        Reduce r, const Scalar& alpha, bool index_error) {
   const int64_t n = index.numel();
@@ -419,38 +538,38 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
     }
     pos[j] = x < 0 ? x + size : x;
   }
+  // PyTorch only warns about index_fill_ on an expanded tensor.
+  if (!value) check_no_internal_overlap(out);
+  check_no_overlap(out, index);
+  check_no_overlap(out, src);
+  ScatterOp op = scatter_op(r);
+  const bool is_bool = out.dtype() == ScalarType::Bool;
+  if (op == ScatterOp::Sum && !is_bool && alpha.to_double() != 1.0) op = ScatterOp::SumAlpha;
+  DimVector shape(o.sizes());
+  shape[dim] = n;
+  DimVector zero(o.dim(), 0), index_strides(o.dim(), 0);
+  index_strides[dim] = 1;
   Tensor s = src.defined() ? as_1d(src) : Tensor();
-  DimVector line_shape(o.sizes());
-  line_shape[dim] = n;
-  DimVector zero(o.dim(), 0);
-  IntArrayRef sst = s.defined() ? s.strides() : IntArrayRef(zero);
-  const int64_t os = o.strides()[dim], ss = s.defined() ? s.strides()[dim] : 0;
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "index_add", [&] {
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    const scalar_t* sp = s.defined() ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
-    const scalar_t v = value ? value->to<scalar_t>() : scalar_t();
-    using A = acc_t<scalar_t>;
-    A a{};
-    bool plain = true;
-    if constexpr (!std::is_same_v<scalar_t, bool>) {
-      a = alpha.to<A>();
-      plain = a == A(1);
+  // A one-element source of another rank (accepted with a 0-dim self) broadcasts.
+  IntArrayRef ys = s.defined() && s.dim() == o.dim() ? s.strides() : IntArrayRef(zero);
+  ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
+  ScatterGeometry g = scatter_geometry(shape, dim, o.strides(), ys, index_strides, size);
+  g.parallel = surely_no_overlap(o);
+  g.checked = true;
+  // index_add's scatter path (see above) sums 16-bit floats in float.
+  if (op == ScatterOp::Sum && is_16bit_float(out.dtype()) && out.dim() > 1 && (dim == 0 || dim == out.dim() - 1)) {
+    if (index_is_one_vector(g)) {
+      op = ScatterOp::FloatSum;
+    } else {
+      Tensor wide = out.to(ScalarType::Float);
+      index_reduce_impl(wide, dim, index, src.to(ScalarType::Float), nullptr, r, alpha, index_error);
+      out.copy_(wide);
+      return;
     }
-    for_each_line<2>(line_shape, dim, {o.strides(), sst}, [&](const std::array<int64_t, 2>& off) {
-      for (int64_t j = 0; j < n; ++j) {
-        scalar_t& dst = op[off[0] + pos[j] * os];
-        if (!sp) {
-          dst = v;
-        } else if (r == Reduce::Sum && !plain) {
-          if constexpr (!std::is_same_v<scalar_t, bool>) {
-            dst = static_cast<scalar_t>(static_cast<A>(dst) + a * static_cast<A>(sp[off[1] + j * ss]));
-          }
-        } else {
-          reduce_into<scalar_t>(r, dst, sp[off[1] + j * ss]);
-        }
-      }
-    });
-  });
+  }
+  char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
+  const bool ok = cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, pos.data(), out.dtype(), op, alpha);
+  EMBER_INTERNAL_ASSERT(ok, "index_add/index_copy/index_fill: positions were checked");
 }
 
 void check_index_vector(const char* op, const Tensor& index) {
@@ -546,6 +665,95 @@ Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor&
              : value.dtype() == ScalarType::Bool ? Scalar(value.item<bool>())
                                                  : Scalar(value.item<int64_t>());
   return index_fill_int_scalar_out(self, dim, index, v, out);
+}
+
+// ---- take / put_ ---------------------------------------------------------------------------
+
+namespace {
+// The index as Long positions into a flat tensor of n elements, negative
+// ones wrapped; PyTorch's IndexError names the first one out of range.
+Tensor flat_positions(const Tensor& index, int64_t n) {
+  Tensor i = index.contiguous();
+  const int64_t* p = static_cast<const int64_t*>(i.data_ptr());
+  const int64_t m = i.numel();
+  bool negative = false;
+  for (int64_t k = 0; k < m; ++k) {
+    EMBER_CHECK_TYPE(IndexError, p[k] >= -n && p[k] < n, "out of range: tried to access index ", p[k],
+                     " on a tensor of ", n, " elements.");
+    negative = negative || p[k] < 0;
+  }
+  if (!negative) return i;
+  Tensor w = ember::empty(i.sizes(), ScalarType::Long, i.device());
+  int64_t* q = static_cast<int64_t*>(w.data_ptr());
+  for (int64_t k = 0; k < m; ++k) q[k] = p[k] < 0 ? p[k] + n : p[k];
+  return w;
+}
+
+// One flat line of m positions: X[index[j]] (op) Y[j].
+ScatterGeometry flat_geometry(int64_t m, int64_t bound) {
+  ScatterGeometry g;
+  g.nj = m, g.j_x = 1, g.j_y = 1, g.j_i = 1, g.bound = bound;
+  g.checked = true;
+  return g;
+}
+}  // namespace
+
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  EMBER_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+              type_word(index.dtype()));
+  if (out.defined()) {
+    EMBER_CHECK(out.dtype() == self.dtype(), "take(): self and out expected to have the same dtype, but got self.dtype = ",
+                type_word(self.dtype()), " and out.dtype = ", type_word(out.dtype()));
+  }
+  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
+  if (out.defined()) {
+    resize_output(out, index.sizes());
+    check_no_internal_overlap(out);
+    check_no_overlap(out, index);
+    check_no_overlap(out, self);
+  } else {
+    out = ember::empty(index.sizes(), self.dtype(), self.device());
+  }
+  if (index.numel() == 0) return out;
+  Tensor pos = flat_positions(index, self.numel());
+  Tensor src = self.contiguous();
+  Tensor o = out.is_contiguous() ? out : ember::empty(index.sizes(), self.dtype(), self.device());
+  ScatterGeometry g = flat_geometry(pos.numel(), src.numel());
+  g.parallel = true;
+  cpu::scatter_gather_stub(g, static_cast<char*>(src.data_ptr()), static_cast<char*>(o.data_ptr()),
+                           static_cast<const int64_t*>(pos.data_ptr()), self.dtype(), ScatterOp::Gather, Scalar(1));
+  if (!o.is_same(out)) out.copy_(o);
+  return out;
+}
+
+Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate, Tensor& out) {
+  EMBER_CHECK(index.dtype() == ScalarType::Long, "put_(): Expected a long tensor for index, but got ",
+              type_word(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+              type_word(self.dtype()), " and source.dtype = ", type_word(source.dtype()));
+  EMBER_CHECK_TYPE(IndexError, source.numel() == index.numel(),
+                   "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
+                   source.numel(), ", index.numel() = ", index.numel());
+  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
+  if (!out.defined()) {
+    out = self.clone();
+  } else {
+    check_no_internal_overlap(out);
+    check_no_overlap(out, index);
+    check_no_overlap(out, source);
+  }
+  if (index.numel() == 0) return out;
+  Tensor pos = flat_positions(index, out.numel());
+  Tensor src = source.contiguous();
+  // Positions count in the row-major order of out's elements.
+  Tensor o = out.is_contiguous() ? out : out.contiguous();
+  ScatterGeometry g = flat_geometry(pos.numel(), o.numel());
+  g.parallel = false;
+  cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), static_cast<char*>(src.data_ptr()),
+                           static_cast<const int64_t*>(pos.data_ptr()), self.dtype(),
+                           accumulate ? ScatterOp::Sum : ScatterOp::Assign, Scalar(1));
+  if (!o.is_same(out)) out.copy_(o);
+  return out;
 }
 
 // ---- sort, topk, kthvalue ----------------------------------------------------------------------

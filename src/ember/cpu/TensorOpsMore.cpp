@@ -11,6 +11,7 @@
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/TensorOpsStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::cpu {
@@ -98,29 +99,88 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
 
 // ---- nonzero, unique ------------------------------------------------------------------------
 
+namespace {
+// Note [nonzero in two passes]
+// Each chunk of the flat input counts its nonzero elements; the counts place
+// every chunk's rows in the result, and each chunk writes its rows without
+// branches: the coordinates of every element are stored at the next free row,
+// which only advances past a nonzero element. Writing stops at the chunk's
+// last nonzero element, so no row outside the chunk's own is touched.
+template <typename T>
+void nonzero_rows(const T* p, IntArrayRef sizes, int64_t begin, int64_t end, int64_t* rows) {
+  while (end > begin && !truthy(p[end - 1])) --end;
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  if (nd == 1) {
+    for (int64_t i = begin, w = 0; i < end; ++i) {
+      rows[w] = i;
+      w += truthy(p[i]);
+    }
+    return;
+  }
+  DimVector coord(nd, 0);
+  for (int64_t d = nd - 1, r = begin; d >= 0; --d) {
+    coord[d] = r % sizes[d];
+    r /= sizes[d];
+  }
+  const int64_t inner = sizes[nd - 1];
+  int64_t w = 0;
+  for (int64_t i = begin; i < end;) {
+    const int64_t run = std::min(inner - coord[nd - 1], end - i);
+    const int64_t c0 = coord[nd - 1];
+    if (nd == 2) {
+      const int64_t c = coord[0];
+      for (int64_t k = 0; k < run; ++k) {
+        rows[2 * w] = c;
+        rows[2 * w + 1] = c0 + k;
+        w += truthy(p[i + k]);
+      }
+    } else {
+      for (int64_t k = 0; k < run; ++k) {
+        int64_t* row = rows + w * nd;
+        for (int64_t d = 0; d + 1 < nd; ++d) row[d] = coord[d];
+        row[nd - 1] = c0 + k;
+        w += truthy(p[i + k]);
+      }
+    }
+    i += run;
+    coord[nd - 1] += run;
+    for (int64_t d = nd - 1; d > 0 && coord[d] == sizes[d]; --d) {
+      coord[d] = 0;
+      ++coord[d - 1];
+    }
+  }
+}
+}  // namespace
+
 Tensor& nonzero_out(const Tensor& self, Tensor& out) {
   check_out_dtype(out, ScalarType::Long);
   const int64_t nd = self.dim();
   Tensor s = self.contiguous();
   const int64_t n = s.numel();
-  std::vector<int64_t> hits;
+  constexpr int64_t kGrain = 1 << 16;
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), n / kGrain));
+  const int64_t per = (n + chunks - 1) / chunks;
+  std::vector<int64_t> start(chunks + 1, 0);
+  Tensor r;
   EMBER_DISPATCH_ALL_TYPES(self.dtype(), "nonzero", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(s.data_ptr());
-    for (int64_t i = 0; i < n; ++i) {
-      if (truthy(p[i])) hits.push_back(i);
-    }
+    parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t count = 0;
+        for (int64_t i = c * per, e = std::min(n, (c + 1) * per); i < e; ++i) count += truthy(p[i]);
+        start[c + 1] = count;
+      }
+    });
+    for (int64_t c = 0; c < chunks; ++c) start[c + 1] += start[c];
+    r = ember::empty({start[chunks], nd}, ScalarType::Long, self.device());
+    if (nd == 0 || start[chunks] == 0) return;
+    int64_t* rp = r.data_ptr<int64_t>();
+    parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        nonzero_rows(p, self.sizes(), c * per, std::min(n, (c + 1) * per), rp + start[c] * nd);
+      }
+    });
   });
-  const int64_t count = static_cast<int64_t>(hits.size());
-  Tensor r = ember::empty({count, nd}, ScalarType::Long, self.device());
-  int64_t* rp = r.data_ptr<int64_t>();
-  for (int64_t h = 0; h < count; ++h) {
-    int64_t lin = hits[h];
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      const int64_t sz = self.sizes()[d];
-      rp[h * nd + d] = lin % sz;
-      lin /= sz;
-    }
-  }
   if (!out.defined()) return out = r;
   resize_output(out, r.sizes());
   out.copy_(r);

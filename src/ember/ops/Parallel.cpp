@@ -25,10 +25,12 @@ void set_num_threads(int n) {
   if (n > 0) g_num_threads = n;
 }
 
-void sync_openmp_threads() {
+void sync_openmp_threads(bool serial) {
 #ifdef _OPENMP
   // OpenMP's thread count is per calling thread, so it is set at each call.
-  if (!omp_in_parallel()) omp_set_num_threads(g_num_threads);
+  if (!omp_in_parallel()) omp_set_num_threads(serial ? 1 : g_num_threads);
+#else
+  (void)serial;
 #endif
 }
 

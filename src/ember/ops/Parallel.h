@@ -17,8 +17,8 @@ EMBER_API void set_num_threads(int n);
 // True inside a parallel region (nested regions run serially).
 EMBER_API bool in_parallel_region();
 // Before calling a library that runs its own OpenMP regions (oneDNN): gives
-// this thread's regions Ember's thread count.
-EMBER_API void sync_openmp_threads();
+// this thread's regions Ember's thread count, or one thread when serial.
+EMBER_API void sync_openmp_threads(bool serial = false);
 
 // Calls f(begin, end) on chunks of [begin, end) of at least grain_size
 // elements, in parallel when the range is large enough.

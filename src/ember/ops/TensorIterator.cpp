@@ -134,10 +134,13 @@ TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src, boo
   TensorIterator it;
   it.add_output(dst);
   it.add_input(src);
-  if (check_overlap) it.check_no_internal_overlap();
+  if (check_overlap) {
+    it.check_no_internal_overlap();
+    it.check_no_partial_overlap();
+  }
   it.common_dtype_ = dst.dtype();
   it.shape_ = DimVector(dst.sizes());
-  DimVector b = infer_broadcast_size(src.sizes(), dst.sizes());
+  DimVector b = infer_broadcast_size(dst.sizes(), src.sizes());
   EMBER_CHECK(b.size() == dst.sizes().size() && IntArrayRef(b).equals(dst.sizes()), "output with shape [",
               dst.sizes().size(), " dims] doesn't match the broadcast shape");
   it.numel_ = dst.numel();
@@ -214,7 +217,37 @@ void TensorIterator::build(const Config& config) {
     }
   }
   check_no_internal_overlap();
+  check_no_partial_overlap();
   compute_strides_and_coalesce();
+}
+
+namespace {
+
+// PyTorch's partial-overlap test: two dense tensors over one storage whose
+// byte ranges intersect without being the same elements in the same layout.
+// Non-dense operands are not checked.
+bool partial_overlap(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
+  if (a.unsafeGetTensorImpl()->storage().get() != b.unsafeGetTensorImpl()->storage().get()) return false;
+  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
+  const char* a0 = static_cast<const char*>(a.data_ptr());
+  const char* b0 = static_cast<const char*>(b.data_ptr());
+  const char* a1 = a0 + a.numel() * static_cast<int64_t>(a.element_size());
+  const char* b1 = b0 + b.numel() * static_cast<int64_t>(b.element_size());
+  if (a0 == b0 && a1 == b1) return !a.strides().equals(b.strides());
+  return a0 < b1 && b0 < a1;
+}
+
+}  // namespace
+
+void TensorIterator::check_no_partial_overlap() const {
+  for (int k = 0; k < noutputs_; ++k) {
+    for (int j = noutputs_; j < ntensors_; ++j) {
+      EMBER_CHECK(!partial_overlap(operands_[k], operands_[j]),
+                  "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                  "single memory location. Please clone() the tensor before performing the operation.");
+    }
+  }
 }
 
 void TensorIterator::check_no_internal_overlap() const {
@@ -294,17 +327,24 @@ void TensorIterator::serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_
     counter[d] = rem % iter_shape_[d];
     rem /= iter_shape_[d];
   }
+  // Row pointers move by strides as the counter steps (fn gets a copy).
+  char* row[kMaxOperands];
+  for (int k = 0; k < ntensors_; ++k) {
+    row[k] = base[k];
+    for (int d = 0; d < nd - 1; ++d) row[k] += counter[d] * strides_[d * kMaxOperands + k];
+  }
   char* ptrs[kMaxOperands];
   for (int64_t i = begin; i < end; ++i) {
-    for (int k = 0; k < ntensors_; ++k) {
-      int64_t off = 0;
-      for (int d = 0; d < nd - 1; ++d) off += counter[d] * strides_[d * kMaxOperands + k];
-      ptrs[k] = base[k] + off;
-    }
+    for (int k = 0; k < ntensors_; ++k) ptrs[k] = row[k];
     fn(ptrs, inner_strides, inner, ctx);
     for (int d = nd - 2; d >= 0; --d) {
-      if (++counter[d] < iter_shape_[d]) break;
+      const int64_t* sd = &strides_[d * kMaxOperands];
+      if (++counter[d] < iter_shape_[d]) {
+        for (int k = 0; k < ntensors_; ++k) row[k] += sd[k];
+        break;
+      }
       counter[d] = 0;
+      for (int k = 0; k < ntensors_; ++k) row[k] -= sd[k] * (iter_shape_[d] - 1);
     }
   }
 }

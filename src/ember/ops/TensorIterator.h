@@ -60,6 +60,10 @@ class EMBER_API TensorIterator {
   const Tensor& operand(int k) const { return operands_[k]; }
   int64_t numel() const { return numel_; }
   IntArrayRef shape() const { return shape_; }
+  // The iteration space after coalescing (outermost dim first, never empty)
+  // and operand k's byte stride in dim d of it.
+  IntArrayRef iter_shape() const { return iter_shape_; }
+  int64_t iter_stride(int d, int k) const { return strides_[d * kMaxOperands + k]; }
 
   // Runs fn over every element, splitting the outer range across threads
   // when numel exceeds grain_size.
@@ -79,6 +83,7 @@ class EMBER_API TensorIterator {
   void build(const Config& config);
   void compute_strides_and_coalesce();
   void check_no_internal_overlap() const;
+  void check_no_partial_overlap() const;
   void serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const;
 
   Tensor operands_[kMaxOperands];

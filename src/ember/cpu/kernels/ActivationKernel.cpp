@@ -84,6 +84,9 @@ inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
     case ActivationOp::Erfinv:
       return erfinv_value(x);
     case ActivationOp::BinaryCrossEntropy:
+    case ActivationOp::TanhGrad:
+    case ActivationOp::SigmoidGrad:
+    case ActivationOp::SiluGrad:
       break;
   }
   return x;
@@ -126,6 +129,14 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
       return x <= a ? zero : g;
     case ActivationOp::Erfinv:
       break;
+    case ActivationOp::TanhGrad:
+      return g * (one - x * x);
+    case ActivationOp::SigmoidGrad:
+      return g * (one - x) * x;
+    case ActivationOp::SiluGrad: {
+      const acc_t s = one / (one + std::exp(-x));
+      return g * s * (one + x * (one - s));
+    }
     case ActivationOp::BinaryCrossEntropy: {
       // g is the target, x the input probability.
       const acc_t hundred(-100);
@@ -161,8 +172,56 @@ void forward_loop(const TensorIterator& it, double a, double b, double c) {
   });
 }
 
+// Vector forms of the gradients on floats (float, Half and BFloat16 storage),
+// in the same arithmetic order as backward_value.
+template <ActivationOp op>
+constexpr bool kHasVectorBackward = op == ActivationOp::LeakyRelu || op == ActivationOp::Elu ||
+                                    op == ActivationOp::Softplus || op == ActivationOp::Hardtanh ||
+                                    op == ActivationOp::Threshold || op == ActivationOp::TanhGrad ||
+                                    op == ActivationOp::SigmoidGrad || op == ActivationOp::SiluGrad;
+
+template <ActivationOp op>
+EMBER_VEC_INLINE vecmath::Vf backward_vector(vecmath::Vf g, vecmath::Vf x, float a, float b, float c) {
+  using vecmath::select;
+  using vecmath::Vf;
+  const Vf zero = vecmath::splat(0.0f);
+  if constexpr (op == ActivationOp::LeakyRelu) {
+    return select(x > 0.0f, g, g * a);
+  } else if constexpr (op == ActivationOp::Elu) {
+    return select(x <= 0.0f, g * c * a * vecmath::exp(x * c), g * b);
+  } else if constexpr (op == ActivationOp::Softplus) {
+    const Vf z = vecmath::exp(x * a);
+    return select(x * a > b, g, g * z / (z + 1.0f));
+  } else if constexpr (op == ActivationOp::Hardtanh) {
+    return select((x <= a) | (x >= b), zero, g);
+  } else if constexpr (op == ActivationOp::Threshold) {
+    return select(x <= a, zero, g);
+  } else if constexpr (op == ActivationOp::TanhGrad) {
+    return g * (1.0f - x * x);
+  } else if constexpr (op == ActivationOp::SigmoidGrad) {
+    return g * (1.0f - x) * x;
+  } else {
+    static_assert(op == ActivationOp::SiluGrad, "no vector form");
+    const Vf s = 1.0f / (1.0f + vecmath::exp(-x));
+    return g * s * (1.0f + x * (1.0f - s));
+  }
+}
+
 template <ActivationOp op>
 void backward_loop(const TensorIterator& it, double a, double b, double c) {
+  if constexpr (kHasVectorBackward<op>) {
+    const ScalarType t = it.common_dtype();
+    if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
+      const float pa = op == ActivationOp::Elu ? float(a) * float(b) : float(a), pb = float(b), pc = float(c);
+      const auto f = [=](vecmath::Vf g, vecmath::Vf x) { return backward_vector<op>(g, x, pa, pb, pc); };
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        if (t == ScalarType::Float) vec_loop<float, 2>(d, s, n, f);
+        else if (t == ScalarType::Half) vec_loop<Half, 2>(d, s, n, f);
+        else vec_loop<BFloat16, 2>(d, s, n, f);
+      });
+      return;
+    }
+  }
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (!is_float_like_v<scalar_t>) {
@@ -190,6 +249,9 @@ void backward_loop(const TensorIterator& it, double a, double b, double c) {
     case ActivationOp::Erfinv: return LOOP<ActivationOp::Erfinv>(it, a, b, c);             \
     case ActivationOp::BinaryCrossEntropy:                                                 \
       return LOOP<ActivationOp::BinaryCrossEntropy>(it, a, b, c);                          \
+    case ActivationOp::TanhGrad: return LOOP<ActivationOp::TanhGrad>(it, a, b, c);         \
+    case ActivationOp::SigmoidGrad: return LOOP<ActivationOp::SigmoidGrad>(it, a, b, c);   \
+    case ActivationOp::SiluGrad: return LOOP<ActivationOp::SiluGrad>(it, a, b, c);         \
   }
 
 void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {

@@ -299,9 +299,14 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
         using scalar_t = typename decltype(tag_)::type;
         if constexpr (is_float_like_v<scalar_t>) {
           using acc_t = opmath_t<scalar_t>;
-          same_type_loop<scalar_t>(it, [e](acc_t v) {
-            return e == 0.5 ? std::sqrt(v) : (e == -0.5 ? acc_t(1) / std::sqrt(v) : acc_t(1) / v);
-          });
+          // One loop per exponent, so each vectorises.
+          if (e == 0.5) {
+            same_type_loop<scalar_t>(it, [](acc_t v) { return std::sqrt(v); });
+          } else if (e == -0.5) {
+            same_type_loop<scalar_t>(it, [](acc_t v) { return acc_t(1) / std::sqrt(v); });
+          } else {
+            same_type_loop<scalar_t>(it, [](acc_t v) { return acc_t(1) / v; });
+          }
         }
       });
       return;
@@ -378,11 +383,17 @@ void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& 
     const bool has_lo = min.has_value(), has_hi = max.has_value();
     const acc_t lo = has_lo ? bound(*min) : acc_t(0);
     const acc_t hi = has_hi ? bound(*max) : acc_t(0);
-    same_type_loop<scalar_t>(it, [=](acc_t x) {
-      if (has_lo) x = x < lo ? lo : x;
-      if (has_hi) x = x > hi ? hi : x;
-      return x;
-    });
+    // One loop per combination of bounds, so each vectorises.
+    if (has_lo && has_hi) {
+      same_type_loop<scalar_t>(it, [=](acc_t x) {
+        x = x < lo ? lo : x;
+        return x > hi ? hi : x;
+      });
+    } else if (has_lo) {
+      same_type_loop<scalar_t>(it, [=](acc_t x) { return x < lo ? lo : x; });
+    } else {
+      same_type_loop<scalar_t>(it, [=](acc_t x) { return x > hi ? hi : x; });
+    }
   });
 }
 

@@ -1,8 +1,12 @@
 // Fill and dtype-converting copy kernels, compiled once per CPU capability.
+#include <algorithm>
 #include <cstring>
+
+#include "ember/ops/Parallel.h"
 
 #include "ember/cpu/Stubs.h"
 #include "ember/cpu/kernels/Loops.h"
+#include "ember/cpu/kernels/MathLoops.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -25,19 +29,177 @@ void fill_kernel(const TensorIterator& it, const Scalar& value) {
   });
 }
 
+// Same-dtype copy of elements of type T (an unsigned integer of the element's size).
+template <typename T>
+void copy_same_size(const TensorIterator& it) {
+  it.for_each([](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      std::memcpy(d[0], d[1], n * sizeof(T));
+    } else if (s[1] == 0) {
+      const T v = *reinterpret_cast<const T*>(d[1]);
+      for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(d[0] + i * s[0]) = v;
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const T*>(d[1] + i * s[1]);
+      }
+    }
+  });
+}
+
+// Note [Tiled transpose copy]
+// When src is contiguous along one of the two innermost iteration dims and
+// dst along the other (x.t().contiguous(), a permute copied out), an element
+// loop touches a new cache line for every element, and with power-of-two row
+// strides those lines all fall into one cache set. Instead, square tiles go
+// through a small buffer: src is read along its contiguous dim into the
+// buffer, then dst is written along its contiguous dim from it, so every line
+// is read or written whole at once.
+constexpr int64_t kTile = 32;
+
+// 8x8 blocks of 4-byte elements are transposed in registers: eight loads
+// along src's contiguous dim, three rounds of shuffles, eight stores along
+// dst's.
+typedef uint32_t V8u __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define EMBER_SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define EMBER_SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, V8u{__VA_ARGS__})
+#endif
+
+inline void transpose8x8(const char* src, int64_t src_row, char* dst, int64_t dst_row) {
+  V8u r[8], t[8], u[8];
+  for (int k = 0; k < 8; ++k) std::memcpy(&r[k], src + k * src_row, sizeof(V8u));
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = EMBER_SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[k + 1] = EMBER_SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    u[k] = EMBER_SHUFFLE8(t[k], t[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[k + 1] = EMBER_SHUFFLE8(t[k], t[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    u[k + 2] = EMBER_SHUFFLE8(t[k + 1], t[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[k + 3] = EMBER_SHUFFLE8(t[k + 1], t[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int k = 0; k < 4; ++k) {
+    const V8u lo = EMBER_SHUFFLE8(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    const V8u hi = EMBER_SHUFFLE8(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    std::memcpy(dst + k * dst_row, &lo, sizeof(V8u));
+    std::memcpy(dst + (k + 4) * dst_row, &hi, sizeof(V8u));
+  }
+}
+#undef EMBER_SHUFFLE8
+
+template <typename T>
+bool copy_transposed(const TensorIterator& it) {
+  const IntArrayRef shape = it.iter_shape();
+  const int nd = static_cast<int>(shape.size());
+  if (nd < 2) return false;
+  constexpr int64_t E = sizeof(T);
+  const int inner = nd - 1, next = nd - 2;
+  // p: the dim along which src is contiguous; q: the one along which dst is.
+  int p, q;
+  if (it.iter_stride(inner, 0) == E && it.iter_stride(next, 1) == E && it.iter_stride(inner, 1) != E) {
+    p = next, q = inner;
+  } else if (it.iter_stride(inner, 1) == E && it.iter_stride(next, 0) == E && it.iter_stride(inner, 0) != E) {
+    p = inner, q = next;
+  } else {
+    return false;
+  }
+  const int64_t np = shape[p], nq = shape[q];
+  if (np < kTile / 2 || nq < kTile / 2) return false;
+  const int64_t src_q = it.iter_stride(q, 1), dst_p = it.iter_stride(p, 0);
+  int64_t outer = 1;
+  for (int d = 0; d < next; ++d) outer *= shape[d];
+  const int64_t p_tiles = (np + kTile - 1) / kTile;
+  char* dst = static_cast<char*>(it.operand(0).data_ptr());
+  const char* src = static_cast<const char*>(it.operand(1).data_ptr());
+  const int64_t grain = std::max<int64_t>(1, 32768 / (kTile * nq));
+  parallel_for(0, outer * p_tiles, grain, [&](int64_t b, int64_t e) {
+    T buf[kTile][kTile];
+    for (int64_t u = b; u < e; ++u) {
+      int64_t rem = u / p_tiles, doff = 0, soff = 0;
+      for (int d = next - 1; d >= 0; --d) {
+        const int64_t c = rem % shape[d];
+        rem /= shape[d];
+        doff += c * it.iter_stride(d, 0);
+        soff += c * it.iter_stride(d, 1);
+      }
+      const int64_t p0 = (u % p_tiles) * kTile, mp = std::min(kTile, np - p0);
+      for (int64_t q0 = 0; q0 < nq; q0 += kTile) {
+        const int64_t mq = std::min(kTile, nq - q0);
+        if constexpr (E == 4) {
+          if (mp == kTile && mq == kTile) {
+            for (int64_t j = 0; j < kTile; j += 8) {
+              const char* sp = src + soff + (q0 + j) * src_q + p0 * E;
+              for (int64_t i = 0; i < kTile; i += 8) {
+                transpose8x8(sp + i * E, src_q, dst + doff + (p0 + i) * dst_p + (q0 + j) * E, dst_p);
+              }
+            }
+            continue;
+          }
+        }
+        for (int64_t j = 0; j < mq; ++j) {
+          const T* sp = reinterpret_cast<const T*>(src + soff + (q0 + j) * src_q) + p0;
+          for (int64_t i = 0; i < mp; ++i) buf[i][j] = sp[i];
+        }
+        for (int64_t i = 0; i < mp; ++i) {
+          T* dp = reinterpret_cast<T*>(dst + doff + (p0 + i) * dst_p) + q0;
+          for (int64_t j = 0; j < mq; ++j) dp[j] = buf[i][j];
+        }
+      }
+    }
+  });
+  return true;
+}
+
+template <typename T>
+void copy_same_dtype(const TensorIterator& it) {
+  if (!copy_transposed<T>(it)) copy_same_size<T>(it);
+}
+
+// float <-> float16 on contiguous runs with the bulk conversions of
+// Note [16-bit float loops] (F16C where compiled in).
+bool convert_float16(const TensorIterator& it, ScalarType dst, ScalarType src) {
+  if (dst == ScalarType::Half && src == ScalarType::Float) {
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(Half) && s[1] == sizeof(float)) {
+        for (int64_t i = 0; i < n; i += kChunk) {
+          cvt_from_float(reinterpret_cast<const float*>(d[1]) + i, reinterpret_cast<Half*>(d[0]) + i,
+                         static_cast<int>(std::min<int64_t>(kChunk, n - i)));
+        }
+      } else {
+        unary_loop<Half, float>(d, s, n, [](float x) { return Half(x); });
+      }
+    });
+    return true;
+  }
+  if (dst == ScalarType::Float && src == ScalarType::Half) {
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(float) && s[1] == sizeof(Half)) {
+        for (int64_t i = 0; i < n; i += kChunk) {
+          cvt_to_float(reinterpret_cast<const Half*>(d[1]) + i, reinterpret_cast<float*>(d[0]) + i,
+                       static_cast<int>(std::min<int64_t>(kChunk, n - i)));
+        }
+      } else {
+        unary_loop<float, Half>(d, s, n, [](Half x) { return static_cast<float>(x); });
+      }
+    });
+    return true;
+  }
+  return false;
+}
+
 void copy_kernel(const TensorIterator& it) {
   ScalarType dst = it.dtype(0), src = it.dtype(1);
   if (dst == src) {
-    const int64_t isz = static_cast<int64_t>(element_size(dst));
-    it.for_each([isz](char** d, const int64_t* s, int64_t n) {
-      if (s[0] == isz && s[1] == isz) {
-        std::memcpy(d[0], d[1], n * isz);
-      } else {
-        for (int64_t i = 0; i < n; ++i) std::memcpy(d[0] + i * s[0], d[1] + i * s[1], isz);
-      }
-    });
-    return;
+    switch (element_size(dst)) {
+      case 1: return copy_same_dtype<uint8_t>(it);
+      case 2: return copy_same_dtype<uint16_t>(it);
+      case 4: return copy_same_dtype<uint32_t>(it);
+      case 8: return copy_same_dtype<uint64_t>(it);
+      default: EMBER_INTERNAL_ASSERT(false, "copy_: element size ", element_size(dst));
+    }
   }
+  if (convert_float16(it, dst, src)) return;
   EMBER_USE_BASELINE_KERNEL_FOR(has_loops_for(src) ? dst : src, copy_stub, it);
   EMBER_DISPATCH_KERNEL_TYPES(dst, "copy_", [&] {
     using dst_t = scalar_t;

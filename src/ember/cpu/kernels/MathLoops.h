@@ -53,8 +53,10 @@ inline T& at(char* base, int64_t stride, int64_t i) {
 }
 
 // out[i] = op(a[i]).
+// The loops take op by value: a local copy cannot alias the output, so the
+// compiler keeps its captured values in registers.
 template <typename Out, typename A, typename Op>
-inline void loop1(char** data, const int64_t* strides, int64_t n, const Op& op) {
+inline void loop1(char** data, const int64_t* strides, int64_t n, const Op op) {
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(A)) {
     Out* out = reinterpret_cast<Out*>(data[0]);
     const A* a = reinterpret_cast<const A*>(data[1]);
@@ -66,7 +68,7 @@ inline void loop1(char** data, const int64_t* strides, int64_t n, const Op& op) 
 
 // out[i] = op(a[i], b[i]); a scalar (stride 0) operand is read once.
 template <typename Out, typename A, typename B, typename Op>
-inline void loop2(char** data, const int64_t* strides, int64_t n, const Op& op) {
+inline void loop2(char** data, const int64_t* strides, int64_t n, const Op op) {
   Out* out = reinterpret_cast<Out*>(data[0]);
   const A* a = reinterpret_cast<const A*>(data[1]);
   const B* b = reinterpret_cast<const B*>(data[2]);
@@ -93,7 +95,7 @@ inline void loop2(char** data, const int64_t* strides, int64_t n, const Op& op) 
 
 // out[i] = op(a[i], b[i], c[i]).
 template <typename Out, typename A, typename B, typename C, typename Op>
-inline void loop3(char** data, const int64_t* strides, int64_t n, const Op& op) {
+inline void loop3(char** data, const int64_t* strides, int64_t n, const Op op) {
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(A) && strides[2] == sizeof(B) && strides[3] == sizeof(C)) {
     Out* out = reinterpret_cast<Out*>(data[0]);
     const A* a = reinterpret_cast<const A*>(data[1]);
@@ -213,20 +215,43 @@ inline void f16_loop(char** data, const int64_t* strides, int64_t n, const F& f)
   }
 }
 
-// out[i] = f(a[i]) for float-like T (float, Half, BFloat16) with f mapping a
-// vector of floats to a vector of floats. Every element goes through f in
-// some vector (a partial block is padded), so results do not depend on the
-// layout or on where a thread's chunk starts.
+// out[i] = f(a[i], ...) over N inputs (1 to 3) of float-like T (float,
+// Half, BFloat16), with f mapping vectors of floats to a vector of floats.
+// Every element goes through f in some vector (a partial block is padded),
+// so results do not depend on the layout or on where a thread's chunk starts.
 // flatten: f and the vecmath functions it calls are inlined into the loop
 // (an out-of-line f costs a call per vector and reloads its constants).
-template <typename T, typename F>
-__attribute__((flatten)) inline void vec_loop1(char** data, const int64_t* strides, int64_t n, const F& f) {
-  using vecmath::Vf;
+template <int N, typename F>
+EMBER_VEC_INLINE vecmath::Vf apply_vec(const F& f, const float* const* in, int64_t i) {
+  using vecmath::load;
+  if constexpr (N == 1) return f(load(in[0] + i));
+  else if constexpr (N == 2) return f(load(in[0] + i), load(in[1] + i));
+  else return f(load(in[0] + i), load(in[1] + i), load(in[2] + i));
+}
+
+// As apply_vec, with input k read at i * step[k] (step 0: a broadcast value).
+template <int N, typename F>
+EMBER_VEC_INLINE vecmath::Vf apply_vec_steps(const F& f, const float* const* in, const int64_t* step, int64_t i) {
+  using vecmath::load;
+  if constexpr (N == 1) return f(load(in[0] + i * step[0]));
+  else if constexpr (N == 2) return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]));
+  else return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]), load(in[2] + i * step[2]));
+}
+
+template <typename T, int N, typename F>
+__attribute__((flatten)) inline void vec_loop(char** data, const int64_t* strides, int64_t n, const F& f) {
+  static_assert(N >= 1 && N <= 3, "vec_loop takes one to three inputs");
   constexpr int W = vecmath::kLanesF;
   if constexpr (std::is_same_v<T, float>) {
-    if (strides[0] == sizeof(float) && strides[1] == sizeof(float)) {
+    bool contiguous = strides[0] == sizeof(float), dense = contiguous;
+    for (int k = 1; k <= N; ++k) {
+      contiguous = contiguous && strides[k] == sizeof(float);
+      dense = dense && (strides[k] == sizeof(float) || strides[k] == 0);
+    }
+    if (contiguous) {
       float* out = reinterpret_cast<float*>(data[0]);
-      const float* a = reinterpret_cast<const float*>(data[1]);
+      const float* in[N];
+      for (int k = 0; k < N; ++k) in[k] = reinterpret_cast<const float*>(data[k + 1]);
       int64_t i = 0;
       // Four independent vectors per step: the math functions are long
       // dependency chains, and -O2 does not unroll. Each step also prefetches
@@ -234,49 +259,94 @@ __attribute__((flatten)) inline void vec_loop1(char** data, const int64_t* strid
       // functions (log2, tan, erf) stall on memory at 16M elements (10-20 %
       // slower than a copy-like op); prefetches never fault, past the end too.
       for (; i + 4 * W <= n; i += 4 * W) {
-        for (int k = 0; k < 4 * W * 4; k += 64) __builtin_prefetch(reinterpret_cast<const char*>(a + i) + 2048 + k);
-        const Vf r0 = f(vecmath::load(a + i)), r1 = f(vecmath::load(a + i + W));
-        const Vf r2 = f(vecmath::load(a + i + 2 * W)), r3 = f(vecmath::load(a + i + 3 * W));
+        for (int k = 0; k < N; ++k) {
+          for (int b = 0; b < 4 * W * 4; b += 64) __builtin_prefetch(reinterpret_cast<const char*>(in[k] + i) + 2048 + b);
+        }
+        const vecmath::Vf r0 = apply_vec<N>(f, in, i), r1 = apply_vec<N>(f, in, i + W);
+        const vecmath::Vf r2 = apply_vec<N>(f, in, i + 2 * W), r3 = apply_vec<N>(f, in, i + 3 * W);
         vecmath::store(out + i, r0);
         vecmath::store(out + i + W, r1);
         vecmath::store(out + i + 2 * W, r2);
         vecmath::store(out + i + 3 * W, r3);
       }
-      for (; i + W <= n; i += W) vecmath::store(out + i, f(vecmath::load(a + i)));
+      for (; i + W <= n; i += W) vecmath::store(out + i, apply_vec<N>(f, in, i));
       if (i < n) {
-        float buf[W] = {};
-        for (int64_t j = i; j < n; ++j) buf[j - i] = a[j];
-        vecmath::store(buf, f(vecmath::load(buf)));
-        for (int64_t j = i; j < n; ++j) out[j] = buf[j - i];
+        float buf[N + 1][W] = {};
+        const float* bin[N];
+        for (int k = 0; k < N; ++k) {
+          for (int64_t j = i; j < n; ++j) buf[k][j - i] = in[k][j];
+          bin[k] = buf[k];
+        }
+        vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+        for (int64_t j = i; j < n; ++j) out[j] = buf[N][j - i];
       }
       return;
     }
-    float buf[W];
+    if (dense && N > 1) {
+      // Contiguous inputs and broadcast (stride-0) ones, e.g. a gradient
+      // expanded from a sum.
+      float* out = reinterpret_cast<float*>(data[0]);
+      float splat[N][W];
+      const float* in[N];
+      int64_t step[N];
+      for (int k = 0; k < N; ++k) {
+        const float* p = reinterpret_cast<const float*>(data[k + 1]);
+        step[k] = strides[k + 1] == 0 ? 0 : 1;
+        if (step[k] == 0) {
+          for (int j = 0; j < W; ++j) splat[k][j] = *p;
+          p = splat[k];
+        }
+        in[k] = p;
+      }
+      int64_t i = 0;
+      for (; i + W <= n; i += W) vecmath::store(out + i, apply_vec_steps<N>(f, in, step, i));
+      if (i < n) {
+        float buf[N + 1][W] = {};
+        const float* bin[N];
+        for (int k = 0; k < N; ++k) {
+          for (int64_t j = i; j < n; ++j) buf[k][j - i] = in[k][(j - i) + i * step[k]];
+          bin[k] = buf[k];
+        }
+        vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+        for (int64_t j = i; j < n; ++j) out[j] = buf[N][j - i];
+      }
+      return;
+    }
+    float buf[N + 1][W];
+    const float* bin[N];
+    for (int k = 0; k < N; ++k) bin[k] = buf[k];
     for (int64_t i = 0; i < n; i += W) {
       const int m = static_cast<int>(std::min<int64_t>(W, n - i));
-      for (int j = 0; j < m; ++j) buf[j] = at<float>(data[1], strides[1], i + j);
-      for (int j = m; j < W; ++j) buf[j] = 0.0f;
-      vecmath::store(buf, f(vecmath::load(buf)));
-      for (int j = 0; j < m; ++j) at<float>(data[0], strides[0], i + j) = buf[j];
+      for (int k = 0; k < N; ++k) {
+        for (int j = 0; j < m; ++j) buf[k][j] = at<float>(data[k + 1], strides[k + 1], i + j);
+        for (int j = m; j < W; ++j) buf[k][j] = 0.0f;
+      }
+      vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+      for (int j = 0; j < m; ++j) at<float>(data[0], strides[0], i + j) = buf[N][j];
     }
   } else {
     static_assert(kChunk % W == 0, "chunks hold whole vectors");
-    alignas(64) float buf[kChunk];
+    alignas(64) float buf[N][kChunk];
+    alignas(64) float res[kChunk];
+    const float* bin[N];
+    for (int k = 0; k < N; ++k) bin[k] = buf[k];
     for (int64_t i = 0; i < n; i += kChunk) {
       const int m = static_cast<int>(std::min<int64_t>(kChunk, n - i));
-      gather_float<T>(data[1], strides[1], i, m, buf);
       const int padded = (m + W - 1) / W * W;
-      for (int j = m; j < padded; ++j) buf[j] = 0.0f;
-      for (int j = 0; j < padded; j += W) vecmath::store(buf + j, f(vecmath::load(buf + j)));
-      scatter_float<T>(data[0], strides[0], i, m, buf);
+      for (int k = 0; k < N; ++k) {
+        gather_float<T>(data[k + 1], strides[k + 1], i, m, buf[k]);
+        for (int j = m; j < padded; ++j) buf[k][j] = 0.0f;
+      }
+      for (int j = 0; j < padded; j += W) vecmath::store(res + j, apply_vec<N>(f, bin, j));
+      scatter_float<T>(data[0], strides[0], i, m, res);
     }
   }
 }
 
 // out[i] = f(a[i]) for double with f mapping a vector of doubles to a
-// vector of doubles; partial blocks are padded as in vec_loop1.
+// vector of doubles; partial blocks are padded as in vec_loop.
 template <typename F>
-inline void vec_loop1_double(char** data, const int64_t* strides, int64_t n, const F& f) {
+__attribute__((flatten)) inline void vec_loop1_double(char** data, const int64_t* strides, int64_t n, const F& f) {
   constexpr int W = vecmath::kLanesD;
   double buf[W];
   const bool contiguous = strides[0] == sizeof(double) && strides[1] == sizeof(double);
@@ -284,6 +354,15 @@ inline void vec_loop1_double(char** data, const int64_t* strides, int64_t n, con
   if (contiguous) {
     double* out = reinterpret_cast<double*>(data[0]);
     const double* a = reinterpret_cast<const double*>(data[1]);
+    // Four independent vectors per step, as vec_loop.
+    for (; i + 4 * W <= n; i += 4 * W) {
+      const vecmath::Vd r0 = f(vecmath::load(a + i)), r1 = f(vecmath::load(a + i + W));
+      const vecmath::Vd r2 = f(vecmath::load(a + i + 2 * W)), r3 = f(vecmath::load(a + i + 3 * W));
+      vecmath::store(out + i, r0);
+      vecmath::store(out + i + W, r1);
+      vecmath::store(out + i + 2 * W, r2);
+      vecmath::store(out + i + 3 * W, r3);
+    }
     for (; i + W <= n; i += W) vecmath::store(out + i, f(vecmath::load(a + i)));
   }
   for (; i < n; i += W) {

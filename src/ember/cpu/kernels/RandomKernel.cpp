@@ -127,6 +127,35 @@ void fill_serial(const TensorBase& t, Gen gen) {
   });
 }
 
+// As fill_serial with gen() = f(draw), one draw per element (a 32-bit
+// random() or, with kDraw64, a random64()). The draws are taken from the
+// stream in blocks, which lets the tempering and f vectorise.
+template <typename T, bool kDraw64, typename F>
+void fill_serial_draws(const TensorBase& t, GeneratorImpl* g, const F& f) {
+  constexpr int64_t kBlock = 256;
+  constexpr int kWords = kDraw64 ? 2 : 1;
+  uint32_t w[kWords * kBlock];
+  for_each_run(t, nullptr, [&](char* p, int64_t s, char*, int64_t, int64_t n) {
+    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - i0);
+      g->engine().fill(w, kWords * m);
+      const auto draw = [&](int64_t j) {
+        if constexpr (kDraw64) {
+          return (uint64_t(w[2 * j]) << 32) | w[2 * j + 1];
+        } else {
+          return w[j];
+        }
+      };
+      if (s == static_cast<int64_t>(sizeof(T))) {
+        T* out = reinterpret_cast<T*>(p) + i0;
+        for (int64_t j = 0; j < m; ++j) out[j] = f(draw(j));
+      } else {
+        for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(p + (i0 + j) * s) = f(draw(j));
+      }
+    }
+  });
+}
+
 // Runs f.template operator()<T>() for the floating dtypes.
 template <typename F>
 void dispatch_floating(ScalarType t, const char* name, const F& f) {
@@ -155,15 +184,16 @@ void uniform_kernel(const TensorBase& self, double from_, double to_, GeneratorI
     const A range = to - from;
     const T from_t = convert<T>(from);
     const T to_t = convert<T>(to);
-    fill_serial<T>(self, [&]() -> T {
+    constexpr bool kDouble = std::is_same_v<T, double>;
+    fill_serial_draws<T, kDouble>(self, g, [&](auto r) -> T {
       A x;
-      if constexpr (std::is_same_v<T, double>) {
-        x = uniform53(g);
+      if constexpr (kDouble) {
+        x = static_cast<double>(r & ((uint64_t(1) << 53) - 1)) * (1.0 / 9007199254740992.0);
       } else {
-        x = uniform24(g);
+        x = static_cast<float>(r & 0xffffffu) * (1.0f / 16777216.0f);
       }
       T v = convert<T>(std::fma(x, range, from));
-      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+      if constexpr (kDouble || std::is_same_v<T, float>) {
         return v == to_t ? from_t : v;
       } else {
         return v.x == to_t.x ? from_t : v;  // 16-bit types: compare the bits
@@ -556,7 +586,11 @@ void bernoulli_scalar_kernel(const TensorBase& self, double p, GeneratorImpl* g)
   dispatch_random_types(self.dtype(), "bernoulli_scalar_cpu_", [&](auto tag) {
     using T = decltype(tag);
     const T one = from_int64<T>(1), zero = from_int64<T>(0);
-    fill_serial<T>(self, [&]() -> T { return uniform53(g) < p ? one : zero; });
+    // u < p for u = k / 2^53 is k < ceil(p 2^53): an integer compare.
+    const uint64_t threshold = static_cast<uint64_t>(std::ceil(p * 9007199254740992.0));
+    fill_serial_draws<T, true>(self, g, [threshold, one, zero](uint64_t r) -> T {
+      return (r & ((uint64_t(1) << 53) - 1)) < threshold ? one : zero;
+    });
   });
 }
 

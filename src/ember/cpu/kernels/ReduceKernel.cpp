@@ -79,6 +79,29 @@ struct ProdOp {
 
   acc_t identity() const { return acc_t(1); }
   acc_t contig(const T* x, int64_t n) const {
+    if constexpr (has_vec_leaf_v<T> && std::is_same_v<acc_t, T>) {
+      // Four vector accumulators, as Note [Vector reduction leaves].
+      using V = typename VecOf<T>::type;
+      constexpr int64_t W = sizeof(V) / sizeof(T);
+      V a0 = V{} + T(1), a1 = a0, a2 = a0, a3 = a0;
+      int64_t i = 0;
+      for (; i + 4 * W <= n; i += 4 * W) {
+        a0 *= vec_load<V>(x + i);
+        a1 *= vec_load<V>(x + i + W);
+        a2 *= vec_load<V>(x + i + 2 * W);
+        a3 *= vec_load<V>(x + i + 3 * W);
+      }
+      for (; i + W <= n; i += W) a0 *= vec_load<V>(x + i);
+      const V a = (a0 * a1) * (a2 * a3);
+      T l[W];
+      std::memcpy(l, &a, sizeof a);
+      for (int64_t w = W / 2; w > 0; w /= 2) {
+        for (int64_t j = 0; j < w; ++j) l[j] *= l[j + w];
+      }
+      T r = l[0];
+      for (; i < n; ++i) r *= x[i];
+      return r;
+    }
     acc_t lanes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -178,10 +201,40 @@ struct MinMaxOp {
     return pick(a, b);
   }
   void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    int64_t c0 = 0;
+    if constexpr (has_vec_leaf_v<T> && std::is_same_v<acc_t, T>) {
+      // Groups of eight rows: four vector accumulators per column chunk stay
+      // in registers across a group, and rows are still read in order.
+      using V = typename VecOf<T>::type;
+      constexpr int64_t W = sizeof(V) / sizeof(T);
+      constexpr int64_t kGroup = 8;
+      const auto vpick = [](V a, V v) { return (kMax ? v > a : v < a) | (v != v) ? v : a; };
+      const int64_t cv = nc / (4 * W) * (4 * W);
+      for (int64_t r0 = 0; r0 < rows; r0 += kGroup) {
+        const int64_t r1 = std::min(rows, r0 + kGroup);
+        for (int64_t c = 0; c < cv; c += 4 * W) {
+          V a0 = vec_load<V>(acc + c), a1 = vec_load<V>(acc + c + W);
+          V a2 = vec_load<V>(acc + c + 2 * W), a3 = vec_load<V>(acc + c + 3 * W);
+          // A NaN accumulator stays NaN: v > NaN is false, and v != v only for a NaN v.
+          for (int64_t r = r0; r < r1; ++r) {
+            const T* row = x + r * rs + c;
+            a0 = vpick(a0, vec_load<V>(row));
+            a1 = vpick(a1, vec_load<V>(row + W));
+            a2 = vpick(a2, vec_load<V>(row + 2 * W));
+            a3 = vpick(a3, vec_load<V>(row + 3 * W));
+          }
+          std::memcpy(acc + c, &a0, sizeof a0);
+          std::memcpy(acc + c + W, &a1, sizeof a1);
+          std::memcpy(acc + c + 2 * W, &a2, sizeof a2);
+          std::memcpy(acc + c + 3 * W, &a3, sizeof a3);
+        }
+      }
+      c0 = cv;
+    }
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * rs;
 #pragma omp simd
-      for (int64_t c = 0; c < nc; ++c) {
+      for (int64_t c = c0; c < nc; ++c) {
         const acc_t v = load(row[c]);
         // A NaN v replaces acc; a NaN acc stays (comparisons with NaN are false).
         if constexpr (std::is_floating_point_v<acc_t>) {

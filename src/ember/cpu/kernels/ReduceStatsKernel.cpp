@@ -1,6 +1,7 @@
 // Variance, logsumexp and index-returning reductions (max/min along a dim,
 // argmax/argmin), compiled once per CPU capability.
 #include "ember/cpu/kernels/ReduceEngine.h"
+#include "ember/cpu/kernels/ReduceVec.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -122,7 +123,25 @@ struct LogSumExpOp {
     const V s = shift_of(m);
     return {s, cascade_sum<V>(0, n, [&](int64_t i) { return std::exp(f(i) - s); })};
   }
+  // exp(v - s) on a vector or a scalar.
+  static auto shifted_exp(V s) {
+    return [s](auto v) {
+      if constexpr (std::is_floating_point_v<decltype(v)>) {
+        return std::exp(v - s);
+      } else {
+        return vecmath::exp(v - s);
+      }
+    };
+  }
   acc_t contig(const T* x, int64_t n) const {
+    if constexpr (has_vec_leaf_v<T>) {
+      if (n > 0) {
+        const T m = vec_extreme<true>(x, n);
+        if (m != m) return {m, m};
+        const V s = shift_of(m);
+        return {s, vec_cascade_sum(x, n, shifted_exp(s))};
+      }
+    }
     return line(n, [x](int64_t i) { return load(x[i]); });
   }
   acc_t strided(const T* x, int64_t n, int64_t st) const {
@@ -150,7 +169,16 @@ struct LogSumExpOp {
       s[c] = V(0);
     }
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < nc; ++c) s[c] += std::exp(load(x[r * rs + c]) - m[c]);
+      int64_t c = 0;
+      if constexpr (has_vec_leaf_v<T>) {
+        using Vec = typename VecOf<T>::type;
+        constexpr int64_t W = sizeof(Vec) / sizeof(T);
+        for (; c + W <= nc; c += W) {
+          const Vec e = vecmath::exp(vec_load<Vec>(x + r * rs + c) - vec_load<Vec>(m + c)) + vec_load<Vec>(s + c);
+          std::memcpy(s + c, &e, sizeof e);
+        }
+      }
+      for (; c < nc; ++c) s[c] += std::exp(load(x[r * rs + c]) - m[c]);
     }
     for (int64_t c = 0; c < nc; ++c) {
       acc_t part = m[c] != m[c] ? acc_t{m[c], m[c]} : acc_t{m[c], s[c]};
@@ -246,6 +274,22 @@ void arg_reduce_typed(const ReducePlan& p) {
     DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, b);
     for (int64_t o = b; o < e; ++o, ow.next()) {
       const T* x = in + ow.offset;
+      if constexpr (has_vec_leaf_v<T>) {
+        if (Ls == 1) {
+          // The extreme value by vector passes, then its first position
+          // (the first NaN if any); the value written is that element.
+          const T m = vec_extreme<kMax>(x, L);
+          int64_t i = 0;
+          if (m != m) {
+            while (x[i] == x[i]) ++i;
+          } else {
+            while (x[i] != m) ++i;
+          }
+          if (vals) vals[o] = x[i];
+          idx[o] = i;
+          continue;
+        }
+      }
       V best = load(x[0]);
       int64_t bi = 0;
       for (int64_t i = 1; i < L; ++i) {

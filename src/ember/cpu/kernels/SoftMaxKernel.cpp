@@ -166,6 +166,24 @@ void softmax_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int
 
 // grad_input = y * (g - sum(g * y))         (softmax)
 // grad_input = g - exp(y) * sum(g)          (log_softmax)
+// One contiguous row.
+template <typename T>
+void softmax_backward_lastdim(const T* g, const T* y, T* r, int64_t n, bool log) {
+  using C = opmath_t<T>;
+  C s = 0;
+  if (log) {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += C(load(g[i]));
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) r[i] = static_cast<T>(C(load(g[i])) - fexp(C(load(y[i]))) * s);
+  } else {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += C(load(g[i])) * C(load(y[i]));
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) r[i] = static_cast<T>((C(load(g[i])) - s) * C(load(y[i])));
+  }
+}
+
 template <typename T>
 void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, int64_t outer, int64_t n, int64_t inner,
                             bool log) {
@@ -173,6 +191,14 @@ void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, 
   const T* g = static_cast<const T*>(grad.data_ptr());
   const T* y = static_cast<const T*>(out.data_ptr());
   T* r = static_cast<T*>(gin.data_ptr());
+  if (inner == 1) {
+    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+    parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) softmax_backward_lastdim<T>(g + o * n, y + o * n, r + o * n, n, log);
+    });
+    return;
+  }
+  // Over a strided dim: vectorise across blocks of the inner dim.
   const int64_t nblocks = (inner + kColBlock - 1) / kColBlock;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * std::min(inner, kColBlock), 1));
   parallel_for(0, outer * nblocks, grain, [&](int64_t b, int64_t e) {

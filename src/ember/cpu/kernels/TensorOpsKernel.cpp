@@ -268,16 +268,22 @@ void nan_to_num_kernel(const TensorIterator& it, double nan, double posinf, doub
     using T = typename decltype(tag)::type;
     if constexpr (is_float_like_v<T>) {
       using A = opmath_t<T>;
-      const T rn = static_cast<T>(static_cast<A>(nan));
-      const T rp = static_cast<T>(static_cast<A>(posinf));
-      const T rm = static_cast<T>(static_cast<A>(neginf));
-      it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          const T x = at<T>(d[1], s[1], i);
-          const A f = static_cast<A>(x);
-          at<T>(d[0], s[0], i) = std::isnan(f) ? rn : (std::isinf(f) ? (f > 0 ? rp : rm) : x);
-        }
-      });
+      // Replacements rounded to the element type first.
+      const A rn = static_cast<A>(static_cast<T>(static_cast<A>(nan)));
+      const A rp = static_cast<A>(static_cast<T>(static_cast<A>(posinf)));
+      const A rm = static_cast<A>(static_cast<T>(static_cast<A>(neginf)));
+      constexpr A inf = std::numeric_limits<A>::infinity();
+      if constexpr (std::is_same_v<A, float>) {
+        using vecmath::select;
+        using vecmath::splat;
+        const auto vf = [=](vecmath::Vf f) {
+          const vecmath::Vf r = select(f == inf, splat(rp), select(f == -inf, splat(rm), f));
+          return select(f != f, splat(rn), r);
+        };
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<T, 1>(d, s, n, vf); });
+      } else {
+        run_acc<T, T, 1>(it, [=](A f) { return f != f ? rn : (f == inf ? rp : (f == -inf ? rm : f)); });
+      }
     }
   });
 }

@@ -12,30 +12,38 @@ namespace {
 using vecmath::Vd;
 using vecmath::Vf;
 
-// Floating ops: vf on vectors of floats (float, Half and BFloat16 storage),
-// df on doubles (a vector of doubles when it accepts one, else one double).
-template <typename VF, typename DF>
-void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
+// Floating ops over N inputs: vf on vectors of floats (float, Half and
+// BFloat16 storage), df on doubles (for one input, a vector of doubles when
+// it accepts one, else one double).
+template <int N, typename VF, typename DF>
+void float_map(const TensorIterator& it, const VF& vf, const DF& df) {
   switch (it.common_dtype()) {
     case ScalarType::Float:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<float>(d, s, n, vf); });
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<float, N>(d, s, n, vf); });
       return;
     case ScalarType::Half:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<Half>(d, s, n, vf); });
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<Half, N>(d, s, n, vf); });
       return;
     case ScalarType::BFloat16:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1<BFloat16>(d, s, n, vf); });
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<BFloat16, N>(d, s, n, vf); });
       return;
     case ScalarType::Double:
-      if constexpr (std::is_invocable_v<DF, vecmath::Vd>) {
+      if constexpr (N == 2) {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop2<double, double, double>(d, s, n, df); });
+      } else if constexpr (std::is_invocable_v<DF, vecmath::Vd>) {
         it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, df); });
       } else {
         it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
       }
       return;
     default:
-      EMBER_INTERNAL_ASSERT(false, "float_unary on ", scalar_type_name(it.common_dtype()));
+      EMBER_INTERNAL_ASSERT(false, "float_map on ", scalar_type_name(it.common_dtype()));
   }
+}
+
+template <typename VF, typename DF>
+void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
+  float_map<1>(it, vf, df);
 }
 
 // A float op without a vector form: each lane calls f in float.
@@ -90,6 +98,7 @@ T abs_of(T x) {
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
 constexpr double kGeluKappa = 0.044715;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
 void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), unary_math_stub, it, op);
@@ -254,32 +263,43 @@ void round_decimals_kernel(const TensorIterator& it, int64_t decimals) {
   });
 }
 
+// Float types take the vector path with the same arithmetic as PyTorch's
+// vectorised GELU backward (including the erf of Note [Vectorised float math]).
 void gelu_backward_kernel(const TensorIterator& it, bool tanh_approximation) {
   // Inputs: grad, x (both of the common dtype).
-  dispatch_types(it.common_dtype(), [&](auto tag_) {
-    using scalar_t = typename decltype(tag_)::type;
-    if constexpr (is_float_like_v<scalar_t>) {
-      using acc_t = opmath_t<scalar_t>;
-      run_acc<scalar_t, scalar_t, 2>(it, [&](acc_t dy, acc_t x) {
-        if (tanh_approximation) {
-          const acc_t beta = acc_t(kSqrt2OverPi), kappa = acc_t(kGeluKappa);
-          const acc_t x_sq = x * x;
-          const acc_t inner = beta * (x + kappa * x_sq * x);
-          const acc_t t = std::tanh(inner);
-          const acc_t left = acc_t(0.5) * x;
-          const acc_t left_derivative = acc_t(0.5) * (acc_t(1) + t);
-          const acc_t right_derivative = left * (acc_t(1) - t * t) * (beta * (acc_t(1) + acc_t(3) * kappa * x_sq));
+  if (tanh_approximation) {
+    constexpr double kBeta = kSqrt2OverPi, kKappa = kGeluKappa;
+    return float_map<2>(
+        it,
+        [](Vf dy, Vf x) {
+          const Vf x_sq = x * x;
+          const Vf t = vecmath::tanh(float(kBeta) * (x + float(kKappa) * (x_sq * x)));
+          const Vf left = 0.5f * x;
+          const Vf left_derivative = 0.5f * (1.0f + t);
+          const Vf right_derivative = left * (1.0f - t * t) * (float(kBeta) * (1.0f + (3.0f * float(kKappa)) * x_sq));
           return dy * (left_derivative + right_derivative);
-        }
-        const acc_t alpha = acc_t(0.39894228040143267794);  // 1/sqrt(2 pi)
-        const acc_t cdf = acc_t(0.5) * (acc_t(1) + std::erf(x * acc_t(kSqrt1_2)));
-        const acc_t pdf = alpha * std::exp(x * x * acc_t(-0.5));
+        },
+        [](double dy, double x) {
+          const double x_sq = x * x;
+          const double t = std::tanh(kBeta * (x + kKappa * x_sq * x));
+          const double left = 0.5 * x;
+          const double left_derivative = 0.5 * (1.0 + t);
+          const double right_derivative = left * (1.0 - t * t) * (kBeta * (1.0 + 3.0 * kKappa * x_sq));
+          return dy * (left_derivative + right_derivative);
+        });
+  }
+  float_map<2>(
+      it,
+      [](Vf dy, Vf x) {
+        const Vf cdf = 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
+        const Vf pdf = float(kInvSqrt2Pi) * vecmath::exp(x * x * -0.5f);
+        return dy * (x * pdf + cdf);
+      },
+      [](double dy, double x) {
+        const double cdf = 0.5 * (1.0 + std::erf(x * kSqrt1_2));
+        const double pdf = kInvSqrt2Pi * std::exp(x * x * -0.5);
         return dy * (cdf + x * pdf);
       });
-    } else {
-      EMBER_INTERNAL_ASSERT(false, "gelu_backward on ", scalar_type_name(it.common_dtype()));
-    }
-  });
 }
 
 }  // namespace

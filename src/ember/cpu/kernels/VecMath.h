@@ -335,7 +335,8 @@ EMBER_VEC_INLINE Vf erf(Vf x) {
   p = madd(p, t, splat(1.421413741f));
   p = madd(p, t, splat(-0.284496736f));
   p = madd(p, t, splat(0.254829592f));
-  Vf y = madd(-(p * t), exp(-(ax * ax)), splat(1.0f));
+  // 1 - (exp(-x^2) t) p, rounded in this order (as PyTorch's vectorised erf).
+  Vf y = madd(-(exp(-(x * x)) * t), p, splat(1.0f));
   return select(isnan(x), x, copysign(y, x));
 }
 

@@ -68,10 +68,23 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
                                     int64_t padding_idx, bool scale_grad_by_freq) {
   const int64_t d = grad_output.dim() > 0 ? grad_output.sizes()[grad_output.dim() - 1] : 1;
   Tensor idx = indices.to(ScalarType::Long).contiguous();
-  Tensor grad = grad_output.contiguous();
-  Tensor out = ember::zeros({num_weights, d}, grad.dtype());
   const int64_t n = idx.numel();
   const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
+  bool in_range = true;
+  for (int64_t i = 0; i < n; ++i) in_range = in_range && ip[i] >= 0 && ip[i] < num_weights;
+  if (in_range && !scale_grad_by_freq &&
+      (grad_output.dtype() == ScalarType::Float || grad_output.dtype() == ScalarType::Double)) {
+    // Rows of grad_output add into their weight rows in order (index_add_'s
+    // row loop; grad_output may be expanded, as the gradient of a sum is).
+    // 16-bit floats keep the loop below: index_add_ would sum them in float.
+    Tensor out = ember::zeros({num_weights, d}, grad_output.dtype());
+    if (n == 0) return out;
+    out.index_add_(0, idx.reshape({n}), grad_output.reshape({n, d}));
+    if (padding_idx >= 0 && padding_idx < num_weights) out.select(0, padding_idx).zero_();
+    return out;
+  }
+  Tensor grad = grad_output.contiguous();
+  Tensor out = ember::zeros({num_weights, d}, grad.dtype());
   std::vector<int64_t> counts;
   if (scale_grad_by_freq) {
     counts.assign(num_weights, 0);
