@@ -159,7 +159,8 @@ TEST(Math, WhereAndClamp) {
 // ---- vectorised float32 functions (cpu/kernels/VecMath.h) ---------------------------------
 // Dense sweeps: float bit patterns at a fixed stride across each function's
 // range (every binade, subnormals included), each result against the double
-// result rounded to float. math_test also runs under EMBER_CPU_CAPABILITY=
+// result rounded to float: within 1 ulp (the worst errors, over every float,
+// are 1.2-1.4 ulp of the exact value; docs/decisions/0010). math_test also runs under EMBER_CPU_CAPABILITY=
 // default and avx2 (tests/cpp/CMakeLists.txt), so every build is covered.
 
 namespace {
@@ -191,13 +192,13 @@ std::vector<double> bit_sweep(float lo, float hi, uint32_t stride) {
 
 const VecCase kVecCases[] = {
     {"erf", [](const Tensor& t) { return erf(t); }, [](double v) { return std::erf(v); }, -1e30f, 1e30f, 1},
-    {"erfc", [](const Tensor& t) { return erfc(t); }, [](double v) { return std::erfc(v); }, -1e30f, 1e30f, 2},
+    {"erfc", [](const Tensor& t) { return erfc(t); }, [](double v) { return std::erfc(v); }, -1e30f, 1e30f, 1},
     {"log1p", [](const Tensor& t) { return log1p(t); }, [](double v) { return std::log1p(v); }, -1.0f, 3e38f, 1},
-    {"expm1", [](const Tensor& t) { return expm1(t); }, [](double v) { return std::expm1(v); }, -120.0f, 89.0f, 2},
+    {"expm1", [](const Tensor& t) { return expm1(t); }, [](double v) { return std::expm1(v); }, -120.0f, 89.0f, 1},
     {"log2", [](const Tensor& t) { return log2(t); }, [](double v) { return std::log2(v); }, 0.0f, 3e38f, 1},
     {"log10", [](const Tensor& t) { return log10(t); }, [](double v) { return std::log10(v); }, 0.0f, 3e38f, 1},
     {"exp2", [](const Tensor& t) { return exp2(t); }, [](double v) { return std::exp2(v); }, -160.0f, 130.0f, 1},
-    {"tan", [](const Tensor& t) { return tan(t); }, [](double v) { return std::tan(v); }, -1e5f, 1e5f, 2},
+    {"tan", [](const Tensor& t) { return tan(t); }, [](double v) { return std::tan(v); }, -1e5f, 1e5f, 1},
     {"asin", [](const Tensor& t) { return asin(t); }, [](double v) { return std::asin(v); }, -1.0f, 1.0f, 1},
     {"acos", [](const Tensor& t) { return acos(t); }, [](double v) { return std::acos(v); }, -1.0f, 1.0f, 1},
     {"atan", [](const Tensor& t) { return atan(t); }, [](double v) { return std::atan(v); }, -3e38f, 3e38f, 1},

@@ -312,16 +312,25 @@ __attribute__((flatten)) inline void vec_loop(char** data, const int64_t* stride
       }
       return;
     }
-    float buf[N + 1][W];
+    // Strided: blocks of four vectors gathered into a buffer, so that their
+    // dependency chains overlap as in the contiguous loop (one vector at a
+    // time made tan on a stride-2 view 3x slower than contiguous).
+    constexpr int B = 4 * W;
+    float buf[N + 1][B];
     const float* bin[N];
     for (int k = 0; k < N; ++k) bin[k] = buf[k];
-    for (int64_t i = 0; i < n; i += W) {
-      const int m = static_cast<int>(std::min<int64_t>(W, n - i));
+    for (int64_t i = 0; i < n; i += B) {
+      const int m = static_cast<int>(std::min<int64_t>(B, n - i));
       for (int k = 0; k < N; ++k) {
         for (int j = 0; j < m; ++j) buf[k][j] = at<float>(data[k + 1], strides[k + 1], i + j);
-        for (int j = m; j < W; ++j) buf[k][j] = 0.0f;
+        for (int j = m; j < B; ++j) buf[k][j] = 0.0f;
       }
-      vecmath::store(buf[N], apply_vec<N>(f, bin, 0));
+      const vecmath::Vf r0 = apply_vec<N>(f, bin, 0), r1 = apply_vec<N>(f, bin, W);
+      const vecmath::Vf r2 = apply_vec<N>(f, bin, 2 * W), r3 = apply_vec<N>(f, bin, 3 * W);
+      vecmath::store(buf[N], r0);
+      vecmath::store(buf[N] + W, r1);
+      vecmath::store(buf[N] + 2 * W, r2);
+      vecmath::store(buf[N] + 3 * W, r3);
       for (int j = 0; j < m; ++j) at<float>(data[0], strides[0], i + j) = buf[N][j];
     }
   } else {
