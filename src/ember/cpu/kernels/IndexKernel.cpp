@@ -480,6 +480,15 @@ struct SgRunner {
   }
 };
 
+// The index is one vector along J, the same at every outer and inner position.
+inline bool index_is_one_vector(const ScatterGeometry& g) {
+  auto zero = [](const DimVector& v) { return std::all_of(v.begin(), v.end(), [](int64_t s) { return s == 0; }); };
+  return !g.c_sizes.empty() && zero(g.a_i) && zero(g.c_i);
+}
+
+template <typename T, ScatterOp M>
+bool sg_grouped(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, bool parallel);
+
 template <typename T, ScatterOp M>
 bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, const Scalar& alpha) {
   SgRunner<T, M> r{g, {}, reinterpret_cast<T*>(x), reinterpret_cast<T*>(y), index};
@@ -514,6 +523,10 @@ bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, co
     parallel_for(0, nj, std::max<int64_t>(1, kGrain / per_j), [&](int64_t j0, int64_t j1) {
       if (!r.run(0, na, j0, j1, 0, nc)) ok = false;
     });
+  } else if (index_is_one_vector(g)) {
+    // Few outer lines, one index vector: threads own whole X rows (Note [Rows
+    // grouped by target]).
+    return sg_grouped<T, M>(r.op, g, r.X, r.Y, index, true);
   } else {
     // Few outer lines: split the innermost C dim, every thread walking all of J.
     const int64_t per_c = std::max<int64_t>(1, work / nc);
@@ -578,61 +591,82 @@ inline void store_floats(const float* in, T* out, int64_t s, int64_t n) {
   for (int64_t k = 0; k < n; ++k) out[k * s] = T(in[k]);
 }
 
+// Note [Rows grouped by target]
+// When the index is one vector along J (the same at every outer and inner
+// position) and C is not empty, every j moves whole C rows into X row
+// index[j]. Grouping the positions j by target (a stable sort keeps their
+// order) lets each X row be finished in one go, and lets threads own whole X
+// rows instead of slices of every row. Each element still receives its
+// updates in increasing j, so results equal the plain walk.
 // Note [Float sums of 16-bit rows]
 // PyTorch sums 16-bit floats scattered into one element in float, rounding
-// once. When the index is one vector along J (the same for every outer and
-// inner position) and C is not empty, the positions j are grouped by target
-// (a stable sort keeps their order) and each target row is summed in a float
-// buffer: X is read and written once, Y read once, nothing else allocated.
-template <typename T>
-bool sg_grouped_float_sum(const ScatterGeometry& g, T* X, T* Y, const int64_t* I) {
-  const int64_t nj = g.nj, ji = g.j_i, bound = g.bound;
-  if (!g.checked && !sg_indices_ok(I, ji, nj, bound)) return false;
-  // order: the j of each target x, targets ascending, j ascending within one.
-  std::vector<int64_t> order(nj), first;
-  std::vector<int64_t> targets;
+// once: with rows grouped by target, each one is summed in a float buffer (X
+// read and written once, Y read once, nothing else allocated).
+struct TargetGroups {
+  std::vector<int64_t> order, first, targets;  // j by target; group t is order[first[t] .. first[t + 1])
+};
+
+TargetGroups group_by_target(const int64_t* I, int64_t ji, int64_t nj, int64_t bound) {
+  TargetGroups r;
+  r.order.resize(nj);
   if (bound <= 4 * nj + 1024) {
     std::vector<int64_t> count(bound + 1, 0);
     for (int64_t j = 0; j < nj; ++j) ++count[I[j * ji] + 1];
     for (int64_t x = 0; x < bound; ++x) {
-      if (count[x + 1]) targets.push_back(x), first.push_back(count[x]);
+      if (count[x + 1]) r.targets.push_back(x), r.first.push_back(count[x]);
       count[x + 1] += count[x];
     }
-    for (int64_t j = 0; j < nj; ++j) order[count[I[j * ji]]++] = j;
+    for (int64_t j = 0; j < nj; ++j) r.order[count[I[j * ji]]++] = j;
   } else {
-    for (int64_t j = 0; j < nj; ++j) order[j] = j;
-    std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) { return I[p * ji] < I[q * ji]; });
+    for (int64_t j = 0; j < nj; ++j) r.order[j] = j;
+    std::stable_sort(r.order.begin(), r.order.end(), [&](int64_t p, int64_t q) { return I[p * ji] < I[q * ji]; });
     for (int64_t k = 0; k < nj; ++k) {
-      if (k == 0 || I[order[k] * ji] != I[order[k - 1] * ji]) targets.push_back(I[order[k] * ji]), first.push_back(k);
+      const int64_t x = I[r.order[k] * ji];
+      if (k == 0 || x != I[r.order[k - 1] * ji]) r.targets.push_back(x), r.first.push_back(k);
     }
   }
-  first.push_back(nj);
-  const int64_t nt = static_cast<int64_t>(targets.size());
+  r.first.push_back(nj);
+  return r;
+}
+
+// The C rows of target row x (all outer positions) get the rows of group t:
+// row(x_row, stride, y_rows_of_group...) through f(xr, yr_for_each_j).
+template <typename T, ScatterOp M>
+bool sg_grouped(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, bool parallel) {
+  const int64_t nj = g.nj, ji = g.j_i;
+  if (!g.checked && !sg_indices_ok(I, ji, nj, g.bound)) return false;
+  const TargetGroups tg = group_by_target(I, ji, nj, g.bound);
+  const int64_t ntargets = static_cast<int64_t>(tg.targets.size());
   int64_t na = 1, outer = 1;
   for (int64_t sz : g.a_sizes) na *= sz;
   const size_t ncd = g.c_sizes.size();
   for (size_t d = 0; d + 1 < ncd; ++d) outer *= g.c_sizes[d];
   const int64_t n = g.c_sizes[ncd - 1], cx = g.c_x[ncd - 1], cy = g.c_y[ncd - 1];
+  constexpr bool kFloatSum = M == ScatterOp::FloatSum;
   auto body = [&](int64_t t0, int64_t t1) {
-    std::vector<float> buf(2 * n);
+    std::vector<float> buf(kFloatSum ? 2 * n : 0);
     float* b = buf.data();
     float* tmp = b + n;
     DimVector ctr(ncd - 1, 0);
     for (int64_t a = 0; a < na; ++a) {
       int64_t ox = 0, oy = 0;
-      for (size_t d = g.a_sizes.size(), r = a; d-- > 0;) {
-        const int64_t k = static_cast<int64_t>(r) % g.a_sizes[d];
+      for (int64_t d = static_cast<int64_t>(g.a_sizes.size()) - 1, r = a; d >= 0; --d) {
+        const int64_t k = r % g.a_sizes[d];
         r /= g.a_sizes[d];
         ox += k * g.a_x[d], oy += k * g.a_y[d];
       }
       for (int64_t t = t0; t < t1; ++t) {
-        int64_t px = ox + targets[t] * g.j_x, py = oy;
+        int64_t px = ox + tg.targets[t] * g.j_x, py = oy;
         for (int64_t r = 0; r < outer; ++r) {
           T* xr = X + px;
-          load_floats(xr, cx, b, n);
-          for (int64_t q = first[t]; q < first[t + 1]; ++q) {
-            const T* yr = Y + py + order[q] * g.j_y;
-            if (std::is_same_v<T, BFloat16> && cy == 1) {
+          if constexpr (kFloatSum) load_floats(xr, cx, b, n);
+          for (int64_t q = tg.first[t]; q < tg.first[t + 1]; ++q) {
+            T* yr = Y + py + tg.order[q] * g.j_y;
+            if constexpr (!kFloatSum) {
+              int64_t vec_n = 0;
+              if constexpr (M == ScatterOp::SumAlpha && !std::is_same_v<opmath_t<T>, T>) vec_n = n - n % 32;
+              sg_row<T, M>(op, xr, cx, yr, cy, n, vec_n);
+            } else if (std::is_same_v<T, BFloat16> && cy == 1) {
               for (int64_t k = 0; k < n; ++k) {
                 const uint32_t u = uint32_t(reinterpret_cast<const uint16_t*>(yr)[k]) << 16;
                 float f;
@@ -644,7 +678,7 @@ bool sg_grouped_float_sum(const ScatterGeometry& g, T* X, T* Y, const int64_t* I
               for (int64_t k = 0; k < n; ++k) b[k] += tmp[k];
             }
           }
-          store_floats(b, xr, cx, n);
+          if constexpr (kFloatSum) store_floats(b, xr, cx, n);
           for (size_t d = ncd - 1; d-- > 0;) {
             px += g.c_x[d], py += g.c_y[d];
             if (++ctr[d] < g.c_sizes[d]) break;
@@ -655,11 +689,11 @@ bool sg_grouped_float_sum(const ScatterGeometry& g, T* X, T* Y, const int64_t* I
       }
     }
   };
-  const int64_t per_target = std::max<int64_t>(1, na * outer * n * std::max<int64_t>(1, nj / std::max<int64_t>(nt, 1)));
-  if (g.parallel) {
-    parallel_for(0, nt, std::max<int64_t>(1, 32768 / per_target), body);
+  const int64_t per_target = std::max<int64_t>(1, na * outer * n * std::max<int64_t>(1, nj / std::max<int64_t>(ntargets, 1)));
+  if (parallel) {
+    parallel_for(0, ntargets, std::max<int64_t>(1, 32768 / per_target), body);
   } else {
-    body(0, nt);
+    body(0, ntargets);
   }
   return true;
 }
@@ -684,9 +718,11 @@ bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int
   if (op == ScatterOp::FloatSum) {
     EMBER_INTERNAL_ASSERT(dtype == ScalarType::Half || dtype == ScalarType::BFloat16, "FloatSum: 16-bit floats only");
     if (dtype == ScalarType::Half) {
-      return sg_grouped_float_sum(g, reinterpret_cast<Half*>(x), reinterpret_cast<Half*>(y), index);
+      return sg_grouped<Half, ScatterOp::FloatSum>({}, g, reinterpret_cast<Half*>(x), reinterpret_cast<Half*>(y), index,
+                                                   g.parallel);
     }
-    return sg_grouped_float_sum(g, reinterpret_cast<BFloat16*>(x), reinterpret_cast<BFloat16*>(y), index);
+    return sg_grouped<BFloat16, ScatterOp::FloatSum>({}, g, reinterpret_cast<BFloat16*>(x),
+                                                     reinterpret_cast<BFloat16*>(y), index, g.parallel);
   }
   return EMBER_DISPATCH_KERNEL_TYPES(dtype, "scatter", [&]() -> bool {
     switch (op) {
