@@ -59,6 +59,10 @@ EMBER_CORE_API Allocator* get_allocator(DeviceType type);
 // Backends register their allocator when their library loads.
 EMBER_CORE_API void set_allocator(DeviceType type, Allocator* allocator);
 
+// Idle large CPU blocks kept for reuse (Note [Large CPU blocks]).
+EMBER_CORE_API size_t cpu_cached_bytes();
+EMBER_CORE_API void cpu_release_cached_blocks();
+
 // Alignment of CPU allocations: one AVX-512 register / cache line.
 constexpr size_t kCpuAlignment = 64;
 

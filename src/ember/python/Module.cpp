@@ -138,6 +138,8 @@ void init_module(nb::module_& m) {
   m.def("_blas_info", [] { return std::string(blas_info()); });
   m.def("_cuda_version", [] { return cuda_version(); });
   m.def("_cuda_device_count", [] { return cuda_device_count(); });
+  m.def("_cpu_cached_bytes", &cpu_cached_bytes);
+  m.def("_cpu_release_cached_blocks", &cpu_release_cached_blocks);
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", [](int n) {
     if (n <= 0) throw ValueError("set_num_threads expects a positive integer");
