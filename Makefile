@@ -22,6 +22,8 @@ test: deps-test gtest onednn
 
 build: deps-build
 	$(PIP) install -q $(SKBUILD_FLAGS) -e .
+	@# An editable install leaves sources uncompiled; write their bytecode as pip does for wheels.
+	$(PY) -m compileall -q python/ember $(BUILD_DIR)/generated/python
 
 ctest:
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
