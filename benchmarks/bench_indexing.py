@@ -2,7 +2,7 @@
 interleaved runs, median (or minimum) of repeats. Prints one line per case
 with both times and the ratio (Ember / PyTorch; below 1 is faster).
 
-    python benchmarks/bench_indexing.py [--threads N] [--repeats R] [--min] [-k SUBSTR]
+    python benchmarks/bench_indexing.py [--threads N] [--repeats R] [--min] [-k SUBSTR ...]
 """
 
 from __future__ import annotations
@@ -299,7 +299,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min", action="store_true", help="minimum of the repeats instead of the median")
-    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-k", action="append", default=[], help="only cases whose name contains this (repeatable)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     ember.set_num_threads(args.threads)
@@ -307,7 +307,7 @@ def main():
           f"torch {torch.__version__}, ember {ember.__version__}")
     stat = min if args.min else statistics.median
     for name, make, number in [*cases(), *scatter_gather_cases()]:
-        if args.k in name:
+        if not args.k or any(k in name for k in args.k):
             try:
                 bench(name, make, number, args.repeats, stat)
             except (AttributeError, RuntimeError) as e:  # an op one library lacks

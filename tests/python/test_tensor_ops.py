@@ -756,3 +756,14 @@ def test_index_put_accumulate_large(dtype, threads):
     pos = np.random.default_rng(30).integers(0, flat_e.numel(), 100000)
     (ie, it), (ve, vt) = _idx(pos), _big((100000,), dtype, 31)
     _exact(flat_e.index_put((ie,), ve, accumulate=True), flat_t.index_put((it,), vt, accumulate=True))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "bfloat16", "float32", "float64"])
+def test_masked_scatter_large(dtype, threads):
+    se, st_ = _big((300, 700), dtype, 32, "t")
+    me, mt = _big((300, 700), "bool", 33)
+    be, bt = _big((400, 700), dtype, 34)
+    _exact(threads(lambda: se.masked_scatter(me, be)), st_.masked_scatter(mt, bt))
+    me, mt = _big((700,), "bool", 35)  # broadcast over rows
+    _exact(threads(lambda: se.masked_scatter(me, be)), st_.masked_scatter(mt, bt))
+    run_both(lambda: se.masked_scatter(me, be[:10]), lambda: st_.masked_scatter(mt, bt[:10]))

@@ -69,10 +69,12 @@ using MaskedFillFn = void (*)(const TensorIterator& it, const Scalar& value);
 //   direct operand Y:   a . a_y + j * j_y + c . c_y   (out of gather, src of scatter)
 //   index:              a . a_i + j * j_i + c . c_i   (int64; 0 strides where expanded)
 // (strides in elements; A and C already coalesced, C innermost last). Each
-// X element only receives from one (a, c) line, in increasing j: work is
-// split over A or over the innermost C dim, never over J, so results do not
-// depend on the thread count. index_add/copy/fill pass a checked index
-// vector with a_i = c_i = 0: the C rows then move whole.
+// X element only receives from one (a, c) line, in increasing j: scatters
+// split work over A, over the innermost C dim or over target rows (Note
+// [Rows grouped by target] in cpu/kernels/IndexKernel.cpp), never over the
+// j of one element, so results do not depend on the thread count; gathers
+// may split J too. index_add/copy/fill pass a checked index vector with
+// a_i = c_i = 0: the C rows then move whole.
 // FloatSum: Sum of 16-bit floats accumulated in float, for an index that is
 // one vector along J (a_i = c_i = 0) and C not empty (Note [Float sums of
 // 16-bit rows] in cpu/kernels/IndexKernel.cpp).

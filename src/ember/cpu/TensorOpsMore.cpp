@@ -83,16 +83,49 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
   const bool* mp = m.data_ptr<bool>();
   const int64_t n = m.numel(), avail = src.numel();
   Tensor o = out.is_contiguous() ? out : out.contiguous();
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "masked_scatter", [&] {
-    const scalar_t* sp = static_cast<const scalar_t*>(src.data_ptr());
-    scalar_t* op = static_cast<scalar_t*>(o.data_ptr());
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      if (!mp[i]) continue;
-      EMBER_CHECK(k < avail, "Number of elements of source < number of ones in mask");
-      op[i] = sp[k++];
+  // As nonzero (Note [nonzero in two passes]): chunks count their true
+  // elements, the counts give each chunk its first source element, and each
+  // chunk writes without branches up to its last true element.
+  constexpr int64_t kGrain = 1 << 16;
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), n / kGrain));
+  const int64_t per = (n + chunks - 1) / chunks;
+  std::vector<int64_t> start(chunks + 1, 0);
+  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      int64_t count = 0;
+      for (int64_t i = c * per, e = std::min(n, (c + 1) * per); i < e; ++i) count += mp[i];
+      start[c + 1] = count;
     }
   });
+  for (int64_t c = 0; c < chunks; ++c) start[c + 1] += start[c];
+  EMBER_CHECK(start[chunks] <= avail, "Number of elements of source < number of ones in mask");
+  // Elements move as bits of their size; the select is done with masks so
+  // that it stays free of branches.
+  auto run = [&](auto tag) {
+    using U = decltype(tag);
+    const U* sp = static_cast<const U*>(src.data_ptr());
+    U* op = static_cast<U*>(o.data_ptr());
+    parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t b = c * per, e = std::min(n, (c + 1) * per);
+        while (e > b && !mp[e - 1]) --e;
+        const U* s = sp + start[c];
+        // s[k] is read at every step: k stays below the chunk's count up to
+        // its last true element.
+        for (int64_t i = b, k = 0; i < e; ++i) {
+          const U keep = static_cast<U>(mp[i]) - U(1);  // all ones where the mask is false
+          op[i] = static_cast<U>((op[i] & keep) | (s[k] & static_cast<U>(~keep)));
+          k += mp[i];
+        }
+      }
+    });
+  };
+  switch (o.element_size()) {
+    case 1: run(uint8_t{}); break;
+    case 2: run(uint16_t{}); break;
+    case 4: run(uint32_t{}); break;
+    default: run(uint64_t{}); break;
+  }
   if (!o.is_same(out)) out.copy_(o);
   return out;
 }

@@ -629,8 +629,8 @@ TargetGroups group_by_target(const int64_t* I, int64_t ji, int64_t nj, int64_t b
   return r;
 }
 
-// The C rows of target row x (all outer positions) get the rows of group t:
-// row(x_row, stride, y_rows_of_group...) through f(xr, yr_for_each_j).
+// Note [Rows grouped by target] over every outer line; FloatSum sums in a
+// float buffer per row. Threads (when parallel) split the targets.
 template <typename T, ScatterOp M>
 bool sg_grouped(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, bool parallel) {
   const int64_t nj = g.nj, ji = g.j_i;
