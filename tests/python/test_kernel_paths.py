@@ -226,6 +226,10 @@ ACTIVATIONS = {
     "softplus": lambda F, x: F.softplus(x, 2.0, 3.0),
     "hardtanh": lambda F, x: F.hardtanh(x, -0.5, 0.8),
     "threshold": lambda F, x: F.threshold(x, 0.1, 2.0),
+    "mish": lambda F, x: F.mish(x),
+    "logsigmoid": lambda F, x: F.logsigmoid(x),
+    "hardswish": lambda F, x: F.hardswish(x),
+    "hardsigmoid": lambda F, x: F.hardsigmoid(x),
 }
 
 
@@ -237,6 +241,7 @@ def test_fused_activation_gradients(name, n, dtype):
     rng = np.random.default_rng(n)
     x = (rng.standard_normal((2, n)) * 3).astype("float32")
     x[0, :4] = [0.0, np.nan, 0.1, -0.5]
+    x[1, :4] = [3.0, -3.0, 20.0, -0.0]  # kinks and thresholds
     g = rng.standard_normal((2, n)).astype("float32")
     results = []
     for lib in (ember, torch):
@@ -246,6 +251,32 @@ def test_fused_activation_gradients(name, n, dtype):
         results.append(xl.grad.to(lib.float64))
     tol = TOL16.get(dtype, 2e-6 if dtype == "float32" else 1e-12)
     _close(results[0], results[1], rtol=tol, atol=tol)
+
+
+SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 3.0, -3.0, 2.9999998, 1.5, 20.0, 88.0, -88.0, 100.0, -104.0, 1e-30,
+           -1e-30, 1e-8, -1e-8]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_forward_vector_loop(name, layout, dtype):
+    # Forwards run the vector loop for float storage; results within 2 ulp
+    # of PyTorch's, special values exact.
+    rng = np.random.default_rng(7)
+    x = np.concatenate([np.array(SPECIAL, "float32"), (rng.standard_normal(1000) * 6).astype("float32")])
+    outs = []
+    for lib in (ember, torch):
+        xl = lib.from_numpy(x.copy()).to(getattr(lib, dtype))
+        if layout == "strided":
+            xl = lib.stack([xl, xl], 1)[:, 0]
+        outs.append(ACTIVATIONS[name](lib.nn.functional, xl).float())
+    e, t = outs[0].numpy(), outs[1].numpy()
+    np.testing.assert_array_equal(np.isnan(e), np.isnan(t))
+    fin = np.isfinite(t)
+    np.testing.assert_array_equal(e[~fin & ~np.isnan(t)], t[~fin & ~np.isnan(t)])
+    tol = TOL16.get(dtype, 2.4e-7)
+    np.testing.assert_allclose(e[fin], t[fin], rtol=tol, atol=tol * 1e-3)
 
 
 @pytest.mark.parametrize("name", ["relu", "tanh", "sigmoid", "silu"])

@@ -110,8 +110,9 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
     case ActivationOp::Hardsigmoid:
       return (x > -three && x < three) ? g * acc_t(1.0f / 6.0f) : zero;  // a float constant, as PyTorch
     case ActivationOp::Hardswish:
-      if (x < -three) return zero;
-      if (x <= three) return g * ((x / three) + acc_t(0.5));
+      // Both kinks take the outer side, as PyTorch.
+      if (x <= -three) return zero;
+      if (x < three) return g * ((x / three) + acc_t(0.5));
       return g;
     case ActivationOp::Mish: {
       const acc_t sig = one / (one + std::exp(-x));
@@ -149,8 +150,61 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
   return g;
 }
 
+// Vector forms of the forwards on floats (float, Half and BFloat16 storage),
+// the formulas of forward_value with the vector functions of VecMath.h.
+template <ActivationOp op>
+constexpr bool kHasVectorForward = op != ActivationOp::Erfinv && op != ActivationOp::BinaryCrossEntropy &&
+                                   op != ActivationOp::TanhGrad && op != ActivationOp::SigmoidGrad &&
+                                   op != ActivationOp::SiluGrad;
+
+// min(max(x + 3, 0), 6), NaN passing through as in std::min/std::max.
+EMBER_VEC_INLINE vecmath::Vf relu6_of_shift(vecmath::Vf x) {
+  const vecmath::Vf y = x + 3.0f;
+  const vecmath::Vf lo = vecmath::select(y < 0.0f, vecmath::splat(0.0f), y);
+  return vecmath::select(lo > 6.0f, vecmath::splat(6.0f), lo);
+}
+
+template <ActivationOp op>
+EMBER_VEC_INLINE vecmath::Vf forward_vector(vecmath::Vf x, float a, float b, float c) {
+  using vecmath::select;
+  using vecmath::splat;
+  if constexpr (op == ActivationOp::LeakyRelu) {
+    return select(x > 0.0f, x, x * a);
+  } else if constexpr (op == ActivationOp::Elu) {
+    return select(x <= 0.0f, vecmath::expm1(x * c) * a, x * b);
+  } else if constexpr (op == ActivationOp::Softplus) {
+    return select(x * a > b, x, vecmath::log1p(vecmath::exp(x * a)) / a);
+  } else if constexpr (op == ActivationOp::Hardtanh) {
+    return select(x < a, splat(a), select(x > b, splat(b), x));
+  } else if constexpr (op == ActivationOp::Hardsigmoid) {
+    return relu6_of_shift(x) / 6.0f;
+  } else if constexpr (op == ActivationOp::Hardswish) {
+    return x * relu6_of_shift(x) / 6.0f;
+  } else if constexpr (op == ActivationOp::Mish) {
+    return x * vecmath::tanh(vecmath::log1p(vecmath::exp(x)));
+  } else if constexpr (op == ActivationOp::LogSigmoid) {
+    return select(x > 0.0f, splat(0.0f), x) - vecmath::log1p(vecmath::exp(-vecmath::abs(x)));
+  } else {
+    static_assert(op == ActivationOp::Threshold, "no vector form");
+    return select(x <= a, splat(b), x);
+  }
+}
+
 template <ActivationOp op>
 void forward_loop(const TensorIterator& it, double a, double b, double c) {
+  if constexpr (kHasVectorForward<op>) {
+    const ScalarType t = it.common_dtype();
+    if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
+      const float pa = op == ActivationOp::Elu ? float(a) * float(b) : float(a), pb = float(b), pc = float(c);
+      const auto f = [=](vecmath::Vf x) { return forward_vector<op>(x, pa, pb, pc); };
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        if (t == ScalarType::Float) vec_loop<float, 1>(d, s, n, f);
+        else if (t == ScalarType::Half) vec_loop<Half, 1>(d, s, n, f);
+        else vec_loop<BFloat16, 1>(d, s, n, f);
+      });
+      return;
+    }
+  }
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (std::is_same_v<scalar_t, bool>) {
@@ -178,7 +232,9 @@ template <ActivationOp op>
 constexpr bool kHasVectorBackward = op == ActivationOp::LeakyRelu || op == ActivationOp::Elu ||
                                     op == ActivationOp::Softplus || op == ActivationOp::Hardtanh ||
                                     op == ActivationOp::Threshold || op == ActivationOp::TanhGrad ||
-                                    op == ActivationOp::SigmoidGrad || op == ActivationOp::SiluGrad;
+                                    op == ActivationOp::SigmoidGrad || op == ActivationOp::SiluGrad ||
+                                    op == ActivationOp::Hardsigmoid || op == ActivationOp::Hardswish ||
+                                    op == ActivationOp::Mish || op == ActivationOp::LogSigmoid;
 
 template <ActivationOp op>
 EMBER_VEC_INLINE vecmath::Vf backward_vector(vecmath::Vf g, vecmath::Vf x, float a, float b, float c) {
@@ -196,6 +252,19 @@ EMBER_VEC_INLINE vecmath::Vf backward_vector(vecmath::Vf g, vecmath::Vf x, float
     return select((x <= a) | (x >= b), zero, g);
   } else if constexpr (op == ActivationOp::Threshold) {
     return select(x <= a, zero, g);
+  } else if constexpr (op == ActivationOp::Hardsigmoid) {
+    return select((x > -3.0f) & (x < 3.0f), g * (1.0f / 6.0f), zero);
+  } else if constexpr (op == ActivationOp::Hardswish) {
+    return select(x <= -3.0f, zero, select(x < 3.0f, g * ((x / 3.0f) + 0.5f), g));
+  } else if constexpr (op == ActivationOp::Mish) {
+    const Vf sig = 1.0f / (1.0f + vecmath::exp(-x));
+    const Vf t = vecmath::tanh(vecmath::log1p(vecmath::exp(x)));
+    return g * (t + x * sig * (1.0f - t * t));
+  } else if constexpr (op == ActivationOp::LogSigmoid) {
+    const vecmath::Vi neg = x < 0.0f;
+    const Vf z = vecmath::exp(-vecmath::abs(x));
+    const Vf q = z / (1.0f + z);
+    return g * select(neg, 1.0f - q, q);
   } else if constexpr (op == ActivationOp::TanhGrad) {
     return g * (1.0f - x * x);
   } else if constexpr (op == ActivationOp::SigmoidGrad) {
