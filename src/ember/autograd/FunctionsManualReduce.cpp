@@ -1,11 +1,12 @@
 // Derivative helpers of the reductions, softmax and matrix products.
 //
 // Note [Fused backward loops]
-// Formulas built from differentiable ops (mean, var, the matrix products)
-// support higher-order gradients. Those that need elementwise functions with
-// masks (max/min ties, norms, prod with zeros, logsumexp, scans) run a fused
-// loop here instead: inputs are broadcast to the input shape, computed in
-// double and cast back. Their results carry no graph of their own.
+// Most formulas are PyTorch's, written with differentiable ops in the input's
+// dtype: the same roundings as PyTorch's, parallel vector kernels, and a
+// graph for higher-order gradients (max/min ties, norms, std, logsumexp).
+// A few (prod with zeros, scans, log_softmax's second derivatives) run a
+// fused loop here instead: inputs are broadcast to the input shape, computed
+// in double and cast back. Their results carry no graph of their own.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -56,8 +57,6 @@ Tensor map3(IntArrayRef sizes, ScalarType dtype, const Tensor& a, const Tensor& 
   return out.to(dtype);
 }
 
-double sgn(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x == 0 ? 0.0 : x)); }
-
 // Views of a contiguous tensor of `sizes` as [outer, n, inner] around dim.
 void split_at(IntArrayRef sizes, int64_t dim, int64_t& outer, int64_t& n, int64_t& inner) {
   outer = 1;
@@ -92,8 +91,7 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<
 Tensor nansum_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
                        bool keepdim) {
   Tensor g = restore_reduced_dims(grad, self.sizes(), dims, keepdim);
-  return map3(self.sizes(), grad.dtype(), g, self, self,
-              [](double gv, double x, double) { return std::isnan(x) ? 0.0 : gv; });
+  return g.expand(self.sizes()) * self.isnan().logical_not();
 }
 
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
@@ -168,21 +166,16 @@ Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   std::optional<std::vector<int64_t>> d = as_dims(dims);
   Tensor g = restore_reduced_dims(grad, self.sizes(), d, keepdim);
   Tensor r = restore_reduced_dims(result, self.sizes(), d, keepdim);
-  Tensor mask = map3(self.sizes(), ScalarType::Double, self, r, r, [](double x, double rv, double) {
-    return x == rv ? 1.0 : 0.0;
-  });
-  Tensor count = mask.sum(d, /*keepdim=*/true);
-  return map3(self.sizes(), grad.dtype(), g, count, mask, [](double gv, double cnt, double m) { return gv / cnt * m; });
+  Tensor mask = r.eq(self);
+  return div(g, mask.sum(d, /*keepdim=*/true)) * mask;
 }
 
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
   const bool nan = std::isnan(result.item<double>());
-  Tensor mask = map3(self.sizes(), ScalarType::Double, self, result, result, [nan](double x, double rv, double) {
-    return (nan ? std::isnan(x) : x == rv) ? 1.0 : 0.0;
-  });
-  const double count = mask.sum().item<double>();
-  return map3(self.sizes(), grad.dtype(), grad, mask, mask,
-              [count](double gv, double m, double) { return m * (gv / count); });
+  Tensor mask = nan ? self.isnan() : self.eq(result);
+  Tensor out = zeros(self.sizes(), grad.dtype(), grad.device());
+  out.masked_fill_(mask, div(grad, mask.sum()));
+  return out;
 }
 
 Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
@@ -191,14 +184,14 @@ Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<
   const double dof = std::max(0.0, static_cast<double>(reduced_count(self.sizes(), dims)) - c);
   Tensor g = restore_reduced_dims(grad, self.sizes(), dims, keepdim);
   Tensor centered = self - ember::mean(self, dims, /*keepdim=*/true, std::nullopt);
-  return maybe_multiply(g * centered, Scalar(2.0 / dof));
+  return maybe_multiply(g, Scalar(2.0 / dof)) * centered;
 }
 
 Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
                     const std::optional<std::vector<int64_t>>& dims, const std::optional<Scalar>& correction,
                     bool keepdim) {
-  Tensor gvar = map3(grad.sizes(), grad.dtype(), grad, result, result,
-                     [](double gv, double s, double) { return s == 0 ? 0.0 : gv / (2 * s); });
+  Tensor gvar = div(grad, result * 2);
+  gvar.masked_fill_(result.eq(0), 0);
   return var_backward(gvar, self, dims, correction, keepdim);
 }
 
@@ -234,29 +227,30 @@ Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const
   Tensor g = restore_reduced_dims(grad, sizes, dims, keepdim);
   Tensor nrm = restore_reduced_dims(result, sizes, dims, keepdim);
   if (p == 0) return Tensor();  // no gradient flows, as in PyTorch
-  if (p == 1) return map3(sizes, dtype, g, self, self, [](double gv, double x, double) { return sgn(x) * gv; });
+  // With a dtype argument the norm (and its grad) may be wider than self.
+  auto in_dtype = [dtype](const Tensor& t) { return t.dtype() == dtype ? t : t.to(dtype); };
+  if (p == 1) return in_dtype(self.sign() * g);
   if (p == 2) {
-    return map3(sizes, dtype, g, self, nrm, [](double gv, double x, double nv) { return nv == 0 ? 0.0 : x * (gv / nv); });
+    Tensor q = div(self, nrm);
+    q.masked_fill_(nrm.eq(0), 0);
+    return in_dtype(g * q);
   }
+  Tensor self_scaled, scale;
   if (std::isinf(p)) {
-    Tensor mask = map3(sizes, ScalarType::Double, self, nrm, nrm, [](double x, double nv, double) {
-      return (std::abs(x) == nv || std::isnan(x)) ? 1.0 : 0.0;
-    });
-    Tensor count = mask.sum(dims, /*keepdim=*/true);
-    Tensor scaled = map3(sizes, ScalarType::Double, g, count, mask, [](double gv, double cnt, double m) {
-      return gv / cnt * m;
-    });
-    return map3(sizes, dtype, self, scaled, scaled, [](double x, double s, double) { return sgn(x) * s; });
+    Tensor mask = self.abs().eq(nrm).logical_or(self.isnan().logical_and(nrm.isnan()));
+    self_scaled = self.sign() * mask.to(nrm.dtype());
+    scale = div(g, mask.sum(dims, /*keepdim=*/true));
+  } else if (p < 1.0) {
+    Tensor a = self.abs().pow(Scalar(p - 1));
+    a.masked_fill_(self.eq(0), 0);
+    self_scaled = self.sign() * a;
+    scale = g * nrm.pow(Scalar(1 - p));
+  } else {
+    self_scaled = p < 2.0 ? self.sign() * self.abs().pow(Scalar(p - 1)) : self * self.abs().pow(Scalar(p - 2));
+    scale = div(g, nrm.pow(Scalar(p - 1)));
+    scale.masked_fill_(nrm.eq(0), 0);
   }
-  Tensor scale = map3(sizes, ScalarType::Double, g, nrm, nrm, [p](double gv, double nv, double) {
-    if (p < 1.0) return gv * std::pow(nv, 1 - p);
-    return nv == 0 ? 0.0 : gv / std::pow(nv, p - 1);
-  });
-  return map3(sizes, dtype, self, scale, scale, [p](double x, double s, double) {
-    if (p < 1.0) return x == 0 ? 0.0 : sgn(x) * std::pow(std::abs(x), p - 1) * s;
-    if (p < 2.0) return sgn(x) * std::pow(std::abs(x), p - 1) * s;
-    return x * std::pow(std::abs(x), p - 2) * s;
-  });
+  return in_dtype(self_scaled * scale);
 }
 
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,
@@ -264,8 +258,7 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   std::optional<std::vector<int64_t>> d = as_dims(dims);
   Tensor g = restore_reduced_dims(grad, self.sizes(), d, keepdim);
   Tensor r = restore_reduced_dims(result, self.sizes(), d, keepdim);
-  return map3(self.sizes(), grad.dtype(), g, self, r,
-              [](double gv, double x, double rv) { return gv * std::exp(x - rv); });
+  return g * (self - r).exp();
 }
 
 Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
