@@ -259,18 +259,14 @@ struct AllAnyOp {
   static bool truth(const T& v) { return load(v) != opmath_t<T>(0); }
   acc_t identity() const { return kAll; }
   acc_t contig(const T* x, int64_t n) const {
-    constexpr int64_t kChunk = 1024;
+    // Counts the deciding elements per chunk (a compare and an add, which
+    // vectorise) and stops at the first chunk that has one.
+    constexpr int64_t kChunk = 4096;
     for (int64_t s = 0; s < n; s += kChunk) {
       const int64_t e = std::min(n, s + kChunk);
-      bool r = kAll;
-      for (int64_t i = s; i < e; ++i) {
-        if constexpr (kAll) {
-          r &= truth(x[i]);
-        } else {
-          r |= truth(x[i]);
-        }
-      }
-      if (r != kAll) return r;
+      int32_t deciding = 0;
+      for (int64_t i = s; i < e; ++i) deciding += truth(x[i]) != kAll;
+      if (deciding) return !kAll;
     }
     return kAll;
   }

@@ -48,16 +48,41 @@ inline double abs_any(double x) { return std::abs(x); }
 inline vecmath::Vf abs_any(vecmath::Vf x) { return vecmath::abs(x); }
 inline vecmath::Vd abs_any(vecmath::Vd x) { return (vecmath::Vd)((vecmath::Vl)x & INT64_MAX); }
 
-// Lanes of v added pairwise.
+// Lanes of v folded with f in log2(W) shuffles, in registers; lane 0 holds
+// the result.
+template <int kShift, typename V, typename F>
+inline V lane_fold_from(V v, const F& f) {
+  if constexpr (kShift == 0) {
+    return v;
+  } else {
+    using S = std::remove_reference_t<decltype(v[0])>;
+    using I = std::conditional_t<sizeof(S) == 4, vecmath::Vi, vecmath::Vl>;
+    constexpr int W = sizeof(V) / sizeof(S);
+    I mask;
+    for (int j = 0; j < W; ++j) mask[j] = (j + kShift) & (W - 1);
+    return lane_fold_from<kShift / 2>(f(v, __builtin_shuffle(v, mask)), f);
+  }
+}
+
+template <typename V, typename F>
+inline V lane_fold(V v, const F& f) {
+  return lane_fold_from<static_cast<int>(sizeof(V) / sizeof(v[0])) / 2>(v, f);
+}
+
+// Whether any lane of a comparison mask is set.
+template <typename M>
+inline bool any_lane(M m) {
+  uint64_t w[sizeof(M) / 8];
+  std::memcpy(w, &m, sizeof m);
+  uint64_t r = 0;
+  for (uint64_t x : w) r |= x;
+  return r != 0;
+}
+
+// Lanes of v added pairwise: lane j takes lane j + w for w = W/2, ..., 1.
 template <typename S, typename V>
 inline S lane_sum(V v) {
-  constexpr int W = sizeof(V) / sizeof(S);
-  S l[W];
-  std::memcpy(l, &v, sizeof v);
-  for (int w = W / 2; w > 0; w /= 2) {
-    for (int j = 0; j < w; ++j) l[j] += l[j + w];
-  }
-  return l[0];
+  return lane_fold(v, [](V a, V b) { return a + b; })[0];
 }
 
 constexpr int64_t kSumBlock = 4096;
@@ -89,35 +114,48 @@ S vec_cascade_sum(const S* x, int64_t n, const Map& map) {
 }
 
 // Max (kMax) or min of x[0..n), n > 0; NaN if any element is NaN.
+// The extreme is a max/min instruction chain; NaNs are tracked on the side
+// (off the chain) and, when there is one, the first is returned.
 template <bool kMax, typename S>
 S vec_extreme(const S* x, int64_t n) {
   using V = typename VecOf<S>::type;
+  using M = decltype(V{} != V{});
   constexpr int64_t W = sizeof(V) / sizeof(S);
-  // A lane takes v when v is beyond it or v is NaN; a NaN lane then stays NaN.
-  auto pick = [](auto m, auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>) {
-      return (kMax ? v > m : v < m) || v != v ? v : m;
-    } else {
-      return (kMax ? v > m : v < m) | (v != v) ? v : m;
-    }
-  };
+  const auto ext = [](auto m, auto v) { return (kMax ? v > m : v < m) ? v : m; };
   const S start = kMax ? -std::numeric_limits<S>::infinity() : std::numeric_limits<S>::infinity();
   S r = start;
+  bool nan = false;
   int64_t i = 0;
-  if (n >= 4 * W) {
+  if (n >= W) {
     V m0 = V{} + start, m1 = m0, m2 = m0, m3 = m0;
+    M q0{}, q1{};
     for (; i + 4 * W <= n; i += 4 * W) {
-      m0 = pick(m0, vec_load<V>(x + i));
-      m1 = pick(m1, vec_load<V>(x + i + W));
-      m2 = pick(m2, vec_load<V>(x + i + 2 * W));
-      m3 = pick(m3, vec_load<V>(x + i + 3 * W));
+      const V v0 = vec_load<V>(x + i), v1 = vec_load<V>(x + i + W);
+      const V v2 = vec_load<V>(x + i + 2 * W), v3 = vec_load<V>(x + i + 3 * W);
+      m0 = ext(m0, v0);
+      m1 = ext(m1, v1);
+      m2 = ext(m2, v2);
+      m3 = ext(m3, v3);
+      q0 |= (v0 != v0) | (v1 != v1);
+      q1 |= (v2 != v2) | (v3 != v3);
     }
-    V m = pick(pick(m0, m1), pick(m2, m3));
-    S l[W];
-    std::memcpy(l, &m, sizeof m);
-    for (int64_t j = 0; j < W; ++j) r = pick(r, l[j]);
+    for (; i + W <= n; i += W) {
+      const V v = vec_load<V>(x + i);
+      m0 = ext(m0, v);
+      q0 |= v != v;
+    }
+    r = lane_fold(ext(ext(m0, m1), ext(m2, m3)), ext)[0];
+    nan = any_lane(q0 | q1);
   }
-  for (; i < n; ++i) r = pick(r, x[i]);
+  for (; i < n; ++i) {
+    r = ext(r, x[i]);
+    nan |= x[i] != x[i];
+  }
+  if (nan) {
+    for (int64_t j = 0; j < n; ++j) {
+      if (x[j] != x[j]) return x[j];
+    }
+  }
   return r;
 }
 
