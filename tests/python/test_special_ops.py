@@ -78,30 +78,31 @@ def run_both(fe, ft):
     return fe(), expected
 
 
-# (name, ember fn, torch fn, max ulps for float32/float64)
+# (name, fn, max ulps in float32, in float64). lgamma: see Note [lgamma precision]
+# (PyTorch's is SLEEF's); the others evaluate PyTorch's formulas bit for bit.
 UNARY = [
-    ("lgamma", lambda m, x: m.lgamma(x), 0),
-    ("digamma", lambda m, x: m.digamma(x), 2),
-    ("polygamma0", lambda m, x: m.polygamma(0, x), 2),
-    ("polygamma1", lambda m, x: m.polygamma(1, x), 2),
-    ("polygamma2", lambda m, x: m.polygamma(2, x), 4),
-    ("polygamma3", lambda m, x: m.special.polygamma(3, x), 4),
-    ("i0", lambda m, x: m.i0(x), 2),
-    ("special_i0", lambda m, x: m.special.i0(x), 2),
-    ("special_i1", lambda m, x: m.special.i1(x), 2),
-    ("sinc", lambda m, x: m.sinc(x), 1),
-    ("frac", lambda m, x: m.frac(x), 0),
-    ("logit", lambda m, x: m.logit(x), 2),
-    ("logit_eps", lambda m, x: m.logit(x, eps=0.1), 2),
-    ("special_logit", lambda m, x: m.special.logit(x, 1e-3), 2),
-    ("signbit", lambda m, x: m.signbit(x), 0),
-    ("deg2rad", lambda m, x: m.deg2rad(x), 0),
-    ("rad2deg", lambda m, x: m.rad2deg(x), 0),
-    ("mvlgamma1", lambda m, x: m.mvlgamma(x, 1), 1),
-    ("mvlgamma3", lambda m, x: m.mvlgamma(x, p=3), 4),
-    ("special_gammaln", lambda m, x: m.special.gammaln(x), 0),
-    ("special_psi", lambda m, x: m.special.psi(x), 2),
-    ("special_multigammaln", lambda m, x: m.special.multigammaln(x, 2), 4),
+    ("lgamma", lambda m, x: m.lgamma(x), (1, 4)),
+    ("digamma", lambda m, x: m.digamma(x), (0, 0)),
+    ("polygamma0", lambda m, x: m.polygamma(0, x), (0, 0)),
+    ("polygamma1", lambda m, x: m.polygamma(1, x), (0, 0)),
+    ("polygamma2", lambda m, x: m.polygamma(2, x), (0, 0)),
+    ("polygamma3", lambda m, x: m.special.polygamma(3, x), (0, 0)),
+    ("i0", lambda m, x: m.i0(x), (0, 0)),
+    ("special_i0", lambda m, x: m.special.i0(x), (0, 0)),
+    ("special_i1", lambda m, x: m.special.i1(x), (0, 0)),
+    ("sinc", lambda m, x: m.sinc(x), (0, 0)),
+    ("frac", lambda m, x: m.frac(x), (0, 0)),
+    ("logit", lambda m, x: m.logit(x), (2, 0)),
+    ("logit_eps", lambda m, x: m.logit(x, eps=0.1), (2, 0)),
+    ("special_logit", lambda m, x: m.special.logit(x, 1e-3), (2, 0)),
+    ("signbit", lambda m, x: m.signbit(x), (0, 0)),
+    ("deg2rad", lambda m, x: m.deg2rad(x), (0, 0)),
+    ("rad2deg", lambda m, x: m.rad2deg(x), (0, 0)),
+    ("mvlgamma1", lambda m, x: m.mvlgamma(x, 1), (1, 4)),
+    ("mvlgamma3", lambda m, x: m.mvlgamma(x, p=3), (2, 4)),
+    ("special_gammaln", lambda m, x: m.special.gammaln(x), (1, 4)),
+    ("special_psi", lambda m, x: m.special.psi(x), (0, 0)),
+    ("special_multigammaln", lambda m, x: m.special.multigammaln(x, 2), (2, 4)),
 ]
 
 
@@ -113,7 +114,8 @@ def test_unary_values(name, fn, max_ulps, dtype):
     if rt is None:
         return
     # float16/bfloat16 compute in float and round once.
-    check_close(re, rt, max_ulps if rt.dtype in (torch.float32, torch.float64) else 1)
+    tol = {torch.float32: max_ulps[0], torch.float64: max_ulps[1]}.get(rt.dtype, 1)
+    check_close(re, rt, tol)
 
 
 def test_digamma_lgamma_poles_and_signed_zero():
@@ -237,13 +239,13 @@ def test_out_and_inplace():
         ("xlogy", lambda m, x, o: m.xlogy(x, x.abs(), out=o)), ("xlogy_s", lambda m, x, o: m.xlogy(2, x, out=o)),
     ]:
         for od in ("float32", "float64", "int64", "float16"):
-            eo, to = pair([0.0], od)
+            eo, to = pair([0.0] * 4, od)
             re, rt = run_both(lambda: call(ember, e, eo), lambda: call(torch, t, to))
             if rt is not None:
                 assert re is eo or re.data_ptr() == eo.data_ptr(), name
                 check_close(eo, to, 2)
     # signbit: out must be bool.
-    eo, to = pair([False], "bool")
+    eo, to = pair([False] * 4, "bool")
     check_close(ember.signbit(e, out=eo), torch.signbit(t, out=to), 0)
     for od in ("float32", "int64"):
         with pytest.raises(RuntimeError, match="signbit does not support non-boolean outputs"):
@@ -252,7 +254,7 @@ def test_out_and_inplace():
     for call in [lambda x: x.lgamma_(), lambda x: x.digamma_(), lambda x: x.polygamma_(2), lambda x: x.i0_(),
                  lambda x: x.sinc_(), lambda x: x.frac_(), lambda x: x.logit_(0.25), lambda x: x.deg2rad_(),
                  lambda x: x.rad2deg_(), lambda x: x.hypot_(x), lambda x: x.copysign_(-2.0),
-                 lambda x: x.xlogy_(3.0), lambda x: x.mvlgamma_(1), lambda x: ember.lgamma_(x) if x.__module__ is None else x.lgamma_()]:
+                 lambda x: x.xlogy_(3.0), lambda x: x.mvlgamma_(1)]:
         for base in ((e, t), (ei, ti)):
             xe, xt = base[0].clone(), base[1].clone()
             re, rt = run_both(lambda: call(xe), lambda: call(xt))
@@ -271,7 +273,7 @@ def test_errors():
     eb, tb = pair([True, False], "bool")
     e, t = pair([0.5, -1.5], "float32")
     cases = [
-        (lambda m: m.frac(ei), NotImplementedError, '"frac_cpu" not implemented for \'Long\''),
+        (lambda m: m.frac(ei if m is ember else ti), NotImplementedError, '"frac_cpu" not implemented for \'Long\''),
         (lambda m: m.frac(eb if m is ember else tb), NotImplementedError, None),
         (lambda m: m.hypot(ei if m is ember else ti, ei if m is ember else ti), NotImplementedError,
          '"hypot_cpu" not implemented for \'Long\''),
@@ -373,7 +375,7 @@ GRAD_UNARY = [
     ("sinc", lambda m, x: m.sinc(x), "SincBackward0"),
     ("frac", lambda m, x: m.frac(x), "FracBackward0"),
     ("logit", lambda m, x: m.logit(x), "LogitBackward0"),
-    ("logit_eps", lambda m, x: m.logit(x, 0.2), "LogitBackward0"),
+    ("logit_eps", lambda m, x: m.logit(x, 0.25), "LogitBackward0"),
     ("deg2rad", lambda m, x: m.deg2rad(x), "Deg2RadBackward0"),
     ("rad2deg", lambda m, x: m.rad2deg(x), "Rad2DegBackward0"),
     ("mvlgamma", lambda m, x: m.mvlgamma(x + 3, 2), "MvlgammaBackward0"),

@@ -41,11 +41,28 @@ Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, con
   return grad * ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(ratio), ratio);
 }
 
+Tensor xlogy_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  const Tensor g = ember::xlogy(grad, other);
+  const Tensor zero = ember::logical_and(ember::eq(self, Scalar(0.0)), ember::le(other, Scalar(0.0)));
+  return ember::where(zero, zero_like_scalar(g), g);
+}
+
 Tensor xlogy_scalar_other_backward(const Tensor& grad, const Tensor& self, const Scalar& other) {
-  if (other.to_double() > 0.0) {
-    return ember::xlogy(ember::ones({}, grad.scalar_type(), grad.device()), other) * grad;
-  }
-  return ember::xlogy(ember::ne(self, Scalar(int64_t(0))), other) * grad;
+  const Tensor g = ember::xlogy(grad, other);
+  if (other.to_double() > 0.0) return g;
+  return ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(g), g);
+}
+
+Tensor xlog1py_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  const Tensor g = ember::special_xlog1py(grad, other);
+  const Tensor zero = ember::logical_and(ember::eq(self, Scalar(0.0)), ember::le(other, Scalar(-1.0)));
+  return ember::where(zero, zero_like_scalar(g), g);
+}
+
+Tensor xlog1py_scalar_other_backward(const Tensor& grad, const Tensor& self, const Scalar& other) {
+  const Tensor g = ember::special_xlog1py(grad, other);
+  if (other.to_double() > -1.0) return g;
+  return ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(g), g);
 }
 
 Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p) {

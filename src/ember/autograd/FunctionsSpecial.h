@@ -17,8 +17,12 @@ Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<doub
 Tensor i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 // d copysign(x, y) / dx = copysign(x, y) / x, 0 at x = 0.
 Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
-// d xlogy(x, c) / dx for a number c: log(c) where c > 0 (also at x = 0), else xlogy(x != 0, c).
+// d xlogy(x, y) / dx = log(y), taken as 0 where x == 0 and y <= 0 (xlogy(0, y) is 0 there).
+Tensor xlogy_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other);
 Tensor xlogy_scalar_other_backward(const Tensor& grad, const Tensor& self, const Scalar& other);
+// d xlog1py(x, y) / dx = log1p(y), taken as 0 where x == 0 and y <= -1.
+Tensor xlog1py_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other);
+Tensor xlog1py_scalar_other_backward(const Tensor& grad, const Tensor& self, const Scalar& other);
 
 // d mvlgamma(x, p) = sum_{j<p} digamma(x - j/2).
 Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p);

@@ -96,6 +96,7 @@ Tensor& signbit_out(const Tensor& self, Tensor& out) {
 // mvlgamma(x, p) = p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2), as
 // lgamma of x plus the offsets (1-p)/2, ..., 0 summed over a last dim.
 Tensor mvlgamma(const Tensor& self, int64_t p) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "The input tensor may not be a boolean tensor.");
   EMBER_CHECK(p >= 1, "p has to be greater than or equal to 1");
   const ScalarType t = is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype();
   Tensor args = ember::arange(Scalar(-static_cast<double>(p) * 0.5 + 0.5), Scalar(0.5), Scalar(0.5), t, self.device());
@@ -106,8 +107,10 @@ Tensor mvlgamma(const Tensor& self, int64_t p) {
 
 Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
   Tensor r = native::mvlgamma(self, p);
-  EMBER_CHECK(out.dtype() == r.dtype() || is_floating_type(out.dtype()), "result type ", dtype_message_name(r.dtype()),
-              " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+  // PyTorch's message names the input's dtype, then the result's.
+  EMBER_CHECK(out.dtype() == r.dtype() || is_floating_type(out.dtype()), "mvlgamma: result type ",
+              dtype_message_name(self.dtype()), " can't be cast to the desired output type ",
+              dtype_message_name(r.dtype()));
   resize_output(out, r.sizes());
   out.copy_(r);
   return out;

@@ -9,6 +9,13 @@
 // 8/x), evaluated in the same precision with the same constants, so the
 // results agree to the last bit or within an ulp where the compiler fuses a
 // multiply-add differently.
+//
+// Note [lgamma precision]
+// PyTorch's lgamma is SLEEF's (within 1 ulp, nearly always correctly
+// rounded). libm's lgammaf is off by up to a few ulps, so float inputs go
+// through the double lgamma and are rounded once, which agrees with the
+// correctly rounded float result; double inputs use libm's lgamma (within
+// a few ulps of SLEEF's).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -84,9 +91,11 @@ T trigamma_value(T x) {
   return sign * acc;
 }
 
-// Hurwitz zeta(s, q) by Euler-Maclaurin summation (Cephes zeta), in Acc.
-template <typename Acc>
-Acc hurwitz_zeta(Acc s, Acc q) {
+// Hurwitz zeta(s, q) by Euler-Maclaurin summation (Cephes zeta), summed in
+// Acc; the first term q^-s is taken in the arguments' type S, as PyTorch does.
+template <typename Acc, typename S>
+Acc hurwitz_zeta(S s_arg, S q_arg) {
+  const Acc s = s_arg, q = q_arg;
   // (2k)! / B_2k for k = 1..12
   static constexpr Acc kB[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
                                  7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
@@ -98,7 +107,7 @@ Acc hurwitz_zeta(Acc s, Acc q) {
     if (q == std::floor(q)) return std::numeric_limits<Acc>::infinity();
     if (s != std::floor(s)) return std::numeric_limits<Acc>::quiet_NaN();
   }
-  Acc sum = std::pow(q, -s), a = q, b = 0;
+  Acc sum = static_cast<Acc>(std::pow(q_arg, -s_arg)), a = q, b = 0;
   int i = 0;
   while (i < 9 || a <= Acc(9)) {
     ++i;
@@ -133,9 +142,9 @@ Acc polygamma_value(Acc x, int64_t n) {
   const Acc fact = std::exp(std::lgamma(static_cast<Acc>(n) + Acc(1)));
   Acc z;
   if constexpr (is_16bit_float_v<T>) {
-    z = static_cast<Acc>(T(hurwitz_zeta<float>(static_cast<float>(n + 1), x)));
+    z = static_cast<Acc>(T(hurwitz_zeta<float>(static_cast<float>(n + 1), static_cast<float>(x))));
   } else {
-    z = static_cast<Acc>(hurwitz_zeta<double>(static_cast<double>(n + 1), static_cast<double>(x)));
+    z = static_cast<Acc>(hurwitz_zeta<double>(static_cast<Acc>(n + 1), x));
   }
   return ((n % 2) ? Acc(1) : Acc(-1)) * fact * z;
 }
@@ -287,7 +296,10 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
   EMBER_USE_BASELINE_KERNEL_FOR(in_t, special_unary_stub, it, op, param);
   switch (op) {
     case SpecialUnaryOp::Lgamma:
-      return float_scalar_unary(it, [](auto, auto x) { return std::lgamma(x); });
+      // See Note [lgamma precision].
+      return float_scalar_unary(it, [](auto, auto x) {
+        return static_cast<decltype(x)>(std::lgamma(static_cast<double>(x)));
+      });
     case SpecialUnaryOp::Digamma:
       return float_scalar_unary(it, [](auto, auto x) { return digamma_value(x); });
     case SpecialUnaryOp::Trigamma:
@@ -319,9 +331,19 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
         using scalar_t = typename decltype(tag_)::type;
         if constexpr (is_float_like_v<scalar_t>) {
           using acc_t = opmath_t<scalar_t>;
-          const acc_t lo = static_cast<acc_t>(static_cast<scalar_t>(param));
-          const acc_t hi = acc_t(1) - lo;
-          if constexpr (std::is_same_v<acc_t, float>) {
+          if constexpr (is_16bit_float_v<scalar_t>) {
+            // float16/bfloat16 round every step to their own type, as PyTorch's
+            // arithmetic on them does (bfloat16 0.999 is 1: logit is inf).
+            const float lo = static_cast<float>(static_cast<scalar_t>(param));
+            const float hi = static_cast<float>(static_cast<scalar_t>(1.0f - lo));
+            run_acc<scalar_t, scalar_t, 1>(it, [=](float x) {
+              if (clamp) x = x < lo ? lo : (x > hi ? hi : x);
+              const float d = static_cast<float>(static_cast<scalar_t>(1.0f - x));
+              return std::log(static_cast<float>(static_cast<scalar_t>(x / d)));
+            });
+          } else if constexpr (std::is_same_v<scalar_t, float>) {
+            const acc_t lo = static_cast<acc_t>(param);
+            const acc_t hi = acc_t(1) - lo;
             using vecmath::Vf;
             const Vf vlo = vecmath::splat(lo), vhi = vecmath::splat(hi), one = vecmath::splat(1.0f);
             it.for_each([&](char** d, const int64_t* s, int64_t n) {
@@ -331,6 +353,8 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
               });
             });
           } else {
+            const acc_t lo = static_cast<acc_t>(param);
+            const acc_t hi = acc_t(1) - lo;
             run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return logit_value(x, lo, hi, clamp); });
           }
         }
