@@ -118,18 +118,23 @@ Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
 
 Tensor& mvlgamma_(Tensor& self, int64_t p) { return native::mvlgamma_out(self, p, self); }
 
-// deg2rad / rad2deg: a multiply by a weak double scalar, so integral inputs
-// give the default float dtype.
-Tensor deg2rad(const Tensor& self) { return self.mul(wrap(Scalar(0.017453292519943295769236907684886))); }
-Tensor& deg2rad_out(const Tensor& self, Tensor& out) {
-  ember::mul_out(out, self, wrap(Scalar(0.017453292519943295769236907684886)));
-  return out;
+// deg2rad / rad2deg: a multiply by pi/180 (180/pi) in the computation type
+// (float for float16/bfloat16), as PyTorch's multiply by a Python number.
+namespace {
+constexpr double kPiOver180 = 0.017453292519943295769236907684886;
+constexpr double k180OverPi = 57.295779513082320876798154814105;
+}  // namespace
+
+Tensor& deg2rad_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Scale, kPiOver180); }
+Tensor deg2rad(const Tensor& self) {
+  Tensor out;
+  return native::deg2rad_out(self, out);
 }
 Tensor& deg2rad_(Tensor& self) { return native::deg2rad_out(self, self); }
-Tensor rad2deg(const Tensor& self) { return self.mul(wrap(Scalar(57.295779513082320876798154814105))); }
-Tensor& rad2deg_out(const Tensor& self, Tensor& out) {
-  ember::mul_out(out, self, wrap(Scalar(57.295779513082320876798154814105)));
-  return out;
+Tensor& rad2deg_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Scale, k180OverPi); }
+Tensor rad2deg(const Tensor& self) {
+  Tensor out;
+  return native::rad2deg_out(self, out);
 }
 Tensor& rad2deg_(Tensor& self) { return native::rad2deg_out(self, self); }
 

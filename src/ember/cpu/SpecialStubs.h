@@ -10,14 +10,15 @@ namespace ember::cpu {
 
 enum class SpecialUnaryOp : uint8_t {
   // floating in and out (integral inputs were promoted)
-  Lgamma, Digamma, Trigamma, Polygamma, I0, I1, Sinc, Frac, Logit,
+  Lgamma, Digamma, Trigamma, Polygamma, I0, I1, Sinc, Frac, Logit, Scale,
   // bool result, any real input
   Signbit,
 };
 
 enum class SpecialBinaryOp : uint8_t { Hypot, Copysign, Xlogy, Xlog1py };
 
-// param: the order n for Polygamma (n >= 2), eps for Logit (< 0: none).
+// param: the order n for Polygamma (n >= 2), eps for Logit (< 0: none), the
+// factor for Scale (x * param, the factor rounded to the computation type).
 using SpecialUnaryFn = void (*)(const TensorIterator&, SpecialUnaryOp, double param);
 using SpecialBinaryFn = void (*)(const TensorIterator&, SpecialBinaryOp);
 

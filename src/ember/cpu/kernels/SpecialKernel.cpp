@@ -322,6 +322,8 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
         const acc_t p = static_cast<acc_t>(kPi) * x;
         return std::sin(p) / p;
       });
+    case SpecialUnaryOp::Scale:
+      return float_scalar_unary(it, [param](auto, auto x) { return x * static_cast<decltype(x)>(param); });
     case SpecialUnaryOp::Frac:
       return float_scalar_unary(it, [](auto, auto x) { return x - std::trunc(x); });
     case SpecialUnaryOp::Logit: {
@@ -393,19 +395,23 @@ void special_binary_kernel(const TensorIterator& it, SpecialBinaryOp op) {
     case SpecialBinaryOp::Copysign:
       return float_scalar_binary(it, [](auto a, auto b) { return std::copysign(a, b); });
     case SpecialBinaryOp::Xlogy:
-      return float_scalar_binary(it, [](auto x, auto y) {
-        using acc_t = decltype(x);
-        if (std::isnan(y)) return std::numeric_limits<acc_t>::quiet_NaN();
-        if (x == acc_t(0)) return acc_t(0);
-        return x * std::log(y);
-      });
     case SpecialBinaryOp::Xlog1py:
-      return float_scalar_binary(it, [](auto x, auto y) {
-        using acc_t = decltype(x);
-        if (std::isnan(y)) return std::numeric_limits<acc_t>::quiet_NaN();
-        if (x == acc_t(0)) return acc_t(0);
-        return x * std::log1p(y);
+      // float16/bfloat16 round the logarithm to their type before the
+      // product, as PyTorch's math on them does.
+      dispatch_types(it.common_dtype(), [&](auto tag_) {
+        using scalar_t = typename decltype(tag_)::type;
+        if constexpr (is_float_like_v<scalar_t>) {
+          const bool log1p = op == SpecialBinaryOp::Xlog1py;
+          run_acc<scalar_t, scalar_t, 2>(it, [log1p](auto x, auto y) {
+            using acc_t = decltype(x);
+            if (std::isnan(y)) return std::numeric_limits<acc_t>::quiet_NaN();
+            if (x == acc_t(0)) return acc_t(0);
+            const acc_t l = static_cast<acc_t>(static_cast<scalar_t>(log1p ? std::log1p(y) : std::log(y)));
+            return x * l;
+          });
+        }
       });
+      return;
   }
 }
 
