@@ -118,6 +118,22 @@ def test_unary_values(name, fn, max_ulps, dtype):
     check_close(re, rt, tol)
 
 
+def test_lgamma_overflow_and_16bit_exhaustive():
+    e, t = pair([4.03e36, 4.0371103e36, 4.1e36, 1e38, -4e36, 2.55e305], "float32")
+    check_close(ember.lgamma(e), torch.lgamma(t), 1)
+    e, t = pair([2.5e305, 2.56e305, 1e306, -1e306], "float64")
+    check_close(ember.lgamma(e), torch.lgamma(t), 4)
+    # Every float16 and bfloat16 value.
+    bits = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16)
+    for td, ed in ((torch.float16, ember.float16), (torch.bfloat16, ember.bfloat16)):
+        t = bits.view(td)
+        e = ember.tensor(t.float().tolist(), dtype=ed)
+        for op in ("digamma", "i0", "sinc", "frac", "logit", "deg2rad"):
+            check_close(getattr(ember, op)(e), getattr(torch, op)(t), 0)
+        check_close(ember.polygamma(2, e), torch.polygamma(2, t), 0)
+        check_close(ember.lgamma(e), torch.lgamma(t), 1)
+
+
 def test_digamma_lgamma_poles_and_signed_zero():
     for dt in ("float32", "float64"):
         e, t = pair([0.0, -0.0, -1.0, -2.0, -100.0, -INF, INF, NAN], dt)

@@ -15,7 +15,8 @@
 // rounded). libm's lgammaf is off by up to a few ulps, so float inputs go
 // through the double lgamma and are rounded once, which agrees with the
 // correctly rounded float result; double inputs use libm's lgamma (within
-// a few ulps of SLEEF's).
+// a few ulps of SLEEF's). SLEEF's float lgamma overflows from 4.0371103e36
+// on, a little before the true result passes FLT_MAX: float results follow it.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -298,7 +299,11 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
     case SpecialUnaryOp::Lgamma:
       // See Note [lgamma precision].
       return float_scalar_unary(it, [](auto, auto x) {
-        return static_cast<decltype(x)>(std::lgamma(static_cast<double>(x)));
+        using acc_t = decltype(x);
+        if constexpr (std::is_same_v<acc_t, float>) {
+          if (x >= 4.0371103e36f) return std::numeric_limits<float>::infinity();
+        }
+        return static_cast<acc_t>(std::lgamma(static_cast<double>(x)));
       });
     case SpecialUnaryOp::Digamma:
       return float_scalar_unary(it, [](auto, auto x) { return digamma_value(x); });
@@ -391,7 +396,18 @@ void special_binary_kernel(const TensorIterator& it, SpecialBinaryOp op) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), special_binary_stub, it, op);
   switch (op) {
     case SpecialBinaryOp::Hypot:
-      return float_scalar_binary(it, [](auto a, auto b) { return std::hypot(a, b); });
+      return float_scalar_binary(it, [](auto a, auto b) {
+        using acc_t = decltype(a);
+        if constexpr (std::is_same_v<acc_t, float>) {
+          // The exact sum of squares in double, rounded once by the square root
+          // and once to float, as libm's hypotf; inline, so the loop vectorises.
+          const double da = a, db = b;
+          const float r = static_cast<float>(std::sqrt(da * da + db * db));
+          return (std::isinf(a) || std::isinf(b)) ? std::numeric_limits<float>::infinity() : r;
+        } else {
+          return std::hypot(a, b);
+        }
+      });
     case SpecialBinaryOp::Copysign:
       return float_scalar_binary(it, [](auto a, auto b) { return std::copysign(a, b); });
     case SpecialBinaryOp::Xlogy:
