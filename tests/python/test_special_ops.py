@@ -484,3 +484,18 @@ def test_special_namespace():
     check_close(ember.special.round(e), torch.special.round(t), 0)
     check_close(e.polygamma(1), t.polygamma(1), 2)
     assert ember.special_i1 is not None and ember.special_xlog1py is not None
+
+
+def test_median_gradients_ties_and_nan():
+    for vals in ([1.0, 2.0, 2.0, 2.0, 3.0], [2.0, 1.0, NAN, 2.0], [NAN, NAN, 1.0], [5.0, 5.0]):
+        for op in ("median", "nanmedian"):
+            e, t = pair(vals, "float64", requires_grad=True)
+            (ge,) = ember.autograd.grad(getattr(ember, op)(e), e)
+            (gt,) = torch.autograd.grad(getattr(torch, op)(t), t)
+            assert_same(ge, gt)
+            e2, t2 = pair([vals, vals[::-1]], "float64", requires_grad=True)
+            re, rt = getattr(ember, op)(e2, 1, keepdim=True), getattr(torch, op)(t2, 1, keepdim=True)
+            (ge,) = ember.autograd.grad(re.values.sum(), e2)
+            (gt,) = torch.autograd.grad(rt.values.sum(), t2)
+            assert_same(ge, gt)
+            assert not re.indices.requires_grad
