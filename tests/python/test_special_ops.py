@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import ember
 
-settings.register_profile("special", max_examples=25, deadline=None, derandomize=True)
-settings.load_profile("special")
+# Per-test settings: loading a profile here would change every module's.
+FEW = settings(max_examples=25, deadline=None, derandomize=True)
 
 NAN, INF = float("nan"), float("inf")
 SPECIAL = [0.0, -0.0, INF, -INF, NAN, 1.0, 2.0, -1.0, -2.0, -3.0, 0.5, -0.5, -2.5, 1e-8, -1e-8, 1e-30, 3.0,
@@ -166,6 +166,7 @@ def shaped(draw, dtype):
 
 
 @pytest.mark.parametrize("op", UNARY_NAMES)
+@FEW
 @given(data=st.data())
 def test_unary_layouts(op, data):
     dtype = data.draw(st.sampled_from(["float32", "float64", "int32", "float16"]))
@@ -210,6 +211,7 @@ def test_binary_special_values(op):
 
 
 @pytest.mark.parametrize("op", BINARY)
+@FEW
 @given(data=st.data())
 def test_binary_broadcast_layouts(op, data):
     e1, t1 = data.draw(shaped("float32"))
@@ -364,6 +366,7 @@ def test_median_special_cases():
         assert tuple(re.values.shape) == tuple(rt.values.shape) == (0,)
 
 
+@FEW
 @given(data=st.data())
 def test_median_hypothesis(data):
     dtype = data.draw(st.sampled_from(["float32", "float64", "int64", "float16"]))
