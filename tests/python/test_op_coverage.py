@@ -130,11 +130,13 @@ def build_call(op, dname):
 
 
 def callable_of(lib, op):
-    """torch.name, else torch.nn.functional.name or torch.linalg.name (where
-    PyTorch puts nn and linalg operators), else the Tensor method."""
+    """torch.name, else torch.nn.functional.name, torch.linalg.name or
+    torch.special.name (where PyTorch puts those operators), else the Tensor method."""
     base = op["base"]
     if "function" in op["variants"]:
         places = [(lib.nn.functional, base), (lib.linalg, base.removeprefix("linalg_")), (lib, base)]
+        if base.startswith("special_"):
+            places.insert(0, (lib.special, base.removeprefix("special_")))
         if hasattr(lib._C, "_nn"):  # torch._C._nn.log_sigmoid is F.logsigmoid
             places.insert(1, (lib._C._nn, base))
         elif base == "log_sigmoid":

@@ -114,3 +114,46 @@ def _unravel(k, shape):
         out.append(k % s)
         k //= s
     return reversed(out)
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
+    """True when the gradients of func's gradients at inputs match finite differences.
+
+    The first derivatives (built with create_graph=True) are differentiated
+    again, with respect to the inputs and to grad_outputs; grad_outputs
+    default to random values in [-1, 1) that require grad.
+    """
+    import ember
+
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        with ember.no_grad():
+            outs = [o for o in _flat_outputs(func, inputs)]
+        grad_outputs = tuple(
+            (ember.rand(tuple(o.shape), dtype=o.dtype if o.is_floating_point() else ember.float64) * 2 - 1)
+            .requires_grad_(True)
+            for o in outs
+        )
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    num_outputs = len(grad_outputs)
+
+    def first_derivatives(*args):
+        # The numerical pass runs func under no_grad; the first derivatives need a graph.
+        with ember.enable_grad():
+            input_args = args[:-num_outputs]
+            gouts = args[-num_outputs:]
+            outputs = [o for o in _flat_outputs(func, input_args)]
+            diff = [(o, g) for o, g in zip(outputs, gouts) if o.requires_grad]
+            diff_inputs = [x for x in input_args if isinstance(x, ember.Tensor) and x.requires_grad]
+            if not diff:
+                return tuple()
+            grads = ember.autograd.grad([o for o, _ in diff], diff_inputs, [g for _, g in diff], create_graph=True,
+                                        allow_unused=True)
+            return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/autograd/FunctionsMath.h"
+#include "ember/autograd/FunctionsSpecial.h"
 #include "ember/autograd/TensorOpsBackward.h"
 #include "ember/autograd/ViewsBackward.h"
 #include "ember/ops/Tensor.h"
