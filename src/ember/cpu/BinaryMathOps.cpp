@@ -5,6 +5,7 @@
 
 #include "ember/cpu/MathHelpers.h"
 #include "ember/cpu/MathStubs.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -50,6 +51,7 @@ Tensor wrap(const Scalar& s) { return wrapped_scalar(s); }
 // ---- division ----------------------------------------------------------------------
 
 Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  if (cpu::scale_16bit(self, other, out, /*divide=*/true)) return out;
   auto it = TensorIterator::binary_float_op(out, self, other);
   return run(it, BinaryOp::Div, out);
 }

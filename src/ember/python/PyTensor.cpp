@@ -523,7 +523,9 @@ bool operand(PyObject* o, Tensor& out) {
   }
 EMBER_BINARY_SLOT(nb_add, ember::add(x, y))
 EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
-EMBER_BINARY_SLOT(nb_mul, ember::mul(x, y))
+// A number on the left multiplies as tensor * number, as PyTorch's __rmul__
+// (Note [Scalar operand of 16-bit products]).
+EMBER_BINARY_SLOT(nb_mul, is_tensor(a) ? ember::mul(x, y) : ember::mul(y, x))
 EMBER_BINARY_SLOT(nb_matmul, ember::matmul(x, y))
 #undef EMBER_BINARY_SLOT
 

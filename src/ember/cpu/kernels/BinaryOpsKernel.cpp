@@ -65,6 +65,19 @@ void mul_kernel(const TensorIterator& it) {
   });
 }
 
+void scale_16bit_kernel(const TensorIterator& it, float b, bool divide) {
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    if (divide) {
+      run_acc<T, T, 1>(it, [b](float x) { return x / b; });
+    } else {
+      run_acc<T, T, 1>(it, [b](float x) { return x * b; });
+    }
+  };
+  if (it.common_dtype() == ScalarType::Half) run(Half{});
+  else run(BFloat16{});
+}
+
 void neg_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), neg_stub, it);
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "neg", [&] {
@@ -85,6 +98,7 @@ void neg_kernel(const TensorIterator& it) {
 
 EMBER_REGISTER_DISPATCH(add_stub, &add_kernel);
 EMBER_REGISTER_DISPATCH(mul_stub, &mul_kernel);
+EMBER_REGISTER_DISPATCH(scale_16bit_stub, &scale_16bit_kernel);
 EMBER_REGISTER_DISPATCH(neg_stub, &neg_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
