@@ -64,7 +64,7 @@ onednn:
 
 # Side-by-side benchmarks against PyTorch; writes BENCHMARKS.md and benchmarks/results.json.
 bench: deps-test onednn build
-	$(PY) benchmarks/run.py --json benchmarks/results.json --markdown BENCHMARKS.md
+	$(PY) benchmarks/run.py --package --json benchmarks/results.json --markdown BENCHMARKS.md
 
 # Regenerates docs/build_graph.png from the real build.
 graph: build

@@ -2,10 +2,14 @@
 
     python benchmarks/run.py [--threads 1 2] [--filter REGEX] [--repeat 7]
                              [--json results.json] [--markdown BENCHMARKS.md]
+                             [--package]
 
 Each case is timed for both libraries in alternation, `--repeat` times, and
 the table reports medians and the ratio Ember/PyTorch (lower is better).
 Benchmarks never fail: a case a library cannot run is reported as n/a.
+`--package` also builds a wheel from scratch (no ccache) and reports its
+build time and size, next to the size of PyTorch's CPU wheel when pip's
+find-links folder holds it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -119,14 +124,53 @@ def fmt_time(s):
     return f"{s / 1e-9:.3g} ns"
 
 
+def fmt_value(r, key):
+    v = r.get(key)
+    if r.get("unit") == "MB":
+        return "n/a" if v is None else f"{v / 1e6:.3g} MB"
+    return fmt_time(v)
+
+
 def table(results) -> str:
     lines = ["| group | case | threads | ember | torch | ratio | target |", "|---|---|---|---|---|---|---|"]
     for r in results:
         ratio = f"{r['ratio']:.2f}" if r.get("ratio") else "n/a"
         mark = "" if not r.get("ratio") else (" ok" if r["ratio"] <= r["target"] else " MISS")
-        lines.append(f"| {r['group']} | {r['case']} | {r['threads']} | {fmt_time(r.get('ember'))} | "
-                     f"{fmt_time(r.get('torch'))} | {ratio}{mark} | {r['target']} |")
+        lines.append(f"| {r['group']} | {r['case']} | {r['threads']} | {fmt_value(r, 'ember')} | "
+                     f"{fmt_value(r, 'torch')} | {ratio}{mark} | {r['target']} |")
     return "\n".join(lines)
+
+
+def torch_wheel() -> Path | None:
+    """PyTorch's wheel in pip's find-links folders, if it is there."""
+    out = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True,
+                         text=True).stdout
+    folders = (os.environ.get("PIP_FIND_LINKS", "") + " " + out).split()
+    version = torch.__version__.split("+")[0]
+    for folder in folders:
+        hits = sorted(Path(folder).glob(f"torch-{version}*.whl")) if Path(folder).is_dir() else []
+        if hits:
+            return hits[0]
+    return None
+
+
+def package_rows() -> list:
+    """A clean wheel build of Ember (no ccache): its time and the wheel's size."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, CCACHE_DISABLE="1")
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp,
+                        f"-Cbuild-dir={tmp}/build", str(ROOT)], check=True, env=env)
+        seconds = time.perf_counter() - start
+        size = next(Path(tmp).glob("ember-*.whl")).stat().st_size
+    peer = torch_wheel()
+    peer_size = peer.stat().st_size if peer else None
+    return [
+        {"group": "package", "case": "clean wheel build, no ccache (s)", "threads": os.cpu_count(), "ember": seconds,
+         "torch": None, "ratio": None, "target": "-"},
+        {"group": "package", "case": "wheel size", "threads": "-", "unit": "MB", "ember": size, "torch": peer_size,
+         "ratio": size / peer_size if peer_size else None, "target": 0.1},
+    ]
 
 
 def main():
@@ -137,6 +181,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     ap.add_argument("--no-import", action="store_true")
+    ap.add_argument("--package", action="store_true", help="also time a clean wheel build and compare wheel sizes")
     args = ap.parse_args()
 
     info = machine()
@@ -151,6 +196,8 @@ def main():
                   f"torch {fmt_time(r.get('torch')):>10s} ratio {r.get('ratio', float('nan')):.2f}", flush=True)
     if not args.no_import and not args.filter:
         results.append(import_times())
+    if args.package:
+        results.extend(package_rows())
     header = "\n".join(f"- {k}: {v}" for k, v in info.items())
     text = f"{header}\n\n{table(results)}\n"
     print("\n" + text)
