@@ -6,6 +6,7 @@
 
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/VecMathBinary.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -151,6 +152,19 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
 
 template <ActivationOp op>
 void forward_loop(const TensorIterator& it, double a, double b, double c) {
+  if constexpr (op == ActivationOp::Erfinv) {
+    // float, float16 and bfloat16: the vector form (computed in double).
+    const ScalarType t = it.common_dtype();
+    const auto f = [](vecmath::Vf x) { return vecmath::erfinv(x); };
+    if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        if (t == ScalarType::Float) vec_loop<float, 1>(d, s, n, f);
+        else if (t == ScalarType::Half) vec_loop<Half, 1>(d, s, n, f);
+        else vec_loop<BFloat16, 1>(d, s, n, f);
+      });
+      return;
+    }
+  }
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (std::is_same_v<scalar_t, bool>) {

@@ -264,6 +264,11 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         else return a;
       });
     case BinaryOp::Pow:
+      if (it.common_dtype() != ScalarType::Double &&
+          binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd) { return a; })) {
+        return;
+      }
       return binary<false>(it, [](auto a, auto b) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_pow(a, b);
@@ -283,6 +288,11 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
       });
     case BinaryOp::Atan2:
+      if (it.common_dtype() != ScalarType::Double &&
+          binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd) { return a; })) {
+        return;
+      }
       return binary<false>(it, [](auto a, auto b) {
         if constexpr (std::is_floating_point_v<decltype(a)>) return std::atan2(a, b); else return a;
       });
