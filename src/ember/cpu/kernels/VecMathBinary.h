@@ -35,10 +35,10 @@ EMBER_VEC_INLINE Vd floor(Vd x) {
 #elif defined(__AVX2__)
   return (Vd)_mm256_floor_pd((__m256d)x);
 #else
-  const double kMagic = 6755399441055744.0;  // 1.5 * 2^52
-  Vd r = (x + kMagic) - kMagic;
+  const Vd a = abs(x);
+  Vd r = copysign((a + 4503599627370496.0) - 4503599627370496.0, x);  // nearest, for |x| < 2^52
   r = select(r > x, r - 1.0, r);
-  return select(abs(x) < 4503599627370496.0, copysign(r, x), x);
+  return select(a < 4503599627370496.0, r, x);
 #endif
 }
 
