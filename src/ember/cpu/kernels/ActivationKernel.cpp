@@ -24,9 +24,10 @@ inline T rounded(T v) {
   return v;
 }
 
-// Inverse error function: a rational first guess (central range |y| <= 0.7,
+// Inverse error function of double (float, float16 and bfloat16 take
+// vecmath::erfinv): a rational first guess (central range |y| <= 0.7,
 // tails via sqrt(-log((1-|y|)/2))) refined by two Newton steps; coefficients
-// from Pavlis' published erfinv (1996), the method PyTorch's CPU kernel uses.
+// from Pavlis' published erfinv (1996).
 // The Horner steps are fused multiply-adds, as in PyTorch's (contracted) build.
 template <typename T>
 T erfinv_value(T y) {
