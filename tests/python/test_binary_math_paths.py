@@ -286,6 +286,12 @@ def test_transcendental_float32_sweep(op):
     assert_within_ulp(got, getattr(torch, op)(a, b))
 
 
+def test_atan2_float64_sweep():
+    a = torch.cat([_random_bits("float64", 100000, 41), _random_scaled("float64", 100000, 42)])
+    b = torch.cat([_random_bits("float64", 100000, 43), _random_scaled("float64", 100000, 44)])
+    assert_within_ulp(_t(ember.atan2(_e(a), _e(b))), torch.atan2(a, b))
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("op", ["atan2", "pow"])
 def test_transcendental_layouts(op, dtype):
@@ -401,6 +407,7 @@ def _check_values():
         for dtype in FLOATS:
             test_transcendental_special_grid(op, dtype)
         test_transcendental_float32_sweep(op)
+    test_atan2_float64_sweep()
     test_erfinv_float32_sweep()
     test_erfinv_16bit_every_value("bfloat16")
     for op in ("floor", "ceil", "trunc"):

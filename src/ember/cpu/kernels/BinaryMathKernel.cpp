@@ -288,9 +288,8 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
       });
     case BinaryOp::Atan2:
-      if (it.common_dtype() != ScalarType::Double &&
-          binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
-                     [](vecmath::Vd a, vecmath::Vd) { return a; })) {
+      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
         return;
       }
       return binary<false>(it, [](auto a, auto b) {

@@ -313,7 +313,76 @@ EMBER_VEC_INLINE Vd erfinv_half(Vd y) {
   return y * p;
 }
 
+
+// atan2 for double (FMA builds): the reduction of atan2_half carried in two
+// parts. num - den and num + den are split exactly (TwoSum), u = n / d gets
+// its residual from an FMA, atan(u) = u + u^3 P10(u^2) (our fit, 7.7e-18),
+// and the moves by pi/4, pi/2 and pi are Fast2Sums with two-part constants,
+// so the result is rounded about once (measured in decision 0012).
+EMBER_VEC_INLINE Vd atan2_double(Vd y, Vd x) {
+  const double kPiH = 3.141592653589793116, kPiL = 1.2246467991473532072e-16;
+  const double kPi2H = 1.5707963267948965580, kPi2L = 6.1232339957367660359e-17;
+  const double kPi4H = 0.78539816339744827900, kPi4L = 3.0616169978683830180e-17;
+  const Vd ax = abs(x), ay = abs(y);
+  const Vl swap = ay > ax;
+  Vd num = select(swap, ax, ay), den = select(swap, ay, ax);
+  const Vl both_inf = num == INFINITY;
+  const Vl zero_u = (den == 0.0) | ((den == INFINITY) & ~both_inf);
+  num = select(both_inf, splatd(1.0), select(zero_u, splatd(0.0), num));
+  den = select(both_inf | zero_u, splatd(1.0), den);
+  const Vd sc = select(den > 1e300, splatd(0.25), splatd(1.0));  // num + den stays finite
+  num *= sc;
+  den *= sc;
+  const Vl big = num > den * 0.41421356237309503;
+  // n = num - den (big) or num, d = num + den (big) or den, each as hi + lo.
+  const auto two_sum = [](Vd a, Vd b, Vd& err) {
+    const Vd s = a + b, bb = s - a;
+    err = (a - (s - bb)) + (b - bb);
+    return s;
+  };
+  Vd nl, dl;
+  const Vd nb = two_sum(num, -den, nl), db = two_sum(num, den, dl);
+  const Vd nh = select(big, nb, num), dh = select(big, db, den);
+  nl = select(big, nl, splatd(0.0));
+  dl = select(big, dl, splatd(0.0));
+  const Vd u = nh / dh;
+  const Vd ul = (madd(-u, dh, nh) + madd(-u, dl, nl)) / dh;
+  const Vd z = u * u;
+  Vd p = madd(z, -0.019175404711104935, 0.03923044778479309);
+  p = madd(p, z, splatd(-0.050854078345894844));
+  p = madd(p, z, splatd(0.05858140904866328));
+  p = madd(p, z, splatd(-0.06664510525508936));
+  p = madd(p, z, splatd(0.07692183125376892));
+  p = madd(p, z, splatd(-0.0909090457530649));
+  p = madd(p, z, splatd(0.11111111015187018));
+  p = madd(p, z, splatd(-0.14285714284665682));
+  p = madd(p, z, splatd(0.19999999999995516));
+  p = madd(p, z, splatd(-0.3333333333333333));
+  const Vd t = madd(u * z, p, ul / (1.0 + z));
+  Vd hi = u + t;
+  Vd lo = t - (hi - u);
+  // + pi/4
+  Vd h2 = kPi4H + hi;
+  Vd l2 = (hi - (h2 - kPi4H)) + lo + kPi4L;
+  hi = select(big, h2, hi);
+  lo = select(big, l2, lo);
+  // pi/2 - r
+  h2 = kPi2H - hi;
+  l2 = ((kPi2H - h2) - hi) + (kPi2L - lo);
+  hi = select(swap, h2, hi);
+  lo = select(swap, l2, lo);
+  // pi - r
+  h2 = kPiH - hi;
+  l2 = ((kPiH - h2) - hi) + (kPiL - lo);
+  const Vl neg = (Vl)x < 0;
+  hi = select(neg, h2, hi);
+  lo = select(neg, l2, lo);
+  const Vd r = copysign(hi + lo, y);
+  return select((x != x) | (y != y), x + y, r);
+}
 }  // namespace detail
+
+EMBER_VEC_INLINE Vd atan2(Vd y, Vd x) { return detail::atan2_double(y, x); }
 
 EMBER_VEC_INLINE Vf atan2(Vf y, Vf x) {
   Vd ylo, yhi, xlo, xhi;
