@@ -77,8 +77,9 @@ def draw_operand(data, op, dname, shape, layout, second):
 def exact(op, *dnames):
     # torch computes float16/bfloat16 powers in float32 like Ember; results of
     # transcendental functions may still differ in the last bit.
+    # atan2 of integers is computed in float32 too (by a vector routine
+    # within 1 ulp, where torch's small tensors call libm).
     if not BINARY[op][1]:
-        # atan2 of integers is a float result of a transcendental function too.
         return op != "atan2" and not any(d in FLOAT_NAMES for d in dnames)
     return True
 

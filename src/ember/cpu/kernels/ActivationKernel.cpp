@@ -6,6 +6,7 @@
 
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/VecMathBinary.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -23,9 +24,10 @@ inline T rounded(T v) {
   return v;
 }
 
-// Inverse error function: a rational first guess (central range |y| <= 0.7,
+// Inverse error function of double (float, float16 and bfloat16 take
+// vecmath::erfinv): a rational first guess (central range |y| <= 0.7,
 // tails via sqrt(-log((1-|y|)/2))) refined by two Newton steps; coefficients
-// from Pavlis' published erfinv (1996), the method PyTorch's CPU kernel uses.
+// from Pavlis' published erfinv (1996).
 // The Horner steps are fused multiply-adds, as in PyTorch's (contracted) build.
 template <typename T>
 T erfinv_value(T y) {
@@ -151,9 +153,10 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
 }
 
 // Vector forms of the forwards on floats (float, Half and BFloat16 storage),
-// the formulas of forward_value with the vector functions of VecMath.h.
+// the formulas of forward_value with the vector functions of VecMath.h and
+// VecMathBinary.h.
 template <ActivationOp op>
-constexpr bool kHasVectorForward = op != ActivationOp::Erfinv && op != ActivationOp::BinaryCrossEntropy &&
+constexpr bool kHasVectorForward = op != ActivationOp::BinaryCrossEntropy &&
                                    op != ActivationOp::TanhGrad && op != ActivationOp::SigmoidGrad &&
                                    op != ActivationOp::SiluGrad;
 
@@ -184,6 +187,8 @@ EMBER_VEC_INLINE vecmath::Vf forward_vector(vecmath::Vf x, float a, float b, flo
     return x * vecmath::tanh(vecmath::log1p(vecmath::exp(x)));
   } else if constexpr (op == ActivationOp::LogSigmoid) {
     return select(x > 0.0f, splat(0.0f), x) - vecmath::log1p(vecmath::exp(-vecmath::abs(x)));
+  } else if constexpr (op == ActivationOp::Erfinv) {
+    return vecmath::erfinv(x);  // computed in double
   } else {
     static_assert(op == ActivationOp::Threshold, "no vector form");
     return select(x <= a, splat(b), x);

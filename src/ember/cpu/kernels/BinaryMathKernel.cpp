@@ -5,6 +5,7 @@
 
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/VecMathBinary.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -183,6 +184,37 @@ T shift_right(T a, T b) {
   return static_cast<T>(a >> b);
 }
 
+// Vector loops for float (and, with with_16bit, float16/bfloat16 computed in
+// float) through ff, and for double through fd where the build has FMA.
+// False for other dtypes: the caller runs the scalar loop.
+template <typename FF, typename FD>
+bool binary_vec(const TensorIterator& it, bool with_16bit, const FF& ff, const FD& fd) {
+  const ScalarType t = it.common_dtype();
+  switch (t) {
+    case ScalarType::Float:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<float, 2>(d, s, n, ff); });
+      return true;
+    case ScalarType::Half:
+      if (!with_16bit) return false;
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<Half, 2>(d, s, n, ff); });
+      return true;
+    case ScalarType::BFloat16:
+      if (!with_16bit) return false;
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<BFloat16, 2>(d, s, n, ff); });
+      return true;
+    case ScalarType::Double:
+#if EMBER_VEC_HAS_FMA
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop2_double(d, s, n, fd); });
+      return true;
+#else
+      (void)fd;
+      return false;
+#endif
+    default:
+      return false;
+  }
+}
+
 void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flags) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), binary_math_stub, it, op, flags);
   switch (op) {
@@ -195,7 +227,14 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         else if constexpr (std::is_floating_point_v<T>) return std::trunc(round(a / b));
         else return a;
       });
-    case BinaryOp::DivFloor:
+    case BinaryOp::DivFloor: {
+      // float16/bfloat16 round each step unless the divisor is one number.
+      const bool with_16bit = it.operand(2).numel() == 1;
+      if (binary_vec(it, with_16bit, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::div_floor(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::div_floor(a, b); })) {
+        return;
+      }
+    }
       return binary_rounded(it, [&](auto a, auto b, const auto& round) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_div_floor(a, b, flags);
@@ -203,6 +242,10 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         else return a;
       });
     case BinaryOp::Remainder:
+      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::remainder(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::remainder(a, b); })) {
+        return;
+      }
       return binary<false>(it, [&](auto a, auto b) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_remainder(a, b, true, flags);
@@ -210,6 +253,10 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         else return a;
       });
     case BinaryOp::Fmod:
+      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::fmod(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::fmod(a, b); })) {
+        return;
+      }
       return binary<false>(it, [&](auto a, auto b) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_remainder(a, b, false, flags);
@@ -217,6 +264,11 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         else return a;
       });
     case BinaryOp::Pow:
+      if (it.common_dtype() != ScalarType::Double &&
+          binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd) { return a; })) {
+        return;
+      }
       return binary<false>(it, [](auto a, auto b) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_pow(a, b);
@@ -236,6 +288,10 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
       });
     case BinaryOp::Atan2:
+      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
+                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
+        return;
+      }
       return binary<false>(it, [](auto a, auto b) {
         if constexpr (std::is_floating_point_v<decltype(a)>) return std::atan2(a, b); else return a;
       });

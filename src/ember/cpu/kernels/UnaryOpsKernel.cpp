@@ -97,6 +97,62 @@ T abs_of(T x) {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
+// Rounds vectors of floats toward -inf (kMode 0), +inf (1) or zero (2).
+// (std::floor and friends were not turned into vector rounding instructions
+// here; 1.15-1.27x PyTorch's time at 1M floats.)
+template <int kMode>
+EMBER_VEC_INLINE Vf round_dir(Vf x) {
+#if defined(__AVX512F__)
+  constexpr int kImm = (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) |
+                       _MM_FROUND_NO_EXC;
+  return (Vf)_mm512_roundscale_ps((__m512)x, kImm);
+#elif defined(__AVX2__)
+  constexpr int kImm = (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) |
+                       _MM_FROUND_NO_EXC;
+  return (Vf)_mm256_round_ps((__m256)x, kImm);
+#else
+  if constexpr (kMode == 0) return vecmath::floor(x);
+  else if constexpr (kMode == 1) return -vecmath::floor(-x);
+  else return vecmath::copysign(vecmath::floor(vecmath::abs(x)), x);
+#endif
+}
+
+#if defined(__AVX2__)
+template <int kMode>
+EMBER_VEC_INLINE Vd round_dir(Vd x) {
+  constexpr int kImm = (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) |
+                       _MM_FROUND_NO_EXC;
+#if defined(__AVX512F__)
+  return (Vd)_mm512_roundscale_pd((__m512d)x, kImm);
+#else
+  return (Vd)_mm256_round_pd((__m256d)x, kImm);
+#endif
+}
+#endif
+
+// Floor, ceil and trunc: vector rounding for floating dtypes, f otherwise.
+template <int kMode, typename F>
+void round_unary(const TensorIterator& it, const F& f) {
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
+    const auto vf = [](Vf x) { return round_dir<kMode>(x); };
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (t == ScalarType::Float) vec_loop<float, 1>(d, s, n, vf);
+      else if (t == ScalarType::Half) vec_loop<Half, 1>(d, s, n, vf);
+      else vec_loop<BFloat16, 1>(d, s, n, vf);
+    });
+    return;
+  }
+#if defined(__AVX2__)
+  if (t == ScalarType::Double) {
+    const auto vd = [](Vd x) { return round_dir<kMode>(x); };
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, vd); });
+    return;
+  }
+#endif
+  same_type_unary(it, f);
+}
+
 constexpr double kGeluKappa = 0.044715;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
@@ -203,15 +259,15 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Relu:
       return same_type_unary(it, [](auto x) { return x < decltype(x)(0) ? decltype(x)(0) : x; });
     case UnaryOp::Floor:
-      return same_type_unary(it, [](auto x) {
+      return round_unary<0>(it, [](auto x) {
         if constexpr (std::is_floating_point_v<decltype(x)>) return std::floor(x); else return x;
       });
     case UnaryOp::Ceil:
-      return same_type_unary(it, [](auto x) {
+      return round_unary<1>(it, [](auto x) {
         if constexpr (std::is_floating_point_v<decltype(x)>) return std::ceil(x); else return x;
       });
     case UnaryOp::Trunc:
-      return same_type_unary(it, [](auto x) {
+      return round_unary<2>(it, [](auto x) {
         if constexpr (std::is_floating_point_v<decltype(x)>) return std::trunc(x); else return x;
       });
     case UnaryOp::Round:

@@ -131,11 +131,12 @@ EMBER_VEC_INLINE Vf sqrt(Vf x) {
 
 // Round to nearest even; exact for all floats.
 EMBER_VEC_INLINE Vf rint(Vf x) {
-  // Adding and removing 1.5 * 2^23 rounds |x| < 2^22 in the current (nearest) mode;
-  // larger magnitudes are already integers.
-  const Vf magic = splat(12582912.0f);
-  Vf r = (x + magic) - magic;
-  return select(abs(x) < 4194304.0f, copysign(r, x), x);
+  // Adding and removing 2^23 rounds |x| < 2^23 in the current (nearest) mode;
+  // larger magnitudes are already integers. (A signed 1.5 * 2^23 shift only
+  // covers |x| < 2^22 and missed the halves between 2^22 and 2^23.)
+  const Vf a = abs(x);
+  Vf r = (a + 8388608.0f) - 8388608.0f;
+  return select(a < 8388608.0f, copysign(r, x), x);
 }
 
 EMBER_VEC_INLINE Vf floor(Vf x) {
