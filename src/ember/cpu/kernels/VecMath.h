@@ -69,8 +69,10 @@ EMBER_VEC_INLINE Vf load(const float* p) {
 inline void store(float* p, Vf v) { std::memcpy(p, &v, sizeof v); }
 EMBER_VEC_INLINE Vf splat(float x) { return Vf{} + x; }
 
-// a * b + c, fused where the capability has FMA. Written out because
-// -std=c++17 (ISO mode) keeps the compiler from contracting a * b + c.
+// a * b + c, fused where the capability has FMA. Written out so the fusion
+// does not depend on the compiler: GCC contracts plain a * b + c too (its
+// default -ffp-contract=fast holds under -std=c++17), so kernels that must
+// round a product first are built with -ffp-contract=off (src/ember/CMakeLists.txt).
 EMBER_VEC_INLINE Vf madd(Vf a, Vf b, Vf c) {
 #if defined(__AVX512F__)
   return (Vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
