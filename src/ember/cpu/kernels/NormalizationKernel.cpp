@@ -70,24 +70,41 @@ template <typename T>
 void bn_stats(const T* x, T* mean, T* var, const BatchNormArgs& a) {
   const int64_t M = a.N * a.S;
   if (a.S == 1) {
-    // N x C rows: accumulate column sums row by row.
-    std::vector<double> s(a.C, 0.0), q(a.C, 0.0);
-    for (int64_t n = 0; n < a.N; ++n) {
-      const T* row = x + n * a.C;
-      for (int64_t c = 0; c < a.C; ++c) s[c] += static_cast<double>(row[c]);
-    }
-    for (int64_t c = 0; c < a.C; ++c) s[c] /= static_cast<double>(M);
-    for (int64_t n = 0; n < a.N; ++n) {
-      const T* row = x + n * a.C;
-      for (int64_t c = 0; c < a.C; ++c) {
-        const double d = static_cast<double>(row[c]) - s[c];
-        q[c] += d * d;
+    // N x C rows: column sums row by row, over blocks of columns in parallel
+    // (each column adds in row order whatever the thread count).
+    // Blocks as wide as possible (whole rows stream best), at most 2048
+    // columns (the sums stay in L1), at least one per thread when worth it.
+    const int64_t threads = a.N * a.C >= 65536 ? get_num_threads() : 1;
+    const int64_t nblocks = std::max<int64_t>((a.C + 2047) / 2048, std::min<int64_t>(threads, (a.C + 63) / 64));
+    const int64_t width = ((a.C + nblocks - 1) / nblocks + 15) / 16 * 16;
+    parallel_for(0, nblocks, 1, [&](int64_t b, int64_t e) {
+      std::vector<double> sv(width), qv(width);
+      double* __restrict s = sv.data();
+      double* __restrict q = qv.data();
+      for (int64_t blk = b; blk < e; ++blk) {
+        const int64_t c0 = blk * width, nc = std::min(width, a.C - c0);
+        if (nc <= 0) continue;
+        for (int64_t c = 0; c < nc; ++c) s[c] = q[c] = 0.0;
+        for (int64_t n = 0; n < a.N; ++n) {
+          const T* __restrict row = x + n * a.C + c0;
+#pragma omp simd
+          for (int64_t c = 0; c < nc; ++c) s[c] += static_cast<double>(row[c]);
+        }
+        for (int64_t c = 0; c < nc; ++c) s[c] /= static_cast<double>(M);
+        for (int64_t n = 0; n < a.N; ++n) {
+          const T* __restrict row = x + n * a.C + c0;
+#pragma omp simd
+          for (int64_t c = 0; c < nc; ++c) {
+            const double d = static_cast<double>(row[c]) - s[c];
+            q[c] += d * d;
+          }
+        }
+        for (int64_t c = 0; c < nc; ++c) {
+          mean[c0 + c] = static_cast<T>(s[c]);
+          var[c0 + c] = static_cast<T>(q[c] / static_cast<double>(M));
+        }
       }
-    }
-    for (int64_t c = 0; c < a.C; ++c) {
-      mean[c] = static_cast<T>(s[c]);
-      var[c] = static_cast<T>(q[c] / static_cast<double>(M));
-    }
+    });
     return;
   }
   parallel_for(0, a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(M, 1)), [&](int64_t b, int64_t e) {
