@@ -269,12 +269,18 @@ EMBER_VEC_INLINE Vd exp(Vd x) {
   Vd n = t - kMagic;
   Vd r = madd(n, -kLn2Hi, xc);
   r = madd(n, -kLn2Lo, r);
-  static constexpr double kInvFact[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                                        1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
-                                        1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
-                                        1.0};
-  Vd p = madd(r, 1.0 / 6227020800.0, kInvFact[0]);  // 1/13!, 1/12!
-  for (int k = 1; k < 13; ++k) p = madd(p, r, splatd(kInvFact[k]));
+  // sum r^j / j! for j <= 13: the terms from r^5 on (scaled by r^5, so their
+  // rounding does not reach the result) by Estrin's scheme, a short
+  // dependency chain; the last five by Horner's, for accuracy.
+  const Vd r2 = r * r, r4 = r2 * r2;
+  const Vd e0 = madd(r, 1.0 / 720.0, 1.0 / 120.0), e1 = madd(r, 1.0 / 40320.0, 1.0 / 5040.0);
+  const Vd e2 = madd(r, 1.0 / 3628800.0, 1.0 / 362880.0), e3 = madd(r, 1.0 / 479001600.0, 1.0 / 39916800.0);
+  const Vd high = madd(r4 * r4, splatd(1.0 / 6227020800.0), madd(madd(e3, r2, e2), r4, madd(e1, r2, e0)));
+  Vd p = madd(high, r, splatd(1.0 / 24.0));
+  p = madd(p, r, splatd(1.0 / 6.0));
+  p = madd(p, r, splatd(0.5));
+  p = madd(p, r, splatd(1.0));
+  p = madd(p, r, splatd(1.0));
 #if defined(__AVX512F__)
   return (Vd)_mm512_scalef_pd((__m512d)p, (__m512d)n);
 #else
