@@ -109,3 +109,17 @@ def test_impossible_allocation_raises_like_torch(nbytes):
     expected = str(theirs.value)
     expected = expected[expected.index("DefaultCPUAllocator"):]
     assert str(ours.value) == expected
+
+
+def test_forked_child_allocates_large_blocks():
+    a = ember.ones(LARGE)
+    del a  # an idle block inherited by the child
+    pid = os.fork()
+    if pid == 0:
+        # A child starts on one thread (the OpenMP pool does not survive fork).
+        if ember.get_num_threads() != 1:
+            os._exit(2)
+        ok = ember.ones(LARGE).sum().item() == LARGE and ember.zeros(LARGE).sum().item() == 0
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0

@@ -1,5 +1,6 @@
 #include "ember/core/Allocator.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -59,6 +60,9 @@ size_t cache_limit_from_env() {
 class LargeBlockCache {
  public:
   LargeBlockCache() : limit_(cache_limit_from_env()) {}
+
+  // A child forked while another thread held the lock starts with it free.
+  void reset_lock_after_fork() { new (&mutex_) std::mutex(); }
 
   LargeBlock* take(size_t nbytes) {
     if (nbytes > (SIZE_MAX >> 1)) out_of_memory(nbytes);
@@ -163,7 +167,11 @@ class LargeBlockCache {
 
 // Never destroyed: tensors may outlive static destruction.
 LargeBlockCache& large_blocks() {
-  static LargeBlockCache* cache = new LargeBlockCache();
+  static LargeBlockCache* cache = [] {
+    auto* c = new LargeBlockCache();
+    pthread_atfork(nullptr, nullptr, [] { large_blocks().reset_lock_after_fork(); });
+    return c;
+  }();
   return *cache;
 }
 

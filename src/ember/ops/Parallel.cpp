@@ -1,5 +1,7 @@
 #include "ember/ops/Parallel.h"
 
+#include <pthread.h>
+
 #include <cstdlib>
 
 namespace ember {
@@ -16,7 +18,12 @@ int initial_threads() {
   return 1;
 #endif
 }
-int g_num_threads = initial_threads();
+// GNU OpenMP's workers do not exist in a forked child, where a parallel
+// region would wait on them forever: a child starts on one thread.
+int g_num_threads = [] {
+  pthread_atfork(nullptr, nullptr, [] { g_num_threads = 1; });
+  return initial_threads();
+}();
 }  // namespace
 
 int get_num_threads() { return g_num_threads; }
