@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -162,13 +163,19 @@ def package_rows() -> list:
         subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp,
                         f"-Cbuild-dir={tmp}/build", str(ROOT)], check=True, env=env)
         seconds = time.perf_counter() - start
-        size = next(Path(tmp).glob("ember-*.whl")).stat().st_size
+        wheel = next(Path(tmp).glob("ember-*.whl"))
+        size = wheel.stat().st_size
+        with zipfile.ZipFile(wheel) as z:
+            cuda = any("libember_cuda" in name for name in z.namelist())
+    what = "with the CUDA backend" if cuda else "CPU only"
     peer = torch_wheel()
     peer_size = peer.stat().st_size if peer else None
     return [
-        {"group": "package", "case": "clean wheel build, no ccache (s)", "threads": os.cpu_count(), "ember": seconds,
+        {"group": "package", "case": f"clean wheel build, no ccache, {what} (s)", "threads": os.cpu_count(),
+         "ember": seconds,
          "torch": None, "ratio": None, "target": "-"},
-        {"group": "package", "case": "wheel size", "threads": "-", "unit": "MB", "ember": size, "torch": peer_size,
+        {"group": "package", "case": f"wheel size, {what}", "threads": "-", "unit": "MB", "ember": size,
+         "torch": peer_size,
          "ratio": size / peer_size if peer_size else None, "target": 0.1},
     ]
 
