@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
-#include <cstring>
 #include <new>
 
 #include "ember/core/Error.h"
@@ -49,11 +49,12 @@ struct LargeBlock {
 size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
 size_t cache_limit_from_env() {
-  const char* v = std::getenv("EMBER_CPU_CACHE_MB");
-  if (!v || !*v) return size_t(1024) << 20;
-  char* end = nullptr;
-  unsigned long long mb = std::strtoull(v, &end, 10);
-  if (end == v) return size_t(1024) << 20;
+  unsigned long long mb = 1024;
+  if (const char* v = std::getenv("EMBER_CPU_CACHE_MB")) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (end != v) mb = n;
+  }
   return static_cast<size_t>(mb) << 20;
 }
 

@@ -1,7 +1,6 @@
 #include "ember/core/TensorImpl.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace ember {
 
@@ -71,13 +70,13 @@ void TensorImpl::refresh_numel_and_contiguity() {
 
 bool TensorImpl::is_non_overlapping_and_dense() const {
   if (is_contiguous_) return true;
-  std::vector<size_t> order;
+  DimVector order;  // the dims of size > 1, innermost (smallest stride) first
   for (size_t d = 0; d < sizes_.size(); ++d) {
-    if (sizes_[d] != 1) order.push_back(d);
+    if (sizes_[d] != 1) order.push_back(static_cast<int64_t>(d));
   }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides_[a] < strides_[b]; });
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return strides_[a] < strides_[b]; });
   int64_t expected = 1;
-  for (size_t d : order) {
+  for (int64_t d : order) {
     if (strides_[d] != expected) return false;
     expected *= sizes_[d];
   }

@@ -60,9 +60,10 @@ Tensor& neg_out(const Tensor& self, Tensor& out) {
 namespace ember::cpu {
 
 bool scale_16bit(const Tensor& self, const Tensor& other, Tensor& out, bool divide) {
+  // A dimensioned 16-bit self keeps its dtype against any 0-dim other.
   const ScalarType t = self.dtype();
   if ((t != ScalarType::Half && t != ScalarType::BFloat16) || self.dim() == 0 || other.dim() != 0 ||
-      other.dtype() == t || result_type({&self, &other}) != t) {
+      other.dtype() == t) {
     return false;
   }
   const float b = static_cast<float>(other.item<double>());

@@ -197,25 +197,30 @@ inline Acc cascade_sum(int64_t begin, int64_t n, const F& f) {
   }
 }
 
-// Column sums with the same cascade over rows: acc[c] += sum_r f(x[r*rs + c]).
+// Column sums with the same cascade over rows: halves of the rows summed
+// apart and added, down to leaves of at most 16 rows, where
+// leaf(x, rows, acc) adds rows into acc one after the other.
+template <typename Acc, typename T, typename Leaf>
+inline void cascade_column_tree(const T* x, int64_t rows, int64_t rs, int64_t nc, Acc* acc, const Leaf& leaf) {
+  constexpr int64_t kRows = 16;
+  if (std::is_integral_v<Acc> || rows <= kRows) return leaf(x, rows, acc);
+  Acc tmp[kColBlock], tmp2[kColBlock];
+  for (int64_t c = 0; c < nc; ++c) tmp[c] = tmp2[c] = Acc(0);
+  const int64_t half = rows / 2;
+  cascade_column_tree<Acc>(x, half, rs, nc, tmp, leaf);
+  cascade_column_tree<Acc>(x + half * rs, rows - half, rs, nc, tmp2, leaf);
+  for (int64_t c = 0; c < nc; ++c) acc[c] += tmp[c] + tmp2[c];
+}
+
+// acc[c] += sum_r f(x[r*rs + c]) in that cascade.
 template <typename Acc, typename T, typename F>
 inline void cascade_columns(const T* x, int64_t rows, int64_t rs, int64_t nc, Acc* acc, const F& f) {
-  constexpr int64_t kRows = 16;
-  if (std::is_integral_v<Acc> || rows <= kRows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* row = x + r * rs;
-      for (int64_t c = 0; c < nc; ++c) acc[c] += f(row[c]);
+  cascade_column_tree<Acc>(x, rows, rs, nc, acc, [&](const T* xs, int64_t n, Acc* a) {
+    for (int64_t r = 0; r < n; ++r) {
+      const T* row = xs + r * rs;
+      for (int64_t c = 0; c < nc; ++c) a[c] += f(row[c]);
     }
-    return;
-  }
-  Acc tmp[kColBlock];
-  for (int64_t c = 0; c < nc; ++c) tmp[c] = Acc(0);
-  int64_t half = rows / 2;
-  cascade_columns<Acc>(x, half, rs, nc, tmp, f);
-  Acc tmp2[kColBlock];
-  for (int64_t c = 0; c < nc; ++c) tmp2[c] = Acc(0);
-  cascade_columns<Acc>(x + half * rs, rows - half, rs, nc, tmp2, f);
-  for (int64_t c = 0; c < nc; ++c) acc[c] += tmp[c] + tmp2[c];
+  });
 }
 
 template <typename T>

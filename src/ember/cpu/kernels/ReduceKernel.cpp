@@ -34,53 +34,6 @@ inline Out from_acc(Acc a) {
 
 // ---- sum, nansum, mean ----------------------------------------------------------
 
-// cascade_columns for float and double: the same tree over rows, with each
-// leaf (up to 16 rows) summed in registers, four vectors of columns at a time,
-// instead of through acc in memory. Every column adds in the same order.
-template <typename S>
-void vec_column_leaf(const S* x, int64_t rows, int64_t rs, int64_t nc, S* acc) {
-  using V = typename VecOf<S>::type;
-  constexpr int64_t W = sizeof(V) / sizeof(S);
-  int64_t c = 0;
-  for (; c + 4 * W <= nc; c += 4 * W) {
-    V a0 = vec_load<V>(acc + c), a1 = vec_load<V>(acc + c + W);
-    V a2 = vec_load<V>(acc + c + 2 * W), a3 = vec_load<V>(acc + c + 3 * W);
-    for (int64_t r = 0; r < rows; ++r) {
-      const S* row = x + r * rs + c;
-      a0 += vec_load<V>(row);
-      a1 += vec_load<V>(row + W);
-      a2 += vec_load<V>(row + 2 * W);
-      a3 += vec_load<V>(row + 3 * W);
-    }
-    std::memcpy(acc + c, &a0, sizeof a0);
-    std::memcpy(acc + c + W, &a1, sizeof a1);
-    std::memcpy(acc + c + 2 * W, &a2, sizeof a2);
-    std::memcpy(acc + c + 3 * W, &a3, sizeof a3);
-  }
-  for (; c + W <= nc; c += W) {
-    V a = vec_load<V>(acc + c);
-    for (int64_t r = 0; r < rows; ++r) a += vec_load<V>(x + r * rs + c);
-    std::memcpy(acc + c, &a, sizeof a);
-  }
-  for (; c < nc; ++c) {
-    S a = acc[c];
-    for (int64_t r = 0; r < rows; ++r) a += x[r * rs + c];
-    acc[c] = a;
-  }
-}
-
-template <typename S>
-void vec_cascade_columns(const S* x, int64_t rows, int64_t rs, int64_t nc, S* acc) {
-  constexpr int64_t kRows = 16;  // as cascade_columns
-  if (rows <= kRows) return vec_column_leaf(x, rows, rs, nc, acc);
-  S tmp[kColBlock], tmp2[kColBlock];
-  for (int64_t c = 0; c < nc; ++c) tmp[c] = tmp2[c] = S(0);
-  const int64_t half = rows / 2;
-  vec_cascade_columns(x, half, rs, nc, tmp);
-  vec_cascade_columns(x + half * rs, rows - half, rs, nc, tmp2);
-  for (int64_t c = 0; c < nc; ++c) acc[c] += tmp[c] + tmp2[c];
-}
-
 template <typename T, typename Out, bool kNan>
 struct SumOp {
   using in_t = T;
@@ -107,7 +60,10 @@ struct SumOp {
   acc_t combine(acc_t a, acc_t b) const { return a + b; }
   void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
     if constexpr (has_vec_leaf_v<T> && !kNan) {
-      vec_cascade_columns(x, rows, rs, nc, acc);
+      // The same cascade, its leaves summed in registers (same order per column).
+      cascade_column_tree<acc_t>(x, rows, rs, nc, acc, [&](const T* xs, int64_t n, acc_t* a) {
+        vec_column_pass(xs, n, rs, nc, a, [](auto u, auto v) { return u + v; });
+      });
     } else {
       cascade_columns<acc_t>(x, rows, rs, nc, acc, [](const T& v) { return val(v); });
     }
@@ -252,40 +208,20 @@ struct MinMaxOp {
     return pick(a, b);
   }
   void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
-    int64_t c0 = 0;
     if constexpr (has_vec_leaf_v<T> && std::is_same_v<acc_t, T>) {
-      // Groups of eight rows: four vector accumulators per column chunk stay
-      // in registers across a group, and rows are still read in order.
-      using V = typename VecOf<T>::type;
-      constexpr int64_t W = sizeof(V) / sizeof(T);
+      // Groups of eight rows, their columns in registers; rows still in order.
+      // A NaN accumulator stays NaN: v > NaN is false, and v != v only for a NaN v.
+      const auto pick_nan = [](auto a, auto v) { return (kMax ? v > a : v < a) | (v != v) ? v : a; };
       constexpr int64_t kGroup = 8;
-      const auto vpick = [](V a, V v) { return (kMax ? v > a : v < a) | (v != v) ? v : a; };
-      const int64_t cv = nc / (4 * W) * (4 * W);
       for (int64_t r0 = 0; r0 < rows; r0 += kGroup) {
-        const int64_t r1 = std::min(rows, r0 + kGroup);
-        for (int64_t c = 0; c < cv; c += 4 * W) {
-          V a0 = vec_load<V>(acc + c), a1 = vec_load<V>(acc + c + W);
-          V a2 = vec_load<V>(acc + c + 2 * W), a3 = vec_load<V>(acc + c + 3 * W);
-          // A NaN accumulator stays NaN: v > NaN is false, and v != v only for a NaN v.
-          for (int64_t r = r0; r < r1; ++r) {
-            const T* row = x + r * rs + c;
-            a0 = vpick(a0, vec_load<V>(row));
-            a1 = vpick(a1, vec_load<V>(row + W));
-            a2 = vpick(a2, vec_load<V>(row + 2 * W));
-            a3 = vpick(a3, vec_load<V>(row + 3 * W));
-          }
-          std::memcpy(acc + c, &a0, sizeof a0);
-          std::memcpy(acc + c + W, &a1, sizeof a1);
-          std::memcpy(acc + c + 2 * W, &a2, sizeof a2);
-          std::memcpy(acc + c + 3 * W, &a3, sizeof a3);
-        }
+        vec_column_pass(x + r0 * rs, std::min(kGroup, rows - r0), rs, nc, acc, pick_nan);
       }
-      c0 = cv;
+      return;
     }
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * rs;
 #pragma omp simd
-      for (int64_t c = c0; c < nc; ++c) {
+      for (int64_t c = 0; c < nc; ++c) {
         const acc_t v = load(row[c]);
         // A NaN v replaces acc; a NaN acc stays (comparisons with NaN are false).
         if constexpr (std::is_floating_point_v<acc_t>) {

@@ -79,6 +79,41 @@ inline bool any_lane(M m) {
   return r != 0;
 }
 
+// acc[c] = f(acc[c], x[r*rs + c]) for r = 0..rows-1 in order, c < nc: four
+// vectors of columns stay in registers across the rows. f takes vectors and
+// scalars (the last columns).
+template <typename S, typename F>
+inline void vec_column_pass(const S* x, int64_t rows, int64_t rs, int64_t nc, S* acc, const F& f) {
+  using V = typename VecOf<S>::type;
+  constexpr int64_t W = sizeof(V) / sizeof(S);
+  int64_t c = 0;
+  for (; c + 4 * W <= nc; c += 4 * W) {
+    V a0 = vec_load<V>(acc + c), a1 = vec_load<V>(acc + c + W);
+    V a2 = vec_load<V>(acc + c + 2 * W), a3 = vec_load<V>(acc + c + 3 * W);
+    for (int64_t r = 0; r < rows; ++r) {
+      const S* row = x + r * rs + c;
+      a0 = f(a0, vec_load<V>(row));
+      a1 = f(a1, vec_load<V>(row + W));
+      a2 = f(a2, vec_load<V>(row + 2 * W));
+      a3 = f(a3, vec_load<V>(row + 3 * W));
+    }
+    std::memcpy(acc + c, &a0, sizeof a0);
+    std::memcpy(acc + c + W, &a1, sizeof a1);
+    std::memcpy(acc + c + 2 * W, &a2, sizeof a2);
+    std::memcpy(acc + c + 3 * W, &a3, sizeof a3);
+  }
+  for (; c + W <= nc; c += W) {
+    V a = vec_load<V>(acc + c);
+    for (int64_t r = 0; r < rows; ++r) a = f(a, vec_load<V>(x + r * rs + c));
+    std::memcpy(acc + c, &a, sizeof a);
+  }
+  for (; c < nc; ++c) {
+    S a = acc[c];
+    for (int64_t r = 0; r < rows; ++r) a = f(a, x[r * rs + c]);
+    acc[c] = a;
+  }
+}
+
 // Lanes of v added pairwise: lane j takes lane j + w for w = W/2, ..., 1.
 template <typename S, typename V>
 inline S lane_sum(V v) {
