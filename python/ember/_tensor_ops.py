@@ -68,7 +68,10 @@ def _install(namespace, tensor_cls):
     def t_equal(self, other):
         return equal(self, other)
 
+    def t_polygamma(self, n):  # the method takes n second
+        return _VF.polygamma(n, self)
+
     for name, fn in (("unique", t_unique), ("unique_consecutive", t_unique_consecutive), ("nonzero", t_nonzero),
-                     ("allclose", t_allclose), ("equal", t_equal)):
+                     ("allclose", t_allclose), ("equal", t_equal), ("polygamma", t_polygamma)):
         fn.__name__ = name
         setattr(tensor_cls, name, fn)

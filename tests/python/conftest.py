@@ -54,3 +54,18 @@ def pair(values, dtype_name, shape=None, requires_grad=False):
 
 def isclose(a, b, tol=1e-6):
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+def run_under_capability(cap, module, fn):
+    """Runs module.fn() in a fresh process on the kernels of one CPU
+    capability (EMBER_CPU_CAPABILITY) and asserts that it succeeded."""
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = f"import sys; sys.path.insert(0, {here!r}); import {module} as t; print(t.{fn}())"
+    env = dict(os.environ, EMBER_CPU_CAPABILITY=cap)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600,
+                       check=False, cwd=here)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -594,6 +594,10 @@ def test_gather_scatter_large(dtype, dim, kind, threads):
         )
     value = True if dtype == "bool" else 2
     _exact(threads(lambda: se.scatter(dim, ie, value)), st_.scatter(dim, it, value))
+    if dtype in ("float16", "bfloat16"):
+        # The number is rounded to the tensor's dtype first, then accumulated in float.
+        for red in ("add", "multiply"):
+            _exact(threads(lambda: se.scatter(dim, ie, 1.01, reduce=red)), st_.scatter(dim, it, 1.01, reduce=red))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32"])

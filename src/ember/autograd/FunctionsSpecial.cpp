@@ -1,7 +1,6 @@
 #include "ember/autograd/FunctionsSpecial.h"
 
 #include <cmath>
-#include <vector>
 
 #include "ember/ops/Ops.h"
 
@@ -12,15 +11,15 @@ constexpr double kPi = 3.14159265358979323846;
 Tensor zero_like_scalar(const Tensor& t) { return ember::zeros({}, t.scalar_type(), t.device()); }
 }  // namespace
 
-Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
-  const Tensor self_pi = self * Scalar(kPi);
-  const Tensor self_squared_pi = self * self * Scalar(kPi);
-  const Tensor out = (grad * (self_pi * self_pi.cos() - self_pi.sin())).div(self_squared_pi);
-  return ember::where(ember::eq(self_squared_pi, Scalar(0.0)), zero_like_scalar(out), out);
+// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0.
+Tensor sinc_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  const Tensor slope = (self * Scalar(kPi)).cos().sub(result).div(self);
+  return grad * ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(slope), slope);
 }
 
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
-  const Tensor g = grad.div(self * (-self + Scalar(1.0)));
+  // |x| so that x = -0 gives +inf, as x = +0 (outside [0, 1] is masked below).
+  const Tensor g = grad.div(self.abs() * (-self + Scalar(1.0)));
   if (eps) {
     const double lo = *eps, hi = 1.0 - *eps;
     const Tensor outside = ember::logical_or(ember::lt(self, Scalar(lo)), ember::gt(self, Scalar(hi)));
@@ -65,11 +64,15 @@ Tensor xlog1py_scalar_other_backward(const Tensor& grad, const Tensor& self, con
   return ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(g), g);
 }
 
+// d/dx sum_{j<p} lgamma(x - j/2) = sum_{j<p} digamma(x - j/2), summed as
+// the forward's terms (largest offset first, in float for 16-bit types).
 Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p) {
-  Tensor args = ember::arange(Scalar(-static_cast<double>(p) * 0.5 + 0.5), Scalar(0.5), Scalar(0.5), self.scalar_type(),
-                              self.device());
-  args = args.add(self.unsqueeze(-1));
-  return grad * ember::digamma(args).sum(std::vector<int64_t>{-1});
+  const ScalarType t = self.scalar_type();
+  const ScalarType acc = (t == ScalarType::Half || t == ScalarType::BFloat16) ? ScalarType::Float : t;
+  auto term = [&](int64_t j) { return ember::digamma(self - Scalar(0.5 * static_cast<double>(j))).to(acc); };
+  Tensor slope = term(p - 1);
+  for (int64_t j = p - 2; j >= 0; --j) slope = slope + term(j);
+  return grad * slope.to(t);
 }
 
 }  // namespace ember::autograd::generated

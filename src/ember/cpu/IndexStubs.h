@@ -3,6 +3,7 @@
 // and the dim-wise indexing family (gather, scatter*, index_add/copy/fill),
 // selected by CPU capability like those in Stubs.h.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -88,6 +89,13 @@ struct ScatterGeometry {
   bool checked = false;    // the caller has checked every index value
   bool parallel = true;    // false when X may overlap itself (written serially)
 };
+
+// The index is one vector along J, the same at every outer and inner
+// position, and C is not empty: ScatterOp::FloatSum applies.
+inline bool index_is_one_vector(const ScatterGeometry& g) {
+  auto zero = [](const DimVector& v) { return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; }); };
+  return !g.c_sizes.empty() && zero(g.a_i) && zero(g.c_i);
+}
 
 // X op= Y (or Y = X for Gather) over g; alpha scales Y for SumAlpha. Returns
 // false, having stopped early, when an index value is out of [0, bound).

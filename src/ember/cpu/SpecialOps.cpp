@@ -93,16 +93,20 @@ Tensor& signbit_out(const Tensor& self, Tensor& out) {
   return run_unary(it, SpecialUnaryOp::Signbit, out);
 }
 
-// mvlgamma(x, p) = p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2), as
-// lgamma of x plus the offsets (1-p)/2, ..., 0 summed over a last dim.
+// mvlgamma(x, p) = p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2), the terms
+// added from the largest offset j = p-1 down to j = 0 (in float for 16-bit
+// types, rounded once, as a sum over them).
 Tensor mvlgamma(const Tensor& self, int64_t p) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "The input tensor may not be a boolean tensor.");
   EMBER_CHECK(p >= 1, "p has to be greater than or equal to 1");
   const ScalarType t = is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype();
-  Tensor args = ember::arange(Scalar(-static_cast<double>(p) * 0.5 + 0.5), Scalar(0.5), Scalar(0.5), t, self.device());
-  args = args.add(self.unsqueeze(-1));
+  const ScalarType acc = (t == ScalarType::Half || t == ScalarType::BFloat16) ? ScalarType::Float : t;
+  const Tensor x = self.to(t);
+  auto term = [&](int64_t j) { return ember::lgamma(x - Scalar(0.5 * static_cast<double>(j))).to(acc); };
+  Tensor total = term(p - 1);
+  for (int64_t j = p - 2; j >= 0; --j) total = total + term(j);
   const double c = static_cast<double>(p * (p - 1)) * std::log(3.14159265358979323846) * 0.25;
-  return ember::lgamma(args).sum(std::vector<int64_t>{-1}).add(wrapped_scalar(Scalar(c)));
+  return total.to(t).add(wrapped_scalar(Scalar(c)));
 }
 
 Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
@@ -126,17 +130,7 @@ constexpr double k180OverPi = 57.295779513082320876798154814105;
 }  // namespace
 
 Tensor& deg2rad_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Scale, kPiOver180); }
-Tensor deg2rad(const Tensor& self) {
-  Tensor out;
-  return native::deg2rad_out(self, out);
-}
-Tensor& deg2rad_(Tensor& self) { return native::deg2rad_out(self, self); }
 Tensor& rad2deg_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Scale, k180OverPi); }
-Tensor rad2deg(const Tensor& self) {
-  Tensor out;
-  return native::rad2deg_out(self, out);
-}
-Tensor& rad2deg_(Tensor& self) { return native::rad2deg_out(self, self); }
 
 // ---- binary ----------------------------------------------------------------------------------
 

@@ -188,26 +188,10 @@ bool surely_no_overlap(const Tensor& t) {
   return true;
 }
 
-// PyTorch's "non-overlapping and dense": a permutation of a contiguous layout.
-bool dense_layout(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] == 0) return true;
-    if (t.sizes()[d] > 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t expect = 1;
-  for (auto [stride, size] : dims) {
-    if (stride != expect) return false;
-    expect *= size;
-  }
-  return true;
-}
-
 // PyTorch's overlap checks of a written tensor: against itself (an expanded
 // dim) and against an input sharing its memory.
 void check_no_internal_overlap(const Tensor& out) {
-  if (dense_layout(out)) return;
+  if (out.numel() == 0 || out.is_non_overlapping_and_dense()) return;
   for (int64_t d = 0; d < out.dim(); ++d) {
     EMBER_CHECK(out.strides()[d] != 0 || out.sizes()[d] <= 1,
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -216,7 +200,10 @@ void check_no_internal_overlap(const Tensor& out) {
 }
 
 void check_no_overlap(const Tensor& out, const Tensor& in) {
-  if (!in.defined() || out.numel() == 0 || in.numel() == 0 || !dense_layout(out) || !dense_layout(in)) return;
+  if (!in.defined() || out.numel() == 0 || in.numel() == 0 || !out.is_non_overlapping_and_dense() ||
+      !in.is_non_overlapping_and_dense()) {
+    return;
+  }
   auto range = [](const Tensor& t) {
     const char* p = static_cast<const char*>(t.data_ptr());
     int64_t lo = 0, hi = 0;
@@ -269,13 +256,6 @@ bool accumulates_in_float(ScalarType t, ScatterOp op) {
   return is_16bit_float(t) && (op == ScatterOp::Sum || op == ScatterOp::Prod);
 }
 
-// The index is one vector along J, the same at every outer and inner
-// position, and C is not empty: the kernel's FloatSum applies.
-bool index_is_one_vector(const ScatterGeometry& g) {
-  auto zero = [](const DimVector& v) { return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; }); };
-  return !g.c_sizes.empty() && zero(g.a_i) && zero(g.c_i);
-}
-
 // The value of a scatter with a number, as one element of dtype.
 struct ValueBuffer {
   alignas(8) unsigned char bytes[16] = {};
@@ -297,7 +277,6 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
   Tensor o = as_1d(out), i = as_1d(long_index(index));
   Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
   DimVector zero(i.dim(), 0);
-  ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   ScatterGeometry g = scatter_geometry(i.sizes(), dim, o.strides(), s.defined() ? s.strides() : IntArrayRef(zero),
                                        i.strides(), o.sizes()[dim]);
   if (accumulates_in_float(out.dtype(), op)) {
@@ -306,12 +285,17 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
     } else {
       Tensor wide = out.to(ScalarType::Float);
       Tensor wide_src = src_tensor.defined() ? src_tensor.to(ScalarType::Float) : Tensor();
-      scatter_into(wide, dim, index, wide_src, value, op);
+      // A number is first rounded to out's dtype, as PyTorch's value.
+      const Scalar rounded = value ? Scalar(ember::scalar_tensor(*value, out.dtype()).item<double>()) : Scalar(0);
+      scatter_into(wide, dim, index, wide_src, value ? &rounded : nullptr, op);
       out.copy_(wide);
       return;
     }
   }
-  g.parallel = surely_no_overlap(o);
+  // Written serially when out may overlap itself, or src shares its memory.
+  g.parallel = surely_no_overlap(o) && (!s.defined() || s.unsafeGetTensorImpl()->storage().get() !=
+                                                           o.unsafeGetTensorImpl()->storage().get());
+  ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   g.checked = check_expanded_index(i, dim, o.sizes()[dim]);
   char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
   if (!cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, static_cast<const int64_t*>(i.data_ptr()),

@@ -480,12 +480,6 @@ struct SgRunner {
   }
 };
 
-// The index is one vector along J, the same at every outer and inner position.
-inline bool index_is_one_vector(const ScatterGeometry& g) {
-  auto zero = [](const DimVector& v) { return std::all_of(v.begin(), v.end(), [](int64_t s) { return s == 0; }); };
-  return !g.c_sizes.empty() && zero(g.a_i) && zero(g.c_i);
-}
-
 template <typename T, ScatterOp M>
 bool sg_grouped(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, bool parallel);
 
@@ -717,6 +711,7 @@ bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int
   EMBER_USE_BASELINE_KERNEL_FOR(dtype, scatter_gather_stub, g, x, y, index, dtype, op, alpha);
   if (op == ScatterOp::FloatSum) {
     EMBER_INTERNAL_ASSERT(dtype == ScalarType::Half || dtype == ScalarType::BFloat16, "FloatSum: 16-bit floats only");
+    EMBER_INTERNAL_ASSERT(index_is_one_vector(g), "FloatSum: the index must be one vector along the scattered dim");
     if (dtype == ScalarType::Half) {
       return sg_grouped<Half, ScatterOp::FloatSum>({}, g, reinterpret_cast<Half*>(x), reinterpret_cast<Half*>(y), index,
                                                    g.parallel);

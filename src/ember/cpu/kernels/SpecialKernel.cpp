@@ -138,9 +138,9 @@ Acc hurwitz_zeta(S s_arg, S q_arg) {
 
 // polygamma(n, x) = (-1)^(n+1) n! zeta(n+1, x) for n >= 2. The zeta sum runs
 // in double for float and double, in float (rounded to T) for 16-bit T.
+// fact is n! in Acc (computed once per call).
 template <typename T, typename Acc>
-Acc polygamma_value(Acc x, int64_t n) {
-  const Acc fact = std::exp(std::lgamma(static_cast<Acc>(n) + Acc(1)));
+Acc polygamma_value(Acc x, int64_t n, Acc fact) {
   Acc z;
   if constexpr (is_16bit_float_v<T>) {
     z = static_cast<Acc>(T(hurwitz_zeta<float>(static_cast<float>(n + 1), static_cast<float>(x))));
@@ -303,7 +303,8 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
         if constexpr (std::is_same_v<acc_t, float>) {
           if (x >= 4.0371103e36f) return std::numeric_limits<float>::infinity();
         }
-        return static_cast<acc_t>(std::lgamma(static_cast<double>(x)));
+        int sign;  // lgamma_r: std::lgamma writes the global signgam, racing across threads
+        return static_cast<acc_t>(lgamma_r(static_cast<double>(x), &sign));
       });
     case SpecialUnaryOp::Digamma:
       return float_scalar_unary(it, [](auto, auto x) { return digamma_value(x); });
@@ -311,9 +312,13 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
       return float_scalar_unary(it, [](auto, auto x) { return trigamma_value(x); });
     case SpecialUnaryOp::Polygamma: {
       const auto n = static_cast<int64_t>(param);
-      return float_scalar_unary(it, [n](auto tag, auto x) {
+      // n! once, in each computation type (before the threads start).
+      const float fact_f = std::exp(std::lgamma(static_cast<float>(n) + 1.0f));
+      const double fact_d = std::exp(std::lgamma(static_cast<double>(n) + 1.0));
+      return float_scalar_unary(it, [n, fact_f, fact_d](auto tag, auto x) {
         using scalar_t = typename decltype(tag)::type;
-        return polygamma_value<scalar_t>(x, n);
+        using acc_t = decltype(x);
+        return polygamma_value<scalar_t>(x, n, static_cast<acc_t>(std::is_same_v<acc_t, float> ? fact_f : fact_d));
       });
     }
     case SpecialUnaryOp::I0:

@@ -46,12 +46,6 @@ void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
   float_map<1>(it, vf, df);
 }
 
-// A float op without a vector form: each lane calls f in float.
-template <typename F>
-Vf per_lane(Vf x, F f) {
-  return vecmath::lanes(x, f);
-}
-
 // Same-dtype ops over every type; f is called with the value in its
 // computation type (float for Half/BFloat16) and returns that type.
 template <typename F>
