@@ -14,6 +14,7 @@
 
 #include "ember/cpu/IndexStubs.h"
 #include "ember/cpu/kernels/Loops.h"
+#include "ember/cpu/kernels/MathLoops.h"
 #include "ember/ops/Parallel.h"
 
 namespace ember::cpu {
@@ -531,57 +532,17 @@ bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, co
   return ok;
 }
 
-// n 16-bit floats (stride s) to float and back, rounding to nearest even as
-// Half and BFloat16 do; the unit-stride loops vectorise.
+// n 16-bit floats (stride s) to float and back; unit strides take the
+// bulk conversions of MathLoops.h.
 template <typename T>
 inline void load_floats(const T* in, int64_t s, float* out, int64_t n) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
-    if (s == 1) {
-      for (int64_t k = 0; k < n; ++k) {
-        const uint32_t u = uint32_t(in[k].x) << 16;
-        std::memcpy(out + k, &u, 4);
-      }
-      return;
-    }
-  } else {
-#if defined(__F16C__)
-    if (s == 1) {
-      int64_t k = 0;
-      for (; k + 8 <= n; k += 8) {
-        _mm256_storeu_ps(out + k, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k))));
-      }
-      for (; k < n; ++k) out[k] = static_cast<float>(in[k]);
-      return;
-    }
-#endif
-  }
+  if (s == 1) return cvt_to_float(in, out, n);
   for (int64_t k = 0; k < n; ++k) out[k] = static_cast<float>(in[k * s]);
 }
 
 template <typename T>
 inline void store_floats(const float* in, T* out, int64_t s, int64_t n) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
-    if (s == 1) {
-      for (int64_t k = 0; k < n; ++k) {
-        uint32_t u;
-        std::memcpy(&u, in + k, 4);
-        out[k].x = (u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0x7fc0u) : uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-      }
-      return;
-    }
-  } else {
-#if defined(__F16C__)
-    if (s == 1) {
-      int64_t k = 0;
-      for (; k + 8 <= n; k += 8) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(in + k), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      }
-      for (; k < n; ++k) out[k] = T(in[k]);
-      return;
-    }
-#endif
-  }
+  if (s == 1) return cvt_from_float(in, out, n);
   for (int64_t k = 0; k < n; ++k) out[k * s] = T(in[k]);
 }
 

@@ -124,8 +124,8 @@ constexpr bool is_16bit_float_v = std::is_same_v<T, Half> || std::is_same_v<T, B
 constexpr int kChunk = 256;
 
 template <typename T>
-inline void cvt_to_float(const T* in, float* out, int n) {
-  int i = 0;
+inline void cvt_to_float(const T* in, float* out, int64_t n) {
+  int64_t i = 0;
   if constexpr (std::is_same_v<T, Half>) {
 #if defined(__F16C__)
     for (; i + 8 <= n; i += 8) {
@@ -143,8 +143,8 @@ inline void cvt_to_float(const T* in, float* out, int n) {
 }
 
 template <typename T>
-inline void cvt_from_float(const float* in, T* out, int n) {
-  int i = 0;
+inline void cvt_from_float(const float* in, T* out, int64_t n) {
+  int64_t i = 0;
   if constexpr (std::is_same_v<T, Half>) {
 #if defined(__F16C__)
     for (; i + 8 <= n; i += 8) {
