@@ -316,12 +316,14 @@ def test_comparison_promotion(da, db):
         check(getattr(ember, name)(ea, eb), getattr(torch, name)(ta, tb))
 
 
-# Note [Scalar operand of 16-bit products]: mul and div keep the number in
-# float; add and sub round it to the tensor's dtype, as PyTorch.
+# Note [Scalar operand of 16-bit products]: mul, div and the floor and trunc
+# divisions keep the number in float; add and sub round it to the tensor's
+# dtype, as PyTorch.
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("s", [0.01745, 1 / 3, 57.29577951308232, 1e-5, 4097, -0.0, float("inf"), True])
+@pytest.mark.parametrize("s", [0.01745, 0.1, 1 / 3, 7.7, 57.29577951308232, 1e-5, 4097, -0.0, float("inf"), True])
 @pytest.mark.parametrize("op", ["mul", "rmul", "div", "add", "sub", "rsub", "imul", "idiv", "mul_0d_f64",
-                                "mul_0d_first", "div_out_f32"])
+                                "mul_0d_first", "div_out_f32", "floor_divide", "div_floor", "div_trunc",
+                                "ifloor_divide", "floor_0d_f32", "mul_0d_self", "div_floor_0d_self"])
 def test_16bit_products_with_a_number(op, s, dtype):
     import numpy as np
 
@@ -351,6 +353,20 @@ def test_16bit_products_with_a_number(op, s, dtype):
             r = t * lib.tensor(float(s), dtype=lib.float64)
         elif op == "mul_0d_first":
             r = lib.mul(lib.tensor(float(s), dtype=lib.float64), t)
+        elif op == "floor_divide":
+            r = t // s
+        elif op == "div_floor":
+            r = lib.div(t, s, rounding_mode="floor")
+        elif op == "div_trunc":
+            r = lib.div(t, s, rounding_mode="trunc")
+        elif op == "ifloor_divide":
+            r = t.clone().floor_divide_(s)
+        elif op == "floor_0d_f32":
+            r = lib.floor_divide(t, lib.tensor(float(s), dtype=lib.float32))
+        elif op == "mul_0d_self":
+            r = lib.stack([t[k] * s for k in range(5)])
+        elif op == "div_floor_0d_self":
+            r = lib.stack([lib.div(t[k], s, rounding_mode="floor") for k in range(5)])
         else:
             r = lib.empty(0)
             lib.div(t, s, out=r)

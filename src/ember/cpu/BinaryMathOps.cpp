@@ -51,7 +51,6 @@ Tensor wrap(const Scalar& s) { return wrapped_scalar(s); }
 // ---- division ----------------------------------------------------------------------
 
 Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  if (cpu::scale_16bit(self, other, out, /*divide=*/true)) return out;
   auto it = TensorIterator::binary_float_op(out, self, other);
   return run(it, BinaryOp::Div, out);
 }

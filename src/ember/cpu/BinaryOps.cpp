@@ -38,7 +38,6 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
 }
 
 Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  if (cpu::scale_16bit(self, other, out, /*divide=*/false)) return out;
   auto it = TensorIterator::binary_op(out, self, other);
   cpu::mul_stub(it);
   it.finish();
@@ -56,21 +55,3 @@ Tensor& neg_out(const Tensor& self, Tensor& out) {
 }
 
 }  // namespace ember::native
-
-namespace ember::cpu {
-
-bool scale_16bit(const Tensor& self, const Tensor& other, Tensor& out, bool divide) {
-  // A dimensioned 16-bit self keeps its dtype against any 0-dim other.
-  const ScalarType t = self.dtype();
-  if ((t != ScalarType::Half && t != ScalarType::BFloat16) || self.dim() == 0 || other.dim() != 0 ||
-      other.dtype() == t) {
-    return false;
-  }
-  const float b = static_cast<float>(other.item<double>());
-  auto it = TensorIterator::op(out, {self}, TensorIterator::Config{});  // out= may be wider
-  scale_16bit_stub(it, b, divide);
-  it.finish();
-  return true;
-}
-
-}  // namespace ember::cpu

@@ -73,7 +73,6 @@ const char* compiled_cpu_capabilities() {
 namespace cpu {
 EMBER_DEFINE_DISPATCH(BinaryScalarFn, add_stub);
 EMBER_DEFINE_DISPATCH(IterFn, mul_stub);
-EMBER_DEFINE_DISPATCH(ScaleFn, scale_16bit_stub);
 EMBER_DEFINE_DISPATCH(IterFn, neg_stub);
 EMBER_DEFINE_DISPATCH(BinaryScalarFn, fill_stub);
 EMBER_DEFINE_DISPATCH(IterFn, copy_stub);

@@ -190,7 +190,14 @@ void TensorIterator::build(const Config& config) {
   }
   if (config.promote_inputs) {
     for (int k = first_promoted; k < ntensors_; ++k) {
-      if (operands_[k].dtype() != common_dtype_) operands_[k] = operands_[k].to(common_dtype_);
+      Tensor& t = operands_[k];
+      if (t.dtype() == common_dtype_) continue;
+      const bool half_common = common_dtype_ == ScalarType::Half || common_dtype_ == ScalarType::BFloat16;
+      if (half_common && t.dim() == 0 && t.is_cpu()) {
+        original_scalar_[k] = t.item<double>();
+        original_scalar_mask_ |= 1u << k;
+      }
+      t = t.to(common_dtype_);
     }
   }
 

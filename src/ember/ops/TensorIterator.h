@@ -4,6 +4,7 @@
 // outputs, coalesces dimensions and runs a 1-D inner loop over all elements.
 
 #include <functional>
+#include <optional>
 
 #include "ember/ops/Tensor.h"
 
@@ -58,6 +59,14 @@ class EMBER_API TensorIterator {
   ScalarType dtype(int k) const { return operands_[k].dtype(); }
   const Tensor& output() const { return operands_[0]; }
   const Tensor& operand(int k) const { return operands_[k]; }
+  // Input k's value before its conversion to the common dtype, where k was
+  // a 0-dim CPU input of another dtype and the common dtype is float16
+  // or bfloat16 (PyTorch's original_scalar_value: mul, div and rounding
+  // division of 16-bit floats by a number use it unrounded).
+  std::optional<double> original_scalar(int k) const {
+    if (!(original_scalar_mask_ & (1u << k))) return std::nullopt;
+    return original_scalar_[k];
+  }
   int64_t numel() const { return numel_; }
   IntArrayRef shape() const { return shape_; }
   // The iteration space after coalescing (outermost dim first, never empty)
@@ -91,6 +100,8 @@ class EMBER_API TensorIterator {
   int ntensors_ = 0;
   int noutputs_ = 0;
   ScalarType common_dtype_ = ScalarType::Undefined;
+  double original_scalar_[kMaxOperands] = {};
+  unsigned original_scalar_mask_ = 0;
   DimVector shape_;       // logical (broadcast) shape
   DimVector iter_shape_;  // shape after coalescing, never empty
   int64_t numel_ = 0;

@@ -219,8 +219,10 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), binary_math_stub, it, op, flags);
   switch (op) {
     case BinaryOp::Div:
+      if (run_16bit_by_original_scalar(it, [](float a, float b) { return a / b; })) return;
       return binary<false>(it, [](auto a, auto b) { return a / b; });
     case BinaryOp::DivTrunc:
+      if (run_16bit_by_original_scalar(it, [](float a, float b) { return std::trunc(a / b); })) return;
       return binary_rounded(it, [&](auto a, auto b, const auto& round) {
         using T = decltype(a);
         if constexpr (is_int_v<T>) return int_div_trunc(a, b, flags);
@@ -228,6 +230,9 @@ void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flag
         else return a;
       });
     case BinaryOp::DivFloor: {
+      if (run_16bit_by_original_scalar(it, [](float a, float b) { return float_div_floor(a, b, RoundToElement<float>{}); })) {
+        return;
+      }
       // float16/bfloat16 round each step unless the divisor is one number.
       const bool with_16bit = it.operand(2).numel() == 1;
       if (binary_vec(it, with_16bit, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::div_floor(a, b); },

@@ -50,6 +50,7 @@ void mul_kernel(const TensorIterator& it) {
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "mul", [&] {
     using acc_t = opmath_t<scalar_t>;
     if constexpr (is_16bit_float_v<scalar_t>) {
+      if (run_16bit_by_original_scalar(it, [](float x, float s) { return x * s; })) return;
       f16_binary<scalar_t>(it, [](float x, float y) { return x * y; });
       return;
     }
@@ -63,19 +64,6 @@ void mul_kernel(const TensorIterator& it) {
       }
     });
   });
-}
-
-void scale_16bit_kernel(const TensorIterator& it, float b, bool divide) {
-  const auto run = [&](auto tag) {
-    using T = decltype(tag);
-    if (divide) {
-      run_acc<T, T, 1>(it, [b](float x) { return x / b; });
-    } else {
-      run_acc<T, T, 1>(it, [b](float x) { return x * b; });
-    }
-  };
-  if (it.common_dtype() == ScalarType::Half) run(Half{});
-  else run(BFloat16{});
 }
 
 void neg_kernel(const TensorIterator& it) {
@@ -98,7 +86,6 @@ void neg_kernel(const TensorIterator& it) {
 
 EMBER_REGISTER_DISPATCH(add_stub, &add_kernel);
 EMBER_REGISTER_DISPATCH(mul_stub, &mul_kernel);
-EMBER_REGISTER_DISPATCH(scale_16bit_stub, &scale_16bit_kernel);
 EMBER_REGISTER_DISPATCH(neg_stub, &neg_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS

@@ -5,6 +5,7 @@
 // SIMD path through vecmath.
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 
 #include "ember/cpu/kernels/Loops.h"
@@ -402,6 +403,22 @@ inline void run_acc(const TensorIterator& it, const F& f) {
       });
     }
   });
+}
+
+// Note [Scalar operand of 16-bit products]: x * s, x / s and the floor and
+// trunc divisions of float16/bfloat16 x by a 0-dim s of another dtype (a
+// Python number too) use s rounded to float, not to x's dtype, as PyTorch
+// does (its original_scalar_value). Runs out = f(x, s) in float when the
+// iterator's operand 2 is such an s; false otherwise.
+template <typename F>
+bool run_16bit_by_original_scalar(const TensorIterator& it, const F& f) {
+  const std::optional<double> s = it.original_scalar(2);
+  if (!s) return false;
+  const float b = static_cast<float>(*s);
+  const auto g = [&](float x) { return f(x, b); };
+  if (it.common_dtype() == ScalarType::Half) run_acc<Half, Half, 1>(it, g);
+  else run_acc<BFloat16, BFloat16, 1>(it, g);
+  return true;
 }
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
