@@ -405,6 +405,40 @@ inline void run_acc(const TensorIterator& it, const F& f) {
   });
 }
 
+// Floating ops over N inputs: vf on vectors of floats (float, Half and
+// BFloat16 storage), df on doubles (for one input, a vector of doubles when
+// it accepts one, else one double).
+template <int N, typename VF, typename DF>
+void float_map(const TensorIterator& it, const VF& vf, const DF& df) {
+  switch (it.common_dtype()) {
+    case ScalarType::Float:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<float, N>(d, s, n, vf); });
+      return;
+    case ScalarType::Half:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<Half, N>(d, s, n, vf); });
+      return;
+    case ScalarType::BFloat16:
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<BFloat16, N>(d, s, n, vf); });
+      return;
+    case ScalarType::Double:
+      if constexpr (N == 2) {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop2<double, double, double>(d, s, n, df); });
+      } else if constexpr (std::is_invocable_v<DF, vecmath::Vd>) {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, df); });
+      } else {
+        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
+      }
+      return;
+    default:
+      EMBER_INTERNAL_ASSERT(false, "float_map on ", scalar_type_name(it.common_dtype()));
+  }
+}
+
+template <typename VF, typename DF>
+void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
+  float_map<1>(it, vf, df);
+}
+
 // Note [Scalar operand of 16-bit products]: x * s, x / s and the floor and
 // trunc divisions of float16/bfloat16 x by a 0-dim s of another dtype (a
 // Python number too) use s rounded to float, not to x's dtype, as PyTorch

@@ -23,6 +23,7 @@
 
 #include "ember/cpu/SpecialStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/VecMathBinary.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -335,7 +336,13 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
     case SpecialUnaryOp::Scale:
       return float_scalar_unary(it, [param](auto, auto x) { return x * static_cast<decltype(x)>(param); });
     case SpecialUnaryOp::Frac:
-      return float_scalar_unary(it, [](auto, auto x) { return x - std::trunc(x); });
+#if defined(__AVX2__)
+      return float_unary(it, [](vecmath::Vf x) { return x - vecmath::round_dir<2>(x); },
+                         [](vecmath::Vd x) { return x - vecmath::round_dir<2>(x); });
+#else
+      return float_unary(it, [](vecmath::Vf x) { return x - vecmath::round_dir<2>(x); },
+                         [](double x) { return x - std::trunc(x); });
+#endif
     case SpecialUnaryOp::Logit: {
       // eps < 0: no clamping; inputs are divided then logged as PyTorch's loop.
       const bool clamp = param >= 0;
@@ -401,18 +408,8 @@ void special_binary_kernel(const TensorIterator& it, SpecialBinaryOp op) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), special_binary_stub, it, op);
   switch (op) {
     case SpecialBinaryOp::Hypot:
-      return float_scalar_binary(it, [](auto a, auto b) {
-        using acc_t = decltype(a);
-        if constexpr (std::is_same_v<acc_t, float>) {
-          // The exact sum of squares in double, rounded once by the square root
-          // and once to float, as libm's hypotf; inline, so the loop vectorises.
-          const double da = a, db = b;
-          const float r = static_cast<float>(std::sqrt(da * da + db * db));
-          return (std::isinf(a) || std::isinf(b)) ? std::numeric_limits<float>::infinity() : r;
-        } else {
-          return std::hypot(a, b);
-        }
-      });
+      return float_map<2>(it, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::hypot(a, b); },
+                          [](double a, double b) { return std::hypot(a, b); });
     case SpecialBinaryOp::Copysign:
       return float_scalar_binary(it, [](auto a, auto b) { return std::copysign(a, b); });
     case SpecialBinaryOp::Xlogy:

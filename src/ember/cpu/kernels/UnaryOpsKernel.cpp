@@ -12,40 +12,6 @@ namespace {
 using vecmath::Vd;
 using vecmath::Vf;
 
-// Floating ops over N inputs: vf on vectors of floats (float, Half and
-// BFloat16 storage), df on doubles (for one input, a vector of doubles when
-// it accepts one, else one double).
-template <int N, typename VF, typename DF>
-void float_map(const TensorIterator& it, const VF& vf, const DF& df) {
-  switch (it.common_dtype()) {
-    case ScalarType::Float:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<float, N>(d, s, n, vf); });
-      return;
-    case ScalarType::Half:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<Half, N>(d, s, n, vf); });
-      return;
-    case ScalarType::BFloat16:
-      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<BFloat16, N>(d, s, n, vf); });
-      return;
-    case ScalarType::Double:
-      if constexpr (N == 2) {
-        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop2<double, double, double>(d, s, n, df); });
-      } else if constexpr (std::is_invocable_v<DF, vecmath::Vd>) {
-        it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, df); });
-      } else {
-        it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
-      }
-      return;
-    default:
-      EMBER_INTERNAL_ASSERT(false, "float_map on ", scalar_type_name(it.common_dtype()));
-  }
-}
-
-template <typename VF, typename DF>
-void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
-  float_map<1>(it, vf, df);
-}
-
 // Same-dtype ops over every type; f is called with the value in its
 // computation type (float for Half/BFloat16) and returns that type.
 template <typename F>
@@ -91,45 +57,12 @@ T abs_of(T x) {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
-// Rounds vectors of floats toward -inf (kMode 0), +inf (1) or zero (2).
-// (std::floor and friends were not turned into vector rounding instructions
-// here; 1.15-1.27x PyTorch's time at 1M floats.)
-template <int kMode>
-EMBER_VEC_INLINE Vf round_dir(Vf x) {
-#if defined(__AVX512F__)
-  constexpr int kImm = (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) |
-                       _MM_FROUND_NO_EXC;
-  return (Vf)_mm512_roundscale_ps((__m512)x, kImm);
-#elif defined(__AVX2__)
-  constexpr int kImm = (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) |
-                       _MM_FROUND_NO_EXC;
-  return (Vf)_mm256_round_ps((__m256)x, kImm);
-#else
-  if constexpr (kMode == 0) return vecmath::floor(x);
-  else if constexpr (kMode == 1) return -vecmath::floor(-x);
-  else return vecmath::copysign(vecmath::floor(vecmath::abs(x)), x);
-#endif
-}
-
-#if defined(__AVX2__)
-template <int kMode>
-EMBER_VEC_INLINE Vd round_dir(Vd x) {
-  constexpr int kImm = (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) |
-                       _MM_FROUND_NO_EXC;
-#if defined(__AVX512F__)
-  return (Vd)_mm512_roundscale_pd((__m512d)x, kImm);
-#else
-  return (Vd)_mm256_round_pd((__m256d)x, kImm);
-#endif
-}
-#endif
-
 // Floor, ceil and trunc: vector rounding for floating dtypes, f otherwise.
 template <int kMode, typename F>
 void round_unary(const TensorIterator& it, const F& f) {
   const ScalarType t = it.common_dtype();
   if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
-    const auto vf = [](Vf x) { return round_dir<kMode>(x); };
+    const auto vf = [](Vf x) { return vecmath::round_dir<kMode>(x); };
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
       if (t == ScalarType::Float) vec_loop<float, 1>(d, s, n, vf);
       else if (t == ScalarType::Half) vec_loop<Half, 1>(d, s, n, vf);
@@ -139,7 +72,7 @@ void round_unary(const TensorIterator& it, const F& f) {
   }
 #if defined(__AVX2__)
   if (t == ScalarType::Double) {
-    const auto vd = [](Vd x) { return round_dir<kMode>(x); };
+    const auto vd = [](Vd x) { return vecmath::round_dir<kMode>(x); };
     it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, vd); });
     return;
   }

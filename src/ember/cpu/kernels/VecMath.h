@@ -152,6 +152,39 @@ EMBER_VEC_INLINE Vf floor(Vf x) {
 #endif
 }
 
+// Rounds toward -inf (kMode 0), +inf (1) or zero (2) with the vector
+// rounding instructions where the build has them (std::floor and friends
+// are not vectorised by GCC).
+#if defined(__AVX2__)
+template <int kMode>
+constexpr int kRoundImm =
+    (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) | _MM_FROUND_NO_EXC;
+#endif
+
+template <int kMode>
+EMBER_VEC_INLINE Vf round_dir(Vf x) {
+#if defined(__AVX512F__)
+  return (Vf)_mm512_roundscale_ps((__m512)x, kRoundImm<kMode>);
+#elif defined(__AVX2__)
+  return (Vf)_mm256_round_ps((__m256)x, kRoundImm<kMode>);
+#else
+  if constexpr (kMode == 0) return floor(x);
+  else if constexpr (kMode == 1) return -floor(-x);
+  else return copysign(floor(abs(x)), x);
+#endif
+}
+
+#if defined(__AVX2__)
+template <int kMode>
+EMBER_VEC_INLINE Vd round_dir(Vd x) {
+#if defined(__AVX512F__)
+  return (Vd)_mm512_roundscale_pd((__m512d)x, kRoundImm<kMode>);
+#else
+  return (Vd)_mm256_round_pd((__m256d)x, kRoundImm<kMode>);
+#endif
+}
+#endif
+
 namespace detail {
 // p * 2^n for integral n in [-151, 129]: rounds once, into the subnormal
 // range or to inf as the exact product would.
