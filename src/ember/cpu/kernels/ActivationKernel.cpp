@@ -24,17 +24,13 @@ inline T rounded(T v) {
   return v;
 }
 
-// Inverse error function of double (float, float16 and bfloat16 take
-// vecmath::erfinv): a rational first guess (central range |y| <= 0.7,
-// tails via sqrt(-log((1-|y|)/2))) refined by two Newton steps; coefficients
-// from Pavlis' published erfinv (1996).
-// The Horner steps are fused multiply-adds, as in PyTorch's (contracted) build.
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+
+// Pavlis' rational first guess of erfinv (1996; central range |y| <= 0.7,
+// tails through sqrt(-log((1-|y|)/2))), about 1e-6 relative off.
 template <typename T>
-T erfinv_value(T y) {
+T erfinv_guess(T y) {
   const T ay = std::abs(y);
-  if (ay > T(1)) return std::numeric_limits<T>::quiet_NaN();
-  if (ay == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
-  T x;
   if (ay <= T(0.7)) {
     const T z = y * y;
     const T num = std::fma(std::fma(std::fma(T(-0.140543331), z, T(0.914624893)), z, T(-1.645349621)), z,
@@ -42,18 +38,53 @@ T erfinv_value(T y) {
     const T den = std::fma(
         std::fma(std::fma(std::fma(T(0.012229801), z, T(-0.329097515)), z, T(1.442710462)), z, T(-2.118377725)), z,
         T(1));
-    x = y * num / den;
-  } else {
-    const T z = std::sqrt(-std::log((T(1) - ay) / T(2)));
-    const T num = std::fma(std::fma(std::fma(T(1.641345311), z, T(3.429567803)), z, T(-1.624906493)), z,
-                           T(-1.970840454));
-    const T den = std::fma(std::fma(T(1.637067800), z, T(3.543889200)), z, T(1));
-    x = std::copysign(num, y) / den;
+    return y * num / den;
   }
-  const T two_over_sqrt_pi = T(2) * T(0.564189583547756286948079451560772586);
-  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
-  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  const T z = std::sqrt(-std::log((T(1) - ay) / T(2)));
+  const T num =
+      std::fma(std::fma(std::fma(T(1.641345311), z, T(3.429567803)), z, T(-1.624906493)), z, T(-1.970840454));
+  const T den = std::fma(std::fma(T(1.637067800), z, T(3.543889200)), z, T(1));
+  return std::copysign(num, y) / den;
+}
+
+// Note [erfinv of double]: the first guess is the float polynomial
+// (vecmath::detail::erfinv_half with the full log, about 6e-10 relative up
+// to |y| = 1 - 5.6e-8; Pavlis' guess beyond), refined by Newton steps on
+// x = erfinv(|y|) whose residual erf(x) - |y| is (1 - |y|) - erfc(x) from
+// |y| = 0.5 up: 1 - |y| is exact there, so the residual stays accurate near
+// +-1, where erf(x) - |y| cancels. One step (four after Pavlis' guess)
+// leaves about 1 ulp, as PyTorch's result. (Pavlis' guess and two steps on
+// erf(x) - y, the usual form, were 1e5 ulp off at |y| = 1 - 1e-3.)
+double erfinv_residual(double ay, double x) { return ay < 0.5 ? std::erf(x) - ay : (1.0 - ay) - std::erfc(x); }
+
+double erfinv_newton(double ay, double x, int steps) {
+  for (int i = 0; i < steps; ++i) x -= erfinv_residual(ay, x) / (kTwoOverSqrtPi * std::exp(-x * x));
   return x;
+}
+
+double erfinv_double(double y) {
+  const double ay = std::abs(y);
+  if (!(ay < 1.0)) return ay == 1.0 ? std::copysign(std::numeric_limits<double>::infinity(), y) : std::nan("");
+  if (ay == 0.0) return y;
+  return std::copysign(erfinv_newton(ay, erfinv_guess(ay), 4), y);
+}
+
+EMBER_VEC_INLINE vecmath::Vd erfinv_double(vecmath::Vd y) {
+  constexpr int W = vecmath::kLanesD;
+  const vecmath::Vd ay = vecmath::abs(y);
+  const vecmath::Vd guess = vecmath::detail::erfinv_half<true>(ay < 0.999999 ? ay : vecmath::splatd(0.5));
+  // The step's slope at the guess (its 6e-10 error does not reach the result).
+  const vecmath::Vd slope = kTwoOverSqrtPi * vecmath::exp(-guess * guess);
+  double in[W], g[W], d[W], out[W];
+  vecmath::store(in, y);
+  vecmath::store(g, guess);
+  vecmath::store(d, slope);
+  for (int j = 0; j < W; ++j) {
+    const double a = std::abs(in[j]);
+    out[j] = (a < 0.999999 && a != 0.0) ? std::copysign(g[j] - erfinv_residual(a, g[j]) / d[j], in[j])
+                                         : erfinv_double(in[j]);
+  }
+  return vecmath::load(out);
 }
 
 // Note [Activation loops]: the activation is a template argument, so each
@@ -84,7 +115,11 @@ inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
     case ActivationOp::Threshold:
       return x <= a ? b : x;
     case ActivationOp::Erfinv:
-      return erfinv_value(x);
+      if constexpr (std::is_same_v<acc_t, double>) {
+        return erfinv_double(x);
+      } else {
+        return x;  // float types take the vector loop
+      }
     case ActivationOp::BinaryCrossEntropy:
     case ActivationOp::TanhGrad:
     case ActivationOp::SigmoidGrad:
@@ -197,6 +232,13 @@ EMBER_VEC_INLINE vecmath::Vf forward_vector(vecmath::Vf x, float a, float b, flo
 
 template <ActivationOp op>
 void forward_loop(const TensorIterator& it, double a, double b, double c) {
+  if constexpr (op == ActivationOp::Erfinv) {
+    if (it.common_dtype() == ScalarType::Double) {
+      const auto f = [](vecmath::Vd y) { return erfinv_double(y); };
+      it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, f); });
+      return;
+    }
+  }
   if constexpr (kHasVectorForward<op>) {
     const ScalarType t = it.common_dtype();
     if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {

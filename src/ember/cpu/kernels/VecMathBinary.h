@@ -278,10 +278,12 @@ EMBER_VEC_INLINE Vd pow_half(Vd x, Vd y) {
 
 // erfinv for one double half holding float values in (-1, 1): with
 // w = -log(1 - y^2) (the product (1 - y)(1 + y) is exact), erfinv(y) / y is
-// a polynomial in w below 6.25 (|y| < 0.998) and in sqrt(w) above; our
-// fits, relative errors 5.7e-10 and 8.7e-11.
+// a polynomial in w below 6.25 (|y| < 0.998) and in sqrt(w) above, up to
+// w = 16 (|y| = 1 - 5.6e-8); our fits, relative errors 5.7e-10 and 8.7e-11.
+// kFullLog: the log to 1e-15 (for double y, whose 1 - y^2 is rounded).
+template <bool kFullLog = false>
 EMBER_VEC_INLINE Vd erfinv_half(Vd y) {
-  const Vd w = -log_accurate_d<false>((1.0 - y) * (1.0 + y));
+  const Vd w = -log_accurate_d<kFullLog>((1.0 - y) * (1.0 + y));
   const Vd c = w - 3.125;
   Vd p = madd(c, -1.3302182950832073e-11, 5.371648125443379e-12);
   p = madd(p, c, splatd(1.057881528833795e-09));
