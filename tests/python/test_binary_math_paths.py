@@ -436,6 +436,12 @@ def test_mse_loss_other_layouts_and_grad():
             want = torch.nn.functional.mse_loss(x, y, reduction=red)
             tol = 1e-2 if x.dtype in (torch.float16, torch.bfloat16) else 1e-5
             torch.testing.assert_close(_t(got), want, rtol=tol, atol=tol)
+    # 16-bit means sum in float: 1e5 squares near 2 overflow float16 as a sum.
+    x, y = torch.randn(100000, generator=g) * 1.4, torch.randn(100000, generator=g)
+    for dt in (torch.float16, torch.bfloat16):
+        for red in ("mean", "sum"):
+            got = ember.nn.functional.mse_loss(_e(x.to(dt)), _e(y.to(dt)), reduction=red)
+            assert_bits_equal(_t(got), torch.nn.functional.mse_loss(x.to(dt), y.to(dt), reduction=red))
     ea = _e(a.double()).requires_grad_()
     ta = a.double().requires_grad_()
     ember.nn.functional.mse_loss(ea, _e(b.double())).backward()

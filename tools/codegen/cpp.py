@@ -337,13 +337,17 @@ def definition(v: Variant) -> str:
     if view_of:
         # Read before the kernel runs below autograd (grad mode off there).
         lines.append(f"  const auto _creation_meta = autograd::view_creation_meta({'true' if list_return else 'false'});")
-    # 1. the kernel expression (device dispatch)
-    if op.composite_explicit:
+    # 1. the kernel expression (device dispatch; a CompositeExplicitAutograd
+    # kernel serves the devices without their own entry)
+    if op.composite_explicit and not backend_kernels(op):
         call = kernel_call(v).replace("KERNEL", f"native::{op.composite_explicit}")
     else:
         dev = dispatch_device_expr(op)
         lines.append(f"  auto _kernel = dispatch::{table_name(op)}[static_cast<int>({dev})];")
-        lines.append(f'  if (!_kernel) dispatch::missing_kernel("{op.schema.full_name}", {dev});')
+        if op.composite_explicit:
+            lines.append(f"  if (!_kernel) _kernel = &native::{op.composite_explicit};")
+        else:
+            lines.append(f'  if (!_kernel) dispatch::missing_kernel("{op.schema.full_name}", {dev});')
         call = kernel_call(v).replace("KERNEL", "_kernel")
 
     mutated = [a.name for a in v.args if a.type.mutable and a.type.is_tensor]

@@ -55,6 +55,31 @@ constexpr int64_t kColBlock = 256;
 // Minimum elements per task before going parallel.
 constexpr int64_t kReduceGrain = 32768;
 
+// Number of pieces to split one reduction of n elements into across
+// threads; 1 when it stays on one thread.
+inline int64_t reduction_split(int64_t n) {
+  const int nthreads = get_num_threads();
+  if (nthreads <= 1 || n < 2 * kReduceGrain || in_parallel_region()) return 1;
+  return std::min<int64_t>(nthreads, n / kReduceGrain);
+}
+
+// part(begin, end) over `pieces` parallel pieces of [0, n), combined in
+// order from identity.
+template <typename Acc, typename Part, typename Combine>
+Acc combine_pieces(int64_t n, int64_t pieces, Acc identity, const Part& part, const Combine& combine) {
+  const int64_t size = (n + pieces - 1) / pieces;
+  std::vector<Acc> partial(static_cast<size_t>(pieces), identity);
+  parallel_for(0, pieces, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      const int64_t s = c * size, end = std::min(n, s + size);
+      if (s < end) partial[c] = part(s, end);
+    }
+  });
+  Acc acc = identity;
+  for (const Acc& a : partial) acc = combine(acc, a);
+  return acc;
+}
+
 template <typename Op>
 void run_reduction(const ReducePlan& p, const Op& op) {
   using T = typename Op::in_t;
@@ -101,40 +126,29 @@ void run_reduction(const ReducePlan& p, const Op& op) {
   }
 
   // Few outputs and a long reduction: split the reduction across threads.
-  if (nthreads > 1 && nout < nthreads && p.reduce_numel >= 2 * kReduceGrain && !in_parallel_region()) {
-    const int64_t chunks_wanted = std::min<int64_t>(nthreads, p.reduce_numel / kReduceGrain);
+  const int64_t pieces = nout < nthreads ? reduction_split(p.reduce_numel) : 1;
+  if (pieces > 1) {
+    const auto combine = [&](const Acc& a, const Acc& b) { return op.combine(a, b); };
     for (int64_t o = 0; o < nout; ++o) {
       DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, o);
       const T* base = in + ow.offset;
-      std::vector<Acc> partial(static_cast<size_t>(chunks_wanted), op.identity());
-      if (nro == 0 || router < chunks_wanted) {
+      Acc acc;
+      if (nro == 0 || router < pieces) {
         // Split the inner line (and loop the outer reduced dims inside).
-        const int64_t chunk = (L + chunks_wanted - 1) / chunks_wanted;
-        parallel_for(0, chunks_wanted, 1, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c) {
-            const int64_t s = c * chunk, n = std::min(L, s + chunk) - s;
-            if (n <= 0) continue;
-            Acc acc = op.identity();
-            DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
-            for (int64_t r = 0; r < router; ++r, rw.next()) acc = op.combine(acc, line(base + rw.offset + s * Ls, n));
-            partial[c] = acc;
-          }
-        });
+        acc = combine_pieces(L, pieces, op.identity(), [&](int64_t s, int64_t e) {
+          Acc a = op.identity();
+          DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+          for (int64_t r = 0; r < router; ++r, rw.next()) a = op.combine(a, line(base + rw.offset + s * Ls, e - s));
+          return a;
+        }, combine);
       } else {
-        const int64_t chunk = (router + chunks_wanted - 1) / chunks_wanted;
-        parallel_for(0, chunks_wanted, 1, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c) {
-            const int64_t s = c * chunk, end = std::min(router, s + chunk);
-            if (s >= end) continue;
-            Acc acc = op.identity();
-            DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, s);
-            for (int64_t r = s; r < end; ++r, rw.next()) acc = op.combine(acc, line(base + rw.offset, L));
-            partial[c] = acc;
-          }
-        });
+        acc = combine_pieces(router, pieces, op.identity(), [&](int64_t s, int64_t e) {
+          Acc a = op.identity();
+          DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, s);
+          for (int64_t r = s; r < e; ++r, rw.next()) a = op.combine(a, line(base + rw.offset, L));
+          return a;
+        }, combine);
       }
-      Acc acc = op.identity();
-      for (const Acc& a : partial) acc = op.combine(acc, a);
       op.write(o, acc);
     }
     return;

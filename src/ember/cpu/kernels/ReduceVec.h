@@ -7,8 +7,9 @@
 // at best and gives up on loops that also track NaNs. For the common case,
 // a contiguous float or double run, these leaves use four independent
 // vector accumulators (enough loads in flight to reach memory bandwidth):
-//   vec_cascade_sum: sum of map(x) in blocks of kSumBlock elements, blocks
-//     added pairwise (the error grows with log n, as cascade_sum);
+//   vec_cascade_sum: sum of map(x) (or map(x, y, ...) over several inputs)
+//     in blocks of kSumBlock elements, blocks added pairwise (the error
+//     grows with log n, as cascade_sum);
 //   vec_extreme: max or min, NaN if any element is NaN (as PyTorch).
 // map is applied both to vectors and to scalars (tails).
 
@@ -122,30 +123,34 @@ inline S lane_sum(V v) {
 
 constexpr int64_t kSumBlock = 4096;
 
-template <typename S, typename Map>
-inline S vec_sum_block(const S* x, int64_t n, const Map& map) {
+// map takes one element (vector or scalar) of x and of each further input
+// in rest, at the same index.
+template <typename S, typename Map, typename... Rest>
+inline S vec_sum_block(const S* x, int64_t n, const Map& map, const Rest*... rest) {
   using V = typename VecOf<S>::type;
   constexpr int64_t W = sizeof(V) / sizeof(S);
+  const auto at = [&](int64_t i) { return map(vec_load<V>(x + i), vec_load<V>(rest + i)...); };
   V a0{}, a1{}, a2{}, a3{};
   int64_t i = 0;
   for (; i + 4 * W <= n; i += 4 * W) {
     __builtin_prefetch(x + i + 512);
-    a0 += map(vec_load<V>(x + i));
-    a1 += map(vec_load<V>(x + i + W));
-    a2 += map(vec_load<V>(x + i + 2 * W));
-    a3 += map(vec_load<V>(x + i + 3 * W));
+    (__builtin_prefetch(rest + i + 512), ...);
+    a0 += at(i);
+    a1 += at(i + W);
+    a2 += at(i + 2 * W);
+    a3 += at(i + 3 * W);
   }
-  for (; i + W <= n; i += W) a0 += map(vec_load<V>(x + i));
+  for (; i + W <= n; i += W) a0 += at(i);
   S tail = S(0);
-  for (; i < n; ++i) tail += map(x[i]);
+  for (; i < n; ++i) tail += map(x[i], rest[i]...);
   return lane_sum<S>((a0 + a1) + (a2 + a3)) + tail;
 }
 
-template <typename S, typename Map>
-S vec_cascade_sum(const S* x, int64_t n, const Map& map) {
-  if (n <= kSumBlock) return vec_sum_block(x, n, map);
+template <typename S, typename Map, typename... Rest>
+S vec_cascade_sum(const S* x, int64_t n, const Map& map, const Rest*... rest) {
+  if (n <= kSumBlock) return vec_sum_block(x, n, map, rest...);
   const int64_t half = (n / 2 + kSumBlock - 1) / kSumBlock * kSumBlock;
-  return vec_cascade_sum(x, half, map) + vec_cascade_sum(x + half, n - half, map);
+  return vec_cascade_sum(x, half, map, rest...) + vec_cascade_sum(x + half, n - half, map, (rest + half)...);
 }
 
 // Max (kMax) or min of x[0..n), n > 0; NaN if any element is NaN.
