@@ -838,9 +838,14 @@ EMBER_VEC_INLINE void widen(Vf x, Vd& lo, Vd& hi) {
 #elif defined(__AVX2__)
   lo = (Vd)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)x));
   hi = (Vd)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)x, 1));
-#else
+#elif defined(__SSE2__)
   lo = (Vd)_mm_cvtps_pd((__m128)x);
   hi = (Vd)_mm_cvtps_pd(_mm_movehl_ps((__m128)x, (__m128)x));
+#else
+  for (int j = 0; j < kLanesD; ++j) {
+    lo[j] = x[j];
+    hi[j] = x[j + kLanesD];
+  }
 #endif
 }
 
@@ -849,8 +854,15 @@ EMBER_VEC_INLINE Vf narrow(Vd lo, Vd hi) {
   return (Vf)_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps((__m512d)lo)), _mm512_cvtpd_ps((__m512d)hi), 1);
 #elif defined(__AVX2__)
   return (Vf)_mm256_set_m128(_mm256_cvtpd_ps((__m256d)hi), _mm256_cvtpd_ps((__m256d)lo));
-#else
+#elif defined(__SSE2__)
   return (Vf)_mm_movelh_ps(_mm_cvtpd_ps((__m128d)lo), _mm_cvtpd_ps((__m128d)hi));
+#else
+  Vf r;
+  for (int j = 0; j < kLanesD; ++j) {
+    r[j] = static_cast<float>(lo[j]);
+    r[j + kLanesD] = static_cast<float>(hi[j]);
+  }
+  return r;
 #endif
 }
 
@@ -859,8 +871,11 @@ EMBER_VEC_INLINE Vd sqrt_d(Vd x) {
   return (Vd)_mm512_sqrt_pd((__m512d)x);
 #elif defined(__AVX2__)
   return (Vd)_mm256_sqrt_pd((__m256d)x);
-#else
+#elif defined(__SSE2__)
   return (Vd)_mm_sqrt_pd((__m128d)x);
+#else
+  for (int j = 0; j < kLanesD; ++j) x[j] = std::sqrt(x[j]);
+  return x;
 #endif
 }
 

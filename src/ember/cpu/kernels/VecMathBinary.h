@@ -161,9 +161,12 @@ EMBER_VEC_INLINE Vd recip_d(Vd d) {
 #elif defined(__AVX2__)
   Vd r = (Vd)_mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps((__m256d)d)));  // 12 bits
   constexpr int kSteps = kFull ? 3 : 2;
-#else
+#elif defined(__SSE2__)
   Vd r = (Vd)_mm_cvtps_pd(_mm_rcp_ps(_mm_cvtpd_ps((__m128d)d)));
   constexpr int kSteps = kFull ? 3 : 2;
+#else
+  Vd r = 1.0 / d;
+  constexpr int kSteps = 0;
 #endif
   for (int i = 0; i < kSteps; ++i) r = madd(r, madd(-d, r, splatd(1.0)), r);
   return r;
