@@ -15,6 +15,7 @@
 
 #include "ember/cpu/IndexStubs.h"
 #include "ember/cpu/OpMessages.h"
+#include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -172,52 +173,6 @@ ScatterGeometry scatter_geometry(IntArrayRef shape, int64_t d, IntArrayRef xs, I
   return g;
 }
 
-// True when no two elements of t share memory (a sufficient test: each
-// stride, smallest first, steps past everything the smaller ones reach).
-bool surely_no_overlap(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] > 1) dims.emplace_back(std::abs(t.strides()[d]), t.sizes()[d]);
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t reach = 0;
-  for (auto [stride, size] : dims) {
-    if (stride <= reach) return false;
-    reach += stride * (size - 1);
-  }
-  return true;
-}
-
-// PyTorch's overlap checks of a written tensor: against itself (an expanded
-// dim) and against an input sharing its memory.
-void check_no_internal_overlap(const Tensor& out) {
-  if (out.numel() == 0 || out.is_non_overlapping_and_dense()) return;
-  for (int64_t d = 0; d < out.dim(); ++d) {
-    EMBER_CHECK(out.strides()[d] != 0 || out.sizes()[d] <= 1,
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation.");
-  }
-}
-
-void check_no_overlap(const Tensor& out, const Tensor& in) {
-  if (!in.defined() || out.numel() == 0 || in.numel() == 0 || !out.is_non_overlapping_and_dense() ||
-      !in.is_non_overlapping_and_dense()) {
-    return;
-  }
-  auto range = [](const Tensor& t) {
-    const char* p = static_cast<const char*>(t.data_ptr());
-    int64_t lo = 0, hi = 0;
-    for (int64_t d = 0; d < t.dim(); ++d) (t.strides()[d] < 0 ? lo : hi) += t.strides()[d] * (t.sizes()[d] - 1);
-    const int64_t isz = static_cast<int64_t>(t.element_size());
-    return std::make_pair(p + lo * isz, p + (hi + 1) * isz);
-  };
-  auto [a0, a1] = range(out);
-  auto [b0, b1] = range(in);
-  EMBER_CHECK(a1 <= b0 || b1 <= a0,
-              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
-              "memory location. Please clone() the tensor before performing the operation.");
-}
-
 Tensor long_index(const Tensor& index) { return index.dtype() == ScalarType::Long ? index : index.to(ScalarType::Long); }
 
 // Throws PyTorch's message for the first index value (row-major) outside [0, size).
@@ -271,9 +226,9 @@ struct ValueBuffer {
 void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src_tensor, const Scalar* value,
                   ScatterOp op) {
   if (index.numel() == 0) return;
-  check_no_internal_overlap(out);
-  check_no_overlap(out, index);
-  check_no_overlap(out, src_tensor);
+  assert_no_internal_overlap(out);
+  assert_no_overlap(out, index);
+  assert_no_overlap(out, src_tensor);
   Tensor o = as_1d(out), i = as_1d(long_index(index));
   Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
   DimVector zero(i.dim(), 0);
@@ -293,7 +248,7 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
     }
   }
   // Written serially when out may overlap itself, or src shares its memory.
-  g.parallel = surely_no_overlap(o) && (!s.defined() || s.unsafeGetTensorImpl()->storage().get() !=
+  g.parallel = surely_no_internal_overlap(o) && (!s.defined() || s.unsafeGetTensorImpl()->storage().get() !=
                                                            o.unsafeGetTensorImpl()->storage().get());
   ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   g.checked = check_expanded_index(i, dim, o.sizes()[dim]);
@@ -342,9 +297,9 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
     out = ember::empty(index.sizes(), self.dtype(), self.device());
   }
   if (index.numel() == 0) return out;
-  check_no_internal_overlap(out);
-  check_no_overlap(out, self);
-  check_no_overlap(out, index);
+  assert_no_internal_overlap(out);
+  assert_no_overlap(out, self);
+  assert_no_overlap(out, index);
   Tensor o = as_1d(out), i = as_1d(long_index(index)), s = as_1d(self);
   ScatterGeometry g = scatter_geometry(i.sizes(), d, s.strides(), o.strides(), i.strides(), s.sizes()[d]);
   g.checked = check_expanded_index(i, d, s.sizes()[d]);
@@ -523,9 +478,9 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
     pos[j] = x < 0 ? x + size : x;
   }
   // PyTorch only warns about index_fill_ on an expanded tensor.
-  if (!value) check_no_internal_overlap(out);
-  check_no_overlap(out, index);
-  check_no_overlap(out, src);
+  if (!value) assert_no_internal_overlap(out);
+  assert_no_overlap(out, index);
+  assert_no_overlap(out, src);
   ScatterOp op = scatter_op(r);
   const bool is_bool = out.dtype() == ScalarType::Bool;
   if (op == ScatterOp::Sum && !is_bool && alpha.to_double() != 1.0) op = ScatterOp::SumAlpha;
@@ -538,7 +493,7 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
   IntArrayRef ys = s.defined() && s.dim() == o.dim() ? s.strides() : IntArrayRef(zero);
   ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   ScatterGeometry g = scatter_geometry(shape, dim, o.strides(), ys, index_strides, size);
-  g.parallel = surely_no_overlap(o);
+  g.parallel = surely_no_internal_overlap(o);
   g.checked = true;
   // index_add's scatter path (see above) sums 16-bit floats in float.
   if (op == ScatterOp::Sum && is_16bit_float(out.dtype()) && out.dim() > 1 && (dim == 0 || dim == out.dim() - 1)) {
@@ -692,9 +647,9 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   if (out.defined()) {
     resize_output(out, index.sizes());
-    check_no_internal_overlap(out);
-    check_no_overlap(out, index);
-    check_no_overlap(out, self);
+    assert_no_internal_overlap(out);
+    assert_no_overlap(out, index);
+    assert_no_overlap(out, self);
   } else {
     out = ember::empty(index.sizes(), self.dtype(), self.device());
   }
@@ -722,9 +677,9 @@ Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, b
   if (!out.defined()) {
     out = self.clone();
   } else {
-    check_no_internal_overlap(out);
-    check_no_overlap(out, index);
-    check_no_overlap(out, source);
+    assert_no_internal_overlap(out);
+    assert_no_overlap(out, index);
+    assert_no_overlap(out, source);
   }
   if (index.numel() == 0) return out;
   Tensor pos = flat_positions(index, out.numel());

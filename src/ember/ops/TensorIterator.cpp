@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 
@@ -228,46 +229,16 @@ void TensorIterator::build(const Config& config) {
   compute_strides_and_coalesce();
 }
 
-namespace {
-
-// PyTorch's partial-overlap test: two dense tensors over one storage whose
-// byte ranges intersect without being the same elements in the same layout.
-// Non-dense operands are not checked.
-bool partial_overlap(const Tensor& a, const Tensor& b) {
-  if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
-  if (a.unsafeGetTensorImpl()->storage().get() != b.unsafeGetTensorImpl()->storage().get()) return false;
-  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
-  const char* a0 = static_cast<const char*>(a.data_ptr());
-  const char* b0 = static_cast<const char*>(b.data_ptr());
-  const char* a1 = a0 + a.numel() * static_cast<int64_t>(a.element_size());
-  const char* b1 = b0 + b.numel() * static_cast<int64_t>(b.element_size());
-  if (a0 == b0 && a1 == b1) return !a.strides().equals(b.strides());
-  return a0 < b1 && b0 < a1;
-}
-
-}  // namespace
-
 void TensorIterator::check_no_partial_overlap() const {
   for (int k = 0; k < noutputs_; ++k) {
-    for (int j = noutputs_; j < ntensors_; ++j) {
-      EMBER_CHECK(!partial_overlap(operands_[k], operands_[j]),
-                  "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                  "single memory location. Please clone() the tensor before performing the operation.");
-    }
+    for (int j = noutputs_; j < ntensors_; ++j) assert_no_partial_overlap(operands_[k], operands_[j]);
   }
 }
 
 void TensorIterator::check_no_internal_overlap() const {
-  // Writing through an expanded tensor (a stride-0 dimension) would store
-  // several results in one element: PyTorch refuses it (fills excepted).
-  for (int k = 0; k < noutputs_; ++k) {
-    const Tensor& t = operands_[k];
-    for (int64_t d = 0; d < t.dim(); ++d) {
-      EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1,
-                  "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                  "location. Please clone() the tensor before performing the operation.");
-    }
-  }
+  // Writing through an expanded tensor would store several results in one
+  // element: PyTorch refuses it (fills excepted).
+  for (int k = 0; k < noutputs_; ++k) assert_no_internal_overlap(operands_[k]);
 }
 
 void TensorIterator::compute_strides_and_coalesce() {
