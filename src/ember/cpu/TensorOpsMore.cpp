@@ -68,6 +68,47 @@ Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
   return out;
 }
 
+namespace {
+// Note [nonzero in two passes]
+// Each piece of the flat input counts its true (nonzero) elements; the
+// counts place every piece's output in the result, and each piece writes its
+// output without branches: every element is stored at the next free slot,
+// which only advances past a true element. Writing stops at the piece's last
+// true element, so no slot outside the piece's own is touched. (nonzero
+// writes rows of coordinates, masked_scatter reads source elements.)
+struct CountedPieces {
+  int64_t n = 0, per = 0;
+  std::vector<int64_t> start;  // start[c]: true elements before piece c; start.back(): all
+  int64_t total() const { return start.back(); }
+  // f(piece, begin, end) for every piece, in parallel.
+  template <typename F>
+  void parallel(const F& f) const {
+    parallel_for(0, static_cast<int64_t>(start.size()) - 1, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) f(c, c * per, std::min(n, (c + 1) * per));
+    });
+  }
+};
+
+// Pieces of [0, n) (one per thread, at least 64K elements each) with the
+// running counts of is_true(i).
+template <typename IsTrue>
+CountedPieces count_true_pieces(int64_t n, const IsTrue& is_true) {
+  constexpr int64_t kGrain = 1 << 16;
+  const int64_t pieces = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), n / kGrain));
+  CountedPieces p;
+  p.n = n;
+  p.per = (n + pieces - 1) / pieces;
+  p.start.assign(static_cast<size_t>(pieces + 1), 0);
+  p.parallel([&](int64_t c, int64_t b, int64_t e) {
+    int64_t count = 0;
+    for (int64_t i = b; i < e; ++i) count += is_true(i);
+    p.start[c + 1] = count;
+  });
+  for (int64_t c = 0; c < pieces; ++c) p.start[c + 1] += p.start[c];
+  return p;
+}
+}  // namespace
+
 Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
               type_word(mask.dtype()));
@@ -83,40 +124,24 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
   const bool* mp = m.data_ptr<bool>();
   const int64_t n = m.numel(), avail = src.numel();
   Tensor o = out.is_contiguous() ? out : out.contiguous();
-  // As nonzero (Note [nonzero in two passes]): chunks count their true
-  // elements, the counts give each chunk its first source element, and each
-  // chunk writes without branches up to its last true element.
-  constexpr int64_t kGrain = 1 << 16;
-  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), n / kGrain));
-  const int64_t per = (n + chunks - 1) / chunks;
-  std::vector<int64_t> start(chunks + 1, 0);
-  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      int64_t count = 0;
-      for (int64_t i = c * per, e = std::min(n, (c + 1) * per); i < e; ++i) count += mp[i];
-      start[c + 1] = count;
-    }
-  });
-  for (int64_t c = 0; c < chunks; ++c) start[c + 1] += start[c];
-  EMBER_CHECK(start[chunks] <= avail, "Number of elements of source < number of ones in mask");
+  // Note [nonzero in two passes].
+  const CountedPieces pieces = count_true_pieces(n, [mp](int64_t i) { return mp[i]; });
+  EMBER_CHECK(pieces.total() <= avail, "Number of elements of source < number of ones in mask");
   // Elements move as bits of their size; the select is done with masks so
   // that it stays free of branches.
   auto run = [&](auto tag) {
     using U = decltype(tag);
     const U* sp = static_cast<const U*>(src.data_ptr());
     U* op = static_cast<U*>(o.data_ptr());
-    parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        int64_t b = c * per, e = std::min(n, (c + 1) * per);
-        while (e > b && !mp[e - 1]) --e;
-        const U* s = sp + start[c];
-        // s[k] is read at every step: k stays below the chunk's count up to
-        // its last true element.
-        for (int64_t i = b, k = 0; i < e; ++i) {
-          const U keep = static_cast<U>(mp[i]) - U(1);  // all ones where the mask is false
-          op[i] = static_cast<U>((op[i] & keep) | (s[k] & static_cast<U>(~keep)));
-          k += mp[i];
-        }
+    pieces.parallel([&](int64_t c, int64_t b, int64_t e) {
+      while (e > b && !mp[e - 1]) --e;
+      const U* s = sp + pieces.start[c];
+      // s[k] is read at every step: k stays below the piece's count up to
+      // its last true element.
+      for (int64_t i = b, k = 0; i < e; ++i) {
+        const U keep = static_cast<U>(mp[i]) - U(1);  // all ones where the mask is false
+        op[i] = static_cast<U>((op[i] & keep) | (s[k] & static_cast<U>(~keep)));
+        k += mp[i];
       }
     });
   };
@@ -133,12 +158,7 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
 // ---- nonzero, unique ------------------------------------------------------------------------
 
 namespace {
-// Note [nonzero in two passes]
-// Each chunk of the flat input counts its nonzero elements; the counts place
-// every chunk's rows in the result, and each chunk writes its rows without
-// branches: the coordinates of every element are stored at the next free row,
-// which only advances past a nonzero element. Writing stops at the chunk's
-// last nonzero element, so no row outside the chunk's own is touched.
+// The rows of piece [begin, end) (Note [nonzero in two passes]).
 template <typename T>
 void nonzero_rows(const T* p, IntArrayRef sizes, int64_t begin, int64_t end, int64_t* rows) {
   while (end > begin && !truthy(p[end - 1])) --end;
@@ -190,29 +210,14 @@ Tensor& nonzero_out(const Tensor& self, Tensor& out) {
   const int64_t nd = self.dim();
   Tensor s = self.contiguous();
   const int64_t n = s.numel();
-  constexpr int64_t kGrain = 1 << 16;
-  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), n / kGrain));
-  const int64_t per = (n + chunks - 1) / chunks;
-  std::vector<int64_t> start(chunks + 1, 0);
   Tensor r;
   EMBER_DISPATCH_ALL_TYPES(self.dtype(), "nonzero", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(s.data_ptr());
-    parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        int64_t count = 0;
-        for (int64_t i = c * per, e = std::min(n, (c + 1) * per); i < e; ++i) count += truthy(p[i]);
-        start[c + 1] = count;
-      }
-    });
-    for (int64_t c = 0; c < chunks; ++c) start[c + 1] += start[c];
-    r = ember::empty({start[chunks], nd}, ScalarType::Long, self.device());
-    if (nd == 0 || start[chunks] == 0) return;
+    const CountedPieces pieces = count_true_pieces(n, [p](int64_t i) { return truthy(p[i]); });
+    r = ember::empty({pieces.total(), nd}, ScalarType::Long, self.device());
+    if (nd == 0 || pieces.total() == 0) return;
     int64_t* rp = r.data_ptr<int64_t>();
-    parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        nonzero_rows(p, self.sizes(), c * per, std::min(n, (c + 1) * per), rp + start[c] * nd);
-      }
-    });
+    pieces.parallel([&](int64_t c, int64_t b, int64_t e) { nonzero_rows(p, self.sizes(), b, e, rp + pieces.start[c] * nd); });
   });
   if (!out.defined()) return out = r;
   resize_output(out, r.sizes());
