@@ -10,6 +10,7 @@
 #include "ember/cpu/MathHelpers.h"
 #include "ember/cpu/SpecialStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::cpu {
@@ -231,29 +232,31 @@ std::tuple<Tensor, Tensor> median_dim_impl(const Tensor& self, int64_t dim, bool
       const scalar_t* src = in.data_ptr<scalar_t>();
       scalar_t* vp = values.data_ptr<scalar_t>();
       int64_t* ip = indices.data_ptr<int64_t>();
-      std::vector<int64_t> idx(static_cast<size_t>(size));
-      for (int64_t r = 0; r < rows; ++r) {
-        const scalar_t* row = src + r * size;
-        if (!ignore_nan) {
-          const scalar_t* nanp = std::find_if(row, row + size, [](scalar_t v) { return is_nan_v(v); });
-          if (nanp != row + size) {
-            vp[r] = *nanp;
-            ip[r] = nanp - row;
-            continue;
+      parallel_for(0, rows, std::max<int64_t>(1, 32768 / size), [&](int64_t r0, int64_t r1) {
+        std::vector<int64_t> idx(static_cast<size_t>(size));
+        for (int64_t r = r0; r < r1; ++r) {
+          const scalar_t* row = src + r * size;
+          if (!ignore_nan) {
+            const scalar_t* nanp = std::find_if(row, row + size, [](scalar_t v) { return is_nan_v(v); });
+            if (nanp != row + size) {
+              vp[r] = *nanp;
+              ip[r] = nanp - row;
+              continue;
+            }
           }
+          std::iota(idx.begin(), idx.end(), int64_t(0));
+          int64_t k = (size - 1) / 2;
+          if (ignore_nan) {
+            const int64_t nans = std::count_if(row, row + size, [](scalar_t v) { return is_nan_v(v); });
+            k = (size - nans - 1) / 2;
+          }
+          std::nth_element(idx.begin(), idx.begin() + k, idx.end(), [row](int64_t i, int64_t j) {
+            return row[i] < row[j] || (row[i] == row[j] && i < j) || (is_nan_v(row[j]) && !is_nan_v(row[i]));
+          });
+          vp[r] = row[idx[k]];
+          ip[r] = idx[k];
         }
-        std::iota(idx.begin(), idx.end(), int64_t(0));
-        int64_t k = (size - 1) / 2;
-        if (ignore_nan) {
-          const int64_t nans = std::count_if(row, row + size, [](scalar_t v) { return is_nan_v(v); });
-          k = (size - nans - 1) / 2;
-        }
-        std::nth_element(idx.begin(), idx.begin() + k, idx.end(), [row](int64_t i, int64_t j) {
-          return row[i] < row[j] || (row[i] == row[j] && i < j) || (is_nan_v(row[j]) && !is_nan_v(row[i]));
-        });
-        vp[r] = row[idx[k]];
-        ip[r] = idx[k];
-      }
+      });
     });
   }
   if (self.dim() > 0 && keepdim) {
