@@ -22,6 +22,7 @@
 #include "ember/cpu/Blas.h"
 #include "ember/cpu/ConvUtils.h"
 #include "ember/cpu/NNStubs.h"
+#include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -377,21 +378,6 @@ DimVector expand_param(IntArrayRef p, const char* name, int64_t dims) {
               " to be a single integer value or a list of ", dims,
               " values to match the convolution dimensions, but got ", name, "=", shape_string(p));
   return DimVector(p);
-}
-
-std::string cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Byte: return "unsigned char";
-    default: return "bool";
-  }
 }
 
 ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <limits>
+
+#include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -75,23 +77,6 @@ bool is_mask(const Tensor& t) { return t.dtype() == ScalarType::Bool || t.dtype(
 std::string dtype_word(ScalarType t) {
   std::string s(legacy_type_name(t));
   return s.substr(0, s.size() - 6);  // "FloatTensor" -> "Float"
-}
-
-// Name of the C++ element type, as PyTorch's masked_fill message prints it.
-const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Bool: return "bool";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    default: return "unknown";
-  }
 }
 
 // Visits every element position of a (sizes, strides) geometry in row-major

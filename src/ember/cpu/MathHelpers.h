@@ -12,9 +12,6 @@ namespace ember::native::math {
 // "abs_cpu" not implemented for 'Bool'.
 [[noreturn]] void not_implemented_for(const char* kernel, ScalarType t);
 
-// The C++ type name PyTorch prints for a dtype in some messages ("long int").
-std::string cpp_type_name(ScalarType t);
-
 // A 0-dim tensor of dtype t holding s; throws PyTorch's overflow error when
 // s does not fit ("value cannot be converted to type int8_t without overflow").
 // float16/bfloat16 overflow to inf, as in torch.where.

@@ -14,7 +14,8 @@ inline std::string type_word(ScalarType t) {
   return s.substr(0, s.size() - 6);
 }
 
-// The C++ element type name PyTorch prints in out= dtype errors.
+// The C++ element type name PyTorch prints in messages (out= dtypes,
+// masked_fill values, random bounds: "from is out of bounds for float").
 inline const char* cpp_type_name(ScalarType t) {
   switch (t) {
     case ScalarType::Byte: return "unsigned char";

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/RandomStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -30,23 +31,6 @@ EMBER_DEFINE_DISPATCH(BernoulliTensorFn, bernoulli_tensor_stub);
 namespace native {
 
 namespace {
-
-// The C++ type name PyTorch prints in bound errors ("from is out of bounds for float").
-const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Bool: return "bool";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    default: return "unknown";
-  }
-}
 
 // Largest finite value of a floating dtype, as a double.
 double float_max(ScalarType t) {

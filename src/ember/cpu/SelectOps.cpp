@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ember/cpu/MathHelpers.h"
+#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/MathStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -77,7 +78,7 @@ Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, 
     Tensor lo = min ? wrapped_scalar(*min) : Tensor(), hi = max ? wrapped_scalar(*max) : Tensor();
     t = result_type({&self, &lo, &hi});
     EMBER_CHECK(t == self.dtype() || !out.defined() || !out.is_same(self), "result type ", dtype_message_name(t),
-                " can't be cast to the desired output type ", math::cpp_type_name(self.dtype()));
+                " can't be cast to the desired output type ", cpp_type_name(self.dtype()));
   }
   EMBER_CHECK(!out.defined() || out.dtype() == t, "Found dtype ", dtype_message_name(out.defined() ? out.dtype() : t),
               " but expected ", dtype_message_name(t));
@@ -150,8 +151,8 @@ Tensor& clip_tensor_(Tensor& self, const std::optional<Tensor>& min, const std::
 
 namespace {
 void check_same_dtype(const Tensor& self, const Tensor& t, const char* what) {
-  EMBER_CHECK(self.dtype() == t.dtype(), "expected dtype ", math::cpp_type_name(self.dtype()), " for `", what,
-              "` but got dtype ", math::cpp_type_name(t.dtype()));
+  EMBER_CHECK(self.dtype() == t.dtype(), "expected dtype ", cpp_type_name(self.dtype()), " for `", what,
+              "` but got dtype ", cpp_type_name(t.dtype()));
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include "ember/cpu/MathHelpers.h"
 #include "ember/cpu/MathStubs.h"
+#include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -14,22 +15,6 @@ namespace math {
 
 void not_implemented_for(const char* kernel, ScalarType t) {
   throw NotImplementedError(str_cat("\"", kernel, "\" not implemented for '", dtype_message_name(t), "'"));
-}
-
-std::string cpp_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "unsigned char";
-    case ScalarType::Char: return "signed char";
-    case ScalarType::Short: return "short int";
-    case ScalarType::Int: return "int";
-    case ScalarType::Long: return "long int";
-    case ScalarType::Half: return "c10::Half";
-    case ScalarType::Float: return "float";
-    case ScalarType::Double: return "double";
-    case ScalarType::Bool: return "bool";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    default: return "undefined";
-  }
 }
 
 void check_scalar_fits(const Scalar& s, ScalarType t, bool reduced_floats, bool float32) {
