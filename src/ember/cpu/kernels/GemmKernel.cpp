@@ -19,22 +19,8 @@ void gemm_typed(const GemmArgs& g) {
   const T* A = static_cast<const T*>(g.a);
   const T* B = static_cast<const T*>(g.b);
   T* Cm = static_cast<T*>(g.c);
-  auto to = [](const T& v) -> Acc {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<Acc>(static_cast<int64_t>(v));
-    } else {
-      return static_cast<Acc>(load(v));
-    }
-  };
-  auto from = [](Acc a) -> T {
-    if constexpr (std::is_same_v<T, bool>) {
-      return a != 0;
-    } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<int64_t>(a));
-    } else {
-      return static_cast<T>(a);
-    }
-  };
+  auto to = [](const T& v) { return to_acc<Acc>(v); };
+  auto from = [](Acc a) { return from_acc<T>(a); };
   Acc alpha, beta;
   if constexpr (std::is_integral_v<T>) {
     alpha = static_cast<Acc>(g.alpha.to_long());

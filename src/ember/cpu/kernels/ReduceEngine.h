@@ -179,6 +179,27 @@ inline opmath_t<T> load(const T& v) {
   return static_cast<opmath_t<T>>(v);
 }
 
+// An element as an accumulator of type Acc (integers through int64), and an
+// accumulator back as an element (bool: nonzero).
+template <typename Acc, typename T>
+inline Acc to_acc(const T& v) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<Acc>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<Acc>(load(v));
+  }
+}
+template <typename T, typename Acc>
+inline T from_acc(Acc a) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<int64_t>(a));
+  } else {
+    return static_cast<T>(a);
+  }
+}
+
 // Pairwise ("cascade") summation of f(0..n): blocks of kBlock elements are
 // summed in kLanes independent lanes, and blocks are added in a binary tree
 // (f takes an absolute index in [begin, begin + n)),

@@ -18,22 +18,8 @@ void scan_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t
   using Acc = scan_acc_t<T>;
   const T* x = static_cast<const T*>(in.data_ptr());
   T* y = static_cast<T*>(out.data_ptr());
-  auto to = [](const T& v) -> Acc {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<Acc>(static_cast<int64_t>(v));
-    } else {
-      return static_cast<Acc>(load(v));
-    }
-  };
-  auto from = [](Acc a) -> T {
-    if constexpr (std::is_same_v<T, bool>) {
-      return a != 0;
-    } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<int64_t>(a));
-    } else {
-      return static_cast<T>(a);
-    }
-  };
+  auto to = [](const T& v) { return to_acc<Acc>(v); };
+  auto from = [](Acc a) { return from_acc<T>(a); };
   const Acc init = is_prod ? Acc(1) : Acc(0);
   constexpr int64_t kCols = 1024;
   const int64_t nblocks = (inner + kCols - 1) / kCols;
