@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -957,6 +958,19 @@ EMBER_VEC_INLINE Vf lookup16(const float* row, Vi idx) {
 #endif
 }
 
+// Horner's rule down the rows kHi..kLo of a table: row(kHi) v^(kHi-kLo) +
+// ... + row(kLo), row(r) being row r looked up per lane.
+template <int kLo, int kHi, typename Row, int... I>
+EMBER_VEC_INLINE Vf table_poly_rows(Vf v, const Row& row, std::integer_sequence<int, I...>) {
+  Vf p = madd(v, row(kHi), row(kHi - 1));
+  ((p = madd(p, v, row(kHi - 2 - I))), ...);
+  return p;
+}
+template <int kLo, int kHi, typename Row>
+EMBER_VEC_INLINE Vf table_poly(Vf v, const Row& row) {
+  return table_poly_rows<kLo, kHi>(v, row, std::make_integer_sequence<int, kHi - kLo - 1>{});
+}
+
 // Piecewise minimax polynomials (Note [Vectorised float math]), one column per
 // interval: rows center, hi, lo, c1, c2, ...; on the interval f(center + v) =
 // hi + lo + v (c1 + v (c2 + ...)). Fit errors below 0.06 of 2^-24 relative.
@@ -1096,13 +1110,10 @@ EMBER_VEC_INLINE Vf erf_accurate(Vf x) {
   Vf small = madd(a, s, a);
   Vi k = __builtin_convertvector(a * 4.0f, Vi);  // NaN and huge: INT_MIN (selected away below)
   k = k > 15 ? 15 : k;
-  Vf v = a - lookup16(kErfTable[0], k);
-  Vf p = madd(v, lookup16(kErfTable[8], k), lookup16(kErfTable[7], k));
-  p = madd(p, v, lookup16(kErfTable[6], k));
-  p = madd(p, v, lookup16(kErfTable[5], k));
-  p = madd(p, v, lookup16(kErfTable[4], k));
-  p = madd(p, v, lookup16(kErfTable[3], k));
-  Vf r = madd(v, p, lookup16(kErfTable[2], k)) + lookup16(kErfTable[1], k);
+  const auto row = [&](int r) { return lookup16(kErfTable[r], k); };
+  Vf v = a - row(0);
+  Vf p = detail::table_poly<3, 8>(v, row);
+  Vf r = madd(v, p, row(2)) + row(1);
   r = select(a < 0.5f, small, r);
   r = select(a >= 4.0f, splat(1.0f), r);
   return copysign(r, x);
@@ -1124,28 +1135,18 @@ EMBER_VEC_INLINE Vf erfc(Vf x) {
   using detail::lookup32;
   Vi k = ((Vi)a >> 21) - 499;  // exponent and two mantissa bits: <= 22 (NaN: out of range, harmless)
   k = k < 0 ? 0 : k;
-  Vf v = a - lookup32(kErfcxTable32[0], k);
-  Vf q = madd(v, lookup32(kErfcxTable32[8], k), lookup32(kErfcxTable32[7], k));
-  q = madd(q, v, lookup32(kErfcxTable32[6], k));
-  q = madd(q, v, lookup32(kErfcxTable32[5], k));
-  q = madd(q, v, lookup32(kErfcxTable32[4], k));
-  q = madd(q, v, lookup32(kErfcxTable32[3], k));
-  Vf hi = lookup32(kErfcxTable32[1], k);
-  Vf w = madd(v, q, lookup32(kErfcxTable32[2], k));
+  const auto row = [&](int r) { return lookup32(kErfcxTable32[r], k); };
+  Vf v = a - row(0);
+  Vf q = detail::table_poly<3, 8>(v, row);
 #else
   Vi k = ((Vi)a >> 22) - 249;  // exponent and first mantissa bit: <= 11 (NaN: out of range, harmless)
   k = k < 0 ? 0 : k;
-  Vf v = a - lookup16(kErfcxTable[0], k);
-  Vf q = madd(v, lookup16(kErfcxTable[10], k), lookup16(kErfcxTable[9], k));
-  q = madd(q, v, lookup16(kErfcxTable[8], k));
-  q = madd(q, v, lookup16(kErfcxTable[7], k));
-  q = madd(q, v, lookup16(kErfcxTable[6], k));
-  q = madd(q, v, lookup16(kErfcxTable[5], k));
-  q = madd(q, v, lookup16(kErfcxTable[4], k));
-  q = madd(q, v, lookup16(kErfcxTable[3], k));
-  Vf hi = lookup16(kErfcxTable[1], k);
-  Vf w = madd(v, q, lookup16(kErfcxTable[2], k));
+  const auto row = [&](int r) { return lookup16(kErfcxTable[r], k); };
+  Vf v = a - row(0);
+  Vf q = detail::table_poly<3, 10>(v, row);
 #endif
+  Vf hi = row(1);
+  Vf w = madd(v, q, row(2));
   // e^(-a^2) = 2^n (1 + e): a^2 = sh + sl exactly, and with n = rint(-a^2 / ln 2),
   // -a^2 - n ln 2 = -(rh + rl) where rh is exact.
   Vf sh = a * a;
