@@ -12,11 +12,12 @@
 //
 // Note [lgamma precision]
 // PyTorch's lgamma is SLEEF's (within 1 ulp, nearly always correctly
-// rounded). libm's lgammaf is off by up to a few ulps, so float inputs go
-// through the double lgamma and are rounded once, which agrees with the
-// correctly rounded float result; double inputs use libm's lgamma (within
-// a few ulps of SLEEF's). SLEEF's float lgamma overflows from 4.0371103e36
-// on, a little before the true result passes FLT_MAX: float results follow it.
+// rounded). libm's lgammaf is off by up to a few ulps, so float inputs take
+// vecmath::lgamma, computed in double and rounded once (correctly rounded
+// for all but 2 floats; Note [Vector lgamma]); double inputs use libm's
+// lgamma (within a few ulps of SLEEF's). SLEEF's float lgamma overflows from
+// 4.0371103e36 on, a little before the true result passes FLT_MAX: float
+// results follow it.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -24,6 +25,7 @@
 #include "ember/cpu/SpecialStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
+#include "ember/cpu/kernels/VecMathGamma.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -298,15 +300,16 @@ void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double pa
   EMBER_USE_BASELINE_KERNEL_FOR(in_t, special_unary_stub, it, op, param);
   switch (op) {
     case SpecialUnaryOp::Lgamma:
-      // See Note [lgamma precision].
-      return float_scalar_unary(it, [](auto, auto x) {
-        using acc_t = decltype(x);
-        if constexpr (std::is_same_v<acc_t, float>) {
-          if (x >= 4.0371103e36f) return std::numeric_limits<float>::infinity();
-        }
-        int sign;  // lgamma_r: std::lgamma writes the global signgam, racing across threads
-        return static_cast<acc_t>(lgamma_r(static_cast<double>(x), &sign));
-      });
+      // See Note [lgamma precision] and Note [Vector lgamma].
+      return float_unary(
+          it,
+          [](vecmath::Vf x) {
+            return vecmath::select(x >= 4.0371103e36f, vecmath::splat(INFINITY), vecmath::lgamma(x));
+          },
+          [](double x) {
+            int sign;  // lgamma_r: std::lgamma writes the global signgam, racing across threads
+            return lgamma_r(x, &sign);
+          });
     case SpecialUnaryOp::Digamma:
       return float_scalar_unary(it, [](auto, auto x) { return digamma_value(x); });
     case SpecialUnaryOp::Trigamma:

@@ -5,7 +5,7 @@
 // Each double half of the vector is evaluated to about 1e-15 relative and
 // rounded once to float (Note [Float functions through double]): results are
 // the correctly rounded ones except within about 1e-7 ulp of a rounding
-// boundary (7 of the 2^32 floats are 1 ulp off, none more).
+// boundary (2 of the 2^32 floats are 1 ulp off, none more).
 // - 0 < a < 4.5: a = 2 + k + t, k = rint(a) - 2 in [-2, 2], |t| <= 1/2, and
 //   lgamma(a) = lgamma(2 + t) + log((a-1)...(a-k)) for k > 0, and
 //   lgamma(2 + t) - log(a) or - log(a (a+1)) for k = -1 or -2, where
