@@ -15,7 +15,7 @@
 // - a >= 4.5: Stirling, (a - 1/2)(log a - 1) + log(2 pi)/2 - 1/2 + G(1/a^2)/a,
 //   G a degree-7 fit of the correction (relative error 7e-16); a is clamped to
 //   1e37, past the overflow to inf (from 4.0850034e36 on).
-// Each lane takes one log (log_precise_d, of the product or of a).
+// Each lane takes one log (log_accurate_d, of the product or of a).
 // - x < 0: lgamma(x) = log(pi) - log(a |sin(pi a)|) - lgamma(a), a = -x, with
 //   r = a - rint(a) exact and sin(pi r) = r S(r^2) (degree-8 fit). Near the 16
 //   zeros of lgamma on (-10, -2), where the two terms cancel, lanes whose
@@ -34,34 +34,6 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace vecmath {
 namespace detail {
-
-// c0 + x (c1 + x (c2 + ...)).
-EMBER_VEC_INLINE Vd poly_d(Vd, double c) { return splatd(c); }
-template <typename... Rest>
-EMBER_VEC_INLINE Vd poly_d(Vd x, double c, Rest... rest) {
-  return madd(poly_d(x, rest...), x, splatd(c));
-}
-
-// log(u) for finite normal u > 0: the reduction of log_accurate_d, then
-// log(m) = 2 s + s z Q(z) with Q our fit (error 4e-19 of log m; the atanh series
-// to s^15 there leaves up to 1e-14, which lgamma's cancellations magnify).
-// Without FMA a division is cheaper than recip_d.
-EMBER_VEC_INLINE Vd log_precise_d(Vd u) {
-  const int64_t kSqrtHalf = 0x3fe6a09e667f3bcdLL;
-  const Vl bits = (Vl)u - kSqrtHalf;
-  const Vd f = (Vd)((bits & 0x000fffffffffffffLL) + kSqrtHalf) - 1.0;  // m - 1, exact
-  const Vd e = (Vd)((bits >> 52) + 0x4338000000000000LL) - 6755399441055744.0;
-#if EMBER_VEC_HAS_FMA
-  const Vd s = f * recip_d<true>(f + 2.0);
-#else
-  const Vd s = f / (f + 2.0);
-#endif
-  const Vd z = s * s;
-  const Vd q = poly_d(z, 0.666666666666681, 0.3999999999901436, 0.28571428818475675, 0.22222191647392284,
-                      0.18183891215094503, 0.15306331307486368, 0.14868079918568436);
-  const Vd logm = madd(s * z, q, s + s);
-  return madd(e, 6.93147180369123816490e-01, madd(e, 1.90821492927058770002e-10, logm));
-}
 
 // Zeros z of lgamma on (-10, -2), two per interval (-n-1, -n) for n = 2..9 (the
 // one nearer -n-1 first): z = hi + lo and the Taylor coefficients c1..c10 of
@@ -142,7 +114,7 @@ EMBER_VEC_INLINE Vd lgamma_positive_d(Vd a) {
   const Vd f2 = select(n >= 4.0, as - 2.0, select(n == 0.0, as + 1.0, splatd(1.0)));
   // a >= 4.5: Stirling on min(a, 1e37)
   const Vd ab = select(big, select(a > 1e37, splatd(1e37), a), splatd(kX0));
-  const Vd lg = log_precise_d(select(big, ab, f1 * f2));
+  const Vd lg = log_accurate_d(select(big, ab, f1 * f2));
   // lgamma(2 + t) / t, |t| <= 1/2
   const Vd p = poly_d(t, 0.42278433509846713, 0.3224670334241122, -0.06735230105318625, 0.02058080842798129,
                       -0.007385551029724484, 0.0028905103196430666, -0.0011927538757560512, 0.0005096698047011062,
@@ -172,7 +144,7 @@ EMBER_VEC_INLINE Vd lgamma_negative_d(Vd x, Vd a, Vd pos) {
                           0.08214588656990122, -0.007370430478810108, 0.00046629968890763877,
                           -2.190318557498449e-05, 7.694727402873896e-07);  // sin(pi r)
   const Vl pole = r == 0.0;
-  const Vd lr = log_precise_d(select(pole, splatd(1.0), abs(ac * s)));
+  const Vd lr = log_accurate_d(select(pole, splatd(1.0), abs(ac * s)));
   Vd res = (1.1447298858494002 - lr) - pos;  // log(pi) - lr - pos
   const Vl near_zero = (x > -10.0) & (x < -2.0) & (abs(res) < 1e-2);
   if (__builtin_expect(any(near_zero), 0)) {
