@@ -527,3 +527,34 @@ def test_logit_gradient_at_signed_zeros():
         (g,) = lib.autograd.grad(lib.logit(x).sum(), x)
         results.append(g.numpy())
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_i1_gradient_near_zero_and_dtypes():
+    """The i1 gradient is 1/2 for |x| up to the dtype's epsilon; float16 and
+    bfloat16 have none (PyTorch raises NotImplementedError)."""
+    for dt in ("float32", "float64"):
+        results = []
+        for lib in (ember, torch):
+            tiny = 1e-45 if dt == "float32" else 5e-324
+            x = lib.tensor([tiny, -1e-40, 1e-8, 0.0, -0.0, 1e-7, 3.0, -2.5], dtype=getattr(lib, dt), requires_grad=True)
+            (g,) = lib.autograd.grad(lib.special.i1(x).sum(), x)
+            results.append(g.detach().numpy())
+        np.testing.assert_array_equal(results[0], results[1])
+    for dt in ("float16", "bfloat16"):
+        messages = []
+        for lib in (ember, torch):
+            x = lib.ones(3, dtype=getattr(lib, dt), requires_grad=True)
+            with pytest.raises(NotImplementedError) as info:
+                lib.special.i1(x).sum().backward()
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+
+
+def test_mvlgamma_out_refuses_inputs_requiring_grad():
+    messages = []
+    for lib in (ember, torch):
+        x = (lib.rand(3, dtype=lib.float64) + 2).requires_grad_()
+        with pytest.raises(RuntimeError) as info:
+            lib.mvlgamma(x, 2, out=lib.empty(3, dtype=lib.float64))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

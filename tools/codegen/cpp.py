@@ -325,8 +325,9 @@ def definition(v: Variant) -> str:
     if op.composite_implicit:
         call = kernel_call(v).replace("KERNEL", f"native::{op.composite_implicit}")
         check = ""
-        if v.kind == "out":
-            ins = ", ".join(a.name for a in op.schema.arguments if a.type.base == "Tensor")
+        explicit_out = v.kind == "functional" and any(a.name == "out" and a.type.mutable for a in v.args)
+        if v.kind == "out" or explicit_out:
+            ins = ", ".join(a.name for a in op.schema.arguments if a.type.base == "Tensor" and a.name != "out")
             if ins:
                 check = f'  autograd::check_no_grad_for_out("{op.name}", {ins});\n'
         return f"{sig} {{\n{check}  return {call};\n}}\n"

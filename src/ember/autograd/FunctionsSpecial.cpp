@@ -1,8 +1,10 @@
 #include "ember/autograd/FunctionsSpecial.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
 
 namespace ember::autograd::generated {
 
@@ -29,10 +31,20 @@ Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<doub
   return ember::where(outside, ember::full({}, Scalar(std::nan("")), g.scalar_type(), g.device()), g);
 }
 
+// i0(x) - i1(x) / x, and 1/2 for |x| up to the dtype's epsilon (the limit at
+// 0; the quotient loses it for subnormal x), as PyTorch, which has this
+// gradient for float and double only.
 Tensor i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
-  const Tensor d = ember::i0(self) - result.div(self);
-  const Tensor half = ember::full({}, Scalar(0.5), d.scalar_type(), d.device());
-  return grad * ember::where(ember::eq(self, Scalar(0.0)), half, d);
+  const ScalarType t = self.scalar_type();
+  if (t != ScalarType::Float && t != ScalarType::Double) {
+    throw NotImplementedError(str_cat("\"i1_backward\" not implemented for '", dtype_message_name(t), "'"));
+  }
+  const double eps =
+      t == ScalarType::Float ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  const Tensor not_tiny = ember::gt(self.abs(), Scalar(eps));
+  const Tensor safe = ember::where(not_tiny, self, ember::full({}, Scalar(eps), t, self.device()));
+  const Tensor d = ember::i0(safe) - result * safe.reciprocal();
+  return grad * ember::where(not_tiny, d, ember::full({}, Scalar(0.5), t, self.device()));
 }
 
 Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
