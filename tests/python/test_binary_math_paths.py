@@ -335,6 +335,23 @@ def test_hypot_vector_matches_double_reference(dtype):
         assert_bits_equal(_t(ember.hypot(ga, gb)), torch.hypot(ta, tb))
 
 
+# ---- erf, erfc of double ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["erf", "erfc"])
+def test_erf_erfc_float64_vector(op):
+    """Note [Vectorised double erf]: within 1 ulp of PyTorch's, zeros' signs,
+    infinities and the underflow of erfc exactly."""
+    x = torch.cat([_random_bits("float64", 100000, 7), _random_scaled("float64", 50000, 8),
+                   torch.randn(50000, dtype=torch.float64, generator=torch.Generator().manual_seed(9)) * 3,
+                   torch.tensor([0.0, -0.0, 1e-310, -5e-324, 5.9215871957945074, 27.2, 27.3, -27.3, 30.0, INF, -INF, NAN,
+                                 0.5, 3.25, 1.3, 2.55, 3.8, 0.75, 2.0], dtype=torch.float64)])
+    f_e, f_t = getattr(ember, op), getattr(torch, op)
+    assert_within_ulp(_t(f_e(_e(x))), f_t(x))
+    for v in (x[::3], x[:5], x[7:]):
+        assert_within_ulp(_t(f_e(_e(v))), f_t(v))
+
+
 # ---- lgamma -----------------------------------------------------------------------------
 
 

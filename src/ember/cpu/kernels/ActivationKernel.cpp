@@ -7,6 +7,7 @@
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
+#include "ember/cpu/kernels/VecMathErfD.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -54,7 +55,8 @@ T erfinv_guess(T y) {
 // |y| = 0.5 up: 1 - |y| is exact there, so the residual stays accurate near
 // +-1, where erf(x) - |y| cancels. One step (four after Pavlis' guess)
 // leaves about 1 ulp, as PyTorch's result. (Pavlis' guess and two steps on
-// erf(x) - y, the usual form, were 1e5 ulp off at |y| = 1 - 1e-3.)
+// erf(x) - y, the usual form, were 1e5 ulp off at |y| = 1 - 1e-3.) Builds
+// with FMA take erf and erfc from Note [Vectorised double erf].
 double erfinv_residual(double ay, double x) { return ay < 0.5 ? std::erf(x) - ay : (1.0 - ay) - std::erfc(x); }
 
 double erfinv_newton(double ay, double x, int steps) {
@@ -75,6 +77,22 @@ EMBER_VEC_INLINE vecmath::Vd erfinv_double(vecmath::Vd y) {
   const vecmath::Vd guess = vecmath::detail::erfinv_half<true>(ay < 0.999999 ? ay : vecmath::splatd(0.5));
   // The step's slope at the guess (its 6e-10 error does not reach the result).
   const vecmath::Vd slope = kTwoOverSqrtPi * vecmath::exp(-guess * guess);
+#if EMBER_VEC_HAS_FMA
+  // The residual from the vector erf and erfc (Note [Vectorised double erf]);
+  // zeros, |y| from 0.999999 on, +-1 and NaN lanes take erfinv_double.
+  const vecmath::Vd r = vecmath::select(ay < 0.5, vecmath::erf(guess) - ay, (1.0 - ay) - vecmath::erfc(guess));
+  const vecmath::Vd step = vecmath::copysign(guess - r / slope, y);
+  const auto common = (ay < 0.999999) & (ay != 0.0);
+  if (__builtin_expect(!vecmath::any(~common), 1)) return step;
+  double in[W], out[W];
+  vecmath::store(in, y);
+  vecmath::store(out, step);
+  for (int j = 0; j < W; ++j) {
+    const double a = std::abs(in[j]);
+    if (!(a < 0.999999 && a != 0.0)) out[j] = erfinv_double(in[j]);
+  }
+  return vecmath::load(out);
+#else
   double in[W], g[W], d[W], out[W];
   vecmath::store(in, y);
   vecmath::store(g, guess);
@@ -85,6 +103,7 @@ EMBER_VEC_INLINE vecmath::Vd erfinv_double(vecmath::Vd y) {
                                          : erfinv_double(in[j]);
   }
   return vecmath::load(out);
+#endif
 }
 
 // Note [Activation loops]: the activation is a template argument, so each

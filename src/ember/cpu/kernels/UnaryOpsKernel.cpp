@@ -4,6 +4,7 @@
 
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/VecMathErfD.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -139,12 +140,21 @@ void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
     case UnaryOp::Atanh:
       return float_unary(it, [](Vf x) { return vecmath::atanh(x); },
                          [](double x) { return std::atanh(x); });
+    // Double: Note [Vectorised double erf] where the build has FMA (without
+    // it, libm's scalar forms are faster).
+#if EMBER_VEC_HAS_FMA
+    case UnaryOp::Erf:
+      return float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); }, [](Vd x) { return vecmath::erf(x); });
+    case UnaryOp::Erfc:
+      return float_unary(it, [](Vf x) { return vecmath::erfc(x); }, [](Vd x) { return vecmath::erfc(x); });
+#else
     case UnaryOp::Erf:
       return float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); },
                          [](double x) { return std::erf(x); });
     case UnaryOp::Erfc:
       return float_unary(it, [](Vf x) { return vecmath::erfc(x); },
                          [](double x) { return std::erfc(x); });
+#endif
     case UnaryOp::Exp2:
       return float_unary(it, [](Vf x) { return vecmath::exp2(x); },
                          [](double x) { return std::exp2(x); });
