@@ -11,8 +11,9 @@ namespace ember {
 // kTooHard: a layout the test does not decide (not dense).
 enum class MemOverlap { kNo, kFull, kPartial, kTooHard };
 
-// Whether two tensors share memory: kFull for the same elements in the same
-// layout, kPartial for any other intersection of their byte ranges.
+// Whether two tensors share memory: kNo for different storages, kFull for
+// the same elements in the same layout, kPartial for any other intersection
+// of their byte ranges.
 EMBER_API MemOverlap overlap_status(const Tensor& a, const Tensor& b);
 
 // Throws PyTorch's error when t writes one location through several elements
