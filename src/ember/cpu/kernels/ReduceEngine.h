@@ -179,8 +179,10 @@ inline opmath_t<T> load(const T& v) {
   return static_cast<opmath_t<T>>(v);
 }
 
-// An element as an accumulator of type Acc (integers through int64), and an
-// accumulator back as an element (bool: nonzero).
+// An element as an accumulator of type Acc, and an accumulator back as an
+// element (bool: nonzero). Integers pass through int64, so an unsigned
+// accumulator (uint64: integer sums wrap as int64 does in PyTorch, without
+// signed-overflow UB) reads back as a signed value.
 template <typename Acc, typename T>
 inline Acc to_acc(const T& v) {
   if constexpr (std::is_integral_v<T>) {
@@ -192,8 +194,8 @@ inline Acc to_acc(const T& v) {
 template <typename T, typename Acc>
 inline T from_acc(Acc a) {
   if constexpr (std::is_same_v<T, bool>) {
-    return a != 0;
-  } else if constexpr (std::is_integral_v<T>) {
+    return a != Acc(0);
+  } else if constexpr (std::is_integral_v<T> || std::is_integral_v<Acc>) {
     return static_cast<T>(static_cast<int64_t>(a));
   } else {
     return static_cast<T>(a);

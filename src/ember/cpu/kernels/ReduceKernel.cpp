@@ -7,30 +7,10 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
-// Accumulator of sums and products: integers wrap in uint64 (as int64 does in
-// PyTorch, without signed-overflow UB), floats use their computation type.
+// Accumulator of sums and products: integers wrap in uint64 (to_acc and
+// from_acc in ReduceEngine.h), floats use their computation type.
 template <typename T>
 using int_or_opmath_t = std::conditional_t<std::is_integral_v<T>, uint64_t, opmath_t<T>>;
-
-template <typename T, typename Acc>
-inline Acc to_acc(const T& v) {
-  if constexpr (std::is_same_v<Acc, uint64_t>) {
-    return static_cast<uint64_t>(static_cast<int64_t>(v));
-  } else {
-    return static_cast<Acc>(load(v));
-  }
-}
-
-template <typename Out, typename Acc>
-inline Out from_acc(Acc a) {
-  if constexpr (std::is_same_v<Acc, uint64_t>) {
-    return static_cast<Out>(static_cast<int64_t>(a));
-  } else if constexpr (std::is_same_v<Out, bool>) {
-    return a != Acc(0);
-  } else {
-    return static_cast<Out>(a);
-  }
-}
 
 // ---- sum, nansum, mean ----------------------------------------------------------
 
@@ -42,7 +22,7 @@ struct SumOp {
   acc_t divisor;
 
   static acc_t val(const T& v) {
-    acc_t a = to_acc<T, acc_t>(v);
+    acc_t a = to_acc<acc_t>(v);
     if constexpr (kNan) return a != a ? acc_t(0) : a;
     return a;
   }
@@ -112,22 +92,22 @@ struct ProdOp {
     acc_t lanes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) lanes[j] *= to_acc<T, acc_t>(x[i + j]);
+      for (int j = 0; j < 8; ++j) lanes[j] *= to_acc<acc_t>(x[i + j]);
     }
     acc_t r = acc_t(1);
-    for (; i < n; ++i) r *= to_acc<T, acc_t>(x[i]);
+    for (; i < n; ++i) r *= to_acc<acc_t>(x[i]);
     return ((lanes[0] * lanes[1]) * (lanes[2] * lanes[3])) * ((lanes[4] * lanes[5]) * (lanes[6] * lanes[7])) * r;
   }
   acc_t strided(const T* x, int64_t n, int64_t s) const {
     acc_t r = acc_t(1);
-    for (int64_t i = 0; i < n; ++i) r *= to_acc<T, acc_t>(x[i * s]);
+    for (int64_t i = 0; i < n; ++i) r *= to_acc<acc_t>(x[i * s]);
     return r;
   }
   acc_t combine(acc_t a, acc_t b) const { return a * b; }
   void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * rs;
-      for (int64_t c = 0; c < nc; ++c) acc[c] *= to_acc<T, acc_t>(row[c]);
+      for (int64_t c = 0; c < nc; ++c) acc[c] *= to_acc<acc_t>(row[c]);
     }
   }
   void write(int64_t o, acc_t a) const { out[o] = from_acc<Out>(a); }
