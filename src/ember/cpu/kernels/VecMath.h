@@ -286,6 +286,13 @@ EMBER_VEC_INLINE Vd madd(Vd a, Vd b, Vd c) {
 EMBER_VEC_INLINE Vd madd(Vd a, double b, double c) { return madd(a, splatd(b), splatd(c)); }
 EMBER_VEC_INLINE Vd madd(Vd a, double b, Vd c) { return madd(a, splatd(b), c); }
 
+// c0 + x (c1 + x (c2 + ...)) by Horner's rule.
+EMBER_VEC_INLINE Vd poly_d(Vd, double c) { return splatd(c); }
+template <typename... Rest>
+EMBER_VEC_INLINE Vd poly_d(Vd x, double c, Rest... rest) {
+  return madd(poly_d(x, rest...), x, splatd(c));
+}
+
 // exp in double: reduction by ln 2 (two-part constant, exact products),
 // degree-13 Taylor polynomial on |r| <= ln2/2 (truncation below 1e-17),
 // scaling by 2^n as for float. Within about 1 ulp.
@@ -880,25 +887,25 @@ EMBER_VEC_INLINE Vd sqrt_d(Vd x) {
 #endif
 }
 
-// log(u) for finite u >= 1 in double, relative error about 2^-30 (for float
-// results): u = 2^e (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)), log(1 + f) =
-// f - f^2/2 + f^3 P(f).
-EMBER_VEC_INLINE Vd log_d(Vd u) {
+// The reduction of the double logs: u = 2^e m with m in [sqrt(1/2), sqrt(2)),
+// f = m - 1 (exact) and e as a double; u finite, > 0, with a normal exponent.
+EMBER_VEC_INLINE Vd log_reduce(Vd u, Vd& e) {
   const int64_t kSqrtHalf = 0x3fe6a09e667f3bcdLL;
-  Vl bits = (Vl)u - kSqrtHalf;
-  Vl e = bits >> 52;
-  Vd f = (Vd)((bits & 0x000fffffffffffffLL) + kSqrtHalf) - 1.0;
-  Vd ed = (Vd)(e + 0x4338000000000000LL) - 6755399441055744.0;  // e as a double (via 1.5 * 2^52)
-  Vd p = madd(f, 0.06752880282465627, -0.116706553927175);
-  p = madd(p, f, splatd(0.11882209931126238));
-  p = madd(p, f, splatd(-0.12406063965980312));
-  p = madd(p, f, splatd(0.14220522776541186));
-  p = madd(p, f, splatd(-0.16668002461798767));
-  p = madd(p, f, splatd(0.20002063510195903));
-  p = madd(p, f, splatd(-0.2500000866996725));
-  p = madd(p, f, splatd(0.33333313592753744));
-  Vd z = f * f;
-  Vd r = f + madd(p * f, z, z * -0.5);
+  const Vl bits = (Vl)u - kSqrtHalf;
+  e = (Vd)((bits >> 52) + 0x4338000000000000LL) - 6755399441055744.0;  // via 1.5 * 2^52
+  return (Vd)((bits & 0x000fffffffffffffLL) + kSqrtHalf) - 1.0;
+}
+
+// log(u) for finite u >= 1 in double, relative error about 2^-30 (for float
+// results): log(1 + f) = f - f^2/2 + f^3 P(f) after log_reduce.
+EMBER_VEC_INLINE Vd log_d(Vd u) {
+  Vd ed;
+  const Vd f = log_reduce(u, ed);
+  const Vd p = poly_d(f, 0.33333313592753744, -0.2500000866996725, 0.20002063510195903, -0.16668002461798767,
+                      0.14220522776541186, -0.12406063965980312, 0.11882209931126238, -0.116706553927175,
+                      0.06752880282465627);
+  const Vd z = f * f;
+  const Vd r = f + madd(p * f, z, z * -0.5);
   return madd(ed, 0.69314718055994530942, r);
 }
 

@@ -172,13 +172,6 @@ EMBER_VEC_INLINE Vd recip_d(Vd d) {
   return r;
 }
 
-// c0 + x (c1 + x (c2 + ...)).
-EMBER_VEC_INLINE Vd poly_d(Vd, double c) { return splatd(c); }
-template <typename... Rest>
-EMBER_VEC_INLINE Vd poly_d(Vd x, double c, Rest... rest) {
-  return madd(poly_d(x, rest...), x, splatd(c));
-}
-
 // log(u) for finite u > 0 with a normal exponent: u = 2^e m with m in
 // [sqrt(1/2), sqrt(2)), log(m) = 2 s + s z Q(z) with s = (m - 1) / (m + 1),
 // z = s^2, |s| < 0.1716, Q our fit (error 4e-19 of log m), so the result is
@@ -186,10 +179,8 @@ EMBER_VEC_INLINE Vd poly_d(Vd x, double c, Rest... rest) {
 // 4e-9, the atanh series to s^11), enough for float erfinv.
 template <bool kFull = true>
 EMBER_VEC_INLINE Vd log_accurate_d(Vd u) {
-  const int64_t kSqrtHalf = 0x3fe6a09e667f3bcdLL;
-  const Vl bits = (Vl)u - kSqrtHalf;
-  const Vd f = (Vd)((bits & 0x000fffffffffffffLL) + kSqrtHalf) - 1.0;  // m - 1, exact
-  const Vd e = (Vd)((bits >> 52) + 0x4338000000000000LL) - 6755399441055744.0;
+  Vd e;
+  const Vd f = log_reduce(u, e);
 #if EMBER_VEC_HAS_FMA
   const Vd s = f * recip_d<kFull>(f + 2.0);
 #else
@@ -245,12 +236,8 @@ EMBER_VEC_INLINE Vd atan2_half(Vd y, Vd x) {
   Vd u = select(big, num - den, num) / select(big, num + den, den);
   u = select((den == 0.0) | (num == INFINITY), splatd(0.0), u);
   const Vd z = u * u;
-  Vd p = madd(z, -0.04048051304859524, 0.0713782527094078);
-  p = madd(p, z, splatd(-0.09029469483722348));
-  p = madd(p, z, splatd(0.11107538716060847));
-  p = madd(p, z, splatd(-0.14285614280228706));
-  p = madd(p, z, splatd(0.1999999894359839));
-  p = madd(p, z, splatd(-0.33333333331504367));
+  const Vd p = poly_d(z, -0.33333333331504367, 0.1999999894359839, -0.14285614280228706, 0.11107538716060847,
+                      -0.09029469483722348, 0.0713782527094078, -0.04048051304859524);
   Vd r = madd(u * z, p, u) + select(big, splatd(kPi4), splatd(0.0));
   r = select(swap, kPi2 - r, r);
   r = select((Vl)x < 0, kPi - r, r);
@@ -357,16 +344,9 @@ EMBER_VEC_INLINE Vd atan2_double(Vd y, Vd x) {
   const Vd u = nh / dh;
   const Vd ul = (madd(-u, dh, nh) + madd(-u, dl, nl)) / dh;
   const Vd z = u * u;
-  Vd p = madd(z, -0.019175404711104935, 0.03923044778479309);
-  p = madd(p, z, splatd(-0.050854078345894844));
-  p = madd(p, z, splatd(0.05858140904866328));
-  p = madd(p, z, splatd(-0.06664510525508936));
-  p = madd(p, z, splatd(0.07692183125376892));
-  p = madd(p, z, splatd(-0.0909090457530649));
-  p = madd(p, z, splatd(0.11111111015187018));
-  p = madd(p, z, splatd(-0.14285714284665682));
-  p = madd(p, z, splatd(0.19999999999995516));
-  p = madd(p, z, splatd(-0.3333333333333333));
+  const Vd p = poly_d(z, -0.3333333333333333, 0.19999999999995516, -0.14285714284665682, 0.11111111015187018,
+                      -0.0909090457530649, 0.07692183125376892, -0.06664510525508936, 0.05858140904866328,
+                      -0.050854078345894844, 0.03923044778479309, -0.019175404711104935);
   const Vd t = madd(u * z, p, ul / (1.0 + z));
   Vd hi = u + t;
   Vd lo = t - (hi - u);
