@@ -73,37 +73,31 @@ double erfinv_double(double y) {
 
 EMBER_VEC_INLINE vecmath::Vd erfinv_double(vecmath::Vd y) {
   constexpr int W = vecmath::kLanesD;
+  constexpr double kGuessLimit = 0.999999;  // erfinv_half's range, with margin
   const vecmath::Vd ay = vecmath::abs(y);
-  const vecmath::Vd guess = vecmath::detail::erfinv_half<true>(ay < 0.999999 ? ay : vecmath::splatd(0.5));
+  const vecmath::Vd guess = vecmath::detail::erfinv_half<true>(ay < kGuessLimit ? ay : vecmath::splatd(0.5));
   // The step's slope at the guess (its 6e-10 error does not reach the result).
   const vecmath::Vd slope = kTwoOverSqrtPi * vecmath::exp(-guess * guess);
-#if EMBER_VEC_HAS_FMA
-  // The residual from the vector erf and erfc (Note [Vectorised double erf]);
-  // zeros, |y| from 0.999999 on, +-1 and NaN lanes take erfinv_double.
-  const vecmath::Vd r = vecmath::select(ay < 0.5, vecmath::erf(guess) - ay, (1.0 - ay) - vecmath::erfc(guess));
-  const vecmath::Vd step = vecmath::copysign(guess - r / slope, y);
-  const auto common = (ay < 0.999999) & (ay != 0.0);
-  if (__builtin_expect(!vecmath::any(~common), 1)) return step;
   double in[W], out[W];
   vecmath::store(in, y);
+#if EMBER_VEC_HAS_FMA
+  // The residual from the vector erf and erfc (Note [Vectorised double erf]).
+  const vecmath::Vd r = vecmath::select(ay < 0.5, vecmath::erf(guess) - ay, (1.0 - ay) - vecmath::erfc(guess));
+  const vecmath::Vd step = vecmath::copysign(guess - r / slope, y);
+  if (__builtin_expect(!vecmath::any(~((ay < kGuessLimit) & (ay != 0.0))), 1)) return step;
   vecmath::store(out, step);
-  for (int j = 0; j < W; ++j) {
-    const double a = std::abs(in[j]);
-    if (!(a < 0.999999 && a != 0.0)) out[j] = erfinv_double(in[j]);
-  }
-  return vecmath::load(out);
 #else
-  double in[W], g[W], d[W], out[W];
-  vecmath::store(in, y);
+  double g[W], d[W];
   vecmath::store(g, guess);
   vecmath::store(d, slope);
+  for (int j = 0; j < W; ++j) out[j] = std::copysign(g[j] - erfinv_residual(std::abs(in[j]), g[j]) / d[j], in[j]);
+#endif
+  // Zeros, |y| from kGuessLimit on, +-1 and NaN.
   for (int j = 0; j < W; ++j) {
     const double a = std::abs(in[j]);
-    out[j] = (a < 0.999999 && a != 0.0) ? std::copysign(g[j] - erfinv_residual(a, g[j]) / d[j], in[j])
-                                         : erfinv_double(in[j]);
+    if (!(a < kGuessLimit && a != 0.0)) out[j] = erfinv_double(in[j]);
   }
   return vecmath::load(out);
-#endif
 }
 
 // Note [Activation loops]: the activation is a template argument, so each
