@@ -558,3 +558,40 @@ def test_mvlgamma_out_refuses_inputs_requiring_grad():
             lib.mvlgamma(x, 2, out=lib.empty(3, dtype=lib.float64))
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_frac_vector_loop(dtype):
+    """frac on the vector rounding instructions: bit for bit with PyTorch on
+    random bit patterns (NaN, inf, subnormals, huge integers) and layouts."""
+    rng = np.random.default_rng(11)
+    if dtype == "float32":
+        x = rng.integers(-(2**31), 2**31, 70001).astype(np.int32).view(np.float32)
+    else:
+        x = rng.integers(-(2**63), 2**63 - 1, 70001, dtype=np.int64).view(np.float64)
+    x = np.concatenate([x, rng.standard_normal(5003) * 1e3]).astype(dtype)
+    t = torch.from_numpy(x.copy())
+    e = ember.from_numpy(x.copy())
+    for ev, tv in ((e, t), (e[::3], t[::3]), (e[:13], t[:13])):
+        got, want = ember.frac(ev).numpy(), torch.frac(tv).numpy()
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_median_dim_many_rows(op, threads):
+    """Rows selected in parallel (above 32K elements): values and indices as
+    PyTorch's, ties and NaN included."""
+    rng = np.random.default_rng(3)
+    vals = rng.integers(0, 7, size=(600, 129)).astype(np.float32)
+    vals[rng.random(vals.shape) < 0.05] = np.nan
+    old = ember.get_num_threads()
+    try:
+        ember.set_num_threads(threads)
+        for dim in (0, 1):
+            ev, ei = getattr(ember, op)(ember.from_numpy(vals.copy()), dim)
+            tv, ti = getattr(torch, op)(torch.from_numpy(vals.copy()), dim)
+            np.testing.assert_array_equal(ev.numpy(), tv.numpy())
+            np.testing.assert_array_equal(ei.numpy(), ti.numpy())
+    finally:
+        ember.set_num_threads(old)
