@@ -487,7 +487,9 @@ def kernel_table_definition(op: Operator) -> str:
     ks = backend_kernels(op)
     entries = []
     for dev in ("CPU", "CUDA"):
-        entries.append(f"&native::{ks[dev]}" if dev in ks and dev == "CPU" else "nullptr")
+        # CPU kernels and device-generic pointwise functions live in this library.
+        local = dev == "CPU" or op.pointwise is not None
+        entries.append(f"&native::{ks[dev]}" if dev in ks and local else "nullptr")
     return f"{kernel_fn_type(op).replace('(*)', f'(*{table_name(op)}[kNumDeviceTypes])')} = {{{', '.join(entries)}}};\n"
 
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import yaml
 
+from . import pointwise as pointwise_mod
 from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
 _KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
-         "output_differentiability"}
+         "output_differentiability", "pointwise"}
 _BACKENDS = {"CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 
 
@@ -46,6 +47,16 @@ def load_operators(path: Path) -> list[Operator]:
 
         dispatch = e.get("dispatch") or {}
         dispatch.pop("__line__", None)
+        pointwise = pointwise_mod.parse(e["pointwise"], schema.name, loc) if "pointwise" in e else None
+        if pointwise and not pointwise.manual:
+            if dispatch:
+                raise CodegenError(loc, "a pointwise operator's kernels come from its stub; drop 'dispatch'")
+            # One device-generic native function; the stub picks the kernel per device.
+            native = schema.full_name.replace(".", "_") + "_out"
+            dispatch = {"CPU": native, "CUDA": native}
+        elif pointwise and "CPU" in dispatch:
+            # A hand-written pointwise function runs its stub on any device too.
+            dispatch.setdefault("CUDA", dispatch["CPU"])
         for backend in dispatch:
             if backend not in _BACKENDS:
                 raise CodegenError(loc, f"unknown backend {backend!r}; allowed: {sorted(_BACKENDS)}")
@@ -94,6 +105,9 @@ def load_operators(path: Path) -> list[Operator]:
                 output_differentiability=tuple(bool(x) for x in e["output_differentiability"])
                 if "output_differentiability" in e
                 else None,
+                pointwise=pointwise,
             )
         )
+        if pointwise:
+            pointwise_mod.check(ops[-1])
     return ops

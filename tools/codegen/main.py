@@ -11,7 +11,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from . import autograd, cpp, python
+from . import autograd, cpp, pointwise, python
 from .load import load_operators
 from .model import CodegenError, Operator
 
@@ -93,6 +93,12 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
         w.write(f"src/Functions_{i}.cpp", text)
 
 
+def gen_pointwise(ops: list[Operator], w: Writer) -> None:
+    pw = [op for op in ops if op.pointwise]
+    w.write("include/ember/ops/generated/PointwiseStubs.h", pointwise.stub_declarations(pw, cpp))
+    w.write("src/Pointwise.cpp", pointwise.definitions(pw, cpp))
+
+
 def gen_autograd(ops: list[Operator], w: Writer) -> None:
     with_d = [op for op in ops if op.derivatives]
     w.write(
@@ -162,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         ops = load_operators(args.yaml)
         w = Writer(args.out)
         gen_cpp(ops, w)
+        gen_pointwise(ops, w)
         gen_autograd(ops, w)
         gen_python(ops, w)
     except CodegenError as e:

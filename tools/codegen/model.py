@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .pointwise import Pointwise
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,8 @@ class Operator:
     node_name: str | None = field(default=None)  # set after numbering
     # Per return: does it carry gradients (default: floating tensors do).
     output_differentiability: tuple[bool, ...] | None = None
+    # Set for pointwise operators (tools/codegen/pointwise.py).
+    pointwise: Pointwise | None = None
 
     @property
     def name(self) -> str:

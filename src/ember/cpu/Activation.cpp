@@ -1,41 +1,18 @@
-// CPU activations of torch.nn.functional (leaky_relu, elu, softplus, hardtanh,
-// hardsigmoid, hardswish, mish, log_sigmoid, threshold) and their gradient.
+// Activations of torch.nn.functional written by hand: in-place forms,
+// hardtanh's checks, selu/celu through elu, glu. The others are generated from
+// ops.yaml (`pointwise:`), their loops in cpu/kernels/ActivationKernel.cpp.
 #include "ember/cpu/ActivationStubs.h"
-#include "ember/cpu/MathHelpers.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cpu {
-EMBER_DEFINE_DISPATCH(ActivationFn, activation_stub);
-EMBER_DEFINE_DISPATCH(ActivationFn, activation_backward_stub);
+EMBER_DEFINE_DISPATCH(BinaryCrossEntropyFn, binary_cross_entropy_stub);
 }  // namespace ember::cpu
 
 namespace ember::native {
-
-namespace {
-
-using cpu::ActivationOp;
-
-Tensor& activation(const Tensor& self, Tensor& out, ActivationOp op, const char* kernel, bool allow_int,
-                   double a = 0, double b = 0, double c = 0) {
-  auto it = TensorIterator::unary_op(out, self);
-  const ScalarType t = it.common_dtype();
-  if (t == ScalarType::Bool || (!allow_int && !is_floating_type(t))) math::not_implemented_for(kernel, t);
-  cpu::activation_stub(it, op, a, b, c);
-  it.finish();
-  return out;
-}
-
-}  // namespace
-
-Tensor& leaky_relu_out(const Tensor& self, const Scalar& negative_slope, Tensor& out) {
-  return activation(self, out, ActivationOp::LeakyRelu, "leaky_relu_cpu", false, negative_slope.to_double());
-}
-
-Tensor& elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, Tensor& out) {
-  return activation(self, out, ActivationOp::Elu, "elu_cpu", false, alpha.to_double(), scale.to_double(),
-                    input_scale.to_double());
-}
 
 Tensor& leaky_relu_cpu_(Tensor& self, const Scalar& negative_slope) {
   return leaky_relu_out(self, negative_slope, self);
@@ -49,67 +26,14 @@ Tensor& threshold_cpu_(Tensor& self, const Scalar& threshold, const Scalar& valu
   return threshold_out(self, threshold, value, self);
 }
 
-Tensor& softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, Tensor& out) {
-  return activation(self, out, ActivationOp::Softplus, "softplus_cpu", false, beta.to_double(), threshold.to_double());
-}
-
 Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
   EMBER_CHECK(self.dtype() != ScalarType::Byte || min_val.to_double() >= 0,
               "cannot do hardtanh on an unsigned type with negative limits");
-  return activation(self, out, ActivationOp::Hardtanh, "hardtanh_cpu", true, min_val.to_double(), max_val.to_double());
-}
-
-Tensor& hardsigmoid_out(const Tensor& self, Tensor& out) {
-  return activation(self, out, ActivationOp::Hardsigmoid, "hardsigmoid_cpu", false);
-}
-
-Tensor& hardswish_out(const Tensor& self, Tensor& out) {
-  return activation(self, out, ActivationOp::Hardswish, "hardswish_cpu", false);
-}
-
-Tensor& mish_out(const Tensor& self, Tensor& out) { return activation(self, out, ActivationOp::Mish, "mish_cpu", false); }
-
-Tensor& log_sigmoid_out(const Tensor& self, Tensor& out) {
-  return activation(self, out, ActivationOp::LogSigmoid, "log_sigmoid_cpu", false);
-}
-
-Tensor& threshold_out(const Tensor& self, const Scalar& threshold, const Scalar& value, Tensor& out) {
-  return activation(self, out, ActivationOp::Threshold, "threshold_cpu", true, threshold.to_double(),
-                    value.to_double());
-}
-
-Tensor& erfinv_out(const Tensor& self, Tensor& out) {
-  auto it = TensorIterator::unary_float_op(out, self);
-  cpu::activation_stub(it, ActivationOp::Erfinv, 0, 0, 0);
-  it.finish();
+  auto it = TensorIterator::unary_op(out, self);
+  check_pointwise_dtype(it.common_dtype(), kIntegralDtypes | kFloatingDtypes, "hardtanh_cpu");
+  run_pointwise(hardtanh_stub, self.device().type, "hardtanh", it, min_val, max_val);
   return out;
-}
-
-Tensor activation_backward_cpu(const Tensor& grad_output, const Tensor& self, int64_t op, double a, double b, double c) {
-  Tensor out;
-  auto it = TensorIterator::binary_op(out, grad_output, self);
-  if (!is_floating_type(it.common_dtype())) math::not_implemented_for("activation_backward", it.common_dtype());
-  cpu::activation_backward_stub(it, static_cast<ActivationOp>(op), a, b, c);
-  it.finish();
-  return out;
-}
-
-Tensor threshold_backward_cpu(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
-  return activation_backward_cpu(grad_output, self, static_cast<int64_t>(ActivationOp::Threshold),
-                                 threshold.to<double>(), 0, 0);
-}
-
-Tensor tanh_backward_cpu(const Tensor& grad_output, const Tensor& output) {
-  return activation_backward_cpu(grad_output, output, static_cast<int64_t>(ActivationOp::TanhGrad), 0, 0, 0);
-}
-
-Tensor sigmoid_backward_cpu(const Tensor& grad_output, const Tensor& output) {
-  return activation_backward_cpu(grad_output, output, static_cast<int64_t>(ActivationOp::SigmoidGrad), 0, 0, 0);
-}
-
-Tensor silu_backward_cpu(const Tensor& grad_output, const Tensor& self) {
-  return activation_backward_cpu(grad_output, self, static_cast<int64_t>(ActivationOp::SiluGrad), 0, 0, 0);
 }
 
 // selu and celu are elu with fixed coefficients (autograd records EluBackward0).

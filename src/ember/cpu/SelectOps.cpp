@@ -1,11 +1,13 @@
 // CPU implementations of where, clamp (and clamp_min/clamp_max) and lerp.
 #include <cmath>
 
-#include "ember/cpu/MathHelpers.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/MathStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::native {
 
@@ -17,12 +19,6 @@ bool is_nan_scalar(const std::optional<Scalar>& s) {
   return s && s->is_floating_point() && std::isnan(s->to_double());
 }
 
-Tensor& run_binary(TensorIterator& it, cpu::BinaryOp op, Tensor& out) {
-  cpu::KernelFlags flags;
-  cpu::binary_math_stub(it, op, flags);
-  it.finish();
-  return out;
-}
 
 }  // namespace
 
@@ -119,17 +115,20 @@ Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, c
     return out;
   }
   auto it = TensorIterator::binary_op(out, self, min ? *min : *max);
-  return run_binary(it, min ? cpu::BinaryOp::Maximum : cpu::BinaryOp::Minimum, out);
+  run_pointwise(min ? maximum_stub : minimum_stub, self.device().type, "clamp.Tensor", it);
+  return out;
 }
 
 Tensor& clamp_min_tensor_out(const Tensor& self, const Tensor& min, Tensor& out) {
   auto it = TensorIterator::binary_op(out, self, min);
-  return run_binary(it, cpu::BinaryOp::Maximum, out);
+  run_pointwise(maximum_stub, self.device().type, "clamp_min.Tensor", it);
+  return out;
 }
 
 Tensor& clamp_max_tensor_out(const Tensor& self, const Tensor& max, Tensor& out) {
   auto it = TensorIterator::binary_op(out, self, max);
-  return run_binary(it, cpu::BinaryOp::Minimum, out);
+  run_pointwise(minimum_stub, self.device().type, "clamp_max.Tensor", it);
+  return out;
 }
 
 Tensor clip(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {

@@ -1,73 +1,30 @@
-// CPU implementations of the special functions (lgamma, digamma, polygamma,
-// i0, sinc, logit, frac, signbit, hypot, copysign, xlogy, ...) and of median
-// and nanmedian; loops in cpu/kernels/SpecialKernel.cpp.
+// Special functions with hand-written native functions (polygamma, signbit,
+// mvlgamma), median and nanmedian; the other special functions are generated
+// from ops.yaml (`pointwise:`), their loops in cpu/kernels/SpecialKernel.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <vector>
 
-#include "ember/cpu/MathHelpers.h"
-#include "ember/cpu/SpecialStubs.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
+#include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
-
-namespace ember::cpu {
-
-EMBER_DEFINE_DISPATCH(SpecialUnaryFn, special_unary_stub);
-EMBER_DEFINE_DISPATCH(SpecialBinaryFn, special_binary_stub);
-
-}  // namespace ember::cpu
+#include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::native {
 
-namespace {
-
-using cpu::SpecialBinaryOp;
-using cpu::SpecialUnaryOp;
 using math::not_implemented_for;
-
-Tensor& run_unary(TensorIterator& it, SpecialUnaryOp op, Tensor& out, double param = 0) {
-  cpu::special_unary_stub(it, op, param);
-  it.finish();
-  return out;
-}
-
-// Integral and bool inputs compute in the default float dtype.
-Tensor& float_unary(const Tensor& self, Tensor& out, SpecialUnaryOp op, double param = 0) {
-  auto it = TensorIterator::unary_float_op(out, self);
-  return run_unary(it, op, out, param);
-}
-
-Tensor& run_binary(TensorIterator& it, SpecialBinaryOp op, Tensor& out) {
-  cpu::special_binary_stub(it, op);
-  it.finish();
-  return out;
-}
-
-Tensor& float_binary(const Tensor& a, const Tensor& b, Tensor& out, SpecialBinaryOp op) {
-  auto it = TensorIterator::binary_float_op(out, a, b);
-  return run_binary(it, op, out);
-}
-
-Tensor wrap(const Scalar& s) { return wrapped_scalar(s); }
-
-}  // namespace
 
 // ---- unary ---------------------------------------------------------------------------------
 
-Tensor& lgamma_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Lgamma); }
-Tensor& digamma_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Digamma); }
-Tensor& i0_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::I0); }
-Tensor& special_i1_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::I1); }
-Tensor& sinc_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Sinc); }
-
 Tensor& polygamma_out(int64_t n, const Tensor& self, Tensor& out) {
   EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
-  if (n == 0) return float_unary(self, out, SpecialUnaryOp::Digamma);
-  if (n == 1) return float_unary(self, out, SpecialUnaryOp::Trigamma);
-  return float_unary(self, out, SpecialUnaryOp::Polygamma, static_cast<double>(n));
+  auto it = TensorIterator::unary_float_op(out, self);
+  run_pointwise(polygamma_stub, self.device().type, "polygamma", it, n);
+  return out;
 }
 
 Tensor& polygamma_cpu_(Tensor& self, int64_t n) {
@@ -75,23 +32,11 @@ Tensor& polygamma_cpu_(Tensor& self, int64_t n) {
   return self;
 }
 
-Tensor& logit_out(const Tensor& self, std::optional<double> eps, Tensor& out) {
-  return float_unary(self, out, SpecialUnaryOp::Logit, eps ? *eps : -1.0);
-}
-
-Tensor& frac_out(const Tensor& self, Tensor& out) {
-  auto it = TensorIterator::unary_op(out, self);
-  if (!is_floating_type(it.common_dtype())) not_implemented_for("frac_cpu", it.common_dtype());
-  return run_unary(it, SpecialUnaryOp::Frac, out);
-}
-
 Tensor& signbit_out(const Tensor& self, Tensor& out) {
   EMBER_CHECK(!out.defined() || out.dtype() == ScalarType::Bool, "signbit does not support non-boolean outputs.");
-  TensorIterator::Config c;
-  c.promote_inputs = false;
-  c.out_dtype = ScalarType::Bool;
-  auto it = TensorIterator::op(out, {self}, c);
-  return run_unary(it, SpecialUnaryOp::Signbit, out);
+  auto it = TensorIterator::unary_bool_op(out, self);
+  run_pointwise(signbit_stub, self.device().type, "signbit", it);
+  return out;
 }
 
 // mvlgamma(x, p) = p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2), the terms
@@ -122,51 +67,6 @@ Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
 }
 
 Tensor& mvlgamma_(Tensor& self, int64_t p) { return native::mvlgamma_out(self, p, self); }
-
-// deg2rad / rad2deg: a multiply by pi/180 (180/pi) in the computation type
-// (float for float16/bfloat16), as PyTorch's multiply by a Python number.
-namespace {
-constexpr double kPiOver180 = 0.017453292519943295769236907684886;
-constexpr double k180OverPi = 57.295779513082320876798154814105;
-}  // namespace
-
-Tensor& deg2rad_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Scale, kPiOver180); }
-Tensor& rad2deg_out(const Tensor& self, Tensor& out) { return float_unary(self, out, SpecialUnaryOp::Scale, k180OverPi); }
-
-// ---- binary ----------------------------------------------------------------------------------
-
-Tensor& hypot_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  auto it = TensorIterator::binary_op(out, self, other);
-  if (!is_floating_type(it.common_dtype())) not_implemented_for("hypot_cpu", it.common_dtype());
-  return run_binary(it, SpecialBinaryOp::Hypot, out);
-}
-
-Tensor& copysign_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  return float_binary(self, other, out, SpecialBinaryOp::Copysign);
-}
-Tensor& copysign_scalar_out(const Tensor& self, const Scalar& other, Tensor& out) {
-  return float_binary(self, wrap(other), out, SpecialBinaryOp::Copysign);
-}
-
-Tensor& xlogy_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  return float_binary(self, other, out, SpecialBinaryOp::Xlogy);
-}
-Tensor& xlogy_scalar_other_out(const Tensor& self, const Scalar& other, Tensor& out) {
-  return float_binary(self, wrap(other), out, SpecialBinaryOp::Xlogy);
-}
-Tensor& xlogy_scalar_self_out(const Scalar& self, const Tensor& other, Tensor& out) {
-  return float_binary(wrap(self), other, out, SpecialBinaryOp::Xlogy);
-}
-
-Tensor& special_xlog1py_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  return float_binary(self, other, out, SpecialBinaryOp::Xlog1py);
-}
-Tensor& special_xlog1py_scalar_other_out(const Tensor& self, const Scalar& other, Tensor& out) {
-  return float_binary(self, wrap(other), out, SpecialBinaryOp::Xlog1py);
-}
-Tensor& special_xlog1py_scalar_self_out(const Scalar& self, const Tensor& other, Tensor& out) {
-  return float_binary(wrap(self), other, out, SpecialBinaryOp::Xlog1py);
-}
 
 // ---- median, nanmedian -----------------------------------------------------------------------
 // Note [Median selection]

@@ -1,10 +1,12 @@
 #pragma once
-// Run-time CPU capability dispatch. Kernel files under cpu/kernels are
-// compiled once per capability (DEFAULT, AVX2, AVX512), each registering its
-// function into a stub; a call picks the best one this CPU supports.
+// Kernel selection by device and, on the CPU, by capability. Kernel files
+// under cpu/kernels are compiled once per capability (DEFAULT, AVX2, AVX512),
+// each registering its function into a stub; a call picks the best one this
+// CPU supports. A device backend (CUDA) fills its entry when it is loaded.
 
 #include <array>
 
+#include "ember/core/Device.h"
 #include "ember/core/Macros.h"
 
 namespace ember {
@@ -21,11 +23,18 @@ EMBER_API const char* compiled_cpu_capabilities();
 template <typename Fn>
 struct DispatchStub {
   std::array<Fn, static_cast<int>(CpuCapability::NumCapabilities)> table{};
+  Fn cuda = nullptr;
 
   Fn get() const {
     for (int c = static_cast<int>(cpu_capability()); c >= 0; --c) {
       if (table[c]) return table[c];
     }
+    return nullptr;
+  }
+  // The kernel for a device, or nullptr.
+  Fn for_device(DeviceType device) const {
+    if (device == DeviceType::CPU) return get();
+    if (device == DeviceType::CUDA) return cuda;
     return nullptr;
   }
   template <typename... Args>
@@ -43,6 +52,13 @@ struct DispatchStub {
   static const bool EMBER_CONCAT_(name##_registered_, __LINE__) = [] {              \
     name.table[static_cast<int>(::ember::CpuCapability::EMBER_CPU_CAPABILITY)] = fn; \
     return true;                                                                    \
+  }()
+// Registers kernel as the CPU kernel of a pointwise operator (its stub is
+// generated from ops.yaml: ember/ops/generated/PointwiseStubs.h).
+#define EMBER_REGISTER_POINTWISE(op, kernel)                                                  \
+  static const bool EMBER_CONCAT_(op##_registered_, __LINE__) = [] {                         \
+    ::ember::native::op##_stub.table[static_cast<int>(::ember::CpuCapability::EMBER_CPU_CAPABILITY)] = kernel; \
+    return true;                                                                              \
   }()
 #define EMBER_CONCAT_IMPL_(a, b) a##b
 #define EMBER_CONCAT_(a, b) EMBER_CONCAT_IMPL_(a, b)

@@ -131,6 +131,13 @@ TensorIterator TensorIterator::unary_float_op(Tensor& out, const Tensor& a) {
   return op(out, {a}, c);
 }
 
+TensorIterator TensorIterator::unary_bool_op(Tensor& out, const Tensor& a) {
+  Config c;
+  c.promote_inputs = false;
+  c.out_dtype = ScalarType::Bool;
+  return op(out, {a}, c);
+}
+
 TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src, bool check_overlap) {
   TensorIterator it;
   it.add_output(dst);

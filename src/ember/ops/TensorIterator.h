@@ -47,6 +47,8 @@ class EMBER_API TensorIterator {
   // Like unary_op/binary_op, but integral and bool inputs compute in the
   // default float dtype (exp, sqrt, true division, ...).
   static TensorIterator unary_float_op(Tensor& out, const Tensor& a);
+  // Bool result from an input of any dtype, not promoted (isnan, logical_not).
+  static TensorIterator unary_bool_op(Tensor& out, const Tensor& a);
   static TensorIterator binary_float_op(Tensor& out, const Tensor& a, const Tensor& b);
   // Copy/cast: no promotion, input broadcast to out's shape. check_overlap:
   // refuse a dst with stride-0 dimensions, as PyTorch does.

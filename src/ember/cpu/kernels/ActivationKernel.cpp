@@ -1,4 +1,5 @@
-// Activation loops (see cpu/ActivationStubs.h), compiled once per CPU capability.
+// Activation loops and their gradients (pointwise kernels of ops.yaml),
+// compiled once per CPU capability.
 // Half and bfloat16 compute in float, as PyTorch.
 #include <algorithm>
 #include <cmath>
@@ -6,12 +7,36 @@
 
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
+
+// The activation a loop computes: a template argument of the loops below.
+// a, b, c carry its parameters.
+enum class ActivationOp {
+  LeakyRelu,    // a: negative slope
+  Elu,          // a: alpha, b: scale, c: input scale
+  Softplus,     // a: beta, b: threshold
+  Hardtanh,     // a: min, b: max
+  Hardsigmoid,
+  Hardswish,
+  Mish,
+  LogSigmoid,
+  Threshold,    // a: threshold, b: value
+  Erfinv,       // forward only
+  // Gradient loops only, inputs (target, input): the elementwise binary cross
+  // entropy, with libm's log and log1p as PyTorch's scalar loop.
+  BinaryCrossEntropy,
+  // Gradient loops only, fused forms of the derivative formulas: inputs
+  // (grad, result) for tanh and sigmoid, (grad, self) for silu.
+  TanhGrad,
+  SigmoidGrad,
+  SiluGrad,
+};
 
 // Note [Unfused products]: this file is compiled with the fused multiply-add
 // instructions of its capability, and the compiler may fuse a * b + c. Where
@@ -101,8 +126,8 @@ EMBER_VEC_INLINE vecmath::Vd erfinv_double(vecmath::Vd y) {
 }
 
 // Note [Activation loops]: the activation is a template argument, so each
-// loop is specialised (and the simple ones vectorised by the compiler); the
-// run-time ActivationOp is switched on once per call, not per element.
+// loop is specialised (and the simple ones vectorised by the compiler); each
+// operator's kernel picks its loop once per call, not per element.
 template <ActivationOp op, typename acc_t>
 inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
   const acc_t zero(0), three(3), six(6);
@@ -364,40 +389,109 @@ void backward_loop(const TensorIterator& it, double a, double b, double c) {
   });
 }
 
-#define EMBER_ACTIVATION_CASES(LOOP)                                                       \
-  switch (op) {                                                                            \
-    case ActivationOp::LeakyRelu: return LOOP<ActivationOp::LeakyRelu>(it, a, b, c);       \
-    case ActivationOp::Elu: return LOOP<ActivationOp::Elu>(it, a, b, c);                   \
-    case ActivationOp::Softplus: return LOOP<ActivationOp::Softplus>(it, a, b, c);         \
-    case ActivationOp::Hardtanh: return LOOP<ActivationOp::Hardtanh>(it, a, b, c);         \
-    case ActivationOp::Hardsigmoid: return LOOP<ActivationOp::Hardsigmoid>(it, a, b, c);   \
-    case ActivationOp::Hardswish: return LOOP<ActivationOp::Hardswish>(it, a, b, c);       \
-    case ActivationOp::Mish: return LOOP<ActivationOp::Mish>(it, a, b, c);                 \
-    case ActivationOp::LogSigmoid: return LOOP<ActivationOp::LogSigmoid>(it, a, b, c);     \
-    case ActivationOp::Threshold: return LOOP<ActivationOp::Threshold>(it, a, b, c);       \
-    case ActivationOp::Erfinv: return LOOP<ActivationOp::Erfinv>(it, a, b, c);             \
-    case ActivationOp::BinaryCrossEntropy:                                                 \
-      return LOOP<ActivationOp::BinaryCrossEntropy>(it, a, b, c);                          \
-    case ActivationOp::TanhGrad: return LOOP<ActivationOp::TanhGrad>(it, a, b, c);         \
-    case ActivationOp::SigmoidGrad: return LOOP<ActivationOp::SigmoidGrad>(it, a, b, c);   \
-    case ActivationOp::SiluGrad: return LOOP<ActivationOp::SiluGrad>(it, a, b, c);         \
-  }
+// ---- forward -------------------------------------------------------------------
 
-void activation_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
-  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), activation_stub, it, op, a, b, c);
-  EMBER_ACTIVATION_CASES(forward_loop)
+void leaky_relu_kernel(const TensorIterator& it, const Scalar& negative_slope) {
+  forward_loop<ActivationOp::LeakyRelu>(it, negative_slope.to_double(), 0, 0);
 }
+EMBER_REGISTER_POINTWISE(leaky_relu, &leaky_relu_kernel);
 
-void activation_backward_kernel(const TensorIterator& it, ActivationOp op, double a, double b, double c) {
-  EMBER_ACTIVATION_CASES(backward_loop)
+void elu_kernel(const TensorIterator& it, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  forward_loop<ActivationOp::Elu>(it, alpha.to_double(), scale.to_double(), input_scale.to_double());
 }
+EMBER_REGISTER_POINTWISE(elu, &elu_kernel);
 
-#undef EMBER_ACTIVATION_CASES
+void softplus_kernel(const TensorIterator& it, const Scalar& beta, const Scalar& threshold) {
+  forward_loop<ActivationOp::Softplus>(it, beta.to_double(), threshold.to_double(), 0);
+}
+EMBER_REGISTER_POINTWISE(softplus, &softplus_kernel);
+
+void hardtanh_kernel(const TensorIterator& it, const Scalar& min_val, const Scalar& max_val) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::hardtanh_stub, it, min_val, max_val);
+  forward_loop<ActivationOp::Hardtanh>(it, min_val.to_double(), max_val.to_double(), 0);
+}
+EMBER_REGISTER_POINTWISE(hardtanh, &hardtanh_kernel);
+
+void hardsigmoid_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Hardsigmoid>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(hardsigmoid, &hardsigmoid_kernel);
+
+void hardswish_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Hardswish>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(hardswish, &hardswish_kernel);
+
+void mish_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Mish>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(mish, &mish_kernel);
+
+void log_sigmoid_kernel(const TensorIterator& it) { forward_loop<ActivationOp::LogSigmoid>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(log_sigmoid, &log_sigmoid_kernel);
+
+void threshold_kernel(const TensorIterator& it, const Scalar& threshold, const Scalar& value) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::threshold_stub, it, threshold, value);
+  forward_loop<ActivationOp::Threshold>(it, threshold.to_double(), value.to_double(), 0);
+}
+EMBER_REGISTER_POINTWISE(threshold, &threshold_kernel);
+
+void erfinv_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Erfinv>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(erfinv, &erfinv_kernel);
+
+// ---- gradients (inputs: grad, x) ---------------------------------------------------
+
+void leaky_relu_backward_kernel(const TensorIterator& it, const Scalar& negative_slope) {
+  backward_loop<ActivationOp::LeakyRelu>(it, negative_slope.to_double(), 0, 0);
+}
+EMBER_REGISTER_POINTWISE(leaky_relu_backward, &leaky_relu_backward_kernel);
+
+void elu_backward_kernel(const TensorIterator& it, const Scalar& alpha, const Scalar& scale,
+                         const Scalar& input_scale) {
+  backward_loop<ActivationOp::Elu>(it, alpha.to_double(), scale.to_double(), input_scale.to_double());
+}
+EMBER_REGISTER_POINTWISE(elu_backward, &elu_backward_kernel);
+
+void softplus_backward_kernel(const TensorIterator& it, const Scalar& beta, const Scalar& threshold) {
+  backward_loop<ActivationOp::Softplus>(it, beta.to_double(), threshold.to_double(), 0);
+}
+EMBER_REGISTER_POINTWISE(softplus_backward, &softplus_backward_kernel);
+
+void hardtanh_backward_kernel(const TensorIterator& it, const Scalar& min_val, const Scalar& max_val) {
+  backward_loop<ActivationOp::Hardtanh>(it, min_val.to_double(), max_val.to_double(), 0);
+}
+EMBER_REGISTER_POINTWISE(hardtanh_backward, &hardtanh_backward_kernel);
+
+void hardsigmoid_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::Hardsigmoid>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(hardsigmoid_backward, &hardsigmoid_backward_kernel);
+
+void hardswish_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::Hardswish>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(hardswish_backward, &hardswish_backward_kernel);
+
+void mish_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::Mish>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(mish_backward, &mish_backward_kernel);
+
+void log_sigmoid_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::LogSigmoid>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(log_sigmoid_backward, &log_sigmoid_backward_kernel);
+
+void threshold_backward_kernel(const TensorIterator& it, const Scalar& threshold) {
+  backward_loop<ActivationOp::Threshold>(it, threshold.to_double(), 0, 0);
+}
+EMBER_REGISTER_POINTWISE(threshold_backward, &threshold_backward_kernel);
+
+// Fused forms of the derivative formulas: inputs (grad, result) for tanh and
+// sigmoid, (grad, self) for silu.
+void tanh_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::TanhGrad>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(tanh_backward, &tanh_backward_kernel);
+
+void sigmoid_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::SigmoidGrad>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(sigmoid_backward, &sigmoid_backward_kernel);
+
+void silu_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::SiluGrad>(it, 0, 0, 0); }
+EMBER_REGISTER_POINTWISE(silu_backward, &silu_backward_kernel);
+
+// Inputs (target, input).
+void binary_cross_entropy_kernel(const TensorIterator& it) {
+  backward_loop<ActivationOp::BinaryCrossEntropy>(it, 0, 0, 0);
+}
 
 }  // namespace
 
-EMBER_REGISTER_DISPATCH(activation_stub, &activation_kernel);
-EMBER_REGISTER_DISPATCH(activation_backward_stub, &activation_backward_kernel);
+EMBER_REGISTER_DISPATCH(binary_cross_entropy_stub, &binary_cross_entropy_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu

@@ -1,10 +1,12 @@
 // Binary math, comparison, logical and bitwise kernels, compiled once per CPU
 // capability.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 
 namespace ember::cpu {
@@ -215,131 +217,277 @@ bool binary_vec(const TensorIterator& it, bool with_16bit, const FF& ff, const F
   }
 }
 
-void binary_math_kernel(const TensorIterator& it, BinaryOp op, KernelFlags& flags) {
-  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), binary_math_stub, it, op, flags);
-  switch (op) {
-    case BinaryOp::Div:
-      if (run_16bit_by_original_scalar(it, [](float a, float b) { return a / b; })) return;
-      return binary<false>(it, [](auto a, auto b) { return a / b; });
-    case BinaryOp::DivTrunc:
-      if (run_16bit_by_original_scalar(it, [](float a, float b) { return std::trunc(a / b); })) return;
-      return binary_rounded(it, [&](auto a, auto b, const auto& round) {
-        using T = decltype(a);
-        if constexpr (is_int_v<T>) return int_div_trunc(a, b, flags);
-        else if constexpr (std::is_floating_point_v<T>) return std::trunc(round(a / b));
-        else return a;
-      });
-    case BinaryOp::DivFloor: {
-      if (run_16bit_by_original_scalar(it, [](float a, float b) { return float_div_floor(a, b, RoundToElement<float>{}); })) {
-        return;
-      }
-      // float16/bfloat16 round each step unless the divisor is one number.
-      const bool with_16bit = it.operand(2).numel() == 1;
-      if (binary_vec(it, with_16bit, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::div_floor(a, b); },
-                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::div_floor(a, b); })) {
-        return;
-      }
-    }
-      return binary_rounded(it, [&](auto a, auto b, const auto& round) {
-        using T = decltype(a);
-        if constexpr (is_int_v<T>) return int_div_floor(a, b, flags);
-        else if constexpr (std::is_floating_point_v<T>) return float_div_floor(a, b, round);
-        else return a;
-      });
-    case BinaryOp::Remainder:
-      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::remainder(a, b); },
-                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::remainder(a, b); })) {
-        return;
-      }
-      return binary<false>(it, [&](auto a, auto b) {
-        using T = decltype(a);
-        if constexpr (is_int_v<T>) return int_remainder(a, b, true, flags);
-        else if constexpr (std::is_floating_point_v<T>) return float_remainder(a, b);
-        else return a;
-      });
-    case BinaryOp::Fmod:
-      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::fmod(a, b); },
-                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::fmod(a, b); })) {
-        return;
-      }
-      return binary<false>(it, [&](auto a, auto b) {
-        using T = decltype(a);
-        if constexpr (is_int_v<T>) return int_remainder(a, b, false, flags);
-        else if constexpr (std::is_floating_point_v<T>) return std::fmod(a, b);
-        else return a;
-      });
-    case BinaryOp::Pow:
-      if (it.common_dtype() != ScalarType::Double &&
-          binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
-                     [](vecmath::Vd a, vecmath::Vd) { return a; })) {
-        return;
-      }
-      return binary<false>(it, [](auto a, auto b) {
-        using T = decltype(a);
-        if constexpr (is_int_v<T>) return int_pow(a, b);
-        else if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
-        else return a;
-      });
-    case BinaryOp::Maximum:
-      return binary<false>(it, [](auto a, auto b) { return max_propagate(a, b); });
-    case BinaryOp::Minimum:
-      return binary<false>(it, [](auto a, auto b) { return min_propagate(a, b); });
-    case BinaryOp::Fmax:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmax(a, b); else return a < b ? b : a;
-      });
-    case BinaryOp::Fmin:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
-      });
-    case BinaryOp::Atan2:
-      if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
-                     [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
-        return;
-      }
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (std::is_floating_point_v<decltype(a)>) return std::atan2(a, b); else return a;
-      });
-    case BinaryOp::BitAnd:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a & b); else return a;
-      });
-    case BinaryOp::BitOr:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a | b); else return a;
-      });
-    case BinaryOp::BitXor:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a ^ b); else return a;
-      });
-    case BinaryOp::Lshift:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (is_int_v<decltype(a)>) return shift_left(a, b); else return a;
-      });
-    case BinaryOp::Rshift:
-      return binary<false>(it, [](auto a, auto b) {
-        if constexpr (is_int_v<decltype(a)>) return shift_right(a, b); else return a;
-      });
-    case BinaryOp::Eq:
-      return binary<true>(it, [](auto a, auto b) { return a == b; });
-    case BinaryOp::Ne:
-      return binary<true>(it, [](auto a, auto b) { return a != b; });
-    case BinaryOp::Lt:
-      return binary<true>(it, [](auto a, auto b) { return a < b; });
-    case BinaryOp::Le:
-      return binary<true>(it, [](auto a, auto b) { return a <= b; });
-    case BinaryOp::Gt:
-      return binary<true>(it, [](auto a, auto b) { return a > b; });
-    case BinaryOp::Ge:
-      return binary<true>(it, [](auto a, auto b) { return a >= b; });
-    case BinaryOp::LogicalAnd:
-      return binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) && (b != decltype(b)(0)); });
-    case BinaryOp::LogicalOr:
-      return binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) || (b != decltype(b)(0)); });
-    case BinaryOp::LogicalXor:
-      return binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) != (b != decltype(b)(0)); });
-  }
+// Integer division by zero: the loops set a flag (kernels never throw inside
+// a parallel region); the kernel raises after the loop.
+void throw_if_zero_division(const KernelFlags& flags) {
+  EMBER_CHECK(!flags.zero_division.load(), "ZeroDivisionError");
 }
+
+// Kernels that may see integral dtypes start with this: integral loops are
+// compiled into the baseline build only (Note [Kernels per CPU capability]).
+#define EMBER_BASELINE_FOR_INTEGRAL(op) EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::op##_stub, it)
+
+void div_kernel(const TensorIterator& it) {
+  if (run_16bit_by_original_scalar(it, [](float a, float b) { return a / b; })) return;
+  binary<false>(it, [](auto a, auto b) { return a / b; });
+}
+EMBER_REGISTER_POINTWISE(div, &div_kernel);
+
+void div_trunc_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), div_trunc_stub, it);
+  if (run_16bit_by_original_scalar(it, [](float a, float b) { return std::trunc(a / b); })) return;
+  KernelFlags flags;
+  binary_rounded(it, [&](auto a, auto b, const auto& round) {
+    using T = decltype(a);
+    if constexpr (is_int_v<T>) return int_div_trunc(a, b, flags);
+    else if constexpr (std::is_floating_point_v<T>) return std::trunc(round(a / b));
+    else return a;
+  });
+  throw_if_zero_division(flags);
+}
+
+void floor_divide_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(floor_divide);
+  if (run_16bit_by_original_scalar(it, [](float a, float b) { return float_div_floor(a, b, RoundToElement<float>{}); })) {
+    return;
+  }
+  // float16/bfloat16 round each step unless the divisor is one number.
+  const bool with_16bit = it.operand(2).numel() == 1;
+  if (binary_vec(it, with_16bit, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::div_floor(a, b); },
+                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::div_floor(a, b); })) {
+    return;
+  }
+  KernelFlags flags;
+  binary_rounded(it, [&](auto a, auto b, const auto& round) {
+    using T = decltype(a);
+    if constexpr (is_int_v<T>) return int_div_floor(a, b, flags);
+    else if constexpr (std::is_floating_point_v<T>) return float_div_floor(a, b, round);
+    else return a;
+  });
+  throw_if_zero_division(flags);
+}
+EMBER_REGISTER_POINTWISE(floor_divide, &floor_divide_kernel);
+
+void remainder_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(remainder);
+  if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::remainder(a, b); },
+                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::remainder(a, b); })) {
+    return;
+  }
+  KernelFlags flags;
+  binary<false>(it, [&](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (is_int_v<T>) return int_remainder(a, b, true, flags);
+    else if constexpr (std::is_floating_point_v<T>) return float_remainder(a, b);
+    else return a;
+  });
+  throw_if_zero_division(flags);
+}
+EMBER_REGISTER_POINTWISE(remainder, &remainder_kernel);
+
+void fmod_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(fmod);
+  if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::fmod(a, b); },
+                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::fmod(a, b); })) {
+    return;
+  }
+  KernelFlags flags;
+  binary<false>(it, [&](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (is_int_v<T>) return int_remainder(a, b, false, flags);
+    else if constexpr (std::is_floating_point_v<T>) return std::fmod(a, b);
+    else return a;
+  });
+  throw_if_zero_division(flags);
+}
+EMBER_REGISTER_POINTWISE(fmod, &fmod_kernel);
+
+void pow_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(pow);
+  if (it.common_dtype() != ScalarType::Double &&
+      binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
+                 [](vecmath::Vd a, vecmath::Vd) { return a; })) {
+    return;
+  }
+  binary<false>(it, [](auto a, auto b) {
+    using T = decltype(a);
+    if constexpr (is_int_v<T>) return int_pow(a, b);
+    else if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
+    else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(pow, &pow_kernel);
+
+void maximum_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(maximum);
+  binary<false>(it, [](auto a, auto b) { return max_propagate(a, b); });
+}
+EMBER_REGISTER_POINTWISE(maximum, &maximum_kernel);
+
+void minimum_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(minimum);
+  binary<false>(it, [](auto a, auto b) { return min_propagate(a, b); });
+}
+EMBER_REGISTER_POINTWISE(minimum, &minimum_kernel);
+
+void fmax_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(fmax);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmax(a, b); else return a < b ? b : a;
+  });
+}
+EMBER_REGISTER_POINTWISE(fmax, &fmax_kernel);
+
+void fmin_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(fmin);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
+  });
+}
+EMBER_REGISTER_POINTWISE(fmin, &fmin_kernel);
+
+void atan2_kernel(const TensorIterator& it) {
+  if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
+                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
+    return;
+  }
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (std::is_floating_point_v<decltype(a)>) return std::atan2(a, b); else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(atan2, &atan2_kernel);
+
+// log(e^a + e^b) and log2(2^a + 2^b) as max + log1p(e^-|a - b|), equal
+// infinities returned as they are (their difference is NaN).
+void logaddexp_kernel(const TensorIterator& it) {
+  float_map<2>(
+      it,
+      [](vecmath::Vf a, vecmath::Vf b) {
+        const vecmath::Vf r = vecmath::select(a > b, a, b) + vecmath::log1p(vecmath::exp(-vecmath::abs(a - b)));
+        return vecmath::select((a == b) & (vecmath::abs(a) == INFINITY), a, r);
+      },
+      [](double a, double b) {
+        if (std::isinf(a) && a == b) return a;
+        return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
+      });
+}
+EMBER_REGISTER_POINTWISE(logaddexp, &logaddexp_kernel);
+
+void logaddexp2_kernel(const TensorIterator& it) {
+  constexpr double kInvLn2 = 1.44269504088896340736;
+  float_map<2>(
+      it,
+      [](vecmath::Vf a, vecmath::Vf b) {
+        const vecmath::Vf r =
+            vecmath::select(a > b, a, b) + vecmath::log1p(vecmath::exp2(-vecmath::abs(a - b))) * float(kInvLn2);
+        return vecmath::select((a == b) & (vecmath::abs(a) == INFINITY), a, r);
+      },
+      [](double a, double b) {
+        if (std::isinf(a) && a == b) return a;
+        return std::max(a, b) + std::log1p(std::exp2(-std::abs(a - b))) * kInvLn2;
+      });
+}
+EMBER_REGISTER_POINTWISE(logaddexp2, &logaddexp2_kernel);
+
+// ---- bitwise (bool and integral) --------------------------------------------------
+
+void bitwise_and_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(bitwise_and);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a & b); else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(bitwise_and, &bitwise_and_kernel);
+
+void bitwise_or_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(bitwise_or);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a | b); else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(bitwise_or, &bitwise_or_kernel);
+
+void bitwise_xor_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(bitwise_xor);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a ^ b); else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(bitwise_xor, &bitwise_xor_kernel);
+
+void bitwise_left_shift_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(bitwise_left_shift);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (is_int_v<decltype(a)>) return shift_left(a, b); else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(bitwise_left_shift, &bitwise_left_shift_kernel);
+
+void bitwise_right_shift_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(bitwise_right_shift);
+  binary<false>(it, [](auto a, auto b) {
+    if constexpr (is_int_v<decltype(a)>) return shift_right(a, b); else return a;
+  });
+}
+EMBER_REGISTER_POINTWISE(bitwise_right_shift, &bitwise_right_shift_kernel);
+
+// ---- comparisons and logical ops (bool results) -----------------------------------
+
+void eq_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(eq);
+  binary<true>(it, [](auto a, auto b) { return a == b; });
+}
+EMBER_REGISTER_POINTWISE(eq, &eq_kernel);
+
+void ne_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(ne);
+  binary<true>(it, [](auto a, auto b) { return a != b; });
+}
+EMBER_REGISTER_POINTWISE(ne, &ne_kernel);
+
+void lt_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(lt);
+  binary<true>(it, [](auto a, auto b) { return a < b; });
+}
+EMBER_REGISTER_POINTWISE(lt, &lt_kernel);
+
+void le_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(le);
+  binary<true>(it, [](auto a, auto b) { return a <= b; });
+}
+EMBER_REGISTER_POINTWISE(le, &le_kernel);
+
+void gt_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(gt);
+  binary<true>(it, [](auto a, auto b) { return a > b; });
+}
+EMBER_REGISTER_POINTWISE(gt, &gt_kernel);
+
+void ge_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(ge);
+  binary<true>(it, [](auto a, auto b) { return a >= b; });
+}
+EMBER_REGISTER_POINTWISE(ge, &ge_kernel);
+
+void logical_and_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(logical_and);
+  binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) && (b != decltype(b)(0)); });
+}
+EMBER_REGISTER_POINTWISE(logical_and, &logical_and_kernel);
+
+void logical_or_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(logical_or);
+  binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) || (b != decltype(b)(0)); });
+}
+EMBER_REGISTER_POINTWISE(logical_or, &logical_or_kernel);
+
+void logical_xor_kernel(const TensorIterator& it) {
+  EMBER_BASELINE_FOR_INTEGRAL(logical_xor);
+  binary<true>(it, [](auto a, auto b) { return (a != decltype(a)(0)) != (b != decltype(b)(0)); });
+}
+EMBER_REGISTER_POINTWISE(logical_xor, &logical_xor_kernel);
+
+#undef EMBER_BASELINE_FOR_INTEGRAL
 
 // ---- pow with a scalar exponent ----------------------------------------------------
 
@@ -513,7 +661,7 @@ void lerp_tensor_kernel(const TensorIterator& it) {
 
 }  // namespace
 
-EMBER_REGISTER_DISPATCH(binary_math_stub, &binary_math_kernel);
+EMBER_REGISTER_DISPATCH(div_trunc_stub, &div_trunc_kernel);
 EMBER_REGISTER_DISPATCH(pow_tensor_scalar_stub, &pow_tensor_scalar_kernel);
 EMBER_REGISTER_DISPATCH(clamp_scalar_stub, &clamp_scalar_kernel);
 EMBER_REGISTER_DISPATCH(clamp_tensor_stub, &clamp_tensor_kernel);

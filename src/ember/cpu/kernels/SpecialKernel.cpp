@@ -1,4 +1,4 @@
-// Special-function loops (see cpu/SpecialStubs.h), compiled once per CPU
+// Special-function loops (pointwise kernels of ops.yaml), compiled once per CPU
 // capability. float16 and bfloat16 compute in float, as PyTorch.
 //
 // Note [Special functions follow PyTorch's CPU formulas]
@@ -22,8 +22,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ember/cpu/SpecialStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/cpu/kernels/VecMathGamma.h"
 
@@ -295,151 +295,177 @@ inline T logit_value(T x, T lo, T hi, bool clamp) {
   return x == T(1) ? std::numeric_limits<T>::infinity() : std::log(x / (T(1) - x));
 }
 
-void special_unary_kernel(const TensorIterator& it, SpecialUnaryOp op, double param) {
-  const ScalarType in_t = op == SpecialUnaryOp::Signbit ? it.operand(1).dtype() : it.common_dtype();
-  EMBER_USE_BASELINE_KERNEL_FOR(in_t, special_unary_stub, it, op, param);
-  switch (op) {
-    case SpecialUnaryOp::Lgamma:
-      // See Note [lgamma precision] and Note [Vector lgamma].
-      return float_unary(
-          it,
-          [](vecmath::Vf x) {
-            return vecmath::select(x >= 4.0371103e36f, vecmath::splat(INFINITY), vecmath::lgamma(x));
-          },
-          [](double x) {
-            int sign;  // lgamma_r: std::lgamma writes the global signgam, racing across threads
-            return lgamma_r(x, &sign);
-          });
-    case SpecialUnaryOp::Digamma:
-      return float_scalar_unary(it, [](auto, auto x) { return digamma_value(x); });
-    case SpecialUnaryOp::Trigamma:
-      return float_scalar_unary(it, [](auto, auto x) { return trigamma_value(x); });
-    case SpecialUnaryOp::Polygamma: {
-      const auto n = static_cast<int64_t>(param);
-      // n! once, in each computation type (before the threads start).
-      const float fact_f = std::exp(std::lgamma(static_cast<float>(n) + 1.0f));
-      const double fact_d = std::exp(std::lgamma(static_cast<double>(n) + 1.0));
-      return float_scalar_unary(it, [n, fact_f, fact_d](auto tag, auto x) {
-        using scalar_t = typename decltype(tag)::type;
-        using acc_t = decltype(x);
-        return polygamma_value<scalar_t>(x, n, static_cast<acc_t>(std::is_same_v<acc_t, float> ? fact_f : fact_d));
+void lgamma_kernel(const TensorIterator& it) {
+  // See Note [lgamma precision] and Note [Vector lgamma].
+  float_unary(
+      it,
+      [](vecmath::Vf x) { return vecmath::select(x >= 4.0371103e36f, vecmath::splat(INFINITY), vecmath::lgamma(x)); },
+      [](double x) {
+        int sign;  // lgamma_r: std::lgamma writes the global signgam, racing across threads
+        return lgamma_r(x, &sign);
       });
-    }
-    case SpecialUnaryOp::I0:
-      return float_scalar_unary(it, [](auto, auto x) { return i0_value(x); });
-    case SpecialUnaryOp::I1:
-      return float_scalar_unary(it, [](auto, auto x) { return i1_value(x); });
-    case SpecialUnaryOp::Sinc:
-      return float_scalar_unary(it, [](auto, auto x) {
-        using acc_t = decltype(x);
-        if (x == acc_t(0)) return acc_t(1);
-        const acc_t p = static_cast<acc_t>(kPi) * x;
-        return std::sin(p) / p;
-      });
-    case SpecialUnaryOp::Scale:
-      return float_scalar_unary(it, [param](auto, auto x) { return x * static_cast<decltype(x)>(param); });
-    case SpecialUnaryOp::Frac:
+}
+EMBER_REGISTER_POINTWISE(lgamma, &lgamma_kernel);
+
+void digamma_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) { return digamma_value(x); });
+}
+EMBER_REGISTER_POINTWISE(digamma, &digamma_kernel);
+
+void polygamma_kernel(const TensorIterator& it, int64_t n) {
+  if (n == 0) return digamma_kernel(it);
+  if (n == 1) return float_scalar_unary(it, [](auto, auto x) { return trigamma_value(x); });
+  // n! once, in each computation type (before the threads start).
+  const float fact_f = std::exp(std::lgamma(static_cast<float>(n) + 1.0f));
+  const double fact_d = std::exp(std::lgamma(static_cast<double>(n) + 1.0));
+  float_scalar_unary(it, [n, fact_f, fact_d](auto tag, auto x) {
+    using scalar_t = typename decltype(tag)::type;
+    using acc_t = decltype(x);
+    return polygamma_value<scalar_t>(x, n, static_cast<acc_t>(std::is_same_v<acc_t, float> ? fact_f : fact_d));
+  });
+}
+EMBER_REGISTER_POINTWISE(polygamma, &polygamma_kernel);
+
+void i0_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) { return i0_value(x); });
+}
+EMBER_REGISTER_POINTWISE(i0, &i0_kernel);
+
+void special_i1_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) { return i1_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_i1, &special_i1_kernel);
+
+void sinc_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) {
+    using acc_t = decltype(x);
+    if (x == acc_t(0)) return acc_t(1);
+    const acc_t p = static_cast<acc_t>(kPi) * x;
+    return std::sin(p) / p;
+  });
+}
+EMBER_REGISTER_POINTWISE(sinc, &sinc_kernel);
+
+// deg2rad / rad2deg: a multiply by pi/180 (180/pi) in the computation type
+// (float for float16/bfloat16), as PyTorch's multiply by a Python number.
+void scale_kernel(const TensorIterator& it, double factor) {
+  float_scalar_unary(it, [factor](auto, auto x) { return x * static_cast<decltype(x)>(factor); });
+}
+void deg2rad_kernel(const TensorIterator& it) { scale_kernel(it, 0.017453292519943295769236907684886); }
+void rad2deg_kernel(const TensorIterator& it) { scale_kernel(it, 57.295779513082320876798154814105); }
+EMBER_REGISTER_POINTWISE(deg2rad, &deg2rad_kernel);
+EMBER_REGISTER_POINTWISE(rad2deg, &rad2deg_kernel);
+
+void frac_kernel(const TensorIterator& it) {
 #if defined(__AVX2__)
-      return float_unary(it, [](vecmath::Vf x) { return x - vecmath::round_dir<2>(x); },
-                         [](vecmath::Vd x) { return x - vecmath::round_dir<2>(x); });
+  float_unary(it, [](vecmath::Vf x) { return x - vecmath::round_dir<2>(x); },
+              [](vecmath::Vd x) { return x - vecmath::round_dir<2>(x); });
 #else
-      return float_unary(it, [](vecmath::Vf x) { return x - vecmath::round_dir<2>(x); },
-                         [](double x) { return x - std::trunc(x); });
+  float_unary(it, [](vecmath::Vf x) { return x - vecmath::round_dir<2>(x); },
+              [](double x) { return x - std::trunc(x); });
 #endif
-    case SpecialUnaryOp::Logit: {
-      // eps < 0: no clamping; inputs are divided then logged as PyTorch's loop.
-      const bool clamp = param >= 0;
-      dispatch_types(it.common_dtype(), [&](auto tag_) {
-        using scalar_t = typename decltype(tag_)::type;
-        if constexpr (is_float_like_v<scalar_t>) {
-          using acc_t = opmath_t<scalar_t>;
-          if constexpr (is_16bit_float_v<scalar_t>) {
-            // float16/bfloat16 round every step to their own type, as PyTorch's
-            // arithmetic on them does (bfloat16 0.999 is 1: logit is inf).
-            const float lo = static_cast<float>(static_cast<scalar_t>(param));
-            const float hi = static_cast<float>(static_cast<scalar_t>(1.0f - lo));
-            run_acc<scalar_t, scalar_t, 1>(it, [=](float x) {
-              if (clamp) x = x < lo ? lo : (x > hi ? hi : x);
-              const float d = static_cast<float>(static_cast<scalar_t>(1.0f - x));
-              return std::log(static_cast<float>(static_cast<scalar_t>(x / d)));
-            });
-          } else if constexpr (std::is_same_v<scalar_t, float>) {
-            const acc_t lo = static_cast<acc_t>(param);
-            const acc_t hi = acc_t(1) - lo;
-            using vecmath::Vf;
-            const Vf vlo = vecmath::splat(lo), vhi = vecmath::splat(hi), one = vecmath::splat(1.0f);
-            it.for_each([&](char** d, const int64_t* s, int64_t n) {
-              vec_loop<scalar_t, 1>(d, s, n, [=](Vf x) {
-                if (clamp) x = vecmath::select(x < vlo, vlo, vecmath::select(x > vhi, vhi, x));
-                return vecmath::log(x / (one - x));
-              });
-            });
-          } else {
-            const acc_t lo = static_cast<acc_t>(param);
-            const acc_t hi = acc_t(1) - lo;
-            run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return logit_value(x, lo, hi, clamp); });
-          }
-        }
-      });
-      return;
-    }
-    case SpecialUnaryOp::Signbit:
-      // A float's sign bit is the sign of its bits read as a signed integer
-      // of the same width (this also keeps GCC 12 from an internal error on
-      // vectorised std::signbit).
-      dispatch_types(in_t, [&](auto tag_) {
-        using scalar_t = typename decltype(tag_)::type;
-        using bits_t = std::conditional_t<
-            sizeof(scalar_t) == 2, int16_t,
-            std::conditional_t<sizeof(scalar_t) == 4, int32_t, std::conditional_t<sizeof(scalar_t) == 8, int64_t, int8_t>>>;
-        using read_t = std::conditional_t<is_float_like_v<scalar_t>, bits_t, scalar_t>;
+}
+EMBER_REGISTER_POINTWISE(frac, &frac_kernel);
+
+void logit_kernel(const TensorIterator& it, std::optional<double> eps) {
+  // Without eps: no clamping; inputs are divided then logged as PyTorch's loop.
+  const bool clamp = eps.has_value();
+  const double param = eps.value_or(0.0);
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) {
+      using acc_t = opmath_t<scalar_t>;
+      if constexpr (is_16bit_float_v<scalar_t>) {
+        // float16/bfloat16 round every step to their own type, as PyTorch's
+        // arithmetic on them does (bfloat16 0.999 is 1: logit is inf).
+        const float lo = static_cast<float>(static_cast<scalar_t>(param));
+        const float hi = static_cast<float>(static_cast<scalar_t>(1.0f - lo));
+        run_acc<scalar_t, scalar_t, 1>(it, [=](float x) {
+          if (clamp) x = x < lo ? lo : (x > hi ? hi : x);
+          const float d = static_cast<float>(static_cast<scalar_t>(1.0f - x));
+          return std::log(static_cast<float>(static_cast<scalar_t>(x / d)));
+        });
+      } else if constexpr (std::is_same_v<scalar_t, float>) {
+        const acc_t lo = static_cast<acc_t>(param);
+        const acc_t hi = acc_t(1) - lo;
+        using vecmath::Vf;
+        const Vf vlo = vecmath::splat(lo), vhi = vecmath::splat(hi), one = vecmath::splat(1.0f);
         it.for_each([&](char** d, const int64_t* s, int64_t n) {
-          loop1<bool, read_t>(d, s, n, [](read_t x) {
-            if constexpr (std::is_signed_v<read_t>) {
-              return x < 0;
-            } else {
-              return false;
-            }
+          vec_loop<scalar_t, 1>(d, s, n, [=](Vf x) {
+            if (clamp) x = vecmath::select(x < vlo, vlo, vecmath::select(x > vhi, vhi, x));
+            return vecmath::log(x / (one - x));
           });
         });
-      });
-      return;
-  }
+      } else {
+        const acc_t lo = static_cast<acc_t>(param);
+        const acc_t hi = acc_t(1) - lo;
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) { return logit_value(x, lo, hi, clamp); });
+      }
+    }
+  });
 }
+EMBER_REGISTER_POINTWISE(logit, &logit_kernel);
 
-void special_binary_kernel(const TensorIterator& it, SpecialBinaryOp op) {
-  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), special_binary_stub, it, op);
-  switch (op) {
-    case SpecialBinaryOp::Hypot:
-      return float_map<2>(it, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::hypot(a, b); },
-                          [](double a, double b) { return std::hypot(a, b); });
-    case SpecialBinaryOp::Copysign:
-      return float_scalar_binary(it, [](auto a, auto b) { return std::copysign(a, b); });
-    case SpecialBinaryOp::Xlogy:
-    case SpecialBinaryOp::Xlog1py:
-      // float16/bfloat16 round the logarithm to their type before the
-      // product, as PyTorch's math on them does.
-      dispatch_types(it.common_dtype(), [&](auto tag_) {
-        using scalar_t = typename decltype(tag_)::type;
-        if constexpr (is_float_like_v<scalar_t>) {
-          const bool log1p = op == SpecialBinaryOp::Xlog1py;
-          run_acc<scalar_t, scalar_t, 2>(it, [log1p](auto x, auto y) {
-            using acc_t = decltype(x);
-            if (std::isnan(y)) return std::numeric_limits<acc_t>::quiet_NaN();
-            if (x == acc_t(0)) return acc_t(0);
-            const acc_t l = static_cast<acc_t>(static_cast<scalar_t>(log1p ? std::log1p(y) : std::log(y)));
-            return x * l;
-          });
+void signbit_kernel(const TensorIterator& it) {
+  const ScalarType in_t = it.operand(1).dtype();
+  EMBER_USE_BASELINE_KERNEL_FOR(in_t, native::signbit_stub, it);
+  // A float's sign bit is the sign of its bits read as a signed integer
+  // of the same width (this also keeps GCC 12 from an internal error on
+  // vectorised std::signbit).
+  dispatch_types(in_t, [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using bits_t = std::conditional_t<
+        sizeof(scalar_t) == 2, int16_t,
+        std::conditional_t<sizeof(scalar_t) == 4, int32_t, std::conditional_t<sizeof(scalar_t) == 8, int64_t, int8_t>>>;
+    using read_t = std::conditional_t<is_float_like_v<scalar_t>, bits_t, scalar_t>;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      loop1<bool, read_t>(d, s, n, [](read_t x) {
+        if constexpr (std::is_signed_v<read_t>) {
+          return x < 0;
+        } else {
+          return false;
         }
       });
-      return;
-  }
+    });
+  });
 }
+EMBER_REGISTER_POINTWISE(signbit, &signbit_kernel);
+
+// ---- binary (floating common dtype) ------------------------------------------------
+
+void hypot_kernel(const TensorIterator& it) {
+  float_map<2>(it, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::hypot(a, b); },
+               [](double a, double b) { return std::hypot(a, b); });
+}
+EMBER_REGISTER_POINTWISE(hypot, &hypot_kernel);
+
+void copysign_kernel(const TensorIterator& it) {
+  float_scalar_binary(it, [](auto a, auto b) { return std::copysign(a, b); });
+}
+EMBER_REGISTER_POINTWISE(copysign, &copysign_kernel);
+
+// x * log(y) and x * log1p(y), 0 where x is 0 (unless y is NaN). float16 and
+// bfloat16 round the logarithm to their type before the product, as
+// PyTorch's math on them does.
+template <bool kLog1p>
+void xlogy_loop(const TensorIterator& it) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) {
+      run_acc<scalar_t, scalar_t, 2>(it, [](auto x, auto y) {
+        using acc_t = decltype(x);
+        if (std::isnan(y)) return std::numeric_limits<acc_t>::quiet_NaN();
+        if (x == acc_t(0)) return acc_t(0);
+        const acc_t l = static_cast<acc_t>(static_cast<scalar_t>(kLog1p ? std::log1p(y) : std::log(y)));
+        return x * l;
+      });
+    }
+  });
+}
+EMBER_REGISTER_POINTWISE(xlogy, &xlogy_loop<false>);
+EMBER_REGISTER_POINTWISE(special_xlog1py, &xlogy_loop<true>);
 
 }  // namespace
-
-EMBER_REGISTER_DISPATCH(special_unary_stub, &special_unary_kernel);
-EMBER_REGISTER_DISPATCH(special_binary_stub, &special_binary_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "ember/cpu/MathStubs.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
 
@@ -84,160 +85,303 @@ void round_unary(const TensorIterator& it, const F& f) {
 constexpr double kGeluKappa = 0.044715;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
-void unary_math_kernel(const TensorIterator& it, UnaryOp op) {
-  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), unary_math_stub, it, op);
-  switch (op) {
-    // ---- floating ----------------------------------------------------------------
-    case UnaryOp::Exp:
-      return float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
-    case UnaryOp::Log:
-      return float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
-    case UnaryOp::Log1p:
-      return float_unary(it, [](Vf x) { return vecmath::log1p(x); },
-                         [](double x) { return std::log1p(x); });
-    case UnaryOp::Expm1:
-      return float_unary(it, [](Vf x) { return vecmath::expm1(x); },
-                         [](double x) { return std::expm1(x); });
-    case UnaryOp::Log2:
-      return float_unary(it, [](Vf x) { return vecmath::log2(x); },
-                         [](double x) { return std::log2(x); });
-    case UnaryOp::Sqrt:
-      return float_unary(it, [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
-    case UnaryOp::Rsqrt:
-      return float_unary(it, [](Vf x) { return 1.0f / vecmath::sqrt(x); }, [](double x) { return 1.0 / std::sqrt(x); });
-    case UnaryOp::Reciprocal:
-      return float_unary(it, [](Vf x) { return 1.0f / x; }, [](double x) { return 1.0 / x; });
-    case UnaryOp::Sin:
-      return float_unary(it, [](Vf x) { return vecmath::sin(x); }, [](double x) { return std::sin(x); });
-    case UnaryOp::Cos:
-      return float_unary(it, [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
-    case UnaryOp::Tan:
-      return float_unary(it, [](Vf x) { return vecmath::tan(x); },
-                         [](double x) { return std::tan(x); });
-    case UnaryOp::Tanh:
-      return float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
-    case UnaryOp::Asin:
-      return float_unary(it, [](Vf x) { return vecmath::asin(x); },
-                         [](double x) { return std::asin(x); });
-    case UnaryOp::Acos:
-      return float_unary(it, [](Vf x) { return vecmath::acos(x); },
-                         [](double x) { return std::acos(x); });
-    case UnaryOp::Atan:
-      return float_unary(it, [](Vf x) { return vecmath::atan(x); },
-                         [](double x) { return std::atan(x); });
-    case UnaryOp::Sinh:
-      return float_unary(it, [](Vf x) { return vecmath::sinh(x); },
-                         [](double x) { return std::sinh(x); });
-    case UnaryOp::Cosh:
-      return float_unary(it, [](Vf x) { return vecmath::cosh(x); },
-                         [](double x) { return std::cosh(x); });
-    case UnaryOp::Asinh:
-      return float_unary(it, [](Vf x) { return vecmath::asinh(x); },
-                         [](double x) { return std::asinh(x); });
-    case UnaryOp::Acosh:
-      return float_unary(it, [](Vf x) { return vecmath::acosh(x); },
-                         [](double x) { return std::acosh(x); });
-    case UnaryOp::Atanh:
-      return float_unary(it, [](Vf x) { return vecmath::atanh(x); },
-                         [](double x) { return std::atanh(x); });
-    // Double: Note [Vectorised double erf] where the build has FMA (without
-    // it, libm's scalar forms are faster).
-#if EMBER_VEC_HAS_FMA
-    case UnaryOp::Erf:
-      return float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); }, [](Vd x) { return vecmath::erf(x); });
-    case UnaryOp::Erfc:
-      return float_unary(it, [](Vf x) { return vecmath::erfc(x); }, [](Vd x) { return vecmath::erfc(x); });
-#else
-    case UnaryOp::Erf:
-      return float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); },
-                         [](double x) { return std::erf(x); });
-    case UnaryOp::Erfc:
-      return float_unary(it, [](Vf x) { return vecmath::erfc(x); },
-                         [](double x) { return std::erfc(x); });
-#endif
-    case UnaryOp::Exp2:
-      return float_unary(it, [](Vf x) { return vecmath::exp2(x); },
-                         [](double x) { return std::exp2(x); });
-    case UnaryOp::Log10:
-      return float_unary(it, [](Vf x) { return vecmath::log10(x); },
-                         [](double x) { return std::log10(x); });
-    case UnaryOp::Sigmoid:
-      return float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
-                         [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
-    case UnaryOp::Silu:
-      return float_unary(it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); },
-                         [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
-    case UnaryOp::GeluErf:
-      return float_unary(
-          it,
-          [](Vf x) {
-            // +inf gives NaN in PyTorch's float GELU; kept for identical results.
-            Vf r = x * 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
-            return vecmath::select(x == INFINITY, vecmath::splat(NAN), r);
-          },
-          [](double x) { return x * 0.5 * (1.0 + std::erf(x * kSqrt1_2)); });
-    case UnaryOp::GeluTanh:
-      return float_unary(
-          it,
-          [](Vf x) {
-            Vf inner = float(kSqrt2OverPi) * (x + float(kGeluKappa) * (x * x * x));
-            return 0.5f * x * (1.0f + vecmath::tanh(inner));
-          },
-          [](double x) {
-            double inner = kSqrt2OverPi * (x + kGeluKappa * (x * x * x));
-            return 0.5 * x * (1.0 + std::tanh(inner));
-          });
+// ---- floating ----------------------------------------------------------------
 
-    // ---- same dtype, every type the op accepts ---------------------------------
-    case UnaryOp::Abs:
-      return same_type_unary(it, [](auto x) { return abs_of(x); });
-    case UnaryOp::Sign:
-      return same_type_unary(it, [](auto x) { return sign_of(x); });
-    case UnaryOp::Relu:
-      return same_type_unary(it, [](auto x) { return x < decltype(x)(0) ? decltype(x)(0) : x; });
-    case UnaryOp::Floor:
-      return round_unary<0>(it, [](auto x) {
-        if constexpr (std::is_floating_point_v<decltype(x)>) return std::floor(x); else return x;
-      });
-    case UnaryOp::Ceil:
-      return round_unary<1>(it, [](auto x) {
-        if constexpr (std::is_floating_point_v<decltype(x)>) return std::ceil(x); else return x;
-      });
-    case UnaryOp::Trunc:
-      return round_unary<2>(it, [](auto x) {
-        if constexpr (std::is_floating_point_v<decltype(x)>) return std::trunc(x); else return x;
-      });
-    case UnaryOp::Round:
-      return same_type_unary(it, [](auto x) {
-        if constexpr (std::is_floating_point_v<decltype(x)>) return std::nearbyint(x); else return x;
-      });
-    case UnaryOp::BitwiseNot:
-      return same_type_unary(it, [](auto x) {
-        using T = decltype(x);
-        if constexpr (std::is_same_v<T, bool>) {
-          return !x;
-        } else if constexpr (std::is_integral_v<T>) {
-          return static_cast<T>(~x);
-        } else {
-          return x;  // unreachable: checked by the caller
-        }
-      });
-
-    // ---- bool results ------------------------------------------------------------
-    case UnaryOp::LogicalNot:
-      return bool_unary(it, [](auto x) { return !(x != decltype(x)(0)); });
-    case UnaryOp::IsNan:
-      return bool_unary(it, [](auto x) { return x != x; });
-    case UnaryOp::IsInf:
-      return bool_unary(it, [](auto x) {
-        if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x); else return false;
-      });
-    case UnaryOp::IsFinite:
-      return bool_unary(it, [](auto x) {
-        if constexpr (std::is_floating_point_v<decltype(x)>) return std::isfinite(x); else return true;
-      });
-  }
+void exp_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
 }
+EMBER_REGISTER_POINTWISE(exp, &exp_kernel);
+
+void log_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
+}
+EMBER_REGISTER_POINTWISE(log, &log_kernel);
+
+void log1p_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::log1p(x); },
+              [](double x) { return std::log1p(x); });
+}
+EMBER_REGISTER_POINTWISE(log1p, &log1p_kernel);
+
+void expm1_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::expm1(x); },
+              [](double x) { return std::expm1(x); });
+}
+EMBER_REGISTER_POINTWISE(expm1, &expm1_kernel);
+
+void log2_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::log2(x); },
+              [](double x) { return std::log2(x); });
+}
+EMBER_REGISTER_POINTWISE(log2, &log2_kernel);
+
+void sqrt_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
+}
+EMBER_REGISTER_POINTWISE(sqrt, &sqrt_kernel);
+
+void rsqrt_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return 1.0f / vecmath::sqrt(x); }, [](double x) { return 1.0 / std::sqrt(x); });
+}
+EMBER_REGISTER_POINTWISE(rsqrt, &rsqrt_kernel);
+
+void reciprocal_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return 1.0f / x; }, [](double x) { return 1.0 / x; });
+}
+EMBER_REGISTER_POINTWISE(reciprocal, &reciprocal_kernel);
+
+void sin_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::sin(x); }, [](double x) { return std::sin(x); });
+}
+EMBER_REGISTER_POINTWISE(sin, &sin_kernel);
+
+void cos_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
+}
+EMBER_REGISTER_POINTWISE(cos, &cos_kernel);
+
+void tan_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::tan(x); },
+              [](double x) { return std::tan(x); });
+}
+EMBER_REGISTER_POINTWISE(tan, &tan_kernel);
+
+void tanh_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
+}
+EMBER_REGISTER_POINTWISE(tanh, &tanh_kernel);
+
+void asin_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::asin(x); },
+              [](double x) { return std::asin(x); });
+}
+EMBER_REGISTER_POINTWISE(asin, &asin_kernel);
+
+void acos_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::acos(x); },
+              [](double x) { return std::acos(x); });
+}
+EMBER_REGISTER_POINTWISE(acos, &acos_kernel);
+
+void atan_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::atan(x); },
+              [](double x) { return std::atan(x); });
+}
+EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
+
+void sinh_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::sinh(x); },
+              [](double x) { return std::sinh(x); });
+}
+EMBER_REGISTER_POINTWISE(sinh, &sinh_kernel);
+
+void cosh_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::cosh(x); },
+              [](double x) { return std::cosh(x); });
+}
+EMBER_REGISTER_POINTWISE(cosh, &cosh_kernel);
+
+void asinh_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::asinh(x); },
+              [](double x) { return std::asinh(x); });
+}
+EMBER_REGISTER_POINTWISE(asinh, &asinh_kernel);
+
+void acosh_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::acosh(x); },
+              [](double x) { return std::acosh(x); });
+}
+EMBER_REGISTER_POINTWISE(acosh, &acosh_kernel);
+
+void atanh_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::atanh(x); },
+              [](double x) { return std::atanh(x); });
+  // Double: Note [Vectorised double erf] where the build has FMA (without
+  // it, libm's scalar forms are faster).
+}
+EMBER_REGISTER_POINTWISE(atanh, &atanh_kernel);
+
+#if EMBER_VEC_HAS_FMA
+
+void erf_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); }, [](Vd x) { return vecmath::erf(x); });
+}
+EMBER_REGISTER_POINTWISE(erf, &erf_kernel);
+
+void erfc_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::erfc(x); }, [](Vd x) { return vecmath::erfc(x); });
+}
+EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
+
+#else
+
+void erf_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); },
+              [](double x) { return std::erf(x); });
+}
+EMBER_REGISTER_POINTWISE(erf, &erf_kernel);
+
+void erfc_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::erfc(x); },
+              [](double x) { return std::erfc(x); });
+}
+EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
+
+#endif
+
+void exp2_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::exp2(x); },
+              [](double x) { return std::exp2(x); });
+}
+EMBER_REGISTER_POINTWISE(exp2, &exp2_kernel);
+
+void log10_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::log10(x); },
+              [](double x) { return std::log10(x); });
+}
+EMBER_REGISTER_POINTWISE(log10, &log10_kernel);
+
+void sigmoid_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
+              [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
+}
+EMBER_REGISTER_POINTWISE(sigmoid, &sigmoid_kernel);
+
+void silu_kernel(const TensorIterator& it) {
+  float_unary(it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); },
+              [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
+}
+EMBER_REGISTER_POINTWISE(silu, &silu_kernel);
+
+void gelu_erf(const TensorIterator& it) {
+  float_unary(
+      it,
+      [](Vf x) {
+        Vf r = x * 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
+#if defined(__AVX512F__)
+        // PyTorch's AVX-512 float GELU gives NaN at +inf (its AVX2 one gives inf).
+        r = vecmath::select(x == INFINITY, vecmath::splat(NAN), r);
+#endif
+        return r;
+      },
+      [](double x) { return x * 0.5 * (1.0 + std::erf(x * kSqrt1_2)); });
+}
+
+void gelu_tanh(const TensorIterator& it) {
+  float_unary(
+        it,
+        [](Vf x) {
+          Vf inner = float(kSqrt2OverPi) * (x + float(kGeluKappa) * (x * x * x));
+          return 0.5f * x * (1.0f + vecmath::tanh(inner));
+        },
+        [](double x) {
+          double inner = kSqrt2OverPi * (x + kGeluKappa * (x * x * x));
+          return 0.5 * x * (1.0 + std::tanh(inner));
+        });
+}
+
+void gelu_kernel(const TensorIterator& it, const std::string& approximate) {
+  if (approximate == "tanh") return gelu_tanh(it);
+  gelu_erf(it);
+}
+EMBER_REGISTER_POINTWISE(gelu, &gelu_kernel);
+
+// ---- same dtype, every type the op accepts ---------------------------------
+
+void abs_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::abs_stub, it);
+  same_type_unary(it, [](auto x) { return abs_of(x); });
+}
+EMBER_REGISTER_POINTWISE(abs, &abs_kernel);
+
+void sign_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::sign_stub, it);
+  same_type_unary(it, [](auto x) { return sign_of(x); });
+}
+EMBER_REGISTER_POINTWISE(sign, &sign_kernel);
+
+void relu_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::relu_stub, it);
+  same_type_unary(it, [](auto x) { return x < decltype(x)(0) ? decltype(x)(0) : x; });
+}
+EMBER_REGISTER_POINTWISE(relu, &relu_kernel);
+
+void floor_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::floor_stub, it);
+  round_unary<0>(it, [](auto x) {
+      if constexpr (std::is_floating_point_v<decltype(x)>) return std::floor(x); else return x;
+    });
+}
+EMBER_REGISTER_POINTWISE(floor, &floor_kernel);
+
+void ceil_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::ceil_stub, it);
+  round_unary<1>(it, [](auto x) {
+      if constexpr (std::is_floating_point_v<decltype(x)>) return std::ceil(x); else return x;
+    });
+}
+EMBER_REGISTER_POINTWISE(ceil, &ceil_kernel);
+
+void trunc_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::trunc_stub, it);
+  round_unary<2>(it, [](auto x) {
+      if constexpr (std::is_floating_point_v<decltype(x)>) return std::trunc(x); else return x;
+    });
+}
+EMBER_REGISTER_POINTWISE(trunc, &trunc_kernel);
+
+void round_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::round_stub, it);
+  same_type_unary(it, [](auto x) {
+      if constexpr (std::is_floating_point_v<decltype(x)>) return std::nearbyint(x); else return x;
+    });
+}
+EMBER_REGISTER_POINTWISE(round, &round_kernel);
+
+void bitwise_not_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::bitwise_not_stub, it);
+  same_type_unary(it, [](auto x) {
+      using T = decltype(x);
+      if constexpr (std::is_same_v<T, bool>) {
+        return !x;
+      } else if constexpr (std::is_integral_v<T>) {
+        return static_cast<T>(~x);
+      } else {
+        return x;  // unreachable: checked by the caller
+      }
+    });
+}
+EMBER_REGISTER_POINTWISE(bitwise_not, &bitwise_not_kernel);
+
+// ---- bool results ------------------------------------------------------------
+
+void logical_not_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::logical_not_stub, it);
+  bool_unary(it, [](auto x) { return !(x != decltype(x)(0)); });
+}
+EMBER_REGISTER_POINTWISE(logical_not, &logical_not_kernel);
+
+void isnan_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::isnan_stub, it);
+  bool_unary(it, [](auto x) { return x != x; });
+}
+EMBER_REGISTER_POINTWISE(isnan, &isnan_kernel);
+
+void isinf_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::isinf_stub, it);
+  bool_unary(it, [](auto x) {
+      if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x); else return false;
+    });
+}
+EMBER_REGISTER_POINTWISE(isinf, &isinf_kernel);
+
+void isfinite_kernel(const TensorIterator& it) {
+  EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::isfinite_stub, it);
+  bool_unary(it, [](auto x) {
+      if constexpr (std::is_floating_point_v<decltype(x)>) return std::isfinite(x); else return true;
+    });
+}
+EMBER_REGISTER_POINTWISE(isfinite, &isfinite_kernel);
 
 void round_decimals_kernel(const TensorIterator& it, int64_t decimals) {
   const bool neg = decimals < 0;
@@ -297,7 +441,6 @@ void gelu_backward_kernel(const TensorIterator& it, bool tanh_approximation) {
 
 }  // namespace
 
-EMBER_REGISTER_DISPATCH(unary_math_stub, &unary_math_kernel);
 EMBER_REGISTER_DISPATCH(round_decimals_stub, &round_decimals_kernel);
 EMBER_REGISTER_DISPATCH(gelu_backward_stub, &gelu_backward_kernel);
 

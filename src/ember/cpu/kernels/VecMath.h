@@ -68,7 +68,8 @@ EMBER_VEC_INLINE Vf load(const float* p) {
   return v;
 }
 inline void store(float* p, Vf v) { std::memcpy(p, &v, sizeof v); }
-EMBER_VEC_INLINE Vf splat(float x) { return Vf{} + x; }
+// x - 0 (not 0 + x, which is +0 for x = -0): every lane x, signed zeros kept.
+EMBER_VEC_INLINE Vf splat(float x) { return x - Vf{}; }
 
 // a * b + c, fused where the capability has FMA. Written out so the fusion
 // does not depend on the compiler: GCC contracts plain a * b + c too (its
@@ -272,7 +273,7 @@ EMBER_VEC_INLINE Vd load(const double* p) {
   return v;
 }
 inline void store(double* p, Vd v) { std::memcpy(p, &v, sizeof v); }
-EMBER_VEC_INLINE Vd splatd(double x) { return Vd{} + x; }
+EMBER_VEC_INLINE Vd splatd(double x) { return x - Vd{}; }
 
 EMBER_VEC_INLINE Vd madd(Vd a, Vd b, Vd c) {
 #if defined(__AVX512F__)

@@ -291,7 +291,7 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std:
   Tensor loss;
   if (is_floating_type(self.dtype()) && target.dtype() == self.dtype() && target.sizes().equals(self.sizes())) {
     auto it = TensorIterator::binary_op(loss, target, self);
-    cpu::activation_backward_stub(it, cpu::ActivationOp::BinaryCrossEntropy, 0, 0, 0);
+    cpu::binary_cross_entropy_stub(it);
     it.finish();
   } else {
     loss = (target - Scalar(int64_t(1))) * ember::clamp_min(ember::log1p(self.neg()), Scalar(-100.0)) -

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the native functions of the elementwise math ops.
+// Argument checks and PyTorch messages shared by the native functions.
 
 #include <string>
 

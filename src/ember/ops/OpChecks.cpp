@@ -1,0 +1,49 @@
+// Argument checks and PyTorch messages shared by the native functions.
+#include "ember/ops/OpChecks.h"
+
+#include <cmath>
+
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+
+namespace ember::native {
+
+namespace math {
+
+void not_implemented_for(const char* kernel, ScalarType t) {
+  throw NotImplementedError(str_cat("\"", kernel, "\" not implemented for '", dtype_message_name(t), "'"));
+}
+
+void check_scalar_fits(const Scalar& s, ScalarType t, bool reduced_floats, bool float32) {
+  const char* name = nullptr;
+  double lo = 0, hi = 0;
+  switch (t) {
+    // Unsigned types accept negative values down to -max, which wrap.
+    case ScalarType::Byte: name = "uint8_t"; lo = -255; hi = 255; break;
+    case ScalarType::Char: name = "int8_t"; lo = -128; hi = 127; break;
+    case ScalarType::Short: name = "int16_t"; lo = -32768; hi = 32767; break;
+    case ScalarType::Int: name = "int"; lo = -2147483648.0; hi = 2147483647.0; break;
+    case ScalarType::Half:
+      if (!reduced_floats) return;
+      name = "c10::Half"; lo = -65504; hi = 65504; break;
+    case ScalarType::BFloat16:
+      if (!reduced_floats) return;
+      name = "c10::BFloat16"; lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; break;
+    case ScalarType::Float:
+      if (!float32) return;
+      name = "float"; lo = -3.4028234663852886e38; hi = 3.4028234663852886e38; break;
+    default: return;
+  }
+  const double v = s.to_double();
+  if (is_floating_type(t) && !std::isfinite(v)) return;  // inf and nan convert
+  EMBER_CHECK(v >= lo && v <= hi, "value cannot be converted to type ", name, " without overflow");
+}
+
+Tensor scalar_tensor_checked(const Scalar& s, ScalarType t) {
+  check_scalar_fits(s, t, /*reduced_floats=*/false, /*float32=*/true);
+  return full({}, s, t);
+}
+
+}  // namespace math
+
+}  // namespace ember::native

@@ -1,0 +1,151 @@
+"""Pointwise operators (`pointwise:` in ops.yaml): the generator writes their
+stub (one per operator, a kernel per device and CPU capability), the native
+`_out` function that builds the elementwise iterator, checks dtypes and runs
+the stub, and the device table entries. A kernel file then only defines the
+loop and registers it with EMBER_REGISTER_POINTWISE(op, kernel)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import CodegenError, Location, Operator
+
+# Iterator kind -> (TensorIterator builder, number of tensor operands).
+ITERATORS = {
+    "unary": ("unary_op", 1),  # result keeps the input dtype
+    "unary_float": ("unary_float_op", 1),  # integral inputs compute in the default float dtype
+    "unary_bool": ("unary_bool_op", 1),  # bool result, input not promoted
+    "binary": ("binary_op", 2),  # result of the common dtype
+    "binary_float": ("binary_float_op", 2),  # common dtype, integral promoted to float
+    "comparison": ("comparison_op", 2),  # bool result computed in the common dtype
+}
+DTYPE_CLASSES = {"bool": "kBoolDtypes", "int": "kIntegralDtypes", "float": "kFloatingDtypes"}
+
+
+@dataclass(frozen=True)
+class Pointwise:
+    iterator: str
+    dtypes: tuple[str, ...]  # dtype classes the kernel accepts (others: NotImplementedError)
+    error_name: str  # the kernel name in "<name>" not implemented for '<dtype>'
+    manual: bool  # the native function is hand-written; only the stub is generated
+    operands: tuple[str, ...] | None  # operand names, when not the leading arguments
+
+
+def parse(raw, op_name: str, loc: Location) -> Pointwise:
+    if isinstance(raw, str):
+        raw = {"iter": raw}
+    raw = {k: v for k, v in raw.items() if k != "__line__"}
+    allowed = {"iter", "dtypes", "error_name", "native", "operands"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise CodegenError(loc, f"unknown pointwise key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    it = raw.get("iter")
+    if it not in ITERATORS:
+        raise CodegenError(loc, f"pointwise iter must be one of {sorted(ITERATORS)}, got {it!r}")
+    dtypes = tuple(str(raw.get("dtypes", "bool int float")).split())
+    for d in dtypes:
+        if d not in DTYPE_CLASSES:
+            raise CodegenError(loc, f"pointwise dtypes are among {sorted(DTYPE_CLASSES)}, got {d!r}")
+    native = raw.get("native", "generated")
+    if native not in ("generated", "manual"):
+        raise CodegenError(loc, f"pointwise native must be generated or manual, got {native!r}")
+    operands = tuple(str(raw["operands"]).split()) if "operands" in raw else None
+    return Pointwise(it, dtypes, str(raw.get("error_name", f"{op_name}_cpu")), native == "manual", operands)
+
+
+def stub_base(op: Operator) -> str:
+    """Overloads share one stub: copysign.Tensor and copysign.Scalar run copysign_stub."""
+    return op.schema.name
+
+
+def native_name(op: Operator) -> str:
+    return f"{op.schema.full_name.replace('.', '_')}_out"
+
+
+def _operands(op: Operator):
+    names = op.pointwise.operands
+    if names is None:
+        return op.schema.arguments[: ITERATORS[op.pointwise.iterator][1]]
+    return tuple(a for a in op.schema.arguments if a.name in names)
+
+
+def _params(op: Operator, cpp) -> list[tuple[str, str]]:
+    """The other arguments, passed to the stub as they are."""
+    operands = {a.name for a in _operands(op)}
+    return [(cpp.cpp_arg_type(a.type, kernel=True), a.name) for a in op.schema.arguments if a.name not in operands]
+
+
+def check(op: Operator) -> None:
+    pw = op.pointwise
+    if not op.structured:
+        raise CodegenError(op.loc, "pointwise operators are structured (functional, in-place and out= forms)")
+    n = ITERATORS[pw.iterator][1]
+    operands = _operands(op)
+    if len(operands) != n or any(
+        a.type.base not in ("Tensor", "Scalar") or a.type.optional or a.type.is_list for a in operands
+    ):
+        raise CodegenError(op.loc, f"pointwise iter {pw.iterator}: {n} operand(s), each a tensor or a number")
+    if not any(a.type.base == "Tensor" for a in operands):
+        raise CodegenError(op.loc, "a pointwise operator has a tensor operand")
+    if any(a.type.base == "Tensor" for a in op.schema.arguments if a not in operands):
+        raise CodegenError(op.loc, "a pointwise operator's arguments after its operands are not tensors")
+
+
+def stub_declarations(ops: list[Operator], cpp) -> str:
+    lines, seen = [], {}
+    for op in ops:
+        base = stub_base(op)
+        ps = "".join(f", {t}" for t, _ in _params(op, cpp))
+        if base in seen:
+            if seen[base] != ps:
+                raise CodegenError(op.loc, f"overloads of {base} share its stub: same arguments after the operands")
+            continue
+        seen[base] = ps
+        lines.append(f"using {base}_fn = void (*)(const TensorIterator&{ps});")
+        lines.append(f"EMBER_DECLARE_DISPATCH({base}_fn, {base}_stub);")
+    return (
+        "#pragma once\n// One stub per pointwise operator: its kernel per device and CPU capability.\n"
+        '#include "ember/ops/DispatchStub.h"\n#include "ember/ops/TensorIterator.h"\n\n'
+        "namespace ember::native {\n" + "\n".join(lines) + "\n}  // namespace ember::native\n"
+    )
+
+
+def _dtype_mask(pw: Pointwise) -> str:
+    if set(pw.dtypes) == set(DTYPE_CLASSES):
+        return ""
+    return " | ".join(DTYPE_CLASSES[d] for d in pw.dtypes)
+
+
+def definitions(ops: list[Operator], cpp) -> str:
+    out, defined = [], set()
+    for op in ops:
+        pw = op.pointwise
+        base = stub_base(op)
+        if base not in defined:
+            defined.add(base)
+            out.append(f"EMBER_DEFINE_DISPATCH({base}_fn, {base}_stub);")
+        if pw.manual:
+            continue
+        operands = _operands(op)
+        params = _params(op, cpp)
+        sig = ", ".join(
+            [f"{cpp.cpp_arg_type(a.type)} {a.name}" for a in operands] + [f"{t} {n}" for t, n in params] + ["Tensor& out"]
+        )
+        # Numbers join as weak 0-dim tensors, so promotion treats them as PyTorch does.
+        ins = ", ".join(a.name if a.type.base == "Tensor" else f"wrapped_scalar({a.name})" for a in operands)
+        device = next(a.name for a in operands if a.type.base == "Tensor")
+        builder = ITERATORS[pw.iterator][0]
+        body = [f"Tensor& {native_name(op)}({sig}) {{", f"  auto it = TensorIterator::{builder}(out, {ins});"]
+        mask = _dtype_mask(pw)
+        if mask:
+            body.append(f'  check_pointwise_dtype(it.common_dtype(), {mask}, "{pw.error_name}");')
+        extra = "".join(f", {n}" for _, n in params)
+        body.append(f'  run_pointwise({base}_stub, {device}.device().type, "{op.schema.full_name}", it{extra});')
+        body.append("  return out;")
+        body.append("}")
+        out.append("\n".join(body))
+    return (
+        '#include "ember/ops/Ops.h"\n#include "ember/ops/Pointwise.h"\n#include "ember/ops/generated/NativeFunctions.h"\n'
+        '#include "ember/ops/generated/PointwiseStubs.h"\n\n'
+        "namespace ember::native {\n\n" + "\n\n".join(out) + "\n\n}  // namespace ember::native\n"
+    )
