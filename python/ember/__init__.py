@@ -3,8 +3,6 @@
 ``import ember as torch`` runs PyTorch scripts on Ember.
 """
 
-from __future__ import annotations
-
 import builtins as _builtins
 
 def _preload_blas():
@@ -58,7 +56,7 @@ from ember._C import (  # noqa: F401  dtypes and core types
 )
 from ember._C import default_generator  # noqa: F401
 from ember._size import Size
-from ember._tensor import Tensor, as_tensor, tensor
+from ember._tensor import Tensor, as_tensor, tensor  # noqa: F401
 from ember._C import from_numpy  # noqa: F401
 from ember._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ember.version import __version__  # noqa: F401
@@ -108,8 +106,11 @@ from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
-from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402
+from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 from ember._einsum import einsum  # noqa: E402,F401
 
-__all__ = ["Tensor", "Size", "tensor", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+from ember._public_api import public_names as _public_names  # noqa: E402
+
+# Computed last, once every mechanism above has filled the namespace.
+__all__ = list(_public_names(globals()))
 _builtins  # keep the name for modules that shadow builtins above
