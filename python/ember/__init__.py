@@ -79,9 +79,10 @@ for _name in dir(_C._VariableFunctions):
     if not _name.startswith("__"):
         globals()[_name] = getattr(_C._VariableFunctions, _name)
 del _name
-from ember import _tensor_ops  # noqa: E402
+from ember import _comparison, _unique_nonzero  # noqa: E402
 
-_tensor_ops._install(globals(), Tensor)
+_unique_nonzero._install(globals(), Tensor)
+_comparison._install(globals(), Tensor)
 
 from ember._conversions import (  # noqa: E402,F401
     channels_last,

@@ -23,7 +23,7 @@ import warnings
 import ember
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn._functional_seq import _dropout
+from ember.nn._functional_nn import _dropout
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
