@@ -113,4 +113,4 @@ from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enable
 from ember._einsum import einsum  # noqa: E402,F401
 
 __all__ = ["Tensor", "Size", "tensor", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
-_builtins  # keep the name for modules that shadow builtins above
+_builtins  # noqa: B018  keep the name for modules that shadow builtins above

@@ -1,10 +1,14 @@
-"""The source tree's rules: layers include only the layers below them and no
-source file is over 1,500 lines."""
+"""The source tree's rules: layers include only the layers below them, no
+source file is over 1,500 lines, and ruff finds nothing."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,3 +67,16 @@ def test_check_finds_long_files(tmp_path):
         "python/long.py: 1501 lines, more than 1500",
     ]
 
+
+def test_ruff_finds_nothing():
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (requirements-test.txt installs it)")
+    folders = ["python", "tools", "tests", "benchmarks", "examples"]
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", *folders],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
