@@ -15,12 +15,12 @@ import platform
 import statistics
 import time
 
-import ember.utils.data as ed
 import numpy as np
 import torch
 import torch.utils.data as td
 
 import ember
+import ember.utils.data as ed
 
 
 def epoch(loader_cls, dataset, workers, batch_size):

@@ -187,11 +187,11 @@ def scatter_gather_cases():
 
 def cases():
     big = (2048, 512)
-    yield "x[3] (select, overhead)", lambda lib: (lambda x=data(lib, 64, 64): x[3]), 20000
-    yield "x[1:10:2, 3] (slice+select)", lambda lib: (lambda x=data(lib, 64, 64): x[1:10:2, 3]), 20000
-    yield "x[None, ..., 0] (basic mix)", lambda lib: (lambda x=data(lib, 8, 8, 8): x[None, ..., 0]), 20000
-    yield "x.transpose(0, 1) (view op)", lambda lib: (lambda x=data(lib, 64, 64): x.transpose(0, 1)), 20000
-    yield "x.split(16) (64 rows)", lambda lib: (lambda x=data(lib, 64, 64): x.split(16)), 10000
+    yield "x[3] (select, overhead)", lambda lib: (lambda x=data(lib, 64, 64): x[3]), 20000  # noqa: B008
+    yield "x[1:10:2, 3] (slice+select)", lambda lib: (lambda x=data(lib, 64, 64): x[1:10:2, 3]), 20000  # noqa: B008
+    yield "x[None, ..., 0] (basic mix)", lambda lib: (lambda x=data(lib, 8, 8, 8): x[None, ..., 0]), 20000  # noqa: B008
+    yield "x.transpose(0, 1) (view op)", lambda lib: (lambda x=data(lib, 64, 64): x.transpose(0, 1)), 20000  # noqa: B008
+    yield "x.split(16) (64 rows)", lambda lib: (lambda x=data(lib, 64, 64): x.split(16)), 10000  # noqa: B008
 
     def rows(lib):
         x = data(lib, *big)

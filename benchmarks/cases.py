@@ -3,8 +3,8 @@ zero-argument callable to time, built on identical inputs for both."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

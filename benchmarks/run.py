@@ -29,9 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import ember  # noqa: E402
 import torch  # noqa: E402
 from cases import CASES  # noqa: E402
+
+import ember  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

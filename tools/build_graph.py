@@ -658,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as e:
         raise SystemExit(
             f"build_graph: {e.name} is missing (fix: pip install -r requirements-docs.txt)"
-        )
+        ) from None
 
     build_dir = (args.build_dir or default_build_dir()).resolve()
     if not (build_dir / "CMakeCache.txt").is_file():

@@ -61,7 +61,7 @@ def remez(T, w, a, b, pows, iters=40, grid=2000):
         refined = []
         for m in ext:
             lo, hi = zs[max(m - 1, 0)], zs[min(m + 1, len(zs) - 1)]
-            f = lambda z: -abs((_evalp(c, pows, z) - T(z)) * w(z))  # noqa: E731
+            f = lambda z: -abs((_evalp(c, pows, z) - T(z)) * w(z))  # noqa: B023
             for _ in range(30):
                 m1, m2 = lo + (hi - lo) * mp.mpf(0.382), lo + (hi - lo) * mp.mpf(0.618)
                 if f(m1) < f(m2):
@@ -161,8 +161,10 @@ def odd_fit(f, X, deg, series0):
 
 def polynomials():
     L = mp.log(2)
-    show("exp2: 2^r = 1 + r P(r), |r| <= 1/2",
-         *fit(lambda r: mp.expm1(r * L) / r if r != 0 else L, lambda r: 0.5 / mp.power(2, r), -0.5, 0.5, list(range(6))))
+    show(
+        "exp2: 2^r = 1 + r P(r), |r| <= 1/2",
+        *fit(lambda r: mp.expm1(r * L) / r if r != 0 else L, lambda r: 0.5 / mp.power(2, r), -0.5, 0.5, list(range(6))),
+    )
 
     def em1(r):
         return (mp.expm1(r) - r) / r**2 if abs(r) > mp.mpf(10) ** -20 else mp.mpf(1) / 2 + r / 6
@@ -220,12 +222,12 @@ def _print_table(name, ints, d, f, pad, odd_first=False):
         lo, hi = mp.mpf(lo), mp.mpf(hi)
         c = 0 if lo == 0 else (lo + hi) / 2
         if lo == 0 and odd_first:  # f(x) = x + x Q(x): Q's coefficients, hi = lo = 0
-            h, l, cs, err = _piece(lambda v: f(v) / v - 1 if v != 0 else 2 / mp.sqrt(mp.pi) - 1,
+            h, low, cs, err = _piece(lambda v: f(v) / v - 1 if v != 0 else 2 / mp.sqrt(mp.pi) - 1,
                                    lambda v: v / f(v) if v != 0 else mp.sqrt(mp.pi) / 2, 0, hi, d, zero_c0=True)
         else:
-            h, l, cs, err = _piece(lambda v: f(c + v), lambda v: 1 / f(c + v), lo - c, hi - c, d)
+            h, low, cs, err = _piece(lambda v: f(c + v), lambda v: 1 / f(c + v), lo - c, hi - c, d)  # noqa: B023
         worst = max(worst, err)
-        for r, v in zip(rows, [float(c), h, l] + cs):
+        for r, v in zip(rows, [float(c), h, low] + cs):
             r.append(v)
     print(f"{name} ({len(ints)} intervals, degree {d}): max error {worst * 2**24:.4f} (2^-24)")
     for label, r in zip(["center", "hi", "lo"] + [f"c{j + 1}" for j in range(d)], rows):

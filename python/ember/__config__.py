@@ -9,4 +9,7 @@ def show() -> str:
 
 
 def parallel_info() -> str:
-    return f"ATen/Parallel:\n\tat::get_num_threads() : {_C.get_num_threads()}\n\tEmber CPU capability : {_C._cpu_capability()}\n"
+    return (
+        f"ATen/Parallel:\n\tat::get_num_threads() : {_C.get_num_threads()}\n"
+        f"\tEmber CPU capability : {_C._cpu_capability()}\n"
+    )

@@ -77,9 +77,10 @@ for _name in dir(_C._VariableFunctions):
     if not _name.startswith("__"):
         globals()[_name] = getattr(_C._VariableFunctions, _name)
 del _name
-from ember import _tensor_ops  # noqa: E402
+from ember import _comparison, _unique_nonzero  # noqa: E402
 
-_tensor_ops._install(globals(), Tensor)
+_unique_nonzero._install(globals(), Tensor)
+_comparison._install(globals(), Tensor)
 
 from ember._conversions import (  # noqa: E402,F401
     channels_last,
@@ -113,4 +114,4 @@ from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.
 __all__ = list(_public_names(globals()))
-_builtins  # keep the name for modules that shadow builtins above
+_builtins  # noqa: B018  keep the name for modules that shadow builtins above

@@ -38,7 +38,9 @@ class finfo:  # noqa: N801
     def __init__(self, type=None):  # noqa: A002
         name = _dtype_name(type if type is not None else _C.get_default_dtype())
         if name not in _FLOAT_FACTS:
-            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
+            )
         self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_FACTS[name]
         self.min = -self.max
         self.smallest_normal = self.tiny

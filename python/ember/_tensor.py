@@ -80,6 +80,10 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
 
         return C._VariableFunctions.where(condition, self, y)
 
+    def polygamma(self, n):
+        """ember.polygamma(n, self): the method takes n second."""
+        return _C._VariableFunctions.polygamma(n, self)
+
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")

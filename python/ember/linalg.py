@@ -44,7 +44,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim:
             r = r.reshape([A.shape[i] for i in range(nd) if i not in (d0, d1)])
     else:
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which ember does not have yet")
+        raise NotImplementedError(
+            f"linalg.matrix_norm: ord={ord!r} needs singular values, which ember does not have yet"
+        )
     if out is not None:
         out.copy_(r)
         return out

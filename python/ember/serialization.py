@@ -821,7 +821,8 @@ def _load_stream(stream, path, map_location, weights_only, use_mmap, pickle_load
         stream.seek(start)
         if use_mmap:
             raise RuntimeError(
-                f"mmap can only be used with files saved with `torch.save({path}, _use_new_zipfile_serialization=True), "
+                "mmap can only be used with files saved with "
+                f"`torch.save({path}, _use_new_zipfile_serialization=True), "
                 "please torch.save your checkpoint with this option in order to use mmap."
             )
         if weights_only:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 from ember._C import device as _device
 
-Number = Union[int, float, bool]
-Device = Union[_device, str, int, None]
+Number = int | float | bool
+Device = _device | str | int | None
 
 
 class Generator:  # placeholder until random generators arrive

@@ -24,7 +24,9 @@ def values(draw, dtype_name, n, distinct=False, nan=False):
         choices = [float(draw(st.integers(-6, 6))) / 2 for _ in range(n)]
         if nan and n:
             for _ in range(draw(st.integers(0, 2))):
-                choices[draw(st.integers(0, n - 1))] = draw(st.sampled_from([float("nan"), float("inf"), -float("inf")]))
+                choices[draw(st.integers(0, n - 1))] = draw(
+                    st.sampled_from([float("nan"), float("inf"), -float("inf")])
+                )
         return choices
     lo, hi = (0, 9) if dtype_name == "uint8" else (-5, 5)
     return [draw(st.integers(lo, hi)) for _ in range(n)]

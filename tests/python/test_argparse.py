@@ -25,7 +25,7 @@ SAME_MESSAGE = [
 
 
 def outcome(expr, lib):
-    a, b = lib.ones(2), lib.ones(2)
+    a, b = lib.ones(2), lib.ones(2)  # noqa: F841  names the expressions use
     try:
         eval(expr)
     except Exception as e:  # noqa: BLE001

@@ -99,7 +99,9 @@ def assert_bits_equal(got, want):
     assert got.dtype == want.dtype and got.shape == want.shape
     g, w = _bits(got.reshape(-1)), _bits(want.reshape(-1))
     bad = np.nonzero(g != w)[0]
-    assert bad.size == 0, f"{bad.size} mismatches, first at {bad[:5]}: {got.reshape(-1)[bad[:5]]} vs {want.reshape(-1)[bad[:5]]}"
+    assert bad.size == 0, (
+        f"{bad.size} mismatches, first at {bad[:5]}: {got.reshape(-1)[bad[:5]]} vs {want.reshape(-1)[bad[:5]]}"
+    )
 
 
 def _ulp_key(t):
@@ -279,8 +281,13 @@ def test_transcendental_float32_sweep(op):
         a = torch.cat([_random_bits("float32", n, 1), _random_scaled("float32", n, 2)])
         b = torch.cat([_random_bits("float32", n, 3), _random_scaled("float32", n, 4)])
     else:
-        a = torch.cat([_random_bits("float32", n, 1), torch.from_numpy(np.abs(rng.standard_normal(n) * 4).astype(np.float32)),
-                       torch.from_numpy(rng.standard_normal(n).astype(np.float32) * 4)])
+        a = torch.cat(
+            [
+                _random_bits("float32", n, 1),
+                torch.from_numpy(np.abs(rng.standard_normal(n) * 4).astype(np.float32)),
+                torch.from_numpy(rng.standard_normal(n).astype(np.float32) * 4),
+            ]
+        )
         b = torch.cat([torch.from_numpy(rng.standard_normal(n).astype(np.float32) * 3),
                        torch.from_numpy(rng.standard_normal(n).astype(np.float32) * 30),
                        torch.from_numpy(np.round(rng.standard_normal(n) * 10).astype(np.float32))])
@@ -342,10 +349,37 @@ def test_hypot_vector_matches_double_reference(dtype):
 def test_erf_erfc_float64_vector(op):
     """Note [Vectorised double erf]: within 1 ulp of PyTorch's, zeros' signs,
     infinities and the underflow of erfc exactly."""
-    x = torch.cat([_random_bits("float64", 100000, 7), _random_scaled("float64", 50000, 8),
-                   torch.randn(50000, dtype=torch.float64, generator=torch.Generator().manual_seed(9)) * 3,
-                   torch.tensor([0.0, -0.0, 1e-310, -5e-324, 5.9215871957945074, 27.2, 27.3, -27.3, 30.0, INF, -INF, NAN,
-                                 0.5, 3.25, 1.3, 2.55, 3.8, 0.75, 2.0], dtype=torch.float64)])
+    x = torch.cat(
+        [
+            _random_bits("float64", 100000, 7),
+            _random_scaled("float64", 50000, 8),
+            torch.randn(50000, dtype=torch.float64, generator=torch.Generator().manual_seed(9)) * 3,
+            torch.tensor(
+                [
+                    0.0,
+                    -0.0,
+                    1e-310,
+                    -5e-324,
+                    5.9215871957945074,
+                    27.2,
+                    27.3,
+                    -27.3,
+                    30.0,
+                    INF,
+                    -INF,
+                    NAN,
+                    0.5,
+                    3.25,
+                    1.3,
+                    2.55,
+                    3.8,
+                    0.75,
+                    2.0,
+                ],
+                dtype=torch.float64,
+            ),
+        ]
+    )
     f_e, f_t = getattr(ember, op), getattr(torch, op)
     assert_within_ulp(_t(f_e(_e(x))), f_t(x))
     for v in (x[::3], x[:5], x[7:]):
@@ -406,7 +440,7 @@ def test_erfinv_float32_sweep():
         again = _t(ember.erfinv(_e(x)))
         assert_within_ulp(again, torch.erfinv(x))
         warnings.warn(f"erfinv sweep: a mismatch did not reproduce ({first}); x={x[bad].tolist()} "
-                      f"got={got[bad].tolist()} want={want[bad].tolist()} again={again[bad].tolist()}")
+                      f"got={got[bad].tolist()} want={want[bad].tolist()} again={again[bad].tolist()}", stacklevel=2)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -470,7 +504,9 @@ def test_mse_loss_fused_equals_unfused(n, dtype):
                 want = total if red == "sum" else total / n
                 assert_bits_equal(_t(got), _t(want))
                 t = torch.nn.functional.mse_loss(torch.from_numpy(a), torch.from_numpy(b), reduction=red)
-                torch.testing.assert_close(_t(got), t, rtol=1e-5 if dtype == "float32" else 1e-12, atol=0, equal_nan=True)
+                torch.testing.assert_close(
+                    _t(got), t, rtol=1e-5 if dtype == "float32" else 1e-12, atol=0, equal_nan=True
+                )
     finally:
         ember.set_num_threads(old)
 

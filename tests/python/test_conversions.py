@@ -162,7 +162,9 @@ def test_atleast(fn):
     for shape in ([], [2], [2, 3], [1, 2, 3]):
         e, t = ember.ones(shape), torch.ones(shape)
         assert_same(getattr(ember, fn)(e), getattr(torch, fn)(t))
-    for a, b in zip(getattr(ember, fn)(ember.ones(()), ember.ones(2)), getattr(torch, fn)(torch.ones(()), torch.ones(2))):
+    for a, b in zip(
+        getattr(ember, fn)(ember.ones(()), ember.ones(2)), getattr(torch, fn)(torch.ones(()), torch.ones(2))
+    ):
         assert_same(a, b)
 
 

@@ -10,14 +10,14 @@ import signal
 import time
 import warnings
 
-import ember.utils.data as ed
 import numpy as np
 import pytest
 import torch.utils.data as td
 from conftest import torch
-from ember.utils.data._utils import random as erandom
 
 import ember
+import ember.utils.data as ed
+from ember.utils.data._utils import random as erandom
 
 HAS_RANDPERM = hasattr(ember, "randperm")
 needs_randperm = pytest.mark.skipif(

@@ -28,7 +28,10 @@ from hypothesis import strategies as st
 import ember
 
 settings.register_profile(
-    "indexing", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow]
+    "indexing",
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow],
 )
 settings.load_profile("indexing")
 
@@ -305,7 +308,9 @@ def test_index_put_matches(dname, data):
     xe, xt = make_pair(data.draw, dname, shape)
     k = data.draw(st.integers(1, len(shape)))
     ishape = data.draw(st.sampled_from([(0,), (1,), (4,), (2, 2)]))
-    idx_vals = [[v % shape[d] if shape[d] else 0 for v in _ints(data.draw, shape[d], numel_of(ishape))] for d in range(k)]
+    idx_vals = [
+        [v % shape[d] if shape[d] else 0 for v in _ints(data.draw, shape[d], numel_of(ishape))] for d in range(k)
+    ]
     target = ishape + tuple(shape[k:])
     vshape = _value_shape(data.draw, target)
     vals = values_for(dname, numel_of(vshape), data.draw)

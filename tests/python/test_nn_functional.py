@@ -159,7 +159,10 @@ def test_softmax_family(name, dim):
     rt.backward(torch.ones_like(rt) * 0.3)
     close(e.grad, t.grad)
     # dtype= casts first
-    close(getattr(EF, name)(e.to(ember.float32), dim, dtype=ember.float64), getattr(TF, name)(t.to(torch.float32), dim, dtype=torch.float64))
+    close(
+        getattr(EF, name)(e.to(ember.float32), dim, dtype=ember.float64),
+        getattr(TF, name)(t.to(torch.float32), dim, dtype=torch.float64),
+    )
 
 
 @pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])

@@ -57,7 +57,9 @@ def load_ops():
 
 
 OPS = load_ops()
-PUBLIC = sorted({op["base"] for op in OPS if op["python"] and not op["base"].startswith("_") and "backward" not in op["base"]})
+PUBLIC = sorted(
+    {op["base"] for op in OPS if op["python"] and not op["base"].startswith("_") and "backward" not in op["base"]}
+)
 
 
 def split_args(args):
@@ -93,9 +95,15 @@ SAMPLES = {"self": [[0.0, 1.5, -2.0], [3.0, 0.5, 4.0]], "other": [2.0, -1.0, 0.5
 def tensor_pair(name, dname, i):
     values = SAMPLES.get(name, SAMPLES["other"] if i else SAMPLES["self"])
     if dname == "bool":
-        values = [[bool(v) for v in row] for row in values] if isinstance(values[0], list) else [bool(v) for v in values]
+        values = (
+            [[bool(v) for v in row] for row in values] if isinstance(values[0], list) else [bool(v) for v in values]
+        )
     elif dname in ("uint8", "int8", "int16", "int32", "int64"):
-        values = [[abs(int(v)) for v in row] for row in values] if isinstance(values[0], list) else [abs(int(v)) for v in values]
+        values = (
+            [[abs(int(v)) for v in row] for row in values]
+            if isinstance(values[0], list)
+            else [abs(int(v)) for v in values]
+        )
     ed, td = dtypes(dname)
     return ember.tensor(values, dtype=ed), torch.tensor(values, dtype=td)
 

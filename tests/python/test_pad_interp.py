@@ -96,9 +96,16 @@ def test_pad_errors(args):
 
 def test_pad_modules():
     _, t = pair_randn((1, 2, 4, 5))
-    for name, args in [("ZeroPad2d", ((1, 2, 0, 1),)), ("ConstantPad1d", (2, 3.5)), ("ReflectionPad2d", (1,)),
-                       ("ReplicationPad1d", ((1, 2),)), ("CircularPad2d", (1,)), ("ConstantPad2d", ((1, 0, 2, 1), -1.0)),
-                       ("ReflectionPad1d", (2,)), ("ReplicationPad2d", (1,))]:
+    for name, args in [
+        ("ZeroPad2d", ((1, 2, 0, 1),)),
+        ("ConstantPad1d", (2, 3.5)),
+        ("ReflectionPad2d", (1,)),
+        ("ReplicationPad1d", ((1, 2),)),
+        ("CircularPad2d", (1,)),
+        ("ConstantPad2d", ((1, 0, 2, 1), -1.0)),
+        ("ReflectionPad1d", (2,)),
+        ("ReplicationPad2d", (1,)),
+    ]:
         me, mt = getattr(ember.nn, name)(*args), getattr(torch.nn, name)(*args)
         assert repr(me) == repr(mt)
         x = t[0] if name.endswith("1d") else t
@@ -170,16 +177,27 @@ def test_interpolate_2d_random(h, w, oh, ow, mode, use_scale, sh, sw):
              lambda x: F.interpolate(x, mode=mode, align_corners=ac, **kw), t)
 
 
-@pytest.mark.parametrize("mode,shape,kw", [
-    ("nearest", (2, 3, 5), {"size": 11}), ("nearest", (2, 3, 5), {"scale_factor": 1.5}),
-    ("nearest-exact", (2, 3, 5), {"size": 3}), ("linear", (2, 3, 5), {"scale_factor": 1.5}),
-    ("linear", (2, 3, 5), {"size": 8, "align_corners": True}), ("nearest", (1, 2, 3, 4, 5), {"scale_factor": (2, 1.5, 0.5)}),
-    ("nearest-exact", (1, 2, 3, 4, 5), {"size": (4, 4, 4)}), ("area", (1, 2, 6, 6), {"size": (3, 2)}),
-    ("bilinear", (1, 2, 4, 4), {"scale_factor": 2, "recompute_scale_factor": True}),
-    ("bilinear", (3, 4, 4), {"size": 2}), ("nearest", (4, 4), {"size": 2}), ("foo", (1, 2, 4), {"size": 2}),
-    ("nearest", (1, 2, 4), {"size": 2, "align_corners": True}), ("nearest", (1, 2, 4), {}),
-    ("nearest", (1, 2, 4), {"size": 2, "scale_factor": 2}), ("nearest", (1, 2, 4), {"size": (2, 2)}),
-])
+@pytest.mark.parametrize(
+    "mode,shape,kw",
+    [
+        ("nearest", (2, 3, 5), {"size": 11}),
+        ("nearest", (2, 3, 5), {"scale_factor": 1.5}),
+        ("nearest-exact", (2, 3, 5), {"size": 3}),
+        ("linear", (2, 3, 5), {"scale_factor": 1.5}),
+        ("linear", (2, 3, 5), {"size": 8, "align_corners": True}),
+        ("nearest", (1, 2, 3, 4, 5), {"scale_factor": (2, 1.5, 0.5)}),
+        ("nearest-exact", (1, 2, 3, 4, 5), {"size": (4, 4, 4)}),
+        ("area", (1, 2, 6, 6), {"size": (3, 2)}),
+        ("bilinear", (1, 2, 4, 4), {"scale_factor": 2, "recompute_scale_factor": True}),
+        ("bilinear", (3, 4, 4), {"size": 2}),
+        ("nearest", (4, 4), {"size": 2}),
+        ("foo", (1, 2, 4), {"size": 2}),
+        ("nearest", (1, 2, 4), {"size": 2, "align_corners": True}),
+        ("nearest", (1, 2, 4), {}),
+        ("nearest", (1, 2, 4), {"size": 2, "scale_factor": 2}),
+        ("nearest", (1, 2, 4), {"size": (2, 2)}),
+    ],
+)
 def test_interpolate_other(mode, shape, kw):
     _, t = pair_randn(shape, requires_grad=True)
     run_both(lambda x: EF.interpolate(x, mode=mode, **kw), lambda x: F.interpolate(x, mode=mode, **kw), t,

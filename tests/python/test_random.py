@@ -654,7 +654,8 @@ def test_cpu_capabilities_agree():
     script = (
         "import ember\n"
         "ember.manual_seed(7)\n"
-        "parts = [ember.empty(4099, dtype=d).normal_(0.25, 1.75) for d in (ember.float32, ember.float16, ember.bfloat16)]\n"
+        "parts = [ember.empty(4099, dtype=d).normal_(0.25, 1.75)\n"
+        "         for d in (ember.float32, ember.float16, ember.bfloat16)]\n"
         "parts += [ember.empty(999).uniform_(-2, 3), ember.empty(333, dtype=ember.float64).normal_()]\n"
         "parts += [ember.arange(0.1, 7000.3, 1.1), ember.arange(0, 3000 * 0.3, 0.3, dtype=ember.float64),\n"
         "          ember.linspace(-3.3, 77.7, 7001), ember.arange(0.5, 900.5, 0.75, dtype=ember.float16)]\n"

@@ -325,8 +325,8 @@ def test_lstm_layer_op_gradcheck():
     g = torch.Generator().manual_seed(5)
     for reverse, bias, batch_first in [(False, True, False), (True, True, True),
                                        (False, False, False)]:
-        T, B, I, H = 3, 2, 3, 2
-        shapes = [(B, T, I) if batch_first else (T, B, I), (4 * H, I), (4 * H, H), (4 * H,),
+        T, B, IN, H = 3, 2, 3, 2
+        shapes = [(B, T, IN) if batch_first else (T, B, IN), (4 * H, IN), (4 * H, H), (4 * H,),
                   (4 * H,), (B, H), (B, H)]
         args = [from_torch(torch.randn(*s, generator=g, dtype=torch.float64) * 0.7,
                            requires_grad=True) for s in shapes]
@@ -398,7 +398,7 @@ def test_lstm_layer_op_every_capability():
     import subprocess
     import sys
 
-    T, B, I, H = 3, 11, 7, 40
+    T, B, IN, H = 3, 11, 7, 40
 
     def make(shape, seed, scale=0.3):
         n = 1
@@ -407,7 +407,7 @@ def test_lstm_layer_op_every_capability():
         v = (torch.arange(n, dtype=torch.float64) * 0.731 + seed).sin() * scale
         return v.to(torch.float32).reshape(shape).requires_grad_()
 
-    args = [make((T, B, I), 1, 1.0), make((4 * H, I), 2), make((4 * H, H), 3), make((4 * H,), 4),
+    args = [make((T, B, IN), 1, 1.0), make((4 * H, IN), 2), make((4 * H, H), 3), make((4 * H,), 4),
             make((4 * H,), 5), make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
     want = []
     for reverse in (False, True):

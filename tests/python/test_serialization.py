@@ -10,12 +10,12 @@ import struct
 import zipfile
 from collections import OrderedDict
 
-import ember.serialization as es
 import numpy as np
 import pytest
 from conftest import DTYPE_NAMES, torch
 
 import ember
+import ember.serialization as es
 
 
 def _values(dtype_name, n=12):

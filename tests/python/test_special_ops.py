@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import DTYPE_NAMES, FLOAT_NAMES, assert_same, dtypes, pair, to_torch, torch
+from conftest import DTYPE_NAMES, FLOAT_NAMES, assert_same, pair, to_torch, torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -245,16 +245,23 @@ def test_out_and_inplace():
     ei, ti = pair([1, -2, 3, 4], "int64")
     e2, t2 = pair([1.5, -0.5, 2.0, 3.0], "float32")
     for name, call in [
-        ("lgamma", lambda m, x, o: m.lgamma(x, out=o)), ("digamma", lambda m, x, o: m.digamma(x, out=o)),
-        ("polygamma", lambda m, x, o: m.polygamma(2, x, out=o)), ("i0", lambda m, x, o: m.i0(x, out=o)),
-        ("sinc", lambda m, x, o: m.sinc(x, out=o)), ("frac", lambda m, x, o: m.frac(x, out=o)),
-        ("logit", lambda m, x, o: m.logit(x, 0.2, out=o)), ("deg2rad", lambda m, x, o: m.deg2rad(x, out=o)),
-        ("rad2deg", lambda m, x, o: m.rad2deg(x, out=o)), ("mvlgamma", lambda m, x, o: m.mvlgamma(x.abs() + 2, 2, out=o)),
+        ("lgamma", lambda m, x, o: m.lgamma(x, out=o)),
+        ("digamma", lambda m, x, o: m.digamma(x, out=o)),
+        ("polygamma", lambda m, x, o: m.polygamma(2, x, out=o)),
+        ("i0", lambda m, x, o: m.i0(x, out=o)),
+        ("sinc", lambda m, x, o: m.sinc(x, out=o)),
+        ("frac", lambda m, x, o: m.frac(x, out=o)),
+        ("logit", lambda m, x, o: m.logit(x, 0.2, out=o)),
+        ("deg2rad", lambda m, x, o: m.deg2rad(x, out=o)),
+        ("rad2deg", lambda m, x, o: m.rad2deg(x, out=o)),
+        ("mvlgamma", lambda m, x, o: m.mvlgamma(x.abs() + 2, 2, out=o)),
         ("special.i1", lambda m, x, o: m.special.i1(x, out=o)),
         ("special.polygamma", lambda m, x, o: m.special.polygamma(1, x, out=o)),
         ("special.xlog1py", lambda m, x, o: m.special.xlog1py(x, 2.0, out=o)),
-        ("hypot", lambda m, x, o: m.hypot(x, x, out=o)), ("copysign", lambda m, x, o: m.copysign(x, -1, out=o)),
-        ("xlogy", lambda m, x, o: m.xlogy(x, x.abs(), out=o)), ("xlogy_s", lambda m, x, o: m.xlogy(2, x, out=o)),
+        ("hypot", lambda m, x, o: m.hypot(x, x, out=o)),
+        ("copysign", lambda m, x, o: m.copysign(x, -1, out=o)),
+        ("xlogy", lambda m, x, o: m.xlogy(x, x.abs(), out=o)),
+        ("xlogy_s", lambda m, x, o: m.xlogy(2, x, out=o)),
     ]:
         for od in ("float32", "float64", "int64", "float16"):
             eo, to = pair([0.0] * 4, od)
@@ -291,21 +298,42 @@ def test_errors():
     eb, tb = pair([True, False], "bool")
     e, t = pair([0.5, -1.5], "float32")
     cases = [
-        (lambda m: m.frac(ei if m is ember else ti), NotImplementedError, '"frac_cpu" not implemented for \'Long\''),
+        (lambda m: m.frac(ei if m is ember else ti), NotImplementedError, "\"frac_cpu\" not implemented for 'Long'"),
         (lambda m: m.frac(eb if m is ember else tb), NotImplementedError, None),
-        (lambda m: m.hypot(ei if m is ember else ti, ei if m is ember else ti), NotImplementedError,
-         '"hypot_cpu" not implemented for \'Long\''),
-        (lambda m: m.polygamma(-1, e if m is ember else t), RuntimeError, "polygamma\\(n, x\\) does not support negative n."),
+        (
+            lambda m: m.hypot(ei if m is ember else ti, ei if m is ember else ti),
+            NotImplementedError,
+            "\"hypot_cpu\" not implemented for 'Long'",
+        ),
+        (
+            lambda m: m.polygamma(-1, e if m is ember else t),
+            RuntimeError,
+            "polygamma\\(n, x\\) does not support negative n.",
+        ),
         (lambda m: m.mvlgamma(e if m is ember else t, 0), RuntimeError, "p has to be greater than or equal to 1"),
-        (lambda m: m.lgamma(ei if m is ember else ti, out=pair([0], "int64")[0 if m is ember else 1]), RuntimeError,
-         "result type Float can't be cast to the desired output type Long"),
+        (
+            lambda m: m.lgamma(ei if m is ember else ti, out=pair([0], "int64")[0 if m is ember else 1]),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
         (lambda m: (ei if m is ember else ti).clone().digamma_(), RuntimeError, "can't be cast"),
         (lambda m: (ei if m is ember else ti).clone().deg2rad_(), RuntimeError, "can't be cast"),
-        (lambda m: m.frac(e if m is ember else t, out=pair([0.0], "float64")[0 if m is ember else 1]), RuntimeError,
-         "Found dtype Double but expected Float"),
-        (lambda m: m.median(eb if m is ember else tb), NotImplementedError, '"median_cpu" not implemented for \'Bool\''),
+        (
+            lambda m: m.frac(e if m is ember else t, out=pair([0.0], "float64")[0 if m is ember else 1]),
+            RuntimeError,
+            "Found dtype Double but expected Float",
+        ),
+        (
+            lambda m: m.median(eb if m is ember else tb),
+            NotImplementedError,
+            "\"median_cpu\" not implemented for 'Bool'",
+        ),
         (lambda m: m.nanmedian(eb if m is ember else tb, 0), NotImplementedError, '"median_out" not implemented'),
-        (lambda m: m.median(m.empty(0, 3), 0), IndexError, "median\\(\\): Expected reduction dim 0 to have non-zero size."),
+        (
+            lambda m: m.median(m.empty(0, 3), 0),
+            IndexError,
+            "median\\(\\): Expected reduction dim 0 to have non-zero size.",
+        ),
         (lambda m: m.median(m.ones(2), 1), IndexError, None),
         (lambda m: m.hypot(e if m is ember else t, 2.0), TypeError, None),
         (lambda m: m.xlogy(2, 3), TypeError, None),

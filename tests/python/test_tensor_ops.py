@@ -113,7 +113,9 @@ def test_take_along_dim_errors_and_grad():
     ie, it = index_pair([2, 0], (2, 1))
     grad_check(lambda x: ember.take_along_dim(x, ie, 1), lambda x: torch.take_along_dim(x, it, 1), [xe], [xt],
                "GatherBackward0")
-    run_both(lambda: ember.take_along_dim(xe, ember.tensor([0]), 1), lambda: torch.take_along_dim(xt, torch.tensor([0]), 1))
+    run_both(
+        lambda: ember.take_along_dim(xe, ember.tensor([0]), 1), lambda: torch.take_along_dim(xt, torch.tensor([0]), 1)
+    )
     run_both(lambda: ember.take_along_dim(xe, ember.tensor([[0.0]]), 1),
              lambda: torch.take_along_dim(xt, torch.tensor([[0.0]]), 1))
 
@@ -133,7 +135,11 @@ def scatter_case(draw, unique_rows=False):
         ishape = tuple(0 if i == d else s for i, s in enumerate(ishape))
     sshape = tuple(s + draw(st.integers(0, 1)) for s in ishape)
     size = shape[d]
-    ivals = [draw(st.integers(-1 if draw(st.integers(0, 9)) == 0 else 0, size - 1)) for _ in range(numel(ishape))] if size else []
+    ivals = (
+        [draw(st.integers(-1 if draw(st.integers(0, 9)) == 0 else 0, size - 1)) for _ in range(numel(ishape))]
+        if size
+        else []
+    )
     return shape, dim, ishape, sshape, ivals
 
 
@@ -185,7 +191,9 @@ def test_scatter_src_distinct_targets(dt, data):
 
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
-@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "int32", "float16", "bfloat16", "uint8", "int8", "int16"])
+@pytest.mark.parametrize(
+    "dt", ["float32", "float64", "int64", "int32", "float16", "bfloat16", "uint8", "int8", "int16"]
+)
 @given(data=st.data())
 def test_scatter_reduce(reduce, include_self, dt, data):
     shape, dim, ishape, sshape, ivals = data.draw(scatter_case())
@@ -479,7 +487,9 @@ def _big(shape, dtype, seed, layout="contig"):
 
 
 def _idx(values):
-    return ember.from_numpy(np.asarray(values, dtype="int64").copy()), torch.from_numpy(np.asarray(values, dtype="int64"))
+    return ember.from_numpy(np.asarray(values, dtype="int64").copy()), torch.from_numpy(
+        np.asarray(values, dtype="int64")
+    )
 
 
 @pytest.fixture
@@ -695,7 +705,10 @@ def test_take_put_errors_and_grads():
         lambda m, x, i: m.put(x, i(-1, 0), m.ones(2)),
         lambda m, x, i: x.t().clone().put_(i(1), m.ones(1)),
     ]:
-        run_both(lambda: fn(ember, xe, lambda *v: ember.tensor(list(v))), lambda: fn(torch, xt, lambda *v: torch.tensor(list(v))))
+        run_both(
+            lambda: fn(ember, xe, lambda *v: ember.tensor(list(v))),
+            lambda: fn(torch, xt, lambda *v: torch.tensor(list(v))),
+        )
     xe.requires_grad_(True)
     xt.requires_grad_(True)
     se, st_ = _big((4,), "float32", 21)
@@ -710,7 +723,13 @@ def test_take_put_errors_and_grads():
             node="PutBackward0",
         )
         xe.grad = xt.grad = se.grad = st_.grad = None
-    grad_check(lambda x: ember.take(x, ember.tensor([[0, 0], [5, -2]])), lambda x: torch.take(x, torch.tensor([[0, 0], [5, -2]])), (xe,), (xt,), node="TakeBackward0")
+    grad_check(
+        lambda x: ember.take(x, ember.tensor([[0, 0], [5, -2]])),
+        lambda x: torch.take(x, torch.tensor([[0, 0], [5, -2]])),
+        (xe,),
+        (xt,),
+        node="TakeBackward0",
+    )
 
 
 @pytest.mark.parametrize("layout", ["contig", "t"])

@@ -227,7 +227,9 @@ def test_addcmul_addcdiv(dt, op, data):
     ce, ct = build(cvals, dt, sb, data.draw(st.booleans()))
     value = data.draw(st.sampled_from([1, 2, -0.5])) if dt in FLOATS else data.draw(st.sampled_from([1, 2, -3]))
     tol = {"rtol": 1e-2} if dt in ("float16", "bfloat16") else {}
-    e, t = run_both(lambda: getattr(ember, op)(xe, ae, ce, value=value), lambda: getattr(torch, op)(xt, at, ct, value=value))
+    e, t = run_both(
+        lambda: getattr(ember, op)(xe, ae, ce, value=value), lambda: getattr(torch, op)(xt, at, ct, value=value)
+    )
     if t is not None:
         same(e, t, **tol)
         if tuple(t.shape) == tuple(xt.shape):

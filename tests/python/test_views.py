@@ -27,7 +27,10 @@ from hypothesis import strategies as st
 import ember
 
 settings.register_profile(
-    "views", max_examples=12, deadline=None, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow]
+    "views",
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow],
 )
 settings.load_profile("views")
 
@@ -269,7 +272,9 @@ def _as_strided(draw, shape):
 @view_op("expand")
 def _expand(draw, shape):
     lead = tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 2))))
-    target = tuple(draw(st.sampled_from([s, -1, 2])) if s == 1 else draw(st.sampled_from([s, s, -1, s + 1])) for s in shape)
+    target = tuple(
+        draw(st.sampled_from([s, -1, 2])) if s == 1 else draw(st.sampled_from([s, s, -1, s + 1])) for s in shape
+    )
     full = lead + target
     if draw(st.booleans()):
         return lambda lib, x: x.expand(*full) if full else x.expand(())
@@ -643,7 +648,7 @@ def test_T_warns_for_non_matrices():  # noqa: N802
         import ember._tensor as et
 
         et._T_WARNED = False
-        ember.zeros(2, 3, 4).T
+        _ = ember.zeros(2, 3, 4).T
     assert any("x.T" in str(w.message) for w in caught)
 
 

@@ -6,7 +6,16 @@ from ember import _C
 from ember.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 
-__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+__all__ = [
+    "backward",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+]
 
 
 def _as_list(x):

@@ -99,7 +99,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 for e, col in enumerate(numerical[i]):
                     num = col[j][k]
                     ana = analytical[e]
-                    if not math.isclose(ana, num, rel_tol=rtol, abs_tol=atol) and abs(ana - num) > atol + rtol * abs(num):
+                    if not math.isclose(ana, num, rel_tol=rtol, abs_tol=atol) and abs(ana - num) > atol + rtol * abs(
+                        num
+                    ):
                         msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
                                f"numerical:{num}\nanalytical:{ana}\n")
                         if raise_exception:

@@ -1,4 +1,4 @@
-"""Activations, dropout, embedding and losses of ember.nn.functional, with
+"""Activations, dropout, embedding, one_hot and losses of ember.nn.functional, with
 torch.nn.functional's signatures, defaults, warnings and argument checks."""
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ __all__ = [
     "mish",
     "nll_loss",
     "normalize",
+    "one_hot",
     "relu6",
     "relu_",
     "selu",
@@ -285,6 +286,19 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace)
 
 
+def _dropout(input, p, training):
+    # input * mask / (1 - p), the mask drawn by bernoulli_ as PyTorch on the CPU.
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * ember.zeros_like(input)
+    noise = ember.empty_like(input).bernoulli_(1 - p)
+    noise.div_(1 - p)
+    return input * noise
+
+
 # ---- embedding -----------------------------------------------------------------------------
 
 
@@ -304,6 +318,25 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         with ember.no_grad():
             _C.embedding_renorm_(weight, input, max_norm, norm_type)
     return _C.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def one_hot(tensor, num_classes=-1):
+    """Index tensor -> int64 tensor with a trailing dim of num_classes holding 1 at each index."""
+    if tensor.dtype != ember.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return ember.zeros(list(tensor.shape) + [num_classes], dtype=ember.int64)
+    lo, hi = int(tensor.min()), int(tensor.max())
+    if lo < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = hi + 1
+    elif hi >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = ember.zeros(list(tensor.shape) + [num_classes], dtype=ember.int64)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
 # ---- losses -----------------------------------------------------------------------------------

@@ -66,5 +66,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
 
 
 from ember.nn._functional_layers import *  # noqa: E402,F401,F403  convolution, pooling, normalisation
-from ember.nn._functional_seq import *  # noqa: E402,F401,F403  padding, interpolation, attention
-from ember.nn._functional_nn import *  # noqa: E402,F401,F403  activations, dropout, embedding, losses
+from ember.nn._functional_spatial import *  # noqa: E402,F401,F403  padding, interpolation, unfold/fold
+from ember.nn._functional_attention import *  # noqa: E402,F401,F403  attention
+from ember.nn._functional_nn import *  # noqa: E402,F401,F403  activations, dropout, embedding, one_hot, losses

@@ -341,7 +341,9 @@ class PolynomialLR(LRScheduler):
         self._check_get_lr()
         if self._is_initial or self.last_epoch > self.total_iters:
             return _values(self.optimizer, "lr")
-        factor = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        factor = (
+            (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
         return [g["lr"] * factor for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):

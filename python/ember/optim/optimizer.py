@@ -102,7 +102,9 @@ class Optimizer:
         if len(groups) != len(saved):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
         id_map = {}
         for g, s in zip(groups, saved):
             id_map.update(dict(zip(s["params"], g["params"])))
@@ -111,7 +113,11 @@ class Optimizer:
             if k in id_map:
                 p = id_map[k]
                 self.state[p] = {
-                    key: (val.to(p.dtype) if isinstance(val, Tensor) and val.is_floating_point() and key != "step" else val)
+                    key: (
+                        val.to(p.dtype)
+                        if isinstance(val, Tensor) and val.is_floating_point() and key != "step"
+                        else val
+                    )
                     for key, val in v.items()
                 }
         for g, s in zip(groups, saved):

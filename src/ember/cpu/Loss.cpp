@@ -1,8 +1,12 @@
 // CPU loss kernels: the fused mse_loss (other cases and devices take the
-// composite native::mse_loss), and the dispatch tables of cpu/LossStubs.h.
+// composite native::mse_loss), binary_cross_entropy, and the dispatch tables
+// of cpu/LossStubs.h.
+#include "ember/cpu/ActivationStubs.h"
 #include "ember/cpu/LossStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LossChecks.h"
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(SquaredDiffSumFn, squared_diff_sum_stub);
@@ -29,6 +33,26 @@ Tensor mse_loss_cpu(const Tensor& self, const Tensor& target, int64_t reduction)
     *static_cast<double*>(r.data_ptr()) = reduction == 2 ? total : total / static_cast<double>(n);
   }
   return r;
+}
+
+// The elementwise loss is the activation kernel's (a fused loop for one
+// floating dtype and shape); other inputs take the formula.
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                            int64_t reduction) {
+  const Tensor in_range = self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all();
+  EMBER_CHECK(*static_cast<const bool*>(in_range.contiguous().data_ptr()),
+              "all elements of input should be between 0 and 1");
+  Tensor loss;
+  if (is_floating_type(self.dtype()) && target.dtype() == self.dtype() && target.sizes().equals(self.sizes())) {
+    auto it = TensorIterator::binary_op(loss, target, self);
+    cpu::binary_cross_entropy_stub(it);
+    it.finish();
+  } else {
+    loss = (target - Scalar(int64_t(1))) * ember::clamp_min(ember::log1p(self.neg()), Scalar(-100.0)) -
+           target * ember::clamp_min(ember::log(self), Scalar(-100.0));
+  }
+  if (weight.has_value() && weight->defined()) loss = loss * *weight;
+  return apply_reduction(loss, reduction);
 }
 
 }  // namespace ember::native

@@ -23,7 +23,7 @@ import warnings
 import ember
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn._functional_seq import _dropout
+from ember.nn._functional_nn import _dropout
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
@@ -323,11 +323,13 @@ class RNNBase(Module):
                 h0, c0 = hx
                 if batched and (h0.dim() != 3 or c0.dim() != 3):
                     raise RuntimeError(
-                        f"For batched 3-D input, hx and cx should also be 3-D but got ({h0.dim()}-D, {c0.dim()}-D) tensors"
+                        "For batched 3-D input, hx and cx should also be 3-D but got "
+                        f"({h0.dim()}-D, {c0.dim()}-D) tensors"
                     )
                 if not batched and (h0.dim() != 2 or c0.dim() != 2):
                     raise RuntimeError(
-                        f"For unbatched 2-D input, hx and cx should also be 2-D but got ({h0.dim()}-D, {c0.dim()}-D) tensors"
+                        "For unbatched 2-D input, hx and cx should also be 2-D but got "
+                        f"({h0.dim()}-D, {c0.dim()}-D) tensors"
                     )
                 if not batched:
                     h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)

@@ -16,7 +16,8 @@ import warnings
 import ember
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn._functional_seq import _canonical_mask, _dropout, multi_head_attention_forward
+from ember.nn._functional_attention import _canonical_mask, multi_head_attention_forward
+from ember.nn._functional_nn import _dropout
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.linear import Linear
 from ember.nn.modules.module import Module

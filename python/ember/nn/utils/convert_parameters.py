@@ -14,7 +14,8 @@ def parameters_to_vector(parameters):
 
 def vector_to_parameters(vec, parameters):
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {ember.typename(vec) if hasattr(ember, 'typename') else type(vec).__name__}")
+        name = ember.typename(vec) if hasattr(ember, "typename") else type(vec).__name__
+        raise TypeError(f"expected torch.Tensor, but got: {name}")
     pointer = 0
     for p in parameters:
         n = p.numel()

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "ember/cpu/RangeStubs.h"
+#include "ember/ops/native/RangeStubs.h"
 #include "ember/cpu/kernels/Loops.h"
 #include "ember/core/ScalarType.h"
 #include "ember/ops/Parallel.h"

@@ -7,7 +7,6 @@
 #include <map>
 #include <vector>
 
-#include "ember/cpu/ActivationStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/native/LossChecks.h"
 #include "ember/ops/TensorIterator.h"
@@ -38,15 +37,7 @@ std::string sizes_text(IntArrayRef s) {
   return out + "]";
 }
 
-Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
-  if (reduction == 1) return loss.mean();
-  if (reduction == 2) return loss.sum();
-  return loss;
-}
-
 Tensor one_minus(const Tensor& t) { return ember::sub(wrapped_scalar(Scalar(int64_t(1))), t); }
-
-bool read_bool(const Tensor& t) { return *static_cast<const bool*>(t.contiguous().data_ptr()); }
 
 }  // namespace
 
@@ -282,24 +273,7 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   return out;
 }
 
-// ---- binary cross entropy ---------------------------------------------------------------
-
-Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
-                            int64_t reduction) {
-  EMBER_CHECK(read_bool(self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all()),
-              "all elements of input should be between 0 and 1");
-  Tensor loss;
-  if (is_floating_type(self.dtype()) && target.dtype() == self.dtype() && target.sizes().equals(self.sizes())) {
-    auto it = TensorIterator::binary_op(loss, target, self);
-    cpu::binary_cross_entropy_stub(it);
-    it.finish();
-  } else {
-    loss = (target - Scalar(int64_t(1))) * ember::clamp_min(ember::log1p(self.neg()), Scalar(-100.0)) -
-           target * ember::clamp_min(ember::log(self), Scalar(-100.0));
-  }
-  if (weight.has_value() && weight->defined()) loss = loss * *weight;
-  return apply_reduction(loss, reduction);
-}
+// ---- binary cross entropy (the forward is in cpu/Loss.cpp) ------------------------
 
 Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                      const std::optional<Tensor>& weight, int64_t reduction) {

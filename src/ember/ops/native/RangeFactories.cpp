@@ -4,11 +4,11 @@
 #include <limits>
 #include <vector>
 
-#include "ember/cpu/RangeStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/native/FactoryUtils.h"
+#include "ember/ops/native/RangeStubs.h"
 
 // Note [Range values]
 // PyTorch's CPU range kernels fix the last bit of every element, so Ember

@@ -1,7 +1,8 @@
 #pragma once
-// Value loops of arange, linspace and logspace (cpu/kernels/RangeKernel.cpp),
-// chosen at run time by CPU capability; see Note [Range values] in
-// ops/native/RangeFactories.cpp. `out` is contiguous and already sized.
+// Value loops of arange, linspace and logspace, declared for every device;
+// the CPU's (cpu/kernels/RangeKernel.cpp) are chosen at run time by CPU
+// capability; see Note [Range values] in ops/native/RangeFactories.cpp.
+// `out` is contiguous and already sized.
 
 #include <cstdint>
 

@@ -1,6 +1,5 @@
-"""Python-level forms of unique, unique_consecutive, nonzero(as_tuple=True),
-allclose and equal, which return Python values or a varying number of
-tensors, as torch's do."""
+"""Python-level forms of unique, unique_consecutive and nonzero(as_tuple=True),
+which return a varying number of tensors, as torch's do."""
 
 from __future__ import annotations
 
@@ -39,18 +38,8 @@ def nonzero(input, *, out=None, as_tuple=False):  # noqa: A002
     return tuple(r.unbind(1))
 
 
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
-    return bool(_VF.isclose(input, other, rtol, atol, equal_nan).all())
-
-
-def equal(input, other):  # noqa: A002
-    if tuple(input.shape) != tuple(other.shape):
-        return False
-    return bool((input == other).all())
-
-
 def _install(namespace, tensor_cls):
-    for fn in (unique, unique_consecutive, nonzero, allclose, equal):
+    for fn in (unique, unique_consecutive, nonzero):
         namespace[fn.__name__] = fn
 
     def t_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
@@ -62,16 +51,6 @@ def _install(namespace, tensor_cls):
     def t_nonzero(self, *, as_tuple=False):
         return nonzero(self, as_tuple=as_tuple)
 
-    def t_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return allclose(self, other, rtol, atol, equal_nan)
-
-    def t_equal(self, other):
-        return equal(self, other)
-
-    def t_polygamma(self, n):  # the method takes n second
-        return _VF.polygamma(n, self)
-
-    for name, fn in (("unique", t_unique), ("unique_consecutive", t_unique_consecutive), ("nonzero", t_nonzero),
-                     ("allclose", t_allclose), ("equal", t_equal), ("polygamma", t_polygamma)):
+    for name, fn in (("unique", t_unique), ("unique_consecutive", t_unique_consecutive), ("nonzero", t_nonzero)):
         fn.__name__ = name
         setattr(tensor_cls, name, fn)

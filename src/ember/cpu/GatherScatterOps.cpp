@@ -1,12 +1,6 @@
-// CPU tensor operations used by training loops and data pipelines: gather,
-// scatter and its reductions, index_add/index_copy/index_fill, take/put, sort,
-// topk, kthvalue. Sort and topk inner loops live in
-// cpu/kernels/TensorOpsKernel.cpp, the gather/scatter ones in
-// cpu/kernels/IndexKernel.cpp.
-#include "ember/cpu/TensorOpsStubs.h"
-
+// CPU gather, scatter and its reductions, index_add/index_copy/index_fill and
+// take/put. The data moves in cpu/kernels/IndexKernel.cpp.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,12 +12,8 @@
 #include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
+#include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
-
-namespace ember::cpu {
-EMBER_DEFINE_DISPATCH(SortFn, sort_stub);
-EMBER_DEFINE_DISPATCH(TopkFn, topk_stub);
-}  // namespace ember::cpu
 
 namespace ember::native {
 
@@ -31,42 +21,6 @@ namespace {
 
 // A 0-dim tensor as a 1-element 1-d view (same storage).
 Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
-
-std::string shape_list(IntArrayRef s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
-
-// Calls f(offsets) for every position of `shape` with dimension `dim` left
-// out; offsets[k] is the element offset of operand k (strides[k]).
-template <size_t N, typename F>
-void for_each_line(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef, N>& strides, const F& f) {
-  DimVector sz;
-  std::array<DimVector, N> st;
-  int64_t total = 1;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (d == dim) continue;
-    sz.push_back(shape[d]);
-    total *= shape[d];
-    for (size_t k = 0; k < N; ++k) st[k].push_back(strides[k][d]);
-  }
-  if (total == 0) return;
-  const int64_t nd = static_cast<int64_t>(sz.size());
-  DimVector ctr(nd, 0);
-  std::array<int64_t, N> off{};
-  for (int64_t i = 0; i < total; ++i) {
-    f(off);
-    for (int64_t j = nd - 1; j >= 0; --j) {
-      if (++ctr[j] < sz[j]) {
-        for (size_t k = 0; k < N; ++k) off[k] += st[k][j];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) off[k] -= st[k][j] * (sz[j] - 1);
-      ctr[j] = 0;
-    }
-  }
-}
 
 enum class Reduce { Assign, Sum, Prod, Mean, Max, Min };
 
@@ -113,7 +67,7 @@ void check_gather_shape(const Tensor& self, int64_t dim, const Tensor& index) {
   for (int64_t d = 0; d < nd; ++d) {
     if (d == dim) continue;
     EMBER_CHECK(i.sizes()[d] <= s.sizes()[d], "Size does not match at dimension ", d, " expected index ",
-                shape_list(index.sizes()), " to be no larger than self ", shape_list(self.sizes()),
+                shape_string(index.sizes()), " to be no larger than self ", shape_string(self.sizes()),
                 " apart from dimension ", dim);
   }
 }
@@ -135,12 +89,12 @@ void check_scatter_shape(const Tensor& self, int64_t dim, const Tensor& index, c
   }
   if (ok) return;
   if (src) {
-    throw Error(str_cat("Expected index ", shape_list(index.sizes()), " to be no larger than self ",
-                        shape_list(self.sizes()), " apart from dimension ", dim,
-                        " and to be no larger size than src ", shape_list(src->sizes())));
+    throw Error(str_cat("Expected index ", shape_string(index.sizes()), " to be no larger than self ",
+                        shape_string(self.sizes()), " apart from dimension ", dim,
+                        " and to be no larger size than src ", shape_string(src->sizes())));
   }
-  throw Error(str_cat("Expected index ", shape_list(index.sizes()), " to be no larger than self ",
-                      shape_list(self.sizes()), " apart from dimension ", dim));
+  throw Error(str_cat("Expected index ", shape_string(index.sizes()), " to be no larger than self ",
+                      shape_string(self.sizes()), " apart from dimension ", dim));
 }
 
 // ---- glue to the gather/scatter kernel (Note [Scatter/gather geometry]) ----
@@ -513,7 +467,7 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
 
 void check_index_vector(const char* op, const Tensor& index) {
   EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ",
-                   index.dim(), " with type: ", type_word(index.dtype()), " and size: ", shape_list(index.sizes()));
+                   index.dim(), " with type: ", type_word(index.dtype()), " and size: ", shape_string(index.sizes()));
 }
 
 void check_source_shape(const Tensor& self, int64_t d, const Tensor& source) {
@@ -525,7 +479,7 @@ void check_source_shape(const Tensor& self, int64_t d, const Tensor& source) {
     }
   }
   EMBER_CHECK(ok, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
-              shape_list(self.sizes()), " source.shape = ", shape_list(source.sizes()));
+              shape_string(self.sizes()), " source.shape = ", shape_string(source.sizes()));
 }
 }  // namespace
 
@@ -693,82 +647,6 @@ Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, b
                            accumulate ? ScatterOp::Sum : ScatterOp::Assign, Scalar(1));
   if (!o.is_same(out)) out.copy_(o);
   return out;
-}
-
-// ---- sort, topk, kthvalue ----------------------------------------------------------------------
-
-namespace {
-// Per-line pointers of a sort/topk along d: input lines and result lines.
-std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t d) {
-  std::vector<cpu::SortLine> lines;
-  const size_t isz = in.element_size();
-  char* ib = static_cast<char*>(in.data_ptr());
-  char* vb = values.defined() ? static_cast<char*>(values.data_ptr()) : nullptr;
-  int64_t* xb = static_cast<int64_t*>(indices.data_ptr());
-  DimVector zero(in.dim(), 0);
-  IntArrayRef vst = values.defined() ? values.strides() : IntArrayRef(zero);
-  for_each_line<3>(in.sizes(), d, {in.strides(), vst, indices.strides()}, [&](const std::array<int64_t, 3>& off) {
-    lines.push_back({ib + off[0] * isz, in.strides()[d], vb ? vb + off[1] * isz : nullptr,
-                     values.defined() ? values.strides()[d] : 0, xb + off[2], indices.strides()[d]});
-  });
-  return lines;
-}
-}  // namespace
-
-std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  Tensor values = ember::empty(self.sizes(), self.dtype(), self.device());
-  Tensor indices = ember::empty(self.sizes(), ScalarType::Long, self.device());
-  if (self.numel() == 0) return {values, indices};
-  Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
-  const int64_t n = in.sizes()[d];
-  std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
-  cpu::sort_stub(self.dtype(), n, static_cast<int64_t>(lines.size()), descending, stable.value_or(false), lines.data());
-  return {values, indices};
-}
-
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  return sort_stable(self, false, dim, descending);
-}
-
-Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
-  return std::get<1>(ember::sort(self, dim, descending));
-}
-
-Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending) {
-  return std::get<1>(ember::sort(self, std::optional<bool>(stable), dim, descending));
-}
-
-Tensor msort(const Tensor& self) { return std::get<0>(ember::sort(self, 0, false)); }
-
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
-  EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
-  EMBER_CHECK(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
-  if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
-  DimVector shape(self.sizes());
-  shape[d] = k;
-  Tensor values = ember::empty(shape, self.dtype(), self.device());
-  Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
-  if (values.numel() == 0) return {values, indices};
-  Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
-  std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
-  cpu::topk_stub(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
-  return {values, indices};
-}
-
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
-  EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
-  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
-  if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
-  // Unsorted selection leaves the k-th smallest at position k - 1.
-  auto [values, indices] = native::topk(self, k, dim, false, false);
-  Tensor v = values.narrow(d, k - 1, 1), x = indices.narrow(d, k - 1, 1);
-  if (!keepdim) v = v.squeeze(d), x = x.squeeze(d);
-  return {v.contiguous(), x.contiguous()};
 }
 
 }  // namespace ember::native

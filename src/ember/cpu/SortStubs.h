@@ -1,12 +1,11 @@
 #pragma once
-// Kernels for sort and topk, selected by CPU capability like those in Stubs.h.
+// Kernels for sort and topk (cpu/kernels/SortKernel.cpp), selected by CPU
+// capability like those in Stubs.h.
 
 #include <cstdint>
 
 #include "ember/core/ScalarType.h"
-#include "ember/core/Scalar.h"
 #include "ember/ops/DispatchStub.h"
-#include "ember/ops/TensorIterator.h"
 
 namespace ember::cpu {
 
@@ -32,15 +31,7 @@ using SortFn = void (*)(ScalarType dtype, int64_t n, int64_t lines, bool descend
 using TopkFn = void (*)(ScalarType dtype, int64_t n, int64_t k, int64_t lines, bool largest, bool sorted,
                         const SortLine* per_line);
 
-// out = self + value * t1 * t2 (or * t1 / t2 when divide) over an iterator
-// (out, self, t1, t2) of one dtype.
-using AddcFn = void (*)(const TensorIterator& it, const Scalar& value, bool divide);
-// out = self with NaN, +inf and -inf replaced (floating dtypes).
-using NanToNumFn = void (*)(const TensorIterator& it, double nan, double posinf, double neginf);
-
 EMBER_DECLARE_DISPATCH(SortFn, sort_stub);
-EMBER_DECLARE_DISPATCH(AddcFn, addc_stub);
-EMBER_DECLARE_DISPATCH(NanToNumFn, nan_to_num_stub);
 EMBER_DECLARE_DISPATCH(TopkFn, topk_stub);
 
 }  // namespace ember::cpu

@@ -1,0 +1,32 @@
+"""allclose and equal, which return a Python bool, as torch's do."""
+
+from __future__ import annotations
+
+from ember import _C
+
+_VF = _C._VariableFunctions
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    return bool(_VF.isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other):  # noqa: A002
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool((input == other).all())
+
+
+def _install(namespace, tensor_cls):
+    for fn in (allclose, equal):
+        namespace[fn.__name__] = fn
+
+    def t_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return allclose(self, other, rtol, atol, equal_nan)
+
+    def t_equal(self, other):
+        return equal(self, other)
+
+    for name, fn in (("allclose", t_allclose), ("equal", t_equal)):
+        fn.__name__ = name
+        setattr(tensor_cls, name, fn)

@@ -1,0 +1,167 @@
+// CPU searchsorted, bincount and histc: values placed in, or counted into, bins.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/cpu/OpMessages.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::native {
+
+// ---- searchsorted --------------------------------------------------------------------------------
+
+Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                         std::optional<std::string> side, const std::optional<Tensor>& sorter,
+                         Tensor& out) {
+  if (side) {
+    EMBER_CHECK(*side == "left" || *side == "right",
+                "torch.searchsorted(): side can only be 'left' or 'right' but got ", *side);
+    EMBER_CHECK(!(right && *side == "left"),
+                "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
+    right = *side == "right";
+  }
+  EMBER_CHECK(!sorter || !sorter->defined(), "torch.searchsorted(): sorter is not supported");
+  const Tensor& bd = sorted_sequence;
+  bool ok = bd.dim() == 1;
+  if (!ok && bd.dim() == self.dim() && bd.dim() > 0) {
+    ok = true;
+    for (int64_t i = 0; i + 1 < bd.dim(); ++i) ok = ok && bd.sizes()[i] == self.sizes()[i];
+  }
+  EMBER_CHECK(ok, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                  "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
+              shape_string(bd.sizes()), " and input value tensor ", shape_string(self.sizes()));
+  const ScalarType rt = out_int32 ? ScalarType::Int : ScalarType::Long;
+  check_out_dtype(out, rt);
+  if (out.defined()) {
+    resize_output(out, self.sizes());
+  } else {
+    out = ember::empty(self.sizes(), rt, self.device());
+  }
+  const ScalarType ct = promote_types(bd.dtype(), self.dtype());
+  if (ct == ScalarType::Bool) throw NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'");
+  Tensor b = bd.to(ct).contiguous(), v = self.to(ct).contiguous();
+  Tensor r = ember::empty(self.sizes(), ScalarType::Long, self.device());
+  const int64_t nb = b.dim() > 0 ? b.sizes()[b.dim() - 1] : 1;
+  const int64_t nv = v.numel();
+  const int64_t per_line = bd.dim() <= 1 ? nv : (self.dim() > 0 ? self.sizes()[self.dim() - 1] : 1);
+  int64_t* rp = r.data_ptr<int64_t>();
+  EMBER_DISPATCH_ALL_TYPES(ct, "searchsorted", [&] {
+    const scalar_t* bp = static_cast<const scalar_t*>(b.data_ptr());
+    const scalar_t* vp = static_cast<const scalar_t*>(v.data_ptr());
+    for (int64_t i = 0; i < nv; ++i) {
+      const scalar_t* line = bd.dim() <= 1 ? bp : bp + (i / std::max<int64_t>(per_line, 1)) * nb;
+      const scalar_t x = vp[i];
+      int64_t lo = 0, hi = nb;
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        // left: first position whose value is >= x; right: first whose value is > x.
+        const bool go_right = right ? !(line[mid] > x) : !(line[mid] >= x);
+        if (go_right) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      rp[i] = lo;
+    }
+  });
+  out.copy_(r);
+  return out;
+}
+
+Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
+                           std::optional<std::string> side, const std::optional<Tensor>& sorter) {
+  Tensor v = ember::scalar_tensor(self, sorted_sequence.dtype(), sorted_sequence.device());
+  return ember::searchsorted(sorted_sequence, v, out_int32, right, side, sorter);
+}
+
+// ---- bincount, histc ------------------------------------------------------------------------------
+
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  if (!is_integral_type(self.dtype(), false)) {
+    throw NotImplementedError(str_cat("\"bincount_cpu\" not implemented for '", type_word(self.dtype()), "'"));
+  }
+  EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
+  const bool has_w = weights && weights->defined();
+  EMBER_CHECK(self.dim() == 1 || (self.dim() == 0 && self.numel() == 0) || self.dim() == 1,
+              "bincount only supports 1-d non-negative integral inputs.");
+  if (has_w) {
+    EMBER_CHECK(weights->dim() == 1 && weights->numel() == self.numel(),
+                "weights should be 1-d and have the same length as input");
+  }
+  if (self.dim() == 1 && self.numel() == 0) return ember::zeros({minlength}, ScalarType::Long, self.device());
+  Tensor x = self.to(ScalarType::Long).contiguous();
+  const int64_t* xp = x.data_ptr<int64_t>();
+  const int64_t n = x.numel();
+  int64_t mx = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    EMBER_CHECK(xp[i] >= 0, "bincount only supports 1-d non-negative integral inputs.");
+    mx = std::max(mx, xp[i]);
+  }
+  const int64_t bins = std::max(mx + 1, minlength);
+  if (!has_w) {
+    Tensor out = ember::zeros({bins}, ScalarType::Long, self.device());
+    int64_t* op = out.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) ++op[xp[i]];
+    return out;
+  }
+  const ScalarType wt = weights->dtype() == ScalarType::Float ? ScalarType::Float : ScalarType::Double;
+  Tensor w = weights->to(wt).contiguous();
+  Tensor out = ember::zeros({bins}, wt, self.device());
+  if (wt == ScalarType::Float) {
+    const float* wp = w.data_ptr<float>();
+    float* op = out.data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) op[xp[i]] += wp[i];
+  } else {
+    const double* wp = w.data_ptr<double>();
+    double* op = out.data_ptr<double>();
+    for (int64_t i = 0; i < n; ++i) op[xp[i]] += wp[i];
+  }
+  return out;
+}
+
+Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
+  if (!is_floating_type(self.dtype())) {
+    throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", type_word(self.dtype()), "'"));
+  }
+  EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  check_out_dtype(out, self.dtype());
+  Tensor x = self.contiguous().to(ScalarType::Double);
+  const double* xp = x.data_ptr<double>();
+  const int64_t n = x.numel();
+  double lo = min.to_double(), hi = max.to_double();
+  if (lo == hi && n > 0) {
+    lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (int64_t i = 0; i < n; ++i) {
+      lo = std::min(lo, xp[i]), hi = std::max(hi, xp[i]);
+    }
+  }
+  if (lo == hi) lo -= 1, hi += 1;
+  EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  // Bin edges and the position rule follow PyTorch's histogram: the edges are
+  // linspace(lo, hi, bins + 1) in the input dtype and the last bin is closed.
+  std::vector<double> counts(bins, 0.0);
+  const double width = hi - lo;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = xp[i];
+    if (!(v >= lo && v <= hi)) continue;
+    int64_t pos = static_cast<int64_t>((v - lo) * bins / width);
+    if (pos == bins) pos -= 1;
+    counts[pos] += 1;
+  }
+  Tensor r = ember::empty({bins}, ScalarType::Double, self.device());
+  std::copy(counts.begin(), counts.end(), r.data_ptr<double>());
+  if (out.defined()) {
+    resize_output(out, {bins});
+  } else {
+    out = ember::empty({bins}, self.dtype(), self.device());
+  }
+  out.copy_(r);
+  return out;
+}
+
+}  // namespace ember::native

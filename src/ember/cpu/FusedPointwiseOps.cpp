@@ -1,0 +1,97 @@
+// CPU pointwise operators with their own kernels (cpu/kernels/FusedPointwiseKernel.cpp):
+// addcmul, addcdiv and nan_to_num; and isclose, built from other operators.
+#include <limits>
+
+#include "ember/cpu/OpMessages.h"
+#include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(AddcFn, addc_stub);
+EMBER_DEFINE_DISPATCH(NanToNumFn, nan_to_num_stub);
+}  // namespace ember::cpu
+
+namespace ember::native {
+
+// ---- addcmul / addcdiv ----------------------------------------------------------------------------
+
+namespace {
+Tensor& addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, bool divide,
+                  Tensor& out) {
+  if (divide && is_integral_type(t1.dtype(), true) && is_integral_type(t2.dtype(), true)) {
+    throw Error(
+        "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+        "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value "
+        "* torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+        "tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value "
+        "* tensor1 / tensor2), for all dtypes.");
+  }
+  TensorIterator::Config c;
+  auto it = TensorIterator::op(out, {self, t1, t2}, c);
+  if (it.common_dtype() == ScalarType::Bool) {
+    throw NotImplementedError(str_cat("\"", divide ? "addcdiv_cpu_out" : "addcmul_cpu_out",
+                                      "\" not implemented for 'Bool'"));
+  }
+  cpu::addc_stub(it, value, divide);
+  it.finish();
+  return out;
+}
+}  // namespace
+
+Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                    Tensor& out) {
+  return addc_impl(self, tensor1, tensor2, value, false, out);
+}
+
+Tensor& addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                    Tensor& out) {
+  return addc_impl(self, tensor1, tensor2, value, true, out);
+}
+
+// ---- isclose, nan_to_num ---------------------------------------------------------------------------
+
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK(self.dtype() == other.dtype(), type_word(self.dtype()), " did not match ", type_word(other.dtype()));
+  EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
+  EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
+  auto weak = [&](const Tensor& like, double v) { return ember::scalar_tensor(Scalar(v), like.dtype(), like.device()); };
+  Tensor close = ember::eq(self, other);
+  if (equal_nan && is_floating_type(self.dtype())) {
+    close = ember::logical_or(close, ember::logical_and(ember::isnan(self), ember::isnan(other)));
+  }
+  if (self.dtype() == ScalarType::Bool || (rtol == 0 && atol == 0)) return close;
+  if (!is_floating_type(self.dtype())) {
+    // Integers compare in the default float type, as PyTorch.
+    Tensor a = self.to(ScalarType::Float), b = other.to(ScalarType::Float);
+    Tensor diff = ember::abs(ember::sub(a, b));
+    Tensor allowed = ember::add(ember::abs(ember::mul(b, weak(b, rtol))), weak(b, atol));
+    return ember::logical_or(close, ember::le(diff, allowed));
+  }
+  Tensor diff = ember::abs(ember::sub(self, other));
+  Tensor allowed = ember::add(ember::abs(ember::mul(other, weak(other, rtol))), weak(other, atol));
+  Tensor finite = ember::logical_and(ember::isfinite(diff), ember::le(diff, allowed));
+  return ember::logical_or(close, finite);
+}
+
+Tensor& nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                       std::optional<double> neginf, Tensor& out) {
+  auto it = TensorIterator::unary_op(out, self);
+  if (!is_floating_type(self.dtype())) {
+    if (!out.is_same(self)) out.copy_(self);
+    return out;
+  }
+  double big = 0;
+  switch (self.dtype()) {
+    case ScalarType::Half: big = 65504.0; break;
+    case ScalarType::BFloat16: big = 3.3895313892515355e38; break;
+    case ScalarType::Float: big = std::numeric_limits<float>::max(); break;
+    default: big = std::numeric_limits<double>::max(); break;
+  }
+  cpu::nan_to_num_stub(it, nan.value_or(0.0), posinf.value_or(big), neginf.value_or(-big));
+  it.finish();
+  return out;
+}
+
+}  // namespace ember::native

@@ -1,0 +1,132 @@
+// CPU sort, argsort, msort, topk and kthvalue. The inner loops live in
+// cpu/kernels/SortKernel.cpp.
+#include <array>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "ember/cpu/SortStubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(SortFn, sort_stub);
+EMBER_DEFINE_DISPATCH(TopkFn, topk_stub);
+}  // namespace ember::cpu
+
+namespace ember::native {
+
+namespace {
+
+// A 0-dim tensor as a 1-element 1-d view (same storage).
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
+// Calls f(offsets) for every position of `shape` with dimension `dim` left
+// out; offsets[k] is the element offset of operand k (strides[k]).
+template <size_t N, typename F>
+void for_each_line(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef, N>& strides, const F& f) {
+  DimVector sz;
+  std::array<DimVector, N> st;
+  int64_t total = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d == dim) continue;
+    sz.push_back(shape[d]);
+    total *= shape[d];
+    for (size_t k = 0; k < N; ++k) st[k].push_back(strides[k][d]);
+  }
+  if (total == 0) return;
+  const int64_t nd = static_cast<int64_t>(sz.size());
+  DimVector ctr(nd, 0);
+  std::array<int64_t, N> off{};
+  for (int64_t i = 0; i < total; ++i) {
+    f(off);
+    for (int64_t j = nd - 1; j >= 0; --j) {
+      if (++ctr[j] < sz[j]) {
+        for (size_t k = 0; k < N; ++k) off[k] += st[k][j];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) off[k] -= st[k][j] * (sz[j] - 1);
+      ctr[j] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+// ---- sort, topk, kthvalue ----------------------------------------------------------------------
+
+namespace {
+// Per-line pointers of a sort/topk along d: input lines and result lines.
+std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t d) {
+  std::vector<cpu::SortLine> lines;
+  const size_t isz = in.element_size();
+  char* ib = static_cast<char*>(in.data_ptr());
+  char* vb = values.defined() ? static_cast<char*>(values.data_ptr()) : nullptr;
+  int64_t* xb = static_cast<int64_t*>(indices.data_ptr());
+  DimVector zero(in.dim(), 0);
+  IntArrayRef vst = values.defined() ? values.strides() : IntArrayRef(zero);
+  for_each_line<3>(in.sizes(), d, {in.strides(), vst, indices.strides()}, [&](const std::array<int64_t, 3>& off) {
+    lines.push_back({ib + off[0] * isz, in.strides()[d], vb ? vb + off[1] * isz : nullptr,
+                     values.defined() ? values.strides()[d] : 0, xb + off[2], indices.strides()[d]});
+  });
+  return lines;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  Tensor values = ember::empty(self.sizes(), self.dtype(), self.device());
+  Tensor indices = ember::empty(self.sizes(), ScalarType::Long, self.device());
+  if (self.numel() == 0) return {values, indices};
+  Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
+  const int64_t n = in.sizes()[d];
+  std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
+  cpu::sort_stub(self.dtype(), n, static_cast<int64_t>(lines.size()), descending, stable.value_or(false), lines.data());
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  return sort_stable(self, false, dim, descending);
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(ember::sort(self, dim, descending));
+}
+
+Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(ember::sort(self, std::optional<bool>(stable), dim, descending));
+}
+
+Tensor msort(const Tensor& self) { return std::get<0>(ember::sort(self, 0, false)); }
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
+  EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
+  DimVector shape(self.sizes());
+  shape[d] = k;
+  Tensor values = ember::empty(shape, self.dtype(), self.device());
+  Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
+  if (values.numel() == 0) return {values, indices};
+  Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
+  std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
+  cpu::topk_stub(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
+  EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
+  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
+  // Unsorted selection leaves the k-th smallest at position k - 1.
+  auto [values, indices] = native::topk(self, k, dim, false, false);
+  Tensor v = values.narrow(d, k - 1, 1), x = indices.narrow(d, k - 1, 1);
+  if (!keepdim) v = v.squeeze(d), x = x.squeeze(d);
+  return {v.contiguous(), x.contiguous()};
+}
+
+}  // namespace ember::native

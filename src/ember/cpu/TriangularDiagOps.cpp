@@ -1,0 +1,68 @@
+// CPU tril/triu, trace and diag.
+#include <algorithm>
+#include <cstdlib>
+
+#include "ember/cpu/OpMessages.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::native {
+
+// ---- tril / triu -------------------------------------------------------------------------------
+
+namespace {
+Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lower, Tensor& out) {
+  EMBER_CHECK(self.dim() >= 2, name, ": input tensor must have at least 2 dimensions");
+  if (!out.defined()) {
+    out = self.clone();
+  } else if (!out.is_same(self)) {
+    check_out_dtype(out, self.dtype());
+    resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  const int64_t nd = out.dim(), rows = out.sizes()[nd - 2], cols = out.sizes()[nd - 1];
+  const int64_t rs = out.strides()[nd - 2], cs = out.strides()[nd - 1];
+  const int64_t batch = rows * cols == 0 ? 0 : out.numel() / (rows * cols);
+  EMBER_DISPATCH_ALL_TYPES(out.dtype(), name, [&] {
+    scalar_t* base = static_cast<scalar_t*>(out.data_ptr());
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t off = 0, rem = b;
+      for (int64_t d = nd - 3; d >= 0; --d) {
+        off += (rem % out.sizes()[d]) * out.strides()[d];
+        rem /= out.sizes()[d];
+      }
+      scalar_t* m = base + off;
+      for (int64_t i = 0; i < rows; ++i) {
+        // lower keeps j <= i + diagonal; upper keeps j >= i + diagonal.
+        const int64_t lo = lower ? std::max<int64_t>(0, i + diagonal + 1) : 0;
+        const int64_t hi = lower ? cols : std::min<int64_t>(cols, std::max<int64_t>(0, i + diagonal));
+        for (int64_t j = lo; j < hi; ++j) m[i * rs + j * cs] = scalar_t(0);
+      }
+    }
+  });
+  return out;
+}
+}  // namespace
+
+Tensor& tril_out(const Tensor& self, int64_t diagonal, Tensor& out) { return tri_impl("tril", self, diagonal, true, out); }
+Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) { return tri_impl("triu", self, diagonal, false, out); }
+
+// ---- trace, diag ----------------------------------------------------------------------------------
+
+Tensor trace(const Tensor& self) {
+  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"trace\" not implemented for 'Bool'");
+  return ember::sum(self.diagonal(0, 0, 1), std::optional<ScalarType>{});
+}
+
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
+  if (self.dim() == 2) return self.diagonal(diagonal, 0, 1).clone();
+  const int64_t n = self.sizes()[0] + std::abs(diagonal);
+  Tensor out = ember::zeros({n, n}, self.dtype(), self.device());
+  out.diagonal(diagonal, 0, 1).copy_(self);
+  return out;
+}
+
+}  // namespace ember::native
