@@ -1,0 +1,38 @@
+"""The operator test database: one row per operator (or per overload that
+needs its own call), grouped by family. test_opdb.py runs every row against
+PyTorch; test_op_coverage.py checks that every public operator of ops.yaml
+has a row here or a reason in EXCLUDED."""
+
+from __future__ import annotations
+
+from . import elementwise
+from .core import OpInfo, SampleInput
+
+OP_DB: list[OpInfo] = [*elementwise.ROWS]
+
+# Public operators of ops.yaml without a row, each with the reason.
+EXCLUDED: dict[str, str] = {}
+
+
+def meta_available():
+    """Whether this build has the meta device."""
+    import ember
+
+    try:
+        ember.empty(1, device="meta")
+    except Exception:  # noqa: BLE001 - any refusal means no meta device
+        return False
+    return True
+
+
+def devices():
+    """The devices with data that the tests run on (meta has its own test)."""
+    import ember
+
+    found = ["cpu"]
+    if hasattr(ember, "cuda") and ember.cuda.is_available():
+        found.append("cuda")
+    return found
+
+
+__all__ = ["EXCLUDED", "OP_DB", "OpInfo", "SampleInput", "devices", "meta_available"]
