@@ -423,6 +423,12 @@ def check_gradients(row, second):
     samples = grad_samples(row)
     assert samples, f"{row.id}: no float64 sample for the gradient tests"
     for s in samples:
+        with known_difference(row, "gradgrad" if second else "grad", s):
+            check_gradient_sample(row, fn_e, fn_t, s, second)
+
+
+def check_gradient_sample(row, fn_e, fn_t, s, second):
+    if True:
         (ta, tk, ti), (ea, ek, ei) = prepared(row, s)
         t_outs = differentiable_outputs(fn_t(*ta, **tk))
         weights = _weights([tuple(o.shape) for o in t_outs], 1)
