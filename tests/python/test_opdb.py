@@ -436,7 +436,9 @@ def check_gradient_sample(row, fn_e, fn_t, s, second):
         tg, tg2 = first_and_second(torch, fn_t, ta, tk, ti, weights, weights2, second)
         eg, eg2 = first_and_second(ember, fn_e, ea, ek, ei, weights, weights2, second)
         where = f"{row.id}[{s.name}]"
-        assert tg is not None, f"{where}: no differentiable output in torch"
+        if tg is None:  # e.g. a conversion to an integer dtype
+            assert eg is None, f"{where}: torch's result does not require grad, ember's does"
+            return
         assert_grads(eg, tg, GRAD_TOL, where + " grad")
         if second:
             assert_grads(eg2, tg2, GRAD_TOL, where + " grad of grad")

@@ -5,10 +5,10 @@ has a row here or a reason in EXCLUDED."""
 
 from __future__ import annotations
 
-from . import elementwise, reductions
+from . import elementwise, reductions, shape
 from .core import OpInfo, SampleInput
 
-OP_DB: list[OpInfo] = [*elementwise.ROWS, *reductions.ROWS]
+OP_DB: list[OpInfo] = [*elementwise.ROWS, *reductions.ROWS, *shape.ROWS]
 
 # Public operators of ops.yaml without a row, each with the reason.
 EXCLUDED: dict[str, str] = {}

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import torch
 
-from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, INTS_AND_BOOL, SampleInput, Tol, make, transposed
+from .core import (
+    ALL_BUT_BOOL,
+    ALL_DTYPES,
+    FLOATS,
+    INTS_AND_BOOL,
+    SampleInput,
+    Tol,
+    make,
+    transposed,
+)
 from .families import reduction, row
 
 NO_GRAD = {"supports_grad": False, "supports_gradgrad": False}
