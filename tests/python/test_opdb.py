@@ -30,7 +30,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 DEVICES = devices()
 # A backward formula composes several roundings, which the two libraries may
 # associate differently: gradients are compared to a few ulp, not bit for bit.
-GRAD_TOL = (1e-13, 1e-15)
+GRAD_TOL = (1e-12, 1e-13)
 FLAGS = (
     "supports_grad",
     "supports_gradgrad",
@@ -192,7 +192,8 @@ def test_values(row, dtype, device):
     tol = row.tol.get(dtype)
     tol = tol if row.compare_values else "shape"
     for s in row.samples(torch_dtype(dtype)):
-        run_pair(fn_e, fn_t, s, device, tol, where=f"{row.id}[{s.name}]")
+        with known_difference(row, f"values/{dtype}", s):
+            run_pair(fn_e, fn_t, s, device, tol, where=f"{row.id}[{s.name}]")
 
 
 @pytest.mark.parametrize("row", cases("strides", flag="check_strides"))
@@ -339,8 +340,8 @@ def as_leaves(obj):
 
 
 def substitute(obj, inputs):
-    """obj with its float tensors replaced, in order, by `inputs`."""
-    if isinstance(obj, ember.Tensor) and obj.dtype.is_floating_point:
+    """obj with its tensors that require grad replaced, in order, by `inputs`."""
+    if isinstance(obj, ember.Tensor) and obj.requires_grad:
         return inputs.pop(0)
     if isinstance(obj, (list, tuple)):
         return type(obj)(substitute(o, inputs) for o in obj)
@@ -369,10 +370,14 @@ def grad_samples(row, limit=2):
 def prepared(row, s):
     """(torch args, kwargs, inputs), (ember args, kwargs, inputs) with every float
     tensor a leaf that requires grad (same strides in both)."""
-    t_args, t_kwargs = as_leaves(s.args), as_leaves(s.kwargs)
-    e_args, e_kwargs = to_ember(t_args, requires_grad=True), to_ember(t_kwargs, requires_grad=True)
-    t_in = float_leaves([t_args, t_kwargs], [])
-    e_in = [x for x in _ember_floats([e_args, e_kwargs], [])]
+    t_args = tuple(a if i in row.no_grad_args else as_leaves(a) for i, a in enumerate(s.args))
+    t_kwargs = as_leaves(s.kwargs)
+    e_args = tuple(
+        to_ember(a, requires_grad=i not in row.no_grad_args) for i, a in enumerate(t_args)
+    )
+    e_kwargs = to_ember(t_kwargs, requires_grad=True)
+    t_in = [t for t in float_leaves([t_args, t_kwargs], []) if t.requires_grad]
+    e_in = [e for e in _ember_floats([e_args, e_kwargs], []) if e.requires_grad]
     return (t_args, t_kwargs, t_in), (e_args, e_kwargs, e_in)
 
 
@@ -470,9 +475,8 @@ def test_gradgrad(row):
 def ember_function(fn, args, kwargs):
     def call(*inputs):
         pool = list(inputs)
-        return fn(
-            *substitute(args, pool), **substitute(kwargs, list(inputs[len(inputs) - len(pool) :]))
-        )
+        new_args = substitute(args, pool)
+        return fn(*new_args, **substitute(kwargs, pool))
 
     return call
 

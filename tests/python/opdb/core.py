@@ -91,6 +91,7 @@ class OpInfo:
     tol_reason: str = ""
     error_inputs: Callable[[], list] | None = None
     grad_inputs: Callable[[], list] | None = None  # float64 samples for the gradient tests
+    no_grad_args: tuple = ()  # positions of float arguments that must not require grad (running stats)
     xfail: dict = dataclasses.field(default_factory=dict)  # "test" or "test/dtype" -> reason
 
     def __post_init__(self):
