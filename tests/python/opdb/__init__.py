@@ -5,10 +5,17 @@ has a row here or a reason in EXCLUDED."""
 
 from __future__ import annotations
 
-from . import elementwise, indexing, nn, reductions, shape
+from . import elementwise, indexing, misc, nn, reductions, shape
 from .core import OpInfo, SampleInput
 
-OP_DB: list[OpInfo] = [*elementwise.ROWS, *reductions.ROWS, *shape.ROWS, *indexing.ROWS, *nn.ROWS]
+OP_DB: list[OpInfo] = [
+    *elementwise.ROWS,
+    *reductions.ROWS,
+    *shape.ROWS,
+    *indexing.ROWS,
+    *nn.ROWS,
+    *misc.ROWS,
+]
 
 # Public operators of ops.yaml without a row, each with the reason.
 EXCLUDED: dict[str, str] = {}
