@@ -474,8 +474,10 @@ KNOWN = {
     "huber_loss": twice("huber_loss"),
     "glu": {**twice("glu"), "dtypes": BOOL_ACCEPTED},
     "binary_cross_entropy": {
-        "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)"
+        **twice("binary_cross_entropy"),
+        "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)",
     },
+    "binary_cross_entropy_with_logits": twice("binary_cross_entropy_with_logits"),
     "conv1d": {**twice("conv1d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
     "conv2d": {**twice("conv2d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
     "conv2d.padding": twice("conv2d"),
