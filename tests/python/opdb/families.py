@@ -108,7 +108,12 @@ def reduction(name, **kw):
         for k in ("low", "high", "dims", "keepdim", "full", "multi_dim", "empty")
         if k in kw
     }
-    defaults = {"method": True, "supports_meta": True, **DIFFERENTIABLE}
+    defaults = {
+        "method": True,
+        "supports_meta": True,
+        "error_inputs": S.dim_out_of_range,
+        **DIFFERENTIABLE,
+    }
     return _row(name, "reduction", defaults, kw.pop("samples", S.reduction(**opts)), kw)
 
 

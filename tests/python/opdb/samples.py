@@ -175,3 +175,8 @@ def reduction(
         return out
 
     return gen
+
+
+def dim_out_of_range():
+    """A dim past the last one."""
+    return [SampleInput((make((2, 3), torch.float32), 5), name="dim-out-of-range")]
