@@ -110,6 +110,7 @@ def reduction(name, **kw):
     }
     defaults = {
         "method": True,
+        "supports_out": True,
         "supports_meta": True,
         "error_inputs": S.dim_out_of_range,
         **DIFFERENTIABLE,
