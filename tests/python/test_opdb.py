@@ -242,10 +242,9 @@ def test_error_inputs(row, device):
 def test_method(row, device):
     fn_e, fn_t = row.method_callable(), row.method_callable()
     dt = first_dtype(row, device)  # the values test covers the other dtypes
-    if True:
-        for s in row.samples(torch_dtype(dt)):
-            if isinstance(s.args[0], torch.Tensor):
-                run_pair(fn_e, fn_t, s, device, row.tol.get(dt), where=f"{row.id}[{dt},{s.name}]")
+    for s in row.samples(torch_dtype(dt)):
+        if isinstance(s.args[0], torch.Tensor):
+            run_pair(fn_e, fn_t, s, device, row.tol.get(dt), where=f"{row.id}[{dt},{s.name}]")
 
 
 def empty_like_result(lib, expected, device):
@@ -446,20 +445,19 @@ def check_gradients(row, second):
 
 
 def check_gradient_sample(row, fn_e, fn_t, s, second):
-    if True:
-        (ta, tk, ti), (ea, ek, ei) = prepared(row, s)
-        t_outs = differentiable_outputs(fn_t(*ta, **tk))
-        weights = _weights([tuple(o.shape) for o in t_outs], 1)
-        weights2 = _weights([tuple(x.shape) for x in ti], 2)
-        tg, tg2 = first_and_second(torch, fn_t, ta, tk, ti, weights, weights2, second)
-        eg, eg2 = first_and_second(ember, fn_e, ea, ek, ei, weights, weights2, second)
-        where = f"{row.id}[{s.name}]"
-        if tg is None:  # e.g. a conversion to an integer dtype
-            assert eg is None, f"{where}: torch's result does not require grad, ember's does"
-            return
-        assert_grads(eg, tg, GRAD_TOL, where + " grad")
-        if second:
-            assert_grads(eg2, tg2, GRAD_TOL, where + " grad of grad")
+    (ta, tk, ti), (ea, ek, ei) = prepared(row, s)
+    t_outs = differentiable_outputs(fn_t(*ta, **tk))
+    weights = _weights([tuple(o.shape) for o in t_outs], 1)
+    weights2 = _weights([tuple(x.shape) for x in ti], 2)
+    tg, tg2 = first_and_second(torch, fn_t, ta, tk, ti, weights, weights2, second)
+    eg, eg2 = first_and_second(ember, fn_e, ea, ek, ei, weights, weights2, second)
+    where = f"{row.id}[{s.name}]"
+    if tg is None:  # e.g. a conversion to an integer dtype
+        assert eg is None, f"{where}: torch's result does not require grad, ember's does"
+        return
+    assert_grads(eg, tg, GRAD_TOL, where + " grad")
+    if second:
+        assert_grads(eg2, tg2, GRAD_TOL, where + " grad of grad")
 
 
 def assert_grads(got, expected, tol, where):

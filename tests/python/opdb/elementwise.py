@@ -65,7 +65,13 @@ UNARY_FLOAT = [
     unary_float("rad2deg"),
     unary_float("logit", tol=ULP, low=0.05, high=0.95),
     unary_float(
-        "logit", tol=ULP, variant="eps", low=0.05, high=0.95, call=lambda m, x: m.logit(x, eps=0.1)
+        "logit",
+        tol=ULP,
+        variant="eps",
+        low=0.05,
+        high=0.95,
+        call=lambda m, x, **kw: m.logit(x, eps=0.1, **kw),
+        supports_inplace=False,
     ),
 ]
 

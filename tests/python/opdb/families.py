@@ -23,9 +23,9 @@ def _row(name, family, defaults, samples, kw):
     fields = dict(defaults)
     fields.update(kw)
     merged = {**defaults.get("xfail", {}), **kw.get("xfail", {})}
-    fields["xfail"] = {
-        k: v for k, v in merged.items() if v is not None
-    }  # None drops a family default
+    fields["xfail"] = {k: v for k, v in merged.items() if v is not None}  # None drops a default
+    if callable(fields.get("call")) and "method" not in kw:
+        fields["method"] = False  # a custom call has no plain x.name(...) form to compare
     return OpInfo(name=name, family=family, samples=samples, **fields)
 
 
