@@ -3,11 +3,27 @@
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 torch = pytest.importorskip("torch", reason="the oracle (torch==2.13.0) is installed by the test set-up")
 import ember  # noqa: E402
+
+# Hypothesis settings for every test file, set here once. "ember-dev" explores
+# new examples on each run; "ember-ci" (when CI is set) replays the same ones.
+# EMBER_HYP_EXAMPLES changes the number of examples of both.
+settings.register_profile(
+    "ember-dev",
+    max_examples=int(os.environ.get("EMBER_HYP_EXAMPLES", 15)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "ember-ci", settings.get_profile("ember-dev"), derandomize=True, database=None, print_blob=True
+)
+settings.load_profile("ember-ci" if os.environ.get("CI") else "ember-dev")
 
 # Same names in both libraries.
 DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]

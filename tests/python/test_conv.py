@@ -18,20 +18,13 @@ from _nn_helpers import (
     same_error,
 )
 from conftest import torch
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import ember
 
 F = torch.nn.functional
 EF = ember.nn.functional
-
-settings.register_profile(
-    "ember_conv",
-    max_examples=int(__import__("os").environ.get("EMBER_HYP_EXAMPLES", 35)),
-    deadline=None,
-)
-settings.load_profile("ember_conv")
 
 assert init_without_rng  # a fixture, used by name below
 

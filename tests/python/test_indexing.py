@@ -22,18 +22,10 @@ from _view_helpers import (
     weights_like,
 )
 from conftest import DTYPE_NAMES, FLOAT_NAMES, assert_same, torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-
-settings.register_profile(
-    "indexing",
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow],
-)
-settings.load_profile("indexing")
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

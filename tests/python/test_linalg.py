@@ -10,13 +10,10 @@ import math
 
 import pytest
 from conftest import DTYPE_NAMES, FLOAT_NAMES, assert_same, dtypes, pair, torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import ember
-
-settings.register_profile("linalg", max_examples=15, deadline=None)
-settings.load_profile("linalg")
 
 
 def run_both(fn_e, fn_t):

@@ -9,20 +9,13 @@ import math
 import pytest
 from _nn_helpers import close, copy_params, from_torch, pair_randn, same_error
 from conftest import torch
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import ember
 
 F = torch.nn.functional
 EF = ember.nn.functional
-
-settings.register_profile(
-    "ember_norm",
-    max_examples=int(__import__("os").environ.get("EMBER_HYP_EXAMPLES", 40)),
-    deadline=None,
-)
-settings.load_profile("ember_norm")
 
 
 def grads_match(ye, yt, pairs, seed=5):

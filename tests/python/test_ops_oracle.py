@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import pytest
 from conftest import DTYPE_NAMES, FLOAT_NAMES, assert_same, dtypes, pair, torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import ember
-
-settings.register_profile("ember", max_examples=60, deadline=None, derandomize=True)
-settings.load_profile("ember")
 
 small_dims = st.integers(min_value=0, max_value=4)
 

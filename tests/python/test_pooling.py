@@ -7,20 +7,13 @@ from __future__ import annotations
 import pytest
 from _nn_helpers import close, from_torch, pair_randn, same_error
 from conftest import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import ember
 
 F = torch.nn.functional
 EF = ember.nn.functional
-
-settings.register_profile(
-    "ember_pool",
-    max_examples=int(__import__("os").environ.get("EMBER_HYP_EXAMPLES", 40)),
-    deadline=None,
-)
-settings.load_profile("ember_pool")
 
 
 def run_both(fe, ft, t, grad=True, match_message=False):

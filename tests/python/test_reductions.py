@@ -14,9 +14,6 @@ from hypothesis import strategies as st
 
 import ember
 
-settings.register_profile("reductions", max_examples=10, deadline=None)
-settings.load_profile("reductions")
-
 INT_NAMES = ["uint8", "int8", "int16", "int32", "int64"]
 
 

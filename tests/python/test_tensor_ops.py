@@ -9,13 +9,11 @@ import warnings
 import pytest
 from _tensor_ops_helpers import ALL, NUMERIC, build, grad_check, index_pair, numel, run_both, same, shapes, values
 from conftest import assert_same, torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import ember
 
-settings.register_profile("tensor_ops", max_examples=12, deadline=None, derandomize=True)
-settings.load_profile("tensor_ops")
 warnings.filterwarnings("ignore", message="The reduce argument of torch.scatter")
 
 

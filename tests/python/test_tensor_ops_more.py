@@ -8,13 +8,10 @@ from __future__ import annotations
 import pytest
 from _tensor_ops_helpers import ALL, NUMERIC, build, grad_check, index_pair, numel, run_both, same, shapes, values
 from conftest import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import ember
-
-settings.register_profile("tensor_ops", max_examples=12, deadline=None, derandomize=True)
-settings.load_profile("tensor_ops")
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 

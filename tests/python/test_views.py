@@ -21,18 +21,10 @@ from _view_helpers import (
     shapes,
 )
 from conftest import DTYPE_NAMES, assert_same, pair, torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-
-settings.register_profile(
-    "views",
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow],
-)
-settings.load_profile("views")
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

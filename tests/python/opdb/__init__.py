@@ -1,0 +1,78 @@
+"""The operator test database: one row per operator (or per overload that
+needs its own call), grouped by family. test_opdb.py runs every row against
+PyTorch; test_op_coverage.py checks that every public operator of ops.yaml
+has a row here or a reason in EXCLUDED.
+
+A new simple operator is one line in its family's list, for example
+`unary_float("sinh")` in elementwise.py or `binary("hypot", dtypes=FLOATS)`;
+families.py holds the defaults (dtypes, flags, samples) that such a line
+inherits. A difference from PyTorch found by a row is recorded in the row's
+`xfail` ("test", "test/dtype" or "test:sample" -> the exact difference) and
+runs as a strict xfail, so it is seen again the day it is fixed.
+`python tests/python/test_opdb.py --table` prints the counts.
+"""
+
+from __future__ import annotations
+
+from . import elementwise, indexing, misc, nn, reductions, shape
+from .core import OpInfo, SampleInput
+
+OP_DB: list[OpInfo] = [
+    *elementwise.ROWS,
+    *reductions.ROWS,
+    *shape.ROWS,
+    *indexing.ROWS,
+    *nn.ROWS,
+    *misc.ROWS,
+]
+
+# Public operators of ops.yaml without a row, each with the reason.
+_RANDOM = "draws random numbers: distributions and generator state are checked in test_random.py"
+EXCLUDED: dict[str, str] = {
+    **{
+        name: _RANDOM
+        for name in (
+            "bernoulli",
+            "bernoulli_",
+            "exponential_",
+            "multinomial",
+            "normal",
+            "normal_",
+            "rand",
+            "rand_like",
+            "randint",
+            "randint_like",
+            "randn",
+            "randn_like",
+            "random_",
+            "randperm",
+            "uniform_",
+        )
+    },
+    # the LSTM cell loop behind nn.LSTM, with packed weights: test_rnn.py runs it through the modules
+    "mkldnn_rnn_layer": "internal recurrent kernel reached through nn.LSTM/nn.GRU, checked in test_rnn.py",
+}
+
+
+def meta_available():
+    """Whether this build has the meta device."""
+    import ember
+
+    try:
+        ember.empty(1, device="meta")
+    except Exception:  # noqa: BLE001 - any refusal means no meta device
+        return False
+    return True
+
+
+def devices():
+    """The devices with data that the tests run on (meta has its own test)."""
+    import ember
+
+    found = ["cpu"]
+    if hasattr(ember, "cuda") and ember.cuda.is_available():
+        found.append("cuda")
+    return found
+
+
+__all__ = ["EXCLUDED", "OP_DB", "OpInfo", "SampleInput", "devices", "meta_available"]

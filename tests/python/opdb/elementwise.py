@@ -1,0 +1,544 @@
+"""Rows of the pointwise operators: unary, binary, comparison, bitwise, ternary."""
+
+from __future__ import annotations
+
+from . import samples as S
+from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, ULP, ULP2, SampleInput, make
+from .families import binary, bitwise, comparison, unary_float, unary_predicate, unary_same
+
+F = "nn.functional."
+
+# Known differences from PyTorch, each a strict xfail of the cases it breaks.
+GELU_STRIDED = (
+    "gelu float32 on a transposed input, x=-2.79535: torch -0.0072460417 (its strided loop), "
+    "ember -0.0072462084 (what both give for a contiguous input)"
+)
+NO_DOUBLE_BACKWARD = (
+    "ember: 'the derivative for {} is not implemented'; torch has this second derivative"
+)
+OUT_SCALAR_FIRST = "{}(2, t, out=o): torch raises TypeError (no out= form with a Python scalar first), ember accepts"
+THRESHOLD_UINT8 = (
+    "threshold(uint8, 0.5, -2.0): torch raises RuntimeError 'value cannot be converted to type "
+    "uint8_t without overflow', ember wraps -2 to 254"
+)
+
+
+def no_gradgrad(backward):
+    reason = NO_DOUBLE_BACKWARD.format(repr(backward))
+    return {"gradgrad": reason, "gradgradcheck": reason}
+
+
+UNARY_FLOAT = [
+    unary_float("exp", tol=ULP),
+    unary_float("exp2", tol=ULP),
+    unary_float("expm1", tol=ULP),
+    unary_float("log", low=0.1),
+    unary_float("log2", tol=ULP, low=0.1),
+    unary_float("log10", tol=ULP, low=0.1),
+    unary_float("log1p", tol=ULP, low=-0.9),
+    unary_float("sqrt", tol=ULP, low=0.1),
+    unary_float("rsqrt", tol=ULP, low=0.1),
+    unary_float("sin", tol=ULP),
+    unary_float("cos", tol=ULP),
+    unary_float("tan", tol=ULP, low=-1.2, high=1.2),
+    unary_float("tanh", tol=ULP),
+    unary_float("sigmoid", tol=ULP),
+    unary_float("reciprocal", low=0.5),
+    unary_float("asin", tol=ULP, low=-0.9, high=0.9),
+    unary_float("acos", tol=ULP, low=-0.9, high=0.9),
+    unary_float("atan", tol=ULP),
+    unary_float("sinh", tol=ULP),
+    unary_float("cosh", tol=ULP),
+    unary_float("asinh", tol=ULP),
+    unary_float("acosh", tol=ULP, low=1.1, high=4.0),
+    unary_float("atanh", tol=ULP, low=-0.9, high=0.9),
+    unary_float("erf", tol=ULP),
+    unary_float("erfc", tol=ULP),
+    unary_float("erfinv", tol=ULP, low=-0.9, high=0.9),
+    unary_float("lgamma", tol=ULP, low=0.1, high=4.0),
+    unary_float("digamma", low=0.1, high=4.0),
+    unary_float("i0"),
+    unary_float("special_i1", method=False, supports_inplace=False),
+    unary_float("sinc"),
+    unary_float("deg2rad"),
+    unary_float("rad2deg"),
+    unary_float("logit", tol=ULP, low=0.05, high=0.95),
+    unary_float(
+        "logit",
+        tol=ULP,
+        variant="eps",
+        low=0.05,
+        high=0.95,
+        call=lambda m, x, **kw: m.logit(x, eps=0.1, **kw),
+        supports_inplace=False,
+    ),
+]
+
+UNARY_SAME = [
+    unary_same("abs"),
+    unary_same("neg"),
+    unary_same("sign", dtypes=ALL_DTYPES),
+    unary_same("floor", dtypes=ALL_DTYPES),
+    unary_same("ceil", dtypes=ALL_DTYPES),
+    unary_same("round", dtypes=ALL_DTYPES),
+    unary_same(
+        "round",
+        variant="decimals",
+        supports_out=False,
+        supports_inplace=False,
+        call=lambda m, x: m.round(x, decimals=1),
+        dtypes=FLOATS,
+    ),
+    unary_same("trunc", dtypes=ALL_DTYPES),
+    unary_same("frac", dtypes=FLOATS),
+    unary_same("square", dtypes=ALL_DTYPES),
+    unary_same("relu"),
+    unary_same("nan_to_num", dtypes=ALL_DTYPES),
+    unary_same(
+        "nan_to_num",
+        variant="values",
+        dtypes=ALL_DTYPES,
+        supports_out=False,
+        supports_inplace=False,
+        call=lambda m, x: m.nan_to_num(x, nan=1.5, posinf=100.0, neginf=-50.0),
+    ),
+    unary_same(
+        "bitwise_not",
+        dtypes=("bool", "uint8", "int8", "int16", "int32", "int64"),
+        supports_grad=False,
+        supports_gradgrad=False,
+    ),
+]
+
+PREDICATES = [
+    unary_predicate("isnan", supports_out=False, supports_inplace=False),
+    unary_predicate("isinf", supports_out=False, supports_inplace=False),
+    unary_predicate("isfinite", supports_out=False, supports_inplace=False),
+    unary_predicate("signbit", supports_inplace=False),
+    unary_predicate("logical_not"),
+]
+
+BINARY = [
+    binary("add", dtypes=ALL_DTYPES),
+    binary(
+        "add",
+        variant="alpha",
+        dtypes=ALL_DTYPES,
+        call=lambda m, x, y: m.add(x, y, alpha=2),
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    binary("sub"),
+    binary(
+        "sub",
+        variant="alpha",
+        call=lambda m, x, y: m.sub(x, y, alpha=2),
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    binary("mul", dtypes=ALL_DTYPES),
+    binary("div", dtypes=ALL_DTYPES, rhs_low=0.5),
+    binary(
+        "div",
+        variant="trunc",
+        rhs_low=1.0,
+        call=lambda m, x, y: m.div(x, y, rounding_mode="trunc"),
+        supports_out=False,
+        supports_inplace=False,
+        supports_gradgrad=False,
+    ),
+    binary(
+        "div",
+        variant="floor",
+        rhs_low=1.0,
+        call=lambda m, x, y: m.div(x, y, rounding_mode="floor"),
+        supports_out=False,
+        supports_inplace=False,
+        supports_gradgrad=False,
+    ),
+    binary("true_divide", dtypes=ALL_DTYPES, rhs_low=0.5),
+    binary("floor_divide", rhs_low=1.0, supports_grad=False, supports_gradgrad=False),
+    binary(
+        "remainder",
+        xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("remainder")},
+        rhs_low=1.0,
+        scalar_first=True,
+        supports_gradgrad=False,
+    ),
+    binary("fmod", rhs_low=1.0, supports_gradgrad=False),
+    binary("pow", low=0.5, high=2.0, rhs_low=0.0, rhs_high=3.0, scalar_first=True),
+    binary("maximum", dtypes=ALL_DTYPES),
+    binary("minimum", dtypes=ALL_DTYPES),
+    binary("fmax", dtypes=ALL_DTYPES, supports_inplace=False),
+    binary("fmin", dtypes=ALL_DTYPES, supports_inplace=False),
+    binary("atan2", dtypes=ALL_DTYPES, tol=ULP),
+    binary("hypot", dtypes=FLOATS),
+    binary("copysign", dtypes=ALL_DTYPES),
+    binary("xlogy", dtypes=ALL_DTYPES, low=0.0, rhs_low=0.1, scalar_first=True),
+    binary(
+        "special_xlog1py",
+        dtypes=ALL_DTYPES,
+        low=0.0,
+        rhs_low=-0.5,
+        scalar_first=True,
+        method=False,
+        supports_inplace=False,
+    ),
+]
+
+BITWISE = [
+    bitwise(
+        "bitwise_and",
+        xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_and")},
+        scalar_first=True,
+    ),
+    bitwise(
+        "bitwise_or",
+        xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_or")},
+        scalar_first=True,
+    ),
+    bitwise(
+        "bitwise_xor",
+        xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_xor")},
+        scalar_first=True,
+    ),
+    bitwise(
+        "bitwise_left_shift",
+        xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_left_shift")},
+        dtypes=("uint8", "int8", "int16", "int32", "int64"),
+        scalar_first=True,
+    ),
+    bitwise(
+        "bitwise_right_shift",
+        xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_right_shift")},
+        dtypes=("uint8", "int8", "int16", "int32", "int64"),
+        scalar_first=True,
+    ),
+]
+
+COMPARISON = [
+    comparison("eq"),
+    comparison("ne"),
+    comparison("lt"),
+    comparison("le"),
+    comparison("gt"),
+    comparison("ge"),
+    comparison("logical_and"),
+    comparison("logical_or"),
+    comparison("logical_xor"),
+    comparison(
+        "isclose",
+        scalar=None,
+        mixed=False,
+        supports_out=False,
+        supports_inplace=False,
+        supports_meta=True,
+    ),
+]
+
+
+def _clamp_samples(dtype):
+    a = lambda shape, seed, lo=-3.0, hi=3.0: make(shape, dtype, lo, hi, seed=seed)
+    return [
+        SampleInput((a((2, 3), 1), -1, 2), name="scalars"),
+        SampleInput((a((2, 3), 2), None, 1), name="max-only"),
+        SampleInput((a((2, 3), 3), -1), name="min-only"),
+        SampleInput((a((2, 3), 4), a((3,), 5, -3, 0), a((2, 1), 6, 0, 3)), name="tensors"),
+        SampleInput((a((), 7), a((), 8, -3, 0), None), name="0-dim"),
+        SampleInput((a((0, 3), 9), -1, 1), name="empty"),
+        SampleInput((make((3, 4), dtype, -3.0, 3.0, seed=10).t(), -1, 1), name="transposed"),
+    ]
+
+
+def _clamp_bound_samples(dtype):
+    a = lambda shape, seed: make(shape, dtype, -3.0, 3.0, seed=seed)
+    return [
+        SampleInput((a((2, 3), 1), 1), name="scalar"),
+        SampleInput((a((2, 3), 2), a((3,), 3)), name="tensor"),
+        SampleInput((a((0, 3), 4), 0), name="empty"),
+        SampleInput((make((3, 4), dtype, -3.0, 3.0, seed=5).t(), 0), name="transposed"),
+    ]
+
+
+def _where(m, x, y):
+    cond = (x > 0) if not isinstance(x, (int, float)) else (y > 0)
+    return m.where(cond, x, y)
+
+
+TERNARY = [
+    binary(
+        "lerp",
+        dtypes=FLOATS,
+        samples=S.ternary(third=0.3, third_low=0.0, third_high=1.0),
+        error_inputs=None,
+    ),
+    binary("addcmul", samples=S.ternary(), error_inputs=None),
+    binary(
+        "addcmul",
+        variant="value",
+        samples=S.ternary(),
+        error_inputs=None,
+        dtypes=ALL_BUT_BOOL,
+        call=lambda m, x, a, b: m.addcmul(x, a, b, value=0.5),
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    binary("addcdiv", dtypes=FLOATS, samples=S.ternary(third_low=0.5), error_inputs=None),
+    binary(
+        "where",
+        dtypes=ALL_DTYPES,
+        call=_where,
+        scalar_first=True,
+        edge=False,
+        method=False,
+        supports_inplace=False,
+        supports_out=False,
+    ),
+    binary("clamp", dtypes=ALL_DTYPES, samples=_clamp_samples, error_inputs=None),
+    binary(
+        "clip",
+        dtypes=ALL_DTYPES,
+        samples=_clamp_samples,
+        error_inputs=None,
+        xfail={
+            "out": "ember.clip(x, -1, 1, out=o) raises TypeError (no out= form); torch accepts it"
+        },
+    ),
+    binary("clamp_min", dtypes=ALL_DTYPES, samples=_clamp_bound_samples, error_inputs=None),
+    binary("clamp_max", dtypes=ALL_DTYPES, samples=_clamp_bound_samples, error_inputs=None),
+]
+
+ACTIVATIONS = [
+    unary_same(
+        "gelu",
+        xfail={
+            **no_gradgrad("gelu_backward"),
+            "values/float32": GELU_STRIDED,
+        },
+        tol=ULP,
+        call=F + "gelu",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "gelu",
+        xfail=no_gradgrad("gelu_backward"),
+        tol=ULP,
+        variant="tanh",
+        call=lambda m, x: m.nn.functional.gelu(x, approximate="tanh"),
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "silu",
+        tol=ULP,
+        call=F + "silu",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "elu",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP,
+        call=F + "elu",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "elu",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP,
+        variant="alpha",
+        call=lambda m, x: m.nn.functional.elu(x, alpha=0.5),
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "selu",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP,
+        call=F + "selu",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "celu",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP,
+        call=F + "celu",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "softplus",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP,
+        call=F + "softplus",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "softplus",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP,
+        variant="beta",
+        call=lambda m, x: m.nn.functional.softplus(x, beta=2.0, threshold=1.0),
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "hardtanh",
+        xfail=no_gradgrad("_activation_backward"),
+        call=F + "hardtanh",
+        dtypes=ALL_BUT_BOOL,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "hardsigmoid",
+        call=F + "hardsigmoid",
+        dtypes=FLOATS,
+        supports_gradgrad=False,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "hardswish",
+        xfail=no_gradgrad("_activation_backward"),
+        call=F + "hardswish",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "mish",
+        xfail=no_gradgrad("_activation_backward"),
+        tol=ULP2,
+        call=F + "mish",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "log_sigmoid",
+        xfail={**no_gradgrad("_activation_backward"), "strides": None},
+        tol=ULP,
+        call=F + "logsigmoid",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "leaky_relu",
+        xfail=no_gradgrad("_activation_backward"),
+        call=F + "leaky_relu",
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+    unary_same(
+        "threshold",
+        xfail={"values/uint8": THRESHOLD_UINT8},
+        call=lambda m, x: m.nn.functional.threshold(x, 0.5, -2.0),
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+    ),
+]
+
+# The in-place activations as functional calls: the result is the mutated input.
+INPLACE_ACTIVATIONS = [
+    unary_same(
+        name,
+        call=F + name,
+        dtypes=FLOATS,
+        method=False,
+        tol=ULP if name != "leaky_relu_" else {},
+        supports_out=False,
+        supports_inplace=False,
+        supports_grad=False,
+        supports_gradgrad=False,
+        check_strides=False,
+    )
+    for name in ("elu_", "selu_", "celu_", "leaky_relu_")
+] + [
+    unary_same(
+        "threshold_",
+        xfail={"values/uint8": THRESHOLD_UINT8},
+        call=lambda m, x: m.nn.functional.threshold_(x, 0.5, -2.0),
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+        supports_grad=False,
+        supports_gradgrad=False,
+        check_strides=False,
+    ),
+    unary_same(
+        "square_",
+        call=".square_",
+        dtypes=ALL_BUT_BOOL,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+        supports_grad=False,
+        supports_gradgrad=False,
+        check_strides=False,
+    ),
+    unary_same(
+        "clip_",
+        call=lambda m, x: x.clip_(-1, 1),
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+        supports_grad=False,
+        supports_gradgrad=False,
+        check_strides=False,
+    ),
+    unary_same(
+        "true_divide_",
+        call=lambda m, x: x.true_divide_(2.0),
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+        supports_grad=False,
+        supports_gradgrad=False,
+        check_strides=False,
+    ),
+]
+
+ROWS = (
+    UNARY_FLOAT
+    + UNARY_SAME
+    + PREDICATES
+    + BINARY
+    + BITWISE
+    + COMPARISON
+    + TERNARY
+    + ACTIVATIONS
+    + INPLACE_ACTIVATIONS
+)

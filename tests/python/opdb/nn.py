@@ -1,0 +1,534 @@
+"""Rows of torch.nn.functional: losses, glu, embedding, convolution, pooling,
+normalisation, padding, upsampling, im2col/col2im."""
+
+from __future__ import annotations
+
+import torch
+
+from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, INTS, SampleInput, Tol, make, transposed
+from .families import row
+
+NN_TOL = Tol(
+    {
+        "float16": (2e-3, 2e-3),
+        "bfloat16": (1.6e-2, 1.6e-2),
+        "float32": (1e-5, 1e-6),
+        "float64": (1e-13, 1e-14),
+    },
+    "sums over windows, channels or classes in another order than PyTorch's (oneDNN, GEMM, two-pass statistics)",
+)
+NN = {"supports_grad": True, "supports_gradgrad": True, "supports_meta": True, "tol": NN_TOL}
+NOT_TWICE = (
+    "ember: the gradient of {} does not require grad (grad of grad None); torch's is differentiable"
+)
+BOOL_ACCEPTED = "bool input: torch raises NotImplementedError, ember computes a result"
+INT_ACCEPTED = "integer input: torch raises NotImplementedError, ember computes a result"
+INT_DILATED = (
+    "dilated convolution of an integer type other than int64: torch raises NotImplementedError, ember computes"
+)
+CONV_T_HALF = (
+    "conv_transpose2d in float16/bfloat16: a few outputs differ from torch by more than accumulation "
+    "order explains (up to 0.0146 in float16, 0.156 in bfloat16, on outputs of size ~10)"
+)
+BOOL_RUNTIME = "bool input: torch raises NotImplementedError, ember RuntimeError"
+STATS_DTYPE = (
+    "{}(float16/bfloat16): ember's mean/rstd outputs are float32, torch's keep the input dtype"
+)
+NLL_GG = (
+    "ember's nll_loss double backward w.r.t. grad_output: analytical -1.0, numerical -0.25 "
+    "(the mean reduction's 1/N is missing)"
+)
+GN_GRAD = (
+    "native_group_norm: torch ignores gradients flowing into the mean/rstd outputs, ember adds them "
+    "(input gradient differs by up to 0.64)"
+)
+
+
+def twice(name):
+    return {"gradgrad": NOT_TWICE.format(name)}
+
+
+F32_F64 = ("float32", "float64")
+
+
+def nn_row(name, samples, **kw):
+    fields = {**NN, **kw}
+    fields.setdefault("dtypes", FLOATS)
+    return row(name, "nn.functional", samples, **fields)
+
+
+def functional(name):
+    return lambda m, *a, **k: getattr(m.nn.functional, name)(*a, **k)
+
+
+def _pair_loss(low=-2.0, high=2.0, t_low=-2.0, t_high=2.0, extra=()):
+    def gen(d):
+        x = make((3, 4), d, low, high, seed=1)
+        t = make((3, 4), d, t_low, t_high, seed=2)
+        out = [
+            SampleInput((x, t), name="mean"),
+            SampleInput((x, t), {"reduction": "sum"}, name="sum"),
+            SampleInput((x, t), {"reduction": "none"}, name="none"),
+            SampleInput(
+                (make((), d, low, high, seed=3), make((), d, t_low, t_high, seed=4)), name="0-dim"
+            ),
+            SampleInput((transposed((4, 3), d, low=low, high=high, seed=5), t), name="transposed"),
+        ]
+        out += [SampleInput((x, t), kw, name=f"kw{i}") for i, kw in enumerate(extra)]
+        return out
+
+    return gen
+
+
+def _bce_weight(d):
+    x, t = make((3, 4), d, 0.05, 0.95, seed=1), make((3, 4), d, 0.0, 1.0, seed=2)
+    return [SampleInput((x, t), {"weight": make((4,), d, 0.5, 2.0, seed=3)}, name="weight")]
+
+
+def _bce_logits_weights(d):
+    x, t = make((3, 4), d, seed=1), make((3, 4), d, 0.0, 1.0, seed=2)
+    return [
+        SampleInput((x, t), {"pos_weight": make((4,), d, 0.5, 2.0, seed=3)}, name="pos_weight"),
+        SampleInput((x, t), {"weight": make((3, 1), d, 0.5, 2.0, seed=4)}, name="weight"),
+    ]
+
+
+def _plus(*gens):
+    return lambda d: [s for g in gens for s in g(d)]
+
+
+def _nll(d):
+    x = torch.log_softmax(make((4, 3), torch.float64, seed=1), 1).to(d)
+    target = torch.tensor([0, 2, 1, 2])
+    return [
+        SampleInput((x, target), name="mean"),
+        SampleInput((x, target), {"reduction": "sum"}, name="sum"),
+        SampleInput((x, target), {"reduction": "none"}, name="none"),
+        SampleInput((x, target), {"weight": make((3,), d, 0.5, 2.0, seed=2)}, name="weight"),
+        SampleInput((x, torch.tensor([0, -100, 1, 2])), name="ignore_index"),
+        SampleInput((x, torch.tensor([0, 3, 1, 2])), grad=False, name="out-of-range"),
+    ]
+
+
+def _nll2d(d):
+    x = torch.log_softmax(make((2, 3, 2, 2), torch.float64, seed=1), 1).to(d)
+    target = torch.tensor([[[0, 2], [1, 1]], [[2, 0], [1, 2]]])
+    return [
+        SampleInput((x, target), name="mean"),
+        SampleInput((x, target), {"reduction": "none"}, name="none"),
+        SampleInput((x, target), {"weight": make((3,), d, 0.5, 2.0, seed=2)}, name="weight"),
+    ]
+
+
+def _glu(d):
+    return [
+        SampleInput((make((2, 4), d, seed=1),), name="last"),
+        SampleInput((make((4, 3), d, seed=2), 0), name="dim0"),
+        SampleInput((make((2, 3), d, seed=3),), grad=False, name="odd"),
+    ]
+
+
+def _embedding(d):
+    w = make((5, 3), d, seed=1)
+    return [
+        SampleInput((w, torch.tensor([[0, 2], [4, 2]])), name="2-d"),
+        SampleInput((w, torch.tensor([1, 1, 3])), {"padding_idx": 1}, name="padding_idx"),
+        SampleInput((w, torch.tensor([5])), grad=False, name="out-of-range"),
+    ]
+
+
+def _embedding_call(m, weight, indices, **kw):
+    return m.nn.functional.embedding(indices, weight, **kw)
+
+
+def _embedding_renorm(m, weight, indices):
+    out = m.nn.functional.embedding(indices, weight, max_norm=1.0)
+    return out, weight
+
+
+def _conv(dims, transposed_conv=False):
+    def gen(d):
+        spatial = (5,) * dims
+        x = make((2, 4) + spatial, d, seed=1)
+        wshape = (4, 3) + (3,) * dims if transposed_conv else (3, 4) + (3,) * dims
+        w, b = make(wshape, d, seed=2), make((3,), d, seed=3)
+        wg = (
+            make((4, 2) + (3,) * dims, d, seed=4)
+            if not transposed_conv
+            else make((4, 1) + (3,) * dims, d, seed=4)
+        )
+        out = [
+            SampleInput((x, w), name="plain"),
+            SampleInput((x, w, b), {"stride": 2, "padding": 1}, name="stride-padding-bias"),
+            SampleInput((x, wg), {"groups": 2}, name="groups"),
+        ]
+        if not transposed_conv:
+            out.append(SampleInput((x, w), {"dilation": 2}, name="dilation"))
+        else:
+            out.append(
+                SampleInput((x, w), {"stride": 2, "output_padding": 1}, name="output_padding")
+            )
+        out.append(
+            SampleInput((make((2, 3) + spatial, d, seed=5), w), grad=False, name="channel-mismatch")
+        )
+        return out
+
+    return gen
+
+
+def _conv_same(d):
+    x, w = make((1, 2, 5, 5), d, seed=1), make((3, 2, 3, 3), d, seed=2)
+    return [
+        SampleInput((x, w), {"padding": "same"}, name="same"),
+        SampleInput((x, w), {"padding": "valid"}, name="valid"),
+    ]
+
+
+def _convolution(d):
+    x, w, b = make((2, 4, 5, 5), d, seed=1), make((3, 4, 3, 3), d, seed=2), make((3,), d, seed=3)
+    return [SampleInput((x, w, b, (1, 1), (1, 1), (1, 1), False, (0, 0), 1), name="conv2d")]
+
+
+def _pool(d):
+    x = make((2, 3, 6, 6), d, seed=1)
+    return [
+        SampleInput((x, 2), name="k2"),
+        SampleInput((x, 3, 2, 1), name="k3-s2-p1"),
+        SampleInput((x, (2, 3)), {"ceil_mode": True}, name="ceil"),
+        SampleInput((make((3, 5, 5), d, seed=2), 2), name="unbatched"),
+        SampleInput((x, 2, 1, 2), grad=False, name="padding-too-large"),
+    ]
+
+
+def _max_pool_dilation(d):
+    return [SampleInput((make((1, 2, 7, 7), d, seed=1), 3), {"dilation": 2}, name="dilation")]
+
+
+def _avg_pool_extra(d):
+    x = make((2, 3, 6, 6), d, seed=1)
+    return [
+        SampleInput((x, 3, 2, 1), {"count_include_pad": False}, name="exclude-pad"),
+        SampleInput((x, 2), {"divisor_override": 3}, name="divisor"),
+    ]
+
+
+def _adaptive(d):
+    x = make((2, 3, 7, 6), d, seed=1)
+    return [
+        SampleInput((x, 3), name="3"),
+        SampleInput((x, (4, 2)), name="4x2"),
+        SampleInput((x, 1), name="global"),
+        SampleInput((make((3, 5, 5), d, seed=2), 2), name="unbatched"),
+    ]
+
+
+def _batch_norm(d):
+    x = make((4, 3, 2), d, seed=1)
+    rm, rv = make((3,), d, seed=2), make((3,), d, 0.5, 2.0, seed=3)
+    w, b = make((3,), d, seed=4), make((3,), d, seed=5)
+    return [
+        SampleInput((x, rm.clone(), rv.clone(), w, b, True), name="training"),
+        SampleInput((x, rm, rv, w, b, False), name="eval"),
+        SampleInput((x, None, None), {"training": True}, name="no-stats"),
+        SampleInput(
+            (make((4, 3), d, seed=6), rm.clone(), rv.clone()),
+            {"training": True, "momentum": 0.3},
+            name="2-d",
+        ),
+    ]
+
+
+def _native_batch_norm(d):
+    x = make((4, 3, 2), d, seed=1)
+    rm, rv = make((3,), d, seed=2), make((3,), d, 0.5, 2.0, seed=3)
+    w, b = make((3,), d, seed=4), make((3,), d, seed=5)
+    return [
+        SampleInput((x, w, b, rm.clone(), rv.clone(), True, 0.1, 1e-5), name="training"),
+        SampleInput((x, w, b, rm, rv, False, 0.1, 1e-5), name="eval"),
+    ]
+
+
+def _layer_norm(d):
+    x = make((2, 3, 4), d, seed=1)
+    return [
+        SampleInput((x, (4,)), name="last"),
+        SampleInput((x, (3, 4), make((3, 4), d, seed=2), make((3, 4), d, seed=3)), name="affine"),
+        SampleInput((transposed((2, 4, 3), d, seed=4), (4,)), {"eps": 1e-3}, name="transposed"),
+        SampleInput((x, (3,)), grad=False, name="bad-shape"),
+    ]
+
+
+def _native_layer_norm(d):
+    x = make((2, 3, 4), d, seed=1)
+    return [
+        SampleInput((x, (4,), make((4,), d, seed=2), make((4,), d, seed=3), 1e-5), name="affine")
+    ]
+
+
+def _group_norm(d):
+    x = make((2, 4, 3), d, seed=1)
+    return [
+        SampleInput((x, 2), name="2-groups"),
+        SampleInput((x, 4, make((4,), d, seed=2), make((4,), d, seed=3)), name="affine"),
+        SampleInput((x, 3), grad=False, name="indivisible"),
+    ]
+
+
+def _native_group_norm(d):
+    x = make((2, 4, 3), d, seed=1)
+    return [
+        SampleInput(
+            (x, make((4,), d, seed=2), make((4,), d, seed=3), 2, 4, 3, 2, 1e-5), name="affine"
+        )
+    ]
+
+
+def _pad(mode, dims):
+    def gen(d):
+        x = make((1, 2) + (4,) * dims, d, seed=1)
+        pad = (1, 2) * dims
+        out = [
+            SampleInput((x, pad, mode), name="batched"),
+            SampleInput(
+                (make((2,) + (4,) * dims, d, seed=2), (2, 1) * dims, mode), name="unbatched"
+            ),
+        ]
+        if mode == "reflect":
+            out.append(SampleInput((x, (4, 0) * dims, mode), grad=False, name="too-wide"))
+        return out
+
+    return gen
+
+
+def _constant_pad(d):
+    x = make((2, 3), d, seed=1)
+    return [
+        SampleInput((x, (1, 2)), name="last"),
+        SampleInput((x, (1, 0, 2, 1)), {"value": 1.5 if d.is_floating_point else 2}, name="value"),
+        SampleInput((x, (-1, 1)), name="negative"),
+        SampleInput((make((), d, seed=2), ()), name="0-dim"),
+    ]
+
+
+def _interp(mode, dims, align=None):
+    def gen(d):
+        x = make((1, 2) + (3,) * dims, d, seed=1)
+        kw = {} if align is None else {"align_corners": align}
+        return [
+            SampleInput((x,), {"scale_factor": 2, "mode": mode, **kw}, name="scale2"),
+            SampleInput((x,), {"size": (5,) * dims, "mode": mode, **kw}, name="size5"),
+            SampleInput((x,), {"scale_factor": 1.5, "mode": mode, **kw}, name="scale1.5"),
+        ]
+
+    return gen
+
+
+def _unfold(d):
+    x = make((1, 2, 4, 5), d, seed=1)
+    return [
+        SampleInput((x, 2), name="k2"),
+        SampleInput((x, (2, 3)), {"stride": 2, "padding": 1, "dilation": 1}, name="strided"),
+    ]
+
+
+def _fold(d):
+    return [
+        SampleInput((make((1, 8, 12), d, seed=1), (4, 5), 2), name="k2"),
+        SampleInput(
+            (make((2, 4, 6), d, seed=2), (3, 4), (2, 1)),
+            {"stride": 1},
+            grad=False,
+            name="bad-blocks",
+        ),
+    ]
+
+
+def _interpolate(m, x, **kw):
+    return m.nn.functional.interpolate(x, **kw)
+
+
+def _pad_call(m, x, pad, mode="constant", **kw):
+    return m.nn.functional.pad(x, pad, mode=mode, **kw)
+
+
+def _max_pool_indices(m, *a, **k):
+    return m.nn.functional.max_pool2d(*a, return_indices=True, **k)
+
+
+LOSSES = [
+    nn_row("mse_loss", _pair_loss(), call=functional("mse_loss")),
+    nn_row(
+        "binary_cross_entropy",
+        _plus(_pair_loss(0.05, 0.95, 0.0, 1.0), _bce_weight),
+        call=functional("binary_cross_entropy"),
+        no_grad_args=(1,),
+    ),
+    nn_row(
+        "binary_cross_entropy_with_logits",
+        _plus(_pair_loss(t_low=0.0, t_high=1.0), _bce_logits_weights),
+        call=functional("binary_cross_entropy_with_logits"),
+        no_grad_args=(1,),
+    ),
+    nn_row("smooth_l1_loss", _pair_loss(extra=({"beta": 0.5},)), call=functional("smooth_l1_loss")),
+    nn_row("huber_loss", _pair_loss(extra=({"delta": 0.5},)), call=functional("huber_loss")),
+    nn_row("nll_loss_forward", _nll, call=functional("nll_loss")),
+    nn_row("nll_loss2d_forward", _nll2d, call=functional("nll_loss")),
+    nn_row("glu", _glu, call=functional("glu")),
+    nn_row(
+        "embedding", _embedding, call=_embedding_call, supports_gradgrad=False, dtypes=ALL_DTYPES
+    ),
+    nn_row(
+        "embedding_renorm_",
+        lambda d: _embedding(d)[:1],
+        call=_embedding_renorm,
+        supports_grad=False,
+        supports_gradgrad=False,
+    ),
+]
+
+CONV = [
+    nn_row("conv1d", _conv(1), dtypes=ALL_BUT_BOOL, call=functional("conv1d")),
+    nn_row("conv2d", _conv(2), dtypes=ALL_BUT_BOOL, call=functional("conv2d")),
+    nn_row("conv2d", _conv_same, dtypes=ALL_BUT_BOOL, variant="padding", call=functional("conv2d")),
+    nn_row(
+        "conv1d",
+        lambda d: [
+            SampleInput(
+                (make((1, 2, 5), d, seed=1), make((3, 2, 3), d, seed=2)),
+                {"padding": "same"},
+                name="same",
+            )
+        ],
+        variant="padding",
+        call=functional("conv1d"),
+        dtypes=ALL_BUT_BOOL,
+    ),
+    nn_row(
+        "conv_transpose2d",
+        _conv(2, transposed_conv=True),
+        dtypes=ALL_BUT_BOOL,
+        call=functional("conv_transpose2d"),
+    ),
+    nn_row("convolution", _convolution, dtypes=ALL_BUT_BOOL),
+]
+
+POOLING = [
+    nn_row(
+        "max_pool2d",
+        _plus(_pool, _max_pool_dilation),
+        dtypes=ALL_BUT_BOOL,
+        call=functional("max_pool2d"),
+    ),
+    nn_row("max_pool2d_with_indices", _pool, dtypes=ALL_BUT_BOOL, call=_max_pool_indices),
+    nn_row(
+        "avg_pool2d",
+        _plus(_pool, _avg_pool_extra),
+        dtypes=ALL_BUT_BOOL,
+        call=functional("avg_pool2d"),
+    ),
+    nn_row("adaptive_avg_pool2d", _adaptive, call=functional("adaptive_avg_pool2d")),
+]
+
+NORMS = [
+    nn_row("batch_norm", _batch_norm, call=functional("batch_norm"), no_grad_args=(1, 2)),
+    nn_row("native_batch_norm", _native_batch_norm, supports_gradgrad=False, no_grad_args=(3, 4)),
+    nn_row("layer_norm", _layer_norm, call=functional("layer_norm")),
+    nn_row("native_layer_norm", _native_layer_norm, supports_gradgrad=False),
+    nn_row("group_norm", _group_norm, call=functional("group_norm")),
+    nn_row("native_group_norm", _native_group_norm, supports_gradgrad=False),
+]
+
+PADDING = [
+    nn_row(
+        "constant_pad_nd",
+        _constant_pad,
+        dtypes=("bool", "uint8", "int8", "int16", "int32", "int64") + FLOATS,
+    ),
+    nn_row("reflection_pad1d", _pad("reflect", 1), call=_pad_call),
+    nn_row("reflection_pad2d", _pad("reflect", 2), call=_pad_call),
+    nn_row("reflection_pad3d", _pad("reflect", 3), call=_pad_call),
+    nn_row("replication_pad1d", _pad("replicate", 1), call=_pad_call),
+    nn_row("replication_pad2d", _pad("replicate", 2), call=_pad_call),
+    nn_row("replication_pad3d", _pad("replicate", 3), call=_pad_call),
+    nn_row("upsample_nearest1d", _interp("nearest", 1), call=_interpolate),
+    nn_row("upsample_nearest2d", _interp("nearest", 2), call=_interpolate),
+    nn_row("upsample_nearest3d", _interp("nearest", 3), call=_interpolate),
+    nn_row("upsample_linear1d", _interp("linear", 1, False), call=_interpolate),
+    nn_row(
+        "upsample_linear1d", _interp("linear", 1, True), variant="align_corners", call=_interpolate
+    ),
+    nn_row("upsample_bilinear2d", _interp("bilinear", 2, False), call=_interpolate),
+    nn_row(
+        "upsample_bilinear2d",
+        _interp("bilinear", 2, True),
+        variant="align_corners",
+        call=_interpolate,
+    ),
+    nn_row("im2col", _unfold, call=functional("unfold"), dtypes=("bool", *FLOATS)),
+    nn_row("col2im", _fold, call=functional("fold"), dtypes=("bool", *FLOATS)),
+]
+
+ROWS = LOSSES + CONV + POOLING + NORMS + PADDING
+
+# Known differences from PyTorch (strict xfails), by row id.
+KNOWN = {
+    "smooth_l1_loss": twice("smooth_l1_loss"),
+    "huber_loss": twice("huber_loss"),
+    "glu": {**twice("glu"), "dtypes": BOOL_ACCEPTED},
+    "binary_cross_entropy": {
+        **twice("binary_cross_entropy"),
+        "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)",
+    },
+    "binary_cross_entropy_with_logits": twice("binary_cross_entropy_with_logits"),
+    "conv1d": {**twice("conv1d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
+    "conv2d": {**twice("conv2d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
+    "conv2d.padding": twice("conv2d"),
+    "conv1d.padding": twice("conv1d"),
+    "conv_transpose2d": {
+        **twice("conv_transpose2d"),
+        "values/float16": CONV_T_HALF,
+        "values/bfloat16": CONV_T_HALF,
+    },
+    "im2col": {"dtypes": INT_ACCEPTED},
+    "col2im": {"dtypes": INT_ACCEPTED},
+    "batch_norm": twice("batch_norm"),
+    "layer_norm": twice("layer_norm"),
+    "native_batch_norm": {
+        "values/float16": STATS_DTYPE.format("native_batch_norm"),
+        "values/bfloat16": STATS_DTYPE.format("native_batch_norm"),
+    },
+    "convolution": twice("convolution"),
+    "max_pool2d": twice("max_pool2d"),
+    "max_pool2d_with_indices": twice("max_pool2d"),
+    "avg_pool2d": twice("avg_pool2d"),
+    "adaptive_avg_pool2d": twice("adaptive_avg_pool2d"),
+    "group_norm": twice("group_norm"),
+    "nll_loss_forward": {"gradgradcheck": NLL_GG},
+    "nll_loss2d_forward": {"gradgradcheck": NLL_GG},
+    "native_group_norm": {
+        "grad": GN_GRAD,
+        "values/float16": STATS_DTYPE.format("native_group_norm"),
+        "values/bfloat16": STATS_DTYPE.format("native_group_norm"),
+    },
+    "native_layer_norm": {
+        "values/float16": STATS_DTYPE.format("native_layer_norm"),
+        "values/bfloat16": STATS_DTYPE.format("native_layer_norm"),
+    },
+    **{
+        f"{kind}_pad{n}d": {**twice(f"{kind}_pad{n}d"), "dtypes": BOOL_ACCEPTED}
+        for kind in ("reflection", "replication")
+        for n in (1, 2, 3)
+    },
+    **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
+    **{
+        name: {"dtypes": BOOL_RUNTIME}
+        for name in (
+            "upsample_linear1d",
+            "upsample_linear1d.align_corners",
+            "upsample_bilinear2d",
+            "upsample_bilinear2d.align_corners",
+        )
+    },
+}
+for _row in ROWS:
+    _row.xfail.update(KNOWN.get(_row.id, {}))
