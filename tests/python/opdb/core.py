@@ -52,6 +52,12 @@ def ulps(n, reason):
 # Both are faithful, so results may sit on the two sides of a rounding boundary.
 ULP = ulps(1, "own vector math vs PyTorch's SLEEF/libm: up to 1 ulp apart")
 ULP2 = ulps(2, "composed of exp/log1p/tanh, each up to 1 ulp from PyTorch's")
+# max(a, b) + log1p(e^-|a - b|) cancels where the result is near 0: each side's
+# 1-ulp differences are ulps of the operands (about 1), not of the result.
+LOG_ADD_EXP = Tol(
+    {d: (2 * _EPS.get(d, _EPS["float32"]), 2 * _EPS.get(d, _EPS["float32"])) for d in ALL_DTYPES},
+    "max + log1p(e^-|a-b|) cancels near 0: 2 ulps of the result or of 1",
+)
 
 
 @dataclasses.dataclass

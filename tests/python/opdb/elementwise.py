@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import samples as S
-from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, ULP, ULP2, SampleInput, make
+from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, LOG_ADD_EXP, ULP, ULP2, SampleInput, make
 from .families import binary, bitwise, comparison, unary_float, unary_predicate, unary_same
 
 F = "nn.functional."
@@ -173,6 +173,8 @@ BINARY = [
     binary("fmin", dtypes=ALL_DTYPES, supports_inplace=False),
     binary("atan2", dtypes=ALL_DTYPES, tol=ULP),
     binary("hypot", dtypes=FLOATS),
+    binary("logaddexp", dtypes=ALL_DTYPES, tol=LOG_ADD_EXP, supports_inplace=False),
+    binary("logaddexp2", dtypes=ALL_DTYPES, tol=LOG_ADD_EXP, supports_inplace=False),
     binary("copysign", dtypes=ALL_DTYPES),
     binary("xlogy", dtypes=ALL_DTYPES, low=0.0, rhs_low=0.1, scalar_first=True),
     binary(
