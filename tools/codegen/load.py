@@ -10,7 +10,7 @@ from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
 _KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
          "output_differentiability"}
-_BACKENDS = {"CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
+_BACKENDS = {"CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 
 
 class _LineLoader(yaml.SafeLoader):
