@@ -300,6 +300,27 @@ def test_data_access(name):
     check_both(DATA_ACCESS[name])
 
 
+def test_save_and_load_keep_meta():
+    out = []
+    for lib in (ember, torch):
+        buf = io.BytesIO()
+        lib.save({"w": lib.empty(3, 4, device="meta", dtype=lib.float64)}, buf)
+        buf.seek(0)
+        out.append(describe(lib.load(buf)["w"]))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("writer", ["ember", "torch"])
+def test_checkpoints_with_meta_tensors_cross_libraries(writer):
+    w, r = (ember, torch) if writer == "ember" else (torch, ember)
+    buf = io.BytesIO()
+    w.save({"w": w.empty(2, 5, device="meta").t(), "p": w.nn.Parameter(w.empty(3, device="meta"))}, buf)
+    buf.seek(0)
+    got = r.load(buf)
+    assert describe(got["w"]) == ("tensor", (5, 2), "float32", (1, 5), 0, "meta")
+    assert isinstance(got["p"], r.nn.Parameter) and got["p"].is_meta and got["p"].requires_grad
+
+
 # ---- views and metadata ops ------------------------------------------------------
 
 VIEWS = {
@@ -533,12 +554,70 @@ def test_module_on_meta(name):
     assert repr(e) == repr(t)
 
 
+@pytest.mark.parametrize("name", MODULES)
+def test_to_empty_then_reset(name):
+    states = []
+    for lib in (ember, torch):
+        module = MODULES[name](lib.nn)
+        assert module.to_empty(device="cpu") is module
+        lib.manual_seed(3)
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+        states.append(module_state(module))
+        assert not any(p.is_meta for p in module.parameters())
+    assert states[0] == states[1]
+
+
+def test_to_empty_without_recursion():
+    for lib in (ember, torch):
+        seq = lib.nn.Sequential(lib.nn.Linear(2, 2, device="meta"))
+        seq.to_empty(device="cpu", recurse=False)
+        assert seq[0].weight.is_meta
+
+
+def test_to_empty_values_after_reset_match():
+    out = []
+    for lib in (ember, torch):
+        lin = lib.nn.Linear(4, 3, device="meta").to_empty(device="cpu")
+        lib.manual_seed(11)
+        lin.reset_parameters()
+        out.append(lin.weight.detach().tolist())
+    assert out[0] == out[1]
+
+
 def test_module_to_meta():
     for lib in (ember, torch):
         module = lib.nn.Linear(2, 3).to("meta")
         assert module.weight.is_meta and module.bias.is_meta
         assert isinstance(module.weight, lib.nn.Parameter)
     assert repr(ember.nn.Linear(2, 3).to("meta").weight) == repr(torch.nn.Linear(2, 3).to("meta").weight)
+
+
+INITS = {
+    "uniform_": lambda init, x: init.uniform_(x),
+    "normal_": lambda init, x: init.normal_(x),
+    "constant_": lambda init, x: init.constant_(x, 0.5),
+    "zeros_": lambda init, x: init.zeros_(x),
+    "ones_": lambda init, x: init.ones_(x),
+    "xavier_uniform_": lambda init, x: init.xavier_uniform_(x),
+    "xavier_normal_": lambda init, x: init.xavier_normal_(x),
+    "kaiming_uniform_": lambda init, x: init.kaiming_uniform_(x),
+    "kaiming_normal_": lambda init, x: init.kaiming_normal_(x),
+    "trunc_normal_": lambda init, x: init.trunc_normal_(x),
+    "orthogonal_": lambda init, x: init.orthogonal_(x),
+    "eye_": lambda init, x: init.eye_(x),
+}
+
+
+@pytest.mark.parametrize("name", INITS)
+def test_init_on_meta(name):
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        state = lib.get_rng_state()
+        x = lib.empty(3, 4, device="meta")
+        assert INITS[name](lib.nn.init, x) is x
+        assert x.is_meta
+        assert lib.equal(lib.get_rng_state(), state)
 
 
 @pytest.mark.parametrize("dtype", FLOAT_NAMES)
