@@ -686,7 +686,7 @@ def _restore_location(map_location):
                 )
             return storage.to(device=ember.device(location))
         if location == "meta":
-            raise NotImplementedError("ember.load: the meta device is not supported")
+            return UntypedStorage(storage.nbytes(), device="meta")
         raise RuntimeError(
             f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with {location})"
         )

@@ -321,6 +321,21 @@ def test_checkpoints_with_meta_tensors_cross_libraries(writer):
     assert isinstance(got["p"], r.nn.Parameter) and got["p"].is_meta and got["p"].requires_grad
 
 
+@pytest.mark.parametrize("map_location", ["meta", "device"])
+def test_load_with_map_location_meta(map_location):
+    out = []
+    for lib in (ember, torch):
+        buf = io.BytesIO()
+        x = lib.arange(12.0).reshape(3, 4)
+        lib.save({"t": x.t(), "row": x[1]}, buf)
+        buf.seek(0)
+        where = "meta" if map_location == "meta" else lib.device("meta")
+        got = lib.load(buf, map_location=where)
+        out.append((describe(got["t"]), describe(got["row"])))
+    assert out[0] == out[1]
+    assert out[0][0][-1] == "meta"
+
+
 # ---- views and metadata ops ------------------------------------------------------
 
 VIEWS = {
@@ -488,6 +503,51 @@ def test_reduction(name, dtype):
 def test_reductions_of_empty_dims():
     check_both(lambda m: meta(m, 0, 3).sum(0))
     check_both(lambda m: meta(m, 0, 3).amax(1))
+
+
+LINALG = {
+    "mm": lambda m: m.mm(meta(m, 3, 4), meta(m, 4, 2)),
+    "mm_transposed": lambda m: m.mm(meta(m, 4, 3).t(), meta(m, 4, 2)),
+    "mm_meta_cpu": lambda m: m.mm(meta(m, 3, 4), m.ones(4, 2)),
+    "mm_shapes": lambda m: m.mm(meta(m, 3, 4), meta(m, 3, 4)),
+    "mm_dtypes": lambda m: m.mm(meta(m, 3, 4), meta(m, 4, 2, dtype="float64")),
+    "mm_int64": lambda m: m.mm(meta(m, 2, 3, dtype="int64"), meta(m, 3, 2, dtype="int64")),
+    "addmm": lambda m: m.addmm(meta(m, 5), meta(m, 4, 3), meta(m, 3, 5)),
+    "addmm_beta0": lambda m: m.addmm(meta(m, 4, 5), meta(m, 4, 3), meta(m, 3, 5), beta=0, alpha=2),
+    "bmm": lambda m: m.bmm(meta(m, 2, 3, 4), meta(m, 2, 4, 5)),
+    "baddbmm": lambda m: m.baddbmm(meta(m, 1, 3, 5), meta(m, 2, 3, 4), meta(m, 2, 4, 5)),
+    "addbmm": lambda m: m.addbmm(meta(m, 3, 5), meta(m, 2, 3, 4), meta(m, 2, 4, 5)),
+    "mv": lambda m: m.mv(meta(m, 3, 4), meta(m, 4)),
+    "addmv": lambda m: m.addmv(meta(m, 3), meta(m, 3, 4), meta(m, 4)),
+    "dot": lambda m: m.dot(meta(m, 4), meta(m, 4)),
+    "vdot": lambda m: m.vdot(meta(m, 4, dtype="float64"), meta(m, 4, dtype="float64")),
+    "matmul_1d_2d": lambda m: m.matmul(meta(m, 4), meta(m, 4, 2)),
+    "matmul_3d_2d": lambda m: m.matmul(meta(m, 2, 3, 4), meta(m, 4, 5)),
+    "matmul_batched": lambda m: m.matmul(meta(m, 2, 1, 3, 4), meta(m, 5, 4, 2)),
+    "linear": lambda m: m.nn.functional.linear(meta(m, 6, 4), meta(m, 3, 4), meta(m, 3)),
+    "linear_3d": lambda m: m.nn.functional.linear(meta(m, 2, 6, 4), meta(m, 3, 4)),
+    "outer": lambda m: m.outer(meta(m, 3), meta(m, 2)),
+}
+
+
+@pytest.mark.parametrize("name", LINALG)
+def test_matrix_products(name):
+    check_both(LINALG[name], message=False)
+
+
+def test_matrix_product_into_cpu_from_meta_raises():
+    # PyTorch returns an uninitialised CPU tensor here; Ember refuses to read the meta operand.
+    with pytest.raises(RuntimeError, match="Tensor on device meta is not on the expected device cpu!"):
+        ember.mm(ember.ones(2, 3), ember.empty(3, 4, device="meta"))
+
+
+def test_linear_module_forward_on_meta():
+    out = []
+    for lib in (ember, torch):
+        model = lib.nn.Sequential(lib.nn.Linear(4, 8, device="meta"), lib.nn.ReLU(), lib.nn.Linear(8, 2, device="meta"))
+        y = model(lib.empty(5, 4, device="meta"))
+        out.append((describe(y), type(y.grad_fn).__name__, repr(y)))
+    assert out[0] == out[1]
 
 
 # ---- devices mixed ---------------------------------------------------------------
