@@ -462,6 +462,27 @@ BINARY_MORE = {
 }
 
 
+LOSSES = {
+    "mse": lambda m: m.nn.functional.mse_loss(meta(m, 3, 4), meta(m, 3, 4)),
+    "bce": lambda m: m.nn.functional.binary_cross_entropy(meta(m, 3, 4), meta(m, 3, 4)),
+    "bce_sum": lambda m: m.nn.functional.binary_cross_entropy(meta(m, 3, 4), meta(m, 3, 4), reduction="sum"),
+    "bce_none_weighted": lambda m: m.nn.functional.binary_cross_entropy(
+        meta(m, 3, 4), meta(m, 3, 4), weight=meta(m, 4), reduction="none"
+    ),
+    "bce_with_logits": lambda m: m.nn.functional.binary_cross_entropy_with_logits(meta(m, 3, 4), meta(m, 3, 4)),
+    "l1": lambda m: m.nn.functional.l1_loss(meta(m, 3, 4), meta(m, 3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_losses(name):
+    check_both(LOSSES[name], message=False)
+
+
+def test_bernoulli_into_cpu_from_meta_probabilities_raises():
+    check_both(lambda m: m.ones(3).bernoulli_(m.empty(3, device="meta")))
+
+
 @pytest.mark.parametrize("name", BINARY_MORE)
 def test_elementwise_more(name):
     check_both(lambda m: BINARY_MORE[name](m, meta(m, 3, 4)), message=False)

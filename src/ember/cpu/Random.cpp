@@ -259,6 +259,7 @@ Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, std::optional<Generator
   if (!is_floating_type(p.dtype())) not_implemented("bernoulli_tensor_cpu_p_", p.dtype());
   Tensor pe = p.sizes().equals(self.sizes()) ? p : p.expand(self.sizes());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
+  if (p.is_meta()) throw NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument");
   LockedGenerator g(generator);
   cpu::bernoulli_tensor_stub(self, pe, g.g);
   return self;

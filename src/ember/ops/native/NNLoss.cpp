@@ -46,7 +46,7 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
 
 Tensor one_minus(const Tensor& t) { return ember::sub(wrapped_scalar(Scalar(int64_t(1))), t); }
 
-bool read_bool(const Tensor& t) { return *static_cast<const bool*>(t.contiguous().data_ptr()); }
+bool read_bool(const Tensor& t) { return t.item<bool>(); }
 
 }  // namespace
 
@@ -286,7 +286,8 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
 
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                             int64_t reduction) {
-  EMBER_CHECK(read_bool(self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all()),
+  // A meta input has no values to check.
+  EMBER_CHECK(self.is_meta() || read_bool(self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all()),
               "all elements of input should be between 0 and 1");
   Tensor loss;
   if (is_floating_type(self.dtype()) && target.dtype() == self.dtype() && target.sizes().equals(self.sizes())) {
