@@ -533,9 +533,11 @@ Tensor& multinomial_out(const Tensor& self, int64_t n_sample, bool replacement, 
   if (!out.defined()) {
     out = ember::empty(shape, ScalarType::Long, self.device());
   } else {
+    EMBER_CHECK(out.device() == self.device(), "Attempting to copy from device ", self.device().str(), " to device ",
+                out.device().str(), ", but cross-device copies are not allowed!");
     resize_output(out, shape);
   }
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0 || out.is_meta()) return out;  // a meta result has no data: no draws
   if (!replacement || n_sample == 1) {
     std::vector<double> v = to_vector(self);
     bool ok = true;
