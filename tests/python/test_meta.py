@@ -614,6 +614,9 @@ MIXED = {
     "where_mixed": lambda m: m.where(meta(m, 3, 4) > 0, m.ones(3, 4), meta(m, 3, 4)),
     "comparison": lambda m: meta(m, 3) < m.ones(3),
     "number": lambda m: meta(m, 3) * 2,
+    "cat_meta_cpu": lambda m: m.cat([meta(m, 2, 4), m.ones(1, 4)]),
+    "cat_cpu_meta": lambda m: m.cat([m.ones(1, 4), meta(m, 2, 4)]),
+    "stack_meta": lambda m: m.stack([meta(m, 2, 4), meta(m, 2, 4)], 1),
 }
 
 
@@ -694,6 +697,20 @@ def test_to_empty_values_after_reset_match():
         lib.manual_seed(11)
         lin.reset_parameters()
         out.append(lin.weight.detach().tolist())
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_training_step_on_meta(optimizer):
+    out = []
+    for lib in (ember, torch):
+        model = lib.nn.Linear(4, 2, device="meta")
+        opt = getattr(lib.optim, optimizer)(model.parameters(), lr=0.1)
+        loss = lib.nn.functional.cross_entropy(model(lib.empty(5, 4, device="meta")), lib.empty(5, 2, device="meta"))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        out.append((describe(loss), module_state(model)))
     assert out[0] == out[1]
 
 
