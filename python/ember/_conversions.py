@@ -120,7 +120,8 @@ class ConversionMethods:
         from ember._tensor import _legacy_name
 
         if dtype is None:
-            return "torch." + _legacy_name(self.dtype)
+            device = "" if self.device.type == "cpu" else self.device.type + "."
+            return "torch." + device + _legacy_name(self.dtype)
         if isinstance(dtype, str):
             if ".cuda." in dtype:
                 raise RuntimeError("ember was built without the CUDA tensor types requested by " + repr(dtype))

@@ -21,7 +21,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         return _tensor_str._str(self, tensor_contents=tensor_contents)
 
     def __format__(self, spec):
-        if self.dim() == 0:
+        if self.dim() == 0 and not self.is_meta:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 

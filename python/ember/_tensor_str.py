@@ -188,6 +188,12 @@ def _str(t, *, tensor_contents=None):
     default_dtype = ember.get_default_dtype()
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
+    if t.is_meta:
+        # No data to show: the size always, the dtype unless it is the default.
+        suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype != default_dtype:
+            suffixes.append(f"dtype={t.dtype}")
+        return _add_suffixes(prefix + "...", suffixes + _grad_suffixes(t), indent)
     if t.numel() == 0 and t.dim() != 1:
         suffixes.append(f"size={tuple(t.shape)}")
     show_dtype = t.dtype not in (default_dtype, ember.int64, ember.bool)
@@ -196,9 +202,13 @@ def _str(t, *, tensor_contents=None):
     body = tensor_contents if tensor_contents is not None else _body(t, indent)
     if show_dtype:
         suffixes.append(f"dtype={t.dtype}")
+    return _add_suffixes(prefix + body, suffixes + _grad_suffixes(t), indent)
+
+
+def _grad_suffixes(t):
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
-    elif t.requires_grad:
-        suffixes.append("requires_grad=True")
-    return _add_suffixes(prefix + body, suffixes, indent)
+        return [f"grad_fn=<{type(grad_fn).__name__}>"]
+    if t.requires_grad:
+        return ["requires_grad=True"]
+    return []

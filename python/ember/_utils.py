@@ -42,6 +42,12 @@ def _rebuild_tensor_v3(
     )
 
 
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    import ember
+
+    return ember.empty_strided(size, stride, dtype=dtype, device="meta", requires_grad=requires_grad)
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     from ember.nn import Parameter
 

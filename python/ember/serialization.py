@@ -93,6 +93,7 @@ _REBUILD_TENSOR_V2 = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_WITH_STATE = _TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
 _REBUILD_FROM_TYPE_V2 = _TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
+_REBUILD_META = _TorchGlobal("torch._utils", "_rebuild_meta_tensor_no_storage")
 _TORCH_SIZE = _TorchGlobal("torch", "Size")
 
 # dtype -> the legacy storage class name that persistent ids carry
@@ -125,6 +126,7 @@ def _export_names():
         id(_utils._rebuild_parameter): ("torch._utils", "_rebuild_parameter"),
         id(_utils._rebuild_parameter_with_state): ("torch._utils", "_rebuild_parameter_with_state"),
         id(_utils._rebuild_from_type_v2): ("torch._tensor", "_rebuild_from_type_v2"),
+        id(_utils._rebuild_meta_tensor_no_storage): ("torch._utils", "_rebuild_meta_tensor_no_storage"),
     }
 
 
@@ -200,6 +202,9 @@ class _CheckpointPickler(pickle._Pickler):
                 (t.detach(), t.requires_grad, OrderedDict(), state),
             )
         state = _utils._get_obj_state(t)
+        if t.is_meta and type(t) is ember.Tensor and not state:
+            # No data to store: dtype, size and strides only, as PyTorch writes it.
+            return (_REBUILD_META, (t.dtype, tuple(t.shape), t.stride(), t.requires_grad))
         args = (
             self._storage_ref(t),
             t.storage_offset(),
@@ -578,6 +583,7 @@ def _torch_to_ember():
         "torch._utils._rebuild_parameter": _utils._rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _utils._rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _utils._rebuild_from_type_v2,
+        "torch._utils._rebuild_meta_tensor_no_storage": _utils._rebuild_meta_tensor_no_storage,
         "torch.storage.UntypedStorage": UntypedStorage,
         "torch.storage.TypedStorage": TypedStorage,
         "torch.UntypedStorage": UntypedStorage,
@@ -680,7 +686,7 @@ def _restore_location(map_location):
                 )
             return storage.to(device=ember.device(location))
         if location == "meta":
-            raise NotImplementedError("ember.load: the meta device is not supported")
+            return UntypedStorage(storage.nbytes(), device="meta")
         raise RuntimeError(
             f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with {location})"
         )

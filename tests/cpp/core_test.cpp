@@ -73,4 +73,17 @@ TEST(Device, Parse) {
   EXPECT_EQ(Device::parse("cuda:1"), Device(DeviceType::CUDA, 1));
   EXPECT_THROW(Device::parse("tpu"), Error);
   EXPECT_THROW(Device::parse("cuda:x"), Error);
+  EXPECT_EQ(Device::parse("meta"), Device(DeviceType::Meta));
+  EXPECT_TRUE(Device::parse("meta:0").is_meta());
+  EXPECT_EQ(Device(DeviceType::Meta).str(), "meta");
+}
+
+TEST(Allocator, MetaStorageHasSizeButNoData) {
+  auto storage = make_intrusive<StorageImpl>(24 * 4, get_allocator(DeviceType::Meta));
+  EXPECT_EQ(storage->nbytes(), 96u);
+  EXPECT_EQ(storage->data(), nullptr);
+  EXPECT_TRUE(storage->device().is_meta());
+  storage->resize(200);
+  EXPECT_EQ(storage->nbytes(), 200u);
+  EXPECT_EQ(storage->data(), nullptr);
 }

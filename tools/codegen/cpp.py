@@ -187,13 +187,20 @@ def kernel_call(v: Variant) -> str:
 
 
 def dispatch_device_expr(op: Operator) -> str:
-    for a in op.schema.arguments:
-        if a.type.is_tensor:
-            return f"{a.name}.device().type"
-    for a in op.schema.arguments:
-        if a.type.base == "Device":
-            return f"({a.name} ? {a.name}->type : DeviceType::CPU)"
-    return "DeviceType::CPU"
+    """The device whose kernel runs: the first tensor's (else the Device
+    argument's), or meta when any other tensor argument is meta (as in
+    PyTorch, where the meta key outranks the others)."""
+    tensors = [a.name for a in op.schema.arguments if a.type.base == "Tensor"]
+    first = next((a.name for a in op.schema.arguments if a.type.is_tensor), None)
+    if first is not None:
+        base = f"{first}.device().type"
+        tensors.remove(first)
+    else:
+        dev = next((a.name for a in op.schema.arguments if a.type.base == "Device"), None)
+        base = f"({dev} ? {dev}->type : DeviceType::CPU)" if dev else "DeviceType::CPU"
+    if not tensors:
+        return base
+    return f"dispatch::device_type({base}, {', '.join(tensors)})"
 
 
 def kernel_fn_type(op: Operator) -> str:
@@ -210,8 +217,13 @@ def table_name(op: Operator) -> str:
     return f"{op.schema.full_name.replace('.', '_')}_kernels"
 
 
+# The device types in the order of EMBER_FORALL_DEVICE_TYPES (core/Device.h;
+# ops/Dispatch.cpp asserts the count).
+DEVICE_TYPES = ("CPU", "CUDA", "Meta")
+
+
 def backend_kernels(op: Operator) -> dict[str, str]:
-    return {b: k for b, k in op.dispatch if b in ("CPU", "CUDA")}
+    return {b: k for b, k in op.dispatch if b in DEVICE_TYPES}
 
 
 _SIZE_ATTR_RE = re.compile(r"\b(\w+)\.(sizes|strides|storage_offset|scalar_type|dim|numel|device)\(\)")
@@ -485,11 +497,12 @@ def definition(v: Variant) -> str:
 
 def kernel_table_definition(op: Operator) -> str:
     ks = backend_kernels(op)
-    entries = []
-    for dev in ("CPU", "CUDA"):
-        # CPU kernels and device-generic pointwise functions live in this library.
-        local = dev == "CPU" or op.pointwise is not None
-        entries.append(f"&native::{ks[dev]}" if dev in ks and local else "nullptr")
+    # CUDA kernels live in libember_cuda.so, which fills its entry when loaded;
+    # device-generic pointwise functions live in this library and serve every device.
+    entries = [
+        f"&native::{ks[dev]}" if dev in ks and (dev != "CUDA" or op.pointwise is not None) else "nullptr"
+        for dev in DEVICE_TYPES
+    ]
     return f"{kernel_fn_type(op).replace('(*)', f'(*{table_name(op)}[kNumDeviceTypes])')} = {{{', '.join(entries)}}};\n"
 
 

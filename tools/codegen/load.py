@@ -11,7 +11,7 @@ from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
 _KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
          "output_differentiability", "pointwise"}
-_BACKENDS = {"CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
+_BACKENDS = {"CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -53,10 +53,11 @@ def load_operators(path: Path) -> list[Operator]:
                 raise CodegenError(loc, "a pointwise operator's kernels come from its stub; drop 'dispatch'")
             # One device-generic native function; the stub picks the kernel per device.
             native = schema.full_name.replace(".", "_") + "_out"
-            dispatch = {"CPU": native, "CUDA": native}
+            dispatch = {"CPU": native, "CUDA": native, "Meta": native}
         elif pointwise and "CPU" in dispatch:
             # A hand-written pointwise function runs its stub on any device too.
             dispatch.setdefault("CUDA", dispatch["CPU"])
+            dispatch.setdefault("Meta", dispatch["CPU"])
         for backend in dispatch:
             if backend not in _BACKENDS:
                 raise CodegenError(loc, f"unknown backend {backend!r}; allowed: {sorted(_BACKENDS)}")

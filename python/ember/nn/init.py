@@ -125,6 +125,8 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
         )
     import ember
 
+    if tensor.is_meta:
+        return tensor  # no values to draw (and no draws from the generator)
     with no_grad():
         mass = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
         if mass > 0.3:
@@ -206,7 +208,7 @@ def orthogonal_(tensor, gain: float = 1.0, generator=None):
 
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows

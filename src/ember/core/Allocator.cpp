@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -193,8 +194,23 @@ class CpuAllocator final : public Allocator {
   }
 };
 
+// Note [Meta tensors]
+// A meta tensor has sizes, strides and a dtype but no data: its storage knows
+// its nbytes and holds a null pointer that nothing may read. Operators on meta
+// compute their outputs' metadata and skip the kernel.
+class MetaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t) override { return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::Meta)); }
+};
+
 CpuAllocator g_cpu_allocator;
-Allocator* g_allocators[kNumDeviceTypes] = {&g_cpu_allocator};
+MetaAllocator g_meta_allocator;
+std::array<Allocator*, kNumDeviceTypes> g_allocators = [] {
+  std::array<Allocator*, kNumDeviceTypes> a{};
+  a[static_cast<int>(DeviceType::CPU)] = &g_cpu_allocator;
+  a[static_cast<int>(DeviceType::Meta)] = &g_meta_allocator;
+  return a;
+}();
 
 }  // namespace
 

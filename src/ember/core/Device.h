@@ -9,7 +9,7 @@
 namespace ember {
 
 // The one list of device types; kNumDeviceTypes sizes every per-device table.
-#define EMBER_FORALL_DEVICE_TYPES(_) _(CPU, cpu) _(CUDA, cuda)
+#define EMBER_FORALL_DEVICE_TYPES(_) _(CPU, cpu) _(CUDA, cuda) _(Meta, meta)
 
 enum class DeviceType : int8_t {
 #define EMBER_DEVICE_ENUM(name, lower) name,
@@ -39,11 +39,13 @@ struct Device {
 
   constexpr Device() = default;
   constexpr Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}
-  // Parses "cpu", "cuda", "cuda:1"; throws on anything else.
+  // Parses "cpu", "cuda", "cuda:1", "meta"; throws on anything else.
   EMBER_CORE_API static Device parse(const std::string& spec);
 
   bool is_cpu() const { return type == DeviceType::CPU; }
   bool is_cuda() const { return type == DeviceType::CUDA; }
+  // Shapes, dtypes and strides without data (see Note [Meta tensors]).
+  bool is_meta() const { return type == DeviceType::Meta; }
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
   EMBER_CORE_API std::string str() const;

@@ -8,10 +8,10 @@ namespace ember {
 
 void StorageImpl::resize(size_t nbytes) {
   EMBER_CHECK(resizable(), "Trying to resize storage that is not resizable");
-  EMBER_CHECK(device().is_cpu(), "resize of a non-CPU storage is not supported");
+  EMBER_CHECK(device().is_cpu() || device().is_meta(), "resize of a non-CPU storage is not supported");
   DataPtr fresh = allocator_->allocate(nbytes);
   size_t keep = nbytes < nbytes_ ? nbytes : nbytes_;
-  if (keep) std::memcpy(fresh.get(), data_.get(), keep);
+  if (keep && device().is_cpu()) std::memcpy(fresh.get(), data_.get(), keep);
   data_ = std::move(fresh);
   nbytes_ = nbytes;
 }

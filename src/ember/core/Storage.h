@@ -19,7 +19,7 @@ class EMBER_CORE_API StorageImpl final : public RefCounted {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   bool resizable() const { return allocator_ != nullptr; }
-  // Grows the block to at least nbytes, keeping its contents (CPU only).
+  // Grows the block to at least nbytes, keeping its contents (CPU; meta has none).
   void resize(size_t nbytes);
   // Swaps in another block of the same size (e.g. shared memory holding a copy
   // of the contents); the storage is no longer resizable afterwards.

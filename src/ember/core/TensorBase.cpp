@@ -24,7 +24,7 @@ int64_t TensorBase::size(int64_t d) const { return impl_->size(maybe_wrap_dim(d,
 int64_t TensorBase::stride(int64_t d) const { return impl_->stride(maybe_wrap_dim(d, dim(), false)); }
 
 std::string TensorBase::type_name() const {
-  std::string prefix = device().is_cuda() ? "torch.cuda." : "torch.";
+  std::string prefix = device().is_cpu() ? "torch." : str_cat("torch.", device_type_name(device().type), ".");
   return prefix + std::string(legacy_type_name(dtype()));
 }
 

@@ -33,6 +33,7 @@ class EMBER_CORE_API TensorBase {
   size_t element_size() const { return impl_->itemsize(); }
   Device device() const { return impl_->device(); }
   bool is_cpu() const { return device().is_cpu(); }
+  bool is_meta() const { return device().is_meta(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
   bool is_non_overlapping_and_dense() const { return impl_->is_non_overlapping_and_dense(); }
   bool is_floating_point() const { return is_floating_type(dtype()); }
@@ -69,6 +70,7 @@ T* TensorBase::data_ptr() const {
 template <typename T>
 T TensorBase::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(!is_meta(), "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(is_cpu(), "item() of a non-CPU tensor is not supported");
   return EMBER_DISPATCH_ALL_TYPES(dtype(), "item", [&]() -> T {
     return convert<T>(*static_cast<const scalar_t*>(impl_->data()));

@@ -1,4 +1,4 @@
-// CPU fill and copy.
+// CPU fill and copy (also the meta kernels: their iterators skip the loops).
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -14,7 +14,9 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
 Tensor& zero_(Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
 
 Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
-  EMBER_CHECK(self.device().is_cpu() && src.device().is_cpu(), "copy_ between devices needs the CUDA backend");
+  if (src.is_meta() && !self.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  const bool cpu_or_meta = (self.is_cpu() || self.is_meta()) && (src.is_cpu() || src.is_meta());
+  EMBER_CHECK(cpu_or_meta, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
   auto it = TensorIterator::copy_op(self, src);
   cpu::copy_stub(it);

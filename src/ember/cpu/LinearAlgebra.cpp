@@ -56,13 +56,26 @@ BlasMat blas_operand(const char* data, int64_t rows, int64_t cols, int64_t rs, i
   return m;
 }
 
+// False for a meta result (Note [Meta tensors]): its sizes are all there is.
+// A result with data may not read from a meta operand.
+bool has_data(const Tensor& result, std::initializer_list<const Tensor*> operands) {
+  if (result.is_meta()) return false;
+  for (const Tensor* t : operands) {
+    if (t->is_meta()) {
+      throw Error(str_cat("Tensor on device ", t->device().str(), " is not on the expected device ",
+                          result.device().str(), "!"));
+    }
+  }
+  return true;
+}
+
 // C (m x n, row-major with leading dim ldc, data c) = alpha * A @ B + beta * C
 // for batch matrices: A[b] at a + b*a_bs with strides (a_rs, a_cs), etc.
 // beta == 0 ignores C. `a_t`/`b_t` hold the tensors the pointers come from.
 void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t,
                   int64_t a_bs, int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs,
                   int64_t b_cs, const Tensor& c_t, const Scalar& alpha, const Scalar& beta) {
-  if (batch == 0 || m == 0 || n == 0) return;
+  if (batch == 0 || m == 0 || n == 0 || !has_data(c_t, {&a_t, &b_t})) return;
   const int64_t c_bs = m * n;
   const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
   if (k == 0) {
@@ -218,7 +231,7 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
   Tensor result = ember::empty({m}, mat.dtype(), mat.device());
   const bool beta_zero = !self || (!beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool());
   if (!beta_zero) result.copy_(self->expand({m}));
-  if (m == 0) return result;
+  if (m == 0 || !has_data(result, {&mat, &vec})) return result;
   const ScalarType dt = mat.dtype();
   if (use_blas(dt) && n > 0 && fits_int(m) && fits_int(n)) {
     BlasMat A = blas_operand(static_cast<const char*>(mat.data_ptr()), m, n, mat.strides()[0], mat.strides()[1]);
@@ -261,6 +274,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
   const ScalarType dt = self.dtype();
   const int64_t n = self.numel();
   Tensor result = ember::empty({}, dt, self.device());
+  if (!has_data(result, {&self, &other})) return result;
   if (use_blas(dt) && n > 0 && fits_int(n)) {
     Tensor a = self.strides()[0] == 0 ? self.contiguous() : self;
     Tensor b = other.strides()[0] == 0 ? other.contiguous() : other;

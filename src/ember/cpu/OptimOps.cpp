@@ -22,6 +22,14 @@ void fused_addcmul_loop(T* self, const T* a, const T* b, int64_t n, Acc value) {
 Tensor& fused_addcmul_cpu_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, double value) {
   EMBER_CHECK(self.sizes().vec() == tensor1.sizes().vec() && self.sizes().vec() == tensor2.sizes().vec(),
               "_fused_addcmul_: tensors must have the same shape");
+  if (self.is_meta() || tensor1.is_meta() || tensor2.is_meta()) {
+    // Note [Meta tensors]: a meta self has no values to update.
+    if (!self.is_meta()) throw NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument");
+    for (const Tensor* t : {&tensor1, &tensor2}) {
+      EMBER_CHECK(t->is_meta(), "Tensor on device ", t->device().str(), " is not on the expected device meta!");
+    }
+    return self;
+  }
   Tensor a = tensor1.to(self.dtype()).contiguous(), b = tensor2.to(self.dtype()).contiguous();
   Tensor dst = self.is_contiguous() ? self : self.contiguous();
   const int64_t n = dst.numel();

@@ -148,7 +148,7 @@ Tensor empty_like_preserving(const Tensor& self, std::optional<ScalarType> dtype
 }
 
 void check_std_tensor(const Tensor& std) {
-  if (std.numel() == 0) return;
+  if (std.numel() == 0 || std.is_meta()) return;
   std::vector<double> v = to_vector(std);
   for (double x : v) EMBER_CHECK(x >= 0.0, "normal expects all elements of std >= 0.0");
 }
@@ -167,7 +167,7 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
   EMBER_CHECK(to - from <= hi, "uniform_ expects to-from <= std::numeric_limits<",
               legacy_type_name(t).substr(0, legacy_type_name(t).size() - 6), ">::max(), but found to=", to,
               " and from=", from, " which result in to-from to exceed the limit");
-  if (self.numel() == 0) return self;
+  if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   cpu::uniform_stub(self, from, to, g.g);
   return self;
@@ -176,13 +176,14 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
 Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (!is_floating_type(self.dtype())) not_implemented("normal_kernel_cpu", self.dtype());
+  if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   cpu::normal_stub(self, mean, std, g.g);
   return self;
 }
 
 Tensor& random_(Tensor& self, std::optional<Generator> generator) {
-  if (self.numel() == 0) return self;
+  if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   cpu::random_stub(self, g.g);
   return self;
@@ -200,7 +201,7 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
                   from, " >= to=", to);
     }
     check_from_to_in_range(from, to - 1, t);
-    if (self.numel() == 0) return self;
+    if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
     LockedGenerator g(generator);
     cpu::random_from_to_stub(self, static_cast<uint64_t>(to) - static_cast<uint64_t>(from), from, g.g);
   } else if (from != std::numeric_limits<int64_t>::min()) {
@@ -218,11 +219,11 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
       integral_limits(t, &lo, &to_inc);
     }
     check_from_to_in_range(from, to_inc, t);
-    if (self.numel() == 0) return self;
+    if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
     LockedGenerator g(generator);
     cpu::random_from_to_stub(self, static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1, from, g.g);
   } else {
-    if (self.numel() == 0) return self;
+    if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
     LockedGenerator g(generator);
     cpu::random_full_range_stub(self, g.g);
   }
@@ -240,6 +241,7 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<Generator> genera
               "Exponential distribution is a continuous probability distribution. dtype must be a floating point but "
               "you specified ",
               legacy_type_name(self.dtype()).substr(0, legacy_type_name(self.dtype()).size() - 6));
+  if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   cpu::exponential_stub(self, lambd, g.g);
   return self;
@@ -247,6 +249,7 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<Generator> genera
 
 Tensor& bernoulli_float_(Tensor& self, double p, std::optional<Generator> generator) {
   EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   cpu::bernoulli_scalar_stub(self, p, g.g);
   return self;
@@ -255,6 +258,8 @@ Tensor& bernoulli_float_(Tensor& self, double p, std::optional<Generator> genera
 Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
   if (!is_floating_type(p.dtype())) not_implemented("bernoulli_tensor_cpu_p_", p.dtype());
   Tensor pe = p.sizes().equals(self.sizes()) ? p : p.expand(self.sizes());
+  if (self.is_meta()) return self;  // a meta tensor has no data: no draws
+  if (p.is_meta()) throw NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument");
   LockedGenerator g(generator);
   cpu::bernoulli_tensor_stub(self, pe, g.g);
   return self;
@@ -321,6 +326,7 @@ Tensor& randperm_out(int64_t n, std::optional<Generator> generator, std::optiona
   EMBER_CHECK(t != ScalarType::Double || n <= (int64_t(1) << 53) + 1,
               "n cannot be greater than 2^53+1 for Double type.");
   if (t == ScalarType::Bool) not_implemented("randperm", t);
+  if (out.is_meta()) return out;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   EMBER_DISPATCH_ALL_TYPES(t, "randperm", [&] {
     scalar_t* r = static_cast<scalar_t*>(out.data_ptr());
@@ -527,9 +533,11 @@ Tensor& multinomial_out(const Tensor& self, int64_t n_sample, bool replacement, 
   if (!out.defined()) {
     out = ember::empty(shape, ScalarType::Long, self.device());
   } else {
+    EMBER_CHECK(out.device() == self.device(), "Attempting to copy from device ", self.device().str(), " to device ",
+                out.device().str(), ", but cross-device copies are not allowed!");
     resize_output(out, shape);
   }
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0 || out.is_meta()) return out;  // a meta result has no data: no draws
   if (!replacement || n_sample == 1) {
     std::vector<double> v = to_vector(self);
     bool ok = true;

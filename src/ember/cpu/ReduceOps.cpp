@@ -1,5 +1,6 @@
 // CPU reductions: argument checks, result dtypes and shapes, then one call
-// into the reduction kernels (see Note [Reduction plan] in ReduceStubs.h).
+// into the reduction kernels (see Note [Reduction plan] in ReduceStubs.h),
+// skipped for meta results (Note [Meta tensors]).
 #include <algorithm>
 #include <cmath>
 
@@ -162,7 +163,7 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(in, mask, result);
   const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
-  cpu::reduce_stub(p, op, divisor);
+  if (!result.is_meta()) cpu::reduce_stub(p, op, divisor);
   return deliver(out, result);
 }
 
@@ -216,7 +217,7 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
               type_word(self.dtype()), " for input's dtype and ", type_word(out.dtype()), " for out's dtype.");
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
-  cpu::reduce_stub(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
+  if (!result.is_meta()) cpu::reduce_stub(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
   return deliver(out, result);
 }
 
@@ -228,7 +229,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int6
   Tensor values = ember::empty(shape, self.dtype(), self.device());
   Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
   ReducePlan p = make_arg_plan(self, d, values, indices);
-  cpu::arg_reduce_stub(p, is_max);
+  if (!values.is_meta()) cpu::arg_reduce_stub(p, is_max);
   return {values, indices};
 }
 
@@ -252,7 +253,7 @@ Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> di
   }
   Tensor result = ember::empty(shape, ScalarType::Long, self.device());
   ReducePlan p = make_arg_plan(in, d, Tensor(), result);
-  cpu::arg_reduce_stub(p, is_max);
+  if (!result.is_meta()) cpu::arg_reduce_stub(p, is_max);
   return deliver(out, result);
 }
 
@@ -274,7 +275,7 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
   Tensor mean = want_mean ? ember::empty(shape, self.dtype(), self.device()) : Tensor();
   ReducePlan p = make_plan(self, mask, result);
   if (want_mean) p.out2 = mean.data_ptr();
-  cpu::var_stub(p, correction_value(correction), take_sqrt);
+  if (!result.is_meta()) cpu::var_stub(p, correction_value(correction), take_sqrt);
   return {result, mean};
 }
 
@@ -294,7 +295,7 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   std::vector<bool> mask = make_mask(self, dim, empty_reduces_all);
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(self, mask, result);
-  cpu::reduce_stub(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
+  if (!result.is_meta()) cpu::reduce_stub(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
   return deliver(out, result);
 }
 

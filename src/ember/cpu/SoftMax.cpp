@@ -15,6 +15,17 @@ namespace ember::native {
 
 namespace {
 
+// False for a meta result (Note [Meta tensors]); a result with data may not
+// be computed from a meta operand.
+bool has_data(const Tensor& result, const Tensor& a, const Tensor& b) {
+  if (result.is_meta()) return false;
+  if (a.is_meta() || b.is_meta()) {
+    throw Error(str_cat("Attempting to copy from device meta to device ", result.device().str(),
+                        ", but cross-device copies are not allowed!"));
+  }
+  return true;
+}
+
 void split_dims(const Tensor& t, int64_t d, int64_t& outer, int64_t& n, int64_t& inner) {
   outer = 1;
   inner = 1;
@@ -37,7 +48,7 @@ Tensor& softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, boo
       result = ember::empty(self.sizes(), self.dtype(), self.device());
     }
   }
-  if (self.numel() > 0) {
+  if (self.numel() > 0 && has_data(result, in, in)) {
     int64_t outer, n, inner;
     split_dims(in, d, outer, n, inner);
     cpu::softmax_stub(in, result, outer, n, inner, log);
@@ -58,7 +69,7 @@ Tensor& softmax_backward(const Tensor& grad_output, const Tensor& output, int64_
   Tensor y = output.contiguous();
   Tensor g = grad_output.to(output.dtype()).contiguous();
   Tensor result = ember::empty(output.sizes(), output.dtype(), output.device());
-  if (output.numel() > 0) {
+  if (output.numel() > 0 && has_data(result, g, y)) {
     int64_t outer, n, inner;
     split_dims(y, d, outer, n, inner);
     cpu::softmax_backward_stub(g, y, result, outer, n, inner, log);

@@ -18,9 +18,12 @@ Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lo
     out = self.clone();
   } else if (!out.is_same(self)) {
     check_out_dtype(out, self.dtype());
+    EMBER_CHECK(out.device() == self.device(), "Attempting to copy from device ", self.device().str(), " to device ",
+                out.device().str(), ", but cross-device copies are not allowed!");
     resize_output(out, self.sizes());
     out.copy_(self);
   }
+  if (out.is_meta()) return out;  // no values to clear (Note [Meta tensors])
   const int64_t nd = out.dim(), rows = out.sizes()[nd - 2], cols = out.sizes()[nd - 1];
   const int64_t rs = out.strides()[nd - 2], cs = out.strides()[nd - 1];
   const int64_t batch = rows * cols == 0 ? 0 : out.numel() / (rows * cols);

@@ -5,11 +5,17 @@
 // CPU supports. A device backend (CUDA) fills its entry when it is loaded.
 
 #include <array>
+#include <tuple>
+#include <type_traits>
 
 #include "ember/core/Device.h"
 #include "ember/core/Macros.h"
 
 namespace ember {
+
+class TensorIterator;
+// Whether the iterator's outputs are meta tensors (defined in TensorIterator.cpp).
+EMBER_API bool iterator_is_meta(const TensorIterator& it);
 
 enum class CpuCapability : int { Default = 0, AVX2 = 1, AVX512 = 2, NumCapabilities = 3 };
 
@@ -39,7 +45,26 @@ struct DispatchStub {
   }
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) const {
+    if constexpr (runs_on_iterator<Args...>()) {
+      // A meta iterator has computed its outputs' metadata; there is no data to loop over.
+      if (iterator_is_meta(first_of(args...))) return;
+    }
     return get()(std::forward<Args>(args)...);
+  }
+
+ private:
+  template <typename... Args>
+  static constexpr bool runs_on_iterator() {
+    if constexpr (sizeof...(Args) == 0) {
+      return false;
+    } else {
+      using First = std::decay_t<std::tuple_element_t<0, std::tuple<Args...>>>;
+      return std::is_same_v<First, TensorIterator> && std::is_void_v<std::invoke_result_t<Fn, Args...>>;
+    }
+  }
+  template <typename First, typename... Rest>
+  static const First& first_of(const First& first, const Rest&...) {
+    return first;
   }
 };
 

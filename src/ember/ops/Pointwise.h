@@ -19,13 +19,16 @@ inline void check_pointwise_dtype(ScalarType t, unsigned accepted, const char* e
 }
 
 // Runs the stub's kernel for the device, then finishes the iterator (casts
-// to an out= tensor of another dtype).
+// to an out= tensor of another dtype). The device is the operands' (a meta
+// iterator runs no kernel).
 template <typename Fn, typename... Args>
 void run_pointwise(const DispatchStub<Fn>& stub, DeviceType device, const char* op, TensorIterator& it,
                    const Args&... args) {
-  Fn kernel = stub.for_device(device);
-  if (!kernel) dispatch::missing_kernel(op, device);
-  kernel(it, args...);
+  if (!it.is_meta()) {  // meta: the iterator has computed the output's metadata; no data to loop over
+    Fn kernel = stub.for_device(device);
+    if (!kernel) dispatch::missing_kernel(op, device);
+    kernel(it, args...);
+  }
   it.finish();
 }
 

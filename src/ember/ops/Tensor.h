@@ -37,4 +37,22 @@ class EMBER_API Tensor : public TensorBase {
 EMBER_API ScalarType get_default_dtype();
 EMBER_API void set_default_dtype(ScalarType t);
 
+namespace dispatch {
+// The device whose kernel an operator runs (generated functions): meta when
+// any further tensor argument is meta, otherwise `first` (the first tensor's).
+inline bool is_meta_arg(const Tensor& t) { return t.defined() && t.is_meta(); }
+inline bool is_meta_arg(const std::optional<Tensor>& t) { return t && is_meta_arg(*t); }
+template <typename T>
+bool is_meta_arg(const std::vector<T>& ts) {
+  for (const auto& t : ts) {
+    if (is_meta_arg(t)) return true;
+  }
+  return false;
+}
+template <typename... Ts>
+DeviceType device_type(DeviceType first, const Ts&... tensors) {
+  return (is_meta_arg(tensors) || ...) ? DeviceType::Meta : first;
+}
+}  // namespace dispatch
+
 }  // namespace ember

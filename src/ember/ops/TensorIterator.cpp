@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "ember/ops/DispatchStub.h"
 #include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -139,6 +140,9 @@ TensorIterator TensorIterator::unary_bool_op(Tensor& out, const Tensor& a) {
 }
 
 TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src, bool check_overlap) {
+  if (src.is_meta() && !dst.is_meta()) {
+    throw Error(str_cat("Tensor on device ", src.device().str(), " is not on the expected device ", dst.device().str(), "!"));
+  }
   TensorIterator it;
   it.add_output(dst);
   it.add_input(src);
@@ -171,16 +175,24 @@ void TensorIterator::build(const Config& config) {
   shape_ = DimVector();
   Device device(DeviceType::CPU);
   bool have_device = false;
+  bool device_from_cpu_scalar = false;
   for (int k = noutputs_; k < ntensors_; ++k) {
     const Tensor& t = operands_[k];
     shape_ = infer_broadcast_size(shape_, t.sizes());
-    if (!t.unsafeGetTensorImpl()->is_wrapped_number()) {
-      EMBER_CHECK(!have_device || t.device() == device,
-                  "Expected all tensors to be on the same device, but found at least two devices, ",
-                  device.str(), " and ", t.device().str(), "!");
-      device = t.device();
-      have_device = true;
+    if (t.unsafeGetTensorImpl()->is_wrapped_number() || (have_device && t.device() == device)) continue;
+    // With meta, a 0-dim CPU tensor counts as a scalar (as in PyTorch).
+    const bool cpu_scalar = t.dim() == 0 && t.is_cpu();
+    if (have_device && cpu_scalar && device.is_meta()) continue;
+    if (have_device && !(device_from_cpu_scalar && t.is_meta())) {
+      if (device.is_meta() || t.is_meta()) {
+        throw Error(str_cat("Tensor on device ", t.device().str(), " is not on the expected device ", device.str(), "!"));
+      }
+      throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
+                          device.str(), " and ", t.device().str(), "!"));
     }
+    device = t.device();
+    have_device = true;
+    device_from_cpu_scalar = cpu_scalar;
   }
   numel_ = product(shape_);
 
@@ -335,7 +347,7 @@ void TensorIterator::serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_
 }
 
 void TensorIterator::for_each(LoopFn fn, void* ctx, int64_t grain_size) const {
-  if (numel_ == 0) return;
+  if (numel_ == 0 || is_meta()) return;
   int nd = static_cast<int>(iter_shape_.size());
   int64_t outer = 1;
   for (int d = 0; d < nd - 1; ++d) outer *= iter_shape_[d];
@@ -358,6 +370,8 @@ void TensorIterator::for_each(LoopFn fn, void* ctx, int64_t grain_size) const {
     serial_for_each(fn, ctx, 0, outer);
   }
 }
+
+bool iterator_is_meta(const TensorIterator& it) { return it.is_meta(); }
 
 void TensorIterator::finish() {
   if (user_output_.defined()) {

@@ -70,6 +70,8 @@ class EMBER_API TensorIterator {
     return original_scalar_[k];
   }
   int64_t numel() const { return numel_; }
+  // Outputs on the meta device: metadata only, kernels do not run.
+  bool is_meta() const { return operands_[0].defined() && operands_[0].is_meta(); }
   IntArrayRef shape() const { return shape_; }
   // The iteration space after coalescing (outermost dim first, never empty)
   // and operand k's byte stride in dim d of it.

@@ -225,6 +225,7 @@ PyObject* get_version(PyObject* self, void*) {
   return PyLong_FromUnsignedLong(unpack_tensor(self).unsafeGetTensorImpl()->version());
 }
 PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_cuda()); }
+PyObject* get_is_meta(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_meta()); }
 PyObject* get_retains_grad(PyObject* self, void*) {
   auto* m = autograd::get_meta(unpack_tensor(self));
   return PyBool_FromLong(m && m->retains_grad);
@@ -242,6 +243,7 @@ PyGetSetDef tensor_getset[] = {
     {"data", get_data, set_data, nullptr, nullptr},
     {"_version", get_version, nullptr, nullptr, nullptr},
     {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+    {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
     {"_base", tensor_get_base, nullptr, nullptr, nullptr},
@@ -319,6 +321,7 @@ PyObject* m_item(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
   EMBER_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(!t.is_meta(), "Tensor.item() cannot be called on meta tensors");
   return element_to_python(static_cast<const char*>(t.data_ptr()), t.dtype());
   EMBER_PY_CATCH
 }
@@ -340,6 +343,7 @@ PyObject* tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size
 PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
+  if (t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
   return tolist_rec(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0,
                     static_cast<int64_t>(t.element_size()), t.dtype());
   EMBER_PY_CATCH

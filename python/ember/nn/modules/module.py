@@ -302,11 +302,12 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         from ember.autograd import no_grad
 
-        for module in self.children():
-            module._apply(fn)
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         for key, param in self._parameters.items():
             if param is None:
                 continue
@@ -354,6 +355,13 @@ class Module:
             return out
 
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Moves parameters and buffers to device without copying their values
+        (e.g. off the meta device, before reset_parameters())."""
+        from ember import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def float(self):
         from ember import float32

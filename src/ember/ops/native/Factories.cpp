@@ -196,6 +196,7 @@ Tensor from_vector(const std::vector<double>& values, IntArrayRef sizes, ScalarT
 }
 
 std::vector<double> to_vector(const Tensor& t) {
+  if (t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
   Tensor c = t.contiguous();
   std::vector<double> out(static_cast<size_t>(c.numel()));
   EMBER_DISPATCH_ALL_TYPES(c.dtype(), "to_vector", [&] {

@@ -67,6 +67,7 @@ void dispatch_numeric(ScalarType t, const char* name, const F& f) {
 // back when the destination is not contiguous.
 template <typename F>
 void fill_contiguous(Tensor& out, const F& fill) {
+  if (out.is_meta()) return;  // no values to write (Note [Meta tensors])
   if (out.is_contiguous()) {
     fill(out);
   } else {
