@@ -3,6 +3,7 @@
 // from EMBER_FORALL_SCALAR_TYPES so it cannot fall out of step.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -71,6 +72,12 @@ inline std::string_view legacy_type_name(ScalarType t) {
     default:
       return "UndefinedTensor";
   }
+}
+
+// PyTorch's name of a dtype in messages ("Float", "Long", "BFloat16").
+inline std::string dtype_message_name(ScalarType t) {
+  const std::string_view n = legacy_type_name(t);
+  return std::string(n.substr(0, n.size() - 6));  // drop "Tensor"
 }
 
 inline bool is_floating_type(ScalarType t) {

@@ -82,7 +82,7 @@ Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bo
 
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
   if (!is_integral_type(self.dtype(), false)) {
-    throw NotImplementedError(str_cat("\"bincount_cpu\" not implemented for '", type_word(self.dtype()), "'"));
+    throw NotImplementedError(str_cat("\"bincount_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
   }
   EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
   const bool has_w = weights && weights->defined();
@@ -125,7 +125,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 
 Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
   if (!is_floating_type(self.dtype())) {
-    throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", type_word(self.dtype()), "'"));
+    throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
   }
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   check_out_dtype(out, self.dtype());

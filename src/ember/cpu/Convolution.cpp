@@ -79,7 +79,7 @@ void dispatch_conv_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Char: return f(int8_t{});
     case ScalarType::Byte: return f(uint8_t{});
     default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", cpu::dtype_message_name(t), "'"));
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
@@ -122,7 +122,7 @@ void dispatch_float_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Float: return f(float{});
     case ScalarType::Double: return f(double{});
     default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", cpu::dtype_message_name(t), "'"));
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
@@ -444,8 +444,8 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
                   a.output_padding[0], " stride: ", a.stride[0], " dilation: ", a.dilation[0]);
     }
   }
-  EMBER_CHECK(weight.dtype() == input.dtype(), "expected scalar type ", cpu::dtype_message_name(input.dtype()),
-              " but found ", cpu::dtype_message_name(weight.dtype()));
+  EMBER_CHECK(weight.dtype() == input.dtype(), "expected scalar type ", dtype_message_name(input.dtype()),
+              " but found ", dtype_message_name(weight.dtype()));
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
               ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
   EMBER_CHECK_TYPE(NotImplementedError, dims <= 2, "ember: ", dims, "-d convolution is not implemented");
@@ -454,7 +454,7 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
   // Transposed convolution takes floating types and int64 only (as PyTorch).
   EMBER_CHECK_TYPE(NotImplementedError,
                    !transposed || is_floating_type(input.dtype()) || input.dtype() == ScalarType::Long,
-                   "\"slow_conv_transpose2d_out_cpu\" not implemented for '", cpu::dtype_message_name(input.dtype()), "'");
+                   "\"slow_conv_transpose2d_out_cpu\" not implemented for '", dtype_message_name(input.dtype()), "'");
   return a;
 }
 

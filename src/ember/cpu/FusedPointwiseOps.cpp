@@ -53,7 +53,7 @@ Tensor& addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
 // ---- isclose, nan_to_num ---------------------------------------------------------------------------
 
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  EMBER_CHECK(self.dtype() == other.dtype(), type_word(self.dtype()), " did not match ", type_word(other.dtype()));
+  EMBER_CHECK(self.dtype() == other.dtype(), dtype_message_name(self.dtype()), " did not match ", dtype_message_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
   auto weak = [&](const Tensor& like, double v) { return ember::scalar_tensor(Scalar(v), like.dtype(), like.device()); };

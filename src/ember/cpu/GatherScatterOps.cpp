@@ -269,7 +269,7 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
   // Without dim gather checks the index dtype (int32 passes), as in PyTorch.
   if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
   EMBER_CHECK(indices.dtype() == ScalarType::Long, "torch.take_along_dim(): dtype of indices should be Long but got ",
-              type_word(indices.dtype()));
+              dtype_message_name(indices.dtype()));
   EMBER_CHECK(self.dim() == indices.dim(),
               "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
               self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
@@ -467,7 +467,7 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
 
 void check_index_vector(const char* op, const Tensor& index) {
   EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ",
-                   index.dim(), " with type: ", type_word(index.dtype()), " and size: ", shape_string(index.sizes()));
+                   index.dim(), " with type: ", dtype_message_name(index.dtype()), " and size: ", shape_string(index.sizes()));
 }
 
 void check_source_shape(const Tensor& self, int64_t d, const Tensor& source) {
@@ -488,9 +488,9 @@ Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, cons
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   check_index_vector("index_add_", index);
   EMBER_CHECK(is_index_dtype(index.dtype()), "index_add_(): Expected dtype int32/int64 for index but got: ",
-              type_word(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", type_word(self.dtype()), ") and source (",
-              type_word(source.dtype()), ") must have the same scalar type");
+              dtype_message_name(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", dtype_message_name(self.dtype()), ") and source (",
+              dtype_message_name(source.dtype()), ") must have the same scalar type");
   const int64_t src_n = source.dim() > 0 ? source.sizes()[d] : 1;
   EMBER_CHECK(index.numel() == src_n, "index_add_(): Number of indices (", index.numel(),
               ") should be equal to source.size(dim): (", src_n, "), for dim: ", d);
@@ -517,9 +517,9 @@ Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, con
                      source.dim(), "), destination dimensionality (", self.dim(), ")");
   }
   EMBER_CHECK(index.dtype() == ScalarType::Long, "index_copy_(): Expected a long tensor for index, but got ",
-              type_word(index.dtype()));
+              dtype_message_name(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, but got (self) ",
-              type_word(self.dtype()), " and (source) ", type_word(source.dtype()));
+              dtype_message_name(self.dtype()), " and (source) ", dtype_message_name(source.dtype()));
   auto sliced = [d](const Tensor& t) {
     std::string r;
     for (int64_t i = 0; i < t.dim(); ++i) {
@@ -593,10 +593,10 @@ ScatterGeometry flat_geometry(int64_t m, int64_t bound) {
 
 Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   EMBER_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
-              type_word(index.dtype()));
+              dtype_message_name(index.dtype()));
   if (out.defined()) {
     EMBER_CHECK(out.dtype() == self.dtype(), "take(): self and out expected to have the same dtype, but got self.dtype = ",
-                type_word(self.dtype()), " and out.dtype = ", type_word(out.dtype()));
+                dtype_message_name(self.dtype()), " and out.dtype = ", dtype_message_name(out.dtype()));
   }
   EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   if (out.defined()) {
@@ -621,9 +621,9 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
 
 Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate, Tensor& out) {
   EMBER_CHECK(index.dtype() == ScalarType::Long, "put_(): Expected a long tensor for index, but got ",
-              type_word(index.dtype()));
+              dtype_message_name(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
-              type_word(self.dtype()), " and source.dtype = ", type_word(source.dtype()));
+              dtype_message_name(self.dtype()), " and source.dtype = ", dtype_message_name(source.dtype()));
   EMBER_CHECK_TYPE(IndexError, source.numel() == index.numel(),
                    "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
                    source.numel(), ", index.numel() = ", index.numel());

@@ -150,7 +150,7 @@ void check_not_bool(ScalarType t, const char* name, bool has_work = true) {
 void check_beta_cast(ScalarType t, const Scalar& beta) {
   if (beta.is_bool() || beta.to_double() == 0) return;
   EMBER_CHECK(!beta.is_floating_point() || is_floating_type(t), "result type Float can't be cast to the desired output "
-              "type ", type_word(t));
+              "type ", dtype_message_name(t));
   EMBER_CHECK(t != ScalarType::Bool, "result type Long can't be cast to the desired output type Bool");
 }
 
@@ -266,7 +266,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
   EMBER_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
               "D tensors");
   EMBER_CHECK(self.dtype() == other.dtype(), name, " : expected both vectors to have same dtype, but found ",
-              type_word(self.dtype()), " and ", type_word(other.dtype()));
+              dtype_message_name(self.dtype()), " and ", dtype_message_name(other.dtype()));
   EMBER_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
               other.numel(), " elements respectively");
@@ -375,8 +375,8 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   check_mm_args(mat1, mat2, "mat1");
   EMBER_CHECK(mat1.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
               cpp_type_name(mat1.dtype()), " != ", cpp_type_name(mat2.dtype()));
-  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ", type_word(self.dtype()),
-              " and ", type_word(mat2.dtype()));
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ", dtype_message_name(self.dtype()),
+              " and ", dtype_message_name(mat2.dtype()));
   const bool work = mat1.sizes()[1] > 0 && mat1.sizes()[0] * mat2.sizes()[1] > 0;
   check_not_bool(self.dtype(), "addmm_impl_cpu_", work);
   if (mat1.sizes()[1] == 0) check_beta_cast(self.dtype(), beta);
@@ -390,8 +390,8 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
 
 Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_bmm_args(self, mat2);
-  EMBER_CHECK(self.dtype() == mat2.dtype(), "expected scalar type ", type_word(self.dtype()), " but found ",
-              type_word(mat2.dtype()));
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "expected scalar type ", dtype_message_name(self.dtype()), " but found ",
+              dtype_message_name(mat2.dtype()));
   check_not_bool(self.dtype(), "bmm", self.sizes()[2] > 0 && self.numel() > 0 && mat2.numel() > 0);
   return deliver(out, baddbmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
@@ -408,8 +408,8 @@ Tensor& baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batc
   read_result_sizes(batch1, batch2);
   check_bmm_args(batch1, batch2);
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
-              type_word(self.dtype()), " but found ",
-              type_word(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
+              dtype_message_name(self.dtype()), " but found ",
+              dtype_message_name(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
   check_not_bool(self.dtype(), "baddbmm", batch1.sizes()[2] > 0 && batch1.numel() > 0 && batch2.numel() > 0);
   if (batch1.sizes()[2] == 0) check_beta_cast(self.dtype(), beta);
   const DimVector want{batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]};
@@ -430,8 +430,8 @@ Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
   EMBER_CHECK(batch1.sizes()[2] == batch2.sizes()[1], "Incompatible matrix sizes for bmm (", batch1.sizes()[1], "x",
               batch1.sizes()[2], " and ", batch2.sizes()[1], "x", batch2.sizes()[2], ")");
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
-              type_word(self.dtype()), " but found ",
-              type_word(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
+              dtype_message_name(self.dtype()), " but found ",
+              dtype_message_name(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
   check_not_bool(self.dtype(), "addmm_impl_cpu_", batch1.numel() > 0 && batch2.numel() > 0);
   if (batch1.numel() == 0 || batch2.numel() == 0) check_beta_cast(self.dtype(), beta);
   const int64_t bs = batch1.sizes()[0], m = batch1.sizes()[1], k = batch1.sizes()[2], n = batch2.sizes()[2];
@@ -466,8 +466,8 @@ Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
 
 Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
   check_mv_args(self, vec, 1, self.dim() == 2 ? self.sizes()[0] : 0);
-  EMBER_CHECK(self.dtype() == vec.dtype(), "expected scalar type ", type_word(self.dtype()), " but found ",
-              type_word(vec.dtype()));
+  EMBER_CHECK(self.dtype() == vec.dtype(), "expected scalar type ", dtype_message_name(self.dtype()), " but found ",
+              dtype_message_name(vec.dtype()));
   check_not_bool(self.dtype(), "addmv_impl_cpu", self.numel() > 0);
   return deliver(out, addmv_impl(nullptr, self, vec, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
@@ -476,8 +476,8 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
                   Tensor& out) {
   check_mv_args(mat, vec, self.dim(), self.dim() == 0 ? 1 : self.sizes()[0]);
   EMBER_CHECK(self.dtype() == mat.dtype() && mat.dtype() == vec.dtype(),
-              "addmv input tensors must have the same dtype, but got ", type_word(self.dtype()), ", ",
-              type_word(mat.dtype()), ", and ", type_word(vec.dtype()));
+              "addmv input tensors must have the same dtype, but got ", dtype_message_name(self.dtype()), ", ",
+              dtype_message_name(mat.dtype()), ", and ", dtype_message_name(vec.dtype()));
   check_not_bool(self.dtype(), "addmv_impl_cpu", mat.numel() > 0);
   if (out.defined() && out.is_same(self)) {
     EMBER_CHECK(self.dim() == 1 && self.sizes()[0] == mat.sizes()[0], "Bad in-place call: input tensor size ",

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ember/core/Scalar.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/TensorIterator.h"
 
@@ -23,18 +24,17 @@ using PowScalarFn = void (*)(const TensorIterator&, const Scalar& exponent);
 using RoundDecimalsFn = void (*)(const TensorIterator&, int64_t decimals);
 using ClampScalarFn = void (*)(const TensorIterator&, const std::optional<Scalar>& min,
                                const std::optional<Scalar>& max);
-using IterKernelFn = void (*)(const TensorIterator&);  // all operands in the iterator
 using LerpScalarFn = void (*)(const TensorIterator&, const Scalar& weight);
 using GeluBackwardFn = void (*)(const TensorIterator&, bool tanh_approximation);
 
-EMBER_DECLARE_DISPATCH(IterKernelFn, div_trunc_stub);         // out = trunc(a / b), inputs of the common dtype
+EMBER_DECLARE_DISPATCH(IterFn, div_trunc_stub);         // out = trunc(a / b), inputs of the common dtype
 EMBER_DECLARE_DISPATCH(PowScalarFn, pow_tensor_scalar_stub);
 EMBER_DECLARE_DISPATCH(RoundDecimalsFn, round_decimals_stub);
 EMBER_DECLARE_DISPATCH(ClampScalarFn, clamp_scalar_stub);  // at least one bound
-EMBER_DECLARE_DISPATCH(IterKernelFn, clamp_tensor_stub);      // out = clamp(in, min, max), NaN bounds propagate
-EMBER_DECLARE_DISPATCH(IterKernelFn, where_stub);             // out = cond ? a : b (cond is bool or uint8)
+EMBER_DECLARE_DISPATCH(IterFn, clamp_tensor_stub);      // out = clamp(in, min, max), NaN bounds propagate
+EMBER_DECLARE_DISPATCH(IterFn, where_stub);             // out = cond ? a : b (cond is bool or uint8)
 EMBER_DECLARE_DISPATCH(LerpScalarFn, lerp_scalar_stub);    // out = lerp(self, end, weight)
-EMBER_DECLARE_DISPATCH(IterKernelFn, lerp_tensor_stub);
+EMBER_DECLARE_DISPATCH(IterFn, lerp_tensor_stub);
 EMBER_DECLARE_DISPATCH(GeluBackwardFn, gelu_backward_stub);  // out = d gelu(x) * grad, inputs (grad, x)
 
 }  // namespace ember::cpu

@@ -12,12 +12,6 @@
 
 namespace ember::cpu {
 
-// A dtype as PyTorch names it in kernel messages ("Float", "Long").
-inline std::string dtype_message_name(ScalarType t) {
-  std::string s(legacy_type_name(t));
-  return s.substr(0, s.size() - 6);  // drop "Tensor"
-}
-
 // ---- convolution ---------------------------------------------------------------
 // One image of C x H x W and the output rows [oh_begin, oh_end) of an OH x OW grid.
 struct Im2ColArgs {

@@ -96,9 +96,9 @@ CountedPieces count_true_pieces(int64_t n, const IsTrue& is_true) {
 
 Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
-              type_word(mask.dtype()));
+              dtype_message_name(mask.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got",
-              type_word(self.dtype()), " and ", type_word(source.dtype()));
+              dtype_message_name(self.dtype()), " and ", dtype_message_name(source.dtype()));
   if (!out.defined()) {
     DimVector shape = infer_broadcast_size(self.sizes(), mask.sizes());
     out = ember::empty(shape, self.dtype(), self.device());

@@ -31,7 +31,7 @@ ScalarType compute_dtype(const Tensor& input, const char* kernel_name) {
   const ScalarType t = input.dtype();
   if (t == ScalarType::Float || t == ScalarType::Double) return t;
   if (is_reduced_float(t)) return ScalarType::Float;
-  throw NotImplementedError(str_cat("\"", kernel_name, "\" not implemented for '", cpu::dtype_message_name(t), "'"));
+  throw NotImplementedError(str_cat("\"", kernel_name, "\" not implemented for '", dtype_message_name(t), "'"));
 }
 
 // Parameters share the input's dtype (float parameters may go with 16-bit input).

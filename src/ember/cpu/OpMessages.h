@@ -8,12 +8,6 @@
 
 namespace ember::native {
 
-// "Long", "Float": the type word PyTorch prints for a dtype.
-inline std::string type_word(ScalarType t) {
-  std::string s(legacy_type_name(t));
-  return s.substr(0, s.size() - 6);
-}
-
 // The C++ element type name PyTorch prints in messages (out= dtypes,
 // masked_fill values, random bounds: "from is out of bounds for float").
 inline const char* cpp_type_name(ScalarType t) {

@@ -171,17 +171,17 @@ Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::opt
   if (dtype) {
     EMBER_CHECK(is_floating_type(*dtype),
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
-                "dtype. Got: ", type_word(*dtype));
+                "dtype. Got: ", dtype_message_name(*dtype));
   } else {
     EMBER_CHECK(is_floating_type(self.dtype()),
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-                "Got: ", type_word(self.dtype()));
+                "Got: ", dtype_message_name(self.dtype()));
   }
   ScalarType rtype = dtype ? *dtype : self.dtype();
   if (out.defined()) {
     if (dtype) check_out_dtype(out, *dtype);
-    EMBER_CHECK(is_floating_type(out.dtype()), "result type ", type_word(rtype),
-                " can't be cast to the desired output type ", type_word(out.dtype()));
+    EMBER_CHECK(is_floating_type(out.dtype()), "result type ", dtype_message_name(rtype),
+                " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
     rtype = out.dtype();
   }
   std::vector<bool> mask = make_mask(self, dim);
@@ -214,7 +214,7 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
                           "enhancement request to PyTorch.)");
   }
   EMBER_CHECK(out_may_cast || !out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
-              type_word(self.dtype()), " for input's dtype and ", type_word(out.dtype()), " for out's dtype.");
+              dtype_message_name(self.dtype()), " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
   if (!result.is_meta()) cpu::reduce_stub(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
@@ -281,8 +281,8 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
 
 void check_var_out(const Tensor& self, const Tensor& out) {
   check_var_dtype(self);
-  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()), "result type ", type_word(self.dtype()),
-              " can't be cast to the desired output type ", type_word(out.dtype()));
+  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()), "result type ", dtype_message_name(self.dtype()),
+              " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
 }
 
 std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t(unbiased ? 1 : 0)); }
@@ -291,7 +291,7 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
                 Tensor& out) {
   const ScalarType rtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   EMBER_CHECK(!out.defined() || out.dtype() == rtype || out.dtype() == ScalarType::Bool, is_all ? "all" : "any",
-              " only supports bool tensor for result, got: ", type_word(out.dtype()));
+              " only supports bool tensor for result, got: ", dtype_message_name(out.dtype()));
   std::vector<bool> mask = make_mask(self, dim, empty_reduces_all);
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(self, mask, result);
@@ -335,7 +335,7 @@ Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, 
   std::vector<bool> mask = make_mask(self, dim);
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
   if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
-    throw NotImplementedError(str_cat("\"nansum_cpu\" not implemented for '", type_word(rtype), "'"));
+    throw NotImplementedError(str_cat("\"nansum_cpu\" not implemented for '", dtype_message_name(rtype), "'"));
   }
   return sum_like(self, mask, keepdim, rtype, ReduceOp::NanSum, false, out);
 }
@@ -454,12 +454,12 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                                bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
   EMBER_CHECK(is_floating_type(self.dtype()),
-              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", type_word(self.dtype()));
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", dtype_message_name(self.dtype()));
   Tensor in = self;
   if (dtype) {
     EMBER_CHECK(is_floating_type(*dtype) && promote_types(self.dtype(), *dtype) == *dtype,
-                "linalg.vector_norm: the dtype of the input (", type_word(self.dtype()),
-                ") should be convertible without narrowing to the specified dtype (", type_word(*dtype), ")");
+                "linalg.vector_norm: the dtype of the input (", dtype_message_name(self.dtype()),
+                ") should be convertible without narrowing to the specified dtype (", dtype_message_name(*dtype), ")");
     in = self.to(*dtype);
   }
   check_out_dtype(out, in.dtype());
@@ -487,7 +487,7 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   EMBER_CHECK(!dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0, "output with shape [] doesn't match the broadcast shape ",
               shape_string(DimVector(self.dim(), 1)));
   EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()),
-              "logsumexp(): Expected floating point type for result tensor, but got: ", type_word(out.dtype()));
+              "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_message_name(out.dtype()));
   const ScalarType rtype = out.defined() ? out.dtype()
                                          : (is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype());
   Tensor in = self.to(rtype);

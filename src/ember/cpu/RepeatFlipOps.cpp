@@ -43,7 +43,7 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 
 Tensor repeat_interleave_tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
   if (repeats.dtype() != ScalarType::Long && repeats.dtype() != ScalarType::Int) {
-    throw NotImplementedError(str_cat("\"repeat_interleave_cpu\" not implemented for '", type_word(repeats.dtype()), "'"));
+    throw NotImplementedError(str_cat("\"repeat_interleave_cpu\" not implemented for '", dtype_message_name(repeats.dtype()), "'"));
   }
   EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   Tensor r = repeats.to(ScalarType::Long).contiguous();

@@ -85,11 +85,6 @@ void resize_output(const Tensor& t, IntArrayRef shape) {
   impl->set_sizes_and_strides(shape, contiguous_strides(shape), impl->storage_offset());
 }
 
-std::string dtype_message_name(ScalarType t) {
-  std::string_view n = legacy_type_name(t);
-  return std::string(n.substr(0, n.size() - 6));  // drop "Tensor"
-}
-
 bool can_cast(ScalarType from, ScalarType to) {
   return category(from) <= category(to);
 }

@@ -113,8 +113,6 @@ class EMBER_API TensorIterator {
   std::vector<int64_t> strides_;
 };
 
-// PyTorch's name of a dtype in messages ("Float", "Long", "BFloat16").
-EMBER_API std::string dtype_message_name(ScalarType t);
 // Whether a result of dtype from may be written into an out= tensor of dtype
 // to (no float -> integral, no non-bool -> bool).
 EMBER_API bool can_cast(ScalarType from, ScalarType to);
