@@ -73,17 +73,14 @@ struct DispatchStub {
 #define EMBER_DEFINE_DISPATCH(fn_type, name) ::ember::DispatchStub<fn_type> name
 
 // Used inside a kernel file: registers fn for the capability being compiled.
-#define EMBER_REGISTER_DISPATCH(name, fn)                                           \
-  static const bool EMBER_CONCAT_(name##_registered_, __LINE__) = [] {              \
-    name.table[static_cast<int>(::ember::CpuCapability::EMBER_CPU_CAPABILITY)] = fn; \
-    return true;                                                                    \
-  }()
+#define EMBER_REGISTER_DISPATCH(name, fn) EMBER_REGISTER_STUB_(name, name, fn)
 // Registers kernel as the CPU kernel of a pointwise operator (its stub is
 // generated from ops.yaml: ember/ops/generated/PointwiseStubs.h).
-#define EMBER_REGISTER_POINTWISE(op, kernel)                                                  \
-  static const bool EMBER_CONCAT_(op##_registered_, __LINE__) = [] {                         \
-    ::ember::native::op##_stub.table[static_cast<int>(::ember::CpuCapability::EMBER_CPU_CAPABILITY)] = kernel; \
-    return true;                                                                              \
+#define EMBER_REGISTER_POINTWISE(op, kernel) EMBER_REGISTER_STUB_(op, ::ember::native::op##_stub, kernel)
+#define EMBER_REGISTER_STUB_(tag, stub, fn)                                          \
+  static const bool EMBER_CONCAT_(tag##_registered_, __LINE__) = [] {                \
+    stub.table[static_cast<int>(::ember::CpuCapability::EMBER_CPU_CAPABILITY)] = fn; \
+    return true;                                                                     \
   }()
 #define EMBER_CONCAT_IMPL_(a, b) a##b
 #define EMBER_CONCAT_(a, b) EMBER_CONCAT_IMPL_(a, b)
