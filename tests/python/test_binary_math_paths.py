@@ -563,3 +563,24 @@ def _check_values():
 def test_other_cpu_builds(cap):
     """The value checks again under the SSE2 and AVX2 copies of the kernels."""
     run_under_capability(cap, "test_binary_math_paths", "_check_values")
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder", "mul", "atan2", "copysign", "maximum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_broadcast_signed_zero(op, dtype):
+    # A stride-0 operand is splat into vector lanes; -0.0 must stay -0.0 there
+    # (fmod(-0.0 expanded, 1) gave +0 when lanes were built as 0 + x).
+    vals = [-0.0, 0.0, -1.5, 2.0]
+    for v in vals:
+        t_a = torch.tensor([v], dtype=getattr(torch, dtype)).expand(19)
+        t_b = torch.linspace(-3.0, 3.0, 19, dtype=getattr(torch, dtype))
+        e_a = ember.tensor([v], dtype=getattr(ember, dtype)).expand(19)
+        e_b = ember.tensor(t_b.tolist(), dtype=getattr(ember, dtype))
+        for x_t, y_t, x_e, y_e in ((t_a, t_b, e_a, e_b), (t_b, t_a, e_b, e_a)):
+            want = getattr(torch, op)(x_t, y_t)
+            got = torch.tensor(getattr(ember, op)(x_e, y_e).tolist(), dtype=want.dtype)
+            # atan2 is a vector polynomial, within 1 ulp of PyTorch's; the others exact.
+            rtol = 2 * torch.finfo(want.dtype).eps if op == "atan2" else 0
+            torch.testing.assert_close(got, want, rtol=rtol, atol=0, equal_nan=True)
+            num = ~torch.isnan(want)  # a NaN's sign bit is not specified
+            assert torch.equal(torch.signbit(got[num]), torch.signbit(want[num])), (op, v, got, want)
