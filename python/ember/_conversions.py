@@ -8,43 +8,12 @@ import builtins
 
 from ember import _C
 
-
-class memory_format:  # noqa: N801  (PyTorch's class name)
-    """How a tensor's elements are laid out; Ember keeps the row-major
-    (contiguous) layout, so preserve_format and contiguous_format apply."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return "torch." + self._name
-
-    def __reduce__(self):
-        return (_memory_format_by_name, (self._name,))
-
-
-preserve_format = memory_format("preserve_format")
-contiguous_format = memory_format("contiguous_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
-_FORMATS = {f._name: f for f in (preserve_format, contiguous_format, channels_last, channels_last_3d)}
-
-
-def _memory_format_by_name(name):
-    return _FORMATS[name]
-
-
-def check_memory_format(self, fmt):
-    """Accepts the formats Ember keeps; channels_last layouts need a 4-D
-    (5-D) tensor as in PyTorch and are not supported beyond that check."""
-    if fmt is None or fmt is preserve_format or fmt is contiguous_format:
-        return
-    if not isinstance(fmt, memory_format):
-        raise TypeError(f"memory_format must be torch.memory_format, not {type(fmt).__name__}")
-    rank = 4 if fmt is channels_last else 5
-    if self.dim() != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-    raise RuntimeError(f"ember keeps tensors in contiguous_format; {fmt._name} is not supported")
+# The memory formats are C objects (ember._C), so the C++ bindings read them directly.
+memory_format = _C.memory_format
+preserve_format = _C.preserve_format
+contiguous_format = _C.contiguous_format
+channels_last = _C.channels_last
+channels_last_3d = _C.channels_last_3d
 
 
 def _dtype_by_legacy_name():
@@ -65,56 +34,8 @@ def _dtype_by_legacy_name():
     return {prefix + k: v for k, v in names.items() for prefix in ("torch.", "ember.")}
 
 
-def _make_conversion(dtype_name):
-    def convert(self, memory_format=preserve_format):
-        import ember
-
-        check_memory_format(self, memory_format)
-        return self.to(getattr(ember, dtype_name))
-
-    convert.__name__ = convert.__qualname__ = {
-        "float32": "float",
-        "float64": "double",
-        "float16": "half",
-        "bfloat16": "bfloat16",
-        "int64": "long",
-        "int32": "int",
-        "int16": "short",
-        "int8": "char",
-        "uint8": "byte",
-        "bool": "bool",
-    }[dtype_name]
-    convert.__doc__ = f"self.to(ember.{dtype_name})"
-    return convert
-
-
 class ConversionMethods:
     """Mixed into ember.Tensor."""
-
-    float = _make_conversion("float32")
-    double = _make_conversion("float64")
-    half = _make_conversion("float16")
-    bfloat16 = _make_conversion("bfloat16")
-    long = _make_conversion("int64")
-    int = _make_conversion("int32")
-    short = _make_conversion("int16")
-    char = _make_conversion("int8")
-    byte = _make_conversion("uint8")
-    bool = _make_conversion("bool")
-
-    def to(self, *args, **kwargs):
-        if "memory_format" in kwargs:
-            check_memory_format(self, kwargs.pop("memory_format"))
-        return _C.TensorBase.to(self, *args, **kwargs)
-
-    def contiguous(self, memory_format=contiguous_format):
-        if memory_format is not contiguous_format:
-            check_memory_format(self, memory_format)
-        return _C.TensorBase.contiguous(self)
-
-    def cpu(self, memory_format=preserve_format):
-        check_memory_format(self, memory_format)
-        return self if self.device.type == "cpu" else self.to("cpu")
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         from ember._tensor import _legacy_name

@@ -51,7 +51,7 @@ def load_ops():
                 "base": base,
                 "args": args,
                 "section": op["section"],
-                "python": entry.get("python", True),
+                "python": entry.get("python", True) in (True, "manual"),
                 "variants": entry.get("variants", "function"),
             }
         )

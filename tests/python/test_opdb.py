@@ -202,7 +202,9 @@ def test_strides(row):
     """Output strides as PyTorch's, where it promises them (pointwise, views)."""
     fn_e, fn_t = row.resolve(ember), row.resolve(torch)
     dt = first_dtype(row)
-    tol = row.tol.get(dt) if row.compare_values else "shape"
+    # Values are the values test's business; a known value difference there only skips them here.
+    compare = row.compare_values and f"values/{dt}" not in row.xfail and "values" not in row.xfail
+    tol = row.tol.get(dt) if compare else "shape"
     for s in row.samples(torch_dtype(dt)):
         run_pair(fn_e, fn_t, s, "cpu", tol, where=f"{row.id}[{s.name}]", strides=True)
 

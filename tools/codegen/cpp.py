@@ -77,6 +77,7 @@ def cpp_arg_type(t: Type, kernel: bool = False) -> str:
         "ScalarType": "ScalarType",
         "Device": "Device",
         "Generator": "Generator",
+        "MemoryFormat": "MemoryFormat",
     }
     if t.base not in simple or t.is_list:
         raise CodegenError(None, f"type {t} has no C++ mapping yet")
@@ -106,6 +107,8 @@ def cpp_default(a: Argument) -> str:
         return "{}"
     if a.type.base == "ScalarType":
         return f"ScalarType::{d}"
+    if a.type.base == "MemoryFormat":
+        return {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"}[d]
     if a.type.base == "str" and d[:1] in ("'", '"'):
         return '"' + d[1:-1] + '"'
     return d

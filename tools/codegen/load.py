@@ -28,6 +28,14 @@ def _node_name(base: str) -> str:
     return "".join(p.title() for p in base.split("_"))
 
 
+def _python_binding(value, loc: Location) -> bool:
+    """Whether to generate the Python binding: true, false, or manual (public
+    in Python through a hand-written binding, so none is generated)."""
+    if value not in (True, False, "manual"):
+        raise CodegenError(loc, f"python must be true, false or manual, got {value!r}")
+    return value is True
+
+
 def load_operators(path: Path) -> list[Operator]:
     entries = yaml.load(path.read_text(), Loader=_LineLoader) or []
     ops: list[Operator] = []
@@ -101,7 +109,7 @@ def load_operators(path: Path) -> list[Operator]:
                 dispatch=tuple(dispatch.items()),
                 derivatives=tuple(derivatives),
                 factory=bool(e.get("factory", False)),
-                python=bool(e.get("python", True)),
+                python=_python_binding(e.get("python", True), loc),
                 node_name=node_name,
                 output_differentiability=tuple(bool(x) for x in e["output_differentiability"])
                 if "output_differentiability" in e

@@ -27,7 +27,7 @@ class CodegenError(Exception):
 
 @dataclass(frozen=True)
 class Type:
-    base: str  # Tensor, int, float, bool, str, Scalar, ScalarType, Device, Generator
+    base: str  # Tensor, int, float, bool, str, Scalar, ScalarType, Device, Generator, MemoryFormat
     optional: bool = False
     is_list: bool = False
     list_size: int | None = None
@@ -66,7 +66,7 @@ def parse_type(text: str, loc: Location) -> Type:
         if opt:
             raise CodegenError(loc, f"cannot parse type {text!r}")
         elem_opt, opt = None, elem_opt
-    known = {"Tensor", "int", "float", "bool", "str", "Scalar", "ScalarType", "Device", "Generator"}
+    known = {"Tensor", "int", "float", "bool", "str", "Scalar", "ScalarType", "Device", "Generator", "MemoryFormat"}
     if base not in known:
         raise CodegenError(loc, f"unknown type {base!r} (known: {', '.join(sorted(known))})")
     return Type(

@@ -29,13 +29,14 @@ class Pointwise:
     error_name: str  # the kernel name in "<name>" not implemented for '<dtype>'
     manual: bool  # the native function is hand-written; only the stub is generated
     operands: tuple[str, ...] | None  # operand names, when not the leading arguments
+    contiguous: bool  # computed on contiguous inputs, so the result is contiguous (no layout propagation)
 
 
 def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if isinstance(raw, str):
         raw = {"iter": raw}
     raw = {k: v for k, v in raw.items() if k != "__line__"}
-    allowed = {"iter", "dtypes", "error_name", "native", "operands"}
+    allowed = {"iter", "dtypes", "error_name", "native", "operands", "layout"}
     unknown = set(raw) - allowed
     if unknown:
         raise CodegenError(loc, f"unknown pointwise key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
@@ -50,7 +51,11 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if native not in ("generated", "manual"):
         raise CodegenError(loc, f"pointwise native must be generated or manual, got {native!r}")
     operands = tuple(str(raw["operands"]).split()) if "operands" in raw else None
-    return Pointwise(it, dtypes, str(raw.get("error_name", f"{op_name}_cpu")), native == "manual", operands)
+    layout = raw.get("layout", "propagate")
+    if layout not in ("propagate", "contiguous"):
+        raise CodegenError(loc, f"pointwise layout must be propagate or contiguous, got {layout!r}")
+    error_name = str(raw.get("error_name", f"{op_name}_cpu"))
+    return Pointwise(it, dtypes, error_name, native == "manual", operands, layout == "contiguous")
 
 
 def stub_base(op: Operator) -> str:
@@ -132,7 +137,8 @@ def definitions(ops: list[Operator], cpp) -> str:
             [f"{cpp.cpp_arg_type(a.type)} {a.name}" for a in operands] + [f"{t} {n}" for t, n in params] + ["Tensor& out"]
         )
         # Numbers join as weak 0-dim tensors, so promotion treats them as PyTorch does.
-        ins = ", ".join(a.name if a.type.base == "Tensor" else f"wrapped_scalar({a.name})" for a in operands)
+        tensor = "{}.contiguous()" if pw.contiguous else "{}"
+        ins = ", ".join(tensor.format(a.name) if a.type.base == "Tensor" else f"wrapped_scalar({a.name})" for a in operands)
         device = next(a.name for a in operands if a.type.base == "Tensor")
         builder = ITERATORS[pw.iterator][0]
         body = [f"Tensor& {native_name(op)}({sig}) {{", f"  auto it = TensorIterator::{builder}(out, {ins});"]

@@ -113,7 +113,7 @@ def _getter(a: Argument, i: int) -> str:
             return f"r.intlist_optional({i})" if t.optional else f"r.intlist({i})"
         return f"r.int64_optional({i})" if t.optional else f"r.int64({i})"
     table = {"float": "real", "bool": "boolean", "str": "string", "Scalar": "scalar",
-             "ScalarType": "scalartype", "Device": "device", "Generator": "generator"}
+             "ScalarType": "scalartype", "Device": "device", "Generator": "generator", "MemoryFormat": "memoryformat"}
     g = table[t.base]
     return f"r.{g}_optional({i})" if t.optional else f"r.{g}({i})"
 
@@ -183,7 +183,8 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
 
 
 _PYI_TYPES = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str",
-              "Scalar": "Number", "ScalarType": "dtype", "Device": "Device", "Generator": "Generator"}
+              "Scalar": "Number", "ScalarType": "dtype", "Device": "Device", "Generator": "Generator",
+              "MemoryFormat": "memory_format"}
 
 
 def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:

@@ -44,7 +44,7 @@ bool obeys_layout(const Tensor& grad, const Tensor& variable) {
 }
 
 Tensor clone_with_layout(const Tensor& grad, const Tensor& variable) {
-  if (!variable.is_non_overlapping_and_dense()) return grad.clone();
+  if (!variable.is_non_overlapping_and_dense()) return grad.clone(MemoryFormat::Contiguous);
   Tensor out = ember::empty_strided(variable.sizes(), variable.strides(), grad.dtype(), grad.device());
   out.copy_(grad);
   return out;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "ember/core/MemoryFormat.h"
 #include "ember/core/TensorImpl.h"
 
 namespace ember {
@@ -36,6 +37,10 @@ class EMBER_CORE_API TensorBase {
   bool is_meta() const { return device().is_meta(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
   bool is_non_overlapping_and_dense() const { return impl_->is_non_overlapping_and_dense(); }
+  bool is_contiguous(MemoryFormat f) const {
+    return f == MemoryFormat::Contiguous ? is_contiguous() : is_contiguous_as(sizes(), strides(), f);
+  }
+  MemoryFormat suggest_memory_format() const { return ember::suggest_memory_format(sizes(), strides()); }
   bool is_floating_point() const { return is_floating_type(dtype()); }
   bool requires_grad() const { return impl_->requires_grad(); }
 

@@ -38,7 +38,7 @@ int64_t read_index(const Tensor& index, int64_t off) {
 // out starts as a copy of self (unless it is self).
 void init_like_self(const Tensor& self, Tensor& out) {
   if (!out.defined()) {
-    out = self.clone();
+    out = self.clone(MemoryFormat::Contiguous);
     return;
   }
   if (out.is_same(self)) return;
@@ -629,7 +629,7 @@ Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, b
                    source.numel(), ", index.numel() = ", index.numel());
   EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
   if (!out.defined()) {
-    out = self.clone();
+    out = self.clone(MemoryFormat::Contiguous);
   } else {
     assert_no_internal_overlap(out);
     assert_no_overlap(out, index);

@@ -387,7 +387,7 @@ Tensor index(const Tensor& self, const OptTensors& indices) {
 Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tensor& values, bool accumulate,
                       Tensor& out) {
   if (!out.defined()) {
-    out = self.clone();
+    out = self.clone(MemoryFormat::Contiguous);
   } else if (!out.is_same(self)) {
     resize_output(out, self.sizes());
     out.copy_(self);

@@ -120,33 +120,6 @@ struct LockedGenerator {
   throw NotImplementedError(str_cat("\"", op, "\" not implemented for '", legacy_type_name(t).substr(0, legacy_type_name(t).size() - 6), "'"));
 }
 
-// True when t's elements exactly tile its storage span (a permuted contiguous tensor).
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.size(d) != 1) dims.push_back(d);
-  }
-  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t.stride(d) != expected) return false;
-    expected *= t.size(d);
-  }
-  return true;
-}
-
-// empty_like with PyTorch's default memory format: a dense input's strides are
-// kept (random fills then land in the same memory order as PyTorch's).
-Tensor empty_like_preserving(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  ScalarType t = dtype.value_or(self.dtype());
-  Device dev = device.value_or(self.device());
-  if (!self.is_contiguous() && is_non_overlapping_and_dense(self)) {
-    return ember::empty_strided(self.sizes(), self.strides(), t, dev);
-  }
-  return ember::empty(self.sizes(), t, dev);
-}
-
 void check_std_tensor(const Tensor& std) {
   if (std.numel() == 0 || std.is_meta()) return;
   std::vector<double> v = to_vector(std);
@@ -277,7 +250,7 @@ Tensor& bernoulli_out(const Tensor& self, std::optional<Generator> generator, Te
 }
 
 Tensor bernoulli_p(const Tensor& self, double p, std::optional<Generator> generator) {
-  Tensor out = empty_like_preserving(self, std::nullopt, std::nullopt);
+  Tensor out = ember::empty_like(self);
   bernoulli_float_(out, p, generator);
   return out;
 }
@@ -399,26 +372,28 @@ Tensor& normal_tensor_tensor_out(const Tensor& mean, const Tensor& std, std::opt
 }
 
 Tensor rand_like(const Tensor& self, std::optional<Generator> generator, std::optional<ScalarType> dtype,
-                 std::optional<Device> device) {
-  Tensor out = empty_like_preserving(self, dtype, device);
+                 std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  Tensor out = ember::empty_like(self, dtype, device, memory_format);
   return uniform_(out, 0.0, 1.0, generator);
 }
 
 Tensor randn_like(const Tensor& self, std::optional<Generator> generator, std::optional<ScalarType> dtype,
-                  std::optional<Device> device) {
-  Tensor out = empty_like_preserving(self, dtype, device);
+                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  Tensor out = ember::empty_like(self, dtype, device, memory_format);
   return normal_(out, 0.0, 1.0, generator);
 }
 
 Tensor randint_like_low(const Tensor& self, int64_t low, int64_t high, std::optional<Generator> generator,
-                        std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor out = empty_like_preserving(self, dtype, device);
+                        std::optional<ScalarType> dtype, std::optional<Device> device,
+                        std::optional<MemoryFormat> memory_format) {
+  Tensor out = ember::empty_like(self, dtype, device, memory_format);
   return random_from_(out, low, high, generator);
 }
 
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<Generator> generator,
-                    std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return randint_like_low(self, 0, high, generator, dtype, device);
+                    std::optional<ScalarType> dtype, std::optional<Device> device,
+                    std::optional<MemoryFormat> memory_format) {
+  return randint_like_low(self, 0, high, generator, dtype, device, memory_format);
 }
 
 // ---- multinomial -------------------------------------------------------------------
@@ -430,7 +405,7 @@ namespace {
 template <typename T>
 void multinomial_top(const Tensor& self, int64_t n_sample, GeneratorImpl* g, Tensor& result) {
   using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  Tensor q = empty_like_preserving(self, std::nullopt, std::nullopt);
+  Tensor q = ember::empty_like(self);
   cpu::exponential_stub(q, 1.0, g);
   const int64_t n_cat = self.size(-1);
   const int64_t n_dist = self.dim() == 2 ? self.size(0) : 1;

@@ -15,7 +15,7 @@ namespace {
 Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lower, Tensor& out) {
   EMBER_CHECK(self.dim() >= 2, name, ": input tensor must have at least 2 dimensions");
   if (!out.defined()) {
-    out = self.clone();
+    out = self.clone(MemoryFormat::Contiguous);
   } else if (!out.is_same(self)) {
     check_out_dtype(out, self.dtype());
     EMBER_CHECK(out.device() == self.device(), "Attempting to copy from device ", self.device().str(), " to device ",

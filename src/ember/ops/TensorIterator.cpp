@@ -203,7 +203,9 @@ void TensorIterator::build(const Config& config) {
   if (out.defined()) {
     for (int k = noutputs_; k < ntensors_; ++k) inplace = inplace || operands_[k].is_same(out);
   }
-  if (config.promote_inputs) {
+  // Inputs are converted on the CPU only; on meta, as in PyTorch, they keep
+  // their dtype and strides (which then decide the result's layout).
+  if (config.promote_inputs && !device.is_meta()) {
     for (int k = first_promoted; k < ntensors_; ++k) {
       Tensor& t = operands_[k];
       if (t.dtype() == common_dtype_) continue;
@@ -216,17 +218,27 @@ void TensorIterator::build(const Config& config) {
     }
   }
 
-  // 3. output
+  // 3. output: a new or resized one takes the inputs' memory layout.
   const ScalarType want = config.out_dtype ? *config.out_dtype : common_dtype_;
+  const bool out_is_new = !out.defined() || !out.sizes().equals(shape_);
+  const DimVector order = memory_order(out_is_new ? 1u : 0u);
+  const DimVector strides = out_is_new ? output_strides(1u, order) : DimVector();
+  auto restride = [&](const Tensor& t) {
+    if (!IntArrayRef(strides).equals(t.strides())) {
+      t.unsafeGetTensorImpl()->set_sizes_and_strides(shape_, strides, t.storage_offset());
+    }
+  };
   if (!out.defined()) {
     out = empty(shape_, want, device);
+    restride(out);
   } else {
     EMBER_CHECK(out.device() == device || !have_device, "Expected out tensor to have device ", device.str(),
                 ", but got ", out.device().str(), " instead");
-    if (!out.sizes().equals(shape_)) {
+    if (out_is_new) {
       EMBER_CHECK(!inplace, "output with shape ", shape_string(out.sizes()),
                   " doesn't match the broadcast shape ", shape_string(shape_));
       resize_output(out, shape_);
+      restride(out);
     }
     EMBER_CHECK(!config.exact_out_dtype || out.dtype() == want, "Found dtype ", dtype_message_name(out.dtype()),
                 " but expected ", dtype_message_name(want));
@@ -236,11 +248,118 @@ void TensorIterator::build(const Config& config) {
                   " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
       user_output_ = out;
       out = empty(shape_, want, device);
+      if (out_is_new) restride(out);
     }
   }
   check_no_internal_overlap();
   check_no_partial_overlap();
-  compute_strides_and_coalesce();
+  compute_strides_and_coalesce(order);
+}
+
+// Note [Memory-format propagation]
+// As in PyTorch, an elementwise result keeps its inputs' layout: when every
+// operand has the same shape and is contiguous, or channels-last (4-D), or
+// dense with the same strides, the result takes that layout; otherwise the
+// dims are ordered innermost first by the operands' strides (outputs first,
+// broadcast and 0-dim operands abstaining, ties going to the smaller dim)
+// and the result is dense in that order. The same order drives iteration.
+namespace {
+bool channels_last_contiguous(const Tensor& t) {
+  if (t.dim() != 4) return false;
+  int64_t expected = 1;
+  for (int d : {1, 3, 2, 0}) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+}  // namespace
+
+DimVector TensorIterator::memory_order(unsigned skip_mask) const {
+  const int ndim = static_cast<int>(shape_.size());
+  // Byte strides over the broadcast shape; 0 where an operand is broadcast.
+  auto stride_of = [&](int k, int d) -> int64_t {
+    const Tensor& t = operands_[k];
+    const int td = d - (ndim - static_cast<int>(t.dim()));
+    if (td < 0 || (t.sizes()[td] == 1 && shape_[d] != 1)) return 0;
+    return t.strides()[td] * static_cast<int64_t>(t.element_size());
+  };
+  // 1 when dim a should sit outside dim b, -1 inside, 0 when no operand says.
+  auto should_swap = [&](int a, int b) -> int {
+    for (int k = 0; k < ntensors_; ++k) {
+      if ((skip_mask >> k & 1u) || !operands_[k].defined()) continue;
+      const int64_t sa = stride_of(k, a), sb = stride_of(k, b);
+      if (sa == 0 || sb == 0) continue;
+      if (sa < sb) return -1;
+      if (sa > sb) return 1;
+      if (shape_[a] > shape_[b]) return 1;
+    }
+    return 0;
+  };
+  DimVector order(ndim);
+  for (int i = 0; i < ndim; ++i) order[i] = ndim - 1 - i;
+  // Insertion sort that tolerates undecided comparisons.
+  for (int i = 1; i < ndim; ++i) {
+    int b = i;
+    for (int a = i - 1; a >= 0; --a) {
+      const int c = should_swap(static_cast<int>(order[a]), static_cast<int>(order[b]));
+      if (c > 0) {
+        std::swap(order[a], order[b]);
+        b = a;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  return order;
+}
+
+DimVector TensorIterator::output_strides(unsigned skip_mask, const DimVector& order) const {
+  const int ndim = static_cast<int>(shape_.size());
+  // Fast cases: every operand the same shape and in one layout.
+  bool same_shape = true, has_scalar = false, has_dims = false;
+  for (int k = noutputs_; k < ntensors_; ++k) {
+    const Tensor& t = operands_[k];
+    (t.dim() == 0 ? has_scalar : has_dims) = true;
+    same_shape = same_shape && t.sizes().equals(shape_);
+  }
+  if (same_shape && !(has_scalar && has_dims)) {
+    bool contiguous = true, channels_last = true, dense = true;
+    for (int k = 0; k < ntensors_; ++k) {
+      if ((skip_mask >> k & 1u) || !operands_[k].defined()) continue;
+      contiguous = contiguous && operands_[k].is_contiguous();
+      channels_last = channels_last && channels_last_contiguous(operands_[k]);
+      dense = dense && operands_[k].is_non_overlapping_and_dense();
+    }
+    if (contiguous) return contiguous_strides(shape_);
+    if (channels_last) {
+      DimVector s(4);
+      s[1] = 1;
+      s[3] = shape_[1];
+      s[2] = s[3] * shape_[3];
+      s[0] = s[2] * shape_[2];
+      return s;
+    }
+    if (dense) {
+      const Tensor* first = nullptr;
+      bool same_strides = true;
+      for (int k = ntensors_ - 1; k >= 0; --k) {
+        if ((skip_mask >> k & 1u) || !operands_[k].defined()) continue;
+        if (!first) first = &operands_[k];
+        same_strides = same_strides && operands_[k].strides().equals(first->strides());
+      }
+      if (same_strides && first) return DimVector(first->strides());
+    }
+  }
+  // Dense in the operands' memory order.
+  DimVector strides(ndim);
+  int64_t next = 1;
+  for (int i = 0; i < ndim; ++i) {
+    strides[order[i]] = next;
+    next *= shape_[order[i]];
+  }
+  return strides;
 }
 
 void TensorIterator::check_no_partial_overlap() const {
@@ -255,7 +374,7 @@ void TensorIterator::check_no_internal_overlap() const {
   for (int k = 0; k < noutputs_; ++k) assert_no_internal_overlap(operands_[k]);
 }
 
-void TensorIterator::compute_strides_and_coalesce() {
+void TensorIterator::compute_strides_and_coalesce(const DimVector& order) {
   int ndim = static_cast<int>(shape_.size());
   strides_.assign(std::max(ndim, 1) * kMaxOperands, 0);
   for (int k = 0; k < ntensors_; ++k) {
@@ -274,7 +393,8 @@ void TensorIterator::compute_strides_and_coalesce() {
     int64_t stride[kMaxOperands];
   };
   std::vector<Dim> merged;  // innermost first
-  for (int d = ndim - 1; d >= 0; --d) {
+  for (int i = 0; i < ndim; ++i) {
+    const int d = static_cast<int>(order[i]);
     if (shape_[d] == 1) continue;
     Dim cur{shape_[d], {}};
     for (int k = 0; k < ntensors_; ++k) cur.stride[k] = strides_[d * kMaxOperands + k];

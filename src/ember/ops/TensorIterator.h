@@ -94,7 +94,13 @@ class EMBER_API TensorIterator {
   void add_output(const Tensor& t) { operands_[ntensors_++] = t; ++noutputs_; }
   void add_input(const Tensor& t) { operands_[ntensors_++] = t; }
   void build(const Config& config);
-  void compute_strides_and_coalesce();
+  // Dims ordered innermost first by the operands' memory layout (PyTorch's
+  // reorder_dimensions); outputs that are new or resized are left out.
+  DimVector memory_order(unsigned skip_mask) const;
+  // Strides of a new or resized output (PyTorch's memory-format propagation).
+  DimVector output_strides(unsigned skip_mask, const DimVector& order) const;
+  void compute_strides_and_coalesce(const DimVector& order);
+  void compute_strides_and_coalesce() { compute_strides_and_coalesce(memory_order(0)); }
   void check_no_internal_overlap() const;
   void check_no_partial_overlap() const;
   void serial_for_each(LoopFn fn, void* ctx, int64_t begin, int64_t end) const;

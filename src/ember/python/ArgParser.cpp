@@ -31,6 +31,7 @@ const char* type_label(ParamType t) {
     case ParamType::String: return "str";
     case ParamType::ScalarType: return "torch.dtype";
     case ParamType::Device: return "torch.device";
+    case ParamType::MemoryFormat: return "torch.memory_format";
   }
   return "?";
 }
@@ -129,6 +130,8 @@ bool check(const Param& p, PyObject* o) {
       return is_dtype_like(o);
     case ParamType::Device:
       return is_device_like(o);
+    case ParamType::MemoryFormat:
+      return is_memory_format(o);
   }
   return false;
 }
@@ -208,6 +211,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.type = ParamType::ScalarType;
     } else if (type == "Device") {
       p.type = ParamType::Device;
+    } else if (type == "MemoryFormat") {
+      p.type = ParamType::MemoryFormat;
     } else {
       throw Error(str_cat("ArgParser: unknown type '", type, "' in signature ", fmt));
     }
@@ -218,7 +223,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
         p.default_bool = def == "True";
       } else if (def == "[]") {
         p.default_empty_list = true;
-      } else if (p.type == ParamType::String || (!def.empty() && (def[0] == '\'' || def[0] == '"'))) {
+      } else if (p.type == ParamType::String || p.type == ParamType::MemoryFormat ||
+                 (!def.empty() && (def[0] == '\'' || def[0] == '"'))) {
         p.default_string = def.size() >= 2 && (def[0] == '"' || def[0] == '\'') ? def.substr(1, def.size() - 2) : def;
       } else if (def.find_first_of(".e") != std::string::npos) {
         p.default_double = std::stod(def);
@@ -334,10 +340,14 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   std::string got = "(";
   for (Py_ssize_t i = 0; i < nargs; ++i) got += std::string(i ? ", " : "") + Py_TYPE(args[i])->tp_name;
   if (kwnames) {
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
-      got += std::string((nargs + k) ? ", " : "") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)) + "=" +
+    // As PyTorch prints them: last keyword first, and a trailing ", " when
+    // there are no positional arguments.
+    const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = nkw; k-- > 0;) {
+      got += std::string(nargs || k + 1 < nkw ? ", " : "") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)) + "=" +
              Py_TYPE(args[nargs + k])->tp_name;
     }
+    if (nargs == 0 && nkw > 0) got += ", ";
   }
   got += ")";
   std::string msg = str_cat(sigs_[0].name, "() received an invalid combination of arguments - got ", got,
@@ -469,6 +479,20 @@ Device ParsedArgsBase::device(int i) { return parse_device(args_[i]); }
 std::optional<Device> ParsedArgsBase::device_optional(int i) {
   if (is_none(i)) return std::nullopt;
   return parse_device(args_[i]);
+}
+
+MemoryFormat ParsedArgsBase::memoryformat(int i) {
+  if (args_[i]) return memory_format_of(args_[i]);
+  const std::string& name = sig_->params[i].default_string;
+  for (int f = 0; f < kNumMemoryFormats; ++f) {
+    if (name == memory_format_name(static_cast<MemoryFormat>(f))) return static_cast<MemoryFormat>(f);
+  }
+  throw Error(str_cat("ArgParser: unknown memory format default '", name, "'"));
+}
+
+std::optional<MemoryFormat> ParsedArgsBase::memoryformat_optional(int i) {
+  if (is_none(i)) return std::nullopt;
+  return memory_format_of(args_[i]);
 }
 
 std::vector<Tensor> ParsedArgsBase::tensorlist(int i) {

@@ -13,6 +13,7 @@
 #include "ember/core/Device.h"
 #include "ember/core/DimVector.h"
 #include "ember/core/Generator.h"
+#include "ember/core/MemoryFormat.h"
 #include "ember/core/Scalar.h"
 #include "ember/ops/Tensor.h"
 
@@ -20,7 +21,7 @@ namespace ember::python {
 
 enum class ParamType : uint8_t {
   Tensor, TensorList, OptTensorList, Scalar, Int, IntList, Float, FloatList, Bool, String, ScalarType, Device,
-  Generator
+  Generator, MemoryFormat
 };
 
 struct Param {
@@ -82,6 +83,8 @@ class ParsedArgsBase {
   std::optional<ScalarType> scalartype_optional(int i);
   Device device(int i);
   std::optional<Device> device_optional(int i);
+  MemoryFormat memoryformat(int i);
+  std::optional<MemoryFormat> memoryformat_optional(int i);
   bool is_none(int i) const { return !args_[i] || args_[i] == Py_None; }
 
  protected:

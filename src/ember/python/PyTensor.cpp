@@ -256,7 +256,6 @@ PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack
 PyObject* m_storage_offset(PyObject* self, PyObject*) {
   return PyLong_FromLongLong(unpack_tensor(self).storage_offset());
 }
-PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unpack_tensor(self).is_contiguous()); }
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(unpack_tensor(self).is_floating_point());
 }
@@ -482,7 +481,6 @@ PyMethodDef tensor_methods[] = {
     {"numel", m_numel, METH_NOARGS, nullptr},
     {"nelement", m_numel, METH_NOARGS, nullptr},
     {"storage_offset", m_storage_offset, METH_NOARGS, nullptr},
-    {"is_contiguous", m_is_contiguous, METH_NOARGS, nullptr},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
     {"element_size", m_element_size, METH_NOARGS, nullptr},
     {"_adopt_view_", m_adopt_view_, METH_O, nullptr},
@@ -773,11 +771,13 @@ PyMappingMethods tensor_as_mapping = {};
 }  // namespace
 
 void add_generated_methods(std::vector<PyMethodDef>& methods);
+void add_conversion_methods(std::vector<PyMethodDef>& methods);
 
 void init_tensor_type(PyObject* module) {
   static std::vector<PyMethodDef> methods;
   for (PyMethodDef* m = tensor_methods; m->ml_name; ++m) methods.push_back(*m);
   add_generated_methods(methods);
+  add_conversion_methods(methods);
   add_view_methods(methods);
   methods.push_back({nullptr, nullptr, 0, nullptr});
 

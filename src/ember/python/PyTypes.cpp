@@ -8,6 +8,7 @@ namespace ember::python {
 
 PyTypeObject* g_dtype_type = nullptr;
 PyTypeObject* g_device_type = nullptr;
+PyTypeObject* g_memory_format_type = nullptr;
 
 namespace {
 
@@ -97,7 +98,26 @@ PyGetSetDef device_getset[] = {{"type", device_type_get, nullptr, nullptr, nullp
 PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr},
                                 {nullptr, nullptr, 0, nullptr}};
 
+struct PyMemoryFormatObject {
+  PyObject_HEAD
+  MemoryFormat format;
+};
+PyObject* g_memory_formats[kNumMemoryFormats] = {};
+
+PyObject* memory_format_repr(PyObject* self) {
+  return PyUnicode_FromString((std::string("torch.") + memory_format_name(memory_format_of(self))).c_str());
+}
+PyObject* memory_format_reduce(PyObject* self, PyObject*) {
+  // Pickles as the attribute name on the ember module, like torch.channels_last.
+  return PyUnicode_FromString(memory_format_name(memory_format_of(self)));
+}
+PyMethodDef memory_format_methods[] = {{"__reduce__", memory_format_reduce, METH_NOARGS, nullptr},
+                                       {nullptr, nullptr, 0, nullptr}};
+
 }  // namespace
+
+MemoryFormat memory_format_of(PyObject* o) { return reinterpret_cast<PyMemoryFormatObject*>(o)->format; }
+PyObject* memory_format_object(MemoryFormat f) { return g_memory_formats[static_cast<int>(f)]; }
 
 PyObject* dtype_object(ScalarType t) { return g_dtypes[static_cast<int>(t)]; }
 
@@ -169,6 +189,22 @@ void init_dtype_and_device(PyObject* module) {
   if (PyType_Ready(&device_type) < 0) throw python_error();
   g_device_type = &device_type;
   PyModule_AddObjectRef(module, "device", reinterpret_cast<PyObject*>(&device_type));
+
+  static PyTypeObject memory_format_type = {PyVarObject_HEAD_INIT(nullptr, 0)};
+  memory_format_type.tp_name = "ember.memory_format";
+  memory_format_type.tp_basicsize = sizeof(PyMemoryFormatObject);
+  memory_format_type.tp_flags = Py_TPFLAGS_DEFAULT;
+  memory_format_type.tp_repr = memory_format_repr;
+  memory_format_type.tp_methods = memory_format_methods;
+  if (PyType_Ready(&memory_format_type) < 0) throw python_error();
+  g_memory_format_type = &memory_format_type;
+  PyModule_AddObjectRef(module, "memory_format", reinterpret_cast<PyObject*>(&memory_format_type));
+  for (int i = 0; i < kNumMemoryFormats; ++i) {
+    auto* obj = PyObject_New(PyMemoryFormatObject, &memory_format_type);
+    obj->format = static_cast<MemoryFormat>(i);
+    g_memory_formats[i] = reinterpret_cast<PyObject*>(obj);
+    PyModule_AddObjectRef(module, memory_format_name(obj->format), g_memory_formats[i]);
+  }
 }
 
 }  // namespace ember::python

@@ -1,9 +1,10 @@
 #pragma once
-// ember.dtype and ember.device: small immutable Python objects.
+// ember.dtype, ember.device and ember.memory_format: small immutable Python objects.
 
 #include <Python.h>
 
 #include "ember/core/Device.h"
+#include "ember/core/MemoryFormat.h"
 #include "ember/core/ScalarType.h"
 
 namespace ember::python {
@@ -33,6 +34,12 @@ PyObject* device_object(Device d);
 // A device from a device object, a string ("cuda:1") or an int (CUDA index).
 Device parse_device(PyObject* o);
 bool is_device_like(PyObject* o);
+
+extern PyTypeObject* g_memory_format_type;
+inline bool is_memory_format(PyObject* o) { return Py_TYPE(o) == g_memory_format_type; }
+MemoryFormat memory_format_of(PyObject* o);
+// Borrowed reference to the singleton memory_format object.
+PyObject* memory_format_object(MemoryFormat f);
 
 void init_dtype_and_device(PyObject* module);
 

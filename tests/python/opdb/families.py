@@ -5,16 +5,12 @@ from __future__ import annotations
 from . import samples as S
 from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, INTS_AND_BOOL, OpInfo
 
-# PyTorch gives a pointwise result the layout of its inputs ((x.t() + 1).stride()
-# is x.t()'s); Ember's is always contiguous.
-STRIDES = "pointwise result of a transposed input: ember strides (4, 1), torch (1, 3) (no layout propagation)"
 POINTWISE = {
     "method": True,
     "supports_out": True,
     "supports_inplace": True,
     "supports_meta": True,
     "check_strides": True,
-    "xfail": {"strides": STRIDES},
 }
 DIFFERENTIABLE = {"supports_grad": True, "supports_gradgrad": True}
 

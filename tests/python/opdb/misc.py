@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, SampleInput, Tol, make, transposed
-from .families import STRIDES, row
+from .families import row
 
 GEMM_TOL = Tol(
     {
@@ -293,11 +293,6 @@ FACTORY_ROWS = [
 ]
 
 ROWS = LINALG_ROWS + SPECIAL_ROWS + FACTORY_ROWS
-
-# Layout of the input: PyTorch's *_like keep a transposed input's strides, Ember's are contiguous.
-for _row in FACTORY_ROWS:
-    if _row.name.endswith("_like"):
-        _row.xfail["strides"] = STRIDES
 for _row in LINALG_ROWS:
     if _row.name == "addbmm":
         _row.xfail["inplace:case1"] = ADDBMM_RESIZE

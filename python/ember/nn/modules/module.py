@@ -331,6 +331,7 @@ class Module:
 
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
+        memory_format = kwargs.pop("memory_format", None)
         kwargs.pop("non_blocking", None)
         for a in args:
             if isinstance(a, _dtype):
@@ -352,6 +353,8 @@ class Module:
                 out = out.to(device)
             if dtype is not None and t.is_floating_point():
                 out = out.to(dtype)
+            if memory_format is not None and t.dim() in (4, 5):
+                out = out.to(memory_format=memory_format)
             return out
 
         return self._apply(convert)

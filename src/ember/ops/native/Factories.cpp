@@ -84,8 +84,14 @@ void check_fill_value(ScalarType t, const Scalar& value) {
   }
 }
 
-Tensor& empty_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
+Tensor& empty_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> memory_format, Tensor& out) {
+  EMBER_CHECK(!(memory_format && out.defined()), "'memory_format' argument is incompatible with 'out' tensor argument");
   prepare_factory_out(out, size, dtype, device, get_default_dtype());
+  if (memory_format && *memory_format != MemoryFormat::Contiguous) {
+    EMBER_CHECK(*memory_format != MemoryFormat::Preserve, "unsupported memory format Preserve");
+    out.unsafeGetTensorImpl()->set_sizes_and_strides(size, strides_for_format(size, *memory_format), 0);
+  }
   return out;
 }
 
@@ -115,8 +121,8 @@ Tensor& ones_out(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
-                 std::optional<Device> device) {
-  Tensor r = native::empty_like(self, dtype, device);
+                 std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  Tensor r = native::empty_like(self, dtype, device, memory_format);
   check_fill_value(r.dtype(), fill_value);
   r.fill_(fill_value);
   return r;
@@ -130,49 +136,83 @@ Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::opti
   return r;
 }
 
-Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::empty(self.sizes(), dtype.value_or(self.dtype()), device.value_or(self.device()));
+// Note [Preserved layout]
+// A copy "like" a tensor keeps its layout, as in PyTorch: a dense tensor's
+// strides as they are, another strided one's dim order made dense
+// (infer_dense_strides); an explicit format gives that format's strides.
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> memory_format) {
+  const ScalarType t = dtype.value_or(self.dtype());
+  const Device dev = device.value_or(self.device());
+  const MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
+  if (f == MemoryFormat::Contiguous || (f == MemoryFormat::Preserve && self.is_contiguous())) {
+    return native::empty(self.sizes(), t, dev);
+  }
+  if (f != MemoryFormat::Preserve) return ember::empty_strided(self.sizes(), strides_for_format(self.sizes(), f), t, dev);
+  if (self.is_non_overlapping_and_dense()) return ember::empty_strided(self.sizes(), self.strides(), t, dev);
+  return ember::empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()), t, dev);
 }
 
-Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor r = native::empty_like(self, dtype, device);
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> memory_format) {
+  Tensor r = native::empty_like(self, dtype, device, memory_format);
   r.zero_();
   return r;
 }
 
-Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor r = native::empty_like(self, dtype, device);
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                 std::optional<MemoryFormat> memory_format) {
+  Tensor r = native::empty_like(self, dtype, device, memory_format);
   r.fill_(Scalar(int64_t(1)));
   return r;
 }
 
-Tensor clone(const Tensor& self) {
-  Tensor r = native::empty_like(self, std::nullopt, std::nullopt);
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  Tensor r = native::empty_like(self, std::nullopt, std::nullopt, memory_format);
   r.copy_(self);
   return r;
 }
 
 Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
-               bool /*non_blocking*/) {
-  Tensor r = native::empty(self.sizes(), dtype.value_or(self.dtype()), device.value_or(self.device()));
+               bool /*non_blocking*/, std::optional<MemoryFormat> memory_format) {
+  Tensor r = native::empty_like(self, dtype, device, memory_format);
   r.copy_(self);
   return r;
 }
 
-// to() returns self when nothing changes; otherwise a copy that autograd
-// records as ToCopyBackward0, as in PyTorch.
-Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
-  if (dtype == self.dtype() && !copy) return self;
-  return ember::_to_copy(self, dtype, std::nullopt, non_blocking);
+// to() returns self when nothing changes (for a memory format: when self's
+// suggested format is that one, as PyTorch decides); otherwise a copy that
+// autograd records as ToCopyBackward0.
+Tensor to_dtype_layout(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                       bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  const ScalarType t = dtype.value_or(self.dtype());
+  const bool same_device = !device || device->type == self.device().type;
+  const MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
+  const bool same_format = f == MemoryFormat::Preserve || self.suggest_memory_format() == f;
+  if (t == self.dtype() && same_device && same_format && !copy) return self;
+  return ember::_to_copy(self, t, device, non_blocking, memory_format);
 }
 
-Tensor to_device(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
-  ScalarType t = dtype.value_or(self.dtype());
-  if (device.type == self.device().type && t == self.dtype() && !copy) return self;
-  return ember::_to_copy(self, t, device, non_blocking);
+Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
+                std::optional<MemoryFormat> memory_format) {
+  return to_dtype_layout(self, dtype, std::nullopt, non_blocking, copy, memory_format);
 }
 
-Tensor contiguous(const Tensor& self) { return self.is_contiguous() ? self : self.clone(); }
+Tensor to_device(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy,
+                 std::optional<MemoryFormat> memory_format) {
+  return to_dtype_layout(self, dtype, device, non_blocking, copy, memory_format);
+}
+
+Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy,
+                std::optional<MemoryFormat> memory_format) {
+  return to_dtype_layout(self, other.dtype(), other.device(), non_blocking, copy, memory_format);
+}
+
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  if (self.is_contiguous(memory_format)) return self;
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve, "preserve memory format is unsupported by the contiguous operator");
+  return self.clone(memory_format);
+}
 
 }  // namespace native
 

@@ -154,7 +154,7 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
   if (auto stride = compute_view_stride(self.sizes(), self.strides(), size)) {
     return ember::_reshape_alias(self, size, *stride);
   }
-  return ember::_unsafe_view(self.clone(), size);
+  return ember::_unsafe_view(self.clone(MemoryFormat::Contiguous), size);
 }
 
 Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
