@@ -3,6 +3,7 @@
 #include <array>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ember/cpu/SortStubs.h"
@@ -51,6 +52,41 @@ void for_each_line(IntArrayRef shape, int64_t dim, const std::array<IntArrayRef,
   }
 }
 
+// Dense strides that keep the order of self's (PyTorch's infer_dense_strides):
+// dims sorted innermost first by stride, equal strides by size, 0 strides
+// staying in place.
+DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  DimVector perm(nd);
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    const int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 != s1) return s0 < s1 ? -1 : 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t d1 = i;
+    for (int64_t j = 1; j <= i; ++j) {
+      const int64_t d0 = i - j;
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(nd);
+  int64_t stride = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    out[perm[i]] = stride;
+    if (sizes[perm[i]] > 1) stride *= sizes[perm[i]];
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---- sort, topk, kthvalue ----------------------------------------------------------------------
@@ -75,9 +111,12 @@ std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, co
 
 std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
-  Tensor values = ember::empty(self.sizes(), self.dtype(), self.device());
-  Tensor indices = ember::empty(self.sizes(), ScalarType::Long, self.device());
-  if (self.numel() == 0) return {values, indices};
+  // PyTorch's layout: self's strides, or dense ones in their order.
+  const DimVector strides = self.is_non_overlapping_and_dense() ? DimVector(self.strides())
+                                                                : infer_dense_strides(self.sizes(), self.strides());
+  Tensor values = ember::empty_strided(self.sizes(), strides, self.dtype(), self.device());
+  Tensor indices = ember::empty_strided(self.sizes(), strides, ScalarType::Long, self.device());
+  if (self.numel() == 0 || values.is_meta()) return {values, indices};
   Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
   const int64_t n = in.sizes()[d];
   std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
@@ -103,13 +142,14 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
-  EMBER_CHECK(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  // Dtype checks here and below are the CPU kernels'; PyTorch's meta functions accept bool.
+  EMBER_CHECK(self.is_meta() || self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
   DimVector shape(self.sizes());
   shape[d] = k;
   Tensor values = ember::empty(shape, self.dtype(), self.device());
   Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
-  if (values.numel() == 0) return {values, indices};
+  if (values.numel() == 0 || values.is_meta()) return {values, indices};
   Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
   std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
   cpu::topk_stub(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
@@ -120,7 +160,9 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
-  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  if (self.dtype() == ScalarType::Bool && !self.is_meta()) {
+    throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  }
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
   // Unsorted selection leaves the k-th smallest at position k - 1.
   auto [values, indices] = native::topk(self, k, dim, false, false);
