@@ -29,6 +29,9 @@ class Pointwise:
     error_name: str  # the kernel name in "<name>" not implemented for '<dtype>'
     manual: bool  # the native function is hand-written; only the stub is generated
     operands: tuple[str, ...] | None  # operand names, when not the leading arguments
+    # dtype classes PyTorch's meta function accepts (default: all), or ("kernel",):
+    # on meta too the kernel's check applies (PyTorch's meta result is one Ember does not compute)
+    meta_dtypes: tuple[str, ...]
     contiguous: bool  # computed on contiguous inputs, so the result is contiguous (no layout propagation)
 
 
@@ -36,7 +39,7 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if isinstance(raw, str):
         raw = {"iter": raw}
     raw = {k: v for k, v in raw.items() if k != "__line__"}
-    allowed = {"iter", "dtypes", "error_name", "native", "operands", "layout"}
+    allowed = {"iter", "dtypes", "error_name", "native", "operands", "meta_dtypes", "layout"}
     unknown = set(raw) - allowed
     if unknown:
         raise CodegenError(loc, f"unknown pointwise key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
@@ -44,7 +47,8 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if it not in ITERATORS:
         raise CodegenError(loc, f"pointwise iter must be one of {sorted(ITERATORS)}, got {it!r}")
     dtypes = tuple(str(raw.get("dtypes", "bool int float")).split())
-    for d in dtypes:
+    meta_dtypes = tuple(str(raw.get("meta_dtypes", "bool int float")).split())
+    for d in dtypes + (() if meta_dtypes == ("kernel",) else meta_dtypes):
         if d not in DTYPE_CLASSES:
             raise CodegenError(loc, f"pointwise dtypes are among {sorted(DTYPE_CLASSES)}, got {d!r}")
     native = raw.get("native", "generated")
@@ -55,7 +59,7 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if layout not in ("propagate", "contiguous"):
         raise CodegenError(loc, f"pointwise layout must be propagate or contiguous, got {layout!r}")
     error_name = str(raw.get("error_name", f"{op_name}_cpu"))
-    return Pointwise(it, dtypes, error_name, native == "manual", operands, layout == "contiguous")
+    return Pointwise(it, dtypes, error_name, native == "manual", operands, meta_dtypes, layout == "contiguous")
 
 
 def stub_base(op: Operator) -> str:
@@ -115,10 +119,10 @@ def stub_declarations(ops: list[Operator], cpp) -> str:
     )
 
 
-def _dtype_mask(pw: Pointwise) -> str:
-    if set(pw.dtypes) == set(DTYPE_CLASSES):
+def _dtype_mask(dtypes: tuple[str, ...]) -> str:
+    if set(dtypes) == set(DTYPE_CLASSES):
         return ""
-    return " | ".join(DTYPE_CLASSES[d] for d in pw.dtypes)
+    return " | ".join(DTYPE_CLASSES[d] for d in dtypes)
 
 
 def definitions(ops: list[Operator], cpp) -> str:
@@ -142,9 +146,13 @@ def definitions(ops: list[Operator], cpp) -> str:
         device = next(a.name for a in operands if a.type.base == "Tensor")
         builder = ITERATORS[pw.iterator][0]
         body = [f"Tensor& {native_name(op)}({sig}) {{", f"  auto it = TensorIterator::{builder}(out, {ins});"]
-        mask = _dtype_mask(pw)
+        mask = _dtype_mask(pw.dtypes)
+        on_meta = pw.meta_dtypes == ("kernel",)
         if mask:
-            body.append(f'  check_pointwise_dtype(it.common_dtype(), {mask}, "{pw.error_name}");')
+            body.append(f'  check_pointwise_dtype(it, {mask}, "{pw.error_name}"{", true" if on_meta else ""});')
+        meta_mask = "" if on_meta else _dtype_mask(pw.meta_dtypes)
+        if meta_mask:
+            body.append(f'  check_meta_dtype(it, {meta_mask}, "{op.schema.name}");')
         extra = "".join(f", {n}" for _, n in params)
         body.append(f'  run_pointwise({base}_stub, {device}.device().type, "{op.schema.full_name}", it{extra});')
         body.append("  return out;")

@@ -31,7 +31,7 @@ Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& ma
   EMBER_CHECK(self.dtype() != ScalarType::Byte || min_val.to_double() >= 0,
               "cannot do hardtanh on an unsigned type with negative limits");
   auto it = TensorIterator::unary_op(out, self);
-  check_pointwise_dtype(it.common_dtype(), kIntegralDtypes | kFloatingDtypes, "hardtanh_cpu");
+  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "hardtanh_cpu");
   run_pointwise(hardtanh_stub, self.device().type, "hardtanh", it, min_val, max_val);
   return out;
 }

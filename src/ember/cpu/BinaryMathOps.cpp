@@ -19,7 +19,7 @@ Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<std:
   if (!rounding_mode) return div_Tensor_out(self, other, out);
   if (*rounding_mode == "trunc") {
     auto it = TensorIterator::binary_op(out, self, other);
-    check_pointwise_dtype(it.common_dtype(), kIntegralDtypes | kFloatingDtypes, "div_trunc_cpu");
+    check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "div_trunc_cpu");
     run_pointwise(cpu::div_trunc_stub, self.device().type, "div.Tensor_mode", it);
     return out;
   }

@@ -40,6 +40,8 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
   } else {
     out = ember::empty(self.sizes(), rt, self.device());
   }
+  // No values to search (Note [Meta tensors]); the meta kernel runs when any argument is meta.
+  if (out.is_meta() || sorted_sequence.is_meta()) return out;
   const ScalarType ct = promote_types(bd.dtype(), self.dtype());
   if (ct == ScalarType::Bool) throw NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'");
   Tensor b = bd.to(ct).contiguous(), v = self.to(ct).contiguous();
@@ -124,11 +126,21 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 }
 
 Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
-  if (!is_floating_type(self.dtype())) {
+  if (!is_floating_type(self.dtype()) && !self.is_meta()) {
     throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
   }
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   check_out_dtype(out, self.dtype());
+  if (self.is_meta()) {
+    // PyTorch's meta function: the range given (a range from the data is not known here) and the result.
+    EMBER_CHECK(!(min.to_double() > max.to_double()), "histc(): max must be larger than min");
+    if (out.defined()) {
+      resize_output(out, {bins});
+    } else {
+      out = ember::empty({bins}, self.dtype(), self.device());
+    }
+    return out;
+  }
   Tensor x = self.contiguous().to(ScalarType::Double);
   const double* xp = x.data_ptr<double>();
   const int64_t n = x.numel();

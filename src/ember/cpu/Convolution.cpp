@@ -423,7 +423,8 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
     EMBER_CHECK(fits, "Calculated padded input size per channel: (", in_s, "). Kernel size: (", k_s,
                 "). Kernel size can't be greater than actual input size");
   } else {
-    EMBER_CHECK(input.size(1) == ws[0], "Given transposed=1, weight of size ", shape_string(ws),
+    // PyTorch's meta function takes the output channels from the weight and does not check the input's.
+    EMBER_CHECK(input.is_meta() || input.size(1) == ws[0], "Given transposed=1, weight of size ", shape_string(ws),
                 ", expected input", shape_string(input.sizes()), " to have ", ws[0], " channels, but got ",
                 input.size(1), " channels instead");
     EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[1] * groups),
@@ -449,6 +450,8 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
               ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
   EMBER_CHECK_TYPE(NotImplementedError, dims <= 2, "ember: ", dims, "-d convolution is not implemented");
+  // The CPU kernels' dtype checks (PyTorch's meta function has none).
+  if (input.is_meta()) return a;
   EMBER_CHECK_TYPE(NotImplementedError, input.dtype() != ScalarType::Bool, "\"",
                    transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", "\" not implemented for 'Bool'");
   // Transposed convolution takes floating types and int64 only (as PyTorch).
@@ -530,7 +533,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   Tensor x = input.contiguous(), w = weight.contiguous();
   Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   Tensor out = ember::empty(image_shape(g, one_d, transposed), dtype, input.device());
-  if (out.numel() == 0) return out;
+  // No values to compute (Note [Meta tensors]); the meta kernel runs when any argument is meta.
+  if (out.numel() == 0 || out.is_meta() || weight.is_meta() || dispatch::is_meta_arg(bias)) return out;
   dispatch_conv_types(dtype, transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", [&](auto v) {
     using T = decltype(v);
     const T* bp = b.defined() ? static_cast<const T*>(b.data_ptr()) : nullptr;

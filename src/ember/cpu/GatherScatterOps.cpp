@@ -183,6 +183,8 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
   assert_no_internal_overlap(out);
   assert_no_overlap(out, index);
   assert_no_overlap(out, src_tensor);
+  // No values to write (Note [Meta tensors]); the meta kernel runs when any argument is meta.
+  if (out.is_meta() || index.is_meta() || dispatch::is_meta_arg(src_tensor)) return;
   Tensor o = as_1d(out), i = as_1d(long_index(index));
   Tensor s = src_tensor.defined() ? as_1d(src_tensor) : Tensor();
   DimVector zero(i.dim(), 0);
@@ -254,6 +256,7 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   assert_no_internal_overlap(out);
   assert_no_overlap(out, self);
   assert_no_overlap(out, index);
+  if (out.is_meta() || self.is_meta() || index.is_meta()) return out;  // no values to read (Note [Meta tensors])
   Tensor o = as_1d(out), i = as_1d(long_index(index)), s = as_1d(self);
   ScatterGeometry g = scatter_geometry(i.sizes(), d, s.strides(), o.strides(), i.strides(), s.sizes()[d]);
   g.checked = check_expanded_index(i, d, s.sizes()[d]);
@@ -363,7 +366,7 @@ Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& in
   check_scatter_src(self, src, "scatter_reduce");
   check_scatter_shape(self, d, index, &src);
   init_like_self(self, out);
-  if (index.numel() == 0) return out;
+  if (index.numel() == 0 || out.is_meta() || index.is_meta() || src.is_meta()) return out;
   Tensor count;
   if (!include_self) {
     // Positions that receive a value forget self: start them at the identity.
@@ -411,7 +414,8 @@ namespace {
 void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, const Scalar* value,
                        Reduce r, const Scalar& alpha, bool index_error) {
   const int64_t n = index.numel();
-  if (n == 0 || out.numel() == 0) return;
+  // A meta out has no values, and PyTorch's meta functions read no index values.
+  if (n == 0 || out.numel() == 0 || out.is_meta() || index.is_meta() || dispatch::is_meta_arg(src)) return;
   Tensor o = as_1d(out), idx = as_1d(index);
   const int64_t size = o.sizes()[dim];
   std::vector<int64_t> pos(n);
@@ -554,7 +558,8 @@ Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor&
                                   Tensor& out) {
   EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  Scalar v = is_floating_type(value.dtype()) ? Scalar(value.item<double>())
+  Scalar v = value.is_meta() ? Scalar(int64_t(0))  // no value to read: only its metadata counts
+             : is_floating_type(value.dtype()) ? Scalar(value.item<double>())
              : value.dtype() == ScalarType::Bool ? Scalar(value.item<bool>())
                                                  : Scalar(value.item<int64_t>());
   return index_fill_int_scalar_out(self, dim, index, v, out);
@@ -607,7 +612,7 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   } else {
     out = ember::empty(index.sizes(), self.dtype(), self.device());
   }
-  if (index.numel() == 0) return out;
+  if (index.numel() == 0 || out.is_meta() || self.is_meta() || index.is_meta()) return out;
   Tensor pos = flat_positions(index, self.numel());
   Tensor src = self.contiguous();
   Tensor o = out.is_contiguous() ? out : ember::empty(index.sizes(), self.dtype(), self.device());
@@ -635,7 +640,7 @@ Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, b
     assert_no_overlap(out, index);
     assert_no_overlap(out, source);
   }
-  if (index.numel() == 0) return out;
+  if (index.numel() == 0 || out.is_meta() || index.is_meta() || source.is_meta()) return out;
   Tensor pos = flat_positions(index, out.numel());
   Tensor src = source.contiguous();
   // Positions count in the row-major order of out's elements.

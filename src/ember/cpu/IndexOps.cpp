@@ -9,6 +9,7 @@
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::cpu {
@@ -110,6 +111,8 @@ DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
 // Positions of the true elements of a bool/uint8 mask, one Long tensor per
 // mask dimension (the indices nonzero() would give, column by column).
 std::vector<Tensor> mask_to_indices(const Tensor& mask_in) {
+  // The result's size depends on the mask's values: PyTorch's meta nonzero raises too.
+  if (mask_in.is_meta()) dispatch::missing_kernel("nonzero", DeviceType::Meta);
   const Tensor mask = mask_in.contiguous();
   const int64_t k = mask.dim(), numel = mask.numel();
   const auto* m = static_cast<const uint8_t*>(mask.data_ptr());
@@ -392,6 +395,8 @@ Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tenso
     resize_output(out, self.sizes());
     out.copy_(self);
   }
+  // PyTorch's meta function checks nothing (the checks below may need index values).
+  if (out.is_meta() || values.is_meta() || dispatch::is_meta_arg(indices)) return out;
   EMBER_CHECK_TYPE(IndexError, static_cast<int64_t>(indices.size()) <= out.dim(),
                    "too many indices for tensor of dimension ", out.dim(), " (got ", indices.size(), ")");
   if (!accumulate) {
@@ -442,6 +447,8 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   } else {
     out = ember::empty(shape, self.dtype(), self.device());
   }
+  // The rest reads index values (Note [Meta tensors]); the meta kernel runs when any argument is meta.
+  if (out.is_meta() || self.is_meta() || index.is_meta()) return out;
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
   const int64_t istride = index.dim() > 0 ? index.strides()[0] : 0;
   IndexGeometry g;
@@ -499,7 +506,8 @@ Tensor& masked_fill_out(const Tensor& self, const Tensor& mask, const Scalar& va
 Tensor& masked_fill_tensor_out(const Tensor& self, const Tensor& mask, const Tensor& value, Tensor& out) {
   EMBER_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return masked_fill_impl(self, mask, item_scalar(value), out);
+  // A meta value has no number to read: its metadata is all PyTorch's meta function checks.
+  return masked_fill_impl(self, mask, value.is_meta() ? Scalar(int64_t(0)) : item_scalar(value), out);
 }
 
 Tensor& fill_tensor_(Tensor& self, const Tensor& value) {
@@ -507,6 +515,7 @@ Tensor& fill_tensor_(Tensor& self, const Tensor& value) {
               " dimensions.");
   // Unlike fill_ with a number, PyTorch refuses an expanded target here.
   (void)TensorIterator::copy_op(self, value);
+  if (self.is_meta() || value.is_meta()) return self;  // no value to read or write (Note [Meta tensors])
   return native::fill_(self, item_scalar(value));
 }
 

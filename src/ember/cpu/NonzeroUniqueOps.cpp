@@ -104,6 +104,8 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
     out = ember::empty(shape, self.dtype(), self.device());
     out.copy_(self.expand(shape));
   }
+  // The rest counts the mask's values (Note [Meta tensors]); the meta kernel runs when any argument is meta.
+  if (out.is_meta() || mask.is_meta() || source.is_meta()) return out;
   Tensor m = mask.expand(out.sizes()).contiguous();
   Tensor src = source.contiguous();
   const bool* mp = m.data_ptr<bool>();

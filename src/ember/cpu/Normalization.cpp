@@ -87,6 +87,13 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std
   EMBER_CHECK(training || rvar.defined(), "running_var must be defined in evaluation mode");
   check_mixed(input, {&weight, &bias, &rmean, &rvar});
   const ScalarType T = compute_dtype(input, "batch_norm");
+  // The meta kernel runs when any argument is meta.
+  if (input.is_meta() || dispatch::is_meta_arg(weight_opt) || dispatch::is_meta_arg(bias_opt) ||
+      dispatch::is_meta_arg(running_mean_opt) || dispatch::is_meta_arg(running_var_opt)) {
+    // PyTorch's meta function: statistics of C elements in evaluation too (where the CPU kernel's are empty).
+    return {ember::empty(input.sizes(), input.dtype(), input.device()), ember::empty({C}, T, input.device()),
+            ember::empty({C}, T, input.device())};
+  }
   const int64_t S = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
   cpu::BatchNormArgs a{N, C, S};
   Tensor x = in_dtype(input, T);
@@ -273,8 +280,11 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
   DimVector stat_shape;
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   for (int64_t i = 0; i < input.dim(); ++i) stat_shape.push_back(i < axis ? input.size(i) : 1);
-  Tensor y = ember::empty(input.sizes(), T), mean = ember::empty(stat_shape, T), rstd = ember::empty(stat_shape, T);
-  if (M > 0 && D > 0) {
+  const Device dev = input.device();
+  Tensor y = ember::empty(input.sizes(), T, dev), mean = ember::empty(stat_shape, T, dev),
+         rstd = ember::empty(stat_shape, T, dev);
+  const bool meta = input.is_meta() || dispatch::is_meta_arg(weight) || dispatch::is_meta_arg(bias);
+  if (M > 0 && D > 0 && !meta) {  // a meta result has no values to compute
     cpu::layer_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
                          y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), M, D, eps);
   }
@@ -328,6 +338,12 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
               shape_string(input.sizes()));
   check_mixed(input, {&weight, &bias});
   const ScalarType T = compute_dtype(input, "GroupNormKernelImpl");
+  if (input.is_meta() || dispatch::is_meta_arg(weight) || dispatch::is_meta_arg(bias)) {
+    // PyTorch's meta function keeps the statistics in the input's dtype.
+    const Device dev = input.device();
+    return {ember::empty(input.sizes(), input.dtype(), dev), ember::empty({N, group}, input.dtype(), dev),
+            ember::empty({N, group}, input.dtype(), dev)};
+  }
   Tensor x = in_dtype(input, T);
   Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
   Tensor b = bias.defined() ? in_dtype(bias, T) : Tensor();

@@ -60,7 +60,7 @@ Tensor gather_maps(const Tensor& self, const Maps& maps, const char* name) {
   const int64_t planes = prod(IntArrayRef(sizes.data(), sizes.size() - k));
   for (const auto& m : maps) shape.push_back(static_cast<int64_t>(m.size()));
   Tensor out = ember::empty(shape, self.dtype(), self.device());
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0 || out.is_meta()) return out;  // a meta result has no values to compute
   // Rows of the last dim: one source-row offset per output row, the last
   // dim's map, and its longest stretch of consecutive sources (a plain copy).
   const Maps outer(maps.begin(), maps.end() - 1);
@@ -396,7 +396,7 @@ Tensor linear_forward(const Tensor& self, IntArrayRef out_size, bool align_corne
   EMBER_CHECK(dtype == ScalarType::Float || dtype == ScalarType::Double || is_reduced_float(dtype), "\"", name,
               "\" not implemented for '", scalar_type_name(dtype), "'");
   Tensor out = ember::empty(shape, dtype, self.device());
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0 || out.is_meta()) return out;
   IntArrayRef plane(sizes.data() + sizes.size() - k, k);
   const int64_t planes = prod(IntArrayRef(sizes.data(), sizes.size() - k));
   if (is_reduced_float(dtype)) {
@@ -627,7 +627,7 @@ Tensor im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilat
   shape.push_back(C * a.kh * a.kw);
   shape.push_back(OH * OW);
   Tensor out = ember::empty(shape, self.dtype(), self.device());
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0 || out.is_meta()) return out;
   Tensor x = self.contiguous();
   EMBER_DISPATCH_ALL_TYPES(self.dtype(), "im2col", [&] {
     im2col_kernel<scalar_t, true>(const_cast<scalar_t*>(x.data_ptr<scalar_t>()), out.data_ptr<scalar_t>(), N, C, H,
@@ -668,7 +668,7 @@ Tensor col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayRef kerne
   const ScalarType dtype = self.dtype();
   const ScalarType compute = is_reduced_float(dtype) ? ScalarType::Float : dtype;
   Tensor out = ember::zeros(shape, compute, self.device());
-  if (out.numel() == 0 || self.numel() == 0) return compute != dtype ? out.to(dtype) : out;
+  if (out.numel() == 0 || self.numel() == 0 || out.is_meta()) return compute != dtype ? out.to(dtype) : out;
   Tensor x = self.to(compute).contiguous();
   EMBER_DISPATCH_ALL_TYPES(compute, "col2im", [&] {
     im2col_kernel<scalar_t, false>(out.data_ptr<scalar_t>(), const_cast<scalar_t*>(x.data_ptr<scalar_t>()), N, C, H,

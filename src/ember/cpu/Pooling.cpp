@@ -136,7 +136,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntAr
   Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
   Tensor idx = ember::empty(pooled_shape(p), ScalarType::Long, self.device());
-  if (out.numel() > 0) {
+  if (out.numel() > 0 && !out.is_meta()) {  // a meta result has no values to compute
     cpu::max_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), idx.data_ptr<int64_t>(), p.a);
   }
   return {is_reduced_float(dtype) ? out.to(dtype) : out, idx};
@@ -167,9 +167,11 @@ Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
                       bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   Pool2d p = avg_pool_params(self, kernel_size, stride, padding, ceil_mode, divisor_override);
   const ScalarType dtype = self.dtype();
+  // PyTorch's meta function rejects unsigned dtypes (with this text); the CPU kernel's dtype checks come later.
+  EMBER_CHECK(!self.is_meta() || dtype != ScalarType::Byte, "\"avg_pool2d\" not implemented for 'torch.uint8'");
   Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
-  if (out.numel() > 0) {
+  if (out.numel() > 0 && !out.is_meta()) {
     cpu::avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), p.a, count_include_pad,
                          divisor_override.value_or(0));
   }
@@ -225,7 +227,7 @@ Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
   shape[shape.size() - 2] = a.OH;
   shape[shape.size() - 1] = a.OW;
   Tensor out = ember::empty(shape, x.dtype(), self.device());
-  if (out.numel() > 0) cpu::adaptive_avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), a);
+  if (out.numel() > 0 && !out.is_meta()) cpu::adaptive_avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), a);
   return is_reduced_float(dtype) ? out.to(dtype) : out;
 }
 

@@ -235,7 +235,8 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int6
 
 Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max,
                  Tensor& out) {
-  EMBER_CHECK(self.dtype() != ScalarType::Bool, name, "(): does not support bool input");
+  // The dtype check is the CPU kernel's: PyTorch's meta function accepts bool.
+  EMBER_CHECK(self.is_meta() || self.dtype() != ScalarType::Bool, name, "(): does not support bool input");
   check_out_dtype(out, ScalarType::Long);
   Tensor in = self;
   int64_t d = 0;
@@ -307,7 +308,7 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
   }
   Tensor in = self.to(rtype).contiguous();
   Tensor result = ember::empty(self.sizes(), rtype, self.device());
-  if (self.numel() > 0) {
+  if (self.numel() > 0 && !result.is_meta()) {
     int64_t outer = 1, inner = 1, n = self.dim() ? self.sizes()[d] : 1;
     for (int64_t k = 0; k < d; ++k) outer *= self.sizes()[k];
     for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.sizes()[k];
@@ -477,7 +478,7 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
   }
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
   ReducePlan p_ = make_plan(in, mask, result);
-  cpu::norm_stub(p_, p);
+  if (!result.is_meta()) cpu::norm_stub(p_, p);
   return deliver(out, result);
 }
 
@@ -494,7 +495,7 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   std::vector<bool> mask = make_mask(self, dim.vec());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
   ReducePlan p = make_plan(in, mask, result);
-  cpu::logsumexp_stub(p);
+  if (!result.is_meta()) cpu::logsumexp_stub(p);
   return deliver(out, result);
 }
 

@@ -121,9 +121,14 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     EMBER_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
     seen[w] = true;
   }
-  Tensor out = ember::empty(self.sizes(), self.dtype(), self.device());
-  if (out.numel() == 0) return out;
+  // PyTorch's layout: self's (Note [Preserved layout]).
+  Tensor out = ember::empty_like(self);
+  if (out.numel() == 0 || out.is_meta()) return out;
   if (self.dim() == 0) return out.copy_(self), out;
+  if (!out.is_contiguous()) {  // the loop below writes in row-major order
+    out.copy_(native::flip(self.contiguous(), dims));
+    return out;
+  }
   // Read self through a view that walks each flipped dim backwards.
   const int64_t nd = self.dim();
   DimVector ctr(nd, 0);

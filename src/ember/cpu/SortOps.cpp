@@ -3,6 +3,7 @@
 #include <array>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ember/cpu/SortStubs.h"
@@ -75,9 +76,10 @@ std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, co
 
 std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
-  Tensor values = ember::empty(self.sizes(), self.dtype(), self.device());
-  Tensor indices = ember::empty(self.sizes(), ScalarType::Long, self.device());
-  if (self.numel() == 0) return {values, indices};
+  // PyTorch's layout: self's (Note [Preserved layout]).
+  Tensor values = ember::empty_like(self);
+  Tensor indices = ember::empty_like(self, ScalarType::Long);
+  if (self.numel() == 0 || values.is_meta()) return {values, indices};
   Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
   const int64_t n = in.sizes()[d];
   std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
@@ -103,13 +105,14 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
-  EMBER_CHECK(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  // Dtype checks here and below are the CPU kernels'; PyTorch's meta functions accept bool.
+  EMBER_CHECK(self.is_meta() || self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
   DimVector shape(self.sizes());
   shape[d] = k;
   Tensor values = ember::empty(shape, self.dtype(), self.device());
   Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
-  if (values.numel() == 0) return {values, indices};
+  if (values.numel() == 0 || values.is_meta()) return {values, indices};
   Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
   std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
   cpu::topk_stub(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
@@ -120,7 +123,9 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
-  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  if (self.dtype() == ScalarType::Bool && !self.is_meta()) {
+    throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  }
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
   // Unsorted selection leaves the k-th smallest at position k - 1.
   auto [values, indices] = native::topk(self, k, dim, false, false);

@@ -43,7 +43,8 @@ Tensor& signbit_out(const Tensor& self, Tensor& out) {
 // added from the largest offset j = p-1 down to j = 0 (in float for 16-bit
 // types, rounded once, as a sum over them).
 Tensor mvlgamma(const Tensor& self, int64_t p) {
-  EMBER_CHECK(self.dtype() != ScalarType::Bool, "The input tensor may not be a boolean tensor.");
+  // PyTorch's meta function (its reference implementation) lets bool through.
+  EMBER_CHECK(self.is_meta() || self.dtype() != ScalarType::Bool, "The input tensor may not be a boolean tensor.");
   EMBER_CHECK(p >= 1, "p has to be greater than or equal to 1");
   const ScalarType t = is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype();
   const ScalarType acc = (t == ScalarType::Half || t == ScalarType::BFloat16) ? ScalarType::Float : t;
@@ -90,6 +91,8 @@ inline bool is_nan_v(T v) {
 }
 
 Tensor median_all(const Tensor& self, bool ignore_nan) {
+  // As PyTorch's meta function: a 0-dim result and no checks (they are the CPU kernel's).
+  if (self.is_meta()) return ember::empty({}, self.dtype(), self.device());
   if (self.dtype() == ScalarType::Bool) not_implemented_for("median_cpu", self.dtype());
   const int64_t n = self.numel();
   if (n == 0) return ember::full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), ScalarType::Float).to(self.dtype());
@@ -115,11 +118,13 @@ Tensor median_all(const Tensor& self, bool ignore_nan) {
 
 std::tuple<Tensor, Tensor> median_dim_impl(const Tensor& self, int64_t dim, bool keepdim, bool ignore_nan) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
-  if (self.dim() > 0) {
-    EMBER_CHECK_TYPE(IndexError, self.sizes()[d] != 0, "median(): Expected reduction dim ", d,
-                     " to have non-zero size.");
+  if (!self.is_meta()) {  // the CPU kernel's checks; PyTorch's meta function makes none
+    if (self.dim() > 0) {
+      EMBER_CHECK_TYPE(IndexError, self.sizes()[d] != 0, "median(): Expected reduction dim ", d,
+                       " to have non-zero size.");
+    }
+    if (self.dtype() == ScalarType::Bool) not_implemented_for("median_out", self.dtype());
   }
-  if (self.dtype() == ScalarType::Bool) not_implemented_for("median_out", self.dtype());
   // Rows along the last dim, contiguous.
   Tensor in = self.dim() > 0 ? self.movedim(d, -1).contiguous() : self.reshape({1});
   const int64_t size = in.sizes()[in.dim() - 1];
@@ -127,7 +132,7 @@ std::tuple<Tensor, Tensor> median_dim_impl(const Tensor& self, int64_t dim, bool
   Tensor values = ember::empty(row_shape, self.dtype(), self.device());
   Tensor indices = ember::empty(row_shape, ScalarType::Long, self.device());
   const int64_t rows = values.numel();
-  if (rows > 0) {
+  if (rows > 0 && !values.is_meta()) {
     EMBER_DISPATCH_ALL_TYPES(self.dtype(), "median_out", [&] {
       const scalar_t* src = in.data_ptr<scalar_t>();
       scalar_t* vp = values.data_ptr<scalar_t>();

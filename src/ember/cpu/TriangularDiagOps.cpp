@@ -55,7 +55,7 @@ Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) { return tri
 
 Tensor trace(const Tensor& self) {
   EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
-  if (self.dtype() == ScalarType::Bool) throw NotImplementedError("\"trace\" not implemented for 'Bool'");
+  if (self.dtype() == ScalarType::Bool && !self.is_meta()) throw NotImplementedError("\"trace\" not implemented for 'Bool'");
   return ember::sum(self.diagonal(0, 0, 1), std::optional<ScalarType>{});
 }
 

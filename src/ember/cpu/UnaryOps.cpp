@@ -17,7 +17,7 @@ namespace ember::native {
 Tensor& relu_out(const Tensor& self, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
   auto it = TensorIterator::unary_op(out, self);
-  check_pointwise_dtype(it.common_dtype(), kIntegralDtypes | kFloatingDtypes, "clamp_min_cpu");
+  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "clamp_min_cpu");
   run_pointwise(relu_stub, self.device().type, "relu", it);
   return out;
 }
@@ -25,7 +25,7 @@ Tensor& relu_out(const Tensor& self, Tensor& out) {
 Tensor& gelu_out(const Tensor& self, const std::string& approximate, Tensor& out) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
   auto it = TensorIterator::unary_op(out, self);
-  check_pointwise_dtype(it.common_dtype(), kFloatingDtypes, "GeluKernelImpl");
+  check_pointwise_dtype(it, kFloatingDtypes, "GeluKernelImpl");
   run_pointwise(gelu_stub, self.device().type, "gelu", it, approximate);
   return out;
 }
@@ -42,7 +42,7 @@ Tensor& gelu_backward_out(const Tensor& grad_output, const Tensor& self, const s
 Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
   auto it = TensorIterator::unary_op(out, self);
   if (decimals == 0) {
-    check_pointwise_dtype(it.common_dtype(), kFloatingDtypes, "round_vml_cpu");
+    check_pointwise_dtype(it, kFloatingDtypes, "round_vml_cpu");
     run_pointwise(round_stub, self.device().type, "round.decimals", it);
     return out;
   }

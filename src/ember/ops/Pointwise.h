@@ -13,9 +13,26 @@ namespace ember::native {
 // Dtype classes a pointwise kernel accepts.
 enum PointwiseDtypes : unsigned { kBoolDtypes = 1, kIntegralDtypes = 2, kFloatingDtypes = 4 };
 
-inline void check_pointwise_dtype(ScalarType t, unsigned accepted, const char* error_name) {
-  const unsigned cls = t == ScalarType::Bool ? kBoolDtypes : (is_floating_type(t) ? kFloatingDtypes : kIntegralDtypes);
-  if (!(cls & accepted)) math::not_implemented_for(error_name, t);
+inline unsigned pointwise_dtype_class(ScalarType t) {
+  return t == ScalarType::Bool ? kBoolDtypes : (is_floating_type(t) ? kFloatingDtypes : kIntegralDtypes);
+}
+
+// The check is the CPU kernel's: a meta iterator runs no kernel and, as
+// PyTorch's meta functions, accepts every dtype (unless on_meta).
+inline void check_pointwise_dtype(const TensorIterator& it, unsigned accepted, const char* error_name,
+                                  bool on_meta = false) {
+  if (it.is_meta() && !on_meta) return;
+  const ScalarType t = it.common_dtype();
+  if (!(pointwise_dtype_class(t) & accepted)) math::not_implemented_for(error_name, t);
+}
+
+// Where PyTorch's meta function is a reference implementation that refuses
+// some dtypes (logaddexp subtracts its operands: bool raises), meta does too.
+inline void check_meta_dtype(const TensorIterator& it, unsigned accepted, const char* op) {
+  if (!it.is_meta()) return;
+  const ScalarType t = it.common_dtype();
+  EMBER_CHECK(pointwise_dtype_class(t) & accepted, op, ": PyTorch's meta function does not take ",
+              dtype_message_name(t), " inputs");
 }
 
 // Runs the stub's kernel for the device, then finishes the iterator (casts

@@ -236,12 +236,6 @@ ROWS = [
     view("stack", _stack_samples, call=_stack, method=False),
 ]
 
-# flip of a transposed input: PyTorch keeps its layout, Ember's result is contiguous.
-FLIP_STRIDES = "flip of a transposed input: ember strides (4, 1), torch (1, 3) (flip writes a contiguous result)"
-for _row in ROWS:
-    if _row.name in ("flip", "fliplr", "flipud"):
-        _row.xfail["strides"] = FLIP_STRIDES
-
 TO_INT = "x.to(int32) of a tensor that requires grad: ember's result requires grad (ToCopyBackward0), torch's does not"
 for _row in ROWS:
     if _row.name == "to":

@@ -104,6 +104,8 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
 
 Tensor& embedding_renorm_cpu_(Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
   EMBER_CHECK(self.dim() == 2, "'self' must be 2-D");
+  // The rows to renormalise depend on values (Note [Meta tensors]).
+  if (self.is_meta() || indices.is_meta()) return self;
   Tensor idx = indices.to(ScalarType::Long).contiguous();
   std::vector<int64_t> rows(static_cast<const int64_t*>(idx.data_ptr()),
                             static_cast<const int64_t*>(idx.data_ptr()) + idx.numel());
@@ -142,8 +144,10 @@ std::tuple<Tensor, Tensor> nll_loss_impl(const Tensor& self, const Tensor& targe
     weight = weight.to(self.dtype()).contiguous();
   }
   Tensor x = self.contiguous(), t = target.to(ScalarType::Long).contiguous();
-  Tensor out = reduction == 0 ? ember::empty(none_shape, self.dtype()) : ember::empty({}, self.dtype());
-  Tensor total = ember::empty({}, self.dtype());
+  Tensor out = ember::empty(reduction == 0 ? IntArrayRef(none_shape) : IntArrayRef(), self.dtype(), self.device());
+  Tensor total = ember::empty({}, self.dtype(), self.device());
+  // No values to read (Note [Meta tensors]); the meta kernel runs when any argument is meta.
+  if (self.is_meta() || target.is_meta() || dispatch::is_meta_arg(weight_)) return {out, total};
   dispatch_floating(self.dtype(), "nll_loss_forward_out_frame", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
