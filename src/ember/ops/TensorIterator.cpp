@@ -221,8 +221,13 @@ void TensorIterator::build(const Config& config) {
   // 3. output: a new or resized one takes the inputs' memory layout.
   const ScalarType want = config.out_dtype ? *config.out_dtype : common_dtype_;
   const bool out_is_new = !out.defined() || !out.sizes().equals(shape_);
-  const DimVector order = memory_order(out_is_new ? 1u : 0u);
-  const DimVector strides = out_is_new ? output_strides(1u, order) : DimVector();
+  // Off the CPU, 0-dim CPU operands (numbers) take no part in the layout.
+  unsigned skip = out_is_new ? 1u : 0u;
+  for (int k = noutputs_; k < ntensors_ && !device.is_cpu(); ++k) {
+    if (operands_[k].dim() == 0 && operands_[k].is_cpu()) skip |= 1u << k;
+  }
+  const DimVector order = memory_order(skip);
+  const DimVector strides = out_is_new ? output_strides(skip, order) : DimVector();
   auto restride = [&](const Tensor& t) {
     if (!IntArrayRef(strides).equals(t.strides())) {
       t.unsafeGetTensorImpl()->set_sizes_and_strides(shape_, strides, t.storage_offset());
@@ -238,7 +243,7 @@ void TensorIterator::build(const Config& config) {
       EMBER_CHECK(!inplace, "output with shape ", shape_string(out.sizes()),
                   " doesn't match the broadcast shape ", shape_string(shape_));
       resize_output(out, shape_);
-      restride(out);
+      if (!out.is_meta()) restride(out);  // PyTorch's meta out= stays contiguous
     }
     EMBER_CHECK(!config.exact_out_dtype || out.dtype() == want, "Found dtype ", dtype_message_name(out.dtype()),
                 " but expected ", dtype_message_name(want));
@@ -320,6 +325,7 @@ DimVector TensorIterator::output_strides(unsigned skip_mask, const DimVector& or
   // Fast cases: every operand the same shape and in one layout.
   bool same_shape = true, has_scalar = false, has_dims = false;
   for (int k = noutputs_; k < ntensors_; ++k) {
+    if (skip_mask >> k & 1u) continue;
     const Tensor& t = operands_[k];
     (t.dim() == 0 ? has_scalar : has_dims) = true;
     same_shape = same_shape && t.sizes().equals(shape_);
