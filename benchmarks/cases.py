@@ -51,6 +51,21 @@ def _zeros(lib):
     return lambda: lib.zeros(1)
 
 
+def _to_same(lib):
+    a = lib.ones(4)
+    return lambda: a.float()
+
+
+def _to_dtype(lib):
+    a = lib.ones(4)
+    return lambda: a.to(lib.float64)
+
+
+def _contiguous_copy(lib):
+    a = lib.ones(4, 4).t()
+    return lambda: a.contiguous()
+
+
 def _chain6(lib):
     a, b = lib.ones(1), lib.ones(1)
     return lambda: ((a + b) * a - b + a) * b - a
@@ -271,6 +286,9 @@ CASES = [
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
     Case("overhead", "x.view(-1)", _view, 0.5),
     Case("overhead", "zeros(1)", _zeros, 0.5),
+    Case("overhead", "x.float() (already float)", _to_same, 0.5),
+    Case("overhead", "x.to(float64) (4 elements)", _to_dtype, 0.5),
+    Case("overhead", "x.t().contiguous() (4x4)", _contiguous_copy, 0.5),
     Case("overhead", "chain of 6 ops", _chain6, 0.5),
     Case("overhead", "small forward+backward", _small_fwd_bwd, 0.5),
     Case("elementwise", "add 16M", _binary(lambda lib, a, b: a + b), 1.0),
