@@ -14,6 +14,7 @@ namespace {
 struct PyNodeObject {
   PyObject_HEAD
   std::shared_ptr<autograd::Node> node;
+  std::weak_ptr<autograd::Node> weak_node;  // a custom Function's ctx: its node owns it
   PyObject* dict;
 };
 
@@ -28,6 +29,7 @@ void node_dealloc(PyObject* self) {
   Py_CLEAR(n->dict);
   if (n->node && n->node->pyobj == self) n->node->pyobj = nullptr;
   n->node.~shared_ptr();
+  n->weak_node.~weak_ptr();
   Py_TYPE(self)->tp_free(self);  // the heap subclass's dealloc drops the type reference
 }
 int node_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -39,11 +41,32 @@ int node_clear(PyObject* self) {
   return 0;
 }
 
-PyObject* node_name(PyObject* self, PyObject*) { return PyUnicode_FromString(as_node(self)->node->name().c_str()); }
+PyObject* node_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  new (&as_node(obj)->node) std::shared_ptr<autograd::Node>();
+  new (&as_node(obj)->weak_node) std::weak_ptr<autograd::Node>();
+  return obj;
+}
+
+// The node, or a RuntimeError when a ctx has none (outside a recorded graph).
+std::shared_ptr<autograd::Node> live_node(PyObject* self) {
+  std::shared_ptr<autograd::Node> n = node_of(self);
+  EMBER_CHECK(n, "this autograd Function's node is not part of a graph");
+  return n;
+}
+
+PyObject* node_name(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  return PyUnicode_FromString(live_node(self)->name().c_str());
+  EMBER_PY_CATCH
+}
 
 PyObject* node_next_functions(PyObject* self, void*) {
   EMBER_PY_TRY
-  const auto& edges = as_node(self)->node->next_edges();
+  std::shared_ptr<autograd::Node> node = node_of(self);
+  if (!node) return PyTuple_New(0);
+  const auto& edges = node->next_edges();
   PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(edges.size()));
   for (size_t i = 0; i < edges.size(); ++i) {
     PyObject* fn = wrap_node(edges[i].function);
@@ -72,7 +95,7 @@ PyObject* node_register_hook(PyObject* self, PyObject* hook) {
     Py_DECREF(o);
     PyGILState_Release(s);
   });
-  as_node(self)->node->add_post_hook([fn](const autograd::variable_list& grad_inputs,
+  live_node(self)->add_post_hook([fn](const autograd::variable_list& grad_inputs,
                                           const autograd::variable_list& grad_outputs) {
     GilGuard gil;
     auto to_tuple = [](const autograd::variable_list& v) {
@@ -120,6 +143,16 @@ void release_node_pyobj(void*) {}
 
 }  // namespace
 
+std::shared_ptr<autograd::Node> node_of(PyObject* obj) {
+  auto* n = as_node(obj);
+  return n->node ? n->node : n->weak_node.lock();
+}
+
+void set_function_node(PyObject* ctx, const std::shared_ptr<autograd::Node>& node) {
+  EMBER_CHECK(PyObject_TypeCheck(ctx, g_node_base), "expected an autograd Function context");
+  as_node(ctx)->weak_node = node;
+}
+
 PyObject* wrap_node(const std::shared_ptr<autograd::Node>& node) {
   if (!node) Py_RETURN_NONE;
   if (node->pyobj) {
@@ -131,6 +164,7 @@ PyObject* wrap_node(const std::shared_ptr<autograd::Node>& node) {
   PyObject* obj = type->tp_alloc(type, 0);
   if (!obj) throw python_error();
   new (&as_node(obj)->node) std::shared_ptr<autograd::Node>(node);
+  new (&as_node(obj)->weak_node) std::weak_ptr<autograd::Node>();
   node->pyobj = obj;
   return obj;
 }
@@ -147,10 +181,12 @@ void init_autograd(PyObject* module) {
   type.tp_methods = node_methods;
   type.tp_getset = node_getset;
   type.tp_repr = node_repr;
+  type.tp_new = node_new;
   if (PyType_Ready(&type) < 0) throw python_error();
   g_node_base = &type;
   autograd::g_node_pyobj_release = release_node_pyobj;
   PyModule_AddObjectRef(module, "_FunctionBase", reinterpret_cast<PyObject*>(&type));
+  init_function(module);
 }
 
 }  // namespace ember::python

@@ -13,4 +13,11 @@ namespace ember::python {
 PyObject* wrap_node(const std::shared_ptr<autograd::Node>& node);
 void init_autograd(PyObject* module);
 
+// The node behind a node object; a custom Function's ctx holds its node
+// weakly (the node owns the ctx). Null when there is none (any more).
+std::shared_ptr<autograd::Node> node_of(PyObject* obj);
+void set_function_node(PyObject* ctx, const std::shared_ptr<autograd::Node>& node);
+// _C._function_wrap and _C._function_saved_tensors (PyFunction.cpp).
+void init_function(PyObject* module);
+
 }  // namespace ember::python

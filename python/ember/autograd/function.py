@@ -1,0 +1,222 @@
+"""Custom differentiable functions (ember.autograd.Function), as PyTorch's.
+
+A subclass defines static ``forward`` (optionally with ``setup_context``) and
+``backward``; ``apply`` runs forward without recording a graph, then the C++
+side (_C._function_wrap) records one node for the call: its Python object is
+the ``ctx`` (an instance of ``<Name>Backward``), which keeps the saved
+tensors (checked against later in-place changes) and calls ``backward``."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+
+import ember
+from ember import _C
+
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "InplaceFunction",
+    "NestedIOFunction",
+    "once_differentiable",
+]
+
+
+class FunctionCtx:
+    """What forward/setup_context may record on ``ctx`` for backward."""
+
+    def save_for_backward(self, *tensors):
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool):
+        self.materialize_grads = value
+
+    def mark_shared_storage(self, *pairs):
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are automatically tracked.")
+
+    @property
+    def saved_tensors(self):
+        return _C._function_saved_tensors(self)
+
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+
+class BackwardCFunction(_C._FunctionBase, FunctionCtx):
+    """The ctx and backward node of one call; ``<Name>Backward`` derives from it."""
+
+    def apply(self, *args):
+        backward_fn = self._forward_cls.backward
+        vjp_fn = self._forward_cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
+        return user_fn(self, *args)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class, ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_fn = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_fn.__module__ = "ember.autograd.function"
+        backward_fn.__qualname__ = name + "Backward"
+        cls._backward_cls = backward_fn
+        super().__init__(name, bases, attrs)
+
+
+class _SingleLevelFunction(metaclass=FunctionMeta):
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function to use it "
+            "with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
+
+def _is_setup_context_defined(fn):
+    return fn is not _SingleLevelFunction.setup_context
+
+
+class Function(_SingleLevelFunction):
+    """Base class of custom differentiable functions; call ``MyFn.apply(...)``."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so you "
+            "should invoke them on the class itself. Instantiating an autograd function will raise an error in a "
+            "future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
+            "function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
+            "generate_vmap_rule=True."
+        )
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        setup_context = _is_setup_context_defined(cls.setup_context)
+        if setup_context:
+            args = _bind_default_args(cls.forward, *args, **kwargs)
+            kwargs = {}
+        ctx = cls._backward_cls()
+        grad_on = ember.is_grad_enabled()
+        needs = tuple(isinstance(a, ember.Tensor) and grad_on and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs
+        with ember.no_grad():
+            if setup_context:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        return _C._function_wrap(ctx, args, outputs, any(needs))
+
+    @staticmethod
+    def _compiled_autograd_key(ctx):
+        return (ctx._autograd_function_id,)
+
+
+def _bind_default_args(func, *args, **kwargs):
+    """args with keyword and default arguments filled in, as setup_context sees them."""
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+class InplaceFunction(Function):
+    """A Function that may work in place when constructed with inplace=True."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """The legacy nested-input Function base; kept for its name only in PyTorch's API."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("NestedIOFunction is a legacy API; use autograd.Function with static methods instead")
+
+
+def once_differentiable(fn):
+    """Runs backward without recording a graph: its result cannot be
+    differentiated again."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with ember.no_grad():
+            outputs = fn(ctx, *args)
+        if not ember.is_grad_enabled():
+            return outputs
+        # Double backward through it is an error (raised when reached), as PyTorch's.
+        requires_grad = any(isinstance(a, ember.Tensor) and a.requires_grad for a in args)
+        if not requires_grad:
+            return outputs
+        was_tuple = isinstance(outputs, tuple)
+        outs = outputs if was_tuple else (outputs,)
+        fake = [o.detach().requires_grad_() if isinstance(o, ember.Tensor) and o.is_floating_point() else o for o in outs]
+        err = _DelayedError.apply(
+            "trying to differentiate twice a function that was marked with @once_differentiable", len(fake), *fake
+        )
+        return err if was_tuple else err[0]
+
+    return wrapper
+
+
+class _DelayedError(Function):
+    """Passes tensors through; differentiating them raises the message."""
+
+    @staticmethod
+    def forward(ctx, msg, n, *tensors):
+        ctx.msg = msg
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.msg)
