@@ -1,4 +1,5 @@
-// Unary math kernels, compiled once per CPU capability.
+// Unary math kernels, compiled once per CPU capability. Hyperbolic functions
+// are in HyperbolicKernel.cpp.
 #include <cmath>
 #include <limits>
 
@@ -146,11 +147,6 @@ void tan_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(tan, &tan_kernel);
 
-void tanh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
-}
-EMBER_REGISTER_POINTWISE(tanh, &tanh_kernel);
-
 void asin_kernel(const TensorIterator& it) {
   float_unary(it, [](Vf x) { return vecmath::asin(x); },
               [](double x) { return std::asin(x); });
@@ -169,38 +165,8 @@ void atan_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
 
-void sinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::sinh(x); },
-              [](double x) { return std::sinh(x); });
-}
-EMBER_REGISTER_POINTWISE(sinh, &sinh_kernel);
-
-void cosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::cosh(x); },
-              [](double x) { return std::cosh(x); });
-}
-EMBER_REGISTER_POINTWISE(cosh, &cosh_kernel);
-
-void asinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::asinh(x); },
-              [](double x) { return std::asinh(x); });
-}
-EMBER_REGISTER_POINTWISE(asinh, &asinh_kernel);
-
-void acosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::acosh(x); },
-              [](double x) { return std::acosh(x); });
-}
-EMBER_REGISTER_POINTWISE(acosh, &acosh_kernel);
-
-void atanh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::atanh(x); },
-              [](double x) { return std::atanh(x); });
-  // Double: Note [Vectorised double erf] where the build has FMA (without
-  // it, libm's scalar forms are faster).
-}
-EMBER_REGISTER_POINTWISE(atanh, &atanh_kernel);
-
+// Double: Note [Vectorised double erf] where the build has FMA (without
+// it, libm's scalar forms are faster).
 #if EMBER_VEC_HAS_FMA
 
 void erf_kernel(const TensorIterator& it) {
