@@ -517,20 +517,6 @@ EMBER_VEC_INLINE Vf log1p_tail(Vf f) {
 
 }  // namespace detail
 
-// 2^x: x = n + r with |r| <= 1/2, 2^r = 1 + r P(r).
-EMBER_VEC_INLINE Vf exp2(Vf x) {
-  Vf xc = detail::clamp(x, -151.0f, 129.0f);
-  Vf n = detail::round_small(xc);
-  Vf r = xc - n;  // exact
-  Vf p = madd(r, 0x1.41bc06p-13f, 0x1.5eeedap-10f);
-  p = madd(p, r, splat(0x1.3b2cfep-7f));
-  p = madd(p, r, splat(0x1.c6afa8p-5f));
-  p = madd(p, r, splat(0x1.ebfbdep-3f));
-  p = madd(p, r, splat(0x1.62e430p-1f));
-  p = madd(p, r, splat(1.0f));
-  return detail::ldexp(p, n);
-}
-
 // e^x - 1 = 2^n (e^r - 1) + (2^n - 1) with n = trunc(x / ln 2), so r has the
 // sign of x and the two terms never cancel. With s = 2^(n-1) it is evaluated
 // as 2 (s e + (s - 1/2)), where s - 1/2 is exact (n <= 24); for n >= 25 the -1
@@ -620,45 +606,6 @@ EMBER_VEC_INLINE Vf log1p(Vf x) {
   Vf u;
   Vf r = detail::log1p_core(x, Vf{}, u);
   return select(x == 0.0f, x, detail::log_fixup(r, u));  // -0 as well
-}
-
-namespace detail {
-// f * C + small, with C = c + cc (FMA builds) = ch + cl (ch with 11 fraction
-// bits, so that ch times the top 12 bits of f is exact without FMA): the
-// product's rounding is the sum's single rounding.
-EMBER_VEC_INLINE Vf mul_const_add(Vf f, float c, float cc, float ch, float cl, Vf small) {
-#if EMBER_VEC_HAS_FMA
-  (void)ch, (void)cl;
-  return madd(f, c, madd(f, cc, small));
-#else
-  (void)c, (void)cc;
-  Vf fh = (Vf)((Vi)f & int32_t(0xfffff000u));
-  return fh * ch + madd(f - fh, ch, madd(f, cl, small));
-#endif
-}
-}  // namespace detail
-
-// log2(x) = e + log(1 + f) log2(e), with f log2(e) rounded once.
-EMBER_VEC_INLINE Vf log2(Vf x) {
-  Vf e;
-  Vf f = detail::log_reduce<true>(x, e);
-  Vf t = detail::log1p_tail(f);
-  // log2(e) = 0x1.715476p0 + 1.9259630e-8 = 0x1.716p0 - 1.7605286e-4
-  Vf v = detail::mul_const_add(f, 0x1.715476p0f, 1.92596299112661746887e-8f, 0x1.716p0f, -1.76052861036592640e-4f,
-                               t * 0x1.715476p0f);
-  return detail::log_fixup(e + v, x);
-}
-
-// log10(x) = e log10(2) + log(1 + f) log10(e); e * kA is exact.
-EMBER_VEC_INLINE Vf log10(Vf x) {
-  const float kA = 0x1.344p-2f, kAc = 4.60503898119521373889e-6f;  // log10(2)
-  Vf e;
-  Vf f = detail::log_reduce<true>(x, e);
-  Vf t = detail::log1p_tail(f);
-  // log10(e) = 0x1.bcb7b2p-2 - 1.0103050e-8 = 0x1.bc8p-2 + 2.1245065e-4
-  Vf v = detail::mul_const_add(f, 0x1.bcb7b2p-2f, -1.01030500522316835811e-8f, 0x1.bc8p-2f, 2.12450653251827651e-4f,
-                               madd(t, 0x1.bcb7b2p-2f, e * kAc));
-  return detail::log_fixup(madd(e, kA, v), x);
 }
 
 // atan: |x| > 1 uses atan(x) = pi/2 - atan(1/x), with 1/x carried as t + tlo;
