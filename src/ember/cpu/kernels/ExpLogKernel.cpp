@@ -1,7 +1,9 @@
-// Exponentials and logarithms, compiled once per CPU capability. The float
-// vector forms that only these kernels use (2^x, the base-2 and base-10 logs)
-// live here; they are built from the shared pieces of VecMath.h (Note
-// [Vectorised float math]).
+// Exponentials and logarithms, compiled once per CPU capability, with
+// logaddexp and logaddexp2. The float vector forms that only these kernels
+// use (exp2, log2, log10) live here, built from the shared pieces of
+// VecMath.h in the way Note [Vectorised float math] describes; log2 and
+// log10 multiply by their constants (not floats) with one rounding
+// (mul_const_add).
 #include <algorithm>
 #include <cmath>
 

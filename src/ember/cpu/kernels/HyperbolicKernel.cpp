@@ -1,6 +1,9 @@
 // Hyperbolic functions and their inverses, compiled once per CPU capability.
-// Their float vector forms live here, the only place that uses them; they
-// are built from the shared pieces of VecMath.h (Note [Vectorised float math]).
+// Their float vector forms (all but tanh, which GELU shares) live here, the
+// only place that uses them, built from the shared pieces of VecMath.h in the
+// way Note [Vectorised float math] describes: sinh and cosh keep the reduced
+// argument of e^|x| in two parts, atanh the residual of its quotient, and
+// asinh and acosh compute in double.
 #include <cmath>
 
 #include "ember/cpu/kernels/MathLoops.h"
