@@ -1,5 +1,7 @@
 """Reproduces the polynomial coefficients and tables of the float math in
-src/ember/cpu/kernels/VecMath.h (Note [Vectorised float math]).
+src/ember/cpu/kernels/VecMath.h and of the vector functions that kernel files
+define for their own use (ExpLogKernel.cpp, HyperbolicKernel.cpp; Note
+[Vectorised float math]).
 
 Each fit is a weighted minimax (Remez) approximation in mpmath; the
 coefficients are then rounded to float32 one at a time, lowest power first,
@@ -162,7 +164,7 @@ def odd_fit(f, X, deg, series0):
 def polynomials():
     L = mp.log(2)
     show(
-        "exp2: 2^r = 1 + r P(r), |r| <= 1/2",
+        "2^r = 1 + r P(r), |r| <= 1/2",
         *fit(lambda r: mp.expm1(r * L) / r if r != 0 else L, lambda r: 0.5 / mp.power(2, r), -0.5, 0.5, list(range(6))),
     )
 

@@ -1,6 +1,6 @@
 // Binary math, comparison, logical and bitwise kernels, compiled once per CPU
-// capability.
-#include <algorithm>
+// capability (logaddexp and logaddexp2 are with the exponentials, in
+// ExpLogKernel.cpp).
 #include <cmath>
 #include <limits>
 
@@ -356,38 +356,6 @@ void atan2_kernel(const TensorIterator& it) {
   });
 }
 EMBER_REGISTER_POINTWISE(atan2, &atan2_kernel);
-
-// log(e^a + e^b) and log2(2^a + 2^b) as max + log1p(e^-|a - b|), equal
-// infinities returned as they are (their difference is NaN).
-void logaddexp_kernel(const TensorIterator& it) {
-  float_map<2>(
-      it,
-      [](vecmath::Vf a, vecmath::Vf b) {
-        const vecmath::Vf r = vecmath::select(a > b, a, b) + vecmath::log1p(vecmath::exp(-vecmath::abs(a - b)));
-        return vecmath::select((a == b) & (vecmath::abs(a) == INFINITY), a, r);
-      },
-      [](double a, double b) {
-        if (std::isinf(a) && a == b) return a;
-        return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
-      });
-}
-EMBER_REGISTER_POINTWISE(logaddexp, &logaddexp_kernel);
-
-void logaddexp2_kernel(const TensorIterator& it) {
-  constexpr double kInvLn2 = 1.44269504088896340736;
-  float_map<2>(
-      it,
-      [](vecmath::Vf a, vecmath::Vf b) {
-        const vecmath::Vf r =
-            vecmath::select(a > b, a, b) + vecmath::log1p(vecmath::exp2(-vecmath::abs(a - b))) * float(kInvLn2);
-        return vecmath::select((a == b) & (vecmath::abs(a) == INFINITY), a, r);
-      },
-      [](double a, double b) {
-        if (std::isinf(a) && a == b) return a;
-        return std::max(a, b) + std::log1p(std::exp2(-std::abs(a - b))) * kInvLn2;
-      });
-}
-EMBER_REGISTER_POINTWISE(logaddexp2, &logaddexp2_kernel);
 
 // ---- bitwise (bool and integral) --------------------------------------------------
 

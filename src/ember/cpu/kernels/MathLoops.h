@@ -257,8 +257,8 @@ __attribute__((flatten)) inline void vec_loop(char** data, const int64_t* stride
       // Four independent vectors per step: the math functions are long
       // dependency chains, and -O2 does not unroll. Each step also prefetches
       // the input 2 KB ahead: the hardware prefetchers alone let the longer
-      // functions (log2, tan, erf) stall on memory at 16M elements (10-20 %
-      // slower than a copy-like op); prefetches never fault, past the end too.
+      // functions (tan, erf) stall on memory at 16M elements (10-20 % slower
+      // than a copy-like op); prefetches never fault, past the end too.
       for (; i + 4 * W <= n; i += 4 * W) {
         for (int k = 0; k < N; ++k) {
           for (int b = 0; b < 4 * W * 4; b += 64) __builtin_prefetch(reinterpret_cast<const char*>(in[k] + i) + 2048 + b);

@@ -49,8 +49,8 @@ inline double abs_any(double x) { return std::abs(x); }
 inline vecmath::Vf abs_any(vecmath::Vf x) { return vecmath::abs(x); }
 inline vecmath::Vd abs_any(vecmath::Vd x) { return (vecmath::Vd)((vecmath::Vl)x & INT64_MAX); }
 
-// Lanes of v folded with f in log2(W) shuffles, in registers; lane 0 holds
-// the result.
+// Lanes of v folded with f in registers, one shuffle per halving of the
+// lanes (W/2 apart, then W/4, ..., 1); lane 0 holds the result.
 template <int kShift, typename V, typename F>
 inline V lane_fold_from(V v, const F& f) {
   if constexpr (kShift == 0) {

@@ -29,6 +29,26 @@
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
+
+// Vector math that only this file's kernels use (shared functions are in
+// VecMath*.h).
+namespace vecmath {
+namespace {
+
+// hypot of floats in double: the squares are exact there and cannot
+// overflow or underflow, so the result is rounded by their sum, the square
+// root and the conversion to float, as libm's hypotf; inf wins over NaN.
+EMBER_VEC_INLINE Vf hypot(Vf a, Vf b) {
+  Vd alo, ahi, blo, bhi;
+  detail::widen(a, alo, ahi);
+  detail::widen(b, blo, bhi);
+  const Vf r = detail::narrow(detail::sqrt_d(alo * alo + blo * blo), detail::sqrt_d(ahi * ahi + bhi * bhi));
+  return select((abs(a) == INFINITY) | (abs(b) == INFINITY), splat(INFINITY), r);
+}
+
+}  // namespace
+}  // namespace vecmath
+
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;

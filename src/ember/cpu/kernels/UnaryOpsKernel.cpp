@@ -1,4 +1,6 @@
-// Unary math kernels, compiled once per CPU capability.
+// Unary math kernels, compiled once per CPU capability. Exponentials and
+// logarithms are in ExpLogKernel.cpp, hyperbolic functions in
+// HyperbolicKernel.cpp.
 #include <cmath>
 #include <limits>
 
@@ -87,34 +89,6 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
 // ---- floating ----------------------------------------------------------------
 
-void exp_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
-}
-EMBER_REGISTER_POINTWISE(exp, &exp_kernel);
-
-void log_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
-}
-EMBER_REGISTER_POINTWISE(log, &log_kernel);
-
-void log1p_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log1p(x); },
-              [](double x) { return std::log1p(x); });
-}
-EMBER_REGISTER_POINTWISE(log1p, &log1p_kernel);
-
-void expm1_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::expm1(x); },
-              [](double x) { return std::expm1(x); });
-}
-EMBER_REGISTER_POINTWISE(expm1, &expm1_kernel);
-
-void log2_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log2(x); },
-              [](double x) { return std::log2(x); });
-}
-EMBER_REGISTER_POINTWISE(log2, &log2_kernel);
-
 void sqrt_kernel(const TensorIterator& it) {
   float_unary(it, [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
 }
@@ -146,11 +120,6 @@ void tan_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(tan, &tan_kernel);
 
-void tanh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
-}
-EMBER_REGISTER_POINTWISE(tanh, &tanh_kernel);
-
 void asin_kernel(const TensorIterator& it) {
   float_unary(it, [](Vf x) { return vecmath::asin(x); },
               [](double x) { return std::asin(x); });
@@ -169,38 +138,8 @@ void atan_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
 
-void sinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::sinh(x); },
-              [](double x) { return std::sinh(x); });
-}
-EMBER_REGISTER_POINTWISE(sinh, &sinh_kernel);
-
-void cosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::cosh(x); },
-              [](double x) { return std::cosh(x); });
-}
-EMBER_REGISTER_POINTWISE(cosh, &cosh_kernel);
-
-void asinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::asinh(x); },
-              [](double x) { return std::asinh(x); });
-}
-EMBER_REGISTER_POINTWISE(asinh, &asinh_kernel);
-
-void acosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::acosh(x); },
-              [](double x) { return std::acosh(x); });
-}
-EMBER_REGISTER_POINTWISE(acosh, &acosh_kernel);
-
-void atanh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::atanh(x); },
-              [](double x) { return std::atanh(x); });
-  // Double: Note [Vectorised double erf] where the build has FMA (without
-  // it, libm's scalar forms are faster).
-}
-EMBER_REGISTER_POINTWISE(atanh, &atanh_kernel);
-
+// Double: Note [Vectorised double erf] where the build has FMA (without
+// it, libm's scalar forms are faster).
 #if EMBER_VEC_HAS_FMA
 
 void erf_kernel(const TensorIterator& it) {
@@ -228,18 +167,6 @@ void erfc_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
 
 #endif
-
-void exp2_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::exp2(x); },
-              [](double x) { return std::exp2(x); });
-}
-EMBER_REGISTER_POINTWISE(exp2, &exp2_kernel);
-
-void log10_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log10(x); },
-              [](double x) { return std::log10(x); });
-}
-EMBER_REGISTER_POINTWISE(log10, &log10_kernel);
 
 void sigmoid_kernel(const TensorIterator& it) {
   float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },

@@ -10,18 +10,19 @@
 // GELU only) is the Abramowitz-Stegun 7.1.26 rational form (absolute error
 // below 1.5e-7), which is what PyTorch's float32 GELU computes; Tensor.erf
 // uses erf_accurate.
-// The other functions (log, log1p, log2, log10, expm1, exp2, tan, atan, asin,
-// acos, sinh, cosh, asinh, acosh, atanh, erf_accurate, erfc) use our own
-// minimax polynomials (Remez fits, float coefficients) after a range
-// reduction, and keep in two parts (hi + lo) the few intermediate values whose
-// rounding would cost more than a fraction of an ulp: reduced arguments (tan,
-// expm1, sinh/cosh, erfc's e^(-x^2) from the exact two-part x^2), reciprocals
-// and square roots with their exact residuals (atan, asin, acos, atanh),
-// sums with pi/2 split exactly (Fast2Sum), products with constants that are
-// not floats (log2, log10), so each result is rounded about once. erf and
-// erfc evaluate per-interval polynomials whose coefficients are looked up per
-// lane (permutes); asinh and acosh compute in double. Measured over every
-// float against the correctly rounded results, all are within 1.3 ulp (1.41
+// The other functions here (log, log1p, expm1, tan, atan, asin, acos,
+// erf_accurate, erfc), and those that a kernel file defines for its own use
+// from the pieces here (ExpLogKernel.cpp, HyperbolicKernel.cpp; decision
+// 0018), use our own minimax polynomials (Remez fits, float coefficients)
+// after a range reduction, and keep in two parts (hi + lo) the few
+// intermediate values whose rounding would cost more than a fraction of an
+// ulp: reduced arguments (tan, expm1, erfc's e^(-x^2) from the exact two-part
+// x^2), reciprocals and square roots with their exact residuals (atan, asin,
+// acos), sums with pi/2 split exactly (Fast2Sum), products with constants
+// that are not floats (mul_const_add in ExpLogKernel.cpp), so each result is
+// rounded about once. erf and erfc evaluate per-interval polynomials whose
+// coefficients are looked up per lane (permutes). Measured over every float
+// against the correctly rounded results, all are within 1.3 ulp (1.41
 // without FMA), most within 1 (docs/decisions/0010-vector-math-functions.md,
 // tests/cpp/math_test.cpp).
 // Special inputs (NaN, +-inf, overflow, underflow, subnormals, -0) come out
@@ -517,20 +518,6 @@ EMBER_VEC_INLINE Vf log1p_tail(Vf f) {
 
 }  // namespace detail
 
-// 2^x: x = n + r with |r| <= 1/2, 2^r = 1 + r P(r).
-EMBER_VEC_INLINE Vf exp2(Vf x) {
-  Vf xc = detail::clamp(x, -151.0f, 129.0f);
-  Vf n = detail::round_small(xc);
-  Vf r = xc - n;  // exact
-  Vf p = madd(r, 0x1.41bc06p-13f, 0x1.5eeedap-10f);
-  p = madd(p, r, splat(0x1.3b2cfep-7f));
-  p = madd(p, r, splat(0x1.c6afa8p-5f));
-  p = madd(p, r, splat(0x1.ebfbdep-3f));
-  p = madd(p, r, splat(0x1.62e430p-1f));
-  p = madd(p, r, splat(1.0f));
-  return detail::ldexp(p, n);
-}
-
 // e^x - 1 = 2^n (e^r - 1) + (2^n - 1) with n = trunc(x / ln 2), so r has the
 // sign of x and the two terms never cancel. With s = 2^(n-1) it is evaluated
 // as 2 (s e + (s - 1/2)), where s - 1/2 is exact (n <= 24); for n >= 25 the -1
@@ -620,45 +607,6 @@ EMBER_VEC_INLINE Vf log1p(Vf x) {
   Vf u;
   Vf r = detail::log1p_core(x, Vf{}, u);
   return select(x == 0.0f, x, detail::log_fixup(r, u));  // -0 as well
-}
-
-namespace detail {
-// f * C + small, with C = c + cc (FMA builds) = ch + cl (ch with 11 fraction
-// bits, so that ch times the top 12 bits of f is exact without FMA): the
-// product's rounding is the sum's single rounding.
-EMBER_VEC_INLINE Vf mul_const_add(Vf f, float c, float cc, float ch, float cl, Vf small) {
-#if EMBER_VEC_HAS_FMA
-  (void)ch, (void)cl;
-  return madd(f, c, madd(f, cc, small));
-#else
-  (void)c, (void)cc;
-  Vf fh = (Vf)((Vi)f & int32_t(0xfffff000u));
-  return fh * ch + madd(f - fh, ch, madd(f, cl, small));
-#endif
-}
-}  // namespace detail
-
-// log2(x) = e + log(1 + f) log2(e), with f log2(e) rounded once.
-EMBER_VEC_INLINE Vf log2(Vf x) {
-  Vf e;
-  Vf f = detail::log_reduce<true>(x, e);
-  Vf t = detail::log1p_tail(f);
-  // log2(e) = 0x1.715476p0 + 1.9259630e-8 = 0x1.716p0 - 1.7605286e-4
-  Vf v = detail::mul_const_add(f, 0x1.715476p0f, 1.92596299112661746887e-8f, 0x1.716p0f, -1.76052861036592640e-4f,
-                               t * 0x1.715476p0f);
-  return detail::log_fixup(e + v, x);
-}
-
-// log10(x) = e log10(2) + log(1 + f) log10(e); e * kA is exact.
-EMBER_VEC_INLINE Vf log10(Vf x) {
-  const float kA = 0x1.344p-2f, kAc = 4.60503898119521373889e-6f;  // log10(2)
-  Vf e;
-  Vf f = detail::log_reduce<true>(x, e);
-  Vf t = detail::log1p_tail(f);
-  // log10(e) = 0x1.bcb7b2p-2 - 1.0103050e-8 = 0x1.bc8p-2 + 2.1245065e-4
-  Vf v = detail::mul_const_add(f, 0x1.bcb7b2p-2f, -1.01030500522316835811e-8f, 0x1.bc8p-2f, 2.12450653251827651e-4f,
-                               madd(t, 0x1.bcb7b2p-2f, e * kAc));
-  return detail::log_fixup(madd(e, kA, v), x);
 }
 
 // atan: |x| > 1 uses atan(x) = pi/2 - atan(1/x), with 1/x carried as t + tlo;
@@ -785,59 +733,6 @@ EMBER_VEC_INLINE Vf tan(Vf x) {
 }
 
 namespace detail {
-// e^x / 4 = s (1 + q + qlo) with s = 2^(n-2), for x in [0, 89.5] (sinh, cosh).
-EMBER_VEC_INLINE Vf exp_quarter_parts(Vf x, Vf& s, Vf& qlo) {
-  const float kLog2e = 1.44269504088896341f;
-  const float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;
-  Vf n = round_mul(x, kLog2e);
-  Vf rh = madd(n, -kLn2Hi, x);  // exact
-  Vf rl = n * -kLn2Lo;
-  s = (Vf)((__builtin_convertvector(n, Vi) + 125) << 23);
-  return expm1_reduced(rh, rl, qlo);
-}
-}  // namespace detail
-
-// sinh: |x| < 1 as x + x^3 P(x^2); above, e^a/2 - e^-a/2 = 2 (s + (s q - t))
-// with e^a/4 = s (1 + q) and t = 1/(16 s (1 + q)) (the terms do not cancel for a >= 1).
-EMBER_VEC_INLINE Vf sinh(Vf x) {
-  Vf a = abs(x);
-  Vf z = a * a;
-  Vf p = madd(z, 0x1.756c1ep-19f, 0x1.a022bcp-13f);
-  p = madd(p, z, splat(0x1.1110e0p-7f));
-  p = madd(p, z, splat(0x1.555556p-3f));
-  Vf small = madd(p * z, a, a);
-  Vf s, qlo;
-  Vf q = detail::exp_quarter_parts(detail::min(a, 89.5f), s, qlo);
-  Vf t = 0.0625f / madd(s, q, s);
-  Vf large = (s + madd(s, q, madd(s, qlo, -t))) * 2.0f;
-  return copysign(select(a < 1.0f, small, large), x);
-}
-
-// cosh = 2 (s + (s q + t)), as in sinh.
-EMBER_VEC_INLINE Vf cosh(Vf x) {
-  Vf a = detail::min(abs(x), 89.5f);
-  Vf s, qlo;
-  Vf q = detail::exp_quarter_parts(a, s, qlo);
-  Vf t = 0.0625f / madd(s, q, s);
-  return (s + madd(s, q, madd(s, qlo, t))) * 2.0f;
-}
-
-// atanh(x) = log1p(2a / (1 - a)) / 2 with the sign of x; 1 - a = d + dlo
-// exactly, and the quotient's error goes to log1p_core as its correction.
-EMBER_VEC_INLINE Vf atanh(Vf x) {
-  Vf a = abs(x);
-  Vf d = 1.0f - a;
-  Vf dlo = (1.0f - d) - a;  // 1 - a - d, exact
-  Vf num = a + a;
-  Vf w = num / d;
-  Vf c = madd(-w, dlo, detail::residual(w, d, num)) * detail::rcp_approx(d);
-  Vf u;
-  Vf r = detail::log1p_core(w, c, u);
-  // u = 1 + w is +inf at |x| = 1, negative above, NaN at inf and NaN.
-  return copysign(detail::log_fixup(r, u) * 0.5f, x);
-}
-
-namespace detail {
 
 // The two halves of x as double vectors, and back (rounding to nearest).
 EMBER_VEC_INLINE void widen(Vf x, Vd& lo, Vd& hi) {
@@ -911,36 +806,6 @@ EMBER_VEC_INLINE Vd log_d(Vd u) {
 }
 
 }  // namespace detail
-
-// asinh: |x| < 1/2 as x + x^3 P(x^2); above, log(a + sqrt(a^2 + 1)) in double.
-EMBER_VEC_INLINE Vf asinh(Vf x) {
-  Vf a = abs(x);
-  Vf z = a * a;
-  Vf p = madd(z, -0x1.b14332p-7f, 0x1.cd625ap-6f);
-  p = madd(p, z, splat(-0x1.6b95c0p-5f));
-  p = madd(p, z, splat(0x1.3324f2p-4f));
-  p = madd(p, z, splat(-0x1.555536p-3f));
-  Vf small = madd(a * z, p, a);
-  Vd lo, hi;
-  detail::widen(a, lo, hi);
-  lo = detail::log_d(lo + detail::sqrt_d(madd(lo, lo, splatd(1.0))));
-  hi = detail::log_d(hi + detail::sqrt_d(madd(hi, hi, splatd(1.0))));
-  Vf r = select(a < 0.5f, small, detail::narrow(lo, hi));
-  r = select(a == INFINITY, a, r);
-  return select(isnan(x), x, copysign(r, x));
-}
-
-// acosh(x) = log(x + sqrt((x - 1)(x + 1))) in double (no cancellation near 1 there).
-EMBER_VEC_INLINE Vf acosh(Vf x) {
-  Vd lo, hi;
-  detail::widen(x, lo, hi);
-  lo = detail::log_d(lo + detail::sqrt_d((lo - 1.0) * (lo + 1.0)));
-  hi = detail::log_d(hi + detail::sqrt_d((hi - 1.0) * (hi + 1.0)));
-  Vf r = detail::narrow(lo, hi);
-  r = select(x == INFINITY, x, r);
-  r = select(x < 1.0f, splat(NAN), r);
-  return select(isnan(x), x, r);
-}
 
 namespace detail {
 

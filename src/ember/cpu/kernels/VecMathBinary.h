@@ -387,17 +387,6 @@ EMBER_VEC_INLINE Vf pow(Vf x, Vf y) {
   return detail::narrow(detail::pow_half(xlo, ylo), detail::pow_half(xhi, yhi));
 }
 
-// hypot of floats in double: the squares are exact there and cannot
-// overflow or underflow, so the result is rounded by their sum, the square
-// root and the conversion to float, as libm's hypotf; inf wins over NaN.
-EMBER_VEC_INLINE Vf hypot(Vf a, Vf b) {
-  Vd alo, ahi, blo, bhi;
-  detail::widen(a, alo, ahi);
-  detail::widen(b, blo, bhi);
-  const Vf r = detail::narrow(detail::sqrt_d(alo * alo + blo * blo), detail::sqrt_d(ahi * ahi + bhi * bhi));
-  return select((abs(a) == INFINITY) | (abs(b) == INFINITY), splat(INFINITY), r);
-}
-
 // erfinv: NaN outside [-1, 1], +-inf at +-1.
 EMBER_VEC_INLINE Vf erfinv(Vf y) {
   const Vf ay = abs(y);
