@@ -4,7 +4,7 @@
 // Most formulas are PyTorch's, written with differentiable ops in the input's
 // dtype: the same roundings as PyTorch's, parallel vector kernels, and a
 // graph for higher-order gradients (max/min ties, norms, std, logsumexp).
-// A few (prod with zeros, scans, log_softmax's second derivatives) run a
+// A few (scans, log_softmax's second derivatives) run a
 // fused loop here instead: inputs are broadcast to the input shape, computed
 // in double and cast back. Their results carry no graph of their own.
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "ember/autograd/FunctionsManual.h"
+#include "ember/autograd/GradMode.h"
 #include "ember/ops/Ops.h"
 
 namespace ember::autograd::generated {
@@ -94,52 +95,39 @@ Tensor nansum_backward(const Tensor& grad, const Tensor& self, const std::option
   return g.expand(self.sizes()) * self.isnan().logical_not();
 }
 
+namespace {
+// Gradient of a product along d where inputs may be zero: the product of
+// everything before (exclusive cumprod) times everything after, both
+// differentiable (PyTorch's prod_safe_zeros_backward).
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& input, int64_t d) {
+  if (input.numel() == 0) return grad.expand_as(input);
+  DimVector ones_size(input.sizes());
+  ones_size[d] = 1;
+  Tensor ones = ember::ones(ones_size, grad.dtype(), grad.device());
+  const int64_t n = input.size(d);
+  Tensor before = ember::cat({ones, input.narrow(d, 0, n - 1)}, d).cumprod(d);
+  Tensor after = ember::cat({ones, input.narrow(d, 1, n - 1).flip({d})}, d).cumprod(d).flip({d});
+  return grad * (before * after);
+}
+}  // namespace
+
+// PyTorch's formulas: grad * result / input without zeros, else the
+// zero-safe products above; both differentiable, in the input's dtype.
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
                      bool keepdim) {
-  (void)result;
-  if (self.numel() == 0) return zeros(self.sizes(), grad.dtype(), grad.device());
-  Tensor g;
-  int64_t outer = 1, n = self.numel(), inner = 1;
-  if (dim) {
-    const int64_t d = maybe_wrap_dim(*dim, self.dim());
-    g = restore_reduced_dims(grad, self.sizes(), std::vector<int64_t>{d}, keepdim);
-    if (self.dim() > 0) split_at(self.sizes(), d, outer, n, inner);
-  } else {
-    g = grad.reshape(DimVector(self.dim(), 1));
+  if (self.dim() == 0) return grad;
+  const Tensor x = self.to(grad.dtype());  // prod(int_tensor, dtype=float) differentiates in float
+  const Tensor zero = x.eq(0);
+  if (!dim) {
+    if (!zero.any().item<bool>()) return grad * result.div(x);
+    if (!GradMode::is_enabled() && zero.sum().item<int64_t>() > 1) return zeros_like(x);
+    return prod_safe_zeros_backward(grad, x.contiguous().view({-1}), 0).view_as(x);
   }
-  Tensor x = self.to(ScalarType::Double).contiguous();
-  Tensor gd = g.expand(self.sizes()).to(ScalarType::Double).contiguous();
-  Tensor out = empty(self.sizes(), ScalarType::Double, self.device());
-  const double* px = x.data_ptr<double>();
-  const double* pg = gd.data_ptr<double>();
-  double* po = out.data_ptr<double>();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < inner; ++c) {
-      const int64_t base = o * n * inner + c;
-      int64_t zeros = 0, zero_at = -1;
-      double prod_nonzero = 1;
-      for (int64_t i = 0; i < n; ++i) {
-        const double v = px[base + i * inner];
-        if (v == 0) {
-          ++zeros;
-          zero_at = i;
-        } else {
-          prod_nonzero *= v;
-        }
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t k = base + i * inner;
-        if (zeros == 0) {
-          po[k] = pg[k] * prod_nonzero / px[k];
-        } else if (zeros == 1 && i == zero_at) {
-          po[k] = pg[k] * prod_nonzero;
-        } else {
-          po[k] = 0;
-        }
-      }
-    }
-  }
-  return out.to(grad.dtype());
+  const int64_t d = maybe_wrap_dim(*dim, x.dim());
+  Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  Tensor r = keepdim ? result : result.unsqueeze(d);
+  if (!zero.any().item<bool>()) return g * r.div(x);
+  return prod_safe_zeros_backward(g, x, d);
 }
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,

@@ -118,12 +118,7 @@ ROWS = [
     reduction("sum", tol=SUM_TOL),
     reduction("nansum", dtypes=ALL_DTYPES, tol=SUM_TOL),
     reduction("mean", dtypes=FLOATS, tol=SUM_TOL),
-    reduction(
-        "prod",
-        multi_dim=False,
-        tol=SUM_TOL,
-        xfail={"gradgrad": NOT_TWICE.format("prod")},
-    ),
+    reduction("prod", multi_dim=False, tol=SUM_TOL),
     reduction("max", multi_dim=False),
     reduction("min", multi_dim=False),
     reduction("amax"),
