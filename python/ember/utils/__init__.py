@@ -18,8 +18,8 @@ cmake_prefix_path = _installed_cmake_prefix_path()
 def __getattr__(name):
     # ember.utils.data is imported on first use (as an attribute or by
     # `import ember.utils.data`), not with ember: it is a tenth of the import time.
-    if name == "data":
+    if name in ("data", "checkpoint"):
         import importlib
 
-        return importlib.import_module("ember.utils.data")
+        return importlib.import_module(f"ember.utils.{name}")
     raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

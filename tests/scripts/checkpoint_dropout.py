@@ -1,0 +1,39 @@
+"""Activation checkpointing: dropout gives the same masks when recomputed,
+gradients equal those of the plain model, reentrant and not, and
+checkpoint_sequential."""
+
+import torch
+
+nn = torch.nn
+checkpoint = torch.utils.checkpoint.checkpoint
+checkpoint_sequential = torch.utils.checkpoint.checkpoint_sequential
+
+torch.manual_seed(0)
+block = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 8))
+x = torch.randn(4, 8, requires_grad=True)
+
+for use_reentrant in (True, False):
+    torch.manual_seed(1)
+    ref = block(x).pow(2).sum()
+    ref.backward()
+    want = [p.grad.clone() for p in block.parameters()] + [x.grad.clone()]
+    block.zero_grad()
+    x.grad = None
+    torch.manual_seed(1)
+    out = checkpoint(block, x, use_reentrant=use_reentrant).pow(2).sum()
+    out.backward()
+    got = [p.grad for p in block.parameters()] + [x.grad]
+    print(use_reentrant, round(ref.item(), 4), round(out.item(), 4), all(torch.equal(a, b) for a, b in zip(got, want)))
+    block.zero_grad()
+    x.grad = None
+
+seq = nn.Sequential(*[nn.Linear(8, 8) for _ in range(4)])
+y = checkpoint_sequential(seq, 2, x, use_reentrant=True)
+y.sum().backward()
+print(y.shape, x.grad.abs().sum() > 0, seq[0].weight.grad.shape)
+z = checkpoint(lambda a, scale=1.0: a * scale, x, use_reentrant=False, scale=3.0)
+print(z.sum().item() == (x * 3).sum().item())
+try:
+    checkpoint(lambda a: a, x, use_reentrant=True, scale=3.0)
+except ValueError as e:
+    print("ValueError", e)
