@@ -66,6 +66,20 @@ def _contiguous_copy(lib):
     return lambda: a.contiguous()
 
 
+def _custom_function(lib):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = lib.ones(4, requires_grad=True)
+    return lambda: Double.apply(a)
+
+
 def _chain6(lib):
     a, b = lib.ones(1), lib.ones(1)
     return lambda: ((a + b) * a - b + a) * b - a
@@ -289,6 +303,7 @@ CASES = [
     Case("overhead", "x.float() (already float)", _to_same, 0.5),
     Case("overhead", "x.to(float64) (4 elements)", _to_dtype, 0.5),
     Case("overhead", "x.t().contiguous() (4x4)", _contiguous_copy, 0.5),
+    Case("overhead", "custom autograd.Function call", _custom_function, 0.5),
     Case("overhead", "chain of 6 ops", _chain6, 0.5),
     Case("overhead", "small forward+backward", _small_fwd_bwd, 0.5),
     Case("elementwise", "add 16M", _binary(lambda lib, a, b: a + b), 1.0),

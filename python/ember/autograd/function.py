@@ -14,6 +14,7 @@ import warnings
 
 import ember
 from ember import _C
+from ember._tensor import Tensor as _Tensor
 
 __all__ = [
     "BackwardCFunction",
@@ -27,6 +28,12 @@ __all__ = [
 
 class FunctionCtx:
     """What forward/setup_context may record on ``ctx`` for backward."""
+
+    # Read by _C._function_wrap; class defaults keep the lookups cheap.
+    to_save = None
+    dirty_tensors = None
+    non_differentiable = None
+    materialize_grads = True
 
     def save_for_backward(self, *tensors):
         self.to_save = tensors
@@ -141,21 +148,28 @@ class Function(_SingleLevelFunction):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        setup_context = _is_setup_context_defined(cls.setup_context)
+        setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
         if setup_context:
             args = _bind_default_args(cls.forward, *args, **kwargs)
             kwargs = {}
         ctx = cls._backward_cls()
-        grad_on = ember.is_grad_enabled()
-        needs = tuple(isinstance(a, ember.Tensor) and grad_on and a.requires_grad for a in args)
+        grad_on = _C.is_grad_enabled()
+        if grad_on:
+            needs = tuple([isinstance(a, _Tensor) and a.requires_grad for a in args])
+        else:
+            needs = (False,) * len(args)
         ctx.needs_input_grad = needs
-        with ember.no_grad():
+        # forward records no graph (a plain flag flip: this is the per-call hot path)
+        _C._set_grad_enabled(False)
+        try:
             if setup_context:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
-        return _C._function_wrap(ctx, args, outputs, any(needs))
+        finally:
+            _C._set_grad_enabled(grad_on)
+        return _C._function_wrap(ctx, args, outputs, True in needs)
 
     @staticmethod
     def _compiled_autograd_key(ctx):

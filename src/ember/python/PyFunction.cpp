@@ -185,10 +185,7 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
 
   std::shared_ptr<PyFunctionNode> node;
   if (executable) {
-    PyObject* type_name = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(ctx)), "__name__");
-    if (!type_name) throw python_error();
-    node = std::make_shared<PyFunctionNode>(ctx, PyUnicode_AsUTF8(type_name));
-    Py_DECREF(type_name);
+    node = std::make_shared<PyFunctionNode>(ctx, Py_TYPE(ctx)->tp_name);  // "<Name>Backward" (a heap type's name)
     autograd::edge_list edges;
     for (const Tensor& t : inputs) edges.push_back(autograd::gradient_edge(t));
     node->set_next_edges(std::move(edges));
@@ -269,18 +266,28 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
     }
     Py_XDECREF(to_save);
     node->saved_ = saved.get();
-    PyObject* capsule = PyCapsule_New(saved.release(), "ember.saved_variables", [](PyObject* c) {
-      delete static_cast<std::vector<autograd::SavedVariable>*>(PyCapsule_GetPointer(c, "ember.saved_variables"));
-    });
-    if (!capsule || PyObject_SetAttrString(ctx, "_saved_variables", capsule) < 0) {
-      Py_XDECREF(capsule);
-      throw python_error();
+    if (saved->empty()) {
+      node->saved_ = nullptr;
+    } else {
+      PyObject* capsule = PyCapsule_New(saved.release(), "ember.saved_variables", [](PyObject* c) {
+        delete static_cast<std::vector<autograd::SavedVariable>*>(PyCapsule_GetPointer(c, "ember.saved_variables"));
+      });
+      if (!capsule || PyObject_SetAttrString(ctx, "_saved_variables", capsule) < 0) {
+        Py_XDECREF(capsule);
+        throw python_error();
+      }
+      Py_DECREF(capsule);
     }
-    Py_DECREF(capsule);
     // The node holds them now; the ctx must not (a ctx -> output -> node -> ctx cycle would never be freed).
+    PyObject* dict = PyObject_GenericGetDict(ctx, nullptr);
+    if (!dict) throw python_error();
     for (const char* name : {"to_save", "dirty_tensors", "non_differentiable"}) {
-      if (PyObject_SetAttrString(ctx, name, Py_None) < 0) throw python_error();
+      if (PyDict_GetItemString(dict, name) && PyDict_DelItemString(dict, name) < 0) {
+        Py_DECREF(dict);
+        throw python_error();
+      }
     }
+    Py_DECREF(dict);
   }
   if (is_tuple) return result;
   PyObject* single = PyTuple_GET_ITEM(result, 0);
