@@ -100,7 +100,7 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import autograd, cuda, linalg, nn, optim, special, utils  # noqa: E402
+from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402

@@ -1,0 +1,117 @@
+"""ember.backends: what this build has (cuda, cudnn, mkldnn, openmp, mkl, mps)
+and the switches PyTorch scripts set on them (allow_tf32, benchmark,
+deterministic). The switches are kept and read back as PyTorch's; on the CPU
+they change nothing that Ember computes."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import types
+
+from ember import _C
+
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp"]
+
+
+def _build_setting(name):
+    for line in _C._show_config().splitlines():
+        for item in line.replace("Build settings:", "").split(","):
+            key, _, value = item.strip().partition("=")
+            if key == name:
+                return value
+    return None
+
+
+def _module(name, doc, **attrs):
+    mod = types.ModuleType(f"{__name__}.{name}", doc)
+    mod.__dict__.update(attrs)
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+class _CuBLASModule:
+    """torch.backends.cuda.matmul: attributes checked by name, as PyTorch's."""
+
+    _defaults = {
+        "allow_tf32": False,
+        "allow_fp16_reduced_precision_reduction": True,
+        "allow_bf16_reduced_precision_reduction": True,
+        "allow_fp16_accumulation": False,
+        "fp32_precision": "none",
+    }
+
+    def __init__(self):
+        object.__setattr__(self, "_values", dict(self._defaults))
+
+    def __getattr__(self, name):
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        raise AttributeError(f"Unknown attribute {name}")
+
+    def __setattr__(self, name, value):
+        if name not in self._defaults:
+            raise AttributeError(f"Unknown attribute {name}")
+        self._values[name] = value
+
+
+_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+
+
+def _sdp_switches():
+    out = {}
+    for kind in _sdp:
+        out[f"{kind}_sdp_enabled"] = lambda kind=kind: _sdp[kind]
+        out[f"enable_{kind}_sdp"] = lambda enabled, kind=kind: _sdp.__setitem__(kind, bool(enabled))
+    return out
+
+
+cuda = _module(
+    "cuda",
+    "CUDA switches (cuBLAS matmul precision, scaled-dot-product attention kernels).",
+    is_built=lambda: _build_setting("USE_CUDA") == "ON",
+    matmul=_CuBLASModule(),
+    **_sdp_switches(),
+)
+
+_cudnn_flags = {"enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}
+
+
+@contextlib.contextmanager
+def _cudnn_flags_ctx(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True):
+    old = {k: getattr(cudnn, k) for k in _cudnn_flags}
+    new = {"enabled": enabled, "benchmark": benchmark, "deterministic": deterministic, "allow_tf32": allow_tf32}
+    for k, v in new.items():
+        setattr(cudnn, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(cudnn, k, v)
+
+
+cudnn = _module(
+    "cudnn",
+    "cuDNN: not in this build (is_available() is False); its switches are kept.",
+    is_available=lambda: _build_setting("USE_CUDNN") == "ON",
+    version=lambda: None,
+    flags=_cudnn_flags_ctx,
+    benchmark_limit=10,
+    **_cudnn_flags,
+)
+mkldnn = _module(
+    "mkldnn",
+    "oneDNN (formerly MKL-DNN), used for float32 matmul and convolution when built in.",
+    is_available=lambda: _build_setting("USE_ONEDNN") == "ON",
+    enabled=True,
+)
+openmp = _module("openmp", "OpenMP threads.", is_available=lambda: _build_setting("USE_OPENMP") == "ON")
+mkl = _module("mkl", "Intel MKL: not used by this build (BLAS is OpenBLAS).", is_available=lambda: False)
+mps = _module("mps", "Apple's Metal backend: not in this build.", is_available=lambda: False, is_built=lambda: False)
+
+def _cpu_capability():
+    return _C._show_config().split("CPU capability usage: ")[1].split()[0]
+
+
+cpu = _module("cpu", "The CPU.", get_cpu_capability=_cpu_capability)

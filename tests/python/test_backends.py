@@ -1,0 +1,74 @@
+"""ember.backends, ember.accelerator and the device-free parts of ember.cuda
+against PyTorch's CPU build: the switches scripts set, their defaults, and
+the names they import."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import torch
+
+import ember
+
+
+def outcome(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return (type(e).__name__, str(e))
+
+
+CASES = {
+    "matmul.allow_tf32": lambda m: m.backends.cuda.matmul.allow_tf32,
+    "matmul.fp16_reduction": lambda m: m.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+    "matmul.unknown": lambda m: m.backends.cuda.matmul.foo,
+    "cudnn.allow_tf32": lambda m: m.backends.cudnn.allow_tf32,
+    "cudnn.benchmark": lambda m: m.backends.cudnn.benchmark,
+    "cudnn.deterministic": lambda m: m.backends.cudnn.deterministic,
+    "cudnn.enabled": lambda m: m.backends.cudnn.enabled,
+    "cudnn.is_available": lambda m: m.backends.cudnn.is_available(),
+    "cudnn.version": lambda m: m.backends.cudnn.version(),
+    "mps.is_available": lambda m: m.backends.mps.is_available(),
+    "mps.is_built": lambda m: m.backends.mps.is_built(),
+    "mkldnn.is_available": lambda m: m.backends.mkldnn.is_available(),
+    "openmp.is_available": lambda m: m.backends.openmp.is_available(),
+    "flash_sdp": lambda m: m.backends.cuda.flash_sdp_enabled(),
+    "accelerator.is_available": lambda m: m.accelerator.is_available(),
+    "accelerator.current": lambda m: m.accelerator.current_accelerator(),
+    "accelerator.count": lambda m: m.accelerator.device_count(),
+    "cuda.manual_seed": lambda m: m.cuda.manual_seed(3),
+    "cuda.manual_seed_all": lambda m: m.cuda.manual_seed_all(3),
+    "cuda.seed_all": lambda m: m.cuda.seed_all(),
+    "cuda.empty_cache": lambda m: m.cuda.empty_cache(),
+    "cuda.memory_allocated": lambda m: m.cuda.memory_allocated(),
+    "cuda.max_memory_allocated": lambda m: m.cuda.max_memory_allocated(),
+    "cuda.is_initialized": lambda m: m.cuda.is_initialized(),
+    "cuda.is_bf16_supported": lambda m: m.cuda.is_bf16_supported(),
+    "mha_import_path": lambda m: m.nn.modules.activation.MultiheadAttention.__name__,
+    "ndq_linear_path": lambda m: m.nn.modules.linear.NonDynamicallyQuantizableLinear.__name__,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_as_pytorch(name):
+    assert outcome(lambda: CASES[name](ember)) == outcome(lambda: CASES[name](torch))
+
+
+def test_switches_are_kept():
+    for lib in (ember, torch):
+        lib.backends.cuda.matmul.allow_tf32 = True
+        lib.backends.cudnn.benchmark = True
+        assert lib.backends.cuda.matmul.allow_tf32 and lib.backends.cudnn.benchmark
+        with lib.backends.cudnn.flags(enabled=False):
+            assert lib.backends.cudnn.enabled is False
+        assert lib.backends.cudnn.enabled is True
+        lib.backends.cuda.matmul.allow_tf32 = False
+        lib.backends.cudnn.benchmark = False
+
+
+def test_device_queries_need_a_device():
+    # Ember's build has the CUDA runtime but no device here; PyTorch's CPU build has neither:
+    # both refuse, with their own reasons.
+    for fn in (lambda m: m.cuda.synchronize(), lambda m: m.cuda.current_device()):
+        for lib in (ember, torch):
+            with pytest.raises((RuntimeError, AssertionError)):
+                fn(lib)
