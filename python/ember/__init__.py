@@ -50,6 +50,7 @@ from ember._C import (  # noqa: F401  dtypes and core types
     int64,
     is_grad_enabled,
     is_inference_mode_enabled,
+    promote_types,
     set_default_dtype,
     set_num_threads,
     uint8,
@@ -100,7 +101,7 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: E402
+from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, testing, utils  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
