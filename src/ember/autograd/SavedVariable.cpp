@@ -6,6 +6,17 @@
 
 namespace ember::autograd {
 
+namespace {
+thread_local std::vector<PackHook> t_pack_hooks;
+}
+
+void push_saved_tensor_hooks(PackHook hook) { t_pack_hooks.push_back(std::move(hook)); }
+void pop_saved_tensor_hooks() {
+  EMBER_INTERNAL_ASSERT(!t_pack_hooks.empty(), "no saved tensor hooks to pop");
+  t_pack_hooks.pop_back();
+}
+bool has_saved_tensor_hooks() { return !t_pack_hooks.empty(); }
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : was_defined_(t.defined()), is_output_(is_output) {
   if (!t.defined()) return;
   TensorImpl* impl = t.unsafeGetTensorImpl();
@@ -23,10 +34,22 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : was_defined_(t.d
       output_nr_ = m->output_nr;
     }
   }
+  if (!t_pack_hooks.empty()) {
+    // The hook keeps the tensor its own way; a copy of the hook runs so that it may register hooks itself.
+    PackHook hook = t_pack_hooks.back();
+    const uint32_t before = impl->version();
+    packed_ = hook(data_);
+    EMBER_CHECK(impl->version() == before,
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+                "can not be modified by in-place operations as this can lead to unexpected side-effects. Please "
+                "open an issue if you need to perform in-place operations on the input to a pack hook.");
+    data_.reset();
+  }
 }
 
 void SavedVariable::reset_data() {
   data_.reset();
+  packed_.reset();
   released_ = true;
 }
 
@@ -51,8 +74,9 @@ Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
         "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
         "you need to access saved tensors after calling backward.");
   }
+  // With hooks the tensor is theirs to keep: versions cannot be tracked through them (as PyTorch).
   uint32_t current = version_counter_->version.load();
-  if (current != saved_version_) {
+  if (!packed_ && current != saved_version_) {
     std::string msg = str_cat("one of the variables needed for gradient computation has been modified by an inplace "
                               "operation: [",
                               data_.type_name(), " ", shape_string(data_.sizes()), "]");
@@ -72,15 +96,16 @@ Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
                    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).");
     throw Error(msg);
   }
+  const Tensor data = packed_ ? packed_->unpack() : data_;
   if (is_output_ && saved_for && GradMode::is_enabled()) {
     // Double backward needs the output connected to its node again.
-    Tensor alias = data_.detach();
+    Tensor alias = data.detach();
     AutogradMeta* m = materialize_meta(alias);
     m->grad_fn = std::move(saved_for);
     m->output_nr = output_nr_;
     return alias;
   }
-  return data_;
+  return data;
 }
 
 }  // namespace ember::autograd

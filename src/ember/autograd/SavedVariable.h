@@ -2,6 +2,7 @@
 // A tensor kept by a backward node, with the version it had when saved so
 // that a later in-place change is detected instead of giving wrong gradients.
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -10,6 +11,19 @@
 namespace ember::autograd {
 
 class Node;
+
+// A saved tensor handed to saved-tensor hooks (autograd.graph.saved_tensors_hooks):
+// what the pack hook returned, turned back into a tensor by the unpack hook.
+struct PackedTensor {
+  virtual ~PackedTensor() = default;
+  virtual Tensor unpack() const = 0;
+};
+using PackHook = std::function<std::shared_ptr<PackedTensor>(const Tensor&)>;
+
+// The innermost registered hooks apply to every tensor saved on this thread.
+EMBER_API void push_saved_tensor_hooks(PackHook hook);
+EMBER_API void pop_saved_tensor_hooks();
+EMBER_API bool has_saved_tensor_hooks();
 
 class EMBER_API SavedVariable {
  public:
@@ -25,6 +39,7 @@ class EMBER_API SavedVariable {
 
  private:
   Tensor data_;
+  std::shared_ptr<PackedTensor> packed_;  // set instead of data_ when hooks were active
   IntrusivePtr<VersionCounter> version_counter_;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;

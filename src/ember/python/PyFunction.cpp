@@ -323,7 +323,66 @@ PyObject* function_saved_tensors(PyObject*, PyObject* ctx) {
   EMBER_PY_CATCH
 }
 
+// ---- saved tensor hooks (autograd.graph.saved_tensors_hooks) ----------------------
+
+// Drops a Python reference from any thread.
+std::shared_ptr<PyObject> hold(PyObject* o) {
+  Py_INCREF(o);
+  return std::shared_ptr<PyObject>(o, [](PyObject* p) {
+    GilGuard gil;
+    Py_DECREF(p);
+  });
+}
+
+struct PyPackedTensor final : autograd::PackedTensor {
+  std::shared_ptr<PyObject> packed, unpack_hook;
+  Tensor unpack() const override {
+    GilGuard gil;
+    PyObject* r = PyObject_CallFunctionObjArgs(unpack_hook.get(), packed.get(), nullptr);
+    if (!r) throw python_error();
+    if (!is_tensor(r)) {
+      std::string type = Py_TYPE(r)->tp_name;
+      Py_DECREF(r);
+      throw TypeError(
+          str_cat("Output of saved tensor unpack_hook expected to be a Tensor but got result of type ", type));
+    }
+    Tensor t = unpack_tensor(r);
+    Py_DECREF(r);
+    return t;
+  }
+};
+
+PyObject* push_saved_tensors_hooks(PyObject*, PyObject* const* a, Py_ssize_t n) {
+  EMBER_PY_TRY
+  EMBER_CHECK(n == 2, "_push_saved_tensors_hooks takes (pack_hook, unpack_hook)");
+  std::shared_ptr<PyObject> pack = hold(a[0]), unpack = hold(a[1]);
+  autograd::push_saved_tensor_hooks([pack, unpack](const Tensor& t) -> std::shared_ptr<autograd::PackedTensor> {
+    GilGuard gil;
+    PyObject* arg = wrap(t);
+    PyObject* r = PyObject_CallFunctionObjArgs(pack.get(), arg, nullptr);
+    Py_DECREF(arg);
+    if (!r) throw python_error();
+    auto packed = std::make_shared<PyPackedTensor>();
+    packed->packed = hold(r);
+    Py_DECREF(r);
+    packed->unpack_hook = unpack;
+    return packed;
+  });
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+PyObject* pop_saved_tensors_hooks(PyObject*, PyObject*) {
+  EMBER_PY_TRY
+  autograd::pop_saved_tensor_hooks();
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
 PyMethodDef function_methods[] = {
+    {"_push_saved_tensors_hooks",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(push_saved_tensors_hooks)), METH_FASTCALL, nullptr},
+    {"_pop_saved_tensors_hooks", pop_saved_tensors_hooks, METH_NOARGS, nullptr},
     {"_function_wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_wrap)), METH_FASTCALL,
      nullptr},
     {"_function_saved_tensors", function_saved_tensors, METH_O, nullptr},
