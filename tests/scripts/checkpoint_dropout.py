@@ -37,3 +37,8 @@ try:
     checkpoint(lambda a: a, x, use_reentrant=True, scale=3.0)
 except ValueError as e:
     print("ValueError", e)
+
+# use_reentrant=False keeps the real graph (grad_fn names) and works with autograd.grad
+q = torch.randn(3, requires_grad=True)
+r = checkpoint(lambda a: (a.sin() * a).exp(), q, use_reentrant=False)
+print(r.grad_fn.name(), torch.autograd.grad(r.sum(), q))

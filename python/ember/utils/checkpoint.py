@@ -3,9 +3,12 @@ model without keeping its intermediate tensors, and run it again during
 backward to get them. The RNG state is restored for the second run, so
 dropout draws the same masks.
 
-Both variants recompute through one backward node (CheckpointFunctionBackward):
-the saved activations are freed either way. use_reentrant=False also accepts
-inputs that do not require grad and keyword arguments, as PyTorch's does."""
+use_reentrant=True runs the piece without a graph and records one node
+(CheckpointFunctionBackward) that runs it again and backpropagates through
+it. use_reentrant=False records the usual graph but drops what its nodes
+save (saved_tensors_hooks), recomputing it the first time backward needs it:
+it works with autograd.grad, keyword arguments and inputs that need no
+gradient, as PyTorch's."""
 
 from __future__ import annotations
 
@@ -150,36 +153,45 @@ class CheckpointFunction(Function):
         return (None, None) + grads
 
 
-class _NonReentrantCheckpoint(Function):
-    """use_reentrant=False: keyword arguments, inputs that need no gradient."""
+def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
+    """Runs function with the graph recorded but its saved tensors dropped
+    (saved_tensors_hooks); the first time backward needs one, function runs
+    again (same RNG state) and the recomputed tensors are handed out in the
+    order they were saved."""
+    rng_state = ember.get_rng_state() if preserve_rng_state else None
+    recomputed = []
+    done = [False]
+    count = [0]
 
-    @staticmethod
-    def forward(ctx, run, preserve_rng_state, kwargs, *args):
-        ctx.run, ctx.kwargs, ctx.preserve_rng_state = run, kwargs, preserve_rng_state
-        if preserve_rng_state:
-            ctx.fwd_cpu_state = ember.get_rng_state()
-        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, ember.Tensor)]
-        ctx.others = [None if isinstance(a, ember.Tensor) else a for a in args]
-        ctx.save_for_backward(*(args[i] for i in ctx.tensor_indices))
-        with ember.no_grad():
-            return run(*args, **kwargs)
+    def pack(_tensor):
+        count[0] += 1
+        return count[0] - 1
 
-    @staticmethod
-    def backward(ctx, *grads):
-        args = list(ctx.others)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
-            args[i] = t.detach().requires_grad_(t.requires_grad)
-        with ember.random.fork_rng(devices=[], enabled=ctx.preserve_rng_state):
-            if ctx.preserve_rng_state:
-                ember.set_rng_state(ctx.fwd_cpu_state)
-            with ember.enable_grad():
-                outputs = ctx.run(*args, **ctx.kwargs)
-        if isinstance(outputs, ember.Tensor):
-            outputs = (outputs,)
-        pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, ember.Tensor) and o.requires_grad]
-        if pairs:
-            ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
-        return (None, None, None) + tuple(a.grad if isinstance(a, ember.Tensor) else None for a in args)
+    def recompute():
+        def keep(t):
+            recomputed.append(t)
+            return len(recomputed) - 1
+
+        with ember.random.fork_rng(devices=[], enabled=preserve_rng_state):
+            if rng_state is not None:
+                ember.set_rng_state(rng_state)
+            with ember.enable_grad(), ember.autograd.graph.saved_tensors_hooks(keep, recomputed.__getitem__):
+                function(*args, **kwargs)
+        done[0] = True
+
+    def unpack(index):
+        if not done[0]:
+            recompute()
+        if index >= len(recomputed):
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
+                f"recomputation.\nNumber of tensors saved during forward: {count[0]}\n"
+                f"Number of tensors saved during recomputation: {len(recomputed)}"
+            )
+        return recomputed[index]
+
+    with ember.autograd.graph.saved_tensors_hooks(pack, unpack):
+        return function(*args, **kwargs)
 
 
 def checkpoint(
@@ -214,7 +226,7 @@ def checkpoint(
         )
     forward_ctx, _ = context_fn()
     with forward_ctx:
-        return _NonReentrantCheckpoint.apply(function, preserve_rng_state, kwargs, *args)
+        return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
