@@ -15,6 +15,35 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
 
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
+    def register_hook(self, hook):
+        """Runs hook(grad) when this tensor's gradient is computed; it may return a replacement."""
+        from ember.utils.hooks import RemovableHandle
+
+        handle = RemovableHandle()
+
+        def call(grad):
+            return hook(grad) if handle.active else None
+
+        _C.TensorBase.register_hook(self, call)
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Runs hook(tensor) on a leaf after its .grad was accumulated."""
+        from ember.utils.hooks import RemovableHandle
+
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        handle = RemovableHandle()
+
+        def call(tensor):
+            if handle.active:
+                hook(tensor)
+
+        _C.TensorBase._register_post_accumulate_grad_hook(self, call)
+        return handle
+
     def __repr__(self, *, tensor_contents=None):
         from ember import _tensor_str
 

@@ -17,6 +17,8 @@ struct EMBER_API AutogradMeta final : AutogradMetaInterface {
   bool retains_grad = false;
   // Hooks registered on a leaf before its AccumulateGrad exists.
   std::vector<TensorHook> leaf_hooks;
+  // Run on a leaf after its .grad was accumulated (register_post_accumulate_grad_hook).
+  std::vector<std::function<void(const Tensor&)>> post_accumulate_hooks;
   // Weak handle to the owning tensor for retain_grad hooks (nulled on destruction).
   std::shared_ptr<TensorImpl*> self_slot;
   // View tracking (ViewAutograd.h): for outputs of view operators, the root

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <limits>
 
+#include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/Ops.h"
 
@@ -69,6 +70,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     grad = grad + new_grad;
   } else {
     grad.add_(new_grad);
+  }
+  if (AutogradMeta* m = get_meta(variable_)) {
+    for (const auto& hook : m->post_accumulate_hooks) hook(variable_);
   }
   return {};
 }

@@ -466,6 +466,27 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
   EMBER_PY_CATCH
 }
 
+PyObject* m_register_post_accumulate_grad_hook(PyObject* self, PyObject* hook) {
+  EMBER_PY_TRY
+  const Tensor& t = unpack_tensor(self);
+  Py_INCREF(hook);
+  std::shared_ptr<PyObject> fn(hook, [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
+  autograd::materialize_meta(t)->post_accumulate_hooks.push_back([fn](const Tensor& leaf) {
+    GilGuard gil;
+    PyObject* arg = wrap(leaf);
+    PyObject* r = PyObject_CallOneArg(fn.get(), arg);
+    Py_DECREF(arg);
+    if (!r) throw python_error();
+    Py_DECREF(r);
+  });
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
 Py_ssize_t tensor_len(PyObject* self) {
   const Tensor& t = unpack_tensor(self);
   if (t.dim() == 0) {
@@ -495,6 +516,7 @@ PyMethodDef tensor_methods[] = {
     {"detach_", m_detach_, METH_NOARGS, nullptr},
     {"retain_grad", m_retain_grad, METH_NOARGS, nullptr},
     {"register_hook", m_register_hook, METH_O, nullptr},
+    {"_register_post_accumulate_grad_hook", m_register_post_accumulate_grad_hook, METH_O, nullptr},
     {"_make_subclass", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_make_subclass)),
      METH_VARARGS | METH_KEYWORDS | METH_STATIC, nullptr},
     {nullptr, nullptr, 0, nullptr}};
