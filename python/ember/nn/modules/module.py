@@ -8,6 +8,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.nn.parameter import Parameter
+from ember.utils.hooks import RemovableHandle
 
 _IncompatibleKeysBase = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -28,26 +29,6 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class _RemovableHandle:
-    """Returned by register_*_hook; remove() unregisters the hook."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict):
-        self.hooks = hooks
-        self.id = _RemovableHandle._next_id
-        _RemovableHandle._next_id += 1
-
-    def remove(self):
-        self.hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 class Module:
     """Base class for all neural-network modules."""
 
@@ -65,6 +46,8 @@ class Module:
         sa(self, "_modules", {})
         sa(self, "_forward_hooks", OrderedDict())
         sa(self, "_forward_pre_hooks", OrderedDict())
+        sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_backward_pre_hooks", OrderedDict())
 
 
     def forward(self, *args, **kwargs):
@@ -477,22 +460,43 @@ class Module:
     # ---- calling and hooks -------------------------------------------------------------
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
-        handle = _RemovableHandle(self._forward_pre_hooks)
+        handle = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[handle.id] = (hook, with_kwargs)
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call=False):
-        handle = _RemovableHandle(self._forward_hooks)
+        handle = RemovableHandle(self._forward_hooks)
         self._forward_hooks[handle.id] = (hook, with_kwargs)
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
     def __call__(self, *args, **kwargs):
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        if self._backward_hooks or self._backward_pre_hooks:
+            from ember.nn.modules._backward_hooks import call_with_backward_hooks
+
+            return call_with_backward_hooks(self, self._call_with_forward_hooks, args, kwargs)
+        return self._call_with_forward_hooks(*args, **kwargs)
+
+    def _call_with_forward_hooks(self, *args, **kwargs):
         for hook, with_kwargs in list(self._forward_pre_hooks.values()):
             if with_kwargs:
                 result = hook(self, args, kwargs)
@@ -537,3 +541,5 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
