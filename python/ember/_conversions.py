@@ -173,12 +173,27 @@ ALIASES = {
 }
 
 
+# In-place operators PyTorch also offers as functions (torch.exp_(x) is x.exp_()).
+INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ cos_ cosh_ deg2rad_ "
+    "detach_ erf_ erfc_ exp2_ exp_ expm1_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ log2_ log_ "
+    "logit_ nan_to_num_ neg_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ tan_ tanh_ "
+    "trunc_ xlogy_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ negative_ fix_"
+).split()
+
+
 def install_aliases(namespace, tensor_class):
-    """Adds every alias whose operator exists, to the module namespace and
-    to the Tensor class (with its in-place form)."""
+    """Adds the in-place functions and every alias whose operator exists, to
+    the module namespace and to the Tensor class (with its in-place form)."""
+    for name in INPLACE_FUNCTIONS:
+        method = getattr(_C.TensorBase, name, None)
+        if method is not None and name not in namespace:
+            namespace[name] = method
     for alias, name in ALIASES.items():
-        if name in namespace and alias not in namespace:
-            namespace[alias] = namespace[name]
+        for suffix in ("", "_"):
+            if name + suffix in namespace and alias + suffix not in namespace:
+                if suffix == "" or alias + suffix in INPLACE_FUNCTIONS:
+                    namespace[alias + suffix] = namespace[name + suffix]
         for suffix in ("", "_"):
             if hasattr(tensor_class, name + suffix) and not hasattr(tensor_class, alias + suffix):
                 setattr(tensor_class, alias + suffix, getattr(tensor_class, name + suffix))

@@ -7,7 +7,6 @@ import re
 import types
 from pathlib import Path
 
-import pytest
 import yaml
 from conftest import torch
 
@@ -71,7 +70,6 @@ def test_ops_yaml_operators_torch_exports_are_exported():
     assert sorted(exported_by_torch - set(ember.__all__)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="in-place forms are bound as Tensor methods only")
 def test_ops_yaml_inplace_forms_torch_exports_are_exported():
     inplace = {
         name + "_"
