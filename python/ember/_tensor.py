@@ -244,6 +244,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return tensor(data.__array__(), dtype=dtype, device=device, requires_grad=requires_grad)
     else:
         out = _C._tensor_from_data(data, dtype)
+    if device is None and not isinstance(data, Tensor):
+        device = _default_device_if_set()
     if device is not None:
         out = out.to(ember.device(device))
     if requires_grad:
@@ -275,6 +277,13 @@ def as_tensor(data, dtype=None, device=None):
         out = _np.from_ndarray(data, dtype, copy=True)
     else:
         out = _C._tensor_from_data(data, dtype)
+    device = device if device is not None else _default_device_if_set()
     if device is not None:
         out = out.to(ember.device(device))
     return out
+
+
+def _default_device_if_set():
+    """ember.set_default_device's device, or None for the CPU."""
+    d = _C._get_default_device()
+    return None if d.type == "cpu" else d

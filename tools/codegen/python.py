@@ -129,6 +129,10 @@ def _call(sig: PySignature, method: bool, use_out: bool) -> str:
         pname = "input" if (a.name == "self" and not method) else a.name
         if a.name == "out":
             exprs.append(f"r.tensor({idx['out']})")
+        elif sig.factory and a.type.base == "Device" and a.type.optional and not any(
+            x.type.base == "Tensor" and x.name != "out" for x in v.args
+        ):
+            exprs.append(f"r.factory_device({idx[pname]})")
         else:
             exprs.append(_getter(a, idx[pname]))
     return f"ember::{v.name}({', '.join(exprs)})"

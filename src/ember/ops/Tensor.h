@@ -36,6 +36,9 @@ class EMBER_API Tensor : public TensorBase {
 // The default floating dtype (float32 unless changed).
 EMBER_API ScalarType get_default_dtype();
 EMBER_API void set_default_dtype(ScalarType t);
+// The device factories use when given none (ember.set_default_device); the CPU unless set.
+EMBER_API Device get_default_device();
+EMBER_API void set_default_device(Device d);
 
 namespace dispatch {
 // The device whose kernel an operator runs (generated functions): meta when

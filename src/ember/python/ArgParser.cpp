@@ -481,6 +481,13 @@ std::optional<Device> ParsedArgsBase::device_optional(int i) {
   return parse_device(args_[i]);
 }
 
+std::optional<Device> ParsedArgsBase::factory_device(int i) {
+  if (!is_none(i)) return parse_device(args_[i]);
+  const Device d = get_default_device();
+  if (d.is_cpu()) return std::nullopt;
+  return d;
+}
+
 MemoryFormat ParsedArgsBase::memoryformat(int i) {
   if (args_[i]) return memory_format_of(args_[i]);
   const std::string& name = sig_->params[i].default_string;

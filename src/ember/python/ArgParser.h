@@ -83,6 +83,8 @@ class ParsedArgsBase {
   std::optional<ScalarType> scalartype_optional(int i);
   Device device(int i);
   std::optional<Device> device_optional(int i);
+  // A factory's device=: the default device (ember.set_default_device) when none is given.
+  std::optional<Device> factory_device(int i);
   MemoryFormat memoryformat(int i);
   std::optional<MemoryFormat> memoryformat_optional(int i);
   bool is_none(int i) const { return !args_[i] || args_[i] == Py_None; }

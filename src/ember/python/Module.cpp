@@ -147,6 +147,8 @@ void init_module(nb::module_& m) {
   });
   m.def("get_default_dtype", [] { return nb::borrow(dtype_object(get_default_dtype())); });
   m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(parse_dtype(d.ptr())); });
+  m.def("_get_default_device", [] { return nb::steal(device_object(get_default_device())); });
+  m.def("_set_default_device", [](nb::handle d) { set_default_device(parse_device(d.ptr())); });
   m.def("promote_types", [](nb::handle a, nb::handle b) {
     if (!is_dtype(a.ptr()) || !is_dtype(b.ptr())) {
       throw TypeError("promote_types(): argument 'type1' must be torch.dtype");

@@ -9,7 +9,10 @@ namespace ember {
 
 namespace {
 ScalarType g_default_dtype = ScalarType::Float;
+Device g_default_device{DeviceType::CPU};
 }
+Device get_default_device() { return g_default_device; }
+void set_default_device(Device d) { g_default_device = d; }
 ScalarType get_default_dtype() { return g_default_dtype; }
 void set_default_dtype(ScalarType t) {
   EMBER_CHECK_TYPE(TypeError, is_floating_type(t), "only floating-point types are supported as the default type");
