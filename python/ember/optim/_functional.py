@@ -60,3 +60,24 @@ def check_eps(eps):
 def check_weight_decay(weight_decay):
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def check_tensor_lr(lr):
+    """A tensor learning rate must hold one element (PyTorch's check, made first)."""
+    if isinstance(lr, ember.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
+def to_scalar(x):
+    """A 1-element tensor hyperparameter as a 0-dim tensor; anything else as is."""
+    if isinstance(x, ember.Tensor) and x.dim() != 0:
+        return x.squeeze()
+    return x
+
+
+def check_capturable(capturable, what="params and state_steps", supports_xla=True):
+    """capturable=True needs an accelerator; Ember's tensors are on the CPU, so it
+    fails with PyTorch's message for CPU tensors."""
+    if capturable:
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
