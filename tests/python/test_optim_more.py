@@ -126,6 +126,7 @@ TENSOR_LR = [
     ("NAdam", {"tensor_lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RAdam", {"tensor_lr": 0.01, "weight_decay": 0.1}),
     ("Rprop", {"tensor_lr": 0.05}),
+    ("ASGD", {"tensor_lr": 0.05, "t0": 2}),
 ]
 
 
@@ -301,6 +302,21 @@ def test_capturable_on_cpu(cls):
     with pytest.raises(AssertionError) as et:
         ot.step()
     with pytest.raises(AssertionError) as ee:
+        oe.step()
+    assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parametrize("cls", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+def test_differentiable_steps_with_grad_enabled(cls):
+    """differentiable=True runs the step with grad enabled: an in-place update of a leaf that
+    requires grad fails, as in PyTorch."""
+    _, ts = _params(torch.float32)
+    es = [ember.tensor(t.detach().tolist(), requires_grad=True) for t in ts]  # leaves, not views (as ts)
+    oe, ot = _make(cls, es, ts, {"differentiable": True})
+    _feed(0, es, ts, torch.float32)
+    with pytest.raises(RuntimeError) as et:
+        ot.step()
+    with pytest.raises(RuntimeError) as ee:
         oe.step()
     assert str(ee.value) == str(et.value)
 

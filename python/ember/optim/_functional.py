@@ -8,7 +8,9 @@ kernels compute them. One difference remains: PyTorch's CPU sqrt comes from
 MKL's vector library, which is not correctly rounded (about 0.6% of results are
 one ulp away from the exact square root); Ember's sqrt is correctly rounded, so
 Adam, AdamW, RMSprop and Adagrad can differ in the last bit where such a square
-root occurs.
+root occurs. foreach=True is accepted and changes nothing: the updates are
+always the single-tensor ones (PyTorch's default on the CPU), whereas PyTorch's
+multi-tensor CPU path can differ from them in the last bit.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import ember
 
 def addcmul_(self, t1, t2, value=1.0):
     """self += (value * t1) * t2 in place, with one rounding for the multiply-add
-    (PyTorch's kernel is compiled to a fused multiply-add)."""
-    if tuple(t1.shape) == tuple(self.shape) and tuple(t2.shape) == tuple(self.shape):
+    (PyTorch's kernel is compiled to a fused multiply-add). Where autograd records
+    the update (a differentiable optimizer step), the unfused operations are used."""
+    tracked = ember.is_grad_enabled() and any(t.requires_grad for t in (self, t1, t2))
+    if not tracked and tuple(t1.shape) == tuple(self.shape) and tuple(t2.shape) == tuple(self.shape):
         return ember._C._VariableFunctions._fused_addcmul_(self, t1, t2, float(value))
     return self.add_(t1.mul(value).mul(t2))
 
@@ -81,3 +85,10 @@ def check_capturable(capturable, what="params and state_steps", supports_xla=Tru
     if capturable:
         devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
         raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
+def grad_mode_for(optimizer):
+    """The grad mode of a step: enabled only for differentiable=True (PyTorch's
+    _use_grad_for_differentiable), so that an in-place update of a leaf that
+    requires grad fails there as it does in PyTorch."""
+    return ember.set_grad_enabled(bool(optimizer.defaults.get("differentiable", False)))

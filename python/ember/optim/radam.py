@@ -33,7 +33,7 @@ class RAdam(Optimizer):
 
     def step(self, closure=None):
         loss = _f.run_closure(closure)
-        with ember.no_grad():
+        with _f.grad_mode_for(self):
             for group in self.param_groups:
                 self._update_group(group)
         return loss
