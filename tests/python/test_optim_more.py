@@ -350,3 +350,221 @@ def test_zero_grad_and_closure(cls):
         return loss
 
     assert isinstance(oe.step(closure), ember.Tensor)
+
+
+# ---- LBFGS ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def lbfgs_oracle(monkeypatch):
+    """torch's sqrt made exact (as exact_torch_sqrt, for LBFGS's 0-dim tensors too), and its
+    dot and full sum computed by Ember: PyTorch's CPU dot (BLAS) and sum (vectorised
+    multi-accumulator) add in other orders than Ember's, which changes their last bits; with
+    the reductions made the same, every other operation of LBFGS must agree bit for bit."""
+    dot, total = torch.Tensor.dot, torch.Tensor.sum
+
+    def via_ember(fn, *ts):
+        out = fn(*[from_torch(t.detach()) for t in ts])
+        return torch.tensor(out.item(), dtype=ts[0].dtype)
+
+    def sqrt(self):
+        return torch.from_numpy(np.asarray(np.sqrt(self.detach().numpy())))
+
+    def dot_(self, other):
+        return dot(self, other) if self.requires_grad or other.requires_grad else via_ember(ember.dot, self, other)
+
+    def sum_(self, *args, **kw):
+        return total(self, *args, **kw) if self.requires_grad or args or kw else via_ember(ember.sum, self)
+
+    monkeypatch.setattr(torch.Tensor, "sqrt", sqrt)
+    monkeypatch.setattr(torch.Tensor, "dot", dot_)
+    monkeypatch.setattr(torch.Tensor, "sum", sum_)
+
+
+def _rosenbrock(ts):
+    x = torch.cat([t.reshape(-1) for t in ts])
+    return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+
+def _lbfgs_pair(kw, dtype, seed=0):
+    """LBFGS in both libraries on the same parameters. The Ember closure evaluates the
+    function and its gradient with torch at Ember's parameter values, so both optimisers see
+    bit-identical losses and gradients and any difference is the optimiser's."""
+    es, ts = _params(dtype, seed)
+    oe, ot = ember.optim.LBFGS(es, **_lr(kw, ember)), torch.optim.LBFGS(ts, **_lr(kw, torch))
+
+    def closure_t():
+        ot.zero_grad()
+        loss = _rosenbrock(ts)
+        loss.backward()
+        return loss
+
+    def closure_e():
+        oe.zero_grad()
+        xs = [torch.tensor(p.detach().tolist(), dtype=dtype).reshape(tuple(p.shape)).requires_grad_(True)
+              for p in es]
+        loss = _rosenbrock(xs)
+        loss.backward()
+        for p, x in zip(es, xs):
+            p.grad = from_torch(x.grad)
+        return ember.tensor(loss.item(), dtype=getattr(ember, str(dtype).split(".")[1]))
+
+    return oe, ot, es, ts, closure_e, closure_t
+
+
+def _values_equal(ve, vt, name=""):
+    if isinstance(vt, torch.Tensor):
+        assert isinstance(ve, ember.Tensor) and str(ve.dtype) == str(vt.dtype), name
+        _bits_equal(ve, vt)
+    elif isinstance(vt, list):
+        assert isinstance(ve, list) and len(ve) == len(vt), name
+        for a, b in zip(ve, vt):
+            _values_equal(a, b, name)
+    else:
+        assert type(ve) is type(vt) and ve == vt, (name, ve, vt)
+
+
+def _lbfgs_state_equal(oe, ot):
+    se, st = oe.state_dict(), ot.state_dict()
+    for ge, gt in zip(se["param_groups"], st["param_groups"], strict=True):
+        assert list(ge.keys()) == list(gt.keys())
+        for name in gt:
+            _values_equal(ge[name], gt[name], name)
+    assert list(se["state"].keys()) == list(st["state"].keys())
+    for k in st["state"]:
+        assert list(se["state"][k].keys()) == list(st["state"][k].keys())
+        for name in st["state"][k]:
+            _values_equal(se["state"][k][name], st["state"][k][name], name)
+
+
+LBFGS_CONFIGS = [
+    {},
+    {"lr": 0.5, "max_iter": 5, "history_size": 3},
+    {"max_iter": 4, "max_eval": 6, "tolerance_change": 1e-6},
+    {"line_search_fn": "strong_wolfe"},
+    {"line_search_fn": "strong_wolfe", "max_iter": 7, "history_size": 2, "lr": 0.8},
+    {"line_search_fn": "strong_wolfe", "max_iter": 3, "max_eval": 5},
+    {"tensor_lr": 0.5, "max_iter": 5},
+    {"tensor_lr": 1.0, "line_search_fn": "strong_wolfe", "max_iter": 5},
+]
+
+
+@pytest.mark.parametrize("kw", LBFGS_CONFIGS, ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_lbfgs_bit_identical(kw, dtype, lbfgs_oracle):
+    oe, ot, es, ts, closure_e, closure_t = _lbfgs_pair(kw, dtype)
+    for _ in range(20):
+        le, lt = oe.step(closure_e), ot.step(closure_t)
+        assert le.item() == lt.item()
+        for pe, pt in zip(es, ts):
+            _bits_equal(pe, pt)
+        _lbfgs_state_equal(oe, ot)
+
+
+def test_lbfgs_converges_with_mkl_sqrt():
+    """Against PyTorch's own sqrt: the same minimum."""
+    oe, ot, es, ts, closure_e, closure_t = _lbfgs_pair({"line_search_fn": "strong_wolfe"}, torch.float64)
+    for _ in range(10):
+        oe.step(closure_e)
+        ot.step(closure_t)
+    for pe, pt in zip(es, ts):
+        torch.testing.assert_close(torch.tensor(pe.detach().tolist(), dtype=torch.float64), pt.detach(),
+                                   rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_ember_model(line_search_fn):
+    """A least-squares fit with Ember's own autograd in the closure: PyTorch's result, to rounding."""
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(32, 3, generator=g, dtype=torch.float64), torch.randn(32, 2, generator=g, dtype=torch.float64)
+    w0 = torch.randn(3, 2, generator=g, dtype=torch.float64)
+    wt, we = w0.clone().requires_grad_(True), from_torch(w0).requires_grad_(True)
+    xe, ye = from_torch(x), from_torch(y)
+    ot = torch.optim.LBFGS([wt], line_search_fn=line_search_fn, max_iter=10)
+    oe = ember.optim.LBFGS([we], line_search_fn=line_search_fn, max_iter=10)
+
+    def closure_t():
+        ot.zero_grad()
+        loss = ((x @ wt - y) ** 2).mean()
+        loss.backward()
+        return loss
+
+    def closure_e():
+        oe.zero_grad()
+        loss = ((xe @ we - ye) ** 2).mean()
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        le, lt = oe.step(closure_e), ot.step(closure_t)
+        assert abs(le.item() - lt.item()) <= 1e-12
+    torch.testing.assert_close(torch.tensor(we.detach().tolist(), dtype=torch.float64), wt.detach(),
+                               rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_state_dict_round_trips(line_search_fn, lbfgs_oracle):
+    """Saved after some steps by either library and loaded into a fresh optimiser of the
+    other (and of its own), LBFGS continues as the original."""
+    kw = {"line_search_fn": line_search_fn, "max_iter": 4, "history_size": 5}
+    oe, ot, es, ts, closure_e, closure_t = _lbfgs_pair(kw, torch.float64)
+    for _ in range(3):
+        oe.step(closure_e)
+        ot.step(closure_t)
+    buf = io.BytesIO()
+    torch.save(ot.state_dict(), buf)
+    buf.seek(0)
+    oe2, ot2, es2, ts2, closure_e2, closure_t2 = _lbfgs_pair(kw, torch.float64)
+    with ember.no_grad():
+        for p, q in zip(es2, es):
+            p.copy_(q)
+    with torch.no_grad():
+        for p, q in zip(ts2, ts):
+            p.copy_(q)
+    oe2.load_state_dict(ember.load(buf))
+    buf = io.BytesIO()
+    ember.save(oe.state_dict(), buf)
+    buf.seek(0)
+    ot2.load_state_dict(torch.load(buf))
+    for _ in range(3):
+        for opt, closure in ((oe, closure_e), (ot, closure_t), (oe2, closure_e2), (ot2, closure_t2)):
+            opt.step(closure)
+        for pe, pt, pe2, pt2 in zip(es, ts, es2, ts2):
+            _bits_equal(pe, pt)
+            _bits_equal(pe2, pt)
+            assert torch.equal(pt2, pt)
+
+
+def test_lbfgs_errors_and_repr():
+    es, ts = _params(torch.float32)
+    for kw in ({"lr": -1.0}, {"lr": -0.5, "max_iter": 3}):
+        with pytest.raises(ValueError) as et:
+            torch.optim.LBFGS(ts, **kw)
+        with pytest.raises(ValueError) as ee:
+            ember.optim.LBFGS(es, **kw)
+        assert str(ee.value) == str(et.value)
+    with pytest.raises(ValueError) as et:
+        torch.optim.LBFGS([{"params": [ts[0]]}, {"params": [ts[1]]}])
+    with pytest.raises(ValueError) as ee:
+        ember.optim.LBFGS([{"params": [es[0]]}, {"params": [es[1]]}])
+    assert str(ee.value) == str(et.value)
+    oe, ot = ember.optim.LBFGS(es, line_search_fn="backtracking"), torch.optim.LBFGS(ts, line_search_fn="backtracking")
+    assert oe.defaults == ot.defaults and repr(oe) == repr(ot)
+    _feed(0, es, ts, torch.float32)
+    with pytest.raises(RuntimeError) as et:
+        ot.step(lambda: (ts[0] ** 2).sum())
+    with pytest.raises(RuntimeError) as ee:
+        oe.step(lambda: (es[0] ** 2).sum())
+    assert str(ee.value) == str(et.value)
+    assert ember.optim.lbfgs.LBFGS is ember.optim.LBFGS
+
+
+def test_lbfgs_stops_at_optimum():
+    """A gradient below tolerance_grad: one evaluation, no step, the closure's loss returned."""
+    es, ts = _params(torch.float64)
+    oe, ot = ember.optim.LBFGS(es), torch.optim.LBFGS(ts)
+    for p, q in zip(es, ts):
+        p.grad, q.grad = ember.zeros(p.shape, dtype=ember.float64), torch.zeros(q.shape, dtype=torch.float64)
+    le, lt = oe.step(lambda: ember.tensor(3.0)), ot.step(lambda: torch.tensor(3.0))
+    assert le.item() == lt.item() == 3.0
+    _lbfgs_state_equal(oe, ot)

@@ -6,6 +6,7 @@ from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
 from ember.optim.adamax import Adamax
 from ember.optim.asgd import ASGD
+from ember.optim.lbfgs import LBFGS
 from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer
 from ember.optim.radam import RAdam
@@ -13,5 +14,5 @@ from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
-__all__ = ["ASGD", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop",
-           "Rprop", "lr_scheduler"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "lr_scheduler"]
