@@ -1,10 +1,18 @@
 """ember.optim: optimisers with PyTorch's update arithmetic."""
 
 from ember.optim import lr_scheduler
+from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
+from ember.optim.adamax import Adamax
+from ember.optim.asgd import ASGD
+from ember.optim.lbfgs import LBFGS
+from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer
+from ember.optim.radam import RAdam
 from ember.optim.rmsprop import RMSprop
+from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "lr_scheduler"]

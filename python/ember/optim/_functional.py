@@ -8,7 +8,9 @@ kernels compute them. One difference remains: PyTorch's CPU sqrt comes from
 MKL's vector library, which is not correctly rounded (about 0.6% of results are
 one ulp away from the exact square root); Ember's sqrt is correctly rounded, so
 Adam, AdamW, RMSprop and Adagrad can differ in the last bit where such a square
-root occurs.
+root occurs. foreach=True is accepted and changes nothing: the updates are
+always the single-tensor ones (PyTorch's default on the CPU), whereas PyTorch's
+multi-tensor CPU path can differ from them in the last bit.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import ember
 
 def addcmul_(self, t1, t2, value=1.0):
     """self += (value * t1) * t2 in place, with one rounding for the multiply-add
-    (PyTorch's kernel is compiled to a fused multiply-add)."""
-    if tuple(t1.shape) == tuple(self.shape) and tuple(t2.shape) == tuple(self.shape):
+    (PyTorch's kernel is compiled to a fused multiply-add). Where autograd records
+    the update (a differentiable optimizer step), the unfused operations are used."""
+    tracked = ember.is_grad_enabled() and any(t.requires_grad for t in (self, t1, t2))
+    if not tracked and tuple(t1.shape) == tuple(self.shape) and tuple(t2.shape) == tuple(self.shape):
         return ember._C._VariableFunctions._fused_addcmul_(self, t1, t2, float(value))
     return self.add_(t1.mul(value).mul(t2))
 
@@ -60,3 +64,31 @@ def check_eps(eps):
 def check_weight_decay(weight_decay):
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def check_tensor_lr(lr):
+    """A tensor learning rate must hold one element (PyTorch's check, made first)."""
+    if isinstance(lr, ember.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
+def to_scalar(x):
+    """A 1-element tensor hyperparameter as a 0-dim tensor; anything else as is."""
+    if isinstance(x, ember.Tensor) and x.dim() != 0:
+        return x.squeeze()
+    return x
+
+
+def check_capturable(capturable, what="params and state_steps", supports_xla=True):
+    """capturable=True needs an accelerator; Ember's tensors are on the CPU, so it
+    fails with PyTorch's message for CPU tensors."""
+    if capturable:
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
+def grad_mode_for(optimizer):
+    """The grad mode of a step: enabled only for differentiable=True (PyTorch's
+    _use_grad_for_differentiable), so that an in-place update of a leaf that
+    requires grad fails there as it does in PyTorch."""
+    return ember.set_grad_enabled(bool(optimizer.defaults.get("differentiable", False)))
