@@ -185,3 +185,38 @@ def test_loss_errors(name, args, kw):
     conv = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
     same_error(lambda: getattr(EF, name)(*[from_torch(a) if isinstance(a, torch.Tensor) else a for a in args], **conv),
                lambda: getattr(TF, name)(*args, **kw))
+
+
+# ---- modules ------------------------------------------------------------------------------
+
+LOSS_MODULES = [
+    ("MarginRankingLoss", {}, lambda: [randn(5), randn(5, seed=1), signs(5)]),
+    ("MarginRankingLoss", {"margin": 0.3, "reduction": "sum"}, lambda: [randn(5), randn(5, seed=1), signs(5)]),
+    ("HingeEmbeddingLoss", {"margin": 0.5}, lambda: [randn(3, 4), signs(3, 4)]),
+    ("SoftMarginLoss", {"reduction": "none"}, lambda: [randn(3, 4), signs(3, 4)]),
+    ("MultiLabelSoftMarginLoss", {}, lambda: [randn(3, 4), (signs(3, 4) > 0).double()]),
+    ("MultiLabelMarginLoss", {}, lambda: [randn(2, 4), torch.tensor([[1, 2, -1, 0], [3, -1, 0, 0]])]),
+    ("CosineEmbeddingLoss", {"margin": 0.1}, lambda: [randn(3, 4), randn(3, 4, seed=1), signs(3)]),
+    ("MultiMarginLoss", {"p": 2, "margin": 0.5}, lambda: [randn(3, 4), torch.tensor([0, 3, 1])]),
+    ("TripletMarginLoss", {"margin": 0.5, "swap": True}, lambda: [randn(3, 4, seed=s) for s in range(3)]),
+    ("TripletMarginWithDistanceLoss", {}, lambda: [randn(3, 4, seed=s) for s in range(3)]),
+    ("PoissonNLLLoss", {"full": True}, lambda: [randn(3, 4), (randn(3, 4, seed=1).abs() * 3).floor()]),
+    ("GaussianNLLLoss", {"full": True}, lambda: [randn(3, 4), randn(3, 4, seed=1), randn(3, 1, seed=2).abs()]),
+]
+
+
+@pytest.mark.parametrize("name,kw,make", LOSS_MODULES, ids=lambda v: v if isinstance(v, str) else None)
+def test_loss_modules(name, kw, make):
+    tm, em = getattr(torch.nn, name)(**kw), getattr(ember.nn, name)(**kw)
+    assert repr(em) == repr(tm)
+    ins = make()
+    ins[0].requires_grad_(True)
+    check(em, tm, ins)
+
+
+@pytest.mark.parametrize("name,kw", [("TripletMarginLoss", {"margin": 0.0}), ("MultiMarginLoss", {"p": 3}),
+                                     ("TripletMarginWithDistanceLoss", {"margin": -1.0}),
+                                     ("MultiMarginLoss", {"weight": torch.ones(2, 2)})])
+def test_loss_module_constructor_errors(name, kw):
+    kw_e = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+    same_error(lambda: getattr(ember.nn, name)(**kw_e), lambda: getattr(torch.nn, name)(**kw))

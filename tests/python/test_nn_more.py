@@ -285,3 +285,87 @@ def test_gumbel_softmax_same_seed(hard, tau, dim):
     ember.manual_seed(0)
     check(lambda a: EF.gumbel_softmax(a, tau, hard, dim=dim), lambda a: TF.gumbel_softmax(a, tau, hard, dim=dim),
           [x])
+
+
+# ---- modules ------------------------------------------------------------------------------
+
+# (constructor args, kwargs, input shapes): the same module in both libraries.
+MODULES = [
+    ("RMSNorm", (4,), {}, [(3, 4)]),
+    ("RMSNorm", ([3, 4],), {"eps": 1e-3, "elementwise_affine": False}, [(2, 3, 4)]),
+    ("PReLU", (), {}, [(2, 3, 4)]),
+    ("PReLU", (3, 0.1), {}, [(2, 3, 4)]),
+    ("Hardshrink", (), {}, [(3, 5)]),
+    ("Softshrink", (0.3,), {}, [(3, 5)]),
+    ("Softmax2d", (), {}, [(2, 3, 4, 4)]),
+    ("Softmax2d", (), {}, [(3, 4, 4)]),
+    ("CosineSimilarity", (), {}, [(3, 5), (3, 5)]),
+    ("CosineSimilarity", (0, 1e-4), {}, [(3, 5), (3, 5)]),
+    ("PairwiseDistance", (), {}, [(3, 5), (3, 5)]),
+    ("PairwiseDistance", (1.0, 1e-3, True), {}, [(3, 5), (3, 5)]),
+    ("PixelShuffle", (2,), {}, [(1, 8, 3, 3)]),
+    ("PixelUnshuffle", (2,), {}, [(1, 2, 4, 6)]),
+    ("ChannelShuffle", (2,), {}, [(2, 4, 3)]),
+    ("InstanceNorm1d", (3,), {}, [(2, 3, 5)]),
+    ("InstanceNorm1d", (3,), {"affine": True}, [(3, 5)]),
+    ("InstanceNorm2d", (3,), {"affine": True, "track_running_stats": True}, [(2, 3, 4, 4)]),
+    ("InstanceNorm3d", (2,), {"momentum": 0.3, "track_running_stats": True}, [(2, 2, 3, 2, 2)]),
+    ("LocalResponseNorm", (2,), {}, [(2, 4, 3, 3)]),
+    ("LocalResponseNorm", (3, 0.1, 0.5, 2.0), {}, [(2, 4, 3)]),
+    ("Bilinear", (3, 4, 5), {}, [(2, 3), (2, 4)]),
+    ("Bilinear", (3, 4, 5), {"bias": False}, [(2, 3), (2, 4)]),
+    ("AlphaDropout", (), {}, [(3, 4)]),
+    ("FeatureAlphaDropout", (0.2,), {}, [(3, 4, 2)]),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shapes", MODULES, ids=lambda v: v if isinstance(v, str) else None)
+def test_module_against_torch(name, args, kw, shapes):
+    torch.manual_seed(0)
+    tm = getattr(torch.nn, name)(*args, **kw).double()
+    ember.manual_seed(0)
+    em = getattr(ember.nn, name)(*args, **kw).double()
+    assert repr(em) == repr(tm)
+    # Same parameters and buffers, names, shapes and (same seed) initial values.
+    assert [n for n, _ in em.named_parameters()] == [n for n, _ in tm.named_parameters()]
+    assert [n for n, _ in em.named_buffers()] == [n for n, _ in tm.named_buffers()]
+    for (_, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters()):
+        exact(pe.detach(), pt.detach())
+    ins = [randn(*s, seed=i, requires_grad=True) for i, s in enumerate(shapes)]
+    for training in (True, False):
+        tm.train(training)
+        em.train(training)
+        ins = [t.detach().requires_grad_(True) for t in ins]
+        check(em, tm, ins)
+        for (_, be), (_, bt) in zip(em.named_buffers(), tm.named_buffers()):
+            close(be, bt)
+        for (_, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters()):
+            if pt.grad is not None:
+                close(pe.grad, pt.grad)
+                pe.grad, pt.grad = None, None
+
+
+def test_bilinear_same_seed_float32():
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    tm, em = torch.nn.Bilinear(3, 4, 5), ember.nn.Bilinear(3, 4, 5)
+    exact(em.weight.detach(), tm.weight.detach())
+    exact(em.bias.detach(), tm.bias.detach())
+
+
+@pytest.mark.parametrize("name,args,kw,shape", [
+    ("InstanceNorm1d", (3,), {}, (2, 3, 4, 4)),
+    ("InstanceNorm2d", (3,), {}, (3, 4)),
+    ("InstanceNorm2d", (3,), {"affine": True}, (2, 4, 3, 3)),
+    ("Softmax2d", (), {}, (3, 4)),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_module_errors(name, args, kw, shape):
+    x = randn(*shape)
+    same_error(lambda: getattr(ember.nn, name)(*args, **kw)(from_torch(x)),
+               lambda: getattr(torch.nn, name)(*args, **kw)(x))
+
+
+def test_instance_norm_channel_mismatch_warns():
+    x = randn(2, 4, 5)
+    with pytest.warns(UserWarning, match="does not match num_features"):
+        ember.nn.InstanceNorm1d(3)(from_torch(x))
