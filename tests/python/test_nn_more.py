@@ -369,3 +369,20 @@ def test_instance_norm_channel_mismatch_warns():
     x = randn(2, 4, 5)
     with pytest.warns(UserWarning, match="does not match num_features"):
         ember.nn.InstanceNorm1d(3)(from_torch(x))
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_lazy_linear(bias):
+    x = randn(2, 5, 4, dtype="float32", requires_grad=True)
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    tm, em = torch.nn.LazyLinear(3, bias=bias), ember.nn.LazyLinear(3, bias=bias)
+    assert repr(em) == repr(tm)
+    assert [n for n, _ in em.named_parameters()] == [n for n, _ in tm.named_parameters()]
+    assert em.has_uninitialized_params() and repr(em.weight) == repr(tm.weight)
+    check(em, tm, [x])
+    assert type(em) is ember.nn.Linear and type(em.weight) is ember.nn.Parameter
+    assert repr(em) == repr(tm)
+    for (_, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters()):
+        exact(pe.detach(), pt.detach())
+        close(pe.grad, pt.grad)

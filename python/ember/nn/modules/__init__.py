@@ -10,7 +10,7 @@ from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
 from ember.nn.modules.flatten import Flatten, Unflatten
-from ember.nn.modules.linear import Identity, Linear
+from ember.nn.modules.linear import Identity, LazyLinear, Linear
 from ember.nn.modules.loss import (
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
 )
@@ -32,6 +32,7 @@ __all__ = [
     "Module",
     "Linear",
     "Identity",
+    "LazyLinear",
     "ReLU",
     "Sigmoid",
     "Tanh",
