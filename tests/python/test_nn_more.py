@@ -386,3 +386,61 @@ def test_lazy_linear(bias):
     for (_, pe), (_, pt) in zip(em.named_parameters(), tm.named_parameters()):
         exact(pe.detach(), pt.detach())
         close(pe.grad, pt.grad)
+
+
+# ---- dropout3d, rrelu, lp pooling, BatchNorm3d -------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 2, 2, 2), (3, 2, 2, 2)])
+@pytest.mark.parametrize("p,training", [(0.4, True), (0.4, False), (1.0, True)])
+def test_dropout3d_same_seed(shape, p, training):
+    x = randn(*shape, requires_grad=True)
+    torch.manual_seed(5)
+    ember.manual_seed(5)
+    check(lambda a: EF.dropout3d(a, p, training), lambda a: TF.dropout3d(a, p, training), [x], bitwise=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("lower,upper", [(1.0 / 8, 1.0 / 3), (0.1, 0.9)])
+def test_rrelu_same_seed(dtype, training, lower, upper):
+    x = randn(4, 6, dtype=dtype, requires_grad=True)
+    torch.manual_seed(2)
+    ember.manual_seed(2)
+    # The same draws; float32 products can round differently by an ulp.
+    check(lambda a: EF.rrelu(a, lower, upper, training), lambda a: TF.rrelu(a, lower, upper, training), [x],
+          bitwise=dtype == "float64" or not training)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, float("inf")])
+@pytest.mark.parametrize("kernel,stride,ceil_mode", [(2, None, False), (3, 1, False), (3, 2, True)])
+def test_lp_pool(norm_type, kernel, stride, ceil_mode):
+    x = randn(2, 3, 7, requires_grad=True)
+    check(lambda a: EF.lp_pool1d(a, norm_type, kernel, stride, ceil_mode),
+          lambda a: TF.lp_pool1d(a, norm_type, kernel, stride, ceil_mode), [x])
+    y = randn(2, 3, 7, 6, requires_grad=True)
+    k2 = (kernel, 2)
+    check(lambda a: EF.lp_pool2d(a, norm_type, k2, stride, ceil_mode),
+          lambda a: TF.lp_pool2d(a, norm_type, k2, stride, ceil_mode), [y])
+
+
+MORE_MODULES = [
+    ("RReLU", (), {}, [(3, 5)]),
+    ("RReLU", (0.1, 0.2), {}, [(3, 5)]),
+    ("LPPool1d", (2, 3), {}, [(2, 3, 7)]),
+    ("LPPool2d", (1.5, (2, 3), 1), {"ceil_mode": True}, [(2, 3, 5, 6)]),
+    ("Dropout3d", (), {}, [(2, 3, 2, 2, 2)]),
+    ("BatchNorm3d", (3,), {}, [(2, 3, 2, 2, 2)]),
+    ("BatchNorm3d", (3,), {"affine": False, "momentum": None}, [(2, 3, 2, 2, 2)]),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shapes", MORE_MODULES, ids=lambda v: v if isinstance(v, str) else None)
+def test_more_modules_against_torch(name, args, kw, shapes):
+    test_module_against_torch(name, args, kw, shapes)
+
+
+def test_rrelu_inplace_repr_and_batchnorm3d_error():
+    assert repr(ember.nn.RReLU(0.1, 0.2, True)) == repr(torch.nn.RReLU(0.1, 0.2, True))
+    x = randn(2, 3, 4)
+    same_error(lambda: ember.nn.BatchNorm3d(3)(from_torch(x)), lambda: torch.nn.BatchNorm3d(3)(x))

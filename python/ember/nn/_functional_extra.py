@@ -19,11 +19,14 @@ __all__ = [
     "bilinear",
     "channel_shuffle",
     "cosine_similarity",
+    "dropout3d",
     "feature_alpha_dropout",
     "gumbel_softmax",
     "hardshrink",
     "instance_norm",
     "local_response_norm",
+    "lp_pool1d",
+    "lp_pool2d",
     "native_channel_shuffle",
     "pairwise_distance",
     "pdist",
@@ -31,6 +34,8 @@ __all__ = [
     "pixel_unshuffle",
     "prelu",
     "rms_norm",
+    "rrelu",
+    "rrelu_",
     "softshrink",
 ]
 
@@ -398,3 +403,81 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels."""
     return _alpha_dropout_impl(input, p, training, inplace, True)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
+    import warnings
+
+    from ember.nn._functional_nn import _check_p, _feature_dropout
+
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    batched = inp_dim == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+# ---- rrelu, lp pooling -----------------------------------------------------------------------
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a slope drawn uniformly from [lower, upper] for each non-positive
+    element in training (the same draws as PyTorch on the CPU), (lower + upper) / 2 otherwise."""
+    if not training:
+        slope = (lower + upper) / 2
+        return input.leaky_relu_(slope) if inplace else ember._C._VariableFunctions.leaky_relu(input, slope)
+    mask = input <= 0
+    k = int(mask.sum())
+    # Each slope drawn in double as x * (upper - lower) + lower, then rounded to the input's dtype.
+    r = ember.empty([k], dtype=ember.float64).uniform_(0.0, 1.0) * (upper - lower) + lower
+    noise = ember.ones_like(input).masked_scatter_(mask, r.to(input.dtype))
+    return input.mul_(noise) if inplace else input * noise
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x**p) ** (1/p), as kernel_size * avg_pool1d(x**p)."""
+    from ember.nn.functional import avg_pool1d, max_pool1d, relu
+
+    if norm_type == float("inf"):
+        return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (ember.sign(out) * relu(ember.abs(out))).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x**p) ** (1/p), as kw * kh * avg_pool2d(x**p)."""
+    from ember.nn.functional import avg_pool2d, max_pool2d, relu
+
+    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    if norm_type == float("inf"):
+        return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (ember.sign(out) * relu(ember.abs(out))).mul(kw * kh).pow(1.0 / norm_type)

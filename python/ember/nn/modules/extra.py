@@ -1,5 +1,5 @@
-"""PReLU, Hardshrink, Softshrink, Softmax2d, RMSNorm, LocalResponseNorm, the
-instance norms, CosineSimilarity, PairwiseDistance, the pixel and channel
+"""PReLU, RReLU, Hardshrink, Softshrink, Softmax2d, RMSNorm, LocalResponseNorm, the
+instance norms, BatchNorm3d, Dropout3d, LPPool1d/2d, CosineSimilarity, PairwiseDistance, the pixel and channel
 shuffles, Bilinear and the alpha dropouts, as torch.nn (same parameter names,
 shapes, initial values for the same seed, and reprs)."""
 
@@ -12,27 +12,32 @@ import warnings
 import ember
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn.modules.batchnorm import _NormBase
+from ember.nn.modules.batchnorm import _BatchNorm, _NormBase
 from ember.nn.modules.dropout import _DropoutNd
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
 __all__ = [
     "AlphaDropout",
+    "BatchNorm3d",
     "Bilinear",
     "ChannelShuffle",
     "CosineSimilarity",
+    "Dropout3d",
     "FeatureAlphaDropout",
     "Hardshrink",
     "InstanceNorm1d",
     "InstanceNorm2d",
     "InstanceNorm3d",
+    "LPPool1d",
+    "LPPool2d",
     "LocalResponseNorm",
     "PReLU",
     "PairwiseDistance",
     "PixelShuffle",
     "PixelUnshuffle",
     "RMSNorm",
+    "RReLU",
     "Softmax2d",
     "Softshrink",
 ]
@@ -288,3 +293,54 @@ class AlphaDropout(_DropoutNd):
 class FeatureAlphaDropout(_DropoutNd):
     def forward(self, input):
         return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class BatchNorm3d(_BatchNorm):
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class RReLU(Module):
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (
+            "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+                **self.__dict__
+            )
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

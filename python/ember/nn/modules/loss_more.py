@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ember.nn import functional as F
 from ember.nn.modules.extra import PairwiseDistance
-from ember.nn.modules.loss import _Loss, _WeightedLoss
+from ember.nn.modules.loss import NLLLoss, _Loss, _WeightedLoss
 
 __all__ = [
     "CosineEmbeddingLoss",
@@ -14,6 +14,7 @@ __all__ = [
     "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
+    "NLLLoss2d",
     "PoissonNLLLoss",
     "SoftMarginLoss",
     "TripletMarginLoss",
@@ -152,3 +153,17 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        import warnings
+
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+            "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
