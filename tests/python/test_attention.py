@@ -215,3 +215,64 @@ def test_transformer_dropout_seeded_and_warning():
     close(le(from_torch(x)), lt(x))
     with pytest.warns(UserWarning, match="enable_nested_tensor is True, but self.use_nested_tensor is False"):
         ember.nn.TransformerEncoder(le, 2)
+
+
+# ---- TransformerDecoderLayer / TransformerDecoder / Transformer ------------------------------------
+
+
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True}, {"norm_first": True, "activation": "gelu"},
+                                {"bias": False, "batch_first": True}])
+@pytest.mark.parametrize("num_layers", [1, 2])
+def test_transformer_decoder(kw, num_layers):
+    le, lt = make("TransformerDecoderLayer", 8, 2, 16, dropout=0.0, **kw)
+    same_params(le, lt)
+    assert repr(le) == repr(lt)
+    dt = torch.nn.TransformerDecoder(lt, num_layers, norm=torch.nn.LayerNorm(8, dtype=torch.float64))
+    de = ember.nn.TransformerDecoder(le, num_layers, norm=ember.nn.LayerNorm(8, dtype=ember.float64))
+    copy_weights(de, dt)
+    assert repr(de) == repr(dt)
+    bf = kw.get("batch_first", False)
+    tgt = randn(*((2, 4, 8) if bf else (4, 2, 8)), grad=False)
+    mem = randn(*((2, 5, 8) if bf else (5, 2, 8)), seed=2, grad=False)
+    tkpm = torch.tensor([[False] * 3 + [True], [False] * 4])
+    mkpm = torch.tensor([[False] * 4 + [True], [False] * 5])
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    masks = [{}, {"tgt_mask": causal}, {"tgt_mask": causal, "tgt_is_causal": True},
+             {"tgt_key_padding_mask": tkpm, "memory_key_padding_mask": mkpm},
+             {"memory_mask": torch.zeros(4, 5, dtype=torch.float64)}]
+    for train in (True, False):
+        dt.train(train)
+        de.train(train)
+        for m in masks:
+            me_ = {n: from_torch(t) if hasattr(t, "numpy") else t for n, t in m.items()}
+            close(de(from_torch(tgt), from_torch(mem), **me_), dt(tgt, mem, **m))
+            one = {n: t for n, t in m.items() if n != "tgt_is_causal"}
+            one_e = {n: t for n, t in me_.items() if n != "tgt_is_causal"}
+            close(le(from_torch(tgt), from_torch(mem), **one_e), lt(tgt, mem, **one))
+    tg, mg = randn(*tgt.shape, seed=3), randn(*mem.shape, seed=4)
+    ot = dt(tg, mg, tgt_mask=causal)
+    te, me = from_torch(tg), from_torch(mg)
+    oe = de(te, me, tgt_mask=from_torch(causal))
+    assert type(oe.grad_fn).__name__ == type(ot.grad_fn).__name__
+    check_grads([oe], [ot], [te, me] + list(de.parameters()), [tg, mg] + list(dt.parameters()))
+
+
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True, "norm_first": True}])
+def test_transformer(kw):
+    me, mt = make("Transformer", 8, 2, 2, 1, 16, dropout=0.0, **kw)
+    same_params(me, mt)  # xavier_uniform_ draws in the same order, same seed
+    assert repr(me) == repr(mt)
+    bf = kw.get("batch_first", False)
+    src = randn(*((2, 5, 8) if bf else (5, 2, 8)), seed=2)
+    tgt = randn(*((2, 4, 8) if bf else (4, 2, 8)), seed=3)
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    close(ember.nn.Transformer.generate_square_subsequent_mask(4, dtype=ember.float64), causal)
+    ot = mt(src, tgt, tgt_mask=causal)
+    se, te = from_torch(src), from_torch(tgt)
+    oe = me(se, te, tgt_mask=from_torch(causal))
+    close(oe, ot)
+    check_grads([oe], [ot], [se, te] + list(me.parameters()), [src, tgt] + list(mt.parameters()))
+    bad = randn(*((3, 4, 8) if bf else (4, 3, 8)), grad=False)
+    same_error(lambda: me(from_torch(src), from_torch(bad)), lambda: mt(src, bad))
+    bad = randn(*((2, 4, 6) if bf else (4, 2, 6)), grad=False)
+    same_error(lambda: me(from_torch(src), from_torch(bad)), lambda: mt(src, bad))

@@ -69,3 +69,5 @@ from ember.nn._functional_layers import *  # noqa: E402,F401,F403  convolution, 
 from ember.nn._functional_spatial import *  # noqa: E402,F401,F403  padding, interpolation, unfold/fold
 from ember.nn._functional_attention import *  # noqa: E402,F401,F403  attention
 from ember.nn._functional_nn import *  # noqa: E402,F401,F403  activations, dropout, embedding, one_hot, losses
+from ember.nn._functional_extra import *  # noqa: E402,F401,F403  rms/instance norm, shuffles, distances
+from ember.nn._functional_losses import *  # noqa: E402,F401,F403  margin, embedding and likelihood losses

@@ -40,3 +40,43 @@ class Buffer(Tensor):
         t = data.detach()
         t._is_buffer_marker = persistent
         return t
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (of a lazy module); materialize()
+    gives it one and makes it a plain Parameter."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ember import empty
+
+        p = Tensor._make_subclass(cls, empty(0, dtype=dtype), requires_grad)
+        p._lazy_factory = {"device": device, "dtype": dtype}
+        return p
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    def materialize(self, shape, device=None, dtype=None):
+        from ember import empty
+
+        factory = getattr(self, "_lazy_factory", {})
+        device = device if device is not None else factory.get("device")
+        dtype = dtype if dtype is not None else factory.get("dtype")
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto):
+        return (UninitializedParameter, (self.requires_grad,))
+
+
+def is_lazy(param):
+    return isinstance(param, UninitializedParameter)

@@ -1,4 +1,4 @@
-"""Linear and Identity."""
+"""Identity, Linear, LazyLinear."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedParameter
 
 
 class Identity(Module):
@@ -50,3 +50,44 @@ class Linear(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     pass
+
+
+class LazyLinear(Linear):
+    """A Linear whose in_features is taken from the last dim of its first input; it
+    then initialises its parameters (the same draws as Linear) and becomes a Linear."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+
+    def has_uninitialized_params(self) -> bool:
+        return any(isinstance(p, UninitializedParameter) for p in self.parameters())
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            from ember import no_grad
+
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+
+    def __call__(self, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.initialize_parameters(*args, **kwargs)
+            self.__class__ = self.cls_to_become
+        return Module.__call__(self, *args, **kwargs)
