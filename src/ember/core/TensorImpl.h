@@ -104,4 +104,22 @@ EMBER_CORE_API DimVector contiguous_strides(IntArrayRef sizes);
 // Product of sizes (1 for a 0-dim shape).
 EMBER_CORE_API int64_t product(IntArrayRef sizes);
 
+// Note [Checked sizes]
+// Every size a tensor gets goes through safe_numel (TensorImpl keeps numel
+// with it), and every allocation or view of a storage through the byte
+// counts below, so a wrapped product can neither give a tensor a wrong numel
+// nor a storage too small for its sizes. The errors are PyTorch's.
+//
+// sizes' product; "numel: integer multiplication overflow" when it does not
+// fit int64 (a negative size counts as a huge unsigned one, as in c10).
+EMBER_CORE_API int64_t safe_numel(IntArrayRef sizes);
+// Bytes of a contiguous tensor of these sizes.
+EMBER_CORE_API size_t storage_nbytes(IntArrayRef sizes, size_t itemsize);
+// Bytes of a tensor of these sizes and strides (the storage offset excluded).
+EMBER_CORE_API size_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize);
+// PyTorch's checkInBoundsForStorage: these sizes, strides and offset fit in
+// storage_nbytes bytes.
+EMBER_CORE_API void check_in_bounds_for_storage(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                                                size_t itemsize, size_t storage_nbytes);
+
 }  // namespace ember

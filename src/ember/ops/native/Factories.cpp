@@ -26,7 +26,7 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
   }
   ScalarType t = dtype.value_or(get_default_dtype());
   Device dev = device.value_or(Device(DeviceType::CPU));
-  size_t nbytes = static_cast<size_t>(product(size)) * element_size(t);
+  size_t nbytes = storage_nbytes(size, element_size(t));  // Note [Checked sizes]
   Allocator* alloc = get_allocator(dev.type);
   auto storage = make_intrusive<StorageImpl>(nbytes, alloc);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size));
@@ -37,15 +37,11 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   ScalarType t = dtype.value_or(get_default_dtype());
   Device dev = device.value_or(Device(DeviceType::CPU));
-  int64_t extent = 1;
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (size[i] - 1) * stride[i];
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
   }
-  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(extent) * element_size(t), get_allocator(dev.type));
+  const size_t nbytes = storage_nbytes(size, stride, element_size(t));  // Note [Checked sizes]
+  auto storage = make_intrusive<StorageImpl>(nbytes, get_allocator(dev.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0));
 }
 
