@@ -64,6 +64,11 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   // part in type promotion as weak scalars.
   bool is_wrapped_number() const { return is_wrapped_number_; }
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+  // A wrapped number made from a Python int in [2**63, 2**64) (PyTorch's
+  // uint64 wrapped number): it holds the int64 the value wraps to, which is
+  // what integer dtypes see; TensorIterator gives floating ones its value.
+  bool is_wrapped_uint64() const { return is_wrapped_uint64_; }
+  void set_wrapped_uint64(bool v) { is_wrapped_uint64_ = v; }
 
   // Version counter, created on first need and shared with views.
   uint32_t version() const { return version_ ? version_->version.load(std::memory_order_relaxed) : 0; }
@@ -94,6 +99,7 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   ScalarType dtype_;
   bool is_contiguous_ = true;  // row-major contiguity of sizes_/strides_, cached
   bool is_wrapped_number_ = false;
+  bool is_wrapped_uint64_ = false;
 };
 
 // Keep the tensor object within four cache lines: it is allocated per op.

@@ -108,10 +108,11 @@ std::vector<int64_t> int_list(PyObject* seq, const char* what) {
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   std::vector<int64_t> out(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-    if (out[i] == -1 && PyErr_Occurred()) {
+    try {
+      out[i] = unpack_long(PySequence_Fast_GET_ITEM(fast, i));
+    } catch (...) {
       Py_DECREF(fast);
-      throw python_error();
+      throw;
     }
   }
   Py_DECREF(fast);

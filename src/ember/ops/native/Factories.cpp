@@ -172,6 +172,11 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
                bool /*non_blocking*/, std::optional<MemoryFormat> memory_format) {
   Tensor r = native::empty_like(self, dtype, device, memory_format);
+  if (self.unsafeGetTensorImpl()->is_wrapped_uint64() && is_floating_type(r.dtype()) && self.is_cpu()) {
+    // A Python int in [2**63, 2**64): a floating dtype gets its value, not the int64 it wraps to.
+    r.fill_(Scalar(static_cast<double>(static_cast<uint64_t>(self.item<int64_t>()))));
+    return r;
+  }
   r.copy_(self);
   return r;
 }
@@ -215,7 +220,12 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 Tensor wrapped_scalar(const Scalar& s) {
   ScalarType t = s.is_floating_point() ? ScalarType::Double : s.default_dtype();
   Tensor r = native::empty({}, t, std::nullopt);
-  r.fill_(s);
+  if (s.is_big_unsigned()) {
+    *r.data_ptr<int64_t>() = s.to_long();  // TensorImpl::is_wrapped_uint64
+    r.unsafeGetTensorImpl()->set_wrapped_uint64(true);
+  } else {
+    r.fill_(s);
+  }
   r.unsafeGetTensorImpl()->set_wrapped_number(true);
   return r;
 }
