@@ -213,9 +213,12 @@ int set_grad(PyObject* self, PyObject* value, void*) {
   }
   if (!is_tensor(value)) throw TypeError(str_cat("assigned grad expected to be a Tensor or None but got grad of type ", Py_TYPE(value)->tp_name));
   const Tensor& g = unpack_tensor(value);
+  EMBER_CHECK(!g.is_same(t), "can't assign Variable as its own grad");
   EMBER_CHECK(g.dtype() == t.dtype(), "attempting to assign a gradient with dtype '", scalar_type_name(g.dtype()),
               "' to a tensor with dtype '", scalar_type_name(t.dtype()), "'. Please ensure that the gradient and the tensor have the same dtype");
-  EMBER_CHECK(g.sizes().equals(t.sizes()), "assigned grad has data of a different size");
+  EMBER_CHECK(g.sizes().equals(t.sizes()), "attempting to assign a gradient of size '", shape_string(g.sizes()),
+              "' to a tensor of size '", shape_string(t.sizes()),
+              "'. Please ensure that the gradient and the tensor are the same size");
   t.mutable_grad() = g;
   return 0;
   EMBER_PY_CATCH_RET(-1)
@@ -476,6 +479,20 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
       out = unpack_tensor(r);
     }
     Py_DECREF(r);
+    if (out.defined()) {  // PyTorch's check_single_result
+      auto hook_name = [&] {
+        PyObject* n = PyObject_GetAttrString(fn.get(), "__name__");
+        std::string name = n && PyUnicode_Check(n) ? PyUnicode_AsUTF8(n) : "";
+        Py_XDECREF(n);
+        PyErr_Clear();
+        return name;
+      };
+      if (out.dtype() != grad.dtype() || out.device() != grad.device()) {
+        throw Error(str_cat("hook '", hook_name(), "' has changed the type of value (was ", grad.type_name(), " got ",
+                            out.type_name(), ")"));
+      }
+      EMBER_CHECK(out.sizes().equals(grad.sizes()), "hook '", hook_name(), "' has changed the size of value");
+    }
     return out;
   };
   auto* m = autograd::materialize_meta(t);
