@@ -166,6 +166,11 @@ TensorIterator TensorIterator::nullary_op(const Tensor& out) {
 }
 
 void TensorIterator::build(const Config& config) {
+  // PyTorch checks the outputs it is given for overlapping elements before
+  // anything else (before resizing them, in particular).
+  for (int k = 0; k < noutputs_; ++k) {
+    if (operands_[k].defined()) assert_no_internal_overlap(operands_[k]);
+  }
   // 1. shape
   shape_ = DimVector();
   Device device(DeviceType::CPU);
@@ -189,7 +194,7 @@ void TensorIterator::build(const Config& config) {
     have_device = true;
     device_from_cpu_scalar = cpu_scalar;
   }
-  numel_ = product(shape_);
+  numel_ = safe_numel(shape_);  // Note [Checked sizes]
 
   // 2. dtype
   const int first_promoted = noutputs_ + config.num_unpromoted;
