@@ -38,7 +38,8 @@ def check_same(code, message=True):
     assert ember.zeros(1).add(1).item() == 1
     assert e[0] == t[0], f"{code}: ember {e}, torch {t}"
     if message or t[0] == "ok":
-        assert e[1] == t[1], f"{code}: ember {e}, torch {t}"
+        # Through repr, so that NaN equals NaN.
+        assert repr(e[1]) == repr(t[1]), f"{code}: ember {e}, torch {t}"
 
 
 # Each of these killed the process (SIGSEGV or SIGFPE): run them in a child
@@ -244,3 +245,46 @@ def test_mse_loss_weight(shapes, reduction):
     w = "None" if ws is None else f"torch.arange({math.prod(ws)}.).reshape({ws}) + 0.5"
     code = f"F.mse_loss({x}, {y}, reduction={reduction!r}, weight={w})"
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.is_nonzero(0.5)",
+        "torch.zeros(2).is_same_size(3)",
+        "torch.broadcast_tensors(torch.uint8)",
+        "torch.broadcast_tensors(torch.ones(2), 3)",
+        "torch.einsum(1e300, torch.ones(2))",
+        "torch.equal(torch.ones(2), (3,))",
+        "torch.equal(3, torch.ones(2))",
+        "torch.atleast_1d([torch.ones(1), 3])",
+        "torch.atleast_3d((torch.ones(1), None))",
+        "torch.broadcast_to(3, (2,))",
+        "torch.hstack(torch.ones(2))",
+        "torch.row_stack(3)",
+        "torch.vstack([torch.ones(2), 3])",
+        "torch.dstack((3,))",
+        "torch.column_stack(None)",
+    ],
+)
+def test_python_wrappers_raise_type_errors(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.asinh(torch.ones(2, 3), out=torch.zeros(1).expand(3, 4))",
+        "torch.add(torch.ones(2, 3), 1, out=torch.zeros(1, 1).expand(2, 3))",
+        "torch.zeros(1).expand(3).clip_(0, 1)",
+    ],
+)
+def test_out_overlap_checked_before_resize(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("bounds", ["min_val=float('nan')", "max_val=float('nan')", "min_val=-0.5, max_val=0.5"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_hardtanh_nan_bounds(bounds, dtype):
+    check_same(f"F.hardtanh(torch.tensor([-2., 0.25, 2., float('nan')]).to(torch.{dtype}), {bounds})")
+    check_same(f"F.hardtanh_(torch.tensor([-2., 0.25, 2.]).to(torch.{dtype}), {bounds})")
