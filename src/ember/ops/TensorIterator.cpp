@@ -216,7 +216,10 @@ void TensorIterator::build(const Config& config) {
       if (t.dtype() == common_dtype_) continue;
       const bool half_common = common_dtype_ == ScalarType::Half || common_dtype_ == ScalarType::BFloat16;
       if (half_common && t.dim() == 0 && t.is_cpu()) {
-        original_scalar_[k] = t.item<double>();
+        // A Python int in [2**63, 2**64) keeps its value (TensorImpl::is_wrapped_uint64).
+        original_scalar_[k] = t.unsafeGetTensorImpl()->is_wrapped_uint64()
+                                  ? static_cast<double>(static_cast<uint64_t>(t.item<int64_t>()))
+                                  : t.item<double>();
         original_scalar_mask_ |= 1u << k;
       }
       t = t.to(common_dtype_);

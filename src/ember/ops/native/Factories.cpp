@@ -174,7 +174,10 @@ Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optiona
   Tensor r = native::empty_like(self, dtype, device, memory_format);
   if (self.unsafeGetTensorImpl()->is_wrapped_uint64() && is_floating_type(r.dtype()) && self.is_cpu()) {
     // A Python int in [2**63, 2**64): a floating dtype gets its value, not the int64 it wraps to.
-    r.fill_(Scalar(static_cast<double>(static_cast<uint64_t>(self.item<int64_t>()))));
+    // Cast as a double tensor would be (a float16 result overflows to inf, as in PyTorch).
+    Tensor d = native::empty({}, ScalarType::Double, std::nullopt);
+    *d.data_ptr<double>() = static_cast<double>(static_cast<uint64_t>(self.item<int64_t>()));
+    r.copy_(d);
     return r;
   }
   r.copy_(self);
