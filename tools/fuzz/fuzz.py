@@ -33,7 +33,8 @@ Each call is classified:
   (compared by their first built-in base: ``RuntimeError``, ``TypeError``...).
 - ``ok``: same result, or the same class of exception.
 Calls where PyTorch itself crashes or hangs are counted as ``torch_failed``
-and otherwise ignored.
+and otherwise ignored; a crash or hang that does not happen again when the
+call is rerun alone (a timeout on a loaded machine) is ``unconfirmed``.
 
 Short run (the test ``tests/python/test_fuzz.py`` runs this with fixed seeds
 and asserts no crash, hang or leaked error)::
@@ -72,7 +73,12 @@ CLASSES = (
     "other_exception",
     "ok",
     "torch_failed",
+    "unconfirmed",
 )
+
+# Results whose values are unspecified (uninitialised memory): compared by
+# type, dtype and shape only.
+UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 
 # Names never called: global state, files, processes, printing, slow or
 # unbounded work, and things that cannot be compared.
@@ -354,15 +360,15 @@ def _builtin_base(exc):
     return type(exc).__name__
 
 
-def _normalize(x, depth=0):
+def _normalize(x, depth=0, values=True):
     """A comparable, JSON-friendly form of a result."""
     name = type(x).__module__.split(".")[0]
     if hasattr(x, "dtype") and hasattr(x, "shape") and name in ("torch", "ember"):
         t = x.detach()
-        vals = t.tolist() if t.numel() <= 4096 else f"<{t.numel()} elements>"
+        vals = t.tolist() if t.numel() <= 4096 and values else f"<{t.numel()} elements>"
         return ["T", str(t.dtype).split(".")[-1], list(t.shape), vals]
     if isinstance(x, (list, tuple)) and depth < 3:
-        return ["L", [_normalize(v, depth + 1) for v in x]]
+        return ["L", [_normalize(v, depth + 1, values) for v in x]]
     if isinstance(x, (bool, int, float, str)) or x is None:
         return x
     if type(x).__name__ in ("Size",):
@@ -411,7 +417,7 @@ def run_one(lib, code, lib_name=""):
     try:
         lib.Tensor.requires_grad_ = rg
         r = eval(code, env)  # noqa: S307 - the fuzzer's own generated code
-        norm = _normalize(r)
+        norm = _normalize(r, values=not any(f".{n}(" in code for n in UNINITIALISED))
         inputs = _normalize(env.get("_s"))  # self after a method call (in-place ones)
         return ("ok", norm, inputs)
     except BaseException as e:  # noqa: BLE001 - every outcome is data here
@@ -594,6 +600,10 @@ def main(argv=None):
         if f["class"] in ("crash", "hang"):
             cls, detail = repro(f["code"], a.timeout)
             f["alone"] = cls
+            if cls not in ("crash", "hang"):
+                counts[f["class"]] -= 1
+                counts["unconfirmed"] += 1
+                f["class"] = "unconfirmed"
     show = set(a.show.split(","))
     for f in findings:
         if f["class"] in show:
