@@ -288,3 +288,9 @@ def test_out_overlap_checked_before_resize(code):
 def test_hardtanh_nan_bounds(bounds, dtype):
     check_same(f"F.hardtanh(torch.tensor([-2., 0.25, 2., float('nan')]).to(torch.{dtype}), {bounds})")
     check_same(f"F.hardtanh_(torch.tensor([-2., 0.25, 2.]).to(torch.{dtype}), {bounds})")
+
+
+@pytest.mark.parametrize("op", ["floor_divide", "div", "add", "mul", "remainder", "sub"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "int64"])
+def test_uint64_python_int_operand(op, dtype):
+    check_same(f"torch.tensor([-1.9, 0.5, 3.0]).to(torch.{dtype}).{op}(2**63 + 2**60)")
