@@ -484,21 +484,34 @@ def _spawn(calls_file, start):
         [sys.executable, __file__, "--worker", calls_file, str(start)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        text=True,
         env=env,
     )
 
 
-def _read_line(proc, deadline):
-    import select
+class _Lines:
+    """Lines from a worker's stdout, read from the file descriptor itself so
+    that select() sees every byte not yet returned (a buffered reader would
+    hide lines that have already arrived)."""
 
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        ready, _, _ = select.select([proc.stdout], [], [], left)
-        if ready:
-            return proc.stdout.readline()
+    def __init__(self, proc):
+        self.fd = proc.stdout.fileno()
+        self.buf = b""
+
+    def read(self, deadline):
+        import select
+
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    return ""  # end of file: the worker exited
+                self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode() + "\n"
 
 
 def run_batch(calls, timeout, tmpdir, results):
@@ -509,11 +522,12 @@ def run_batch(calls, timeout, tmpdir, results):
     start = 0
     while start < len(calls):
         proc = _spawn(path, start)
+        lines = _Lines(proc)
         current, lib = start, "torch"
         deadline = time.monotonic() + timeout + 30  # imports
         failed = None
         while True:
-            line = _read_line(proc, deadline)
+            line = lines.read(deadline)
             if line is None:
                 failed = "hang"
                 proc.kill()
