@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ember import _C
+from ember import _C, _argcheck
 
 _VF = _C._VariableFunctions
 
@@ -12,6 +12,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
 
 
 def equal(input, other):  # noqa: A002
+    _argcheck.tensor("equal", "input", 1, input)
+    _argcheck.tensor("equal", "other", 2, other)
     if tuple(input.shape) != tuple(other.shape):
         return False
     return bool((input == other).all())

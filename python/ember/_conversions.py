@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 
-from ember import _C
+from ember import _C, _argcheck
 
 # The memory formats are C objects (ember._C), so the C++ bindings read them directly.
 memory_format = _C.memory_format
@@ -134,6 +134,7 @@ class ConversionMethods:
         return builtins.bool(self.item())
 
     def is_same_size(self, other):
+        _argcheck.tensor("is_same_size", "other", 1, other)
         return tuple(self.shape) == tuple(other.shape)
 
     def __index__(self):

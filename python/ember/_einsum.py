@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ember
+from ember import _argcheck
 
 __all__ = ["einsum"]
 
@@ -34,7 +35,7 @@ def einsum(*args):
     """Sums the product of the operands over the labels the equation leaves out of its output."""
     if len(args) < 1:
         raise RuntimeError("einsum(): must specify the equation string and at least one operand")
-    equation, operands = args[0], args[1:]
+    equation, operands = _argcheck.string("einsum", "equation", 1, args[0]), args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = equation.replace(" ", "")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ember import _C
+from ember import _C, _argcheck
 
 pi = math.pi
 e = math.e
@@ -94,7 +94,7 @@ def is_complex(input):  # noqa: A002
 
 
 def is_nonzero(input):  # noqa: A002
-    return input.is_nonzero()
+    return _argcheck.tensor("is_nonzero", "input", 1, input).is_nonzero()
 
 
 def numel(input):  # noqa: A002
@@ -128,12 +128,13 @@ def broadcast_shapes(*shapes):
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    _argcheck.tensor_elements(tensors)
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
 
 
 def broadcast_to(input, size):  # noqa: A002
-    return input.expand(size)
+    return _argcheck.tensor("broadcast_to", "input", 1, input).expand(size)
 
 
 # ---- dimensions and stacking ---------------------------------------------------------------
@@ -142,6 +143,7 @@ def _atleast(tensors, rank, shape_for):
         tensors = tensors[0]
         if isinstance(tensors, _C.TensorBase):
             return tensors.reshape(shape_for(tensors)) if tensors.dim() < rank else tensors
+    _argcheck.tensor_elements(tensors)
     return tuple(t.reshape(shape_for(t)) if t.dim() < rank else t for t in tensors)
 
 
@@ -164,35 +166,50 @@ def atleast_3d(*tensors):
     return _atleast(tensors, 3, shape)
 
 
+def _tensor_sequence(name, tensors):
+    """PyTorch's TypeError for a `tensors` argument that is not a sequence of tensors."""
+    import ember
+
+    if not isinstance(tensors, (tuple, list)):
+        kind = type(tensors).__name__
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {kind}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, ember.Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tensors
+
+
 def hstack(tensors, *, out=None):
     import ember
 
+    _tensor_sequence("hstack", tensors)
     tensors = atleast_1d(*tensors) if len(tensors) != 1 else (atleast_1d(tensors[0]),)
     dim = 0 if tensors[0].dim() == 1 else 1
     return ember.cat(tensors, dim) if out is None else ember.cat(tensors, dim, out=out)
 
 
-def vstack(tensors, *, out=None):
+def vstack(tensors, *, out=None, _name="vstack"):
     import ember
 
-    tensors = [atleast_2d(t) for t in tensors]
+    tensors = [atleast_2d(t) for t in _tensor_sequence(_name, tensors)]
     return ember.cat(tensors, 0) if out is None else ember.cat(tensors, 0, out=out)
 
 
-row_stack = vstack
+def row_stack(tensors, *, out=None):
+    return vstack(tensors, out=out, _name="row_stack")
 
 
 def dstack(tensors, *, out=None):
     import ember
 
-    tensors = [atleast_3d(t) for t in tensors]
+    tensors = [atleast_3d(t) for t in _tensor_sequence("dstack", tensors)]
     return ember.cat(tensors, 2) if out is None else ember.cat(tensors, 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
     import ember
 
-    cols = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors]
+    cols = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in _tensor_sequence("column_stack", tensors)]
     return ember.cat(cols, 1) if out is None else ember.cat(cols, 1, out=out)
 
 

@@ -60,8 +60,19 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
             "Please ensure they have the same size.",
             stacklevel=2,
         )
-    expanded_input, expanded_target = ember.broadcast_tensors(input, target) if hasattr(ember, "broadcast_tensors") \
-        else (input, target)
+    expanded_input, expanded_target = ember.broadcast_tensors(input, target)
+    if weight is not None:
+        # PyTorch's weighted form: the mean divides by the weights' sum.
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        weighted = ember.pow(expanded_input - expanded_target, 2) * weight
+        if reduction == "none":
+            return weighted
+        if reduction == "sum":
+            return ember.sum(weighted)
+        if reduction == "mean":
+            return ember.sum(weighted) / ember.sum(weight)
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
     return ember._C._VariableFunctions.mse_loss(expanded_input, expanded_target, _reduction_enum(reduction))
 
 

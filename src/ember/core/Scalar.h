@@ -19,12 +19,23 @@ class Scalar {
   Scalar(double v) : kind_(Kind::Float) { v_.d = v; }      // NOLINT
   Scalar(float v) : kind_(Kind::Float) { v_.d = v; }       // NOLINT
 
+  // A Python int in [2**63, 2**64), which PyTorch keeps as uint64: integer
+  // dtypes see it wrapped to int64 (to_long), floating ones its value.
+  static Scalar from_uint64(uint64_t v) {
+    Scalar s(static_cast<int64_t>(v));
+    s.unsigned_ = v > static_cast<uint64_t>(INT64_MAX);
+    return s;
+  }
+  bool is_big_unsigned() const { return unsigned_; }
+
   Kind kind() const { return kind_; }
   bool is_bool() const { return kind_ == Kind::Bool; }
   bool is_integral() const { return kind_ == Kind::Int; }
   bool is_floating_point() const { return kind_ == Kind::Float; }
 
-  double to_double() const { return kind_ == Kind::Float ? v_.d : double(v_.i); }
+  double to_double() const {
+    return kind_ == Kind::Float ? v_.d : (unsigned_ ? double(static_cast<uint64_t>(v_.i)) : double(v_.i));
+  }
   int64_t to_long() const { return kind_ == Kind::Float ? int64_t(v_.d) : v_.i; }
   bool to_bool() const { return kind_ == Kind::Float ? v_.d != 0 : v_.i != 0; }
   template <typename T>
@@ -47,6 +58,7 @@ class Scalar {
 
  private:
   Kind kind_;
+  bool unsigned_ = false;
   union {
     int64_t i;
     double d;

@@ -64,6 +64,11 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   // part in type promotion as weak scalars.
   bool is_wrapped_number() const { return is_wrapped_number_; }
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+  // A wrapped number made from a Python int in [2**63, 2**64) (PyTorch's
+  // uint64 wrapped number): it holds the int64 the value wraps to, which is
+  // what integer dtypes see; TensorIterator gives floating ones its value.
+  bool is_wrapped_uint64() const { return is_wrapped_uint64_; }
+  void set_wrapped_uint64(bool v) { is_wrapped_uint64_ = v; }
 
   // Version counter, created on first need and shared with views.
   uint32_t version() const { return version_ ? version_->version.load(std::memory_order_relaxed) : 0; }
@@ -94,6 +99,7 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   ScalarType dtype_;
   bool is_contiguous_ = true;  // row-major contiguity of sizes_/strides_, cached
   bool is_wrapped_number_ = false;
+  bool is_wrapped_uint64_ = false;
 };
 
 // Keep the tensor object within four cache lines: it is allocated per op.
@@ -103,5 +109,23 @@ static_assert(sizeof(TensorImpl) <= 4 * 64, "TensorImpl grew; keep per-op alloca
 EMBER_CORE_API DimVector contiguous_strides(IntArrayRef sizes);
 // Product of sizes (1 for a 0-dim shape).
 EMBER_CORE_API int64_t product(IntArrayRef sizes);
+
+// Note [Checked sizes]
+// Every size a tensor gets goes through safe_numel (TensorImpl keeps numel
+// with it), and every allocation or view of a storage through the byte
+// counts below, so a wrapped product can neither give a tensor a wrong numel
+// nor a storage too small for its sizes. The errors are PyTorch's.
+//
+// sizes' product; "numel: integer multiplication overflow" when it does not
+// fit int64 (a negative size counts as a huge unsigned one, as in c10).
+EMBER_CORE_API int64_t safe_numel(IntArrayRef sizes);
+// Bytes of a contiguous tensor of these sizes.
+EMBER_CORE_API size_t storage_nbytes(IntArrayRef sizes, size_t itemsize);
+// Bytes of a tensor of these sizes and strides (the storage offset excluded).
+EMBER_CORE_API size_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize);
+// PyTorch's checkInBoundsForStorage: these sizes, strides and offset fit in
+// storage_nbytes bytes.
+EMBER_CORE_API void check_in_bounds_for_storage(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                                                size_t itemsize, size_t storage_nbytes);
 
 }  // namespace ember

@@ -1,6 +1,9 @@
 // Activations of torch.nn.functional written by hand: in-place forms,
 // hardtanh's checks, selu/celu through elu, glu. The others are generated from
 // ops.yaml (`pointwise:`), their loops in cpu/kernels/ActivationKernel.cpp.
+#include <cmath>
+#include <limits>
+
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
@@ -33,6 +36,10 @@ Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& ma
   auto it = TensorIterator::unary_op(out, self);
   check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "hardtanh_cpu");
   run_pointwise(hardtanh_stub, self.device().type, "hardtanh", it, min_val, max_val);
+  // A NaN bound gives NaN everywhere, as PyTorch's clamp does.
+  if (is_floating_type(out.dtype()) && (std::isnan(min_val.to_double()) || std::isnan(max_val.to_double()))) {
+    out.fill_(Scalar(std::numeric_limits<double>::quiet_NaN()));
+  }
   return out;
 }
 

@@ -2,10 +2,12 @@
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/FactoryUtils.h"
 
 namespace ember::native {
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
+  check_fill_value(self.dtype(), value);  // PyTorch's checked conversion: int8.fill_(300) raises
   auto it = TensorIterator::nullary_op(self);
   cpu::fill_stub(it, value);
   return self;

@@ -389,6 +389,8 @@ Tensor index(const Tensor& self, const OptTensors& indices) {
 
 Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tensor& values, bool accumulate,
                       Tensor& out) {
+  // PyTorch raises for an empty index list (its message names an undefined tensor).
+  EMBER_CHECK(!indices.empty(), "index_put_: at least one index must be given, got an empty list of indices");
   if (!out.defined()) {
     out = self.clone(MemoryFormat::Contiguous);
   } else if (!out.is_same(self)) {

@@ -10,6 +10,7 @@
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/RandomStubs.h"
+#include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -131,6 +132,7 @@ void check_std_tensor(const Tensor& std) {
 // ---- in-place samplers ----------------------------------------------------------
 
 Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   const ScalarType t = self.dtype();
   if (!is_floating_type(t)) not_implemented("check_uniform_bounds", t);
   const double hi = float_max(t);
@@ -147,6 +149,7 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
 }
 
 Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (!is_floating_type(self.dtype())) not_implemented("normal_kernel_cpu", self.dtype());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
@@ -156,6 +159,7 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
 }
 
 Tensor& random_(Tensor& self, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
   cpu::random_stub(self, g.g);
@@ -163,6 +167,7 @@ Tensor& random_(Tensor& self, std::optional<Generator> generator) {
 }
 
 Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   const ScalarType t = self.dtype();
   if (to_opt) {
     int64_t to = *to_opt;
@@ -204,10 +209,12 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
 }
 
 Tensor& random_to_(Tensor& self, int64_t to, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   return random_from_(self, 0, to, generator);
 }
 
 Tensor& exponential_(Tensor& self, double lambd, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   if (self.numel() == 0) return self;
   EMBER_CHECK(is_floating_type(self.dtype()),
@@ -221,6 +228,7 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<Generator> genera
 }
 
 Tensor& bernoulli_float_(Tensor& self, double p, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);
@@ -229,6 +237,7 @@ Tensor& bernoulli_float_(Tensor& self, double p, std::optional<Generator> genera
 }
 
 Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   if (!is_floating_type(p.dtype())) not_implemented("bernoulli_tensor_cpu_p_", p.dtype());
   Tensor pe = p.sizes().equals(self.sizes()) ? p : p.expand(self.sizes());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws

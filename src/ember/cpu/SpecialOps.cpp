@@ -49,10 +49,19 @@ Tensor mvlgamma(const Tensor& self, int64_t p) {
   const ScalarType t = is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype();
   const ScalarType acc = (t == ScalarType::Half || t == ScalarType::BFloat16) ? ScalarType::Float : t;
   const Tensor x = self.to(t);
-  auto term = [&](int64_t j) { return ember::lgamma(x - Scalar(0.5 * static_cast<double>(j))).to(acc); };
-  Tensor total = term(p - 1);
-  for (int64_t j = p - 2; j >= 0; --j) total = total + term(j);
-  const double c = static_cast<double>(p * (p - 1)) * std::log(3.14159265358979323846) * 0.25;
+  Tensor total;
+  if (p > 64) {
+    // PyTorch's form, one lgamma over x broadcast against the p offsets: its
+    // memory (numel * p) fails as PyTorch's does for a huge p, where a loop
+    // over p would run for minutes.
+    Tensor offsets = ember::arange(Scalar(-0.5 * static_cast<double>(p - 1)), Scalar(0.5), Scalar(0.5), acc);
+    total = ember::lgamma(x.to(acc).unsqueeze(-1) + offsets).sum(std::vector<int64_t>{-1});
+  } else {
+    auto term = [&](int64_t j) { return ember::lgamma(x - Scalar(0.5 * static_cast<double>(j))).to(acc); };
+    total = term(p - 1);
+    for (int64_t j = p - 2; j >= 0; --j) total = total + term(j);
+  }
+  const double c = static_cast<double>(p) * static_cast<double>(p - 1) * std::log(3.14159265358979323846) * 0.25;
   return total.to(t).add(wrapped_scalar(Scalar(c)));
 }
 

@@ -166,6 +166,11 @@ TensorIterator TensorIterator::nullary_op(const Tensor& out) {
 }
 
 void TensorIterator::build(const Config& config) {
+  // PyTorch checks the outputs it is given for overlapping elements before
+  // anything else (before resizing them, in particular).
+  for (int k = 0; k < noutputs_; ++k) {
+    if (operands_[k].defined()) assert_no_internal_overlap(operands_[k]);
+  }
   // 1. shape
   shape_ = DimVector();
   Device device(DeviceType::CPU);
@@ -189,7 +194,7 @@ void TensorIterator::build(const Config& config) {
     have_device = true;
     device_from_cpu_scalar = cpu_scalar;
   }
-  numel_ = product(shape_);
+  numel_ = safe_numel(shape_);  // Note [Checked sizes]
 
   // 2. dtype
   const int first_promoted = noutputs_ + config.num_unpromoted;
@@ -211,7 +216,10 @@ void TensorIterator::build(const Config& config) {
       if (t.dtype() == common_dtype_) continue;
       const bool half_common = common_dtype_ == ScalarType::Half || common_dtype_ == ScalarType::BFloat16;
       if (half_common && t.dim() == 0 && t.is_cpu()) {
-        original_scalar_[k] = t.item<double>();
+        // A Python int in [2**63, 2**64) keeps its value (TensorImpl::is_wrapped_uint64).
+        original_scalar_[k] = t.unsafeGetTensorImpl()->is_wrapped_uint64()
+                                  ? static_cast<double>(static_cast<uint64_t>(t.item<int64_t>()))
+                                  : t.item<double>();
         original_scalar_mask_ |= 1u << k;
       }
       t = t.to(common_dtype_);

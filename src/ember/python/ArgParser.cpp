@@ -383,8 +383,8 @@ Scalar ParsedArgsBase::scalar(int i) {
     return p.default_is_float ? Scalar(p.default_double) : Scalar(p.default_int);
   }
   if (PyBool_Check(o)) return Scalar(o == Py_True);
-  if (PyLong_Check(o)) return Scalar(static_cast<int64_t>(PyLong_AsLongLong(o)));
-  if (PyFloat_Check(o)) return Scalar(PyFloat_AsDouble(o));
+  if (PyLong_Check(o)) return unpack_int_scalar(o);
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
   const Tensor& t = unpack_tensor(o);
   if (t.is_floating_point()) return Scalar(t.item<double>());
   if (t.dtype() == ScalarType::Bool) return Scalar(t.item<bool>());
@@ -400,9 +400,7 @@ int64_t ParsedArgsBase::int64(int i) {
   PyObject* o = args_[i];
   if (!o) return sig_->params[i].default_int;
   if (is_tensor(o)) return unpack_tensor(o).item<int64_t>();
-  int64_t v = PyLong_AsLongLong(o);
-  if (v == -1 && PyErr_Occurred()) throw python_error();
-  return v;
+  return unpack_long(o);
 }
 
 std::optional<int64_t> ParsedArgsBase::int64_optional(int i) {
@@ -418,15 +416,26 @@ DimVector ParsedArgsBase::intlist(int i) {
     if (p.has_default && !p.default_none && !p.default_empty_list) r.assign(std::max(p.list_size, 1), p.default_int);
     return r;
   }
+  // PyTorch's error for an element that does not fit int64.
+  auto element = [&](PyObject* item, Py_ssize_t pos) -> int64_t {
+    if (is_tensor(item)) return unpack_tensor(item).item<int64_t>();
+    try {
+      return unpack_long(item);
+    } catch (const ValueError& e) {
+      throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name, "' failed to unpack the object at pos ",
+                              pos + 1, " with error \"", e.what(), "\""));
+    }
+  };
   if (PyLong_Check(o)) {
-    r.assign(std::max(sig_->params[i].list_size, 1), PyLong_AsLongLong(o));
+    // One int for an int[N] gives PyTorch's ValueError as it is; for a plain
+    // int[] (varargs such as view(*size)) it is the first element.
+    const int n = sig_->params[i].list_size;
+    r.assign(std::max(n, 1), n > 0 ? unpack_long(o) : element(o, 0));
     return r;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
   PyObject** items = PySequence_Fast_ITEMS(o);
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    r.push_back(is_tensor(items[k]) ? unpack_tensor(items[k]).item<int64_t>() : PyLong_AsLongLong(items[k]));
-  }
+  for (Py_ssize_t k = 0; k < n; ++k) r.push_back(element(items[k], k));
   return r;
 }
 
@@ -438,7 +447,7 @@ std::optional<std::vector<int64_t>> ParsedArgsBase::intlist_optional(int i) {
 double ParsedArgsBase::real(int i) {
   PyObject* o = args_[i];
   if (!o) return sig_->params[i].default_double;
-  return PyFloat_AsDouble(o);
+  return unpack_double(o);
 }
 
 std::optional<double> ParsedArgsBase::real_optional(int i) {
@@ -533,10 +542,10 @@ std::vector<double> ParsedArgsBase::doublelist(int i) {
   std::vector<double> out;
   PyObject* o = args_[i];
   if (!o) return out;
-  if (!PyTuple_Check(o) && !PyList_Check(o)) return {PyFloat_AsDouble(o)};
+  if (!PyTuple_Check(o) && !PyList_Check(o)) return {unpack_double(o)};
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
   PyObject** items = PySequence_Fast_ITEMS(o);
-  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(PyFloat_AsDouble(items[k]));
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(unpack_double(items[k]));
   return out;
 }
 

@@ -38,8 +38,8 @@ inline void translate_exception() {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ember::Error& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
-  } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
+  } catch (const std::bad_alloc& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());  // PyTorch's error type, not MemoryError
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }

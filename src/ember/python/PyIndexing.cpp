@@ -40,13 +40,6 @@ struct PyRef {
 
 bool is_int_index(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
 
-int64_t unpack_long(PyObject* o) {
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (v == -1 && PyErr_Occurred()) throw python_error();
-  if (overflow) throw ValueError("Overflow when unpacking long long");
-  return v;
-}
 
 struct SliceArgs {
   int64_t start, stop, step;

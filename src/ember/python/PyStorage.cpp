@@ -108,10 +108,11 @@ std::vector<int64_t> int_list(PyObject* seq, const char* what) {
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   std::vector<int64_t> out(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-    if (out[i] == -1 && PyErr_Occurred()) {
+    try {
+      out[i] = unpack_long(PySequence_Fast_GET_ITEM(fast, i));
+    } catch (...) {
       Py_DECREF(fast);
-      throw python_error();
+      throw;
     }
   }
   Py_DECREF(fast);
@@ -158,23 +159,11 @@ PyObject* py_tensor_on_storage(PyObject*, PyObject* args) {
   EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   const Storage& storage = b.unsafeGetTensorImpl()->storage();
-  int64_t itemsize = static_cast<int64_t>(element_size(st));
-  int64_t needed = 0;
-  bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d]);
-    empty = empty || sizes[d] == 0;
   }
-  if (!empty) {
-    int64_t extent = 1;
-    for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
-    needed = (offset + extent) * itemsize;
-  }
-  if (needed > static_cast<int64_t>(storage->nbytes())) {
-    throw Error(str_cat("setStorage: sizes ", shape_string(sizes), ", strides ", shape_string(strides),
-                        ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
-                        needed, " are out of bounds for storage of size ", storage->nbytes()));
-  }
+  // A checkpoint's sizes and strides must fit its storage (Note [Checked sizes]).
+  check_in_bounds_for_storage(sizes, strides, offset, element_size(st), storage->nbytes());
   return wrap(Tensor(make_intrusive<TensorImpl>(storage, st, sizes, strides, offset)));
   EMBER_PY_CATCH
 }

@@ -82,20 +82,43 @@ bool is_number(PyObject* obj) {
   return PyFloat_Check(obj) || PyLong_Check(obj);  // bool is a PyLong subclass
 }
 
+Scalar unpack_int_scalar(PyObject* obj) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw python_error();
+  if (!overflow) return Scalar(static_cast<int64_t>(v));
+  unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+  if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw python_error();
+  return Scalar::from_uint64(u);
+}
+
+int64_t unpack_long(PyObject* obj) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw python_error();
+  if (overflow) throw ValueError("Overflow when unpacking long long");
+  return v;
+}
+
+double unpack_double(PyObject* obj) {
+  double d = PyFloat_AsDouble(obj);
+  if (d == -1.0 && PyErr_Occurred()) throw python_error();
+  return d;
+}
+
 Tensor scalar_to_tensor(PyObject* obj) {
   Tensor t;
   if (PyBool_Check(obj)) {
     t = empty({}, ScalarType::Bool);
     *static_cast<bool*>(t.data_ptr()) = obj == Py_True;
   } else if (PyLong_Check(obj)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (overflow) throw Error("Overflow when unpacking long");
+    const Scalar s = unpack_int_scalar(obj);
     t = empty({}, ScalarType::Long);
-    *static_cast<int64_t*>(t.data_ptr()) = v;
+    *static_cast<int64_t*>(t.data_ptr()) = s.to_long();
+    t.unsafeGetTensorImpl()->set_wrapped_uint64(s.is_big_unsigned());
   } else {
     t = empty({}, ScalarType::Double);
-    *static_cast<double*>(t.data_ptr()) = PyFloat_AsDouble(obj);
+    *static_cast<double*>(t.data_ptr()) = unpack_double(obj);
   }
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;
@@ -190,9 +213,12 @@ int set_grad(PyObject* self, PyObject* value, void*) {
   }
   if (!is_tensor(value)) throw TypeError(str_cat("assigned grad expected to be a Tensor or None but got grad of type ", Py_TYPE(value)->tp_name));
   const Tensor& g = unpack_tensor(value);
+  EMBER_CHECK(!g.is_same(t), "can't assign Variable as its own grad");
   EMBER_CHECK(g.dtype() == t.dtype(), "attempting to assign a gradient with dtype '", scalar_type_name(g.dtype()),
               "' to a tensor with dtype '", scalar_type_name(t.dtype()), "'. Please ensure that the gradient and the tensor have the same dtype");
-  EMBER_CHECK(g.sizes().equals(t.sizes()), "assigned grad has data of a different size");
+  EMBER_CHECK(g.sizes().equals(t.sizes()), "attempting to assign a gradient of size '", shape_string(g.sizes()),
+              "' to a tensor of size '", shape_string(t.sizes()),
+              "'. Please ensure that the gradient and the tensor are the same size");
   t.mutable_grad() = g;
   return 0;
   EMBER_PY_CATCH_RET(-1)
@@ -290,7 +316,7 @@ PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs
     return tup;
   }
   if (nargs != 1 || !PyLong_Check(args[0])) throw TypeError(stride ? "stride() takes an optional int dim" : "size() takes an optional int dim");
-  int64_t d = PyLong_AsLongLong(args[0]);
+  int64_t d = unpack_long(args[0]);
   return PyLong_FromLongLong(stride ? t.stride(d) : t.size(d));
   EMBER_PY_CATCH
 }
@@ -453,6 +479,20 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
       out = unpack_tensor(r);
     }
     Py_DECREF(r);
+    if (out.defined()) {  // PyTorch's check_single_result
+      auto hook_name = [&] {
+        PyObject* n = PyObject_GetAttrString(fn.get(), "__name__");
+        std::string name = n && PyUnicode_Check(n) ? PyUnicode_AsUTF8(n) : "";
+        Py_XDECREF(n);
+        PyErr_Clear();
+        return name;
+      };
+      if (out.dtype() != grad.dtype() || out.device() != grad.device()) {
+        throw Error(str_cat("hook '", hook_name(), "' has changed the type of value (was ", grad.type_name(), " got ",
+                            out.type_name(), ")"));
+      }
+      EMBER_CHECK(out.sizes().equals(grad.sizes()), "hook '", hook_name(), "' has changed the size of value");
+    }
     return out;
   };
   auto* m = autograd::materialize_meta(t);
@@ -575,13 +615,8 @@ EMBER_INPLACE_SLOT(nb_imul, mul_)
 
 Scalar to_scalar(PyObject* o) {
   if (PyBool_Check(o)) return Scalar(o == Py_True);
-  if (PyLong_Check(o)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) throw Error("Overflow when unpacking long");
-    return Scalar(static_cast<int64_t>(v));
-  }
-  return Scalar(PyFloat_AsDouble(o));
+  if (PyLong_Check(o)) return unpack_int_scalar(o);
+  return Scalar(unpack_double(o));
 }
 
 // Calls tt(x, y) for two tensors, ts(x, s) for tensor op number and

@@ -50,6 +50,14 @@ PyObject* wrap_as(PyTypeObject* type, Tensor t);
 
 // A Python bool/int/float as a 0-dim "wrapped number" tensor.
 Tensor scalar_to_tensor(PyObject* obj);
+// Python ints as PyTorch unpacks them, every error raised (never left set):
+// unpack_int_scalar gives an int64 Scalar, or a uint64 one for [2**63, 2**64)
+// and Python's OverflowError beyond; unpack_long (THPUtils_unpackLong) gives
+// an int64 or raises ValueError "Overflow when unpacking long long".
+Scalar unpack_int_scalar(PyObject* obj);
+int64_t unpack_long(PyObject* obj);
+// A Python float or int as a double; Python's OverflowError for huge ints.
+double unpack_double(PyObject* obj);
 bool is_number(PyObject* obj);
 
 void init_tensor_type(PyObject* module);

@@ -56,6 +56,7 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
     EMBER_CHECK(d.index < 0, "type (string) must not include an index because index was passed explicitly: ",
                 d.str());
     long i = PyLong_AsLong(index);
+    if (i == -1 && PyErr_Occurred()) throw python_error();
     EMBER_CHECK(i >= 0, "Device index must not be negative");
     d.index = static_cast<int8_t>(i);
   }
@@ -150,6 +151,7 @@ Device parse_device(PyObject* o) {
   if (PyUnicode_Check(o)) return Device::parse(PyUnicode_AsUTF8(o));
   if (PyLong_Check(o) && !PyBool_Check(o)) {
     long i = PyLong_AsLong(o);
+    if (i == -1 && PyErr_Occurred()) throw python_error();
     EMBER_CHECK(i >= 0, "Device index must not be negative");
     return Device(DeviceType::CUDA, static_cast<int8_t>(i));
   }

@@ -232,7 +232,7 @@ void index_kernel(const IndexGeometry& g, char* idx_base, char* lin_base, Scalar
 void masked_fill_kernel(const TensorIterator& it, const Scalar& value) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.dtype(0), masked_fill_stub, it, value);
   EMBER_DISPATCH_KERNEL_TYPES(it.dtype(0), "masked_fill_", [&] {
-    const scalar_t v = value.is_floating_point() ? convert<scalar_t>(value.to<double>())
+    const scalar_t v = value.is_floating_point() || value.is_big_unsigned() ? convert<scalar_t>(value.to<double>())
                        : value.is_bool()         ? convert<scalar_t>(value.to<bool>())
                                                  : convert<scalar_t>(value.to<int64_t>());
     it.for_each([v](char** d, const int64_t* s, int64_t n) {

@@ -29,7 +29,7 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
   }
   ScalarType t = dtype.value_or(get_default_dtype());
   Device dev = device.value_or(Device(DeviceType::CPU));
-  size_t nbytes = static_cast<size_t>(product(size)) * element_size(t);
+  size_t nbytes = storage_nbytes(size, element_size(t));  // Note [Checked sizes]
   Allocator* alloc = get_allocator(dev.type);
   auto storage = make_intrusive<StorageImpl>(nbytes, alloc);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size));
@@ -40,15 +40,11 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   ScalarType t = dtype.value_or(get_default_dtype());
   Device dev = device.value_or(Device(DeviceType::CPU));
-  int64_t extent = 1;
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (size[i] - 1) * stride[i];
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
   }
-  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(extent) * element_size(t), get_allocator(dev.type));
+  const size_t nbytes = storage_nbytes(size, stride, element_size(t));  // Note [Checked sizes]
+  auto storage = make_intrusive<StorageImpl>(nbytes, get_allocator(dev.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0));
 }
 
@@ -179,6 +175,14 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
                bool /*non_blocking*/, std::optional<MemoryFormat> memory_format) {
   Tensor r = native::empty_like(self, dtype, device, memory_format);
+  if (self.unsafeGetTensorImpl()->is_wrapped_uint64() && is_floating_type(r.dtype()) && self.is_cpu()) {
+    // A Python int in [2**63, 2**64): a floating dtype gets its value, not the int64 it wraps to.
+    // Cast as a double tensor would be (a float16 result overflows to inf, as in PyTorch).
+    Tensor d = native::empty({}, ScalarType::Double, std::nullopt);
+    *d.data_ptr<double>() = static_cast<double>(static_cast<uint64_t>(self.item<int64_t>()));
+    r.copy_(d);
+    return r;
+  }
   r.copy_(self);
   return r;
 }
@@ -222,7 +226,12 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 Tensor wrapped_scalar(const Scalar& s) {
   ScalarType t = s.is_floating_point() ? ScalarType::Double : s.default_dtype();
   Tensor r = native::empty({}, t, std::nullopt);
-  r.fill_(s);
+  if (s.is_big_unsigned()) {
+    *r.data_ptr<int64_t>() = s.to_long();  // TensorImpl::is_wrapped_uint64
+    r.unsafeGetTensorImpl()->set_wrapped_uint64(true);
+  } else {
+    r.fill_(s);
+  }
   r.unsafeGetTensorImpl()->set_wrapped_number(true);
   return r;
 }

@@ -32,8 +32,8 @@ const char* cpp_name() {
   else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
   else if constexpr (std::is_same_v<T, int32_t>) return "int";
   else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
-  else if constexpr (std::is_same_v<T, Half>) return "at::Half";
-  else if constexpr (std::is_same_v<T, BFloat16>) return "at::BFloat16";
+  else if constexpr (std::is_same_v<T, Half>) return "c10::Half";
+  else if constexpr (std::is_same_v<T, BFloat16>) return "c10::BFloat16";
   else if constexpr (std::is_same_v<T, float>) return "float";
   else return "double";
 }
@@ -66,6 +66,9 @@ T checked_to(const Scalar& s) {
   }
   const int64_t v = s.to_long();
   if constexpr (std::is_integral_v<T>) {
+    if (s.is_big_unsigned() && !std::is_same_v<T, bool>) {
+      throw Error(str_cat("value cannot be converted to type ", cpp_name<T>(), " without overflow"));
+    }
     if constexpr (std::is_unsigned_v<T>) {
       overflow = v > static_cast<int64_t>(std::numeric_limits<T>::max()) ||
                  (v < 0 && static_cast<uint64_t>(-v) > static_cast<uint64_t>(std::numeric_limits<T>::max()));
@@ -76,7 +79,7 @@ T checked_to(const Scalar& s) {
     if (overflow) throw Error(str_cat("value cannot be converted to type ", cpp_name<T>(), " without overflow"));
     return static_cast<T>(v);
   } else {
-    return T(static_cast<std::conditional_t<std::is_same_v<T, double>, double, float>>(v));
+    return T(static_cast<std::conditional_t<std::is_same_v<T, double>, double, float>>(s.to_double()));
   }
 }
 

@@ -17,23 +17,12 @@ Tensor make_view(const Tensor& self, IntArrayRef size, IntArrayRef stride, int64
 
 // Throws PyTorch's error when the geometry reaches past the end of the storage.
 void check_in_storage(const Tensor& self, IntArrayRef size, IntArrayRef stride, int64_t offset) {
-  int64_t extent = 1;
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0, "Storage size calculation overflowed with sizes=", shape_string(size),
                 " and strides=", shape_string(stride));
-    if (size[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (size[i] - 1) * stride[i];
   }
-  if (extent == 0) return;
-  const int64_t itemsize = static_cast<int64_t>(self.element_size());
-  const int64_t needed = (offset + extent) * itemsize;
-  const int64_t have = static_cast<int64_t>(self.unsafeGetTensorImpl()->storage()->nbytes());
-  EMBER_CHECK(needed <= have, "setStorage: sizes ", shape_string(size), ", strides ", shape_string(stride),
-              ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ", needed,
-              " are out of bounds for storage of size ", have);
+  check_in_bounds_for_storage(size, stride, offset, self.element_size(),
+                              self.unsafeGetTensorImpl()->storage()->nbytes());  // Note [Checked sizes]
 }
 
 // Infers a -1 entry of a view/reshape shape from numel.

@@ -1,0 +1,35 @@
+"""PyTorch's TypeErrors for Python-level functions given arguments of the
+wrong type (its C++ argument parser raises them; without these checks a
+wrapper fails later with an AttributeError)."""
+
+from __future__ import annotations
+
+from ember import _C
+
+
+def _type_name(value):
+    kind = type(value)
+    if isinstance(value, _C.TensorBase):
+        return "Tensor"
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    return "torch." + kind.__name__.split(".")[-1]
+
+
+def tensor(fn, name, position, value):
+    if not isinstance(value, _C.TensorBase):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {_type_name(value)}")
+    return value
+
+
+def tensor_elements(values, argument=0):
+    for i, value in enumerate(values):
+        if not isinstance(value, _C.TensorBase):
+            raise TypeError(f"expected Tensor as element {i} in argument {argument}, but got {_type_name(value)}")
+    return values
+
+
+def string(fn, name, position, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be str, not {_type_name(value)}")
+    return value

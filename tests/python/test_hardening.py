@@ -1,0 +1,296 @@
+"""Calls that crashed, hung, leaked a Python error or silently lost data,
+each compared with PyTorch (exception class, and message where it is the
+same text)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from conftest import torch
+
+import ember
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using a target size")
+
+
+def outcome(lib, code):
+    """('ok', repr-able result) or (exception class name, first message line)."""
+    env = {"torch": lib, "F": lib.nn.functional}
+    try:
+        r = eval(code, env)  # noqa: S307 - the test's own code
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e).split("\n")[0]
+    if isinstance(r, lib.Tensor):
+        return "ok", [str(r.dtype).split(".")[-1], list(r.shape), r.tolist()]
+    return "ok", r
+
+
+def check_same(code, message=True):
+    t = outcome(torch, code)
+    e = outcome(ember, code)
+    # A trivial call right after: nothing may be left behind.
+    assert ember.zeros(1).add(1).item() == 1
+    assert e[0] == t[0], f"{code}: ember {e}, torch {t}"
+    if message or t[0] == "ok":
+        # Through repr, so that NaN equals NaN.
+        assert repr(e[1]) == repr(t[1]), f"{code}: ember {e}, torch {t}"
+
+
+# Each of these killed the process (SIGSEGV or SIGFPE): run them in a child
+# so that a regression fails the test instead of the test run.
+CRASHES = [
+    ("torch.zeros(3).index_put_([], torch.tensor(1.))", False),
+    ("torch.zeros(2**62)", True),
+    ("torch.empty(2**62)", True),
+    ("torch.full((2**62,), 1.)", True),
+    ("torch.arange(2**61)", True),
+    ("torch.zeros(1).new_full((2**62,), 1.)", True),
+    ("torch.tensor([1]).repeat_interleave(2**62)", True),
+    ("torch.ones(1).expand(2**62).clone()", False),
+    ("torch.zeros(4).as_strided((2**62,), (1,)).sum()", True),
+    ("torch.ones(5, 2, 5).repeat_interleave(2**62, output_size=-1)", True),
+    ("torch.empty_strided((2, 2**62), (2**62, 1))", True),
+    ("torch.zeros(4).as_strided((3,), (2,))", True),
+]
+
+
+def test_crash_reproducers_raise_as_torch():
+    script = textwrap.dedent(
+        f"""
+        import json, sys
+        sys.path.insert(0, {str(__file__.rsplit("/", 1)[0])!r})
+        import ember
+        from test_hardening import outcome
+        print(json.dumps([outcome(ember, c) for c, _ in {CRASHES!r}]))
+        """
+    )
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    for (code, message), e in zip(CRASHES, got):
+        t = outcome(torch, code)
+        assert e[0] == t[0], f"{code}: ember {e}, torch {t}"
+        if message:
+            assert e[1] == t[1], f"{code}: ember {e}, torch {t}"
+
+
+def test_checkpoint_view_past_its_storage_is_refused(tmp_path):
+    import collections
+
+    class Oversized:
+        # A 4-element storage viewed with size (2**62,).
+        def __reduce_ex__(self, proto):
+            storage = torch.zeros(4)._typed_storage()
+            return torch._utils._rebuild_tensor_v2, (storage, 0, (2**62,), (1,), False, collections.OrderedDict())
+
+    buf = io.BytesIO()
+    torch.save({"t": Oversized()}, buf)
+    path = tmp_path / "bad.pt"
+    path.write_bytes(buf.getvalue())
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed|out of bounds for storage"):
+        ember.load(str(path))["t"].sum()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.zeros(3, 1).expand(-1, -2)",
+        "torch.zeros(4).broadcast_to((2**62, 4))",
+        "torch.zeros(2, 2**62, 2**62)",
+        "torch.zeros(1).expand(2**62, 4)",
+    ],
+)
+def test_wrapped_sizes_raise(code):
+    check_same(code)
+
+
+def test_mvlgamma_huge_p_does_not_loop():
+    import time
+
+    t0 = time.monotonic()
+    for code in ("torch.special.multigammaln(torch.zeros(2**20).expand(2**20, 2**10), 2**31)",
+                 "torch.mvlgamma(torch.full((4,), 1e10), 2**62)"):
+        with pytest.raises(RuntimeError):
+            eval(code, {"torch": ember})
+    assert time.monotonic() - t0 < 30
+    # Large but fine p: the same values as PyTorch.
+    e = ember.mvlgamma(ember.tensor([100.0, 300.0], dtype=ember.float64), 100)
+    t = torch.mvlgamma(torch.tensor([100.0, 300.0], dtype=torch.float64), 100)
+    assert e.tolist() == pytest.approx(t.tolist(), rel=1e-12)
+
+
+BIG_INTS = [2**63, 2**63 + 5, 2**64 - 1, 2**64, -(2**63) - 1, 2**100]
+
+
+@pytest.mark.parametrize("v", BIG_INTS)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "torch.zeros(3).ne({v})",
+        "torch.zeros(3) + {v}",
+        "{v} * torch.ones(2, dtype=torch.float64)",
+        "torch.zeros(3).add({v})",
+        "torch.zeros(3).add(torch.ones(3), alpha={v})",
+        "torch.zeros(3, dtype=torch.int64).add({v})",
+        "torch.zeros(3).clamp({v})",
+        "torch.zeros(3).clamp(max={v})",
+        "torch.zeros(3).fill_({v})",
+        "torch.zeros(3, dtype=torch.int64).fill_({v})",
+        "torch.full((2,), {v})",
+        "torch.zeros(3).roll({v})",
+        "torch.zeros(3).sum({v})",
+        "torch.zeros(3).view({v})",
+        "torch.zeros(3).pow({v})",
+        "torch.zeros(3, dtype=torch.int64).lt({v})",
+        "torch.zeros(2, 3).logsumexp({v})",
+        "torch.zeros(2).size({v})",
+        "torch.zeros(3).expand(3, {v})",
+        "torch.zeros(3).amax(dim={v})",
+        "torch.zeros(2).where(torch.tensor([True, False]), {v})",
+    ],
+)
+def test_big_python_ints(template, v):
+    code = template.format(v=v)
+    # The message of an int list element embeds PyTorch's C++ backtrace.
+    check_same(code, message="view(" not in code and "expand(" not in code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.zeros(3, dtype=torch.int8).fill_(300)",
+        "torch.zeros(3, dtype=torch.uint8).fill_(-1)",
+        "torch.zeros(3, dtype=torch.uint8).fill_(-300)",
+        "torch.zeros(3, dtype=torch.int16).fill_(2**15)",
+        "torch.zeros(3, dtype=torch.float16).fill_(1e10)",
+        "torch.zeros(3).fill_(1e300)",
+        "torch.zeros(3, dtype=torch.bool).fill_(300)",
+        "torch.zeros(0, dtype=torch.int8).fill_(300)",
+        "torch.zeros(3, dtype=torch.int8).zero_()",
+    ],
+)
+def test_fill_value_range(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.zeros(1, 1).expand(3, 3).uniform_()",
+        "torch.zeros(1).expand(3).normal_()",
+        "torch.zeros(1).expand(3).bernoulli_()",
+        "torch.zeros(1).expand(3).bernoulli_(torch.full((3,), 0.5))",
+        "torch.zeros(1).expand(3).exponential_()",
+        "torch.zeros(1).expand(3).random_()",
+        "torch.zeros(1).expand(3).random_(0, 5)",
+        "torch.zeros(1).expand(3).random_(5)",
+        "torch.zeros(1).expand(3).clip_(0, 1)",
+        "torch.zeros(1).expand(3).greater_equal_(0)",
+        "torch.add(torch.ones(3), 1, out=torch.zeros(1).expand(3))",
+        "torch.zeros(1, 1).expand(3, 3).tril_()",
+        "torch.zeros(1).expand(3).fill_(2.)",
+    ],
+)
+def test_writes_into_overlapping_elements(code):
+    check_same(code)
+
+
+def _grad_assignment(lib, value):
+    x = lib.ones(3, requires_grad=True)
+    try:
+        x.grad = x if value == "self" else eval(value, {"torch": lib})  # noqa: S307
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return "ok", None
+
+
+@pytest.mark.parametrize("value", ["self", "torch.ones(2)", "torch.ones(3, dtype=torch.int64)", "3", "None",
+                                   "torch.zeros(3)"])
+def test_grad_assignment(value):
+    e, t = _grad_assignment(ember, value), _grad_assignment(torch, value)
+    assert e[0] == t[0]
+    if value in ("self", "torch.ones(2)"):
+        assert e[1] == t[1]
+
+
+def _hook_result(lib, hook):
+    x = lib.ones(3, requires_grad=True)
+    x.register_hook(eval(hook, {"torch": lib}))  # noqa: S307
+    try:
+        (x * 2).sum().backward()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return "ok", x.grad.tolist()
+
+
+@pytest.mark.parametrize("hook", ["lambda g: g.double()", "lambda g: g[:2]", "lambda g: g * 3", "lambda g: None"])
+def test_hook_result_checked(hook):
+    assert _hook_result(ember, hook) == _hook_result(torch, hook)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "bad"])
+@pytest.mark.parametrize(
+    "shapes", [((2, 3), (2, 3), (2, 3)), ((3, 1), (3,), (3, 1)), ((2, 3), (3,), (3,)), ((4,), (4,), None)]
+)
+def test_mse_loss_weight(shapes, reduction):
+    xs, ys, ws = shapes
+    x = f"torch.arange({math.prod(xs)}.).reshape({xs}) * 3"
+    y = f"torch.arange({math.prod(ys)}.).reshape({ys}) - 7"
+    w = "None" if ws is None else f"torch.arange({math.prod(ws)}.).reshape({ws}) + 0.5"
+    code = f"F.mse_loss({x}, {y}, reduction={reduction!r}, weight={w})"
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.is_nonzero(0.5)",
+        "torch.zeros(2).is_same_size(3)",
+        "torch.broadcast_tensors(torch.uint8)",
+        "torch.broadcast_tensors(torch.ones(2), 3)",
+        "torch.einsum(1e300, torch.ones(2))",
+        "torch.equal(torch.ones(2), (3,))",
+        "torch.equal(3, torch.ones(2))",
+        "torch.atleast_1d([torch.ones(1), 3])",
+        "torch.atleast_3d((torch.ones(1), None))",
+        "torch.broadcast_to(3, (2,))",
+        "torch.hstack(torch.ones(2))",
+        "torch.row_stack(3)",
+        "torch.vstack([torch.ones(2), 3])",
+        "torch.dstack((3,))",
+        "torch.column_stack(None)",
+    ],
+)
+def test_python_wrappers_raise_type_errors(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.asinh(torch.ones(2, 3), out=torch.zeros(1).expand(3, 4))",
+        "torch.add(torch.ones(2, 3), 1, out=torch.zeros(1, 1).expand(2, 3))",
+        "torch.zeros(1).expand(3).clip_(0, 1)",
+    ],
+)
+def test_out_overlap_checked_before_resize(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("bounds", ["min_val=float('nan')", "max_val=float('nan')", "min_val=-0.5, max_val=0.5"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_hardtanh_nan_bounds(bounds, dtype):
+    check_same(f"F.hardtanh(torch.tensor([-2., 0.25, 2., float('nan')]).to(torch.{dtype}), {bounds})")
+    check_same(f"F.hardtanh_(torch.tensor([-2., 0.25, 2.]).to(torch.{dtype}), {bounds})")
+
+
+@pytest.mark.parametrize("op", ["floor_divide", "div", "add", "mul", "remainder", "sub"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "int64"])
+def test_uint64_python_int_operand(op, dtype):
+    check_same(f"torch.tensor([-1.9, 0.5, 3.0]).to(torch.{dtype}).{op}(2**63 + 2**60)")
