@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ember import _C
 from ember import _numpy as _np
 from ember._conversions import ConversionMethods
@@ -21,6 +23,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
 
         handle = RemovableHandle()
 
+        @functools.wraps(hook)  # errors about the hook name it, not this wrapper
         def call(grad):
             return hook(grad) if handle.active else None
 
