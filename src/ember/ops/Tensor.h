@@ -36,7 +36,8 @@ class EMBER_API Tensor : public TensorBase {
 // The default floating dtype (float32 unless changed).
 EMBER_API ScalarType get_default_dtype();
 EMBER_API void set_default_dtype(ScalarType t);
-// The device factories use when given none (ember.set_default_device); the CPU unless set.
+// ember.set_default_device: the device Python factory calls use when given
+// none. C++ factories without a device always use the CPU.
 EMBER_API Device get_default_device();
 EMBER_API void set_default_device(Device d);
 
