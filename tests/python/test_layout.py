@@ -80,3 +80,15 @@ def test_ruff_finds_nothing():
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_clang_format_finds_nothing():
+    """src/ is formatted with the pinned clang-format (requirements-test.txt) and .clang-format."""
+    binary = Path(sys.executable).with_name("clang-format")
+    if not binary.exists():
+        pytest.skip("clang-format is not installed (requirements-test.txt installs it)")
+    files = sorted(str(p) for p in (ROOT / "src").rglob("*") if p.suffix in (".cpp", ".h", ".cu", ".cuh"))
+    result = subprocess.run(
+        [str(binary), "--dry-run", "--Werror", *files], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr[-4000:]

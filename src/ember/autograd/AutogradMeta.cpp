@@ -111,8 +111,9 @@ void check_inplace(const Tensor& self, bool requires_grad) {
 }
 
 void throw_out_requires_grad(const char* op) {
-  throw Error(str_cat(op, "(): functions with out=... arguments don't support automatic differentiation, but one of "
-                          "the arguments requires grad."));
+  throw Error(str_cat(op,
+                      "(): functions with out=... arguments don't support automatic differentiation, but one of "
+                      "the arguments requires grad."));
 }
 
 }  // namespace autograd

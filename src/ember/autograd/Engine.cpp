@@ -40,8 +40,8 @@ bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
 Tensor validate_grad(const Node& producer, size_t index, Tensor grad, const InputMetadata& meta) {
   if (!grad.sizes().equals(meta.shape)) {
     if (!is_expandable_to(meta.shape, grad.sizes())) {
-      throw Error(str_cat("Function ", producer.name(), " returned an invalid gradient at index ", index,
-                          " - got ", shape_string(grad.sizes()), " but expected shape compatible with ",
+      throw Error(str_cat("Function ", producer.name(), " returned an invalid gradient at index ", index, " - got ",
+                          shape_string(grad.sizes()), " but expected shape compatible with ",
                           shape_string(meta.shape)));
     }
     grad = generated::sum_to(grad, meta.shape);
@@ -151,8 +151,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
     const edge_list& edges = n->next_edges();
     if (out.size() != edges.size() && !edges.empty()) {
-      throw Error(str_cat("function ", n->name(), " returned an incorrect number of gradients (expected ",
-                          edges.size(), ", got ", out.size(), ")"));
+      throw Error(str_cat("function ", n->name(), " returned an incorrect number of gradients (expected ", edges.size(),
+                          ", got ", out.size(), ")"));
     }
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
@@ -247,8 +247,7 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
     EMBER_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
     in_edges.push_back(std::move(e));
   }
-  return run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, in_edges, allow_unused,
-                      false);
+  return run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, in_edges, allow_unused, false);
 }
 
 }  // namespace ember::autograd

@@ -40,9 +40,7 @@ int64_t reduced_count(IntArrayRef sizes, const std::optional<std::vector<int64_t
 std::optional<std::vector<int64_t>> as_dims(IntArrayRef dims) { return dims.vec(); }
 
 // t broadcast to sizes as a contiguous double tensor.
-Tensor dense(const Tensor& t, IntArrayRef sizes) {
-  return t.expand(sizes).to(ScalarType::Double).contiguous();
-}
+Tensor dense(const Tensor& t, IntArrayRef sizes) { return t.expand(sizes).to(ScalarType::Double).contiguous(); }
 
 // out[i] = f(a[i], b[i], c[i]) over double copies, cast to dtype.
 template <typename F>

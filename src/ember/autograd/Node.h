@@ -65,9 +65,7 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
 
   // Hooks on the gradient arriving at input i (tensor.register_hook), and
   // after apply (node.register_hook).
-  void add_tensor_pre_hook(uint32_t input_nr, TensorHook hook) {
-    pre_hooks_.emplace_back(input_nr, std::move(hook));
-  }
+  void add_tensor_pre_hook(uint32_t input_nr, TensorHook hook) { pre_hooks_.emplace_back(input_nr, std::move(hook)); }
   void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
   const std::vector<std::pair<uint32_t, TensorHook>>& tensor_pre_hooks() const { return pre_hooks_; }
   // retain_grad's hook: runs after every other hook on that input.

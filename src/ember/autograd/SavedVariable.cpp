@@ -77,9 +77,10 @@ Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
   // With hooks the tensor is theirs to keep: versions cannot be tracked through them (as PyTorch).
   uint32_t current = version_counter_->version.load();
   if (!packed_ && current != saved_version_) {
-    std::string msg = str_cat("one of the variables needed for gradient computation has been modified by an inplace "
-                              "operation: [",
-                              data_.type_name(), " ", shape_string(data_.sizes()), "]");
+    std::string msg = str_cat(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [",
+        data_.type_name(), " ", shape_string(data_.sizes()), "]");
     // Named: the node that saved an output, or an input's current history,
     // without "Backward" ("Add" for AddBackward0, "Fill2" for FillBackward2).
     std::shared_ptr<Node> fn;

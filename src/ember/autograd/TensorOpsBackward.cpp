@@ -58,7 +58,8 @@ Tensor scatter_reduce_src_backward(const Tensor& grad, const Tensor& self, int64
                                    const Tensor& result) {
   if (reduce == "sum") return grad.gather(dim, index);
   if (reduce == "mean") {
-    return div(grad.gather(dim, index), mean_counts(self, dim, index, src, include_self, grad.dtype()).gather(dim, index));
+    return div(grad.gather(dim, index),
+               mean_counts(self, dim, index, src, include_self, grad.dtype()).gather(dim, index));
   }
   if (reduce == "prod") return div((grad * result).gather(dim, index), src);
   Tensor value = result.gather(dim, index);

@@ -86,9 +86,9 @@ void handle_view_on_rebase(const AutogradMeta* m, bool indirect) {
   const char* modified = indirect ? "its base or another view of its base has been" : "is being";
   std::string msg;
   if (cm == CreationMeta::INFERENCE_MODE || cm == CreationMeta::NO_GRAD_MODE || !fn) {
-    std::string prefix = fn ? str_cat("Output ", m->output_nr, " of ", op_name(*fn),
-                                      " is a view of a view which was created in")
-                            : std::string("A view was created in");
+    std::string prefix =
+        fn ? str_cat("Output ", m->output_nr, " of ", op_name(*fn), " is a view of a view which was created in")
+           : std::string("A view was created in");
     if (cm == CreationMeta::INFERENCE_MODE) {
       msg = str_cat(prefix, " inference mode and ", modified, " modified inplace in normal mode.");
     } else {
@@ -98,16 +98,19 @@ void handle_view_on_rebase(const AutogradMeta* m, bool indirect) {
     msg = str_cat("Output ", m->output_nr, " of ", op_name(*fn), " is a view and ", modified, " modified inplace.");
   }
   if (cm == CreationMeta::MULTI_OUTPUT_NODE) {
-    msg += " This view is the output of a function that returns multiple views. Such functions do not allow the "
-           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
+    msg +=
+        " This view is the output of a function that returns multiple views. Such functions do not allow the "
+        "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
   } else if (cm == CreationMeta::NO_GRAD_MODE) {
-    msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-           "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-           "inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+    msg +=
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+        "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+        "inplace to be tracked) or both outside (if you want the inplace to be tracked).";
   } else if (cm == CreationMeta::INFERENCE_MODE) {
-    msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-           "moving both the view and the inplace either both inside the inference_mode block (if you don't want "
-           "the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+    msg +=
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+        "moving both the view and the inplace either both inside the inference_mode block (if you don't want "
+        "the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
   }
   throw Error(msg);
 }

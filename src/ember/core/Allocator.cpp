@@ -217,15 +217,14 @@ std::array<Allocator*, kNumDeviceTypes> g_allocators = [] {
 Allocator* get_allocator(DeviceType type) {
   Allocator* a = g_allocators[static_cast<int>(type)];
   if (!a) {
-    throw Error(str_cat("Ember was built without ", device_type_name(type) == std::string("cuda") ? "CUDA" : device_type_name(type),
+    throw Error(str_cat("Ember was built without ",
+                        device_type_name(type) == std::string("cuda") ? "CUDA" : device_type_name(type),
                         " support, or no ", device_type_name(type), " device is available"));
   }
   return a;
 }
 
-void set_allocator(DeviceType type, Allocator* allocator) {
-  g_allocators[static_cast<int>(type)] = allocator;
-}
+void set_allocator(DeviceType type, Allocator* allocator) { g_allocators[static_cast<int>(type)] = allocator; }
 
 void cpu_release_cached_blocks() { large_blocks().release_idle(); }
 

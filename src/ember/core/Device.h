@@ -25,8 +25,7 @@ constexpr int kNumDeviceTypes = 0
 inline const char* device_type_name(DeviceType t) {
   switch (t) {
 #define EMBER_DEVICE_NAME(name, lower) \
-  case DeviceType::name:              \
-    return #lower;
+  case DeviceType::name: return #lower;
     EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_NAME)
 #undef EMBER_DEVICE_NAME
   }

@@ -55,25 +55,25 @@ std::string str_cat(const Args&... args) {
 }  // namespace ember
 
 // EMBER_CHECK(cond, parts...): user-facing check, throws ember::Error.
-#define EMBER_CHECK(cond, ...)                                \
-  do {                                                        \
-    if (EMBER_UNLIKELY(!(cond))) {                            \
-      throw ::ember::Error(::ember::str_cat(__VA_ARGS__));    \
-    }                                                         \
+#define EMBER_CHECK(cond, ...)                             \
+  do {                                                     \
+    if (EMBER_UNLIKELY(!(cond))) {                         \
+      throw ::ember::Error(::ember::str_cat(__VA_ARGS__)); \
+    }                                                      \
   } while (0)
 
 // EMBER_CHECK_TYPE(ErrorClass, cond, parts...): same with a chosen error type.
-#define EMBER_CHECK_TYPE(Kind, cond, ...)                     \
-  do {                                                        \
-    if (EMBER_UNLIKELY(!(cond))) {                            \
-      throw ::ember::Kind(::ember::str_cat(__VA_ARGS__));     \
-    }                                                         \
+#define EMBER_CHECK_TYPE(Kind, cond, ...)                 \
+  do {                                                    \
+    if (EMBER_UNLIKELY(!(cond))) {                        \
+      throw ::ember::Kind(::ember::str_cat(__VA_ARGS__)); \
+    }                                                     \
   } while (0)
 
 // Internal invariant: failure is a bug in Ember, and says so.
-#define EMBER_INTERNAL_ASSERT(cond, ...)                                                   \
-  do {                                                                                     \
-    if (EMBER_UNLIKELY(!(cond))) {                                                         \
+#define EMBER_INTERNAL_ASSERT(cond, ...)                                                       \
+  do {                                                                                         \
+    if (EMBER_UNLIKELY(!(cond))) {                                                             \
       ::ember::internal_assert_fail(__FILE__, __LINE__, #cond, ::ember::str_cat(__VA_ARGS__)); \
-    }                                                                                      \
+    }                                                                                          \
   } while (0)

@@ -32,7 +32,7 @@ struct Half {
     u &= 0x7fffffffu;
     if (u >= 0x7f800000u) return uint16_t(sign | (u > 0x7f800000u ? 0x7e00u : 0x7c00u));
     if (u >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds to infinity
-    if (u < 0x38800000u) {                                   // subnormal half or zero
+    if (u < 0x38800000u) {  // subnormal half or zero
       float a = detail::bits_float(u) + 0.5f;  // lets the FPU round to nearest even
       return uint16_t(sign | (detail::float_bits(a) - 0x3f000000u));
     }

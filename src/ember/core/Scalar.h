@@ -13,11 +13,11 @@ class Scalar {
   enum class Kind : uint8_t { Bool, Int, Float };
 
   Scalar() : Scalar(int64_t(0)) {}
-  Scalar(bool v) : kind_(Kind::Bool) { v_.i = v; }         // NOLINT
-  Scalar(int v) : kind_(Kind::Int) { v_.i = v; }           // NOLINT
-  Scalar(int64_t v) : kind_(Kind::Int) { v_.i = v; }       // NOLINT
-  Scalar(double v) : kind_(Kind::Float) { v_.d = v; }      // NOLINT
-  Scalar(float v) : kind_(Kind::Float) { v_.d = v; }       // NOLINT
+  Scalar(bool v) : kind_(Kind::Bool) { v_.i = v; }  // NOLINT
+  Scalar(int v) : kind_(Kind::Int) { v_.i = v; }  // NOLINT
+  Scalar(int64_t v) : kind_(Kind::Int) { v_.i = v; }  // NOLINT
+  Scalar(double v) : kind_(Kind::Float) { v_.d = v; }  // NOLINT
+  Scalar(float v) : kind_(Kind::Float) { v_.d = v; }  // NOLINT
 
   // A Python int in [2**63, 2**64), which PyTorch keeps as uint64: integer
   // dtypes see it wrapped to int64 (to_long), floating ones its value.
@@ -51,8 +51,7 @@ class Scalar {
   // The dtype a tensor made from this number gets by default (float32 for
   // floats, int64 for ints, bool for bools).
   ScalarType default_dtype() const {
-    return kind_ == Kind::Float ? ScalarType::Float
-                                : (kind_ == Kind::Int ? ScalarType::Long : ScalarType::Bool);
+    return kind_ == Kind::Float ? ScalarType::Float : (kind_ == Kind::Int ? ScalarType::Long : ScalarType::Bool);
   }
   bool equal(double v) const { return to_double() == v; }
 

@@ -8,8 +8,8 @@ constexpr int kTable = kNumScalarTypes;
 static_assert(kTable == 10, "update the promotion table when adding a dtype");
 
 using S = ScalarType;
-constexpr S u1 = S::Byte, i1 = S::Char, i2 = S::Short, i4 = S::Int, i8 = S::Long, f2 = S::Half,
-            f4 = S::Float, f8 = S::Double, b1 = S::Bool, bf = S::BFloat16;
+constexpr S u1 = S::Byte, i1 = S::Char, i2 = S::Short, i4 = S::Int, i8 = S::Long, f2 = S::Half, f4 = S::Float,
+            f8 = S::Double, b1 = S::Bool, bf = S::BFloat16;
 
 // Row/column order: u1 i1 i2 i4 i8 f2 f4 f8 b1 bf.
 constexpr S kPromote[kTable][kTable] = {

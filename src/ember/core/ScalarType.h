@@ -13,23 +13,23 @@
 namespace ember {
 
 // _(C++ type, enum name, Python name, PyTorch legacy storage name)
-#define EMBER_FORALL_SCALAR_TYPES(_)          \
-  _(uint8_t, Byte, uint8, Byte)               \
-  _(int8_t, Char, int8, Char)                 \
-  _(int16_t, Short, int16, Short)             \
-  _(int32_t, Int, int32, Int)                 \
-  _(int64_t, Long, int64, Long)               \
-  _(::ember::Half, Half, float16, Half)       \
-  _(float, Float, float32, Float)             \
-  _(double, Double, float64, Double)          \
-  _(bool, Bool, bool, Bool)                   \
+#define EMBER_FORALL_SCALAR_TYPES(_)    \
+  _(uint8_t, Byte, uint8, Byte)         \
+  _(int8_t, Char, int8, Char)           \
+  _(int16_t, Short, int16, Short)       \
+  _(int32_t, Int, int32, Int)           \
+  _(int64_t, Long, int64, Long)         \
+  _(::ember::Half, Half, float16, Half) \
+  _(float, Float, float32, Float)       \
+  _(double, Double, float64, Double)    \
+  _(bool, Bool, bool, Bool)             \
   _(::ember::BFloat16, BFloat16, bfloat16, BFloat16)
 
 enum class ScalarType : int8_t {
 #define EMBER_ENUM_ENTRY(cpp, name, py, legacy) name,
   EMBER_FORALL_SCALAR_TYPES(EMBER_ENUM_ENTRY)
 #undef EMBER_ENUM_ENTRY
-  Undefined,
+      Undefined,
 };
 
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -38,12 +38,10 @@ constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
 inline size_t element_size(ScalarType t) {
   switch (t) {
 #define EMBER_SIZE_CASE(cpp, name, py, legacy) \
-  case ScalarType::name:                      \
-    return sizeof(cpp);
+  case ScalarType::name: return sizeof(cpp);
     EMBER_FORALL_SCALAR_TYPES(EMBER_SIZE_CASE)
 #undef EMBER_SIZE_CASE
-    default:
-      break;
+    default: break;
   }
   throw Error("element_size: undefined dtype");
 }
@@ -52,12 +50,10 @@ inline size_t element_size(ScalarType t) {
 inline std::string_view scalar_type_name(ScalarType t) {
   switch (t) {
 #define EMBER_NAME_CASE(cpp, name, py, legacy) \
-  case ScalarType::name:                      \
-    return #py;
+  case ScalarType::name: return #py;
     EMBER_FORALL_SCALAR_TYPES(EMBER_NAME_CASE)
 #undef EMBER_NAME_CASE
-    default:
-      return "undefined";
+    default: return "undefined";
   }
 }
 
@@ -65,12 +61,10 @@ inline std::string_view scalar_type_name(ScalarType t) {
 inline std::string_view legacy_type_name(ScalarType t) {
   switch (t) {
 #define EMBER_LEGACY_CASE(cpp, name, py, legacy) \
-  case ScalarType::name:                        \
-    return #legacy "Tensor";
+  case ScalarType::name: return #legacy "Tensor";
     EMBER_FORALL_SCALAR_TYPES(EMBER_LEGACY_CASE)
 #undef EMBER_LEGACY_CASE
-    default:
-      return "UndefinedTensor";
+    default: return "UndefinedTensor";
   }
 }
 
@@ -81,8 +75,7 @@ inline std::string dtype_message_name(ScalarType t) {
 }
 
 inline bool is_floating_type(ScalarType t) {
-  return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
-         t == ScalarType::BFloat16;
+  return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half || t == ScalarType::BFloat16;
 }
 inline bool is_integral_type(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte || t == ScalarType::Char ||
@@ -91,10 +84,10 @@ inline bool is_integral_type(ScalarType t, bool include_bool) {
 
 template <typename T>
 struct CppTypeToScalarType;
-#define EMBER_CPP_TO_ENUM(cpp, name, py, legacy)                           \
-  template <>                                                             \
-  struct CppTypeToScalarType<cpp> {                                       \
-    static constexpr ScalarType value = ScalarType::name;                 \
+#define EMBER_CPP_TO_ENUM(cpp, name, py, legacy)          \
+  template <>                                             \
+  struct CppTypeToScalarType<cpp> {                       \
+    static constexpr ScalarType value = ScalarType::name; \
   };
 EMBER_FORALL_SCALAR_TYPES(EMBER_CPP_TO_ENUM)
 #undef EMBER_CPP_TO_ENUM
@@ -129,21 +122,21 @@ EMBER_CORE_API ScalarType promote_types(ScalarType a, ScalarType b);
     return __VA_ARGS__();                   \
   }
 static_assert(::ember::kNumScalarTypes == 10, "add the new dtype to EMBER_DISPATCH_ALL_TYPES");
-#define EMBER_DISPATCH_ALL_TYPES(DTYPE, OPNAME, ...)                                     \
-  [&] {                                                                                  \
-    switch (DTYPE) {                                                                     \
-      EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)                                    \
-      EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)                                     \
-      EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)                                   \
-      EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)                                     \
-      EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)                                    \
-      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                              \
-      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                     \
-      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                   \
-      EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)                                       \
-      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                      \
-      default:                                                                           \
-        throw ::ember::Error(::ember::str_cat("\"", OPNAME, "\" not implemented for '",  \
-                                              ::ember::scalar_type_name(DTYPE), "'"));  \
-    }                                                                                    \
+#define EMBER_DISPATCH_ALL_TYPES(DTYPE, OPNAME, ...)                                                            \
+  [&] {                                                                                                         \
+    switch (DTYPE) {                                                                                            \
+      EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)                                                           \
+      EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)                                                            \
+      EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)                                                          \
+      EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)                                                            \
+      EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)                                                           \
+      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                                                     \
+      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                                            \
+      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                                          \
+      EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)                                                              \
+      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                                             \
+      default:                                                                                                  \
+        throw ::ember::Error(                                                                                   \
+            ::ember::str_cat("\"", OPNAME, "\" not implemented for '", ::ember::scalar_type_name(DTYPE), "'")); \
+    }                                                                                                           \
   }()

@@ -4,13 +4,12 @@ namespace ember {
 
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool scalar_as_1d) {
   if (ndim <= 0) {
-    EMBER_CHECK_TYPE(IndexError, scalar_as_1d, "Dimension specified as ", dim,
-                     " but tensor has no dimensions");
+    EMBER_CHECK_TYPE(IndexError, scalar_as_1d, "Dimension specified as ", dim, " but tensor has no dimensions");
     ndim = 1;
   }
   int64_t lo = -ndim, hi = ndim - 1;
-  EMBER_CHECK_TYPE(IndexError, dim >= lo && dim <= hi, "Dimension out of range (expected to be in range of [",
-                   lo, ", ", hi, "], but got ", dim, ")");
+  EMBER_CHECK_TYPE(IndexError, dim >= lo && dim <= hi, "Dimension out of range (expected to be in range of [", lo, ", ",
+                   hi, "], but got ", dim, ")");
   return dim < 0 ? dim + ndim : dim;
 }
 

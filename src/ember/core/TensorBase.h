@@ -77,9 +77,8 @@ T TensorBase::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   EMBER_CHECK(!is_meta(), "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(is_cpu(), "item() of a non-CPU tensor is not supported");
-  return EMBER_DISPATCH_ALL_TYPES(dtype(), "item", [&]() -> T {
-    return convert<T>(*static_cast<const scalar_t*>(impl_->data()));
-  });
+  return EMBER_DISPATCH_ALL_TYPES(dtype(), "item",
+                                  [&]() -> T { return convert<T>(*static_cast<const scalar_t*>(impl_->data())); });
 }
 
 }  // namespace ember

@@ -72,7 +72,8 @@ void check_in_bounds_for_storage(IntArrayRef sizes, IntArrayRef strides, int64_t
   const size_t bytes = storage_nbytes(sizes, strides, itemsize);
   if (bytes == 0) return;
   uint64_t needed = 0;
-  bool overflow = __builtin_mul_overflow(static_cast<uint64_t>(storage_offset), static_cast<uint64_t>(itemsize), &needed);
+  bool overflow =
+      __builtin_mul_overflow(static_cast<uint64_t>(storage_offset), static_cast<uint64_t>(itemsize), &needed);
   overflow |= __builtin_add_overflow(needed, static_cast<uint64_t>(bytes), &needed);
   EMBER_CHECK(!overflow && storage_offset >= 0 && needed <= storage_nbytes_have, "setStorage: sizes ",
               shape_string(sizes), ", strides ", shape_string(strides), ", storage offset ", storage_offset,
@@ -143,9 +144,7 @@ bool TensorImpl::is_non_overlapping_and_dense() const {
   return true;
 }
 
-void TensorImpl::bump_version() {
-  shared_version_counter()->version.fetch_add(1, std::memory_order_relaxed);
-}
+void TensorImpl::bump_version() { shared_version_counter()->version.fetch_add(1, std::memory_order_relaxed); }
 
 const IntrusivePtr<VersionCounter>& TensorImpl::shared_version_counter() {
   if (!version_) version_ = make_intrusive<VersionCounter>();

@@ -27,8 +27,7 @@ struct AutogradMetaInterface {
 
 class EMBER_CORE_API TensorImpl final : public RefCounted {
  public:
-  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
-             int64_t storage_offset);
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
   // A contiguous tensor over storage (strides computed).
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
   ~TensorImpl() override;

@@ -35,8 +35,7 @@ Tensor attn_scores(const Tensor& q, const Tensor& k, bool is_causal, const std::
   Tensor s = ember::mul(ember::matmul(q, ember::transpose(k, -2, -1)), scalar_of(scale, q));
   if (attn_mask && attn_mask->defined()) {
     s = ember::add(s, attn_mask->dtype() == ScalarType::Bool
-                          ? ember::masked_fill(ember::zeros_like(*attn_mask, q.dtype()),
-                                               ember::logical_not(*attn_mask),
+                          ? ember::masked_fill(ember::zeros_like(*attn_mask, q.dtype()), ember::logical_not(*attn_mask),
                                                -std::numeric_limits<double>::infinity())
                           : *attn_mask);
   }
@@ -120,8 +119,8 @@ std::tuple<Tensor, Tensor> fused_forward(const Tensor& q, const Tensor& k, const
     blas::sgemm(false, true, int(L), int(S), int(D), scale, hd.at<const float>(q), int(q.stride(2)),
                 hd.at<const float>(k), int(k.stride(2)), 0.0f, sc, int(S));
     cpu::attn_softmax_stub(sc, L, S, S, head_mask(mask, hd, is_causal), hd.at<float>(lse), 1);
-    blas::sgemm(false, false, int(L), int(Dv), int(S), 1.0f, sc, int(S), hd.at<const float>(v), int(v.stride(2)),
-                0.0f, hd.at<float>(out), int(out.stride(2)));
+    blas::sgemm(false, false, int(L), int(Dv), int(S), 1.0f, sc, int(S), hd.at<const float>(v), int(v.stride(2)), 0.0f,
+                hd.at<float>(out), int(out.stride(2)));
   });
   return {out, lse};
 }
@@ -172,8 +171,8 @@ bool can_fuse(std::initializer_list<const Tensor*> ts) {
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> sdpa_flash_cpu(const Tensor& query, const Tensor& key, const Tensor& value,
-                                          double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask,
+std::tuple<Tensor, Tensor> sdpa_flash_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p,
+                                          bool is_causal, const std::optional<Tensor>& attn_mask,
                                           std::optional<double> scale) {
   EMBER_CHECK(dropout_p == 0.0, "_scaled_dot_product_flash_attention_for_cpu: dropout is not supported");
   EMBER_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,

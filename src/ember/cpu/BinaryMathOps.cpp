@@ -3,8 +3,8 @@
 // and bitwise ops are generated from ops.yaml (`pointwise:`).
 #include <cmath>
 
-#include "ember/ops/OpChecks.h"
 #include "ember/cpu/MathStubs.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -24,8 +24,8 @@ Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<std:
     return out;
   }
   if (*rounding_mode == "floor") return floor_divide_out(self, other, out);
-  throw Error(str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode,
-                      "'"));
+  throw Error(
+      str_cat("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode, "'"));
 }
 
 Tensor true_divide(const Tensor& self, const Tensor& other) { return ember::div(self, other); }

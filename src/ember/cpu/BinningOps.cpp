@@ -14,13 +14,13 @@ namespace ember::native {
 // ---- searchsorted --------------------------------------------------------------------------------
 
 Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
-                         std::optional<std::string> side, const std::optional<Tensor>& sorter,
-                         Tensor& out) {
+                         std::optional<std::string> side, const std::optional<Tensor>& sorter, Tensor& out) {
   if (side) {
     EMBER_CHECK(*side == "left" || *side == "right",
                 "torch.searchsorted(): side can only be 'left' or 'right' but got ", *side);
-    EMBER_CHECK(!(right && *side == "left"),
-                "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
+    EMBER_CHECK(
+        !(right && *side == "left"),
+        "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
     right = *side == "right";
   }
   EMBER_CHECK(!sorter || !sorter->defined(), "torch.searchsorted(): sorter is not supported");
@@ -30,8 +30,9 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
     ok = true;
     for (int64_t i = 0; i + 1 < bd.dim(); ++i) ok = ok && bd.sizes()[i] == self.sizes()[i];
   }
-  EMBER_CHECK(ok, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
-                  "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
+  EMBER_CHECK(ok,
+              "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+              "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
               shape_string(bd.sizes()), " and input value tensor ", shape_string(self.sizes()));
   const ScalarType rt = out_int32 ? ScalarType::Int : ScalarType::Long;
   check_out_dtype(out, rt);
@@ -127,7 +128,8 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 
 Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
   if (!is_floating_type(self.dtype()) && !self.is_meta()) {
-    throw NotImplementedError(str_cat("\"histogram_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
+    throw NotImplementedError(
+        str_cat("\"histogram_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
   }
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   check_out_dtype(out, self.dtype());

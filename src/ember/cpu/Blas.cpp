@@ -21,13 +21,12 @@
 extern "C" {
 enum EmberCblasOrder { EmberRowMajor = 101 };
 enum EmberCblasTranspose { EmberNoTrans = 111, EmberTrans = 112 };
-void EMBER_BLAS(cblas_sgemm)(int, int, int, int, int, int, float, const float*, int, const float*, int, float,
-                             float*, int);
+void EMBER_BLAS(cblas_sgemm)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                             int);
 void EMBER_BLAS(cblas_dgemm)(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
                              double*, int);
 void EMBER_BLAS(cblas_sgemv)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
-void EMBER_BLAS(cblas_dgemv)(int, int, int, int, double, const double*, int, const double*, int, double, double*,
-                             int);
+void EMBER_BLAS(cblas_dgemv)(int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
 float EMBER_BLAS(cblas_sdot)(int, const float*, int, const float*, int);
 double EMBER_BLAS(cblas_ddot)(int, const double*, int, const double*, int);
 #ifdef EMBER_BLAS_IS_OPENBLAS
@@ -93,22 +92,22 @@ void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, i
   constexpr int64_t kSerialWork = int64_t(1) << 17;
   const bool serial = int64_t(m) * n * k < kSerialWork;
   sync_openmp_threads(serial);
-  const bool done = m > 0 && n > 0 && k > 0 &&
-                    dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
-                        dnnl_success;
+  const bool done =
+      m > 0 && n > 0 && k > 0 &&
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success;
   if (serial) sync_openmp_threads();
   if (done) return;
 #endif
   sync_threads();
-  EMBER_BLAS(cblas_sgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k,
-                          alpha, a, lda, b, ldb, beta, c, ldc);
+  EMBER_BLAS(cblas_sgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
+                          a, lda, b, ldb, beta, c, ldc);
 }
 
 void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
            double beta, double* c, int ldc) {
   sync_threads();
-  EMBER_BLAS(cblas_dgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k,
-                          alpha, a, lda, b, ldb, beta, c, ldc);
+  EMBER_BLAS(cblas_dgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
+                          a, lda, b, ldb, beta, c, ldc);
 }
 
 void sgemv(bool ta, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,

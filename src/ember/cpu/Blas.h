@@ -13,8 +13,8 @@ void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const 
 // y = alpha * op(A) @ x + beta * y, row-major A (m x n before op).
 void sgemv(bool trans_a, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta,
            float* y, int incy);
-void dgemv(bool trans_a, int m, int n, double alpha, const double* a, int lda, const double* x, int incx,
-           double beta, double* y, int incy);
+void dgemv(bool trans_a, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
+           double* y, int incy);
 float sdot(int n, const float* x, int incx, const float* y, int incy);
 double ddot(int n, const double* x, int incx, const double* y, int incy);
 // Sets the BLAS library's thread count now (see Note [BLAS threads]); each

@@ -13,17 +13,15 @@ namespace ember::native::conv {
 
 struct Geometry {
   int64_t N, G;
-  int64_t C, H, W;     // large image, channels per group
-  int64_t O, OH, OW;   // small image, channels per group
+  int64_t C, H, W;  // large image, channels per group
+  int64_t O, OH, OW;  // small image, channels per group
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-  bool wide = false;   // Note [Wide im2col]
+  bool wide = false;  // Note [Wide im2col]
 
   int64_t K() const { return C * kh * kw; }
   // col is X itself: 1x1 kernel, unit stride, no padding (and, for a
   // transposed convolution, no output_padding making X larger than Y).
-  bool direct() const {
-    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && H == OH && W == OW;
-  }
+  bool direct() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && H == OH && W == OW; }
   bool padded() const { return wide && (ph > 0 || pw > 0); }
   int64_t Hp() const { return H + 2 * ph; }
   int64_t Wp() const { return wide ? W + 2 * pw : OW; }
@@ -38,9 +36,7 @@ struct Geometry {
   cpu::Im2ColArgs im2col_args(int64_t r0, int64_t r1) const {
     return {C, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, r0, r1};
   }
-  cpu::WideArgs wide_args(int64_t r0, int64_t r1) const {
-    return {C, Hp() * Wp(), Wp(), kh, kw, dh, dw, cols(r0, r1)};
-  }
+  cpu::WideArgs wide_args(int64_t r0, int64_t r1) const { return {C, Hp() * Wp(), Wp(), kh, kw, dh, dw, cols(r0, r1)}; }
 };
 
 // ---- oneDNN (float32; see docs/decisions/0004-convolution.md) ----------------------

@@ -78,8 +78,7 @@ void dispatch_conv_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Short: return f(int16_t{});
     case ScalarType::Char: return f(int8_t{});
     case ScalarType::Byte: return f(uint8_t{});
-    default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
@@ -121,8 +120,7 @@ void dispatch_float_types(ScalarType t, const char* name, const F& f) {
   switch (t) {
     case ScalarType::Float: return f(float{});
     case ScalarType::Double: return f(double{});
-    default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
@@ -138,9 +136,7 @@ void dispatch_float_types(ScalarType t, const char* name, const F& f) {
 // OH short ones, which is what small images need.
 
 // Unit strides and rows short enough that per-row copies would dominate.
-void choose_layout(Geometry& g) {
-  g.wide = !g.direct() && g.sh == 1 && g.sw == 1 && g.OW < 32;
-}
+void choose_layout(Geometry& g) { g.wide = !g.direct() && g.sh == 1 && g.sw == 1 && g.OW < 32; }
 
 // Per-thread scratch: col, the padded image and a band of Y on the wide grid.
 template <typename T>
@@ -148,7 +144,8 @@ struct Workspace {
   std::unique_ptr<T[]> col, xpad, ywide;
   explicit Workspace(const Geometry& g) {
     const int64_t band = g.band();
-    if (!g.direct()) col.reset(new T[std::max<int64_t>(g.K() * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
+    if (!g.direct())
+      col.reset(new T[std::max<int64_t>(g.K() * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
     if (g.padded()) xpad.reset(new T[std::max<int64_t>(g.C * g.Hp() * g.Wp(), 1)]);
     if (g.wide) ywide.reset(new T[std::max<int64_t>(g.O * g.cols(0, std::min(band, std::max<int64_t>(g.OH, 1))), 1)]);
   }
@@ -374,9 +371,8 @@ struct ConvArgs {
 
 DimVector expand_param(IntArrayRef p, const char* name, int64_t dims) {
   if (p.size() == 1) return DimVector(size_t(dims), p[0]);
-  EMBER_CHECK(static_cast<int64_t>(p.size()) == dims, "expected ", name,
-              " to be a single integer value or a list of ", dims,
-              " values to match the convolution dimensions, but got ", name, "=", shape_string(p));
+  EMBER_CHECK(static_cast<int64_t>(p.size()) == dims, "expected ", name, " to be a single integer value or a list of ",
+              dims, " values to match the convolution dimensions, but got ", name, "=", shape_string(p));
   return DimVector(p);
 }
 
@@ -387,9 +383,12 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
   EMBER_CHECK(k >= 3, "weight should have at least three dimensions");
   EMBER_CHECK(groups > 0, "non-positive groups is not supported");
   const int64_t dims = k - 2;
-  ConvArgs a{expand_param(stride, "stride", dims), expand_param(padding, "padding", dims),
-             expand_param(dilation, "dilation", dims), expand_param(output_padding, "output_padding", dims),
-             transposed, groups};
+  ConvArgs a{expand_param(stride, "stride", dims),
+             expand_param(padding, "padding", dims),
+             expand_param(dilation, "dilation", dims),
+             expand_param(output_padding, "output_padding", dims),
+             transposed,
+             groups};
   for (int64_t d = 0; d < dims; ++d) {
     EMBER_CHECK(a.padding[d] >= 0, "negative padding is not supported");
     EMBER_CHECK(a.output_padding[d] >= 0, "negative output_padding is not supported");
@@ -397,17 +396,16 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
     EMBER_CHECK(a.dilation[d] > 0, "non-positive dilation is not supported");
   }
   IntArrayRef ws = weight.sizes();
-  EMBER_CHECK(input.dim() == k, "Expected ", k, "-dimensional input for ", k, "-dimensional weight ",
-              shape_string(ws), ", but got ", input.dim(), "-dimensional input of size ",
-              shape_string(input.sizes()), " instead");
+  EMBER_CHECK(input.dim() == k, "Expected ", k, "-dimensional input for ", k, "-dimensional weight ", shape_string(ws),
+              ", but got ", input.dim(), "-dimensional input of size ", shape_string(input.sizes()), " instead");
   EMBER_CHECK(ws[0] >= groups, "Given groups=", groups, ", expected weight to be at least ", groups,
               " at dimension 0, but got weight of size ", shape_string(ws), " instead");
   EMBER_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
               " at dimension 0, but got weight of size [", shape_string(ws), "] instead");
   if (!transposed) {
     EMBER_CHECK(input.size(1) == ws[1] * groups, "Given groups=", groups, ", weight of size ", shape_string(ws),
-                ", expected input", shape_string(input.sizes()), " to have ", ws[1] * groups,
-                " channels, but got ", input.size(1), " channels instead");
+                ", expected input", shape_string(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
+                input.size(1), " channels instead");
     EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[0]), "Given weight of size ",
                 shape_string(ws), ", expected bias to be 1-dimensional with ", ws[0],
                 " elements, but got bias of size ", shape_string(bias.sizes()), " instead");
@@ -436,8 +434,8 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
         ok = ok && (a.output_padding[d] < a.stride[d] || a.output_padding[d] < a.dilation[d]);
       }
       EMBER_CHECK(ok, "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
-                  a.output_padding[0], " output_padding_width: ", a.output_padding[1], " stride_height: ",
-                  a.stride[0], " stride_width: ", a.stride[1], " dilation_height: ", a.dilation[0],
+                  a.output_padding[0], " output_padding_width: ", a.output_padding[1], " stride_height: ", a.stride[0],
+                  " stride_width: ", a.stride[1], " dilation_height: ", a.dilation[0],
                   " dilation_width: ", a.dilation[1]);
     } else {
       EMBER_CHECK(a.output_padding[0] < a.stride[0] || a.output_padding[0] < a.dilation[0],
@@ -581,43 +579,43 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
   // Gradients exist for floating types only (16-bit ones were widened above).
   dispatch_float_types(dtype, transposed ? "slow_conv_transpose2d_backward_out_cpu" : "slow_conv2d_backward_out_cpu",
                        [&](auto v) {
-    using T = decltype(v);
-    auto p = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
-    const T *xp = p(x), *wp = p(w), *gyp = p(gy);
-    constexpr bool f32 = std::is_same_v<T, float>;
-    const bool dnn = f32 && onednn_ok(g);
-    auto lower = [&](const T* X, T* Y) {
-      if constexpr (f32) {
-        if (dnn && conv::onednn_lower(g, X, wp, nullptr, Y)) return;
-      }
-      conv_lower<T>(g, X, wp, nullptr, Y);
-    };
-    auto raise = [&](const T* Y, T* X) {
-      if constexpr (f32) {
-        if (dnn && conv::onednn_raise(g, Y, wp, X)) return;
-      }
-      conv_raise<T>(g, Y, wp, nullptr, X);
-    };
-    auto weight = [&](const T* X, const T* Y, T* dW, T* dbias) {
-      if constexpr (f32) {
-        if (dnn && conv::onednn_weight(g, X, Y, dW, dbias)) return;
-      }
-      conv_weight<T>(g, X, Y, dW, dbias);
-    };
-    if (!transposed) {
-      if (gx.defined() && gx.numel() > 0) raise(gyp, p(gx));
-      if (gw.defined()) {
-        weight(xp, gyp, p(gw), gb.defined() ? p(gb) : nullptr);
-      } else if (gb.defined()) {
-        channel_sums<T>(gyp, g.N, g.G * g.O, g.OH * g.OW, p(gb));
-      }
-    } else {
-      // Transposed: the input is Y, grad_output is X.
-      if (gx.defined() && gx.numel() > 0) lower(gyp, p(gx));
-      if (gw.defined()) weight(gyp, xp, p(gw), nullptr);
-      if (gb.defined()) channel_sums<T>(gyp, g.N, g.G * g.C, g.H * g.W, p(gb));
-    }
-  });
+                         using T = decltype(v);
+                         auto p = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
+                         const T *xp = p(x), *wp = p(w), *gyp = p(gy);
+                         constexpr bool f32 = std::is_same_v<T, float>;
+                         const bool dnn = f32 && onednn_ok(g);
+                         auto lower = [&](const T* X, T* Y) {
+                           if constexpr (f32) {
+                             if (dnn && conv::onednn_lower(g, X, wp, nullptr, Y)) return;
+                           }
+                           conv_lower<T>(g, X, wp, nullptr, Y);
+                         };
+                         auto raise = [&](const T* Y, T* X) {
+                           if constexpr (f32) {
+                             if (dnn && conv::onednn_raise(g, Y, wp, X)) return;
+                           }
+                           conv_raise<T>(g, Y, wp, nullptr, X);
+                         };
+                         auto weight = [&](const T* X, const T* Y, T* dW, T* dbias) {
+                           if constexpr (f32) {
+                             if (dnn && conv::onednn_weight(g, X, Y, dW, dbias)) return;
+                           }
+                           conv_weight<T>(g, X, Y, dW, dbias);
+                         };
+                         if (!transposed) {
+                           if (gx.defined() && gx.numel() > 0) raise(gyp, p(gx));
+                           if (gw.defined()) {
+                             weight(xp, gyp, p(gw), gb.defined() ? p(gb) : nullptr);
+                           } else if (gb.defined()) {
+                             channel_sums<T>(gyp, g.N, g.G * g.O, g.OH * g.OW, p(gb));
+                           }
+                         } else {
+                           // Transposed: the input is Y, grad_output is X.
+                           if (gx.defined() && gx.numel() > 0) lower(gyp, p(gx));
+                           if (gw.defined()) weight(gyp, xp, p(gw), nullptr);
+                           if (gb.defined()) channel_sums<T>(gyp, g.N, g.G * g.C, g.H * g.W, p(gb));
+                         }
+                       });
   return {gx, gw, gb};
 }
 
@@ -652,8 +650,7 @@ Tensor conv_padding_str(const Tensor& input_in, const Tensor& weight, const std:
     for (int64_t s : stride) EMBER_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
     DimVector dil = expand_param(dilation, "dilation", dims);
     EMBER_CHECK(weight.dim() == dims + 2, "expected stride to be a single integer value or a list of ",
-                weight.dim() - 2, " values to match the convolution dimensions, but got stride=",
-                shape_string(stride));
+                weight.dim() - 2, " values to match the convolution dimensions, but got stride=", shape_string(stride));
     for (int64_t d = 0; d < dims; ++d) {
       const int64_t total = dil[d] * (weight.size(2 + d) - 1);
       pad[d] = total / 2;
@@ -690,13 +687,13 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
 }
 
-Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                      IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+                      const std::string& padding, IntArrayRef dilation, int64_t groups) {
   return conv_padding_str(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
 }
 
-Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                      IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+                      const std::string& padding, IntArrayRef dilation, int64_t groups) {
   return conv_padding_str(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
 }
 

@@ -74,8 +74,8 @@ struct Problem {
 
   dnnl::convolution_forward::primitive_desc forward(dnnl::prop_kind kind, bool with_bias) const {
     auto d = with_bias ? dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
-                                                         dnnl::memory::desc(bias, dt::f32, tag::x), any(dst),
-                                                         strides, dilates, pad_l, pad_r)
+                                                         dnnl::memory::desc(bias, dt::f32, tag::x), any(dst), strides,
+                                                         dilates, pad_l, pad_r)
                        : dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
                                                          any(dst), strides, dilates, pad_l, pad_r);
     return dnnl::convolution_forward::primitive_desc(d, engine());
@@ -157,18 +157,19 @@ bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW,
   return run([&](dnnl::stream& s) {
     const bool with_bias = dbias != nullptr;
     auto hint = p.forward(dnnl::prop_kind::forward_training, with_bias);
-    auto d = with_bias ? dnnl::convolution_backward_weights::desc(
-                             dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
-                             dnnl::memory::desc(p.bias, dt::f32, tag::x), p.any(p.dst), p.strides, p.dilates, p.pad_l,
-                             p.pad_r)
-                       : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p.any(p.src),
-                                                                  p.any(p.wei), p.any(p.dst), p.strides, p.dilates,
-                                                                  p.pad_l, p.pad_r);
+    auto d =
+        with_bias
+            ? dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
+                                                       dnnl::memory::desc(p.bias, dt::f32, tag::x), p.any(p.dst),
+                                                       p.strides, p.dilates, p.pad_l, p.pad_r)
+            : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
+                                                       p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(d, engine(), hint);
     auto ux = user(p.src, tag::nchw, X), uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, dW);
     auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
     auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_DIFF_WEIGHTS, mw}};
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, mx}, {DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_DIFF_WEIGHTS, mw}};
     if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, user(p.bias, tag::x, dbias)});
     dnnl::convolution_backward_weights(pd).execute(s, args);
     back(mw, uw, s);
@@ -178,8 +179,7 @@ bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW,
 const char* onednn_version() {
   static const std::string v = [] {
     const dnnl_version_t* ver = dnnl_version();
-    return "oneDNN " + std::to_string(ver->major) + "." + std::to_string(ver->minor) + "." +
-           std::to_string(ver->patch);
+    return "oneDNN " + std::to_string(ver->major) + "." + std::to_string(ver->minor) + "." + std::to_string(ver->patch);
   }();
   return v.c_str();
 }

@@ -34,8 +34,10 @@ CpuCapability detect() {
 #endif
   if (const char* env = std::getenv("EMBER_CPU_CAPABILITY")) {
     CpuCapability asked = CpuCapability::Default;
-    if (!strcasecmp(env, "avx512")) asked = CpuCapability::AVX512;
-    else if (!strcasecmp(env, "avx2")) asked = CpuCapability::AVX2;
+    if (!strcasecmp(env, "avx512"))
+      asked = CpuCapability::AVX512;
+    else if (!strcasecmp(env, "avx2"))
+      asked = CpuCapability::AVX2;
     if (static_cast<int>(asked) < static_cast<int>(best)) best = asked;
   }
   return best;
@@ -50,12 +52,9 @@ CpuCapability cpu_capability() {
 
 const char* cpu_capability_name(CpuCapability c) {
   switch (c) {
-    case CpuCapability::AVX512:
-      return "AVX512";
-    case CpuCapability::AVX2:
-      return "AVX2";
-    default:
-      return "DEFAULT";
+    case CpuCapability::AVX512: return "AVX512";
+    case CpuCapability::AVX2: return "AVX2";
+    default: return "DEFAULT";
   }
 }
 

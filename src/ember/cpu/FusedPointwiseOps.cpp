@@ -2,8 +2,8 @@
 // addcmul, addcdiv and nan_to_num; and isclose, built from other operators.
 #include <limits>
 
-#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -31,8 +31,8 @@ Tensor& addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const 
   TensorIterator::Config c;
   auto it = TensorIterator::op(out, {self, t1, t2}, c);
   if (it.common_dtype() == ScalarType::Bool) {
-    throw NotImplementedError(str_cat("\"", divide ? "addcdiv_cpu_out" : "addcmul_cpu_out",
-                                      "\" not implemented for 'Bool'"));
+    throw NotImplementedError(
+        str_cat("\"", divide ? "addcdiv_cpu_out" : "addcmul_cpu_out", "\" not implemented for 'Bool'"));
   }
   cpu::addc_stub(it, value, divide);
   it.finish();
@@ -53,10 +53,13 @@ Tensor& addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
 // ---- isclose, nan_to_num ---------------------------------------------------------------------------
 
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  EMBER_CHECK(self.dtype() == other.dtype(), dtype_message_name(self.dtype()), " did not match ", dtype_message_name(other.dtype()));
+  EMBER_CHECK(self.dtype() == other.dtype(), dtype_message_name(self.dtype()), " did not match ",
+              dtype_message_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
-  auto weak = [&](const Tensor& like, double v) { return ember::scalar_tensor(Scalar(v), like.dtype(), like.device()); };
+  auto weak = [&](const Tensor& like, double v) {
+    return ember::scalar_tensor(Scalar(v), like.dtype(), like.device());
+  };
   Tensor close = ember::eq(self, other);
   if (equal_nan && is_floating_type(self.dtype())) {
     close = ember::logical_or(close, ember::logical_and(ember::isnan(self), ember::isnan(other)));

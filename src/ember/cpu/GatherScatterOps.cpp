@@ -127,7 +127,9 @@ ScatterGeometry scatter_geometry(IntArrayRef shape, int64_t d, IntArrayRef xs, I
   return g;
 }
 
-Tensor long_index(const Tensor& index) { return index.dtype() == ScalarType::Long ? index : index.to(ScalarType::Long); }
+Tensor long_index(const Tensor& index) {
+  return index.dtype() == ScalarType::Long ? index : index.to(ScalarType::Long);
+}
 
 // Throws PyTorch's message for the first index value (row-major) outside [0, size).
 [[noreturn]] void report_bad_index(const Tensor& index, int64_t d, int64_t size) {
@@ -204,8 +206,8 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
     }
   }
   // Written serially when out may overlap itself, or src shares its memory.
-  g.parallel = surely_no_internal_overlap(o) && (!s.defined() || s.unsafeGetTensorImpl()->storage().get() !=
-                                                           o.unsafeGetTensorImpl()->storage().get());
+  g.parallel = surely_no_internal_overlap(o) &&
+               (!s.defined() || s.unsafeGetTensorImpl()->storage().get() != o.unsafeGetTensorImpl()->storage().get());
   ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   g.checked = check_expanded_index(i, dim, o.sizes()[dim]);
   char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
@@ -411,8 +413,8 @@ Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& in
 namespace {
 // For each j: out.select(dim, index[j]) (op)= src.select(dim, j), in
 // increasing j; src may be a number (index_fill).
-void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, const Scalar* value,
-                       Reduce r, const Scalar& alpha, bool index_error) {
+void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, const Scalar* value, Reduce r,
+                       const Scalar& alpha, bool index_error) {
   const int64_t n = index.numel();
   // A meta out has no values, and PyTorch's meta functions read no index values.
   if (n == 0 || out.numel() == 0 || out.is_meta() || index.is_meta() || dispatch::is_meta_arg(src)) return;
@@ -470,31 +472,32 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
 }
 
 void check_index_vector(const char* op, const Tensor& index) {
-  EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ",
-                   index.dim(), " with type: ", dtype_message_name(index.dtype()), " and size: ", shape_string(index.sizes()));
+  EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ", index.dim(),
+                   " with type: ", dtype_message_name(index.dtype()), " and size: ", shape_string(index.sizes()));
 }
 
 void check_source_shape(const Tensor& self, int64_t d, const Tensor& source) {
-  bool ok = self.dim() == 0 || source.dim() == 0 ? self.numel() == 1 || source.numel() == 1
-                                                  : self.dim() == source.dim();
+  bool ok =
+      self.dim() == 0 || source.dim() == 0 ? self.numel() == 1 || source.numel() == 1 : self.dim() == source.dim();
   if (ok && self.dim() > 0 && source.dim() > 0) {
     for (int64_t i = 0; i < self.dim(); ++i) {
       if (i != d && self.sizes()[i] != source.sizes()[i]) ok = false;
     }
   }
-  EMBER_CHECK(ok, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
+  EMBER_CHECK(ok,
+              "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
               shape_string(self.sizes()), " source.shape = ", shape_string(source.sizes()));
 }
 }  // namespace
 
-Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                      const Scalar& alpha, Tensor& out) {
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                      Tensor& out) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   check_index_vector("index_add_", index);
-  EMBER_CHECK(is_index_dtype(index.dtype()), "index_add_(): Expected dtype int32/int64 for index but got: ",
-              dtype_message_name(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", dtype_message_name(self.dtype()), ") and source (",
-              dtype_message_name(source.dtype()), ") must have the same scalar type");
+  EMBER_CHECK(is_index_dtype(index.dtype()),
+              "index_add_(): Expected dtype int32/int64 for index but got: ", dtype_message_name(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", dtype_message_name(self.dtype()),
+              ") and source (", dtype_message_name(source.dtype()), ") must have the same scalar type");
   const int64_t src_n = source.dim() > 0 ? source.sizes()[d] : 1;
   EMBER_CHECK(index.numel() == src_n, "index_add_(): Number of indices (", index.numel(),
               ") should be equal to source.size(dim): (", src_n, "), for dim: ", d);
@@ -522,7 +525,8 @@ Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, con
   }
   EMBER_CHECK(index.dtype() == ScalarType::Long, "index_copy_(): Expected a long tensor for index, but got ",
               dtype_message_name(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+  EMBER_CHECK(self.dtype() == source.dtype(),
+              "index_copy_(): self and source expected to have the same dtype, but got (self) ",
               dtype_message_name(self.dtype()), " and (source) ", dtype_message_name(source.dtype()));
   auto sliced = [d](const Tensor& t) {
     std::string r;
@@ -558,8 +562,8 @@ Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor&
                                   Tensor& out) {
   EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  Scalar v = value.is_meta() ? Scalar(int64_t(0))  // no value to read: only its metadata counts
-             : is_floating_type(value.dtype()) ? Scalar(value.item<double>())
+  Scalar v = value.is_meta()                     ? Scalar(int64_t(0))  // no value to read: only its metadata counts
+             : is_floating_type(value.dtype())   ? Scalar(value.item<double>())
              : value.dtype() == ScalarType::Bool ? Scalar(value.item<bool>())
                                                  : Scalar(value.item<int64_t>());
   return index_fill_int_scalar_out(self, dim, index, v, out);
@@ -600,10 +604,12 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   EMBER_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
               dtype_message_name(index.dtype()));
   if (out.defined()) {
-    EMBER_CHECK(out.dtype() == self.dtype(), "take(): self and out expected to have the same dtype, but got self.dtype = ",
+    EMBER_CHECK(out.dtype() == self.dtype(),
+                "take(): self and out expected to have the same dtype, but got self.dtype = ",
                 dtype_message_name(self.dtype()), " and out.dtype = ", dtype_message_name(out.dtype()));
   }
-  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
+  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0),
+                   "take(): tried to take from an empty tensor");
   if (out.defined()) {
     resize_output(out, index.sizes());
     assert_no_internal_overlap(out);
@@ -627,12 +633,14 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
 Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate, Tensor& out) {
   EMBER_CHECK(index.dtype() == ScalarType::Long, "put_(): Expected a long tensor for index, but got ",
               dtype_message_name(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+  EMBER_CHECK(self.dtype() == source.dtype(),
+              "put_(): self and source expected to have the same dtype, but got self.dtype = ",
               dtype_message_name(self.dtype()), " and source.dtype = ", dtype_message_name(source.dtype()));
   EMBER_CHECK_TYPE(IndexError, source.numel() == index.numel(),
                    "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
                    source.numel(), ", index.numel() = ", index.numel());
-  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
+  EMBER_CHECK_TYPE(IndexError, !(self.numel() == 0 && index.numel() != 0),
+                   "put_(): Tried to put elements into an empty tensor");
   if (!out.defined()) {
     out = self.clone(MemoryFormat::Contiguous);
   } else {

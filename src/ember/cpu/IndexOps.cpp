@@ -37,7 +37,7 @@ namespace {
 
 void check_value_fits(ScalarType t, const Scalar& value, bool check_16bit_floats) {
   if (t == ScalarType::Float || (check_16bit_floats && (t == ScalarType::Half || t == ScalarType::BFloat16))) {
-    const double max = t == ScalarType::Float ? std::numeric_limits<float>::max()
+    const double max = t == ScalarType::Float  ? std::numeric_limits<float>::max()
                        : t == ScalarType::Half ? 65504.0
                                                : 3.3895313892515355e38;
     double v = value.to_double();
@@ -152,24 +152,24 @@ std::vector<Tensor> mask_to_indices(const Tensor& mask_in) {
 
 // The checked, broadcast form of an index list (PyTorch's make_info).
 struct IndexPlan {
-  std::vector<int64_t> dims;     // indexed dimensions of self, in order
-  std::vector<Tensor> tensors;   // their Long/Int index tensors (not yet broadcast)
-  DimVector bshape;              // broadcast shape of the index tensors
-  bool adjacent = true;          // indexed dims are consecutive: result keeps their place
+  std::vector<int64_t> dims;  // indexed dimensions of self, in order
+  std::vector<Tensor> tensors;  // their Long/Int index tensors (not yet broadcast)
+  DimVector bshape;  // broadcast shape of the index tensors
+  bool adjacent = true;  // indexed dims are consecutive: result keeps their place
   DimVector result_shape;
-  cpu::OffsetVector b_off;       // element offset into self per broadcast index position
+  cpu::OffsetVector b_off;  // element offset into self per broadcast index position
 };
 
 IndexPlan plan_index(const Tensor& self, const OptTensors& indices) {
   for (const auto& t : indices) {
     if (!t || !t->defined()) continue;
     ScalarType st = t->dtype();
-    EMBER_CHECK_TYPE(IndexError,
-                     st == ScalarType::Long || st == ScalarType::Int || st == ScalarType::Byte || st == ScalarType::Bool,
-                     "tensors used as indices must be long, int, byte or bool tensors");
+    EMBER_CHECK_TYPE(
+        IndexError, st == ScalarType::Long || st == ScalarType::Int || st == ScalarType::Byte || st == ScalarType::Bool,
+        "tensors used as indices must be long, int, byte or bool tensors");
   }
-  EMBER_CHECK_TYPE(IndexError, static_cast<int64_t>(indices.size()) <= self.dim(), "too many indices for tensor of dimension ",
-                   self.dim(), " (got ", indices.size(), ")");
+  EMBER_CHECK_TYPE(IndexError, static_cast<int64_t>(indices.size()) <= self.dim(),
+                   "too many indices for tensor of dimension ", self.dim(), " (got ", indices.size(), ")");
   // Masks become one Long index per mask dimension.
   std::vector<Tensor> per_dim;
   for (const auto& t : indices) {
@@ -428,8 +428,7 @@ Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tenso
   compute_offsets(out, plan);
   DimVector lin = broadcast_strides(values, plan.result_shape);
   IndexGeometry g = make_geometry(out, plan, lin);
-  cpu::index_stub(g, byte_ptr(out), byte_ptr(values), out.dtype(),
-                  accumulate ? IndexMode::Accumulate : IndexMode::Put);
+  cpu::index_stub(g, byte_ptr(out), byte_ptr(values), out.dtype(), accumulate ? IndexMode::Accumulate : IndexMode::Put);
   return out;
 }
 
@@ -439,8 +438,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t n = index.numel();
-  EMBER_CHECK(self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ",
-                   n, " value(s)");
+  EMBER_CHECK(self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ", n, " value(s)");
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[d] = n;
   if (out.defined()) {

@@ -85,9 +85,9 @@ struct ScatterGeometry {
   DimVector a_sizes, a_x, a_y, a_i;
   int64_t nj = 0, j_x = 0, j_y = 0, j_i = 0;
   DimVector c_sizes, c_x, c_y, c_i;
-  int64_t bound = 0;       // index values must lie in [0, bound)
-  bool checked = false;    // the caller has checked every index value
-  bool parallel = true;    // false when X may overlap itself (written serially)
+  int64_t bound = 0;  // index values must lie in [0, bound)
+  bool checked = false;  // the caller has checked every index value
+  bool parallel = true;  // false when X may overlap itself (written serially)
 };
 
 // The index is one vector along J, the same at every outer and inner

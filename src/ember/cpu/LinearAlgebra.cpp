@@ -72,9 +72,9 @@ bool has_data(const Tensor& result, std::initializer_list<const Tensor*> operand
 // C (m x n, row-major with leading dim ldc, data c) = alpha * A @ B + beta * C
 // for batch matrices: A[b] at a + b*a_bs with strides (a_rs, a_cs), etc.
 // beta == 0 ignores C. `a_t`/`b_t` hold the tensors the pointers come from.
-void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t,
-                  int64_t a_bs, int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs,
-                  int64_t b_cs, const Tensor& c_t, const Scalar& alpha, const Scalar& beta) {
+void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t, int64_t a_bs,
+                  int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs, int64_t b_cs,
+                  const Tensor& c_t, const Scalar& alpha, const Scalar& beta) {
   if (batch == 0 || m == 0 || n == 0 || !has_data(c_t, {&a_t, &b_t})) return;
   const int64_t c_bs = m * n;
   const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
@@ -149,8 +149,10 @@ void check_not_bool(ScalarType t, const char* name, bool has_work = true) {
 // so a beta of a wider kind than the dtype fails to cast back, as in PyTorch.
 void check_beta_cast(ScalarType t, const Scalar& beta) {
   if (beta.is_bool() || beta.to_double() == 0) return;
-  EMBER_CHECK(!beta.is_floating_point() || is_floating_type(t), "result type Float can't be cast to the desired output "
-              "type ", dtype_message_name(t));
+  EMBER_CHECK(!beta.is_floating_point() || is_floating_type(t),
+              "result type Float can't be cast to the desired output "
+              "type ",
+              dtype_message_name(t));
   EMBER_CHECK(t != ScalarType::Bool, "result type Long can't be cast to the desired output type Bool");
 }
 
@@ -169,9 +171,8 @@ Tensor& deliver(Tensor& out, const Tensor& result) {
 }
 
 void check_mm_args(const Tensor& mat1, const Tensor& mat2, const char* first_name) {
-  EMBER_CHECK(mat1.dim() == 2, first_name, " must be a matrix", std::string(first_name) == "mat1"
-                                                                     ? str_cat(", got ", mat1.dim(), "-D tensor")
-                                                                     : std::string());
+  EMBER_CHECK(mat1.dim() == 2, first_name, " must be a matrix",
+              std::string(first_name) == "mat1" ? str_cat(", got ", mat1.dim(), "-D tensor") : std::string());
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix",
               std::string(first_name) == "mat1" ? str_cat(", got ", mat2.dim(), "-D tensor") : std::string());
   EMBER_CHECK(mat1.sizes()[1] == mat2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", mat1.sizes()[0], "x",
@@ -198,8 +199,9 @@ void check_bmm_args(const Tensor& b1, const Tensor& b2) {
   EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
   const int64_t bs = b1.sizes()[0], k = b1.sizes()[2];
-  EMBER_CHECK(b2.sizes()[0] == bs && b2.sizes()[1] == k, "Expected size for first two dimensions of batch2 tensor to be: [",
-              bs, ", ", k, "] but got: [", b2.sizes()[0], ", ", b2.sizes()[1], "].");
+  EMBER_CHECK(b2.sizes()[0] == bs && b2.sizes()[1] == k,
+              "Expected size for first two dimensions of batch2 tensor to be: [", bs, ", ", k, "] but got: [",
+              b2.sizes()[0], ", ", b2.sizes()[1], "].");
 }
 
 Tensor baddbmm_impl(const Tensor* self, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
@@ -218,8 +220,8 @@ Tensor baddbmm_impl(const Tensor* self, const Tensor& b1, const Tensor& b2, cons
 }
 
 void check_mv_args(const Tensor& mat, const Tensor& vec, int64_t input_dim, int64_t input_size) {
-  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && input_dim <= 1, "vector + matrix @ vector expected, got ",
-              input_dim, ", ", mat.dim(), ", ", vec.dim());
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && input_dim <= 1, "vector + matrix @ vector expected, got ", input_dim,
+              ", ", mat.dim(), ", ", vec.dim());
   EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0] && (mat.sizes()[0] == input_size || input_size == 1),
               "size mismatch, got input (", input_size, "), mat (", mat.sizes()[0], "x", mat.sizes()[1], "), vec (",
               vec.sizes()[0], ")");
@@ -267,9 +269,9 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
               "D tensors");
   EMBER_CHECK(self.dtype() == other.dtype(), name, " : expected both vectors to have same dtype, but found ",
               dtype_message_name(self.dtype()), " and ", dtype_message_name(other.dtype()));
-  EMBER_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
-              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
-              other.numel(), " elements respectively");
+  EMBER_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(), "] and src [",
+              other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ", other.numel(),
+              " elements respectively");
   check_not_bool(self.dtype(), name);
   const ScalarType dt = self.dtype();
   const int64_t n = self.numel();
@@ -364,8 +366,9 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
   EMBER_CHECK(self.sizes()[1] == mat2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", self.sizes()[0], "x",
               self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
-  EMBER_CHECK(self.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
-              cpp_type_name(self.dtype()), " != ", cpp_type_name(mat2.dtype()));
+  EMBER_CHECK(self.dtype() == mat2.dtype(),
+              "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(self.dtype()),
+              " != ", cpp_type_name(mat2.dtype()));
   check_not_bool(self.dtype(), "addmm_impl_cpu_", self.sizes()[1] > 0 && self.sizes()[0] * mat2.sizes()[1] > 0);
   return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
@@ -373,10 +376,11 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
 Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                   Tensor& out) {
   check_mm_args(mat1, mat2, "mat1");
-  EMBER_CHECK(mat1.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ",
-              cpp_type_name(mat1.dtype()), " != ", cpp_type_name(mat2.dtype()));
-  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ", dtype_message_name(self.dtype()),
-              " and ", dtype_message_name(mat2.dtype()));
+  EMBER_CHECK(mat1.dtype() == mat2.dtype(),
+              "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(mat1.dtype()),
+              " != ", cpp_type_name(mat2.dtype()));
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ",
+              dtype_message_name(self.dtype()), " and ", dtype_message_name(mat2.dtype()));
   const bool work = mat1.sizes()[1] > 0 && mat1.sizes()[0] * mat2.sizes()[1] > 0;
   check_not_bool(self.dtype(), "addmm_impl_cpu_", work);
   if (mat1.sizes()[1] == 0) check_beta_cast(self.dtype(), beta);
@@ -455,9 +459,9 @@ Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
   }
   for (int64_t b = 0; b < bs; ++b) {
     Tensor a = native::as_strided(batch1, {m, k}, {batch1.strides()[1], batch1.strides()[2]},
-                          batch1.storage_offset() + b * batch1.strides()[0]);
+                                  batch1.storage_offset() + b * batch1.strides()[0]);
     Tensor bb = native::as_strided(batch2, {k, n}, {batch2.strides()[1], batch2.strides()[2]},
-                           batch2.storage_offset() + b * batch2.strides()[0]);
+                                   batch2.storage_offset() + b * batch2.strides()[0]);
     gemm_batched(self.dtype(), 1, m, n, k, a, 0, a.strides()[0], a.strides()[1], bb, 0, bb.strides()[0],
                  bb.strides()[1], result, alpha, b == 0 ? (beta_zero ? Scalar(int64_t(0)) : beta) : Scalar(int64_t(1)));
   }
@@ -486,9 +490,13 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
   return deliver(out, addmv_impl(&self, mat, vec, beta, alpha));
 }
 
-Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) { return deliver(out, dot_impl(self, tensor, "dot")); }
+Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) {
+  return deliver(out, dot_impl(self, tensor, "dot"));
+}
 
-Tensor& vdot_out(const Tensor& self, const Tensor& other, Tensor& out) { return deliver(out, dot_impl(self, other, "vdot")); }
+Tensor& vdot_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  return deliver(out, dot_impl(self, other, "vdot"));
+}
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");

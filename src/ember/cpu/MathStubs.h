@@ -27,13 +27,13 @@ using ClampScalarFn = void (*)(const TensorIterator&, const std::optional<Scalar
 using LerpScalarFn = void (*)(const TensorIterator&, const Scalar& weight);
 using GeluBackwardFn = void (*)(const TensorIterator&, bool tanh_approximation);
 
-EMBER_DECLARE_DISPATCH(IterFn, div_trunc_stub);         // out = trunc(a / b), inputs of the common dtype
+EMBER_DECLARE_DISPATCH(IterFn, div_trunc_stub);  // out = trunc(a / b), inputs of the common dtype
 EMBER_DECLARE_DISPATCH(PowScalarFn, pow_tensor_scalar_stub);
 EMBER_DECLARE_DISPATCH(RoundDecimalsFn, round_decimals_stub);
 EMBER_DECLARE_DISPATCH(ClampScalarFn, clamp_scalar_stub);  // at least one bound
-EMBER_DECLARE_DISPATCH(IterFn, clamp_tensor_stub);      // out = clamp(in, min, max), NaN bounds propagate
-EMBER_DECLARE_DISPATCH(IterFn, where_stub);             // out = cond ? a : b (cond is bool or uint8)
-EMBER_DECLARE_DISPATCH(LerpScalarFn, lerp_scalar_stub);    // out = lerp(self, end, weight)
+EMBER_DECLARE_DISPATCH(IterFn, clamp_tensor_stub);  // out = clamp(in, min, max), NaN bounds propagate
+EMBER_DECLARE_DISPATCH(IterFn, where_stub);  // out = cond ? a : b (cond is bool or uint8)
+EMBER_DECLARE_DISPATCH(LerpScalarFn, lerp_scalar_stub);  // out = lerp(self, end, weight)
 EMBER_DECLARE_DISPATCH(IterFn, lerp_tensor_stub);
 EMBER_DECLARE_DISPATCH(GeluBackwardFn, gelu_backward_stub);  // out = d gelu(x) * grad, inputs (grad, x)
 

@@ -52,8 +52,8 @@ using MaxPool2dFn = void (*)(ScalarType dtype, const void* in, void* out, int64_
 using MaxPool2dBackwardFn = void (*)(ScalarType dtype, const void* grad_out, const int64_t* idx, void* grad_in,
                                      const Pool2dArgs& a);
 // divisor <= 0: count_include_pad decides the divisor; otherwise it is the divisor.
-using AvgPool2dFn = void (*)(ScalarType dtype, const void* in, void* out, const Pool2dArgs& a,
-                             bool count_include_pad, int64_t divisor);
+using AvgPool2dFn = void (*)(ScalarType dtype, const void* in, void* out, const Pool2dArgs& a, bool count_include_pad,
+                             int64_t divisor);
 using AvgPool2dBackwardFn = void (*)(ScalarType dtype, const void* grad_out, void* grad_in, const Pool2dArgs& a,
                                      bool count_include_pad, int64_t divisor);
 // Adaptive average pooling: window [floor(o*I/O), ceil((o+1)*I/O)). kh..dw unused.
@@ -86,8 +86,8 @@ using BatchNormBackwardApplyFn = void (*)(ScalarType dtype, const void* dy, cons
                                           const void* k2, const void* k3, const BatchNormArgs& a);
 
 // Layer norm over rows: x is M x D, mean/rstd have M entries; gamma/beta may be null.
-using LayerNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y,
-                             void* mean, void* rstd, int64_t M, int64_t D, double eps);
+using LayerNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                             void* rstd, int64_t M, int64_t D, double eps);
 // Any of dx, dgamma, dbeta may be null (not wanted).
 using LayerNormBackwardFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                      const void* rstd, const void* gamma, void* dx, void* dgamma, void* dbeta,
@@ -97,8 +97,8 @@ using LayerNormBackwardFn = void (*)(ScalarType dtype, const void* dy, const voi
 struct GroupNormArgs {
   int64_t N, C, HxW, group;
 };
-using GroupNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y,
-                             void* mean, void* rstd, const GroupNormArgs& a, double eps);
+using GroupNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                             void* rstd, const GroupNormArgs& a, double eps);
 using GroupNormBackwardFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                      const void* rstd, const void* gamma, void* dx, void* dgamma, void* dbeta,
                                      const GroupNormArgs& a);

@@ -204,7 +204,8 @@ Tensor& nonzero_out(const Tensor& self, Tensor& out) {
     r = ember::empty({pieces.total(), nd}, ScalarType::Long, self.device());
     if (nd == 0 || pieces.total() == 0) return;
     int64_t* rp = r.data_ptr<int64_t>();
-    pieces.parallel([&](int64_t c, int64_t b, int64_t e) { nonzero_rows(p, self.sizes(), b, e, rp + pieces.start[c] * nd); });
+    pieces.parallel(
+        [&](int64_t c, int64_t b, int64_t e) { nonzero_rows(p, self.sizes(), b, e, rp + pieces.start[c] * nd); });
   });
   if (!out.defined()) return out = r;
   resize_output(out, r.sizes());
@@ -271,7 +272,8 @@ std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool sorted, bool
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts,
                                                       std::optional<int64_t> dim) {
-  EMBER_CHECK(!dim || self.dim() <= 1, "unique_consecutive(): dim is not supported for tensors with more than one dimension");
+  EMBER_CHECK(!dim || self.dim() <= 1,
+              "unique_consecutive(): dim is not supported for tensors with more than one dimension");
   return unique_impl(self, false, return_inverse, return_counts);
 }
 

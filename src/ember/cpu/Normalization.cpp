@@ -79,8 +79,10 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std
   Tensor weight = opt(weight_opt), bias = opt(bias_opt), rmean = opt(running_mean_opt), rvar = opt(running_var_opt);
   EMBER_CHECK(input.dim() >= 2, "batch_norm: expected at least 2-D input, got ", input.dim(), "-D");
   const int64_t N = input.size(0), C = input.size(1);
-  for (auto [name, t] : {std::pair<const char*, const Tensor*>{"weight", &weight}, {"bias", &bias},
-                         {"running_mean", &rmean}, {"running_var", &rvar}}) {
+  for (auto [name, t] : {std::pair<const char*, const Tensor*>{"weight", &weight},
+                         {"bias", &bias},
+                         {"running_mean", &rmean},
+                         {"running_var", &rvar}}) {
     EMBER_CHECK(!t->defined() || t->numel() == C, name, " should contain ", C, " elements not ", t->numel());
   }
   EMBER_CHECK(training || rmean.defined(), "running_mean must be defined in evaluation mode");
@@ -147,11 +149,13 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std
   return {y.to(input.dtype()), save_mean, save_invstd};
 }
 
-std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(
-    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight_opt,
-    const std::optional<Tensor>& running_mean_opt, const std::optional<Tensor>& running_var_opt,
-    const std::optional<Tensor>& save_mean_opt, const std::optional<Tensor>& save_invstd_opt, bool train, double eps,
-    std::array<bool, 3> mask) {
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
+                                                           const std::optional<Tensor>& weight_opt,
+                                                           const std::optional<Tensor>& running_mean_opt,
+                                                           const std::optional<Tensor>& running_var_opt,
+                                                           const std::optional<Tensor>& save_mean_opt,
+                                                           const std::optional<Tensor>& save_invstd_opt, bool train,
+                                                           double eps, std::array<bool, 3> mask) {
   Tensor weight = opt(weight_opt);
   const ScalarType T = compute_dtype(input, "batch_norm_backward");
   const int64_t N = input.size(0), C = input.size(1);
@@ -175,8 +179,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(
   std::vector<double> sum_dy(C, 0.0), sum_dy_xmu(C, 0.0);
   if ((mask[1] || mask[2] || (train && mask[0])) && input.numel() > 0) {
     Tensor m = from_doubles(mean, T), s1 = ember::empty({C}, T), s2 = ember::empty({C}, T);
-    cpu::batch_norm_backward_reduce_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), s1.data_ptr(), s2.data_ptr(),
-                                         a);
+    cpu::batch_norm_backward_reduce_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), s1.data_ptr(), s2.data_ptr(), a);
     sum_dy = to_doubles(s1);
     sum_dy_xmu = to_doubles(s2);
   }
@@ -194,8 +197,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(
     gx = ember::empty(input.sizes(), T);
     if (input.numel() > 0) {
       Tensor t1 = from_doubles(k1, T), t2 = from_doubles(k2, T), t3 = from_doubles(k3, T);
-      cpu::batch_norm_backward_apply_stub(T, dy.data_ptr(), x.data_ptr(), gx.data_ptr(), t1.data_ptr(),
-                                          t2.data_ptr(), t3.data_ptr(), a);
+      cpu::batch_norm_backward_apply_stub(T, dy.data_ptr(), x.data_ptr(), gx.data_ptr(), t1.data_ptr(), t2.data_ptr(),
+                                          t3.data_ptr(), a);
     }
     gx = gx.to(input.dtype());
   }
@@ -224,11 +227,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight_opt, 
   EMBER_CHECK(!rmean.defined() || rmean.numel() == C, "running_mean should contain ", C, " elements not ",
               rmean.numel());
   EMBER_CHECK(training || rmean.defined(), "running_mean must be defined in evaluation mode");
-  EMBER_CHECK(!rvar.defined() || rvar.numel() == C, "running_var should contain ", C, " elements not ",
-              rvar.numel());
+  EMBER_CHECK(!rvar.defined() || rvar.numel() == C, "running_var should contain ", C, " elements not ", rvar.numel());
   EMBER_CHECK(training || rvar.defined(), "running_var must be defined in evaluation mode");
-  EMBER_CHECK(!weight.defined() || weight.numel() == C, "weight should contain ", C, " elements not ",
-              weight.numel());
+  EMBER_CHECK(!weight.defined() || weight.numel() == C, "weight should contain ", C, " elements not ", weight.numel());
   EMBER_CHECK(!bias.defined() || bias.numel() == C, "bias should contain ", C, " elements not ", bias.numel());
   return std::get<0>(
       ember::native_batch_norm(input, weight_opt, bias_opt, running_mean, running_var, training, momentum, eps));
@@ -253,13 +254,14 @@ std::pair<int64_t, int64_t> layer_norm_dims(const Tensor& input, IntArrayRef sha
   const int64_t nd = input.dim(), k = static_cast<int64_t>(shape.size());
   bool ok = nd >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(nd - k + i) == shape[i];
-  EMBER_CHECK(ok, "Given normalized_shape=", shape_string(shape), ", expected input with shape [*",
-              [&] {
-                std::string s;
-                for (int64_t v : shape) s += ", " + std::to_string(v);
-                return s;
-              }(),
-              "], but got input of size", shape_string(input.sizes()));
+  EMBER_CHECK(
+      ok, "Given normalized_shape=", shape_string(shape), ", expected input with shape [*",
+      [&] {
+        std::string s;
+        for (int64_t v : shape) s += ", " + std::to_string(v);
+        return s;
+      }(),
+      "], but got input of size", shape_string(input.sizes()));
   int64_t M = 1, D = 1;
   for (int64_t i = 0; i < nd - k; ++i) M *= input.size(i);
   for (int64_t v : shape) D *= v;
@@ -306,8 +308,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_ou
   if (mask[2]) gb = ember::zeros(normalized_shape, T);
   if (M > 0 && D > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
-    cpu::layer_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx),
-                                  ptr(gw), ptr(gb), M, D);
+    cpu::layer_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw),
+                                  ptr(gb), M, D);
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());
@@ -372,8 +374,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward_cpu(const Tensor& grad_ou
   if (mask[2]) gb = ember::zeros({C}, T);
   if (input.numel() > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
-    cpu::group_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx),
-                                  ptr(gw), ptr(gb), cpu::GroupNormArgs{N, C, HxW, group});
+    cpu::group_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw),
+                                  ptr(gb), cpu::GroupNormArgs{N, C, HxW, group});
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());

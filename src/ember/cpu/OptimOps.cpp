@@ -39,8 +39,7 @@ Tensor& fused_addcmul_cpu_(Tensor& self, const Tensor& tensor1, const Tensor& te
                                        static_cast<const float*>(b.data_ptr()), n, static_cast<float>(value));
       break;
     case ScalarType::Double:
-      fused_addcmul_loop<double, double>(static_cast<double*>(dst.data_ptr()),
-                                         static_cast<const double*>(a.data_ptr()),
+      fused_addcmul_loop<double, double>(static_cast<double*>(dst.data_ptr()), static_cast<const double*>(a.data_ptr()),
                                          static_cast<const double*>(b.data_ptr()), n, value);
       break;
     case ScalarType::Half:

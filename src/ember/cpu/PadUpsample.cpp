@@ -174,7 +174,8 @@ void check_pad(const Tensor& self, IntArrayRef padding, int64_t k, bool reflect)
     const int64_t dim = nd - 1 - d;
     const int64_t n = self.size(dim), l = padding[2 * d], r = padding[2 * d + 1];
     if (reflect) {
-      EMBER_CHECK(l < n && r < n, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (",
+      EMBER_CHECK(l < n && r < n,
+                  "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (",
                   l, ", ", r, ") at dimension ", dim, " of input ", shape_string(self.sizes()));
     }
   }
@@ -408,8 +409,8 @@ Tensor linear_forward(const Tensor& self, IntArrayRef out_size, bool align_corne
   }
   Tensor x = self.contiguous();
   if (dtype == ScalarType::Double) {
-    linear_kernel<double>(x.data_ptr<double>(), out.data_ptr<double>(), planes, plane, out_size, align_corners,
-                          scales, false);
+    linear_kernel<double>(x.data_ptr<double>(), out.data_ptr<double>(), planes, plane, out_size, align_corners, scales,
+                          false);
   } else {
     linear_kernel<float>(x.data_ptr<float>(), out.data_ptr<float>(), planes, plane, out_size, align_corners, scales,
                          false);
@@ -438,8 +439,8 @@ Im2Col im2col_args(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef pa
               " kernel_width: ", a.kw);
   EMBER_CHECK(a.dw > 0 && a.dh > 0, "dilation should be greater than zero, but got dilation_height: ", a.dh,
               " dilation_width: ", a.dw);
-  EMBER_CHECK(a.pw >= 0 && a.ph >= 0, "padding should be non-negative, but got pad_height: ", a.ph, " pad_width: ",
-              a.pw);
+  EMBER_CHECK(a.pw >= 0 && a.ph >= 0, "padding should be non-negative, but got pad_height: ", a.ph,
+              " pad_width: ", a.pw);
   EMBER_CHECK(a.sw > 0 && a.sh > 0, "stride should be greater than zero, but got stride_height: ", a.sh,
               " stride_width: ", a.sw);
   return a;
@@ -548,13 +549,12 @@ Tensor pad_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, IntAr
   return scatter_maps(grad_output, input_size, pad_maps(input_size, padding, mode), "pad_backward");
 }
 
-#define EMBER_NEAREST_OP(NAME, K, EXACT)                                                                   \
-  Tensor NAME##_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,                 \
-                    std::optional<std::vector<double>> scale_factors) {                                  \
-    DimVector out = upsample_output_size(self.sizes(), output_size, scale_factors, K);                   \
-    return gather_maps(self, nearest_maps(self.sizes(), IntArrayRef(out.data(), out.size()), scale_factors, \
-                                          EXACT),                                                        \
-                       #NAME);                                                                           \
+#define EMBER_NEAREST_OP(NAME, K, EXACT)                                                                            \
+  Tensor NAME##_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,                            \
+                    std::optional<std::vector<double>> scale_factors) {                                             \
+    DimVector out = upsample_output_size(self.sizes(), output_size, scale_factors, K);                              \
+    return gather_maps(self, nearest_maps(self.sizes(), IntArrayRef(out.data(), out.size()), scale_factors, EXACT), \
+                       #NAME);                                                                                      \
   }
 EMBER_NEAREST_OP(upsample_nearest1d, 1, false)
 EMBER_NEAREST_OP(upsample_nearest2d, 2, false)
@@ -578,11 +578,10 @@ Tensor upsample_linear1d_cpu(const Tensor& self, std::optional<std::vector<int64
   return linear_forward(self, IntArrayRef(out.data(), out.size()), align_corners, scale_factors, "upsample_linear1d");
 }
 
-Tensor upsample_bilinear2d_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,
-                               bool align_corners, std::optional<std::vector<double>> scale_factors) {
+Tensor upsample_bilinear2d_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size, bool align_corners,
+                               std::optional<std::vector<double>> scale_factors) {
   DimVector out = upsample_output_size(self.sizes(), output_size, scale_factors, 2);
-  return linear_forward(self, IntArrayRef(out.data(), out.size()), align_corners, scale_factors,
-                        "upsample_bilinear2d");
+  return linear_forward(self, IntArrayRef(out.data(), out.size()), align_corners, scale_factors, "upsample_bilinear2d");
 }
 
 Tensor upsample_linear_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, int64_t k, bool align_corners,
@@ -600,8 +599,8 @@ Tensor upsample_linear_backward_cpu(const Tensor& grad_output, IntArrayRef input
       linear_kernel<double>(g.data_ptr<double>(), gin.data_ptr<double>(), planes, plane, out, align_corners,
                             scale_factors, true);
     } else {
-      linear_kernel<float>(g.data_ptr<float>(), gin.data_ptr<float>(), planes, plane, out, align_corners,
-                           scale_factors, true);
+      linear_kernel<float>(g.data_ptr<float>(), gin.data_ptr<float>(), planes, plane, out, align_corners, scale_factors,
+                           true);
     }
   }
   return compute != dtype ? gin.to(dtype) : gin;
@@ -613,7 +612,8 @@ Tensor im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilat
   const int64_t nd = self.dim();
   EMBER_CHECK((nd == 3 && self.size(0) != 0 && self.size(1) != 0 && self.size(2) != 0) ||
                   (nd == 4 && self.size(1) != 0 && self.size(2) != 0 && self.size(3) != 0),
-              "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: ",
+              "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for "
+              "input, but got: ",
               shape_string(self.sizes()));
   const int64_t N = nd == 4 ? self.size(0) : 1, C = self.size(-3), H = self.size(-2), W = self.size(-1);
   const int64_t OH = floor_div(H + 2 * a.ph - (a.dh * (a.kh - 1) + 1), a.sh) + 1;
@@ -630,8 +630,8 @@ Tensor im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilat
   if (out.numel() == 0 || out.is_meta()) return out;
   Tensor x = self.contiguous();
   EMBER_DISPATCH_ALL_TYPES(self.dtype(), "im2col", [&] {
-    im2col_kernel<scalar_t, true>(const_cast<scalar_t*>(x.data_ptr<scalar_t>()), out.data_ptr<scalar_t>(), N, C, H,
-                                  W, OH, OW, a);
+    im2col_kernel<scalar_t, true>(const_cast<scalar_t*>(x.data_ptr<scalar_t>()), out.data_ptr<scalar_t>(), N, C, H, W,
+                                  OH, OW, a);
   });
   return out;
 }
@@ -641,18 +641,20 @@ Tensor col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayRef kerne
   EMBER_CHECK(output_size.size() == 2, "It is expected output_size equals to 2, but got size ", output_size.size());
   Im2Col a = im2col_args(kernel_size, dilation, padding, stride);
   const int64_t nd = self.dim();
-  EMBER_CHECK((nd == 2 && self.size(0) != 0 && self.size(1) != 0) ||
-                  (nd == 3 && self.size(1) != 0 && self.size(2) != 0),
-              "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: ",
-              shape_string(self.sizes()));
+  EMBER_CHECK(
+      (nd == 2 && self.size(0) != 0 && self.size(1) != 0) || (nd == 3 && self.size(1) != 0 && self.size(2) != 0),
+      "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, "
+      "but got: ",
+      shape_string(self.sizes()));
   const int64_t H = output_size[0], W = output_size[1];
   EMBER_CHECK(W >= 1 && H >= 1, "output_size should be greater than zero, but got output_height: ", H,
               " output_width: ", W);
   const int64_t K = a.kh * a.kw;
   const int64_t rows = self.size(-2), L = self.size(-1);
-  EMBER_CHECK(rows % K == 0,
-              "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=",
-              rows, " and kernel_size=", sizes4(a, 0), ".");
+  EMBER_CHECK(
+      rows % K == 0,
+      "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=",
+      rows, " and kernel_size=", sizes4(a, 0), ".");
   const int64_t OH = floor_div(H + 2 * a.ph - (a.dh * (a.kh - 1) + 1), a.sh) + 1;
   const int64_t OW = floor_div(W + 2 * a.pw - (a.dw * (a.kw - 1) + 1), a.sw) + 1;
   EMBER_CHECK(OH >= 1 && OW >= 1 && L == OH * OW, "Given output_size=(", H, ", ", W, "), kernel_size=", sizes4(a, 0),
@@ -671,8 +673,8 @@ Tensor col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayRef kerne
   if (out.numel() == 0 || self.numel() == 0 || out.is_meta()) return compute != dtype ? out.to(dtype) : out;
   Tensor x = self.to(compute).contiguous();
   EMBER_DISPATCH_ALL_TYPES(compute, "col2im", [&] {
-    im2col_kernel<scalar_t, false>(out.data_ptr<scalar_t>(), const_cast<scalar_t*>(x.data_ptr<scalar_t>()), N, C, H,
-                                   W, OH, OW, a);
+    im2col_kernel<scalar_t, false>(out.data_ptr<scalar_t>(), const_cast<scalar_t*>(x.data_ptr<scalar_t>()), N, C, H, W,
+                                   OH, OW, a);
   });
   return compute != dtype ? out.to(dtype) : out;
 }

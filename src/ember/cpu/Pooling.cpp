@@ -93,8 +93,8 @@ Pool2d max_pool_params(const Tensor& input, IntArrayRef kernel, IntArrayRef stri
   return {a, batch, channels, batched};
 }
 
-Pool2d avg_pool_params(const Tensor& input, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
-                       bool ceil_mode, std::optional<int64_t> divisor_override) {
+Pool2d avg_pool_params(const Tensor& input, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                       std::optional<int64_t> divisor_override) {
   EMBER_CHECK(kernel.size() == 1 || kernel.size() == 2,
               "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints");
   EMBER_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 2,
@@ -128,9 +128,8 @@ DimVector pooled_shape(const Pool2d& p) {
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size,
-                                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                                                       bool ceil_mode) {
+std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   Pool2d p = max_pool_params(self, kernel_size, stride, padding, dilation, ceil_mode);
   const ScalarType dtype = self.dtype();
   Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
@@ -172,8 +171,7 @@ Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
   if (out.numel() > 0 && !out.is_meta()) {
-    cpu::avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), p.a, count_include_pad,
-                         divisor_override.value_or(0));
+    cpu::avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), p.a, count_include_pad, divisor_override.value_or(0));
   }
   return is_reduced_float(dtype) ? out.to(dtype) : out;
 }
@@ -232,8 +230,9 @@ Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
 }
 
 Tensor adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
-  EMBER_CHECK(grad_output.dim() == self.dim(), "adaptive_avg_pool2d_backward(): grad_output and input must have the "
-                                               "same number of dimensions");
+  EMBER_CHECK(grad_output.dim() == self.dim(),
+              "adaptive_avg_pool2d_backward(): grad_output and input must have the "
+              "same number of dimensions");
   cpu::Pool2dArgs a = adaptive_params(self, {grad_output.size(-2), grad_output.size(-1)});
   const ScalarType dtype = self.dtype();
   const ScalarType compute = is_reduced_float(dtype) ? ScalarType::Float : dtype;

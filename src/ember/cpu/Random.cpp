@@ -64,12 +64,30 @@ int64_t through_dtype(int64_t v, ScalarType t) {
 
 void integral_limits(ScalarType t, int64_t* lo, int64_t* hi) {
   switch (t) {
-    case ScalarType::Byte: *lo = 0; *hi = 255; return;
-    case ScalarType::Char: *lo = -128; *hi = 127; return;
-    case ScalarType::Short: *lo = -32768; *hi = 32767; return;
-    case ScalarType::Int: *lo = std::numeric_limits<int32_t>::min(); *hi = std::numeric_limits<int32_t>::max(); return;
-    case ScalarType::Bool: *lo = 0; *hi = 1; return;
-    default: *lo = std::numeric_limits<int64_t>::min(); *hi = std::numeric_limits<int64_t>::max(); return;
+    case ScalarType::Byte:
+      *lo = 0;
+      *hi = 255;
+      return;
+    case ScalarType::Char:
+      *lo = -128;
+      *hi = 127;
+      return;
+    case ScalarType::Short:
+      *lo = -32768;
+      *hi = 32767;
+      return;
+    case ScalarType::Int:
+      *lo = std::numeric_limits<int32_t>::min();
+      *hi = std::numeric_limits<int32_t>::max();
+      return;
+    case ScalarType::Bool:
+      *lo = 0;
+      *hi = 1;
+      return;
+    default:
+      *lo = std::numeric_limits<int64_t>::min();
+      *hi = std::numeric_limits<int64_t>::max();
+      return;
   }
 }
 
@@ -118,7 +136,8 @@ struct LockedGenerator {
 };
 
 [[noreturn]] void not_implemented(const char* op, ScalarType t) {
-  throw NotImplementedError(str_cat("\"", op, "\" not implemented for '", legacy_type_name(t).substr(0, legacy_type_name(t).size() - 6), "'"));
+  throw NotImplementedError(str_cat("\"", op, "\" not implemented for '",
+                                    legacy_type_name(t).substr(0, legacy_type_name(t).size() - 6), "'"));
 }
 
 void check_std_tensor(const Tensor& std) {
@@ -175,8 +194,9 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
     if (is_floating_type(t)) {
       from = update_from(from, t);
       to = update_to(to, t);
-      EMBER_CHECK(from < to, "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=",
-                  from, " >= to=", to);
+      EMBER_CHECK(from < to,
+                  "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=", from,
+                  " >= to=", to);
     }
     check_from_to_in_range(from, to - 1, t);
     if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
@@ -188,10 +208,11 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
       const int digits = float_digits(t);
       to_inc = digits >= 63 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << digits);
       from = update_from(from, t);
-      EMBER_CHECK(from < to_inc,
-                  "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but got "
-                  "from=",
-                  from, " > to_inc=", to_inc);
+      EMBER_CHECK(
+          from < to_inc,
+          "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but got "
+          "from=",
+          from, " > to_inc=", to_inc);
     } else {
       int64_t lo;
       integral_limits(t, &lo, &to_inc);
@@ -477,7 +498,8 @@ void multinomial_with_replacement(const Tensor& self, int64_t n_sample, Generato
     for (int64_t j = 0; j < n_cat; ++j) {
       const acc v = static_cast<acc>(p[i * ps0 + j * ps1]);
       EMBER_CHECK(v >= 0, "invalid multinomial distribution (encountering probability entry < 0)");
-      EMBER_CHECK(std::isfinite(v), "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+      EMBER_CHECK(std::isfinite(v),
+                  "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
       sum += v;
       cum[j] = static_cast<cum_t>(sum);
     }
@@ -511,7 +533,8 @@ Tensor& multinomial_out(const Tensor& self, int64_t n_sample, bool replacement, 
               out.defined() ? legacy_type_name(out.dtype()).substr(0, legacy_type_name(out.dtype()).size() - 6) : "");
   EMBER_CHECK(n_sample > 0, "cannot sample n_sample <= 0 samples");
   const int64_t n_cat = self.size(-1);
-  EMBER_CHECK(replacement || n_sample <= n_cat, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  EMBER_CHECK(replacement || n_sample <= n_cat,
+              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   EMBER_CHECK(n_cat <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
   DimVector shape = self.dim() == 1 ? DimVector{n_sample} : DimVector{self.size(0), n_sample};
   if (!out.defined()) {

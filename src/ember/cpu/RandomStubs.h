@@ -26,7 +26,7 @@ EMBER_DECLARE_DISPATCH(UniformFn, uniform_stub);
 EMBER_DECLARE_DISPATCH(NormalFn, normal_stub);
 EMBER_DECLARE_DISPATCH(RandomFromToFn, random_from_to_stub);
 EMBER_DECLARE_DISPATCH(RandomFn, random_full_range_stub);  // [-2^63, 2^63)
-EMBER_DECLARE_DISPATCH(RandomFn, random_stub);             // random_() without bounds
+EMBER_DECLARE_DISPATCH(RandomFn, random_stub);  // random_() without bounds
 EMBER_DECLARE_DISPATCH(ExponentialFn, exponential_stub);
 EMBER_DECLARE_DISPATCH(BernoulliScalarFn, bernoulli_scalar_stub);
 EMBER_DECLARE_DISPATCH(BernoulliTensorFn, bernoulli_tensor_stub);

@@ -21,12 +21,13 @@ namespace native {
 namespace {
 
 void check_cell_args(const Tensor& gates, const Tensor& cx) {
-  EMBER_CHECK(gates.dim() == 2 && cx.dim() == 2 && gates.sizes()[0] == cx.sizes()[0] &&
-                  gates.sizes()[1] == 4 * cx.sizes()[1],
-              "_lstm_cell_fused: expected gates of shape [B, 4H] and cx of shape [B, H], got ",
-              shape_string(gates.sizes()), " and ", shape_string(cx.sizes()));
-  EMBER_CHECK(gates.dtype() == cx.dtype() && (gates.dtype() == ScalarType::Float || gates.dtype() == ScalarType::Double),
-              "_lstm_cell_fused: expected float or double tensors of one dtype");
+  EMBER_CHECK(
+      gates.dim() == 2 && cx.dim() == 2 && gates.sizes()[0] == cx.sizes()[0] && gates.sizes()[1] == 4 * cx.sizes()[1],
+      "_lstm_cell_fused: expected gates of shape [B, 4H] and cx of shape [B, H], got ", shape_string(gates.sizes()),
+      " and ", shape_string(cx.sizes()));
+  EMBER_CHECK(
+      gates.dtype() == cx.dtype() && (gates.dtype() == ScalarType::Float || gates.dtype() == ScalarType::Double),
+      "_lstm_cell_fused: expected float or double tensors of one dtype");
 }
 
 void run_rows(DispatchStub<cpu::LstmCellFn>& stub, const cpu::LstmCellArgs& args, ScalarType t, int64_t rows) {
@@ -49,21 +50,28 @@ std::tuple<Tensor, Tensor> lstm_cell_fused_cpu(const Tensor& gates_in, const Ten
   Tensor hy = ember::empty(cx.sizes(), cx.dtype(), cx.device());
   Tensor cy = ember::empty(cx.sizes(), cx.dtype(), cx.device());
   cpu::LstmCellArgs args{cx.sizes()[1], gates.data_ptr(), cx.data_ptr(), hy.data_ptr(), cy.data_ptr(),
-                         nullptr, nullptr, nullptr, nullptr, nullptr};
+                         nullptr,       nullptr,          nullptr,       nullptr,       nullptr};
   run_rows(cpu::lstm_cell_stub, args, cx.dtype(), cx.sizes()[0]);
   return {hy, cy};
 }
 
-std::tuple<Tensor, Tensor> lstm_cell_fused_backward_cpu(const Tensor& gates_in, const Tensor& cx_in, const Tensor& cy_in,
-                                                        const std::optional<Tensor>& grad_h,
+std::tuple<Tensor, Tensor> lstm_cell_fused_backward_cpu(const Tensor& gates_in, const Tensor& cx_in,
+                                                        const Tensor& cy_in, const std::optional<Tensor>& grad_h,
                                                         const std::optional<Tensor>& grad_c) {
   check_cell_args(gates_in, cx_in);
   Tensor gates = gates_in.contiguous(), cx = cx_in.contiguous(), cy = cy_in.contiguous(), gh, gc;
   Tensor grad_gates = ember::empty(gates.sizes(), gates.dtype(), gates.device());
   Tensor grad_cx = ember::empty(cx.sizes(), cx.dtype(), cx.device());
-  cpu::LstmCellArgs args{cx.sizes()[1], gates.data_ptr(), cx.data_ptr(), nullptr, nullptr,
-                         data_or_null(grad_h, gh), data_or_null(grad_c, gc), cy.data_ptr(),
-                         grad_gates.data_ptr(), grad_cx.data_ptr()};
+  cpu::LstmCellArgs args{cx.sizes()[1],
+                         gates.data_ptr(),
+                         cx.data_ptr(),
+                         nullptr,
+                         nullptr,
+                         data_or_null(grad_h, gh),
+                         data_or_null(grad_c, gc),
+                         cy.data_ptr(),
+                         grad_gates.data_ptr(),
+                         grad_cx.data_ptr()};
   run_rows(cpu::lstm_cell_backward_stub, args, cx.dtype(), cx.sizes()[0]);
   return {grad_gates, grad_cx};
 }

@@ -43,8 +43,8 @@ namespace {
 constexpr int64_t kLstmMode = 2;  // PyTorch's mode numbers: RNN_RELU 0, RNN_TANH 1, LSTM 2, GRU 3
 
 // C = op(A) op(B) + beta C (row-major); empty products leave beta C.
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-          int64_t ldb, float beta, float* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+          float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (beta == 0) {
@@ -55,8 +55,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
   blas::sgemm(ta, tb, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
-          int64_t ldb, double beta, double* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b, int64_t ldb,
+          double beta, double* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (beta == 0) {
@@ -126,17 +126,16 @@ LayerDims check_layer_args(const Tensor& input, const Tensor& w_ih, const Tensor
   std::vector<const Tensor*> all{&input, &w_ih, &w_hh, &hx, &cx};
   if (has_biases) all.insert(all.end(), {&b_ih, &b_hh});
   for (const Tensor* p : all) {
-    EMBER_CHECK(p->dtype() == t, "mkldnn_rnn_layer: expected all tensors of dtype ", scalar_type_name(t),
-                ", got ", scalar_type_name(p->dtype()));
+    EMBER_CHECK(p->dtype() == t, "mkldnn_rnn_layer: expected all tensors of dtype ", scalar_type_name(t), ", got ",
+                scalar_type_name(p->dtype()));
     EMBER_CHECK(p->is_cpu(), "mkldnn_rnn_layer: expected CPU tensors");
   }
-  LayerDims d{input.size(batch_first ? 1 : 0), input.size(batch_first ? 0 : 1), input.size(2), hidden_size,
-              reverse};
+  LayerDims d{input.size(batch_first ? 1 : 0), input.size(batch_first ? 0 : 1), input.size(2), hidden_size, reverse};
   EMBER_CHECK(d.T > 0, "Expected sequence length to be larger than 0 in RNN");
   const int64_t G = 4 * d.H;
   auto expect = [](const Tensor& x, std::vector<int64_t> shape, const char* what) {
-    EMBER_CHECK(x.sizes().equals(shape), "mkldnn_rnn_layer: expected ", what, " of shape ",
-                shape_string(shape), ", got ", shape_string(x.sizes()));
+    EMBER_CHECK(x.sizes().equals(shape), "mkldnn_rnn_layer: expected ", what, " of shape ", shape_string(shape),
+                ", got ", shape_string(x.sizes()));
   };
   expect(w_ih, {G, d.I}, "weight0 (w_ih)");
   expect(w_hh, {G, d.H}, "weight1 (w_hh)");
@@ -150,9 +149,7 @@ LayerDims check_layer_args(const Tensor& input, const Tensor& w_ih, const Tensor
 }
 
 // (T, B, I) contiguous from input laid out (T, B, I), or (B, T, I) with batch_first.
-Tensor time_major(const Tensor& t, bool batch_first) {
-  return (batch_first ? t.transpose(0, 1) : t).contiguous();
-}
+Tensor time_major(const Tensor& t, bool batch_first) { return (batch_first ? t.transpose(0, 1) : t).contiguous(); }
 
 // f(b0, b1) on blocks of batch rows, over threads when the recurrence is
 // worth them; BLAS (the float64 steps) then runs one thread per caller
@@ -202,22 +199,33 @@ struct LayerGrads {
 
 template <typename S>
 void layer_backward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh, const S* hx, const S* cx,
-                    const S* out, const S* gates, const S* cs, const S* g_out, const S* g_hy, const S* g_cy,
-                    S* dG, S* dh, S* dc, const LayerGrads& r, ScalarType st) {
+                    const S* out, const S* gates, const S* cs, const S* g_out, const S* g_hy, const S* g_cy, S* dG,
+                    S* dh, S* dc, const LayerGrads& r, ScalarType st) {
   const int64_t T = d.T, B = d.B, I = d.I, H = d.H, G = 4 * d.H, BH = B * H;
   const int64_t t0 = d.time(0), t_last = d.time(T - 1);
   for_row_blocks(d, [&](int64_t b0, int64_t b1) {
     // dh, dc rows: the loss's gradient wrt h_t, c_t of the step about to be taken back.
     const int64_t o = b0 * H, n = (b1 - b0) * H;
-    if (g_hy) std::copy_n(g_hy + o, n, dh + o); else std::fill_n(dh + o, n, S(0));
+    if (g_hy)
+      std::copy_n(g_hy + o, n, dh + o);
+    else
+      std::fill_n(dh + o, n, S(0));
     if (g_out) {
       for (int64_t k = o; k < o + n; ++k) dh[k] += g_out[t_last * BH + k];
     }
     if (g_cy) std::copy_n(g_cy + o, n, dc + o);
     for (int64_t s = T - 1; s >= 0; --s) {
       const int64_t t = d.time(s);
-      cpu::LstmCellArgs args{H, gates + t * B * G, s == 0 ? cx : cs + d.time(s - 1) * BH, nullptr, nullptr, dh,
-                             (s == T - 1 && !g_cy) ? nullptr : dc, cs + t * BH, dG + t * B * G, dc};
+      cpu::LstmCellArgs args{H,
+                             gates + t * B * G,
+                             s == 0 ? cx : cs + d.time(s - 1) * BH,
+                             nullptr,
+                             nullptr,
+                             dh,
+                             (s == T - 1 && !g_cy) ? nullptr : dc,
+                             cs + t * BH,
+                             dG + t * B * G,
+                             dc};
       args.activated = true;
       cell_rows(cpu::lstm_cell_backward_stub, args, st, b0, b1);
       if (s > 0) {
@@ -263,11 +271,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstm_layer_cpu(const Tensor& input, c
                                                           const Tensor& weight1, const Tensor& weight2,
                                                           const Tensor& weight3, const Tensor& hx_, const Tensor& cx_,
                                                           bool reverse, IntArrayRef batch_sizes, int64_t mode,
-                                                          int64_t hidden_size, int64_t /*num_layers*/,
-                                                          bool has_biases, bool /*bidirectional*/, bool batch_first,
-                                                          bool /*train*/) {
-  const LayerDims d = check_layer_args(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes,
-                                       mode, hidden_size, has_biases, batch_first);
+                                                          int64_t hidden_size, int64_t /*num_layers*/, bool has_biases,
+                                                          bool /*bidirectional*/, bool batch_first, bool /*train*/) {
+  const LayerDims d = check_layer_args(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode,
+                                       hidden_size, has_biases, batch_first);
   const ScalarType st = input.dtype();
   const Device dev = input.device();
   Tensor x = time_major(input, batch_first), w_ih = weight0.contiguous(), w_hh_t = weight1.t().contiguous();
@@ -282,7 +289,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstm_layer_cpu(const Tensor& input, c
     layer_forward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh_t), ptr<S>(b_ih), ptr<S>(b_hh), ptr<S>(hx), ptr<S>(cx),
                      mut<S>(output), ws, ws + T * B * 4 * H, st);
   };
-  if (st == ScalarType::Float) run(0.0f); else run(0.0);
+  if (st == ScalarType::Float)
+    run(0.0f);
+  else
+    run(0.0);
   const int64_t t_last = d.time(T - 1);
   Tensor hy = output.select(0, t_last).clone();
   Tensor cy = workspace.narrow(0, (T * B * 4 + t_last * B) * H, B * H).view({B, H}).clone();
@@ -294,13 +304,14 @@ namespace {
 using LayerGradTuple = std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor>;
 
 // The gradients of Note [LSTM layer op] with kernels and raw buffers.
-LayerGradTuple layer_backward_kernel(
-    const Tensor& input, const Tensor& weight1, const Tensor& weight2, const Tensor& weight3, const Tensor& weight4,
-    const Tensor& hx_, const Tensor& cx_tmp, const Tensor& output, const Tensor& /*hy_*/, const Tensor& /*cy_*/,
-    const std::optional<Tensor>& grad_output, const std::optional<Tensor>& grad_hy,
-    const std::optional<Tensor>& grad_cy, bool reverse, int64_t mode, int64_t hidden_size, int64_t /*num_layers*/,
-    bool has_biases, bool /*train*/, bool /*bidirectional*/, IntArrayRef batch_sizes, bool batch_first,
-    const Tensor& workspace, std::array<bool, 7> output_mask) {
+LayerGradTuple layer_backward_kernel(const Tensor& input, const Tensor& weight1, const Tensor& weight2,
+                                     const Tensor& weight3, const Tensor& weight4, const Tensor& hx_,
+                                     const Tensor& cx_tmp, const Tensor& output, const Tensor& /*hy_*/,
+                                     const Tensor& /*cy_*/, const std::optional<Tensor>& grad_output,
+                                     const std::optional<Tensor>& grad_hy, const std::optional<Tensor>& grad_cy,
+                                     bool reverse, int64_t mode, int64_t hidden_size, int64_t /*num_layers*/,
+                                     bool has_biases, bool /*train*/, bool /*bidirectional*/, IntArrayRef batch_sizes,
+                                     bool batch_first, const Tensor& workspace, std::array<bool, 7> output_mask) {
   const LayerDims d = check_layer_args(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, reverse, batch_sizes,
                                        mode, hidden_size, has_biases, batch_first);
   const ScalarType st = input.dtype();
@@ -333,11 +344,13 @@ LayerGradTuple layer_backward_kernel(
     auto run = [&](auto zero) {
       using S = decltype(zero);
       const S* w = ptr<S>(ws);
-      layer_backward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh), ptr<S>(hx), ptr<S>(cx), ptr<S>(out), w,
-                        w + T * B * G, ptr<S>(go), ptr<S>(ghy), ptr<S>(gcy), mut<S>(dG), mut<S>(dh), mut<S>(dc), r,
-                        st);
+      layer_backward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh), ptr<S>(hx), ptr<S>(cx), ptr<S>(out), w, w + T * B * G,
+                        ptr<S>(go), ptr<S>(ghy), ptr<S>(gcy), mut<S>(dG), mut<S>(dh), mut<S>(dc), r, st);
     };
-    if (st == ScalarType::Float) run(0.0f); else run(0.0);
+    if (st == ScalarType::Float)
+      run(0.0f);
+    else
+      run(0.0);
   }
   if (r.input.defined() && batch_first) r.input = r.input.transpose(0, 1);
   return {r.input, r.w_ih, r.w_hh, r.b_ih, r.b_hh, r.hx, r.cx};
@@ -405,17 +418,18 @@ LayerGradTuple layer_backward_differentiable(const LayerDims& d, const Tensor& i
 
 }  // namespace
 
-LayerGradTuple lstm_layer_backward(
-    const Tensor& input, const Tensor& weight1, const Tensor& weight2, const Tensor& weight3, const Tensor& weight4,
-    const Tensor& hx_, const Tensor& cx_tmp, const Tensor& output, const Tensor& hy_, const Tensor& cy_,
-    const std::optional<Tensor>& grad_output, const std::optional<Tensor>& grad_hy,
-    const std::optional<Tensor>& grad_cy, bool reverse, int64_t mode, int64_t hidden_size, int64_t num_layers,
-    bool has_biases, bool train, bool bidirectional, IntArrayRef batch_sizes, bool batch_first,
-    const Tensor& workspace, std::array<bool, 7> output_mask) {
+LayerGradTuple lstm_layer_backward(const Tensor& input, const Tensor& weight1, const Tensor& weight2,
+                                   const Tensor& weight3, const Tensor& weight4, const Tensor& hx_,
+                                   const Tensor& cx_tmp, const Tensor& output, const Tensor& hy_, const Tensor& cy_,
+                                   const std::optional<Tensor>& grad_output, const std::optional<Tensor>& grad_hy,
+                                   const std::optional<Tensor>& grad_cy, bool reverse, int64_t mode,
+                                   int64_t hidden_size, int64_t num_layers, bool has_biases, bool train,
+                                   bool bidirectional, IntArrayRef batch_sizes, bool batch_first,
+                                   const Tensor& workspace, std::array<bool, 7> output_mask) {
   if (!autograd::GradMode::is_enabled()) {
-    return layer_backward_kernel(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_,
-                                 grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases,
-                                 train, bidirectional, batch_sizes, batch_first, workspace, output_mask);
+    return layer_backward_kernel(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output,
+                                 grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train,
+                                 bidirectional, batch_sizes, batch_first, workspace, output_mask);
   }
   const LayerDims d = check_layer_args(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, reverse, batch_sizes,
                                        mode, hidden_size, has_biases, batch_first);

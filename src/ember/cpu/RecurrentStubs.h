@@ -12,14 +12,14 @@ namespace ember::cpu {
 // One batch row range [begin, end) of `hidden` units; float32 or float64.
 struct LstmCellArgs {
   int64_t hidden;
-  const void* gates;   // rows x 4*hidden: i, f, g, o pre-activations
-  const void* cx;      // rows x hidden
-  void* hy;            // forward outputs
+  const void* gates;  // rows x 4*hidden: i, f, g, o pre-activations
+  const void* cx;  // rows x hidden
+  void* hy;  // forward outputs
   void* cy;
   const void* grad_h;  // backward inputs (either may be null)
   const void* grad_c;
-  const void* cy_in;   // the forward's cy
-  void* grad_gates;    // backward outputs
+  const void* cy_in;  // the forward's cy
+  void* grad_gates;  // backward outputs
   void* grad_cx;
   // Forward: also write the activated gates (sigmoid i, f, o; tanh g) here;
   // may be null, or equal to gates (in place).

@@ -171,11 +171,13 @@ Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::opt
   if (dtype) {
     EMBER_CHECK(is_floating_type(*dtype),
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
-                "dtype. Got: ", dtype_message_name(*dtype));
+                "dtype. Got: ",
+                dtype_message_name(*dtype));
   } else {
     EMBER_CHECK(is_floating_type(self.dtype()),
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-                "Got: ", dtype_message_name(self.dtype()));
+                "Got: ",
+                dtype_message_name(self.dtype()));
   }
   ScalarType rtype = dtype ? *dtype : self.dtype();
   if (out.defined()) {
@@ -192,8 +194,9 @@ Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::opt
 void check_nonempty_dims(const char* name, const Tensor& self, const std::vector<bool>& mask, bool dims_given) {
   if (self.numel() != 0) return;
   if (!dims_given) {
-    throw Error(str_cat(name, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                              "reduction dim with the 'dim' argument."));
+    throw Error(str_cat(name,
+                        "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                        "reduction dim with the 'dim' argument."));
   }
   for (int64_t d = 0; d < self.dim(); ++d) {
     EMBER_CHECK_TYPE(IndexError, !mask[d] || self.sizes()[d] != 0, name, "(): Expected reduction dim ", d,
@@ -209,12 +212,14 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
   if (out_may_cast && out.defined()) {
     const bool can_cast = !(is_floating_type(self.dtype()) && !is_floating_type(out.dtype())) &&
                           !(self.dtype() != ScalarType::Bool && out.dtype() == ScalarType::Bool);
-    EMBER_CHECK(can_cast, "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to "
-                          "be true, but got false.  (Could this error message be improved?  If so, please report an "
-                          "enhancement request to PyTorch.)");
+    EMBER_CHECK(can_cast,
+                "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to "
+                "be true, but got false.  (Could this error message be improved?  If so, please report an "
+                "enhancement request to PyTorch.)");
   }
-  EMBER_CHECK(out_may_cast || !out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
-              dtype_message_name(self.dtype()), " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
+  EMBER_CHECK(out_may_cast || !out.defined() || out.dtype() == self.dtype(),
+              "Expected the dtype for input and out to match, but got ", dtype_message_name(self.dtype()),
+              " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
   if (!result.is_meta()) cpu::reduce_stub(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
@@ -258,9 +263,7 @@ Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> di
   return deliver(out, result);
 }
 
-double correction_value(const std::optional<Scalar>& correction) {
-  return correction ? correction->to_double() : 1.0;
-}
+double correction_value(const std::optional<Scalar>& correction) { return correction ? correction->to_double() : 1.0; }
 
 void check_var_dtype(const Tensor& self) {
   EMBER_CHECK(is_floating_type(self.dtype()), "std and var only support floating point and complex dtypes");
@@ -455,7 +458,8 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                                bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
   EMBER_CHECK(is_floating_type(self.dtype()),
-              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", dtype_message_name(self.dtype()));
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+              dtype_message_name(self.dtype()));
   Tensor in = self;
   if (dtype) {
     EMBER_CHECK(is_floating_type(*dtype) && promote_types(self.dtype(), *dtype) == *dtype,
@@ -470,8 +474,8 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
     bool empty = false;
     for (int64_t d = 0; d < self.dim(); ++d) empty = empty || (mask[d] && self.sizes()[d] == 0);
     if (empty) {
-      std::string ord_text = std::isinf(p) ? (p > 0 ? "inf" : "-inf")
-                                           : (ord.is_floating_point() ? str_cat(p) : str_cat(ord.to_long()));
+      std::string ord_text =
+          std::isinf(p) ? (p > 0 ? "inf" : "-inf") : (ord.is_floating_point() ? str_cat(p) : str_cat(ord.to_long()));
       throw Error(str_cat("linalg.vector_norm cannot compute the ", ord_text,
                           " norm on an empty tensor because the operation does not have an identity"));
     }
@@ -485,12 +489,13 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
 Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   // An empty dim list reduces everything but, as in PyTorch, only keepdim=True
   // (or a 0-dim or empty input) gets a result of the right shape.
-  EMBER_CHECK(!dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0, "output with shape [] doesn't match the broadcast shape ",
-              shape_string(DimVector(self.dim(), 1)));
-  EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()),
-              "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_message_name(out.dtype()));
-  const ScalarType rtype = out.defined() ? out.dtype()
-                                         : (is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype());
+  EMBER_CHECK(!dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0,
+              "output with shape [] doesn't match the broadcast shape ", shape_string(DimVector(self.dim(), 1)));
+  EMBER_CHECK(
+      !out.defined() || is_floating_type(out.dtype()),
+      "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_message_name(out.dtype()));
+  const ScalarType rtype =
+      out.defined() ? out.dtype() : (is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype());
   Tensor in = self.to(rtype);
   std::vector<bool> mask = make_mask(self, dim.vec());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());

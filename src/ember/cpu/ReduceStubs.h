@@ -24,15 +24,15 @@ namespace ember::cpu {
 // gives row reductions; a contiguous innermost kept dim gives column
 // reductions vectorised across the kept dim; anything else uses strided loops.
 struct ReducePlan {
-  DimVector out_sizes;    // kept dims
+  DimVector out_sizes;  // kept dims
   DimVector out_strides;  // their input strides
-  DimVector red_sizes;    // reduced dims, innermost last
+  DimVector red_sizes;  // reduced dims, innermost last
   DimVector red_strides;  // their input strides
   int64_t num_outputs = 1;
   int64_t reduce_numel = 1;
   const void* in = nullptr;  // input element 0
-  void* out = nullptr;       // contiguous output, num_outputs elements
-  void* out2 = nullptr;      // second output (indices, or the mean of var_mean)
+  void* out = nullptr;  // contiguous output, num_outputs elements
+  void* out2 = nullptr;  // second output (indices, or the mean of var_mean)
   ScalarType in_dtype = ScalarType::Float;
   ScalarType out_dtype = ScalarType::Float;
 };

@@ -43,7 +43,8 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 
 Tensor repeat_interleave_tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
   if (repeats.dtype() != ScalarType::Long && repeats.dtype() != ScalarType::Int) {
-    throw NotImplementedError(str_cat("\"repeat_interleave_cpu\" not implemented for '", dtype_message_name(repeats.dtype()), "'"));
+    throw NotImplementedError(
+        str_cat("\"repeat_interleave_cpu\" not implemented for '", dtype_message_name(repeats.dtype()), "'"));
   }
   EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   Tensor r = repeats.to(ScalarType::Long).contiguous();
@@ -72,8 +73,9 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
   if (repeats.dim() == 0 || (repeats.numel() == 1 && size != 1)) {
     reps = repeats.reshape({1}).expand({size});
   }
-  EMBER_CHECK(reps.sizes()[0] == size, "repeats must have the same size as input along dim, but got repeats.size(0) = ",
-              reps.sizes()[0], " and input.size(", d, ") = ", size);
+  EMBER_CHECK(reps.sizes()[0] == size,
+              "repeats must have the same size as input along dim, but got repeats.size(0) = ", reps.sizes()[0],
+              " and input.size(", d, ") = ", size);
   return input.index_select(d, ember::repeat_interleave(reps, output_size));
 }
 

@@ -1,9 +1,9 @@
 // CPU implementations of where, clamp (and clamp_min/clamp_max) and lerp.
 #include <cmath>
 
-#include "ember/ops/OpChecks.h"
-#include "ember/cpu/OpMessages.h"
 #include "ember/cpu/MathStubs.h"
+#include "ember/cpu/OpMessages.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -15,10 +15,7 @@ namespace {
 
 using math::not_implemented_for;
 
-bool is_nan_scalar(const std::optional<Scalar>& s) {
-  return s && s->is_floating_point() && std::isnan(s->to_double());
-}
-
+bool is_nan_scalar(const std::optional<Scalar>& s) { return s && s->is_floating_point() && std::isnan(s->to_double()); }
 
 }  // namespace
 

@@ -61,8 +61,8 @@ Tensor& softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, boo
   return out;
 }
 
-Tensor& softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
-                         bool log, Tensor& out) {
+Tensor& softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, bool log,
+                         Tensor& out) {
   const int64_t d = maybe_wrap_dim(dim, output.dim());
   EMBER_CHECK(grad_output.sizes().equals(output.sizes()), "grad_output and output must have the same shape, got ",
               shape_string(grad_output.sizes()), " and ", shape_string(output.sizes()));

@@ -104,7 +104,8 @@ Tensor median_all(const Tensor& self, bool ignore_nan) {
   if (self.is_meta()) return ember::empty({}, self.dtype(), self.device());
   if (self.dtype() == ScalarType::Bool) not_implemented_for("median_cpu", self.dtype());
   const int64_t n = self.numel();
-  if (n == 0) return ember::full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), ScalarType::Float).to(self.dtype());
+  if (n == 0)
+    return ember::full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), ScalarType::Float).to(self.dtype());
   Tensor in = self.contiguous();
   Tensor out = ember::empty({}, self.dtype(), self.device());
   EMBER_DISPATCH_ALL_TYPES(self.dtype(), "median_cpu", [&] {
@@ -117,9 +118,8 @@ Tensor median_all(const Tensor& self, bool ignore_nan) {
     }
     std::vector<scalar_t> v(p, p + n);
     const auto mid = v.begin() + (n - nans - 1) / 2;
-    std::nth_element(v.begin(), mid, v.end(), [](scalar_t a, scalar_t b) {
-      return a < b || (is_nan_v(b) && !is_nan_v(a));
-    });
+    std::nth_element(v.begin(), mid, v.end(),
+                     [](scalar_t a, scalar_t b) { return a < b || (is_nan_v(b) && !is_nan_v(a)); });
     *o = *mid;
   });
   return out;

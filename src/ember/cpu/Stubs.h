@@ -15,6 +15,6 @@ EMBER_DECLARE_DISPATCH(BinaryScalarFn, add_stub);  // out = a + alpha * b
 EMBER_DECLARE_DISPATCH(IterFn, mul_stub);
 EMBER_DECLARE_DISPATCH(IterFn, neg_stub);
 EMBER_DECLARE_DISPATCH(BinaryScalarFn, fill_stub);  // nullary: out = value
-EMBER_DECLARE_DISPATCH(IterFn, copy_stub);          // out = cast(in)
+EMBER_DECLARE_DISPATCH(IterFn, copy_stub);  // out = cast(in)
 
 }  // namespace ember::cpu

@@ -48,14 +48,19 @@ Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lo
 }
 }  // namespace
 
-Tensor& tril_out(const Tensor& self, int64_t diagonal, Tensor& out) { return tri_impl("tril", self, diagonal, true, out); }
-Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) { return tri_impl("triu", self, diagonal, false, out); }
+Tensor& tril_out(const Tensor& self, int64_t diagonal, Tensor& out) {
+  return tri_impl("tril", self, diagonal, true, out);
+}
+Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) {
+  return tri_impl("triu", self, diagonal, false, out);
+}
 
 // ---- trace, diag ----------------------------------------------------------------------------------
 
 Tensor trace(const Tensor& self) {
   EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
-  if (self.dtype() == ScalarType::Bool && !self.is_meta()) throw NotImplementedError("\"trace\" not implemented for 'Bool'");
+  if (self.dtype() == ScalarType::Bool && !self.is_meta())
+    throw NotImplementedError("\"trace\" not implemented for 'Bool'");
   return ember::sum(self.diagonal(0, 0, 1), std::optional<ScalarType>{});
 }
 

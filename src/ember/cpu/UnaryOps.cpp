@@ -3,16 +3,15 @@
 #include <cmath>
 #include <limits>
 
-#include "ember/ops/OpChecks.h"
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/OpMessages.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::native {
-
 
 Tensor& relu_out(const Tensor& self, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");

@@ -1,6 +1,5 @@
 #include "ember/ops/BuildInfo.h"
 
-
 namespace ember {
 
 namespace {

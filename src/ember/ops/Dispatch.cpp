@@ -8,7 +8,8 @@ static_assert(kNumDeviceTypes == 3, "tools/codegen/cpp.py DEVICE_TYPES lists the
 
 void missing_kernel(const char* op, DeviceType device) {
   if (device == DeviceType::Meta) {
-    throw NotImplementedError(str_cat("aten::", op, ": attempted to run this operator with Meta tensors, but there "
+    throw NotImplementedError(str_cat("aten::", op,
+                                      ": attempted to run this operator with Meta tensors, but there "
                                       "was no fake impl or Meta kernel registered."));
   }
   if (device == DeviceType::CUDA && cuda_version().empty()) {

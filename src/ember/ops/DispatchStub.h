@@ -68,8 +68,7 @@ struct DispatchStub {
   }
 };
 
-#define EMBER_DECLARE_DISPATCH(fn_type, name) \
-  extern EMBER_API ::ember::DispatchStub<fn_type> name
+#define EMBER_DECLARE_DISPATCH(fn_type, name) extern EMBER_API ::ember::DispatchStub<fn_type> name
 #define EMBER_DEFINE_DISPATCH(fn_type, name) ::ember::DispatchStub<fn_type> name
 
 // Used inside a kernel file: registers fn for the capability being compiled.

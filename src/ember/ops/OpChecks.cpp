@@ -19,19 +19,44 @@ void check_scalar_fits(const Scalar& s, ScalarType t, bool reduced_floats, bool 
   double lo = 0, hi = 0;
   switch (t) {
     // Unsigned types accept negative values down to -max, which wrap.
-    case ScalarType::Byte: name = "uint8_t"; lo = -255; hi = 255; break;
-    case ScalarType::Char: name = "int8_t"; lo = -128; hi = 127; break;
-    case ScalarType::Short: name = "int16_t"; lo = -32768; hi = 32767; break;
-    case ScalarType::Int: name = "int"; lo = -2147483648.0; hi = 2147483647.0; break;
+    case ScalarType::Byte:
+      name = "uint8_t";
+      lo = -255;
+      hi = 255;
+      break;
+    case ScalarType::Char:
+      name = "int8_t";
+      lo = -128;
+      hi = 127;
+      break;
+    case ScalarType::Short:
+      name = "int16_t";
+      lo = -32768;
+      hi = 32767;
+      break;
+    case ScalarType::Int:
+      name = "int";
+      lo = -2147483648.0;
+      hi = 2147483647.0;
+      break;
     case ScalarType::Half:
       if (!reduced_floats) return;
-      name = "c10::Half"; lo = -65504; hi = 65504; break;
+      name = "c10::Half";
+      lo = -65504;
+      hi = 65504;
+      break;
     case ScalarType::BFloat16:
       if (!reduced_floats) return;
-      name = "c10::BFloat16"; lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; break;
+      name = "c10::BFloat16";
+      lo = -3.3895313892515355e38;
+      hi = 3.3895313892515355e38;
+      break;
     case ScalarType::Float:
       if (!float32) return;
-      name = "float"; lo = -3.4028234663852886e38; hi = 3.4028234663852886e38; break;
+      name = "float";
+      lo = -3.4028234663852886e38;
+      hi = 3.4028234663852886e38;
+      break;
     default: return;
   }
   const double v = s.to_double();

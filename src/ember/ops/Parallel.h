@@ -47,4 +47,3 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
 }
 
 }  // namespace ember
-

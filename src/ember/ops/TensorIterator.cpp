@@ -85,9 +85,7 @@ void resize_output(const Tensor& t, IntArrayRef shape) {
   impl->set_sizes_and_strides(shape, contiguous_strides(shape), impl->storage_offset());
 }
 
-bool can_cast(ScalarType from, ScalarType to) {
-  return category(from) <= category(to);
-}
+bool can_cast(ScalarType from, ScalarType to) { return category(from) <= category(to); }
 
 TensorIterator TensorIterator::op(Tensor& out, std::initializer_list<Tensor> inputs, const Config& config) {
   EMBER_INTERNAL_ASSERT(inputs.size() < static_cast<size_t>(kMaxOperands), "too many operands");
@@ -136,7 +134,8 @@ TensorIterator TensorIterator::unary_bool_op(Tensor& out, const Tensor& a) {
 
 TensorIterator TensorIterator::copy_op(const Tensor& dst, const Tensor& src, bool check_overlap) {
   if (src.is_meta() && !dst.is_meta()) {
-    throw Error(str_cat("Tensor on device ", src.device().str(), " is not on the expected device ", dst.device().str(), "!"));
+    throw Error(
+        str_cat("Tensor on device ", src.device().str(), " is not on the expected device ", dst.device().str(), "!"));
   }
   TensorIterator it;
   it.add_output(dst);
@@ -185,7 +184,8 @@ void TensorIterator::build(const Config& config) {
     if (have_device && cpu_scalar && device.is_meta()) continue;
     if (have_device && !(device_from_cpu_scalar && t.is_meta())) {
       if (device.is_meta() || t.is_meta()) {
-        throw Error(str_cat("Tensor on device ", t.device().str(), " is not on the expected device ", device.str(), "!"));
+        throw Error(
+            str_cat("Tensor on device ", t.device().str(), " is not on the expected device ", device.str(), "!"));
       }
       throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
                           device.str(), " and ", t.device().str(), "!"));
@@ -248,8 +248,8 @@ void TensorIterator::build(const Config& config) {
     EMBER_CHECK(out.device() == device || !have_device, "Expected out tensor to have device ", device.str(),
                 ", but got ", out.device().str(), " instead");
     if (out_is_new) {
-      EMBER_CHECK(!inplace, "output with shape ", shape_string(out.sizes()),
-                  " doesn't match the broadcast shape ", shape_string(shape_));
+      EMBER_CHECK(!inplace, "output with shape ", shape_string(out.sizes()), " doesn't match the broadcast shape ",
+                  shape_string(shape_));
       resize_output(out, shape_);
       if (!out.is_meta()) restride(out);  // PyTorch's meta out= stays contiguous
     }

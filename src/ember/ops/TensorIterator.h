@@ -27,11 +27,11 @@ class EMBER_API TensorIterator {
 
   // How op() assigns dtypes (see Note [Elementwise engine]).
   struct Config {
-    bool promote_inputs = true;           // convert inputs to the common dtype
-    bool int_to_float = false;            // an integral or bool common dtype becomes the default float
+    bool promote_inputs = true;  // convert inputs to the common dtype
+    bool int_to_float = false;  // an integral or bool common dtype becomes the default float
     std::optional<ScalarType> out_dtype;  // fixed result dtype (comparisons: Bool), any out= dtype allowed
-    int num_unpromoted = 0;               // leading inputs kept as they are and left out of promotion
-    bool exact_out_dtype = false;         // an out= tensor must have the result dtype (no cast)
+    int num_unpromoted = 0;  // leading inputs kept as they are and left out of promotion
+    bool exact_out_dtype = false;  // an out= tensor must have the result dtype (no cast)
   };
   // General builder for up to kMaxOperands - 1 inputs.
   static TensorIterator op(Tensor& out, std::initializer_list<Tensor> inputs, const Config& config);
@@ -91,7 +91,10 @@ class EMBER_API TensorIterator {
   void finish();
 
  private:
-  void add_output(const Tensor& t) { operands_[ntensors_++] = t; ++noutputs_; }
+  void add_output(const Tensor& t) {
+    operands_[ntensors_++] = t;
+    ++noutputs_;
+  }
   void add_input(const Tensor& t) { operands_[ntensors_++] = t; }
   void build(const Config& config);
   // Dims ordered innermost first by the operands' memory layout (PyTorch's
@@ -112,7 +115,7 @@ class EMBER_API TensorIterator {
   ScalarType common_dtype_ = ScalarType::Undefined;
   double original_scalar_[kMaxOperands] = {};
   unsigned original_scalar_mask_ = 0;
-  DimVector shape_;       // logical (broadcast) shape
+  DimVector shape_;  // logical (broadcast) shape
   DimVector iter_shape_;  // shape after coalescing, never empty
   int64_t numel_ = 0;
   // byte strides per dim per operand after coalescing: strides_[dim * kMaxOperands + k]

@@ -60,9 +60,9 @@ std::string display(const Signature& s) {
 // expected; elsewhere a number selects a Scalar overload or is a TypeError.
 bool allows_numbers_as_tensors(const std::string& name) {
   static const char* const kNames[] = {
-      "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "true_divide_",
-      "floor_divide", "floor_divide_", "divide", "divide_", "multiply", "multiply_", "subtract", "subtract_",
-      "to", "_to_copy", "copy_"};
+      "add",         "add_",         "sub",          "sub_",          "mul",    "mul_",    "div",      "div_",
+      "true_divide", "true_divide_", "floor_divide", "floor_divide_", "divide", "divide_", "multiply", "multiply_",
+      "subtract",    "subtract_",    "to",           "_to_copy",      "copy_"};
   for (const char* n : kNames) {
     if (name == n) return true;
   }
@@ -85,8 +85,7 @@ bool is_int_sequence(PyObject* o) {
 bool check(const Param& p, PyObject* o) {
   if (o == Py_None) return p.optional || (p.has_default && p.default_none);
   switch (p.type) {
-    case ParamType::Tensor:
-      return is_tensor(o) || (p.allow_number && is_number(o));
+    case ParamType::Tensor: return is_tensor(o) || (p.allow_number && is_number(o));
     case ParamType::TensorList:
     case ParamType::OptTensorList: {
       if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
@@ -108,30 +107,22 @@ bool check(const Param& p, PyObject* o) {
       }
       return true;
     }
-    case ParamType::Generator:
-      return is_generator(o);
+    case ParamType::Generator: return is_generator(o);
     case ParamType::Scalar:
       // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
       return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Int:
       // As in PyTorch: a 0-dim integer tensor that does not require grad.
-      return is_int(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 &&
-                           is_integral_type(unpack_tensor(o).dtype(), /*include_bool=*/false) &&
-                           !unpack_tensor(o).requires_grad());
-    case ParamType::IntList:
-      return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && is_int(o));
-    case ParamType::Float:
-      return PyFloat_Check(o) || is_int(o);
-    case ParamType::Bool:
-      return PyBool_Check(o);
-    case ParamType::String:
-      return PyUnicode_Check(o);
-    case ParamType::ScalarType:
-      return is_dtype_like(o);
-    case ParamType::Device:
-      return is_device_like(o);
-    case ParamType::MemoryFormat:
-      return is_memory_format(o);
+      return is_int(o) ||
+             (is_tensor(o) && unpack_tensor(o).dim() == 0 &&
+              is_integral_type(unpack_tensor(o).dtype(), /*include_bool=*/false) && !unpack_tensor(o).requires_grad());
+    case ParamType::IntList: return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && is_int(o));
+    case ParamType::Float: return PyFloat_Check(o) || is_int(o);
+    case ParamType::Bool: return PyBool_Check(o);
+    case ParamType::String: return PyUnicode_Check(o);
+    case ParamType::ScalarType: return is_dtype_like(o);
+    case ParamType::Device: return is_device_like(o);
+    case ParamType::MemoryFormat: return is_memory_format(o);
   }
   return false;
 }
@@ -242,8 +233,7 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
   }
 }
 
-bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out,
-                      bool raise) const {
+bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out, bool raise) const {
   size_t np = params.size();
   for (size_t i = 0; i < np; ++i) out[i] = nullptr;
   // Varargs int list: view(2, 3) means view((2, 3)).
@@ -266,8 +256,9 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
   } else {
     if (static_cast<size_t>(nargs) > max_positional) {
       if (raise) {
-        throw TypeError(str_cat(name, "() takes ", max_positional, " positional argument", max_positional == 1 ? "" : "s",
-                                " but ", nargs, nargs == 1 ? " was" : " were", " given"));
+        throw TypeError(str_cat(name, "() takes ", max_positional, " positional argument",
+                                max_positional == 1 ? "" : "s", " but ", nargs, nargs == 1 ? " was" : " were",
+                                " given"));
       }
       return false;
     }
@@ -303,7 +294,8 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
         }
       }
       if (idx == np) {
-        if (raise) throw TypeError(str_cat(name, "() got an unexpected keyword argument '", PyUnicode_AsUTF8(key), "'"));
+        if (raise)
+          throw TypeError(str_cat(name, "() got an unexpected keyword argument '", PyUnicode_AsUTF8(key), "'"));
         return false;
       }
       if (out[idx]) {
@@ -350,8 +342,8 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     if (nargs == 0 && nkw > 0) got += ", ";
   }
   got += ")";
-  std::string msg = str_cat(sigs_[0].name, "() received an invalid combination of arguments - got ", got,
-                            ", but expected ");
+  std::string msg =
+      str_cat(sigs_[0].name, "() received an invalid combination of arguments - got ", got, ", but expected ");
   if (sigs_.size() == 1) {
     msg += display(sigs_[0]);
   } else {
@@ -422,8 +414,8 @@ DimVector ParsedArgsBase::intlist(int i) {
     try {
       return unpack_long(item);
     } catch (const ValueError& e) {
-      throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name, "' failed to unpack the object at pos ",
-                              pos + 1, " with error \"", e.what(), "\""));
+      throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name,
+                              "' failed to unpack the object at pos ", pos + 1, " with error \"", e.what(), "\""));
     }
   };
   if (PyLong_Check(o)) {
@@ -553,7 +545,6 @@ std::optional<std::vector<double>> ParsedArgsBase::doublelist_optional(int i) {
   if (is_none(i)) return std::nullopt;
   return doublelist(i);
 }
-
 
 Generator ParsedArgsBase::generator(int i) { return unpack_generator(args_[i]); }
 

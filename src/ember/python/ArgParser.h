@@ -20,8 +20,20 @@
 namespace ember::python {
 
 enum class ParamType : uint8_t {
-  Tensor, TensorList, OptTensorList, Scalar, Int, IntList, Float, FloatList, Bool, String, ScalarType, Device,
-  Generator, MemoryFormat
+  Tensor,
+  TensorList,
+  OptTensorList,
+  Scalar,
+  Int,
+  IntList,
+  Float,
+  FloatList,
+  Bool,
+  String,
+  ScalarType,
+  Device,
+  Generator,
+  MemoryFormat
 };
 
 struct Param {
@@ -31,7 +43,7 @@ struct Param {
   bool optional = false;
   bool kwarg_only = false;
   bool allow_number = false;  // Tensor params that accept Python numbers
-  int list_size = 0;          // int[N]: a single int is accepted and repeated
+  int list_size = 0;  // int[N]: a single int is accepted and repeated
   bool varargs_position = false;  // first positional int[]: zeros(3), view(2, 3)
   // default
   bool has_default = false;

@@ -149,12 +149,15 @@ void init_module(nb::module_& m) {
   m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(parse_dtype(d.ptr())); });
   m.def("_get_default_device", [] { return nb::steal(device_object(get_default_device())); });
   m.def("_set_default_device", [](nb::handle d) { set_default_device(parse_device(d.ptr())); });
-  m.def("promote_types", [](nb::handle a, nb::handle b) {
-    if (!is_dtype(a.ptr()) || !is_dtype(b.ptr())) {
-      throw TypeError("promote_types(): argument 'type1' must be torch.dtype");
-    }
-    return nb::borrow(dtype_object(promote_types(dtype_of(a.ptr()), dtype_of(b.ptr()))));
-  }, nb::arg("type1"), nb::arg("type2"));
+  m.def(
+      "promote_types",
+      [](nb::handle a, nb::handle b) {
+        if (!is_dtype(a.ptr()) || !is_dtype(b.ptr())) {
+          throw TypeError("promote_types(): argument 'type1' must be torch.dtype");
+        }
+        return nb::borrow(dtype_object(promote_types(dtype_of(a.ptr()), dtype_of(b.ptr()))));
+      },
+      nb::arg("type1"), nb::arg("type2"));
 
   // autograd
   m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); });

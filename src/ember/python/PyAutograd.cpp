@@ -12,8 +12,7 @@ namespace ember::python {
 namespace {
 
 struct PyNodeObject {
-  PyObject_HEAD
-  std::shared_ptr<autograd::Node> node;
+  PyObject_HEAD std::shared_ptr<autograd::Node> node;
   std::weak_ptr<autograd::Node> weak_node;  // a custom Function's ctx: its node owns it
   PyObject* dict;
 };
@@ -95,29 +94,27 @@ PyObject* node_register_hook(PyObject* self, PyObject* hook) {
     Py_DECREF(o);
     PyGILState_Release(s);
   });
-  live_node(self)->add_post_hook([fn](const autograd::variable_list& grad_inputs,
-                                          const autograd::variable_list& grad_outputs) {
-    GilGuard gil;
-    auto to_tuple = [](const autograd::variable_list& v) {
-      PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
-      for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(v[i]));
-      return t;
-    };
-    PyObject* gi = to_tuple(grad_inputs);
-    PyObject* go = to_tuple(grad_outputs);
-    PyObject* r = PyObject_CallFunctionObjArgs(fn.get(), gi, go, nullptr);
-    Py_DECREF(gi);
-    Py_DECREF(go);
-    if (!r) throw python_error();
-    Py_DECREF(r);
-  });
+  live_node(self)->add_post_hook(
+      [fn](const autograd::variable_list& grad_inputs, const autograd::variable_list& grad_outputs) {
+        GilGuard gil;
+        auto to_tuple = [](const autograd::variable_list& v) {
+          PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+          for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(v[i]));
+          return t;
+        };
+        PyObject* gi = to_tuple(grad_inputs);
+        PyObject* go = to_tuple(grad_outputs);
+        PyObject* r = PyObject_CallFunctionObjArgs(fn.get(), gi, go, nullptr);
+        Py_DECREF(gi);
+        Py_DECREF(go);
+        if (!r) throw python_error();
+        Py_DECREF(r);
+      });
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }
 
-PyObject* node_repr(PyObject* self) {
-  return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self);
-}
+PyObject* node_repr(PyObject* self) { return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self); }
 
 PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
                               {"register_hook", node_register_hook, METH_O, nullptr},

@@ -40,10 +40,8 @@ PyObject* m_to(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, PyObjec
     case 0:
       return wrap(self.to(r.scalartype_optional(1), r.device_optional(0), r.boolean(2), r.boolean(3),
                           r.memoryformat_optional(4)));
-    case 1:
-      return wrap(self.to(r.scalartype(0), r.boolean(1), r.boolean(2), r.memoryformat_optional(3)));
-    default:
-      return wrap(self.to(r.tensor(0), r.boolean(1), r.boolean(2), r.memoryformat_optional(3)));
+    case 1: return wrap(self.to(r.scalartype(0), r.boolean(1), r.boolean(2), r.memoryformat_optional(3)));
+    default: return wrap(self.to(r.tensor(0), r.boolean(1), r.boolean(2), r.memoryformat_optional(3)));
   }
   EMBER_PY_CATCH
 }

@@ -53,9 +53,9 @@ ScalarType numpy_dtype(PyObject* obj) {
   PyRef name(PyObject_GetAttrString(dt.p, "name"));
   const std::string n = PyUnicode_AsUTF8(name.p);
   static const std::pair<const char*, ScalarType> table[] = {
-      {"bool", ScalarType::Bool},     {"uint8", ScalarType::Byte},    {"int8", ScalarType::Char},
-      {"int16", ScalarType::Short},   {"int32", ScalarType::Int},     {"int64", ScalarType::Long},
-      {"float16", ScalarType::Half},  {"float32", ScalarType::Float}, {"float64", ScalarType::Double}};
+      {"bool", ScalarType::Bool},    {"uint8", ScalarType::Byte},    {"int8", ScalarType::Char},
+      {"int16", ScalarType::Short},  {"int32", ScalarType::Int},     {"int64", ScalarType::Long},
+      {"float16", ScalarType::Half}, {"float32", ScalarType::Float}, {"float64", ScalarType::Double}};
   for (const auto& [k, v] : table) {
     if (n == k) return v;
   }
@@ -215,8 +215,8 @@ void store_scalar(char* data, ScalarType t, PyObject* obj) {
   });
 }
 
-void recursive_store(char* data, const std::vector<int64_t>& sizes, const DimVector& strides, size_t dim,
-                     ScalarType t, size_t esize, PyObject* obj) {
+void recursive_store(char* data, const std::vector<int64_t>& sizes, const DimVector& strides, size_t dim, ScalarType t,
+                     size_t esize, PyObject* obj) {
   if (dim == sizes.size()) {
     store_scalar(data, t, obj);
     return;
@@ -259,11 +259,14 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
 }
 
 void init_factories(nb::module_& m) {
-  m.def("_tensor_from_data", [](nb::handle data, nb::handle dtype) {
-    std::optional<ScalarType> t;
-    if (!dtype.is_none()) t = parse_dtype(dtype.ptr());
-    return nb::steal(wrap(tensor_from_data(data.ptr(), t)));
-  }, nb::arg("data").none(), nb::arg("dtype").none());
+  m.def(
+      "_tensor_from_data",
+      [](nb::handle data, nb::handle dtype) {
+        std::optional<ScalarType> t;
+        if (!dtype.is_none()) t = parse_dtype(dtype.ptr());
+        return nb::steal(wrap(tensor_from_data(data.ptr(), t)));
+      },
+      nb::arg("data").none(), nb::arg("dtype").none());
   // A copy of a C-contiguous buffer's bytes as a tensor of the given shape and dtype.
   m.def("_tensor_from_buffer", [](nb::handle obj, std::vector<int64_t> shape, nb::handle dtype) {
     ScalarType t = parse_dtype(dtype.ptr());

@@ -40,7 +40,7 @@ class PyFunctionNode final : public autograd::Node {
   // Owned by the ctx (a capsule in ctx._saved_variables), which outlives the node when the user keeps it.
   std::vector<autograd::SavedVariable>* saved_ = nullptr;
   std::vector<bool> is_tensor_arg_;  // per forward argument
-  std::vector<int> output_slot_;     // per forward output: its grad's index, or -1 (not a tensor)
+  std::vector<int> output_slot_;  // per forward output: its grad's index, or -1 (not a tensor)
   bool materialize_grads_ = true;
 
  private:
@@ -177,8 +177,9 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
     }
     if (!returned) {
       Py_DECREF(outs);
-      throw Error("Some elements marked as dirty during the forward method were not returned as output. The inputs "
-                  "that are modified inplace must all be outputs of the Function.");
+      throw Error(
+          "Some elements marked as dirty during the forward method were not returned as output. The inputs "
+          "that are modified inplace must all be outputs of the Function.");
     }
     d.unsafeGetTensorImpl()->bump_version();
   }
@@ -257,8 +258,7 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
         if (!is_tensor(s)) {
           std::string type = Py_TYPE(s)->tp_name;
           Py_DECREF(to_save);
-          throw TypeError(str_cat("save_for_backward can only save variables, but argument ", i, " is of type ",
-                                  type));
+          throw TypeError(str_cat("save_for_backward can only save variables, but argument ", i, " is of type ", type));
         }
         const Tensor& t = unpack_tensor(s);
         saved->emplace_back(t, contains(wrapped_outputs, t) && autograd::grad_fn(t) == node);
@@ -313,7 +313,8 @@ PyObject* function_saved_tensors(PyObject*, PyObject* ctx) {
     }
     return to_save;
   }
-  auto* saved = static_cast<std::vector<autograd::SavedVariable>*>(PyCapsule_GetPointer(capsule, "ember.saved_variables"));
+  auto* saved =
+      static_cast<std::vector<autograd::SavedVariable>*>(PyCapsule_GetPointer(capsule, "ember.saved_variables"));
   Py_DECREF(capsule);
   if (!saved) throw python_error();
   std::shared_ptr<autograd::Node> node = node_of(ctx);
@@ -380,8 +381,8 @@ PyObject* pop_saved_tensors_hooks(PyObject*, PyObject*) {
 }
 
 PyMethodDef function_methods[] = {
-    {"_push_saved_tensors_hooks",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(push_saved_tensors_hooks)), METH_FASTCALL, nullptr},
+    {"_push_saved_tensors_hooks", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(push_saved_tensors_hooks)),
+     METH_FASTCALL, nullptr},
     {"_pop_saved_tensors_hooks", pop_saved_tensors_hooks, METH_NOARGS, nullptr},
     {"_function_wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_wrap)), METH_FASTCALL,
      nullptr},

@@ -8,8 +8,7 @@
 namespace ember::python {
 
 struct PyGeneratorObject {
-  PyObject_HEAD
-  Generator generator;
+  PyObject_HEAD Generator generator;
 };
 
 extern PyTypeObject* g_generator_type;

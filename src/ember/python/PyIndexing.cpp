@@ -40,7 +40,6 @@ struct PyRef {
 
 bool is_int_index(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
 
-
 struct SliceArgs {
   int64_t start, stop, step;
 };
@@ -206,8 +205,10 @@ class Slicer {
         PyRef idx(PyNumber_Index(obj));
         if (!idx.p) {
           PyErr_Clear();
-          throw IndexError(str_cat("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                                   "are valid indices (got ", Py_TYPE(obj)->tp_name, ")"));
+          throw IndexError(
+              str_cat("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                      "are valid indices (got ",
+                      Py_TYPE(obj)->tp_name, ")"));
         }
         result_ = apply_select(result_, dim_, unpack_long(idx.p), i);
       }

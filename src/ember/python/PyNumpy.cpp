@@ -73,10 +73,8 @@ ScalarType dtype_from_format(const char* f, Py_ssize_t itemsize, bool& swapped) 
   }
   if (f[0] == 0 || f[1] != 0) return ScalarType::Undefined;
   switch (f[0]) {
-    case '?':
-      return ScalarType::Bool;
-    case 'B':
-      return ScalarType::Byte;
+    case '?': return ScalarType::Bool;
+    case 'B': return ScalarType::Byte;
     case 'b':
     case 'h':
     case 'i':
@@ -89,14 +87,10 @@ ScalarType dtype_from_format(const char* f, Py_ssize_t itemsize, bool& swapped) 
         case 8: return ScalarType::Long;
         default: return ScalarType::Undefined;
       }
-    case 'e':
-      return ScalarType::Half;
-    case 'f':
-      return itemsize == 4 ? ScalarType::Float : ScalarType::Undefined;
-    case 'd':
-      return itemsize == 8 ? ScalarType::Double : ScalarType::Undefined;
-    default:
-      return ScalarType::Undefined;
+    case 'e': return ScalarType::Half;
+    case 'f': return itemsize == 4 ? ScalarType::Float : ScalarType::Undefined;
+    case 'd': return itemsize == 8 ? ScalarType::Double : ScalarType::Undefined;
+    default: return ScalarType::Undefined;
   }
 }
 
@@ -125,8 +119,7 @@ void release_pyobject(void* ctx) {
 // ---- the exporter ----------------------------------------------------------------
 
 struct ExporterObject {
-  PyObject_HEAD
-  Tensor tensor;
+  PyObject_HEAD Tensor tensor;
   std::vector<Py_ssize_t> shape;
   std::vector<Py_ssize_t> strides;  // bytes
   const char* format;
@@ -278,11 +271,12 @@ PyObject* tensor_to_numpy(const Tensor& t) {
     throw TypeError(str_cat("can't convert ", t.device().str(),
                             " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."));
   }
-  EMBER_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  EMBER_CHECK(!t.requires_grad(),
+              "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const char* format = format_of(t.dtype());
   if (!format) {
-    throw TypeError(str_cat("Got unsupported ScalarType ", t.dtype() == ScalarType::BFloat16 ? "BFloat16"
-                                                                                             : scalar_type_name(t.dtype())));
+    throw TypeError(str_cat("Got unsupported ScalarType ",
+                            t.dtype() == ScalarType::BFloat16 ? "BFloat16" : scalar_type_name(t.dtype())));
   }
   load_numpy();
   PyObject* obj = g_exporter_type->tp_alloc(g_exporter_type, 0);

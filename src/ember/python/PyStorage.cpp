@@ -51,9 +51,7 @@ void free_shm(void* ctx) {
   delete b;
 }
 
-[[noreturn]] void throw_errno(const char* what) {
-  throw Error(str_cat(what, " failed: ", std::strerror(errno)));
-}
+[[noreturn]] void throw_errno(const char* what) { throw Error(str_cat(what, " failed: ", std::strerror(errno))); }
 
 // Maps fd (which the block then owns when own_fd) as a CPU DataPtr of nbytes.
 DataPtr map_shm(int fd, size_t nbytes, bool own_fd) {
@@ -229,16 +227,15 @@ PyObject* py_is_shared(PyObject*, PyObject* arg) {
   EMBER_PY_CATCH
 }
 
-PyMethodDef storage_functions[] = {
-    {"_storage_info", py_storage_info, METH_O, nullptr},
-    {"_storage_bytes", py_storage_bytes, METH_O, nullptr},
-    {"_tensor_on_storage", py_tensor_on_storage, METH_VARARGS, nullptr},
-    {"_shm_new", py_shm_new, METH_O, nullptr},
-    {"_shm_map", py_shm_map, METH_VARARGS, nullptr},
-    {"_shm_fd", py_shm_fd, METH_O, nullptr},
-    {"_share_memory_", py_share_memory, METH_O, nullptr},
-    {"_is_shared", py_is_shared, METH_O, nullptr},
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef storage_functions[] = {{"_storage_info", py_storage_info, METH_O, nullptr},
+                                   {"_storage_bytes", py_storage_bytes, METH_O, nullptr},
+                                   {"_tensor_on_storage", py_tensor_on_storage, METH_VARARGS, nullptr},
+                                   {"_shm_new", py_shm_new, METH_O, nullptr},
+                                   {"_shm_map", py_shm_map, METH_VARARGS, nullptr},
+                                   {"_shm_fd", py_shm_fd, METH_O, nullptr},
+                                   {"_share_memory_", py_share_memory, METH_O, nullptr},
+                                   {"_is_shared", py_is_shared, METH_O, nullptr},
+                                   {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 

@@ -155,8 +155,7 @@ void tensor_dealloc(PyObject* self) {
 }
 
 PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  EMBER_PY_TRY
-  (void)args;
+  EMBER_PY_TRY(void) args;
   (void)kwargs;
   throw TypeError("cannot create TensorBase directly; use ember.tensor() or a factory function");
   EMBER_PY_CATCH
@@ -211,11 +210,14 @@ int set_grad(PyObject* self, PyObject* value, void*) {
     if (autograd::get_meta(t)) t.mutable_grad() = Tensor();
     return 0;
   }
-  if (!is_tensor(value)) throw TypeError(str_cat("assigned grad expected to be a Tensor or None but got grad of type ", Py_TYPE(value)->tp_name));
+  if (!is_tensor(value))
+    throw TypeError(
+        str_cat("assigned grad expected to be a Tensor or None but got grad of type ", Py_TYPE(value)->tp_name));
   const Tensor& g = unpack_tensor(value);
   EMBER_CHECK(!g.is_same(t), "can't assign Variable as its own grad");
   EMBER_CHECK(g.dtype() == t.dtype(), "attempting to assign a gradient with dtype '", scalar_type_name(g.dtype()),
-              "' to a tensor with dtype '", scalar_type_name(t.dtype()), "'. Please ensure that the gradient and the tensor have the same dtype");
+              "' to a tensor with dtype '", scalar_type_name(t.dtype()),
+              "'. Please ensure that the gradient and the tensor have the same dtype");
   EMBER_CHECK(g.sizes().equals(t.sizes()), "attempting to assign a gradient of size '", shape_string(g.sizes()),
               "' to a tensor of size '", shape_string(t.sizes()),
               "'. Please ensure that the gradient and the tensor are the same size");
@@ -257,23 +259,22 @@ PyObject* get_retains_grad(PyObject* self, void*) {
   return PyBool_FromLong(m && m->retains_grad);
 }
 
-PyGetSetDef tensor_getset[] = {
-    {"shape", get_shape, nullptr, nullptr, nullptr},
-    {"dtype", get_dtype, nullptr, nullptr, nullptr},
-    {"device", get_device, nullptr, nullptr, nullptr},
-    {"ndim", get_ndim, nullptr, nullptr, nullptr},
-    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
-    {"grad", get_grad, set_grad, nullptr, nullptr},
-    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
-    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
-    {"data", get_data, set_data, nullptr, nullptr},
-    {"_version", get_version, nullptr, nullptr, nullptr},
-    {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
-    {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
-    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
-    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
-    {"_base", tensor_get_base, nullptr, nullptr, nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
+                               {"dtype", get_dtype, nullptr, nullptr, nullptr},
+                               {"device", get_device, nullptr, nullptr, nullptr},
+                               {"ndim", get_ndim, nullptr, nullptr, nullptr},
+                               {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+                               {"grad", get_grad, set_grad, nullptr, nullptr},
+                               {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+                               {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+                               {"data", get_data, set_data, nullptr, nullptr},
+                               {"_version", get_version, nullptr, nullptr, nullptr},
+                               {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+                               {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
+                               {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+                               {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+                               {"_base", tensor_get_base, nullptr, nullptr, nullptr},
+                               {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- methods ----------------------------------------------------------------
 
@@ -286,9 +287,7 @@ PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(unpack_tensor(self).is_floating_point());
 }
 PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack_tensor(self).element_size()); }
-PyObject* m_data_ptr(PyObject* self, PyObject*) {
-  return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr());
-}
+PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr()); }
 
 // x._adopt_view_(v): x takes the sizes, strides and offset of v, a view of
 // x's storage, and counts as modified; the in-place view methods (t_,
@@ -315,26 +314,26 @@ PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs
     for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(s[i]));
     return tup;
   }
-  if (nargs != 1 || !PyLong_Check(args[0])) throw TypeError(stride ? "stride() takes an optional int dim" : "size() takes an optional int dim");
+  if (nargs != 1 || !PyLong_Check(args[0]))
+    throw TypeError(stride ? "stride() takes an optional int dim" : "size() takes an optional int dim");
   int64_t d = unpack_long(args[0]);
   return PyLong_FromLongLong(stride ? t.stride(d) : t.size(d));
   EMBER_PY_CATCH
 }
-PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs) { return size_or_stride(self, args, nargs, false); }
-PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) { return size_or_stride(self, args, nargs, true); }
+PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return size_or_stride(self, args, nargs, false);
+}
+PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return size_or_stride(self, args, nargs, true);
+}
 
 PyObject* element_to_python(const char* p, ScalarType t) {
   switch (t) {
-    case ScalarType::Bool:
-      return PyBool_FromLong(*reinterpret_cast<const bool*>(p));
-    case ScalarType::Float:
-      return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
-    case ScalarType::Double:
-      return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
-    case ScalarType::Half:
-      return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const Half*>(p)));
-    case ScalarType::BFloat16:
-      return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const BFloat16*>(p)));
+    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const bool*>(p));
+    case ScalarType::Float: return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
+    case ScalarType::Double: return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
+    case ScalarType::Half: return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const Half*>(p)));
+    case ScalarType::BFloat16: return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const BFloat16*>(p)));
     default:
       return EMBER_DISPATCH_ALL_TYPES(t, "item", [&]() -> PyObject* {
         return PyLong_FromLongLong(convert<int64_t>(*reinterpret_cast<const scalar_t*>(p)));
@@ -577,13 +576,13 @@ bool operand(PyObject* o, Tensor& out) {
   return false;
 }
 
-#define EMBER_BINARY_SLOT(slot, expr)                   \
-  PyObject* slot(PyObject* a, PyObject* b) {            \
-    EMBER_PY_TRY                                        \
-    Tensor x, y;                                        \
+#define EMBER_BINARY_SLOT(slot, expr)                               \
+  PyObject* slot(PyObject* a, PyObject* b) {                        \
+    EMBER_PY_TRY                                                    \
+    Tensor x, y;                                                    \
     if (!operand(a, x) || !operand(b, y)) Py_RETURN_NOTIMPLEMENTED; \
-    return wrap(expr);                                  \
-    EMBER_PY_CATCH                                      \
+    return wrap(expr);                                              \
+    EMBER_PY_CATCH                                                  \
   }
 EMBER_BINARY_SLOT(nb_add, ember::add(x, y))
 EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
@@ -593,15 +592,15 @@ EMBER_BINARY_SLOT(nb_mul, is_tensor(a) ? ember::mul(x, y) : ember::mul(y, x))
 EMBER_BINARY_SLOT(nb_matmul, ember::matmul(x, y))
 #undef EMBER_BINARY_SLOT
 
-#define EMBER_INPLACE_SLOT(slot, method)                 \
-  PyObject* slot(PyObject* a, PyObject* b) {             \
-    EMBER_PY_TRY                                         \
-    Tensor y;                                            \
+#define EMBER_INPLACE_SLOT(slot, method)                           \
+  PyObject* slot(PyObject* a, PyObject* b) {                       \
+    EMBER_PY_TRY                                                   \
+    Tensor y;                                                      \
     if (!is_tensor(a) || !operand(b, y)) Py_RETURN_NOTIMPLEMENTED; \
-    unpack_tensor(a).method(y);                          \
-    Py_INCREF(a);                                        \
-    return a;                                            \
-    EMBER_PY_CATCH                                       \
+    unpack_tensor(a).method(y);                                    \
+    Py_INCREF(a);                                                  \
+    return a;                                                      \
+    EMBER_PY_CATCH                                                 \
   }
 EMBER_INPLACE_SLOT(nb_iadd, add_)
 EMBER_INPLACE_SLOT(nb_isub, sub_)

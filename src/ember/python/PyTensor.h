@@ -13,14 +13,13 @@
 namespace ember::python {
 
 struct PyTensorObject {
-  PyObject_HEAD
-  Tensor tensor;  // constructed in place; never undefined while the object lives
+  PyObject_HEAD Tensor tensor;  // constructed in place; never undefined while the object lives
   PyObject* dict;
   PyObject* weakreflist;
 };
 
 extern PyTypeObject* g_tensor_base_type;  // _C.TensorBase
-extern PyObject* g_tensor_class;           // ember.Tensor (set from Python)
+extern PyObject* g_tensor_class;  // ember.Tensor (set from Python)
 
 inline bool is_tensor(PyObject* obj) { return PyObject_TypeCheck(obj, g_tensor_base_type); }
 inline const Tensor& unpack_tensor(PyObject* obj) { return reinterpret_cast<PyTensorObject*>(obj)->tensor; }

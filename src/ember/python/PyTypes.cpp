@@ -30,12 +30,11 @@ PyObject* dtype_reduce(PyObject* self, PyObject*) {
   return PyUnicode_FromString(std::string(scalar_type_name(dtype_of(self))).c_str());
 }
 
-PyGetSetDef dtype_getset[] = {
-    {"is_floating_point", dtype_is_floating_point, nullptr, nullptr, nullptr},
-    {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
-    {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
-    {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+PyGetSetDef dtype_getset[] = {{"is_floating_point", dtype_is_floating_point, nullptr, nullptr, nullptr},
+                              {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
+                              {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
+                              {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
+                              {nullptr, nullptr, nullptr, nullptr, nullptr}};
 PyMethodDef dtype_methods[] = {{"__reduce__", dtype_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
 PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
@@ -53,8 +52,7 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   Device d = parse_device(type);
   if (index != Py_None) {
     EMBER_CHECK(PyLong_Check(index), "device(): index must be an int");
-    EMBER_CHECK(d.index < 0, "type (string) must not include an index because index was passed explicitly: ",
-                d.str());
+    EMBER_CHECK(d.index < 0, "type (string) must not include an index because index was passed explicitly: ", d.str());
     long i = PyLong_AsLong(index);
     if (i == -1 && PyErr_Occurred()) throw python_error();
     EMBER_CHECK(i >= 0, "Device index must not be negative");
@@ -87,21 +85,18 @@ Py_hash_t device_hash(PyObject* self) {
   return static_cast<Py_hash_t>(static_cast<int>(dev(self).type) * 1000 + dev(self).index + 2);
 }
 PyObject* device_reduce(PyObject* self, PyObject*) {
-  PyObject* args = dev(self).index >= 0
-                       ? Py_BuildValue("(si)", device_type_name(dev(self).type), int(dev(self).index))
-                       : Py_BuildValue("(s)", device_type_name(dev(self).type));
+  PyObject* args = dev(self).index >= 0 ? Py_BuildValue("(si)", device_type_name(dev(self).type), int(dev(self).index))
+                                        : Py_BuildValue("(s)", device_type_name(dev(self).type));
   return Py_BuildValue("(ON)", reinterpret_cast<PyObject*>(g_device_type), args);
 }
 
 PyGetSetDef device_getset[] = {{"type", device_type_get, nullptr, nullptr, nullptr},
                                {"index", device_index_get, nullptr, nullptr, nullptr},
                                {nullptr, nullptr, nullptr, nullptr, nullptr}};
-PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr},
-                                {nullptr, nullptr, 0, nullptr}};
+PyMethodDef device_methods[] = {{"__reduce__", device_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
 struct PyMemoryFormatObject {
-  PyObject_HEAD
-  MemoryFormat format;
+  PyObject_HEAD MemoryFormat format;
 };
 PyObject* g_memory_formats[kNumMemoryFormats] = {};
 

@@ -10,12 +10,10 @@
 namespace ember::python {
 
 struct PyDtypeObject {
-  PyObject_HEAD
-  ScalarType scalar_type;
+  PyObject_HEAD ScalarType scalar_type;
 };
 struct PyDeviceObject {
-  PyObject_HEAD
-  Device device;
+  PyObject_HEAD Device device;
 };
 
 extern PyTypeObject* g_dtype_type;

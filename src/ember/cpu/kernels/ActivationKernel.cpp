@@ -7,9 +7,9 @@
 
 #include "ember/cpu/ActivationStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
-#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -18,16 +18,16 @@ namespace {
 // The activation a loop computes: a template argument of the loops below.
 // a, b, c carry its parameters.
 enum class ActivationOp {
-  LeakyRelu,    // a: negative slope
-  Elu,          // a: alpha, b: scale, c: input scale
-  Softplus,     // a: beta, b: threshold
-  Hardtanh,     // a: min, b: max
+  LeakyRelu,  // a: negative slope
+  Elu,  // a: alpha, b: scale, c: input scale
+  Softplus,  // a: beta, b: threshold
+  Hardtanh,  // a: min, b: max
   Hardsigmoid,
   Hardswish,
   Mish,
   LogSigmoid,
-  Threshold,    // a: threshold, b: value
-  Erfinv,       // forward only
+  Threshold,  // a: threshold, b: value
+  Erfinv,  // forward only
   // Gradient loops only, inputs (target, input): the elementwise binary cross
   // entropy, with libm's log and log1p as PyTorch's scalar loop.
   BinaryCrossEntropy,
@@ -59,16 +59,15 @@ T erfinv_guess(T y) {
   const T ay = std::abs(y);
   if (ay <= T(0.7)) {
     const T z = y * y;
-    const T num = std::fma(std::fma(std::fma(T(-0.140543331), z, T(0.914624893)), z, T(-1.645349621)), z,
-                           T(0.886226899));
+    const T num =
+        std::fma(std::fma(std::fma(T(-0.140543331), z, T(0.914624893)), z, T(-1.645349621)), z, T(0.886226899));
     const T den = std::fma(
         std::fma(std::fma(std::fma(T(0.012229801), z, T(-0.329097515)), z, T(1.442710462)), z, T(-2.118377725)), z,
         T(1));
     return y * num / den;
   }
   const T z = std::sqrt(-std::log((T(1) - ay) / T(2)));
-  const T num =
-      std::fma(std::fma(std::fma(T(1.641345311), z, T(3.429567803)), z, T(-1.624906493)), z, T(-1.970840454));
+  const T num = std::fma(std::fma(std::fma(T(1.641345311), z, T(3.429567803)), z, T(-1.624906493)), z, T(-1.970840454));
   const T den = std::fma(std::fma(T(1.637067800), z, T(3.543889200)), z, T(1));
   return std::copysign(num, y) / den;
 }
@@ -132,26 +131,19 @@ template <ActivationOp op, typename acc_t>
 inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
   const acc_t zero(0), three(3), six(6);
   switch (op) {
-    case ActivationOp::LeakyRelu:
-      return x > zero ? x : x * a;
+    case ActivationOp::LeakyRelu: return x > zero ? x : x * a;
     case ActivationOp::Elu:
       // a*b precomputed by the caller into `a` (negative coefficient).
       return x <= zero ? std::expm1(x * c) * a : x * b;
-    case ActivationOp::Softplus:
-      return x * a > b ? x : std::log1p(std::exp(x * a)) / a;
+    case ActivationOp::Softplus: return x * a > b ? x : std::log1p(std::exp(x * a)) / a;
     case ActivationOp::Hardtanh:
       // NaN passes through, as clamp.
       return x < a ? a : (x > b ? b : x);
-    case ActivationOp::Hardsigmoid:
-      return std::min(std::max(x + three, zero), six) / six;
-    case ActivationOp::Hardswish:
-      return x * std::min(std::max(x + three, zero), six) / six;
-    case ActivationOp::Mish:
-      return x * std::tanh(std::log1p(std::exp(x)));
-    case ActivationOp::LogSigmoid:
-      return std::min(x, zero) - std::log1p(std::exp(-std::abs(x)));
-    case ActivationOp::Threshold:
-      return x <= a ? b : x;
+    case ActivationOp::Hardsigmoid: return std::min(std::max(x + three, zero), six) / six;
+    case ActivationOp::Hardswish: return x * std::min(std::max(x + three, zero), six) / six;
+    case ActivationOp::Mish: return x * std::tanh(std::log1p(std::exp(x)));
+    case ActivationOp::LogSigmoid: return std::min(x, zero) - std::log1p(std::exp(-std::abs(x)));
+    case ActivationOp::Threshold: return x <= a ? b : x;
     case ActivationOp::Erfinv:
       if constexpr (std::is_same_v<acc_t, double>) {
         return erfinv_double(x);
@@ -161,8 +153,7 @@ inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
     case ActivationOp::BinaryCrossEntropy:
     case ActivationOp::TanhGrad:
     case ActivationOp::SigmoidGrad:
-    case ActivationOp::SiluGrad:
-      break;
+    case ActivationOp::SiluGrad: break;
   }
   return x;
 }
@@ -171,8 +162,7 @@ template <ActivationOp op, typename acc_t>
 inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
   const acc_t zero(0), one(1), three(3);
   switch (op) {
-    case ActivationOp::LeakyRelu:
-      return x > zero ? g : g * a;
+    case ActivationOp::LeakyRelu: return x > zero ? g : g * a;
     case ActivationOp::Elu:
       // a: alpha*scale, b: scale, c: input scale.
       return x <= zero ? g * c * a * std::exp(x * c) : g * b;
@@ -180,8 +170,7 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
       const acc_t z = std::exp(x * a);
       return x * a > b ? g : g * z / (z + one);
     }
-    case ActivationOp::Hardtanh:
-      return (x <= a || x >= b) ? zero : g;
+    case ActivationOp::Hardtanh: return (x <= a || x >= b) ? zero : g;
     case ActivationOp::Hardsigmoid:
       return (x > -three && x < three) ? g * acc_t(1.0f / 6.0f) : zero;  // a float constant, as PyTorch
     case ActivationOp::Hardswish:
@@ -201,14 +190,10 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
       const acc_t z = std::exp(-std::abs(x));
       return g * (max_deriv - sign * (z / (one + z)));
     }
-    case ActivationOp::Threshold:
-      return x <= a ? zero : g;
-    case ActivationOp::Erfinv:
-      break;
-    case ActivationOp::TanhGrad:
-      return g * (one - x * x);
-    case ActivationOp::SigmoidGrad:
-      return g * (one - x) * x;
+    case ActivationOp::Threshold: return x <= a ? zero : g;
+    case ActivationOp::Erfinv: break;
+    case ActivationOp::TanhGrad: return g * (one - x * x);
+    case ActivationOp::SigmoidGrad: return g * (one - x) * x;
     case ActivationOp::SiluGrad: {
       const acc_t s = one / (one + std::exp(-x));
       return g * s * (one + x * (one - s));
@@ -229,9 +214,8 @@ inline acc_t backward_value(acc_t g, acc_t x, acc_t a, acc_t b, acc_t c) {
 // the formulas of forward_value with the vector functions of VecMath.h and
 // VecMathBinary.h.
 template <ActivationOp op>
-constexpr bool kHasVectorForward = op != ActivationOp::BinaryCrossEntropy &&
-                                   op != ActivationOp::TanhGrad && op != ActivationOp::SigmoidGrad &&
-                                   op != ActivationOp::SiluGrad;
+constexpr bool kHasVectorForward = op != ActivationOp::BinaryCrossEntropy && op != ActivationOp::TanhGrad &&
+                                   op != ActivationOp::SigmoidGrad && op != ActivationOp::SiluGrad;
 
 // min(max(x + 3, 0), 6), NaN passing through as in std::min/std::max.
 EMBER_VEC_INLINE vecmath::Vf relu6_of_shift(vecmath::Vf x) {
@@ -283,9 +267,12 @@ void forward_loop(const TensorIterator& it, double a, double b, double c) {
       const float pa = op == ActivationOp::Elu ? float(a) * float(b) : float(a), pb = float(b), pc = float(c);
       const auto f = [=](vecmath::Vf x) { return forward_vector<op>(x, pa, pb, pc); };
       it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        if (t == ScalarType::Float) vec_loop<float, 1>(d, s, n, f);
-        else if (t == ScalarType::Half) vec_loop<Half, 1>(d, s, n, f);
-        else vec_loop<BFloat16, 1>(d, s, n, f);
+        if (t == ScalarType::Float)
+          vec_loop<float, 1>(d, s, n, f);
+        else if (t == ScalarType::Half)
+          vec_loop<Half, 1>(d, s, n, f);
+        else
+          vec_loop<BFloat16, 1>(d, s, n, f);
       });
       return;
     }
@@ -314,12 +301,11 @@ void forward_loop(const TensorIterator& it, double a, double b, double c) {
 // Vector forms of the gradients on floats (float, Half and BFloat16 storage),
 // in the same arithmetic order as backward_value.
 template <ActivationOp op>
-constexpr bool kHasVectorBackward = op == ActivationOp::LeakyRelu || op == ActivationOp::Elu ||
-                                    op == ActivationOp::Softplus || op == ActivationOp::Hardtanh ||
-                                    op == ActivationOp::Threshold || op == ActivationOp::TanhGrad ||
-                                    op == ActivationOp::SigmoidGrad || op == ActivationOp::SiluGrad ||
-                                    op == ActivationOp::Hardsigmoid || op == ActivationOp::Hardswish ||
-                                    op == ActivationOp::Mish || op == ActivationOp::LogSigmoid;
+constexpr bool kHasVectorBackward =
+    op == ActivationOp::LeakyRelu || op == ActivationOp::Elu || op == ActivationOp::Softplus ||
+    op == ActivationOp::Hardtanh || op == ActivationOp::Threshold || op == ActivationOp::TanhGrad ||
+    op == ActivationOp::SigmoidGrad || op == ActivationOp::SiluGrad || op == ActivationOp::Hardsigmoid ||
+    op == ActivationOp::Hardswish || op == ActivationOp::Mish || op == ActivationOp::LogSigmoid;
 
 template <ActivationOp op>
 EMBER_VEC_INLINE vecmath::Vf backward_vector(vecmath::Vf g, vecmath::Vf x, float a, float b, float c) {
@@ -369,9 +355,12 @@ void backward_loop(const TensorIterator& it, double a, double b, double c) {
       const float pa = op == ActivationOp::Elu ? float(a) * float(b) : float(a), pb = float(b), pc = float(c);
       const auto f = [=](vecmath::Vf g, vecmath::Vf x) { return backward_vector<op>(g, x, pa, pb, pc); };
       it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        if (t == ScalarType::Float) vec_loop<float, 2>(d, s, n, f);
-        else if (t == ScalarType::Half) vec_loop<Half, 2>(d, s, n, f);
-        else vec_loop<BFloat16, 2>(d, s, n, f);
+        if (t == ScalarType::Float)
+          vec_loop<float, 2>(d, s, n, f);
+        else if (t == ScalarType::Half)
+          vec_loop<Half, 2>(d, s, n, f);
+        else
+          vec_loop<BFloat16, 2>(d, s, n, f);
       });
       return;
     }

@@ -6,8 +6,8 @@
 
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
-#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -32,8 +32,10 @@ template <typename T>
 struct RoundToElement {
   template <typename V>
   V operator()(V v) const {
-    if constexpr (is_16bit_float_v<T>) return static_cast<V>(static_cast<float>(T(v)));
-    else return v;
+    if constexpr (is_16bit_float_v<T>)
+      return static_cast<V>(static_cast<float>(T(v)));
+    else
+      return v;
   }
 };
 
@@ -212,16 +214,13 @@ bool binary_vec(const TensorIterator& it, bool with_16bit, const FF& ff, const F
       (void)fd;
       return false;
 #endif
-    default:
-      return false;
+    default: return false;
   }
 }
 
 // Integer division by zero: the loops set a flag (kernels never throw inside
 // a parallel region); the kernel raises after the loop.
-void throw_if_zero_division(const KernelFlags& flags) {
-  EMBER_CHECK(!flags.zero_division.load(), "ZeroDivisionError");
-}
+void throw_if_zero_division(const KernelFlags& flags) { EMBER_CHECK(!flags.zero_division.load(), "ZeroDivisionError"); }
 
 // Kernels that may see integral dtypes start with this: integral loops are
 // compiled into the baseline build only (Note [Kernels per CPU capability]).
@@ -239,30 +238,38 @@ void div_trunc_kernel(const TensorIterator& it) {
   KernelFlags flags;
   binary_rounded(it, [&](auto a, auto b, const auto& round) {
     using T = decltype(a);
-    if constexpr (is_int_v<T>) return int_div_trunc(a, b, flags);
-    else if constexpr (std::is_floating_point_v<T>) return std::trunc(round(a / b));
-    else return a;
+    if constexpr (is_int_v<T>)
+      return int_div_trunc(a, b, flags);
+    else if constexpr (std::is_floating_point_v<T>)
+      return std::trunc(round(a / b));
+    else
+      return a;
   });
   throw_if_zero_division(flags);
 }
 
 void floor_divide_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(floor_divide);
-  if (run_16bit_by_original_scalar(it, [](float a, float b) { return float_div_floor(a, b, RoundToElement<float>{}); })) {
+  if (run_16bit_by_original_scalar(it,
+                                   [](float a, float b) { return float_div_floor(a, b, RoundToElement<float>{}); })) {
     return;
   }
   // float16/bfloat16 round each step unless the divisor is one number.
   const bool with_16bit = it.operand(2).numel() == 1;
-  if (binary_vec(it, with_16bit, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::div_floor(a, b); },
-                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::div_floor(a, b); })) {
+  if (binary_vec(
+          it, with_16bit, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::div_floor(a, b); },
+          [](vecmath::Vd a, vecmath::Vd b) { return vecmath::div_floor(a, b); })) {
     return;
   }
   KernelFlags flags;
   binary_rounded(it, [&](auto a, auto b, const auto& round) {
     using T = decltype(a);
-    if constexpr (is_int_v<T>) return int_div_floor(a, b, flags);
-    else if constexpr (std::is_floating_point_v<T>) return float_div_floor(a, b, round);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return int_div_floor(a, b, flags);
+    else if constexpr (std::is_floating_point_v<T>)
+      return float_div_floor(a, b, round);
+    else
+      return a;
   });
   throw_if_zero_division(flags);
 }
@@ -270,16 +277,20 @@ EMBER_REGISTER_POINTWISE(floor_divide, &floor_divide_kernel);
 
 void remainder_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(remainder);
-  if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::remainder(a, b); },
-                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::remainder(a, b); })) {
+  if (binary_vec(
+          it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::remainder(a, b); },
+          [](vecmath::Vd a, vecmath::Vd b) { return vecmath::remainder(a, b); })) {
     return;
   }
   KernelFlags flags;
   binary<false>(it, [&](auto a, auto b) {
     using T = decltype(a);
-    if constexpr (is_int_v<T>) return int_remainder(a, b, true, flags);
-    else if constexpr (std::is_floating_point_v<T>) return float_remainder(a, b);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return int_remainder(a, b, true, flags);
+    else if constexpr (std::is_floating_point_v<T>)
+      return float_remainder(a, b);
+    else
+      return a;
   });
   throw_if_zero_division(flags);
 }
@@ -287,16 +298,20 @@ EMBER_REGISTER_POINTWISE(remainder, &remainder_kernel);
 
 void fmod_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(fmod);
-  if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::fmod(a, b); },
-                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::fmod(a, b); })) {
+  if (binary_vec(
+          it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::fmod(a, b); },
+          [](vecmath::Vd a, vecmath::Vd b) { return vecmath::fmod(a, b); })) {
     return;
   }
   KernelFlags flags;
   binary<false>(it, [&](auto a, auto b) {
     using T = decltype(a);
-    if constexpr (is_int_v<T>) return int_remainder(a, b, false, flags);
-    else if constexpr (std::is_floating_point_v<T>) return std::fmod(a, b);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return int_remainder(a, b, false, flags);
+    else if constexpr (std::is_floating_point_v<T>)
+      return std::fmod(a, b);
+    else
+      return a;
   });
   throw_if_zero_division(flags);
 }
@@ -305,15 +320,19 @@ EMBER_REGISTER_POINTWISE(fmod, &fmod_kernel);
 void pow_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(pow);
   if (it.common_dtype() != ScalarType::Double &&
-      binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
-                 [](vecmath::Vd a, vecmath::Vd) { return a; })) {
+      binary_vec(
+          it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
+          [](vecmath::Vd a, vecmath::Vd) { return a; })) {
     return;
   }
   binary<false>(it, [](auto a, auto b) {
     using T = decltype(a);
-    if constexpr (is_int_v<T>) return int_pow(a, b);
-    else if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
-    else return a;
+    if constexpr (is_int_v<T>)
+      return int_pow(a, b);
+    else if constexpr (std::is_floating_point_v<T>)
+      return std::pow(a, b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(pow, &pow_kernel);
@@ -333,7 +352,10 @@ EMBER_REGISTER_POINTWISE(minimum, &minimum_kernel);
 void fmax_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(fmax);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmax(a, b); else return a < b ? b : a;
+    if constexpr (std::is_floating_point_v<decltype(a)>)
+      return std::fmax(a, b);
+    else
+      return a < b ? b : a;
   });
 }
 EMBER_REGISTER_POINTWISE(fmax, &fmax_kernel);
@@ -341,18 +363,25 @@ EMBER_REGISTER_POINTWISE(fmax, &fmax_kernel);
 void fmin_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(fmin);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (std::is_floating_point_v<decltype(a)>) return std::fmin(a, b); else return b < a ? b : a;
+    if constexpr (std::is_floating_point_v<decltype(a)>)
+      return std::fmin(a, b);
+    else
+      return b < a ? b : a;
   });
 }
 EMBER_REGISTER_POINTWISE(fmin, &fmin_kernel);
 
 void atan2_kernel(const TensorIterator& it) {
-  if (binary_vec(it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
-                 [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
+  if (binary_vec(
+          it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
+          [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
     return;
   }
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (std::is_floating_point_v<decltype(a)>) return std::atan2(a, b); else return a;
+    if constexpr (std::is_floating_point_v<decltype(a)>)
+      return std::atan2(a, b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(atan2, &atan2_kernel);
@@ -362,7 +391,10 @@ EMBER_REGISTER_POINTWISE(atan2, &atan2_kernel);
 void bitwise_and_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(bitwise_and);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a & b); else return a;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return static_cast<decltype(a)>(a & b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(bitwise_and, &bitwise_and_kernel);
@@ -370,7 +402,10 @@ EMBER_REGISTER_POINTWISE(bitwise_and, &bitwise_and_kernel);
 void bitwise_or_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(bitwise_or);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a | b); else return a;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return static_cast<decltype(a)>(a | b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(bitwise_or, &bitwise_or_kernel);
@@ -378,7 +413,10 @@ EMBER_REGISTER_POINTWISE(bitwise_or, &bitwise_or_kernel);
 void bitwise_xor_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(bitwise_xor);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return static_cast<decltype(a)>(a ^ b); else return a;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return static_cast<decltype(a)>(a ^ b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(bitwise_xor, &bitwise_xor_kernel);
@@ -386,7 +424,10 @@ EMBER_REGISTER_POINTWISE(bitwise_xor, &bitwise_xor_kernel);
 void bitwise_left_shift_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(bitwise_left_shift);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (is_int_v<decltype(a)>) return shift_left(a, b); else return a;
+    if constexpr (is_int_v<decltype(a)>)
+      return shift_left(a, b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(bitwise_left_shift, &bitwise_left_shift_kernel);
@@ -394,7 +435,10 @@ EMBER_REGISTER_POINTWISE(bitwise_left_shift, &bitwise_left_shift_kernel);
 void bitwise_right_shift_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(bitwise_right_shift);
   binary<false>(it, [](auto a, auto b) {
-    if constexpr (is_int_v<decltype(a)>) return shift_right(a, b); else return a;
+    if constexpr (is_int_v<decltype(a)>)
+      return shift_right(a, b);
+    else
+      return a;
   });
 }
 EMBER_REGISTER_POINTWISE(bitwise_right_shift, &bitwise_right_shift_kernel);
@@ -543,8 +587,7 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
 
 // ---- clamp, where, lerp ------------------------------------------------------------
 
-void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& min,
-                         const std::optional<Scalar>& max) {
+void clamp_scalar_kernel(const TensorIterator& it, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), clamp_scalar_stub, it, min, max);
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
@@ -579,7 +622,8 @@ void clamp_tensor_kernel(const TensorIterator& it) {
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     using acc_t = opmath_t<scalar_t>;
-    run_acc<scalar_t, scalar_t, 3>(it, [](acc_t x, acc_t lo, acc_t hi) { return min_propagate(max_propagate(x, lo), hi); });
+    run_acc<scalar_t, scalar_t, 3>(it,
+                                   [](acc_t x, acc_t lo, acc_t hi) { return min_propagate(max_propagate(x, lo), hi); });
   });
 }
 

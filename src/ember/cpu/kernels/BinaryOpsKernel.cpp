@@ -76,7 +76,8 @@ void neg_kernel(const TensorIterator& it) {
           "mask, use the `~` or `logical_not()` operator instead.");
     } else {
       it.for_each([](char** d, const int64_t* s, int64_t n) {
-        unary_loop<scalar_t, scalar_t>(d, s, n, [](scalar_t x) { return static_cast<scalar_t>(-static_cast<acc_t>(x)); });
+        unary_loop<scalar_t, scalar_t>(d, s, n,
+                                       [](scalar_t x) { return static_cast<scalar_t>(-static_cast<acc_t>(x)); });
       });
     }
   });

@@ -119,8 +119,7 @@ void dispatch_conv_types(ScalarType t, const char* name, const F& f) {
     case ScalarType::Short: return f(int16_t{});
     case ScalarType::Char: return f(int8_t{});
     case ScalarType::Byte: return f(uint8_t{});
-    default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 

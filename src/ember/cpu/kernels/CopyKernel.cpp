@@ -16,8 +16,8 @@ void fill_kernel(const TensorIterator& it, const Scalar& value) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), fill_stub, it, value);
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "fill_", [&] {
     const scalar_t vi = value.is_floating_point() || value.is_big_unsigned() ? convert<scalar_t>(value.to<double>())
-                        : value.is_bool()           ? convert<scalar_t>(value.to<bool>())
-                                                    : convert<scalar_t>(value.to<int64_t>());
+                        : value.is_bool()                                    ? convert<scalar_t>(value.to<bool>())
+                                                                             : convert<scalar_t>(value.to<int64_t>());
     it.for_each([vi](char** d, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(scalar_t)) {
         scalar_t* out = reinterpret_cast<scalar_t*>(d[0]);

@@ -87,32 +87,27 @@ void log_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log, &log_kernel);
 
 void log1p_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log1p(x); },
-              [](double x) { return std::log1p(x); });
+  float_unary(it, [](Vf x) { return vecmath::log1p(x); }, [](double x) { return std::log1p(x); });
 }
 EMBER_REGISTER_POINTWISE(log1p, &log1p_kernel);
 
 void expm1_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::expm1(x); },
-              [](double x) { return std::expm1(x); });
+  float_unary(it, [](Vf x) { return vecmath::expm1(x); }, [](double x) { return std::expm1(x); });
 }
 EMBER_REGISTER_POINTWISE(expm1, &expm1_kernel);
 
 void log2_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log2(x); },
-              [](double x) { return std::log2(x); });
+  float_unary(it, [](Vf x) { return vecmath::log2(x); }, [](double x) { return std::log2(x); });
 }
 EMBER_REGISTER_POINTWISE(log2, &log2_kernel);
 
 void exp2_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::exp2(x); },
-              [](double x) { return std::exp2(x); });
+  float_unary(it, [](Vf x) { return vecmath::exp2(x); }, [](double x) { return std::exp2(x); });
 }
 EMBER_REGISTER_POINTWISE(exp2, &exp2_kernel);
 
 void log10_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log10(x); },
-              [](double x) { return std::log10(x); });
+  float_unary(it, [](Vf x) { return vecmath::log10(x); }, [](double x) { return std::log10(x); });
 }
 EMBER_REGISTER_POINTWISE(log10, &log10_kernel);
 

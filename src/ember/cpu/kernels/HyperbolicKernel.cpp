@@ -110,32 +110,27 @@ void tanh_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(tanh, &tanh_kernel);
 
 void sinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::sinh(x); },
-              [](double x) { return std::sinh(x); });
+  float_unary(it, [](Vf x) { return vecmath::sinh(x); }, [](double x) { return std::sinh(x); });
 }
 EMBER_REGISTER_POINTWISE(sinh, &sinh_kernel);
 
 void cosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::cosh(x); },
-              [](double x) { return std::cosh(x); });
+  float_unary(it, [](Vf x) { return vecmath::cosh(x); }, [](double x) { return std::cosh(x); });
 }
 EMBER_REGISTER_POINTWISE(cosh, &cosh_kernel);
 
 void asinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::asinh(x); },
-              [](double x) { return std::asinh(x); });
+  float_unary(it, [](Vf x) { return vecmath::asinh(x); }, [](double x) { return std::asinh(x); });
 }
 EMBER_REGISTER_POINTWISE(asinh, &asinh_kernel);
 
 void acosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::acosh(x); },
-              [](double x) { return std::acosh(x); });
+  float_unary(it, [](Vf x) { return vecmath::acosh(x); }, [](double x) { return std::acosh(x); });
 }
 EMBER_REGISTER_POINTWISE(acosh, &acosh_kernel);
 
 void atanh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::atanh(x); },
-              [](double x) { return std::atanh(x); });
+  float_unary(it, [](Vf x) { return vecmath::atanh(x); }, [](double x) { return std::atanh(x); });
 }
 EMBER_REGISTER_POINTWISE(atanh, &atanh_kernel);
 

@@ -218,14 +218,10 @@ void index_kernel(const IndexGeometry& g, char* idx_base, char* lin_base, Scalar
   }
   // Copies move bytes: one instantiation per element size serves every dtype.
   switch (element_size(dtype)) {
-    case 1:
-      return run_copy<uint8_t>(g, idx_base, lin_base, mode);
-    case 2:
-      return run_copy<uint16_t>(g, idx_base, lin_base, mode);
-    case 4:
-      return run_copy<uint32_t>(g, idx_base, lin_base, mode);
-    default:
-      return run_copy<uint64_t>(g, idx_base, lin_base, mode);
+    case 1: return run_copy<uint8_t>(g, idx_base, lin_base, mode);
+    case 2: return run_copy<uint16_t>(g, idx_base, lin_base, mode);
+    case 4: return run_copy<uint32_t>(g, idx_base, lin_base, mode);
+    default: return run_copy<uint64_t>(g, idx_base, lin_base, mode);
   }
 }
 
@@ -233,8 +229,8 @@ void masked_fill_kernel(const TensorIterator& it, const Scalar& value) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.dtype(0), masked_fill_stub, it, value);
   EMBER_DISPATCH_KERNEL_TYPES(it.dtype(0), "masked_fill_", [&] {
     const scalar_t v = value.is_floating_point() || value.is_big_unsigned() ? convert<scalar_t>(value.to<double>())
-                       : value.is_bool()         ? convert<scalar_t>(value.to<bool>())
-                                                 : convert<scalar_t>(value.to<int64_t>());
+                       : value.is_bool()                                    ? convert<scalar_t>(value.to<bool>())
+                                                                            : convert<scalar_t>(value.to<int64_t>());
     it.for_each([v](char** d, const int64_t* s, int64_t n) {
       char* out = d[0];
       const char* mask = d[1];
@@ -376,8 +372,7 @@ inline bool sg_indices_ok(const int64_t* ix, int64_t si, int64_t n, int64_t boun
 
 // Positions along J (C empty): X[x * j_x] op Y[j * j_y] for j in [j0, j1).
 template <typename T, ScatterOp M>
-bool sg_j_inner(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, int64_t j0,
-                int64_t j1) {
+bool sg_j_inner(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, const int64_t* I, int64_t j0, int64_t j1) {
   const int64_t jx = g.j_x, jy = g.j_y, ji = g.j_i;
   const int64_t n = j1 - j0;
   if (!g.checked && !sg_indices_ok(I + j0 * ji, ji, n, g.bound)) return false;
@@ -644,7 +639,8 @@ bool sg_grouped(const SgOp<T, M>& op, const ScatterGeometry& g, T* X, T* Y, cons
       }
     }
   };
-  const int64_t per_target = std::max<int64_t>(1, na * outer * n * std::max<int64_t>(1, nj / std::max<int64_t>(ntargets, 1)));
+  const int64_t per_target =
+      std::max<int64_t>(1, na * outer * n * std::max<int64_t>(1, nj / std::max<int64_t>(ntargets, 1)));
   if (parallel) {
     parallel_for(0, ntargets, std::max<int64_t>(1, 32768 / per_target), body);
   } else {

@@ -36,17 +36,16 @@ inline bool has_loops_for(ScalarType t) { return kBaselineBuild || is_floating_t
 #if EMBER_CPU_BASELINE_BUILD
 #define EMBER_DISPATCH_KERNEL_TYPES EMBER_DISPATCH_ALL_TYPES
 #else
-#define EMBER_DISPATCH_KERNEL_TYPES(DTYPE, OPNAME, ...)                                   \
-  [&] {                                                                                  \
-    switch (DTYPE) {                                                                     \
-      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                              \
-      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                     \
-      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                   \
-      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                      \
-      default:                                                                           \
-        EMBER_INTERNAL_ASSERT(false, OPNAME, ": no loops for ", ::ember::scalar_type_name(DTYPE), \
-                              " in this build");                                         \
-    }                                                                                    \
+#define EMBER_DISPATCH_KERNEL_TYPES(DTYPE, OPNAME, ...)                                                              \
+  [&] {                                                                                                              \
+    switch (DTYPE) {                                                                                                 \
+      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                                                          \
+      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                                                 \
+      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                                               \
+      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                                                  \
+      default:                                                                                                       \
+        EMBER_INTERNAL_ASSERT(false, OPNAME, ": no loops for ", ::ember::scalar_type_name(DTYPE), " in this build"); \
+    }                                                                                                                \
   }()
 #endif
 

@@ -158,7 +158,8 @@ inline void cvt_from_float(const float* in, T* out, int64_t n) {
     for (; i < n; ++i) {
       uint32_t u;
       std::memcpy(&u, in + i, 4);
-      uint16_t r = (u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0x7fc0u) : uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+      uint16_t r =
+          (u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0x7fc0u) : uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
       out[i].x = r;
     }
   }
@@ -201,15 +202,21 @@ inline void f16_loop(char** data, const int64_t* strides, int64_t n, const F& f)
     for (int k = 0; k < N; ++k) gather_float<T>(data[k + 1], strides[k + 1], i, m, in[k]);
     if constexpr (std::is_same_v<Out, bool>) {
       for (int j = 0; j < m; ++j) {
-        if constexpr (N == 1) at<bool>(data[0], strides[0], i + j) = f(in[0][j]);
-        else if constexpr (N == 2) at<bool>(data[0], strides[0], i + j) = f(in[0][j], in[1][j]);
-        else at<bool>(data[0], strides[0], i + j) = f(in[0][j], in[1][j], in[2][j]);
+        if constexpr (N == 1)
+          at<bool>(data[0], strides[0], i + j) = f(in[0][j]);
+        else if constexpr (N == 2)
+          at<bool>(data[0], strides[0], i + j) = f(in[0][j], in[1][j]);
+        else
+          at<bool>(data[0], strides[0], i + j) = f(in[0][j], in[1][j], in[2][j]);
       }
     } else {
       for (int j = 0; j < m; ++j) {
-        if constexpr (N == 1) res[j] = f(in[0][j]);
-        else if constexpr (N == 2) res[j] = f(in[0][j], in[1][j]);
-        else res[j] = f(in[0][j], in[1][j], in[2][j]);
+        if constexpr (N == 1)
+          res[j] = f(in[0][j]);
+        else if constexpr (N == 2)
+          res[j] = f(in[0][j], in[1][j]);
+        else
+          res[j] = f(in[0][j], in[1][j], in[2][j]);
       }
       scatter_float<T>(data[0], strides[0], i, m, res);
     }
@@ -225,18 +232,24 @@ inline void f16_loop(char** data, const int64_t* strides, int64_t n, const F& f)
 template <int N, typename F>
 EMBER_VEC_INLINE vecmath::Vf apply_vec(const F& f, const float* const* in, int64_t i) {
   using vecmath::load;
-  if constexpr (N == 1) return f(load(in[0] + i));
-  else if constexpr (N == 2) return f(load(in[0] + i), load(in[1] + i));
-  else return f(load(in[0] + i), load(in[1] + i), load(in[2] + i));
+  if constexpr (N == 1)
+    return f(load(in[0] + i));
+  else if constexpr (N == 2)
+    return f(load(in[0] + i), load(in[1] + i));
+  else
+    return f(load(in[0] + i), load(in[1] + i), load(in[2] + i));
 }
 
 // As apply_vec, with input k read at i * step[k] (step 0: a broadcast value).
 template <int N, typename F>
 EMBER_VEC_INLINE vecmath::Vf apply_vec_steps(const F& f, const float* const* in, const int64_t* step, int64_t i) {
   using vecmath::load;
-  if constexpr (N == 1) return f(load(in[0] + i * step[0]));
-  else if constexpr (N == 2) return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]));
-  else return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]), load(in[2] + i * step[2]));
+  if constexpr (N == 1)
+    return f(load(in[0] + i * step[0]));
+  else if constexpr (N == 2)
+    return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]));
+  else
+    return f(load(in[0] + i * step[0]), load(in[1] + i * step[1]), load(in[2] + i * step[2]));
 }
 
 template <typename T, int N, typename F>
@@ -261,7 +274,8 @@ __attribute__((flatten)) inline void vec_loop(char** data, const int64_t* stride
       // than a copy-like op); prefetches never fault, past the end too.
       for (; i + 4 * W <= n; i += 4 * W) {
         for (int k = 0; k < N; ++k) {
-          for (int b = 0; b < 4 * W * 4; b += 64) __builtin_prefetch(reinterpret_cast<const char*>(in[k] + i) + 2048 + b);
+          for (int b = 0; b < 4 * W * 4; b += 64)
+            __builtin_prefetch(reinterpret_cast<const char*>(in[k] + i) + 2048 + b);
         }
         const vecmath::Vf r0 = apply_vec<N>(f, in, i), r1 = apply_vec<N>(f, in, i + W);
         const vecmath::Vf r2 = apply_vec<N>(f, in, i + 2 * W), r3 = apply_vec<N>(f, in, i + 3 * W);
@@ -396,7 +410,8 @@ inline void run_acc(const TensorIterator& it, const F& f) {
     } else if constexpr (N == 1) {
       loop1<Out, T>(d, s, n, [&](T a) { return static_cast<Out>(f(static_cast<acc_t>(a))); });
     } else if constexpr (N == 2) {
-      loop2<Out, T, T>(d, s, n, [&](T a, T b) { return static_cast<Out>(f(static_cast<acc_t>(a), static_cast<acc_t>(b))); });
+      loop2<Out, T, T>(d, s, n,
+                       [&](T a, T b) { return static_cast<Out>(f(static_cast<acc_t>(a), static_cast<acc_t>(b))); });
     } else {
       loop3<Out, T, T, T>(d, s, n, [&](T a, T b, T c) {
         return static_cast<Out>(f(static_cast<acc_t>(a), static_cast<acc_t>(b), static_cast<acc_t>(c)));
@@ -429,8 +444,7 @@ void float_map(const TensorIterator& it, const VF& vf, const DF& df) {
         it.for_each([&](char** d, const int64_t* s, int64_t n) { loop1<double, double>(d, s, n, df); });
       }
       return;
-    default:
-      EMBER_INTERNAL_ASSERT(false, "float_map on ", scalar_type_name(it.common_dtype()));
+    default: EMBER_INTERNAL_ASSERT(false, "float_map on ", scalar_type_name(it.common_dtype()));
   }
 }
 
@@ -450,8 +464,10 @@ bool run_16bit_by_original_scalar(const TensorIterator& it, const F& f) {
   if (!s) return false;
   const float b = static_cast<float>(*s);
   const auto g = [&](float x) { return f(x, b); };
-  if (it.common_dtype() == ScalarType::Half) run_acc<Half, Half, 1>(it, g);
-  else run_acc<BFloat16, BFloat16, 1>(it, g);
+  if (it.common_dtype() == ScalarType::Half)
+    run_acc<Half, Half, 1>(it, g);
+  else
+    run_acc<BFloat16, BFloat16, 1>(it, g);
   return true;
 }
 

@@ -19,8 +19,7 @@ void dispatch_norm_types(ScalarType t, const char* name, const F& f) {
   switch (t) {
     case ScalarType::Float: return f(float{});
     case ScalarType::Double: return f(double{});
-    default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
@@ -203,18 +202,19 @@ void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2,
 // ---- layer norm -------------------------------------------------------------------
 
 template <typename T>
-void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D,
-                double eps) {
+void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps) {
   parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const T* xr = x + r * D;
       T* yr = y + r * D;
       // Two passes in the element type with vector accumulators (Note [Vector reduction leaves]).
       const T mt = vec_cascade_sum(xr, D, [](auto u) { return u; }) / static_cast<T>(D);
-      const T vt = vec_cascade_sum(xr, D, [mt](auto u) {
-                     const auto d = u - mt;
-                     return d * d;
-                   }) / static_cast<T>(D);
+      const T vt = vec_cascade_sum(xr, D,
+                                   [mt](auto u) {
+                                     const auto d = u - mt;
+                                     return d * d;
+                                   }) /
+                   static_cast<T>(D);
       const double m = mt, rs = 1.0 / std::sqrt(static_cast<double>(vt) + eps);
       mean[r] = mt;
       rstd[r] = static_cast<T>(rs);
@@ -302,8 +302,7 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
 // ---- group norm -------------------------------------------------------------------
 
 template <typename T>
-void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a,
-                double eps) {
+void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a, double eps) {
   const int64_t D = a.C / a.group, span = D * a.HxW;
   parallel_for(0, a.N * a.group, std::max<int64_t>(1, 32768 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
     for (int64_t ng = b; ng < e; ++ng) {
@@ -408,8 +407,8 @@ void batch_norm_backward_apply_kernel(ScalarType dt, const void* dy, const void*
                                       const void* k2, const void* k3, const BatchNormArgs& a) {
   dispatch_norm_types(dt, "batch_norm_backward", [&](auto v) {
     using T = decltype(v);
-    bn_backward_apply(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_MUT(dx), EMBER_NORM_PTR(k1),
-                      EMBER_NORM_PTR(k2), EMBER_NORM_PTR(k3), a);
+    bn_backward_apply(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_MUT(dx), EMBER_NORM_PTR(k1), EMBER_NORM_PTR(k2),
+                      EMBER_NORM_PTR(k3), a);
   });
 }
 
@@ -417,8 +416,8 @@ void layer_norm_kernel(ScalarType dt, const void* x, const void* gamma, const vo
                        void* rstd, int64_t M, int64_t D, double eps) {
   dispatch_norm_types(dt, "LayerNormKernelImpl", [&](auto v) {
     using T = decltype(v);
-    ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y),
-               EMBER_NORM_MUT(mean), EMBER_NORM_MUT(rstd), M, D, eps);
+    ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
+               EMBER_NORM_MUT(rstd), M, D, eps);
   });
 }
 
@@ -435,8 +434,8 @@ void group_norm_kernel(ScalarType dt, const void* x, const void* gamma, const vo
                        void* rstd, const GroupNormArgs& a, double eps) {
   dispatch_norm_types(dt, "GroupNormKernelImpl", [&](auto v) {
     using T = decltype(v);
-    gn_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y),
-               EMBER_NORM_MUT(mean), EMBER_NORM_MUT(rstd), a, eps);
+    gn_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
+               EMBER_NORM_MUT(rstd), a, eps);
   });
 }
 

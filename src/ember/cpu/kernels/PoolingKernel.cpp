@@ -246,8 +246,7 @@ void dispatch_float_types(ScalarType t, const char* name, const F& f) {
   switch (t) {
     case ScalarType::Float: return f(float{});
     case ScalarType::Double: return f(double{});
-    default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 

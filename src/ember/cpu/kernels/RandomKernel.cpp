@@ -38,9 +38,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-inline float uniform24(GeneratorImpl* g) {
-  return static_cast<float>(g->random() & 0xffffffu) * (1.0f / 16777216.0f);
-}
+inline float uniform24(GeneratorImpl* g) { return static_cast<float>(g->random() & 0xffffffu) * (1.0f / 16777216.0f); }
 inline double uniform53(GeneratorImpl* g) {
   return static_cast<double>(g->random64() & ((uint64_t(1) << 53) - 1)) * (1.0 / 9007199254740992.0);
 }
@@ -357,10 +355,10 @@ inline void sincos_avx2(__m256 x, __m256* s, __m256* c) {
   y = _mm256_cvtepi32_ps(j);
   const __m256i four = _mm256_set1_epi32(4);
   const __m256 swap_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, four), 29));
-  const __m256 sign_cos = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, _mm256_set1_epi32(2)), four), 29));
-  const __m256 sin_poly = _mm256_castsi256_ps(
-      _mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
+  const __m256 sign_cos =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, _mm256_set1_epi32(2)), four), 29));
+  const __m256 sin_poly =
+      _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
   sign_sin = _mm256_xor_ps(sign_sin, swap_sin);
   x = _mm256_fmadd_ps(y, _mm256_set1_ps(kDP1), x);
   x = _mm256_fmadd_ps(y, _mm256_set1_ps(kDP2), x);
@@ -456,22 +454,24 @@ void normal_kernel(const TensorBase& self, double mean, double std, GeneratorImp
   const bool fill = n >= 16 && self.is_contiguous();
   switch (self.dtype()) {
     case ScalarType::Float:
-      if (fill) return normal_fill_float(static_cast<float*>(self.data_ptr()), n, static_cast<float>(mean),
-                                         static_cast<float>(std), g);
+      if (fill)
+        return normal_fill_float(static_cast<float*>(self.data_ptr()), n, static_cast<float>(mean),
+                                 static_cast<float>(std), g);
       break;
     case ScalarType::Double:
       if (fill) return normal_fill_double(static_cast<double*>(self.data_ptr()), n, mean, std, g);
       break;
     case ScalarType::Half:
-      if (fill) return normal_fill_reduced(static_cast<Half*>(self.data_ptr()), n, static_cast<float>(mean),
-                                           static_cast<float>(std), g);
+      if (fill)
+        return normal_fill_reduced(static_cast<Half*>(self.data_ptr()), n, static_cast<float>(mean),
+                                   static_cast<float>(std), g);
       break;
     case ScalarType::BFloat16:
-      if (fill) return normal_fill_reduced(static_cast<BFloat16*>(self.data_ptr()), n, static_cast<float>(mean),
-                                           static_cast<float>(std), g);
+      if (fill)
+        return normal_fill_reduced(static_cast<BFloat16*>(self.data_ptr()), n, static_cast<float>(mean),
+                                   static_cast<float>(std), g);
       break;
-    default:
-      break;
+    default: break;
   }
   dispatch_floating(self.dtype(), "normal_kernel_cpu", [&](auto tag) {
     using T = decltype(tag);

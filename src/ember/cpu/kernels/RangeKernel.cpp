@@ -6,10 +6,10 @@
 #include <cmath>
 #include <type_traits>
 
-#include "ember/ops/native/RangeStubs.h"
-#include "ember/cpu/kernels/Loops.h"
 #include "ember/core/ScalarType.h"
+#include "ember/cpu/kernels/Loops.h"
 #include "ember/ops/Parallel.h"
+#include "ember/ops/native/RangeStubs.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {

@@ -21,11 +21,17 @@ inline double tnh(double x) { return std::tanh(x); }
 
 template <typename V, typename T>
 inline V ld(const T* p) {
-  if constexpr (std::is_same_v<V, Vf>) return vecmath::load(p); else return *p;
+  if constexpr (std::is_same_v<V, Vf>)
+    return vecmath::load(p);
+  else
+    return *p;
 }
 template <typename V, typename T>
 inline void st(T* p, V v) {
-  if constexpr (std::is_same_v<V, Vf>) vecmath::store(p, v); else *p = v;
+  if constexpr (std::is_same_v<V, Vf>)
+    vecmath::store(p, v);
+  else
+    *p = v;
 }
 
 template <typename V, typename T, bool Act>
@@ -76,7 +82,7 @@ template <bool Backward, bool Act>
 void tail(const LstmCellArgs& a, int64_t r, int64_t j) {
   const int64_t h = a.hidden, m = h - j;
   alignas(64) float g[4 * kW] = {}, cx[kW] = {}, cy[kW] = {}, hy[kW] = {}, gh[kW] = {}, gc[kW] = {}, dg[4 * kW],
-                    dcx[kW];
+                          dcx[kW];
   const float* src = static_cast<const float*>(a.gates) + r * 4 * h + j;
   for (int q = 0; q < 4; ++q) std::copy(src + q * h, src + q * h + m, g + q * kW);
   std::copy_n(static_cast<const float*>(a.cx) + r * h + j, m, cx);
@@ -107,7 +113,10 @@ void run_rows(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
     if (t == ScalarType::Float) {
       int64_t j = 0;
       for (; j + kW <= a.hidden; j += kW) {
-        if constexpr (Backward) backward_at<Vf, float, Act>(a, r, j); else forward_at<Vf, float, Act>(a, r, j);
+        if constexpr (Backward)
+          backward_at<Vf, float, Act>(a, r, j);
+        else
+          forward_at<Vf, float, Act>(a, r, j);
       }
       if (j < a.hidden) tail<Backward, Act>(a, r, j);
     } else {

@@ -135,19 +135,25 @@ void run_reduction(const ReducePlan& p, const Op& op) {
       Acc acc;
       if (nro == 0 || router < pieces) {
         // Split the inner line (and loop the outer reduced dims inside).
-        acc = combine_pieces(L, pieces, op.identity(), [&](int64_t s, int64_t e) {
-          Acc a = op.identity();
-          DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
-          for (int64_t r = 0; r < router; ++r, rw.next()) a = op.combine(a, line(base + rw.offset + s * Ls, e - s));
-          return a;
-        }, combine);
+        acc = combine_pieces(
+            L, pieces, op.identity(),
+            [&](int64_t s, int64_t e) {
+              Acc a = op.identity();
+              DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+              for (int64_t r = 0; r < router; ++r, rw.next()) a = op.combine(a, line(base + rw.offset + s * Ls, e - s));
+              return a;
+            },
+            combine);
       } else {
-        acc = combine_pieces(router, pieces, op.identity(), [&](int64_t s, int64_t e) {
-          Acc a = op.identity();
-          DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, s);
-          for (int64_t r = s; r < e; ++r, rw.next()) a = op.combine(a, line(base + rw.offset, L));
-          return a;
-        }, combine);
+        acc = combine_pieces(
+            router, pieces, op.identity(),
+            [&](int64_t s, int64_t e) {
+              Acc a = op.identity();
+              DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, s);
+              for (int64_t r = s; r < e; ++r, rw.next()) a = op.combine(a, line(base + rw.offset, L));
+              return a;
+            },
+            combine);
       }
       op.write(o, acc);
     }

@@ -287,18 +287,10 @@ void reduce_typed(const ReducePlan& p, ReduceOp op, double divisor) {
         run_reduction(p, ProdOp<T, int64_t>{static_cast<int64_t*>(p.out)});
       }
       return;
-    case ReduceOp::Max:
-      run_reduction(p, MinMaxOp<T, true>{out_same});
-      return;
-    case ReduceOp::Min:
-      run_reduction(p, MinMaxOp<T, false>{out_same});
-      return;
-    case ReduceOp::All:
-      run_reduction(p, AllAnyOp<T, true>{static_cast<uint8_t*>(p.out)});
-      return;
-    case ReduceOp::Any:
-      run_reduction(p, AllAnyOp<T, false>{static_cast<uint8_t*>(p.out)});
-      return;
+    case ReduceOp::Max: run_reduction(p, MinMaxOp<T, true>{out_same}); return;
+    case ReduceOp::Min: run_reduction(p, MinMaxOp<T, false>{out_same}); return;
+    case ReduceOp::All: run_reduction(p, AllAnyOp<T, true>{static_cast<uint8_t*>(p.out)}); return;
+    case ReduceOp::Any: run_reduction(p, AllAnyOp<T, false>{static_cast<uint8_t*>(p.out)}); return;
   }
 }
 

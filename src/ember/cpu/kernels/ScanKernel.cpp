@@ -10,8 +10,8 @@ namespace {
 // Running value: double for float/double (as PyTorch's CPU scan), float for
 // 16-bit floats, wrapping uint64 for integers.
 template <typename T>
-using scan_acc_t = std::conditional_t<std::is_integral_v<T>, uint64_t,
-                                      std::conditional_t<sizeof(T) == 2, float, double>>;
+using scan_acc_t =
+    std::conditional_t<std::is_integral_v<T>, uint64_t, std::conditional_t<sizeof(T) == 2, float, double>>;
 
 template <typename T>
 void scan_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
@@ -57,7 +57,7 @@ void scan_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t
 void scan_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
   EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), scan_stub, in, out, outer, n, inner, is_prod);
   EMBER_DISPATCH_KERNEL_TYPES(out.dtype(), is_prod ? "cumprod" : "cumsum",
-                           [&] { scan_typed<scalar_t>(in, out, outer, n, inner, is_prod); });
+                              [&] { scan_typed<scalar_t>(in, out, outer, n, inner, is_prod); });
 }
 
 }  // namespace

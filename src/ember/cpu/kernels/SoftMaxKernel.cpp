@@ -160,8 +160,8 @@ void softmax_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int
     return softmax_typed<BFloat16, BFloat16>(in, out, outer, n, inner, log);
   }
   if (it == ScalarType::BFloat16) return softmax_typed<BFloat16, float>(in, out, outer, n, inner, log);
-  throw NotImplementedError(str_cat("\"", log ? "log_softmax" : "softmax", "_lastdim_kernel_impl\" not implemented for '",
-                                    scalar_type_name(it), "'"));
+  throw NotImplementedError(str_cat("\"", log ? "log_softmax" : "softmax",
+                                    "_lastdim_kernel_impl\" not implemented for '", scalar_type_name(it), "'"));
 }
 
 // grad_input = y * (g - sum(g * y))         (softmax)

@@ -128,7 +128,8 @@ void arrange_lines(int64_t n, int64_t lines, const SortLine* per_line, const Arr
     for (int64_t l = b; l < e; ++l) {
       const SortLine& L = per_line[l];
       const T* in = reinterpret_cast<const T*>(L.in);
-      for (int64_t i = 0; i < n; ++i) q[i] = SortPair<T>(static_cast<typename SortPair<T>::first_type>(in[i * L.in_stride]), i);
+      for (int64_t i = 0; i < n; ++i)
+        q[i] = SortPair<T>(static_cast<typename SortPair<T>::first_type>(in[i * L.in_stride]), i);
       const int64_t m = arrange(q);
       T* out = reinterpret_cast<T*>(L.values);
       for (int64_t i = 0; i < m; ++i) {

@@ -5,9 +5,9 @@
 #include <limits>
 
 #include "ember/cpu/MathStubs.h"
-#include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
+#include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -68,9 +68,12 @@ void round_unary(const TensorIterator& it, const F& f) {
   if (t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16) {
     const auto vf = [](Vf x) { return vecmath::round_dir<kMode>(x); };
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      if (t == ScalarType::Float) vec_loop<float, 1>(d, s, n, vf);
-      else if (t == ScalarType::Half) vec_loop<Half, 1>(d, s, n, vf);
-      else vec_loop<BFloat16, 1>(d, s, n, vf);
+      if (t == ScalarType::Float)
+        vec_loop<float, 1>(d, s, n, vf);
+      else if (t == ScalarType::Half)
+        vec_loop<Half, 1>(d, s, n, vf);
+      else
+        vec_loop<BFloat16, 1>(d, s, n, vf);
     });
     return;
   }
@@ -115,26 +118,22 @@ void cos_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(cos, &cos_kernel);
 
 void tan_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::tan(x); },
-              [](double x) { return std::tan(x); });
+  float_unary(it, [](Vf x) { return vecmath::tan(x); }, [](double x) { return std::tan(x); });
 }
 EMBER_REGISTER_POINTWISE(tan, &tan_kernel);
 
 void asin_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::asin(x); },
-              [](double x) { return std::asin(x); });
+  float_unary(it, [](Vf x) { return vecmath::asin(x); }, [](double x) { return std::asin(x); });
 }
 EMBER_REGISTER_POINTWISE(asin, &asin_kernel);
 
 void acos_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::acos(x); },
-              [](double x) { return std::acos(x); });
+  float_unary(it, [](Vf x) { return vecmath::acos(x); }, [](double x) { return std::acos(x); });
 }
 EMBER_REGISTER_POINTWISE(acos, &acos_kernel);
 
 void atan_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::atan(x); },
-              [](double x) { return std::atan(x); });
+  float_unary(it, [](Vf x) { return vecmath::atan(x); }, [](double x) { return std::atan(x); });
 }
 EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
 
@@ -155,28 +154,25 @@ EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
 #else
 
 void erf_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); },
-              [](double x) { return std::erf(x); });
+  float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); }, [](double x) { return std::erf(x); });
 }
 EMBER_REGISTER_POINTWISE(erf, &erf_kernel);
 
 void erfc_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::erfc(x); },
-              [](double x) { return std::erfc(x); });
+  float_unary(it, [](Vf x) { return vecmath::erfc(x); }, [](double x) { return std::erfc(x); });
 }
 EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
 
 #endif
 
 void sigmoid_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::sigmoid(x); },
-              [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
+  float_unary(it, [](Vf x) { return vecmath::sigmoid(x); }, [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
 }
 EMBER_REGISTER_POINTWISE(sigmoid, &sigmoid_kernel);
 
 void silu_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); },
-              [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
+  float_unary(
+      it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); }, [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
 }
 EMBER_REGISTER_POINTWISE(silu, &silu_kernel);
 
@@ -196,15 +192,15 @@ void gelu_erf(const TensorIterator& it) {
 
 void gelu_tanh(const TensorIterator& it) {
   float_unary(
-        it,
-        [](Vf x) {
-          Vf inner = float(kSqrt2OverPi) * (x + float(kGeluKappa) * (x * x * x));
-          return 0.5f * x * (1.0f + vecmath::tanh(inner));
-        },
-        [](double x) {
-          double inner = kSqrt2OverPi * (x + kGeluKappa * (x * x * x));
-          return 0.5 * x * (1.0 + std::tanh(inner));
-        });
+      it,
+      [](Vf x) {
+        Vf inner = float(kSqrt2OverPi) * (x + float(kGeluKappa) * (x * x * x));
+        return 0.5f * x * (1.0f + vecmath::tanh(inner));
+      },
+      [](double x) {
+        double inner = kSqrt2OverPi * (x + kGeluKappa * (x * x * x));
+        return 0.5 * x * (1.0 + std::tanh(inner));
+      });
 }
 
 void gelu_kernel(const TensorIterator& it, const std::string& approximate) {
@@ -236,47 +232,59 @@ EMBER_REGISTER_POINTWISE(relu, &relu_kernel);
 void floor_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::floor_stub, it);
   round_unary<0>(it, [](auto x) {
-      if constexpr (std::is_floating_point_v<decltype(x)>) return std::floor(x); else return x;
-    });
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::floor(x);
+    else
+      return x;
+  });
 }
 EMBER_REGISTER_POINTWISE(floor, &floor_kernel);
 
 void ceil_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::ceil_stub, it);
   round_unary<1>(it, [](auto x) {
-      if constexpr (std::is_floating_point_v<decltype(x)>) return std::ceil(x); else return x;
-    });
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::ceil(x);
+    else
+      return x;
+  });
 }
 EMBER_REGISTER_POINTWISE(ceil, &ceil_kernel);
 
 void trunc_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::trunc_stub, it);
   round_unary<2>(it, [](auto x) {
-      if constexpr (std::is_floating_point_v<decltype(x)>) return std::trunc(x); else return x;
-    });
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::trunc(x);
+    else
+      return x;
+  });
 }
 EMBER_REGISTER_POINTWISE(trunc, &trunc_kernel);
 
 void round_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::round_stub, it);
   same_type_unary(it, [](auto x) {
-      if constexpr (std::is_floating_point_v<decltype(x)>) return std::nearbyint(x); else return x;
-    });
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::nearbyint(x);
+    else
+      return x;
+  });
 }
 EMBER_REGISTER_POINTWISE(round, &round_kernel);
 
 void bitwise_not_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::bitwise_not_stub, it);
   same_type_unary(it, [](auto x) {
-      using T = decltype(x);
-      if constexpr (std::is_same_v<T, bool>) {
-        return !x;
-      } else if constexpr (std::is_integral_v<T>) {
-        return static_cast<T>(~x);
-      } else {
-        return x;  // unreachable: checked by the caller
-      }
-    });
+    using T = decltype(x);
+    if constexpr (std::is_same_v<T, bool>) {
+      return !x;
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(~x);
+    } else {
+      return x;  // unreachable: checked by the caller
+    }
+  });
 }
 EMBER_REGISTER_POINTWISE(bitwise_not, &bitwise_not_kernel);
 
@@ -297,16 +305,22 @@ EMBER_REGISTER_POINTWISE(isnan, &isnan_kernel);
 void isinf_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::isinf_stub, it);
   bool_unary(it, [](auto x) {
-      if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x); else return false;
-    });
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::isinf(x);
+    else
+      return false;
+  });
 }
 EMBER_REGISTER_POINTWISE(isinf, &isinf_kernel);
 
 void isfinite_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), native::isfinite_stub, it);
   bool_unary(it, [](auto x) {
-      if constexpr (std::is_floating_point_v<decltype(x)>) return std::isfinite(x); else return true;
-    });
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      return std::isfinite(x);
+    else
+      return true;
+  });
 }
 EMBER_REGISTER_POINTWISE(isfinite, &isfinite_kernel);
 
@@ -318,9 +332,8 @@ void round_decimals_kernel(const TensorIterator& it, int64_t decimals) {
     if constexpr (is_float_like_v<scalar_t>) {
       using acc_t = opmath_t<scalar_t>;
       const acc_t p = static_cast<acc_t>(ten_pow);
-      run_acc<scalar_t, scalar_t, 1>(it, [&](acc_t v) {
-        return neg ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p;
-      });
+      run_acc<scalar_t, scalar_t, 1>(
+          it, [&](acc_t v) { return neg ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p; });
     } else {
       EMBER_INTERNAL_ASSERT(false, "round(decimals) on ", scalar_type_name(it.common_dtype()));
     }

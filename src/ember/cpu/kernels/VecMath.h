@@ -160,8 +160,10 @@ EMBER_VEC_INLINE Vf floor(Vf x) {
 // are not vectorised by GCC).
 #if defined(__AVX2__)
 template <int kMode>
-constexpr int kRoundImm =
-    (kMode == 0 ? _MM_FROUND_TO_NEG_INF : kMode == 1 ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_ZERO) | _MM_FROUND_NO_EXC;
+constexpr int kRoundImm = (kMode == 0   ? _MM_FROUND_TO_NEG_INF
+                           : kMode == 1 ? _MM_FROUND_TO_POS_INF
+                                        : _MM_FROUND_TO_ZERO) |
+                          _MM_FROUND_NO_EXC;
 #endif
 
 template <int kMode>
@@ -171,9 +173,12 @@ EMBER_VEC_INLINE Vf round_dir(Vf x) {
 #elif defined(__AVX2__)
   return (Vf)_mm256_round_ps((__m256)x, kRoundImm<kMode>);
 #else
-  if constexpr (kMode == 0) return floor(x);
-  else if constexpr (kMode == 1) return -floor(-x);
-  else return copysign(floor(abs(x)), x);
+  if constexpr (kMode == 0)
+    return floor(x);
+  else if constexpr (kMode == 1)
+    return -floor(-x);
+  else
+    return copysign(floor(abs(x)), x);
 #endif
 }
 
@@ -706,7 +711,7 @@ EMBER_VEC_INLINE Vf tan(Vf x) {
   Vf k = madd(x, 0x1.45f306p-1f, kMagic);  // x * 2/pi rounded, in the low bits
   Vf n = k - kMagic;
   Vf r2 = madd(n, -kC1, x);  // exact
-  r2 = madd(n, -kC2, r2);    // exact
+  r2 = madd(n, -kC2, r2);  // exact
   Vf ch = n * kC3;
   Vf cl = madd(n, kC4, detail::mul_err(n, splat(kC3), ch));
   // r = rhi - nlo: rhi = r2 - ch, nlo = (rhi - r2) + ch + cl its error plus the
@@ -797,9 +802,9 @@ EMBER_VEC_INLINE Vd log_reduce(Vd u, Vd& e) {
 EMBER_VEC_INLINE Vd log_d(Vd u) {
   Vd ed;
   const Vd f = log_reduce(u, ed);
-  const Vd p = poly_d(f, 0.33333313592753744, -0.2500000866996725, 0.20002063510195903, -0.16668002461798767,
-                      0.14220522776541186, -0.12406063965980312, 0.11882209931126238, -0.116706553927175,
-                      0.06752880282465627);
+  const Vd p =
+      poly_d(f, 0.33333313592753744, -0.2500000866996725, 0.20002063510195903, -0.16668002461798767,
+             0.14220522776541186, -0.12406063965980312, 0.11882209931126238, -0.116706553927175, 0.06752880282465627);
   const Vd z = f * f;
   const Vd r = f + madd(p * f, z, z * -0.5);
   return madd(ed, 0.69314718055994530942, r);
@@ -850,8 +855,8 @@ EMBER_VEC_INLINE Vf table_poly(Vf v, const Row& row) {
 // erf on [k/4, (k+1)/4), k < 16 (columns 0 and 1 are unused: below 1/2 erf
 // has its own odd polynomial).
 alignas(64) constexpr float kErfTable[9][16] = {
-    {0.0f, 0x1.8p-2f, 0x1.4p-1f, 0x1.cp-1f, 0x1.2p+0f, 0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.1p+1f, 0x1.3p+1f,
-     0x1.5p+1f, 0x1.7p+1f, 0x1.9p+1f, 0x1.bp+1f, 0x1.dp+1f, 0x1.fp+1f},  // center
+    {0.0f, 0x1.8p-2f, 0x1.4p-1f, 0x1.cp-1f, 0x1.2p+0f, 0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.1p+1f, 0x1.3p+1f, 0x1.5p+1f,
+     0x1.7p+1f, 0x1.9p+1f, 0x1.bp+1f, 0x1.dp+1f, 0x1.fp+1f},  // center
     {0.0f, 0x1.9dd0d2p-2f, 0x1.3f196ep-1f, 0x1.91724ap-1f, 0x1.c6dad2p-1f, 0x1.e5768cp-1f, 0x1.f4f694p-1f,
      0x1.fbe61ep-1f, 0x1.fea422p-1f, 0x1.ff996p-1f, 0x1.ffe514p-1f, 0x1.fff9bap-1f, 0x1.fffeb4p-1f, 0x1.ffffc4p-1f,
      0x1.fffff6p-1f, 0x1.fffffep-1f},  // hi
@@ -859,28 +864,28 @@ alignas(64) constexpr float kErfTable[9][16] = {
      0x1.de937p-26f, -0x1.ca752ap-27f, 0x1.e7d434p-26f, 0x1.77b80cp-26f, 0x1.083b28p-27f, -0x1.44d5ep-29f,
      -0x1.d24becp-26f, 0x1.8c3e5p-29f, 0x1.259db8p-26f},  // lo
     {0x1.06eba8p-3f, 0x1.f5f0cep-1f, 0x1.86e96ap-1f, 0x1.0cab62p-1f, 0x1.45e99cp-2f, 0x1.5ce596p-3f, 0x1.499d46p-4f,
-     0x1.12ceb2p-5f, 0x1.94624cp-7f, 0x1.06918cp-8f, 0x1.2ce89ep-10f, 0x1.30539ep-12f, 0x1.0f9e3ap-14f,
-     0x1.abe0fcp-17f, 0x1.296ae6p-19f, 0x1.6ce298p-22f},  // c1
+     0x1.12ceb2p-5f, 0x1.94624cp-7f, 0x1.06918cp-8f, 0x1.2ce89ep-10f, 0x1.30539ep-12f, 0x1.0f9e3ap-14f, 0x1.abe0fcp-17f,
+     0x1.296ae6p-19f, 0x1.6ce298p-22f},  // c1
     {-0x1.0f237cp-21f, -0x1.787498p-2f, -0x1.e8a3c2p-2f, -0x1.d62becp-2f, -0x1.6ea6dp-2f, -0x1.dfbbaep-3f,
      -0x1.0bcfcap-3f, -0x1.01a1c8p-4f, -0x1.ada872p-6f, -0x1.37ccd4p-7f, -0x1.8af148p-9f, -0x1.b57826p-11f,
      -0x1.a86722p-13f, -0x1.6905b2p-15f, -0x1.0d88b8p-17f, -0x1.617b36p-20f},  // c2
-    {-0x1.811eeap-2f, -0x1.e107aap-3f, -0x1.c8201ap-5f, 0x1.7c9aa4p-4f, 0x1.4cb2d6p-3f, 0x1.4374b4p-3f,
-     0x1.d6657cp-4f, 0x1.143e78p-4f, 0x1.0ea58cp-5f, 0x1.c1ebap-7f, 0x1.407d1ap-8f, 0x1.89da16p-10f, 0x1.a3642ap-12f,
-     0x1.843ab6p-14f, 0x1.392deep-16f, 0x1.b9241cp-19f},  // c3
-    {-0x1.410adep-11f, 0x1.5524ap-3f, 0x1.695fecp-3f, 0x1.cc62a8p-4f, 0x1.ca5be4p-6f, -0x1.f3b5ep-6f,
-     -0x1.974c36p-5f, -0x1.5a3208p-5f, -0x1.afe6c6p-6f, -0x1.ae5b04p-7f, -0x1.62d4ep-8f, -0x1.ed470ap-10f,
-     -0x1.244e48p-11f, -0x1.2983fap-13f, -0x1.0564f8p-15f, -0x1.8df7a4p-18f},  // c4
+    {-0x1.811eeap-2f, -0x1.e107aap-3f, -0x1.c8201ap-5f, 0x1.7c9aa4p-4f, 0x1.4cb2d6p-3f, 0x1.4374b4p-3f, 0x1.d6657cp-4f,
+     0x1.143e78p-4f, 0x1.0ea58cp-5f, 0x1.c1ebap-7f, 0x1.407d1ap-8f, 0x1.89da16p-10f, 0x1.a3642ap-12f, 0x1.843ab6p-14f,
+     0x1.392deep-16f, 0x1.b9241cp-19f},  // c3
+    {-0x1.410adep-11f, 0x1.5524ap-3f, 0x1.695fecp-3f, 0x1.cc62a8p-4f, 0x1.ca5be4p-6f, -0x1.f3b5ep-6f, -0x1.974c36p-5f,
+     -0x1.5a3208p-5f, -0x1.afe6c6p-6f, -0x1.ae5b04p-7f, -0x1.62d4ep-8f, -0x1.ed470ap-10f, -0x1.244e48p-11f,
+     -0x1.2983fap-13f, -0x1.0564f8p-15f, -0x1.8df7a4p-18f},  // c4
     {0x1.e2ea8ep-4f, 0x1.747d7cp-5f, -0x1.b6edc8p-6f, -0x1.117bc6p-4f, -0x1.f4493ep-5f, -0x1.f59bbep-6f,
-     -0x1.34cbbep-9f, 0x1.72b562p-7f, 0x1.978ab4p-7f, 0x1.120266p-7f, 0x1.15b07ap-8f, 0x1.c4e0a6p-10f,
-     0x1.325284p-11f, 0x1.5d55acp-13f, 0x1.536718p-15f, 0x1.1adf5ep-17f},  // c5
-    {-0x1.372bacp-6f, -0x1.94e27cp-5f, -0x1.4e9f74p-5f, -0x1.585dc8p-7f, 0x1.f5b1ccp-7f, 0x1.69494ap-6f,
-     0x1.d817e6p-7f, 0x1.0f72f4p-8f, -0x1.d37d08p-10f, -0x1.95ade6p-9f, -0x1.26639ap-9f, -0x1.2c217ap-10f,
-     -0x1.de6c36p-12f, -0x1.371286p-13f, -0x1.518494p-15f, -0x1.35a436p-17f},  // c6
+     -0x1.34cbbep-9f, 0x1.72b562p-7f, 0x1.978ab4p-7f, 0x1.120266p-7f, 0x1.15b07ap-8f, 0x1.c4e0a6p-10f, 0x1.325284p-11f,
+     0x1.5d55acp-13f, 0x1.536718p-15f, 0x1.1adf5ep-17f},  // c5
+    {-0x1.372bacp-6f, -0x1.94e27cp-5f, -0x1.4e9f74p-5f, -0x1.585dc8p-7f, 0x1.f5b1ccp-7f, 0x1.69494ap-6f, 0x1.d817e6p-7f,
+     0x1.0f72f4p-8f, -0x1.d37d08p-10f, -0x1.95ade6p-9f, -0x1.26639ap-9f, -0x1.2c217ap-10f, -0x1.de6c36p-12f,
+     -0x1.371286p-13f, -0x1.518494p-15f, -0x1.35a436p-17f},  // c6
 };
 // erfcx(x) = e^(x^2) erfc(x) on [0, 1/4) and half-octaves [1/4, 3/8), ..., [8, 12).
 alignas(64) constexpr float kErfcxTable[11][16] = {
-    {0.0f, 0x1.4p-2f, 0x1.cp-2f, 0x1.4p-1f, 0x1.cp-1f, 0x1.4p+0f, 0x1.cp+0f, 0x1.4p+1f, 0x1.cp+1f, 0x1.4p+2f,
-     0x1.cp+2f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f},  // center
+    {0.0f, 0x1.4p-2f, 0x1.cp-2f, 0x1.4p-1f, 0x1.cp-1f, 0x1.4p+0f, 0x1.cp+0f, 0x1.4p+1f, 0x1.cp+1f, 0x1.4p+2f, 0x1.cp+2f,
+     0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f, 0x1.4p+3f},  // center
     {0x1p+0f, 0x1.73c18ap-1f, 0x1.4c630ep-1f, 0x1.1d16b6p-1f, 0x1.db747ep-2f, 0x1.78a692p-2f, 0x1.23cfc2p-2f,
      0x1.afbb4p-3f, 0x1.3e0a9ap-3f, 0x1.c5723ap-4f, 0x1.46dc6cp-4f, 0x1.cbe832p-5f, 0x1.cbe832p-5f, 0x1.cbe832p-5f,
      0x1.cbe832p-5f, 0x1.cbe832p-5f},  // hi
@@ -916,54 +921,57 @@ alignas(64) constexpr float kErfcxTable[11][16] = {
 // erfcx on [0, 1/4) and quarter-octaves [1/4, 5/16), ..., [10, 12), for AVX-512's
 // 32-entry permutes (degree 6 instead of 8).
 alignas(64) constexpr float kErfcxTable32[9][32] = {
-    {0.0f, 0x1.2p-2f, 0x1.6p-2f, 0x1.ap-2f, 0x1.ep-2f, 0x1.2p-1f, 0x1.6p-1f, 0x1.ap-1f, 0x1.ep-1f, 0x1.2p+0f,
-     0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.2p+1f, 0x1.6p+1f, 0x1.ap+1f, 0x1.ep+1f, 0x1.2p+2f, 0x1.6p+2f, 0x1.ap+2f,
-     0x1.ep+2f, 0x1.2p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f,
-     0x1.6p+3f, 0x1.6p+3f},  // center
-    {0x1p+0f, 0x1.7ecff4p-1f, 0x1.693716p-1f, 0x1.558ef4p-1f, 0x1.439ea4p-1f, 0x1.2b84fp-1f, 0x1.0fce4ep-1f,
-     0x1.f0724p-2f, 0x1.c7f814p-2f, 0x1.9531ep-2f, 0x1.5f88f6p-2f, 0x1.3583f6p-2f, 0x1.13e574p-2f, 0x1.d94446p-3f,
-     0x1.8c9eb6p-3f, 0x1.54a7ap-3f, 0x1.2a2af2p-3f, 0x1.f5b2ap-4f, 0x1.9d8a9p-4f, 0x1.5f75c4p-4f, 0x1.31743p-4f,
+    {0.0f,      0x1.2p-2f, 0x1.6p-2f, 0x1.ap-2f, 0x1.ep-2f, 0x1.2p-1f, 0x1.6p-1f, 0x1.ap-1f,
+     0x1.ep-1f, 0x1.2p+0f, 0x1.6p+0f, 0x1.ap+0f, 0x1.ep+0f, 0x1.2p+1f, 0x1.6p+1f, 0x1.ap+1f,
+     0x1.ep+1f, 0x1.2p+2f, 0x1.6p+2f, 0x1.ap+2f, 0x1.ep+2f, 0x1.2p+3f, 0x1.6p+3f, 0x1.6p+3f,
+     0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f, 0x1.6p+3f},  // center
+    {0x1p+0f,        0x1.7ecff4p-1f, 0x1.693716p-1f, 0x1.558ef4p-1f, 0x1.439ea4p-1f, 0x1.2b84fp-1f,  0x1.0fce4ep-1f,
+     0x1.f0724p-2f,  0x1.c7f814p-2f, 0x1.9531ep-2f,  0x1.5f88f6p-2f, 0x1.3583f6p-2f, 0x1.13e574p-2f, 0x1.d94446p-3f,
+     0x1.8c9eb6p-3f, 0x1.54a7ap-3f,  0x1.2a2af2p-3f, 0x1.f5b2ap-4f,  0x1.9d8a9p-4f,  0x1.5f75c4p-4f, 0x1.31743p-4f,
      0x1.fe6cc4p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f,
      0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f, 0x1.a273c6p-5f},  // hi
-    {-0x1.f564e8p-32f, -0x1.37ef0ep-26f, 0x1.83822cp-26f, -0x1.da283p-26f, -0x1.2f8566p-26f, 0x1.db8562p-27f,
-     0x1.2dbacep-26f, -0x1.4a6348p-31f, -0x1.f63776p-28f, 0x1.362cdep-27f, -0x1.a1859ep-27f, 0x1.910dd4p-28f,
-     0x1.db034ep-29f, 0x1.ac7972p-28f, 0x1.1fef18p-28f, 0x1.1a9a2ap-28f, -0x1.8fac08p-29f, 0x1.27ec48p-30f,
-     -0x1.bae8acp-29f, 0x1.74c344p-31f, -0x1.64e4c4p-29f, 0x1.422552p-30f, -0x1.036bp-30f, -0x1.036bp-30f,
-     -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f, -0x1.036bp-30f,
-     -0x1.036bp-30f},  // lo
-    {-0x1.20dd72p+0f, -0x1.6a65f2p-1f, -0x1.49650ap-1f, -0x1.2c36c4p-1f, -0x1.12563p-1f, -0x1.e18ab8p-2f,
-     -0x1.97fe7cp-2f, -0x1.5cbc2cp-2f, -0x1.2c84bp-2f, -0x1.e78b36p-3f, -0x1.797a64p-3f, -0x1.2b11e6p-3f,
-     -0x1.e3658p-4f, -0x1.6a70d4p-4f, -0x1.030578p-4f, -0x1.82a852p-5f, -0x1.2aa65p-5f, -0x1.aa3ebap-6f,
-     -0x1.238ca8p-6f, -0x1.a6e2dp-7f, -0x1.404456p-7f, -0x1.c0466ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f,
+    {-0x1.f564e8p-32f, -0x1.37ef0ep-26f, 0x1.83822cp-26f,  -0x1.da283p-26f, -0x1.2f8566p-26f, 0x1.db8562p-27f,
+     0x1.2dbacep-26f,  -0x1.4a6348p-31f, -0x1.f63776p-28f, 0x1.362cdep-27f, -0x1.a1859ep-27f, 0x1.910dd4p-28f,
+     0x1.db034ep-29f,  0x1.ac7972p-28f,  0x1.1fef18p-28f,  0x1.1a9a2ap-28f, -0x1.8fac08p-29f, 0x1.27ec48p-30f,
+     -0x1.bae8acp-29f, 0x1.74c344p-31f,  -0x1.64e4c4p-29f, 0x1.422552p-30f, -0x1.036bp-30f,   -0x1.036bp-30f,
+     -0x1.036bp-30f,   -0x1.036bp-30f,   -0x1.036bp-30f,   -0x1.036bp-30f,  -0x1.036bp-30f,   -0x1.036bp-30f,
+     -0x1.036bp-30f,   -0x1.036bp-30f},  // lo
+    {-0x1.20dd72p+0f, -0x1.6a65f2p-1f, -0x1.49650ap-1f, -0x1.2c36c4p-1f, -0x1.12563p-1f,  -0x1.e18ab8p-2f,
+     -0x1.97fe7cp-2f, -0x1.5cbc2cp-2f, -0x1.2c84bp-2f,  -0x1.e78b36p-3f, -0x1.797a64p-3f, -0x1.2b11e6p-3f,
+     -0x1.e3658p-4f,  -0x1.6a70d4p-4f, -0x1.030578p-4f, -0x1.82a852p-5f, -0x1.2aa65p-5f,  -0x1.aa3ebap-6f,
+     -0x1.238ca8p-6f, -0x1.a6e2dp-7f,  -0x1.404456p-7f, -0x1.c0466ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f,
      -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f,
      -0x1.2ddd3ep-8f, -0x1.2ddd3ep-8f},  // c1
-    {0x1.fffe82p-1f, 0x1.18e348p-1f, 0x1.eff8b6p-2f, 0x1.b73166p-2f, 0x1.860c78p-2f, 0x1.482bdap-2f, 0x1.071da8p-2f,
-     0x1.aa32b8p-3f, 0x1.5c775ep-3f, 0x1.05e726p-3f, 0x1.701344p-4f, 0x1.0a15acp-4f, 0x1.8a6efep-5f, 0x1.061568p-5f,
-     0x1.43b98cp-6f, 0x1.a7eddcp-7f, 0x1.22f066p-7f, 0x1.62c12ep-8f, 0x1.95252cp-9f, 0x1.f75ef8p-10f,
-     0x1.4d07bcp-10f, 0x1.876378p-11f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f,
-     0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f},  // c2
-    {-0x1.81039ap-1f, -0x1.79c152p-2f, -0x1.4594ccp-2f, -0x1.196774p-2f, -0x1.e7fe64p-3f, -0x1.8be576p-3f,
-     -0x1.2eccfcp-3f, -0x1.d440e4p-4f, -0x1.6dc44ep-4f, -0x1.0132cp-4f, -0x1.4bcbe6p-5f, -0x1.ba05fcp-6f,
-     -0x1.2efc2cp-6f, -0x1.687fb8p-7f, -0x1.84e8c8p-8f, -0x1.c24b0ap-9f, -0x1.143534p-9f, -0x1.21886ap-10f,
+    {0x1.fffe82p-1f,  0x1.18e348p-1f,  0x1.eff8b6p-2f,  0x1.b73166p-2f,  0x1.860c78p-2f,  0x1.482bdap-2f,
+     0x1.071da8p-2f,  0x1.aa32b8p-3f,  0x1.5c775ep-3f,  0x1.05e726p-3f,  0x1.701344p-4f,  0x1.0a15acp-4f,
+     0x1.8a6efep-5f,  0x1.061568p-5f,  0x1.43b98cp-6f,  0x1.a7eddcp-7f,  0x1.22f066p-7f,  0x1.62c12ep-8f,
+     0x1.95252cp-9f,  0x1.f75ef8p-10f, 0x1.4d07bcp-10f, 0x1.876378p-11f, 0x1.b1c894p-12f, 0x1.b1c894p-12f,
+     0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f, 0x1.b1c894p-12f,
+     0x1.b1c894p-12f, 0x1.b1c894p-12f},  // c2
+    {-0x1.81039ap-1f,  -0x1.79c152p-2f,  -0x1.4594ccp-2f,  -0x1.196774p-2f,  -0x1.e7fe64p-3f,  -0x1.8be576p-3f,
+     -0x1.2eccfcp-3f,  -0x1.d440e4p-4f,  -0x1.6dc44ep-4f,  -0x1.0132cp-4f,   -0x1.4bcbe6p-5f,  -0x1.ba05fcp-6f,
+     -0x1.2efc2cp-6f,  -0x1.687fb8p-7f,  -0x1.84e8c8p-8f,  -0x1.c24b0ap-9f,  -0x1.143534p-9f,  -0x1.21886ap-10f,
      -0x1.159412p-11f, -0x1.2875c2p-12f, -0x1.5781d6p-13f, -0x1.53b79ap-14f, -0x1.366f4ep-15f, -0x1.366f4ep-15f,
      -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f, -0x1.366f4ep-15f,
      -0x1.366f4ep-15f, -0x1.366f4ep-15f},  // c3
-    {0x1.fcc9d8p-2f, 0x1.c75bacp-3f, 0x1.8021bp-3f, 0x1.44facp-3f, 0x1.13dec6p-3f, 0x1.b19d3ap-4f, 0x1.3e0d84p-4f,
-     0x1.d7f58ap-5f, 0x1.61fab6p-5f, 0x1.d4e106p-6f, 0x1.17e7b2p-6f, 0x1.5a168ap-7f, 0x1.b99c12p-8f, 0x1.da5356p-9f,
-     0x1.c2c57ap-10f, 0x1.d0867ep-11f, 0x1.fff1c6p-12f, 0x1.cfffbp-13f, 0x1.774c24p-14f, 0x1.59b056p-15f,
-     0x1.5f8856p-16f, 0x1.253b46p-17f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f,
-     0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f},  // c4
-    {-0x1.20b922p-2f, -0x1.aeac54p-3f, -0x1.0070b2p-4f, -0x1.f450f6p-6f, 0x1.c5b582p-7f, -0x1.d03554p-5f,
-     -0x1.3756a6p-5f, -0x1.b43ccep-6f, -0x1.5aacf2p-6f, -0x1.947d78p-7f, -0x1.c1f038p-8f, -0x1.fc94e2p-9f,
-     -0x1.2eebd6p-9f, -0x1.2f5f92p-10f, -0x1.fccac4p-12f, -0x1.d46e04p-13f, -0x1.d080f4p-14f, -0x1.738336p-15f,
-     -0x1.fb31dep-17f, -0x1.938dfap-18f, -0x1.67f7f2p-19f, -0x1.00aeacp-20f, -0x1.3e681p-22f, -0x1.3e681p-22f,
-     -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f, -0x1.3e681p-22f,
-     -0x1.3e681p-22f, -0x1.3e681p-22f},  // c5
-    {0x1.b730c2p-4f, 0x1.02c096p-3f, 0x1.811dcap-6f, 0x1.7cde72p-8f, -0x1.c4fdbcp-6f, 0x1.b416ep-6f, 0x1.1c2758p-6f,
-     0x1.7bfe0cp-7f, 0x1.23178cp-7f, 0x1.4994dp-8f, 0x1.57fd3p-9f, 0x1.69742ap-10f, 0x1.907092p-11f, 0x1.720048p-12f,
-     0x1.14ece8p-13f, 0x1.c9ac48p-15f, 0x1.9b6f24p-16f, 0x1.1f2874p-17f, 0x1.4db7aep-19f, 0x1.ccda6cp-21f,
-     0x1.6af68ep-22f, 0x1.b62922p-24f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f,
-     0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f},  // c6
+    {0x1.fcc9d8p-2f,  0x1.c75bacp-3f,  0x1.8021bp-3f,   0x1.44facp-3f,   0x1.13dec6p-3f,  0x1.b19d3ap-4f,
+     0x1.3e0d84p-4f,  0x1.d7f58ap-5f,  0x1.61fab6p-5f,  0x1.d4e106p-6f,  0x1.17e7b2p-6f,  0x1.5a168ap-7f,
+     0x1.b99c12p-8f,  0x1.da5356p-9f,  0x1.c2c57ap-10f, 0x1.d0867ep-11f, 0x1.fff1c6p-12f, 0x1.cfffbp-13f,
+     0x1.774c24p-14f, 0x1.59b056p-15f, 0x1.5f8856p-16f, 0x1.253b46p-17f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f,
+     0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f,
+     0x1.ba9bc8p-19f, 0x1.ba9bc8p-19f},  // c4
+    {-0x1.20b922p-2f,  -0x1.aeac54p-3f,  -0x1.0070b2p-4f,  -0x1.f450f6p-6f,  0x1.c5b582p-7f,   -0x1.d03554p-5f,
+     -0x1.3756a6p-5f,  -0x1.b43ccep-6f,  -0x1.5aacf2p-6f,  -0x1.947d78p-7f,  -0x1.c1f038p-8f,  -0x1.fc94e2p-9f,
+     -0x1.2eebd6p-9f,  -0x1.2f5f92p-10f, -0x1.fccac4p-12f, -0x1.d46e04p-13f, -0x1.d080f4p-14f, -0x1.738336p-15f,
+     -0x1.fb31dep-17f, -0x1.938dfap-18f, -0x1.67f7f2p-19f, -0x1.00aeacp-20f, -0x1.3e681p-22f,  -0x1.3e681p-22f,
+     -0x1.3e681p-22f,  -0x1.3e681p-22f,  -0x1.3e681p-22f,  -0x1.3e681p-22f,  -0x1.3e681p-22f,  -0x1.3e681p-22f,
+     -0x1.3e681p-22f,  -0x1.3e681p-22f},  // c5
+    {0x1.b730c2p-4f,  0x1.02c096p-3f,  0x1.811dcap-6f,  0x1.7cde72p-8f,  -0x1.c4fdbcp-6f, 0x1.b416ep-6f,
+     0x1.1c2758p-6f,  0x1.7bfe0cp-7f,  0x1.23178cp-7f,  0x1.4994dp-8f,   0x1.57fd3p-9f,   0x1.69742ap-10f,
+     0x1.907092p-11f, 0x1.720048p-12f, 0x1.14ece8p-13f, 0x1.c9ac48p-15f, 0x1.9b6f24p-16f, 0x1.1f2874p-17f,
+     0x1.4db7aep-19f, 0x1.ccda6cp-21f, 0x1.6af68ep-22f, 0x1.b62922p-24f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f,
+     0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f, 0x1.c2bad4p-26f,
+     0x1.c2bad4p-26f, 0x1.c2bad4p-26f},  // c6
 };
 #endif
 

@@ -67,8 +67,10 @@ EMBER_VEC_INLINE Vd fmod_abs(Vd r, Vd d0) {
     const Vd d = (Vd)((Vl)d0 + (k << 52));
     const Vd q = floor_small(r / d);
     Vd rem;
-    if constexpr (kFma) rem = madd(-q, d, r);
-    else rem = r - q * d;
+    if constexpr (kFma)
+      rem = madd(-q, d, r);
+    else
+      rem = r - q * d;
     r = select(rem < 0.0, rem + d, rem);
     if (!any(k > 0)) return r;
   }
@@ -137,7 +139,6 @@ EMBER_VEC_INLINE V div_floor(V a, V b) {
   q = (div == 0) ? copysign(V{}, basic) : q;
   return (b == 0) ? basic : q;
 }
-
 
 // ---- float functions computed in double (Note [Float functions through double]) ----
 // Note [Float functions through double]
@@ -267,7 +268,8 @@ EMBER_VEC_INLINE Vd pow_half(Vd x, Vd y) {
   const Vl odd = integral & (abs(y) < 9007199254740992.0) & (floor(y * 0.5) != y * 0.5);
   const Vl neg = (Vl)x < 0;
   r = select(neg & odd, -r, r);
-  return select((x < 0.0) & (ax != INFINITY) & ~integral & (y == y), splatd(std::numeric_limits<double>::quiet_NaN()), r);
+  return select((x < 0.0) & (ax != INFINITY) & ~integral & (y == y), splatd(std::numeric_limits<double>::quiet_NaN()),
+                r);
 }
 
 // erfinv for one double half holding float values in (-1, 1): with
@@ -308,7 +310,6 @@ EMBER_VEC_INLINE Vd erfinv_half(Vd y) {
   }
   return y * p;
 }
-
 
 // atan2 for double (FMA builds): the reduction of atan2_half carried in two
 // parts. num - den and num + den are split exactly (TwoSum), u = n / d gets

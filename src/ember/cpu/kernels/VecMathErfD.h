@@ -35,9 +35,8 @@ namespace erf_d {
 
 // e^r - 1 - r - r^2/2 = r^3 sum_j kExpTail[j] r^j on |r| <= ln2/2.
 constexpr double kExpTail[10] = {
-    0x1.555555555555bp-3, 0x1.555555555555ap-5, 0x1.111111110ed95p-7, 0x1.6c16c16c141dfp-10, 0x1.a01a01b323a4bp-13,
-    0x1.a01a01b1da2b1p-16, 0x1.71ddf0d398f22p-19, 0x1.27e4c300622a4p-22, 0x1.af6ae86d26567p-26, 0x1.1f996ccab8c49p-29
-};
+    0x1.555555555555bp-3,  0x1.555555555555ap-5,  0x1.111111110ed95p-7,  0x1.6c16c16c141dfp-10, 0x1.a01a01b323a4bp-13,
+    0x1.a01a01b1da2b1p-16, 0x1.71ddf0d398f22p-19, 0x1.27e4c300622a4p-22, 0x1.af6ae86d26567p-26, 0x1.1f996ccab8c49p-29};
 // erf: piece 0 erf(a)/a in w = a^2 - centre (a < 1.3); pieces 1-3 erf(a) in w = a - centre
 // on [1.3, 2.55), [2.55, 3.8), [3.8, 5.92]. Rows: centre, c0 (hi, lo), c1 (hi, lo), c2, ..., c19.
 alignas(32) constexpr double kErfPieces[23][4] = {
@@ -95,9 +94,7 @@ alignas(32) constexpr double kErfcPieces[22][4] = {
 typedef uint64_t Vu __attribute__((vector_size(kVecBytes)));
 
 EMBER_VEC_INLINE Vd abs(Vd x) { return (Vd)((Vl)x & 0x7fffffffffffffffLL); }
-EMBER_VEC_INLINE Vd with_sign_of(Vd mag, Vd x) {
-  return (Vd)((Vl)mag | ((Vl)x & (int64_t)0x8000000000000000ULL));
-}
+EMBER_VEC_INLINE Vd with_sign_of(Vd mag, Vd x) { return (Vd)((Vl)mag | ((Vl)x & (int64_t)0x8000000000000000ULL)); }
 
 // min(x, c) and max(x, c); a NaN x gives c.
 EMBER_VEC_INLINE Vd min(Vd x, double c) {

@@ -10,7 +10,7 @@ namespace ember {
 namespace {
 ScalarType g_default_dtype = ScalarType::Float;
 Device g_default_device{DeviceType::CPU};
-}
+}  // namespace
 Device get_default_device() { return g_default_device; }
 void set_default_device(Device d) { g_default_device = d; }
 ScalarType get_default_dtype() { return g_default_dtype; }
@@ -147,7 +147,8 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   if (f == MemoryFormat::Contiguous || (f == MemoryFormat::Preserve && self.is_contiguous())) {
     return native::empty(self.sizes(), t, dev);
   }
-  if (f != MemoryFormat::Preserve) return ember::empty_strided(self.sizes(), strides_for_format(self.sizes(), f), t, dev);
+  if (f != MemoryFormat::Preserve)
+    return ember::empty_strided(self.sizes(), strides_for_format(self.sizes(), f), t, dev);
   if (self.is_non_overlapping_and_dense()) return ember::empty_strided(self.sizes(), self.strides(), t, dev);
   return ember::empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()), t, dev);
 }
@@ -172,8 +173,8 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   return r;
 }
 
-Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
-               bool /*non_blocking*/, std::optional<MemoryFormat> memory_format) {
+Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool /*non_blocking*/,
+               std::optional<MemoryFormat> memory_format) {
   Tensor r = native::empty_like(self, dtype, device, memory_format);
   if (self.unsafeGetTensorImpl()->is_wrapped_uint64() && is_floating_type(r.dtype()) && self.is_cpu()) {
     // A Python int in [2**63, 2**64): a floating dtype gets its value, not the int64 it wraps to.
@@ -217,7 +218,8 @@ Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   if (self.is_contiguous(memory_format)) return self;
-  EMBER_CHECK(memory_format != MemoryFormat::Preserve, "preserve memory format is unsupported by the contiguous operator");
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "preserve memory format is unsupported by the contiguous operator");
   return self.clone(memory_format);
 }
 

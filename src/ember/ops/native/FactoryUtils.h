@@ -27,22 +27,34 @@ constexpr bool is_16bit_float = std::is_same_v<T, Half> || std::is_same_v<T, BFl
 // to type int64_t without overflow").
 template <typename T>
 const char* cpp_name() {
-  if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
-  else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
-  else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
-  else if constexpr (std::is_same_v<T, int32_t>) return "int";
-  else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
-  else if constexpr (std::is_same_v<T, Half>) return "c10::Half";
-  else if constexpr (std::is_same_v<T, BFloat16>) return "c10::BFloat16";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else return "double";
+  if constexpr (std::is_same_v<T, uint8_t>)
+    return "uint8_t";
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return "int8_t";
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return "int16_t";
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return "int";
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return "int64_t";
+  else if constexpr (std::is_same_v<T, Half>)
+    return "c10::Half";
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return "c10::BFloat16";
+  else if constexpr (std::is_same_v<T, float>)
+    return "float";
+  else
+    return "double";
 }
 
 template <typename T>
 double max_of() {
-  if constexpr (std::is_same_v<T, Half>) return 65504.0;
-  else if constexpr (std::is_same_v<T, BFloat16>) return 3.3895313892515355e38;
-  else return static_cast<double>(std::numeric_limits<T>::max());
+  if constexpr (std::is_same_v<T, Half>)
+    return 65504.0;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return 3.3895313892515355e38;
+  else
+    return static_cast<double>(std::numeric_limits<T>::max());
 }
 
 // A Scalar as T, refusing values T cannot hold as PyTorch's Scalar::to does

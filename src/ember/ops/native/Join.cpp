@@ -32,16 +32,17 @@ Tensor& cat_out(const TensorList& tensors, int64_t dim, Tensor& out) {
     EMBER_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
                 t.dim());
     if (t.device() != ref->device() && (t.is_meta() || ref->is_meta())) {
-      throw Error(str_cat("Tensor on device ", t.device().str(), " is not on the expected device ", ref->device().str(),
-                          "!"));
+      throw Error(
+          str_cat("Tensor on device ", t.device().str(), " is not on the expected device ", ref->device().str(), "!"));
     }
-    EMBER_CHECK(t.device() == ref->device(), "Expected all tensors to be on the same device, but found at least two "
-                                             "devices, ", ref->device().str(), " and ", t.device().str(), "!");
+    EMBER_CHECK(t.device() == ref->device(),
+                "Expected all tensors to be on the same device, but found at least two "
+                "devices, ",
+                ref->device().str(), " and ", t.device().str(), "!");
     for (int64_t k = 0; k < t.dim(); ++k) {
       if (k == d) continue;
-      EMBER_CHECK(t.sizes()[k] == shape[k], "Sizes of tensors must match except in dimension ", d,
-                  ". Expected size ", shape[k], " but got size ", t.sizes()[k], " for tensor number ", i,
-                  " in the list.");
+      EMBER_CHECK(t.sizes()[k] == shape[k], "Sizes of tensors must match except in dimension ", d, ". Expected size ",
+                  shape[k], " but got size ", t.sizes()[k], " for tensor number ", i, " in the list.");
     }
     total += t.sizes()[d];
   }

@@ -1,7 +1,7 @@
 // Loss functions built from other operators (device-generic).
 #include "ember/ops/Ops.h"
-#include "ember/ops/native/LossChecks.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LossChecks.h"
 
 namespace ember::native {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "ember/ops/Ops.h"
-#include "ember/ops/native/LossChecks.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LossChecks.h"
 
 namespace ember::native {
 
@@ -26,8 +26,7 @@ void dispatch_floating(ScalarType t, const char* name, const F& f) {
     case ScalarType::Double: return f(double{});
     case ScalarType::Half: return f(Half{});
     case ScalarType::BFloat16: return f(BFloat16{});
-    default:
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
   }
 }
 
@@ -48,7 +47,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   EMBER_CHECK(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-              "but got torch.", dtype_message_name(indices.dtype()), "Tensor instead (while checking arguments for embedding)");
+              "but got torch.",
+              dtype_message_name(indices.dtype()), "Tensor instead (while checking arguments for embedding)");
   if (indices.dim() == 1) return weight.index_select(0, indices);
   std::vector<int64_t> size(indices.sizes().begin(), indices.sizes().end());
   size.push_back(weight.sizes()[1]);
@@ -93,7 +93,8 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
       const T* src = g + i * d;
       if (scale_grad_by_freq) {
         const double s = 1.0 / static_cast<double>(counts[r]);
-        for (int64_t j = 0; j < d; ++j) row[j] = static_cast<T>(static_cast<double>(row[j]) + static_cast<double>(src[j]) * s);
+        for (int64_t j = 0; j < d; ++j)
+          row[j] = static_cast<T>(static_cast<double>(row[j]) + static_cast<double>(src[j]) * s);
       } else {
         for (int64_t j = 0; j < d; ++j) row[j] = static_cast<T>(row[j] + src[j]);
       }
@@ -218,8 +219,8 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
   EMBER_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
   EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
   const bool no_batch = self.dim() == 1 && target.dim() == 0;
-  EMBER_CHECK(no_batch || self.sizes()[0] == target.sizes()[0], "size mismatch (got input: ",
-              sizes_text(self.sizes()), ", target: ", sizes_text(target.sizes()), ")");
+  EMBER_CHECK(no_batch || self.sizes()[0] == target.sizes()[0], "size mismatch (got input: ", sizes_text(self.sizes()),
+              ", target: ", sizes_text(target.sizes()), ")");
   const int64_t N = self.dim() == 2 ? self.sizes()[0] : 1;
   const int64_t C = self.sizes()[self.dim() - 1];
   std::vector<int64_t> none_shape;
@@ -233,10 +234,10 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward_cpu(const Tensor& self, const Tens
   check_target_dtype(target);
   EMBER_CHECK(target.dtype() == ScalarType::Long, "expected scalar type Long but found ",
               dtype_message_name(target.dtype()));
-  EMBER_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
-              target.dim());
-  EMBER_CHECK(self.dim() == 4, "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
-              self.dim());
+  EMBER_CHECK(target.dim() == 3,
+              "only batches of spatial targets supported (3D tensors) but got targets of dimension: ", target.dim());
+  EMBER_CHECK(self.dim() == 4,
+              "only batches of spatial inputs supported (4D tensors), but got input of dimension: ", self.dim());
   EMBER_CHECK(self.sizes()[0] == target.sizes()[0] && self.sizes()[2] == target.sizes()[1] &&
                   self.sizes()[3] == target.sizes()[2],
               "size mismatch (got input: ", sizes_text(self.sizes()), " , target: ", sizes_text(target.sizes()));
@@ -334,7 +335,8 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
   Tensor x = self - target;
   Tensor g = grad_output * Scalar(norm);
   Tensor g_full = g.expand_as(x);
-  if (beta == 0) return ember::where(x.lt(Scalar(0.0)), g_full.neg(), ember::where(x.gt(Scalar(0.0)), g_full, g_full * Scalar(0.0)));
+  if (beta == 0)
+    return ember::where(x.lt(Scalar(0.0)), g_full.neg(), ember::where(x.gt(Scalar(0.0)), g_full, g_full * Scalar(0.0)));
   Tensor mid = x * g / Scalar(beta);
   return ember::where(x.le(Scalar(-beta)), g_full.neg(), ember::where(x.ge(Scalar(beta)), g_full, mid));
 }

@@ -79,8 +79,8 @@ void fill_contiguous(Tensor& out, const F& fill) {
 
 void check_out_dtype(const Tensor& out, std::optional<ScalarType> dtype) {
   if (dtype && *dtype != out.dtype()) {
-    throw Error(str_cat("dtype ", enum_name(*dtype), " does not match dtype of out parameter (", enum_name(out.dtype()),
-                        ")"));
+    throw Error(
+        str_cat("dtype ", enum_name(*dtype), " does not match dtype of out parameter (", enum_name(out.dtype()), ")"));
   }
 }
 
@@ -116,7 +116,8 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, s
   const double ds = start.to_double(), de = end.to_double(), dst = step.to_double();
   EMBER_CHECK(dst > 0 || dst < 0, "step must be nonzero");
   EMBER_CHECK(std::isfinite(ds) && std::isfinite(de), "unsupported range: ", ds, " -> ", de);
-  EMBER_CHECK((dst > 0 && de >= ds) || (dst < 0 && de <= ds), "upper bound and lower bound inconsistent with step sign");
+  EMBER_CHECK((dst > 0 && de >= ds) || (dst < 0 && de <= ds),
+              "upper bound and lower bound inconsistent with step sign");
   double size_d;
   if (t == ScalarType::Long) {
     const int64_t xs = checked_to<int64_t>(start), xe = checked_to<int64_t>(end), xst = checked_to<int64_t>(step);
@@ -139,7 +140,8 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, s
   cpu::RangeBounds b;
   dispatch_numeric(t, "arange_cpu", [&](auto tag) {
     using T = decltype(tag);
-    using acc = std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_16bit_float<T>, float, double>>;
+    using acc =
+        std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_16bit_float<T>, float, double>>;
     b = bounds(checked_to<acc>(start), checked_to<acc>(step));
   });
   fill_contiguous(out, [&](Tensor& r) { cpu::arange_stub(r, b); });
@@ -175,7 +177,8 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std:
   }
   if (steps == 0) return out;
   if (steps == 1) {
-    if (t != ScalarType::Bool) dispatch_numeric(t, "linspace_cpu", [&](auto tag) { (void)checked_to<decltype(tag)>(start); });
+    if (t != ScalarType::Bool)
+      dispatch_numeric(t, "linspace_cpu", [&](auto tag) { (void)checked_to<decltype(tag)>(start); });
     out.fill_(start);
     return out;
   }
@@ -201,7 +204,8 @@ Tensor& logspace_out(const Scalar& start, const Scalar& end, int64_t steps, doub
   if (steps == 0) return out;
   if (steps == 1) {
     const Scalar v(std::pow(base, start.to_double()));
-    if (t != ScalarType::Bool) dispatch_numeric(t, "logspace_cpu", [&](auto tag) { (void)checked_to<decltype(tag)>(v); });
+    if (t != ScalarType::Bool)
+      dispatch_numeric(t, "logspace_cpu", [&](auto tag) { (void)checked_to<decltype(tag)>(v); });
     out.fill_(v);
     return out;
   }

@@ -66,7 +66,8 @@ std::optional<DimVector> compute_view_stride(IntArrayRef old_size, IntArrayRef o
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = static_cast<int64_t>(old_size.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= old_size[tensor_d];
-    if (tensor_d == 0 || (old_size[tensor_d - 1] != 1 && old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 ||
+        (old_size[tensor_d - 1] != 1 && old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_size[view_d] == 1)) {
         new_stride[view_d] = view_numel * chunk_base_stride;
         view_numel *= new_size[view_d];
@@ -89,8 +90,8 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   int64_t offset = storage_offset.value_or(self.storage_offset());
   for (int64_t st : stride) {
-    EMBER_CHECK(st >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                shape_string(stride));
+    EMBER_CHECK(st >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", shape_string(stride));
   }
   EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   check_in_storage(self, size, stride, offset);
@@ -111,7 +112,8 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
     int64_t cur_stride = d >= 0 ? self.strides()[d] : (i + 1 < nd ? new_size[i + 1] * new_stride[i + 1] : 0);
     int64_t want = size[i];
     if (want == -1) {
-      EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
+      EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ",
+                  i);
       want = cur;
     }
     if (cur != want) {
@@ -163,7 +165,8 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   int64_t nd = self.dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == nd,
               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
-              "desired ordering of dimensions i.e. input.dim() = ", nd, " is not equal to len(dims) = ", dims.size());
+              "desired ordering of dimensions i.e. input.dim() = ",
+              nd, " is not equal to len(dims) = ", dims.size());
   DimVector size(nd), stride(nd);
   std::vector<bool> seen(nd, false);
   for (int64_t i = 0; i < nd; ++i) {
@@ -417,7 +420,8 @@ std::vector<Tensor> tensor_split_tensor(const Tensor& self, const Tensor& indice
   int64_t nd = indices_or_sections.dim();
   EMBER_CHECK(nd == 0 || nd == 1,
               "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional tensor, "
-              "but got a tensor with ", nd, " dims");
+              "but got a tensor with ",
+              nd, " dims");
   if (nd == 0) return tensor_split_sections(self, indices_or_sections.item<int64_t>(), dim);
   std::vector<int64_t> idx(indices_or_sections.numel());
   const auto* p = indices_or_sections.data_ptr<int64_t>();
@@ -441,7 +445,8 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
 
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   int64_t d = maybe_wrap_dim(dim, self.dim());
-  EMBER_CHECK(self.dim() > 0, "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions");
+  EMBER_CHECK(self.dim() > 0,
+              "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions");
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -542,8 +547,8 @@ Tensor view_dtype(const Tensor& self, ScalarType dtype) {
   DimVector sizes(self.sizes()), strides(self.strides());
   int64_t offset = self.storage_offset();
   if (from != to) {
-    const std::string what = str_cat(" to view ", dtype_word(self.dtype()), " as ", dtype_word(dtype),
-                                     " (different element sizes)");
+    const std::string what =
+        str_cat(" to view ", dtype_word(self.dtype()), " as ", dtype_word(dtype), " (different element sizes)");
     EMBER_CHECK(self.dim() > 0, "self.dim() cannot be 0", what);
     EMBER_CHECK(strides.back() == 1, "self.stride(-1) must be 1", what, ", but got ", strides.back());
     int64_t last = self.dim() - 1;
