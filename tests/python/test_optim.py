@@ -4,7 +4,6 @@ param groups, argument errors and repr."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from _nn_helpers import from_torch
 from conftest import torch
@@ -15,23 +14,6 @@ import ember
 def _bits_equal(e, t):
     got = torch.tensor(e.detach().tolist(), dtype=t.dtype).reshape(t.shape)
     assert torch.equal(got, t.detach()), f"max diff {(got - t.detach()).abs().max()}"
-
-
-@pytest.fixture
-def exact_torch_sqrt(monkeypatch):
-    """PyTorch's CPU sqrt comes from MKL's vector library and is not correctly
-    rounded (about 0.6% of results are one ulp off); Ember's is. With torch's
-    sqrt made exact, every other step of the update must agree bit for bit."""
-
-    def sqrt(self):
-        return torch.from_numpy(np.sqrt(self.detach().numpy()))
-
-    def sqrt_(self):
-        self.copy_(sqrt(self))
-        return self
-
-    monkeypatch.setattr(torch.Tensor, "sqrt", sqrt)
-    monkeypatch.setattr(torch.Tensor, "sqrt_", sqrt_)
 
 
 def _params(dtype, seed=0):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from _nn_helpers import from_torch
 from conftest import torch
+from test_optim import _params
 
 import ember
 
@@ -18,30 +19,6 @@ import ember
 def _bits_equal(e, t):
     got = torch.tensor(e.detach().tolist(), dtype=t.dtype).reshape(t.shape)
     assert torch.equal(got, t.detach()), f"max diff {(got - t.detach()).abs().max()}"
-
-
-@pytest.fixture
-def exact_torch_sqrt(monkeypatch):
-    """PyTorch's CPU sqrt is MKL's, not correctly rounded; Ember's is (see
-    Note [Optimiser arithmetic]). With torch's made exact the updates agree bit for bit."""
-
-    def sqrt(self):
-        return torch.from_numpy(np.sqrt(self.detach().numpy()))
-
-    def sqrt_(self):
-        self.copy_(sqrt(self))
-        return self
-
-    monkeypatch.setattr(torch.Tensor, "sqrt", sqrt)
-    monkeypatch.setattr(torch.Tensor, "sqrt_", sqrt_)
-
-
-def _params(dtype, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    ts = [torch.randn(4, 3, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True),
-          torch.randn(5, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True)]
-    es = [from_torch(t.detach()).requires_grad_(True) for t in ts]
-    return es, ts
 
 
 def _grads(step, params_t, dtype):

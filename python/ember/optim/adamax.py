@@ -24,13 +24,6 @@ class Adamax(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        loss = _f.run_closure(closure)
-        with _f.grad_mode_for(self):
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
-
     def _update_group(self, group):
         params = [p for p in group["params"] if p.grad is not None]
         for p in params:

@@ -80,6 +80,16 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure=None):
+        """Runs the closure, then _update_group on every group (with grad off unless differentiable)."""
+        from ember.optim import _functional as _f
+
+        loss = _f.run_closure(closure)
+        with _f.grad_mode_for(self):
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
         raise NotImplementedError
 
     def state_dict(self) -> dict:

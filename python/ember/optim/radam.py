@@ -31,13 +31,6 @@ class RAdam(Optimizer):
         for group in self.param_groups:
             group.setdefault("decoupled_weight_decay", False)
 
-    def step(self, closure=None):
-        loss = _f.run_closure(closure)
-        with _f.grad_mode_for(self):
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
-
     def _update_group(self, group):
         params = [p for p in group["params"] if p.grad is not None]
         for p in params:
