@@ -11,6 +11,7 @@
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
+#include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyGenerator.h"
@@ -91,6 +92,7 @@ void init_module(nb::module_& m) {
   init_numpy(mod);
   init_storage(mod);
   init_factories(m);
+  init_autocast(m);
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;
