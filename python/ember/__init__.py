@@ -118,6 +118,8 @@ from ember.amp.grad_scaler import _amp_foreach_non_finite_check_and_unscale_, _a
 from ember.amp import _policies as _amp_policies  # noqa: E402
 
 _amp_policies.install()
+from ember import _dynamo, compiler  # noqa: E402
+from ember.compiler import compile  # noqa: E402,F401
 
 from ember._public_api import public_names as _public_names  # noqa: E402
 
