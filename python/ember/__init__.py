@@ -119,6 +119,12 @@ from ember.amp import _policies as _amp_policies  # noqa: E402
 
 _amp_policies.install()
 from ember import _dynamo, compiler  # noqa: E402
+from ember._C import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
+
+
+set_anomaly_enabled = _C._set_anomaly_enabled
+
+
 from ember.compiler import compile  # noqa: E402,F401
 
 from ember._public_api import public_names as _public_names  # noqa: E402
