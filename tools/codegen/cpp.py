@@ -363,10 +363,24 @@ def autocast_prologue(v: Variant) -> str:
     )
 
 
+def profiler_prologue(v: Variant) -> str:
+    """Times the call as an event while the profiler is on (PyTorch's
+    operator names: aten::add, aten::add_)."""
+    name = v.op.name + ("_" if v.kind == "inplace" else "")
+    shapes = ", ".join(a.name for a in v.args)
+    return (
+        "  std::optional<profiler::RecordScope> _prof;\n"
+        "  if (profiler::is_active()) {\n"
+        f'    _prof.emplace("aten::{name}");\n'
+        f"    if (profiler::records_shapes()) _prof->set_input_shapes(profiler::shapes_of({shapes}));\n"
+        "  }\n"
+    )
+
+
 def definition(v: Variant) -> str:
     op = v.op
     sig = f"{cpp_return_type(v)} {v.name}({params(v.args, False)})"
-    prologue = autocast_prologue(v)
+    prologue = autocast_prologue(v) + profiler_prologue(v)
     if op.composite_implicit:
         call = kernel_call(v).replace("KERNEL", f"native::{op.composite_implicit}")
         check = ""

@@ -10,6 +10,7 @@
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/FunctionsManual.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/Profiler.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 
@@ -176,7 +177,10 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
     variable_list in_copy;
     if (!n->post_hooks().empty()) in_copy = in;
+    std::optional<profiler::RecordScope> prof;
+    if (profiler::is_active()) prof.emplace("autograd::engine::evaluate_function: " + n->name());
     variable_list out = AnomalyMode::is_enabled() ? apply_checked(*n, std::move(in)) : n->apply(std::move(in));
+    prof.reset();
     if (!keep_graph) n->release_variables();
     for (const auto& hook : n->post_hooks()) hook(out, in_copy);
 

@@ -16,6 +16,7 @@
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyInterop.h"
+#include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
@@ -111,6 +112,7 @@ void init_module(nb::module_& m) {
   init_storage(mod);
   init_factories(m);
   init_autocast(m);
+  init_profiler(m);
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;
