@@ -219,6 +219,27 @@ def _train_step(build, batch):
     return make
 
 
+def _autocast_train_step(build, batch):
+    """A training step with forward and loss under CPU bfloat16 autocast."""
+
+    def make(lib):
+        lib.manual_seed(0)
+        model, opt = build(lib)
+        x, y = batch(lib)
+
+        def step():
+            opt.zero_grad()
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                out = model(x)
+                loss = lib.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+            loss.backward()
+            opt.step()
+
+        return step
+
+    return make
+
+
 def _mlp(lib):
     nn = lib.nn
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.1), nn.Linear(256, 128), nn.ReLU(),
@@ -331,4 +352,6 @@ CASES = [
     Case("training", "CNN step (2 conv + BN, Adam, 64x1x28x28)", _train_step(_cnn, _images), 1.0),
     Case("training", "LSTM step (2x128, Adam, 16x64 tokens)", _train_step(_CharLSTM.build, _tokens), 1.0),
     Case("training", "GPT step (2 layers d128, AdamW, 16x64 tokens)", _train_step(_TinyGPT.build, _tokens), 1.0),
+    Case("amp", "MLP step, autocast bf16", _autocast_train_step(_mlp, _vectors), 1.0),
+    Case("amp", "CNN step, autocast bf16", _autocast_train_step(_cnn, _images), 1.0),
 ]

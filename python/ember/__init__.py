@@ -111,6 +111,21 @@ from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
 from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 from ember._einsum import einsum  # noqa: E402,F401
+from ember import amp, cpu  # noqa: E402
+from ember.amp._state import *  # noqa: E402,F401,F403
+from ember.amp.autocast_mode import autocast  # noqa: E402,F401
+from ember.amp.grad_scaler import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: E402,F401
+from ember.amp import _policies as _amp_policies  # noqa: E402
+
+_amp_policies.install()
+from ember import _dynamo, compiler, profiler  # noqa: E402
+from ember._C import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
+
+
+set_anomaly_enabled = _C._set_anomaly_enabled
+
+
+from ember.compiler import compile  # noqa: E402,F401
 
 from ember._public_api import public_names as _public_names  # noqa: E402
 

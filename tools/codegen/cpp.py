@@ -334,9 +334,53 @@ def view_base_arg(v: Variant) -> str | None:
     return None
 
 
+_AUTOCAST_POLICY = {
+    "lower_precision_fp": "autocast::Policy::LowerPrecisionFp",
+    "fp32": "autocast::Policy::Fp32",
+    "promote": "autocast::Policy::Promote",
+}
+
+
+def autocast_prologue(v: Variant) -> str:
+    """Casts the arguments and calls the operator again with autocast
+    excluded, when autocast is active for its device (Note [Autocast])."""
+    op = v.op
+    if not op.autocast or v.kind != "functional" or op.schema.is_inplace:
+        return ""
+    first = next(a.name for a in op.schema.arguments if a.type.base == "Tensor")
+    names = [a.name for a in op.schema.arguments]
+    policy = _AUTOCAST_POLICY[op.autocast]
+    casts = ", ".join(f"autocast::cast(_ac_type, {n}, _ac_device)" for n in names)
+    return (
+        "  if (autocast::any_active()) {\n"
+        f"    const DeviceType _ac_device = autocast::device_of({first});\n"
+        "    if (autocast::is_active(_ac_device)) {\n"
+        f"      const ScalarType _ac_type = autocast::target_type({policy}, _ac_device, {', '.join(names)});\n"
+        "      autocast::ExcludeGuard _ac_guard(_ac_device);\n"
+        f"      return ember::{v.name}({casts});\n"
+        "    }\n"
+        "  }\n"
+    )
+
+
+def profiler_prologue(v: Variant) -> str:
+    """Times the call as an event while the profiler is on (PyTorch's
+    operator names: aten::add, aten::add_)."""
+    name = v.op.name + ("_" if v.kind == "inplace" else "")
+    shapes = ", ".join(a.name for a in v.args)
+    return (
+        "  std::optional<profiler::RecordScope> _prof;\n"
+        "  if (profiler::is_active()) {\n"
+        f'    _prof.emplace("aten::{name}");\n'
+        f"    if (profiler::records_shapes()) _prof->set_input_shapes(profiler::shapes_of({shapes}));\n"
+        "  }\n"
+    )
+
+
 def definition(v: Variant) -> str:
     op = v.op
     sig = f"{cpp_return_type(v)} {v.name}({params(v.args, False)})"
+    prologue = autocast_prologue(v) + profiler_prologue(v)
     if op.composite_implicit:
         call = kernel_call(v).replace("KERNEL", f"native::{op.composite_implicit}")
         check = ""
@@ -345,9 +389,11 @@ def definition(v: Variant) -> str:
             ins = ", ".join(a.name for a in op.schema.arguments if a.type.base == "Tensor" and a.name != "out")
             if ins:
                 check = f'  autograd::check_no_grad_for_out("{op.name}", {ins});\n'
-        return f"{sig} {{\n{check}  return {call};\n}}\n"
+        return f"{sig} {{\n{prologue}{check}  return {call};\n}}\n"
 
     lines = [sig + " {"]
+    if prologue:
+        lines.append(prologue.rstrip("\n"))
     view_of = view_base_arg(v)
     list_return = len(op.schema.returns) == 1 and op.schema.returns[0].type.is_list
     if view_of:

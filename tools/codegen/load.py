@@ -10,7 +10,8 @@ from . import pointwise as pointwise_mod
 from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
 _KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
-         "output_differentiability", "pointwise"}
+         "output_differentiability", "pointwise", "autocast"}
+_AUTOCAST_POLICIES = {"lower_precision_fp", "fp32", "promote"}
 _BACKENDS = {"CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 
 
@@ -89,6 +90,9 @@ def load_operators(path: Path) -> list[Operator]:
         if not variants <= {"function", "method"}:
             raise CodegenError(loc, f"variants must be function and/or method, got {sorted(variants)}")
         structured = bool(e.get("structured", False))
+        autocast = e.get("autocast")
+        if autocast is not None and autocast not in _AUTOCAST_POLICIES:
+            raise CodegenError(loc, f"autocast must be one of {sorted(_AUTOCAST_POLICIES)}, got {autocast!r}")
 
         node_name = None
         if derivatives:
@@ -115,6 +119,7 @@ def load_operators(path: Path) -> list[Operator]:
                 if "output_differentiability" in e
                 else None,
                 pointwise=pointwise,
+                autocast=autocast,
             )
         )
         if pointwise:

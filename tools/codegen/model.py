@@ -217,6 +217,8 @@ class Operator:
     output_differentiability: tuple[bool, ...] | None = None
     # Set for pointwise operators (tools/codegen/pointwise.py).
     pointwise: Pointwise | None = None
+    # Autocast policy (Note [Autocast]): lower_precision_fp, fp32 or promote.
+    autocast: str | None = None
 
     @property
     def name(self) -> str:

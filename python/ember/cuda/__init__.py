@@ -95,3 +95,6 @@ def memory_reserved(device=None) -> int:
 
 def max_memory_reserved(device=None) -> int:
     return 0
+
+
+from ember.cuda import amp  # noqa: E402

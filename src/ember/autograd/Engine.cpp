@@ -10,6 +10,7 @@
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/FunctionsManual.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/Profiler.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 
@@ -50,11 +51,42 @@ Tensor validate_grad(const Node& producer, size_t index, Tensor grad, const Inpu
   return grad;
 }
 
+thread_local std::optional<AnomalyReport> t_anomaly_report;
+
+// Note [Anomaly mode]: a node whose backward raises, or returns NaN while
+// check_nan is on, leaves a report (its name and forward trace) that the
+// Python layer turns into PyTorch's "Error detected in ..." warning.
+variable_list apply_checked(Node& n, variable_list&& in) {
+  variable_list out;
+  try {
+    out = n.apply(std::move(in));
+  } catch (...) {
+    t_anomaly_report = AnomalyReport{n.name(), n.forward_trace};
+    throw;
+  }
+  if (!AnomalyMode::should_check_nan()) return out;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Tensor& g = out[i];
+    if (!g.defined() || !g.is_floating_point() || g.is_meta()) continue;
+    if (g.isnan().any().item<bool>()) {
+      t_anomaly_report = AnomalyReport{n.name(), n.forward_trace};
+      throw Error(str_cat("Function '", n.name(), "' returned nan values in its ", i, "th output."));
+    }
+  }
+  return out;
+}
+
 struct ReadyCompare {
   bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
 };
 
 }  // namespace
+
+std::optional<AnomalyReport> take_anomaly_report() {
+  std::optional<AnomalyReport> r = std::move(t_anomaly_report);
+  t_anomaly_report.reset();
+  return r;
+}
 
 variable_list run_backward(const edge_list& roots, const variable_list& grad_outputs, bool keep_graph,
                            bool create_graph, const edge_list& inputs, bool allow_unused, bool accumulate_grad) {
@@ -145,7 +177,10 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
     variable_list in_copy;
     if (!n->post_hooks().empty()) in_copy = in;
-    variable_list out = n->apply(std::move(in));
+    std::optional<profiler::RecordScope> prof;
+    if (profiler::is_active()) prof.emplace("autograd::engine::evaluate_function: " + n->name());
+    variable_list out = AnomalyMode::is_enabled() ? apply_checked(*n, std::move(in)) : n->apply(std::move(in));
+    prof.reset();
     if (!keep_graph) n->release_variables();
     for (const auto& hook : n->post_hooks()) hook(out, in_copy);
 

@@ -1,6 +1,9 @@
 #pragma once
 // Runs the backward graph.
 
+#include <optional>
+#include <string>
+
 #include "ember/autograd/Node.h"
 
 namespace ember::autograd {
@@ -11,6 +14,13 @@ namespace ember::autograd {
 EMBER_API variable_list run_backward(const edge_list& roots, const variable_list& grad_outputs, bool keep_graph,
                                      bool create_graph, const edge_list& inputs, bool allow_unused,
                                      bool accumulate_grad);
+
+// In anomaly mode: the node whose backward last failed on this thread.
+struct AnomalyReport {
+  std::string node_name;
+  std::string forward_trace;
+};
+EMBER_API std::optional<AnomalyReport> take_anomaly_report();
 
 // tensor.backward() / autograd.backward(): checks inputs like PyTorch, builds
 // implicit gradients of scalar outputs and runs the engine.

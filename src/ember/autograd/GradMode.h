@@ -2,6 +2,8 @@
 // Thread-local switches: whether autograd records (grad mode) and whether
 // inference mode is on.
 
+#include <string>
+
 #include "ember/core/Macros.h"
 
 namespace ember::autograd {
@@ -14,6 +16,17 @@ struct EMBER_API GradMode {
 struct EMBER_API InferenceMode {
   static bool is_enabled();
   static void set_enabled(bool enabled);
+};
+
+// Anomaly detection (ember.autograd.detect_anomaly): nodes remember the
+// forward call that made them, and backward checks node outputs for NaN.
+struct EMBER_API AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+  // Set by the Python layer: returns the current Python stack as text.
+  static void set_trace_capture(std::string (*capture)());
+  static std::string capture_trace();
 };
 
 // Sets grad mode for a scope and restores it afterwards.

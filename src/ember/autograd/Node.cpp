@@ -15,7 +15,9 @@ namespace {
 thread_local uint64_t t_next_sequence_nr = 0;
 }
 
-Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
+Node::Node() : sequence_nr_(t_next_sequence_nr++) {
+  if (AnomalyMode::is_enabled()) forward_trace = AnomalyMode::capture_trace();
+}
 
 Node::~Node() {
   if (pyobj && g_node_pyobj_release) g_node_pyobj_release(pyobj);

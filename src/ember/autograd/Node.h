@@ -77,6 +77,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
 
   // Borrowed pointer to the Python wrapper of this node, if one exists.
   void* pyobj = nullptr;
+  // The Python stack of the forward call, kept in anomaly mode.
+  std::string forward_trace;
 
  protected:
   edge_list next_edges_;

@@ -29,6 +29,9 @@ namespace {
 
 bool use_blas(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 
+// Products of 16-bit floats at least this large (m*n*k) go through float32 BLAS.
+constexpr int64_t kReducedGemmThroughFloat = 4096;
+
 bool fits_int(int64_t v) { return v <= INT_MAX; }
 
 // A matrix operand for row-major BLAS (see Note [BLAS operands]).
@@ -92,6 +95,22 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
   const char* b = static_cast<const char*>(b_t.data_ptr());
   char* c = static_cast<char*>(c_t.data_ptr());
   const int64_t isz = static_cast<int64_t>(element_size(dtype));
+  const bool reduced_float = dtype == ScalarType::BFloat16 || dtype == ScalarType::Half;
+  if (reduced_float && m * n * k >= kReducedGemmThroughFloat && fits_int(m) && fits_int(n) && fits_int(k)) {
+    // 16-bit floats: float32 operands through BLAS, one rounding of the
+    // float32 accumulator at the end (what the row loop below computes, faster).
+    auto as_float = [&](const Tensor& t, int64_t rows, int64_t cols, int64_t bs, int64_t rs, int64_t cs) {
+      return native::as_strided(t, {batch, rows, cols}, {bs, rs, cs}, t.storage_offset()).to(ScalarType::Float);
+    };
+    Tensor af = as_float(a_t, m, k, a_bs, a_rs, a_cs).contiguous();
+    Tensor bf = as_float(b_t, k, n, b_bs, b_rs, b_cs).contiguous();
+    Tensor cf = beta_zero
+                    ? ember::empty({batch, m, n}, ScalarType::Float)
+                    : native::as_strided(c_t, {batch, m, n}, {c_bs, n, 1}, c_t.storage_offset()).to(ScalarType::Float);
+    gemm_batched(ScalarType::Float, batch, m, n, k, af, m * k, k, 1, bf, k * n, n, 1, cf, alpha, beta);
+    native::as_strided(c_t, {batch, m, n}, {c_bs, n, 1}, c_t.storage_offset()).copy_(cf);
+    return;
+  }
   if (!use_blas(dtype) || !fits_int(m) || !fits_int(n) || !fits_int(k)) {
     cpu::GemmArgs g{batch, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c, c_bs, n, 1, dtype, alpha, beta};
     cpu::gemm_stub(g);

@@ -11,10 +11,12 @@
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
+#include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyInterop.h"
+#include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
@@ -56,6 +58,24 @@ void add_generated_methods(std::vector<PyMethodDef>& methods) {
 
 namespace {
 
+// The Python stack as text, for nodes made in anomaly mode.
+std::string python_stack() {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  std::string text;
+  PyObject* tb = PyImport_ImportModule("traceback");
+  PyObject* frames = tb ? PyObject_CallMethod(tb, "format_stack", nullptr) : nullptr;
+  PyObject* empty = PyUnicode_FromString("");
+  PyObject* joined = frames && empty ? PyUnicode_Join(empty, frames) : nullptr;
+  if (joined) text = PyUnicode_AsUTF8(joined);
+  Py_XDECREF(joined);
+  Py_XDECREF(empty);
+  Py_XDECREF(frames);
+  Py_XDECREF(tb);
+  if (PyErr_Occurred()) PyErr_Clear();
+  PyGILState_Release(gil);
+  return text;
+}
+
 std::string show_config() {
   std::string s = "Ember built with:\n";
   s += "  - " EMBER_COMPILER_ID " " EMBER_COMPILER_VERSION "\n";
@@ -91,6 +111,8 @@ void init_module(nb::module_& m) {
   init_numpy(mod);
   init_storage(mod);
   init_factories(m);
+  init_autocast(m);
+  init_profiler(m);
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;
@@ -162,6 +184,17 @@ void init_module(nb::module_& m) {
   // autograd
   m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
+  autograd::AnomalyMode::set_trace_capture(&python_stack);
+  m.def("is_anomaly_enabled", [] { return autograd::AnomalyMode::is_enabled(); });
+  m.def("is_anomaly_check_nan_enabled", [] { return autograd::AnomalyMode::should_check_nan(); });
+  m.def(
+      "_set_anomaly_enabled", [](bool on, bool check_nan) { autograd::AnomalyMode::set_enabled(on, check_nan); },
+      nb::arg("enabled"), nb::arg("check_nan") = true);
+  m.def("_take_anomaly_report", []() -> nb::object {
+    auto r = autograd::take_anomaly_report();
+    if (!r) return nb::none();
+    return nb::make_tuple(r->node_name, r->forward_trace);
+  });
   m.def("is_inference_mode_enabled", [] { return autograd::InferenceMode::is_enabled(); });
   m.def("_set_inference_mode", [](bool v) { autograd::InferenceMode::set_enabled(v); });
   m.def(

@@ -487,6 +487,13 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def compile(self, *args, **kwargs):
+        """Compiles this module in place (its state_dict keys stay as they
+        are); see ember.compile."""
+        import ember
+
+        ember.compile(self._call_impl if hasattr(self, "_call_impl") else self.forward, *args, **kwargs)
+
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)

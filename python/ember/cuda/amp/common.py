@@ -1,0 +1,5 @@
+import ember
+
+
+def amp_definitely_not_available():
+    return not ember.cuda.is_available()
