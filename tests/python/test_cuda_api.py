@@ -431,3 +431,60 @@ def test_every_public_callable_has_a_case():
     storages_and_tensors = {n for n in callables if n.endswith(("Storage", "Tensor"))}
     uncovered = sorted(callables - incidental - storages_and_tensors - called)
     assert uncovered == []
+
+
+@pytest.fixture
+def fake_device(monkeypatch):
+    """A CUDA build that sees two devices, with the runtime's entry points
+    replaced by a record of what they were asked."""
+    state = {"device": 0, "synchronized": [], "set": []}
+
+    def set_device(index):
+        state["set"].append(index)
+        state["device"] = index
+
+    monkeypatch.setattr(_C, "_cuda_version", lambda: "13.0")
+    monkeypatch.setattr(_C, "_cuda_device_count", lambda: 2)
+    monkeypatch.setattr(_C, "_cuda_init", lambda: None)
+    monkeypatch.setattr(_C, "_cuda_getDevice", lambda: state["device"])
+    monkeypatch.setattr(_C, "_cuda_setDevice", set_device)
+    monkeypatch.setattr(_C, "_cuda_synchronize", lambda: state["synchronized"].append(state["device"]))
+    monkeypatch.setattr(_C, "_cuda_getDeviceProperties", lambda i: (f"GPU {i}", 8 + i, 0, 80 << 30, 132))
+    monkeypatch.setattr(ember.cuda, "_initialized", False)
+    monkeypatch.setattr(ember.cuda, "_queued_calls", [])
+    monkeypatch.setattr(ember.cuda, "_queued_seeds", {})
+    return state
+
+
+def test_with_a_device(fake_device):
+    cuda = ember.cuda
+    assert cuda.is_available() and cuda.device_count() == 2
+    cuda.manual_seed_all(1)
+    cuda.manual_seed(2)
+    assert not cuda.is_initialized()
+    assert cuda.current_device() == 0
+    assert cuda.is_initialized()
+    assert cuda.get_device_name(1) == "GPU 1"
+    assert cuda.get_device_capability() == (8, 0)
+    assert repr(cuda.get_device_properties(0)) == (
+        "_CudaDeviceProperties(name='GPU 0', major=8, minor=0, total_memory=81920MB, multi_processor_count=132)"
+    )
+    with pytest.raises(AssertionError, match="Invalid device id"):
+        cuda.get_device_properties(2)
+    assert cuda.is_bf16_supported() and cuda.is_tf32_supported()
+    with cuda.device(1):
+        assert cuda.current_device() == 1
+        cuda.synchronize()
+    assert cuda.current_device() == 0
+    cuda.synchronize("cuda:1")
+    assert fake_device["synchronized"] == [1, 1]
+    assert fake_device["set"] == [1, 0, 1, 0]
+    cuda.set_device(-1)
+    cuda.set_device("cuda:1")
+    assert cuda.current_device() == 1
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
+        cuda.set_device("cpu")
+    assert cuda.memory_allocated() == 0 and cuda.memory_stats() == collections.OrderedDict()
+    cuda.empty_cache()
+    with pytest.raises(RuntimeError, match="no random number generators"):
+        cuda.initial_seed()

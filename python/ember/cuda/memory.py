@@ -32,6 +32,12 @@ def is_initialized() -> bool:
     return ember.cuda.is_initialized()
 
 
+def _allocator_has(name: str) -> bool:
+    """Whether the CUDA backend has this caching-allocator entry point;
+    Ember's allocates nothing on the device yet, so its statistics are empty."""
+    return hasattr(ember._C, name)
+
+
 def caching_allocator_alloc(size, device: Device = None, stream=None):
     if device is None:
         device = ember.cuda.current_device()
@@ -88,7 +94,7 @@ def get_per_process_memory_fraction(device: Device = None) -> float:
 
 
 def empty_cache() -> None:
-    if is_initialized():
+    if is_initialized() and _allocator_has("_cuda_emptyCache"):
         _cuda._cuda_emptyCache()
 
 
@@ -114,7 +120,7 @@ def memory_stats(device: Device = None) -> dict[str, Any]:
 
 
 def memory_stats_as_nested_dict(device: Device = None) -> dict[str, Any]:
-    if not is_initialized():
+    if not is_initialized() or not _allocator_has("_cuda_memoryStats"):
         return {}
     return _cuda._cuda_memoryStats(_get_device_index(device, optional=True))
 
@@ -142,7 +148,7 @@ def host_memory_stats() -> dict[str, Any]:
 
 
 def host_memory_stats_as_nested_dict() -> dict[str, Any]:
-    if not is_initialized():
+    if not is_initialized() or not _allocator_has("_cuda_hostMemoryStats"):
         return {}
     return _cuda._cuda_hostMemoryStats()
 

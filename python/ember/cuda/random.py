@@ -32,12 +32,29 @@ def _as_device(device: int | str | ember.device) -> ember.device:
 
 
 def _default_generator(index: int | None):
-    return ember.cuda.default_generators[current_device() if index is None else index]
+    """The device's generator; None where the backend has none (Ember's
+    CUDA backend has no generators yet, so queued seeds have nothing to set)."""
+    index = current_device() if index is None else index
+    generators = ember.cuda.default_generators
+    return generators[index] if 0 <= index < len(generators) else None
+
+
+def _required_generator(index: int | None):
+    generator = _default_generator(index)
+    if generator is None:
+        raise RuntimeError("ember's CUDA backend has no random number generators yet")
+    return generator
+
+
+def _apply(index: int | None, method: str, *args) -> None:
+    generator = _default_generator(index)
+    if generator is not None:
+        getattr(generator, method)(*args)
 
 
 def get_rng_state(device: int | str | ember.device = "cuda") -> Tensor:
     _lazy_init()
-    return _default_generator(_as_device(device).index).get_state()
+    return _required_generator(_as_device(device).index).get_state()
 
 
 def get_rng_state_all() -> list[Tensor]:
@@ -48,7 +65,7 @@ def set_rng_state(new_state: Tensor, device: int | str | ember.device = "cuda") 
     if not is_initialized():
         new_state = new_state.clone(memory_format=ember.contiguous_format)
     target = _as_device(device)
-    _lazy_call(lambda: _default_generator(target.index).set_state(new_state))
+    _lazy_call(lambda: _apply(target.index, "set_state", new_state))
 
 
 def set_rng_state_all(new_states: Iterable[Tensor]) -> None:
@@ -58,21 +75,21 @@ def set_rng_state_all(new_states: Iterable[Tensor]) -> None:
 
 def manual_seed(seed: int) -> None:
     seed = int(seed)
-    _lazy_call(lambda: _default_generator(None).manual_seed(seed), seed=True)
+    _lazy_call(lambda: _apply(None, "manual_seed", seed), seed=True)
 
 
 def manual_seed_all(seed: int) -> None:
     seed = int(seed)
 
     def apply():
-        for index in range(device_count()):
-            ember.cuda.default_generators[index].manual_seed(seed)
+        for generator in ember.cuda.default_generators[: device_count()]:
+            generator.manual_seed(seed)
 
     _lazy_call(apply, seed_all=True)
 
 
 def seed() -> None:
-    _lazy_call(lambda: _default_generator(None).seed())
+    _lazy_call(lambda: _apply(None, "seed"))
 
 
 def seed_all() -> None:
@@ -88,4 +105,4 @@ def seed_all() -> None:
 
 def initial_seed() -> int:
     _lazy_init()
-    return _default_generator(None).initial_seed()
+    return _required_generator(None).initial_seed()
