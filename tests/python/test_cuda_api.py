@@ -79,6 +79,10 @@ def _x(m):
     return m.zeros(2)
 
 
+def _enter_exit(context):
+    return context.__enter__(), context.__exit__(None, None, None)
+
+
 def _state(m):
     return m.zeros(16, dtype=m.uint8)
 
@@ -149,6 +153,9 @@ CASES = {
     "ExternalStream": lambda m: m.cuda.ExternalStream(0),
     "Event": lambda m: m.cuda.Event(),
     "Event_timing": lambda m: m.cuda.Event(enable_timing=True),
+    "Event_repr": lambda m: repr(m.cuda.Event()),
+    "Event_query": lambda m: m.cuda.Event().query(),
+    "Event_record": lambda m: m.cuda.Event().record(),
     "current_stream": lambda m: m.cuda.current_stream(),
     "default_stream": lambda m: m.cuda.default_stream(),
     "get_stream_from_external": lambda m: m.cuda.get_stream_from_external(0),
@@ -262,6 +269,27 @@ CASES = {
     "green_context_create": lambda m: m.cuda.green_contexts.GreenContext.create(num_sms=1),
     "green_context_supported": lambda m: m.cuda.green_contexts.SUPPORTED,
     "green_context_max_concurrency": lambda m: m.cuda.green_contexts.GreenContext.max_workqueue_concurrency(),
+    # more arguments
+    "set_sync_debug_mode_bad": lambda m: m.cuda.set_sync_debug_mode("bad"),
+    "set_per_process_memory_fraction_int": lambda m: m.cuda.set_per_process_memory_fraction(2),
+    "can_device_access_peer_cpu": lambda m: m.cuda.can_device_access_peer("cpu", 0),
+    "get_device_properties_negative": lambda m: m.cuda.get_device_properties(-1),
+    "memory_allocated_device": lambda m: m.cuda.memory_allocated(m.device("cuda", 1)),
+    "memory_reserved_str": lambda m: m.cuda.memory_reserved("cuda:0"),
+    "device_ctx_exit": lambda m: _enter_exit(m.cuda.device(-1)),
+    "stream_ctx_exit": lambda m: _enter_exit(m.cuda.stream(None)),
+    "device_of_exit": lambda m: _enter_exit(m.cuda.device_of(_x(m))),
+    "list_gpu_processes_0": lambda m: m.cuda.list_gpu_processes(0),
+    "nccl_all_gather": lambda m: m.cuda.nccl.all_gather([_x(m)], [_x(m)]),
+    "nccl_reduce_scatter": lambda m: m.cuda.nccl.reduce_scatter([_x(m)], [_x(m)]),
+    "nccl_reduce_output_list": lambda m: m.cuda.nccl.reduce([_x(m)], output=[_x(m)]),
+    "nccl_init_rank": lambda m: m.cuda.nccl.init_rank(1, b"", 0),
+    "gds_file_missing": lambda m: m.cuda.gds.GdsFile("/nonexistent/file", 0),
+    "tunable_tune_gemm_in_file": lambda m: m.cuda.tunable.tune_gemm_in_file("results.csv"),
+    "tunable_mgpu_tune": lambda m: m.cuda.tunable.mgpu_tune_gemm_in_file("/nonexistent/*.csv", 1),
+    "jiterator_unknown_kwarg": lambda m: m.cuda.jiterator._create_jit_fn(
+        "template <typename T> T f(T x, T a) { return x * a; }", a=1
+    )(_x(m), b=2),
     # amp spellings
     "amp_GradScaler_warns": lambda m: m.cuda.amp.GradScaler().is_enabled(),
 }
@@ -272,8 +300,11 @@ CASES = {
 CUDA_BUILD_ANSWERS = {
     "Stream": "lazy_init",
     "Stream_0": "lazy_init",
-    "Event": "lazy_init",
-    "Event_timing": "lazy_init",
+    "Event": ("ok", ("object", "Event")),
+    "Event_timing": ("ok", ("object", "Event")),
+    "Event_repr": ("ok", "<torch.cuda.Event uninitialized>"),
+    "Event_query": ("ok", True),
+    "Event_record": "lazy_init",
     "CUDAGraph": "lazy_init",
     "graph_none": "lazy_init",
     "graph_pool_handle": "lazy_init",
@@ -304,6 +335,7 @@ CUDA_BUILD_ANSWERS = {
     "tunable_set_max_tuning_iterations": ("ok", None),
     "tunable_read_file": ("ok", False),
     "FloatStorage": "lazy_init",
+    "tunable_tune_gemm_in_file": ("AssertionError", "TunableOp is not enabled"),
 }
 
 
@@ -321,6 +353,8 @@ def assert_cpu_build_answer(name):
     assert got == expected
 
 
+# PyTorch's GdsFile.__del__ fails on a file that did not open.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch_cpu_build(name, without_cuda_build):
     assert not ember.cuda.is_available()
@@ -331,6 +365,8 @@ def cuda_build_without_device():
     return bool(_C._cuda_version()) and _C._cuda_device_count() == 0
 
 
+# PyTorch's GdsFile.__del__ fails on a file that did not open.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch_cuda_build_without_device(name):
     if not cuda_build_without_device():

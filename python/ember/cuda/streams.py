@@ -18,10 +18,37 @@ class _CudaStreamBase:
 
 
 class _CudaEventBase:
-    def __new__(cls, *args, **kwargs):
+    """A CUDA event is created on the device when first recorded, so making
+    one needs no device (as in PyTorch's CUDA build); using one does."""
+
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False, external=False):
         if not _is_compiled():
             raise RuntimeError(f"Tried to instantiate dummy base class {cls.__name__}")
-        return _cuda._CudaEventBase(*args, **kwargs)
+        event = super().__new__(cls)
+        event._flags = (enable_timing, blocking, interprocess, external)
+        return event
+
+    @classmethod
+    def from_ipc_handle(cls, device, handle):
+        return _cuda._cuda_eventFromIpcHandle(device, handle)
+
+    def record(self, stream=None):
+        _cuda._cuda_eventRecord(self, stream)
+
+    def wait(self, stream=None) -> None:
+        _cuda._cuda_eventWait(self, stream)
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, end_event) -> float:
+        return _cuda._cuda_eventElapsedTime(self, end_event)
+
+    def synchronize(self) -> None:
+        """Nothing to wait for before the event is recorded."""
+
+    def ipc_handle(self):
+        return _cuda._cuda_eventIpcHandle(self)
 
 
 class Stream(_CudaStreamBase):
