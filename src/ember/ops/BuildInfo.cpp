@@ -19,5 +19,6 @@ std::string openmp_info() {
 void register_cuda_hooks(CudaHooks* hooks) { g_cuda_hooks = hooks; }
 std::string cuda_version() { return g_cuda_hooks ? g_cuda_hooks->runtime_version() : std::string(); }
 int cuda_device_count() { return g_cuda_hooks ? g_cuda_hooks->device_count() : 0; }
+const CudaHooks* cuda_hooks() { return g_cuda_hooks; }
 
 }  // namespace ember

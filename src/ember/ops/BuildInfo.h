@@ -14,16 +14,34 @@ EMBER_API const char* blas_info();
 // "OpenMP 201511 (a.k.a. OpenMP 4.5)", or "" without OpenMP.
 EMBER_API std::string openmp_info();
 
+// What cudaGetDeviceProperties reports, the part ember.cuda shows.
+struct CudaDeviceProperties {
+  std::string name;
+  int major = 0;
+  int minor = 0;
+  long long total_memory = 0;
+  int multi_processor_count = 0;
+};
+
 // CUDA backend hooks: filled in when libember_cuda is loaded.
 struct CudaHooks {
   virtual ~CudaHooks() = default;
   virtual std::string runtime_version() const = 0;
   virtual int device_count() const = 0;
+  // "" when CUDA initialises and sees a device; otherwise the reason, in PyTorch's words.
+  virtual std::string init_error() const = 0;
+  // The selected device; selects one; waits for its work. Throw ember::Error on failure.
+  virtual int current_device() const = 0;
+  virtual void set_device(int index) const = 0;
+  virtual void synchronize() const = 0;
+  virtual CudaDeviceProperties device_properties(int index) const = 0;
 };
 EMBER_API void register_cuda_hooks(CudaHooks* hooks);
 // "" when Ember was built without CUDA.
 EMBER_API std::string cuda_version();
 // 0 when CUDA is absent or no device/driver is usable.
 EMBER_API int cuda_device_count();
+// The CUDA hooks; nullptr when Ember was built without CUDA.
+EMBER_API const CudaHooks* cuda_hooks();
 
 }  // namespace ember

@@ -160,6 +160,23 @@ void init_module(nb::module_& m) {
   m.def("_blas_info", [] { return std::string(blas_info()); });
   m.def("_cuda_version", [] { return cuda_version(); });
   m.def("_cuda_device_count", [] { return cuda_device_count(); });
+  // The CUDA runtime, by the names of PyTorch's torch._C; ember.cuda calls them only in a CUDA build.
+  const auto hooks = [] {
+    const CudaHooks* h = cuda_hooks();
+    if (!h) throw Error("ember was built without CUDA");
+    return h;
+  };
+  m.def("_cuda_init", [hooks] {
+    const std::string reason = hooks()->init_error();
+    if (!reason.empty()) throw Error(reason);
+  });
+  m.def("_cuda_getDevice", [hooks] { return hooks()->current_device(); });
+  m.def("_cuda_setDevice", [hooks](int index) { hooks()->set_device(index); });
+  m.def("_cuda_synchronize", [hooks] { hooks()->synchronize(); });
+  m.def("_cuda_getDeviceProperties", [hooks](int index) {
+    const CudaDeviceProperties p = hooks()->device_properties(index);
+    return nb::make_tuple(p.name, p.major, p.minor, p.total_memory, p.multi_processor_count);
+  });
   m.def("_cpu_cached_bytes", &cpu_cached_bytes);
   m.def("_cpu_release_cached_blocks", &cpu_release_cached_blocks);
   m.def("get_num_threads", &get_num_threads);
