@@ -44,6 +44,8 @@ here. See Note [Checkpoint format] and Note [Pickled names].
 from __future__ import annotations
 
 import _compat_pickle
+import contextlib
+import errno
 import io
 import os
 import pickle
@@ -356,6 +358,28 @@ def _archive_name(f):
     return "archive"
 
 
+@contextlib.contextmanager
+def _atomic_file(path):
+    """A sibling temporary file renamed over `path` once fully written, so
+    that an interrupted save never leaves a truncated checkpoint behind."""
+    path = os.fspath(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise RuntimeError(f"Parent directory {os.path.dirname(path)} does not exist.")
+    if os.path.isdir(path):
+        raise RuntimeError(f"open file failed with strerror: {os.strerror(errno.EISDIR)}")
+    target = os.path.realpath(path)  # a symlink keeps pointing at the new file
+    tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as stream:
+            yield stream
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
 def save(
     obj,
     f,
@@ -381,7 +405,7 @@ def save(
     storages = pickler.storages
     del pickler
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as stream:
+        with _atomic_file(f) as stream:
             _write_archive(stream, _archive_name(f), buf, storages, _disable_byteorder_record)
     else:
         if not hasattr(f, "write"):

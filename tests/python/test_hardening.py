@@ -294,3 +294,31 @@ def test_hardtanh_nan_bounds(bounds, dtype):
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "int64"])
 def test_uint64_python_int_operand(op, dtype):
     check_same(f"torch.tensor([-1.9, 0.5, 3.0]).to(torch.{dtype}).{op}(2**63 + 2**60)")
+
+
+def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    import ember.serialization as ser
+
+    path = tmp_path / "ckpt.pt"
+    ember.save({"step": 1, "w": ember.ones(3)}, str(path))
+
+    def fail(stream, *args):
+        stream.write(b"PK partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ser, "_write_archive", fail)
+    with pytest.raises(KeyboardInterrupt):
+        ember.save({"step": 2, "w": ember.zeros(3)}, str(path))
+    monkeypatch.undo()
+    assert ember.load(str(path))["step"] == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
+
+
+@pytest.mark.parametrize("where", ["missing_dir", "directory"])
+def test_save_path_errors_as_pytorch(tmp_path, where):
+    path = str(tmp_path / "nope" / "f.pt") if where == "missing_dir" else str(tmp_path)
+    with pytest.raises(RuntimeError) as expected:
+        torch.save({"a": 1}, path)
+    with pytest.raises(RuntimeError) as got:
+        ember.save({"a": 1}, path)
+    assert str(got.value).split("] ")[-1].strip(". ") in str(expected.value)
