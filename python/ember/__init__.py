@@ -111,6 +111,7 @@ from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
 from ember.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 from ember._einsum import einsum  # noqa: E402,F401
+from ember import distributions  # noqa: E402
 
 from ember._public_api import public_names as _public_names  # noqa: E402
 
