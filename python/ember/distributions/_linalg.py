@@ -121,3 +121,43 @@ def logabsdet_pd(a):
     if fn is not None:
         return fn(a).logabsdet
     return 2 * cholesky(a).diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x): ember.special's
+    when the build has it, else a series (x < a + 1) and a continued fraction
+    (Lentz) evaluated in float64."""
+    fn = getattr(ember.special, "gammainc", None)
+    if fn is not None:
+        return fn(a, x)
+    a, x = ember.broadcast_tensors(a, x)
+    dtype = ember.promote_types(a.dtype, x.dtype)
+    a64, x64 = a.to(ember.float64), x.to(ember.float64)
+    safe_x = x64.clamp(min=1e-300)
+    log_prefix = -x64 + a64 * safe_x.log() - ember.lgamma(a64)
+    # series for P
+    term = 1.0 / a64
+    total = term
+    for n in range(1, 300):
+        term = term * x64 / (a64 + n)
+        total = total + term
+    series = total * log_prefix.exp()
+    # continued fraction for Q = 1 - P
+    tiny = 1e-300
+    b = x64 + 1.0 - a64
+    c = ember.full_like(x64, 1.0 / tiny)
+    d = 1.0 / ember.where(b.abs() < tiny, ember.full_like(b, tiny), b)
+    h = d
+    for i in range(1, 300):
+        an = -i * (i - a64)
+        b = b + 2.0
+        d = an * d + b
+        d = ember.where(d.abs() < tiny, ember.full_like(d, tiny), d)
+        c = b + an / c
+        c = ember.where(c.abs() < tiny, ember.full_like(c, tiny), c)
+        d = 1.0 / d
+        h = h * d * c
+    fraction = 1.0 - log_prefix.exp() * h
+    result = ember.where(x64 < a64 + 1.0, series, fraction)
+    result = ember.where(x64 <= 0, ember.zeros_like(result), result)
+    return result.to(dtype)

@@ -9,7 +9,7 @@ from numbers import Number
 import ember
 from ember.autograd import Function
 from ember.autograd.function import once_differentiable
-from ember.distributions import constraints
+from ember.distributions import _linalg, constraints
 from ember.distributions._common import _empty_like_param, batch_shape_of, check, expand_params, finish_expand
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
@@ -365,7 +365,7 @@ class Gamma(ExponentialFamily):
 
     def cdf(self, value):
         check(self, value)
-        return ember.special.gammainc(self.concentration, self.rate * value)
+        return _linalg.gammainc(self.concentration, self.rate * value)
 
 
 class Chi2(Gamma):
