@@ -72,8 +72,10 @@ CASES = [
     ("Laplace", lambda D, p: D.Laplace(p["loc"], p["scale"]), {"loc": [0.0, 2.0], "scale": [1.0, 0.3]}),
     ("Cauchy", lambda D, p: D.Cauchy(p["loc"], p["scale"]), {"loc": [0.0, 2.0], "scale": [1.0, 0.3]}),
     ("Gamma", lambda D, p: D.Gamma(p["c"], p["r"]), {"c": [0.3, 1.0, 2.5, 12.0], "r": [1.0, 2.0, 0.5, 3.0]}),
+    ("Gamma_b", lambda D, p: D.Gamma(p["c"], p["r"]), {"c": [[0.5], [3.0]], "r": [1.0, 2.0, 0.5]}),
     ("Chi2", lambda D, p: D.Chi2(p["df"]), {"df": [0.5, 3.0, 10.0]}),
     ("Beta", lambda D, p: D.Beta(p["a"], p["b"]), {"a": [0.5, 2.0, 8.0], "b": [0.7, 3.0, 9.0]}),
+    ("Beta_b", lambda D, p: D.Beta(p["a"], p["b"]), {"a": [[0.5], [4.0]], "b": [0.7, 3.0]}),
     ("Dirichlet", lambda D, p: D.Dirichlet(p["c"]), {"c": [[0.5, 1.0, 2.0], [3.0, 7.0, 1.5]]}),
     (
         "StudentT",
@@ -164,9 +166,11 @@ def test_samples_match_torch(case, dtype):
             d = make(case, lib, dtype)
             s = d.sample((5,))
             s2 = d.sample()
-            return s, s2, lib.rand(3)  # the generator must end at the same point
+            s3 = d.sample((2, 2))
+            return s, s2, s3, lib.rand(3)  # the generator must end at the same point
 
-        (es, es2, enext), (ts, ts2, tnext) = both(draw)
+        (es, es2, es3, enext), (ts, ts2, ts3, tnext) = both(draw)
+        close(es3, ts3, rtol=1e-5 if dtype == "float32" else 1e-12)
         close(es, ts, rtol=1e-5 if dtype == "float32" else 1e-12)
         close(es2, ts2, rtol=1e-5 if dtype == "float32" else 1e-12)
         close(enext, tnext, exact=True)
