@@ -626,5 +626,10 @@ def test_lazy_probs_logits_and_enumerate_support():
 
 
 def test_sample_n():
-    e, t = both(lambda lib: (lib.manual_seed(4), lib.distributions.Normal(lib.zeros(2), 1.0).sample_n(3))[1])
+    def run(lib):
+        lib.manual_seed(4)
+        with pytest.warns(FutureWarning, match=r"`sample_n\(n\)` will be deprecated"):
+            return lib.distributions.Normal(lib.zeros(2), 1.0).sample_n(3)
+
+    e, t = both(run)
     close(e, t, exact=True)

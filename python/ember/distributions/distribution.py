@@ -103,6 +103,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n):
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
         return self.sample(ember.Size((n,)))
 
     def log_prob(self, value):
