@@ -28,7 +28,7 @@ for seed in [0, 1, 123]:
     show("Poisson", D.Poisson(torch.tensor([0.5, 5.0, 40.0])))
     show("Binomial", D.Binomial(torch.tensor([10.0, 50.0]), probs=torch.tensor([0.3, 0.7])))
     show("Multinomial", D.Multinomial(5, probs=torch.tensor([0.2, 0.3, 0.5])))
-    show("Laplace", D.Laplace(0.0, 2.0))
+    show("Laplace", D.Laplace(0.0, 1.5))
     show("Cauchy", D.Cauchy(torch.tensor([0.0]), torch.tensor([1.0])))
     show("StudentT", D.StudentT(torch.tensor([3.0, 10.0])))
     show("LogNormal", D.LogNormal(torch.tensor([0.0, 1.0]), torch.tensor([0.5, 0.25])))
