@@ -6,6 +6,9 @@ dims (its ``event_dim`` rightmost dims are reduced away).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import ember
 
 __all__ = [
@@ -42,6 +45,9 @@ __all__ = [
     "symmetric",
     "unit_interval",
 ]
+
+
+_ = (Any, Callable)  # public names of this module, as in PyTorch
 
 
 class Constraint:
