@@ -136,6 +136,11 @@ CASES = [
     ),
     ("LKJCholesky", lambda D, p: D.LKJCholesky(3, p["c"]), {"c": [0.5, 2.0]}),
     (
+        "Wishart",
+        lambda D, p: D.Wishart(p["df"], covariance_matrix=p["S"]),
+        {"df": [4.0, 6.0], "S": [[2.0, 0.3], [0.3, 1.0]]},
+    ),
+    (
         "Independent",
         lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1),
         {"loc": [[0.0, 1.0], [2.0, 3.0]], "scale": [[1.0, 2.0], [0.5, 0.1]]},

@@ -456,7 +456,9 @@ class Wishart(ExponentialFamily):
     def _bartlett_sampling(self, sample_shape=_EMPTY_SHAPE):
         p = self._event_shape[-1]
         noise = _linalg.diag_embed(_clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()))
-        i, j = ember.tril_indices(p, p, offset=-1)
+        pairs = [(r, c) for r in range(p) for c in range(r)]  # strictly lower, row by row
+        i = ember.tensor([r for r, _ in pairs], dtype=ember.long)
+        j = ember.tensor([c for _, c in pairs], dtype=ember.long)
         noise[..., i, j] = ember.randn(
             ember.Size(sample_shape) + self._batch_shape + (int(p * (p - 1) / 2),),
             dtype=noise.dtype,
