@@ -316,6 +316,19 @@ def _labels(lib, shape, classes, seed=24):
     return _from_numpy(lib, arr.astype("int64"))
 
 
+def _categorical_sample(lib):
+    d = lib.distributions.Categorical(probs=lib.softmax(_data(lib, (64,), 30), -1))
+    return lambda: d.sample((1_000_000,))
+
+
+def _normal_sample(rsample):
+    def make(lib):
+        d = lib.distributions.Normal(_data(lib, (1000,), 31), _data(lib, (1000,), 32).abs() + 0.1)
+        return lambda: d.rsample((1000,)) if rsample else d.sample((1000,))
+
+    return make
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -348,6 +361,9 @@ CASES = [
     Case("conv", "conv2d 32x64x56x56 3x3 fwd+bwd", _conv(32, 64, 64, 56, 3), 1.2),
     Case("conv", "conv2d LeNet 64x1x28x28 5x5 fwd+bwd", _conv(64, 1, 6, 28, 5), 1.2),
     Case("conv", "conv2d LeNet 64x6x14x14 5x5 ->16 fwd+bwd", _conv(64, 6, 16, 14, 5), 1.2),
+    Case("distributions", "Categorical(64).sample 1M", _categorical_sample, 1.0),
+    Case("distributions", "Normal(1000).sample 1000x (1M)", _normal_sample(False), 1.0),
+    Case("distributions", "Normal(1000).rsample 1000x (1M)", _normal_sample(True), 1.0),
     Case("training", "MLP step (784-256-128-10, SGD, batch 64)", _train_step(_mlp, _vectors), 1.0),
     Case("training", "CNN step (2 conv + BN, Adam, 64x1x28x28)", _train_step(_cnn, _images), 1.0),
     Case("training", "LSTM step (2x128, Adam, 16x64 tokens)", _train_step(_CharLSTM.build, _tokens), 1.0),

@@ -126,6 +126,7 @@ set_anomaly_enabled = _C._set_anomaly_enabled
 
 
 from ember.compiler import compile  # noqa: E402,F401
+from ember import distributions  # noqa: E402
 
 from ember._public_api import public_names as _public_names  # noqa: E402
 

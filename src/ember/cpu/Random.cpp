@@ -142,8 +142,8 @@ struct LockedGenerator {
 
 void check_std_tensor(const Tensor& std) {
   if (std.numel() == 0 || std.is_meta()) return;
-  std::vector<double> v = to_vector(std);
-  for (double x : v) EMBER_CHECK(x >= 0.0, "normal expects all elements of std >= 0.0");
+  // One reduction (NaN fails the test, as in PyTorch); std is often expanded.
+  EMBER_CHECK(std.min().item<double>() >= 0.0, "normal expects all elements of std >= 0.0");
 }
 
 }  // namespace
