@@ -99,8 +99,15 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         return UntypedStorage._wrap(_C._storage_bytes(self))
 
     def share_memory_(self):
-        """Moves the storage into shared memory (a no-op if it is there already)."""
-        _C._share_memory_(self)
+        """Moves the storage into shared memory for the current sharing strategy
+        (a no-op if it is there already)."""
+        from ember.multiprocessing import get_sharing_strategy
+
+        if self.device.type == "cpu":
+            if get_sharing_strategy() == "file_system":
+                _C._share_filename_(self)
+            else:
+                _C._share_fd_(self)
         return self
 
     def is_shared(self):
@@ -184,7 +191,6 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         return ember.norm(self, p, dim, keepdim, dtype=dtype)
 
 
-
 _LEGACY = {}
 
 
@@ -192,6 +198,8 @@ def _legacy_name(dtype):
     if not _LEGACY:
         _fill_legacy()
     return _LEGACY[dtype]
+
+
 _T_WARNED = False
 
 
