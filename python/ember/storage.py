@@ -73,6 +73,15 @@ class UntypedStorage:
             return self._bytes.tolist()[idx]
         raise TypeError("storage indices must be integers")
 
+    def __setitem__(self, idx, value):
+        if isinstance(idx, int):
+            n = len(self)
+            if not -n <= idx < n:
+                raise IndexError(f"index {idx} out of range for storage of size {n}")
+        elif not isinstance(idx, slice):
+            raise TypeError("storage indices must be integers")
+        self._bytes[idx] = value
+
     def __iter__(self):
         return iter(self.tolist())
 
