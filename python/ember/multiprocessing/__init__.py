@@ -12,8 +12,11 @@ src/ember/core/SharedMemory.cpp.
 """
 
 import multiprocessing
+import multiprocessing.util
 import sys
 from multiprocessing import *  # noqa: F403
+
+from ember import _C
 
 from .reductions import init_reductions
 from .spawn import (
@@ -56,3 +59,6 @@ def get_all_sharing_strategies():
 
 
 init_reductions()
+# At exit (of the main process, or of a child, which skips destructors) this
+# process's counts of named segments are dropped, so the last one removes them.
+multiprocessing.util.Finalize(None, _C._shm_release_all, exitpriority=-100)

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -59,10 +60,17 @@ struct Block {
   int fd;  // owned; -1 when none is kept
   std::string name;  // named segments only
   std::atomic<int32_t>* refs;  // named segments only
+  bool counted;  // this mapping is one of the segment's refs
 };
 
 std::mutex g_mutex;
 std::unordered_map<const void*, Block*> g_blocks;
+
+// A forked child maps its parent's segments without having counted them.
+void forget_counts_in_child() {
+  for (auto& entry : g_blocks) entry.second->counted = false;
+}
+const int g_atfork = pthread_atfork(nullptr, nullptr, &forget_counts_in_child);
 
 [[noreturn]] void throw_errno(const char* what) { throw Error(str_cat(what, " failed: ", std::strerror(errno))); }
 
@@ -72,7 +80,7 @@ void free_block(void* ctx) {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_blocks.erase(static_cast<char*>(b->map_addr) + (b->refs ? kHeader : 0));
   }
-  if (b->refs && b->refs->fetch_sub(1) == 1) shm_unlink(b->name.c_str());
+  if (b->refs && b->counted && b->refs->fetch_sub(1) == 1) shm_unlink(b->name.c_str());
   munmap(b->map_addr, b->map_len);
   if (b->fd >= 0) close(b->fd);
   delete b;
@@ -159,7 +167,7 @@ DataPtr new_fd_block(size_t nbytes) {
   try {
     if (ftruncate(fd, static_cast<off_t>(len)) != 0) throw_errno("ftruncate of a shared-memory block");
     void* addr = map_fd(fd, len);
-    return register_block(new Block{addr, len, fd, {}, nullptr});
+    return register_block(new Block{addr, len, fd, {}, nullptr, false});
   } catch (...) {
     close(fd);
     throw;
@@ -177,7 +185,7 @@ DataPtr map_fd_block(int fd, size_t nbytes, bool keep_fd) {
       throw_errno("dup of a shared-memory descriptor");
     }
   }
-  return register_block(new Block{addr, len, kept, {}, nullptr});
+  return register_block(new Block{addr, len, kept, {}, nullptr, false});
 }
 
 DataPtr new_named_block(size_t nbytes) {
@@ -199,7 +207,7 @@ DataPtr new_named_block(size_t nbytes) {
   }
   close(fd);
   auto* refs = new (addr) std::atomic<int32_t>(1);
-  return register_block(new Block{addr, len, -1, name, refs});
+  return register_block(new Block{addr, len, -1, name, refs, true});
 }
 
 DataPtr open_named_block(const std::string& name, size_t nbytes) {
@@ -221,7 +229,7 @@ DataPtr open_named_block(const std::string& name, size_t nbytes) {
   close(fd);
   auto* refs = reinterpret_cast<std::atomic<int32_t>*>(addr);
   refs->fetch_add(1);
-  return register_block(new Block{addr, len, -1, name, refs});
+  return register_block(new Block{addr, len, -1, name, refs, true});
 }
 
 bool named_block_add_ref(const void* data, int delta) {
@@ -230,6 +238,17 @@ bool named_block_add_ref(const void* data, int delta) {
   if (it == g_blocks.end() || !it->second->refs) return false;
   it->second->refs->fetch_add(delta);
   return true;
+}
+
+void release_named_refs() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto& entry : g_blocks) {
+    Block* b = entry.second;
+    if (b->refs && b->counted) {
+      b->counted = false;
+      if (b->refs->fetch_sub(1) == 1) shm_unlink(b->name.c_str());
+    }
+  }
 }
 
 bool lookup(const void* data, BlockInfo* info) {

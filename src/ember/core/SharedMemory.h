@@ -30,6 +30,10 @@ EMBER_CORE_API DataPtr open_named_block(const std::string& name, size_t nbytes);
 // by a message in transit); returns false when data is not a named block.
 EMBER_CORE_API bool named_block_add_ref(const void* data, int delta);
 
+// Drops this process's counts of the named segments it maps, at its exit
+// (processes of multiprocessing end without destroying their objects).
+EMBER_CORE_API void release_named_refs();
+
 // True when data is the start of a shared block mapped in this process.
 EMBER_CORE_API bool lookup(const void* data, BlockInfo* info);
 // Removes the segments of process families whose processes have all exited.

@@ -208,6 +208,13 @@ PyObject* py_is_shared(PyObject*, PyObject* arg) {
   EMBER_PY_CATCH
 }
 
+PyObject* py_shm_release_all(PyObject*, PyObject*) {
+  EMBER_PY_TRY
+  shm::release_named_refs();
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
 PyObject* py_shm_sweep(PyObject*, PyObject*) {
   EMBER_PY_TRY
   shm::sweep_dead_families();
@@ -226,6 +233,7 @@ PyMethodDef storage_functions[] = {{"_storage_info", py_storage_info, METH_O, nu
                                    {"_share_filename_", py_share_filename, METH_O, nullptr},
                                    {"_shm_add_ref", py_shm_add_ref, METH_VARARGS, nullptr},
                                    {"_shm_sweep", py_shm_sweep, METH_NOARGS, nullptr},
+                                   {"_shm_release_all", py_shm_release_all, METH_NOARGS, nullptr},
                                    {"_share_memory_", py_share_memory, METH_O, nullptr},
                                    {"_is_shared", py_is_shared, METH_O, nullptr},
                                    {nullptr, nullptr, 0, nullptr}};
