@@ -118,7 +118,7 @@ class UntypedStorage:
 
     @classmethod
     def _new_shared_fd_cpu(cls, fd, size):
-        return cls._wrap(_C._shm_map(fd, size, True))
+        return cls._wrap(_C._shm_map(fd, size, True, False))
 
     @classmethod
     def _new_shared_filename_cpu(cls, manager, name, size):

@@ -41,7 +41,7 @@ def _share(byte_like):
 def _open_fd(df, nbytes):
     fd = df.detach()
     try:
-        return _C._shm_map(fd, nbytes, True)
+        return _C._shm_map(fd, nbytes, True, False)  # pages mapped as they are touched
     finally:
         os.close(fd)
 

@@ -95,10 +95,10 @@ DataPtr register_block(Block* b) {
   return DataPtr(data, b, &free_block, Device(DeviceType::CPU));
 }
 
-void* map_fd(int fd, size_t len) {
+void* map_fd(int fd, size_t len, bool populate = true) {
   // Prefaulting a batch-sized block at once is cheaper than a fault per page;
   // large blocks (a whole dataset moved to shared memory) map lazily.
-  int flags = MAP_SHARED | (len <= kPopulateLimit ? MAP_POPULATE : 0);
+  int flags = MAP_SHARED | (populate && len <= kPopulateLimit ? MAP_POPULATE : 0);
   void* addr = mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, fd, 0);
   if (addr == MAP_FAILED) throw_errno("mmap of a shared-memory block");
   return addr;
@@ -174,9 +174,9 @@ DataPtr new_fd_block(size_t nbytes) {
   }
 }
 
-DataPtr map_fd_block(int fd, size_t nbytes, bool keep_fd) {
+DataPtr map_fd_block(int fd, size_t nbytes, bool keep_fd, bool populate) {
   size_t len = nbytes ? nbytes : 1;
-  void* addr = map_fd(fd, len);
+  void* addr = map_fd(fd, len, populate);
   int kept = -1;
   if (keep_fd) {
     kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -221,7 +221,7 @@ DataPtr open_named_block(const std::string& name, size_t nbytes) {
     if (fstat(fd, &st) != 0) throw_errno("fstat of a shared-memory segment");
     EMBER_CHECK(static_cast<size_t>(st.st_size) >= len, "shared-memory segment ", name, " holds ", st.st_size,
                 " bytes, expected ", len);
-    addr = map_fd(fd, len);
+    addr = map_fd(fd, len, /*populate=*/false);
   } catch (...) {
     close(fd);
     throw;

@@ -119,17 +119,18 @@ PyObject* py_shm_new(PyObject*, PyObject* arg) {
   EMBER_PY_CATCH
 }
 
-// _shm_map(fd, nbytes, keep_fd=False) -> uint8 tensor over the block behind
-// fd. The caller keeps (and closes) fd; the mapping stays valid after that.
-// With keep_fd the block keeps a duplicate, so that it can be sent on.
+// _shm_map(fd, nbytes, keep_fd=False, populate=True) -> uint8 tensor over the
+// block behind fd. The caller keeps (and closes) fd; the mapping stays valid
+// after that. With keep_fd the block keeps a duplicate, so that it can be sent
+// on; without populate the pages are mapped as they are touched.
 PyObject* py_shm_map(PyObject*, PyObject* args) {
   EMBER_PY_TRY
   int fd;
   long long n;
-  int keep = 0;
-  if (!PyArg_ParseTuple(args, "iL|p", &fd, &n, &keep)) return nullptr;
+  int keep = 0, populate = 1;
+  if (!PyArg_ParseTuple(args, "iL|pp", &fd, &n, &keep, &populate)) return nullptr;
   EMBER_CHECK(n >= 0, "negative size");
-  DataPtr data = shm::map_fd_block(fd, static_cast<size_t>(n), keep != 0);
+  DataPtr data = shm::map_fd_block(fd, static_cast<size_t>(n), keep != 0, populate != 0);
   return wrap(bytes_tensor(make_intrusive<StorageImpl>(std::move(data), static_cast<size_t>(n))));
   EMBER_PY_CATCH
 }
