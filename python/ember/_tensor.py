@@ -98,6 +98,13 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
 
         return UntypedStorage._wrap(_C._storage_bytes(self))
 
+    def storage(self):
+        """The storage read as elements of this tensor's dtype (deprecated, as in PyTorch)."""
+        from ember.storage import TypedStorage, _warn_typed_storage_removal
+
+        _warn_typed_storage_removal()
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
+
     def share_memory_(self):
         """Moves the storage into shared memory for the current sharing strategy
         (a no-op if it is there already)."""

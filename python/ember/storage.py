@@ -3,9 +3,28 @@ TypedStorage, reduced to what serialization and data sharing need)."""
 
 from __future__ import annotations
 
+import warnings
+
 from ember import _C
 
 __all__ = ["UntypedStorage", "TypedStorage"]
+
+_typed_storage_warned = False
+
+
+def _warn_typed_storage_removal(stacklevel=2):
+    """Warns (once per process) that TypedStorage is deprecated."""
+    global _typed_storage_warned
+    if not _typed_storage_warned:
+        _typed_storage_warned = True
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and "
+            "UntypedStorage will be the only storage class. This should only matter "
+            "to you if you are using storages directly.  To access UntypedStorage "
+            "directly, use tensor.untyped_storage() instead of tensor.storage()",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 class UntypedStorage:

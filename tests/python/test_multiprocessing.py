@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 
@@ -62,6 +63,9 @@ def test_share_memory_moves_storage_and_views(strategy):
         assert not t.is_shared() and not t.untyped_storage().is_shared()
         assert t.share_memory_() is t
         assert t.is_shared() and row.is_shared() and t.untyped_storage().is_shared()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # TypedStorage is deprecated
+            assert t.storage().is_shared() and len(t.storage()) == 6
         row.add_(10)  # a view still writes the same (now shared) memory
         assert t.tolist() == [[0.0, 1.0, 2.0], [13.0, 14.0, 15.0]]
         before = t.untyped_storage().data_ptr()
