@@ -5,6 +5,7 @@ one element of each.
 
 One producer per library (spawned once, imports excluded from the timing),
 rounds interleaved; prints the median time per tensor and Ember's ratio.
+cases.py declares the same hand-over, one tensor per call, for run.py.
 
     python benchmarks/bench_multiprocessing.py [--repeats 5] [--count 200]
                                                [--sizes 1024 262144 4194304]
@@ -34,6 +35,17 @@ def producer(lib_name, strategy, commands, tensors):
             tensors.put(lib.full((numel,), float(i)))
 
 
+def start_producer(lib, strategy="file_descriptor"):
+    """A spawned producer for lib (ember or torch): (process, commands, tensors)."""
+    lib.multiprocessing.set_sharing_strategy(strategy)
+    ctx = lib.multiprocessing.get_context("spawn")
+    commands, tensors = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=producer, args=(lib.__name__, strategy, commands, tensors), daemon=True)
+    p.start()
+    assert tensors.get(timeout=120) == "ready"
+    return p, commands, tensors
+
+
 def round_trip(commands, tensors, numel, count):
     start = time.perf_counter()
     commands.put((numel, count))
@@ -53,22 +65,12 @@ def main():
     args = ap.parse_args()
 
     import torch
-    import torch.multiprocessing as tmp
 
     import ember
-    import ember.multiprocessing as emp
 
     torch.set_num_threads(1)
     ember.set_num_threads(1)
-    workers = {}
-    for name, mp in (("torch", tmp), ("ember", emp)):
-        mp.set_sharing_strategy(args.strategy)
-        ctx = mp.get_context("spawn")
-        commands, tensors = ctx.Queue(), ctx.Queue()
-        p = ctx.Process(target=producer, args=(name, args.strategy, commands, tensors), daemon=True)
-        p.start()
-        assert tensors.get(timeout=120) == "ready"
-        workers[name] = (p, commands, tensors)
+    workers = {lib.__name__: start_producer(lib, args.strategy) for lib in (torch, ember)}
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}")
     print(f"strategy {args.strategy}, {args.count} tensors per round, median of {args.repeats} rounds")

@@ -2,6 +2,8 @@
 // memory for ember.multiprocessing and the DataLoader's worker processes.
 // See Note [Shared-memory storages] in ember/core/SharedMemory.cpp.
 #include <cstring>
+#include <exception>
+#include <string>
 
 #include "ember/core/Allocator.h"
 #include "ember/core/SharedMemory.h"
@@ -52,13 +54,34 @@ int shm_fd_of(const Tensor& t) {
 
 // Moves t's storage (shared by all its views) into the block `make` returns,
 // holding a copy of its bytes.
+// Other threads run meanwhile: a process that sends tensors also serves their
+// descriptors to receivers from a thread (multiprocessing's resource sharer).
 template <typename Make>
 void move_storage(const Tensor& t, Make make) {
   EMBER_CHECK(t.device().is_cpu(), "share_memory_: only CPU tensors are supported");
   StorageImpl* s = t.unsafeGetTensorImpl()->storage().get();
-  DataPtr data = make(s->nbytes());
-  if (s->nbytes()) std::memcpy(data.get(), s->data(), s->nbytes());
+  DataPtr data;
+  std::exception_ptr error;
+  Py_BEGIN_ALLOW_THREADS try {
+    data = make(s->nbytes());
+    if (s->nbytes()) std::memcpy(data.get(), s->data(), s->nbytes());
+  } catch (...) {
+    error = std::current_exception();
+  }
+  Py_END_ALLOW_THREADS if (error) std::rethrow_exception(error);
   s->set_data_ptr(std::move(data));
+}
+
+// Maps a block with the GIL released (see move_storage).
+template <typename Map>
+DataPtr map_without_gil(Map map) {
+  DataPtr data;
+  std::exception_ptr error;
+  Py_BEGIN_ALLOW_THREADS try { data = map(); } catch (...) {
+    error = std::current_exception();
+  }
+  Py_END_ALLOW_THREADS if (error) std::rethrow_exception(error);
+  return data;
 }
 
 // ---- Python functions ---------------------------------------------------------------
@@ -130,7 +153,8 @@ PyObject* py_shm_map(PyObject*, PyObject* args) {
   int keep = 0, populate = 1;
   if (!PyArg_ParseTuple(args, "iL|pp", &fd, &n, &keep, &populate)) return nullptr;
   EMBER_CHECK(n >= 0, "negative size");
-  DataPtr data = shm::map_fd_block(fd, static_cast<size_t>(n), keep != 0, populate != 0);
+  DataPtr data =
+      map_without_gil([&] { return shm::map_fd_block(fd, static_cast<size_t>(n), keep != 0, populate != 0); });
   return wrap(bytes_tensor(make_intrusive<StorageImpl>(std::move(data), static_cast<size_t>(n))));
   EMBER_PY_CATCH
 }
@@ -142,7 +166,8 @@ PyObject* py_shm_open_named(PyObject*, PyObject* args) {
   long long n;
   if (!PyArg_ParseTuple(args, "sL", &name, &n)) return nullptr;
   EMBER_CHECK(n >= 0, "negative size");
-  DataPtr data = shm::open_named_block(name, static_cast<size_t>(n));
+  std::string segment(name);
+  DataPtr data = map_without_gil([&] { return shm::open_named_block(segment, static_cast<size_t>(n)); });
   return wrap(bytes_tensor(make_intrusive<StorageImpl>(std::move(data), static_cast<size_t>(n))));
   EMBER_PY_CATCH
 }
