@@ -329,3 +329,22 @@ def test_hogwild_with_spawn_matches_fork(tmp_path):
     concurrent = _run_ember([str(script), "--start-method", "spawn", "--concurrent"])
     assert concurrent.returncode == 0, concurrent.stderr
     assert concurrent.stdout.splitlines()[-1] == "improved: True True"
+
+
+def test_storage_sharing_internals():
+    for lib in LIBS:
+        t = lib.zeros(4, dtype=lib.uint8)
+        storage = t.untyped_storage()
+        fd, size = storage._share_fd_cpu_()
+        assert isinstance(fd, int) and size == 4 and t.is_shared()
+        other = type(storage)._new_shared_fd_cpu(fd, size)
+        other[1] = 5
+
+        u = lib.zeros(3, dtype=lib.uint8)
+        manager, handle, size = u.untyped_storage()._share_filename_cpu_()
+        assert (type(manager), type(handle), size) == (bytes, bytes, 3)
+        named = type(storage)._new_shared_filename_cpu(manager, handle, size)
+        named[2] = 7
+        assert (t.tolist(), u.tolist()) == ([0, 5, 0, 0], [0, 0, 7])
+        fresh = type(storage)._new_shared(8)
+        assert fresh.is_shared() and fresh.nbytes() == 8
