@@ -104,6 +104,22 @@ void* map_fd(int fd, size_t len, bool populate = true) {
   return addr;
 }
 
+// Fills a new memory file by write(): its pages are then allocated and filled
+// once, where a mapping would have them zeroed first and copied into after.
+void write_all(int fd, const void* src, size_t n, size_t offset) {
+  const char* p = static_cast<const char*>(src);
+  while (n > 0) {
+    ssize_t done = pwrite(fd, p, n, static_cast<off_t>(offset));
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("write to a shared-memory block");
+    }
+    p += done;
+    offset += static_cast<size_t>(done);
+    n -= static_cast<size_t>(done);
+  }
+}
+
 // ---- families (crash clean-up of named segments) -------------------------------------
 
 std::mutex g_family_mutex;
@@ -160,12 +176,13 @@ void join_family() {
 
 }  // namespace
 
-DataPtr new_fd_block(size_t nbytes) {
+DataPtr new_fd_block(size_t nbytes, const void* contents) {
   size_t len = nbytes ? nbytes : 1;
   int fd = memfd_create("ember-shm", MFD_CLOEXEC);
   if (fd < 0) throw_errno("memfd_create");
   try {
     if (ftruncate(fd, static_cast<off_t>(len)) != 0) throw_errno("ftruncate of a shared-memory block");
+    if (contents) write_all(fd, contents, nbytes, 0);
     void* addr = map_fd(fd, len);
     return register_block(new Block{addr, len, fd, {}, nullptr, false});
   } catch (...) {
@@ -188,7 +205,7 @@ DataPtr map_fd_block(int fd, size_t nbytes, bool keep_fd, bool populate) {
   return register_block(new Block{addr, len, kept, {}, nullptr, false});
 }
 
-DataPtr new_named_block(size_t nbytes) {
+DataPtr new_named_block(size_t nbytes, const void* contents) {
   static std::atomic<uint64_t> counter{0};
   join_family();
   std::random_device rd;
@@ -199,6 +216,7 @@ DataPtr new_named_block(size_t nbytes) {
   void* addr = nullptr;
   try {
     if (ftruncate(fd, static_cast<off_t>(len)) != 0) throw_errno("ftruncate of a shared-memory segment");
+    if (contents) write_all(fd, contents, nbytes, kHeader);
     addr = map_fd(fd, len);
   } catch (...) {
     close(fd);

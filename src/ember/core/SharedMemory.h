@@ -16,15 +16,16 @@ struct BlockInfo {
   std::string name;  // the segment's name for a named block, else empty
 };
 
-// A new block of nbytes behind an anonymous memory file; the block keeps the fd.
-EMBER_CORE_API DataPtr new_fd_block(size_t nbytes);
+// A new block of nbytes behind an anonymous memory file, holding a copy of
+// contents when given (else zeros); the block keeps the fd.
+EMBER_CORE_API DataPtr new_fd_block(size_t nbytes, const void* contents = nullptr);
 // Maps the memory file behind fd. With keep_fd the block keeps a duplicate of
 // fd (so it can be passed on again); the caller always keeps fd itself. With
 // populate the pages are mapped at once (for a receiver that reads them all).
 EMBER_CORE_API DataPtr map_fd_block(int fd, size_t nbytes, bool keep_fd, bool populate);
-// A new named segment of nbytes; its mappings are counted in the segment and
-// the last one to go removes the name.
-EMBER_CORE_API DataPtr new_named_block(size_t nbytes);
+// A new named segment of nbytes (a copy of contents when given); its mappings
+// are counted in the segment and the last one to go removes the name.
+EMBER_CORE_API DataPtr new_named_block(size_t nbytes, const void* contents = nullptr);
 // Maps the named segment `name` (as new_named_block gave it) of nbytes, lazily.
 EMBER_CORE_API DataPtr open_named_block(const std::string& name, size_t nbytes);
 // Adds delta to the mapping count of the named block at data (a reference held

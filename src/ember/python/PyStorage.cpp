@@ -52,8 +52,8 @@ int shm_fd_of(const Tensor& t) {
   return shm::lookup(storage_data(t), &info) ? info.fd : -1;
 }
 
-// Moves t's storage (shared by all its views) into the block `make` returns,
-// holding a copy of its bytes.
+// Moves t's storage (shared by all its views) into the block that
+// make(nbytes, contents) returns holding a copy of its bytes.
 // Other threads run meanwhile: a process that sends tensors also serves their
 // descriptors to receivers from a thread (multiprocessing's resource sharer).
 template <typename Make>
@@ -62,10 +62,7 @@ void move_storage(const Tensor& t, Make make) {
   StorageImpl* s = t.unsafeGetTensorImpl()->storage().get();
   DataPtr data;
   std::exception_ptr error;
-  Py_BEGIN_ALLOW_THREADS try {
-    data = make(s->nbytes());
-    if (s->nbytes()) std::memcpy(data.get(), s->data(), s->nbytes());
-  } catch (...) {
+  Py_BEGIN_ALLOW_THREADS try { data = make(s->nbytes(), s->data()); } catch (...) {
     error = std::current_exception();
   }
   Py_END_ALLOW_THREADS if (error) std::rethrow_exception(error);
