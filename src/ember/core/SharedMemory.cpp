@@ -183,7 +183,8 @@ DataPtr new_fd_block(size_t nbytes, const void* contents) {
   try {
     if (ftruncate(fd, static_cast<off_t>(len)) != 0) throw_errno("ftruncate of a shared-memory block");
     if (contents) write_all(fd, contents, nbytes, 0);
-    void* addr = map_fd(fd, len);
+    // written pages exist already: faulting them in later is cheap, and often not needed
+    void* addr = map_fd(fd, len, /*populate=*/contents == nullptr);
     return register_block(new Block{addr, len, fd, {}, nullptr, false});
   } catch (...) {
     close(fd);
