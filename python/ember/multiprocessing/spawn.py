@@ -4,23 +4,25 @@ traceback or the signal or exit code that ended it."""
 
 from __future__ import annotations
 
-import ctypes
-import logging
 import multiprocessing
-import multiprocessing.connection
 import os
 import pickle
 import signal
 import sys
-import tempfile
 import time
-import traceback
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+
+# ctypes, logging, tempfile, traceback, multiprocessing.connection and
+# concurrent.futures are imported where they are used: `import ember` imports
+# this module.
 
 ENV_VAR_PARALLEL_START = "TORCH_MP_PARALLEL_START"
 
-log = logging.getLogger(__name__)
+
+def _log():
+    import logging
+
+    return logging.getLogger(__name__)
 
 __all__ = [
     "ProcessContext",
@@ -39,6 +41,8 @@ def _set_parent_death_signal(sig):
     """Linux: the kernel sends sig to this process when its parent dies."""
     if sys.platform != "linux":
         return
+    import ctypes
+
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
     except (OSError, AttributeError):
@@ -85,6 +89,8 @@ def _wrap(fn, i, args, error_file):
     except KeyboardInterrupt:
         pass  # stopped by the parent
     except Exception:
+        import traceback
+
         with open(error_file, "wb") as fh:
             pickle.dump(traceback.format_exc(), fh)
         sys.exit(1)
@@ -111,6 +117,8 @@ class ProcessContext:
         SIGKILL) and raises ProcessRaisedException or ProcessExitedException."""
         if not self.sentinels:
             return True
+        import multiprocessing.connection
+
         ready = multiprocessing.connection.wait(list(self.sentinels), timeout=timeout)
         failed = None
         for sentinel in ready:
@@ -157,12 +165,12 @@ class ProcessContext:
             self._join_procs_with_timeout(grace_period)
         for p in self.processes:
             if p.is_alive():
-                log.warning("Terminating process %s via signal SIGTERM", p.pid)
+                _log().warning("Terminating process %s via signal SIGTERM", p.pid)
                 p.terminate()
         self._join_procs_with_timeout(30 if grace_period is None else grace_period)
         for p in self.processes:
             if p.is_alive():
-                log.warning(
+                _log().warning(
                     "Unable to shutdown process %s via SIGTERM , forcefully exiting via SIGKILL",
                     p.pid,
                 )
@@ -178,6 +186,8 @@ class SpawnContext(ProcessContext):
 
 def _error_file_name():
     # the file exists only once the child wrote a traceback to it
+    import tempfile
+
     fd, name = tempfile.mkstemp(prefix="ember-errorfile-", suffix=".pickle")
     os.close(fd)
     os.unlink(name)
@@ -197,6 +207,8 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
 
     parallel = start_method == "forkserver" and os.environ.get(ENV_VAR_PARALLEL_START, "0") == "1"
     if parallel:
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=nprocs) as pool:
             started = list(pool.map(start, range(nprocs)))
     else:
