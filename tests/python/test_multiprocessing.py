@@ -348,3 +348,38 @@ def test_storage_sharing_internals():
         assert (t.tolist(), u.tolist()) == ([0, 5, 0, 0], [0, 0, 7])
         fresh = type(storage)._new_shared(8)
         assert fresh.is_shared() and fresh.nbytes() == 8
+
+
+_SENDER_EXITS = """
+import os
+import ember
+mp = ember.multiprocessing
+
+
+def child(q):
+    mp.set_sharing_strategy("file_system")
+    q.put(ember.arange(5.0))
+
+
+if __name__ == "__main__":
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=child, args=(q,))
+    p.start()
+    p.join(60)
+    t = q.get(timeout=30)
+    print(p.exitcode, t.tolist(), t.is_shared())
+    del t
+    print([n for n in os.listdir("/dev/shm") if f"_{p.pid}_" in n])
+"""
+
+
+def test_file_system_tensor_outlives_its_sender(tmp_path):
+    """A named segment in transit survives its sender's exit (multiprocessing's
+    children end without destructors) and goes with the receiver's reference."""
+    script = tmp_path / "sender_exits.py"
+    script.write_text(_SENDER_EXITS)
+    env = {k: v for k, v in os.environ.items() if k != "EMBER_SHM_FAMILY"}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["0 [0.0, 1.0, 2.0, 3.0, 4.0] True", "[]"]

@@ -44,8 +44,9 @@
 // family's lock segment for its lifetime; the kernel drops the lock when a
 // process dies. When a process joins a family it looks for other families
 // whose lock nobody holds (all their processes are gone) and removes their
-// segments. So a crash leaks segments only until the next Ember process shares
-// memory by name.
+// segments; a process without a family joins that of the first segment it
+// opens (its sender may have exited while the segment was in transit). So a crash leaks segments only until the next
+// Ember process shares memory by name.
 
 namespace ember::shm {
 namespace {
@@ -157,13 +158,19 @@ void lock_family(const std::string& family) {
   throw Error("could not lock the shared-memory family of this process");
 }
 
-void join_family() {
+// Joins the family this process inherited, else `of_segment` (the family of
+// the first segment it opens: the sender may have exited, with its segment
+// still in transit), else a new one.
+void join_family(const std::string& of_segment = "") {
   std::lock_guard<std::mutex> lock(g_family_mutex);
   if (!g_family.empty()) return;
   const char* inherited = std::getenv(kFamilyEnv);
   std::string family;
   if (valid_family(inherited)) {
     family = inherited;
+  } else if (valid_family(of_segment.c_str())) {
+    family = of_segment;
+    setenv(kFamilyEnv, family.c_str(), 1);
   } else {
     std::random_device rd;
     family = std::to_string(getpid()) + "x" + std::to_string(rd() & 0xffffff);
@@ -230,7 +237,9 @@ DataPtr new_named_block(size_t nbytes, const void* contents) {
 }
 
 DataPtr open_named_block(const std::string& name, size_t nbytes) {
-  join_family();
+  // names are /ember_<family>_<pid>_<n>_<tag>
+  size_t start = name.find('_') + 1, end = name.find('_', start);
+  join_family(start > 0 && end != std::string::npos ? name.substr(start, end - start) : std::string());
   int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) throw_errno(str_cat("shm_open of ", name).c_str());
   size_t len = kHeader + nbytes;
