@@ -329,6 +329,27 @@ def _normal_sample(rsample):
     return make
 
 
+# ---- (f) processes ---------------------------------------------------------------------
+
+
+def _queue_hand_over(numel):
+    """One fresh float32 tensor from a spawned producer through a multiprocessing
+    queue (its storage moves to shared memory on the way)."""
+
+    def make(lib):
+        from bench_multiprocessing import start_producer
+
+        _, commands, tensors = start_producer(lib)
+
+        def hand_over():
+            commands.put((numel, 1))
+            tensors.get(timeout=60)[-1].item()
+
+        return hand_over
+
+    return make
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -370,4 +391,7 @@ CASES = [
     Case("training", "GPT step (2 layers d128, AdamW, 16x64 tokens)", _train_step(_TinyGPT.build, _tokens), 1.0),
     Case("amp", "MLP step, autocast bf16", _autocast_train_step(_mlp, _vectors), 1.0),
     Case("amp", "CNN step, autocast bf16", _autocast_train_step(_cnn, _images), 1.0),
+    Case("processes", "queue hand-over 4 KiB", _queue_hand_over(1024), 1.0),
+    Case("processes", "queue hand-over 1 MiB", _queue_hand_over(262144), 1.0),
+    Case("processes", "queue hand-over 16 MiB", _queue_hand_over(4194304), 1.0),
 ]

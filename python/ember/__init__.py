@@ -102,6 +102,7 @@ for _name in _functions.__all__:
 del _name
 
 from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, testing, utils  # noqa: E402
+from ember import multiprocessing  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402

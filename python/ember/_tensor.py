@@ -98,9 +98,23 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
 
         return UntypedStorage._wrap(_C._storage_bytes(self))
 
+    def storage(self):
+        """The storage read as elements of this tensor's dtype (deprecated, as in PyTorch)."""
+        from ember.storage import TypedStorage, _warn_typed_storage_removal
+
+        _warn_typed_storage_removal()
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
+
     def share_memory_(self):
-        """Moves the storage into shared memory (a no-op if it is there already)."""
-        _C._share_memory_(self)
+        """Moves the storage into shared memory for the current sharing strategy
+        (a no-op if it is there already)."""
+        from ember.multiprocessing import get_sharing_strategy
+
+        if self.device.type == "cpu":
+            if get_sharing_strategy() == "file_system":
+                _C._share_filename_(self)
+            else:
+                _C._share_fd_(self)
         return self
 
     def is_shared(self):
@@ -184,7 +198,6 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         return ember.norm(self, p, dim, keepdim, dtype=dtype)
 
 
-
 _LEGACY = {}
 
 
@@ -192,6 +205,8 @@ def _legacy_name(dtype):
     if not _LEGACY:
         _fill_legacy()
     return _LEGACY[dtype]
+
+
 _T_WARNED = False
 
 

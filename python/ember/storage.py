@@ -3,9 +3,28 @@ TypedStorage, reduced to what serialization and data sharing need)."""
 
 from __future__ import annotations
 
+import warnings
+
 from ember import _C
 
 __all__ = ["UntypedStorage", "TypedStorage"]
+
+_typed_storage_warned = False
+
+
+def _warn_typed_storage_removal(stacklevel=2):
+    """Warns (once per process) that TypedStorage is deprecated."""
+    global _typed_storage_warned
+    if not _typed_storage_warned:
+        _typed_storage_warned = True
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and "
+            "UntypedStorage will be the only storage class. This should only matter "
+            "to you if you are using storages directly.  To access UntypedStorage "
+            "directly, use tensor.untyped_storage() instead of tensor.storage()",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 class UntypedStorage:
@@ -31,9 +50,7 @@ class UntypedStorage:
         import numpy as np
 
         if byte_order not in ("native", "little", "big"):
-            raise ValueError(
-                f"Expected byte_order to be 'native', 'little' or 'big', but got {byte_order}"
-            )
+            raise ValueError(f"Expected byte_order to be 'native', 'little' or 'big', but got {byte_order}")
         arr = np.frombuffer(buffer, dtype=np.uint8)
         return cls._wrap(_C.from_numpy(arr.copy()))
 
@@ -75,6 +92,15 @@ class UntypedStorage:
             return self._bytes.tolist()[idx]
         raise TypeError("storage indices must be integers")
 
+    def __setitem__(self, idx, value):
+        if isinstance(idx, int):
+            n = len(self)
+            if not -n <= idx < n:
+                raise IndexError(f"index {idx} out of range for storage of size {n}")
+        elif not isinstance(idx, slice):
+            raise TypeError("storage indices must be integers")
+        self._bytes[idx] = value
+
     def __iter__(self):
         return iter(self.tolist())
 
@@ -98,7 +124,37 @@ class UntypedStorage:
         return _C._is_shared(self._bytes)
 
     def share_memory_(self):
-        _C._share_memory_(self._bytes)
+        self._bytes.share_memory_()
+        return self
+
+    def _share_fd_cpu_(self):
+        """(fd, size): the memory file behind this storage, moved there first if needed."""
+        return _C._share_fd_(self._bytes), self.nbytes()
+
+    def _share_filename_cpu_(self):
+        """(manager handle, segment name, size): the named segment behind this storage."""
+        return b"", _C._share_filename_(self._bytes).encode(), self.nbytes()
+
+    @classmethod
+    def _new_shared_fd_cpu(cls, fd, size):
+        return cls._wrap(_C._shm_map(fd, size, True, False))
+
+    @classmethod
+    def _new_shared_filename_cpu(cls, manager, name, size):
+        if isinstance(name, bytes):
+            name = name.decode()
+        return cls._wrap(_C._shm_open_named(name, size))
+
+    @classmethod
+    def _new_shared(cls, size, *, device=None):
+        """A new storage of size bytes in shared memory."""
+        return cls(size, device=device).share_memory_()
+
+    def _shared_incref(self):
+        _C._shm_add_ref(self._bytes, 1)
+
+    def _shared_decref(self):
+        _C._shm_add_ref(self._bytes, -1)
         return self
 
     def _tensor(self, dtype, offset, size, stride):
@@ -150,6 +206,13 @@ class TypedStorage:
 
     def untyped(self):
         return self._untyped_storage
+
+    def is_shared(self):
+        return self._untyped_storage.is_shared()
+
+    def share_memory_(self):
+        self._untyped_storage.share_memory_()
+        return self
 
     def tolist(self):
         return self._untyped_storage._tensor(self.dtype, 0, (self._size(),), (1,)).tolist()

@@ -1,90 +1,18 @@
 // Raw storages for ember.save/load and Tensor.untyped_storage(), and shared
-// memory for the DataLoader's worker processes.
-// See Note [Shared-memory storages].
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cerrno>
+// memory for ember.multiprocessing and the DataLoader's worker processes.
+// See Note [Shared-memory storages] in ember/core/SharedMemory.cpp.
 #include <cstring>
-#include <mutex>
-#include <unordered_map>
+#include <exception>
+#include <string>
 
 #include "ember/core/Allocator.h"
+#include "ember/core/SharedMemory.h"
 #include "ember/python/PyInterop.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
-// Note [Shared-memory storages]
-// A shared storage is an anonymous memory file (memfd_create) mapped
-// MAP_SHARED. Another process receives the file descriptor (SCM_RIGHTS over a
-// Unix socket, see ember/utils/data/_shared.py), maps it and reads the same
-// pages: a batch crosses the process boundary without being copied or
-// pickled byte by byte. The file has no name, so nothing can leak into
-// /dev/shm: the kernel frees the pages when the last mapping and the last
-// descriptor are gone, even if a process dies.
-// The creating process keeps the descriptor open for the storage's lifetime
-// (so the storage can be sent again); g_shm_fds maps the block's address to
-// it. A receiver closes its descriptor right after mapping.
-
 namespace ember::python {
 namespace {
-
-struct ShmBlock {
-  void* addr;
-  size_t len;
-  int fd;  // owned; -1 once closed
-};
-
-constexpr size_t kPopulateLimit = size_t(16) << 20;
-
-std::mutex g_shm_mutex;
-std::unordered_map<const void*, int> g_shm_fds;
-
-void free_shm(void* ctx) {
-  auto* b = static_cast<ShmBlock*>(ctx);
-  if (b->fd >= 0) {
-    std::lock_guard<std::mutex> lock(g_shm_mutex);
-    g_shm_fds.erase(b->addr);
-  }
-  munmap(b->addr, b->len);
-  if (b->fd >= 0) close(b->fd);
-  delete b;
-}
-
-[[noreturn]] void throw_errno(const char* what) { throw Error(str_cat(what, " failed: ", std::strerror(errno))); }
-
-// Maps fd (which the block then owns when own_fd) as a CPU DataPtr of nbytes.
-DataPtr map_shm(int fd, size_t nbytes, bool own_fd) {
-  size_t len = nbytes ? nbytes : 1;
-  // Prefaulting a batch-sized block at once is cheaper than a fault per page;
-  // large blocks (a whole dataset moved to shared memory) map lazily.
-  int flags = MAP_SHARED | (len <= kPopulateLimit ? MAP_POPULATE : 0);
-  void* addr = mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, fd, 0);
-  if (addr == MAP_FAILED) throw_errno("mmap of a shared-memory block");
-  auto* b = new ShmBlock{addr, len, own_fd ? fd : -1};
-  if (own_fd) {
-    std::lock_guard<std::mutex> lock(g_shm_mutex);
-    g_shm_fds[addr] = fd;
-  }
-  return DataPtr(addr, b, &free_shm, Device(DeviceType::CPU));
-}
-
-DataPtr new_shm(size_t nbytes) {
-  int fd = memfd_create("ember-shm", MFD_CLOEXEC);
-  if (fd < 0) throw_errno("memfd_create");
-  if (ftruncate(fd, static_cast<off_t>(nbytes ? nbytes : 1)) != 0) {
-    int e = errno;
-    close(fd);
-    errno = e;
-    throw_errno("ftruncate of a shared-memory block");
-  }
-  try {
-    return map_shm(fd, nbytes, /*own_fd=*/true);
-  } catch (...) {
-    close(fd);
-    throw;
-  }
-}
 
 // A 1-D uint8 tensor over the whole of storage.
 Tensor bytes_tensor(Storage storage) {
@@ -117,10 +45,40 @@ std::vector<int64_t> int_list(PyObject* seq, const char* what) {
   return out;
 }
 
+const void* storage_data(const Tensor& t) { return t.unsafeGetTensorImpl()->storage()->data(); }
+
 int shm_fd_of(const Tensor& t) {
-  std::lock_guard<std::mutex> lock(g_shm_mutex);
-  auto it = g_shm_fds.find(t.unsafeGetTensorImpl()->storage()->data());
-  return it == g_shm_fds.end() ? -1 : it->second;
+  shm::BlockInfo info;
+  return shm::lookup(storage_data(t), &info) ? info.fd : -1;
+}
+
+// Moves t's storage (shared by all its views) into the block that
+// make(nbytes, contents) returns holding a copy of its bytes.
+// Other threads run meanwhile: a process that sends tensors also serves their
+// descriptors to receivers from a thread (multiprocessing's resource sharer).
+template <typename Make>
+void move_storage(const Tensor& t, Make make) {
+  EMBER_CHECK(t.device().is_cpu(), "share_memory_: only CPU tensors are supported");
+  StorageImpl* s = t.unsafeGetTensorImpl()->storage().get();
+  DataPtr data;
+  std::exception_ptr error;
+  Py_BEGIN_ALLOW_THREADS try { data = make(s->nbytes(), s->data()); } catch (...) {
+    error = std::current_exception();
+  }
+  Py_END_ALLOW_THREADS if (error) std::rethrow_exception(error);
+  s->set_data_ptr(std::move(data));
+}
+
+// Maps a block with the GIL released (see move_storage).
+template <typename Map>
+DataPtr map_without_gil(Map map) {
+  DataPtr data;
+  std::exception_ptr error;
+  Py_BEGIN_ALLOW_THREADS try { data = map(); } catch (...) {
+    error = std::current_exception();
+  }
+  Py_END_ALLOW_THREADS if (error) std::rethrow_exception(error);
+  return data;
 }
 
 // ---- Python functions ---------------------------------------------------------------
@@ -172,58 +130,118 @@ PyObject* py_shm_new(PyObject*, PyObject* arg) {
   long long n = PyLong_AsLongLong(arg);
   if (n == -1 && PyErr_Occurred()) throw python_error();
   EMBER_CHECK(n >= 0, "negative size");
-  DataPtr data = new_shm(static_cast<size_t>(n));
-  int fd;
-  {
-    std::lock_guard<std::mutex> lock(g_shm_mutex);
-    fd = g_shm_fds.at(data.get());
-  }
+  DataPtr data = shm::new_fd_block(static_cast<size_t>(n));
+  shm::BlockInfo info;
+  shm::lookup(data.get(), &info);
   Tensor t = bytes_tensor(make_intrusive<StorageImpl>(std::move(data), static_cast<size_t>(n)));
   PyObject* obj = wrap(t);
-  return Py_BuildValue("(Ni)", obj, fd);
+  return Py_BuildValue("(Ni)", obj, info.fd);
   EMBER_PY_CATCH
 }
 
-// _shm_map(fd, nbytes) -> uint8 tensor over the block behind fd. The caller
-// keeps (and closes) fd; the mapping stays valid after that.
+// _shm_map(fd, nbytes, keep_fd=False, populate=True) -> uint8 tensor over the
+// block behind fd. The caller keeps (and closes) fd; the mapping stays valid
+// after that. With keep_fd the block keeps a duplicate, so that it can be sent
+// on; without populate the pages are mapped as they are touched.
 PyObject* py_shm_map(PyObject*, PyObject* args) {
   EMBER_PY_TRY
   int fd;
   long long n;
-  if (!PyArg_ParseTuple(args, "iL", &fd, &n)) return nullptr;
+  int keep = 0, populate = 1;
+  if (!PyArg_ParseTuple(args, "iL|pp", &fd, &n, &keep, &populate)) return nullptr;
   EMBER_CHECK(n >= 0, "negative size");
-  DataPtr data = map_shm(fd, static_cast<size_t>(n), /*own_fd=*/false);
+  DataPtr data =
+      map_without_gil([&] { return shm::map_fd_block(fd, static_cast<size_t>(n), keep != 0, populate != 0); });
   return wrap(bytes_tensor(make_intrusive<StorageImpl>(std::move(data), static_cast<size_t>(n))));
   EMBER_PY_CATCH
 }
 
-// _shm_fd(t) -> the fd of t's shared block, or -1 when t's storage is not one
-// this process created.
+// _shm_open_named(name, nbytes) -> uint8 tensor over the named segment.
+PyObject* py_shm_open_named(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  const char* name;
+  long long n;
+  if (!PyArg_ParseTuple(args, "sL", &name, &n)) return nullptr;
+  EMBER_CHECK(n >= 0, "negative size");
+  std::string segment(name);
+  DataPtr data = map_without_gil([&] { return shm::open_named_block(segment, static_cast<size_t>(n)); });
+  return wrap(bytes_tensor(make_intrusive<StorageImpl>(std::move(data), static_cast<size_t>(n))));
+  EMBER_PY_CATCH
+}
+
+// _shm_fd(t) -> the fd this process keeps for t's shared block, or -1.
 PyObject* py_shm_fd(PyObject*, PyObject* arg) {
   EMBER_PY_TRY
   return PyLong_FromLong(shm_fd_of(tensor_arg(arg)));
   EMBER_PY_CATCH
 }
 
-// _share_memory_(t): moves t's storage (shared by all its views) into a new
-// shared block, as Tensor.share_memory_().
+// _share_memory_(t): moves t's storage into a new shared block unless it is
+// in one already.
 PyObject* py_share_memory(PyObject*, PyObject* arg) {
   EMBER_PY_TRY
   const Tensor& t = tensor_arg(arg);
-  EMBER_CHECK(t.device().is_cpu(), "share_memory_: only CPU tensors are supported");
-  StorageImpl* s = t.unsafeGetTensorImpl()->storage().get();
-  if (shm_fd_of(t) < 0) {
-    DataPtr data = new_shm(s->nbytes());
-    if (s->nbytes()) std::memcpy(data.get(), s->data(), s->nbytes());
-    s->set_data_ptr(std::move(data));
-  }
+  if (!shm::lookup(storage_data(t), nullptr)) move_storage(t, shm::new_fd_block);
   Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+// _share_fd_(t) -> the fd of t's storage, moved first into a block behind a
+// memory file unless this process keeps one for it.
+PyObject* py_share_fd(PyObject*, PyObject* arg) {
+  EMBER_PY_TRY
+  const Tensor& t = tensor_arg(arg);
+  int fd = shm_fd_of(t);
+  if (fd < 0) {
+    move_storage(t, shm::new_fd_block);
+    fd = shm_fd_of(t);
+  }
+  return PyLong_FromLong(fd);
+  EMBER_PY_CATCH
+}
+
+// _share_filename_(t) -> the name of t's storage's segment, moved first into
+// a named segment unless it is in one.
+PyObject* py_share_filename(PyObject*, PyObject* arg) {
+  EMBER_PY_TRY
+  const Tensor& t = tensor_arg(arg);
+  shm::BlockInfo info;
+  if (!shm::lookup(storage_data(t), &info) || info.name.empty()) {
+    move_storage(t, shm::new_named_block);
+    shm::lookup(storage_data(t), &info);
+  }
+  return PyUnicode_FromStringAndSize(info.name.data(), static_cast<Py_ssize_t>(info.name.size()));
+  EMBER_PY_CATCH
+}
+
+// _shm_add_ref(t, delta) -> whether t's storage is a named segment, whose
+// count then changed by delta (a reference held by a message in transit).
+PyObject* py_shm_add_ref(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject* obj;
+  int delta;
+  if (!PyArg_ParseTuple(args, "Oi", &obj, &delta)) return nullptr;
+  return PyBool_FromLong(shm::named_block_add_ref(storage_data(tensor_arg(obj)), delta));
   EMBER_PY_CATCH
 }
 
 PyObject* py_is_shared(PyObject*, PyObject* arg) {
   EMBER_PY_TRY
-  return PyBool_FromLong(shm_fd_of(tensor_arg(arg)) >= 0);
+  return PyBool_FromLong(shm::lookup(storage_data(tensor_arg(arg)), nullptr));
+  EMBER_PY_CATCH
+}
+
+PyObject* py_shm_release_all(PyObject*, PyObject*) {
+  EMBER_PY_TRY
+  shm::release_named_refs();
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+PyObject* py_shm_sweep(PyObject*, PyObject*) {
+  EMBER_PY_TRY
+  shm::sweep_dead_families();
+  Py_RETURN_NONE;
   EMBER_PY_CATCH
 }
 
@@ -232,7 +250,13 @@ PyMethodDef storage_functions[] = {{"_storage_info", py_storage_info, METH_O, nu
                                    {"_tensor_on_storage", py_tensor_on_storage, METH_VARARGS, nullptr},
                                    {"_shm_new", py_shm_new, METH_O, nullptr},
                                    {"_shm_map", py_shm_map, METH_VARARGS, nullptr},
+                                   {"_shm_open_named", py_shm_open_named, METH_VARARGS, nullptr},
                                    {"_shm_fd", py_shm_fd, METH_O, nullptr},
+                                   {"_share_fd_", py_share_fd, METH_O, nullptr},
+                                   {"_share_filename_", py_share_filename, METH_O, nullptr},
+                                   {"_shm_add_ref", py_shm_add_ref, METH_VARARGS, nullptr},
+                                   {"_shm_sweep", py_shm_sweep, METH_NOARGS, nullptr},
+                                   {"_shm_release_all", py_shm_release_all, METH_NOARGS, nullptr},
                                    {"_share_memory_", py_share_memory, METH_O, nullptr},
                                    {"_is_shared", py_is_shared, METH_O, nullptr},
                                    {nullptr, nullptr, 0, nullptr}};

@@ -49,7 +49,6 @@ class Module:
         sa(self, "_backward_hooks", OrderedDict())
         sa(self, "_backward_pre_hooks", OrderedDict())
 
-
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -371,6 +370,10 @@ class Module:
 
     def cpu(self):
         return self.to("cpu")
+
+    def share_memory(self):
+        """Moves the parameters, their gradients and the buffers into shared memory."""
+        return self._apply(lambda t: t.share_memory_())
 
     def cuda(self, device=None):
         return self.to("cuda" if device is None else device)

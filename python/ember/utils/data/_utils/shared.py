@@ -4,7 +4,7 @@ Each worker talks to the main process over its own Unix stream socket. A
 message is a header (payload length, number of file descriptors), the
 descriptors as SCM_RIGHTS ancillary data, and a pickle. Tensors are not
 pickled byte by byte: their storage lives in a shared-memory block (see Note
-[Shared-memory storages] in src/ember/python/PyStorage.cpp) whose descriptor
+[Shared-memory storages] in src/ember/core/SharedMemory.cpp) whose descriptor
 travels with the message; the receiver maps the same pages. A worker's
 collate builds batches directly in such blocks, so a batch crosses over
 without a copy.
