@@ -1,4 +1,6 @@
-"""ember.nn.utils: gradient clipping and flat parameter vectors, as torch.nn.utils."""
+"""ember.nn.utils: gradient clipping, flat parameter vectors and packed sequences, as torch.nn.utils."""
+
+from ember.nn.utils import rnn  # noqa: F401
 
 from ember.nn.utils.clip_grad import (
     clip_grad_norm,
@@ -14,5 +16,6 @@ __all__ = [
     "clip_grad_value_",
     "get_total_norm",
     "parameters_to_vector",
+    "rnn",
     "vector_to_parameters",
 ]
