@@ -4,6 +4,7 @@ fusion of batch norm, skip_init, memory formats and clip_grads_with_norm_."""
 
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import pytest
@@ -340,3 +341,95 @@ def test_clip_grads_with_norm_():
     torch.nn.utils.clip_grads_with_norm_(pt, 1.0, nt)
     for a, b in zip(pe, pt):
         close(a.grad, b.grad)
+
+
+# ---- pruning -------------------------------------------------------------------------------------
+
+PRUNE = {torch: importlib.import_module("torch.nn.utils.prune"), ember: ember.nn.utils.prune}
+
+
+def pruned_pair(steps, kind="Conv2d", args=(3, 4, 2)):
+    """Applies steps (a function of (module, prune module, lib)) to a seeded module of each library."""
+    made = {}
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, kind)(*args, dtype=lib.float64)
+        lib.manual_seed(1)
+        steps(m, PRUNE[lib], lib)
+        made[lib] = m
+    return made[ember], made[torch]
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        lambda m, P, lib: P.identity(m, "weight"),
+        lambda m, P, lib: P.random_unstructured(m, "weight", amount=0.3),
+        lambda m, P, lib: P.l1_unstructured(m, "weight", amount=5),
+        lambda m, P, lib: P.l1_unstructured(m, "bias", amount=0.5, importance_scores=lib.arange(4.0, 0, -1)),
+        lambda m, P, lib: P.random_structured(m, "weight", amount=0.5, dim=0),
+        lambda m, P, lib: P.ln_structured(m, "weight", amount=2, n=2, dim=1),
+        lambda m, P, lib: P.ln_structured(m, "weight", amount=0.34, n=float("inf"), dim=-1),
+        lambda m, P, lib: P.custom_from_mask(m, "bias", mask=lib.tensor([1.0, 0.0, 1.0, 0.0])),
+        # successive prunings combine in a PruningContainer
+        lambda m, P, lib: (
+            P.l1_unstructured(m, "weight", 0.2),
+            P.ln_structured(m, "weight", 1, 1, dim=0),
+            P.random_unstructured(m, "weight", 0.25),
+        ),
+        lambda m, P, lib: (P.random_structured(m, "weight", 1, dim=2), P.l1_unstructured(m, "weight", 7)),
+    ],
+)
+def test_prune_methods(steps):
+    me, mt = pruned_pair(steps)
+    same_state(me, mt)
+    assert [n for n, _ in me.named_buffers()] == [n for n, _ in mt.named_buffers()]
+    assert PRUNE[ember].is_pruned(me) and PRUNE[torch].is_pruned(mt)
+    train_step(me, mt, (1, 3, 4, 4))
+    for name in [n[: -len("_orig")] for n, _ in mt.named_parameters() if n.endswith("_orig")]:
+        PRUNE[torch].remove(mt, name)
+        PRUNE[ember].remove(me, name)
+    same_state(me, mt)
+    assert not PRUNE[ember].is_pruned(me)
+
+
+def test_global_unstructured_and_errors():
+    made = {}
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        seq = lib.nn.Sequential(lib.nn.Linear(3, 4, dtype=lib.float64), lib.nn.Linear(4, 2, dtype=lib.float64))
+        PRUNE[lib].l1_unstructured(seq[0], "weight", 2)
+        PRUNE[lib].global_unstructured(
+            [(seq[0], "weight"), (seq[1], "weight"), (seq[1], "bias")], PRUNE[lib].L1Unstructured, amount=0.4
+        )
+        made[lib] = seq
+    same_state(made[ember], made[torch])
+    train_step(made[ember], made[torch], (2, 3))
+    for call in (
+        lambda P, lib: P.l1_unstructured(lib.nn.Linear(2, 2), "weight", amount=1.5),
+        lambda P, lib: P.l1_unstructured(lib.nn.Linear(2, 2), "weight", amount=-1),
+        lambda P, lib: P.l1_unstructured(lib.nn.Linear(2, 2), "weight", amount="a"),
+        lambda P, lib: P.l1_unstructured(lib.nn.Linear(2, 2), "weight", amount=5),
+        lambda P, lib: P.ln_structured(lib.nn.Linear(2, 2), "bias", amount=1, n=1, dim=0),
+        lambda P, lib: P.random_structured(lib.nn.Linear(2, 2), "weight", amount=1, dim=2),
+        lambda P, lib: P.remove(lib.nn.Linear(2, 2), "weight"),
+        lambda P, lib: P.global_unstructured([(lib.nn.Linear(2, 2), "weight")], P.RandomStructured, amount=1),
+        lambda P, lib: P.global_unstructured(3, P.L1Unstructured, amount=1),
+    ):
+        same_error(lambda: call(PRUNE[ember], ember), lambda: call(PRUNE[torch], torch), match_message=False)
+    # a failed prune leaves the module as it was
+    lins = {lib: lib.nn.Linear(2, 2) for lib in (torch, ember)}
+    for lib, lin in lins.items():
+        with pytest.raises(ValueError):
+            PRUNE[lib].l1_unstructured(lin, "weight", amount=5)
+    assert [n for n, _ in lins[ember].named_parameters()] == [n for n, _ in lins[torch].named_parameters()]
+
+
+def test_prune_method_objects():
+    t = torch.tensor([[0.5, -2.0, 1.0], [0.1, 3.0, -0.2]], dtype=torch.float64)
+    e = from_torch(t)
+    close(PRUNE[ember].L1Unstructured(amount=3).prune(e), PRUNE[torch].L1Unstructured(amount=3).prune(t))
+    close(
+        PRUNE[ember].LnStructured(amount=1, n=1, dim=1).prune(e),
+        PRUNE[torch].LnStructured(amount=1, n=1, dim=1).prune(t),
+    )

@@ -1,7 +1,8 @@
 """ember.nn.utils: gradient clipping, flat parameter vectors, packed sequences, weight reparametrizations,
 pruning, fusion and stateless calls, as torch.nn.utils."""
 
-from ember.nn.utils import parametrizations, parametrize, rnn, stateless  # noqa: F401
+from ember.nn.utils import fusion, memory_format, parametrizations, parametrize, rnn, stateless  # noqa: F401
+from ember.nn.utils import prune  # noqa: F401  (PyTorch's is reached after `import torch.nn.utils.prune`)
 from ember.nn.utils.clip_grad import (
     _clip_grads_with_norm_ as clip_grads_with_norm_,
     clip_grad_norm,
