@@ -9,7 +9,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(n):
@@ -332,6 +332,56 @@ class ConvTranspose2d(_ConvTransposeNd):
             input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation
         )
         return F.conv_transpose2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            _single(kernel_size),
+            _single(stride),
+            _single(padding),
+            _single(dilation),
+            True,
+            _single(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose1d")
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, 1, self.dilation
+        )
+        return F.conv_transpose1d(
             input,
             self.weight,
             self.bias,
