@@ -331,3 +331,79 @@ def test_embedding_bag_module_2d(mode):
 )
 def test_embedding_bag_errors(call):
     same_error(lambda: call(EF, ember), lambda: call(TF, torch))
+
+
+# ---- import paths -------------------------------------------------------------------------------
+
+SUBMODULES = [
+    "activation",
+    "adaptive",
+    "batchnorm",
+    "channelshuffle",
+    "container",
+    "conv",
+    "distance",
+    "dropout",
+    "flatten",
+    "fold",
+    "instancenorm",
+    "lazy",
+    "linear",
+    "loss",
+    "module",
+    "normalization",
+    "padding",
+    "pixelshuffle",
+    "pooling",
+    "rnn",
+    "sparse",
+    "transformer",
+    "upsampling",
+]
+
+
+@pytest.mark.parametrize("name", SUBMODULES)
+def test_module_classes_at_torch_paths(name):
+    """Every module class Ember has is reachable where PyTorch defines it (nn.modules.<file>.<Class>)."""
+    import importlib
+
+    theirs = importlib.import_module(f"torch.nn.modules.{name}")
+    ours = getattr(ember.nn.modules, name, None)
+    wanted = [
+        n
+        for n in dir(theirs)
+        if isinstance(getattr(theirs, n), type)
+        and issubclass(getattr(theirs, n), torch.nn.Module)
+        and getattr(theirs, n).__module__ == theirs.__name__
+        and hasattr(ember.nn, n)
+    ]
+    if ours is None:
+        assert not wanted, f"nn.modules.{name} is missing; PyTorch defines {wanted} there"
+        return
+    assert [n for n in wanted if not hasattr(ours, n)] == []
+
+
+def test_modules_utils_and_common_types():
+    from collections import OrderedDict
+
+    from torch.nn.modules import utils as tu
+
+    from ember.nn.modules import utils as eu
+
+    for fn in ("_single", "_pair", "_triple", "_quadruple"):
+        assert getattr(eu, fn)(3) == getattr(tu, fn)(3)
+        assert getattr(eu, fn)([1, 2]) == getattr(tu, fn)([1, 2])
+    assert eu._reverse_repeat_tuple((1, 2, 3), 2) == tu._reverse_repeat_tuple((1, 2, 3), 2)
+    assert eu._list_with_default([None, 3], [1, 2, 5, 6]) == tu._list_with_default([None, 3], [1, 2, 5, 6])
+    made = []
+    for m in (eu, tu):
+        sd = OrderedDict([("module.a", 1), ("b", 2), ("module.c.d", 3)])
+        sd._metadata = OrderedDict([("", {}), ("module", {"v": 1}), ("module.c", {"v": 2})])
+        m.consume_prefix_in_state_dict_if_present(sd, "module.")
+        made.append((list(sd.items()), list(sd._metadata.items())))
+    assert made[0] == made[1]
+    import torch.nn.common_types as tct
+
+    import ember.nn.common_types as ect
+
+    assert {n for n in dir(tct) if n.startswith("_size") or n.startswith("_ratio")} <= set(dir(ect))

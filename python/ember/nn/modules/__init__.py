@@ -81,3 +81,25 @@ __all__ = [
     "Dropout", "Dropout1d", "Dropout2d", "Embedding", "EmbeddingBag",
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "NLLLoss", "SmoothL1Loss",
 ]
+
+# Classes defined beside others are also reachable where PyTorch defines them (nn.modules.activation.PReLU).
+from ember.nn.modules import (  # noqa: E402
+    activation as _activation, batchnorm as _batchnorm, container as _container, conv as _conv, dropout as _dropout,
+    linear as _linear, loss as _loss, normalization as _normalization, pooling as _pooling,
+)
+from ember.nn.modules import channelshuffle, distance, instancenorm, pixelshuffle, utils  # noqa: E402,F401
+
+_HOMES = {
+    _activation: ["Hardshrink", "PReLU", "RReLU", "Softmax2d", "Softshrink"],
+    _linear: ["Bilinear"],
+    _conv: ["LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d"],
+    _loss: [*_loss_more.__all__],
+    _pooling: ["LPPool1d", "LPPool2d"],
+    _normalization: ["LocalResponseNorm", "RMSNorm"],
+    _dropout: ["AlphaDropout", "Dropout3d", "FeatureAlphaDropout"],
+    _batchnorm: ["BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"],
+}
+for _home, _names in _HOMES.items():
+    for _name in _names:
+        if _name in globals() and not hasattr(_home, _name):
+            setattr(_home, _name, globals()[_name])
