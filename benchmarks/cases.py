@@ -295,6 +295,46 @@ def _labels(lib, shape, classes, seed=24):
     return _from_numpy(lib, arr.astype("int64"))
 
 
+def _embedding_bag(mode):
+    def make(lib):
+        weight = _data(lib, (10000, 64), 30).requires_grad_()
+        idx = _labels(lib, (4096,), 10000, seed=31)
+        offsets = _from_numpy(lib, np.sort(np.random.default_rng(32).choice(4096, 255, replace=False)).astype("int64"))
+        offsets = lib.cat([lib.zeros(1, dtype=lib.int64), offsets])
+
+        def step():
+            weight.grad = None
+            lib.nn.functional.embedding_bag(idx, weight, offsets, mode=mode).sum().backward()
+
+        return step
+
+    return make
+
+
+def _packed_lstm(lib):
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(32, 64)
+    lengths = sorted(np.random.default_rng(33).integers(5, 40, 16).tolist(), reverse=True)
+    x = _data(lib, (max(lengths), 16, 32), 34)
+
+    def step():
+        packed = lib.nn.utils.rnn.pack_padded_sequence(x, lengths)
+        out, (h, c) = lstm(packed)
+        (out.data.sum() + h.sum()).backward()
+
+    return step
+
+
+def _adaptive_max_pool(lib):
+    x = _data(lib, (32, 64, 28, 28), 35).requires_grad_()
+
+    def step():
+        x.grad = None
+        lib.nn.functional.adaptive_max_pool2d(x, 6).sum().backward()
+
+    return step
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -331,4 +371,10 @@ CASES = [
     Case("training", "CNN step (2 conv + BN, Adam, 64x1x28x28)", _train_step(_cnn, _images), 1.0),
     Case("training", "LSTM step (2x128, Adam, 16x64 tokens)", _train_step(_CharLSTM.build, _tokens), 1.0),
     Case("training", "GPT step (2 layers d128, AdamW, 16x64 tokens)", _train_step(_TinyGPT.build, _tokens), 1.0),
+]
+CASES += [
+    Case("nn", "embedding_bag mean 10000x64, 4096 indices, 256 bags fwd+bwd", _embedding_bag("mean"), 1.0),
+    Case("nn", "embedding_bag max 10000x64, 4096 indices, 256 bags fwd+bwd", _embedding_bag("max"), 1.0),
+    Case("nn", "LSTM 32->64 on a packed batch of 16 (lengths 5..40) fwd+bwd", _packed_lstm, 1.0),
+    Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
 ]
