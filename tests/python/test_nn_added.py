@@ -407,3 +407,13 @@ def test_modules_utils_and_common_types():
     import ember.nn.common_types as ect
 
     assert {n for n in dir(tct) if n.startswith("_size") or n.startswith("_ratio")} <= set(dir(ect))
+
+
+def test_adaptive_max_ties_and_nan_pick_torch_positions():
+    x = torch.tensor([[[1.0, 3.0, 3.0, 0.0, 2.0], [3.0, 1.0, 0.0, 3.0, 2.0], [0.0, 3.0, 2.0, 2.0, 2.0]]])
+    x[0, 2, 4] = float("nan")
+    for size in ((2, 3), (1, 2), (3, 4)):
+        vt, it = TF.adaptive_max_pool2d(x, size, return_indices=True)
+        ve, ie = EF.adaptive_max_pool2d(from_torch(x), size, return_indices=True)
+        close(ve, vt)
+        close(ie, it)

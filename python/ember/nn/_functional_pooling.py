@@ -1,13 +1,13 @@
 """conv_transpose1d, adaptive pooling in 1-d and max adaptive pooling, max unpooling:
 functions of ember.nn.functional with torch.nn.functional's signatures and checks.
 
-Note [Adaptive max pooling as two passes]
+Note [Adaptive max pooling as a gather]
 Output cell (i, j) covers input rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the
-same formula over columns. adaptive_max_pool2d takes the maximum over each row
-window (one max per output row), then over each column window of that result,
-and composes the flat index h*W + w from both passes' positions. Where the
-windows tile the input exactly it is max_pool2d with kernel = stride. Among tied
-maxima the result may name another position than PyTorch's row-major first.
+same formula over columns. adaptive_max_pool2d gathers each cell's window in
+row-major order (padded to the largest window with a -inf sentinel), finds the
+first maximum (or NaN) in that order, as PyTorch's kernel picks it, and gathers
+the values at those positions, so the gradient reaches exactly those inputs.
+Where the windows tile the input exactly it is max_pool2d with kernel = stride.
 """
 
 from __future__ import annotations
@@ -88,33 +88,46 @@ def _windows(n_in, n_out):
     return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
 
 
+def _window_table(h, w, oh, ow, device):
+    """(OH*OW, K) flat positions of each output cell's window, row-major, padded with h*w (a -inf sentinel)."""
+    rows, cols = _windows(h, oh), _windows(w, ow)
+    k = max(e - s for s, e in rows) * max(e - s for s, e in cols)
+    table = []
+    for r0, r1 in rows:
+        for c0, c1 in cols:
+            cell = [i * w + j for i in range(r0, r1) for j in range(c0, c1)]
+            table.append(cell + [h * w] * (k - len(cell)))
+    return ember.tensor(table, dtype=ember.int64, device=device)
+
+
 def _adaptive_max_2d(x, oh, ow):
     """(values, flat indices) of adaptive max pooling of the last two dims.
 
-    Note [Adaptive max pooling as two passes]."""
+    Note [Adaptive max pooling as a gather]."""
     h, w = x.shape[-2], x.shape[-1]
     if oh > 0 and ow > 0 and h % oh == 0 and w % ow == 0:
         kernel = [h // oh, w // ow]
         return ember.max_pool2d_with_indices(x, kernel, kernel, [0, 0], [1, 1], False)
     lead = list(x.shape[:-2])
     if oh == 0 or ow == 0 or x.numel() == 0:
-        empty = ember.empty(lead + [oh, ow], dtype=x.dtype)
-        return empty, ember.empty(lead + [oh, ow], dtype=ember.int64)
-    row_vals, row_idx = [], []
-    for start, end in _windows(h, oh):
-        v, i = x[..., start:end, :].max(dim=-2)
-        row_vals.append(v)
-        row_idx.append(i + start)
-    rows = ember.stack(row_vals, -2)  # (..., oh, w)
-    rows_at = ember.stack(row_idx, -2)
-    vals, idx = [], []
-    for start, end in _windows(w, ow):
-        v, j = rows[..., start:end].max(dim=-1)
-        vals.append(v)
-        idx.append(j + start)
-    cols = ember.stack(idx, -1)  # (..., oh, ow): the column of each maximum
-    h_of = rows_at.gather(-1, cols)
-    return ember.stack(vals, -1), h_of * w + cols
+        empty = ember.empty(lead + [oh, ow], dtype=x.dtype, device=x.device)
+        return empty, ember.empty(lead + [oh, ow], dtype=ember.int64, device=x.device)
+    table = _window_table(h, w, oh, ow, x.device)
+    k = table.size(1)
+    flat = x.reshape(lead + [h * w])
+    with ember.no_grad():
+        padded = ember.cat([flat, ember.full(lead + [1], float("-inf"), dtype=x.dtype, device=x.device)], -1)
+        windows = padded.gather(-1, table.view(-1).expand(lead + [table.numel()])).view(lead + list(table.shape))
+        top = windows.amax(-1, keepdim=True)
+        hit = windows == top
+        if not x.is_meta and bool(top.isnan().any()):
+            hit.logical_or_(windows.isnan())
+        # the first hit in row-major order: the largest of (k - position) over the hits
+        rank = ember.arange(k, 0, -1, dtype=ember.float32, device=x.device)
+        first = k - ember.where(hit, rank, 0.0).amax(-1).to(ember.int64)
+        where = table.expand(lead + list(table.shape)).gather(-1, first.unsqueeze(-1)).squeeze(-1)
+    values = flat.gather(-1, where)
+    return values.view(lead + [oh, ow]), where.view(lead + [oh, ow])
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
@@ -201,7 +214,7 @@ def _unpool(input, indices, size, shown_size=None):
         raise RuntimeError(
             f"Found an invalid max index: {bad} (output volumes are of size {'x'.join(map(str, shown_size or size))})"
         )
-    out = ember.zeros(lead + [plane], dtype=input.dtype)
+    out = ember.zeros(lead + [plane], dtype=input.dtype, device=input.device)
     out = out.scatter(-1, indices.flatten(-n), input.flatten(-n))
     return out.view(lead + list(size))
 
