@@ -325,6 +325,18 @@ def _packed_lstm(lib):
     return step
 
 
+def _conv3d(lib):
+    lib.manual_seed(0)
+    conv = lib.nn.Conv3d(16, 32, 3, padding=1)
+    x = _data(lib, (4, 16, 16, 32, 32), 36)
+
+    def step():
+        conv.zero_grad()
+        conv(x).sum().backward()
+
+    return step
+
+
 def _adaptive_max_pool(lib):
     x = _data(lib, (32, 64, 28, 28), 35).requires_grad_()
 
@@ -377,4 +389,5 @@ CASES += [
     Case("nn", "embedding_bag max 10000x64, 4096 indices, 256 bags fwd+bwd", _embedding_bag("max"), 1.0),
     Case("nn", "LSTM 32->64 on a packed batch of 16 (lengths 5..40) fwd+bwd", _packed_lstm, 1.0),
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
+    Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
 ]

@@ -417,3 +417,102 @@ def test_adaptive_max_ties_and_nan_pick_torch_positions():
         ve, ie = EF.adaptive_max_pool2d(from_torch(x), size, return_indices=True)
         close(ve, vt)
         close(ie, it)
+
+
+# ---- 3-d convolution and pooling --------------------------------------------------------------
+
+
+@HYP
+@given(
+    D=st.integers(2, 5),
+    H=st.integers(3, 6),
+    k=st.sampled_from([1, 2, (2, 3, 1), 3]),
+    stride=st.sampled_from([1, 2, (1, 2, 1)]),
+    padding=st.sampled_from([0, 1, (1, 0, 1)]),
+    dilation=st.sampled_from([1, (2, 1, 1)]),
+    groups=st.sampled_from([1, 2]),
+    bias=st.booleans(),
+    batched=st.booleans(),
+)
+def test_conv3d(D, H, k, stride, padding, dilation, groups, bias, batched):
+    ks = k if isinstance(k, tuple) else (k,) * 3
+    dl = dilation if isinstance(dilation, tuple) else (dilation,) * 3
+    pd = padding if isinstance(padding, tuple) else (padding,) * 3
+    if any(s + 2 * p < d * (kk - 1) + 1 for s, p, d, kk in zip((D, H, H), pd, dl, ks)):
+        return
+    x = randn(*((2, 4, D, H, H) if batched else (4, D, H, H)), seed=1)
+    args = [x, randn(6, 4 // groups, *ks, seed=2)] + ([randn(6, seed=3)] if bias else [])
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    check(EF.conv3d, TF.conv3d, *args, kw=kw)
+
+
+def test_conv3d_same_module_and_errors():
+    check(EF.conv3d, TF.conv3d, randn(1, 2, 4, 5, 5, seed=1), randn(3, 2, 2, 3, 2, seed=2), kw={"padding": "same"})
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    mt = torch.nn.Conv3d(2, 3, (2, 3, 3), stride=2, padding=1, padding_mode="replicate", dtype=torch.float64)
+    me = ember.nn.Conv3d(2, 3, (2, 3, 3), stride=2, padding=1, padding_mode="replicate", dtype=ember.float64)
+    assert repr(me) == repr(mt)
+    check(me, mt, randn(1, 2, 5, 6, 6, seed=4))
+    for call in (
+        lambda F, m: F.conv3d(m.ones(2, 3, 4), m.ones(1, 3, 1, 1, 1)),
+        lambda F, m: F.conv3d(m.ones(1, 2, 3, 3, 3), m.ones(1, 3, 1, 1, 1)),
+        lambda F, m: F.conv3d(m.ones(1, 2, 3, 3, 3), m.ones(1, 2, 4, 1, 1)),
+        lambda F, m: F.conv3d(m.ones(1, 2, 3, 3, 3), m.ones(1, 2, 1, 1, 1), stride=2, padding="same"),
+    ):
+        same_error(lambda: call(EF, ember), lambda: call(TF, torch))
+
+
+@HYP
+@given(
+    shape=st.sampled_from([(2, 3, 5, 6, 4), (3, 4, 5, 5), (1, 2, 6, 3, 7)]),
+    k=st.sampled_from([2, 3, (1, 2, 3)]),
+    stride=st.sampled_from([None, 1, 2, (2, 1, 2)]),
+    padding=st.sampled_from([0, 1]),
+    ceil=st.booleans(),
+    include=st.booleans(),
+    divisor=st.sampled_from([None, 3]),
+    dilation=st.sampled_from([1, (1, 2, 1)]),
+)
+def test_pool3d(shape, k, stride, padding, ceil, include, divisor, dilation):
+    ks = k if isinstance(k, tuple) else (k,) * 3
+    dl = dilation if isinstance(dilation, tuple) else (dilation,) * 3
+    if any(padding > kk // 2 for kk in ks) or any(
+        n + 2 * padding < d * (kk - 1) + 1 for n, d, kk in zip(shape[-3:], dl, ks)
+    ):
+        return
+    x = randn(*shape, seed=7)
+    check(
+        EF.avg_pool3d,
+        TF.avg_pool3d,
+        x,
+        kw=dict(
+            kernel_size=k,
+            stride=stride,
+            padding=padding,
+            ceil_mode=ceil,
+            count_include_pad=include,
+            divisor_override=divisor,
+        ),
+    )
+    x.grad = None
+    check(
+        EF.max_pool3d,
+        TF.max_pool3d,
+        x,
+        kw=dict(kernel_size=k, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil, return_indices=True),
+        indices=True,
+    )
+
+
+@pytest.mark.parametrize("size", [1, 3, (2, None, 4), (5, 1, 7)])
+def test_adaptive_avg_pool3d_and_modules(size):
+    check(EF.adaptive_avg_pool3d, TF.adaptive_avg_pool3d, randn(2, 3, 5, 6, 7, seed=8), kw={"output_size": size})
+    for name, args in (("AdaptiveAvgPool3d", (size,)), ("MaxPool3d", (2, 1, 1)), ("AvgPool3d", (3, 2, 1, True))):
+        me, mt = getattr(ember.nn, name)(*args), getattr(torch.nn, name)(*args)
+        assert repr(me) == repr(mt)
+        x = randn(1, 2, 4, 5, 6, seed=9, grad=False)
+        close(me(from_torch(x)), mt(x))
+    # ties: the first maximum in (d, h, w) order, as PyTorch
+    x = torch.zeros(1, 1, 4, 4, 4, dtype=torch.float64)
+    close(EF.max_pool3d(from_torch(x), 2, return_indices=True)[1], TF.max_pool3d(x, 2, return_indices=True)[1])

@@ -155,13 +155,15 @@ def embedding_bag(
     if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= weight.size(0)):
         raise RuntimeError(_INDEX_CHECK)
     weights = per_sample_weights[: bag.numel()] if per_sample_weights is not None else None
+    scale = _frequency_scale(idx, weight) if scale_grad_by_freq and idx.numel() else None
     if padding_idx is not None:
         keep = (idx != padding_idx).nonzero().squeeze(1)
         idx, bag = idx.index_select(0, keep), bag.index_select(0, keep)
         weights = weights.index_select(0, keep) if weights is not None else None
+        scale = scale.index_select(0, keep) if scale is not None else None
     rows = weight.index_select(0, idx)
-    if scale_grad_by_freq and idx.numel():
-        rows = rows.detach() + (rows - rows.detach()) * _frequency_scale(idx, weight).unsqueeze(1)
+    if scale is not None:
+        rows = rows.detach() + (rows - rows.detach()) * scale.unsqueeze(1)
     if weights is not None:
         rows = rows * weights.unsqueeze(1)
     dim = weight.size(1)

@@ -24,9 +24,9 @@ CONV_T1_TOL = Tol(
         "float16": (1e-2, 1e-2),
         "bfloat16": (1.6e-2, 1.6e-2),
         "float32": (1e-4, 1e-5),
-        "float64": (1e-13, 1e-14),
+        "float64": (1e-12, 1e-13),
     },
-    "transposed 1-d convolution runs as a 2-d one of height 1 (another summation order than PyTorch's)",
+    "1-d transposed and 3-d convolutions run as 2-d ones (another summation order than PyTorch's)",
 )
 NN = {"supports_grad": True, "supports_gradgrad": True, "supports_meta": True, "tol": NN_TOL}
 NOT_TWICE = (
@@ -432,6 +432,21 @@ def _embedding_bag(mode):
     return gen
 
 
+def _pool3d(d):
+    x = _distinct((2, 3, 4, 5, 6), d)
+    return [
+        SampleInput((x, 2), name="k2"),
+        SampleInput((x, 3, 2, 1), name="k3-s2-p1"),
+        SampleInput((x, (1, 2, 3)), {"ceil_mode": True}, name="ceil"),
+        SampleInput((make((3, 4, 4, 4), d, seed=2), 2), name="unbatched"),
+    ]
+
+
+def _adaptive_3d(d):
+    x = make((2, 3, 5, 6, 7), d, seed=1)
+    return [SampleInput((x, 3), name="3"), SampleInput((x, (2, None, 4)), name="2-none-4")]
+
+
 def _with_indices(name):
     return lambda m, *a, **k: getattr(m.nn.functional, name)(*a, return_indices=True, **k)
 
@@ -491,6 +506,7 @@ CONV = [
         call=functional("conv_transpose2d"),
     ),
     nn_row("convolution", _convolution, dtypes=ALL_BUT_BOOL),
+    nn_row("conv2d", _conv(3), variant="3d", dtypes=ALL_BUT_BOOL, call=functional("conv3d"), tol=CONV_T1_TOL),
     nn_row(
         "convolution",
         _conv(1, transposed_conv=True),
@@ -517,6 +533,11 @@ POOLING = [
     ),
     nn_row("adaptive_avg_pool2d", _adaptive, call=functional("adaptive_avg_pool2d")),
     # functions composed in Python, each a variant of the operator it runs on
+    nn_row(
+        "max_pool2d_with_indices", _pool3d, variant="3d", dtypes=ALL_BUT_BOOL, call=_with_indices("max_pool3d")
+    ),
+    nn_row("avg_pool2d", _pool3d, variant="3d", dtypes=("int64", *F32_F64), call=functional("avg_pool3d")),
+    nn_row("adaptive_avg_pool2d", _adaptive_3d, variant="3d", call=functional("adaptive_avg_pool3d")),
     nn_row("adaptive_avg_pool2d", _adaptive_1d, variant="1d", call=functional("adaptive_avg_pool1d")),
     nn_row("max_pool2d", _adaptive_max_2d, variant="adaptive", call=functional("adaptive_max_pool2d")),
     nn_row(
@@ -619,6 +640,13 @@ KNOWN = {
     "max_pool2d_with_indices.adaptive": twice("adaptive_max_pool2d"),
     "max_pool2d_with_indices.adaptive1d": twice("adaptive_max_pool1d"),
     "convolution.conv_transpose1d": twice("conv_transpose1d"),
+    "conv2d.3d": {**twice("conv3d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
+    "max_pool2d_with_indices.3d": twice("max_pool3d"),
+    "avg_pool2d.3d": {
+        **twice("avg_pool3d"),
+        "values/int64": "avg_pool3d of int64: ember divides (truncating) once per pass, torch once per window",
+    },
+    "adaptive_avg_pool2d.3d": twice("adaptive_avg_pool3d"),
     "group_norm": twice("group_norm"),
     "nll_loss_forward": {"gradgradcheck": NLL_GG},
     "nll_loss2d_forward": {"gradgradcheck": NLL_GG},

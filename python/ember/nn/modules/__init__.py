@@ -8,7 +8,7 @@ from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
 from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.linear import Identity, LazyLinear, Linear
 from ember.nn.modules.loss import (
@@ -17,8 +17,8 @@ from ember.nn.modules.loss import (
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import GroupNorm, LayerNorm
 from ember.nn.modules.pooling import (
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
-    MaxPool2d, MaxUnpool1d, MaxUnpool2d,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
+    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
 )
 from ember.nn.modules import fold as _fold, padding as _padding, rnn as _rnn, transformer as _transformer  # noqa: E402
 from ember.nn.modules import upsampling as _upsampling  # noqa: E402
@@ -50,6 +50,7 @@ __all__ = [
     "MSELoss",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
     "MaxPool1d",
@@ -58,6 +59,9 @@ __all__ = [
     "AvgPool2d",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool3d",
+    "AvgPool3d",
+    "MaxPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "MaxUnpool1d",
