@@ -516,3 +516,43 @@ def test_adaptive_avg_pool3d_and_modules(size):
     # ties: the first maximum in (d, h, w) order, as PyTorch
     x = torch.zeros(1, 1, 4, 4, 4, dtype=torch.float64)
     close(EF.max_pool3d(from_torch(x), 2, return_indices=True)[1], TF.max_pool3d(x, 2, return_indices=True)[1])
+
+
+@pytest.mark.parametrize("p,kernel,stride", [(2, 2, None), (3, (2, 3, 2), 1), (float("inf"), 2, 1), (1.5, 3, 2)])
+def test_lp_pool3d(p, kernel, stride):
+    x = randn(2, 3, 4, 6, 5, seed=11, grad=False).abs().requires_grad_()
+    check(EF.lp_pool3d, TF.lp_pool3d, x, kw=dict(norm_type=p, kernel_size=kernel, stride=stride))
+    me, mt = ember.nn.LPPool3d(p, kernel, stride), torch.nn.LPPool3d(p, kernel, stride)
+    assert repr(me) == repr(mt)
+
+
+@pytest.mark.parametrize("kernel,stride,padding", [(2, None, 0), (3, 2, 1)])
+def test_max_unpool3d(kernel, stride, padding):
+    x = randn(2, 3, 4, 6, 5, seed=12, grad=False)
+    out, idx = TF.max_pool3d(x, kernel, stride, padding, return_indices=True)
+    size = list(x.shape[2:])
+    check(
+        lambda o: EF.max_unpool3d(o, from_torch(idx), kernel, stride, padding, size),
+        lambda o: TF.max_unpool3d(o, idx, kernel, stride, padding, size),
+        out.requires_grad_(),
+    )
+    me, mt = ember.nn.MaxUnpool3d(kernel, stride, padding), torch.nn.MaxUnpool3d(kernel, stride, padding)
+    assert repr(me) == repr(mt)
+    close(me(from_torch(out.detach()), from_torch(idx), size), mt(out.detach(), idx, size))
+    same_error(
+        lambda: EF.max_unpool3d(ember.ones(2, 2, 2), ember.zeros(2, 2, 2, dtype=ember.long), 2),
+        lambda: TF.max_unpool3d(torch.ones(2, 2, 2), torch.zeros(2, 2, 2, dtype=torch.long), 2),
+    )
+
+
+def test_lazy_conv3d():
+    made = {}
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        made[lib] = lib.nn.LazyConv3d(4, 2, padding=1, dtype=lib.float64)
+    assert repr(made[ember]) == repr(made[torch])
+    x = randn(1, 3, 3, 4, 4, seed=13, grad=False)
+    torch.manual_seed(1)
+    ember.manual_seed(1)
+    close(made[ember](from_torch(x)), made[torch](x))
+    assert repr(made[ember]) == repr(made[torch])

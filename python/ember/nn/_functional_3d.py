@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import ember
 
-__all__ = ["adaptive_avg_pool3d", "avg_pool3d", "conv3d", "max_pool3d", "max_pool3d_with_indices"]
+__all__ = [
+    "adaptive_avg_pool3d",
+    "avg_pool3d",
+    "conv3d",
+    "lp_pool3d",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "max_unpool3d",
+]
 
 
 def _triple(v, name=None):
@@ -196,3 +204,26 @@ def _dense(t):
     if tuple(reversed(strides)) == tuple(t.stride()):
         return t
     return t.clone(memory_format=ember.contiguous_format)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x**p) ** (1/p), as kd * kh * kw * avg_pool3d(x**p)."""
+    from ember.nn.functional import relu
+
+    kd, kh, kw = _triple(kernel_size)
+    if norm_type == float("inf"):
+        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (ember.sign(out) * relu(ember.abs(out))).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool3d: each value back at its flat index, zeros elsewhere."""
+    from ember.nn._functional_pooling import _unpool, _unpool_size
+
+    kernel = _triple(kernel_size)
+    stride = kernel if stride is None else _triple(stride)
+    size = _unpool_size(input, kernel, stride, _triple(padding), output_size)
+    return _unpool(input, indices, size)

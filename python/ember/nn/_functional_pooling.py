@@ -191,6 +191,10 @@ def _unpool_size(input, kernel, stride, padding, output_size):
 
 def _unpool(input, indices, size, shown_size=None):
     """Scatters each plane's values to their flat positions in a zero plane of the given spatial size."""
+    if len(size) == 3 and input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions."
+        )
     if input.dim() not in (len(size) + 1, len(size) + 2):
         raise RuntimeError(
             "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
@@ -203,7 +207,7 @@ def _unpool(input, indices, size, shown_size=None):
             f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
             f"indices tensor with shape: {list(indices.shape)}"
         )
-    _require_floating(input, "max_unpool2d")
+    _require_floating(input, "max_unpool3d" if len(size) == 3 else "max_unpool2d")
     n = len(size)
     lead = list(input.shape[:-n])
     plane = 1

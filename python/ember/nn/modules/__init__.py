@@ -18,7 +18,7 @@ from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import GroupNorm, LayerNorm
 from ember.nn.modules.pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
-    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
+    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
 )
 from ember.nn.modules import fold as _fold, padding as _padding, rnn as _rnn, transformer as _transformer  # noqa: E402
 from ember.nn.modules import upsampling as _upsampling  # noqa: E402
@@ -66,6 +66,7 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
     "BatchNorm1d",
     "BatchNorm2d",
     "LayerNorm",
@@ -96,9 +97,9 @@ from ember.nn.modules import channelshuffle, distance, instancenorm, pixelshuffl
 _HOMES = {
     _activation: ["Hardshrink", "PReLU", "RReLU", "Softmax2d", "Softshrink"],
     _linear: ["Bilinear"],
-    _conv: ["LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d"],
+    _conv: ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d"],
     _loss: [*_loss_more.__all__],
-    _pooling: ["LPPool1d", "LPPool2d"],
+    _pooling: ["LPPool1d", "LPPool2d", "LPPool3d"],
     _normalization: ["LocalResponseNorm", "RMSNorm"],
     _dropout: ["AlphaDropout", "Dropout3d", "FeatureAlphaDropout"],
     _batchnorm: ["BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ember
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from ember.nn.modules.extra import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from ember.nn.modules.module import Module
 from ember.nn.parameter import UninitializedBuffer, UninitializedParameter
@@ -17,6 +17,7 @@ __all__ = [
     "LazyBatchNorm3d",
     "LazyConv1d",
     "LazyConv2d",
+    "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
     "LazyInstanceNorm1d",
@@ -103,6 +104,7 @@ def _lazy_conv(name, base, spatial, transposed):
 
 LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, 1, False)
 LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2, False)
+LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3, False)
 LazyConvTranspose1d = _lazy_conv("LazyConvTranspose1d", ConvTranspose1d, 1, True)
 LazyConvTranspose2d = _lazy_conv("LazyConvTranspose2d", ConvTranspose2d, 2, True)
 
