@@ -26,14 +26,15 @@ __all__ = [
     "unpack_sequence",
 ]
 
-_PackedSequenceBase = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
+PackedSequence_ = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
 
 
-def _bind(t, fn):
-    return None if t is None else fn(t)
+def bind(optional, fn):
+    """fn(optional), or None when optional is None."""
+    return None if optional is None else fn(optional)
 
 
-class PackedSequence(_PackedSequenceBase):
+class PackedSequence(PackedSequence_):
     """The data and batch sizes of a packed batch of sequences (Note [Packed layout])."""
 
     __slots__ = ()
@@ -48,8 +49,8 @@ class PackedSequence(_PackedSequenceBase):
         return type(self)(
             self.data.pin_memory(),
             self.batch_sizes,
-            _bind(self.sorted_indices, lambda t: t.pin_memory()),
-            _bind(self.unsorted_indices, lambda t: t.pin_memory()),
+            bind(self.sorted_indices, lambda t: t.pin_memory()),
+            bind(self.unsorted_indices, lambda t: t.pin_memory()),
         )
 
     def to(self, *args, **kwargs):
@@ -62,7 +63,7 @@ class PackedSequence(_PackedSequenceBase):
         def move(t):
             return t.to(data.device, non_blocking=non_blocking)
 
-        return type(self)(data, self.batch_sizes, _bind(self.sorted_indices, move), _bind(self.unsorted_indices, move))
+        return type(self)(data, self.batch_sizes, bind(self.sorted_indices, move), bind(self.unsorted_indices, move))
 
     def cuda(self, *args, **kwargs):
         ex = ember.empty(0, dtype=self.data.dtype, device=self.data.device).cuda(*args, **kwargs)
