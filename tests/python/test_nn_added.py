@@ -556,3 +556,24 @@ def test_lazy_conv3d():
     ember.manual_seed(1)
     close(made[ember](from_torch(x)), made[torch](x))
     assert repr(made[ember]) == repr(made[torch])
+
+
+@pytest.mark.parametrize("size", [2, (3, None, 2), (4, 5, 6), (1, 1, 1)])
+def test_adaptive_max_pool3d(size):
+    x = torch.randperm(2 * 3 * 4 * 5 * 6, generator=torch.Generator().manual_seed(3)).to(torch.float64)
+    x = x.reshape(2, 3, 4, 5, 6).requires_grad_()
+    check(
+        EF.adaptive_max_pool3d,
+        TF.adaptive_max_pool3d,
+        x,
+        kw={"output_size": size, "return_indices": True},
+        indices=True,
+    )
+    me, mt = ember.nn.AdaptiveMaxPool3d(size), torch.nn.AdaptiveMaxPool3d(size)
+    assert repr(me) == repr(mt)
+    close(me(from_torch(x[0].detach())), mt(x[0].detach()))
+    for call in (
+        lambda F, m: F.adaptive_max_pool3d(m.ones(2, 3, 4), 2),
+        lambda F, m: F.adaptive_max_pool3d(m.ones(1, 2, 3, 4, dtype=m.int64), 2),
+    ):
+        same_error(lambda: call(EF, ember), lambda: call(TF, torch))

@@ -20,6 +20,8 @@ __all__ = [
     "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d",
     "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "conv_transpose1d",
     "max_unpool1d",
     "max_unpool2d",
@@ -88,33 +90,44 @@ def _windows(n_in, n_out):
     return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
 
 
-def _window_table(h, w, oh, ow, device):
-    """(OH*OW, K) flat positions of each output cell's window, row-major, padded with h*w (a -inf sentinel)."""
-    rows, cols = _windows(h, oh), _windows(w, ow)
-    k = max(e - s for s, e in rows) * max(e - s for s, e in cols)
+def _window_table(in_sizes, out_sizes, device):
+    """(cells, K) flat positions of each output cell's window, row-major, padded with the plane's size
+    (a -inf sentinel)."""
+    import itertools
+
+    spans = [_windows(n, o) for n, o in zip(in_sizes, out_sizes)]
+    strides = [1] * len(in_sizes)
+    for d in range(len(in_sizes) - 2, -1, -1):
+        strides[d] = strides[d + 1] * in_sizes[d + 1]
+    plane = strides[0] * in_sizes[0]
+    k = 1
+    for dim_spans in spans:
+        k *= max(e - s for s, e in dim_spans)
     table = []
-    for r0, r1 in rows:
-        for c0, c1 in cols:
-            cell = [i * w + j for i in range(r0, r1) for j in range(c0, c1)]
-            table.append(cell + [h * w] * (k - len(cell)))
+    for cell_spans in itertools.product(*spans):
+        ranges = [range(s0, s1) for s0, s1 in cell_spans]
+        cell = [sum(i * st for i, st in zip(pos, strides)) for pos in itertools.product(*ranges)]
+        table.append(cell + [plane] * (k - len(cell)))
     return ember.tensor(table, dtype=ember.int64, device=device)
 
 
-def _adaptive_max_2d(x, oh, ow):
-    """(values, flat indices) of adaptive max pooling of the last two dims.
+def _adaptive_max(x, out_sizes):
+    """(values, flat indices) of adaptive max pooling of the last len(out_sizes) dims.
 
     Note [Adaptive max pooling as a gather]."""
-    h, w = x.shape[-2], x.shape[-1]
-    if oh > 0 and ow > 0 and h % oh == 0 and w % ow == 0:
-        kernel = [h // oh, w // ow]
+    n = len(out_sizes)
+    in_sizes = list(x.shape[-n:])
+    if n == 2 and all(o > 0 and i % o == 0 for i, o in zip(in_sizes, out_sizes)):
+        kernel = [i // o for i, o in zip(in_sizes, out_sizes)]
         return ember.max_pool2d_with_indices(x, kernel, kernel, [0, 0], [1, 1], False)
-    lead = list(x.shape[:-2])
-    if oh == 0 or ow == 0 or x.numel() == 0:
-        empty = ember.empty(lead + [oh, ow], dtype=x.dtype, device=x.device)
-        return empty, ember.empty(lead + [oh, ow], dtype=ember.int64, device=x.device)
-    table = _window_table(h, w, oh, ow, x.device)
+    lead = list(x.shape[:-n])
+    out_sizes = list(out_sizes)
+    if 0 in out_sizes or x.numel() == 0:
+        empty = ember.empty(lead + out_sizes, dtype=x.dtype, device=x.device)
+        return empty, ember.empty(lead + out_sizes, dtype=ember.int64, device=x.device)
+    table = _window_table(in_sizes, out_sizes, x.device)
     k = table.size(1)
-    flat = x.reshape(lead + [h * w])
+    flat = x.reshape(lead + [-1])
     with ember.no_grad():
         padded = ember.cat([flat, ember.full(lead + [1], float("-inf"), dtype=x.dtype, device=x.device)], -1)
         windows = padded.gather(-1, table.view(-1).expand(lead + [table.numel()])).view(lead + list(table.shape))
@@ -127,7 +140,27 @@ def _adaptive_max_2d(x, oh, ow):
         first = k - ember.where(hit, rank, 0.0).amax(-1).to(ember.int64)
         where = table.expand(lead + list(table.shape)).gather(-1, first.unsqueeze(-1)).squeeze(-1)
     values = flat.gather(-1, where)
-    return values.view(lead + [oh, ow]), where.view(lead + [oh, ow])
+    return values.view(lead + out_sizes), where.view(lead + out_sizes)
+
+
+def _adaptive_max_2d(x, oh, ow):
+    return _adaptive_max(x, [oh, ow])
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    size = _tuple(output_size, 3)
+    if len(size) != 3:
+        raise RuntimeError(f"adaptive_max_pool3d(): internal error: output_size.size() must be 3 (got {len(size)})")
+    _require_floating(input, "adaptive_max_pool3d_cpu")
+    return _adaptive_max(input, [input.size(-3 + i) if v is None else v for i, v in enumerate(size)])
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of the last three dims to output_size; with return_indices also the flat positions."""
+    out, idx = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):

@@ -447,6 +447,11 @@ def _adaptive_3d(d):
     return [SampleInput((x, 3), name="3"), SampleInput((x, (2, None, 4)), name="2-none-4")]
 
 
+def _adaptive_max_3d(d):
+    x = _distinct((2, 3, 4, 5, 6), d)
+    return [SampleInput((x, 2), name="2"), SampleInput((x, (3, None, 4)), name="3-none-4")]
+
+
 def _with_indices(name):
     return lambda m, *a, **k: getattr(m.nn.functional, name)(*a, return_indices=True, **k)
 
@@ -548,6 +553,12 @@ POOLING = [
     ),
     nn_row(
         "max_pool2d_with_indices",
+        _adaptive_max_3d,
+        variant="adaptive3d",
+        call=_with_indices("adaptive_max_pool3d"),
+    ),
+    nn_row(
+        "max_pool2d_with_indices",
         _adaptive_max_1d,
         variant="adaptive1d",
         call=_with_indices("adaptive_max_pool1d"),
@@ -639,6 +650,7 @@ KNOWN = {
     "max_pool2d.adaptive": twice("adaptive_max_pool2d"),
     "max_pool2d_with_indices.adaptive": twice("adaptive_max_pool2d"),
     "max_pool2d_with_indices.adaptive1d": twice("adaptive_max_pool1d"),
+    "max_pool2d_with_indices.adaptive3d": twice("adaptive_max_pool3d"),
     "convolution.conv_transpose1d": twice("conv_transpose1d"),
     "conv2d.3d": {**twice("conv3d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
     "max_pool2d_with_indices.3d": twice("max_pool3d"),

@@ -17,8 +17,8 @@ from ember.nn.modules.loss import (
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import GroupNorm, LayerNorm
 from ember.nn.modules.pooling import (
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
-    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
 )
 from ember.nn.modules import fold as _fold, padding as _padding, rnn as _rnn, transformer as _transformer  # noqa: E402
 from ember.nn.modules import upsampling as _upsampling  # noqa: E402
@@ -64,6 +64,7 @@ __all__ = [
     "MaxPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
     "MaxUnpool3d",

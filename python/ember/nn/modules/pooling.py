@@ -11,6 +11,7 @@ __all__ = [
     "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -33,9 +34,7 @@ class _MaxPoolNd(Module):
         "ceil_mode",
     )
 
-    def __init__(
-        self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
-    ):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -46,8 +45,7 @@ class _MaxPoolNd(Module):
 
     def extra_repr(self) -> str:
         return (
-            "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
-            "ceil_mode={ceil_mode}"
+            "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, ceil_mode={ceil_mode}"
         ).format(**self.__dict__)
 
 
@@ -95,9 +93,7 @@ def _single(x):
 
 
 class AvgPool1d(_AvgPoolNd):
-    def __init__(
-        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
-    ):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__()
         self.kernel_size = _single(kernel_size)
         self.stride = _single(stride if stride is not None else kernel_size)
@@ -196,6 +192,11 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _MaxUnpoolNd(Module):
