@@ -577,3 +577,19 @@ def test_adaptive_max_pool3d(size):
         lambda F, m: F.adaptive_max_pool3d(m.ones(1, 2, 3, 4, dtype=m.int64), 2),
     ):
         same_error(lambda: call(EF, ember), lambda: call(TF, torch))
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_nn_grad(dims):
+    spatial = (5,) * dims
+    x = randn(2, 4, *spatial, seed=1, grad=False)
+    w = randn(6, 2, *(3,) * dims, seed=2, grad=False)
+    kw = dict(stride=2, padding=1, dilation=1, groups=2)
+    out = getattr(TF, f"conv{dims}d")(x, w, None, **kw)
+    g = randn(*out.shape, seed=3, grad=False)
+    ti = getattr(torch.nn.grad, f"conv{dims}d_input")(x.shape, w, g, **kw)
+    ei = getattr(ember.nn.grad, f"conv{dims}d_input")(x.shape, from_torch(w), from_torch(g), **kw)
+    close(ei, ti)
+    tw = getattr(torch.nn.grad, f"conv{dims}d_weight")(x, w.shape, g, **kw)
+    ew = getattr(ember.nn.grad, f"conv{dims}d_weight")(from_torch(x), w.shape, from_torch(g), **kw)
+    close(ew, tw)
