@@ -593,3 +593,32 @@ def test_nn_grad(dims):
     tw = getattr(torch.nn.grad, f"conv{dims}d_weight")(x, w.shape, g, **kw)
     ew = getattr(ember.nn.grad, f"conv{dims}d_weight")(from_torch(x), w.shape, from_torch(g), **kw)
     close(ew, tw)
+
+
+def test_sync_batch_norm_without_a_process_group():
+    made = {}
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        seq = lib.nn.Sequential(
+            lib.nn.BatchNorm2d(3, dtype=lib.float64),
+            lib.nn.ReLU(),
+            lib.nn.Sequential(lib.nn.BatchNorm1d(3, affine=False, dtype=lib.float64)),
+        )
+        made[lib] = lib.nn.SyncBatchNorm.convert_sync_batchnorm(seq)
+    se, st = made[ember], made[torch]
+    assert repr(se) == repr(st)
+    assert list(se.state_dict()) == list(st.state_dict())
+    x = randn(4, 3, 2, 2, seed=5)
+    check(se[0], st[0], x)
+    close(se[0].running_mean, st[0].running_mean)
+    for train in (True, False):
+        me, mt = (
+            ember.nn.SyncBatchNorm(3, dtype=ember.float64).train(train),
+            torch.nn.SyncBatchNorm(3, dtype=torch.float64).train(train),
+        )
+        y = randn(5, 3, 4, seed=6, grad=False)
+        close(me(from_torch(y)), mt(y))
+    same_error(lambda: ember.nn.SyncBatchNorm(3)(ember.ones(3)), lambda: torch.nn.SyncBatchNorm(3)(torch.ones(3)))
+    same_error(
+        lambda: ember.nn.SyncBatchNorm(0)(ember.ones(4, 0, 2)), lambda: torch.nn.SyncBatchNorm(0)(torch.ones(4, 0, 2))
+    )

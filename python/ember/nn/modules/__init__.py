@@ -6,7 +6,7 @@ from ember.nn.modules.activation import (
 )
 from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
-from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, SyncBatchNorm
 from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from ember.nn.modules.flatten import Flatten, Unflatten
@@ -70,6 +70,7 @@ __all__ = [
     "MaxUnpool3d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "SyncBatchNorm",
     "LayerNorm",
     "GroupNorm",
     "Flatten",
