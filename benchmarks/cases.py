@@ -329,6 +329,22 @@ def _normal_sample(rsample):
     return make
 
 
+def _embedding_bag(mode):
+    def make(lib):
+        weight = _data(lib, (10000, 64), 30).requires_grad_()
+        idx = _labels(lib, (4096,), 10000, seed=31)
+        offsets = _from_numpy(lib, np.sort(np.random.default_rng(32).choice(4096, 255, replace=False)).astype("int64"))
+        offsets = lib.cat([lib.zeros(1, dtype=lib.int64), offsets])
+
+        def step():
+            weight.grad = None
+            lib.nn.functional.embedding_bag(idx, weight, offsets, mode=mode).sum().backward()
+
+        return step
+
+    return make
+
+
 # ---- (f) processes ---------------------------------------------------------------------
 
 
@@ -348,6 +364,42 @@ def _queue_hand_over(numel):
         return hand_over
 
     return make
+
+
+def _packed_lstm(lib):
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(32, 64)
+    lengths = sorted(np.random.default_rng(33).integers(5, 40, 16).tolist(), reverse=True)
+    x = _data(lib, (max(lengths), 16, 32), 34)
+
+    def step():
+        packed = lib.nn.utils.rnn.pack_padded_sequence(x, lengths)
+        out, (h, c) = lstm(packed)
+        (out.data.sum() + h.sum()).backward()
+
+    return step
+
+
+def _conv3d(lib):
+    lib.manual_seed(0)
+    conv = lib.nn.Conv3d(16, 32, 3, padding=1)
+    x = _data(lib, (4, 16, 16, 32, 32), 36)
+
+    def step():
+        conv.zero_grad()
+        conv(x).sum().backward()
+
+    return step
+
+
+def _adaptive_max_pool(lib):
+    x = _data(lib, (32, 64, 28, 28), 35).requires_grad_()
+
+    def step():
+        x.grad = None
+        lib.nn.functional.adaptive_max_pool2d(x, 6).sum().backward()
+
+    return step
 
 
 CASES = [
@@ -394,4 +446,11 @@ CASES = [
     Case("processes", "queue hand-over 4 KiB", _queue_hand_over(1024), 1.0),
     Case("processes", "queue hand-over 1 MiB", _queue_hand_over(262144), 1.0),
     Case("processes", "queue hand-over 16 MiB", _queue_hand_over(4194304), 1.0),
+]
+CASES += [
+    Case("nn", "embedding_bag mean 10000x64, 4096 indices, 256 bags fwd+bwd", _embedding_bag("mean"), 1.0),
+    Case("nn", "embedding_bag max 10000x64, 4096 indices, 256 bags fwd+bwd", _embedding_bag("max"), 1.0),
+    Case("nn", "LSTM 32->64 on a packed batch of 16 (lengths 5..40) fwd+bwd", _packed_lstm, 1.0),
+    Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
+    Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
 ]

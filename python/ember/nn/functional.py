@@ -82,3 +82,7 @@ from ember.nn._functional_attention import *  # noqa: E402,F401,F403  attention
 from ember.nn._functional_nn import *  # noqa: E402,F401,F403  activations, dropout, embedding, one_hot, losses
 from ember.nn._functional_extra import *  # noqa: E402,F401,F403  rms/instance norm, shuffles, distances
 from ember.nn._functional_losses import *  # noqa: E402,F401,F403  margin, embedding and likelihood losses
+from ember.nn._functional_pooling import *  # noqa: E402,F401,F403  adaptive max, unpooling, conv_transpose1d
+from ember.nn._functional_bags import *  # noqa: E402,F401,F403  embedding_bag
+from ember.nn._functional_3d import *  # noqa: E402,F401,F403  conv3d, 3-d pooling
+from ember.nn import grad  # noqa: E402,F401  the gradients of convolutions, as F.grad

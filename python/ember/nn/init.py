@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ember.autograd import no_grad
 
@@ -224,3 +225,48 @@ def orthogonal_(tensor, gain: float = 1.0, generator=None):
         tensor.view(rows, cols).copy_(ember.from_numpy(np.ascontiguousarray(q)).to(tensor.dtype))
         tensor.mul_(gain)
     return tensor
+
+
+def sparse_(tensor, sparsity, std: float = 0.01, generator=None):
+    """Normal(0, std) draws with ceil(sparsity * rows) entries of each column set to zero (rows by randperm)."""
+    import ember
+
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[ember.randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
+def _deprecated_alias(fn):
+    new_name = fn.__name__
+    old_name = new_name[:-1]
+
+    def alias(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning, stacklevel=2
+        )
+        return fn(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old_name
+    alias.__doc__ = f"Deprecated: use nn.init.{new_name}."
+    return alias
+
+
+uniform = _deprecated_alias(uniform_)
+normal = _deprecated_alias(normal_)
+constant = _deprecated_alias(constant_)
+eye = _deprecated_alias(eye_)
+dirac = _deprecated_alias(dirac_)
+xavier_uniform = _deprecated_alias(xavier_uniform_)
+xavier_normal = _deprecated_alias(xavier_normal_)
+kaiming_uniform = _deprecated_alias(kaiming_uniform_)
+kaiming_normal = _deprecated_alias(kaiming_normal_)
+orthogonal = _deprecated_alias(orthogonal_)
+sparse = _deprecated_alias(sparse_)

@@ -80,3 +80,29 @@ class UninitializedParameter(Parameter):
 
 def is_lazy(param):
     return isinstance(param, UninitializedParameter)
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (of a lazy module); materialize() gives it one."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from ember import empty
+
+        b = Tensor._make_subclass(cls, empty(0, dtype=dtype), requires_grad)
+        b._lazy_factory = {"device": device, "dtype": dtype}
+        b.persistent = persistent
+        return b
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+    def materialize(self, shape, device=None, dtype=None):
+        from ember import empty
+
+        factory = getattr(self, "_lazy_factory", {})
+        device = device if device is not None else factory.get("device")
+        dtype = dtype if dtype is not None else factory.get("dtype")
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become

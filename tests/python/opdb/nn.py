@@ -3,6 +3,8 @@ normalisation, padding, upsampling, im2col/col2im."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, INTS, SampleInput, Tol, make, transposed
@@ -16,6 +18,15 @@ NN_TOL = Tol(
         "float64": (1e-13, 1e-14),
     },
     "sums over windows, channels or classes in another order than PyTorch's (oneDNN, GEMM, two-pass statistics)",
+)
+CONV_T1_TOL = Tol(
+    {
+        "float16": (1e-2, 1e-2),
+        "bfloat16": (1.6e-2, 1.6e-2),
+        "float32": (1e-4, 1e-5),
+        "float64": (1e-12, 1e-13),
+    },
+    "1-d transposed and 3-d convolutions run as 2-d ones (another summation order than PyTorch's)",
 )
 NN = {"supports_grad": True, "supports_gradgrad": True, "supports_meta": True, "tol": NN_TOL}
 NOT_TWICE = (
@@ -355,6 +366,96 @@ def _max_pool_indices(m, *a, **k):
     return m.nn.functional.max_pool2d(*a, return_indices=True, **k)
 
 
+def _adaptive_1d(d):
+    x = make((2, 3, 7), d, seed=1)
+    return [
+        SampleInput((x, 3), name="3"),
+        SampleInput((x, 1), name="global"),
+        SampleInput((x, 9), name="larger"),
+        SampleInput((make((3, 5), d, seed=2), 2), name="unbatched"),
+    ]
+
+
+def _distinct(shape, d):
+    # distinct values: which of tied maxima is picked is not compared
+    g = torch.Generator().manual_seed(1)
+    return torch.randperm(math.prod(shape), generator=g).to(d).reshape(shape)
+
+
+def _adaptive_max_2d(d):
+    x = _distinct((2, 3, 7, 6), d)
+    return [
+        SampleInput((x, 3), name="3"),
+        SampleInput((x, (4, 2)), name="4x2"),
+        SampleInput((x, (None, 4)), name="none-4"),
+        SampleInput((x, (7, 3)), name="tiling"),
+        SampleInput((make((3, 5, 5), d, seed=2), 2), name="unbatched"),
+    ]
+
+
+def _adaptive_max_1d(d):
+    x = _distinct((2, 3, 7), d)
+    return [SampleInput((x, 3), name="3"), SampleInput((x, 7), name="same")]
+
+
+def _unpool(dims):
+    def gen(d):
+        shape = (2, 3, 8) if dims == 1 else (2, 3, 6, 4)
+        x = _distinct(shape, torch.float64)
+        pool = getattr(torch.nn.functional, f"max_pool{dims}d")
+        out = []
+        for kernel, stride, size in ((2, None, None), (3, 2, list(shape[2:])), (2, 1, None)):
+            values, idx = pool(x, kernel, stride, return_indices=True)
+            kw = {"stride": stride, "output_size": size}
+            out.append(SampleInput((values.to(d), idx, kernel), kw, name=f"k{kernel}-s{stride}"))
+        return out
+
+    return gen
+
+
+def _embedding_bag(mode):
+    def gen(d):
+        idx = torch.tensor([1, 4, 4, 0, 2, 5, 1, 3])
+        w = make((6, 3), d, seed=1)
+        out = [
+            SampleInput((idx, w, torch.tensor([0, 3, 3, 6])), {"mode": mode}, name="offsets"),
+            SampleInput((idx.reshape(2, 4), w), {"mode": mode, "padding_idx": 4}, name="2-d-padding"),
+            SampleInput(
+                (idx, w, torch.tensor([0, 2, 8])), {"mode": mode, "include_last_offset": True}, name="last-offset"
+            ),
+        ]
+        if mode == "sum":
+            weights = make((8,), d, seed=2)
+            out.append(SampleInput((idx, w, torch.tensor([0, 5])), {"per_sample_weights": weights}, name="weights"))
+        return out
+
+    return gen
+
+
+def _pool3d(d):
+    x = _distinct((2, 3, 4, 5, 6), d)
+    return [
+        SampleInput((x, 2), name="k2"),
+        SampleInput((x, 3, 2, 1), name="k3-s2-p1"),
+        SampleInput((x, (1, 2, 3)), {"ceil_mode": True}, name="ceil"),
+        SampleInput((make((3, 4, 4, 4), d, seed=2), 2), name="unbatched"),
+    ]
+
+
+def _adaptive_3d(d):
+    x = make((2, 3, 5, 6, 7), d, seed=1)
+    return [SampleInput((x, 3), name="3"), SampleInput((x, (2, None, 4)), name="2-none-4")]
+
+
+def _adaptive_max_3d(d):
+    x = _distinct((2, 3, 4, 5, 6), d)
+    return [SampleInput((x, 2), name="2"), SampleInput((x, (3, None, 4)), name="3-none-4")]
+
+
+def _with_indices(name):
+    return lambda m, *a, **k: getattr(m.nn.functional, name)(*a, return_indices=True, **k)
+
+
 LOSSES = [
     nn_row("mse_loss", _pair_loss(), call=functional("mse_loss")),
     nn_row(
@@ -410,6 +511,15 @@ CONV = [
         call=functional("conv_transpose2d"),
     ),
     nn_row("convolution", _convolution, dtypes=ALL_BUT_BOOL),
+    nn_row("conv2d", _conv(3), variant="3d", dtypes=ALL_BUT_BOOL, call=functional("conv3d"), tol=CONV_T1_TOL),
+    nn_row(
+        "convolution",
+        _conv(1, transposed_conv=True),
+        variant="conv_transpose1d",
+        dtypes=ALL_BUT_BOOL,
+        call=functional("conv_transpose1d"),
+        tol=CONV_T1_TOL,
+    ),
 ]
 
 POOLING = [
@@ -427,6 +537,40 @@ POOLING = [
         call=functional("avg_pool2d"),
     ),
     nn_row("adaptive_avg_pool2d", _adaptive, call=functional("adaptive_avg_pool2d")),
+    # functions composed in Python, each a variant of the operator it runs on
+    nn_row(
+        "max_pool2d_with_indices", _pool3d, variant="3d", dtypes=ALL_BUT_BOOL, call=_with_indices("max_pool3d")
+    ),
+    nn_row("avg_pool2d", _pool3d, variant="3d", dtypes=("int64", *F32_F64), call=functional("avg_pool3d")),
+    nn_row("adaptive_avg_pool2d", _adaptive_3d, variant="3d", call=functional("adaptive_avg_pool3d")),
+    nn_row("adaptive_avg_pool2d", _adaptive_1d, variant="1d", call=functional("adaptive_avg_pool1d")),
+    nn_row("max_pool2d", _adaptive_max_2d, variant="adaptive", call=functional("adaptive_max_pool2d")),
+    nn_row(
+        "max_pool2d_with_indices",
+        _adaptive_max_2d,
+        variant="adaptive",
+        call=_with_indices("adaptive_max_pool2d"),
+    ),
+    nn_row(
+        "max_pool2d_with_indices",
+        _adaptive_max_3d,
+        variant="adaptive3d",
+        call=_with_indices("adaptive_max_pool3d"),
+    ),
+    nn_row(
+        "max_pool2d_with_indices",
+        _adaptive_max_1d,
+        variant="adaptive1d",
+        call=_with_indices("adaptive_max_pool1d"),
+    ),
+    # (bags are found from the offsets' values, which a meta tensor does not have)
+    *[
+        nn_row(op, _embedding_bag(mode), variant=f"embedding_bag_{mode}", call=functional("embedding_bag"),
+               supports_meta=False)
+        for op, mode in (("index_add", "sum"), ("index_add", "mean"), ("scatter_reduce", "max"))
+    ],
+    nn_row("scatter", _unpool(1), variant="max_unpool1d", call=functional("max_unpool1d")),
+    nn_row("scatter", _unpool(2), variant="max_unpool2d", call=functional("max_unpool2d")),
 ]
 
 NORMS = [
@@ -502,6 +646,19 @@ KNOWN = {
     "max_pool2d_with_indices": twice("max_pool2d"),
     "avg_pool2d": twice("avg_pool2d"),
     "adaptive_avg_pool2d": twice("adaptive_avg_pool2d"),
+    "adaptive_avg_pool2d.1d": twice("adaptive_avg_pool1d"),
+    "max_pool2d.adaptive": twice("adaptive_max_pool2d"),
+    "max_pool2d_with_indices.adaptive": twice("adaptive_max_pool2d"),
+    "max_pool2d_with_indices.adaptive1d": twice("adaptive_max_pool1d"),
+    "max_pool2d_with_indices.adaptive3d": twice("adaptive_max_pool3d"),
+    "convolution.conv_transpose1d": twice("conv_transpose1d"),
+    "conv2d.3d": {**twice("conv3d"), **{f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]}},
+    "max_pool2d_with_indices.3d": twice("max_pool3d"),
+    "avg_pool2d.3d": {
+        **twice("avg_pool3d"),
+        "values/int64": "avg_pool3d of int64: ember divides (truncating) once per pass, torch once per window",
+    },
+    "adaptive_avg_pool2d.3d": twice("adaptive_avg_pool3d"),
     "group_norm": twice("group_norm"),
     "nll_loss_forward": {"gradgradcheck": NLL_GG},
     "nll_loss2d_forward": {"gradgradcheck": NLL_GG},

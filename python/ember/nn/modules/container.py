@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from itertools import islice
 
@@ -15,6 +16,21 @@ def _index(idx: int, size: int) -> int:
     if not -size <= idx < size:
         raise IndexError(f"index {idx} is out of range")
     return idx % size if size else idx
+
+
+class Container(Module):
+    """Deprecated: a Module holding the given modules as attributes."""
+
+    def __init__(self, **kwargs):
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. Subclass "
+            "that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -9,7 +9,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(n):
@@ -23,6 +23,7 @@ def _ntuple(n):
 
 _single = _ntuple(1)
 _pair = _ntuple(2)
+_triple = _ntuple(3)
 
 
 def _reverse_repeat_tuple(t, n):
@@ -221,6 +222,47 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            _triple(kernel_size),
+            _triple(stride),
+            padding if isinstance(padding, str) else _triple(padding),
+            _triple(dilation),
+            False,
+            _triple(0),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv3d(input, weight, bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(
         self,
@@ -332,6 +374,56 @@ class ConvTranspose2d(_ConvTransposeNd):
             input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation
         )
         return F.conv_transpose2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            _single(kernel_size),
+            _single(stride),
+            _single(padding),
+            _single(dilation),
+            True,
+            _single(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose1d")
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, 1, self.dilation
+        )
+        return F.conv_transpose1d(
             input,
             self.weight,
             self.bias,

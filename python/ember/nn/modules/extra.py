@@ -31,6 +31,7 @@ __all__ = [
     "InstanceNorm3d",
     "LPPool1d",
     "LPPool2d",
+    "LPPool3d",
     "LocalResponseNorm",
     "PReLU",
     "PairwiseDistance",
@@ -344,3 +345,8 @@ class LPPool1d(_LPPoolNd):
 class LPPool2d(_LPPoolNd):
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

@@ -26,6 +26,7 @@ from ember.nn import init
 from ember.nn._functional_nn import _dropout
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
+from ember.nn.utils.rnn import PackedSequence
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
@@ -221,7 +222,10 @@ class RNNBase(Module):
             )
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -310,7 +314,88 @@ class RNNBase(Module):
 
         return self._layers(x, run_direction)
 
+    def _step(self, x_proj, h, c, w_hh, b_hh, w_hr):
+        if self.mode == "LSTM":
+            return _lstm_step(x_proj, h, c, w_hh, b_hh, w_hr)
+        if self.mode == "GRU":
+            return _gru_step(x_proj, h, w_hh, b_hh), None
+        return _rnn_step(x_proj, h, w_hh, b_hh, self.mode == "RNN_RELU"), None
+
+    def _run_packed(self, data, batch_sizes, hx, cx):
+        """The layers over packed data (Note [Packed layout]): step t runs the
+        first batch_sizes[t] rows. Forwards, a sequence's final state is set
+        aside when it ends; backwards, a sequence's initial state joins when
+        it starts."""
+
+        def run_direction(layer_input, idx, p, reverse):
+            w_hh = p[1].t()
+            b_ih, b_hh = (p[2], p[3]) if self.bias else (None, None)
+            w_hr = p[-1] if self.proj_size > 0 else None
+            steps = F.linear(layer_input, p[0], b_ih).split(batch_sizes, 0)
+            h0, c0 = hx[idx], (cx[idx] if cx is not None else None)
+            seq = [None] * len(steps)
+            if not reverse:
+                h, c, ended_h, ended_c = h0, c0, [], []
+                last = batch_sizes[0]
+                for t, bs in enumerate(batch_sizes):
+                    if bs < last:
+                        ended_h.append(h[bs:last])
+                        h = h[:bs]
+                        if c is not None:
+                            ended_c.append(c[bs:last])
+                            c = c[:bs]
+                    last = bs
+                    h, c = self._step(steps[t], h, c, w_hh, b_hh, w_hr)
+                    seq[t] = h
+                h = ember.cat([h, *ended_h[::-1]], 0) if ended_h else h
+                if c is not None and ended_c:
+                    c = ember.cat([c, *ended_c[::-1]], 0)
+            else:
+                last = batch_sizes[-1]
+                h, c = h0[:last], (c0[:last] if c0 is not None else None)
+                for t in range(len(batch_sizes) - 1, -1, -1):
+                    bs = batch_sizes[t]
+                    if bs > h.size(0):
+                        h = ember.cat([h, h0[h.size(0):bs]], 0)
+                        if c is not None:
+                            c = ember.cat([c, c0[c.size(0):bs]], 0)
+                    h, c = self._step(steps[t], h, c, w_hh, b_hh, w_hr)
+                    seq[t] = h
+            return ember.cat(seq, 0), h, c
+
+        return self._layers(data, run_direction)
+
+    @staticmethod
+    def _permute_hidden(hx, permutation):
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+    def _forward_packed(self, packed, hx):
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = batch_sizes.tolist()
+        is_lstm = self.mode == "LSTM"
+        num_directions = 2 if self.bidirectional else 1
+        size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if hx is None:
+            h0 = ember.zeros((self.num_layers * num_directions, sizes[0], size), dtype=data.dtype)
+            c0 = ember.zeros((self.num_layers * num_directions, sizes[0], self.hidden_size), dtype=data.dtype) \
+                if is_lstm else None
+        else:
+            hx = self._permute_hidden(hx, sorted_indices)
+            h0, c0 = hx if is_lstm else (hx, None)
+        if not is_lstm:  # PyTorch's LSTM leaves packed input to its kernel's checks
+            self.check_input(data, batch_sizes)
+            self.check_hidden_size(h0, self.get_expected_hidden_size(data, batch_sizes))
+        output, h_n, c_n = self._run_packed(data, sizes, h0, c0)
+        hidden = self._permute_hidden((h_n, c_n) if is_lstm else h_n, unsorted_indices)
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), hidden
+
     def _forward(self, input, hx, name):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         is_lstm = self.mode == "LSTM"
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
@@ -398,7 +483,10 @@ class LSTM(RNNBase):
                          proj_size, device=device, dtype=dtype)
 
     def get_expected_cell_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 

@@ -32,7 +32,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     return total
 
 
-def _clip_grads_with_norm_(parameters, max_norm, total_norm):
+def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if len(grads) == 0:
         return

@@ -1,0 +1,272 @@
+"""conv_transpose1d, adaptive pooling in 1-d and max adaptive pooling, max unpooling:
+functions of ember.nn.functional with torch.nn.functional's signatures and checks.
+
+Note [Adaptive max pooling as a gather]
+Output cell (i, j) covers input rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the
+same formula over columns. adaptive_max_pool2d gathers each cell's window in
+row-major order (padded to the largest window with a -inf sentinel), finds the
+first maximum (or NaN) in that order, as PyTorch's kernel picks it, and gathers
+the values at those positions, so the gradient reaches exactly those inputs.
+Where the windows tile the input exactly it is max_pool2d with kernel = stride.
+"""
+
+from __future__ import annotations
+
+import ember
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "conv_transpose1d",
+    "max_unpool1d",
+    "max_unpool2d",
+]
+
+
+def _scalar_name(t):
+    return t.type().split(".")[-1][: -len("Tensor")]
+
+
+def _require_floating(t, name):
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_scalar_name(t)}'")
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """1-d transposed convolution (the gradient of conv1d with respect to its input)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            "Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    batched = input.dim() == 3
+    x = input if batched else input.unsqueeze(0)
+    out = ember.convolution(
+        x,
+        weight,
+        bias,
+        list(_tuple(stride, 1)),
+        list(_tuple(padding, 1)),
+        list(_tuple(dilation, 1)),
+        True,
+        list(_tuple(output_padding, 1)),
+        groups,
+    )
+    return out if batched else out.squeeze(0)
+
+
+def _check_1d(input, name):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' "
+            f"(while checking arguments for {name})"
+        )
+
+
+def _one_int(output_size, name):
+    size = _tuple(output_size, 1)
+    if len(size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(size)})")
+    return size[0]
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of the last dim to output_size positions."""
+    size = _one_int(output_size, "adaptive_avg_pool1d")
+    _check_1d(input, "adaptive_avg_pool1d")
+    return ember.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
+
+
+def _windows(n_in, n_out):
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _window_table(in_sizes, out_sizes, device):
+    """(cells, K) flat positions of each output cell's window, row-major, padded with the plane's size
+    (a -inf sentinel)."""
+    import itertools
+
+    spans = [_windows(n, o) for n, o in zip(in_sizes, out_sizes)]
+    strides = [1] * len(in_sizes)
+    for d in range(len(in_sizes) - 2, -1, -1):
+        strides[d] = strides[d + 1] * in_sizes[d + 1]
+    plane = strides[0] * in_sizes[0]
+    k = 1
+    for dim_spans in spans:
+        k *= max(e - s for s, e in dim_spans)
+    table = []
+    for cell_spans in itertools.product(*spans):
+        ranges = [range(s0, s1) for s0, s1 in cell_spans]
+        cell = [sum(i * st for i, st in zip(pos, strides)) for pos in itertools.product(*ranges)]
+        table.append(cell + [plane] * (k - len(cell)))
+    return ember.tensor(table, dtype=ember.int64, device=device)
+
+
+def _adaptive_max(x, out_sizes):
+    """(values, flat indices) of adaptive max pooling of the last len(out_sizes) dims.
+
+    Note [Adaptive max pooling as a gather]."""
+    n = len(out_sizes)
+    in_sizes = list(x.shape[-n:])
+    if n == 2 and all(o > 0 and i % o == 0 for i, o in zip(in_sizes, out_sizes)):
+        kernel = [i // o for i, o in zip(in_sizes, out_sizes)]
+        return ember.max_pool2d_with_indices(x, kernel, kernel, [0, 0], [1, 1], False)
+    lead = list(x.shape[:-n])
+    out_sizes = list(out_sizes)
+    if 0 in out_sizes or x.numel() == 0:
+        empty = ember.empty(lead + out_sizes, dtype=x.dtype, device=x.device)
+        return empty, ember.empty(lead + out_sizes, dtype=ember.int64, device=x.device)
+    table = _window_table(in_sizes, out_sizes, x.device)
+    k = table.size(1)
+    flat = x.reshape(lead + [-1])
+    with ember.no_grad():
+        padded = ember.cat([flat, ember.full(lead + [1], float("-inf"), dtype=x.dtype, device=x.device)], -1)
+        windows = padded.gather(-1, table.view(-1).expand(lead + [table.numel()])).view(lead + list(table.shape))
+        top = windows.amax(-1, keepdim=True)
+        hit = windows == top
+        if not x.is_meta and bool(top.isnan().any()):
+            hit.logical_or_(windows.isnan())
+        # the first hit in row-major order: the largest of (k - position) over the hits
+        rank = ember.arange(k, 0, -1, dtype=ember.float32, device=x.device)
+        first = k - ember.where(hit, rank, 0.0).amax(-1).to(ember.int64)
+        where = table.expand(lead + list(table.shape)).gather(-1, first.unsqueeze(-1)).squeeze(-1)
+    values = flat.gather(-1, where)
+    return values.view(lead + out_sizes), where.view(lead + out_sizes)
+
+
+def _adaptive_max_2d(x, oh, ow):
+    return _adaptive_max(x, [oh, ow])
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    size = _tuple(output_size, 3)
+    if len(size) != 3:
+        raise RuntimeError(f"adaptive_max_pool3d(): internal error: output_size.size() must be 3 (got {len(size)})")
+    _require_floating(input, "adaptive_max_pool3d_cpu")
+    return _adaptive_max(input, [input.size(-3 + i) if v is None else v for i, v in enumerate(size)])
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of the last three dims to output_size; with return_indices also the flat positions."""
+    out, idx = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    size = _tuple(output_size, 2)
+    if len(size) != 2:
+        raise RuntimeError(f"adaptive_max_pool2d(): internal error: output_size.size() must be 2 (got {len(size)})")
+    _require_floating(input, "adaptive_max_pool2d")
+    oh = input.size(-2) if size[0] is None else size[0]
+    ow = input.size(-1) if size[1] is None else size[1]
+    return _adaptive_max_2d(input, oh, ow)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling of the last two dims to output_size; with return_indices also the flat positions."""
+    out, idx = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    size = _one_int(output_size, "adaptive_max_pool1d")
+    _check_1d(input, "adaptive_max_pool1d")
+    _require_floating(input, "adaptive_max_pool2d")
+    out, idx = _adaptive_max_2d(input.unsqueeze(-2), 1, size)
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of the last dim to output_size positions."""
+    out, idx = adaptive_max_pool1d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def _unpool_size(input, kernel, stride, padding, output_size):
+    n = len(kernel)
+    default = [(input.size(-n + d) - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        size = default
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(
+                f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length of "
+                f"'{len(output_size)}'"
+            )
+        for d in range(n):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < output_size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
+        size = output_size
+    for d in range(n):
+        if size[d] < 0:
+            raise ValueError(
+                "max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                f"output_size[{d}]={size[d]}"
+            )
+    return size
+
+
+def _unpool(input, indices, size, shown_size=None):
+    """Scatters each plane's values to their flat positions in a zero plane of the given spatial size."""
+    if len(size) == 3 and input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions."
+        )
+    if input.dim() not in (len(size) + 1, len(size) + 2):
+        raise RuntimeError(
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+            f"{input.dim() + (1 if len(size) == 1 else 0)} dimensions."
+        )
+    if indices.dtype != ember.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_scalar_name(indices)}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    _require_floating(input, "max_unpool3d" if len(size) == 3 else "max_unpool2d")
+    n = len(size)
+    lead = list(input.shape[:-n])
+    plane = 1
+    for s in size:
+        plane *= s
+    if indices.numel() and not indices.is_meta and (int(indices.min()) < 0 or int(indices.max()) >= plane):
+        bad = int(indices.max()) if int(indices.max()) >= plane else int(indices.min())
+        raise RuntimeError(
+            f"Found an invalid max index: {bad} (output volumes are of size {'x'.join(map(str, shown_size or size))})"
+        )
+    out = ember.zeros(lead + [plane], dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, indices.flatten(-n), input.flatten(-n))
+    return out.view(lead + list(size))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool1d: each value back at its index, zeros elsewhere."""
+    kernel = _tuple(kernel_size, 1)
+    stride = kernel if stride is None else _tuple(stride, 1)
+    size = _unpool_size(input, kernel, stride, _tuple(padding, 1), output_size)
+    return _unpool(input, indices, size, [size[0], 1])
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d: each value back at its flat index, zeros elsewhere."""
+    kernel = _tuple(kernel_size, 2)
+    stride = kernel if stride is None else _tuple(stride, 2)
+    size = _unpool_size(input, kernel, stride, _tuple(padding, 2), output_size)
+    return _unpool(input, indices, size)

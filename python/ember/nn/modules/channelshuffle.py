@@ -1,0 +1,5 @@
+"""The import path torch.nn.modules.channelshuffle: ChannelShuffle."""
+
+from ember.nn.modules.extra import ChannelShuffle
+
+__all__ = ["ChannelShuffle"]
