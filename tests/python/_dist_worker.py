@@ -1,0 +1,166 @@
+"""One rank of a distributed test program, run with either library:
+python _dist_worker.py <torch|ember> <cases> <rank> <world_size> <port>:<file>.
+Runs the comma-separated cases in order, each in its own process group
+(tcp://, env:// or file:// rendezvous), and prints what they compute under a
+"== case" line; the tests compare the two libraries' output."""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import os
+import sys
+import warnings
+
+lib, cases, rank, world = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+base_port, store_file = sys.argv[5].split(":", 1)
+torch = importlib.import_module(lib)
+dist = importlib.import_module(lib + ".distributed")
+warnings.simplefilter("ignore")
+
+
+RENDEZVOUS = {"collectives": "tcp", "objects": "env", "p2p": "file", "groups": "env"}
+
+
+def init():
+    kind = RENDEZVOUS[current]
+    port = int(base_port) + list(RENDEZVOUS).index(current)
+    timeout = datetime.timedelta(seconds=20)
+    if kind == "tcp":
+        dist.init_process_group(
+            "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world, timeout=timeout
+        )
+    elif kind == "file":
+        dist.init_process_group(
+            "gloo", init_method=f"file://{store_file}", rank=rank, world_size=world, timeout=timeout
+        )
+    else:
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world))
+        dist.init_process_group("gloo", timeout=timeout)
+
+
+def case_collectives():
+    init()
+    print(dist.is_initialized(), dist.get_rank(), dist.get_world_size(), dist.get_backend(), repr(dist.get_backend()))
+    for dtype in ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8"]:
+        dt = getattr(torch, dtype)
+        for op in ["SUM", "PRODUCT", "MIN", "MAX"] + (["AVG"] if dtype.startswith(("float", "bfloat")) else []):
+            t = (torch.arange(6, dtype=torch.float64).reshape(2, 3) * (rank + 1) - rank).to(dt)
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+            print("all_reduce", dtype, op, t)
+    for op in ["BAND", "BOR", "BXOR"]:
+        t = torch.tensor([5, 6, 12]) + rank
+        dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+        print("all_reduce", op, t)
+    t = torch.tensor([True, False, rank == 1])
+    dist.all_reduce(t)
+    print("all_reduce bool", t)
+    t = torch.full((3,), float(rank + 1))
+    dist.broadcast(t, src=1)
+    print("broadcast", t)
+    t = torch.arange(4.0) + rank
+    dist.reduce(t, dst=0, op=dist.ReduceOp.MAX)
+    print("reduce", t)
+    out = [torch.zeros(2, 2) for _ in range(world)]
+    dist.all_gather(out, torch.full((2, 2), rank + 0.5))
+    print("all_gather", out)
+    out = torch.zeros(world * 3, dtype=torch.int64)
+    dist.all_gather_into_tensor(out, torch.arange(3) * (rank + 1))
+    print("all_gather_into_tensor", out)
+    out = torch.zeros(2)
+    dist.reduce_scatter(out, [torch.ones(2) * (rank + 1), torch.ones(2) * (rank + 10)])
+    print("reduce_scatter", out)
+    out = torch.zeros(2, dtype=torch.float64)
+    dist.reduce_scatter_tensor(out, torch.arange(4, dtype=torch.float64) * (rank + 1), op=dist.ReduceOp.AVG)
+    print("reduce_scatter_tensor", out)
+    glist = [torch.zeros(3) for _ in range(world)] if rank == 0 else None
+    dist.gather(torch.arange(3.0) + 10 * rank, glist, dst=0)
+    print("gather", glist)
+    out = torch.zeros(2, dtype=torch.int32)
+    slist = [torch.tensor([i, i * 2], dtype=torch.int32) for i in range(world)] if rank == 1 else None
+    dist.scatter(out, slist, src=1)
+    print("scatter", out)
+    out = torch.zeros(4)
+    dist.all_to_all_single(out, torch.arange(4.0) + 10 * rank)
+    print("all_to_all_single", out)
+    ins = [torch.arange(3.0) + rank, torch.arange(3.0) + 100 * rank]
+    outs = [torch.zeros(3), torch.zeros(3)]
+    dist.all_to_all(outs, ins)
+    print("all_to_all", outs)
+    out = torch.zeros(3 if rank == 0 else 7, 2)
+    inp = torch.arange(10.0).reshape(5, 2) + rank * 100
+    dist.all_to_all_single(
+        out, inp, output_split_sizes=[2, 1] if rank == 0 else [3, 4], input_split_sizes=[2, 3] if rank == 0 else [1, 4]
+    )
+    print("all_to_all_single splits", out)
+    t = torch.arange(6.0).reshape(2, 3).t()
+    dist.all_reduce(t)
+    print("non-contiguous", t.is_contiguous())
+    works = [dist.all_reduce(torch.ones(3) * (i + rank), async_op=True) for i in range(3)]
+    print("async", [w.wait() for w in works], [w.is_completed() for w in works], type(works[0]).__name__)
+    w = dist.barrier(async_op=True)
+    print("barrier", w.wait(), dist.barrier())
+    dist.monitored_barrier(timeout=datetime.timedelta(seconds=10))
+    print("monitored_barrier done")
+    dist.destroy_process_group()
+    print("destroyed", dist.is_initialized())
+
+
+def case_objects():
+    init()
+    objs = [{"rank": rank, "x": [1, 2.5]}, "text", rank * 7] if rank == 0 else [None, None, None]
+    dist.broadcast_object_list(objs, src=0)
+    print("broadcast_object_list", objs)
+    gathered = [None] * world
+    dist.all_gather_object(gathered, ("r", rank, "x" * (rank * 5)))
+    print("all_gather_object", gathered)
+    got = [None] * world if rank == 1 else None
+    dist.gather_object({"from": rank}, got, dst=1)
+    print("gather_object", got)
+    out = [None]
+    dist.scatter_object_list(out, [{"i": i, "pad": "y" * i * 9} for i in range(world)] if rank == 0 else None, src=0)
+    print("scatter_object_list", out)
+    dist.destroy_process_group()
+
+
+def case_p2p():
+    init()
+    if rank == 0:
+        dist.send(torch.arange(5.0), dst=1)
+        w = dist.isend(torch.tensor([7, 8], dtype=torch.int64), dst=1, tag=3)
+        w.wait()
+        buf = torch.zeros(2, 2, dtype=torch.float64)
+        print("recv from", dist.recv(buf, src=1), buf)
+    else:
+        buf = torch.zeros(5)
+        print("recv from", dist.recv(buf, src=0), buf)
+        buf2 = torch.zeros(2, dtype=torch.int64)
+        w = dist.irecv(buf2, src=0, tag=3)
+        print("irecv", w.wait(), buf2)
+        dist.send(torch.eye(2, dtype=torch.float64), dst=0)
+    dist.destroy_process_group()
+
+
+def case_groups():
+    init()
+    sub = dist.new_group([1])
+    both = dist.new_group()
+    print("sub", sub == dist.GroupMember.NON_GROUP_MEMBER, dist.get_rank(sub), dist.get_world_size(sub))
+    if rank == 1:
+        t = torch.ones(2) * 3
+        dist.all_reduce(t, group=sub)
+        print("sub all_reduce", t)
+    t = torch.ones(2) * (rank + 1)
+    dist.all_reduce(t, group=both)
+    print("both all_reduce", t, dist.get_rank(both), dist.get_process_group_ranks(both))
+    t = torch.ones(1) * rank
+    dist.broadcast(t, src=1, group=both)
+    print("both broadcast", t)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    for current in cases.split(","):
+        print("==", current)
+        globals()["case_" + current]()
+    sys.stdout.flush()

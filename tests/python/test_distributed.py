@@ -1,0 +1,232 @@
+"""ember.distributed against torch.distributed over Gloo: the same programs
+run as two local processes with each library, and their output compared."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.distributed as tdist  # noqa: E402
+
+import ember  # noqa: E402
+import ember.distributed as edist  # noqa: E402
+
+HERE = Path(__file__).parent
+WORKER = HERE / "_dist_worker.py"
+pytestmark = pytest.mark.skipif(not edist.is_gloo_available(), reason="ember built without Gloo")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_ranks(lib, cases, world=2, env=None, script=WORKER, args=None):
+    """Starts `world` ranks of the worker script with RANK and LOCAL_RANK set."""
+    extra = dict(os.environ, PYTHONPATH=str(HERE), OMP_NUM_THREADS="1")
+    extra.update(env or {})
+    if args is None:
+        args = [f"{free_port()}:{tempfile.mktemp(prefix=f'ember_dist_{lib}_')}"]
+    procs = []
+    for rank in range(world):
+        rank_env = dict(extra, RANK=str(rank), LOCAL_RANK=str(rank))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, str(script), lib, cases, str(rank), str(world), *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=rank_env,
+            )
+        )
+    return procs
+
+
+def collect(procs, timeout=90):
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=timeout)
+        outs.append((p.returncode, out, err))
+    return outs
+
+
+def sections(text):
+    """The worker's output by case."""
+    out, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("== "):
+            name = line[3:]
+            out[name] = []
+        else:
+            out[name].append(line)
+    return out
+
+
+CASES = ["collectives", "objects", "p2p", "groups"]
+
+
+@pytest.fixture(scope="module")
+def programs():
+    """Every case run once by two ranks of each library, both at the same time."""
+    ember_procs = start_ranks("ember", ",".join(CASES))
+    torch_procs = start_ranks("torch", ",".join(CASES))
+    ember_out, torch_out = collect(ember_procs), collect(torch_procs)
+    for code, _, err in ember_out + torch_out:
+        assert code == 0, err
+    return [sections(o[1]) for o in ember_out], [sections(o[1]) for o in torch_out]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_program_prints_what_torch_prints(case, programs):
+    ember_out, torch_out = programs
+    for rank in range(2):
+        assert ember_out[rank][case] == torch_out[rank][case]
+        assert ember_out[rank][case]
+
+
+# ---- stores, in this process --------------------------------------------------
+
+
+def store_script(mod, make):
+    """The same store calls on one library's store; the results in order."""
+    s = make(mod)
+    out = []
+    s.set("a", "1")
+    s.set("b", b"\x00\x01")
+    out.append(s.get("a"))
+    out.append(s.get("b"))
+    out.append(s.add("n", 5))
+    out.append(s.add("n", -2))
+    out.append(s.get("n"))
+    out.append(s.check(["a", "n"]))
+    out.append(s.check(["a", "missing"]))
+    out.append(s.compare_set("a", "1", "2"))
+    out.append(s.compare_set("a", "x", "3"))
+    out.append(s.compare_set("fresh", "", "v"))
+    out.append(s.compare_set("absent", "e", "v"))
+    out.append(s.delete_key("b"))
+    out.append(s.delete_key("b"))
+    s.wait(["a", "n"])
+    s.wait(["a"], datetime.timedelta(seconds=1))
+    try:
+        s.wait(["never"], datetime.timedelta(milliseconds=200))
+        out.append("no error")
+    except Exception as e:  # noqa: BLE001  the type is compared
+        out.append((type(e).__name__, str(e), isinstance(e, RuntimeError)))
+    s.set_timeout(datetime.timedelta(milliseconds=200))
+    try:
+        s.get("never")
+    except Exception as e:  # noqa: BLE001
+        out.append((type(e).__name__, str(e)))
+    out.append(s.num_keys())
+    return out
+
+
+@pytest.mark.parametrize("kind", ["hash", "file", "tcp", "prefix"])
+def test_store_matches_torch(kind, tmp_path):
+    def make(mod):
+        d = mod.distributed
+        if kind == "hash":
+            return d.HashStore()
+        if kind == "file":
+            return d.FileStore(str(tmp_path / f"store_{mod.__name__}"), 1)
+        if kind == "tcp":
+            return d.TCPStore("127.0.0.1", 0, 1, True, datetime.timedelta(seconds=10))
+        return d.PrefixStore("pre", d.HashStore())
+
+    assert store_script(ember, make) == store_script(torch, make)
+
+
+def test_tcp_store_clients_share_keys():
+    master = edist.TCPStore("127.0.0.1", 0, 2, True, datetime.timedelta(seconds=5), wait_for_workers=False)
+    client = edist.TCPStore("127.0.0.1", master.port, 2, False, datetime.timedelta(seconds=5))
+    client.set("k", "v")
+    assert master.get("k") == b"v"
+    assert master.add("c", 2) == 2 and client.add("c", 3) == 5
+    prefixed = edist.PrefixStore("p", client)
+    prefixed.set("x", "1")
+    assert master.get("p/x") == b"1"
+    assert master.timeout == datetime.timedelta(seconds=5)
+
+
+def test_file_store_shared_between_instances(tmp_path):
+    path = str(tmp_path / "fs")
+    a, b = edist.FileStore(path, 2), edist.FileStore(path, 2)
+    a.set("k", "v")
+    assert b.get("k") == b"v"
+    assert b.add("n", 1) == 1 and a.add("n", 1) == 2
+    del a, b
+    assert not os.path.exists(path)
+
+
+# ---- misuse ------------------------------------------------------------------------
+
+
+def outcome(f):
+    try:
+        return ("ok", f())
+    except Exception as e:  # noqa: BLE001  the type and text are compared
+        return (type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d, m: d.all_reduce(m.ones(2)),
+        lambda d, m: d.get_rank(),
+        lambda d, m: d.get_world_size(),
+        lambda d, m: d.barrier(),
+        lambda d, m: d.broadcast(m.ones(1), src=0),
+        lambda d, m: d.destroy_process_group(),
+        lambda d, m: d.new_group([0]),
+        lambda d, m: d.is_initialized(),
+        lambda d, m: d.all_reduce([m.ones(1)]),
+        lambda d, m: d.init_process_group("gloo", store=d.HashStore(), rank=0),
+        lambda d, m: d.init_process_group("gloo", init_method="env://", rank=0, world_size=1),
+        lambda d, m: d.init_process_group("gloo", init_method="tcp://127.0.0.1:1", world_size=1),
+        lambda d, m: d.get_backend(),
+        lambda d, m: d.init_process_group("nccl", store=d.HashStore(), rank=0, world_size=1),
+        lambda d, m: d.init_process_group("foo", store=d.HashStore(), rank=0, world_size=1),
+    ],
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_misuse_raises_as_torch(call, monkeypatch):
+    for var in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE"):
+        monkeypatch.delenv(var, raising=False)
+    assert outcome(lambda: call(edist, ember)) == outcome(lambda: call(tdist, torch))
+
+
+def test_names_and_enums():
+    for op in ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"]:
+        e, t = getattr(edist.ReduceOp, op), getattr(tdist.ReduceOp, op)
+        assert (repr(e), str(e)) == (repr(t), str(t))
+    for name in ["gloo", "GLOO", "nccl", "mpi"]:
+        assert repr(edist.Backend(name)) == repr(tdist.Backend(name))
+    assert edist.is_available() and edist.is_gloo_available()
+    assert not edist.is_nccl_available()
+    assert issubclass(edist.DistBackendError, edist.DistError) and issubclass(edist.DistError, RuntimeError)
+
+
+def test_single_rank_group_with_store():
+    """A world of one, started from a store, in this process."""
+    edist.init_process_group("gloo", store=edist.HashStore(), rank=0, world_size=1)
+    try:
+        t = ember.arange(4.0)
+        edist.all_reduce(t, op=edist.ReduceOp.AVG)
+        assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+        assert outcome(lambda: edist.init_process_group("gloo", store=edist.HashStore(), rank=0, world_size=1)) == (
+            "ValueError",
+            "trying to initialize the default process group twice!",
+        )
+    finally:
+        edist.destroy_process_group()
+    assert not edist.is_initialized()
