@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 
+
 def _preload_blas():
     # libember_cpu finds BLAS through its RUNPATH in a normal install; loading
     # it here first also covers --target installs and editable rebuild mode.
@@ -101,7 +102,7 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, testing, utils  # noqa: E402
+from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402

@@ -184,7 +184,6 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         return ember.norm(self, p, dim, keepdim, dtype=dtype)
 
 
-
 _LEGACY = {}
 
 
@@ -192,6 +191,8 @@ def _legacy_name(dtype):
     if not _LEGACY:
         _fill_legacy()
     return _LEGACY[dtype]
+
+
 _T_WARNED = False
 
 

@@ -19,7 +19,7 @@ dist = importlib.import_module(lib + ".distributed")
 warnings.simplefilter("ignore")
 
 
-RENDEZVOUS = {"collectives": "tcp", "objects": "env", "p2p": "file", "groups": "env"}
+RENDEZVOUS = {"collectives": "tcp", "objects": "env", "p2p": "file", "groups": "env", "ddp": "tcp"}
 
 
 def init():
@@ -156,6 +156,92 @@ def case_groups():
     t = torch.ones(1) * rank
     dist.broadcast(t, src=1, group=both)
     print("both broadcast", t)
+    dist.destroy_process_group()
+
+
+def make_mlp():
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2)).double()
+
+
+def case_ddp():
+    init()
+    nn = torch.nn
+    from_parallel = importlib.import_module(lib + ".nn.parallel")
+    data_mod = importlib.import_module(lib + ".utils.data")
+    g = torch.Generator().manual_seed(123)
+    x_all = torch.randn(16, 4, generator=g, dtype=torch.float64)
+    y_all = torch.randn(16, 2, generator=g, dtype=torch.float64)
+    dataset = data_mod.TensorDataset(torch.arange(16), x_all, y_all)
+    torch.manual_seed(rank)  # different replicas until DDP broadcasts rank 0's
+    model = make_mlp()
+    ddp = from_parallel.DistributedDataParallel(model, bucket_cap_mb=0.0002)
+    torch.manual_seed(0)
+    reference = make_mlp()  # rank 0's initial parameters, trained on the combined batches
+    print("keys", list(ddp.state_dict().keys()), ddp.module is model)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    sampler = data_mod.DistributedSampler(dataset, shuffle=True, seed=7)
+    peer_sampler = data_mod.DistributedSampler(dataset, num_replicas=world, rank=1 - rank, shuffle=True, seed=7)
+    for epoch in range(3):
+        sampler.set_epoch(epoch)
+        peer_sampler.set_epoch(epoch)
+        mine, peer = list(sampler), list(peer_sampler)
+        loader = data_mod.DataLoader(dataset, batch_size=4, sampler=sampler)
+        for step, (idx, x, y) in enumerate(loader):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(ddp(x), y)
+            loss.backward()
+            opt.step()
+            both = sorted(mine[step * 4 : step * 4 + 4] + peer[step * 4 : step * 4 + 4])
+            ref_opt.zero_grad()
+            nn.functional.mse_loss(reference(x_all[both]), y_all[both]).backward()
+            ref_opt.step()
+            print("epoch", epoch, "step", step, idx.tolist(), f"{loss.item():.10f}")
+    diff = max((a - b).abs().max().item() for a, b in zip(model.parameters(), reference.parameters()))
+    print("matches single process", diff < 1e-12)
+    print("params", [p.detach() for p in model.parameters()])
+    gathered = [None] * world
+    dist.all_gather_object(gathered, [p.detach().tolist() for p in model.parameters()])
+    print("replicas equal", gathered[0] == gathered[1])
+
+    # no_sync: two local micro-batches, then a synced one averages the sum.
+    torch.manual_seed(5)
+    net = nn.Linear(3, 1).double()
+    d2 = from_parallel.DistributedDataParallel(net)
+    xs = torch.arange(12, dtype=torch.float64).reshape(4, 3) * (rank + 1)
+    with d2.no_sync():
+        d2(xs[:2]).sum().backward()
+    print("local grad", net.weight.grad)
+    d2(xs[2:]).sum().backward()
+    print("synced grad", net.weight.grad, net.bias.grad)
+
+    # Unused parameters: a branch only rank 1 uses.
+    class Branchy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 2)
+            self.b = nn.Linear(2, 2)
+            self.c = nn.Linear(2, 2)
+
+        def forward(self, x, use_b):
+            return self.b(self.a(x)) if use_b else self.a(x)
+
+    torch.manual_seed(1)
+    d3 = from_parallel.DistributedDataParallel(Branchy().double(), find_unused_parameters=True)
+    for it in range(2):
+        d3.zero_grad()
+        d3(torch.ones(1, 2, dtype=torch.float64) * (it + 1), rank == 1).sum().backward()
+        print("unused", it, [None if p.grad is None else p.grad.tolist() for p in d3.parameters()])
+
+    # Buffers follow rank 0 at construction and before every forward.
+    torch.manual_seed(rank)
+    bn = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)).double()
+    d4 = from_parallel.DistributedDataParallel(bn)
+    print("bn buffers", bn[1].running_mean, bn[1].num_batches_tracked)
+    out = d4(torch.randn(4, 3, dtype=torch.float64) + rank)
+    (out * torch.arange(3.0, dtype=torch.float64)).pow(2).sum().backward()
+    d4(torch.ones(2, 3, dtype=torch.float64))
+    print("bn after", bn[1].running_mean, bn[0].weight.grad)
     dist.destroy_process_group()
 
 

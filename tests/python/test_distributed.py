@@ -71,7 +71,7 @@ def sections(text):
     return out
 
 
-CASES = ["collectives", "objects", "p2p", "groups"]
+CASES = ["collectives", "objects", "p2p", "groups", "ddp"]
 
 
 @pytest.fixture(scope="module")

@@ -72,4 +72,3 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         _disabled_message = prev
-

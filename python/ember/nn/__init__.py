@@ -4,6 +4,7 @@ from ember.nn import functional, init  # noqa: F401
 from ember.nn import utils  # noqa: F401
 from ember.nn.modules import *  # noqa: F401,F403
 from ember.nn.modules import __all__ as _modules_all
+from ember.nn import parallel  # noqa: F401
 from ember.nn.parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "functional", "init", *_modules_all]

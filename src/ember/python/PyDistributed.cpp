@@ -53,6 +53,9 @@ PyObject* new_error(nb::module_& m, const char* name, PyObject* base) {
 
 void init_distributed(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("_distributed");
+  // A process group may outlive the interpreter's shutdown (as in c10d, where
+  // destroy_process_group is optional); that is not a leak worth reporting.
+  nb::set_leak_warnings(false);
   g_dist_error = new_error(m, "DistError", PyExc_RuntimeError);
   g_dist_backend_error = new_error(m, "DistBackendError", g_dist_error);
   g_dist_store_error = new_error(m, "DistStoreError", g_dist_error);
