@@ -74,23 +74,95 @@ def sections(text):
 CASES = ["collectives", "objects", "p2p", "groups", "ddp"]
 
 
+def launch(launcher, *args):
+    env = dict(os.environ, PYTHONPATH=str(HERE))
+    env.pop("OMP_NUM_THREADS", None)
+    return subprocess.Popen(
+        [*launcher, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+
+
+EMBERRUN = [sys.executable, "-m", "ember.distributed.run"]
+TORCHRUN = [sys.executable, "-m", "torch.distributed.run"]
+
+
 @pytest.fixture(scope="module")
-def programs():
-    """Every case run once by two ranks of each library, both at the same time."""
-    ember_procs = start_ranks("ember", ",".join(CASES))
-    torch_procs = start_ranks("torch", ",".join(CASES))
-    ember_out, torch_out = collect(ember_procs), collect(torch_procs)
-    for code, _, err in ember_out + torch_out:
-        assert code == 0, err
-    return [sections(o[1]) for o in ember_out], [sections(o[1]) for o in torch_out]
+def runs():
+    """Every multi-process run of this file, started at once and collected."""
+    fault_env = {"MASTER_ADDR": "127.0.0.1", "WORLD_SIZE": "2"}
+    started = {
+        "ember": start_ranks("ember", ",".join(CASES)),
+        "torch": start_ranks("torch", ",".join(CASES)),
+        "emberrun": [launch(EMBERRUN, "--standalone", "--nproc-per-node", 2, HERE / "_ddp_program.py", "ember")],
+        "torchrun": [launch(TORCHRUN, "--standalone", "--nproc-per-node", 2, HERE / "_ddp_program.py", "torch")],
+        "restarts": [
+            launch(
+                EMBERRUN,
+                "--nproc_per_node=2",
+                "--max-restarts=1",
+                "--master-port",
+                free_port(),
+                HERE / "_dist_fault.py",
+                "ember",
+                "exit",
+                20,
+            )
+        ],
+    }
+    for mode in ("kill", "hang"):
+        port = str(free_port())
+        started[mode] = [
+            subprocess.Popen(
+                [sys.executable, str(HERE / "_dist_fault.py"), "ember", mode, "2"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=dict(os.environ, **fault_env, MASTER_PORT=port, RANK=str(rank)),
+            )
+            for rank in range(2)
+        ]
+    return {name: collect(procs) for name, procs in started.items()}
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_program_prints_what_torch_prints(case, programs):
-    ember_out, torch_out = programs
+def test_program_prints_what_torch_prints(case, runs):
+    for code, _, err in runs["ember"] + runs["torch"]:
+        assert code == 0, err
+    ember_out = [sections(o[1]) for o in runs["ember"]]
+    torch_out = [sections(o[1]) for o in runs["torch"]]
     for rank in range(2):
         assert ember_out[rank][case] == torch_out[rank][case]
         assert ember_out[rank][case]
+
+
+def test_launched_ddp_prints_what_torchrun_prints(runs):
+    (ember_code, ember_out, ember_err), (torch_code, torch_out, torch_err) = runs["emberrun"][0], runs["torchrun"][0]
+    assert ember_code == 0 and torch_code == 0, ember_err + torch_err
+    assert ember_out == torch_out
+    assert "replicas equal True" in ember_out
+
+
+def test_launcher_restarts_then_reports_the_failed_rank(runs):
+    code, out, err = runs["restarts"][0]
+    assert code == 1
+    # Both attempts ran; rank 1 exits with 7 in each, and the report names it.
+    assert err.count("failed (exitcode: 7) local_rank: 1") == 2
+    assert "restarting workers (restart 1 of 1)" in err
+    assert "_dist_fault.py FAILED" in err
+    root = err[err.index("Root Cause") :]
+    assert "rank      : 1 (local_rank: 1)" in root and "exitcode  : 7" in root
+
+
+@pytest.mark.parametrize("mode,limit", [("kill", 1.0), ("hang", 2.0 + 3.0)])
+def test_survivor_raises_when_peer_dies_or_hangs(runs, mode, limit):
+    (code0, out0, err0), _ = runs[mode]
+    assert code0 == 5, err0
+    words = out0.split()
+    assert words[:6] == ["rank", "0", "step", "3", "raised", "RuntimeError"], out0
+    seconds = float(words[7].rstrip("s"))
+    assert seconds < limit
+    if mode == "hang":
+        assert seconds >= 1.9 and "Timed out" in out0
 
 
 # ---- stores, in this process --------------------------------------------------

@@ -232,7 +232,12 @@ def _rendezvous(init_method, rank, world_size, timeout):
             world_size = int(_env("WORLD_SIZE", "env://"))
         host = _env("MASTER_ADDR", "env://")
         port = int(_env("MASTER_PORT", "env://"))
-        store = TCPStore(host, port, world_size, rank == 0, timeout)
+        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+            # The launcher's agent serves the store (Note [Launcher rendezvous]).
+            attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+            store = PrefixStore(f"/worker/attempt_{attempt}", TCPStore(host, port, world_size, False, timeout))
+        else:
+            store = TCPStore(host, port, world_size, rank == 0, timeout)
     elif url.scheme == "tcp":
         if rank == -1:
             raise ValueError("Error initializing torch.distributed using tcp:// rendezvous: rank parameter missing")

@@ -187,7 +187,7 @@ class SendRecvWork : public Work {
         }
         finish();
       } catch (const std::exception& e) {
-        finish(std::make_exception_ptr(DistBackendError(e.what())));
+        finish(std::make_exception_ptr(Error(e.what())));
       }
     }
     return Work::wait();
@@ -510,8 +510,9 @@ class ProcessGroupGloo : public ProcessGroup {
         w->finish(std::current_exception());
       } catch (const std::exception& e) {
         w->run = nullptr;
+        // A RuntimeError, as c10d's Gloo backend raises.
         w->finish(std::make_exception_ptr(
-            DistBackendError(std::string("[ember.distributed gloo, rank ") + std::to_string(rank_) + "] " + e.what())));
+            Error(std::string("[ember.distributed gloo, rank ") + std::to_string(rank_) + "] " + e.what())));
       }
     }
   }
