@@ -273,9 +273,10 @@ def _monitor(workers, interval):
 
 
 def run(args) -> int:
-    min_nodes, max_nodes = _nnodes(args.nnodes)
+    # Elastic membership (MIN < MAX) is not supported: the job waits for MAX nodes.
+    _, max_nodes = _nnodes(args.nnodes)
     if args.standalone:
-        args.rdzv_backend, min_nodes, max_nodes = "c10d", 1, 1
+        args.rdzv_backend, max_nodes = "c10d", 1
     nproc = _nproc(args.nproc_per_node)
     if "OMP_NUM_THREADS" not in os.environ and nproc > 1:
         _log(
