@@ -267,6 +267,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       });
       opts.setReduceFunction(fn);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       if (t.numel() > 0) gloo::allreduce(opts);
       if (op == ReduceOp::AVG) divide(t.data_ptr(), t.scalar_type(), static_cast<size_t>(t.numel()), size_);
     });
@@ -283,6 +284,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       });
       opts.setRoot(root);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::broadcast(opts);
     });
   }
@@ -300,6 +302,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       opts.setRoot(root);
       opts.setReduceFunction(fn);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       if (t.numel() > 0) gloo::reduce(opts);
       if (op == ReduceOp::AVG && rank_ == root) {
         divide(t.data_ptr(), t.scalar_type(), static_cast<size_t>(t.numel()), size_);
@@ -319,6 +322,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
         opts.setOutput(reinterpret_cast<E*>(flat.data()), static_cast<size_t>(input.numel()) * size_);
       });
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::allgather(opts);
       for (int r = 0; r < size_; ++r) {
         std::memcpy(outputs[r].data_ptr(), flat.data() + r * nbytes(input), nbytes(input));
@@ -341,6 +345,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
         opts.setOutput(static_cast<E*>(output.data_ptr()), static_cast<size_t>(output.numel()));
       });
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::allgather(opts);
     });
   }
@@ -363,6 +368,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       });
       opts.setReduceFunction(fn);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       if (input.numel() > 0) gloo::allreduce(opts);
       std::memcpy(output.data_ptr(), buf.data() + rank_ * nbytes(output), nbytes(output));
       if (op == ReduceOp::AVG) {
@@ -387,6 +393,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       });
       opts.setRoot(root);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::gather(opts);
       if (rank_ == root) {
         for (int r = 0; r < size_; ++r) {
@@ -413,6 +420,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       });
       opts.setRoot(root);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::scatter(opts);
     });
   }
@@ -431,6 +439,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
           opts.setOutput(static_cast<E*>(output.data_ptr()), static_cast<size_t>(output.numel()));
         });
         opts.setTimeout(timeout_);
+        opts.setTag(next_tag());
         gloo::alltoall(opts);
         return;
       }
@@ -441,6 +450,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
         opts.setOutput(static_cast<E*>(output.data_ptr()), splits.output);
       });
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::alltoallv(opts);
     });
   }
@@ -469,6 +479,7 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
     return enqueue({}, [this] {
       gloo::BarrierOptions opts(context_);
       opts.setTimeout(timeout_);
+      opts.setTag(next_tag());
       gloo::barrier(opts);
     });
   }
@@ -558,6 +569,8 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
   std::deque<std::shared_ptr<GlooWork>> queue_;
   bool stopping_ = false;
   bool busy_ = false;  // a work is running, on the worker or a waiting thread
+  uint32_t tag_ = 0;  // collectives run one at a time, each with its own tag
+  uint32_t next_tag() { return tag_++; }
 };
 
 bool GlooWork::wait(Millis timeout) {
