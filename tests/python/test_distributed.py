@@ -109,6 +109,25 @@ def runs():
             )
         ],
     }
+    rdzv = f"127.0.0.1:{free_port()}"
+    started["nodes"] = [
+        launch(
+            EMBERRUN,
+            "--nnodes",
+            2,
+            "--nproc-per-node",
+            1,
+            "--rdzv-backend",
+            "c10d",
+            "--rdzv-endpoint",
+            rdzv,
+            "--rdzv-id",
+            "two-nodes",
+            HERE / "_ddp_program.py",
+            "ember",
+        )
+        for _ in range(2)
+    ]
     for mode in ("kill", "hang"):
         port = str(free_port())
         started[mode] = [
@@ -140,6 +159,15 @@ def test_launched_ddp_prints_what_torchrun_prints(runs):
     assert ember_code == 0 and torch_code == 0, ember_err + torch_err
     assert ember_out == torch_out
     assert "replicas equal True" in ember_out
+
+
+def test_launcher_two_nodes_meet_through_c10d_rendezvous(runs):
+    outs = [out for code, out, err in runs["nodes"]]
+    assert [code for code, _, _ in runs["nodes"]] == [0, 0], [err for _, _, err in runs["nodes"]]
+    printed = "".join(outs)  # rank 0 prints, on whichever node took node rank 0
+    assert "replicas equal True" in printed
+    assert "'LOCAL_WORLD_SIZE': '1', 'GROUP_RANK': '0'" in printed
+    assert "'RANK': '1', 'LOCAL_RANK': '0', 'WORLD_SIZE': '2', 'LOCAL_WORLD_SIZE': '1', 'GROUP_RANK': '1'" in printed
 
 
 def test_launcher_restarts_then_reports_the_failed_rank(runs):
