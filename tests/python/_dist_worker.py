@@ -120,6 +120,11 @@ def case_objects():
     out = [None]
     dist.scatter_object_list(out, [{"i": i, "pad": "y" * i * 9} for i in range(world)] if rank == 0 else None, src=0)
     print("scatter_object_list", out)
+    if rank == 0:
+        dist.send_object_list([{"a": 1}, "two", 3.0], dst=1)
+    else:
+        got = [None, None, None]
+        print("recv_object_list", dist.recv_object_list(got, src=0), got)
     dist.destroy_process_group()
 
 
@@ -156,6 +161,14 @@ def case_groups():
     t = torch.ones(1) * rank
     dist.broadcast(t, src=1, group=both)
     print("both broadcast", t)
+    mine, subgroups = dist.new_subgroups(group_size=1)
+    t = torch.ones(1) * (rank + 5)
+    dist.all_reduce(t, group=mine)
+    print("subgroups", len(subgroups), dist.get_world_size(mine), t, dist.get_pg_count())
+    mine, subgroups = dist.new_subgroups_by_enumeration([[0, 1]])
+    t = torch.ones(1) * (rank + 5)
+    dist.all_reduce(t, group=mine)
+    print("by enumeration", len(subgroups), dist.get_world_size(mine), t, dist.get_node_local_rank())
     dist.destroy_process_group()
 
 

@@ -305,6 +305,23 @@ def test_misuse_raises_as_torch(call, monkeypatch):
     assert outcome(lambda: call(edist, ember)) == outcome(lambda: call(tdist, torch))
 
 
+def test_debug_level_and_small_helpers(monkeypatch):
+    for d in (edist, tdist):
+        monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "detail")
+        d.set_debug_level_from_env()
+    assert repr(edist.get_debug_level()) == repr(tdist.get_debug_level())
+    edist.set_debug_level(edist.DebugLevel.OFF)
+    tdist.set_debug_level(tdist.DebugLevel.OFF)
+    for op in ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND"]:
+        assert edist.supports_complex(getattr(edist.ReduceOp, op)) == tdist.supports_complex(
+            getattr(tdist.ReduceOp, op)
+        )
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    assert outcome(edist.get_node_local_rank) == outcome(tdist.get_node_local_rank)
+    assert edist.get_node_local_rank(3) == tdist.get_node_local_rank(3) == 3
+    assert outcome(lambda: edist.new_subgroups(0)) == outcome(lambda: tdist.new_subgroups(0))
+
+
 def test_names_and_enums():
     for op in ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"]:
         e, t = getattr(edist.ReduceOp, op), getattr(tdist.ReduceOp, op)

@@ -72,6 +72,43 @@ class Backend(str):
         return value
 
 
+class DebugLevel(enum.Enum):
+    """TORCH_DISTRIBUTED_DEBUG's levels."""
+
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+
+_debug_level = DebugLevel.OFF
+
+
+def get_debug_level() -> DebugLevel:
+    return _debug_level
+
+
+def set_debug_level(level: DebugLevel) -> None:
+    global _debug_level
+    _debug_level = level
+
+
+def set_debug_level_from_env() -> None:
+    name = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
+    if name not in DebugLevel.__members__:
+        raise ValueError(f"The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL, but got {name}.")
+    set_debug_level(DebugLevel[name])
+
+
+GroupName = str
+RankType = int
+timedelta = datetime.timedelta
+
+
+def supports_complex(reduceOp) -> bool:  # noqa: N803  PyTorch's argument name
+    """Whether the reduction is defined for complex tensors."""
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
+
+
 class GroupMember:
     WORLD = None
     NON_GROUP_MEMBER = -100
@@ -365,6 +402,61 @@ def new_group(
     result = ProcessGroup(pg, ranks, name, backend or default.name(), timeout)
     _world.groups[result] = ranks
     return result
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """One group per list of ranks (every rank calls it); this rank's group and all of them."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    me = get_rank()
+    mine, subgroups, seen = None, [], set()
+    for ranks in ranks_per_subgroup_list:
+        group = new_group(ranks=ranks, timeout=timeout, backend=backend)
+        subgroups.append(group)
+        for r in ranks:
+            if r in seen:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {ranks} and another subgroup")
+            seen.add(r)
+        if me in ranks:
+            mine = group
+    return mine, subgroups
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """Splits the group into consecutive subgroups of group_size ranks."""
+    if group_size is None:
+        raise ValueError(
+            "Default group size only takes effect when CUDA is available."
+            "If your subgroup using a backend that does not depend on CUDA,"
+            "please pass in 'group_size' correctly."
+        )
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    world_size = get_world_size(group=group)
+    if world_size < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size ({world_size})")
+    if world_size % group_size != 0:
+        raise ValueError(f"The world size ({world_size}) must be divisible by '{group_size=}'")
+    ranks = get_process_group_ranks(group)
+    chunks = [ranks[i : i + group_size] for i in range(0, len(ranks), group_size)]
+    return new_subgroups_by_enumeration(chunks, timeout=timeout, backend=backend)
+
+
+def get_pg_count() -> int:
+    """The number of process groups created since init_process_group."""
+    return _world.group_count
+
+
+def get_node_local_rank(fallback_rank=None) -> int:
+    """This process's rank on its node (LOCAL_RANK), or fallback_rank."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow `get_node_local_rank` to work, "
+        "assuming you are not running in a multi-device context and want the code to run locally instead."
+    )
 
 
 def get_rank(group=None) -> int:
@@ -793,6 +885,37 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         for i, n in enumerate(sizes.tolist()):
             object_list[i] = _tensor_to_object(data[offset : offset + n], n)
             offset += n
+
+
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
+    """Sends picklable objects to one rank (its recv_object_list receives them)."""
+    if _rank_not_in_group(group):
+        return
+    pg = _resolve(group)
+    peer = _group_peer(pg, dst, group_dst, "dst")
+    pairs = [_object_to_tensor(o) for o in object_list]
+    sizes = ember.tensor([n for _, n in pairs], dtype=ember.int64)
+    pg._pg.send(sizes, peer, 0).wait()
+    pg._pg.send(ember.cat([t for t, _ in pairs]), peer, 0).wait()
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Fills object_list with the objects a rank sent with send_object_list; returns that rank."""
+    if _rank_not_in_group(group):
+        return -1
+    pg = _resolve(group)
+    if src is None and group_src is None:
+        raise RuntimeError("recv from any source is not supported by ember's gloo backend; pass src")
+    peer = _group_peer(pg, src, group_src, "src")
+    sizes = ember.zeros(len(object_list), dtype=ember.int64)
+    pg._pg.recv(sizes, peer, 0).wait()
+    data = ember.empty(int(sizes.sum()), dtype=ember.uint8)
+    pg._pg.recv(data, peer, 0).wait()
+    offset = 0
+    for i, n in enumerate(sizes.tolist()):
+        object_list[i] = _tensor_to_object(data[offset : offset + n], n)
+        offset += n
+    return src if src is not None else get_global_rank(pg, group_src)
 
 
 def _gather_bytes(pg, obj):
