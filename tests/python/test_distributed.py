@@ -347,3 +347,28 @@ def test_single_rank_group_with_store():
     finally:
         edist.destroy_process_group()
     assert not edist.is_initialized()
+
+
+@pytest.mark.parametrize("n,replicas", [(10, 2), (11, 3), (3, 4), (7, 2)])
+@pytest.mark.parametrize("shuffle,drop_last", [(True, False), (True, True), (False, False), (False, True)])
+def test_distributed_sampler_order_matches_torch(n, replicas, shuffle, drop_last):
+    from torch.utils.data import DistributedSampler as TorchSampler
+
+    from ember.utils.data import DistributedSampler
+
+    for rank in range(replicas):
+        for epoch in (0, 5):
+            mine = DistributedSampler(range(n), replicas, rank, shuffle=shuffle, seed=11, drop_last=drop_last)
+            theirs = TorchSampler(range(n), replicas, rank, shuffle=shuffle, seed=11, drop_last=drop_last)
+            mine.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            assert (list(mine), len(mine)) == (list(theirs), len(theirs))
+
+
+def test_distributed_sampler_rank_errors():
+    from torch.utils.data import DistributedSampler as TorchSampler
+
+    from ember.utils.data import DistributedSampler
+
+    assert outcome(lambda: DistributedSampler(range(4), 2, 2)) == outcome(lambda: TorchSampler(range(4), 2, 2))
+    assert outcome(lambda: DistributedSampler(range(4))) == outcome(lambda: TorchSampler(range(4)))
