@@ -5,7 +5,7 @@ import importlib
 import os
 import sys
 
-torch = importlib.import_module(sys.argv[1])
+torch = importlib.import_module(sys.argv[1])  # the library, also when imported by _dist_worker.py
 dist = importlib.import_module(sys.argv[1] + ".distributed")
 nn = torch.nn
 DDP = importlib.import_module(sys.argv[1] + ".nn.parallel").DistributedDataParallel

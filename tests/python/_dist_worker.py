@@ -1,8 +1,11 @@
-"""One rank of a distributed test program, run with either library:
-python _dist_worker.py <torch|ember> <cases> <rank> <world_size> <port>:<file>.
+"""One rank of a distributed test program, run with either library by a
+launcher (RANK and WORLD_SIZE from the environment):
+python _dist_worker.py <torch|ember> <cases> <port>:<file> <output folder>.
 Runs the comma-separated cases in order, each in its own process group
-(tcp://, env:// or file:// rendezvous), and prints what they compute under a
-"== case" line; the tests compare the two libraries' output."""
+(tcp://, env:// or file:// rendezvous), and writes what they compute under a
+"== case" line to rank<N>.txt in the output folder; then runs the DDP program
+of _ddp_program.py in the launcher's own group, which prints on rank 0. The
+tests compare the two libraries' output."""
 
 from __future__ import annotations
 
@@ -12,8 +15,11 @@ import os
 import sys
 import warnings
 
-lib, cases, rank, world = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-base_port, store_file = sys.argv[5].split(":", 1)
+lib, cases = sys.argv[1], sys.argv[2]
+rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+base_port, store_file = sys.argv[3].split(":", 1)
+out_folder = sys.argv[4]
+LAUNCHER_ENV = {k: os.environ[k] for k in ("MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_USE_AGENT_STORE")}
 torch = importlib.import_module(lib)
 dist = importlib.import_module(lib + ".distributed")
 warnings.simplefilter("ignore")
@@ -35,7 +41,7 @@ def init():
             "gloo", init_method=f"file://{store_file}", rank=rank, world_size=world, timeout=timeout
         )
     else:
-        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world))
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
         dist.init_process_group("gloo", timeout=timeout)
 
 
@@ -259,7 +265,15 @@ def case_ddp():
 
 
 if __name__ == "__main__":
-    for current in cases.split(","):
-        print("==", current)
-        globals()["case_" + current]()
-    sys.stdout.flush()
+    launcher_stdout = sys.stdout
+    # The cases meet in rendezvous of their own, not in the launcher's store.
+    os.environ["TORCHELASTIC_USE_AGENT_STORE"] = "False"
+    with open(os.path.join(out_folder, f"rank{rank}.txt"), "w") as sys.stdout:
+        for current in cases.split(","):
+            print("==", current)
+            globals()["case_" + current]()
+    sys.stdout = launcher_stdout
+    os.environ.update(LAUNCHER_ENV)
+    import _ddp_program
+
+    _ddp_program.main()

@@ -30,27 +30,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_ranks(lib, cases, world=2, env=None, script=WORKER, args=None):
-    """Starts `world` ranks of the worker script with RANK and LOCAL_RANK set."""
-    extra = dict(os.environ, PYTHONPATH=str(HERE), OMP_NUM_THREADS="1")
-    extra.update(env or {})
-    if args is None:
-        args = [f"{free_port()}:{tempfile.mktemp(prefix=f'ember_dist_{lib}_')}"]
-    procs = []
-    for rank in range(world):
-        rank_env = dict(extra, RANK=str(rank), LOCAL_RANK=str(rank))
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, str(script), lib, cases, str(rank), str(world), *args],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=rank_env,
-            )
-        )
-    return procs
-
-
 def collect(procs, timeout=90):
     outs = []
     for p in procs:
@@ -90,11 +69,17 @@ TORCHRUN = [sys.executable, "-m", "torch.distributed.run"]
 def runs():
     """Every multi-process run of this file, started at once and collected."""
     fault_env = {"MASTER_ADDR": "127.0.0.1", "WORLD_SIZE": "2"}
+    folders = {lib: tempfile.mkdtemp(prefix=f"ember_dist_{lib}_") for lib in ("ember", "torch")}
+
+    def worker(launcher, lib):
+        rendezvous = f"{free_port()}:{os.path.join(folders[lib], 'store')}"
+        return launch(
+            launcher, "--standalone", "--nproc-per-node", 2, WORKER, lib, ",".join(CASES), rendezvous, folders[lib]
+        )
+
     started = {
-        "ember": start_ranks("ember", ",".join(CASES)),
-        "torch": start_ranks("torch", ",".join(CASES)),
-        "emberrun": [launch(EMBERRUN, "--standalone", "--nproc-per-node", 2, HERE / "_ddp_program.py", "ember")],
-        "torchrun": [launch(TORCHRUN, "--standalone", "--nproc-per-node", 2, HERE / "_ddp_program.py", "torch")],
+        "emberrun": [worker(EMBERRUN, "ember")],
+        "torchrun": [worker(TORCHRUN, "torch")],
         "restarts": [
             launch(
                 EMBERRUN,
@@ -140,15 +125,19 @@ def runs():
             )
             for rank in range(2)
         ]
-    return {name: collect(procs) for name, procs in started.items()}
+    results = {name: collect(procs) for name, procs in started.items()}
+    for lib in ("ember", "torch"):
+        files = [Path(folders[lib]) / f"rank{r}.txt" for r in range(2)]
+        results[lib] = [f.read_text() if f.exists() else "" for f in files]
+    return results
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_program_prints_what_torch_prints(case, runs):
-    for code, _, err in runs["ember"] + runs["torch"]:
+    for code, _, err in runs["emberrun"] + runs["torchrun"]:
         assert code == 0, err
-    ember_out = [sections(o[1]) for o in runs["ember"]]
-    torch_out = [sections(o[1]) for o in runs["torch"]]
+    ember_out = [sections(text) for text in runs["ember"]]
+    torch_out = [sections(text) for text in runs["torch"]]
     for rank in range(2):
         assert ember_out[rank][case] == torch_out[rank][case]
         assert ember_out[rank][case]

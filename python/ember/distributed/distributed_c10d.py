@@ -254,6 +254,14 @@ def _env(name, init_method):
     return value
 
 
+def _tcp_store(host, port, rank, world_size, timeout):
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+        # The launcher's agent serves the store (Note [Launcher rendezvous]).
+        attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+        return PrefixStore(f"/worker/attempt_{attempt}", TCPStore(host, port, world_size, False, timeout))
+    return TCPStore(host, port, world_size, rank == 0, timeout)
+
+
 def _rendezvous(init_method, rank, world_size, timeout):
     """The store, rank and world size an init_method names."""
     url = urlparse(init_method)
@@ -269,12 +277,7 @@ def _rendezvous(init_method, rank, world_size, timeout):
             world_size = int(_env("WORLD_SIZE", "env://"))
         host = _env("MASTER_ADDR", "env://")
         port = int(_env("MASTER_PORT", "env://"))
-        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
-            # The launcher's agent serves the store (Note [Launcher rendezvous]).
-            attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
-            store = PrefixStore(f"/worker/attempt_{attempt}", TCPStore(host, port, world_size, False, timeout))
-        else:
-            store = TCPStore(host, port, world_size, rank == 0, timeout)
+        store = _tcp_store(host, port, rank, world_size, timeout)
     elif url.scheme == "tcp":
         if rank == -1:
             raise ValueError("Error initializing torch.distributed using tcp:// rendezvous: rank parameter missing")
@@ -282,7 +285,7 @@ def _rendezvous(init_method, rank, world_size, timeout):
             raise ValueError(
                 "Error initializing torch.distributed using tcp:// rendezvous: world size parameter missing"
             )
-        store = TCPStore(url.hostname, url.port, world_size, rank == 0, timeout)
+        store = _tcp_store(url.hostname, url.port, rank, world_size, timeout)
     elif url.scheme == "file":
         if rank == -1:
             raise ValueError("Error initializing torch.distributed using file:// rendezvous: rank parameter missing")
