@@ -1,6 +1,6 @@
 """One rank of a distributed test program, run with either library by a
 launcher (RANK and WORLD_SIZE from the environment):
-python _dist_worker.py <torch|ember> <cases> <port>:<file> <output folder>.
+python _dist_worker.py <torch|ember> <cases> <port,port,...>:<file> <output folder>.
 Runs the comma-separated cases in order, each in its own process group
 (tcp://, env:// or file:// rendezvous), and writes what they compute under a
 "== case" line to rank<N>.txt in the output folder; then runs the DDP program
@@ -17,7 +17,7 @@ import warnings
 
 lib, cases = sys.argv[1], sys.argv[2]
 rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-base_port, store_file = sys.argv[3].split(":", 1)
+ports, store_file = sys.argv[3].split(":", 1)
 out_folder = sys.argv[4]
 LAUNCHER_ENV = {k: os.environ[k] for k in ("MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_USE_AGENT_STORE")}
 torch = importlib.import_module(lib)
@@ -30,7 +30,7 @@ RENDEZVOUS = {"collectives": "tcp", "objects": "env", "p2p": "file", "groups": "
 
 def init():
     kind = RENDEZVOUS[current]
-    port = int(base_port) + list(RENDEZVOUS).index(current)
+    port = int(ports.split(",")[list(RENDEZVOUS).index(current)])
     timeout = datetime.timedelta(seconds=20)
     if kind == "tcp":
         dist.init_process_group(
@@ -233,6 +233,17 @@ def case_ddp():
     print("local grad", net.weight.grad)
     d2(xs[2:]).sum().backward()
     print("synced grad", net.weight.grad, net.bias.grad)
+
+    # Gradients as views of the buckets: the same training, grads accumulated in place.
+    torch.manual_seed(rank)
+    net = nn.Linear(3, 2).double()
+    d5 = from_parallel.DistributedDataParallel(net, gradient_as_bucket_view=True)
+    opt5 = torch.optim.SGD(d5.parameters(), lr=0.01, momentum=0.5)
+    for it in range(3):
+        opt5.zero_grad(set_to_none=it == 0)
+        (d5(xs / 10 * (it + 1)) ** 2).sum().backward()
+        opt5.step()
+    print("bucket view", net.weight.detach(), net.bias.grad)
 
     # Unused parameters: a branch only rank 1 uses.
     class Branchy(nn.Module):

@@ -30,7 +30,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def collect(procs, timeout=90):
+def collect(procs, timeout=180):
     outs = []
     for p in procs:
         out, err = p.communicate(timeout=timeout)
@@ -72,7 +72,8 @@ def runs():
     folders = {lib: tempfile.mkdtemp(prefix=f"ember_dist_{lib}_") for lib in ("ember", "torch")}
 
     def worker(launcher, lib):
-        rendezvous = f"{free_port()}:{os.path.join(folders[lib], 'store')}"
+        ports = ",".join(str(free_port()) for _ in CASES)  # one per case: no two runs share one
+        rendezvous = f"{ports}:{os.path.join(folders[lib], 'store')}"
         return launch(
             launcher, "--standalone", "--nproc-per-node", 2, WORKER, lib, ",".join(CASES), rendezvous, folders[lib]
         )

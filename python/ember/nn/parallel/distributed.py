@@ -217,7 +217,8 @@ class DistributedDataParallel(Module):
             if grad is None:
                 view.zero_()
             else:
-                view.copy_(grad.reshape(-1))
+                if grad.data_ptr() != view.data_ptr():
+                    view.copy_(grad.reshape(-1))
                 view.mul_(1.0 / self._world)
         bucket.pending -= 1
         while self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0:
@@ -240,7 +241,12 @@ class DistributedDataParallel(Module):
                     if used_anywhere is not None and id(p) not in used_anywhere:
                         continue
                     reduced = bucket.buffer[offset : offset + p.numel()].view(p.shape)
-                    if p.grad is None:
+                    if self.gradient_as_bucket_view:
+                        # .grad is the bucket's memory from now on; the next
+                        # backward accumulates into it in place.
+                        if p.grad is None or p.grad.data_ptr() != reduced.data_ptr():
+                            p.grad = reduced
+                    elif p.grad is None:
                         p.grad = reduced.clone()
                     else:
                         p.grad.copy_(reduced)
