@@ -5,7 +5,6 @@
 
 import builtins as _builtins
 
-
 def _preload_blas():
     # libember_cpu finds BLAS through its RUNPATH in a normal install; loading
     # it here first also covers --target installs and editable rebuild mode.

@@ -24,13 +24,8 @@ _FLOAT_FACTS = {
     "float32": (32, 2.0**-23, 3.4028234663852886e38, 2.0**-126, 1e-06),
     "float64": (64, 2.0**-52, 1.7976931348623157e308, 2.0**-1022, 1e-15),
 }
-_INT_FACTS = {
-    "uint8": (8, 0, 255),
-    "int8": (8, -(2**7), 2**7 - 1),
-    "int16": (16, -(2**15), 2**15 - 1),
-    "int32": (32, -(2**31), 2**31 - 1),
-    "int64": (64, -(2**63), 2**63 - 1),
-}
+_INT_FACTS = {"uint8": (8, 0, 255), "int8": (8, -(2**7), 2**7 - 1), "int16": (16, -(2**15), 2**15 - 1),
+              "int32": (32, -(2**31), 2**31 - 1), "int64": (64, -(2**63), 2**63 - 1)}
 
 
 def _dtype_name(dtype):
@@ -232,7 +227,9 @@ def meshgrid(*tensors, indexing=None):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         if t.dim() > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
+            )
     flat = [t.reshape(-1) for t in tensors]
     swap = indexing == "xy" and len(flat) >= 2
     if swap:
@@ -253,29 +250,7 @@ def detach(input):  # noqa: A002
 
 
 __all__ = [
-    "pi",
-    "e",
-    "inf",
-    "nan",
-    "newaxis",
-    "finfo",
-    "iinfo",
-    "is_tensor",
-    "is_floating_point",
-    "is_complex",
-    "is_nonzero",
-    "numel",
-    "broadcast_shapes",
-    "broadcast_tensors",
-    "broadcast_to",
-    "atleast_1d",
-    "atleast_2d",
-    "atleast_3d",
-    "hstack",
-    "vstack",
-    "row_stack",
-    "dstack",
-    "column_stack",
-    "meshgrid",
-    "detach",
+    "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex",
+    "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d", "atleast_2d",
+    "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
 ]

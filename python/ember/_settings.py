@@ -27,13 +27,8 @@ __all__ = [
     "use_deterministic_algorithms",
 ]
 
-_state = {
-    "matmul_precision": "highest",
-    "deterministic": False,
-    "warn_only": False,
-    "warn_always": False,
-    "interop_threads": 1,
-}
+_state = {"matmul_precision": "highest", "deterministic": False, "warn_only": False, "warn_always": False,
+          "interop_threads": 1}
 
 
 def get_default_device():

@@ -184,6 +184,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         return ember.norm(self, p, dim, keepdim, dtype=dtype)
 
 
+
 _LEGACY = {}
 
 
@@ -191,8 +192,6 @@ def _legacy_name(dtype):
     if not _LEGACY:
         _fill_legacy()
     return _LEGACY[dtype]
-
-
 _T_WARNED = False
 
 

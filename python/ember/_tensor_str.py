@@ -50,7 +50,7 @@ def _nested(values, shape):
     if len(shape) == 1:
         return list(values)
     step = len(values) // shape[0] if shape[0] else 0
-    return [_nested(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+    return [_nested(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 def _summarized_values(data, shape, summarize, edge):
@@ -123,7 +123,7 @@ def _vector_str(row, indent, summarize, fmt, edge):
         items = [fmt.format(v) for v in row[:edge]] + [" ..."] + [fmt.format(v) for v in row[-edge:]]
     else:
         items = [fmt.format(v) for v in row]
-    lines = [items[i : i + per_line] for i in range(0, len(items), per_line)]
+    lines = [items[i:i + per_line] for i in range(0, len(items), per_line)]
     text = [", ".join(line) for line in lines]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(text) + "]"
 

@@ -12,10 +12,14 @@ from ember import _C
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
     # storage: a TypedStorage (its dtype gives the element type)
-    return storage._untyped_storage._tensor(storage.dtype, storage_offset, tuple(size), tuple(stride))
+    return storage._untyped_storage._tensor(
+        storage.dtype, storage_offset, tuple(size), tuple(stride)
+    )
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
+def _rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None
+):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
     if requires_grad:
         t.requires_grad_(True)
@@ -23,7 +27,9 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
     return t
 
 
-def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+def _rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+):
     from ember.storage import TypedStorage
 
     return _rebuild_tensor_v2(
@@ -98,7 +104,9 @@ def _set_obj_state(obj, state):
 # ---- plain pickling (pickle.dumps, multiprocessing) --------------------------------
 
 
-def _rebuild_tensor_from_bytes(data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu"):
+def _rebuild_tensor_from_bytes(
+    data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu"
+):
     import ember
     from ember.storage import TypedStorage, UntypedStorage
 

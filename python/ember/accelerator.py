@@ -5,14 +5,8 @@ from __future__ import annotations
 
 import ember
 
-__all__ = [
-    "current_accelerator",
-    "current_device_index",
-    "device_count",
-    "is_available",
-    "set_device_index",
-    "synchronize",
-]
+__all__ = ["current_accelerator", "current_device_index", "device_count", "is_available", "set_device_index",
+           "synchronize"]
 
 
 def is_available() -> bool:

@@ -68,7 +68,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
         return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
     if A.dim() == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
-    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
+    raise RuntimeError(
+        f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+    )
 
 
 def matmul(input, other, *, out=None):  # noqa: A002

@@ -36,7 +36,9 @@ def set_rng_state(new_state) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
+def fork_rng(
+    devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"
+):
     """Restores the default generator's state when the block exits."""
     if not enabled:
         yield

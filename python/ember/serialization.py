@@ -270,7 +270,9 @@ class _ZipWriter:
         pad = (-start) % _STORAGE_ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
         flags = 0x0808 if size else 0x0800
-        header = struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra))
+        header = struct.pack(
+            "<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra)
+        )
         self._write(header + full + extra)
         if size:
             self._write(view)
@@ -324,7 +326,9 @@ class _ZipWriter:
         cd_size = self.pos - cd_start
         n = len(self.entries)
         eocd64 = self.pos
-        self._write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, n, n, cd_size, cd_start))
+        self._write(
+            struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, n, n, cd_size, cd_start)
+        )
         self._write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
         self._write(
             struct.pack(
@@ -381,7 +385,9 @@ def save(
             _write_archive(stream, _archive_name(f), buf, storages, _disable_byteorder_record)
     else:
         if not hasattr(f, "write"):
-            raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+            raise AttributeError(
+                "expected 'f' to be string, path, or a file-like object with a 'write' attribute"
+            )
         _write_archive(f, _archive_name(f), buf, storages, _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
@@ -523,7 +529,9 @@ def _user_allowed_globals():
                     f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(g)}"
                 )
             if type(g[1]) is not str:
-                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(g[1])}")
+                raise TypeError(
+                    f"Expected second item in tuple to be str of callable full path, but got: {type(g[1])}"
+                )
             out[g[1]] = g[0]
         else:
             out[f"{g.__module__}.{g.__qualname__}"] = g
@@ -659,7 +667,8 @@ def _weights_only_message(message):
             "Weights only load failed. This file can still be loaded, to do so you have two options, "
             "do those steps only if you trust the source of the checkpoint. "
             f"\n\t(1) {_UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
-            "the recommended steps in the following error message.\n\tWeightsUnpickler error: " + message
+            "the recommended steps in the following error message.\n\tWeightsUnpickler error: "
+            + message
         )
     return f"Weights only load failed. {_UNSAFE_MESSAGE}\n\n{message}"
 
@@ -729,14 +738,18 @@ class _ZipReader:
         self.stream.seek(info.header_offset)
         header = self.stream.read(30)
         if len(header) != 30 or header[:4] != b"PK\x03\x04":
-            raise RuntimeError(f"PytorchStreamReader failed reading file {info.filename}: bad local header")
+            raise RuntimeError(
+                f"PytorchStreamReader failed reading file {info.filename}: bad local header"
+            )
         name_len, extra_len = struct.unpack("<HH", header[26:30])
         return info.header_offset + 30 + name_len + extra_len
 
     def read_storage(self, name, nbytes):
         info = self.zf.getinfo(self.prefix + name)
         if info.file_size != nbytes:
-            raise RuntimeError(f"PytorchStreamReader: record {name} holds {info.file_size} bytes, expected {nbytes}")
+            raise RuntimeError(
+                f"PytorchStreamReader: record {name} holds {info.file_size} bytes, expected {nbytes}"
+            )
         if info.compress_type != 0:  # not zipfile.ZIP_STORED
             raw = self.zf.read(info)
             return UntypedStorage.from_buffer(raw) if nbytes else UntypedStorage(0)
@@ -760,7 +773,9 @@ class _ZipReader:
                     n = len(chunk)
                     target[got : got + n] = chunk
                 if not n:
-                    raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read failed")
+                    raise RuntimeError(
+                        f"PytorchStreamReader failed reading file {name}: file read failed"
+                    )
                 got += n
         return storage
 
@@ -769,7 +784,9 @@ def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+def load(
+    f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args
+):
     """Loads an object saved with ember.save or torch.save.
 
     weights_only (default True) unpickles only tensors, parameters, containers
@@ -849,10 +866,14 @@ def _load_archive(reader, map_location, weights_only, pickle_load_args):
 
     def persistent_load(pid):
         if not isinstance(pid, tuple) or not pid:
-            raise pickle.UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+            raise pickle.UnpicklingError(
+                f"persistent_load id must be tuple or int, but got {type(pid)}"
+            )
         typename = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
         if typename != "storage":
-            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {typename}")
+            raise pickle.UnpicklingError(
+                f"Only persistent_load of storage is allowed, but got {typename}"
+            )
         storage_type, key, location, numel = pid[1:]
         location = location.decode("ascii") if isinstance(location, bytes) else location
         if storage_type is UntypedStorage:
@@ -902,18 +923,24 @@ def _legacy_load(stream, map_location, weights_only, pickle_load_args):
         if typename == "module" and not weights_only:
             return pid[1]  # a module class saved with its source
         if typename != "storage":
-            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {typename}")
+            raise pickle.UnpicklingError(
+                f"Only persistent_load of storage is allowed, but got {typename}"
+            )
         storage_type, key, location, numel, view_metadata = pid[1:]
         location = location.decode("ascii") if isinstance(location, bytes) else location
         dtype = ember.uint8 if storage_type is UntypedStorage else storage_type.dtype
         if key not in storages:
             storage = UntypedStorage(numel * dtype.itemsize)
             if restore(storage, location) is not storage:
-                raise NotImplementedError("ember.load: legacy-format checkpoints load only to the CPU")
+                raise NotImplementedError(
+                    "ember.load: legacy-format checkpoints load only to the CPU"
+                )
             storages[key] = (storage, dtype)
         storage, dtype = storages[key]
         if view_metadata is not None:
-            raise NotImplementedError("ember.load: storage views of the pre-1.0 legacy format are not supported")
+            raise NotImplementedError(
+                "ember.load: storage views of the pre-1.0 legacy format are not supported"
+            )
         return TypedStorage(wrap_storage=storage, dtype=dtype)
 
     result = _Unpickler(stream, persistent_load, weights_only, **pickle_load_args).load()

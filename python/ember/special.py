@@ -6,30 +6,9 @@ from ember import _C
 
 _VF = _C._VariableFunctions
 
-__all__ = [
-    "digamma",
-    "erf",
-    "erfc",
-    "erfinv",
-    "exp2",
-    "expit",
-    "expm1",
-    "gammaln",
-    "i0",
-    "i1",
-    "log1p",
-    "log_softmax",
-    "logit",
-    "logsumexp",
-    "multigammaln",
-    "polygamma",
-    "psi",
-    "round",
-    "sinc",
-    "softmax",
-    "xlog1py",
-    "xlogy",
-]
+__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i1", "log1p",
+           "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round", "sinc", "softmax",
+           "xlog1py", "xlogy"]
 
 
 # The bindings take PyTorch's arguments, out= included: plain aliases.
@@ -68,3 +47,4 @@ def softmax(input, dim, *, dtype=None):  # noqa: A002
 
 def log_softmax(input, dim, *, dtype=None):  # noqa: A002
     return _VF.log_softmax(input, dim, dtype)
+

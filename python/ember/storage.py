@@ -31,7 +31,9 @@ class UntypedStorage:
         import numpy as np
 
         if byte_order not in ("native", "little", "big"):
-            raise ValueError(f"Expected byte_order to be 'native', 'little' or 'big', but got {byte_order}")
+            raise ValueError(
+                f"Expected byte_order to be 'native', 'little' or 'big', but got {byte_order}"
+            )
         arr = np.frombuffer(buffer, dtype=np.uint8)
         return cls._wrap(_C.from_numpy(arr.copy()))
 

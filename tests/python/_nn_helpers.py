@@ -45,7 +45,9 @@ def close(e, t, dtype_name=None, **kw):
 
 def pair_randn(shape, dtype_name="float64", requires_grad=False, seed=0, scale=1.0):
     g = torch.Generator().manual_seed(seed)
-    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(getattr(torch, dtype_name))
+    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(
+        getattr(torch, dtype_name)
+    )
     if requires_grad and t.dtype.is_floating_point:
         t.requires_grad_(True)
     return from_torch(t), t

@@ -82,9 +82,8 @@ def run_under_capability(cap, module, fn):
     here = os.path.dirname(os.path.abspath(__file__))
     script = f"import sys; sys.path.insert(0, {here!r}); import {module} as t; print(t.{fn}())"
     env = dict(os.environ, EMBER_CPU_CAPABILITY=cap)
-    r = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600, check=False, cwd=here
-    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600,
+                       check=False, cwd=here)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 

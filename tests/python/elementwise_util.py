@@ -162,7 +162,9 @@ def libs_call(name, *args, **kwargs):
         return getattr(ember, name)(*[a[0] if isinstance(a, tuple) else a for a in args], **kwargs)
 
     def ft():
-        fn = getattr(torch.nn.functional, name) if name in ("gelu", "silu") else getattr(torch, name)
+        fn = (
+            getattr(torch.nn.functional, name) if name in ("gelu", "silu") else getattr(torch, name)
+        )
         return fn(*[a[1] if isinstance(a, tuple) else a for a in args], **kwargs)
 
     return fe, ft

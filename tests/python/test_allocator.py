@@ -107,7 +107,7 @@ def test_impossible_allocation_raises_like_torch(nbytes):
     with pytest.raises(RuntimeError) as ours:
         ember.empty(nbytes, dtype=ember.uint8)
     expected = str(theirs.value)
-    expected = expected[expected.index("DefaultCPUAllocator") :]
+    expected = expected[expected.index("DefaultCPUAllocator"):]
     assert str(ours.value) == expected
 
 

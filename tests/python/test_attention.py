@@ -37,18 +37,9 @@ def check_grads(outs_e, outs_t, es, ts):
 
 
 @HYP
-@given(
-    B=st.integers(1, 2),
-    H=st.integers(1, 3),
-    L=st.integers(1, 5),
-    S=st.integers(1, 5),
-    E=st.integers(1, 6),
-    Ev=st.integers(1, 6),
-    rank=st.sampled_from([2, 3, 4]),
-    mask=st.sampled_from([None, "bool", "float"]),
-    causal=st.booleans(),
-    scale=st.sampled_from([None, 0.3]),
-)
+@given(B=st.integers(1, 2), H=st.integers(1, 3), L=st.integers(1, 5), S=st.integers(1, 5), E=st.integers(1, 6),
+       Ev=st.integers(1, 6), rank=st.sampled_from([2, 3, 4]), mask=st.sampled_from([None, "bool", "float"]),
+       causal=st.booleans(), scale=st.sampled_from([None, 0.3]))
 def test_sdpa_random(B, H, L, S, E, Ev, rank, mask, causal, scale):
     lead = {2: (), 3: (B,), 4: (B, H)}[rank]
     q, k, v = randn(*lead, L, E), randn(*lead, S, E, seed=2), randn(*lead, S, Ev, seed=3)
@@ -61,9 +52,8 @@ def test_sdpa_random(B, H, L, S, E, Ev, rank, mask, causal, scale):
         m = None
     es = [from_torch(t) for t in (q, k, v)]
     ot = F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal, scale=scale)
-    oe = EF.scaled_dot_product_attention(
-        *es, attn_mask=None if m is None else from_torch(m), is_causal=causal, scale=scale
-    )
+    oe = EF.scaled_dot_product_attention(*es, attn_mask=None if m is None else from_torch(m), is_causal=causal,
+                                         scale=scale)
     close(oe, ot)
     assert type(oe.grad_fn).__name__ == type(ot.grad_fn).__name__
     check_grads([oe], [ot], es, [q, k, v])
@@ -80,14 +70,10 @@ def test_sdpa_dropout_and_float32():
     assert type(oe.grad_fn).__name__ == type(ot.grad_fn).__name__ == "UnsafeViewBackward0"
     check_grads([oe], [ot], es, [q, k, v])
     q32 = [t.detach().float() for t in (q, k, v)]
-    close(
-        EF.scaled_dot_product_attention(*[from_torch(t) for t in q32], is_causal=True),
-        F.scaled_dot_product_attention(*q32, is_causal=True),
-    )
-    same_error(
-        lambda: EF.scaled_dot_product_attention(*es, attn_mask=es[0], is_causal=True),
-        lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=q, is_causal=True),
-    )
+    close(EF.scaled_dot_product_attention(*[from_torch(t) for t in q32], is_causal=True),
+          F.scaled_dot_product_attention(*q32, is_causal=True))
+    same_error(lambda: EF.scaled_dot_product_attention(*es, attn_mask=es[0], is_causal=True),
+               lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=q, is_causal=True))
 
 
 # ---- MultiheadAttention ------------------------------------------------------------------------
@@ -104,24 +90,14 @@ def make(name, *args, seed=0, **kw):
 
 
 def same_params(me, mt):
-    assert [(n, tuple(p.shape)) for n, p in me.named_parameters()] == [
-        (n, tuple(p.shape)) for n, p in mt.named_parameters()
-    ]
+    assert [(n, tuple(p.shape)) for n, p in me.named_parameters()] == \
+           [(n, tuple(p.shape)) for n, p in mt.named_parameters()]
     for pe, pt in zip(me.parameters(), mt.parameters()):
         close(pe.detach(), pt.detach())
 
 
-@pytest.mark.parametrize(
-    "kw",
-    [
-        {},
-        {"batch_first": True},
-        {"kdim": 5, "vdim": 3},
-        {"bias": False},
-        {"add_bias_kv": True},
-        {"add_zero_attn": True},
-    ],
-)
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True}, {"kdim": 5, "vdim": 3}, {"bias": False},
+                                {"add_bias_kv": True}, {"add_zero_attn": True}])
 @pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
 @pytest.mark.parametrize("masks", ["none", "kpm", "attn_bool", "attn_float", "both", "self"])
 def test_multihead_attention(kw, need_weights, average, masks):
@@ -147,20 +123,15 @@ def test_multihead_attention(kw, need_weights, average, masks):
     args_t = (q, k, v)
     args_e = tuple(from_torch(t) for t in args_t) if masks != "self" else (from_torch(q),) * 3
     ot, wt = mt(*args_t, need_weights=need_weights, average_attn_weights=average, **m)
-    oe, we = me(
-        *args_e, need_weights=need_weights, average_attn_weights=average, **{n: from_torch(t) for n, t in m.items()}
-    )
+    oe, we = me(*args_e, need_weights=need_weights, average_attn_weights=average,
+                **{n: from_torch(t) for n, t in m.items()})
     close(oe, ot)
     assert type(oe.grad_fn).__name__ == type(ot.grad_fn).__name__
     assert (we is None) == (wt is None)
     if wt is not None:
         close(we, wt)
-    check_grads(
-        [oe],
-        [ot],
-        list(me.parameters()) + list(args_e[: 1 if masks == "self" else 3]),
-        list(mt.parameters()) + list(args_t[: 1 if masks == "self" else 3]),
-    )
+    check_grads([oe], [ot], list(me.parameters()) + list(args_e[:1 if masks == "self" else 3]),
+                list(mt.parameters()) + list(args_t[:1 if masks == "self" else 3]))
 
 
 def test_multihead_attention_unbatched_dropout_errors():
@@ -178,13 +149,11 @@ def test_multihead_attention_unbatched_dropout_errors():
     oe, we = me(*(from_torch(q),) * 3, key_padding_mask=ember.tensor([False, False, True, False]))
     close(oe, ot)
     close(we, wt)
-    same_error(lambda: ember.nn.MultiheadAttention(0, 2), lambda: torch.nn.MultiheadAttention(0, 2), match_message=True)
+    same_error(lambda: ember.nn.MultiheadAttention(0, 2), lambda: torch.nn.MultiheadAttention(0, 2),
+               match_message=True)
     same_error(lambda: ember.nn.MultiheadAttention(6, 4), lambda: torch.nn.MultiheadAttention(6, 4))
-    same_error(
-        lambda: me(*(from_torch(q),) * 3, attn_mask=ember.zeros((3, 3))),
-        lambda: mt(q, q, q, attn_mask=torch.zeros(3, 3)),
-        match_message=True,
-    )
+    same_error(lambda: me(*(from_torch(q),) * 3, attn_mask=ember.zeros((3, 3))),
+               lambda: mt(q, q, q, attn_mask=torch.zeros(3, 3)), match_message=True)
 
 
 # ---- TransformerEncoderLayer / TransformerEncoder ---------------------------------------------------
@@ -194,16 +163,8 @@ def copy_weights(me, mt):
     me.load_state_dict({k: from_torch(v) for k, v in mt.state_dict().items()})
 
 
-@pytest.mark.parametrize(
-    "kw",
-    [
-        {},
-        {"batch_first": True},
-        {"norm_first": True, "activation": "gelu"},
-        {"batch_first": True, "activation": "gelu"},
-        {"bias": False, "batch_first": True},
-    ],
-)
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True}, {"norm_first": True, "activation": "gelu"},
+                                {"batch_first": True, "activation": "gelu"}, {"bias": False, "batch_first": True}])
 @pytest.mark.parametrize("num_layers", [1, 2])
 def test_transformer_encoder(kw, num_layers):
     le, lt = make("TransformerEncoderLayer", 8, 2, 16, dropout=0.0, **kw)
@@ -259,9 +220,8 @@ def test_transformer_dropout_seeded_and_warning():
 # ---- TransformerDecoderLayer / TransformerDecoder / Transformer ------------------------------------
 
 
-@pytest.mark.parametrize(
-    "kw", [{}, {"batch_first": True}, {"norm_first": True, "activation": "gelu"}, {"bias": False, "batch_first": True}]
-)
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True}, {"norm_first": True, "activation": "gelu"},
+                                {"bias": False, "batch_first": True}])
 @pytest.mark.parametrize("num_layers", [1, 2])
 def test_transformer_decoder(kw, num_layers):
     le, lt = make("TransformerDecoderLayer", 8, 2, 16, dropout=0.0, **kw)
@@ -277,13 +237,9 @@ def test_transformer_decoder(kw, num_layers):
     tkpm = torch.tensor([[False] * 3 + [True], [False] * 4])
     mkpm = torch.tensor([[False] * 4 + [True], [False] * 5])
     causal = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
-    masks = [
-        {},
-        {"tgt_mask": causal},
-        {"tgt_mask": causal, "tgt_is_causal": True},
-        {"tgt_key_padding_mask": tkpm, "memory_key_padding_mask": mkpm},
-        {"memory_mask": torch.zeros(4, 5, dtype=torch.float64)},
-    ]
+    masks = [{}, {"tgt_mask": causal}, {"tgt_mask": causal, "tgt_is_causal": True},
+             {"tgt_key_padding_mask": tkpm, "memory_key_padding_mask": mkpm},
+             {"memory_mask": torch.zeros(4, 5, dtype=torch.float64)}]
     for train in (True, False):
         dt.train(train)
         de.train(train)

@@ -43,9 +43,8 @@ def test_backward_create_graph_accumulates_graph():
 def test_grad_allow_unused_and_errors():
     (xe, xt), (ye, yt) = pair([1.0], "float32", requires_grad=True), pair([2.0], "float32", requires_grad=True)
     assert ember.autograd.grad((xe * 2).sum(), [xe, ye], allow_unused=True)[1] is None
-    same_error(
-        lambda: ember.autograd.grad((xe * 2).sum(), [xe, ye]), lambda: torch.autograd.grad((xt * 2).sum(), [xt, yt])
-    )
+    same_error(lambda: ember.autograd.grad((xe * 2).sum(), [xe, ye]),
+               lambda: torch.autograd.grad((xt * 2).sum(), [xt, yt]))
 
 
 def test_grad_outputs_and_non_scalar():

@@ -69,7 +69,9 @@ def check_against_torch(op_e, op_t, tensors, dtype):
 
 
 def draw_dtype_backend(data):
-    return data.draw(st.sampled_from(["float32", "float64"])), data.draw(st.sampled_from(["auto", "im2col"]))
+    return data.draw(st.sampled_from(["float32", "float64"])), data.draw(
+        st.sampled_from(["auto", "im2col"])
+    )
 
 
 @given(data=st.data())
@@ -87,7 +89,11 @@ def test_conv2d_matches_torch(data):
     tdt = getattr(torch, dtype)
     x = torch.randn(n, cin, h, w, generator=g, dtype=tdt).requires_grad_(True)
     wt = torch.randn(cout, cin // groups, *k, generator=g, dtype=tdt).requires_grad_(True)
-    b = torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True) if data.draw(st.booleans()) else None
+    b = (
+        torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True)
+        if data.draw(st.booleans())
+        else None
+    )
     with backend(be):
         check_against_torch(
             lambda x_, w_, b_: ember.conv2d(x_, w_, b_, stride, padding, dilation, groups),
@@ -113,7 +119,11 @@ def test_conv1d_matches_torch(data):
     tdt = getattr(torch, dtype)
     x = torch.randn(n, cin, length, generator=g, dtype=tdt).requires_grad_(True)
     wt = torch.randn(cout, cin // groups, k, generator=g, dtype=tdt).requires_grad_(True)
-    b = torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True) if data.draw(st.booleans()) else None
+    b = (
+        torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True)
+        if data.draw(st.booleans())
+        else None
+    )
     with backend(be):
         check_against_torch(
             lambda x_, w_, b_: ember.conv1d(x_, w_, b_, stride, pad, dil, groups),
@@ -144,22 +154,39 @@ def test_conv_transpose2d_matches_torch(data):
     # Empty outputs are an error in PyTorch's float64 path but not always in its
     # float32 (oneDNN) one; Ember always raises. Keep to non-empty outputs here.
     for i, size in enumerate((h, w)):
-        assume((size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1) + output_padding[i] + 1 > 0)
+        assume(
+            (size - 1) * stride[i]
+            - 2 * padding[i]
+            + dilation[i] * (k[i] - 1)
+            + output_padding[i]
+            + 1
+            > 0
+        )
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 1000)))
     tdt = getattr(torch, dtype)
     x = torch.randn(n, cin, h, w, generator=g, dtype=tdt).requires_grad_(True)
     wt = torch.randn(cin, cout // groups, *k, generator=g, dtype=tdt).requires_grad_(True)
-    b = torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True) if data.draw(st.booleans()) else None
+    b = (
+        torch.randn(cout, generator=g, dtype=tdt).requires_grad_(True)
+        if data.draw(st.booleans())
+        else None
+    )
     with backend(be):
         check_against_torch(
-            lambda x_, w_, b_: ember.conv_transpose2d(x_, w_, b_, stride, padding, output_padding, groups, dilation),
-            lambda x_, w_, b_: F.conv_transpose2d(x_, w_, b_, stride, padding, output_padding, groups, dilation),
+            lambda x_, w_, b_: ember.conv_transpose2d(
+                x_, w_, b_, stride, padding, output_padding, groups, dilation
+            ),
+            lambda x_, w_, b_: F.conv_transpose2d(
+                x_, w_, b_, stride, padding, output_padding, groups, dilation
+            ),
             [x, wt, b],
             dtype,
         )
 
 
-@pytest.mark.parametrize("be,dtype", [("auto", "float32"), ("im2col", "float64"), ("im2col", "float32")])
+@pytest.mark.parametrize(
+    "be,dtype", [("auto", "float32"), ("im2col", "float64"), ("im2col", "float32")]
+)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_larger_images_bands_and_threads(be, dtype, threads):
     # 40x40 output rows of 288-long patches: two im2col bands; samples split over threads.
@@ -245,10 +272,16 @@ def test_grad_fn_names_and_requires_grad():
             wt.permute(1, 0, 2, 3),
         ),
     ]:
-        assert type(fe(xe, w_e).grad_fn).__name__ == type(ft(xt, w_t).grad_fn).__name__ == "ConvolutionBackward0"
+        assert (
+            type(fe(xe, w_e).grad_fn).__name__
+            == type(ft(xt, w_t).grad_fn).__name__
+            == "ConvolutionBackward0"
+        )
     x1e, x1t = pair_randn((1, 2, 6), requires_grad=True)
     w1e, w1t = pair_randn((3, 2, 2), seed=2)
-    assert type(ember.conv1d(x1e, w1e).grad_fn).__name__ == type(F.conv1d(x1t, w1t).grad_fn).__name__
+    assert (
+        type(ember.conv1d(x1e, w1e).grad_fn).__name__ == type(F.conv1d(x1t, w1t).grad_fn).__name__
+    )
     with ember.no_grad():
         assert ember.conv2d(xe, we).grad_fn is None
     # only the weight requires grad: no input gradient is computed
@@ -429,7 +462,9 @@ def test_module_structure_matches(init_without_rng, name, args, kwargs):
         assert getattr(me, attr) == getattr(mt, attr), attr
 
 
-@pytest.mark.parametrize("name,args,kwargs", [m for m in MODULES if m[2].get("padding_mode", "zeros") == "zeros"])
+@pytest.mark.parametrize(
+    "name,args,kwargs", [m for m in MODULES if m[2].get("padding_mode", "zeros") == "zeros"]
+)
 def test_module_forward_backward_matches(init_without_rng, name, args, kwargs):
     me, mt = getattr(ember.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
     copy_params(me, mt)
@@ -472,7 +507,9 @@ def test_module_constructor_errors_match(init_without_rng, ctor):
     import re
 
     def canon(msg):  # a set's printed order depends on the process's string hashes
-        return re.sub(r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", msg)
+        return re.sub(
+            r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", msg
+        )
 
     with pytest.raises(ValueError) as et:
         ctor(torch.nn)
@@ -481,7 +518,9 @@ def test_module_constructor_errors_match(init_without_rng, ctor):
     assert canon(str(ee.value)) == canon(str(et.value))
 
 
-@pytest.mark.skipif(not HAS_UNIFORM or not hasattr(ember, "manual_seed"), reason="needs the random operators")
+@pytest.mark.skipif(
+    not HAS_UNIFORM or not hasattr(ember, "manual_seed"), reason="needs the random operators"
+)
 @pytest.mark.parametrize("name,args,kwargs", MODULES[:3] + MODULES[5:])
 def test_module_initialisation_matches(name, args, kwargs):
     ember.manual_seed(0)

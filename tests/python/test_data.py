@@ -20,8 +20,12 @@ import ember.utils.data as ed
 from ember.utils.data._utils import random as erandom
 
 HAS_RANDPERM = hasattr(ember, "randperm")
-needs_randperm = pytest.mark.skipif(not HAS_RANDPERM, reason="ember.randperm is not on this branch yet")
-needs_randint = pytest.mark.skipif(not hasattr(ember, "randint"), reason="ember.randint is not on this branch yet")
+needs_randperm = pytest.mark.skipif(
+    not HAS_RANDPERM, reason="ember.randperm is not on this branch yet"
+)
+needs_randint = pytest.mark.skipif(
+    not hasattr(ember, "randint"), reason="ember.randint is not on this branch yet"
+)
 
 
 def same(e, t):
@@ -83,7 +87,9 @@ def test_tensor_dataset_and_combinators():
     st = ed.StackDataset(a=range(3), b=["x", "y", "z"])
     assert st[1] == {"a": 1, "b": "y"} and len(st) == 3
     assert ed.StackDataset(range(2), range(2))[1] == (1, 1)
-    _raises_same(lambda: ed.StackDataset(range(2), range(3)), lambda: td.StackDataset(range(2), range(3)))
+    _raises_same(
+        lambda: ed.StackDataset(range(2), range(3)), lambda: td.StackDataset(range(2), range(3))
+    )
 
     class It(ed.IterableDataset):
         def __init__(self, n):
@@ -105,7 +111,9 @@ def test_random_split_lengths_and_errors():
     assert sorted(i for p in parts for i in p) == list(range(10))
     parts = ed.random_split(range(11), [0.5, 0.5], generator=ember.Generator().manual_seed(0))
     assert [len(p) for p in parts] == [6, 5]  # remainders go round robin
-    _raises_same(lambda: ed.random_split(range(5), [2, 2]), lambda: td.random_split(range(5), [2, 2]))
+    _raises_same(
+        lambda: ed.random_split(range(5), [2, 2]), lambda: td.random_split(range(5), [2, 2])
+    )
     _raises_same(
         lambda: ed.random_split(range(5), [1.5, -0.5]),
         lambda: td.random_split(range(5), [1.5, -0.5]),
@@ -117,8 +125,12 @@ def test_random_split_lengths_and_errors():
 @needs_randperm
 def test_random_split_same_as_torch():
     for seed in (0, 42):
-        e = ed.random_split(range(30), [0.3, 0.3, 0.4], generator=ember.Generator().manual_seed(seed))
-        t = td.random_split(range(30), [0.3, 0.3, 0.4], generator=torch.Generator().manual_seed(seed))
+        e = ed.random_split(
+            range(30), [0.3, 0.3, 0.4], generator=ember.Generator().manual_seed(seed)
+        )
+        t = td.random_split(
+            range(30), [0.3, 0.3, 0.4], generator=torch.Generator().manual_seed(seed)
+        )
         assert [p.indices for p in e] == [p.indices for p in t]
     ember.manual_seed(7)
     torch.manual_seed(7)
@@ -131,10 +143,16 @@ def test_random_draws_match_torch():
     # the draws the samplers make, through ember's operators or the fallback
     for seed in (0, 3, 2**40 + 1):
         g, tg = ember.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
-        assert erandom.random_int64(g) == torch.empty((), dtype=torch.int64).random_(generator=tg).item()
+        assert (
+            erandom.random_int64(g)
+            == torch.empty((), dtype=torch.int64).random_(generator=tg).item()
+        )
         assert erandom.randperm(50, g) == torch.randperm(50, generator=tg).tolist()
         assert erandom.randint(7, 40, g) == torch.randint(high=7, size=(40,), generator=tg).tolist()
-        assert erandom.random_int64(g) == torch.empty((), dtype=torch.int64).random_(generator=tg).item()
+        assert (
+            erandom.random_int64(g)
+            == torch.empty((), dtype=torch.int64).random_(generator=tg).item()
+        )
 
 
 # ---- samplers -------------------------------------------------------------------------
@@ -146,7 +164,9 @@ def test_sequential_and_batch_samplers():
         e = ed.BatchSampler(ed.SequentialSampler(range(10)), 3, drop_last)
         t = td.BatchSampler(td.SequentialSampler(range(10)), 3, drop_last)
         assert list(e) == list(t) and len(e) == len(t)
-    _raises_same(lambda: ed.BatchSampler(range(3), 0, False), lambda: td.BatchSampler(range(3), 0, False))
+    _raises_same(
+        lambda: ed.BatchSampler(range(3), 0, False), lambda: td.BatchSampler(range(3), 0, False)
+    )
     _raises_same(
         lambda: ed.BatchSampler(range(3), True, False),
         lambda: td.BatchSampler(range(3), True, False),
@@ -178,28 +198,52 @@ def test_random_samplers_same_order_as_torch():
 
 @needs_randint
 def test_random_sampler_with_replacement_same_as_torch():
-    e = list(ed.RandomSampler(range(10), replacement=True, num_samples=70, generator=ember.Generator().manual_seed(3)))
-    t = list(td.RandomSampler(range(10), replacement=True, num_samples=70, generator=torch.Generator().manual_seed(3)))
+    e = list(
+        ed.RandomSampler(
+            range(10), replacement=True, num_samples=70, generator=ember.Generator().manual_seed(3)
+        )
+    )
+    t = list(
+        td.RandomSampler(
+            range(10), replacement=True, num_samples=70, generator=torch.Generator().manual_seed(3)
+        )
+    )
     assert e == t
 
 
 def test_random_sampler_properties():
     s = ed.RandomSampler(range(10), generator=ember.Generator().manual_seed(1))
     assert sorted(s) == list(range(10)) and len(s) == 10
-    r = list(ed.RandomSampler(range(5), replacement=True, num_samples=40, generator=ember.Generator().manual_seed(1)))
+    r = list(
+        ed.RandomSampler(
+            range(5), replacement=True, num_samples=40, generator=ember.Generator().manual_seed(1)
+        )
+    )
     assert len(r) == 40 and set(r) <= set(range(5))
-    w = list(ed.WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 30, generator=ember.Generator().manual_seed(0)))
+    w = list(
+        ed.WeightedRandomSampler(
+            [0.0, 1.0, 0.0, 3.0], 30, generator=ember.Generator().manual_seed(0)
+        )
+    )
     assert len(w) == 30 and set(w) <= {1, 3}
     w = list(ed.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7], 4, replacement=False))
     assert sorted(w) == [0, 1, 2, 3]
-    _raises_same(lambda: ed.WeightedRandomSampler([[1.0]], 1), lambda: td.WeightedRandomSampler([[1.0]], 1))
+    _raises_same(
+        lambda: ed.WeightedRandomSampler([[1.0]], 1), lambda: td.WeightedRandomSampler([[1.0]], 1)
+    )
 
 
-@pytest.mark.skipif(not hasattr(ember, "multinomial"), reason="ember.multinomial is not on this branch yet")
+@pytest.mark.skipif(
+    not hasattr(ember, "multinomial"), reason="ember.multinomial is not on this branch yet"
+)
 def test_weighted_random_sampler_same_as_torch():
     for replacement in (True, False):
-        e = ed.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5, replacement, ember.Generator().manual_seed(4))
-        t = td.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5, replacement, torch.Generator().manual_seed(4))
+        e = ed.WeightedRandomSampler(
+            [0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5, replacement, ember.Generator().manual_seed(4)
+        )
+        t = td.WeightedRandomSampler(
+            [0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5, replacement, torch.Generator().manual_seed(4)
+        )
         assert list(e) == list(t)
 
 
@@ -240,7 +284,9 @@ def test_default_collate_matches_torch():
 
 
 def test_default_collate_errors_match_torch():
-    _raises_same(lambda: ed.default_collate([[1, 2], [3]]), lambda: td.default_collate([[1, 2], [3]]))
+    _raises_same(
+        lambda: ed.default_collate([[1, 2], [3]]), lambda: td.default_collate([[1, 2], [3]])
+    )
 
     class Thing:
         pass
@@ -306,8 +352,12 @@ def test_dataloader_batches_match_torch(kwargs):
 @needs_randperm
 def test_dataloader_shuffle_same_order_as_torch():
     el, tl = _loader_pair(batch_size=3, shuffle=True, generator=None)
-    el = ed.DataLoader(el.dataset, batch_size=3, shuffle=True, generator=ember.Generator().manual_seed(9))
-    tl = td.DataLoader(tl.dataset, batch_size=3, shuffle=True, generator=torch.Generator().manual_seed(9))
+    el = ed.DataLoader(
+        el.dataset, batch_size=3, shuffle=True, generator=ember.Generator().manual_seed(9)
+    )
+    tl = td.DataLoader(
+        tl.dataset, batch_size=3, shuffle=True, generator=torch.Generator().manual_seed(9)
+    )
     for _ in range(2):  # two epochs continue the generator's stream
         for e, t in zip(el, tl):
             same(e, t)
@@ -334,7 +384,9 @@ def test_dataloader_argument_errors_match_torch():
     for kw in cases:
         _raises_same(lambda: ed.DataLoader(range(3), **kw), lambda: td.DataLoader(range(3), **kw))
     loader = ed.DataLoader(range(3))
-    with pytest.raises(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
+    with pytest.raises(
+        ValueError, match="batch_size attribute should not be set after DataLoader is initialized"
+    ):
         loader.batch_size = 2
 
 
@@ -448,7 +500,9 @@ class TorchSeedProbe(td.Dataset):
 
 def test_worker_seeding_matches_torch():
     assert ed.get_worker_info() is None
-    el = ed.DataLoader(SeedProbe(), batch_size=None, num_workers=2, generator=ember.Generator().manual_seed(11))
+    el = ed.DataLoader(
+        SeedProbe(), batch_size=None, num_workers=2, generator=ember.Generator().manual_seed(11)
+    )
     tl = td.DataLoader(
         TorchSeedProbe(),
         batch_size=None,
@@ -456,7 +510,9 @@ def test_worker_seeding_matches_torch():
         generator=torch.Generator().manual_seed(11),
     )
     e, t = list(el), list(tl)
-    assert e == t  # base seed from the loader's generator; Python, NumPy and default generator seeded alike
+    assert (
+        e == t
+    )  # base seed from the loader's generator; Python, NumPy and default generator seeded alike
     assert [r[0] for r in e] == [0, 1, 0, 1]
     assert e[0][1] + 1 == e[1][1]
 
@@ -479,9 +535,15 @@ class Stream(ed.IterableDataset):
 def test_iterable_dataset_workers_and_init_fn():
     got = [b.tolist() for b in ed.DataLoader(Stream(), batch_size=2)]
     assert got == [[0, 1], [2]]
-    got = [b.tolist() for b in ed.DataLoader(Stream(), batch_size=2, num_workers=2, worker_init_fn=_init_fn)]
+    got = [
+        b.tolist()
+        for b in ed.DataLoader(Stream(), batch_size=2, num_workers=2, worker_init_fn=_init_fn)
+    ]
     assert got == [[0, 1], [100, 101], [102]]
-    got = [int(b) for b in ed.DataLoader(Stream(), batch_size=None, num_workers=2, worker_init_fn=_init_fn)]
+    got = [
+        int(b)
+        for b in ed.DataLoader(Stream(), batch_size=None, num_workers=2, worker_init_fn=_init_fn)
+    ]
     assert got == [0, 100, 1, 101, 102]
 
 
@@ -490,7 +552,9 @@ def test_persistent_workers_keep_processes_and_reshuffle():
     first = list(loader)
     pids = [w.pid for w in loader._iterator._workers]
     second = list(loader)
-    assert [w.pid for w in loader._iterator._workers] == pids and all(w.is_alive() for w in loader._iterator._workers)
+    assert [w.pid for w in loader._iterator._workers] == pids and all(
+        w.is_alive() for w in loader._iterator._workers
+    )
     assert [r[0] for r in second] == [0, 1, 0, 1] and len(first) == 4
     # a partly consumed epoch, then a full one
     it = iter(loader)
@@ -551,7 +615,9 @@ def test_dead_worker_raises_naming_it(how):
     loader = ed.DataLoader(Failing(how), batch_size=2, num_workers=2)
     it = iter(loader)
     pids = [w.pid for w in it._workers]
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) (\d+)\) exited unexpectedly") as ei:
+    with pytest.raises(
+        RuntimeError, match=r"DataLoader worker \(pid\(s\) (\d+)\) exited unexpectedly"
+    ) as ei:
         list(it)
     assert int(str(ei.value).split("(pid(s) ")[1].split(")")[0]) == pids[0]
     cause = str(ei.value.__cause__)

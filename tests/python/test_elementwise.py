@@ -117,7 +117,9 @@ def test_unary_inplace(op, dname):
     if op in NN:
         # torch has silu(inplace=True) but no in-place gelu; compare with its out-of-place result.
         fe = lambda: getattr(e, op + "_")()
-        ft = lambda: torch.nn.functional.silu(t, inplace=True) if op == "silu" else t.copy_(fns(op)[1](t))
+        ft = lambda: (
+            torch.nn.functional.silu(t, inplace=True) if op == "silu" else t.copy_(fns(op)[1](t))
+        )
     else:
         fe = lambda: getattr(e, op + "_")()
         ft = lambda: getattr(t, op + "_")()
@@ -147,7 +149,9 @@ def test_unary_out(op, dname, data):
         return
     assert got is oe
     computed_in = str(ft(t).dtype).split(".")[1]
-    check(oe, ot, exact_for(op, dname), tol_dtype=computed_in if computed_in in FLOAT_NAMES else None)
+    check(
+        oe, ot, exact_for(op, dname), tol_dtype=computed_in if computed_in in FLOAT_NAMES else None
+    )
 
 
 SPECIAL = [

@@ -158,7 +158,9 @@ def test_gradients_match_torch(name, data):
         )
 
 
-@pytest.mark.parametrize("name", ["exp", "sigmoid", "tanh", "sqrt", "reciprocal", "abs", "relu", "sin", "floor"])
+@pytest.mark.parametrize(
+    "name", ["exp", "sigmoid", "tanh", "sqrt", "reciprocal", "abs", "relu", "sin", "floor"]
+)
 def test_inplace_gradients_match_torch(name):
     xs = [0.25, 1.5, 2.0, 0.75]
     grads = []
@@ -169,7 +171,9 @@ def test_inplace_gradients_match_torch(name):
         assert type(y.grad_fn).__name__ == f"{name.title()}Backward0"
         (y * lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64)).sum().backward()
         grads.append(leaf.grad.tolist())
-    torch.testing.assert_close(torch.tensor(grads[0]), torch.tensor(grads[1]), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        torch.tensor(grads[0]), torch.tensor(grads[1]), rtol=1e-12, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize(

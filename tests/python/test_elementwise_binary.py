@@ -94,7 +94,9 @@ def test_binary_matches_torch(op, da, data):
     ea, ta = draw_operand(data, op, da, sa, data.draw(layouts), False)
     eb, tb = draw_operand(data, op, db, sb, data.draw(layouts), True)
     call = BINARY[op][0]
-    got, want = run_both(lambda: call(ember, ea, eb), lambda: call(torch, ta, tb), match_message=True)
+    got, want = run_both(
+        lambda: call(ember, ea, eb), lambda: call(torch, ta, tb), match_message=True
+    )
     if want is not None:
         check(got, want, exact(op, da, db), zero_signs=op not in TIE_SIGN)
 
@@ -261,7 +263,9 @@ def test_rounding_mode_errors():
 
 
 @pytest.mark.parametrize("dname", DTYPE_NAMES)
-@pytest.mark.parametrize("exponent", [0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, 1.0 / 3, True, False, 300, -3.0])
+@pytest.mark.parametrize(
+    "exponent", [0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, 1.0 / 3, True, False, 300, -3.0]
+)
 def test_pow_tensor_scalar(dname, exponent):
     vals = [True, False] if dname == "bool" else [0, 1, 2, 3, 5]
     if dname in FLOAT_NAMES:
@@ -276,7 +280,9 @@ def test_pow_tensor_scalar(dname, exponent):
     got, want = run_both(lambda: exponent**e, lambda: exponent**t, match_message=True)
     if want is not None:
         check(got, want, exact("pow", str(want.dtype).split(".")[1]))
-    got, want = run_both(lambda: e.clone().pow_(exponent), lambda: t.clone().pow_(exponent), match_message=True)
+    got, want = run_both(
+        lambda: e.clone().pow_(exponent), lambda: t.clone().pow_(exponent), match_message=True
+    )
     if want is not None:
         check(got, want, exact("pow", dname))
 
@@ -297,7 +303,9 @@ def test_integer_pow_negative_exponents():
 @pytest.mark.parametrize("db", DTYPE_NAMES)
 def test_comparison_promotion(da, db):
     # Values that differ only after promotion (uint8 vs negative, float vs int).
-    ea = ember.tensor([1, 0, 1] if da == "bool" else [1, 2, 255 if da == "uint8" else 3], dtype=dtypes(da)[0])
+    ea = ember.tensor(
+        [1, 0, 1] if da == "bool" else [1, 2, 255 if da == "uint8" else 3], dtype=dtypes(da)[0]
+    )
     ta = torch.tensor(ea.tolist(), dtype=dtypes(da)[1])
     for other in (-1, 255, 2.5, 1.0, True, -255):
         for name in ("eq", "ne", "lt", "ge"):
@@ -313,29 +321,9 @@ def test_comparison_promotion(da, db):
 # dtype, as PyTorch.
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("s", [0.01745, 0.1, 1 / 3, 7.7, 57.29577951308232, 1e-5, 4097, -0.0, float("inf"), True])
-@pytest.mark.parametrize(
-    "op",
-    [
-        "mul",
-        "rmul",
-        "div",
-        "add",
-        "sub",
-        "rsub",
-        "imul",
-        "idiv",
-        "mul_0d_f64",
-        "mul_0d_first",
-        "div_out_f32",
-        "floor_divide",
-        "div_floor",
-        "div_trunc",
-        "ifloor_divide",
-        "floor_0d_f32",
-        "mul_0d_self",
-        "div_floor_0d_self",
-    ],
-)
+@pytest.mark.parametrize("op", ["mul", "rmul", "div", "add", "sub", "rsub", "imul", "idiv", "mul_0d_f64",
+                                "mul_0d_first", "div_out_f32", "floor_divide", "div_floor", "div_trunc",
+                                "ifloor_divide", "floor_0d_f32", "mul_0d_self", "div_floor_0d_self"])
 def test_16bit_products_with_a_number(op, s, dtype):
     import numpy as np
 

@@ -30,7 +30,9 @@ def test_binary_inplace(op, da, data):
     ea, ta = draw_operand(data, op, da, sa, "contiguous", False)
     eb, tb = draw_operand(data, op, db, sb, data.draw(layouts), True)
     name = BINARY[op][2]
-    got, want = run_both(lambda: getattr(ea, name)(eb), lambda: getattr(ta, name)(tb), match_message=True)
+    got, want = run_both(
+        lambda: getattr(ea, name)(eb), lambda: getattr(ta, name)(tb), match_message=True
+    )
     if want is not None:
         assert got is ea
         check(ea, ta, exact(op, da, db), zero_signs=op not in TIE_SIGN)
@@ -54,7 +56,9 @@ def test_binary_out(op, da, data):
         torch.empty(shape, dtype=dtypes(out_name)[1]),
     )
     call = BINARY[op][0]
-    got, want = run_both(lambda: call(ember, ea, eb, out=oe), lambda: call(torch, ta, tb, out=ot), match_message=True)
+    got, want = run_both(
+        lambda: call(ember, ea, eb, out=oe), lambda: call(torch, ta, tb, out=ot), match_message=True
+    )
     if want is not None:
         assert got is oe
         computed = str(call(torch, ta, tb).dtype).split(".")[1]

@@ -67,7 +67,9 @@ def test_operators_match_torch(sym, da):
     for db in DTYPE_NAMES:
         f, u = sample(db)
         f, u = f.reshape(4, 1), u.reshape(4, 1)  # broadcasts to 4 x 4
-        got, want = run_both(lambda f=f, u=u: op(e, f), lambda f=f, u=u: op(t, u), match_message=True)
+        got, want = run_both(
+            lambda f=f, u=u: op(e, f), lambda f=f, u=u: op(t, u), match_message=True
+        )
         if want is not None:
             check(got, want, exact(sym, want))
     for s in PY_SCALARS:
@@ -295,11 +297,15 @@ def test_lerp(dname):
     f, u = sample(dname)
     f, u = (f.flip(0), u.flip(0)) if hasattr(f, "flip") else (f * 1, u * 1)
     for w in (0.25, 0.75, -1.0, 2, True):
-        got, want = run_both(lambda w=w: ember.lerp(e, f, w), lambda w=w: torch.lerp(t, u, w), match_message=True)
+        got, want = run_both(
+            lambda w=w: ember.lerp(e, f, w), lambda w=w: torch.lerp(t, u, w), match_message=True
+        )
         if want is not None:
             check(got, want, exact=False)
     we, wt = sample(dname)
-    got, want = run_both(lambda: ember.lerp(e, f, we), lambda: torch.lerp(t, u, wt), match_message=True)
+    got, want = run_both(
+        lambda: ember.lerp(e, f, we), lambda: torch.lerp(t, u, wt), match_message=True
+    )
     if want is not None:
         check(got, want, exact=False)
     o, ou = sample("float64")

@@ -14,7 +14,9 @@ from test_elementwise import POSITIVE_DOMAIN, UNARY, exact_for, fns
 import ember
 
 LONG_CASES = [(op, d) for op in sorted(UNARY) for d in ("float32", "float64")] + [
-    (op, d) for op in ("exp", "log", "tanh", "sigmoid", "gelu", "silu", "sqrt", "sin") for d in ("float16", "bfloat16")
+    (op, d)
+    for op in ("exp", "log", "tanh", "sigmoid", "gelu", "silu", "sqrt", "sin")
+    for d in ("float16", "bfloat16")
 ]
 
 
@@ -42,7 +44,11 @@ def test_unary_long_inputs(op, dname):
 @pytest.mark.parametrize("dname", DTYPE_NAMES)
 @pytest.mark.parametrize("decimals", [0, 1, 2, -1, -2])
 def test_round_decimals(dname, decimals):
-    vals = [1.2345, 125.0, -2.675, 1234.5, 0.5, -0.05, 1e-3] if dname in FLOAT_NAMES else [1, 5, 15, -7]
+    vals = (
+        [1.2345, 125.0, -2.675, 1234.5, 0.5, -0.05, 1e-3]
+        if dname in FLOAT_NAMES
+        else [1, 5, 15, -7]
+    )
     if dname == "bool":
         vals = [True, False]
     if dname == "uint8":

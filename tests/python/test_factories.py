@@ -183,7 +183,9 @@ def test_space_forms():
 # ---- eye, full, zeros, ones, empty ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("nm", [(0, None), (1, None), (3, None), (2, 5), (5, 2), (-1, None), (3, -2), (4, 0)])
+@pytest.mark.parametrize(
+    "nm", [(0, None), (1, None), (3, None), (2, 5), (5, 2), (-1, None), (3, -2), (4, 0)]
+)
 @pytest.mark.parametrize("dtype", ALL)
 def test_eye(nm, dtype):
     n, mm = nm
@@ -236,7 +238,9 @@ def test_plain_factory_out_and_errors(name):
     check(lambda m: call(m, *args, dtype=m.int64, requires_grad=True))
 
 
-@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"])
+@pytest.mark.parametrize(
+    "name", ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"]
+)
 @pytest.mark.parametrize("dtype", [None, "float64", "float16", "int32"])
 def test_like_dtype_and_requires_grad(name, dtype):
     def call(m, **k):
@@ -275,7 +279,9 @@ TENSOR_CASES = {
     "scalar float": lambda m: m.tensor(3.5),
     "scalar bool": lambda m: m.tensor(True),
     "0-dim tensors": lambda m: m.tensor([m.tensor(1.0), m.tensor(2.0)]),
-    "0-dim int32 tensors": lambda m: m.tensor([m.tensor(1, dtype=m.int32), m.tensor(2, dtype=m.int32)]),
+    "0-dim int32 tensors": lambda m: m.tensor(
+        [m.tensor(1, dtype=m.int32), m.tensor(2, dtype=m.int32)]
+    ),
     "int32 tensor and int": lambda m: m.tensor([m.tensor(1, dtype=m.int32), 2]),
     "float64 tensor and float": lambda m: m.tensor([m.tensor(1, dtype=m.float64), 2.5]),
     "int32 tensor and float": lambda m: m.tensor([m.tensor(1, dtype=m.int32), 2.5]),

@@ -15,22 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def test_fuzz_short_run(tmp_path):
     out = tmp_path / "fuzz.json"
-    cmd = [
-        sys.executable,
-        str(ROOT / "tools" / "fuzz" / "fuzz.py"),
-        "--seeds",
-        "0",
-        "1",
-        "2",
-        "--calls",
-        "3000",
-        "--batch",
-        "500",
-        "--timeout",
-        "20",
-        "--json",
-        str(out),
-    ]
+    cmd = [sys.executable, str(ROOT / "tools" / "fuzz" / "fuzz.py"), "--seeds", "0", "1", "2", "--calls", "3000",
+           "--batch", "500", "--timeout", "20", "--json", str(out)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr[-3000:]
     report = json.loads(out.read_text())

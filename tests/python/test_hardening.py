@@ -114,10 +114,8 @@ def test_mvlgamma_huge_p_does_not_loop():
     import time
 
     t0 = time.monotonic()
-    for code in (
-        "torch.special.multigammaln(torch.zeros(2**20).expand(2**20, 2**10), 2**31)",
-        "torch.mvlgamma(torch.full((4,), 1e10), 2**62)",
-    ):
+    for code in ("torch.special.multigammaln(torch.zeros(2**20).expand(2**20, 2**10), 2**31)",
+                 "torch.mvlgamma(torch.full((4,), 1e10), 2**62)"):
         with pytest.raises(RuntimeError):
             eval(code, {"torch": ember})
     assert time.monotonic() - t0 < 30
@@ -212,9 +210,8 @@ def _grad_assignment(lib, value):
     return "ok", None
 
 
-@pytest.mark.parametrize(
-    "value", ["self", "torch.ones(2)", "torch.ones(3, dtype=torch.int64)", "3", "None", "torch.zeros(3)"]
-)
+@pytest.mark.parametrize("value", ["self", "torch.ones(2)", "torch.ones(3, dtype=torch.int64)", "3", "None",
+                                   "torch.zeros(3)"])
 def test_grad_assignment(value):
     e, t = _grad_assignment(ember, value), _grad_assignment(torch, value)
     assert e[0] == t[0]

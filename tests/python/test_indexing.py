@@ -173,7 +173,7 @@ def test_getitem_gradients(data):
 
 def _value_shape(draw, target):
     """A shape that broadcasts to target (leading dims dropped, 1s, leading 1s)."""
-    shape = list(target[draw(st.integers(0, len(target))) :])
+    shape = list(target[draw(st.integers(0, len(target))):])
     shape = [1 if draw(st.integers(0, 3)) == 0 else s for s in shape]
     shape = [1] * draw(st.integers(0, 1)) + shape
     if draw(st.integers(0, 12)) == 0:
@@ -330,7 +330,7 @@ def test_index_put_matches(dname, data):
 def test_masked_fill_matches(dname, data):
     shape = data.draw(shapes())
     xe, xt = make_pair(data.draw, dname, shape)
-    mshape = tuple(s if data.draw(st.booleans()) else 1 for s in shape[data.draw(st.integers(0, len(shape))) :])
+    mshape = tuple(s if data.draw(st.booleans()) else 1 for s in shape[data.draw(st.integers(0, len(shape))):])
     if data.draw(st.integers(0, 6)) == 0:
         mshape = (2,) + mshape
     mvals = [data.draw(st.booleans()) for _ in range(numel_of(mshape))]
@@ -360,9 +360,8 @@ def test_masked_fill_matches(dname, data):
 def test_indexing_operator_gradients(data):
     shape = data.draw(shapes(min_dims=1, max_dims=3))
     xe, xt = make_pair(data.draw, "float64", shape, requires_grad=True)
-    which = data.draw(
-        st.sampled_from(["index_select", "index_put", "index_put_acc", "masked_fill", "masked_fill_t", "fill_t"])
-    )
+    which = data.draw(st.sampled_from(["index_select", "index_put", "index_put_acc", "masked_fill", "masked_fill_t",
+                                       "fill_t"]))
     d = 0 if which.startswith("index_put") else data.draw(st.integers(0, len(shape) - 1))
     size = shape[d]
     ivals = [v % size for v in _ints(data.draw, size, data.draw(st.integers(0, 4)))] if size else []
@@ -500,7 +499,7 @@ def test_ok_cases_match():
             lambda: s[False],
             lambda: s[lib.tensor(True)],
             lambda: s[lib.tensor(False)],
-            lambda: y[0 : 2**70],
+            lambda: y[0:2**70],
             lambda: x[lib.tensor([[True, False, True, False]] * 3)],
             lambda: x[lib.tensor([True, False, True]), 1:],
             lambda: x[1:, [0, 2]],
@@ -560,18 +559,8 @@ def test_tensor_overloads_come_before_scalar_ones():
         m = lib.tensor([True, False, True])
         names = [
             type(r.grad_fn).__name__
-            for r in (
-                (x * 1).fill_(lib.tensor(2.0)),
-                (x * 1).fill_(3),
-                (x * 1).masked_fill(m, lib.tensor(2.0)),
-                (x * 1).masked_fill(m, 2.0),
-                lib.masked_fill(x, m, lib.tensor(1.0)),
-            )
+            for r in ((x * 1).fill_(lib.tensor(2.0)), (x * 1).fill_(3), (x * 1).masked_fill(m, lib.tensor(2.0)),
+                      (x * 1).masked_fill(m, 2.0), lib.masked_fill(x, m, lib.tensor(1.0)))
         ]
-        assert names == [
-            "FillBackward3",
-            "FillBackward2",
-            "MaskedFillBackward1",
-            "MaskedFillBackward0",
-            "MaskedFillBackward1",
-        ]
+        assert names == ["FillBackward3", "FillBackward2", "MaskedFillBackward1", "MaskedFillBackward0",
+                         "MaskedFillBackward1"]

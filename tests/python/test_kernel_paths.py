@@ -192,12 +192,10 @@ def test_permuted_copies(perm):
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
 @pytest.mark.parametrize("n", [1, 7, 255, 256, 1000])
 def test_float16_conversions(n, layout):
-    vals = np.concatenate(
-        [
-            np.random.default_rng(n).standard_normal(n) * 100,
-            [np.nan, np.inf, -np.inf, 0.0, -0.0, 65504.0, 65520.0, 1e5, 6e-8, 2.9e-8, 1e-40, 1.0009765625],
-        ]
-    ).astype("float32")
+    vals = np.concatenate([
+        np.random.default_rng(n).standard_normal(n) * 100,
+        [np.nan, np.inf, -np.inf, 0.0, -0.0, 65504.0, 65520.0, 1e5, 6e-8, 2.9e-8, 1e-40, 1.0009765625],
+    ]).astype("float32")
 
     def conv(lib, dst):
         x = lib.from_numpy(vals.copy())
@@ -255,26 +253,8 @@ def test_fused_activation_gradients(name, n, dtype):
     _close(results[0], results[1], rtol=tol, atol=tol)
 
 
-SPECIAL = [
-    0.0,
-    -0.0,
-    np.nan,
-    np.inf,
-    -np.inf,
-    3.0,
-    -3.0,
-    2.9999998,
-    1.5,
-    20.0,
-    88.0,
-    -88.0,
-    100.0,
-    -104.0,
-    1e-30,
-    -1e-30,
-    1e-8,
-    -1e-8,
-]
+SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 3.0, -3.0, 2.9999998, 1.5, 20.0, 88.0, -88.0, 100.0, -104.0, 1e-30,
+           -1e-30, 1e-8, -1e-8]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
@@ -391,16 +371,13 @@ def test_fused_attention(shape, mask, layout):
         _close(e, t, rtol=2e-5, atol=2e-5)
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda lib: lib.randn(3, 4).t(),
-        lambda lib: lib.randn(2, 3, 4).permute(2, 0, 1),
-        lambda lib: lib.randn(3, 4)[:, ::2],
-        lambda lib: lib.randn(3, 1, 4).expand(3, 5, 4),
-        lambda lib: lib.randn(6, 4),
-    ],
-)
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.randn(3, 4).t(),
+    lambda lib: lib.randn(2, 3, 4).permute(2, 0, 1),
+    lambda lib: lib.randn(3, 4)[:, ::2],
+    lambda lib: lib.randn(3, 1, 4).expand(3, 5, 4),
+    lambda lib: lib.randn(6, 4),
+])
 def test_leaf_gradient_layout(make):
     # Note [Gradient layout]: .grad takes a dense leaf's strides, else is contiguous.
     strides = []

@@ -40,7 +40,7 @@ def test_check_finds_upward_includes(tmp_path):
     ember = tmp_path / "src" / "ember"
     _write(ember / "core" / "Fine.h", '#include "ember/core/Other.h"\n#include "ember/BuildConfig.h"\n')
     _write(ember / "core" / "Up.h", '#include <vector>\n#include "ember/ops/Tensor.h"\n')
-    _write(ember / "ops" / "native" / "Kernel.cpp", "// x\n#include <ember/cpu/Stubs.h>\n")
+    _write(ember / "ops" / "native" / "Kernel.cpp", '// x\n#include <ember/cpu/Stubs.h>\n')
     _write(ember / "autograd" / "Relative.cpp", '#include "../python/PyTensor.h"\n')
     _write(ember / "python" / "Binding.cpp", '#include "ember/cpu/IndexStubs.h"\n#include "ember/autograd/Node.h"\n')
     assert check_layers.include_faults(tmp_path) == [

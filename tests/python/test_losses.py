@@ -43,27 +43,14 @@ def check(fe, ft, inputs, grad_of=(0,), rtol=None, same_node=True):
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize(
-    "name,kw",
-    [
-        ("mse_loss", {}),
-        ("l1_loss", {}),
-        ("smooth_l1_loss", {}),
-        ("smooth_l1_loss", {"beta": 0.5}),
-        ("smooth_l1_loss", {"beta": 0.0}),
-        ("huber_loss", {}),
-        ("huber_loss", {"delta": 0.3}),
-    ],
-)
+@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("l1_loss", {}), ("smooth_l1_loss", {}),
+                                     ("smooth_l1_loss", {"beta": 0.5}), ("smooth_l1_loss", {"beta": 0.0}),
+                                     ("huber_loss", {}), ("huber_loss", {"delta": 0.3})])
 def test_regression_losses_float64(name, kw, reduction):
     x = randn(4, 5, requires_grad=True)
     y = randn(4, 5, seed=1, requires_grad=True)
-    check(
-        lambda a, b: getattr(EF, name)(a, b, reduction=reduction, **kw),
-        lambda a, b: getattr(TF, name)(a, b, reduction=reduction, **kw),
-        [x, y],
-        grad_of=(0, 1),
-    )
+    check(lambda a, b: getattr(EF, name)(a, b, reduction=reduction, **kw),
+          lambda a, b: getattr(TF, name)(a, b, reduction=reduction, **kw), [x, y], grad_of=(0, 1))
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
@@ -71,12 +58,8 @@ def test_regression_losses_float32_noncontiguous(name):
     x = randn(5, 4, dtype=torch.float32).t()
     y = randn(4, 5, seed=2, dtype=torch.float32)
     for reduction in REDUCTIONS:
-        close(
-            getattr(EF, name)(from_torch(x).t().t(), from_torch(y), reduction=reduction),
-            getattr(TF, name)(x, y, reduction=reduction),
-            rtol=1e-6,
-            atol=1e-6,
-        )
+        close(getattr(EF, name)(from_torch(x).t().t(), from_torch(y), reduction=reduction),
+              getattr(TF, name)(x, y, reduction=reduction), rtol=1e-6, atol=1e-6)
 
 
 def test_regression_size_warning_and_bad_reduction():
@@ -90,10 +73,8 @@ def test_regression_size_warning_and_bad_reduction():
             rt = getattr(TF, name)(x, y)
         close(re, rt)
         assert [str(w.message) for w in we] == [str(w.message) for w in wt]
-        same_error(
-            lambda: getattr(EF, name)(from_torch(y), from_torch(y), reduction="avg"),
-            lambda: getattr(TF, name)(y, y, reduction="avg"),
-        )
+        same_error(lambda: getattr(EF, name)(from_torch(y), from_torch(y), reduction="avg"),
+                   lambda: getattr(TF, name)(y, y, reduction="avg"))
 
 
 # ---- nll / cross entropy -----------------------------------------------------------------------------
@@ -116,49 +97,41 @@ def test_nll_loss(shape, reduction, weighted):
     tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
     t = _targets(tshape, C, ignore=-100)
     w = randn(C, seed=5).abs() if weighted else None
-    check(
-        lambda a, b, c: EF.nll_loss(a, b, weight=c, reduction=reduction),
-        lambda a, b, c: TF.nll_loss(a, b, weight=c, reduction=reduction),
-        [x, t, w],
-    )
+    check(lambda a, b, c: EF.nll_loss(a, b, weight=c, reduction=reduction),
+          lambda a, b, c: TF.nll_loss(a, b, weight=c, reduction=reduction), [x, t, w])
 
 
 def test_nll_loss_ignore_index_and_node_names():
     x = randn(6, 4, requires_grad=True)
     t = torch.tensor([0, 2, 2, 3, 1, 2])
-    re, rt = check(
-        lambda a, b: EF.nll_loss(a, b, ignore_index=2), lambda a, b: TF.nll_loss(a, b, ignore_index=2), [x, t]
-    )
+    re, rt = check(lambda a, b: EF.nll_loss(a, b, ignore_index=2), lambda a, b: TF.nll_loss(a, b, ignore_index=2),
+                   [x, t])
     assert type(re.grad_fn).__name__ == "NllLossBackward0"
     x4 = randn(2, 3, 2, 2, requires_grad=True)
     re, _ = check(EF.nll_loss, TF.nll_loss, [x4, _targets((2, 2, 2), 3)])
     assert type(re.grad_fn).__name__ == "NllLoss2DBackward0"
     # every target ignored: mean is nan
-    close(
-        EF.nll_loss(from_torch(x.detach()), from_torch(torch.full((6,), 1)), ignore_index=1),
-        TF.nll_loss(x.detach(), torch.full((6,), 1), ignore_index=1),
-    )
+    close(EF.nll_loss(from_torch(x.detach()), from_torch(torch.full((6,), 1)), ignore_index=1),
+          TF.nll_loss(x.detach(), torch.full((6,), 1), ignore_index=1))
 
 
 def test_nll_loss_errors():
     x = randn(3, 4)
     cases = [
-        (x, torch.tensor([0, 1])),  # batch size
-        (x, torch.tensor([0, 1, 4])),  # class out of range
-        (x, torch.tensor([0, -1, 1])),  # negative class
-        (x, torch.tensor([0.0, 1.0, 1.0])),  # float target
-        (torch.tensor(1.0), torch.tensor(0)),  # 0-d input
-        (x, torch.zeros(3, 2, dtype=torch.long)),  # 2-d target
+        (x, torch.tensor([0, 1])),                  # batch size
+        (x, torch.tensor([0, 1, 4])),               # class out of range
+        (x, torch.tensor([0, -1, 1])),              # negative class
+        (x, torch.tensor([0.0, 1.0, 1.0])),         # float target
+        (torch.tensor(1.0), torch.tensor(0)),       # 0-d input
+        (x, torch.zeros(3, 2, dtype=torch.long)),   # 2-d target
         (torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 5, dtype=torch.long)),
         (torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 4, dtype=torch.uint8)),
         (torch.randn(2, 3, 4), torch.zeros(2, 5, dtype=torch.long)),
     ]
     for a, b in cases:
         same_error(lambda: EF.nll_loss(from_torch(a), from_torch(b)), lambda: TF.nll_loss(a, b))
-    same_error(
-        lambda: EF.nll_loss(from_torch(x), from_torch(torch.tensor([0, 1, 2])), weight=ember.ones(3)),
-        lambda: TF.nll_loss(x, torch.tensor([0, 1, 2]), weight=torch.ones(3)),
-    )
+    same_error(lambda: EF.nll_loss(from_torch(x), from_torch(torch.tensor([0, 1, 2])), weight=ember.ones(3)),
+               lambda: TF.nll_loss(x, torch.tensor([0, 1, 2]), weight=torch.ones(3)))
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -172,11 +145,9 @@ def test_cross_entropy_class_indices(shape, reduction, label_smoothing):
     for w in (None, randn(C, seed=4).abs()):
         if x.grad is not None:
             x.grad = None
-        check(
-            lambda a, b, c: EF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
-            lambda a, b, c: TF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
-            [x, t, w],
-        )
+        check(lambda a, b, c: EF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
+              lambda a, b, c: TF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
+              [x, t, w])
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -186,22 +157,17 @@ def test_cross_entropy_probabilities(reduction, label_smoothing):
     p = randn(4, 5, 3, seed=2).softmax(1)
     for w in (None, randn(5, seed=4).abs()):
         x.grad = None
-        check(
-            lambda a, b, c: EF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
-            lambda a, b, c: TF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
-            [x, p, w],
-            same_node=reduction != "mean",
-        )  # torch divides by a Scalar there: DivBackward1
+        check(lambda a, b, c: EF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
+              lambda a, b, c: TF.cross_entropy(a, b, weight=c, reduction=reduction, label_smoothing=label_smoothing),
+              [x, p, w], same_node=reduction != "mean")  # torch divides by a Scalar there: DivBackward1
 
 
 def test_cross_entropy_float32_and_errors():
     x = randn(8, 10, dtype=torch.float32)
     t = _targets((8,), 10)
     close(EF.cross_entropy(from_torch(x), from_torch(t)), TF.cross_entropy(x, t), rtol=1e-6, atol=1e-6)
-    same_error(
-        lambda: EF.cross_entropy(from_torch(x), from_torch(t), label_smoothing=1.5),
-        lambda: TF.cross_entropy(x, t, label_smoothing=1.5),
-    )
+    same_error(lambda: EF.cross_entropy(from_torch(x), from_torch(t), label_smoothing=1.5),
+               lambda: TF.cross_entropy(x, t, label_smoothing=1.5))
     xi = torch.zeros(8, 10, dtype=torch.long)
     same_error(lambda: EF.cross_entropy(from_torch(x), from_torch(xi)), lambda: TF.cross_entropy(x, xi))
     same_error(lambda: EF.cross_entropy(from_torch(x), from_torch(t[:3])), lambda: TF.cross_entropy(x, t[:3]))
@@ -212,12 +178,8 @@ def test_cross_entropy_float32_and_errors():
 def test_cross_entropy_hypothesis(n, c, reduction, seed):
     x = randn(n, c, seed=seed, dtype=torch.float32)
     t = _targets((n,), c, seed=seed)
-    close(
-        EF.cross_entropy(from_torch(x), from_torch(t), reduction=reduction),
-        TF.cross_entropy(x, t, reduction=reduction),
-        rtol=1e-6,
-        atol=1e-6,
-    )
+    close(EF.cross_entropy(from_torch(x), from_torch(t), reduction=reduction),
+          TF.cross_entropy(x, t, reduction=reduction), rtol=1e-6, atol=1e-6)
 
 
 # ---- binary cross entropy, KL -----------------------------------------------------------------------
@@ -230,11 +192,8 @@ def test_binary_cross_entropy(reduction, weighted):
     y = randn(3, 4, seed=1).sigmoid()
     y[0, 0], y[0, 1] = 0.0, 1.0
     w = randn(4, seed=2).abs() if weighted else None
-    re, rt = check(
-        lambda a, b, c: EF.binary_cross_entropy(a, b, weight=c, reduction=reduction),
-        lambda a, b, c: TF.binary_cross_entropy(a, b, weight=c, reduction=reduction),
-        [x, y, w],
-    )
+    re, rt = check(lambda a, b, c: EF.binary_cross_entropy(a, b, weight=c, reduction=reduction),
+                   lambda a, b, c: TF.binary_cross_entropy(a, b, weight=c, reduction=reduction), [x, y, w])
     if reduction == "mean":
         assert type(re.grad_fn).__name__ == "BinaryCrossEntropyBackward0"
 
@@ -242,45 +201,29 @@ def test_binary_cross_entropy(reduction, weighted):
 def test_binary_cross_entropy_edges_and_errors():
     x = torch.tensor([0.0, 1.0, 0.5, 1e-30])
     y = torch.tensor([1.0, 0.0, 0.5, 1.0])
-    close(
-        EF.binary_cross_entropy(from_torch(x), from_torch(y), reduction="none"),
-        TF.binary_cross_entropy(x, y, reduction="none"),
-    )
-    same_error(
-        lambda: EF.binary_cross_entropy(from_torch(x + 1), from_torch(y)), lambda: TF.binary_cross_entropy(x + 1, y)
-    )
-    same_error(
-        lambda: EF.binary_cross_entropy(from_torch(x), from_torch(y[:2])), lambda: TF.binary_cross_entropy(x, y[:2])
-    )
+    close(EF.binary_cross_entropy(from_torch(x), from_torch(y), reduction="none"),
+          TF.binary_cross_entropy(x, y, reduction="none"))
+    same_error(lambda: EF.binary_cross_entropy(from_torch(x + 1), from_torch(y)),
+               lambda: TF.binary_cross_entropy(x + 1, y))
+    same_error(lambda: EF.binary_cross_entropy(from_torch(x), from_torch(y[:2])),
+               lambda: TF.binary_cross_entropy(x, y[:2]))
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_bce_with_logits(reduction):
     x = (randn(3, 4) * 4).requires_grad_(True)
     y = randn(3, 4, seed=1).sigmoid()
-    for w, pw in (
-        (None, None),
-        (randn(4, seed=2).abs(), None),
-        (None, randn(4, seed=3).abs()),
-        (randn(3, 1, seed=4).abs(), randn(4, seed=5).abs()),
-    ):
+    for w, pw in ((None, None), (randn(4, seed=2).abs(), None), (None, randn(4, seed=3).abs()),
+                  (randn(3, 1, seed=4).abs(), randn(4, seed=5).abs())):
         x.grad = None
-        check(
-            lambda a, b, c, d: EF.binary_cross_entropy_with_logits(a, b, c, reduction=reduction, pos_weight=d),
-            lambda a, b, c, d: TF.binary_cross_entropy_with_logits(a, b, c, reduction=reduction, pos_weight=d),
-            [x, y, w, pw],
-        )
+        check(lambda a, b, c, d: EF.binary_cross_entropy_with_logits(a, b, c, reduction=reduction, pos_weight=d),
+              lambda a, b, c, d: TF.binary_cross_entropy_with_logits(a, b, c, reduction=reduction, pos_weight=d),
+              [x, y, w, pw])
     xf, yf = randn(50, dtype=torch.float32) * 30, randn(50, seed=1, dtype=torch.float32).sigmoid()
-    close(
-        EF.binary_cross_entropy_with_logits(from_torch(xf), from_torch(yf), reduction=reduction),
-        TF.binary_cross_entropy_with_logits(xf, yf, reduction=reduction),
-        rtol=1e-6,
-        atol=1e-6,
-    )
-    same_error(
-        lambda: EF.binary_cross_entropy_with_logits(from_torch(xf), from_torch(yf[:3])),
-        lambda: TF.binary_cross_entropy_with_logits(xf, yf[:3]),
-    )
+    close(EF.binary_cross_entropy_with_logits(from_torch(xf), from_torch(yf), reduction=reduction),
+          TF.binary_cross_entropy_with_logits(xf, yf, reduction=reduction), rtol=1e-6, atol=1e-6)
+    same_error(lambda: EF.binary_cross_entropy_with_logits(from_torch(xf), from_torch(yf[:3])),
+               lambda: TF.binary_cross_entropy_with_logits(xf, yf[:3]))
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum", "batchmean"])
@@ -293,11 +236,8 @@ def test_kl_div(reduction, log_target):
         y = y.clamp_min(1e-3).log()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check(
-            lambda a, b: EF.kl_div(a, b, reduction=reduction, log_target=log_target),
-            lambda a, b: TF.kl_div(a, b, reduction=reduction, log_target=log_target),
-            [x, y],
-        )
+        check(lambda a, b: EF.kl_div(a, b, reduction=reduction, log_target=log_target),
+              lambda a, b: TF.kl_div(a, b, reduction=reduction, log_target=log_target), [x, y])
 
 
 def test_kl_div_mean_warns_like_torch():
@@ -314,15 +254,9 @@ def test_kl_div_mean_warns_like_torch():
 # ---- modules -----------------------------------------------------------------------------------------------
 
 LOSS_MODULES = [
-    ("L1Loss", {}),
-    ("MSELoss", {"reduction": "sum"}),
-    ("SmoothL1Loss", {"beta": 0.5}),
-    ("HuberLoss", {"delta": 2.0}),
-    ("NLLLoss", {"ignore_index": 1}),
-    ("CrossEntropyLoss", {"label_smoothing": 0.1}),
-    ("BCELoss", {}),
-    ("BCEWithLogitsLoss", {}),
-    ("KLDivLoss", {"reduction": "batchmean"}),
+    ("L1Loss", {}), ("MSELoss", {"reduction": "sum"}), ("SmoothL1Loss", {"beta": 0.5}), ("HuberLoss", {"delta": 2.0}),
+    ("NLLLoss", {"ignore_index": 1}), ("CrossEntropyLoss", {"label_smoothing": 0.1}), ("BCELoss", {}),
+    ("BCEWithLogitsLoss", {}), ("KLDivLoss", {"reduction": "batchmean"}),
 ]
 
 
@@ -368,26 +302,14 @@ def test_nll_loss_float32_bit_for_bit(n):
     for reduction in REDUCTIONS:
         for weight in (None, w):
             we = None if weight is None else from_torch(weight)
-            close(
-                EF.nll_loss(from_torch(x), from_torch(y), weight=we, reduction=reduction),
-                TF.nll_loss(x, y, weight=weight, reduction=reduction),
-                rtol=0,
-                atol=0,
-            )
-            close(
-                EF.nll_loss(from_torch(x4), from_torch(y4), weight=we, reduction=reduction),
-                TF.nll_loss(x4, y4, weight=weight, reduction=reduction),
-                rtol=0,
-                atol=0,
-            )
+            close(EF.nll_loss(from_torch(x), from_torch(y), weight=we, reduction=reduction),
+                  TF.nll_loss(x, y, weight=weight, reduction=reduction), rtol=0, atol=0)
+            close(EF.nll_loss(from_torch(x4), from_torch(y4), weight=we, reduction=reduction),
+                  TF.nll_loss(x4, y4, weight=weight, reduction=reduction), rtol=0, atol=0)
 
 
 def test_binary_cross_entropy_float32_elementwise_bit_for_bit():
     g = torch.Generator().manual_seed(0)
     p, t = torch.rand(50, 20, generator=g), torch.rand(50, 20, generator=g)
-    close(
-        EF.binary_cross_entropy(from_torch(p), from_torch(t), reduction="none"),
-        TF.binary_cross_entropy(p, t, reduction="none"),
-        rtol=0,
-        atol=0,
-    )
+    close(EF.binary_cross_entropy(from_torch(p), from_torch(t), reduction="none"),
+          TF.binary_cross_entropy(p, t, reduction="none"), rtol=0, atol=0)

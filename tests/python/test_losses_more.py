@@ -70,11 +70,8 @@ def test_multilabel_soft_margin_loss(reduction, weighted):
     x = randn(4, 5, requires_grad=True)
     y = (signs(4, 5) > 0).double()
     w = randn(5, seed=2).abs() if weighted else None
-    check(
-        lambda a, b: EF.multilabel_soft_margin_loss(a, b, None if w is None else from_torch(w), reduction=reduction),
-        lambda a, b: TF.multilabel_soft_margin_loss(a, b, w, reduction=reduction),
-        [x, y],
-    )
+    check(lambda a, b: EF.multilabel_soft_margin_loss(a, b, None if w is None else from_torch(w), reduction=reduction),
+          lambda a, b: TF.multilabel_soft_margin_loss(a, b, w, reduction=reduction), [x, y])
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -101,11 +98,9 @@ def test_triplet_margin_with_distance_loss(reduction, swap, custom):
     a, pos, neg = (randn(5, 4, seed=s, requires_grad=True) for s in range(3))
     de = (lambda x, y: 1.0 - EF.cosine_similarity(x, y)) if custom else None
     dt = (lambda x, y: 1.0 - TF.cosine_similarity(x, y)) if custom else None
-    check(
-        lambda *x: EF.triplet_margin_with_distance_loss(*x, distance_function=de, swap=swap, reduction=reduction),
-        lambda *x: TF.triplet_margin_with_distance_loss(*x, distance_function=dt, swap=swap, reduction=reduction),
-        [a, pos, neg],
-    )
+    check(lambda *x: EF.triplet_margin_with_distance_loss(*x, distance_function=de, swap=swap, reduction=reduction),
+          lambda *x: TF.triplet_margin_with_distance_loss(*x, distance_function=dt, swap=swap, reduction=reduction),
+          [a, pos, neg])
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -141,11 +136,9 @@ def test_multi_margin_loss(reduction, p, margin, weighted, batched):
     x = randn(4, 5, requires_grad=True) if batched else randn(5, requires_grad=True)
     y = torch.tensor([0, 3, 4, 3]) if batched else torch.tensor(2)
     w = randn(5, seed=3).abs() if weighted else None
-    check(
-        lambda a, b: EF.multi_margin_loss(a, b, p, margin, None if w is None else from_torch(w), reduction=reduction),
-        lambda a, b: TF.multi_margin_loss(a, b, p, margin, w, reduction=reduction),
-        [x, y],
-    )
+    check(lambda a, b: EF.multi_margin_loss(a, b, p, margin, None if w is None else from_torch(w),
+                                            reduction=reduction),
+          lambda a, b: TF.multi_margin_loss(a, b, p, margin, w, reduction=reduction), [x, y])
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -190,10 +183,8 @@ def _errors():
 @pytest.mark.parametrize("name,args,kw", _errors(), ids=lambda v: v if isinstance(v, str) else "")
 def test_loss_errors(name, args, kw):
     conv = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
-    same_error(
-        lambda: getattr(EF, name)(*[from_torch(a) if isinstance(a, torch.Tensor) else a for a in args], **conv),
-        lambda: getattr(TF, name)(*args, **kw),
-    )
+    same_error(lambda: getattr(EF, name)(*[from_torch(a) if isinstance(a, torch.Tensor) else a for a in args], **conv),
+               lambda: getattr(TF, name)(*args, **kw))
 
 
 # ---- modules ------------------------------------------------------------------------------
@@ -223,15 +214,9 @@ def test_loss_modules(name, kw, make):
     check(em, tm, ins)
 
 
-@pytest.mark.parametrize(
-    "name,kw",
-    [
-        ("TripletMarginLoss", {"margin": 0.0}),
-        ("MultiMarginLoss", {"p": 3}),
-        ("TripletMarginWithDistanceLoss", {"margin": -1.0}),
-        ("MultiMarginLoss", {"weight": torch.ones(2, 2)}),
-    ],
-)
+@pytest.mark.parametrize("name,kw", [("TripletMarginLoss", {"margin": 0.0}), ("MultiMarginLoss", {"p": 3}),
+                                     ("TripletMarginWithDistanceLoss", {"margin": -1.0}),
+                                     ("MultiMarginLoss", {"weight": torch.ones(2, 2)})])
 def test_loss_module_constructor_errors(name, kw):
     kw_e = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
     same_error(lambda: getattr(ember.nn, name)(**kw_e), lambda: getattr(torch.nn, name)(**kw))

@@ -54,18 +54,11 @@ SCHEDULES = {
     "ConstantLR": lambda m, o: m.ConstantLR(o, factor=0.5, total_iters=4),
     "PolynomialLR": lambda m, o: m.PolynomialLR(o, total_iters=10, power=2.0),
     "OneCycleLR": lambda m, o: m.OneCycleLR(o, max_lr=[1.0, 0.5], total_steps=26),
-    "OneCycleLR-linear-3phase": lambda m, o: m.OneCycleLR(
-        o, max_lr=0.8, total_steps=30, anneal_strategy="linear", three_phase=True
-    ),
+    "OneCycleLR-linear-3phase": lambda m, o: m.OneCycleLR(o, max_lr=0.8, total_steps=30, anneal_strategy="linear",
+                                                          three_phase=True),
     "SequentialLR": lambda m, o: m.SequentialLR(
-        o,
-        [
-            m.LinearLR(o, start_factor=0.1, total_iters=4),
-            m.ExponentialLR(o, gamma=0.9),
-            m.CosineAnnealingLR(o, T_max=5),
-        ],
-        milestones=[4, 12],
-    ),
+        o, [m.LinearLR(o, start_factor=0.1, total_iters=4), m.ExponentialLR(o, gamma=0.9),
+            m.CosineAnnealingLR(o, T_max=5)], milestones=[4, 12]),
 }
 
 
@@ -77,25 +70,13 @@ def test_same_learning_rates(name):
 
 
 def test_one_cycle_with_adam_betas():
-    se, st, oe, ot = _lockstep(
-        lambda m, o: m.OneCycleLR(o, max_lr=0.3, epochs=2, steps_per_epoch=10), steps=19, cls="Adam"
-    )
+    se, st, oe, ot = _lockstep(lambda m, o: m.OneCycleLR(o, max_lr=0.3, epochs=2, steps_per_epoch=10), steps=19,
+                               cls="Adam")
     assert [g["betas"] for g in oe.param_groups] == [g["betas"] for g in ot.param_groups]
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "StepLR",
-        "MultiStepLR",
-        "ExponentialLR",
-        "CosineAnnealingLR",
-        "LinearLR",
-        "SequentialLR",
-        "OneCycleLR",
-        "LambdaLR",
-    ],
-)
+@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
+                                  "SequentialLR", "OneCycleLR", "LambdaLR"])
 def test_state_dict(name):
     se, st, _, _ = _lockstep(SCHEDULES[name], steps=5)
     de, dt = se.state_dict(), st.state_dict()
@@ -118,19 +99,9 @@ def test_reduce_lr_on_plateau(mode, threshold_mode):
     losses = [1.0, 0.9, 0.95, 0.95, 0.96, 0.97, 0.89, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97] * 2
     sign = 1 if mode == "min" else -1
     se, st, _, _ = _lockstep(
-        lambda m, o: m.ReduceLROnPlateau(
-            o,
-            mode=mode,
-            factor=0.5,
-            patience=2,
-            threshold=0.01,
-            threshold_mode=threshold_mode,
-            cooldown=1,
-            min_lr=[0.01, 0.02],
-        ),
-        steps=len(losses),
-        metric=lambda i: sign * losses[i],
-    )
+        lambda m, o: m.ReduceLROnPlateau(o, mode=mode, factor=0.5, patience=2, threshold=0.01,
+                                         threshold_mode=threshold_mode, cooldown=1, min_lr=[0.01, 0.02]),
+        steps=len(losses), metric=lambda i: sign * losses[i])
     de, dt = se.state_dict(), st.state_dict()
     assert sorted(de) == sorted(dt)
     assert de["best"] == dt["best"] and de["num_bad_epochs"] == dt["num_bad_epochs"]
@@ -138,14 +109,9 @@ def test_reduce_lr_on_plateau(mode, threshold_mode):
 
 def test_errors_and_warnings():
     oe, ot = _opts()
-    for make in (
-        lambda m, o: m.LinearLR(o, start_factor=0),
-        lambda m, o: m.ReduceLROnPlateau(o, factor=1.5),
-        lambda m, o: m.ReduceLROnPlateau(o, mode="up"),
-        lambda m, o: m.OneCycleLR(o, max_lr=1.0),
-        lambda m, o: m.ConstantLR(o, factor=2.0),
-        lambda m, o: m.SequentialLR(o, [], []),
-    ):
+    for make in (lambda m, o: m.LinearLR(o, start_factor=0), lambda m, o: m.ReduceLROnPlateau(o, factor=1.5),
+                 lambda m, o: m.ReduceLROnPlateau(o, mode="up"), lambda m, o: m.OneCycleLR(o, max_lr=1.0),
+                 lambda m, o: m.ConstantLR(o, factor=2.0), lambda m, o: m.SequentialLR(o, [], [])):
         with pytest.raises(Exception) as et:
             make(TS, ot)
         with pytest.raises(Exception) as ee:

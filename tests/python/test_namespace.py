@@ -47,7 +47,9 @@ def test_all_is_what_torch_exports_of_the_same_names():
     torch_all = set(torch.__all__)
     ours = set(ember.__all__)
     not_in_torch = sorted(ours - torch_all)
-    assert not_in_torch == [], f"not in torch.__all__; list them in ember/_public_api.py: {not_in_torch}"
+    assert not_in_torch == [], (
+        f"not in torch.__all__; list them in ember/_public_api.py: {not_in_torch}"
+    )
     left_out = sorted((public_attributes(ember) & torch_all) - ours)
     assert left_out == [], f"in torch.__all__ but left out of ember.__all__: {left_out}"
 
@@ -69,7 +71,11 @@ def test_ops_yaml_operators_torch_exports_are_exported():
 
 
 def test_ops_yaml_inplace_forms_torch_exports_are_exported():
-    inplace = {name + "_" for name, structured, has_inplace in ops_yaml_operators() if structured and has_inplace}
+    inplace = {
+        name + "_"
+        for name, structured, has_inplace in ops_yaml_operators()
+        if structured and has_inplace
+    }
     exported_by_torch = inplace & set(torch.__all__)
     assert exported_by_torch
     assert sorted(exported_by_torch - set(ember.__all__)) == []

@@ -42,20 +42,8 @@ ACTIVATIONS = [
     ("softsign", {}),
     ("tanhshrink", {}),
 ]
-INPLACE = {
-    "relu",
-    "relu6",
-    "leaky_relu",
-    "elu",
-    "selu",
-    "celu",
-    "silu",
-    "mish",
-    "hardtanh",
-    "hardsigmoid",
-    "hardswish",
-    "threshold",
-}
+INPLACE = {"relu", "relu6", "leaky_relu", "elu", "selu", "celu", "silu", "mish", "hardtanh", "hardsigmoid",
+           "hardswish", "threshold"}
 
 
 def _values(shape, seed=0, scale=3.0):
@@ -208,47 +196,16 @@ def test_normalize():
 # ---- modules ------------------------------------------------------------------------------------
 
 MODULES = [
-    ("ReLU", (), {}),
-    ("ReLU", (True,), {}),
-    ("ReLU6", (), {}),
-    ("ReLU6", (True,), {}),
-    ("LeakyReLU", (), {}),
-    ("LeakyReLU", (0.2, True), {}),
-    ("ELU", (), {}),
-    ("ELU", (0.5, True), {}),
-    ("CELU", (2.0,), {}),
-    ("SELU", (), {}),
-    ("SELU", (True,), {}),
-    ("GELU", (), {}),
-    ("GELU", ("tanh",), {}),
-    ("SiLU", (), {}),
-    ("SiLU", (True,), {}),
-    ("Mish", (), {}),
-    ("Softplus", (), {}),
-    ("Softplus", (2, 10), {}),
-    ("Hardtanh", (), {}),
-    ("Hardtanh", (-2.0, 2.0, True), {}),
-    ("Hardsigmoid", (), {}),
-    ("Hardswish", (), {}),
-    ("LogSigmoid", (), {}),
-    ("Threshold", (0.1, 2.0), {}),
-    ("GLU", (), {}),
-    ("GLU", (0,), {}),
-    ("Softmax", (), {"dim": 1}),
-    ("Softmax", (), {}),
-    ("LogSoftmax", (1,), {}),
-    ("Softmin", (0,), {}),
-    ("Sigmoid", (), {}),
-    ("Tanh", (), {}),
-    ("Softsign", (), {}),
-    ("Tanhshrink", (), {}),
-    ("Dropout", (), {}),
-    ("Dropout", (0.2, True), {}),
-    ("Dropout1d", (0.3,), {}),
-    ("Dropout2d", (0.3,), {}),
-    ("Identity", (), {}),
-    ("Flatten", (), {}),
-    ("Unflatten", (1, (2, 2)), {}),
+    ("ReLU", (), {}), ("ReLU", (True,), {}), ("ReLU6", (), {}), ("ReLU6", (True,), {}), ("LeakyReLU", (), {}),
+    ("LeakyReLU", (0.2, True), {}), ("ELU", (), {}), ("ELU", (0.5, True), {}), ("CELU", (2.0,), {}),
+    ("SELU", (), {}), ("SELU", (True,), {}), ("GELU", (), {}), ("GELU", ("tanh",), {}), ("SiLU", (), {}),
+    ("SiLU", (True,), {}), ("Mish", (), {}), ("Softplus", (), {}), ("Softplus", (2, 10), {}),
+    ("Hardtanh", (), {}), ("Hardtanh", (-2.0, 2.0, True), {}), ("Hardsigmoid", (), {}), ("Hardswish", (), {}),
+    ("LogSigmoid", (), {}), ("Threshold", (0.1, 2.0), {}), ("GLU", (), {}), ("GLU", (0,), {}),
+    ("Softmax", (), {"dim": 1}), ("Softmax", (), {}), ("LogSoftmax", (1,), {}), ("Softmin", (0,), {}),
+    ("Sigmoid", (), {}), ("Tanh", (), {}), ("Softsign", (), {}), ("Tanhshrink", (), {}),
+    ("Dropout", (), {}), ("Dropout", (0.2, True), {}), ("Dropout1d", (0.3,), {}), ("Dropout2d", (0.3,), {}),
+    ("Identity", (), {}), ("Flatten", (), {}), ("Unflatten", (1, (2, 2)), {}),
 ]
 
 
@@ -403,10 +360,8 @@ def test_embedding_errors():
     same_error(lambda: EF.embedding(ember.tensor([1.0]), we), lambda: TF.embedding(torch.tensor([1.0]), w))
     same_error(lambda: EF.embedding(ember.tensor([7]), we), lambda: TF.embedding(torch.tensor([7]), w))
     for pad in (4, -5):
-        same_error(
-            lambda: EF.embedding(ember.tensor([1]), we, padding_idx=pad),
-            lambda: TF.embedding(torch.tensor([1]), w, padding_idx=pad),
-        )
+        same_error(lambda: EF.embedding(ember.tensor([1]), we, padding_idx=pad),
+                   lambda: TF.embedding(torch.tensor([1]), w, padding_idx=pad))
 
 
 def test_embedding_module():
@@ -431,21 +386,13 @@ def test_embedding_module():
 # ---- nn.init ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "name,kw",
-    [
-        ("xavier_uniform_", {}),
-        ("xavier_normal_", {"gain": 2.0}),
-        ("kaiming_uniform_", {"a": 0.3}),
-        ("kaiming_normal_", {"mode": "fan_out", "nonlinearity": "relu"}),
-        ("trunc_normal_", {}),
-        ("trunc_normal_", {"mean": 0.5, "std": 0.2, "a": 0.0, "b": 1.0}),
-        ("trunc_normal_", {"a": 1.0, "b": 1.5}),
-        ("trunc_normal_", {"std": 0.02}),
-        ("uniform_", {"a": -2, "b": 3}),
-        ("normal_", {"mean": 1.0, "std": 0.1}),
-    ],
-)
+@pytest.mark.parametrize("name,kw", [
+    ("xavier_uniform_", {}), ("xavier_normal_", {"gain": 2.0}), ("kaiming_uniform_", {"a": 0.3}),
+    ("kaiming_normal_", {"mode": "fan_out", "nonlinearity": "relu"}), ("trunc_normal_", {}),
+    ("trunc_normal_", {"mean": 0.5, "std": 0.2, "a": 0.0, "b": 1.0}), ("trunc_normal_", {"a": 1.0, "b": 1.5}),
+    ("trunc_normal_", {"std": 0.02}), ("uniform_", {"a": -2, "b": 3}),
+    ("normal_", {"mean": 1.0, "std": 0.1}),
+])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_init_draws_same_numbers(name, kw, dtype):
     te = ember.empty(7, 5, 3, dtype=getattr(ember, dtype))
@@ -470,12 +417,8 @@ def test_erfinv_matches():
 
 
 def test_eye_and_dirac():
-    for shape, fn, kw in (
-        ((3, 5), "eye_", {}),
-        ((4, 2, 3), "dirac_", {}),
-        ((4, 2, 3, 3), "dirac_", {"groups": 2}),
-        ((2, 2, 3, 3, 3), "dirac_", {}),
-    ):
+    for shape, fn, kw in (((3, 5), "eye_", {}), ((4, 2, 3), "dirac_", {}), ((4, 2, 3, 3), "dirac_", {"groups": 2}),
+                          ((2, 2, 3, 3, 3), "dirac_", {})):
         te, tt = ember.empty(*shape), torch.empty(*shape)
         getattr(ember.nn.init, fn)(te, **kw)
         getattr(torch.nn.init, fn)(tt, **kw)

@@ -114,16 +114,8 @@ def test_forward_hooks():
         assert m(lib.ones(2, 3)).item() == 6.0
 
 
-@pytest.mark.parametrize(
-    "kw",
-    [
-        {},
-        {"momentum": 0.9},
-        {"momentum": 0.9, "nesterov": True},
-        {"momentum": 0.5, "dampening": 0.1, "weight_decay": 0.01},
-        {"maximize": True},
-    ],
-)
+@pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}, {"momentum": 0.9, "nesterov": True},
+                                {"momentum": 0.5, "dampening": 0.1, "weight_decay": 0.01}, {"maximize": True}])
 def test_sgd_updates_match(kw):
     we = ember.nn.Parameter(ember.tensor([[0.5, -1.0, 2.0]]))
     wt = torch.nn.Parameter(torch.tensor([[0.5, -1.0, 2.0]]))

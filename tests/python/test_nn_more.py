@@ -26,9 +26,8 @@ def exact(e, t):
     assert str(e.dtype) == str(t.dtype), f"{e.dtype} != {t.dtype}"
     assert tuple(e.shape) == tuple(t.shape), f"{tuple(e.shape)} != {tuple(t.shape)}"
     got = as_torch(e)
-    assert torch.equal(got, t.detach()) or torch.allclose(got, t.detach(), rtol=0, atol=0, equal_nan=True), (
+    assert torch.equal(got, t.detach()) or torch.allclose(got, t.detach(), rtol=0, atol=0, equal_nan=True), \
         f"max diff {(got - t.detach()).abs().max()}"
-    )
 
 
 def check(fe, ft, inputs, grad_of=None, bitwise=False, **tol):
@@ -44,11 +43,8 @@ def check(fe, ft, inputs, grad_of=None, bitwise=False, **tol):
         go = randn(*rt.shape, seed=99, dtype=str(rt.dtype).split(".")[1])
         re.backward(from_torch(go))
         rt.backward(go)
-        idx = (
-            grad_of
-            if grad_of is not None
-            else [i for i, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
-        )
+        idx = grad_of if grad_of is not None else [i for i, t in enumerate(inputs)
+                                                    if isinstance(t, torch.Tensor) and t.requires_grad]
         for i in idx:
             close(ins_e[i].grad, inputs[i].grad, **tol)
     return re, rt
@@ -85,9 +81,8 @@ def test_rms_norm_errors():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "shape,wn", [((4, 3), 3), ((2, 3, 5), 3), ((2, 3, 4, 4), 3), ((2, 3, 4), 1), ((5,), 1), ((), 1), ((2, 3, 4, 4), 1)]
-)
+@pytest.mark.parametrize("shape,wn", [((4, 3), 3), ((2, 3, 5), 3), ((2, 3, 4, 4), 3), ((2, 3, 4), 1), ((5,), 1),
+                                      ((), 1), ((2, 3, 4, 4), 1)])
 def test_prelu(dtype, shape, wn):
     x = randn(*shape, dtype=dtype, requires_grad=True)
     w = randn(wn, seed=5, dtype=dtype, requires_grad=True)
@@ -119,10 +114,8 @@ def test_softshrink_negative_lambda(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "s1,s2,dim",
-    [((4, 5), (4, 5), 1), ((4, 5), (4, 5), 0), ((4, 5), (1, 5), 1), ((2, 3, 4), (3, 4), -1), ((5,), (5,), 0)],
-)
+@pytest.mark.parametrize("s1,s2,dim", [((4, 5), (4, 5), 1), ((4, 5), (4, 5), 0), ((4, 5), (1, 5), 1),
+                                       ((2, 3, 4), (3, 4), -1), ((5,), (5,), 0)])
 @pytest.mark.parametrize("eps", [1e-8, 0.5])
 def test_cosine_similarity(dtype, s1, s2, dim, eps):
     a = randn(*s1, dtype=dtype, requires_grad=True)
@@ -145,11 +138,8 @@ def test_cosine_similarity_zero_vector_and_errors():
 def test_pairwise_distance(dtype, p, keepdim, s1, s2):
     a = randn(*s1, dtype=dtype, requires_grad=True)
     b = randn(*s2, seed=1, dtype=dtype, requires_grad=True)
-    check(
-        lambda x, y: EF.pairwise_distance(x, y, p, 1e-6, keepdim),
-        lambda x, y: TF.pairwise_distance(x, y, p, 1e-6, keepdim),
-        [a, b],
-    )
+    check(lambda x, y: EF.pairwise_distance(x, y, p, 1e-6, keepdim),
+          lambda x, y: TF.pairwise_distance(x, y, p, 1e-6, keepdim), [a, b])
 
 
 @pytest.mark.parametrize("p", [2, 1, 3.5, 0])
@@ -175,17 +165,9 @@ def test_pixel_shuffle_roundtrip(shape, r):
     check(lambda a: EF.pixel_unshuffle(a, r), lambda a: TF.pixel_unshuffle(a, r), [y], bitwise=True)
 
 
-@pytest.mark.parametrize(
-    "fn,shape,r",
-    [
-        ("pixel_shuffle", (4, 4), 2),
-        ("pixel_shuffle", (1, 5, 4, 4), 2),
-        ("pixel_unshuffle", (1, 5, 5, 4), 2),
-        ("pixel_unshuffle", (1, 5, 4, 5), 2),
-        ("pixel_unshuffle", (1, 5, 4, 4), 0),
-        ("pixel_unshuffle", (4, 4), 2),
-    ],
-)
+@pytest.mark.parametrize("fn,shape,r", [("pixel_shuffle", (4, 4), 2), ("pixel_shuffle", (1, 5, 4, 4), 2),
+                                        ("pixel_unshuffle", (1, 5, 5, 4), 2), ("pixel_unshuffle", (1, 5, 4, 5), 2),
+                                        ("pixel_unshuffle", (1, 5, 4, 4), 0), ("pixel_unshuffle", (4, 4), 2)])
 def test_pixel_shuffle_errors(fn, shape, r):
     x = randn(*shape)
     same_error(lambda: getattr(EF, fn)(from_torch(x), r), lambda: getattr(TF, fn)(x, r))
@@ -219,20 +201,14 @@ def test_instance_norm(dtype, shape, affine, running):
     rv_t = randn(c, seed=4, dtype=dtype).abs() if running else None
     rm_e = from_torch(rm_t) if running else None
     rv_e = from_torch(rv_t) if running else None
-    check(
-        lambda a, ww, bb: EF.instance_norm(a, rm_e, rv_e, ww, bb, momentum=0.2),
-        lambda a, ww, bb: TF.instance_norm(a, rm_t, rv_t, ww, bb, momentum=0.2),
-        [x, w, b],
-    )
+    check(lambda a, ww, bb: EF.instance_norm(a, rm_e, rv_e, ww, bb, momentum=0.2),
+          lambda a, ww, bb: TF.instance_norm(a, rm_t, rv_t, ww, bb, momentum=0.2), [x, w, b])
     if running:
         close(rm_e, rm_t)
         close(rv_e, rv_t)
         y = randn(*shape, seed=7, dtype=dtype)
-        check(
-            lambda a: EF.instance_norm(a, rm_e, rv_e, use_input_stats=False),
-            lambda a: TF.instance_norm(a, rm_t, rv_t, use_input_stats=False),
-            [y],
-        )
+        check(lambda a: EF.instance_norm(a, rm_e, rv_e, use_input_stats=False),
+              lambda a: TF.instance_norm(a, rm_t, rv_t, use_input_stats=False), [y])
 
 
 def test_instance_norm_errors():
@@ -245,11 +221,8 @@ def test_instance_norm_errors():
 @pytest.mark.parametrize("size,alpha,beta,k", [(2, 1e-4, 0.75, 1.0), (3, 0.5, 0.6, 2.0), (5, 1.0, 1.0, 1.0)])
 def test_local_response_norm(dtype, shape, size, alpha, beta, k):
     x = randn(*shape, dtype=dtype, requires_grad=True)
-    check(
-        lambda a: EF.local_response_norm(a, size, alpha, beta, k),
-        lambda a: TF.local_response_norm(a, size, alpha, beta, k),
-        [x],
-    )
+    check(lambda a: EF.local_response_norm(a, size, alpha, beta, k),
+          lambda a: TF.local_response_norm(a, size, alpha, beta, k), [x])
 
 
 def test_local_response_norm_errors():
@@ -271,9 +244,8 @@ def test_bilinear(dtype, lead, with_bias):
     check(EF.bilinear, TF.bilinear, [a, b, w, bias])
 
 
-@pytest.mark.parametrize(
-    "s1,s2,sw", [((3, 4), (3, 5), (2, 4, 6)), ((3, 4), (3, 5), (2, 3, 5)), ((3, 4), (2, 5), (2, 4, 5))]
-)
+@pytest.mark.parametrize("s1,s2,sw", [((3, 4), (3, 5), (2, 4, 6)), ((3, 4), (3, 5), (2, 3, 5)),
+                                      ((3, 4), (2, 5), (2, 4, 5))])
 def test_bilinear_errors(s1, s2, sw):
     a, b, w = randn(*s1), randn(*s2), randn(*sw)
     same_error(lambda: EF.bilinear(from_torch(a), from_torch(b), from_torch(w)), lambda: TF.bilinear(a, b, w))
@@ -289,7 +261,8 @@ def test_alpha_dropout_same_seed(name, p, training):
     x = randn(4, 5, 3, requires_grad=True)
     torch.manual_seed(3)
     ember.manual_seed(3)
-    check(lambda a: getattr(EF, name)(a, p, training), lambda a: getattr(TF, name)(a, p, training), [x], bitwise=True)
+    check(lambda a: getattr(EF, name)(a, p, training), lambda a: getattr(TF, name)(a, p, training), [x],
+          bitwise=True)
 
 
 @pytest.mark.parametrize("name", ["alpha_dropout", "feature_alpha_dropout"])
@@ -310,7 +283,8 @@ def test_gumbel_softmax_same_seed(hard, tau, dim):
     x = randn(3, 6, requires_grad=True)
     torch.manual_seed(0)
     ember.manual_seed(0)
-    check(lambda a: EF.gumbel_softmax(a, tau, hard, dim=dim), lambda a: TF.gumbel_softmax(a, tau, hard, dim=dim), [x])
+    check(lambda a: EF.gumbel_softmax(a, tau, hard, dim=dim), lambda a: TF.gumbel_softmax(a, tau, hard, dim=dim),
+          [x])
 
 
 # ---- modules ------------------------------------------------------------------------------
@@ -379,21 +353,16 @@ def test_bilinear_same_seed_float32():
     exact(em.bias.detach(), tm.bias.detach())
 
 
-@pytest.mark.parametrize(
-    "name,args,kw,shape",
-    [
-        ("InstanceNorm1d", (3,), {}, (2, 3, 4, 4)),
-        ("InstanceNorm2d", (3,), {}, (3, 4)),
-        ("InstanceNorm2d", (3,), {"affine": True}, (2, 4, 3, 3)),
-        ("Softmax2d", (), {}, (3, 4)),
-    ],
-    ids=lambda v: v if isinstance(v, str) else None,
-)
+@pytest.mark.parametrize("name,args,kw,shape", [
+    ("InstanceNorm1d", (3,), {}, (2, 3, 4, 4)),
+    ("InstanceNorm2d", (3,), {}, (3, 4)),
+    ("InstanceNorm2d", (3,), {"affine": True}, (2, 4, 3, 3)),
+    ("Softmax2d", (), {}, (3, 4)),
+], ids=lambda v: v if isinstance(v, str) else None)
 def test_module_errors(name, args, kw, shape):
     x = randn(*shape)
-    same_error(
-        lambda: getattr(ember.nn, name)(*args, **kw)(from_torch(x)), lambda: getattr(torch.nn, name)(*args, **kw)(x)
-    )
+    same_error(lambda: getattr(ember.nn, name)(*args, **kw)(from_torch(x)),
+               lambda: getattr(torch.nn, name)(*args, **kw)(x))
 
 
 def test_instance_norm_channel_mismatch_warns():
@@ -439,30 +408,20 @@ def test_rrelu_same_seed(dtype, training, lower, upper):
     torch.manual_seed(2)
     ember.manual_seed(2)
     # The same draws; float32 products can round differently by an ulp.
-    check(
-        lambda a: EF.rrelu(a, lower, upper, training),
-        lambda a: TF.rrelu(a, lower, upper, training),
-        [x],
-        bitwise=dtype == "float64" or not training,
-    )
+    check(lambda a: EF.rrelu(a, lower, upper, training), lambda a: TF.rrelu(a, lower, upper, training), [x],
+          bitwise=dtype == "float64" or not training)
 
 
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, float("inf")])
 @pytest.mark.parametrize("kernel,stride,ceil_mode", [(2, None, False), (3, 1, False), (3, 2, True)])
 def test_lp_pool(norm_type, kernel, stride, ceil_mode):
     x = randn(2, 3, 7, requires_grad=True)
-    check(
-        lambda a: EF.lp_pool1d(a, norm_type, kernel, stride, ceil_mode),
-        lambda a: TF.lp_pool1d(a, norm_type, kernel, stride, ceil_mode),
-        [x],
-    )
+    check(lambda a: EF.lp_pool1d(a, norm_type, kernel, stride, ceil_mode),
+          lambda a: TF.lp_pool1d(a, norm_type, kernel, stride, ceil_mode), [x])
     y = randn(2, 3, 7, 6, requires_grad=True)
     k2 = (kernel, 2)
-    check(
-        lambda a: EF.lp_pool2d(a, norm_type, k2, stride, ceil_mode),
-        lambda a: TF.lp_pool2d(a, norm_type, k2, stride, ceil_mode),
-        [y],
-    )
+    check(lambda a: EF.lp_pool2d(a, norm_type, k2, stride, ceil_mode),
+          lambda a: TF.lp_pool2d(a, norm_type, k2, stride, ceil_mode), [y])
 
 
 MORE_MODULES = [

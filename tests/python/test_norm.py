@@ -39,7 +39,11 @@ def maybe(data, shape, dtype, seed, scale=1.0, offset=0.0):
     if not data.draw(st.booleans()):
         return None, None
     g = torch.Generator().manual_seed(seed)
-    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * scale + offset).to(dtype).requires_grad_(True)
+    t = (
+        (torch.randn(*shape, generator=g, dtype=torch.float64) * scale + offset)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     return from_torch(t), t
 
 
@@ -52,7 +56,11 @@ def test_batch_norm_matches_torch(data):
     momentum = data.draw(st.sampled_from([0.1, 0.5, 1.0, 0.0]))
     eps = data.draw(st.sampled_from([1e-5, 1e-3, 0.5]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
-    xt = (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) * 2 + 1).to(dtype).requires_grad_(True)
+    xt = (
+        (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) * 2 + 1)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     xe = from_torch(xt)
     we, wt = maybe(data, (c,), dtype, 1)
     be, bt = maybe(data, (c,), dtype, 2)
@@ -86,7 +94,11 @@ def test_layer_norm_matches_torch(data):
     assume(dtype == torch.float64 or math.prod(normalized) > 1)
     eps = data.draw(st.sampled_from([1e-5, 1e-2]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
-    xt = (torch.randn(*shape, generator=g, dtype=torch.float64) * 3 - 2).to(dtype).requires_grad_(True)
+    xt = (
+        (torch.randn(*shape, generator=g, dtype=torch.float64) * 3 - 2)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     xe = from_torch(xt)
     we, wt = maybe(data, normalized, dtype, 1)
     be, bt = maybe(data, normalized, dtype, 2)
@@ -105,7 +117,11 @@ def test_group_norm_matches_torch(data):
     spatial = data.draw(st.lists(st.integers(1, 4), min_size=0, max_size=2))
     eps = data.draw(st.sampled_from([1e-5, 1e-2]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 999)))
-    xt = (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) + 0.5).to(dtype).requires_grad_(True)
+    xt = (
+        (torch.randn(n, c, *spatial, generator=g, dtype=torch.float64) + 0.5)
+        .to(dtype)
+        .requires_grad_(True)
+    )
     xe = from_torch(xt)
     we, wt = maybe(data, (c,), dtype, 1)
     be, bt = maybe(data, (c,), dtype, 2)
@@ -244,7 +260,9 @@ def test_errors_match(call):
 def test_empty_inputs():
     for shape in [(0, 4, 3), (0, 4)]:
         e, t = pair_randn(shape, requires_grad=True)
-        close(EF.batch_norm(e, None, None, training=True), F.batch_norm(t, None, None, training=True))
+        close(
+            EF.batch_norm(e, None, None, training=True), F.batch_norm(t, None, None, training=True)
+        )
         close(EF.layer_norm(e, (shape[-1],)), F.layer_norm(t, (shape[-1],)))
         close(EF.group_norm(e, 2), F.group_norm(t, 2))
 
@@ -271,7 +289,10 @@ def test_batchnorm_modules_match(name, args, kwargs):
         assert ne == nt
         close(be, bt)
     if mt.track_running_stats:
-        assert me.num_batches_tracked.dtype == ember.int64 and tuple(me.num_batches_tracked.shape) == ()
+        assert (
+            me.num_batches_tracked.dtype == ember.int64
+            and tuple(me.num_batches_tracked.shape) == ()
+        )
     shapes = [(3, 4, 5, 5), (2, 4, 3, 3)] if name == "BatchNorm2d" else [(6, 4), (3, 4, 5)]
     for step, shape in enumerate(shapes * 2):
         if step == 2:

@@ -64,7 +64,9 @@ def test_from_numpy_shares_memory_both_ways(dtype_name):
     assert e.tolist()[0][1] == one
     e.fill_(0 if dtype_name != "bool" else False)
     assert not v.any()
-    assert a[0].any() or dtype_name == "bool" or not a[0].any()  # rows outside the view are untouched
+    assert (
+        a[0].any() or dtype_name == "bool" or not a[0].any()
+    )  # rows outside the view are untouched
     assert (a[1:, 1::2] == _array(dtype_name, (4, 6))[1:, 1::2]).all()
 
 
@@ -117,7 +119,9 @@ def _raises_like(fn_e, fn_t, exc=None, same_message=True):
 
 def test_from_numpy_errors_match_torch():
     _raises_like(lambda: ember.from_numpy([1, 2]), lambda: torch.from_numpy([1, 2]), TypeError)
-    _raises_like(lambda: ember.from_numpy(np.float32(3)), lambda: torch.from_numpy(np.float32(3)), TypeError)
+    _raises_like(
+        lambda: ember.from_numpy(np.float32(3)), lambda: torch.from_numpy(np.float32(3)), TypeError
+    )
     neg = np.arange(6)[::-1]
     _raises_like(lambda: ember.from_numpy(neg), lambda: torch.from_numpy(neg), ValueError)
     swapped = np.zeros(3, dtype=">f4")
@@ -125,7 +129,9 @@ def test_from_numpy_errors_match_torch():
     odd = np.lib.stride_tricks.as_strided(np.zeros(8, dtype=np.int16), (2,), (3,))
     _raises_like(lambda: ember.from_numpy(odd), lambda: torch.from_numpy(odd), ValueError)
     for bad in [np.zeros(2, dtype=object), np.array(["a"]), np.zeros(2, dtype=np.longdouble)]:
-        ee, te = _raises_like(lambda: ember.from_numpy(bad), lambda: torch.from_numpy(bad), TypeError, False)
+        ee, te = _raises_like(
+            lambda: ember.from_numpy(bad), lambda: torch.from_numpy(bad), TypeError, False
+        )
         # same text up to the list of supported types (Ember has no complex or uint16+)
         assert str(ee).split(". The only")[0] == str(te).split(". The only")[0]
 
@@ -145,7 +151,9 @@ def test_from_numpy_readonly_warns_once():
         "    ember.from_numpy(a); ember.from_numpy(a)\n"
         "print(len(w), w[0].category.__name__, 'not writable' in str(w[0].message))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["1", "UserWarning", "True"]
 
 

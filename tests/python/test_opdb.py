@@ -17,7 +17,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-torch = pytest.importorskip("torch", reason="the oracle (torch==2.13.0) is installed by the test set-up")
+torch = pytest.importorskip(
+    "torch", reason="the oracle (torch==2.13.0) is installed by the test set-up"
+)
 from opdb import OP_DB, devices, meta_available  # noqa: E402
 from opdb.core import ALL_DTYPES, dtype_name, leaf, to_ember, to_torch, torch_dtype  # noqa: E402
 from opdb.meta_gaps import META_GAPS  # noqa: E402
@@ -48,8 +50,12 @@ def assert_same(got, expected, tol=None, where=""):
     """Ember's result equals torch's: structure, dtypes, shapes, values
     (exact, NaN equal to NaN, unless the row gives a tolerance)."""
     if isinstance(expected, torch.Tensor):
-        assert isinstance(got, ember.Tensor), f"{where}: expected a tensor, got {type(got).__name__}"
-        assert dtype_name(got.dtype) == dtype_name(expected.dtype), f"{where}: dtype {got.dtype} != {expected.dtype}"
+        assert isinstance(got, ember.Tensor), (
+            f"{where}: expected a tensor, got {type(got).__name__}"
+        )
+        assert dtype_name(got.dtype) == dtype_name(expected.dtype), (
+            f"{where}: dtype {got.dtype} != {expected.dtype}"
+        )
         assert tuple(got.shape) == tuple(expected.shape), (
             f"{where}: shape {tuple(got.shape)} != {tuple(expected.shape)}"
         )
@@ -69,7 +75,9 @@ def assert_same(got, expected, tol=None, where=""):
         else:
             assert torch.equal(mine, expected), f"{where}: {mine} != {expected}"
     elif isinstance(expected, (tuple, list)):
-        assert isinstance(got, (tuple, list)), f"{where}: expected a sequence, got {type(got).__name__}"
+        assert isinstance(got, (tuple, list)), (
+            f"{where}: expected a sequence, got {type(got).__name__}"
+        )
         assert len(got) == len(expected), f"{where}: {len(got)} results != {len(expected)}"
         for i, (g, e) in enumerate(zip(got, expected)):
             assert_same(g, e, tol, f"{where}[{i}]")
@@ -82,7 +90,9 @@ def assert_same(got, expected, tol=None, where=""):
 def assert_same_strides(got, expected, where=""):
     if isinstance(expected, torch.Tensor):
         if expected.numel() > 1:
-            assert got.stride() == expected.stride(), f"{where}: strides {got.stride()} != {expected.stride()}"
+            assert got.stride() == expected.stride(), (
+                f"{where}: strides {got.stride()} != {expected.stride()}"
+            )
     elif isinstance(expected, (tuple, list)):
         for i, (g, e) in enumerate(zip(got, expected)):
             assert_same_strides(g, e, f"{where}[{i}]")
@@ -136,9 +146,15 @@ def cases(test, per_dtype=False, device_list=None, flag=None):
                 key = f"{test}/{dt}" if dt and f"{test}/{dt}" in row.xfail else test
                 if key not in row.xfail and device and f"{test}@{device}" in row.xfail:
                     key = f"{test}@{device}"
-                marks = [pytest.mark.xfail(strict=True, reason=row.xfail[key])] if key in row.xfail else []
+                marks = (
+                    [pytest.mark.xfail(strict=True, reason=row.xfail[key])]
+                    if key in row.xfail
+                    else []
+                )
                 values = [row] + ([dt] if per_dtype else []) + ([device] if device_list else [])
-                ident = "-".join([row.id] + ([dt] if per_dtype else []) + ([device] if device_list else []))
+                ident = "-".join(
+                    [row.id] + ([dt] if per_dtype else []) + ([device] if device_list else [])
+                )
                 out.append(pytest.param(*values, id=ident, marks=marks))
     return out
 
@@ -155,7 +171,9 @@ def known_difference(row, test, sample):
         yield
     except (Exception, pytest.fail.Exception):  # noqa: BLE001 - the listed difference
         return
-    pytest.fail(f"{row.id}[{sample.name}] now matches PyTorch; remove the known difference: {reason}")
+    pytest.fail(
+        f"{row.id}[{sample.name}] now matches PyTorch; remove the known difference: {reason}"
+    )
 
 
 def first_dtype(row, device="cpu"):
@@ -273,7 +291,9 @@ def check_out(row, fn_e, fn_t, s, dt, device):
         assert e_ret is e_out, f"{where}: the call does not return out"
 
 
-@pytest.mark.parametrize("row,device", cases("inplace", device_list=DEVICES, flag="supports_inplace"))
+@pytest.mark.parametrize(
+    "row,device", cases("inplace", device_list=DEVICES, flag="supports_inplace")
+)
 def test_inplace(row, device):
     """x.name_(...) writes into x and returns x; where torch refuses (a result
     dtype or shape that x cannot hold), Ember raises the same type."""
@@ -366,7 +386,9 @@ def prepared(row, s):
     tensor a leaf that requires grad (same strides in both)."""
     t_args = tuple(a if i in row.no_grad_args else as_leaves(a) for i, a in enumerate(s.args))
     t_kwargs = as_leaves(s.kwargs)
-    e_args = tuple(to_ember(a, requires_grad=i not in row.no_grad_args) for i, a in enumerate(t_args))
+    e_args = tuple(
+        to_ember(a, requires_grad=i not in row.no_grad_args) for i, a in enumerate(t_args)
+    )
     e_kwargs = to_ember(t_kwargs, requires_grad=True)
     t_in = [t for t in float_leaves([t_args, t_kwargs], []) if t.requires_grad]
     e_in = [e for e in _ember_floats([e_args, e_kwargs], []) if e.requires_grad]
@@ -405,7 +427,9 @@ def first_and_second(lib, fn, args, kwargs, inputs, weights, weights2, second):
     used = [(g, w) for g, w in zip(grads, weights2) if g is not None and g.requires_grad]
     if not used:  # the gradient does not depend on the inputs: a zero second derivative
         return grads, [None] * len(inputs)
-    loss2 = weighted_sum(lib, [g for g, _ in used], [w if lib is torch else to_ember(w) for _, w in used])
+    loss2 = weighted_sum(
+        lib, [g for g, _ in used], [w if lib is torch else to_ember(w) for _, w in used]
+    )
     return grads, lib.autograd.grad(loss2, inputs, allow_unused=True)
 
 
@@ -476,7 +500,9 @@ def test_gradcheck(row):
     fn_e = row.resolve(ember)
     s = grad_samples(row, limit=1)[0]
     _, (ea, ek, ei) = prepared(row, s)
-    assert ember.autograd.gradcheck(ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert ember.autograd.gradcheck(
+        ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3
+    )
 
 
 @pytest.mark.parametrize("row", cases("gradgradcheck", flag="supports_gradgrad"))
@@ -484,7 +510,9 @@ def test_gradgradcheck(row):
     fn_e = row.resolve(ember)
     s = grad_samples(row, limit=1)[0]
     _, (ea, ek, ei) = prepared(row, s)
-    assert ember.autograd.gradgradcheck(ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert ember.autograd.gradgradcheck(
+        ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3
+    )
 
 
 # ---- meta ------------------------------------------------------------------------------------
@@ -537,7 +565,9 @@ def table():
     present = DEVICES + (["meta"] if meta_available() else [])
     print(f"rows: {len(OP_DB)}   operators: {len(ops)}   devices present: {', '.join(present)}")
     for device in ("cpu", "meta", "cuda"):
-        n = sum(len(row.dtypes_on(device)) for row in OP_DB if device != "meta" or row.supports_meta)
+        n = sum(
+            len(row.dtypes_on(device)) for row in OP_DB if device != "meta" or row.supports_meta
+        )
         note = "" if device in present else "  (device not present: declared only)"
         print(f"operator x dtype cases on {device}: {n}{note}")
     families = {}

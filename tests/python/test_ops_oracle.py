@@ -22,7 +22,7 @@ def broadcast_shapes(draw):
     base = [draw(small_dims) for _ in range(n)]
     a = [d if draw(st.booleans()) else 1 for d in base]
     b = [d if draw(st.booleans()) else 1 for d in base]
-    a = a[draw(st.integers(0, n)) :]
+    a = a[draw(st.integers(0, n)):]
     return tuple(a), tuple(b)
 
 
@@ -248,9 +248,8 @@ def test_printing_matches_torch(dname):
 
 
 def test_stack_ger_square_mse_loss_vector_norm():
-    x_e, x_t = (
-        ember.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True),
-        torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True),
+    x_e, x_t = ember.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True), torch.tensor(
+        [[1.0, -2.0], [0.5, 3.0]], requires_grad=True
     )
     y_e, y_t = ember.tensor([0.25, 4.0]), torch.tensor([0.25, 4.0])
     cases = [

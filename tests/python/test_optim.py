@@ -18,10 +18,8 @@ def _bits_equal(e, t):
 
 def _params(dtype, seed=0):
     g = torch.Generator().manual_seed(seed)
-    ts = [
-        torch.randn(4, 3, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True),
-        torch.randn(5, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True),
-    ]
+    ts = [torch.randn(4, 3, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True),
+          torch.randn(5, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True)]
     es = [from_torch(t.detach()).requires_grad_(True) for t in ts]
     return es, ts
 
@@ -119,23 +117,12 @@ def test_add_param_group_and_errors(exact_torch_sqrt):
             opt.add_param_group({"params": [p]})
 
 
-@pytest.mark.parametrize(
-    "cls,kw",
-    [
-        ("Adam", {"lr": -1}),
-        ("Adam", {"eps": -1}),
-        ("Adam", {"betas": (1.0, 0.9)}),
-        ("Adam", {"betas": (0.9, -0.1)}),
-        ("Adam", {"weight_decay": -1}),
-        ("AdamW", {"lr": -0.1}),
-        ("RMSprop", {"alpha": -1}),
-        ("RMSprop", {"momentum": -1}),
-        ("Adagrad", {"lr_decay": -1}),
-        ("Adagrad", {"initial_accumulator_value": -1}),
-        ("SGD", {"momentum": 0.0, "nesterov": True}),
-        ("SGD", {"lr": -1}),
-    ],
-)
+@pytest.mark.parametrize("cls,kw", [
+    ("Adam", {"lr": -1}), ("Adam", {"eps": -1}), ("Adam", {"betas": (1.0, 0.9)}), ("Adam", {"betas": (0.9, -0.1)}),
+    ("Adam", {"weight_decay": -1}), ("AdamW", {"lr": -0.1}), ("RMSprop", {"alpha": -1}),
+    ("RMSprop", {"momentum": -1}), ("Adagrad", {"lr_decay": -1}), ("Adagrad", {"initial_accumulator_value": -1}),
+    ("SGD", {"momentum": 0.0, "nesterov": True}), ("SGD", {"lr": -1}),
+])
 def test_argument_errors(cls, kw):
     es, ts = _params(torch.float32)
     with pytest.raises(ValueError) as et:
@@ -153,15 +140,8 @@ def test_repr_and_defaults(cls):
     assert repr(oe) == repr(ot)
 
 
-@pytest.mark.parametrize(
-    "cls,kw",
-    [
-        ("Adam", {"amsgrad": True}),
-        ("RMSprop", {"momentum": 0.9, "centered": True}),
-        ("SGD", {"lr": 0.1, "momentum": 0.9}),
-        ("Adagrad", {}),
-    ],
-)
+@pytest.mark.parametrize("cls,kw", [("Adam", {"amsgrad": True}), ("RMSprop", {"momentum": 0.9, "centered": True}),
+                                    ("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adagrad", {})])
 def test_load_state_dict_resumes_identically(cls, kw, exact_torch_sqrt):
     oe, ot, es, ts = _run(cls, kw, steps=3)
     sd = oe.state_dict()
@@ -219,9 +199,8 @@ def test_training_loop_matches(exact_torch_sqrt):
         ot.step()
         assert abs(le.item() - lt.item()) < 1e-12
     for pe, pt in zip(me.parameters(), mt.parameters()):
-        torch.testing.assert_close(
-            torch.tensor(pe.detach().tolist(), dtype=torch.float64), pt.detach(), rtol=1e-12, atol=1e-12
-        )
+        torch.testing.assert_close(torch.tensor(pe.detach().tolist(), dtype=torch.float64), pt.detach(),
+                                   rtol=1e-12, atol=1e-12)
 
 
 # ---- nn.utils: gradient clipping, parameter vectors ------------------------------------------------

@@ -44,11 +44,8 @@ pads = st.lists(st.integers(-1, 3), min_size=2, max_size=6).filter(lambda p: len
 
 
 @HYP
-@given(
-    shape=st.lists(st.integers(1, 5), min_size=1, max_size=5),
-    pad=pads,
-    mode=st.sampled_from(["constant", "reflect", "replicate", "circular"]),
-)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=5), pad=pads,
+       mode=st.sampled_from(["constant", "reflect", "replicate", "circular"]))
 def test_pad_random(shape, pad, mode):
     if mode == "circular":
         pad = [max(p, 0) for p in pad]
@@ -56,19 +53,16 @@ def test_pad_random(shape, pad, mode):
     run_both(lambda x: EF.pad(x, pad, mode), lambda x: F.pad(x, pad, mode), t)
 
 
-@pytest.mark.parametrize(
-    "mode,pad,node",
-    [
-        ("constant", (1, 2), "ConstantPadNdBackward0"),
-        ("reflect", (1, 2), "ReflectionPad1DBackward0"),
-        ("reflect", (1, 2, 0, 1), "ReflectionPad2DBackward0"),
-        ("reflect", (1, 1, 1, 1, 1, 1), "ReflectionPad3DBackward0"),
-        ("replicate", (3, 2), "ReplicationPad1DBackward0"),
-        ("replicate", (1, 2, 3, 1), "ReplicationPad2DBackward0"),
-        ("replicate", (1, 0, 2, 1, 1, 3), "ReplicationPad3DBackward0"),
-        ("circular", (1, 2, 2, 1), "CopySlices"),
-    ],
-)
+@pytest.mark.parametrize("mode,pad,node", [
+    ("constant", (1, 2), "ConstantPadNdBackward0"),
+    ("reflect", (1, 2), "ReflectionPad1DBackward0"),
+    ("reflect", (1, 2, 0, 1), "ReflectionPad2DBackward0"),
+    ("reflect", (1, 1, 1, 1, 1, 1), "ReflectionPad3DBackward0"),
+    ("replicate", (3, 2), "ReplicationPad1DBackward0"),
+    ("replicate", (1, 2, 3, 1), "ReplicationPad2DBackward0"),
+    ("replicate", (1, 0, 2, 1, 1, 3), "ReplicationPad3DBackward0"),
+    ("circular", (1, 2, 2, 1), "CopySlices"),
+])
 def test_pad_nodes(mode, pad, node):
     _, t = pair_randn((2, 3, 4, 5, 6)[: len(pad) // 2 + 2], requires_grad=True)
     r = run_both(lambda x: EF.pad(x, pad, mode), lambda x: F.pad(x, pad, mode), t)
@@ -90,18 +84,10 @@ def test_pad_value_and_negative():
     run_both(lambda x: EF.pad(x, (-1, 2), "reflect"), lambda x: F.pad(x, (-1, 2), "reflect"), t2)
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ((1,), "constant", None),
-        ((1, 1) * 4, "constant", None),
-        ((1, 1), "foo", None),
-        ((1, 1), "reflect", 1.0),
-        ((1, 1) * 3, "reflect", None),
-        ((4, 1), "reflect", None),
-        ((5, 1), "circular", None),
-    ],
-)
+@pytest.mark.parametrize("args", [
+    ((1,), "constant", None), ((1, 1) * 4, "constant", None), ((1, 1), "foo", None), ((1, 1), "reflect", 1.0),
+    ((1, 1) * 3, "reflect", None), ((4, 1), "reflect", None), ((5, 1), "circular", None),
+])
 def test_pad_errors(args):
     pad, mode, value = args
     _, t = pair_randn((2, 3, 4))
@@ -136,45 +122,23 @@ def test_one_hot():
     close(EF.one_hot(from_torch(torch.tensor(3)), 4), F.one_hot(torch.tensor(3), 4))
     e = torch.zeros(0, dtype=torch.long)
     close(EF.one_hot(from_torch(e), 3), F.one_hot(e, 3))
-    for bad, n in [
-        (torch.tensor([1.0]), -1),
-        (torch.tensor([-1]), -1),
-        (torch.tensor([3]), 3),
-        (e, -1),
-        (torch.tensor([1]), -2),
-    ]:
+    for bad, n in [(torch.tensor([1.0]), -1), (torch.tensor([-1]), -1), (torch.tensor([3]), 3), (e, -1),
+                   (torch.tensor([1]), -2)]:
         same_error(lambda: EF.one_hot(from_torch(bad), n), lambda: F.one_hot(bad, n), match_message=True)
 
 
 # ---- einsum -----------------------------------------------------------------------------------
 
 EINSUMS = [
-    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
-    ("bij,bjk", [(2, 3, 4), (2, 4, 5)]),
-    ("bij->bji", [(2, 3, 4)]),
-    ("bij->", [(2, 3, 4)]),
-    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
-    ("bij,j->bi", [(2, 3, 4), (4,)]),
-    ("i,j->ij", [(3,), (4,)]),
-    ("i,i", [(3,), (3,)]),
-    ("ii->i", [(3, 3)]),
-    ("ii", [(3, 3)]),
-    ("bij,bkj,k->bi", [(2, 3, 4), (2, 3, 4), (3,)]),
-    ("b...,b...->b", [(2, 3, 4), (2, 3, 4)]),
-    ("...j,j", [(2, 3, 4), (4,)]),
-    ("Ab,ba->Aa", [(2, 3), (3, 4)]),
-    ("ij->ij", [(2, 3)]),
-    ("ij", [(2, 3)]),
-    ("iij->ji", [(3, 3, 2)]),
-    ("ij,jk->ki", [(2, 3), (3, 4)]),
-    ("i,j->ji", [(3,), (2,)]),
-    ("ij,ij->ji", [(2, 3), (2, 3)]),
-    ("ij,kj->", [(2, 3), (4, 3)]),
-    ("...,...->...", [(2, 3), (3,)]),
-    ("ij,j->ij", [(2, 3), (3,)]),
-    ("b i j , b j k -> b k i", [(2, 3, 4), (2, 4, 5)]),
-    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
-    ("bi,bj->bij", [(1, 3), (4, 2)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("bij,bjk", [(2, 3, 4), (2, 4, 5)]), ("bij->bji", [(2, 3, 4)]),
+    ("bij->", [(2, 3, 4)]), ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("bij,j->bi", [(2, 3, 4), (4,)]),
+    ("i,j->ij", [(3,), (4,)]), ("i,i", [(3,), (3,)]), ("ii->i", [(3, 3)]), ("ii", [(3, 3)]),
+    ("bij,bkj,k->bi", [(2, 3, 4), (2, 3, 4), (3,)]), ("b...,b...->b", [(2, 3, 4), (2, 3, 4)]),
+    ("...j,j", [(2, 3, 4), (4,)]), ("Ab,ba->Aa", [(2, 3), (3, 4)]), ("ij->ij", [(2, 3)]), ("ij", [(2, 3)]),
+    ("iij->ji", [(3, 3, 2)]), ("ij,jk->ki", [(2, 3), (3, 4)]), ("i,j->ji", [(3,), (2,)]),
+    ("ij,ij->ji", [(2, 3), (2, 3)]), ("ij,kj->", [(2, 3), (4, 3)]), ("...,...->...", [(2, 3), (3,)]),
+    ("ij,j->ij", [(2, 3), (3,)]), ("b i j , b j k -> b k i", [(2, 3, 4), (2, 4, 5)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("bi,bj->bij", [(1, 3), (4, 2)]),
 ]
 
 
@@ -189,33 +153,19 @@ def test_einsum_list_and_errors():
     _, b = pair_randn((3, 4))
     close(ember.einsum("ij,jk", [from_torch(a), from_torch(b)]), torch.einsum("ij,jk", [a, b]))
     _, x = pair_randn((2, 3, 4))
-    for eq, ops in [
-        ("ij,jk", (x,)),
-        ("ij", (x,)),
-        ("ijk->ijkl", (x,)),
-        ("ij,jk->ik", (a, a)),
-        ("i1", (x,)),
-        ("ijk->ii", (x,)),
-    ]:
-        same_error(
-            lambda: ember.einsum(eq, *[from_torch(o) for o in ops]), lambda: torch.einsum(eq, *ops), match_message=True
-        )
+    for eq, ops in [("ij,jk", (x,)), ("ij", (x,)), ("ijk->ijkl", (x,)), ("ij,jk->ik", (a, a)), ("i1", (x,)),
+                    ("ijk->ii", (x,))]:
+        same_error(lambda: ember.einsum(eq, *[from_torch(o) for o in ops]), lambda: torch.einsum(eq, *ops),
+                   match_message=True)
 
 
 # ---- interpolate --------------------------------------------------------------------------------
 
 
 @HYP
-@given(
-    h=st.integers(1, 6),
-    w=st.integers(1, 6),
-    oh=st.integers(1, 9),
-    ow=st.integers(1, 9),
-    mode=st.sampled_from(["nearest", "nearest-exact", "bilinear", "bilinear-ac"]),
-    use_scale=st.booleans(),
-    sh=st.sampled_from([0.5, 1.0, 1.7, 2.0, 3.0, 2.5]),
-    sw=st.sampled_from([0.6, 1.0, 1.5, 2.0, 4.0]),
-)
+@given(h=st.integers(1, 6), w=st.integers(1, 6), oh=st.integers(1, 9), ow=st.integers(1, 9),
+       mode=st.sampled_from(["nearest", "nearest-exact", "bilinear", "bilinear-ac"]), use_scale=st.booleans(),
+       sh=st.sampled_from([0.5, 1.0, 1.7, 2.0, 3.0, 2.5]), sw=st.sampled_from([0.6, 1.0, 1.5, 2.0, 4.0]))
 def test_interpolate_2d_random(h, w, oh, ow, mode, use_scale, sh, sw):
     _, t = pair_randn((2, 2, h, w), requires_grad=True)
     ac = None
@@ -223,11 +173,8 @@ def test_interpolate_2d_random(h, w, oh, ow, mode, use_scale, sh, sw):
         ac = mode == "bilinear-ac"
         mode = "bilinear"
     kw = {"scale_factor": (sh, sw)} if use_scale else {"size": (oh, ow)}
-    run_both(
-        lambda x: EF.interpolate(x, mode=mode, align_corners=ac, **kw),
-        lambda x: F.interpolate(x, mode=mode, align_corners=ac, **kw),
-        t,
-    )
+    run_both(lambda x: EF.interpolate(x, mode=mode, align_corners=ac, **kw),
+             lambda x: F.interpolate(x, mode=mode, align_corners=ac, **kw), t)
 
 
 @pytest.mark.parametrize(
@@ -253,30 +200,23 @@ def test_interpolate_2d_random(h, w, oh, ow, mode, use_scale, sh, sw):
 )
 def test_interpolate_other(mode, shape, kw):
     _, t = pair_randn(shape, requires_grad=True)
-    run_both(
-        lambda x: EF.interpolate(x, mode=mode, **kw), lambda x: F.interpolate(x, mode=mode, **kw), t, match_message=True
-    )
+    run_both(lambda x: EF.interpolate(x, mode=mode, **kw), lambda x: F.interpolate(x, mode=mode, **kw), t,
+             match_message=True)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_interpolate_dtypes(dtype):
     t = torch.randn(2, 3, 4, 5).to(getattr(torch, dtype))
     for mode, ac in [("nearest", None), ("bilinear", False), ("bilinear", True)]:
-        close(
-            EF.interpolate(from_torch(t), scale_factor=1.5, mode=mode, align_corners=ac),
-            F.interpolate(t, scale_factor=1.5, mode=mode, align_corners=ac),
-        )
+        close(EF.interpolate(from_torch(t), scale_factor=1.5, mode=mode, align_corners=ac),
+              F.interpolate(t, scale_factor=1.5, mode=mode, align_corners=ac))
 
 
 def test_upsample_modules():
     _, t = pair_randn((1, 2, 3, 4))
-    for name, kw in [
-        ("Upsample", {"scale_factor": 2}),
-        ("Upsample", {"size": (5, 7), "mode": "bilinear"}),
-        ("Upsample", {"scale_factor": (2, 3), "mode": "bilinear", "align_corners": True}),
-        ("UpsamplingNearest2d", {"scale_factor": 2}),
-        ("UpsamplingBilinear2d", {"size": 6}),
-    ]:
+    for name, kw in [("Upsample", {"scale_factor": 2}), ("Upsample", {"size": (5, 7), "mode": "bilinear"}),
+                     ("Upsample", {"scale_factor": (2, 3), "mode": "bilinear", "align_corners": True}),
+                     ("UpsamplingNearest2d", {"scale_factor": 2}), ("UpsamplingBilinear2d", {"size": 6})]:
         me, mt = getattr(ember.nn, name)(**kw), getattr(torch.nn, name)(**kw)
         assert repr(me) == repr(mt)
         close(me(from_torch(t)), mt(t))
@@ -286,15 +226,9 @@ def test_upsample_modules():
 
 
 @HYP
-@given(
-    h=st.integers(2, 7),
-    w=st.integers(2, 7),
-    k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
-    d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
-    p=st.tuples(st.integers(0, 1), st.integers(0, 1)),
-    s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
-    batched=st.booleans(),
-)
+@given(h=st.integers(2, 7), w=st.integers(2, 7), k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+       d=st.tuples(st.integers(1, 2), st.integers(1, 2)), p=st.tuples(st.integers(0, 1), st.integers(0, 1)),
+       s=st.tuples(st.integers(1, 3), st.integers(1, 3)), batched=st.booleans())
 def test_unfold_fold_random(h, w, k, d, p, s, batched):
     shape = (2, 3, h, w) if batched else (3, h, w)
     _, t = pair_randn(shape, requires_grad=True)
@@ -313,10 +247,8 @@ def test_unfold_fold_nodes_errors_modules():
     same_error(lambda: EF.unfold(from_torch(t), 5), lambda: F.unfold(t, 5), match_message=True)
     same_error(lambda: EF.fold(from_torch(c), 4, 3), lambda: F.fold(c, 4, 3), match_message=True)
     same_error(lambda: EF.fold(from_torch(c), 5, 2), lambda: F.fold(c, 5, 2), match_message=True)
-    for me, mt in [
-        (ember.nn.Unfold(2, padding=1), torch.nn.Unfold(2, padding=1)),
-        (ember.nn.Fold((4, 4), (2, 2)), torch.nn.Fold((4, 4), (2, 2))),
-    ]:
+    for me, mt in [(ember.nn.Unfold(2, padding=1), torch.nn.Unfold(2, padding=1)),
+                   (ember.nn.Fold((4, 4), (2, 2)), torch.nn.Fold((4, 4), (2, 2)))]:
         assert repr(me) == repr(mt)
     close(ember.nn.Fold(4, 2)(from_torch(c)), torch.nn.Fold(4, 2)(c))
 

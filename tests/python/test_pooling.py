@@ -61,7 +61,10 @@ def test_max_pool2d_matches_torch(data):
     indices = data.draw(st.booleans())
     s = stride or k
     # PyTorch's backward corrupts memory for windows wholly in the padding (see above).
-    empty = any(has_empty_window(t.shape[-2 + d], k[d], s[d], padding[d], dilation[d], ceil_mode) for d in (0, 1))
+    empty = any(
+        has_empty_window(t.shape[-2 + d], k[d], s[d], padding[d], dilation[d], ceil_mode)
+        for d in (0, 1)
+    )
     run_both(
         lambda x: EF.max_pool2d(x, k, stride, padding, dilation, ceil_mode, indices),
         lambda x: F.max_pool2d(x, k, stride, padding, dilation, ceil_mode, indices),
@@ -91,7 +94,9 @@ def test_adaptive_avg_pool2d_matches_torch(data):
     size = data.draw(
         st.one_of(
             st.integers(1, 6),
-            st.tuples(st.one_of(st.none(), st.integers(1, 6)), st.one_of(st.none(), st.integers(1, 6))),
+            st.tuples(
+                st.one_of(st.none(), st.integers(1, 6)), st.one_of(st.none(), st.integers(1, 6))
+            ),
         )
     )
     run_both(
@@ -203,7 +208,10 @@ def has_empty_window(size, k, stride, pad, dil, ceil_mode):
     out = (size + 2 * pad - span + (stride - 1 if ceil_mode else 0)) // stride + 1
     if ceil_mode and (out - 1) * stride >= size + pad:
         out -= 1
-    return any(all(not 0 <= o * stride - pad + i * dil < size for i in range(k)) for o in range(max(out, 0)))
+    return any(
+        all(not 0 <= o * stride - pad + i * dil < size for i in range(k))
+        for o in range(max(out, 0))
+    )
 
 
 def test_max_pool_nan_and_ties():
@@ -217,7 +225,9 @@ def test_max_pool_nan_and_ties():
         close(EF.max_pool2d(from_torch(t), *args), F.max_pool2d(t, *args))
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "float16", "bfloat16", "float32"])
+@pytest.mark.parametrize(
+    "dtype", ["int64", "int32", "int16", "int8", "uint8", "float16", "bfloat16", "float32"]
+)
 def test_pooling_dtypes(dtype):
     t = torch.arange(-20, 30, dtype=torch.float64).reshape(1, 2, 5, 5).to(getattr(torch, dtype))
     e = from_torch(t)
@@ -239,7 +249,9 @@ def test_pooling_dtypes(dtype):
             same_error(lambda f=fe: f(e), lambda f=ft: f(t))
             continue
         re_ = fe(e)
-        for a, b in zip(re_ if isinstance(re_, tuple) else (re_,), rt if isinstance(rt, tuple) else (rt,)):
+        for a, b in zip(
+            re_ if isinstance(re_, tuple) else (re_,), rt if isinstance(rt, tuple) else (rt,)
+        ):
             close(a, b)
 
 

@@ -94,16 +94,9 @@ def test_suffixes():
 def test_set_printoptions_matches():
     e, t = both([1.123456789, 2.0, 3e-3], "float64")
     try:
-        for kwargs in [
-            dict(precision=2),
-            dict(precision=8),
-            dict(sci_mode=True),
-            dict(sci_mode=False),
-            dict(linewidth=30),
-            dict(threshold=5, edgeitems=1),
-            dict(profile="short"),
-            dict(profile="full"),
-        ]:
+        for kwargs in [dict(precision=2), dict(precision=8), dict(sci_mode=True), dict(sci_mode=False),
+                       dict(linewidth=30), dict(threshold=5, edgeitems=1), dict(profile="short"),
+                       dict(profile="full")]:
             ember.set_printoptions(**kwargs)
             torch.set_printoptions(**kwargs)
             assert repr(e) == repr(t), kwargs

@@ -41,7 +41,9 @@ def exact(e, t):
     got = to_torch(e)
     if not torch.equal(got, t):
         bad = (got != t).nonzero()[:5].tolist()
-        raise AssertionError(f"{int((got != t).sum())} of {t.numel()} elements differ, first at {bad}")
+        raise AssertionError(
+            f"{int((got != t).sum())} of {t.numel()} elements differ, first at {bad}"
+        )
 
 
 def same_stream(fn, seeds=SEEDS):
@@ -83,9 +85,13 @@ def dt(m, name):
 
 def test_known_values():
     ember.manual_seed(0)
-    assert ember.rand(5).tolist() == pytest.approx([0.4963, 0.7682, 0.0885, 0.1320, 0.3074], abs=1e-4)
+    assert ember.rand(5).tolist() == pytest.approx(
+        [0.4963, 0.7682, 0.0885, 0.1320, 0.3074], abs=1e-4
+    )
     ember.manual_seed(0)
-    assert ember.randn(5).tolist() == pytest.approx([1.5410, -0.2934, -2.1788, 0.5684, -1.0845], abs=1e-4)
+    assert ember.randn(5).tolist() == pytest.approx(
+        [1.5410, -0.2934, -2.1788, 0.5684, -1.0845], abs=1e-4
+    )
 
 
 # ---- continuous distributions, every size and float dtype -------------------------------
@@ -134,7 +140,9 @@ def test_noncontiguous_outputs(dtype):
         lambda m: m.empty(30, 20, dtype=dt(m, dtype)).T,
         lambda m: m.zeros(30, 20, dtype=dt(m, dtype)).as_strided((30, 7), (20, 3)),
         lambda m: m.empty(2, 3, 40, dtype=dt(m, dtype)).permute(1, 2, 0),
-        lambda m: m.empty(4, 6, 5, dtype=dt(m, dtype)).permute(2, 0, 1).as_strided((5, 2, 6), (1, 60, 5)),
+        lambda m: (
+            m.empty(4, 6, 5, dtype=dt(m, dtype)).permute(2, 0, 1).as_strided((5, 2, 6), (1, 60, 5))
+        ),
         lambda m: m.empty_strided((3, 40), (1, 5), dtype=dt(m, dtype)),
     ]
     for mk in layouts:
@@ -235,7 +243,9 @@ def test_randint_forms():
     same_stream(lambda m: m.randint_like(m.zeros(30, 4, dtype=m.int16).T, 7))
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "uint8", "float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "dtype", ["int64", "int32", "int16", "uint8", "float32", "float64", "float16", "bfloat16"]
+)
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 100, 255, 2049])
 def test_randperm(dtype, n):
     try:
@@ -261,7 +271,9 @@ def test_randperm_out_and_errors():
 
 @pytest.mark.parametrize("dtype", ALL)
 def test_bernoulli_tensor_p(dtype):
-    same_stream(lambda m: m.empty(3, 40, dtype=dt(m, dtype)).bernoulli_(m.rand(40)), seeds=SEEDS[:3])
+    same_stream(
+        lambda m: m.empty(3, 40, dtype=dt(m, dtype)).bernoulli_(m.rand(40)), seeds=SEEDS[:3]
+    )
     same_stream(
         lambda m: m.empty(99, dtype=dt(m, dtype)).bernoulli_(m.rand(99, dtype=m.float64)),
         seeds=SEEDS[:3],
@@ -270,7 +282,9 @@ def test_bernoulli_tensor_p(dtype):
         lambda m: m.empty(99, dtype=dt(m, dtype)).bernoulli_(m.rand(99, dtype=m.float16)),
         seeds=SEEDS[:1],
     )
-    same_stream(lambda m: m.empty(5, 8, dtype=dt(m, dtype)).T.bernoulli_(m.rand(8, 5)), seeds=SEEDS[:1])
+    same_stream(
+        lambda m: m.empty(5, 8, dtype=dt(m, dtype)).T.bernoulli_(m.rand(8, 5)), seeds=SEEDS[:1]
+    )
     same_stream(lambda m: m.empty(33, dtype=dt(m, dtype)).bernoulli_(0.7), seeds=SEEDS[:3])
 
 
@@ -279,7 +293,9 @@ def test_bernoulli_functional(dtype):
     same_stream(lambda m: m.bernoulli(m.rand(5, 40, dtype=dt(m, dtype))))
     same_stream(lambda m: m.bernoulli(m.rand(5, 40, dtype=dt(m, dtype)), 0.25))
     same_stream(lambda m: m.rand(7, dtype=dt(m, dtype)).bernoulli())
-    same_stream(lambda m: m.bernoulli(m.rand(3, dtype=dt(m, dtype)), out=m.empty(7, dtype=dt(m, dtype))))
+    same_stream(
+        lambda m: m.bernoulli(m.rand(3, dtype=dt(m, dtype)), out=m.empty(7, dtype=dt(m, dtype)))
+    )
 
 
 def test_bernoulli_errors():
@@ -301,8 +317,12 @@ def test_bernoulli_errors():
 @pytest.mark.parametrize("replacement", [False, True])
 @pytest.mark.parametrize("k", [1, 2, 5, 10])
 def test_multinomial(dtype, replacement, k):
-    same_stream(lambda m: m.multinomial(m.rand(4, 10, dtype=dt(m, dtype)), k, replacement), seeds=SEEDS[:3])
-    same_stream(lambda m: m.multinomial(m.rand(10, dtype=dt(m, dtype)), k, replacement), seeds=SEEDS[:2])
+    same_stream(
+        lambda m: m.multinomial(m.rand(4, 10, dtype=dt(m, dtype)), k, replacement), seeds=SEEDS[:3]
+    )
+    same_stream(
+        lambda m: m.multinomial(m.rand(10, dtype=dt(m, dtype)), k, replacement), seeds=SEEDS[:2]
+    )
 
 
 def test_multinomial_more():
@@ -585,7 +605,10 @@ def test_normal_and_bernoulli_autograd():
     for m in (torch, ember):
         mean = m.zeros(3, requires_grad=True)
         std = m.ones(3, requires_grad=True)
-        names = [type(r.grad_fn).__name__ for r in (m.normal(mean, 1.0), m.normal(0.0, std), m.normal(mean, std))]
+        names = [
+            type(r.grad_fn).__name__
+            for r in (m.normal(mean, 1.0), m.normal(0.0, std), m.normal(mean, std))
+        ]
         assert names == ["NormalBackward1", "NormalBackward2", "NormalBackward3"]
         r = m.normal(mean, std)
         r.sum().backward()
@@ -653,7 +676,10 @@ def test_cpu_capabilities_agree():
         outs.add(r.stdout)
     assert len(outs) == 1
     torch.manual_seed(7)
-    parts = [torch.empty(4099, dtype=d).normal_(0.25, 1.75) for d in (torch.float32, torch.float16, torch.bfloat16)]
+    parts = [
+        torch.empty(4099, dtype=d).normal_(0.25, 1.75)
+        for d in (torch.float32, torch.float16, torch.bfloat16)
+    ]
     parts += [torch.empty(999).uniform_(-2, 3), torch.empty(333, dtype=torch.float64).normal_()]
     parts += [
         torch.arange(0.1, 7000.3, 1.1),

@@ -103,23 +103,8 @@ def dims_for(draw, ndim):
 
 # ---- full reductions ------------------------------------------------------------------------
 
-FULL_OPS = [
-    "sum",
-    "mean",
-    "prod",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "all",
-    "any",
-    "nansum",
-    "var",
-    "std",
-    "norm",
-]
+FULL_OPS = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "nansum", "var",
+            "std", "norm"]
 
 
 @pytest.mark.parametrize("op", FULL_OPS)
@@ -241,19 +226,9 @@ def test_dtype_argument(op, dname, target, data):
 @pytest.mark.parametrize("dname", DTYPE_NAMES)
 def test_result_dtypes(dname):
     e, t = pair([1, 0, 1, 1], dname, (2, 2)) if dname != "bool" else pair([True, False, True, True], dname, (2, 2))
-    for f in (
-        lambda x: x.sum(),
-        lambda x: x.sum(0),
-        lambda x: x.prod(),
-        lambda x: x.cumsum(0),
-        lambda x: x.all(),
-        lambda x: x.any(1),
-        lambda x: x.max(),
-        lambda x: x.amin(0),
-        lambda x: x.logsumexp(1),
-        lambda x: x.max(0).indices,
-        lambda x: x.argmin(),
-    ):
+    for f in (lambda x: x.sum(), lambda x: x.sum(0), lambda x: x.prod(), lambda x: x.cumsum(0), lambda x: x.all(),
+              lambda x: x.any(1), lambda x: x.max(), lambda x: x.amin(0), lambda x: x.logsumexp(1),
+              lambda x: x.max(0).indices, lambda x: x.argmin()):
         got, want = run_both(lambda: f(e), lambda: f(t))
         if want is not None:
             assert str(got.dtype) == str(want.dtype)
@@ -303,27 +278,18 @@ def test_empty_and_error_messages():
                 same(got, want, "float32")
     msgs = [
         (lambda lib: lib.tensor([]).max(), "max(): Expected reduction dim to be specified for input.numel() == 0."),
-        (
-            lambda lib: lib.tensor([1, 2]).mean(),
-            "mean(): could not infer output dtype. Input dtype must be either a "
-            "floating point or complex dtype. Got: Long",
-        ),
-        (
-            lambda lib: lib.ones(2).mean(dtype=lib.int32),
-            "Optional dtype must be either a floating point or complex dtype. Got: Int",
-        ),
+        (lambda lib: lib.tensor([1, 2]).mean(), "mean(): could not infer output dtype. Input dtype must be either a "
+                                               "floating point or complex dtype. Got: Long"),
+        (lambda lib: lib.ones(2).mean(dtype=lib.int32), "Optional dtype must be either a floating point or complex "
+                                                        "dtype. Got: Int"),
         (lambda lib: lib.tensor([1, 2]).var(), "std and var only support floating point and complex dtypes"),
         (lambda lib: lib.tensor([True]).argmax(), "argmax(): does not support bool input"),
         (lambda lib: lib.ones(2, 2).sum((0, 0)), "dim 0 appears multiple times in the list of dims"),
-        (
-            lambda lib: lib.linalg.vector_norm(lib.tensor([1, 2])),
-            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
-        ),
-        (
-            lambda lib: lib.linalg.vector_norm(lib.ones(0), float("inf")),
-            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an "
-            "identity",
-        ),
+        (lambda lib: lib.linalg.vector_norm(lib.tensor([1, 2])),
+         "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+        (lambda lib: lib.linalg.vector_norm(lib.ones(0), float("inf")),
+         "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an "
+         "identity"),
     ]
     for f, msg in msgs:
         with pytest.raises(RuntimeError) as te:
@@ -332,13 +298,8 @@ def test_empty_and_error_messages():
             f(ember)
         assert msg in str(te.value)
         assert str(ee.value) == str(te.value)
-    for f in (
-        lambda lib: lib.ones(2).sum(1),
-        lambda lib: lib.ones(2).max(-2),
-        lambda lib: lib.ones(0, 2).argmax(0),
-        lambda lib: lib.ones(0).argmax(),
-        lambda lib: lib.ones(0, 3).amax(0),
-    ):
+    for f in (lambda lib: lib.ones(2).sum(1), lambda lib: lib.ones(2).max(-2), lambda lib: lib.ones(0, 2).argmax(0),
+              lambda lib: lib.ones(0).argmax(), lambda lib: lib.ones(0, 3).amax(0)):
         with pytest.raises(IndexError) as te:
             f(torch)
         with pytest.raises(IndexError) as ee:
@@ -353,24 +314,10 @@ def test_empty_and_error_messages():
 def test_nan_and_inf_semantics():
     vals = [1.0, float("nan"), 3.0, float("inf"), -float("inf"), float("nan")]
     e, t = pair(vals, "float32", (2, 3))
-    for f in (
-        lambda x: x.max(),
-        lambda x: x.min(1),
-        lambda x: x.argmax(1),
-        lambda x: x.argmin(0),
-        lambda x: x.amax(0),
-        lambda x: x.sum(1),
-        lambda x: x.nansum(),
-        lambda x: x.logsumexp(1),
-        lambda x: x.softmax(1),
-        lambda x: x.log_softmax(0),
-        lambda x: x.var(1),
-        lambda x: x.norm(),
-        lambda x: x.all(),
-        lambda x: x.any(1),
-        lambda x: x.cumsum(1),
-        lambda x: x.prod(0),
-    ):
+    for f in (lambda x: x.max(), lambda x: x.min(1), lambda x: x.argmax(1), lambda x: x.argmin(0),
+              lambda x: x.amax(0), lambda x: x.sum(1), lambda x: x.nansum(), lambda x: x.logsumexp(1),
+              lambda x: x.softmax(1), lambda x: x.log_softmax(0), lambda x: x.var(1), lambda x: x.norm(),
+              lambda x: x.all(), lambda x: x.any(1), lambda x: x.cumsum(1), lambda x: x.prod(0)):
         same(f(e), f(t), "float32")
     inf_e, inf_t = pair([float("-inf"), float("-inf"), 1.0, 2.0], "float32", (2, 2))
     same(inf_e.logsumexp(1), inf_t.logsumexp(1), "float32")
@@ -422,18 +369,8 @@ def close(e, t, loose=True, tol_of=None):
         assert torch.equal(to_torch_fast(e), t)
 
 
-@pytest.mark.parametrize(
-    "shape,dims",
-    [
-        ((300, 257), 0),
-        ((300, 257), 1),
-        ((300, 257), None),
-        ((4, 40000), 1),
-        ((40000, 3), 0),
-        ((5, 40, 600), (0, 2)),
-        ((3, 200, 300), 1),
-    ],
-)
+@pytest.mark.parametrize("shape,dims", [((300, 257), 0), ((300, 257), 1), ((300, 257), None), ((4, 40000), 1),
+                                        ((40000, 3), 0), ((5, 40, 600), (0, 2)), ((3, 200, 300), 1)])
 def test_large_layouts(shape, dims):
     g = torch.Generator().manual_seed(0)
     t = torch.randn(*shape, generator=g, dtype=torch.float32)
@@ -533,13 +470,8 @@ def test_norm_gradients(ord_):
 
 def test_prod_and_cumprod_gradients_with_zeros():
     vals = [[0.0, 2.0, 3.0, 0.5], [1.0, 0.0, 0.0, 2.0], [1.5, -2.0, 0.5, 3.0]]
-    for f in (
-        lambda x: x.prod(),
-        lambda x: x.prod(1),
-        lambda x: x.prod(0),
-        lambda x: x.cumprod(1),
-        lambda x: x.cumprod(0),
-    ):
+    for f in (lambda x: x.prod(), lambda x: x.prod(1), lambda x: x.prod(0), lambda x: x.cumprod(1),
+              lambda x: x.cumprod(0)):
         e, t = pair(vals, "float64", requires_grad=True)
         (f(e) * 1.5).sum().backward()
         (f(t) * 1.5).sum().backward()
@@ -563,15 +495,8 @@ def test_reductions_of_half_compute_in_float():
     vals = [0.1 * i for i in range(200)]
     for dname in ("float16", "bfloat16"):
         e, t = pair(vals, dname, (20, 10))
-        for f in (
-            lambda x: x.sum(),
-            lambda x: x.mean(0),
-            lambda x: x.var(1),
-            lambda x: x.norm(),
-            lambda x: x.softmax(0),
-            lambda x: x.logsumexp(1),
-            lambda x: x.cumsum(1),
-        ):
+        for f in (lambda x: x.sum(), lambda x: x.mean(0), lambda x: x.var(1), lambda x: x.norm(),
+                  lambda x: x.softmax(0), lambda x: x.logsumexp(1), lambda x: x.cumsum(1)):
             same(f(e), f(t), dname, loose=True)
 
 

@@ -72,17 +72,9 @@ def compare_run(me, mt, x, hx=None, grads=True):
 
 
 @HYP
-@given(
-    name=st.sampled_from(["LSTM", "GRU", "RNN"]),
-    layers=st.integers(1, 3),
-    bias=st.booleans(),
-    batch_first=st.booleans(),
-    bidirectional=st.booleans(),
-    T=st.integers(1, 4),
-    B=st.integers(1, 3),
-    with_state=st.booleans(),
-    proj=st.booleans(),
-)
+@given(name=st.sampled_from(["LSTM", "GRU", "RNN"]), layers=st.integers(1, 3), bias=st.booleans(),
+       batch_first=st.booleans(), bidirectional=st.booleans(), T=st.integers(1, 4), B=st.integers(1, 3),
+       with_state=st.booleans(), proj=st.booleans())
 def test_recurrent_random(name, layers, bias, batch_first, bidirectional, T, B, with_state, proj):
     kw = dict(num_layers=layers, bias=bias, batch_first=batch_first, bidirectional=bidirectional)
     if name == "LSTM" and proj:
@@ -134,16 +126,8 @@ def test_dropout_between_layers(name):
     compare_run(me, mt, randn(5, 2, 3, seed=5))
 
 
-@pytest.mark.parametrize(
-    "name,args",
-    [
-        ("LSTMCell", (3, 4)),
-        ("GRUCell", (3, 4)),
-        ("RNNCell", (3, 4)),
-        ("RNNCell", (3, 4, True, "relu")),
-        ("LSTMCell", (3, 4, False)),
-    ],
-)
+@pytest.mark.parametrize("name,args", [("LSTMCell", (3, 4)), ("GRUCell", (3, 4)), ("RNNCell", (3, 4)),
+                                       ("RNNCell", (3, 4, True, "relu")), ("LSTMCell", (3, 4, False))])
 def test_cells(name, args):
     me, mt = make(name, *args)
     check_params(me, mt)
@@ -184,50 +168,24 @@ def test_state_dict_copy_float32():
 
 def test_errors_and_reprs():
     me, mt = make("LSTM", 3, 4, num_layers=2)
-    for x, hx in [
-        (randn(5, 2, 2), None),
-        (randn(2, 2, 2, 3), None),
-        (randn(5, 2, 3), (randn(2, 3, 4), randn(2, 3, 4))),
-        (randn(5, 2, 3), (randn(2, 2, 4), randn(1, 2, 4))),
-        (randn(5, 3), (randn(2, 1, 4), randn(2, 1, 4))),
-    ]:
+    for x, hx in [(randn(5, 2, 2), None), (randn(2, 2, 2, 3), None), (randn(5, 2, 3), (randn(2, 3, 4), randn(2, 3, 4))),
+                  (randn(5, 2, 3), (randn(2, 2, 4), randn(1, 2, 4))), (randn(5, 3), (randn(2, 1, 4), randn(2, 1, 4)))]:
         xe = from_torch(x)
         hxe = None if hx is None else tuple(from_torch(h) for h in hx)
         same_error(lambda: me(xe, hxe), lambda: mt(x, hx), match_message=True)
     me, mt = make("GRU", 3, 4)
-    same_error(
-        lambda: me(from_torch(randn(5, 2, 3)), from_torch(randn(1, 3, 4))),
-        lambda: mt(randn(5, 2, 3), randn(1, 3, 4)),
-        match_message=True,
-    )
-    same_error(
-        lambda: me(from_torch(randn(5, 2, 3, dtype=torch.float32))),
-        lambda: mt(randn(5, 2, 3, dtype=torch.float32)),
-        match_message=True,
-    )
-    for args, kw in [
-        ((3, 4), {"dropout": 1.5}),
-        ((3, 0), {}),
-        ((3, 4), {"num_layers": 0}),
-        ((0, 4), {}),
-        ((3.0, 4), {}),
-        ((3, 4), {"bias": 1}),
-        ((3, 4), {"batch_first": None}),
-    ]:
+    same_error(lambda: me(from_torch(randn(5, 2, 3)), from_torch(randn(1, 3, 4))),
+               lambda: mt(randn(5, 2, 3), randn(1, 3, 4)), match_message=True)
+    same_error(lambda: me(from_torch(randn(5, 2, 3, dtype=torch.float32))),
+               lambda: mt(randn(5, 2, 3, dtype=torch.float32)), match_message=True)
+    for args, kw in [((3, 4), {"dropout": 1.5}), ((3, 0), {}), ((3, 4), {"num_layers": 0}), ((0, 4), {}),
+                     ((3.0, 4), {}), ((3, 4), {"bias": 1}), ((3, 4), {"batch_first": None})]:
         same_error(lambda: ember.nn.GRU(*args, **kw), lambda: torch.nn.GRU(*args, **kw), match_message=True)
-    same_error(
-        lambda: ember.nn.RNN(3, 4, nonlinearity="sig"),
-        lambda: torch.nn.RNN(3, 4, nonlinearity="sig"),
-        match_message=True,
-    )
-    for ctor in [
-        lambda m: m.LSTM(3, 4, 2, bias=False, batch_first=True, dropout=0.5, bidirectional=True, proj_size=2),
-        lambda m: m.RNN(3, 4, nonlinearity="relu"),
-        lambda m: m.GRU(3, 4, 3),
-        lambda m: m.GRUCell(3, 4),
-        lambda m: m.LSTMCell(3, 4, bias=False),
-        lambda m: m.RNNCell(3, 4, nonlinearity="relu"),
-    ]:
+    same_error(lambda: ember.nn.RNN(3, 4, nonlinearity="sig"), lambda: torch.nn.RNN(3, 4, nonlinearity="sig"),
+               match_message=True)
+    for ctor in [lambda m: m.LSTM(3, 4, 2, bias=False, batch_first=True, dropout=0.5, bidirectional=True, proj_size=2),
+                 lambda m: m.RNN(3, 4, nonlinearity="relu"), lambda m: m.GRU(3, 4, 3), lambda m: m.GRUCell(3, 4),
+                 lambda m: m.LSTMCell(3, 4, bias=False), lambda m: m.RNNCell(3, 4, nonlinearity="relu")]:
         assert repr(ctor(ember.nn)) == repr(ctor(torch.nn))
     with pytest.warns(UserWarning, match="dropout option adds dropout"):
         ember.nn.LSTM(3, 4, dropout=0.5)
@@ -251,9 +209,8 @@ def test_fused_lstm_cell_matches_the_composite(hidden, use):
     pick[use](ehy, ecy).backward()
     for e, t in ((ehy, hy), (ecy, cy), (eg.grad, gates.grad), (ec.grad, cx.grad)):
         assert torch.allclose(torch.tensor(e.tolist(), dtype=torch.float64), t.detach(), rtol=1e-12, atol=1e-12)
-    assert ember.autograd.gradcheck(
-        lambda a, b: ember._lstm_cell_fused(a, b), (eg.detach().requires_grad_(), ec.detach().requires_grad_())
-    )
+    assert ember.autograd.gradcheck(lambda a, b: ember._lstm_cell_fused(a, b), (eg.detach().requires_grad_(),
+                                                                              ec.detach().requires_grad_()))
 
 
 # ---- the LSTM layer op (ember.mkldnn_rnn_layer, Note [LSTM layer op]) ----------------------
@@ -266,15 +223,15 @@ def _grad_fn_name(t):
 def _layer_case(dtype, batch_first, bidirectional, layers, with_state, grad_on, seed=0):
     """nn.LSTM in ember and torch on one input; gradients of a weighted sum of
     the outputs that are used (`grad_on` picks among output, h_n, c_n)."""
-    me, mt = make(
-        "LSTM", 3, 5, dtype=dtype, seed=seed, num_layers=layers, batch_first=batch_first, bidirectional=bidirectional
-    )
+    me, mt = make("LSTM", 3, 5, dtype=dtype, seed=seed, num_layers=layers, batch_first=batch_first,
+                  bidirectional=bidirectional)
     tdt = getattr(torch, dtype)
     x = randn(*((2, 4, 3) if batch_first else (4, 2, 3)), dtype=tdt, seed=seed + 1)
     hx = None
     if with_state:
         D = 2 if bidirectional else 1
-        hx = (randn(layers * D, 2, 5, dtype=tdt, seed=seed + 2), randn(layers * D, 2, 5, dtype=tdt, seed=seed + 3))
+        hx = (randn(layers * D, 2, 5, dtype=tdt, seed=seed + 2),
+              randn(layers * D, 2, 5, dtype=tdt, seed=seed + 3))
     xe = from_torch(x)
     hxe = None if hx is None else tuple(from_torch(h) for h in hx)
     rt, re_ = outputs(mt(x, hx)), outputs(me(xe, hxe))
@@ -297,19 +254,17 @@ def _layer_case(dtype, batch_first, bidirectional, layers, with_state, grad_on, 
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize(
-    "batch_first,bidirectional,layers,with_state",
-    [(False, False, 1, False), (True, False, 2, True), (False, True, 2, False), (True, True, 1, True)],
-)
+@pytest.mark.parametrize("batch_first,bidirectional,layers,with_state", [
+    (False, False, 1, False), (True, False, 2, True), (False, True, 2, False),
+    (True, True, 1, True)])
 def test_lstm_layer_op_against_torch(dtype, batch_first, bidirectional, layers, with_state):
     # float32 takes PyTorch's oneDNN layer path, float64 its step-by-step one; values,
     # gradients (float64 to ~1e-12), grad_fn names and strides agree with both
     _layer_case(dtype, batch_first, bidirectional, layers, with_state, (True, True, True))
 
 
-@pytest.mark.parametrize(
-    "grad_on", [(True, False, False), (False, True, False), (False, False, True), (False, True, True)]
-)
+@pytest.mark.parametrize("grad_on", [(True, False, False), (False, True, False),
+                                     (False, False, True), (False, True, True)])
 def test_lstm_layer_op_unused_outputs(grad_on):
     # the grads of output, h_n or c_n may be undefined in the backward
     _layer_case("float64", False, True, 2, True, grad_on, seed=3)
@@ -341,9 +296,8 @@ def test_lstm_layer_op_graph():
     # two layers: h_n stacks the layer ops' h outputs
     me, mt = ember.nn.LSTM(3, 4, num_layers=2), torch.nn.LSTM(3, 4, num_layers=2)
     he, ht = me(xe)[1][0], mt(x)[1][0]
-    assert [(type(f).__name__, i) for f, i in he.grad_fn.next_functions] == [
-        (type(f).__name__, i) for f, i in ht.grad_fn.next_functions
-    ]
+    assert [(type(f).__name__, i) for f, i in he.grad_fn.next_functions] == \
+        [(type(f).__name__, i) for f, i in ht.grad_fn.next_functions]
     # float64 runs the op too, its output restacked as PyTorch's float64 graph shows
     me = ember.nn.LSTM(3, 4, dtype=ember.float64)
     out = me(from_torch(randn(5, 2, 3)))[0]
@@ -369,21 +323,17 @@ def test_lstm_layer_op_dropout_training(dtype):
 
 def test_lstm_layer_op_gradcheck():
     g = torch.Generator().manual_seed(5)
-    for reverse, bias, batch_first in [(False, True, False), (True, True, True), (False, False, False)]:
+    for reverse, bias, batch_first in [(False, True, False), (True, True, True),
+                                       (False, False, False)]:
         T, B, IN, H = 3, 2, 3, 2
-        shapes = [
-            (B, T, IN) if batch_first else (T, B, IN),
-            (4 * H, IN),
-            (4 * H, H),
-            (4 * H,),
-            (4 * H,),
-            (B, H),
-            (B, H),
-        ]
-        args = [from_torch(torch.randn(*s, generator=g, dtype=torch.float64) * 0.7, requires_grad=True) for s in shapes]
+        shapes = [(B, T, IN) if batch_first else (T, B, IN), (4 * H, IN), (4 * H, H), (4 * H,),
+                  (4 * H,), (B, H), (B, H)]
+        args = [from_torch(torch.randn(*s, generator=g, dtype=torch.float64) * 0.7,
+                           requires_grad=True) for s in shapes]
 
         def f(*a):
-            out, hy, cy, _ = ember.mkldnn_rnn_layer(*a, reverse, [], 2, H, 1, bias, False, batch_first, True)
+            out, hy, cy, _ = ember.mkldnn_rnn_layer(*a, reverse, [], 2, H, 1, bias, False,
+                                                    batch_first, True)
             return out, hy, cy
 
         assert ember.autograd.gradcheck(f, tuple(args))
@@ -405,17 +355,17 @@ def test_lstm_layer_op_edge_cases():
     # zero-length sequence: an error in every recurrent layer
     for name in ["LSTM", "GRU", "RNN"]:
         me, mt = make(name, 3, 4)
-        same_error(
-            lambda: me(ember.zeros((0, 2, 3), dtype=ember.float64)),
-            lambda: mt(torch.zeros((0, 2, 3), dtype=torch.float64)),
-        )
+        same_error(lambda: me(ember.zeros((0, 2, 3), dtype=ember.float64)),
+                   lambda: mt(torch.zeros((0, 2, 3), dtype=torch.float64)))
     # unsupported modes and bad shapes of the op itself
     x, w, b = ember.zeros((2, 1, 3)), ember.zeros((8, 3)), ember.zeros(8)
     h = ember.zeros((1, 2))
     with pytest.raises(RuntimeError, match="mode"):
-        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 2)), b, b, h, h, False, [], 3, 2, 1, True, False, False, True)
+        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 2)), b, b, h, h, False, [], 3, 2, 1, True,
+                               False, False, True)
     with pytest.raises(RuntimeError, match="shape"):
-        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 3)), b, b, h, h, False, [], 2, 2, 1, True, False, False, True)
+        ember.mkldnn_rnn_layer(x, w, ember.zeros((8, 3)), b, b, h, h, False, [], 2, 2, 1, True,
+                               False, False, True)
 
 
 _CAPABILITY_SCRIPT = """
@@ -457,35 +407,25 @@ def test_lstm_layer_op_every_capability():
         v = (torch.arange(n, dtype=torch.float64) * 0.731 + seed).sin() * scale
         return v.to(torch.float32).reshape(shape).requires_grad_()
 
-    args = [
-        make((T, B, IN), 1, 1.0),
-        make((4 * H, IN), 2),
-        make((4 * H, H), 3),
-        make((4 * H,), 4),
-        make((4 * H,), 5),
-        make((B, H), 6, 1.0),
-        make((B, H), 7, 1.0),
-    ]
+    args = [make((T, B, IN), 1, 1.0), make((4 * H, IN), 2), make((4 * H, H), 3), make((4 * H,), 4),
+            make((4 * H,), 5), make((B, H), 6, 1.0), make((B, H), 7, 1.0)]
     want = []
     for reverse in (False, True):
         x = args[0].flip(0) if reverse else args[0]
-        out, hy, cy = torch._VF.lstm(x, (args[5][None], args[6][None]), args[1:5], True, 1, 0.0, False, False, False)
+        out, hy, cy = torch._VF.lstm(x, (args[5][None], args[6][None]), args[1:5], True, 1, 0.0,
+                                     False, False, False)
         out = out.flip(0) if reverse else out
         hy, cy = hy[0], cy[0]
         grads = torch.autograd.grad(out.sin().sum() + (hy * 2).sum() + cy.cos().sum(), args)
         want += [out, hy, cy, *grads]
     for cap in ("default", "avx2", "avx512"):
-        r = subprocess.run(
-            [sys.executable, "-c", _CAPABILITY_SCRIPT],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            env=dict(os.environ, EMBER_CPU_CAPABILITY=cap),
-        )
+        r = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], capture_output=True,
+                           text=True, timeout=120, check=False,
+                           env=dict(os.environ, EMBER_CPU_CAPABILITY=cap))
         assert r.returncode == 0, r.stderr
         for got, w in zip(json.loads(r.stdout), want):
-            torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5, atol=1e-5)
+            torch.testing.assert_close(torch.tensor(got), w.detach().reshape(-1), rtol=1e-5,
+                                       atol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -502,18 +442,18 @@ def test_lstm_layer_op_rows_split_over_threads(dtype):
         ember.set_num_threads(threads)
 
 
-@pytest.mark.parametrize(
-    "dtype,batch_first,bidirectional", [("float64", False, False), ("float64", True, True), ("float32", False, True)]
-)
+@pytest.mark.parametrize("dtype,batch_first,bidirectional", [
+    ("float64", False, False), ("float64", True, True), ("float32", False, True)])
 def test_lstm_layer_op_double_backward(dtype, batch_first, bidirectional):
     # with create_graph the layer's gradients are built from differentiable operators
-    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, batch_first=batch_first, bidirectional=bidirectional)
+    me, mt = make("LSTM", 3, 4, dtype=dtype, num_layers=2, batch_first=batch_first,
+                  bidirectional=bidirectional)
     x = randn(2, 5, 3, dtype=getattr(torch, dtype))
     xe = from_torch(x)
     got = []
     for lib, m, xx in ((torch, mt, x), (ember, me, xe)):
         o, (hn, cn) = m(xx)
-        (g,) = lib.autograd.grad((o * o).sum() + hn.sum() + (cn**2).sum(), xx, create_graph=True)
+        g, = lib.autograd.grad((o * o).sum() + hn.sum() + (cn ** 2).sum(), xx, create_graph=True)
         assert g.requires_grad
         (g * g).sum().backward()
         got.append([g.detach(), xx.grad] + [p.grad for p in m.parameters()])

@@ -168,10 +168,15 @@ def test_archive_layout(tmp_path):
     for info in z.infolist():
         assert info.compress_type == zipfile.ZIP_STORED
         assert info.flag_bits == 0x0808
-        name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
+        name_len, extra_len = struct.unpack(
+            "<HH", raw[info.header_offset + 26 : info.header_offset + 30]
+        )
         start = info.header_offset + 30 + name_len + extra_len
         assert start % 64 == 0, info.filename
-        assert raw[info.header_offset + 30 + name_len : info.header_offset + 30 + name_len + 2] == b"FB"
+        assert (
+            raw[info.header_offset + 30 + name_len : info.header_offset + 30 + name_len + 2]
+            == b"FB"
+        )
     assert z.read("model.v1/data.pkl")[:2] == b"\x80\x02"
     assert z.read("model.v1/byteorder") == b"little"
     assert z.read("model.v1/version") == b"3\n"
@@ -300,7 +305,9 @@ def test_python_values_sizes_dtypes_devices():
     assert type(t["od"]) is OrderedDict and list(t["od"]) == ["b", "a"]
     assert t["set"] == {3} and t["bytes"] == b"\x00\xff" and t["complex"] == 1 + 2j
     buf = io.BytesIO()
-    torch.save({k: (v if k not in ("size", "dtype", "device") else t[k]) for k, v in obj.items()}, buf)
+    torch.save(
+        {k: (v if k not in ("size", "dtype", "device") else t[k]) for k, v in obj.items()}, buf
+    )
     buf.seek(0)
     e = ember.load(buf)
     assert type(e["size"]) is ember.Size and e["size"] == ember.Size([2, 3])
@@ -315,7 +322,9 @@ def _models(monkeypatch):
     em = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2))
     tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     other = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
-    em.load_state_dict(OrderedDict((k, ember.tensor(v.tolist())) for k, v in other.state_dict().items()))
+    em.load_state_dict(
+        OrderedDict((k, ember.tensor(v.tolist())) for k, v in other.state_dict().items())
+    )
     return em, tm
 
 
@@ -366,10 +375,15 @@ def test_weights_only_allow_list():
         ember.load(buf)
     msg = str(ei.value)
     assert msg.startswith("Weights only load failed.")
-    assert "Unsupported global: GLOBAL test_serialization.Custom was not an allowed global by default." in msg
+    assert (
+        "Unsupported global: GLOBAL test_serialization.Custom was not an allowed global by default."
+        in msg
+    )
     # torch refuses it the same way
     buf.seek(0)
-    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL test_serialization.Custom"):
+    with pytest.raises(
+        pickle.UnpicklingError, match="Unsupported global: GLOBAL test_serialization.Custom"
+    ):
         torch.load(buf)
     buf.seek(0)
     assert ember.load(buf, weights_only=False)["c"].v == 3
@@ -391,7 +405,9 @@ def test_weights_only_allow_list():
     buf.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="GLOBAL frozenset was not an allowed global"):
         ember.load(buf)
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+    with pytest.raises(
+        RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"
+    ):
         ember.load(buf, pickle_module=pickle, weights_only=True)
 
 
@@ -461,7 +477,9 @@ def test_bad_inputs():
 
 def test_big_endian_checkpoint_is_swapped():
     buf = io.BytesIO()
-    torch.save({"w": torch.tensor([1.0, -2.5]), "i": torch.tensor([1, 256], dtype=torch.int16)}, buf)
+    torch.save(
+        {"w": torch.tensor([1.0, -2.5]), "i": torch.tensor([1, 256], dtype=torch.int16)}, buf
+    )
     z = zipfile.ZipFile(buf)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zo:

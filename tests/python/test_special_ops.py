@@ -20,41 +20,8 @@ import ember
 FEW = settings(max_examples=25, deadline=None, derandomize=True)
 
 NAN, INF = float("nan"), float("inf")
-SPECIAL = [
-    0.0,
-    -0.0,
-    INF,
-    -INF,
-    NAN,
-    1.0,
-    2.0,
-    -1.0,
-    -2.0,
-    -3.0,
-    0.5,
-    -0.5,
-    -2.5,
-    1e-8,
-    -1e-8,
-    1e-30,
-    3.0,
-    7.99,
-    8.0,
-    8.01,
-    10.0,
-    9.999,
-    30.5,
-    -30.5,
-    100.0,
-    1e3,
-    -1e3,
-    1e17,
-    1e20,
-    0.25,
-    0.75,
-    0.999,
-    1.001,
-]
+SPECIAL = [0.0, -0.0, INF, -INF, NAN, 1.0, 2.0, -1.0, -2.0, -3.0, 0.5, -0.5, -2.5, 1e-8, -1e-8, 1e-30, 3.0,
+           7.99, 8.0, 8.01, 10.0, 9.999, 30.5, -30.5, 100.0, 1e3, -1e3, 1e17, 1e20, 0.25, 0.75, 0.999, 1.001]
 
 
 def grid(dtype_name):
@@ -214,7 +181,7 @@ BINARY = ["hypot", "copysign", "xlogy", "special_xlog1py", "special_xlogy"]
 
 def binary(m, op):
     if op.startswith("special_"):
-        return getattr(m.special, op[len("special_") :])
+        return getattr(m.special, op[len("special_"):])
     return getattr(m, op)
 
 
@@ -249,7 +216,7 @@ def test_binary_special_values(op):
 def test_binary_broadcast_layouts(op, data):
     e1, t1 = data.draw(shaped("float32"))
     shape = tuple(t1.shape)
-    tail = shape[data.draw(st.integers(0, len(shape))) :]
+    tail = shape[data.draw(st.integers(0, len(shape))):]
     vals = [data.draw(st.floats(-5, 5, width=32)) for _ in range(int(np.prod(tail)) if tail else 1)]
     e2, t2 = pair(vals, data.draw(st.sampled_from(["float32", "float64"])), tail)
     check_close(binary(ember, op)(e1, e2), binary(torch, op)(t1, t2), 1)
@@ -260,17 +227,11 @@ def test_scalar_overloads():
     e, t = pair([0.0, 1.5, -2.0, NAN, INF, -0.0], "float32")
     ei, ti = pair([0, 1, -2, 3], "int64")
     cases = [
-        (lambda m, x, xi: m.copysign(x, -1)),
-        (lambda m, x, xi: m.copysign(xi, -0.0)),
-        (lambda m, x, xi: x.copysign(2)),
-        (lambda m, x, xi: m.xlogy(x, 3)),
-        (lambda m, x, xi: m.xlogy(2.5, x)),
-        (lambda m, x, xi: m.xlogy(xi, 2)),
-        (lambda m, x, xi: m.xlogy(3, xi)),
-        (lambda m, x, xi: x.xlogy(0.5)),
-        (lambda m, x, xi: m.special.xlogy(2, x)),
-        (lambda m, x, xi: m.special.xlog1py(x, 0.5)),
-        (lambda m, x, xi: m.special.xlog1py(2, x)),
+        (lambda m, x, xi: m.copysign(x, -1)), (lambda m, x, xi: m.copysign(xi, -0.0)),
+        (lambda m, x, xi: x.copysign(2)), (lambda m, x, xi: m.xlogy(x, 3)),
+        (lambda m, x, xi: m.xlogy(2.5, x)), (lambda m, x, xi: m.xlogy(xi, 2)), (lambda m, x, xi: m.xlogy(3, xi)),
+        (lambda m, x, xi: x.xlogy(0.5)), (lambda m, x, xi: m.special.xlogy(2, x)),
+        (lambda m, x, xi: m.special.xlog1py(x, 0.5)), (lambda m, x, xi: m.special.xlog1py(2, x)),
         (lambda m, x, xi: m.xlogy(x.double(), 2)),
     ]
     for fn in cases:
@@ -315,21 +276,10 @@ def test_out_and_inplace():
         with pytest.raises(RuntimeError, match="signbit does not support non-boolean outputs"):
             ember.signbit(e, out=pair([0], od)[0])
     # in-place
-    for call in [
-        lambda x: x.lgamma_(),
-        lambda x: x.digamma_(),
-        lambda x: x.polygamma_(2),
-        lambda x: x.i0_(),
-        lambda x: x.sinc_(),
-        lambda x: x.frac_(),
-        lambda x: x.logit_(0.25),
-        lambda x: x.deg2rad_(),
-        lambda x: x.rad2deg_(),
-        lambda x: x.hypot_(x),
-        lambda x: x.copysign_(-2.0),
-        lambda x: x.xlogy_(3.0),
-        lambda x: x.mvlgamma_(1),
-    ]:
+    for call in [lambda x: x.lgamma_(), lambda x: x.digamma_(), lambda x: x.polygamma_(2), lambda x: x.i0_(),
+                 lambda x: x.sinc_(), lambda x: x.frac_(), lambda x: x.logit_(0.25), lambda x: x.deg2rad_(),
+                 lambda x: x.rad2deg_(), lambda x: x.hypot_(x), lambda x: x.copysign_(-2.0),
+                 lambda x: x.xlogy_(3.0), lambda x: x.mvlgamma_(1)]:
         for base in ((e, t), (ei, ti)):
             xe, xt = base[0].clone(), base[1].clone()
             re, rt = run_both(lambda: call(xe), lambda: call(xt))
@@ -534,21 +484,13 @@ def test_binary_gradients(name, fn, node):
 def test_gradgradcheck():
     x = ember.tensor([0.3, 1.7, 2.4], dtype=ember.float64, requires_grad=True)
     y = ember.tensor([0.8, 1.1, 3.0], dtype=ember.float64, requires_grad=True)
-    for fn in (
-        ember.lgamma,
-        ember.digamma,
-        ember.sinc,
-        ember.i0,
-        lambda a: ember.polygamma(1, a),
-        lambda a: ember.logit(a * 0.25),
-        ember.frac,
-    ):
+    for fn in (ember.lgamma, ember.digamma, ember.sinc, ember.i0, lambda a: ember.polygamma(1, a),
+               lambda a: ember.logit(a * 0.25), ember.frac):
         assert ember.autograd.gradgradcheck(fn, (x,))
     for fn in (ember.hypot, ember.xlogy, ember.special.xlog1py, ember.copysign):
         assert ember.autograd.gradgradcheck(fn, (x, y))
     go = ember.tensor([1.0, -0.5, 2.0], dtype=ember.float64, requires_grad=True)
     assert ember.autograd.gradgradcheck(lambda a: a.pow(3), (x,), (go,))
-
     # A first derivative that ignores part of its dependence on x is caught.
     def wrong(a):
         return a * a.detach() * a
@@ -560,21 +502,8 @@ def test_gradgradcheck():
 
 def test_special_namespace():
     e, t = pair([0.2, 0.5, 1.5, -0.5], "float32")
-    for name in (
-        "digamma",
-        "psi",
-        "gammaln",
-        "erf",
-        "erfc",
-        "erfinv",
-        "exp2",
-        "expit",
-        "expm1",
-        "log1p",
-        "i0",
-        "i1",
-        "sinc",
-    ):
+    for name in ("digamma", "psi", "gammaln", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "i0",
+                 "i1", "sinc"):
         x_e, x_t = (e * 0.5, t * 0.5) if name == "erfinv" else (e, t)
         check_close(getattr(ember.special, name)(x_e), getattr(torch.special, name)(x_t), 2)
     check_close(ember.special.softmax(e, 0), torch.special.softmax(t, 0), 2)

@@ -28,7 +28,9 @@ def gather_case(draw, min_dims=0):
         ishape = draw(st.sampled_from([(), (1,), (2,)])) if True else ()
         ishape = () if draw(st.booleans()) else ishape
     else:
-        ishape = tuple(draw(st.integers(0, 4)) if i == d else draw(st.integers(0, s)) for i, s in enumerate(shape))
+        ishape = tuple(
+            draw(st.integers(0, 4)) if i == d else draw(st.integers(0, s)) for i, s in enumerate(shape)
+        )
     size = shape[d] if shape else 1
     if size == 0:
         ishape = tuple(0 if i == d else s for i, s in enumerate(ishape)) if shape else ishape
@@ -87,9 +89,8 @@ def test_take_along_dim(dt, data):
     shape = data.draw(shapes(min_dims=1))
     d = data.draw(st.integers(0, len(shape) - 1))
     size = shape[d]
-    ishape = tuple(
-        data.draw(st.sampled_from([1, s])) if i != d else data.draw(st.integers(0, 3)) for i, s in enumerate(shape)
-    )
+    ishape = tuple(data.draw(st.sampled_from([1, s])) if i != d else data.draw(st.integers(0, 3)) for i, s in
+                   enumerate(shape))
     if size == 0:
         ishape = tuple(0 if i == d else s for i, s in enumerate(ishape))
     ivals = [data.draw(st.integers(0, size - 1)) for _ in range(numel(ishape))] if size else []
@@ -108,20 +109,13 @@ def test_take_along_dim(dt, data):
 def test_take_along_dim_errors_and_grad():
     xe, xt = build([0.0, 1, 2, 3, 4, 5], "float64", (2, 3), requires_grad=True)
     ie, it = index_pair([2, 0], (2, 1))
-    grad_check(
-        lambda x: ember.take_along_dim(x, ie, 1),
-        lambda x: torch.take_along_dim(x, it, 1),
-        [xe],
-        [xt],
-        "GatherBackward0",
-    )
+    grad_check(lambda x: ember.take_along_dim(x, ie, 1), lambda x: torch.take_along_dim(x, it, 1), [xe], [xt],
+               "GatherBackward0")
     run_both(
         lambda: ember.take_along_dim(xe, ember.tensor([0]), 1), lambda: torch.take_along_dim(xt, torch.tensor([0]), 1)
     )
-    run_both(
-        lambda: ember.take_along_dim(xe, ember.tensor([[0.0]]), 1),
-        lambda: torch.take_along_dim(xt, torch.tensor([[0.0]]), 1),
-    )
+    run_both(lambda: ember.take_along_dim(xe, ember.tensor([[0.0]]), 1),
+             lambda: torch.take_along_dim(xt, torch.tensor([[0.0]]), 1))
 
 
 # ---- scatter family -----------------------------------------------------------------------
@@ -202,14 +196,11 @@ def test_scatter_src_distinct_targets(dt, data):
 def test_scatter_reduce(reduce, include_self, dt, data):
     shape, dim, ishape, sshape, ivals = data.draw(scatter_case())
     xe, xt = build(values(data.draw, dt, numel(shape), nan=reduce in ("amax", "amin")), dt, shape)
-    se, st_ = build(
-        values(data.draw, dt, numel(sshape), nan=reduce in ("amax", "amin")), dt, sshape, data.draw(st.booleans())
-    )
+    se, st_ = build(values(data.draw, dt, numel(sshape), nan=reduce in ("amax", "amin")), dt, sshape,
+                    data.draw(st.booleans()))
     ie, it = index_pair(ivals, ishape)
-    e, t = run_both(
-        lambda: xe.scatter_reduce(dim, ie, se, reduce, include_self=include_self),
-        lambda: xt.scatter_reduce(dim, it, st_, reduce, include_self=include_self),
-    )
+    e, t = run_both(lambda: xe.scatter_reduce(dim, ie, se, reduce, include_self=include_self),
+                    lambda: xt.scatter_reduce(dim, it, st_, reduce, include_self=include_self))
     if t is not None:
         same(e, t, rtol=1e-2 if dt in ("float16", "bfloat16") else None)
 
@@ -221,30 +212,20 @@ def test_scatter_reduce_grad(reduce, include_self):
     xe, xt = build(xv, "float64", (2, 4), requires_grad=True)
     se, st_ = build([2.0, 3.0, -1.5, 0.75, 1.5, 2.25], "float64", (2, 3), requires_grad=True)
     ie, it = index_pair([0, 1, 1, 3, 0, 2], (2, 3))
-    grad_check(
-        lambda x, s: x.scatter_reduce(1, ie, s, reduce, include_self=include_self),
-        lambda x, s: x.scatter_reduce(1, it, s, reduce, include_self=include_self),
-        [xe, se],
-        [xt, st_],
-        "ScatterReduceBackward0",
-    )
+    grad_check(lambda x, s: x.scatter_reduce(1, ie, s, reduce, include_self=include_self),
+               lambda x, s: x.scatter_reduce(1, it, s, reduce, include_self=include_self), [xe, se], [xt, st_],
+               "ScatterReduceBackward0")
 
 
 def test_scatter_grads():
     xe, xt = build([0.5, 1, 2, 3, 4, 5], "float64", (2, 3), requires_grad=True)
     se, st_ = build([7.0, 8, 9, 10, 11, 12], "float64", (2, 3), requires_grad=True)
     ie, it = index_pair([1, 0, 2, 0, 2, 1], (2, 3))
-    grad_check(
-        lambda x, s: x.scatter(1, ie, s), lambda x, s: x.scatter(1, it, s), [xe, se], [xt, st_], "ScatterBackward0"
-    )
+    grad_check(lambda x, s: x.scatter(1, ie, s), lambda x, s: x.scatter(1, it, s), [xe, se], [xt, st_],
+               "ScatterBackward0")
     grad_check(lambda x: x.scatter(1, ie, 2.0), lambda x: x.scatter(1, it, 2.0), [xe], [xt], "ScatterBackward1")
-    grad_check(
-        lambda x, s: x.scatter_add(1, ie, s),
-        lambda x, s: x.scatter_add(1, it, s),
-        [xe, se],
-        [xt, st_],
-        "ScatterAddBackward0",
-    )
+    grad_check(lambda x, s: x.scatter_add(1, ie, s), lambda x, s: x.scatter_add(1, it, s), [xe, se], [xt, st_],
+               "ScatterAddBackward0")
 
 
 def test_scatter_errors():
@@ -317,29 +298,15 @@ def test_index_inplace_and_grads():
     xe, xt = build([0.5, 1, 2, 3, 4, 5], "float64", (2, 3), requires_grad=True)
     se, st_ = build([7.0, 8, 9, 10], "float64", (2, 2), requires_grad=True)
     ie, it = index_pair([2, 0], (2,))
-    grad_check(
-        lambda x, s: x.index_add(1, ie, s, alpha=1.5),
-        lambda x, s: x.index_add(1, it, s, alpha=1.5),
-        [xe, se],
-        [xt, st_],
-        "IndexAddBackward0",
-    )
-    grad_check(
-        lambda x, s: x.index_copy(1, ie, s),
-        lambda x, s: x.index_copy(1, it, s),
-        [xe, se],
-        [xt, st_],
-        "IndexCopyBackward0",
-    )
-    grad_check(lambda x: x.index_fill(1, ie, 2.0), lambda x: x.index_fill(1, it, 2.0), [xe], [xt], "IndexFillBackward0")
+    grad_check(lambda x, s: x.index_add(1, ie, s, alpha=1.5), lambda x, s: x.index_add(1, it, s, alpha=1.5),
+               [xe, se], [xt, st_], "IndexAddBackward0")
+    grad_check(lambda x, s: x.index_copy(1, ie, s), lambda x, s: x.index_copy(1, it, s), [xe, se], [xt, st_],
+               "IndexCopyBackward0")
+    grad_check(lambda x: x.index_fill(1, ie, 2.0), lambda x: x.index_fill(1, it, 2.0), [xe], [xt],
+               "IndexFillBackward0")
     ve, vt = build([2.0], "float64", (), requires_grad=True)
-    grad_check(
-        lambda x, v: x.index_fill(1, ie, v),
-        lambda x, v: x.index_fill(1, it, v),
-        [xe, ve],
-        [xt, vt],
-        "IndexFillBackward1",
-    )
+    grad_check(lambda x, v: x.index_fill(1, ie, v), lambda x, v: x.index_fill(1, it, v), [xe, ve], [xt, vt],
+               "IndexFillBackward1")
     ye, yt = xe.detach().clone(), xt.detach().clone()
     ye.index_add_(1, ie, se.detach())
     yt.index_add_(1, it, st_.detach())
@@ -781,12 +748,8 @@ def test_one_hot_and_embedding_backward(threads):
     le, lt = _idx(np.random.default_rng(23).integers(0, 50, (30, 7)))
     _exact(ember.nn.functional.one_hot(le), torch.nn.functional.one_hot(lt))
     _exact(threads(lambda: ember.nn.functional.one_hot(le, 60)), torch.nn.functional.one_hot(lt, 60))
-    for bad in (
-        lambda m, x: m.nn.functional.one_hot(x - 1),
-        lambda m, x: m.nn.functional.one_hot(x, 40),
-        lambda m, x: m.nn.functional.one_hot(x.float()),
-        lambda m, x: m.nn.functional.one_hot(x[:0]),
-    ):
+    for bad in (lambda m, x: m.nn.functional.one_hot(x - 1), lambda m, x: m.nn.functional.one_hot(x, 40),
+                lambda m, x: m.nn.functional.one_hot(x.float()), lambda m, x: m.nn.functional.one_hot(x[:0])):
         run_both(lambda: bad(ember, le), lambda: bad(torch, lt))
     for dtype in ("float32", "float64", "bfloat16"):
         for padding_idx in (None, 3):

@@ -22,7 +22,7 @@ def broadcast_pair(draw):
     base = [draw(st.integers(0, 3)) for _ in range(n)]
     a = [d if draw(st.booleans()) else 1 for d in base]
     b = [d if draw(st.booleans()) else 1 for d in base]
-    return tuple(a[draw(st.integers(0, n)) :]), tuple(b)
+    return tuple(a[draw(st.integers(0, n)):]), tuple(b)
 
 
 # ---- masked_select / masked_scatter / nonzero / argwhere / unique ----------------------------
@@ -86,13 +86,8 @@ def test_masked_grads_and_errors():
     me, mt = build([True, False, True], "bool", (3,))
     grad_check(lambda x: x.masked_select(me), lambda x: x.masked_select(mt), [xe], [xt], "MaskedSelectBackward0")
     se, st_ = build([7.0, 8, 9, 10, 11, 12, 13], "float64", (7,), requires_grad=True)
-    grad_check(
-        lambda x, s: x.masked_scatter(me, s),
-        lambda x, s: x.masked_scatter(mt, s),
-        [xe, se],
-        [xt, st_],
-        "MaskedScatterBackward0",
-    )
+    grad_check(lambda x, s: x.masked_scatter(me, s), lambda x, s: x.masked_scatter(mt, s), [xe, se], [xt, st_],
+               "MaskedScatterBackward0")
     for fn in [
         lambda m, x: x.masked_select(x.to(m.int64)),
         lambda m, x: x.masked_scatter(x.to(m.int64), x),
@@ -250,13 +245,8 @@ def test_addc_grads_and_errors():
         xe, xt = build([0.5, 1, 2], "float64", (3,), requires_grad=True)
         ae, at = build([1.5, -1, 2, 3, 0.25, 5], "float64", (2, 3), requires_grad=True)
         ce, ct = build([2.0, 4, -8], "float64", (3,), requires_grad=True)
-        grad_check(
-            lambda x, a, c: getattr(x, op)(a, c, value=0.5),
-            lambda x, a, c: getattr(x, op)(a, c, value=0.5),
-            [xe, ae, ce],
-            [xt, at, ct],
-            node,
-        )
+        grad_check(lambda x, a, c: getattr(x, op)(a, c, value=0.5), lambda x, a, c: getattr(x, op)(a, c, value=0.5),
+                   [xe, ae, ce], [xt, at, ct], node)
     b = [1, 2, 3]
     for fn in [
         lambda m: m.tensor([True]).addcmul(m.tensor([True]), m.tensor([True])),
@@ -286,10 +276,8 @@ def test_searchsorted(dt, data):
         vshape = data.draw(shapes(max_dims=2))
     ve, vt = build(values(data.draw, dt, numel(vshape), nan=True), dt, vshape)
     right, i32 = data.draw(st.booleans()), data.draw(st.booleans())
-    e, t = run_both(
-        lambda: ember.searchsorted(be, ve, right=right, out_int32=i32),
-        lambda: torch.searchsorted(bt, vt, right=right, out_int32=i32),
-    )
+    e, t = run_both(lambda: ember.searchsorted(be, ve, right=right, out_int32=i32),
+                    lambda: torch.searchsorted(bt, vt, right=right, out_int32=i32))
     if t is not None:
         same(e, t)
     side = "right" if right else "left"

@@ -419,9 +419,8 @@ def _mask_like(lib, v):
 @pytest.mark.parametrize("op", sorted(INPLACE_OPS))
 def test_inplace_on_view(base_kind, view, op):
     def run(lib):
-        x = lib.tensor(
-            [[float(i * 4 + j) - 5 for j in range(4)] for i in range(3)], dtype=lib.float64, requires_grad=True
-        )
+        x = lib.tensor([[float(i * 4 + j) - 5 for j in range(4)] for i in range(3)], dtype=lib.float64,
+                       requires_grad=True)
         if base_kind == "nonleaf":
             y = x * 1
         elif base_kind == "buffer":
@@ -462,9 +461,8 @@ def test_inplace_on_view(base_kind, view, op):
     assert got.keys() == want.keys()
     for k in want:
         if k in ("x_grad", "o_grad", "y", "v") and want[k] is not None:
-            torch.testing.assert_close(
-                torch.tensor(got[k], dtype=torch.float64), torch.tensor(want[k], dtype=torch.float64), msg=k
-            )
+            torch.testing.assert_close(torch.tensor(got[k], dtype=torch.float64),
+                                       torch.tensor(want[k], dtype=torch.float64), msg=k)
         else:
             assert got[k] == want[k], (k, got[k], want[k])
 

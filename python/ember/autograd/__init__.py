@@ -39,16 +39,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _C._run_backward(tensors, grads, retain_graph, create_graph, _as_list(inputs))
 
 
-def grad(
-    outputs,
-    inputs,
-    grad_outputs=None,
-    retain_graph=None,
-    create_graph=False,
-    allow_unused=None,
-    is_grads_batched=False,
-    materialize_grads=False,
-):
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         is_grads_batched=False, materialize_grads=False):
     """Returns the gradients of `outputs` with respect to `inputs`."""
     outputs = _as_list(outputs)
     single = not isinstance(inputs, (list, tuple))

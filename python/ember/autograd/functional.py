@@ -305,11 +305,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         return jac
 
     res = jacobian(
-        jac_func,
-        inputs,
-        create_graph=create_graph,
-        strict=strict,
-        vectorize=vectorize,
+        jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
         strategy=outer_jacobian_strategy,
     )
     return _unpack(res, (in_tuple, in_tuple))

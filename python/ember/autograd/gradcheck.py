@@ -60,34 +60,18 @@ def _numerical_jacobian(func, inputs, eps):
     return base, jac
 
 
-def gradcheck(
-    func,
-    inputs,
-    *,
-    eps=1e-6,
-    atol=1e-5,
-    rtol=1e-3,
-    raise_exception=True,
-    nondet_tol=0.0,
-    check_undefined_grad=True,
-    check_grad_dtypes=False,
-    check_batched_grad=False,
-    check_batched_forward_grad=False,
-    check_forward_ad=False,
-    check_backward_ad=True,
-    fast_mode=False,
-    masked=None,
-):
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
+              fast_mode=False, masked=None):
     """True when autograd's gradients of func at inputs match finite differences."""
     import ember
 
     inputs = _as_tuple(inputs)
     diff_inputs = [t for t in inputs if isinstance(t, ember.Tensor) and t.requires_grad]
     if not diff_inputs:
-        raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, but none of the them "
-            "have requires_grad=True."
-        )
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
     for i, t in enumerate(diff_inputs):
         if t.dtype != ember.float64:
             warnings.warn(
@@ -118,10 +102,8 @@ def gradcheck(
                     if not math.isclose(ana, num, rel_tol=rtol, abs_tol=atol) and abs(ana - num) > atol + rtol * abs(
                         num
                     ):
-                        msg = (
-                            f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                            f"numerical:{num}\nanalytical:{ana}\n"
-                        )
+                        msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                               f"numerical:{num}\nanalytical:{ana}\n")
                         if raise_exception:
                             raise GradcheckError(msg)
                         return False
@@ -136,25 +118,10 @@ def _unravel(k, shape):
     return reversed(out)
 
 
-def gradgradcheck(
-    func,
-    inputs,
-    grad_outputs=None,
-    *,
-    eps=1e-6,
-    atol=1e-5,
-    rtol=1e-3,
-    gen_non_contig_grad_outputs=False,
-    raise_exception=True,
-    nondet_tol=0.0,
-    check_undefined_grad=True,
-    check_grad_dtypes=False,
-    check_batched_grad=False,
-    check_fwd_over_rev=False,
-    check_rev_over_rev=True,
-    fast_mode=False,
-    masked=False,
-):
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
     """True when the gradients of func's gradients at inputs match finite differences.
 
     The first derivatives (built with create_graph=True) are differentiated
@@ -168,9 +135,8 @@ def gradgradcheck(
         with ember.no_grad():
             outs = [o for o in _flat_outputs(func, inputs)]
         grad_outputs = tuple(
-            (
-                ember.rand(tuple(o.shape), dtype=o.dtype if o.is_floating_point() else ember.float64) * 2 - 1
-            ).requires_grad_(True)
+            (ember.rand(tuple(o.shape), dtype=o.dtype if o.is_floating_point() else ember.float64) * 2 - 1)
+            .requires_grad_(True)
             for o in outs
         )
     else:
@@ -187,17 +153,9 @@ def gradgradcheck(
             diff_inputs = [x for x in input_args if isinstance(x, ember.Tensor) and x.requires_grad]
             if not diff:
                 return tuple()
-            grads = ember.autograd.grad(
-                [o for o, _ in diff], diff_inputs, [g for _, g in diff], create_graph=True, allow_unused=True
-            )
+            grads = ember.autograd.grad([o for o, _ in diff], diff_inputs, [g for _, g in diff], create_graph=True,
+                                        allow_unused=True)
             return tuple(g for g in grads if g is not None)
 
-    return gradcheck(
-        first_derivatives,
-        inputs + grad_outputs,
-        eps=eps,
-        atol=atol,
-        rtol=rtol,
-        raise_exception=raise_exception,
-        nondet_tol=nondet_tol,
-    )
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)

@@ -72,3 +72,4 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         _disabled_message = prev
+

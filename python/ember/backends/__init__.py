@@ -110,7 +110,6 @@ openmp = _module("openmp", "OpenMP threads.", is_available=lambda: _build_settin
 mkl = _module("mkl", "Intel MKL: not used by this build (BLAS is OpenBLAS).", is_available=lambda: False)
 mps = _module("mps", "Apple's Metal backend: not in this build.", is_available=lambda: False, is_built=lambda: False)
 
-
 def _cpu_capability():
     return _C._show_config().split("CPU capability usage: ")[1].split()[0]
 

@@ -162,7 +162,9 @@ def multi_head_attention_forward(
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.size(0)
     if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+        )
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
@@ -230,8 +232,8 @@ def multi_head_attention_forward(
             raise AssertionError(
                 f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {tuple(key_padding_mask.shape)}"
             )
-        kpm = (
-            key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len
         )
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
 

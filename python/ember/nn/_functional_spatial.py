@@ -155,7 +155,9 @@ def interpolate(
         raise ValueError("either size or scale_factor should be defined")
 
     if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
-        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        raise ValueError(
+            "recompute_scale_factor is not meaningful with an explicit size."
+        )
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor is not None and recompute_scale_factor:
@@ -222,4 +224,6 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C*kh*kw, L) -> (N, C, H, W): sums the sliding blocks back into an image."""
-    return ember.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+    return ember.col2im(
+        input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    )

@@ -14,19 +14,5 @@ from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
-__all__ = [
-    "ASGD",
-    "LBFGS",
-    "SGD",
-    "Adadelta",
-    "Adagrad",
-    "Adam",
-    "AdamW",
-    "Adamax",
-    "NAdam",
-    "Optimizer",
-    "RAdam",
-    "RMSprop",
-    "Rprop",
-    "lr_scheduler",
-]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "lr_scheduler"]

@@ -10,35 +10,16 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=1.0,
-        rho=0.9,
-        eps=1e-6,
-        weight_decay=0,
-        foreach=None,
-        *,
-        capturable=False,
-        maximize=False,
-        differentiable=False,
-    ):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
         _f.check_tensor_lr(lr)
         _f.check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         _f.check_eps(eps)
         _f.check_weight_decay(weight_decay)
-        defaults = dict(
-            lr=lr,
-            rho=rho,
-            eps=eps,
-            weight_decay=weight_decay,
-            maximize=maximize,
-            capturable=capturable,
-            foreach=foreach,
-            differentiable=differentiable,
-        )
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def _update_group(self, group):

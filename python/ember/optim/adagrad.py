@@ -10,20 +10,8 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=1e-2,
-        lr_decay=0,
-        weight_decay=0,
-        initial_accumulator_value=0,
-        eps=1e-10,
-        foreach=None,
-        *,
-        maximize=False,
-        differentiable=False,
-        fused=None,
-    ):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
         _f.check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
@@ -31,17 +19,9 @@ class Adagrad(Optimizer):
         if not 0.0 <= initial_accumulator_value:
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         _f.check_eps(eps)
-        defaults = dict(
-            lr=lr,
-            lr_decay=lr_decay,
-            eps=eps,
-            weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value,
-            foreach=foreach,
-            maximize=maximize,
-            differentiable=differentiable,
-            fused=fused,
-        )
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
         # As PyTorch, the state exists from construction on.
         for group in self.param_groups:

@@ -10,19 +10,8 @@ __all__ = ["Adamax"]
 
 
 class Adamax(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=2e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0,
-        foreach=None,
-        *,
-        maximize=False,
-        differentiable=False,
-        capturable=False,
-    ):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
         _f.check_tensor_lr(lr)
         _f.check_lr(lr)
         _f.check_eps(eps)
@@ -31,16 +20,8 @@ class Adamax(Optimizer):
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         _f.check_weight_decay(weight_decay)
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            foreach=foreach,
-            maximize=maximize,
-            differentiable=differentiable,
-            capturable=capturable,
-        )
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
     def _update_group(self, group):

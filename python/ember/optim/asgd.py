@@ -10,33 +10,13 @@ __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=1e-2,
-        lambd=1e-4,
-        alpha=0.75,
-        t0=1e6,
-        weight_decay=0,
-        foreach=None,
-        maximize=False,
-        differentiable=False,
-        capturable=False,
-    ):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
+                 maximize=False, differentiable=False, capturable=False):
         _f.check_tensor_lr(lr)
         _f.check_lr(lr)
         _f.check_weight_decay(weight_decay)
-        defaults = dict(
-            lr=lr,
-            lambd=lambd,
-            alpha=alpha,
-            t0=t0,
-            weight_decay=weight_decay,
-            foreach=foreach,
-            maximize=maximize,
-            differentiable=differentiable,
-            capturable=capturable,
-        )
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
     def _update_group(self, group):
@@ -48,13 +28,8 @@ class ASGD(Optimizer):
                 state["eta"] = _f.step_tensor().fill_(_f.to_scalar(group["lr"]))
                 state["mu"] = _f.step_tensor().fill_(1.0)
                 state["ax"] = ember.zeros_like(p)
-        lr, lambd, alpha, t0, wd = (
-            _f.to_scalar(group["lr"]),
-            group["lambd"],
-            group["alpha"],
-            group["t0"],
-            group["weight_decay"],
-        )
+        lr, lambd, alpha, t0, wd = (_f.to_scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"],
+                                    group["weight_decay"])
         for p in params:
             state = self.state[p]
             grad = p.grad if not group["maximize"] else -p.grad

@@ -113,30 +113,14 @@ def _scalar(x):
 
 
 class LBFGS(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=1,
-        max_iter=20,
-        max_eval=None,
-        tolerance_grad=1e-7,
-        tolerance_change=1e-9,
-        history_size=100,
-        line_search_fn=None,
-    ):
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
+                 history_size=100, line_search_fn=None):
         _f.check_tensor_lr(lr)
         _f.check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(
-            lr=lr,
-            max_iter=max_iter,
-            max_eval=max_eval,
-            tolerance_grad=tolerance_grad,
-            tolerance_change=tolerance_change,
-            history_size=history_size,
-            line_search_fn=line_search_fn,
-        )
+        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
+                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -149,7 +133,8 @@ class LBFGS(Optimizer):
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        views = [ember.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1) for p in self._params]
+        views = [ember.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
+                 for p in self._params]
         return ember.cat(views, 0)
 
     def _add_grad(self, step_size, update):
@@ -157,7 +142,7 @@ class LBFGS(Optimizer):
         alpha = _scalar(step_size)
         for p in self._params:
             numel = p.numel()
-            p.add_(update[offset : offset + numel].view_as(p), alpha=alpha)
+            p.add_(update[offset:offset + numel].view_as(p), alpha=alpha)
             offset += numel
         assert offset == self._numel()
 
@@ -268,9 +253,8 @@ class LBFGS(Optimizer):
                 def obj_func(x, t, d):
                     return self._directional_evaluate(evaluate, x, t, d)
 
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(
-                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals
-                )
+                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
+                                                                  max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
                 opt_cond = flat_grad.abs().max() <= tolerance_grad
             else:

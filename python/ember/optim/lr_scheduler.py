@@ -197,9 +197,8 @@ class LambdaLR(LRScheduler):
 
     def state_dict(self):
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [
-            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas
-        ]
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
         return state
 
     def load_state_dict(self, state_dict):
@@ -281,9 +280,8 @@ class ConstantLR(LRScheduler):
         return [g["lr"] * (1.0 / self.factor) for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [
-            base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)) for base in self.base_lrs
-        ]
+        return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -310,14 +308,8 @@ class LinearLR(LRScheduler):
         return [g["lr"] * ratio for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [
-            base
-            * (
-                self.start_factor
-                + (self.end_factor - self.start_factor) * min(self.total_iters, self.last_epoch) / self.total_iters
-            )
-            for base in self.base_lrs
-        ]
+        return [base * (self.start_factor + (self.end_factor - self.start_factor)
+                        * min(self.total_iters, self.last_epoch) / self.total_iters) for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -355,10 +347,8 @@ class PolynomialLR(LRScheduler):
         return [g["lr"] * factor for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [
-            base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
-            for base in self.base_lrs
-        ]
+        return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -377,20 +367,14 @@ class CosineAnnealingLR(LRScheduler):
         if self._step_count == 1 and e > 0:
             return [lo + (base - lo) * (1 + math.cos(e * math.pi / T)) / 2 for base in self.base_lrs]
         if (e - 1 - T) % (2 * T) == 0:
-            return [
-                g["lr"] + (base - lo) * (1 - math.cos(math.pi / T)) / 2
-                for base, g in zip(self.base_lrs, self.optimizer.param_groups)
-            ]
-        return [
-            (1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (g["lr"] - lo) + lo
-            for g in self.optimizer.param_groups
-        ]
+            return [g["lr"] + (base - lo) * (1 - math.cos(math.pi / T)) / 2
+                    for base, g in zip(self.base_lrs, self.optimizer.param_groups)]
+        return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (g["lr"] - lo) + lo
+                for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [
-            self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-            for base in self.base_lrs
-        ]
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
 
 
 class SequentialLR(LRScheduler):
@@ -468,18 +452,8 @@ class SequentialLR(LRScheduler):
 class ReduceLROnPlateau(LRScheduler):
     """Multiplies the lr by factor when a metric stops improving for patience epochs."""
 
-    def __init__(
-        self,
-        optimizer,
-        mode="min",
-        factor=0.1,
-        patience=10,
-        threshold=1e-4,
-        threshold_mode="rel",
-        cooldown=0,
-        min_lr=0,
-        eps=1e-8,
-    ):
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
+                 cooldown=0, min_lr=0, eps=1e-8):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
@@ -578,23 +552,9 @@ class ReduceLROnPlateau(LRScheduler):
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: warm up to max_lr, then anneal to max_lr / div_factor / final_div_factor."""
 
-    def __init__(
-        self,
-        optimizer,
-        max_lr,
-        total_steps=None,
-        epochs=None,
-        steps_per_epoch=None,
-        pct_start=0.3,
-        anneal_strategy="cos",
-        cycle_momentum=True,
-        base_momentum=0.85,
-        max_momentum=0.95,
-        div_factor=25.0,
-        final_div_factor=1e4,
-        three_phase=False,
-        last_epoch=-1,
-    ):
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
+                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -613,44 +573,19 @@ class OneCycleLR(LRScheduler):
         up_end = float(pct_start * self.total_steps) - 1
         if three_phase:
             self._schedule_phases = [
-                {
-                    "end_step": up_end,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": float(2 * pct_start * self.total_steps) - 2,
-                    "start_lr": "max_lr",
-                    "end_lr": "initial_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "max_momentum",
-                },
+                {"end_step": up_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": float(2 * pct_start * self.total_steps) - 2, "start_lr": "max_lr",
+                 "end_lr": "initial_lr", "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+                {"end_step": self.total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
             ]
         else:
             self._schedule_phases = [
-                {
-                    "end_step": up_end,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "max_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
+                {"end_step": up_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": self.total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
             ]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
@@ -690,7 +625,9 @@ class OneCycleLR(LRScheduler):
         lrs = []
         step = self.last_epoch
         if step > self.total_steps:
-            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
+            raise ValueError(
+                f"Tried to step {step} times. The specified number of total steps is {self.total_steps}"
+            )
         for group in self.optimizer.param_groups:
             start = 0.0
             for i, phase in enumerate(self._schedule_phases):

@@ -11,21 +11,9 @@ __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=2e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0,
-        momentum_decay=4e-3,
-        decoupled_weight_decay=False,
-        *,
-        foreach=None,
-        maximize=False,
-        capturable=False,
-        differentiable=False,
-    ):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
         _f.check_tensor_lr(lr)
         _f.check_lr(lr)
         _f.check_eps(eps)
@@ -36,18 +24,9 @@ class NAdam(Optimizer):
         _f.check_weight_decay(weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum_decay=momentum_decay,
-            decoupled_weight_decay=decoupled_weight_decay,
-            maximize=maximize,
-            foreach=foreach,
-            capturable=capturable,
-            differentiable=differentiable,
-        )
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def __setstate__(self, state):

@@ -45,10 +45,8 @@ class Optimizer:
         if isinstance(params, Tensor):
             param_group["params"] = [params]
         elif isinstance(params, set):
-            raise TypeError(
-                "optimizer parameters need to be organized in ordered collections, but the ordering of "
-                "tensors in sets will change between runs. Please use a list instead."
-            )
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
         for p in param_group["params"]:

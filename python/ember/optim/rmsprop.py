@@ -10,20 +10,8 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=1e-2,
-        alpha=0.99,
-        eps=1e-8,
-        weight_decay=0,
-        momentum=0,
-        centered=False,
-        capturable=False,
-        foreach=None,
-        maximize=False,
-        differentiable=False,
-    ):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
         _f.check_lr(lr)
         _f.check_eps(eps)
         if not 0.0 <= momentum:
@@ -31,18 +19,9 @@ class RMSprop(Optimizer):
         _f.check_weight_decay(weight_decay)
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = dict(
-            lr=lr,
-            momentum=momentum,
-            alpha=alpha,
-            eps=eps,
-            centered=centered,
-            weight_decay=weight_decay,
-            capturable=capturable,
-            foreach=foreach,
-            maximize=maximize,
-            differentiable=differentiable,
-        )
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):
@@ -50,12 +29,8 @@ class RMSprop(Optimizer):
         with ember.no_grad():
             for group in self.param_groups:
                 lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-                wd, momentum, centered, maximize = (
-                    group["weight_decay"],
-                    group["momentum"],
-                    group["centered"],
-                    group["maximize"],
-                )
+                wd, momentum, centered, maximize = (group["weight_decay"], group["momentum"], group["centered"],
+                                                    group["maximize"])
                 for p in group["params"]:
                     if p.grad is None:
                         continue

@@ -10,31 +10,14 @@ __all__ = ["Rprop"]
 
 
 class Rprop(Optimizer):
-    def __init__(
-        self,
-        params,
-        lr=1e-2,
-        etas=(0.5, 1.2),
-        step_sizes=(1e-6, 50),
-        *,
-        capturable=False,
-        foreach=None,
-        maximize=False,
-        differentiable=False,
-    ):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False,
+                 foreach=None, maximize=False, differentiable=False):
         _f.check_tensor_lr(lr)
         _f.check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = dict(
-            lr=lr,
-            etas=etas,
-            step_sizes=step_sizes,
-            foreach=foreach,
-            maximize=maximize,
-            differentiable=differentiable,
-            capturable=capturable,
-        )
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
     def _update_group(self, group):

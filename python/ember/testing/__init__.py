@@ -202,11 +202,7 @@ def assert_close(
             f"but got no {'rtol' if rtol is None else 'atol'}."
         )
     opts = dict(
-        rtol=rtol,
-        atol=atol,
-        equal_nan=equal_nan,
-        check_device=check_device,
-        check_dtype=check_dtype,
+        rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device, check_dtype=check_dtype,
         check_stride=check_stride,
     )
     try:
@@ -228,30 +224,12 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
         actual = ember.tensor(actual)
     if not isinstance(expected, ember.Tensor):
         expected = ember.tensor(expected, dtype=actual.dtype)
-    assert_close(
-        actual,
-        expected,
-        rtol=rtol,
-        atol=atol,
-        equal_nan=equal_nan,
-        check_device=True,
-        check_dtype=False,
-        check_stride=False,
-        msg=msg or None,
-    )
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+                 check_dtype=False, check_stride=False, msg=msg or None)
 
 
-def make_tensor(
-    *shape,
-    dtype,
-    device,
-    low=None,
-    high=None,
-    requires_grad=False,
-    noncontiguous=False,
-    exclude_zero=False,
-    memory_format=None,
-):
+def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False, noncontiguous=False,
+                exclude_zero=False, memory_format=None):
     """A tensor of random values in [low, high) (defaults as PyTorch's: -9..9)."""
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])

@@ -2,7 +2,6 @@
 
 import os as _os
 
-
 def _installed_cmake_prefix_path():
     # The compiled parts (and share/cmake) live next to the _C extension,
     # which an editable install keeps in site-packages.
@@ -13,6 +12,7 @@ def _installed_cmake_prefix_path():
 
 #: Folder to pass as CMAKE_PREFIX_PATH so that find_package(Ember) finds this install.
 cmake_prefix_path = _installed_cmake_prefix_path()
+
 
 
 def __getattr__(name):

@@ -143,7 +143,9 @@ class CheckpointFunction(Function):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, ember.Tensor):
             outputs = (outputs,)
-        pairs = [(o, g) for o, g in zip(outputs, args) if isinstance(o, ember.Tensor) and o.requires_grad]
+        pairs = [
+            (o, g) for o, g in zip(outputs, args) if isinstance(o, ember.Tensor) and o.requires_grad
+        ]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         ember.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
@@ -219,7 +221,9 @@ def checkpoint(
             raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
     if determinism_check not in ("default", "none"):
-        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
+        raise ValueError(
+            f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
+        )
     forward_ctx, _ = context_fn()
     with forward_ctx:
         return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)

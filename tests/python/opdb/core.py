@@ -209,7 +209,9 @@ def _tensor_to_ember(t, device, requires_grad):
         e = ember.tensor(t.cpu().tolist(), dtype=dt).reshape(tuple(t.shape))
     else:
         flat = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage())
-        e = ember.tensor(flat.tolist(), dtype=dt).as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+        e = ember.tensor(flat.tolist(), dtype=dt).as_strided(
+            tuple(t.shape), t.stride(), t.storage_offset()
+        )
     if device != "cpu":
         e = e.to(device)
     if requires_grad and t.dtype.is_floating_point:

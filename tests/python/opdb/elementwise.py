@@ -13,7 +13,9 @@ GELU_STRIDED = (
     "gelu float32 on a transposed input, x=-2.79535: torch -0.0072460417 (its strided loop), "
     "ember -0.0072462084 (what both give for a contiguous input)"
 )
-NO_DOUBLE_BACKWARD = "ember: 'the derivative for {} is not implemented'; torch has this second derivative"
+NO_DOUBLE_BACKWARD = (
+    "ember: 'the derivative for {} is not implemented'; torch has this second derivative"
+)
 OUT_SCALAR_FIRST = "{}(2, t, out=o): torch raises TypeError (no out= form with a Python scalar first), ember accepts"
 THRESHOLD_UINT8 = (
     "threshold(uint8, 0.5, -2.0): torch raises RuntimeError 'value cannot be converted to type "
@@ -300,7 +302,9 @@ TERNARY = [
         dtypes=ALL_DTYPES,
         samples=_clamp_samples,
         error_inputs=None,
-        xfail={"out": "ember.clip(x, -1, 1, out=o) raises TypeError (no out= form); torch accepts it"},
+        xfail={
+            "out": "ember.clip(x, -1, 1, out=o) raises TypeError (no out= form); torch accepts it"
+        },
     ),
     binary("clamp_min", dtypes=ALL_DTYPES, samples=_clamp_bound_samples, error_inputs=None),
     binary("clamp_max", dtypes=ALL_DTYPES, samples=_clamp_bound_samples, error_inputs=None),
@@ -530,5 +534,13 @@ INPLACE_ACTIVATIONS = [
 ]
 
 ROWS = (
-    UNARY_FLOAT + UNARY_SAME + PREDICATES + BINARY + BITWISE + COMPARISON + TERNARY + ACTIVATIONS + INPLACE_ACTIVATIONS
+    UNARY_FLOAT
+    + UNARY_SAME
+    + PREDICATES
+    + BINARY
+    + BITWISE
+    + COMPARISON
+    + TERNARY
+    + ACTIVATIONS
+    + INPLACE_ACTIVATIONS
 )

@@ -58,7 +58,11 @@ def unary_predicate(name, **kw):
 def binary(name, low=-3.0, high=3.0, **kw):
     """Two broadcast operands with type promotion (add, atan2, ...)."""
     kw.setdefault("dtypes", ALL_BUT_BOOL)
-    opts = {k: kw.pop(k) for k in ("rhs_low", "rhs_high", "scalar", "scalar_first", "mixed", "edge") if k in kw}
+    opts = {
+        k: kw.pop(k)
+        for k in ("rhs_low", "rhs_high", "scalar", "scalar_first", "mixed", "edge")
+        if k in kw
+    }
     kw.setdefault("error_inputs", S.binary_errors)
     return _row(
         name,
@@ -72,11 +76,17 @@ def binary(name, low=-3.0, high=3.0, **kw):
 def bitwise(name, **kw):
     """Integers and bool only."""
     kw.setdefault("dtypes", INTS_AND_BOOL)
-    opts = {k: kw.pop(k) for k in ("low", "high", "rhs_low", "rhs_high", "scalar", "scalar_first") if k in kw}
+    opts = {
+        k: kw.pop(k)
+        for k in ("low", "high", "rhs_low", "rhs_high", "scalar", "scalar_first")
+        if k in kw
+    }
     opts.setdefault("low", 0.0)
     opts.setdefault("high", 3.0)
     kw.setdefault("error_inputs", S.binary_errors)
-    return _row(name, "bitwise", dict(POINTWISE), kw.pop("samples", S.binary(mixed=False, **opts)), kw)
+    return _row(
+        name, "bitwise", dict(POINTWISE), kw.pop("samples", S.binary(mixed=False, **opts)), kw
+    )
 
 
 def comparison(name, **kw):
@@ -89,7 +99,11 @@ def comparison(name, **kw):
 
 def reduction(name, **kw):
     kw.setdefault("dtypes", ALL_DTYPES)
-    opts = {k: kw.pop(k) for k in ("low", "high", "dims", "keepdim", "full", "multi_dim", "empty") if k in kw}
+    opts = {
+        k: kw.pop(k)
+        for k in ("low", "high", "dims", "keepdim", "full", "multi_dim", "empty")
+        if k in kw
+    }
     defaults = {
         "method": True,
         "supports_out": True,

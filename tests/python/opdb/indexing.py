@@ -50,7 +50,9 @@ def _gather(d):
     return [
         SampleInput((x, 1, torch.tensor([[0, 3], [1, 1], [2, 0]])), name="dim1"),
         SampleInput((x, 0, torch.tensor([[2, 0, 1, 1]])), name="dim0"),
-        SampleInput((transposed((3, 4), d, seed=2), 1, torch.tensor([[3], [0], [1]])), name="transposed"),
+        SampleInput(
+            (transposed((3, 4), d, seed=2), 1, torch.tensor([[3], [0], [1]])), name="transposed"
+        ),
         SampleInput((x, 1, torch.tensor([[4]])), grad=False, name="out-of-range"),
     ]
 
@@ -86,8 +88,12 @@ def _with_reduce(gen, reduce):
 def _scatter_reduce(d):
     x, src = make((3, 4), d, seed=1), make((2, 4), d, seed=2)
     index = torch.tensor([[2, 0, 2, 2], [2, 1, 0, 1]])
-    out = [SampleInput((x, 0, index, src, r), name=r) for r in ("sum", "prod", "mean", "amax", "amin")]
-    out.append(SampleInput((x, 0, index, src, "amax"), {"include_self": False}, name="exclude-self"))
+    out = [
+        SampleInput((x, 0, index, src, r), name=r) for r in ("sum", "prod", "mean", "amax", "amin")
+    ]
+    out.append(
+        SampleInput((x, 0, index, src, "amax"), {"include_self": False}, name="exclude-self")
+    )
     return out
 
 
@@ -115,7 +121,9 @@ def _index_fill(d, tensor_value=False):
         v = torch.tensor(v, dtype=d)
     return [
         SampleInput((x, 0, ints(2, 0), v), name="dim0"),
-        SampleInput((x, 1, ints(3, -1), v), grad=False, name="dim1"),  # torch's backward rejects index -1
+        SampleInput(
+            (x, 1, ints(3, -1), v), grad=False, name="dim1"
+        ),  # torch's backward rejects index -1
     ]
 
 
@@ -142,8 +150,12 @@ def _masked_select(d):
 
 def _masked_scatter(d):
     return [
-        SampleInput((make((3, 4), d, seed=1), mask(3, 4, seed=2), make((12,), d, seed=3)), name="same"),
-        SampleInput((make((3, 4), d, seed=4), mask(4, seed=5), make((3, 4), d, seed=6)), name="broadcast"),
+        SampleInput(
+            (make((3, 4), d, seed=1), mask(3, 4, seed=2), make((12,), d, seed=3)), name="same"
+        ),
+        SampleInput(
+            (make((3, 4), d, seed=4), mask(4, seed=5), make((3, 4), d, seed=6)), name="broadcast"
+        ),
     ]
 
 
@@ -202,9 +214,13 @@ def _searchsorted(d):
     return [
         SampleInput((seq, make((2, 3), d, seed=1, low=0, high=10)), name="1-d"),
         SampleInput((seq, make((2, 3), d, seed=2, low=0, high=10)), {"right": True}, name="right"),
-        SampleInput((seq.expand(2, 5).contiguous(), make((2, 3), d, seed=3, low=0, high=10)), name="batched"),
+        SampleInput(
+            (seq.expand(2, 5).contiguous(), make((2, 3), d, seed=3, low=0, high=10)), name="batched"
+        ),
         SampleInput((seq, 4), name="scalar"),
-        SampleInput((seq, make((3,), d, seed=4, low=0, high=10)), {"out_int32": True}, name="int32"),
+        SampleInput(
+            (seq, make((3,), d, seed=4, low=0, high=10)), {"out_int32": True}, name="int32"
+        ),
     ]
 
 
@@ -240,7 +256,9 @@ def _fill(d, tensor_value=False):
 
 def _copy(d):
     return [
-        SampleInput((make((2, 3), d, seed=1), make((2, 3), torch.float64, seed=2)), name="float64-src"),
+        SampleInput(
+            (make((2, 3), d, seed=1), make((2, 3), torch.float64, seed=2)), name="float64-src"
+        ),
         SampleInput((make((2, 3), d, seed=3), make((3,), d, seed=4)), name="broadcast"),
         SampleInput((transposed((3, 4), d, seed=5), make((4, 3), d, seed=6)), name="transposed"),
         SampleInput((make((2, 3), d, seed=7), make((4,), d, seed=8)), grad=False, name="mismatch"),
@@ -274,7 +292,9 @@ ROWS = [
     indexing("index_fill", _index_fill, supports_inplace=True),
     indexing("index_fill", lambda d: _index_fill(d, True), variant="tensor", supports_inplace=True),
     indexing("masked_fill", _masked_fill, supports_inplace=True),
-    indexing("masked_fill", lambda d: _masked_fill(d, True), variant="tensor", supports_inplace=True),
+    indexing(
+        "masked_fill", lambda d: _masked_fill(d, True), variant="tensor", supports_inplace=True
+    ),
     indexing("masked_select", _masked_select),
     indexing("masked_scatter", _masked_scatter, supports_inplace=True),
     indexing("index_put", _index_put, supports_inplace=True),
@@ -284,7 +304,9 @@ ROWS = [
     indexing("bincount", _bincount, **NO_GRAD),
     indexing("histc", _histc, dtypes=FLOATS, xfail={"values/bfloat16": HISTC_BF16}, **NO_GRAD),
     indexing("fill_", _fill, call=".fill_", method=False, **NO_GRAD),
-    indexing("fill_", lambda d: _fill(d, True), variant="tensor", call=".fill_", method=False, **NO_GRAD),
+    indexing(
+        "fill_", lambda d: _fill(d, True), variant="tensor", call=".fill_", method=False, **NO_GRAD
+    ),
     indexing("zero_", _one_tensor, call=".zero_", method=False, **NO_GRAD),
     indexing("copy_", _copy, call=".copy_", method=False, **NO_GRAD),
 ]

@@ -14,10 +14,10 @@ META_REASONS = {
 }
 
 META_GAPS = {
-    "copysign": ("strides",),
-    "div.floor": ("strides",),
-    "floor_divide": ("strides",),
-    "log_sigmoid": ("strides",),
-    "special_xlog1py": ("strides",),
-    "xlogy": ("strides",),
+    'copysign': ('strides',),
+    'div.floor': ('strides',),
+    'floor_divide': ('strides',),
+    'log_sigmoid': ('strides',),
+    'special_xlog1py': ('strides',),
+    'xlogy': ('strides',),
 }

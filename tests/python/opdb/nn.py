@@ -18,7 +18,9 @@ NN_TOL = Tol(
     "sums over windows, channels or classes in another order than PyTorch's (oneDNN, GEMM, two-pass statistics)",
 )
 NN = {"supports_grad": True, "supports_gradgrad": True, "supports_meta": True, "tol": NN_TOL}
-NOT_TWICE = "ember: the gradient of {} does not require grad (grad of grad None); torch's is differentiable"
+NOT_TWICE = (
+    "ember: the gradient of {} does not require grad (grad of grad None); torch's is differentiable"
+)
 BOOL_ACCEPTED = "bool input: torch raises NotImplementedError, ember computes a result"
 INT_ACCEPTED = "integer input: torch raises NotImplementedError, ember computes a result"
 INT_DILATED = (
@@ -29,7 +31,9 @@ CONV_T_HALF = (
     "order explains (up to 0.0146 in float16, 0.156 in bfloat16, on outputs of size ~10)"
 )
 BOOL_RUNTIME = "bool input: torch raises NotImplementedError, ember RuntimeError"
-STATS_DTYPE = "{}(float16/bfloat16): ember's mean/rstd outputs are float32, torch's keep the input dtype"
+STATS_DTYPE = (
+    "{}(float16/bfloat16): ember's mean/rstd outputs are float32, torch's keep the input dtype"
+)
 NLL_GG = (
     "ember's nll_loss double backward w.r.t. grad_output: analytical -1.0, numerical -0.25 "
     "(the mean reduction's 1/N is missing)"
@@ -65,7 +69,9 @@ def _pair_loss(low=-2.0, high=2.0, t_low=-2.0, t_high=2.0, extra=()):
             SampleInput((x, t), name="mean"),
             SampleInput((x, t), {"reduction": "sum"}, name="sum"),
             SampleInput((x, t), {"reduction": "none"}, name="none"),
-            SampleInput((make((), d, low, high, seed=3), make((), d, t_low, t_high, seed=4)), name="0-dim"),
+            SampleInput(
+                (make((), d, low, high, seed=3), make((), d, t_low, t_high, seed=4)), name="0-dim"
+            ),
             SampleInput((transposed((4, 3), d, low=low, high=high, seed=5), t), name="transposed"),
         ]
         out += [SampleInput((x, t), kw, name=f"kw{i}") for i, kw in enumerate(extra)]
@@ -146,7 +152,11 @@ def _conv(dims, transposed_conv=False):
         x = make((2, 4) + spatial, d, seed=1)
         wshape = (4, 3) + (3,) * dims if transposed_conv else (3, 4) + (3,) * dims
         w, b = make(wshape, d, seed=2), make((3,), d, seed=3)
-        wg = make((4, 2) + (3,) * dims, d, seed=4) if not transposed_conv else make((4, 1) + (3,) * dims, d, seed=4)
+        wg = (
+            make((4, 2) + (3,) * dims, d, seed=4)
+            if not transposed_conv
+            else make((4, 1) + (3,) * dims, d, seed=4)
+        )
         out = [
             SampleInput((x, w), name="plain"),
             SampleInput((x, w, b), {"stride": 2, "padding": 1}, name="stride-padding-bias"),
@@ -155,8 +165,12 @@ def _conv(dims, transposed_conv=False):
         if not transposed_conv:
             out.append(SampleInput((x, w), {"dilation": 2}, name="dilation"))
         else:
-            out.append(SampleInput((x, w), {"stride": 2, "output_padding": 1}, name="output_padding"))
-        out.append(SampleInput((make((2, 3) + spatial, d, seed=5), w), grad=False, name="channel-mismatch"))
+            out.append(
+                SampleInput((x, w), {"stride": 2, "output_padding": 1}, name="output_padding")
+            )
+        out.append(
+            SampleInput((make((2, 3) + spatial, d, seed=5), w), grad=False, name="channel-mismatch")
+        )
         return out
 
     return gen
@@ -246,7 +260,9 @@ def _layer_norm(d):
 
 def _native_layer_norm(d):
     x = make((2, 3, 4), d, seed=1)
-    return [SampleInput((x, (4,), make((4,), d, seed=2), make((4,), d, seed=3), 1e-5), name="affine")]
+    return [
+        SampleInput((x, (4,), make((4,), d, seed=2), make((4,), d, seed=3), 1e-5), name="affine")
+    ]
 
 
 def _group_norm(d):
@@ -260,7 +276,11 @@ def _group_norm(d):
 
 def _native_group_norm(d):
     x = make((2, 4, 3), d, seed=1)
-    return [SampleInput((x, make((4,), d, seed=2), make((4,), d, seed=3), 2, 4, 3, 2, 1e-5), name="affine")]
+    return [
+        SampleInput(
+            (x, make((4,), d, seed=2), make((4,), d, seed=3), 2, 4, 3, 2, 1e-5), name="affine"
+        )
+    ]
 
 
 def _pad(mode, dims):
@@ -269,7 +289,9 @@ def _pad(mode, dims):
         pad = (1, 2) * dims
         out = [
             SampleInput((x, pad, mode), name="batched"),
-            SampleInput((make((2,) + (4,) * dims, d, seed=2), (2, 1) * dims, mode), name="unbatched"),
+            SampleInput(
+                (make((2,) + (4,) * dims, d, seed=2), (2, 1) * dims, mode), name="unbatched"
+            ),
         ]
         if mode == "reflect":
             out.append(SampleInput((x, (4, 0) * dims, mode), grad=False, name="too-wide"))
@@ -352,7 +374,9 @@ LOSSES = [
     nn_row("nll_loss_forward", _nll, call=functional("nll_loss")),
     nn_row("nll_loss2d_forward", _nll2d, call=functional("nll_loss")),
     nn_row("glu", _glu, call=functional("glu")),
-    nn_row("embedding", _embedding, call=_embedding_call, supports_gradgrad=False, dtypes=ALL_DTYPES),
+    nn_row(
+        "embedding", _embedding, call=_embedding_call, supports_gradgrad=False, dtypes=ALL_DTYPES
+    ),
     nn_row(
         "embedding_renorm_",
         lambda d: _embedding(d)[:1],
@@ -430,7 +454,9 @@ PADDING = [
     nn_row("upsample_nearest2d", _interp("nearest", 2), call=_interpolate),
     nn_row("upsample_nearest3d", _interp("nearest", 3), call=_interpolate),
     nn_row("upsample_linear1d", _interp("linear", 1, False), call=_interpolate),
-    nn_row("upsample_linear1d", _interp("linear", 1, True), variant="align_corners", call=_interpolate),
+    nn_row(
+        "upsample_linear1d", _interp("linear", 1, True), variant="align_corners", call=_interpolate
+    ),
     nn_row("upsample_bilinear2d", _interp("bilinear", 2, False), call=_interpolate),
     nn_row(
         "upsample_bilinear2d",

@@ -30,12 +30,21 @@ def unary(low=-3.0, high=3.0, edge=True, extra=()):
             SampleInput((make((2, 3), dtype, low, high, seed=1),), name="2x3"),
             SampleInput((make((), dtype, low, high, seed=2),), name="0-dim"),
             SampleInput((make((0, 3), dtype, low, high),), name="empty"),
-            SampleInput((transposed((3, 4), dtype, low=low, high=high, seed=3),), name="transposed"),
+            SampleInput(
+                (transposed((3, 4), dtype, low=low, high=high, seed=3),), name="transposed"
+            ),
             SampleInput((make((2, 3), dtype, low, high, seed=4, noncontig=True),), name="strided"),
         ]
         if edge and is_float(dtype):
-            out.append(SampleInput((make((len(EDGE_FLOATS),), dtype, values=EDGE_FLOATS),), grad=False, name="edge"))
-        out += [SampleInput((make(s, dtype, low, high, seed=5),), kw, name=f"kw{i}") for i, (s, kw) in enumerate(extra)]
+            out.append(
+                SampleInput(
+                    (make((len(EDGE_FLOATS),), dtype, values=EDGE_FLOATS),), grad=False, name="edge"
+                )
+            )
+        out += [
+            SampleInput((make(s, dtype, low, high, seed=5),), kw, name=f"kw{i}")
+            for i, (s, kw) in enumerate(extra)
+        ]
         return out
 
     return gen
@@ -77,7 +86,9 @@ def binary(
         if scalar is not None:
             out.append(SampleInput((a((2, 3), 13), scalar_for(dtype, scalar)), name="scalar"))
             if scalar_first:
-                out.append(SampleInput((scalar_for(dtype, scalar), b((2, 3), 14)), name="scalar-first"))
+                out.append(
+                    SampleInput((scalar_for(dtype, scalar), b((2, 3), 14)), name="scalar-first")
+                )
         if mixed:
             out.append(
                 SampleInput(
@@ -96,7 +107,9 @@ def binary(
 
 def binary_errors(lib=None):
     """Shapes that do not broadcast."""
-    return [SampleInput((make((2, 3), torch.float32), make((4,), torch.float32)), name="no-broadcast")]
+    return [
+        SampleInput((make((2, 3), torch.float32), make((4,), torch.float32)), name="no-broadcast")
+    ]
 
 
 def ternary(low=-3.0, high=3.0, third=None, third_low=None, third_high=None):
@@ -122,13 +135,17 @@ def ternary(low=-3.0, high=3.0, third=None, third_low=None, third_high=None):
             SampleInput((a((0, 3), 13), a((0, 3), 14), a((3,), 15, tl, th)), name="empty"),
         ]
         if third is not None:
-            out.append(SampleInput((a((2, 3), 16), a((2, 3), 17), scalar_for(dtype, third)), name="scalar"))
+            out.append(
+                SampleInput((a((2, 3), 16), a((2, 3), 17), scalar_for(dtype, third)), name="scalar")
+            )
         return out
 
     return gen
 
 
-def reduction(low=-3.0, high=3.0, dims=True, keepdim=True, dim_kw="dim", full=True, multi_dim=True, empty=True):
+def reduction(
+    low=-3.0, high=3.0, dims=True, keepdim=True, dim_kw="dim", full=True, multi_dim=True, empty=True
+):
     """One tensor reduced: the whole tensor, along a dim (negative too), keepdim,
     several dims, a 0-dim input, an empty input, a transposed input."""
 

@@ -50,23 +50,20 @@ class Threshold(Module):
 
 
 class Hardtanh(Module):
-    def __init__(
-        self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False, min_value=None, max_value=None
-    ):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False, min_value=None,
+                 max_value=None):
         super().__init__()
         if min_value is not None:
             import warnings
 
-            warnings.warn(
-                "keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning, stacklevel=2
-            )
+            warnings.warn("keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning,
+                          stacklevel=2)
             min_val = min_value
         if max_value is not None:
             import warnings
 
-            warnings.warn(
-                "keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning, stacklevel=2
-            )
+            warnings.warn("keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning,
+                          stacklevel=2)
             max_val = max_value
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
         assert self.max_val > self.min_val

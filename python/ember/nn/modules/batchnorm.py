@@ -53,9 +53,15 @@ class _NormBase(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if self.track_running_stats:
-            self.register_buffer("running_mean", ember.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", ember.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", ember.zeros((), dtype=ember.long, device=device))
+            self.register_buffer(
+                "running_mean", ember.zeros(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "running_var", ember.ones(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "num_batches_tracked", ember.zeros((), dtype=ember.long, device=device)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -92,9 +98,13 @@ class _BatchNorm(_NormBase):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+            factor = (
+                1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+            )
         # Batch statistics in training, and in eval when there are no running ones.
-        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
+        bn_training = (
+            True if self.training else (self.running_mean is None and self.running_var is None)
+        )
         use_buffers = not self.training or self.track_running_stats
         return F.batch_norm(
             input,

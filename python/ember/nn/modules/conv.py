@@ -68,7 +68,9 @@ class _ConvNd(Module):
         valid_padding_strings = {"same", "valid"}
         if isinstance(padding, str):
             if padding not in valid_padding_strings:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}"
+                )
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
@@ -237,7 +239,9 @@ class _ConvTransposeNd(_ConvNd):
         dtype=None,
     ):
         if padding_mode != "zeros":
-            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {self.__class__.__name__}'
+            )
         super().__init__(
             in_channels,
             out_channels,
@@ -254,7 +258,9 @@ class _ConvTransposeNd(_ConvNd):
             dtype=dtype,
         )
 
-    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+    def _output_padding(
+        self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None
+    ):
         """The output_padding that makes the output output_size (or the module's own without one)."""
         if output_size is None:
             return _single(self.output_padding)

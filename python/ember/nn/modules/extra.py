@@ -139,18 +139,8 @@ class LocalResponseNorm(Module):
 class _InstanceNorm(_NormBase):
     _no_batch_dim = 0
 
-    def __init__(
-        self,
-        num_features,
-        eps=1e-5,
-        momentum=0.1,
-        affine=False,
-        track_running_stats=False,
-        device=None,
-        dtype=None,
-        *,
-        bias=True,
-    ):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False,
+                 device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _check_input_dim(self, input):
@@ -159,16 +149,9 @@ class _InstanceNorm(_NormBase):
             raise ValueError(f"expected {n}D or {n + 1}D input (got {input.dim()}D input)")
 
     def _apply_instance_norm(self, input):
-        return F.instance_norm(
-            input,
-            self.running_mean,
-            self.running_var,
-            self.weight,
-            self.bias,
-            self.training or not self.track_running_stats,
-            self.momentum if self.momentum is not None else 0.0,
-            self.eps,
-        )
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -275,9 +258,8 @@ class ChannelShuffle(Module):
 class Bilinear(Module):
     __constants__ = ["in1_features", "in2_features", "out_features"]
 
-    def __init__(
-        self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None, dtype=None
-    ):
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(ember.empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
@@ -347,8 +329,10 @@ class _LPPoolNd(Module):
         self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
 
     def extra_repr(self) -> str:
-        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
-            **self.__dict__
+        return (
+            "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+                **self.__dict__
+            )
         )
 
 

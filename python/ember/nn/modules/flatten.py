@@ -10,7 +10,9 @@ __all__ = ["Flatten", "Unflatten"]
 def _wrap(dim, ndim):
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         lo, hi = -max(ndim, 1), max(ndim, 1) - 1
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
     return dim % max(ndim, 1)
 
 
@@ -68,7 +70,9 @@ class Unflatten(Module):
                         + f"but found element of type {type(elem).__name__} at pos {idx}"
                     )
             return
-        raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}")
+        raise TypeError(
+            f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}"
+        )
 
     def forward(self, input):
         if hasattr(input, "unflatten"):

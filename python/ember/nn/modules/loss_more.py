@@ -79,58 +79,43 @@ class CosineEmbeddingLoss(_Loss):
 class MultiMarginLoss(_WeightedLoss):
     __constants__ = ["p", "margin", "reduction"]
 
-    def __init__(
-        self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None, reduction: str = "mean"
-    ):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                 reduction: str = "mean"):
         super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
         if weight is not None and weight.dim() != 1:
-            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+            raise ValueError(
+                f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead"
+            )
         self.p = p
         self.margin = margin
 
     def forward(self, input, target):
-        return F.multi_margin_loss(
-            input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
-        )
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
 
 
 class TripletMarginLoss(_Loss):
     __constants__ = ["margin", "p", "eps", "swap", "reduction"]
 
-    def __init__(
-        self,
-        margin: float = 1.0,
-        p: float = 2.0,
-        eps: float = 1e-6,
-        swap: bool = False,
-        size_average=None,
-        reduce=None,
-        reduction: str = "mean",
-    ):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):
-        return F.triplet_margin_loss(
-            anchor,
-            positive,
-            negative,
-            margin=self.margin,
-            p=self.p,
-            eps=self.eps,
-            swap=self.swap,
-            reduction=self.reduction,
-        )
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
     __constants__ = ["margin", "swap", "reduction"]
 
-    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False, reduction: str = "mean"):
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean"):
         super().__init__(size_average=None, reduce=None, reduction=reduction)
         if margin <= 0:
             raise ValueError(
@@ -141,36 +126,22 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
-        return F.triplet_margin_with_distance_loss(
-            anchor,
-            positive,
-            negative,
-            distance_function=self.distance_function,
-            margin=self.margin,
-            swap=self.swap,
-            reduction=self.reduction,
-        )
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
     __constants__ = ["log_input", "full", "eps", "reduction"]
 
-    def __init__(
-        self,
-        log_input: bool = True,
-        full: bool = False,
-        size_average=None,
-        eps: float = 1e-8,
-        reduce=None,
-        reduction: str = "mean",
-    ):
+    def __init__(self, log_input: bool = True, full: bool = False, size_average=None, eps: float = 1e-8,
+                 reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
-        return F.poisson_nll_loss(
-            log_input, target, log_input=self.log_input, full=self.full, eps=self.eps, reduction=self.reduction
-        )
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                  reduction=self.reduction)
 
 
 class GaussianNLLLoss(_Loss):
@@ -185,7 +156,8 @@ class GaussianNLLLoss(_Loss):
 
 
 class NLLLoss2d(NLLLoss):
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None, reduction: str = "mean"):
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
         import warnings
 
         warnings.warn(

@@ -49,6 +49,7 @@ class Module:
         sa(self, "_backward_hooks", OrderedDict())
         sa(self, "_backward_pre_hooks", OrderedDict())
 
+
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 

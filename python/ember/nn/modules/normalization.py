@@ -39,7 +39,9 @@ class LayerNorm(Module):
         if self.elementwise_affine:
             self.weight = Parameter(ember.empty(self.normalized_shape, device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(ember.empty(self.normalized_shape, device=device, dtype=dtype))
+                self.bias = Parameter(
+                    ember.empty(self.normalized_shape, device=device, dtype=dtype)
+                )
             else:
                 self.register_parameter("bias", None)
         else:
@@ -70,12 +72,16 @@ class GroupNorm(Module):
         "affine",
     )
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True
+    ):
         super().__init__()
         import ember
 
         if num_channels % num_groups != 0:
-            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps

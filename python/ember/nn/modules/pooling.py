@@ -18,7 +18,9 @@ class _MaxPoolNd(Module):
         "ceil_mode",
     )
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
+    ):
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -29,7 +31,8 @@ class _MaxPoolNd(Module):
 
     def extra_repr(self) -> str:
         return (
-            "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, ceil_mode={ceil_mode}"
+            "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
+            "ceil_mode={ceil_mode}"
         ).format(**self.__dict__)
 
 
@@ -77,7 +80,9 @@ def _single(x):
 
 
 class AvgPool1d(_AvgPoolNd):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
+    ):
         super().__init__()
         self.kernel_size = _single(kernel_size)
         self.stride = _single(stride if stride is not None else kernel_size)

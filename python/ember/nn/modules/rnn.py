@@ -106,7 +106,11 @@ class RNNBase(Module):
         self.proj_size = proj_size
         num_directions = 2 if bidirectional else 1
 
-        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        if (
+            not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
             raise ValueError(
                 "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
             )
@@ -119,7 +123,8 @@ class RNNBase(Module):
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):
-            raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+            raise TypeError(
+                f"batch_first should be of type bool, got: {type(batch_first).__name__}")
         if not isinstance(input_size, int):
             raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
         if input_size <= 0:
@@ -228,13 +233,9 @@ class RNNBase(Module):
     # ---- the layer loop -----------------------------------------------------------
 
     def _use_layer_op(self, x):
-        return (
-            self.mode == "LSTM"
-            and self.proj_size == 0
-            and x.dtype in (ember.float32, ember.float64)
-            and x.device.type == "cpu"
-            and x.numel() != 0
-        )
+        return (self.mode == "LSTM" and self.proj_size == 0
+                and x.dtype in (ember.float32, ember.float64)
+                and x.device.type == "cpu" and x.numel() != 0)
 
     def _layers(self, x, run_direction):
         """Stacks the layers: run_direction(layer_input, idx, weights, reverse)
@@ -271,23 +272,9 @@ class RNNBase(Module):
                     no_bias.append(ember.zeros(p[0].size(0), dtype=x.dtype))
                 b_ih = b_hh = no_bias[0]
             out, h, c, _ = ember.mkldnn_rnn_layer(
-                layer_input,
-                p[0],
-                p[1],
-                b_ih,
-                b_hh,
-                hx[idx],
-                cx[idx],
-                reverse,
-                [],
-                2,
-                self.hidden_size,
-                self.num_layers,
-                self.bias,
-                self.bidirectional,
-                False,
-                self.training,
-            )
+                layer_input, p[0], p[1], b_ih, b_hh, hx[idx], cx[idx], reverse, [], 2,
+                self.hidden_size, self.num_layers, self.bias, self.bidirectional, False,
+                self.training)
             return out, h, c
 
         output, h_n, c_n = self._layers(x, run_direction)
@@ -310,7 +297,7 @@ class RNNBase(Module):
             h = hx[idx]
             c = cx[idx] if cx is not None else None
             seq = [None] * T
-            for t in range(T - 1, -1, -1) if reverse else range(T):
+            for t in (range(T - 1, -1, -1) if reverse else range(T)):
                 if self.mode == "LSTM":
                     h, c = _lstm_step(steps[t], h, c, w_hh, b_hh, w_hr)
                 elif self.mode == "GRU":
@@ -361,11 +348,8 @@ class RNNBase(Module):
             batch = input.size(0) if self.batch_first else input.size(1)
             size = self.proj_size if self.proj_size > 0 else self.hidden_size
             h0 = ember.zeros((self.num_layers * num_directions, batch, size), dtype=input.dtype)
-            c0 = (
-                ember.zeros((self.num_layers * num_directions, batch, self.hidden_size), dtype=input.dtype)
-                if is_lstm
-                else None
-            )
+            c0 = ember.zeros((self.num_layers * num_directions, batch, self.hidden_size), dtype=input.dtype) \
+                if is_lstm else None
         elif is_lstm:
             self.check_hidden_size(h0, expected, "Expected hidden[0] size {}, got {}")
             expected_c = (expected[0], expected[1], self.hidden_size)
@@ -389,19 +373,8 @@ class RNNBase(Module):
 class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
 
-    def __init__(
-        self,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        nonlinearity="tanh",
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        device=None,
-        dtype=None,
-    ):
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -409,18 +382,8 @@ class RNN(RNNBase):
         else:
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         self.nonlinearity = nonlinearity
-        super().__init__(
-            mode,
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            device=device,
-            dtype=dtype,
-        )
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         return self._forward(input, hx, "RNN")
@@ -429,32 +392,10 @@ class RNN(RNNBase):
 class LSTM(RNNBase):
     """Long short-term memory, gates i, f, g, o; optional projection of h (proj_size)."""
 
-    def __init__(
-        self,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        proj_size=0,
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            "LSTM",
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            proj_size,
-            device=device,
-            dtype=dtype,
-        )
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device=device, dtype=dtype)
 
     def get_expected_cell_size(self, input, batch_sizes=None):
         mini_batch = input.size(0) if self.batch_first else input.size(1)
@@ -468,30 +409,10 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     """Gated recurrent unit, gates r, z, n."""
 
-    def __init__(
-        self,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            "GRU",
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            device=device,
-            dtype=dtype,
-        )
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         return self._forward(input, hx, "GRU")

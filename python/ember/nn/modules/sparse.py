@@ -13,20 +13,8 @@ __all__ = ["Embedding"]
 class Embedding(Module):
     """A lookup table of num_embeddings vectors of size embedding_dim."""
 
-    def __init__(
-        self,
-        num_embeddings,
-        embedding_dim,
-        padding_idx=None,
-        max_norm=None,
-        norm_type=2.0,
-        scale_grad_by_freq=False,
-        sparse=False,
-        _weight=None,
-        _freeze=False,
-        device=None,
-        dtype=None,
-    ):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
         import ember
 
@@ -43,14 +31,12 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(
-                ember.empty((num_embeddings, embedding_dim), device=device, dtype=dtype), requires_grad=not _freeze
-            )
+            self.weight = Parameter(ember.empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+                                    requires_grad=not _freeze)
             self.reset_parameters()
         else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], (
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
                 "Shape of weight does not match num_embeddings and embedding_dim"
-            )
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
 
@@ -66,9 +52,8 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
-        return F.embedding(
-            input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse
-        )
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -85,26 +70,10 @@ class Embedding(Module):
         return s
 
     @classmethod
-    def from_pretrained(
-        cls,
-        embeddings,
-        freeze=True,
-        padding_idx=None,
-        max_norm=None,
-        norm_type=2.0,
-        scale_grad_by_freq=False,
-        sparse=False,
-    ):
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
         assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
-        return cls(
-            num_embeddings=rows,
-            embedding_dim=cols,
-            _weight=embeddings,
-            _freeze=freeze,
-            padding_idx=padding_idx,
-            max_norm=max_norm,
-            norm_type=norm_type,
-            scale_grad_by_freq=scale_grad_by_freq,
-            sparse=sparse,
-        )
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)

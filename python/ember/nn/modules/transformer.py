@@ -202,27 +202,17 @@ class TransformerEncoder(Module):
             return False
         if ember.is_grad_enabled():
             attn = first.self_attn
-            args = [
-                src,
-                attn.in_proj_weight,
-                attn.in_proj_bias,
-                attn.out_proj.weight,
-                attn.out_proj.bias,
-                first.norm1.weight,
-                first.norm1.bias,
-                first.norm2.weight,
-                first.norm2.bias,
-                first.linear1.weight,
-                first.linear1.bias,
-                first.linear2.weight,
-                first.linear2.bias,
-            ]
+            args = [src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                    first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                    first.linear1.weight, first.linear1.bias, first.linear2.weight, first.linear2.bias]
             if any(a is not None and a.requires_grad for a in args):
                 return False
         return True
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", "mask", mask, src.dtype)
+        src_key_padding_mask = _canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", "mask", mask, src.dtype
+        )
         mask = _canonical_mask(mask, "mask", None, None, src.dtype)
         nested = self._nested(src, mask, src_key_padding_mask)
         first = self.layers[0]
@@ -289,17 +279,8 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation) if isinstance(activation, str) else activation
 
-    def forward(
-        self,
-        tgt,
-        memory,
-        tgt_mask=None,
-        memory_mask=None,
-        tgt_key_padding_mask=None,
-        memory_key_padding_mask=None,
-        tgt_is_causal=False,
-        memory_is_causal=False,
-    ):
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -312,15 +293,13 @@ class TransformerDecoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal, need_weights=False
-        )[0]
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
+                           need_weights=False)[0]
         return self.dropout1(x)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
-        x = self.multihead_attn(
-            x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal, need_weights=False
-        )[0]
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)
 
     def _ff_block(self, x):
@@ -339,31 +318,15 @@ class TransformerDecoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(
-        self,
-        tgt,
-        memory,
-        tgt_mask=None,
-        memory_mask=None,
-        tgt_key_padding_mask=None,
-        memory_key_padding_mask=None,
-        tgt_is_causal=None,
-        memory_is_causal=False,
-    ):
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
         output = tgt
         seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
         tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
         for mod in self.layers:
-            output = mod(
-                output,
-                memory,
-                tgt_mask=tgt_mask,
-                memory_mask=memory_mask,
-                tgt_key_padding_mask=tgt_key_padding_mask,
-                memory_key_padding_mask=memory_key_padding_mask,
-                tgt_is_causal=tgt_is_causal,
-                memory_is_causal=memory_is_causal,
-            )
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
         if self.norm is not None:
             output = self.norm(output)
         return output
@@ -396,35 +359,15 @@ class Transformer(Module):
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            encoder_layer = TransformerEncoderLayer(
-                d_model,
-                nhead,
-                dim_feedforward,
-                dropout,
-                activation,
-                layer_norm_eps,
-                batch_first,
-                norm_first,
-                bias,
-                **kw,
-            )
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, **kw)
             encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
             self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            decoder_layer = TransformerDecoderLayer(
-                d_model,
-                nhead,
-                dim_feedforward,
-                dropout,
-                activation,
-                layer_norm_eps,
-                batch_first,
-                norm_first,
-                bias,
-                **kw,
-            )
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, **kw)
             decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
             self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
         self._reset_parameters()
@@ -432,36 +375,19 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(
-        self,
-        src,
-        tgt,
-        src_mask=None,
-        tgt_mask=None,
-        memory_mask=None,
-        src_key_padding_mask=None,
-        tgt_key_padding_mask=None,
-        memory_key_padding_mask=None,
-        src_is_causal=None,
-        tgt_is_causal=None,
-        memory_is_causal=False,
-    ):
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
         is_batched = src.dim() == 3
         if is_batched and src.size(0 if self.batch_first else 1) != tgt.size(0 if self.batch_first else 1):
             raise RuntimeError("the batch number of src and tgt must be equal")
         if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
-        return self.decoder(
-            tgt,
-            memory,
-            tgt_mask=tgt_mask,
-            memory_mask=memory_mask,
-            tgt_key_padding_mask=tgt_key_padding_mask,
-            memory_key_padding_mask=memory_key_padding_mask,
-            tgt_is_causal=tgt_is_causal,
-            memory_is_causal=memory_is_causal,
-        )
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):

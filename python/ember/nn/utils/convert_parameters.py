@@ -19,5 +19,5 @@ def vector_to_parameters(vec, parameters):
     pointer = 0
     for p in parameters:
         n = p.numel()
-        p.data = vec[pointer : pointer + n].view_as(p).data
+        p.data = vec[pointer:pointer + n].view_as(p).data
         pointer += n

@@ -173,7 +173,10 @@ class Subset(Dataset):
     def __init__(self, dataset, indices):
         self.dataset = dataset
         self.indices = indices
-        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+        if (
+            type(self).__getitem__ is not Subset.__getitem__
+            and type(self).__getitems__ is Subset.__getitems__
+        ):
             raise NotImplementedError(
                 f"{type(self).__name__} overrides __getitem__ but not __getitems__. "
                 "When subclassing Subset and overriding __getitem__, you must also override "
@@ -222,4 +225,7 @@ def random_split(dataset, lengths, generator=None):
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = _random.randperm(sum(lengths), generator=generator)
-    return [Subset(dataset, indices[end - n : end]) for end, n in zip(itertools.accumulate(lengths), lengths)]
+    return [
+        Subset(dataset, indices[end - n : end])
+        for end, n in zip(itertools.accumulate(lengths), lengths)
+    ]

@@ -53,9 +53,13 @@ class RandomSampler(Sampler):
         self._num_samples = num_samples
         self.generator = generator
         if not isinstance(self.replacement, bool):
-            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={self.replacement}"
+            )
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={self.num_samples}"
+            )
 
     @property
     def num_samples(self):
@@ -101,12 +105,18 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
         if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
         weights = ember.as_tensor(weights, dtype=ember.float64)
         if len(weights.shape) != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+            raise ValueError(
+                f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}"
+            )
         self.weights = weights
         self.num_samples = num_samples
         self.replacement = replacement
@@ -115,9 +125,13 @@ class WeightedRandomSampler(Sampler):
     def __iter__(self):
         fn = getattr(ember, "multinomial", None)
         if fn is not None:
-            yield from fn(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+            yield from fn(
+                self.weights, self.num_samples, self.replacement, generator=self.generator
+            ).tolist()
             return
-        yield from _multinomial(self.weights.tolist(), self.num_samples, self.replacement, self.generator)
+        yield from _multinomial(
+            self.weights.tolist(), self.num_samples, self.replacement, self.generator
+        )
 
     def __len__(self):
         return self.num_samples
@@ -132,7 +146,9 @@ def _multinomial(weights, num_samples, replacement, generator):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     weights = list(weights)
     if not replacement and num_samples > sum(1 for w in weights if w > 0):
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
     out = []
     for _ in range(num_samples):
         cdf = list(itertools.accumulate(weights))
@@ -151,7 +167,9 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler, batch_size, drop_last):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler

@@ -30,7 +30,10 @@ def default_convert(data):
     if isinstance(data, ember.Tensor):
         return data
     if _is_numpy_type(elem_type) and elem_type.__name__ not in ("str_", "string_"):
-        if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
+        if (
+            elem_type.__name__ == "ndarray"
+            and np_str_obj_array_pattern.search(data.dtype.str) is not None
+        ):
             return data
         return ember.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
@@ -77,13 +80,27 @@ def collate(batch, *, collate_fn_map=None):
         try:
             if isinstance(elem, collections.abc.MutableMapping):
                 clone = copy.copy(elem)
-                clone.update({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem})
+                clone.update(
+                    {
+                        key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
+                        for key in elem
+                    }
+                )
                 return clone
-            return elem_type({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem})
+            return elem_type(
+                {
+                    key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
+                    for key in elem
+                }
+            )
         except TypeError:
-            return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
+            return {
+                key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem
+            }
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
+        return elem_type(
+            *(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch))
+        )
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         elem_size = len(next(it))
@@ -98,7 +115,9 @@ def collate(batch, *, collate_fn_map=None):
                 for i, samples in enumerate(transposed):
                     clone[i] = collate(samples, collate_fn_map=collate_fn_map)
                 return clone
-            return elem_type([collate(samples, collate_fn_map=collate_fn_map) for samples in transposed])
+            return elem_type(
+                [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
+            )
         except TypeError:
             return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
     raise TypeError(default_collate_err_msg_format.format(elem_type))

@@ -133,7 +133,9 @@ def send(sock, obj):
     fds = pickler.fds
     header = _HEADER.pack(len(payload), len(fds))
     if fds:
-        sock.sendmsg([header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds[:_MAX_FDS]))])
+        sock.sendmsg(
+            [header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds[:_MAX_FDS]))]
+        )
         for k in range(_MAX_FDS, len(fds), _MAX_FDS):
             sock.sendmsg(
                 [b"\0"],

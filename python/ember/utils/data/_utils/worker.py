@@ -53,7 +53,9 @@ def _numpy_seed(base_seed, worker_id):
     (worker_id, low and high words of base_seed, 0), as PyTorch."""
     import numpy as np
 
-    return np.random.SeedSequence([worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]).generate_state(4)
+    return np.random.SeedSequence(
+        [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    ).generate_state(4)
 
 
 def _seed_worker(base_seed, worker_id):
@@ -151,7 +153,9 @@ def _worker_loop(
             except (BrokenPipeError, ConnectionError):
                 break
             except Exception:  # the batch could not be sent (e.g. it does not pickle)
-                shared.send(sock, (idx, ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")))
+                shared.send(
+                    sock, (idx, ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"))
+                )
             del data
     except KeyboardInterrupt:
         pass  # the main process sees the interrupt too
