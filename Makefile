@@ -11,12 +11,12 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test build venv deps-build deps-test deps-demo gtest onednn ctest pytest clean graph wheel sdist bench
+.PHONY: demo test build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel sdist bench
 
 demo: deps-demo onednn build
 	$(PY) examples/train_digits.py
 
-test: deps-test gtest onednn
+test: deps-test gtest onednn gloo
 	BUILD_TEST=1 $(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory ctest pytest
 
@@ -60,6 +60,16 @@ onednn:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  ( $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libdnnl-dev >/dev/null ) \
 	    || echo "warning: libdnnl-dev not installed; building without oneDNN"; \
+	fi
+
+# Gloo (Debian's libgloo-dev) for ember.distributed's CPU collectives; optional:
+# without it Ember builds, and the gloo backend reports itself not built.
+gloo:
+	@if [ ! -f /usr/include/gloo/rendezvous/context.h ]; then \
+	  echo "installing Gloo (libgloo-dev)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  ( $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libgloo-dev >/dev/null ) \
+	    || echo "warning: libgloo-dev not installed; building without the gloo backend"; \
 	fi
 
 # Side-by-side benchmarks against PyTorch; writes BENCHMARKS.md and benchmarks/results.json.

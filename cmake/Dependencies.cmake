@@ -82,6 +82,25 @@ if(USE_ONEDNN)
   endif()
 endif()
 
+# ---- Gloo (optional CPU collectives) ------------------------------------------
+# Debian's libgloo-dev (`make gloo`). Without it the distributed layer still
+# builds (stores, ProcessGroup), and the gloo backend reports itself missing.
+set(EMBER_GLOO_FOUND OFF)
+if(USE_DISTRIBUTED AND USE_GLOO)
+  find_path(EMBER_GLOO_INCLUDE_DIR gloo/rendezvous/context.h)
+  find_library(EMBER_GLOO_LIBRARY gloo)
+  if(EXISTS "${EMBER_GLOO_INCLUDE_DIR}/gloo/rendezvous/context.h" AND EXISTS "${EMBER_GLOO_LIBRARY}")
+    set(EMBER_GLOO_FOUND ON)
+    add_library(ember_gloo INTERFACE)
+    target_include_directories(ember_gloo INTERFACE ${EMBER_GLOO_INCLUDE_DIR})
+    target_link_libraries(ember_gloo INTERFACE ${EMBER_GLOO_LIBRARY})
+    target_compile_definitions(ember_gloo INTERFACE EMBER_USE_GLOO)
+  else()
+    message(STATUS "ember: Gloo not found; the gloo backend is not built (for Gloo: make gloo, "
+                   "or apt-get install libgloo-dev)")
+  endif()
+endif()
+
 # ---- CUDA (plumbing) ---------------------------------------------------------
 set(EMBER_CUDA_VERSION "")
 if(USE_CUDA)

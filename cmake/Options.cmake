@@ -53,9 +53,9 @@ endif()
 ember_env_option(USE_OPENMP "Use OpenMP for intra-op parallelism" ON)
 # Used only when the library is found (cmake/Dependencies.cmake).
 ember_env_option(USE_ONEDNN "Use oneDNN for float32 convolution when found" ON)
-ember_env_option(USE_DISTRIBUTED "Build distributed support (plumbing only)" ON)
-ember_env_cache(USE_GLOO "Use Gloo for CPU collectives")
-cmake_dependent_option(USE_GLOO "Use Gloo for CPU collectives" ON "USE_DISTRIBUTED" OFF)
+ember_env_option(USE_DISTRIBUTED "Build ember.distributed (stores, process groups)" ON)
+ember_env_cache(USE_GLOO "Use Gloo for CPU collectives when found")
+cmake_dependent_option(USE_GLOO "Use Gloo for CPU collectives when found" ON "USE_DISTRIBUTED" OFF)
 
 # USE_CUDA defaults to on when a CUDA compiler is found.
 include(CheckLanguage)

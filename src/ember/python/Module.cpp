@@ -16,33 +16,12 @@
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyInterop.h"
+#include "ember/python/PyNanobind.h"
 #include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
 #include "ember/python/PyTypes.h"
 
 namespace nb = nanobind;
-
-// Tensors cross the nanobind boundary as the same objects the hand-written
-// bindings use.
-namespace nanobind::detail {
-template <>
-struct type_caster<ember::Tensor> {
-  NB_TYPE_CASTER(ember::Tensor, const_name("Tensor"))
-  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
-    if (!ember::python::is_tensor(src.ptr())) return false;
-    value = ember::python::unpack_tensor(src.ptr());
-    return true;
-  }
-  static handle from_cpp(const ember::Tensor& t, rv_policy, cleanup_list*) noexcept {
-    try {
-      return ember::python::wrap(t);
-    } catch (...) {
-      ember::python::translate_exception();
-      return handle();
-    }
-  }
-};
-}  // namespace nanobind::detail
 
 namespace ember::python {
 
@@ -113,6 +92,9 @@ void init_module(nb::module_& m) {
   init_factories(m);
   init_autocast(m);
   init_profiler(m);
+#ifdef EMBER_USE_DISTRIBUTED
+  init_distributed(m);
+#endif
 
   static std::vector<PyMethodDef> functions;
   std::vector<PyMethodDef> unused;

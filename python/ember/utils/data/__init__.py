@@ -3,6 +3,7 @@
 from ember.utils.data._utils.collate import default_collate, default_convert
 from ember.utils.data._utils.worker import WorkerInfo, get_worker_info
 from ember.utils.data.dataloader import DataLoader, _DatasetKind  # noqa: F401
+from ember.utils.data.distributed import DistributedSampler
 from ember.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -27,6 +28,7 @@ __all__ = [
     "ChainDataset",
     "ConcatDataset",
     "DataLoader",
+    "DistributedSampler",
     "Dataset",
     "IterableDataset",
     "RandomSampler",

@@ -1,0 +1,82 @@
+#pragma once
+// The ProcessGroup interface (c10d's Backend) and its Work handles. A
+// backend runs collectives over CPU tensors; every call returns a Work that
+// completes when the operation has finished on this rank.
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ember/distributed/Store.h"
+#include "ember/ops/Tensor.h"
+
+namespace ember::distributed {
+
+// PyTorch's ReduceOp values, in its order.
+enum class ReduceOp : uint8_t { SUM = 0, AVG = 1, PRODUCT = 2, MIN = 3, MAX = 4, BAND = 5, BOR = 6, BXOR = 7 };
+
+class EMBER_DIST_API Work {
+ public:
+  virtual ~Work() = default;
+  // Blocks until the operation finished (or timeout, when positive, ran out);
+  // rethrows its error. Returns true.
+  virtual bool wait(Millis timeout = Millis(0));
+  bool is_completed();
+  bool is_success();
+  std::exception_ptr exception();
+  // Tensors the operation wrote (for Work.result()).
+  std::vector<Tensor> result() const { return outputs_; }
+
+  void finish(std::exception_ptr error = nullptr);
+  std::vector<Tensor> outputs_;
+
+ protected:
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool completed_ = false;
+  std::exception_ptr error_;
+};
+
+struct AllToAllSplits {
+  std::vector<int64_t> output, input;  // elements per rank; empty: equal
+};
+
+class EMBER_DIST_API ProcessGroup {
+ public:
+  ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
+  virtual ~ProcessGroup() = default;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  virtual std::string backend_name() const = 0;
+
+  virtual std::shared_ptr<Work> allreduce(Tensor t, ReduceOp op) = 0;
+  virtual std::shared_ptr<Work> broadcast(Tensor t, int root) = 0;
+  virtual std::shared_ptr<Work> reduce(Tensor t, int root, ReduceOp op) = 0;
+  // outputs[i] receives rank i's input.
+  virtual std::shared_ptr<Work> allgather(std::vector<Tensor> outputs, Tensor input) = 0;
+  // output holds every rank's input, one after another.
+  virtual std::shared_ptr<Work> allgather_into(Tensor output, Tensor input) = 0;
+  // Rank r's output is the reduction of every rank's r-th chunk of input.
+  virtual std::shared_ptr<Work> reduce_scatter(Tensor output, Tensor input, ReduceOp op) = 0;
+  virtual std::shared_ptr<Work> gather(std::vector<Tensor> outputs, Tensor input, int root) = 0;
+  virtual std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int root) = 0;
+  virtual std::shared_ptr<Work> alltoall(Tensor output, Tensor input, AllToAllSplits splits) = 0;
+  virtual std::shared_ptr<Work> send(Tensor t, int dst, int tag) = 0;
+  virtual std::shared_ptr<Work> recv(Tensor t, int src, int tag) = 0;
+  virtual std::shared_ptr<Work> barrier() = 0;
+
+ protected:
+  int rank_, size_;
+};
+
+// Whether the Gloo backend was built into this library.
+EMBER_DIST_API bool gloo_available();
+// A Gloo process group over store; raises when Gloo was not built.
+EMBER_DIST_API std::shared_ptr<ProcessGroup> make_gloo_process_group(std::shared_ptr<Store> store, int rank, int size,
+                                                                     Millis timeout);
+
+}  // namespace ember::distributed

@@ -1,0 +1,91 @@
+// The stores and the Gloo process group, two ranks as two threads of this
+// process meeting through one HashStore.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <unistd.h>
+
+#include "ember/distributed/ProcessGroup.h"
+#include "ember/distributed/Store.h"
+#include "ember/ops/Ops.h"
+
+using namespace ember;
+using namespace ember::distributed;
+
+namespace {
+
+Bytes bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+void check_store(Store& s) {
+  s.set("a", bytes("1"));
+  EXPECT_EQ(s.get("a"), bytes("1"));
+  EXPECT_EQ(s.add("n", 4), 4);
+  EXPECT_EQ(s.add("n", -1), 3);
+  EXPECT_TRUE(s.check({"a", "n"}));
+  EXPECT_FALSE(s.check({"missing"}));
+  EXPECT_EQ(s.compare_set("a", bytes("1"), bytes("2")), bytes("2"));
+  EXPECT_EQ(s.compare_set("a", bytes("x"), bytes("3")), bytes("2"));
+  EXPECT_TRUE(s.delete_key("a"));
+  EXPECT_FALSE(s.check({"a"}));
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_ANY_THROW(s.wait({"never"}, std::chrono::milliseconds(100)));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
+}
+
+}  // namespace
+
+TEST(Store, HashStore) {
+  HashStore s;
+  check_store(s);
+}
+
+TEST(Store, PrefixStore) {
+  auto base = std::make_shared<HashStore>();
+  PrefixStore s("p", base);
+  check_store(s);
+  s.set("k", bytes("v"));
+  EXPECT_EQ(base->get("p/k"), bytes("v"));
+}
+
+TEST(Store, FileStore) {
+  std::string path = "/tmp/ember_filestore_test_" + std::to_string(::getpid());
+  {
+    FileStore s(path, 1);
+    check_store(s);
+  }
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  EXPECT_EQ(f, nullptr);  // the last instance removed the file
+  if (f) std::fclose(f);
+}
+
+TEST(Store, TCPStoreClientAndServer) {
+  TCPStore master("127.0.0.1", 0, true, std::chrono::seconds(5), 2, false);
+  TCPStore client("127.0.0.1", master.port(), false, std::chrono::seconds(5));
+  check_store(client);
+  client.set("shared", bytes("x"));
+  EXPECT_EQ(master.get("shared"), bytes("x"));
+}
+
+TEST(ProcessGroupGloo, AllReduceBetweenThreads) {
+  if (!gloo_available()) GTEST_SKIP() << "built without Gloo";
+  auto store = std::make_shared<HashStore>();
+  std::vector<std::vector<double>> results(2);
+  auto rank_main = [&](int rank) {
+    auto pg = make_gloo_process_group(store, rank, 2, std::chrono::seconds(10));
+    Tensor t = full({3}, Scalar(double(rank + 1)), ScalarType::Double);
+    pg->allreduce(t, ReduceOp::SUM)->wait();
+    Tensor m = full({3}, Scalar(double(rank + 1)), ScalarType::Double);
+    pg->allreduce(m, ReduceOp::AVG)->wait();
+    pg->barrier()->wait();
+    auto* p = t.data_ptr<double>();
+    auto* q = m.data_ptr<double>();
+    results[rank] = {p[0], p[2], q[1]};
+  };
+  std::thread a(rank_main, 0), b(rank_main, 1);
+  a.join();
+  b.join();
+  for (const auto& r : results) EXPECT_EQ(r, (std::vector<double>{3.0, 3.0, 1.5}));
+}
