@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 
+
 def _preload_blas():
     # libember_cpu finds BLAS through its RUNPATH in a normal install; loading
     # it here first also covers --target installs and editable rebuild mode.
@@ -103,6 +104,10 @@ del _name
 
 from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, testing, utils  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
+
+for _name, _fn in linalg.TOP_LEVEL.items():
+    globals()[_name] = _fn
+del _name, _fn
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
