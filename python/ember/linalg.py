@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import warnings
 
 import ember
 from ember import _C
@@ -196,10 +197,8 @@ def _write_out(out, result):
         return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
     if out.dtype != result.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    with ember.no_grad():
-        out.copy_(result)
+    # an exact copy through an out= operator, which resizes out as PyTorch does
+    ember.mul(result.detach(), 1, out=out)
     return out
 
 
@@ -221,7 +220,7 @@ def _is_vector_rhs(A, B):
 
 
 def _solve_impl(A, B, left, name, check_errors):
-    _check_dtype(A, name, "linalg_solve", True)
+    _check_dtype(A, name, "lu_cpu", True)
     _check_matrix(A, name, square=True)
     _check_same_dtype(A, B, name)
     vector = _is_vector_rhs(A, B)
@@ -240,7 +239,7 @@ def _solve_impl(A, B, left, name, check_errors):
     A2, B2 = _broadcast_batch(A, Bm)
     X, _LU, _piv, info = _ag.Solve.apply(A2, B2)
     if check_errors:
-        _raise_info(info, name, lambda c: "The solver failed because the input matrix is singular.")
+        _raise_info(info, "torch." + name, lambda c: "The solver failed because the input matrix is singular.")
     return (X.squeeze(-1) if vector else X), info
 
 
@@ -251,11 +250,13 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
 
 def solve(A, B, *, left=True, out=None):  # noqa: N803
     """The solution X of A X = B (left) or X A = B."""
-    X, _ = _solve_impl(A, B, left, "torch.linalg.solve", True)
+    X, _ = _solve_impl(A, B, left, "linalg.solve", True)
     return _write_out(out, X)
 
 
 def _inv_impl(A, name, check_errors):
+    if A.dtype in (ember.float16, ember.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_type_name(A)}")
     _check_dtype(A, name, "linalg_inv", True)
     _check_matrix(A, name, square=True)
     n = A.shape[-1]
@@ -409,6 +410,13 @@ def cholesky(A, *, upper=False, out=None):  # noqa: N803
 
 
 def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
+    _deprecated(
+        "cholesky",
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+        "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+        "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
+    )
     return _write_out(out, _cholesky_impl(input, upper, "linalg.cholesky", True)[0])
 
 
@@ -449,6 +457,13 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None): 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):  # noqa: N803
     """torch.triangular_solve: (X, A) with op(A) X = b."""
+    _deprecated(
+        "triangular_solve",
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
+        "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
+        "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+        "X = torch.linalg.solve_triangular(A, B).",
+    )
     M = A.mT if transpose else A
     X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return _write_out(out, _triangular_solve_t(X, A.clone()))
@@ -471,7 +486,24 @@ def qr(A, mode="reduced", *, out=None):  # noqa: N803
     return _write_out(out, _qr_t(Q, R))
 
 
+def _deprecated(key, message):
+    """PyTorch's deprecation warning, once per process."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+_WARNED: set = set()
+
+
 def _top_qr(input, some=True, *, out=None):  # noqa: A002
+    _deprecated(
+        "qr",
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+        "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+        "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+        "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+    )
     return _write_out(out, _qr_top_t(*qr(input, "reduced" if some else "complete")))
 
 
@@ -639,7 +671,7 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
-    if Bm.shape[-2] != A.shape[-2]:
+    if B.shape[-1 if vector else -2] != A.shape[-2]:
         raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
     m, n = A.shape[-2], A.shape[-1]
     if rcond is None:
@@ -798,7 +830,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         rest = [i for i in builtins.range(nd) if i not in (d0, d1)]
         B = B.permute(*rest, d0, d1)
         S = svdvals(B)
-        r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        if S.shape[-1] == 0:
+            r = S.sum(-1)
+        else:
+            r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
         if keepdim:
             r = r.unsqueeze(builtins.min(d0, d1)).unsqueeze(builtins.max(d0, d1))
     else:
@@ -831,9 +866,13 @@ def cond(A, p=None, *, out=None):  # noqa: N803
     _check_matrix(A, "linalg.cond")
     if p in (None, 2, -2):
         S = svdvals(A)
+        if S.shape[-1] == 0:
+            return _write_out(out, S.sum(-1))
         r = S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
         return _write_out(out, r)
     _check_matrix(A, "linalg.cond", square=True)
+    if A.numel() == 0:
+        return _write_out(out, ember.zeros(A.shape[:-2], dtype=A.dtype))
     Ainv, info = _inv_impl(A, "linalg.cond", False)
     r = matrix_norm(A, p) * matrix_norm(Ainv, p)
     bad = info != 0
@@ -916,6 +955,11 @@ def multi_dot(tensors, *, out=None):
 
 
 def chain_matmul(*matrices, out=None):
+    _deprecated(
+        "chain_matmul",
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
+        "instead, which accepts a list of two or more tensors rather than multiple parameters.",
+    )
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(list(matrices), out=out)
@@ -1151,7 +1195,31 @@ TOP_LEVEL = {
 
 
 def _top_lu_solve(b, LU_data, LU_pivots, *, out=None):  # noqa: N803
+    _deprecated(
+        "lu_solve",
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+        "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\n"
+        "should be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+    )
     return lu_solve(LU_data, LU_pivots, b, out=out)
 
 
 TOP_LEVEL["lu_solve"] = _top_lu_solve
+
+
+def _top_lu(A, pivot=True, get_infos=False, out=None):  # noqa: N803
+    """torch.lu: (LU, pivots) or (LU, pivots, infos)."""
+    _deprecated(
+        "lu",
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed "
+        "in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+        "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+        "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+        "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
+    )
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    result = (LU, piv, info) if get_infos else (LU, piv)
+    return _write_out(out, result) if out is not None else result
+
+
+TOP_LEVEL["lu"] = _top_lu
