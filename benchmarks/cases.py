@@ -295,6 +295,26 @@ def _labels(lib, shape, classes, seed=24):
     return _from_numpy(lib, arr.astype("int64"))
 
 
+# ---- (f) linear algebra (batched, float32) ---------------------------------------------------
+
+
+def _linalg(op, batch, n):
+    def make(lib):
+        a = _data(lib, (batch, n, n), seed=31)
+        spd = a @ a.mT + n * lib.eye(n)
+        b = _data(lib, (batch, n, 4), seed=32)
+        calls = {
+            "solve": lambda: lib.linalg.solve(a, b),
+            "cholesky": lambda: lib.linalg.cholesky(spd),
+            "qr": lambda: lib.linalg.qr(a),
+            "svd": lambda: lib.linalg.svd(a),
+            "eigh": lambda: lib.linalg.eigh(spd),
+        }
+        return calls[op]
+
+    return make
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -331,4 +351,9 @@ CASES = [
     Case("training", "CNN step (2 conv + BN, Adam, 64x1x28x28)", _train_step(_cnn, _images), 1.0),
     Case("training", "LSTM step (2x128, Adam, 16x64 tokens)", _train_step(_CharLSTM.build, _tokens), 1.0),
     Case("training", "GPT step (2 layers d128, AdamW, 16x64 tokens)", _train_step(_TinyGPT.build, _tokens), 1.0),
+    *[
+        Case("linalg", f"{op} {batch}x{n}x{n}", _linalg(op, batch, n), 1.0)
+        for op in ("solve", "cholesky", "qr", "svd", "eigh")
+        for batch, n in ((64, 64), (4, 512))
+    ],
 ]
