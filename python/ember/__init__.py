@@ -108,6 +108,7 @@ from ember.linalg import _torch_norm as norm  # noqa: E402
 for _name, _fn in linalg.TOP_LEVEL.items():
     globals()[_name] = _fn
 del _name, _fn
+linalg._install_methods(Tensor)
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401

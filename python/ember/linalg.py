@@ -614,13 +614,22 @@ def _svd_impl(A, full_matrices, compute_uv, name="linalg.svd"):  # noqa: N803
     return U, S, Vh
 
 
+def _check_driver(driver, name):
+    if driver is not None:
+        raise RuntimeError(
+            f"{name}: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+
+
 def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
     """(U, S, Vh) with A = U diag(S) Vh."""
+    _check_driver(driver, "torch.linalg.svd")
     return _write_out(out, _svd_t(*_svd_impl(A, full_matrices, True)))
 
 
 def svdvals(A, *, driver=None, out=None):  # noqa: N803
     """Singular values, descending."""
+    _check_driver(driver, "torch.linalg.svdvals")
     return _write_out(out, _svd_impl(A, False, False)[1])
 
 
@@ -1117,6 +1126,8 @@ def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
 
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     """The cross product of 3-vectors along dim."""
+    if input.dtype == ember.bool or other.dtype == ember.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
@@ -1141,6 +1152,10 @@ def vander(x, *, N=None):  # noqa: N803
     """Powers x^0 ... x^(N-1) in the last dim."""
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension. Got 0-dim tensor")
+    if x.dtype in (ember.bool, ember.float16, ember.bfloat16):
+        raise RuntimeError(
+            f"linalg.vander supports floating point, complex, and integer tensors, but got {_type_name(x)}"
+        )
     n = x.shape[-1] if N is None else N
     if n < 0:
         raise RuntimeError(f"N must be non-negative, but got N={n}")
@@ -1223,3 +1238,54 @@ def _top_lu(A, pivot=True, get_infos=False, out=None):  # noqa: N803
 
 
 TOP_LEVEL["lu"] = _top_lu
+
+
+def _top_cross(input, other, dim=None, *, out=None):  # noqa: A002
+    """torch.cross: dim None is the first dim of size 3."""
+    if dim is None:
+        _deprecated(
+            "cross",
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross in a future release.",
+        )
+        shape = ember.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return cross(input, other, dim=dim, out=out)
+
+
+TOP_LEVEL["cross"] = _top_cross
+
+# Tensor methods of the same names: tensor.det() is torch.det(tensor).
+_METHODS = (
+    "det",
+    "logdet",
+    "slogdet",
+    "inverse",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "qr",
+    "svd",
+    "lu",
+    "lu_solve",
+    "triangular_solve",
+    "pinverse",
+    "matrix_exp",
+    "matrix_power",
+    "geqrf",
+    "orgqr",
+    "ormqr",
+    "cross",
+)
+
+
+def _install_methods(tensor_cls):
+    for name in _METHODS:
+        fn = TOP_LEVEL[name]
+
+        def method(self, *args, _fn=fn, **kwargs):
+            return _fn(self, *args, **kwargs)
+
+        method.__name__ = method.__qualname__ = name
+        setattr(tensor_cls, name, method)
