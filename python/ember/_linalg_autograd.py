@@ -290,3 +290,80 @@ def _qr_backward_tall(Q, R, gQ, gR):
     part_a = Q @ (gR + _tri_solve(R, low.mT, True).mT)
     part_b = _tri_solve(R, (gQ - Q @ QtgQ).mT, True).mT
     return part_a + part_b
+
+
+class Inv(Solve):
+    """Solve with the identity: the inverse, recorded as PyTorch records it."""
+
+
+def _node_name(fn_cls, name):
+    """Gives fn_cls's backward node PyTorch's name (LinalgSolveExBackward0, ...)."""
+    fn_cls._backward_cls.__name__ = fn_cls._backward_cls.__qualname__ = name
+
+
+for _cls, _name in (
+    (Solve, "LinalgSolveExBackward0"),
+    (Inv, "LinalgInvExBackward0"),
+    (SolveTriangular, "LinalgSolveTriangularBackward0"),
+    (LuFactor, "LinalgLuFactorExBackward0"),
+    (Cholesky, "LinalgCholeskyExBackward0"),
+    (Eigh, "LinalgEighBackward0"),
+    (Svd, "LinalgSvdBackward0"),
+    (Qr, "LinalgQrBackward0"),
+):
+    _node_name(_cls, _name)
+del _cls, _name
+
+
+class _Named(Function):
+    """A composite recorded as one node with PyTorch's name: forward runs
+    fn without a graph; backward runs it again with one and differentiates
+    that (so it can be differentiated again)."""
+
+    @staticmethod
+    def forward(ctx, fn, mask, *inputs):
+        ctx.fn = fn
+        ctx.save_for_backward(*inputs)
+        out = fn(*inputs)
+        outs = out if isinstance(out, tuple) else (out,)
+        ctx.differentiable = [o.dtype.is_floating_point and (mask is None or m) for o, m in zip(outs, mask or outs)]
+        ctx.mark_non_differentiable(*[o for o, d in zip(outs, ctx.differentiable) if not d])
+        return out
+
+    @staticmethod
+    def backward(ctx, *grads):
+        inputs = ctx.saved_tensors
+        wanted = [x for x, need in zip(inputs, ctx.needs_input_grad[2:]) if need]
+        with ember.enable_grad():
+            out = ctx.fn(*inputs)
+        outs = out if isinstance(out, tuple) else (out,)
+        pairs = [(o, g) for o, g, d in zip(outs, grads, ctx.differentiable) if d and g is not None and o.requires_grad]
+        found = iter(
+            ember.autograd.grad(
+                [o for o, _ in pairs],
+                wanted,
+                [g for _, g in pairs],
+                create_graph=ember.is_grad_enabled(),
+                allow_unused=True,
+            )
+            if pairs and wanted
+            else [None] * len(wanted)
+        )
+        result = [next(found) if need else None for need in ctx.needs_input_grad[2:]]
+        return (None, None, *result)
+
+
+_NAMED = {}
+
+
+def named(name, fn, *inputs, mask=None):
+    """fn(*inputs), recorded as one node named `name` when a gradient is needed;
+    mask tells which outputs are differentiable (all float ones by default)."""
+    if not (ember.is_grad_enabled() and any(x.requires_grad for x in inputs)):
+        return fn(*inputs)
+    cls = _NAMED.get(name)
+    if cls is None:
+        cls = type(name.removesuffix("Backward0"), (_Named,), {})
+        _node_name(cls, name)
+        _NAMED[name] = cls
+    return cls.apply(fn, mask, *inputs)

@@ -261,7 +261,7 @@ def _inv_impl(A, name, check_errors):
     _check_matrix(A, name, square=True)
     n = A.shape[-1]
     eye = _eye(n, A).expand(*A.shape)
-    X, _LU, _piv, info = _ag.Solve.apply(A, eye)
+    X, _LU, _piv, info = _ag.Inv.apply(A, eye)
     if check_errors:
         _raise_info(info, name, _singular)
     return X, info
@@ -365,17 +365,30 @@ def _lu_diag(A, name):
     return LU.diagonal(0, -2, -1), sign
 
 
+def _det(A):  # noqa: N803
+    d, sign = _lu_diag(A, "linalg.det")
+    return sign * d.prod(-1)
+
+
 def det(A, *, out=None):  # noqa: N803
     """The determinant, from an LU factorization."""
-    d, sign = _lu_diag(A, "linalg.det")
-    return _write_out(out, sign * d.prod(-1))
+    _check_dtype(A, "linalg.det", "lu_cpu", True)
+    _check_matrix(A, "linalg.det", square=True)
+    return _write_out(out, _ag.named("LinalgDetBackward0", _det, A))
+
+
+def _slogdet(A):  # noqa: N803
+    d, sign = _lu_diag(A, "linalg.slogdet")
+    s = sign * ember.sign(d).prod(-1)
+    return s.detach() if s.requires_grad else s, d.abs().log().sum(-1)
 
 
 def slogdet(A, *, out=None):  # noqa: N803
     """(sign, log |det|)."""
-    d, sign = _lu_diag(A, "linalg.slogdet")
-    s = sign * ember.sign(d).prod(-1)
-    return _write_out(out, _slogdet_t(s.detach() if s.requires_grad else s, d.abs().log().sum(-1)))
+    _check_dtype(A, "linalg.slogdet", "lu_cpu", True)
+    _check_matrix(A, "linalg.slogdet", square=True)
+    sign, logabs = _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(False, True))
+    return _write_out(out, _slogdet_t(sign, logabs))
 
 
 def _top_slogdet(input, *, out=None):  # noqa: A002
@@ -665,6 +678,9 @@ class _Lstsq(ember.autograd.Function):
         return gA, gB, None, None
 
 
+_ag._node_name(_Lstsq, "LinalgLstsqBackward0")
+
+
 def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     """The least-squares solution of A X = B (LAPACK gelsy by default)."""
     name = "torch.linalg.lstsq"
@@ -731,6 +747,13 @@ def _tolerances(S_max, atol, rtol, like, default_rtol):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa: N803
     """The Moore-Penrose pseudo-inverse, from the SVD (or eigh when hermitian)."""
+    tensors = [t for t in (atol, rtol) if isinstance(t, ember.Tensor)]
+    if tensors or A.dim() < 2 or A.dtype not in _REAL:
+        return _write_out(out, _pinv(A, atol, rtol, hermitian))
+    return _write_out(out, _ag.named("LinalgPinvBackward0", lambda a: _pinv(a, atol, rtol, hermitian), A))
+
+
+def _pinv(A, atol, rtol, hermitian):  # noqa: N803
     if A.dim() < 2 or A.dtype not in _REAL:
         shape = ", ".join(str(s) for s in A.shape)
         raise RuntimeError(
@@ -754,8 +777,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa: N803
     keep = S > tol
     S_inv = ember.where(keep, 1 / ember.where(keep, S if not hermitian else w, ember.ones_like(S)), ember.zeros_like(S))
     if hermitian:
-        return _write_out(out, (V * S_inv.unsqueeze(-2)) @ V.mT)
-    return _write_out(out, (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT)
+        return (V * S_inv.unsqueeze(-2)) @ V.mT
+    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
 
 
 def _pinv_tol(smax, atol, rtol, default_rtol, like):
@@ -998,6 +1021,10 @@ def matrix_exp(A):  # noqa: N803
     """e^A: scaling and squaring with a Pade approximant (differentiable by composition)."""
     _check_matrix(A, "linalg.matrix_exp", square=True)
     _check_dtype(A, "linalg.matrix_exp", "linalg_matrix_exp", True)
+    return _ag.named("LinalgMatrixExpBackward0", _matrix_exp, A)
+
+
+def _matrix_exp(A):  # noqa: N803
     n = A.shape[-1]
     if A.numel() == 0:
         return A.clone()

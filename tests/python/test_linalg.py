@@ -788,3 +788,32 @@ def test_deprecation_warnings_match():
             call(ember)
         assert str(want[0].message).startswith(str(got[0].message)), name
     del a
+
+
+GRAD_FN_CASES = {
+    "inv": lambda L, x: L.linalg.inv(x),
+    "solve": lambda L, x: L.linalg.solve(x, x),
+    "det": lambda L, x: L.linalg.det(x),
+    "slogdet": lambda L, x: L.linalg.slogdet(x)[1],
+    "cholesky": lambda L, x: L.linalg.cholesky(x),
+    "qr": lambda L, x: L.linalg.qr(x)[0],
+    "eigh": lambda L, x: L.linalg.eigh(x)[0],
+    "eigvalsh": lambda L, x: L.linalg.eigvalsh(x),
+    "svd": lambda L, x: L.linalg.svd(x)[0],
+    "svdvals": lambda L, x: L.linalg.svdvals(x),
+    "lu_factor": lambda L, x: L.linalg.lu_factor(x)[0],
+    "solve_triangular": lambda L, x: L.linalg.solve_triangular(x, x, upper=True),
+    "lstsq": lambda L, x: L.linalg.lstsq(x, x)[0],
+    "matrix_exp": lambda L, x: L.linalg.matrix_exp(x),
+    "pinv": lambda L, x: L.linalg.pinv(x),
+}
+
+
+@pytest.mark.parametrize("case", list(GRAD_FN_CASES))
+def test_lapack_grad_fn_names(case):
+    fn = GRAD_FN_CASES[case]
+    t = (2 * torch.eye(3, dtype=torch.float64)).requires_grad_(True)
+    e = (2 * ember.eye(3, dtype=ember.float64)).requires_grad_(True)
+    got, want = fn(ember, e), fn(torch, t)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    assert repr(got) == repr(want)
