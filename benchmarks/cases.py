@@ -329,6 +329,26 @@ def _normal_sample(rsample):
     return make
 
 
+# ---- (f) linear algebra (batched, float32) ---------------------------------------------------
+
+
+def _linalg(op, batch, n):
+    def make(lib):
+        a = _data(lib, (batch, n, n), seed=31)
+        spd = a @ a.mT + n * lib.eye(n)
+        b = _data(lib, (batch, n, 4), seed=32)
+        calls = {
+            "solve": lambda: lib.linalg.solve(a, b),
+            "cholesky": lambda: lib.linalg.cholesky(spd),
+            "qr": lambda: lib.linalg.qr(a),
+            "svd": lambda: lib.linalg.svd(a),
+            "eigh": lambda: lib.linalg.eigh(spd),
+        }
+        return calls[op]
+
+    return make
+
+
 def _embedding_bag(mode):
     def make(lib):
         weight = _data(lib, (10000, 64), 30).requires_grad_()
@@ -446,6 +466,11 @@ CASES = [
     Case("processes", "queue hand-over 4 KiB", _queue_hand_over(1024), 1.0),
     Case("processes", "queue hand-over 1 MiB", _queue_hand_over(262144), 1.0),
     Case("processes", "queue hand-over 16 MiB", _queue_hand_over(4194304), 1.0),
+    *[
+        Case("linalg", f"{op} {batch}x{n}x{n}", _linalg(op, batch, n), 1.0)
+        for op in ("solve", "cholesky", "qr", "svd", "eigh")
+        for batch, n in ((64, 64), (4, 512))
+    ],
 ]
 CASES += [
     Case("nn", "embedding_bag mean 10000x64, 4096 indices, 256 bags fwd+bwd", _embedding_bag("mean"), 1.0),

@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 
+
 def _preload_blas():
     # libember_cpu finds BLAS through its RUNPATH in a normal install; loading
     # it here first also covers --target installs and editable rebuild mode.
@@ -104,6 +105,11 @@ del _name
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from ember import multiprocessing  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
+
+for _name, _fn in linalg.TOP_LEVEL.items():
+    globals()[_name] = _fn
+del _name, _fn
+linalg._install_methods(Tensor)
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401

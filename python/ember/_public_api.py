@@ -64,6 +64,7 @@ NOT_EXPORTED = frozenset(
         "channels_last_3d",
         "contiguous_format",
         "get_printoptions",
+        "lu",
         "preserve_format",
         "set_default_dtype",
         "set_grad_enabled",

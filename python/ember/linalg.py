@@ -1,14 +1,827 @@
-"""ember.linalg: norms and products with torch.linalg's names and rules."""
+"""ember.linalg: torch.linalg's functions, names, errors and gradients.
+
+Decompositions and solvers run LAPACK kernels through the building blocks of
+ember._linalg_autograd; the rest is composed of them. float32 and float64."""
 
 from __future__ import annotations
 
 import builtins
+import collections
+import math
+import warnings
 
+import ember
 from ember import _C
+from ember import _linalg_autograd as _ag
 
 _F = _C._VariableFunctions
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "matmul", "vecdot"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "cond",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "householder_product",
+    "inv",
+    "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
+    "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matmul",
+    "matrix_exp",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
+    "vector_norm",
+]
+
+
+class LinAlgError(RuntimeError):
+    """Raised when a matrix is singular or not positive-definite, or an
+    algorithm does not converge."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "ember._C"
+_C._LinAlgError = LinAlgError
+
+
+# ---- results, checks -------------------------------------------------------------------------------
+
+
+def _return_type(name, fields):
+    base = collections.namedtuple(name, fields)
+
+    def __repr__(self):  # noqa: N807
+        parts = ",".join(f"\n{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{name}({parts})"
+
+    cls = type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+_solve_ex_t = _return_type("linalg_solve_ex", ["result", "info"])
+_inv_ex_t = _return_type("linalg_inv_ex", ["inverse", "info"])
+_cholesky_ex_t = _return_type("linalg_cholesky_ex", ["L", "info"])
+_slogdet_t = _return_type("linalg_slogdet", ["sign", "logabsdet"])
+_slogdet_top_t = _return_type("slogdet", ["sign", "logabsdet"])
+_qr_t = _return_type("linalg_qr", ["Q", "R"])
+_qr_top_t = _return_type("qr", ["Q", "R"])
+_eigh_t = _return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_svd_t = _return_type("linalg_svd", ["U", "S", "Vh"])
+_svd_top_t = _return_type("svd", ["U", "S", "V"])
+_lstsq_t = _return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_lu_t = _return_type("linalg_lu", ["P", "L", "U"])
+_lu_unpack_t = _return_type("lu_unpack", ["P", "L", "U"])
+_lu_factor_t = _return_type("linalg_lu_factor", ["LU", "pivots"])
+_lu_factor_ex_t = _return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_ldl_factor_t = _return_type("linalg_ldl_factor", ["LD", "pivots"])
+_ldl_factor_ex_t = _return_type("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+_eig_t = _return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
+_geqrf_t = _return_type("geqrf", ["a", "tau"])
+_triangular_solve_t = _return_type("triangular_solve", ["solution", "cloned_coefficient"])
+
+_TYPE_NAMES = {
+    ember.bool: "Bool",
+    ember.uint8: "Byte",
+    ember.int8: "Char",
+    ember.int16: "Short",
+    ember.int32: "Int",
+    ember.int64: "Long",
+    ember.float16: "Half",
+    ember.bfloat16: "BFloat16",
+    ember.float32: "Float",
+    ember.float64: "Double",
+}
+_REAL = (ember.float32, ember.float64)
+
+
+def _type_name(t):
+    return _TYPE_NAMES.get(t.dtype, str(t.dtype))
+
+
+def _check_dtype(A, name, kernel, int_first=True):
+    """float32/float64 only: PyTorch's message for integers, its kernel's for the rest."""
+    if A.dtype in _REAL:
+        return
+    if int_first and not A.dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A)}")
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(A)}'")
+
+
+def _check_matrix(A, name, square=False):
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+
+
+def _check_same_dtype(A, B, name):
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{name}: Expected A and B to have the same dtype, but found A of type {_type_name(A)} and B of type "
+            f"{_type_name(B)} instead"
+        )
+
+
+def _first_error(info):
+    """(batch index, code) of the first nonzero info, or None."""
+    if info.numel() == 0:
+        return None
+    flat = info.reshape(-1).tolist()
+    for b, code in enumerate(flat):
+        if code != 0:
+            return b, code
+    return None
+
+
+def _raise_info(info, name, message):
+    found = _first_error(info)
+    if found is None:
+        return
+    b, code = found
+    prefix = f"(Batch element {b}): " if info.dim() > 0 else ""
+    raise LinAlgError(f"{name}: {prefix}{message(code)}")
+
+
+def _singular(code):
+    return (
+        f"The diagonal element {code} is zero, the inversion could not be completed because the input matrix is "
+        "singular."
+    )
+
+
+def _not_pd(code):
+    return (
+        "The factorization could not be completed because the input is not positive-definite (the leading minor "
+        f"of order {code} is not positive-definite)."
+    )
+
+
+def _write_out(out, result):
+    """Copies result into out (resized as PyTorch resizes it) and returns out."""
+    if out is None:
+        return result
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, result):
+            _write_out(o, r)
+        return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
+    if out.dtype != result.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
+    # an exact copy through an out= operator, which resizes out as PyTorch does
+    ember.mul(result.detach(), 1, out=out)
+    return out
+
+
+def _broadcast_batch(A, B):
+    """A and B expanded to their broadcast batch dims."""
+    batch = ember.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    return A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:])
+
+
+def _eye(n, like):
+    return ember.eye(n, dtype=like.dtype, device=like.device)
+
+
+# ---- solve, inv -----------------------------------------------------------------------------------
+
+
+def _is_vector_rhs(A, B):
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def _solve_impl(A, B, left, name, check_errors):
+    _check_dtype(A, name, "lu_cpu", True)
+    _check_matrix(A, name, square=True)
+    _check_same_dtype(A, B, name)
+    vector = _is_vector_rhs(A, B)
+    Bm = B.unsqueeze(-1) if vector else B
+    if vector and not left:
+        raise RuntimeError(f"{name}: Vector broadcasting of the left hand side is not supported for left=False.")
+    n = A.shape[-1]
+    rows = Bm.shape[-2] if left else Bm.shape[-1]
+    if Bm.dim() < 2 or rows != n:
+        shape_b = f"{Bm.shape[-2]}x{Bm.shape[-1]}" if Bm.dim() >= 2 else f"{B.shape[-1]}x1"
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape_b})")
+    if not left:
+        X, info = _solve_impl(A.mT, Bm.mT, True, name, check_errors)
+        return X.mT, info
+    A2, B2 = _broadcast_batch(A, Bm)
+    X, _LU, _piv, info = _ag.Solve.apply(A2, B2)
+    if check_errors:
+        _raise_info(info, "torch." + name, lambda c: "The solver failed because the input matrix is singular.")
+    return (X.squeeze(-1) if vector else X), info
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
+    X, info = _solve_impl(A, B, left, "linalg.solve", check_errors)
+    return _write_out(out, _solve_ex_t(X, info))
+
+
+def solve(A, B, *, left=True, out=None):  # noqa: N803
+    """The solution X of A X = B (left) or X A = B."""
+    X, _ = _solve_impl(A, B, left, "linalg.solve", True)
+    return _write_out(out, X)
+
+
+def _inv_impl(A, name, check_errors):
+    if A.dtype in (ember.float16, ember.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_type_name(A)}")
+    _check_dtype(A, name, "linalg_inv", True)
+    _check_matrix(A, name, square=True)
+    n = A.shape[-1]
+    eye = _eye(n, A).expand(*A.shape)
+    X, _LU, _piv, info = _ag.Inv.apply(A, eye)
+    if check_errors:
+        _raise_info(info, name, _singular)
+    return X, info
+
+
+def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
+    return _write_out(out, _inv_ex_t(*_inv_impl(A, "linalg.inv", check_errors)))
+
+
+def inv(A, *, out=None):  # noqa: N803
+    """The inverse of square matrices."""
+    return _write_out(out, _inv_impl(A, "linalg.inv", True)[0])
+
+
+# ---- LU, det -----------------------------------------------------------------------------------
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):  # noqa: N803
+    name = "torch.linalg.lu_factor_ex"
+    _check_dtype(A, name, "lu_cpu", False)
+    _check_matrix(A, name)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    LU, piv, info = _ag.LuFactor.apply(A)
+    if check_errors:
+        _raise_info(
+            info, name, lambda c: f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero."
+        )
+    return _write_out(out, _lu_factor_ex_t(LU, piv, info))
+
+
+def lu_factor(A, *, pivot=True, out=None):  # noqa: N803
+    """The compact LU factorization (LU, pivots) of A."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    found = _first_error(info)
+    if found is not None:
+        b, code = found
+        prefix = f"(Batch element {b}): " if info.dim() > 0 else ""
+        raise RuntimeError(
+            f"torch.linalg.lu_factor: {prefix}U[{code},{code}] is zero and using it on lu_solve would result in a "
+            "division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
+            "or linalg.lu_factor_ex(A, pivot)"
+        )
+    return _write_out(out, _lu_factor_t(LU, piv))
+
+
+def lu(A, *, pivot=True, out=None):  # noqa: N803
+    """(P, L, U) with A = P L U."""
+    LU, piv, _ = lu_factor_ex(A, pivot=pivot)
+    return _write_out(out, _lu_t(*_ag.unpack_lu(LU, piv)))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
+    return _write_out(out, _lu_unpack_t(*_ag.unpack_lu(LU_data, LU_pivots, unpack_data, unpack_pivots)))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
+    """Solves with a factorization from lu_factor (differentiable through the factors)."""
+    name = "linalg.lu_solve"
+    _check_matrix(LU, name, square=True)
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    P, L, U = _ag.unpack_lu(LU, pivots)
+    # A = P L U; adjoint solves with A^T = U^T L^T P^T
+    if not left:
+        X = lu_solve(LU, pivots, B.mT, left=True, adjoint=not adjoint)
+        return _write_out(out, X.mT)
+    if _needs_grad(LU, B):
+        if adjoint:
+            Y = _ag._tri_solve(*_bb(U.mT, B), False)
+            Y = _ag._tri_solve(*_bb(L.mT, Y), True, True, True)
+            X = P @ Y
+        else:
+            Y = _ag._tri_solve(*_bb(L, P.mT @ B), False, True, True)
+            X = _ag._tri_solve(*_bb(U, Y), True)
+        return _write_out(out, X)
+    LU2, B2 = _broadcast_batch(LU, B)
+    piv2 = pivots.expand(*LU2.shape[:-2], pivots.shape[-1])
+    return _write_out(out, _F._linalg_lapack_getrs(LU2, piv2.contiguous(), B2, adjoint))
+
+
+def _bb(A, B):
+    return _broadcast_batch(A, B)
+
+
+def _needs_grad(*ts):
+    return ember.is_grad_enabled() and builtins.any(t is not None and t.requires_grad for t in ts)
+
+
+def _lu_diag(A, name):
+    _check_dtype(A, name, "lu_cpu", True)
+    _check_matrix(A, name, square=True)
+    LU, piv, _ = _ag.LuFactor.apply(A)
+    n = A.shape[-1]
+    swaps = (piv != ember.arange(1, n + 1, dtype=ember.int32)).sum(-1)
+    sign = 1.0 - 2.0 * (swaps % 2).to(A.dtype)
+    return LU.diagonal(0, -2, -1), sign
+
+
+def _det(A):  # noqa: N803
+    d, sign = _lu_diag(A, "linalg.det")
+    return sign * d.prod(-1)
+
+
+def det(A, *, out=None):  # noqa: N803
+    """The determinant, from an LU factorization."""
+    _check_dtype(A, "linalg.det", "lu_cpu", True)
+    _check_matrix(A, "linalg.det", square=True)
+    return _write_out(out, _ag.named("LinalgDetBackward0", _det, A))
+
+
+def _slogdet(A):  # noqa: N803
+    d, sign = _lu_diag(A, "linalg.slogdet")
+    s = sign * ember.sign(d).prod(-1)
+    return s.detach() if s.requires_grad else s, d.abs().log().sum(-1)
+
+
+def slogdet(A, *, out=None):  # noqa: N803
+    """(sign, log |det|)."""
+    _check_dtype(A, "linalg.slogdet", "lu_cpu", True)
+    _check_matrix(A, "linalg.slogdet", square=True)
+    sign, logabs = _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(False, True))
+    return _write_out(out, _slogdet_t(sign, logabs))
+
+
+def _top_slogdet(input, *, out=None):  # noqa: A002
+    return _write_out(out, _slogdet_top_t(*slogdet(input)))
+
+
+def logdet(input):  # noqa: A002
+    """log det(A): nan where det < 0."""
+    sign, logabs = slogdet(input)
+    return ember.where(sign < 0, ember.full_like(logabs, math.nan), logabs)
+
+
+# ---- Cholesky ------------------------------------------------------------------------------------
+
+
+def _cholesky_impl(A, upper, name, check_errors):
+    _check_dtype(A, name, "cholesky_cpu", True)
+    _check_matrix(A, name, square=True)
+    L, info = _ag.Cholesky.apply(A)
+    if check_errors:
+        _raise_info(info, name, _not_pd)
+    return (L.mT if upper else L), info
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):  # noqa: N803
+    return _write_out(out, _cholesky_ex_t(*_cholesky_impl(A, upper, "linalg.cholesky", check_errors)))
+
+
+def cholesky(A, *, upper=False, out=None):  # noqa: N803
+    """The Cholesky factor L (A = L L^T), or U = L^T when upper."""
+    return _write_out(out, _cholesky_impl(A, upper, "linalg.cholesky", True)[0])
+
+
+def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
+    _deprecated(
+        "cholesky",
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+        "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+        "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
+    )
+    return _write_out(out, _cholesky_impl(input, upper, "linalg.cholesky", True)[0])
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
+    """X with (L L^T) X = B given the Cholesky factor L (or U)."""
+    _check_same_dtype(L, B, "cholesky_solve")
+    L2, B2 = _broadcast_batch(L, B)
+    if upper:
+        Y = _ag._tri_solve(L2.mT, B2, False)
+        return _write_out(out, _ag._tri_solve(L2, Y, True))
+    Y = _ag._tri_solve(L2, B2, False)
+    return _write_out(out, _ag._tri_solve(L2.mT, Y, True))
+
+
+def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
+    """(L L^T)^-1 from the Cholesky factor."""
+    eye = _eye(L.shape[-1], L).expand(*L.shape)
+    return _write_out(out, cholesky_solve(eye, L, upper))
+
+
+# ---- triangular ----------------------------------------------------------------------------------
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):  # noqa: N803
+    """X with A X = B (or X A = B) for triangular A."""
+    name = "linalg.solve_triangular"
+    _check_dtype(A, name, "triangular_solve_cpu", False)
+    _check_matrix(A, name, square=True)
+    _check_same_dtype(A, B, name)
+    n = A.shape[-1]
+    if B.dim() < 2 or (B.shape[-2] if left else B.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        shape_b = f"{B.shape[-2]}x{B.shape[-1]}" if B.dim() >= 2 else f"{B.shape[-1]}"
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape_b})")
+    A2, B2 = _broadcast_batch(A, B)
+    return _write_out(out, _ag._tri_solve(A2, B2, upper, left, unitriangular))
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):  # noqa: N803
+    """torch.triangular_solve: (X, A) with op(A) X = b."""
+    _deprecated(
+        "triangular_solve",
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
+        "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
+        "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+        "X = torch.linalg.solve_triangular(A, B).",
+    )
+    M = A.mT if transpose else A
+    X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _write_out(out, _triangular_solve_t(X, A.clone()))
+
+
+# ---- QR, Householder ---------------------------------------------------------------------------
+
+
+def qr(A, mode="reduced", *, out=None):  # noqa: N803
+    """(Q, R) with A = Q R; mode 'reduced', 'complete' or 'r' (Q empty)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
+        )
+    _check_dtype(A, "linalg.qr", "geqrf_cpu", True)
+    _check_matrix(A, "linalg.qr")
+    Q, R = _ag.Qr.apply(A, mode)
+    if mode == "r":
+        Q = ember.empty(0, dtype=A.dtype)
+    return _write_out(out, _qr_t(Q, R))
+
+
+def _deprecated(key, message):
+    """PyTorch's deprecation warning, once per process."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+_WARNED: set = set()
+
+
+def _top_qr(input, some=True, *, out=None):  # noqa: A002
+    _deprecated(
+        "qr",
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+        "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+        "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+        "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+    )
+    return _write_out(out, _qr_top_t(*qr(input, "reduced" if some else "complete")))
+
+
+def geqrf(input, *, out=None):  # noqa: A002
+    """LAPACK's compact QR: (a, tau)."""
+    _check_dtype(input, "geqrf", "geqrf_cpu", False)
+    _check_matrix(input, "torch.geqrf")
+    return _write_out(out, _geqrf_t(*_F._linalg_lapack_geqrf(input)))
+
+
+def householder_product(A, tau, *, out=None):  # noqa: N803
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T."""
+    name = "torch.linalg.householder_product"
+    _check_matrix(A, name)
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    _check_dtype(A, name, "orgqr_cpu", False)
+    if not _needs_grad(A, tau):
+        return _write_out(out, _F._linalg_lapack_orgqr(A, tau))
+    # composed of rank-one updates, so autograd differentiates it
+    m, n = A.shape[-2], A.shape[-1]
+    Q = _eye(m, A)[:, :n].expand(*A.shape[:-2], m, n)
+    mask_rows = ember.arange(m).unsqueeze(-1)
+    for i in reversed(builtins.range(tau.shape[-1])):
+        col = A[..., :, i : i + 1]
+        v = ember.where(mask_rows > i, col, ember.where(mask_rows == i, ember.ones_like(col), ember.zeros_like(col)))
+        t = tau[..., i : i + 1].unsqueeze(-1)
+        Q = Q - (t * v) @ (v.mT @ Q)
+    return _write_out(out, Q)
+
+
+def orgqr(input, tau):  # noqa: A002
+    return householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: A002
+    """op(Q) C or C op(Q) with Q the Householder product of (input, tau)."""
+    _check_dtype(input, "ormqr", "ormqr_cpu", False)
+    if _needs_grad(input, tau, other):
+        m = input.shape[-2]
+        Q = householder_product(
+            ember.cat([input, ember.zeros(*input.shape[:-1], m - input.shape[-1], dtype=input.dtype)], -1)
+            if input.shape[-1] < m
+            else input[..., :, :m],
+            tau,
+        )
+        Qop = Q.mT if transpose else Q
+        return _write_out(out, Qop @ other if left else other @ Qop)
+    return _write_out(out, _F._linalg_lapack_ormqr(input, tau, other, left, transpose))
+
+
+# ---- symmetric eigenproblem ------------------------------------------------------------------------
+
+
+def _eigh_impl(A, UPLO, name, compute_v):  # noqa: N803
+    _check_dtype(A, name, "linalg_eigh_cpu", False)
+    _check_matrix(A, name, square=True)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if compute_v or _needs_grad(A):
+        w, V, info = _ag.Eigh.apply(A, UPLO == "U")
+    else:
+        w, V, info = _F._linalg_lapack_syevd(A, UPLO == "U", False)
+    _raise_info(
+        info,
+        name,
+        lambda c: (
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            f"repeated eigenvalues (error code: {c})."
+        ),
+    )
+    return w, V
+
+
+def eigh(A, UPLO="L", *, out=None):  # noqa: N803
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices."""
+    return _write_out(out, _eigh_t(*_eigh_impl(A, UPLO, "linalg.eigh", True)))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
+    return _write_out(out, _eigh_impl(A, UPLO, "linalg.eigvalsh", False)[0])
+
+
+# ---- SVD ---------------------------------------------------------------------------------------
+
+
+def _svd_impl(A, full_matrices, compute_uv, name="linalg.svd"):  # noqa: N803
+    _check_dtype(A, name, "linalg_svd_cpu", True)
+    _check_matrix(A, name)
+    if compute_uv or _needs_grad(A):
+        if A.numel() and not bool(ember.isfinite(A).all()):
+            raise LinAlgError(
+                f"{name}: The algorithm failed to converge because the input matrix contained non-finite values."
+            )
+        U, S, Vh, info = _ag.Svd.apply(A, full_matrices)
+    else:
+        U, S, Vh, info = _F._linalg_lapack_gesdd(A, False, False)
+    _raise_info(
+        info,
+        name,
+        lambda c: (
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            f"repeated singular values (error code: {c})."
+        ),
+    )
+    return U, S, Vh
+
+
+def _check_driver(driver, name):
+    if driver is not None:
+        raise RuntimeError(
+            f"{name}: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
+    """(U, S, Vh) with A = U diag(S) Vh."""
+    _check_driver(driver, "torch.linalg.svd")
+    return _write_out(out, _svd_t(*_svd_impl(A, full_matrices, True)))
+
+
+def svdvals(A, *, driver=None, out=None):  # noqa: N803
+    """Singular values, descending."""
+    _check_driver(driver, "torch.linalg.svdvals")
+    return _write_out(out, _svd_impl(A, False, False)[1])
+
+
+def _top_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
+    U, S, Vh = _svd_impl(input, not some, True)
+    V = Vh.mT
+    if not compute_uv:
+        U, V = ember.zeros_like(U), ember.zeros_like(V)
+    return _write_out(out, _svd_top_t(U, S, V))
+
+
+# ---- least squares, pseudo-inverse, rank ----------------------------------------------------------
+
+
+class _Lstsq(ember.autograd.Function):
+    """lstsq through LAPACK forward; backward is that of pinv(A) @ B."""
+
+    @staticmethod
+    def forward(ctx, A, B, rcond, driver):
+        X, rank, sv, info = _F._linalg_lapack_gels(A, B, rcond, driver)
+        ctx.save_for_backward(A, B)
+        ctx.mark_non_differentiable(rank, sv, info)
+        return X, rank, sv, info
+
+    @staticmethod
+    def backward(ctx, gX, _g1, _g2, _g3):
+        A, B = ctx.saved_tensors
+        P = pinv(A)
+        gB = P.mT @ gX
+        G = gX @ B.mT
+        eye_m, eye_n = _eye(A.shape[-2], A), _eye(A.shape[-1], A)
+        gA = -P.mT @ G @ P.mT + (eye_m - A @ P) @ G.mT @ P @ P.mT + P.mT @ P @ G.mT @ (eye_n - P @ A)
+        return gA, gB, None, None
+
+
+_ag._node_name(_Lstsq, "LinalgLstsqBackward0")
+
+
+def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
+    """The least-squares solution of A X = B (LAPACK gelsy by default)."""
+    name = "torch.linalg.lstsq"
+    _check_dtype(A, name, "linalg_lstsq", True)
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{name}: Expected input and other to have the same dtype, but got input's dtype {_type_name(A)} and "
+            f"other's dtype {_type_name(B)}"
+        )
+    _check_matrix(A, name)
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    if B.shape[-1 if vector else -2] != A.shape[-2]:
+        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+    m, n = A.shape[-2], A.shape[-1]
+    if rcond is None:
+        rcond = float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
+    A2, B2 = _broadcast_batch(A, Bm)
+    X, rank, sv, info = _Lstsq.apply(A2, B2, float(rcond), driver)
+    if driver == "gels":
+        _raise_info(
+            info,
+            name,
+            lambda c: (
+                "The least squares solution could not be computed because the input matrix does not have full "
+                f"rank (error code: {c})."
+            ),
+        )
+    batch = tuple(A2.shape[:-2])
+    residuals = ember.empty(0, dtype=A.dtype)
+    if m > n and driver != "gelsy":
+        full = driver == "gels" or bool((rank == n).all())
+        if full:
+            residuals = ((A2 @ X - B2) ** 2).sum(-2)
+            if vector:
+                residuals = residuals.squeeze(-1)
+    rank = rank if driver != "gels" else ember.empty(0, dtype=ember.int64)
+    if driver == "gels":
+        rank = ember.empty(0, dtype=ember.int64)
+    elif rank.shape != batch:
+        rank = rank.reshape(batch)
+    sv = sv if driver in ("gelsd", "gelss") else ember.empty(0, dtype=A.dtype)
+    return _lstsq_t(X.squeeze(-1) if vector else X, residuals, rank, sv)
+
+
+def _tolerances(S_max, atol, rtol, like, default_rtol):
+    if atol is None:
+        atol_t = ember.zeros((), dtype=like.dtype)
+    else:
+        atol_t = atol if isinstance(atol, ember.Tensor) else ember.tensor(float(atol), dtype=like.dtype)
+    if rtol is None:
+        rtol_t = (
+            ember.zeros((), dtype=like.dtype)
+            if atol is not None and (not isinstance(atol, ember.Tensor) or True) and default_rtol is None
+            else ember.tensor(default_rtol, dtype=like.dtype)
+        )
+    else:
+        rtol_t = rtol if isinstance(rtol, ember.Tensor) else ember.tensor(float(rtol), dtype=like.dtype)
+    return ember.maximum(atol_t.unsqueeze(-1) if atol_t.dim() else atol_t, rtol_t * S_max)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa: N803
+    """The Moore-Penrose pseudo-inverse, from the SVD (or eigh when hermitian)."""
+    tensors = [t for t in (atol, rtol) if isinstance(t, ember.Tensor)]
+    if tensors or A.dim() < 2 or A.dtype not in _REAL:
+        return _write_out(out, _pinv(A, atol, rtol, hermitian))
+    return _write_out(out, _ag.named("LinalgPinvBackward0", lambda a: _pinv(a, atol, rtol, hermitian), A))
+
+
+def _pinv(A, atol, rtol, hermitian):  # noqa: N803
+    if A.dim() < 2 or A.dtype not in _REAL:
+        shape = ", ".join(str(s) for s in A.shape)
+        raise RuntimeError(
+            f"linalg.pinv({_type_name(A)}{{[{shape}]}}): expected a tensor with 2 or more dimensions of float, "
+            "double, cfloat or cdouble types"
+        )
+    m, n = A.shape[-2], A.shape[-1]
+    default_rtol = None if atol is not None and rtol is None else float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
+    if rtol is not None:
+        default_rtol = None
+    if hermitian:
+        w, V = eigh(A)
+        S = w.abs()
+    else:
+        U, S, Vh = svd(A, full_matrices=False)
+    if S.numel():
+        smax = S.amax(-1, keepdim=True)
+    else:
+        smax = ember.zeros(*S.shape[:-1], 1, dtype=A.dtype)
+    tol = _pinv_tol(smax, atol, rtol, default_rtol, A)
+    keep = S > tol
+    S_inv = ember.where(keep, 1 / ember.where(keep, S if not hermitian else w, ember.ones_like(S)), ember.zeros_like(S))
+    if hermitian:
+        return (V * S_inv.unsqueeze(-2)) @ V.mT
+    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+
+
+def _pinv_tol(smax, atol, rtol, default_rtol, like):
+    def as_t(x):
+        t = x if isinstance(x, ember.Tensor) else ember.tensor(float(x), dtype=like.dtype)
+        return t.unsqueeze(-1) if t.dim() else t
+
+    parts = []
+    if atol is not None:
+        parts.append(as_t(atol))
+    r = rtol if rtol is not None else default_rtol
+    if r is not None:
+        parts.append(as_t(r) * smax)
+    if not parts:
+        return ember.zeros_like(smax)
+    return parts[0] if len(parts) == 1 else ember.maximum(parts[0], parts[1])
+
+
+def pinverse(input, rcond=1e-15):  # noqa: A002
+    return pinv(input, rtol=rcond)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
+    """The number of singular values above the tolerance."""
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    name = "linalg.matrix_rank"
+    if hermitian:
+        _check_matrix(A, "linalg.eigvalsh", square=True)
+        S = eigvalsh(A).abs()
+    else:
+        S = _svd_impl(A, False, False, "linalg.svd")[1]
+    m, n = A.shape[-2], A.shape[-1]
+    default_rtol = None if atol is not None and rtol is None else float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
+    if rtol is not None:
+        default_rtol = None
+    smax = S.amax(-1, keepdim=True) if S.numel() else ember.zeros(*S.shape[:-1], 1, dtype=A.dtype)
+    tol_t = _pinv_tol(smax, atol, rtol, default_rtol, A)
+    del name
+    return _write_out(out, (S > tol_t).sum(-1))
+
+
+# ---- norms, condition number -----------------------------------------------------------------------
 
 
 def _as_dims(dim):
@@ -25,32 +838,39 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002, N803
-    """Matrix norms over the two dims in dim: 'fro', 1, -1, inf, -inf.
-    Norms that need singular values ('nuc', 2, -2) are not available."""
+    """Matrix norms over the two dims in dim: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
     dim = _as_dims(dim)
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    nd = A.dim()
+    d0, d1 = (d % nd for d in dim)
     if ord == "fro":
         r = vector_norm(A, 2, dim, keepdim, dtype=dtype)
     elif ord in (1, -1, float("inf"), float("-inf")):
-        nd = A.dim()
-        d0, d1 = (d % nd for d in dim)
         # 1-norms: largest column sum; inf-norms: largest row sum (min for the negatives).
         summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
         s = vector_norm(A, 1, summed, True, dtype=dtype)
         r = s.amax(other, keepdim=True) if ord > 0 else s.amin(other, keepdim=True)
         if not keepdim:
-            r = r.reshape([A.shape[i] for i in range(nd) if i not in (d0, d1)])
+            r = r.reshape([A.shape[i] for i in builtins.range(nd) if i not in (d0, d1)])
+    elif ord in ("nuc", 2, -2):
+        if A.dtype not in _REAL:
+            _check_dtype(A, "linalg.matrix_norm", "linalg_svd_cpu", True)
+        B = A if dtype is None else A.to(dtype)
+        rest = [i for i in builtins.range(nd) if i not in (d0, d1)]
+        B = B.permute(*rest, d0, d1)
+        S = svdvals(B)
+        if S.shape[-1] == 0:
+            r = S.sum(-1)
+        else:
+            r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        if keepdim:
+            r = r.unsqueeze(builtins.min(d0, d1)).unsqueeze(builtins.max(d0, d1))
     else:
-        raise NotImplementedError(
-            f"linalg.matrix_norm: ord={ord!r} needs singular values, which ember does not have yet"
-        )
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return _write_out(out, r)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa: A002, N803
@@ -68,9 +888,32 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa
         return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
     if A.dim() == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
-    raise RuntimeError(
-        f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
-    )
+    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
+
+
+def cond(A, p=None, *, out=None):  # noqa: N803
+    """The condition number in the p-norm (2-norm when None)."""
+    if p not in (None, 2, -2, "fro", "nuc", 1, -1, float("inf"), float("-inf")):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    _check_matrix(A, "linalg.cond")
+    if p in (None, 2, -2):
+        S = svdvals(A)
+        if S.shape[-1] == 0:
+            return _write_out(out, S.sum(-1))
+        r = S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
+        return _write_out(out, r)
+    _check_matrix(A, "linalg.cond", square=True)
+    if A.numel() == 0:
+        return _write_out(out, ember.zeros(A.shape[:-2], dtype=A.dtype))
+    Ainv, info = _inv_impl(A, "linalg.cond", False)
+    r = matrix_norm(A, p) * matrix_norm(Ainv, p)
+    bad = info != 0
+    if bool(bad.any()):
+        r = ember.where(bad, ember.full_like(r, math.inf), r)
+    return _write_out(out, r)
+
+
+# ---- products, powers, exponential ----------------------------------------------------------------
 
 
 def matmul(input, other, *, out=None):  # noqa: A002
@@ -79,9 +922,281 @@ def matmul(input, other, *, out=None):  # noqa: A002
     return _F.matmul(input, other)
 
 
-def vecdot(x, y, *, dim=-1):
+def vecdot(x, y, *, dim=-1, out=None):
     """Dot products along dim, broadcasting the other dims."""
-    return (x * y).sum(dim)
+    return _write_out(out, (x * y).sum(dim))
+
+
+def matrix_power(A, n, *, out=None):  # noqa: N803
+    """A^n by repeated squaring (n < 0: the inverse's power)."""
+    _check_matrix(A, "linalg.matrix_power", square=True)
+    if n == 0:
+        return _write_out(out, _eye(A.shape[-1], A).expand(*A.shape).clone())
+    if n < 0:
+        A = inv(A)
+        n = -n
+    result = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return _write_out(out, result)
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of matrices (the first and last may be vectors), in the cheapest order."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first_vec, last_vec = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    mats = list(tensors)
+    if first_vec:
+        mats[0] = mats[0].unsqueeze(0)
+    if last_vec:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    for i, t in enumerate(mats):
+        if t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    dims = [mats[0].shape[0]] + [t.shape[1] for t in mats]
+    cost = [[0] * n for _ in builtins.range(n)]
+    split = [[0] * n for _ in builtins.range(n)]
+    for length in builtins.range(1, n):
+        for i in builtins.range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in builtins.range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return product(i, k) @ product(k + 1, j)
+
+    r = product(0, n - 1)
+    if first_vec:
+        r = r.squeeze(0)
+    if last_vec:
+        r = r.squeeze(-1)
+    return _write_out(out, r)
+
+
+def chain_matmul(*matrices, out=None):
+    _deprecated(
+        "chain_matmul",
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
+        "instead, which accepts a list of two or more tensors rather than multiple parameters.",
+    )
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(list(matrices), out=out)
+
+
+# Degree-13 Pade approximant with scaling and squaring (Higham 2005).
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+_THETA13 = 5.371920351148152
+
+
+def matrix_exp(A):  # noqa: N803
+    """e^A: scaling and squaring with a Pade approximant (differentiable by composition)."""
+    _check_matrix(A, "linalg.matrix_exp", square=True)
+    _check_dtype(A, "linalg.matrix_exp", "linalg_matrix_exp", True)
+    return _ag.named("LinalgMatrixExpBackward0", _matrix_exp, A)
+
+
+def _matrix_exp(A):  # noqa: N803
+    n = A.shape[-1]
+    if A.numel() == 0:
+        return A.clone()
+    if n == 1:
+        return A.exp()
+    norm1 = float(A.detach().abs().sum(-2).amax())
+    s = 0 if norm1 <= _THETA13 or not math.isfinite(norm1) else math.ceil(math.log2(norm1 / _THETA13))
+    X = A / (2.0**s) if s else A
+    b = _PADE13
+    eye = _eye(n, A)
+    X2 = X @ X
+    X4 = X2 @ X2
+    X6 = X4 @ X2
+    U = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2 + b[1] * eye)
+    V = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 + b[0] * eye
+    R = solve(V - U, V + U)
+    for _ in builtins.range(s):
+        R = R @ R
+    return R
+
+
+# ---- LDL ------------------------------------------------------------------------------------------
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):  # noqa: N803
+    name = "torch.linalg.ldl_factor_ex"
+    _check_dtype(A, name, "ldl_factor", True)
+    _check_matrix(A, name, square=True)
+    LD, piv, info = _F._linalg_lapack_sytrf(A, False)
+    LD = LD.tril()
+    if check_errors:
+        _raise_info(
+            info,
+            name,
+            lambda c: f"The factorization could not be completed because the input is singular (error code: {c}).",
+        )
+    return _write_out(out, _ldl_factor_ex_t(LD, piv, info))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):  # noqa: N803
+    """The compact LDL^T factorization (LD, pivots) of a symmetric matrix (Bunch-Kaufman)."""
+    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    _raise_info(
+        info,
+        "torch.linalg.ldl_factor",
+        lambda c: f"The factorization could not be completed because the input is singular (error code: {c}).",
+    )
+    return _write_out(out, _ldl_factor_t(LD, piv))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):  # noqa: N803
+    """Solves A X = B with a factorization from ldl_factor."""
+    name = "torch.linalg.ldl_solve"
+    _check_matrix(LD, name, square=True)
+    LD2, B2 = _broadcast_batch(LD, B)
+    piv2 = pivots.expand(*LD2.shape[:-2], pivots.shape[-1]).contiguous()
+    return _write_out(out, _F._linalg_lapack_sytrs(LD2, piv2, B2, False))
+
+
+# ---- general eigenproblem -------------------------------------------------------------------------
+
+
+def _geev(A, name, compute_v):  # noqa: N803
+    _check_dtype(A, name, "linalg_eig_cpu", True)
+    _check_matrix(A, name, square=True)
+    wr, wi, V, info = _F._linalg_lapack_geev(A, compute_v)
+    _raise_info(
+        info,
+        name,
+        lambda c: (
+            f"The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            f"repeated eigenvalues (error code: {c})."
+        ),
+    )
+    return wr, wi, V
+
+
+def eig(A, *, out=None):  # noqa: N803
+    """Eigenvalues and eigenvectors of general matrices: complex results."""
+    _geev(A, "linalg.eig", True)
+    raise NotImplementedError("linalg.eig: the complex eigenvalues need complex dtypes, which ember does not have yet")
+
+
+def eigvals(A, *, out=None):  # noqa: N803
+    _geev(A, "linalg.eigvals", False)
+    raise NotImplementedError(
+        "linalg.eigvals: the complex eigenvalues need complex dtypes, which ember does not have yet"
+    )
+
+
+# ---- tensors, helpers --------------------------------------------------------------------------------
+
+
+def tensorinv(A, ind=2, *, out=None):  # noqa: N803
+    """The inverse of A seen as a matrix of prod(shape[:ind]) rows."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
+    rows = math.prod(A.shape[:ind])
+    cols = math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
+            f"{cols} != {rows}"
+        )
+    return _write_out(out, inv(A.reshape(rows, cols)).reshape(out_shape))
+
+
+def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
+    """X with tensordot(A, X, X.dim()) = B."""
+    if dims is not None:
+        nd = A.dim()
+        dims = [d % nd for d in dims]
+        rest = [d for d in builtins.range(nd) if d not in dims]
+        A = A.permute(*rest, *dims)
+    x_shape = tuple(A.shape[B.dim() :])
+    rows = B.numel()
+    cols = math.prod(x_shape)
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+            f"but got {cols} != {rows}"
+        )
+    return _write_out(out, solve(A.reshape(rows, cols), B.reshape(rows)).reshape(x_shape))
+
+
+def cross(input, other, *, dim=-1, out=None):  # noqa: A002
+    """The cross product of 3-vectors along dim."""
+    if input.dtype == ember.bool or other.dtype == ember.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
+        )
+    a, b = ember.broadcast_tensors(input, other)
+
+    def part(t, i):
+        return t.narrow(dim, i, 1)
+
+    c = ember.cat(
+        [
+            part(a, 1) * part(b, 2) - part(a, 2) * part(b, 1),
+            part(a, 2) * part(b, 0) - part(a, 0) * part(b, 2),
+            part(a, 0) * part(b, 1) - part(a, 1) * part(b, 0),
+        ],
+        dim,
+    )
+    return _write_out(out, c)
+
+
+def vander(x, *, N=None):  # noqa: N803
+    """Powers x^0 ... x^(N-1) in the last dim."""
+    if x.dim() < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension. Got 0-dim tensor")
+    if x.dtype in (ember.bool, ember.float16, ember.bfloat16):
+        raise RuntimeError(
+            f"linalg.vander supports floating point, complex, and integer tensors, but got {_type_name(x)}"
+        )
+    n = x.shape[-1] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative, but got N={n}")
+    if n == 0:
+        return ember.empty(*x.shape, 0, dtype=x.dtype)
+    if n == 1:
+        return ember.ones_like(x).unsqueeze(-1)
+    ones = ember.ones_like(x).unsqueeze(-1)
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    return ember.cat([ones, powers], -1)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):  # noqa: N803
+    return A.diagonal(offset, dim1, dim2)
 
 
 def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
@@ -95,3 +1210,109 @@ def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None): 
             dim = list(builtins.range(input.dim()))
         return matrix_norm(input, p, dim, keepdim, dtype=dtype, out=out)
     return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype, out=out)
+
+
+# torch.* names of the functions above (torch.slogdet and friends have their own result names).
+TOP_LEVEL = {
+    "det": det,
+    "logdet": logdet,
+    "slogdet": _top_slogdet,
+    "inverse": inv,
+    "cholesky": _top_cholesky,
+    "cholesky_solve": cholesky_solve,
+    "cholesky_inverse": cholesky_inverse,
+    "qr": _top_qr,
+    "svd": _top_svd,
+    "lu_unpack": lu_unpack,
+    "lu_solve": None,
+    "triangular_solve": triangular_solve,
+    "pinverse": pinverse,
+    "matrix_exp": matrix_exp,
+    "matrix_power": matrix_power,
+    "geqrf": geqrf,
+    "orgqr": orgqr,
+    "ormqr": ormqr,
+    "chain_matmul": chain_matmul,
+}
+
+
+def _top_lu_solve(b, LU_data, LU_pivots, *, out=None):  # noqa: N803
+    _deprecated(
+        "lu_solve",
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+        "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\n"
+        "should be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+    )
+    return lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+TOP_LEVEL["lu_solve"] = _top_lu_solve
+
+
+def _top_lu(A, pivot=True, get_infos=False, out=None):  # noqa: N803
+    """torch.lu: (LU, pivots) or (LU, pivots, infos)."""
+    _deprecated(
+        "lu",
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed "
+        "in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+        "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+        "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+        "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
+    )
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    result = (LU, piv, info) if get_infos else (LU, piv)
+    return _write_out(out, result) if out is not None else result
+
+
+TOP_LEVEL["lu"] = _top_lu
+
+
+def _top_cross(input, other, dim=None, *, out=None):  # noqa: A002
+    """torch.cross: dim None is the first dim of size 3."""
+    if dim is None:
+        _deprecated(
+            "cross",
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross in a future release.",
+        )
+        shape = ember.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return cross(input, other, dim=dim, out=out)
+
+
+TOP_LEVEL["cross"] = _top_cross
+
+# Tensor methods of the same names: tensor.det() is torch.det(tensor).
+_METHODS = (
+    "det",
+    "logdet",
+    "slogdet",
+    "inverse",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "qr",
+    "svd",
+    "lu",
+    "lu_solve",
+    "triangular_solve",
+    "pinverse",
+    "matrix_exp",
+    "matrix_power",
+    "geqrf",
+    "orgqr",
+    "ormqr",
+    "cross",
+)
+
+
+def _install_methods(tensor_cls):
+    for name in _METHODS:
+        fn = TOP_LEVEL[name]
+
+        def method(self, *args, _fn=fn, **kwargs):
+            return _fn(self, *args, **kwargs)
+
+        method.__name__ = method.__qualname__ = name
+        setattr(tensor_cls, name, method)

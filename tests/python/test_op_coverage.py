@@ -211,7 +211,10 @@ def test_database_names_are_operators():
     """Rows and exclusions name real public operators; an exclusion of an
     operator that has a row is stale."""
     rows = {row.name for row in OP_DB}
-    assert not rows - set(PUBLIC), f"rows of unknown operators: {sorted(rows - set(PUBLIC))}"
+    # ember.linalg's functions are written in Python; their rows use PyTorch's operator names.
+    python_ops = {f"linalg_{name}" for name in ember.linalg.__all__} | set(ember.linalg.TOP_LEVEL)
+    known = set(PUBLIC) | python_ops
+    assert not rows - known, f"rows of unknown operators: {sorted(rows - known)}"
     assert not set(EXCLUDED) - set(PUBLIC), f"unknown exclusions: {sorted(set(EXCLUDED) - set(PUBLIC))}"
     assert not set(EXCLUDED) & rows, f"excluded yet with a row: {sorted(set(EXCLUDED) & rows)}"
 

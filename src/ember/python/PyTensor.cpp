@@ -353,6 +353,7 @@ PyObject* m_item(PyObject* self, PyObject*) {
 PyObject* tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size_t dim, int64_t isz, ScalarType t) {
   if (dim == sizes.size()) return element_to_python(p, t);
   PyObject* list = PyList_New(sizes[dim]);
+  if (!list) return nullptr;  // MemoryError for a dim too long to list
   for (int64_t i = 0; i < sizes[dim]; ++i) {
     PyObject* item = tolist_rec(p + i * strides[dim] * isz, sizes, strides, dim + 1, isz, t);
     if (!item) {

@@ -1,0 +1,117 @@
+#include "ember/cpu/Lapack.h"
+
+#include <cstddef>
+
+// Prefixed builds (scipy-openblas32) name every symbol scipy_...
+#ifdef EMBER_BLAS_SYMBOL_PREFIX
+#define EMBER_LAPACK_CONCAT2(a, b) a##b
+#define EMBER_LAPACK_CONCAT(a, b) EMBER_LAPACK_CONCAT2(a, b)
+#define EMBER_LAPACK(name) EMBER_LAPACK_CONCAT(EMBER_BLAS_SYMBOL_PREFIX, name)
+#else
+#define EMBER_LAPACK(name) name
+#endif
+
+// Fortran routines: every argument by pointer, each character argument
+// followed by its hidden length at the end of the list.
+using flen = std::size_t;
+
+#define EMBER_LAPACK_EXTERN(p, T)                                                                                      \
+  void EMBER_LAPACK(p##getrf_)(const int*, const int*, T*, const int*, int*, int*);                                    \
+  void EMBER_LAPACK(p##getrs_)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*,  \
+                               int*, flen);                                                                            \
+  void EMBER_LAPACK(p##potrf_)(const char*, const int*, T*, const int*, int*, flen);                                   \
+  void EMBER_LAPACK(p##geqrf_)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);                      \
+  void EMBER_LAPACK(p##orgqr_)(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);    \
+  void EMBER_LAPACK(p##ormqr_)(const char*, const char*, const int*, const int*, const int*, const T*, const int*,     \
+                               const T*, T*, const int*, T*, const int*, int*, flen, flen);                            \
+  void EMBER_LAPACK(p##syevd_)(const char*, const char*, const int*, T*, const int*, T*, T*, const int*, int*,         \
+                               const int*, int*, flen, flen);                                                          \
+  void EMBER_LAPACK(p##gesdd_)(const char*, const int*, const int*, T*, const int*, T*, T*, const int*, T*,            \
+                               const int*, T*, const int*, int*, int*, flen);                                          \
+  void EMBER_LAPACK(p##gels_)(const char*, const int*, const int*, const int*, T*, const int*, T*, const int*, T*,     \
+                              const int*, int*, flen);                                                                 \
+  void EMBER_LAPACK(p##gelsy_)(const int*, const int*, const int*, T*, const int*, T*, const int*, int*, const T*,     \
+                               int*, T*, const int*, int*);                                                            \
+  void EMBER_LAPACK(p##gelsd_)(const int*, const int*, const int*, T*, const int*, T*, const int*, T*, const T*, int*, \
+                               T*, const int*, int*, int*);                                                            \
+  void EMBER_LAPACK(p##gelss_)(const int*, const int*, const int*, T*, const int*, T*, const int*, T*, const T*, int*, \
+                               T*, const int*, int*);                                                                  \
+  void EMBER_LAPACK(p##geev_)(const char*, const char*, const int*, T*, const int*, T*, T*, T*, const int*, T*,        \
+                              const int*, T*, const int*, int*, flen, flen);                                           \
+  void EMBER_LAPACK(p##sytrf_)(const char*, const int*, T*, const int*, int*, T*, const int*, int*, flen);             \
+  void EMBER_LAPACK(p##sytrs_)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*,  \
+                               int*, flen);                                                                            \
+  void EMBER_LAPACK(cblas_##p##trsm)(int, int, int, int, int, int, int, T, const T*, int, T*, int);
+
+extern "C" {
+EMBER_LAPACK_EXTERN(s, float)
+EMBER_LAPACK_EXTERN(d, double)
+}
+
+namespace ember::lapack {
+
+namespace {
+enum Cblas { ColMajor = 102, NoTrans = 111, Trans = 112, Upper = 121, Lower = 122, NonUnit = 131, Unit = 132 };
+enum CblasSide { Left = 141, Right = 142 };
+}  // namespace
+
+#define EMBER_LAPACK_DEFINE(p, T)                                                                                      \
+  void getrf(int m, int n, T* a, int lda, int* ipiv, int* info) {                                                      \
+    EMBER_LAPACK(p##getrf_)(&m, &n, a, &lda, ipiv, info);                                                              \
+  }                                                                                                                    \
+  void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) {            \
+    EMBER_LAPACK(p##getrs_)(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);                                       \
+  }                                                                                                                    \
+  void potrf(char uplo, int n, T* a, int lda, int* info) { EMBER_LAPACK(p##potrf_)(&uplo, &n, a, &lda, info, 1); }     \
+  void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {                                     \
+    EMBER_LAPACK(p##geqrf_)(&m, &n, a, &lda, tau, work, &lwork, info);                                                 \
+  }                                                                                                                    \
+  void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info) {                        \
+    EMBER_LAPACK(p##orgqr_)(&m, &n, &k, a, &lda, tau, work, &lwork, info);                                             \
+  }                                                                                                                    \
+  void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc, T* work,    \
+             int lwork, int* info) {                                                                                   \
+    EMBER_LAPACK(p##ormqr_)(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, info, 1, 1);               \
+  }                                                                                                                    \
+  void syevd(char jobz, char uplo, int n, T* a, int lda, T* w, T* work, int lwork, int* iwork, int liwork,             \
+             int* info) {                                                                                              \
+    EMBER_LAPACK(p##syevd_)(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, info, 1, 1);                   \
+  }                                                                                                                    \
+  void gesdd(char jobz, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt, T* work, int lwork,         \
+             int* iwork, int* info) {                                                                                  \
+    EMBER_LAPACK(p##gesdd_)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);              \
+  }                                                                                                                    \
+  void gels(char trans, int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* work, int lwork, int* info) {         \
+    EMBER_LAPACK(p##gels_)(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);                            \
+  }                                                                                                                    \
+  void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, T rcond, int* rank, T* work, int lwork,  \
+             int* info) {                                                                                              \
+    EMBER_LAPACK(p##gelsy_)(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);                  \
+  }                                                                                                                    \
+  void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* s, T rcond, int* rank, T* work, int lwork,       \
+             int* iwork, int* info) {                                                                                  \
+    EMBER_LAPACK(p##gelsd_)(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);              \
+  }                                                                                                                    \
+  void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* s, T rcond, int* rank, T* work, int lwork,       \
+             int* info) {                                                                                              \
+    EMBER_LAPACK(p##gelss_)(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, info);                     \
+  }                                                                                                                    \
+  void geev(char jobvl, char jobvr, int n, T* a, int lda, T* wr, T* wi, T* vl, int ldvl, T* vr, int ldvr, T* work,     \
+            int lwork, int* info) {                                                                                    \
+    EMBER_LAPACK(p##geev_)(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work, &lwork, info, 1, 1);       \
+  }                                                                                                                    \
+  void sytrf(char uplo, int n, T* a, int lda, int* ipiv, T* work, int lwork, int* info) {                              \
+    EMBER_LAPACK(p##sytrf_)(&uplo, &n, a, &lda, ipiv, work, &lwork, info, 1);                                          \
+  }                                                                                                                    \
+  void sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) {             \
+    EMBER_LAPACK(p##sytrs_)(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);                                        \
+  }                                                                                                                    \
+  void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, T alpha, const T* a, int lda, T* b, int ldb) { \
+    EMBER_LAPACK(cblas_##p##trsm)(ColMajor, left ? Left : Right, upper ? Upper : Lower, trans ? Trans : NoTrans,       \
+                                  unit ? Unit : NonUnit, m, n, alpha, a, lda, b, ldb);                                 \
+  }
+
+EMBER_LAPACK_DEFINE(s, float)
+EMBER_LAPACK_DEFINE(d, double)
+
+}  // namespace ember::lapack

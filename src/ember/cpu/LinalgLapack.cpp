@@ -1,0 +1,478 @@
+// CPU kernels of ember.linalg over LAPACK (cpu/Lapack.h), float32 and
+// float64. Each kernel takes matrices with equal batch dims (the Python
+// layer broadcasts and checks), loops over the batch, and returns its
+// matrices column-major, as LAPACK writes them (and as PyTorch's are).
+//
+// Note [LAPACK batches]
+// Small matrices run one matrix per thread with single-threaded BLAS; large
+// ones run in turn with BLAS threaded, so both fill the cores.
+#include <algorithm>
+#include <vector>
+
+#include "ember/cpu/Blas.h"
+#include "ember/cpu/Lapack.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::native {
+
+namespace {
+
+constexpr int64_t kSmallMatrix = 128;
+
+template <typename F>
+void dispatch_real(ScalarType t, const char* name, const F& f) {
+  if (t == ScalarType::Float) {
+    f(float{});
+  } else if (t == ScalarType::Double) {
+    f(double{});
+  } else {
+    throw Error(str_cat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
+  }
+}
+
+template <typename F>
+void for_each_matrix(int64_t batch, int64_t n, const F& f) {
+  if (batch > 1 && n <= kSmallMatrix && get_num_threads() > 1 && !in_parallel_region()) {
+    blas::set_num_threads(1);
+    parallel_for(0, batch, 1, f);
+  } else {
+    blas::set_num_threads(in_parallel_region() ? 1 : get_num_threads());
+    f(int64_t(0), batch);
+  }
+}
+
+std::vector<int64_t> batch_sizes(const Tensor& t) {
+  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
+}
+
+int64_t batch_count(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<int64_t> with(std::vector<int64_t> v, std::initializer_list<int64_t> tail) {
+  v.insert(v.end(), tail.begin(), tail.end());
+  return v;
+}
+
+// A fresh column-major copy of the matrices of A, batches packed.
+Tensor colmajor_copy(const Tensor& A) { return A.transpose(-2, -1).clone(MemoryFormat::Contiguous).transpose(-2, -1); }
+
+// An uninitialised column-major batch of rows x cols matrices.
+Tensor colmajor_empty(const std::vector<int64_t>& batch, int64_t rows, int64_t cols, const Tensor& like) {
+  return ember::empty(with(batch, {cols, rows}), like.dtype(), like.device()).transpose(-2, -1);
+}
+
+Tensor int_tensor(const std::vector<int64_t>& sizes, const Tensor& like) {
+  return ember::zeros(sizes, ScalarType::Int, like.device());
+}
+
+int ld(int64_t rows) { return static_cast<int>(std::max<int64_t>(1, rows)); }
+
+int lwork_of(double query) { return std::max(1, static_cast<int>(query)); }
+
+void check_matrix(const Tensor& A, const char* name) {
+  EMBER_CHECK(A.dim() >= 2, name, ": The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(!A.is_meta(), name, ": meta tensors are not supported");
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lapack_getrf(const Tensor& A) {
+  check_matrix(A, "lu_factor");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  Tensor LU = colmajor_copy(A);
+  Tensor piv = int_tensor(with(bs, {k}), A), info = int_tensor(bs, A);
+  if (k == 0) return {LU, piv, info};
+  dispatch_real(A.dtype(), "lu_factor", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = LU.data_ptr<T>();
+    int* p = piv.data_ptr<int>();
+    int* inf = info.data_ptr<int>();
+    for_each_matrix(batch, std::max(m, n), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) lapack::getrf(int(m), int(n), a + b * m * n, ld(m), p + b * k, inf + b);
+    });
+  });
+  return {LU, piv, info};
+}
+
+Tensor linalg_lapack_getrs(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool trans) {
+  check_matrix(LU, "lu_solve");
+  const auto bs = batch_sizes(B);
+  const int64_t batch = batch_count(bs), n = LU.size(-1), k = B.size(-1);
+  Tensor X = colmajor_copy(B);
+  if (n == 0 || k == 0 || batch == 0) return X;
+  Tensor lu = colmajor_copy(LU);
+  Tensor piv = pivots.contiguous();
+  dispatch_real(B.dtype(), "lu_solve", [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = lu.data_ptr<T>();
+    T* x = X.data_ptr<T>();
+    const int* p = piv.data_ptr<int>();
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      int info = 0;
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::getrs(trans ? 'T' : 'N', int(n), int(k), a + b * n * n, ld(n), p + b * n, x + b * n * k, ld(n), &info);
+      }
+    });
+  });
+  return X;
+}
+
+std::tuple<Tensor, Tensor> linalg_lapack_potrf(const Tensor& A, bool upper) {
+  check_matrix(A, "cholesky");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), n = A.size(-1);
+  Tensor L = colmajor_copy(A), info = int_tensor(bs, A);
+  if (n == 0 || batch == 0) return {L, info};
+  dispatch_real(A.dtype(), "cholesky", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = L.data_ptr<T>();
+    int* inf = info.data_ptr<int>();
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        T* m = a + b * n * n;
+        lapack::potrf(upper ? 'U' : 'L', int(n), m, ld(n), inf + b);
+        // clear the triangle LAPACK leaves as it was
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = 0; i < n; ++i) {
+            if (upper ? i > j : i < j) m[i + j * n] = T(0);
+          }
+        }
+      }
+    });
+  });
+  return {L, info};
+}
+
+Tensor linalg_lapack_trsm(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  check_matrix(A, "solve_triangular");
+  const auto bs = batch_sizes(B);
+  const int64_t batch = batch_count(bs), m = B.size(-2), k = B.size(-1), n = A.size(-1);
+  Tensor X = colmajor_copy(B);
+  if (m == 0 || k == 0 || batch == 0) return X;
+  // A row-major is A^T column-major: solve with the transpose of the other triangle.
+  Tensor a_rm = A.contiguous();
+  dispatch_real(B.dtype(), "solve_triangular", [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = a_rm.data_ptr<T>();
+    T* x = X.data_ptr<T>();
+    for_each_matrix(batch, std::max(m, k), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::trsm(left, !upper, true, unitriangular, int(m), int(k), T(1), a + b * n * n, ld(n), x + b * m * k,
+                     ld(m));
+      }
+    });
+  });
+  return X;
+}
+
+std::tuple<Tensor, Tensor> linalg_lapack_geqrf(const Tensor& A) {
+  check_matrix(A, "geqrf");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  Tensor QR = colmajor_copy(A);
+  Tensor tau = ember::zeros(with(bs, {k}), A.dtype(), A.device());
+  if (k == 0 || batch == 0) return {QR, tau};
+  dispatch_real(A.dtype(), "geqrf", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = QR.data_ptr<T>();
+    T* t = tau.data_ptr<T>();
+    T query{};
+    int info = 0;
+    lapack::geqrf(int(m), int(n), a, ld(m), t, &query, -1, &info);
+    const int lwork = lwork_of(query);
+    for_each_matrix(batch, std::max(m, n), [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      int inf = 0;
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::geqrf(int(m), int(n), a + b * m * n, ld(m), t + b * k, work.data(), lwork, &inf);
+      }
+    });
+  });
+  return {QR, tau};
+}
+
+Tensor linalg_lapack_orgqr(const Tensor& A, const Tensor& tau) {
+  check_matrix(A, "householder_product");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), m = A.size(-2), n = A.size(-1), k = tau.size(-1);
+  Tensor Q = colmajor_copy(A);
+  if (n == 0 || batch == 0) return Q;
+  Tensor t = tau.contiguous();
+  dispatch_real(A.dtype(), "householder_product", [&](auto zero) {
+    using T = decltype(zero);
+    T* q = Q.data_ptr<T>();
+    const T* tp = t.data_ptr<T>();
+    T query{};
+    int info = 0;
+    lapack::orgqr(int(m), int(n), int(k), q, ld(m), tp, &query, -1, &info);
+    const int lwork = lwork_of(query);
+    for_each_matrix(batch, m, [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      int inf = 0;
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::orgqr(int(m), int(n), int(k), q + b * m * n, ld(m), tp + b * k, work.data(), lwork, &inf);
+      }
+    });
+  });
+  return Q;
+}
+
+Tensor linalg_lapack_ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
+  check_matrix(A, "ormqr");
+  const auto bs = batch_sizes(C);
+  const int64_t batch = batch_count(bs), m = C.size(-2), n = C.size(-1), k = tau.size(-1);
+  const int64_t ar = A.size(-2), ac = A.size(-1);
+  Tensor X = colmajor_copy(C);
+  if (m == 0 || n == 0 || batch == 0) return X;
+  Tensor a_cm = colmajor_copy(A), t = tau.contiguous();
+  dispatch_real(C.dtype(), "ormqr", [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = a_cm.data_ptr<T>();
+    const T* tp = t.data_ptr<T>();
+    T* x = X.data_ptr<T>();
+    const char side = left ? 'L' : 'R', tr = transpose ? 'T' : 'N';
+    T query{};
+    int info = 0;
+    lapack::ormqr(side, tr, int(m), int(n), int(k), a, ld(ar), tp, x, ld(m), &query, -1, &info);
+    const int lwork = lwork_of(query);
+    for_each_matrix(batch, std::max(m, n), [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      int inf = 0;
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::ormqr(side, tr, int(m), int(n), int(k), a + b * ar * ac, ld(ar), tp + b * k, x + b * m * n, ld(m),
+                      work.data(), lwork, &inf);
+      }
+    });
+  });
+  return X;
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lapack_syevd(const Tensor& A, bool upper, bool compute_v) {
+  check_matrix(A, "eigh");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), n = A.size(-1);
+  Tensor V = colmajor_copy(A), info = int_tensor(bs, A);
+  Tensor w = ember::empty(with(bs, {n}), A.dtype(), A.device());
+  if (n == 0 || batch == 0) return {w, V, info};
+  dispatch_real(A.dtype(), "eigh", [&](auto zero) {
+    using T = decltype(zero);
+    T* v = V.data_ptr<T>();
+    T* wp = w.data_ptr<T>();
+    int* inf = info.data_ptr<int>();
+    const char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+    T query{};
+    int iquery = 0, qinfo = 0;
+    lapack::syevd(jobz, uplo, int(n), v, ld(n), wp, &query, -1, &iquery, -1, &qinfo);
+    const int lwork = lwork_of(query), liwork = std::max(1, iquery);
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      std::vector<int> iwork(liwork);
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::syevd(jobz, uplo, int(n), v + b * n * n, ld(n), wp + b * n, work.data(), lwork, iwork.data(), liwork,
+                      inf + b);
+      }
+    });
+  });
+  return {w, V, info};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lapack_gesdd(const Tensor& A, bool full_matrices, bool compute_uv) {
+  check_matrix(A, "svd");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  Tensor a_cm = colmajor_copy(A), info = int_tensor(bs, A);
+  Tensor S = ember::empty(with(bs, {k}), A.dtype(), A.device());
+  Tensor U = compute_uv ? colmajor_empty(bs, m, ucols, A) : ember::empty({0}, A.dtype(), A.device());
+  Tensor Vh = compute_uv ? colmajor_empty(bs, vrows, n, A) : ember::empty({0}, A.dtype(), A.device());
+  if (batch == 0) return {U, S, Vh, info};
+  if (k == 0) {
+    // no singular values: the full bases are identities
+    if (compute_uv) {
+      U.zero_();
+      Vh.zero_();
+      if (ucols > 0) U.diagonal(0, -2, -1).fill_(1);
+      if (vrows > 0) Vh.diagonal(0, -2, -1).fill_(1);
+    }
+    return {U, S, Vh, info};
+  }
+  dispatch_real(A.dtype(), "svd", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = a_cm.data_ptr<T>();
+    T* s = S.data_ptr<T>();
+    T* u = compute_uv ? U.data_ptr<T>() : nullptr;
+    T* vt = compute_uv ? Vh.data_ptr<T>() : nullptr;
+    int* inf = info.data_ptr<int>();
+    const char jobz = compute_uv ? (full_matrices ? 'A' : 'S') : 'N';
+    T dummy{};
+    T query{};
+    int qinfo = 0;
+    std::vector<int> qiwork(8 * k);
+    lapack::gesdd(jobz, int(m), int(n), a, ld(m), s, compute_uv ? u : &dummy, ld(m), compute_uv ? vt : &dummy,
+                  ld(vrows), &query, -1, qiwork.data(), &qinfo);
+    const int lwork = lwork_of(query);
+    for_each_matrix(batch, std::max(m, n), [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      std::vector<int> iwork(8 * k);
+      T du{}, dv{};
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::gesdd(jobz, int(m), int(n), a + b * m * n, ld(m), s + b * k, compute_uv ? u + b * m * ucols : &du,
+                      ld(m), compute_uv ? vt + b * vrows * n : &dv, ld(vrows), work.data(), lwork, iwork.data(),
+                      inf + b);
+      }
+    });
+  });
+  return {U, S, Vh, info};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lapack_gels(const Tensor& A, const Tensor& B, double rcond,
+                                                              const std::string& driver) {
+  check_matrix(A, "lstsq");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), m = A.size(-2), n = A.size(-1), k = B.size(-1), rows = std::max(m, n);
+  const int64_t mn = std::min(m, n);
+  Tensor a_cm = colmajor_copy(A);
+  // B padded to max(m, n) rows: LAPACK writes the n-row solution over it
+  Tensor X = colmajor_empty(bs, rows, k, A);
+  X.zero_();
+  X.narrow(-2, 0, m).copy_(B);
+  Tensor rank = ember::zeros(bs, ScalarType::Long, A.device());
+  Tensor sv = ember::zeros(with(bs, {mn}), A.dtype(), A.device());
+  Tensor info = int_tensor(bs, A);
+  if (batch == 0 || mn == 0) return {X.narrow(-2, 0, n), rank, sv, info};
+  dispatch_real(A.dtype(), "lstsq", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = a_cm.data_ptr<T>();
+    T* x = X.data_ptr<T>();
+    T* s = sv.data_ptr<T>();
+    int64_t* r = rank.data_ptr<int64_t>();
+    int* inf = info.data_ptr<int>();
+    const T rc = static_cast<T>(rcond);
+    T query{};
+    int qinfo = 0, qrank = 0, iquery = 1;
+    std::vector<int> jq(n);
+    if (driver == "gels") {
+      lapack::gels('N', int(m), int(n), int(k), a, ld(m), x, ld(rows), &query, -1, &qinfo);
+    } else if (driver == "gelsy") {
+      lapack::gelsy(int(m), int(n), int(k), a, ld(m), x, ld(rows), jq.data(), rc, &qrank, &query, -1, &qinfo);
+    } else if (driver == "gelsd") {
+      lapack::gelsd(int(m), int(n), int(k), a, ld(m), x, ld(rows), s, rc, &qrank, &query, -1, &iquery, &qinfo);
+    } else {
+      lapack::gelss(int(m), int(n), int(k), a, ld(m), x, ld(rows), s, rc, &qrank, &query, -1, &qinfo);
+    }
+    const int lwork = lwork_of(query), liwork = std::max(1, iquery);
+    for_each_matrix(batch, rows, [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      std::vector<int> iwork(liwork), jpvt(n);
+      for (int64_t b = b0; b < b1; ++b) {
+        T* ab = a + b * m * n;
+        T* xb = x + b * rows * k;
+        int rk = 0;
+        if (driver == "gels") {
+          lapack::gels('N', int(m), int(n), int(k), ab, ld(m), xb, ld(rows), work.data(), lwork, inf + b);
+        } else if (driver == "gelsy") {
+          std::fill(jpvt.begin(), jpvt.end(), 0);
+          lapack::gelsy(int(m), int(n), int(k), ab, ld(m), xb, ld(rows), jpvt.data(), rc, &rk, work.data(), lwork,
+                        inf + b);
+        } else if (driver == "gelsd") {
+          lapack::gelsd(int(m), int(n), int(k), ab, ld(m), xb, ld(rows), s + b * mn, rc, &rk, work.data(), lwork,
+                        iwork.data(), inf + b);
+        } else {
+          lapack::gelss(int(m), int(n), int(k), ab, ld(m), xb, ld(rows), s + b * mn, rc, &rk, work.data(), lwork,
+                        inf + b);
+        }
+        r[b] = rk;
+      }
+    });
+  });
+  return {X.narrow(-2, 0, n), rank, sv, info};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lapack_geev(const Tensor& A, bool compute_v) {
+  check_matrix(A, "eig");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), n = A.size(-1);
+  Tensor a_cm = colmajor_copy(A), info = int_tensor(bs, A);
+  Tensor wr = ember::empty(with(bs, {n}), A.dtype(), A.device());
+  Tensor wi = ember::empty(with(bs, {n}), A.dtype(), A.device());
+  Tensor V = compute_v ? colmajor_empty(bs, n, n, A) : ember::empty({0}, A.dtype(), A.device());
+  if (n == 0 || batch == 0) return {wr, wi, V, info};
+  dispatch_real(A.dtype(), "eig", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = a_cm.data_ptr<T>();
+    T* pr = wr.data_ptr<T>();
+    T* pi = wi.data_ptr<T>();
+    T* v = compute_v ? V.data_ptr<T>() : nullptr;
+    int* inf = info.data_ptr<int>();
+    const char jobvr = compute_v ? 'V' : 'N';
+    T query{}, dummy{};
+    int qinfo = 0;
+    lapack::geev('N', jobvr, int(n), a, ld(n), pr, pi, &dummy, 1, compute_v ? v : &dummy, ld(n), &query, -1, &qinfo);
+    const int lwork = lwork_of(query);
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      T dl{}, dr{};
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::geev('N', jobvr, int(n), a + b * n * n, ld(n), pr + b * n, pi + b * n, &dl, 1,
+                     compute_v ? v + b * n * n : &dr, ld(n), work.data(), lwork, inf + b);
+      }
+    });
+  });
+  return {wr, wi, V, info};
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lapack_sytrf(const Tensor& A, bool upper) {
+  check_matrix(A, "ldl_factor");
+  const auto bs = batch_sizes(A);
+  const int64_t batch = batch_count(bs), n = A.size(-1);
+  Tensor LD = colmajor_copy(A), piv = int_tensor(with(bs, {n}), A), info = int_tensor(bs, A);
+  if (n == 0 || batch == 0) return {LD, piv, info};
+  dispatch_real(A.dtype(), "ldl_factor", [&](auto zero) {
+    using T = decltype(zero);
+    T* a = LD.data_ptr<T>();
+    int* p = piv.data_ptr<int>();
+    int* inf = info.data_ptr<int>();
+    const char uplo = upper ? 'U' : 'L';
+    T query{};
+    int qinfo = 0;
+    lapack::sytrf(uplo, int(n), a, ld(n), p, &query, -1, &qinfo);
+    const int lwork = lwork_of(query);
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      std::vector<T> work(lwork);
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::sytrf(uplo, int(n), a + b * n * n, ld(n), p + b * n, work.data(), lwork, inf + b);
+      }
+    });
+  });
+  return {LD, piv, info};
+}
+
+Tensor linalg_lapack_sytrs(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper) {
+  check_matrix(LD, "ldl_solve");
+  const auto bs = batch_sizes(B);
+  const int64_t batch = batch_count(bs), n = LD.size(-1), k = B.size(-1);
+  Tensor X = colmajor_copy(B);
+  if (n == 0 || k == 0 || batch == 0) return X;
+  Tensor ld_cm = colmajor_copy(LD), piv = pivots.contiguous();
+  dispatch_real(B.dtype(), "ldl_solve", [&](auto zero) {
+    using T = decltype(zero);
+    const T* a = ld_cm.data_ptr<T>();
+    const int* p = piv.data_ptr<int>();
+    T* x = X.data_ptr<T>();
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      int info = 0;
+      for (int64_t b = b0; b < b1; ++b) {
+        lapack::sytrs(upper ? 'U' : 'L', int(n), int(k), a + b * n * n, ld(n), p + b * n, x + b * n * k, ld(n), &info);
+      }
+    });
+  });
+  return X;
+}
+
+}  // namespace ember::native
