@@ -59,6 +59,10 @@ def _cases():
         "soft_margin": lambda L, x: L.nn.functional.soft_margin_loss(x["a"], x["sign"]),
         "reflect_pad": lambda L, x: L.nn.functional.pad(x["img"], (1, 1, 1, 1), mode="reflect"),
         "replicate_pad": lambda L, x: L.nn.functional.pad(x["img"], (1, 1, 1, 1), mode="replicate"),
+        "linalg_inv": lambda L, x: L.linalg.inv(x["b"] + 4 * L.eye(4, dtype=x["b"].dtype)),
+        "linalg_qr": lambda L, x: L.linalg.qr(x["b"])[1],
+        "linalg_svdvals": lambda L, x: L.linalg.svdvals(x["b"]),
+        "cholesky": lambda L, x: L.cholesky(x["b"] @ x["b"].mT + 4 * L.eye(4, dtype=x["b"].dtype)),
         # promote
         "cat": lambda L, x: L.cat([x["a"], x["a2_low"]]),
         "stack": lambda L, x: L.stack([x["a"], x["a2_low"]]),
