@@ -94,6 +94,12 @@ from ember._conversions import install_aliases as _install_aliases  # noqa: E402
 
 _install_aliases(globals(), Tensor)
 
+from ember import _legacy_types  # noqa: E402
+from ember._layout import layout, strided  # noqa: E402,F401
+from ember.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+
+_legacy_types.install(globals(), Tensor)
+
 from ember import _functions  # noqa: E402
 
 for _name in _functions.__all__:
