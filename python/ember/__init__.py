@@ -107,6 +107,17 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
+from ember import _ops_math, _ops_shape  # noqa: E402
+
+for _module in (_ops_math, _ops_shape):
+    for _name in _module.__all__:
+        if _name not in globals():
+            globals()[_name] = getattr(_module, _name)
+    for _name in _module.METHODS:
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, getattr(_module, _name))
+del _name, _module
+
 from ember import accelerator, autograd, backends, cuda, linalg, nn, optim, special, testing, utils  # noqa: E402
 from ember.linalg import _torch_norm as norm  # noqa: E402
 from ember.serialization import load, save  # noqa: E402

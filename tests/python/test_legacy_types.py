@@ -143,10 +143,13 @@ def test_set_default_tensor_type():
         ember.set_default_tensor_type("torch.FloatTensor")
         assert ember.tensor([1.0]).dtype == ember.float32
         assert ember.Storage is ember.FloatStorage
-        same_error(lambda: ember.set_default_tensor_type(ember.LongTensor),
-                   lambda: torch.set_default_tensor_type(torch.LongTensor))
-        same_error(lambda: ember.set_default_tensor_type("torch.Foo"),
-                   lambda: torch.set_default_tensor_type("torch.Foo"))
+        same_error(
+            lambda: ember.set_default_tensor_type(ember.LongTensor),
+            lambda: torch.set_default_tensor_type(torch.LongTensor),
+        )
+        same_error(
+            lambda: ember.set_default_tensor_type("torch.Foo"), lambda: torch.set_default_tensor_type("torch.Foo")
+        )
     finally:
         ember.set_default_dtype(ember.float32)
         ember.Storage = ember.FloatStorage
