@@ -418,7 +418,7 @@ def can_cast(from_, to):
     return kind(from_) <= kind(to)
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):  # noqa: A001
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):  # noqa: A001
     """Deprecated: values from start to end inclusive, by step."""
     ember = _ember()
     warnings.warn(
@@ -427,12 +427,10 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         UserWarning,
         stacklevel=2,
     )
-    if end is None:
-        start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = builtins.int((end - start) // step) + 1
     dtype = ember.get_default_dtype() if dtype is None else dtype
     values = ember.arange(n, dtype=ember.float64) * step + start
@@ -489,7 +487,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
             f"requested buffer length ({n} * {itemsize} bytes) after offset ({offset} bytes) must not be greater "
             f"than actual buffer length ({nbytes} bytes)"
         )
-    np_dtype = "uint16" if str(dtype) == "torch.bfloat16" else str(dtype).split(".")[-1]
+    np_dtype = "int16" if str(dtype) == "torch.bfloat16" else str(dtype).split(".")[-1]
     arr = np.frombuffer(buffer, dtype=np_dtype, count=n, offset=offset)
     if view.readonly:
         warnings.warn(
@@ -513,7 +511,9 @@ def fill(input, value):  # noqa: A002
     """A tensor like input filled with value (out of place)."""
     _argcheck.tensor("fill", "input", 1, input)
     if isinstance(value, _C.TensorBase) and value.dim() != 0:
-        raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+        )
     return input.clone().fill_(value)
 
 
