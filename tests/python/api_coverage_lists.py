@@ -96,6 +96,10 @@ OUT_OF_SCOPE = {
             "SerializationStorageContext DeserializationStorageContext",
         ),
     },
+    "optim.lr_scheduler": _because(
+        "a typing or functools helper that torch's module imports, not part of the API",
+        "Any Literal Self SupportsFloat TYPE_CHECKING TypedDict cast inf override partial",
+    ),
     "Tensor": {
         **_because(
             _QUANT,
@@ -652,22 +656,7 @@ KNOWN_GAPS = {
         "swa_utils",
         "swap_in_optimizer_params_and_state",
     ],
-    "optim.lr_scheduler": [
-        "Any",
-        "ChainedScheduler",
-        "CosineAnnealingWarmRestarts",
-        "CyclicLR",
-        "EPOCH_DEPRECATION_WARNING",
-        "Literal",
-        "Self",
-        "SupportsFloat",
-        "TYPE_CHECKING",
-        "TypedDict",
-        "cast",
-        "inf",
-        "override",
-        "partial",
-    ],
+    "optim.lr_scheduler": [],
     "testing": [
         "FileCheck",
     ],
