@@ -653,7 +653,6 @@ KNOWN_GAPS = {
         "Adafactor",
         "Muon",
         "SparseAdam",
-        "swa_utils",
         "swap_in_optimizer_params_and_state",
     ],
     "optim.lr_scheduler": [],

@@ -1,6 +1,6 @@
 """ember.optim: optimisers with PyTorch's update arithmetic."""
 
-from ember.optim import lr_scheduler
+from ember.optim import lr_scheduler, swa_utils
 from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
@@ -15,4 +15,4 @@ from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "lr_scheduler"]
+           "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
