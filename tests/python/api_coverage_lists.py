@@ -650,7 +650,6 @@ KNOWN_GAPS = {
         "warnings",
     ],
     "optim": [
-        "Adafactor",
         "Muon",
         "SparseAdam",
         "swap_in_optimizer_params_and_state",

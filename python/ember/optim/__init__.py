@@ -2,6 +2,7 @@
 
 from ember.optim import lr_scheduler, swa_utils
 from ember.optim.adadelta import Adadelta
+from ember.optim.adafactor import Adafactor
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam, AdamW
 from ember.optim.adamax import Adamax
@@ -14,5 +15,5 @@ from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
-__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
