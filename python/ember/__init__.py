@@ -107,9 +107,9 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import _ops_math, _ops_shape  # noqa: E402
+from ember import _ops_math, _ops_shape, _ops_views  # noqa: E402
 
-for _module in (_ops_math, _ops_shape):
+for _module in (_ops_math, _ops_shape, _ops_views):
     for _name in _module.__all__:
         if _name not in globals():
             globals()[_name] = getattr(_module, _name)

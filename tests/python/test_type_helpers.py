@@ -123,3 +123,46 @@ def test_fill():
     with pytest.raises(RuntimeError) as ee:
         ember.fill(e, ember.ones(2))
     assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (2, 1)), ((2, 3), (2, 3))])
+def test_sum_to_size(shape, size):
+    t = torch.arange(24.0)[: int(torch.tensor(shape).prod())].reshape(shape)
+    e = ember.tensor(t.tolist())
+    assert_same(e.sum_to_size(*size), t.sum_to_size(*size))
+    assert_same(e.sum_to_size(size), t.sum_to_size(size))
+
+
+def test_sum_to_size_error():
+    with pytest.raises(RuntimeError) as t:
+        torch.zeros(2, 3).sum_to_size(3, 3)
+    with pytest.raises(RuntimeError) as e:
+        ember.zeros(2, 3).sum_to_size(3, 3)
+    assert str(e.value) == str(t.value)
+
+
+@pytest.mark.parametrize(
+    "shape,wrap", [((3, 3), False), ((2, 4), False), ((7, 3), True), ((7, 3), False), ((2, 2, 2), False)]
+)
+def test_fill_diagonal(shape, wrap):
+    e, t = ember.zeros(shape), torch.zeros(shape)
+    assert_same(e.fill_diagonal_(5.0, wrap=wrap), t.fill_diagonal_(5.0, wrap=wrap))
+
+
+def test_small_tensor_methods():
+    t = torch.tensor([[1.5, -2.0], [0.0, 3.0]])
+    e = ember.tensor(t.tolist())
+    assert e.new_empty_strided((2, 3), (1, 2)).stride() == t.new_empty_strided((2, 3), (1, 2)).stride()
+    assert_same(e.clone().apply_(lambda v: v * 2 + 1), t.clone().apply_(lambda v: v * 2 + 1))
+    assert_same(e.clone().map_(e[0], lambda a, b: a - b), t.clone().map_(t[0], lambda a, b: a - b))
+    assert e.resolve_conj() is e and e.resolve_neg() is e
+    assert e.is_conj() == t.is_conj() and e.is_neg() == t.is_neg()
+    assert_same(ember.sgn(e), torch.sgn(t))
+    assert_same(e.clone().sgn_(), t.clone().sgn_())
+    for a, b in zip(ember.unsafe_split(e, 1), torch.unsafe_split(t, 1)):
+        assert_same(a, b)
+    for a, b in zip(e.unsafe_chunk(2, 1), t.unsafe_chunk(2, 1)):
+        assert_same(a, b)
+    m = [torch.randn(2, 3), torch.randn(3, 4), torch.randn(4, 2)]
+    got = ember.chain_matmul(*[ember.tensor(x.tolist()) for x in m])
+    assert_same(got, torch.chain_matmul(*m), rtol=1e-5, atol=1e-6)

@@ -510,4 +510,68 @@ ROWS = [
         ),
         dtypes=ALL_BUT_BOOL,
     ),
+    # ---- copies of views, scatters into views ----
+    *[
+        row(f"{v}_copy", "composite", samples, dtypes=ALL_DTYPES, **GRAD)
+        for v, samples in [
+            ("transpose", cases(lambda d: [make((2, 3), d), 0, 1])),
+            ("permute", cases(lambda d: [make((2, 3, 4), d), (2, 0, 1)])),
+            ("diagonal", cases(lambda d: ([make((3, 4), d)], {"offset": 1}))),
+            ("expand", cases(lambda d: [make((3, 1), d), (2, 3, 4)])),
+            ("select", cases(lambda d: [make((3, 4), d), 1, 2])),
+            ("unsqueeze", cases(lambda d: [make((3, 4), d), 1])),
+            ("view", cases(lambda d: [make((3, 4), d), (2, 6)])),
+            ("t", cases(lambda d: [make((3, 4), d)])),
+        ]
+    ],
+    row(
+        "select_scatter",
+        "composite",
+        cases(lambda d: [make((3, 4), d), make((4,), d, seed=1), 0, 1]),
+        dtypes=ALL_DTYPES,
+        method=True,
+        **GRAD,
+    ),
+    row(
+        "slice_scatter",
+        "composite",
+        cases(
+            lambda d: [make((4, 4), d), make((4, 2), d, seed=1), 1, 0, 4, 2],
+            lambda d: [make((5, 2), d), make((2, 2), d, seed=1), 0, 1, 3],
+        ),
+        dtypes=ALL_DTYPES,
+        method=True,
+        **GRAD,
+    ),
+    row(
+        "diagonal_scatter",
+        "composite",
+        cases(
+            lambda d: [make((3, 4), d), make((3,), d, seed=1)], lambda d: [make((3, 4), d), make((2,), d, seed=1), 2]
+        ),
+        dtypes=ALL_DTYPES,
+        method=True,
+        **GRAD,
+    ),
+    row(
+        "cdist",
+        "composite",
+        cases(
+            lambda d: [make((3, 4), d), make((5, 4), d, seed=1)],
+            lambda d: [make((2, 3, 4), d), make((2, 2, 4), d, seed=1), 1.0],
+            lambda d: [make((3, 2), d), make((2, 2), d, seed=1), float("inf")],
+        ),
+        dtypes=F32_64,
+        tol=SUM_ORDER,
+        supports_grad=True,
+        error_inputs=errors(
+            lambda: ([torch.zeros(3), torch.zeros(2, 3)], {}), lambda: ([torch.zeros(2, 3), torch.zeros(2, 4)], {})
+        ),
+    ),
+    row(
+        "vander",
+        "composite",
+        cases(lambda d: [make((4,), d, -2, 2)], lambda d: ([make((3,), d, -2, 2)], {"N": 5, "increasing": True})),
+        dtypes=ALL_DTYPES,
+    ),
 ]
