@@ -598,7 +598,6 @@ KNOWN_GAPS = {
         "warnings",
     ],
     "optim": [
-        "Muon",
         "SparseAdam",
         "swap_in_optimizer_params_and_state",
     ],

@@ -8,6 +8,7 @@ from ember.optim.adam import Adam, AdamW
 from ember.optim.adamax import Adamax
 from ember.optim.asgd import ASGD
 from ember.optim.lbfgs import LBFGS
+from ember.optim.muon import Muon
 from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer
 from ember.optim.radam import RAdam
@@ -15,5 +16,5 @@ from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
-__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Muon", "NAdam",
            "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
