@@ -95,12 +95,29 @@ from ember._conversions import install_aliases as _install_aliases  # noqa: E402
 
 _install_aliases(globals(), Tensor)
 
+from ember import _legacy_types  # noqa: E402
+from ember._layout import layout, strided  # noqa: E402,F401
+from ember.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+
+_legacy_types.install(globals(), Tensor)
+
 from ember import _functions  # noqa: E402
 
 for _name in _functions.__all__:
     if _name not in globals() or _name in ("is_floating_point",):
         globals()[_name] = getattr(_functions, _name)
 del _name
+
+from ember import _ops_math, _ops_shape, _ops_views  # noqa: E402
+
+for _module in (_ops_math, _ops_shape, _ops_views):
+    for _name in _module.__all__:
+        if _name not in globals():
+            globals()[_name] = getattr(_module, _name)
+    for _name in _module.METHODS:
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, getattr(_module, _name))
+del _name, _module
 
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from ember import multiprocessing  # noqa: E402

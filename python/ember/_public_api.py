@@ -59,6 +59,12 @@ OPERATORS_OFF_TOP_LEVEL = frozenset(
 # which only Ember has at the top level).
 NOT_EXPORTED = frozenset(
     {
+        "BFloat16Storage",
+        "BFloat16Tensor",
+        "HalfStorage",
+        "HalfTensor",
+        "Storage",
+        "strided",
         "broadcast_shapes",
         "channels_last",
         "channels_last_3d",

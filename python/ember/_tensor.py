@@ -11,6 +11,20 @@ from ember._inplace_views import InplaceViewMethods
 
 
 class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
+    def __new__(cls, *args, **kwargs):
+        """The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2])
+        holds data, both of the default dtype."""
+        from ember._legacy_types import legacy_new
+
+        t = legacy_new(_C.get_default_dtype(), _C._get_default_device(), args, kwargs)
+        return t if cls is Tensor else Tensor._make_subclass(cls, t, False)
+
+    @property
+    def layout(self):
+        from ember._layout import strided
+
+        return strided
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Computes the gradient of this tensor w.r.t. the graph leaves."""
         from ember import autograd

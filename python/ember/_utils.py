@@ -33,7 +33,7 @@ def _rebuild_tensor_v3(
     from ember.storage import TypedStorage
 
     return _rebuild_tensor_v2(
-        TypedStorage(wrap_storage=storage, dtype=dtype),
+        TypedStorage(wrap_storage=storage, dtype=dtype, _internal=True),
         storage_offset,
         size,
         stride,
@@ -113,7 +113,7 @@ def _rebuild_tensor_from_bytes(
     untyped = UntypedStorage.from_buffer(data)
     if device != "cpu":
         untyped = untyped.to(device=device)
-    storage = TypedStorage(wrap_storage=untyped, dtype=getattr(ember, dtype_name))
+    storage = TypedStorage(wrap_storage=untyped, dtype=getattr(ember, dtype_name), _internal=True)
     return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, OrderedDict())
 
 

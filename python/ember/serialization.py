@@ -915,7 +915,7 @@ def _load_archive(reader, map_location, weights_only, pickle_load_args):
         storage = restore(storage, location)
         if isinstance(storage, TypedStorage):
             storage = storage._untyped_storage
-        typed = TypedStorage(wrap_storage=storage, dtype=dtype)
+        typed = TypedStorage(wrap_storage=storage, dtype=dtype, _internal=True)
         loaded[key] = typed
         return typed
 
@@ -965,7 +965,7 @@ def _legacy_load(stream, map_location, weights_only, pickle_load_args):
             raise NotImplementedError(
                 "ember.load: storage views of the pre-1.0 legacy format are not supported"
             )
-        return TypedStorage(wrap_storage=storage, dtype=dtype)
+        return TypedStorage(wrap_storage=storage, dtype=dtype, _internal=True)
 
     result = _Unpickler(stream, persistent_load, weights_only, **pickle_load_args).load()
     keys = small_pickle()

@@ -181,9 +181,79 @@ class TypedStorage:
 
     __slots__ = ("_untyped_storage", "dtype")
 
-    def __init__(self, *, wrap_storage, dtype):
-        self._untyped_storage = wrap_storage
-        self.dtype = dtype
+    def __init__(self, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
+        import ember
+
+        if not _internal:
+            _warn_typed_storage(stacklevel=3)
+        self.dtype = ember.get_default_dtype() if dtype is None else dtype
+        if wrap_storage is not None:
+            if args:
+                raise RuntimeError("TypedStorage(): No positional arguments are allowed with wrap_storage")
+            self._untyped_storage = wrap_storage
+        elif not args:
+            self._untyped_storage = UntypedStorage(0, device=device)
+        elif len(args) == 1 and isinstance(args[0], int):
+            self._untyped_storage = UntypedStorage(args[0] * self.dtype.itemsize, device=device)
+        elif len(args) == 1:
+            data = ember.tensor(args[0], dtype=self.dtype, device=device).reshape(-1)
+            self._untyped_storage = UntypedStorage._wrap(_C._storage_bytes(data))
+        else:
+            raise TypeError("TypedStorage(): too many positional arguments")
+
+    def _flat(self):
+        """A 1-D tensor of dtype over the whole storage."""
+        return self._untyped_storage._tensor(self.dtype, 0, (self._size(),), (1,))
+
+    def nbytes(self):
+        return self._untyped_storage.nbytes()
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            from ember._legacy_types import tensor_type_of
+
+            return "torch." + tensor_type_of(self.dtype).__name__.replace("Tensor", "Storage")
+        raise NotImplementedError("TypedStorage.type(dtype) is not supported")
+
+    def __getitem__(self, idx):
+        if not isinstance(idx, int):
+            raise RuntimeError(f"can't index a {type(self)} with {type(idx)}")
+        n = self._size()
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} out of range for storage of size {n}")
+        return self._flat()[idx].item()
+
+    def __setitem__(self, idx, value):
+        self._flat()[idx] = value
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def fill_(self, value):
+        self._flat().fill_(value)
+        return self
+
+    def copy_(self, source, non_blocking=None):
+        src = source._flat() if isinstance(source, TypedStorage) else source
+        self._flat().copy_(src)
+        return self
+
+    def is_shared(self):
+        return self._untyped_storage.is_shared()
+
+    def share_memory_(self):
+        self._untyped_storage.share_memory_()
+        return self
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    def cpu(self):
+        return TypedStorage(wrap_storage=self._untyped_storage.cpu(), dtype=self.dtype, _internal=True)
+
+    def clone(self):
+        return TypedStorage(wrap_storage=self._untyped_storage.clone(), dtype=self.dtype, _internal=True)
 
     def _size(self):
         return self._untyped_storage.nbytes() // self.dtype.itemsize
@@ -215,9 +285,21 @@ class TypedStorage:
         return self
 
     def tolist(self):
-        return self._untyped_storage._tensor(self.dtype, 0, (self._size(),), (1,)).tolist()
+        return self._flat().tolist()
 
     def __repr__(self):
         body = "\n".join(f" {v}" for v in self.tolist())
         head = body + "\n" if body else ""
         return f"{head}[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
+
+
+def _warn_typed_storage(stacklevel=2):
+    import warnings
+
+    warnings.warn(
+        "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage "
+        "class. This should only matter to you if you are using storages directly.  To access UntypedStorage "
+        "directly, use tensor.untyped_storage() instead of tensor.storage()",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

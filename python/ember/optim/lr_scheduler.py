@@ -15,7 +15,10 @@ from ember._tensor import Tensor
 from ember.optim.optimizer import Optimizer
 
 __all__ = [
+    "ChainedScheduler",
     "ConstantLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "CosineAnnealingLR",
     "ExponentialLR",
     "LRScheduler",
@@ -38,6 +41,7 @@ _EPOCH_WARNING = (
     "Please open an issue if you are unable to replicate your use case: "
     "https://github.com/pytorch/pytorch/issues/new/choose."
 )
+EPOCH_DEPRECATION_WARNING = _EPOCH_WARNING
 
 
 def _values(optimizer, key):
@@ -646,3 +650,203 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = mom
         return lrs
+
+
+class ChainedScheduler(LRScheduler):
+    """Steps several schedulers of one optimizer together, each on the lr the previous one left."""
+
+    def __init__(self, schedulers, optimizer=None):
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if not hasattr(s, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                    f"specified when calling `step`, but got one at index {i} in the given schedulers sequence."
+                )
+            if optimizer != s.optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                    f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                    f"{type(optimizer).__name__}."
+                )
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _values(schedulers[-1].optimizer, "lr")
+
+    def step(self):
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = _values(self._schedulers[-1].optimizer, "lr")
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        saved = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = saved
+        for s, st in zip(self._schedulers, saved):
+            s.load_state_dict(st)
+
+
+class CyclicLR(LRScheduler):
+    """The lr cycles between base_lr and max_lr (triangular, triangular2, exp_range or a
+    custom scale_fn); the momentum cycles the other way."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_value(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m, b, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    _set_momentum(group, self.use_beta1, m)
+                    group["max_momentum"] = m
+                    group["base_momentum"] = b
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = _constant_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = _halving_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            gamma = self.gamma
+            self._scale_fn_ref = lambda x: gamma**x
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        return self._scale_fn_custom(x) if self._scale_fn_custom is not None else self._scale_fn_ref(x)
+
+    def get_lr(self):
+        self._check_get_lr()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + ((top - base) * factor) * self.scale_fn(at) for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for lo, hi, group in zip(self.base_momentums, self.max_momentums, self.optimizer.param_groups):
+                _set_momentum(group, self.use_beta1, hi - ((hi - lo) * factor) * self.scale_fn(at))
+        return lrs
+
+    def state_dict(self):
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+def _constant_scale(x):
+    return 1.0
+
+
+def _halving_scale(x):
+    return 1 / (2.0 ** (x - 1))
+
+
+def _set_momentum(group, use_beta1, value):
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the base lr to eta_min, restarted every T_i steps (T_i grows by T_mult)."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):  # noqa: N803
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._check_get_lr()
+        lo = self.eta_min
+        return [lo + (base - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult**n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set_value(group, "lr", lr)
+        self._last_lr = _values(self.optimizer, "lr")

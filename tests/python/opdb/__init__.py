@@ -14,7 +14,7 @@ runs as a strict xfail, so it is seen again the day it is fixed.
 
 from __future__ import annotations
 
-from . import elementwise, indexing, linalg_lapack, misc, nn, reductions, shape
+from . import composites, elementwise, indexing, linalg_lapack, misc, nn, reductions, shape
 from .core import OpInfo, SampleInput
 
 OP_DB: list[OpInfo] = [
@@ -25,6 +25,7 @@ OP_DB: list[OpInfo] = [
     *nn.ROWS,
     *misc.ROWS,
     *linalg_lapack.ROWS,
+    *composites.ROWS,
 ]
 
 # Public operators of ops.yaml without a row, each with the reason.

@@ -1,0 +1,760 @@
+"""Operators of the torch namespace composed in Python from Ember's kernels:
+elementwise number functions (frexp, ldexp, gcd, nextafter ...), scans
+(cummax, logcumsumexp), reductions (aminmax, quantile, nanmean, mode ...) and
+statistics (cov, corrcoef, histogram). Autograd comes from the operators
+they are built of."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+from ember import _C, _argcheck
+
+# The names PyTorch's kernels use for dtypes in their messages.
+_SCALAR_NAMES = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "float32": "Float",
+    "float64": "Double",
+}
+
+
+def _ember():
+    import ember
+
+    return ember
+
+
+def _name(dtype):
+    return str(dtype).split(".")[-1]
+
+
+def _scalar_name(dtype):
+    return _SCALAR_NAMES[_name(dtype)]
+
+
+def _not_implemented(kernel, dtype):
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(dtype)}'")
+
+
+def _require_float(kernel, *tensors):
+    for t in tensors:
+        if not t.dtype.is_floating_point:
+            _not_implemented(kernel, t.dtype)
+
+
+def _wrap(value, like):
+    """A number as a 0-dim tensor of like's device (PyTorch's wrapped scalar)."""
+    if isinstance(value, _C.TensorBase):
+        return value
+    return _ember().tensor(value, device=like.device)
+
+
+def return_type(name, fields):
+    """A tuple subclass printed as PyTorch's torch.return_types.<name>."""
+
+    def __repr__(self):  # noqa: N807
+        body = ",".join(f"\n{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}({body})"
+
+    def __new__(cls, values):  # noqa: N807
+        return tuple.__new__(cls, values)
+
+    namespace = {
+        "__slots__": (),
+        "__repr__": __repr__,
+        "__new__": __new__,
+        "_fields": tuple(fields),
+        "__module__": "torch.return_types",
+        "n_fields": len(fields),
+        "n_sequence_fields": len(fields),
+    }
+    for i, f in enumerate(fields):
+        namespace[f] = property(lambda self, i=i: self[i])
+    return type(name, (tuple,), namespace)
+
+
+_aminmax_t = return_type("aminmax", ("min", "max"))
+_cummax_t = return_type("cummax", ("values", "indices"))
+_cummin_t = return_type("cummin", ("values", "indices"))
+_mode_t = return_type("mode", ("values", "indices"))
+_frexp_t = return_type("frexp", ("mantissa", "exponent"))
+_histogram_t = return_type("histogram", ("hist", "bin_edges"))
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    if isinstance(result, tuple):
+        for o, r in zip(out, result):
+            o.resize_(r.shape).copy_(r)
+        return type(result)(out) if type(result) is not tuple else tuple(out)
+    out.resize_(result.shape).copy_(result)
+    return out
+
+
+# ---- elementwise ---------------------------------------------------------------------------
+
+
+def frexp(input, *, out=None):  # noqa: A002
+    """input = mantissa * 2**exponent with |mantissa| in [0.5, 1), exponent int32."""
+    ember = _ember()
+    _argcheck.tensor("frexp", "input", 1, input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = input.detach().to(ember.float64)
+    finite_nonzero = ember.isfinite(x) & (x != 0)
+    # Subnormals are scaled into the normal range first, their exponent corrected after.
+    tiny = x.abs() < 2.0**-1022
+    scaled = ember.where(tiny, x * 2.0**54, x)
+    bits = scaled.view(ember.int64)
+    biased = (bits >> 52) & 0x7FF
+    exponent = biased - 1022 - ember.where(tiny, 54, 0)
+    exponent = ember.where(finite_nonzero, exponent, 0)
+    mantissa = ember.where(finite_nonzero, x * ember.pow(2.0, (-exponent).to(ember.float64)), x)
+    return _out(_frexp_t((mantissa.to(input.dtype), exponent.to(ember.int32))), out)
+
+
+def ldexp(input, other, *, out=None):  # noqa: A002
+    """input * 2**other."""
+    ember = _ember()
+    dtype = ember.result_type(input, other)
+    if not dtype.is_floating_point:
+        dtype = ember.get_default_dtype()
+    result = ember.mul(input, ember.pow(2.0, other).to(dtype))
+    return _out(result, out)
+
+
+def ldexp_(self, other):
+    return self.copy_(ldexp(self, other))
+
+
+def float_power(input, exponent, *, out=None):  # noqa: A002
+    """pow computed in double precision."""
+    ember = _ember()
+    if isinstance(input, _C.TensorBase):
+        input = input.to(ember.float64)  # noqa: A001
+    if isinstance(exponent, _C.TensorBase):
+        exponent = exponent.to(ember.float64)
+    elif isinstance(exponent, (builtins.int, builtins.float)):
+        exponent = builtins.float(exponent)
+    return _out(ember.pow(input, exponent), out)
+
+
+def float_power_(self, exponent):
+    if self.dtype != _ember().float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_scalar_name(self.dtype)} but the operation's result "
+            "requires dtype Double"
+        )
+    return self.copy_(float_power(self, exponent))
+
+
+def _integer_operands(kernel, a, b):
+    ember = _ember()
+    a, b = _wrap(a, b), _wrap(b, a)
+    dtype = ember.result_type(a, b)
+    if dtype.is_floating_point or dtype == ember.bool:
+        _not_implemented(kernel, dtype)
+    return a.to(dtype), b.to(dtype)
+
+
+def gcd(input, other, *, out=None):  # noqa: A002
+    """Greatest common divisor, elementwise (Euclid's algorithm on whole tensors)."""
+    ember = _ember()
+    a, b = _integer_operands("gcd_cpu", input, other)
+    a, b = ember.broadcast_tensors(a.abs(), b.abs())
+    while builtins.bool((b != 0).any()):
+        nonzero = b != 0
+        a, b = ember.where(nonzero, b, a), ember.where(nonzero, a % ember.where(nonzero, b, 1), 0)
+    return _out(a, out)
+
+
+def lcm(input, other, *, out=None):  # noqa: A002
+    ember = _ember()
+    a, b = _integer_operands("lcm_cpu", input, other)
+    g = gcd(a, b)
+    result = ember.where(g == 0, 0, (a // ember.where(g == 0, 1, g) * b).abs())
+    return _out(result.to(g.dtype), out)
+
+
+def gcd_(self, other):
+    return self.copy_(gcd(self, other))
+
+
+def lcm_(self, other):
+    return self.copy_(lcm(self, other))
+
+
+def heaviside(input, values, *, out=None):  # noqa: A002
+    """0 where input < 0, values where input == 0, 1 where input > 0."""
+    ember = _ember()
+    _argcheck.tensor("heaviside", "input", 1, input)
+    _argcheck.tensor("heaviside", "values", 2, values)
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    result = ember.where(input == 0, values, (input > 0).to(input.dtype))
+    return _out(result, out)
+
+
+def heaviside_(self, values):
+    return self.copy_(heaviside(self, values))
+
+
+_INT_VIEWS = {"float32": ("int32", 1), "float64": ("int64", 1), "float16": ("int16", 1), "bfloat16": ("int16", 1)}
+
+
+def nextafter(input, other, *, out=None):  # noqa: A002
+    """The next representable value after input in the direction of other."""
+    ember = _ember()
+    input, other = _wrap(input, other), _wrap(other, input)  # noqa: A001
+    dtype = ember.result_type(input, other)
+    if not dtype.is_floating_point:
+        _not_implemented("nextafter_cpu", dtype)
+    x, y = ember.broadcast_tensors(input.detach().to(dtype), other.detach().to(dtype))
+    x, y = x.contiguous(), y.contiguous()
+    int_dtype = getattr(ember, _INT_VIEWS[_name(dtype)][0])
+    bits = x.view(int_dtype)
+    up = (y > x) == (x > 0)
+    stepped = ember.where(up, bits + 1, bits - 1).view(dtype)
+    smallest = ember.ones((), dtype=int_dtype).view(dtype)
+    from_zero = ember.where(y > 0, smallest, -smallest)
+    result = ember.where(x == 0, from_zero, stepped)
+    result = ember.where(x == y, y, result)
+    result = ember.where(ember.isnan(x) | ember.isnan(y), x + y, result)
+    return _out(result, out)
+
+
+def nextafter_(self, other):
+    return self.copy_(nextafter(self, other))
+
+
+def isposinf(input, *, out=None):  # noqa: A002
+    _argcheck.tensor("isposinf", "input", 1, input)
+    return _out(
+        input == math.inf if input.dtype.is_floating_point else _ember().zeros_like(input, dtype=_ember().bool), out
+    )
+
+
+def isneginf(input, *, out=None):  # noqa: A002
+    _argcheck.tensor("isneginf", "input", 1, input)
+    ember = _ember()
+    return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
+
+
+def isreal(input):  # noqa: A002
+    _argcheck.tensor("isreal", "input", 1, input)
+    return _ember().ones_like(input, dtype=_ember().bool)
+
+
+def positive(input):  # noqa: A002
+    _argcheck.tensor("positive", "input", 1, input)
+    if input.dtype == _ember().bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def rsub(input, other, *, alpha=1):  # noqa: A002
+    """other - alpha * input."""
+    return _ember().sub(_wrap(other, input), input, alpha=alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
+    """beta * input + alpha * outer(vec1, vec2)."""
+    ember = _ember()
+    for i, (n, v) in enumerate((("vec1", vec1), ("vec2", vec2))):
+        _argcheck.tensor("addr", n, i + 2, v)
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {n}, but got {v.dim()}-D")
+    outer = ember.outer(vec1, vec2)
+    dtype = ember.result_type(input, outer)
+    if not dtype.is_floating_point:
+        for n, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, builtins.float):
+                raise RuntimeError(f"For integral input tensors, argument {n} must not be a floating point number.")
+    if dtype == ember.bool:
+        result = (input & builtins.bool(beta)) | (outer & builtins.bool(alpha))
+        return _out(result, out)
+    if alpha != 1:
+        outer = outer * alpha
+    if beta == 0:  # input is ignored, NaN included
+        result = ember.where(ember.zeros((), dtype=ember.bool), input, outer)
+    else:
+        result = (input * beta if beta != 1 else input) + outer
+    return _out(result, out)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
+
+
+def dist(input, other, p=2):  # noqa: A002
+    """The p-norm of input - other."""
+    ember = _ember()
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. Got {_scalar_name(input.dtype)} instead."
+        )
+    return ember.linalg.vector_norm(input - other, p)
+
+
+def renorm(input, p, dim, maxnorm, *, out=None):  # noqa: A002
+    """Each sub-tensor along dim whose p-norm exceeds maxnorm is scaled down to it."""
+    ember = _ember()
+    if p < 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported, got {p}")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_scalar_name(input.dtype)}"
+        )
+    ndim = input.dim()
+    dim = dim + ndim if dim < 0 else dim
+    reduce = [d for d in range(ndim) if d != dim]
+    acc = ember.float32 if input.dtype in (ember.float16, ember.bfloat16) else input.dtype
+    norm = ember.linalg.vector_norm(input, p, reduce, keepdim=True, dtype=acc)
+    factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones((), dtype=acc))
+    return _out((input * factor).to(input.dtype), out)
+
+
+def renorm_(self, p, dim, maxnorm):
+    return self.copy_(renorm(self, p, dim, maxnorm))
+
+
+# ---- scans ----------------------------------------------------------------------------------
+
+
+def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
+    """(values, indices) of the running max or min along dim, by a
+    log-step scan: each step combines every position with the one 2**k before."""
+    ember = _ember()
+    _argcheck.tensor(kernel, "input", 1, input)
+    ndim = max(input.dim(), 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    if input.dim() == 0:
+        return result_type((input.clone(), ember.zeros((), dtype=ember.int64)))
+    dim = dim % ndim
+    x = input.detach()
+    n = x.shape[dim]
+    shape = [1] * x.dim()
+    shape[dim] = n
+    vals = x.clone()
+    idx = ember.arange(n).view(shape).expand(x.shape).contiguous()
+    floating = x.dtype.is_floating_point
+    shift = 1
+    while shift < n:
+        early_v = vals.narrow(dim, 0, n - shift)
+        early_i = idx.narrow(dim, 0, n - shift)
+        late_v = vals.narrow(dim, shift, n - shift)
+        late_i = idx.narrow(dim, shift, n - shift)
+        if x.dtype == ember.bool:
+            better = late_v >= early_v if is_max else late_v <= early_v
+        else:
+            better = late_v >= early_v if is_max else late_v <= early_v
+        if floating:
+            better = ember.isnan(late_v) | (better & ~ember.isnan(early_v))
+        new_v = ember.where(better, late_v, early_v)
+        new_i = ember.where(better, late_i, early_i)
+        vals = ember.cat([vals.narrow(dim, 0, shift), new_v], dim)
+        idx = ember.cat([idx.narrow(dim, 0, shift), new_i], dim)
+        shift *= 2
+    values = input.gather(dim, idx) if input.requires_grad else vals
+    return result_type((values, idx))
+
+
+def cummax(input, dim, *, out=None):  # noqa: A002
+    return _out(_scan_extreme(input, dim, True, "cummax", _cummax_t), out)
+
+
+def cummin(input, dim, *, out=None):  # noqa: A002
+    return _out(_scan_extreme(input, dim, False, "cummin", _cummin_t), out)
+
+
+def logcumsumexp(input, dim, *, out=None):  # noqa: A002
+    """log(cumsum(exp(input))) along dim, by a log-step scan of logaddexp."""
+    ember = _ember()
+    _argcheck.tensor("logcumsumexp", "input", 1, input)
+    _require_float("logcumsumexp_out_cpu", input)
+    if input.dim() == 0:
+        return _out(input.clone(), out)
+    dim = dim % input.dim()
+    n = input.shape[dim]
+    acc = input
+    shift = 1
+    while shift < n:
+        head = acc.narrow(dim, 0, shift)
+        tail = ember.logaddexp(acc.narrow(dim, shift, n - shift), acc.narrow(dim, 0, n - shift))
+        acc = ember.cat([head, tail], dim)
+        shift *= 2
+    return _out(acc if shift > 1 else acc.clone(), out)
+
+
+# ---- reductions -----------------------------------------------------------------------------
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
+    ember = _ember()
+    _argcheck.tensor("aminmax", "input", 1, input)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        lo, hi = input.min(), input.max()
+        if keepdim:
+            shape = [1] * input.dim()
+            lo, hi = lo.reshape(shape), hi.reshape(shape)
+    else:
+        lo = ember.amin(input, dim, keepdim=keepdim)
+        hi = ember.amax(input, dim, keepdim=keepdim)
+    return _out(_aminmax_t((lo, hi)), out)
+
+
+def count_nonzero(input, dim=None):  # noqa: A002
+    ember = _ember()
+    _argcheck.tensor("count_nonzero", "input", 1, input)
+    mask = input != 0
+    if dim is None:
+        return mask.sum(dtype=ember.int64)
+    return mask.sum(dim, dtype=ember.int64)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    ember = _ember()
+    _argcheck.tensor("nanmean", "input", 1, input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {_scalar_name(input.dtype)}"
+        )
+    kw = {"keepdim": keepdim, "dtype": dtype}
+    dims = () if dim is None else dim
+    count = (~ember.isnan(input)).sum(dims, keepdim=keepdim)
+    total = ember.nansum(input, dims, **kw)
+    return _out(total / count, out)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
+    """The most frequent value along dim (the smallest among ties) and its last index."""
+    ember = _ember()
+    _argcheck.tensor("mode", "input", 1, input)
+    if input.dim() == 0:
+        return _out(_mode_t((input.clone(), ember.zeros((), dtype=ember.int64))), out)
+    dim = dim % input.dim()
+    x = input.detach().movedim(dim, -1)
+    n = x.shape[-1]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    sorted_x = ember.sort(x, -1)[0]
+    same_as_prev = ember.cat(
+        [ember.zeros_like(sorted_x[..., :1], dtype=ember.bool), sorted_x[..., 1:] == sorted_x[..., :-1]], -1
+    )
+    if x.dtype.is_floating_point:
+        both_nan = ember.isnan(sorted_x[..., 1:]) & ember.isnan(sorted_x[..., :-1])
+        same_as_prev[..., 1:] |= both_nan
+    # the length of the run of equal values ending at each position
+    pos = ember.arange(n).expand(sorted_x.shape)
+    run_start = ember.where(same_as_prev, ember.zeros((), dtype=ember.int64), pos)
+    run_start = _scan_extreme(run_start, -1, True, "mode", tuple)[0]
+    counts = pos - run_start + 1
+    best = counts.max(-1, keepdim=True).values
+    first_best = (counts == best).to(ember.int64).argmax(-1, keepdim=True)
+    values = sorted_x.gather(-1, first_best)
+    equal = x == values
+    if x.dtype.is_floating_point:
+        equal |= ember.isnan(x) & ember.isnan(values)
+    indices = ember.where(equal, pos, -1).max(-1, keepdim=True).values
+    if not keepdim:
+        values, indices = values.squeeze(-1), indices.squeeze(-1)
+    else:
+        values, indices = values.movedim(-1, dim), indices.movedim(-1, dim)
+    if input.requires_grad:
+        values = input.gather(dim, indices if keepdim else indices.unsqueeze(dim))
+        values = values if keepdim else values.squeeze(dim)
+    return _out(_mode_t((values, indices)), out)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):  # noqa: A002
+    ember = _ember()
+    _argcheck.tensor(name, "input", 1, input)
+    if input.dtype not in (ember.float32, ember.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, _C.TensorBase):
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if q.dim() > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        scalar_q = q.dim() == 0
+        qt = q.reshape(-1)
+        if qt.numel() and not builtins.bool(((qt >= 0) & (qt <= 1)).all()):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
+        scalar_q = True
+        qt = ember.tensor([builtins.float(q)], dtype=input.dtype)
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
+        )
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if dim is None:
+        x = input.reshape(-1)
+        red = 0
+    else:
+        nd = max(input.dim(), 1)
+        if not -nd <= dim < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+        x = input if input.dim() else input.reshape(1)
+        red = dim % nd
+    sorted_x = ember.sort(x.movedim(red, -1), -1)[0]  # NaN sorts last
+    n = sorted_x.shape[-1]
+    # ranks: shape (..., len(q))
+    if ignore_nan:
+        valid = (~ember.isnan(sorted_x)).sum(-1, keepdim=True).to(input.dtype)
+        ranks = qt * (valid - 1)
+        ranks = ember.where(valid == 0, ember.zeros((), dtype=input.dtype), ranks)
+    else:
+        ranks = qt * (n - 1) + ember.zeros(sorted_x.shape[:-1] + (1,), dtype=input.dtype)
+        has_nan = ember.isnan(sorted_x).any(-1, keepdim=True)
+        ranks = ember.where(has_nan, ember.full((), n - 1, dtype=input.dtype), ranks)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(ember.int64)
+    values = sorted_x.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        above = ranks.ceil().to(ember.int64)
+        weights = ember.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values = ember.lerp(values, sorted_x.gather(-1, above), weights)
+    # (..., len(q)) -> (len(q), ...) with the reduced dim kept or dropped
+    values = values.movedim(-1, 0)
+    if keepdim:
+        if dim is None:
+            values = values.reshape((values.shape[0],) + (1,) * input.dim())
+        else:
+            values = values.unsqueeze(red + 1) if input.dim() else values
+    if scalar_q:
+        values = values.squeeze(0)
+    return _out(values, out)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):  # noqa: A002
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False, out)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):  # noqa: A002
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out)
+
+
+# ---- statistics -----------------------------------------------------------------------------
+
+
+def _cov_weights(name, w, n_obs):
+    if w.dim() > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with {w.dim()} dimensions"
+        )
+    integral = name == "fweights"
+    if w.is_floating_point() == integral:
+        want = "integral" if integral else "floating point"
+        raise RuntimeError(
+            f"cov(): expected {name} to have {want} dtype but got {name} with {_scalar_name(w.dtype)} dtype"
+        )
+    if w.numel() != n_obs:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the input but got "
+            f"{w.numel()} != {n_obs}"
+        )
+    if builtins.bool((w < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return w
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
+    """Covariance of the rows of input (variables) over its columns (observations)."""
+    ember = _ember()
+    _argcheck.tensor("cov", "input", 1, input)
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
+        )
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    n_obs = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = _cov_weights("fweights", fweights, n_obs)
+    if aweights is not None:
+        aweights = _cov_weights("aweights", aweights, n_obs)
+        w = aweights if w is None else w * aweights
+    w_sum = ember.tensor(n_obs, dtype=ember.int64) if w is None else w.sum()
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm_factor = w_sum - correction
+    if builtins.bool(norm_factor <= 0):
+        import warnings
+
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm_factor = ember.zeros_like(norm_factor)
+    xc = x - avg.unsqueeze(1)
+    c = ember.mm(xc, (xc if w is None else xc * w).t())
+    return (c / norm_factor).squeeze()
+
+
+def corrcoef(input):  # noqa: A002
+    ember = _ember()
+    _argcheck.tensor("corrcoef", "input", 1, input)
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"corrcoef(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
+        )
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = ember.diagonal(c)
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+    """Counts (or weights) of input in bins: a number of equal bins over range
+    (default the input's min and max), or a 1-D tensor of bin edges."""
+    ember = _ember()
+    _argcheck.tensor("histogram", "input", 1, input)
+    if input.dtype not in (ember.float32, ember.float64):
+        _not_implemented("histogramdd", input.dtype)
+    x = input.reshape(-1)
+    if isinstance(bins, _C.TensorBase):
+        if bins.dim() != 1:
+            raise RuntimeError(
+                f"torch.histogram(): bins tensor should have one dimension, but got {bins.dim()} dimensions"
+            )
+        if bins.dtype != input.dtype:
+            raise RuntimeError(
+                "torch.histogram(): input tensor and bins tensors should have the same dtype, but got input "
+                f"{_scalar_name(input.dtype)} and bins {_scalar_name(bins.dtype)}"
+            )
+        edges = bins.clone()
+    else:
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            lo, hi = builtins.float(range[0]), builtins.float(range[1])
+        elif x.numel():
+            lo, hi = x.min().item(), x.max().item()
+        else:
+            lo, hi = 0.0, 0.0
+        if lo > hi:
+            raise RuntimeError("torch.histogram(): max must be larger than min")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = ember.linspace(lo, hi, bins + 1, dtype=input.dtype)
+    nb = edges.numel() - 1
+    lo, hi = edges[0], edges[-1]
+    keep = (x >= lo) & (x <= hi)
+    pos = ember.searchsorted(edges, x.contiguous(), right=True) - 1
+    pos = pos.clamp(0, max(nb - 1, 0))
+    vals = ember.ones_like(x) if weight is None else weight.reshape(-1).to(input.dtype)
+    vals = ember.where(keep, vals, ember.zeros((), dtype=input.dtype))
+    hist = ember.zeros(nb, dtype=input.dtype).index_add_(0, pos, vals)
+    if density:
+        widths = edges[1:] - edges[:-1]
+        hist = hist / (hist.sum() * widths)
+    result = _histogram_t((hist, edges))
+    return _out(result, out)
+
+
+__all__ = [
+    "frexp",
+    "ldexp",
+    "ldexp_",
+    "float_power",
+    "gcd",
+    "gcd_",
+    "lcm",
+    "lcm_",
+    "heaviside",
+    "nextafter",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "positive",
+    "rsub",
+    "addr",
+    "dist",
+    "renorm",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
+    "aminmax",
+    "count_nonzero",
+    "nanmean",
+    "mode",
+    "quantile",
+    "nanquantile",
+    "cov",
+    "corrcoef",
+    "histogram",
+]
+
+# Tensor methods of the same names (self first) and the in-place ones.
+METHODS = [
+    "frexp",
+    "ldexp",
+    "ldexp_",
+    "float_power",
+    "float_power_",
+    "gcd",
+    "gcd_",
+    "lcm",
+    "lcm_",
+    "heaviside",
+    "heaviside_",
+    "nextafter",
+    "nextafter_",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "positive",
+    "addr",
+    "addr_",
+    "dist",
+    "renorm",
+    "renorm_",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
+    "aminmax",
+    "count_nonzero",
+    "nanmean",
+    "mode",
+    "quantile",
+    "nanquantile",
+    "cov",
+    "corrcoef",
+    "histogram",
+]
+_LOCAL = {"ldexp_", "float_power_", "gcd_", "lcm_", "heaviside_", "nextafter_", "addr_", "renorm_"}

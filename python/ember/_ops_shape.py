@@ -1,0 +1,564 @@
+"""Operators of the torch namespace composed in Python that build, split or
+rearrange tensors (kron, rot90, tensordot, block_diag, combinations,
+tril_indices, diag_embed, hsplit ...), integrate (trapezoid), search (isin,
+bucketize), and the type helpers (result_type, can_cast, asarray ...)."""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import warnings
+
+from ember import _C, _argcheck
+from ember._ops_math import _out, _scalar_name
+
+
+def _ember():
+    import ember
+
+    return ember
+
+
+def _dim_check(dim, ndim):
+    nd = max(ndim, 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    return dim % nd
+
+
+# ---- products -------------------------------------------------------------------------------
+
+
+def kron(input, other, *, out=None):  # noqa: A002
+    """The Kronecker product."""
+    _argcheck.tensor("kron", "input", 1, input)
+    _argcheck.tensor("kron", "other", 2, other)
+    nd = max(input.dim(), other.dim())
+    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
+    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
+    a_shape, b_shape = [], []
+    for i in builtins.range(nd):
+        a_shape += [a.shape[i], 1]
+        b_shape += [1, b.shape[i]]
+    result = a.reshape(a_shape) * b.reshape(b_shape)
+    return _out(result.reshape([a.shape[i] * b.shape[i] for i in builtins.range(nd)]), out)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sums the products of a's and b's elements over the given dimensions."""
+    ember = _ember()
+    _argcheck.tensor("tensordot", "a", 1, a)
+    _argcheck.tensor("tensordot", "b", 2, b)
+    if isinstance(dims, _C.TensorBase):
+        dims = dims.tolist() if dims.numel() > 1 else dims.item()
+    if isinstance(dims, builtins.int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a = list(builtins.range(a.dim() - dims, a.dim()))
+        dims_b = list(builtins.range(dims))
+    else:
+        if len(dims) != 2:
+            raise RuntimeError("tensordot expects dims to be a pair of lists of dimensions")
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, builtins.int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, builtins.int) else list(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    dims_a = [_dim_check(d, a.dim()) for d in dims_a]
+    dims_b = [_dim_check(d, b.dim()) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} and second has "
+                f"size {b.shape[db]} in dim {db}"
+            )
+    free_a = [d for d in builtins.range(a.dim()) if d not in dims_a]
+    free_b = [d for d in builtins.range(b.dim()) if d not in dims_b]
+    size = 1
+    for d in dims_a:
+        size *= a.shape[d]
+    left = a.permute(tuple(free_a + dims_a)).reshape(-1, size)
+    right = b.permute(tuple(dims_b + free_b)).reshape(size, -1)
+    result = ember.mm(left, right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+    return _out(result, out)
+
+
+def inner(input, other, *, out=None):  # noqa: A002
+    """Sums of products over the last dimensions of both."""
+    ember = _ember()
+    _argcheck.tensor("inner", "input", 1, input)
+    _argcheck.tensor("inner", "other", 2, other)
+    if input.dim() == 0 or other.dim() == 0:
+        return _out(ember.mul(input, other), out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes {list(input.shape)} and "
+            f"{list(other.shape)}"
+        )
+    return _out(tensordot(input, other, ([-1], [-1])), out)
+
+
+# ---- building -------------------------------------------------------------------------------
+
+
+def block_diag(*tensors):
+    """The tensors (0-d, 1-d or 2-d) placed along the diagonal of one matrix."""
+    ember = _ember()
+    mats = []
+    for i, t in enumerate(tensors):
+        _argcheck.tensor_elements([t], i)
+        if t.dim() > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.dim()} dimensions"
+            )
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return ember.empty(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = ember.promote_types(dtype, m.dtype)
+    cols = builtins.sum(m.shape[1] for m in mats)
+    parts, c = [], 0
+    for m in mats:
+        h, w = m.shape
+        left = ember.zeros(h, c, dtype=dtype, device=m.device)
+        right = ember.zeros(h, cols - c - w, dtype=dtype, device=m.device)
+        parts.append(ember.cat([left, m.to(dtype), right], 1))
+        c += w
+    return ember.cat(parts, 0)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each 1-D tensor, as rows."""
+    ember = _ember()
+    for i, t in enumerate(tensors):
+        _argcheck.tensor_elements([t], i)
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = ember.meshgrid(*tensors, indexing="ij")
+    return ember.stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):  # noqa: A002
+    """The r-length combinations of a 1-D tensor's elements, as rows."""
+    ember = _ember()
+    _argcheck.tensor("combinations", "input", 1, input)
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ember.empty(0, dtype=input.dtype)
+    n = input.shape[0]
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    index = [list(c) for c in pick(builtins.range(n), r)]
+    if not index:
+        return ember.empty(0, r, dtype=input.dtype)
+    idx = ember.tensor(index, dtype=ember.int64)
+    return input[idx.reshape(-1)].reshape(len(index), r)
+
+
+def _tri_indices(row, col, offset, lower, dtype, device):
+    ember = _ember()
+    if dtype not in (ember.int32, ember.int64):
+        raise RuntimeError(f"\"{'tril' if lower else 'triu'}_indices\" not implemented for '{_scalar_name(dtype)}'")
+    r = ember.arange(row).unsqueeze(1).expand(row, col)
+    c = ember.arange(col).unsqueeze(0).expand(row, col)
+    mask = (c - r <= offset) if lower else (c - r >= offset)
+    return ember.stack([r[mask], c[mask]]).to(dtype=dtype, device=device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    ember = _ember()
+    return _tri_indices(row, col, offset, True, ember.int64 if dtype is None else dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    ember = _ember()
+    return _tri_indices(row, col, offset, False, ember.int64 if dtype is None else dtype, device)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
+    """Matrices whose diagonals (at offset, in the planes dim1 x dim2) are input's last dimension."""
+    ember = _ember()
+    _argcheck.tensor("diag_embed", "input", 1, input)
+    nd = input.dim() + 1
+    d1, d2 = _dim_check(dim1, nd), _dim_check(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] + builtins.abs(offset)
+    batch = tuple(input.shape[:-1])
+    result = ember.zeros(batch + (n, n), dtype=input.dtype, device=input.device)
+    ember.diagonal(result, offset, -2, -1).copy_(input)
+    # the two new dims are the last two; move them to dim1 and dim2
+    order = [None] * nd
+    order[d1], order[d2] = nd - 2, nd - 1
+    rest = iter(builtins.range(nd - 2))
+    order = [next(rest) if o is None else o for o in order]
+    return result.permute(tuple(order))
+
+
+def diagflat(input, offset=0):  # noqa: A002
+    _argcheck.tensor("diagflat", "input", 1, input)
+    return diag_embed(input.reshape(-1), offset)
+
+
+# ---- splitting ------------------------------------------------------------------------------
+
+
+def _split_along(name, input, indices_or_sections, dim, min_dim):  # noqa: A002
+    ember = _ember()
+    _argcheck.tensor(name, "input", 1, input)
+    if input.dim() < min_dim:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with {input.dim()} "
+            "dimensions!"
+        )
+    if isinstance(indices_or_sections, builtins.int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections != 0:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {size} is not "
+                f"divisible by the split_size {indices_or_sections}!"
+            )
+    return ember.tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):  # noqa: A002
+    dim = 0 if input.dim() == 1 else 1
+    return _split_along("hsplit", input, indices_or_sections, dim, 1)
+
+
+def vsplit(input, indices_or_sections):  # noqa: A002
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):  # noqa: A002
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def ravel(input):  # noqa: A002
+    return _argcheck.tensor("ravel", "input", 1, input).reshape(-1)
+
+
+def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
+    """Rotation by 90 degrees k times in the plane of dims, from the first towards the second."""
+    _argcheck.tensor("rot90", "input", 1, input)
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = _dim_check(dims[0], input.dim()), _dim_check(dims[1], input.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):  # noqa: A002
+    """The n-th forward difference along dim (logical xor for bool)."""
+    ember = _ember()
+    _argcheck.tensor("diff", "input", 1, input)
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = _dim_check(dim, input.dim())
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = ember.cat(parts, dim) if len(parts) > 1 else input
+    for _ in builtins.range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break
+        later, earlier = x.narrow(dim, 1, length - 1), x.narrow(dim, 0, length - 1)
+        x = ember.logical_xor(later, earlier) if x.dtype == ember.bool else later - earlier
+    return _out(x, out)
+
+
+# ---- integration ----------------------------------------------------------------------------
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The integral of y along dim by the trapezoidal rule (spacing dx, or sample points x)."""
+    ember = _ember()
+    _argcheck.tensor("trapezoid", "y", 1, y)
+    if y.dtype == ember.bool:
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
+    if x is not None and not isinstance(x, _C.TensorBase):
+        dx, x = x, None
+    dim = _dim_check(dim, y.dim())
+    n = y.shape[dim]
+    if n == 0:
+        return ember.zeros(tuple(y.shape[:dim]) + tuple(y.shape[dim + 1 :]), dtype=y.dtype, device=y.device)
+    if x is None:
+        step = 1 if dx is None else dx
+        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * step
+    if x.dim() == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(
+                f"trapezoid: There must be one `x` value for each sample point, but got {x.shape[0]} for `x` and "
+                f"{n} for `y`"
+            )
+        shape = [1] * y.dim()
+        shape[dim] = n
+        x = x.reshape(shape)
+    pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
+    return (x.diff(dim=dim) * pairs).sum(dim) / 2.0
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running integral of y along dim by the trapezoidal rule."""
+    ember = _ember()
+    _argcheck.tensor("cumulative_trapezoid", "y", 1, y)
+    if y.dtype == ember.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
+    if x is not None and not isinstance(x, _C.TensorBase):
+        dx, x = x, None
+    dim = _dim_check(dim, y.dim())
+    n = y.shape[dim]
+    pairs = y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
+    if x is None:
+        step = 1 if dx is None else dx
+        return (step / 2.0 * pairs).cumsum(dim)
+    if x.dim() == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(
+                f"cumulative_trapezoid: There must be one `x` value for each sample point, but got {x.shape[0]} "
+                f"for `x` and {n} for `y`"
+            )
+        shape = [1] * y.dim()
+        shape[dim] = n
+        x = x.reshape(shape)
+    return (x.diff(dim=dim) * pairs).cumsum(dim) / 2.0
+
+
+# ---- searching ------------------------------------------------------------------------------
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of elements is in test_elements (sorted search)."""
+    ember = _ember()
+    e = elements if isinstance(elements, _C.TensorBase) else ember.tensor(elements)
+    t = test_elements if isinstance(test_elements, _C.TensorBase) else ember.tensor(test_elements)
+    for v in (e, t):
+        if v.dtype == ember.bool:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    dtype = ember.promote_types(e.dtype, t.dtype)
+    flat = t.reshape(-1).to(dtype)
+    if flat.numel() == 0:
+        found = ember.zeros(e.shape, dtype=ember.bool)
+    else:
+        ordered = ember.sort(flat)[0]
+        probe = e.to(dtype).contiguous()
+        pos = ember.searchsorted(ordered, probe).clamp(max=ordered.numel() - 1)
+        found = ordered[pos] == probe
+    return ~found if invert else found
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # noqa: A002
+    """The index of the bucket of each element of input among sorted boundaries."""
+    ember = _ember()
+    _argcheck.tensor("bucketize", "boundaries", 2, boundaries)
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    if not isinstance(input, _C.TensorBase):
+        input = ember.tensor(input)  # noqa: A001
+    if input.dtype == ember.bool or boundaries.dtype == ember.bool:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
+    result = ember.searchsorted(boundaries, input.contiguous(), out_int32=out_int32, right=right)
+    return _out(result, out)
+
+
+# ---- type helpers and factories -------------------------------------------------------------
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic operator gives for these operands (PyTorch's promotion rules)."""
+    ember = _ember()
+
+    def probe(v):
+        if isinstance(v, _C.TensorBase):
+            return ember.empty((0,) if v.dim() else (), dtype=v.dtype)
+        if isinstance(v, (builtins.bool, builtins.int, builtins.float)):
+            return v
+        raise TypeError(f"result_type(): argument 'tensor' (position 1) must be Tensor, not {type(v).__name__}")
+
+    a, b = probe(tensor1), probe(tensor2)
+    if not isinstance(a, _C.TensorBase) and not isinstance(b, _C.TensorBase):
+        a = ember.tensor(a)
+        a = a.to(ember.get_default_dtype()) if a.is_floating_point() else a
+        return ember.where(ember.ones((), dtype=ember.bool), a, b).dtype
+    return ember.where(ember.ones((), dtype=ember.bool), a, b).dtype
+
+
+_KIND = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1}
+
+
+def can_cast(from_, to):
+    """Whether PyTorch's promotion allows a cast from from_ to to (no float to integral, no number to bool)."""
+
+    def kind(d):
+        return 2 if d.is_floating_point else _KIND[str(d).split(".")[-1]]
+
+    return kind(from_) <= kind(to)
+
+
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):  # noqa: A001
+    """Deprecated: values from start to end inclusive, by step."""
+    ember = _ember()
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
+        "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = builtins.int((end - start) // step) + 1
+    dtype = ember.get_default_dtype() if dtype is None else dtype
+    values = ember.arange(n, dtype=ember.float64) * step + start
+    result = values.to(dtype=dtype, device=device)
+    if requires_grad:
+        result.requires_grad_(True)
+    return _out(result, out)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """obj as a tensor, sharing memory when it can (tensors, NumPy arrays, buffers) unless copy=True."""
+    ember = _ember()
+    if isinstance(obj, _C.TensorBase):
+        result = obj
+        if dtype is not None or device is not None:
+            result = result.to(dtype=dtype, device=device)
+        if copy:
+            result = result.clone() if result is obj else result
+        elif copy is False and result is not obj:
+            raise ValueError("can't alias tensor from storage with a different dtype or device. Use copy=True.")
+    elif isinstance(obj, (bytes, bytearray, memoryview)) and dtype is not None:
+        result = frombuffer(obj, dtype=dtype) if copy is not True else frombuffer(obj, dtype=dtype).clone()
+    elif copy:
+        result = ember.tensor(obj, dtype=dtype, device=device)
+    else:
+        result = ember.as_tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor sharing the memory of a buffer-protocol object."""
+    import numpy as np
+
+    ember = _ember()
+    view = memoryview(buffer)
+    nbytes = view.nbytes
+    itemsize = dtype.itemsize
+    if nbytes == 0:
+        raise ValueError("both buffer length (0) and count (-1) must not be 0")
+    if offset < 0 or offset >= nbytes:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({nbytes} bytes) minus 1"
+        )
+    if count <= 0 and (nbytes - offset) % itemsize != 0:
+        raise ValueError(
+            f"buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must be a multiple of element "
+            f"size ({itemsize})"
+        )
+    n = (nbytes - offset) // itemsize if count < 0 else count
+    if n * itemsize + offset > nbytes:
+        raise ValueError(
+            f"requested buffer length ({n} * {itemsize} bytes) after offset ({offset} bytes) must not be greater "
+            f"than actual buffer length ({nbytes} bytes)"
+        )
+    np_dtype = "int16" if str(dtype) == "torch.bfloat16" else str(dtype).split(".")[-1]
+    arr = np.frombuffer(buffer, dtype=np_dtype, count=n, offset=offset)
+    if view.readonly:
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you can "
+            "write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy the "
+            "buffer to protect its data or make it writable before converting it to a tensor. This type of warning "
+            "will be suppressed for the rest of this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+        arr.flags.writeable = True if arr.base is not None and not view.readonly else arr.flags.writeable
+    result = _C.from_numpy(arr)
+    if str(dtype) == "torch.bfloat16":
+        result = result.view(ember.bfloat16)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def fill(input, value):  # noqa: A002
+    """A tensor like input filled with value (out of place)."""
+    _argcheck.tensor("fill", "input", 1, input)
+    if isinstance(value, _C.TensorBase) and value.dim() != 0:
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+        )
+    return input.clone().fill_(value)
+
+
+def get_device(input):  # noqa: A002
+    return _argcheck.tensor("get_device", "input", 1, input).get_device()
+
+
+def is_same_size(input, other):  # noqa: A002
+    return _argcheck.tensor("is_same_size", "input", 1, input).is_same_size(other)
+
+
+def is_signed(input):  # noqa: A002
+    return _argcheck.tensor("is_signed", "input", 1, input).is_signed()
+
+
+__all__ = [
+    "kron",
+    "tensordot",
+    "inner",
+    "block_diag",
+    "cartesian_prod",
+    "combinations",
+    "tril_indices",
+    "triu_indices",
+    "diag_embed",
+    "diagflat",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "ravel",
+    "rot90",
+    "diff",
+    "trapezoid",
+    "trapz",
+    "cumulative_trapezoid",
+    "isin",
+    "bucketize",
+    "result_type",
+    "can_cast",
+    "range",
+    "asarray",
+    "frombuffer",
+    "fill",
+    "get_device",
+    "is_same_size",
+    "is_signed",
+]
+METHODS = ["kron", "inner", "diag_embed", "diagflat", "hsplit", "vsplit", "dsplit", "rot90", "diff"]
