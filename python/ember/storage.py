@@ -277,13 +277,6 @@ class TypedStorage:
     def untyped(self):
         return self._untyped_storage
 
-    def is_shared(self):
-        return self._untyped_storage.is_shared()
-
-    def share_memory_(self):
-        self._untyped_storage.share_memory_()
-        return self
-
     def tolist(self):
         return self._flat().tolist()
 
