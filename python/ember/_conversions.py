@@ -118,7 +118,35 @@ class ConversionMethods:
         return -1 if self.device.type == "cpu" else self.device.index
 
     def is_complex(self):
+        return self.dtype.is_complex
+
+    # ---- complex numbers (docs/decisions/0020-complex-dtypes.md: no lazy conjugate or negative bit) ----
+    @property
+    def real(self):
+        return _C._VariableFunctions.real(self)
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        return _C._VariableFunctions.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
+
+    def is_conj(self):
         return False
+
+    def is_neg(self):
+        return False
+
+    def __complex__(self):
+        if self.numel() != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return builtins.complex(self.item())
 
     def is_signed(self):
         import ember
