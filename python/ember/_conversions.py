@@ -204,7 +204,8 @@ ALIASES = {
 
 # In-place operators PyTorch also offers as functions (torch.exp_(x) is x.exp_()).
 INPLACE_FUNCTIONS = (
-    "abs_ acos_ acosh_ addmv_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ cos_ cosh_ deg2rad_ "
+    "abs_ acos_ acosh_ addmv_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ conj_physical_ cos_ cosh_ "
+    "deg2rad_ "
     "detach_ erf_ erfc_ exp2_ exp_ expm1_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ log2_ log_ "
     "logit_ nan_to_num_ neg_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ tan_ tanh_ "
     "trunc_ xlogy_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ negative_ fix_"

@@ -65,6 +65,14 @@ Tensor& angle_out(const Tensor& self, Tensor& out) {
     it.finish();
     return out;
   }
+  if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
+    // computed in float32, rounded once
+    Tensor r = ember::angle(self.to(ScalarType::Float)).to(self.dtype());
+    if (!out.defined()) return out = r;
+    resize_output(out, r.sizes());
+    out.copy_(r);
+    return out;
+  }
   auto it = TensorIterator::unary_float_op(out, self);
   const ScalarType t = it.common_dtype();
   if (t != ScalarType::Float && t != ScalarType::Double) math::not_implemented_for("angle_cpu", t);
