@@ -129,6 +129,41 @@ def _noncontig_add(lib):
     return lambda: at + b
 
 
+def _cdata(lib, shape, seed):
+    """complex64 values, the same in both libraries."""
+    rng = np.random.default_rng(seed)
+    arr = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype("complex64")
+    return _from_numpy(lib, arr)
+
+
+N4M = 1 << 22
+
+
+def _complex_binary(op):
+    def make(lib):
+        a, b = _cdata(lib, (N4M,), 30), _cdata(lib, (N4M,), 31)
+        return lambda: op(a, b)
+
+    return make
+
+
+def _complex_unary(name):
+    def make(lib):
+        a = _cdata(lib, (N4M,), 32)
+        fn = getattr(lib, name)
+        return lambda: fn(a)
+
+    return make
+
+
+def _complex_mm(n):
+    def make(lib):
+        a, b = _cdata(lib, (n, n), 33), _cdata(lib, (n, n), 34)
+        return lambda: lib.mm(a, b)
+
+    return make
+
+
 # ---- (c) reductions and normalisation --------------------------------------------------------
 
 
@@ -440,6 +475,10 @@ CASES = [
     Case("elementwise", "sigmoid 16M", _unary("sigmoid"), 1.0),
     Case("elementwise", "broadcast add 4096x4096 + 4096", _broadcast_add, 1.0),
     Case("elementwise", "non-contiguous add 4096x4096", _noncontig_add, 1.0),
+    Case("complex", "complex64 mul 4M", _complex_binary(lambda a, b: a * b), 1.0),
+    Case("complex", "complex64 exp 4M", _complex_unary("exp"), 1.0),
+    Case("complex", "complex64 abs 4M", _complex_unary("abs"), 1.0),
+    Case("complex", "complex64 mm 512", _complex_mm(512), 1.0),
     Case("reduction", "sum all 4096x4096", _sum(None), 1.0),
     Case("reduction", "sum last dim 4096x4096", _sum(-1), 1.0),
     Case("reduction", "sum first dim 4096x4096", _sum(0), 1.0),

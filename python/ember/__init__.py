@@ -38,6 +38,8 @@ from ember._C import (  # noqa: F401  dtypes and core types
     Generator,
     bfloat16,
     bool,
+    complex64,
+    complex128,
     device,
     dtype,
     float16,
@@ -70,6 +72,8 @@ half = float16
 long = int64
 int = int32  # noqa: A001
 short = int16
+cfloat = complex64
+cdouble = complex128
 
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)

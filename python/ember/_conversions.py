@@ -118,7 +118,35 @@ class ConversionMethods:
         return -1 if self.device.type == "cpu" else self.device.index
 
     def is_complex(self):
+        return self.dtype.is_complex
+
+    # ---- complex numbers (docs/decisions/0020-complex-dtypes.md: no lazy conjugate or negative bit) ----
+    @property
+    def real(self):
+        return _C._VariableFunctions.real(self)
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        return _C._VariableFunctions.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
+
+    def is_conj(self):
         return False
+
+    def is_neg(self):
+        return False
+
+    def __complex__(self):
+        if self.numel() != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return builtins.complex(self.item())
 
     def is_signed(self):
         import ember
@@ -176,7 +204,8 @@ ALIASES = {
 
 # In-place operators PyTorch also offers as functions (torch.exp_(x) is x.exp_()).
 INPLACE_FUNCTIONS = (
-    "abs_ acos_ acosh_ addmv_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ cos_ cosh_ deg2rad_ "
+    "abs_ acos_ acosh_ addmv_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ conj_physical_ cos_ cosh_ "
+    "deg2rad_ "
     "detach_ erf_ erfc_ exp2_ exp_ expm1_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ log2_ log_ "
     "logit_ nan_to_num_ neg_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ tan_ tanh_ "
     "trunc_ xlogy_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ negative_ fix_"

@@ -37,6 +37,7 @@ class finfo:  # noqa: N801
 
     def __init__(self, type=None):  # noqa: A002
         name = _dtype_name(type if type is not None else _C.get_default_dtype())
+        name = {"complex64": "float32", "complex128": "float64"}.get(name, name)  # the parts' facts
         if name not in _FLOAT_FACTS:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
@@ -90,7 +91,20 @@ def is_floating_point(input):  # noqa: A002
 
 
 def is_complex(input):  # noqa: A002
-    return False
+    return input.is_complex()
+
+
+def is_conj(input):  # noqa: A002
+    return input.is_conj()
+
+
+def result_type(tensor, other):
+    """The dtype an elementwise operation on tensor and other computes in."""
+    for x in (tensor, other):
+        if not isinstance(x, (_C.TensorBase, int, float, complex)):
+            names = ", ".join("Tensor" if isinstance(v, _C.TensorBase) else type(v).__name__ for v in (tensor, other))
+            raise TypeError(f"result_type() received an invalid combination of arguments - got ({names})")
+    return _C._result_type(tensor, other)
 
 
 def is_nonzero(input):  # noqa: A002
@@ -250,7 +264,7 @@ def detach(input):  # noqa: A002
 
 
 __all__ = [
-    "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex",
-    "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d", "atleast_2d",
-    "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
+    "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex", "is_conj",
+    "result_type", "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d",
+    "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
 ]

@@ -281,7 +281,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if device is not None:
         out = out.to(ember.device(device))
     if requires_grad:
-        if not out.dtype.is_floating_point:
+        if not (out.dtype.is_floating_point or out.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         out.requires_grad_(True)
     return out

@@ -116,6 +116,23 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
+class _ComplexFormatter:
+    """Real and imaginary parts formatted with their own widths and modes."""
+
+    def __init__(self, values):
+        self.real = _Formatter([v.real for v in values], True)
+        self.imag = _Formatter([v.imag for v in values], True)
+
+    def width(self):
+        # one more for the "j"
+        return self.real.width() + self.imag.width() + 1
+
+    def format(self, v) -> str:
+        re = self.real.format(v.real)
+        im = (self.imag.format(v.imag) + "j").lstrip()
+        return re + im if im[0] in "+-" else re + "+" + im
+
+
 def _vector_str(row, indent, summarize, fmt, edge):
     elem_width = fmt.width() + 2
     per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / elem_width))
@@ -163,7 +180,7 @@ def _body(t, indent):
         seen = _summarized_values(values, shape, summarize, edge)
     if floating and t.dtype in (ember.float16, ember.bfloat16):
         seen = [float(v) for v in seen]
-    fmt = _Formatter(seen, floating)
+    fmt = _ComplexFormatter(seen) if t.dtype.is_complex else _Formatter(seen, floating)
     if t.dim() == 0:
         return fmt.format(values)
     return _tensor_str_nested(values, shape, indent, summarize, fmt, edge)
@@ -196,7 +213,8 @@ def _str(t, *, tensor_contents=None):
         return _add_suffixes(prefix + "...", suffixes + _grad_suffixes(t), indent)
     if t.numel() == 0 and t.dim() != 1:
         suffixes.append(f"size={tuple(t.shape)}")
-    show_dtype = t.dtype not in (default_dtype, ember.int64, ember.bool)
+    default_complex = ember.complex128 if default_dtype == ember.float64 else ember.complex64
+    show_dtype = t.dtype not in (default_dtype, default_complex, ember.int64, ember.bool)
     if t.numel() == 0 and t.dtype != default_dtype:
         show_dtype = True
     body = tensor_contents if tensor_contents is not None else _body(t, indent)

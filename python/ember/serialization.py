@@ -110,6 +110,8 @@ _STORAGE_NAMES = {
     ember.float64: "DoubleStorage",
     ember.bool: "BoolStorage",
     ember.bfloat16: "BFloat16Storage",
+    ember.complex64: "ComplexFloatStorage",
+    ember.complex128: "ComplexDoubleStorage",
 }
 _STORAGE_GLOBALS = {dt: _TorchGlobal("torch", name) for dt, name in _STORAGE_NAMES.items()}
 _DTYPE_NAMES = {dt: str(dt).split(".", 1)[1] for dt in _STORAGE_NAMES}  # float32, ...

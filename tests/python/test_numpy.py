@@ -132,11 +132,11 @@ def test_from_numpy_errors_match_torch():
         ee, te = _raises_like(
             lambda: ember.from_numpy(bad), lambda: torch.from_numpy(bad), TypeError, False
         )
-        # same text up to the list of supported types (Ember has no complex or uint16+)
+        # same text up to the list of supported types (Ember has no uint16+)
         assert str(ee).split(". The only")[0] == str(te).split(". The only")[0]
 
 
-@pytest.mark.parametrize("dtype_name", ["complex64", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("dtype_name", ["uint16", "uint32", "uint64"])
 def test_from_numpy_dtypes_ember_lacks_raise_type_error(dtype_name):
     with pytest.raises(TypeError, match=f"can't convert np.ndarray of type numpy.{dtype_name}"):
         ember.from_numpy(np.zeros(2, dtype=dtype_name))

@@ -193,7 +193,18 @@ def run_cell(op, dname):
 CELLS = [(op, d) for op in OPS if build_call(op, "float32") is not None for d in DTYPE_NAMES]
 
 
-@pytest.mark.parametrize("op,dname", CELLS, ids=[f"{op['name']}-{d}" for op, d in CELLS])
+# Cells where Ember differs from PyTorch on purpose, each a strict xfail.
+NO_COMPLEX32 = "float16 parts make complex32, which Ember does not have (docs/decisions/0020-complex-dtypes.md)"
+KNOWN_DIFFERENCES = {("complex", "float16"): NO_COMPLEX32, ("view_as_complex", "float16"): NO_COMPLEX32}
+
+
+def _cell_param(op, d):
+    reason = KNOWN_DIFFERENCES.get((op["name"], d))
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(op, d, id=f"{op['name']}-{d}", marks=marks)
+
+
+@pytest.mark.parametrize("op,dname", [_cell_param(op, d) for op, d in CELLS])
 def test_operator_dtype_cell(op, dname):
     result = run_cell(op, dname)
     assert result in ("ok", "raises"), result

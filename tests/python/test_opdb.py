@@ -62,7 +62,7 @@ def assert_same(got, expected, tol=None, where=""):
         if got.device.type == "meta" or expected.device.type == "meta" or tol == "shape":
             return
         mine = to_torch(got)
-        if expected.dtype.is_floating_point:
+        if expected.dtype.is_floating_point or expected.dtype.is_complex:
             rtol, atol = tol or (0.0, 0.0)
             torch.testing.assert_close(
                 mine,

@@ -19,7 +19,7 @@ ITERATORS = {
     "binary_float": ("binary_float_op", 2),  # common dtype, integral promoted to float
     "comparison": ("comparison_op", 2),  # bool result computed in the common dtype
 }
-DTYPE_CLASSES = {"bool": "kBoolDtypes", "int": "kIntegralDtypes", "float": "kFloatingDtypes"}
+DTYPE_CLASSES = {"bool": "kBoolDtypes", "int": "kIntegralDtypes", "float": "kFloatingDtypes", "complex": "kComplexDtypes"}
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if it not in ITERATORS:
         raise CodegenError(loc, f"pointwise iter must be one of {sorted(ITERATORS)}, got {it!r}")
     dtypes = tuple(str(raw.get("dtypes", "bool int float")).split())
-    meta_dtypes = tuple(str(raw.get("meta_dtypes", "bool int float")).split())
+    meta_dtypes = tuple(str(raw.get("meta_dtypes", "bool int float complex")).split())
     for d in dtypes + (() if meta_dtypes == ("kernel",) else meta_dtypes):
         if d not in DTYPE_CLASSES:
             raise CodegenError(loc, f"pointwise dtypes are among {sorted(DTYPE_CLASSES)}, got {d!r}")
@@ -112,11 +112,18 @@ def stub_declarations(ops: list[Operator], cpp) -> str:
         seen[base] = ps
         lines.append(f"using {base}_fn = void (*)(const TensorIterator&{ps});")
         lines.append(f"EMBER_DECLARE_DISPATCH({base}_fn, {base}_stub);")
+        if _has_complex(ops, base):
+            lines.append(f"EMBER_DECLARE_DISPATCH({base}_fn, {base}_complex_stub);")
     return (
         "#pragma once\n// One stub per pointwise operator: its kernel per device and CPU capability.\n"
         '#include "ember/ops/DispatchStub.h"\n#include "ember/ops/TensorIterator.h"\n\n'
         "namespace ember::native {\n" + "\n".join(lines) + "\n}  // namespace ember::native\n"
     )
+
+
+def _has_complex(ops: list[Operator], base: str) -> bool:
+    """Whether an overload of base takes complex dtypes: their loops have a stub of their own."""
+    return any(stub_base(op) == base and "complex" in op.pointwise.dtypes for op in ops)
 
 
 def _dtype_mask(dtypes: tuple[str, ...]) -> str:
@@ -133,6 +140,8 @@ def definitions(ops: list[Operator], cpp) -> str:
         if base not in defined:
             defined.add(base)
             out.append(f"EMBER_DEFINE_DISPATCH({base}_fn, {base}_stub);")
+            if _has_complex(ops, base):
+                out.append(f"EMBER_DEFINE_DISPATCH({base}_fn, {base}_complex_stub);")
         if pw.manual:
             continue
         operands = _operands(op)
@@ -154,7 +163,10 @@ def definitions(ops: list[Operator], cpp) -> str:
         if meta_mask:
             body.append(f'  check_meta_dtype(it, {meta_mask}, "{op.schema.name}");')
         extra = "".join(f", {n}" for _, n in params)
-        body.append(f'  run_pointwise({base}_stub, {device}.device().type, "{op.schema.full_name}", it{extra});')
+        stub = f"{base}_stub"
+        if "complex" in pw.dtypes:
+            stub = f"(is_complex_type(it.common_dtype()) ? {base}_complex_stub : {base}_stub)"
+        body.append(f'  run_pointwise({stub}, {device}.device().type, "{op.schema.full_name}", it{extra});')
         body.append("  return out;")
         body.append("}")
         out.append("\n".join(body))

@@ -171,7 +171,7 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
             rg = [a.name for a in s.params].index("requires_grad")
             lines.append(f"      Tensor _r = {_call(s, method, False)};")
             lines.append(f"      if (r.boolean({rg})) {{")
-            lines.append("        EMBER_CHECK(_r.is_floating_point(), "
+            lines.append("        EMBER_CHECK(_r.is_floating_point() || _r.is_complex(), "
                          "\"Only Tensors of floating point and complex dtype can require gradients\");")
             lines.append("        _r.set_requires_grad(true);")
             lines.append("      }")

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "ember/autograd/FunctionsComplex.h"
 #include "ember/autograd/FunctionsMath.h"
 #include "ember/autograd/FunctionsSpecial.h"
 #include "ember/autograd/TensorOpsBackward.h"

@@ -49,6 +49,12 @@ std::string str_cat(const Args&... args) {
   return os.str();
 }
 
+// A warning for the user (Python's UserWarning once the bindings install
+// their handler; stderr before that). The handler may throw.
+using WarningHandler = void (*)(const std::string& msg);
+EMBER_CORE_API void set_warning_handler(WarningHandler handler);
+EMBER_CORE_API void warn(const std::string& msg);
+
 [[noreturn]] EMBER_CORE_API void internal_assert_fail(const char* file, int line, const char* cond,
                                                       const std::string& msg);
 

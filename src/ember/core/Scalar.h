@@ -1,6 +1,7 @@
 #pragma once
-// A number that is not a tensor: Python's bool, int or float, kept exactly.
+// A number that is not a tensor: Python's bool, int, float or complex, kept exactly.
 
+#include <complex>
 #include <cstdint>
 #include <string>
 
@@ -10,7 +11,7 @@ namespace ember {
 
 class Scalar {
  public:
-  enum class Kind : uint8_t { Bool, Int, Float };
+  enum class Kind : uint8_t { Bool, Int, Float, Complex };
 
   Scalar() : Scalar(int64_t(0)) {}
   Scalar(bool v) : kind_(Kind::Bool) { v_.i = v; }  // NOLINT
@@ -18,6 +19,11 @@ class Scalar {
   Scalar(int64_t v) : kind_(Kind::Int) { v_.i = v; }  // NOLINT
   Scalar(double v) : kind_(Kind::Float) { v_.d = v; }  // NOLINT
   Scalar(float v) : kind_(Kind::Float) { v_.d = v; }  // NOLINT
+  Scalar(std::complex<double> v) : kind_(Kind::Complex) {  // NOLINT
+    v_.d = v.real();
+    imag_ = v.imag();
+  }
+  Scalar(std::complex<float> v) : Scalar(std::complex<double>(v)) {}  // NOLINT
 
   // A Python int in [2**63, 2**64), which PyTorch keeps as uint64: integer
   // dtypes see it wrapped to int64 (to_long), floating ones its value.
@@ -32,15 +38,23 @@ class Scalar {
   bool is_bool() const { return kind_ == Kind::Bool; }
   bool is_integral() const { return kind_ == Kind::Int; }
   bool is_floating_point() const { return kind_ == Kind::Float; }
+  bool is_complex() const { return kind_ == Kind::Complex; }
+  // The value as a complex number (imaginary part 0 for real kinds).
+  std::complex<double> to_complex() const { return {to_double(), kind_ == Kind::Complex ? imag_ : 0.0}; }
 
   double to_double() const {
-    return kind_ == Kind::Float ? v_.d : (unsigned_ ? double(static_cast<uint64_t>(v_.i)) : double(v_.i));
+    return has_double() ? v_.d : (unsigned_ ? double(static_cast<uint64_t>(v_.i)) : double(v_.i));
   }
-  int64_t to_long() const { return kind_ == Kind::Float ? int64_t(v_.d) : v_.i; }
-  bool to_bool() const { return kind_ == Kind::Float ? v_.d != 0 : v_.i != 0; }
+  int64_t to_long() const { return has_double() ? int64_t(v_.d) : v_.i; }
+  bool to_bool() const {
+    if (kind_ == Kind::Complex) return v_.d != 0 || imag_ != 0;
+    return kind_ == Kind::Float ? v_.d != 0 : v_.i != 0;
+  }
   template <typename T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (is_complex_v<T>) {
+      return convert<T>(to_complex());
+    } else if constexpr (std::is_same_v<T, bool>) {
       return to_bool();
     } else if constexpr (std::is_integral_v<T>) {
       return static_cast<T>(to_long());
@@ -49,15 +63,19 @@ class Scalar {
     }
   }
   // The dtype a tensor made from this number gets by default (float32 for
-  // floats, int64 for ints, bool for bools).
+  // floats, complex64 for complex numbers, int64 for ints, bool for bools).
   ScalarType default_dtype() const {
+    if (kind_ == Kind::Complex) return ScalarType::ComplexFloat;
     return kind_ == Kind::Float ? ScalarType::Float : (kind_ == Kind::Int ? ScalarType::Long : ScalarType::Bool);
   }
-  bool equal(double v) const { return to_double() == v; }
+  bool equal(double v) const { return to_double() == v && (kind_ != Kind::Complex || imag_ == 0); }
 
  private:
+  bool has_double() const { return kind_ == Kind::Float || kind_ == Kind::Complex; }
+
   Kind kind_;
   bool unsigned_ = false;
+  double imag_ = 0;  // the imaginary part of a Complex; v_.d holds the real part
   union {
     int64_t i;
     double d;

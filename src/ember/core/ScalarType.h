@@ -2,6 +2,7 @@
 // The one list of element types. Every table indexed by ScalarType is built
 // from EMBER_FORALL_SCALAR_TYPES so it cannot fall out of step.
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,17 +14,19 @@
 namespace ember {
 
 // _(C++ type, enum name, Python name, PyTorch legacy storage name)
-#define EMBER_FORALL_SCALAR_TYPES(_)    \
-  _(uint8_t, Byte, uint8, Byte)         \
-  _(int8_t, Char, int8, Char)           \
-  _(int16_t, Short, int16, Short)       \
-  _(int32_t, Int, int32, Int)           \
-  _(int64_t, Long, int64, Long)         \
-  _(::ember::Half, Half, float16, Half) \
-  _(float, Float, float32, Float)       \
-  _(double, Double, float64, Double)    \
-  _(bool, Bool, bool, Bool)             \
-  _(::ember::BFloat16, BFloat16, bfloat16, BFloat16)
+#define EMBER_FORALL_SCALAR_TYPES(_)                            \
+  _(uint8_t, Byte, uint8, Byte)                                 \
+  _(int8_t, Char, int8, Char)                                   \
+  _(int16_t, Short, int16, Short)                               \
+  _(int32_t, Int, int32, Int)                                   \
+  _(int64_t, Long, int64, Long)                                 \
+  _(::ember::Half, Half, float16, Half)                         \
+  _(float, Float, float32, Float)                               \
+  _(double, Double, float64, Double)                            \
+  _(bool, Bool, bool, Bool)                                     \
+  _(::ember::BFloat16, BFloat16, bfloat16, BFloat16)            \
+  _(std::complex<float>, ComplexFloat, complex64, ComplexFloat) \
+  _(std::complex<double>, ComplexDouble, complex128, ComplexDouble)
 
 enum class ScalarType : int8_t {
 #define EMBER_ENUM_ENTRY(cpp, name, py, legacy) name,
@@ -77,6 +80,18 @@ inline std::string dtype_message_name(ScalarType t) {
 inline bool is_floating_type(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half || t == ScalarType::BFloat16;
 }
+inline bool is_complex_type(ScalarType t) { return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble; }
+// complex64 for float32 and narrower floats, complex128 for float64.
+inline ScalarType to_complex_type(ScalarType t) {
+  if (is_complex_type(t)) return t;
+  return t == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+}
+// float32 for complex64, float64 for complex128; other dtypes unchanged.
+inline ScalarType to_real_type(ScalarType t) {
+  if (t == ScalarType::ComplexFloat) return ScalarType::Float;
+  if (t == ScalarType::ComplexDouble) return ScalarType::Double;
+  return t;
+}
 inline bool is_integral_type(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte || t == ScalarType::Char ||
          t == ScalarType::Short || t == ScalarType::Int || t == ScalarType::Long;
@@ -92,9 +107,9 @@ struct CppTypeToScalarType;
 EMBER_FORALL_SCALAR_TYPES(EMBER_CPP_TO_ENUM)
 #undef EMBER_CPP_TO_ENUM
 
-// Value conversion between element types (16-bit floats go through float).
+// Value conversion between real element types (16-bit floats go through float).
 template <typename To, typename From>
-inline To convert(From v) {
+inline To convert_real(From v) {
   constexpr bool from16 = std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>;
   constexpr bool to16 = std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>;
   if constexpr (from16 && to16) {
@@ -105,6 +120,30 @@ inline To convert(From v) {
     return To(static_cast<float>(v));
   } else {
     return static_cast<To>(v);
+  }
+}
+
+template <typename T>
+struct is_complex_t : std::false_type {};
+template <typename T>
+struct is_complex_t<std::complex<T>> : std::true_type {};
+template <typename T>
+constexpr bool is_complex_v = is_complex_t<T>::value;
+
+// Value conversion between element types: complex to real keeps the real
+// part, complex to bool tests both parts, real to complex has imaginary 0.
+template <typename To, typename From>
+inline To convert(From v) {
+  if constexpr (is_complex_v<From> && is_complex_v<To>) {
+    return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
+  } else if constexpr (is_complex_v<From> && std::is_same_v<To, bool>) {
+    return v.real() != 0 || v.imag() != 0;
+  } else if constexpr (is_complex_v<From>) {
+    return convert_real<To>(v.real());
+  } else if constexpr (is_complex_v<To>) {
+    return To(convert_real<typename To::value_type>(v), 0);
+  } else {
+    return convert_real<To>(v);
   }
 }
 
@@ -121,22 +160,54 @@ EMBER_CORE_API ScalarType promote_types(ScalarType a, ScalarType b);
     using scalar_t = CPP;                   \
     return __VA_ARGS__();                   \
   }
-static_assert(::ember::kNumScalarTypes == 10, "add the new dtype to EMBER_DISPATCH_ALL_TYPES");
-#define EMBER_DISPATCH_ALL_TYPES(DTYPE, OPNAME, ...)                                                            \
-  [&] {                                                                                                         \
-    switch (DTYPE) {                                                                                            \
-      EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)                                                           \
-      EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)                                                            \
-      EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)                                                          \
-      EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)                                                            \
-      EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)                                                           \
-      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                                                     \
-      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                                            \
-      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                                          \
-      EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)                                                              \
-      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                                             \
-      default:                                                                                                  \
-        throw ::ember::Error(                                                                                   \
-            ::ember::str_cat("\"", OPNAME, "\" not implemented for '", ::ember::scalar_type_name(DTYPE), "'")); \
-    }                                                                                                           \
+// A real-only dispatch given a complex dtype raises PyTorch's NotImplementedError.
+#define EMBER_DISPATCH_COMPLEX_UNSUPPORTED(DTYPE, OPNAME) \
+  case ::ember::ScalarType::ComplexFloat:                 \
+  case ::ember::ScalarType::ComplexDouble:                \
+    throw ::ember::NotImplementedError(                   \
+        ::ember::str_cat("\"", OPNAME, "\" not implemented for '", ::ember::dtype_message_name(DTYPE), "'"));
+#define EMBER_DISPATCH_COMPLEX_CASES(...)                             \
+  EMBER_DISPATCH_CASE(ComplexFloat, std::complex<float>, __VA_ARGS__) \
+  EMBER_DISPATCH_CASE(ComplexDouble, std::complex<double>, __VA_ARGS__)
+#define EMBER_DISPATCH_REAL_CASES(...)                  \
+  EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)       \
+  EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)        \
+  EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)      \
+  EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)        \
+  EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)       \
+  EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__) \
+  EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)        \
+  EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)      \
+  EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)          \
+  EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)
+#define EMBER_DISPATCH_DEFAULT_ERROR(DTYPE, OPNAME) \
+  default:                                          \
+    throw ::ember::Error(                           \
+        ::ember::str_cat("\"", OPNAME, "\" not implemented for '", ::ember::scalar_type_name(DTYPE), "'"));
+static_assert(::ember::kNumScalarTypes == 12, "add the new dtype to EMBER_DISPATCH_REAL_CASES or _COMPLEX_CASES");
+// Every real dtype; complex ones raise.
+#define EMBER_DISPATCH_ALL_TYPES(DTYPE, OPNAME, ...)    \
+  [&] {                                                 \
+    switch (DTYPE) {                                    \
+      EMBER_DISPATCH_REAL_CASES(__VA_ARGS__)            \
+      EMBER_DISPATCH_COMPLEX_UNSUPPORTED(DTYPE, OPNAME) \
+      EMBER_DISPATCH_DEFAULT_ERROR(DTYPE, OPNAME)       \
+    }                                                   \
+  }()
+// Every dtype, complex64 and complex128 included.
+#define EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(DTYPE, OPNAME, ...) \
+  [&] {                                                          \
+    switch (DTYPE) {                                             \
+      EMBER_DISPATCH_REAL_CASES(__VA_ARGS__)                     \
+      EMBER_DISPATCH_COMPLEX_CASES(__VA_ARGS__)                  \
+      EMBER_DISPATCH_DEFAULT_ERROR(DTYPE, OPNAME)                \
+    }                                                            \
+  }()
+// complex64 and complex128 only.
+#define EMBER_DISPATCH_COMPLEX_TYPES(DTYPE, OPNAME, ...) \
+  [&] {                                                  \
+    switch (DTYPE) {                                     \
+      EMBER_DISPATCH_COMPLEX_CASES(__VA_ARGS__)          \
+      EMBER_DISPATCH_DEFAULT_ERROR(DTYPE, OPNAME)        \
+    }                                                    \
   }()

@@ -42,6 +42,7 @@ class EMBER_CORE_API TensorBase {
   }
   MemoryFormat suggest_memory_format() const { return ember::suggest_memory_format(sizes(), strides()); }
   bool is_floating_point() const { return is_floating_type(dtype()); }
+  bool is_complex() const { return is_complex_type(dtype()); }
   bool requires_grad() const { return impl_->requires_grad(); }
 
   void* data_ptr() const { return impl_->data(); }
@@ -77,8 +78,8 @@ T TensorBase::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   EMBER_CHECK(!is_meta(), "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(is_cpu(), "item() of a non-CPU tensor is not supported");
-  return EMBER_DISPATCH_ALL_TYPES(dtype(), "item",
-                                  [&]() -> T { return convert<T>(*static_cast<const scalar_t*>(impl_->data())); });
+  return EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(
+      dtype(), "item", [&]() -> T { return convert<T>(*static_cast<const scalar_t*>(impl_->data())); });
 }
 
 }  // namespace ember

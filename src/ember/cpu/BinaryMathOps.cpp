@@ -52,6 +52,10 @@ Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor
     it.output().fill_(Scalar(int64_t(1)));
   } else if (exponent.equal(1.0)) {
     it.output().copy_(base);
+  } else if (is_complex_type(common)) {
+    // z^2 = z * z; otherwise e^(w log z)
+    it.output().copy_(exponent.equal(2.0) ? ember::mul(base, base)
+                                          : ember::exp(ember::mul(ember::log(base), wrapped_scalar(exponent))));
   } else {
     if (common == ScalarType::Bool) not_implemented_for("pow", common);
     math::check_scalar_fits(exponent, common, /*reduced_floats=*/true, /*float32=*/false);

@@ -1,4 +1,5 @@
 // CPU implementations of the structured elementwise ops.
+#include "ember/cpu/ComplexStubs.h"
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -9,7 +10,9 @@ namespace {
 void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   ScalarType t = result_type({&self, &other});
   EMBER_CHECK(!alpha.is_bool() || t == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
-  EMBER_CHECK(is_floating_type(t) || !alpha.is_floating_point(),
+  EMBER_CHECK(is_complex_type(t) || !alpha.is_complex(),
+              "For non-complex input tensors, argument alpha must not be a complex number.");
+  EMBER_CHECK(is_floating_type(t) || is_complex_type(t) || !alpha.is_floating_point(),
               "For integral input tensors, argument alpha must not be a floating point number.");
 }
 }  // namespace
@@ -17,7 +20,11 @@ void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   check_alpha(self, other, alpha);
   auto it = TensorIterator::binary_op(out, self, other);
-  cpu::add_stub(it, alpha);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::add_complex_stub(it, alpha);
+  } else {
+    cpu::add_stub(it, alpha);
+  }
   it.finish();
   return out;
 }
@@ -31,6 +38,11 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
               "invert a mask, use the `~` or `logical_not()` operator instead.");
   check_alpha(self, other, alpha);
   auto it = TensorIterator::binary_op(out, self, other);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::add_complex_stub(it, Scalar(-alpha.to_complex()));
+    it.finish();
+    return out;
+  }
   Scalar neg = alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_long());
   cpu::add_stub(it, neg);
   it.finish();
@@ -39,7 +51,11 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
 
 Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
   auto it = TensorIterator::binary_op(out, self, other);
-  cpu::mul_stub(it);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::mul_complex_stub(it);
+  } else {
+    cpu::mul_stub(it);
+  }
   it.finish();
   return out;
 }
@@ -49,7 +65,11 @@ Tensor& neg_out(const Tensor& self, Tensor& out) {
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
               "use the `~` or `logical_not()` operator instead.");
   auto it = TensorIterator::unary_op(out, self);
-  cpu::neg_stub(it);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::neg_complex_stub(it);
+  } else {
+    cpu::neg_stub(it);
+  }
   it.finish();
   return out;
 }

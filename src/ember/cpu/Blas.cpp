@@ -25,6 +25,10 @@ void EMBER_BLAS(cblas_sgemm)(int, int, int, int, int, int, float, const float*, 
                              int);
 void EMBER_BLAS(cblas_dgemm)(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
                              double*, int);
+void EMBER_BLAS(cblas_cgemm)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
+                             void*, int);
+void EMBER_BLAS(cblas_zgemm)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
+                             void*, int);
 void EMBER_BLAS(cblas_sgemv)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 void EMBER_BLAS(cblas_dgemv)(int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
 float EMBER_BLAS(cblas_sdot)(int, const float*, int, const float*, int);
@@ -107,6 +111,20 @@ void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a,
            double beta, double* c, int ldc) {
   sync_threads();
   EMBER_BLAS(cblas_dgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
+                          a, lda, b, ldb, beta, c, ldc);
+}
+
+void cgemm(bool ta, bool tb, int m, int n, int k, const void* alpha, const void* a, int lda, const void* b, int ldb,
+           const void* beta, void* c, int ldc) {
+  sync_threads();
+  EMBER_BLAS(cblas_cgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
+                          a, lda, b, ldb, beta, c, ldc);
+}
+
+void zgemm(bool ta, bool tb, int m, int n, int k, const void* alpha, const void* a, int lda, const void* b, int ldb,
+           const void* beta, void* c, int ldc) {
+  sync_threads();
+  EMBER_BLAS(cblas_zgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
                           a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -10,6 +10,11 @@ void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const f
            int ldb, float beta, float* c, int ldc);
 void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
            int ldb, double beta, double* c, int ldc);
+// The same for complex64 and complex128 (alpha and beta point at one element).
+void cgemm(bool trans_a, bool trans_b, int m, int n, int k, const void* alpha, const void* a, int lda, const void* b,
+           int ldb, const void* beta, void* c, int ldc);
+void zgemm(bool trans_a, bool trans_b, int m, int n, int k, const void* alpha, const void* a, int lda, const void* b,
+           int ldb, const void* beta, void* c, int ldc);
 // y = alpha * op(A) @ x + beta * y, row-major A (m x n before op).
 void sgemv(bool trans_a, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta,
            float* y, int incy);

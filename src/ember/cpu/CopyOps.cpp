@@ -1,4 +1,6 @@
 // CPU fill and copy (also the meta kernels: their iterators skip the loops).
+#include <atomic>
+
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -20,6 +22,10 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   const bool cpu_or_meta = (self.is_cpu() || self.is_meta()) && (src.is_cpu() || src.is_meta());
   EMBER_CHECK(cpu_or_meta, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
+  if (src.is_complex() && !self.is_complex()) {
+    static std::atomic<bool> warned{false};  // once per process, as PyTorch warns
+    if (!warned.exchange(true)) warn("Casting complex values to real discards the imaginary part");
+  }
   auto it = TensorIterator::copy_op(self, src);
   cpu::copy_stub(it);
   return self;

@@ -356,6 +356,7 @@ Tensor as_masked_fill(const Tensor& self, const OptTensors& indices, const Tenso
 }
 
 Scalar item_scalar(const Tensor& t) {
+  if (t.is_complex()) return Scalar(t.item<std::complex<double>>());
   if (t.is_floating_point()) return Scalar(t.item<double>());
   if (t.dtype() == ScalarType::Bool) return Scalar(t.item<bool>());
   return Scalar(t.item<int64_t>());
@@ -368,6 +369,11 @@ void masked_fill_inplace(const Tensor& self, const Tensor& mask, const Scalar& v
   EMBER_CHECK(IntArrayRef(b).equals(self.sizes()), "output with shape ", shape_string(self.sizes()),
               " doesn't match the broadcast shape ", shape_string(b));
   if (self.numel() == 0) return;
+  if (self.is_complex()) {
+    // Complex values move through where's loops.
+    const_cast<Tensor&>(self).copy_(ember::where(mask, ember::full_like(self, value), self));
+    return;
+  }
   auto it = TensorIterator::copy_op(self, mask, /*check_overlap=*/false);
   cpu::masked_fill_stub(it, value);
 }

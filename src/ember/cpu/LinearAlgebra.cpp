@@ -9,6 +9,7 @@
 // dtypes use the strided loops of gemm_stub, which take any layout.
 #include <algorithm>
 #include <climits>
+#include <complex>
 
 #include "ember/autograd/Autograd.h"
 #include "ember/cpu/Blas.h"
@@ -27,7 +28,7 @@ namespace ember::native {
 
 namespace {
 
-bool use_blas(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
+bool use_blas(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double || is_complex_type(t); }
 
 // Products of 16-bit floats at least this large (m*n*k) go through float32 BLAS.
 constexpr int64_t kReducedGemmThroughFloat = 4096;
@@ -134,7 +135,15 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
     const char* ap = A.data + i * a_bs * isz;
     const char* bp = B.data + i * b_bs * isz;
     char* cp = c + i * c_bs * isz;
-    if (dtype == ScalarType::Float) {
+    if (dtype == ScalarType::ComplexFloat) {
+      const auto al = alpha.to<std::complex<float>>(),
+                 be = beta_zero ? std::complex<float>() : beta.to<std::complex<float>>();
+      blas::cgemm(A.trans, B.trans, int(m), int(n), int(k), &al, ap, int(A.ld), bp, int(B.ld), &be, cp, int(n));
+    } else if (dtype == ScalarType::ComplexDouble) {
+      const auto al = alpha.to<std::complex<double>>(),
+                 be = beta_zero ? std::complex<double>() : beta.to<std::complex<double>>();
+      blas::zgemm(A.trans, B.trans, int(m), int(n), int(k), &al, ap, int(A.ld), bp, int(B.ld), &be, cp, int(n));
+    } else if (dtype == ScalarType::Float) {
       blas::sgemm(A.trans, B.trans, int(m), int(n), int(k), float(alpha.to_double()),
                   reinterpret_cast<const float*>(ap), int(A.ld), reinterpret_cast<const float*>(bp), int(B.ld),
                   beta_zero ? 0.0f : float(beta.to_double()), reinterpret_cast<float*>(cp), int(n));
@@ -254,7 +263,7 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
   if (!beta_zero) result.copy_(self->expand({m}));
   if (m == 0 || !has_data(result, {&mat, &vec})) return result;
   const ScalarType dt = mat.dtype();
-  if (use_blas(dt) && n > 0 && fits_int(m) && fits_int(n)) {
+  if (use_blas(dt) && !is_complex_type(dt) && n > 0 && fits_int(m) && fits_int(n)) {
     BlasMat A = blas_operand(static_cast<const char*>(mat.data_ptr()), m, n, mat.strides()[0], mat.strides()[1]);
     Tensor mc;
     if (!A.data) {
@@ -296,7 +305,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
   const int64_t n = self.numel();
   Tensor result = ember::empty({}, dt, self.device());
   if (!has_data(result, {&self, &other})) return result;
-  if (use_blas(dt) && n > 0 && fits_int(n)) {
+  if (use_blas(dt) && !is_complex_type(dt) && n > 0 && fits_int(n)) {
     Tensor a = self.strides()[0] == 0 ? self.contiguous() : self;
     Tensor b = other.strides()[0] == 0 ? other.contiguous() : other;
     if (dt == ScalarType::Float) {
@@ -514,7 +523,7 @@ Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) {
 }
 
 Tensor& vdot_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  return deliver(out, dot_impl(self, other, "vdot"));
+  return deliver(out, dot_impl(self.conj(), other, "vdot"));
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {

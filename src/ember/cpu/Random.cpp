@@ -150,9 +150,27 @@ void check_std_tensor(const Tensor& std) {
 
 // ---- in-place samplers ----------------------------------------------------------
 
+namespace {
+// The (..., 2) real tensor over a complex tensor's storage, without autograd:
+// complex samplers draw into it, as PyTorch's do.
+Tensor real_pairs(const Tensor& self) {
+  DimVector sizes(self.sizes()), strides(self.strides());
+  for (auto& s : strides) s *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  return Tensor(make_intrusive<TensorImpl>(self.unsafeGetTensorImpl()->storage(), to_real_type(self.dtype()), sizes,
+                                           strides, self.storage_offset() * 2));
+}
+}  // namespace
+
 Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   const ScalarType t = self.dtype();
+  if (is_complex_type(t)) {
+    Tensor pairs = real_pairs(self);
+    uniform_(pairs, from, to, generator);
+    return self;
+  }
   if (!is_floating_type(t)) not_implemented("check_uniform_bounds", t);
   const double hi = float_max(t);
   EMBER_CHECK(from >= -hi && from <= hi, "from is out of bounds for ", cpp_type_name(t));
@@ -170,6 +188,12 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
 Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  if (is_complex_type(self.dtype())) {
+    // Each part has half the variance.
+    Tensor pairs = real_pairs(self);
+    normal_(pairs, mean, std / std::sqrt(2.0), generator);
+    return self;
+  }
   if (!is_floating_type(self.dtype())) not_implemented("normal_kernel_cpu", self.dtype());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator);

@@ -154,9 +154,52 @@ ScalarType sum_like_dtype(const Tensor& self, std::optional<ScalarType> dtype, c
   return is_integral_or_bool(self.dtype()) ? ScalarType::Long : self.dtype();
 }
 
+// The product of complex values over the dims in mask (a plain loop over a
+// copy with the reduced dims innermost).
+Tensor complex_prod(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType rtype) {
+  std::vector<int64_t> perm;
+  int64_t n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!mask[d]) perm.push_back(d);
+  }
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (mask[d]) perm.push_back(d), n *= self.sizes()[d];
+  }
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
+  if (result.is_meta() || result.numel() == 0) return result;
+  Tensor in = self.to(rtype).permute(perm).contiguous();
+  EMBER_DISPATCH_COMPLEX_TYPES(rtype, "prod_cpu", [&] {
+    const scalar_t* x = static_cast<const scalar_t*>(in.data_ptr());
+    scalar_t* y = static_cast<scalar_t*>(result.data_ptr());
+    for (int64_t o = 0; o < result.numel(); ++o) {
+      scalar_t acc(1);
+      for (int64_t i = 0; i < n; ++i) {
+        const scalar_t v = x[o * n + i];
+        acc = scalar_t(acc.real() * v.real() - acc.imag() * v.imag(), acc.real() * v.imag() + acc.imag() * v.real());
+      }
+      y[o] = acc;
+    }
+  });
+  return result;
+}
+
 // Runs a sum/nansum/prod/mean reduction producing rtype.
 Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType rtype, ReduceOp op,
                  bool mean, Tensor& out) {
+  if (is_complex_type(rtype) && op == ReduceOp::Prod) return deliver(out, complex_prod(self, mask, keepdim, rtype));
+  if (is_complex_type(rtype)) {
+    // A complex sum is the sum of its (re, im) pairs: the real kernel over view_as_real.
+    EMBER_CHECK_TYPE(NotImplementedError, op == ReduceOp::Sum, "\"nansum_cpu\" not implemented for '",
+                     dtype_message_name(rtype), "'");
+    Tensor pairs = ember::view_as_real(self.dtype() == rtype ? self : self.to(rtype));
+    std::vector<bool> pair_mask = mask;
+    pair_mask.push_back(false);
+    Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), self.device());
+    ReducePlan p = make_plan(pairs, pair_mask, sums);
+    const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
+    if (!sums.is_meta()) cpu::reduce_stub(p, op, divisor);
+    return deliver(out, ember::view_as_complex(sums));
+  }
   Tensor in = self;
   const bool widen = is_integral_or_bool(self.dtype()) && rtype == ScalarType::Long;
   if (rtype != self.dtype() && !widen) in = self.to(rtype);
@@ -169,12 +212,12 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
 
 Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
   if (dtype) {
-    EMBER_CHECK(is_floating_type(*dtype),
+    EMBER_CHECK(is_floating_type(*dtype) || is_complex_type(*dtype),
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
                 "dtype. Got: ",
                 dtype_message_name(*dtype));
   } else {
-    EMBER_CHECK(is_floating_type(self.dtype()),
+    EMBER_CHECK(is_floating_type(self.dtype()) || is_complex_type(self.dtype()),
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
                 "Got: ",
                 dtype_message_name(self.dtype()));
@@ -182,8 +225,9 @@ Tensor& mean_impl(const Tensor& self, const DimList& dim, bool keepdim, std::opt
   ScalarType rtype = dtype ? *dtype : self.dtype();
   if (out.defined()) {
     if (dtype) check_out_dtype(out, *dtype);
-    EMBER_CHECK(is_floating_type(out.dtype()), "result type ", dtype_message_name(rtype),
-                " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+    EMBER_CHECK(is_floating_type(out.dtype()) || is_complex_type(out.dtype()), "result type ",
+                dtype_message_name(rtype), " can't be cast to the desired output type ",
+                dtype_message_name(out.dtype()));
     rtype = out.dtype();
   }
   std::vector<bool> mask = make_mask(self, dim);

@@ -65,6 +65,7 @@ namespace {
 // tensor must have the result dtype.
 Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                           Tensor& out) {
+  if (self.is_complex()) throw NotImplementedError("clamp is not supported for complex types");
   EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   ScalarType t = self.dtype();
   if (!is_floating_type(t)) {

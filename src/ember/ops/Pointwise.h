@@ -11,9 +11,12 @@
 namespace ember::native {
 
 // Dtype classes a pointwise kernel accepts.
-enum PointwiseDtypes : unsigned { kBoolDtypes = 1, kIntegralDtypes = 2, kFloatingDtypes = 4 };
+// An operator that takes complex dtypes runs their loops from a stub of its
+// own, <op>_complex_stub (cpu/kernels/ComplexKernel.cpp).
+enum PointwiseDtypes : unsigned { kBoolDtypes = 1, kIntegralDtypes = 2, kFloatingDtypes = 4, kComplexDtypes = 8 };
 
 inline unsigned pointwise_dtype_class(ScalarType t) {
+  if (is_complex_type(t)) return kComplexDtypes;
   return t == ScalarType::Bool ? kBoolDtypes : (is_floating_type(t) ? kFloatingDtypes : kIntegralDtypes);
 }
 

@@ -40,9 +40,10 @@ DimVector infer_broadcast_size(IntArrayRef a, IntArrayRef b) {
 }
 
 namespace {
-enum class Category { Bool = 0, Integral = 1, Floating = 2 };
+enum class Category { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
 Category category(ScalarType t) {
   if (t == ScalarType::Bool) return Category::Bool;
+  if (is_complex_type(t)) return Category::Complex;
   return is_floating_type(t) ? Category::Floating : Category::Integral;
 }
 }  // namespace
@@ -56,7 +57,8 @@ ScalarType result_type(const std::vector<const TensorBase*>& operands) {
     ScalarType d = t->dtype();
     if (k == 2) {
       // A wrapped number contributes only its category, at the default dtype.
-      d = d == ScalarType::Double ? get_default_dtype() : d;
+      if (d == ScalarType::Double) d = get_default_dtype();
+      if (d == ScalarType::ComplexDouble) d = to_complex_type(get_default_dtype());
     }
     tier[k] = tier[k] == ScalarType::Undefined ? d : promote_types(tier[k], d);
   }
@@ -65,6 +67,9 @@ ScalarType result_type(const std::vector<const TensorBase*>& operands) {
     if (t == ScalarType::Undefined) continue;
     if (result == ScalarType::Undefined) {
       result = t;
+    } else if (category(t) == Category::Complex && category(result) != Category::Complex) {
+      // A weaker complex operand keeps a floating result's width (float64 + 1j is complex128).
+      result = is_floating_type(result) ? to_complex_type(result) : t;
     } else if (category(t) > category(result)) {
       result = promote_types(result, t);
       // A weaker tier may raise the category but not the width within it.
@@ -201,7 +206,8 @@ void TensorIterator::build(const Config& config) {
   std::vector<const TensorBase*> inputs;
   for (int k = first_promoted; k < ntensors_; ++k) inputs.push_back(&operands_[k]);
   common_dtype_ = result_type(inputs);
-  if (config.int_to_float && !is_floating_type(common_dtype_)) common_dtype_ = get_default_dtype();
+  if (config.int_to_float && !is_floating_type(common_dtype_) && !is_complex_type(common_dtype_))
+    common_dtype_ = get_default_dtype();
   Tensor& out = operands_[0];
   // In-place is decided before inputs are converted (a converted input is a new tensor).
   bool inplace = false;

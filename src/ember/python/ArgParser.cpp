@@ -377,8 +377,10 @@ Scalar ParsedArgsBase::scalar(int i) {
   if (PyBool_Check(o)) return Scalar(o == Py_True);
   if (PyLong_Check(o)) return unpack_int_scalar(o);
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o)) return Scalar(unpack_complex(o));
   const Tensor& t = unpack_tensor(o);
   if (t.is_floating_point()) return Scalar(t.item<double>());
+  if (t.is_complex()) return Scalar(t.item<std::complex<double>>());
   if (t.dtype() == ScalarType::Bool) return Scalar(t.item<bool>());
   return Scalar(t.item<int64_t>());
 }

@@ -11,6 +11,7 @@
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
+#include "ember/ops/TensorIterator.h"
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyFactories.h"
@@ -78,11 +79,20 @@ void register_exception_translators() {
   });
 }
 
+// ember::warn() as a Python UserWarning (an error when warnings are errors).
+void user_warning(const std::string& msg) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  const int rc = PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1);
+  PyGILState_Release(gil);
+  if (rc < 0) throw python_error();
+}
+
 }  // namespace
 
 void init_module(nb::module_& m) {
   PyObject* mod = m.ptr();
   register_exception_translators();
+  set_warning_handler(&user_warning);
   init_dtype_and_device(mod);
   init_tensor_type(mod);
   init_autograd(mod);
@@ -170,6 +180,12 @@ void init_module(nb::module_& m) {
   m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(parse_dtype(d.ptr())); });
   m.def("_get_default_device", [] { return nb::steal(device_object(get_default_device())); });
   m.def("_set_default_device", [](nb::handle d) { set_default_device(parse_device(d.ptr())); });
+  // The dtype an elementwise op of two tensors or numbers computes in.
+  m.def("_result_type", [](nb::handle a, nb::handle b) {
+    const Tensor x = is_tensor(a.ptr()) ? unpack_tensor(a.ptr()) : scalar_to_tensor(a.ptr());
+    const Tensor y = is_tensor(b.ptr()) ? unpack_tensor(b.ptr()) : scalar_to_tensor(b.ptr());
+    return nb::borrow(dtype_object(result_type({&x, &y})));
+  });
   m.def(
       "promote_types",
       [](nb::handle a, nb::handle b) {

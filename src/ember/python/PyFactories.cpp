@@ -52,28 +52,37 @@ ScalarType numpy_dtype(PyObject* obj) {
   PyRef dt(PyObject_GetAttrString(obj, "dtype"));
   PyRef name(PyObject_GetAttrString(dt.p, "name"));
   const std::string n = PyUnicode_AsUTF8(name.p);
-  static const std::pair<const char*, ScalarType> table[] = {
-      {"bool", ScalarType::Bool},    {"uint8", ScalarType::Byte},    {"int8", ScalarType::Char},
-      {"int16", ScalarType::Short},  {"int32", ScalarType::Int},     {"int64", ScalarType::Long},
-      {"float16", ScalarType::Half}, {"float32", ScalarType::Float}, {"float64", ScalarType::Double}};
+  static const std::pair<const char*, ScalarType> table[] = {{"bool", ScalarType::Bool},
+                                                             {"uint8", ScalarType::Byte},
+                                                             {"int8", ScalarType::Char},
+                                                             {"int16", ScalarType::Short},
+                                                             {"int32", ScalarType::Int},
+                                                             {"int64", ScalarType::Long},
+                                                             {"float16", ScalarType::Half},
+                                                             {"float32", ScalarType::Float},
+                                                             {"float64", ScalarType::Double},
+                                                             {"complex64", ScalarType::ComplexFloat},
+                                                             {"complex128", ScalarType::ComplexDouble}};
   for (const auto& [k, v] : table) {
     if (n == k) return v;
   }
-  throw TypeError(str_cat("can't convert np.ndarray of type numpy.", n,
-                          ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-                          "uint8, and bool."));
+  throw TypeError(str_cat(
+      "can't convert np.ndarray of type numpy.", n,
+      ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+      "uint8, and bool."));
 }
 
 ScalarType infer_scalar_type(PyObject* obj) {
   if (PyFloat_CheckExact(obj)) return get_default_dtype();
   if (PyLong_CheckExact(obj)) return ScalarType::Long;
   if (PyBool_Check(obj)) return ScalarType::Bool;
+  if (PyComplex_CheckExact(obj)) return to_complex_type(get_default_dtype());
   // numpy scalars before subclasses: numpy.float64 is also a Python float.
   if (is_numpy_object(obj) && PyObject_HasAttrString(obj, "dtype")) return numpy_dtype(obj);
   if (PyFloat_Check(obj)) return get_default_dtype();
   if (PyLong_Check(obj) && !PyBool_Check(obj)) return ScalarType::Long;
   if (PyBool_Check(obj)) return ScalarType::Bool;
-  if (PyComplex_Check(obj)) throw TypeError("ember has no complex dtypes");
+  if (PyComplex_Check(obj)) return to_complex_type(get_default_dtype());
   if (is_tensor(obj)) return unpack_tensor(obj).dtype();
   if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
     throw TypeError(str_cat("new(): invalid data type '", Py_TYPE(obj)->tp_name, "'"));
@@ -161,6 +170,13 @@ void store_int(char* data, ScalarType t, PyObject* obj) {
 
 // A one-element tensor among the data: converted like the Python number it holds.
 void store_tensor_scalar(char* data, ScalarType t, const Tensor& v) {
+  if (is_complex_type(t) || v.is_complex()) {
+    EMBER_CHECK_TYPE(ValueError, v.numel() == 1, "only one element tensors can be converted to Python scalars");
+    const std::complex<double> c = v.item<std::complex<double>>();
+    EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(t, "tensor",
+                                         [&] { *reinterpret_cast<scalar_t*>(data) = convert<scalar_t>(c); });
+    return;
+  }
   if (!is_floating_type(t)) {
     EMBER_CHECK_TYPE(TypeError, v.numel() == 1 && !v.is_floating_point(),
                      "only integer tensors of a single element can be converted to an index");
@@ -188,7 +204,7 @@ void store_scalar(char* data, ScalarType t, PyObject* obj) {
       bool b;
       if (PyFloat_Check(obj)) {
         b = PyFloat_AS_DOUBLE(obj) != 0;
-      } else if (is_numpy_object(obj) && numpy_dtype(obj) == ScalarType::Bool) {
+      } else if (PyComplex_Check(obj) || (is_numpy_object(obj) && numpy_dtype(obj) == ScalarType::Bool)) {
         const int truth = PyObject_IsTrue(obj);
         if (truth < 0) throw python_error();
         b = truth != 0;
@@ -206,6 +222,15 @@ void store_scalar(char* data, ScalarType t, PyObject* obj) {
     case ScalarType::Short: return store_int<int16_t>(data, t, obj);
     case ScalarType::Int: return store_int<int32_t>(data, t, obj);
     case ScalarType::Long: return store_int<int64_t>(data, t, obj);
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: {
+      const Py_complex c = PyComplex_AsCComplex(obj);
+      if (c.real == -1.0 && PyErr_Occurred()) throw python_error();
+      EMBER_DISPATCH_COMPLEX_TYPES(t, "tensor", [&] {
+        *reinterpret_cast<scalar_t*>(data) = convert<scalar_t>(std::complex<double>(c.real, c.imag));
+      });
+      return;
+    }
     default: break;
   }
   const double d = PyFloat_AsDouble(obj);

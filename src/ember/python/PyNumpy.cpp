@@ -56,9 +56,10 @@ std::string numpy_type_name(PyObject* array) {
 }
 
 [[noreturn]] void unsupported_numpy_type(PyObject* array) {
-  throw TypeError(str_cat("can't convert np.ndarray of type ", numpy_type_name(array),
-                          ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-                          "uint8, and bool."));
+  throw TypeError(str_cat(
+      "can't convert np.ndarray of type ", numpy_type_name(array),
+      ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+      "uint8, and bool."));
 }
 
 // The dtype named by a buffer format; Undefined if Ember has no such dtype.
@@ -70,6 +71,11 @@ ScalarType dtype_from_format(const char* f, Py_ssize_t itemsize, bool& swapped) 
   } else if (*f == '>' || *f == '!') {
     swapped = true;
     ++f;
+  }
+  if (f[0] == 'Z' && f[1] != 0 && f[2] == 0) {
+    if (f[1] == 'f' && itemsize == 8) return ScalarType::ComplexFloat;
+    if (f[1] == 'd' && itemsize == 16) return ScalarType::ComplexDouble;
+    return ScalarType::Undefined;
   }
   if (f[0] == 0 || f[1] != 0) return ScalarType::Undefined;
   switch (f[0]) {
@@ -105,6 +111,8 @@ const char* format_of(ScalarType t) {
     case ScalarType::Half: return "e";
     case ScalarType::Float: return "f";
     case ScalarType::Double: return "d";
+    case ScalarType::ComplexFloat: return "Zf";
+    case ScalarType::ComplexDouble: return "Zd";
     default: return nullptr;
   }
 }

@@ -79,7 +79,7 @@ PyTypeObject* return_type(const char* name, std::initializer_list<const char*> f
 }
 
 bool is_number(PyObject* obj) {
-  return PyFloat_Check(obj) || PyLong_Check(obj);  // bool is a PyLong subclass
+  return PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj);  // bool is a PyLong subclass
 }
 
 Scalar unpack_int_scalar(PyObject* obj) {
@@ -106,6 +106,12 @@ double unpack_double(PyObject* obj) {
   return d;
 }
 
+std::complex<double> unpack_complex(PyObject* obj) {
+  Py_complex c = PyComplex_AsCComplex(obj);
+  if (c.real == -1.0 && PyErr_Occurred()) throw python_error();
+  return {c.real, c.imag};
+}
+
 Tensor scalar_to_tensor(PyObject* obj) {
   Tensor t;
   if (PyBool_Check(obj)) {
@@ -116,6 +122,9 @@ Tensor scalar_to_tensor(PyObject* obj) {
     t = empty({}, ScalarType::Long);
     *static_cast<int64_t*>(t.data_ptr()) = s.to_long();
     t.unsafeGetTensorImpl()->set_wrapped_uint64(s.is_big_unsigned());
+  } else if (PyComplex_Check(obj)) {
+    t = empty({}, ScalarType::ComplexDouble);
+    *static_cast<std::complex<double>*>(t.data_ptr()) = unpack_complex(obj);
   } else {
     t = empty({}, ScalarType::Double);
     *static_cast<double*>(t.data_ptr()) = unpack_double(obj);
@@ -241,7 +250,7 @@ int set_data(PyObject* self, PyObject* value, void*) {
   if (!value || !is_tensor(value)) throw TypeError("Variable data has to be a tensor, but got something else");
   TensorImpl* dst = unpack_tensor(self).unsafeGetTensorImpl();
   TensorImpl* src = unpack_tensor(value).unsafeGetTensorImpl();
-  EMBER_CHECK(!unpack_tensor(self).requires_grad() || is_floating_type(src->dtype()),
+  EMBER_CHECK(!unpack_tensor(self).requires_grad() || is_floating_type(src->dtype()) || is_complex_type(src->dtype()),
               "data set to a tensor that requires gradients must be floating point or complex dtype");
   dst->set_dtype(src->dtype());
   dst->set_storage(src->storage());
@@ -334,6 +343,14 @@ PyObject* element_to_python(const char* p, ScalarType t) {
     case ScalarType::Double: return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
     case ScalarType::Half: return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const Half*>(p)));
     case ScalarType::BFloat16: return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const BFloat16*>(p)));
+    case ScalarType::ComplexFloat: {
+      const auto& c = *reinterpret_cast<const std::complex<float>*>(p);
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
+    case ScalarType::ComplexDouble: {
+      const auto& c = *reinterpret_cast<const std::complex<double>*>(p);
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
     default:
       return EMBER_DISPATCH_ALL_TYPES(t, "item", [&]() -> PyObject* {
         return PyLong_FromLongLong(convert<int64_t>(*reinterpret_cast<const scalar_t*>(p)));
@@ -616,6 +633,7 @@ EMBER_INPLACE_SLOT(nb_imul, mul_)
 Scalar to_scalar(PyObject* o) {
   if (PyBool_Check(o)) return Scalar(o == Py_True);
   if (PyLong_Check(o)) return unpack_int_scalar(o);
+  if (PyComplex_Check(o)) return Scalar(unpack_complex(o));
   return Scalar(unpack_double(o));
 }
 
@@ -799,17 +817,26 @@ PyObject* nb_pos(PyObject* a) {
   return a;
   EMBER_PY_CATCH
 }
+// float() and int() of a complex tensor need its imaginary part to be 0.
+void check_real_value(const Tensor& t, const char* cpp_type) {
+  if (t.is_complex()) {
+    EMBER_CHECK(t.item<std::complex<double>>().imag() == 0, "value cannot be converted to type ", cpp_type,
+                " without overflow");
+  }
+}
+
 int nb_bool(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(a);
   EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-  return t.item<double>() != 0.0;
+  return t.item<bool>();
   EMBER_PY_CATCH_RET(-1)
 }
 PyObject* nb_float(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(a);
   EMBER_CHECK_TYPE(TypeError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  check_real_value(t, "double");
   return PyFloat_FromDouble(t.item<double>());
   EMBER_PY_CATCH
 }
@@ -817,6 +844,7 @@ PyObject* nb_int(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(a);
   EMBER_CHECK_TYPE(TypeError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  check_real_value(t, "int64_t");
   return PyLong_FromLongLong(t.item<int64_t>());
   EMBER_PY_CATCH
 }

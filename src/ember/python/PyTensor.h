@@ -57,6 +57,7 @@ Scalar unpack_int_scalar(PyObject* obj);
 int64_t unpack_long(PyObject* obj);
 // A Python float or int as a double; Python's OverflowError for huge ints.
 double unpack_double(PyObject* obj);
+std::complex<double> unpack_complex(PyObject* obj);
 bool is_number(PyObject* obj);
 
 void init_tensor_type(PyObject* module);

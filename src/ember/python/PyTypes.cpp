@@ -19,7 +19,7 @@ PyObject* dtype_repr(PyObject* self) {
   return PyUnicode_FromString(s.c_str());
 }
 PyObject* dtype_is_floating_point(PyObject* self, void*) { return PyBool_FromLong(is_floating_type(dtype_of(self))); }
-PyObject* dtype_is_complex(PyObject*, void*) { Py_RETURN_FALSE; }
+PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex_type(dtype_of(self))); }
 PyObject* dtype_is_signed(PyObject* self, void*) {
   ScalarType t = dtype_of(self);
   return PyBool_FromLong(t != ScalarType::Byte && t != ScalarType::Bool);

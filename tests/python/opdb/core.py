@@ -25,6 +25,7 @@ ALL_DTYPES = (
     "float64",
 )
 FLOATS = ("float16", "bfloat16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
 INTS = ("uint8", "int8", "int16", "int32", "int64")
 INTS_AND_BOOL = ("bool",) + INTS
 ALL_BUT_BOOL = INTS + FLOATS
@@ -40,12 +41,19 @@ class Tol(dict):
         self.reason = reason
 
 
-_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
+_EPS = {
+    "float16": 2.0**-10,
+    "bfloat16": 2.0**-7,
+    "float32": 2.0**-23,
+    "float64": 2.0**-52,
+    "complex64": 2.0**-23,
+    "complex128": 2.0**-52,
+}
 
 
 def ulps(n, reason):
     """n units in the last place of the result (integer inputs give float32)."""
-    return Tol({d: (n * _EPS.get(d, _EPS["float32"]), 0.0) for d in ALL_DTYPES}, reason)
+    return Tol({d: (n * _EPS.get(d, _EPS["float32"]), 0.0) for d in ALL_DTYPES + COMPLEX}, reason)
 
 
 # Ember's vector math is its own; PyTorch's CPU build uses SLEEF and libm.
@@ -174,6 +182,9 @@ def make(shape, dtype, low=-3.0, high=3.0, seed=0, noncontig=False, values=None)
         t = torch.rand(full, generator=gen, dtype=torch.float64) > 0.5
     elif dtype.is_floating_point:
         t = torch.rand(full, generator=gen, dtype=torch.float64) * (high - low) + low
+    elif dtype.is_complex:
+        parts = torch.rand(full + (2,), generator=gen, dtype=torch.float64) * (high - low) + low
+        t = torch.view_as_complex(parts)
     else:
         lo = max(math.ceil(low), 0) if dtype == torch.uint8 else math.ceil(low)
         hi = max(min(math.floor(high), 127 if dtype == torch.int8 else 255), lo)

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from . import samples as S
-from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, LOG_ADD_EXP, ULP, ULP2, SampleInput, make
+from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, FLOATS, LOG_ADD_EXP, ULP, ULP2, SampleInput, Tol, make
 from .families import binary, bitwise, comparison, unary_float, unary_predicate, unary_same
 
 F = "nn.functional."
+
+# std::complex's functions against PyTorch's: both faithful to a few ulps of |result|.
+_COMPLEX_FN = {"complex64": (2e-6, 2e-6), "complex128": (4e-15, 4e-15)}
+_COMPLEX_WHY = "complex functions: std::complex's against PyTorch's, a few ulps of |result| apart"
+CTOL = Tol(_COMPLEX_FN, _COMPLEX_WHY)
+CULP = Tol({**ULP, **_COMPLEX_FN}, ULP.reason + "; " + _COMPLEX_WHY)
+# PyTorch's vector complex product rounds its partial sums in another order (fused add-subtract).
+CMUL = Tol(
+    {"complex64": (2.0**-22, 2.0**-22), "complex128": (2.0**-51, 2.0**-51)},
+    "complex products: ac - bd rounded in another order",
+)
 
 # Known differences from PyTorch, each a strict xfail of the cases it breaks.
 GELU_STRIDED = (
@@ -29,26 +40,26 @@ def no_gradgrad(backward):
 
 
 UNARY_FLOAT = [
-    unary_float("exp", tol=ULP),
+    unary_float("exp", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
     unary_float("exp2", tol=ULP),
     unary_float("expm1", tol=ULP),
-    unary_float("log", low=0.1),
+    unary_float("log", tol=CTOL, dtypes=ALL_DTYPES + COMPLEX, low=0.1),
     unary_float("log2", tol=ULP, low=0.1),
     unary_float("log10", tol=ULP, low=0.1),
     unary_float("log1p", tol=ULP, low=-0.9),
-    unary_float("sqrt", tol=ULP, low=0.1),
-    unary_float("rsqrt", tol=ULP, low=0.1),
-    unary_float("sin", tol=ULP),
-    unary_float("cos", tol=ULP),
-    unary_float("tan", tol=ULP, low=-1.2, high=1.2),
-    unary_float("tanh", tol=ULP),
-    unary_float("sigmoid", tol=ULP),
-    unary_float("reciprocal", low=0.5),
-    unary_float("asin", tol=ULP, low=-0.9, high=0.9),
-    unary_float("acos", tol=ULP, low=-0.9, high=0.9),
-    unary_float("atan", tol=ULP),
-    unary_float("sinh", tol=ULP),
-    unary_float("cosh", tol=ULP),
+    unary_float("sqrt", tol=CULP, dtypes=ALL_DTYPES + COMPLEX, low=0.1),
+    unary_float("rsqrt", tol=CULP, dtypes=ALL_DTYPES + COMPLEX, low=0.1),
+    unary_float("sin", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
+    unary_float("cos", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
+    unary_float("tan", tol=CULP, dtypes=ALL_DTYPES + COMPLEX, low=-1.2, high=1.2),
+    unary_float("tanh", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
+    unary_float("sigmoid", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
+    unary_float("reciprocal", tol=CTOL, dtypes=ALL_DTYPES + COMPLEX, low=0.5),
+    unary_float("asin", tol=CULP, dtypes=ALL_DTYPES + COMPLEX, low=-0.9, high=0.9),
+    unary_float("acos", tol=CULP, dtypes=ALL_DTYPES + COMPLEX, low=-0.9, high=0.9),
+    unary_float("atan", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
+    unary_float("sinh", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
+    unary_float("cosh", tol=CULP, dtypes=ALL_DTYPES + COMPLEX),
     unary_float("asinh", tol=ULP),
     unary_float("acosh", tol=ULP, low=1.1, high=4.0),
     unary_float("atanh", tol=ULP, low=-0.9, high=0.9),
@@ -76,7 +87,7 @@ UNARY_FLOAT = [
 
 UNARY_SAME = [
     unary_same("abs"),
-    unary_same("neg"),
+    unary_same("neg", dtypes=ALL_BUT_BOOL + COMPLEX),
     unary_same("sign", dtypes=ALL_DTYPES),
     unary_same("floor", dtypes=ALL_DTYPES),
     unary_same("ceil", dtypes=ALL_DTYPES),
@@ -111,15 +122,15 @@ UNARY_SAME = [
 ]
 
 PREDICATES = [
-    unary_predicate("isnan", supports_out=False, supports_inplace=False),
-    unary_predicate("isinf", supports_out=False, supports_inplace=False),
-    unary_predicate("isfinite", supports_out=False, supports_inplace=False),
+    unary_predicate("isnan", dtypes=ALL_DTYPES + COMPLEX, supports_out=False, supports_inplace=False),
+    unary_predicate("isinf", dtypes=ALL_DTYPES + COMPLEX, supports_out=False, supports_inplace=False),
+    unary_predicate("isfinite", dtypes=ALL_DTYPES + COMPLEX, supports_out=False, supports_inplace=False),
     unary_predicate("signbit", supports_inplace=False),
     unary_predicate("logical_not"),
 ]
 
 BINARY = [
-    binary("add", dtypes=ALL_DTYPES),
+    binary("add", dtypes=ALL_DTYPES + COMPLEX),
     binary(
         "add",
         variant="alpha",
@@ -128,7 +139,7 @@ BINARY = [
         supports_out=False,
         supports_inplace=False,
     ),
-    binary("sub"),
+    binary("sub", dtypes=ALL_BUT_BOOL + COMPLEX),
     binary(
         "sub",
         variant="alpha",
@@ -136,8 +147,8 @@ BINARY = [
         supports_out=False,
         supports_inplace=False,
     ),
-    binary("mul", dtypes=ALL_DTYPES),
-    binary("div", dtypes=ALL_DTYPES, rhs_low=0.5),
+    binary("mul", dtypes=ALL_DTYPES + COMPLEX, tol=CMUL),
+    binary("div", dtypes=ALL_DTYPES + COMPLEX, rhs_low=0.5, tol=CTOL),
     binary(
         "div",
         variant="trunc",
@@ -219,8 +230,8 @@ BITWISE = [
 ]
 
 COMPARISON = [
-    comparison("eq"),
-    comparison("ne"),
+    comparison("eq", dtypes=ALL_DTYPES + COMPLEX),
+    comparison("ne", dtypes=ALL_DTYPES + COMPLEX),
     comparison("lt"),
     comparison("le"),
     comparison("gt"),

@@ -641,6 +641,7 @@ void where_kernel(const TensorIterator& it) {
     case 2: return where_loop<uint16_t>(it);
     case 4: return where_loop<uint32_t>(it);
     case 8: return where_loop<uint64_t>(it);
+    case 16: return where_loop<std::complex<double>>(it);
     default: EMBER_INTERNAL_ASSERT(false, "where on an element of unexpected size");
   }
 }

@@ -12,12 +12,22 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
+template <typename scalar_t>
+scalar_t fill_value(const Scalar& value) {
+  if constexpr (is_complex_v<scalar_t>) {
+    return convert<scalar_t>(value.to_complex());
+  } else {
+    if (value.is_complex()) return convert<scalar_t>(value.to_complex());
+    return value.is_floating_point() || value.is_big_unsigned() ? convert<scalar_t>(value.to<double>())
+           : value.is_bool()                                    ? convert<scalar_t>(value.to<bool>())
+                                                                : convert<scalar_t>(value.to<int64_t>());
+  }
+}
+
 void fill_kernel(const TensorIterator& it, const Scalar& value) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), fill_stub, it, value);
-  EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "fill_", [&] {
-    const scalar_t vi = value.is_floating_point() || value.is_big_unsigned() ? convert<scalar_t>(value.to<double>())
-                        : value.is_bool()                                    ? convert<scalar_t>(value.to<bool>())
-                                                                             : convert<scalar_t>(value.to<int64_t>());
+  EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX(it.common_dtype(), "fill_", [&] {
+    const scalar_t vi = fill_value<scalar_t>(value);
     it.for_each([vi](char** d, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(scalar_t)) {
         scalar_t* out = reinterpret_cast<scalar_t*>(d[0]);
@@ -196,14 +206,15 @@ void copy_kernel(const TensorIterator& it) {
       case 2: return copy_same_dtype<uint16_t>(it);
       case 4: return copy_same_dtype<uint32_t>(it);
       case 8: return copy_same_dtype<uint64_t>(it);
+      case 16: return copy_same_size<std::complex<double>>(it);
       default: EMBER_INTERNAL_ASSERT(false, "copy_: element size ", element_size(dst));
     }
   }
   if (convert_float16(it, dst, src)) return;
   EMBER_USE_BASELINE_KERNEL_FOR(has_loops_for(src) ? dst : src, copy_stub, it);
-  EMBER_DISPATCH_KERNEL_TYPES(dst, "copy_", [&] {
+  EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX(dst, "copy_", [&] {
     using dst_t = scalar_t;
-    EMBER_DISPATCH_KERNEL_TYPES(src, "copy_", [&] {
+    EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX(src, "copy_", [&] {
       using src_t = scalar_t;
       it.for_each([](char** d, const int64_t* s, int64_t n) {
         unary_loop<dst_t, src_t>(d, s, n, [](src_t x) { return convert<dst_t>(x); });

@@ -35,7 +35,9 @@ inline bool has_loops_for(ScalarType t) { return kBaselineBuild || is_floating_t
 // EMBER_DISPATCH_ALL_TYPES limited to the dtypes this build has loops for.
 #if EMBER_CPU_BASELINE_BUILD
 #define EMBER_DISPATCH_KERNEL_TYPES EMBER_DISPATCH_ALL_TYPES
+#define EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX
 #else
+#define EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX EMBER_DISPATCH_KERNEL_TYPES
 #define EMBER_DISPATCH_KERNEL_TYPES(DTYPE, OPNAME, ...)                                                              \
   [&] {                                                                                                              \
     switch (DTYPE) {                                                                                                 \

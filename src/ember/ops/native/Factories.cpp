@@ -78,6 +78,7 @@ void check_fill_value(ScalarType t, const Scalar& value) {
     case ScalarType::Long: (void)checked_to<int64_t>(value); break;
     case ScalarType::Half: (void)checked_to<Half>(value); break;
     case ScalarType::Float: (void)checked_to<float>(value); break;
+    case ScalarType::Double: (void)checked_to<double>(value); break;
     case ScalarType::BFloat16: (void)checked_to<BFloat16>(value); break;
     default: break;
   }
@@ -96,8 +97,10 @@ Tensor& empty_out(IntArrayRef size, std::optional<ScalarType> dtype, std::option
 
 Tensor& full_out(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Device> device, Tensor& out) {
-  // A bool fills bool, an int int64, a float the default dtype.
-  ScalarType t = fill_value.is_floating_point() ? get_default_dtype() : fill_value.default_dtype();
+  // A bool fills bool, an int int64, a float the default dtype, a complex number its complex form.
+  ScalarType t = fill_value.is_floating_point() ? get_default_dtype()
+                 : fill_value.is_complex()      ? to_complex_type(get_default_dtype())
+                                                : fill_value.default_dtype();
   prepare_factory_out(out, size, dtype, device, t);
   check_fill_value(out.dtype(), fill_value);
   out.fill_(fill_value);
@@ -226,7 +229,9 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 }  // namespace native
 
 Tensor wrapped_scalar(const Scalar& s) {
-  ScalarType t = s.is_floating_point() ? ScalarType::Double : s.default_dtype();
+  ScalarType t = s.is_floating_point() ? ScalarType::Double
+                 : s.is_complex()      ? ScalarType::ComplexDouble
+                                       : s.default_dtype();
   Tensor r = native::empty({}, t, std::nullopt);
   if (s.is_big_unsigned()) {
     *r.data_ptr<int64_t>() = s.to_long();  // TensorImpl::is_wrapped_uint64

@@ -62,6 +62,13 @@ double max_of() {
 template <typename T>
 T checked_to(const Scalar& s) {
   bool overflow = false;
+  if (s.is_complex()) {
+    // A real dtype takes a complex number only when its imaginary part is 0.
+    if (s.to_complex().imag() != 0) {
+      throw Error(str_cat("value cannot be converted to type ", cpp_name<T>(), " without overflow"));
+    }
+    return checked_to<T>(Scalar(s.to_double()));
+  }
   if (s.is_floating_point()) {
     const double v = s.to_double();
     if constexpr (std::is_integral_v<T>) {

@@ -1,0 +1,122 @@
+// CPU (and meta) native functions of the complex-number operators: complex,
+// polar, abs, angle, sgn, conj_physical. Their loops are in
+// cpu/kernels/ComplexKernel.cpp.
+#include "ember/cpu/ComplexStubs.h"
+#include "ember/cpu/Stubs.h"
+#include "ember/ops/Ops.h"
+#include "ember/ops/Pointwise.h"
+#include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/generated/PointwiseStubs.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(ComplexScalarFn, add_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, mul_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, neg_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, conj_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, sgn_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, abs_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, angle_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, make_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, polar_stub);
+}  // namespace ember::cpu
+
+namespace ember::native {
+
+namespace {
+// An iterator whose result is `result` whatever the inputs' dtype.
+TensorIterator fixed_result_op(Tensor& out, std::initializer_list<Tensor> inputs, ScalarType result) {
+  TensorIterator::Config c;
+  c.out_dtype = result;
+  return TensorIterator::op(out, inputs, c);
+}
+
+// complex() and polar() take two float tensors of one dtype (PyTorch's
+// checks; float16 would make complex32, which Ember does not have).
+void check_parts(const Tensor& a, const Tensor& b) {
+  const ScalarType t = a.dtype(), u = b.dtype();
+  const bool floating = (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half) &&
+                        (u == ScalarType::Float || u == ScalarType::Double || u == ScalarType::Half);
+  EMBER_CHECK(floating, "Expected both inputs to be Half, Float or Double tensors but got ", dtype_message_name(t),
+              " and ", dtype_message_name(u));
+  EMBER_CHECK(t == u, "Expected object of scalar type ", dtype_message_name(t), " but got scalar type ",
+              dtype_message_name(u), " for second argument");
+  if (t == ScalarType::Half) throw NotImplementedError("complex32 tensors are not supported");
+}
+}  // namespace
+
+Tensor& abs_out(const Tensor& self, Tensor& out) {
+  if (self.is_complex()) {
+    EMBER_CHECK(!out.is_same(self), "In-place abs is not supported for complex tensors.");
+    auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
+    cpu::abs_complex_stub(it);
+    it.finish();
+    return out;
+  }
+  auto it = TensorIterator::unary_op(out, self);
+  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "abs_cpu");
+  run_pointwise(abs_stub, self.device().type, "abs", it);
+  return out;
+}
+
+Tensor& angle_out(const Tensor& self, Tensor& out) {
+  if (self.is_complex()) {
+    auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
+    cpu::angle_stub(it);
+    it.finish();
+    return out;
+  }
+  if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
+    // computed in float32, rounded once
+    Tensor r = ember::angle(self.to(ScalarType::Float)).to(self.dtype());
+    if (!out.defined()) return out = r;
+    resize_output(out, r.sizes());
+    out.copy_(r);
+    return out;
+  }
+  auto it = TensorIterator::unary_float_op(out, self);
+  const ScalarType t = it.common_dtype();
+  if (t != ScalarType::Float && t != ScalarType::Double) math::not_implemented_for("angle_cpu", t);
+  cpu::angle_stub(it);
+  it.finish();
+  return out;
+}
+
+Tensor& sgn_out(const Tensor& self, Tensor& out) {
+  auto it = TensorIterator::unary_op(out, self);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::sgn_complex_stub(it);
+    it.finish();
+    return out;
+  }
+  run_pointwise(sign_stub, self.device().type, "sgn", it);
+  return out;
+}
+
+Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
+  auto it = TensorIterator::unary_op(out, self);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::conj_complex_stub(it);
+  } else {
+    cpu::copy_stub(it);
+  }
+  it.finish();
+  return out;
+}
+
+Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
+  check_parts(real, imag);
+  auto it = fixed_result_op(out, {real, imag}, to_complex_type(real.dtype()));
+  cpu::make_complex_stub(it);
+  it.finish();
+  return out;
+}
+
+Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
+  check_parts(abs, angle);
+  auto it = fixed_result_op(out, {abs, angle}, to_complex_type(abs.dtype()));
+  cpu::polar_stub(it);
+  it.finish();
+  return out;
+}
+
+}  // namespace ember::native

@@ -1,0 +1,66 @@
+// Views between complex and real tensors (view_as_real, view_as_complex,
+// real, imag) and the conjugate (docs/decisions/0020-complex-dtypes.md: the
+// conjugate is computed, never a lazy bit).
+#include "ember/ops/Ops.h"
+#include "ember/ops/generated/NativeFunctions.h"
+
+namespace ember::native {
+
+namespace {
+Tensor view_with_dtype(const Tensor& self, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  TensorImpl* base = self.unsafeGetTensorImpl();
+  auto impl = make_intrusive<TensorImpl>(base->storage(), dtype, sizes, strides, offset);
+  impl->set_version_counter(base->shared_version_counter());
+  return Tensor(std::move(impl));
+}
+}  // namespace
+
+Tensor view_as_real(const Tensor& self) {
+  EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors");
+  DimVector sizes(self.sizes()), strides(self.strides());
+  for (auto& s : strides) s *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  return view_with_dtype(self, to_real_type(self.dtype()), sizes, strides, self.storage_offset() * 2);
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  const ScalarType t = self.dtype();
+  EMBER_CHECK(t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half,
+              "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar "
+              "type: ",
+              dtype_message_name(t));
+  if (t == ScalarType::Half) throw NotImplementedError("complex32 tensors are not supported");
+  EMBER_CHECK(self.dim() != 0, "Input tensor must have one or more dimensions");
+  EMBER_CHECK(self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
+  EMBER_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
+  const size_t n = static_cast<size_t>(self.dim() - 1);
+  DimVector sizes(IntArrayRef(self.sizes().data(), n)), strides(IntArrayRef(self.strides().data(), n));
+  for (auto& s : strides) {
+    EMBER_CHECK(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+    s /= 2;
+  }
+  EMBER_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
+  return view_with_dtype(self, to_complex_type(t), sizes, strides, self.storage_offset() / 2);
+}
+
+Tensor real(const Tensor& self) {
+  if (!self.is_complex()) return self;
+  return ember::view_as_real(self).select(-1, 0);
+}
+
+Tensor imag(const Tensor& self) {
+  EMBER_CHECK(self.is_complex(), "imag is not implemented for tensors with non-complex dtypes.");
+  return ember::view_as_real(self).select(-1, 1);
+}
+
+Tensor conj(const Tensor& self) {
+  if (!self.is_complex()) return self;
+  return ember::conj_physical(self);
+}
+
+// Ember keeps no lazy conjugate or negative bit: nothing to resolve.
+Tensor resolve_conj(const Tensor& self) { return self; }
+Tensor resolve_neg(const Tensor& self) { return self; }
+
+}  // namespace ember::native
