@@ -387,25 +387,6 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # 
 # ---- type helpers and factories -------------------------------------------------------------
 
 
-def result_type(tensor1, tensor2):
-    """The dtype an arithmetic operator gives for these operands (PyTorch's promotion rules)."""
-    ember = _ember()
-
-    def probe(v):
-        if isinstance(v, _C.TensorBase):
-            return ember.empty((0,) if v.dim() else (), dtype=v.dtype)
-        if isinstance(v, (builtins.bool, builtins.int, builtins.float)):
-            return v
-        raise TypeError(f"result_type(): argument 'tensor' (position 1) must be Tensor, not {type(v).__name__}")
-
-    a, b = probe(tensor1), probe(tensor2)
-    if not isinstance(a, _C.TensorBase) and not isinstance(b, _C.TensorBase):
-        a = ember.tensor(a)
-        a = a.to(ember.get_default_dtype()) if a.is_floating_point() else a
-        return ember.where(ember.ones((), dtype=ember.bool), a, b).dtype
-    return ember.where(ember.ones((), dtype=ember.bool), a, b).dtype
-
-
 _KIND = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1}
 
 
@@ -551,7 +532,6 @@ __all__ = [
     "cumulative_trapezoid",
     "isin",
     "bucketize",
-    "result_type",
     "can_cast",
     "range",
     "asarray",
