@@ -478,3 +478,32 @@ def test_unsupported_raise_like_torch():
             fn(torch, t)
         with pytest.raises(type(et.value)):
             fn(ember, e)
+
+
+_CHECKED = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "neg": lambda x, y: -x, "sum": lambda x, y: x.sum(0),
+    "mean": lambda x, y: x.mean(), "abs": lambda x, y: x.abs(), "angle": lambda x, y: x.angle(),
+    "sgn": lambda x, y: x.sgn(), "t": lambda x, y: x.t(), "slice": lambda x, y: x[1:], "clone": lambda x, y: x.clone(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHECKED))
+def test_complex_gradients_of_checked_formulas_match_pytorch(name):
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))).astype(np.complex64)
+    b = (rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))).astype(np.complex64)
+    grads = []
+    for L in (ember, torch):
+        x, y = L.tensor(a).requires_grad_(), L.tensor(b).requires_grad_()
+        out = _CHECKED[name](x, y)
+        out = L.view_as_real(out) if out.is_complex() else out
+        (out * L.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+        grads.append(np.array(x.grad.tolist()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [lambda x: x * x, lambda x: x.exp(), lambda x: x @ x, lambda x: x.sin()])
+def test_complex_gradients_not_yet_checked_raise_instead_of_answering_wrongly(fn):
+    x = ember.ones(2, 2, dtype=ember.complex64).requires_grad_()
+    with pytest.raises(NotImplementedError, match="not implemented for complex tensors"):
+        ember.view_as_real(fn(x)).sum().backward()

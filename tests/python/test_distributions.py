@@ -320,7 +320,18 @@ def test_sampling_primitive_errors():
         assert e is None and t is None
 
 
-def test_validation_errors_match_torch():
+@pytest.fixture
+def validation_on():
+    """Arguments validated by default in both libraries (torch.compile turns
+    PyTorch's default off for the rest of the process)."""
+    saved = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    ember.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(saved)
+
+
+def test_validation_errors_match_torch(validation_on):
     def cases(lib):
         D = lib.distributions
         return [

@@ -286,8 +286,14 @@ import ember as torch
 
 
 def child(i, t, q):
+    import time
+
     t[i] = i + 1
     if i == 2:
+        # Fail only once the others have written (a failure stops them).
+        deadline = time.time() + 60
+        while (t[0].item() == 0 or t[1].item() == 0) and time.time() < deadline:
+            time.sleep(0.01)
         raise KeyError("child failed")
 
 

@@ -67,6 +67,10 @@ FP32 = {
         "triangular_solve",
         "view_as_complex",
     ],
+    "ember.linalg": [
+        "qr", "cholesky", "cholesky_ex", "svd", "svdvals", "eigh", "eigvalsh", "inv", "inv_ex", "solve", "solve_ex",
+        "lstsq", "householder_product", "eig", "eigvals",
+    ],
 }
 PROMOTE = {"ember": ["cat", "stack", "index_copy"]}
 

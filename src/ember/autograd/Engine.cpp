@@ -3,6 +3,7 @@
 // gradients that meet at one input and undoing broadcasts per InputMetadata.
 #include "ember/autograd/Engine.h"
 
+#include <cctype>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -74,6 +75,41 @@ variable_list apply_checked(Node& n, variable_list&& in) {
     }
   }
   return out;
+}
+
+// Note [Complex gradients]: the derivative formulas below were checked
+// against PyTorch's conjugate-Wirtinger convention for complex tensors; the
+// others are written for real tensors only, so a complex tensor reaching one
+// of them is an error rather than a wrong gradient.
+bool complex_formula_checked(const std::string& name) {
+  static const std::unordered_set<std::string> checked = {
+      "AbsBackward0",       "AddBackward0",        "AngleBackward0",         "CatBackward0",
+      "CloneBackward0",     "ComplexBackward0",    "ExpandBackward0",        "MeanBackward0",
+      "MeanBackward1",      "NegBackward0",        "PermuteBackward0",       "SelectBackward0",
+      "SgnBackward0",       "SliceBackward0",      "SplitBackward0",         "SqueezeBackward0",
+      "SqueezeBackward1",   "StackBackward0",      "SubBackward0",           "SumBackward0",
+      "SumBackward1",       "TBackward0",          "ToCopyBackward0",        "TransposeBackward0",
+      "UnsqueezeBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "ViewBackward0",
+      "WhereBackward0",     "UnsafeViewBackward0", "ReshapeAliasBackward0"};
+  return checked.count(name) != 0;
+}
+
+void check_complex_support(const Node& n) {
+  bool complex = false;
+  for (size_t i = 0; i < n.num_inputs() && !complex; ++i) complex = is_complex_type(n.input_metadata(i).dtype);
+  for (const Edge& e : n.next_edges()) {
+    if (complex) break;
+    if (e.is_valid() && e.input_nr < e.function->num_inputs()) {
+      complex = is_complex_type(e.function->input_metadata(e.input_nr).dtype);
+    }
+  }
+  if (!complex) return;
+  const std::string name = n.name();
+  // Operators' nodes end in a digit; custom Functions (whose formulas are the user's) do not.
+  if (name.empty() || !std::isdigit(static_cast<unsigned char>(name.back())) || complex_formula_checked(name)) return;
+  throw NotImplementedError(str_cat("the derivative for '", name,
+                                    "' is not implemented for complex tensors in Ember yet (its formula is for "
+                                    "real tensors)"));
 }
 
 struct ReadyCompare {
@@ -177,6 +213,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
     variable_list in_copy;
     if (!n->post_hooks().empty()) in_copy = in;
+    check_complex_support(*n);
     std::optional<profiler::RecordScope> prof;
     if (profiler::is_active()) prof.emplace("autograd::engine::evaluate_function: " + n->name());
     variable_list out = AnomalyMode::is_enabled() ? apply_checked(*n, std::move(in)) : n->apply(std::move(in));
