@@ -30,12 +30,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+TIMED_OUT = "timed out"
+
+
 def collect(procs, timeout=180):
+    """(exit code, stdout, stderr) per process; a process still running after
+    `timeout` seconds is killed and reported as TIMED_OUT."""
     outs = []
     for p in procs:
-        out, err = p.communicate(timeout=timeout)
-        outs.append((p.returncode, out, err))
+        try:
+            out, err = p.communicate(timeout=timeout)
+            outs.append((p.returncode, out, err))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            outs.append((TIMED_OUT, out, err))
     return outs
+
+
+def skip_if_oracle_timed_out(runs):
+    """The oracle's own run (torchrun + PyTorch) is a reference, not the code
+    under test: when it did not finish, the comparison cannot be made."""
+    if runs["torchrun"][0][0] == TIMED_OUT:
+        pytest.skip("the PyTorch reference run (torchrun) did not finish in time")
 
 
 def sections(text):
@@ -135,6 +152,7 @@ def runs():
 
 @pytest.mark.parametrize("case", CASES)
 def test_program_prints_what_torch_prints(case, runs):
+    skip_if_oracle_timed_out(runs)
     for code, _, err in runs["emberrun"] + runs["torchrun"]:
         assert code == 0, err
     ember_out = [sections(text) for text in runs["ember"]]
@@ -145,6 +163,7 @@ def test_program_prints_what_torch_prints(case, runs):
 
 
 def test_launched_ddp_prints_what_torchrun_prints(runs):
+    skip_if_oracle_timed_out(runs)
     (ember_code, ember_out, ember_err), (torch_code, torch_out, torch_err) = runs["emberrun"][0], runs["torchrun"][0]
     assert ember_code == 0 and torch_code == 0, ember_err + torch_err
     assert ember_out == torch_out
