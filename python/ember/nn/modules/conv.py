@@ -334,8 +334,20 @@ class _ConvTransposeNd(_ConvNd):
                 )
         return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
 
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for {type(self).__name__}")
+        dims = self._spatial_dims
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, dims, self.dilation
+        )
+        conv = F.conv_transpose1d if dims == 1 else F.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                    self.dilation)
+
 
 class ConvTranspose2d(_ConvTransposeNd):
+    _spatial_dims = 2
     def __init__(
         self,
         in_channels,
@@ -367,25 +379,10 @@ class ConvTranspose2d(_ConvTransposeNd):
             dtype=dtype,
         )
 
-    def forward(self, input, output_size=None):
-        if self.padding_mode != "zeros":
-            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose2d")
-        output_padding = self._output_padding(
-            input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation
-        )
-        return F.conv_transpose2d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            output_padding,
-            self.groups,
-            self.dilation,
-        )
 
 
 class ConvTranspose1d(_ConvTransposeNd):
+    _spatial_dims = 1
     def __init__(
         self,
         in_channels,
@@ -417,19 +414,3 @@ class ConvTranspose1d(_ConvTransposeNd):
             dtype=dtype,
         )
 
-    def forward(self, input, output_size=None):
-        if self.padding_mode != "zeros":
-            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose1d")
-        output_padding = self._output_padding(
-            input, output_size, self.stride, self.padding, self.kernel_size, 1, self.dilation
-        )
-        return F.conv_transpose1d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            output_padding,
-            self.groups,
-            self.dilation,
-        )

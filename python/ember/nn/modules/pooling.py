@@ -48,10 +48,8 @@ class _MaxPoolNd(Module):
             "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, ceil_mode={ceil_mode}"
         ).format(**self.__dict__)
 
-
-class MaxPool1d(_MaxPoolNd):
     def forward(self, input):
-        return F.max_pool1d(
+        return getattr(F, self._function)(
             input,
             self.kernel_size,
             self.stride,
@@ -60,19 +58,14 @@ class MaxPool1d(_MaxPoolNd):
             ceil_mode=self.ceil_mode,
             return_indices=self.return_indices,
         )
+
+
+class MaxPool1d(_MaxPoolNd):
+    _function = "max_pool1d"
 
 
 class MaxPool2d(_MaxPoolNd):
-    def forward(self, input):
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _function = "max_pool2d"
 
 
 class _AvgPoolNd(Module):
@@ -231,16 +224,7 @@ def _as_tuple(v, n):
 
 
 class MaxPool3d(_MaxPoolNd):
-    def forward(self, input):
-        return F.max_pool3d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _function = "max_pool3d"
 
 
 class AvgPool3d(AvgPool2d):
