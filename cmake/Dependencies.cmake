@@ -123,3 +123,12 @@ if(NOT _ember_nb EQUAL 0)
   ember_fail("the Python bindings need nanobind in ${Python_EXECUTABLE} (fix: ${Python_EXECUTABLE} -m pip install nanobind)")
 endif()
 find_package(nanobind CONFIG REQUIRED)
+
+# ---- pybind11 headers (shipped for users' extension modules) ------------------
+# ember.utils.cpp_extension builds PyTorch-style extensions, which bind with
+# pybind11; its headers go into ember/include as PyTorch ships them.
+execute_process(COMMAND ${Python_EXECUTABLE} -c "import pybind11; print(pybind11.get_include())"
+                OUTPUT_VARIABLE EMBER_PYBIND11_INCLUDE OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT EMBER_PYBIND11_INCLUDE)
+  message(STATUS "pybind11 not found: C++ extensions will need it installed at build time")
+endif()

@@ -91,7 +91,7 @@ OUT_OF_SCOPE = {
         ),
         **_because(
             _DISPATCH,
-            "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard PRIVATE_OPS Tag ops library "
+            "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard PRIVATE_OPS Tag "
             "AVG SUM AggregationType PyTorchFileReader PyTorchFileWriter "
             "SerializationStorageContext DeserializationStorageContext",
         ),

@@ -99,6 +99,7 @@ void init_module(nb::module_& m) {
   init_generator(mod);
   init_numpy(mod);
   init_storage(mod);
+  init_extension_api(mod);
   init_factories(m);
   init_autocast(m);
   init_profiler(m);
