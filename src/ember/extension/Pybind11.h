@@ -1,5 +1,6 @@
 #pragma once
 // pybind11 glue for extension modules: ember::Tensor and ember::ScalarType
+// (named torch.Tensor and torch.dtype in signatures, as Ember prints dtypes)
 // cross the boundary as ember.Tensor and ember.dtype objects, and Ember's C++
 // exceptions become the Python exceptions Ember itself raises.
 
@@ -45,7 +46,7 @@ namespace pybind11::detail {
 
 template <>
 struct type_caster<ember::Tensor> {
-  PYBIND11_TYPE_CASTER(ember::Tensor, const_name("ember.Tensor"));
+  PYBIND11_TYPE_CASTER(ember::Tensor, const_name("torch.Tensor"));
 
   bool load(handle src, bool) {
     const auto& api = ember::extension::python_api_or_throw();
@@ -64,7 +65,7 @@ struct type_caster<ember::Tensor> {
 
 template <>
 struct type_caster<ember::ScalarType> {
-  PYBIND11_TYPE_CASTER(ember::ScalarType, const_name("ember.dtype"));
+  PYBIND11_TYPE_CASTER(ember::ScalarType, const_name("torch.dtype"));
 
   bool load(handle src, bool) { return ember::extension::python_api_or_throw().unpack_dtype(src.ptr(), &value); }
   static handle cast(ember::ScalarType t, return_value_policy, handle) {
