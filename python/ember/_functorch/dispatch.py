@@ -77,6 +77,8 @@ def _table():
         table[name] = R.matmul_rule
     for name in ("addmm", "addmv", "addbmm_unused"):
         table[name] = R.addmm_rule
+    for name in ("gather", "take_along_dim", "scatter", "scatter_add", "scatter_reduce"):
+        table[name] = R.index_dim_rule
     table["__getitem__"] = R.getitem_rule
     table["__setitem__"] = R.setitem_rule
     for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"):
@@ -113,6 +115,13 @@ def _named(fn, name, inplace=False):
 
 def _method_op(name):
     def op(self, *args, **kwargs):
+        if not isinstance(self, BatchedTensor) and (
+                any(isinstance(a, BatchedTensor) for a in args) or any(
+                    isinstance(v, BatchedTensor) for v in kwargs.values())):
+            # a plain tensor's method would not take a batched argument: the function form does
+            function = getattr(ember, name, None)
+            if function is not None and not name.endswith("_"):
+                return function(self, *args, **kwargs)
         return getattr(self, name)(*args, **kwargs)
 
     return _named(op, name, name.endswith("_") and not name.endswith("__"))
@@ -292,8 +301,7 @@ def enter():
     if not _SWAPS:
         _build_swaps()
     if _DEPTH[0] == 0:
-        for namespace, dispatchers, originals in _SWAPS:
-            originals.update({n: namespace[n] for n in dispatchers})
+        for namespace, dispatchers, _originals in _SWAPS:
             namespace.update(dispatchers)
     _DEPTH[0] += 1
 

@@ -45,6 +45,10 @@ def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
+def _is_namedtuple_type(kind):
+    return hasattr(kind, "_fields")
+
+
 def tree_flatten(tree):
     """(leaves, spec) of a nested structure."""
     leaves = []
@@ -57,7 +61,7 @@ def _flatten(tree, leaves):
         return TreeSpec(dict, keys, [_flatten(tree[k], leaves) for k in keys])
     if isinstance(tree, list):
         return TreeSpec(list, None, [_flatten(x, leaves) for x in tree])
-    if type(tree) is tuple or _is_namedtuple(tree):
+    if isinstance(tree, tuple):
         return TreeSpec(type(tree), None, [_flatten(x, leaves) for x in tree])
     leaves.append(tree)
     return LEAF
@@ -79,7 +83,9 @@ def _unflatten(it, spec):
         return children
     if spec.kind is tuple:
         return tuple(children)
-    return spec.kind(*children)
+    if _is_namedtuple_type(spec.kind):
+        return spec.kind(*children)
+    return spec.kind(children)  # a struct sequence (torch.return_types.max) takes one sequence
 
 
 def tree_map(fn, tree):

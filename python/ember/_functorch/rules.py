@@ -326,6 +326,12 @@ def _matmul(a, b, level):
     if na == 1:
         va = va.unsqueeze(-2)
         na, squeeze = 2, -2
+    if nb == 1 and b_batched and not a_batched and na == 2 and va.dim() == 2:
+        if isinstance(vb, ember.Tensor) and vb.stride(0) == 0 and vb.shape[0] > 1:
+            # the same vector for every sample (jacrev's primal): one matrix-vector product
+            return BatchedTensor(_SharedMatvec.apply(vb, va), level)
+        # a matrix times a batch of vectors: one matrix product
+        return BatchedTensor(ember.matmul(vb, va.transpose(0, 1)), level)
     if nb == 1:
         if not b_batched:
             return BatchedTensor(ember.matmul(va, vb), level)
@@ -340,6 +346,23 @@ def _matmul(a, b, level):
     if squeeze is not None:
         out = out.squeeze(squeeze)
     return BatchedTensor(out, level)
+
+
+class _SharedMatvec(ember.autograd.Function):
+    """rows @ matrix.T for rows that are one vector expanded (stride 0): the value is computed
+    once and expanded; the backward still gives each row its own gradient."""
+
+    @staticmethod
+    def forward(ctx, rows, matrix):
+        ctx.save_for_backward(rows, matrix)
+        return ember.mv(matrix, rows[0]).expand(rows.shape[0], matrix.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, matrix = ctx.saved_tensors
+        grad_rows = grad.matmul(matrix) if ctx.needs_input_grad[0] else None
+        grad_matrix = grad.t().matmul(rows) if ctx.needs_input_grad[1] else None
+        return grad_rows, grad_matrix
 
 
 def matmul_rule(op, level, args, kwargs):
@@ -370,14 +393,33 @@ def linear_rule(op, level, args, kwargs):
     x = args[0]
     weight = _get(args, kwargs, 1, "weight")
     bias = _get(args, kwargs, 2, "bias", None)
-    out = x.matmul(weight.transpose(-1, -2)) if _at(x, level) or _at(weight, level) else ember.matmul(
-        x, weight.t())
+    out = ember.matmul(x, weight.transpose(-1, -2))
     if bias is not None:
         out = out + bias
     return out
 
 
 # ---- indexing ----
+def index_dim_rule(op, level, args, kwargs):
+    """gather, scatter & co: self, index (and src) share their dims; the batch goes first in each."""
+    self = args[0]
+    dim = _get(args, kwargs, 1, "dim", None)
+    if dim is None or not isinstance(dim, int) or (op.__name__ == "take_along_dim"):
+        return fallback(op, level, args, kwargs)
+    n = _ndim(self, level)
+    args, kwargs = list(args), dict(kwargs)
+    args = [_materialize(a, level) if _is_tensor(a) else a for a in args]
+    kwargs = {k: _materialize(v, level) if _is_tensor(v) else v for k, v in kwargs.items()}
+    if n == 0:
+        args = [a.unsqueeze(1) if _is_tensor(a) else a for a in args]
+        kwargs = {k: v.unsqueeze(1) if _is_tensor(v) else v for k, v in kwargs.items()}
+        _put(args, kwargs, 1, "dim", 1)
+        return _squeeze_sample(BatchedTensor(op(*args, **kwargs), level))
+    _put(args, kwargs, 1, "dim", _shift(dim, n))
+    return BatchedTensor(op(*args, **kwargs), level)
+
+
+
 def _index_tuple(idx):
     return idx if isinstance(idx, tuple) else (idx,)
 

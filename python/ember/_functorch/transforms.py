@@ -238,11 +238,16 @@ def _vjp(func, primals, argnums, has_aux, api):
                     f"of {tuple(o.shape)}.")
         with ember.enable_grad():
             # <output, cotangent> summed over every sample: its gradient holds each sample's product
-            total = None
+            outs, cts = [], []
             for c, o in zip(flat_ct, flat_out):
-                term = _physical(o * c).sum()
-                total = term if total is None else total + term
-            grads = _autograd([total], leaves, create_graph=keep_graph or _GRAD_DEPTH[0] > 0)
+                (po, lo), (pc, lc) = _chain(o), _chain(c)
+                if lo == lc and tuple(po.shape) == tuple(pc.shape) and pc.dtype == po.dtype:
+                    outs.append(po)  # the cotangent is laid out as the output: pass it as it is
+                    cts.append(pc)
+                else:
+                    outs.append(_physical(o * c).sum())
+                    cts.append(ember.ones((), dtype=outs[-1].dtype))
+            grads = _autograd(outs, leaves, cts, create_graph=keep_graph or _GRAD_DEPTH[0] > 0)
         levels = [lvl for lvl, _, _ in LEVELS if lvl in forward_levels]
         result = tree_unflatten([_rewrap(g, levels) for g in grads], spec)
         return result
