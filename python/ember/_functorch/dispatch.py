@@ -217,6 +217,14 @@ def _random(name, op, level, args, kwargs):
             return BatchedTensor(op(first.contiguous(), *args[1:], **kwargs), lvl)
         return R.fallback(op, lvl, args, kwargs)
     if randomness == "different":
+        original = getattr(op, "__wrapped__", None)
+        if original is not None:
+            # the values are drawn per element already: no second batching one level down
+            def drawn(*a, **k):
+                batched = any(isinstance(x, BatchedTensor) for x in (*a, *k.values()))
+                return (op if batched else original)(*a, **k)
+
+            op = _named(drawn, name, getattr(op, "inplace", False))
         return R.fallback(op, level, args, kwargs) if name not in _LIKE_RANDOM else R.pointwise(
             op, level, args, kwargs)
     # 'same': one draw shared by all samples
@@ -267,7 +275,23 @@ def _make_dispatcher(name, original, rules):
     return dispatcher
 
 
+_OWN_METHODS = set()
+_GUARDED_ORIGINALS = {}
+
+
+def _build_guards():
+    for name in _GUARDED:
+        original = getattr(ember.Tensor, name, None)
+        if original is None:
+            continue
+        if name not in vars(ember.Tensor):
+            _OWN_METHODS.add(name)  # inherited from the C++ base: removing the guard restores it
+        _GUARDED_ORIGINALS[name] = original
+        _GUARDS[name] = _guard(name, original)
+
+
 def _build_swaps():
+    _build_guards()
     import ember.nn.functional as F
 
     skip = {"is_tensor", "is_storage", "is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled",
@@ -287,6 +311,23 @@ def _build_swaps():
 
 
 _DEPTH = [0]
+# In-place methods of plain tensors that would take a batched argument.
+_GUARDED = ("add_", "sub_", "mul_", "div_", "copy_", "clamp_", "masked_fill_", "pow_", "addcmul_", "addcdiv_",
+            "lerp_", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__setitem__", "index_put_")
+_GUARDS = {}
+
+
+def _guard(name, original):
+    def guarded(self, *args, **kwargs):
+        if any(isinstance(a, BatchedTensor) for a in (*args, *kwargs.values())) or (
+                name == "__setitem__" and isinstance(args[0], tuple) and any(
+                    isinstance(i, BatchedTensor) for i in args[0])):
+            R.pointwise(_named(lambda *a, **k: original(*a, **k), name, True), max(
+                a.level for a in (*args, *kwargs.values()) if isinstance(a, BatchedTensor)), (self, *args), {})
+        return original(self, *args, **kwargs)
+
+    guarded.__name__ = name
+    return guarded
 _BY_ORIGINAL = {}
 
 
@@ -303,6 +344,8 @@ def enter():
     if _DEPTH[0] == 0:
         for namespace, dispatchers, _originals in _SWAPS:
             namespace.update(dispatchers)
+        for name, guard in _GUARDS.items():
+            setattr(ember.Tensor, name, guard)
     _DEPTH[0] += 1
 
 
@@ -311,3 +354,8 @@ def exit_():
     if _DEPTH[0] == 0:
         for namespace, _dispatchers, originals in _SWAPS:
             namespace.update(originals)
+        for name in _GUARDS:
+            if name in _OWN_METHODS:
+                delattr(ember.Tensor, name)
+            else:
+                setattr(ember.Tensor, name, _GUARDED_ORIGINALS[name])

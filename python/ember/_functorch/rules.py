@@ -249,8 +249,14 @@ def shape_rule(op, level, args, kwargs):
     if name == "repeat":
         v = _pad(v, v.dim() - 1, len(shape))
         return BatchedTensor(v.repeat(1, *shape), level)
-    method = getattr(v, name)
-    return BatchedTensor(method(v.shape[0], *shape), level)
+    if name == "view":
+        try:
+            return BatchedTensor(v.view(v.shape[0], *shape), level)
+        except RuntimeError:
+            # the batch dim of a vmapped input may sit between the sample's dims in memory;
+            # PyTorch's rule copies there too
+            return BatchedTensor(v.reshape(v.shape[0], *shape), level)
+    return BatchedTensor(v.reshape(v.shape[0], *shape), level)
 
 
 def as_rule(op, level, args, kwargs):
