@@ -428,3 +428,19 @@ def test_functionalize_and_namespace():
     assert ef.functionalize(f)(x).tolist() == tf.functionalize(lambda t: f(t))(torch.ones(3)).tolist()
     missing = {n for n in dir(tf) if not n.startswith("_")} - set(dir(ef))
     assert missing <= {"rearrange"}, missing
+
+
+def test_vmap_modules_and_plain_tensor_methods():
+    torch.manual_seed(0)
+    x = torch.randn(3, 2, 6, 6)
+
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Conv2d(2, 3, 3), nn.ReLU(), nn.Flatten(0), nn.Dropout(0.3), nn.Linear(48, 2))
+
+    tm, em = build(torch).eval(), build(ember).eval()
+    em.load_state_dict({k: _ember(v) for k, v in tm.state_dict().items()})
+    _same(ef.vmap(em)(_ember(x)), tf.vmap(tm)(x))  # conv2d runs through the loop fallback
+    v = torch.randn(4)
+    both(lambda lib, F, x, v: F.vmap(lambda a: v.mul(a) + v.add(a, alpha=2) - v.matmul(a))(x[:, 0, 0, :4]), x, v)
+    both(lambda lib, F, x: F.vmap(lambda a: (a * a).sum() / len(a) + a.size(-1) + a.shape[0])(x), x)

@@ -191,6 +191,8 @@ def operator_method(form):
 
 # ---- randomness ----
 def _random(name, op, level, args, kwargs):
+    if name in _DROPOUTS and not R._get(args, kwargs, 2, "training", True):
+        return args[0] if args else kwargs["input"]  # dropout off: no random draw at all
     innermost = LEVELS[-1]
     randomness = R.randomness_of(level) if level >= 0 else innermost[2]
     if randomness == "error":
@@ -247,6 +249,7 @@ def _random(name, op, level, args, kwargs):
     return R.fallback(op, level, args, kwargs)
 
 
+_DROPOUTS = {"dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d"}
 _LIKE_RANDOM = {"normal", "bernoulli", "rand_like", "randn_like", "dropout", "alpha_dropout",
                 "feature_alpha_dropout", "normal_", "uniform_", "bernoulli_", "random_", "exponential_",
                 "rrelu", "poisson"}
@@ -313,12 +316,21 @@ def _build_swaps():
 _DEPTH = [0]
 # In-place methods of plain tensors that would take a batched argument.
 _GUARDED = ("add_", "sub_", "mul_", "div_", "copy_", "clamp_", "masked_fill_", "pow_", "addcmul_", "addcdiv_",
-            "lerp_", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__setitem__", "index_put_")
+            "lerp_", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__setitem__", "index_put_",
+            # out-of-place methods a plain tensor may be given a batched argument to
+            "add", "sub", "mul", "div", "true_divide", "matmul", "mm", "mv", "dot", "pow", "maximum",
+            "minimum", "eq", "ne", "lt", "le", "gt", "ge", "atan2", "expand_as")
 _GUARDS = {}
 
 
 def _guard(name, original):
+    inplace = name.endswith("_") or name.startswith("__i") or name == "__setitem__"
+
     def guarded(self, *args, **kwargs):
+        if not inplace:
+            if any(isinstance(a, BatchedTensor) for a in (*args, *kwargs.values())):
+                return _dispatch(name, _method_op(name), (self, *args), kwargs)
+            return original(self, *args, **kwargs)
         if any(isinstance(a, BatchedTensor) for a in (*args, *kwargs.values())) or (
                 name == "__setitem__" and isinstance(args[0], tuple) and any(
                     isinstance(i, BatchedTensor) for i in args[0])):
