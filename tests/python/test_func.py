@@ -444,3 +444,18 @@ def test_vmap_modules_and_plain_tensor_methods():
     v = torch.randn(4)
     both(lambda lib, F, x, v: F.vmap(lambda a: v.mul(a) + v.add(a, alpha=2) - v.matmul(a))(x[:, 0, 0, :4]), x, v)
     both(lambda lib, F, x: F.vmap(lambda a: (a * a).sum() / len(a) + a.size(-1) + a.shape[0])(x), x)
+
+
+def test_jvp_when_forward_ad_cannot_differentiate(monkeypatch):
+    """With a forward_ad whose operators lack forward derivatives, jvp falls back to the double vjp."""
+    import contextlib
+    import types
+
+    def make_dual(primal, tangent):
+        raise NotImplementedError("no forward derivative")
+
+    stub = types.SimpleNamespace(dual_level=contextlib.nullcontext, make_dual=make_dual, unpack_dual=None)
+    monkeypatch.setattr(ember.autograd, "forward_ad", stub, raising=False)
+    a, t = torch.randn(3), torch.randn(3)
+    both(lambda lib, F, a, t: F.jvp(lambda x: x.sin() * x.sum(), (a,), (t,)), a, t)
+    both(lambda lib, F, a: F.jacfwd(lambda x: x.exp() * x[0])(a), a)

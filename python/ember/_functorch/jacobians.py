@@ -121,7 +121,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                f"{tuple(p.shape)} and {tuple(t.shape)}")
     forward_ad = getattr(ember.autograd, "forward_ad", None)
     if forward_ad is not None:
-        return _jvp_forward_ad(forward_ad, func, flat_p, p_spec, flat_t, has_aux)
+        try:
+            return _jvp_forward_ad(forward_ad, func, flat_p, p_spec, flat_t, has_aux)
+        except NotImplementedError:
+            pass  # an operator without a forward derivative: the double vjp needs none
     return _jvp_double_vjp(func, flat_p, p_spec, flat_t, has_aux)
 
 
