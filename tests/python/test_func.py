@@ -149,6 +149,10 @@ VIEWS = [
     lambda lib, a: a.split([1, 3], -1),
     lambda lib, a: a.diagonal(),
     lambda lib, a: a.flip(0),
+    lambda lib, a: a.roll(1, 0),
+    lambda lib, a: a.roll(2),
+    lambda lib, a: a.flatten(1),
+    lambda lib, a: a.diagonal(1, 1, 0),
     lambda lib, a: a.repeat(2, 1),
     lambda lib, a: a[1:, ::2],
     lambda lib, a: a[..., None, 1],
@@ -459,3 +463,10 @@ def test_jvp_when_forward_ad_cannot_differentiate(monkeypatch):
     a, t = torch.randn(3), torch.randn(3)
     both(lambda lib, F, a, t: F.jvp(lambda x: x.sin() * x.sum(), (a,), (t,)), a, t)
     both(lambda lib, F, a: F.jacfwd(lambda x: x.exp() * x[0])(a), a)
+
+
+@pytest.mark.parametrize("in_dim", [0, 1, -1])
+def test_vmap_every_listed_op_once(in_dim):
+    x = _batched_input(np.random.default_rng(8), (3, 4), in_dim)
+    for op in REDUCTIONS + VIEWS:
+        both(lambda lib, F, x: F.vmap(lambda a: op(lib, a), in_dims=in_dim)(x), x)

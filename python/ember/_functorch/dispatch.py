@@ -42,7 +42,6 @@ _MULTI_DIM = {
     "flip": [(1, "dims", None, 0)],
     "unflatten": [(1, "dim", None, 0)],
     "roll": [(2, "dims", None, 0)],
-    "gather_unused": [],
 }
 
 
@@ -75,7 +74,7 @@ def _table():
         table[name] = R.list_dim_rule
     for name in ("matmul", "mm", "bmm", "mv", "dot", "vdot", "__rmatmul__"):
         table[name] = R.matmul_rule
-    for name in ("addmm", "addmv", "addbmm_unused"):
+    for name in ("addmm", "addmv"):
         table[name] = R.addmm_rule
     for name in ("gather", "take_along_dim", "scatter", "scatter_add", "scatter_reduce"):
         table[name] = R.index_dim_rule

@@ -193,6 +193,8 @@ def multi_dim_rule(*dims):
         self = args[0]
         if not _at(self, level):
             return fallback(op, level, args, kwargs)
+        if op.__name__ == "roll" and _get(args, kwargs, 2, "dims", None) is None:
+            return fallback(op, level, args, kwargs)  # a roll of the flattened sample
         v = self.value
         args, kwargs = list(args), dict(kwargs)
         args[0] = v
@@ -374,12 +376,8 @@ class _SharedMatvec(ember.autograd.Function):
 def matmul_rule(op, level, args, kwargs):
     name = op.__name__
     a, b = args[0], args[1]
-    if name in ("mm", "bmm", "mv", "dot", "vdot", "inner") and name != "inner":
-        if name == "vdot":
-            a = a.conj()
-        return _matmul(a, b, level)
-    if name == "matmul" or name in ("__matmul__",):
-        return _matmul(a, b, level)
+    if name in ("mm", "bmm", "mv", "dot", "vdot", "matmul", "__matmul__"):
+        return _matmul(a.conj() if name == "vdot" else a, b, level)
     if name == "__rmatmul__":
         return _matmul(b, a, level)
     return fallback(op, level, args, kwargs)
