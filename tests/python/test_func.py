@@ -470,3 +470,39 @@ def test_vmap_every_listed_op_once(in_dim):
     x = _batched_input(np.random.default_rng(8), (3, 4), in_dim)
     for op in REDUCTIONS + VIEWS:
         both(lambda lib, F, x: F.vmap(lambda a: op(lib, a), in_dims=in_dim)(x), x)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_vmap_conv_batched_input_and_weight(groups):
+    torch.manual_seed(1)
+    x, b = torch.randn(4, 2, 3, 7, 7), torch.randn(4, 6)
+    w = torch.randn(4, 6, 3 // groups, 3, 3)
+
+    def conv(lib):
+        return lib.nn.functional.conv2d
+
+    both(lambda lib, F, x, w, b: F.vmap(lambda a: conv(lib)(a, w[0], b[0], padding=1, groups=groups))(x), x, w, b)
+    both(lambda lib, F, x, w, b: F.vmap(lambda k, bb: conv(lib)(x[0], k, bb, stride=2, groups=groups))(w, b), x, w, b)
+    both(lambda lib, F, x, w, b: F.vmap(lambda a, k: conv(lib)(a, k, b[0], groups=groups))(x, w), x, w, b)
+    both(lambda lib, F, x, w: F.vmap(lambda a, k: conv(lib)(a, k, groups=groups))(x[:, 0], w), x, w)
+
+
+def test_per_sample_gradients_cnn():
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(100, 2))
+
+    torch.manual_seed(2)
+    tm, em = build(torch), build(ember)
+    em.load_state_dict({k: _ember(v) for k, v in tm.state_dict().items()})
+    x, y = torch.randn(5, 3, 7, 7), torch.tensor([0, 1, 1, 0, 1])
+
+    def run(lib, F, model, x, y):
+        params = {k: p.detach() for k, p in model.named_parameters()}
+
+        def loss(p, xi, yi):
+            return lib.nn.functional.cross_entropy(F.functional_call(model, p, (xi[None],)), yi[None])
+
+        return F.vmap(F.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+
+    _same(run(ember, ef, em, *_ember((x, y))), run(torch, tf, tm, x, y), atol=1e-4)

@@ -94,6 +94,7 @@ def _like_rule(op, level, args, kwargs):
 FUNCTIONAL_RULES = {
     "linear": R.linear_rule, "cross_entropy": R.cross_entropy_rule, "nll_loss": R.nll_loss_rule,
     "mse_loss": R.loss_rule, "l1_loss": R.loss_rule, "layer_norm": R.layer_norm_rule,
+    "conv1d": R.conv_rule, "conv2d": R.conv_rule, "conv3d": R.conv_rule,
 }
 RULES = _table()
 

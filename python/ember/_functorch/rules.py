@@ -503,6 +503,41 @@ def loss_rule(op, level, args, kwargs):
     return loss.sum() if reduction == "sum" else loss.mean()
 
 
+def conv_rule(op, level, args, kwargs):
+    """conv1d/2d/3d: a batched input folds the batch into N; a batched weight (per-sample
+    parameters) becomes B times as many groups."""
+    spatial = int(op.__name__[-2])
+    names = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+    given = {**dict(zip(names, args)), **kwargs}
+    x, weight, bias = given.pop("input"), given.pop("weight"), given.pop("bias", None)
+    groups = given.pop("groups", 1)
+    if any(_is_tensor(v) for v in given.values()):
+        return fallback(op, level, args, kwargs)
+    conv = getattr(ember.nn.functional, op.__name__)
+    size = batch_size(level)
+    unbatched_n = _ndim(x, level) == spatial + 1
+    if not _at(weight, level) and not _at(bias, level):
+        v = x.value
+        if unbatched_n:
+            return BatchedTensor(conv(v, weight, bias, groups=groups, **given), level)
+        folded = v.reshape(size * v.shape[1], *v.shape[2:])
+        out = conv(folded, weight, bias, groups=groups, **given)
+        return BatchedTensor(out.reshape(size, v.shape[1], *out.shape[1:]), level)
+    xv = _materialize(x, level)
+    if unbatched_n:
+        xv = xv.unsqueeze(1)
+    n, channels = xv.shape[1], xv.shape[2]
+    xv = xv.transpose(0, 1).reshape(n, size * channels, *xv.shape[3:])
+    wv = _materialize(weight, level)
+    wv = wv.reshape(size * wv.shape[1], *wv.shape[2:])
+    bv = None
+    if bias is not None:
+        bv = _materialize(bias, level).reshape(-1)
+    out = conv(xv, wv, bv, groups=groups * size, **given)
+    out = out.reshape(n, size, out.shape[1] // size, *out.shape[2:]).transpose(0, 1)
+    return BatchedTensor(out.squeeze(1) if unbatched_n else out, level)
+
+
 def layer_norm_rule(op, level, args, kwargs):
     x = args[0]
     rest = [*args[2:], *kwargs.values()]
