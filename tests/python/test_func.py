@@ -310,6 +310,16 @@ def test_grad_argnums_aux_and_errors():
     _raises(lambda lib, F: F.grad(lambda x: x.sum(), argnums=3)(lib.ones(3)), RuntimeError, "argnum")
     _raises(lambda lib, F: F.grad(lambda x: x.sum(), argnums=())(lib.ones(3)), RuntimeError, "non-empty")
     _raises(lambda lib, F: F.grad(lambda x: x.sum(), has_aux=True)(lib.ones(3)), RuntimeError, "aux")
+    _raises(lambda lib, F: F.grad(lambda x: x.sum())(3), ValueError, "must be Tensor")
+    _raises(lambda lib, F: F.jacrev(lambda x: x, chunk_size=0)(lib.ones(2)), ValueError, "chunk_size")
+    _raises(lambda lib, F: F.vmap(lambda x: x, chunk_size=0)(lib.ones(2)), ValueError, "chunk_size")
+    _raises(lambda lib, F: F.vmap(3)(lib.ones(2)), TypeError)
+    _raises(lambda lib, F: F.vmap(lambda x: x, out_dims=3)(lib.ones(2, 2)), IndexError, "out of range")
+    _raises(lambda lib, F: F.functionalize(lambda x: x, remove="x"), RuntimeError, "remove")
+    got, want = _raises(lambda lib, F: F.vjp(lambda x: x * 2, lib.ones(2))[1](lib.ones(3)), RuntimeError, "Mismatch")
+    assert got == want
+    _raises(lambda lib, F: F.vjp(lambda x: (x, x), lib.ones(2))[1](lib.ones(2)), RuntimeError, "pytree structure")
+    _raises(lambda lib, F: F.vjp(lambda x: (x > 0).long(), lib.ones(2)), RuntimeError, "floating-point")
 
 
 def test_vjp_jvp():

@@ -38,7 +38,7 @@ def _rewrap(physical, levels):
 def _fresh_input(x):
     """x as a new differentiable node batched at every active vmap level: (wrapped, physical leaf)."""
     if not isinstance(x, (_C.TensorBase, BatchedTensor)):
-        raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     p, present = _chain(x)
     active = [(lvl, size) for lvl, size, _ in LEVELS]
     for i, (lvl, size) in enumerate(active):
@@ -234,8 +234,8 @@ def _vjp(func, primals, argnums, has_aux, api):
         for c, o in zip(flat_ct, flat_out):
             if tuple(c.shape) != tuple(o.shape):
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[0] has a shape of {tuple(c.shape)} and output[0] has a shape "
-                    f"of {tuple(o.shape)}.")
+                    f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and output[0] has a shape "
+                    f"of {o.shape}.")
         with ember.enable_grad():
             # <output, cotangent> summed over every sample: its gradient holds each sample's product
             outs, cts = [], []

@@ -156,8 +156,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         )
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
-    if not callable(func):
-        raise RuntimeError(f"vmap: Expected `func` to be callable, got {func!r}")
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
