@@ -93,6 +93,10 @@ def pointwise(op, level, args, kwargs):
             "inplace arithmetic."
         )
     values = [*args, *kwargs.values()]
+    if not inplace and len(values) == 1 and _at(args[0], level):
+        shared = _shared_rows(op, args[0].value)
+        if shared is not None:
+            return BatchedTensor(shared, level)
     n = max((_ndim(x, level) for x in values if _is_tensor(x)), default=0)
 
     def lift(x):
@@ -102,6 +106,46 @@ def pointwise(op, level, args, kwargs):
 
     out = op(*[lift(a) for a in args], **{k: lift(v) for k, v in kwargs.items()})
     return args[0] if inplace else _wrap(out, level)
+
+
+_SHARED_UNARY = {"tanh", "sigmoid", "exp", "sin", "cos", "log", "sqrt", "relu", "gelu", "silu", "softplus",
+                 "expm1", "log1p", "rsqrt", "erf", "neg", "abs", "square", "reciprocal"}
+
+
+def _shared_rows(op, value):
+    """op on every row of a value whose rows are one row expanded (stride 0, as jacrev's
+    primal is): computed once and expanded, each row keeping its own gradient."""
+    if (op.__name__ not in _SHARED_UNARY or not isinstance(value, ember.Tensor) or value.dim() < 2
+            or value.stride(0) != 0 or value.shape[0] < 2 or not value.is_floating_point()):
+        return None
+    return _SharedUnary.apply(value, op)
+
+
+class _SharedUnary(ember.autograd.Function):
+    """An elementwise op on rows that are one row expanded; its Jacobian is diagonal, so the
+    backward scales each row's gradient by the derivative at the shared row."""
+
+    @staticmethod
+    def forward(ctx, rows, op):
+        ctx.op = op
+        ctx.save_for_backward(rows)
+        return op(rows[0]).expand(rows.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (rows,) = ctx.saved_tensors
+        if ember.is_grad_enabled():
+            # a differentiable backward: each row's slope must depend on its own row
+            with ember.enable_grad():
+                full = rows if rows.requires_grad else rows.detach().requires_grad_()
+                out = ctx.op(full)
+                (slope,) = ember.autograd.grad(out, full, ember.ones_like(out), create_graph=True)
+            return grad * slope, None
+        with ember.enable_grad():
+            row = rows[0].detach().requires_grad_()
+            out = ctx.op(row)
+            (slope,) = ember.autograd.grad(out, row, ember.ones_like(out))
+        return grad * slope, None
 
 
 # ---- operators taking dimensions ----
