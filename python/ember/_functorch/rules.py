@@ -116,7 +116,7 @@ def _shared_rows(op, value):
     """op on every row of a value whose rows are one row expanded (stride 0, as jacrev's
     primal is): computed once and expanded, each row keeping its own gradient."""
     if (op.__name__ not in _SHARED_UNARY or not isinstance(value, ember.Tensor) or value.dim() < 2
-            or value.stride(0) != 0 or value.shape[0] < 2 or not value.is_floating_point()):
+            or value.stride(0) != 0 or value.shape[0] < 2 or not value.requires_grad):
         return None
     return _SharedUnary.apply(value, op)
 
@@ -379,11 +379,11 @@ def _matmul(a, b, level):
         va = va.unsqueeze(-2)
         na, squeeze = 2, -2
     if nb == 1 and b_batched and not a_batched and na == 2 and va.dim() == 2:
-        if isinstance(vb, ember.Tensor) and vb.stride(0) == 0 and vb.shape[0] > 1:
+        if isinstance(vb, ember.Tensor) and vb.stride(0) == 0 and vb.shape[0] > 1 and vb.requires_grad:
             # the same vector for every sample (jacrev's primal): one matrix-vector product
             return BatchedTensor(_SharedMatvec.apply(vb, va), level)
-        # a matrix times a batch of vectors: one matrix product
-        return BatchedTensor(ember.matmul(vb, va.transpose(0, 1)), level)
+        # a matrix times a batch of vectors: one matrix product (laid out as PyTorch's rule lays it)
+        return BatchedTensor(ember.matmul(va, vb.transpose(0, 1)).transpose(0, 1), level)
     if nb == 1:
         if not b_batched:
             return BatchedTensor(ember.matmul(va, vb), level)
