@@ -518,3 +518,40 @@ CASES += [
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
     Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
 ]
+
+
+# ---- function transforms (ember.func / torch.func) ----
+
+
+def _per_sample_grads(lib):
+    """vmap(grad) over 64 samples of a small MLP: per-sample gradients."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 10))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = _data(lib, (64, 32), seed=30)
+    y = _labels(lib, (64,), 10, seed=31)
+
+    def loss(p, xi, yi):
+        out = lib.func.functional_call(model, p, (xi.unsqueeze(0),))
+        return nn.functional.cross_entropy(out, yi.unsqueeze(0))
+
+    per_sample = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
+    return lambda: per_sample(params, x, y)
+
+
+def _jacrev_256(lib):
+    w = _data(lib, (256, 256), seed=32) * 0.06
+    x = _data(lib, (256,), seed=33)
+
+    def f(v):
+        return lib.tanh(w @ v) * v
+
+    jac = lib.func.jacrev(f)
+    return lambda: jac(x)
+
+
+CASES += [
+    Case("func", "vmap(grad) per-sample grads, MLP 32-64-10, 64 samples", _per_sample_grads, 1.0),
+    Case("func", "jacrev 256->256 (tanh(W v) * v)", _jacrev_256, 1.0),
+]

@@ -157,6 +157,8 @@ from ember.compiler import compile  # noqa: E402,F401
 from ember import distributions  # noqa: E402
 from ember import library  # noqa: E402,F401
 from ember._ops import ops  # noqa: E402,F401
+from ember import func  # noqa: E402,F401
+from ember.func import vmap  # noqa: E402,F401
 
 from ember._public_api import public_names as _public_names  # noqa: E402
 
