@@ -1,7 +1,7 @@
 """BatchedTensor: a tensor seen by one vmap level as one sample of a batch.
 
 The batch lives in dimension 0 of ``value`` (Note [vmap representation] in
-docs/decisions/0029-func-transforms-vmap.md). ``value`` is a plain tensor or,
+docs/decisions/0030-func-transforms-vmap.md). ``value`` is a plain tensor or,
 under nested vmap, the BatchedTensor of an outer level, so a rule written for
 one level runs again, level by level, when it calls an operator on ``value``.
 Operators reach the rules through dispatchers that vmap puts over the

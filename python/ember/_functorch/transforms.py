@@ -2,7 +2,7 @@
 
 A transform makes each differentiated input a fresh node of the autograd
 graph, batched at every vmap level active when it is called (Note [grad under
-vmap] in docs/decisions/0029-func-transforms-vmap.md): one sample's output
+vmap] in docs/decisions/0030-func-transforms-vmap.md): one sample's output
 then depends only on its own copy, so the gradient of the sum of all samples'
 outputs holds each sample's gradient.
 """
