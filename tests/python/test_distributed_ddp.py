@@ -6,6 +6,7 @@ ember.futures and the collective option classes, in this process."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,7 @@ def runs():
             stderr=subprocess.PIPE,
             text=True,
             env=env,
+            start_new_session=True,
         )
         started[lib] = (proc, folder)
     results = {}
@@ -59,8 +61,11 @@ def runs():
             _, err = proc.communicate(timeout=300)
             code = proc.returncode
         except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+            os.killpg(proc.pid, signal.SIGKILL)
+            try:
+                _, err = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:  # a worker in a session of its own still holds the pipes
+                err = ""
             code = "timed out"
         files = [Path(folder) / f"rank{r}.txt" for r in range(2)]
         results[lib] = (code, err, [sections(f.read_text()) if f.exists() else {} for f in files])
