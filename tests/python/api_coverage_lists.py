@@ -547,7 +547,6 @@ KNOWN_GAPS = {
         "DeviceMesh",
         "GroupName",
         "Logger",
-        "ProcessGroupGloo",
         "QueueEmptyError",
         "RankType",
         "Reducer",

@@ -172,3 +172,18 @@ def test_public_names_exist():
     ]
     assert issubclass(ZeroRedundancyOptimizer, ember.optim.Optimizer)
     assert issubclass(ember.nn.parallel.DistributedDataParallel, Joinable)
+
+
+@gloo_only
+def test_process_group_gloo_made_from_a_store():
+    import datetime
+
+    def run(mod, dist):
+        pg = dist.ProcessGroupGloo(dist.HashStore(), 0, 1, datetime.timedelta(seconds=5))
+        t = mod.tensor([[1.0, -2.0], [3.0, 0.5]])
+        opts = dist.AllreduceOptions()
+        opts.reduceOp = dist.ReduceOp.MAX
+        assert pg.allreduce([t], opts).wait()
+        return pg.rank(), pg.size(), pg.name(), t.tolist(), isinstance(pg, dist.ProcessGroup)
+
+    assert run(ember, edist) == run(torch, tdist)

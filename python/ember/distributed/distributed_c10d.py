@@ -185,6 +185,30 @@ class ProcessGroup:
         return f"<ember.distributed.ProcessGroup object, backend {self._backend}, size {self.size()}>"
 
 
+class ProcessGroupGloo:
+    """The Gloo backend made directly over a store, outside the default group's bookkeeping (c10d's
+    ProcessGroupGloo, a backend rather than a ProcessGroup)."""
+
+    def __init__(self, store, rank, size, timeout=None):
+        timeout = default_pg_timeout if timeout is None else timeout
+        self._pg = _new_backend("gloo", getattr(store, "_store", store), rank, size, timeout)
+
+    def rank(self):
+        return self._pg.rank()
+
+    def size(self):
+        return self._pg.size()
+
+    def name(self):
+        return "gloo"
+
+    def allreduce(self, tensors, opts=None):
+        """All-reduces the first tensor (a list of one, as c10d's); the Work handle."""
+        tensor = tensors[0] if isinstance(tensors, (list, tuple)) else tensors
+        op = ReduceOp.SUM if opts is None else opts.reduceOp
+        return Work(self._pg.allreduce(tensor, _op_value(op)))
+
+
 class GradBucket:
     """One DDP bucket as a communication hook sees it: a flat buffer of its
     parameters' gradients, in the bucket's parameter order."""
