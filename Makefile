@@ -52,15 +52,9 @@ gtest:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libgtest-dev >/dev/null; \
 	fi
 
-# oneDNN (Debian's libdnnl-dev) for float32 convolution and GEMM; optional:
-# without it (or without apt) Ember builds on im2col + OpenBLAS alone.
-onednn:
-	@if [ ! -f /usr/include/oneapi/dnnl/dnnl.h ]; then \
-	  echo "installing oneDNN (libdnnl-dev)"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  ( $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libdnnl-dev >/dev/null ) \
-	    || echo "warning: libdnnl-dev not installed; building without oneDNN"; \
-	fi
+# oneDNN 3.x comes from the package index (onednn-devel-cpu-gomp in
+# requirements-build.txt); this target stays for the commands that name it.
+onednn: deps-build
 
 # Gloo (Debian's libgloo-dev) for ember.distributed's CPU collectives; optional:
 # without it Ember builds, and the gloo backend reports itself not built.
