@@ -61,6 +61,7 @@ std::string show_config() {
   s += "  - " EMBER_COMPILER_ID " " EMBER_COMPILER_VERSION "\n";
   s += "  - C++ Version: " + std::to_string(__cplusplus) + "\n";
   s += "  - BLAS: " + std::string(blas_info()) + "\n";
+  s += std::string("  - ") + (*onednn_info() ? onednn_info() : "oneDNN: not built") + "\n";
   s += "  - " + (openmp_info().empty() ? std::string("OpenMP: disabled") : openmp_info()) + "\n";
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
