@@ -130,6 +130,13 @@ void fft_pass(const Tensor& src, const Tensor& dst, int64_t d, int64_t n, Kind k
   parallel_for(0, lines, grain, [&](int64_t l0, int64_t l1) {
     std::vector<C> buf(static_cast<size_t>(kLinesPerGroup * buf_len)), scratch(static_cast<size_t>(work + 1));
     std::vector<T> rbuf(real_in || real_out ? static_cast<size_t>(kLinesPerGroup * buf_len) : 0);
+    // Full groups of a mixed-radix complex transform run kPackLines lines per call.
+    constexpr int64_t pack = fft::ComplexPlan<T>::kPackLines;
+    const bool packable = cplan && cplan->direct() && n > 1 && kLinesPerGroup % pack == 0;
+    const bool packable_real =
+        kind == Kind::R2C && rplan->even() && rplan->half_plan().direct() && n > 2 && kLinesPerGroup % pack == 0;
+    const fft::ComplexPlan<T>* packed_plan = packable ? cplan.get() : packable_real ? &rplan->half_plan() : nullptr;
+    std::vector<T> packed_work(packed_plan ? static_cast<size_t>(packed_plan->packed_work_size()) : 0);
     for (int64_t g0 = l0; g0 < l1; g0 += kLinesPerGroup) {
       const int64_t g = std::min(kLinesPerGroup, l1 - g0);
       // Gather (zero-filling what the input lacks).
@@ -149,14 +156,31 @@ void fft_pass(const Tensor& src, const Tensor& dst, int64_t d, int64_t n, Kind k
         T* rline = real_in || real_out ? rbuf.data() + k * buf_len : nullptr;
         if (real_in) std::fill(rline + copy_len, rline + in_len, T(0));
         if (!real_in) std::fill(line + copy_len, line + in_len, C(0, 0));
+        const bool packed = packable && g == kLinesPerGroup;
         switch (kind) {
-          case Kind::C2C: cplan->run(line, scratch.data(), inverse); break;
+          case Kind::C2C:
+            if (!packed) cplan->run(line, scratch.data(), inverse);
+            break;
           case Kind::R2CFull:
             for (int64_t i = 0; i < n; ++i) line[i] = C(rline[i], 0);
-            cplan->run(line, scratch.data(), inverse);
+            if (!packed) cplan->run(line, scratch.data(), inverse);
             break;
-          case Kind::R2C: rplan->forward(rline, line, scratch.data()); break;
+          case Kind::R2C:
+            if (packable_real && g == kLinesPerGroup) {
+              rplan->pack_even_odd(rline, line);
+            } else {
+              rplan->forward(rline, line, scratch.data());
+            }
+            break;
           case Kind::C2R: rplan->inverse(line, rline, scratch.data()); break;
+        }
+      }
+      if (packed_plan && g == kLinesPerGroup) {
+        for (int64_t k = 0; k < g; k += pack) {
+          packed_plan->run_packed(buf.data() + k * buf_len, buf_len, packed_work.data(), inverse);
+        }
+        if (packable_real) {
+          for (int64_t k = 0; k < g; ++k) rplan->split_even_odd(buf.data() + k * buf_len);
         }
       }
       // Scatter (scaled).

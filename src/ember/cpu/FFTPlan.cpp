@@ -2,33 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <type_traits>
+
+#include "ember/cpu/FFTStages.h"
+#include "ember/cpu/FFTStubs.h"
+
+namespace ember::cpu {
+EMBER_DEFINE_DISPATCH(FFTPackedFn, fft_packed_stub);
+}  // namespace ember::cpu
 
 namespace ember::fft {
 
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-// Plain products: std::complex's operator* checks for inf/nan (slow calls).
-template <typename T>
-inline std::complex<T> mul(std::complex<T> a, std::complex<T> b) {
-  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
-}
-template <typename T>
-inline std::complex<T> mul_conj(std::complex<T> a, std::complex<T> b) {  // a * conj(b)
-  return {a.real() * b.real() + a.imag() * b.imag(), a.imag() * b.real() - a.real() * b.imag()};
-}
-// -i * a (forward) or +i * a (inverse).
-template <bool Inverse, typename T>
-inline std::complex<T> rot(std::complex<T> a) {
-  return Inverse ? std::complex<T>(-a.imag(), a.real()) : std::complex<T>(a.imag(), -a.real());
-}
-template <bool Inverse, typename T>
-inline std::complex<T> twiddle(std::complex<T> a, std::complex<T> w) {
-  return Inverse ? mul_conj(a, w) : mul(a, w);
-}
 
 // exp(-2 pi i num / den), with num reduced first for accuracy.
 template <typename T>
@@ -49,7 +39,7 @@ std::vector<int> factorize(int64_t n) {
   return f;
 }
 
-bool direct(int64_t n) {
+bool small_factors(int64_t n) {
   for (int r : factorize(n)) {
     if (r == 0) return false;
   }
@@ -70,93 +60,12 @@ int64_t smooth_size(int64_t n) {
   return best;
 }
 
-// One Stockham stage of radix R (R in 2, 3, 4, 5): x -> y.
-template <int R, bool Inverse, typename T>
-void stage_fixed(const std::complex<T>* x, std::complex<T>* y, int64_t m, int64_t s, const std::complex<T>* tw) {
-  using C = std::complex<T>;
-  const T c3 = T(-0.5), s3 = T(0.86602540378443864676);
-  const T c51 = T(0.30901699437494742410), s51 = T(0.95105651629515357212);
-  const T c52 = T(-0.80901699437494742410), s52 = T(0.58778525229247312917);
-  for (int64_t p = 0; p < m; ++p) {
-    const C* w = tw + p * (R - 1);
-    for (int64_t q = 0; q < s; ++q) {
-      const C* in = x + q + s * p;
-      C* out = y + q + s * R * p;
-      if constexpr (R == 2) {
-        C a0 = in[0], a1 = in[s * m];
-        out[0] = a0 + a1;
-        out[s] = twiddle<Inverse>(C(a0 - a1), w[0]);
-      } else if constexpr (R == 4) {
-        C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m], a3 = in[3 * s * m];
-        C t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, t3 = rot<Inverse>(C(a1 - a3));
-        out[0] = t0 + t2;
-        out[s] = twiddle<Inverse>(C(t1 + t3), w[0]);
-        out[2 * s] = twiddle<Inverse>(C(t0 - t2), w[1]);
-        out[3 * s] = twiddle<Inverse>(C(t1 - t3), w[2]);
-      } else if constexpr (R == 3) {
-        C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m];
-        C sum = a1 + a2;
-        C t = a0 + sum * c3;
-        C u = rot<Inverse>(C((a1 - a2) * s3));
-        out[0] = a0 + sum;
-        out[s] = twiddle<Inverse>(C(t + u), w[0]);
-        out[2 * s] = twiddle<Inverse>(C(t - u), w[1]);
-      } else {
-        C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m], a3 = in[3 * s * m], a4 = in[4 * s * m];
-        C p1 = a1 + a4, m1 = a1 - a4, p2 = a2 + a3, m2 = a2 - a3;
-        C t1 = a0 + p1 * c51 + p2 * c52, t2 = a0 + p1 * c52 + p2 * c51;
-        C u1 = rot<Inverse>(C(m1 * s51 + m2 * s52)), u2 = rot<Inverse>(C(m1 * s52 - m2 * s51));
-        out[0] = a0 + p1 + p2;
-        out[s] = twiddle<Inverse>(C(t1 + u1), w[0]);
-        out[2 * s] = twiddle<Inverse>(C(t2 + u2), w[1]);
-        out[3 * s] = twiddle<Inverse>(C(t2 - u2), w[2]);
-        out[4 * s] = twiddle<Inverse>(C(t1 - u1), w[3]);
-      }
-    }
-  }
-}
-
-// A Stockham stage of odd radix r (O(r^2) butterfly over conjugate pairs).
-template <bool Inverse, typename T>
-void stage_generic(const std::complex<T>* x, std::complex<T>* y, int r, int64_t m, int64_t s, const std::complex<T>* tw,
-                   const T* cs, const T* sn) {
-  using C = std::complex<T>;
-  const int half = (r - 1) / 2;
-  std::vector<C> a(r), sums(half + 1), diffs(half + 1);
-  for (int64_t p = 0; p < m; ++p) {
-    const C* w = tw + p * (r - 1);
-    for (int64_t q = 0; q < s; ++q) {
-      const C* in = x + q + s * p;
-      C* out = y + q + s * r * p;
-      C total = in[0];
-      for (int j = 1; j <= half; ++j) {
-        C aj = in[j * s * m], ar = in[(r - j) * s * m];
-        sums[j] = aj + ar;
-        diffs[j] = aj - ar;
-        total += sums[j];
-      }
-      out[0] = total;
-      for (int k = 1; k <= half; ++k) {
-        C re = in[0], im(0, 0);
-        for (int j = 1; j <= half; ++j) {
-          const int jk = static_cast<int>((static_cast<int64_t>(j) * k) % r);
-          re += sums[j] * cs[jk];
-          im += diffs[j] * sn[jk];
-        }
-        C u = rot<Inverse>(im);
-        out[k * s] = twiddle<Inverse>(C(re + u), w[k - 1]);
-        out[(r - k) * s] = twiddle<Inverse>(C(re - u), w[r - k - 1]);
-      }
-    }
-  }
-}
-
 }  // namespace
 
 template <typename T>
 ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n), work_size_(n) {
   if (n <= 1) return;
-  if (!direct(n)) {
+  if (!small_factors(n)) {
     const int64_t m = smooth_size(2 * n - 1);
     inner_ = std::make_unique<ComplexPlan<T>>(m);
     work_size_ = 2 * m + inner_->work_size();
@@ -196,26 +105,17 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n), work_size_(n) {
     len /= r;
     s *= r;
   }
+  for (const Stage& st : stages_) {
+    const bool generic = st.radix > 5;
+    views_.push_back({st.radix, st.m, st.s, st.tw.data(), generic ? root_cos_[st.radix].data() : nullptr,
+                      generic ? root_sin_[st.radix].data() : nullptr});
+  }
 }
 
 template <typename T>
 template <bool Inverse>
 void ComplexPlan<T>::run_stockham(C* data, C* work) const {
-  C* x = data;
-  C* y = work;
-  for (const Stage& st : stages_) {
-    switch (st.radix) {
-      case 2: stage_fixed<2, Inverse>(x, y, st.m, st.s, st.tw.data()); break;
-      case 3: stage_fixed<3, Inverse>(x, y, st.m, st.s, st.tw.data()); break;
-      case 4: stage_fixed<4, Inverse>(x, y, st.m, st.s, st.tw.data()); break;
-      case 5: stage_fixed<5, Inverse>(x, y, st.m, st.s, st.tw.data()); break;
-      default:
-        stage_generic<Inverse>(x, y, st.radix, st.m, st.s, st.tw.data(), root_cos_[st.radix].data(),
-                               root_sin_[st.radix].data());
-    }
-    std::swap(x, y);
-  }
-  if (x != data) std::copy(x, x + n_, data);
+  run_stages<Inverse>(views_.data(), static_cast<int>(views_.size()), n_, data, work);
 }
 
 template <typename T>
@@ -248,6 +148,17 @@ void ComplexPlan<T>::run(C* data, C* work, bool inverse) const {
 }
 
 template <typename T>
+void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) const {
+  if (n_ <= 1) return;
+  if (inner_) {
+    for (int k = 0; k < kPackLines; ++k) run_bluestein(data + k * dist, reinterpret_cast<C*>(work), inverse);
+    return;
+  }
+  cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_, data, dist, work,
+                       inverse);
+}
+
+template <typename T>
 RealPlan<T>::RealPlan(int64_t n) : n_(n) {
   const bool even = n % 2 == 0 && n >= 2;
   const int64_t len = even ? n / 2 : n;
@@ -268,10 +179,20 @@ void RealPlan<T>::forward(const T* in, C* out, C* work) const {
     std::copy(full, full + n_ / 2 + 1, out);
     return;
   }
-  const int64_t h = n_ / 2;
-  for (int64_t j = 0; j < h; ++j) out[j] = C(in[2 * j], in[2 * j + 1]);
-  plan_->run(out, work + h, false);
+  pack_even_odd(in, out);
+  plan_->run(out, work + n_ / 2, false);
+  split_even_odd(out);
+}
+
+template <typename T>
+void RealPlan<T>::pack_even_odd(const T* in, C* out) const {
+  for (int64_t j = 0; j < n_ / 2; ++j) out[j] = C(in[2 * j], in[2 * j + 1]);
+}
+
+template <typename T>
+void RealPlan<T>::split_even_odd(C* out) const {
   // Z = E + iO with E, O the DFTs of the even and odd samples; X_k = E_k + t_k O_k.
+  const int64_t h = n_ / 2;
   const C z0 = out[0];
   out[0] = C(z0.real() + z0.imag(), 0);
   out[h] = C(z0.real() - z0.imag(), 0);

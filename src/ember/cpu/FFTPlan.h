@@ -10,6 +10,7 @@
 // transforms; even lengths run a complex transform of half the length.
 // Plans are immutable, cached per length and shared between threads; the
 // caller supplies the scratch memory (work_size() elements).
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -18,6 +19,20 @@
 namespace ember::fft {
 
 constexpr int64_t kMaxDirectRadix = 31;
+// Bytes of one vector of a packed (several lines at once) transform.
+constexpr int kPackBytes = 32;
+
+// One stage of a plan: radix, sub-length after it, stride, twiddles and (odd
+// radices above 5) the cosines and sines of 2 pi j / radix.
+template <typename T>
+struct StageView {
+  int radix;
+  int64_t m;
+  int64_t s;
+  const std::complex<T>* tw;
+  const T* cs;
+  const T* sn;
+};
 
 template <typename T>
 class ComplexPlan {
@@ -26,8 +41,16 @@ class ComplexPlan {
   explicit ComplexPlan(int64_t n);
   int64_t size() const { return n_; }
   int64_t work_size() const { return work_size_; }
+  // True for the mixed-radix path (false: Bluestein).
+  bool direct() const { return !inner_; }
   // Transforms data[0, n) in place; work holds work_size() elements.
   void run(C* data, C* work, bool inverse) const;
+  // Lines packed per run_packed call (a vector of T).
+  static constexpr int kPackLines = kPackBytes / sizeof(T);
+  // Transforms kPackLines lines at once (line k at data + k * dist), with
+  // the butterflies on vectors; work holds packed_work_size() reals.
+  void run_packed(C* data, int64_t dist, T* work, bool inverse) const;
+  int64_t packed_work_size() const { return std::max<int64_t>(4 * n_ * kPackLines + kPackBytes, 2 * work_size_ + 8); }
 
  private:
   struct Stage {
@@ -43,6 +66,7 @@ class ComplexPlan {
   int64_t n_;
   int64_t work_size_;
   std::vector<Stage> stages_;
+  std::vector<StageView<T>> views_;
   // Generic odd radices: cos/sin of 2 pi j / r, per radix r (indexed by r).
   std::vector<std::vector<T>> root_cos_, root_sin_;
   // Bluestein: chirp w_k = exp(-i pi k^2 / n), FFT of conj(w) over m points / m.
@@ -59,6 +83,12 @@ class RealPlan {
   int64_t work_size() const { return work_size_; }
   // in: n reals; out: n/2 + 1 complex values.
   void forward(const T* in, C* out, C* work) const;
+  // forward() of an even length in three steps, so that the middle one (the
+  // half-length complex transform) can run packed over several lines.
+  bool even() const { return n_ % 2 == 0 && n_ >= 2; }
+  const ComplexPlan<T>& half_plan() const { return *plan_; }
+  void pack_even_odd(const T* in, C* out) const;
+  void split_even_odd(C* out) const;
   // in: n/2 + 1 complex values (imag of the 0 and n/2 terms ignored); out: n reals.
   void inverse(const C* in, T* out, C* work) const;
 
