@@ -132,9 +132,8 @@ void fft_pass(const Tensor& src, const Tensor& dst, int64_t d, int64_t n, Kind k
     std::vector<T> rbuf(real_in || real_out ? static_cast<size_t>(kLinesPerGroup * buf_len) : 0);
     // Full groups of a mixed-radix complex transform run kPackLines lines per call.
     constexpr int64_t pack = fft::ComplexPlan<T>::kPackLines;
-    const bool packable = cplan && cplan->direct() && n > 1 && kLinesPerGroup % pack == 0;
-    const bool packable_real =
-        kind == Kind::R2C && rplan->even() && rplan->half_plan().direct() && n > 2 && kLinesPerGroup % pack == 0;
+    const bool packable = cplan && n > 1 && kLinesPerGroup % pack == 0;
+    const bool packable_real = kind == Kind::R2C && rplan->even() && n > 2 && kLinesPerGroup % pack == 0;
     const fft::ComplexPlan<T>* packed_plan = packable ? cplan.get() : packable_real ? &rplan->half_plan() : nullptr;
     std::vector<T> packed_work(packed_plan ? static_cast<size_t>(packed_plan->packed_work_size()) : 0);
     for (int64_t g0 = l0; g0 < l1; g0 += kLinesPerGroup) {

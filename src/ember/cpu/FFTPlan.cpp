@@ -151,11 +151,36 @@ template <typename T>
 void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) const {
   if (n_ <= 1) return;
   if (inner_) {
-    for (int k = 0; k < kPackLines; ++k) run_bluestein(data + k * dist, reinterpret_cast<C*>(work), inverse);
+    run_bluestein_packed(data, dist, work, inverse);
     return;
   }
   cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_, data, dist, work,
                        inverse);
+}
+
+template <typename T>
+void ComplexPlan<T>::run_bluestein_packed(C* data, int64_t dist, T* work, bool inverse) const {
+  // run_bluestein on kPackLines lines, the two convolution transforms packed.
+  const int64_t m = inner_->size();
+  C* a = reinterpret_cast<C*>(work);
+  T* inner_work = work + 2 * m * kPackLines;
+  for (int k = 0; k < kPackLines; ++k) {
+    const C* x = data + k * dist;
+    C* ak = a + k * m;
+    for (int64_t j = 0; j < n_; ++j) ak[j] = mul(inverse ? std::conj(x[j]) : x[j], chirp_[j]);
+    std::fill(ak + n_, ak + m, C(0, 0));
+  }
+  inner_->run_packed(a, m, inner_work, false);
+  for (int64_t i = 0; i < m * kPackLines; ++i) a[i] = mul(a[i], chirp_spectrum_[i % m]);
+  inner_->run_packed(a, m, inner_work, true);
+  for (int k = 0; k < kPackLines; ++k) {
+    C* x = data + k * dist;
+    const C* ak = a + k * m;
+    for (int64_t j = 0; j < n_; ++j) {
+      const C v = mul(ak[j], chirp_[j]);
+      x[j] = inverse ? std::conj(v) : v;
+    }
+  }
 }
 
 template <typename T>

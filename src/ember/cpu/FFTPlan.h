@@ -50,7 +50,10 @@ class ComplexPlan {
   // Transforms kPackLines lines at once (line k at data + k * dist), with
   // the butterflies on vectors; work holds packed_work_size() reals.
   void run_packed(C* data, int64_t dist, T* work, bool inverse) const;
-  int64_t packed_work_size() const { return std::max<int64_t>(4 * n_ * kPackLines + kPackBytes, 2 * work_size_ + 8); }
+  int64_t packed_work_size() const {
+    if (inner_) return 2 * inner_->size() * kPackLines + inner_->packed_work_size();
+    return 4 * n_ * kPackLines + kPackBytes;
+  }
 
  private:
   struct Stage {
@@ -62,6 +65,7 @@ class ComplexPlan {
   template <bool Inverse>
   void run_stockham(C* data, C* work) const;
   void run_bluestein(C* data, C* work, bool inverse) const;
+  void run_bluestein_packed(C* data, int64_t dist, T* work, bool inverse) const;
 
   int64_t n_;
   int64_t work_size_;
