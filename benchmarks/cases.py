@@ -555,3 +555,35 @@ CASES += [
     Case("func", "vmap(grad) per-sample grads, MLP 32-64-10, 64 samples", _per_sample_grads, 1.0),
     Case("func", "jacrev 256->256 (tanh(W v) * v)", _jacrev_256, 1.0),
 ]
+
+
+# ---- (g) FFT (float32 / complex64) ------------------------------------------------------------
+
+
+def _fft_case(kind, shape):
+    def make(lib):
+        x = _data(lib, shape, seed=41)
+        if kind in ("fft", "fft2"):
+            x = lib.complex(x, _data(lib, shape, seed=42))
+        if kind == "fft":
+            return lambda: lib.fft.fft(x)
+        if kind == "rfft":
+            return lambda: lib.fft.rfft(x)
+        if kind == "fft2":
+            return lambda: lib.fft.fft2(x)
+        window = lib.hann_window(512)
+        return lambda: lib.stft(x, 512, hop_length=128, window=window, return_complex=True)
+
+    return make
+
+
+CASES += [
+    Case("fft", "fft pow2 64x1024 c64", _fft_case("fft", (64, 1024)), 1.0),
+    Case("fft", "fft smooth 64x1000 c64", _fft_case("fft", (64, 1000)), 1.0),
+    Case("fft", "fft smooth 256x360 c64", _fft_case("fft", (256, 360)), 1.0),
+    Case("fft", "fft prime 64x1009 c64", _fft_case("fft", (64, 1009)), 1.0),
+    Case("fft", "fft prime 16x4099 c64", _fft_case("fft", (16, 4099)), 1.0),
+    Case("fft", "rfft batched 256x1024 f32", _fft_case("rfft", (256, 1024)), 1.0),
+    Case("fft", "fft2 512x512 c64", _fft_case("fft2", (512, 512)), 1.0),
+    Case("fft", "stft 4x16000 n_fft 512 hop 128", _fft_case("stft", (4, 16000)), 1.0),
+]

@@ -125,6 +125,14 @@ del _name, _module
 
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from ember import multiprocessing  # noqa: E402
+from ember import fft  # noqa: E402,F401
+from ember import _spectral  # noqa: E402
+
+for _name in _spectral.__all__:
+    globals()[_name] = getattr(_spectral, _name)
+for _name in _spectral.METHODS:
+    setattr(Tensor, _name, getattr(_spectral, _name))
+del _name
 from ember.linalg import _torch_norm as norm  # noqa: E402
 
 for _name, _fn in linalg.TOP_LEVEL.items():
