@@ -127,15 +127,18 @@ def _input_tangents(args):
     return tangents if found else None
 
 
-def _run_custom_jvp(cls, ctx, tangents, outputs):
+def _run_custom_jvp(cls, ctx, tangents, outputs, args, kwargs):
     """Runs cls.jvp(ctx, *tangents) and gives each output its tangent."""
     import ember
 
     ctx._in_jvp = True
     was_enabled = _C._set_fwd_grad_enabled(False)
     try:
-        with ember.no_grad():
-            results = cls.jvp(ctx, *tangents)
+        if getattr(cls, "_jvp_from_backward", False):
+            results = _jvp_from_backward(cls, args, kwargs, tangents)
+        else:
+            with ember.no_grad():
+                results = cls.jvp(ctx, *tangents)
     finally:
         _C._set_fwd_grad_enabled(was_enabled)
         ctx._in_jvp = False
@@ -151,3 +154,40 @@ def _run_custom_jvp(cls, ctx, tangents, outputs):
         if not (out.is_floating_point() or out.is_complex()):
             continue
         _C._set_fw_grad(out, tangent, _current_level)
+
+
+def _jvp_from_backward(cls, args, kwargs, tangents):
+    """The outputs' tangents of a Function whose backward is itself
+    differentiable (Ember's linear-algebra Functions), without a jvp of its
+    own: J v is the gradient, with respect to u, of <vjp(u), v>."""
+    import ember
+
+    with ember.enable_grad():
+        primals = [
+            a.detach().requires_grad_() if t is not None else a for a, t in zip(args, tangents)
+        ]
+        outs = cls.apply(*primals, **kwargs)
+        outs_t = outs if isinstance(outs, tuple) else (outs,)
+        diff = [o for o in outs_t if isinstance(o, ember.Tensor) and o.requires_grad]
+        us = [ember.zeros_like(o).requires_grad_() for o in diff]
+        wrt = [p for p, t in zip(primals, tangents) if t is not None]
+        vjps = ember.autograd.grad(diff, wrt, us, create_graph=True, allow_unused=True) if diff else []
+        total = None
+        for g, t in zip(vjps, [t for t in tangents if t is not None]):
+            if g is not None:
+                term = (g * t).sum()
+                total = term if total is None else total + term
+        jvps = [None] * len(us)
+        if total is not None and total.requires_grad:
+            jvps = ember.autograd.grad(total, us, allow_unused=True)
+    found = iter(jvps)
+    results = tuple(
+        (next(found) if isinstance(o, ember.Tensor) and o.requires_grad else None) for o in outs_t
+    )
+    return results if isinstance(outs, tuple) else results[0]
+
+
+def _is_dual(tensor):
+    """Whether `tensor` carries a tangent at the open level (composites that
+    skip their differentiable path for plain inputs check it)."""
+    return _current_level >= 0 and tensor is not None and _C._fw_grad(tensor, _current_level) is not None

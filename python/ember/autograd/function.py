@@ -180,7 +180,7 @@ class Function(_SingleLevelFunction):
                 _C._set_fwd_grad_enabled(fw_was_enabled)
         wrapped = _C._function_wrap(ctx, args, outputs, True in needs)
         if tangents:
-            _forward_ad._run_custom_jvp(cls, ctx, tangents, wrapped)
+            _forward_ad._run_custom_jvp(cls, ctx, tangents, wrapped, args, kwargs)
         return wrapped
 
     @staticmethod

@@ -273,29 +273,31 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def _jacobian_forward_mode(func, inputs):
     """jacobian(strategy="forward-mode"): one forward-AD pass per input
-    element, its tangent a basis vector; the outputs' tangents are the
-    Jacobian's columns."""
+    element, every input dual, the tangents together one basis vector; the
+    outputs' tangents are the Jacobian's columns. As in PyTorch, the nesting
+    for tuple inputs is a list."""
     from ember.autograd import forward_ad
 
     inputs, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
     columns = None  # [output][input] -> list of columns
-    out_tuple = True
     outputs = None
+    out_tuple = True
     for k, x in enumerate(inputs):
         for j in range(x.numel()):
-            basis = ember.zeros(x.numel(), dtype=x.dtype, device=x.device)
-            basis[j] = 1
             with forward_ad.dual_level():
-                duals = [
-                    forward_ad.make_dual(x_, basis.view(x.shape)) if i == k else x_ for i, x_ in enumerate(inputs)
-                ]
-                outputs, out_tuple = _as_tuple(func(*duals), "outputs of the user-provided function", "jacobian")
-                tangents = [forward_ad.unpack_dual(o).tangent for o in outputs]
-                outputs = [forward_ad.unpack_dual(o).primal for o in outputs]
+                duals = []
+                for i, x_ in enumerate(inputs):
+                    tangent = ember.zeros_like(x_)
+                    if i == k:
+                        tangent.view(-1)[j] = 1
+                    duals.append(forward_ad.make_dual(x_, tangent))
+                result, out_tuple = _as_tuple(func(*duals), "outputs of the user-provided function", "jacobian")
+                unpacked = [forward_ad.unpack_dual(o) for o in result]
+            outputs = [u.primal for u in unpacked]
             if columns is None:
                 columns = [[[] for _ in inputs] for _ in outputs]
-            for i, (o, t) in enumerate(zip(outputs, tangents)):
-                columns[i][k].append(ember.zeros_like(o) if t is None else t)
+            for i, u in enumerate(unpacked):
+                columns[i][k].append(ember.zeros_like(u.primal) if u.tangent is None else u.tangent)
     if outputs is None:  # every input is empty: evaluate once for the output shapes
         outputs, out_tuple = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
         columns = [[[] for _ in inputs] for _ in outputs]
@@ -304,13 +306,12 @@ def _jacobian_forward_mode(func, inputs):
         row = []
         for k, x in enumerate(inputs):
             cols = columns[i][k]
-            if not cols:
+            if cols:
+                row.append(ember.stack(cols, dim=-1).reshape(o.shape + x.shape))
+            else:
                 row.append(o.new_zeros(o.shape + x.shape))
-                continue
-            stacked = ember.stack(cols, dim=-1) if o.dim() else ember.stack(cols)
-            row.append(stacked.reshape(o.shape + x.shape))
-        jac.append(tuple(row))
-    return _unpack(tuple(jac), (out_tuple, in_tuple))
+        jac.append(row)
+    return _unpack(jac, (out_tuple, in_tuple))
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):

@@ -185,11 +185,27 @@ Tensor accumulate(const Tensor& acc, const Tensor& term) {
 
 namespace {
 
-// The tangent broadcast and cast to the result's shape and dtype.
+// Whether writing a tensor of t's layout touches each element once (no
+// broadcast dimension).
+bool writable_layout(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.stride(d) == 0 && t.size(d) > 1) return false;
+  }
+  return true;
+}
+
+// The tangent broadcast and cast to the result's shape and dtype, with the
+// result's strides (as PyTorch keeps them: a view of the result and the same
+// view of its tangent then agree).
 Tensor fit_to(const Tensor& result, const Tensor& tangent) {
   Tensor t = tangent;
   if (!t.sizes().equals(result.sizes())) t = t.expand(result.sizes());
   if (t.scalar_type() != result.scalar_type()) t = t.to(result.scalar_type());
+  if (!t.strides().equals(result.strides()) && writable_layout(result)) {
+    Tensor same = ember::empty_strided(result.sizes(), result.strides(), t.scalar_type(), t.device());
+    same.copy_(t);
+    t = same;
+  }
   return t;
 }
 

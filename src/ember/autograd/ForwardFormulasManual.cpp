@@ -59,6 +59,10 @@ Tensor sum_over(const Tensor& t, int64_t dim, bool keepdim) {
   return ember::sum(t, std::vector<int64_t>{dim}, keepdim);
 }
 
+Tensor weighted(const Tensor& t, const std::optional<Tensor>& weight) {
+  return weight && weight->defined() ? t * *weight : t;
+}
+
 Tensor apply_loss_reduction(const Tensor& t, int64_t reduction) {
   if (reduction == 1) return ember::mean(t);
   if (reduction == 2) return ember::sum(t);
@@ -163,6 +167,35 @@ Tensor group_norm_jvp(const Tensor& input, const Tensor& input_t, const std::opt
   if (weight && weight->defined()) out = out * weight->reshape(shape);
   if (weight_t.defined()) out = out + xhat * weight_t.reshape(shape);
   if (bias_t.defined()) out = out + bias_t.reshape(shape);
+  return out;
+}
+
+Tensor norm_stat_jvp(const Tensor& input, const Tensor& input_t, const Tensor& stat, bool is_rstd, const Tensor& rstd) {
+  if (!input_t.defined()) return ember::zeros_like(stat);
+  const int64_t rows = stat.numel();
+  Tensor x_t = input_t.reshape({rows, -1});
+  if (!is_rstd) return ember::mean(x_t, std::vector<int64_t>{1}).view(stat.sizes());
+  Tensor x = input.reshape({rows, -1});
+  Tensor centered = x - ember::mean(x, std::vector<int64_t>{1}, true);
+  Tensor r = rstd.reshape({rows});
+  return (-(r * r * r) * ember::mean(centered * x_t, std::vector<int64_t>{1})).view(stat.sizes());
+}
+
+Tensor cumprod_jvp(const Tensor& self, const Tensor& self_t, int64_t dim, const Tensor& result) {
+  if (self.numel() == 0) return ember::zeros_like(result);
+  if (self.dim() == 0) return self_t.clone();
+  if (!ember::eq(self, 0).any().item<bool>()) return result * ember::cumsum(self_t.div(self), dim);
+  // With zeros: output i is the sum over k <= i of t_k times the product of
+  // the other x_j (j <= i), that is cumprod of x with x_k replaced by t_k.
+  const int64_t n = self.size(dim);
+  Tensor out = ember::zeros_like(result);
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor replaced = self.clone();
+    replaced.narrow(dim, k, 1).copy_(self_t.narrow(dim, k, 1));
+    Tensor term = ember::cumprod(replaced, dim);
+    if (k > 0) term.narrow(dim, 0, k).zero_();
+    out = out + term;
+  }
   return out;
 }
 

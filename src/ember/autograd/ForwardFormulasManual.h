@@ -13,6 +13,8 @@ namespace ember::autograd::forward_ad {
 EMBER_API Tensor sum_over(const Tensor& t, const std::optional<std::vector<int64_t>>& dim, bool keepdim);
 EMBER_API Tensor sum_over(const Tensor& t, IntArrayRef dim, bool keepdim);
 EMBER_API Tensor sum_over(const Tensor& t, int64_t dim, bool keepdim);
+// t * weight when an (optional) weight is given, else t.
+EMBER_API Tensor weighted(const Tensor& t, const std::optional<Tensor>& weight);
 // A loss's reduction (0 none, 1 mean, 2 sum) applied to per-element tangents.
 EMBER_API Tensor apply_loss_reduction(const Tensor& t, int64_t reduction);
 // The tangent of the values a (max|min|sort|...) along `dim` picked by `indices`.
@@ -37,6 +39,11 @@ EMBER_API Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, cons
                                 const std::optional<Tensor>& running_var, bool training, double eps);
 EMBER_API Tensor group_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
                                 const Tensor& weight_t, const Tensor& bias_t, int64_t group, double eps);
+// Tangent of a normalization's per-row statistic `stat` (mean, or rstd when
+// is_rstd), rows being input reshaped to stat.numel() rows.
+EMBER_API Tensor norm_stat_jvp(const Tensor& input, const Tensor& input_t, const Tensor& stat, bool is_rstd,
+                               const Tensor& rstd);
+EMBER_API Tensor cumprod_jvp(const Tensor& self, const Tensor& self_t, int64_t dim, const Tensor& result);
 EMBER_API Tensor glu_jvp(const Tensor& self, const Tensor& self_t, int64_t dim);
 
 }  // namespace ember::autograd::forward_ad
