@@ -287,6 +287,7 @@ def test_level_errors():
                    lambda: ft.make_dual(torch.ones(3), torch.ones(3), level=1))
         de, dt = fe.make_dual(ember.ones(3), ember.ones(3)), ft.make_dual(torch.ones(3), torch.ones(3))
         same_error(lambda: fe.make_dual(de, ember.ones(3)), lambda: ft.make_dual(dt, torch.ones(3)))
+        same_error(lambda: fe.make_dual(ember.ones(3), de), lambda: ft.make_dual(torch.ones(3), dt))
         assert type(fe.unpack_dual(de)).__name__ == type(ft.unpack_dual(dt)).__name__ == "UnpackedDualTensor"
         assert fe.unpack_dual(de)._fields == ft.unpack_dual(dt)._fields
         assert repr(de) == repr(dt)

@@ -82,8 +82,10 @@ Tensor fw_grad(const TensorBase& t) {
 
 void set_fw_grad(const TensorBase& t, const Tensor& tangent) {
   AutogradMeta* m = materialize_meta(t);
+  Tensor previous;  // released after the lock (its meta's destructor takes it)
   std::lock_guard<std::mutex> lock(g_mutex);
   EMBER_CHECK(g_open_epoch != 0, "forward AD: no dual level is open (this is a bug)");
+  previous = std::move(m->fw_grad);
   m->fw_grad = tangent;
   m->fw_grad_epoch = g_open_epoch;
   g_with_tangent.insert(m);
@@ -121,6 +123,9 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
               "Making a dual Tensor based on a Tensor that already has a forward "
               "gradient at the same level ",
               level, " is not supported.");
+  EMBER_CHECK(!fw_grad(tangent).defined(),
+              "Setting a forward grad that itself has a forward gradient at the same level", level,
+              " is not supported.");
   EMBER_CHECK(tangent.sizes().equals(primal.sizes()),
               "Trying to set a forward gradient that has a different size than that of the original Tensor, this "
               "is not supported. Tensor is of size ",
