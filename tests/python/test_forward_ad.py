@@ -414,3 +414,11 @@ def test_gradcheck_forward_ad():
 
     with pytest.raises(ember.autograd.GradcheckError, match="Jacobian computed with forward mode mismatch"):
         ember.autograd.gradcheck(Wrong.apply, (x,), check_forward_ad=True)
+
+
+def test_complex_results():
+    # polar: a complex result from real inputs; view_as_real reads it back
+    a, t = torch.tensor([1.0, 2.0], dtype=torch.float64), torch.tensor([0.3, 2.0], dtype=torch.float64)
+    ta, tt = torch.tensor([0.5, -1.0], dtype=torch.float64), torch.tensor([2.0, 0.25], dtype=torch.float64)
+    check(lambda lib, x, y: lib.view_as_real(lib.polar(x, y)), [a, t], [ta, tt])
+    check(lambda lib, x, y: lib.view_as_real(lib.polar(x, y)), [a, t], [ta, None])
