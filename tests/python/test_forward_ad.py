@@ -422,3 +422,17 @@ def test_complex_results():
     ta, tt = torch.tensor([0.5, -1.0], dtype=torch.float64), torch.tensor([2.0, 0.25], dtype=torch.float64)
     check(lambda lib, x, y: lib.view_as_real(lib.polar(x, y)), [a, t], [ta, tt])
     check(lambda lib, x, y: lib.view_as_real(lib.polar(x, y)), [a, t], [ta, None])
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layers(mode):
+    got = []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        layer = getattr(lib.nn, mode)(4, 3, batch_first=True).double()
+        x = lib.tensor(rand(2, 5, 4).tolist(), dtype=lib.float64)
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            out = layer(fw.make_dual(x, lib.ones_like(x)))[0]
+            got.append(torch.tensor(fw.unpack_dual(out).tangent.tolist()))
+    torch.testing.assert_close(got[0], got[1], rtol=1e-10, atol=1e-12)
