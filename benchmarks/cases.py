@@ -457,6 +457,23 @@ def _adaptive_max_pool(lib):
     return step
 
 
+def _mlp_jvp(lib):
+    """A Jacobian-vector product through a small MLP by forward-mode AD
+    (tangent along the input batch)."""
+    nn, fwad = lib.nn, lib.autograd.forward_ad
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 128), nn.Tanh(), nn.Linear(128, 128), nn.GELU(), nn.Linear(128, 10))
+    x = _data(lib, (32, 64), 40)
+    v = _data(lib, (32, 64), 41)
+
+    def step():
+        with fwad.dual_level():
+            out = model(fwad.make_dual(x, v))
+            return fwad.unpack_dual(out).tangent
+
+    return step
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -517,6 +534,7 @@ CASES += [
     Case("nn", "LSTM 32->64 on a packed batch of 16 (lengths 5..40) fwd+bwd", _packed_lstm, 1.0),
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
     Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
+    Case("forward_ad", "jvp through an MLP 64-128-128-10 (batch 32, forward-mode AD)", _mlp_jvp, 1.0),
 ]
 
 

@@ -312,6 +312,9 @@ for _cls, _name in (
     (Qr, "LinalgQrBackward0"),
 ):
     _node_name(_cls, _name)
+    # Forward-mode AD through these Functions differentiates their backward
+    # (ember.autograd.forward_ad._jvp_from_backward).
+    _cls._jvp_from_backward = True
 del _cls, _name
 
 

@@ -367,7 +367,7 @@ def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
         vals = ember.cat([vals.narrow(dim, 0, shift), new_v], dim)
         idx = ember.cat([idx.narrow(dim, 0, shift), new_i], dim)
         shift *= 2
-    values = input.gather(dim, idx) if input.requires_grad else vals
+    values = input.gather(dim, idx) if input.requires_grad or _is_dual(input) else vals
     return result_type((values, idx))
 
 
@@ -476,7 +476,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
         values, indices = values.squeeze(-1), indices.squeeze(-1)
     else:
         values, indices = values.movedim(-1, dim), indices.movedim(-1, dim)
-    if input.requires_grad:
+    if input.requires_grad or _is_dual(input):
         values = input.gather(dim, indices if keepdim else indices.unsqueeze(dim))
         values = values if keepdim else values.squeeze(dim)
     return _out(_mode_t((values, indices)), out)
@@ -758,3 +758,9 @@ METHODS = [
     "histogram",
 ]
 _LOCAL = {"ldexp_", "float_power_", "gcd_", "lcm_", "heaviside_", "nextafter_", "addr_", "renorm_"}
+
+
+def _is_dual(tensor):
+    from ember.autograd.forward_ad import _is_dual as is_dual
+
+    return is_dual(tensor)

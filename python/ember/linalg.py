@@ -352,7 +352,13 @@ def _bb(A, B):
 
 
 def _needs_grad(*ts):
-    return ember.is_grad_enabled() and builtins.any(t is not None and t.requires_grad for t in ts)
+    """Whether the differentiable path is needed: a gradient to record, or a
+    tangent to carry (forward-mode AD)."""
+    if ember.is_grad_enabled() and builtins.any(t is not None and t.requires_grad for t in ts):
+        return True
+    from ember.autograd.forward_ad import _is_dual
+
+    return builtins.any(_is_dual(t) for t in ts)
 
 
 def _lu_diag(A, name):
@@ -659,6 +665,8 @@ def _top_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
 
 class _Lstsq(ember.autograd.Function):
     """lstsq through LAPACK forward; backward is that of pinv(A) @ B."""
+
+    _jvp_from_backward = True  # forward-mode AD differentiates backward
 
     @staticmethod
     def forward(ctx, A, B, rcond, driver):

@@ -426,7 +426,6 @@ KNOWN_GAPS = {
         "Variable",
         "cast",
         "enforce_grad_layout_policy",
-        "forward_ad",
         "handle_torch_function",
         "has_torch_function",
         "is_multithreading_enabled",

@@ -15,6 +15,7 @@
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyFactories.h"
+#include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyInterop.h"
 #include "ember/python/PyNanobind.h"
@@ -104,6 +105,7 @@ void init_module(nb::module_& m) {
   init_factories(m);
   init_autocast(m);
   init_profiler(m);
+  init_forward_ad(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
