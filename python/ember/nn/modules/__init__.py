@@ -8,7 +8,7 @@ from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, SyncBatchNorm
 from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.linear import Identity, LazyLinear, Linear
 from ember.nn.modules.loss import (
@@ -53,6 +53,7 @@ __all__ = [
     "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
     "MaxPool1d",
     "MaxPool2d",
     "AvgPool1d",
@@ -99,7 +100,8 @@ from ember.nn.modules import channelshuffle, distance, instancenorm, pixelshuffl
 _HOMES = {
     _activation: ["Hardshrink", "PReLU", "RReLU", "Softmax2d", "Softshrink"],
     _linear: ["Bilinear"],
-    _conv: ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d"],
+    _conv: ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+            "LazyConvTranspose3d"],
     _loss: [*_loss_more.__all__],
     _pooling: ["LPPool1d", "LPPool2d", "LPPool3d"],
     _normalization: ["LocalResponseNorm", "RMSNorm"],

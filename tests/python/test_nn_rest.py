@@ -1,0 +1,238 @@
+"""The remaining pieces of torch.nn and torch's top-level functional forms, against
+PyTorch: conv_transpose3d / ConvTranspose3d, conv_tbc, affine_grid, grid_sample,
+CrossMapLRN2d, and torch.dropout, torch.kl_div, torch.lstm_cell ... with the
+top level's signatures (values, gradients, dtypes, shapes, reprs, errors)."""
+
+from __future__ import annotations
+
+import pytest
+from _nn_helpers import close, from_torch
+from conftest import torch
+
+import ember
+
+EF, TF = ember.nn.functional, torch.nn.functional
+
+
+def randn(*shape, seed=0, grad=True, dtype=None):
+    t = torch.randn(*shape, dtype=dtype or torch.float64, generator=torch.Generator().manual_seed(seed))
+    return t.requires_grad_(grad)
+
+
+def check(fe, ft, *inputs, kw=None, n_out=None):
+    """fe/ft on the same inputs: values, then the gradients of every input that requires them."""
+    kw = kw or {}
+    # fresh leaves, so gradients of earlier calls on the same tensors do not add up
+    inputs = [t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+              for t in inputs]
+    te = [from_torch(t) if isinstance(t, torch.Tensor) else t for t in inputs]
+    rt, re_ = ft(*inputs, **kw), fe(*te, **kw)
+    if n_out is not None:
+        for a, b in zip(re_[1:], rt[1:]):
+            close(a, b)
+        rt, re_ = rt[0], re_[0]
+    close(re_, rt)
+    if not rt.requires_grad:
+        return
+    w = torch.arange(rt.numel(), dtype=rt.dtype).reshape(rt.shape) / 7
+    (rt * w).sum().backward()
+    (re_ * from_torch(w)).sum().backward()
+    for a, b in zip(te, inputs):
+        if isinstance(b, torch.Tensor) and b.requires_grad:
+            close(a.grad, b.grad)
+
+
+# ---- conv_transpose3d and ConvTranspose3d ------------------------------------------------------
+@pytest.mark.parametrize(
+    "stride,padding,out_pad,groups,dilation",
+    [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1), ((1, 2, 3), (0, 1, 2), (0, 1, 0), 2, 1), (2, 0, 0, 1, 2),
+     (1, (1, 1, 0), 0, 1, 1)],
+)
+def test_conv_transpose3d(stride, padding, out_pad, groups, dilation):
+    x, w, b = randn(2, 4, 3, 4, 3), randn(4, 3, 2, 3, 2, seed=1), randn(3 * groups, seed=2)
+    kw = dict(stride=stride, padding=padding, output_padding=out_pad, groups=groups, dilation=dilation)
+    check(EF.conv_transpose3d, TF.conv_transpose3d, x, w, b, kw=kw)
+    check(ember.conv_transpose3d, torch.conv_transpose3d, randn(4, 2, 3, 2), randn(4, 3, 2, 3, 2, seed=1), None,
+          kw=kw)
+
+
+def test_conv_transpose3d_module_and_lazy():
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    tm = torch.nn.ConvTranspose3d(2, 4, (2, 3, 1), stride=2, padding=1, output_padding=1, groups=2, bias=False)
+    em = ember.nn.ConvTranspose3d(2, 4, (2, 3, 1), stride=2, padding=1, output_padding=1, groups=2, bias=False)
+    assert repr(em) == repr(tm)
+    em.weight.data = from_torch(tm.weight.detach())
+    x = randn(1, 2, 3, 3, 3, grad=False, dtype=torch.float32)
+    close(em(from_torch(x)), tm(x).detach())
+    close(em(from_torch(x), output_size=[5, 6, 4]), tm(x, output_size=[5, 6, 4]).detach())
+    lazy = ember.nn.LazyConvTranspose3d(5, 2)
+    assert lazy(ember.randn(1, 3, 2, 2, 2)).shape == (1, 5, 3, 3, 3)
+    assert type(lazy).__name__ == "ConvTranspose3d"
+    assert repr(lazy) == repr(torch.nn.ConvTranspose3d(3, 5, 2))
+
+
+def test_conv_transpose3d_errors():
+    with pytest.raises(RuntimeError):
+        EF.conv_transpose3d(ember.randn(2, 3, 4), ember.randn(3, 2, 1, 1, 1))
+    with pytest.raises(RuntimeError):
+        EF.conv_transpose3d(ember.randn(1, 3, 2, 2, 2), ember.randn(4, 2, 1, 1, 1))
+    with pytest.raises(RuntimeError):
+        torch.conv_transpose3d(torch.randn(1, 3, 2, 2, 2), torch.randn(4, 2, 1, 1, 1))
+
+
+def test_conv_tbc():
+    x, w, b = randn(7, 2, 3), randn(3, 3, 5, seed=1), randn(5, seed=2)
+    for pad in (0, 1, 2):
+        check(EF.conv_tbc, TF.conv_tbc, x, w, b, pad)
+        check(ember.conv_tbc, torch.conv_tbc, x, w, b, pad)
+    for bad in [(randn(2, 3), w, b), (x, randn(3, 4, 5), b), (x, w, randn(4))]:
+        with pytest.raises(RuntimeError):
+            torch.conv_tbc(*bad)
+        with pytest.raises(RuntimeError):
+            ember.conv_tbc(*[from_torch(t) for t in bad])
+
+
+# ---- affine_grid and grid_sample ---------------------------------------------------------------
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid(align_corners):
+    theta = randn(2, 2, 3)
+    check(EF.affine_grid, TF.affine_grid, theta, [2, 3, 4, 5], kw=dict(align_corners=align_corners))
+    theta3 = randn(2, 3, 4, seed=3)
+    check(EF.affine_grid, TF.affine_grid, theta3, [2, 1, 3, 2, 4], kw=dict(align_corners=align_corners))
+
+
+def test_affine_grid_errors():
+    for theta, size, exc in [
+        (randn(2, 2, 2), [2, 3, 4, 5], ValueError),
+        (randn(2, 2, 3), [2, 3, 4], NotImplementedError),
+        (randn(2, 2, 3), [2, 3, 0, 5], ValueError),
+    ]:
+        with pytest.raises(exc):
+            TF.affine_grid(theta, size, align_corners=False)
+        with pytest.raises(exc):
+            EF.affine_grid(from_torch(theta), size, align_corners=False)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_2d(mode, padding_mode, align_corners):
+    x = randn(2, 3, 4, 5)
+    # points inside, on the border and well outside the input; no ties for nearest
+    grid = (randn(2, 3, 6, 2, seed=4, grad=False) * 0.9).requires_grad_(mode == "bilinear")
+    kw = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    check(EF.grid_sample, TF.grid_sample, x, grid, kw=kw)
+    x32, g32 = randn(1, 2, 3, 3, dtype=torch.float32), randn(1, 2, 2, 2, seed=5, dtype=torch.float32, grad=False)
+    check(EF.grid_sample, TF.grid_sample, x32, (g32 * 0.7).requires_grad_(mode == "bilinear"), kw=kw)
+
+
+def test_grid_sample_errors():
+    x, g = randn(1, 2, 3, 3), randn(1, 2, 2, 2)
+    for args, kw in [((x, g), dict(mode="cubic")), ((x, g), dict(padding_mode="wrap")),
+                     ((x, randn(1, 2, 2, 3)), {}), ((x, randn(2, 2, 2, 2)), {}), ((randn(2, 3), g), {})]:
+        with pytest.raises(Exception) as et:
+            TF.grid_sample(*args, align_corners=False, **kw)
+        with pytest.raises(et.type):
+            EF.grid_sample(*[from_torch(t) for t in args], align_corners=False, **kw)
+
+
+# ---- the top-level functional forms ------------------------------------------------------------
+def test_top_level_losses_take_enum_reductions():
+    a, b, t = randn(4, 5), randn(4, 5, seed=1), torch.tensor([1.0, -1, 1, -1], dtype=torch.float64)
+    for red in (0, 1, 2):
+        check(ember.kl_div, torch.kl_div, a, b.detach().softmax(1), red)
+        check(ember.hinge_embedding_loss, torch.hinge_embedding_loss, a, torch.sign(b.detach()), 0.5, red)
+        check(ember.margin_ranking_loss, torch.margin_ranking_loss, a[:, 0], b[:, 0], t, 0.1, red)
+        check(ember.cosine_embedding_loss, torch.cosine_embedding_loss, a, b, t, 0.2, red)
+        check(ember.triplet_margin_loss, torch.triplet_margin_loss, a, b, randn(4, 5, seed=2), 1.0, 2.0, 1e-6,
+              False, red)
+        check(ember.poisson_nll_loss, torch.poisson_nll_loss, a, b.detach().abs(), True, False, 1e-8, red)
+    with pytest.raises(ValueError):
+        ember.kl_div(from_torch(a), from_torch(b), 3)
+
+
+def test_top_level_dropouts():
+    x = torch.ones(3, 4, 5, dtype=torch.float64)
+    for name in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"):
+        for train in (True, False):
+            torch.manual_seed(3)
+            ember.manual_seed(3)
+            close(getattr(ember, name)(from_torch(x), 0.4, train), getattr(torch, name)(x, 0.4, train))
+            torch.manual_seed(3)
+            ember.manual_seed(3)
+            xe, xt = from_torch(x), x.clone()
+            getattr(ember, name + "_")(xe, 0.4, train)
+            getattr(torch, name + "_")(xt, 0.4, train)
+            close(xe, xt)
+    for train in (True, False):
+        torch.manual_seed(5)
+        ember.manual_seed(5)
+        oe, me = ember.native_dropout(from_torch(x), 0.3, train)
+        ot, mt = torch.native_dropout(x, 0.3, train)
+        close(oe, ot)
+        close(me, mt)
+
+
+def test_top_level_layers():
+    x = randn(2, 4, 6)
+    check(ember.max_pool1d, torch.max_pool1d, x, 2)
+    check(ember.max_pool1d, torch.max_pool1d, x, 3, 2, 1)
+    check(ember.max_pool1d_with_indices, torch.max_pool1d_with_indices, x, 2, n_out=2)
+    check(ember.avg_pool1d, torch.avg_pool1d, x, 3, [], 1, False, False)
+    check(ember.adaptive_avg_pool1d, torch.adaptive_avg_pool1d, x, 4)
+    check(ember.adaptive_max_pool1d, torch.adaptive_max_pool1d, x, 4, n_out=2)
+    x3 = randn(1, 2, 4, 4, 4)
+    check(ember.max_pool3d, torch.max_pool3d, x3, 2)
+    check(ember.conv3d, torch.conv3d, x3, randn(3, 2, 2, 2, 2, seed=1), None, 1, 1)
+    check(ember.conv_transpose1d, torch.conv_transpose1d, x, randn(4, 3, 2, seed=1), None, 2)
+    check(ember.prelu, torch.prelu, x, randn(4, seed=1))
+    check(ember.hardshrink, torch.hardshrink, x, 0.3)
+    check(lambda t: t.hardshrink(0.7), lambda t: t.hardshrink(0.7), x)
+    check(lambda t, w: t.prelu(w), lambda t, w: t.prelu(w), x, randn(1, seed=2))
+    check(ember.rrelu, torch.rrelu, x)
+    check(ember.bilinear, torch.bilinear, randn(3, 2), randn(3, 4, seed=1), randn(5, 2, 4, seed=2), randn(5))
+    check(ember.cosine_similarity, torch.cosine_similarity, randn(3, 4), randn(3, 4, seed=1))
+    check(ember.pairwise_distance, torch.pairwise_distance, randn(3, 4), randn(3, 4, seed=1), 1.5, 1e-6, True)
+    check(ember.pdist, torch.pdist, randn(4, 3), 3)
+    check(ember.pixel_shuffle, torch.pixel_shuffle, randn(1, 8, 2, 3), 2)
+    check(ember.pixel_unshuffle, torch.pixel_unshuffle, randn(1, 2, 4, 6), 2)
+    check(ember.channel_shuffle, torch.channel_shuffle, randn(1, 6, 2, 2), 3)
+    check(ember.native_channel_shuffle, torch.native_channel_shuffle, randn(1, 6, 2, 2, grad=False), 2)
+    check(ember.rms_norm, torch.rms_norm, x, [6], randn(6, seed=3), 1e-5)
+    check(ember.instance_norm, torch.instance_norm, x, randn(4, seed=1), randn(4, seed=2), None, None, True,
+          0.1, 1e-5, False)
+
+
+def test_top_level_norms():
+    x = randn(3, 4)
+    check(ember.frobenius_norm, torch.frobenius_norm, x, [0, 1])
+    check(ember.frobenius_norm, torch.frobenius_norm, randn(2, 3, 4), [2], True)
+    check(ember.nuclear_norm, torch.nuclear_norm, x)
+    check(ember.nuclear_norm, torch.nuclear_norm, randn(2, 3, 4), [1, 2], True)
+    # PyTorch has native_norm for sparse tensors only
+    with pytest.raises(NotImplementedError):
+        torch.native_norm(x)
+    with pytest.raises(NotImplementedError):
+        ember.native_norm(from_torch(x))
+    for dim in (0, 1, -1):
+        check(ember.norm_except_dim, torch.norm_except_dim, x, 2, dim)
+    check(ember.norm_except_dim, torch.norm_except_dim, randn(2, 3, 4), 3, 1)
+
+
+def test_top_level_cells():
+    x, h, c = randn(3, 4), randn(3, 5, seed=1), randn(3, 5, seed=2)
+    for name, gates in (("rnn_tanh_cell", 1), ("rnn_relu_cell", 1), ("gru_cell", 3)):
+        w_ih, w_hh, b = randn(5 * gates, 4, seed=3), randn(5 * gates, 5, seed=4), randn(5 * gates, seed=5)
+        check(getattr(ember, name), getattr(torch, name), x, h, w_ih, w_hh, b, b)
+        check(getattr(ember, name), getattr(torch, name), x, h, w_ih, w_hh)
+    w_ih, w_hh, b = randn(20, 4, seed=3), randn(20, 5, seed=4), randn(20, seed=5)
+    te = [from_torch(t) for t in (x, h, c, w_ih, w_hh, b)]
+    he, ce = ember.lstm_cell(te[0], (te[1], te[2]), te[3], te[4], te[5], te[5])
+    ht, ct = torch.lstm_cell(x, (h, c), w_ih, w_hh, b, b)
+    close(he, ht)
+    close(ce, ct)
+    (ht.sum() + ct.pow(2).sum()).backward()
+    (he.sum() + ce.pow(2).sum()).backward()
+    for a, b_ in zip(te, (x, h, c, w_ih, w_hh)):
+        close(a.grad, b_.grad)
