@@ -12,7 +12,8 @@ from ember.nn import functional as F
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d",
     "bilinear", "channel_shuffle", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose3d",
-    "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_", "feature_alpha_dropout",
+    "affine_grid_generator", "cosine_embedding_loss", "cosine_similarity", "ctc_loss", "grid_sampler",
+    "grid_sampler_2d", "dropout", "dropout_", "feature_alpha_dropout",
     "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "frobenius_norm", "gru_cell",
     "hardshrink", "hinge_embedding_loss", "instance_norm", "kl_div", "lstm_cell", "margin_ranking_loss",
     "max_pool1d", "max_pool1d_with_indices", "max_pool3d", "native_channel_shuffle", "native_dropout",
@@ -203,6 +204,32 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction_name(reduction))
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction_name(reduction),
+                      zero_infinity)
+
+
+# ---- sampling grids -----------------------------------------------------------------------------
+_INTERPOLATIONS = ("bilinear", "nearest", "bicubic")
+_PADDINGS = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sample with the modes as PyTorch's enum ints."""
+    return F.grid_sample(input, grid, _INTERPOLATIONS[interpolation_mode], _PADDINGS[padding_mode], align_corners)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 4:
+        raise RuntimeError(f"grid_sampler_2d(): expected 4D input and grid, but got input with sizes "
+                           f"{list(input.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    return F.affine_grid(theta, size, align_corners)
 
 
 # ---- norms --------------------------------------------------------------------------------------

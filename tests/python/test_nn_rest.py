@@ -236,3 +236,134 @@ def test_top_level_cells():
     (he.sum() + ce.pow(2).sum()).backward()
     for a, b_ in zip(te, (x, h, c, w_ih, w_hh)):
         close(a.grad, b_.grad)
+
+
+# ---- ctc_loss and CTCLoss ----------------------------------------------------------------------
+def _ctc_inputs(seed, T=6, N=3, C=5, S=3):
+    g = torch.Generator().manual_seed(seed)
+    lp = torch.randn(T, N, C, dtype=torch.float64, generator=g).log_softmax(2).detach().requires_grad_()
+    return lp, torch.randint(1, C, (N, S), generator=g)
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss(reduction, zero_infinity):
+    lp, targets = _ctc_inputs(0)
+    kw = dict(reduction=reduction, zero_infinity=zero_infinity)
+    check(EF.ctc_loss, TF.ctc_loss, lp, targets, [6, 5, 4], [3, 2, 1], kw=kw)
+    # concatenated 1-d targets, tensor lengths, a repeated label and an empty target
+    flat = torch.tensor([2, 2, 3, 1])
+    lengths = (torch.tensor([6, 6, 3]), torch.tensor([2, 2, 0]))
+    check(EF.ctc_loss, TF.ctc_loss, lp, flat, *lengths, kw=kw)
+    check(ember.ctc_loss, torch.ctc_loss, lp, targets, [6, 5, 4], [3, 2, 1], 0, {"none": 0, "mean": 1,
+          "sum": 2}[reduction], zero_infinity)
+
+
+def test_ctc_loss_impossible_and_blank():
+    lp, _ = _ctc_inputs(1, T=2, N=1)
+    targets = torch.tensor([[1, 1, 1]])
+    # an impossible alignment: inf, or 0 and a zero gradient with zero_infinity
+    close(EF.ctc_loss(from_torch(lp), from_torch(targets), [2], [3], reduction="none"),
+          TF.ctc_loss(lp, targets, [2], [3], reduction="none").detach())
+    check(EF.ctc_loss, TF.ctc_loss, lp, targets, [2], [3], kw=dict(reduction="none", zero_infinity=True))
+    lp, targets = _ctc_inputs(2)
+    check(EF.ctc_loss, TF.ctc_loss, lp, targets.clamp(max=3), [6, 6, 6], [3, 3, 3], kw=dict(blank=4))
+    module = ember.nn.CTCLoss(blank=4, reduction="sum")
+    assert repr(module) == repr(torch.nn.CTCLoss(blank=4, reduction="sum"))
+    close(module(from_torch(lp), from_torch(targets.clamp(max=3)), [6, 6, 6], [3, 3, 3]),
+          torch.nn.CTCLoss(blank=4, reduction="sum")(lp, targets.clamp(max=3), [6, 6, 6], [3, 3, 3]).detach())
+    with pytest.raises(RuntimeError):
+        EF.ctc_loss(from_torch(lp), from_torch(targets), [7, 6, 6], [3, 3, 3])
+    with pytest.raises(ValueError):
+        EF.ctc_loss(from_torch(lp), from_torch(targets), [6, 6, 6], [3, 3, 3], reduction="avg")
+
+
+# ---- fractional max pooling --------------------------------------------------------------------
+@pytest.mark.parametrize("kernel,out", [(2, (4, 5)), ((3, 2), (2, 3)), (1, (7, 8)), (2, (1, 1))])
+def test_fractional_max_pool2d(kernel, out):
+    x = randn(2, 3, 7, 8)
+    samples = torch.rand(2, 3, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    kw = dict(output_size=out, return_indices=True, _random_samples=samples)
+    check(EF.fractional_max_pool2d, TF.fractional_max_pool2d, x, kernel, kw=kw, n_out=2)
+    kw = dict(output_size=out, _random_samples=samples[:1])
+    check(EF.fractional_max_pool2d, TF.fractional_max_pool2d, randn(3, 7, 8, seed=2), kernel, kw=kw)
+
+
+def test_fractional_max_pool_draws_as_pytorch():
+    x = randn(2, 3, 9, 9, grad=False, dtype=torch.float32)
+    for ratio in ((0.5, 0.5), (0.7, 0.4)):
+        torch.manual_seed(4)
+        ember.manual_seed(4)
+        close(EF.fractional_max_pool2d(from_torch(x), 3, output_ratio=ratio),
+              TF.fractional_max_pool2d(x, 3, output_ratio=ratio))
+    torch.manual_seed(5)
+    ember.manual_seed(5)
+    tm, em = torch.nn.FractionalMaxPool2d(2, output_ratio=0.5), ember.nn.FractionalMaxPool2d(2, output_ratio=0.5)
+    assert repr(em) == repr(tm)
+    close(em(from_torch(x)), tm(x))
+    x3 = randn(1, 2, 6, 7, 8, dtype=torch.float32)
+    samples = torch.rand(1, 2, 3, generator=torch.Generator().manual_seed(6))
+    kw = dict(output_size=(3, 4, 5), return_indices=True, _random_samples=samples)
+    check(EF.fractional_max_pool3d, TF.fractional_max_pool3d, x3, 2, kw=kw, n_out=2)
+    torch.manual_seed(7)
+    ember.manual_seed(7)
+    close(ember.nn.FractionalMaxPool3d(2, output_size=3)(from_torch(x3.detach())),
+          torch.nn.FractionalMaxPool3d(2, output_size=3)(x3.detach()))
+
+
+def test_fractional_max_pool_errors():
+    for kw in (dict(), dict(output_size=2, output_ratio=0.5), dict(output_ratio=1.5)):
+        with pytest.raises(ValueError):
+            torch.nn.FractionalMaxPool2d(2, **kw)
+        with pytest.raises(ValueError):
+            ember.nn.FractionalMaxPool2d(2, **kw)
+    with pytest.raises(RuntimeError):
+        TF.fractional_max_pool2d(torch.randn(1, 1, 4, 4), 3, output_size=3)
+    with pytest.raises(RuntimeError):
+        EF.fractional_max_pool2d(ember.randn(1, 1, 4, 4), 3, output_size=3)
+
+
+# ---- CrossMapLRN2d and AdaptiveLogSoftmaxWithLoss ----------------------------------------------
+@pytest.mark.parametrize("channels", [1, 2, 3, 6])
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5])
+def test_cross_map_lrn2d(channels, size):
+    x = randn(2, channels, 3, 3)
+    tm = torch.nn.CrossMapLRN2d(size, alpha=0.3, beta=0.6, k=1.5)
+    em = ember.nn.CrossMapLRN2d(size, alpha=0.3, beta=0.6, k=1.5)
+    assert repr(em) == repr(tm)
+    close(em(from_torch(x)), tm(x).detach())
+    # PyTorch's own backward does not pass gradcheck; Ember's gradient is that of the forward
+    xe = from_torch(x)
+    assert ember.autograd.gradcheck(em, (xe,))
+    with pytest.raises(ValueError):
+        em(ember.randn(2, 3, 4))
+
+
+def test_adaptive_log_softmax_with_loss():
+    torch.manual_seed(0)
+    tm = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [5, 10], div_value=2.0, head_bias=True).double()
+    em = ember.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [5, 10], div_value=2.0, head_bias=True).double()
+    assert repr(em) == repr(tm)
+    em.load_state_dict({k: from_torch(v) for k, v in tm.state_dict().items()})
+    x, target = randn(7, 16, grad=False), torch.tensor([0, 4, 5, 9, 10, 19, 3])
+    rt, re_ = tm(x, target), em(from_torch(x), from_torch(target))
+    close(re_.output, rt.output.detach())
+    close(re_.loss, rt.loss.detach())
+    rt.loss.backward()
+    re_.loss.backward()
+    for pe, pt in zip(em.parameters(), tm.parameters()):
+        close(pe.grad, pt.grad)
+    close(em.log_prob(from_torch(x)), tm.log_prob(x).detach())
+    close(em.predict(from_torch(x)), tm.predict(x))
+    one = em(from_torch(x[0]), from_torch(target[0]))
+    close(one.output, tm(x[0], target[0]).output.detach())
+    for bad in (torch.tensor([0, 20, 1, 1, 1, 1, 1]), torch.tensor([[1]])):
+        with pytest.raises(RuntimeError):
+            tm(x, bad)
+        with pytest.raises(RuntimeError):
+            em(from_torch(x), from_torch(bad))
+    for cutoffs in ([], [5, 5], [10, 5], [0, 5], [5, 20]):
+        with pytest.raises(ValueError):
+            torch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, cutoffs)
+        with pytest.raises(ValueError):
+            ember.nn.AdaptiveLogSoftmaxWithLoss(16, 20, cutoffs)

@@ -32,6 +32,8 @@ from ember.nn.modules.transformer import *  # noqa: F401,F403
 from ember.nn.modules.upsampling import *  # noqa: F401,F403
 from ember.nn.modules import lazy as _lazy  # noqa: E402
 from ember.nn.modules.lazy import *  # noqa: F401,F403
+from ember.nn.modules import rest as _rest  # noqa: E402
+from ember.nn.modules.rest import *  # noqa: F401,F403
 
 __all__ = [
     "Module",
@@ -83,6 +85,7 @@ __all__ = [
     *_upsampling.__all__,
     *_extra.__all__,
     *_loss_more.__all__,
+    *_rest.__all__,
     *[n for n in _lazy.__all__ if n != "LazyModuleMixin"],
     "CELU", "ELU", "GELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
     "LogSoftmax", "Mish", "ReLU6", "SiLU", "Softmax", "Softmin", "Softplus", "Softsign", "Tanhshrink", "Threshold",
@@ -102,9 +105,9 @@ _HOMES = {
     _linear: ["Bilinear"],
     _conv: ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
             "LazyConvTranspose3d"],
-    _loss: [*_loss_more.__all__],
-    _pooling: ["LPPool1d", "LPPool2d", "LPPool3d"],
-    _normalization: ["LocalResponseNorm", "RMSNorm"],
+    _loss: [*_loss_more.__all__, "CTCLoss"],
+    _pooling: ["LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"],
+    _normalization: ["LocalResponseNorm", "RMSNorm", "CrossMapLRN2d"],
     _dropout: ["AlphaDropout", "Dropout3d", "FeatureAlphaDropout"],
     _batchnorm: ["BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"],
 }
