@@ -343,7 +343,6 @@ KNOWN_GAPS = {
         "warnings",
     ],
     "optim": [
-        "SparseAdam",
         "swap_in_optimizer_params_and_state",
     ],
     "optim.lr_scheduler": [],

@@ -367,3 +367,30 @@ def test_adaptive_log_softmax_with_loss():
             torch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, cutoffs)
         with pytest.raises(ValueError):
             ember.nn.AdaptiveLogSoftmaxWithLoss(16, 20, cutoffs)
+
+
+# ---- SparseAdam --------------------------------------------------------------------------------
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_adam_on_embedding_rows(maximize):
+    """Ember's dense embedding gradient against PyTorch's sparse one: the same lazy updates."""
+    torch.manual_seed(0)
+    tm = torch.nn.Embedding(10, 4, sparse=True)
+    em = ember.nn.Embedding(10, 4)
+    em.weight.data = from_torch(tm.weight.detach())
+    to = torch.optim.SparseAdam(tm.parameters(), lr=0.1, betas=(0.8, 0.99), maximize=maximize)
+    eo = ember.optim.SparseAdam(em.parameters(), lr=0.1, betas=(0.8, 0.99), maximize=maximize)
+    assert repr(eo) == repr(to)
+    for rows in ([1, 2, 2, 5], [3, 1], [9, 0, 1], [5]):
+        to.zero_grad()
+        tm(torch.tensor(rows)).pow(2).sum().backward()
+        to.step()
+        eo.zero_grad()
+        em(ember.tensor(rows)).pow(2).sum().backward()
+        eo.step()
+        close(em.weight.detach(), tm.weight.detach())
+    assert eo.state_dict()["param_groups"] == to.state_dict()["param_groups"]
+    for kw in (dict(lr=0.0), dict(eps=0.0), dict(betas=(1.0, 0.9)), dict(betas=(0.9, -0.1))):
+        with pytest.raises(ValueError):
+            torch.optim.SparseAdam(tm.parameters(), **kw)
+        with pytest.raises(ValueError):
+            ember.optim.SparseAdam(em.parameters(), **kw)
