@@ -66,7 +66,7 @@ class GPT(nn.Module):
             if pn.endswith("c_proj.weight"):
                 torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * n_layer))
         n_params = sum(p.numel() for p in self.transformer.parameters())
-        print("number of parameters: %.2fK" % (n_params / 1e3,))
+        print(f"number of parameters: {n_params / 1e3:.2f}K")
 
     def _init_weights(self, module):
         if isinstance(module, nn.Linear):
@@ -84,7 +84,7 @@ class GPT(nn.Module):
         whitelist, blacklist = (torch.nn.Linear,), (torch.nn.LayerNorm, torch.nn.Embedding)
         for mn, m in self.named_modules():
             for pn, p in m.named_parameters():
-                fpn = "%s.%s" % (mn, pn) if mn else pn
+                fpn = f"{mn}.{pn}" if mn else pn
                 if pn.endswith("bias"):
                     no_decay.add(fpn)
                 elif pn.endswith("weight") and isinstance(m, whitelist):
