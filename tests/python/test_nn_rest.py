@@ -26,7 +26,8 @@ def check(fe, ft, *inputs, kw=None, n_out=None):
     inputs = [t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
               for t in inputs]
     te = [from_torch(t) if isinstance(t, torch.Tensor) else t for t in inputs]
-    rt, re_ = ft(*inputs, **kw), fe(*te, **kw)
+    kw_e = {k: from_torch(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+    rt, re_ = ft(*inputs, **kw), fe(*te, **kw_e)
     if n_out is not None:
         for a, b in zip(re_[1:], rt[1:]):
             close(a, b)

@@ -136,14 +136,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 # ---- fractional max pooling --------------------------------------------------------------------
-def _window_starts(sample, n_in, n_out, kernel):
-    if n_out == 1:
-        return [n_in - kernel]
-    alpha = (n_in - kernel) / (n_out - 1)
-    starts = [int((i + sample) * alpha) - int(sample * alpha) for i in range(n_out - 1)]
-    return starts + [n_in - kernel]
-
-
 def _fractional(input, kernel_size, output_size, output_ratio, return_indices, samples, dims):
     name = f"fractional_max_pool{dims}d"
     kernel = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * dims
@@ -169,19 +161,22 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     n, c = x.shape[0], x.shape[1]
     if samples is None:
         samples = ember.rand(n, c, dims, dtype=x.dtype)
-    table = samples.tolist()
-    # per plane: the flat input positions of every window element, (N, C, out..., window...)
-    positions = []
-    for b in range(n):
-        for ch in range(c):
-            # 2-d samples are (width, height); 3-d ones (depth, height, width), as PyTorch's kernels
-            order = [dims - 1 - d for d in range(dims)] if dims == 2 else list(range(dims))
-            starts = [_window_starts(table[b][ch][order[d]], spatial[d], out[d], kernel[d]) for d in range(dims)]
-            positions.append(starts)
+    # window starts of every plane, (N, C, out_d) per dimension, computed in float64 as PyTorch's
+    # kernel does (its accumulate type); int() truncation is floor for these non-negative values
+    order = [dims - 1 - d for d in range(dims)] if dims == 2 else list(range(dims))
+    u = samples.to(ember.float64)
     index = None
     stride = 1
     for d in reversed(range(dims)):
-        starts = ember.tensor([p[d] for p in positions], dtype=ember.int64).reshape(n, c, out[d])
+        sample = u[:, :, order[d]].unsqueeze(-1)
+        if out[d] > 1:
+            alpha = (spatial[d] - kernel[d]) / (out[d] - 1)
+            steps = ember.arange(out[d], dtype=ember.float64)
+            starts = ember.floor((steps + sample) * alpha) - ember.floor(sample * alpha)
+            last = ember.arange(out[d]) == out[d] - 1
+            starts = ember.where(last, ember.full_like(starts, spatial[d] - kernel[d]), starts).long()
+        else:
+            starts = ember.full((n, c, 1), spatial[d] - kernel[d], dtype=ember.int64)
         offsets = starts.unsqueeze(-1) + ember.arange(kernel[d])  # (N, C, out_d, k_d)
         shape = [n, c] + [1] * dims + [1] * dims
         shape[2 + d], shape[2 + dims + d] = out[d], kernel[d]
