@@ -19,7 +19,7 @@ __all__ = [
     "max_pool1d", "max_pool1d_with_indices", "max_pool3d", "native_channel_shuffle", "native_dropout",
     "native_norm", "norm_except_dim", "nuclear_norm", "pairwise_distance", "pdist", "pixel_shuffle",
     "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu",
-    "rrelu_", "triplet_margin_loss",
+    "rrelu_", "triplet_margin_loss", "lstm", "gru", "rnn_tanh", "rnn_relu",
 ]
 
 _REDUCTION_NAMES = {0: "none", 1: "mean", 2: "sum"}
@@ -306,3 +306,68 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     z = ember.sigmoid(i_z + h_z)
     n = ember.tanh(i_n + r * h_n)
     return (1 - z) * n + z * hx
+
+
+# ---- whole-sequence recurrent layers -------------------------------------------------------------
+def _run_layers(cell, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """Every layer and direction of a stacked recurrent net, step by step with cell.
+    hx is a tuple of (layers * directions, batch, hidden) states; params are PyTorch's flat
+    list: w_ih, w_hh (, b_ih, b_hh) per layer and direction."""
+    directions = 2 if bidirectional else 1
+    per = 4 if has_biases else 2
+    if len(params) != num_layers * directions * per:
+        raise RuntimeError(f"Expected {num_layers * directions * per} parameters, got {len(params)}")
+    if input.dim() != 3:
+        # the top-level forms take batched input only (the modules add the batch dimension)
+        raise IndexError(f"Dimension out of range: expected 3-D input, got {input.dim()}-D")
+    x = input.transpose(0, 1) if batch_first else input
+    states = list(hx)
+    finals = [[] for _ in states]
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            k = (layer * directions + direction) * per
+            weights = list(params[k : k + per]) + [None] * (4 - per)
+            state = tuple(s[layer * directions + direction] for s in states)
+            steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
+            seq = [None] * x.shape[0]
+            for t in steps:
+                state = cell(x[t], state, *weights)
+                seq[t] = state[0]
+            outputs.append(ember.stack(seq))
+            for i, s in enumerate(state):
+                finals[i].append(s)
+        x = outputs[0] if directions == 1 else ember.cat(outputs, 2)
+        if dropout and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    out = x.transpose(0, 1) if batch_first else x
+    return out, [ember.stack(f) for f in finals]
+
+
+def _as_pair(cell):
+    return lambda x, state, *w: (cell(x, state[0], *w),)
+
+
+def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """(output, h_n, c_n) of a stacked LSTM, as torch.lstm."""
+    out, (h, c) = _run_layers(lambda x, s, *w: lstm_cell(x, s, *w), input, tuple(hx), params, has_biases,
+                              num_layers, dropout, train, bidirectional, batch_first)
+    return out, h, c
+
+
+def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    out, (h,) = _run_layers(_as_pair(gru_cell), input, (hx,), params, has_biases, num_layers, dropout, train,
+                            bidirectional, batch_first)
+    return out, h
+
+
+def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    out, (h,) = _run_layers(_as_pair(rnn_tanh_cell), input, (hx,), params, has_biases, num_layers, dropout,
+                            train, bidirectional, batch_first)
+    return out, h
+
+
+def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    out, (h,) = _run_layers(_as_pair(rnn_relu_cell), input, (hx,), params, has_biases, num_layers, dropout,
+                            train, bidirectional, batch_first)
+    return out, h

@@ -395,3 +395,35 @@ def test_sparse_adam_on_embedding_rows(maximize):
             torch.optim.SparseAdam(tm.parameters(), **kw)
         with pytest.raises(ValueError):
             ember.optim.SparseAdam(em.parameters(), **kw)
+
+
+@pytest.mark.parametrize("name,module", [("lstm", "LSTM"), ("gru", "GRU"), ("rnn_tanh", "RNN"), ("rnn_relu", "RNN")])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_top_level_recurrent_layers(name, module, bidirectional, batch_first):
+    torch.manual_seed(0)
+    kw = dict(nonlinearity="relu") if name == "rnn_relu" else {}
+    m = getattr(torch.nn, module)(3, 4, 2, bidirectional=bidirectional, batch_first=batch_first, **kw).double()
+    params = [p.detach().clone().requires_grad_() for p in m._flat_weights]
+    x = randn(*((2, 5, 3) if batch_first else (5, 2, 3)))
+    h = randn(4 if bidirectional else 2, 2, 4, seed=1)
+    hx = (h, randn(*h.shape, seed=2)) if name == "lstm" else h
+    rt = getattr(torch, name)(x, hx, params, True, 2, 0.0, False, bidirectional, batch_first)
+    pe = [from_torch(p) for p in params]
+    xe = from_torch(x)
+    hxe = tuple(from_torch(t) for t in hx) if name == "lstm" else from_torch(hx)
+    re_ = getattr(ember, name)(xe, hxe, pe, True, 2, 0.0, False, bidirectional, batch_first)
+    assert len(re_) == len(rt)
+    for a, b in zip(re_, rt):
+        close(a, b.detach())
+    sum(t.sum() for t in rt).backward()
+    sum(t.sum() for t in re_).backward()
+    close(xe.grad, x.grad)
+    for a, b in zip(pe, params):
+        close(a.grad, b.grad)
+    with pytest.raises(IndexError):
+        torch.gru(torch.randn(5, 3), torch.randn(1, 4), [p.float() for p in params[:2]], False, 1, 0.0, False,
+                  False, False)
+    with pytest.raises(IndexError):
+        ember.gru(ember.randn(5, 3), ember.randn(1, 4), [p.float() for p in pe[:2]], False, 1, 0.0, False, False,
+                  False)
