@@ -427,3 +427,25 @@ def test_top_level_recurrent_layers(name, module, bidirectional, batch_first):
     with pytest.raises(IndexError):
         ember.gru(ember.randn(5, 3), ember.randn(1, 4), [p.float() for p in pe[:2]], False, 1, 0.0, False, False,
                   False)
+
+
+# ---- interpolate: trilinear and 1-d / 3-d area -------------------------------------------------
+@pytest.mark.parametrize(
+    "kw",
+    [dict(size=(4, 7, 8)), dict(scale_factor=(1.5, 0.5, 2.0)), dict(size=(2, 9, 3), align_corners=True),
+     dict(scale_factor=2.3), dict(scale_factor=0.7, recompute_scale_factor=True)],
+)
+def test_interpolate_trilinear(kw):
+    x = randn(2, 3, 3, 5, 6)
+    check(EF.interpolate, TF.interpolate, x, kw=dict(mode="trilinear", **kw))
+    x32 = randn(1, 2, 3, 4, 5, dtype=torch.float32).transpose(3, 4)
+    te = EF.interpolate(from_torch(x32), mode="trilinear", **kw)
+    tt = TF.interpolate(x32, mode="trilinear", **kw)
+    close(te, tt.detach())
+    assert te.stride() == tt.stride()
+
+
+def test_interpolate_area_1d_3d():
+    check(EF.interpolate, TF.interpolate, randn(2, 3, 4, 6, 5), kw=dict(size=(2, 3, 5), mode="area"))
+    check(EF.interpolate, TF.interpolate, randn(2, 3, 7), kw=dict(size=3, mode="area"))
+    check(EF.interpolate, TF.interpolate, randn(2, 3, 7), kw=dict(scale_factor=0.5, mode="area"))
