@@ -239,7 +239,7 @@ def _trilinear(input, output_size, align_corners, scale_factors):
     """Trilinear resizing as linear resizing along depth, height and width in turn (the
     weights are separable, so each axis's pass is PyTorch's linear pass for that axis)."""
     x = input
-    n, c = x.shape[0], x.shape[1]
+    n = x.shape[0]
     for axis in range(3):
         size = None if output_size is None else [output_size[axis]]
         scale = None if scale_factors is None else [scale_factors[axis]]
