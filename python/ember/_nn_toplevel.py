@@ -13,7 +13,7 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d",
     "bilinear", "channel_shuffle", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose3d",
     "affine_grid_generator", "cosine_embedding_loss", "cosine_similarity", "ctc_loss", "grid_sampler",
-    "grid_sampler_2d", "dropout", "dropout_", "feature_alpha_dropout",
+    "grid_sampler_2d", "grid_sampler_3d", "dropout", "dropout_", "feature_alpha_dropout",
     "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "frobenius_norm", "gru_cell",
     "hardshrink", "hinge_embedding_loss", "instance_norm", "kl_div", "lstm_cell", "margin_ranking_loss",
     "max_pool1d", "max_pool1d_with_indices", "max_pool3d", "native_channel_shuffle", "native_dropout",
@@ -224,6 +224,13 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     if input.dim() != 4:
         raise RuntimeError(f"grid_sampler_2d(): expected 4D input and grid, but got input with sizes "
+                           f"{list(input.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 5:
+        raise RuntimeError(f"grid_sampler_3d(): expected 5D input and grid, but got input with sizes "
                            f"{list(input.shape)}")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 

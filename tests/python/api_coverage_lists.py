@@ -168,7 +168,6 @@ KNOWN_GAPS = {
         "get_device_module",
         "get_file_path",
         "gradient",
-        "grid_sampler_3d",
         "hamming_window",
         "hann_window",
         "has_lapack",

@@ -128,6 +128,22 @@ def test_grid_sample_2d(mode, padding_mode, align_corners):
     check(EF.grid_sample, TF.grid_sample, x32, (g32 * 0.7).requires_grad_(mode == "bilinear"), kw=kw)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_3d(mode, padding_mode, align_corners):
+    x = randn(2, 3, 4, 5, 6)
+    grid = (randn(2, 3, 2, 4, 3, seed=4, grad=False) * 0.9).requires_grad_(mode == "bilinear")
+    kw = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    check(EF.grid_sample, TF.grid_sample, x, grid, kw=kw)
+    enum = (["bilinear", "nearest"].index(mode), ["zeros", "border", "reflection"].index(padding_mode),
+            align_corners)
+    check(ember.grid_sampler_3d, torch.grid_sampler_3d, x, grid, *enum)
+    check(ember.grid_sampler, torch.grid_sampler, x, grid, *enum)
+    grid2 = randn(1, 2, 2, 2, seed=5, grad=False).requires_grad_(mode == "bilinear")
+    check(ember.grid_sampler_2d, torch.grid_sampler_2d, randn(1, 2, 3, 4), grid2, *enum)
+
+
 def test_grid_sample_errors():
     x, g = randn(1, 2, 3, 3), randn(1, 2, 2, 2)
     for args, kw in [((x, g), dict(mode="cubic")), ((x, g), dict(padding_mode="wrap")),

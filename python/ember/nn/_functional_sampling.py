@@ -229,8 +229,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got grid "
             f"with sizes {list(grid.shape)}"
         )
-    if input.dim() == 5 or mode == "bicubic":
-        raise NotImplementedError(f"grid_sample: mode '{mode}' on {input.dim()}-d input is not supported yet")
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample: mode 'bicubic' is not supported yet")
+    if input.dim() == 5:
+        return _grid_sample_3d(input, grid, mode, padding_mode, align_corners)
     n, c, height, width = input.shape
     out_h, out_w = grid.shape[1], grid.shape[2]
     points = grid.reshape(n, out_h * out_w, 2)
@@ -251,3 +253,39 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             + _gather_2d(flat, x0l + 1, y0l + 1, height, width) * (wx1 * wy1).unsqueeze(1)
         )
     return out.reshape(n, c, out_h, out_w)
+
+
+def _gather_3d(flat, ix, iy, iz, depth, height, width):
+    """flat (N, C, D*H*W) at integer positions (N, P): zero outside the input."""
+    inside = (ix >= 0) & (ix < width) & (iy >= 0) & (iy < height) & (iz >= 0) & (iz < depth)
+    index = (iz.clamp(0, depth - 1) * height + iy.clamp(0, height - 1)) * width + ix.clamp(0, width - 1)
+    values = flat.gather(2, index.long().unsqueeze(1).expand(-1, flat.shape[1], -1))
+    return values * inside.unsqueeze(1).to(flat.dtype)
+
+
+def _grid_sample_3d(input, grid, mode, padding_mode, align_corners):
+    """5-d grid_sample: nearest, or trilinear ('bilinear') over the 8 neighbours."""
+    n, c, depth, height, width = input.shape
+    out_shape = list(grid.shape[1:4])
+    points = grid.reshape(n, -1, 3)
+    x = _source_coord(points[..., 0], width, padding_mode, align_corners)
+    y = _source_coord(points[..., 1], height, padding_mode, align_corners)
+    z = _source_coord(points[..., 2], depth, padding_mode, align_corners)
+    flat = input.reshape(n, c, depth * height * width)
+    if mode == "nearest":
+        out = _gather_3d(flat, ember.round(x).long(), ember.round(y).long(), ember.round(z).long(), depth, height,
+                         width)
+        return out.reshape([n, c] + out_shape)
+    x0, y0, z0 = ember.floor(x), ember.floor(y), ember.floor(z)
+    fx, fy, fz = x - x0, y - y0, z - z0
+    x0, y0, z0 = x0.long(), y0.long(), z0.long()
+    out = None
+    for dz in (0, 1):
+        wz = fz if dz else 1 - fz
+        for dy in (0, 1):
+            wy = fy if dy else 1 - fy
+            for dx in (0, 1):
+                wx = fx if dx else 1 - fx
+                term = _gather_3d(flat, x0 + dx, y0 + dy, z0 + dz, depth, height, width) * (wx * wy * wz).unsqueeze(1)
+                out = term if out is None else out + term
+    return out.reshape([n, c] + out_shape)
