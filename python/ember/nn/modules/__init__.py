@@ -33,6 +33,7 @@ from ember.nn.modules.upsampling import *  # noqa: F401,F403
 from ember.nn.modules import lazy as _lazy  # noqa: E402
 from ember.nn.modules.lazy import *  # noqa: F401,F403
 from ember.nn.modules import rest as _rest  # noqa: E402
+from ember.nn.modules import adaptive  # noqa: E402,F401
 from ember.nn.modules.rest import *  # noqa: F401,F403
 
 __all__ = [
