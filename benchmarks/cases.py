@@ -474,6 +474,51 @@ def _mlp_jvp(lib):
     return step
 
 
+def _grid_sample(lib):
+    x = _data(lib, (8, 16, 32, 32), 40).requires_grad_()
+    grid = (_data(lib, (8, 24, 24, 2), 41) * 0.5).requires_grad_()
+
+    def step():
+        x.grad = grid.grad = None
+        lib.nn.functional.grid_sample(x, grid, align_corners=False).sum().backward()
+
+    return step
+
+
+def _ctc_loss(lib):
+    log_probs = _data(lib, (50, 16, 20), 42).log_softmax(2).detach().requires_grad_()
+    targets = _labels(lib, (16, 10), 19, seed=43) + 1
+    in_lens, tg_lens = [50] * 16, [10] * 16
+
+    def step():
+        log_probs.grad = None
+        lib.nn.functional.ctc_loss(log_probs, targets, in_lens, tg_lens).backward()
+
+    return step
+
+
+def _fractional_max_pool(lib):
+    x = _data(lib, (8, 16, 32, 32), 44).requires_grad_()
+    samples = _from_numpy(lib, np.random.default_rng(45).random((8, 16, 2)).astype("float32"))
+
+    def step():
+        x.grad = None
+        lib.nn.functional.fractional_max_pool2d(x, 3, output_size=16, _random_samples=samples).sum().backward()
+
+    return step
+
+
+def _conv_transpose3d(lib):
+    x = _data(lib, (2, 8, 8, 16, 16), 46).requires_grad_()
+    weight = _data(lib, (8, 8, 3, 3, 3), 47).requires_grad_()
+
+    def step():
+        x.grad = weight.grad = None
+        lib.nn.functional.conv_transpose3d(x, weight, stride=2, padding=1).sum().backward()
+
+    return step
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -534,6 +579,10 @@ CASES += [
     Case("nn", "LSTM 32->64 on a packed batch of 16 (lengths 5..40) fwd+bwd", _packed_lstm, 1.0),
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
     Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
+    Case("nn", "grid_sample bilinear 8x16x32x32 at 24x24 fwd+bwd", _grid_sample, 1.0),
+    Case("nn", "ctc_loss T=50 N=16 C=20 S=10 fwd+bwd", _ctc_loss, 1.0),
+    Case("nn", "fractional_max_pool2d 8x16x32x32 k3 -> 16x16 fwd+bwd", _fractional_max_pool, 1.0),
+    Case("nn", "conv_transpose3d 2x8x8x16x16 3x3x3 stride 2 fwd+bwd", _conv_transpose3d, 1.2),
     Case("forward_ad", "jvp through an MLP 64-128-128-10 (batch 32, forward-mode AD)", _mlp_jvp, 1.0),
 ]
 

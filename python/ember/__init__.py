@@ -139,6 +139,15 @@ for _name, _fn in linalg.TOP_LEVEL.items():
     globals()[_name] = _fn
 del _name, _fn
 linalg._install_methods(Tensor)
+from ember import _nn_toplevel  # noqa: E402
+
+for _name in _nn_toplevel.__all__:
+    if _name not in globals():
+        globals()[_name] = getattr(_nn_toplevel, _name)
+for _name in ("prelu", "hardshrink"):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, getattr(_nn_toplevel, _name))
+del _name
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
