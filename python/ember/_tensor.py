@@ -186,7 +186,8 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
                 f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                 + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "")
             )
-        return self.transpose(-2, -1)
+        # The conjugate transpose: a lazy conjugate of the transposed view.
+        return self.transpose(-2, -1).conj()
 
     @property
     def mH(self):  # noqa: N802
@@ -197,7 +198,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
             raise RuntimeError(
                 f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
             )
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     def adjoint(self):
         if self.dim() == 0:

@@ -446,8 +446,13 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
     """(L L^T)^-1 from the Cholesky factor."""
-    eye = _eye(L.shape[-1], L).expand(*L.shape)
-    return _write_out(out, cholesky_solve(eye, L, upper))
+
+    def solve(factor, upper):
+        return cholesky_solve(_eye(factor.shape[-1], factor).expand(*factor.shape), factor, upper)
+
+    if ember.is_grad_enabled() and L.requires_grad:
+        return _write_out(out, _ag.CholeskyInverse.apply(L, upper, solve))
+    return _write_out(out, solve(L, upper))
 
 
 # ---- triangular ----------------------------------------------------------------------------------
