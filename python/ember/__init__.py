@@ -156,6 +156,10 @@ set_anomaly_enabled = _C._set_anomaly_enabled
 from ember.compiler import compile  # noqa: E402,F401
 from ember import distributions  # noqa: E402
 
+from ember import _argtypes  # noqa: E402
+
+# PyTorch's TypeError for a non-Tensor argument to a Python-level function.
+_argtypes.install(__import__("sys").modules[__name__])
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.

@@ -401,3 +401,25 @@ def test_adaptive_max_pool_impossible_sizes_fail_fast(code):
     # The allocation message names the byte count; the class must match.
     check_same(code, message="allocate" not in str(outcome(torch, code)[1]))
     assert time.monotonic() - t0 < 60
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.alias_copy(3)",
+        "F.bilinear(torch.ones(2, 3), 3, torch.ones(4, 3, 3))",
+        "torch.ones(3).outer(3)",
+        "torch.cov(torch.ones(2, 3), fweights=3)",
+        "torch.is_conj(3)",
+        "torch.linalg.lstsq(torch.ones(2, 2), 3)",
+        "torch.cholesky_solve(torch.ones(2, 2), 3)",
+        "F.cross_entropy(torch.ones(2, 3), 3)",
+        "torch.ones(2, 2).triangular_solve(3)",
+    ],
+)
+def test_non_tensor_arguments_raise_type_error(code):
+    # Python-level functions raise PyTorch's TypeError, not an AttributeError
+    # from inside; the message names the argument where PyTorch's does.
+    check_same(code, message=False)
+    assert outcome(ember, code)[1].endswith("must be Tensor, not int")
+
