@@ -230,6 +230,8 @@ def column_stack(tensors, *, out=None):
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         warnings.warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",

@@ -252,6 +252,8 @@ def nextafter_(self, other):
 
 def isposinf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isposinf", "input", 1, input)
+    if input.is_complex():
+        raise RuntimeError("isposinf does not support complex inputs.")
     return _out(
         input == math.inf if input.dtype.is_floating_point else _ember().zeros_like(input, dtype=_ember().bool), out
     )
@@ -259,6 +261,8 @@ def isposinf(input, *, out=None):  # noqa: A002
 
 def isneginf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isneginf", "input", 1, input)
+    if input.is_complex():
+        raise RuntimeError("isneginf does not support complex inputs.")
     ember = _ember()
     return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
 

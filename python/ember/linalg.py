@@ -998,7 +998,9 @@ def chain_matmul(*matrices, out=None):
         "instead, which accepts a list of two or more tensors rather than multiple parameters.",
     )
     if len(matrices) == 1:
-        return matrices[0].clone()
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
+        return _write_out(out, matrices[0].clone())
     return multi_dot(list(matrices), out=out)
 
 

@@ -423,3 +423,32 @@ def test_non_tensor_arguments_raise_type_error(code):
     check_same(code, message=False)
     assert outcome(ember, code)[1].endswith("must be Tensor, not int")
 
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.hardshrink(torch.arange(3), 1)",
+        "F.hardshrink(torch.tensor([True, False]))",
+        "F.softshrink(torch.arange(3))",
+        "F.softshrink(torch.arange(3), -1)",
+        "F.softshrink(torch.arange(3.), -1)",
+        "F.hardshrink(torch.tensor([-1., 0.3, 2.]))",
+        "torch.isneginf(torch.ones(2, dtype=torch.complex64))",
+        "torch.isposinf(torch.ones(2, dtype=torch.complex128))",
+        "torch.meshgrid()",
+        "torch.meshgrid([])",
+        "torch.chain_matmul(torch.ones(2, dtype=torch.int8))",
+        "torch.chain_matmul(torch.ones(2, 2, 2))",
+        "torch.chain_matmul(torch.arange(4.).reshape(2, 2))",
+        "torch.can_cast(torch.ones(2), torch.float32)",
+        "torch.can_cast(torch.float32, 3)",
+        "torch.can_cast(torch.float32, torch.int8)",
+        "torch.nonzero(torch.ones(2), as_tuple=(1,))",
+        "torch.nonzero(torch.ones(2), as_tuple=1)",
+        "torch.is_neg(torch.bfloat16)",
+        "torch.ones(2).is_neg()",
+    ],
+)
+def test_refused_as_torch(code):
+    check_same(code)

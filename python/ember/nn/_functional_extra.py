@@ -174,8 +174,17 @@ def prelu(input, weight):
     return ember.where(input > 0, input, w * input)
 
 
+def _require_floating_kernel(input, kernel):
+    """PyTorch's NotImplementedError for a kernel that has only floating loops."""
+    if isinstance(input, ember.Tensor) and not input.dtype.is_floating_point:
+        from ember._ops_math import _not_implemented
+
+        _not_implemented(kernel, input.dtype)
+
+
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
+    _require_floating_kernel(input, "hardshrink_cpu")
     return ember.where((input >= -lambd).logical_and(input <= lambd), ember.zeros_like(input), input)
 
 
@@ -186,6 +195,7 @@ def _dtype_max_repr(input):
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    _require_floating_kernel(input, "softshrink_check")
     if lambd < 0:
         from ember.nn._functional_nn import _dtype_name
 
