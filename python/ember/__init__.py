@@ -108,7 +108,7 @@ _legacy_types.install(globals(), Tensor)
 from ember import _functions  # noqa: E402
 
 for _name in _functions.__all__:
-    if _name not in globals() or _name in ("is_floating_point",):
+    if _name not in globals() or _name in ("is_floating_point", "binary_cross_entropy_with_logits"):
         globals()[_name] = getattr(_functions, _name)
 del _name
 

@@ -265,8 +265,16 @@ def detach(input):  # noqa: A002
     return input.detach()
 
 
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):  # noqa: A002
+    """The operator as torch binds it at the top level: its Python binding
+    reads the schema's default reduction (Mean) as 0, so an unreduced loss
+    (nn.functional's keeps 'mean')."""
+    return _C._VariableFunctions.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
 __all__ = [
     "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex", "is_conj",
     "result_type", "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d",
     "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
+    "binary_cross_entropy_with_logits",
 ]

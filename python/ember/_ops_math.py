@@ -175,7 +175,7 @@ def _integer_operands(kernel, a, b):
     ember = _ember()
     a, b = _wrap(a, b), _wrap(b, a)
     dtype = ember.result_type(a, b)
-    if dtype.is_floating_point or dtype == ember.bool:
+    if dtype.is_floating_point or dtype.is_complex or dtype == ember.bool:
         _not_implemented(kernel, dtype)
     return a.to(dtype), b.to(dtype)
 

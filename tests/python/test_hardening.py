@@ -452,3 +452,37 @@ def test_non_tensor_arguments_raise_type_error(code):
 )
 def test_refused_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.lcm(torch.tensor([1 + 0j, float('inf')]), torch.tensor([2 + 1j, 1j]))",
+        "torch.gcd(torch.tensor([3], dtype=torch.int8), torch.tensor([float('nan')], dtype=torch.complex64))",
+        "torch.tensor([1.]).lcm(torch.tensor([float('inf')], dtype=torch.complex128))",
+        "torch.lcm(torch.tensor([4, 6]), torch.tensor([6, 4]))",
+    ],
+)
+def test_gcd_lcm_of_complex_refused_not_looping(code):
+    check_same(code)
+
+
+BF16 = "(torch.arange(12, dtype=torch.float64) * 0.73 - 1.9).to(torch.bfloat16)"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        f"F.cosine_similarity(torch.ones(2, 2, dtype=torch.int64), {BF16}[0], dim=1)",
+        f"F.cosine_similarity(torch.ones(1, dtype=torch.int64).expand(2, 2), {BF16}[0], dim=1)",
+        f"F.cosine_similarity({BF16}.reshape(3, 4), torch.arange(12.).reshape(3, 4))",
+        "F.cosine_similarity(torch.ones(2, 2, dtype=torch.int64), torch.ones(2, 2, dtype=torch.int32))",
+        "F.cosine_similarity(torch.ones(2, 2, dtype=torch.bool), torch.arange(4.).reshape(2, 2))",
+        "torch.binary_cross_entropy_with_logits(torch.arange(4.) - 1, torch.arange(4.) - 1)",
+        f"torch.binary_cross_entropy_with_logits({BF16}, {BF16})",
+        "torch.binary_cross_entropy_with_logits(torch.arange(4.) - 1, torch.arange(4.) - 1, reduction=1)",
+        "F.binary_cross_entropy_with_logits(torch.arange(4.) - 1, torch.arange(4.) - 1)",
+    ],
+)
+def test_bfloat16_and_mixed_dtype_values(code):
+    check_same(code)

@@ -446,6 +446,8 @@ def run_one(lib, code, lib_name=""):
 
 
 def classify(t_res, e_res, leaked_after):
+    if t_res[0] == "exc" and t_res[1] == "SystemError":
+        return "torch_failed"  # PyTorch's own leaked error
     if leaked_after or (e_res[0] == "exc" and e_res[1] == "SystemError"):
         return "leaked"
     if t_res[0] == "exc" and e_res[0] == "exc":

@@ -213,8 +213,16 @@ def softshrink(input, lambd=0.5):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1/||x1|| * x2/||x2||) along dim, each norm clamped to eps (no gradient through the clamp)."""
-    if not x1.is_floating_point() or not x2.is_floating_point():
-        x1, x2 = x1.to(ember.float32), x2.to(ember.float32)
+    # Integral operands take the common dtype by PyTorch's promotion (a 0-dim
+    # float operand counts); floating ones keep theirs, as in PyTorch.
+    common = ember.result_type(x1, x2)
+    if not common.is_floating_point:
+        from ember.nn._functional_nn import _dtype_name
+
+        name = _dtype_name(ember.empty(0, dtype=common))
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {name}")
+    x1 = x1 if x1.is_floating_point() else x1.to(common)
+    x2 = x2 if x2.is_floating_point() else x2.to(common)
     shape = _broadcast(x1, x2)
     x1, x2 = x1.expand(shape), x2.expand(shape)
     n1 = ember.linalg_vector_norm(x1, 2, [dim], True).clone()
