@@ -486,3 +486,18 @@ BF16 = "(torch.arange(12, dtype=torch.float64) * 0.73 - 1.9).to(torch.bfloat16)"
 )
 def test_bfloat16_and_mixed_dtype_values(code):
     check_same(code)
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+@pytest.mark.parametrize("diagonal", [2**63 - 1, -(2**63), 2**62, -(2**62), 3, -3, 0])
+def test_tril_triu_extreme_diagonals(op, diagonal):
+    # i + diagonal overflowed int64 and cleared the wrong elements.
+    check_same(f"(torch.arange(6) % 7 - 3).reshape(2, 3).{op}({diagonal})")
+    check_same(f"torch.arange(12.).reshape(2, 2, 3).transpose(1, 2).{op}({diagonal})")
+    check_same(f"torch.ones(3, 2).{op}_({diagonal})")
+
+
+def test_softshrink_keeps_nan():
+    for dtype in ("float16", "bfloat16", "float32", "float64"):
+        check_same(f"F.softshrink(torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0])"
+                   f".to(torch.{dtype}))")

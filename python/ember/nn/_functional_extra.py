@@ -204,7 +204,8 @@ def softshrink(input, lambd=0.5):
             f"but found {lambd:g}"
         )
     x = input.to(ember.float32) if _dtype_str(input) in _LOW_PRECISION else input
-    out = ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, ember.zeros_like(x)))
+    # x * 0 in the middle, so that NaN stays NaN as in PyTorch.
+    out = ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0))
     return out.to(input.dtype)
 
 
