@@ -501,3 +501,17 @@ def test_softshrink_keeps_nan():
     for dtype in ("float16", "bfloat16", "float32", "float64"):
         check_same(f"F.softshrink(torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0])"
                    f".to(torch.{dtype}))")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.mse_loss(torch.tensor([0, 1]), 2.0, 'mean')",
+        "F.softmin(False)",
+        "F.l1_loss(torch.ones(2), -float('inf'))",
+        "torch.atleast_2d(3)",
+    ],
+)
+def test_functions_python_in_pytorch_too_keep_attribute_errors(code):
+    # PyTorch writes these in Python: a wrong type is its AttributeError too.
+    check_same(code, message=False)
