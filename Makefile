@@ -37,7 +37,9 @@ pytest:
 # untouched. Python is not instrumented, so the ASan runtime is preloaded;
 # CPython's own allocations are not leaks (detect_leaks=0), and impossible
 # sizes must come back as PyTorch's error, not as an ASan abort
-# (allocator_may_return_null=1). Any report fails the run.
+# (allocator_may_return_null=1). Any report fails the run. Not part of
+# `make test`: a cold build of it takes far longer than the CI budget on a
+# 2-core machine (docs/decisions/0029).
 ASAN_DIR     := build/asan
 ASAN_SITE    := $(ASAN_DIR)/site
 ASAN_PY      := $(ASAN_DIR)/venv/bin/python

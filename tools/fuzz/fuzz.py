@@ -4,8 +4,10 @@ Each generated call is one line of Python, such as
 ``torch.add(torch.arange(6.).reshape(2, 3).t(), 2**63)``, evaluated once with
 ``torch`` bound to PyTorch and once with ``torch`` bound to Ember (``F`` is
 each library's ``nn.functional``). Targets are the public functions, Tensor
-methods and ``nn.functional`` functions both libraries have; arguments are
-drawn from tensors of every dtype and of awkward shapes and layouts (0-dim,
+methods, ``nn.functional`` and ``linalg`` functions both libraries have;
+arguments are drawn from tensors of every dtype, complex64/complex128
+included (``linalg`` calls mostly get square matrices), and of awkward
+shapes and layouts (0-dim,
 empty, transposed, sliced, expanded so that elements overlap, NaN/inf
 values), small and huge Python ints (2**62, 2**63, 2**64, negatives),
 floats, bools, None, strings, int lists (including negative and huge sizes),
@@ -46,6 +48,10 @@ the summary and the findings)::
 
     .venv/bin/python tools/fuzz/fuzz.py --seeds $(seq 0 99) --calls 1000 \\
         --batch 250 --timeout 20 --json /tmp/fuzz.json --show values_differ,accepted_refused
+
+The summary line is followed by the counts scaled to 100,000 calls.
+``EMBER_FUZZ_MEM_GB`` caps each worker's address space (default 6; 0 for no
+cap, as a sanitizer build needs).
 
 Reproduce one finding::
 
