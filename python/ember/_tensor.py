@@ -180,7 +180,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
     def H(self):  # noqa: N802
         if self.dim() == 0:
             _warn_0d("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
-            return self
+            return self.conj()
         if self.dim() != 2:
             raise RuntimeError(
                 f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
@@ -193,7 +193,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
     def mH(self):  # noqa: N802
         if self.dim() == 0:
             _warn_0d("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
-            return self
+            return self.conj()
         if self.dim() < 2:
             raise RuntimeError(
                 f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
@@ -203,7 +203,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
     def adjoint(self):
         if self.dim() == 0:
             _warn_0d("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
-            return self
+            return self.conj()
         return self.mH
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
