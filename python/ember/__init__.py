@@ -108,7 +108,7 @@ _legacy_types.install(globals(), Tensor)
 from ember import _functions  # noqa: E402
 
 for _name in _functions.__all__:
-    if _name not in globals() or _name in ("is_floating_point",):
+    if _name not in globals() or _name in ("is_floating_point", "binary_cross_entropy_with_logits"):
         globals()[_name] = getattr(_functions, _name)
 del _name
 
@@ -177,6 +177,10 @@ from ember._ops import ops  # noqa: E402,F401
 from ember import func  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401
 
+from ember import _argtypes  # noqa: E402
+
+# PyTorch's TypeError for a non-Tensor argument to a Python-level function.
+_argtypes.install(__import__("sys").modules[__name__])
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.

@@ -172,6 +172,24 @@ class Cholesky(Function):
         return 0.5 * (gA + gA.mT)
 
 
+class CholeskyInverse(Function):
+    """(L L^H)^-1 (or (U^H U)^-1) from a Cholesky factor. The gradient reaches
+    the whole factor, not only its triangle, as PyTorch's formula does."""
+
+    @staticmethod
+    def forward(ctx, L, upper, solve):
+        inverse = solve(L, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(L, inverse)
+        return inverse
+
+    @staticmethod
+    def backward(ctx, g):
+        L, inverse = ctx.saved_tensors
+        common = inverse @ ((g + g.mH) @ inverse)
+        return (-(L @ common) if ctx.upper else -(common @ L)), None, None
+
+
 class Eigh(Function):
     """(eigenvalues, eigenvectors) of a symmetric A (one triangle read)."""
 
@@ -307,6 +325,7 @@ for _cls, _name in (
     (SolveTriangular, "LinalgSolveTriangularBackward0"),
     (LuFactor, "LinalgLuFactorExBackward0"),
     (Cholesky, "LinalgCholeskyExBackward0"),
+    (CholeskyInverse, "CholeskyInverseBackward0"),
     (Eigh, "LinalgEighBackward0"),
     (Svd, "LinalgSvdBackward0"),
     (Qr, "LinalgQrBackward0"),

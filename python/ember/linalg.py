@@ -452,8 +452,13 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
     """(L L^T)^-1 from the Cholesky factor."""
-    eye = _eye(L.shape[-1], L).expand(*L.shape)
-    return _write_out(out, cholesky_solve(eye, L, upper))
+
+    def solve(factor, upper):
+        return cholesky_solve(_eye(factor.shape[-1], factor).expand(*factor.shape), factor, upper)
+
+    if ember.is_grad_enabled() and L.requires_grad:
+        return _write_out(out, _ag.CholeskyInverse.apply(L, upper, solve))
+    return _write_out(out, solve(L, upper))
 
 
 # ---- triangular ----------------------------------------------------------------------------------
@@ -1001,7 +1006,9 @@ def chain_matmul(*matrices, out=None):
         "instead, which accepts a list of two or more tensors rather than multiple parameters.",
     )
     if len(matrices) == 1:
-        return matrices[0].clone()
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
+        return _write_out(out, matrices[0].clone())
     return multi_dot(list(matrices), out=out)
 
 
