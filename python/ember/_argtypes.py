@@ -79,7 +79,7 @@ PYTHON_IN_PYTORCH = frozenset({
     "cartesian_prod", "cdist", "chain_matmul", "compile", "einsum", "is_storage", "is_tensor", "load", "lu",
     "meshgrid", "norm", "save", "set_default_device", "set_default_tensor_type", "set_printoptions", "tensordot",
     "typename", "unique", "unique_consecutive", "unravel_index", "backward", "is_shared", "register_hook",
-    "register_post_accumulate_grad_hook", "share_memory_", "storage", "storage_type",
+    "register_post_accumulate_grad_hook", "share_memory_", "storage", "storage_type", "vmap", "stft", "istft",
 })
 # nn.functional is Python in PyTorch too; these few are C++ bindings there, or
 # hand their Tensor arguments to one first (the losses).

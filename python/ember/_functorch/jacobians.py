@@ -121,8 +121,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                f"{tuple(p.shape)} and {tuple(t.shape)}")
     forward_ad = getattr(ember.autograd, "forward_ad", None)
     if forward_ad is not None:
+        reverse_before = T._REVERSE_INPUTS[0]
         try:
-            return _jvp_forward_ad(forward_ad, func, flat_p, p_spec, flat_t, has_aux)
+            result = _jvp_forward_ad(forward_ad, func, flat_p, p_spec, flat_t, has_aux)
+            # reverse mode inside (hessian's jacfwd(jacrev)): its fresh inputs do not
+            # carry every tangent, so the double vjp, which needs none, decides
+            if T._REVERSE_INPUTS[0] == reverse_before:
+                return result
         except NotImplementedError:
             pass  # an operator without a forward derivative: the double vjp needs none
     return _jvp_double_vjp(func, flat_p, p_spec, flat_t, has_aux)
@@ -186,10 +191,20 @@ def _jvp_double_vjp(func, flat_p, p_spec, flat_t, has_aux):
     return (*result, aux) if has_aux else result
 
 
+def _dense(primal):
+    """An expanded primal (a stride-0 dimension, as vmap broadcasts an
+    unbatched input) cannot hold a tangent of its own layout: copy it."""
+    if any(stride == 0 and size > 1 for size, stride in zip(primal.shape, primal.stride())):
+        return primal.contiguous()
+    return primal
+
+
 def _jvp_forward_ad(fwAD, func, flat_p, p_spec, flat_t, has_aux):
     levels = [lvl for lvl, _, _ in LEVELS]
     with fwAD.dual_level():
-        duals = [T._rewrap(fwAD.make_dual(_all_levels(p), _all_levels(t)), levels) for p, t in zip(flat_p, flat_t)]
+        duals = [
+            T._rewrap(fwAD.make_dual(_dense(_all_levels(p)), _all_levels(t)), levels) for p, t in zip(flat_p, flat_t)
+        ]
         output = func(*tree_unflatten(duals, p_spec))
         output, aux = _split_aux(output, has_aux)
         flat_out, out_spec = tree_flatten(output)

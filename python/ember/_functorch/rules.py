@@ -8,6 +8,7 @@ values with the batch in dimension 0, and the result is wrapped at ``level``.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import ember
@@ -112,11 +113,16 @@ _SHARED_UNARY = {"tanh", "sigmoid", "exp", "sin", "cos", "log", "sqrt", "relu", 
                  "expm1", "log1p", "rsqrt", "erf", "neg", "abs", "square", "reciprocal"}
 
 
+def _dual_level_open():
+    """Inside jvp/jacfwd the shortcuts below would drop forward-AD tangents."""
+    return importlib.import_module("ember.autograd.forward_ad")._current_level >= 0
+
+
 def _shared_rows(op, value):
     """op on every row of a value whose rows are one row expanded (stride 0, as jacrev's
     primal is): computed once and expanded, each row keeping its own gradient."""
     if (op.__name__ not in _SHARED_UNARY or not isinstance(value, ember.Tensor) or value.dim() < 2
-            or value.stride(0) != 0 or value.shape[0] < 2 or not value.requires_grad):
+            or value.stride(0) != 0 or value.shape[0] < 2 or not value.requires_grad or _dual_level_open()):
         return None
     return _SharedUnary.apply(value, op)
 
@@ -379,7 +385,8 @@ def _matmul(a, b, level):
         va = va.unsqueeze(-2)
         na, squeeze = 2, -2
     if nb == 1 and b_batched and not a_batched and na == 2 and va.dim() == 2:
-        if isinstance(vb, ember.Tensor) and vb.stride(0) == 0 and vb.shape[0] > 1 and vb.requires_grad:
+        if (isinstance(vb, ember.Tensor) and vb.stride(0) == 0 and vb.shape[0] > 1 and vb.requires_grad
+                and not _dual_level_open()):
             # the same vector for every sample (jacrev's primal): one matrix-vector product
             return BatchedTensor(_SharedMatvec.apply(vb, va), level)
         # a matrix times a batch of vectors: one matrix product (laid out as PyTorch's rule lays it)

@@ -10,6 +10,7 @@ outputs holds each sample's gradient.
 from __future__ import annotations
 
 import functools
+import importlib
 
 import ember
 from ember import _C
@@ -17,6 +18,9 @@ from ember._functorch.batched import LEVELS, BatchedTensor
 from ember._functorch.pytree import tree_flatten, tree_map, tree_unflatten
 
 _GRAD_DEPTH = [0]
+# Counts inputs made differentiable by grad/vjp/jacrev: jvp reruns by the
+# double vjp when reverse mode ran inside it (forward over reverse).
+_REVERSE_INPUTS = [0]
 
 
 # ---- inputs and outputs as physical tensors ----
@@ -39,6 +43,7 @@ def _fresh_input(x):
     """x as a new differentiable node batched at every active vmap level: (wrapped, physical leaf)."""
     if not isinstance(x, (_C.TensorBase, BatchedTensor)):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    _REVERSE_INPUTS[0] += 1
     p, present = _chain(x)
     active = [(lvl, size) for lvl, size, _ in LEVELS]
     for i, (lvl, size) in enumerate(active):
@@ -48,8 +53,17 @@ def _fresh_input(x):
     if p.requires_grad:
         p = p.view_as(p)
     else:
-        p = p.detach().requires_grad_()
+        p = _differentiable_keeping_tangent(p)
     return _rewrap(p, [lvl for lvl, _ in active]), p
+
+
+def _differentiable_keeping_tangent(p):
+    """A new differentiable node for p; a forward-AD tangent p carries is kept,
+    so reverse mode inside jvp/jacfwd (hessian) differentiates it forward too."""
+    forward_ad = importlib.import_module("ember.autograd.forward_ad")
+    primal, tangent = forward_ad.unpack_dual(p)
+    leaf = primal.detach().requires_grad_()
+    return leaf if tangent is None else forward_ad.make_dual(leaf, tangent)
 
 
 def _physical(x):
