@@ -518,3 +518,31 @@ CASES += [
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
     Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
 ]
+
+
+def _special_unary(name):
+    def make(lib):
+        x = _data(lib, (1 << 20,), 40)
+        fn = getattr(lib.special, name)
+        return lambda: fn(x)
+
+    return make
+
+
+def _special_polynomial(name, degree):
+    def make(lib):
+        x = _data(lib, (1 << 20,), 41).clamp(-1, 1)
+        fn = getattr(lib.special, name)
+        return lambda: fn(x, degree)
+
+    return make
+
+
+CASES += [
+    Case("special", "special.i0e 1M", _special_unary("i0e"), 1.0),
+    Case("special", "special.erfcx 1M", _special_unary("erfcx"), 1.0),
+    Case("special", "special.log_ndtr 1M", _special_unary("log_ndtr"), 1.0),
+    Case("special", "special.entr 1M", _special_unary("entr"), 1.0),
+    Case("special", "special.chebyshev_polynomial_t(x, 5) 1M", _special_polynomial("chebyshev_polynomial_t", 5), 1.0),
+    Case("special", "special.legendre_polynomial_p(x, 4) 1M", _special_polynomial("legendre_polynomial_p", 4), 1.0),
+]

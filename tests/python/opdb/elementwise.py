@@ -71,6 +71,17 @@ UNARY_FLOAT = [
     unary_float("i0"),
     unary_float("special_i1", method=False, supports_inplace=False),
     unary_float("sinc"),
+    unary_float("special_i0e", method=False, supports_inplace=False),
+    unary_float("special_i1e", method=False, supports_inplace=False),
+    unary_float("special_entr", method=False, supports_inplace=False, low=0.1),
+    unary_float("special_erfcx", tol=ULP, method=False, supports_inplace=False),
+    unary_float("special_log_ndtr", tol=ULP, method=False, supports_inplace=False),
+    unary_float("special_ndtri", tol=ULP, method=False, supports_inplace=False, low=0.05, high=0.95, edge=False),
+    *[
+        unary_float(f"special_{name}", method=False, supports_inplace=False, supports_grad=False,
+                    supports_gradgrad=False)
+        for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0")
+    ],
     unary_float("deg2rad"),
     unary_float("rad2deg"),
     unary_float("logit", tol=ULP, low=0.05, high=0.95),
@@ -197,6 +208,26 @@ BINARY = [
         method=False,
         supports_inplace=False,
     ),
+]
+
+# torch.special's two-argument functions: zeta (a gradient in its second
+# argument only) and the orthogonal polynomials of degree n (none).
+SPECIAL_BINARY = [
+    *[
+        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=ULP, supports_grad=False,
+               supports_gradgrad=False)
+        for name in ("igamma", "igammac")
+    ],
+    binary("special_zeta", low=1.5, high=4.0, rhs_low=0.5, rhs_high=3.0, scalar_first=True, method=False,
+           supports_inplace=False, supports_grad=False, supports_gradgrad=False),
+    *[
+        binary(f"special_{name}", low=-1.0, high=1.0, rhs_low=0.0, rhs_high=6.0, scalar_first=True, method=False,
+               supports_inplace=False, supports_grad=False, supports_gradgrad=False)
+        for name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                     "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                     "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                     "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+    ],
 ]
 
 BITWISE = [
@@ -549,6 +580,7 @@ ROWS = (
     + UNARY_SAME
     + PREDICATES
     + BINARY
+    + SPECIAL_BINARY
     + BITWISE
     + COMPARISON
     + TERNARY
