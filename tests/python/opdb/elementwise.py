@@ -34,6 +34,10 @@ THRESHOLD_UINT8 = (
 )
 
 
+# torch.special functions whose PyTorch kernels run on float32/float64 only.
+NO_16BIT = tuple(d for d in ALL_DTYPES if d not in ("float16", "bfloat16"))
+
+
 def no_gradgrad(backward):
     reason = NO_DOUBLE_BACKWARD.format(repr(backward))
     return {"gradgrad": reason, "gradgradcheck": reason}
@@ -74,11 +78,12 @@ UNARY_FLOAT = [
     unary_float("special_i0e", method=False, supports_inplace=False),
     unary_float("special_i1e", method=False, supports_inplace=False),
     unary_float("special_entr", method=False, supports_inplace=False, low=0.1),
-    unary_float("special_erfcx", tol=ULP, method=False, supports_inplace=False),
-    unary_float("special_log_ndtr", tol=ULP, method=False, supports_inplace=False),
-    unary_float("special_ndtri", tol=ULP, method=False, supports_inplace=False, low=0.05, high=0.95, edge=False),
+    unary_float("special_erfcx", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False),
+    unary_float("special_log_ndtr", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False),
+    unary_float("special_ndtri", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False, low=0.05, high=0.95,
+                edge=False),
     *[
-        unary_float(f"special_{name}", method=False, supports_inplace=False, supports_grad=False,
+        unary_float(f"special_{name}", dtypes=NO_16BIT, method=False, supports_inplace=False, supports_grad=False,
                     supports_gradgrad=False)
         for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0")
     ],
@@ -214,14 +219,16 @@ BINARY = [
 # argument only) and the orthogonal polynomials of degree n (none).
 SPECIAL_BINARY = [
     *[
-        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=ULP, supports_grad=False,
+        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=ULP, dtypes=FLOATS, supports_grad=False,
                supports_gradgrad=False)
         for name in ("igamma", "igammac")
     ],
-    binary("special_zeta", low=1.5, high=4.0, rhs_low=0.5, rhs_high=3.0, scalar_first=True, method=False,
+    binary("special_zeta", low=1.5, high=4.0, rhs_low=0.5, rhs_high=3.0, scalar_first=True, dtypes=NO_16BIT,
+           method=False,
            supports_inplace=False, supports_grad=False, supports_gradgrad=False),
     *[
-        binary(f"special_{name}", low=-1.0, high=1.0, rhs_low=0.0, rhs_high=6.0, scalar_first=True, method=False,
+        binary(f"special_{name}", low=-1.0, high=1.0, rhs_low=0.0, rhs_high=6.0, scalar_first=True, dtypes=NO_16BIT,
+               method=False,
                supports_inplace=False, supports_grad=False, supports_gradgrad=False)
         for name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
                      "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
