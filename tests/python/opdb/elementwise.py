@@ -36,6 +36,15 @@ THRESHOLD_UINT8 = (
 
 # torch.special functions whose PyTorch kernels run on float32/float64 only.
 NO_16BIT = tuple(d for d in ALL_DTYPES if d not in ("float16", "bfloat16"))
+# i0e, entr: 16-bit results rounded once from float; PyTorch's vector loops round some steps.
+ONE_16BIT_ULP = Tol({"float16": (2.0**-9, 0.0), "bfloat16": (2.0**-5, 0.0)}, "16-bit results a few ulps apart")
+# erfcx, ndtri: Ember's double evaluation against PyTorch's fits (decision 0029), within 9 ulps.
+OWN_DOUBLE = Tol(
+    {**{d: (1e-6, 1e-7) for d in ALL_DTYPES if d != "float64"}, "float64": (2e-15, 1e-16)},
+    "erfcx/ndtri evaluated in double",
+)
+# igamma: series or continued fraction against PyTorch's igam, whose asymptotic series is off by up to 4e-10.
+IGAMMA_TOL = Tol({"float32": (0.0, 2e-6), "float64": (0.0, 1e-9)}, "incomplete gamma: another algorithm")
 
 
 def no_gradgrad(backward):
@@ -75,13 +84,13 @@ UNARY_FLOAT = [
     unary_float("i0"),
     unary_float("special_i1", method=False, supports_inplace=False),
     unary_float("sinc"),
-    unary_float("special_i0e", method=False, supports_inplace=False),
+    unary_float("special_i0e", tol=ONE_16BIT_ULP, method=False, supports_inplace=False),
     unary_float("special_i1e", method=False, supports_inplace=False),
-    unary_float("special_entr", method=False, supports_inplace=False, low=0.1),
-    unary_float("special_erfcx", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False),
+    unary_float("special_entr", tol=ONE_16BIT_ULP, method=False, supports_inplace=False, low=0.1),
+    unary_float("special_erfcx", tol=OWN_DOUBLE, dtypes=NO_16BIT, method=False, supports_inplace=False),
     unary_float("special_log_ndtr", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False),
-    unary_float("special_ndtri", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False, low=0.05, high=0.95,
-                edge=False),
+    unary_float("special_ndtri", tol=OWN_DOUBLE, dtypes=NO_16BIT, method=False, supports_inplace=False, low=0.05,
+                high=0.95, edge=False),
     *[
         unary_float(f"special_{name}", dtypes=NO_16BIT, method=False, supports_inplace=False, supports_grad=False,
                     supports_gradgrad=False)
@@ -219,7 +228,7 @@ BINARY = [
 # argument only) and the orthogonal polynomials of degree n (none).
 SPECIAL_BINARY = [
     *[
-        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=ULP, dtypes=FLOATS, supports_grad=False,
+        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=IGAMMA_TOL, dtypes=FLOATS, supports_grad=False,
                supports_gradgrad=False)
         for name in ("igamma", "igammac")
     ],
