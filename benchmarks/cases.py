@@ -457,6 +457,68 @@ def _adaptive_max_pool(lib):
     return step
 
 
+def _mlp_jvp(lib):
+    """A Jacobian-vector product through a small MLP by forward-mode AD
+    (tangent along the input batch)."""
+    nn, fwad = lib.nn, lib.autograd.forward_ad
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 128), nn.Tanh(), nn.Linear(128, 128), nn.GELU(), nn.Linear(128, 10))
+    x = _data(lib, (32, 64), 40)
+    v = _data(lib, (32, 64), 41)
+
+    def step():
+        with fwad.dual_level():
+            out = model(fwad.make_dual(x, v))
+            return fwad.unpack_dual(out).tangent
+
+    return step
+
+
+def _grid_sample(lib):
+    x = _data(lib, (8, 16, 32, 32), 40).requires_grad_()
+    grid = (_data(lib, (8, 24, 24, 2), 41) * 0.5).requires_grad_()
+
+    def step():
+        x.grad = grid.grad = None
+        lib.nn.functional.grid_sample(x, grid, align_corners=False).sum().backward()
+
+    return step
+
+
+def _ctc_loss(lib):
+    log_probs = _data(lib, (50, 16, 20), 42).log_softmax(2).detach().requires_grad_()
+    targets = _labels(lib, (16, 10), 19, seed=43) + 1
+    in_lens, tg_lens = [50] * 16, [10] * 16
+
+    def step():
+        log_probs.grad = None
+        lib.nn.functional.ctc_loss(log_probs, targets, in_lens, tg_lens).backward()
+
+    return step
+
+
+def _fractional_max_pool(lib):
+    x = _data(lib, (8, 16, 32, 32), 44).requires_grad_()
+    samples = _from_numpy(lib, np.random.default_rng(45).random((8, 16, 2)).astype("float32"))
+
+    def step():
+        x.grad = None
+        lib.nn.functional.fractional_max_pool2d(x, 3, output_size=16, _random_samples=samples).sum().backward()
+
+    return step
+
+
+def _conv_transpose3d(lib):
+    x = _data(lib, (2, 8, 8, 16, 16), 46).requires_grad_()
+    weight = _data(lib, (8, 8, 3, 3, 3), 47).requires_grad_()
+
+    def step():
+        x.grad = weight.grad = None
+        lib.nn.functional.conv_transpose3d(x, weight, stride=2, padding=1).sum().backward()
+
+    return step
+
+
 CASES = [
     Case("overhead", "a + b (1 element)", _add_small, 0.5),
     Case("overhead", "a + b, requires_grad", _add_small_grad, 0.5),
@@ -517,6 +579,80 @@ CASES += [
     Case("nn", "LSTM 32->64 on a packed batch of 16 (lengths 5..40) fwd+bwd", _packed_lstm, 1.0),
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
     Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
+    Case("nn", "grid_sample bilinear 8x16x32x32 at 24x24 fwd+bwd", _grid_sample, 1.0),
+    Case("nn", "ctc_loss T=50 N=16 C=20 S=10 fwd+bwd", _ctc_loss, 1.0),
+    Case("nn", "fractional_max_pool2d 8x16x32x32 k3 -> 16x16 fwd+bwd", _fractional_max_pool, 1.0),
+    Case("nn", "conv_transpose3d 2x8x8x16x16 3x3x3 stride 2 fwd+bwd", _conv_transpose3d, 1.2),
+    Case("forward_ad", "jvp through an MLP 64-128-128-10 (batch 32, forward-mode AD)", _mlp_jvp, 1.0),
+]
+
+
+# ---- function transforms (ember.func / torch.func) ----
+
+
+def _per_sample_grads(lib):
+    """vmap(grad) over 64 samples of a small MLP: per-sample gradients."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 10))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = _data(lib, (64, 32), seed=30)
+    y = _labels(lib, (64,), 10, seed=31)
+
+    def loss(p, xi, yi):
+        out = lib.func.functional_call(model, p, (xi.unsqueeze(0),))
+        return nn.functional.cross_entropy(out, yi.unsqueeze(0))
+
+    per_sample = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
+    return lambda: per_sample(params, x, y)
+
+
+def _jacrev_256(lib):
+    w = _data(lib, (256, 256), seed=32) * 0.06
+    x = _data(lib, (256,), seed=33)
+
+    def f(v):
+        return lib.tanh(w @ v) * v
+
+    jac = lib.func.jacrev(f)
+    return lambda: jac(x)
+
+
+CASES += [
+    Case("func", "vmap(grad) per-sample grads, MLP 32-64-10, 64 samples", _per_sample_grads, 1.0),
+    Case("func", "jacrev 256->256 (tanh(W v) * v)", _jacrev_256, 1.0),
+]
+
+
+# ---- (g) FFT (float32 / complex64) ------------------------------------------------------------
+
+
+def _fft_case(kind, shape):
+    def make(lib):
+        x = _data(lib, shape, seed=41)
+        if kind in ("fft", "fft2"):
+            x = lib.complex(x, _data(lib, shape, seed=42))
+        if kind == "fft":
+            return lambda: lib.fft.fft(x)
+        if kind == "rfft":
+            return lambda: lib.fft.rfft(x)
+        if kind == "fft2":
+            return lambda: lib.fft.fft2(x)
+        window = lib.hann_window(512)
+        return lambda: lib.stft(x, 512, hop_length=128, window=window, return_complex=True)
+
+    return make
+
+
+CASES += [
+    Case("fft", "fft pow2 64x1024 c64", _fft_case("fft", (64, 1024)), 1.0),
+    Case("fft", "fft smooth 64x1000 c64", _fft_case("fft", (64, 1000)), 1.0),
+    Case("fft", "fft smooth 256x360 c64", _fft_case("fft", (256, 360)), 1.0),
+    Case("fft", "fft prime 64x1009 c64", _fft_case("fft", (64, 1009)), 1.0),
+    Case("fft", "fft prime 16x4099 c64", _fft_case("fft", (16, 4099)), 1.0),
+    Case("fft", "rfft batched 256x1024 f32", _fft_case("rfft", (256, 1024)), 1.0),
+    Case("fft", "fft2 512x512 c64", _fft_case("fft2", (512, 512)), 1.0),
+    Case("fft", "stft 4x16000 n_fft 512 hop 128", _fft_case("stft", (4, 16000)), 1.0),
 ]
 
 

@@ -8,7 +8,8 @@ file(GLOB EMBER_CODEGEN_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tools/co
 set(EMBER_GEN_CPU_SOURCES
     ${EMBER_GEN_DIR}/src/Functions_0.cpp ${EMBER_GEN_DIR}/src/Functions_1.cpp
     ${EMBER_GEN_DIR}/src/Functions_2.cpp ${EMBER_GEN_DIR}/src/Functions_3.cpp
-    ${EMBER_GEN_DIR}/src/Nodes.cpp ${EMBER_GEN_DIR}/src/Pointwise.cpp)
+    ${EMBER_GEN_DIR}/src/Nodes.cpp ${EMBER_GEN_DIR}/src/ForwardFormulas.cpp
+    ${EMBER_GEN_DIR}/src/Pointwise.cpp)
 set(EMBER_GEN_PYTHON_SOURCES ${EMBER_GEN_DIR}/src/python_ops_0.cpp ${EMBER_GEN_DIR}/src/python_ops_1.cpp)
 set(EMBER_GEN_HEADERS
     ${EMBER_GEN_DIR}/include/ember/ops/generated/Functions.h
@@ -16,7 +17,8 @@ set(EMBER_GEN_HEADERS
     ${EMBER_GEN_DIR}/include/ember/ops/generated/NativeFunctions.h
     ${EMBER_GEN_DIR}/include/ember/ops/generated/DispatchTables.h
     ${EMBER_GEN_DIR}/include/ember/ops/generated/PointwiseStubs.h
-    ${EMBER_GEN_DIR}/include/ember/autograd/generated/Nodes.h)
+    ${EMBER_GEN_DIR}/include/ember/autograd/generated/Nodes.h
+    ${EMBER_GEN_DIR}/include/ember/autograd/generated/ForwardFormulas.h)
 set(EMBER_GEN_PYI ${EMBER_GEN_DIR}/python/_C.pyi)
 
 add_custom_command(

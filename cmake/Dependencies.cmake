@@ -60,25 +60,56 @@ if(USE_OPENMP)
 endif()
 
 # ---- oneDNN (optional convolution backend) -------------------------------------
-# Debian's libdnnl-dev (OpenMP runtime, like Ember). Found by header and
-# library rather than its CMake package, which also demands OpenCL. Without
+# oneDNN 3.x from the package index (onednn-devel-cpu-gomp: headers, and
+# onednn-cpu-gomp: libdnnl.so.3 with the GNU OpenMP runtime, like Ember),
+# found through the Python that builds Ember. Its wheels put include/ and lib/
+# under the environment's prefix, so at run time the library sits four levels
+# above ember/lib (<prefix>/lib/pythonX.Y/site-packages/ember/lib). Without
 # it, convolution runs on im2col + GEMM alone (docs/decisions/0004-convolution.md).
 set(EMBER_ONEDNN_FOUND OFF)
 set(EMBER_ONEDNN_VERSION "")
+set(EMBER_ONEDNN_RUNPATH "")
 if(USE_ONEDNN)
-  find_path(EMBER_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
-  find_library(EMBER_DNNL_LIBRARY dnnl)
-  if(EMBER_DNNL_INCLUDE_DIR AND EMBER_DNNL_LIBRARY AND USE_OPENMP)
+  execute_process(
+    COMMAND ${Python_EXECUTABLE} -c [=[
+import importlib.metadata as md, pathlib
+files = md.distribution("onednn-devel-cpu-gomp").files
+header = next(f for f in files if str(f).endswith("oneapi/dnnl/dnnl.hpp"))
+print(pathlib.Path(header.locate()).resolve().parents[2])
+]=]
+    OUTPUT_VARIABLE _ember_dnnl_include RESULT_VARIABLE _ember_dnnl_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(_ember_dnnl_rc EQUAL 0 AND EXISTS "${_ember_dnnl_include}/oneapi/dnnl/dnnl.hpp")
+    get_filename_component(_ember_dnnl_prefix ${_ember_dnnl_include} DIRECTORY)
+    # Plain (not cached) variables, so a build folder configured earlier
+    # against a system oneDNN switches over.
+    set(EMBER_DNNL_INCLUDE_DIR ${_ember_dnnl_include})
+    set(EMBER_DNNL_LIBRARY ${_ember_dnnl_prefix}/lib/libdnnl.so)
+    if(NOT EXISTS ${EMBER_DNNL_LIBRARY})
+      message(STATUS "ember: ${EMBER_DNNL_LIBRARY} missing (pip install onednn-cpu-gomp)")
+      set(EMBER_DNNL_LIBRARY "")
+    endif()
+    set(EMBER_ONEDNN_RUNPATH "$ORIGIN/../../../..")
+  else()
+    message(STATUS "ember: onednn-devel-cpu-gomp not installed in ${Python_EXECUTABLE}; looking for a system oneDNN")
+    find_path(EMBER_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+    find_library(EMBER_DNNL_LIBRARY dnnl)
+  endif()
+  if(EMBER_DNNL_INCLUDE_DIR AND EMBER_DNNL_LIBRARY)
     file(STRINGS ${EMBER_DNNL_INCLUDE_DIR}/oneapi/dnnl/dnnl_version.h _ember_dnnl_v REGEX "define DNNL_VERSION_(MAJOR|MINOR|PATCH) ")
     string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*PATCH ([0-9]+).*" "\\1.\\2.\\3" EMBER_ONEDNN_VERSION "${_ember_dnnl_v}")
+  endif()
+  if(EMBER_ONEDNN_VERSION VERSION_GREATER_EQUAL 3.0 AND USE_OPENMP)
     set(EMBER_ONEDNN_FOUND ON)
     add_library(ember_onednn INTERFACE)
-    target_include_directories(ember_onednn INTERFACE ${EMBER_DNNL_INCLUDE_DIR})
+    # The include folder goes only onto the two sources that use oneDNN (see
+    # src/ember/CMakeLists.txt), so the other sources' flags stay the same
+    # wherever the build environment lives.
     target_link_libraries(ember_onednn INTERFACE ${EMBER_DNNL_LIBRARY})
     target_compile_definitions(ember_onednn INTERFACE EMBER_USE_ONEDNN)
   else()
-    message(STATUS "ember: oneDNN not found (or USE_OPENMP off); convolution uses im2col + GEMM only "
-                   "(for oneDNN: apt-get install libdnnl-dev)")
+    message(STATUS "ember: oneDNN 3.x not found (or USE_OPENMP off); convolution uses im2col + GEMM only "
+                   "(for oneDNN: ${Python_EXECUTABLE} -m pip install onednn-devel-cpu-gomp)")
+    set(EMBER_ONEDNN_VERSION "")
   endif()
 endif()
 
@@ -123,3 +154,12 @@ if(NOT _ember_nb EQUAL 0)
   ember_fail("the Python bindings need nanobind in ${Python_EXECUTABLE} (fix: ${Python_EXECUTABLE} -m pip install nanobind)")
 endif()
 find_package(nanobind CONFIG REQUIRED)
+
+# ---- pybind11 headers (shipped for users' extension modules) ------------------
+# ember.utils.cpp_extension builds PyTorch-style extensions, which bind with
+# pybind11; its headers go into ember/include as PyTorch ships them.
+execute_process(COMMAND ${Python_EXECUTABLE} -c "import pybind11; print(pybind11.get_include())"
+                OUTPUT_VARIABLE EMBER_PYBIND11_INCLUDE OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT EMBER_PYBIND11_INCLUDE)
+  message(STATUS "pybind11 not found: C++ extensions will need it installed at build time")
+endif()

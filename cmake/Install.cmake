@@ -2,6 +2,7 @@
 #   ember/_C*.so                       the stub extension
 #   ember/lib/libember_*.so            the layered libraries
 #   ember/include/ember/**             public headers (+ generated ones)
+#   ember/include/pybind11/**          pybind11, for users' extension modules
 #   ember/share/cmake/Ember/           find_package(Ember) for C++ users
 #   ember/version.py, ember/_C.pyi
 include(CMakePackageConfigHelpers)
@@ -20,6 +21,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/ember/ DESTINATION ember/include/emb
         FILES_MATCHING PATTERN "*.h" PATTERN "python" EXCLUDE PATTERN "cuda" EXCLUDE)
 install(DIRECTORY ${EMBER_GEN_DIR}/include/ember/ DESTINATION ember/include/ember)
 install(FILES ${CMAKE_BINARY_DIR}/config/include/ember/BuildConfig.h DESTINATION ember/include/ember)
+if(EMBER_PYBIND11_INCLUDE)
+  install(DIRECTORY ${EMBER_PYBIND11_INCLUDE}/pybind11 DESTINATION ember/include)
+endif()
 
 install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ember/share/cmake/Ember)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/EmberConfig.cmake.in

@@ -44,6 +44,7 @@ NAMESPACES = {
     "utils.data": "utils.data",
     "multiprocessing": "multiprocessing",
     "distributed": "distributed",
+    "func": "func",
 }
 
 _PROBE = r"""

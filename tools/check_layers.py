@@ -23,7 +23,8 @@ ALLOWED_INCLUDES = {
     "cpu": {"core", "ops", "autograd", "cpu"},
     "cuda": {"core", "ops", "autograd", "cuda"},
     "distributed": {"core", "ops", "distributed"},
-    "python": {"core", "ops", "autograd", "cpu", "distributed", "python"},
+    "extension": {"core", "ops", "autograd", "extension"},
+    "python": {"core", "ops", "autograd", "cpu", "distributed", "extension", "python"},
 }
 
 MAX_LINES = 1500

@@ -108,7 +108,7 @@ _legacy_types.install(globals(), Tensor)
 from ember import _functions  # noqa: E402
 
 for _name in _functions.__all__:
-    if _name not in globals() or _name in ("is_floating_point",):
+    if _name not in globals() or _name in ("is_floating_point", "binary_cross_entropy_with_logits"):
         globals()[_name] = getattr(_functions, _name)
 del _name
 
@@ -125,12 +125,29 @@ del _name, _module
 
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from ember import multiprocessing  # noqa: E402
+from ember import fft  # noqa: E402,F401
+from ember import _spectral  # noqa: E402
+
+for _name in _spectral.__all__:
+    globals()[_name] = getattr(_spectral, _name)
+for _name in _spectral.METHODS:
+    setattr(Tensor, _name, getattr(_spectral, _name))
+del _name
 from ember.linalg import _torch_norm as norm  # noqa: E402
 
 for _name, _fn in linalg.TOP_LEVEL.items():
     globals()[_name] = _fn
 del _name, _fn
 linalg._install_methods(Tensor)
+from ember import _nn_toplevel  # noqa: E402
+
+for _name in _nn_toplevel.__all__:
+    if _name not in globals():
+        globals()[_name] = getattr(_nn_toplevel, _name)
+for _name in ("prelu", "hardshrink"):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, getattr(_nn_toplevel, _name))
+del _name
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
@@ -155,7 +172,15 @@ set_anomaly_enabled = _C._set_anomaly_enabled
 
 from ember.compiler import compile  # noqa: E402,F401
 from ember import distributions  # noqa: E402
+from ember import library  # noqa: E402,F401
+from ember._ops import ops  # noqa: E402,F401
+from ember import func  # noqa: E402,F401
+from ember.func import vmap  # noqa: E402,F401
 
+from ember import _argtypes  # noqa: E402
+
+# PyTorch's TypeError for a non-Tensor argument to a Python-level function.
+_argtypes.install(__import__("sys").modules[__name__])
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.

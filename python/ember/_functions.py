@@ -230,6 +230,8 @@ def column_stack(tensors, *, out=None):
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         warnings.warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
@@ -263,8 +265,16 @@ def detach(input):  # noqa: A002
     return input.detach()
 
 
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):  # noqa: A002
+    """The operator as torch binds it at the top level: its Python binding
+    reads the schema's default reduction (Mean) as 0, so an unreduced loss
+    (nn.functional's keeps 'mean')."""
+    return _C._VariableFunctions.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
 __all__ = [
     "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex", "is_conj",
     "result_type", "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d",
     "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
+    "binary_cross_entropy_with_logits",
 ]

@@ -172,6 +172,24 @@ class Cholesky(Function):
         return 0.5 * (gA + gA.mT)
 
 
+class CholeskyInverse(Function):
+    """(L L^H)^-1 (or (U^H U)^-1) from a Cholesky factor. The gradient reaches
+    the whole factor, not only its triangle, as PyTorch's formula does."""
+
+    @staticmethod
+    def forward(ctx, L, upper, solve):
+        inverse = solve(L, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(L, inverse)
+        return inverse
+
+    @staticmethod
+    def backward(ctx, g):
+        L, inverse = ctx.saved_tensors
+        common = inverse @ ((g + g.mH) @ inverse)
+        return (-(L @ common) if ctx.upper else -(common @ L)), None, None
+
+
 class Eigh(Function):
     """(eigenvalues, eigenvectors) of a symmetric A (one triangle read)."""
 
@@ -307,11 +325,15 @@ for _cls, _name in (
     (SolveTriangular, "LinalgSolveTriangularBackward0"),
     (LuFactor, "LinalgLuFactorExBackward0"),
     (Cholesky, "LinalgCholeskyExBackward0"),
+    (CholeskyInverse, "CholeskyInverseBackward0"),
     (Eigh, "LinalgEighBackward0"),
     (Svd, "LinalgSvdBackward0"),
     (Qr, "LinalgQrBackward0"),
 ):
     _node_name(_cls, _name)
+    # Forward-mode AD through these Functions differentiates their backward
+    # (ember.autograd.forward_ad._jvp_from_backward).
+    _cls._jvp_from_backward = True
 del _cls, _name
 
 

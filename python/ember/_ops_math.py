@@ -23,6 +23,9 @@ _SCALAR_NAMES = {
     "bfloat16": "BFloat16",
     "float32": "Float",
     "float64": "Double",
+    "complex32": "ComplexHalf",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
 }
 
 
@@ -136,23 +139,34 @@ def ldexp_(self, other):
     return self.copy_(ldexp(self, other))
 
 
+def _float_power_dtype(*operands):
+    """complex128 when an operand is complex, else float64."""
+    ember = _ember()
+    for v in operands:
+        if isinstance(v, builtins.complex) or (isinstance(v, _C.TensorBase) and v.is_complex()):
+            return ember.complex128
+    return ember.float64
+
+
 def float_power(input, exponent, *, out=None):  # noqa: A002
     """pow computed in double precision."""
     ember = _ember()
+    dtype = _float_power_dtype(input, exponent)
     if isinstance(input, _C.TensorBase):
-        input = input.to(ember.float64)  # noqa: A001
+        input = input.to(dtype)  # noqa: A001
     if isinstance(exponent, _C.TensorBase):
-        exponent = exponent.to(ember.float64)
+        exponent = exponent.to(dtype)
     elif isinstance(exponent, (builtins.int, builtins.float)):
         exponent = builtins.float(exponent)
     return _out(ember.pow(input, exponent), out)
 
 
 def float_power_(self, exponent):
-    if self.dtype != _ember().float64:
+    dtype = _float_power_dtype(self, exponent)
+    if self.dtype != dtype:
         raise RuntimeError(
             f"the base given to float_power_ has dtype {_scalar_name(self.dtype)} but the operation's result "
-            "requires dtype Double"
+            f"requires dtype {_scalar_name(dtype)}"
         )
     return self.copy_(float_power(self, exponent))
 
@@ -161,7 +175,7 @@ def _integer_operands(kernel, a, b):
     ember = _ember()
     a, b = _wrap(a, b), _wrap(b, a)
     dtype = ember.result_type(a, b)
-    if dtype.is_floating_point or dtype == ember.bool:
+    if dtype.is_floating_point or dtype.is_complex or dtype == ember.bool:
         _not_implemented(kernel, dtype)
     return a.to(dtype), b.to(dtype)
 
@@ -238,6 +252,8 @@ def nextafter_(self, other):
 
 def isposinf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isposinf", "input", 1, input)
+    if input.is_complex():
+        raise RuntimeError("isposinf does not support complex inputs.")
     return _out(
         input == math.inf if input.dtype.is_floating_point else _ember().zeros_like(input, dtype=_ember().bool), out
     )
@@ -245,12 +261,16 @@ def isposinf(input, *, out=None):  # noqa: A002
 
 def isneginf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isneginf", "input", 1, input)
+    if input.is_complex():
+        raise RuntimeError("isneginf does not support complex inputs.")
     ember = _ember()
     return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
 
 
 def isreal(input):  # noqa: A002
     _argcheck.tensor("isreal", "input", 1, input)
+    if input.is_complex():
+        return input.imag == 0
     return _ember().ones_like(input, dtype=_ember().bool)
 
 
@@ -367,7 +387,7 @@ def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
         vals = ember.cat([vals.narrow(dim, 0, shift), new_v], dim)
         idx = ember.cat([idx.narrow(dim, 0, shift), new_i], dim)
         shift *= 2
-    values = input.gather(dim, idx) if input.requires_grad else vals
+    values = input.gather(dim, idx) if input.requires_grad or _is_dual(input) else vals
     return result_type((values, idx))
 
 
@@ -476,7 +496,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
         values, indices = values.squeeze(-1), indices.squeeze(-1)
     else:
         values, indices = values.movedim(-1, dim), indices.movedim(-1, dim)
-    if input.requires_grad:
+    if input.requires_grad or _is_dual(input):
         values = input.gather(dim, indices if keepdim else indices.unsqueeze(dim))
         values = values if keepdim else values.squeeze(dim)
     return _out(_mode_t((values, indices)), out)
@@ -618,7 +638,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
         )
         norm_factor = ember.zeros_like(norm_factor)
     xc = x - avg.unsqueeze(1)
-    c = ember.mm(xc, (xc if w is None else xc * w).t())
+    c = ember.mm(xc, (xc if w is None else xc * w).t().conj())
     return (c / norm_factor).squeeze()
 
 
@@ -758,3 +778,9 @@ METHODS = [
     "histogram",
 ]
 _LOCAL = {"ldexp_", "float_power_", "gcd_", "lcm_", "heaviside_", "nextafter_", "addr_", "renorm_"}
+
+
+def _is_dual(tensor):
+    from ember.autograd.forward_ad import _is_dual as is_dual
+
+    return is_dual(tensor)

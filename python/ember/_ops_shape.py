@@ -396,6 +396,13 @@ def can_cast(from_, to):
     def kind(d):
         return 2 if d.is_floating_point else _KIND[str(d).split(".")[-1]]
 
+    for position, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(value, _C.dtype):
+            raise TypeError(
+                f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, "
+                f"not {_argcheck._type_name(value)}"
+            )
+
     return kind(from_) <= kind(to)
 
 

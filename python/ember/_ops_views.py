@@ -145,6 +145,8 @@ def chain_matmul(*matrices, out=None):
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
         return _out(matrices[0].clone(), out)
     return _out(ember.linalg.multi_dot(matrices) if hasattr(ember.linalg, "multi_dot") else _chain(matrices), out)
 
@@ -241,6 +243,7 @@ def is_conj(self):
 
 
 def is_neg(self):
+    _argcheck.tensor("is_neg", "input", 1, self)
     return False  # Ember has no lazily negated tensors
 
 

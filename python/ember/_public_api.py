@@ -93,6 +93,7 @@ NOT_EXPORTED = frozenset(
         "contiguous_format",
         "get_printoptions",
         "lu",
+        "ops",
         "preserve_format",
         "set_default_dtype",
         "set_grad_enabled",

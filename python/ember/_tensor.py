@@ -180,29 +180,30 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
     def H(self):  # noqa: N802
         if self.dim() == 0:
             _warn_0d("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
-            return self
+            return self.conj()
         if self.dim() != 2:
             raise RuntimeError(
                 f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
                 + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "")
             )
-        return self.transpose(-2, -1)
+        # The conjugate transpose: a lazy conjugate of the transposed view.
+        return self.transpose(-2, -1).conj()
 
     @property
     def mH(self):  # noqa: N802
         if self.dim() == 0:
             _warn_0d("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
-            return self
+            return self.conj()
         if self.dim() < 2:
             raise RuntimeError(
                 f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
             )
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     def adjoint(self):
         if self.dim() == 0:
             _warn_0d("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
-            return self
+            return self.conj()
         return self.mH
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):

@@ -224,6 +224,14 @@ def _str(t, *, tensor_contents=None):
 
 
 def _grad_suffixes(t):
+    from ember.autograd.forward_ad import _tangent_for_printing
+
+    tangent = _tangent_for_printing(t)
+    out = [f"tangent={tangent}"] if tangent is not None else []
+    return out + _history_suffixes(t)
+
+
+def _history_suffixes(t):
     grad_fn = t.grad_fn
     if grad_fn is not None:
         return [f"grad_fn=<{type(grad_fn).__name__}>"]

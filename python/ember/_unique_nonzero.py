@@ -32,6 +32,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def nonzero(input, *, out=None, as_tuple=False):  # noqa: A002
+    if not isinstance(as_tuple, bool):
+        raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {type(as_tuple).__name__}")
     if not as_tuple:
         return _nonzero(input) if out is None else _nonzero(input, out=out)
     r = _nonzero(input.reshape(-1) if input.dim() == 0 else input)

@@ -352,7 +352,13 @@ def _bb(A, B):
 
 
 def _needs_grad(*ts):
-    return ember.is_grad_enabled() and builtins.any(t is not None and t.requires_grad for t in ts)
+    """Whether the differentiable path is needed: a gradient to record, or a
+    tangent to carry (forward-mode AD)."""
+    if ember.is_grad_enabled() and builtins.any(t is not None and t.requires_grad for t in ts):
+        return True
+    from ember.autograd.forward_ad import _is_dual
+
+    return builtins.any(_is_dual(t) for t in ts)
 
 
 def _lu_diag(A, name):
@@ -446,8 +452,13 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
     """(L L^T)^-1 from the Cholesky factor."""
-    eye = _eye(L.shape[-1], L).expand(*L.shape)
-    return _write_out(out, cholesky_solve(eye, L, upper))
+
+    def solve(factor, upper):
+        return cholesky_solve(_eye(factor.shape[-1], factor).expand(*factor.shape), factor, upper)
+
+    if ember.is_grad_enabled() and L.requires_grad:
+        return _write_out(out, _ag.CholeskyInverse.apply(L, upper, solve))
+    return _write_out(out, solve(L, upper))
 
 
 # ---- triangular ----------------------------------------------------------------------------------
@@ -659,6 +670,8 @@ def _top_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
 
 class _Lstsq(ember.autograd.Function):
     """lstsq through LAPACK forward; backward is that of pinv(A) @ B."""
+
+    _jvp_from_backward = True  # forward-mode AD differentiates backward
 
     @staticmethod
     def forward(ctx, A, B, rcond, driver):
@@ -993,7 +1006,9 @@ def chain_matmul(*matrices, out=None):
         "instead, which accepts a list of two or more tensors rather than multiple parameters.",
     )
     if len(matrices) == 1:
-        return matrices[0].clone()
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
+        return _write_out(out, matrices[0].clone())
     return multi_dot(list(matrices), out=out)
 
 

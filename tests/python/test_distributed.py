@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -42,8 +43,12 @@ def collect(procs, timeout=180):
             out, err = p.communicate(timeout=timeout)
             outs.append((p.returncode, out, err))
         except subprocess.TimeoutExpired:
-            p.kill()
-            out, err = p.communicate()
+            # The whole session: a worker left behind would hold the pipes open.
+            os.killpg(p.pid, signal.SIGKILL)
+            try:
+                out, err = p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:  # a worker in a session of its own still holds the pipes
+                out, err = "", ""
             outs.append((TIMED_OUT, out, err))
     return outs
 
@@ -74,7 +79,12 @@ def launch(launcher, *args):
     env = dict(os.environ, PYTHONPATH=str(HERE))
     env.pop("OMP_NUM_THREADS", None)
     return subprocess.Popen(
-        [*launcher, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        [*launcher, *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
     )
 
 
@@ -140,6 +150,7 @@ def runs():
                 stderr=subprocess.PIPE,
                 text=True,
                 env=dict(os.environ, **fault_env, MASTER_PORT=port, RANK=str(rank)),
+                start_new_session=True,
             )
             for rank in range(2)
         ]

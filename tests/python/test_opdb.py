@@ -22,6 +22,7 @@ torch = pytest.importorskip(
 )
 from opdb import OP_DB, devices, meta_available  # noqa: E402
 from opdb.core import ALL_DTYPES, dtype_name, leaf, to_ember, to_torch, torch_dtype  # noqa: E402
+from opdb.forward_ad_gaps import FORWARD_AD_GAPS  # noqa: E402
 from opdb.meta_gaps import META_GAPS  # noqa: E402
 
 import ember  # noqa: E402
@@ -32,6 +33,9 @@ DEVICES = devices()
 # A backward formula composes several roundings, which the two libraries may
 # associate differently: gradients are compared to a few ulp, not bit for bit.
 GRAD_TOL = (1e-12, 1e-13)
+# A tangent formula may differ from PyTorch's in form (derived from the
+# backward formula, or a composite's own parts): compared to a few more ulp.
+FORWARD_TOL = (1e-10, 1e-12)
 FLAGS = (
     "supports_grad",
     "supports_gradgrad",
@@ -513,6 +517,78 @@ def test_gradgradcheck(row):
     assert ember.autograd.gradgradcheck(
         ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3
     )
+
+
+# ---- forward-mode AD -------------------------------------------------------------------------
+
+
+def _duals(lib, obj, pool):
+    """obj with its tensors that require grad replaced by dual tensors whose
+    tangents come, in order, from `pool`."""
+    if isinstance(obj, (ember.Tensor, torch.Tensor)) and obj.requires_grad:
+        tangent = pool.pop(0)
+        return lib.autograd.forward_ad.make_dual(obj.detach(), tangent if lib is torch else to_ember(tangent))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_duals(lib, o, pool) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _duals(lib, v, pool) for k, v in obj.items()}
+    return obj
+
+
+def _output_tangents(lib, out):
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _output_tangents(lib, o)]
+    if isinstance(out, (ember.Tensor, torch.Tensor)) and (out.is_floating_point() or out.is_complex()):
+        return [lib.autograd.forward_ad.unpack_dual(out).tangent]
+    return []
+
+
+def forward_tangents(lib, fn, args, kwargs, tangents):
+    """The outputs' tangents of fn at args with the given input tangents;
+    raises what the library raises."""
+    fwad = lib.autograd.forward_ad
+    with fwad.dual_level():
+        pool = list(tangents)
+        out = fn(*_duals(lib, args, pool), **_duals(lib, kwargs, pool))
+        return [None if t is None else t.clone() for t in _output_tangents(lib, out)]
+
+
+@pytest.mark.parametrize("row", cases("forward_ad", flag="supports_grad"))
+def test_forward_ad(row):
+    """Forward-mode AD: the outputs' tangents equal PyTorch's for random input
+    tangents. Rows PyTorch has no forward formula for are skipped; rows Ember
+    has none for are listed in opdb/forward_ad_gaps.py."""
+    fn_e, fn_t = row.resolve(ember), row.resolve(torch)
+    samples = grad_samples(row)
+    assert samples, f"{row.id}: no float64 sample for the forward-AD test"
+    for s in samples:
+        with known_difference(row, "forward_ad", s):
+            check_forward_sample(row, fn_e, fn_t, s)
+
+
+def check_forward_sample(row, fn_e, fn_t, s):
+    """One sample's output tangents against PyTorch's."""
+    (ta, tk, ti), (ea, ek, ei) = prepared(row, s)
+    tangents = _weights([tuple(x.shape) for x in ti], 3)
+    where = f"{row.id}[{s.name}] tangent"
+    try:
+        expected = forward_tangents(torch, fn_t, ta, tk, tangents)
+    except NotImplementedError:
+        pytest.skip("PyTorch has no forward-mode formula for this operator either")
+    try:
+        got = forward_tangents(ember, fn_e, ea, ek, tangents)
+    except NotImplementedError as err:
+        if row.id in FORWARD_AD_GAPS:
+            pytest.xfail(f"no forward-mode formula yet: {err}")
+        raise
+    assert row.id not in FORWARD_AD_GAPS, f"{row.id} now has a forward formula; drop it from FORWARD_AD_GAPS"
+    assert len(got) == len(expected), f"{where}: {len(got)} outputs, torch {len(expected)}"
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if e is None:
+            assert g is None or not bool((g != 0).any()), f"{where}[{i}]: torch None, ember {g}"
+            continue
+        assert g is not None, f"{where}[{i}]: ember has no tangent"
+        assert_same(g, e, FORWARD_TOL, f"{where}[{i}]")
 
 
 # ---- meta ------------------------------------------------------------------------------------

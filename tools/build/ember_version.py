@@ -1,11 +1,14 @@
 """Version provider for scikit-build-core: VERSION file plus the git hash.
 
 From a git checkout the version is ``X.Y.Z+git<sha7>``; from an sdist (no git)
-it is the plain ``X.Y.Z`` of the VERSION file.
+it is the plain ``X.Y.Z`` of the VERSION file. EMBER_BUILD_VARIANT (``cpu``,
+``cu130``) leads the local version as in PyTorch's wheels: ``X.Y.Z+cpu`` or,
+from git, ``X.Y.Z+cpu.git<sha7>``.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -28,7 +31,9 @@ def git_sha(root: Path = ROOT) -> str | None:
 def full_version(root: Path = ROOT) -> str:
     base = (root / "VERSION").read_text().strip()
     sha = git_sha(root)
-    return f"{base}+git{sha[:7]}" if sha else base
+    parts = [os.environ.get("EMBER_BUILD_VARIANT", "")] + ([f"git{sha[:7]}"] if sha else [])
+    local = ".".join(p for p in parts if p)
+    return f"{base}+{local}" if local else base
 
 
 def _building_sdist() -> bool:

@@ -484,6 +484,12 @@ def definition(v: Variant) -> str:
                 lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
         lines.append("  }")
 
+    # Forward AD (tools/codegen/forward.py): an in-place form may keep its input's old value.
+    from . import forward  # forward.py builds on this module
+
+    fw_before, fw_after = forward.call_site(op, v.kind, "RESULT") if diff else ([], [])
+    lines += fw_before
+
     # 2. run the kernel (below autograd; see Note [Below autograd])
     if inplace:
         lines.append("  const bool _top = autograd::at_top_level();")
@@ -539,6 +545,7 @@ def definition(v: Variant) -> str:
                 e = exprs[outs.index(name)]
                 lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({e}, true);")
         lines.append("  }")
+    lines += [line.replace("RESULT", result) for line in fw_after]
     lines.append(f"  return {result};")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -37,6 +37,14 @@ def _python_binding(value, loc: Location) -> bool:
     return value is True
 
 
+def _output_names(schema) -> set[str]:
+    """Keys of `derivatives` that name an output (forward-mode formulas)."""
+    rets = schema.returns
+    if len(rets) == 1:
+        return {"result"}
+    return {r.name or f"result{i}" for i, r in enumerate(rets)}
+
+
 def load_operators(path: Path) -> list[Operator]:
     entries = yaml.load(path.read_text(), Loader=_LineLoader) or []
     ops: list[Operator] = []
@@ -76,8 +84,13 @@ def load_operators(path: Path) -> list[Operator]:
         derivs_raw = e.get("derivatives") or {}
         derivs_raw.pop("__line__", None)
         arg_names = {a.name for a in schema.arguments}
+        output_names = _output_names(schema)
         derivatives = []
+        forward = []
         for key, formula in derivs_raw.items():
+            if key in output_names and key not in arg_names:
+                forward.append((key, str(formula).strip()))
+                continue
             d = Derivative(input=key, formula=str(formula).strip())
             for name in d.names:
                 if name not in arg_names:
@@ -120,6 +133,7 @@ def load_operators(path: Path) -> list[Operator]:
                 else None,
                 pointwise=pointwise,
                 autocast=autocast,
+                forward=tuple(forward),
             )
         )
         if pointwise:

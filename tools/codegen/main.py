@@ -11,7 +11,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from . import autograd, cpp, pointwise, python
+from . import autograd, cpp, forward, pointwise, python
 from .load import load_operators
 from .model import CodegenError, Operator
 
@@ -79,7 +79,8 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
         "}  // namespace ember::dispatch\n",
     )
     prelude = (
-        '#include "ember/autograd/Autograd.h"\n#include "ember/autograd/generated/Nodes.h"\n'
+        '#include "ember/autograd/Autograd.h"\n#include "ember/autograd/ForwardAD.h"\n'
+        '#include "ember/autograd/generated/ForwardFormulas.h"\n#include "ember/autograd/generated/Nodes.h"\n'
         '#include "ember/autograd/Autocast.h"\n#include "ember/autograd/Profiler.h"\n#include "ember/ops/Ops.h"\n#include "ember/ops/generated/DispatchTables.h"\n'
         '#include "ember/ops/generated/NativeFunctions.h"\n\n'
     )
@@ -113,6 +114,31 @@ def gen_autograd(ops: list[Operator], w: Writer) -> None:
         '#include "ember/ops/Ops.h"\n\nnamespace ember::autograd::generated {\n\n'
         + "\n".join(autograd.node_definition(op) for op in with_d)
         + "}  // namespace ember::autograd::generated\n",
+    )
+
+
+def gen_forward(ops: list[Operator], w: Writer) -> None:
+    decls, defs = [], []
+    for op in ops:
+        if not op.derivatives:
+            continue
+        for inplace in (False, True):
+            wanted = forward.needs_inplace_function(op) if inplace else forward.needs_functional_function(op)
+            if wanted:
+                decls.append(forward.declaration(op, inplace))
+                defs.append(forward.definition(op, inplace))
+    w.write(
+        "include/ember/autograd/generated/ForwardFormulas.h",
+        "#pragma once\n#include <optional>\n#include <tuple>\n#include <vector>\n#include \"ember/ops/Tensor.h\"\n\n"
+        "namespace ember::autograd::generated {\n" + "\n".join(decls) + "\n}  // namespace ember::autograd::generated\n",
+    )
+    w.write(
+        "src/ForwardFormulas.cpp",
+        '#include "ember/autograd/generated/ForwardFormulas.h"\n#include "ember/autograd/ForwardAD.h"\n'
+        '#include "ember/autograd/ForwardFormulasManual.h"\n#include "ember/autograd/FunctionsManual.h"\n'
+        '#include "ember/autograd/FunctionsManualReduce.h"\n#include "ember/ops/Ops.h"\n\n'
+        "namespace ember::autograd::generated {\n\nnamespace fw = ember::autograd::forward_ad;\n\n"
+        + "\n".join(defs) + "}  // namespace ember::autograd::generated\n",
     )
 
 
@@ -170,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         gen_cpp(ops, w)
         gen_pointwise(ops, w)
         gen_autograd(ops, w)
+        gen_forward(ops, w)
         gen_python(ops, w)
     except CodegenError as e:
         print(f"ember codegen: error: {e}", file=sys.stderr)

@@ -219,6 +219,11 @@ class Operator:
     pointwise: Pointwise | None = None
     # Autocast policy (Note [Autocast]): lower_precision_fp, fp32 or promote.
     autocast: str | None = None
+    # Forward-mode formulas, (output name, formula): keys of `derivatives`
+    # naming an output (`result`, or the declared return names), as in
+    # PyTorch's derivatives.yaml; a formula may be auto_element_wise or
+    # auto_linear (tools/codegen/forward.py).
+    forward: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:

@@ -4,8 +4,10 @@ Each generated call is one line of Python, such as
 ``torch.add(torch.arange(6.).reshape(2, 3).t(), 2**63)``, evaluated once with
 ``torch`` bound to PyTorch and once with ``torch`` bound to Ember (``F`` is
 each library's ``nn.functional``). Targets are the public functions, Tensor
-methods and ``nn.functional`` functions both libraries have; arguments are
-drawn from tensors of every dtype and of awkward shapes and layouts (0-dim,
+methods, ``nn.functional`` and ``linalg`` functions both libraries have;
+arguments are drawn from tensors of every dtype, complex64/complex128
+included (``linalg`` calls mostly get square matrices), and of awkward
+shapes and layouts (0-dim,
 empty, transposed, sliced, expanded so that elements overlap, NaN/inf
 values), small and huge Python ints (2**62, 2**63, 2**64, negatives),
 floats, bools, None, strings, int lists (including negative and huge sizes),
@@ -46,6 +48,10 @@ the summary and the findings)::
 
     .venv/bin/python tools/fuzz/fuzz.py --seeds $(seq 0 99) --calls 1000 \\
         --batch 250 --timeout 20 --json /tmp/fuzz.json --show values_differ,accepted_refused
+
+The summary line is followed by the counts scaled to 100,000 calls.
+``EMBER_FUZZ_MEM_GB`` caps each worker's address space (default 6; 0 for no
+cap, as a sanitizer build needs).
 
 Reproduce one finding::
 
@@ -98,9 +104,16 @@ SKIP = {
 }
 
 INTS = [0, 1, 2, 3, -1, -2, 5, 2**31, 2**62, 2**63 - 1, 2**63, 2**64, -(2**63), -(2**63) - 1, -(2**62)]
-FLOATS = ["0.5", "-1.5", "2.0", "float('nan')", "float('inf')", "-float('inf')", "1e300", "0.0"]
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+FLOATS = ["0.5", "-1.5", "2.0", "float('nan')", "float('inf')", "-float('inf')", "1e300", "0.0", "(0.5-1j)"]
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+          "complex64", "complex128"]
+FLOATING = ("float16", "bfloat16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
 SHAPES = [(), (0,), (1,), (3,), (2, 3), (3, 1), (1, 4, 1), (2, 0, 3), (2, 2, 3), (2, 3, 2, 2)]
+# linalg draws square (batches of) matrices more often.
+SQUARE = [(2, 2), (3, 3), (2, 3, 3), (0, 0), (1, 1), (2, 0, 0)]
+# Namespaces fuzzed besides the top level, Tensor and nn.functional.
+NAMESPACES = ("linalg",)
 
 
 def _int(rng):
@@ -130,12 +143,14 @@ def _tensor(rng, grad=False):
     kind = rng.random()
     if kind < 0.08:
         base = "torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0])"
-        if dtype in ("float16", "bfloat16", "float32", "float64"):
+        if dtype in FLOATING or dtype in COMPLEX:
             return f"{base}.to(torch.{dtype})"
         return f"torch.tensor([0, 1, -3, 7, 2, -1]).to(torch.{dtype})"
     if dtype == "bool":
         expr = f"(torch.arange({n}) % 3 == 0)"
-    elif dtype.startswith("float") or dtype == "bfloat16":
+    elif dtype in COMPLEX:
+        expr = f"((torch.arange({n}, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0.25j).to(torch.{dtype})"
+    elif dtype in FLOATING:
         expr = f"(torch.arange({n}, dtype=torch.float64) * 0.73 - 1.9).to(torch.{dtype})"
     else:
         expr = f"(torch.arange({n}) % 7 - 3).to(torch.{dtype})"
@@ -148,9 +163,9 @@ def _tensor(rng, grad=False):
         expr = expr.replace(f".reshape({shape!r})", f".reshape({(2 * shape[0],) + shape[1:]!r})[::2]")
     elif layout < 0.3:
         big = rng.choice([(3, 4), (2, 3, 4), (4,), (2, 2)])
-        fill = "0.5" if dtype.startswith("float") or dtype == "bfloat16" else "1"
+        fill = "0.5" if dtype in FLOATING or dtype in COMPLEX else "1"
         expr = f"torch.full((1,), {fill}).to(torch.{dtype}).expand({big!r})"
-    if grad and (dtype in ("float32", "float64")):
+    if grad and dtype in ("float32", "float64"):
         expr += ".requires_grad_()"
     return expr
 
@@ -254,7 +269,8 @@ def signatures(kind, name):
     key = (kind, name)
     if key in _SIGS:
         return _SIGS[key]
-    obj = getattr({"fn": torch, "method": torch.Tensor, "F": torch.nn.functional}[kind], name)
+    modules = {"fn": torch, "method": torch.Tensor, "F": torch.nn.functional}
+    obj = getattr(modules[kind] if kind in modules else getattr(torch, kind), name)
     sigs = []
     for line in (getattr(obj, "__doc__", None) or "").splitlines():
         line = line.strip()
@@ -304,6 +320,7 @@ def targets(lib):
         ("fn", lib, torch),
         ("method", lib.Tensor, torch.Tensor),
         ("F", lib.nn.functional, torch.nn.functional),
+        *((ns, getattr(lib, ns), getattr(torch, ns)) for ns in NAMESPACES),
     ):
         for name in sorted(dir(mod_e)):
             if name.startswith("_") or name in SKIP or not hasattr(mod_t, name):
@@ -321,13 +338,15 @@ def generate(seed, count, names):
     for _ in range(count):
         kind, name = rng.choice(names)
         _CALL["dtype"] = rng.choice(["float32", "float32", "float64", "int64", *DTYPES])
-        _CALL["shape"] = rng.choice(SHAPES)
+        _CALL["shape"] = rng.choice(SQUARE if kind in NAMESPACES and rng.random() < 0.7 else SHAPES)
         grad = rng.random() < 0.1
         args, kwargs = _args_for(rng, kind, name, grad)
         if kind == "fn":
             head = f"torch.{name}"
         elif kind == "F":
             head = f"F.{name}"
+        elif kind in NAMESPACES:
+            head = f"torch.{kind}.{name}"
         else:
             head = f"(_s := {_tensor(rng, grad)}).{name}"
         call = f"{head}({', '.join(args + kwargs)})"
@@ -365,6 +384,10 @@ def _normalize(x, depth=0, values=True):
     name = type(x).__module__.split(".")[0]
     if hasattr(x, "dtype") and hasattr(x, "shape") and name in ("torch", "ember"):
         t = x.detach()
+        if t.is_complex():
+            t = t.resolve_conj()
+            vals = [t.real.tolist(), t.imag.tolist()] if t.numel() <= 4096 and values else f"<{t.numel()} elements>"
+            return ["T", str(t.dtype).split(".")[-1], list(t.shape), vals]
         vals = t.tolist() if t.numel() <= 4096 and values else f"<{t.numel()} elements>"
         return ["T", str(t.dtype).split(".")[-1], list(t.shape), vals]
     if isinstance(x, (list, tuple)) and depth < 3:
@@ -396,7 +419,7 @@ def _close(a, b, tol):
 
 def same(a, b):
     tol = 1e-4
-    if isinstance(b, list) and b and b[0] == "T" and b[1] in ("float16", "bfloat16"):
+    if isinstance(b, list) and b and b[0] == "T" and b[1] in ("float16", "bfloat16", "complex32"):
         tol = 2e-2
     return _close(a, b, tol)
 
@@ -429,6 +452,8 @@ def run_one(lib, code, lib_name=""):
 
 
 def classify(t_res, e_res, leaked_after):
+    if t_res[0] == "exc" and t_res[1] == "SystemError":
+        return "torch_failed"  # PyTorch's own leaked error
     if leaked_after or (e_res[0] == "exc" and e_res[1] == "SystemError"):
         return "leaked"
     if t_res[0] == "exc" and e_res[0] == "exc":
@@ -447,8 +472,10 @@ def worker(calls, start):
 
     warnings.simplefilter("ignore")
 
+    # 0: no cap (a sanitizer build reserves terabytes of shadow address space).
     limit = int(os.environ.get("EMBER_FUZZ_MEM_GB", "6")) << 30
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if limit:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import torch
 
     import ember
@@ -624,6 +651,8 @@ def main(argv=None):
             print(f"{f['class']:16} {f['code']}\n{'':16} {json.dumps(f['detail'])[:300]}")
     summary = {"calls": len(calls), "seconds": round(time.monotonic() - t0, 1), **counts}
     print(json.dumps(summary))
+    scale = 100_000 / max(len(calls), 1)
+    print("per 100,000 calls:", json.dumps({c: round(n * scale) for c, n in counts.items() if c != "ok"}))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"summary": summary, "findings": findings}, f, indent=1)

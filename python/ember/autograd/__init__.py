@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from ember import _C
-from ember.autograd import anomaly_mode, function, functional, graph, profiler, profiler_util  # noqa: F401
+from ember.autograd import (  # noqa: F401
+    anomaly_mode,
+    forward_ad,
+    function,
+    functional,
+    graph,
+    profiler,
+    profiler_util,
+)
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from ember.autograd.function import Function, NestedIOFunction
 from ember.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled

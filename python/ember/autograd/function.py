@@ -15,6 +15,7 @@ import warnings
 import ember
 from ember import _C
 from ember._tensor import Tensor as _Tensor
+from ember.autograd import forward_ad as _forward_ad
 
 __all__ = [
     "BackwardCFunction",
@@ -55,7 +56,11 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
+        if self._in_jvp:  # jvp reads what save_for_forward kept
+            return getattr(self, "saved_for_forward", ())
         return _C._function_saved_tensors(self)
+
+    _in_jvp = False
 
     @property
     def saved_variables(self):
@@ -159,8 +164,10 @@ class Function(_SingleLevelFunction):
         else:
             needs = (False,) * len(args)
         ctx.needs_input_grad = needs
+        tangents = _forward_ad._input_tangents(args) if _forward_ad._current_level >= 0 else None
         # forward records no graph (a plain flag flip: this is the per-call hot path)
         _C._set_grad_enabled(False)
+        fw_was_enabled = _C._set_fwd_grad_enabled(False) if tangents else None
         try:
             if setup_context:
                 outputs = cls.forward(*args, **kwargs)
@@ -169,7 +176,12 @@ class Function(_SingleLevelFunction):
                 outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _C._set_grad_enabled(grad_on)
-        return _C._function_wrap(ctx, args, outputs, True in needs)
+            if tangents:
+                _C._set_fwd_grad_enabled(fw_was_enabled)
+        wrapped = _C._function_wrap(ctx, args, outputs, True in needs)
+        if tangents:
+            _forward_ad._run_custom_jvp(cls, ctx, tangents, wrapped, args, kwargs)
+        return wrapped
 
     @staticmethod
     def _compiled_autograd_key(ctx):

@@ -234,6 +234,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             "Please either set `strict=False` or "
             "`vectorize=False`."
         )
+    if strategy == "forward-mode":
+        return _jacobian_forward_mode(func, inputs)
     with ember.enable_grad():
         inputs, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare_inputs(inputs, create_graph, True)
@@ -267,6 +269,49 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 )
             )
         return _unpack(_finish(tuple(jac), create_graph), (out_tuple, in_tuple))
+
+
+def _jacobian_forward_mode(func, inputs):
+    """jacobian(strategy="forward-mode"): one forward-AD pass per input
+    element, every input dual, the tangents together one basis vector; the
+    outputs' tangents are the Jacobian's columns. As in PyTorch, the nesting
+    for tuple inputs is a list."""
+    from ember.autograd import forward_ad
+
+    inputs, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
+    columns = None  # [output][input] -> list of columns
+    outputs = None
+    out_tuple = True
+    for k, x in enumerate(inputs):
+        for j in range(x.numel()):
+            with forward_ad.dual_level():
+                duals = []
+                for i, x_ in enumerate(inputs):
+                    tangent = ember.zeros_like(x_)
+                    if i == k:
+                        tangent.view(-1)[j] = 1
+                    duals.append(forward_ad.make_dual(x_, tangent))
+                result, out_tuple = _as_tuple(func(*duals), "outputs of the user-provided function", "jacobian")
+                unpacked = [forward_ad.unpack_dual(o) for o in result]
+            outputs = [u.primal for u in unpacked]
+            if columns is None:
+                columns = [[[] for _ in inputs] for _ in outputs]
+            for i, u in enumerate(unpacked):
+                columns[i][k].append(ember.zeros_like(u.primal) if u.tangent is None else u.tangent)
+    if outputs is None:  # every input is empty: evaluate once for the output shapes
+        outputs, out_tuple = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
+        columns = [[[] for _ in inputs] for _ in outputs]
+    jac = []
+    for i, o in enumerate(outputs):
+        row = []
+        for k, x in enumerate(inputs):
+            cols = columns[i][k]
+            if cols:
+                row.append(ember.stack(cols, dim=-1).reshape(o.shape + x.shape))
+            else:
+                row.append(o.new_zeros(o.shape + x.shape))
+        jac.append(row)
+    return _unpack(jac, (out_tuple, in_tuple))
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):

@@ -80,6 +80,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 stacklevel=2,
             )
     outputs, numerical = _numerical_jacobian(func, inputs, eps)
+    if check_forward_ad and not _check_forward_ad(func, inputs, numerical, atol, rtol, raise_exception):
+        return False
+    if not check_backward_ad:
+        return True
     outputs = _flat_outputs(func, inputs)
     for j, out in enumerate(outputs):
         if not out.requires_grad:
@@ -104,6 +108,37 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     ):
                         msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
                                f"numerical:{num}\nanalytical:{ana}\n")
+                        if raise_exception:
+                            raise GradcheckError(msg)
+                        return False
+    return True
+
+
+def _check_forward_ad(func, inputs, numerical, atol, rtol, raise_exception):
+    """Forward-mode columns of the Jacobian (one dual pass per input element,
+    its tangent a basis vector) against the numerical ones."""
+    import ember
+    from ember.autograd import forward_ad
+
+    for i, t in enumerate(inputs):
+        if numerical[i] is None:
+            continue
+        for e, col in enumerate(numerical[i]):
+            basis = ember.zeros(t.numel(), dtype=t.dtype, device=t.device)
+            basis[e] = 1
+            with forward_ad.dual_level():
+                args = [forward_ad.make_dual(x.detach(), basis.view(t.shape)) if k == i else x
+                        for k, x in enumerate(inputs)]
+                outs = _flat_outputs(func, args)
+                tangents = [forward_ad.unpack_dual(o).tangent for o in outs]
+            for j, (out, tangent) in enumerate(zip(outs, tangents)):
+                if not (out.is_floating_point() or out.is_complex()):
+                    continue
+                analytical = tangent.reshape(-1).tolist() if tangent is not None else [0.0] * out.numel()
+                for k, (ana, num) in enumerate(zip(analytical, col[j])):
+                    if abs(ana - num) > atol + rtol * abs(num):
+                        msg = (f"Jacobian computed with forward mode mismatch for output {j} with respect to input "
+                               f"{i},\nnumerical:{num}\nanalytical:{ana}\n")
                         if raise_exception:
                             raise GradcheckError(msg)
                         return False
@@ -158,4 +193,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
             return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev)

@@ -147,6 +147,12 @@ class Work:
     def synchronize(self):
         self.wait()
 
+    def get_future(self):
+        """A Future completed with result() when this work is waited on."""
+        from ember.futures import _from_work
+
+        return _from_work(self, self.result)
+
 
 class ProcessGroup:
     """A group of ranks with its backend (c10d's ProcessGroup)."""
@@ -177,6 +183,113 @@ class ProcessGroup:
 
     def __repr__(self):
         return f"<ember.distributed.ProcessGroup object, backend {self._backend}, size {self.size()}>"
+
+
+class ProcessGroupGloo:
+    """The Gloo backend made directly over a store, outside the default group's bookkeeping (c10d's
+    ProcessGroupGloo, a backend rather than a ProcessGroup)."""
+
+    def __init__(self, store, rank, size, timeout=None):
+        timeout = default_pg_timeout if timeout is None else timeout
+        self._pg = _new_backend("gloo", getattr(store, "_store", store), rank, size, timeout)
+
+    def rank(self):
+        return self._pg.rank()
+
+    def size(self):
+        return self._pg.size()
+
+    def name(self):
+        return "gloo"
+
+    def allreduce(self, tensors, opts=None):
+        """All-reduces the first tensor (a list of one, as c10d's); the Work handle."""
+        tensor = tensors[0] if isinstance(tensors, (list, tuple)) else tensors
+        op = ReduceOp.SUM if opts is None else opts.reduceOp
+        return Work(self._pg.allreduce(tensor, _op_value(op)))
+
+
+class GradBucket:
+    """One DDP bucket as a communication hook sees it: a flat buffer of its
+    parameters' gradients, in the bucket's parameter order."""
+
+    def __init__(self, index, buffer, params, offsets, is_last):
+        self._index = index
+        self._buffer = buffer
+        self._params = params
+        self._offsets = offsets
+        self._is_last = is_last
+
+    def index(self) -> int:
+        return self._index
+
+    def buffer(self):
+        return self._buffer
+
+    def set_buffer(self, buffer):
+        self._buffer = buffer
+
+    def gradients(self):
+        return [
+            self._buffer[o : o + p.numel()].view(p.shape) for p, o in zip(self._params, self._offsets)
+        ]
+
+    def parameters(self):
+        return list(self._params)
+
+    def is_last(self) -> bool:
+        return self._is_last
+
+
+class BuiltinCommHookType(enum.Enum):
+    ALLREDUCE = 0
+    FP16_COMPRESS = 1
+
+
+class _Options:
+    """Plain settings of one collective (c10d's *Options)."""
+
+    _fields = {"timeout": None, "asyncOp": True}
+
+    def __init__(self):
+        for name, value in {**_Options._fields, **self._fields}.items():
+            setattr(self, name, value)
+
+
+class AllreduceOptions(_Options):
+    _fields = {"reduceOp": ReduceOp.SUM}
+
+
+class AllreduceCoalescedOptions(AllreduceOptions):
+    pass
+
+
+class BroadcastOptions(_Options):
+    _fields = {"rootRank": 0, "rootTensor": 0}
+
+
+class ReduceOptions(_Options):
+    _fields = {"reduceOp": ReduceOp.SUM, "rootRank": 0, "rootTensor": 0}
+
+
+class GatherOptions(_Options):
+    _fields = {"rootRank": 0}
+
+
+class ScatterOptions(_Options):
+    _fields = {"rootRank": 0}
+
+
+class ReduceScatterOptions(_Options):
+    _fields = {"reduceOp": ReduceOp.SUM}
+
+
+class AllToAllOptions(_Options):
+    pass
+
+
+class BarrierOptions(_Options):
+    _fields = {"device_ids": [], "device": None}
 
 
 class _World:
@@ -562,6 +675,39 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     buf, back = _dense(tensor)
     with ember.no_grad():
         return _finish(pg._pg.allreduce(buf, _op_value(op)), async_op, back)
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """All-reduces the tensors (one dtype) as one flat buffer; deprecated, as in PyTorch."""
+    warnings.warn(
+        "`torch.distributed.all_reduce_coalesced` will be deprecated. If you must use it, please revisit our "
+        "documentation later at https://pytorch.org/docs/main/distributed.html#collective-functions",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if isinstance(tensors, ember.Tensor):
+        tensors = [tensors]
+    _check_tensor_list(tensors, "tensor")
+    if _rank_not_in_group(group):
+        return None
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {tensors[0].dtype} and  {t.dtype}")
+    pg = _resolve(group)
+    with ember.no_grad():
+        flat = ember.cat([t.reshape(-1) for t in tensors]) if tensors else ember.zeros(0)
+
+        def scatter_back():
+            offset = 0
+            for t in tensors:
+                t.copy_(flat[offset : offset + t.numel()].view(t.shape))
+                offset += t.numel()
+
+        work = Work(pg._pg.allreduce(flat, _op_value(op)), scatter_back)
+    if async_op:
+        return work.get_future()
+    work.wait()
+    return None
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):

@@ -174,8 +174,17 @@ def prelu(input, weight):
     return ember.where(input > 0, input, w * input)
 
 
+def _require_floating_kernel(input, kernel):
+    """PyTorch's NotImplementedError for a kernel that has only floating loops."""
+    if isinstance(input, ember.Tensor) and not input.dtype.is_floating_point:
+        from ember._ops_math import _not_implemented
+
+        _not_implemented(kernel, input.dtype)
+
+
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
+    _require_floating_kernel(input, "hardshrink_cpu")
     return ember.where((input >= -lambd).logical_and(input <= lambd), ember.zeros_like(input), input)
 
 
@@ -186,6 +195,7 @@ def _dtype_max_repr(input):
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    _require_floating_kernel(input, "softshrink_check")
     if lambd < 0:
         from ember.nn._functional_nn import _dtype_name
 
@@ -194,7 +204,8 @@ def softshrink(input, lambd=0.5):
             f"but found {lambd:g}"
         )
     x = input.to(ember.float32) if _dtype_str(input) in _LOW_PRECISION else input
-    out = ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, ember.zeros_like(x)))
+    # x * 0 in the middle, so that NaN stays NaN as in PyTorch.
+    out = ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0))
     return out.to(input.dtype)
 
 
@@ -203,8 +214,16 @@ def softshrink(input, lambd=0.5):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1/||x1|| * x2/||x2||) along dim, each norm clamped to eps (no gradient through the clamp)."""
-    if not x1.is_floating_point() or not x2.is_floating_point():
-        x1, x2 = x1.to(ember.float32), x2.to(ember.float32)
+    # Integral operands take the common dtype by PyTorch's promotion (a 0-dim
+    # float operand counts); floating ones keep theirs, as in PyTorch.
+    common = ember.result_type(x1, x2)
+    if not common.is_floating_point:
+        from ember.nn._functional_nn import _dtype_name
+
+        name = _dtype_name(ember.empty(0, dtype=common))
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {name}")
+    x1 = x1 if x1.is_floating_point() else x1.to(common)
+    x2 = x2 if x2.is_floating_point() else x2.to(common)
     shape = _broadcast(x1, x2)
     x1, x2 = x1.expand(shape), x2.expand(shape)
     n1 = ember.linalg_vector_norm(x1, 2, [dim], True).clone()

@@ -122,9 +122,13 @@ def _adaptive_max(x, out_sizes):
         return ember.max_pool2d_with_indices(x, kernel, kernel, [0, 0], [1, 1], False)
     lead = list(x.shape[:-n])
     out_sizes = list(out_sizes)
+    # The results first: a negative, overflowing or impossible size raises
+    # PyTorch's error here, before the window table is built cell by cell.
+    empty = ember.empty(lead + out_sizes, dtype=x.dtype, device=x.device)
+    empty_indices = ember.empty(lead + out_sizes, dtype=ember.int64, device=x.device)
     if 0 in out_sizes or x.numel() == 0:
-        empty = ember.empty(lead + out_sizes, dtype=x.dtype, device=x.device)
-        return empty, ember.empty(lead + out_sizes, dtype=ember.int64, device=x.device)
+        return empty, empty_indices
+    del empty, empty_indices
     table = _window_table(in_sizes, out_sizes, x.device)
     k = table.size(1)
     flat = x.reshape(lead + [-1])

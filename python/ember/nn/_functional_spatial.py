@@ -189,6 +189,12 @@ def interpolate(
         if antialias:
             raise NotImplementedError("antialiased bilinear interpolation is not supported")
         return ember.upsample_bilinear2d(input, output_size, align_corners, scale_factors)
+    if mode == "area" and nd == 3:
+        return ember.nn.functional.adaptive_avg_pool1d(input, output_size)
+    if mode == "area" and nd == 5:
+        return ember.nn.functional.adaptive_avg_pool3d(input, output_size)
+    if mode == "trilinear" and nd == 5:
+        return _trilinear(input, output_size, align_corners, scale_factors)
     if mode in ("linear", "bilinear", "trilinear") and nd in (3, 4, 5):
         need = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         if nd != need:
@@ -227,3 +233,19 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return ember.col2im(
         input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
     )
+
+
+def _trilinear(input, output_size, align_corners, scale_factors):
+    """Trilinear resizing as linear resizing along depth, height and width in turn (the
+    weights are separable, so each axis's pass is PyTorch's linear pass for that axis)."""
+    x = input
+    n = x.shape[0]
+    for axis in range(3):
+        size = None if output_size is None else [output_size[axis]]
+        scale = None if scale_factors is None else [scale_factors[axis]]
+        moved = x.movedim(2 + axis, -1)
+        shape = list(moved.shape)
+        flat = moved.reshape(n, -1, shape[-1])
+        resized = ember.upsample_linear1d(flat, size, align_corners, scale)
+        x = resized.reshape(shape[:-1] + [resized.shape[-1]]).movedim(-1, 2 + axis)
+    return x.contiguous()

@@ -85,4 +85,6 @@ from ember.nn._functional_losses import *  # noqa: E402,F401,F403  margin, embed
 from ember.nn._functional_pooling import *  # noqa: E402,F401,F403  adaptive max, unpooling, conv_transpose1d
 from ember.nn._functional_bags import *  # noqa: E402,F401,F403  embedding_bag
 from ember.nn._functional_3d import *  # noqa: E402,F401,F403  conv3d, 3-d pooling
+from ember.nn._functional_sampling import *  # noqa: E402,F401,F403  conv_transpose3d, conv_tbc, grid sampling
+from ember.nn._functional_ctc import *  # noqa: E402,F401,F403  ctc_loss, fractional max pooling
 from ember.nn import grad  # noqa: E402,F401  the gradients of convolutions, as F.grad

@@ -15,6 +15,7 @@ from ember.optim.radam import RAdam
 from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
+from ember.optim.sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Muon", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]

@@ -8,6 +8,10 @@
 
 namespace ember::autograd {
 
+struct AutogradMeta;
+// Drops a dying meta from the open dual level's list (ForwardAD.cpp).
+EMBER_API void forget_fw_grad(AutogradMeta* meta);
+
 struct EMBER_API AutogradMeta final : AutogradMetaInterface {
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
@@ -28,9 +32,14 @@ struct EMBER_API AutogradMeta final : AutogradMetaInterface {
   uint32_t attr_version = 0;
   uint8_t creation_meta = 0;
   bool is_view = false;
+  // Forward AD (ForwardAD.h): the tangent at the dual level numbered
+  // fw_grad_epoch; stale (ignored) once that level has closed.
+  Tensor fw_grad;
+  uint64_t fw_grad_epoch = 0;
 
   ~AutogradMeta() override {
     if (self_slot) *self_slot = nullptr;
+    if (fw_grad_epoch) forget_fw_grad(this);
   }
 
   bool requires_grad() const override {

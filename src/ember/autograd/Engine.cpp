@@ -90,7 +90,8 @@ bool complex_formula_checked(const std::string& name) {
       "SqueezeBackward1",   "StackBackward0",      "SubBackward0",           "SumBackward0",
       "SumBackward1",       "TBackward0",          "ToCopyBackward0",        "TransposeBackward0",
       "UnsqueezeBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "ViewBackward0",
-      "WhereBackward0",     "UnsafeViewBackward0", "ReshapeAliasBackward0"};
+      "WhereBackward0",     "UnsafeViewBackward0", "ReshapeAliasBackward0",  "FftC2CBackward0",
+      "FftR2CBackward0",    "FftC2RBackward0",     "ConjPhysicalBackward0",  "ConstantPadNdBackward0"};
   return checked.count(name) != 0;
 }
 

@@ -4,6 +4,7 @@
 // Primitives come from oneDNN's own primitive cache, so repeated shapes cost
 // a lookup, not a JIT compilation.
 #include "ember/cpu/ConvUtils.h"
+#include "ember/ops/BuildInfo.h"
 
 #ifdef EMBER_USE_ONEDNN
 #include <omp.h>
@@ -73,12 +74,13 @@ struct Problem {
   dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, dt::f32, tag::any); }
 
   dnnl::convolution_forward::primitive_desc forward(dnnl::prop_kind kind, bool with_bias) const {
-    auto d = with_bias ? dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
-                                                         dnnl::memory::desc(bias, dt::f32, tag::x), any(dst), strides,
-                                                         dilates, pad_l, pad_r)
-                       : dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
-                                                         any(dst), strides, dilates, pad_l, pad_r);
-    return dnnl::convolution_forward::primitive_desc(d, engine());
+    const auto algo = dnnl::algorithm::convolution_direct;
+    if (with_bias)
+      return dnnl::convolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei),
+                                                       dnnl::memory::desc(bias, dt::f32, tag::x), any(dst), strides,
+                                                       dilates, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei), any(dst), strides,
+                                                     dilates, pad_l, pad_r);
   }
 };
 
@@ -139,9 +141,9 @@ bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X) {
   if (g.C < 4) return false;
   return run([&](dnnl::stream& s) {
     auto hint = p.forward(dnnl::prop_kind::forward_training, false);
-    dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
-                                            p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r);
-    dnnl::convolution_backward_data::primitive_desc pd(d, engine(), hint);
+    dnnl::convolution_backward_data::primitive_desc pd(engine(), dnnl::algorithm::convolution_direct, p.any(p.src),
+                                                       p.any(p.wei), p.any(p.dst), p.strides, p.dilates, p.pad_l,
+                                                       p.pad_r, hint);
     auto uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, W), ux = user(p.src, tag::nchw, X);
     auto my = into(pd.diff_dst_desc(), uy, s), mw = into(pd.weights_desc(), uw, s);
     auto mx = pd.diff_src_desc() == ux.get_desc() ? ux : dnnl::memory(pd.diff_src_desc(), engine());
@@ -157,14 +159,13 @@ bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW,
   return run([&](dnnl::stream& s) {
     const bool with_bias = dbias != nullptr;
     auto hint = p.forward(dnnl::prop_kind::forward_training, with_bias);
-    auto d =
-        with_bias
-            ? dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
-                                                       dnnl::memory::desc(p.bias, dt::f32, tag::x), p.any(p.dst),
-                                                       p.strides, p.dilates, p.pad_l, p.pad_r)
-            : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, p.any(p.src), p.any(p.wei),
-                                                       p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r);
-    dnnl::convolution_backward_weights::primitive_desc pd(d, engine(), hint);
+    const auto algo = dnnl::algorithm::convolution_direct;
+    auto pd = with_bias ? dnnl::convolution_backward_weights::primitive_desc(
+                              engine(), algo, p.any(p.src), p.any(p.wei), dnnl::memory::desc(p.bias, dt::f32, tag::x),
+                              p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r, hint)
+                        : dnnl::convolution_backward_weights::primitive_desc(engine(), algo, p.any(p.src), p.any(p.wei),
+                                                                             p.any(p.dst), p.strides, p.dilates,
+                                                                             p.pad_l, p.pad_r, hint);
     auto ux = user(p.src, tag::nchw, X), uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, dW);
     auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
     auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
@@ -194,3 +195,7 @@ const char* onednn_version() { return ""; }
 #endif
 
 }  // namespace ember::native::conv
+
+namespace ember {
+const char* onednn_info() { return native::conv::onednn_version(); }
+}  // namespace ember

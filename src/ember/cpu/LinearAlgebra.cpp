@@ -12,6 +12,7 @@
 #include <complex>
 
 #include "ember/autograd/Autograd.h"
+#include "ember/autograd/ForwardAD.h"
 #include "ember/cpu/Blas.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
@@ -361,6 +362,13 @@ Tensor squeeze_dim0(const Tensor& t) {
     auto node = std::make_shared<SqueezeDimBackward>();
     node->set_next_edges(autograd::collect_next_edges(t));
     autograd::set_history(r, node);
+  }
+  if (autograd::forward_ad::is_active()) {
+    Tensor t_tangent = autograd::forward_ad::fw_grad(t);
+    if (t_tangent.defined()) {
+      autograd::forward_ad::DisableGuard no_fw;
+      autograd::forward_ad::set_result_tangent(r, t_tangent.squeeze(0));
+    }
   }
   return r;
 }

@@ -27,6 +27,9 @@ Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lo
   const int64_t nd = out.dim(), rows = out.sizes()[nd - 2], cols = out.sizes()[nd - 1];
   const int64_t rs = out.strides()[nd - 2], cs = out.strides()[nd - 1];
   const int64_t batch = rows * cols == 0 ? 0 : out.numel() / (rows * cols);
+  // Offsets beyond the matrix act as the matrix's edge; clamping first keeps
+  // i + diagonal from overflowing (diagonal may be near INT64_MAX).
+  const int64_t diag = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
   EMBER_DISPATCH_ALL_TYPES(out.dtype(), name, [&] {
     scalar_t* base = static_cast<scalar_t*>(out.data_ptr());
     for (int64_t b = 0; b < batch; ++b) {
@@ -38,8 +41,8 @@ Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lo
       scalar_t* m = base + off;
       for (int64_t i = 0; i < rows; ++i) {
         // lower keeps j <= i + diagonal; upper keeps j >= i + diagonal.
-        const int64_t lo = lower ? std::max<int64_t>(0, i + diagonal + 1) : 0;
-        const int64_t hi = lower ? cols : std::min<int64_t>(cols, std::max<int64_t>(0, i + diagonal));
+        const int64_t lo = lower ? std::max<int64_t>(0, i + diag + 1) : 0;
+        const int64_t hi = lower ? cols : std::min<int64_t>(cols, std::max<int64_t>(0, i + diag));
         for (int64_t j = lo; j < hi; ++j) m[i * rs + j * cs] = scalar_t(0);
       }
     }

@@ -11,6 +11,9 @@ namespace ember {
 // BLAS library and version, as it reports itself at run time.
 EMBER_API const char* blas_info();
 
+// "oneDNN 3.2.0" as the loaded library reports itself, or "" when not built in.
+EMBER_API const char* onednn_info();
+
 // "OpenMP 201511 (a.k.a. OpenMP 4.5)", or "" without OpenMP.
 EMBER_API std::string openmp_info();
 

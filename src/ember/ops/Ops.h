@@ -2,13 +2,17 @@
 // Everything a C++ user of Ember needs: the Tensor class, every generated
 // operator as a free function (ember::add, ember::sum, ...) and autograd.
 
+#include "ember/ops/OptionsFactories.h"
 #include "ember/ops/Tensor.h"
 #include "ember/ops/generated/Functions.h"
 
 namespace ember {
 
 // C++ operators, with Python's meaning (numbers are weak scalars).
-EMBER_API Tensor wrapped_scalar(const Scalar& s);
+inline Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) { return a.add(b, alpha); }
+inline Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) { return a.sub(b, alpha); }
+inline Tensor mul(const Tensor& a, const Scalar& b) { return a.mul(b); }
+inline Tensor div(const Tensor& a, const Scalar& b) { return a.div(b); }
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
@@ -17,6 +21,54 @@ inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrappe
 inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrapped_scalar(b)); }
 inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrapped_scalar(b)); }
 inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrapped_scalar(b)); }
+inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrapped_scalar(a), b); }
+inline Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrapped_scalar(a), b); }
+inline Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrapped_scalar(a), b); }
+inline Tensor& operator+=(Tensor& a, const Tensor& b) {
+  a.add_(b);
+  return a;
+}
+inline Tensor& operator-=(Tensor& a, const Tensor& b) {
+  a.sub_(b);
+  return a;
+}
+inline Tensor& operator*=(Tensor& a, const Tensor& b) {
+  a.mul_(b);
+  return a;
+}
+inline Tensor& operator/=(Tensor& a, const Tensor& b) {
+  a.div_(b);
+  return a;
+}
+inline Tensor& operator+=(Tensor& a, const Scalar& b) {
+  a.add_(wrapped_scalar(b));
+  return a;
+}
+inline Tensor& operator-=(Tensor& a, const Scalar& b) {
+  a.sub_(wrapped_scalar(b));
+  return a;
+}
+inline Tensor& operator*=(Tensor& a, const Scalar& b) {
+  a.mul_(wrapped_scalar(b));
+  return a;
+}
+inline Tensor& operator/=(Tensor& a, const Scalar& b) {
+  a.div_(wrapped_scalar(b));
+  return a;
+}
+// Comparisons give bool tensors, as in Python.
+#define EMBER_COMPARISON_OPERATOR(OP, NAME)                                          \
+  inline Tensor operator OP(const Tensor& a, const Tensor& b) { return NAME(a, b); } \
+  inline Tensor operator OP(const Tensor& a, const Scalar& b) { return NAME(a, b); }
+EMBER_COMPARISON_OPERATOR(<, lt)
+EMBER_COMPARISON_OPERATOR(<=, le)
+EMBER_COMPARISON_OPERATOR(>, gt)
+EMBER_COMPARISON_OPERATOR(>=, ge)
+EMBER_COMPARISON_OPERATOR(==, eq)
+EMBER_COMPARISON_OPERATOR(!=, ne)
+#undef EMBER_COMPARISON_OPERATOR
 
 // Builds a float32 or int64 tensor from a flat list of values and a shape.
 EMBER_API Tensor from_vector(const std::vector<double>& values, IntArrayRef sizes,

@@ -8,11 +8,15 @@
 #include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorBase.h"
+#include "ember/ops/TensorAccessor.h"
+#include "ember/ops/TensorOptions.h"
 
 namespace ember {
 
 class Tensor;
 using TensorList = std::vector<Tensor>;
+// A number as a 0-dim "wrapped number" tensor (Python's weak scalars).
+EMBER_API Tensor wrapped_scalar(const Scalar& s);
 
 class EMBER_API Tensor : public TensorBase {
  public:
@@ -29,6 +33,26 @@ class EMBER_API Tensor : public TensorBase {
   // Runs backward from this tensor (see ember::autograd::backward).
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
+
+  // PyTorch's C++ conveniences: x.options() for factories, x.accessor<float, 2>().
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  bool is_cuda() const { return device().is_cuda(); }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    EMBER_CHECK(dim() == static_cast<int64_t>(N), "TensorAccessor expected ", N, " dims but tensor has ", dim());
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+  // Arithmetic with a number, as PyTorch's Scalar overloads (x.mul_(2.0)).
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const { return add(wrapped_scalar(other), alpha); }
+  const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const { return add_(wrapped_scalar(other), alpha); }
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const { return sub(wrapped_scalar(other), alpha); }
+  const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const { return sub_(wrapped_scalar(other), alpha); }
+  Tensor mul(const Scalar& other) const { return mul(wrapped_scalar(other)); }
+  const Tensor& mul_(const Scalar& other) const { return mul_(wrapped_scalar(other)); }
+  Tensor div(const Scalar& other) const { return div(wrapped_scalar(other)); }
+  const Tensor& div_(const Scalar& other) const { return div_(wrapped_scalar(other)); }
 
 #include "ember/ops/generated/TensorMethods.h"
 };

@@ -15,6 +15,7 @@
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyFactories.h"
+#include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyInterop.h"
 #include "ember/python/PyNanobind.h"
@@ -61,6 +62,7 @@ std::string show_config() {
   s += "  - " EMBER_COMPILER_ID " " EMBER_COMPILER_VERSION "\n";
   s += "  - C++ Version: " + std::to_string(__cplusplus) + "\n";
   s += "  - BLAS: " + std::string(blas_info()) + "\n";
+  s += std::string("  - ") + (*onednn_info() ? onednn_info() : "oneDNN: not built") + "\n";
   s += "  - " + (openmp_info().empty() ? std::string("OpenMP: disabled") : openmp_info()) + "\n";
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
@@ -99,9 +101,11 @@ void init_module(nb::module_& m) {
   init_generator(mod);
   init_numpy(mod);
   init_storage(mod);
+  init_extension_api(mod);
   init_factories(m);
   init_autocast(m);
   init_profiler(m);
+  init_forward_ad(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif

@@ -17,5 +17,7 @@ PyObject* tensor_to_numpy(const Tensor& t);
 
 void init_numpy(PyObject* module);
 void init_storage(PyObject* module);
+// ember._C._extension_api (PyExtensionApi.cpp).
+void init_extension_api(PyObject* module);
 
 }  // namespace ember::python

@@ -71,7 +71,9 @@ ROWS = [
         supports_grad=True,
         xfail={
             "grad": "PyTorch's input gradient is grad * 2**other in integer arithmetic, 0 for a negative "
-            "integer exponent; Ember's is grad * 2.0**other"
+            "integer exponent; Ember's is grad * 2.0**other",
+            "forward_ad": "PyTorch's tangent is input_t * 2**other in integer arithmetic, 0 for a negative "
+            "integer exponent; Ember's is input_t * 2.0**other",
         },
     ),
     row(
@@ -215,6 +217,10 @@ ROWS = [
         cases(lambda d: [make((5, 6), d), 1], lambda d: [make((4,), d, values=[-80, 0, 30, -5]), 0]),
         method=True,
         tol=SUM_ORDER,
+        xfail={
+            "forward_ad:case1": "PyTorch's tangent underflows for inputs far below the running maximum "
+            "(1.7e-35 for d/dx0 of logcumsumexp([-80, ...])[0], which is 1); Ember's is exact"
+        },
         **GRAD,
     ),
     # ---- reductions ----

@@ -8,7 +8,7 @@ from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, SyncBatchNorm
 from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.linear import Identity, LazyLinear, Linear
 from ember.nn.modules.loss import (
@@ -32,6 +32,9 @@ from ember.nn.modules.transformer import *  # noqa: F401,F403
 from ember.nn.modules.upsampling import *  # noqa: F401,F403
 from ember.nn.modules import lazy as _lazy  # noqa: E402
 from ember.nn.modules.lazy import *  # noqa: F401,F403
+from ember.nn.modules import rest as _rest  # noqa: E402
+from ember.nn.modules import adaptive  # noqa: E402,F401
+from ember.nn.modules.rest import *  # noqa: F401,F403
 
 __all__ = [
     "Module",
@@ -53,6 +56,7 @@ __all__ = [
     "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
     "MaxPool1d",
     "MaxPool2d",
     "AvgPool1d",
@@ -82,6 +86,7 @@ __all__ = [
     *_upsampling.__all__,
     *_extra.__all__,
     *_loss_more.__all__,
+    *_rest.__all__,
     *[n for n in _lazy.__all__ if n != "LazyModuleMixin"],
     "CELU", "ELU", "GELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
     "LogSoftmax", "Mish", "ReLU6", "SiLU", "Softmax", "Softmin", "Softplus", "Softsign", "Tanhshrink", "Threshold",
@@ -99,10 +104,11 @@ from ember.nn.modules import channelshuffle, distance, instancenorm, pixelshuffl
 _HOMES = {
     _activation: ["Hardshrink", "PReLU", "RReLU", "Softmax2d", "Softshrink"],
     _linear: ["Bilinear"],
-    _conv: ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d"],
-    _loss: [*_loss_more.__all__],
-    _pooling: ["LPPool1d", "LPPool2d", "LPPool3d"],
-    _normalization: ["LocalResponseNorm", "RMSNorm"],
+    _conv: ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+            "LazyConvTranspose3d"],
+    _loss: [*_loss_more.__all__, "CTCLoss"],
+    _pooling: ["LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"],
+    _normalization: ["LocalResponseNorm", "RMSNorm", "CrossMapLRN2d"],
     _dropout: ["AlphaDropout", "Dropout3d", "FeatureAlphaDropout"],
     _batchnorm: ["BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"],
 }

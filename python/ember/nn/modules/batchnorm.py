@@ -158,7 +158,30 @@ class SyncBatchNorm(_BatchNorm):
         self._check_input_dim(input)
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
-        return super().forward(input)
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        group = self._sync_group(input) if bn_training and self.training else None
+        if group is None:
+            return super().forward(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        from ember.nn.modules._sync_batchnorm import sync_batch_norm
+
+        return sync_batch_norm(
+            input, self.weight, self.bias, self.running_mean, self.running_var, self.eps, factor, group
+        )
+
+    def _sync_group(self, input):
+        """The process group to reduce statistics over, or None when training is local."""
+        import ember.distributed as dist
+
+        if not (dist.is_available() and dist.is_initialized()):
+            return None
+        if input.device.type not in ("cuda", "hpu", "xpu", "privateuseone"):
+            raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+        group = self.process_group if self.process_group else dist.group.WORLD
+        return group if dist.get_world_size(group) > 1 else None
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

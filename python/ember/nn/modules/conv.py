@@ -1,4 +1,4 @@
-"""Convolution modules: Conv1d, Conv2d, ConvTranspose2d, as torch.nn."""
+"""Convolution modules: Conv1d/2d/3d and ConvTranspose1d/2d/3d, as torch.nn."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -341,7 +341,7 @@ class _ConvTransposeNd(_ConvNd):
         output_padding = self._output_padding(
             input, output_size, self.stride, self.padding, self.kernel_size, dims, self.dilation
         )
-        conv = F.conv_transpose1d if dims == 1 else F.conv_transpose2d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[dims - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
                     self.dilation)
 
@@ -414,3 +414,37 @@ class ConvTranspose1d(_ConvTransposeNd):
             dtype=dtype,
         )
 
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _spatial_dims = 3
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            _triple(kernel_size),
+            _triple(stride),
+            _triple(padding),
+            _triple(dilation),
+            True,
+            _triple(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )

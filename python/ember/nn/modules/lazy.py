@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ember
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ember.nn.modules.extra import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from ember.nn.modules.module import Module
 from ember.nn.parameter import UninitializedBuffer, UninitializedParameter
@@ -20,6 +20,7 @@ __all__ = [
     "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "LazyInstanceNorm1d",
     "LazyInstanceNorm2d",
     "LazyInstanceNorm3d",
@@ -107,6 +108,7 @@ LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2, False)
 LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3, False)
 LazyConvTranspose1d = _lazy_conv("LazyConvTranspose1d", ConvTranspose1d, 1, True)
 LazyConvTranspose2d = _lazy_conv("LazyConvTranspose2d", ConvTranspose2d, 2, True)
+LazyConvTranspose3d = _lazy_conv("LazyConvTranspose3d", ConvTranspose3d, 3, True)
 
 
 class _LazyNormMixin(LazyModuleMixin):

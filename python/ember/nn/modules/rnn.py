@@ -33,6 +33,14 @@ __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "R
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+def _forward_ad_open():
+    # The fused LSTM kernels have no tangent formula: inside a dual level the
+    # cell runs as its parts, which carry tangents.
+    from ember.autograd import forward_ad
+
+    return forward_ad._current_level >= 0
+
+
 def _hh(h, w_hh_t, b_hh):
     # F.linear(h, w_hh, b_hh) with the transposed weight made once per sequence.
     return ember.addmm(b_hh, h, w_hh_t) if b_hh is not None else ember.mm(h, w_hh_t)
@@ -40,7 +48,7 @@ def _hh(h, w_hh_t, b_hh):
 
 def _lstm_step(x_proj, h, c, w_hh_t, b_hh, w_hr, fused=True):
     gates = _hh(h, w_hh_t, b_hh) + x_proj
-    if fused and gates.dtype in (ember.float32, ember.float64):
+    if fused and gates.dtype in (ember.float32, ember.float64) and not _forward_ad_open():
         h, c = ember._lstm_cell_fused(gates, c)  # Note [Fused LSTM cell]
     else:
         i, f, g, o = gates.chunk(4, 1)
@@ -239,7 +247,7 @@ class RNNBase(Module):
     def _use_layer_op(self, x):
         return (self.mode == "LSTM" and self.proj_size == 0
                 and x.dtype in (ember.float32, ember.float64)
-                and x.device.type == "cpu" and x.numel() != 0)
+                and x.device.type == "cpu" and x.numel() != 0 and not _forward_ad_open())
 
     def _layers(self, x, run_direction):
         """Stacks the layers: run_direction(layer_input, idx, weights, reverse)

@@ -14,11 +14,14 @@ averaged gradients back into .grad.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from contextlib import contextmanager
 
 import ember
 import ember.distributed as dist
+from ember.distributed.algorithms.join import Join, Joinable, JoinHook
+from ember.futures import Future
 from ember.nn.modules.module import Module
 
 _MB = 1024 * 1024
@@ -36,7 +39,19 @@ class _Bucket:
             total += p.numel()
         self.buffer = ember.zeros(total, dtype=dtype)
         self.pending = len(params)
-        self.work = None
+        self.work = None  # a Work, or the Future a communication hook returned
+
+    def wait(self):
+        """The reduced bucket, copied into buffer when a hook returned another tensor."""
+        if isinstance(self.work, Future):
+            result = self.work.wait()
+            if not isinstance(result, ember.Tensor):
+                raise RuntimeError("Communication hook's Future must hold a tensor")
+            if result.data_ptr() != self.buffer.data_ptr():
+                with ember.no_grad():
+                    self.buffer.copy_(result.reshape(-1))
+        else:
+            self.work.wait()
 
 
 def _tensors_in(obj):
@@ -68,7 +83,52 @@ def _reached_variables(outputs):
     return reached
 
 
-class DistributedDataParallel(Module):
+class _DDPJoinHook(JoinHook):
+    """On a joined rank, the collectives a training rank's iteration issues,
+    with zeros (Note [Join protocol])."""
+
+    def __init__(self, ddp, divide_by_initial_world_size):
+        self.ddp = ddp
+        self.ddp._divide_by_initial_world_size = divide_by_initial_world_size
+
+    def main_hook(self):
+        ddp = self.ddp
+        if ddp._syncs_buffers():
+            ddp._broadcast_coalesced(list(ddp.module.buffers()), ddp._common_rank(False))
+        flag = ember.zeros(1)
+        dist.all_reduce(flag, group=ddp.process_group)
+        should_sync = flag.item() != 0
+        ddp.require_forward_param_sync = should_sync
+        if not should_sync:
+            return
+        ddp._rebuild_buckets()
+        # Zeros in buffers of their own: this rank's gradients stay as they are.
+        real = [b.buffer for b in ddp._buckets]
+        for b in ddp._buckets:
+            b.buffer = ember.zeros_like(b.buffer)
+        try:
+            for index in range(len(ddp._buckets)):
+                ddp._start_bucket(index)
+            if ddp._detects_unused():
+                flags = ember.zeros(len(ddp._params), dtype=ember.int32)
+                dist.all_reduce(flags, group=ddp.process_group)
+            for b in ddp._buckets:
+                b.wait()
+        finally:
+            for b, buffer in zip(ddp._buckets, real):
+                b.buffer = buffer
+            ddp._reset_reduction()
+
+    def post_hook(self, is_last_joiner):
+        ddp = self.ddp
+        source = ddp._common_rank(is_last_joiner)
+        states = [p.detach() for p in ddp.module.parameters()]
+        if ddp.forward_sync_buffers:
+            states += list(ddp.module.buffers())
+        ddp._broadcast_coalesced(states, source)
+
+
+class DistributedDataParallel(Module, Joinable):
     """Wraps a module so that backward averages its gradients over the group."""
 
     def __init__(
@@ -95,6 +155,7 @@ class DistributedDataParallel(Module):
         forward_sync_buffers=None,
     ):
         super().__init__()
+        Joinable.__init__(self)
         params = [p for p in module.parameters() if p.requires_grad]
         if not params:
             raise RuntimeError(
@@ -148,35 +209,63 @@ class DistributedDataParallel(Module):
             if init_sync_buffers:
                 states += [b for b in module.buffers()]
             self._broadcast_coalesced(states)
-        self._buckets = self._assign_buckets(params, first_cap, self.bucket_bytes_cap)
-        self._slot = {}
-        for bi, bucket in enumerate(self._buckets):
-            for pi, p in enumerate(bucket.params):
-                self._slot[id(p)] = (bi, pi)
+        self._first_cap = first_cap
+        # Note [DDP bucket rebuild]: the first iteration reduces one bucket per
+        # dtype; its backward records the order gradients become ready, and
+        # the next forward rebuilds capped buckets in that order. With
+        # find_unused_parameters (and no static graph) the capped buckets
+        # are built at once, from the registration order, and kept.
+        self._ready_order = []
+        self._rebuild = "record"
+        if find_unused_parameters and not static_graph:
+            self._rebuild = None
+            self._set_buckets(list(reversed(self._assign_buckets(params, first_cap, self.bucket_bytes_cap))))
+        else:
+            self._set_buckets(self._assign_buckets(params, float("inf"), float("inf")))
         self._hooks = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in params]
+        self._comm_hook = None
+        self._comm_hook_state = None
+        self._divide_by_initial_world_size = True
         self._reset_reduction()
         self._expect_reduction = False
 
     # ---- set-up ---------------------------------------------------------------
 
-    def _broadcast_coalesced(self, tensors):
-        """Rank 0's values of the tensors, one broadcast per dtype."""
+    def _broadcast_coalesced(self, tensors, group_src=0):
+        """Group rank group_src's values of the tensors, one broadcast per dtype."""
         by_dtype = {}
         for t in tensors:
             by_dtype.setdefault(t.dtype, []).append(t)
         with ember.no_grad():
             for group in by_dtype.values():
                 flat = ember.cat([t.reshape(-1) for t in group])
-                dist.broadcast(flat, src=dist.get_global_rank(self.process_group, 0), group=self.process_group)
+                dist.broadcast(flat, src=dist.get_global_rank(self.process_group, group_src), group=self.process_group)
                 offset = 0
                 for t in group:
                     t.copy_(flat[offset : offset + t.numel()].view(t.shape))
                     offset += t.numel()
 
+    def _set_buckets(self, buckets):
+        self._buckets = buckets
+        self._slot = {}
+        for bi, bucket in enumerate(buckets):
+            for pi, p in enumerate(bucket.params):
+                self._slot[id(p)] = (bi, pi)
+
+    def _rebuild_buckets(self):
+        """Capped buckets in the order the first iteration's gradients became ready (Note [DDP bucket rebuild])."""
+        if self._rebuild != "ready":
+            return
+        self._rebuild = None
+        seen = {id(p) for p in self._ready_order}
+        order = self._ready_order + [p for p in reversed(self._params) if id(p) not in seen]
+        self._set_buckets(self._assign_buckets(order, self._first_cap, self.bucket_bytes_cap))
+
     @staticmethod
     def _assign_buckets(params, first_cap, cap):
+        """Buckets of params in the given order, per dtype, each closed once it reaches its cap in bytes."""
         buckets, open_ = [], {}
-        for p in reversed(params):
+        for p in params:
             entry = open_.setdefault(p.dtype, [[], 0])
             entry[0].append(p)
             entry[1] += p.numel() * p.element_size()
@@ -207,6 +296,8 @@ class DistributedDataParallel(Module):
             for p in self._unused:
                 self._mark_ready(p, None)
         self._used.add(id(param))
+        if self._rebuild == "record":
+            self._ready_order.append(param)
         self._mark_ready(param, param.grad)
 
     def _mark_ready(self, param, grad):
@@ -219,24 +310,41 @@ class DistributedDataParallel(Module):
             else:
                 if grad.data_ptr() != view.data_ptr():
                     view.copy_(grad.reshape(-1))
-                view.mul_(1.0 / self._world)
+                if self._comm_hook is None:
+                    view.mul_(1.0 / self._world)
         bucket.pending -= 1
         while self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0:
-            b = self._buckets[self._next_bucket]
-            b.work = dist.all_reduce(b.buffer, group=self.process_group, async_op=True)
-            self._next_bucket += 1
+            self._start_bucket(self._next_bucket)
         if self._next_bucket == len(self._buckets):
             self._finalize()
 
+    def _start_bucket(self, index):
+        """Starts bucket index's reduction: an all_reduce, or the communication hook."""
+        b = self._buckets[index]
+        if self._comm_hook is None:
+            b.work = dist.all_reduce(b.buffer, group=self.process_group, async_op=True)
+        else:
+            grad_bucket = dist.GradBucket(index, b.buffer, b.params, b.offsets, index == len(self._buckets) - 1)
+            with ember.no_grad():
+                b.work = self._comm_hook(self._comm_hook_state, grad_bucket)
+            if not isinstance(b.work, Future):
+                raise RuntimeError(
+                    "Communication hook: return annotation should be torch.futures.Future[torch.Tensor]."
+                )
+        self._next_bucket = index + 1
+
+    def _detects_unused(self):
+        return self.find_unused_parameters or self.static_graph
+
     def _finalize(self):
         used_anywhere = None
-        if self.find_unused_parameters:
+        if self._detects_unused():
             flags = ember.tensor([1 if id(p) in self._used else 0 for p in self._params], dtype=ember.int32)
             dist.all_reduce(flags, group=self.process_group)
             used_anywhere = {id(p) for p, f in zip(self._params, flags.tolist()) if f}
         with ember.no_grad():
             for bucket in self._buckets:
-                bucket.work.wait()
+                bucket.wait()
                 for p, offset in zip(bucket.params, bucket.offsets):
                     if used_anywhere is not None and id(p) not in used_anywhere:
                         continue
@@ -251,33 +359,127 @@ class DistributedDataParallel(Module):
                     else:
                         p.grad.copy_(reduced)
         self._expect_reduction = False
+        if self._rebuild == "record":
+            self._rebuild = "ready"
         self._reset_reduction()
 
     # ---- forward -------------------------------------------------------------------
 
     def forward(self, *inputs, **kwargs):
         if self._expect_reduction and ember.is_grad_enabled():
+            missing = " ".join(str(i) for i, p in enumerate(self._params) if id(p) not in self._used)
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting a new one. This error "
                 "indicates that your module has parameters that were not used in producing loss. You can enable "
                 "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
-                "`torch.nn.parallel.DistributedDataParallel`."
+                "`torch.nn.parallel.DistributedDataParallel`, and by \nmaking sure all `forward` function outputs "
+                "participate in calculating loss. \nIf you already have done the above, then the distributed data "
+                "parallel module wasn't able to locate the output tensors in the return value of your module's "
+                "`forward` function. Please include the loss function and the structure of the return value of "
+                "`forward` of your module when reporting this issue (e.g. list, dict, iterable).\nParameter "
+                f"indices which did not receive grad for rank {dist.get_rank(self.process_group)}: {missing}\n In "
+                "addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to "
+                "print out information about which particular parameters did not receive gradient on this rank as "
+                "part of this error"
             )
-        if self.forward_sync_buffers and self._world > 1:
-            buffers = list(self.module.buffers())
-            if buffers:
-                self._broadcast_coalesced(buffers)
+        Join.notify_join_context(self)
+        joining = self._join_config.enable
+        if self._syncs_buffers() and (self._world > 1 or joining):
+            self._broadcast_coalesced(list(self.module.buffers()), self._common_rank(True) if joining else 0)
+        if joining:
+            # Tells the joined ranks whether this iteration's backward reduces.
+            flag = ember.ones(1) if self.require_backward_grad_sync else ember.zeros(1)
+            dist.all_reduce(flag, group=self.process_group, async_op=True)
+        if ember.is_grad_enabled() and self.require_backward_grad_sync:
+            self._rebuild_buckets()
         self._reset_reduction()
         outputs = self.module(*inputs, **kwargs)
         if ember.is_grad_enabled() and self.require_backward_grad_sync:
-            self._expect_reduction = not self.find_unused_parameters
-            if self.find_unused_parameters:
+            self._expect_reduction = not self._detects_unused()
+            if self._detects_unused():
                 reached = _reached_variables(outputs)
                 self._unused = [p for p in self._params if id(p) not in reached]
-                self._expect_reduction = len(self._unused) < len(self._params)
+                self._expect_reduction = len(self._unused) < len(self._params) and not self.static_graph
         else:
             self._expect_reduction = False
         return outputs
+
+    def _syncs_buffers(self):
+        has_buffers = any(True for _ in self.module.buffers())
+        return self.require_forward_param_sync and self.forward_sync_buffers and has_buffers
+
+    def _common_rank(self, candidate):
+        """The highest group rank among those passing candidate=True."""
+        rank = ember.tensor([dist.get_rank(self.process_group) if candidate else -1])
+        dist.all_reduce(rank, op=dist.ReduceOp.MAX, group=self.process_group)
+        if rank.item() == -1:
+            raise ValueError(
+                "BUG! Expected rank_cond to be true for at least one process. This indicates a bug in PyTorch, "
+                "please report an issue."
+            )
+        return rank.item()
+
+    # ---- communication hooks ----------------------------------------------------
+
+    def register_comm_hook(self, state, hook):
+        """hook(state, bucket) reduces each bucket instead of the all_reduce; it returns a Future of the result."""
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        sig = inspect.signature(hook)
+        annotation = sig.parameters["bucket"].annotation if "bucket" in sig.parameters else inspect.Parameter.empty
+        if annotation is not inspect.Parameter.empty and annotation != dist.GradBucket:
+            raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+        if sig.return_annotation is not inspect.Signature.empty and sig.return_annotation != Future[ember.Tensor]:
+            raise ValueError("Communication hook: return annotation should be torch.futures.Future[torch.Tensor].")
+        if getattr(hook, "__name__", "") in ("bf16_compress_hook", "bf16_compress_wrapper_hook"):
+            raise TypeError("BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+ or XPU and XCCL")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        self._comm_hook = hook
+        self._comm_hook_state = state
+
+    def _register_builtin_comm_hook(self, comm_hook_type):
+        from ember.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+        hooks = {
+            dist.BuiltinCommHookType.ALLREDUCE: default_hooks.allreduce_hook,
+            dist.BuiltinCommHookType.FP16_COMPRESS: default_hooks.fp16_compress_hook,
+        }
+        if self._comm_hook is not None:
+            raise RuntimeError("register_builtin_comm_hook or register_comm_hook can only be called once.")
+        self._comm_hook = hooks[comm_hook_type]
+        self._comm_hook_state = self.process_group
+
+    # ---- uneven inputs ------------------------------------------------------------
+
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """A Join context for training with a different number of inputs per rank."""
+        return Join(
+            [self],
+            enable,
+            throw_on_early_termination,
+            divide_by_initial_world_size=divide_by_initial_world_size,
+        )
+
+    def join_hook(self, **kwargs):
+        return _DDPJoinHook(self, kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self):
+        return self.device
+
+    @property
+    def join_process_group(self):
+        return self.process_group
+
+    def _set_static_graph(self):
+        if self.static_graph:
+            warnings.warn(
+                "You've set static_graph to be True, no need to set it again.",
+                stacklevel=2,
+            )
+            return
+        self.static_graph = True
 
     @contextmanager
     def no_sync(self):

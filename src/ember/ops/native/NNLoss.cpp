@@ -16,9 +16,6 @@ namespace ember::native {
 
 namespace {
 
-Tensor operator/(const Tensor& a, const Tensor& b) { return ember::div(a, b); }
-Tensor operator/(const Tensor& a, const Scalar& b) { return ember::div(a, wrapped_scalar(b)); }
-
 template <typename F>
 void dispatch_floating(ScalarType t, const char* name, const F& f) {
   switch (t) {

@@ -1,0 +1,115 @@
+"""PyTorch's TypeError for a non-Tensor argument given to a Python-level function.
+
+PyTorch's functions are C++ with an argument parser: an int where a Tensor
+belongs raises ``TypeError: f(): argument 'x' (position 2) must be Tensor,
+not int`` before any work. Ember's functions written in Python duck-type
+their arguments, so the same mistake surfaces later as an AttributeError
+(``'int' object has no attribute 'dim'``). ``install`` wraps the public
+Python functions of ``ember``, ``ember.Tensor`` and ``ember.linalg`` whose
+PyTorch counterparts are C++ bindings, and the few such ones of
+``ember.nn.functional``: an AttributeError raised for an attribute that Tensor has,
+on an object that was itself one of the call's arguments (not a Tensor),
+becomes that TypeError. Any other AttributeError passes unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+from ember import _C
+
+
+def _type_name(value):
+    kind = type(value)
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    return "torch." + kind.__name__.split(".")[-1]
+
+
+def _argument_of(fn, args, kwargs, obj):
+    """(name, position) of the argument that is `obj`, or None."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    for i, value in enumerate(args):
+        if value is obj:
+            name = params[i].name if i < len(params) and params[i].kind != params[i].VAR_POSITIONAL else f"arg{i}"
+            return name, i + 1
+    for name, value in kwargs.items():
+        if value is obj:
+            kinds = {p.name: (i + 1, p.kind) for i, p in enumerate(params)}
+            position, kind = kinds.get(name, (None, None))
+            # PyTorch names no position for a keyword-only argument.
+            return name, (None if kind in (None, inspect.Parameter.KEYWORD_ONLY) else position)
+    return None
+
+
+def _guard(fn, public_name, tensor_attrs, method):
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            obj, attr = getattr(e, "obj", None), getattr(e, "name", None)
+            if obj is None or isinstance(obj, _C.TensorBase) or attr not in tensor_attrs:
+                raise
+            found = _argument_of(fn, args, kwargs, obj)
+            if found is None or (method and found[1] == 1):
+                raise
+            name, position = found
+            where = ""
+            if position is not None:
+                # A method's self is not counted, as in PyTorch's messages.
+                where = f" (position {position - 1 if method else position})"
+            message = f"{public_name}(): argument '{name}'{where} must be Tensor, not {_type_name(obj)}"
+            raise TypeError(message) from None
+
+    checked.__ember_argtypes__ = True
+    return checked
+
+
+# Functions that PyTorch itself writes in Python (torch.functional, torch._tensor):
+# they duck-type as Ember's do and raise the same AttributeError, so they
+# stay unwrapped.
+PYTHON_IN_PYTORCH = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+    "cartesian_prod", "cdist", "chain_matmul", "compile", "einsum", "is_storage", "is_tensor", "load", "lu",
+    "meshgrid", "norm", "save", "set_default_device", "set_default_tensor_type", "set_printoptions", "tensordot",
+    "typename", "unique", "unique_consecutive", "unravel_index", "backward", "is_shared", "register_hook",
+    "register_post_accumulate_grad_hook", "share_memory_", "storage", "storage_type",
+})
+# nn.functional is Python in PyTorch too; these few are C++ bindings there, or
+# hand their Tensor arguments to one first (the losses).
+FUNCTIONAL_BUILTINS = frozenset({
+    "cross_entropy", "embedding", "hinge_embedding_loss", "kl_div", "multi_margin_loss", "multilabel_margin_loss",
+    "nll_loss", "poisson_nll_loss", "soft_margin_loss",
+    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_", "channel_shuffle",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc",
+    "cosine_similarity", "elu_", "gelu", "hardshrink", "hardtanh_", "leaky_relu_", "linear", "logsigmoid",
+    "native_channel_shuffle", "one_hot", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu",
+    "relu_", "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
+})
+
+
+def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None):
+    for name in names:
+        if name.startswith("_") or name in PYTHON_IN_PYTORCH or (only is not None and name not in only):
+            continue
+        fn = namespace.__dict__.get(name) if method else getattr(namespace, name, None)
+        if not isinstance(fn, types.FunctionType) or getattr(fn, "__ember_argtypes__", False):
+            continue
+        if not (fn.__module__ or "").startswith("ember"):
+            continue
+        setattr(namespace, name, _guard(fn, name, tensor_attrs, method))
+
+
+def install(ember):
+    tensor_attrs = frozenset(dir(ember.Tensor))
+    _wrap_namespace(ember.Tensor, list(vars(ember.Tensor)), tensor_attrs, method=True)
+    for module in (ember, ember.linalg):
+        _wrap_namespace(module, list(vars(module)), tensor_attrs)
+    functional = ember.nn.functional
+    _wrap_namespace(functional, list(vars(functional)), tensor_attrs, only=FUNCTIONAL_BUILTINS)

@@ -1,0 +1,203 @@
+#pragma once
+// The butterflies of the mixed-radix Stockham transform (cpu/FFTPlan.h),
+// generic over the element: std::complex<T> (one line) or Pack<T> (a vector
+// of lines, split into real and imaginary parts). Included by FFTPlan.cpp and
+// by cpu/kernels/FFTKernel.cpp, which compiles the packed transform once per
+// CPU capability; everything here has internal linkage so that each copy
+// keeps its own instructions.
+#include <complex>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "ember/cpu/FFTPlan.h"
+
+namespace ember::fft {
+
+namespace {
+
+// Plain products: std::complex's operator* checks for inf/nan (slow calls).
+template <typename T>
+inline std::complex<T> mul(std::complex<T> a, std::complex<T> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+template <typename T>
+inline std::complex<T> mul_conj(std::complex<T> a, std::complex<T> b) {  // a * conj(b)
+  return {a.real() * b.real() + a.imag() * b.imag(), a.imag() * b.real() - a.real() * b.imag()};
+}
+// -i * a (forward) or +i * a (inverse).
+template <bool Inverse, typename T>
+inline std::complex<T> rot(std::complex<T> a) {
+  return Inverse ? std::complex<T>(-a.imag(), a.real()) : std::complex<T>(a.imag(), -a.real());
+}
+template <bool Inverse, typename T>
+inline std::complex<T> twiddle(std::complex<T> a, std::complex<T> w) {
+  return Inverse ? mul_conj(a, w) : mul(a, w);
+}
+
+// kW complex values of kW lines, split into real and imaginary vectors, so
+// one butterfly transforms kW lines at once.
+template <typename T>
+struct Pack {
+  static constexpr int kW = kPackBytes / sizeof(T);
+  typedef T V __attribute__((vector_size(kPackBytes)));
+  V re, im;
+};
+template <typename T>
+inline Pack<T> operator+(const Pack<T>& a, const Pack<T>& b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <typename T>
+inline Pack<T> operator-(const Pack<T>& a, const Pack<T>& b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <typename T>
+inline Pack<T> operator*(const Pack<T>& a, T b) {
+  return {a.re * b, a.im * b};
+}
+template <typename T>
+inline Pack<T>& operator+=(Pack<T>& a, const Pack<T>& b) {
+  a.re += b.re;
+  a.im += b.im;
+  return a;
+}
+template <typename T>
+inline Pack<T> mul(const Pack<T>& a, std::complex<T> b) {
+  return {a.re * b.real() - a.im * b.imag(), a.re * b.imag() + a.im * b.real()};
+}
+template <typename T>
+inline Pack<T> mul_conj(const Pack<T>& a, std::complex<T> b) {
+  return {a.re * b.real() + a.im * b.imag(), a.im * b.real() - a.re * b.imag()};
+}
+template <bool Inverse, typename T>
+inline Pack<T> rot(const Pack<T>& a) {
+  return Inverse ? Pack<T>{-a.im, a.re} : Pack<T>{a.im, -a.re};
+}
+template <bool Inverse, typename T>
+inline Pack<T> twiddle(const Pack<T>& a, std::complex<T> w) {
+  return Inverse ? mul_conj(a, w) : mul(a, w);
+}
+
+// One Stockham stage of radix R (R in 2, 3, 4, 5): x -> y.
+template <int R, bool Inverse, typename C, typename T>
+void stage_fixed(const C* x, C* y, int64_t m, int64_t s, const std::complex<T>* tw) {
+  const T c3 = T(-0.5), s3 = T(0.86602540378443864676);
+  const T c51 = T(0.30901699437494742410), s51 = T(0.95105651629515357212);
+  const T c52 = T(-0.80901699437494742410), s52 = T(0.58778525229247312917);
+  for (int64_t p = 0; p < m; ++p) {
+    const std::complex<T>* w = tw + p * (R - 1);
+    for (int64_t q = 0; q < s; ++q) {
+      const C* in = x + q + s * p;
+      C* out = y + q + s * R * p;
+      if constexpr (R == 2) {
+        C a0 = in[0], a1 = in[s * m];
+        out[0] = a0 + a1;
+        out[s] = twiddle<Inverse>(C(a0 - a1), w[0]);
+      } else if constexpr (R == 4) {
+        C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m], a3 = in[3 * s * m];
+        C t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, t3 = rot<Inverse>(C(a1 - a3));
+        out[0] = t0 + t2;
+        out[s] = twiddle<Inverse>(C(t1 + t3), w[0]);
+        out[2 * s] = twiddle<Inverse>(C(t0 - t2), w[1]);
+        out[3 * s] = twiddle<Inverse>(C(t1 - t3), w[2]);
+      } else if constexpr (R == 3) {
+        C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m];
+        C sum = a1 + a2;
+        C t = a0 + sum * c3;
+        C u = rot<Inverse>(C((a1 - a2) * s3));
+        out[0] = a0 + sum;
+        out[s] = twiddle<Inverse>(C(t + u), w[0]);
+        out[2 * s] = twiddle<Inverse>(C(t - u), w[1]);
+      } else {
+        C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m], a3 = in[3 * s * m], a4 = in[4 * s * m];
+        C p1 = a1 + a4, m1 = a1 - a4, p2 = a2 + a3, m2 = a2 - a3;
+        C t1 = a0 + p1 * c51 + p2 * c52, t2 = a0 + p1 * c52 + p2 * c51;
+        C u1 = rot<Inverse>(C(m1 * s51 + m2 * s52)), u2 = rot<Inverse>(C(m1 * s52 - m2 * s51));
+        out[0] = a0 + p1 + p2;
+        out[s] = twiddle<Inverse>(C(t1 + u1), w[0]);
+        out[2 * s] = twiddle<Inverse>(C(t2 + u2), w[1]);
+        out[3 * s] = twiddle<Inverse>(C(t2 - u2), w[2]);
+        out[4 * s] = twiddle<Inverse>(C(t1 - u1), w[3]);
+      }
+    }
+  }
+}
+
+// A Stockham stage of odd radix r (O(r^2) butterfly over conjugate pairs).
+template <bool Inverse, typename C, typename T>
+void stage_generic(const C* x, C* y, int r, int64_t m, int64_t s, const std::complex<T>* tw, const T* cs, const T* sn) {
+  const int half = (r - 1) / 2;
+  std::vector<C> a(r), sums(half + 1), diffs(half + 1);
+  for (int64_t p = 0; p < m; ++p) {
+    const std::complex<T>* w = tw + p * (r - 1);
+    for (int64_t q = 0; q < s; ++q) {
+      const C* in = x + q + s * p;
+      C* out = y + q + s * r * p;
+      C total = in[0];
+      for (int j = 1; j <= half; ++j) {
+        C aj = in[j * s * m], ar = in[(r - j) * s * m];
+        sums[j] = aj + ar;
+        diffs[j] = aj - ar;
+        total += sums[j];
+      }
+      out[0] = total;
+      for (int k = 1; k <= half; ++k) {
+        C re = in[0], im{};
+        for (int j = 1; j <= half; ++j) {
+          const int jk = static_cast<int>((static_cast<int64_t>(j) * k) % r);
+          re += sums[j] * cs[jk];
+          im += diffs[j] * sn[jk];
+        }
+        C u = rot<Inverse>(im);
+        out[k * s] = twiddle<Inverse>(C(re + u), w[k - 1]);
+        out[(r - k) * s] = twiddle<Inverse>(C(re - u), w[r - k - 1]);
+      }
+    }
+  }
+}
+
+// All stages, ping-ponging between data and work; the result ends in data.
+template <bool Inverse, typename E, typename T>
+void run_stages(const StageView<T>* stages, int count, int64_t n, E* data, E* work) {
+  E* x = data;
+  E* y = work;
+  for (int i = 0; i < count; ++i) {
+    const StageView<T>& st = stages[i];
+    switch (st.radix) {
+      case 2: stage_fixed<2, Inverse>(x, y, st.m, st.s, st.tw); break;
+      case 3: stage_fixed<3, Inverse>(x, y, st.m, st.s, st.tw); break;
+      case 4: stage_fixed<4, Inverse>(x, y, st.m, st.s, st.tw); break;
+      case 5: stage_fixed<5, Inverse>(x, y, st.m, st.s, st.tw); break;
+      default: stage_generic<Inverse>(x, y, st.radix, st.m, st.s, st.tw, st.cs, st.sn);
+    }
+    std::swap(x, y);
+  }
+  if (x != data) {
+    for (int64_t i = 0; i < n; ++i) data[i] = x[i];
+  }
+}
+
+// kPackLines lines (line k at data + k * dist) through the stages at once.
+template <typename T>
+void run_packed_lines(const StageView<T>* stages, int count, int64_t n, std::complex<T>* data, int64_t dist, Pack<T>* x,
+                      Pack<T>* y, bool inverse) {
+  constexpr int W = Pack<T>::kW;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < W; ++k) {
+      x[i].re[k] = data[k * dist + i].real();
+      x[i].im[k] = data[k * dist + i].imag();
+    }
+  }
+  if (inverse) {
+    run_stages<true>(stages, count, n, x, y);
+  } else {
+    run_stages<false>(stages, count, n, x, y);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < W; ++k) data[k * dist + i] = std::complex<T>(x[i].re[k], x[i].im[k]);
+  }
+}
+
+}  // namespace
+
+}  // namespace ember::fft

@@ -1,0 +1,156 @@
+#pragma once
+// Source compatibility with PyTorch's C++ API: the at::, c10:: and torch::
+// names that Ember provides, as aliases of ember::. What is covered is listed
+// in docs/cpp_extensions.md.
+
+#include <ostream>
+#include <string>
+
+#include "ember/autograd/GradMode.h"
+#include "ember/ops/Ops.h"
+
+namespace ember {
+// Shapes compare and print as PyTorch's IntArrayRef does ("[2, 3]").
+inline bool operator==(IntArrayRef a, IntArrayRef b) { return a.equals(b); }
+inline bool operator!=(IntArrayRef a, IntArrayRef b) { return !a.equals(b); }
+inline std::ostream& operator<<(std::ostream& os, IntArrayRef s) { return os << shape_string(s); }
+}  // namespace ember
+
+namespace ember::compat {
+
+// TORCH_CHECK's message: the given parts, or PyTorch's text when none.
+inline std::string check_message(const char* condition) {
+  return ::ember::str_cat("Expected ", condition,
+                          " to be true, but got false.  (Could this error message be improved?  If so, please "
+                          "report an enhancement request to PyTorch.)");
+}
+template <typename... Args>
+std::string check_message(const char*, const Args&... parts) {
+  return ::ember::str_cat(parts...);
+}
+
+template <ScalarType T>
+struct ScalarTypeToCpp;
+#define EMBER_COMPAT_ENUM_TO_CPP(cpp, name, py, legacy) \
+  template <>                                           \
+  struct ScalarTypeToCpp<ScalarType::name> {            \
+    using type = cpp;                                   \
+  };
+EMBER_FORALL_SCALAR_TYPES(EMBER_COMPAT_ENUM_TO_CPP)
+#undef EMBER_COMPAT_ENUM_TO_CPP
+
+[[noreturn]] inline void dispatch_unsupported(const char* name, ScalarType t) {
+  throw ::ember::NotImplementedError(
+      ::ember::str_cat("\"", name, "\" not implemented for '", ::ember::dtype_message_name(t), "'"));
+}
+
+// Sets grad mode off for a scope (torch::NoGradGuard).
+struct NoGradGuard {
+  ::ember::autograd::GradModeGuard guard{false};
+};
+struct AutoGradMode {
+  explicit AutoGradMode(bool enabled) : guard(enabled) {}
+  ::ember::autograd::GradModeGuard guard;
+};
+
+}  // namespace ember::compat
+
+namespace c10 {
+using namespace ::ember;
+template <typename T>
+using optional = std::optional<T>;
+using ::ember::BFloat16;
+using ::ember::Half;
+using ::ember::compat::AutoGradMode;
+using ::ember::compat::NoGradGuard;
+}  // namespace c10
+namespace at {
+using namespace ::c10;
+}  // namespace at
+namespace torch {
+using namespace ::at;
+using Dtype = ::ember::ScalarType;
+namespace autograd {
+using ::ember::autograd::GradMode;
+}  // namespace autograd
+// Extensions written for PyTorch wrap their functions with this; Ember's
+// exception translation is registered for every extension module instead.
+template <typename F>
+F wrap_pybind_function(F f) {
+  return f;
+}
+}  // namespace torch
+
+#define TORCH_CHECK(cond, ...)                                                               \
+  do {                                                                                       \
+    if (!(cond)) throw ::ember::Error(::ember::compat::check_message(#cond, ##__VA_ARGS__)); \
+  } while (0)
+#define EMBER_COMPAT_CHECK_AS(KIND, cond, ...)                                              \
+  do {                                                                                      \
+    if (!(cond)) throw ::ember::KIND(::ember::compat::check_message(#cond, ##__VA_ARGS__)); \
+  } while (0)
+#define TORCH_CHECK_VALUE(cond, ...) EMBER_COMPAT_CHECK_AS(ValueError, cond, ##__VA_ARGS__)
+#define TORCH_CHECK_TYPE(cond, ...) EMBER_COMPAT_CHECK_AS(TypeError, cond, ##__VA_ARGS__)
+#define TORCH_CHECK_INDEX(cond, ...) EMBER_COMPAT_CHECK_AS(IndexError, cond, ##__VA_ARGS__)
+#define TORCH_CHECK_NOT_IMPLEMENTED(cond, ...) EMBER_COMPAT_CHECK_AS(NotImplementedError, cond, ##__VA_ARGS__)
+#define TORCH_INTERNAL_ASSERT(cond, ...) EMBER_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+#define TORCH_WARN(...) ::ember::warn(::ember::str_cat(__VA_ARGS__))
+
+// AT_DISPATCH_*(dtype, "name", [&] { ... scalar_t ... }): the lambda runs with
+// scalar_t bound to the C++ type of dtype; other dtypes raise PyTorch's
+// NotImplementedError.
+#define EMBER_COMPAT_CASE(ENUM, ...)                                        \
+  case ENUM: {                                                              \
+    using scalar_t = typename ::ember::compat::ScalarTypeToCpp<ENUM>::type; \
+    return __VA_ARGS__();                                                   \
+  }
+#define EMBER_COMPAT_FLOATING_CASES(...)                      \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Double, __VA_ARGS__) \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Float, __VA_ARGS__)
+#define EMBER_COMPAT_INTEGRAL_CASES(...)                    \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Byte, __VA_ARGS__) \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Char, __VA_ARGS__) \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Int, __VA_ARGS__)  \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Long, __VA_ARGS__) \
+  EMBER_COMPAT_CASE(::ember::ScalarType::Short, __VA_ARGS__)
+#define EMBER_COMPAT_COMPLEX_CASES(...)                              \
+  EMBER_COMPAT_CASE(::ember::ScalarType::ComplexDouble, __VA_ARGS__) \
+  EMBER_COMPAT_CASE(::ember::ScalarType::ComplexFloat, __VA_ARGS__)
+#define EMBER_COMPAT_SWITCH(TYPE, NAME, CASES)                         \
+  [&] {                                                                \
+    const ::ember::ScalarType _ember_st = (TYPE);                      \
+    switch (_ember_st) {                                               \
+      CASES                                                            \
+      default: ::ember::compat::dispatch_unsupported(NAME, _ember_st); \
+    }                                                                  \
+  }()
+
+#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) \
+  EMBER_COMPAT_SWITCH(TYPE, NAME, EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__))
+#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...) \
+  EMBER_COMPAT_SWITCH(                                       \
+      TYPE, NAME, EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) EMBER_COMPAT_CASE(::ember::ScalarType::Half, __VA_ARGS__))
+#define AT_DISPATCH_FLOATING_TYPES_AND(T1, TYPE, NAME, ...) \
+  EMBER_COMPAT_SWITCH(TYPE, NAME, EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) EMBER_COMPAT_CASE(T1, __VA_ARGS__))
+#define AT_DISPATCH_FLOATING_TYPES_AND2(T1, T2, TYPE, NAME, ...)                                  \
+  EMBER_COMPAT_SWITCH(TYPE, NAME,                                                                 \
+                      EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) EMBER_COMPAT_CASE(T1, __VA_ARGS__) \
+                          EMBER_COMPAT_CASE(T2, __VA_ARGS__))
+#define AT_DISPATCH_INTEGRAL_TYPES(TYPE, NAME, ...) \
+  EMBER_COMPAT_SWITCH(TYPE, NAME, EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES(TYPE, NAME, ...) \
+  EMBER_COMPAT_SWITCH(TYPE, NAME, EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES_AND(T1, TYPE, NAME, ...)                                                  \
+  EMBER_COMPAT_SWITCH(TYPE, NAME,                                                                       \
+                      EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) \
+                          EMBER_COMPAT_CASE(T1, __VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES_AND2(T1, T2, TYPE, NAME, ...)                                             \
+  EMBER_COMPAT_SWITCH(TYPE, NAME,                                                                       \
+                      EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) \
+                          EMBER_COMPAT_CASE(T1, __VA_ARGS__) EMBER_COMPAT_CASE(T2, __VA_ARGS__))
+#define AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES(TYPE, NAME, ...) \
+  EMBER_COMPAT_SWITCH(TYPE, NAME, EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) EMBER_COMPAT_COMPLEX_CASES(__VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES_AND_COMPLEX(TYPE, NAME, ...)                                              \
+  EMBER_COMPAT_SWITCH(TYPE, NAME,                                                                       \
+                      EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) \
+                          EMBER_COMPAT_COMPLEX_CASES(__VA_ARGS__))
