@@ -654,3 +654,31 @@ CASES += [
     Case("fft", "fft2 512x512 c64", _fft_case("fft2", (512, 512)), 1.0),
     Case("fft", "stft 4x16000 n_fft 512 hop 128", _fft_case("stft", (4, 16000)), 1.0),
 ]
+
+
+def _special_unary(name):
+    def make(lib):
+        x = _data(lib, (1 << 20,), 40)
+        fn = getattr(lib.special, name)
+        return lambda: fn(x)
+
+    return make
+
+
+def _special_polynomial(name, degree):
+    def make(lib):
+        x = _data(lib, (1 << 20,), 41).clamp(-1, 1)
+        fn = getattr(lib.special, name)
+        return lambda: fn(x, degree)
+
+    return make
+
+
+CASES += [
+    Case("special", "special.i0e 1M", _special_unary("i0e"), 1.0),
+    Case("special", "special.erfcx 1M", _special_unary("erfcx"), 1.0),
+    Case("special", "special.log_ndtr 1M", _special_unary("log_ndtr"), 1.0),
+    Case("special", "special.entr 1M", _special_unary("entr"), 1.0),
+    Case("special", "special.chebyshev_polynomial_t(x, 5) 1M", _special_polynomial("chebyshev_polynomial_t", 5), 1.0),
+    Case("special", "special.legendre_polynomial_p(x, 4) 1M", _special_polynomial("legendre_polynomial_p", 4), 1.0),
+]

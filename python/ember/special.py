@@ -6,9 +6,13 @@ from ember import _C
 
 _VF = _C._VariableFunctions
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i1", "log1p",
-           "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round", "sinc", "softmax",
-           "xlog1py", "xlogy"]
+__all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+           "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+           "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+           "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+           "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
 
 # The bindings take PyTorch's arguments, out= included: plain aliases.
@@ -29,6 +33,36 @@ logit = _VF.logit
 xlogy = _VF.xlogy
 xlog1py = _VF.special_xlog1py
 logsumexp = _VF.logsumexp
+i0e = _VF.special_i0e
+i1e = _VF.special_i1e
+entr = _VF.special_entr
+erfcx = _VF.special_erfcx
+log_ndtr = _VF.special_log_ndtr
+modified_bessel_i0 = _VF.special_modified_bessel_i0
+modified_bessel_i1 = _VF.special_modified_bessel_i1
+spherical_bessel_j0 = _VF.special_spherical_bessel_j0
+zeta = _VF.special_zeta
+ndtri = _VF.special_ndtri
+gammainc = _VF.igamma
+gammaincc = _VF.igammac
+chebyshev_polynomial_t = _VF.special_chebyshev_polynomial_t
+chebyshev_polynomial_u = _VF.special_chebyshev_polynomial_u
+chebyshev_polynomial_v = _VF.special_chebyshev_polynomial_v
+chebyshev_polynomial_w = _VF.special_chebyshev_polynomial_w
+shifted_chebyshev_polynomial_t = _VF.special_shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u = _VF.special_shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v = _VF.special_shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w = _VF.special_shifted_chebyshev_polynomial_w
+hermite_polynomial_h = _VF.special_hermite_polynomial_h
+hermite_polynomial_he = _VF.special_hermite_polynomial_he
+laguerre_polynomial_l = _VF.special_laguerre_polynomial_l
+legendre_polynomial_p = _VF.special_legendre_polynomial_p
+
+
+def ndtr(input, *, out=None):  # noqa: A002
+    """The standard normal distribution function, (1 + erf(x / sqrt 2)) / 2, as PyTorch composes it."""
+    half_erf = _VF.erf(input * 0.7071067811865476) + 1
+    return half_erf * 0.5 if out is None else _VF.mul(half_erf, 0.5, out=out)
 
 
 def multigammaln(input, p, *, out=None):  # noqa: A002

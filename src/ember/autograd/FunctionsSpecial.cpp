@@ -47,6 +47,25 @@ Tensor i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result)
   return grad * ember::where(not_tiny, d, ember::full({}, Scalar(0.5), t, self.device()));
 }
 
+// As i1_backward, with the exponentially scaled functions.
+Tensor i1e_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  const ScalarType t = self.scalar_type();
+  if (t != ScalarType::Float && t != ScalarType::Double) {
+    throw NotImplementedError(str_cat("\"i1e_backward\" not implemented for '", dtype_message_name(t), "'"));
+  }
+  const double eps =
+      t == ScalarType::Float ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  const Tensor not_tiny = ember::gt(self.abs(), Scalar(eps));
+  const Tensor safe = ember::where(not_tiny, self, ember::full({}, Scalar(eps), t, self.device()));
+  const Tensor d = ember::special_i0e(safe) - result * (safe.sgn() + safe.reciprocal());
+  return grad * ember::where(not_tiny, d, ember::full({}, Scalar(0.5), t, self.device()));
+}
+
+Tensor zeta_scalar_self_backward(const Tensor& grad, const Scalar& self, const Tensor& other) {
+  const double s = self.to_double();
+  return grad * (ember::special_zeta(Scalar(s + 1.0), other) * Scalar(-s));
+}
+
 Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
   const Tensor ratio = result.div(self);
   return grad * ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(ratio), ratio);

@@ -15,6 +15,10 @@ Tensor sinc_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
 // d i1(x) = i0(x) - i1(x) / x, 1/2 at x = 0.
 Tensor i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// d i1e(x) = i0e(x) - sgn(x) i1e(x) - i1e(x) / x, 1/2 at x = 0.
+Tensor i1e_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// d zeta(s, q) / dq = -s zeta(s + 1, q), for a number s.
+Tensor zeta_scalar_self_backward(const Tensor& grad, const Scalar& self, const Tensor& other);
 // d copysign(x, y) / dx = copysign(x, y) / x, 0 at x = 0.
 Tensor copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 // d xlogy(x, y) / dx = log(y), taken as 0 where x == 0 and y <= 0 (xlogy(0, y) is 0 there).

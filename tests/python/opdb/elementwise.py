@@ -34,6 +34,19 @@ THRESHOLD_UINT8 = (
 )
 
 
+# torch.special functions whose PyTorch kernels run on float32/float64 only.
+NO_16BIT = tuple(d for d in ALL_DTYPES if d not in ("float16", "bfloat16"))
+# i0e, entr: 16-bit results rounded once from float; PyTorch's vector loops round some steps.
+ONE_16BIT_ULP = Tol({"float16": (2.0**-9, 0.0), "bfloat16": (2.0**-5, 0.0)}, "16-bit results a few ulps apart")
+# erfcx, ndtri: Ember's double evaluation against PyTorch's fits (decision 0037), within 9 ulps.
+OWN_DOUBLE = Tol(
+    {**{d: (1e-6, 1e-7) for d in ALL_DTYPES if d != "float64"}, "float64": (2e-15, 1e-16)},
+    "erfcx/ndtri evaluated in double",
+)
+# igamma: series or continued fraction against PyTorch's igam, whose asymptotic series is off by up to 4e-10.
+IGAMMA_TOL = Tol({"float32": (0.0, 2e-6), "float64": (0.0, 1e-9)}, "incomplete gamma: another algorithm")
+
+
 def no_gradgrad(backward):
     reason = NO_DOUBLE_BACKWARD.format(repr(backward))
     return {"gradgrad": reason, "gradgradcheck": reason}
@@ -71,6 +84,18 @@ UNARY_FLOAT = [
     unary_float("i0"),
     unary_float("special_i1", method=False, supports_inplace=False),
     unary_float("sinc"),
+    unary_float("special_i0e", tol=ONE_16BIT_ULP, method=False, supports_inplace=False),
+    unary_float("special_i1e", method=False, supports_inplace=False),
+    unary_float("special_entr", tol=ONE_16BIT_ULP, method=False, supports_inplace=False, low=0.1),
+    unary_float("special_erfcx", tol=OWN_DOUBLE, dtypes=NO_16BIT, method=False, supports_inplace=False),
+    unary_float("special_log_ndtr", tol=ULP, dtypes=NO_16BIT, method=False, supports_inplace=False),
+    unary_float("special_ndtri", tol=OWN_DOUBLE, dtypes=NO_16BIT, method=False, supports_inplace=False, low=0.05,
+                high=0.95, edge=False),
+    *[
+        unary_float(f"special_{name}", dtypes=NO_16BIT, method=False, supports_inplace=False, supports_grad=False,
+                    supports_gradgrad=False)
+        for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0")
+    ],
     unary_float("deg2rad"),
     unary_float("rad2deg"),
     unary_float("logit", tol=ULP, low=0.05, high=0.95),
@@ -197,6 +222,28 @@ BINARY = [
         method=False,
         supports_inplace=False,
     ),
+]
+
+# torch.special's two-argument functions: zeta (a gradient in its second
+# argument only) and the orthogonal polynomials of degree n (none).
+SPECIAL_BINARY = [
+    *[
+        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=IGAMMA_TOL, dtypes=FLOATS, supports_grad=False,
+               supports_gradgrad=False)
+        for name in ("igamma", "igammac")
+    ],
+    binary("special_zeta", low=1.5, high=4.0, rhs_low=0.5, rhs_high=3.0, scalar_first=True, dtypes=NO_16BIT,
+           method=False,
+           supports_inplace=False, supports_grad=False, supports_gradgrad=False),
+    *[
+        binary(f"special_{name}", low=-1.0, high=1.0, rhs_low=0.0, rhs_high=6.0, scalar_first=True, dtypes=NO_16BIT,
+               method=False,
+               supports_inplace=False, supports_grad=False, supports_gradgrad=False)
+        for name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                     "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                     "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                     "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+    ],
 ]
 
 BITWISE = [
@@ -549,6 +596,7 @@ ROWS = (
     + UNARY_SAME
     + PREDICATES
     + BINARY
+    + SPECIAL_BINARY
     + BITWISE
     + COMPARISON
     + TERNARY

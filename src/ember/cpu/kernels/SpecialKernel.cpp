@@ -492,6 +492,472 @@ void xlogy_loop(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(xlogy, &xlogy_loop<false>);
 EMBER_REGISTER_POINTWISE(special_xlog1py, &xlogy_loop<true>);
 
+// ---- more of torch.special -------------------------------------------------------------------
+
+// float and double only, as PyTorch's kernels for these functions; other
+// floating dtypes raise its NotImplementedError.
+template <int N, typename F>
+void float_double_loop(const TensorIterator& it, const char* name, const F& f) {
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) return run_acc<float, float, N>(it, f);
+  if (t == ScalarType::Double) return run_acc<double, double, N>(it, f);
+  throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+}
+
+// exp(-|x|) I0(x) and exp(-|x|) I1(x): the Chebyshev series of i0/i1 without
+// the exponential (Cephes i0e, i1e).
+template <typename T>
+T i0e_value(T v) {
+  const T x = std::abs(v);
+  if (x <= T(8)) return chebyshev(x / T(2) - T(2), I0Coeffs<T>::a, 30);
+  return chebyshev(T(32) / x - T(2), I0Coeffs<T>::b, 25) / std::sqrt(x);
+}
+
+template <typename T>
+T i1e_value(T v) {
+  const T x = std::abs(v);
+  T r;
+  if (x <= T(8)) {
+    r = chebyshev(x / T(2) - T(2), I1Coeffs<T>::a(), I1Coeffs<T>::na) * x;
+  } else {
+    r = chebyshev(T(32) / x - T(2), I1Coeffs<T>::b(), I1Coeffs<T>::nb) / std::sqrt(x);
+  }
+  return v < T(0) ? -r : r;
+}
+
+// special.modified_bessel_i0/i1: the same series, with the full coefficient
+// tables in float too.
+template <typename T>
+T full_chebyshev(T y, const double* c, int len) {
+  T b0 = T(c[0]), b1 = 0, b2 = 0;
+  for (int i = 1; i < len; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = y * b1 - b2 + T(c[i]);
+  }
+  return T(0.5) * (b0 - b2);
+}
+
+template <typename T>
+T modified_bessel_i1_value(T v) {
+  const T x = std::abs(v);
+  T r;
+  if (x <= T(8)) {
+    r = full_chebyshev(x / T(2) - T(2), kI1A, 29) * x * std::exp(x);
+  } else {
+    r = std::exp(x) * full_chebyshev(T(32) / x - T(2), kI1B, 25) / std::sqrt(x);
+  }
+  return v < T(0) ? -r : r;
+}
+
+template <typename T>
+T spherical_bessel_j0_value(T x) {
+  if (std::isinf(x)) return T(0);
+  if (std::abs(x) < T(0.5)) {
+    const T x2 = x * x;
+    return T(1) + x2 * (T(-1) / T(6) +
+                        x2 * (T(1) / T(120) +
+                              x2 * (T(-1) / T(5040) + x2 * (T(1) / T(362880) + x2 * (T(-1) / T(39916800) +
+                                                                                     x2 * (T(1) / T(6227020800.0)))))));
+  }
+  return std::sin(x) / x;
+}
+
+template <typename T>
+T entr_value(T x) {
+  if (std::isnan(x)) return x;
+  if (x > T(0)) return -x * std::log(x);
+  if (x == T(0)) return T(0);
+  return -std::numeric_limits<T>::infinity();
+}
+
+// exp(x^2) erfc(x) in double. x^2 is split into its rounded value and the
+// rounding error so that exp(x^2) keeps full precision; from x = 5 on, the
+// continued fraction erfc(x) exp(x^2) sqrt(pi) = 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))).
+constexpr double kErfcxFractionFrom = 2.0;
+constexpr int kErfcxFractionTerms = 160;
+inline double erfcx_double(double x) {
+  if (std::isnan(x)) return x;
+  const auto exp_square = [](double v) {
+    const double hi = v * v;
+    const double lo = std::fma(v, v, -hi);
+    return std::exp(hi) * (1.0 + lo);
+  };
+  if (x < 0) {
+    if (x < -26.7) return std::numeric_limits<double>::infinity();
+    return 2.0 * exp_square(x) - erfcx_double(-x);
+  }
+  if (x < kErfcxFractionFrom) return exp_square(x) * std::erfc(x);
+  constexpr double kInvSqrtPi = 0.56418958354775628694807945156077259;
+  if (x > 1e9) return kInvSqrtPi / x;
+  double tail = x;
+  for (int k = kErfcxFractionTerms; k >= 1; --k) tail = x + (0.5 * k) / tail;
+  return kInvSqrtPi / tail;
+}
+
+// erfcx in T: for negative x PyTorch's 2 exp(x^2) - erfcx(-x) with x^2
+// rounded to T, as its loop.
+template <typename T>
+T erfcx_value(T x) {
+  if (x < T(0)) {
+    if (x < T(-26.7)) return std::numeric_limits<T>::infinity();
+    const T twice_exp = T(2) * std::exp(x * x);
+    if (x < T(-6.1)) return twice_exp;
+    return twice_exp - static_cast<T>(erfcx_double(-x));
+  }
+  return static_cast<T>(erfcx_double(x));
+}
+
+// log of the standard normal distribution function: through erfcx below -1
+// (no underflow), log1p(-erfc(x / sqrt 2) / 2) above, as PyTorch.
+template <typename T>
+T log_ndtr_value(T x) {
+  const T t = x * T(0.70710678118654752440);
+  if (x < T(-1)) return std::log(erfcx_value(-t) / T(2)) - t * t;
+  return std::log1p(-std::erfc(t) / T(2));
+}
+
+// ---- ndtri and the incomplete gamma functions ----------------------------------------------------
+// Note [ndtri and igamma in double]
+// PyTorch evaluates Cephes' rational fits (ndtri) and Cephes/SciPy's igam
+// (series, continued fraction, Temme's expansion for large a). Ember solves
+// ndtri by Newton's method on erf near the median and on log_ndtr in the
+// tails, and evaluates P(a, x) and Q(a, x) by their power series and
+// continued fraction, all in double; float results are rounded once.
+
+// x with Phi(x) = p, Phi the standard normal distribution function.
+inline double ndtri_double(double p) {
+  if (std::isnan(p) || p < 0.0 || p > 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (p == 0.0) return -std::numeric_limits<double>::infinity();
+  if (p == 1.0) return std::numeric_limits<double>::infinity();
+  if (p > 0.75) return -ndtri_double(1.0 - p);  // 1 - p is exact here
+  constexpr double kSqrt2 = 1.41421356237309504880, kSqrtHalfPi = 1.25331413731550025121;
+  if (p >= 0.25) {
+    // erf(x / sqrt 2) = 2p - 1 (exact), from erf's slope at 0.
+    const double q = 2.0 * p - 1.0;
+    double x = q * kSqrtHalfPi;
+    for (int i = 0; i < 40; ++i) {
+      const double step = (std::erf(x / kSqrt2) - q) * kSqrtHalfPi * std::exp(0.5 * x * x);
+      x -= step;
+      if (std::abs(step) <= 1e-17 * std::abs(x)) break;
+    }
+    return x;
+  }
+  // log Phi(x) = log p from Abramowitz and Stegun 26.2.23 (error below 4.5e-4).
+  const double t = std::sqrt(-2.0 * std::log(p));
+  double x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+  const double log_p = std::log(p);
+  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+  for (int i = 0; i < 40; ++i) {
+    const double log_phi = log_ndtr_value(x);
+    const double slope = kInvSqrt2Pi * std::exp(-0.5 * x * x - log_phi);  // phi(x) / Phi(x)
+    const double step = (log_phi - log_p) / slope;
+    x -= step;
+    if (std::abs(step) <= 1e-17 * std::abs(x)) break;
+  }
+  return x;
+}
+
+// log(1 + d) - d, without the cancellation for small d.
+inline double log1p_minus(double d) {
+  if (std::abs(d) > 0.5) return std::log1p(d) - d;
+  double power = d, sum = 0;
+  for (int k = 2; k < 200; ++k) {
+    power *= -d;
+    const double term = power / k;
+    sum += term;
+    if (std::abs(term) <= 1e-18 * std::abs(sum)) break;
+  }
+  return sum;
+}
+
+// log(x^a e^-x / Gamma(a)). For large a, Stirling's series for lgamma(a)
+// lets a log(x / a) - (x - a) be formed as a log1p_minus((x - a) / a), which
+// keeps the digits that a log x - x - lgamma(a) would cancel.
+inline double igamma_log_factor(double a, double x) {
+  if (a < 20.0) {
+    int sign;
+    return a * std::log(x) - x - lgamma_r(a, &sign);
+  }
+  constexpr double kLogTwoPi = 1.83787706640934548356;
+  const double r = 1.0 / (a * a);
+  const double stirling_correction =
+      (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r * (1.0 / 1188 - r * (691.0 / 360360)))))) / a;
+  return a * log1p_minus((x - a) / a) + 0.5 * (std::log(a) - kLogTwoPi) - stirling_correction;
+}
+
+// P(a, x) by its series, for x < a + 1.
+inline double igamma_series(double a, double x) {
+  double term = 1.0 / a, sum = term;
+  for (int n = 1; n < 100000; ++n) {
+    term *= x / (a + n);
+    sum += term;
+    if (std::abs(term) < std::abs(sum) * 1e-17) break;
+  }
+  return sum * std::exp(igamma_log_factor(a, x));
+}
+
+// Q(a, x) by its continued fraction (modified Lentz), for x >= a + 1.
+inline double igammac_fraction(double a, double x) {
+  constexpr double kTiny = 1e-300;
+  double b = x + 1.0 - a, c = 1.0 / kTiny, d = 1.0 / b, h = d;
+  for (int i = 1; i < 100000; ++i) {
+    const double an = -i * (i - a);
+    b += 2.0;
+    d = an * d + b;
+    if (std::abs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::abs(delta - 1.0) < 1e-17) break;
+  }
+  return std::exp(igamma_log_factor(a, x)) * h;
+}
+
+// The regularized incomplete gamma function: P(a, x) (upper = false) or Q(a, x).
+inline double igamma_double(double a, double x, bool upper) {
+  // PyTorch's order of the special cases (a NaN operand can give 0 or 1).
+  if (a < 0.0 || x < 0.0) return std::numeric_limits<double>::quiet_NaN();
+  if (a == 0.0) {
+    if (x > 0.0) return upper ? 0.0 : 1.0;
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (x == 0.0) return upper ? 1.0 : 0.0;
+  if (std::isinf(a)) {
+    if (std::isinf(x)) return std::numeric_limits<double>::quiet_NaN();
+    return upper ? 1.0 : 0.0;
+  }
+  if (std::isinf(x)) return upper ? 0.0 : 1.0;
+  if (x < a + 1.0) {
+    const double p = igamma_series(a, x);
+    return upper ? 1.0 - p : p;
+  }
+  const double q = igammac_fraction(a, x);
+  return upper ? q : 1.0 - q;
+}
+
+void special_ndtri_kernel(const TensorIterator& it) {
+  float_double_loop<1>(it, "ndtri_cpu", [](auto p) { return static_cast<decltype(p)>(ndtri_double(p)); });
+}
+EMBER_REGISTER_POINTWISE(special_ndtri, &special_ndtri_kernel);
+
+template <bool kUpper>
+void igamma_loop(const TensorIterator& it) {
+  float_scalar_binary(it, [](auto a, auto x) {
+    return static_cast<decltype(a)>(igamma_double(static_cast<double>(a), static_cast<double>(x), kUpper));
+  });
+}
+EMBER_REGISTER_POINTWISE(igamma, &igamma_loop<false>);
+EMBER_REGISTER_POINTWISE(igammac, &igamma_loop<true>);
+
+void special_i0e_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) { return i0e_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_i0e, &special_i0e_kernel);
+
+void special_i1e_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) { return i1e_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_i1e, &special_i1e_kernel);
+
+void special_entr_kernel(const TensorIterator& it) {
+  float_scalar_unary(it, [](auto, auto x) { return entr_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_entr, &special_entr_kernel);
+
+void special_erfcx_kernel(const TensorIterator& it) {
+  float_double_loop<1>(it, "erfcx_cpu", [](auto x) { return erfcx_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_erfcx, &special_erfcx_kernel);
+
+void special_log_ndtr_kernel(const TensorIterator& it) {
+  float_double_loop<1>(it, "log_ndtr_cpu", [](auto x) { return log_ndtr_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_log_ndtr, &special_log_ndtr_kernel);
+
+void special_modified_bessel_i0_kernel(const TensorIterator& it) {
+  float_double_loop<1>(it, "modified_bessel_i0_cpu", [](auto x) { return i0_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_modified_bessel_i0, &special_modified_bessel_i0_kernel);
+
+void special_modified_bessel_i1_kernel(const TensorIterator& it) {
+  float_double_loop<1>(it, "modified_bessel_i1_cpu", [](auto x) { return modified_bessel_i1_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_modified_bessel_i1, &special_modified_bessel_i1_kernel);
+
+void special_spherical_bessel_j0_kernel(const TensorIterator& it) {
+  float_double_loop<1>(it, "spherical_bessel_j0_cpu", [](auto x) { return spherical_bessel_j0_value(x); });
+}
+EMBER_REGISTER_POINTWISE(special_spherical_bessel_j0, &special_spherical_bessel_j0_kernel);
+
+// Hurwitz zeta summed in double, its first term in the input type (PyTorch's
+// CPU accumulation type).
+void special_zeta_kernel(const TensorIterator& it) {
+  float_double_loop<2>(it, "zeta_cpu",
+                       [](auto s, auto q) { return static_cast<decltype(s)>(hurwitz_zeta<double>(s, q)); });
+}
+EMBER_REGISTER_POINTWISE(special_zeta, &special_zeta_kernel);
+
+// ---- orthogonal polynomials --------------------------------------------------------------------
+// Note [Orthogonal polynomial degree]
+// The degree n is a floating tensor truncated to an integer, as PyTorch's
+// cast (NaN and out-of-range values become the most negative integer, so
+// the result is 0). The values follow PyTorch's recurrences, with the closed
+// trigonometric forms for high degrees inside (-1, 1).
+
+inline int64_t polynomial_degree(double n) {
+  if (!(n > -9.2e18 && n < 9.2e18)) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(n);
+}
+
+// p_{k+1} = step(k, p_k, p_{k-1}) from p_0 = 1 and p_1 = first, up to p_n.
+template <typename T, typename Step>
+T three_term(int64_t n, T first, const Step& step) {
+  if (n == 0) return T(1);
+  if (n == 1) return first;
+  T p = 1, q = first, r = 0;
+  for (int64_t k = 1; k < n; ++k) {
+    r = step(k, q, p);
+    p = q;
+    q = r;
+  }
+  return r;
+}
+
+template <typename T>
+T chebyshev_t_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  if (std::abs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);
+  if (n > 6 && std::abs(x) < T(1)) return std::cos(T(n) * std::acos(x));
+  return three_term<T>(n, x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
+}
+
+template <typename T>
+T chebyshev_u_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  if (std::abs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(n + 1) : -T(n + 1);
+  if (n > 8 && std::abs(x) < T(1)) {
+    const T theta = std::acos(x);
+    if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
+    return T(n + 1) * std::cos(T(n + 1) * theta) / x;
+  }
+  return three_term<T>(n, x + x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
+}
+
+template <typename T>
+T chebyshev_v_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  if (std::abs(x) == T(1)) {
+    if (x > T(0)) return T(1);
+    return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
+  }
+  if (n > 8 && std::abs(x) < T(1)) {
+    const T theta = std::acos(x);
+    if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
+    return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
+  }
+  return three_term<T>(n, x + x - T(1), [x](int64_t, T q, T p) { return (x + x) * q - p; });
+}
+
+template <typename T>
+T chebyshev_w_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  if (std::abs(x) == T(1)) {
+    if (x > T(0)) return T(n + n + 1);
+    return n % 2 == 0 ? T(1) : T(-1);
+  }
+  if (n > 8 && std::abs(x) < T(1)) {
+    const T theta = std::acos(x);
+    if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
+    if (x > T(0)) return T(n + n + 1);
+    return n % 2 == 0 ? T(1) : T(-1);
+  }
+  return three_term<T>(n, x + x + T(1), [x](int64_t, T q, T p) { return (x + x) * q - p; });
+}
+
+// The shifted polynomials are the ones above at 2x - 1 (kind: 0 t, 1 u, 2 v, 3 w).
+template <typename T>
+T shifted_chebyshev_value(T x, int64_t n, int kind) {
+  if (n < 0) return T(0);
+  const T y = x + x - T(1);
+  if (x == T(1)) return kind == 0 || kind == 2 ? T(1) : (kind == 1 ? T(n + 1) : T(n + n + 1));
+  if (x == T(0)) {
+    const T at_minus_one = kind == 0 || kind == 3 ? T(1) : (kind == 1 ? T(n + 1) : T(n + n + 1));
+    return n % 2 == 0 ? at_minus_one : -at_minus_one;
+  }
+  const int64_t trig_from = kind == 3 ? 4 : 6;
+  if (n > trig_from && std::abs(y) < T(1)) {
+    const T theta = std::acos(y);
+    switch (kind) {
+      case 0: return std::cos(T(n) * theta);
+      case 1:
+        if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
+        return T(n + 1) * std::cos(T(n + 1) * theta) / y;
+      case 2:
+        if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
+        return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
+      default:
+        if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
+        return n % 2 == 0 ? T(1) : T(-1);
+    }
+  }
+  const T first = kind == 0 ? y : (kind == 1 ? y + y : (kind == 2 ? y + y - T(1) : y + y + T(1)));
+  return three_term<T>(n, first, [y](int64_t, T q, T p) { return (y + y) * q - p; });
+}
+
+template <typename T>
+T hermite_h_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  return three_term<T>(n, x + x, [x](int64_t k, T q, T p) { return (x + x) * q - T(k + k) * p; });
+}
+
+template <typename T>
+T hermite_he_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  return three_term<T>(n, x, [x](int64_t k, T q, T p) { return x * q - T(k) * p; });
+}
+
+template <typename T>
+T laguerre_l_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  if (std::abs(x) == T(0)) return T(1);
+  return three_term<T>(n, T(1) - x,
+                       [x](int64_t k, T q, T p) { return ((T(k + k) + (T(1) - x)) * q - T(k) * p) / T(k + 1); });
+}
+
+template <typename T>
+T legendre_p_value(T x, int64_t n) {
+  if (n < 0) return T(0);
+  if (std::abs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);
+  return three_term<T>(n, x, [x](int64_t k, T q, T p) { return (T(k + k + 1) * x * q - T(k) * p) / T(k + 1); });
+}
+
+#define EMBER_POLYNOMIAL_KERNEL(NAME, EXPR)                              \
+  void special_##NAME##_kernel(const TensorIterator& it) {               \
+    float_double_loop<2>(it, #NAME "_cpu", [](auto x, auto n_value) {    \
+      using T = decltype(x);                                             \
+      const int64_t n = polynomial_degree(static_cast<double>(n_value)); \
+      return static_cast<T>(EXPR);                                       \
+    });                                                                  \
+  }                                                                      \
+  EMBER_REGISTER_POINTWISE(special_##NAME, &special_##NAME##_kernel);
+
+EMBER_POLYNOMIAL_KERNEL(chebyshev_polynomial_t, chebyshev_t_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(chebyshev_polynomial_u, chebyshev_u_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(chebyshev_polynomial_v, chebyshev_v_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(chebyshev_polynomial_w, chebyshev_w_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(shifted_chebyshev_polynomial_t, shifted_chebyshev_value<T>(x, n, 0))
+EMBER_POLYNOMIAL_KERNEL(shifted_chebyshev_polynomial_u, shifted_chebyshev_value<T>(x, n, 1))
+EMBER_POLYNOMIAL_KERNEL(shifted_chebyshev_polynomial_v, shifted_chebyshev_value<T>(x, n, 2))
+EMBER_POLYNOMIAL_KERNEL(shifted_chebyshev_polynomial_w, shifted_chebyshev_value<T>(x, n, 3))
+EMBER_POLYNOMIAL_KERNEL(hermite_polynomial_h, hermite_h_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(hermite_polynomial_he, hermite_he_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(laguerre_polynomial_l, laguerre_l_value<T>(x, n))
+EMBER_POLYNOMIAL_KERNEL(legendre_polynomial_p, legendre_p_value<T>(x, n))
+#undef EMBER_POLYNOMIAL_KERNEL
+
 }  // namespace
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
