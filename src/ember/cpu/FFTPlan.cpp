@@ -148,37 +148,55 @@ void ComplexPlan<T>::run(C* data, C* work, bool inverse) const {
 }
 
 template <typename T>
-void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) const {
-  if (n_ <= 1) return;
-  if (inner_) {
-    run_bluestein_packed(data, dist, work, inverse);
+void ComplexPlan<T>::run_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work,
+                                bool inverse, T scale) const {
+  if (n_ <= 1) {
+    for (int k = 0; k < kPackLines; ++k) {
+      if (n_ == 1) out[k][0] = in[k][0] * scale;
+    }
     return;
   }
-  cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_, data, dist, work,
-                       inverse);
+  if (inner_) {
+    run_bluestein_packed(in, in_stride, out, out_stride, work, inverse, scale);
+    return;
+  }
+  cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_,
+                       reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
+                       out_stride, work, inverse, static_cast<double>(scale));
 }
 
 template <typename T>
-void ComplexPlan<T>::run_bluestein_packed(C* data, int64_t dist, T* work, bool inverse) const {
+void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) const {
+  C* lines[kPackLines];
+  for (int k = 0; k < kPackLines; ++k) lines[k] = data + k * dist;
+  run_packed(lines, 1, lines, 1, work, inverse);
+}
+
+template <typename T>
+void ComplexPlan<T>::run_bluestein_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride,
+                                          T* work, bool inverse, T scale) const {
   // run_bluestein on kPackLines lines, the two convolution transforms packed.
   const int64_t m = inner_->size();
   C* a = reinterpret_cast<C*>(work);
   T* inner_work = work + 2 * m * kPackLines;
   for (int k = 0; k < kPackLines; ++k) {
-    const C* x = data + k * dist;
+    const C* x = in[k];
     C* ak = a + k * m;
-    for (int64_t j = 0; j < n_; ++j) ak[j] = mul(inverse ? std::conj(x[j]) : x[j], chirp_[j]);
+    for (int64_t j = 0; j < n_; ++j) {
+      const C v = x[j * in_stride];
+      ak[j] = mul(inverse ? std::conj(v) : v, chirp_[j]);
+    }
     std::fill(ak + n_, ak + m, C(0, 0));
   }
   inner_->run_packed(a, m, inner_work, false);
   for (int64_t i = 0; i < m * kPackLines; ++i) a[i] = mul(a[i], chirp_spectrum_[i % m]);
   inner_->run_packed(a, m, inner_work, true);
   for (int k = 0; k < kPackLines; ++k) {
-    C* x = data + k * dist;
+    C* x = out[k];
     const C* ak = a + k * m;
     for (int64_t j = 0; j < n_; ++j) {
-      const C v = mul(ak[j], chirp_[j]);
-      x[j] = inverse ? std::conj(v) : v;
+      const C v = mul(ak[j], chirp_[j]) * scale;
+      x[j * out_stride] = inverse ? std::conj(v) : v;
     }
   }
 }

@@ -47,8 +47,13 @@ class ComplexPlan {
   void run(C* data, C* work, bool inverse) const;
   // Lines packed per run_packed call (a vector of T).
   static constexpr int kPackLines = kPackBytes / sizeof(T);
-  // Transforms kPackLines lines at once (line k at data + k * dist), with
-  // the butterflies on vectors; work holds packed_work_size() reals.
+  // Transforms kPackLines lines at once with the butterflies on vectors:
+  // element i of line k is read from in[k][i * in_stride] and its transform
+  // written to out[k][i * out_stride] times scale (in == out allowed); work
+  // holds packed_work_size() reals.
+  void run_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work, bool inverse,
+                  T scale = T(1)) const;
+  // run_packed on the lines data + k * dist, in place.
   void run_packed(C* data, int64_t dist, T* work, bool inverse) const;
   int64_t packed_work_size() const {
     if (inner_) return 2 * inner_->size() * kPackLines + inner_->packed_work_size();
@@ -65,7 +70,8 @@ class ComplexPlan {
   template <bool Inverse>
   void run_stockham(C* data, C* work) const;
   void run_bluestein(C* data, C* work, bool inverse) const;
-  void run_bluestein_packed(C* data, int64_t dist, T* work, bool inverse) const;
+  void run_bluestein_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work,
+                            bool inverse, T scale) const;
 
   int64_t n_;
   int64_t work_size_;

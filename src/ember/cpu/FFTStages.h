@@ -156,9 +156,10 @@ void stage_generic(const C* x, C* y, int r, int64_t m, int64_t s, const std::com
   }
 }
 
-// All stages, ping-ponging between data and work; the result ends in data.
+// All stages, ping-ponging between data and work; returns the buffer that
+// holds the result (data or work).
 template <bool Inverse, typename E, typename T>
-void run_stages(const StageView<T>* stages, int count, int64_t n, E* data, E* work) {
+E* run_stages_to(const StageView<T>* stages, int count, E* data, E* work) {
   E* x = data;
   E* y = work;
   for (int i = 0; i < count; ++i) {
@@ -172,29 +173,37 @@ void run_stages(const StageView<T>* stages, int count, int64_t n, E* data, E* wo
     }
     std::swap(x, y);
   }
+  return x;
+}
+
+// All stages; the result ends in data.
+template <bool Inverse, typename E, typename T>
+void run_stages(const StageView<T>* stages, int count, int64_t n, E* data, E* work) {
+  E* x = run_stages_to<Inverse>(stages, count, data, work);
   if (x != data) {
     for (int64_t i = 0; i < n; ++i) data[i] = x[i];
   }
 }
 
-// kPackLines lines (line k at data + k * dist) through the stages at once.
+// kPackLines lines through the stages at once: element i of line k read from
+// in[k][i * in_stride] straight into the packed layout, the result written to
+// out[k][i * out_stride] times scale (in and out may be the same lines).
 template <typename T>
-void run_packed_lines(const StageView<T>* stages, int count, int64_t n, std::complex<T>* data, int64_t dist, Pack<T>* x,
-                      Pack<T>* y, bool inverse) {
+void run_packed_lines(const StageView<T>* stages, int count, int64_t n, const std::complex<T>* const* in,
+                      int64_t in_stride, std::complex<T>* const* out, int64_t out_stride, Pack<T>* x, Pack<T>* y,
+                      bool inverse, T scale) {
   constexpr int W = Pack<T>::kW;
   for (int64_t i = 0; i < n; ++i) {
     for (int k = 0; k < W; ++k) {
-      x[i].re[k] = data[k * dist + i].real();
-      x[i].im[k] = data[k * dist + i].imag();
+      const std::complex<T> v = in[k][i * in_stride];
+      x[i].re[k] = v.real();
+      x[i].im[k] = v.imag();
     }
   }
-  if (inverse) {
-    run_stages<true>(stages, count, n, x, y);
-  } else {
-    run_stages<false>(stages, count, n, x, y);
-  }
+  Pack<T>* r = inverse ? run_stages_to<true>(stages, count, x, y) : run_stages_to<false>(stages, count, x, y);
   for (int64_t i = 0; i < n; ++i) {
-    for (int k = 0; k < W; ++k) data[k * dist + i] = std::complex<T>(x[i].re[k], x[i].im[k]);
+    const Pack<T> v = scale == T(1) ? r[i] : r[i] * scale;
+    for (int k = 0; k < W; ++k) out[k][i * out_stride] = std::complex<T>(v.re[k], v.im[k]);
   }
 }
 

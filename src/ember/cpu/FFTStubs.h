@@ -7,10 +7,13 @@
 
 namespace ember::cpu {
 
-// stages: StageView<float or double>[count]; data: complex lines, line k at
-// data + k * dist; work: reals, packed_work_size() of them (ComplexPlan).
-using FFTPackedFn = void (*)(bool is_double, const void* stages, int count, int64_t n, void* data, int64_t dist,
-                             void* work, bool inverse);
+// stages: StageView<float or double>[count]; in/out: kPackLines complex
+// lines each (element i of line k at in[k] + i * in_stride), read straight
+// into the packed layout and written back times scale (in == out allowed);
+// work: reals, packed_work_size() of them (ComplexPlan).
+using FFTPackedFn = void (*)(bool is_double, const void* stages, int count, int64_t n, const void* const* in,
+                             int64_t in_stride, void* const* out, int64_t out_stride, void* work, bool inverse,
+                             double scale);
 
 EMBER_DECLARE_DISPATCH(FFTPackedFn, fft_packed_stub);
 
