@@ -233,21 +233,21 @@ void RealPlan<T>::pack_even_odd(const T* in, C* out) const {
 }
 
 template <typename T>
-void RealPlan<T>::split_even_odd(C* out) const {
+void RealPlan<T>::split_even_odd(C* out, int64_t stride, T scale) const {
   // Z = E + iO with E, O the DFTs of the even and odd samples; X_k = E_k + t_k O_k.
   const int64_t h = n_ / 2;
   const C z0 = out[0];
-  out[0] = C(z0.real() + z0.imag(), 0);
-  out[h] = C(z0.real() - z0.imag(), 0);
-  const T half = T(0.5);
+  out[0] = C((z0.real() + z0.imag()) * scale, 0);
+  out[h * stride] = C((z0.real() - z0.imag()) * scale, 0);
+  const T half = T(0.5) * scale;
   for (int64_t k = 1; k <= h / 2; ++k) {
-    const C zk = out[k], zm = out[h - k];
+    const C zk = out[k * stride], zm = out[(h - k) * stride];
     const C e = (zk + std::conj(zm)) * half;
     const C d = (zk - std::conj(zm)) * half;  // i * O_k
     const C o(d.imag(), -d.real());
     const C ec = std::conj(e), oc = std::conj(o);
-    out[k] = e + mul(o, tw_[k]);
-    out[h - k] = ec + mul(oc, tw_[h - k]);
+    out[k * stride] = e + mul(o, tw_[k]);
+    out[(h - k) * stride] = ec + mul(oc, tw_[h - k]);
   }
 }
 

@@ -98,7 +98,9 @@ class RealPlan {
   bool even() const { return n_ % 2 == 0 && n_ >= 2; }
   const ComplexPlan<T>& half_plan() const { return *plan_; }
   void pack_even_odd(const T* in, C* out) const;
-  void split_even_odd(C* out) const;
+  // Turns the half-length transform (out[k * stride], k < n/2) into the
+  // n/2 + 1 outputs of forward(), times scale.
+  void split_even_odd(C* out, int64_t stride = 1, T scale = T(1)) const;
   // in: n/2 + 1 complex values (imag of the 0 and n/2 terms ignored); out: n reals.
   void inverse(const C* in, T* out, C* work) const;
 
