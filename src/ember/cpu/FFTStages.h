@@ -30,6 +30,13 @@ template <bool Inverse, typename T>
 inline std::complex<T> rot(std::complex<T> a) {
   return Inverse ? std::complex<T>(-a.imag(), a.real()) : std::complex<T>(a.imag(), -a.real());
 }
+// a * exp(-+ 2 pi i / 8): the twiddle inside the radix-8 butterfly.
+template <bool Inverse, typename T>
+inline std::complex<T> eighth(std::complex<T> a) {
+  const T h = T(0.70710678118654752440);
+  return Inverse ? std::complex<T>((a.real() - a.imag()) * h, (a.imag() + a.real()) * h)
+                 : std::complex<T>((a.real() + a.imag()) * h, (a.imag() - a.real()) * h);
+}
 template <bool Inverse, typename T>
 inline std::complex<T> twiddle(std::complex<T> a, std::complex<T> w) {
   return Inverse ? mul_conj(a, w) : mul(a, w);
@@ -74,11 +81,16 @@ inline Pack<T> rot(const Pack<T>& a) {
   return Inverse ? Pack<T>{-a.im, a.re} : Pack<T>{a.im, -a.re};
 }
 template <bool Inverse, typename T>
+inline Pack<T> eighth(const Pack<T>& a) {
+  const T h = T(0.70710678118654752440);
+  return Inverse ? Pack<T>{(a.re - a.im) * h, (a.im + a.re) * h} : Pack<T>{(a.re + a.im) * h, (a.im - a.re) * h};
+}
+template <bool Inverse, typename T>
 inline Pack<T> twiddle(const Pack<T>& a, std::complex<T> w) {
   return Inverse ? mul_conj(a, w) : mul(a, w);
 }
 
-// One Stockham stage of radix R (R in 2, 3, 4, 5): x -> y.
+// One Stockham stage of radix R (R in 2, 3, 4, 5, 8): x -> y.
 template <int R, bool Inverse, typename C, typename T>
 void stage_fixed(const C* x, C* y, int64_t m, int64_t s, const std::complex<T>* tw) {
   const T c3 = T(-0.5), s3 = T(0.86602540378443864676);
@@ -100,6 +112,25 @@ void stage_fixed(const C* x, C* y, int64_t m, int64_t s, const std::complex<T>* 
         out[s] = twiddle<Inverse>(C(t1 + t3), w[0]);
         out[2 * s] = twiddle<Inverse>(C(t0 - t2), w[1]);
         out[3 * s] = twiddle<Inverse>(C(t1 - t3), w[2]);
+      } else if constexpr (R == 8) {
+        // A radix-2 step (b: sums, c: differences times exp(-+ 2 pi i j / 8)),
+        // then radix-4 butterflies give the even and the odd outputs.
+        const int64_t sm = s * m;
+        C a0 = in[0], a1 = in[sm], a2 = in[2 * sm], a3 = in[3 * sm];
+        C a4 = in[4 * sm], a5 = in[5 * sm], a6 = in[6 * sm], a7 = in[7 * sm];
+        C b0 = a0 + a4, b1 = a1 + a5, b2 = a2 + a6, b3 = a3 + a7;
+        C c0 = a0 - a4, c1 = eighth<Inverse>(C(a1 - a5)), c2 = rot<Inverse>(C(a2 - a6));
+        C c3 = rot<Inverse>(eighth<Inverse>(C(a3 - a7)));
+        C t0 = b0 + b2, t1 = b0 - b2, t2 = b1 + b3, t3 = rot<Inverse>(C(b1 - b3));
+        C u0 = c0 + c2, u1 = c0 - c2, u2 = c1 + c3, u3 = rot<Inverse>(C(c1 - c3));
+        out[0] = t0 + t2;
+        out[s] = twiddle<Inverse>(C(u0 + u2), w[0]);
+        out[2 * s] = twiddle<Inverse>(C(t1 + t3), w[1]);
+        out[3 * s] = twiddle<Inverse>(C(u1 + u3), w[2]);
+        out[4 * s] = twiddle<Inverse>(C(t0 - t2), w[3]);
+        out[5 * s] = twiddle<Inverse>(C(u0 - u2), w[4]);
+        out[6 * s] = twiddle<Inverse>(C(t1 - t3), w[5]);
+        out[7 * s] = twiddle<Inverse>(C(u1 - u3), w[6]);
       } else if constexpr (R == 3) {
         C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m];
         C sum = a1 + a2;
@@ -169,6 +200,7 @@ E* run_stages_to(const StageView<T>* stages, int count, E* data, E* work) {
       case 3: stage_fixed<3, Inverse>(x, y, st.m, st.s, st.tw); break;
       case 4: stage_fixed<4, Inverse>(x, y, st.m, st.s, st.tw); break;
       case 5: stage_fixed<5, Inverse>(x, y, st.m, st.s, st.tw); break;
+      case 8: stage_fixed<8, Inverse>(x, y, st.m, st.s, st.tw); break;
       default: stage_generic<Inverse>(x, y, st.radix, st.m, st.s, st.tw, st.cs, st.sn);
     }
     std::swap(x, y);
