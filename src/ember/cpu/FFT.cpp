@@ -163,8 +163,12 @@ void fft_pass(const Tensor& src, const Tensor& dst, int64_t d, int64_t n, Kind k
             in[j] = reinterpret_cast<const C*>(reinterpret_cast<const T*>(src_base) + src_off[g0 + k + j]);
             out[j] = reinterpret_cast<C*>(dst_base) + dst_off[g0 + k + j];
           }
-          packed_plan->run_packed(in, 1, out, s_out, packed_work.data(), false);
-          for (int64_t j = 0; j < pack; ++j) rplan->split_even_odd(out[j], s_out, scale);
+          if (packed_plan->direct()) {
+            packed_plan->run_packed(in, 1, out, s_out, packed_work.data(), false, scale, rplan->split_twiddles());
+          } else {
+            packed_plan->run_packed(in, 1, out, s_out, packed_work.data(), false);
+            for (int64_t j = 0; j < pack; ++j) rplan->split_even_odd(out[j], s_out, scale);
+          }
         }
         continue;
       }

@@ -162,7 +162,7 @@ void ComplexPlan<T>::run(C* data, C* work, bool inverse) const {
 
 template <typename T>
 void ComplexPlan<T>::run_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work,
-                                bool inverse, T scale) const {
+                                bool inverse, T scale, const C* split_tw) const {
   if (n_ <= 1) {
     for (int k = 0; k < kPackLines; ++k) {
       if (n_ == 1) out[k][0] = in[k][0] * scale;
@@ -175,7 +175,7 @@ void ComplexPlan<T>::run_packed(const C* const* in, int64_t in_stride, C* const*
   }
   cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_,
                        reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
-                       out_stride, work, inverse, static_cast<double>(scale));
+                       out_stride, work, inverse, static_cast<double>(scale), split_tw);
 }
 
 template <typename T>

@@ -51,8 +51,10 @@ class ComplexPlan {
   // element i of line k is read from in[k][i * in_stride] and its transform
   // written to out[k][i * out_stride] times scale (in == out allowed); work
   // holds packed_work_size() reals.
+  // With split_tw (direct() plans only; RealPlan::split_twiddles()), the
+  // lines are even/odd packed real lines and out gets their r2c outputs.
   void run_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work, bool inverse,
-                  T scale = T(1)) const;
+                  T scale = T(1), const C* split_tw = nullptr) const;
   // run_packed on the lines data + k * dist, in place.
   void run_packed(C* data, int64_t dist, T* work, bool inverse) const;
   int64_t packed_work_size() const {
@@ -101,6 +103,8 @@ class RealPlan {
   // Turns the half-length transform (out[k * stride], k < n/2) into the
   // n/2 + 1 outputs of forward(), times scale.
   void split_even_odd(C* out, int64_t stride = 1, T scale = T(1)) const;
+  // exp(-2 pi i k / n), k <= n/2 (even lengths).
+  const C* split_twiddles() const { return tw_.data(); }
   // in: n/2 + 1 complex values (imag of the 0 and n/2 terms ignored); out: n reals.
   void inverse(const C* in, T* out, C* work) const;
 

@@ -217,13 +217,34 @@ void run_stages(const StageView<T>* stages, int count, int64_t n, E* data, E* wo
   }
 }
 
+// The even/odd split of RealPlan::split_even_odd on packed lines: z holds
+// the half-length transforms Z (h points), tw exp(-2 pi i k / 2h); X_k for
+// 0 < k < h replace Z_k, X_0 and X_h go to first and last.
+template <typename T>
+void split_packed(Pack<T>* z, int64_t h, const std::complex<T>* tw, Pack<T>& first, Pack<T>& last) {
+  const Pack<T> z0 = z[0];
+  const typename Pack<T>::V zero{};
+  first = {z0.re + z0.im, zero};
+  last = {z0.re - z0.im, zero};
+  const T half = T(0.5);
+  for (int64_t k = 1; k <= h / 2; ++k) {
+    const Pack<T> zk = z[k], zm = z[h - k];
+    const Pack<T> e{(zk.re + zm.re) * half, (zk.im - zm.im) * half};  // E_k
+    const Pack<T> o{(zk.im + zm.im) * half, (zm.re - zk.re) * half};  // O_k
+    const Pack<T> a = mul(o, tw[k]), b = mul(Pack<T>{o.re, -o.im}, tw[h - k]);
+    z[k] = e + a;
+    z[h - k] = Pack<T>{e.re + b.re, b.im - e.im};
+  }
+}
+
 // kPackLines lines through the stages at once: element i of line k read from
 // in[k][i * in_stride] straight into the packed layout, the result written to
 // out[k][i * out_stride] times scale (in and out may be the same lines).
+// With split_tw, the result is split as split_packed says (n + 1 outputs).
 template <typename T>
 void run_packed_lines(const StageView<T>* stages, int count, int64_t n, const std::complex<T>* const* in,
                       int64_t in_stride, std::complex<T>* const* out, int64_t out_stride, Pack<T>* x, Pack<T>* y,
-                      bool inverse, T scale) {
+                      bool inverse, T scale, const std::complex<T>* split_tw) {
   constexpr int W = Pack<T>::kW;
   for (int64_t i = 0; i < n; ++i) {
     for (int k = 0; k < W; ++k) {
@@ -233,7 +254,19 @@ void run_packed_lines(const StageView<T>* stages, int count, int64_t n, const st
     }
   }
   Pack<T>* r = inverse ? run_stages_to<true>(stages, count, x, y) : run_stages_to<false>(stages, count, x, y);
-  for (int64_t i = 0; i < n; ++i) {
+  int64_t begin = 0;
+  if (split_tw) {
+    Pack<T> first, last;
+    split_packed(r, n, split_tw, first, last);
+    first = first * scale;
+    last = last * scale;
+    for (int k = 0; k < W; ++k) {
+      out[k][0] = std::complex<T>(first.re[k], first.im[k]);
+      out[k][n * out_stride] = std::complex<T>(last.re[k], last.im[k]);
+    }
+    begin = 1;
+  }
+  for (int64_t i = begin; i < n; ++i) {
     const Pack<T> v = scale == T(1) ? r[i] : r[i] * scale;
     for (int k = 0; k < W; ++k) out[k][i * out_stride] = std::complex<T>(v.re[k], v.im[k]);
   }

@@ -10,10 +10,12 @@ namespace ember::cpu {
 // stages: StageView<float or double>[count]; in/out: kPackLines complex
 // lines each (element i of line k at in[k] + i * in_stride), read straight
 // into the packed layout and written back times scale (in == out allowed);
-// work: reals, packed_work_size() of them (ComplexPlan).
+// work: reals, packed_work_size() of them (ComplexPlan). split_tw, when not
+// null, holds exp(-2 pi i k / 2n) (k <= n): the lines are the even/odd
+// packing of real lines of 2n, and out gets their n + 1 r2c outputs.
 using FFTPackedFn = void (*)(bool is_double, const void* stages, int count, int64_t n, const void* const* in,
                              int64_t in_stride, void* const* out, int64_t out_stride, void* work, bool inverse,
-                             double scale);
+                             double scale, const void* split_tw);
 
 EMBER_DECLARE_DISPATCH(FFTPackedFn, fft_packed_stub);
 

@@ -12,21 +12,22 @@ namespace {
 
 template <typename T>
 void packed(const void* stages, int count, int64_t n, const void* const* in, int64_t in_stride, void* const* out,
-            int64_t out_stride, void* work, bool inverse, double scale) {
+            int64_t out_stride, void* work, bool inverse, double scale, const void* split_tw) {
   auto addr = reinterpret_cast<std::uintptr_t>(work);
   auto* x = reinterpret_cast<fft::Pack<T>*>((addr + fft::kPackBytes - 1) / fft::kPackBytes * fft::kPackBytes);
-  fft::run_packed_lines(
-      static_cast<const fft::StageView<T>*>(stages), count, n, reinterpret_cast<const std::complex<T>* const*>(in),
-      in_stride, reinterpret_cast<std::complex<T>* const*>(out), out_stride, x, x + n, inverse, static_cast<T>(scale));
+  fft::run_packed_lines(static_cast<const fft::StageView<T>*>(stages), count, n,
+                        reinterpret_cast<const std::complex<T>* const*>(in), in_stride,
+                        reinterpret_cast<std::complex<T>* const*>(out), out_stride, x, x + n, inverse,
+                        static_cast<T>(scale), static_cast<const std::complex<T>*>(split_tw));
 }
 
 void fft_packed_kernel(bool is_double, const void* stages, int count, int64_t n, const void* const* in,
-                       int64_t in_stride, void* const* out, int64_t out_stride, void* work, bool inverse,
-                       double scale) {
+                       int64_t in_stride, void* const* out, int64_t out_stride, void* work, bool inverse, double scale,
+                       const void* split_tw) {
   if (is_double) {
-    packed<double>(stages, count, n, in, in_stride, out, out_stride, work, inverse, scale);
+    packed<double>(stages, count, n, in, in_stride, out, out_stride, work, inverse, scale, split_tw);
   } else {
-    packed<float>(stages, count, n, in, in_stride, out, out_stride, work, inverse, scale);
+    packed<float>(stages, count, n, in, in_stride, out, out_stride, work, inverse, scale, split_tw);
   }
 }
 
