@@ -12,6 +12,7 @@
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(FFTPackedFn, fft_packed_stub);
+EMBER_DEFINE_DISPATCH(FFTBluesteinPackedFn, fft_bluestein_packed_stub);
 }  // namespace ember::cpu
 
 namespace ember::fft {
@@ -188,30 +189,12 @@ void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) co
 template <typename T>
 void ComplexPlan<T>::run_bluestein_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride,
                                           T* work, bool inverse, T scale) const {
-  // run_bluestein on kPackLines lines, the two convolution transforms packed.
+  // run_bluestein on kPackLines lines, all of it on vectors.
   const int64_t m = inner_->size();
-  C* a = reinterpret_cast<C*>(work);
-  T* inner_work = work + 2 * m * kPackLines;
-  for (int k = 0; k < kPackLines; ++k) {
-    const C* x = in[k];
-    C* ak = a + k * m;
-    for (int64_t j = 0; j < n_; ++j) {
-      const C v = x[j * in_stride];
-      ak[j] = mul(inverse ? std::conj(v) : v, chirp_[j]);
-    }
-    std::fill(ak + n_, ak + m, C(0, 0));
-  }
-  inner_->run_packed(a, m, inner_work, false);
-  for (int64_t i = 0; i < m * kPackLines; ++i) a[i] = mul(a[i], chirp_spectrum_[i % m]);
-  inner_->run_packed(a, m, inner_work, true);
-  for (int k = 0; k < kPackLines; ++k) {
-    C* x = out[k];
-    const C* ak = a + k * m;
-    for (int64_t j = 0; j < n_; ++j) {
-      const C v = mul(ak[j], chirp_[j]) * scale;
-      x[j * out_stride] = inverse ? std::conj(v) : v;
-    }
-  }
+  cpu::fft_bluestein_packed_stub(
+      std::is_same_v<T, double>, inner_->views_.data(), static_cast<int>(inner_->views_.size()), m, n_, chirp_.data(),
+      chirp_spectrum_.data(), reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
+      out_stride, work, inverse, static_cast<double>(scale));
 }
 
 template <typename T>

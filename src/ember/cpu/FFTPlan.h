@@ -58,7 +58,7 @@ class ComplexPlan {
   // run_packed on the lines data + k * dist, in place.
   void run_packed(C* data, int64_t dist, T* work, bool inverse) const;
   int64_t packed_work_size() const {
-    if (inner_) return 2 * inner_->size() * kPackLines + inner_->packed_work_size();
+    if (inner_) return inner_->packed_work_size();
     return 4 * n_ * kPackLines + kPackBytes;
   }
 

@@ -272,6 +272,37 @@ void run_packed_lines(const StageView<T>* stages, int count, int64_t n, const st
   }
 }
 
+// Bluestein's algorithm on kPackLines lines: X_k = w_k sum_j (x_j w_j)
+// conj(w_{k-j}) as a cyclic convolution of m points; the inverse is
+// conj(DFT(conj(x))). x and y hold m packs each.
+template <typename T>
+void bluestein_packed_lines(const StageView<T>* stages, int count, int64_t m, int64_t n, const std::complex<T>* chirp,
+                            const std::complex<T>* spectrum, const std::complex<T>* const* in, int64_t in_stride,
+                            std::complex<T>* const* out, int64_t out_stride, Pack<T>* x, Pack<T>* y, bool inverse,
+                            T scale) {
+  constexpr int W = Pack<T>::kW;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < W; ++k) {
+      const std::complex<T> v = in[k][i * in_stride];
+      x[i].re[k] = v.real();
+      x[i].im[k] = inverse ? -v.imag() : v.imag();
+    }
+    x[i] = mul(x[i], chirp[i]);
+  }
+  const typename Pack<T>::V zero{};
+  for (int64_t i = n; i < m; ++i) x[i] = {zero, zero};
+  Pack<T>* a = run_stages_to<false>(stages, count, x, y);
+  for (int64_t i = 0; i < m; ++i) a[i] = mul(a[i], spectrum[i]);
+  Pack<T>* other = a == x ? y : x;
+  Pack<T>* r = run_stages_to<true>(stages, count, a, other);
+  for (int64_t i = 0; i < n; ++i) {
+    const Pack<T> v = mul(r[i], chirp[i]) * scale;
+    for (int k = 0; k < W; ++k) {
+      out[k][i * out_stride] = std::complex<T>(v.re[k], inverse ? -v.im[k] : v.im[k]);
+    }
+  }
+}
+
 }  // namespace
 
 }  // namespace ember::fft

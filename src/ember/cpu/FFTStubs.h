@@ -19,4 +19,14 @@ using FFTPackedFn = void (*)(bool is_double, const void* stages, int count, int6
 
 EMBER_DECLARE_DISPATCH(FFTPackedFn, fft_packed_stub);
 
+// Bluestein's algorithm on kPackLines lines of n points (in/out as above),
+// all in the packed layout: stages are the inner plan's (m points), chirp
+// exp(-i pi k^2 / n) (n values), spectrum that of the conjugate chirp over m
+// points, divided by m.
+using FFTBluesteinPackedFn = void (*)(bool is_double, const void* stages, int count, int64_t m, int64_t n,
+                                      const void* chirp, const void* spectrum, const void* const* in, int64_t in_stride,
+                                      void* const* out, int64_t out_stride, void* work, bool inverse, double scale);
+
+EMBER_DECLARE_DISPATCH(FFTBluesteinPackedFn, fft_bluestein_packed_stub);
+
 }  // namespace ember::cpu
