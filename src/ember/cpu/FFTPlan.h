@@ -4,7 +4,7 @@
 // ComplexPlan: an unnormalised complex DFT, forward (exp(-2 pi i jk/n)) or
 // inverse (exp(+2 pi i jk/n)). Lengths whose prime factors are at most
 // kMaxDirectRadix run a mixed-radix Stockham (self-sorting) transform with
-// butterflies of 8, 4, 2, 3, 5 and a generic odd radix; other lengths run
+// butterflies of 16, 8, 4, 2, 3, 5 and a generic odd radix; other lengths run
 // Bluestein's chirp-z algorithm over a 2-3-5-smooth length >= 2n - 1.
 // RealPlan: real-to-complex (onesided, n/2 + 1 outputs) and complex-to-real
 // transforms; even lengths run a complex transform of half the length.

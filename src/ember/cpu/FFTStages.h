@@ -90,12 +90,24 @@ inline Pack<T> twiddle(const Pack<T>& a, std::complex<T> w) {
   return Inverse ? mul_conj(a, w) : mul(a, w);
 }
 
-// One Stockham stage of radix R (R in 2, 3, 4, 5, 8): x -> y.
+// A 4-point DFT of v[0], v[i], v[2i], v[3i], in place.
+template <bool Inverse, typename C>
+inline void dft4(C* v, int i) {
+  C t0 = v[0] + v[2 * i], t1 = v[0] - v[2 * i], t2 = v[i] + v[3 * i], t3 = rot<Inverse>(C(v[i] - v[3 * i]));
+  v[0] = t0 + t2;
+  v[i] = t1 + t3;
+  v[2 * i] = t0 - t2;
+  v[3 * i] = t1 - t3;
+}
+
+// One Stockham stage of radix R (R in 2, 3, 4, 5, 8, 16): x -> y.
 template <int R, bool Inverse, typename C, typename T>
 void stage_fixed(const C* x, C* y, int64_t m, int64_t s, const std::complex<T>* tw) {
   const T c3 = T(-0.5), s3 = T(0.86602540378443864676);
   const T c51 = T(0.30901699437494742410), s51 = T(0.95105651629515357212);
   const T c52 = T(-0.80901699437494742410), s52 = T(0.58778525229247312917);
+  const T c16 = T(0.92387953251128675613), s16 = T(0.38268343236508977173);
+  const std::complex<T> w16_1(c16, -s16), w16_3(s16, -c16), w16_9(-c16, s16);
   for (int64_t p = 0; p < m; ++p) {
     const std::complex<T>* w = tw + p * (R - 1);
     for (int64_t q = 0; q < s; ++q) {
@@ -131,6 +143,25 @@ void stage_fixed(const C* x, C* y, int64_t m, int64_t s, const std::complex<T>* 
         out[5 * s] = twiddle<Inverse>(C(u0 - u2), w[4]);
         out[6 * s] = twiddle<Inverse>(C(t1 - t3), w[5]);
         out[7 * s] = twiddle<Inverse>(C(u1 - u3), w[6]);
+      } else if constexpr (R == 16) {
+        // 4 x 4: DFTs of a[j1 + 4 j2] over j2, the twiddles exp(-+ 2 pi i j1 k1 / 16),
+        // then DFTs over j1 give X[k1 + 4 k2] (v[4 k2 + k1] after the transpose).
+        const int64_t sm = s * m;
+        C v[16];
+        for (int j = 0; j < 16; ++j) v[j] = in[j * sm];
+        for (int j1 = 0; j1 < 4; ++j1) dft4<Inverse>(v + j1, 4);  // v[j1 + 4 k1]
+        v[5] = twiddle<Inverse>(v[5], w16_1);
+        v[9] = eighth<Inverse>(v[9]);
+        v[13] = twiddle<Inverse>(v[13], w16_3);
+        v[6] = eighth<Inverse>(v[6]);
+        v[10] = rot<Inverse>(v[10]);
+        v[14] = rot<Inverse>(eighth<Inverse>(v[14]));
+        v[7] = twiddle<Inverse>(v[7], w16_3);
+        v[11] = rot<Inverse>(eighth<Inverse>(v[11]));
+        v[15] = twiddle<Inverse>(v[15], w16_9);
+        for (int k1 = 0; k1 < 4; ++k1) dft4<Inverse>(v + 4 * k1, 1);  // v[4 k1 + k2] = X[k1 + 4 k2]
+        out[0] = v[0];
+        for (int k = 1; k < 16; ++k) out[k * s] = twiddle<Inverse>(v[4 * (k % 4) + k / 4], w[k - 1]);
       } else if constexpr (R == 3) {
         C a0 = in[0], a1 = in[s * m], a2 = in[2 * s * m];
         C sum = a1 + a2;
@@ -201,6 +232,7 @@ E* run_stages_to(const StageView<T>* stages, int count, E* data, E* work) {
       case 4: stage_fixed<4, Inverse>(x, y, st.m, st.s, st.tw); break;
       case 5: stage_fixed<5, Inverse>(x, y, st.m, st.s, st.tw); break;
       case 8: stage_fixed<8, Inverse>(x, y, st.m, st.s, st.tw); break;
+      case 16: stage_fixed<16, Inverse>(x, y, st.m, st.s, st.tw); break;
       default: stage_generic<Inverse>(x, y, st.radix, st.m, st.s, st.tw, st.cs, st.sn);
     }
     std::swap(x, y);
