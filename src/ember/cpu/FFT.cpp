@@ -136,8 +136,42 @@ void fft_pass(const Tensor& src, const Tensor& dst, int64_t d, int64_t n, Kind k
     const bool packable_real = kind == Kind::R2C && rplan->even() && n > 2 && kLinesPerGroup % pack == 0;
     const fft::ComplexPlan<T>* packed_plan = packable ? cplan.get() : packable_real ? &rplan->half_plan() : nullptr;
     std::vector<T> packed_work(packed_plan ? static_cast<size_t>(packed_plan->packed_work_size()) : 0);
+    // Full groups of a complex transform of unchanged length skip the line
+    // buffers: the packed transform reads and writes the tensors.
+    const bool direct = packable && kind == Kind::C2C && n_in == n && n_out == n;
+    const bool direct_real = packable_real && n_in == n && s_in == 1;
     for (int64_t g0 = l0; g0 < l1; g0 += kLinesPerGroup) {
       const int64_t g = std::min(kLinesPerGroup, l1 - g0);
+      if (direct && g == kLinesPerGroup) {
+        for (int64_t k = 0; k < g; k += pack) {
+          const C* in[pack];
+          C* out[pack];
+          for (int64_t j = 0; j < pack; ++j) {
+            in[j] = reinterpret_cast<const C*>(src_base) + src_off[g0 + k + j];
+            out[j] = reinterpret_cast<C*>(dst_base) + dst_off[g0 + k + j];
+          }
+          cplan->run_packed(in, s_in, out, s_out, packed_work.data(), inverse, scale);
+        }
+        continue;
+      }
+      if (direct_real && g == kLinesPerGroup) {
+        // Pairs of contiguous reals are the half-length complex input.
+        for (int64_t k = 0; k < g; k += pack) {
+          const C* in[pack];
+          C* out[pack];
+          for (int64_t j = 0; j < pack; ++j) {
+            in[j] = reinterpret_cast<const C*>(reinterpret_cast<const T*>(src_base) + src_off[g0 + k + j]);
+            out[j] = reinterpret_cast<C*>(dst_base) + dst_off[g0 + k + j];
+          }
+          if (packed_plan->direct()) {
+            packed_plan->run_packed(in, 1, out, s_out, packed_work.data(), false, scale, rplan->split_twiddles());
+          } else {
+            packed_plan->run_packed(in, 1, out, s_out, packed_work.data(), false);
+            for (int64_t j = 0; j < pack; ++j) rplan->split_even_odd(out[j], s_out, scale);
+          }
+        }
+        continue;
+      }
       // Gather (zero-filling what the input lacks).
       const int64_t in_len = kind == Kind::C2R ? n / 2 + 1 : n;
       const int64_t copy_len = std::min(n_in, in_len);

@@ -12,6 +12,7 @@
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(FFTPackedFn, fft_packed_stub);
+EMBER_DEFINE_DISPATCH(FFTBluesteinPackedFn, fft_bluestein_packed_stub);
 }  // namespace ember::cpu
 
 namespace ember::fft {
@@ -29,9 +30,25 @@ std::complex<T> root(int64_t num, int64_t den) {
 }
 
 std::vector<int> factorize(int64_t n) {
+  // Powers of two: radix 8, with 4 x 4 in place of 8 x 2 and a 4 or 2 for the
+  // rest; from 512 up, 8 x 8 x 8 becomes 16 x 8 x 4 (same passes, faster
+  // packed; more radix-16 stages were slower: their vectors spill).
   std::vector<int> f;
-  while (n % 4 == 0) f.push_back(4), n /= 4;
-  while (n % 2 == 0) f.push_back(2), n /= 2;
+  int twos = 0;
+  while (n % 2 == 0) ++twos, n /= 2;
+  if (twos >= 9 && twos % 3 == 0) f.push_back(16), twos -= 4;
+  int eights = twos / 3, fours = 0, pairs = 0;
+  if (twos % 3 == 2) fours = 1;
+  if (twos % 3 == 1) {
+    if (eights > 0) {
+      --eights, fours = 2;
+    } else {
+      pairs = 1;
+    }
+  }
+  f.insert(f.end(), eights, 8);
+  f.insert(f.end(), fours, 4);
+  f.insert(f.end(), pairs, 2);
   for (int64_t p = 3; p * p <= n; p += 2) {
     while (n % p == 0) f.push_back(static_cast<int>(p)), n /= p;
   }
@@ -90,11 +107,11 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n), work_size_(n) {
     for (int64_t p = 0; p < st.m; ++p) {
       for (int k = 1; k < r; ++k) st.tw[p * (r - 1) + k - 1] = root<T>(p * k, len);
     }
-    if (r > 5 && static_cast<int>(root_cos_.size()) <= r) {
+    if (r > 5 && r % 2 == 1 && static_cast<int>(root_cos_.size()) <= r) {
       root_cos_.resize(r + 1);
       root_sin_.resize(r + 1);
     }
-    if (r > 5 && root_cos_[r].empty()) {
+    if (r > 5 && r % 2 == 1 && root_cos_[r].empty()) {
       for (int j = 0; j < r; ++j) {
         const double a = kTwoPi * j / r;
         root_cos_[r].push_back(static_cast<T>(std::cos(a)));
@@ -106,7 +123,7 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n), work_size_(n) {
     s *= r;
   }
   for (const Stage& st : stages_) {
-    const bool generic = st.radix > 5;
+    const bool generic = st.radix > 5 && st.radix % 2 == 1;
     views_.push_back({st.radix, st.m, st.s, st.tw.data(), generic ? root_cos_[st.radix].data() : nullptr,
                       generic ? root_sin_[st.radix].data() : nullptr});
   }
@@ -148,39 +165,39 @@ void ComplexPlan<T>::run(C* data, C* work, bool inverse) const {
 }
 
 template <typename T>
-void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) const {
-  if (n_ <= 1) return;
-  if (inner_) {
-    run_bluestein_packed(data, dist, work, inverse);
+void ComplexPlan<T>::run_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work,
+                                bool inverse, T scale, const C* split_tw) const {
+  if (n_ <= 1) {
+    for (int k = 0; k < kPackLines; ++k) {
+      if (n_ == 1) out[k][0] = in[k][0] * scale;
+    }
     return;
   }
-  cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_, data, dist, work,
-                       inverse);
+  if (inner_) {
+    run_bluestein_packed(in, in_stride, out, out_stride, work, inverse, scale);
+    return;
+  }
+  cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_,
+                       reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
+                       out_stride, work, inverse, static_cast<double>(scale), split_tw);
 }
 
 template <typename T>
-void ComplexPlan<T>::run_bluestein_packed(C* data, int64_t dist, T* work, bool inverse) const {
-  // run_bluestein on kPackLines lines, the two convolution transforms packed.
+void ComplexPlan<T>::run_packed(C* data, int64_t dist, T* work, bool inverse) const {
+  C* lines[kPackLines];
+  for (int k = 0; k < kPackLines; ++k) lines[k] = data + k * dist;
+  run_packed(lines, 1, lines, 1, work, inverse);
+}
+
+template <typename T>
+void ComplexPlan<T>::run_bluestein_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride,
+                                          T* work, bool inverse, T scale) const {
+  // run_bluestein on kPackLines lines, all of it on vectors.
   const int64_t m = inner_->size();
-  C* a = reinterpret_cast<C*>(work);
-  T* inner_work = work + 2 * m * kPackLines;
-  for (int k = 0; k < kPackLines; ++k) {
-    const C* x = data + k * dist;
-    C* ak = a + k * m;
-    for (int64_t j = 0; j < n_; ++j) ak[j] = mul(inverse ? std::conj(x[j]) : x[j], chirp_[j]);
-    std::fill(ak + n_, ak + m, C(0, 0));
-  }
-  inner_->run_packed(a, m, inner_work, false);
-  for (int64_t i = 0; i < m * kPackLines; ++i) a[i] = mul(a[i], chirp_spectrum_[i % m]);
-  inner_->run_packed(a, m, inner_work, true);
-  for (int k = 0; k < kPackLines; ++k) {
-    C* x = data + k * dist;
-    const C* ak = a + k * m;
-    for (int64_t j = 0; j < n_; ++j) {
-      const C v = mul(ak[j], chirp_[j]);
-      x[j] = inverse ? std::conj(v) : v;
-    }
-  }
+  cpu::fft_bluestein_packed_stub(
+      std::is_same_v<T, double>, inner_->views_.data(), static_cast<int>(inner_->views_.size()), m, n_, chirp_.data(),
+      chirp_spectrum_.data(), reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
+      out_stride, work, inverse, static_cast<double>(scale));
 }
 
 template <typename T>
@@ -215,21 +232,21 @@ void RealPlan<T>::pack_even_odd(const T* in, C* out) const {
 }
 
 template <typename T>
-void RealPlan<T>::split_even_odd(C* out) const {
+void RealPlan<T>::split_even_odd(C* out, int64_t stride, T scale) const {
   // Z = E + iO with E, O the DFTs of the even and odd samples; X_k = E_k + t_k O_k.
   const int64_t h = n_ / 2;
   const C z0 = out[0];
-  out[0] = C(z0.real() + z0.imag(), 0);
-  out[h] = C(z0.real() - z0.imag(), 0);
-  const T half = T(0.5);
+  out[0] = C((z0.real() + z0.imag()) * scale, 0);
+  out[h * stride] = C((z0.real() - z0.imag()) * scale, 0);
+  const T half = T(0.5) * scale;
   for (int64_t k = 1; k <= h / 2; ++k) {
-    const C zk = out[k], zm = out[h - k];
+    const C zk = out[k * stride], zm = out[(h - k) * stride];
     const C e = (zk + std::conj(zm)) * half;
     const C d = (zk - std::conj(zm)) * half;  // i * O_k
     const C o(d.imag(), -d.real());
     const C ec = std::conj(e), oc = std::conj(o);
-    out[k] = e + mul(o, tw_[k]);
-    out[h - k] = ec + mul(oc, tw_[h - k]);
+    out[k * stride] = e + mul(o, tw_[k]);
+    out[(h - k) * stride] = ec + mul(oc, tw_[h - k]);
   }
 }
 

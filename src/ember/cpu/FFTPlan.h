@@ -4,7 +4,7 @@
 // ComplexPlan: an unnormalised complex DFT, forward (exp(-2 pi i jk/n)) or
 // inverse (exp(+2 pi i jk/n)). Lengths whose prime factors are at most
 // kMaxDirectRadix run a mixed-radix Stockham (self-sorting) transform with
-// butterflies of 4, 2, 3, 5 and a generic odd radix; other lengths run
+// butterflies of 16, 8, 4, 2, 3, 5 and a generic odd radix; other lengths run
 // Bluestein's chirp-z algorithm over a 2-3-5-smooth length >= 2n - 1.
 // RealPlan: real-to-complex (onesided, n/2 + 1 outputs) and complex-to-real
 // transforms; even lengths run a complex transform of half the length.
@@ -47,11 +47,18 @@ class ComplexPlan {
   void run(C* data, C* work, bool inverse) const;
   // Lines packed per run_packed call (a vector of T).
   static constexpr int kPackLines = kPackBytes / sizeof(T);
-  // Transforms kPackLines lines at once (line k at data + k * dist), with
-  // the butterflies on vectors; work holds packed_work_size() reals.
+  // Transforms kPackLines lines at once with the butterflies on vectors:
+  // element i of line k is read from in[k][i * in_stride] and its transform
+  // written to out[k][i * out_stride] times scale (in == out allowed); work
+  // holds packed_work_size() reals.
+  // With split_tw (direct() plans only; RealPlan::split_twiddles()), the
+  // lines are even/odd packed real lines and out gets their r2c outputs.
+  void run_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work, bool inverse,
+                  T scale = T(1), const C* split_tw = nullptr) const;
+  // run_packed on the lines data + k * dist, in place.
   void run_packed(C* data, int64_t dist, T* work, bool inverse) const;
   int64_t packed_work_size() const {
-    if (inner_) return 2 * inner_->size() * kPackLines + inner_->packed_work_size();
+    if (inner_) return inner_->packed_work_size();
     return 4 * n_ * kPackLines + kPackBytes;
   }
 
@@ -65,7 +72,8 @@ class ComplexPlan {
   template <bool Inverse>
   void run_stockham(C* data, C* work) const;
   void run_bluestein(C* data, C* work, bool inverse) const;
-  void run_bluestein_packed(C* data, int64_t dist, T* work, bool inverse) const;
+  void run_bluestein_packed(const C* const* in, int64_t in_stride, C* const* out, int64_t out_stride, T* work,
+                            bool inverse, T scale) const;
 
   int64_t n_;
   int64_t work_size_;
@@ -92,7 +100,11 @@ class RealPlan {
   bool even() const { return n_ % 2 == 0 && n_ >= 2; }
   const ComplexPlan<T>& half_plan() const { return *plan_; }
   void pack_even_odd(const T* in, C* out) const;
-  void split_even_odd(C* out) const;
+  // Turns the half-length transform (out[k * stride], k < n/2) into the
+  // n/2 + 1 outputs of forward(), times scale.
+  void split_even_odd(C* out, int64_t stride = 1, T scale = T(1)) const;
+  // exp(-2 pi i k / n), k <= n/2 (even lengths).
+  const C* split_twiddles() const { return tw_.data(); }
   // in: n/2 + 1 complex values (imag of the 0 and n/2 terms ignored); out: n reals.
   void inverse(const C* in, T* out, C* work) const;
 
