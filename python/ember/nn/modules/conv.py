@@ -346,8 +346,12 @@ class _ConvTransposeNd(_ConvNd):
                     self.dilation)
 
 
-class ConvTranspose2d(_ConvTransposeNd):
-    _spatial_dims = 2
+class _ConvTransposeSpatial(_ConvTransposeNd):
+    """The public constructor of ConvTranspose1d/2d/3d: sizes given as ints or
+    tuples, expanded by the class's _to_tuple."""
+
+    _to_tuple = None
+
     def __init__(
         self,
         in_channels,
@@ -363,15 +367,16 @@ class ConvTranspose2d(_ConvTransposeNd):
         device=None,
         dtype=None,
     ):
+        t = type(self)._to_tuple
         super().__init__(
             in_channels,
             out_channels,
-            _pair(kernel_size),
-            _pair(stride),
-            _pair(padding),
-            _pair(dilation),
+            t(kernel_size),
+            t(stride),
+            t(padding),
+            t(dilation),
             True,
-            _pair(output_padding),
+            t(output_padding),
             groups,
             bias,
             padding_mode,
@@ -380,71 +385,16 @@ class ConvTranspose2d(_ConvTransposeNd):
         )
 
 
-
-class ConvTranspose1d(_ConvTransposeNd):
+class ConvTranspose1d(_ConvTransposeSpatial):
     _spatial_dims = 1
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups=1,
-        bias=True,
-        dilation=1,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            _single(kernel_size),
-            _single(stride),
-            _single(padding),
-            _single(dilation),
-            True,
-            _single(output_padding),
-            groups,
-            bias,
-            padding_mode,
-            device=device,
-            dtype=dtype,
-        )
+    _to_tuple = staticmethod(_single)
 
 
-class ConvTranspose3d(_ConvTransposeNd):
+class ConvTranspose2d(_ConvTransposeSpatial):
+    _spatial_dims = 2
+    _to_tuple = staticmethod(_pair)
+
+
+class ConvTranspose3d(_ConvTransposeSpatial):
     _spatial_dims = 3
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups=1,
-        bias=True,
-        dilation=1,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            _triple(kernel_size),
-            _triple(stride),
-            _triple(padding),
-            _triple(dilation),
-            True,
-            _triple(output_padding),
-            groups,
-            bias,
-            padding_mode,
-            device=device,
-            dtype=dtype,
-        )
+    _to_tuple = staticmethod(_triple)
