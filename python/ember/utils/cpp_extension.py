@@ -450,9 +450,10 @@ def load_inline(
         text.append("}")
     source_path = os.path.join(build_directory, "main.cpp")
     source = "\n".join(text) + "\n"
-    if not os.path.exists(source_path) or open(source_path).read() != source:
-        with open(source_path, "w") as handle:
-            handle.write(source)
+    with _build_lock(build_directory):  # another process may be building these sources
+        if not os.path.exists(source_path) or open(source_path).read() != source:
+            with open(source_path, "w") as handle:
+                handle.write(source)
     return load(
         name,
         [source_path],

@@ -138,7 +138,14 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
 
-class Conv1d(_ConvNd):
+class _ConvSpatial(_ConvNd):
+    """Conv1d/2d/3d: the public constructor (sizes as ints or tuples, expanded
+    by _to_tuple; padding may be "same" or "valid") and the forward through
+    the functional named _conv_name."""
+
+    _to_tuple = None
+    _conv_name = None
+
     def __init__(
         self,
         in_channels,
@@ -153,16 +160,16 @@ class Conv1d(_ConvNd):
         device=None,
         dtype=None,
     ):
-        padding_ = padding if isinstance(padding, str) else _single(padding)
+        t = type(self)._to_tuple
         super().__init__(
             in_channels,
             out_channels,
-            _single(kernel_size),
-            _single(stride),
-            padding_,
-            _single(dilation),
+            t(kernel_size),
+            t(stride),
+            padding if isinstance(padding, str) else t(padding),
+            t(dilation),
             False,
-            _single(0),
+            t(0),
             groups,
             bias,
             padding_mode,
@@ -171,96 +178,29 @@ class Conv1d(_ConvNd):
         )
 
     def _conv_forward(self, input, weight, bias):
+        conv = getattr(F, self._conv_name)
         if self.padding_mode != "zeros":
             input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv1d(input, weight, bias, self.stride, _single(0), self.dilation, self.groups)
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+            return conv(input, weight, bias, self.stride, type(self)._to_tuple(0), self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class Conv2d(_ConvNd):
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        padding_ = padding if isinstance(padding, str) else _pair(padding)
-        super().__init__(
-            in_channels,
-            out_channels,
-            _pair(kernel_size),
-            _pair(stride),
-            padding_,
-            _pair(dilation),
-            False,
-            _pair(0),
-            groups,
-            bias,
-            padding_mode,
-            device=device,
-            dtype=dtype,
-        )
-
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv2d(input, weight, bias, self.stride, _pair(0), self.dilation, self.groups)
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+class Conv1d(_ConvSpatial):
+    _to_tuple = staticmethod(_single)
+    _conv_name = "conv1d"
 
 
-class Conv3d(_ConvNd):
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            _triple(kernel_size),
-            _triple(stride),
-            padding if isinstance(padding, str) else _triple(padding),
-            _triple(dilation),
-            False,
-            _triple(0),
-            groups,
-            bias,
-            padding_mode,
-            device=device,
-            dtype=dtype,
-        )
+class Conv2d(_ConvSpatial):
+    _to_tuple = staticmethod(_pair)
+    _conv_name = "conv2d"
 
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv3d(input, weight, bias, self.stride, _triple(0), self.dilation, self.groups)
-        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+class Conv3d(_ConvSpatial):
+    _to_tuple = staticmethod(_triple)
+    _conv_name = "conv3d"
 
 
 class _ConvTransposeNd(_ConvNd):
