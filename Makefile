@@ -54,7 +54,7 @@ test-asan: deps-test gtest onednn
 	$(MAKE) --no-print-directory asan-build asan-ctest asan-pytest
 
 asan-build:
-	SANITIZE=1 BUILD_TEST=1 $(PIP) install -q --no-build-isolation --no-deps --upgrade \
+	SANITIZE=1 BUILD_TEST=1 USE_CUDA=0 $(PIP) install -q --no-build-isolation --no-deps --upgrade \
 	  -Ccmake.build-type=Debug -Cinstall.strip=false -Cbuild-dir=$(ASAN_DIR)/cmake --target $(ASAN_SITE) .
 	@# An interpreter that sees the test dependencies of $(VENV) but imports the
 	@# sanitized package (the editable install's hook is not run from a .pth path).

@@ -102,9 +102,9 @@ endif()
 option(EMBER_SANITIZE "Build with ASan and UBSan" OFF)
 if(EMBER_SANITIZE AND CMAKE_BUILD_TYPE STREQUAL "Debug")
   # -O1 as the sanitizers advise: readable reports, and it compiles several
-  # times faster than the release kernels' -O3.
-  set(CMAKE_CXX_FLAGS_DEBUG "-O1")
-  set(CMAKE_C_FLAGS_DEBUG "-O1")
+  # times faster than the release kernels' -O3; -g1 gives reports file:line.
+  set(CMAKE_CXX_FLAGS_DEBUG "-O1 -g1")
+  set(CMAKE_C_FLAGS_DEBUG "-O1 -g1")
 endif()
 if(EMBER_SANITIZE)
   set(_ember_san -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)

@@ -10,6 +10,11 @@ PyTorch counterparts are C++ bindings, and the few such ones of
 ``ember.nn.functional``: an AttributeError raised for an attribute that Tensor has,
 on an object that was itself one of the call's arguments (not a Tensor),
 becomes that TypeError. Any other AttributeError passes unchanged.
+
+Functions with PyTorch's signatures in ``ember._signatures`` are checked
+before they run, by the C++ argument parser the bindings use: an int, bool,
+tuple or dtype of the wrong kind raises PyTorch's TypeError, as the binding
+would, instead of an error from deep inside the function or a silent result.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import functools
 import inspect
 import types
 
-from ember import _C
+from ember import _C, _signatures
 
 
 def _type_name(value):
@@ -47,7 +52,19 @@ def _argument_of(fn, args, kwargs, obj):
     return None
 
 
-def _guard(fn, public_name, tensor_attrs, method):
+def _guard(fn, public_name, tensor_attrs, method, signatures=None):
+    if signatures is not None:
+        parsed = _C._arg_signatures(signatures, method)
+        check_args = _C._check_args
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            check_args(parsed, *args, **kwargs)
+            return fn(*args, **kwargs)
+
+        checked.__ember_argtypes__ = True
+        return checked
+
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         try:
@@ -74,27 +91,100 @@ def _guard(fn, public_name, tensor_attrs, method):
 # Functions that PyTorch itself writes in Python (torch.functional, torch._tensor):
 # they duck-type as Ember's do and raise the same AttributeError, so they
 # stay unwrapped.
-PYTHON_IN_PYTORCH = frozenset({
-    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
-    "cartesian_prod", "cdist", "chain_matmul", "compile", "einsum", "is_storage", "is_tensor", "load", "lu",
-    "meshgrid", "norm", "save", "set_default_device", "set_default_tensor_type", "set_printoptions", "tensordot",
-    "typename", "unique", "unique_consecutive", "unravel_index", "backward", "is_shared", "register_hook",
-    "register_post_accumulate_grad_hook", "share_memory_", "storage", "storage_type", "vmap", "stft", "istft",
-})
+PYTHON_IN_PYTORCH = frozenset(
+    {
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "block_diag",
+        "broadcast_shapes",
+        "broadcast_tensors",
+        "cartesian_prod",
+        "cdist",
+        "chain_matmul",
+        "compile",
+        "einsum",
+        "is_storage",
+        "is_tensor",
+        "load",
+        "lu",
+        "meshgrid",
+        "norm",
+        "save",
+        "set_default_device",
+        "set_default_tensor_type",
+        "set_printoptions",
+        "tensordot",
+        "typename",
+        "unique",
+        "unique_consecutive",
+        "unravel_index",
+        "backward",
+        "is_shared",
+        "register_hook",
+        "register_post_accumulate_grad_hook",
+        "share_memory_",
+        "storage",
+        "storage_type",
+        "vmap",
+        "stft",
+        "istft",
+    }
+)
 # nn.functional is Python in PyTorch too; these few are C++ bindings there, or
 # hand their Tensor arguments to one first (the losses).
-FUNCTIONAL_BUILTINS = frozenset({
-    "cross_entropy", "embedding", "hinge_embedding_loss", "kl_div", "multi_margin_loss", "multilabel_margin_loss",
-    "nll_loss", "poisson_nll_loss", "soft_margin_loss",
-    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_", "channel_shuffle",
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc",
-    "cosine_similarity", "elu_", "gelu", "hardshrink", "hardtanh_", "leaky_relu_", "linear", "logsigmoid",
-    "native_channel_shuffle", "one_hot", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu",
-    "relu_", "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
-})
+FUNCTIONAL_BUILTINS = frozenset(
+    {
+        "cross_entropy",
+        "embedding",
+        "hinge_embedding_loss",
+        "kl_div",
+        "multi_margin_loss",
+        "multilabel_margin_loss",
+        "nll_loss",
+        "poisson_nll_loss",
+        "soft_margin_loss",
+        "adaptive_avg_pool1d",
+        "avg_pool1d",
+        "avg_pool2d",
+        "avg_pool3d",
+        "bilinear",
+        "celu_",
+        "channel_shuffle",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "conv_tbc",
+        "cosine_similarity",
+        "elu_",
+        "gelu",
+        "hardshrink",
+        "hardtanh_",
+        "leaky_relu_",
+        "linear",
+        "logsigmoid",
+        "native_channel_shuffle",
+        "one_hot",
+        "pairwise_distance",
+        "pdist",
+        "pixel_shuffle",
+        "pixel_unshuffle",
+        "prelu",
+        "relu_",
+        "rrelu_",
+        "scaled_dot_product_attention",
+        "selu_",
+        "softplus",
+        "softshrink",
+        "threshold_",
+    }
+)
 
 
-def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None):
+def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None):
     for name in names:
         if name.startswith("_") or name in PYTHON_IN_PYTORCH or (only is not None and name not in only):
             continue
@@ -103,13 +193,19 @@ def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None):
             continue
         if not (fn.__module__ or "").startswith("ember"):
             continue
-        setattr(namespace, name, _guard(fn, name, tensor_attrs, method))
+        setattr(namespace, name, _guard(fn, name, tensor_attrs, method, (signatures or {}).get(name)))
 
 
 def install(ember):
     tensor_attrs = frozenset(dir(ember.Tensor))
-    _wrap_namespace(ember.Tensor, list(vars(ember.Tensor)), tensor_attrs, method=True)
-    for module in (ember, ember.linalg):
-        _wrap_namespace(module, list(vars(module)), tensor_attrs)
+    _wrap_namespace(ember.Tensor, list(vars(ember.Tensor)), tensor_attrs, method=True, signatures=_signatures.METHODS)
+    _wrap_namespace(ember, list(vars(ember)), tensor_attrs, signatures=_signatures.FUNCTIONS)
+    _wrap_namespace(ember.linalg, list(vars(ember.linalg)), tensor_attrs, signatures=_signatures.LINALG)
     functional = ember.nn.functional
-    _wrap_namespace(functional, list(vars(functional)), tensor_attrs, only=FUNCTIONAL_BUILTINS)
+    _wrap_namespace(
+        functional,
+        list(vars(functional)),
+        tensor_attrs,
+        only=FUNCTIONAL_BUILTINS | set(_signatures.FUNCTIONAL),
+        signatures=_signatures.FUNCTIONAL,
+    )

@@ -114,8 +114,10 @@ def test_mvlgamma_huge_p_does_not_loop():
     import time
 
     t0 = time.monotonic()
-    for code in ("torch.special.multigammaln(torch.zeros(2**20).expand(2**20, 2**10), 2**31)",
-                 "torch.mvlgamma(torch.full((4,), 1e10), 2**62)"):
+    for code in (
+        "torch.special.multigammaln(torch.zeros(2**20).expand(2**20, 2**10), 2**31)",
+        "torch.mvlgamma(torch.full((4,), 1e10), 2**62)",
+    ):
         with pytest.raises(RuntimeError):
             eval(code, {"torch": ember})
     assert time.monotonic() - t0 < 30
@@ -210,8 +212,9 @@ def _grad_assignment(lib, value):
     return "ok", None
 
 
-@pytest.mark.parametrize("value", ["self", "torch.ones(2)", "torch.ones(3, dtype=torch.int64)", "3", "None",
-                                   "torch.zeros(3)"])
+@pytest.mark.parametrize(
+    "value", ["self", "torch.ones(2)", "torch.ones(3, dtype=torch.int64)", "3", "None", "torch.zeros(3)"]
+)
 def test_grad_assignment(value):
     e, t = _grad_assignment(ember, value), _grad_assignment(torch, value)
     assert e[0] == t[0]
@@ -428,7 +431,6 @@ def test_non_tensor_arguments_raise_type_error(code):
     assert outcome(ember, code)[1].endswith("must be Tensor, not int")
 
 
-
 @pytest.mark.parametrize(
     "code",
     [
@@ -500,8 +502,9 @@ def test_tril_triu_extreme_diagonals(op, diagonal):
 
 def test_softshrink_keeps_nan():
     for dtype in ("float16", "bfloat16", "float32", "float64"):
-        check_same(f"F.softshrink(torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0])"
-                   f".to(torch.{dtype}))")
+        check_same(
+            f"F.softshrink(torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0]).to(torch.{dtype}))"
+        )
 
 
 @pytest.mark.parametrize(
@@ -544,3 +547,86 @@ def test_chain_matmul_of_one_matrix(code):
     t = json.loads(p.stdout.strip().splitlines()[-1])
     e = outcome(ember, code)
     assert e[0] == t[0] and json.loads(json.dumps(e[1])) == t[1], f"{code}: ember {e}, torch {t}"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.rot90(torch.ones(2, 2), (1,))",
+        "torch.rot90(torch.ones(2, 2), 1, 0)",
+        "torch.nanquantile(torch.ones(3), 0.5, interpolation=1.0)",
+        "torch.ones(3, 3).fill_diagonal_(1.0, wrap=(1,))",
+        "torch.cholesky_inverse(torch.eye(2), 1.5)",
+        "torch.linalg.cholesky(torch.eye(2), upper=torch.ones(1))",
+        "torch.nanmean(torch.ones(3), 'a')",
+        "torch.linalg.multi_dot(torch.ones(2, 2))",
+        "torch.linalg.ldl_solve(torch.eye(3), (1,), torch.ones(3, 1))",
+        "torch.hsplit(torch.ones(4, 4), torch.tensor([1], dtype=torch.uint8))",
+        "F.pad(torch.ones(2, 2), torch.tensor([1, 1]))",
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), eps=1j)",
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), [1])",
+        "F.pairwise_distance(torch.ones(2, 3), torch.ones(2, 3), keepdim=[1])",
+        "F.avg_pool3d(torch.ones(1, 1, 2, 2, 2), 1.5)",
+        "F.conv3d(torch.ones(6), (1,))",
+        "torch.renorm(torch.ones(2, 2), 2, 0, torch.float32)",
+        "torch.bartlett_window(torch.tensor([3]))",
+        "torch.kaiser_window(3, device=torch.ones(2))",
+        "torch.qr(torch.eye(2), 1)",
+        "torch.ones(3).sum_to_size(torch.ones(1))",
+        "torch.isin(3, torch.float32, invert=1.0)",
+        "torch.diag_embed(torch.ones(2), 0.5)",
+        "torch.linalg.matrix_norm(torch.ones(2, 2), dim=torch.ones(2))",
+        "torch.orgqr(torch.eye(2), 1.0)",
+        "torch.nonzero(torch.ones(2), as_tuple=1)",
+        "torch.trapezoid(torch.ones(3), dx=[1])",
+    ],
+)
+def test_wrong_argument_types_raise_type_error(code):
+    # Python-level functions check their arguments against PyTorch's
+    # signatures before running, as the bindings' parser does.
+    check_same(code, message=False)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.rot90(torch.arange(4.).reshape(2, 2), 1, [0, 1])",
+        "torch.rot90(torch.arange(4.).reshape(2, 2), k=torch.tensor(3))",
+        "torch.nanquantile(torch.arange(4.), torch.tensor([0.5]), dim=0, keepdim=True, interpolation='lower')",
+        "torch.nonzero(torch.tensor([0, 1, 2]), as_tuple=True)",
+        "torch.ones(2, 3).sum_to_size(1, 3)",
+        "torch.ones(2, 3).sum_to_size((1, 3))",
+        "torch.hsplit(torch.arange(8.).reshape(2, 4), [1, 3])",
+        "F.pad(torch.ones(2, 2), (1, 1), value=2.0)",
+        "torch.isin(3, torch.tensor([1, 3]))",
+        "torch.isin(torch.tensor([1, 3]), 3, invert=True)",
+        "torch.bartlett_window(5, False, dtype=torch.float64, requires_grad=True)",
+        "torch.nanmean(torch.ones(2, 3), (0, 1))",
+        "torch.linalg.matrix_norm(torch.ones(2, 2), 'nuc')",
+        "torch.cov(torch.arange(6.).reshape(2, 3), correction=0)",
+        "torch.diff(torch.arange(5.), n=2, prepend=torch.tensor([1.0]))",
+    ],
+)
+def test_well_typed_arguments_still_accepted(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("fn", ["abs", "angle"])
+@pytest.mark.parametrize("out_dtype", ["int64", "int8", "bool", "float16", "float64", "complex64"])
+def test_complex_real_result_into_out(fn, out_dtype):
+    # |z| and arg z are real: an integer or bool out= is refused as in PyTorch.
+    check_same(f"torch.{fn}(torch.tensor([3 + 4j, -1j]), out=torch.empty(2, dtype=torch.{out_dtype}))")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("out_dtype", ["float16", "bfloat16"])
+def test_polygamma_low_precision_out(n, out_dtype):
+    # Poles, negative non-integers, overflow of the half range and NaN give
+    # PyTorch's values (NaN stays NaN, not -inf).
+    values = "[-3.5, -2.0, -1.0, -0.5, 0.0, 1e-4, 0.3, 1.7, 4.0, 100.0, float('inf'), float('-inf'), float('nan')]"
+    for src in ("float32", "float64", "float16"):
+        code = (
+            f"torch.polygamma({n}, torch.tensor({values}).to(torch.{src}), "
+            f"out=torch.empty(13, dtype=torch.{out_dtype}))"
+        )
+        check_same(code)

@@ -30,6 +30,13 @@ TensorIterator fixed_result_op(Tensor& out, std::initializer_list<Tensor> inputs
   return TensorIterator::op(out, inputs, c);
 }
 
+// abs and angle of a complex tensor are real: an out= tensor of a lower
+// category (an integer for a float result) is an error, as in PyTorch.
+void check_real_result_cast(const Tensor& out, ScalarType result) {
+  EMBER_CHECK(!out.defined() || can_cast(result, out.dtype()), "result type ", dtype_message_name(result),
+              " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+}
+
 // complex() and polar() take two float tensors of one dtype (PyTorch's
 // checks; float16 would make complex32, which Ember does not have).
 void check_parts(const Tensor& a, const Tensor& b) {
@@ -47,6 +54,7 @@ void check_parts(const Tensor& a, const Tensor& b) {
 Tensor& abs_out(const Tensor& self, Tensor& out) {
   if (self.is_complex()) {
     EMBER_CHECK(!out.is_same(self), "In-place abs is not supported for complex tensors.");
+    check_real_result_cast(out, to_real_type(self.dtype()));
     auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
     cpu::abs_complex_stub(it);
     it.finish();
@@ -60,6 +68,7 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
 
 Tensor& angle_out(const Tensor& self, Tensor& out) {
   if (self.is_complex()) {
+    check_real_result_cast(out, to_real_type(self.dtype()));
     auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
     cpu::angle_stub(it);
     it.finish();

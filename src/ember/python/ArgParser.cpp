@@ -1,5 +1,8 @@
 #include "ember/python/ArgParser.h"
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
 #include <sstream>
 
 #include "ember/python/Exceptions.h"
@@ -32,11 +35,22 @@ const char* type_label(ParamType t) {
     case ParamType::ScalarType: return "torch.dtype";
     case ParamType::Device: return "torch.device";
     case ParamType::MemoryFormat: return "torch.memory_format";
+    case ParamType::Layout: return "torch.layout";
   }
   return "?";
 }
 
 bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
+
+// An argument's type as PyTorch's messages name it: ember.dtype is torch.dtype.
+std::string type_name(PyObject* o) {
+  std::string name = Py_TYPE(o)->tp_name;
+  if (name.rfind("ember.", 0) == 0) {
+    const size_t dot = name.rfind('.');
+    name = "torch." + name.substr(dot + 1);
+  }
+  return name;
+}
 
 // "(Tensor input, *, Number alpha = 1)": a signature as PyTorch's messages show it.
 std::string display(const Signature& s) {
@@ -123,8 +137,27 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::ScalarType: return is_dtype_like(o);
     case ParamType::Device: return is_device_like(o);
     case ParamType::MemoryFormat: return is_memory_format(o);
+    case ParamType::Layout:
+      return std::strcmp(Py_TYPE(o)->tp_name, "layout") == 0 ||
+             std::strcmp(Py_TYPE(o)->tp_name, "ember._layout.layout") == 0;
   }
   return false;
+}
+
+// A list of tensors with another object in it: PyTorch names the element.
+void throw_element_error(const Param& p, PyObject* o, Py_ssize_t position) {
+  if ((p.type != ParamType::TensorList && p.type != ParamType::OptTensorList) ||
+      (!PyTuple_Check(o) && !PyList_Check(o))) {
+    return;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!is_tensor(items[i])) {
+      throw TypeError(
+          str_cat("expected Tensor as element ", i, " in argument ", position, ", but got ", type_name(items[i])));
+    }
+  }
 }
 
 }  // namespace
@@ -204,6 +237,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.type = ParamType::Device;
     } else if (type == "MemoryFormat") {
       p.type = ParamType::MemoryFormat;
+    } else if (type == "Layout") {
+      p.type = ParamType::Layout;
     } else {
       throw Error(str_cat("ArgParser: unknown type '", type, "' in signature ", fmt));
     }
@@ -265,8 +300,9 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     for (Py_ssize_t i = 0; i < nargs; ++i) {
       if (!check(params[i], args[i])) {
         if (raise) {
+          throw_element_error(params[i], args[i], i);
           throw TypeError(str_cat(name, "(): argument '", params[i].name, "' (position ", i + 1, ") must be ",
-                                  type_label(params[i].type), ", not ", Py_TYPE(args[i])->tp_name));
+                                  type_label(params[i].type), ", not ", type_name(args[i])));
         }
         return false;
       }
@@ -304,8 +340,9 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
       }
       if (!check(params[idx], value)) {
         if (raise) {
+          throw_element_error(params[idx], value, static_cast<Py_ssize_t>(idx));
           throw TypeError(str_cat(name, "(): argument '", params[idx].name, "' must be ", type_label(params[idx].type),
-                                  ", not ", Py_TYPE(value)->tp_name));
+                                  ", not ", type_name(value)));
         }
         return false;
       }
@@ -322,6 +359,16 @@ ArgParser::ArgParser(std::initializer_list<const char*> formats, bool is_method)
   for (const char* f : formats) sigs_.emplace_back(f);
 }
 
+ArgParser::ArgParser(const std::vector<std::string>& formats, bool is_method) : is_method_(is_method) {
+  for (const std::string& f : formats) sigs_.emplace_back(f);
+}
+
+size_t ArgParser::max_params() const {
+  size_t n = 0;
+  for (const Signature& s : sigs_) n = std::max(n, s.params.size());
+  return n;
+}
+
 int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const {
   for (size_t i = 0; i < sigs_.size(); ++i) {
     if (sigs_[i].match(args, nargs, kwnames, out.args_, sigs_.size() == 1)) {
@@ -329,15 +376,27 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
       return static_cast<int>(i);
     }
   }
+  // As PyTorch: when one signature alone takes this many arguments, its own
+  // error names the argument.
+  const Signature* plausible = nullptr;
+  int n_plausible = 0;
+  const size_t n_given = static_cast<size_t>(nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));
+  for (const Signature& s : sigs_) {
+    if (n_given >= s.required && n_given <= s.params.size()) {
+      plausible = &s;
+      ++n_plausible;
+    }
+  }
+  if (n_plausible == 1) plausible->match(args, nargs, kwnames, out.args_, true);
   std::string got = "(";
-  for (Py_ssize_t i = 0; i < nargs; ++i) got += std::string(i ? ", " : "") + Py_TYPE(args[i])->tp_name;
+  for (Py_ssize_t i = 0; i < nargs; ++i) got += std::string(i ? ", " : "") + type_name(args[i]);
   if (kwnames) {
     // As PyTorch prints them: last keyword first, and a trailing ", " when
     // there are no positional arguments.
     const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = nkw; k-- > 0;) {
       got += std::string(nargs || k + 1 < nkw ? ", " : "") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)) + "=" +
-             Py_TYPE(args[nargs + k])->tp_name;
+             type_name(args[nargs + k]);
     }
     if (nargs == 0 && nkw > 0) got += ", ";
   }
@@ -553,6 +612,68 @@ Generator ParsedArgsBase::generator(int i) { return unpack_generator(args_[i]); 
 std::optional<Generator> ParsedArgsBase::generator_optional(int i) {
   if (is_none(i)) return std::nullopt;
   return unpack_generator(args_[i]);
+}
+
+}  // namespace ember::python
+
+namespace ember::python {
+
+namespace {
+
+constexpr const char* kSignaturesCapsule = "ember.ArgSignatures";
+
+void free_signatures(PyObject* capsule) {
+  delete static_cast<ArgParser*>(PyCapsule_GetPointer(capsule, kSignaturesCapsule));
+}
+
+// _arg_signatures(formats: list[str], is_method: bool) -> capsule
+PyObject* arg_signatures(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject* formats = nullptr;
+  int is_method = 0;
+  if (!PyArg_ParseTuple(args, "O!p", &PyList_Type, &formats, &is_method)) return nullptr;
+  std::vector<std::string> texts;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(formats); ++i) {
+    const char* text = PyUnicode_AsUTF8(PyList_GET_ITEM(formats, i));
+    if (!text) return nullptr;
+    texts.emplace_back(text);
+  }
+  if (texts.empty()) throw ValueError("_arg_signatures: no signature given");
+  auto parser = std::make_unique<ArgParser>(texts, is_method != 0);
+  if (parser->max_params() > static_cast<size_t>(kMaxCheckedParams)) {
+    throw ValueError("_arg_signatures: too many parameters");
+  }
+  PyObject* capsule = PyCapsule_New(parser.get(), kSignaturesCapsule, free_signatures);
+  if (capsule) parser.release();
+  return capsule;
+  EMBER_PY_CATCH
+}
+
+// _check_args(signatures, *args, **kwargs): None when one signature matches,
+// else PyTorch's TypeError. A method's self (the first argument) is not checked.
+PyObject* check_args(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  EMBER_PY_TRY
+  if (nargs < 1) throw TypeError("_check_args: missing the signatures");
+  auto* parser = static_cast<ArgParser*>(PyCapsule_GetPointer(args[0], kSignaturesCapsule));
+  if (!parser) return nullptr;
+  Py_ssize_t skip = parser->is_method() ? 2 : 1;
+  if (nargs < skip) skip = nargs;
+  ParsedArgs<kMaxCheckedParams> parsed;
+  parser->parse(nullptr, args + skip, nargs - skip, kwnames, parsed);
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+PyMethodDef kArgCheckMethods[] = {
+    {"_arg_signatures", arg_signatures, METH_VARARGS, nullptr},
+    {"_check_args", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(check_args)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+void init_arg_checks(PyObject* module) {
+  if (PyModule_AddFunctions(module, kArgCheckMethods) < 0) throw python_error();
 }
 
 }  // namespace ember::python

@@ -33,7 +33,8 @@ enum class ParamType : uint8_t {
   ScalarType,
   Device,
   Generator,
-  MemoryFormat
+  MemoryFormat,
+  Layout
 };
 
 struct Param {
@@ -119,9 +120,15 @@ class ParsedArgs : public ParsedArgsBase {
   Tensor temps_storage_[N > 0 ? N : 1];
 };
 
+// Parameters a signature checked from Python (_check_args) may have.
+constexpr int kMaxCheckedParams = 24;
+
 class ArgParser {
  public:
   ArgParser(std::initializer_list<const char*> formats, bool is_method);
+  ArgParser(const std::vector<std::string>& formats, bool is_method);
+  bool is_method() const { return is_method_; }
+  size_t max_params() const;
   // Returns the index of the matching signature; throws TypeError if none matches.
   int parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const;
 
@@ -129,5 +136,9 @@ class ArgParser {
   std::vector<Signature> sigs_;
   bool is_method_;
 };
+
+// ember._C._arg_signatures(formats, is_method) and ember._C._check_args(sigs, *args, **kwargs):
+// PyTorch's argument checks for functions written in Python (ember._argtypes).
+void init_arg_checks(PyObject* module);
 
 }  // namespace ember::python

@@ -12,6 +12,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
+#include "ember/python/ArgParser.h"
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyFactories.h"
@@ -106,6 +107,7 @@ void init_module(nb::module_& m) {
   init_autocast(m);
   init_profiler(m);
   init_forward_ad(m);
+  init_arg_checks(mod);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
