@@ -281,7 +281,7 @@ def positive(input):  # noqa: A002
     return input
 
 
-def rsub(input, other, *, alpha=1):  # noqa: A002
+def rsub(input, other, alpha=1):  # noqa: A002
     """other - alpha * input."""
     return _ember().sub(_wrap(other, input), input, alpha=alpha)
 

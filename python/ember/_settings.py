@@ -27,8 +27,13 @@ __all__ = [
     "use_deterministic_algorithms",
 ]
 
-_state = {"matmul_precision": "highest", "deterministic": False, "warn_only": False, "warn_always": False,
-          "interop_threads": 1}
+_state = {
+    "matmul_precision": "highest",
+    "deterministic": False,
+    "warn_only": False,
+    "warn_always": False,
+    "interop_threads": 1,
+}
 
 
 def get_default_device():
@@ -148,6 +153,8 @@ def unravel_index(indices, shape):
     numel = 1
     for s in shape:
         numel *= s
+    # int64 coordinates whatever the indices' dtype (and no uint8 wrap-around in the checks)
+    indices = indices.to(ember.int64)
     if ((indices < -numel) | (indices >= numel)).any():
         raise ValueError("'indices' must be in range [" + str(-numel) + ", " + str(numel - 1) + "]")
     flat = ember.where(indices < 0, indices + numel, indices)

@@ -4,7 +4,7 @@
 In the notation of the argument parser of ``ember._C`` (that of PyTorch's
 operator schemas): ``ember._argtypes`` checks a call against these before the
 function runs, so a wrong argument type raises PyTorch's TypeError. Overloads
-are listed as PyTorch binds them; int lists also take a single int.
+are listed as PyTorch binds them.
 """
 
 # fmt: off
@@ -20,7 +20,7 @@ FUNCTIONS = {
         "addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
     ],
     'affine_grid_generator': [
-        "affine_grid_generator(Tensor theta, int[1] size, bool align_corners, *, Tensor? out=None)",
+        "affine_grid_generator(Tensor theta, int[] size, bool align_corners, *, Tensor? out=None)",
     ],
     'alias_copy': [
         "alias_copy(Tensor input, *, Tensor? out=None)",
@@ -38,10 +38,10 @@ FUNCTIONS = {
         "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None)",
     ],
     'as_strided_copy': [
-        "as_strided_copy(Tensor input, int[1] size, int[1] stride, int? storage_offset=None, *, Tensor? out=None)",
+        "as_strided_copy(Tensor input, int[] size, int[] stride, SymInt? storage_offset=None, *, Tensor? out=None)",
     ],
     'as_strided_scatter': [
-        "as_strided_scatter(Tensor input, Tensor src, int[1] size, int[1] stride, int? storage_offset=None, *, Tensor? out=None)",
+        "as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, SymInt? storage_offset=None, *, Tensor? out=None)",
     ],
     'avg_pool1d': [
         "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor? out=None)",
@@ -65,7 +65,7 @@ FUNCTIONS = {
         "blackman_window(int window_length, bool periodic, *, Tensor? out=None)",
     ],
     'broadcast_to': [
-        "broadcast_to(Tensor input, int[1] size)",
+        "broadcast_to(Tensor input, int[] size)",
     ],
     'bucketize': [
         "bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)",
@@ -75,7 +75,7 @@ FUNCTIONS = {
         "can_cast(ScalarType from_, ScalarType to)",
     ],
     'channel_shuffle': [
-        "channel_shuffle(Tensor input, int groups, *, Tensor? out=None)",
+        "channel_shuffle(Tensor input, SymInt groups, *, Tensor? out=None)",
     ],
     'cholesky': [
         "cholesky(Tensor input, bool upper=False, *, Tensor? out=None)",
@@ -93,17 +93,17 @@ FUNCTIONS = {
         "combinations(Tensor input, int r=2, bool with_replacement=False)",
     ],
     'conv3d': [
-        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] dilation=0, int groups=1)",
-        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, str padding=\"valid\", int[1] dilation=0, int groups=1)",
+        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=0, int[3] padding=0, int[3] dilation=0, SymInt groups=1)",
+        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=0, str padding=\"valid\", int[3] dilation=0, SymInt groups=1)",
     ],
     'conv_tbc': [
         "conv_tbc(Tensor input, Tensor weight, Tensor bias, int pad=0, *, Tensor? out=None)",
     ],
     'conv_transpose1d': [
-        "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=0)",
+        "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] output_padding=0, SymInt groups=1, int[1] dilation=0)",
     ],
     'conv_transpose3d': [
-        "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=0)",
+        "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=0, int[3] padding=0, int[3] output_padding=0, SymInt groups=1, int[3] dilation=0)",
     ],
     'corrcoef': [
         "corrcoef(Tensor input)",
@@ -115,7 +115,7 @@ FUNCTIONS = {
         "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)",
     ],
     'count_nonzero': [
-        "count_nonzero(Tensor input, int[1] dim, *, Tensor? out=None)",
+        "count_nonzero(Tensor input, int[] dim, *, Tensor? out=None)",
         "count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None)",
     ],
     'cov': [
@@ -125,7 +125,7 @@ FUNCTIONS = {
         "cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)",
     ],
     'ctc_loss': [
-        "ctc_loss(Tensor log_probs, Tensor targets, int[1] input_lengths, int[1] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)",
+        "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)",
         "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)",
     ],
     'cummax': [
@@ -173,7 +173,7 @@ FUNCTIONS = {
     ],
     'dsplit': [
         "dsplit(Tensor input, int sections)",
-        "dsplit(Tensor input, int[1] indices)",
+        "dsplit(Tensor input, int[] indices)",
     ],
     'dstack': [
         "dstack(Tensor[] tensors, *, Tensor? out=None)",
@@ -182,7 +182,7 @@ FUNCTIONS = {
         "equal(Tensor input, Tensor other)",
     ],
     'expand_copy': [
-        "expand_copy(Tensor input, int[1] size, *, bool implicit=False, Tensor? out=None)",
+        "expand_copy(Tensor input, int[] size, *, bool implicit=False, Tensor? out=None)",
     ],
     'feature_alpha_dropout': [
         "feature_alpha_dropout(Tensor input, float p, bool train)",
@@ -275,7 +275,7 @@ FUNCTIONS = {
     ],
     'hsplit': [
         "hsplit(Tensor input, int sections)",
-        "hsplit(Tensor input, int[1] indices)",
+        "hsplit(Tensor input, int[] indices)",
     ],
     'hstack': [
         "hstack(Tensor[] tensors, *, Tensor? out=None)",
@@ -392,7 +392,7 @@ FUNCTIONS = {
         "max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, int[1] dilation=0, bool ceil_mode=False)",
     ],
     'max_pool3d': [
-        "max_pool3d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, int[1] dilation=0, bool ceil_mode=False)",
+        "max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=0, int[3] padding=0, int[3] dilation=0, bool ceil_mode=False)",
     ],
     'mode': [
         "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
@@ -405,10 +405,10 @@ FUNCTIONS = {
         "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", Tensor? out=None)",
     ],
     'narrow_copy': [
-        "narrow_copy(Tensor input, int dim, int start, int length, *, Tensor? out=None)",
+        "narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)",
     ],
     'native_channel_shuffle': [
-        "native_channel_shuffle(Tensor input, int groups)",
+        "native_channel_shuffle(Tensor input, SymInt groups)",
     ],
     'native_dropout': [
         "native_dropout(Tensor input, float p, bool? train, *, Tensor[]? out=None)",
@@ -428,7 +428,7 @@ FUNCTIONS = {
     ],
     'nuclear_norm': [
         "nuclear_norm(Tensor input, bool keepdim=False, *, Tensor? out=None)",
-        "nuclear_norm(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+        "nuclear_norm(Tensor input, int[2] dim, bool keepdim=False, *, Tensor? out=None)",
     ],
     'numel': [
         "numel(Tensor input)",
@@ -446,7 +446,7 @@ FUNCTIONS = {
         "pdist(Tensor input, float p=2.)",
     ],
     'permute_copy': [
-        "permute_copy(Tensor input, int[1] dims, *, Tensor? out=None)",
+        "permute_copy(Tensor input, int[] dims, *, Tensor? out=None)",
     ],
     'pinverse': [
         "pinverse(Tensor input, float rcond=1.0000000000000001e-15)",
@@ -492,7 +492,7 @@ FUNCTIONS = {
         "result_type(Scalar scalar1, Scalar scalar2)",
     ],
     'rms_norm': [
-        "rms_norm(Tensor input, int[1] normalized_shape, Tensor? weight=None, float? eps=None)",
+        "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
     ],
     'rnn_relu': [
         "rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
@@ -509,7 +509,7 @@ FUNCTIONS = {
         "rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
     ],
     'rot90': [
-        "rot90(Tensor input, int k=1, int[1] dims=0, *, Tensor? out=None)",
+        "rot90(Tensor input, int k=1, int[] dims=0, *, Tensor? out=None)",
     ],
     'row_stack': [
         "row_stack(Tensor[] tensors, *, Tensor? out=None)",
@@ -520,35 +520,31 @@ FUNCTIONS = {
     'rrelu_': [
         "rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.33333333333333331, bool training=False, Generator? generator=None)",
     ],
-    'rsub': [
-        "rsub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
-        "rsub(Tensor input, Scalar other, Scalar alpha=1, *, Tensor? out=None)",
-    ],
     'select_copy': [
-        "select_copy(Tensor input, int dim, int index, *, Tensor? out=None)",
+        "select_copy(Tensor input, int dim, SymInt index, *, Tensor? out=None)",
     ],
     'select_scatter': [
-        "select_scatter(Tensor input, Tensor src, int dim, int index, *, Tensor? out=None)",
+        "select_scatter(Tensor input, Tensor src, int dim, SymInt index, *, Tensor? out=None)",
     ],
     'slice_copy': [
-        "slice_copy(Tensor input, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None)",
+        "slice_copy(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
     'slice_scatter': [
-        "slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None)",
+        "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
     'slogdet': [
         "slogdet(Tensor input, *, Tensor[]? out=None)",
     ],
     'split_copy': [
-        "split_copy(Tensor input, int split_size, int dim=0, *, Tensor? out=None)",
+        "split_copy(Tensor input, SymInt split_size, int dim=0, *, Tensor? out=None)",
     ],
     'split_with_sizes_copy': [
-        "split_with_sizes_copy(Tensor input, int[1] split_sizes, int dim=0, *, Tensor? out=None)",
+        "split_with_sizes_copy(Tensor input, int[] split_sizes, int dim=0, *, Tensor? out=None)",
     ],
     'squeeze_copy': [
         "squeeze_copy(Tensor input, *, Tensor? out=None)",
         "squeeze_copy(Tensor input, int dim, *, Tensor? out=None)",
-        "squeeze_copy(Tensor input, int[1] dim, *, Tensor? out=None)",
+        "squeeze_copy(Tensor input, int[] dim, *, Tensor? out=None)",
     ],
     'svd': [
         "svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None)",
@@ -591,10 +587,10 @@ FUNCTIONS = {
         "unsafe_chunk(Tensor input, int chunks, int dim=0)",
     ],
     'unsafe_split': [
-        "unsafe_split(Tensor input, int split_size, int dim=0, *, Tensor? out=None)",
+        "unsafe_split(Tensor input, SymInt split_size, int dim=0, *, Tensor? out=None)",
     ],
     'unsafe_split_with_sizes': [
-        "unsafe_split_with_sizes(Tensor input, int[1] split_sizes, int dim=0, *, Tensor? out=None)",
+        "unsafe_split_with_sizes(Tensor input, int[] split_sizes, int dim=0, *, Tensor? out=None)",
     ],
     'unsqueeze_copy': [
         "unsqueeze_copy(Tensor input, int dim, *, Tensor? out=None)",
@@ -603,12 +599,12 @@ FUNCTIONS = {
         "vander(Tensor x, int? N=None, bool increasing=False)",
     ],
     'view_copy': [
-        "view_copy(Tensor input, int[1] size, *, Tensor? out=None)",
+        "view_copy(Tensor input, int[] size, *, Tensor? out=None)",
         "view_copy(Tensor input, ScalarType dtype, *, Tensor? out=None)",
     ],
     'vsplit': [
         "vsplit(Tensor input, int sections)",
-        "vsplit(Tensor input, int[1] indices)",
+        "vsplit(Tensor input, int[] indices)",
     ],
     'vstack': [
         "vstack(Tensor[] tensors, *, Tensor? out=None)",
@@ -632,7 +628,7 @@ METHODS = {
         "aminmax(*, int? dim=None, bool keepdim=False, Tensor[]? out=None)",
     ],
     'as_strided_scatter': [
-        "as_strided_scatter(Tensor src, int[1] size, int[1] stride, int? storage_offset=None, *, Tensor? out=None)",
+        "as_strided_scatter(Tensor src, int[] size, int[] stride, SymInt? storage_offset=None, *, Tensor? out=None)",
     ],
     'cholesky': [
         "cholesky(bool upper=False, *, Tensor? out=None)",
@@ -647,7 +643,7 @@ METHODS = {
         "corrcoef()",
     ],
     'count_nonzero': [
-        "count_nonzero(int[1] dim, *, Tensor? out=None)",
+        "count_nonzero(int[] dim, *, Tensor? out=None)",
         "count_nonzero(int? dim=None, *, Tensor? out=None)",
     ],
     'cov': [
@@ -682,7 +678,7 @@ METHODS = {
     ],
     'dsplit': [
         "dsplit(int sections)",
-        "dsplit(int[1] indices)",
+        "dsplit(int[] indices)",
     ],
     'equal': [
         "equal(Tensor other)",
@@ -725,7 +721,7 @@ METHODS = {
     ],
     'hsplit': [
         "hsplit(int sections)",
-        "hsplit(int[1] indices)",
+        "hsplit(int[] indices)",
     ],
     'inner': [
         "inner(Tensor other, *, Tensor? out=None)",
@@ -783,11 +779,11 @@ METHODS = {
         "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", Tensor? out=None)",
     ],
     'narrow_copy': [
-        "narrow_copy(int dim, int start, int length, *, Tensor? out=None)",
+        "narrow_copy(int dim, SymInt start, SymInt length, *, Tensor? out=None)",
     ],
     'new_empty_strided': [
-        "new_empty_strided(int[1] size, int[1] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "new_empty_strided(int[1] size, int[1] stride, *, Tensor? out=None)",
+        "new_empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+        "new_empty_strided(int[] size, int[] stride, *, Tensor? out=None)",
     ],
     'nextafter': [
         "nextafter(Tensor other, *, Tensor? out=None)",
@@ -827,19 +823,19 @@ METHODS = {
         "renorm_(Scalar p, int dim, Scalar maxnorm)",
     ],
     'rot90': [
-        "rot90(int k=1, int[1] dims=0, *, Tensor? out=None)",
+        "rot90(int k=1, int[] dims=0, *, Tensor? out=None)",
     ],
     'select_scatter': [
-        "select_scatter(Tensor src, int dim, int index, *, Tensor? out=None)",
+        "select_scatter(Tensor src, int dim, SymInt index, *, Tensor? out=None)",
     ],
     'slice_scatter': [
-        "slice_scatter(Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None)",
+        "slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
     'slogdet': [
         "slogdet(*, Tensor[]? out=None)",
     ],
     'sum_to_size': [
-        "sum_to_size(int[1] size)",
+        "sum_to_size(int[] size)",
     ],
     'svd': [
         "svd(bool some=True, bool compute_uv=True, *, Tensor[]? out=None)",
@@ -851,14 +847,14 @@ METHODS = {
         "unsafe_chunk(int chunks, int dim=0)",
     ],
     'unsafe_split': [
-        "unsafe_split(int split_size, int dim=0, *, Tensor? out=None)",
+        "unsafe_split(SymInt split_size, int dim=0, *, Tensor? out=None)",
     ],
     'unsafe_split_with_sizes': [
-        "unsafe_split_with_sizes(int[1] split_sizes, int dim=0, *, Tensor? out=None)",
+        "unsafe_split_with_sizes(int[] split_sizes, int dim=0, *, Tensor? out=None)",
     ],
     'vsplit': [
         "vsplit(int sections)",
-        "vsplit(int[1] indices)",
+        "vsplit(int[] indices)",
     ],
 }
 
@@ -931,8 +927,8 @@ LINALG = {
         "linalg_matrix_exp(Tensor input, *, Tensor? out=None)",
     ],
     'matrix_norm': [
-        "linalg_matrix_norm(Tensor input, Scalar ord, int[1] dim=0, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-        "linalg_matrix_norm(Tensor input, str ord=\"fro\", int[1] dim=0, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+        "linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=0, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+        "linalg_matrix_norm(Tensor input, str ord=\"fro\", int[] dim=0, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
     ],
     'matrix_power': [
         "linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)",
@@ -977,10 +973,10 @@ LINALG = {
         "linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None)",
     ],
     'tensorsolve': [
-        "linalg_tensorsolve(Tensor input, Tensor other, int[1]? dims=None, *, Tensor? out=None)",
+        "linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)",
     ],
     'vander': [
-        "linalg_vander(Tensor x, *, int? N=None)",
+        "linalg_vander(Tensor x, *, SymInt? N=None)",
     ],
     'vecdot': [
         "linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None)",
@@ -998,10 +994,10 @@ FUNCTIONAL = {
         "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor? out=None)",
     ],
     'avg_pool2d': [
-        "avg_pool2d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+        "avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=0, int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
     ],
     'avg_pool3d': [
-        "avg_pool3d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+        "avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=0, int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
     ],
     'bilinear': [
         "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
@@ -1010,20 +1006,20 @@ FUNCTIONAL = {
         "celu_(Tensor input, Scalar alpha=1.)",
     ],
     'channel_shuffle': [
-        "channel_shuffle(Tensor input, int groups, *, Tensor? out=None)",
+        "channel_shuffle(Tensor input, SymInt groups, *, Tensor? out=None)",
     ],
     'conv3d': [
-        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] dilation=0, int groups=1)",
-        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, str padding=\"valid\", int[1] dilation=0, int groups=1)",
+        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=0, int[3] padding=0, int[3] dilation=0, SymInt groups=1)",
+        "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=0, str padding=\"valid\", int[3] dilation=0, SymInt groups=1)",
     ],
     'conv_tbc': [
         "conv_tbc(Tensor input, Tensor weight, Tensor bias, int pad=0, *, Tensor? out=None)",
     ],
     'conv_transpose1d': [
-        "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=0)",
+        "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] output_padding=0, SymInt groups=1, int[1] dilation=0)",
     ],
     'conv_transpose3d': [
-        "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=0, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=0)",
+        "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=0, int[3] padding=0, int[3] output_padding=0, SymInt groups=1, int[3] dilation=0)",
     ],
     'cosine_similarity': [
         "cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)",
@@ -1047,13 +1043,13 @@ FUNCTIONAL = {
         "linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None)",
     ],
     'native_channel_shuffle': [
-        "native_channel_shuffle(Tensor input, int groups)",
+        "native_channel_shuffle(Tensor input, SymInt groups)",
     ],
     'one_hot': [
         "one_hot(Tensor input, int num_classes=-1)",
     ],
     'pad': [
-        "pad(Tensor input, int[1] pad, str mode=\"constant\", float? value=None)",
+        "pad(Tensor input, int[] pad, str mode=\"constant\", float? value=None)",
     ],
     'pairwise_distance': [
         "pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999999995e-07, bool keepdim=False)",

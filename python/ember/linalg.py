@@ -758,8 +758,11 @@ def _tolerances(S_max, atol, rtol, like, default_rtol):
     return ember.maximum(atol_t.unsqueeze(-1) if atol_t.dim() else atol_t, rtol_t * S_max)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):  # noqa: N803
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
     """The Moore-Penrose pseudo-inverse, from the SVD (or eigh when hermitian)."""
+    if rcond is not None:
+        # PyTorch's older form: rcond is rtol, with no absolute tolerance.
+        atol, rtol = (ember.zeros((), dtype=rcond.dtype) if isinstance(rcond, ember.Tensor) else 0.0), rcond
     tensors = [t for t in (atol, rtol) if isinstance(t, ember.Tensor)]
     if tensors or A.dim() < 2 or A.dtype not in _REAL:
         return _write_out(out, _pinv(A, atol, rtol, hermitian))

@@ -630,3 +630,70 @@ def test_polygamma_low_precision_out(n, out_dtype):
             f"out=torch.empty(13, dtype=torch.{out_dtype}))"
         )
         check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Each differed from PyTorch in value, dtype or shape.
+        "torch.var(torch.zeros(2, 0, 3), (-2,), correction=-2**62)",
+        "torch.std(torch.zeros(2, 0, 3), 1, correction=-1)",
+        "torch.var_mean(torch.zeros(2, 0, 3), 1, correction=-2)",
+        "torch.norm_except_dim(torch.tensor([-1.9, 1.17, 0.44]).to(torch.bfloat16))",
+        "torch.norm_except_dim(torch.tensor([-1.9, 1.17, 0.44]), 3)",
+        "torch.unravel_index(torch.full((1,), 1).to(torch.int32).expand((3, 4)), 3)",
+        "torch.unravel_index(torch.tensor([5], dtype=torch.uint8), (2, 3))",
+    ],
+)
+def test_values_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.hinge_embedding_loss(torch.tensor([[0.5, -1.0, 2.0]]), torch.tensor([1.0, -1.0, -1.0]), 3)",
+        "torch.kl_div(torch.tensor([[-1.0, -2.0]]), torch.tensor([[0.3, 0.7]]))",
+        "torch.margin_ranking_loss(torch.tensor([1.0, 2.0]), torch.tensor([2.0, 0.5]), torch.tensor([1.0, -1.0]))",
+        "torch.cosine_embedding_loss(torch.ones(2, 3), torch.arange(6.).reshape(2, 3), torch.tensor([1.0, -1.0]))",
+        "torch.triplet_margin_loss(torch.ones(2, 3), torch.zeros(2, 3), torch.arange(6.).reshape(2, 3))",
+        "torch.hinge_embedding_loss(torch.tensor([0.5, -1.0]), torch.tensor([1.0, -1.0]), 1.0, 1)",
+    ],
+)
+def test_top_level_losses_unreduced_by_default(code):
+    # PyTorch binds these with `int reduction=Mean`, which its Python parser
+    # reads as 0: called from Python they do not reduce unless told to.
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # PyTorch's parser takes these; Ember refused them.
+        "torch.linalg.pinv(torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), 0.5)",
+        "torch.linalg.pinv(torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), torch.tensor(0.5), True)",
+        "torch.rsub(torch.ones(2), 3.0, 2)",
+        "F.avg_pool2d(torch.arange(16.).reshape(1, 4, 4), 2, torch.tensor(1))",
+        "F.avg_pool2d(torch.arange(16.).reshape(1, 4, 4), 2, torch.tensor([1, 2]))",
+        "F.avg_pool2d(torch.arange(16.).reshape(1, 4, 4), 2, torch.tensor(1.0))",
+    ],
+)
+def test_parser_takes_what_torch_takes(code):
+    check_same(code, message=False)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.broadcast_to(torch.arange(6), -3)",
+        "torch.as_strided_scatter(torch.zeros(4), torch.ones(2), 2, (1,))",
+        "torch.broadcast_to(torch.arange(3), torch.tensor([3]))",
+        "torch.rot90(torch.ones(2, 2), torch.tensor([1]))",
+        "torch.rot90(torch.ones(2, 2), torch.tensor(True))",
+        "torch.hsplit(torch.ones(4, 4), torch.tensor(2))",
+    ],
+)
+def test_int_and_int_list_rules_as_torch(code):
+    # An int[] takes no single int; a one-element integer tensor is an int
+    # only where PyTorch reads it through __index__ (SymInt, int lists).
+    check_same(code, message=False)

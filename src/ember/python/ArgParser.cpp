@@ -83,6 +83,14 @@ bool allows_numbers_as_tensors(const std::string& name) {
   return false;
 }
 
+// As in PyTorch, an integer (or bool) tensor of one element is an int: it
+// has __index__.
+bool is_index_tensor(PyObject* o) {
+  if (!is_tensor(o)) return false;
+  const Tensor& t = unpack_tensor(o);
+  return t.numel() == 1 && is_integral_type(t.dtype(), /*include_bool=*/true) && !t.requires_grad();
+}
+
 bool is_int_sequence(PyObject* o) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -125,12 +133,15 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Scalar:
       // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
       return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
-    case ParamType::Int:
+    case ParamType::Int: {
+      if (is_int(o)) return true;
+      if (p.symint) return is_index_tensor(o);
       // As in PyTorch: a 0-dim integer tensor that does not require grad.
-      return is_int(o) ||
-             (is_tensor(o) && unpack_tensor(o).dim() == 0 &&
-              is_integral_type(unpack_tensor(o).dtype(), /*include_bool=*/false) && !unpack_tensor(o).requires_grad());
-    case ParamType::IntList: return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && is_int(o));
+      return is_tensor(o) && unpack_tensor(o).dim() == 0 &&
+             is_integral_type(unpack_tensor(o).dtype(), /*include_bool=*/false) && !unpack_tensor(o).requires_grad();
+    }
+    case ParamType::IntList:
+      return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && (is_int(o) || is_index_tensor(o)));
     case ParamType::Float: return PyFloat_Check(o) || is_int(o);
     case ParamType::Bool: return PyBool_Check(o);
     case ParamType::String: return PyUnicode_Check(o);
@@ -223,8 +234,9 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.allow_number = allows_numbers_as_tensors(name);
     } else if (type == "Scalar") {
       p.type = ParamType::Scalar;
-    } else if (type == "int") {
+    } else if (type == "int" || type == "SymInt") {
       p.type = ParamType::Int;
+      p.symint = type == "SymInt";
     } else if (type == "float") {
       p.type = ParamType::Float;
     } else if (type == "bool") {
@@ -479,6 +491,11 @@ DimVector ParsedArgsBase::intlist(int i) {
                               "' failed to unpack the object at pos ", pos + 1, " with error \"", e.what(), "\""));
     }
   };
+  if (is_tensor(o)) {
+    // A one-element integer tensor for an int list (checked in check()).
+    r.assign(std::max(sig_->params[i].list_size, 1), unpack_tensor(o).item<int64_t>());
+    return r;
+  }
   if (PyLong_Check(o)) {
     // One int for an int[N] gives PyTorch's ValueError as it is; for a plain
     // int[] (varargs such as view(*size)) it is the first element.

@@ -45,6 +45,7 @@ struct Param {
   bool kwarg_only = false;
   bool allow_number = false;  // Tensor params that accept Python numbers
   int list_size = 0;  // int[N]: a single int is accepted and repeated
+  bool symint = false;  // SymInt: any one-element integer tensor is an int (PyTorch's __index__ rule)
   bool varargs_position = false;  // first positional int[]: zeros(3), view(2, 3)
   // default
   bool has_default = false;

@@ -72,7 +72,8 @@ struct VarOp {
     }
   }
   void write(int64_t o, const acc_t& a) const {
-    double var = a.m2 / std::max(0.0, a.n - correction);
+    // No element: NaN whatever the correction (a negative one would give 0).
+    double var = a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.m2 / std::max(0.0, a.n - correction);
     if (take_sqrt) var = std::sqrt(var);
     out[o] = static_cast<T>(var);
     if (mean_out) mean_out[o] = static_cast<T>(a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.mean);
