@@ -691,6 +691,10 @@ def test_parser_takes_what_torch_takes(code):
         "torch.rot90(torch.ones(2, 2), torch.tensor([1]))",
         "torch.rot90(torch.ones(2, 2), torch.tensor(True))",
         "torch.hsplit(torch.ones(4, 4), torch.tensor(2))",
+        "torch.avg_pool1d(torch.arange(12.).reshape(1, 2, 6), 3, None)",
+        "F.avg_pool2d(torch.arange(12.).reshape(1, 2, 6), 2, None)",
+        "torch.rot90(torch.ones(2, 2), None)",
+        "torch.diag_embed(torch.ones(2), None)",
     ],
 )
 def test_int_and_int_list_rules_as_torch(code):

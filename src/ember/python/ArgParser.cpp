@@ -105,7 +105,8 @@ bool is_int_sequence(PyObject* o) {
 }
 
 bool check(const Param& p, PyObject* o) {
-  if (o == Py_None) return p.optional || (p.has_default && p.default_none);
+  // As PyTorch: None also stands for an int list's default (avg_pool1d(x, 3, None)).
+  if (o == Py_None) return p.optional || (p.has_default && (p.default_none || p.type == ParamType::IntList));
   switch (p.type) {
     case ParamType::Tensor: return is_tensor(o) || (p.allow_number && is_number(o));
     case ParamType::TensorList:
@@ -476,7 +477,7 @@ std::optional<int64_t> ParsedArgsBase::int64_optional(int i) {
 DimVector ParsedArgsBase::intlist(int i) {
   PyObject* o = args_[i];
   DimVector r;
-  if (!o) {
+  if (!o || o == Py_None) {
     const Param& p = sig_->params[i];
     if (p.has_default && !p.default_none && !p.default_empty_list) r.assign(std::max(p.list_size, 1), p.default_int);
     return r;
