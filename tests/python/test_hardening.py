@@ -701,3 +701,13 @@ def test_int_and_int_list_rules_as_torch(code):
     # An int[] takes no single int; a one-element integer tensor is an int
     # only where PyTorch reads it through __index__ (SymInt, int lists).
     check_same(code, message=False)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("call", ["logsumexp(0)", "logsumexp(0, keepdim=True)", "logsumexp((0, 1))", "logsumexp(1)"])
+def test_complex_logsumexp(dtype, call):
+    x = "torch.tensor([[1 + 2j, 3 - 1j, 0.5j], [-2 + 0j, 1j, 4 + 4j]])"
+    t = eval(f"{x}.to(torch.{dtype}).{call}", {"torch": torch})  # noqa: S307
+    e = eval(f"{x}.to(torch.{dtype}).{call}", {"torch": ember})  # noqa: S307
+    assert str(e.dtype) == str(t.dtype) and list(e.shape) == list(t.shape)
+    assert torch.allclose(torch.tensor(e.tolist(), dtype=t.dtype), t, rtol=1e-5)
