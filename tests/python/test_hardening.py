@@ -711,3 +711,11 @@ def test_complex_logsumexp(dtype, call):
     e = eval(f"{x}.to(torch.{dtype}).{call}", {"torch": ember})  # noqa: S307
     assert str(e.dtype) == str(t.dtype) and list(e.shape) == list(t.shape)
     assert torch.allclose(torch.tensor(e.tolist(), dtype=t.dtype), t, rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [2**31, 2**31 + 1, 2**32 + 2, 2**40])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_polygamma_order_past_int32(n, dtype):
+    # PyTorch's kernel takes n as a 32-bit int: NaN where it wraps negative
+    # (was -inf), the wrapped order otherwise.
+    check_same(f"torch.polygamma({n}, (torch.arange(12, dtype=torch.float64) * 0.73 - 1.9).to(torch.{dtype}))")

@@ -22,8 +22,16 @@ using math::not_implemented_for;
 
 Tensor& polygamma_out(int64_t n, const Tensor& self, Tensor& out) {
   EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  // As PyTorch's kernel, an n past 1 is taken as a 32-bit int: a larger n
+  // wraps; a wrapped negative one gives NaN (zeta of an order below 1), a
+  // wrapped 0 gives -zeta(1, x) = -inf.
+  const auto n32 = static_cast<int32_t>(n);
+  const bool wraps_to_constant = n > 1 && n32 <= 0;
   auto it = TensorIterator::unary_float_op(out, self);
-  run_pointwise(polygamma_stub, self.device().type, "polygamma", it, n);
+  run_pointwise(polygamma_stub, self.device().type, "polygamma", it, static_cast<int64_t>(wraps_to_constant ? 0 : n32));
+  if (wraps_to_constant) {
+    out.fill_(n32 < 0 ? std::numeric_limits<double>::quiet_NaN() : -std::numeric_limits<double>::infinity());
+  }
   return out;
 }
 
