@@ -10,16 +10,60 @@ from ember.nn import _functional_nn as _fnn
 from ember.nn import functional as F
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d",
-    "bilinear", "channel_shuffle", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose3d",
-    "affine_grid_generator", "cosine_embedding_loss", "cosine_similarity", "ctc_loss", "grid_sampler",
-    "grid_sampler_2d", "grid_sampler_3d", "dropout", "dropout_", "feature_alpha_dropout",
-    "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "frobenius_norm", "gru_cell",
-    "hardshrink", "hinge_embedding_loss", "instance_norm", "kl_div", "lstm_cell", "margin_ranking_loss",
-    "max_pool1d", "max_pool1d_with_indices", "max_pool3d", "native_channel_shuffle", "native_dropout",
-    "native_norm", "norm_except_dim", "nuclear_norm", "pairwise_distance", "pdist", "pixel_shuffle",
-    "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu",
-    "rrelu_", "triplet_margin_loss", "lstm", "gru", "rnn_tanh", "rnn_relu",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "alpha_dropout",
+    "alpha_dropout_",
+    "avg_pool1d",
+    "bilinear",
+    "channel_shuffle",
+    "conv3d",
+    "conv_tbc",
+    "conv_transpose1d",
+    "conv_transpose3d",
+    "affine_grid_generator",
+    "cosine_embedding_loss",
+    "cosine_similarity",
+    "ctc_loss",
+    "grid_sampler",
+    "dropout",
+    "dropout_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
+    "frobenius_norm",
+    "gru_cell",
+    "hardshrink",
+    "hinge_embedding_loss",
+    "instance_norm",
+    "kl_div",
+    "lstm_cell",
+    "margin_ranking_loss",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool3d",
+    "native_channel_shuffle",
+    "native_dropout",
+    "native_norm",
+    "norm_except_dim",
+    "nuclear_norm",
+    "pairwise_distance",
+    "pdist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "poisson_nll_loss",
+    "prelu",
+    "rms_norm",
+    "rnn_relu_cell",
+    "rnn_tanh_cell",
+    "rrelu",
+    "rrelu_",
+    "triplet_margin_loss",
+    "lstm",
+    "gru",
+    "rnn_tanh",
+    "rnn_relu",
 ]
 
 _REDUCTION_NAMES = {0: "none", 1: "mean", 2: "sum"}
@@ -198,8 +242,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=1):
-    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                 reduction=_reduction_name(reduction))
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction_name(reduction))
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
@@ -207,8 +250,9 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction_name(reduction),
-                      zero_infinity)
+    return F.ctc_loss(
+        log_probs, targets, input_lengths, target_lengths, blank, _reduction_name(reduction), zero_infinity
+    )
 
 
 # ---- sampling grids -----------------------------------------------------------------------------
@@ -219,20 +263,6 @@ _PADDINGS = ("zeros", "border", "reflection")
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sample with the modes as PyTorch's enum ints."""
     return F.grid_sample(input, grid, _INTERPOLATIONS[interpolation_mode], _PADDINGS[padding_mode], align_corners)
-
-
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 4:
-        raise RuntimeError(f"grid_sampler_2d(): expected 4D input and grid, but got input with sizes "
-                           f"{list(input.shape)}")
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
-
-
-def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 5:
-        raise RuntimeError(f"grid_sampler_3d(): expected 5D input and grid, but got input with sizes "
-                           f"{list(input.shape)}")
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 def affine_grid_generator(theta, size, align_corners):
@@ -254,8 +284,8 @@ def nuclear_norm(input, dim=None, keepdim=False):
         if input.dim() != 2:
             raise RuntimeError(
                 "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
-                if input.dim() < 2 else "nuclear_norm: Expected a 2D tensor, but got a "
-                f"{input.dim()}D tensor instead."
+                if input.dim() < 2
+                else f"nuclear_norm: Expected a 2D tensor, but got a {input.dim()}D tensor instead."
             )
         dim = (-2, -1)
     return ember.linalg.matrix_norm(input, "nuc", tuple(dim), keepdim)
@@ -357,24 +387,55 @@ def _as_pair(cell):
 
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     """(output, h_n, c_n) of a stacked LSTM, as torch.lstm."""
-    out, (h, c) = _run_layers(lambda x, s, *w: lstm_cell(x, s, *w), input, tuple(hx), params, has_biases,
-                              num_layers, dropout, train, bidirectional, batch_first)
+    out, (h, c) = _run_layers(
+        lambda x, s, *w: lstm_cell(x, s, *w),
+        input,
+        tuple(hx),
+        params,
+        has_biases,
+        num_layers,
+        dropout,
+        train,
+        bidirectional,
+        batch_first,
+    )
     return out, h, c
 
 
 def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    out, (h,) = _run_layers(_as_pair(gru_cell), input, (hx,), params, has_biases, num_layers, dropout, train,
-                            bidirectional, batch_first)
+    out, (h,) = _run_layers(
+        _as_pair(gru_cell), input, (hx,), params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+    )
     return out, h
 
 
 def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    out, (h,) = _run_layers(_as_pair(rnn_tanh_cell), input, (hx,), params, has_biases, num_layers, dropout,
-                            train, bidirectional, batch_first)
+    out, (h,) = _run_layers(
+        _as_pair(rnn_tanh_cell),
+        input,
+        (hx,),
+        params,
+        has_biases,
+        num_layers,
+        dropout,
+        train,
+        bidirectional,
+        batch_first,
+    )
     return out, h
 
 
 def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    out, (h,) = _run_layers(_as_pair(rnn_relu_cell), input, (hx,), params, has_biases, num_layers, dropout,
-                            train, bidirectional, batch_first)
+    out, (h,) = _run_layers(
+        _as_pair(rnn_relu_cell),
+        input,
+        (hx,),
+        params,
+        has_biases,
+        num_layers,
+        dropout,
+        train,
+        bidirectional,
+        batch_first,
+    )
     return out, h

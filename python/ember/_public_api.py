@@ -14,11 +14,13 @@ from types import ModuleType
 OPERATORS_OFF_TOP_LEVEL = frozenset(
     {
         "adaptive_avg_pool2d",
+        "adaptive_max_pool2d",
         "avg_pool2d",
         "binary_cross_entropy",
         "col2im",
         "elu",
         "elu_",
+        "fractional_max_pool2d",
         "gelu",
         "gelu_backward",
         "glu",
@@ -69,6 +71,7 @@ OPERATORS_OFF_TOP_LEVEL = frozenset(
         "special_spherical_bessel_j0",
         "special_xlog1py",
         "special_zeta",
+        "upsample_bicubic2d",
         "upsample_bilinear2d",
         "upsample_linear1d",
         "upsample_nearest1d",
