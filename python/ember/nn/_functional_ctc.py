@@ -67,6 +67,8 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     x = input if batched else input.unsqueeze(0)
     spatial = list(x.shape[2:])
     if output_size is None:
+        if dims == 2 and len(output_ratio) > 2:  # as PyTorch: a plain number raises TypeError here
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * dims
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     out = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * dims

@@ -88,6 +88,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
             f"{weight.shape[0]} channels, but got {x.shape[1]} channels instead"
         )
+    if not (x.dtype.is_floating_point or x.dtype == ember.int64):
+        scalar = "Bool" if x.dtype == ember.bool else x.type().split(".")[-1][: -len("Tensor")]
+        raise NotImplementedError(f"\"slow_conv_transpose3d_out_cpu\" not implemented for '{scalar}'")
     s, p, q, dl = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)
     for i in range(3):
         if q[i] >= s[i] and q[i] >= dl[i]:

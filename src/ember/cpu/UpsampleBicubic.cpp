@@ -263,9 +263,9 @@ Tensor aa_forward(const Tensor& self, std::optional<std::vector<int64_t>> output
   switch (dtype) {
     case ScalarType::Float: return aa_forward_typed<float>(x, out, align_corners, scales, cubic);
     case ScalarType::Double: return aa_forward_typed<double>(x, out, align_corners, scales, cubic);
-    case ScalarType::Half: return aa_forward_typed<Half>(x, out, align_corners, scales, cubic);
-    case ScalarType::BFloat16: return aa_forward_typed<BFloat16>(x, out, align_corners, scales, cubic);
-    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(dtype), "'"));
+    default:
+      // PyTorch computes the weights for float and double only (uint8 has its own path)
+      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(dtype), "'"));
   }
 }
 
@@ -367,12 +367,12 @@ namespace ember::native {
 
 Tensor upsample_bilinear2d_aa_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,
                                   bool align_corners, std::optional<std::vector<double>> scale_factors) {
-  return aa_forward(self, output_size, align_corners, scale_factors, false, "upsample_bilinear2d_aa_out_frame");
+  return aa_forward(self, output_size, align_corners, scale_factors, false, "compute_index_ranges_weights");
 }
 
 Tensor upsample_bicubic2d_aa_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,
                                  bool align_corners, std::optional<std::vector<double>> scale_factors) {
-  return aa_forward(self, output_size, align_corners, scale_factors, true, "upsample_bicubic2d_aa_out_frame");
+  return aa_forward(self, output_size, align_corners, scale_factors, true, "compute_index_ranges_weights");
 }
 
 Tensor upsample_aa2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, bool align_corners,
