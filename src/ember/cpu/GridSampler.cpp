@@ -171,7 +171,7 @@ struct Corners {
   T slope[kCount][D];  // d weight / d coordinate d
 };
 
-template <typename T, int D>
+template <typename T, int D, bool kSlopes>
 void linear_corners(const Geometry<D>& g, const T* coord, Corners<T, D>& k) {
   int64_t lo[D];
   T w_lo[D], w_hi[D];
@@ -192,7 +192,7 @@ void linear_corners(const Geometry<D>& g, const T* coord, Corners<T, D>& k) {
       off += at * g.stride[d];
       w = d == 0 ? (hi ? w_hi[0] : w_lo[0]) : w * (hi ? w_hi[d] : w_lo[d]);
     }
-    for (int d = 0; d < D; ++d) {
+    for (int d = 0; kSlopes && d < D; ++d) {
       T s = (c >> d) & 1 ? T(1) : T(-1);
       for (int e = 0; e < D; ++e) {
         if (e != d) s = s * ((c >> e) & 1 ? w_hi[e] : w_lo[e]);
@@ -274,7 +274,18 @@ void sample_forward(const Tensor& input, const Tensor& grid, int64_t mode, int64
         continue;
       }
       Corners<T, D> k;
-      linear_corners<T, D>(g, coord, k);
+      linear_corners<T, D, false>(g, coord, k);
+      bool all_inside = true;
+      for (int j = 0; j < Corners<T, D>::kCount; ++j) all_inside = all_inside && k.inside[j];
+      if (all_inside) {
+        for (int64_t c = 0; c < C; ++c) {
+          const T* plane = src + c * g.plane;
+          T acc = 0;
+          for (int j = 0; j < Corners<T, D>::kCount; ++j) acc += plane[k.offset[j]] * k.weight[j];
+          dst[c * P] = acc;
+        }
+        continue;
+      }
       for (int64_t c = 0; c < C; ++c) {
         const T* plane = src + c * g.plane;
         T acc = 0;
@@ -356,8 +367,26 @@ void sample_backward(const Tensor& grad_out, const Tensor& input, const Tensor& 
           continue;
         }
         Corners<T, D> k;
-        linear_corners<T, D>(g, coord, k);
+        linear_corners<T, D, true>(g, coord, k);
         T gc[D] = {};
+        bool all_inside = true;
+        for (int j = 0; j < Corners<T, D>::kCount; ++j) all_inside = all_inside && k.inside[j];
+        if (all_inside && gsrc) {
+          for (int64_t c = 0; c < C; ++c) {
+            const T gv = gdst[c * P + p];
+            const T* plane = src + c * g.plane;
+            T* gplane = gsrc + c * g.plane;
+            for (int j = 0; j < Corners<T, D>::kCount; ++j) {
+              gplane[k.offset[j]] += k.weight[j] * gv;
+              const T v = plane[k.offset[j]];
+              for (int d = 0; d < D; ++d) gc[d] += v * k.slope[j][d] * gv;
+            }
+          }
+          if (gg) {
+            for (int d = 0; d < D; ++d) gg[d] = mult[d] * gc[d];
+          }
+          continue;
+        }
         for (int64_t c = 0; c < C; ++c) {
           const T gv = gdst[c * P + p];
           const T* plane = src + c * g.plane;

@@ -10,7 +10,8 @@
 // Antialiased (PyTorch's, after PIL): when shrinking by a factor s the filter
 // (triangle, or cubic with A = -0.5) is stretched by s; each output takes the
 // normalised filter weights of the source pixels within its support, one dim
-// at a time (width, then height), rounding to the dtype between the passes.
+// at a time (width, then height), rounding to the dtype between the passes;
+// the backward runs the transposed passes (height, then width).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -269,6 +270,7 @@ Tensor aa_forward(const Tensor& self, std::optional<std::vector<int64_t>> output
   }
 }
 
+// The transposed passes, height first: grad (OH x OW) -> mid (IH x OW) -> grad_in (IH x IW).
 template <typename A>
 void aa_backward_typed(const A* g, A* gi, int64_t planes, int64_t IH, int64_t IW, int64_t OH, int64_t OW,
                        bool align_corners, const std::optional<std::vector<double>>& scales, bool cubic) {
@@ -276,18 +278,28 @@ void aa_backward_typed(const A* g, A* gi, int64_t planes, int64_t IH, int64_t IW
   const FilterAxis<A> ax = filter_axis<A>(IW, OW, align_corners, scale(1), cubic);
   const FilterAxis<A> ay = filter_axis<A>(IH, OH, align_corners, scale(0), cubic);
   parallel_for(0, planes, 1, [&](int64_t begin, int64_t end) {
+    std::vector<A> mid(IH * OW);
     for (int64_t p = begin; p < end; ++p) {
       const A* gp = g + p * OH * OW;
       A* ip = gi + p * IH * IW;
+      std::fill(mid.begin(), mid.end(), A(0));
       for (int64_t oy = 0; oy < OH; ++oy) {
         const A* wy = &ay.w[oy * ay.width];
+        const A* grow = gp + oy * OW;
+        for (int64_t j = 0; j < ay.size[oy]; ++j) {
+          A* mrow = mid.data() + (ay.start[oy] + j) * OW;
+          const A w = wy[j];
+          for (int64_t ox = 0; ox < OW; ++ox) mrow[ox] += w * grow[ox];
+        }
+      }
+      for (int64_t iy = 0; iy < IH; ++iy) {
+        const A* mrow = mid.data() + iy * OW;
+        A* irow = ip + iy * IW;
         for (int64_t ox = 0; ox < OW; ++ox) {
           const A* wx = &ax.w[ox * ax.width];
-          const A v = gp[oy * OW + ox];
-          for (int64_t y = 0; y < ay.size[oy]; ++y) {
-            A* row = ip + (ay.start[oy] + y) * IW + ax.start[ox];
-            for (int64_t xx = 0; xx < ax.size[ox]; ++xx) row[xx] += wy[y] * wx[xx] * v;
-          }
+          const A v = mrow[ox];
+          A* dst = irow + ax.start[ox];
+          for (int64_t j = 0; j < ax.size[ox]; ++j) dst[j] += wx[j] * v;
         }
       }
     }
