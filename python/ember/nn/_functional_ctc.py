@@ -73,6 +73,9 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     out = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * dims
     for d in range(dims):
+        if out[d] + kernel[d] - 1 > spatial[d] and dims == 2:
+            side = ("height", "width")[d]
+            raise RuntimeError(f"{name}(): pool {side} {kernel[d]} too large relative to input {side} {spatial[d]}")
         if out[d] + kernel[d] - 1 > spatial[d]:
             raise RuntimeError(
                 f"{name}_out(): pool size {kernel[d]} too large relative to input size {spatial[d]} "

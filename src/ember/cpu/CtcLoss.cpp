@@ -38,7 +38,7 @@ std::string ctc_arg(const char* name, int pos) { return str_cat("argument #", po
 // PyTorch's checks of ctc_loss_cpu, in its order and words.
 CtcLayout ctc_layout(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                      IntArrayRef target_lengths, int64_t blank) {
-  const char* where = " (while checking arguments for ctc_loss_cpu)";
+  const char* where = " (while checking arguments for ctc_loss_allocate_outputs)";
   EMBER_CHECK(targets.scalar_type() == ScalarType::Long || targets.scalar_type() == ScalarType::Int,
               "Expected tensor for ", ctc_arg("targets", 2), " to have scalar type Int; but got ",
               dtype_message_name(targets.scalar_type()), " instead", where);

@@ -351,7 +351,7 @@ Tensor upsample_bicubic2d_cpu(const Tensor& self, std::optional<std::vector<int6
       break;
     default:
       throw NotImplementedError(
-          str_cat("\"upsample_bicubic2d_out_frame\" not implemented for '", dtype_message_name(dtype), "'"));
+          str_cat("\"compute_indices_weights_cubic\" not implemented for '", dtype_message_name(dtype), "'"));
   }
   return result;
 }
