@@ -5,8 +5,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/GraphHooks.h"
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/Ops.h"
@@ -216,6 +218,24 @@ void init_module(nb::module_& m) {
   });
   m.def("is_inference_mode_enabled", [] { return autograd::InferenceMode::is_enabled(); });
   m.def("_set_inference_mode", [](bool v) { autograd::InferenceMode::set_enabled(v); });
+  m.def("_is_grad_layout_enforcement_enabled", [] { return autograd::GradLayoutPolicy::is_enforced(); });
+  m.def("_set_grad_layout_enforcement_enabled", [](bool v) { autograd::GradLayoutPolicy::set_enforced(v); });
+  // torch.autograd.graph: a tensor's gradient edge (node, input_nr), and
+  // whether the running backward will execute a node.
+  m.def("_gradient_edge", [](const Tensor& t) {
+    autograd::Edge e = autograd::gradient_edge(t);
+    return nb::make_tuple(nb::steal(wrap_node(e.function)), e.input_nr);
+  });
+  m.def("_current_graph_task_id", [] { return autograd::current_graph_task_id(); });
+  m.def("_will_engine_execute_node", [](nb::handle node) {
+    std::shared_ptr<autograd::Node> n = node_of(node.ptr());
+    EMBER_CHECK(n, "_will_engine_execute_node expects a graph node");
+    std::optional<bool> r = autograd::will_engine_execute_node(n.get());
+    EMBER_CHECK(r.has_value(), "_will_engine_execute_node should only be called during the backward pass");
+    return *r;
+  });
+  // torch.autograd.graph.increment_version: bumps the version counter shared by a tensor's views.
+  m.def("_increment_version", [](const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); });
   m.def(
       "_run_backward",
       [](std::vector<Tensor> tensors, std::vector<std::optional<Tensor>> grads, std::optional<bool> retain_graph,
