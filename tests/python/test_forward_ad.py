@@ -435,3 +435,15 @@ def test_recurrent_layers(mode):
             out = layer(fw.make_dual(x, lib.ones_like(x)))[0]
             got.append(torch.tensor(fw.unpack_dual(out).tangent.tolist()))
     torch.testing.assert_close(got[0], got[1], rtol=1e-10, atol=1e-12)
+
+
+def test_make_dual_is_recorded_as_a_view():
+    for lib in (ember, torch):
+        fw = lib.autograd.forward_ad
+        x = lib.ones(2, 3, dtype=lib.float64).t().requires_grad_()
+        with fw.dual_level():
+            d = fw.make_dual(x, lib.ones(3, 2, dtype=lib.float64))
+            assert type(d.grad_fn).__name__ == "ViewBackward0"
+            assert d._is_view() and d.stride() == (1, 3)
+            (d * 2).sum().backward()
+        assert x.grad.tolist() == [[2.0, 2.0]] * 3
