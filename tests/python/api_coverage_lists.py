@@ -180,7 +180,6 @@ KNOWN_GAPS = {
         "matrix_rank",
         "monitor",
         "nonzero_static",
-        "overrides",
         "package",
         "pca_lowrank",
         "prepare_multiprocessing_environment",
@@ -336,11 +335,6 @@ KNOWN_GAPS = {
     "autograd": [
         "ProfilerEvent",
         "SavedTensor",
-        "cast",
-        "handle_torch_function",
-        "has_torch_function",
-        "is_tensor_like",
-        "overload",
         "torch",
     ],
     "linalg": [

@@ -279,3 +279,41 @@ def test_profiler_names():
             lib.ones(2) + 1
         assert any(e.name == "aten::add" for e in prof.function_events)
     assert ember.autograd.kineto_available() is False
+
+
+def test_torch_function_overrides_of_grad_and_backward():
+    class Declines:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    class Takes:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return func.__name__, len(args), sorted(kwargs)
+
+    for lib in (ember, torch):
+        assert lib.autograd.grad(Takes(), [Takes()]) == (
+            "grad",
+            2,
+            [
+                "allow_unused",
+                "create_graph",
+                "grad_outputs",
+                "is_grads_batched",
+                "materialize_grads",
+                "only_inputs",
+                "retain_graph",
+            ],
+        )
+        assert lib.autograd.backward(Takes()) == (
+            "backward",
+            1,
+            ["create_graph", "grad_tensors", "inputs", "retain_graph"],
+        )
+        e = err(lambda: lib.autograd.grad(Declines(), [Declines()]))
+        assert e[0] is TypeError and e[1].endswith(
+            f"autograd.grad' on types that implement __torch_function__: [{Declines!r}]"
+        )
+        assert lib.autograd.is_tensor_like(lib.ones(1)) and lib.autograd.is_tensor_like(Takes())
+        assert not lib.autograd.is_tensor_like(3) and not lib.autograd.has_torch_function([lib.ones(1), 2])

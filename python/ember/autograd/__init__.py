@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import cast, overload
 
 from ember import _C
 from ember.autograd import (  # noqa: F401
@@ -30,6 +31,7 @@ from ember.autograd.grad_mode import (
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from ember.autograd.profiler import DeviceType, ProfilerConfig, ProfilerState, kineto_available  # noqa: F401
 from ember.autograd.variable import Variable
+from ember.overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ember.profiler import ProfilerActivity  # noqa: F401
 
 __all__ = [
@@ -63,9 +65,7 @@ def _as_list(x):
 
 def _inputs_tuple(inputs, caller) -> Sequence:
     """inputs= as a tuple: one tensor, a sequence, or a dict (its values)."""
-    from ember import Tensor
-
-    if isinstance(inputs, Tensor):
+    if is_tensor_like(inputs):
         return (inputs,)
     if type(inputs) is dict:
         return tuple(inputs.values())
@@ -74,7 +74,7 @@ def _inputs_tuple(inputs, caller) -> Sequence:
             f"`inputs` argument to `{caller}()` must be a dict, not {type(inputs).__name__}. "
             "Other Mapping types are not supported."
         )
-    return tuple(inputs)
+    return tuple(cast(Sequence, inputs))
 
 
 def _run_engine(run, *args):
@@ -107,7 +107,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     inputs_tuple = () if inputs is None else _inputs_tuple(inputs, "backward")
     if inputs is not None and len(inputs_tuple) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    tensors = _as_list(tensors)
+    tensors = [tensors] if is_tensor_like(tensors) else list(tensors)
+    overridable = [t for t in (*tensors, *inputs_tuple) if is_tensor_like(t)]
+    if has_torch_function(overridable):
+        return handle_torch_function(
+            backward,
+            overridable,
+            tuple(tensors),
+            grad_tensors=grad_tensors,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=inputs_tuple if inputs is not None else None,
+        )
     grads = _as_list(grad_tensors) or [None] * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"grad_tensors has {len(grads)} elements but tensors has {len(tensors)}")
@@ -138,6 +149,34 @@ def _check_batched_grads(outputs, grads):
     return sizes.pop()
 
 
+@overload
+def grad(
+    outputs,
+    inputs: dict,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> dict: ...
+
+
+@overload
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple: ...
+
+
 def grad(
     outputs,
     inputs,
@@ -160,10 +199,26 @@ def grad(
         )
     if allow_unused is None:
         allow_unused = materialize_grads
-    outputs = _as_list(outputs)
+    outputs = [outputs] if is_tensor_like(outputs) else list(outputs)
     inputs_tuple = _inputs_tuple(inputs, "grad")
     if len(inputs_tuple) == 0:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    overridable = [t for t in (*outputs, *inputs_tuple) if is_tensor_like(t)]
+    if has_torch_function(overridable):
+        result = handle_torch_function(
+            grad,
+            overridable,
+            tuple(outputs),
+            inputs_tuple,
+            grad_outputs=grad_outputs,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            only_inputs=only_inputs,
+            allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched,
+            materialize_grads=materialize_grads,
+        )
+        return dict(zip(inputs.keys(), result)) if type(inputs) is dict else result
     if not only_inputs:
         warnings.warn(
             "only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient for "
