@@ -146,6 +146,7 @@ bool complex_formula_checked(const std::string& name) {
                                                           "DotBackward0",
                                                           "VdotBackward0",
                                                           "PolarBackward0",
+                                                          "CumsumBackward0",
                                                           "SqueezeBackward4"};
   return checked.count(name) != 0;
 }

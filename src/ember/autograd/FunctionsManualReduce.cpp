@@ -251,6 +251,9 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
   Tensor g = grad.to(dtype);
   if (g.dim() == 0 || g.numel() == 0) return g;
   const int64_t d = maybe_wrap_dim(dim, g.dim());
+  // A reversed cumulative sum; through operators when it must be
+  // differentiable (create_graph) or complex, else summed in double below.
+  if (GradMode::is_enabled() || g.is_complex()) return g.flip({d}).cumsum(d).flip({d});
   int64_t outer, n, inner;
   split_at(g.sizes(), d, outer, n, inner);
   Tensor gd = g.to(ScalarType::Double).contiguous();
