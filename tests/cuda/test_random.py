@@ -14,6 +14,13 @@ INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64", "bool"]
 BITS = {"float32": "int32", "float64": "int64", "float16": "int16", "bfloat16": "int16"}
 
 
+@pytest.fixture(autouse=True)
+def initialised():
+    # Seeds given before initialisation are queued; start both runtimes first.
+    ember.cuda.init()
+    torch.cuda.init()
+
+
 def as_torch(e):
     """An Ember tensor's values as a CPU torch tensor, through its bytes."""
     c = e.cpu().contiguous()
