@@ -12,7 +12,6 @@
 
 #if defined(__CUDACC__)
 #define EMBER_HOST_DEVICE __host__ __device__
-#define EMBER_DEVICE_INLINE __device__ __forceinline__
 #else
 #define EMBER_HOST_DEVICE
 #endif
