@@ -21,7 +21,7 @@ import yaml
 # Macros whose first argument is the operator a kernel is registered for.
 _DIRECT = re.compile(
     r"\b(?:EMBER_REGISTER_CUDA_POINTWISE|EMBER_CUDA_UNARY_KERNEL(?:_NAMED)?|EMBER_CUDA_BINARY_KERNEL|"
-    r"EMBER_COMPARE_KERNEL|EMBER_ACT_KERNEL|EMBER_BINARY_KERNEL|EMBER_SPECIAL_KERNEL|EMBER_KERNEL)\(\s*(\w+)\s*[,)]"
+    r"EMBER_COMPARE_KERNEL|EMBER_ACT_KERNEL|EMBER_BINARY_KERNEL|EMBER_SPECIAL_KERNEL|EMBER_UNARY_KERNEL|EMBER_TO_BOOL_KERNEL|EMBER_ARITH_KERNEL|EMBER_KERNEL)\(\s*(\w+)\s*[,)]"
 )
 _PREFIXED = re.compile(r"\bEMBER_POLYNOMIAL_KERNEL\(\s*(\w+)\s*,")  # registers special_<name>
 # Entries of an X-macro list of operators: `_(name, expression)` lines.

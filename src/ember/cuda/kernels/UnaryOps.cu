@@ -126,35 +126,94 @@ struct NanToNumOp {
   }
 };
 
-EMBER_CUDA_UNARY_KERNEL(abs, AbsOp, kIntegral | kAllFloating);
-EMBER_CUDA_UNARY_KERNEL(sign, SignOp, kAllReal);
-EMBER_CUDA_UNARY_KERNEL(floor, FloorOp, kIntegral | kAllFloating);
-EMBER_CUDA_UNARY_KERNEL(ceil, CeilOp, kIntegral | kAllFloating);
-EMBER_CUDA_UNARY_KERNEL(round, RoundOp, kIntegral | kAllFloating);
-EMBER_CUDA_UNARY_KERNEL(trunc, TruncOp, kIntegral | kAllFloating);
-EMBER_CUDA_UNARY_KERNEL(bitwise_not, BitwiseNotOp, kBool | kIntegral);
+// Operators of one result kind share a functor switching on the operator
+// (uniform per launch): 2 kernels per dtype for each kind.
+enum class Unary : int {
+  abs,
+  sign,
+  floor,
+  ceil,
+  round,
+  trunc,
+  bitwise_not,
+  neg,  // same dtype out
+  logical_not,
+  isnan,
+  isinf,
+  isfinite,
+  signbit,  // bool out
+};
 
-void neg_cuda_kernel(const TensorIterator& it) { unary_same<NegOp, kIntegral | kAllFloating>(it, "neg_cuda"); }
+template <typename C>
+struct SameDtypeOp {
+  Unary op;
+  __device__ C operator()(C x) const {
+    switch (op) {
+      case Unary::abs: return AbsOp<C>{}(x);
+      case Unary::sign: return SignOp<C>{}(x);
+      case Unary::floor: return FloorOp<C>{}(x);
+      case Unary::ceil: return CeilOp<C>{}(x);
+      case Unary::round: return RoundOp<C>{}(x);
+      case Unary::trunc: return TruncOp<C>{}(x);
+      case Unary::bitwise_not:
+        if constexpr (std::is_integral_v<C>) return BitwiseNotOp<C>{}(x);
+        break;
+      case Unary::neg:
+        if constexpr (!std::is_same_v<C, bool>) return NegOp<C>{}(x);
+        break;
+      default: break;
+    }
+    return x;
+  }
+};
+
+template <typename C>
+struct ToBoolOp {
+  Unary op;
+  __device__ bool operator()(C x) const {
+    switch (op) {
+      case Unary::logical_not: return LogicalNotOp<C>{}(x);
+      case Unary::isnan: return IsNanOp<C>{}(x);
+      case Unary::isinf: return IsInfOp<C>{}(x);
+      case Unary::isfinite: return IsFiniteOp<C>{}(x);
+      default: return SignbitOp<C>{}(x);
+    }
+  }
+};
+
+#define EMBER_UNARY_KERNEL(op, set)                                                                             \
+  void op##_cuda_kernel(const TensorIterator& it) { unary_same<SameDtypeOp, set>(it, #op "_cuda", Unary::op); } \
+  EMBER_REGISTER_CUDA_POINTWISE(op, &op##_cuda_kernel)
+EMBER_UNARY_KERNEL(abs, kIntegral | kAllFloating);
+EMBER_UNARY_KERNEL(sign, kAllReal);
+EMBER_UNARY_KERNEL(floor, kIntegral | kAllFloating);
+EMBER_UNARY_KERNEL(ceil, kIntegral | kAllFloating);
+EMBER_UNARY_KERNEL(round, kIntegral | kAllFloating);
+EMBER_UNARY_KERNEL(trunc, kIntegral | kAllFloating);
+EMBER_UNARY_KERNEL(bitwise_not, kBool | kIntegral);
+#undef EMBER_UNARY_KERNEL
+
+void neg_cuda_kernel(const TensorIterator& it) {
+  unary_same<SameDtypeOp, kIntegral | kAllFloating>(it, "neg_cuda", Unary::neg);
+}
 EMBER_REGISTER_CUDA_DISPATCH(neg_stub, &neg_cuda_kernel);
 
 // Bool result from the input's own dtype.
-template <template <typename> class Op>
-void to_bool(const TensorIterator& it, const char* name) {
+void to_bool(const TensorIterator& it, const char* name, Unary op) {
   dispatch_dtype<kAllReal>(it.dtype(1), name, [&](auto tag) {
     using S = typename decltype(tag)::type;
-    gpu_kernel<bool, S>(it, Op<opmath_t<S>>{});
+    gpu_kernel<bool, S>(it, ToBoolOp<opmath_t<S>>{op});
   });
 }
-void logical_not_cuda_kernel(const TensorIterator& it) { to_bool<LogicalNotOp>(it, "logical_not_cuda"); }
-void isnan_cuda_kernel(const TensorIterator& it) { to_bool<IsNanOp>(it, "isnan_cuda"); }
-void isinf_cuda_kernel(const TensorIterator& it) { to_bool<IsInfOp>(it, "isinf_cuda"); }
-void isfinite_cuda_kernel(const TensorIterator& it) { to_bool<IsFiniteOp>(it, "isfinite_cuda"); }
-void signbit_cuda_kernel(const TensorIterator& it) { to_bool<SignbitOp>(it, "signbit_cuda"); }
-EMBER_REGISTER_CUDA_POINTWISE(logical_not, &logical_not_cuda_kernel);
-EMBER_REGISTER_CUDA_POINTWISE(isnan, &isnan_cuda_kernel);
-EMBER_REGISTER_CUDA_POINTWISE(isinf, &isinf_cuda_kernel);
-EMBER_REGISTER_CUDA_POINTWISE(isfinite, &isfinite_cuda_kernel);
-EMBER_REGISTER_CUDA_POINTWISE(signbit, &signbit_cuda_kernel);
+#define EMBER_TO_BOOL_KERNEL(op)                                                           \
+  void op##_cuda_kernel(const TensorIterator& it) { to_bool(it, #op "_cuda", Unary::op); } \
+  EMBER_REGISTER_CUDA_POINTWISE(op, &op##_cuda_kernel)
+EMBER_TO_BOOL_KERNEL(logical_not);
+EMBER_TO_BOOL_KERNEL(isnan);
+EMBER_TO_BOOL_KERNEL(isinf);
+EMBER_TO_BOOL_KERNEL(isfinite);
+EMBER_TO_BOOL_KERNEL(signbit);
+#undef EMBER_TO_BOOL_KERNEL
 
 void round_decimals_cuda_kernel(const TensorIterator& it, int64_t decimals) {
   dispatch_dtype<kAllFloating>(it.common_dtype(), "round_cuda", [&](auto tag) {
