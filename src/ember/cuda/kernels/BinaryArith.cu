@@ -233,9 +233,28 @@ void floor_divide_cuda_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_CUDA_POINTWISE(floor_divide, &floor_divide_cuda_kernel);
 
-EMBER_CUDA_BINARY_KERNEL(remainder, RemainderOp, kIntegral | kAllFloating);
-EMBER_CUDA_BINARY_KERNEL(fmod, FmodOp, kIntegral | kAllFloating);
-EMBER_CUDA_BINARY_KERNEL(pow, PowOp, kIntegral | kAllFloating);
+// remainder, fmod and pow share a functor switching on the operator.
+enum class Arith : int { remainder, fmod, pow };
+template <typename C>
+struct ArithOp {
+  Arith op;
+  __device__ C operator()(C a, C b) const {
+    switch (op) {
+      case Arith::remainder: return RemainderOp<C>{}(a, b);
+      case Arith::fmod: return FmodOp<C>{}(a, b);
+      default: return PowOp<C>{}(a, b);
+    }
+  }
+};
+#define EMBER_ARITH_KERNEL(op)                                                  \
+  void op##_cuda_kernel(const TensorIterator& it) {                             \
+    binary_same<ArithOp, kIntegral | kAllFloating>(it, #op "_cuda", Arith::op); \
+  }                                                                             \
+  EMBER_REGISTER_CUDA_POINTWISE(op, &op##_cuda_kernel)
+EMBER_ARITH_KERNEL(remainder);
+EMBER_ARITH_KERNEL(fmod);
+EMBER_ARITH_KERNEL(pow);
+#undef EMBER_ARITH_KERNEL
 
 void pow_tensor_scalar_cuda_kernel(const TensorIterator& it, const Scalar& exponent) {
   dispatch_dtype<kIntegral | kAllFloating>(it.common_dtype(), "pow_cuda", [&](auto tag) {
