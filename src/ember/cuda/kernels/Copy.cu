@@ -187,6 +187,7 @@ void copy_kernel_cuda(TensorIterator& iter) {
   const bool src_is_scalar = src.dim() == 0 && src.is_cpu();
   EMBER_INTERNAL_ASSERT(iter.output().is_cuda() && (src.is_cuda() || src_is_scalar),
                         "copy_kernel_cuda: operands on one CUDA device");
+  const TensorDeviceGuard guard(iter.output());
   if (dst_t == src_t && !src_is_scalar) {
     if (is_dense_contiguous(iter)) {
       EMBER_CUDA_CHECK(cudaMemcpyAsync(iter.output().data_ptr(), src.data_ptr(), iter.numel() * element_size(dst_t),

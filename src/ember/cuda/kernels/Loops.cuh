@@ -199,6 +199,27 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(uint32_t n, LoopAr
   vectorized_body<Out, In...>(n, args, op, std::index_sequence_for<In...>{});
 }
 
+// Makes the device of a CUDA tensor current while kernels are launched on it.
+class TensorDeviceGuard {
+ public:
+  explicit TensorDeviceGuard(const Tensor& t) {
+    const int device = t.device().index < 0 ? current_device() : t.device().index;
+    const int current = current_device();
+    if (device != current) {
+      EMBER_CUDA_CHECK(cudaSetDevice(device));
+      previous_ = current;
+    }
+  }
+  ~TensorDeviceGuard() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  TensorDeviceGuard(const TensorDeviceGuard&) = delete;
+  TensorDeviceGuard& operator=(const TensorDeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
 namespace detail {
 inline bool is_cpu_number(const Tensor& t) { return t.dim() == 0 && t.is_cpu(); }
 
@@ -241,6 +262,7 @@ void gpu_kernel(const TensorIterator& iter, const Op& op) {
   [[maybe_unused]] int input = 1;
   ((detail::is_cpu_number(iter.operand(input)) ? detail::set_number<In>(args, iter, input) : void(), ++input), ...);
   const IterGeometry geometry = make_geometry(iter);
+  const TensorDeviceGuard guard(iter.output());
   const cudaStream_t stream = current_stream();
   int64_t elem_sizes[N];
   for (int k = 0; k < N; ++k) elem_sizes[k] = static_cast<int64_t>(sizes[k]);
