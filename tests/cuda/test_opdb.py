@@ -71,7 +71,9 @@ def _check_sample(row, dtype, s):
     tol = row.tol.get(dtype)
     strides = row.check_strides
     if row.compare_values:
-        assert_close(got, on_cpu, tol, f"{where} ember cuda vs ember cpu", strides)
+        # Strides follow torch's CUDA kernels where they differ from the CPU's (nonzero):
+        # compared with torch's CUDA result when there is one, else with Ember's CPU result.
+        assert_close(got, on_cpu, tol, f"{where} ember cuda vs ember cpu", strides and not torch_has_cuda())
     if torch_has_cuda() and row.compare_values:
         try:
             expected = fn_t(*to_torch_cuda(s.args), **to_torch_cuda(s.kwargs))

@@ -36,7 +36,14 @@ bool BadIndexFlag::raised() const {
 }
 
 IndexGeometry geometry_of(IntArrayRef shape, IntArrayRef target, IntArrayRef other, IntArrayRef index) {
-  const int64_t* strides[kOperands] = {target.data(), other.data(), index.data()};
+  // A 0-dim operand (one element) stays put while the walk moves.
+  const DimVector still(shape.size(), 0);
+  auto fit = [&](IntArrayRef s) {
+    EMBER_CHECK(s.size() == shape.size() || s.empty(), "internal error in a CUDA index kernel: operand of ", s.size(),
+                " dimensions in a walk of ", shape.size(), "; this is a bug");
+    return s.size() == shape.size() ? s.data() : still.data();
+  };
+  const int64_t* strides[kOperands] = {fit(target), fit(other), fit(index)};
   IndexGeometry g;
   if (!make_index_geometry(shape.data(), static_cast<int>(shape.size()), strides, kOperands, g)) {
     throw Error(str_cat("index kernels on CUDA support at most ", kMaxIndexDims, " dimensions, got ", shape.size()));

@@ -182,7 +182,7 @@ __global__ void nonzero_coords_kernel(const int64_t* selected, int64_t count, Si
 Tensor& nonzero_out_cuda(const Tensor& self, Tensor& out) {
   EMBER_CHECK(!out.defined() || out.dtype() == ScalarType::Long, "Expected object of scalar type Long as out, but got ",
               dtype_message_name(out.defined() ? out.dtype() : ScalarType::Long));
-  EMBER_CHECK(self.dim() <= kMaxIndexDims, "nonzero is not supported for tensors with more than ", kMaxIndexDims,
+  EMBER_CHECK(self.dim() <= kMaxIndexDims, "nonzero is not supported for tensor with more than ", kMaxIndexDims,
               " dimensions");
   EMBER_CHECK(self.numel() < std::numeric_limits<int>::max(),
               "nonzero is not supported for tensors with more than INT_MAX elements, See "
