@@ -84,6 +84,12 @@ export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
 "$PY" -c "import ember; print('ember', ember.__version__, 'from', ember.__file__, 'cuda', ember.version.cuda, 'devices', ember.cuda.device_count())" \
   2>&1 | tee -a "$SUMMARY"
 
+where=$("$PY" -c "import ember, os; print(os.path.dirname(ember.__file__))" 2>/dev/null)
+case "$where" in
+  "$SITE"*) ;;
+  *) note "warning: ember imports from $where, not from $SITE (an editable install of $PY shadows PYTHONPATH)" ;;
+esac
+
 # ---- tests/cuda ------------------------------------------------------------------
 XDIST=()
 if [ "$DRY" = 0 ] && "$PY" -c "import xdist" 2>/dev/null; then XDIST=(-n 8); fi
