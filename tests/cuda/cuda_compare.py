@@ -107,7 +107,7 @@ def tolerance(dtype, tol=None):
     return max(tol[0], base[0]), max(tol[1], base[1])
 
 
-def assert_close(got, expected, tol=None, where="", strides=True, exact=False):
+def assert_close(got, expected, tol=None, where="", strides=True, exact=False, device="cuda"):
     """got (Ember, on cuda) matches expected (an Ember or torch result):
     structure, dtype, shape, strides, and values within `tol` (exact when
     exact=True or for integer and bool results)."""
@@ -115,7 +115,7 @@ def assert_close(got, expected, tol=None, where="", strides=True, exact=False):
         assert isinstance(got, (tuple, list)), f"{where}: expected a sequence, got {type(got).__name__}"
         assert len(got) == len(expected), f"{where}: {len(got)} results != {len(expected)}"
         for i, (g, e) in enumerate(zip(got, expected)):
-            assert_close(g, e, tol, f"{where}[{i}]", strides, exact)
+            assert_close(g, e, tol, f"{where}[{i}]", strides, exact, device)
         return
     if not _is_tensor(expected):
         if isinstance(expected, float) and math.isnan(expected):
@@ -124,7 +124,7 @@ def assert_close(got, expected, tol=None, where="", strides=True, exact=False):
             assert got == expected, f"{where}: {got!r} != {expected!r}"
         return
     assert isinstance(got, ember.Tensor), f"{where}: expected a tensor, got {type(got).__name__}"
-    assert got.device.type == "cuda", f"{where}: result on {got.device}, not cuda"
+    assert got.device.type == device, f"{where}: result on {got.device}, not {device}"
     name = dtype_name(expected.dtype)
     assert dtype_name(got.dtype) == name, f"{where}: dtype {got.dtype} != {expected.dtype}"
     assert tuple(got.shape) == tuple(expected.shape), f"{where}: shape {tuple(got.shape)} != {tuple(expected.shape)}"

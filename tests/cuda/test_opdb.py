@@ -48,18 +48,30 @@ def _call(fn, args, kwargs, where):
     except NotImplementedError as err:
         m = _NO_KERNEL.search(str(err))
         if m is None:
-            raise
+            return None, err
         MISSING_KERNELS.setdefault(m.group(1), set()).add(where)
         pytest.xfail(f"no CUDA kernel for {m.group(1)}")
     except Exception as err:  # noqa: BLE001 - compared with the CPU's exception type
         return None, err
 
 
+def _has_tensor(obj):
+    if isinstance(obj, torch.Tensor):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_has_tensor(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_has_tensor(o) for o in obj.values())
+    return False
+
+
 def _check_sample(row, dtype, s):
     where = f"{row.id}[{dtype},{s.name}]"
     fn_e, fn_t = row.resolve(ember), row.resolve(torch)
+    # A factory (no tensor argument) is asked for its result on the device.
+    placed = {} if _has_tensor([s.args, s.kwargs]) else {"device": "cuda"}
     on_cpu, cpu_err = _call(fn_e, to_ember(s.args, "cpu"), to_ember(s.kwargs, "cpu"), where)
-    got, cuda_err = _call(fn_e, to_ember(s.args, "cuda"), to_ember(s.kwargs, "cuda"), where)
+    got, cuda_err = _call(fn_e, to_ember(s.args, "cuda"), {**to_ember(s.kwargs, "cuda"), **placed}, where)
     if cpu_err is not None:
         # Bad input: CUDA raises what the CPU raises (index checks may be device-side asserts in
         # PyTorch; Ember checks on the host, so the type is the CPU's).
@@ -76,7 +88,7 @@ def _check_sample(row, dtype, s):
         assert_close(got, on_cpu, tol, f"{where} ember cuda vs ember cpu", strides and not torch_has_cuda())
     if torch_has_cuda() and row.compare_values:
         try:
-            expected = fn_t(*to_torch_cuda(s.args), **to_torch_cuda(s.kwargs))
+            expected = fn_t(*to_torch_cuda(s.args), **to_torch_cuda(s.kwargs), **placed)
         except Exception:  # noqa: BLE001 - torch's CUDA build may refuse what its CPU build takes
             return
         assert_close(got, expected, tol, f"{where} ember cuda vs torch cuda", strides)
@@ -111,12 +123,19 @@ def _grads(row, s, device, where):
     out, err = _call(row.resolve(ember), args, kwargs, where)
     if err is not None:
         return None
-    outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if getattr(o, "requires_grad", False)]
+    outs = [
+        o
+        for o in (out if isinstance(out, (tuple, list)) else [out])
+        if getattr(o, "requires_grad", False) and o.dtype.is_floating_point
+    ]
     if not outs:
         return None
     total = None
     for k, o in enumerate(outs):
-        w = ember.linspace(0.5, 1.5, max(o.numel(), 1), dtype=o.dtype).reshape(tuple(o.shape)).to(device)
+        if o.numel() > 1:
+            w = ember.linspace(0.5, 1.5, o.numel(), dtype=o.dtype).reshape(tuple(o.shape)).to(device)
+        else:
+            w = ember.ones(tuple(o.shape), dtype=o.dtype).to(device)
         term = (o * w).sum()
         total = term if total is None else total + term
     grads = ember.autograd.grad(total, [t for t in inputs if t.requires_grad], allow_unused=True)

@@ -54,19 +54,18 @@ def _transformer(lib):
     )
 
 
-def train(lib, build, input_shape):
-    """Trains STEPS steps; returns the printed losses."""
-    device = "cuda"
+def train(lib, build, input_shape, device="cuda"):
+    """Trains STEPS steps on `device`; returns the printed losses."""
     model = build(lib).to(device)
     _init_like(lib, model, 0)
     opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    scaler = lib.amp.GradScaler("cuda")
+    scaler = lib.amp.GradScaler(device)
     targets = lib.arange(input_shape[0], device=device).remainder(10)
     printed = []
     for step in range(STEPS):
         x = _batch(lib, input_shape, step, device)
         opt.zero_grad()
-        with lib.autocast("cuda", dtype=lib.bfloat16):
+        with lib.autocast(device, dtype=lib.bfloat16):
             loss = lib.nn.functional.cross_entropy(model(x), targets)
         scaler.scale(loss).backward()
         scaler.step(opt)

@@ -79,3 +79,21 @@ def test_cuda_tests_skip_with_reason(tmp_path):
     reason = "Ember was built without CUDA" if not ember.cuda._is_compiled() else "no CUDA device"
     assert "SKIPPED [" in proc.stdout and reason in proc.stdout, proc.stdout[-1000:]
     assert "ember cuda: not available" in proc.stdout
+
+
+@pytest.mark.parametrize("model", ["cnn", "transformer"])
+def test_training_programs_on_cpu(model):
+    """tests/cuda/test_programs.py's programs, run on the CPU here (autocast bf16 + GradScaler):
+    the harness works and Ember prints torch's losses to bf16 precision."""
+    spec = importlib.util.spec_from_file_location("cuda_programs", ROOT / "tests" / "cuda" / "test_programs.py")
+    programs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(programs)
+    torch = pytest.importorskip("torch")
+    build, shape = {"cnn": (programs._cnn, (4, 3, 16, 16)), "transformer": (programs._transformer, (4, 8, 32))}[model]
+    mine = programs.train(ember, build, shape, "cpu")
+    theirs = programs.train(torch, build, shape, "cpu")
+    assert len(mine) == programs.STEPS
+    for m, t in zip(mine, theirs):
+        lm, lt = float(m.split()[3]), float(t.split()[3])
+        assert abs(lm - lt) <= programs.LOSS_RTOL * abs(lt), f"ember: {m} | torch: {t}"
+        assert m.split()[5] == t.split()[5], f"ember: {m} | torch: {t}"
