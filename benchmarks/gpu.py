@@ -5,9 +5,11 @@ measured) and reported as ember/torch ratio beside the target of the CUDA
 backend's bar. Elementwise cases also report their bandwidth as a fraction
 of a measured device-to-device copy.
 
-    python benchmarks/gpu.py [--budget SECONDS] [--only NAME,...] [--small]
+    python benchmarks/gpu.py [--budget SECONDS] [--only NAME,...] [--small] [--device cpu]
 
---small shrinks the sizes (a quick try); the table is printed at the end."""
+--small shrinks the sizes (a quick try); --device cpu runs the same cases on
+the CPU with host timing (a check of the script on a machine without a GPU);
+the table is printed at the end."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ except ImportError:
 
 ELEMENTS = 256 * 1024 * 1024  # 256M float32: 1 GiB per tensor
 GEMM_N = 4096
+DEVICE = "cuda"
 
 
 @dataclass
@@ -36,16 +39,16 @@ class Case:
     host_timed: bool = False
 
 
-def _fill(lib, n, seed, dtype="float32", device="cuda"):
+def _fill(lib, n, seed, dtype="float32"):
     """Deterministic values without either library's generator."""
-    x = lib.arange(n, dtype=lib.float32, device=device).mul_(0.6180339 + seed).remainder_(1.0).sub_(0.5)
+    x = lib.arange(n, dtype=lib.float32, device=DEVICE).mul_(0.6180339 + seed).remainder_(1.0).sub_(0.5)
     return x.to(getattr(lib, dtype))
 
 
 def _launch(requires_grad):
     def make(lib, small):
-        a = lib.ones(1, device="cuda", requires_grad=requires_grad)
-        b = lib.ones(1, device="cuda")
+        a = lib.ones(1, device=DEVICE, requires_grad=requires_grad)
+        b = lib.ones(1, device=DEVICE)
         return (lambda: a + b), 0, ""
 
     return make
@@ -53,14 +56,14 @@ def _launch(requires_grad):
 
 def _copy(lib, small):
     n = ELEMENTS // (64 if small else 1)
-    a, out = _fill(lib, n, 0), lib.empty(n, device="cuda")
+    a, out = _fill(lib, n, 0), lib.empty(n, device=DEVICE)
     return (lambda: out.copy_(a)), 2 * 4 * n, "GB/s"
 
 
 def _binary(op):
     def make(lib, small):
         n = ELEMENTS // (64 if small else 1)
-        a, b, out = _fill(lib, n, 0), _fill(lib, n, 1), lib.empty(n, device="cuda")
+        a, b, out = _fill(lib, n, 0), _fill(lib, n, 1), lib.empty(n, device=DEVICE)
         fn = getattr(lib, op)
         return (lambda: fn(a, b, out=out)), 3 * 4 * n, "GB/s"
 
@@ -69,7 +72,7 @@ def _binary(op):
 
 def _exp(lib, small):
     n = ELEMENTS // (64 if small else 1)
-    a, out = _fill(lib, n, 0), lib.empty(n, device="cuda")
+    a, out = _fill(lib, n, 0), lib.empty(n, device=DEVICE)
     return (lambda: lib.exp(a, out=out)), 2 * 4 * n, "GB/s"
 
 
@@ -102,7 +105,7 @@ def _softmax(lib, small):
 def _layer_norm(lib, small):
     rows = 8192 // (8 if small else 1)
     a = _fill(lib, rows * 4096, 0).reshape(rows, 4096)
-    w, b = lib.ones(4096, device="cuda"), lib.zeros(4096, device="cuda")
+    w, b = lib.ones(4096, device=DEVICE), lib.zeros(4096, device=DEVICE)
     return (lambda: lib.nn.functional.layer_norm(a, (4096,), w, b)), 2 * 4 * a.numel(), "GB/s"
 
 
@@ -122,8 +125,15 @@ CASES = [
 ]
 
 
+def _sync(lib):
+    if DEVICE == "cuda":
+        lib.cuda.synchronize()
+
+
 def time_events(lib, fn, repeats, inner):
     """Median milliseconds per call over `repeats` event-timed groups of `inner` calls."""
+    if DEVICE != "cuda":
+        return time_host(lib, fn, repeats, inner) / 1e3
     samples = []
     for _ in range(repeats):
         start, end = lib.cuda.Event(enable_timing=True), lib.cuda.Event(enable_timing=True)
@@ -140,12 +150,12 @@ def time_host(lib, fn, repeats, inner):
     """Median host microseconds per call (the launch cost), synchronizing after each group."""
     samples = []
     for _ in range(repeats):
-        lib.cuda.synchronize()
+        _sync(lib)
         t0 = time.perf_counter()
         for _ in range(inner):
             fn()
+        _sync(lib)
         samples.append((time.perf_counter() - t0) / inner * 1e6)
-        lib.cuda.synchronize()
     return statistics.median(samples)
 
 
@@ -153,7 +163,7 @@ def measure(case, lib, small):
     fn, work, unit = case.make(lib, small)
     for _ in range(3):  # warm-up: caches, cuBLAS handles, allocator pools
         fn()
-    lib.cuda.synchronize()
+    _sync(lib)
     if case.host_timed:
         return time_host(lib, fn, 7, 2000), 0, ""
     ms = time_events(lib, fn, 7, 1 if work > 1e9 else 10)
@@ -166,11 +176,23 @@ def main(argv=None):
     parser.add_argument("--budget", type=float, default=120.0, help="seconds; later cases are skipped past it")
     parser.add_argument("--only", default="", help="comma-separated substrings of case names")
     parser.add_argument("--small", action="store_true", help="smaller sizes, for a quick try")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"], help="cpu: a check of the script")
     args = parser.parse_args(argv)
-    if torch is None or not torch.cuda.is_available() or not ember.cuda.is_available():
-        print("gpu benchmarks: skipped (needs a GPU visible to both ember and torch)")
+    global DEVICE
+    DEVICE = args.device
+    if torch is None:
+        print("gpu benchmarks: skipped (torch is not installed)")
         return 0
-    print(f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; ember {ember.__version__}")
+    if DEVICE == "cuda":
+        if not torch.cuda.is_available() or not ember.cuda.is_available():
+            print("gpu benchmarks: skipped (needs a GPU visible to both ember and torch)")
+            return 0
+        name = torch.cuda.get_device_name(0)
+    else:
+        name = "cpu (a check of the script; host timing)"
+    print(f"device: {name}; torch {torch.__version__}; ember {ember.__version__}")
+    if args.small:
+        print("--small: every size below is divided (elements by 64, GEMM sides by 4, rows by 8)")
     wanted = [w for w in args.only.split(",") if w]
     start = time.perf_counter()
     rows = []
@@ -188,8 +210,8 @@ def main(argv=None):
             rows.append((case.name, f"error: {type(err).__name__}: {str(err).splitlines()[0][:80]}", "", "", "", ""))
             continue
         finally:
-            torch.cuda.empty_cache()
-            if hasattr(ember.cuda, "empty_cache"):
+            if DEVICE == "cuda":
+                torch.cuda.empty_cache()
                 ember.cuda.empty_cache()
         if case.name.startswith("copy"):
             copy_bw = t_rate
