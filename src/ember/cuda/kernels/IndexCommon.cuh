@@ -140,18 +140,19 @@ __device__ DeviceComplex<T> mul_in(DeviceComplex<T> a, DeviceComplex<T> b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
 
-// One thread per element of g (grid-stride): reads the index at operand 2,
-// and when it lies in [0, size_d) calls op(target offset, other offset) with
-// the target's offset moved along the indexed dimension; else records the
-// smallest bad linear position in *bad.
+// One thread per element of g (grid-stride): reads the index at operand 2
+// (a negative one counts from the end when wrap_negative), and when it lies in [0, size_d) calls op(target offset,
+// other offset) with the target's offset moved along the indexed dimension; else records the smallest bad linear
+// position in *bad.
 template <typename IndexT, typename Op>
 __global__ void index_walk_kernel(IndexGeometry g, const IndexT* index, int64_t target_stride_d, int64_t size_d,
-                                  unsigned long long* bad, Op op) {
+                                  bool wrap_negative, unsigned long long* bad, Op op) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t linear = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; linear < g.numel; linear += step) {
     int64_t off[kOperands];
     g.offsets(linear, off);
-    const int64_t v = static_cast<int64_t>(index[off[2]]);
+    int64_t v = static_cast<int64_t>(index[off[2]]);
+    if (wrap_negative && v < 0) v += size_d;
     if (v < 0 || v >= size_d) {
       atomicMin(bad, static_cast<unsigned long long>(linear));
       continue;

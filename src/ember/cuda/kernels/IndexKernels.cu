@@ -141,16 +141,16 @@ __global__ void masked_fill_kernel(IndexGeometry g, T* out, const bool* mask, T 
 
 template <typename Op>
 void launch_walk(const IndexGeometry& g, const Tensor& index, int64_t target_stride_d, int64_t size_d,
-                 const BadIndexFlag& flag, const Op& op) {
+                 const BadIndexFlag& flag, const Op& op, bool wrap_negative = false) {
   if (g.numel == 0) return;
   const LaunchShape s = launch_shape(g.numel);
   cudaStream_t stream = current_stream(index.device().index);
   if (index.dtype() == ScalarType::Int) {
     index_walk_kernel<int32_t, Op><<<static_cast<unsigned>(s.blocks), s.threads, 0, stream>>>(
-        g, static_cast<const int32_t*>(index.data_ptr()), target_stride_d, size_d, flag.ptr, op);
+        g, static_cast<const int32_t*>(index.data_ptr()), target_stride_d, size_d, wrap_negative, flag.ptr, op);
   } else {
     index_walk_kernel<int64_t, Op><<<static_cast<unsigned>(s.blocks), s.threads, 0, stream>>>(
-        g, static_cast<const int64_t*>(index.data_ptr()), target_stride_d, size_d, flag.ptr, op);
+        g, static_cast<const int64_t*>(index.data_ptr()), target_stride_d, size_d, wrap_negative, flag.ptr, op);
   }
   EMBER_CUDA_KERNEL_LAUNCH_CHECK();
 }
@@ -378,6 +378,84 @@ Tensor& index_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index,
   return out;
 }
 
+// ---- take, index_fill ----------------------------------------------------------------------
+
+Tensor& take_out_cuda(const Tensor& self, const Tensor& index, Tensor& out) {
+  Tensor meta_out = meta_copy(out);
+  native::take_out(meta_copy(self), meta_copy(index), meta_out);
+  check_dtype(self.dtype(), "take_cuda");
+  shape_output(self, meta_out, out);
+  if (out.numel() == 0) return out;
+  // self read as its flat, contiguous elements; positions count from the end when negative.
+  Tensor flat = self.contiguous();
+  const DimVector none = zeros_like_shape(index.dim());
+  IndexGeometry g = geometry_of(index.sizes(), none, out.strides(), index.strides());
+  BadIndexFlag flag(self.device());
+  dispatch_by_size(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    launch_walk(g, index, 1, flat.numel(), flag,
+                ReadTarget<T>{static_cast<const T*>(flat.data_ptr()), static_cast<T*>(out.data_ptr())}, true);
+  });
+  if (flag.raised()) {
+    raise_cpu_error([&] {
+      Tensor cpu_out;
+      native::take_out(on_cpu(self), on_cpu(index), cpu_out);
+    });
+  }
+  return out;
+}
+
+// out[..., index[j], ...] = value along dim (negative positions count from the end).
+bool index_fill_cuda(Tensor& out, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (index.numel() == 0 || out.numel() == 0) return false;
+  const int64_t d = out.dim() > 0 ? maybe_wrap_dim(dim, out.dim()) : 0;
+  DimVector shape(out.sizes());
+  if (out.dim() > 0) shape[d] = index.numel();
+  const DimVector none = zeros_like_shape(out.dim());
+  IndexGeometry g = geometry_of(shape, strides_without(out, d), none, index_along(index, out.dim(), d));
+  BadIndexFlag flag(out.device());
+  const int64_t size_d = out.dim() > 0 ? out.sizes()[d] : 1;
+  const int64_t stride_d = out.dim() > 0 ? out.strides()[d] : 0;
+  check_dtype(out.dtype(), "index_fill_");
+  dispatch_by_size(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    launch_walk(g, index, stride_d, size_d, flag,
+                FillTarget<T>{static_cast<T*>(out.data_ptr()), value_as<T>(value, out.dtype())}, true);
+  });
+  return flag.raised();
+}
+
+Tensor& index_fill_int_scalar_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                       Tensor& out) {
+  meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
+    native::index_fill_int_scalar_out(ms, dim, meta_copy(index), value, mo);
+  });
+  init_like_self(self, out);
+  if (index_fill_cuda(out, dim, index, value)) {
+    raise_cpu_error([&] {
+      Tensor cpu_out;
+      native::index_fill_int_scalar_out(on_cpu(self), dim, on_cpu(index), value, cpu_out);
+    });
+  }
+  return out;
+}
+
+Tensor& index_fill_int_tensor_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value,
+                                       Tensor& out) {
+  meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
+    native::index_fill_int_tensor_out(ms, dim, meta_copy(index), meta_copy(value), mo);
+  });
+  const Scalar number = scalar_of(value);
+  init_like_self(self, out);
+  if (index_fill_cuda(out, dim, index, number)) {
+    raise_cpu_error([&] {
+      Tensor cpu_out;
+      native::index_fill_int_tensor_out(on_cpu(self), dim, on_cpu(index), on_cpu(value), cpu_out);
+    });
+  }
+  return out;
+}
+
 // ---- masked_fill ---------------------------------------------------------------------------
 
 void masked_fill_cuda_inplace(Tensor& out, const Tensor& mask, const Scalar& value) {
@@ -479,6 +557,9 @@ const bool registered = [] {
   dispatch::masked_fill_Scalar_kernels[cuda] = &masked_fill_out_cuda;
   dispatch::masked_fill_Tensor_kernels[cuda] = &masked_fill_tensor_out_cuda;
   dispatch::embedding_dense_backward_kernels[cuda] = &embedding_dense_backward_cuda;
+  dispatch::take_kernels[cuda] = &take_out_cuda;
+  dispatch::index_fill_int_Scalar_kernels[cuda] = &index_fill_int_scalar_out_cuda;
+  dispatch::index_fill_int_Tensor_kernels[cuda] = &index_fill_int_tensor_out_cuda;
   return true;
 }();
 
