@@ -456,6 +456,36 @@ Tensor& index_fill_int_tensor_out_cuda(const Tensor& self, int64_t dim, const Te
   return out;
 }
 
+// ---- index_copy -------------------------------------------------------------------------------
+
+Tensor& index_copy_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
+    native::index_copy_out(ms, dim, meta_copy(index), meta_copy(source), mo);
+  });
+  init_like_self(self, out);
+  if (index.numel() == 0 || source.numel() == 0) return out;
+  const int64_t d = out.dim() > 0 ? maybe_wrap_dim(dim, out.dim()) : 0;
+  // The walk runs over source, writing each slice to the position its index names.
+  IndexGeometry g =
+      geometry_of(source.sizes(), strides_without(out, d), source.strides(), index_along(index, source.dim(), d));
+  BadIndexFlag flag(out.device());
+  const int64_t size_d = out.dim() > 0 ? out.sizes()[d] : 1;
+  const int64_t stride_d = out.dim() > 0 ? out.strides()[d] : 0;
+  check_dtype(out.dtype(), "index_copy_cuda_");
+  dispatch_by_size(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    launch_walk(g, index, stride_d, size_d, flag,
+                WriteTarget<T>{static_cast<T*>(out.data_ptr()), static_cast<const T*>(source.data_ptr())});
+  });
+  if (flag.raised()) {
+    raise_cpu_error([&] {
+      Tensor cpu_out;
+      native::index_copy_out(on_cpu(self), dim, on_cpu(index), on_cpu(source), cpu_out);
+    });
+  }
+  return out;
+}
+
 // ---- masked_fill ---------------------------------------------------------------------------
 
 void masked_fill_cuda_inplace(Tensor& out, const Tensor& mask, const Scalar& value) {
@@ -558,6 +588,7 @@ const bool registered = [] {
   dispatch::masked_fill_Tensor_kernels[cuda] = &masked_fill_tensor_out_cuda;
   dispatch::embedding_dense_backward_kernels[cuda] = &embedding_dense_backward_cuda;
   dispatch::take_kernels[cuda] = &take_out_cuda;
+  dispatch::index_copy_kernels[cuda] = &index_copy_out_cuda;
   dispatch::index_fill_int_Scalar_kernels[cuda] = &index_fill_int_scalar_out_cuda;
   dispatch::index_fill_int_Tensor_kernels[cuda] = &index_fill_int_tensor_out_cuda;
   return true;
