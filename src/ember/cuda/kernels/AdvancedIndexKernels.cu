@@ -305,9 +305,28 @@ Tensor& index_put_out_cuda(const Tensor& self, const std::vector<std::optional<T
   return out;
 }
 
+// self[mask] after broadcasting the two: a 1-d result in row-major order.
+Tensor& masked_select_out_cuda(const Tensor& self, const Tensor& mask, Tensor& out) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  EMBER_CHECK(!out.defined() || out.dtype() == self.dtype(),
+              "masked_select(): self and result must have the same scalar type");
+  DimVector shape = infer_broadcast_size(self.sizes(), mask.sizes());
+  Tensor s = self.expand(shape), m = mask.expand(shape);
+  if (shape.empty()) {  // 0-dim: a mask of one element
+    s = s.reshape({1});
+    m = m.reshape({1});
+  }
+  Tensor r = index_cuda(s, {std::optional<Tensor>(m)});
+  if (!out.defined()) return out = r;
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
 const bool registered = [] {
   dispatch::index_Tensor_kernels[static_cast<int>(DeviceType::CUDA)] = &index_cuda;
   dispatch::index_put_kernels[static_cast<int>(DeviceType::CUDA)] = &index_put_out_cuda;
+  dispatch::masked_select_kernels[static_cast<int>(DeviceType::CUDA)] = &masked_select_out_cuda;
   return true;
 }();
 
