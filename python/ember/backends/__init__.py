@@ -45,6 +45,9 @@ class _CuBLASModule:
         object.__setattr__(self, "_values", dict(self._defaults))
 
     def __getattr__(self, name):
+        if name == "allow_tf32":
+            # One state with torch.set_float32_matmul_precision, as in PyTorch.
+            return _C._get_float32_matmul_precision() != "highest"
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
@@ -53,6 +56,9 @@ class _CuBLASModule:
     def __setattr__(self, name, value):
         if name not in self._defaults:
             raise AttributeError(f"Unknown attribute {name}")
+        if name == "allow_tf32":
+            _C._set_float32_matmul_precision("high" if value else "highest")
+            return
         self._values[name] = value
 
 
@@ -109,6 +115,7 @@ mkldnn = _module(
 openmp = _module("openmp", "OpenMP threads.", is_available=lambda: _build_setting("USE_OPENMP") == "ON")
 mkl = _module("mkl", "Intel MKL: not used by this build (BLAS is OpenBLAS).", is_available=lambda: False)
 mps = _module("mps", "Apple's Metal backend: not in this build.", is_available=lambda: False, is_built=lambda: False)
+
 
 def _cpu_capability():
     return _C._show_config().split("CPU capability usage: ")[1].split()[0]

@@ -9,6 +9,7 @@
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/DispatchStub.h"
+#include "ember/ops/MatmulPrecision.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
@@ -130,6 +131,9 @@ void init_module(nb::module_& m) {
     g_size_class = cls.ptr();
   });
   m.def("_show_config", &show_config);
+  m.def("_get_float32_matmul_precision", [] { return std::string(float32_matmul_precision_name()); });
+  m.def("_set_float32_matmul_precision",
+        [](const std::string& name) { return ember::set_float32_matmul_precision(name); });
   m.def("_tensor_from_flat", [](nb::list values, std::vector<int64_t> shape, nb::handle dtype) {
     ScalarType t = parse_dtype(dtype.ptr());
     Tensor out = empty(shape, t);
