@@ -1,23 +1,31 @@
 """Moving data between Ember on CUDA and the PyTorch oracle (PyTorch on CUDA
-where this PyTorch has it, else on the CPU)."""
+where this PyTorch has it, else on the CPU). EMBER_CUDA_TESTS_DEVICE=cpu runs
+the same tests with Ember on the CPU: a check of the tests themselves on a
+machine without a GPU."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+import pytest
 import torch
 
 import ember
 
 TORCH_DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+DEVICE = os.environ.get("EMBER_CUDA_TESTS_DEVICE", "cuda")
+# Behaviour only CUDA has (TF32 products, half_to_float softmax, its dtype errors).
+cuda_only = pytest.mark.skipif(DEVICE != "cuda", reason="CUDA-only behaviour")
 
 
 def pair(t: torch.Tensor):
-    """The same values as an Ember CUDA tensor and a PyTorch tensor on TORCH_DEVICE."""
+    """The same values as an Ember tensor on DEVICE and a PyTorch tensor on TORCH_DEVICE."""
     if t.dtype == torch.bfloat16:
         e = ember.from_numpy(t.float().numpy()).to(ember.bfloat16)
     else:
         e = ember.from_numpy(t.numpy().copy())
-    return e.to("cuda"), t.to(TORCH_DEVICE)
+    return e.to(DEVICE), t.to(TORCH_DEVICE)
 
 
 def to_torch(e) -> torch.Tensor:
@@ -29,7 +37,7 @@ def to_torch(e) -> torch.Tensor:
 
 def check(e, t, rtol=None, atol=None, equal_nan=True):
     """Ember's result e matches PyTorch's t in dtype, shape and values."""
-    assert e.device.type == "cuda"
+    assert e.device.type == DEVICE
     assert str(e.dtype) == str(t.dtype), (e.dtype, t.dtype)
     assert tuple(e.shape) == tuple(t.shape)
     got = to_torch(e)

@@ -1,7 +1,10 @@
 """GPU tests: each file marks itself `pytest.mark.requires_cuda`; without a
-usable CUDA device those tests are skipped with the reason shown."""
+usable CUDA device those tests are skipped with the reason shown (unless
+EMBER_CUDA_TESTS_DEVICE=cpu runs them on the CPU, see _compare.py)."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -14,7 +17,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if ember.cuda.is_available():
+    if ember.cuda.is_available() or os.environ.get("EMBER_CUDA_TESTS_DEVICE") == "cpu":
         return
     skip = pytest.mark.skip(reason="no CUDA device: ember.cuda.is_available() is False")
     for item in items:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from _compare import TORCH_DEVICE, check, make, pair, to_torch
+from _compare import TORCH_DEVICE, check, cuda_only, make, pair, to_torch
 
 import ember
 
@@ -174,6 +174,7 @@ def test_softmax_forward_backward(shape, dim, dtype, log):
     check(e.grad, t.grad, *TOL[dtype])
 
 
+@cuda_only
 def test_softmax_half_to_float():
     e, t = pair(make((6, 300), torch.float16))
     if TORCH_DEVICE == "cuda":
@@ -217,8 +218,11 @@ def test_layer_norm_forward_backward(shape, normalized, affine, dtype):
     rtol, atol = TOL[dtype]
     check(e.grad, t.grad, rtol * 10, atol * 10)
     if affine:
-        check(ew.grad, tw.grad, rtol * 10, atol * 10)
-        check(eb.grad, tb.grad, rtol * 10, atol * 10)
+        # Parameter gradients sum over the rows: 16-bit roundings of the terms add up.
+        rows = t.numel() // tw.numel()
+        scale = rows**0.5 if dtype in (torch.float16, torch.bfloat16) else 1.0
+        check(ew.grad, tw.grad, rtol * 10, atol * 10 * scale)
+        check(eb.grad, tb.grad, rtol * 10, atol * 10 * scale)
 
 
 def test_layer_norm_saved_statistics():
