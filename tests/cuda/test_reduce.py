@@ -152,6 +152,21 @@ def test_errors_match():
     assert str(got.value) == str(want.value)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int32, torch.int64])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scans(name, dtype):
+    # Rows longer than one block's chunk (carry between chunks), and columns.
+    x = make((3, 700), dtype, low=0.9, high=1.1) if name == "cumprod" else make((3, 700), dtype)
+    if not dtype.is_floating_point and name == "cumprod":
+        x = make((3, 700), dtype).clamp(-1, 1)
+    e, t = pair(x)
+    tol = {torch.float32: (1e-3, 1e-4), torch.float64: (1e-10, 1e-10), torch.float16: (1e-2, 1e-1)}.get(dtype, (0, 0))
+    for dim in (1, 0, -1):
+        check(getattr(ember, name)(e, dim), getattr(torch, name)(t, dim), *tol)
+    e3, t3 = pair(make((4, 5, 6), dtype).clamp(-1, 1))
+    check(getattr(ember, name)(e3, 1), getattr(torch, name)(t3, 1), *tol)
+
+
 # ---- softmax, log_softmax --------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ void reduce_kernel(const cpu::ReducePlan& p, cpu::ReduceOp op, double divisor) {
   cpu::var_stub.cuda = &var_kernel;
   cpu::norm_stub.cuda = &norm_kernel;
   cpu::logsumexp_stub.cuda = &logsumexp_kernel;
+  cpu::scan_stub.cuda = &scan_kernel;
   cpu::softmax_stub.cuda = &softmax_kernel;
   cpu::softmax_backward_stub.cuda = &softmax_backward_kernel;
   cpu::layer_norm_stub.cuda = &layer_norm_kernel;

@@ -16,6 +16,8 @@ void arg_reduce_kernel(const cpu::ReducePlan& p, bool is_max);
 void var_kernel(const cpu::ReducePlan& p, double correction, bool take_sqrt);
 void norm_kernel(const cpu::ReducePlan& p, double ord);
 void logsumexp_kernel(const cpu::ReducePlan& p);
+// cumsum / cumprod (Scan.cu).
+void scan_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod);
 // softmax / log_softmax forward and backward (SoftMax.cu).
 void softmax_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool log);
 void softmax_backward_kernel(const Tensor& grad, const Tensor& out, Tensor& grad_input, int64_t outer, int64_t n,
