@@ -31,6 +31,11 @@ class EMBER_CORE_API NotImplementedError : public Error {
  public:
   using Error::Error;
 };
+// A device allocator ran out of memory (Python: torch.OutOfMemoryError).
+class EMBER_CORE_API OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
 
 namespace detail {
 inline void append(std::ostringstream&) {}
