@@ -132,12 +132,95 @@ if(USE_DISTRIBUTED AND USE_GLOO)
   endif()
 endif()
 
-# ---- CUDA (plumbing) ---------------------------------------------------------
+# ---- CUDA -----------------------------------------------------------------------
+# Note [CUDA architectures]
+# EMBER_CUDA_ARCH_LIST (or TORCH_CUDA_ARCH_LIST) takes PyTorch's spelling:
+# "9.0", "8.0;9.0+PTX", "9.0a", separated by ';' or spaces. Each entry
+# becomes machine code for that architecture; "+PTX" adds its PTX so newer
+# GPUs can run it. CMAKE_CUDA_ARCHITECTURES set by hand wins. The flags
+# ("sm_90 compute_90") are what torch.cuda.get_arch_list() reports.
 set(EMBER_CUDA_VERSION "")
+set(EMBER_CUDA_ARCH_FLAGS "")
+set(EMBER_CUBLAS_VERSION "")
 if(USE_CUDA)
+  if(DEFINED ENV{EMBER_CUDA_ARCH_LIST})
+    set(_ember_arch_default "$ENV{EMBER_CUDA_ARCH_LIST}")
+  elseif(DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(_ember_arch_default "$ENV{TORCH_CUDA_ARCH_LIST}")
+  else()
+    set(_ember_arch_default "9.0+PTX")
+  endif()
+  set(EMBER_CUDA_ARCH_LIST "${_ember_arch_default}" CACHE STRING "CUDA architectures, PyTorch's spelling (9.0+PTX)")
+  string(REPLACE " " ";" _ember_archs "${EMBER_CUDA_ARCH_LIST}")
+  set(_ember_cmake_archs)
+  foreach(_arch IN LISTS _ember_archs)
+    if(_arch STREQUAL "")
+      continue()
+    endif()
+    if(NOT _arch MATCHES "^([0-9]+)\\.([0-9]+)([af]?)(\\+PTX)?$")
+      ember_fail("EMBER_CUDA_ARCH_LIST: '${_arch}' is not an architecture like 9.0, 9.0a or 9.0+PTX")
+    endif()
+    set(_num "${CMAKE_MATCH_1}${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
+    list(APPEND _ember_cmake_archs "${_num}-real")
+    list(APPEND EMBER_CUDA_ARCH_FLAGS "sm_${_num}")
+    if(CMAKE_MATCH_4)
+      list(APPEND _ember_cmake_archs "${_num}-virtual")
+      list(APPEND EMBER_CUDA_ARCH_FLAGS "compute_${_num}")
+    endif()
+  endforeach()
+  if(NOT _ember_cmake_archs)
+    ember_fail("EMBER_CUDA_ARCH_LIST is empty")
+  endif()
+  list(JOIN EMBER_CUDA_ARCH_FLAGS " " EMBER_CUDA_ARCH_FLAGS)
+  if(NOT CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES ${_ember_cmake_archs})
+  endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
   set(EMBER_CUDA_VERSION ${CUDAToolkit_VERSION})
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CMAKE_CUDA_FLAGS_RELEASE "-O3 -DNDEBUG")
+  # constexpr std:: functions (numeric_limits, min/max) from device code.
+  string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr")
+
+  # cuBLAS: the nvidia-cublas wheel (headers and libraries under
+  # site-packages/nvidia/cu13 for CUDA 13, nvidia/cublas before), else the
+  # toolkit's. Installed, libember_cuda finds the wheel's library through a
+  # RUNPATH relative to site-packages/ember/lib, as PyTorch's wheels do.
+  execute_process(
+    COMMAND ${Python_EXECUTABLE} -c
+      "import importlib.util as u; s = u.find_spec('nvidia'); print(';'.join(s.submodule_search_locations) if s else '')"
+    OUTPUT_VARIABLE _ember_nvidia_dirs OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  set(_ember_cublas_hints)
+  foreach(_d IN LISTS _ember_nvidia_dirs)
+    list(APPEND _ember_cublas_hints "${_d}/cu${CUDAToolkit_VERSION_MAJOR}" "${_d}/cublas")
+  endforeach()
+  find_path(EMBER_CUBLAS_INCLUDE_DIR cublas_v2.h HINTS ${_ember_cublas_hints} PATH_SUFFIXES include NO_DEFAULT_PATH)
+  find_library(EMBER_CUBLAS_LIBRARY NAMES cublas libcublas.so.${CUDAToolkit_VERSION_MAJOR}
+               HINTS ${_ember_cublas_hints} PATH_SUFFIXES lib NO_DEFAULT_PATH)
+  set(EMBER_CUBLAS_RUNPATH "")
+  if(EMBER_CUBLAS_INCLUDE_DIR AND EMBER_CUBLAS_LIBRARY)
+    get_filename_component(_ember_cublas_libdir "${EMBER_CUBLAS_LIBRARY}" DIRECTORY)
+    get_filename_component(_ember_cublas_root "${_ember_cublas_libdir}" DIRECTORY)
+    get_filename_component(_ember_cublas_leaf "${_ember_cublas_root}" NAME)
+    set(EMBER_CUBLAS_RUNPATH "$ORIGIN/../../nvidia/${_ember_cublas_leaf}/lib")
+    add_library(ember_cublas SHARED IMPORTED GLOBAL)
+    set_target_properties(ember_cublas PROPERTIES IMPORTED_LOCATION "${EMBER_CUBLAS_LIBRARY}"
+                                                  INTERFACE_INCLUDE_DIRECTORIES "${EMBER_CUBLAS_INCLUDE_DIR}")
+  elseif(TARGET CUDA::cublas)
+    add_library(ember_cublas INTERFACE IMPORTED GLOBAL)
+    set_target_properties(ember_cublas PROPERTIES INTERFACE_LINK_LIBRARIES CUDA::cublas)
+    set(EMBER_CUBLAS_INCLUDE_DIR "${CUDAToolkit_INCLUDE_DIRS}")
+  else()
+    ember_fail("the CUDA build needs cuBLAS (fix: ${Python_EXECUTABLE} -m pip install nvidia-cublas, or USE_CUDA=0)")
+  endif()
+  file(STRINGS "${EMBER_CUBLAS_INCLUDE_DIR}/cublas_api.h" _ember_cublas_ver REGEX "#define CUBLAS_VER_(MAJOR|MINOR|PATCH)")
+  foreach(_part MAJOR MINOR PATCH)
+    string(REGEX MATCH "CUBLAS_VER_${_part} +([0-9]+)" _m "${_ember_cublas_ver}")
+    set(_ember_cublas_${_part} "${CMAKE_MATCH_1}")
+  endforeach()
+  set(EMBER_CUBLAS_VERSION "${_ember_cublas_MAJOR}.${_ember_cublas_MINOR}.${_ember_cublas_PATCH}")
   if(USE_CUDNN)
     find_path(EMBER_CUDNN_INCLUDE cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
     if(NOT EMBER_CUDNN_INCLUDE)
