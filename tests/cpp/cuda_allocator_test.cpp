@@ -97,6 +97,8 @@ TEST(CudaAllocator, SmallRequestsShareOneSegment) {
   EXPECT_EQ(y->size, 1024u);
   EXPECT_EQ(dev.malloc_calls, 1);
   EXPECT_EQ(addr(y), addr(x) + 512);  // best fit: the split remainder, lowest address first
+  EXPECT_EQ(a.find_allocated(y->ptr), y);
+  EXPECT_EQ(a.find_allocated(static_cast<char*>(y->ptr) + 512), nullptr);
   const DeviceStats s = a.stats();
   EXPECT_EQ(s.allocated_bytes[kAggregate].current, 1536);
   EXPECT_EQ(s.requested_bytes[kAggregate].current, 1100);
@@ -108,6 +110,7 @@ TEST(CudaAllocator, SmallRequestsShareOneSegment) {
   EXPECT_EQ(s.inactive_split[kAggregate].current, 1);
   EXPECT_EQ(s.inactive_split_bytes[kAggregate].current, int64_t(2 * kMiB - 1536));
   a.free(x);
+  EXPECT_EQ(a.find_allocated(x->ptr), nullptr);
   a.free(y);
 }
 

@@ -228,6 +228,7 @@ Block* DeviceCachingAllocator::malloc(size_t orig_size, StreamId stream) {
   block->requested_size = orig_size;
   block->gc_count = 0;
   active_blocks_.insert(block);
+  allocated_[block->ptr] = block;
   for (StatType t : {kAggregate, pst}) {
     stats_.allocation[t].increase(1);
     stats_.allocated_bytes[t].increase(static_cast<int64_t>(block->size));
@@ -243,6 +244,7 @@ void DeviceCachingAllocator::free(Block* block) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   EMBER_INTERNAL_ASSERT(block->allocated, "freeing a block that is not allocated");
   block->allocated = false;
+  allocated_.erase(block->ptr);
   const StatType pst = pool_stat(*block->pool);
   for (StatType t : {kAggregate, pst}) {
     stats_.allocation[t].decrease(1);
@@ -504,6 +506,12 @@ double DeviceCachingAllocator::memory_fraction() const {
 size_t DeviceCachingAllocator::pending_event_count() const {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   return events_.size();
+}
+
+Block* DeviceCachingAllocator::find_allocated(void* ptr) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  auto it = allocated_.find(ptr);
+  return it == allocated_.end() ? nullptr : it->second;
 }
 
 std::vector<SegmentInfo> DeviceCachingAllocator::snapshot() const {

@@ -188,6 +188,8 @@ class DeviceCachingAllocator {
   std::vector<SegmentInfo> snapshot() const;
   // Blocks whose events are still pending (for tests and diagnostics).
   size_t pending_event_count() const;
+  // The allocated block starting at `ptr`; nullptr when there is none.
+  Block* find_allocated(void* ptr) const;
 
  private:
   BlockPool& pool_for(size_t size) { return size <= kSmallSize ? small_pool_ : large_pool_; }
@@ -214,6 +216,7 @@ class DeviceCachingAllocator {
   BlockPool small_pool_{true};
   BlockPool large_pool_{false};
   std::set<Block*> active_blocks_;  // allocated or awaiting events
+  std::map<void*, Block*> allocated_;  // allocated blocks by address
   std::vector<std::pair<void*, Block*>> events_;  // in record order
   DeviceStats stats_;
   size_t total_reserved_ = 0;
