@@ -59,6 +59,7 @@ from ember._C import (  # noqa: F401  dtypes and core types
     uint8,
 )
 from ember._C import default_generator  # noqa: F401
+from ember._C import OutOfMemoryError  # noqa: F401
 from ember._size import Size
 from ember._tensor import Tensor, as_tensor, tensor  # noqa: F401
 from ember._C import from_numpy  # noqa: F401

@@ -8,12 +8,14 @@
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/BuildInfo.h"
+#include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyCuda.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
@@ -67,6 +69,10 @@ std::string show_config() {
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
   s += std::string("  - CUDA: ") + (cuda_version().empty() ? "not built" : "Runtime " + cuda_version()) + "\n";
+  if (const CudaRuntime* cuda = cuda_runtime_or_null()) {
+    s += "  - NVCC architecture flags: " + cuda->arch_flags() + "\n";
+    s += "  - cuBLAS " + cuda->cublas_version() + "\n";
+  }
   s += "  - Build settings: " EMBER_BUILD_SETTINGS "\n";
   return s;
 }
@@ -106,6 +112,7 @@ void init_module(nb::module_& m) {
   init_autocast(m);
   init_profiler(m);
   init_forward_ad(m);
+  init_cuda(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
