@@ -137,7 +137,7 @@ endif()
 # EMBER_CUDA_ARCH_LIST (or TORCH_CUDA_ARCH_LIST) takes PyTorch's spelling:
 # "9.0", "8.0;9.0+PTX", "9.0a", separated by ';' or spaces. Each entry
 # becomes machine code for that architecture; "+PTX" adds its PTX so newer
-# GPUs can run it. CMAKE_CUDA_ARCHITECTURES set by hand wins. The flags
+# GPUs can run it. CMAKE_CUDA_ARCHITECTURES is derived from it. The flags
 # ("sm_90 compute_90") are what torch.cuda.get_arch_list() reports.
 set(EMBER_CUDA_VERSION "")
 set(EMBER_CUDA_ARCH_FLAGS "")
@@ -172,9 +172,7 @@ if(USE_CUDA)
     ember_fail("EMBER_CUDA_ARCH_LIST is empty")
   endif()
   list(JOIN EMBER_CUDA_ARCH_FLAGS " " EMBER_CUDA_ARCH_FLAGS)
-  if(NOT CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES ${_ember_cmake_archs})
-  endif()
+  set(CMAKE_CUDA_ARCHITECTURES ${_ember_cmake_archs} CACHE STRING "Derived from EMBER_CUDA_ARCH_LIST" FORCE)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
   set(EMBER_CUDA_VERSION ${CUDAToolkit_VERSION})

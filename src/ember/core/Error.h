@@ -31,11 +31,6 @@ class EMBER_CORE_API NotImplementedError : public Error {
  public:
   using Error::Error;
 };
-// A device allocator ran out of memory (Python: torch.OutOfMemoryError).
-class EMBER_CORE_API OutOfMemoryError : public Error {
- public:
-  using Error::Error;
-};
 
 namespace detail {
 inline void append(std::ostringstream&) {}

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ember/core/Error.h"
+#include "ember/core/OutOfMemoryError.h"
 
 namespace ember::cuda {
 

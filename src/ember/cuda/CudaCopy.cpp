@@ -17,7 +17,6 @@
 #include "ember/cuda/kernels/CopyKernel.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
-#include "ember/ops/native/FactoryUtils.h"
 
 namespace ember::cuda {
 
@@ -33,7 +32,7 @@ size_t nbytes_of(const Tensor& t) { return static_cast<size_t>(t.numel()) * t.el
 Tensor contiguous_as(const Tensor& src, ScalarType dtype, IntArrayRef sizes) {
   const bool same_shape = src.sizes().equals(sizes);
   if (src.dtype() == dtype && same_shape && src.is_contiguous()) return src;
-  Tensor out = native::empty(sizes, dtype, src.device());
+  Tensor out = ember::empty(sizes, dtype, src.device());
   out.copy_(src);
   return out;
 }
@@ -80,7 +79,7 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
       block = contiguous_as(src, self.dtype(), self.sizes());
     }
     DeviceGuard guard(dst_device);
-    Tensor dst = self.is_contiguous() ? self : native::empty(self.sizes(), self.dtype(), self.device());
+    Tensor dst = self.is_contiguous() ? self : ember::empty(self.sizes(), self.dtype(), self.device());
     // The source device's work producing `block` must be done before the peer copy reads it.
     EMBER_CUDA_CHECK(cudaStreamSynchronize(current_stream(src_device)));
     EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), dst_device, block.data_ptr(), src_device, nbytes_of(dst),
@@ -94,7 +93,7 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
     const int device = self.device().index;
     DeviceGuard guard(device);
     const Tensor host = contiguous_as(src, self.dtype(), self.sizes());
-    Tensor dst = self.is_contiguous() ? self : native::empty(self.sizes(), self.dtype(), self.device());
+    Tensor dst = self.is_contiguous() ? self : ember::empty(self.sizes(), self.dtype(), self.device());
     const cudaStream_t stream = current_stream(device);
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), host.data_ptr(), nbytes_of(dst), cudaMemcpyHostToDevice, stream));
     // A temporary host block is freed on return: wait for it whatever non_blocking says.
@@ -107,7 +106,7 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   const int device = src.device().index;
   DeviceGuard guard(device);
   const Tensor block = contiguous_as(src, self.dtype(), self.sizes());
-  Tensor dst = self.is_contiguous() ? self : native::empty(self.sizes(), self.dtype(), self.device());
+  Tensor dst = self.is_contiguous() ? self : ember::empty(self.sizes(), self.dtype(), self.device());
   const cudaStream_t stream = current_stream(device);
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), block.data_ptr(), nbytes_of(dst), cudaMemcpyDeviceToHost, stream));
   finish(stream, non_blocking && dst.is_same(self), dst);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ember/core/Error.h"
+#include "ember/core/OutOfMemoryError.h"
 
 namespace ember::python {
 
