@@ -107,3 +107,17 @@ def test_config_reports_architectures_and_cublas():
     text = ember.__config__.show()
     assert f"NVCC architecture flags: {flags}" in text
     assert f"cuBLAS {_C._cuda_cublas_version()}" in text
+
+
+def test_pin_memory_walks_batches():
+    from ember.utils.data._utils.pin_memory import pin_memory
+
+    class Pinnable:
+        def pin_memory(self):
+            return "pinned"
+
+    batch = {"x": [Pinnable(), (Pinnable(), "name")], "n": 3}
+    assert pin_memory(batch) == {"x": ["pinned", ("pinned", "name")], "n": 3}
+    with pytest.raises(RuntimeError) as info:
+        pin_memory([ember.ones(2)])  # a tensor: pinned memory needs the device
+    assert str(info.value) == reason()

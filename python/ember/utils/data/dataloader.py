@@ -14,6 +14,7 @@ import warnings
 import ember
 
 from ._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
+from ._utils import pin_memory as _pin_memory
 from ._utils import random as _random
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import (
@@ -50,8 +51,8 @@ class DataLoader:
     that many worker processes (fork) that send batches through shared
     memory, prefetch_factor batches ahead each; persistent_workers keeps them
     across epochs; worker_init_fn(worker_id) runs in each worker after
-    seeding; timeout bounds the wait for a batch. pin_memory is accepted and
-    has no effect without an accelerator."""
+    seeding; timeout bounds the wait for a batch. pin_memory copies each
+    batch into page-locked memory (no effect without an accelerator)."""
 
     __initialized = False
 
@@ -77,9 +78,7 @@ class DataLoader:
         in_order=True,
     ):
         if num_workers < 0:
-            raise ValueError(
-                "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing."
-            )
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
@@ -133,9 +132,7 @@ class DataLoader:
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError(
-                "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
-            )
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
 
         if sampler is None:
             if self._dataset_kind == _DatasetKind.Iterable:
@@ -201,9 +198,7 @@ class DataLoader:
             "dataset",
             "persistent_workers",
         ):
-            raise ValueError(
-                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
-            )
+            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
         super().__setattr__(attr, val)
 
     def _get_iterator(self):
@@ -281,6 +276,7 @@ class _BaseDataLoaderIter:
                 "then device pinned memory won't be used.",
                 stacklevel=3,
             )
+        self._pin_memory = loader.pin_memory and ember.cuda.is_available()
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -305,6 +301,8 @@ class _BaseDataLoaderIter:
 
     def __next__(self):
         data = self._next_data()
+        if self._pin_memory:
+            data = _pin_memory.pin_memory(data)
         self._num_yielded += 1
         if (
             self._dataset_kind == _DatasetKind.Iterable
@@ -372,9 +370,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         if self._prefetch_factor <= 0:
-            raise AssertionError(
-                "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"
-            )
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._owner_pid = os.getpid()
         self._shutdown = False
@@ -454,9 +450,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         per_worker = max_tasks // max(sum(self._workers_status), 1)
         for _ in range(self._num_workers):
             wid = next(self._worker_cycle)
-            if self._workers_status[wid] and (
-                self._in_order or self._workers_num_tasks[wid] < per_worker
-            ):
+            if self._workers_status[wid] and (self._in_order or self._workers_num_tasks[wid] < per_worker):
                 break
         else:
             return  # no active worker left
@@ -478,11 +472,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._selector.unregister(self._socks[wid])
                 if self._workers_status[wid]:
                     self._raise_worker_failure([wid])
-        failed = [
-            wid
-            for wid, w in enumerate(self._workers)
-            if self._workers_status[wid] and not w.is_alive()
-        ]
+        failed = [wid for wid, w in enumerate(self._workers) if self._workers_status[wid] and not w.is_alive()]
         if failed:
             self._raise_worker_failure(failed)
         return False, None
@@ -517,9 +507,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 )
         pids = ", ".join(str(self._workers[wid].pid) for wid in wids)
         self._shutdown_workers()
-        raise RuntimeError(
-            f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
-        ) from RuntimeError("\n".join(causes))
+        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from RuntimeError(
+            "\n".join(causes)
+        )
 
     # ---- iteration ----
     def _next_data(self):
@@ -528,9 +518,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 info = self._task_info.get(self._rcvd_idx)
                 if info is not None and (len(info) == 2 or self._workers_status[info[0]]):
                     break
-                self._task_info.pop(
-                    self._rcvd_idx, None
-                )  # its worker is gone (IterableDataset ended)
+                self._task_info.pop(self._rcvd_idx, None)  # its worker is gone (IterableDataset ended)
                 self._rcvd_idx += 1
             else:
                 if not self._persistent_workers:
@@ -544,9 +532,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             if isinstance(idx, _ResumeIteration):
                 continue
             self._tasks_outstanding -= 1
-            if self._dataset_kind == _DatasetKind.Iterable and isinstance(
-                data, _IterableDatasetStopIteration
-            ):
+            if self._dataset_kind == _DatasetKind.Iterable and isinstance(data, _IterableDatasetStopIteration):
                 if self._persistent_workers:
                     self._workers_status[data.worker_id] = False
                 else:
