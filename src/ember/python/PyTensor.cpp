@@ -360,9 +360,10 @@ PyObject* element_to_python(const char* p, ScalarType t) {
 
 PyObject* m_item(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  const Tensor& t = unpack_tensor(self);
-  EMBER_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
-  EMBER_CHECK(!t.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  const Tensor& self_t = unpack_tensor(self);
+  EMBER_CHECK(self_t.numel() == 1, "a Tensor with ", self_t.numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(!self_t.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
   return element_to_python(static_cast<const char*>(t.data_ptr()), t.dtype());
   EMBER_PY_CATCH
 }
@@ -384,8 +385,9 @@ PyObject* tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size
 
 PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  const Tensor& t = unpack_tensor(self);
-  if (t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  const Tensor& self_t = unpack_tensor(self);
+  if (self_t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
   return tolist_rec(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0,
                     static_cast<int64_t>(t.element_size()), t.dtype());
   EMBER_PY_CATCH
