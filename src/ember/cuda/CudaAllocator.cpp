@@ -82,9 +82,13 @@ Allocators& allocators() {
   return *a;
 }
 
-void free_block(void* ctx) {
+// A deleter runs in destructors: a failing runtime (e.g. unloading at exit)
+// must not take the process down.
+void free_block(void* ctx) noexcept {
   auto* block = static_cast<Block*>(ctx);
-  device_allocator(block->device).free(block);
+  try {
+    device_allocator(block->device).free(block);
+  } catch (const std::exception&) {}
 }
 
 class CudaCachingAllocator final : public Allocator {
@@ -228,7 +232,12 @@ PinnedAllocator& pinned() {
   return *a;
 }
 
-void PinnedAllocator::release(void* ctx) { pinned().free_ptr(ctx); }
+void PinnedAllocator::release(void* ctx) {
+  try {
+    pinned().free_ptr(ctx);
+  } catch (const std::exception&) {  // as free_block
+  }
+}
 
 CudaCachingAllocator g_device_allocator;
 const bool g_registered = [] {
