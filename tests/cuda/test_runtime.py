@@ -269,3 +269,13 @@ def test_accelerator_and_device_queries():
 def test_numpy_round_trip_through_device():
     a = np.random.default_rng(0).standard_normal((5, 7)).astype(np.float32)
     assert np.array_equal(ember.from_numpy(a).cuda().cpu().numpy(), a)
+
+
+def test_factories_allocate_on_the_requested_device():
+    count = ember.cuda.device_count()
+    for index in range(count):
+        x = ember.empty(4, device=f"cuda:{index}")
+        assert x.device == ember.device("cuda", index)
+        assert ember.cuda.current_device() == 0  # the device is restored
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        ember.empty(4, device=f"cuda:{count}")
