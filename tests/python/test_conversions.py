@@ -224,8 +224,21 @@ def test_constants():
 
 def test_index_protocol():
     items = [10, 11, 12, 13]
-    for make in (lambda m: m.tensor(2), lambda m: m.tensor(True), lambda m: m.tensor([3]), lambda m: m.tensor(2.0),
-                 lambda m: m.tensor([1, 2]), lambda m: m.tensor(1, dtype=m.uint8)):
+    for make in (
+        lambda m: m.tensor(2),
+        lambda m: m.tensor(True),
+        lambda m: m.tensor([3]),
+        lambda m: m.tensor(2.0),
+        lambda m: m.tensor([1, 2]),
+        lambda m: m.tensor(1, dtype=m.uint8),
+    ):
         got, want = same_outcome(lambda: items[make(ember)], lambda: items[make(torch)])
         assert got == want
     assert list(range(10))[ember.tensor(1) : ember.tensor(4)] == [1, 2, 3]
+
+
+def test_to_a_device_with_an_index_copies_unless_it_is_the_tensors():
+    for lib in (torch, ember):
+        x = lib.ones(2)
+        assert x.to("cpu") is x and x.to(lib.device("cpu")) is x
+        assert x.to("cpu:0") is not x and x.to(lib.device("cpu", 0)) is not x

@@ -228,7 +228,9 @@ Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optiona
 Tensor to_dtype_layout(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
                        bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
   const ScalarType t = dtype.value_or(self.dtype());
-  const bool same_device = !device || device->type == self.device().type;
+  // A device without an index ("cuda") matches any of its type; "cuda:1" only itself.
+  const bool same_device =
+      !device || (device->type == self.device().type && (device->index < 0 || device->index == self.device().index));
   const MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
   const bool same_format = f == MemoryFormat::Preserve || self.suggest_memory_format() == f;
   if (t == self.dtype() && same_device && same_format && !copy) return self;
