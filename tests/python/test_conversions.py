@@ -224,14 +224,8 @@ def test_constants():
 
 def test_index_protocol():
     items = [10, 11, 12, 13]
-    for make in (
-        lambda m: m.tensor(2),
-        lambda m: m.tensor(True),
-        lambda m: m.tensor([3]),
-        lambda m: m.tensor(2.0),
-        lambda m: m.tensor([1, 2]),
-        lambda m: m.tensor(1, dtype=m.uint8),
-    ):
+    for make in (lambda m: m.tensor(2), lambda m: m.tensor(True), lambda m: m.tensor([3]), lambda m: m.tensor(2.0),
+                 lambda m: m.tensor([1, 2]), lambda m: m.tensor(1, dtype=m.uint8)):
         got, want = same_outcome(lambda: items[make(ember)], lambda: items[make(torch)])
         assert got == want
     assert list(range(10))[ember.tensor(1) : ember.tensor(4)] == [1, 2, 3]
