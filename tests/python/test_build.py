@@ -34,19 +34,8 @@ def test_version_module_fields():
 def test_config_show_lists_every_item():
     text = ember.__config__.show()
     assert text == ember._C._show_config()
-    for item in [
-        "GCC",
-        "C++ Version: 201703",
-        "BLAS: OpenBLAS",
-        "OpenMP 20",
-        "CPU capability usage: ",
-        "CUDA",
-        "Build settings: ",
-        "BUILD_TYPE=",
-        "USE_CUDA=",
-        "USE_OPENMP=",
-        "CXX_FLAGS=",
-    ]:
+    for item in ["GCC", "C++ Version: 201703", "BLAS: OpenBLAS", "OpenMP 20", "CPU capability usage: ",
+                 "CUDA", "Build settings: ", "BUILD_TYPE=", "USE_CUDA=", "USE_OPENMP=", "CXX_FLAGS="]:
         assert item in text, f"{item!r} missing from:\n{text}"
     cap = re.search(r"CPU capability usage: (\w+)", text).group(1)
     assert cap in ("DEFAULT", "AVX2", "AVX512")
@@ -109,12 +98,8 @@ def test_cuda_absent_or_reported():
 
 
 def _run_codegen(yaml: Path, out: Path) -> str:
-    r = subprocess.run(
-        [sys.executable, "-m", "tools.codegen.main", "--yaml", str(yaml), "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    r = subprocess.run([sys.executable, "-m", "tools.codegen.main", "--yaml", str(yaml), "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -135,12 +120,8 @@ def test_codegen_rewrites_only_changed_files(tmp_path):
 def test_codegen_error_names_yaml_line(tmp_path):
     bad = tmp_path / "ops.yaml"
     bad.write_text("- func: add.Tensor(Tensor self, Tnsor other) -> Tensor\n  dispatch:\n    CPU: add_out\n")
-    r = subprocess.run(
-        [sys.executable, "-m", "tools.codegen.main", "--yaml", str(bad), "--out", str(tmp_path / "o")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    r = subprocess.run([sys.executable, "-m", "tools.codegen.main", "--yaml", str(bad), "--out", str(tmp_path / "o")],
+                       cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 1
     assert "ops.yaml:1:" in r.stderr and "unknown type 'Tnsor'" in r.stderr
 
@@ -181,15 +162,12 @@ def test_codegen_reruns_only_for_its_inputs():
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not on PATH")
 def test_missing_compiler_fails_fast_with_one_line(tmp_path):
     env = dict(os.environ, CXX="/nonexistent/g++")
-    r = subprocess.run(
-        ["cmake", "-S", str(ROOT), "-B", str(tmp_path / "b")], env=env, capture_output=True, text=True, timeout=120
-    )
+    r = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(tmp_path / "b")], env=env, capture_output=True,
+                       text=True, timeout=120)
     assert r.returncode != 0
     first = r.stderr.splitlines()[0]
-    assert first == (
-        "ember: no C++ compiler: CXX is set to '/nonexistent/g++', which does not exist "
-        "(fix: install g++ or point CXX at a C++ compiler)"
-    ), r.stderr
+    assert first == ("ember: no C++ compiler: CXX is set to '/nonexistent/g++', which does not exist "
+                     "(fix: install g++ or point CXX at a C++ compiler)"), r.stderr
 
 
 def test_generated_stub_is_valid_python():
@@ -209,22 +187,9 @@ def test_cpp_consumer_builds_against_installed_package(tmp_path):
     src = ROOT / "examples" / "cpp"
     build = tmp_path / "build"
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
-    cfg = subprocess.run(
-        [
-            "cmake",
-            "-S",
-            str(src),
-            "-B",
-            str(build),
-            "-G",
-            "Ninja",
-            f"-DCMAKE_PREFIX_PATH={ember.utils.cmake_prefix_path}",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    cfg = subprocess.run(["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja",
+                          f"-DCMAKE_PREFIX_PATH={ember.utils.cmake_prefix_path}"],
+                         capture_output=True, text=True, env=env, timeout=300)
     assert cfg.returncode == 0, cfg.stdout + cfg.stderr
     bld = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True, env=env, timeout=600)
     assert bld.returncode == 0, bld.stdout + bld.stderr

@@ -78,7 +78,9 @@ class DataLoader:
         in_order=True,
     ):
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing."
+            )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
@@ -132,7 +134,9 @@ class DataLoader:
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
+            )
 
         if sampler is None:
             if self._dataset_kind == _DatasetKind.Iterable:
@@ -198,7 +202,9 @@ class DataLoader:
             "dataset",
             "persistent_workers",
         ):
-            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
+            )
         super().__setattr__(attr, val)
 
     def _get_iterator(self):
@@ -370,7 +376,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         if self._prefetch_factor <= 0:
-            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+            raise AssertionError(
+                "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"
+            )
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._owner_pid = os.getpid()
         self._shutdown = False
@@ -450,7 +458,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         per_worker = max_tasks // max(sum(self._workers_status), 1)
         for _ in range(self._num_workers):
             wid = next(self._worker_cycle)
-            if self._workers_status[wid] and (self._in_order or self._workers_num_tasks[wid] < per_worker):
+            if self._workers_status[wid] and (
+                self._in_order or self._workers_num_tasks[wid] < per_worker
+            ):
                 break
         else:
             return  # no active worker left
@@ -472,7 +482,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._selector.unregister(self._socks[wid])
                 if self._workers_status[wid]:
                     self._raise_worker_failure([wid])
-        failed = [wid for wid, w in enumerate(self._workers) if self._workers_status[wid] and not w.is_alive()]
+        failed = [
+            wid
+            for wid, w in enumerate(self._workers)
+            if self._workers_status[wid] and not w.is_alive()
+        ]
         if failed:
             self._raise_worker_failure(failed)
         return False, None
@@ -507,9 +521,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 )
         pids = ", ".join(str(self._workers[wid].pid) for wid in wids)
         self._shutdown_workers()
-        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from RuntimeError(
-            "\n".join(causes)
-        )
+        raise RuntimeError(
+            f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
+        ) from RuntimeError("\n".join(causes))
 
     # ---- iteration ----
     def _next_data(self):
@@ -518,7 +532,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 info = self._task_info.get(self._rcvd_idx)
                 if info is not None and (len(info) == 2 or self._workers_status[info[0]]):
                     break
-                self._task_info.pop(self._rcvd_idx, None)  # its worker is gone (IterableDataset ended)
+                self._task_info.pop(
+                    self._rcvd_idx, None
+                )  # its worker is gone (IterableDataset ended)
                 self._rcvd_idx += 1
             else:
                 if not self._persistent_workers:
@@ -532,7 +548,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             if isinstance(idx, _ResumeIteration):
                 continue
             self._tasks_outstanding -= 1
-            if self._dataset_kind == _DatasetKind.Iterable and isinstance(data, _IterableDatasetStopIteration):
+            if self._dataset_kind == _DatasetKind.Iterable and isinstance(
+                data, _IterableDatasetStopIteration
+            ):
                 if self._persistent_workers:
                     self._workers_status[data.worker_id] = False
                 else:
