@@ -176,6 +176,10 @@ from ember import library  # noqa: E402,F401
 from ember._ops import ops  # noqa: E402,F401
 from ember import func  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401
+from ember import overrides  # noqa: E402,F401
+from ember.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+
+_C.DisableTorchFunction, _C.DisableTorchFunctionSubclass = DisableTorchFunction, DisableTorchFunctionSubclass
 
 from ember import _argtypes  # noqa: E402
 

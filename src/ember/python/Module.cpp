@@ -21,6 +21,7 @@
 #include "ember/python/PyNanobind.h"
 #include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTorchFunction.h"
 #include "ember/python/PyTypes.h"
 
 namespace nb = nanobind;
@@ -106,6 +107,7 @@ void init_module(nb::module_& m) {
   init_autocast(m);
   init_profiler(m);
   init_forward_ad(m);
+  torch_function::init(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
