@@ -117,9 +117,9 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import _ops_math, _ops_shape, _ops_views  # noqa: E402
+from ember import _ops_indexed, _ops_math, _ops_shape, _ops_views  # noqa: E402
 
-for _module in (_ops_math, _ops_shape, _ops_views):
+for _module in (_ops_math, _ops_shape, _ops_views, _ops_indexed):
     for _name in _module.__all__:
         if _name not in globals():
             globals()[_name] = getattr(_module, _name)
@@ -190,6 +190,7 @@ from ember.futures import Future  # noqa: E402,F401
 
 class FatalError(Exception):
     """An unrecoverable error of the runtime."""
+
 
 from ember.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
 

@@ -95,3 +95,46 @@ def test_low_rank_svd_and_pca(shape, q):
 
     same(run)
     same(lambda L: L.pca_lowrank(L.ones(3, 4), q=9))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.gradient(L.tensor([1.0, 2, 4, 8, 16])),
+        lambda L: L.gradient(L.tensor([[1.0, 2, 4], [8, 16, 32]]), spacing=2.0, dim=1, edge_order=2),
+        lambda L: L.gradient(L.tensor([1.0, 2, 4, 8]), spacing=(L.tensor([0.0, 1, 1.5, 3.5]),)),
+        lambda L: L.gradient(L.tensor([1.0, 2, 4, 8]), spacing=(L.tensor([0.0, 1, 1.5, 3.5]),), edge_order=2),
+        lambda L: L.gradient(L.arange(12.0).reshape(3, 4) ** 2, spacing=[1.0, 0.5]),
+        lambda L: L.gradient(L.arange(12.0).reshape(3, 4) ** 2, dim=(0,), spacing=3),
+        lambda L: L.gradient(L.tensor([1, 4, 9, 16])),
+        lambda L: L.gradient(L.ones(2), edge_order=2),
+        lambda L: L.gradient(L.ones(3), edge_order=3),
+        lambda L: L.gradient(L.ones(3, 3), spacing=[1.0, 2.0, 3.0]),
+    ],
+)
+def test_gradient(call):
+    same(lambda L: [(t.dtype.is_floating_point, t.tolist()) for t in call(L)])
+
+
+def test_nonzero_static_and_index_reduce():
+    same(lambda L: L.nonzero_static(L.tensor([[1.0, 2, 0], [0, 3, 4]]), size=6).tolist())
+    same(lambda L: L.nonzero_static(L.tensor([[1.0, 2, 0], [0, 3, 4]]), size=2, fill_value=7).tolist())
+    same(lambda L: L.tensor([0, 5, 0, 6]).nonzero_static(size=3).tolist())
+    same(lambda L: L.nonzero_static(L.ones(2), size=-1))
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            same(
+                lambda L, r=reduce, i=include_self: (
+                    L.ones(3, 3)
+                    .index_reduce(0, L.tensor([0, 2, 0, 1]), L.arange(1.0, 13).reshape(4, 3), r, include_self=i)
+                    .tolist()
+                )
+            )
+    same(lambda L: L.ones(3, 3).index_reduce(0, L.tensor([0, 1]), L.ones(2, 3), "sum"))
+
+    def in_place(L):
+        t = L.ones(3, 4)
+        out = t.index_reduce_(1, L.tensor([3, 0]), L.full((3, 2), 5.0), "amax")
+        return out is t, t.tolist()
+
+    same(in_place)
