@@ -23,6 +23,7 @@
 #include "ember/python/PyNanobind.h"
 #include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTorchFunction.h"
 #include "ember/python/PyTypes.h"
 
 namespace nb = nanobind;
@@ -113,6 +114,7 @@ void init_module(nb::module_& m) {
   init_profiler(m);
   init_forward_ad(m);
   init_cuda(m);
+  torch_function::init(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
