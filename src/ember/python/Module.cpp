@@ -8,6 +8,7 @@
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/BuildInfo.h"
+#include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/MatmulPrecision.h"
 #include "ember/ops/Ops.h"
@@ -15,6 +16,7 @@
 #include "ember/ops/TensorIterator.h"
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyCuda.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
@@ -22,6 +24,7 @@
 #include "ember/python/PyNanobind.h"
 #include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTorchFunction.h"
 #include "ember/python/PyTypes.h"
 
 namespace nb = nanobind;
@@ -68,6 +71,10 @@ std::string show_config() {
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
   s += std::string("  - CUDA: ") + (cuda_version().empty() ? "not built" : "Runtime " + cuda_version()) + "\n";
+  if (const CudaRuntime* cuda = cuda_runtime_or_null()) {
+    s += "  - NVCC architecture flags: " + cuda->arch_flags() + "\n";
+    s += "  - cuBLAS " + cuda->cublas_version() + "\n";
+  }
   s += "  - Build settings: " EMBER_BUILD_SETTINGS "\n";
   return s;
 }
@@ -107,6 +114,8 @@ void init_module(nb::module_& m) {
   init_autocast(m);
   init_profiler(m);
   init_forward_ad(m);
+  init_cuda(m);
+  torch_function::init(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
