@@ -185,7 +185,7 @@ from ember.func import vmap  # noqa: E402,F401
 from ember import overrides  # noqa: E402,F401
 from ember import functional  # noqa: E402,F401
 from ember.amp import GradScaler  # noqa: E402,F401
-from ember.cuda import AcceleratorError, OutOfMemoryError  # noqa: E402,F401
+from ember.cuda import AcceleratorError  # noqa: E402,F401
 from ember.futures import Future  # noqa: E402,F401
 
 

@@ -93,7 +93,7 @@ Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CP
                                const char* fallback) {
   std::vector<std::optional<Tensor>> host;
   for (const auto& i : indices) host.push_back(i.has_value() && i->defined() ? std::optional<Tensor>(on_cpu(*i)) : i);
-  native::index(on_cpu(self), host);
+  dispatch::index_Tensor_kernels[kCpuKernel](on_cpu(self), host);
   throw IndexError(fallback);
 }
 
@@ -251,7 +251,7 @@ Tensor index_cuda(const Tensor& self, const std::vector<std::optional<Tensor>>& 
   std::vector<std::optional<Tensor>> host;
   for (const auto& i : indices) host.push_back(i.has_value() && i->defined() ? std::optional<Tensor>(on_cpu(*i)) : i);
   Tensor cpu_out;
-  native::index_put_out(on_cpu(self), host, on_cpu(values), accumulate, cpu_out);
+  dispatch::index_put_kernels[kCpuKernel](on_cpu(self), host, on_cpu(values), accumulate, cpu_out);
   throw IndexError(fallback);
 }
 

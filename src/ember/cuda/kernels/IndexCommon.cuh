@@ -13,8 +13,13 @@
 #include "ember/cuda/kernels/IndexGeometry.h"
 #include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/generated/DispatchTables.h"
 
 namespace ember::cuda {
+
+// The CPU kernels these fall back to or check meta tensors with are reached
+// through their operators' exported dispatch tables.
+constexpr int kCpuKernel = static_cast<int>(DeviceType::CPU);
 
 // Element types of the same size as a dtype, for kernels that only move bytes.
 struct alignas(16) Bytes16 {

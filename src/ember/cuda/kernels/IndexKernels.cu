@@ -211,7 +211,7 @@ void check_dtype(ScalarType t, const char* kernel_name) {
 
 Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
   Tensor meta_out = meta_copy(out);
-  native::index_select_out(meta_copy(self), dim, meta_copy(index), meta_out);
+  dispatch::index_select_kernels[kCpuKernel](meta_copy(self), dim, meta_copy(index), meta_out);
   check_dtype(self.dtype(), "index_select_cuda");
   shape_output(self, meta_out, out);
   if (out.numel() == 0) return out;
@@ -229,7 +229,7 @@ Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& ind
   if (flag.raised()) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::index_select_out(on_cpu(self), dim, on_cpu(index), cpu_out);
+      dispatch::index_select_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), cpu_out);
     });
   }
   return out;
@@ -239,7 +239,7 @@ Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& ind
 
 Tensor& gather_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, Tensor& out) {
   Tensor meta_out = meta_copy(out);
-  native::gather_out(meta_copy(self), dim, meta_copy(index), sparse_grad, meta_out);
+  dispatch::gather_kernels[kCpuKernel](meta_copy(self), dim, meta_copy(index), sparse_grad, meta_out);
   check_dtype(self.dtype(), "gather_out_cuda");
   shape_output(self, meta_out, out);
   if (out.numel() == 0) return out;
@@ -256,7 +256,7 @@ Tensor& gather_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, bo
   if (flag.raised()) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::gather_out(on_cpu(self), dim, on_cpu(index), sparse_grad, cpu_out);
+      dispatch::gather_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), sparse_grad, cpu_out);
     });
   }
   return out;
@@ -310,12 +310,12 @@ bool scatter_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Te
 
 Tensor& scatter_src_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::scatter_src_out(ms, dim, meta_copy(index), meta_copy(src), mo);
+    dispatch::scatter_src_kernels[kCpuKernel](ms, dim, meta_copy(index), meta_copy(src), mo);
   });
   if (scatter_cuda(self, dim, index, src, nullptr, ScatterKind::Src, out)) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::scatter_src_out(on_cpu(self), dim, on_cpu(index), on_cpu(src), cpu_out);
+      dispatch::scatter_src_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), on_cpu(src), cpu_out);
     });
   }
   return out;
@@ -323,12 +323,12 @@ Tensor& scatter_src_out_cuda(const Tensor& self, int64_t dim, const Tensor& inde
 
 Tensor& scatter_value_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::scatter_value_out(ms, dim, meta_copy(index), value, mo);
+    dispatch::scatter_value_kernels[kCpuKernel](ms, dim, meta_copy(index), value, mo);
   });
   if (scatter_cuda(self, dim, index, Tensor(), &value, ScatterKind::Value, out)) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::scatter_value_out(on_cpu(self), dim, on_cpu(index), value, cpu_out);
+      dispatch::scatter_value_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), value, cpu_out);
     });
   }
   return out;
@@ -336,12 +336,12 @@ Tensor& scatter_value_out_cuda(const Tensor& self, int64_t dim, const Tensor& in
 
 Tensor& scatter_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::scatter_add_out(ms, dim, meta_copy(index), meta_copy(src), mo);
+    dispatch::scatter_add_kernels[kCpuKernel](ms, dim, meta_copy(index), meta_copy(src), mo);
   });
   if (scatter_cuda(self, dim, index, src, nullptr, ScatterKind::Add, out)) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::scatter_add_out(on_cpu(self), dim, on_cpu(index), on_cpu(src), cpu_out);
+      dispatch::scatter_add_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), on_cpu(src), cpu_out);
     });
   }
   return out;
@@ -350,7 +350,7 @@ Tensor& scatter_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& inde
 Tensor& index_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha, Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::index_add_out(ms, dim, meta_copy(index), meta_copy(source), alpha, mo);
+    dispatch::index_add_kernels[kCpuKernel](ms, dim, meta_copy(index), meta_copy(source), alpha, mo);
   });
   init_like_self(self, out);
   if (index.numel() == 0 || source.numel() == 0) return out;
@@ -372,7 +372,7 @@ Tensor& index_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index,
   if (flag.raised()) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::index_add_out(on_cpu(self), dim, on_cpu(index), on_cpu(source), alpha, cpu_out);
+      dispatch::index_add_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), on_cpu(source), alpha, cpu_out);
     });
   }
   return out;
@@ -382,7 +382,7 @@ Tensor& index_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index,
 
 Tensor& take_out_cuda(const Tensor& self, const Tensor& index, Tensor& out) {
   Tensor meta_out = meta_copy(out);
-  native::take_out(meta_copy(self), meta_copy(index), meta_out);
+  dispatch::take_kernels[kCpuKernel](meta_copy(self), meta_copy(index), meta_out);
   check_dtype(self.dtype(), "take_cuda");
   shape_output(self, meta_out, out);
   if (out.numel() == 0) return out;
@@ -399,7 +399,7 @@ Tensor& take_out_cuda(const Tensor& self, const Tensor& index, Tensor& out) {
   if (flag.raised()) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::take_out(on_cpu(self), on_cpu(index), cpu_out);
+      dispatch::take_kernels[kCpuKernel](on_cpu(self), on_cpu(index), cpu_out);
     });
   }
   return out;
@@ -428,13 +428,13 @@ bool index_fill_cuda(Tensor& out, int64_t dim, const Tensor& index, const Scalar
 Tensor& index_fill_int_scalar_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                                        Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::index_fill_int_scalar_out(ms, dim, meta_copy(index), value, mo);
+    dispatch::index_fill_int_Scalar_kernels[kCpuKernel](ms, dim, meta_copy(index), value, mo);
   });
   init_like_self(self, out);
   if (index_fill_cuda(out, dim, index, value)) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::index_fill_int_scalar_out(on_cpu(self), dim, on_cpu(index), value, cpu_out);
+      dispatch::index_fill_int_Scalar_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), value, cpu_out);
     });
   }
   return out;
@@ -443,14 +443,14 @@ Tensor& index_fill_int_scalar_out_cuda(const Tensor& self, int64_t dim, const Te
 Tensor& index_fill_int_tensor_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value,
                                        Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::index_fill_int_tensor_out(ms, dim, meta_copy(index), meta_copy(value), mo);
+    dispatch::index_fill_int_Tensor_kernels[kCpuKernel](ms, dim, meta_copy(index), meta_copy(value), mo);
   });
   const Scalar number = scalar_of(value);
   init_like_self(self, out);
   if (index_fill_cuda(out, dim, index, number)) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::index_fill_int_tensor_out(on_cpu(self), dim, on_cpu(index), on_cpu(value), cpu_out);
+      dispatch::index_fill_int_Tensor_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), on_cpu(value), cpu_out);
     });
   }
   return out;
@@ -460,7 +460,7 @@ Tensor& index_fill_int_tensor_out_cuda(const Tensor& self, int64_t dim, const Te
 
 Tensor& index_copy_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::index_copy_out(ms, dim, meta_copy(index), meta_copy(source), mo);
+    dispatch::index_copy_kernels[kCpuKernel](ms, dim, meta_copy(index), meta_copy(source), mo);
   });
   init_like_self(self, out);
   if (index.numel() == 0 || source.numel() == 0) return out;
@@ -480,7 +480,7 @@ Tensor& index_copy_out_cuda(const Tensor& self, int64_t dim, const Tensor& index
   if (flag.raised()) {
     raise_cpu_error([&] {
       Tensor cpu_out;
-      native::index_copy_out(on_cpu(self), dim, on_cpu(index), on_cpu(source), cpu_out);
+      dispatch::index_copy_kernels[kCpuKernel](on_cpu(self), dim, on_cpu(index), on_cpu(source), cpu_out);
     });
   }
   return out;
@@ -505,8 +505,9 @@ void masked_fill_cuda_inplace(Tensor& out, const Tensor& mask, const Scalar& val
 }
 
 Tensor& masked_fill_out_cuda(const Tensor& self, const Tensor& mask, const Scalar& value, Tensor& out) {
-  meta_check_inplace(self, out,
-                     [&](const Tensor& ms, Tensor& mo) { native::masked_fill_out(ms, meta_copy(mask), value, mo); });
+  meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
+    dispatch::masked_fill_Scalar_kernels[kCpuKernel](ms, meta_copy(mask), value, mo);
+  });
   if (!out.defined()) {
     out = ember::empty(infer_broadcast_size(self.sizes(), mask.sizes()), self.dtype(), self.device());
     out.copy_(self);
@@ -517,7 +518,7 @@ Tensor& masked_fill_out_cuda(const Tensor& self, const Tensor& mask, const Scala
 
 Tensor& masked_fill_tensor_out_cuda(const Tensor& self, const Tensor& mask, const Tensor& value, Tensor& out) {
   meta_check_inplace(self, out, [&](const Tensor& ms, Tensor& mo) {
-    native::masked_fill_tensor_out(ms, meta_copy(mask), meta_copy(value), mo);
+    dispatch::masked_fill_Tensor_kernels[kCpuKernel](ms, meta_copy(mask), meta_copy(value), mo);
   });
   // The value's number is read on the host (one copy of a 0-dim tensor).
   const Scalar number = scalar_of(value);
@@ -569,8 +570,8 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   }
   if (flag.raised()) {
     raise_cpu_error([&] {
-      native::embedding_dense_backward_cpu(on_cpu(grad_output), on_cpu(indices), num_weights, padding_idx,
-                                           scale_grad_by_freq);
+      dispatch::embedding_dense_backward_kernels[kCpuKernel](on_cpu(grad_output), on_cpu(indices), num_weights,
+                                                             padding_idx, scale_grad_by_freq);
     });
   }
   return widen ? acc.to(dtype) : acc;

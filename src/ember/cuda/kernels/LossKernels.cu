@@ -134,8 +134,8 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
                                                  int64_t ignore_index) {
   std::optional<Tensor> meta_weight;
   if (weight_.has_value()) meta_weight = meta_copy(*weight_);
-  auto [meta_out, meta_total] =
-      native::nll_loss_forward_cpu(meta_copy(self), meta_copy(target), meta_weight, reduction, ignore_index);
+  auto [meta_out, meta_total] = dispatch::nll_loss_forward_kernels[kCpuKernel](meta_copy(self), meta_copy(target),
+                                                                               meta_weight, reduction, ignore_index);
   const Device device = self.device();
   Tensor out = ember::empty(meta_out.sizes(), self.dtype(), device);
   Tensor total = ember::empty({}, self.dtype(), device);
@@ -164,9 +164,9 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
     EMBER_CUDA_KERNEL_LAUNCH_CHECK();
   });
   if (flag.raised()) {
-    native::nll_loss_forward_cpu(on_cpu(self), on_cpu(target),
-                                 weight_.has_value() ? std::optional<Tensor>(on_cpu(*weight_)) : std::nullopt,
-                                 reduction, ignore_index);
+    dispatch::nll_loss_forward_kernels[kCpuKernel](
+        on_cpu(self), on_cpu(target), weight_.has_value() ? std::optional<Tensor>(on_cpu(*weight_)) : std::nullopt,
+        reduction, ignore_index);
     throw IndexError("Target is out of bounds.");
   }
   return {out, total};
