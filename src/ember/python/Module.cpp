@@ -10,12 +10,15 @@
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/GraphHooks.h"
 #include "ember/ops/BuildInfo.h"
+#include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
+#include "ember/ops/MatmulPrecision.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyCuda.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
@@ -23,6 +26,7 @@
 #include "ember/python/PyNanobind.h"
 #include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTorchFunction.h"
 #include "ember/python/PyTypes.h"
 
 namespace nb = nanobind;
@@ -69,6 +73,10 @@ std::string show_config() {
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
   s += std::string("  - CUDA: ") + (cuda_version().empty() ? "not built" : "Runtime " + cuda_version()) + "\n";
+  if (const CudaRuntime* cuda = cuda_runtime_or_null()) {
+    s += "  - NVCC architecture flags: " + cuda->arch_flags() + "\n";
+    s += "  - cuBLAS " + cuda->cublas_version() + "\n";
+  }
   s += "  - Build settings: " EMBER_BUILD_SETTINGS "\n";
   return s;
 }
@@ -108,6 +116,8 @@ void init_module(nb::module_& m) {
   init_autocast(m);
   init_profiler(m);
   init_forward_ad(m);
+  init_cuda(m);
+  torch_function::init(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
@@ -132,6 +142,9 @@ void init_module(nb::module_& m) {
     g_size_class = cls.ptr();
   });
   m.def("_show_config", &show_config);
+  m.def("_get_float32_matmul_precision", [] { return std::string(float32_matmul_precision_name()); });
+  m.def("_set_float32_matmul_precision",
+        [](const std::string& name) { return ember::set_float32_matmul_precision(name); });
   m.def("_tensor_from_flat", [](nb::list values, std::vector<int64_t> shape, nb::handle dtype) {
     ScalarType t = parse_dtype(dtype.ptr());
     Tensor out = empty(shape, t);
