@@ -50,6 +50,8 @@ def _argument_of(fn, args, kwargs, obj):
 def _guard(fn, public_name, tensor_attrs, method):
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if _C._has_torch_function(args, kwargs):
+            return _dispatch(checked, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
@@ -74,24 +76,116 @@ def _guard(fn, public_name, tensor_attrs, method):
 # Functions that PyTorch itself writes in Python (torch.functional, torch._tensor):
 # they duck-type as Ember's do and raise the same AttributeError, so they
 # stay unwrapped.
-PYTHON_IN_PYTORCH = frozenset({
-    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
-    "cartesian_prod", "cdist", "chain_matmul", "compile", "einsum", "is_storage", "is_tensor", "load", "lu",
-    "meshgrid", "norm", "save", "set_default_device", "set_default_tensor_type", "set_printoptions", "tensordot",
-    "typename", "unique", "unique_consecutive", "unravel_index", "backward", "is_shared", "register_hook",
-    "register_post_accumulate_grad_hook", "share_memory_", "storage", "storage_type", "vmap", "stft", "istft",
-})
+PYTHON_IN_PYTORCH = frozenset(
+    {
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "block_diag",
+        "broadcast_shapes",
+        "broadcast_tensors",
+        "cartesian_prod",
+        "cdist",
+        "chain_matmul",
+        "compile",
+        "einsum",
+        "is_storage",
+        "is_tensor",
+        "load",
+        "lu",
+        "meshgrid",
+        "norm",
+        "save",
+        "set_default_device",
+        "set_default_tensor_type",
+        "set_printoptions",
+        "tensordot",
+        "typename",
+        "unique",
+        "unique_consecutive",
+        "unravel_index",
+        "backward",
+        "is_shared",
+        "register_hook",
+        "register_post_accumulate_grad_hook",
+        "share_memory_",
+        "storage",
+        "storage_type",
+        "vmap",
+        "stft",
+        "istft",
+    }
+)
 # nn.functional is Python in PyTorch too; these few are C++ bindings there, or
 # hand their Tensor arguments to one first (the losses).
-FUNCTIONAL_BUILTINS = frozenset({
-    "cross_entropy", "embedding", "hinge_embedding_loss", "kl_div", "multi_margin_loss", "multilabel_margin_loss",
-    "nll_loss", "poisson_nll_loss", "soft_margin_loss",
-    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_", "channel_shuffle",
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc",
-    "cosine_similarity", "elu_", "gelu", "hardshrink", "hardtanh_", "leaky_relu_", "linear", "logsigmoid",
-    "native_channel_shuffle", "one_hot", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu",
-    "relu_", "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
-})
+FUNCTIONAL_BUILTINS = frozenset(
+    {
+        "cross_entropy",
+        "embedding",
+        "hinge_embedding_loss",
+        "kl_div",
+        "multi_margin_loss",
+        "multilabel_margin_loss",
+        "nll_loss",
+        "poisson_nll_loss",
+        "soft_margin_loss",
+        "adaptive_avg_pool1d",
+        "avg_pool1d",
+        "avg_pool2d",
+        "avg_pool3d",
+        "bilinear",
+        "celu_",
+        "channel_shuffle",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "conv_tbc",
+        "cosine_similarity",
+        "elu_",
+        "gelu",
+        "hardshrink",
+        "hardtanh_",
+        "leaky_relu_",
+        "linear",
+        "logsigmoid",
+        "native_channel_shuffle",
+        "one_hot",
+        "pairwise_distance",
+        "pdist",
+        "pixel_shuffle",
+        "pixel_unshuffle",
+        "prelu",
+        "relu_",
+        "rrelu_",
+        "scaled_dot_product_attention",
+        "selu_",
+        "softplus",
+        "softshrink",
+        "threshold_",
+    }
+)
+
+
+def _dispatch(public_api, args, kwargs):
+    from ember import overrides
+
+    return overrides._handle(public_api, tuple(overrides._flat_args(args, kwargs)), args, kwargs, from_c=False)
+
+
+def _with_torch_function(fn):
+    """fn, taking part in the __torch_function__ protocol (ember.overrides)."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _C._has_torch_function(args, kwargs):
+            return _dispatch(call, args, kwargs)
+        return fn(*args, **kwargs)
+
+    call.__ember_argtypes__ = True
+    return call
 
 
 def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None):
@@ -113,3 +207,46 @@ def install(ember):
         _wrap_namespace(module, list(vars(module)), tensor_attrs)
     functional = ember.nn.functional
     _wrap_namespace(functional, list(vars(functional)), tensor_attrs, only=FUNCTIONAL_BUILTINS)
+    # The other Python-level functions take part in __torch_function__ only.
+    for module in (ember, functional, ember.linalg, ember.fft, ember.special):
+        for name, fn in list(vars(module).items()):
+            if (
+                name.startswith("_")
+                or not isinstance(fn, types.FunctionType)
+                or getattr(fn, "__ember_argtypes__", False)
+                or not (fn.__module__ or "").startswith("ember")
+                or fn.__module__ == "ember.overrides"
+                or name in _NOT_OVERRIDABLE
+            ):
+                continue
+            wrapped = _with_torch_function(fn)
+            if module is not ember and module is not functional:
+                # torch.linalg.norm & co. are C++ bindings named linalg_norm, fft_fft, special_erf.
+                wrapped.__name__ = f"{module.__name__.rsplit('.', 1)[-1]}_{name}"
+            setattr(module, name, wrapped)
+
+
+# Python-level functions that take no tensors to dispatch on, or that PyTorch
+# leaves outside the protocol.
+_NOT_OVERRIDABLE = frozenset(
+    {
+        "compile",
+        "is_tensor",
+        "is_storage",
+        "set_default_device",
+        "set_default_tensor_type",
+        "set_default_dtype",
+        "set_printoptions",
+        "typename",
+        "load",
+        "save",
+        "vmap",
+        "manual_seed",
+        "seed",
+        "initial_seed",
+        "get_rng_state",
+        "set_rng_state",
+        "use_deterministic_algorithms",
+        "set_float32_matmul_precision",
+    }
+)

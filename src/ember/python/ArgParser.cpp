@@ -1,5 +1,7 @@
 #include "ember/python/ArgParser.h"
 
+#include "ember/python/PyTorchFunction.h"
+
 #include <sstream>
 
 #include "ember/python/Exceptions.h"
@@ -322,7 +324,13 @@ ArgParser::ArgParser(std::initializer_list<const char*> formats, bool is_method)
   for (const char* f : formats) sigs_.emplace_back(f);
 }
 
-int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const {
+int ArgParser::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                     ParsedArgsBase& out) const {
+  if (torch_function::wants_dispatch(is_method_ ? self : nullptr, args, nargs, kwnames)) {
+    out.torch_function_result_ =
+        torch_function::dispatch(sigs_[0].name.c_str(), is_method_, self, args, nargs, kwnames);
+    return -1;
+  }
   for (size_t i = 0; i < sigs_.size(); ++i) {
     if (sigs_[i].match(args, nargs, kwnames, out.args_, sigs_.size() == 1)) {
       out.sig_ = &sigs_[i];
@@ -350,7 +358,6 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     msg += "one of:\n";
     for (const Signature& s : sigs_) msg += " * " + display(s) + "\n";
   }
-  (void)is_method_;
   throw TypeError(msg);
 }
 
