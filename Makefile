@@ -13,7 +13,7 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel wheel-test libember sdist bench
+.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel wheel-test libember sdist bench gpu-check gpu-wheels
 
 demo: deps-demo onednn build
 	$(PY) examples/train_digits.py
@@ -106,6 +106,17 @@ gloo:
 # Side-by-side benchmarks against PyTorch; writes BENCHMARKS.md and benchmarks/results.json.
 bench: deps-test onednn build
 	$(PY) benchmarks/run.py --package --json benchmarks/results.json --markdown BENCHMARKS.md
+
+# The GPU check (docs/cuda.md): on a GPU machine, builds Ember for one
+# architecture in a fresh folder, runs tests/cuda and benchmarks/gpu.py and
+# writes $$OUT/summary.txt. GPU_CHECK_FLAGS=--dry builds and runs the tests
+# (which skip) on a machine without a GPU. gpu-wheels downloads, here, the
+# wheels the GPU machine lacks into .whl/ for the device call to carry.
+gpu-check:
+	tools/gpu_check.sh $(GPU_CHECK_FLAGS)
+
+gpu-wheels:
+	tools/gpu_wheels.sh
 
 # Regenerates docs/build_graph.png from the real build.
 graph: build

@@ -277,16 +277,26 @@ def _autocast_train_step(build, batch):
 
 def _mlp(lib):
     nn = lib.nn
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.1), nn.Linear(256, 128), nn.ReLU(),
-                          nn.Linear(128, 10))
+    model = nn.Sequential(
+        nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.1), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)
+    )
     return model, lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-4)
 
 
 def _cnn(lib):
     nn = lib.nn
-    model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.BatchNorm2d(32),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 7 * 7, 10),
+    )
     return model, lib.optim.Adam(model.parameters(), lr=1e-3)
 
 
@@ -313,8 +323,9 @@ class _TinyGPT:
     @staticmethod
     def build(lib):
         nn = lib.nn
-        layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.1, activation="gelu", batch_first=True,
-                                           norm_first=True)
+        layer = nn.TransformerEncoderLayer(
+            128, 4, 512, dropout=0.1, activation="gelu", batch_first=True, norm_first=True
+        )
 
         class Model(nn.Module):
             def __init__(self):
@@ -322,9 +333,12 @@ class _TinyGPT:
                 self.tok, self.pos = nn.Embedding(64, 128), nn.Embedding(64, 128)
                 self.blocks = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
                 self.head = nn.Linear(128, 64)
-                self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(64)
-                                     if hasattr(nn, "Transformer") else
-                                     lib.triu(lib.full((64, 64), float("-inf")), 1))
+                self.register_buffer(
+                    "mask",
+                    nn.Transformer.generate_square_subsequent_mask(64)
+                    if hasattr(nn, "Transformer")
+                    else lib.triu(lib.full((64, 64), float("-inf")), 1),
+                )
 
             def forward(self, idx):
                 x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
@@ -485,6 +499,43 @@ def _grid_sample(lib):
     return step
 
 
+def _grid_sample_bicubic(lib):
+    x = _data(lib, (8, 16, 32, 32), 40).requires_grad_()
+    grid = (_data(lib, (8, 24, 24, 2), 41) * 0.6).requires_grad_()
+
+    def step():
+        x.grad = grid.grad = None
+        out = lib.nn.functional.grid_sample(x, grid, mode="bicubic", padding_mode="reflection", align_corners=True)
+        out.sum().backward()
+
+    return step
+
+
+def _grid_sample_3d(lib):
+    x = _data(lib, (2, 8, 16, 16, 16), 48).requires_grad_()
+    grid = (_data(lib, (2, 12, 12, 12, 3), 49) * 0.5).requires_grad_()
+
+    def step():
+        x.grad = grid.grad = None
+        lib.nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False).sum().backward()
+
+    return step
+
+
+def _interpolate(mode, size, antialias=False):
+    def make(lib):
+        x = _data(lib, (8, 16, 40, 40), 50).requires_grad_()
+
+        def step():
+            x.grad = None
+            out = lib.nn.functional.interpolate(x, size=size, mode=mode, align_corners=False, antialias=antialias)
+            out.sum().backward()
+
+        return step
+
+    return make
+
+
 def _ctc_loss(lib):
     log_probs = _data(lib, (50, 16, 20), 42).log_softmax(2).detach().requires_grad_()
     targets = _labels(lib, (16, 10), 19, seed=43) + 1
@@ -580,6 +631,15 @@ CASES += [
     Case("nn", "adaptive_max_pool2d 32x64x28x28 -> 6x6 fwd+bwd", _adaptive_max_pool, 1.0),
     Case("nn", "conv3d 4x16x16x32x32 3x3x3 ->32 fwd+bwd", _conv3d, 1.2),
     Case("nn", "grid_sample bilinear 8x16x32x32 at 24x24 fwd+bwd", _grid_sample, 1.0),
+    Case("nn", "grid_sample bicubic reflection 8x16x32x32 at 24x24 fwd+bwd", _grid_sample_bicubic, 1.0),
+    Case("nn", "interpolate bicubic 8x16x40x40 -> 64x64 fwd+bwd", _interpolate("bicubic", (64, 64)), 1.0),
+    Case(
+        "nn",
+        "interpolate bilinear antialias 8x16x40x40 -> 24x24 fwd+bwd",
+        _interpolate("bilinear", (24, 24), True),
+        1.0,
+    ),
+    Case("nn", "grid_sample 3-d bilinear 2x8x16^3 at 12^3 fwd+bwd", _grid_sample_3d, 1.0),
     Case("nn", "ctc_loss T=50 N=16 C=20 S=10 fwd+bwd", _ctc_loss, 1.0),
     Case("nn", "fractional_max_pool2d 8x16x32x32 k3 -> 16x16 fwd+bwd", _fractional_max_pool, 1.0),
     Case("nn", "conv_transpose3d 2x8x8x16x16 3x3x3 stride 2 fwd+bwd", _conv_transpose3d, 1.2),

@@ -132,12 +132,71 @@ if(USE_DISTRIBUTED AND USE_GLOO)
   endif()
 endif()
 
-# ---- CUDA (plumbing) ---------------------------------------------------------
+# ---- CUDA -----------------------------------------------------------------------
+# Architectures: Note [CUDA architectures] in cmake/CudaArch.cmake.
+include(${CMAKE_CURRENT_LIST_DIR}/CudaArch.cmake)
 set(EMBER_CUDA_VERSION "")
+set(EMBER_CUDA_ARCH_FLAGS "")
+set(EMBER_CUBLAS_VERSION "")
 if(USE_CUDA)
+  # The environment, when set, decides at every configure (as PyTorch reads it).
+  if(DEFINED ENV{EMBER_CUDA_ARCH_LIST})
+    set(EMBER_CUDA_ARCH_LIST "$ENV{EMBER_CUDA_ARCH_LIST}" CACHE STRING "CUDA architectures (9.0+PTX)" FORCE)
+  elseif(DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(EMBER_CUDA_ARCH_LIST "$ENV{TORCH_CUDA_ARCH_LIST}" CACHE STRING "CUDA architectures (9.0+PTX)" FORCE)
+  endif()
+  set(EMBER_CUDA_ARCH_LIST "9.0+PTX" CACHE STRING "CUDA architectures, PyTorch's spelling (9.0+PTX)")
+  ember_cuda_archs("${EMBER_CUDA_ARCH_LIST}" _ember_cmake_archs EMBER_CUDA_ARCH_FLAGS _ember_arch_error)
+  if(_ember_arch_error)
+    ember_fail("${_ember_arch_error}")
+  endif()
+  set(CMAKE_CUDA_ARCHITECTURES ${_ember_cmake_archs} CACHE STRING "Derived from EMBER_CUDA_ARCH_LIST" FORCE)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
   set(EMBER_CUDA_VERSION ${CUDAToolkit_VERSION})
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CMAKE_CUDA_FLAGS_RELEASE "-O3 -DNDEBUG")
+  # constexpr std:: functions (numeric_limits, min/max) from device code.
+  string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr")
+
+  # cuBLAS: the nvidia-cublas wheel (headers and libraries under
+  # site-packages/nvidia/cu13 for CUDA 13, nvidia/cublas before), else the
+  # toolkit's. Installed, libember_cuda finds the wheel's library through a
+  # RUNPATH relative to site-packages/ember/lib, as PyTorch's wheels do.
+  execute_process(
+    COMMAND ${Python_EXECUTABLE} -c
+      "import importlib.util as u; s = u.find_spec('nvidia'); print(';'.join(s.submodule_search_locations) if s else '')"
+    OUTPUT_VARIABLE _ember_nvidia_dirs OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  set(_ember_cublas_hints)
+  foreach(_d IN LISTS _ember_nvidia_dirs)
+    list(APPEND _ember_cublas_hints "${_d}/cu${CUDAToolkit_VERSION_MAJOR}" "${_d}/cublas")
+  endforeach()
+  find_path(EMBER_CUBLAS_INCLUDE_DIR cublas_v2.h HINTS ${_ember_cublas_hints} PATH_SUFFIXES include NO_DEFAULT_PATH)
+  find_library(EMBER_CUBLAS_LIBRARY NAMES cublas libcublas.so.${CUDAToolkit_VERSION_MAJOR}
+               HINTS ${_ember_cublas_hints} PATH_SUFFIXES lib NO_DEFAULT_PATH)
+  set(EMBER_CUBLAS_RUNPATH "")
+  if(EMBER_CUBLAS_INCLUDE_DIR AND EMBER_CUBLAS_LIBRARY)
+    get_filename_component(_ember_cublas_libdir "${EMBER_CUBLAS_LIBRARY}" DIRECTORY)
+    get_filename_component(_ember_cublas_root "${_ember_cublas_libdir}" DIRECTORY)
+    get_filename_component(_ember_cublas_leaf "${_ember_cublas_root}" NAME)
+    set(EMBER_CUBLAS_RUNPATH "$ORIGIN/../../nvidia/${_ember_cublas_leaf}/lib")
+    add_library(ember_cublas SHARED IMPORTED GLOBAL)
+    set_target_properties(ember_cublas PROPERTIES IMPORTED_LOCATION "${EMBER_CUBLAS_LIBRARY}"
+                                                  INTERFACE_INCLUDE_DIRECTORIES "${EMBER_CUBLAS_INCLUDE_DIR}")
+  elseif(TARGET CUDA::cublas)
+    add_library(ember_cublas INTERFACE IMPORTED GLOBAL)
+    set_target_properties(ember_cublas PROPERTIES INTERFACE_LINK_LIBRARIES CUDA::cublas)
+    set(EMBER_CUBLAS_INCLUDE_DIR "${CUDAToolkit_INCLUDE_DIRS}")
+  else()
+    ember_fail("the CUDA build needs cuBLAS (fix: ${Python_EXECUTABLE} -m pip install nvidia-cublas, or USE_CUDA=0)")
+  endif()
+  file(STRINGS "${EMBER_CUBLAS_INCLUDE_DIR}/cublas_api.h" _ember_cublas_ver REGEX "#define CUBLAS_VER_(MAJOR|MINOR|PATCH)")
+  foreach(_part MAJOR MINOR PATCH)
+    string(REGEX MATCH "CUBLAS_VER_${_part} +([0-9]+)" _m "${_ember_cublas_ver}")
+    set(_ember_cublas_${_part} "${CMAKE_MATCH_1}")
+  endforeach()
+  set(EMBER_CUBLAS_VERSION "${_ember_cublas_MAJOR}.${_ember_cublas_MINOR}.${_ember_cublas_PATCH}")
   if(USE_CUDNN)
     find_path(EMBER_CUDNN_INCLUDE cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
     if(NOT EMBER_CUDNN_INCLUDE)

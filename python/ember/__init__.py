@@ -59,6 +59,7 @@ from ember._C import (  # noqa: F401  dtypes and core types
     uint8,
 )
 from ember._C import default_generator  # noqa: F401
+from ember._C import OutOfMemoryError  # noqa: F401
 from ember._size import Size
 from ember._tensor import Tensor, as_tensor, tensor  # noqa: F401
 from ember._C import from_numpy  # noqa: F401
@@ -97,6 +98,8 @@ from ember._conversions import (  # noqa: E402,F401
 )
 from ember._conversions import install_aliases as _install_aliases  # noqa: E402
 
+legacy_contiguous_format = contiguous_format
+
 _install_aliases(globals(), Tensor)
 
 from ember import _legacy_types  # noqa: E402
@@ -105,16 +108,19 @@ from ember.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 
 _legacy_types.install(globals(), Tensor)
 
-from ember import _functions  # noqa: E402
+from ember import _functions, _lowrank, _sym  # noqa: E402
+
+for _name in _sym.__all__ + _lowrank.__all__:
+    globals()[_name] = getattr(_sym, _name, None) or getattr(_lowrank, _name)
 
 for _name in _functions.__all__:
     if _name not in globals() or _name in ("is_floating_point", "binary_cross_entropy_with_logits"):
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import _ops_math, _ops_shape, _ops_views  # noqa: E402
+from ember import _ops_indexed, _ops_math, _ops_shape, _ops_views  # noqa: E402
 
-for _module in (_ops_math, _ops_shape, _ops_views):
+for _module in (_ops_math, _ops_shape, _ops_views, _ops_indexed):
     for _name in _module.__all__:
         if _name not in globals():
             globals()[_name] = getattr(_module, _name)
@@ -176,6 +182,20 @@ from ember import library  # noqa: E402,F401
 from ember._ops import ops  # noqa: E402,F401
 from ember import func  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401
+from ember import overrides  # noqa: E402,F401
+from ember import functional  # noqa: E402,F401
+from ember.amp import GradScaler  # noqa: E402,F401
+from ember.cuda import AcceleratorError  # noqa: E402,F401
+from ember.futures import Future  # noqa: E402,F401
+
+
+class FatalError(Exception):
+    """An unrecoverable error of the runtime."""
+
+
+from ember.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+
+_C.DisableTorchFunction, _C.DisableTorchFunctionSubclass = DisableTorchFunction, DisableTorchFunctionSubclass
 
 from ember import _argtypes  # noqa: E402
 

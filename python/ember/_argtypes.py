@@ -59,6 +59,8 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None):
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            if _C._has_torch_function(args, kwargs):
+                return _dispatch(checked, args, kwargs)
             check_args(parsed, *args, **kwargs)
             return fn(*args, **kwargs)
 
@@ -67,6 +69,8 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None):
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if _C._has_torch_function(args, kwargs):
+            return _dispatch(checked, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
@@ -184,6 +188,25 @@ FUNCTIONAL_BUILTINS = frozenset(
 )
 
 
+def _dispatch(public_api, args, kwargs):
+    from ember import overrides
+
+    return overrides._handle(public_api, tuple(overrides._flat_args(args, kwargs)), args, kwargs, from_c=False)
+
+
+def _with_torch_function(fn):
+    """fn, taking part in the __torch_function__ protocol (ember.overrides)."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _C._has_torch_function(args, kwargs):
+            return _dispatch(call, args, kwargs)
+        return fn(*args, **kwargs)
+
+    call.__ember_argtypes__ = True
+    return call
+
+
 def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None):
     for name in names:
         if name.startswith("_") or name in PYTHON_IN_PYTORCH or (only is not None and name not in only):
@@ -209,3 +232,46 @@ def install(ember):
         only=FUNCTIONAL_BUILTINS | set(_signatures.FUNCTIONAL),
         signatures=_signatures.FUNCTIONAL,
     )
+    # The other Python-level functions take part in __torch_function__ only.
+    for module in (ember, functional, ember.linalg, ember.fft, ember.special):
+        for name, fn in list(vars(module).items()):
+            if (
+                name.startswith("_")
+                or not isinstance(fn, types.FunctionType)
+                or getattr(fn, "__ember_argtypes__", False)
+                or not (fn.__module__ or "").startswith("ember")
+                or fn.__module__ == "ember.overrides"
+                or name in _NOT_OVERRIDABLE
+            ):
+                continue
+            wrapped = _with_torch_function(fn)
+            if module is not ember and module is not functional:
+                # torch.linalg.norm & co. are C++ bindings named linalg_norm, fft_fft, special_erf.
+                wrapped.__name__ = f"{module.__name__.rsplit('.', 1)[-1]}_{name}"
+            setattr(module, name, wrapped)
+
+
+# Python-level functions that take no tensors to dispatch on, or that PyTorch
+# leaves outside the protocol.
+_NOT_OVERRIDABLE = frozenset(
+    {
+        "compile",
+        "is_tensor",
+        "is_storage",
+        "set_default_device",
+        "set_default_tensor_type",
+        "set_default_dtype",
+        "set_printoptions",
+        "typename",
+        "load",
+        "save",
+        "vmap",
+        "manual_seed",
+        "seed",
+        "initial_seed",
+        "get_rng_state",
+        "set_rng_state",
+        "use_deterministic_algorithms",
+        "set_float32_matmul_precision",
+    }
+)

@@ -57,6 +57,48 @@ class ConversionMethods:
     def type_as(self, other):
         return self.to(other.dtype)
 
+    # ---- CUDA and pinned memory ----
+
+    def cuda(self, device=None, non_blocking=False, memory_format=preserve_format):
+        import ember
+
+        ember.cuda._lazy_init()
+        if device is None:
+            device = ember.device("cuda", ember.cuda.current_device())
+        elif isinstance(device, int):
+            device = ember.device("cuda", device)
+        else:
+            device = ember.device(device)
+            if device.type != "cuda":
+                raise RuntimeError("Invalid device, must be cuda device")
+            if device.index is None:
+                device = ember.device("cuda", ember.cuda.current_device())
+        if self.device == device and memory_format is preserve_format:
+            return self
+        return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
+
+    def is_pinned(self, device=None) -> bool:
+        import ember
+
+        if self.device.type != "cpu" or not ember.cuda.is_available():
+            return False  # no driver or device: nothing is pinned, as PyTorch reports
+        return _C._cuda_isPinned(self)
+
+    def pin_memory(self, device=None):
+        import ember
+
+        if self.device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        ember.cuda._lazy_init()
+        if self.is_pinned():
+            return self
+        return _C._cuda_pinMemory(self)
+
+    def record_stream(self, stream) -> None:
+        if self.device.type != "cuda":
+            raise RuntimeError(f"record_stream expects a CUDA tensor, got one on {self.device}")
+        _C._cuda_recordStream(self, stream.cuda_stream)
+
     # ---- new tensors with this tensor's dtype and device by default ----
     def _new_options(self, dtype, device):
         return (self.dtype if dtype is None else dtype), (self.device if device is None else device)

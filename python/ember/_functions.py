@@ -272,9 +272,121 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _C._VariableFunctions.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
+# ---- facts about this build ---------------------------------------------------------------
+# LAPACK and the FFT are built in; MKL is not (the BLAS is OpenBLAS).
+has_lapack = True
+has_spectral = True
+has_mkl = False
+
+
+def _build_has_openmp():
+    return "USE_OPENMP=ON" in _C._show_config()
+
+
+has_openmp = _build_has_openmp()
+
+
+def init_num_threads():
+    """Sets up the calling thread's intra-op threads (they start on first use here)."""
+
+
+def is_distributed(input):
+    """Always False: a tensor is never split across processes."""
+    return False
+
+
+def get_device_module(device=None):
+    """The module of a device type: ember.cpu, ember.cuda; None gives the
+    current accelerator's, or ember.cpu without one."""
+    import ember
+
+    if device is None:
+        kind = "cuda" if ember.cuda.is_available() else "cpu"
+    else:
+        kind = device.type if isinstance(device, ember.device) else ember.device(device).type
+    module = getattr(ember, kind, None)
+    if kind == "meta" or module is None:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")
+    return module
+
+
+# ---- small composites -------------------------------------------------------------------------
+def adjoint(input):
+    return input.adjoint()
+
+
+def view_as_real_copy(input):
+    return _C._VariableFunctions.view_as_real(input).clone()
+
+
+def view_as_complex_copy(input):
+    return _C._VariableFunctions.view_as_complex(input).clone()
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialised tensor of `size` whose memory runs in the order of
+    `physical_layout` (its last dimension innermost)."""
+    import ember
+
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. "
+            f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    seen = set()
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} at index {i}).  "
+                "NB: negative dims not currently supported; file an issue if you want it."
+            )
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    stride = [0] * len(size)
+    step = 1
+    for d in reversed(order):
+        stride[d] = step
+        step *= max(size[d], 1)
+    return ember.empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+# ---- control flow, run eagerly ----------------------------------------------------------------
+def cond(pred, true_fn, false_fn, operands=()):
+    """true_fn(*operands) if pred else false_fn(*operands)."""
+    import ember
+
+    if isinstance(pred, ember.Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+        pred = bool(pred.item())
+    return true_fn(*operands) if pred else false_fn(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """Runs body_fn on the carried values while cond_fn holds; returns them."""
+    import ember
+
+    if not isinstance(carried_inputs, (tuple, list)):
+        raise RuntimeError(f"carried_inputs must be a tuple or list, got {type(carried_inputs)}")
+    carried = tuple(carried_inputs)
+    while True:
+        go = cond_fn(*carried)
+        if isinstance(go, ember.Tensor):
+            go = bool(go.item())
+        if not go:
+            return carried
+        out = body_fn(*carried)
+        carried = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
 __all__ = [
     "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex", "is_conj",
     "result_type", "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d",
     "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
-    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy_with_logits", "has_lapack", "has_spectral", "has_mkl", "has_openmp", "init_num_threads",
+    "is_distributed", "get_device_module", "adjoint", "view_as_real_copy", "view_as_complex_copy", "empty_permuted",
+    "cond", "while_loop",
 ]

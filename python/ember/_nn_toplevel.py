@@ -26,8 +26,6 @@ __all__ = [
     "cosine_similarity",
     "ctc_loss",
     "grid_sampler",
-    "grid_sampler_2d",
-    "grid_sampler_3d",
     "dropout",
     "dropout_",
     "feature_alpha_dropout",
@@ -267,22 +265,6 @@ _PADDINGS = ("zeros", "border", "reflection")
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sample with the modes as PyTorch's enum ints."""
     return F.grid_sample(input, grid, _INTERPOLATIONS[interpolation_mode], _PADDINGS[padding_mode], align_corners)
-
-
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 4:
-        raise RuntimeError(
-            f"grid_sampler_2d(): expected 4D input and grid, but got input with sizes {list(input.shape)}"
-        )
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
-
-
-def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 5:
-        raise RuntimeError(
-            f"grid_sampler_3d(): expected 5D input and grid, but got input with sizes {list(input.shape)}"
-        )
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 def affine_grid_generator(theta, size, align_corners):

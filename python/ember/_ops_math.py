@@ -707,7 +707,89 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     return _out(result, out)
 
 
+# ---- gradient ----------------------------------------------------------------------------------
+def _gradient_spacings(input, spacing, dims):
+    """One spacing per differentiated dimension: a number or a coordinates tensor."""
+    import ember
+
+    if spacing is None:
+        return [1.0] * len(dims)
+    if isinstance(spacing, (int, float)):
+        return [spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) == 1 and len(dims) > 1 and not isinstance(spacing[0], ember.Tensor):
+        spacing = spacing * len(dims)
+    if len(spacing) != len(dims):
+        raise RuntimeError(
+            f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal to 'self.dim() "
+            f"= {input.dim()}', since dim argument was not given, but got a list of length {len(spacing)}"
+        )
+    return spacing
+
+
+def gradient(input, *, spacing=None, dim=None, edge_order=1):
+    """Second-order central differences inside, one-sided (edge_order 1 or 2)
+    differences at the ends, per dimension; spacing is a step or the
+    coordinates of each dimension."""
+    import ember
+
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is None:
+        dims = list(range(input.dim()))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+    dims = [d + input.dim() if d < 0 else d for d in dims]
+    spacings = _gradient_spacings(input, spacing, dims)
+    for d in dims:
+        if input.size(d) < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    out = []
+    for d, h in zip(dims, spacings):
+        n = input.size(d)
+
+        def at(start, length=1, d=d):
+            return input.narrow(d, start, length)
+
+        first, second, last, before = at(0), at(1), at(n - 1), at(n - 2)
+        if isinstance(h, ember.Tensor):  # coordinates: steps may differ
+            steps = h.diff()
+            shape = [1] * input.dim()
+            shape[d] = -1
+            dx1, dx2 = steps[:-1], steps[1:]
+            a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+            b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+            c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+            center = a * at(0, n - 2) + b * at(1, n - 2) + c * at(2, n - 2)
+            if edge_order == 1:
+                head = (second - first) / steps[0]
+                tail = (last - before) / steps[-1]
+            else:
+                h0, h1, hl, hl2 = steps[0], steps[1], steps[-1], steps[-2]
+                head = (
+                    (-(2.0 * h0 + h1) / (h0 * (h0 + h1))) * first
+                    + ((h0 + h1) / (h0 * h1)) * second
+                    + (-h0 / (h1 * (h0 + h1))) * at(2)
+                )
+                tail = (
+                    (hl / (hl2 * (hl + hl2))) * at(n - 3)
+                    + (-(hl + hl2) / (hl * hl2)) * before
+                    + ((2 * hl + hl2) / (hl * (hl + hl2))) * last
+                )
+        else:
+            center = (at(2, n - 2) - at(0, n - 2)) / h / 2
+            if edge_order == 1:
+                head = (second - first) / h
+                tail = (last - before) / h
+            else:
+                head = (-1.5 * first + 2 * second - 0.5 * at(2)) / h
+                tail = (0.5 * at(n - 3) - 2 * before + 1.5 * last) / h
+        out.append(ember.cat([head, center, tail], d))
+    return tuple(out)
+
+
 __all__ = [
+    "gradient",
     "frexp",
     "ldexp",
     "ldexp_",

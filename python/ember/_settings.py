@@ -27,13 +27,7 @@ __all__ = [
     "use_deterministic_algorithms",
 ]
 
-_state = {
-    "matmul_precision": "highest",
-    "deterministic": False,
-    "warn_only": False,
-    "warn_always": False,
-    "interop_threads": 1,
-}
+_state = {"deterministic": False, "warn_only": False, "warn_always": False, "interop_threads": 1}
 
 
 def get_default_device():
@@ -46,11 +40,11 @@ def set_default_device(device):
 
 
 def get_float32_matmul_precision() -> str:
-    return _state["matmul_precision"]
+    return _C._get_float32_matmul_precision()
 
 
 def set_float32_matmul_precision(precision: str) -> None:
-    """Kept and read back as PyTorch's; float32 matmul on the CPU stays full precision."""
+    """float32 products on CUDA use TF32 tensor cores unless 'highest'; on the CPU they stay full precision."""
     if precision not in ("highest", "high", "medium"):
         warnings.warn(
             f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
@@ -58,7 +52,7 @@ def set_float32_matmul_precision(precision: str) -> None:
             stacklevel=2,
         )
         return
-    _state["matmul_precision"] = precision
+    _C._set_float32_matmul_precision(precision)
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:

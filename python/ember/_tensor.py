@@ -19,6 +19,30 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         t = legacy_new(_C.get_default_dtype(), _C._get_default_device(), args, kwargs)
         return t if cls is Tensor else Tensor._make_subclass(cls, t, False)
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """What a subclass gets by default: func runs as on plain tensors and
+        the tensors it returns come back as instances of the subclass."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+
+        with DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in get_default_nowrap_functions():
+                return ret
+            return _convert(ret, cls)
+
+    def __rdiv__(self, other):
+        """other / self (the reflected division, by PyTorch's name for it)."""
+        return _C.TensorBase.__rtruediv__(self, other)
+
+    def as_subclass(self, cls):
+        """A `cls` instance sharing this tensor's data and place in the autograd graph."""
+        return _C._as_subclass(self, cls)
+
     @property
     def layout(self):
         from ember._layout import strided
@@ -314,6 +338,17 @@ def as_tensor(data, dtype=None, device=None):
     if device is not None:
         out = out.to(ember.device(device))
     return out
+
+
+def _convert(ret, cls):
+    # Tensors in a result come back as cls (Tensor.__torch_function__).
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        return type(ret)(_convert(r, cls) for r in ret)
+    return ret
 
 
 def _default_device_if_set():

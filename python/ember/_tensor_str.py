@@ -50,7 +50,7 @@ def _nested(values, shape):
     if len(shape) == 1:
         return list(values)
     step = len(values) // shape[0] if shape[0] else 0
-    return [_nested(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+    return [_nested(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 def _summarized_values(data, shape, summarize, edge):
@@ -140,7 +140,7 @@ def _vector_str(row, indent, summarize, fmt, edge):
         items = [fmt.format(v) for v in row[:edge]] + [" ..."] + [fmt.format(v) for v in row[-edge:]]
     else:
         items = [fmt.format(v) for v in row]
-    lines = [items[i:i + per_line] for i in range(0, len(items), per_line)]
+    lines = [items[i : i + per_line] for i in range(0, len(items), per_line)]
     text = [", ".join(line) for line in lines]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(text) + "]"
 
@@ -199,7 +199,9 @@ def _add_suffixes(s, suffixes, indent):
 def _str(t, *, tensor_contents=None):
     import ember
 
-    prefix = "tensor("
+    # A subclass other than Parameter prints under its own name.
+    plain = type(t) is ember.Tensor or type(t) is ember.nn.Parameter
+    prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent = len(prefix)
     suffixes = []
     default_dtype = ember.get_default_dtype()

@@ -10,14 +10,23 @@ __all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "
 
 
 def manual_seed(seed):
-    """Seeds the default generator and returns it. Accepts anything int()
-    accepts; seeds must lie in [-2**63, 2**64)."""
-    return default_generator.manual_seed(int(seed))
+    """Seeds the default generator (and every CUDA device's) and returns it.
+    Accepts anything int() accepts; seeds must lie in [-2**63, 2**64)."""
+    seed = int(seed)
+    import ember.cuda
+
+    ember.cuda.manual_seed_all(seed)
+    return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    """Seeds the default generator non-deterministically and returns the seed."""
-    return default_generator.seed()
+    """Seeds the default generator non-deterministically, seeds the CUDA
+    devices' generators with the same seed, and returns it."""
+    new_seed = default_generator.seed()
+    import ember.cuda
+
+    ember.cuda.manual_seed_all(new_seed)
+    return new_seed
 
 
 def initial_seed() -> int:
@@ -36,15 +45,25 @@ def set_rng_state(new_state) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(
-    devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"
-):
-    """Restores the default generator's state when the block exits."""
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
+    """Restores the default generator's state, and those of the given CUDA
+    devices (all of them by default), when the block exits."""
     if not enabled:
         yield
         return
+    import ember.cuda
+
+    if device_type != "cuda":
+        devices = []
+    elif devices is None:
+        devices = list(range(ember.cuda.device_count()))
+    else:
+        devices = list(devices)
     state = get_rng_state()
+    device_states = [ember.cuda.get_rng_state(device) for device in devices]
     try:
         yield
     finally:
         set_rng_state(state)
+        for device, device_state in zip(devices, device_states):
+            ember.cuda.set_rng_state(device_state, device)

@@ -197,3 +197,33 @@ def test_cpp_consumer_builds_against_installed_package(tmp_path):
     out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.strip().endswith("OK")
+
+
+def _cmake():
+    local = Path(sys.executable).parent / "cmake"
+    return str(local) if local.exists() else shutil.which("cmake")
+
+
+@pytest.mark.skipif(_cmake() is None, reason="cmake not installed")
+@pytest.mark.parametrize(
+    "spelling, archs, flags",
+    [
+        ("9.0+PTX", "90-real;90-virtual", "sm_90 compute_90"),
+        ("9.0", "90-real", "sm_90"),
+        ("8.0;9.0+PTX", "80-real;90-real;90-virtual", "sm_80 sm_90 compute_90"),
+        ("8.0 8.6", "80-real;86-real", "sm_80 sm_86"),
+        ("9.0a", "90a-real", "sm_90a"),
+        ("9.0 sm_90", "", "ERROR: EMBER_CUDA_ARCH_LIST: 'sm_90' is not an architecture like 9.0, 9.0a or 9.0+PTX"),
+        (" ", "", "ERROR: EMBER_CUDA_ARCH_LIST is empty"),
+    ],
+)
+def test_cuda_arch_list_spelling(tmp_path, spelling, archs, flags):
+    """EMBER_CUDA_ARCH_LIST as TORCH_CUDA_ARCH_LIST spells it, to CMake's architectures and nvcc's flags."""
+    script = tmp_path / "archs.cmake"
+    script.write_text(
+        f'include("{ROOT / "cmake" / "CudaArch.cmake"}")\n'
+        f'ember_cuda_archs("{spelling}" archs flags error)\n'
+        'if(error)\n  message("${archs}|ERROR: ${error}")\nelse()\n  message("${archs}|${flags}")\nendif()\n'
+    )
+    r = subprocess.run([_cmake(), "-P", str(script)], capture_output=True, text=True, check=True)
+    assert r.stderr.strip() == f"{archs}|{flags}"

@@ -20,10 +20,18 @@ def test_compiled_module_wraps_the_original():
         m = _linear(L)
         c = L.compile(m, backend="eager")
         x = L.arange(6.0).reshape(2, 3)
-        outs.append((
-            type(c).__name__, repr(c), list(c.state_dict().keys()), [n for n, _ in c.named_parameters()],
-            c._orig_mod is m, len(c), c(x).tolist() == m(x).tolist(), isinstance(c, L.nn.Module),
-        ))
+        outs.append(
+            (
+                type(c).__name__,
+                repr(c),
+                list(c.state_dict().keys()),
+                [n for n, _ in c.named_parameters()],
+                c._orig_mod is m,
+                len(c),
+                c(x).tolist() == m(x).tolist(),
+                isinstance(c, L.nn.Module),
+            )
+        )
         c.eval()
         outs.append(m.training)
     assert outs[:2] == outs[2:]
@@ -60,8 +68,15 @@ def test_compiled_function_and_decorator_forms():
             return x * 3
 
         x = L.ones(2)
-        return [f.__name__, f.__doc__, f(x).tolist(), g(x).tolist(), triple(x).tolist(), f.__wrapped__ is double,
-                L.compile(double, disable=True) is double]
+        return [
+            f.__name__,
+            f.__doc__,
+            f(x).tolist(),
+            g(x).tolist(),
+            triple(x).tolist(),
+            f.__wrapped__ is double,
+            L.compile(double, disable=True) is double,
+        ]
 
     assert probe(ember) == probe(torch)
 
@@ -108,3 +123,33 @@ def test_compiler_namespace_and_dynamo_config():
     for L in (ember, torch):
         with pytest.raises(AttributeError, match="does not exist"):
             L._dynamo.config.no_such_setting = 1
+
+
+def test_inductor_config_reads_as_torch_and_patches():
+    import torch._inductor.config as tc
+
+    import ember._inductor.config as ec
+
+    theirs = tc.get_config_copy()
+    ours = ec.get_config_copy()
+    assert ours and all(theirs[name] == value for name, value in ours.items())
+    for config in (tc, ec):
+        with pytest.raises(AttributeError, match="does not exist") as caught:
+            config.no_such_setting = 1
+        assert str(caught.value) == "torch._inductor.config.no_such_setting does not exist"
+        with pytest.raises(AttributeError, match="does not exist"):
+            config.triton.no_such_setting  # noqa: B018
+        with config.patch("triton.cudagraphs", True):
+            assert config.triton.cudagraphs is True
+        assert config.triton.cudagraphs is False
+        with config.patch(coordinate_descent_tuning=True):
+            assert config.coordinate_descent_tuning is True
+        assert config.coordinate_descent_tuning is False
+
+    for config in (torch._dynamo.config, ember._dynamo.config):
+
+        @config.patch(cache_size_limit=3)
+        def limit(config=config):
+            return config.cache_size_limit
+
+        assert (limit(), config.cache_size_limit) == (3, 8)

@@ -229,3 +229,10 @@ def test_index_protocol():
         got, want = same_outcome(lambda: items[make(ember)], lambda: items[make(torch)])
         assert got == want
     assert list(range(10))[ember.tensor(1) : ember.tensor(4)] == [1, 2, 3]
+
+
+def test_to_a_device_with_an_index_copies_unless_it_is_the_tensors():
+    for lib in (torch, ember):
+        x = lib.ones(2)
+        assert x.to("cpu") is x and x.to(lib.device("cpu")) is x
+        assert x.to("cpu:0") is not x and x.to(lib.device("cpu", 0)) is not x

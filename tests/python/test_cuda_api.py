@@ -520,7 +520,18 @@ def test_with_a_device(fake_device):
     assert cuda.current_device() == 1
     with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
         cuda.set_device("cpu")
-    assert cuda.memory_allocated() == 0 and cuda.memory_stats() == collections.OrderedDict()
+    stats = {"num_ooms": 1, "allocated_bytes": {"all": {"current": 1536, "peak": 2048}}}
+    fake_device["stats_asked"] = []
+    monkeypatch_stats = pytest.MonkeyPatch()
+    monkeypatch_stats.setattr(_C, "_cuda_memoryStats", lambda d: fake_device["stats_asked"].append(d) or stats)
+    try:
+        assert cuda.memory_allocated() == 1536 and cuda.max_memory_allocated(1) == 2048
+        assert cuda.memory_stats() == collections.OrderedDict(
+            [("allocated_bytes.all.current", 1536), ("allocated_bytes.all.peak", 2048), ("num_ooms", 1)]
+        )
+        assert fake_device["stats_asked"] == [1, 1, 1]
+    finally:
+        monkeypatch_stats.undo()
     cuda.empty_cache()
     with pytest.raises(RuntimeError, match="no random number generators"):
         cuda.initial_seed()

@@ -1,6 +1,8 @@
 """ember.func against torch.func: vmap over the operator families (random in_dims), its
 errors, grad/vjp/jacrev/jacfwd/jvp/hessian, per-sample gradients and ensembles."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -516,3 +518,102 @@ def test_per_sample_gradients_cnn():
         return F.vmap(F.grad(loss), in_dims=(None, 0, 0))(params, x, y)
 
     _same(run(ember, ef, em, *_ember((x, y))), run(torch, tf, tm, x, y), atol=1e-4)
+
+
+# ---- nn families folded into an existing dim (rules_nn.py) ----
+@pytest.fixture
+def no_fallback(monkeypatch):
+    """Fails the test when an operator runs through the per-sample loop."""
+    from ember._functorch import rules
+
+    monkeypatch.setattr(rules, "_FALLBACK_WARNING", [True])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="There is a performance drop")
+        yield
+
+
+def _strides_same(got, want):
+    assert tuple(got.stride()) == tuple(want.stride())
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", ["none", "shared", "batched"])
+def test_vmap_batch_norm(no_fallback, training, affine):
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.standard_normal((5, 4, 3, 6)).astype("float32"))
+    w = torch.from_numpy(rng.standard_normal((5, 3)).astype("float32"))
+    b = torch.from_numpy(rng.standard_normal((5, 3)).astype("float32"))
+    results = []
+    for lib, F, vm in ((torch, torch.nn.functional, tf.vmap), (ember, ember.nn.functional, ef.vmap)):
+        xs, ws, bs = (_ember(t) if lib is ember else t for t in (x, w, b))
+        mean, var = lib.zeros(5, 3), lib.ones(5, 3) * 2
+        if affine == "batched":
+            out = vm(lambda t, m, v, w_, b_: F.batch_norm(t, m, v, w_, b_, training=training))(xs, mean, var, ws, bs)
+        else:
+            weight, bias = (ws[0], bs[0]) if affine == "shared" else (None, None)
+            out = vm(lambda t, m, v: F.batch_norm(t, m, v, weight, bias, training=training))(xs, mean, var)
+        results.append((out, mean, var))
+    (t_out, t_mean, t_var), (e_out, e_mean, e_var) = results
+    _same(e_out, t_out)
+    _same(e_mean, t_mean)
+    _same(e_var, t_var)
+    _strides_same(e_out, t_out)
+
+
+def test_vmap_batch_norm_shared_running_stats():
+    x = torch.randn(5, 4, 3)
+    for lib, F, vm in ((torch, torch.nn.functional, tf.vmap), (ember, ember.nn.functional, ef.vmap)):
+        xs = _ember(x) if lib is ember else x
+        mean, var = lib.zeros(3), lib.ones(3)
+        with pytest.raises(RuntimeError) as e:
+            vm(lambda t: F.batch_norm(t, mean, var, training=True))(xs)
+        assert str(e.value).startswith("Batch norm got a batched tensor as input while the running_mean")
+        if lib is torch:
+            want = str(e.value)
+        else:
+            assert str(e.value) == want
+    # eval with shared statistics and no statistics at all are fine
+    both(lambda lib, F, t: F.vmap(lambda s: lib.nn.functional.batch_norm(s, lib.ones(3), lib.ones(3) * 4))(t), x)
+    both(lambda lib, F, t: F.vmap(lambda s: lib.nn.functional.batch_norm(s, None, None, training=True))(t), x)
+    both(lambda lib, F, t: F.vmap(lib.nn.BatchNorm1d(3, track_running_stats=False))(t), x)
+
+
+def test_vmap_embedding(no_fallback):
+    rng = np.random.default_rng(1)
+    table = torch.from_numpy(rng.standard_normal((10, 4)).astype("float32"))
+    tables = torch.from_numpy(rng.standard_normal((5, 10, 4)).astype("float32"))
+    idx = torch.from_numpy(rng.integers(0, 10, (5, 2, 7)))
+    for fn in (
+        lambda lib, F, i, t, ts: F.vmap(lambda s: lib.nn.functional.embedding(s, t))(i),
+        lambda lib, F, i, t, ts: F.vmap(lambda s, w: lib.nn.functional.embedding(s, w))(i, ts),
+        lambda lib, F, i, t, ts: F.vmap(lambda w: lib.nn.functional.embedding(i[0], w), in_dims=0)(ts),
+        lambda lib, F, i, t, ts: F.vmap(lambda s: lib.nn.functional.embedding(s, t, padding_idx=0))(i),
+    ):
+        both(fn, idx, table, tables)
+    # gradients reach each sample's table
+    g = ef.grad(lambda w, i: ember.nn.functional.embedding(i, w).sum())
+    gt = tf.grad(lambda w, i: torch.nn.functional.embedding(i, w).sum())
+    _same(ef.vmap(g)(_ember(tables), _ember(idx)), tf.vmap(gt)(tables, idx))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, t: F.max_pool2d(t, 2),
+        lambda F, t: F.max_pool2d(t, 2, return_indices=True),
+        lambda F, t: F.avg_pool2d(t, 2, stride=1, padding=1),
+        lambda F, t: F.adaptive_avg_pool2d(t, (2, 3)),
+        lambda F, t: F.adaptive_max_pool2d(t, 2, return_indices=True),
+        lambda F, t: F.max_pool1d(t[0], 3),
+        lambda F, t: F.avg_pool1d(t[:, 0], 2),
+        lambda F, t: F.max_pool3d(t[None], (1, 2, 2)),
+        lambda F, t: F.lp_pool2d(t, 2.0, 2),
+    ],
+)
+def test_vmap_pooling(no_fallback, call):
+    x = torch.randn(5, 4, 3, 6, 8)
+    both(lambda lib, F, t: F.vmap(lambda s: call(lib.nn.functional, s))(t), x)
+    want = tf.vmap(lambda s: call(torch.nn.functional, s))(x)
+    got = ef.vmap(lambda s: call(ember.nn.functional, s))(_ember(x))
+    for g, w in zip(tree_flatten(got)[0], torch.utils._pytree.tree_flatten(want)[0]):
+        _strides_same(g, w)

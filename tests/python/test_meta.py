@@ -807,3 +807,14 @@ def test_no_public_function_crashes_on_meta_arguments():
         f"exit {r.returncode} while calling {last}\n{r.stderr[-2000:]}"
     )
     assert int(last.split()[1]) > 500
+
+
+def test_to_copy_backward_returns_to_the_input_device():
+    # The gradient of x.to(device) goes back to x's device: from meta there is no data to copy.
+    for lib in (torch, ember):
+        x = lib.ones(3, requires_grad=True)
+        with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor; no data!"):
+            x.to("meta").sum().backward()
+        y = lib.ones(3, requires_grad=True)
+        y.to(lib.float64).sum().backward()
+        assert y.grad.dtype == lib.float32 and y.grad.device.type == "cpu"

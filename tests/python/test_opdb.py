@@ -23,6 +23,7 @@ torch = pytest.importorskip(
 from opdb import OP_DB, devices, meta_available  # noqa: E402
 from opdb.core import ALL_DTYPES, dtype_name, leaf, to_ember, to_torch, torch_dtype  # noqa: E402
 from opdb.forward_ad_gaps import FORWARD_AD_GAPS  # noqa: E402
+from opdb.gradgrad_gaps import GRADGRAD_GAPS  # noqa: E402
 from opdb.meta_gaps import META_GAPS  # noqa: E402
 
 import ember  # noqa: E402
@@ -514,9 +515,12 @@ def test_gradgradcheck(row):
     fn_e = row.resolve(ember)
     s = grad_samples(row, limit=1)[0]
     _, (ea, ek, ei) = prepared(row, s)
-    assert ember.autograd.gradgradcheck(
-        ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3
+    known_gap = row.id in GRADGRAD_GAPS
+    passed = ember.autograd.gradgradcheck(
+        ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=not known_gap
     )
+    if known_gap:
+        assert not passed, f"{row.id} now passes gradgradcheck; drop it from GRADGRAD_GAPS"
 
 
 # ---- forward-mode AD -------------------------------------------------------------------------

@@ -554,11 +554,12 @@ def definition(v: Variant) -> str:
 def kernel_table_definition(op: Operator) -> str:
     ks = backend_kernels(op)
     # CUDA kernels live in libember_cuda.so, which fills its entry when loaded;
-    # device-generic pointwise functions live in this library and serve every device.
-    entries = [
-        f"&native::{ks[dev]}" if dev in ks and (dev != "CUDA" or op.pointwise is not None) else "nullptr"
-        for dev in DEVICE_TYPES
-    ]
+    # device-generic functions (pointwise ones, and those named for CUDA as for
+    # the CPU, which call per-device stubs) live in this library and serve every device.
+    def in_this_library(dev):
+        return dev != "CUDA" or op.pointwise is not None or ks[dev] == ks.get("CPU")
+
+    entries = [f"&native::{ks[dev]}" if dev in ks and in_this_library(dev) else "nullptr" for dev in DEVICE_TYPES]
     return f"{kernel_fn_type(op).replace('(*)', f'(*{table_name(op)}[kNumDeviceTypes])')} = {{{', '.join(entries)}}};\n"
 
 

@@ -19,7 +19,12 @@ ITERATORS = {
     "binary_float": ("binary_float_op", 2),  # common dtype, integral promoted to float
     "comparison": ("comparison_op", 2),  # bool result computed in the common dtype
 }
-DTYPE_CLASSES = {"bool": "kBoolDtypes", "int": "kIntegralDtypes", "float": "kFloatingDtypes", "complex": "kComplexDtypes"}
+DTYPE_CLASSES = {
+    "bool": "kBoolDtypes",
+    "int": "kIntegralDtypes",
+    "float": "kFloatingDtypes",
+    "complex": "kComplexDtypes",
+}
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,15 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
         raise CodegenError(loc, f"pointwise layout must be propagate or contiguous, got {layout!r}")
     error_name = str(raw.get("error_name", f"{op_name}_cpu"))
     return Pointwise(it, dtypes, error_name, native == "manual", operands, meta_dtypes, layout == "contiguous")
+
+
+def cuda_error_name(cpu_name: str) -> str:
+    """The kernel name PyTorch's CUDA build reports: sign_cpu -> sign_cuda,
+    floor_vml_cpu -> floor_cuda; names without a device suffix stay."""
+    for suffix in ("_vml_cpu", "_cpu"):
+        if cpu_name.endswith(suffix):
+            return cpu_name[: -len(suffix)] + "_cuda"
+    return cpu_name
 
 
 def stub_base(op: Operator) -> str:
@@ -147,18 +161,26 @@ def definitions(ops: list[Operator], cpp) -> str:
         operands = _operands(op)
         params = _params(op, cpp)
         sig = ", ".join(
-            [f"{cpp.cpp_arg_type(a.type)} {a.name}" for a in operands] + [f"{t} {n}" for t, n in params] + ["Tensor& out"]
+            [f"{cpp.cpp_arg_type(a.type)} {a.name}" for a in operands]
+            + [f"{t} {n}" for t, n in params]
+            + ["Tensor& out"]
         )
         # Numbers join as weak 0-dim tensors, so promotion treats them as PyTorch does.
         tensor = "{}.contiguous()" if pw.contiguous else "{}"
-        ins = ", ".join(tensor.format(a.name) if a.type.base == "Tensor" else f"wrapped_scalar({a.name})" for a in operands)
+        ins = ", ".join(
+            tensor.format(a.name) if a.type.base == "Tensor" else f"wrapped_scalar({a.name})" for a in operands
+        )
         device = next(a.name for a in operands if a.type.base == "Tensor")
         builder = ITERATORS[pw.iterator][0]
         body = [f"Tensor& {native_name(op)}({sig}) {{", f"  auto it = TensorIterator::{builder}(out, {ins});"]
         mask = _dtype_mask(pw.dtypes)
         on_meta = pw.meta_dtypes == ("kernel",)
         if mask:
-            body.append(f'  check_pointwise_dtype(it, {mask}, "{pw.error_name}"{", true" if on_meta else ""});')
+            names = f'"{pw.error_name}"'
+            cuda_name = cuda_error_name(pw.error_name)
+            if cuda_name != pw.error_name:
+                names = f'pointwise_error_name(it, "{pw.error_name}", "{cuda_name}")'
+            body.append(f"  check_pointwise_dtype(it, {mask}, {names}{', true' if on_meta else ''});")
         meta_mask = "" if on_meta else _dtype_mask(pw.meta_dtypes)
         if meta_mask:
             body.append(f'  check_meta_dtype(it, {meta_mask}, "{op.schema.name}");')

@@ -158,6 +158,7 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
         f"  static ArgParser parser({{\n      {texts}}}, {'true' if method else 'false'});",
         f"  ParsedArgs<{maxp}> r;",
         "  const int _idx = parser.parse(self_, args, nargs, kwnames, r);",
+        "  if (_idx < 0) return r.torch_function_result();",
     ]
     if method:
         lines.append("  const Tensor& self = unpack_tensor(self_);")

@@ -7,6 +7,7 @@ import operator
 import ember
 from ember._functorch import rules as R
 from ember._functorch.batched import LEVELS, BatchedTensor
+from ember._functorch.rules_nn import NN_RULES
 
 # ---- the families (each name maps to one family's rule) ----
 _UNARY = """abs absolute acos arccos acosh arccosh angle asin arcsin asinh arcsinh atan arctan atanh arctanh
@@ -95,6 +96,7 @@ FUNCTIONAL_RULES = {
     "linear": R.linear_rule, "cross_entropy": R.cross_entropy_rule, "nll_loss": R.nll_loss_rule,
     "mse_loss": R.loss_rule, "l1_loss": R.loss_rule, "layer_norm": R.layer_norm_rule,
     "conv1d": R.conv_rule, "conv2d": R.conv_rule, "conv3d": R.conv_rule,
+    **NN_RULES,
 }
 RULES = _table()
 

@@ -226,9 +226,8 @@ def once_differentiable(fn):
             return outputs
         was_tuple = isinstance(outputs, tuple)
         outs = outputs if was_tuple else (outputs,)
-        fake = [
-            o.detach().requires_grad_() if isinstance(o, ember.Tensor) and o.is_floating_point() else o for o in outs
-        ]
+        differentiable = [isinstance(o, ember.Tensor) and (o.is_floating_point() or o.is_complex()) for o in outs]
+        fake = [o.detach().requires_grad_() if d else o for o, d in zip(outs, differentiable)]
         err = _DelayedError.apply(
             "trying to differentiate twice a function that was marked with @once_differentiable", len(fake), *fake
         )

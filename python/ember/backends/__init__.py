@@ -45,6 +45,9 @@ class _CuBLASModule:
         object.__setattr__(self, "_values", dict(self._defaults))
 
     def __getattr__(self, name):
+        if name == "allow_tf32":
+            # One state with torch.set_float32_matmul_precision, as in PyTorch.
+            return _C._get_float32_matmul_precision() != "highest"
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
@@ -53,18 +56,59 @@ class _CuBLASModule:
     def __setattr__(self, name, value):
         if name not in self._defaults:
             raise AttributeError(f"Unknown attribute {name}")
+        if name == "allow_tf32":
+            _C._set_float32_matmul_precision("high" if value else "highest")
+            return
         self._values[name] = value
 
 
-_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+# Scaled-dot-product attention kernels: which are enabled, and the order
+# they are tried in (SDPBackend values: math 0, flash 1, efficient 2, cudnn 3,
+# overrideable 4). scaled_dot_product_attention reads both.
+_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True, "overrideable": True}
+_SDP_DEFAULT_ORDER = (1, 2, 0, 3, 4)
+_sdp_order = list(_SDP_DEFAULT_ORDER)
+_sdp_math_reduced_precision = [False]
 
 
 def _sdp_switches():
     out = {}
-    for kind in _sdp:
+    for kind in ("flash", "mem_efficient", "math", "cudnn"):
         out[f"{kind}_sdp_enabled"] = lambda kind=kind: _sdp[kind]
         out[f"enable_{kind}_sdp"] = lambda enabled, kind=kind: _sdp.__setitem__(kind, bool(enabled))
     return out
+
+
+class SDPAParams:
+    """The arguments of one scaled_dot_product_attention call, as the
+    can_use_* checks take them."""
+
+    def __init__(self, query, key, value, attn_mask, dropout, is_causal, enable_gqa):
+        self.query, self.key, self.value, self.attn_mask = query, key, value, attn_mask
+        self.dropout, self.is_causal, self.enable_gqa = float(dropout), bool(is_causal), bool(enable_gqa)
+
+
+def _no_cuda_kernel(params, debug=False):
+    # The fused CUDA attention kernels; none serves CPU tensors.
+    return False
+
+
+@contextlib.contextmanager
+def _sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    import warnings
+
+    warnings.warn(
+        "`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be removed. "
+        "Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with updated signature.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    saved = dict(_sdp)
+    _sdp.update(flash=enable_flash, math=enable_math, mem_efficient=enable_mem_efficient, cudnn=enable_cudnn)
+    try:
+        yield
+    finally:
+        _sdp.update(saved)
 
 
 cuda = _module(
@@ -73,6 +117,15 @@ cuda = _module(
     is_built=lambda: _build_setting("USE_CUDA") == "ON",
     matmul=_CuBLASModule(),
     **_sdp_switches(),
+    SDPAParams=SDPAParams,
+    sdp_kernel=_sdp_kernel,
+    can_use_flash_attention=_no_cuda_kernel,
+    can_use_efficient_attention=_no_cuda_kernel,
+    can_use_cudnn_attention=_no_cuda_kernel,
+    is_flash_attention_available=lambda: False,
+    is_ck_sdpa_available=lambda: False,
+    allow_fp16_bf16_reduction_math_sdp=lambda enabled: _sdp_math_reduced_precision.__setitem__(0, bool(enabled)),
+    fp16_bf16_reduction_math_sdp_allowed=lambda: _sdp_math_reduced_precision[0],
 )
 
 _cudnn_flags = {"enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}
@@ -109,6 +162,7 @@ mkldnn = _module(
 openmp = _module("openmp", "OpenMP threads.", is_available=lambda: _build_setting("USE_OPENMP") == "ON")
 mkl = _module("mkl", "Intel MKL: not used by this build (BLAS is OpenBLAS).", is_available=lambda: False)
 mps = _module("mps", "Apple's Metal backend: not in this build.", is_available=lambda: False, is_built=lambda: False)
+
 
 def _cpu_capability():
     return _C._show_config().split("CPU capability usage: ")[1].split()[0]

@@ -24,8 +24,8 @@ class AcceleratorError(RuntimeError):
     """An error the accelerator's runtime reported."""
 
 
-class OutOfMemoryError(RuntimeError):
-    """The device ran out of memory."""
+# torch.OutOfMemoryError: the caching allocator raises it from C++.
+OutOfMemoryError = _C.OutOfMemoryError
 
 
 class DeferredCudaCallError(Exception):
@@ -143,9 +143,9 @@ def is_tf32_supported() -> bool:
 
 
 def get_arch_list() -> list[str]:
-    if not _is_compiled():
+    if not is_available():
         return []
-    flags = _C._cuda_arch_flags() if hasattr(_C, "_cuda_arch_flags") else None
+    flags = _C._cuda_arch_flags()
     return flags.split() if flags else []
 
 

@@ -33,8 +33,7 @@ def is_initialized() -> bool:
 
 
 def _allocator_has(name: str) -> bool:
-    """Whether the CUDA backend has this caching-allocator entry point;
-    Ember's allocates nothing on the device yet, so its statistics are empty."""
+    """Whether the CUDA backend has this caching-allocator entry point."""
     return hasattr(ember._C, name)
 
 
@@ -317,7 +316,7 @@ def mem_get_info(device: Device = None) -> tuple[int, int]:
     if device is None:
         device = ember.cuda.current_device()
     device = _get_device_index(device, optional=True)
-    return ember.cuda.cudart().cudaMemGetInfo(device)
+    return tuple(_cuda._cuda_memGetInfo(device))
 
 
 def get_allocator_backend() -> str:

@@ -31,11 +31,20 @@ def _as_device(device: int | str | ember.device) -> ember.device:
     return device
 
 
-def _default_generator(index: int | None):
-    """The device's generator; None where the backend has none (Ember's
-    CUDA backend has no generators yet, so queued seeds have nothing to set)."""
-    index = current_device() if index is None else index
+def _generators() -> tuple:
+    """torch.cuda.default_generators, filled from the backend on first use."""
     generators = ember.cuda.default_generators
+    if not generators and hasattr(ember._C, "_cuda_default_generators"):
+        generators = ember._C._cuda_default_generators()
+        ember.cuda.default_generators = generators
+    return generators
+
+
+def _default_generator(index: int | None):
+    """The device's generator; None where the backend has none (without a
+    device, queued seeds have nothing to set)."""
+    index = current_device() if index is None else index
+    generators = _generators()
     return generators[index] if 0 <= index < len(generators) else None
 
 
@@ -82,7 +91,7 @@ def manual_seed_all(seed: int) -> None:
     seed = int(seed)
 
     def apply():
-        for generator in ember.cuda.default_generators[: device_count()]:
+        for generator in _generators()[: device_count()]:
             generator.manual_seed(seed)
 
     _lazy_call(apply, seed_all=True)
@@ -94,7 +103,7 @@ def seed() -> None:
 
 def seed_all() -> None:
     def apply():
-        generators = ember.cuda.default_generators[: device_count()]
+        generators = _generators()[: device_count()]
         if generators:
             generators[0].seed()
             for generator in generators[1:]:

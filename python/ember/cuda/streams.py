@@ -1,6 +1,6 @@
-"""ember.cuda.streams: CUDA streams and events. Ember's CUDA backend has no
-streams of its own yet: without CUDA these raise as PyTorch's CPU build
-does, and a CUDA build initialises CUDA first (raising without a device)."""
+"""ember.cuda.streams: CUDA streams and events. Without CUDA these raise as
+PyTorch's CPU build does; a CUDA build initialises CUDA first (raising
+without a device)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,43 @@ from ember.cuda._utils import _cuda, _is_compiled
 
 
 class _CudaStreamBase:
-    def __new__(cls, *args, **kwargs):
+    """A stream as (stream_id, device_index, device_type); stream_id is the
+    cudaStream_t (0: the legacy default stream)."""
+
+    def __new__(cls, priority=0, stream_id=None, device_index=None, device_type=None, stream_ptr=None):
         if not _is_compiled():
             raise RuntimeError(f"Tried to instantiate dummy base class {cls.__name__}")
-        return _cuda._CudaStreamBase(*args, **kwargs)
+        if stream_id is not None and device_index is not None:
+            data = (stream_id, device_index, 1 if device_type is None else device_type)
+        elif stream_ptr is not None:
+            data = _cuda._cuda_getStreamFromExternal(stream_ptr, ember.cuda.current_device())
+        else:
+            data = _cuda._cuda_streamFromPool(priority, -1)
+        stream = super().__new__(cls)
+        stream.stream_id, stream.device_index, stream.device_type = data
+        return stream
+
+    @property
+    def cuda_stream(self) -> int:
+        return self.stream_id
+
+    @property
+    def device(self):
+        return ember.device("cuda", self.device_index)
+
+    @property
+    def priority(self) -> int:
+        return _cuda._cuda_streamPriority(self.stream_id, self.device_index)
+
+    @staticmethod
+    def priority_range():
+        return _cuda._cuda_streamPriorityRange()
+
+    def query(self) -> bool:
+        return _cuda._cuda_streamQuery(self.stream_id, self.device_index)
+
+    def synchronize(self) -> None:
+        _cuda._cuda_streamSynchronize(self.stream_id, self.device_index)
 
 
 class _CudaEventBase:
@@ -25,27 +58,61 @@ class _CudaEventBase:
         if not _is_compiled():
             raise RuntimeError(f"Tried to instantiate dummy base class {cls.__name__}")
         event = super().__new__(cls)
-        event._flags = (enable_timing, blocking, interprocess, external)
+        event._flags = (bool(enable_timing), bool(blocking), bool(interprocess))
+        event._handle = None
+        event._device = -1
         return event
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            try:
+                ember._C._cuda_eventDestroy(self._device, handle)
+            except Exception:
+                pass
 
     @classmethod
     def from_ipc_handle(cls, device, handle):
         return _cuda._cuda_eventFromIpcHandle(device, handle)
 
+    @property
+    def cuda_event(self) -> int:
+        return 0 if self._handle is None else self._handle
+
+    @property
+    def device(self):
+        return None if self._handle is None else ember.device("cuda", self._device)
+
     def record(self, stream=None):
-        _cuda._cuda_eventRecord(self, stream)
+        if stream is None:
+            stream = ember.cuda.current_stream()
+        if self._handle is None:
+            self._handle = _cuda._cuda_eventCreate(stream.device_index, *self._flags)
+            self._device = stream.device_index
+        elif self._device != stream.device_index:
+            raise RuntimeError(
+                f"Event device {self._device} does not match recording stream's device {stream.device_index}."
+            )
+        _cuda._cuda_eventRecord(self._device, self._handle, stream.stream_id)
 
     def wait(self, stream=None) -> None:
-        _cuda._cuda_eventWait(self, stream)
+        if self._handle is None:
+            return
+        if stream is None:
+            stream = ember.cuda.current_stream()
+        _cuda._cuda_eventWait(self._device, self._handle, stream.stream_id)
 
     def query(self) -> bool:
-        return True
+        return True if self._handle is None else _cuda._cuda_eventQuery(self._handle)
 
     def elapsed_time(self, end_event) -> float:
-        return _cuda._cuda_eventElapsedTime(self, end_event)
+        if self._handle is None or end_event._handle is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return _cuda._cuda_eventElapsedTime(self._handle, end_event._handle)
 
     def synchronize(self) -> None:
-        """Nothing to wait for before the event is recorded."""
+        if self._handle is not None:
+            _cuda._cuda_eventSynchronize(self._handle)
 
     def ipc_handle(self):
         return _cuda._cuda_eventIpcHandle(self)
@@ -107,4 +174,6 @@ class Event(_CudaEventBase):
         )
 
     def __repr__(self) -> str:
-        return "<torch.cuda.Event uninitialized>"
+        if self._handle is None:
+            return "<torch.cuda.Event uninitialized>"
+        return f"<torch.cuda.Event {self._handle:#x}>"

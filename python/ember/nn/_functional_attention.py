@@ -5,8 +5,10 @@ signatures, defaults and errors."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import ember
+from ember import backends as _backends
 from ember.nn._functional_nn import _dropout
 from ember.nn._functional_spatial import pad
 
@@ -34,18 +36,59 @@ def _causal_mask(L, S):
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):
-    """softmax(Q K^T * scale + mask) V, computed as PyTorch's math path."""
-    if enable_gqa:
-        raise NotImplementedError("scaled_dot_product_attention: enable_gqa is not supported")
+    """softmax(Q K^T * scale + mask) V, by the first enabled kernel that takes
+    the inputs (ember.nn.attention.sdpa_kernel): the fused kernel or the math path."""
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least 2-D")
-    if _use_flash(query, key, value, attn_mask, dropout_p):
-        mask = _bool_mask_to_float(attn_mask, query.dtype)
-        return ember._scaled_dot_product_flash_attention_for_cpu(
-            query, key, value, 0.0, is_causal, attn_mask=mask, scale=scale
-        )[0]
+    gqa_refusal = None
+    if enable_gqa:
+        if key.dim() == 4 and value.dim() == 4 and query.dim() == 4 and key.shape[:2] != value.shape[:2]:
+            gqa_refusal = (
+                "Both fused kernels require key and value to have the same num_heads and batch_size but got: "
+                f"Key sizes: {list(key.shape)}, Value sizes: {list(value.shape)}, Query sizes: {list(query.shape)} "
+                "instead."
+            )
+        key, value = _repeat_kv_heads(query, key, value)
+    flash_refusal = _flash_refusal(query, key, value, attn_mask, dropout_p)
+    if flash_refusal is None and gqa_refusal is not None:
+        flash_refusal = gqa_refusal
+    # The CPU tries its fused kernel, then the math path (the priority order
+    # set by sdpa_kernel(set_priority=True) orders the CUDA kernels only).
+    for backend in ("flash", "math"):
+        if backend == "flash" and _backends._sdp["flash"] and flash_refusal is None:
+            if query.size(-2) == 0 or key.size(-2) == 0:
+                break  # nothing to attend over: the math path gives the empty or zero result
+            mask = _bool_mask_to_float(attn_mask, query.dtype)
+            return ember._scaled_dot_product_flash_attention_for_cpu(
+                query, key, value, 0.0, is_causal, attn_mask=mask, scale=scale
+            )[0]
+        if backend == "math" and _backends._sdp["math"]:
+            break
+    else:
+        if not (_backends._sdp["math"] or _backends._sdp["flash"] or _backends._sdp["overrideable"]):
+            raise RuntimeError(
+                "No viable backend for scaled_dot_product_attention was found. This is likely due to turning off "
+                "both the math kernel and the fused kernels."
+            )
+        warnings.warn("Flash attention kernel not used because:", stacklevel=2)
+        if flash_refusal:
+            warnings.warn(flash_refusal, stacklevel=2)
+        raise RuntimeError("No available kernel.  Aborting execution.")
+    return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+def _repeat_kv_heads(query, key, value):
+    # Grouped-query attention: each key/value head serves a group of query heads.
+    heads = query.size(-3) if query.dim() >= 3 else 1
+    kv_heads = [t.size(-3) if t.dim() >= 3 else 1 for t in (key, value)]
+    if any(h == 0 or heads % h != 0 for h in kv_heads):
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return tuple(t.repeat_interleave(heads // h, -3) if h != heads else t for t, h in zip((key, value), kv_heads))
+
+
+def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale):
     L, S, E = query.size(-2), key.size(-2), query.size(-1)
     s = (1.0 / math.sqrt(E)) if scale is None else scale
     factor = math.sqrt(s)
@@ -62,21 +105,70 @@ def scaled_dot_product_attention(
     return ember.matmul(attn, value)
 
 
-def _use_flash(q, k, v, mask, dropout_p):
-    # The cases where PyTorch's CPU dispatcher picks its fused kernel.
-    if dropout_p != 0.0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
-        return False
-    if mask is not None and mask.requires_grad:
-        return False
-    if q.dtype not in (ember.float32, ember.float64, ember.float16, ember.bfloat16):
-        return False
-    if q.size(0) != k.size(0) or q.size(0) != v.size(0) or q.size(1) != k.size(1) or q.size(1) != v.size(1):
-        return False
+def _flash_refusal(q, k, v, mask, dropout_p):
+    """Why PyTorch's CPU dispatcher would not pick its fused kernel (its
+    warning text), or None when it would; "" when it gives no reason."""
+    if dropout_p != 0.0:
+        return "Both fused kernels do not support non-zero dropout."
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return (
+            "All fused kernels requires query, key and value to be 4 dimensional, but got "
+            f"Query dim: {q.dim()}, Key dim: {k.dim()}, Value dim: {v.dim()} instead."
+        )
+    sizes = [list(t.shape) for t in (q, k, v)]
+    if not (q.size(0) == k.size(0) == v.size(0)):
+        return (
+            "For dense inputs, both fused kernels require query, key and value to have the same batch_size. "
+            f"Query.sizes(): {sizes[0]}, Key.sizes(): {sizes[1]}, Value.sizes(): {sizes[2]} instead. To broadcast "
+            "dense inputs, try using unsqueeze and expand_to before passing them into the kernel."
+        )
+    if not (q.size(1) == k.size(1) == v.size(1)):
+        return (
+            "For dense input, both fused kernels require query, key and value to have the same num_heads. "
+            f"Query.sizes(): {sizes[0]}, Key sizes(): {sizes[1]}, Value sizes(): {sizes[2]} instead. To broadcast "
+            "dense inputs, try using unsqueeze and expand_to before passing them into the kernel."
+        )
+    if mask is not None and mask.dim() not in (2, 4):
+        return (
+            "Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); "
+            "4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})"
+        )
     if not (q.size(-1) == k.size(-1) == v.size(-1)):
-        return False
-    if q.size(-2) == 0 or k.size(-2) == 0:
-        return False
-    return q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
+        return (
+            "Flash attention requires q,k,v to have the same last dimension. Got "
+            f"Query.size(-1): {q.size(-1)}, Key.size(-1): {k.size(-1)}, Value.size(-1): {v.size(-1)} instead."
+        )
+    if q.dtype not in (ember.float32, ember.float64, ember.float16, ember.bfloat16) or not (
+        q.dtype == k.dtype == v.dtype
+    ):
+        names = [_DTYPE_NAMES.get(t.dtype, str(t.dtype).split(".")[-1]) for t in (q, k, v)]
+        return (
+            "Expected query, key and value to all be of dtype: {Float, Double, BFloat16, Half}. Got "
+            f"Query dtype: {names[0]}, Key dtype: {names[1]}, and Value dtype: {names[2]} instead."
+        )
+    if q.stride(-1) != 1 or k.stride(-1) != 1 or v.stride(-1) != 1:
+        return (
+            "All fused kernels require the last dimension of the input to have stride 1. Got "
+            f"Query.stride(-1): {q.stride(-1)}, Key.stride(-1): {k.stride(-1)}, Value.stride(-1): {v.stride(-1)}"
+        )
+    if mask is not None and mask.requires_grad:
+        return ""
+    return None
+
+
+# c10's short dtype names, as the fused kernel's warnings print them.
+_DTYPE_NAMES = {
+    ember.float32: "float",
+    ember.float64: "double",
+    ember.float16: "c10::Half",
+    ember.bfloat16: "c10::BFloat16",
+    ember.int32: "int",
+    ember.int64: "long int",
+    ember.int16: "short int",
+    ember.int8: "signed char",
+    ember.uint8: "unsigned char",
+    ember.bool: "bool",
+}
 
 
 def _safe_softmax(x):
@@ -162,9 +254,7 @@ def multi_head_attention_forward(
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.size(0)
     if embed_dim != embed_dim_to_check:
-        raise AssertionError(
-            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
-        )
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
@@ -232,8 +322,8 @@ def multi_head_attention_forward(
             raise AssertionError(
                 f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {tuple(key_padding_mask.shape)}"
             )
-        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
-            bsz * num_heads, 1, src_len
+        kpm = (
+            key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
         )
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
 

@@ -2,13 +2,15 @@
 ember.nn.functional with torch.nn.functional's signatures and checks.
 
 Note [Transposed 3-d convolution as a convolution]
-conv_transpose3d(x, w, stride s, padding p, output_padding q, dilation d) equals
+Float32 (and 16-bit) calls on the CPU run oneDNN's deconvolution through
+ember.convolution; otherwise conv_transpose3d(x, w, stride s, padding p, output_padding q, dilation d) equals
 conv3d over x with s - 1 zeros put between neighbours, padded by d*(k-1) - p
 before and d*(k-1) - p + q after (cropped where negative), with the kernel
 flipped in space and its in/out channels swapped group by group.
 
 Note [grid_sample as a gather]
-Each output point's grid coordinate is mapped to input pixels (align_corners
+On the CPU grid_sample runs the kernels of cpu/GridSampler.cpp; on other
+devices, each output point's grid coordinate is mapped to input pixels (align_corners
 decides whether -1 and 1 are pixel centres or edges), folded back by the
 padding mode, and the 1 (nearest) or 4 (bilinear) neighbours are gathered from
 the flattened input. Bilinear weights are built from the coordinates, so
@@ -58,6 +60,18 @@ def _pad_or_crop(x, dim, before, after):
     return x
 
 
+def _deconvolution_applies(x, weight, bias, padding, output_padding):
+    """Whether the C++ kernel (oneDNN's deconvolution) takes this call (Note [3-d transposed convolution])."""
+    floats = (ember.float32, ember.float16, ember.bfloat16)
+    tensors = [x, weight] + ([bias] if bias is not None else [])
+    return (
+        all(t.device.type == "cpu" and not t.is_meta and t.dtype == x.dtype for t in tensors)
+        and x.dtype in floats
+        and all(q <= p for p, q in zip(padding, output_padding))
+        and ember.backends.mkldnn.is_available()
+    )
+
+
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """3-d transposed convolution (Note [Transposed 3-d convolution as a convolution])."""
     if input.dim() not in (4, 5):
@@ -74,11 +88,19 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
             f"{weight.shape[0]} channels, but got {x.shape[1]} channels instead"
         )
+    if not (x.dtype.is_floating_point or x.dtype == ember.int64):
+        scalar = "Bool" if x.dtype == ember.bool else x.type().split(".")[-1][: -len("Tensor")]
+        raise NotImplementedError(f"\"slow_conv_transpose3d_out_cpu\" not implemented for '{scalar}'")
     s, p, q, dl = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)
     for i in range(3):
         if q[i] >= s[i] and q[i] >= dl[i]:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
-                               f"output_padding: {list(q)} stride: {list(s)} dilation: {list(dl)}")
+            raise RuntimeError(
+                "output padding must be smaller than either stride or dilation, but got "
+                f"output_padding: {list(q)} stride: {list(s)} dilation: {list(dl)}"
+            )
+    if _deconvolution_applies(x, weight, bias, p, q):
+        out = ember.convolution(x, weight, bias, list(s), list(p), list(dl), True, list(q), groups)
+        return out if batched else out.squeeze(0)
     kernel = weight.shape[2:]
     for i in range(3):
         x = _spread(x, 2 + i, s[i])
@@ -130,15 +152,13 @@ def affine_grid(theta, size, align_corners=None):
     if len(size) == 4:
         if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
             raise ValueError(
-                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {ember.Size(size)}. "
-                f"Got {theta.shape}."
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {ember.Size(size)}. Got {theta.shape}."
             )
         spatial = size[-2:]
     elif len(size) == 5:
         if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
             raise ValueError(
-                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {ember.Size(size)}. "
-                f"Got {theta.shape}."
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {ember.Size(size)}. Got {theta.shape}."
             )
         spatial = size[-3:]
     else:
@@ -196,6 +216,10 @@ def _gather_2d(flat, ix, iy, height, width):
     return values * inside.unsqueeze(1).to(flat.dtype)
 
 
+_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """input sampled at grid's normalised (x, y) points (Note [grid_sample as a gather])."""
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -229,6 +253,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got grid "
             f"with sizes {list(grid.shape)}"
         )
+    if input.device.type == "cpu" and not input.is_meta and grid.device.type == "cpu":
+        if mode == "bicubic" and input.dim() == 5:
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+        sampler = ember.grid_sampler_2d if input.dim() == 4 else ember.grid_sampler_3d
+        return sampler(input, grid, _MODES[mode], _PADDINGS[padding_mode], bool(align_corners))
     if mode == "bicubic":
         raise NotImplementedError("grid_sample: mode 'bicubic' is not supported yet")
     if input.dim() == 5:
@@ -273,8 +302,9 @@ def _grid_sample_3d(input, grid, mode, padding_mode, align_corners):
     z = _source_coord(points[..., 2], depth, padding_mode, align_corners)
     flat = input.reshape(n, c, depth * height * width)
     if mode == "nearest":
-        out = _gather_3d(flat, ember.round(x).long(), ember.round(y).long(), ember.round(z).long(), depth, height,
-                         width)
+        out = _gather_3d(
+            flat, ember.round(x).long(), ember.round(y).long(), ember.round(z).long(), depth, height, width
+        )
         return out.reshape([n, c] + out_shape)
     x0, y0, z0 = ember.floor(x), ember.floor(y), ember.floor(z)
     fx, fy, fz = x - x0, y - y0, z - z0

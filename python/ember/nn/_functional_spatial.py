@@ -155,9 +155,7 @@ def interpolate(
         raise ValueError("either size or scale_factor should be defined")
 
     if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
-        raise ValueError(
-            "recompute_scale_factor is not meaningful with an explicit size."
-        )
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor is not None and recompute_scale_factor:
@@ -185,10 +183,15 @@ def interpolate(
         return ember.nn.functional.adaptive_avg_pool2d(input, output_size)
     if mode == "linear" and nd == 3:
         return ember.upsample_linear1d(input, output_size, align_corners, scale_factors)
+    if mode in ("bilinear", "bicubic") and nd == 4 and antialias and input.device.type == "cpu":
+        aa = ember._upsample_bilinear2d_aa if mode == "bilinear" else ember._upsample_bicubic2d_aa
+        return aa(input, output_size, align_corners, scale_factors)
     if mode == "bilinear" and nd == 4:
         if antialias:
             raise NotImplementedError("antialiased bilinear interpolation is not supported")
         return ember.upsample_bilinear2d(input, output_size, align_corners, scale_factors)
+    if mode == "bicubic" and nd == 4 and input.device.type == "cpu":
+        return ember.upsample_bicubic2d(input, output_size, align_corners, scale_factors)
     if mode == "area" and nd == 3:
         return ember.nn.functional.adaptive_avg_pool1d(input, output_size)
     if mode == "area" and nd == 5:
@@ -230,9 +233,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C*kh*kw, L) -> (N, C, H, W): sums the sliding blocks back into an image."""
-    return ember.col2im(
-        input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    )
+    return ember.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
 
 
 def _trilinear(input, output_size, align_corners, scale_factors):

@@ -88,3 +88,18 @@ from ember.nn._functional_3d import *  # noqa: E402,F401,F403  conv3d, 3-d pooli
 from ember.nn._functional_sampling import *  # noqa: E402,F401,F403  conv_transpose3d, conv_tbc, grid sampling
 from ember.nn._functional_ctc import *  # noqa: E402,F401,F403  ctc_loss, fractional max pooling
 from ember.nn import grad  # noqa: E402,F401  the gradients of convolutions, as F.grad
+from ember._tensor import Tensor  # noqa: E402,F401
+from ember.overrides import (  # noqa: E402,F401
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
+
+# grid_sample's modes by the integers its kernel takes.
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)

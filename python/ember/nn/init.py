@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ember._tensor import Tensor  # noqa: F401 - part of the namespace, as in PyTorch
 from ember.autograd import no_grad
 
 

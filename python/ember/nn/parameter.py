@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from ember import _C
 from ember._tensor import Tensor
 
 
 class Parameter(Tensor):
     """A tensor that is a module parameter (requires grad by default)."""
+
+    # Operations on parameters give plain tensors.
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -85,6 +89,7 @@ def is_lazy(param):
 class UninitializedBuffer(Tensor):
     """A buffer whose shape is not known yet (of a lazy module); materialize() gives it one."""
 
+    __torch_function__ = _C._disabled_torch_function_impl
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):

@@ -3,6 +3,7 @@
 // gradients that meet at one input and undoing broadcasts per InputMetadata.
 #include "ember/autograd/Engine.h"
 
+#include <atomic>
 #include <cctype>
 #include <queue>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/FunctionsManual.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/GraphHooks.h"
 #include "ember/autograd/Profiler.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -48,7 +50,11 @@ Tensor validate_grad(const Node& producer, size_t index, Tensor grad, const Inpu
     }
     grad = generated::sum_to(grad, meta.shape);
   }
-  if (grad.dtype() != meta.dtype) grad = grad.to(meta.dtype);
+  if (grad.dtype() != meta.dtype) {
+    // A real input of a complex computation takes the real part of its gradient.
+    if (grad.is_complex() && !is_complex_type(meta.dtype)) grad = ember::real(grad);
+    grad = grad.to(meta.dtype);
+  }
   return grad;
 }
 
@@ -82,16 +88,66 @@ variable_list apply_checked(Node& n, variable_list&& in) {
 // others are written for real tensors only, so a complex tensor reaching one
 // of them is an error rather than a wrong gradient.
 bool complex_formula_checked(const std::string& name) {
-  static const std::unordered_set<std::string> checked = {
-      "AbsBackward0",       "AddBackward0",        "AngleBackward0",         "CatBackward0",
-      "CloneBackward0",     "ComplexBackward0",    "ExpandBackward0",        "MeanBackward0",
-      "MeanBackward1",      "NegBackward0",        "PermuteBackward0",       "SelectBackward0",
-      "SgnBackward0",       "SliceBackward0",      "SplitBackward0",         "SqueezeBackward0",
-      "SqueezeBackward1",   "StackBackward0",      "SubBackward0",           "SumBackward0",
-      "SumBackward1",       "TBackward0",          "ToCopyBackward0",        "TransposeBackward0",
-      "UnsqueezeBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "ViewBackward0",
-      "WhereBackward0",     "UnsafeViewBackward0", "ReshapeAliasBackward0",  "FftC2CBackward0",
-      "FftR2CBackward0",    "FftC2RBackward0",     "ConjPhysicalBackward0",  "ConstantPadNdBackward0"};
+  static const std::unordered_set<std::string> checked = {"AbsBackward0",
+                                                          "AddBackward0",
+                                                          "AngleBackward0",
+                                                          "CatBackward0",
+                                                          "CloneBackward0",
+                                                          "ComplexBackward0",
+                                                          "ExpandBackward0",
+                                                          "MeanBackward0",
+                                                          "MeanBackward1",
+                                                          "NegBackward0",
+                                                          "PermuteBackward0",
+                                                          "SelectBackward0",
+                                                          "SgnBackward0",
+                                                          "SliceBackward0",
+                                                          "SplitBackward0",
+                                                          "SqueezeBackward0",
+                                                          "SqueezeBackward1",
+                                                          "StackBackward0",
+                                                          "SubBackward0",
+                                                          "SumBackward0",
+                                                          "SumBackward1",
+                                                          "TBackward0",
+                                                          "ToCopyBackward0",
+                                                          "TransposeBackward0",
+                                                          "UnsqueezeBackward0",
+                                                          "ViewAsRealBackward0",
+                                                          "ViewAsComplexBackward0",
+                                                          "ViewBackward0",
+                                                          "WhereBackward0",
+                                                          "UnsafeViewBackward0",
+                                                          "ReshapeAliasBackward0",
+                                                          "FftC2CBackward0",
+                                                          "FftR2CBackward0",
+                                                          "FftC2RBackward0",
+                                                          "ConjPhysicalBackward0",
+                                                          "ConstantPadNdBackward0",
+                                                          "MulBackward0",
+                                                          "DivBackward0",
+                                                          "ExpBackward0",
+                                                          "LogBackward0",
+                                                          "SqrtBackward0",
+                                                          "RsqrtBackward0",
+                                                          "SinBackward0",
+                                                          "CosBackward0",
+                                                          "TanBackward0",
+                                                          "ReciprocalBackward0",
+                                                          "AsinBackward0",
+                                                          "AcosBackward0",
+                                                          "AtanBackward0",
+                                                          "SinhBackward0",
+                                                          "CoshBackward0",
+                                                          "PowBackward0",
+                                                          "MmBackward0",
+                                                          "BmmBackward0",
+                                                          "MvBackward0",
+                                                          "DotBackward0",
+                                                          "VdotBackward0",
+                                                          "PolarBackward0",
+                                                          "CumsumBackward0",
+                                                          "SqueezeBackward4"};
   return checked.count(name) != 0;
 }
 
@@ -113,11 +169,42 @@ void check_complex_support(const Node& n) {
                                     "real tensors)"));
 }
 
+// The graph task running on this thread, for will_engine_execute_node.
+struct TaskView {
+  const std::unordered_map<Node*, int>* deps;
+  const std::unordered_set<Node*>* needed;
+  const std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>>* captures;
+  bool capture;
+  int64_t id;
+};
+thread_local const TaskView* t_task = nullptr;
+std::atomic<int64_t> g_next_task_id{0};
+
+class TaskViewGuard {
+ public:
+  explicit TaskViewGuard(const TaskView* view) : prev_(t_task) { t_task = view; }
+  ~TaskViewGuard() { t_task = prev_; }
+  TaskViewGuard(const TaskViewGuard&) = delete;
+  TaskViewGuard& operator=(const TaskViewGuard&) = delete;
+
+ private:
+  const TaskView* prev_;
+};
+
 struct ReadyCompare {
   bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
 };
 
 }  // namespace
+
+int64_t current_graph_task_id() { return t_task == nullptr ? -1 : t_task->id; }
+
+std::optional<bool> will_engine_execute_node(const Node* n) {
+  if (t_task == nullptr) return std::nullopt;
+  Node* key = const_cast<Node*>(n);
+  if (!t_task->deps->count(key)) return false;
+  return !t_task->capture || t_task->needed->count(key) != 0 || t_task->captures->count(key) != 0;
+}
 
 std::optional<AnomalyReport> take_anomaly_report() {
   std::optional<AnomalyReport> r = std::move(t_anomaly_report);
@@ -178,6 +265,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
   variable_list captured(inputs.size());
 
   // 3. run
+  const TaskView view{&deps, &needed, &captures, capture, g_next_task_id.fetch_add(1)};
+  TaskViewGuard task_guard(&view);
   GradModeGuard mode(create_graph);
   TopLevelGuard top_level;
   std::unordered_map<Node*, variable_list> buffers;
@@ -203,6 +292,18 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
         }
       }
     }
+    std::optional<NodeHooks> node_hooks_of_n = n != root.get() ? node_hooks(*n) : std::nullopt;
+    if (node_hooks_of_n) {
+      for (const auto& hook : node_hooks_of_n->pre) {
+        variable_list replaced = hook(in);
+        if (replaced.empty()) continue;
+        if (replaced.size() != in.size()) {
+          throw Error(str_cat("hook '", n->name(), "' has returned an incorrect number of values (got ",
+                              replaced.size(), ", but expected ", in.size(), ")"));
+        }
+        in = std::move(replaced);
+      }
+    }
     if (capture) {
       auto c = captures.find(n);
       if (c != captures.end()) {
@@ -213,7 +314,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
     }
 
     variable_list in_copy;
-    if (!n->post_hooks().empty()) in_copy = in;
+    if (!n->post_hooks().empty() || (node_hooks_of_n && !node_hooks_of_n->post.empty())) in_copy = in;
     check_complex_support(*n);
     std::optional<profiler::RecordScope> prof;
     if (profiler::is_active()) prof.emplace("autograd::engine::evaluate_function: " + n->name());
@@ -221,6 +322,15 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
     prof.reset();
     if (!keep_graph) n->release_variables();
     for (const auto& hook : n->post_hooks()) hook(out, in_copy);
+    for (const auto& hook : node_hooks_of_n ? node_hooks_of_n->post : std::vector<NodePostHook>{}) {
+      variable_list replaced = hook(out, in_copy);
+      if (replaced.empty()) continue;
+      if (replaced.size() != out.size()) {
+        throw Error(str_cat("hook '", n->name(), "' has returned an incorrect number of values (got ", replaced.size(),
+                            ", but expected ", out.size(), ")"));
+      }
+      out = std::move(replaced);
+    }
 
     const edge_list& edges = n->next_edges();
     if (out.size() != edges.size() && !edges.empty()) {

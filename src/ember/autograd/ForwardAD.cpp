@@ -135,7 +135,8 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
   Tensor stored;
   {
     DisableGuard no_fw;
-    dual = ember::alias(primal);
+    // A view of the whole primal, recorded as PyTorch records it (ViewBackward0).
+    dual = primal.view(primal.sizes());
     stored = with_layout_of(primal, tangent);
   }
   set_fw_grad(dual, stored);

@@ -207,4 +207,22 @@ Tensor glu_jvp(const Tensor& self, const Tensor& self_t, int64_t dim) {
   return a_t * sb + a * sb * (-sb + 1) * b_t;
 }
 
+Tensor scatter_reduce_jvp(const Tensor& self, const Tensor& self_t, int64_t dim, const Tensor& index, const Tensor& src,
+                          const Tensor& src_t, const std::string& reduce, bool include_self, const Tensor& result) {
+  const Tensor st = self_t.defined() ? self_t : zeros_like(self);
+  const Tensor rt = src_t.defined() ? src_t : zeros_like(src);
+  if (reduce == "sum" || reduce == "mean") return st.scatter_reduce(dim, index, rt, reduce, include_self);
+  if (reduce != "amax" && reduce != "amin") return Tensor();
+  // The elements that reach the extremum share its tangent equally.
+  const Tensor src_hit = src.eq(result.gather(dim, index)).to(self.scalar_type());
+  Tensor self_hit = self.eq(result).to(self.scalar_type());
+  if (!include_self) {
+    // without include_self, self only survives where nothing was scattered
+    self_hit = ones_like(self).scatter(dim, index, zeros_like(src));
+  }
+  const Tensor total = (st * self_hit).scatter_add(dim, index, rt * src_hit);
+  const Tensor count = self_hit.scatter_add(dim, index, src_hit);
+  return total.div(count);
+}
+
 }  // namespace ember::autograd::forward_ad

@@ -45,5 +45,10 @@ EMBER_API Tensor norm_stat_jvp(const Tensor& input, const Tensor& input_t, const
                                const Tensor& rstd);
 EMBER_API Tensor cumprod_jvp(const Tensor& self, const Tensor& self_t, int64_t dim, const Tensor& result);
 EMBER_API Tensor glu_jvp(const Tensor& self, const Tensor& self_t, int64_t dim);
+// scatter_reduce.two: sum and mean are linear; amax/amin average the tangents
+// of the elements equal to the result (as PyTorch); prod has none (undefined).
+EMBER_API Tensor scatter_reduce_jvp(const Tensor& self, const Tensor& self_t, int64_t dim, const Tensor& index,
+                                    const Tensor& src, const Tensor& src_t, const std::string& reduce,
+                                    bool include_self, const Tensor& result);
 
 }  // namespace ember::autograd::forward_ad

@@ -251,6 +251,9 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
   Tensor g = grad.to(dtype);
   if (g.dim() == 0 || g.numel() == 0) return g;
   const int64_t d = maybe_wrap_dim(dim, g.dim());
+  // A reversed cumulative sum; through operators when it must be
+  // differentiable (create_graph) or complex, else summed in double below.
+  if (GradMode::is_enabled() || g.is_complex()) return g.flip({d}).cumsum(d).flip({d});
   int64_t outer, n, inner;
   split_at(g.sizes(), d, outer, n, inner);
   Tensor gd = g.to(ScalarType::Double).contiguous();
@@ -316,19 +319,20 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   return out.to(self.dtype());
 }
 
-Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2) { return grad.mm(mat2.permute({1, 0})); }
+// Complex matrices: the gradient goes through the conjugate transpose (Note [Complex gradients]).
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2) { return grad.mm(mat2.permute({1, 0}).conj()); }
 
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides) {
   if (mat2_sizes.size() == 2 && mat2_sizes[0] > 1 && mat2_sizes[1] > 1 && mat2_strides[0] == 1 &&
       mat2_strides[1] == mat2_sizes[0]) {
-    return grad.permute({1, 0}).mm(mat1).permute({1, 0});
+    return grad.permute({1, 0}).mm(mat1.conj()).permute({1, 0});
   }
-  return mat1.permute({1, 0}).mm(grad);
+  return mat1.permute({1, 0}).conj().mm(grad);
 }
 
-Tensor bmm_backward_self(const Tensor& grad, const Tensor& mat2) { return grad.bmm(mat2.permute({0, 2, 1})); }
+Tensor bmm_backward_self(const Tensor& grad, const Tensor& mat2) { return grad.bmm(mat2.permute({0, 2, 1}).conj()); }
 
-Tensor bmm_backward_mat2(const Tensor& grad, const Tensor& self) { return self.permute({0, 2, 1}).bmm(grad); }
+Tensor bmm_backward_mat2(const Tensor& grad, const Tensor& self) { return self.permute({0, 2, 1}).conj().bmm(grad); }
 
 Tensor addbmm_backward_batch1(const Tensor& grad, const Tensor& batch2, int64_t batch) {
   return grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}).bmm(batch2.permute({0, 2, 1}));
@@ -338,9 +342,9 @@ Tensor addbmm_backward_batch2(const Tensor& grad, const Tensor& batch1, int64_t 
   return batch1.permute({0, 2, 1}).bmm(grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}));
 }
 
-Tensor mv_mat_backward(const Tensor& grad, const Tensor& vec) { return grad.reshape({-1, 1}) * vec; }
+Tensor mv_mat_backward(const Tensor& grad, const Tensor& vec) { return grad.reshape({-1, 1}) * vec.conj(); }
 
-Tensor mv_vec_backward(const Tensor& grad, const Tensor& mat) { return mat.permute({1, 0}).mv(grad); }
+Tensor mv_vec_backward(const Tensor& grad, const Tensor& mat) { return mat.permute({1, 0}).conj().mv(grad); }
 
 Tensor softmax_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& output, int64_t dim) {
   Tensor g = grad_output.to(output.dtype());

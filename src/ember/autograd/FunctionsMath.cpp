@@ -40,7 +40,7 @@ Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const
 Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                           const std::optional<std::string>& rounding_mode) {
   if (rounding_mode) return ember::zeros_like(grad);
-  return -grad * self.div(other).div(other);
+  return -grad * self.div(other).div(other).conj();
 }
 
 Tensor div_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode) {
@@ -51,7 +51,7 @@ Tensor div_self_backward(const Tensor& grad, const Tensor& other, const std::opt
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.equal(0.0)) return ember::zeros_like(self);
   const double e = exponent.to_double();
-  return grad * (Scalar(e) * self.pow(Scalar(e - 1.0)));
+  return grad * (Scalar(e) * self.pow(Scalar(e - 1.0))).conj();
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {

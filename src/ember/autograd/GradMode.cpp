@@ -1,5 +1,7 @@
 #include "ember/autograd/GradMode.h"
 
+#include "ember/autograd/GraphHooks.h"
+
 #include <atomic>
 
 namespace ember::autograd {
@@ -11,6 +13,7 @@ thread_local int t_kernel_depth = 0;
 namespace {
 thread_local bool t_grad_enabled = true;
 thread_local bool t_inference = false;
+thread_local bool t_layout_enforced = true;
 // Process-wide, as PyTorch's anomaly mode.
 std::atomic<bool> g_anomaly{false};
 std::atomic<bool> g_anomaly_check_nan{true};
@@ -21,6 +24,9 @@ bool GradMode::is_enabled() { return t_grad_enabled; }
 void GradMode::set_enabled(bool enabled) { t_grad_enabled = enabled; }
 bool InferenceMode::is_enabled() { return t_inference; }
 void InferenceMode::set_enabled(bool enabled) { t_inference = enabled; }
+
+bool GradLayoutPolicy::is_enforced() { return t_layout_enforced; }
+void GradLayoutPolicy::set_enforced(bool enforced) { t_layout_enforced = enforced; }
 bool AnomalyMode::is_enabled() { return g_anomaly.load(std::memory_order_relaxed); }
 bool AnomalyMode::should_check_nan() { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
 void AnomalyMode::set_enabled(bool enabled, bool check_nan) {

@@ -2,9 +2,12 @@
 
 #include <atomic>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/GraphHooks.h"
 #include "ember/ops/Ops.h"
 
 namespace ember::autograd {
@@ -21,6 +24,51 @@ Node::Node() : sequence_nr_(t_next_sequence_nr++) {
 
 Node::~Node() {
   if (pyobj && g_node_pyobj_release) g_node_pyobj_release(pyobj);
+  forget_node_hooks(this);
+}
+
+// Note [Node hooks]
+namespace {
+std::mutex g_hooks_mutex;
+std::unordered_map<const Node*, NodeHooks> g_hooks;
+std::atomic<size_t> g_hooked_nodes{0};
+
+NodeHooks& hooks_of(const Node& n) {
+  auto [it, inserted] = g_hooks.try_emplace(&n);
+  if (inserted) g_hooked_nodes.fetch_add(1, std::memory_order_relaxed);
+  return it->second;
+}
+}  // namespace
+
+void add_node_pre_hook(const Node& n, NodePreHook hook) {
+  std::lock_guard<std::mutex> lock(g_hooks_mutex);
+  hooks_of(n).pre.push_back(std::move(hook));
+}
+
+void add_node_post_hook(const Node& n, NodePostHook hook) {
+  std::lock_guard<std::mutex> lock(g_hooks_mutex);
+  hooks_of(n).post.push_back(std::move(hook));
+}
+
+std::optional<NodeHooks> node_hooks(const Node& n) {
+  if (g_hooked_nodes.load(std::memory_order_relaxed) == 0) return std::nullopt;
+  std::lock_guard<std::mutex> lock(g_hooks_mutex);
+  auto it = g_hooks.find(&n);
+  if (it == g_hooks.end()) return std::nullopt;
+  return it->second;
+}
+
+void forget_node_hooks(const Node* n) {
+  if (g_hooked_nodes.load(std::memory_order_relaxed) == 0) return;
+  NodeHooks dropped;  // destroyed after the lock is released (a hook may own Python objects)
+  {
+    std::lock_guard<std::mutex> lock(g_hooks_mutex);
+    auto it = g_hooks.find(n);
+    if (it == g_hooks.end()) return;
+    dropped = std::move(it->second);
+    g_hooks.erase(it);
+    g_hooked_nodes.fetch_sub(1, std::memory_order_relaxed);
+  }
 }
 
 uint32_t Node::add_input_metadata(const TensorBase& t) {
@@ -62,7 +110,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!grad.defined()) {
     if (GradMode::is_enabled()) {
       grad = new_grad;  // create_graph: keep the graph of the gradient
-    } else if (new_grad.unsafeGetTensorImpl()->use_count() == 1 && obeys_layout(new_grad, variable_) &&
+    } else if (new_grad.unsafeGetTensorImpl()->use_count() == 1 &&
+               (!GradLayoutPolicy::is_enforced() || obeys_layout(new_grad, variable_)) &&
                new_grad.unsafeGetTensorImpl()->autograd_meta() == nullptr) {
       grad = std::move(new_grad);  // nobody else holds it: steal
     } else {

@@ -48,6 +48,7 @@ GeneratorImpl::GeneratorImpl(uint64_t seed, Device d) : device(d), seed_(seed), 
 
 void GeneratorImpl::set_current_seed(uint64_t seed) {
   seed_ = seed;
+  philox_offset_ = 0;
   engine_ = MT19937(seed);
   next_double_normal_sample.reset();
   next_float_normal_sample.reset();
@@ -82,7 +83,31 @@ T get(const uint8_t* b, size_t at) {
 }
 }  // namespace
 
+GeneratorImpl::PhiloxState GeneratorImpl::philox_cuda_state(uint64_t increment) {
+  increment = (increment + 3) / 4 * 4;
+  const PhiloxState s{seed_, philox_offset_};
+  philox_offset_ += increment;
+  return s;
+}
+
+void GeneratorImpl::set_philox_offset_per_thread(uint64_t offset) {
+  EMBER_CHECK(offset % 4 == 0, "offset must be a multiple of 4");
+  philox_offset_ = offset;
+}
+
+// A CUDA generator's state: 800 bytes of 0xff where PyTorch once kept MTGP32
+// states, then the seed and the offset.
+namespace {
+constexpr size_t kCudaLegacyBytes = 800;
+}
+
 std::vector<uint8_t> GeneratorImpl::get_state() const {
+  if (device.is_cuda()) {
+    std::vector<uint8_t> b(kCudaStateSize, 0xff);
+    put<uint64_t>(b, kCudaLegacyBytes, seed_);
+    put<int64_t>(b, kCudaLegacyBytes + 8, static_cast<int64_t>(philox_offset_));
+    return b;
+  }
   std::vector<uint8_t> b(kStateSize, 0);
   put<uint64_t>(b, 0, seed_);
   put<int32_t>(b, 8, engine_.left());
@@ -101,6 +126,16 @@ std::vector<uint8_t> GeneratorImpl::get_state() const {
 }
 
 void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
+  if (device.is_cuda()) {
+    // A state without the offset (808 bytes) is accepted and means offset 0.
+    EMBER_CHECK(nbytes == kCudaStateSize || nbytes == kCudaStateSize - 8, "RNG state is wrong size");
+    const uint64_t seed = get<uint64_t>(b, kCudaLegacyBytes);
+    const int64_t offset = nbytes == kCudaStateSize ? get<int64_t>(b, kCudaLegacyBytes + 8) : 0;
+    EMBER_CHECK(offset % 4 == 0, "offset must be a multiple of 4");
+    seed_ = seed;
+    philox_offset_ = static_cast<uint64_t>(offset);
+    return;
+  }
   EMBER_CHECK(nbytes == kStateSize, "Expected a CPUGeneratorImplState of size ", kStateSize,
               " but found the input RNG state size to be ", nbytes);
   int32_t left = get<int32_t>(b, 8);
@@ -122,6 +157,20 @@ void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
 
 Generator& default_cpu_generator() {
   static Generator g(make_intrusive<GeneratorImpl>());
+  return g;
+}
+
+Generator& default_cuda_generator(int index) {
+  constexpr int kMaxDevices = 64;
+  EMBER_CHECK(index >= 0 && index < kMaxDevices, "Invalid device index ", index);
+  static std::mutex mutex;
+  static Generator generators[kMaxDevices];
+  std::lock_guard<std::mutex> lock(mutex);
+  Generator& g = generators[index];
+  if (!g.defined()) {
+    g = Generator(
+        make_intrusive<GeneratorImpl>(67280421310721ULL, Device(DeviceType::CUDA, static_cast<int8_t>(index))));
+  }
   return g;
 }
 

@@ -68,7 +68,7 @@ class EMBER_CORE_API MT19937 {
 struct EMBER_CORE_API GeneratorImpl final : RefCounted {
   explicit GeneratorImpl(uint64_t seed = 67280421310721ULL, Device device = Device(DeviceType::CPU));
 
-  // Re-seeds; clears cached normal samples.
+  // Re-seeds; clears cached normal samples (a CUDA generator's offset restarts at 0).
   void set_current_seed(uint64_t seed);
   uint64_t current_seed() const { return seed_; }
   // A non-deterministic seed (from the clock and std::random_device), applied.
@@ -81,9 +81,25 @@ struct EMBER_CORE_API GeneratorImpl final : RefCounted {
     return (hi << 32) | lo;
   }
 
+  // A CUDA generator is a Philox key (the seed) and an offset: how many
+  // 32-bit words every thread of a sampling kernel has used so far (a
+  // multiple of 4). philox_cuda_state(n) returns the (seed, offset) a kernel
+  // starts from and reserves n words, rounded up to a multiple of 4.
+  struct PhiloxState {
+    uint64_t seed;
+    uint64_t offset;
+  };
+  PhiloxState philox_cuda_state(uint64_t increment);
+  uint64_t philox_offset_per_thread() const { return philox_offset_; }
+  // Throws unless offset is a multiple of 4.
+  void set_philox_offset_per_thread(uint64_t offset);
+
   // The state as bytes, in the layout of PyTorch's CPU generator state
   // (see Note [Generator state layout]), so states move between the two.
+  // A CUDA generator's state is PyTorch's: 800 bytes of 0xff, the seed and
+  // the offset (8 bytes each).
   static constexpr size_t kStateSize = 5056;
+  static constexpr size_t kCudaStateSize = 816;
   std::vector<uint8_t> get_state() const;
   // Throws on a bad size or an invalid engine state, leaving the generator
   // unchanged.
@@ -99,6 +115,7 @@ struct EMBER_CORE_API GeneratorImpl final : RefCounted {
 
  private:
   uint64_t seed_;
+  uint64_t philox_offset_ = 0;
   MT19937 engine_;
 };
 
@@ -118,5 +135,8 @@ class EMBER_CORE_API Generator {
 EMBER_CORE_API Generator& default_cpu_generator();
 // The generator to draw from: gen if given, else the default for the device.
 EMBER_CORE_API GeneratorImpl* generator_or_default(const std::optional<Generator>& gen);
+// The default generator of CUDA device `index` (torch.cuda.default_generators[index]),
+// created on first use; index in [0, 64).
+EMBER_CORE_API Generator& default_cuda_generator(int index);
 
 }  // namespace ember

@@ -34,7 +34,8 @@ Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& ma
   EMBER_CHECK(self.dtype() != ScalarType::Byte || min_val.to_double() >= 0,
               "cannot do hardtanh on an unsigned type with negative limits");
   auto it = TensorIterator::unary_op(out, self);
-  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "hardtanh_cpu");
+  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes,
+                        pointwise_error_name(it, "hardtanh_cpu", "hardtanh_cuda"));
   run_pointwise(hardtanh_stub, self.device().type, "hardtanh", it, min_val, max_val);
   // A NaN bound gives NaN everywhere, as PyTorch's clamp does.
   if (is_floating_type(out.dtype()) && (std::isnan(min_val.to_double()) || std::isnan(max_val.to_double()))) {

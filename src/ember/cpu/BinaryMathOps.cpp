@@ -19,7 +19,8 @@ Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<std:
   if (!rounding_mode) return div_Tensor_out(self, other, out);
   if (*rounding_mode == "trunc") {
     auto it = TensorIterator::binary_op(out, self, other);
-    check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "div_trunc_cpu");
+    check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes,
+                          pointwise_error_name(it, "div_trunc_cpu", "div_trunc_cuda"));
     run_pointwise(cpu::div_trunc_stub, self.device().type, "div.Tensor_mode", it);
     return out;
   }

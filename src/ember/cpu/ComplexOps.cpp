@@ -61,7 +61,7 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
     return out;
   }
   auto it = TensorIterator::unary_op(out, self);
-  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "abs_cpu");
+  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, pointwise_error_name(it, "abs_cpu", "abs_cuda"));
   run_pointwise(abs_stub, self.device().type, "abs", it);
   return out;
 }

@@ -50,6 +50,18 @@ bool onednn_lower(const Geometry& g, const float* X, const float* W, const float
 bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X);
 // dW (and dbias over Y's channels, if not null) = the weight gradient of conv(X, W) for output gradient Y.
 bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW, float* dbias);
+// A 3-d transposed convolution X (N, IC, in) -> Y (N, OC, out); the weight is
+// (IC, OC / G, k) as PyTorch stores it.
+struct Deconv3d {
+  int64_t N, G, IC, OC;
+  int64_t in[3], out[3], k[3], stride[3], pad[3], dil[3];
+};
+// Y = conv_transpose3d(X, W) + bias (bias may be null).
+bool onednn_deconv3d(const Deconv3d& g, const float* X, const float* W, const float* bias, float* Y);
+// dX = its input gradient for output gradient dY.
+bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, float* dX);
+// dW (and dbias, if not null) = its weight gradient for output gradient dY.
+bool onednn_deconv3d_weight(const Deconv3d& g, const float* X, const float* dY, float* dW, float* dbias);
 // "oneDNN <version>" when built in, else "".
 const char* onednn_version();
 

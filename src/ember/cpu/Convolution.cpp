@@ -438,16 +438,20 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
                   " stride_width: ", a.stride[1], " dilation_height: ", a.dilation[0],
                   " dilation_width: ", a.dilation[1]);
     } else {
-      EMBER_CHECK(a.output_padding[0] < a.stride[0] || a.output_padding[0] < a.dilation[0],
-                  "output padding must be smaller than either stride or dilation, but got output_padding: ",
-                  a.output_padding[0], " stride: ", a.stride[0], " dilation: ", a.dilation[0]);
+      for (int64_t d = 0; d < dims; ++d) {
+        EMBER_CHECK(a.output_padding[d] < a.stride[d] || a.output_padding[d] < a.dilation[d],
+                    "output padding must be smaller than either stride or dilation, but got output_padding: ",
+                    a.output_padding[d], " stride: ", a.stride[d], " dilation: ", a.dilation[d]);
+      }
     }
   }
   EMBER_CHECK(weight.dtype() == input.dtype(), "expected scalar type ", dtype_message_name(input.dtype()),
               " but found ", dtype_message_name(weight.dtype()));
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
               ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
-  EMBER_CHECK_TYPE(NotImplementedError, dims <= 2, "ember: ", dims, "-d convolution is not implemented");
+  // 3-d: transposed only (Note [3-d transposed convolution])
+  EMBER_CHECK_TYPE(NotImplementedError, dims <= 2 || (dims == 3 && transposed), "ember: ", dims,
+                   "-d convolution is not implemented");
   // The CPU kernels' dtype checks (PyTorch's meta function has none).
   if (input.is_meta()) return a;
   EMBER_CHECK_TYPE(NotImplementedError, input.dtype() != ScalarType::Bool, "\"",
@@ -506,6 +510,80 @@ bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == Scala
 
 Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
 
+// Note [3-d transposed convolution]
+// A 5-d transposed convolution runs as oneDNN's deconvolution, float32 only
+// (16-bit floats widen first); nn.functional.conv_transpose3d takes this path
+// when oneDNN is built in and its composite otherwise.
+conv::Deconv3d deconv3d_geometry(const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  conv::Deconv3d g{};
+  g.N = input.size(0);
+  g.G = a.groups;
+  g.IC = input.size(1);
+  g.OC = weight.size(1) * a.groups;
+  for (int d = 0; d < 3; ++d) {
+    g.in[d] = input.size(2 + d);
+    g.k[d] = weight.size(2 + d);
+    g.stride[d] = a.stride[d];
+    g.pad[d] = a.padding[d];
+    g.dil[d] = a.dilation[d];
+    g.out[d] = (g.in[d] - 1) * g.stride[d] - 2 * g.pad[d] + g.dil[d] * (g.k[d] - 1) + a.output_padding[d] + 1;
+    EMBER_CHECK(g.out[d] > 0, "Given input size per channel: (", g.in[0], " x ", g.in[1], " x ", g.in[2],
+                "). Calculated output size per channel is too small");
+  }
+  return g;
+}
+
+[[noreturn]] void deconv3d_unavailable() {
+  throw NotImplementedError("3-d transposed convolution needs oneDNN and float32 tensors in this build");
+}
+
+Tensor conv_transpose3d_cpu(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& a) {
+  const conv::Deconv3d g = deconv3d_geometry(input, weight, a);
+  Tensor out = ember::empty({g.N, g.OC, g.out[0], g.out[1], g.out[2]}, input.dtype(), input.device());
+  if (out.numel() == 0 || out.is_meta() || weight.is_meta() || dispatch::is_meta_arg(bias)) return out;
+  if (input.dtype() != ScalarType::Float) deconv3d_unavailable();
+  const Tensor x = input.contiguous(), w = weight.contiguous();
+  const Tensor b = bias.defined() ? bias.to(ScalarType::Float).contiguous() : Tensor();
+  if (x.numel() == 0 || w.numel() == 0) {
+    out.zero_();
+    if (b.defined()) out.add_(b.view({1, g.OC, 1, 1, 1}));
+    return out;
+  }
+  if (!conv::onednn_deconv3d(g, x.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
+                             out.data_ptr<float>())) {
+    deconv3d_unavailable();
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv_transpose3d_backward_cpu(const Tensor& grad_output, const Tensor& input,
+                                                                 const Tensor& weight, const ConvArgs& a,
+                                                                 std::array<bool, 3> mask) {
+  const conv::Deconv3d g = deconv3d_geometry(input, weight, a);
+  if (input.dtype() != ScalarType::Float) deconv3d_unavailable();
+  const Tensor gy = grad_output.to(ScalarType::Float).contiguous(), x = input.contiguous(), w = weight.contiguous();
+  Tensor gx, gw, gb;
+  if (mask[0]) {
+    gx = ember::empty(input.sizes(), ScalarType::Float, input.device());
+    if (gx.numel() > 0 &&
+        !conv::onednn_deconv3d_data(g, gy.data_ptr<float>(), w.data_ptr<float>(), gx.data_ptr<float>()))
+      deconv3d_unavailable();
+  }
+  if (mask[1] || mask[2]) {
+    Tensor dw = ember::zeros(weight.sizes(), ScalarType::Float, weight.device());
+    Tensor db = ember::zeros({g.OC}, ScalarType::Float, weight.device());
+    if (x.numel() > 0 && gy.numel() > 0 &&
+        !conv::onednn_deconv3d_weight(g, x.data_ptr<float>(), gy.data_ptr<float>(), dw.data_ptr<float>(),
+                                      mask[2] ? db.data_ptr<float>() : nullptr)) {
+      deconv3d_unavailable();
+    }
+    if (x.numel() == 0 || gy.numel() == 0) db = ember::sum(gy, std::vector<int64_t>{0, 2, 3, 4});
+    if (mask[1]) gw = dw;
+    if (mask[2]) gb = db;
+  }
+  return {gx, gw, gb};
+}
+
 }  // namespace
 
 Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
@@ -514,6 +592,7 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   Tensor bias = opt(bias_opt);
   ConvArgs a = check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const ScalarType dtype = input.dtype();
+  if (transposed && weight.dim() == 5 && !is_reduced_float(dtype)) return conv_transpose3d_cpu(input, weight, bias, a);
   if (is_reduced_float(dtype)) {
     // 16-bit floats compute in float and round once at the end.
     Tensor b32 = bias.defined() ? bias.to(ScalarType::Float) : Tensor();
@@ -570,6 +649,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
     auto back = [&](const Tensor& t) { return t.defined() ? t.to(dtype) : t; };
     return {back(std::get<0>(r)), back(std::get<1>(r)), back(std::get<2>(r))};
   }
+  if (transposed && weight.dim() == 5) return conv_transpose3d_backward_cpu(grad_output, input, weight, a, mask);
   Geometry g = geometry(input.sizes(), weight.sizes(), a);
   Tensor gy = grad_output.to(dtype).contiguous(), x = input.contiguous(), w = weight.contiguous();
   Tensor gx, gw, gb;

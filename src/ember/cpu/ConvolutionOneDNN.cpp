@@ -177,6 +177,111 @@ bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW,
   });
 }
 
+// ---- 3-d transposed convolution (oneDNN's deconvolution) ---------------------------------
+namespace {
+
+struct DeconvProblem {
+  dims src, wei, bias, dst, strides, dilates, pad_l, pad_r;
+  tag wei_tag;
+
+  bool init(const Deconv3d& g) {
+    src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
+    dst = {g.N, g.OC, g.out[0], g.out[1], g.out[2]};
+    if (g.G > 1) {
+      wei = {g.G, g.OC / g.G, g.IC / g.G, g.k[0], g.k[1], g.k[2]};
+      wei_tag = tag::giodhw;
+    } else {
+      wei = {g.OC, g.IC, g.k[0], g.k[1], g.k[2]};
+      wei_tag = tag::iodhw;
+    }
+    bias = {g.OC};
+    strides = dims(3);
+    dilates = dims(3);
+    pad_l = dims(3);
+    pad_r = dims(3);
+    for (int d = 0; d < 3; ++d) {
+      strides[d] = g.stride[d];
+      dilates[d] = g.dil[d] - 1;
+      pad_l[d] = g.pad[d];
+      // out = (in - 1) * stride - pad_l - pad_r + (k - 1) * dil + 1
+      pad_r[d] = (g.in[d] - 1) * g.stride[d] - g.pad[d] + (g.k[d] - 1) * g.dil[d] + 1 - g.out[d];
+      if (pad_r[d] < 0) return false;
+    }
+    return true;
+  }
+
+  dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, dt::f32, tag::any); }
+
+  dnnl::deconvolution_forward::primitive_desc forward(bool with_bias) const {
+    const auto algo = dnnl::algorithm::deconvolution_direct;
+    const auto kind = dnnl::prop_kind::forward_training;
+    if (with_bias)
+      return dnnl::deconvolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei),
+                                                         dnnl::memory::desc(bias, dt::f32, tag::x), any(dst), strides,
+                                                         dilates, pad_l, pad_r);
+    return dnnl::deconvolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei), any(dst), strides,
+                                                       dilates, pad_l, pad_r);
+  }
+};
+
+}  // namespace
+
+bool onednn_deconv3d(const Deconv3d& g, const float* X, const float* W, const float* bias, float* Y) {
+  DeconvProblem p;
+  if (!enabled() || !p.init(g)) return false;
+  return run([&](dnnl::stream& s) {
+    auto pd = p.forward(bias != nullptr);
+    auto ux = user(p.src, tag::ncdhw, X), uw = user(p.wei, p.wei_tag, W), uy = user(p.dst, tag::ncdhw, Y);
+    auto mx = into(pd.src_desc(), ux, s), mw = into(pd.weights_desc(), uw, s);
+    auto my = pd.dst_desc() == uy.get_desc() ? uy : dnnl::memory(pd.dst_desc(), engine());
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, my}};
+    if (bias) args.insert({DNNL_ARG_BIAS, user(p.bias, tag::x, bias)});
+    dnnl::deconvolution_forward(pd).execute(s, args);
+    back(my, uy, s);
+  });
+}
+
+bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, float* dX) {
+  DeconvProblem p;
+  if (!enabled() || !p.init(g)) return false;
+  return run([&](dnnl::stream& s) {
+    auto hint = p.forward(false);
+    dnnl::deconvolution_backward_data::primitive_desc pd(engine(), dnnl::algorithm::deconvolution_direct, p.any(p.src),
+                                                         p.any(p.wei), p.any(p.dst), p.strides, p.dilates, p.pad_l,
+                                                         p.pad_r, hint);
+    auto uy = user(p.dst, tag::ncdhw, dY), uw = user(p.wei, p.wei_tag, W), ux = user(p.src, tag::ncdhw, dX);
+    auto my = into(pd.diff_dst_desc(), uy, s), mw = into(pd.weights_desc(), uw, s);
+    auto mx = pd.diff_src_desc() == ux.get_desc() ? ux : dnnl::memory(pd.diff_src_desc(), engine());
+    dnnl::deconvolution_backward_data(pd).execute(
+        s, {{DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DIFF_SRC, mx}});
+    back(mx, ux, s);
+  });
+}
+
+bool onednn_deconv3d_weight(const Deconv3d& g, const float* X, const float* dY, float* dW, float* dbias) {
+  DeconvProblem p;
+  if (!enabled() || !p.init(g)) return false;
+  return run([&](dnnl::stream& s) {
+    const bool with_bias = dbias != nullptr;
+    auto hint = p.forward(with_bias);
+    const auto algo = dnnl::algorithm::deconvolution_direct;
+    auto pd = with_bias ? dnnl::deconvolution_backward_weights::primitive_desc(
+                              engine(), algo, p.any(p.src), p.any(p.wei), dnnl::memory::desc(p.bias, dt::f32, tag::x),
+                              p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r, hint)
+                        : dnnl::deconvolution_backward_weights::primitive_desc(engine(), algo, p.any(p.src),
+                                                                               p.any(p.wei), p.any(p.dst), p.strides,
+                                                                               p.dilates, p.pad_l, p.pad_r, hint);
+    auto ux = user(p.src, tag::ncdhw, X), uy = user(p.dst, tag::ncdhw, dY), uw = user(p.wei, p.wei_tag, dW);
+    auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
+    auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, mx}, {DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_DIFF_WEIGHTS, mw}};
+    if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, user(p.bias, tag::x, dbias)});
+    dnnl::deconvolution_backward_weights(pd).execute(s, args);
+    back(mw, uw, s);
+  });
+}
+
 const char* onednn_version() {
   static const std::string v = [] {
     const dnnl_version_t* ver = dnnl_version();
@@ -190,6 +295,9 @@ const char* onednn_version() {
 bool onednn_lower(const Geometry&, const float*, const float*, const float*, float*) { return false; }
 bool onednn_raise(const Geometry&, const float*, const float*, float*) { return false; }
 bool onednn_weight(const Geometry&, const float*, const float*, float*, float*) { return false; }
+bool onednn_deconv3d(const Deconv3d&, const float*, const float*, const float*, float*) { return false; }
+bool onednn_deconv3d_data(const Deconv3d&, const float*, const float*, float*) { return false; }
+bool onednn_deconv3d_weight(const Deconv3d&, const float*, const float*, float*, float*) { return false; }
 const char* onednn_version() { return ""; }
 
 #endif

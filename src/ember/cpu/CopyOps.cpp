@@ -3,6 +3,7 @@
 
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/native/FactoryUtils.h"
 
@@ -17,10 +18,18 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
 
 Tensor& zero_(Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
 
-Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   if (src.is_meta() && !self.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  if (!self.is_meta() && src.is_cuda()) {
+    // Device to host: the CUDA backend's transfer (Note [Cross-device copies]).
+    auto* cuda_copy = dispatch::copy__kernels[static_cast<int>(DeviceType::CUDA)];
+    EMBER_CHECK(cuda_copy != nullptr, "copy_ between devices needs the CUDA backend");
+    return cuda_copy(self, src, non_blocking);
+  }
   const bool cpu_or_meta = (self.is_cpu() || self.is_meta()) && (src.is_cpu() || src.is_meta());
-  EMBER_CHECK(cpu_or_meta, "copy_ between devices needs the CUDA backend");
+  // Within one CUDA device the CUDA backend's copy kernel runs (copy_stub.cuda).
+  const bool same_cuda = self.is_cuda() && src.device() == self.device();
+  EMBER_CHECK(cpu_or_meta || same_cuda, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
   if (src.is_complex() && !self.is_complex()) {
     static std::atomic<bool> warned{false};  // once per process, as PyTorch warns

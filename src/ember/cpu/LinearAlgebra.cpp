@@ -74,6 +74,28 @@ bool has_data(const Tensor& result, std::initializer_list<const Tensor*> operand
   return true;
 }
 
+// The CUDA product (cuBLAS, see Note [cuBLAS products] in cuda/Blas.cpp): every
+// operand needs a contiguous row or column, so others are copied first.
+void gemm_cuda(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t, int64_t a_bs,
+               int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs, int64_t b_cs,
+               const Tensor& c_t, const Scalar& alpha, const Scalar& beta) {
+  auto gemm = cpu::kernel_for(cpu::gemm_stub, c_t, "aten::mm");
+  Tensor a_copy, b_copy;
+  if (!blas_operand(static_cast<const char*>(a_t.data_ptr()), m, k, a_rs, a_cs).data) {
+    a_copy = native::as_strided(a_t, {batch, m, k}, {a_bs, a_rs, a_cs}, a_t.storage_offset()).contiguous();
+    a_bs = m * k, a_rs = k, a_cs = 1;
+  }
+  if (!blas_operand(static_cast<const char*>(b_t.data_ptr()), k, n, b_rs, b_cs).data) {
+    b_copy = native::as_strided(b_t, {batch, k, n}, {b_bs, b_rs, b_cs}, b_t.storage_offset()).contiguous();
+    b_bs = k * n, b_rs = n, b_cs = 1;
+  }
+  const void* a = (a_copy.defined() ? a_copy : a_t).data_ptr();
+  const void* b = (b_copy.defined() ? b_copy : b_t).data_ptr();
+  cpu::GemmArgs g{batch,          m,     n, k, a,     a_bs,  a_rs, a_cs, b, b_bs, b_rs, b_cs,
+                  c_t.data_ptr(), m * n, n, 1, dtype, alpha, beta};
+  gemm(g);
+}
+
 // C (m x n, row-major with leading dim ldc, data c) = alpha * A @ B + beta * C
 // for batch matrices: A[b] at a + b*a_bs with strides (a_rs, a_cs), etc.
 // beta == 0 ignores C. `a_t`/`b_t` hold the tensors the pointers come from.
@@ -91,6 +113,10 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
       Tensor scaled = c_t * wrapped_scalar(beta);
       const_cast<Tensor&>(c_t).copy_(scaled);
     }
+    return;
+  }
+  if (c_t.is_cuda()) {
+    gemm_cuda(dtype, batch, m, n, k, a_t, a_bs, a_rs, a_cs, b_t, b_bs, b_rs, b_cs, c_t, alpha, beta);
     return;
   }
   const char* a = static_cast<const char*>(a_t.data_ptr());
@@ -264,7 +290,7 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
   if (!beta_zero) result.copy_(self->expand({m}));
   if (m == 0 || !has_data(result, {&mat, &vec})) return result;
   const ScalarType dt = mat.dtype();
-  if (use_blas(dt) && !is_complex_type(dt) && n > 0 && fits_int(m) && fits_int(n)) {
+  if (use_blas(dt) && !is_complex_type(dt) && n > 0 && fits_int(m) && fits_int(n) && mat.is_cpu()) {
     BlasMat A = blas_operand(static_cast<const char*>(mat.data_ptr()), m, n, mat.strides()[0], mat.strides()[1]);
     Tensor mc;
     if (!A.data) {
@@ -306,7 +332,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
   const int64_t n = self.numel();
   Tensor result = ember::empty({}, dt, self.device());
   if (!has_data(result, {&self, &other})) return result;
-  if (use_blas(dt) && !is_complex_type(dt) && n > 0 && fits_int(n)) {
+  if (use_blas(dt) && !is_complex_type(dt) && n > 0 && fits_int(n) && self.is_cpu()) {
     Tensor a = self.strides()[0] == 0 ? self.contiguous() : self;
     Tensor b = other.strides()[0] == 0 ? other.contiguous() : other;
     if (dt == ScalarType::Float) {

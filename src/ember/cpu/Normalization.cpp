@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/cpu/NNStubs.h"
+#include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -287,8 +288,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
          rstd = ember::empty(stat_shape, T, dev);
   const bool meta = input.is_meta() || dispatch::is_meta_arg(weight) || dispatch::is_meta_arg(bias);
   if (M > 0 && D > 0 && !meta) {  // a meta result has no values to compute
-    cpu::layer_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
-                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), M, D, eps);
+    cpu::kernel_for(cpu::layer_norm_stub, x, "aten::native_layer_norm")(
+        T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
+        mean.data_ptr(), rstd.data_ptr(), M, D, eps);
   }
   return {y.to(input.dtype()), mean, rstd};
 }
@@ -303,13 +305,14 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_ou
   Tensor x = in_dtype(input, T), dy = in_dtype(grad_out, T), m = in_dtype(mean, T), r = in_dtype(rstd, T);
   Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
   Tensor gx, gw, gb;
-  if (mask[0]) gx = ember::empty(input.sizes(), T);
-  if (mask[1]) gw = ember::zeros(normalized_shape, T);
-  if (mask[2]) gb = ember::zeros(normalized_shape, T);
+  const Device dev = input.device();
+  if (mask[0]) gx = ember::empty(input.sizes(), T, dev);
+  if (mask[1]) gw = ember::zeros(normalized_shape, T, dev);
+  if (mask[2]) gb = ember::zeros(normalized_shape, T, dev);
   if (M > 0 && D > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
-    cpu::layer_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw),
-                                  ptr(gb), M, D);
+    cpu::kernel_for(cpu::layer_norm_backward_stub, x, "aten::native_layer_norm_backward")(
+        T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw), ptr(gb), M, D);
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());

@@ -10,6 +10,7 @@
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/RandomStubs.h"
+#include "ember/ops/BuildInfo.h"
 #include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -128,12 +129,41 @@ void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType t) {
   }
 }
 
+// The generator a sampler on `device` draws from: gen, which must be of the
+// device's type, or the device's default generator.
+GeneratorImpl* generator_for(const std::optional<Generator>& gen, Device device) {
+  if (gen && gen->defined()) {
+    // Meta tensors take the CPU's generators.
+    const DeviceType want = device.is_cuda() ? DeviceType::CUDA : DeviceType::CPU;
+    const DeviceType have = gen->get()->device.type;
+    EMBER_CHECK(have == want, "Expected a '", device_type_name(want), "' device type for generator but found '",
+                device_type_name(have), "'");
+    return gen->get();
+  }
+  if (device.is_cuda()) {
+    const CudaHooks* hooks = cuda_hooks();
+    EMBER_CHECK(hooks, "Ember was built without CUDA kernels");
+    return default_cuda_generator(device.index >= 0 ? device.index : hooks->current_device()).get();
+  }
+  return default_cpu_generator().get();
+}
+
 // Holds the generator's mutex for the duration of one sampling op.
 struct LockedGenerator {
-  explicit LockedGenerator(const std::optional<Generator>& gen) : g(generator_or_default(gen)), lock(g->mutex) {}
+  explicit LockedGenerator(const std::optional<Generator>& gen, Device device = Device(DeviceType::CPU))
+      : g(generator_for(gen, device)), lock(g->mutex) {}
   GeneratorImpl* g;
   std::lock_guard<std::mutex> lock;
 };
+
+// The stub's kernel for self's device.
+template <typename Fn>
+Fn kernel_for(const DispatchStub<Fn>& stub, const TensorBase& self) {
+  if (self.is_cpu()) return stub.get();
+  Fn fn = stub.for_device(self.device().type);
+  EMBER_CHECK(fn, "sampling is not implemented for device ", self.device().str());
+  return fn;
+}
 
 [[noreturn]] void not_implemented(const char* op, ScalarType t) {
   throw NotImplementedError(str_cat("\"", op, "\" not implemented for '",
@@ -180,8 +210,8 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
               legacy_type_name(t).substr(0, legacy_type_name(t).size() - 6), ">::max(), but found to=", to,
               " and from=", from, " which result in to-from to exceed the limit");
   if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
-  LockedGenerator g(generator);
-  cpu::uniform_stub(self, from, to, g.g);
+  LockedGenerator g(generator, self.device());
+  kernel_for(cpu::uniform_stub, self)(self, from, to, g.g);
   return self;
 }
 
@@ -194,18 +224,19 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
     normal_(pairs, mean, std / std::sqrt(2.0), generator);
     return self;
   }
-  if (!is_floating_type(self.dtype())) not_implemented("normal_kernel_cpu", self.dtype());
+  if (!is_floating_type(self.dtype()))
+    not_implemented(self.is_cpu() ? "normal_kernel_cpu" : "normal_kernel_cuda", self.dtype());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
-  LockedGenerator g(generator);
-  cpu::normal_stub(self, mean, std, g.g);
+  LockedGenerator g(generator, self.device());
+  kernel_for(cpu::normal_stub, self)(self, mean, std, g.g);
   return self;
 }
 
 Tensor& random_(Tensor& self, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
-  LockedGenerator g(generator);
-  cpu::random_stub(self, g.g);
+  LockedGenerator g(generator, self.device());
+  kernel_for(cpu::random_stub, self)(self, g.g);
   return self;
 }
 
@@ -224,8 +255,9 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
     }
     check_from_to_in_range(from, to - 1, t);
     if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
-    LockedGenerator g(generator);
-    cpu::random_from_to_stub(self, static_cast<uint64_t>(to) - static_cast<uint64_t>(from), from, g.g);
+    LockedGenerator g(generator, self.device());
+    kernel_for(cpu::random_from_to_stub, self)(self, static_cast<uint64_t>(to) - static_cast<uint64_t>(from), from,
+                                               g.g);
   } else if (from != std::numeric_limits<int64_t>::min()) {
     int64_t to_inc;
     if (is_floating_type(t)) {
@@ -243,12 +275,13 @@ Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, 
     }
     check_from_to_in_range(from, to_inc, t);
     if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
-    LockedGenerator g(generator);
-    cpu::random_from_to_stub(self, static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1, from, g.g);
+    LockedGenerator g(generator, self.device());
+    kernel_for(cpu::random_from_to_stub, self)(self, static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1,
+                                               from, g.g);
   } else {
     if (self.numel() == 0 || self.is_meta()) return self;  // a meta tensor has no data: no draws
-    LockedGenerator g(generator);
-    cpu::random_full_range_stub(self, g.g);
+    LockedGenerator g(generator, self.device());
+    kernel_for(cpu::random_full_range_stub, self)(self, g.g);
   }
   return self;
 }
@@ -267,8 +300,8 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<Generator> genera
               "you specified ",
               legacy_type_name(self.dtype()).substr(0, legacy_type_name(self.dtype()).size() - 6));
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
-  LockedGenerator g(generator);
-  cpu::exponential_stub(self, lambd, g.g);
+  LockedGenerator g(generator, self.device());
+  kernel_for(cpu::exponential_stub, self)(self, lambd, g.g);
   return self;
 }
 
@@ -276,19 +309,26 @@ Tensor& bernoulli_float_(Tensor& self, double p, std::optional<Generator> genera
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
-  LockedGenerator g(generator);
-  cpu::bernoulli_scalar_stub(self, p, g.g);
+  LockedGenerator g(generator, self.device());
+  kernel_for(cpu::bernoulli_scalar_stub, self)(self, p, g.g);
   return self;
 }
 
 Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
-  if (!is_floating_type(p.dtype())) not_implemented("bernoulli_tensor_cpu_p_", p.dtype());
-  Tensor pe = p.sizes().equals(self.sizes()) ? p : p.expand(self.sizes());
+  if (!is_floating_type(p.dtype())) {
+    const std::string_view name = legacy_type_name(p.dtype());
+    EMBER_CHECK(self.is_cpu() || self.is_meta(), "expected probabilities tensor to have floating type, got ",
+                name.substr(0, name.size() - 6));
+    not_implemented("bernoulli_tensor_cpu_p_", p.dtype());
+  }
+  // A CUDA self takes probabilities from any device, as PyTorch's.
+  const Tensor pd = self.is_cuda() && p.device() != self.device() ? p.to(self.device()) : p;
+  Tensor pe = pd.sizes().equals(self.sizes()) ? pd : pd.expand(self.sizes());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   if (p.is_meta()) throw NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument");
-  LockedGenerator g(generator);
-  cpu::bernoulli_tensor_stub(self, pe, g.g);
+  LockedGenerator g(generator, self.device());
+  kernel_for(cpu::bernoulli_tensor_stub, self)(self, pe, g.g);
   return self;
 }
 
@@ -354,7 +394,7 @@ Tensor& randperm_out(int64_t n, std::optional<Generator> generator, std::optiona
               "n cannot be greater than 2^53+1 for Double type.");
   if (t == ScalarType::Bool) not_implemented("randperm", t);
   if (out.is_meta()) return out;  // a meta tensor has no data: no draws
-  LockedGenerator g(generator);
+  LockedGenerator g(generator, out.device());
   EMBER_DISPATCH_ALL_TYPES(t, "randperm", [&] {
     scalar_t* r = static_cast<scalar_t*>(out.data_ptr());
     const int64_t s = out.stride(0);
@@ -581,7 +621,7 @@ Tensor& multinomial_out(const Tensor& self, int64_t n_sample, bool replacement, 
       EMBER_CHECK(s != 0, "invalid multinomial distribution (sum of probabilities <= 0)");
     }
   }
-  LockedGenerator g(generator);
+  LockedGenerator g(generator, self.device());
   auto run = [&](auto tag) {
     using T = decltype(tag);
     if (!replacement || n_sample == 1) {

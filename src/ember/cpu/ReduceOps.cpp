@@ -167,6 +167,8 @@ Tensor complex_prod(const Tensor& self, const std::vector<bool>& mask, bool keep
   }
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   if (result.is_meta() || result.numel() == 0) return result;
+  EMBER_CHECK_TYPE(NotImplementedError, self.device().is_cpu(), "\"prod_cuda\" not implemented for '",
+                   dtype_message_name(rtype), "'");
   Tensor in = self.to(rtype).permute(perm).contiguous();
   EMBER_DISPATCH_COMPLEX_TYPES(rtype, "prod_cpu", [&] {
     const scalar_t* x = static_cast<const scalar_t*>(in.data_ptr());
@@ -197,7 +199,7 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
     Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), self.device());
     ReducePlan p = make_plan(pairs, pair_mask, sums);
     const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
-    if (!sums.is_meta()) cpu::reduce_stub(p, op, divisor);
+    if (!sums.is_meta()) cpu::kernel_for(cpu::reduce_stub, self, "aten::sum")(p, op, divisor);
     return deliver(out, ember::view_as_complex(sums));
   }
   Tensor in = self;
@@ -206,7 +208,7 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(in, mask, result);
   const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
-  if (!result.is_meta()) cpu::reduce_stub(p, op, divisor);
+  if (!result.is_meta()) cpu::kernel_for(cpu::reduce_stub, self, "aten::sum")(p, op, divisor);
   return deliver(out, result);
 }
 
@@ -266,7 +268,8 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
               " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
-  if (!result.is_meta()) cpu::reduce_stub(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
+  if (!result.is_meta())
+    cpu::kernel_for(cpu::reduce_stub, self, "aten::amax")(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
   return deliver(out, result);
 }
 
@@ -278,7 +281,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int6
   Tensor values = ember::empty(shape, self.dtype(), self.device());
   Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
   ReducePlan p = make_arg_plan(self, d, values, indices);
-  if (!values.is_meta()) cpu::arg_reduce_stub(p, is_max);
+  if (!values.is_meta()) cpu::kernel_for(cpu::arg_reduce_stub, self, "aten::argmax")(p, is_max);
   return {values, indices};
 }
 
@@ -303,7 +306,7 @@ Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> di
   }
   Tensor result = ember::empty(shape, ScalarType::Long, self.device());
   ReducePlan p = make_arg_plan(in, d, Tensor(), result);
-  if (!result.is_meta()) cpu::arg_reduce_stub(p, is_max);
+  if (!result.is_meta()) cpu::kernel_for(cpu::arg_reduce_stub, self, "aten::argmax")(p, is_max);
   return deliver(out, result);
 }
 
@@ -323,7 +326,7 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
   Tensor mean = want_mean ? ember::empty(shape, self.dtype(), self.device()) : Tensor();
   ReducePlan p = make_plan(self, mask, result);
   if (want_mean) p.out2 = mean.data_ptr();
-  if (!result.is_meta()) cpu::var_stub(p, correction_value(correction), take_sqrt);
+  if (!result.is_meta()) cpu::kernel_for(cpu::var_stub, self, "aten::var")(p, correction_value(correction), take_sqrt);
   return {result, mean};
 }
 
@@ -343,7 +346,8 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   std::vector<bool> mask = make_mask(self, dim, empty_reduces_all);
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(self, mask, result);
-  if (!result.is_meta()) cpu::reduce_stub(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
+  if (!result.is_meta())
+    cpu::kernel_for(cpu::reduce_stub, self, "aten::all")(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
   return deliver(out, result);
 }
 
@@ -359,7 +363,7 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     int64_t outer = 1, inner = 1, n = self.dim() ? self.sizes()[d] : 1;
     for (int64_t k = 0; k < d; ++k) outer *= self.sizes()[k];
     for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.sizes()[k];
-    cpu::scan_stub(in, result, outer, n, inner, is_prod);
+    cpu::kernel_for(cpu::scan_stub, self, "aten::cumsum")(in, result, outer, n, inner, is_prod);
   }
   return deliver(out, result);
 }
@@ -526,7 +530,7 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
   }
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
   ReducePlan p_ = make_plan(in, mask, result);
-  if (!result.is_meta()) cpu::norm_stub(p_, p);
+  if (!result.is_meta()) cpu::kernel_for(cpu::norm_stub, self, "aten::linalg_vector_norm")(p_, p);
   return deliver(out, result);
 }
 
@@ -552,7 +556,7 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   std::vector<bool> mask = make_mask(self, dim.vec());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
   ReducePlan p = make_plan(in, mask, result);
-  if (!result.is_meta()) cpu::logsumexp_stub(p);
+  if (!result.is_meta()) cpu::kernel_for(cpu::logsumexp_stub, self, "aten::logsumexp")(p);
   return deliver(out, result);
 }
 

@@ -12,6 +12,18 @@
 
 namespace ember::cpu {
 
+// The stub's kernel for the device `t` lives on (the CUDA entry is filled
+// when libember_cuda loads); PyTorch's NotImplementedError when it has none.
+template <typename Fn>
+Fn kernel_for(const DispatchStub<Fn>& stub, const TensorBase& t, const char* op) {
+  Fn fn = stub.for_device(t.device().type);
+  if (!fn) {
+    throw NotImplementedError(str_cat("Could not run '", op, "' with arguments from the '",
+                                      t.device().is_cuda() ? "CUDA" : t.device().str(), "' backend."));
+  }
+  return fn;
+}
+
 // Note [Reduction plan]
 // A reduction reads one input and writes a contiguous output with one element
 // per combination of kept dims. The input's dims are split into kept dims and

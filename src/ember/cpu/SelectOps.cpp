@@ -79,7 +79,11 @@ Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, 
   Tensor base = self.dtype() == t ? self : self.to(t);
   auto it = TensorIterator::unary_op(out, base);
   if (t == ScalarType::Bool && !it.is_meta()) {  // the CPU kernel's check
-    not_implemented_for(min && max ? "clamp_scalar_cpu" : (min ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu"), t);
+    not_implemented_for(
+        pointwise_error_name(
+            it, min && max ? "clamp_scalar_cpu" : (min ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu"),
+            min && max ? "clamp_scalar_cuda" : (min ? "clamp_min_scalar_cuda" : "clamp_max_scalar_cuda")),
+        t);
   }
   if (is_nan_scalar(min) || is_nan_scalar(max)) {
     it.output().fill_(Scalar(std::nan("")));
@@ -107,7 +111,8 @@ Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, c
   EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   if (min && max) {
     auto it = TensorIterator::op(out, {self, *min, *max}, TensorIterator::Config{});
-    if (it.common_dtype() == ScalarType::Bool && !it.is_meta()) not_implemented_for("clamp_cpu", it.common_dtype());
+    if (it.common_dtype() == ScalarType::Bool && !it.is_meta())
+      not_implemented_for(pointwise_error_name(it, "clamp_cpu", "clamp_cuda"), it.common_dtype());
     cpu::clamp_tensor_stub(it);
     it.finish();
     return out;

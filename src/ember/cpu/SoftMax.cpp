@@ -35,23 +35,26 @@ void split_dims(const Tensor& t, int64_t d, int64_t& outer, int64_t& n, int64_t&
 }
 
 Tensor& softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, bool log, Tensor& out) {
-  EMBER_CHECK(!half_to_float, log ? "log_softmax" : "softmax",
+  // On CUDA a half input may give a float result (PyTorch's half_to_float).
+  EMBER_CHECK(!half_to_float || self.is_cuda(), log ? "log_softmax" : "softmax",
               " with half to float conversion is not supported on CPU");
+  EMBER_CHECK(!half_to_float || self.dtype() == ScalarType::Half, "conversion is supported for Half type only");
+  const ScalarType rtype = half_to_float ? ScalarType::Float : self.dtype();
   const int64_t d = maybe_wrap_dim(dim, self.dim());
-  check_out_dtype(out, self.dtype());
+  check_out_dtype(out, rtype);
   Tensor in = self.contiguous();
   const bool direct = !out.defined();
-  Tensor result = direct ? ember::empty(self.sizes(), self.dtype(), self.device()) : out;
+  Tensor result = direct ? ember::empty(self.sizes(), rtype, self.device()) : out;
   if (!direct) {
     resize_output(result, self.sizes());
-    if (!result.is_contiguous() || result.dtype() != self.dtype() || result.is_same(self)) {
-      result = ember::empty(self.sizes(), self.dtype(), self.device());
+    if (!result.is_contiguous() || result.dtype() != rtype || result.is_same(self)) {
+      result = ember::empty(self.sizes(), rtype, self.device());
     }
   }
   if (self.numel() > 0 && has_data(result, in, in)) {
     int64_t outer, n, inner;
     split_dims(in, d, outer, n, inner);
-    cpu::softmax_stub(in, result, outer, n, inner, log);
+    cpu::kernel_for(cpu::softmax_stub, in, "aten::_softmax")(in, result, outer, n, inner, log);
   }
   if (direct) {
     out = result;
@@ -72,7 +75,7 @@ Tensor& softmax_backward(const Tensor& grad_output, const Tensor& output, int64_
   if (output.numel() > 0 && has_data(result, g, y)) {
     int64_t outer, n, inner;
     split_dims(y, d, outer, n, inner);
-    cpu::softmax_backward_stub(g, y, result, outer, n, inner, log);
+    cpu::kernel_for(cpu::softmax_backward_stub, y, "aten::_softmax_backward_data")(g, y, result, outer, n, inner, log);
   }
   if (input_dtype != result.dtype()) result = result.to(input_dtype);
   if (!out.defined()) {

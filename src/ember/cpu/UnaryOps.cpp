@@ -16,7 +16,8 @@ namespace ember::native {
 Tensor& relu_out(const Tensor& self, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
   auto it = TensorIterator::unary_op(out, self);
-  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, "clamp_min_cpu");
+  check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes,
+                        pointwise_error_name(it, "clamp_min_cpu", "clamp_min_cuda"));
   run_pointwise(relu_stub, self.device().type, "relu", it);
   return out;
 }
@@ -41,11 +42,12 @@ Tensor& gelu_backward_out(const Tensor& grad_output, const Tensor& self, const s
 Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
   auto it = TensorIterator::unary_op(out, self);
   if (decimals == 0) {
-    check_pointwise_dtype(it, kFloatingDtypes, "round_vml_cpu");
+    check_pointwise_dtype(it, kFloatingDtypes, pointwise_error_name(it, "round_vml_cpu", "round_cuda"));
     run_pointwise(round_stub, self.device().type, "round.decimals", it);
     return out;
   }
-  if (!is_floating_type(it.common_dtype())) math::not_implemented_for("round_cpu", it.common_dtype());
+  if (!is_floating_type(it.common_dtype()))
+    math::not_implemented_for(pointwise_error_name(it, "round_cpu", "round_cuda"), it.common_dtype());
   cpu::round_decimals_stub(it, decimals);
   it.finish();
   return out;

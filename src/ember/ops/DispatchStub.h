@@ -16,6 +16,10 @@ namespace ember {
 class TensorIterator;
 // Whether the iterator's outputs are meta tensors (defined in TensorIterator.cpp).
 EMBER_API bool iterator_is_meta(const TensorIterator& it);
+// The device type of the iterator's outputs (TensorIterator.cpp).
+EMBER_API DeviceType iterator_device_type(const TensorIterator& it);
+// Throws the error for a stub without a kernel for a device (TensorIterator.cpp).
+[[noreturn]] EMBER_API void missing_device_kernel(DeviceType device);
 
 enum class CpuCapability : int { Default = 0, AVX2 = 1, AVX512 = 2, NumCapabilities = 3 };
 
@@ -47,7 +51,14 @@ struct DispatchStub {
   decltype(auto) operator()(Args&&... args) const {
     if constexpr (runs_on_iterator<Args...>()) {
       // A meta iterator has computed its outputs' metadata; there is no data to loop over.
-      if (iterator_is_meta(first_of(args...))) return;
+      const TensorIterator& it = first_of(args...);
+      if (iterator_is_meta(it)) return;
+      // An iterator over another device's tensors runs that device's kernel.
+      const DeviceType device = iterator_device_type(it);
+      if (device != DeviceType::CPU) {
+        if (!cuda || device != DeviceType::CUDA) missing_device_kernel(device);
+        return cuda(std::forward<Args>(args)...);
+      }
     }
     return get()(std::forward<Args>(args)...);
   }

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "ember/core/Macros.h"
 #include "ember/core/Scalar.h"
 #include "ember/ops/Tensor.h"
 
@@ -10,7 +11,7 @@ namespace ember::native::math {
 
 // Throws PyTorch's NotImplementedError for a kernel without this dtype:
 // "abs_cpu" not implemented for 'Bool'.
-[[noreturn]] void not_implemented_for(const char* kernel, ScalarType t);
+[[noreturn]] EMBER_API void not_implemented_for(const char* kernel, ScalarType t);
 
 // A 0-dim tensor of dtype t holding s; throws PyTorch's overflow error when
 // s does not fit ("value cannot be converted to type int8_t without overflow").

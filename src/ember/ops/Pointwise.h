@@ -20,6 +20,11 @@ inline unsigned pointwise_dtype_class(ScalarType t) {
   return t == ScalarType::Bool ? kBoolDtypes : (is_floating_type(t) ? kFloatingDtypes : kIntegralDtypes);
 }
 
+// The kernel name of a dtype error: PyTorch's CUDA kernels have names of their own.
+inline const char* pointwise_error_name(const TensorIterator& it, const char* cpu_name, const char* cuda_name) {
+  return it.output().defined() && it.output().is_cuda() ? cuda_name : cpu_name;
+}
+
 // The check is the CPU kernel's: a meta iterator runs no kernel and, as
 // PyTorch's meta functions, accepts every dtype (unless on_meta).
 inline void check_pointwise_dtype(const TensorIterator& it, unsigned accepted, const char* error_name,

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "ember/ops/BuildInfo.h"
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
@@ -507,6 +508,18 @@ void TensorIterator::for_each(LoopFn fn, void* ctx, int64_t grain_size) const {
 }
 
 bool iterator_is_meta(const TensorIterator& it) { return it.is_meta(); }
+
+DeviceType iterator_device_type(const TensorIterator& it) {
+  return it.output().defined() ? it.output().device().type : DeviceType::CPU;
+}
+
+void missing_device_kernel(DeviceType device) {
+  if (device == DeviceType::CUDA && cuda_version().empty()) {
+    throw Error("Could not run this operator on a CUDA tensor: Ember was built without CUDA");
+  }
+  throw NotImplementedError(
+      str_cat("no ", device == DeviceType::CUDA ? "CUDA" : "device", " kernel is registered for this operator"));
+}
 
 void TensorIterator::finish() {
   if (user_output_.defined()) {

@@ -5,6 +5,8 @@
 #include <memory>
 #include <sstream>
 
+#include "ember/python/PyTorchFunction.h"
+
 #include "ember/python/Exceptions.h"
 #include "ember/python/PyGenerator.h"
 #include "ember/python/PyTensor.h"
@@ -382,7 +384,17 @@ size_t ArgParser::max_params() const {
   return n;
 }
 
-int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const {
+int ArgParser::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                     ParsedArgsBase& out) const {
+  if (torch_function::wants_dispatch(is_method_ ? self : nullptr, args, nargs, kwnames)) {
+    out.torch_function_result_ =
+        torch_function::dispatch(sigs_[0].name.c_str(), is_method_, self, args, nargs, kwnames);
+    return -1;
+  }
+  return match(args, nargs, kwnames, out);
+}
+
+int ArgParser::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const {
   for (size_t i = 0; i < sigs_.size(); ++i) {
     if (sigs_[i].match(args, nargs, kwnames, out.args_, sigs_.size() == 1)) {
       out.sig_ = &sigs_[i];
@@ -422,7 +434,6 @@ int ArgParser::parse(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     msg += "one of:\n";
     for (const Signature& s : sigs_) msg += " * " + display(s) + "\n";
   }
-  (void)is_method_;
   throw TypeError(msg);
 }
 
@@ -677,7 +688,7 @@ PyObject* check_args(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   Py_ssize_t skip = parser->is_method() ? 2 : 1;
   if (nargs < skip) skip = nargs;
   ParsedArgs<kMaxCheckedParams> parsed;
-  parser->parse(nullptr, args + skip, nargs - skip, kwnames, parsed);
+  parser->match(args + skip, nargs - skip, kwnames, parsed);
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }

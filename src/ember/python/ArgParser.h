@@ -102,11 +102,14 @@ class ParsedArgsBase {
   MemoryFormat memoryformat(int i);
   std::optional<MemoryFormat> memoryformat_optional(int i);
   bool is_none(int i) const { return !args_[i] || args_[i] == Py_None; }
+  // After parse() returned -1: what __torch_function__ returned (a new reference).
+  PyObject* torch_function_result() const { return torch_function_result_; }
 
  protected:
   ParsedArgsBase(PyObject** args, Tensor* temps) : args_(args), temps_(temps) {}
   friend class ArgParser;
   const Signature* sig_ = nullptr;
+  PyObject* torch_function_result_ = nullptr;
   PyObject** args_;
   Tensor* temps_;
 };
@@ -130,8 +133,12 @@ class ArgParser {
   ArgParser(const std::vector<std::string>& formats, bool is_method);
   bool is_method() const { return is_method_; }
   size_t max_params() const;
-  // Returns the index of the matching signature; throws TypeError if none matches.
+  // Returns the index of the matching signature; throws TypeError if none
+  // matches. Returns -1 when __torch_function__ handled the call (the result
+  // is out.torch_function_result()).
   int parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const;
+  // The signature matching alone (no __torch_function__ dispatch).
+  int match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const;
 
  private:
   std::vector<Signature> sigs_;

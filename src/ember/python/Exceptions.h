@@ -6,8 +6,12 @@
 #include <stdexcept>
 
 #include "ember/core/Error.h"
+#include "ember/core/OutOfMemoryError.h"
 
 namespace ember::python {
+
+// torch.OutOfMemoryError, created by init_cuda (RuntimeError until then).
+inline PyObject* g_out_of_memory_error = nullptr;
 
 // Raised from C++ when a Python error is already set.
 struct python_error : std::exception {};
@@ -36,6 +40,8 @@ inline void translate_exception() {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const ember::NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const ember::OutOfMemoryError& e) {
+    PyErr_SetString(g_out_of_memory_error ? g_out_of_memory_error : PyExc_RuntimeError, e.what());
   } catch (const ember::Error& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (const std::bad_alloc& e) {

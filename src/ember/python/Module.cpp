@@ -5,16 +5,21 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/GraphHooks.h"
 #include "ember/ops/BuildInfo.h"
+#include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
+#include "ember/ops/MatmulPrecision.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/python/ArgParser.h"
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
+#include "ember/python/PyCuda.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
@@ -22,6 +27,7 @@
 #include "ember/python/PyNanobind.h"
 #include "ember/python/PyProfiler.h"
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTorchFunction.h"
 #include "ember/python/PyTypes.h"
 
 namespace nb = nanobind;
@@ -68,6 +74,10 @@ std::string show_config() {
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";
   s += std::string("  - CPU capabilities compiled: ") + compiled_cpu_capabilities() + "\n";
   s += std::string("  - CUDA: ") + (cuda_version().empty() ? "not built" : "Runtime " + cuda_version()) + "\n";
+  if (const CudaRuntime* cuda = cuda_runtime_or_null()) {
+    s += "  - NVCC architecture flags: " + cuda->arch_flags() + "\n";
+    s += "  - cuBLAS " + cuda->cublas_version() + "\n";
+  }
   s += "  - Build settings: " EMBER_BUILD_SETTINGS "\n";
   return s;
 }
@@ -108,6 +118,8 @@ void init_module(nb::module_& m) {
   init_profiler(m);
   init_forward_ad(m);
   init_arg_checks(mod);
+  init_cuda(m);
+  torch_function::init(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
 #endif
@@ -132,6 +144,9 @@ void init_module(nb::module_& m) {
     g_size_class = cls.ptr();
   });
   m.def("_show_config", &show_config);
+  m.def("_get_float32_matmul_precision", [] { return std::string(float32_matmul_precision_name()); });
+  m.def("_set_float32_matmul_precision",
+        [](const std::string& name) { return ember::set_float32_matmul_precision(name); });
   m.def("_tensor_from_flat", [](nb::list values, std::vector<int64_t> shape, nb::handle dtype) {
     ScalarType t = parse_dtype(dtype.ptr());
     Tensor out = empty(shape, t);
@@ -218,6 +233,24 @@ void init_module(nb::module_& m) {
   });
   m.def("is_inference_mode_enabled", [] { return autograd::InferenceMode::is_enabled(); });
   m.def("_set_inference_mode", [](bool v) { autograd::InferenceMode::set_enabled(v); });
+  m.def("_is_grad_layout_enforcement_enabled", [] { return autograd::GradLayoutPolicy::is_enforced(); });
+  m.def("_set_grad_layout_enforcement_enabled", [](bool v) { autograd::GradLayoutPolicy::set_enforced(v); });
+  // torch.autograd.graph: a tensor's gradient edge (node, input_nr), and
+  // whether the running backward will execute a node.
+  m.def("_gradient_edge", [](const Tensor& t) {
+    autograd::Edge e = autograd::gradient_edge(t);
+    return nb::make_tuple(nb::steal(wrap_node(e.function)), e.input_nr);
+  });
+  m.def("_current_graph_task_id", [] { return autograd::current_graph_task_id(); });
+  m.def("_will_engine_execute_node", [](nb::handle node) {
+    std::shared_ptr<autograd::Node> n = node_of(node.ptr());
+    EMBER_CHECK(n, "_will_engine_execute_node expects a graph node");
+    std::optional<bool> r = autograd::will_engine_execute_node(n.get());
+    EMBER_CHECK(r.has_value(), "_will_engine_execute_node should only be called during the backward pass");
+    return *r;
+  });
+  // torch.autograd.graph.increment_version: bumps the version counter shared by a tensor's views.
+  m.def("_increment_version", [](const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); });
   m.def(
       "_run_backward",
       [](std::vector<Tensor> tensors, std::vector<std::optional<Tensor>> grads, std::optional<bool> retain_graph,

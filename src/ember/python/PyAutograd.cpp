@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ember/autograd/AutogradMeta.h"
+#include "ember/autograd/GraphHooks.h"
 #include "ember/python/Exceptions.h"
 #include "ember/python/PyTensor.h"
 
@@ -86,31 +87,94 @@ PyObject* node_variable(PyObject* self, void*) {
   EMBER_PY_CATCH
 }
 
-PyObject* node_register_hook(PyObject* self, PyObject* hook) {
-  EMBER_PY_TRY
-  Py_INCREF(hook);
-  std::shared_ptr<PyObject> fn(hook, [](PyObject* o) {
+// Python hooks on nodes: ember.autograd.graph._wrap_node_hook(hook) gives
+// (handle, call); call returns a tuple of replacement gradients or None.
+std::shared_ptr<PyObject> wrap_node_hook(PyObject* hook, PyObject** handle) {
+  PyObject* mod = PyImport_ImportModule("ember.autograd.graph");
+  if (!mod) throw python_error();
+  PyObject* pair = PyObject_CallMethod(mod, "_wrap_node_hook", "O", hook);
+  Py_DECREF(mod);
+  if (!pair) throw python_error();
+  PyObject* call = PyTuple_GetItem(pair, 1);
+  *handle = PyTuple_GetItem(pair, 0);
+  Py_INCREF(call);
+  Py_INCREF(*handle);
+  Py_DECREF(pair);
+  return std::shared_ptr<PyObject>(call, [](PyObject* o) {
     PyGILState_STATE s = PyGILState_Ensure();
     Py_DECREF(o);
     PyGILState_Release(s);
   });
-  live_node(self)->add_post_hook(
-      [fn](const autograd::variable_list& grad_inputs, const autograd::variable_list& grad_outputs) {
+}
+
+PyObject* to_tuple(const autograd::variable_list& v) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+  for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(v[i]));
+  return t;
+}
+
+// None: no replacement (empty list); a tuple: one gradient (or None) per position.
+autograd::variable_list from_hook_result(PyObject* r) {
+  autograd::variable_list out;
+  if (r == Py_None) return out;
+  PyObject* seq = PySequence_Fast(r, "hook must return a tuple of gradients or None");
+  if (!seq) throw python_error();
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(seq, i);
+    if (item != Py_None && !is_tensor(item)) {
+      Py_DECREF(seq);
+      throw TypeError(str_cat("hook returned a ", Py_TYPE(item)->tp_name, " where a Tensor or None was expected"));
+    }
+    out.push_back(item == Py_None ? Tensor() : unpack_tensor(item));
+  }
+  Py_DECREF(seq);
+  return out;
+}
+
+PyObject* node_register_hook(PyObject* self, PyObject* hook) {
+  EMBER_PY_TRY
+  std::shared_ptr<autograd::Node> node = live_node(self);
+  PyObject* handle = nullptr;
+  std::shared_ptr<PyObject> fn = wrap_node_hook(hook, &handle);
+  autograd::add_node_post_hook(
+      *node, [fn](const autograd::variable_list& grad_inputs, const autograd::variable_list& grad_outputs) {
         GilGuard gil;
-        auto to_tuple = [](const autograd::variable_list& v) {
-          PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
-          for (size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(v[i]));
-          return t;
-        };
         PyObject* gi = to_tuple(grad_inputs);
         PyObject* go = to_tuple(grad_outputs);
         PyObject* r = PyObject_CallFunctionObjArgs(fn.get(), gi, go, nullptr);
         Py_DECREF(gi);
         Py_DECREF(go);
         if (!r) throw python_error();
+        autograd::variable_list out = from_hook_result(r);
         Py_DECREF(r);
+        return out;
       });
-  Py_RETURN_NONE;
+  return handle;
+  EMBER_PY_CATCH
+}
+
+PyObject* node_register_prehook(PyObject* self, PyObject* hook) {
+  EMBER_PY_TRY
+  std::shared_ptr<autograd::Node> node = live_node(self);
+  PyObject* handle = nullptr;
+  std::shared_ptr<PyObject> fn = wrap_node_hook(hook, &handle);
+  autograd::add_node_pre_hook(*node, [fn](const autograd::variable_list& grad_outputs) {
+    GilGuard gil;
+    PyObject* go = to_tuple(grad_outputs);
+    PyObject* r = PyObject_CallFunctionObjArgs(fn.get(), go, nullptr);
+    Py_DECREF(go);
+    if (!r) throw python_error();
+    autograd::variable_list out = from_hook_result(r);
+    Py_DECREF(r);
+    return out;
+  });
+  return handle;
+  EMBER_PY_CATCH
+}
+
+PyObject* node_sequence_nr(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  return PyLong_FromUnsignedLongLong(live_node(self)->sequence_nr());
   EMBER_PY_CATCH
 }
 
@@ -118,6 +182,8 @@ PyObject* node_repr(PyObject* self) { return PyUnicode_FromFormat("<%s object at
 
 PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
                               {"register_hook", node_register_hook, METH_O, nullptr},
+                              {"register_prehook", node_register_prehook, METH_O, nullptr},
+                              {"_sequence_nr", node_sequence_nr, METH_NOARGS, nullptr},
                               {nullptr, nullptr, 0, nullptr}};
 PyGetSetDef node_getset[] = {{"next_functions", node_next_functions, nullptr, nullptr, nullptr},
                              {"variable", node_variable, nullptr, nullptr, nullptr},

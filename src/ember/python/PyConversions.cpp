@@ -35,6 +35,7 @@ PyObject* m_to(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, PyObjec
       true);
   ParsedArgs<5> r;
   const int idx = parser.parse(self_, args, nargs, kwnames, r);
+  if (idx < 0) return r.torch_function_result();
   const Tensor& self = unpack_tensor(self_);
   switch (idx) {
     case 0:
@@ -52,7 +53,7 @@ PyObject* m_convert(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, Py
   static const std::string text = std::string(conversion_name(T)) + "(*, MemoryFormat? memory_format=None)";
   static ArgParser parser({text.c_str()}, true);
   ParsedArgs<1> r;
-  parser.parse(self_, args, nargs, kwnames, r);
+  if (parser.parse(self_, args, nargs, kwnames, r) < 0) return r.torch_function_result();
   return wrap(unpack_tensor(self_).to(T, false, false, r.memoryformat_optional(0)));
   EMBER_PY_CATCH
 }
@@ -61,7 +62,7 @@ PyObject* m_cpu(PyObject* self_, PyObject* const* args, Py_ssize_t nargs, PyObje
   EMBER_PY_TRY
   static ArgParser parser({"cpu(*, MemoryFormat? memory_format=None)"}, true);
   ParsedArgs<1> r;
-  parser.parse(self_, args, nargs, kwnames, r);
+  if (parser.parse(self_, args, nargs, kwnames, r) < 0) return r.torch_function_result();
   const Tensor& self = unpack_tensor(self_);
   return wrap(self.to(Device(DeviceType::CPU), std::nullopt, false, false, r.memoryformat_optional(0)));
   EMBER_PY_CATCH
@@ -71,7 +72,7 @@ PyObject* m_is_contiguous(PyObject* self_, PyObject* const* args, Py_ssize_t nar
   EMBER_PY_TRY
   static ArgParser parser({"is_contiguous(*, MemoryFormat memory_format=contiguous_format)"}, true);
   ParsedArgs<1> r;
-  parser.parse(self_, args, nargs, kwnames, r);
+  if (parser.parse(self_, args, nargs, kwnames, r) < 0) return r.torch_function_result();
   return PyBool_FromLong(unpack_tensor(self_).is_contiguous(r.memoryformat(0)));
   EMBER_PY_CATCH
 }

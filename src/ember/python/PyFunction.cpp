@@ -215,7 +215,7 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
     if (node) {
       const bool is_dirty = contains(dirty, t);
       const bool is_input = contains(inputs, t);
-      const bool differentiable = !contains(non_diff, t) && is_floating_type(t.dtype());
+      const bool differentiable = !contains(non_diff, t) && (is_floating_type(t.dtype()) || is_complex_type(t.dtype()));
       if (is_dirty) {
         EMBER_CHECK(!(t.is_leaf() && t.requires_grad()),
                     "a leaf Variable that requires grad has been used in an in-place operation.");

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ember/ops/BuildInfo.h"
 #include "ember/ops/Ops.h"
 #include "ember/python/Exceptions.h"
 #include "ember/python/PyTensor.h"
@@ -28,7 +29,13 @@ PyObject* gen_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* dev = nullptr;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(kwlist), &dev)) return nullptr;
   Device d = dev && dev != Py_None ? parse_device(dev) : Device(DeviceType::CPU);
-  EMBER_CHECK(d.is_cpu(), "Generator for device ", d.str(), " is not available: Ember was built without CUDA kernels");
+  if (d.is_cuda()) {
+    const CudaHooks* hooks = cuda_hooks();
+    EMBER_CHECK(hooks, "Generator for device ", d.str(), " is not available: Ember was built without CUDA kernels");
+    if (d.index < 0) d.index = static_cast<int8_t>(hooks->current_device());
+  } else {
+    EMBER_CHECK(d.is_cpu(), "Generator for device ", d.str(), " is not available");
+  }
   return make(type, Generator(make_intrusive<GeneratorImpl>(67280421310721ULL, d)));
   EMBER_PY_CATCH
 }
@@ -115,6 +122,28 @@ PyObject* gen_device(PyObject* self, void*) {
   EMBER_PY_CATCH
 }
 
+// The default generators of the CUDA devices, one per device.
+PyObject* cuda_default_generators(PyObject*, PyObject*) {
+  EMBER_PY_TRY
+  const CudaHooks* hooks = cuda_hooks();
+  const int n = hooks ? hooks->device_count() : 0;
+  PyObject* tuple = PyTuple_New(n);
+  if (!tuple) throw python_error();
+  for (int i = 0; i < n; ++i) {
+    PyObject* g = make(g_generator_type, default_cuda_generator(i));
+    if (!g) {
+      Py_DECREF(tuple);
+      throw python_error();
+    }
+    PyTuple_SET_ITEM(tuple, i, g);
+  }
+  return tuple;
+  EMBER_PY_CATCH
+}
+
+PyMethodDef module_methods[] = {{"_cuda_default_generators", cuda_default_generators, METH_NOARGS, nullptr},
+                                {nullptr, nullptr, 0, nullptr}};
+
 PyMethodDef gen_methods[] = {{"manual_seed", gen_manual_seed, METH_O, nullptr},
                              {"get_state", gen_get_state, METH_NOARGS, nullptr},
                              {"set_state", gen_set_state, METH_O, nullptr},
@@ -140,6 +169,7 @@ void init_generator(PyObject* module) {
   PyModule_AddObjectRef(module, "Generator", reinterpret_cast<PyObject*>(&type));
   PyObject* def = make(&type, default_cpu_generator());
   PyModule_AddObject(module, "default_generator", def);
+  if (PyModule_AddFunctions(module, module_methods) < 0) throw python_error();
 }
 
 }  // namespace ember::python

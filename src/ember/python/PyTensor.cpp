@@ -2,6 +2,7 @@
 // most one live Python object (TensorImpl::pyobj), so identity and Python
 // attributes survive round trips through C++.
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTorchFunction.h"
 
 #include <structmember.h>
 
@@ -360,9 +361,10 @@ PyObject* element_to_python(const char* p, ScalarType t) {
 
 PyObject* m_item(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  const Tensor& t = unpack_tensor(self);
-  EMBER_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
-  EMBER_CHECK(!t.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  const Tensor& self_t = unpack_tensor(self);
+  EMBER_CHECK(self_t.numel() == 1, "a Tensor with ", self_t.numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(!self_t.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
   return element_to_python(static_cast<const char*>(t.data_ptr()), t.dtype());
   EMBER_PY_CATCH
 }
@@ -384,8 +386,9 @@ PyObject* tolist_rec(const char* p, IntArrayRef sizes, IntArrayRef strides, size
 
 PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  const Tensor& t = unpack_tensor(self);
-  if (t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  const Tensor& self_t = unpack_tensor(self);
+  if (self_t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
   return tolist_rec(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0,
                     static_cast<int64_t>(t.element_size()), t.dtype());
   EMBER_PY_CATCH
@@ -849,6 +852,95 @@ PyObject* nb_int(PyObject* a) {
   EMBER_PY_CATCH
 }
 
+// ---- __torch_function__ for operators ----------------------------------------
+// An operand that takes part in the protocol sends the operator to
+// Tensor.__op__ (or __rop__ when the tensor is on the right), as PyTorch's
+// operators do; otherwise the slot runs.
+
+PyObject* operator_dispatch(PyObject* a, PyObject* b, const char* op, const char* rop) {
+  PyObject* other[1];
+  if (is_tensor(a)) {
+    other[0] = b;
+    return torch_function::dispatch(op, true, a, other, 1, nullptr);
+  }
+  other[0] = a;
+  return torch_function::dispatch(rop, true, b, other, 1, nullptr);
+}
+
+// A binary operator whose overrides all refuse gives NotImplemented, so that
+// Python raises its "unsupported operand type(s)" (PyTorch's behaviour).
+PyObject* binary_operator_dispatch(PyObject* a, PyObject* b, const char* op, const char* rop) {
+  EMBER_PY_TRY
+  return operator_dispatch(a, b, op, rop);
+  EMBER_PY_CATCH_RET(PyErr_ExceptionMatches(PyExc_TypeError) ? (PyErr_Clear(), Py_NewRef(Py_NotImplemented)) : nullptr)
+}
+
+template <binaryfunc Slot, const char* Op, const char* ROp>
+PyObject* with_torch_function(PyObject* a, PyObject* b) {
+  if (torch_function::wants_dispatch(a, b)) return binary_operator_dispatch(a, b, Op, ROp);
+  return Slot(a, b);
+}
+
+template <ternaryfunc Slot, const char* Op, const char* ROp>
+PyObject* with_torch_function3(PyObject* a, PyObject* b, PyObject* c) {
+  if (c == Py_None && torch_function::wants_dispatch(a, b)) return binary_operator_dispatch(a, b, Op, ROp);
+  return Slot(a, b, c);
+}
+
+template <unaryfunc Slot, const char* Op>
+PyObject* with_torch_function1(PyObject* a) {
+  if (torch_function::wants_dispatch(a, nullptr)) {
+    EMBER_PY_TRY
+    return torch_function::dispatch(Op, true, a, nullptr, 0, nullptr);
+    EMBER_PY_CATCH
+  }
+  return Slot(a);
+}
+
+PyObject* richcompare_with_torch_function(PyObject* a, PyObject* b, int op) {
+  static const char* names[] = {"lt", "le", "__eq__", "__ne__", "gt", "ge"};
+  static const char* reflected[] = {"gt", "ge", "__eq__", "__ne__", "lt", "le"};
+  if (torch_function::wants_dispatch(a, b)) {
+    EMBER_PY_TRY
+    return operator_dispatch(a, b, names[op], reflected[op]);
+    EMBER_PY_CATCH
+  }
+  return tensor_richcompare(a, b, op);
+}
+
+// The Tensor methods PyTorch's operators pass to __torch_function__.
+constexpr char k_add[] = "add", k_sub[] = "sub", k_rsub[] = "__rsub__", k_mul[] = "mul", k_matmul[] = "matmul",
+               k_rmatmul[] = "__rmatmul__", k_div[] = "div", k_rdiv[] = "__rdiv__", k_floordiv[] = "__floordiv__",
+               k_rfloordiv[] = "__rfloordiv__", k_remainder[] = "remainder", k_rmod[] = "__rmod__", k_pow[] = "pow",
+               k_rpow[] = "__rpow__", k_and[] = "__and__", k_rand[] = "__rand__", k_or[] = "__or__",
+               k_ror[] = "__ror__", k_xor[] = "__xor__", k_rxor[] = "__rxor__", k_lshift[] = "__lshift__",
+               k_rlshift[] = "__rlshift__", k_rshift[] = "__rshift__", k_rrshift[] = "__rrshift__";
+constexpr char k_iadd[] = "add_", k_isub[] = "sub_", k_imul[] = "mul_", k_idiv[] = "div_",
+               k_ifloordiv[] = "__ifloordiv__", k_imod[] = "remainder_", k_ipow[] = "pow_", k_iand[] = "__iand__",
+               k_ior[] = "__ior__", k_ixor[] = "__ixor__", k_ilshift[] = "__ilshift__", k_irshift[] = "__irshift__";
+constexpr char k_invert[] = "__invert__", k_abs[] = "abs", k_neg[] = "neg", k_pos[] = "__pos__";
+
+PyObject* getitem_with_torch_function(PyObject* self, PyObject* index) {
+  if (torch_function::wants_dispatch(self, &index, 1, nullptr)) {
+    EMBER_PY_TRY
+    return torch_function::dispatch("__getitem__", true, self, &index, 1, nullptr);
+    EMBER_PY_CATCH
+  }
+  return tensor_getitem(self, index);
+}
+
+int setitem_with_torch_function(PyObject* self, PyObject* index, PyObject* value) {
+  PyObject* args[2] = {index, value};
+  if (value && torch_function::wants_dispatch(self, args, 2, nullptr)) {
+    EMBER_PY_TRY
+    PyObject* out = torch_function::dispatch("__setitem__", true, self, args, 2, nullptr);
+    Py_DECREF(out);
+    return 0;
+    EMBER_PY_CATCH_RET(-1)
+  }
+  return tensor_setitem(self, index, value);
+}
+
 PyNumberMethods tensor_as_number = {};
 PySequenceMethods tensor_as_sequence = {};
 PyMappingMethods tensor_as_mapping = {};
@@ -866,41 +958,41 @@ void init_tensor_type(PyObject* module) {
   add_view_methods(methods);
   methods.push_back({nullptr, nullptr, 0, nullptr});
 
-  tensor_as_number.nb_add = nb_add;
-  tensor_as_number.nb_subtract = nb_sub;
-  tensor_as_number.nb_multiply = nb_mul;
-  tensor_as_number.nb_matrix_multiply = nb_matmul;
-  tensor_as_number.nb_inplace_add = nb_iadd;
-  tensor_as_number.nb_inplace_subtract = nb_isub;
-  tensor_as_number.nb_inplace_multiply = nb_imul;
-  tensor_as_number.nb_true_divide = nb_truediv;
-  tensor_as_number.nb_floor_divide = nb_floordiv;
-  tensor_as_number.nb_remainder = nb_mod;
-  tensor_as_number.nb_power = nb_pow;
-  tensor_as_number.nb_and = nb_and;
-  tensor_as_number.nb_or = nb_or;
-  tensor_as_number.nb_xor = nb_xor;
-  tensor_as_number.nb_lshift = nb_lshift;
-  tensor_as_number.nb_rshift = nb_rshift;
-  tensor_as_number.nb_inplace_true_divide = nb_itruediv;
-  tensor_as_number.nb_inplace_floor_divide = nb_ifloordiv;
-  tensor_as_number.nb_inplace_remainder = nb_imod;
-  tensor_as_number.nb_inplace_power = nb_ipow;
-  tensor_as_number.nb_inplace_and = nb_iand;
-  tensor_as_number.nb_inplace_or = nb_ior;
-  tensor_as_number.nb_inplace_xor = nb_ixor;
-  tensor_as_number.nb_inplace_lshift = nb_ilshift;
-  tensor_as_number.nb_inplace_rshift = nb_irshift;
-  tensor_as_number.nb_invert = nb_invert;
-  tensor_as_number.nb_absolute = nb_abs;
-  tensor_as_number.nb_negative = nb_neg;
-  tensor_as_number.nb_positive = nb_pos;
+  tensor_as_number.nb_add = with_torch_function<nb_add, k_add, k_add>;
+  tensor_as_number.nb_subtract = with_torch_function<nb_sub, k_sub, k_rsub>;
+  tensor_as_number.nb_multiply = with_torch_function<nb_mul, k_mul, k_mul>;
+  tensor_as_number.nb_matrix_multiply = with_torch_function<nb_matmul, k_matmul, k_rmatmul>;
+  tensor_as_number.nb_inplace_add = with_torch_function<nb_iadd, k_iadd, k_iadd>;
+  tensor_as_number.nb_inplace_subtract = with_torch_function<nb_isub, k_isub, k_isub>;
+  tensor_as_number.nb_inplace_multiply = with_torch_function<nb_imul, k_imul, k_imul>;
+  tensor_as_number.nb_true_divide = with_torch_function<nb_truediv, k_div, k_rdiv>;
+  tensor_as_number.nb_floor_divide = with_torch_function<nb_floordiv, k_floordiv, k_rfloordiv>;
+  tensor_as_number.nb_remainder = with_torch_function<nb_mod, k_remainder, k_rmod>;
+  tensor_as_number.nb_power = with_torch_function3<nb_pow, k_pow, k_rpow>;
+  tensor_as_number.nb_and = with_torch_function<nb_and, k_and, k_rand>;
+  tensor_as_number.nb_or = with_torch_function<nb_or, k_or, k_ror>;
+  tensor_as_number.nb_xor = with_torch_function<nb_xor, k_xor, k_rxor>;
+  tensor_as_number.nb_lshift = with_torch_function<nb_lshift, k_lshift, k_rlshift>;
+  tensor_as_number.nb_rshift = with_torch_function<nb_rshift, k_rshift, k_rrshift>;
+  tensor_as_number.nb_inplace_true_divide = with_torch_function<nb_itruediv, k_idiv, k_idiv>;
+  tensor_as_number.nb_inplace_floor_divide = with_torch_function<nb_ifloordiv, k_ifloordiv, k_ifloordiv>;
+  tensor_as_number.nb_inplace_remainder = with_torch_function<nb_imod, k_imod, k_imod>;
+  tensor_as_number.nb_inplace_power = with_torch_function3<nb_ipow, k_ipow, k_ipow>;
+  tensor_as_number.nb_inplace_and = with_torch_function<nb_iand, k_iand, k_iand>;
+  tensor_as_number.nb_inplace_or = with_torch_function<nb_ior, k_ior, k_ior>;
+  tensor_as_number.nb_inplace_xor = with_torch_function<nb_ixor, k_ixor, k_ixor>;
+  tensor_as_number.nb_inplace_lshift = with_torch_function<nb_ilshift, k_ilshift, k_ilshift>;
+  tensor_as_number.nb_inplace_rshift = with_torch_function<nb_irshift, k_irshift, k_irshift>;
+  tensor_as_number.nb_invert = with_torch_function1<nb_invert, k_invert>;
+  tensor_as_number.nb_absolute = with_torch_function1<nb_abs, k_abs>;
+  tensor_as_number.nb_negative = with_torch_function1<nb_neg, k_neg>;
+  tensor_as_number.nb_positive = with_torch_function1<nb_pos, k_pos>;
   tensor_as_number.nb_bool = nb_bool;
   tensor_as_number.nb_float = nb_float;
   tensor_as_number.nb_int = nb_int;
   tensor_as_sequence.sq_length = tensor_len;
-  tensor_as_mapping.mp_subscript = tensor_getitem;
-  tensor_as_mapping.mp_ass_subscript = tensor_setitem;
+  tensor_as_mapping.mp_subscript = getitem_with_torch_function;
+  tensor_as_mapping.mp_ass_subscript = setitem_with_torch_function;
 
   static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
   type.tp_name = "ember._C.TensorBase";
@@ -916,7 +1008,7 @@ void init_tensor_type(PyObject* module) {
   type.tp_methods = methods.data();
   type.tp_as_number = &tensor_as_number;
   type.tp_as_sequence = &tensor_as_sequence;
-  type.tp_richcompare = tensor_richcompare;
+  type.tp_richcompare = richcompare_with_torch_function;
   type.tp_hash = PyBaseObject_Type.tp_hash;  // identity, as defining comparisons would unset it
   type.tp_as_mapping = &tensor_as_mapping;
   if (PyType_Ready(&type) < 0) throw python_error();

@@ -3,8 +3,4 @@ formula in Ember while PyTorch has one: test_forward_ad expects
 NotImplementedError for them and fails once a formula lands, so the list
 only shrinks."""
 
-FORWARD_AD_GAPS: frozenset[str] = frozenset(
-    {
-        "scatter_reduce",  # scatter_reduce.two: no tangent formula for its reductions yet
-    }
-)
+FORWARD_AD_GAPS: frozenset[str] = frozenset()

@@ -14,6 +14,7 @@ import warnings
 import ember
 
 from ._utils import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, shared
+from ._utils import pin_memory as _pin_memory
 from ._utils import random as _random
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import (
@@ -50,8 +51,8 @@ class DataLoader:
     that many worker processes (fork) that send batches through shared
     memory, prefetch_factor batches ahead each; persistent_workers keeps them
     across epochs; worker_init_fn(worker_id) runs in each worker after
-    seeding; timeout bounds the wait for a batch. pin_memory is accepted and
-    has no effect without an accelerator."""
+    seeding; timeout bounds the wait for a batch. pin_memory copies each
+    batch into page-locked memory (no effect without an accelerator)."""
 
     __initialized = False
 
@@ -281,6 +282,7 @@ class _BaseDataLoaderIter:
                 "then device pinned memory won't be used.",
                 stacklevel=3,
             )
+        self._pin_memory = loader.pin_memory and ember.cuda.is_available()
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -305,6 +307,8 @@ class _BaseDataLoaderIter:
 
     def __next__(self):
         data = self._next_data()
+        if self._pin_memory:
+            data = _pin_memory.pin_memory(data)
         self._num_yielded += 1
         if (
             self._dataset_kind == _DatasetKind.Iterable

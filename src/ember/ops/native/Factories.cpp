@@ -1,5 +1,6 @@
 // Tensor factories and conversions (device-generic: memory comes from the
 // device's allocator, values from its fill/copy kernels).
+#include "ember/ops/BuildInfo.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -21,6 +22,34 @@ void set_default_dtype(ScalarType t) {
 
 namespace native {
 
+namespace {
+// A CUDA allocation happens on the current device: select the requested one
+// for its duration (PyTorch's device guard). Without a usable device the
+// allocator raises the reason.
+class AllocationDevice {
+ public:
+  explicit AllocationDevice(Device d) {
+    if (!d.is_cuda() || d.index < 0 || cuda_device_count() == 0) return;
+    const CudaHooks* hooks = cuda_hooks();
+    const int current = hooks->current_device();
+    if (current == d.index) return;
+    hooks->set_device(d.index);
+    previous_ = current;
+  }
+  ~AllocationDevice() {
+    if (previous_ < 0) return;
+    try {
+      cuda_hooks()->set_device(previous_);
+    } catch (const std::exception&) {}
+  }
+  AllocationDevice(const AllocationDevice&) = delete;
+  AllocationDevice& operator=(const AllocationDevice&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+}  // namespace
+
 // The allocation every factory starts from (not an operator of its own; the
 // `empty` operator is empty_out below).
 Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
@@ -31,6 +60,7 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
   Device dev = device.value_or(Device(DeviceType::CPU));
   size_t nbytes = storage_nbytes(size, element_size(t));  // Note [Checked sizes]
   Allocator* alloc = get_allocator(dev.type);
+  AllocationDevice on_device(dev);
   auto storage = make_intrusive<StorageImpl>(nbytes, alloc);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size));
 }
@@ -44,6 +74,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
   }
   const size_t nbytes = storage_nbytes(size, stride, element_size(t));  // Note [Checked sizes]
+  AllocationDevice on_device(dev);
   auto storage = make_intrusive<StorageImpl>(nbytes, get_allocator(dev.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0));
 }
@@ -197,7 +228,9 @@ Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optiona
 Tensor to_dtype_layout(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
                        bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
   const ScalarType t = dtype.value_or(self.dtype());
-  const bool same_device = !device || device->type == self.device().type;
+  // A device without an index ("cuda") matches any of its type; "cuda:1" only itself.
+  const bool same_device =
+      !device || (device->type == self.device().type && (device->index < 0 || device->index == self.device().index));
   const MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
   const bool same_format = f == MemoryFormat::Preserve || self.suggest_memory_format() == f;
   if (t == self.dtype() && same_device && same_format && !copy) return self;

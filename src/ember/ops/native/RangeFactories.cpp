@@ -6,6 +6,7 @@
 
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
+#include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/native/FactoryUtils.h"
 #include "ember/ops/native/RangeStubs.h"
@@ -61,6 +62,16 @@ void dispatch_numeric(ScalarType t, const char* name, const F& f) {
     case ScalarType::BFloat16: return f(BFloat16());
     default: not_implemented(name, t);
   }
+}
+
+// Runs the stub's kernel for r's device (libember_cuda registers CUDA's).
+template <typename Stub, typename... Args>
+void run_range_stub(const Stub& stub, const char* op, Tensor& r, const Args&... args) {
+  const DeviceType device = r.device().type;
+  if (device == DeviceType::CPU) return stub(r, args...);
+  auto kernel = stub.for_device(device);
+  if (!kernel) dispatch::missing_kernel(op, device);
+  kernel(r, args...);
 }
 
 // Writes the values of a contiguous tensor computed in a contiguous buffer
@@ -144,7 +155,7 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, s
         std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_16bit_float<T>, float, double>>;
     b = bounds(checked_to<acc>(start), checked_to<acc>(step));
   });
-  fill_contiguous(out, [&](Tensor& r) { cpu::arange_stub(r, b); });
+  fill_contiguous(out, [&](Tensor& r) { run_range_stub(cpu::arange_stub, "arange", r, b); });
   return out;
 }
 
@@ -188,7 +199,7 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std:
     using T = decltype(tag);
     b = bounds(checked_to<T>(start), checked_to<T>(end));
   });
-  fill_contiguous(out, [&](Tensor& r) { cpu::linspace_stub(r, b); });
+  fill_contiguous(out, [&](Tensor& r) { run_range_stub(cpu::linspace_stub, "linspace", r, b); });
   return out;
 }
 
@@ -215,7 +226,7 @@ Tensor& logspace_out(const Scalar& start, const Scalar& end, int64_t steps, doub
     using T = decltype(tag);
     b = bounds(checked_to<T>(start), checked_to<T>(end));
   });
-  fill_contiguous(out, [&](Tensor& r) { cpu::logspace_stub(r, b, base); });
+  fill_contiguous(out, [&](Tensor& r) { run_range_stub(cpu::logspace_stub, "logspace", r, b, base); });
   return out;
 }
 

@@ -1,0 +1,67 @@
+"""Index-based operators composed in Python: index_reduce (through
+scatter_reduce) and nonzero_static (nonzero cut or padded to a fixed count)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+from ember import _C
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _outside_ember():
+    """The stacklevel of the first caller outside the ember package (for warnings)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_warned = [False]
+
+
+def _index_reduce_check(self, dim, index, source, reduce):
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not _warned[0]:
+        _warned[0] = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", stacklevel=_outside_ember())
+    dim = dim + self.dim() if dim < 0 else dim
+    if index.dim() > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    shape = [1] * max(source.dim(), 1)
+    shape[dim] = -1
+    return dim, index.reshape(shape).expand_as(source)
+
+
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    """self with source's slices combined into the rows index names along dim."""
+    dim, spread = _index_reduce_check(self, dim, index, source, reduce)
+    return self.scatter_reduce(dim, spread, source, reduce, include_self=include_self)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    dim, spread = _index_reduce_check(self, dim, index, source, reduce)
+    return self.scatter_reduce_(dim, spread, source, reduce, include_self=include_self)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """The indices of the first `size` nonzero elements, padded with fill_value."""
+    import ember
+
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = _C._VariableFunctions.nonzero(input)
+    count = found.size(0)
+    if count >= size:
+        return found[:size].clone()
+    pad = ember.full((size - count, found.size(1)), fill_value, dtype=found.dtype)
+    return ember.cat([found, pad])
+
+
+__all__ = ["index_reduce", "nonzero_static"]
+METHODS = ["index_reduce", "index_reduce_", "nonzero_static"]

@@ -1,0 +1,115 @@
+"""The symbolic-shape helpers of the torch namespace (sym_int, sym_max, ...).
+
+Ember runs eagerly, so sizes are always plain Python numbers: these act on
+them as PyTorch's do outside tracing, and the SymInt/SymFloat/SymBool
+classes exist for ``isinstance`` checks and wrap a node when constructed.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+__all__ = [
+    "SymBool",
+    "SymFloat",
+    "SymInt",
+    "sym_constrain_range",
+    "sym_constrain_range_for_size",
+    "sym_float",
+    "sym_fresh_size",
+    "sym_int",
+    "sym_ite",
+    "sym_max",
+    "sym_min",
+    "sym_not",
+    "sym_sqrt",
+    "sym_sum",
+]
+
+
+class _SymNumber:
+    def __init__(self, node):
+        self.node = node
+
+    def __repr__(self):
+        return str(self.node)
+
+
+class SymInt(_SymNumber):
+    """A symbolic integer (a size under tracing)."""
+
+
+class SymFloat(_SymNumber):
+    """A symbolic float."""
+
+
+class SymBool(_SymNumber):
+    """A symbolic boolean."""
+
+
+_NUMBERS = (int, float)
+
+
+def _check_number(a):
+    if isinstance(a, bool) or not isinstance(a, _NUMBERS):
+        import numpy as np
+
+        if not isinstance(a, (np.integer, np.floating)):
+            import ember
+
+            kind = "<class 'torch.Tensor'>" if isinstance(a, ember.Tensor) else str(type(a))
+            raise AssertionError(f"expected {(np.integer, np.floating, int, float)}, got {kind}")
+
+
+def sym_int(a):
+    return builtins.int(a)
+
+
+def sym_float(a):
+    return builtins.float(a)
+
+
+def sym_not(a):
+    return not a
+
+
+def sym_sqrt(a):
+    return math.sqrt(a)
+
+
+def sym_max(a, b):
+    _check_number(a)
+    _check_number(b)
+    out = builtins.max(a, b)
+    return builtins.float(out) if isinstance(a, float) or isinstance(b, float) else out
+
+
+def sym_min(a, b):
+    _check_number(a)
+    _check_number(b)
+    out = builtins.min(a, b)
+    return builtins.float(out) if isinstance(a, float) or isinstance(b, float) else out
+
+
+def sym_sum(args):
+    return builtins.sum(args)
+
+
+def sym_ite(b, t, f):
+    return t if b else f
+
+
+def sym_fresh_size(expr):
+    return expr
+
+
+def sym_constrain_range(size, *, min=None, max=None):
+    low = -math.inf if min is None else min
+    high = math.inf if max is None else max
+    if isinstance(size, builtins.int) and not (low <= size <= high):
+        raise RuntimeError(f"Invalid value range for {size} between [{min}, {max}].")
+
+
+def sym_constrain_range_for_size(size, *, min=None, max=None):
+    sym_constrain_range(size, min=min, max=max)

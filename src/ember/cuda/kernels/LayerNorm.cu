@@ -1,0 +1,206 @@
+// layer_norm forward and backward on CUDA over an M x D row-major input, in
+// float or double (16-bit inputs arrive converted to float, as on the CPU).
+// Forward: one block per row, Welford per thread, Chan's merge across the
+// block; mean and rstd = 1 / math_sqrt(var + eps) are saved per row. Backward:
+// one block per row for dx; dgamma/dbeta are column sums over slices of rows
+// (partials in global memory), then one pass over the slices.
+#include "ember/cuda/kernels/Reduce.cuh"
+#include "ember/cuda/kernels/ReduceKernels.h"
+
+namespace ember::cuda {
+namespace {
+
+template <typename T>
+struct Moments {
+  T mean, m2, n;
+};
+
+template <typename T>
+__device__ __forceinline__ Moments<T> merge(Moments<T> a, Moments<T> b) {
+  if (a.n == T(0)) return b;
+  if (b.n == T(0)) return a;
+  const T n = a.n + b.n, delta = b.mean - a.mean, nb_over_n = b.n / n;
+  return {a.mean + delta * nb_over_n, a.m2 + b.m2 + delta * delta * a.n * nb_over_n, n};
+}
+
+template <typename T>
+__device__ __forceinline__ Moments<T> shfl_xor_moments(Moments<T> v, int d) {
+  return {__shfl_xor_sync(0xffffffffu, v.mean, d), __shfl_xor_sync(0xffffffffu, v.m2, d),
+          __shfl_xor_sync(0xffffffffu, v.n, d)};
+}
+
+template <typename T>
+__global__ void layer_norm_kernel_impl(const T* x, const T* gamma, const T* beta, T* y, T* mean_out, T* rstd_out,
+                                       int64_t D, T eps) {
+  __shared__ Moments<T> smem[32];
+  const int64_t row = blockIdx.x;
+  x += row * D;
+  y += row * D;
+  Moments<T> w{T(0), T(0), T(0)};
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    const T v = x[j];
+    w.n += T(1);
+    const T delta = v - w.mean;
+    w.mean += delta / w.n;
+    w.m2 += delta * (v - w.mean);
+  }
+  for (int d = 16; d > 0; d /= 2) w = merge(w, shfl_xor_moments(w, d));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
+  if (lane == 0) smem[warp] = w;
+  __syncthreads();
+  w = lane < nwarps ? smem[lane] : Moments<T>{T(0), T(0), T(0)};
+  for (int d = 16; d > 0; d /= 2) w = merge(w, shfl_xor_moments(w, d));
+  const T mean = w.mean;
+  const T var = w.m2 / T(D);
+  const T rstd = T(1) / math_sqrt(var + eps);
+  if (threadIdx.x == 0) {
+    mean_out[row] = mean;
+    rstd_out[row] = rstd;
+  }
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    T v = (x[j] - mean) * rstd;
+    if (gamma) v *= gamma[j];
+    if (beta) v += beta[j];
+    y[j] = v;
+  }
+}
+
+template <typename T>
+__device__ T block_sum(T v, T* smem) {
+  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
+  __syncthreads();
+  if (lane == 0) smem[warp] = v;
+  __syncthreads();
+  v = lane < nwarps ? smem[lane] : T(0);
+  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+// dx = rstd * (dy*g - mean(dy*g) - xhat * mean(dy*g*xhat)), xhat = (x - mean) * rstd.
+template <typename T>
+__global__ void layer_norm_dx_kernel(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx,
+                                     int64_t D) {
+  __shared__ T smem[32];
+  const int64_t row = blockIdx.x;
+  dy += row * D;
+  x += row * D;
+  dx += row * D;
+  const T mu = mean[row], rs = rstd[row];
+  T a = 0, b = 0;
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    const T dyg = gamma ? dy[j] * gamma[j] : dy[j];
+    a += dyg;
+    b += dyg * (x[j] - mu) * rs;
+  }
+  a = block_sum(a, smem);
+  b = block_sum(b, smem);
+  const T inv_d = T(1) / T(D);
+  for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
+    const T dyg = gamma ? dy[j] * gamma[j] : dy[j];
+    const T xhat = (x[j] - mu) * rs;
+    dx[j] = rs * (dyg - a * inv_d - xhat * b * inv_d);
+  }
+}
+
+constexpr int kColThreadsX = 32, kColThreadsY = 16;
+constexpr int64_t kRowsPerSlice = 256;
+
+// Partial column sums of dy * xhat (dgamma) and dy (dbeta) over one slice of rows.
+template <typename T>
+__global__ void layer_norm_gamma_beta_kernel(const T* dy, const T* x, const T* mean, const T* rstd, T* part_g,
+                                             T* part_b, int64_t M, int64_t D, int64_t rows_per_slice) {
+  __shared__ T sg[kColThreadsY][kColThreadsX + 1];
+  __shared__ T sb[kColThreadsY][kColThreadsX + 1];
+  const int64_t j = int64_t(blockIdx.x) * kColThreadsX + threadIdx.x;
+  const int64_t r0 = int64_t(blockIdx.y) * rows_per_slice, r1 = M < r0 + rows_per_slice ? M : r0 + rows_per_slice;
+  T g = 0, b = 0;
+  if (j < D) {
+    for (int64_t r = r0 + threadIdx.y; r < r1; r += kColThreadsY) {
+      const T d = dy[r * D + j];
+      g += d * (x[r * D + j] - mean[r]) * rstd[r];
+      b += d;
+    }
+  }
+  sg[threadIdx.y][threadIdx.x] = g;
+  sb[threadIdx.y][threadIdx.x] = b;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < D) {
+    for (int k = 1; k < kColThreadsY; ++k) {
+      g += sg[k][threadIdx.x];
+      b += sb[k][threadIdx.x];
+    }
+    part_g[int64_t(blockIdx.y) * D + j] = g;
+    part_b[int64_t(blockIdx.y) * D + j] = b;
+  }
+}
+
+template <typename T>
+__global__ void sum_slices_kernel(const T* part, T* out, int64_t slices, int64_t D) {
+  const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= D || !out) return;
+  T s = 0;
+  for (int64_t k = 0; k < slices; ++k) s += part[k * D + j];
+  out[j] = s;
+}
+
+// Runs f(T{}) for float or double (16-bit inputs are converted by the caller).
+template <typename F>
+void dispatch_float_double(ScalarType dtype, const char* name, const F& f) {
+  if (dtype == ScalarType::Float) return f(float{});
+  if (dtype == ScalarType::Double) return f(double{});
+  throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(dtype), "'"));
+}
+
+int row_threads(int64_t D) { return std::min(512, std::max(32, next_pow2((D + 3) / 4))); }
+
+}  // namespace
+
+void layer_norm_kernel(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                       void* rstd, int64_t M, int64_t D, double eps) {
+  dispatch_float_double(dtype, "layer_norm_cuda", [&](auto tag) {
+    using T = decltype(tag);
+    {
+      layer_norm_kernel_impl<T><<<static_cast<unsigned>(M), row_threads(D), 0, current_stream()>>>(
+          static_cast<const T*>(x), static_cast<const T*>(gamma), static_cast<const T*>(beta), static_cast<T*>(y),
+          static_cast<T*>(mean), static_cast<T*>(rstd), D, static_cast<T>(eps));
+      EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+    }
+  });
+}
+
+void layer_norm_backward_kernel(ScalarType dtype, const void* dy, const void* x, const void* mean, const void* rstd,
+                                const void* gamma, void* dx, void* dgamma, void* dbeta, int64_t M, int64_t D) {
+  dispatch_float_double(dtype, "layer_norm_backward_cuda", [&](auto tag) {
+    using T = decltype(tag);
+    {
+      cudaStream_t stream = current_stream();
+      const T* dy_ = static_cast<const T*>(dy);
+      const T* x_ = static_cast<const T*>(x);
+      const T* mean_ = static_cast<const T*>(mean);
+      const T* rstd_ = static_cast<const T*>(rstd);
+      if (dx) {
+        layer_norm_dx_kernel<T><<<static_cast<unsigned>(M), row_threads(D), 0, stream>>>(
+            dy_, x_, mean_, rstd_, static_cast<const T*>(gamma), static_cast<T*>(dx), D);
+        EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+      }
+      if (dgamma || dbeta) {
+        const int64_t rows_per_slice = std::max(kRowsPerSlice, ceil_div(M, 65535));  // grid.y limit
+        const int64_t slices = ceil_div(M, rows_per_slice);
+        Tensor part = ember::empty({2, slices, D}, dtype, Device(DeviceType::CUDA, current_device()));
+        T* part_g = static_cast<T*>(part.data_ptr());
+        T* part_b = part_g + slices * D;
+        const dim3 grid(static_cast<unsigned>(ceil_div(D, kColThreadsX)), static_cast<unsigned>(slices));
+        layer_norm_gamma_beta_kernel<T><<<grid, dim3(kColThreadsX, kColThreadsY), 0, stream>>>(
+            dy_, x_, mean_, rstd_, part_g, part_b, M, D, rows_per_slice);
+        EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+        const unsigned blocks = static_cast<unsigned>(ceil_div(D, 256));
+        sum_slices_kernel<T><<<blocks, 256, 0, stream>>>(part_g, static_cast<T*>(dgamma), slices, D);
+        sum_slices_kernel<T><<<blocks, 256, 0, stream>>>(part_b, static_cast<T*>(dbeta), slices, D);
+        EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+      }
+    }
+  });
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,127 @@
+// The host-side arithmetic of the CUDA reduction engine (cuda/kernels/ReduceConfig.h):
+// index maps and the launch's thread -> (output, reduced elements) assignment,
+// checked by enumerating every thread of small and large launches.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "ember/cuda/kernels/ReduceConfig.h"
+
+namespace ember::cuda {
+namespace {
+
+TEST(CudaReduceConfig, IndexMapMatchesNestedLoops) {
+  const int64_t sizes[3] = {3, 4, 5};
+  const int64_t strides[3] = {100, -7, 2};
+  IndexMap m;
+  ASSERT_TRUE(make_index_map(m, sizes, strides, 3));
+  int64_t linear = 0;
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      for (int64_t k = 0; k < 5; ++k) EXPECT_EQ(m.offset(linear++), i * 100 - j * 7 + k * 2);
+    }
+  }
+  IndexMap one;
+  const int64_t s1[1] = {9}, st1[1] = {3};
+  ASSERT_TRUE(make_index_map(one, s1, st1, 1));
+  EXPECT_EQ(one.offset(4), 12);
+  IndexMap none;
+  ASSERT_TRUE(make_index_map(none, nullptr, nullptr, 0));
+  EXPECT_EQ(none.offset(0), 0);
+  std::vector<int64_t> many(kMaxReduceDims + 1, 2);
+  IndexMap too_many;
+  EXPECT_FALSE(make_index_map(too_many, many.data(), many.data(), kMaxReduceDims + 1));
+}
+
+// Enumerates the launch as the kernel runs it and checks that every
+// (output, reduced index) pair is visited exactly once.
+void check_cover(int64_t outputs, int64_t reduce, bool rows, int vec, int64_t target) {
+  SCOPED_TRACE(testing::Message() << "outputs=" << outputs << " reduce=" << reduce << " rows=" << rows
+                                  << " vec=" << vec);
+  const ReduceLaunch l = plan_reduce_launch(outputs, reduce, rows, vec, target);
+  const int threads = l.block_x * l.block_y;
+  EXPECT_GE(threads, 32);
+  EXPECT_LE(threads, kReduceMaxThreads);
+  EXPECT_EQ(l.block_y & (l.block_y - 1), 0) << "block_y must be a power of two";
+  if (l.reduce_on_x && l.block_x > 32) EXPECT_EQ(l.block_x % 32, 0);
+  if (l.reduce_on_x && l.block_x < 32) EXPECT_EQ(32 % l.block_x, 0);
+  EXPECT_LE(l.grid_y, kReduceMaxSlices);
+  EXPECT_EQ(l.split_len % l.step(), 0);
+  EXPECT_GE(l.grid_x * l.outputs_per_block(), outputs);
+  EXPECT_GE(l.grid_y * l.split_len, reduce);
+  EXPECT_LT((l.grid_y - 1) * l.split_len, std::max<int64_t>(reduce, 1));
+  if (!l.reduce_on_x) EXPECT_EQ(l.vec, 1);
+  std::vector<int> seen(static_cast<size_t>(outputs * reduce), 0);
+  for (int64_t bx = 0; bx < l.grid_x; ++bx) {
+    for (int64_t by = 0; by < l.grid_y; ++by) {
+      for (int ty = 0; ty < l.block_y; ++ty) {
+        for (int tx = 0; tx < l.block_x; ++tx) {
+          const ThreadWork w = thread_work(l, bx, by, tx, ty, reduce);
+          if (w.output >= outputs) continue;
+          const int64_t nvec = w.num_vectors(l.vec);
+          for (int64_t i = w.tid; i < nvec; i += w.threads) {
+            for (int j = 0; j < l.vec; ++j) ++seen[w.output * reduce + w.begin + i * l.vec + j];
+          }
+          for (int64_t r = w.tail_begin(l.vec) + w.tid; r < w.end; r += w.threads) ++seen[w.output * reduce + r];
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "pair " << i;
+}
+
+TEST(CudaReduceConfig, EveryPairOnceRows) {
+  for (int64_t outputs : {1, 3, 32, 257}) {
+    for (int64_t reduce : {1, 2, 31, 100, 4097}) {
+      for (int vec : {1, 4}) check_cover(outputs, reduce, true, vec, 8);
+    }
+  }
+}
+
+TEST(CudaReduceConfig, EveryPairOnceColumns) {
+  for (int64_t outputs : {1, 31, 32, 100, 300}) {
+    for (int64_t reduce : {1, 7, 64, 3000}) check_cover(outputs, reduce, false, 1, 8);
+  }
+}
+
+TEST(CudaReduceConfig, EveryPairOnceWithSlices) {
+  // Few outputs and long reductions: the reduced range is split into slices.
+  EXPECT_GT(plan_reduce_launch(2, 200000, true, 4, 8).grid_y, 1);
+  check_cover(2, 200000, true, 4, 8);
+  check_cover(3, 100003, true, 1, 8);
+  EXPECT_GT(plan_reduce_launch(40, 100000, false, 1, 8).grid_y, 1);
+  check_cover(40, 100000, false, 1, 8);
+}
+
+TEST(CudaReduceConfig, EmptyReductionStillWritesEachOutput) {
+  // reduce_numel 0: one slice of nothing, so every output is written once (its identity).
+  const ReduceLaunch l = plan_reduce_launch(10, 0, true, 1, 8);
+  EXPECT_EQ(l.grid_y, 1);
+  const ThreadWork w = thread_work(l, 0, 0, 0, 3, 0);
+  EXPECT_EQ(w.begin, 0);
+  EXPECT_EQ(w.end, 0);
+}
+
+TEST(CudaReduceConfig, LargeReductionsSplitIntoSlices) {
+  // One output of 2^28 elements on a device wanting 528 blocks: many slices, each
+  // thread still loading at least kReduceMinLoadsPerThread vectors.
+  const ReduceLaunch full = plan_reduce_launch(1, int64_t(1) << 28, true, 4, 528);
+  EXPECT_TRUE(full.reduce_on_x);
+  EXPECT_EQ(full.block_x, kReduceMaxThreads);
+  EXPECT_GT(full.grid_y, 100);
+  EXPECT_GE(full.split_len / full.step(), kReduceMinLoadsPerThread);
+  // Many outputs fill the device without slicing.
+  const ReduceLaunch many = plan_reduce_launch(1 << 20, 1024, true, 4, 528);
+  EXPECT_EQ(many.grid_y, 1);
+  // A small reduction is never split.
+  EXPECT_EQ(plan_reduce_launch(1, 1000, true, 4, 528).grid_y, 1);
+  // Column reductions with many outputs walk the outputs along x.
+  const ReduceLaunch cols = plan_reduce_launch(4096, 512, false, 1, 528);
+  EXPECT_FALSE(cols.reduce_on_x);
+  EXPECT_EQ(cols.block_x, 256);
+}
+
+}  // namespace
+}  // namespace ember::cuda

@@ -1,0 +1,70 @@
+"""Tests of the CUDA backend. Every test here needs a GPU that Ember's CUDA
+backend can use; without one each test is skipped with the reason (no CUDA
+build, no driver, no device), so a CPU-only run shows what it did not check.
+
+Results are compared with Ember's CPU result (already held to PyTorch's) and,
+where the installed torch has CUDA, with torch's CUDA result directly."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from cuda_compare import MISSING_KERNELS, CudaComparer, cuda_skip_reason
+
+import ember
+
+# EMBER_CUDA_TESTS_DEVICE=cpu runs the tests written on _compare.py with Ember
+# on the CPU: a check of those tests on a machine without a GPU.
+_SKIP_REASON = None if os.environ.get("EMBER_CUDA_TESTS_DEVICE") == "cpu" else cuda_skip_reason()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "requires_cuda: needs a GPU that Ember's CUDA backend can use")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/cuda requires CUDA; without it each is skipped, visibly."""
+    for item in items:
+        if "tests/cuda/" not in str(item.fspath).replace("\\", "/"):
+            continue
+        item.add_marker(pytest.mark.requires_cuda)
+        if _SKIP_REASON:
+            item.add_marker(pytest.mark.skip(reason=_SKIP_REASON))
+
+
+def pytest_report_header(config):
+    if _SKIP_REASON:
+        return f"ember cuda: not available ({_SKIP_REASON})"
+    try:
+        name = ember.cuda.get_device_name(0)
+    except Exception as err:  # noqa: BLE001 - the header must not stop the run
+        name = f"name unknown ({type(err).__name__}: {err})"
+    return f"ember cuda: {ember.cuda.device_count()} device(s), {name}"
+
+
+@pytest.fixture(scope="session")
+def torch_cuda():
+    """The real torch when it has CUDA; else the comparisons that need it skip."""
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip(f"torch {torch.__version__} has no CUDA device: no comparison with torch's CUDA results")
+    return torch
+
+
+@pytest.fixture
+def cuda_compare():
+    """compare(fn, *torch_args, tol=None): runs fn(lib, *args) on Ember CUDA,
+    Ember CPU and (if available) torch CUDA and asserts that the results agree."""
+    return CudaComparer()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The operators found without a CUDA kernel, with their count."""
+    if not MISSING_KERNELS:
+        return
+    names = sorted(MISSING_KERNELS)
+    terminalreporter.section(f"operators without a CUDA kernel: {len(names)}")
+    for name in names:
+        rows = sorted(MISSING_KERNELS[name])
+        terminalreporter.write_line(f"{name}: reached by {len(rows)} case(s), e.g. {rows[0]}")
