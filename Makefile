@@ -30,8 +30,11 @@ build: deps-build
 ctest:
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 
+# tests/cuda runs on its own (its conftest differs); without a GPU every test
+# there is skipped and the summary line says why.
 pytest:
 	$(PY) -m pytest tests/python -p no:cacheprovider
+	$(PY) -m pytest tests/cuda -p no:cacheprovider -q -rs --no-header
 
 # The sanitizer build: ASan + UBSan (cmake/Options.cmake, EMBER_SANITIZE), a
 # separate build folder and package folder, so the editable install above is

@@ -13,7 +13,9 @@ if(USE_DISTRIBUTED)
   install(TARGETS ember_distributed LIBRARY DESTINATION ember/lib)
 endif()
 if(USE_CUDA)
-  install(TARGETS ember_cuda EXPORT EmberTargets LIBRARY DESTINATION ember/lib)
+  # Not an exported target: EmberConfig links it when the file is there, so a
+  # CPU distribution (tools/build/libember.py) can leave it and cuBLAS out.
+  install(TARGETS ember_cuda LIBRARY DESTINATION ember/lib)
 endif()
 install(TARGETS _C LIBRARY DESTINATION ember)
 

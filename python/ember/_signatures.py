@@ -294,6 +294,7 @@ FUNCTIONS = {
     ],
     'is_autocast_enabled': [
         "is_autocast_enabled()",
+        "is_autocast_enabled(str device_type)",
     ],
     'is_complex': [
         "is_complex(Tensor input)",

@@ -9,9 +9,6 @@
 #include "ember/cpu/RandomStubs.h"
 #include "ember/cuda/Philox.h"
 #include "ember/cuda/random/RandomLaunch.h"
-// Both declarations of the sampling stubs in one unit: a difference between
-// them fails to compile.
-#include "ember/cuda/random/SamplingStubs.h"
 
 using namespace ember;
 namespace px = ember::cuda::philox;

@@ -1,7 +1,9 @@
 """Packs the C++ distribution (as PyTorch's libtorch archive):
 
     libember/ember/include/ember/...       headers (generated ones included)
-    libember/ember/lib/libember_*.so       the C++ libraries, no Python layer
+    libember/ember/lib/libember_*.so       the C++ libraries, no Python layer and no
+                                           CUDA backend (a CPU distribution: cuBLAS
+                                           alone would add 600 MB)
     libember/ember/lib/libdnnl.so.3, libscipy_openblas.so
                                            their dependencies, found through $ORIGIN
     libember/ember/share/cmake/Ember/      EmberConfig.cmake for find_package(Ember)
@@ -25,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # Files of the installed package that belong to the Python layer.
 PYTHON_ONLY = re.compile(r"^(_C\..*|.*\.py|.*\.pyi|libember_python\.so.*)$")
+CUDA_ONLY = re.compile(r"^libember_cuda\.so.*$")
 DEPENDENCIES = ("libdnnl.so", "libscipy_openblas")
 
 
@@ -51,7 +54,7 @@ def pack(build_dir: Path, out_dir: Path) -> Path:
             shutil.copytree(stage / "ember" / part, top / part)
         (top / "lib").mkdir()
         for lib in (stage / "ember" / "lib").iterdir():
-            if not PYTHON_ONLY.match(lib.name):
+            if not PYTHON_ONLY.match(lib.name) and not CUDA_ONLY.match(lib.name):
                 shutil.copy2(lib, top / "lib" / lib.name, follow_symlinks=False)
         # The build tree's copy has absolute RUNPATHs, so ldd finds the dependencies.
         for name, path in dependency_paths(build_dir / "lib" / "libember_cpu.so"):

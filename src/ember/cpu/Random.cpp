@@ -225,7 +225,7 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
     return self;
   }
   if (!is_floating_type(self.dtype()))
-    not_implemented(self.is_cpu() ? "normal_kernel_cpu" : "normal_kernel_cuda", self.dtype());
+    not_implemented(self.is_cuda() ? "normal_kernel_cuda" : "normal_kernel_cpu", self.dtype());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   LockedGenerator g(generator, self.device());
   kernel_for(cpu::normal_stub, self)(self, mean, std, g.g);

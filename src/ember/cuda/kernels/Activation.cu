@@ -3,8 +3,10 @@
 // mish, log_sigmoid; the backward ones take (grad_output, input or result).
 #include <string>
 
+#include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/cuda/kernels/DeviceMath.cuh"
-#include "ember/cuda/kernels/HostStubs.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cuda {

@@ -6,8 +6,10 @@
 // use the number unrounded (TensorIterator::original_scalar).
 #include <cmath>
 
+#include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/cuda/kernels/DeviceMath.cuh"
-#include "ember/cuda/kernels/HostStubs.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cuda {

@@ -9,8 +9,10 @@
 // PyTorch's), for 144 dtype pairs at the compile cost of one kernel.
 #include <cstring>
 
+#include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/cuda/kernels/CopyKernel.h"
-#include "ember/cuda/kernels/HostStubs.h"
 #include "ember/cuda/kernels/Loops.cuh"
 #include "ember/cuda/kernels/Register.h"
 

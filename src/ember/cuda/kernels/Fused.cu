@@ -1,7 +1,9 @@
 // CUDA kernels of the fused pointwise operators: where, clamp (numbers or
 // tensors as bounds), lerp, addcmul/addcdiv.
+#include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/cuda/kernels/DeviceMath.cuh"
-#include "ember/cuda/kernels/HostStubs.h"
 
 namespace ember::cuda {
 namespace {

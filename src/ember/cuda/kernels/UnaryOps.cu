@@ -3,8 +3,10 @@
 // isfinite, signbit, logical_not), round(decimals) and nan_to_num.
 #include <cmath>
 
+#include "ember/cpu/FusedPointwiseStubs.h"
+#include "ember/cpu/MathStubs.h"
+#include "ember/cpu/Stubs.h"
 #include "ember/cuda/kernels/DeviceMath.cuh"
-#include "ember/cuda/kernels/HostStubs.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cuda {

@@ -8,10 +8,10 @@
 #include "ember/core/Error.h"
 #include "ember/core/Generator.h"
 #include "ember/core/TensorBase.h"
+#include "ember/cpu/RandomStubs.h"
 #include "ember/cuda/CudaContext.h"
 #include "ember/cuda/random/RandomKernels.h"
 #include "ember/cuda/random/RandomLaunch.h"
-#include "ember/cuda/random/SamplingStubs.h"
 #include "ember/ops/generated/DispatchTables.h"
 
 namespace ember::cuda {
