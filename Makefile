@@ -34,7 +34,7 @@ ctest:
 # there is skipped and the summary line says why.
 pytest:
 	$(PY) -m pytest tests/python -p no:cacheprovider
-	$(PY) -m pytest tests/cuda -p no:cacheprovider -q -rs --no-header
+	$(PY) -m pytest tests/cuda -p no:cacheprovider
 
 # The sanitizer build: ASan + UBSan (cmake/Options.cmake, EMBER_SANITIZE), a
 # separate build folder and package folder, so the editable install above is
