@@ -25,9 +25,6 @@ GRADGRAD_GAPS: frozenset[str] = frozenset(
         "convolution",
         "convolution.conv_transpose1d",
         # pooling
-        "adaptive_max_pool2d",
-        "adaptive_max_pool2d.indices",
-        "adaptive_max_pool2d.1d",
         "_embedding_bag_max.embedding_bag_max",
         "max_pool2d",
         "max_pool2d_with_indices",
