@@ -407,40 +407,19 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
     return out, h, c
 
 
-def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    out, (h,) = _run_layers(
-        _as_pair(gru_cell), input, (hx,), params, has_biases, num_layers, dropout, train, bidirectional, batch_first
-    )
-    return out, h
+def _single_state_layers(name, cell):
+    """The multi-layer form of a cell with one hidden state (gru, rnn_tanh, rnn_relu)."""
+
+    def run(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        out, (h,) = _run_layers(
+            _as_pair(cell), input, (hx,), params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+        )
+        return out, h
+
+    run.__name__ = run.__qualname__ = name
+    return run
 
 
-def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    out, (h,) = _run_layers(
-        _as_pair(rnn_tanh_cell),
-        input,
-        (hx,),
-        params,
-        has_biases,
-        num_layers,
-        dropout,
-        train,
-        bidirectional,
-        batch_first,
-    )
-    return out, h
-
-
-def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    out, (h,) = _run_layers(
-        _as_pair(rnn_relu_cell),
-        input,
-        (hx,),
-        params,
-        has_biases,
-        num_layers,
-        dropout,
-        train,
-        bidirectional,
-        batch_first,
-    )
-    return out, h
+gru = _single_state_layers("gru", gru_cell)
+rnn_tanh = _single_state_layers("rnn_tanh", rnn_tanh_cell)
+rnn_relu = _single_state_layers("rnn_relu", rnn_relu_cell)
