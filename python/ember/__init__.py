@@ -169,7 +169,7 @@ from ember.amp.grad_scaler import _amp_foreach_non_finite_check_and_unscale_, _a
 from ember.amp import _policies as _amp_policies  # noqa: E402
 
 _amp_policies.install()
-from ember import _dynamo, compiler, hub, onnx, profiler  # noqa: E402
+from ember import _dynamo, compiler, fx, hub, onnx, profiler  # noqa: E402
 from ember._C import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
 
 

@@ -23,7 +23,7 @@ import functools
 import inspect
 import types
 
-from ember import _C, _signatures
+from ember import _C, _dispatch_forms, _signatures
 
 
 def _type_name(value):
@@ -191,7 +191,35 @@ FUNCTIONAL_BUILTINS = frozenset(
 def _dispatch(public_api, args, kwargs):
     from ember import overrides
 
-    return overrides._handle(public_api, tuple(overrides._flat_args(args, kwargs)), args, kwargs, from_c=False)
+    relevant = tuple(overrides._flat_args(args, kwargs))
+    form = getattr(public_api, "__ember_dispatch_form__", None)
+    if form is not None:
+        args, kwargs = _canonical_arguments(form, args, kwargs)
+    return overrides._handle(public_api, relevant, args, kwargs, from_c=False)
+
+
+def _canonical_arguments(form, args, kwargs):
+    """The arguments in the form PyTorch hands them to __torch_function__
+    (_dispatch_forms); the call as given where it does not bind."""
+    signature, positional, keywords = form
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return args, kwargs
+    bound.apply_defaults()
+    values = bound.arguments
+    if any(name not in values for name in positional + keywords):
+        return args, kwargs
+    return tuple(values[name] for name in positional), {name: values[name] for name in keywords}
+
+
+def _attach_dispatch_forms(namespace, forms):
+    for name, (positional, keywords) in forms.items():
+        fn = getattr(namespace, name, None)
+        original = getattr(fn, "__wrapped__", None)
+        if original is None or not getattr(fn, "__ember_argtypes__", False):
+            continue
+        fn.__ember_dispatch_form__ = (inspect.signature(original), positional.split(), keywords.split())
 
 
 def _with_torch_function(fn):
@@ -249,6 +277,8 @@ def install(ember):
                 # torch.linalg.norm & co. are C++ bindings named linalg_norm, fft_fft, special_erf.
                 wrapped.__name__ = f"{module.__name__.rsplit('.', 1)[-1]}_{name}"
             setattr(module, name, wrapped)
+    _attach_dispatch_forms(functional, _dispatch_forms.FUNCTIONAL)
+    _attach_dispatch_forms(ember, _dispatch_forms.TOPLEVEL)
 
 
 # Python-level functions that take no tensors to dispatch on, or that PyTorch

@@ -162,7 +162,6 @@ KNOWN_GAPS = {
         "fork",
         "from_dlpack",
         "from_file",
-        "fx",
         "get_file_path",
         "hash_tensor",
         "histogramdd",
