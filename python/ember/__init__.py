@@ -4,6 +4,7 @@
 """
 
 import builtins as _builtins
+import sys as _sys
 
 
 def _preload_blas():
@@ -79,7 +80,9 @@ cdouble = complex128
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)
 
-# Every generated operator, as torch.add & co.
+# Every generated operator, as torch.add & co. Its module is importable by
+# name, so that the functions pickle by reference.
+_sys.modules.setdefault("ember._C._VariableFunctions", _C._VariableFunctions)
 for _name in dir(_C._VariableFunctions):
     if not _name.startswith("__"):
         globals()[_name] = getattr(_C._VariableFunctions, _name)

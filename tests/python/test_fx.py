@@ -364,3 +364,8 @@ def test_python_level_functions_dispatch_in_torch_form():
         assert form(fn_e) == (want[0], sorted(want[1])), name
         checked += 1
     assert checked >= 60
+
+
+def test_operators_pickle_by_reference():
+    for fn in (ember.relu, ember.add, ember.nn.functional.relu, ember.Tensor.add):
+        assert pickle.loads(pickle.dumps(fn)) is fn
