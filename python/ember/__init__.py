@@ -197,6 +197,7 @@ class FatalError(Exception):
 
 
 from ember.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+from ember.overrides import _install_property_dispatch as _overrides_install_property_dispatch  # noqa: E402
 
 _C.DisableTorchFunction, _C.DisableTorchFunctionSubclass = DisableTorchFunction, DisableTorchFunctionSubclass
 
@@ -204,6 +205,8 @@ from ember import _argtypes  # noqa: E402
 
 # PyTorch's TypeError for a non-Tensor argument to a Python-level function.
 _argtypes.install(__import__("sys").modules[__name__])
+# Reads and writes of Tensor's Python-level properties take part in __torch_function__.
+_overrides_install_property_dispatch(Tensor)
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.

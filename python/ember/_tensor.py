@@ -185,7 +185,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,  # the caller of the property (ember.overrides wraps its getter)
             )
         return self.permute(tuple(reversed(range(self.dim()))))
 

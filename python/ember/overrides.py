@@ -303,6 +303,44 @@ def _dispatch_from_c(name, is_method, self, args, kwargs):
     return _handle(func, tuple(_flat_args(args, kwargs)), args, kwargs, from_c=True)
 
 
+def _dispatch_property(name, self, *value):
+    """A property read (or, with a value, write) of a Tensor that takes part in
+    the protocol: the function is Tensor.<name>.__get__ (or __set__)."""
+    descriptor = getattr(ember.Tensor, name)
+    func = descriptor.__set__ if value else descriptor.__get__
+    args = (self, *value)
+    return _handle(func, (self,), args, None, from_c=True)
+
+
+_NO_KWARGS: dict = {}
+
+
+def _install_property_dispatch(cls):
+    """Python-level properties of ``cls`` dispatch as the C++ ones do."""
+    properties = {}
+    for klass in reversed(cls.__mro__):
+        properties.update((n, v) for n, v in vars(klass).items() if isinstance(v, property))
+    for name, prop in properties.items():
+        if name.startswith("__"):
+            continue
+
+        def getter(self, _fget=prop.fget, _name=name):
+            if _C._has_torch_function((self,), _NO_KWARGS):
+                return _dispatch_property(_name, self)
+            return _fget(self)
+
+        setter = None
+        if prop.fset is not None:
+
+            def setter(self, value, _fset=prop.fset, _name=name):
+                if _C._has_torch_function((self,), _NO_KWARGS):
+                    _dispatch_property(_name, self, value)
+                    return
+                _fset(self, value)
+
+        setattr(cls, name, property(getter, setter, prop.fdel, prop.__doc__))
+
+
 def wrap_torch_function(dispatcher):
     """Makes a Python function take part in the protocol; `dispatcher` gives
     its relevant arguments."""

@@ -221,3 +221,52 @@ def test_as_subclass_keeps_the_graph():
         return type(s.grad_fn).__name__, s.requires_grad, t.grad.tolist()
 
     run_both(scenario)
+
+
+PROPERTIES = ["shape", "dtype", "device", "ndim", "T", "mT", "real", "grad", "requires_grad", "is_leaf", "data",
+              "layout", "itemsize", "nbytes", "grad_fn", "is_cuda", "is_cpu", "_version"]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_property_reads_and_writes_dispatch_as_torch():
+    def record(lib):
+        seen = []
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append((func.__name__, len(args), kwargs))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        t = lib.randn(2, 3).as_subclass(Logged)
+        out = []
+        for name in PROPERTIES:
+            seen.clear()
+            value = getattr(t, name)
+            out.append((name, list(seen), type(value).__name__))
+        seen.clear()
+        t.requires_grad = True
+        out.append(("set requires_grad", list(seen), t.requires_grad))
+        seen.clear()
+        t.grad = None
+        out.append(("set grad", list(seen)))
+
+        class Mode(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append(("mode", func.__name__))
+                return func(*args, **(kwargs or {}))
+
+        seen.clear()
+        x = lib.ones(2, 2)
+        with Mode():
+            x.shape, x.T, x.dtype  # noqa: B018
+        out.append(("mode", list(seen)))
+        # Plain tensors read their properties without the protocol.
+        seen.clear()
+        x.shape, x.T  # noqa: B018
+        out.append(("plain", list(seen)))
+        return out
+
+    got, want = record(ember), record(torch)
+    for g, w in zip(got, want):
+        assert g == w

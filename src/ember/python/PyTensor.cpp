@@ -6,6 +6,9 @@
 
 #include <structmember.h>
 
+#include <string_view>
+#include <vector>
+
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/ViewAutograd.h"
@@ -269,22 +272,61 @@ PyObject* get_retains_grad(PyObject* self, void*) {
   return PyBool_FromLong(m && m->retains_grad);
 }
 
-PyGetSetDef tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
-                               {"dtype", get_dtype, nullptr, nullptr, nullptr},
-                               {"device", get_device, nullptr, nullptr, nullptr},
-                               {"ndim", get_ndim, nullptr, nullptr, nullptr},
-                               {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
-                               {"grad", get_grad, set_grad, nullptr, nullptr},
-                               {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
-                               {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
-                               {"data", get_data, set_data, nullptr, nullptr},
-                               {"_version", get_version, nullptr, nullptr, nullptr},
-                               {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
-                               {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
-                               {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
-                               {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
-                               {"_base", tensor_get_base, nullptr, nullptr, nullptr},
-                               {nullptr, nullptr, nullptr, nullptr, nullptr}};
+PyGetSetDef raw_tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
+                                   {"dtype", get_dtype, nullptr, nullptr, nullptr},
+                                   {"device", get_device, nullptr, nullptr, nullptr},
+                                   {"ndim", get_ndim, nullptr, nullptr, nullptr},
+                                   {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+                                   {"grad", get_grad, set_grad, nullptr, nullptr},
+                                   {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+                                   {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+                                   {"data", get_data, set_data, nullptr, nullptr},
+                                   {"_version", get_version, nullptr, nullptr, nullptr},
+                                   {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+                                   {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
+                                   {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+                                   {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+                                   {"_base", tensor_get_base, nullptr, nullptr, nullptr},
+                                   {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// A property read or write on a Tensor subclass (or under a TorchFunctionMode)
+// goes to __torch_function__ as Tensor.<name>.__get__ / __set__, as in PyTorch.
+// The closure of each entry is its raw entry.
+PyObject* dispatching_get(PyObject* self, void* closure) {
+  const auto* raw = static_cast<const PyGetSetDef*>(closure);
+  if (torch_function::wants_dispatch(self, nullptr)) {
+    EMBER_PY_TRY
+    return torch_function::dispatch_property(raw->name, self, nullptr);
+    EMBER_PY_CATCH
+  }
+  return raw->get(self, nullptr);
+}
+int dispatching_set(PyObject* self, PyObject* value, void* closure) {
+  const auto* raw = static_cast<const PyGetSetDef*>(closure);
+  if (value && torch_function::wants_dispatch(self, nullptr)) {
+    EMBER_PY_TRY
+    PyObject* out = torch_function::dispatch_property(raw->name, self, value);
+    Py_DECREF(out);
+    return 0;
+    EMBER_PY_CATCH_RET(-1)
+  }
+  return raw->set(self, value, nullptr);
+}
+
+std::vector<PyGetSetDef> make_tensor_getset() {
+  std::vector<PyGetSetDef> out;
+  for (PyGetSetDef* raw = raw_tensor_getset; raw->name; ++raw) {
+    PyGetSetDef entry = *raw;
+    if (std::string_view(raw->name) != "__dict__") {
+      entry.get = dispatching_get;
+      entry.set = raw->set ? dispatching_set : nullptr;
+      entry.closure = raw;
+    }
+    out.push_back(entry);
+  }
+  out.push_back({nullptr, nullptr, nullptr, nullptr, nullptr});
+  return out;
+}
 
 // ---- methods ----------------------------------------------------------------
 
@@ -1004,7 +1046,8 @@ void init_tensor_type(PyObject* module) {
   type.tp_clear = tensor_clear;
   type.tp_dictoffset = offsetof(PyTensorObject, dict);
   type.tp_weaklistoffset = offsetof(PyTensorObject, weakreflist);
-  type.tp_getset = tensor_getset;
+  static std::vector<PyGetSetDef> getset = make_tensor_getset();
+  type.tp_getset = getset.data();
   type.tp_methods = methods.data();
   type.tp_as_number = &tensor_as_number;
   type.tp_as_sequence = &tensor_as_sequence;

@@ -113,6 +113,21 @@ PyObject* dispatch(const char* name, bool is_method, PyObject* self, PyObject* c
   return out;
 }
 
+PyObject* dispatch_property(const char* name, PyObject* self, PyObject* value) {
+  static PyObject* fn = [] {
+    PyObject* mod = PyImport_ImportModule("ember.overrides");
+    if (!mod) throw python_error();
+    PyObject* f = PyObject_GetAttrString(mod, "_dispatch_property");
+    Py_DECREF(mod);
+    if (!f) throw python_error();
+    return f;
+  }();
+  PyObject* out =
+      value ? PyObject_CallFunction(fn, "sOO", name, self, value) : PyObject_CallFunction(fn, "sO", name, self);
+  if (!out) throw python_error();
+  return out;
+}
+
 void init(nb::module_& m) {
   g_name = PyUnicode_InternFromString("__torch_function__");
   g_disabled_impl = PyCFunction_New(&g_disabled_def, nullptr);

@@ -21,6 +21,10 @@ bool wants_dispatch(PyObject* a, PyObject* b);
 PyObject* dispatch(const char* name, bool is_method, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                    PyObject* kwnames);
 
+// Hands a property read (value null) or write of self to ember.overrides as
+// Tensor.<name>.__get__ / __set__; a new reference (throws python_error).
+PyObject* dispatch_property(const char* name, PyObject* self, PyObject* value);
+
 void init(nanobind::module_& m);
 
 }  // namespace ember::python::torch_function
