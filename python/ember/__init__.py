@@ -106,7 +106,7 @@ legacy_contiguous_format = contiguous_format
 _install_aliases(globals(), Tensor)
 
 from ember import _legacy_types  # noqa: E402
-from ember._layout import layout, strided  # noqa: E402,F401
+from ember._layout import layout, sparse_coo, strided  # noqa: E402,F401
 from ember.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 
 _legacy_types.install(globals(), Tensor)
@@ -205,8 +205,21 @@ from ember import _argtypes  # noqa: E402
 
 # PyTorch's TypeError for a non-Tensor argument to a Python-level function.
 _argtypes.install(__import__("sys").modules[__name__])
+from ember import _sparse_coo  # noqa: E402
+from ember._sparse_coo import sparse_coo_tensor  # noqa: E402,F401
+
+_sparse_coo.install_tensor_methods(Tensor)
 # Reads and writes of Tensor's Python-level properties take part in __torch_function__.
 _overrides_install_property_dispatch(Tensor)
+from ember import sparse  # noqa: E402,F401
+
+
+def spmm(input, mat2):
+    """Sparse (COO) matrix times dense matrix."""
+    return sparse.mm(input, mat2)
+
+
+_sparse_coo.install_handlers()
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.

@@ -1,5 +1,5 @@
-"""ember.layout: how a tensor's elements are stored. Ember's tensors are all
-strided (dense, with strides)."""
+"""ember.layout: how a tensor's elements are stored: strided (dense, with
+strides) or sparse_coo (indices and values; ember/_sparse_coo.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,12 @@ class layout:  # noqa: N801
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 
 
 def _layout_by_name(name):
-    if name != "strided":
-        raise RuntimeError(f"ember has no layout {name}")
-    return strided
+    if name == "strided":
+        return strided
+    if name == "sparse_coo":
+        return sparse_coo
+    raise RuntimeError(f"ember has no layout {name}")

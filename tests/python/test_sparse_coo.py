@@ -1,0 +1,129 @@
+"""Sparse COO tensors against PyTorch: construction, printing, coalescing,
+conversions, the operators graph networks use, their errors and gradients."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+warnings.filterwarnings("ignore", message="Sparse invariant checks")
+
+
+def both(fn):
+    """fn(lib) under each library; results as text for comparison."""
+    out = []
+    for lib in (torch, ember):
+        try:
+            out.append(("ok", fn(lib)))
+        except Exception as e:  # noqa: BLE001 - the exception type is compared
+            out.append((type(e).__name__, str(e).split("\n")[0][:120]))
+    return out
+
+
+def same(fn):
+    want, got = both(fn)
+    assert got == want
+
+
+def sample(lib, dtype=None):
+    i = lib.tensor([[0, 1, 1, 0], [2, 0, 2, 2]])
+    v = lib.tensor([3.0, 4.0, 5.0, 1.0])
+    return lib.sparse_coo_tensor(i, v, (2, 3), dtype=dtype)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "str(s)",
+        "repr(s.coalesce())",
+        "str(lib.sparse_coo_tensor(s._indices(), s._values(), (2, 3), dtype=lib.int64))",
+        "str(s.double())",
+        "(s.is_coalesced(), s.coalesce().is_coalesced(), s._nnz(), str(s.layout), s.is_sparse, tuple(s.shape))",
+        "(str(s.dtype), s.sparse_dim(), s.dense_dim(), s.dim(), s.ndim, str(s.device), s.requires_grad)",
+        "str(s.to_dense())",
+        "str(s.coalesce().indices()) + str(s.coalesce().values())",
+        "s.indices()",
+        "str(lib.eye(2, 3) + s)",
+        "str(lib.eye(2, 3) + lib.sparse_coo_tensor(s._indices(), lib.ones(4), (2, 3), dtype=lib.int64))",
+        "s + lib.ones(2, 3)",
+        "str(s @ lib.arange(6.0).reshape(3, 2))",
+        "str(lib.mm(s, lib.arange(6.0).reshape(3, 2)))",
+        "str(lib.spmm(s, lib.arange(6.0).reshape(3, 2)))",
+        "str(lib.sparse.mm(s, lib.arange(6.0).reshape(3, 2)))",
+        "str(lib.arange(4.0).reshape(2, 2) @ s)",
+        "s @ lib.ones(2, 2)",
+        "str(lib.diag(lib.tensor([1.0, 0.0, 2.0])).to_sparse())",
+        "str(lib.tensor([[0.0, 1.5], [0.0, 0.0], [2.0, 3.0]]).to_sparse())",
+        "str(lib.tensor([[0.0, 1.5], [0.0, 0.0], [2.0, 3.0]]).to_sparse(1))",
+        "s.view(6)",
+        "str(s.sum()) + str(lib.sparse.sum(s, 1)) + str(lib.sparse.sum(s, 0))",
+        "str(s * 2) + str(-s) + str(2 * s)",
+        "str(s.t()) + str(s.transpose(0, 1))",
+        "str(s + s)",
+        "str(s + lib.sparse_coo_tensor([[1], [1]], [7.0], (2, 3)))",
+        "str(lib.sparse_coo_tensor([[1], [1]], [7.0], (2, 3)) + s)",
+        "str(s.coalesce() + lib.sparse_coo_tensor([[1], [1]], [7.0], (2, 3)))",
+        "lib.mm(lib.ones(3, 3), s)",
+        "str((s + s).coalesce())",
+        "str(lib.sparse_coo_tensor([[0, 2]], [1.0, 2.0]))",
+        "str(lib.sparse_coo_tensor(lib.zeros(2, 0, dtype=lib.int64), lib.zeros(0), (2, 2)))",
+        "lib.sparse_coo_tensor([[0, 1]], [1.0], (2,))",
+        "str(s.to_dense().is_sparse) + str(lib.ones(2).to_dense())",
+        "str(s.float()) + str(s.to(lib.float64))",
+        "lib.ones(2).coalesce()",
+        "lib.ones(2).indices()",
+        "lib.ones(2).values()",
+        "lib.ones(2)._nnz()",
+        "lib.ones(2)._indices()",
+        "lib.ones(2).is_coalesced()",
+        "(lib.ones(2, 3).sparse_dim(), lib.ones(2, 3).dense_dim(), lib.ones(2).is_sparse, str(lib.ones(2).layout))",
+    ],
+)
+def test_behaves_as_torch(expr):
+    same(lambda lib: eval(expr, {"lib": lib, "s": sample(lib)}))
+
+
+def test_gradient_through_sparse_times_dense():
+    grads = []
+    for lib in (torch, ember):
+        s = sample(lib)
+        w = lib.arange(6.0).reshape(3, 2).requires_grad_()
+        m = lib.arange(4.0).reshape(2, 2).requires_grad_()
+        ((s @ w).sum() * 2 + (m @ s).pow(2).sum()).backward()
+        grads.append((w.grad.tolist(), m.grad.tolist()))
+    assert grads[1] == grads[0]
+
+
+def test_graph_convolution_training_matches_torch():
+    """Two graph-convolution layers over a normalised sparse adjacency, Adam, a few steps."""
+    rs = np.random.RandomState(0)
+    n, f, h, c = 40, 8, 6, 3
+    edges = rs.randint(n, size=(2, 120))
+    feats = (rs.rand(n, f) < 0.3).astype(np.float32)
+    labels = rs.randint(c, size=n)
+    w1, w2 = rs.randn(f, h).astype(np.float32) * 0.3, rs.randn(h, c).astype(np.float32) * 0.3
+    losses = []
+    for lib in (torch, ember):
+        adj = lib.eye(n) + lib.sparse_coo_tensor(lib.tensor(edges), lib.ones(edges.shape[1]), (n, n))
+        deg = lib.diag(lib.sqrt(1 / adj.sum(1))).to_sparse()
+        adj = (deg @ adj @ deg).to_sparse()
+        x = lib.tensor(feats).to_sparse()
+        k1, k2 = lib.tensor(w1).requires_grad_(), lib.tensor(w2).requires_grad_()
+        opt = lib.optim.Adam([k1, k2], lr=0.05)
+        y = lib.tensor(labels)
+        run = []
+        for _ in range(10):
+            opt.zero_grad()
+            hidden = lib.relu(lib.spmm(adj, lib.mm(x, k1)))
+            out = lib.nn.functional.log_softmax(lib.spmm(adj, lib.mm(hidden, k2)), dim=1)
+            loss = lib.nn.functional.nll_loss(out, y)
+            loss.backward()
+            opt.step()
+            run.append(round(loss.item(), 4))
+        losses.append(run)
+    assert losses[1] == losses[0]
