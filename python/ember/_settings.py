@@ -19,6 +19,7 @@ __all__ = [
     "is_warn_always_enabled",
     "set_default_device",
     "set_deterministic_debug_mode",
+    "set_flush_denormal",
     "set_float32_matmul_precision",
     "set_num_interop_threads",
     "set_warn_always",
@@ -101,6 +102,14 @@ def set_warn_always(b: bool) -> None:
 
 def is_warn_always_enabled() -> bool:
     return _state["warn_always"]
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """Flushes denormal floats to zero on the CPU (the calling thread's floating-point control register;
+    Note [Flushing denormals]); True where the CPU supports it."""
+    if type(mode) is not bool:
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return _C._set_flush_denormal(mode)
 
 
 def get_num_interop_threads() -> int:
