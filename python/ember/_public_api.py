@@ -84,6 +84,14 @@ OPERATORS_OFF_TOP_LEVEL = frozenset(
 # which only Ember has at the top level).
 NOT_EXPORTED = frozenset(
     {
+        "eig",
+        "from_dlpack",
+        "lstsq",
+        "matrix_rank",
+        "segment_reduce",
+        "solve",
+        "symeig",
+        "to_dlpack",
         "BFloat16Storage",
         "BFloat16Tensor",
         "HalfStorage",

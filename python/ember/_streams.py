@@ -52,10 +52,11 @@ class Stream:
         return False
 
     def wait_stream(self, stream):
-        """The CPU stream is always complete."""
+        """Waiting on a stream records an event on it, which the CPU backend does not support."""
+        raise RuntimeError("cpu backend doesn't support events.")
 
     def wait_event(self, event):
-        raise RuntimeError("cpu backend doesn't support events.")
+        """An event on the CPU is never recorded, so it is complete."""
 
     def record_event(self, event=None):
         raise RuntimeError("cpu backend doesn't support events.")

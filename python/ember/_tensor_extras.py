@@ -126,7 +126,7 @@ def map2_(self, x, y, callable):  # noqa: A002
 # Note [log_normal_ and geometric_ streams]
 # PyTorch's CPU kernels draw one value per element, serially: log_normal_ takes exp of a double normal
 # sample (Box-Muller over two 53-bit uniforms, the second result kept for the next draw), geometric_
-# takes ceil(log1p(-u) / log1p(-p)) of one 53-bit uniform. Ember's normal_ of a non-contiguous double
+# takes ceil(log(u) / log1p(-p)) of one 53-bit uniform. Ember's normal_ of a non-contiguous double
 # tensor and uniform_ of a double tensor draw exactly those samples in the same order, so both fills
 # are built on them and give PyTorch's values for a seed.
 
@@ -167,5 +167,5 @@ def geometric_(self, p, *, generator=None):
         return self
     u = ember.empty(n, dtype=ember.float64, device=self.device).uniform_(0, 1, generator=generator)
     with ember.no_grad():
-        self.copy_(ember.ceil(ember.log1p(-u) / math.log1p(-p)).reshape(self.shape))
+        self.copy_(ember.ceil(ember.log(u) / math.log1p(-p)).reshape(self.shape))
     return self

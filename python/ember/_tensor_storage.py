@@ -1,6 +1,6 @@
-"""Tensor methods that change which memory a tensor views: resize_, resize_as_, set_, as_strided_ (in
-place, the storage shared with other tensors), is_set_to, and the deprecated out-of-place resize and
-resize_as."""
+"""Tensor methods that change which memory a tensor views: resize_, resize_as_, set_ (in place, the
+storage shared with other tensors), is_set_to, the deprecated out-of-place resize and resize_as; and
+torch.from_file, a tensor over a memory-mapped file."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import warnings
 from ember import _C
 from ember._size import Size
 
-__all__ = ["from_file", "resize_as_"]
-METHODS = ["as_strided_", "is_set_to", "resize", "resize_", "resize_as", "resize_as_", "set_"]
+__all__ = ["as_strided_", "from_file", "resize_as_"]
+METHODS = ["is_set_to", "resize", "resize_", "resize_as", "resize_as_", "set_"]
 
 
 def _ember():
@@ -130,14 +130,9 @@ def is_set_to(self, tensor):
     )
 
 
-def as_strided_(self, size, stride, storage_offset=None):
-    """as_strided in place: self's sizes, strides and offset change, its storage stays."""
-    _check_inplace(self)
-    offset = self.storage_offset() if storage_offset is None else int(storage_offset)
-    if offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    _C._set_tensor_storage(self, self, offset, [int(s) for s in size], [int(s) for s in stride])
-    return self
+def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
+    """torch.as_strided_: input.as_strided_ (input's sizes, strides and offset change, its storage stays)."""
+    return input.as_strided_(size, stride, storage_offset)
 
 
 def _resize_message(sizes, numel, self):

@@ -24,7 +24,8 @@ _PATTERN = re.compile(
     r"(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$",
     re.IGNORECASE,
 )
-_PRE = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc", "pre": "rc", "preview": "rc"}
+# pre-release kinds in their order: alpha, beta, release candidate
+_PRE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
 _INF = float("inf")
 
 
@@ -48,7 +49,7 @@ class Version:
             (int(p), "") if p.isdigit() else (-1, p.lower()) for p in re.split(r"[-_.]", match["local"] or "") if p
         )
         # the sort key: a dev release sorts before its pre-releases, a post release after the release
-        pre_key = (-_INF,) if pre is None and post is None and dev is not None else (pre or (_INF,))
+        pre_key = (-1, 0) if pre is None and post is None and dev is not None else (pre or (3, 0))
         self._key = (
             int(match["epoch"] or 0),
             tuple(release),
