@@ -86,8 +86,10 @@ NOT_EXPORTED = frozenset(
     {
         "eig",
         "from_dlpack",
+        "get_file_path",
         "lstsq",
         "matrix_rank",
+        "prepare_multiprocessing_environment",
         "segment_reduce",
         "solve",
         "symeig",

@@ -1,10 +1,13 @@
-"""Functions PyTorch removed in 1.9 but still names: calling one raises PyTorch's RuntimeError, which says
-what replaces it (torch.solve -> torch.linalg.solve, ...)."""
+"""Names PyTorch removed but still answers: the linalg functions removed in 1.9 (calling one raises PyTorch's
+RuntimeError, which says what replaces it: torch.solve -> torch.linalg.solve, ...), Tensor.reinforce and
+Tensor.volatile (always False, with PyTorch's warning)."""
 
 from __future__ import annotations
 
+import warnings
+
 __all__ = ["eig", "lstsq", "matrix_rank", "solve", "symeig"]
-METHODS = ["eig", "lstsq", "solve", "symeig"]
+METHODS = ["eig", "lstsq", "reinforce", "solve", "symeig", "volatile"]
 
 _REMOVED = "This function was deprecated since version 1.9 and is now removed."
 
@@ -57,3 +60,28 @@ def matrix_rank(input, tol=None, symmetric=False, *, out=None):  # noqa: A002
         f"{_REMOVED}\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was "
         "renamed in `torch.linalg.matrix_rank()` to 'hermitian'."
     )
+
+
+def reinforce(self, reward):
+    raise RuntimeError(
+        "reinforce() was removed.\nUse torch.distributions instead.\n"
+        "See https://pytorch.org/docs/main/distributions.html\n\n"
+        "Instead of:\n\nprobs = policy_network(state)\naction = probs.multinomial()\n"
+        "next_state, reward = env.step(action)\naction.reinforce(reward)\naction.backward()\n\n"
+        "Use:\n\nprobs = policy_network(state)\n"
+        "# NOTE: categorical is equivalent to what used to be called multinomial\n"
+        "m = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+        "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\nloss.backward()\n"
+    )
+
+
+def _get_volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+    return False
+
+
+def _set_volatile(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", stacklevel=2)
+
+
+volatile = property(_get_volatile, _set_volatile, doc="Always False: volatile was removed (use no_grad).")

@@ -366,3 +366,20 @@ def test_map2_():
     _same_error(lambda m: m.zeros(3, requires_grad=True).map2_(m.ones(3), m.ones(3), lambda a, b, c: a))
     _same_error(lambda m: m.zeros(3).map2_(m.ones(3).int(), m.ones(3), lambda a, b, c: a))
     _same_error(lambda m: m.zeros(1).map2_(m.ones(3), m.ones(3), lambda a, b, c: a))
+
+
+def test_removed_tensor_attributes():
+    _same_error(lambda m: m.ones(2).reinforce(1.0))
+    for m in (torch, ember):
+        x = m.ones(2)
+        with pytest.warns(UserWarning, match=r"volatile was removed \(Variable.volatile is always False\)"):
+            assert x.volatile is False
+        with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
+            x.volatile = True
+
+
+def test_package_paths():
+    import os
+
+    assert ember.get_file_path("a", "b") == os.path.join(os.path.dirname(os.path.dirname(ember.__file__)), "a", "b")
+    assert ember.prepare_multiprocessing_environment("/tmp") is None
