@@ -11,8 +11,8 @@ import warnings
 from ember import _C
 from ember._size import Size
 
-__all__ = ["as_strided_", "from_file", "resize_as_"]
-METHODS = ["is_set_to", "resize", "resize_", "resize_as", "resize_as_", "set_"]
+__all__ = ["as_strided_", "from_file", "resize_as_", "slice_inverse"]
+METHODS = ["is_set_to", "slice_inverse", "resize", "resize_", "resize_as", "resize_as_", "set_"]
 
 
 def _ember():
@@ -133,6 +133,12 @@ def is_set_to(self, tensor):
 def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
     """torch.as_strided_: input.as_strided_ (input's sizes, strides and offset change, its storage stays)."""
     return input.as_strided_(size, stride, storage_offset)
+
+
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):  # noqa: A002
+    """The inverse of src = base.slice(dim, start, end, step) where input is the slice: a view of input's
+    memory with src's sizes, strides and offset (the base the slice was taken from)."""
+    return input.as_strided(src.shape, src.stride(), src.storage_offset())
 
 
 def _resize_message(sizes, numel, self):

@@ -156,7 +156,6 @@ KNOWN_GAPS = {
         "monitor",
         "package",
         "quasirandom",
-        "slice_inverse",
         "thread_safe_generator",
         "uint16",
         "uint32",
@@ -170,7 +169,6 @@ KNOWN_GAPS = {
         "index",
         "is_inference",
         "name",
-        "slice_inverse",
     ],
     "nn": [
         "LinearCrossEntropyLoss",

@@ -383,3 +383,17 @@ def test_package_paths():
 
     assert ember.get_file_path("a", "b") == os.path.join(os.path.dirname(os.path.dirname(ember.__file__)), "a", "b")
     assert ember.prepare_multiprocessing_environment("/tmp") is None
+
+
+def test_slice_inverse():
+    for m in (torch, ember):
+        x = m.arange(10.0)
+        y = x[2:8:2]
+        r = m.slice_inverse(x, y, 0, 2, 8, 2)
+        assert r.tolist() == [2.0, 4.0, 6.0] and r.stride() == (2,) and r.storage_offset() == 2
+        assert r.data_ptr() == y.data_ptr()
+        back = m.slice_inverse(y, m.arange(100.0, 110.0), 0, 2, 8, 2)
+        assert back.tolist() == x.tolist() and back.data_ptr() == x.data_ptr()
+        x2 = m.arange(12.0).reshape(3, 4)
+        r2 = x2[:, 1:3].slice_inverse(x2 + 100, 1, 1, 3)
+        assert r2.tolist() == x2.tolist() and r2.stride() == (4, 1) and tuple(r2.shape) == (3, 4)

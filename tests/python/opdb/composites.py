@@ -611,6 +611,7 @@ ROWS = [
             variant=reduce,
             dtypes=("float16", "bfloat16", "float32", "float64"),
             tol=SUM_ORDER,
+            supports_grad=True,
             error_inputs=errors(
                 lambda: ([torch.zeros(6), "foo"], {"lengths": torch.tensor([6])}),
                 lambda: ([torch.zeros(6), "sum"], {}),
