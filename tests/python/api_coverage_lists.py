@@ -152,7 +152,6 @@ KNOWN_GAPS = {
         "hash_tensor",
         "is_inference",
         "lobpcg",
-        "masked",
         "monitor",
         "package",
         "quasirandom",
