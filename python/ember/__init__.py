@@ -168,6 +168,7 @@ del _name
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
+from ember.random import thread_safe_generator  # noqa: E402,F401
 from ember._settings import *  # noqa: E402,F401,F403
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402

@@ -155,7 +155,6 @@ KNOWN_GAPS = {
         "monitor",
         "package",
         "quasirandom",
-        "thread_safe_generator",
         "uint16",
         "uint32",
         "uint64",

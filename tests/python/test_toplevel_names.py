@@ -397,3 +397,18 @@ def test_slice_inverse():
         x2 = m.arange(12.0).reshape(3, 4)
         r2 = x2[:, 1:3].slice_inverse(x2 + 100, 1, 1, 3)
         assert r2.tolist() == x2.tolist() and r2.stride() == (4, 1) and tuple(r2.shape) == (3, 4)
+
+
+def test_thread_safe_generator():
+    assert ember.thread_safe_generator() is None and torch.thread_safe_generator() is None
+
+    class Numbers(ember.utils.data.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return ember.tensor(ember.thread_safe_generator() is None)
+
+    # process workers use the default generator, as in PyTorch
+    loader = ember.utils.data.DataLoader(Numbers(), batch_size=2, num_workers=1)
+    assert next(iter(loader)).tolist() == [True, True]
