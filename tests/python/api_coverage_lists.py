@@ -154,7 +154,6 @@ KNOWN_GAPS = {
         "lobpcg",
         "monitor",
         "package",
-        "quasirandom",
         "uint16",
         "uint32",
         "uint64",
