@@ -768,7 +768,15 @@ def _dlpack_round_trip(lib):
     return lambda: lib.from_dlpack(lib.utils.dlpack.to_dlpack(x))
 
 
+def _sobol(lib):
+    def step():
+        lib.quasirandom.SobolEngine(10, scramble=True, seed=0).draw(100000)
+
+    return step
+
+
 CASES += [
+    Case("composites", "SobolEngine(10, scramble) draw 100000", _sobol, 1.0),
     Case("composites", "segment_reduce sum 100000x16 in 1000 segments fwd+bwd", _segment_reduce("sum"), 1.0),
     Case("composites", "segment_reduce max 100000x16 in 1000 segments fwd+bwd", _segment_reduce("max"), 1.0),
     Case("composites", "histogramdd 200000 points, 16x16x16 bins", _histogramdd, 1.0),

@@ -120,16 +120,29 @@ class SobolEngine:
         walk (one direction number per step, that of the lowest zero bit of the step's counter) reaches."""
         steps = np.arange(counter + 1, counter + n + 1, dtype=np.int64)
         gray = steps ^ (steps >> 1)
-        out = np.broadcast_to(self._shift, (n, self.dimension)).copy()
-        for k in range(self.MAXBIT):
-            chosen = ((gray >> k) & 1).astype(bool)
-            if chosen.any():
-                out[chosen] ^= self._v[:, k]
+        if n == 0:
+            return np.empty((0, self.dimension), dtype=np.int64)
+        # XOR combinations of the low direction numbers, by doubling: table[g] for every g < 2^low
+        low = min(int(gray.max()).bit_length(), n.bit_length() + 1)
+        table = np.zeros((1, self.dimension), dtype=np.int64)
+        for k in range(low):
+            table = np.concatenate([table, table ^ self._v[:, k]])
+        # the high bits change rarely along consecutive steps: one combination per distinct value
+        high, where = np.unique(gray >> low, return_inverse=True)
+        high_table = np.zeros((high.size, self.dimension), dtype=np.int64)
+        for k in range(low, self.MAXBIT):
+            high_table ^= ((high >> (k - low)) & 1)[:, None] * self._v[:, k]
+        out = table[gray & ((1 << low) - 1)] ^ high_table[where.reshape(-1)] ^ self._shift
         if n:
             self._quasi = out[-1].copy()
         return out
 
     def _scaled(self, points, dtype):
+        # numerators below 2^53 are exact in float64 and scaling by 2^-MAXBIT is exact, so one rounding
+        # to float32 gives what PyTorch's cast-then-scale gives
+        exact = points * (1.0 / 2**self.MAXBIT)
+        if dtype in (ember.float32, ember.float64):
+            return ember.from_numpy(exact.astype(np.float32 if dtype == ember.float32 else np.float64))
         return ember.from_numpy(points).to(dtype) * (1.0 / 2**self.MAXBIT)
 
     def draw(self, n=1, out=None, dtype=None):
