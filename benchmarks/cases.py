@@ -742,3 +742,43 @@ CASES += [
     Case("special", "special.chebyshev_polynomial_t(x, 5) 1M", _special_polynomial("chebyshev_polynomial_t", 5), 1.0),
     Case("special", "special.legendre_polynomial_p(x, 4) 1M", _special_polynomial("legendre_polynomial_p", 4), 1.0),
 ]
+
+
+def _segment_reduce(reduce):
+    def make(lib):
+        data = _data(lib, (100000, 16), 40).requires_grad_()
+        lengths = _from_numpy(lib, np.random.default_rng(41).multinomial(100000, np.full(1000, 1e-3)).astype("int64"))
+
+        def step():
+            data.grad = None
+            lib.segment_reduce(data, reduce, lengths=lengths).sum().backward()
+
+        return step
+
+    return make
+
+
+def _histogramdd(lib):
+    points = _data(lib, (200000, 3), 42)
+    return lambda: lib.histogramdd(points, [16, 16, 16])
+
+
+def _dlpack_round_trip(lib):
+    x = _data(lib, (1024, 1024), 43)
+    return lambda: lib.from_dlpack(lib.utils.dlpack.to_dlpack(x))
+
+
+def _sobol(lib):
+    def step():
+        lib.quasirandom.SobolEngine(10, scramble=True, seed=0).draw(100000)
+
+    return step
+
+
+CASES += [
+    Case("composites", "SobolEngine(10, scramble) draw 100000", _sobol, 1.0),
+    Case("composites", "segment_reduce sum 100000x16 in 1000 segments fwd+bwd", _segment_reduce("sum"), 1.0),
+    Case("composites", "segment_reduce max 100000x16 in 1000 segments fwd+bwd", _segment_reduce("max"), 1.0),
+    Case("composites", "histogramdd 200000 points, 16x16x16 bins", _histogramdd, 1.0),
+    Case("overhead", "from_dlpack(to_dlpack(x)) 1024x1024", _dlpack_round_trip, 1.0),
+]

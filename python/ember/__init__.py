@@ -65,7 +65,7 @@ from ember._size import Size
 from ember._tensor import Tensor, as_tensor, tensor  # noqa: F401
 from ember._C import from_numpy  # noqa: F401
 from ember._tensor_str import get_printoptions, set_printoptions  # noqa: F401
-from ember.version import __version__  # noqa: F401
+from ember.version import __version__  # noqa: F401  (a TorchVersion below)
 
 # PyTorch's dtype aliases.
 float = float32  # noqa: A001
@@ -121,9 +121,20 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import _ops_indexed, _ops_math, _ops_shape, _ops_views  # noqa: E402
+from ember import _batch_norm_parts, _ops_grouped, _ops_indexed, _ops_math, _ops_shape, _ops_views  # noqa: E402
+from ember import _removed, _tensor_extras, _tensor_storage  # noqa: E402
 
-for _module in (_ops_math, _ops_shape, _ops_views, _ops_indexed):
+for _module in (
+    _ops_math,
+    _ops_shape,
+    _ops_views,
+    _ops_indexed,
+    _ops_grouped,
+    _batch_norm_parts,
+    _removed,
+    _tensor_extras,
+    _tensor_storage,
+):
     for _name in _module.__all__:
         if _name not in globals():
             globals()[_name] = getattr(_module, _name)
@@ -160,6 +171,7 @@ del _name
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
+from ember.random import thread_safe_generator  # noqa: E402,F401
 from ember._settings import *  # noqa: E402,F401,F403
 from ember import __config__  # noqa: E402
 from ember import version  # noqa: E402
@@ -190,6 +202,14 @@ from ember import functional  # noqa: E402,F401
 from ember.amp import GradScaler  # noqa: E402,F401
 from ember.cuda import AcceleratorError  # noqa: E402,F401
 from ember.futures import Future  # noqa: E402,F401
+from ember import masked, quasirandom, return_types, signal, torch_version  # noqa: E402,F401
+from ember.signal import windows  # noqa: E402,F401
+from ember._streams import Event, Stream  # noqa: E402,F401
+from ember.utils import dlpack as _dlpack  # noqa: E402
+
+from_dlpack, to_dlpack = _dlpack.from_dlpack, _dlpack.to_dlpack
+Tensor.__dlpack__, Tensor.__dlpack_device__ = _dlpack._tensor_dlpack, _dlpack._tensor_dlpack_device
+__version__ = torch_version.__version__  # noqa: F811
 
 
 class FatalError(Exception):

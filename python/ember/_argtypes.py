@@ -237,7 +237,12 @@ def _with_torch_function(fn):
 
 def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None):
     for name in names:
-        if name.startswith("_") or name in PYTHON_IN_PYTORCH or (only is not None and name not in only):
+        if (
+            name.startswith("_")
+            or name in PYTHON_IN_PYTORCH
+            or name in _FOREIGN_ARRAYS
+            or (only is not None and name not in only)
+        ):
             continue
         fn = namespace.__dict__.get(name) if method else getattr(namespace, name, None)
         if not isinstance(fn, types.FunctionType) or getattr(fn, "__ember_argtypes__", False):
@@ -281,6 +286,10 @@ def install(ember):
     _attach_dispatch_forms(ember, _dispatch_forms.TOPLEVEL)
 
 
+# Functions whose argument is another library's array (a torch.Tensor among them, whose
+# __torch_function__ must not take the call over).
+_FOREIGN_ARRAYS = frozenset({"from_dlpack"})
+
 # Python-level functions that take no tensors to dispatch on, or that PyTorch
 # leaves outside the protocol.
 _NOT_OVERRIDABLE = frozenset(
@@ -303,5 +312,8 @@ _NOT_OVERRIDABLE = frozenset(
         "set_rng_state",
         "use_deterministic_algorithms",
         "set_float32_matmul_precision",
+        "from_dlpack",
+        "from_file",
+        "set_flush_denormal",
     }
 )

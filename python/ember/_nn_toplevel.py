@@ -64,6 +64,7 @@ __all__ = [
     "gru",
     "rnn_tanh",
     "rnn_relu",
+    "embedding_bag",
 ]
 
 _REDUCTION_NAMES = {0: "none", 1: "mean", 2: "sum"}
@@ -423,3 +424,86 @@ def _single_state_layers(name, cell):
 gru = _single_state_layers("gru", gru_cell)
 rnn_tanh = _single_state_layers("rnn_tanh", rnn_tanh_cell)
 rnn_relu = _single_state_layers("rnn_relu", rnn_relu_cell)
+
+
+# ---- embedding bags -----------------------------------------------------------------------------
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def _bag_marks(n, starts, dtype):
+    """The bag of each of n indices as PyTorch's CPU kernel numbers it: a bag starts at each offset and runs
+    to the next one, so indices past the last offset of include_last_offset belong to the last bag."""
+    marks = ember.zeros(n + 1, dtype=dtype)
+    if starts.numel():
+        marks.index_add_(0, starts.long(), ember.ones(starts.numel(), dtype=dtype))
+        marks[0] -= 1
+    return marks.cumsum(0, dtype=dtype)[:n]
+
+
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """(output, offset2bag, bag_size, max_indices) as torch.embedding_bag: mode is 0 (sum), 1 (mean) or 2
+    (max), a negative padding_idx means none; the three index tensors are PyTorch's CPU kernel's
+    bookkeeping, which its backward reads."""
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"Unknown mode for embedding_bag_backward with mode = {mode}")
+    pad = None if padding_idx is None or padding_idx < 0 else padding_idx
+    output = F.embedding_bag(
+        indices,
+        weight,
+        offsets,
+        scale_grad_by_freq=scale_grad_by_freq,
+        mode=_BAG_MODES[mode],
+        sparse=sparse,
+        per_sample_weights=per_sample_weights,
+        include_last_offset=include_last_offset,
+        padding_idx=pad,
+    )
+    dtype = indices.dtype
+    if indices.dim() == 2:
+        indices, offsets = indices.reshape(-1), ember.arange(0, indices.numel(), indices.size(1), dtype=dtype)
+    n = indices.numel()
+    starts = offsets[:-1] if include_last_offset else offsets
+    fast_sum = mode == 0 and pad is None and weight.dtype in (ember.float32, ember.float16, ember.bfloat16)
+    offset2bag = ember.empty(0, dtype=dtype) if fast_sum else _bag_marks(n, starts, dtype)
+    if mode == 0:
+        zeros = ember.zeros(offsets.numel(), dtype=dtype)
+        return output, offset2bag, zeros, zeros.clone()
+    bags = starts.numel()
+    ends = ember.cat([starts[1:], ember.tensor([n], dtype=dtype)]) if bags else starts
+    bag_size = ends - starts
+    if pad is not None and n:
+        padded = (indices == pad).to(dtype)
+        bag_size = bag_size - ember.zeros(bags, dtype=dtype).index_add_(0, offset2bag.long(), padded)
+    if mode == 1:
+        return output, offset2bag, bag_size, bag_size.clone()
+    # mode max: the first index of each bag that holds the bag's maximum, per column
+    dim = weight.size(1)
+    max_indices = ember.zeros((bags, dim), dtype=dtype)
+    bag = offset2bag.long()
+    ends_out = offsets[1:] if include_last_offset else None
+    keep = ember.ones(n, dtype=ember.bool)
+    if ends_out is not None and n:
+        keep = ember.arange(n) < int(offsets[-1])
+    if pad is not None:
+        keep = keep & (indices != pad)
+    pos = keep.nonzero().squeeze(1)
+    if pos.numel():
+        rows = weight.detach().index_select(0, indices.long().index_select(0, pos))
+        hit = rows == output.detach().index_select(0, bag.index_select(0, pos))
+        first = ember.where(hit, pos.unsqueeze(1).expand(-1, dim), n)
+        where = ember.full((bags, dim), n, dtype=ember.int64)
+        where = where.scatter_reduce(0, bag.index_select(0, pos).unsqueeze(1).expand(-1, dim), first, "amin")
+        found = where < n
+        picked = indices.long().index_select(0, where.clamp(max=max(n - 1, 0)).reshape(-1)).reshape(bags, dim)
+        max_indices = ember.where(found, picked, 0).to(dtype)
+    return output, offset2bag, bag_size, max_indices

@@ -84,6 +84,16 @@ OPERATORS_OFF_TOP_LEVEL = frozenset(
 # which only Ember has at the top level).
 NOT_EXPORTED = frozenset(
     {
+        "eig",
+        "from_dlpack",
+        "get_file_path",
+        "lstsq",
+        "matrix_rank",
+        "prepare_multiprocessing_environment",
+        "segment_reduce",
+        "solve",
+        "symeig",
+        "to_dlpack",
         "BFloat16Storage",
         "BFloat16Tensor",
         "HalfStorage",

@@ -12,13 +12,16 @@ __all__ = [
     "are_deterministic_algorithms_enabled",
     "get_default_device",
     "get_deterministic_debug_mode",
+    "get_file_path",
     "get_float32_matmul_precision",
     "get_num_interop_threads",
     "is_deterministic_algorithms_warn_only_enabled",
     "is_storage",
     "is_warn_always_enabled",
+    "prepare_multiprocessing_environment",
     "set_default_device",
     "set_deterministic_debug_mode",
+    "set_flush_denormal",
     "set_float32_matmul_precision",
     "set_num_interop_threads",
     "set_warn_always",
@@ -101,6 +104,26 @@ def set_warn_always(b: bool) -> None:
 
 def is_warn_always_enabled() -> bool:
     return _state["warn_always"]
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """Flushes denormal floats to zero on the CPU (the calling thread's floating-point control register;
+    Note [Flushing denormals]); True where the CPU supports it."""
+    if type(mode) is not bool:
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return _C._set_flush_denormal(mode)
+
+
+def get_file_path(*path_components: str) -> str:
+    """A path inside the installed package folder."""
+    import os
+
+    return os.path.join(os.path.dirname(os.path.dirname(__file__)), *path_components)
+
+
+def prepare_multiprocessing_environment(path: str) -> None:
+    """A hook a deployment may replace to set up worker processes; it does nothing here, as in PyTorch's own
+    build."""
 
 
 def get_num_interop_threads() -> int:

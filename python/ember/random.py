@@ -6,7 +6,7 @@ import contextlib
 
 from ember._C import default_generator
 
-__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state", "thread_safe_generator"]
 
 
 def manual_seed(seed):
@@ -67,3 +67,14 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         set_rng_state(state)
         for device, device_state in zip(devices, device_states):
             ember.cuda.set_rng_state(device_state, device)
+
+
+def thread_safe_generator():
+    """The generator of the DataLoader thread worker this runs in, or None (the default generator) in the
+    main process and in process workers."""
+    from ember.utils.data import get_worker_info
+
+    info = get_worker_info()
+    if info is not None and info.worker_method == "thread" and info.rng is not None:
+        return info.rng.torch_generator
+    return None

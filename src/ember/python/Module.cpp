@@ -1,5 +1,9 @@
 // ember._C: the extension's contents. The module object is created by
 // nanobind; the tiny _C stub (stub.c) only forwards to the init function here.
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h>
+#endif
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -102,6 +106,30 @@ void user_warning(const std::string& msg) {
 
 }  // namespace
 
+// Note [Flushing denormals]
+// torch.set_flush_denormal: on x86 the MXCSR's flush-to-zero (results) and
+// denormals-are-zero (inputs) bits, on AArch64 the FPCR's FZ bit; the setting
+// belongs to the calling thread, as PyTorch's does. False where neither exists.
+static bool set_flush_denormal(bool on) {
+#if defined(__x86_64__) || defined(_M_X64)
+  constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;
+  unsigned csr = _mm_getcsr();
+  csr = on ? (csr | kFlushToZero | kDenormalsAreZero) : (csr & ~(kFlushToZero | kDenormalsAreZero));
+  _mm_setcsr(csr);
+  return true;
+#elif defined(__aarch64__)
+  constexpr uint64_t kFlushToZero = uint64_t{1} << 24;
+  uint64_t fpcr;
+  __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
+  fpcr = on ? (fpcr | kFlushToZero) : (fpcr & ~kFlushToZero);
+  __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr));
+  return true;
+#else
+  (void)on;
+  return false;
+#endif
+}
+
 void init_module(nb::module_& m) {
   PyObject* mod = m.ptr();
   register_exception_translators();
@@ -111,6 +139,7 @@ void init_module(nb::module_& m) {
   init_autograd(mod);
   init_generator(mod);
   init_numpy(mod);
+  init_dlpack(mod);
   init_storage(mod);
   init_extension_api(mod);
   init_factories(m);
@@ -231,6 +260,7 @@ void init_module(nb::module_& m) {
     if (!r) return nb::none();
     return nb::make_tuple(r->node_name, r->forward_trace);
   });
+  m.def("_set_flush_denormal", &set_flush_denormal);
   m.def("is_inference_mode_enabled", [] { return autograd::InferenceMode::is_enabled(); });
   m.def("_set_inference_mode", [](bool v) { autograd::InferenceMode::set_enabled(v); });
   m.def("_is_grad_layout_enforcement_enabled", [] { return autograd::GradLayoutPolicy::is_enforced(); });

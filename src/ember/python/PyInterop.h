@@ -16,6 +16,8 @@ Tensor tensor_from_numpy(PyObject* array);
 PyObject* tensor_to_numpy(const Tensor& t);
 
 void init_numpy(PyObject* module);
+// ember._C._to_dlpack / _from_dlpack: DLPack capsules (PyDLPack.cpp).
+void init_dlpack(PyObject* module);
 void init_storage(PyObject* module);
 // ember._C._extension_api (PyExtensionApi.cpp).
 void init_extension_api(PyObject* module);

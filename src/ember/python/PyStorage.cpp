@@ -124,6 +124,52 @@ PyObject* py_tensor_on_storage(PyObject*, PyObject* args) {
   EMBER_PY_CATCH
 }
 
+// _set_tensor_storage(self, source, offset, size, stride): self now views source's storage (Tensor.set_).
+PyObject* py_set_tensor_storage(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject *self, *source, *size, *stride;
+  long long offset;
+  if (!PyArg_ParseTuple(args, "OOLOO", &self, &source, &offset, &size, &stride)) return nullptr;
+  TensorImpl* dst = tensor_arg(self).unsafeGetTensorImpl();
+  const Storage& storage = tensor_arg(source).unsafeGetTensorImpl()->storage();
+  std::vector<int64_t> sizes = int_list(size, "size must be a sequence of ints");
+  std::vector<int64_t> strides = int_list(stride, "stride must be a sequence of ints");
+  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s);
+  check_in_bounds_for_storage(sizes, strides, offset, dst->itemsize(), storage->nbytes());
+  dst->set_storage(storage);
+  dst->set_sizes_and_strides(sizes, strides, offset);
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+// _resize_tensor_(self, size, stride): new sizes and strides at the same offset, the storage grown (never
+// shrunk) to hold them (Tensor.resize_).
+PyObject* py_resize_tensor(PyObject*, PyObject* args) {
+  EMBER_PY_TRY
+  PyObject *self, *size, *stride;
+  if (!PyArg_ParseTuple(args, "OOO", &self, &size, &stride)) return nullptr;
+  TensorImpl* impl = tensor_arg(self).unsafeGetTensorImpl();
+  std::vector<int64_t> sizes = int_list(size, "size must be a sequence of ints");
+  std::vector<int64_t> strides = int_list(stride, "stride must be a sequence of ints");
+  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  size_t needed = 0;
+  bool empty = false;
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d]);
+    empty = empty || sizes[d] == 0;
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  if (!empty) needed = static_cast<size_t>((impl->storage_offset() + extent) * impl->itemsize());
+  const Storage& storage = impl->storage();
+  if (needed > storage->nbytes()) storage->resize(needed);
+  impl->set_sizes_and_strides(sizes, strides, impl->storage_offset());
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
 // _shm_new(nbytes) -> (uint8 tensor over a new shared block, its fd)
 PyObject* py_shm_new(PyObject*, PyObject* arg) {
   EMBER_PY_TRY
@@ -248,6 +294,8 @@ PyObject* py_shm_sweep(PyObject*, PyObject*) {
 PyMethodDef storage_functions[] = {{"_storage_info", py_storage_info, METH_O, nullptr},
                                    {"_storage_bytes", py_storage_bytes, METH_O, nullptr},
                                    {"_tensor_on_storage", py_tensor_on_storage, METH_VARARGS, nullptr},
+                                   {"_set_tensor_storage", py_set_tensor_storage, METH_VARARGS, nullptr},
+                                   {"_resize_tensor_", py_resize_tensor, METH_VARARGS, nullptr},
                                    {"_shm_new", py_shm_new, METH_O, nullptr},
                                    {"_shm_map", py_shm_map, METH_VARARGS, nullptr},
                                    {"_shm_open_named", py_shm_open_named, METH_VARARGS, nullptr},

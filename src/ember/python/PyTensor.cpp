@@ -272,6 +272,12 @@ PyObject* get_retains_grad(PyObject* self, void*) {
   return PyBool_FromLong(m && m->retains_grad);
 }
 
+// The index of this tensor among the outputs of its grad_fn (0 for a leaf).
+PyObject* get_output_nr(PyObject* self, void*) {
+  auto* m = autograd::get_meta(unpack_tensor(self));
+  return PyLong_FromLong(m && m->grad_fn ? static_cast<long>(m->output_nr) : 0);
+}
+
 PyGetSetDef raw_tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
                                    {"dtype", get_dtype, nullptr, nullptr, nullptr},
                                    {"device", get_device, nullptr, nullptr, nullptr},
@@ -285,6 +291,7 @@ PyGetSetDef raw_tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullpt
                                    {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
                                    {"is_meta", get_is_meta, nullptr, nullptr, nullptr},
                                    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+                                   {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
                                    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
                                    {"_base", tensor_get_base, nullptr, nullptr, nullptr},
                                    {nullptr, nullptr, nullptr, nullptr, nullptr}};

@@ -580,4 +580,47 @@ ROWS = [
         cases(lambda d: [make((4,), d, -2, 2)], lambda d: ([make((3,), d, -2, 2)], {"N": 5, "increasing": True})),
         dtypes=ALL_DTYPES,
     ),
+    # ---- grouped reductions (python/ember/_ops_grouped.py) ----
+    row(
+        "histogramdd",
+        "composite",
+        cases(
+            lambda d: [make((20, 2), d), 3],
+            lambda d: ([make((4, 5, 3), d)], {"bins": [2, 3, 4], "range": [-1.0, 1.0, -2.0, 2.0, 0.0, 3.0]}),
+            lambda d: ([make((10, 2), d), [torch.tensor([-3.0, 0.0, 3.0]).to(d)] * 2], {"density": True}),
+            lambda d: ([make((10, 1), d), 4], {"weight": make((10,), d, 0, 1, seed=3)}),
+        ),
+        dtypes=F32_64,
+        tol=SUM_ORDER,
+        error_inputs=errors(
+            lambda: ([torch.zeros(4, 3), [2, 2]], {}),
+            lambda: ([torch.zeros(4, 1, dtype=torch.int64), 2], {}),
+            lambda: ([torch.zeros(4, 1, dtype=torch.float64), [torch.tensor([0.0, 1.0])]], {}),
+        ),
+    ),
+    *[
+        row(
+            "segment_reduce",
+            "composite",
+            cases(
+                lambda d, r=reduce: ([make((6,), d), r], {"lengths": torch.tensor([2, 0, 3, 1])}),
+                lambda d, r=reduce: ([make((6, 2), d), r], {"lengths": torch.tensor([2, 0, 3, 1]), "initial": 1.5}),
+                lambda d, r=reduce: ([make((2, 5), d), r], {"lengths": torch.tensor([[2, 3], [5, 0]]), "axis": 1}),
+                lambda d, r=reduce: ([make((6,), d), r], {"offsets": torch.tensor([0, 2, 2, 5, 6])}),
+            ),
+            variant=reduce,
+            dtypes=("float16", "bfloat16", "float32", "float64"),
+            tol=SUM_ORDER,
+            supports_grad=True,
+            error_inputs=errors(
+                lambda: ([torch.zeros(6), "foo"], {"lengths": torch.tensor([6])}),
+                lambda: ([torch.zeros(6), "sum"], {}),
+                lambda: ([torch.zeros(6), "sum"], {"lengths": torch.tensor([1, 2])}),
+                lambda: ([torch.zeros(6), "sum"], {"indices": torch.tensor([6])}),
+                lambda: ([torch.zeros(6, dtype=torch.int32), "sum"], {"lengths": torch.tensor([6])}),
+                lambda: ([torch.zeros(6), "sum"], {"lengths": torch.tensor([6.0])}),
+            ),
+        )
+        for reduce in ("sum", "mean", "max", "min", "prod")
+    ],
 ]

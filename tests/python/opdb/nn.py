@@ -424,6 +424,23 @@ def _embedding_bag(mode):
     return gen
 
 
+def _embedding_bag_top(d):
+    """torch.embedding_bag: (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+    include_last_offset, padding_idx), four results."""
+    idx = torch.tensor([1, 4, 4, 0, 2, 5, 1, 3])
+    w = make((6, 3), d, seed=1)
+    offsets = torch.tensor([0, 3, 3, 6])
+    out = [SampleInput((w, idx, offsets), name="defaults")]
+    for mode in (0, 1, 2):
+        out.append(SampleInput((w, idx, offsets, False, mode), name=f"mode{mode}"))
+        last = torch.tensor([0, 3, 3, 8])
+        out.append(SampleInput((w, idx, last, False, mode, False, None, True), name=f"last-offset{mode}"))
+        out.append(SampleInput((w, idx, offsets, False, mode, False, None, False, 4), name=f"padding{mode}"))
+    out.append(SampleInput((w, idx.int(), offsets.int(), False, 2), name="int32"))
+    out.append(SampleInput((w, idx, torch.tensor([0, 5]), False, 0, False, make((8,), d, seed=2)), name="weights"))
+    return out
+
+
 def _pool3d(d):
     x = _distinct((2, 3, 4, 5, 6), d)
     return [
@@ -656,6 +673,7 @@ POOLING = [
         )
         for op, mode in (("index_add", "sum"), ("index_add", "mean"), ("_embedding_bag_max", "max"))
     ],
+    nn_row("embedding_bag", _embedding_bag_top, variant="top_level", call="embedding_bag", supports_meta=False),
     nn_row("scatter", _unpool(1), variant="max_unpool1d", call=functional("max_unpool1d")),
     nn_row("scatter", _unpool(2), variant="max_unpool2d", call=functional("max_unpool2d")),
 ]

@@ -1,0 +1,183 @@
+"""Reductions over groups of elements: multi-dimensional histograms (torch.histogramdd) and reductions of
+consecutive segments (torch.segment_reduce)."""
+
+from __future__ import annotations
+
+import builtins
+
+from ember import _C, _argcheck
+from ember._ops_math import _not_implemented, _scalar_name, return_type
+
+__all__ = ["histogramdd", "segment_reduce"]
+METHODS: list[str] = []
+
+_histogramdd_t = return_type("histogramdd", ("hist", "bin_edges"))
+
+
+def _ember():
+    import ember
+
+    return ember
+
+
+def _c_name(dtype):
+    return {"Float": "float", "Double": "double"}.get(_scalar_name(dtype), _scalar_name(dtype))
+
+
+def _dim_edges(column, d, spec, lo_hi, dtype):
+    """The bin edges of dimension d: the given tensor, or spec equal bins over lo_hi (default the column's
+    min and max, widened by 0.5 both ways when they coincide)."""
+    ember = _ember()
+    if isinstance(spec, _C.TensorBase):
+        if spec.dtype != dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input with "
+                f"dtype {_c_name(dtype)} and bins for dimension {d} with dtype {_c_name(spec.dtype)}"
+            )
+        if spec.dim() != 1:
+            raise RuntimeError(
+                f"torch.histogramdd: bins tensor should have one dimension, but got {spec.dim()} dimensions in the "
+                f"bins tensor for dimension {d}"
+            )
+        if spec.numel() == 0:
+            raise RuntimeError(
+                f"torch.histogramdd: bins tensor should have at least 1 element, but got {spec.numel()} elements "
+                f"in the bins tensor for dimension {d}"
+            )
+        return spec.clone()
+    if spec <= 0:
+        raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {spec} for dimension {d}")
+    if lo_hi is not None:
+        lo, hi = lo_hi
+    elif column.numel():
+        lo, hi = column.min().item(), column.max().item()
+    else:
+        lo, hi = 0.0, 0.0
+    if lo > hi:
+        raise RuntimeError(
+            f"torch.histogramdd(): min should not exceed max, but got min {lo} max {hi} for dimension {d}"
+        )
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return ember.linspace(lo, hi, spec + 1, dtype=dtype)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+    """(hist, bin_edges): counts (or weights) of the points that are input's innermost rows, in a grid of
+    bins; the last bin of each dimension includes its right edge."""
+    ember = _ember()
+    _argcheck.tensor("histogramdd", "input", 1, input)
+    if input.dtype not in (ember.float32, ember.float64):
+        _not_implemented("histogramdd", input.dtype)
+    if input.dim() < 2 and input.dim() != 1:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    n_dims = input.size(-1)
+    points = input.reshape(-1, n_dims)
+    if isinstance(bins, int):
+        specs = [bins] * n_dims
+    else:
+        specs = list(bins)
+        if len(specs) != n_dims:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None:
+        if len(range) != 2 * n_dims:
+            raise RuntimeError(
+                f"torch.histogramdd: for a {n_dims}-dimensional histogram range should have {2 * n_dims} "
+                f"elements, but got {len(range)}"
+            )
+        ranges = [(builtins.float(range[2 * d]), builtins.float(range[2 * d + 1])) for d in builtins.range(n_dims)]
+    else:
+        ranges = [None] * n_dims
+    edges = [_dim_edges(points[:, d], d, specs[d], ranges[d], input.dtype) for d in builtins.range(n_dims)]
+    counts = [e.numel() - 1 for e in edges]
+    keep = ember.ones(points.size(0), dtype=ember.bool)
+    flat = ember.zeros(points.size(0), dtype=ember.int64)
+    for d, e in enumerate(edges):
+        column = points[:, d].contiguous()
+        keep = keep & (column >= e[0]) & (column <= e[-1])
+        pos = (ember.searchsorted(e, column, right=True) - 1).clamp(0, builtins.max(counts[d] - 1, 0))
+        flat = flat * counts[d] + pos
+    vals = ember.ones(points.size(0), dtype=input.dtype) if weight is None else weight.reshape(-1).to(input.dtype)
+    vals = ember.where(keep, vals, ember.zeros((), dtype=input.dtype))
+    total = 1
+    for c in counts:
+        total *= c
+    hist = ember.zeros(total, dtype=input.dtype).index_add_(0, flat, vals).reshape(counts)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * n_dims
+            shape[d] = counts[d]
+            hist = hist / (e[1:] - e[:-1]).reshape(shape)
+    if out is not None:
+        out[0].copy_(hist)
+        return _histogramdd_t((out[0], tuple(edges)))
+    return _histogramdd_t((hist, tuple(edges)))
+
+
+# ---- segment_reduce ----------------------------------------------------------------------------
+_SEGMENT_REDUCE = {"sum": "sum", "prod": "prod", "mean": "mean", "max": "amax", "min": "amin"}
+_EMPTY_VALUE = {"sum": 0.0, "prod": 1.0, "mean": 0.0, "max": float("-inf"), "min": float("inf")}
+
+
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None):
+    """Reductions of consecutive segments of data along axis, the segments given by their lengths (or by
+    offsets, their boundaries); a row of lengths per index of the dimensions before axis. An empty segment
+    gives initial, or the reduction's identity (nan for a mean); initial also joins every reduction."""
+    ember = _ember()
+    name = {"amax": "max", "amin": "min"}.get(reduce, reduce)
+    if name not in _SEGMENT_REDUCE:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    axis = axis + data.dim() if axis < 0 else axis
+    if not data.is_floating_point():
+        _not_implemented("_segment_reduce_cpu", data.dtype)
+    if lengths is not None:
+        if lengths.dtype not in (ember.int32, ember.int64):
+            _not_implemented("_segment_reduce_lengths_cpu_kernel1", lengths.dtype)
+        bounds = ember.cat([ember.zeros_like(lengths[..., :1]), lengths.cumsum(-1)], -1)
+    else:
+        if offsets.dtype not in (ember.int32, ember.int64):
+            _not_implemented("_segment_reduce_offsets_cpu_kernel1", offsets.dtype)
+        bounds = offsets
+    bounds = bounds.long()
+    if bounds.dim() != axis + 1:
+        raise RuntimeError("segment_reduce(): Expected lengths/offsets to have axis + 1 dimensions")
+    size = data.size(axis)
+    if not unsafe and lengths is not None:
+        if not bool((lengths >= 0).all()):
+            raise RuntimeError("lengths contains negative value!")
+        if not bool((bounds[..., -1] == size).all()):
+            raise RuntimeError(
+                "segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) "
+                "when !unsafe."
+            )
+    segments = bounds.size(-1) - 1
+    lead = list(data.shape[:axis])
+    positions = ember.arange(size).expand(lead + [size]).contiguous()
+    seg = ember.searchsorted(bounds.contiguous(), positions, right=True) - 1
+    seg = seg.clamp(0, builtins.max(segments - 1, 0))
+    trail = [1] * (data.dim() - axis - 1)
+    index = seg.reshape(lead + [size] + trail).expand(data.shape)
+    out_shape = list(data.shape)
+    out_shape[axis] = segments
+    start = ember.full(out_shape, _EMPTY_VALUE[name], dtype=data.dtype)
+    out = start.scatter_reduce(
+        axis, index, data, "sum" if name == "mean" else _SEGMENT_REDUCE[name], include_self=False
+    )
+    if name == "mean":
+        count = (bounds[..., 1:] - bounds[..., :-1]).to(data.dtype).reshape(lead + [segments] + trail)
+        if initial is not None:
+            return (out + initial) / count.clamp(min=1)
+        return out / count
+    if initial is None:
+        return out
+    if name == "sum":
+        return out + initial
+    if name == "prod":
+        return out * initial
+    bound = ember.full((), initial, dtype=data.dtype)
+    return ember.maximum(out, bound) if name == "max" else ember.minimum(out, bound)

@@ -1,0 +1,171 @@
+"""Tensor methods about a tensor's type and layout rather than its values: cfloat/cdouble, dim_order,
+to_dense, const_data_ptr, is_distributed, module_load, map2_."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from ember import _C
+
+__all__: list[str] = []
+METHODS = [
+    "cdouble",
+    "cfloat",
+    "const_data_ptr",
+    "dim_order",
+    "geometric_",
+    "is_distributed",
+    "log_normal_",
+    "map2_",
+    "module_load",
+    "to_dense",
+]
+
+
+def _ember():
+    import ember
+
+    return ember
+
+
+def cfloat(self, memory_format=_C.preserve_format):
+    """self as complex64 (self itself when it already is)."""
+    return self.to(_ember().complex64, memory_format=memory_format)
+
+
+def cdouble(self, memory_format=_C.preserve_format):
+    """self as complex128 (self itself when it already is)."""
+    return self.to(_ember().complex128, memory_format=memory_format)
+
+
+def const_data_ptr(self):
+    """The address of the first element, for reading."""
+    return self.data_ptr()
+
+
+def is_distributed(self):
+    return False
+
+
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """A strided tensor is dense already: self, or self converted to dtype."""
+    return self if dtype is None else self.to(dtype)
+
+
+def module_load(self, other, assign=False):
+    """What Module.load_state_dict swaps into a parameter: other detached (assign), or self with
+    other's values copied in, detached."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def _physical_order(t):
+    """Dimensions from outermost to innermost by stride; equal strides put the larger dimension outside and
+    zero strides stay where they are (PyTorch's elementwise output order)."""
+    sizes, strides = t.shape, t.stride()
+
+    def should_swap(a, b):
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return -1 if strides[a] < strides[b] else 1
+        return 1 if sizes[a] > sizes[b] else 0
+
+    perm = list(reversed(range(t.dim())))
+    for i in range(1, t.dim()):
+        moving = i
+        for j in reversed(range(i)):
+            order = should_swap(perm[j], perm[moving])
+            if order > 0:
+                perm[j], perm[moving] = perm[moving], perm[j]
+                moving = j
+            elif order < 0:
+                break
+    return tuple(reversed(perm))
+
+
+_AMBIGUOUS = "The tensor does not have unique dim order, or cannot map to exact one of the given memory formats."
+_BAD_CHECK = "The ambiguity_check argument must be a bool or a list of memory formats."
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """The dimensions in memory order, outermost first; ambiguity_check=True raises when another order
+    describes the same memory (a size-1 dimension or two neighbouring equal strides), a list of memory
+    formats raises unless exactly one of them fits."""
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list) or not all(isinstance(f, _C.memory_format) for f in ambiguity_check):
+            raise TypeError(_BAD_CHECK)
+    if isinstance(ambiguity_check, list):
+        if sum(1 for f in ambiguity_check if self.is_contiguous(memory_format=f)) != 1:
+            raise RuntimeError(_AMBIGUOUS)
+    elif ambiguity_check:
+        strides = self.stride()
+        if any(a == b for a, b in itertools.pairwise(strides)) or any(s == 1 for s in self.shape):
+            raise RuntimeError(_AMBIGUOUS)
+    return _physical_order(self)
+
+
+def map2_(self, x, y, callable):  # noqa: A002
+    """self[i] = callable(self[i], x[i], y[i]) in place, x and y broadcast to self (CPU only)."""
+    ember = _ember()
+    if self.requires_grad:
+        raise RuntimeError("Can't call map2_() on Variable that requires grad. Use var.detach().map2_() instead.")
+    for name, other in (("x", x), ("y", y)):
+        if other.dtype != self.dtype:
+            raise TypeError(f"map2_: expected {self.type()} for argument '{name}' (got {other.type()})")
+    xs = x.expand(self.shape).reshape(-1).tolist()
+    ys = y.expand(self.shape).reshape(-1).tolist()
+    values = [callable(a, b, c) for a, b, c in zip(self.reshape(-1).tolist(), xs, ys)]
+    self.copy_(ember.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+# ---- random fills -------------------------------------------------------------------------------
+# Note [log_normal_ and geometric_ streams]
+# PyTorch's CPU kernels draw one value per element, serially: log_normal_ takes exp of a double normal
+# sample (Box-Muller over two 53-bit uniforms, the second result kept for the next draw), geometric_
+# takes ceil(log(u) / log1p(-p)) of one 53-bit uniform. Ember's normal_ of a non-contiguous double
+# tensor and uniform_ of a double tensor draw exactly those samples in the same order, so both fills
+# are built on them and give PyTorch's values for a seed.
+
+_DTYPE_NAMES = {"torch.bool": "Bool", "torch.uint8": "Byte", "torch.int8": "Char", "torch.int16": "Short"}
+_DTYPE_NAMES.update({"torch.int32": "Int", "torch.int64": "Long"})
+
+
+def _number(x):
+    return f"{x:g}"
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fills self with exp(N(mean, std^2)) samples, in place."""
+    ember = _ember()
+    if not self.is_floating_point():
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_DTYPE_NAMES.get(str(self.dtype))}'")
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_number(std)}")
+    n = self.numel()
+    if n == 0 or self.device.type == "meta":
+        return self
+    samples = ember.empty(2 * n, dtype=ember.float64, device=self.device)[::2]
+    samples.normal_(mean, std, generator=generator)
+    with ember.no_grad():
+        self.copy_(samples.exp_().reshape(self.shape))
+    return self
+
+
+def geometric_(self, p, *, generator=None):
+    """Fills self with the number of Bernoulli(p) trials up to the first success, in place."""
+    ember = _ember()
+    if self.dtype == ember.bool:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")
+    n = self.numel()
+    if n == 0 or self.device.type == "meta":
+        return self
+    u = ember.empty(n, dtype=ember.float64, device=self.device).uniform_(0, 1, generator=generator)
+    with ember.no_grad():
+        self.copy_(ember.ceil(ember.log(u) / math.log1p(-p)).reshape(self.shape))
+    return self

@@ -1,0 +1,202 @@
+"""Quasi-random sequences: the Sobol engine (torch.quasirandom.SobolEngine).
+
+Note [Sobol direction numbers]
+Dimension d's direction numbers come from Joe and Kuo's table (new-joe-kuo-6.21201: a primitive
+polynomial and up to 18 initial values per dimension, joe_kuo_21201.npz beside this file): the first
+values are the table's, the rest follow the polynomial's recurrence
+m_j = m_{j-s} ^ (m_{j-s} << s) ^ XOR_k a_k (m_{j-k} << k), and each m_j is stored shifted to the top of
+MAXBIT bits. Points follow the Gray-code order (each point flips the direction number of the lowest
+zero bit of its index), so the sequence is PyTorch's. Scrambling draws PyTorch's random shift and
+lower-triangular matrices from a generator seeded as PyTorch seeds it, so scrambled points match too.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+import ember
+
+__all__ = ["SobolEngine"]
+
+_TABLE = None
+
+
+def _table():
+    global _TABLE
+    if _TABLE is None:
+        with np.load(os.path.join(os.path.dirname(__file__), "joe_kuo_21201.npz")) as data:
+            _TABLE = (data["poly"].astype(np.int64), data["vinit"].astype(np.int64))
+    return _TABLE
+
+
+def _direction_numbers(dimension, maxbit):
+    """(dimension, maxbit) int64 direction numbers, unscrambled (Note [Sobol direction numbers])."""
+    poly, vinit = _table()
+    v = np.zeros((dimension, maxbit), dtype=np.int64)
+    v[0, :] = 1
+    for d in range(1, dimension):
+        p = int(poly[d])
+        degree = p.bit_length() - 1
+        m = [int(x) for x in vinit[d, :degree]]
+        for j in range(degree, maxbit):
+            new = m[j - degree] ^ (m[j - degree] << degree)
+            for k in range(1, degree):
+                if (p >> (degree - k)) & 1:
+                    new ^= m[j - k] << k
+            m.append(new)
+        v[d, :] = m[:maxbit]
+    return v << (maxbit - 1 - np.arange(maxbit))
+
+
+def _scrambled(v, ltm, maxbit):
+    """v multiplied over GF(2) by the lower-triangular bit matrices ltm (unit diagonal), per dimension."""
+    ltm = ltm.copy()
+    idx = np.arange(maxbit)
+    ltm[:, idx, idx] = 1
+    rows = (ltm << (maxbit - 1 - idx)).sum(-1)  # row p of each matrix as a maxbit-bit integer
+    out = np.zeros_like(v)
+    for p in range(maxbit):
+        bits = np.bitwise_and(rows[:, p : p + 1], v)
+        parity = np.zeros_like(bits)
+        for k in range(maxbit):
+            parity ^= (bits >> k) & 1
+        out |= parity << (maxbit - 1 - p)
+    return out
+
+
+class SobolEngine:
+    """SobolEngine(dimension, scramble=False, seed=None): draws points of a Sobol sequence in [0, 1)^dimension,
+    optionally scrambled (Owen's linear matrix scramble with a digital shift)."""
+
+    MAXBIT = 30
+    MAXDIM = 21201
+
+    def __init__(self, dimension, scramble=False, seed=None):
+        if dimension > self.MAXDIM or dimension < 1:
+            raise ValueError(f"Supported range of dimensionality for SobolEngine is [1, {self.MAXDIM}]")
+        self.seed = seed
+        self.scramble = scramble
+        self.dimension = dimension
+        self._v = _direction_numbers(dimension, self.MAXBIT)
+        self._shift = np.zeros(dimension, dtype=np.int64)
+        if self.scramble:
+            self._scramble()
+        self._quasi = self._shift.copy()
+        self.num_generated = 0
+
+    @property
+    def sobolstate(self):
+        return ember.from_numpy(self._v.copy())
+
+    @property
+    def shift(self):
+        return ember.from_numpy(self._shift.copy())
+
+    @property
+    def quasi(self):
+        return ember.from_numpy(self._quasi.copy())
+
+    @property
+    def _first_point(self):
+        # an integer tensor divided by a number: the default dtype, as PyTorch computes it
+        return (ember.from_numpy(self._shift.copy()) / 2**self.MAXBIT).reshape(1, -1)
+
+    def _scramble(self):
+        g = ember.Generator()
+        if self.seed is not None:
+            g.manual_seed(self.seed)
+        else:
+            g.seed()
+        shift_bits = ember.randint(2, (self.dimension, self.MAXBIT), generator=g).numpy()
+        self._shift = shift_bits @ (2 ** np.arange(self.MAXBIT, dtype=np.int64))
+        ltm = np.tril(ember.randint(2, (self.dimension, self.MAXBIT, self.MAXBIT), generator=g).numpy())
+        self._v = _scrambled(self._v, ltm, self.MAXBIT)
+
+    def _advance(self, n, counter):
+        """The next n points (int64 numerators): point number c (counting steps from the first point) is the
+        shift XOR the direction numbers of the set bits of gray(c) = c ^ (c >> 1), the state the Gray-code
+        walk (one direction number per step, that of the lowest zero bit of the step's counter) reaches."""
+        steps = np.arange(counter + 1, counter + n + 1, dtype=np.int64)
+        gray = steps ^ (steps >> 1)
+        if n == 0:
+            return np.empty((0, self.dimension), dtype=np.int64)
+        # XOR combinations of the low direction numbers, by doubling: table[g] for every g < 2^low
+        low = min(int(gray.max()).bit_length(), n.bit_length() + 1)
+        table = np.zeros((1, self.dimension), dtype=np.int64)
+        for k in range(low):
+            table = np.concatenate([table, table ^ self._v[:, k]])
+        # the high bits change rarely along consecutive steps: one combination per distinct value
+        high, where = np.unique(gray >> low, return_inverse=True)
+        high_table = np.zeros((high.size, self.dimension), dtype=np.int64)
+        for k in range(low, self.MAXBIT):
+            high_table ^= ((high >> (k - low)) & 1)[:, None] * self._v[:, k]
+        out = table[gray & ((1 << low) - 1)] ^ high_table[where.reshape(-1)] ^ self._shift
+        if n:
+            self._quasi = out[-1].copy()
+        return out
+
+    def _scaled(self, points, dtype):
+        # numerators below 2^53 are exact in float64 and scaling by 2^-MAXBIT is exact, so one rounding
+        # to float32 gives what PyTorch's cast-then-scale gives
+        exact = points * (1.0 / 2**self.MAXBIT)
+        if dtype in (ember.float32, ember.float64):
+            return ember.from_numpy(exact.astype(np.float32 if dtype == ember.float32 else np.float64))
+        return ember.from_numpy(points).to(dtype) * (1.0 / 2**self.MAXBIT)
+
+    def draw(self, n=1, out=None, dtype=None):
+        """The next n points, an (n, dimension) tensor of dtype (the default dtype when None)."""
+        dtype = ember.get_default_dtype() if dtype is None else dtype
+        rows = n - 1 if self.num_generated == 0 else n
+        if rows < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {rows}: [{rows}, {self.dimension}]")
+        if self.num_generated == 0:
+            result = self._first_point.to(dtype)
+            if n > 1:
+                result = ember.cat([result, self._scaled(self._advance(n - 1, 0), dtype)], dim=-2)
+        else:
+            result = self._scaled(self._advance(n, self.num_generated - 1), dtype)
+        self.num_generated += n
+        if out is not None:
+            out.resize_as_(result).copy_(result)
+            return out
+        return result
+
+    def draw_base2(self, m, out=None, dtype=None):
+        """The next 2^m points; the total drawn must stay a power of 2, which keeps the sequence balanced."""
+        n = 2**m
+        total_n = self.num_generated + n
+        if not (total_n & (total_n - 1) == 0):
+            raise ValueError(
+                "The balance properties of Sobol' points require "
+                f"n to be a power of 2. {self.num_generated} points have been "
+                f"previously generated, then: n={self.num_generated}+2**{m}={total_n}. "
+                "If you still want to do this, please use "
+                "'SobolEngine.draw()' instead."
+            )
+        return self.draw(n=n, out=out, dtype=dtype)
+
+    def reset(self):
+        """Back to the first point."""
+        self._quasi = self._shift.copy()
+        self.num_generated = 0
+        return self
+
+    def fast_forward(self, n):
+        """Skips the next n points."""
+        if self.num_generated == 0:
+            if n > 0:
+                self._advance(n - 1, 0)
+        else:
+            self._advance(n, self.num_generated - 1)
+        self.num_generated += n
+        return self
+
+    def __repr__(self):
+        fmt_string = [f"dimension={self.dimension}"]
+        if self.scramble:
+            fmt_string += ["scramble=True"]
+        if self.seed is not None:
+            fmt_string += [f"seed={self.seed}"]
+        return self.__class__.__name__ + "(" + ", ".join(fmt_string) + ")"
