@@ -100,6 +100,7 @@ NOT_EXPORTED = frozenset(
         "HalfTensor",
         "Storage",
         "strided",
+        "sparse_coo",
         "broadcast_shapes",
         "channels_last",
         "channels_last_3d",
