@@ -25,8 +25,6 @@ CASES = {
     "cudnn.benchmark": lambda m: m.backends.cudnn.benchmark,
     "cudnn.deterministic": lambda m: m.backends.cudnn.deterministic,
     "cudnn.enabled": lambda m: m.backends.cudnn.enabled,
-    "cudnn.is_available": lambda m: m.backends.cudnn.is_available(),
-    "cudnn.version": lambda m: m.backends.cudnn.version(),
     "mps.is_available": lambda m: m.backends.mps.is_available(),
     "mps.is_built": lambda m: m.backends.mps.is_built(),
     "mkldnn.is_available": lambda m: m.backends.mkldnn.is_available(),
@@ -63,6 +61,35 @@ def test_switches_are_kept():
         assert lib.backends.cudnn.enabled is True
         lib.backends.cuda.matmul.allow_tf32 = False
         lib.backends.cudnn.benchmark = False
+
+
+def test_cudnn_answers_what_it_finds():
+    # As PyTorch's CUDA build (torch's CPU build has no cuDNN): available when the
+    # build has cuDNN support and libcudnn loads, which needs no device.
+    version = ember.backends.cudnn.version()
+    built = "USE_CUDNN=ON" in ember.__config__.show()
+    assert ember.backends.cudnn.is_available() == (built and version is not None)
+    if version is not None:
+        assert isinstance(version, int) and version >= 90000
+    else:
+        status = ember._C._cudnn_status()
+        assert status[0] == -1 and status[1], status
+
+
+def test_cudnn_switches_reach_the_kernel_state():
+    cudnn = ember.backends.cudnn
+    saved = ember._C._cudnn_get_flags()
+    try:
+        cudnn.deterministic = True
+        cudnn.allow_tf32 = False
+        cudnn.benchmark_limit = 3
+        assert ember._C._cudnn_get_flags() == (True, False, True, False, 3)
+        with cudnn.flags(enabled=True, benchmark=True, deterministic=False, allow_tf32=True):
+            assert (cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, True)
+        assert (cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (False, True, False)
+        assert {"enabled", "benchmark", "deterministic", "allow_tf32"} <= set(dir(cudnn))
+    finally:
+        ember._C._cudnn_set_flags(*saved)
 
 
 def test_device_queries_need_a_device():
