@@ -169,10 +169,11 @@ __global__ void bn_backward_input_kernel(const T* dy, const T* x, T* dx, const A
       dx[i] = narrow<T>(g * invstd[c] * w);
       continue;
     }
+    // PyTorch's order: (dy - mean(dy) - (x - mean) * invstd^2 * mean(dy * (x - mean))) * (weight * invstd).
     const A norm = static_cast<A>(1) / static_cast<A>(count);
     const A mean_dy = sum_dy[c] * norm;
-    const A proj = sum_dy_xmu[c] * norm * invstd[c] * invstd[c];
-    dx[i] = narrow<T>((g - (widen(x[i]) - mean[c]) * proj - mean_dy) * invstd[c] * w);
+    const A proj = invstd[c] * invstd[c] * sum_dy_xmu[c] * norm;
+    dx[i] = narrow<T>((g - mean_dy - (widen(x[i]) - mean[c]) * proj) * (w * invstd[c]));
   }
 }
 
