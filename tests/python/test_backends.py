@@ -99,3 +99,43 @@ def test_device_queries_need_a_device():
         for lib in (ember, torch):
             with pytest.raises((RuntimeError, AssertionError)):
                 fn(lib)
+
+
+_HIDE_WHEEL = (
+    "import importlib.util, sys\n"
+    "real = importlib.util.find_spec\n"
+    "importlib.util.find_spec = lambda name, *a: None if name == 'nvidia' else real(name, *a)\n"
+    "import ember\n"
+    "print(repr(ember._C._cudnn_status()))\n"
+)
+
+
+@pytest.mark.skipif("USE_CUDNN=ON" not in ember.__config__.show(), reason="this build has no cuDNN support")
+def test_cudnn_loader_search_order(tmp_path):
+    import ast
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("EMBER_CUDNN_LIBRARY", "LD_LIBRARY_PATH")}
+
+    def status(extra):
+        out = subprocess.run([sys.executable, "-c", _HIDE_WHEEL], env={**env, **extra}, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+    found = ember._C._cudnn_status()[0]
+    # Without the wheel's folders and with a bad explicit path: the later steps (beside
+    # libember_cuda, the loader's path) still find it, or the error names what was tried.
+    version, why = status({"EMBER_CUDNN_LIBRARY": str(tmp_path / "libcudnn.so.9")})
+    if version >= 0:
+        assert (version, why) == (found, "")
+    else:
+        assert "EMBER_CUDNN_LIBRARY" in why and str(tmp_path) in why and "nvidia-cudnn" in why
+    if found < 0:
+        pytest.skip("no loadable cuDNN on this machine")
+    # The explicit path alone finds it.
+    import importlib.util
+
+    lib = os.path.join(importlib.util.find_spec("nvidia").submodule_search_locations[0], "cudnn", "lib")
+    assert status({"EMBER_CUDNN_LIBRARY": os.path.join(lib, "libcudnn.so.9")}) == (found, "")
