@@ -77,6 +77,8 @@ $(PY):
 
 deps-build: $(PY)
 	$(PIP) install -q -r requirements-build.txt
+	@# cuDNN's headers for the CUDA convolutions, only where CUDA is built.
+	@if command -v nvcc >/dev/null 2>&1 && [ "$${USE_CUDA:-1}" != 0 ]; then $(PIP) install -q -r requirements-cuda.txt; fi
 
 deps-demo: $(PY)
 	$(PIP) install -q -r requirements-demo.txt

@@ -109,6 +109,22 @@ def _layer_norm(lib, small):
     return (lambda: lib.nn.functional.layer_norm(a, (4096,), w, b)), 2 * 4 * a.numel(), "GB/s"
 
 
+def _conv(dtype, channels_last):
+    """A ResNet-50 3x3 stage convolution (64 -> 64 channels, 56x56, batch 32), forward."""
+
+    def make(lib, small):
+        n = 4 if small else 32
+        x = _fill(lib, n * 64 * 56 * 56, 0, dtype).reshape(n, 64, 56, 56)
+        w = _fill(lib, 64 * 64 * 9, 1, dtype).reshape(64, 64, 3, 3)
+        if channels_last:
+            x = x.contiguous(memory_format=lib.channels_last)
+            w = w.contiguous(memory_format=lib.channels_last)
+        flops = 2 * n * 64 * 64 * 9 * 56 * 56
+        return (lambda: lib.nn.functional.conv2d(x, w, padding=1)), flops, "TFLOP/s"
+
+    return make
+
+
 CASES = [
     Case("launch add 1 elem", _launch(False), "<= 0.5", host_timed=True),
     Case("launch add 1 elem (grad)", _launch(True), "<= 0.5", host_timed=True),
@@ -122,6 +138,8 @@ CASES = [
     Case("sum 64M f32", _sum, "<= 1.0"),
     Case("softmax 8192x4096 f32", _softmax, "<= 1.0"),
     Case("layer_norm 8192x4096 f32", _layer_norm, "<= 1.0"),
+    Case("conv 3x3 64ch 56^2 b32 f32", _conv("float32", False), "<= 1.0"),
+    Case("conv 3x3 64ch 56^2 b32 bf16 cl", _conv("bfloat16", True), "<= 1.0"),
 ]
 
 

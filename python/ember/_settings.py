@@ -59,8 +59,9 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Ember's CPU kernels are deterministic; the flags are kept for code that reads them."""
+    """Ember's CPU kernels are deterministic; on CUDA, cuDNN then picks deterministic algorithms."""
     _state["deterministic"] = bool(mode)
+    _C._set_deterministic_algorithms_native(bool(mode))
     _state["warn_only"] = bool(warn_only)
 
 

@@ -25,8 +25,6 @@ CASES = {
     "cudnn.benchmark": lambda m: m.backends.cudnn.benchmark,
     "cudnn.deterministic": lambda m: m.backends.cudnn.deterministic,
     "cudnn.enabled": lambda m: m.backends.cudnn.enabled,
-    "cudnn.is_available": lambda m: m.backends.cudnn.is_available(),
-    "cudnn.version": lambda m: m.backends.cudnn.version(),
     "mps.is_available": lambda m: m.backends.mps.is_available(),
     "mps.is_built": lambda m: m.backends.mps.is_built(),
     "mkldnn.is_available": lambda m: m.backends.mkldnn.is_available(),
@@ -65,6 +63,35 @@ def test_switches_are_kept():
         lib.backends.cudnn.benchmark = False
 
 
+def test_cudnn_answers_what_it_finds():
+    # As PyTorch's CUDA build (torch's CPU build has no cuDNN): available when the
+    # build has cuDNN support and libcudnn loads, which needs no device.
+    version = ember.backends.cudnn.version()
+    built = "USE_CUDNN=ON" in ember.__config__.show()
+    assert ember.backends.cudnn.is_available() == (built and version is not None)
+    if version is not None:
+        assert isinstance(version, int) and version >= 90000
+    else:
+        status = ember._C._cudnn_status()
+        assert status[0] == -1 and status[1], status
+
+
+def test_cudnn_switches_reach_the_kernel_state():
+    cudnn = ember.backends.cudnn
+    saved = ember._C._cudnn_get_flags()
+    try:
+        cudnn.deterministic = True
+        cudnn.allow_tf32 = False
+        cudnn.benchmark_limit = 3
+        assert ember._C._cudnn_get_flags() == (True, False, True, False, 3)
+        with cudnn.flags(enabled=True, benchmark=True, deterministic=False, allow_tf32=True):
+            assert (cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, True)
+        assert (cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (False, True, False)
+        assert {"enabled", "benchmark", "deterministic", "allow_tf32"} <= set(dir(cudnn))
+    finally:
+        ember._C._cudnn_set_flags(*saved)
+
+
 def test_device_queries_need_a_device():
     # Ember's build has the CUDA runtime but no device here; PyTorch's CPU build has neither:
     # both refuse, with their own reasons.
@@ -72,3 +99,43 @@ def test_device_queries_need_a_device():
         for lib in (ember, torch):
             with pytest.raises((RuntimeError, AssertionError)):
                 fn(lib)
+
+
+_HIDE_WHEEL = (
+    "import importlib.util, sys\n"
+    "real = importlib.util.find_spec\n"
+    "importlib.util.find_spec = lambda name, *a: None if name == 'nvidia' else real(name, *a)\n"
+    "import ember\n"
+    "print(repr(ember._C._cudnn_status()))\n"
+)
+
+
+@pytest.mark.skipif("USE_CUDNN=ON" not in ember.__config__.show(), reason="this build has no cuDNN support")
+def test_cudnn_loader_search_order(tmp_path):
+    import ast
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("EMBER_CUDNN_LIBRARY", "LD_LIBRARY_PATH")}
+
+    def status(extra):
+        out = subprocess.run([sys.executable, "-c", _HIDE_WHEEL], env={**env, **extra}, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+    found = ember._C._cudnn_status()[0]
+    # Without the wheel's folders and with a bad explicit path: the later steps (beside
+    # libember_cuda, the loader's path) still find it, or the error names what was tried.
+    version, why = status({"EMBER_CUDNN_LIBRARY": str(tmp_path / "libcudnn.so.9")})
+    if version >= 0:
+        assert (version, why) == (found, "")
+    else:
+        assert "EMBER_CUDNN_LIBRARY" in why and str(tmp_path) in why and "nvidia-cudnn" in why
+    if found < 0:
+        pytest.skip("no loadable cuDNN on this machine")
+    # The explicit path alone finds it.
+    import importlib.util
+
+    lib = os.path.join(importlib.util.find_spec("nvidia").submodule_search_locations[0], "cudnn", "lib")
+    assert status({"EMBER_CUDNN_LIBRARY": os.path.join(lib, "libcudnn.so.9")}) == (found, "")

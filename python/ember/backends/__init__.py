@@ -128,31 +128,95 @@ cuda = _module(
     fp16_bf16_reduction_math_sdp_allowed=lambda: _sdp_math_reduced_precision[0],
 )
 
-_cudnn_flags = {"enabled": True, "benchmark": False, "deterministic": False, "allow_tf32": True}
+_CUDNN_FLAGS = ("enabled", "benchmark", "deterministic", "allow_tf32", "benchmark_limit")
+
+
+def _register_cudnn_dirs():
+    """The nvidia-cudnn wheel's lib folders, searched first when the CUDA convolution opens libcudnn."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        lib = os.path.join(root, "cudnn", "lib")
+        if os.path.isdir(lib):
+            _C._cudnn_add_search_dir(lib)
+
+
+_register_cudnn_dirs()
+
+
+def _cudnn_status():
+    """(cuDNN's version or -1, why it cannot be loaded)."""
+    return _C._cudnn_status()
+
+
+class _CudnnModule(types.ModuleType):
+    """torch.backends.cudnn: the switches live in the C++ state the CUDA convolution reads."""
+
+    def __getattr__(self, name):
+        if name in _CUDNN_FLAGS:
+            return _C._cudnn_get_flags()[_CUDNN_FLAGS.index(name)]
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name in _CUDNN_FLAGS:
+            flags = list(_C._cudnn_get_flags())
+            flags[_CUDNN_FLAGS.index(name)] = int(value) if name == "benchmark_limit" else bool(value)
+            _C._cudnn_set_flags(*flags)
+            return
+        super().__setattr__(name, value)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_CUDNN_FLAGS))
+
+
+def _cudnn_version():
+    """cuDNN's version as an int (e.g. 92801 for 9.28.1); None without a loadable cuDNN."""
+    v, _ = _cudnn_status()
+    return v if v >= 0 else None
+
+
+def _cudnn_is_available():
+    return _build_setting("USE_CUDNN") == "ON" and _cudnn_version() is not None
 
 
 @contextlib.contextmanager
 def _cudnn_flags_ctx(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True):
-    old = {k: getattr(cudnn, k) for k in _cudnn_flags}
-    new = {"enabled": enabled, "benchmark": benchmark, "deterministic": deterministic, "allow_tf32": allow_tf32}
-    for k, v in new.items():
-        setattr(cudnn, k, v)
+    old = _C._cudnn_get_flags()
+    _C._cudnn_set_flags(bool(enabled), bool(benchmark), bool(deterministic), bool(allow_tf32), int(benchmark_limit))
     try:
         yield
     finally:
-        for k, v in old.items():
-            setattr(cudnn, k, v)
+        _C._cudnn_set_flags(*old)
 
 
-cudnn = _module(
-    "cudnn",
-    "cuDNN: not in this build (is_available() is False); its switches are kept.",
-    is_available=lambda: _build_setting("USE_CUDNN") == "ON",
-    version=lambda: None,
+def _cudnn_set_flags(
+    _enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None, _allow_tf32=None, **_ignored
+):
+    """Sets the switches given (None keeps one); returns the previous (enabled, benchmark, benchmark_limit,
+    deterministic, allow_tf32)."""
+    enabled, benchmark, deterministic, allow_tf32, limit = _C._cudnn_get_flags()
+    previous = (enabled, benchmark, limit, deterministic, allow_tf32)
+    _C._cudnn_set_flags(
+        enabled if _enabled is None else bool(_enabled),
+        benchmark if _benchmark is None else bool(_benchmark),
+        deterministic if _deterministic is None else bool(_deterministic),
+        allow_tf32 if _allow_tf32 is None else bool(_allow_tf32),
+        limit if _benchmark_limit is None else int(_benchmark_limit),
+    )
+    return previous
+
+
+cudnn = _CudnnModule(f"{__name__}.cudnn", "cuDNN: CUDA convolutions; the library is opened at run time.")
+cudnn.__dict__.update(
+    is_available=_cudnn_is_available,
+    version=_cudnn_version,
     flags=_cudnn_flags_ctx,
-    benchmark_limit=10,
-    **_cudnn_flags,
+    set_flags=_cudnn_set_flags,
+    is_acceptable=lambda tensor: bool(tensor.is_cuda) and _cudnn_is_available(),
 )
+sys.modules[cudnn.__name__] = cudnn
 mkldnn = _module(
     "mkldnn",
     "oneDNN (formerly MKL-DNN), used for float32 matmul and convolution when built in.",

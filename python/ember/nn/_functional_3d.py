@@ -148,6 +148,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         )
     s, dl = _triple(stride), _triple(dilation)
     kd, kh, kw = weight.shape[2:]
+    if x.is_cuda:
+        out = _conv3d_cuda(x, weight, bias, s, padding, dl, groups)
+        return out if batched else out.squeeze(0)
     _refuse(x, "slow_conv3d_cpu", _NOT_BOOL)
     dtype = x.dtype
     if dtype in (ember.float16, ember.bfloat16):
@@ -193,6 +196,23 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = out + bias.reshape(1, -1, 1, 1, 1)
     out = _dense(out.to(dtype))
     return out if batched else out.squeeze(0)
+
+
+def _conv3d_cuda(x, weight, bias, stride, padding, dilation, groups):
+    """One cuDNN convolution (the CUDA kernel of ember.convolution)."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+        if padding == "same" and any(v != 1 for v in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = _same_padding(weight.shape[2:], dilation) if padding == "same" else [(0, 0)] * 3
+        extra = [r - left for left, r in pads]
+        if any(extra):
+            x = ember.nn.functional.pad(x, [0, extra[2], 0, extra[1], 0, extra[0]])
+        padding = [left for left, _ in pads]
+    return ember.convolution(
+        x, weight, bias, list(stride), list(_triple(padding)), list(dilation), False, [0] * 3, groups
+    )
 
 
 def _dense(t):

@@ -68,8 +68,7 @@ def _reduction(reduction, size_average=None, reduce=None):
 
 def _softmax_dim(name, ndim, stacklevel):
     warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. "
-        "Change the call to include dim=X as an argument.",
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
         stacklevel=stacklevel,
     )
     return 0 if ndim in (0, 1, 3) else 1
@@ -226,7 +225,7 @@ def _dropout_impl(input, p, training, inplace, noise_shape=None):
     if noise_shape is None:
         noise = ember.empty_like(input)
     else:
-        noise = ember.empty(noise_shape, dtype=input.dtype)
+        noise = ember.empty(noise_shape, dtype=input.dtype, device=input.device)
     noise.bernoulli_(1 - p)
     noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
@@ -413,9 +412,7 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() != 1 and target.dim() > 0 and input.size(0) != target.size(0):
-        raise ValueError(
-            f"Expected input batch_size ({input.size(0)}) to match target batch_size ({target.size(0)})."
-        )
+        raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target batch_size ({target.size(0)}).")
     if input.dim() <= 2:
         return _C.nll_loss_forward(input, target, weight, reduction, ignore_index)[0]
     if input.dim() == 4:
@@ -443,8 +440,9 @@ def _class_weight_view(weight, ndim, class_dim):
     return weight.view(shape)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
     r = _reduction(reduction, size_average, reduce)
     class_dim = 0 if input.dim() == 1 else 1
     if tuple(input.shape) == tuple(target.shape):
@@ -504,8 +502,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def _dtype_name(t):
     return {
-        "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int64": "Long",
-        "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+        "float16": "Half",
+        "bfloat16": "BFloat16",
+        "float32": "Float",
+        "float64": "Double",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
     }[str(t.dtype).split(".")[1]]
 
 
@@ -522,8 +528,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _C.binary_cross_entropy(input, target, weight, r)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     r = _reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")

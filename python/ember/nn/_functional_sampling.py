@@ -64,6 +64,9 @@ def _deconvolution_applies(x, weight, bias, padding, output_padding):
     """Whether the C++ kernel (oneDNN's deconvolution) takes this call (Note [3-d transposed convolution])."""
     floats = (ember.float32, ember.float16, ember.bfloat16)
     tensors = [x, weight] + ([bias] if bias is not None else [])
+    if x.is_cuda:
+        # cuDNN runs every transposed convolution.
+        return all(t.is_cuda and t.dtype == x.dtype for t in tensors)
     return (
         all(t.device.type == "cpu" and not t.is_meta and t.dtype == x.dtype for t in tensors)
         and x.dtype in floats

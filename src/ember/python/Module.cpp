@@ -24,6 +24,7 @@
 #include "ember/python/PyAutocast.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyCuda.h"
+#include "ember/python/PyCudnn.h"
 #include "ember/python/PyFactories.h"
 #include "ember/python/PyForwardAD.h"
 #include "ember/python/PyGenerator.h"
@@ -148,6 +149,7 @@ void init_module(nb::module_& m) {
   init_forward_ad(m);
   init_arg_checks(mod);
   init_cuda(m);
+  init_cudnn(m);
   torch_function::init(m);
 #ifdef EMBER_USE_DISTRIBUTED
   init_distributed(m);
