@@ -80,6 +80,15 @@ def test_collectives_world_of_one(world_of_one):
     objects = [None]
     dist.all_gather_object(objects, {"a": 1})
     assert objects == [{"a": 1}]
+    objects = ["x", 2]
+    dist.broadcast_object_list(objects, src=0)
+    assert objects == ["x", 2]
+    gathered = [None]
+    dist.gather_object(("g", 0), gathered, dst=0)
+    assert gathered == [("g", 0)]
+    out = [None]
+    dist.scatter_object_list(out, [{"s": 3}], src=0)
+    assert out == [{"s": 3}]
 
 
 def test_bool_sum_is_or(world_of_one):

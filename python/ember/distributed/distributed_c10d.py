@@ -1101,9 +1101,9 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
     pg = _resolve(group)
     peer = _group_peer(pg, dst, group_dst, "dst")
     pairs = [_object_to_tensor(o) for o in object_list]
-    sizes = ember.tensor([n for _, n in pairs], dtype=ember.int64)
+    sizes = _on(pg, ember.tensor([n for _, n in pairs], dtype=ember.int64))
     pg._pg.send(sizes, peer, 0).wait()
-    pg._pg.send(ember.cat([t for t, _ in pairs]), peer, 0).wait()
+    pg._pg.send(_on(pg, ember.cat([t for t, _ in pairs])), peer, 0).wait()
 
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
@@ -1114,9 +1114,10 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     if src is None and group_src is None:
         raise RuntimeError("recv from any source is not supported by ember's gloo backend; pass src")
     peer = _group_peer(pg, src, group_src, "src")
-    sizes = ember.zeros(len(object_list), dtype=ember.int64)
+    sizes = _on(pg, ember.zeros(len(object_list), dtype=ember.int64))
     pg._pg.recv(sizes, peer, 0).wait()
-    data = ember.empty(int(sizes.sum()), dtype=ember.uint8)
+    sizes = sizes.cpu()
+    data = _on(pg, ember.empty(int(sizes.sum()), dtype=ember.uint8))
     pg._pg.recv(data, peer, 0).wait()
     offset = 0
     for i, n in enumerate(sizes.tolist()):
@@ -1154,7 +1155,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     pg = _resolve(group)
     root = _group_peer(pg, dst, group_dst, "dst")
     padded, sizes, longest = _gather_bytes(pg, obj)
-    outs = [ember.empty(longest, dtype=ember.uint8) for _ in range(pg.size())] if pg.rank() == root else []
+    outs = [_on(pg, ember.empty(longest, dtype=ember.uint8)) for _ in range(pg.size())] if pg.rank() == root else []
     pg._pg.gather(outs, padded, root).wait()
     if pg.rank() == root:
         for i, (t, n) in enumerate(zip(outs, sizes)):
@@ -1177,20 +1178,21 @@ def scatter_object_list(
         header = ember.tensor([longest], dtype=ember.int64)
     else:
         header = ember.zeros(1, dtype=ember.int64)
+    header = _on(pg, header)
     pg._pg.broadcast(header, root).wait()
-    longest = int(header)
+    longest = int(header.cpu())
     inputs, lengths = [], []
     if me == root:
         for t, n in pairs:
             p = ember.zeros(longest, dtype=ember.uint8)
             p[:n] = t
-            inputs.append(p)
-            lengths.append(ember.tensor([n], dtype=ember.int64))
-    out = ember.empty(longest, dtype=ember.uint8)
-    length = ember.zeros(1, dtype=ember.int64)
+            inputs.append(_on(pg, p))
+            lengths.append(_on(pg, ember.tensor([n], dtype=ember.int64)))
+    out = _on(pg, ember.empty(longest, dtype=ember.uint8))
+    length = _on(pg, ember.zeros(1, dtype=ember.int64))
     pg._pg.scatter(out, inputs, root).wait()
     pg._pg.scatter(length, lengths, root).wait()
-    scatter_object_output_list[0] = _tensor_to_object(out, int(length))
+    scatter_object_output_list[0] = _tensor_to_object(out, int(length.cpu()))
 
 
 __all__ = sorted(
