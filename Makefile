@@ -133,10 +133,12 @@ graph: build
 # oneDNN and OpenBLAS from the package index, no apt), CPU only, version
 # X.Y.Z+cpu...; then auditwheel gives it the manylinux tag this machine's glibc
 # allows and vendors Gloo (Debian's; the index has none) with its libraries.
-# oneDNN, OpenBLAS and libgomp stay outside: the first two come from their
-# wheels through RUNPATHs, libgomp from the system (as onednn-cpu-gomp needs).
+# oneDNN, OpenBLAS, libgomp and libmpi stay outside: oneDNN and OpenBLAS come
+# from their wheels through RUNPATHs, libgomp from the system (as
+# onednn-cpu-gomp needs), libmpi from the user's mpich, whose mpiexec must
+# match it (the mpi backend is a plug-in that loads only where it is found).
 WHEEL_ENV := build/wheel-env
-WHEEL_EXCLUDE := --exclude libdnnl.so.3 --exclude libscipy_openblas.so --exclude libgomp.so.1
+WHEEL_EXCLUDE := --exclude libdnnl.so.3 --exclude libscipy_openblas.so --exclude libgomp.so.1 --exclude libmpi.so.12
 wheel: gloo
 	rm -rf $(WHEEL_ENV) build/wheel dist/raw
 	$(PYTHON) -m venv $(WHEEL_ENV)

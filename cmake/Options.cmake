@@ -56,6 +56,8 @@ ember_env_option(USE_ONEDNN "Use oneDNN for float32 convolution when found" ON)
 ember_env_option(USE_DISTRIBUTED "Build ember.distributed (stores, process groups)" ON)
 ember_env_cache(USE_GLOO "Use Gloo for CPU collectives when found")
 cmake_dependent_option(USE_GLOO "Use Gloo for CPU collectives when found" ON "USE_DISTRIBUTED" OFF)
+ember_env_cache(USE_MPI "Build the MPI backend when MPI is found")
+cmake_dependent_option(USE_MPI "Build the MPI backend when MPI is found" ON "USE_DISTRIBUTED" OFF)
 
 # USE_CUDA defaults to on when a CUDA compiler is found.
 include(CheckLanguage)
@@ -72,6 +74,9 @@ endif()
 ember_env_option(USE_CUDA "Build the CUDA backend" ${_ember_cuda_default})
 ember_env_cache(USE_CUDNN "Use cuDNN (needs USE_CUDA)")
 cmake_dependent_option(USE_CUDNN "Use cuDNN (needs USE_CUDA)" ON "USE_CUDA" OFF)
+ember_env_cache(USE_NCCL "Build the NCCL backend (needs USE_CUDA and USE_DISTRIBUTED)")
+cmake_dependent_option(USE_NCCL "Build the NCCL backend (needs USE_CUDA and USE_DISTRIBUTED)" ON
+                       "USE_CUDA;USE_DISTRIBUTED" OFF)
 
 # MAX_JOBS caps parallel compile and link jobs (Ninja job pools).
 if(DEFINED ENV{MAX_JOBS} AND "$ENV{MAX_JOBS}" MATCHES "^[0-9]+$")

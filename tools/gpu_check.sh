@@ -59,8 +59,9 @@ BUILD_LOG=$OUT/build.log
 if [ "$BUILD" = 1 ]; then
   rm -rf "$WORK/build" "$SITE"
   t0=$(date +%s)
-  # Only what the check needs: no oneDNN, no distributed layer, no C++ tests.
-  USE_CUDA=1 USE_ONEDNN=0 USE_DISTRIBUTED=0 BUILD_TEST=0 EMBER_USE_CCACHE=$CCACHE MAX_JOBS=$JOBS \
+  # Only what the check needs: no oneDNN, no C++ tests; of the distributed
+  # layer only the NCCL backend (tests/cuda/test_nccl.py), from torch's nccl wheel.
+  USE_CUDA=1 USE_ONEDNN=0 USE_DISTRIBUTED=1 USE_GLOO=0 USE_MPI=0 BUILD_TEST=0 EMBER_USE_CCACHE=$CCACHE MAX_JOBS=$JOBS \
     EMBER_CUDA_ARCH_LIST=$ARCH CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=${ARCH/./}" \
     timeout "$BUILD_S" "$PY" -m pip install --no-build-isolation --no-deps --no-compile --no-cache-dir \
     -Cbuild-dir="$WORK/build" --target "$SITE" . >"$BUILD_LOG" 2>&1

@@ -1,5 +1,6 @@
 """ember.distributed: process groups, collectives and rendezvous stores
-(torch.distributed) over real engines; Gloo for CPU tensors."""
+(torch.distributed) over real engines: Gloo and MPI for CPU tensors, NCCL for
+CUDA tensors."""
 
 from ember import _C
 

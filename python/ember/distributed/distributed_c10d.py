@@ -144,6 +144,10 @@ class Work:
     def result(self):
         return list(self._work.result())
 
+    def _source_rank(self):
+        """The rank a receive from any source got its message from."""
+        return self._work._source_rank()
+
     def synchronize(self):
         self.wait()
 
@@ -230,9 +234,7 @@ class GradBucket:
         self._buffer = buffer
 
     def gradients(self):
-        return [
-            self._buffer[o : o + p.numel()].view(p.shape) for p, o in zip(self._params, self._offsets)
-        ]
+        return [self._buffer[o : o + p.numel()].view(p.shape) for p, o in zip(self._params, self._offsets)]
 
     def parameters(self):
         return list(self._params)
@@ -313,11 +315,11 @@ def is_gloo_available() -> bool:
 
 
 def is_nccl_available() -> bool:
-    return False
+    return _dist.is_nccl_available()
 
 
 def is_mpi_available() -> bool:
-    return False
+    return _dist.is_mpi_available()
 
 
 def is_ucc_available() -> bool:
@@ -329,7 +331,9 @@ def is_xccl_available() -> bool:
 
 
 def is_backend_available(backend: str) -> bool:
-    return Backend(backend) == Backend.GLOO and is_gloo_available()
+    available = {Backend.GLOO: is_gloo_available, Backend.MPI: is_mpi_available, Backend.NCCL: is_nccl_available}
+    check = available.get(Backend(backend))
+    return check is not None and check()
 
 
 def is_initialized() -> bool:
@@ -414,10 +418,25 @@ def _rendezvous(init_method, rank, world_size, timeout):
     return store, rank, world_size
 
 
-def _new_backend(backend, store, rank, size, timeout):
+_MPI_MISSING = (
+    "Distributed package doesn't have MPI built in. MPI is only included if you build Ember on a host that has MPI "
+    "installed (pip install mpich)."
+)
+
+
+def _new_backend(backend, store, rank, size, timeout, ranks=()):
+    """The C++ group of a backend; for MPI, over the world ranks (all of them when empty), None off the group."""
     backend = Backend(backend)
+    if backend == Backend.MPI:
+        if not is_mpi_available():
+            raise RuntimeError(_MPI_MISSING)
+        return _dist._new_mpi_group(list(ranks))
+    if backend == Backend.NCCL:
+        if not is_nccl_available():
+            raise RuntimeError("Distributed package doesn't have NCCL built in")
+        return _dist._new_nccl_group(store, rank, size, _seconds(timeout))
     if backend != Backend.GLOO:
-        if backend in (Backend.NCCL, Backend.MPI, Backend.UCC, Backend.XCCL):
+        if backend in (Backend.UCC, Backend.XCCL):
             raise RuntimeError(f"Distributed package doesn't have {backend.upper()} built in")
         raise AssertionError(f"Unknown backend type {backend}")
     if not is_gloo_available():
@@ -448,6 +467,22 @@ def init_process_group(
     if backend is None:
         backend = Backend.GLOO
     backend = Backend(backend.split(":")[-1]) if ":" in str(backend) else Backend(backend)
+    if backend == Backend.MPI:
+        # MPI's runtime assigns ranks and needs no store (c10d's MPI path).
+        if world_size != -1 or rank != -1:
+            warnings.warn(
+                f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored since they are assigned by "
+                "the MPI runtime.",
+                stacklevel=2,
+            )
+        pg = _new_backend(backend, None, -1, -1, timeout)
+        _world.init_method = init_method
+        _world.default_store = None
+        _world.default_pg = ProcessGroup(pg, range(pg.size()), "0", backend, timeout)
+        _world.groups = {_world.default_pg: list(range(pg.size()))}
+        _world.group_count = 1
+        GroupMember.WORLD = _world.default_pg
+        return
     if store is not None:
         if world_size <= 0:
             raise AssertionError("world_size must be positive if using store")
@@ -511,10 +546,18 @@ def new_group(
     name = str(_world.group_count)
     _world.group_count += 1
     me = get_rank()
-    if me not in ranks:
+    if Backend(backend or default.name()) == Backend.MPI:
+        if use_local_synchronization:
+            raise ValueError("MPI backend doesn't support use_local_synchronization=True")
+        # Every rank takes part in making an MPI communicator.
+        pg = _new_backend(Backend.MPI, None, -1, -1, timeout, ranks)
+        if pg is None:
+            return GroupMember.NON_GROUP_MEMBER
+    elif me not in ranks:
         return GroupMember.NON_GROUP_MEMBER
-    store = PrefixStore(name, _world.default_store)
-    pg = _new_backend(backend or default.name(), store, ranks.index(me), len(ranks), timeout)
+    else:
+        store = PrefixStore(name, _world.default_store)
+        pg = _new_backend(backend or default.name(), store, ranks.index(me), len(ranks), timeout)
     result = ProcessGroup(pg, ranks, name, backend or default.name(), timeout)
     _world.groups[result] = ranks
     return result
@@ -694,6 +737,8 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
         if t.dtype != tensors[0].dtype:
             raise ValueError(f"Invalid usage of tensors with different dtypesFound {tensors[0].dtype} and  {t.dtype}")
     pg = _resolve(group)
+    if pg.name() == Backend.MPI:
+        raise RuntimeError("allreduce_coalesced is currently not supported with MPI")
     with ember.no_grad():
         flat = ember.cat([t.reshape(-1) for t in tensors]) if tensors else ember.zeros(0)
 
@@ -952,12 +997,14 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     if _rank_not_in_group(group):
         return None
     pg = _resolve(group)
+    buf, back = _dense(tensor)
     if src is None and group_src is None:
-        raise RuntimeError("recv from any source is not supported by ember's gloo backend; pass src")
+        if pg.name() != Backend.MPI:
+            raise RuntimeError("recv from any source is not supported by ember's gloo backend; pass src")
+        return Work(pg._pg.recv_anysource(buf, tag), back)
     peer = _group_peer(pg, src, group_src, "src")
     if peer == pg.rank():
         raise ValueError("Invalid source rank: source rank should not be the same as the rank of the current process.")
-    buf, back = _dense(tensor)
     return Work(pg._pg.recv(buf, peer, tag), back)
 
 
@@ -973,6 +1020,8 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
         return -1
     work.wait()
     pg = _resolve(group)
+    if src is None and group_src is None:
+        return get_global_rank(pg, work._source_rank())
     return src if src is not None else get_global_rank(pg, group_src)
 
 
@@ -1011,7 +1060,14 @@ def _object_to_tensor(obj):
 
 
 def _tensor_to_object(tensor, size):
-    return pickle.loads(tensor[:size].numpy().tobytes())
+    return pickle.loads(tensor[:size].cpu().numpy().tobytes())
+
+
+def _on(pg, tensor):
+    """The tensor on the device the group's backend communicates from (the current CUDA device for NCCL)."""
+    if pg.name() == Backend.NCCL:
+        return tensor.to(ember.device("cuda", ember.cuda.current_device()))
+    return tensor
 
 
 def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
@@ -1025,10 +1081,12 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         sizes = ember.tensor([n for _, n in pairs], dtype=ember.int64)
     else:
         sizes = ember.zeros(len(object_list), dtype=ember.int64)
-    pg._pg.broadcast(sizes, root).wait()
+    sizes = _on(pg, sizes)
+    Work(pg._pg.broadcast(sizes, root)).wait()
+    sizes = sizes.cpu()
     total = int(sizes.sum())
-    data = ember.cat([t for t, _ in pairs]) if me == root else ember.empty(total, dtype=ember.uint8)
-    pg._pg.broadcast(data, root).wait()
+    data = _on(pg, ember.cat([t for t, _ in pairs]) if me == root else ember.empty(total, dtype=ember.uint8))
+    Work(pg._pg.broadcast(data, root)).wait()
     if me != root:
         offset = 0
         for i, n in enumerate(sizes.tolist()):
@@ -1043,9 +1101,9 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
     pg = _resolve(group)
     peer = _group_peer(pg, dst, group_dst, "dst")
     pairs = [_object_to_tensor(o) for o in object_list]
-    sizes = ember.tensor([n for _, n in pairs], dtype=ember.int64)
+    sizes = _on(pg, ember.tensor([n for _, n in pairs], dtype=ember.int64))
     pg._pg.send(sizes, peer, 0).wait()
-    pg._pg.send(ember.cat([t for t, _ in pairs]), peer, 0).wait()
+    pg._pg.send(_on(pg, ember.cat([t for t, _ in pairs])), peer, 0).wait()
 
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
@@ -1056,9 +1114,10 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     if src is None and group_src is None:
         raise RuntimeError("recv from any source is not supported by ember's gloo backend; pass src")
     peer = _group_peer(pg, src, group_src, "src")
-    sizes = ember.zeros(len(object_list), dtype=ember.int64)
+    sizes = _on(pg, ember.zeros(len(object_list), dtype=ember.int64))
     pg._pg.recv(sizes, peer, 0).wait()
-    data = ember.empty(int(sizes.sum()), dtype=ember.uint8)
+    sizes = sizes.cpu()
+    data = _on(pg, ember.empty(int(sizes.sum()), dtype=ember.uint8))
     pg._pg.recv(data, peer, 0).wait()
     offset = 0
     for i, n in enumerate(sizes.tolist()):
@@ -1070,12 +1129,13 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
 def _gather_bytes(pg, obj):
     """Every rank's pickled object, padded to the longest, and the lengths."""
     t, n = _object_to_tensor(obj)
-    sizes = [ember.zeros(1, dtype=ember.int64) for _ in range(pg.size())]
-    pg._pg.allgather(sizes, ember.tensor([n], dtype=ember.int64)).wait()
-    longest = max(int(s) for s in sizes)
+    sizes = [_on(pg, ember.zeros(1, dtype=ember.int64)) for _ in range(pg.size())]
+    Work(pg._pg.allgather(sizes, _on(pg, ember.tensor([n], dtype=ember.int64)))).wait()
+    sizes = [int(s.cpu()) for s in sizes]
+    longest = max(sizes)
     padded = ember.zeros(longest, dtype=ember.uint8)
     padded[:n] = t
-    return padded, [int(s) for s in sizes], longest
+    return _on(pg, padded), sizes, longest
 
 
 def all_gather_object(object_list, obj, group=None):
@@ -1083,8 +1143,8 @@ def all_gather_object(object_list, obj, group=None):
         return
     pg = _resolve(group)
     padded, sizes, longest = _gather_bytes(pg, obj)
-    outs = [ember.empty(longest, dtype=ember.uint8) for _ in range(pg.size())]
-    pg._pg.allgather(outs, padded).wait()
+    outs = [_on(pg, ember.empty(longest, dtype=ember.uint8)) for _ in range(pg.size())]
+    Work(pg._pg.allgather(outs, padded)).wait()
     for i, (t, n) in enumerate(zip(outs, sizes)):
         object_list[i] = _tensor_to_object(t, n)
 
@@ -1095,7 +1155,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     pg = _resolve(group)
     root = _group_peer(pg, dst, group_dst, "dst")
     padded, sizes, longest = _gather_bytes(pg, obj)
-    outs = [ember.empty(longest, dtype=ember.uint8) for _ in range(pg.size())] if pg.rank() == root else []
+    outs = [_on(pg, ember.empty(longest, dtype=ember.uint8)) for _ in range(pg.size())] if pg.rank() == root else []
     pg._pg.gather(outs, padded, root).wait()
     if pg.rank() == root:
         for i, (t, n) in enumerate(zip(outs, sizes)):
@@ -1118,20 +1178,21 @@ def scatter_object_list(
         header = ember.tensor([longest], dtype=ember.int64)
     else:
         header = ember.zeros(1, dtype=ember.int64)
+    header = _on(pg, header)
     pg._pg.broadcast(header, root).wait()
-    longest = int(header)
+    longest = int(header.cpu())
     inputs, lengths = [], []
     if me == root:
         for t, n in pairs:
             p = ember.zeros(longest, dtype=ember.uint8)
             p[:n] = t
-            inputs.append(p)
-            lengths.append(ember.tensor([n], dtype=ember.int64))
-    out = ember.empty(longest, dtype=ember.uint8)
-    length = ember.zeros(1, dtype=ember.int64)
+            inputs.append(_on(pg, p))
+            lengths.append(_on(pg, ember.tensor([n], dtype=ember.int64)))
+    out = _on(pg, ember.empty(longest, dtype=ember.uint8))
+    length = _on(pg, ember.zeros(1, dtype=ember.int64))
     pg._pg.scatter(out, inputs, root).wait()
     pg._pg.scatter(length, lengths, root).wait()
-    scatter_object_output_list[0] = _tensor_to_object(out, int(length))
+    scatter_object_output_list[0] = _tensor_to_object(out, int(length.cpu()))
 
 
 __all__ = sorted(

@@ -25,11 +25,13 @@ class EMBER_DIST_API Work {
   // Blocks until the operation finished (or timeout, when positive, ran out);
   // rethrows its error. Returns true.
   virtual bool wait(Millis timeout = Millis(0));
-  bool is_completed();
+  virtual bool is_completed();
   bool is_success();
   std::exception_ptr exception();
   // Tensors the operation wrote (for Work.result()).
   std::vector<Tensor> result() const { return outputs_; }
+  // The rank a receive from any source got its message from; -1 otherwise.
+  virtual int source_rank() { return -1; }
 
   void finish(std::exception_ptr error = nullptr);
   std::vector<Tensor> outputs_;
@@ -67,6 +69,8 @@ class EMBER_DIST_API ProcessGroup {
   virtual std::shared_ptr<Work> alltoall(Tensor output, Tensor input, AllToAllSplits splits) = 0;
   virtual std::shared_ptr<Work> send(Tensor t, int dst, int tag) = 0;
   virtual std::shared_ptr<Work> recv(Tensor t, int src, int tag) = 0;
+  // A receive from whichever rank sends first (Work::source_rank names it).
+  virtual std::shared_ptr<Work> recv_anysource(Tensor t, int tag);
   virtual std::shared_ptr<Work> barrier() = 0;
 
  protected:
@@ -78,5 +82,31 @@ EMBER_DIST_API bool gloo_available();
 // A Gloo process group over store; raises when Gloo was not built.
 EMBER_DIST_API std::shared_ptr<ProcessGroup> make_gloo_process_group(std::shared_ptr<Store> store, int rank, int size,
                                                                      Millis timeout);
+
+// Whether the MPI backend was built (libember_distributed_mpi next to this
+// library) and its MPI library loads.
+EMBER_DIST_API bool mpi_available();
+// A group over MPI_COMM_WORLD (ranks empty) or over the given world ranks,
+// initialising MPI on first use; every world rank calls it. nullptr on a
+// rank outside ranks.
+EMBER_DIST_API std::shared_ptr<ProcessGroup> make_mpi_process_group(const std::vector<int>& ranks);
+
+// Whether the NCCL backend was built (libember_distributed_nccl next to this library).
+EMBER_DIST_API bool nccl_available();
+// NCCL's version as (major, minor, patch); raises when libnccl cannot be loaded.
+EMBER_DIST_API std::vector<int> nccl_version();
+// A NCCL group over store (rank 0 publishes the unique id there); CUDA tensors only.
+EMBER_DIST_API std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank, int size,
+                                                                     Millis timeout);
+
+// The NCCL unique id exchange of a group's first communicator: rank 0 makes
+// the id and sets it under key; the others get it (128 bytes).
+EMBER_DIST_API Bytes nccl_exchange_unique_id(std::shared_ptr<Store> store, int rank, const std::string& key);
+
+// What a backend plug-in library exports (Note [Backend plug-ins]).
+using MpiFactory = std::shared_ptr<ProcessGroup> (*)(const std::vector<int>& ranks);
+using NcclFactory = std::shared_ptr<ProcessGroup> (*)(std::shared_ptr<Store> store, int rank, int size, Millis timeout);
+using NcclVersion = std::vector<int> (*)();
+using NcclExchangeId = Bytes (*)(std::shared_ptr<Store> store, int rank, const std::string& key);
 
 }  // namespace ember::distributed

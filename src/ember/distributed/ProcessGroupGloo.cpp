@@ -501,26 +501,37 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
   // buffer to every other rank at once and combines the n contributions in
   // rank order, so one step suffices and every rank computes the very same
   // bits. It moves (n-1) times the buffer per rank instead of about twice,
-  // which is why it stops at kExchangeMaxBytes.
+  // which is why it stops at kExchangeMaxBytes. The staging buffers are Gloo
+  // unbound buffers made once: made and destroyed on every call, they cost
+  // about a millisecond of CPU per call in Debian's Gloo, whose device
+  // thread spins meanwhile.
   void exchange_allreduce(const Tensor& t, ReduceFn fn, uint32_t tag) {
     const size_t bytes = nbytes(t);
     const size_t count = static_cast<size_t>(t.numel());
-    std::vector<char> others(bytes * static_cast<size_t>(size_ - 1));
-    auto mine = context_->createUnboundBuffer(t.data_ptr(), bytes);
-    auto theirs = context_->createUnboundBuffer(others.data(), others.size());
+    // Staging buffers registered once per group: creating and destroying
+    // Gloo's unbound buffers on every call costs more than the copies.
+    if (!exchange_mine_) {
+      exchange_mine_storage_.resize(kExchangeMaxBytes);
+      exchange_theirs_storage_.resize(kExchangeMaxBytes * static_cast<size_t>(size_ - 1));
+      exchange_mine_ = context_->createUnboundBuffer(exchange_mine_storage_.data(), exchange_mine_storage_.size());
+      exchange_theirs_ =
+          context_->createUnboundBuffer(exchange_theirs_storage_.data(), exchange_theirs_storage_.size());
+    }
+    char* others = exchange_theirs_storage_.data();
+    std::memcpy(exchange_mine_storage_.data(), t.data_ptr(), bytes);
     const uint64_t slot = gloo::Slot::build(kExchangePrefix, tag);
     auto index = [&](int peer) { return static_cast<size_t>(peer < rank_ ? peer : peer - 1); };
     for (int peer = 0; peer < size_; ++peer) {
       if (peer == rank_) continue;
-      theirs->recv(peer, slot, index(peer) * bytes, bytes);
-      mine->send(peer, slot);
+      exchange_theirs_->recv(peer, slot, index(peer) * bytes, bytes);
+      exchange_mine_->send(peer, slot, 0, bytes);
     }
-    for (int i = 0; i < size_ - 1; ++i) theirs->waitRecv(timeout_);
-    for (int i = 0; i < size_ - 1; ++i) mine->waitSend(timeout_);
+    for (int i = 0; i < size_ - 1; ++i) exchange_theirs_->waitRecv(timeout_);
+    for (int i = 0; i < size_ - 1; ++i) exchange_mine_->waitSend(timeout_);
     // acc = contribution 0 (op) 1 (op) ... in rank order.
     std::vector<char> acc(bytes);
     auto part = [&](int r) -> const void* {
-      return r == rank_ ? t.data_ptr() : static_cast<const void*>(others.data() + index(r) * bytes);
+      return r == rank_ ? t.data_ptr() : static_cast<const void*>(others + index(r) * bytes);
     };
     std::memcpy(acc.data(), part(0), bytes);
     for (int r = 1; r < size_; ++r) fn(acc.data(), acc.data(), part(r), count);
@@ -603,6 +614,9 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
 
   Millis timeout_;
   std::shared_ptr<gloo::Context> context_;
+  // Note [Small all_reduce]'s staging buffers, made on first use.
+  std::vector<char> exchange_mine_storage_, exchange_theirs_storage_;
+  std::unique_ptr<gloo::transport::UnboundBuffer> exchange_mine_, exchange_theirs_;
   std::thread worker_;
   std::mutex mutex_;
   std::condition_variable queue_cv_;

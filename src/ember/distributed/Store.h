@@ -169,6 +169,6 @@ class EMBER_DIST_API TCPStore : public Store {
 };
 
 // "100ms": a duration as the stores' messages print it.
-std::string timeout_text(Millis t);
+EMBER_DIST_API std::string timeout_text(Millis t);
 
 }  // namespace ember::distributed

@@ -161,6 +161,7 @@ void init_distributed(nb::module_& parent) {
       .def("is_completed", &Work::is_completed)
       .def("is_success", &Work::is_success)
       .def("result", &Work::result)
+      .def("_source_rank", &Work::source_rank)
       .def("_exception_text", [](Work& w) -> std::optional<std::string> {
         auto e = w.exception();
         if (!e) return std::nullopt;
@@ -192,9 +193,29 @@ void init_distributed(nb::module_& parent) {
           })
       .def("send", &ProcessGroup::send)
       .def("recv", &ProcessGroup::recv)
+      .def("recv_anysource", &ProcessGroup::recv_anysource)
       .def("barrier", &ProcessGroup::barrier);
 
   m.def("is_gloo_available", &gloo_available);
+  m.def("is_mpi_available", &mpi_available);
+  m.def("is_nccl_available", &nccl_available);
+  m.def("_nccl_version", &nccl_version);
+  m.def("_new_mpi_group", [](std::vector<int> ranks) {
+    nb::gil_scoped_release g;
+    return make_mpi_process_group(ranks);
+  });
+  m.def("_new_nccl_group", [](std::shared_ptr<Store> store, int rank, int size, double timeout) {
+    nb::gil_scoped_release g;
+    return make_nccl_process_group(std::move(store), rank, size, to_millis(timeout));
+  });
+  m.def("_nccl_exchange_unique_id", [](std::shared_ptr<Store> store, int rank, const std::string& key) {
+    Bytes b;
+    {
+      nb::gil_scoped_release g;
+      b = nccl_exchange_unique_id(std::move(store), rank, key);
+    }
+    return from_bytes(b);
+  });
   m.def("_new_gloo_group", [](std::shared_ptr<Store> store, int rank, int size, double timeout) {
     nb::gil_scoped_release g;
     return make_gloo_process_group(std::move(store), rank, size, to_millis(timeout));
