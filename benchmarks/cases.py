@@ -347,6 +347,21 @@ class _TinyGPT:
         model = Model()
         return model, lib.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
 
+    @staticmethod
+    def build_checkpointed(lib):
+        """The same model with each block under non-reentrant activation checkpointing."""
+        model, opt = _TinyGPT.build(lib)
+        checkpoint = lib.utils.checkpoint.checkpoint
+
+        def forward(idx):
+            x = model.tok(idx) + model.pos(lib.arange(idx.shape[1]))
+            for block in model.blocks.layers:
+                x = checkpoint(block, x, model.mask, None, True, use_reentrant=False)
+            return model.head(x)
+
+        model.forward = forward
+        return model, opt
+
 
 def _images(lib):
     return _data(lib, (64, 1, 28, 28), 20), _labels(lib, (64,), 10)
@@ -613,6 +628,12 @@ CASES = [
     Case("training", "CNN step (2 conv + BN, Adam, 64x1x28x28)", _train_step(_cnn, _images), 1.0),
     Case("training", "LSTM step (2x128, Adam, 16x64 tokens)", _train_step(_CharLSTM.build, _tokens), 1.0),
     Case("training", "GPT step (2 layers d128, AdamW, 16x64 tokens)", _train_step(_TinyGPT.build, _tokens), 1.0),
+    Case(
+        "training",
+        "GPT step, checkpointed blocks (2 layers d128, AdamW, 16x64 tokens)",
+        _train_step(_TinyGPT.build_checkpointed, _tokens),
+        1.0,
+    ),
     Case("amp", "MLP step, autocast bf16", _autocast_train_step(_mlp, _vectors), 1.0),
     Case("amp", "CNN step, autocast bf16", _autocast_train_step(_cnn, _images), 1.0),
     Case("processes", "queue hand-over 4 KiB", _queue_hand_over(1024), 1.0),

@@ -317,3 +317,98 @@ def test_torch_function_overrides_of_grad_and_backward():
         )
         assert lib.autograd.is_tensor_like(lib.ones(1)) and lib.autograd.is_tensor_like(Takes())
         assert not lib.autograd.is_tensor_like(3) and not lib.autograd.has_torch_function([lib.ones(1), 2])
+
+
+def test_saved_tensor_hooks_on_one_saved_tensor():
+    """grad_fn._raw_saved_<name>.register_hooks: the pack hook sees the saved
+    tensor, the unpack hook's result is what backward uses."""
+    grads, calls = [], []
+    for lib, x in zip((ember, torch), both([0.5, -1.0, 2.0])):
+        y = x.exp()
+        assert type(y.grad_fn._raw_saved_result) is lib.autograd.SavedTensor
+        assert type(x.mul(x).grad_fn._raw_saved_other) is lib.autograd.SavedTensor
+        log = []
+        y.grad_fn._raw_saved_result.register_hooks(
+            lambda t, log=log: log.append("pack") or t * 2, lambda t, log=log: log.append("unpack") or t
+        )
+        saved = y.grad_fn._saved_result
+        assert saved.grad_fn is not None and saved.grad_fn.name() == "ExpBackward0"
+        y.sum().backward()
+        grads.append(x.grad.tolist())
+        calls.append(log)
+        # A second pair of hooks, hooks after the graph was freed, and a SavedTensor made by hand.
+        z = x.sin()
+        raw = z.grad_fn._raw_saved_self
+        raw.register_hooks(lambda t: t, lambda t: t)
+        assert err(lambda raw=raw: raw.register_hooks(lambda t: t, lambda t: t)) == (
+            RuntimeError,
+            "Calling register_hooks on a saved tensor whose hooks have already been set. "
+            "Hint: only one pair of hooks is allowed at a time.",
+        )
+        e = err(lambda raw=raw: raw.register_hooks(1, lambda t: t))
+        assert e is not None and e[0] is TypeError and e[1].startswith("register_hooks(): incompatible function")
+        w = x.cos()
+        raw = w.grad_fn._raw_saved_self
+        w.sum().backward()
+        e = err(lambda raw=raw: raw.register_hooks(lambda t: t, lambda t: t))
+        assert e is not None and e[0] is RuntimeError
+        assert e[1].startswith("Calling register_hooks on a saved tensor after it has been freed.")
+        assert err(lib.autograd.SavedTensor) == (
+            RuntimeError,
+            "Trying to create a SavedTensor object from Python is forbidden.",
+        )
+        e = err(lambda w=w: w.grad_fn._saved_self)
+        assert e is not None and e[0] is RuntimeError and e[1].startswith("Trying to backward through the graph")
+        assert err(lambda y=y: y.grad_fn._saved_nothing)[0] is AttributeError
+    assert calls[0] == calls[1] == ["pack", "unpack", "unpack"]
+    np.testing.assert_allclose(grads[0], grads[1])
+
+
+def test_profiler_events_of_the_legacy_profiler():
+    """autograd.ProfilerEvent: push/pop records per thread from
+    _disable_profiler_legacy, parsed back by profiler_legacy.profile."""
+    streams = {}
+    for lib in (ember, torch):
+        config = lib.autograd.ProfilerConfig(
+            lib.autograd.ProfilerState.CPU,
+            True,
+            False,
+            False,
+            False,
+            False,
+            torch._C._profiler._ExperimentalConfig() if lib is torch else None,
+        )
+        x = lib.ones(3, 4)
+        lib.autograd._enable_profiler_legacy(config)
+        x.mm(x.t())
+        records = lib.autograd._disable_profiler_legacy()
+        assert isinstance(records, list) and all(isinstance(r, list) for r in records)
+        events = records[0]
+        assert all(type(e) is lib.autograd.ProfilerEvent for e in events)
+        assert (events[0].kind(), events[0].name()) == ("mark", "__start_profile")
+        pushes = {e.handle(): e for e in events if e.kind() == "push"}
+        pops = [e for e in events if e.kind() == "pop"]
+        assert len(pushes) == len(pops) and all(e.name() == "" and e.handle() in pushes for e in pops)
+        mm = next(e for e in pushes.values() if e.name() == "aten::mm")
+        assert mm.shapes() == [[3, 4], [4, 3]]
+        end = next(e for e in pops if e.handle() == mm.handle())
+        assert (
+            mm.cpu_elapsed_us(end) == pytest.approx(end.start_us() - mm.start_us(), abs=1.0)
+            and mm.cpu_elapsed_us(end) >= 0
+        )
+        assert (mm.thread_id(), mm.device(), mm.node_id(), mm.is_remote(), mm.cpu_memory_usage(), mm.has_cuda()) == (
+            events[0].thread_id(),
+            -1,
+            -1,
+            False,
+            0,
+            False,
+        )
+        streams[lib.__name__] = {e.name() for e in pushes.values()}
+        e = err(lib.autograd.ProfilerEvent)
+        assert e[0] is TypeError and e[1].endswith("ProfilerEvent: No constructor defined!")
+        with lib.autograd.profiler_legacy.profile(record_shapes=True) as prof:
+            x.mm(x.t())
+        mm_event = next(ev for ev in prof.function_events if ev.name == "aten::mm")
+        assert mm_event.input_shapes == [[3, 4], [4, 3]] and mm_event.cpu_time_total >= 0
+    assert "aten::mm" in streams["ember"] and "aten::mm" in streams["torch"]

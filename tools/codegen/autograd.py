@@ -14,6 +14,14 @@ def node_declaration(op: Operator) -> str:
     fields += [f"  size_t {a.name}_size_ = 0;" for a in differentiable_inputs(op) if a.type.is_list]
     releases = [f"    {name}_.reset_data();" for name, _ in info.tensors]
     releases += [f"    for (auto& v : {name}_) v.reset_data();" for name in info.tensor_lists]
+    saved = ", ".join(f'{{"{name}", &{name}_}}' for name, _ in info.tensors)
+    listing = []
+    if saved:
+        listing = [
+            "  std::vector<std::pair<const char*, SavedVariable*>> saved_tensors() override {",
+            f"    return {{{saved}}};",
+            "  }",
+        ]
     return "\n".join(
         [
             f"struct EMBER_API {op.node_name} final : public Node {{",
@@ -22,6 +30,7 @@ def node_declaration(op: Operator) -> str:
             "  void release_variables() override {",
             *releases,
             "  }",
+            *listing,
             *fields,
             "};",
             "",
@@ -66,7 +75,7 @@ def node_definition(op: Operator) -> str:
             )
             lines.append(f"  if ({a.name}_needed) {{")
             if formula == "not_implemented":
-                lines.append(f'    throw Error("the derivative for \'{op.name}\' is not implemented.");')
+                lines.append(f"    throw Error(\"the derivative for '{op.name}' is not implemented.\");")
             else:
                 lines.append(f"    std::vector<Tensor> _g = {formula};")
                 lines.append(
@@ -77,7 +86,7 @@ def node_definition(op: Operator) -> str:
             continue
         lines.append(f"  if (should_compute_output({a.name}_ix)) {{")
         if formula == "not_implemented":
-            lines.append(f'    throw Error("the derivative for \'{op.name}\' is not implemented.");')
+            lines.append(f"    throw Error(\"the derivative for '{op.name}' is not implemented.\");")
         else:
             lines.append(f"    grad_inputs[{a.name}_ix] = {formula};")
         lines.append("  }")
@@ -93,7 +102,7 @@ def _multi_input_formula(d, formula: str) -> list[str]:
     needed = ", ".join(f"should_compute_output({name}_ix)" for name in d.names)
     lines = [f"  if ({' || '.join(f'should_compute_output({name}_ix)' for name in d.names)}) {{"]
     if formula == "not_implemented":
-        lines.append(f'    throw Error("the derivative for \'{d.input}\' is not implemented.");')
+        lines.append(f"    throw Error(\"the derivative for '{d.input}' is not implemented.\");")
     else:
         lines.append(f"    const std::array<bool, {n}> grad_input_mask = {{{needed}}};")
         lines.append(f"    auto _r = {formula};")

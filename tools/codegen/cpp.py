@@ -264,8 +264,15 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
     lists: list[str] = []
     values: list[tuple[str, str, str]] = []
     formulas: dict[str, str] = {}
-    attr_types = {"sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "storage_offset": "int64_t",
-                  "scalar_type": "ScalarType", "dim": "int64_t", "numel": "int64_t", "device": "Device"}
+    attr_types = {
+        "sizes": "std::vector<int64_t>",
+        "strides": "std::vector<int64_t>",
+        "storage_offset": "int64_t",
+        "scalar_type": "ScalarType",
+        "dim": "int64_t",
+        "numel": "int64_t",
+        "device": "Device",
+    }
     for d in op.derivatives:
         f = d.formula
         if f == "not_implemented":
@@ -284,6 +291,10 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
 
         f = _SIZE_ATTR_RE.sub(attr, f)
         for name in sorted(tensor_args):
+            # In a formula `grad` is always the incoming gradient, also where
+            # an input (of a backward operator) bears that name.
+            if name == "grad":
+                continue
             if re.search(rf"\b{name}\b", f) and (name, False) not in tensors:
                 tensors.append((name, False))
         for name in sorted(list_args):
@@ -398,7 +409,9 @@ def definition(v: Variant) -> str:
     list_return = len(op.schema.returns) == 1 and op.schema.returns[0].type.is_list
     if view_of:
         # Read before the kernel runs below autograd (grad mode off there).
-        lines.append(f"  const auto _creation_meta = autograd::view_creation_meta({'true' if list_return else 'false'});")
+        lines.append(
+            f"  const auto _creation_meta = autograd::view_creation_meta({'true' if list_return else 'false'});"
+        )
     # 1. the kernel expression (device dispatch; a CompositeExplicitAutograd
     # kernel serves the devices without their own entry)
     if op.composite_explicit and not backend_kernels(op):
@@ -462,6 +475,7 @@ def definition(v: Variant) -> str:
             if optional_tensors.get(name):
                 value = f"{name}.value_or(Tensor())"
             save = f"_grad_fn->{name}_ = autograd::SavedVariable({value}, false);"
+
             # As PyTorch: save an input only when a gradient that needs it will be
             # computed, so that changing it in place later is no error otherwise.
             def formula_of(arg):  # a multi-input entry ("input, weight: f") covers several args
@@ -479,7 +493,9 @@ def definition(v: Variant) -> str:
         optional_lists = {a.name for a in op.schema.arguments if a.type.is_tensor_list and a.type.elem_optional}
         for name in info.tensor_lists:
             if name in optional_lists:  # Tensor?[]: None is saved as an undefined tensor
-                lines.append(f"    for (const auto& _t : {name}) _grad_fn->{name}_.emplace_back(_t ? *_t : Tensor(), false);")
+                lines.append(
+                    f"    for (const auto& _t : {name}) _grad_fn->{name}_.emplace_back(_t ? *_t : Tensor(), false);"
+                )
             else:
                 lines.append(f"    for (const Tensor& _t : {name}) _grad_fn->{name}_.emplace_back(_t, false);")
         lines.append("  }")
@@ -539,7 +555,7 @@ def definition(v: Variant) -> str:
         for field, _, init in info.values:
             for o, e in zip(outs, exprs):
                 if init.startswith(o + "."):
-                    lines.append(f"    _grad_fn->{field} = {e}{init[len(o):]};")
+                    lines.append(f"    _grad_fn->{field} = {e}{init[len(o) :]};")
         for name, is_out in info.tensors:
             if is_out:
                 e = exprs[outs.index(name)]
@@ -553,6 +569,7 @@ def definition(v: Variant) -> str:
 
 def kernel_table_definition(op: Operator) -> str:
     ks = backend_kernels(op)
+
     # CUDA kernels live in libember_cuda.so, which fills its entry when loaded;
     # device-generic functions (pointwise ones, and those named for CUDA as for
     # the CPU, which call per-device stubs) live in this library and serve every device.

@@ -17,6 +17,7 @@ from ember.autograd import (  # noqa: F401
     profiler_legacy,
     profiler_util,
 )
+from ember.autograd._profiler_event import ProfilerEvent, _legacy_records
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from ember.autograd.function import Function, NestedIOFunction
 from ember.autograd.grad_mode import (
@@ -267,3 +268,17 @@ def is_view_replay_enabled() -> bool:
     """Whether views modified in place are recreated by replaying their view
     operators: Ember recreates them with as_strided (Note [Views] of 0007)."""
     return False
+
+
+# grad_fn._raw_saved_<name>: one saved tensor of a node, to register pack/unpack hooks on.
+SavedTensor = _C.SavedTensor
+
+
+def _enable_profiler_legacy(config) -> None:
+    """Starts the legacy profiler with a ProfilerConfig (its input shapes setting)."""
+    _C._profiler_start(bool(config.report_input_shapes))
+
+
+def _disable_profiler_legacy():
+    """Stops the legacy profiler: its records per thread, lists of ProfilerEvent."""
+    return _legacy_records(_C._profiler_stop())

@@ -2,6 +2,8 @@
 as torch.autograd.profiler_legacy. Ember's profiler records through its own
 C++ layer in every case, so this is the same recorder."""
 
+from ember import _C
+from ember.autograd._profiler_event import _legacy_records, _parse_legacy_records
 from ember.autograd.profiler import DeviceType, ProfilerConfig, ProfilerState
 from ember.autograd.profiler import profile as _profile
 from ember.autograd.profiler_util import EventList, FunctionEvent
@@ -33,3 +35,8 @@ class profile(_profile):  # noqa: N801  (PyTorch's name)
             with_stack=with_stack,
             with_modules=with_modules,
         )
+
+    def _stop(self):
+        # Through the legacy record stream (ProfilerEvent push/pop pairs), as PyTorch's legacy profiler.
+        self._records = _legacy_records(_C._profiler_stop())
+        self.function_events = _parse_legacy_records(self._records)

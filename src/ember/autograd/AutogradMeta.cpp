@@ -90,6 +90,10 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
+  if (!result.defined()) {
+    fn->add_input_metadata(result);
+    return;
+  }
   AutogradMeta* m = materialize_meta(result);
   m->grad_fn = fn;
   m->output_nr = fn->add_input_metadata(result);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/autograd/FunctionsComplex.h"
+#include "ember/autograd/FunctionsDoubleBackward.h"
 #include "ember/autograd/FunctionsFFT.h"
 #include "ember/autograd/FunctionsMath.h"
 #include "ember/autograd/FunctionsSpecial.h"

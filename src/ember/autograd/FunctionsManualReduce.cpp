@@ -276,6 +276,8 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
   (void)result;
   if (self.dim() == 0 || self.numel() == 0) return grad.to(self.dtype());
+  // A gradient that will be differentiated again is composed of operators.
+  if (GradMode::is_enabled()) return cumprod_backward_differentiable(grad, self, dim).to(self.dtype());
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   int64_t outer, n, inner;
   split_at(self.sizes(), d, outer, n, inner);

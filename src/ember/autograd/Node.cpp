@@ -72,6 +72,12 @@ void forget_node_hooks(const Node* n) {
 }
 
 uint32_t Node::add_input_metadata(const TensorBase& t) {
+  // An undefined output (a backward operator's masked-out gradient) keeps its
+  // slot, so the outputs after it keep their numbers; no gradient reaches it.
+  if (!t.defined()) {
+    input_metadata_.push_back(InputMetadata{});
+    return static_cast<uint32_t>(input_metadata_.size() - 1);
+  }
   input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.dtype(), t.device()});
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/ops/Tensor.h"
@@ -14,6 +15,7 @@ namespace ember::autograd {
 
 using variable_list = std::vector<Tensor>;
 class Node;
+class SavedVariable;
 
 struct Edge {
   std::shared_ptr<Node> function;
@@ -48,6 +50,9 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   virtual variable_list apply(variable_list&& grads) = 0;
   // Frees saved tensors once the graph is no longer needed.
   virtual void release_variables() {}
+  // The tensors this node saved, by name ("self", "result"), as
+  // grad_fn._saved_<name> and grad_fn._raw_saved_<name> show them.
+  virtual std::vector<std::pair<const char*, SavedVariable*>> saved_tensors() { return {}; }
 
   const edge_list& next_edges() const { return next_edges_; }
   void set_next_edges(edge_list&& edges) { next_edges_ = std::move(edges); }

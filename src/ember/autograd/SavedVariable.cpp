@@ -53,6 +53,20 @@ void SavedVariable::reset_data() {
   released_ = true;
 }
 
+void SavedVariable::register_hooks(const PackHook& pack) {
+  EMBER_CHECK(!released_,
+              "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+              "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+              "to backward through the graph a second time or if you need to access saved variables after calling "
+              "backward.");
+  EMBER_CHECK(was_defined_, "Calling register_hooks on a saved tensor with value None is forbidden");
+  EMBER_CHECK(!packed_,
+              "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of "
+              "hooks is allowed at a time.");
+  packed_ = pack(data_);
+  data_.reset();
+}
+
 namespace {
 std::string short_node_name(std::string name) {
   const std::string suffix = "Backward0";

@@ -36,6 +36,9 @@ class EMBER_API SavedVariable {
   // Throws if the graph was freed or the tensor was modified in place.
   Tensor unpack(std::shared_ptr<Node> saved_for = nullptr) const;
   void reset_data();
+  // Hands the kept tensor to pack and keeps what it returns instead
+  // (grad_fn._raw_saved_<name>.register_hooks); one pair of hooks at most.
+  void register_hooks(const PackHook& pack);
 
  private:
   Tensor data_;

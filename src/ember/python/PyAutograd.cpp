@@ -1,6 +1,7 @@
 #include "ember/python/PyAutograd.h"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "ember/autograd/AutogradMeta.h"
@@ -178,6 +179,78 @@ PyObject* node_sequence_nr(PyObject* self, PyObject*) {
   EMBER_PY_CATCH
 }
 
+// grad_fn._raw_saved_<name>: a handle on one saved tensor of a node (which
+// it keeps alive), on which pack/unpack hooks can be registered.
+struct PySavedTensor {
+  PyObject_HEAD std::shared_ptr<autograd::Node> node;
+  autograd::SavedVariable* variable;
+};
+
+PyTypeObject* g_saved_tensor_type = nullptr;
+
+void saved_tensor_dealloc(PyObject* self) {
+  reinterpret_cast<PySavedTensor*>(self)->node.~shared_ptr();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* saved_tensor_new(PyTypeObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_RuntimeError, "Trying to create a SavedTensor object from Python is forbidden.");
+  return nullptr;
+}
+
+PyObject* saved_tensor_register_hooks(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  EMBER_PY_TRY
+  if (n != 2 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "register_hooks(): incompatible function arguments. The following argument types are "
+                    "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, "
+                    "arg1: collections.abc.Callable) -> None");
+    return nullptr;
+  }
+  reinterpret_cast<PySavedTensor*>(self)->variable->register_hooks(python_pack_hook(args[0], args[1]));
+  Py_RETURN_NONE;
+  EMBER_PY_CATCH
+}
+
+PyMethodDef saved_tensor_methods[] = {
+    {"register_hooks", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(saved_tensor_register_hooks)),
+     METH_FASTCALL, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyObject* wrap_saved_tensor(const std::shared_ptr<autograd::Node>& node, autograd::SavedVariable* variable) {
+  PyObject* obj = g_saved_tensor_type->tp_alloc(g_saved_tensor_type, 0);
+  if (!obj) return nullptr;
+  auto* st = reinterpret_cast<PySavedTensor*>(obj);
+  new (&st->node) std::shared_ptr<autograd::Node>(node);
+  st->variable = variable;
+  return obj;
+}
+
+// After the usual lookup fails: _saved_<name> (the saved tensor) and
+// _raw_saved_<name> (its SavedTensor handle) of a generated node.
+PyObject* node_getattro(PyObject* self, PyObject* attr) {
+  PyObject* found = PyObject_GenericGetAttr(self, attr);
+  if (found || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
+  const char* name = PyUnicode_AsUTF8(attr);
+  if (!name) return nullptr;
+  static constexpr std::string_view raw_prefix = "_raw_saved_", prefix = "_saved_";
+  const std::string_view s(name);
+  const bool raw = s.substr(0, raw_prefix.size()) == raw_prefix;
+  if (!raw && s.substr(0, prefix.size()) != prefix) return nullptr;
+  const std::string_view wanted = s.substr(raw ? raw_prefix.size() : prefix.size());
+  std::shared_ptr<autograd::Node> node = node_of(self);
+  if (!node) return nullptr;
+  for (const auto& [saved_name, variable] : node->saved_tensors()) {
+    if (wanted != saved_name) continue;
+    PyErr_Clear();
+    if (raw) return wrap_saved_tensor(node, variable);
+    EMBER_PY_TRY
+    return wrap(variable->unpack(node));
+    EMBER_PY_CATCH
+  }
+  return nullptr;
+}
+
 PyObject* node_repr(PyObject* self) { return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self); }
 
 PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
@@ -245,8 +318,19 @@ void init_autograd(PyObject* module) {
   type.tp_getset = node_getset;
   type.tp_repr = node_repr;
   type.tp_new = node_new;
+  type.tp_getattro = node_getattro;
   if (PyType_Ready(&type) < 0) throw python_error();
   g_node_base = &type;
+  static PyTypeObject saved = {PyVarObject_HEAD_INIT(nullptr, 0)};
+  saved.tp_name = "ember._C._autograd.SavedTensor";
+  saved.tp_basicsize = sizeof(PySavedTensor);
+  saved.tp_flags = Py_TPFLAGS_DEFAULT;
+  saved.tp_dealloc = saved_tensor_dealloc;
+  saved.tp_methods = saved_tensor_methods;
+  saved.tp_new = saved_tensor_new;
+  if (PyType_Ready(&saved) < 0) throw python_error();
+  g_saved_tensor_type = &saved;
+  PyModule_AddObjectRef(module, "SavedTensor", reinterpret_cast<PyObject*>(&saved));
   autograd::g_node_pyobj_release = release_node_pyobj;
   PyModule_AddObjectRef(module, "_FunctionBase", reinterpret_cast<PyObject*>(&type));
   init_function(module);

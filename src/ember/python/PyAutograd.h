@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "ember/autograd/Node.h"
+#include "ember/autograd/SavedVariable.h"
 
 namespace ember::python {
 
@@ -19,5 +20,8 @@ std::shared_ptr<autograd::Node> node_of(PyObject* obj);
 void set_function_node(PyObject* ctx, const std::shared_ptr<autograd::Node>& node);
 // _C._function_wrap and _C._function_saved_tensors (PyFunction.cpp).
 void init_function(PyObject* module);
+// A pack hook calling Python's pack(tensor), whose result unpack(packed)
+// turns back into the tensor (PyFunction.cpp).
+autograd::PackHook python_pack_hook(PyObject* pack, PyObject* unpack);
 
 }  // namespace ember::python

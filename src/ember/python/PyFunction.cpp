@@ -356,19 +356,7 @@ struct PyPackedTensor final : autograd::PackedTensor {
 PyObject* push_saved_tensors_hooks(PyObject*, PyObject* const* a, Py_ssize_t n) {
   EMBER_PY_TRY
   EMBER_CHECK(n == 2, "_push_saved_tensors_hooks takes (pack_hook, unpack_hook)");
-  std::shared_ptr<PyObject> pack = hold(a[0]), unpack = hold(a[1]);
-  autograd::push_saved_tensor_hooks([pack, unpack](const Tensor& t) -> std::shared_ptr<autograd::PackedTensor> {
-    GilGuard gil;
-    PyObject* arg = wrap(t);
-    PyObject* r = PyObject_CallFunctionObjArgs(pack.get(), arg, nullptr);
-    Py_DECREF(arg);
-    if (!r) throw python_error();
-    auto packed = std::make_shared<PyPackedTensor>();
-    packed->packed = hold(r);
-    Py_DECREF(r);
-    packed->unpack_hook = unpack;
-    return packed;
-  });
+  autograd::push_saved_tensor_hooks(python_pack_hook(a[0], a[1]));
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }
@@ -390,6 +378,22 @@ PyMethodDef function_methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
+
+autograd::PackHook python_pack_hook(PyObject* pack_hook, PyObject* unpack_hook) {
+  std::shared_ptr<PyObject> pack = hold(pack_hook), unpack = hold(unpack_hook);
+  return [pack, unpack](const Tensor& t) -> std::shared_ptr<autograd::PackedTensor> {
+    GilGuard gil;
+    PyObject* arg = wrap(t);
+    PyObject* r = PyObject_CallFunctionObjArgs(pack.get(), arg, nullptr);
+    Py_DECREF(arg);
+    if (!r) throw python_error();
+    auto packed = std::make_shared<PyPackedTensor>();
+    packed->packed = hold(r);
+    Py_DECREF(r);
+    packed->unpack_hook = unpack;
+    return packed;
+  };
+}
 
 void init_function(PyObject* module) {
   if (PyModule_AddFunctions(module, function_methods) < 0) throw python_error();

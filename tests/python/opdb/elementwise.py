@@ -466,7 +466,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "hardtanh",
-        xfail=no_gradgrad("hardtanh_backward"),
         call=F + "hardtanh",
         dtypes=ALL_BUT_BOOL,
         method=False,
@@ -484,7 +483,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "hardswish",
-        xfail=no_gradgrad("hardswish_backward"),
         call=F + "hardswish",
         dtypes=FLOATS,
         method=False,
@@ -513,7 +511,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "leaky_relu",
-        xfail=no_gradgrad("leaky_relu_backward"),
         call=F + "leaky_relu",
         dtypes=FLOATS,
         method=False,

@@ -123,6 +123,5 @@ ROWS = [
         _samples((("any", (2, 3)),)),
         call="linalg.vander",
         dtypes=tuple(d for d in ALL_BUT_BOOL if d not in ("float16", "bfloat16")),
-        xfail={"gradgrad": "built on cumprod, whose backward ember cannot differentiate again"},
     ),
 ]
