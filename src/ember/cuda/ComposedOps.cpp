@@ -1,8 +1,12 @@
 // CUDA entries of operators whose CPU functions loop over host memory,
 // composed here of operators with CUDA kernels: fill_ with a tensor, tril and
 // triu (a where over a diagonal mask), flip (index_select with reversed
-// positions) and trace (the diagonal's sum). Checks and result layouts come
+// positions), trace (the diagonal's sum), median and nanmedian (a stable
+// sort, then the lower median's position). Checks and result layouts come
 // from the CPU functions run on meta copies.
+#include <cmath>
+#include <string>
+
 #include "ember/cuda/CudaContext.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -71,6 +75,52 @@ Tensor trace_cuda(const Tensor& self) {
   return ember::sum(self.diagonal(0, 0, 1), std::optional<ScalarType>{});
 }
 
+// The lower median along d (keepdim shape) of x, as (values, indices): median
+// gives a line's first NaN when it has one, nanmedian the lower median of the
+// other elements (NaN when there are none). NaNs sort last, stably.
+std::tuple<Tensor, Tensor> median_along(const Tensor& x, int64_t d, bool ignore_nan) {
+  auto [sorted, positions] = ember::sort(x, true, d, false);
+  const Device device = x.device();
+  const auto number = [&](int64_t v) { return ember::full({}, Scalar(v), ScalarType::Long, device); };
+  const Tensor nans = ember::sum(ember::isnan(x), std::vector<int64_t>{d}, true, ScalarType::Long);
+  const Tensor valid = ember::sub(number(x.sizes()[d]), nans);
+  const Tensor lower = ember::div(ember::sub(valid, number(1)), number(2), std::string("floor"));
+  const Tensor k =
+      ignore_nan ? ember::clamp_min(lower, Scalar(0)) : ember::where(ember::gt(nans, Scalar(0)), valid, lower);
+  return {ember::gather(sorted, d, k), ember::gather(positions, d, k)};
+}
+
+std::tuple<Tensor, Tensor> median_dim_common(std::tuple<Tensor, Tensor> (*cpu_fn)(const Tensor&, int64_t, bool),
+                                             const Tensor& self, int64_t dim, bool keepdim, bool ignore_nan) {
+  auto [mv, mi] = cpu_fn(meta_copy(self), dim, keepdim);  // checks and shapes
+  Tensor values = ember::empty_strided(mv.sizes(), mv.strides(), mv.dtype(), self.device());
+  Tensor indices = ember::empty_strided(mi.sizes(), mi.strides(), mi.dtype(), self.device());
+  if (values.numel() == 0) return {values, indices};
+  const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  auto [v, i] = median_along(x, self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim()), ignore_nan);
+  values.copy_(v.reshape(values.sizes()));
+  indices.copy_(i.reshape(indices.sizes()));
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> median_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_dim_common(dispatch::median_dim_kernels[kCpu], self, dim, keepdim, false);
+}
+std::tuple<Tensor, Tensor> nanmedian_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_dim_common(dispatch::nanmedian_dim_kernels[kCpu], self, dim, keepdim, true);
+}
+
+Tensor median_all_common(Tensor (*cpu_fn)(const Tensor&), const Tensor& self, bool ignore_nan) {
+  const Tensor meta = cpu_fn(meta_copy(self));  // checks
+  Tensor out = ember::empty({}, meta.dtype(), self.device());
+  if (self.numel() == 0) return out.fill_(Scalar(std::nan(""))), out;
+  out.copy_(std::get<0>(median_along(self.reshape({-1}), 0, ignore_nan)).reshape({}));
+  return out;
+}
+
+Tensor median_cuda(const Tensor& self) { return median_all_common(dispatch::median_kernels[kCpu], self, false); }
+Tensor nanmedian_cuda(const Tensor& self) { return median_all_common(dispatch::nanmedian_kernels[kCpu], self, true); }
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -78,6 +128,10 @@ Tensor trace_cuda(const Tensor& self) {
   dispatch::triu_kernels[cuda] = &triu_cuda;
   dispatch::flip_kernels[cuda] = &flip_cuda;
   dispatch::trace_kernels[cuda] = &trace_cuda;
+  dispatch::median_kernels[cuda] = &median_cuda;
+  dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
+  dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
+  dispatch::nanmedian_dim_kernels[cuda] = &nanmedian_dim_cuda;
   return true;
 }();
 
