@@ -2,12 +2,14 @@
 // composed here of operators with CUDA kernels: fill_ with a tensor, tril and
 // triu (a where over a diagonal mask), flip (index_select with reversed
 // positions), trace (the diagonal's sum), median and nanmedian (a stable
-// sort, then the lower median's position). Checks and result layouts come
+// sort, then the lower median's position), repeat_interleave of a tensor of
+// repeats (a running sum of run ends). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <string>
 
 #include "ember/cuda/CudaContext.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/DispatchTables.h"
@@ -121,6 +123,31 @@ Tensor median_all_common(Tensor (*cpu_fn)(const Tensor&), const Tensor& self, bo
 Tensor median_cuda(const Tensor& self) { return median_all_common(dispatch::median_kernels[kCpu], self, false); }
 Tensor nanmedian_cuda(const Tensor& self) { return median_all_common(dispatch::nanmedian_kernels[kCpu], self, true); }
 
+// The positions 0..n-1, each repeated: a mark at each run's end (n - 1 of
+// them; index_add counts empty runs), then a running sum. The total is read
+// back once, as the CPU function checks it.
+Tensor repeat_interleave_cuda(const Tensor& repeats, std::optional<int64_t> output_size) {
+  if (repeats.dtype() != ScalarType::Long && repeats.dtype() != ScalarType::Int) {
+    native::math::not_implemented_for("repeat_interleave_cuda", repeats.dtype());
+  }
+  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  const Device device = repeats.device();
+  const int64_t n = repeats.numel();
+  const Tensor r = repeats.to(ScalarType::Long);
+  const Tensor ends = ember::cumsum(r, 0, std::nullopt);
+  int64_t total = 0;
+  if (n > 0) {
+    EMBER_CHECK(ember::min(r).to(Device(DeviceType::CPU)).item<int64_t>() >= 0, "repeats can not be negative");
+    total = ends.select(0, n - 1).to(Device(DeviceType::CPU)).item<int64_t>();
+  }
+  EMBER_CHECK(!output_size || *output_size == total, "allocated size does not match required size");
+  Tensor marks = ember::zeros({total + 1}, ScalarType::Long, device);
+  if (n > 1) {
+    marks = ember::index_add(marks, 0, ends.narrow(0, 0, n - 1), ember::ones({n - 1}, ScalarType::Long, device));
+  }
+  return ember::cumsum(marks, 0, std::nullopt).narrow(0, 0, total).contiguous();
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -128,6 +155,7 @@ Tensor nanmedian_cuda(const Tensor& self) { return median_all_common(dispatch::n
   dispatch::triu_kernels[cuda] = &triu_cuda;
   dispatch::flip_kernels[cuda] = &flip_cuda;
   dispatch::trace_kernels[cuda] = &trace_cuda;
+  dispatch::repeat_interleave_Tensor_kernels[cuda] = &repeat_interleave_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
