@@ -3,7 +3,8 @@
 // triu (a where over a diagonal mask), flip (index_select with reversed
 // positions), trace (the diagonal's sum), median and nanmedian (a stable
 // sort, then the lower median's position), repeat_interleave of a tensor of
-// repeats (a running sum of run ends). Checks and result layouts come
+// repeats (a running sum of run ends), searchsorted (a lock-step binary
+// search). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <string>
@@ -148,6 +149,50 @@ Tensor repeat_interleave_cuda(const Tensor& repeats, std::optional<int64_t> outp
   return ember::cumsum(marks, 0, std::nullopt).narrow(0, 0, total).contiguous();
 }
 
+// searchsorted as PyTorch's binary search, run in lock step for every value:
+// floor(log2(n)) + 1 halvings of [start, end), each reading the middle
+// boundary (take) and moving start past it while !(mid >= v) (right: !(mid > v)),
+// so NaNs land where the search puts them.
+Tensor& searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                          std::optional<std::string> side, const std::optional<Tensor>& sorter, Tensor& out) {
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  dispatch::searchsorted_Tensor_kernels[kCpu](meta_copy(sorted_sequence), meta_copy(self), out_int32, right, side,
+                                              sorter, meta_out);  // the CPU function's checks
+  if (side) right = *side == "right";
+  const ScalarType rt = out_int32 ? ScalarType::Int : ScalarType::Long;
+  if (out.defined()) {
+    resize_output(out, self.sizes());
+  } else {
+    out = ember::empty(self.sizes(), rt, self.device());
+  }
+  const ScalarType ct = promote_types(sorted_sequence.dtype(), self.dtype());
+  if (ct == ScalarType::Bool) native::math::not_implemented_for("searchsorted_out_cuda", ScalarType::Bool);
+  if (self.numel() == 0) return out;
+  const Device device = self.device();
+  const Tensor b = sorted_sequence.to(ct).contiguous(), v = self.to(ct);
+  const int64_t n = b.dim() > 0 ? b.sizes()[b.dim() - 1] : 1;
+  // Flat position of each value's line of boundaries (0 for one line).
+  Tensor base = ember::zeros({}, ScalarType::Long, device);
+  if (b.dim() > 1) {
+    const int64_t lines = b.numel() / std::max<int64_t>(n, 1), per_line = self.sizes()[self.dim() - 1];
+    base = ember::arange(Scalar(lines), ScalarType::Long, device).mul_(Scalar(n)).reshape({lines, 1});
+    base = base.expand({lines, per_line}).reshape(self.sizes());
+  }
+  Tensor start = ember::zeros(self.sizes(), ScalarType::Long, device);
+  Tensor end = ember::full(self.sizes(), Scalar(n), ScalarType::Long, device);
+  const Tensor one = ember::full({}, Scalar(int64_t(1)), ScalarType::Long, device);
+  for (int64_t width = n; width > 0; width >>= 1) {
+    const Tensor open = ember::lt(start, end);
+    const Tensor mid = ember::bitwise_right_shift(ember::add(start, end), Scalar(1));
+    const Tensor at = ember::take(b, ember::add(base, ember::clamp_max(mid, Scalar(n - 1))));
+    const Tensor past = ember::logical_not(right ? ember::gt(at, v) : ember::ge(at, v));
+    start = ember::where(ember::logical_and(open, past), ember::add(mid, one), start);
+    end = ember::where(ember::logical_and(open, ember::logical_not(past)), mid, end);
+  }
+  out.copy_(start);
+  return out;
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -156,6 +201,7 @@ Tensor repeat_interleave_cuda(const Tensor& repeats, std::optional<int64_t> outp
   dispatch::flip_kernels[cuda] = &flip_cuda;
   dispatch::trace_kernels[cuda] = &trace_cuda;
   dispatch::repeat_interleave_Tensor_kernels[cuda] = &repeat_interleave_cuda;
+  dispatch::searchsorted_Tensor_kernels[cuda] = &searchsorted_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
