@@ -1,0 +1,106 @@
+"""sort/topk/kthvalue on CUDA (kernels/Sort.cu) and the operators composed of
+CUDA kernels (cuda/ComposedOps.cpp: fill_ with a tensor, tril, triu, flip,
+trace), beyond the operator database's rows: NaN and infinity ordering, ties
+(stable), long lines, bool, in-place and out= forms. Skips, with the reason,
+without a CUDA device."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch builds the samples")
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+def with_specials(dtype, n=40, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    x = (torch.rand(3, n, generator=gen, dtype=torch.float64) * 8 - 4).round()  # ties
+    x[0, 3], x[1, 5], x[2, 7] = math.nan, math.inf, -math.inf
+    x[0, 9] = -math.nan
+    return x.to(getattr(torch, dtype))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_nan_inf_and_ties(cuda_compare, dtype, descending):
+    x = with_specials(dtype)
+    cuda_compare(lambda m, a: m.sort(a, stable=True, descending=descending), x, exact=True)
+    cuda_compare(lambda m, a: m.sort(a.t(), dim=0, stable=True, descending=descending), x, exact=True)
+
+
+@pytest.mark.parametrize("n", [1, 33, 5000])
+def test_sort_long_lines_and_ints(cuda_compare, n):
+    gen = torch.Generator().manual_seed(n)
+    x = torch.randint(-50, 50, (2, n), generator=gen)
+    cuda_compare(lambda m, a: m.sort(a, stable=True), x, exact=True)
+    cuda_compare(lambda m, a: m.argsort(a, dim=-1, descending=True, stable=True), x, exact=True)
+
+
+def test_sort_bool(cuda_compare):
+    x = torch.tensor([[True, False, True, False], [False, False, True, True]])
+    cuda_compare(lambda m, a: m.sort(a, stable=True), x, exact=True)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_and_kthvalue(cuda_compare, largest):
+    gen = torch.Generator().manual_seed(1)
+    x = torch.rand(4, 50, generator=gen)
+    x[1, 7] = math.nan
+    cuda_compare(lambda m, a: m.topk(a, 5, largest=largest), x, exact=True)
+    cuda_compare(lambda m, a: m.kthvalue(a, 7, dim=1, keepdim=largest), x, exact=True)
+
+
+def test_topk_bool_raises_the_cuda_error():
+    import ember
+
+    with pytest.raises(NotImplementedError, match="topk_out_cuda"):
+        ember.topk(ember.ones(4, dtype=ember.bool, device="cuda"), 2)
+
+
+@pytest.mark.parametrize("diagonal", [-1, 0, 2, 100, -100])
+def test_tril_triu(cuda_compare, diagonal):
+    x = torch.arange(2 * 4 * 5, dtype=torch.float32).reshape(2, 4, 5)
+    cuda_compare(lambda m, a: m.tril(a, diagonal), x, exact=True)
+    cuda_compare(lambda m, a: m.triu(a.transpose(-1, -2), diagonal), x, exact=True)
+    cuda_compare(lambda m, a: a.clone().tril_(diagonal), x, exact=True)
+
+
+def test_flip_trace_fill(cuda_compare):
+    x = torch.arange(24, dtype=torch.int32).reshape(2, 3, 4)
+    cuda_compare(lambda m, a: m.flip(a, (0, 2)), x, exact=True)
+    cuda_compare(lambda m, a: m.trace(a[0].to(m.float64)), x, exact=True)
+    cuda_compare(lambda m, a: a.clone().fill_(m.tensor(7, dtype=a.dtype, device=a.device)), x, exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_median_and_nanmedian(cuda_compare, dtype):
+    gen = torch.Generator().manual_seed(2)
+    x = (torch.rand(4, 9, generator=gen, dtype=torch.float64) * 10).to(getattr(torch, dtype))
+    if dtype != "int64":
+        x[1, 2], x[1, 6], x[3, 1:] = math.nan, math.nan, math.nan
+    for keepdim in (False, True):
+        cuda_compare(lambda m, a: m.median(a, dim=1, keepdim=keepdim), x, exact=True)
+        cuda_compare(lambda m, a: m.nanmedian(a, dim=1, keepdim=keepdim), x, exact=True)
+    cuda_compare(lambda m, a: m.median(a), x, exact=True)
+    cuda_compare(lambda m, a: m.nanmedian(a[:3]), x, exact=True)
+
+
+def test_repeat_interleave_of_a_tensor(cuda_compare):
+    reps = torch.tensor([2, 0, 3, 1, 0])
+    cuda_compare(lambda m, r: m.repeat_interleave(r), reps, exact=True)
+    cuda_compare(lambda m, r: m.repeat_interleave(r, output_size=6), reps, exact=True)
+    x = torch.arange(10.0).reshape(5, 2)
+    cuda_compare(lambda m, a, r: m.repeat_interleave(a, r, dim=0), x, reps, exact=True)
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted(cuda_compare, right):
+    b = torch.tensor([1.0, 2.0, 2.0, 5.0, math.nan])
+    v = torch.tensor([[0.0, 2.0, 3.0], [5.0, 9.0, math.nan]])
+    cuda_compare(lambda m, s, x: m.searchsorted(s, x, right=right), b, v, exact=True)
+    cuda_compare(lambda m, s, x: m.searchsorted(s, x, out_int32=True, side="right" if right else "left"), b, v)
+    rows = torch.sort(torch.rand(3, 17, generator=torch.Generator().manual_seed(3)), dim=-1)[0]
+    cuda_compare(lambda m, s, x: m.searchsorted(s, x, right=right), rows, torch.rand(3, 4), exact=True)
