@@ -104,3 +104,11 @@ def test_searchsorted(cuda_compare, right):
     cuda_compare(lambda m, s, x: m.searchsorted(s, x, out_int32=True, side="right" if right else "left"), b, v)
     rows = torch.sort(torch.rand(3, 17, generator=torch.Generator().manual_seed(3)), dim=-1)[0]
     cuda_compare(lambda m, s, x: m.searchsorted(s, x, right=right), rows, torch.rand(3, 4), exact=True)
+
+
+def test_masked_scatter(cuda_compare):
+    gen = torch.Generator().manual_seed(4)
+    x, src = torch.rand(3, 4, generator=gen), torch.rand(20, generator=gen)
+    mask = torch.tensor([True, False, True, True])
+    cuda_compare(lambda m, a, k, s: m.masked_scatter(a, k, s), x, mask, src, exact=True)
+    cuda_compare(lambda m, a, k, s: a.clone().masked_scatter_(k, s), x.t(), mask[:3], src, exact=True)

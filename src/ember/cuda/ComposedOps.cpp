@@ -4,7 +4,7 @@
 // positions), trace (the diagonal's sum), median and nanmedian (a stable
 // sort, then the lower median's position), repeat_interleave of a tensor of
 // repeats (a running sum of run ends), searchsorted (a lock-step binary
-// search). Checks and result layouts come
+// search), masked_scatter (a running count of the mask). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <string>
@@ -193,6 +193,26 @@ Tensor& searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, boo
   return out;
 }
 
+// masked_scatter: the k-th true element of the mask (in row-major order)
+// takes source's k-th element; k is the running count of the mask.
+Tensor& masked_scatter_cuda(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  meta_out = dispatch::masked_scatter_kernels[kCpu](meta_copy(self), meta_copy(mask), meta_copy(source), meta_out);
+  if (!out.defined()) {
+    out = ember::empty(meta_out.sizes(), self.dtype(), self.device());
+    out.copy_(self.expand(meta_out.sizes()));
+  }
+  const Tensor m = mask.expand(out.sizes()).reshape({-1});
+  if (m.numel() == 0) return out;
+  const Tensor counts = ember::cumsum(m, 0, ScalarType::Long);
+  const int64_t ones = counts.select(0, m.numel() - 1).to(Device(DeviceType::CPU)).item<int64_t>();
+  EMBER_CHECK(ones <= source.numel(), "Number of elements of source < number of ones in mask");
+  if (ones == 0) return out;
+  const Tensor taken = ember::take(source, ember::clamp_min(ember::sub(counts, ember::ones_like(counts)), Scalar(0)));
+  out.copy_(ember::where(m, taken, out.reshape({-1})).reshape(out.sizes()));
+  return out;
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -202,6 +222,7 @@ Tensor& searchsorted_cuda(const Tensor& sorted_sequence, const Tensor& self, boo
   dispatch::trace_kernels[cuda] = &trace_cuda;
   dispatch::repeat_interleave_Tensor_kernels[cuda] = &repeat_interleave_cuda;
   dispatch::searchsorted_Tensor_kernels[cuda] = &searchsorted_cuda;
+  dispatch::masked_scatter_kernels[cuda] = &masked_scatter_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
