@@ -112,3 +112,20 @@ def test_masked_scatter(cuda_compare):
     mask = torch.tensor([True, False, True, True])
     cuda_compare(lambda m, a, k, s: m.masked_scatter(a, k, s), x, mask, src, exact=True)
     cuda_compare(lambda m, a, k, s: a.clone().masked_scatter_(k, s), x.t(), mask[:3], src, exact=True)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put(cuda_compare, accumulate):
+    x = torch.arange(12.0).reshape(3, 4)
+    index = torch.tensor([[0, -1], [5, 5]]) if accumulate else torch.tensor([[0, -1], [5, 7]])
+    src = torch.tensor([[10.0, 20.0], [30.0, 40.0]])
+    cuda_compare(lambda m, a, i, s: a.put(i, s, accumulate=accumulate), x, index, src, exact=True)
+    cuda_compare(lambda m, a, i, s: a.t().clone().put_(i, s, accumulate=accumulate), x, index, src, exact=True)
+
+
+def test_put_out_of_range_raises_the_cpu_error():
+    import ember
+
+    x = ember.zeros(4, device="cuda")
+    with pytest.raises(IndexError, match="out of range: tried to access index 9 on a tensor of 4 elements"):
+        x.put_(ember.tensor([1, 9], device="cuda"), ember.ones(2, device="cuda"))

@@ -4,7 +4,8 @@
 // positions), trace (the diagonal's sum), median and nanmedian (a stable
 // sort, then the lower median's position), repeat_interleave of a tensor of
 // repeats (a running sum of run ends), searchsorted (a lock-step binary
-// search), masked_scatter (a running count of the mask). Checks and result layouts come
+// search), masked_scatter (a running count of the mask), put (index_put on
+// the flattening). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <string>
@@ -213,6 +214,28 @@ Tensor& masked_scatter_cuda(const Tensor& self, const Tensor& mask, const Tensor
   return out;
 }
 
+// put: index_put over the row-major flattening of out; an index out of
+// range (read back: the smallest and largest) raises the CPU function's error.
+Tensor& put_cuda(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate, Tensor& out) {
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  dispatch::put_kernels[kCpu](meta_copy(self), meta_copy(index), meta_copy(source), accumulate, meta_out);
+  if (!out.defined()) out = self.clone(MemoryFormat::Contiguous);
+  if (index.numel() == 0) return out;
+  const Device cpu(DeviceType::CPU);
+  const int64_t n = out.numel();
+  const Tensor positions = index.reshape({-1});
+  const int64_t lowest = ember::min(positions).to(cpu).item<int64_t>();
+  const int64_t highest = ember::max(positions).to(cpu).item<int64_t>();
+  if (lowest < -n || highest >= n) {
+    Tensor on_cpu;
+    dispatch::put_kernels[kCpu](self.to(cpu), index.to(cpu), source.to(cpu), accumulate, on_cpu);
+  }
+  Tensor flat = out.is_contiguous() ? out.view({-1}) : out.contiguous().view({-1});
+  ember::index_put_(flat, {std::optional<Tensor>(positions)}, source.reshape({-1}), accumulate);
+  if (!out.is_contiguous()) out.copy_(flat.view(out.sizes()));
+  return out;
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -223,6 +246,7 @@ Tensor& masked_scatter_cuda(const Tensor& self, const Tensor& mask, const Tensor
   dispatch::repeat_interleave_Tensor_kernels[cuda] = &repeat_interleave_cuda;
   dispatch::searchsorted_Tensor_kernels[cuda] = &searchsorted_cuda;
   dispatch::masked_scatter_kernels[cuda] = &masked_scatter_cuda;
+  dispatch::put_kernels[cuda] = &put_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
