@@ -129,3 +129,11 @@ def test_put_out_of_range_raises_the_cpu_error():
     x = ember.zeros(4, device="cuda")
     with pytest.raises(IndexError, match="out of range: tried to access index 9 on a tensor of 4 elements"):
         x.put_(ember.tensor([1, 9], device="cuda"), ember.ones(2, device="cuda"))
+
+
+def test_bincount(cuda_compare):
+    x = torch.tensor([0, 1, 1, 4, 1])
+    cuda_compare(lambda m, a: m.bincount(a), x, exact=True)
+    cuda_compare(lambda m, a: m.bincount(a, minlength=8), x, exact=True)
+    cuda_compare(lambda m, a, w: m.bincount(a, weights=w), x, torch.tensor([0.5, 1.0, 2.0, 3.0, 4.0]))
+    cuda_compare(lambda m, a, w: m.bincount(a, weights=w), x, torch.arange(5, dtype=torch.int32))

@@ -5,7 +5,7 @@
 // sort, then the lower median's position), repeat_interleave of a tensor of
 // repeats (a running sum of run ends), searchsorted (a lock-step binary
 // search), masked_scatter (a running count of the mask), put (index_put on
-// the flattening). Checks and result layouts come
+// the flattening), bincount (index_add into the bins). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <string>
@@ -236,6 +236,32 @@ Tensor& put_cuda(const Tensor& self, const Tensor& index, const Tensor& source, 
   return out;
 }
 
+// bincount: index_add of ones (or of the weights, as float32 for float32
+// weights, else float64) into max + 1 bins; the largest and smallest value
+// are read back, as the CPU function checks them.
+Tensor bincount_cuda(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  if (!is_integral_type(self.dtype(), false)) native::math::not_implemented_for("bincount_cuda", self.dtype());
+  EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
+  const bool has_w = weights && weights->defined();
+  EMBER_CHECK(self.dim() == 1 || (self.dim() == 0 && self.numel() == 0),
+              "bincount only supports 1-d non-negative integral inputs.");
+  if (has_w) {
+    EMBER_CHECK(weights->dim() == 1 && weights->numel() == self.numel(),
+                "weights should be 1-d and have the same length as input");
+  }
+  if (self.numel() == 0) return ember::zeros({minlength}, ScalarType::Long, self.device());
+  const Device cpu(DeviceType::CPU);
+  const Tensor x = self.to(ScalarType::Long);
+  EMBER_CHECK(ember::min(x).to(cpu).item<int64_t>() >= 0, "bincount only supports 1-d non-negative integral inputs.");
+  const int64_t bins = std::max(ember::max(x).to(cpu).item<int64_t>() + 1, minlength);
+  if (!has_w) {
+    return ember::index_add(ember::zeros({bins}, ScalarType::Long, self.device()), 0, x,
+                            ember::ones({x.numel()}, ScalarType::Long, self.device()));
+  }
+  const ScalarType wt = weights->dtype() == ScalarType::Float ? ScalarType::Float : ScalarType::Double;
+  return ember::index_add(ember::zeros({bins}, wt, self.device()), 0, x, weights->to(wt));
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -247,6 +273,7 @@ Tensor& put_cuda(const Tensor& self, const Tensor& index, const Tensor& source, 
   dispatch::searchsorted_Tensor_kernels[cuda] = &searchsorted_cuda;
   dispatch::masked_scatter_kernels[cuda] = &masked_scatter_cuda;
   dispatch::put_kernels[cuda] = &put_cuda;
+  dispatch::bincount_kernels[cuda] = &bincount_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
