@@ -137,3 +137,12 @@ def test_bincount(cuda_compare):
     cuda_compare(lambda m, a: m.bincount(a, minlength=8), x, exact=True)
     cuda_compare(lambda m, a, w: m.bincount(a, weights=w), x, torch.tensor([0.5, 1.0, 2.0, 3.0, 4.0]))
     cuda_compare(lambda m, a, w: m.bincount(a, weights=w), x, torch.arange(5, dtype=torch.int32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_unique(cuda_compare, dtype):
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randint(0, 4, (3, 5), generator=gen).to(getattr(torch, dtype))
+    cuda_compare(lambda m, a: m.unique(a, return_inverse=True, return_counts=True), x, exact=True)
+    cuda_compare(lambda m, a: m.unique_consecutive(a, return_inverse=True, return_counts=True), x, exact=True)
+    cuda_compare(lambda m, a: m.unique(a), x[:0], exact=True)

@@ -5,10 +5,12 @@
 // sort, then the lower median's position), repeat_interleave of a tensor of
 // repeats (a running sum of run ends), searchsorted (a lock-step binary
 // search), masked_scatter (a running count of the mask), put (index_put on
-// the flattening), bincount (index_add into the bins). Checks and result layouts come
+// the flattening), bincount (index_add into the bins), unique (marks after
+// a sort). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "ember/cuda/CudaContext.h"
 #include "ember/ops/OpChecks.h"
@@ -262,6 +264,57 @@ Tensor bincount_cuda(const Tensor& self, const std::optional<Tensor>& weights, i
   return ember::index_add(ember::zeros({bins}, wt, self.device()), 0, x, weights->to(wt));
 }
 
+// unique: a stable sort (unique_consecutive: none), a mark where a value
+// differs from the one before it (NaN never equals NaN, so each NaN stays
+// its own value, as PyTorch), the marked values; inverse positions are the
+// running count of marks sent back through the sort's permutation, counts an
+// index_add of ones per group.
+std::tuple<Tensor, Tensor, Tensor> unique_common(const Tensor& self, bool sort_first, bool return_inverse,
+                                                 bool return_counts) {
+  const Device device = self.device();
+  const Tensor flat = self.reshape({-1});
+  const int64_t n = flat.numel();
+  Tensor vals = flat.contiguous(), order;
+  if (sort_first) std::tie(vals, order) = ember::sort(flat, true, 0, false);
+  if (n == 0) {
+    return {ember::empty({0}, self.dtype(), device),
+            ember::empty(return_inverse ? self.sizes() : IntArrayRef{0}, ScalarType::Long, device),
+            ember::empty({0}, ScalarType::Long, device)};
+  }
+  Tensor is_new = ember::ones({n}, ScalarType::Bool, device);
+  if (n > 1) is_new.narrow(0, 1, n - 1).copy_(ember::ne(vals.narrow(0, 1, n - 1), vals.narrow(0, 0, n - 1)));
+  const Tensor group =
+      ember::sub(ember::cumsum(is_new, 0, ScalarType::Long), ember::ones({}, ScalarType::Long, device));
+  const Tensor out = ember::masked_select(vals, is_new);
+  const int64_t u = out.numel();
+  Tensor inverse = ember::empty({0}, ScalarType::Long, device);
+  if (return_inverse) {
+    inverse = order.defined()
+                  ? ember::index_put(ember::empty({n}, ScalarType::Long, device), {std::optional<Tensor>(order)}, group)
+                  : group;
+    inverse = inverse.reshape(self.sizes());
+  }
+  Tensor counts = ember::empty({0}, ScalarType::Long, device);
+  if (return_counts) {
+    counts = ember::index_add(ember::zeros({u}, ScalarType::Long, device), 0, group,
+                              ember::ones({n}, ScalarType::Long, device));
+  }
+  return {out, inverse, counts};
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique2_cuda(const Tensor& self, bool sorted, bool return_inverse,
+                                                bool return_counts) {
+  (void)sorted;  // always sorted, as PyTorch's CUDA unique
+  return unique_common(self, true, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cuda(const Tensor& self, bool return_inverse, bool return_counts,
+                                                           std::optional<int64_t> dim) {
+  EMBER_CHECK(!dim || self.dim() <= 1,
+              "unique_consecutive(): dim is not supported for tensors with more than one dimension");
+  return unique_common(self, false, return_inverse, return_counts);
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -274,6 +327,8 @@ Tensor bincount_cuda(const Tensor& self, const std::optional<Tensor>& weights, i
   dispatch::masked_scatter_kernels[cuda] = &masked_scatter_cuda;
   dispatch::put_kernels[cuda] = &put_cuda;
   dispatch::bincount_kernels[cuda] = &bincount_cuda;
+  dispatch::_unique2_kernels[cuda] = &unique2_cuda;
+  dispatch::_unique_consecutive_kernels[cuda] = &unique_consecutive_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
