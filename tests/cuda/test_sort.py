@@ -146,3 +146,13 @@ def test_unique(cuda_compare, dtype):
     cuda_compare(lambda m, a: m.unique(a, return_inverse=True, return_counts=True), x, exact=True)
     cuda_compare(lambda m, a: m.unique_consecutive(a, return_inverse=True, return_counts=True), x, exact=True)
     cuda_compare(lambda m, a: m.unique(a), x[:0], exact=True)
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce(cuda_compare, reduce):
+    gen = torch.Generator().manual_seed(7)
+    x, src = torch.rand(4, 5, generator=gen) + 0.5, torch.rand(5, 6, generator=gen) + 0.5
+    index = torch.randint(0, 4, (3, 4), generator=gen)  # repeated targets
+    cuda_compare(lambda m, a, i, s: m.scatter(a, 0, i, s, reduce=reduce), x, index, src)
+    cuda_compare(lambda m, a, i: a.clone().scatter_(1, i, 1.5, reduce=reduce), x, index)
+    cuda_compare(lambda m, a, i, s: m.scatter(a.t(), 1, i, s, reduce=reduce), x, index, src)

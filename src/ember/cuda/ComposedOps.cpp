@@ -6,9 +6,11 @@
 // repeats (a running sum of run ends), searchsorted (a lock-step binary
 // search), masked_scatter (a running count of the mask), put (index_put on
 // the flattening), bincount (index_add into the bins), unique (marks after
-// a sort). Checks and result layouts come
+// a sort), scatter with reduce "add" (scatter_add) or "multiply" (rounds of
+// distinct targets). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
+#include <functional>
 #include <string>
 #include <tuple>
 
@@ -315,6 +317,94 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cuda(const Tensor& self, b
   return unique_common(self, false, return_inverse, return_counts);
 }
 
+// out[index] *= src: the targets' flat positions are sorted (stably), each
+// entry ranked among those of its target, and round r multiplies the entries
+// of rank r in (their targets are distinct), so repeated targets multiply in
+// index order. The number of rounds is read back.
+void scatter_multiply(Tensor& out, int64_t d, const Tensor& index, const Tensor& src) {
+  const Device device = out.device();
+  const int64_t nd = out.dim();
+  Tensor flat = ember::mul(index, ember::full({}, Scalar(out.strides()[d]), ScalarType::Long, device));
+  Tensor taken = src;
+  for (int64_t k = 0; k < nd; ++k) {
+    taken = taken.narrow(k, 0, index.sizes()[k]);
+    if (k == d) continue;
+    DimVector shape(nd, 1);
+    shape[k] = index.sizes()[k];
+    const Tensor along = ember::arange(Scalar(index.sizes()[k]), ScalarType::Long, device).reshape(shape);
+    flat = ember::add(flat, ember::mul(along, ember::full({}, Scalar(out.strides()[k]), ScalarType::Long, device)));
+  }
+  const int64_t m = index.numel();
+  auto [targets, order] = ember::sort(flat.reshape({-1}), true, 0, false);
+  const Tensor values = ember::take(taken.contiguous(), order);
+  Tensor is_new = ember::ones({m}, ScalarType::Bool, device);
+  if (m > 1) is_new.narrow(0, 1, m - 1).copy_(ember::ne(targets.narrow(0, 1, m - 1), targets.narrow(0, 0, m - 1)));
+  const Tensor starts = ember::nonzero(is_new).reshape({-1});
+  const Tensor group =
+      ember::sub(ember::cumsum(is_new, 0, ScalarType::Long), ember::ones({}, ScalarType::Long, device));
+  const Tensor rank = ember::sub(ember::arange(Scalar(m), ScalarType::Long, device), ember::take(starts, group));
+  const int64_t rounds = ember::max(rank).to(Device(DeviceType::CPU)).item<int64_t>() + 1;
+  Tensor o = out.view({-1});
+  for (int64_t r = 0; r < rounds; ++r) {
+    const Tensor in_round = ember::eq(rank, Scalar(r));
+    const Tensor t = ember::masked_select(targets, in_round);
+    ember::index_put_(o, {std::optional<Tensor>(t)},
+                      ember::mul(ember::take(o, t), ember::masked_select(values, in_round)));
+  }
+}
+
+// scatter with reduce="add" / "multiply" (src a tensor, or a number for every
+// entry): the CPU function checks on meta copies; an index out of range
+// (smallest and largest read back) raises the CPU function's error.
+Tensor& scatter_reduce_common(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                              const std::string& reduce, Tensor& out, const std::function<void()>& cpu_error) {
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  if (!out.defined()) {
+    out = ember::empty_like(self, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
+    out.copy_(self);
+  } else if (!out.is_same(self)) {
+    resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  if (index.numel() == 0) return out;
+  const Device cpu(DeviceType::CPU);
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  if (ember::min(index).to(cpu).item<int64_t>() < 0 || ember::max(index).to(cpu).item<int64_t>() >= size) cpu_error();
+  if (reduce == "add") {
+    Tensor taken = src;
+    for (int64_t k = 0; k < index.dim(); ++k) taken = taken.narrow(k, 0, index.sizes()[k]);
+    out.copy_(ember::scatter_add(out, d, index, taken));
+    return out;
+  }
+  Tensor work = out.is_contiguous() ? out : out.contiguous();
+  scatter_multiply(work, d, index, src);
+  if (!work.is_same(out)) out.copy_(work);
+  return out;
+}
+
+Tensor& scatter_reduce_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                            const std::string& reduce, Tensor& out) {
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  dispatch::scatter_reduce_kernels[kCpu](meta_copy(self), dim, meta_copy(index), meta_copy(src), reduce, meta_out);
+  return scatter_reduce_common(self, dim, index, src, reduce, out, [&] {
+    Tensor on_cpu;
+    const Device cpu(DeviceType::CPU);
+    dispatch::scatter_reduce_kernels[kCpu](self.to(cpu), dim, index.to(cpu), src.to(cpu), reduce, on_cpu);
+  });
+}
+
+Tensor& scatter_value_reduce_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                  const std::string& reduce, Tensor& out) {
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  dispatch::scatter_value_reduce_kernels[kCpu](meta_copy(self), dim, meta_copy(index), value, reduce, meta_out);
+  const Tensor src = ember::full(index.sizes(), value, self.dtype(), self.device());
+  return scatter_reduce_common(self, dim, index, src, reduce, out, [&] {
+    Tensor on_cpu;
+    const Device cpu(DeviceType::CPU);
+    dispatch::scatter_value_reduce_kernels[kCpu](self.to(cpu), dim, index.to(cpu), value, reduce, on_cpu);
+  });
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -329,6 +419,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cuda(const Tensor& self, b
   dispatch::bincount_kernels[cuda] = &bincount_cuda;
   dispatch::_unique2_kernels[cuda] = &unique2_cuda;
   dispatch::_unique_consecutive_kernels[cuda] = &unique_consecutive_cuda;
+  dispatch::scatter_reduce_kernels[cuda] = &scatter_reduce_cuda;
+  dispatch::scatter_value_reduce_kernels[cuda] = &scatter_value_reduce_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
