@@ -13,6 +13,9 @@ How a row is judged, without a GPU:
      `serve_cuda`); it runs on CUDA when every stub its body (and the
      same-file functions it calls) reaches has a CUDA kernel, and it touches
      no data directly (`data_ptr`, accessors);
+   - host: libember_cuda computes it on the host for CUDA tensors
+     (`EMBER_CUDA_HOST_ENTRY`: copies in, the CPU kernel, copies out); it
+     reaches CUDA tensors but is no device code, and is counted apart;
    - composite (CompositeImplicitAutograd / CompositeExplicitAutograd): runs
      where the operators it calls run;
    - missing: a CPU kernel only.
@@ -47,6 +50,7 @@ from cuda_pointwise_coverage import cuda_registered  # noqa: E402
 _STUB_CUDA = re.compile(r"\b(\w+_stub)\.cuda\s*=")
 _STUB_MACRO = re.compile(r"\bEMBER_REGISTER_CUDA_DISPATCH\(\s*(\w+_stub)\b")
 _TABLE_FILL = re.compile(r"\bdispatch::(\w+_kernels)\[[^\]]*\]\s*=[^=]")
+_TABLE_ON_HOST = re.compile(r"\bEMBER_CUDA_HOST_ENTRY\(\s*(\w+)\s*,")
 _TABLE_SERVED = re.compile(r"\b(?:serve_cuda|EMBER_CUDA_SERVE_GENERIC)\(\s*(?:dispatch::)?(\w+_kernels)\s*\)")
 _STUB_USE = re.compile(r"\b(\w+_stub)\b")
 _DIRECT_DATA = re.compile(
@@ -147,6 +151,7 @@ def classify(root: Path):
     pointwise = cuda_registered(root)
     filled = set(_TABLE_FILL.findall(text))
     served = set(_TABLE_SERVED.findall(text))
+    on_host = {name + "_kernels" for name in _TABLE_ON_HOST.findall(text)}
     bodies = function_bodies(root)
     out, by_base = {}, defaultdict(list)
     for op in ops:
@@ -157,6 +162,8 @@ def classify(root: Path):
         if op.pointwise is not None:
             ok = op.name in pointwise
             out[full] = ("pointwise", ok, "" if ok else f"{op.name}_stub has no CUDA kernel")
+        elif table in on_host:
+            out[full] = ("host", True, "computed on the host")
         elif table in filled:
             out[full] = ("kernel", True, "")
         elif "CUDA" in d or table in served:
@@ -245,13 +252,19 @@ def base_status(name, status, by_base):
     return not missing, kind, missing
 
 
-def reaches(node, status, by_base, gaps):
+def reaches(node, status, by_base, gaps, hosts=None):
+    """Whether the call reaches CUDA; records the operators without a kernel in
+    gaps and those computed on the host in hosts."""
     name, children = node
     covered, kind, missing = base_status(name, status, by_base)
+    if hosts is not None:
+        hosts.update(
+            f for f in by_base.get(name) or by_base.get(name.removesuffix("_")) or [] if status[f][0] == "host"
+        )
     if kind == "composite" or (not covered and children and all(status[f][0] == "composite" for f in missing)):
         ok = True
         for c in children:
-            ok = reaches(c, status, by_base, gaps) and ok
+            ok = reaches(c, status, by_base, gaps, hosts) and ok
         return ok
     if not covered:
         for f in missing:
@@ -282,15 +295,17 @@ def main(argv):
 
     import ember
 
-    gaps, rows_missing, covered, total = {}, defaultdict(list), 0, 0
+    gaps, rows_missing, covered, total, host_rows = {}, defaultdict(list), 0, 0, 0
     for row in OP_DB:
         trees = trace_row(row, ember, torch)
         if trees is None:
             continue
         total += 1
         row_gaps: dict = {}
-        ok = all([reaches(t, status, by_base, row_gaps) for t in trees])
+        row_hosts: set = set()
+        ok = all([reaches(t, status, by_base, row_gaps, row_hosts) for t in trees])
         covered += ok
+        host_rows += ok and bool(row_hosts)
         for f in row_gaps:
             rows_missing[f].append(row.id)
         gaps.update(row_gaps)
@@ -301,7 +316,10 @@ def main(argv):
         kind, _, why = gaps[f]
         rows = rows_missing[f]
         print(f"  {f} ({kind}: {why}) <- {len(rows)} row(s): {', '.join(rows[:4])}{' ...' if len(rows) > 4 else ''}")
-    print(f"{covered} of {total} operator-database rows reach a CUDA kernel; {total - covered} do not")
+    print(
+        f"{covered} of {total} operator-database rows reach a CUDA kernel ({host_rows} of them through operators "
+        f"computed on the host); {total - covered} do not"
+    )
     return 0
 
 

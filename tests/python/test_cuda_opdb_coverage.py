@@ -69,3 +69,12 @@ def test_a_composite_reaches_cuda_when_all_its_calls_do():
     assert gaps == {"bad": status["bad"]}  # one overload without a kernel fails the name
     # A direct kernel reaches CUDA whatever its CPU implementation calls.
     assert cov.reaches(("good", [("bad", [])]), status, by_base, {})
+
+
+def test_host_entries_are_counted_apart(classified):
+    status, _ = classified
+    assert status["_linalg_lapack_getrf"][:2] == ("host", True)  # cuda/HostLinalg.cpp
+    hosts = set()
+    by_base = {"_linalg_lapack_getrf": ["_linalg_lapack_getrf"]}
+    assert cov.reaches(("_linalg_lapack_getrf", []), status, by_base, {}, hosts)
+    assert hosts == {"_linalg_lapack_getrf"}
