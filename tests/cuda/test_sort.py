@@ -156,3 +156,17 @@ def test_scatter_with_reduce(cuda_compare, reduce):
     cuda_compare(lambda m, a, i, s: m.scatter(a, 0, i, s, reduce=reduce), x, index, src)
     cuda_compare(lambda m, a, i: a.clone().scatter_(1, i, 1.5, reduce=reduce), x, index)
     cuda_compare(lambda m, a, i, s: m.scatter(a.t(), 1, i, s, reduce=reduce), x, index, src)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_scatter_reduce(cuda_compare, reduce, include_self, dtype):
+    gen = torch.Generator().manual_seed(8)
+    x = (torch.rand(4, 5, generator=gen) * 10).to(getattr(torch, dtype))
+    src = (torch.rand(5, 6, generator=gen) * 10).to(getattr(torch, dtype))
+    index = torch.randint(0, 4, (3, 4), generator=gen)
+    cuda_compare(lambda m, a, i, s: m.scatter_reduce(a, 0, i, s, reduce, include_self=include_self), x, index, src)
+    cuda_compare(
+        lambda m, a, i, s: a.t().clone().scatter_reduce_(1, i, s, reduce, include_self=include_self), x, index, src
+    )

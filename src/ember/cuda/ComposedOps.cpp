@@ -7,7 +7,7 @@
 // search), masked_scatter (a running count of the mask), put (index_put on
 // the flattening), bincount (index_add into the bins), unique (marks after
 // a sort), scatter with reduce "add" (scatter_add) or "multiply" (rounds of
-// distinct targets). Checks and result layouts come
+// distinct targets), scatter_reduce (the same steps). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <functional>
@@ -317,11 +317,12 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cuda(const Tensor& self, b
   return unique_common(self, false, return_inverse, return_counts);
 }
 
-// out[index] *= src: the targets' flat positions are sorted (stably), each
-// entry ranked among those of its target, and round r multiplies the entries
-// of rank r in (their targets are distinct), so repeated targets multiply in
-// index order. The number of rounds is read back.
-void scatter_multiply(Tensor& out, int64_t d, const Tensor& index, const Tensor& src) {
+// out[index] = combine(out[index], src): the targets' flat positions are
+// sorted (stably), each entry ranked among those of its target, and round r
+// combines the entries of rank r (their targets are distinct), so repeated
+// targets combine in index order. The number of rounds is read back.
+void scatter_rounds(Tensor& out, int64_t d, const Tensor& index, const Tensor& src,
+                    Tensor (*combine)(const Tensor&, const Tensor&)) {
   const Device device = out.device();
   const int64_t nd = out.dim();
   Tensor flat = ember::mul(index, ember::full({}, Scalar(out.strides()[d]), ScalarType::Long, device));
@@ -377,7 +378,7 @@ Tensor& scatter_reduce_common(const Tensor& self, int64_t dim, const Tensor& ind
     return out;
   }
   Tensor work = out.is_contiguous() ? out : out.contiguous();
-  scatter_multiply(work, d, index, src);
+  scatter_rounds(work, d, index, src, [](const Tensor& a, const Tensor& b) { return ember::mul(a, b); });
   if (!work.is_same(out)) out.copy_(work);
   return out;
 }
@@ -405,6 +406,72 @@ Tensor& scatter_value_reduce_cuda(const Tensor& self, int64_t dim, const Tensor&
   });
 }
 
+// The identity of a reduction in dtype t (include_self=False starts the
+// receiving positions there): 0, 1, or the dtype's lowest / highest value.
+Scalar reduce_identity(const std::string& reduce, ScalarType t) {
+  if (reduce == "sum" || reduce == "mean") return Scalar(int64_t(0));
+  if (reduce == "prod") return Scalar(int64_t(1));
+  const bool lowest = reduce == "amax";
+  if (is_floating_type(t)) return Scalar(lowest ? -INFINITY : INFINITY);
+  switch (t) {
+    case ScalarType::Bool: return Scalar(!lowest);
+    case ScalarType::Byte: return Scalar(int64_t(lowest ? 0 : 255));
+    case ScalarType::Char: return Scalar(int64_t(lowest ? -128 : 127));
+    case ScalarType::Short: return Scalar(int64_t(lowest ? -32768 : 32767));
+    case ScalarType::Int: return Scalar(int64_t(lowest ? INT32_MIN : INT32_MAX));
+    default: return Scalar(lowest ? INT64_MIN : INT64_MAX);
+  }
+}
+
+// scatter_reduce (sum, prod, mean, amax, amin; with or without self): the
+// CPU function's steps, each a CUDA operator (scatter, scatter_add, rounds
+// of distinct targets, a floor division for integer means).
+Tensor& scatter_reduce_two_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                const std::string& reduce, bool include_self, Tensor& out) {
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  dispatch::scatter_reduce_two_kernels[kCpu](meta_copy(self), dim, meta_copy(index), meta_copy(src), reduce,
+                                             include_self, meta_out);  // checks
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  if (!out.defined()) {
+    out = ember::empty_like(self, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
+    out.copy_(self);
+  } else if (!out.is_same(self)) {
+    resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  if (index.numel() == 0) return out;
+  const Device cpu(DeviceType::CPU);
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  if (ember::min(index).to(cpu).item<int64_t>() < 0 || ember::max(index).to(cpu).item<int64_t>() >= size) {
+    Tensor on_cpu;
+    dispatch::scatter_reduce_two_kernels[kCpu](self.to(cpu), dim, index.to(cpu), src.to(cpu), reduce, include_self,
+                                               on_cpu);
+  }
+  if (!include_self) out.copy_(ember::scatter(out, d, index, reduce_identity(reduce, self.dtype())));
+  Tensor taken = src;
+  for (int64_t k = 0; k < index.dim(); ++k) taken = taken.narrow(k, 0, index.sizes()[k]);
+  if (reduce == "sum" || reduce == "mean") {
+    out.copy_(ember::scatter_add(out, d, index, taken));
+  } else {
+    Tensor work = out.is_contiguous() ? out : out.contiguous();
+    if (reduce == "prod") {
+      scatter_rounds(work, d, index, src, [](const Tensor& a, const Tensor& b) { return ember::mul(a, b); });
+    } else if (reduce == "amax") {
+      scatter_rounds(work, d, index, src, [](const Tensor& a, const Tensor& b) { return ember::maximum(a, b); });
+    } else {
+      scatter_rounds(work, d, index, src, [](const Tensor& a, const Tensor& b) { return ember::minimum(a, b); });
+    }
+    if (!work.is_same(out)) out.copy_(work);
+  }
+  if (reduce == "mean") {
+    Tensor count = ember::full(self.sizes(), Scalar(include_self ? 1.0 : 0.0), self.dtype(), self.device());
+    count = ember::scatter_add(count, d, index, ember::ones(index.sizes(), self.dtype(), self.device()));
+    count.masked_fill_(ember::eq(count, Scalar(0)), Scalar(1));
+    out.copy_(is_floating_type(self.dtype()) ? ember::div(out, count) : ember::div(out, count, std::string("floor")));
+  }
+  return out;
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -421,6 +488,7 @@ Tensor& scatter_value_reduce_cuda(const Tensor& self, int64_t dim, const Tensor&
   dispatch::_unique_consecutive_kernels[cuda] = &unique_consecutive_cuda;
   dispatch::scatter_reduce_kernels[cuda] = &scatter_reduce_cuda;
   dispatch::scatter_value_reduce_kernels[cuda] = &scatter_value_reduce_cuda;
+  dispatch::scatter_reduce_two_kernels[cuda] = &scatter_reduce_two_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
