@@ -170,3 +170,11 @@ def test_scatter_reduce(cuda_compare, reduce, include_self, dtype):
     cuda_compare(
         lambda m, a, i, s: a.t().clone().scatter_reduce_(1, i, s, reduce, include_self=include_self), x, index, src
     )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histc(cuda_compare, dtype):
+    x = torch.tensor([0.0, 0.25, 0.5, 1.0, 1.0, -0.5, 3.0, 0.999], dtype=getattr(torch, dtype))
+    cuda_compare(lambda m, a: m.histc(a, bins=4, min=0, max=1), x, exact=True)
+    cuda_compare(lambda m, a: m.histc(a, bins=5), x, exact=True)  # the range from the data
+    cuda_compare(lambda m, a: m.histc(a[:1], bins=3), x, exact=True)  # one value: [v - 1, v + 1]

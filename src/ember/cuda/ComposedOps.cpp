@@ -7,7 +7,8 @@
 // search), masked_scatter (a running count of the mask), put (index_put on
 // the flattening), bincount (index_add into the bins), unique (marks after
 // a sort), scatter with reduce "add" (scatter_add) or "multiply" (rounds of
-// distinct targets), scatter_reduce (the same steps). Checks and result layouts come
+// distinct targets), scatter_reduce (the same steps), histc (PyTorch's CUDA
+// bin rule, index_add). Checks and result layouts come
 // from the CPU functions run on meta copies.
 #include <cmath>
 #include <functional>
@@ -472,6 +473,40 @@ Tensor& scatter_reduce_two_cuda(const Tensor& self, int64_t dim, const Tensor& i
   return out;
 }
 
+// histc as PyTorch's CUDA kernel bins: ((x - min) * bins) / (max - min) in
+// the accumulate type (float for float32 and the 16-bit floats), truncated,
+// the top edge in the last bin, values outside [min, max] skipped; counts by
+// index_add. A range from the data (min == max) is read back.
+Tensor& histc_cuda(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
+  if (!is_floating_type(self.dtype())) native::math::not_implemented_for("histogram_cuda", self.dtype());
+  Tensor meta_out = out.defined() ? meta_copy(out) : Tensor();
+  dispatch::histc_kernels[kCpu](meta_copy(self), bins, min, max, meta_out);  // checks
+  const Device device = self.device(), cpu(DeviceType::CPU);
+  double lo = min.to_double(), hi = max.to_double();
+  if (lo == hi && self.numel() > 0) {
+    lo = ember::min(self).to(cpu).to(ScalarType::Double).item<double>();
+    hi = ember::max(self).to(cpu).to(ScalarType::Double).item<double>();
+  }
+  if (lo == hi) lo -= 1, hi += 1;
+  EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  const ScalarType acc = self.dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+  const auto number = [&](double v) { return ember::full({}, Scalar(v), acc, device); };
+  const Tensor x = self.reshape({-1}).to(acc);
+  const Tensor in_range = ember::logical_and(ember::ge(x, Scalar(lo)), ember::le(x, Scalar(hi)));
+  const Tensor scaled = ember::div(ember::mul(ember::sub(x, number(lo)), number(static_cast<double>(bins))),
+                                   ember::sub(number(hi), number(lo)));
+  Tensor pos = scaled.to(ScalarType::Long);
+  pos = ember::where(ember::eq(pos, Scalar(bins)), ember::full({}, Scalar(bins - 1), ScalarType::Long, device), pos);
+  const Tensor chosen = ember::masked_select(pos, in_range);
+  const Tensor counts = ember::index_add(ember::zeros({bins}, self.dtype(), device), 0, chosen,
+                                         ember::ones({chosen.numel()}, self.dtype(), device));
+  if (!out.defined()) return out = counts;
+  resize_output(out, {bins});
+  out.copy_(counts);
+  return out;
+}
+
 [[maybe_unused]] const bool g_registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::fill__Tensor_kernels[cuda] = &fill_tensor_cuda;
@@ -489,6 +524,7 @@ Tensor& scatter_reduce_two_cuda(const Tensor& self, int64_t dim, const Tensor& i
   dispatch::scatter_reduce_kernels[cuda] = &scatter_reduce_cuda;
   dispatch::scatter_value_reduce_kernels[cuda] = &scatter_value_reduce_cuda;
   dispatch::scatter_reduce_two_kernels[cuda] = &scatter_reduce_two_cuda;
+  dispatch::histc_kernels[cuda] = &histc_cuda;
   dispatch::median_kernels[cuda] = &median_cuda;
   dispatch::median_dim_kernels[cuda] = &median_dim_cuda;
   dispatch::nanmedian_kernels[cuda] = &nanmedian_cuda;
