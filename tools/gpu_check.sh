@@ -5,6 +5,7 @@
 # benchmark table) to $OUT/summary.txt, printed last. docs/cuda.md gives the
 # device call that runs it. Each phase has its own time budget (seconds):
 #   GPU_CHECK_BUILD_S (300) GPU_CHECK_TEST_S (150) GPU_CHECK_BENCH_S (60)
+#   GPU_CHECK_COVERAGE_S (30)
 # Options: --dry  build with MAX_JOBS=1 (default 1 in dry mode) and run the
 #                 tests on a machine without a GPU (they skip), no benchmarks;
 #          --no-build  reuse the install in $GPU_CHECK_DIR.
@@ -91,7 +92,20 @@ case "$where" in
   *) note "warning: ember imports from $where, not from $SITE (an editable install of $PY shadows PYTHONPATH)" ;;
 esac
 
-# ---- tests/cuda ------------------------------------------------------------------
+# ---- operator-database coverage (tools/cuda_opdb_coverage.py) -----------------------
+# The rows whose operators reach a CUDA kernel, traced on the CPU; the static count
+# of ops.yaml operators if the trace runs past its budget.
+t0=$(date +%s)
+(cd "$WORK" && timeout "${GPU_CHECK_COVERAGE_S:-30}" "$PY" "$ROOT/tools/cuda_opdb_coverage.py" \
+  >"$OUT/coverage.txt" 2>&1)
+rc=$?
+if [ $rc = 0 ]; then
+  note "coverage: $(tail -1 "$OUT/coverage.txt") ($(($(date +%s) - t0)) s; $OUT/coverage.txt lists the rest)"
+else
+  note "coverage: trace rc=$rc; $("$PY" "$ROOT/tools/cuda_opdb_coverage.py" --ops 2>&1 | tail -1)"
+fi
+
+# ---- tests/cuda (every file: test_opdb.py, test_complex.py, test_nn_*.py, ...) -------
 XDIST=()
 if [ "$DRY" = 0 ] && "$PY" -c "import xdist" 2>/dev/null; then XDIST=(-n 8); fi
 t0=$(date +%s)

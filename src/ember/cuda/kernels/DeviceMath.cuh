@@ -1,7 +1,12 @@
 #pragma once
-// Device math shared by the CUDA pointwise kernels: CUDA's math library per
-// compute type (the float functions for float and the 16-bit floats, the
-// double ones for double), and registration helpers.
+// Device math shared by the CUDA kernels: CUDA's math library per compute
+// type (the float functions for float and the 16-bit floats, the double ones
+// for double), registration helpers, and for the kernels outside the
+// elementwise engine (index, shape, scan, loss) their element types: the
+// dtype switch and the 16-bit float conversions.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cuda/std/limits>
 
 #include "ember/cuda/kernels/Loops.cuh"
@@ -91,6 +96,123 @@ __device__ __forceinline__ C inf() {
 constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace ember::cuda::dm
+
+namespace ember::cuda {
+
+// ---- element types of the kernels outside the elementwise engine ------------------------
+
+template <typename T>
+struct DeviceComplex {
+  T re, im;
+};
+struct alignas(16) Bytes16 {  // a 16-byte element moved as bytes
+  uint64_t lo, hi;
+};
+
+// complex64/complex128 (the real-number sets are Loops.cuh's DtypeSet).
+constexpr unsigned kComplexElements = 16;
+constexpr unsigned kAllElements = kAllReal | kComplexElements;
+
+// Calls f(T{}) with T the device element type of t (cuda's __half and
+// __nv_bfloat16 for the 16-bit floats) when t is in Set; else PyTorch's
+// "name" not implemented for 'dtype' error.
+template <unsigned Set = kAllElements, typename F>
+void dispatch_device_types(ScalarType t, const char* name, F&& f) {
+  switch (t) {
+    case ScalarType::Bool:
+      if constexpr ((Set & kBool) != 0) return f(bool{});
+      break;
+    case ScalarType::Byte:
+      if constexpr ((Set & kIntegral) != 0) return f(uint8_t{});
+      break;
+    case ScalarType::Char:
+      if constexpr ((Set & kIntegral) != 0) return f(int8_t{});
+      break;
+    case ScalarType::Short:
+      if constexpr ((Set & kIntegral) != 0) return f(int16_t{});
+      break;
+    case ScalarType::Int:
+      if constexpr ((Set & kIntegral) != 0) return f(int32_t{});
+      break;
+    case ScalarType::Long:
+      if constexpr ((Set & kIntegral) != 0) return f(int64_t{});
+      break;
+    case ScalarType::Half:
+      if constexpr ((Set & kReducedFloating) != 0) return f(__half{});
+      break;
+    case ScalarType::BFloat16:
+      if constexpr ((Set & kReducedFloating) != 0) return f(__nv_bfloat16{});
+      break;
+    case ScalarType::Float:
+      if constexpr ((Set & kFloating) != 0) return f(float{});
+      break;
+    case ScalarType::Double:
+      if constexpr ((Set & kFloating) != 0) return f(double{});
+      break;
+    case ScalarType::ComplexFloat:
+      if constexpr ((Set & kComplexElements) != 0) return f(DeviceComplex<float>{});
+      break;
+    case ScalarType::ComplexDouble:
+      if constexpr ((Set & kComplexElements) != 0) return f(DeviceComplex<double>{});
+      break;
+    default: break;
+  }
+  native::math::not_implemented_for(name, t);
+}
+
+// Calls f(T{}) with T an unsigned element type of t's size (kernels that only move bytes).
+template <typename F>
+void dispatch_by_size(ScalarType t, F&& f) {
+  switch (element_size(t)) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    case 8: return f(uint64_t{});
+    default: return f(Bytes16{});
+  }
+}
+
+// The accumulate type of an element type: float for the 16-bit floats, the type itself otherwise.
+template <typename T>
+struct DeviceAcc {
+  using type = T;
+};
+template <>
+struct DeviceAcc<__half> {
+  using type = float;
+};
+template <>
+struct DeviceAcc<__nv_bfloat16> {
+  using type = float;
+};
+template <typename T>
+using device_acc_t = typename DeviceAcc<T>::type;
+
+// A 16-bit float as float; other values unchanged.
+template <typename T>
+__device__ __forceinline__ device_acc_t<T> widen(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __bfloat162float(v);
+  } else {
+    return v;
+  }
+}
+
+// v as element type T, rounded to nearest.
+template <typename T, typename V>
+__device__ __forceinline__ T narrow(V v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+}  // namespace ember::cuda
 
 // A unary kernel over the common dtype: Op<C> computes in C.
 #define EMBER_CUDA_UNARY_KERNEL(op, Op, set)                                                \

@@ -1,15 +1,13 @@
 #pragma once
-// Device helpers of the CUDA index kernels: element types by dtype, atomic
-// adds for every dtype, the one-thread-per-element walk, and the bad-index
-// flag read back after a launch.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+// Device helpers of the CUDA index kernels: atomic adds for every dtype,
+// the one-thread-per-element walk, and the bad-index flag read back after a
+// launch. Element types by dtype are DeviceMath.cuh's.
 #include <cstdint>
 #include <cstring>
 
 #include "ember/core/ScalarType.h"
 #include "ember/cuda/CudaContext.h"
+#include "ember/cuda/kernels/DeviceMath.cuh"
 #include "ember/cuda/kernels/IndexGeometry.h"
 #include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
@@ -20,49 +18,6 @@ namespace ember::cuda {
 // The CPU kernels these fall back to or check meta tensors with are reached
 // through their operators' exported dispatch tables.
 constexpr int kCpuKernel = static_cast<int>(DeviceType::CPU);
-
-// Element types of the same size as a dtype, for kernels that only move bytes.
-struct alignas(16) Bytes16 {
-  uint64_t lo, hi;
-};
-
-template <typename T>
-struct DeviceComplex {
-  T re, im;
-};
-
-// Calls f(T{}) with T the device type of the dtype (arithmetic kernels).
-template <typename F>
-void dispatch_device_types(ScalarType t, const char* kernel_name, F&& f) {
-  switch (t) {
-    case ScalarType::Byte: return f(uint8_t{});
-    case ScalarType::Char: return f(int8_t{});
-    case ScalarType::Short: return f(int16_t{});
-    case ScalarType::Int: return f(int32_t{});
-    case ScalarType::Long: return f(int64_t{});
-    case ScalarType::Half: return f(__half{});
-    case ScalarType::BFloat16: return f(__nv_bfloat16{});
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Bool: return f(bool{});
-    case ScalarType::ComplexFloat: return f(DeviceComplex<float>{});
-    case ScalarType::ComplexDouble: return f(DeviceComplex<double>{});
-    default: break;
-  }
-  native::math::not_implemented_for(kernel_name, t);
-}
-
-// Calls f(T{}) with T an element type of the dtype's size (copy kernels).
-template <typename F>
-void dispatch_by_size(ScalarType t, F&& f) {
-  switch (element_size(t)) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    case 8: return f(uint64_t{});
-    default: return f(Bytes16{});
-  }
-}
 
 // ---- atomic add ------------------------------------------------------------------
 
@@ -99,14 +54,14 @@ __device__ inline void atomic_add(__half* p, __half v) {
 #if __CUDA_ARCH__ >= 700
   atomicAdd(p, v);
 #else
-  atomic_update_narrow(p, [v](__half a) { return __float2half(__half2float(a) + __half2float(v)); });
+  atomic_update_narrow(p, [v](__half a) { return narrow<__half>(widen(a) + widen(v)); });
 #endif
 }
 __device__ inline void atomic_add(__nv_bfloat16* p, __nv_bfloat16 v) {
 #if __CUDA_ARCH__ >= 800
   atomicAdd(p, v);
 #else
-  atomic_update_narrow(p, [v](__nv_bfloat16 a) { return __float2bfloat16(__bfloat162float(a) + __bfloat162float(v)); });
+  atomic_update_narrow(p, [v](__nv_bfloat16 a) { return narrow<__nv_bfloat16>(widen(a) + widen(v)); });
 #endif
 }
 __device__ inline void atomic_add(uint8_t* p, uint8_t v) {
@@ -132,10 +87,8 @@ template <typename T>
 __device__ T mul_in(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a && b;
-  } else if constexpr (std::is_same_v<T, __half>) {
-    return __float2half(__half2float(a) * __half2float(b));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16(__bfloat162float(a) * __bfloat162float(b));
+  } else if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+    return narrow<T>(widen(a) * widen(b));
   } else {
     return static_cast<T>(a * b);
   }

@@ -111,14 +111,7 @@ struct EmbeddingGradAdd {  // acc[row] += grad (/ count[row]), padding row skipp
   int64_t row_stride;
   __device__ void operator()(int64_t t, int64_t o, int64_t v) const {
     if (v == padding_idx) return;
-    Acc g;
-    if constexpr (std::is_same_v<T, __half>) {
-      g = __half2float(grad[o]);
-    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      g = __bfloat162float(grad[o]);
-    } else {
-      g = grad[o];
-    }
+    Acc g = widen(grad[o]);
     if (counts) g = g / static_cast<Acc>(counts[v * row_stride]);
     atomic_add(acc + t, g);
   }
@@ -554,20 +547,13 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   const DimVector acc_strides{0, acc.strides()[1]};
   IndexGeometry g = geometry_of(grad.sizes(), acc_strides, grad.strides(), DimVector{idx.strides()[0], 0});
   const int64_t* count_ptr = counts.defined() ? static_cast<const int64_t*>(counts.data_ptr()) : nullptr;
-  auto launch = [&](auto acc_tag, auto grad_tag) {
-    using Acc = decltype(acc_tag);
+  dispatch_device_types<kAllFloating>(dtype, "embedding_backward", [&](auto grad_tag) {
     using T = decltype(grad_tag);
+    using Acc = device_acc_t<T>;
     launch_walk(g, idx, acc.strides()[0], num_weights, flag,
                 EmbeddingGradAdd<Acc, T>{static_cast<Acc*>(acc.data_ptr()), static_cast<const T*>(grad.data_ptr()),
                                          count_ptr, padding_idx, 1});
-  };
-  switch (dtype) {
-    case ScalarType::Float: launch(float{}, float{}); break;
-    case ScalarType::Double: launch(double{}, double{}); break;
-    case ScalarType::Half: launch(float{}, __half{}); break;
-    case ScalarType::BFloat16: launch(float{}, __nv_bfloat16{}); break;
-    default: native::math::not_implemented_for("embedding_backward", dtype);
-  }
+  });
   if (flag.raised()) {
     raise_cpu_error([&] {
       dispatch::embedding_dense_backward_kernels[kCpuKernel](on_cpu(grad_output), on_cpu(indices), num_weights,

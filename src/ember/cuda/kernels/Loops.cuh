@@ -101,6 +101,7 @@ template <int N>
 struct LoopArgs {
   char* data[N];
   alignas(8) uint64_t scalar_bits[N];
+  uint64_t scalar_high_bits[N];  // the upper half of a 16-byte number (complex128)
   float scalar_float[N];
   unsigned scalar_mask;  // bit k: operand k is a number held above
 };
@@ -117,7 +118,11 @@ __device__ __forceinline__ opmath_t<T> load_arg(const LoopArgs<N>& args, int k, 
       memcpy(&v, &args.scalar_bits[k], sizeof(T));
       return v;
     } else {
-      return T{};  // 16-byte elements are never numbers here
+      static_assert(sizeof(T) == 2 * sizeof(uint64_t), "numbers of 16 bytes at most");
+      const uint64_t bits[2] = {args.scalar_bits[k], args.scalar_high_bits[k]};
+      T v;
+      memcpy(&v, bits, sizeof(T));
+      return v;
     }
   }
   return load_as_opmath(load_storage<T>(args.data[k] + offset));
@@ -230,8 +235,11 @@ void set_number(LoopArgs<N>& args, const TensorIterator& it, int k) {  // NOLINT
   if constexpr (std::is_same_v<T, DHalf> || std::is_same_v<T, DBFloat16>) {
     args.scalar_float[k] = t.item<float>();
   } else {
-    if constexpr (sizeof(T) > sizeof(uint64_t)) {  // 16-byte elements: callers pass no numbers
-      EMBER_INTERNAL_ASSERT(false, "gpu_kernel: a number of ", sizeof(T), " bytes");
+    if constexpr (sizeof(T) > sizeof(uint64_t)) {  // complex128
+      static_assert(sizeof(T) == 2 * sizeof(uint64_t), "numbers of 16 bytes at most");
+      std::memcpy(&args.scalar_bits[k], t.data_ptr(), sizeof(uint64_t));
+      std::memcpy(&args.scalar_high_bits[k], static_cast<const char*>(t.data_ptr()) + sizeof(uint64_t),
+                  sizeof(uint64_t));
     } else {
       std::memcpy(&args.scalar_bits[k], t.data_ptr(), sizeof(T));
     }

@@ -15,29 +15,7 @@ namespace {
 constexpr int kNllThreads = 32;
 
 template <typename T>
-using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <typename T>
-__device__ Acc<T> widen(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return v;
-  }
-}
-
-template <typename T>
-__device__ T narrow(Acc<T> v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
+using Acc = device_acc_t<T>;
 
 // x * w rounded to T, as the element type's product.
 template <typename T>
@@ -116,17 +94,6 @@ __global__ void nll_loss_backward_kernel(const T* grad, const int64_t* target, c
   }
 }
 
-template <typename F>
-void dispatch_loss_types(ScalarType t, const char* name, F&& f) {
-  switch (t) {
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(__half{});
-    case ScalarType::BFloat16: return f(__nv_bfloat16{});
-    default: native::math::not_implemented_for(name, t);
-  }
-}
-
 Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : Tensor(); }
 
 std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tensor& target,
@@ -145,7 +112,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
   Tensor weight = weight_.has_value() && weight_->defined() ? weight_->to(self.dtype()).contiguous() : Tensor();
   BadIndexFlag flag(device);
   cudaStream_t stream = current_stream(device.index);
-  dispatch_loss_types(self.dtype(), "nll_loss_forward_reduce_cuda_kernel_2d_index", [&](auto tag) {
+  dispatch_device_types<kAllFloating>(self.dtype(), "nll_loss_forward_reduce_cuda_kernel_2d_index", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
     const int64_t* tp = static_cast<const int64_t*>(t.data_ptr());
@@ -185,7 +152,7 @@ Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   if (n * spatial == 0 || classes == 0) return grad_input;
   cudaStream_t stream = current_stream(self.device().index);
   const LaunchShape s = launch_shape(n * spatial);
-  dispatch_loss_types(self.dtype(), "nll_loss_backward_reduce_cuda_kernel_2d_index", [&](auto tag) {
+  dispatch_device_types<kAllFloating>(self.dtype(), "nll_loss_backward_reduce_cuda_kernel_2d_index", [&](auto tag) {
     using T = decltype(tag);
     nll_loss_backward_kernel<T><<<static_cast<unsigned>(s.blocks), s.threads, 0, stream>>>(
         static_cast<const T*>(g.data_ptr()), static_cast<const int64_t*>(t.data_ptr()),

@@ -19,28 +19,6 @@ template <typename T>
 using RangeAcc =
     std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<std::is_same_v<T, double>, double, float>>;
 
-template <typename T>
-__device__ T to_element(float v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <typename T>
-__device__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return static_cast<float>(v);
-  }
-}
-
 // out[i] = start + step * i in the accumulate type (one fused multiply-add).
 template <typename T>
 __global__ void arange_kernel(T* out, int64_t n, RangeAcc<T> start, RangeAcc<T> step) {
@@ -53,7 +31,7 @@ __global__ void arange_kernel(T* out, int64_t n, RangeAcc<T> start, RangeAcc<T> 
     } else if constexpr (std::is_same_v<T, double>) {
       out[i] = fma(step, static_cast<double>(i), start);
     } else {
-      out[i] = to_element<T>(fmaf(step, static_cast<float>(i), start));
+      out[i] = narrow<T>(fmaf(step, static_cast<float>(i), start));
     }
   }
 }
@@ -77,29 +55,13 @@ __global__ void linspace_kernel(T* out, int64_t steps, double start, double end)
       out[i] = i < half ? fma(st, static_cast<T>(i), a) : fma(-st, static_cast<T>(steps - i - 1), b);
     } else {
       // 16-bit arithmetic: every operation rounds to T.
-      auto r = [](float v) { return to_float(to_element<T>(v)); };
+      auto r = [](float v) { return widen(narrow<T>(v)); };
       const float a = static_cast<float>(start), b = static_cast<float>(end);
       const float st = r(r(b - a) / r(static_cast<float>(steps - 1)));
       const float value =
           i < half ? a + r(st * r(static_cast<float>(i))) : b - r(st * r(static_cast<float>(steps - i - 1)));
-      out[i] = to_element<T>(value);
+      out[i] = narrow<T>(value);
     }
-  }
-}
-
-template <typename F>
-void dispatch_range_types(ScalarType t, const char* name, F&& f) {
-  switch (t) {
-    case ScalarType::Byte: return f(uint8_t{});
-    case ScalarType::Char: return f(int8_t{});
-    case ScalarType::Short: return f(int16_t{});
-    case ScalarType::Int: return f(int32_t{});
-    case ScalarType::Long: return f(int64_t{});
-    case ScalarType::Half: return f(__half{});
-    case ScalarType::BFloat16: return f(__nv_bfloat16{});
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    default: native::math::not_implemented_for(name, t);
   }
 }
 
@@ -108,7 +70,7 @@ void arange_cuda(const TensorBase& out, const ::ember::cpu::RangeBounds& b) {
   if (n == 0) return;
   const LaunchShape s = launch_shape(n);
   cudaStream_t stream = current_stream(out.device().index);
-  dispatch_range_types(out.dtype(), "arange_cuda", [&](auto tag) {
+  dispatch_device_types<kIntegral | kAllFloating>(out.dtype(), "arange_cuda", [&](auto tag) {
     using T = decltype(tag);
     using Acc = RangeAcc<T>;
     Acc start, step;
@@ -128,7 +90,7 @@ void linspace_cuda(const TensorBase& out, const ::ember::cpu::RangeBounds& b) {
   if (n == 0) return;
   const LaunchShape s = launch_shape(n);
   cudaStream_t stream = current_stream(out.device().index);
-  dispatch_range_types(out.dtype(), "linspace_cuda", [&](auto tag) {
+  dispatch_device_types<kIntegral | kAllFloating>(out.dtype(), "linspace_cuda", [&](auto tag) {
     using T = decltype(tag);
     const double start = std::is_integral_v<T> ? static_cast<double>(b.i0) : b.d0;
     const double end = std::is_integral_v<T> ? static_cast<double>(b.i1) : b.d1;
@@ -142,10 +104,8 @@ void linspace_cuda(const TensorBase& out, const ::ember::cpu::RangeBounds& b) {
 
 template <typename T>
 __device__ bool is_nonzero(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v) != 0.0f;
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v) != 0.0f;
+  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+    return widen(v) != 0.0f;
   } else if constexpr (std::is_same_v<T, DeviceComplex<float>> || std::is_same_v<T, DeviceComplex<double>>) {
     return v.re != 0 || v.im != 0;
   } else {
