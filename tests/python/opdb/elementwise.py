@@ -94,7 +94,9 @@ UNARY_FLOAT = [
     *[
         unary_float(f"special_{name}", dtypes=NO_16BIT, method=False, supports_inplace=False, supports_grad=False,
                     supports_gradgrad=False)
-        for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0")
+        for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0", "airy_ai", "bessel_j0",
+                     "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
+                     "scaled_modified_bessel_k0", "scaled_modified_bessel_k1")
     ],
     unary_float("deg2rad"),
     unary_float("rad2deg"),
