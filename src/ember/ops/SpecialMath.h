@@ -28,6 +28,14 @@
 #endif
 #endif
 
+// A call the compiler must not inline: PyTorch's CPU build calls j1 out of
+// line from y1 (j1 is recursive there), so no multiply-add fuses across it.
+#if defined(__CUDACC__)
+#define EMBER_SPECIAL_OUT_OF_LINE __noinline__
+#else
+#define EMBER_SPECIAL_OUT_OF_LINE __attribute__((noinline))
+#endif
+
 #if defined(EMBER_CPU_CAPABILITY_NS)
 #define EMBER_SPECIAL_MATH_NS EMBER_CPU_CAPABILITY_NS
 #elif defined(__CUDACC__)
@@ -595,6 +603,11 @@ EMBER_HOST_DEVICE T bessel_j1(T x) {
 }
 
 template <typename T>
+EMBER_HOST_DEVICE EMBER_SPECIAL_OUT_OF_LINE T bessel_j1_out_of_line(T x) {
+  return bessel_j1(x);
+}
+
+template <typename T>
 EMBER_HOST_DEVICE T bessel_y0(T x) {
   static const T yp[8] = {T(1.55924367855235737965e+04), T(-1.46639295903971606143e+07),
                           T(5.43526477051876500413e+09), T(-9.82136065717911466409e+11),
@@ -626,7 +639,7 @@ EMBER_HOST_DEVICE T bessel_y1(T x) {
     if (x <= T(0)) return quiet_nan<T>();
     const T x2 = x * x;
     return x * (horner(x2, yp, 6) / horner(x2, yq, 8)) +
-           (T(0.636619772367581343075535053490057448) * (bessel_j1(x) * std::log(x) - T(1) / x));
+           (T(0.636619772367581343075535053490057448) * (bessel_j1_out_of_line(x) * std::log(x) - T(1) / x));
   }
   return bessel_asymptotic(1, true, x);
 }
