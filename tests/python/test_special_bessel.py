@@ -190,15 +190,15 @@ def test_known_values():
     """A few textbook values, independent of the oracle."""
     x = ember.tensor([0.0, 1.0, 2.0], dtype=ember.float64)
     np.testing.assert_allclose(
-        to_torch(ember.special.bessel_j0(x)).numpy(), [1.0, 0.7651976865579666, 0.22389077914123567], rtol=1e-15
+        to_torch(ember.special.bessel_j0(x)).numpy(), [1.0, 0.7651976865579666, 0.22389077914123567], rtol=1e-13
     )
     np.testing.assert_allclose(
         to_torch(ember.special.airy_ai(x)).numpy(),
         [0.3550280538878172, 0.1352924163128814, 0.03492413042327437],
-        rtol=1e-14,
+        rtol=1e-13,
     )
     np.testing.assert_allclose(
         to_torch(ember.special.modified_bessel_k0(x[1:])).numpy(),
         [0.42102443824070834, 0.11389387274953344],
-        rtol=1e-15,
+        rtol=1e-13,
     )
