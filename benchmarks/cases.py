@@ -762,6 +762,8 @@ CASES += [
     Case("special", "special.entr 1M", _special_unary("entr"), 1.0),
     Case("special", "special.chebyshev_polynomial_t(x, 5) 1M", _special_polynomial("chebyshev_polynomial_t", 5), 1.0),
     Case("special", "special.legendre_polynomial_p(x, 4) 1M", _special_polynomial("legendre_polynomial_p", 4), 1.0),
+    Case("special", "special.bessel_j0 1M", _special_unary("bessel_j0"), 1.0),
+    Case("special", "special.modified_bessel_k0 1M", _special_unary("modified_bessel_k0"), 1.0),
 ]
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from ember import _C
+from ember._tensor import Tensor  # noqa: F401  (torch.special has the name too)
 
 _VF = _C._VariableFunctions
 
-__all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
-           "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
-           "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
-           "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+           "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf",
+           "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l",
+           "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri",
+           "polygamma", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
            "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
            "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
@@ -41,6 +44,15 @@ log_ndtr = _VF.special_log_ndtr
 modified_bessel_i0 = _VF.special_modified_bessel_i0
 modified_bessel_i1 = _VF.special_modified_bessel_i1
 spherical_bessel_j0 = _VF.special_spherical_bessel_j0
+airy_ai = _VF.special_airy_ai
+bessel_j0 = _VF.special_bessel_j0
+bessel_j1 = _VF.special_bessel_j1
+bessel_y0 = _VF.special_bessel_y0
+bessel_y1 = _VF.special_bessel_y1
+modified_bessel_k0 = _VF.special_modified_bessel_k0
+modified_bessel_k1 = _VF.special_modified_bessel_k1
+scaled_modified_bessel_k0 = _VF.special_scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = _VF.special_scaled_modified_bessel_k1
 zeta = _VF.special_zeta
 ndtri = _VF.special_ndtri
 gammainc = _VF.igamma

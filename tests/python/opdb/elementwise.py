@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import samples as S
-from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, FLOATS, LOG_ADD_EXP, ULP, ULP2, SampleInput, Tol, make
+from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, FLOATS, LOG_ADD_EXP, ULP, ULP2, SampleInput, Tol, make, ulps
 from .families import binary, bitwise, comparison, unary_float, unary_predicate, unary_same
 
 F = "nn.functional."
@@ -27,6 +27,9 @@ GELU_STRIDED = (
 NO_DOUBLE_BACKWARD = (
     "ember: 'the derivative for {} is not implemented'; torch has this second derivative"
 )
+# Below x = 2 PyTorch's build fuses the log(x/2) i0(x) (i1) term of the K
+# functions differently (ops/SpecialMath.h): up to 3 ulps apart.
+K_ULPS = ulps(3, "K functions: PyTorch fuses log(x/2) i0(x) differently, up to 3 ulps apart")
 OUT_SCALAR_FIRST = "{}(2, t, out=o): torch raises TypeError (no out= form with a Python scalar first), ember accepts"
 THRESHOLD_UINT8 = (
     "threshold(uint8, 0.5, -2.0): torch raises RuntimeError 'value cannot be converted to type "
@@ -94,7 +97,14 @@ UNARY_FLOAT = [
     *[
         unary_float(f"special_{name}", dtypes=NO_16BIT, method=False, supports_inplace=False, supports_grad=False,
                     supports_gradgrad=False)
-        for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0")
+        for name in ("modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0", "airy_ai", "bessel_j0",
+                     "bessel_j1", "bessel_y0", "bessel_y1")
+    ],
+    *[
+        unary_float(f"special_{name}", tol=K_ULPS, dtypes=NO_16BIT, method=False, supports_inplace=False,
+                    supports_grad=False, supports_gradgrad=False)
+        for name in ("modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+                     "scaled_modified_bessel_k1")
     ],
     unary_float("deg2rad"),
     unary_float("rad2deg"),
