@@ -267,7 +267,9 @@ void sum_floating(const ReducePlan& p, double divisor) {
   using A = opmath_t<T>;
   T* out = static_cast<T*>(p.out);
   if constexpr (!std::is_same_v<T, A>) {
-    if (divisor != 1.0) {
+    // Also a sum whose two innermost iteration dims are both reduced: PyTorch
+    // sums a float copy there rather than round the output after each block.
+    if (divisor != 1.0 || (!kNan && p.red_sizes.size() >= 2)) {
       std::vector<A> sums(static_cast<size_t>(p.num_outputs));
       sum_order::sum_in_torch_order<T, A, kNan, true>(p, sums.data());
       for (int64_t o = 0; o < p.num_outputs; ++o) out[o] = static_cast<T>(sums[o] / static_cast<A>(divisor));

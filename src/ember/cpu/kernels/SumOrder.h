@@ -68,9 +68,13 @@ inline void multi_row_sum(int64_t n, const Load& load, E* out) {
   }
   int64_t i = 0;
   while (i + step <= n) {
+    // Level 0 in locals, so it stays in registers.
+    E a[kRows];
+    for (int k = 0; k < kRows; ++k) a[k] = acc[0][k];
     for (int64_t j = 0; j < step; ++j, ++i) {
-      for (int k = 0; k < kRows; ++k) acc[0][k] += load(i, k);
+      for (int k = 0; k < kRows; ++k) a[k] += load(i, k);
     }
+    for (int k = 0; k < kRows; ++k) acc[0][k] = a[k];
     for (int l = 1; l < kLevels; ++l) {
       for (int k = 0; k < kRows; ++k) {
         acc[l][k] += acc[l - 1][k];
