@@ -521,7 +521,11 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
         if constexpr (is_float_like_v<scalar_t>) {
           using acc_t = opmath_t<scalar_t>;
           // One loop per exponent, so each vectorises.
-          if (e == 0.5) {
+          if (e == 0.5 && !std::is_same_v<scalar_t, BFloat16>) {
+            // A negative base gives +NaN (the hardware square root's is -NaN).
+            same_type_loop<scalar_t>(
+                it, [](acc_t v) { return v < acc_t(0) ? std::numeric_limits<acc_t>::quiet_NaN() : std::sqrt(v); });
+          } else if (e == 0.5) {
             same_type_loop<scalar_t>(it, [](acc_t v) { return std::sqrt(v); });
           } else if (e == -0.5) {
             same_type_loop<scalar_t>(it, [](acc_t v) { return acc_t(1) / std::sqrt(v); });

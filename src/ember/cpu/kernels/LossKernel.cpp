@@ -1,26 +1,33 @@
 // Fused loss kernels (see cpu/LossStubs.h), compiled once per CPU capability.
-// No AVX-512 build, like ReduceKernel, whose summation order they repeat.
+// No AVX-512 build, like ReduceKernel, whose summation order they share.
 #include "ember/cpu/LossStubs.h"
 #include "ember/cpu/kernels/ReduceEngine.h"
-#include "ember/cpu/kernels/ReduceVec.h"
+#include "ember/cpu/kernels/SumOrder.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
-// The cascade of sum((a - b)^2) with run_reduction's split: the same blocks,
-// accumulators and order as the sum of the squares stored first (this file
-// is compiled without FMA contraction).
+// sum((a - b)^2) with the squares stored first, then added in the order of
+// sum (Note [Sum order]), so it equals the unfused loss bit for bit (this
+// file is compiled without FMA contraction).
 template <typename S>
 S sq_diff_sum(const S* a, const S* b, int64_t n) {
-  const auto sq_diff = [](auto x, auto y) {
-    const auto d = x - y;
-    return d * d;
-  };
-  const auto cascade = [&](int64_t s, int64_t e) { return S(0) + vec_cascade_sum(a + s, e - s, sq_diff, b + s); };
-  const int64_t pieces = reduction_split(n);
-  if (pieces == 1) return cascade(0, n);
-  return combine_pieces(n, pieces, S(0), cascade, [](S x, S y) { return x + y; });
+  std::vector<S> sq(static_cast<size_t>(n));
+  parallel_for(0, n, kReduceGrain, [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) {
+      const S d = a[i] - b[i];
+      sq[i] = d * d;
+    }
+  });
+  ReducePlan p;
+  p.red_sizes.push_back(n);
+  p.red_strides.push_back(1);
+  p.reduce_numel = n;
+  p.in = sq.data();
+  S out = S(0);
+  sum_order::sum_in_torch_order<S, S, false, false>(p, &out);
+  return out;
 }
 
 double squared_diff_sum_kernel(const void* a, const void* b, int64_t n, ScalarType t) {

@@ -2,6 +2,7 @@
 // compiled once per CPU capability. See Note [Reduction plan].
 #include "ember/cpu/kernels/ReduceEngine.h"
 #include "ember/cpu/kernels/ReduceVec.h"
+#include "ember/cpu/kernels/SumOrder.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -259,6 +260,31 @@ struct AllAnyOp {
   void write(int64_t o, acc_t a) const { out[o] = a ? 1 : 0; }
 };
 
+// Floating sum (mean when divisor != 1) in PyTorch's order (Note [Sum order]).
+// A mean of 16-bit floats sums a float copy, divides, then rounds, as PyTorch.
+template <typename T, bool kNan>
+void sum_floating(const ReducePlan& p, double divisor) {
+  using A = opmath_t<T>;
+  T* out = static_cast<T*>(p.out);
+  if constexpr (!std::is_same_v<T, A>) {
+    // Also a sum whose two innermost iteration dims are both reduced: PyTorch
+    // sums a float copy there rather than round the output after each block.
+    if (divisor != 1.0 || (!kNan && p.red_sizes.size() >= 2)) {
+      std::vector<A> sums(static_cast<size_t>(p.num_outputs));
+      sum_order::sum_in_torch_order<T, A, kNan, true>(p, sums.data());
+      for (int64_t o = 0; o < p.num_outputs; ++o) out[o] = static_cast<T>(sums[o] / static_cast<A>(divisor));
+      return;
+    }
+  } else {
+    sum_order::sum_in_torch_order<T, T, kNan, false>(p, out);
+    if (divisor != 1.0) {
+      for (int64_t o = 0; o < p.num_outputs; ++o) out[o] = out[o] / static_cast<A>(divisor);
+    }
+    return;
+  }
+  sum_order::sum_in_torch_order<T, T, kNan, false>(p, out);
+}
+
 template <typename T>
 void reduce_typed(const ReducePlan& p, ReduceOp op, double divisor) {
   T* out_same = static_cast<T*>(p.out);
@@ -267,6 +293,16 @@ void reduce_typed(const ReducePlan& p, ReduceOp op, double divisor) {
     case ReduceOp::NanSum: {
       using Acc = int_or_opmath_t<T>;
       const bool nan = op == ReduceOp::NanSum && std::is_floating_point_v<Acc>;
+      if constexpr (std::is_floating_point_v<Acc>) {
+        if (p.out_dtype == p.in_dtype) {
+          if (nan) {
+            sum_floating<T, true>(p, divisor);
+          } else {
+            sum_floating<T, false>(p, divisor);
+          }
+          return;
+        }
+      }
       if (p.out_dtype == p.in_dtype) {
         if (nan) {
           run_reduction(p, SumOp<T, T, true>{out_same, static_cast<Acc>(divisor)});
