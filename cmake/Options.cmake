@@ -95,6 +95,8 @@ if(EMBER_USE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   if(CCACHE_PROGRAM)
     set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
     set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+    # nvcc too: device objects are the slowest to rebuild.
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
   endif()
 endif()
 
