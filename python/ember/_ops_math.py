@@ -97,7 +97,7 @@ def _write(result, out):
     casts to its dtype as PyTorch's elementwise out= does."""
     ember = _ember()
     if result.dtype == ember.bool:
-        ember.logical_and(result.detach(), True, out=out)
+        ember.logical_and(result.detach(), result.detach(), out=out)
     else:
         ember.mul(result.detach(), 1, out=out)
 

@@ -783,6 +783,9 @@ def test_complex_kernels_as_torch(code):
         "torch.zeros(3, dtype=torch.int64).nextafter_(torch.zeros(3, dtype=torch.uint8))",
         "torch.tensor([1.0, 2.0]).nextafter_(torch.tensor([3.0, 0.0]))",
         "torch.tensor([4, 6]).lcm_(torch.tensor([6, 9]))",
+        # out= of Python-level functions: resized and cast as PyTorch's out=.
+        "torch.isposinf(torch.tensor([1.0, float('inf')]), out=torch.zeros(2, dtype=torch.bool))",
+        "torch.heaviside(torch.tensor([-1.0, 0.0, 2.0]), torch.tensor([0.5]), out=torch.zeros(3))",
     ],
 )
 def test_python_elementwise_checks_in_torch_order(code):
@@ -841,3 +844,23 @@ def test_checked_function_dispatches_torch_function():
     assert "adjoint" in seen
     with pytest.raises(TypeError, match=r"rot90\(\): argument 'k' \(position 2\) must be int, not str"):
         ember.rot90(x, "a")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.unfold(torch.ones(2, 3, 2, 2), 2**63 - 1, 4)",
+        "F.unfold(torch.ones(2, 3, 2, 2), (1, 2**62), 1, 2**62)",
+        "F.fold(torch.ones(1, 4, 1), (2, 2), 2**63 - 1, 4)",
+    ],
+)
+def test_unfold_sizes_past_int64_refused(code):
+    # This killed the process (SIGSEGV): the block's extent wrapped. PyTorch
+    # wraps too and returns a meaningless shape; Ember refuses.
+    script = "\n".join(
+        ["import ember as torch", "F = torch.nn.functional", "try:", f"    {code}"]
+        + ["except RuntimeError:", "    print('refused')"]
+    )
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == "refused"
