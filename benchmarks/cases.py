@@ -574,6 +574,12 @@ def _fractional_max_pool(lib):
     return step
 
 
+def _checked_python_function(lib):
+    # A function Ember writes in Python, behind its argument check (_argtypes).
+    a = lib.ones(4, 4)
+    return lambda: a.adjoint()
+
+
 def _conv_transpose3d(lib):
     x = _data(lib, (2, 8, 8, 16, 16), 46).requires_grad_()
     weight = _data(lib, (8, 8, 3, 3, 3), 47).requires_grad_()
@@ -596,6 +602,7 @@ CASES = [
     Case("overhead", "custom autograd.Function call", _custom_function, 0.5),
     Case("overhead", "chain of 6 ops", _chain6, 0.5),
     Case("overhead", "small forward+backward", _small_fwd_bwd, 0.5),
+    Case("overhead", "x.adjoint() (Python-level, argument check)", _checked_python_function, 0.5),
     Case("elementwise", "add 16M", _binary(lambda lib, a, b: a + b), 1.0),
     Case("elementwise", "mul 16M", _binary(lambda lib, a, b: a * b), 1.0),
     Case("elementwise", "exp 16M", _unary("exp"), 1.0),

@@ -59,9 +59,10 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None):
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            if _C._has_torch_function(args, kwargs):
+            # One C call: True when the call dispatches to __torch_function__,
+            # else the arguments are checked (TypeError when none fits).
+            if check_args(parsed, *args, **kwargs):
                 return _dispatch(checked, args, kwargs)
-            check_args(parsed, *args, **kwargs)
             return fn(*args, **kwargs)
 
         checked.__ember_argtypes__ = True

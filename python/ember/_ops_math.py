@@ -92,14 +92,24 @@ _frexp_t = return_type("frexp", ("mantissa", "exponent"))
 _histogram_t = return_type("histogram", ("hist", "bin_edges"))
 
 
+def _write(result, out):
+    """result into out through an exact out= operator, which resizes out and
+    casts to its dtype as PyTorch's elementwise out= does."""
+    ember = _ember()
+    if result.dtype == ember.bool:
+        ember.logical_and(result.detach(), result.detach(), out=out)
+    else:
+        ember.mul(result.detach(), 1, out=out)
+
+
 def _out(result, out):
     if out is None:
         return result
     if isinstance(result, tuple):
         for o, r in zip(out, result):
-            o.resize_(r.shape).copy_(r)
+            _write(r, o)
         return type(result)(out) if type(result) is not tuple else tuple(out)
-    out.resize_(result.shape).copy_(result)
+    _write(result, out)
     return out
 
 
@@ -171,10 +181,47 @@ def float_power_(self, exponent):
     return self.copy_(float_power(self, exponent))
 
 
-def _integer_operands(kernel, a, b):
+def _broadcast_shape(a, b):
+    """The shape a and b broadcast to, refused with the elementwise ops' message."""
+    shape = []
+    for i in range(1, builtins.max(len(a), len(b)) + 1):
+        m = a[-i] if i <= len(a) else 1
+        n = b[-i] if i <= len(b) else 1
+        if m != n and m != 1 and n != 1:
+            dim = builtins.max(len(a), len(b)) - i
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at non-singleton dimension {dim}"
+            )
+        shape.append(n if m == 1 else m)
+    return shape[::-1]
+
+
+def _binary_checks(a, b, out, inplace=False):
+    """PyTorch's checks of a binary elementwise op, in its order, before its
+    kernel's dtype check: the written tensor's internal overlap, the broadcast
+    shape (an in-place result keeps self's), the result type's cast to the
+    output's dtype. Returns the common dtype."""
+    ember = _ember()
+    if out is not None and any(st == 0 and n > 1 for n, st in zip(out.shape, out.stride())):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation."
+        )
+    shape = _broadcast_shape(a.shape, b.shape)
+    if inplace and tuple(out.shape) != tuple(shape):
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
+    dtype = ember.result_type(a, b)
+    if out is not None and not ember.can_cast(dtype, out.dtype):
+        raise RuntimeError(
+            f"result type {_scalar_name(dtype)} can't be cast to the desired output type {_scalar_name(out.dtype)}"
+        )
+    return dtype
+
+
+def _integer_operands(kernel, a, b, out=None, inplace=False):
     ember = _ember()
     a, b = _wrap(a, b), _wrap(b, a)
-    dtype = ember.result_type(a, b)
+    dtype = _binary_checks(a, b, a if inplace else out, inplace)
     if dtype.is_floating_point or dtype.is_complex or dtype == ember.bool:
         _not_implemented(kernel, dtype)
     return a.to(dtype), b.to(dtype)
@@ -182,8 +229,12 @@ def _integer_operands(kernel, a, b):
 
 def gcd(input, other, *, out=None):  # noqa: A002
     """Greatest common divisor, elementwise (Euclid's algorithm on whole tensors)."""
+    return _gcd(input, other, out, False)
+
+
+def _gcd(input, other, out, inplace):  # noqa: A002
     ember = _ember()
-    a, b = _integer_operands("gcd_cpu", input, other)
+    a, b = _integer_operands("gcd_cpu", input, other, out, inplace)
     a, b = ember.broadcast_tensors(a.abs(), b.abs())
     while builtins.bool((b != 0).any()):
         nonzero = b != 0
@@ -192,19 +243,23 @@ def gcd(input, other, *, out=None):  # noqa: A002
 
 
 def lcm(input, other, *, out=None):  # noqa: A002
+    return _lcm(input, other, out, False)
+
+
+def _lcm(input, other, out, inplace):  # noqa: A002
     ember = _ember()
-    a, b = _integer_operands("lcm_cpu", input, other)
+    a, b = _integer_operands("lcm_cpu", input, other, out, inplace)
     g = gcd(a, b)
     result = ember.where(g == 0, 0, (a // ember.where(g == 0, 1, g) * b).abs())
     return _out(result.to(g.dtype), out)
 
 
 def gcd_(self, other):
-    return self.copy_(gcd(self, other))
+    return self.copy_(_gcd(self, other, None, True))
 
 
 def lcm_(self, other):
-    return self.copy_(lcm(self, other))
+    return self.copy_(_lcm(self, other, None, True))
 
 
 def heaviside(input, values, *, out=None):  # noqa: A002
@@ -227,9 +282,13 @@ _INT_VIEWS = {"float32": ("int32", 1), "float64": ("int64", 1), "float16": ("int
 
 def nextafter(input, other, *, out=None):  # noqa: A002
     """The next representable value after input in the direction of other."""
+    return _nextafter(input, other, out, False)
+
+
+def _nextafter(input, other, out, inplace):  # noqa: A002
     ember = _ember()
     input, other = _wrap(input, other), _wrap(other, input)  # noqa: A001
-    dtype = ember.result_type(input, other)
+    dtype = _binary_checks(input, other, input if inplace else out, inplace)
     if not dtype.is_floating_point:
         _not_implemented("nextafter_cpu", dtype)
     x, y = ember.broadcast_tensors(input.detach().to(dtype), other.detach().to(dtype))
@@ -247,7 +306,7 @@ def nextafter(input, other, *, out=None):  # noqa: A002
 
 
 def nextafter_(self, other):
-    return self.copy_(nextafter(self, other))
+    return self.copy_(_nextafter(self, other, None, True))
 
 
 def isposinf(input, *, out=None):  # noqa: A002
@@ -466,6 +525,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     """The most frequent value along dim (the smallest among ties) and its last index."""
     ember = _ember()
     _argcheck.tensor("mode", "input", 1, input)
+    if input.is_complex():
+        _not_implemented("mode_cpu", input.dtype)
     if input.dim() == 0:
         return _out(_mode_t((input.clone(), ember.zeros((), dtype=ember.int64))), out)
     dim = dim % input.dim()

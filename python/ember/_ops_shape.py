@@ -387,7 +387,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # 
 # ---- type helpers and factories -------------------------------------------------------------
 
 
-_KIND = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1}
+_KIND = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1, "complex64": 3, "complex128": 3}
 
 
 def can_cast(from_, to):

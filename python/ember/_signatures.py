@@ -988,6 +988,36 @@ LINALG = {
 }
 
 FUNCTIONAL = {
+    'adaptive_max_pool1d': [
+        "adaptive_max_pool1d(Tensor input, int[1] output_size, bool return_indices=False)",
+    ],
+    'adaptive_max_pool1d_with_indices': [
+        "adaptive_max_pool1d_with_indices(Tensor input, int[1] output_size, bool return_indices=False)",
+    ],
+    'layer_norm': [
+        "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)",
+    ],
+    'max_pool1d': [
+        "max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+    ],
+    'max_pool1d_with_indices': [
+        "max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+    ],
+    'max_pool2d': [
+        "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+    ],
+    'max_pool2d_with_indices': [
+        "max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+    ],
+    'max_pool3d': [
+        "max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+    ],
+    'max_pool3d_with_indices': [
+        "max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+    ],
+    'rms_norm': [
+        "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+    ],
     'adaptive_avg_pool1d': [
         "adaptive_avg_pool1d(Tensor input, int[1] output_size, *, Tensor? out=None)",
     ],

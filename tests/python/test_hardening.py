@@ -719,3 +719,148 @@ def test_polygamma_order_past_int32(n, dtype):
     # PyTorch's kernel takes n as a 32-bit int: NaN where it wraps negative
     # (was -inf), the wrapped order otherwise.
     check_same(f"torch.polygamma({n}, (torch.arange(12, dtype=torch.float64) * 0.73 - 1.9).to(torch.{dtype}))")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Complex inputs: PyTorch's own refusal (class and text), not a dtype
+        # dispatch error or an internal assertion.
+        "torch.ones(3, dtype=torch.complex64).argmax()",
+        "torch.ones(3, dtype=torch.complex128).argmin(0)",
+        "torch.nansum(torch.ones(3, dtype=torch.complex64))",
+        "torch.ones(3, dtype=torch.complex64).signbit()",
+        "torch.ones(3, dtype=torch.complex64).sort()",
+        "torch.ones(3, dtype=torch.complex64).msort()",
+        "torch.ones(3, dtype=torch.complex64).argsort()",
+        "torch.ones(3, dtype=torch.complex64).topk(2)",
+        "torch.ones(3, dtype=torch.complex64).kthvalue(2)",
+        "torch.ones(3, dtype=torch.complex64).mode()",
+        "torch.ones(3, dtype=torch.complex64).unique()",
+        "torch.unique_consecutive(torch.ones(3, dtype=torch.complex128), return_counts=True)",
+        # The k check comes before the dtype's.
+        "torch.ones(3, dtype=torch.complex64).topk(5)",
+        "torch.ones(3, dtype=torch.complex64).kthvalue(5)",
+        "torch.cat([])",
+        "torch.cat((), 1)",
+    ],
+)
+def test_complex_refusals_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Kernels PyTorch has for complex inputs.
+        "(torch.arange(6.).reshape(2, 3) * (1 - 0.5j)).flip(0)",
+        "(torch.arange(6.).reshape(2, 3) * (1 - 0.5j)).fliplr()",
+        "(torch.arange(6.).reshape(2, 3) * (1 - 0.5j)).rot90()",
+        "(torch.arange(9.).reshape(3, 3) * (1 - 0.5j)).tril()",
+        "(torch.arange(9.).reshape(3, 3) * (1 - 0.5j)).triu(1)",
+        "(torch.arange(9.).reshape(3, 3) * (1 - 0.5j)).to(torch.complex64).tril_(-1)",
+        "(torch.arange(6.).reshape(2, 3) * (1 - 0.5j)).nonzero()",
+        "(torch.arange(6.).reshape(2, 3) * 1j).argwhere()",
+    ],
+)
+def test_complex_kernels_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Elementwise functions written in Python check as PyTorch's
+        # TensorIterator does, in its order, before the kernel's dtype check.
+        "torch.zeros(3, 1, dtype=torch.int64).gcd_(torch.zeros(3, 6))",
+        "torch.zeros(3, 1, dtype=torch.int64).lcm_(torch.zeros(3, 6, dtype=torch.int64))",
+        "torch.zeros(1, dtype=torch.float16).expand(3, 4).lcm_(torch.ones(3, 4, dtype=torch.int32))",
+        "torch.gcd(torch.zeros(3, dtype=torch.int16), torch.zeros(2))",
+        "torch.lcm(torch.zeros(3, dtype=torch.int16), torch.zeros(3), out=torch.zeros(3, dtype=torch.int16))",
+        "torch.gcd(torch.tensor([4, 6]), torch.tensor([6, 9]), out=torch.zeros(2))",
+        "torch.nextafter(torch.zeros(2, 3), torch.zeros(3, 2))",
+        "torch.nextafter(torch.zeros(2, dtype=torch.complex64), torch.zeros(2), out=torch.zeros(2).half())",
+        "torch.zeros(3, dtype=torch.int64).nextafter_(torch.zeros(3, dtype=torch.uint8))",
+        "torch.tensor([1.0, 2.0]).nextafter_(torch.tensor([3.0, 0.0]))",
+        "torch.tensor([4, 6]).lcm_(torch.tensor([6, 9]))",
+        # out= of Python-level functions: resized and cast as PyTorch's out=.
+        "torch.isposinf(torch.tensor([1.0, float('inf')]), out=torch.zeros(2, dtype=torch.bool))",
+        "torch.heaviside(torch.tensor([-1.0, 0.0, 2.0]), torch.tensor([0.5]), out=torch.zeros(3))",
+    ],
+)
+def test_python_elementwise_checks_in_torch_order(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A Python int past int64 for an int or int-list argument of a
+        # function written in Python: the binding's ValueError / TypeError.
+        "torch.ones(3, 3).rot90(2**64)",
+        "torch.ones(3, 3).rot90(1, (0, 2**63))",
+        "torch.ones(3, 3).matrix_power(2**63)",
+        "torch.ones(3, 3).matrix_power(-(2**63) - 1)",
+        "torch.ones(3, 3).renorm(2, 2**64, 1.0)",
+        "torch.ones(3, 3).diff(2**63)",
+        "F.max_pool1d(torch.ones(1, 3, 3), 2, 2**64)",
+        # nn.functional functions that hand their arguments to a binding.
+        "F.max_pool1d(torch.ones(1, 4, 4), 2, stride=torch.float32)",
+        "F.max_pool3d(torch.ones(1, 4, 4), True)",
+        "F.layer_norm(torch.ones(2, 4), 4)",
+        "F.rms_norm(torch.ones(2, 4), torch.ones(2, 4))",
+        "F.adaptive_max_pool1d(torch.ones(1, 4, 4), 2.0)",
+        "F.adaptive_max_pool1d(torch.ones(1, 4, 4), 2, True)[1]",
+        "F.max_pool2d(torch.ones(1, 4, 4), 2, None, 0, 1, False, True)[1]",
+        # The adaptive pools fill output_size from the input first.
+        "F.adaptive_max_pool2d(torch.ones(1, 4, 4), (2, 2, 2))",
+        "F.adaptive_max_pool3d(torch.ones(4), (2, 2, 2))",
+        "F.adaptive_avg_pool2d(torch.ones(4), (2, 2))",
+        "F.adaptive_avg_pool3d(torch.ones(3), (1,))",
+        "F.adaptive_avg_pool2d(torch.ones(1, 4, 4), (None, 2))",
+    ],
+)
+def test_python_level_arguments_as_torch(code):
+    check_same(code, message=False)
+
+
+def test_checked_function_dispatches_torch_function():
+    # The single argument check also finds __torch_function__ overrides.
+    class Sub(ember.Tensor):
+        pass
+
+    seen = []
+
+    class Mode(ember.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    x = ember.ones(2, 3)
+    assert type(x.as_subclass(Sub).adjoint()) is Sub
+    assert type(ember.rot90(x.as_subclass(Sub))) is Sub
+    with Mode():
+        x.adjoint()
+    assert "adjoint" in seen
+    with pytest.raises(TypeError, match=r"rot90\(\): argument 'k' \(position 2\) must be int, not str"):
+        ember.rot90(x, "a")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.unfold(torch.ones(2, 3, 2, 2), 2**63 - 1, 4)",
+        "F.unfold(torch.ones(2, 3, 2, 2), (1, 2**62), 1, 2**62)",
+        "F.fold(torch.ones(1, 4, 1), (2, 2), 2**63 - 1, 4)",
+    ],
+)
+def test_unfold_sizes_past_int64_refused(code):
+    # This killed the process (SIGSEGV): the block's extent wrapped. PyTorch
+    # wraps too and returns a meaningless shape; Ember refuses.
+    script = "\n".join(
+        ["import ember as torch", "F = torch.nn.functional", "try:", f"    {code}"]
+        + ["except RuntimeError:", "    print('refused')"]
+    )
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == "refused"

@@ -113,6 +113,9 @@ def avg_pool3d(
 
 def adaptive_avg_pool3d(input, output_size):
     """Average pooling to a fixed (D, H, W) output size; None keeps that input size."""
+    from ember.nn._functional_pooling import _output_size_with_default
+
+    output_size = _output_size_with_default(output_size, input.shape)
     x, batched = _batched(input, "adaptive_avg_pool3d")
     _refuse(x, "adaptive_avg_pool3d_cpu", (ember.float16, ember.bfloat16, ember.float32, ember.float64))
     size = _triple(output_size)

@@ -51,22 +51,14 @@ def _squeeze_dim(t, dim):
 def max_pool2d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
-    return ember.max_pool2d_with_indices(
-        input, kernel_size, _stride_or_empty(stride), padding, dilation, ceil_mode
-    )
+    return ember.max_pool2d_with_indices(input, kernel_size, _stride_or_empty(stride), padding, dilation, ceil_mode)
 
 
-def _max_pool2d(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
-):
-    return ember.max_pool2d(
-        input, kernel_size, _stride_or_empty(stride), padding, dilation, ceil_mode
-    )
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return ember.max_pool2d(input, kernel_size, _stride_or_empty(stride), padding, dilation, ceil_mode)
 
 
-def max_pool2d(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
-):
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-d max pooling; with return_indices=True also the flat h*W+w position of each maximum."""
     if return_indices:
         return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -77,9 +69,7 @@ def max_pool1d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
     if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}"
-        )
+        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
     k = _single(kernel_size, "max_pool1d: kernel_size")
     s = (
         k
@@ -88,15 +78,11 @@ def max_pool1d_with_indices(
     )
     p = _single(padding, "max_pool1d: padding")
     d = _single(dilation, "max_pool1d: dilation")
-    out, idx = ember.max_pool2d_with_indices(
-        input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode
-    )
+    out, idx = ember.max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
     return _squeeze_dim(out, -2), _squeeze_dim(idx, -2)
 
 
-def max_pool1d(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
-):
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """1-d max pooling, computed as 2-d pooling over a height of 1."""
     out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
@@ -125,20 +111,19 @@ def avg_pool2d(
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """1-d average pooling, computed as 2-d pooling over a height of 1."""
     if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"avg_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}"
-        )
+        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
     k = _single(kernel_size, "avg_pool1d: kernel_size")
     s = k if stride is None else _single(stride, "avg_pool1d: stride")
     p = _single(padding, "avg_pool1d: padding")
-    out = ember.avg_pool2d(
-        input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad, None
-    )
+    out = ember.avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad, None)
     return _squeeze_dim(out, -2)
 
 
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed output size; None in output_size keeps that input size."""
+    from ember.nn._functional_pooling import _output_size_with_default
+
+    output_size = _output_size_with_default(output_size, input.shape)
     if isinstance(output_size, int):
         size = [output_size, output_size]
     else:
@@ -154,14 +139,10 @@ def _verify_batch_size(size):
     for s in size[2:]:
         prod *= s
     if prod == 1:
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size {size}"
-        )
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
-def batch_norm(
-    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
-):
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalises each channel; in training with the batch's statistics (and updates the running ones)."""
     if training:
         _verify_batch_size(input.size())
@@ -169,9 +150,7 @@ def batch_norm(
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    return ember.batch_norm(
-        input, weight, bias, running_mean, running_var, training, momentum, eps, False
-    )
+    return ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -184,10 +163,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises over groups of channels (and all positions) per sample."""
     if input.dim() < 2:
-        raise RuntimeError(
-            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
-        )
-    _verify_batch_size(
-        [input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:])
-    )
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
     return ember.group_norm(input, num_groups, weight, bias, eps, False)

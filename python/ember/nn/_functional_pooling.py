@@ -37,6 +37,18 @@ def _require_floating(t, name):
         raise NotImplementedError(f"\"{name}\" not implemented for '{_scalar_name(t)}'")
 
 
+def _output_size_with_default(output_size, input_shape):
+    """The adaptive pools' output_size with None taken from the input's last
+    dims; an input with no more dims than output_size has is refused with
+    PyTorch's ValueError, before the kernel's own checks."""
+    if isinstance(output_size, int):
+        return output_size
+    n = len(output_size)
+    if len(input_shape) <= n:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
+    return [d if v is None else v for v, d in zip(output_size, input_shape[len(input_shape) - n :])]
+
+
 def _tuple(v, n):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
@@ -154,6 +166,7 @@ def _adaptive_max_2d(x, oh, ow):
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    output_size = _output_size_with_default(output_size, input.shape)
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
     size = _tuple(output_size, 3)
@@ -170,6 +183,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    output_size = _output_size_with_default(output_size, input.shape)
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     size = _tuple(output_size, 2)

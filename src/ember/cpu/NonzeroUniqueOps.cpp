@@ -198,7 +198,7 @@ Tensor& nonzero_out(const Tensor& self, Tensor& out) {
   Tensor s = self.contiguous();
   const int64_t n = s.numel();
   Tensor r;
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "nonzero", [&] {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(self.dtype(), "nonzero", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(s.data_ptr());
     const CountedPieces pieces = count_true_pieces(n, [p](int64_t i) { return truthy(p[i]); });
     r = ember::empty({pieces.total(), nd}, ScalarType::Long, self.device());
@@ -265,8 +265,18 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, bool sort_fir
 }
 }  // namespace
 
+namespace {
+// PyTorch's unique kernels have no complex loops.
+void check_unique_dtype(const Tensor& self) {
+  if (self.is_complex() && !self.is_meta()) {
+    throw NotImplementedError(str_cat("\"unique\" not implemented for '", dtype_message_name(self.dtype()), "'"));
+  }
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
   (void)sorted;  // the CPU result is always sorted, as PyTorch's
+  check_unique_dtype(self);
   return unique_impl(self, true, return_inverse, return_counts);
 }
 
@@ -274,6 +284,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
                                                       std::optional<int64_t> dim) {
   EMBER_CHECK(!dim || self.dim() <= 1,
               "unique_consecutive(): dim is not supported for tensors with more than one dimension");
+  check_unique_dtype(self);
   return unique_impl(self, false, return_inverse, return_counts);
 }
 

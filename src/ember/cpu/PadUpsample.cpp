@@ -2,6 +2,7 @@
 // and im2col/col2im (unfold/fold) on the CPU, with PyTorch's checks.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -446,6 +447,19 @@ Im2Col im2col_args(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef pa
   return a;
 }
 
+// The block's extent, the padded plane and the columns' count in int64: a
+// kernel or dilation near 2**63 would wrap them and index out of bounds
+// (PyTorch wraps and returns a meaningless shape; Ember refuses).
+void check_im2col_extent(const Im2Col& a, int64_t C, int64_t H, int64_t W) {
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  const __int128 eh = static_cast<__int128>(a.dh) * (a.kh - 1) + 1, ew = static_cast<__int128>(a.dw) * (a.kw - 1) + 1;
+  const __int128 ph = static_cast<__int128>(H) + 2 * static_cast<__int128>(a.ph);
+  const __int128 pw = static_cast<__int128>(W) + 2 * static_cast<__int128>(a.pw);
+  const __int128 k = static_cast<__int128>(a.kh) * a.kw;
+  EMBER_CHECK(eh <= kMax && ew <= kMax && ph <= kMax && pw <= kMax && k <= kMax && k * C <= kMax,
+              "im2col: kernel_size, dilation and padding give sizes past int64");
+}
+
 std::string sizes4(const Im2Col& a, int which) {
   switch (which) {
     case 0: return pair_string({a.kh, a.kw});
@@ -616,6 +630,7 @@ Tensor im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilat
               "input, but got: ",
               shape_string(self.sizes()));
   const int64_t N = nd == 4 ? self.size(0) : 1, C = self.size(-3), H = self.size(-2), W = self.size(-1);
+  check_im2col_extent(a, C, H, W);
   const int64_t OH = floor_div(H + 2 * a.ph - (a.dh * (a.kh - 1) + 1), a.sh) + 1;
   const int64_t OW = floor_div(W + 2 * a.pw - (a.dw * (a.kw - 1) + 1), a.sw) + 1;
   EMBER_CHECK(OH >= 1 && OW >= 1, "Given input with spatial size (", H, ", ", W, "), kernel_size=", sizes4(a, 0),
@@ -649,6 +664,7 @@ Tensor col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayRef kerne
   const int64_t H = output_size[0], W = output_size[1];
   EMBER_CHECK(W >= 1 && H >= 1, "output_size should be greater than zero, but got output_height: ", H,
               " output_width: ", W);
+  check_im2col_extent(a, 1, H, W);
   const int64_t K = a.kh * a.kw;
   const int64_t rows = self.size(-2), L = self.size(-1);
   EMBER_CHECK(

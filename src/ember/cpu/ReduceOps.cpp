@@ -384,6 +384,7 @@ Tensor& sum_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out
 
 Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
                    std::optional<ScalarType> dtype, Tensor& out) {
+  EMBER_CHECK(self.is_meta() || !self.is_complex(), "nansum on CPU does not support complex inputs");
   std::vector<bool> mask = make_mask(self, dim);
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
   if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
@@ -434,10 +435,12 @@ Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out)
 }
 
 Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  EMBER_CHECK(!self.is_complex(), "argmax(): does not support complex input");
   return arg_impl("argmax", self, dim, keepdim, true, out);
 }
 
 Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  EMBER_CHECK(!self.is_complex(), "argmin(): does not support complex input");
   return arg_impl("argmin", self, dim, keepdim, false, out);
 }
 

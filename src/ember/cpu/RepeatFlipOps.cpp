@@ -144,7 +144,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     }
   }
   const int64_t inner = self.sizes()[nd - 1], istep = step[nd - 1];
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "flip", [&] {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(self.dtype(), "flip", [&] {
     const scalar_t* sp = static_cast<const scalar_t*>(self.data_ptr());
     scalar_t* op = static_cast<scalar_t*>(out.data_ptr());
     int64_t off = src_off;

@@ -75,6 +75,7 @@ std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, co
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  EMBER_CHECK(self.is_meta() || !self.is_complex(), " Sort does not support complex dtypes on CPU");
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   // PyTorch's layout: self's (Note [Preserved layout]).
   Tensor values = ember::empty_like(self);
@@ -107,6 +108,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
   // Dtype checks here and below are the CPU kernels'; PyTorch's meta functions accept bool.
   EMBER_CHECK(self.is_meta() || self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on CPU");
+  EMBER_CHECK(self.is_meta() || !self.is_complex(), " topk does not support complex dtypes on CPU");
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
   DimVector shape(self.sizes());
   shape[d] = k;
@@ -123,8 +125,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
-  if (self.dtype() == ScalarType::Bool && !self.is_meta()) {
-    throw NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'");
+  if ((self.dtype() == ScalarType::Bool || self.is_complex()) && !self.is_meta()) {
+    throw NotImplementedError(str_cat("\"kthvalue_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
   }
   if (self.dim() == 0) return {self.clone(), ember::zeros({}, ScalarType::Long, self.device())};
   // Unsorted selection leaves the k-th smallest at position k - 1.

@@ -41,6 +41,7 @@ Tensor& polygamma_cpu_(Tensor& self, int64_t n) {
 }
 
 Tensor& signbit_out(const Tensor& self, Tensor& out) {
+  if (self.is_complex()) throw NotImplementedError("signbit is not implemented for complex tensors.");
   EMBER_CHECK(!out.defined() || out.dtype() == ScalarType::Bool, "signbit does not support non-boolean outputs.");
   auto it = TensorIterator::unary_bool_op(out, self);
   run_pointwise(signbit_stub, self.device().type, "signbit", it);

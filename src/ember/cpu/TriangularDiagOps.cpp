@@ -30,7 +30,7 @@ Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lo
   // Offsets beyond the matrix act as the matrix's edge; clamping first keeps
   // i + diagonal from overflowing (diagonal may be near INT64_MAX).
   const int64_t diag = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), name, [&] {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(out.dtype(), name, [&] {
     scalar_t* base = static_cast<scalar_t*>(out.data_ptr());
     for (int64_t b = 0; b < batch; ++b) {
       int64_t off = 0, rem = b;

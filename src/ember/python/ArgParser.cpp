@@ -678,18 +678,42 @@ PyObject* arg_signatures(PyObject*, PyObject* args) {
   EMBER_PY_CATCH
 }
 
-// _check_args(signatures, *args, **kwargs): None when one signature matches,
-// else PyTorch's TypeError. A method's self (the first argument) is not checked.
+// The arguments of a checked call, converted as a binding converts them.
+class CheckedArgs : public ParsedArgs<kMaxCheckedParams> {
+ public:
+  // Unpacks each int and int-list argument given as Python ints: one past
+  // int64 raises PyTorch's ValueError (a list's, the TypeError naming its
+  // element), as the binding's parser does before the function runs.
+  void unpack_ints() {
+    for (size_t i = 0; i < sig_->params.size(); ++i) {
+      PyObject* o = args_[i];
+      if (!o || o == Py_None || is_tensor(o)) continue;
+      const ParamType type = sig_->params[i].type;
+      if (type == ParamType::Int && PyLong_Check(o)) {
+        int64(static_cast<int>(i));
+      } else if (type == ParamType::IntList) {
+        intlist(static_cast<int>(i));
+      }
+    }
+  }
+};
+
+// _check_args(signatures, *args, **kwargs): True when the call goes to
+// __torch_function__ (an argument overrides it, or a mode is active), which
+// then sees the arguments unchecked; False when one signature matches; else
+// PyTorch's TypeError. A method's self (the first argument) is not matched.
 PyObject* check_args(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   EMBER_PY_TRY
   if (nargs < 1) throw TypeError("_check_args: missing the signatures");
   auto* parser = static_cast<ArgParser*>(PyCapsule_GetPointer(args[0], kSignaturesCapsule));
   if (!parser) return nullptr;
+  if (torch_function::wants_dispatch(nullptr, args + 1, nargs - 1, kwnames)) Py_RETURN_TRUE;
   Py_ssize_t skip = parser->is_method() ? 2 : 1;
   if (nargs < skip) skip = nargs;
-  ParsedArgs<kMaxCheckedParams> parsed;
+  CheckedArgs parsed;
   parser->match(args + skip, nargs - skip, kwnames, parsed);
-  Py_RETURN_NONE;
+  parsed.unpack_ints();
+  Py_RETURN_FALSE;
   EMBER_PY_CATCH
 }
 

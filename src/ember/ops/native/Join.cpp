@@ -6,7 +6,7 @@
 namespace ember::native {
 
 Tensor& cat_out(const TensorList& tensors, int64_t dim, Tensor& out) {
-  EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  if (tensors.empty()) throw ValueError("torch.cat(): expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch does for legacy reasons.
   std::vector<const Tensor*> parts;
   const Tensor* ref = nullptr;
