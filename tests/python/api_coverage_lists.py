@@ -185,12 +185,8 @@ KNOWN_GAPS = {
     ],
     "nn.init": [],
     "nn.utils": [],
-    "nn.utils.rnn": [
-        "copy_method_params",
-    ],
-    "optim": [
-        "swap_in_optimizer_params_and_state",
-    ],
+    "nn.utils.rnn": [],
+    "optim": [],
     "optim.lr_scheduler": [],
     "testing": [],
     "amp": [],

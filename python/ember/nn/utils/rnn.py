@@ -26,6 +26,16 @@ __all__ = [
     "unpack_sequence",
 ]
 
+def copy_method_params(source_method):
+    """A decorator that gives the decorated method ``source_method``'s
+    parameters for type checkers; at run time the method is unchanged."""
+
+    def keep(func):
+        return func
+
+    return keep
+
+
 PackedSequence_ = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
 
 
