@@ -26,7 +26,10 @@ def run(lib):
         p.grad = lib.ones_like(p)
     out = {}
     with lib.optim.swap_in_optimizer_params_and_state(opt, params, osd):
-        out["inside"] = (opt.param_groups[0]["lr"], [p is q for p, q in zip(opt.param_groups[0]["params"], params.values())])
+        out["inside"] = (
+            opt.param_groups[0]["lr"],
+            [p is q for p, q in zip(opt.param_groups[0]["params"], params.values())],
+        )
         opt.step()
     out["after_lr"] = opt.param_groups[0]["lr"]
     out["live_params"] = [p is q for p, q in zip(opt.param_groups[0]["params"], (w, b))]

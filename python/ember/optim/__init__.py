@@ -18,6 +18,24 @@ from ember.optim.sgd import SGD
 from ember.optim.sparse_adam import SparseAdam
 from ember.optim._stateless import swap_in_optimizer_params_and_state
 
-__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "Muon", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils",
-           "swap_in_optimizer_params_and_state"]
+__all__ = [
+    "ASGD",
+    "LBFGS",
+    "SGD",
+    "Adadelta",
+    "Adafactor",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Muon",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SparseAdam",
+    "lr_scheduler",
+    "swa_utils",
+    "swap_in_optimizer_params_and_state",
+]

@@ -26,6 +26,7 @@ __all__ = [
     "unpack_sequence",
 ]
 
+
 def copy_method_params(source_method):
     """A decorator that gives the decorated method ``source_method``'s
     parameters for type checkers; at run time the method is unchanged."""
