@@ -314,7 +314,6 @@ def outcome(f):
         lambda d, m: d.init_process_group("gloo", init_method="env://", rank=0, world_size=1),
         lambda d, m: d.init_process_group("gloo", init_method="tcp://127.0.0.1:1", world_size=1),
         lambda d, m: d.get_backend(),
-        lambda d, m: d.init_process_group("nccl", store=d.HashStore(), rank=0, world_size=1),
         lambda d, m: d.init_process_group("foo", store=d.HashStore(), rank=0, world_size=1),
     ],
 )
@@ -342,6 +341,17 @@ def test_debug_level_and_small_helpers(monkeypatch):
     assert outcome(lambda: edist.new_subgroups(0)) == outcome(lambda: tdist.new_subgroups(0))
 
 
+def test_nccl_without_a_gpu_raises_as_torch_builds_do():
+    """A CPU-only PyTorch says NCCL is not built in; a CUDA build on a machine
+    without a GPU says no GPU was found. Ember answers as the build it is."""
+    call = lambda d: d.init_process_group("nccl", store=d.HashStore(), rank=0, world_size=1)  # noqa: E731
+    if edist.is_nccl_available():
+        with pytest.raises(RuntimeError, match="ProcessGroupNCCL is only supported with GPUs, no GPUs found!"):
+            call(edist)
+    else:
+        assert outcome(lambda: call(edist)) == outcome(lambda: call(tdist))
+
+
 def test_names_and_enums():
     for op in ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"]:
         e, t = getattr(edist.ReduceOp, op), getattr(tdist.ReduceOp, op)
@@ -349,7 +359,10 @@ def test_names_and_enums():
     for name in ["gloo", "GLOO", "nccl", "mpi"]:
         assert repr(edist.Backend(name)) == repr(tdist.Backend(name))
     assert edist.is_available() and edist.is_gloo_available()
-    assert not edist.is_nccl_available()
+    # NCCL and MPI are there when this build has them, as the configuration says.
+    config = ember.__config__.show()
+    assert edist.is_nccl_available() == ("USE_NCCL=ON" in config)
+    assert edist.is_mpi_available() == ("USE_MPI=ON" in config)
     assert issubclass(edist.DistBackendError, edist.DistError) and issubclass(edist.DistError, RuntimeError)
 
 

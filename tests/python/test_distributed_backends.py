@@ -12,6 +12,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,13 @@ def mpi_runs():
         ([sys.executable, str(WORKER), "torch", "gloo", torch_dir], {**gloo_env, "RANK": str(r)}) for r in range(2)
     ]
     results = run_all(commands)
+    if results[0][0] < 0:
+        # An MPI rank has been seen to abort once ("terminate called without
+        # an active exception") on a heavily loaded 2-core runner; not
+        # reproduced alone. One more run separates that from a real failure.
+        code, _, err = results[0]
+        warnings.warn(f"mpiexec ended by signal {-code}: {err.strip()}; running it again", stacklevel=2)
+        results = run_all(commands)
     for code, out, err in results:
         assert code == 0, f"exit {code}\n{out}\n{err}"
     return read_ranks(ember_dir), read_ranks(torch_dir)

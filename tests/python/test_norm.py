@@ -166,7 +166,7 @@ def test_larger_inputs(threads):
         grads_match(ye, yt, [(xe, xt), (we, wt), (be, bt)])
         le, lt = pair_randn((64, 96), requires_grad=True, seed=4)
         lwe, lwt = pair_randn((96,), requires_grad=True, seed=6)
-        ye, yt = EF.layer_norm(le, 96, lwe), F.layer_norm(lt, (96,), lwt)
+        ye, yt = EF.layer_norm(le, (96,), lwe), F.layer_norm(lt, (96,), lwt)
         close(ye, yt)
         grads_match(ye, yt, [(le, lt), (lwe, lwt)])
     finally:

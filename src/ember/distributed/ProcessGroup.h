@@ -19,6 +19,12 @@ namespace ember::distributed {
 // PyTorch's ReduceOp values, in its order.
 enum class ReduceOp : uint8_t { SUM = 0, AVG = 1, PRODUCT = 2, MIN = 3, MAX = 4, BAND = 5, BOR = 6, BXOR = 7 };
 
+// The Python name of a ReduceOp, for error messages.
+inline const char* reduce_op_name(ReduceOp op) {
+  static const char* names[] = {"SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"};
+  return names[static_cast<int>(op)];
+}
+
 class EMBER_DIST_API Work {
  public:
   virtual ~Work() = default;

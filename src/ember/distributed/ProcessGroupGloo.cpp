@@ -103,11 +103,6 @@ struct BitXor {
   T operator()(T a, T b) const { return a ^ b; }
 };
 
-const char* op_name(ReduceOp op) {
-  static const char* names[] = {"SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"};
-  return names[static_cast<int>(op)];
-}
-
 ReduceFn reduce_fn(ScalarType dtype, ReduceOp op) {
   return EMBER_DISPATCH_ALL_TYPES(dtype, "all_reduce", [&]() -> ReduceFn {
     using T = scalar_t;
@@ -127,7 +122,7 @@ ReduceFn reduce_fn(ScalarType dtype, ReduceOp op) {
         default: break;
       }
     }
-    throw DistBackendError(std::string("Cannot use ReduceOp.") + op_name(op) + " with non-integral dtype");
+    throw DistBackendError(std::string("Cannot use ReduceOp.") + reduce_op_name(op) + " with non-integral dtype");
   });
 }
 

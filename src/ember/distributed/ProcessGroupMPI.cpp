@@ -61,11 +61,6 @@ void init_mpi_once() {
   });
 }
 
-const char* op_name(ReduceOp op) {
-  static const char* names[] = {"SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"};
-  return names[static_cast<int>(op)];
-}
-
 MPI_Datatype mpi_type(ScalarType dtype) {
   switch (dtype) {
     case ScalarType::Byte: return MPI_UNSIGNED_CHAR;
@@ -100,7 +95,7 @@ MPI_Op mpi_op(ReduceOp op, ScalarType dtype) {
       break;
     case ReduceOp::AVG: throw Error("Cannot use ReduceOp.AVG with MPI");
   }
-  throw Error(std::string("Cannot use ReduceOp.") + op_name(op) + " with non-integral dtype");
+  throw Error(std::string("Cannot use ReduceOp.") + reduce_op_name(op) + " with non-integral dtype");
 }
 
 int count_of(const Tensor& t) {

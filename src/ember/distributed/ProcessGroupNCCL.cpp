@@ -70,11 +70,6 @@ class DeviceGuard {
   int previous_ = 0;
 };
 
-const char* op_name(ReduceOp op) {
-  static const char* names[] = {"SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"};
-  return names[static_cast<int>(op)];
-}
-
 ncclDataType_t nccl_type(ScalarType dtype) {
   switch (dtype) {
     case ScalarType::Char: return ncclInt8;
@@ -103,7 +98,7 @@ ncclRedOp_t nccl_op(ReduceOp op, ScalarType dtype) {
     case ReduceOp::AVG: EMBER_CHECK(!is_bool, "Cannot use ReduceOp.AVG with boolean inputs"); return ncclAvg;
     default: break;
   }
-  throw ValueError(std::string("Cannot use ReduceOp.") + op_name(op) + " with NCCL");
+  throw ValueError(std::string("Cannot use ReduceOp.") + reduce_op_name(op) + " with NCCL");
 }
 
 void check_tensor(const Tensor& t) {
