@@ -14,7 +14,7 @@ import ember
 
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Argument, _get_qualified_name
+from .node import Argument
 from .proxy import ParameterProxy, Proxy, Scope, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ProxyableClassMeta"]
@@ -202,7 +202,6 @@ class Tracer(TracerBase):
 
     def call_module(self, m: ember.nn.Module, forward: Callable, args: tuple, kwargs: dict) -> Any:
         module_qualified_name = self.path_of_module(m)
-        key = (module_qualified_name, type(m))
         prev_scope = self.scope
         self.scope = Scope(module_qualified_name, type(m))
         self.module_stack[module_qualified_name] = (module_qualified_name, type(m))
@@ -213,7 +212,6 @@ class Tracer(TracerBase):
         finally:
             self.module_stack.pop(module_qualified_name, None)
             self.scope = prev_scope
-            del key
 
     def getattr(self, attr: str, attr_val: Any, parameter_proxy_cache: dict):
         def lookup(val, collection, cache):
@@ -367,7 +365,3 @@ def symbolic_trace(
     graph = tracer.trace(root, concrete_args)
     name = root.__class__.__name__ if isinstance(root, ember.nn.Module) else root.__name__
     return GraphModule(tracer.root, graph, name)
-
-
-# _get_qualified_name is part of this module's surface in PyTorch.
-_get_qualified_name = _get_qualified_name

@@ -335,7 +335,6 @@ class Graph:
 
     def __init__(self, owning_module=None, tracer_cls=None, tracer_extras=None):
         self._root = Node(self, "", "root", "", (), {})
-        self._used_names: dict = {}
         self._insert = self._root.prepend
         self._len = 0
         self._graph_namespace = _Namespace()
@@ -343,7 +342,6 @@ class Graph:
         self._tracer_cls = tracer_cls
         self._tracer_extras = tracer_extras
         self._codegen = CodeGen()
-        self._co_fields: dict = {}
 
     def __getstate__(self):
         # The owning GraphModule pickles this graph; it sets itself again on load.
@@ -522,8 +520,6 @@ class Graph:
                     raise RuntimeError(f"Argument '{inp}' of Node '{node}' was used before it has been defined!")
             if node.name in names:
                 raise RuntimeError(f"Node redefined name {node.name}!")
-            if node.op == "output" and node.next is not self._root:
-                pass
             seen.add(node)
             names.add(node.name)
         mod = self.owning_module

@@ -8,7 +8,7 @@ import linecache
 
 import ember
 
-from .graph import Graph, PythonCode, _format_target
+from .graph import Graph, PythonCode
 
 __all__ = ["GraphModule"]
 
@@ -243,6 +243,3 @@ def _rebuild_graph_module(state: dict, graph: Graph, class_name: str) -> GraphMo
     root = ember.nn.Module()
     root.__dict__.update(state)
     return GraphModule(root, graph, class_name)
-
-
-_format_target = _format_target

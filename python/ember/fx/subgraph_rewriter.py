@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+import ember
+
 from .graph import Graph
-from .graph_module import GraphModule
+from .graph_module import GraphModule, _copy_attr
 from .node import Node, map_arg
 
 __all__ = ["Match", "replace_pattern", "replace_pattern_with_filters", "ReplacedPatterns"]
@@ -175,11 +177,9 @@ def _replace(gm: GraphModule, pattern, replacement, match_filters) -> list:
         results.append(ReplacedPatterns(anchor=matcher.outputs[0], nodes_map=m, replacements=new_nodes))
     gm.recompile()
     # Copied get_attr nodes may name attributes only the replacement has.
-    if isinstance(replacement, ember_module_type()):
+    if isinstance(replacement, ember.nn.Module):
         for n in replacement_graph.nodes:
             if n.op in ("get_attr", "call_module") and not _has_attr(gm, n.target):
-                from .graph_module import _copy_attr
-
                 _copy_attr(replacement, gm, n.target)
     return results
 
@@ -190,9 +190,3 @@ def _has_attr(mod, target: str) -> bool:
             return False
         mod = getattr(mod, atom)
     return True
-
-
-def ember_module_type():
-    import ember
-
-    return ember.nn.Module
