@@ -5,6 +5,7 @@ existing operators (torch.multiply is torch.mul)."""
 from __future__ import annotations
 
 import builtins
+import types
 
 from ember import _C, _argcheck
 
@@ -263,9 +264,23 @@ def install_aliases(namespace, tensor_class):
             namespace[name] = method
     for alias, name in ALIASES.items():
         for suffix in ("", "_"):
+            if hasattr(tensor_class, name + suffix) and not hasattr(tensor_class, alias + suffix):
+                method = getattr(tensor_class, name + suffix)
+                setattr(tensor_class, alias + suffix, _renamed(method, alias + suffix, tensor_class))
+        for suffix in ("", "_"):
             if name + suffix in namespace and alias + suffix not in namespace:
                 if suffix == "" or alias + suffix in INPLACE_FUNCTIONS:
-                    namespace[alias + suffix] = namespace[name + suffix]
-        for suffix in ("", "_"):
-            if hasattr(tensor_class, name + suffix) and not hasattr(tensor_class, alias + suffix):
-                setattr(tensor_class, alias + suffix, getattr(tensor_class, name + suffix))
+                    fn = namespace[name + suffix]
+                    # torch.arctan_ is Tensor.arctan_, as torch.atan_ is Tensor.atan_.
+                    if isinstance(fn, types.MethodDescriptorType):
+                        namespace[alias + suffix] = getattr(tensor_class, alias + suffix)
+                    else:
+                        namespace[alias + suffix] = _renamed(fn, alias + suffix, tensor_class)
+
+
+def _renamed(fn, name, owner):
+    """`fn` under its alias's own name (a builtin; a method is held by `owner`)
+    or `fn` itself."""
+    if isinstance(fn, (types.BuiltinFunctionType, types.MethodDescriptorType)):
+        return _C._renamed_builtin(fn, name, owner)
+    return fn

@@ -89,10 +89,16 @@ def model_classes(lib):
             x = F.dropout(x, 0.1, training=self.training)
             return F.log_softmax(self.fc(x), dim=1)
 
-    return {"Everything": Everything, "Attributes": Attributes, "VarArgs": VarArgs, "Net": Net}
+    class Aliases(nn.Module):
+        # PyTorch's alternative names are functions of their own name.
+        def forward(self, x):
+            y = lib.arctan(x) + lib.absolute(x) + lib.negative(x) + lib.greater(x, 0) + x.arctan()
+            return lib.fix(y) + lib.multiply(y, 2) + lib.divide(y, 2) + lib.concat([y, y])[:4] + x.absolute()
+
+    return {"Everything": Everything, "Attributes": Attributes, "VarArgs": VarArgs, "Net": Net, "Aliases": Aliases}
 
 
-MODELS = {"Everything": (4, 4), "Attributes": (4,), "VarArgs": (4,), "Net": (2, 1, 6, 6)}
+MODELS = {"Everything": (4, 4), "Attributes": (4,), "VarArgs": (4,), "Net": (2, 1, 6, 6), "Aliases": (4,)}
 
 
 def both(name):
@@ -307,6 +313,15 @@ def test_replace_pattern_as_torch():
         matches = lib.fx.replace_pattern(gm, pattern, replacement)
         results.append((gm.code, str(gm.graph), len(matches), sorted(n.name for n in matches[0].nodes_map.values())))
     assert results[1] == results[0]
+
+
+def test_aliases_are_named_and_pickle_as_torch():
+    for alias in ("arctan", "absolute", "negative", "greater", "fix", "multiply", "concat", "arctan_"):
+        fn, want = getattr(ember, alias), getattr(torch, alias)
+        assert fn.__name__ == want.__name__
+        assert pickle.loads(pickle.dumps(fn)) is fn
+    assert ember.Tensor.arctan.__name__ == "arctan"
+    assert pickle.loads(pickle.dumps(ember.Tensor.arctan)) is ember.Tensor.arctan
 
 
 def test_copy_and_pickle_round_trips():

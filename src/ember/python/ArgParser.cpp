@@ -387,8 +387,14 @@ size_t ArgParser::max_params() const {
 int ArgParser::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                      ParsedArgsBase& out) const {
   if (torch_function::wants_dispatch(is_method_ ? self : nullptr, args, nargs, kwnames)) {
-    out.torch_function_result_ =
-        torch_function::dispatch(sigs_[0].name.c_str(), is_method_, self, args, nargs, kwnames);
+    // An alias of a module function has a module of its own name as self (_renamed_builtin).
+    const char* name = sigs_[0].name.c_str();
+    if (!is_method_ && self != nullptr && PyModule_Check(self)) {
+      const char* module_name = PyModule_GetName(self);
+      if (module_name != nullptr && std::strchr(module_name, '.') == nullptr) name = module_name;
+      PyErr_Clear();
+    }
+    out.torch_function_result_ = torch_function::dispatch(name, is_method_, self, args, nargs, kwnames);
     return -1;
   }
   return match(args, nargs, kwnames, out);
