@@ -5,7 +5,9 @@ rows against Ember's CPU gradients.
 
 An operator whose CUDA kernel is not registered yet is an expected failure
 named by the operator; the session summary lists them with their count, so
-the gap is visible and shrinks as kernels land."""
+the gap is visible and shrinks as kernels land. A sample that raises on CUDA
+but not on the CPU passes only where torch's CUDA raises the same exception
+type with the same message; without torch CUDA it fails."""
 
 from __future__ import annotations
 
