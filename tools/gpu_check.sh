@@ -118,10 +118,14 @@ fi
 
 # ---- tests/cuda (every file: test_opdb.py, test_complex.py, test_nn_*.py, ...) -------
 XDIST=()
-if [ "$DRY" = 0 ] && "$PY" -c "import xdist" 2>/dev/null; then XDIST=(-n "${GPU_CHECK_WORKERS:-12}"); fi
+# A crashed worker is replaced however often it happens, so a crash costs one test, not the run.
+if [ "$DRY" = 0 ] && "$PY" -c "import xdist" 2>/dev/null; then
+  XDIST=(-n "${GPU_CHECK_WORKERS:-12}" --max-worker-restart 100000)
+fi
 t0=$(date +%s)
 # Run from a folder outside the checkout so that `import ember` finds the build, not python/ember.
-(cd "$WORK" && CI=true timeout "$TEST_S" "$PY" -m pytest "$ROOT/tests/cuda" -p no:cacheprovider -p no:warnings \
+# -p no:benchmark: pytest-benchmark (installed there) claims parameter names of ours.
+(cd "$WORK" && CI=true timeout "$TEST_S" "$PY" -m pytest "$ROOT/tests/cuda" -p no:cacheprovider -p no:warnings -p no:benchmark \
   --rootdir "$ROOT" -o addopts="" "${XDIST[@]}" -rfEs --tb=line --junitxml="$OUT/tests.xml" >"$OUT/tests.log" 2>&1)
 rc=$?
 note "tests/cuda: rc=$rc in $(($(date +%s) - t0)) s"

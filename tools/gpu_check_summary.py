@@ -1,16 +1,21 @@
 """Summarises a pytest run for tools/gpu_check.sh: counts of passed, failed,
 errors, skipped and expected failures from the JUnit XML, the first line of
 each failure (at most MAX_SHOWN), the operators without a CUDA kernel (from
-the expected failures' reasons), and the log's last lines. Usage: gpu_check_summary.py tests.xml tests.log"""
+the expected failures' reasons), every test whose worker process crashed
+(named in the XML or the log, all of them), and the log's last lines.
+Usage: gpu_check_summary.py tests.xml tests.log"""
 
 from __future__ import annotations
 
 import collections
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 MAX_SHOWN = 40
+# pytest-xdist's words for a test whose worker process died (a segfault, an abort).
+CRASHED = re.compile(r"worker '[^']+' crashed while running '([^']+)'")
 
 
 def first_line(text):
@@ -26,6 +31,7 @@ def summarise(xml_path, log_path):
     failures = []
     skip_reasons = collections.Counter()
     missing = collections.Counter()  # operator without a CUDA kernel -> cases
+    crashed_in_xml = []
     try:
         root = ET.parse(xml_path).getroot()
     except (OSError, ET.ParseError) as err:
@@ -38,6 +44,7 @@ def summarise(xml_path, log_path):
             if child.tag in ("failure", "error"):
                 outcome = "failed" if child.tag == "failure" else "error"
                 failures.append(f"{name}: {first_line(child.get('message') or child.text)}")
+                crashed_in_xml += CRASHED.findall(f"{child.get('message') or ''}\n{child.text or ''}")
             elif child.tag == "skipped":
                 xfail = child.get("type") == "pytest.xfail"
                 outcome = "xfailed" if xfail else "skipped"
@@ -57,7 +64,12 @@ def summarise(xml_path, log_path):
     if missing:
         lines.append(f"  operators without a CUDA kernel ({len(missing)}):")
         lines.append("    " + " ".join(sorted(missing)))
-    tail = Path(log_path).read_text(errors="replace").splitlines()[-3:] if Path(log_path).exists() else []
+    log = Path(log_path).read_text(errors="replace") if Path(log_path).exists() else ""
+    crashed = sorted(set(crashed_in_xml) | set(CRASHED.findall(log)))
+    if crashed:
+        lines.append(f"  crashed ({len(crashed)}):")
+        lines += [f"    {c}" for c in crashed]
+    tail = log.splitlines()[-3:]
     lines += [f"  log: {t.strip()[:200]}" for t in tail if t.strip()]
     return "\n".join(lines)
 

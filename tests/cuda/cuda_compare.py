@@ -158,3 +158,8 @@ class CudaComparer:
             expected = fn(torch, *to_torch_cuda(args), **to_torch_cuda(kwargs))
             assert_close(got, expected, tol, "ember cuda vs torch cuda", strides, exact)
         return got
+
+
+def same_exception(mine, theirs):
+    """Whether Ember's exception is torch's: the same type and the same message."""
+    return theirs is not None and type(mine) is type(theirs) and str(mine) == str(theirs)

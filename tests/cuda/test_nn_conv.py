@@ -115,13 +115,14 @@ def test_tf32_follows_the_switch():
 
 
 @cuda_only
-@pytest.mark.parametrize("benchmark", [False, True])
-def test_benchmark_and_deterministic_modes(benchmark):
+# Not named `benchmark`: pytest-benchmark owns that fixture name.
+@pytest.mark.parametrize("use_benchmark", [False, True])
+def test_benchmark_and_deterministic_modes(use_benchmark):
     x_e, x_t = pair(make((4, 16, 20, 20), torch.float32, seed=9))
     w_e, w_t = pair(make((16, 16, 3, 3), torch.float32, seed=10))
     want = torch.nn.functional.conv2d(x_t, w_t, padding=1)
-    with ember.backends.cudnn.flags(enabled=True, benchmark=benchmark, deterministic=True, allow_tf32=False):
-        assert ember.backends.cudnn.benchmark is benchmark
+    with ember.backends.cudnn.flags(enabled=True, benchmark=use_benchmark, deterministic=True, allow_tf32=False):
+        assert ember.backends.cudnn.benchmark is use_benchmark
         assert ember.backends.cudnn.deterministic is True
         x_e.requires_grad_(True)
         w_e.requires_grad_(True)

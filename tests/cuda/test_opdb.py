@@ -5,7 +5,9 @@ rows against Ember's CPU gradients.
 
 An operator whose CUDA kernel is not registered yet is an expected failure
 named by the operator; the session summary lists them with their count, so
-the gap is visible and shrinks as kernels land."""
+the gap is visible and shrinks as kernels land. A sample that raises on CUDA
+but not on the CPU passes only where torch's CUDA raises the same exception
+type with the same message; without torch CUDA it fails."""
 
 from __future__ import annotations
 
@@ -19,7 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 torch = pytest.importorskip("torch", reason="torch builds the samples of the operator database")
 
-from cuda_compare import MISSING_KERNELS, assert_close, to_ember, to_torch_cuda, torch_has_cuda  # noqa: E402
+from cuda_compare import (  # noqa: E402
+    MISSING_KERNELS,
+    assert_close,
+    same_exception,
+    to_ember,
+    to_torch_cuda,
+    torch_has_cuda,
+)
 from opdb import OP_DB  # noqa: E402
 from opdb.core import torch_dtype  # noqa: E402
 
@@ -65,6 +74,15 @@ def _has_tensor(obj):
     return False
 
 
+def _torch_cuda_error(fn_t, s, placed):
+    """What torch's CUDA build raises for the sample (None when it computes a result)."""
+    try:
+        fn_t(*to_torch_cuda(s.args), **to_torch_cuda(s.kwargs), **placed)
+    except Exception as err:  # noqa: BLE001 - compared with Ember's exception
+        return err
+    return None
+
+
 def _check_sample(row, dtype, s):
     where = f"{row.id}[{dtype},{s.name}]"
     fn_e, fn_t = row.resolve(ember), row.resolve(torch)
@@ -79,7 +97,14 @@ def _check_sample(row, dtype, s):
         assert type(cuda_err) is type(cpu_err), f"{where}: cuda raised {cuda_err!r}, cpu {cpu_err!r}"
         return
     if cuda_err is not None:
-        raise cuda_err
+        # Right only where torch's CUDA build refuses the same way (no integer products
+        # in cuBLAS; tensor_split's indices on the CPU): the same type and message.
+        if not torch_has_cuda():
+            raise cuda_err
+        torch_err = _torch_cuda_error(fn_t, s, placed)
+        if not same_exception(cuda_err, torch_err):
+            raise AssertionError(f"{where}: ember cuda raised {cuda_err!r}, torch cuda {torch_err!r}") from cuda_err
+        return
     tol = row.tol.get(dtype)
     strides = row.check_strides
     if row.compare_values:

@@ -97,3 +97,83 @@ def test_training_programs_on_cpu(model):
         lm, lt = float(m.split()[3]), float(t.split()[3])
         assert abs(lm - lt) <= programs.LOSS_RTOL * abs(lt), f"ember: {m} | torch: {t}"
         assert m.split()[5] == t.split()[5], f"ember: {m} | torch: {t}"
+
+
+CRASH = "worker 'gw8' crashed while running 'tests/cuda/test_opdb.py::test_values[pow-uint8]'"
+CRASHED_JUNIT = f"""<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="2">
+<testcase classname="tests.cuda.test_opdb" name="test_values[add-float32]"/>
+<testcase classname="tests.cuda.test_opdb" name="test_values[pow-uint8]">
+  <error message="failed on setup with &quot;{CRASH}&quot;">{CRASH}</error>
+</testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_summary_names_every_crashed_test(tmp_path):
+    """Crashes reported in the XML and those only in the log are all named, beyond the failure cap."""
+    xml = tmp_path / "tests.xml"
+    xml.write_text(CRASHED_JUNIT)
+    log = tmp_path / "tests.log"
+    log.write_text(
+        "replacing crashed worker gw8\n"
+        "[gw3] node down: worker 'gw3' crashed while running 'tests/cuda/test_opdb.py::test_values[bce-float16]'\n"
+        "=== 1 passed, 1 error in 2.0s ===\n"
+    )
+    module = _summary_module()
+    module.MAX_SHOWN = 0  # the crash list is not capped with the failures
+    lines = module.summarise(str(xml), str(log)).splitlines()
+    at = lines.index("  crashed (2):")
+    assert lines[at + 1 : at + 3] == [
+        "    tests/cuda/test_opdb.py::test_values[bce-float16]",
+        "    tests/cuda/test_opdb.py::test_values[pow-uint8]",
+    ]
+
+
+def test_summary_without_crashes_has_no_crash_list(tmp_path):
+    xml = tmp_path / "tests.xml"
+    xml.write_text(JUNIT)
+    text = _summary_module().summarise(str(xml), str(tmp_path / "missing.log"))
+    assert "crashed" not in text
+
+
+def test_gpu_check_survives_plugins_and_crashes():
+    """pytest-benchmark is kept out and crashed workers are replaced without limit."""
+    script = (ROOT / "tools" / "gpu_check.sh").read_text()
+    assert "-p no:benchmark" in script
+    assert "--max-worker-restart" in script
+
+
+def _plugin_fixture_params():
+    """Test parameters under tests/cuda named like a fixture of a pytest plugin
+    on the GPU machine (pytest-benchmark's `benchmark` stopped a whole run)."""
+    import ast
+
+    reserved = {"benchmark", "benchmark_weave"}
+    found = []
+    for path in sorted((ROOT / "tests" / "cuda").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+                found += [f"{path.name}::{node.name}({a.arg})" for a in node.args.args if a.arg in reserved]
+    return found
+
+
+def test_cuda_tests_use_no_plugin_fixture_names():
+    assert _plugin_fixture_params() == []
+
+
+def _cuda_compare_module():
+    spec = importlib.util.spec_from_file_location("cuda_compare", ROOT / "tests" / "cuda" / "cuda_compare.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_same_exception_needs_type_and_message():
+    """A CUDA-only refusal passes only where torch's CUDA raises the same type and message."""
+    same = _cuda_compare_module().same_exception
+    msg = "\"addmm_cuda\" not implemented for 'Int'"
+    assert same(NotImplementedError(msg), NotImplementedError(msg))
+    assert not same(NotImplementedError(msg), RuntimeError(msg))
+    assert not same(NotImplementedError(msg), NotImplementedError(msg.replace("Int", "Long")))
+    assert not same(NotImplementedError(msg), None)

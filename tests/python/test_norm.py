@@ -384,3 +384,23 @@ def test_flatten_modules():
     close(ember.nn.Unflatten(-1, (2, -1))(e), torch.nn.Unflatten(-1, (2, -1))(t))
     same_error(lambda: ember.nn.Unflatten(1, 5), lambda: torch.nn.Unflatten(1, 5))
     same_error(lambda: ember.nn.Unflatten(1, (2, 2.0)), lambda: torch.nn.Unflatten(1, (2, 2.0)))
+
+
+
+@pytest.mark.parametrize("params", ["same", "float32", "none"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_native_group_norm_statistics_dtype(dtype, params):
+    """mean and rstd have the parameters' dtype: the input's, or float32 for
+    float32 parameters with 16-bit input (what torch's CUDA kernel also gives)."""
+    out = []
+    for lib in (ember, torch):
+        dt = getattr(lib, dtype)
+        x = lib.linspace(-2.0, 3.0, 24, dtype=lib.float32).reshape(2, 4, 3).to(dt)
+        pdt = dt if params == "same" else lib.float32
+        w = None if params == "none" else lib.linspace(0.5, 1.5, 4, dtype=lib.float32).to(pdt)
+        b = None if params == "none" else lib.linspace(-0.5, 0.5, 4, dtype=lib.float32).to(pdt)
+        y, mean, rstd = lib.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)
+        out.append([(str(t.dtype).split(".")[-1], t.float().reshape(-1).tolist()) for t in (y, mean, rstd)])
+    for (dt_e, v_e), (dt_t, v_t) in zip(*out):
+        assert dt_e == dt_t
+        assert v_e == pytest.approx(v_t, rel=1e-2, abs=1e-2)

@@ -652,3 +652,14 @@ def test_reshape_copies_are_unsafe_views():
         assert not r._is_view()
         assert x.reshape(-1)._is_view()
         assert x.flatten(1, 1) is x and x.contiguous() is x
+
+
+
+def test_tensor_split_indices_off_the_cpu_name_their_device():
+    """The indices must be on the CPU; the message names their device (meta here, cuda:0 on a GPU)."""
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as err:
+            lib.tensor_split(lib.arange(6), lib.tensor([1, 3], device="meta"))
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1] == "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on meta"

@@ -37,7 +37,9 @@ class Pointwise:
     # dtype classes PyTorch's meta function accepts (default: all), or ("kernel",):
     # on meta too the kernel's check applies (PyTorch's meta result is one Ember does not compute)
     meta_dtypes: tuple[str, ...]
-    contiguous: bool  # computed on contiguous inputs, so the result is contiguous (no layout propagation)
+    # computed on contiguous inputs off CUDA, so the result is contiguous there (no layout
+    # propagation); on CUDA the layout propagates, as PyTorch's CUDA kernels are elementwise loops
+    contiguous: bool
 
 
 def parse(raw, op_name: str, loc: Location) -> Pointwise:
@@ -166,7 +168,7 @@ def definitions(ops: list[Operator], cpp) -> str:
             + ["Tensor& out"]
         )
         # Numbers join as weak 0-dim tensors, so promotion treats them as PyTorch does.
-        tensor = "{}.contiguous()" if pw.contiguous else "{}"
+        tensor = "contiguous_off_cuda({})" if pw.contiguous else "{}"
         ins = ", ".join(
             tensor.format(a.name) if a.type.base == "Tensor" else f"wrapped_scalar({a.name})" for a in operands
         )

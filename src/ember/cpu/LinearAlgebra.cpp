@@ -192,12 +192,17 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
   }
 }
 
-// Bool products are not implemented, as in PyTorch, except where there is
-// nothing to compute (empty result or empty inner dim).
-void check_not_bool(ScalarType t, const char* name, bool has_work = true) {
-  if (t == ScalarType::Bool && has_work) {
-    throw NotImplementedError(str_cat("\"", name, "\" not implemented for 'Bool'"));
+// The dtypes a product refuses, as PyTorch's kernels do, except where there
+// is nothing to compute (empty result or empty inner dim): Bool on the CPU
+// (cpu_name), every integral dtype on CUDA (cuBLAS has no integer products;
+// cuda_name is the PyTorch CUDA kernel's name).
+void check_product_dtype(const Tensor& t, const char* cpu_name, const char* cuda_name, bool has_work = true) {
+  const ScalarType dt = t.dtype();
+  if (!has_work || is_floating_type(dt) || is_complex_type(dt)) return;
+  if (t.is_cuda()) {
+    throw NotImplementedError(str_cat("\"", cuda_name, "\" not implemented for '", dtype_message_name(dt), "'"));
   }
+  if (dt == ScalarType::Bool) throw NotImplementedError(str_cat("\"", cpu_name, "\" not implemented for 'Bool'"));
 }
 
 // addmm/baddbmm/addbmm without products compute beta * self as a tensor op,
@@ -327,7 +332,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
   EMBER_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(), "] and src [",
               other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ", other.numel(),
               " elements respectively");
-  check_not_bool(self.dtype(), name);
+  check_product_dtype(self, name, "dot");
   const ScalarType dt = self.dtype();
   const int64_t n = self.numel();
   Tensor result = ember::empty({}, dt, self.device());
@@ -431,7 +436,8 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   EMBER_CHECK(self.dtype() == mat2.dtype(),
               "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(self.dtype()),
               " != ", cpp_type_name(mat2.dtype()));
-  check_not_bool(self.dtype(), "addmm_impl_cpu_", self.sizes()[1] > 0 && self.sizes()[0] * mat2.sizes()[1] > 0);
+  check_product_dtype(self, "addmm_impl_cpu_", "addmm_cuda",
+                      self.sizes()[1] > 0 && self.sizes()[0] * mat2.sizes()[1] > 0);
   return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
@@ -444,7 +450,7 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ",
               dtype_message_name(self.dtype()), " and ", dtype_message_name(mat2.dtype()));
   const bool work = mat1.sizes()[1] > 0 && mat1.sizes()[0] * mat2.sizes()[1] > 0;
-  check_not_bool(self.dtype(), "addmm_impl_cpu_", work);
+  check_product_dtype(mat1, "addmm_impl_cpu_", "addmm_cuda", work);
   if (mat1.sizes()[1] == 0) check_beta_cast(self.dtype(), beta);
   const DimVector want{mat1.sizes()[0], mat2.sizes()[1]};
   if (out.defined() && out.is_same(self)) {
@@ -458,7 +464,7 @@ Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_bmm_args(self, mat2);
   EMBER_CHECK(self.dtype() == mat2.dtype(), "expected scalar type ", dtype_message_name(self.dtype()), " but found ",
               dtype_message_name(mat2.dtype()));
-  check_not_bool(self.dtype(), "bmm", self.sizes()[2] > 0 && self.numel() > 0 && mat2.numel() > 0);
+  check_product_dtype(self, "bmm", "baddbmm_cuda", self.sizes()[2] > 0 && self.numel() > 0 && mat2.numel() > 0);
   return deliver(out, baddbmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
@@ -476,7 +482,8 @@ Tensor& baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batc
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
               dtype_message_name(self.dtype()), " but found ",
               dtype_message_name(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
-  check_not_bool(self.dtype(), "baddbmm", batch1.sizes()[2] > 0 && batch1.numel() > 0 && batch2.numel() > 0);
+  check_product_dtype(batch1, "baddbmm", "baddbmm_cuda",
+                      batch1.sizes()[2] > 0 && batch1.numel() > 0 && batch2.numel() > 0);
   if (batch1.sizes()[2] == 0) check_beta_cast(self.dtype(), beta);
   const DimVector want{batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]};
   if (out.defined() && out.is_same(self)) {
@@ -498,7 +505,7 @@ Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
   EMBER_CHECK(self.dtype() == batch1.dtype() && batch1.dtype() == batch2.dtype(), "expected scalar type ",
               dtype_message_name(self.dtype()), " but found ",
               dtype_message_name(batch1.dtype() != self.dtype() ? batch1.dtype() : batch2.dtype()));
-  check_not_bool(self.dtype(), "addmm_impl_cpu_", batch1.numel() > 0 && batch2.numel() > 0);
+  check_product_dtype(batch1, "addmm_impl_cpu_", "addmm_cuda", batch1.numel() > 0 && batch2.numel() > 0);
   if (batch1.numel() == 0 || batch2.numel() == 0) check_beta_cast(self.dtype(), beta);
   const int64_t bs = batch1.sizes()[0], m = batch1.sizes()[1], k = batch1.sizes()[2], n = batch2.sizes()[2];
   const DimVector want{m, n};
@@ -534,7 +541,7 @@ Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
   check_mv_args(self, vec, 1, self.dim() == 2 ? self.sizes()[0] : 0);
   EMBER_CHECK(self.dtype() == vec.dtype(), "expected scalar type ", dtype_message_name(self.dtype()), " but found ",
               dtype_message_name(vec.dtype()));
-  check_not_bool(self.dtype(), "addmv_impl_cpu", self.numel() > 0);
+  check_product_dtype(self, "addmv_impl_cpu", "addmv_impl_cuda", self.numel() > 0);
   return deliver(out, addmv_impl(nullptr, self, vec, Scalar(int64_t(0)), Scalar(int64_t(1))));
 }
 
@@ -544,7 +551,7 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
   EMBER_CHECK(self.dtype() == mat.dtype() && mat.dtype() == vec.dtype(),
               "addmv input tensors must have the same dtype, but got ", dtype_message_name(self.dtype()), ", ",
               dtype_message_name(mat.dtype()), ", and ", dtype_message_name(vec.dtype()));
-  check_not_bool(self.dtype(), "addmv_impl_cpu", mat.numel() > 0);
+  check_product_dtype(mat, "addmv_impl_cpu", "addmv_impl_cuda", mat.numel() > 0);
   if (out.defined() && out.is_same(self)) {
     EMBER_CHECK(self.dim() == 1 && self.sizes()[0] == mat.sizes()[0], "Bad in-place call: input tensor size ",
                 shape_string(self.sizes()), " and output tensor size [", mat.sizes()[0], "] should match");

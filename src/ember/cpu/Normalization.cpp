@@ -357,7 +357,12 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
     cpu::group_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
                          y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), cpu::GroupNormArgs{N, C, HxW, group}, eps);
   }
-  return {y.to(input.dtype()), mean, rstd};
+  // The statistics have the parameters' dtype, as in PyTorch: the input's,
+  // or float32 for float parameters with 16-bit input.
+  const bool mixed =
+      (weight.defined() && weight.dtype() != input.dtype()) || (bias.defined() && bias.dtype() != input.dtype());
+  const ScalarType stats = mixed ? ScalarType::Float : input.dtype();
+  return {y.to(input.dtype()), mean.to(stats), rstd.to(stats)};
 }
 
 std::tuple<Tensor, Tensor, Tensor> group_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,

@@ -351,7 +351,7 @@ void scatter_rounds(Tensor& out, int64_t d, const Tensor& index, const Tensor& s
     const Tensor in_round = ember::eq(rank, Scalar(r));
     const Tensor t = ember::masked_select(targets, in_round);
     ember::index_put_(o, {std::optional<Tensor>(t)},
-                      ember::mul(ember::take(o, t), ember::masked_select(values, in_round)));
+                      combine(ember::take(o, t), ember::masked_select(values, in_round)));
   }
 }
 

@@ -43,15 +43,22 @@ inline void check_meta_dtype(const TensorIterator& it, unsigned accepted, const 
               dtype_message_name(t), " inputs");
 }
 
+// The operand of an operator whose CPU kernel makes a contiguous result
+// (log_sigmoid): PyTorch's CUDA kernel is an elementwise loop whose result
+// follows the input's layout.
+inline Tensor contiguous_off_cuda(const Tensor& t) { return t.is_cuda() ? t : t.contiguous(); }
+
 // Runs the stub's kernel for the device, then finishes the iterator (casts
-// to an out= tensor of another dtype). The device is the operands' (a meta
-// iterator runs no kernel).
+// to an out= tensor of another dtype). The device is the first operand's
+// unless the iterator's output is elsewhere: a 0-dim CPU first operand of
+// a CUDA operator is a number there (a meta iterator runs no kernel).
 template <typename Fn, typename... Args>
 void run_pointwise(const DispatchStub<Fn>& stub, DeviceType device, const char* op, TensorIterator& it,
                    const Args&... args) {
   if (!it.is_meta()) {  // meta: the iterator has computed the output's metadata; no data to loop over
-    Fn kernel = stub.for_device(device);
-    if (!kernel) dispatch::missing_kernel(op, device);
+    const DeviceType on = it.output().defined() ? iterator_device_type(it) : device;
+    Fn kernel = stub.for_device(on);
+    if (!kernel) dispatch::missing_kernel(op, on);
     kernel(it, args...);
   }
   it.finish();

@@ -181,20 +181,31 @@ void TensorIterator::build(const Config& config) {
   Device device(DeviceType::CPU);
   bool have_device = false;
   bool device_from_cpu_scalar = false;
+  // As in PyTorch, the common device is the first input's that is off the
+  // CPU; when it is a device (CUDA), a 0-dim CPU input is a number there.
+  const Tensor* off_cpu = nullptr;
+  for (int k = noutputs_; k < ntensors_ && !off_cpu; ++k) {
+    if (!operands_[k].is_cpu()) off_cpu = &operands_[k];
+  }
+  const bool cpu_scalars_ride = off_cpu && !off_cpu->is_meta();
   for (int k = noutputs_; k < ntensors_; ++k) {
     const Tensor& t = operands_[k];
     shape_ = infer_broadcast_size(shape_, t.sizes());
     if (t.unsafeGetTensorImpl()->is_wrapped_number() || (have_device && t.device() == device)) continue;
-    // With meta, a 0-dim CPU tensor counts as a scalar (as in PyTorch).
+    // A 0-dim CPU tensor counts as a scalar with meta or a device (as in PyTorch).
     const bool cpu_scalar = t.dim() == 0 && t.is_cpu();
+    if (cpu_scalar && cpu_scalars_ride) continue;
     if (have_device && cpu_scalar && device.is_meta()) continue;
     if (have_device && !(device_from_cpu_scalar && t.is_meta())) {
       if (device.is_meta() || t.is_meta()) {
         throw Error(
             str_cat("Tensor on device ", t.device().str(), " is not on the expected device ", device.str(), "!"));
       }
+      // PyTorch names the common device first.
+      const bool common_is_t = off_cpu && t.device() == off_cpu->device();
       throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
-                          device.str(), " and ", t.device().str(), "!"));
+                          (common_is_t ? t.device() : device).str(), " and ", (common_is_t ? device : t.device()).str(),
+                          "!"));
     }
     device = t.device();
     have_device = true;

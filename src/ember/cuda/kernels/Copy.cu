@@ -95,7 +95,11 @@ __device__ __forceinline__ T wide_to(const Wide& w) {
 __device__ void store_wide(ScalarType t, char* p, const Wide& w) {
   switch (t) {
     case ScalarType::Bool: *reinterpret_cast<uint8_t*>(p) = w.is_int ? w.i != 0 : (w.re != 0 || w.im != 0); break;
-    case ScalarType::Byte: *reinterpret_cast<uint8_t*>(p) = wide_to<uint8_t>(w); break;
+    // A float reaches uint8 through int64, as on the CPU (and in PyTorch): -2.0 gives 254;
+    // a direct conversion would saturate to 0 on the GPU.
+    case ScalarType::Byte:
+      *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(w.is_int ? w.i : static_cast<int64_t>(w.re));
+      break;
     case ScalarType::Char: *reinterpret_cast<int8_t*>(p) = wide_to<int8_t>(w); break;
     case ScalarType::Short: *reinterpret_cast<int16_t*>(p) = wide_to<int16_t>(w); break;
     case ScalarType::Int: *reinterpret_cast<int32_t*>(p) = wide_to<int32_t>(w); break;

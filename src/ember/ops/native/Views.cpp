@@ -413,7 +413,9 @@ std::vector<Tensor> tensor_split_indices(const Tensor& self, IntArrayRef indices
 std::vector<Tensor> tensor_split_tensor(const Tensor& self, const Tensor& indices_or_sections, int64_t dim) {
   EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ",
               self.dim(), " dims");
-  EMBER_CHECK(indices_or_sections.is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu");
+  EMBER_CHECK(indices_or_sections.is_cpu(),
+              "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on ",
+              indices_or_sections.device().str());
   EMBER_CHECK(indices_or_sections.dtype() == ScalarType::Long,
               "tensor_split expected tensor_indices_or_sections to have dtype of long, but got ",
               dtype_word(indices_or_sections.dtype()));
