@@ -6,7 +6,9 @@
 // key size. The values are gathered from the input by the sorted positions.
 // topk takes the first k of a descending (largest) or ascending sort;
 // kthvalue the k-th of an ascending one. Checks and result layouts come from
-// the CPU functions run on meta copies.
+// the CPU functions run on meta copies. Unstable sorts of lines of up to 32
+// elements run PyTorch's bitonic network instead (SmallSort.h), for its
+// order of ties.
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "ember/cuda/kernels/IndexCommon.cuh"
