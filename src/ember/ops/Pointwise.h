@@ -46,7 +46,7 @@ inline void check_meta_dtype(const TensorIterator& it, unsigned accepted, const 
 // Runs the stub's kernel for the device, then finishes the iterator (casts
 // to an out= tensor of another dtype). The kernel is the output's device's:
 // `device` (the first operand's) is a CPU number's in pow(2, cuda_tensor) or
-// add(cpu_0dim, cuda_tensor), whose loop runs on CUDA. A meta iterator runs
+// remainder(5, cuda_tensor), whose loop runs on CUDA. A meta iterator runs
 // no kernel.
 template <typename Fn, typename... Args>
 void run_pointwise(const DispatchStub<Fn>& stub, DeviceType device, const char* op, TensorIterator& it,
