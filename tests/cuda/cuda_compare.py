@@ -163,3 +163,17 @@ class CudaComparer:
 def same_exception(mine, theirs):
     """Whether Ember's exception is torch's: the same type and the same message."""
     return theirs is not None and type(mine) is type(theirs) and str(mine) == str(theirs)
+# Operator database rows whose CUDA results follow torch's CUDA kernels where
+# Ember's CPU results follow torch's CPU ones (docs/decisions/0058): the order
+# of ties in unstable sorts of short lines, median's index among equal values,
+# 16-bit scans and round(decimals=) rounding every step, gelu(+inf) against
+# the CPU's AVX-512 path (NaN there, as PyTorch's). Where torch has CUDA, these
+# rows are compared with torch's CUDA result only.
+TORCH_CUDA_ORDER_ROWS = frozenset(
+    {"sort", "argsort", "median", "nanmedian", "cumsum", "cumprod", "round.decimals", "gelu"}
+)
+
+
+def compares_with_cpu(row_id):
+    """Whether a database row's CUDA result is held to Ember's CPU result too."""
+    return not (torch_has_cuda() and row_id in TORCH_CUDA_ORDER_ROWS)

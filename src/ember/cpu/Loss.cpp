@@ -41,9 +41,10 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std:
                             int64_t reduction) {
   // A meta input has no values to check.
   if (!self.is_meta()) {
-    const Tensor in_range = self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all();
-    EMBER_CHECK(*static_cast<const bool*>(in_range.contiguous().data_ptr()),
-                "all elements of input should be between 0 and 1");
+    // The flag is read on the host (a CUDA input's is copied back first).
+    const Tensor in_range =
+        self.ge(Scalar(int64_t(0))).logical_and(self.le(Scalar(int64_t(1)))).all().to(Device(DeviceType::CPU));
+    EMBER_CHECK(in_range.item<bool>(), "all elements of input should be between 0 and 1");
   }
   Tensor loss;
   if (is_floating_type(self.dtype()) && target.dtype() == self.dtype() && target.sizes().equals(self.sizes())) {

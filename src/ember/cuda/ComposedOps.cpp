@@ -14,6 +14,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "ember/cuda/CudaContext.h"
 #include "ember/ops/OpChecks.h"
@@ -84,11 +85,26 @@ Tensor trace_cuda(const Tensor& self) {
   return ember::sum(self.diagonal(0, 0, 1), std::optional<ScalarType>{});
 }
 
+// The first position along d (keepdim shape) of each line of x holding
+// `value` (NaN matching NaN, -0 matching +0): PyTorch's CUDA median returns
+// the index its threads find equal to the selected value, the lowest one
+// for the lines its kernels scan in one pass.
+Tensor first_position_of(const Tensor& x, const Tensor& value, int64_t d) {
+  const int64_t n = x.sizes()[d];
+  std::vector<int64_t> line_shape(static_cast<size_t>(x.dim()), 1);
+  line_shape[static_cast<size_t>(d)] = n;
+  const Tensor positions = ember::arange(Scalar(n), ScalarType::Long, x.device()).reshape(line_shape);
+  const Tensor match = ember::logical_or(ember::eq(x, value), ember::logical_and(ember::isnan(x), ember::isnan(value)));
+  const Tensor candidates = ember::where(match, positions, ember::full({}, Scalar(n), ScalarType::Long, x.device()));
+  return ember::amin(candidates, std::vector<int64_t>{d}, true);
+}
+
 // The lower median along d (keepdim shape) of x, as (values, indices): median
 // gives a line's first NaN when it has one, nanmedian the lower median of the
-// other elements (NaN when there are none). NaNs sort last, stably.
+// other elements (NaN when there are none). NaNs sort last, stably. The index
+// is the first position of the median's value in the line.
 std::tuple<Tensor, Tensor> median_along(const Tensor& x, int64_t d, bool ignore_nan) {
-  auto [sorted, positions] = ember::sort(x, true, d, false);
+  const Tensor sorted = std::get<0>(ember::sort(x, true, d, false));
   const Device device = x.device();
   const auto number = [&](int64_t v) { return ember::full({}, Scalar(v), ScalarType::Long, device); };
   const Tensor nans = ember::sum(ember::isnan(x), std::vector<int64_t>{d}, true, ScalarType::Long);
@@ -96,7 +112,8 @@ std::tuple<Tensor, Tensor> median_along(const Tensor& x, int64_t d, bool ignore_
   const Tensor lower = ember::div(ember::sub(valid, number(1)), number(2), std::string("floor"));
   const Tensor k =
       ignore_nan ? ember::clamp_min(lower, Scalar(0)) : ember::where(ember::gt(nans, Scalar(0)), valid, lower);
-  return {ember::gather(sorted, d, k), ember::gather(positions, d, k)};
+  const Tensor value = ember::gather(sorted, d, k);
+  return {value, first_position_of(x, value, d)};
 }
 
 std::tuple<Tensor, Tensor> median_dim_common(std::tuple<Tensor, Tensor> (*cpu_fn)(const Tensor&, int64_t, bool),

@@ -2,6 +2,8 @@
 // forward for (N, C) and (C,) inputs, backward for every input shape.
 // Checks and result shapes come from the CPU function run on meta copies;
 // a target out of range raises the CPU's exception after one read-back.
+// Also the elementwise binary cross entropy (cpu/ActivationStubs.h).
+#include "ember/cpu/ActivationStubs.h"
 #include "ember/cuda/kernels/IndexCommon.cuh"
 #include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -162,6 +164,40 @@ Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   EMBER_CUDA_KERNEL_LAUNCH_CHECK();
   return grad_input;
 }
+
+// A value of compute type rounded to storage type S and back: PyTorch's CUDA
+// loss keeps each step in scalar_t, so 16-bit floats round after every step.
+template <typename S>
+__device__ __forceinline__ opmath_t<S> as_storage(opmath_t<S> v) {
+  if constexpr (std::is_same_v<opmath_t<S>, S>) {
+    return v;
+  } else {
+    return load_as_opmath(store_from<S>(v));
+  }
+}
+
+// (target, input) -> (target - 1) * max(log1p(-input), -100) - target * max(log(input), -100).
+template <typename S>
+struct BinaryCrossEntropyOp {
+  using C = opmath_t<S>;
+  __device__ C operator()(C target, C input) const {
+    C log_input = as_storage<S>(dm::log(input));
+    C log_1m_input = as_storage<S>(dm::log1p(-input));
+    if (log_input < C(-100)) log_input = C(-100);
+    if (log_1m_input < C(-100)) log_1m_input = C(-100);
+    const C left = as_storage<S>(as_storage<S>(target - C(1)) * log_1m_input);
+    const C right = as_storage<S>(target * log_input);
+    return left - right;
+  }
+};
+
+void binary_cross_entropy_cuda_kernel(const TensorIterator& it) {
+  dispatch_dtype<kAllFloating>(it.common_dtype(), "binary_cross_entropy_out_cuda", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    gpu_kernel<S, S, S>(it, BinaryCrossEntropyOp<S>{});
+  });
+}
+EMBER_REGISTER_CUDA_DISPATCH(binary_cross_entropy_stub, &binary_cross_entropy_cuda_kernel);
 
 const bool registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);

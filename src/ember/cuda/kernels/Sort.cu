@@ -6,10 +6,13 @@
 // key size. The values are gathered from the input by the sorted positions.
 // topk takes the first k of a descending (largest) or ascending sort;
 // kthvalue the k-th of an ascending one. Checks and result layouts come from
-// the CPU functions run on meta copies.
+// the CPU functions run on meta copies. Unstable sorts of lines of up to 32
+// elements run PyTorch's bitonic network instead (SmallSort.h), for its
+// order of ties.
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "ember/cuda/kernels/IndexCommon.cuh"
+#include "ember/cuda/kernels/SmallSort.h"
 #include "ember/ops/generated/DispatchTables.h"
 
 namespace ember::cuda {
@@ -59,6 +62,33 @@ __global__ void prepare_lines_kernel(const T* in, KeyBits<T>* keys, int64_t* pos
   }
 }
 
+// The key a line's element compares by in the small sort: 16-bit floats as
+// float (the same order, NaN included), other types as themselves.
+template <typename T>
+__device__ auto small_sort_key(T v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T> || std::is_same_v<T, float> ||
+                std::is_same_v<T, double>) {
+    return v;
+  } else {
+    return widen(v);
+  }
+}
+
+// PyTorch's unstable sort of lines of up to 32 elements (small_sort::bitonic_sort),
+// one thread per line: positions[line, j] = the input position of the j-th result.
+template <typename T>
+__global__ void small_sort_lines_kernel(const T* in, int64_t* positions, int64_t count, int n, bool descending) {
+  using K = decltype(small_sort_key(T()));
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t line = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < count; line += step) {
+    K keys[small_sort::kSlots];
+    int64_t pos[small_sort::kSlots];
+    for (int j = 0; j < n; ++j) keys[j] = small_sort_key(in[line * n + j]);
+    small_sort::bitonic_sort(keys, pos, n, descending);
+    for (int j = 0; j < n; ++j) positions[line * n + j] = pos[j];
+  }
+}
+
 // A stable sort of every segment of keys (ascending) with the positions as payload.
 template <typename K>
 void sort_keys(const K* k_in, K* k_out, const int64_t* p_in, int64_t* p_out, int64_t total, int64_t count,
@@ -90,9 +120,24 @@ unsigned blocks_for(int64_t total) {
 // keep their order when stable) and longer ones by radix (-0 before +0); the
 // values are gathered from the input, so they keep their signs and NaN bits.
 // Bool sorts (as PyTorch's CUDA sort) unless `with_bool` is false (topk, kthvalue).
-std::pair<Tensor, Tensor> sort_lines(const Tensor& lines, bool descending, const char* name, bool with_bool) {
+// An unstable sort of lines of 2 to 32 elements takes PyTorch's bitonic
+// network, whose order of ties is its own.
+std::pair<Tensor, Tensor> sort_lines(const Tensor& lines, bool descending, const char* name, bool with_bool,
+                                     bool stable = true) {
   if (!with_bool && lines.dtype() == ScalarType::Bool) native::math::not_implemented_for(name, ScalarType::Bool);
   const int64_t count = lines.sizes()[0], n = lines.sizes()[1], total = count * n;
+  if (!stable && n > 1 && n <= small_sort::kSlots) {
+    Tensor positions = ember::empty({count, n}, ScalarType::Long, lines.device());
+    cudaStream_t stream = current_stream(lines.device().index);
+    dispatch_device_types<kAllReal>(lines.dtype(), name, [&](auto tag) {
+      using T = decltype(tag);
+      small_sort_lines_kernel<T><<<blocks_for(count), kThreads, 0, stream>>>(
+          static_cast<const T*>(lines.data_ptr()), static_cast<int64_t*>(positions.data_ptr()), count,
+          static_cast<int>(n), descending);
+      EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+    });
+    return {ember::gather(lines, 1, positions), positions};
+  }
   Tensor keys = ember::empty({2, total}, unsigned_of_size(lines.element_size()), lines.device());
   Tensor pos = ember::empty({2, total}, ScalarType::Long, lines.device());
   Tensor offsets = ember::empty({count + 1}, ScalarType::Long, lines.device());
@@ -145,7 +190,7 @@ std::tuple<Tensor, Tensor> sort_stable_cuda(const Tensor& self, std::optional<bo
   Tensor values = empty_like_meta(mv, self.device()), indices = empty_like_meta(mi, self.device());
   if (self.numel() == 0) return {values, indices};
   const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim());
-  auto [v, i] = sort_lines(as_lines(self, d), descending, "sort", true);
+  auto [v, i] = sort_lines(as_lines(self, d), descending, "sort", true, stable.value_or(false));
   store_lines(v, values, d);
   store_lines(i, indices, d);
   return {values, indices};

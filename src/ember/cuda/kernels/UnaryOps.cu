@@ -108,12 +108,23 @@ struct SignbitOp {
   }
 };
 
-template <typename C>
+// As PyTorch's CUDA kernel, whose scalar_t product (or quotient) rounds to
+// the 16-bit type before nearbyint; the last step is in float.
+template <typename S>
 struct RoundDecimalsOp {
+  using C = opmath_t<S>;
   C ten_pow;
   bool negative;
+  __device__ static C in_storage(C v) {
+    if constexpr (std::is_same_v<C, S>) {
+      return v;
+    } else {
+      return load_as_opmath(store_from<S>(v));
+    }
+  }
   __device__ C operator()(C x) const {
-    return negative ? dm::nearbyint(x / ten_pow) * ten_pow : dm::nearbyint(x * ten_pow) / ten_pow;
+    return negative ? dm::nearbyint(in_storage(x / ten_pow)) * ten_pow
+                    : dm::nearbyint(in_storage(x * ten_pow)) / ten_pow;
   }
 };
 
@@ -222,7 +233,7 @@ void round_decimals_cuda_kernel(const TensorIterator& it, int64_t decimals) {
     using S = typename decltype(tag)::type;
     const bool negative = decimals < 0;
     const double p = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
-    gpu_kernel<S, S>(it, RoundDecimalsOp<opmath_t<S>>{scalar_as<S>(Scalar(p)), negative});
+    gpu_kernel<S, S>(it, RoundDecimalsOp<S>{scalar_as<S>(Scalar(p)), negative});
   });
 }
 EMBER_REGISTER_CUDA_DISPATCH(round_decimals_stub, &round_decimals_cuda_kernel);
