@@ -57,3 +57,20 @@ def test_errors(call):
     with pytest.raises(type(te.value)) as ee:
         call(ember)
     assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_first_draw_in_each_dtype_under_each_default(default):
+    results = []
+    for m in (ember, torch):
+        previous = m.get_default_dtype()
+        m.set_default_dtype(getattr(m, default))
+        try:
+            got = []
+            for dtype in (None, m.float32, m.float64):
+                e = m.quasirandom.SobolEngine(6, scramble=True, seed=11)
+                got.append(e.draw(9, dtype=dtype).tolist() + e.draw(2, dtype=dtype).tolist())
+        finally:
+            m.set_default_dtype(previous)
+        results.append(got)
+    assert results[0] == results[1]

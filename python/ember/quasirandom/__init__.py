@@ -115,27 +115,19 @@ class SobolEngine:
         self._v = _scrambled(self._v, ltm, self.MAXBIT)
 
     def _advance(self, n, counter):
-        """The next n points (int64 numerators): point number c (counting steps from the first point) is the
-        shift XOR the direction numbers of the set bits of gray(c) = c ^ (c >> 1), the state the Gray-code
-        walk (one direction number per step, that of the lowest zero bit of the step's counter) reaches."""
-        steps = np.arange(counter + 1, counter + n + 1, dtype=np.int64)
-        gray = steps ^ (steps >> 1)
+        """The next n points (int64 numerators). Step s of the Gray-code walk flips the direction number of
+        the lowest set bit of s (gray(s) ^ gray(s - 1)), so the points are a running XOR of the flipped
+        direction numbers, started from the last point drawn (Note [Sobol direction numbers])."""
         if n == 0:
             return np.empty((0, self.dimension), dtype=np.int64)
-        # XOR combinations of the low direction numbers, by doubling: table[g] for every g < 2^low
-        low = min(int(gray.max()).bit_length(), n.bit_length() + 1)
-        table = np.zeros((1, self.dimension), dtype=np.int64)
-        for k in range(low):
-            table = np.concatenate([table, table ^ self._v[:, k]])
-        # the high bits change rarely along consecutive steps: one combination per distinct value
-        high, where = np.unique(gray >> low, return_inverse=True)
-        high_table = np.zeros((high.size, self.dimension), dtype=np.int64)
-        for k in range(low, self.MAXBIT):
-            high_table ^= ((high >> (k - low)) & 1)[:, None] * self._v[:, k]
-        out = table[gray & ((1 << low) - 1)] ^ high_table[where.reshape(-1)] ^ self._shift
-        if n:
-            self._quasi = out[-1].copy()
-        return out
+        steps = np.arange(counter + 1, counter + n + 1, dtype=np.int64)
+        # index of the lowest set bit: frexp of a power of two is exact
+        bit = np.frexp((steps & -steps).astype(np.float64))[1] - 1
+        # one long running XOR per dimension (rows of the (dimension, n) array)
+        out = np.bitwise_xor.accumulate(np.take(self._v, bit, axis=1), axis=1)
+        out ^= self._quasi[:, None]
+        self._quasi = out[:, -1].copy()
+        return out.T
 
     def _scaled(self, points, dtype):
         # numerators below 2^53 are exact in float64 and scaling by 2^-MAXBIT is exact, so one rounding
@@ -151,7 +143,16 @@ class SobolEngine:
         rows = n - 1 if self.num_generated == 0 else n
         if rows < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {rows}: [{rows}, {self.dimension}]")
-        if self.num_generated == 0:
+        floats = {ember.float32: np.float32, ember.float64: np.float64}
+        if self.num_generated == 0 and dtype in floats and ember.get_default_dtype() in floats:
+            points = np.empty((n, self.dimension), dtype=np.int64)
+            points[:1] = self._shift
+            points[1:] = self._advance(n - 1, 0)
+            scaled = points * (1.0 / 2**self.MAXBIT)
+            # the first point is computed in the default dtype (_first_point)
+            scaled[:1] = scaled[:1].astype(floats[ember.get_default_dtype()])
+            result = ember.from_numpy(scaled.astype(floats[dtype]))
+        elif self.num_generated == 0:
             result = self._first_point.to(dtype)
             if n > 1:
                 result = ember.cat([result, self._scaled(self._advance(n - 1, 0), dtype)], dim=-2)
