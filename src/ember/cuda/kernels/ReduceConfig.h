@@ -159,4 +159,46 @@ inline ReduceLaunch plan_reduce_launch(int64_t num_outputs, int64_t reduce_numel
   return l;
 }
 
+// The second pass over grid_y partials per output (reduce_partials_kernel):
+// block_x outputs per block, block_y threads (a power of two) share each
+// output's partials.
+struct PartialsLaunch {
+  int block_x = 1, block_y = 1;
+  int64_t grid_x = 1;
+};
+
+inline PartialsLaunch plan_partials_launch(int64_t num_outputs, int64_t slices) {
+  PartialsLaunch l;
+  l.block_x = static_cast<int>(std::min<int64_t>(32, next_pow2(std::max<int64_t>(num_outputs, 1))));
+  l.block_y = std::max(1, std::min(kReduceMaxThreads / l.block_x, last_pow2_at_most(std::max<int64_t>(slices, 1))));
+  l.grid_x = ceil_div(std::max<int64_t>(num_outputs, 1), l.block_x);
+  return l;
+}
+
+// Row kernels that hold a whole row in registers (softmax, layer_norm): one
+// block per row, each thread loads `vecs` 16-byte vectors (thread t the
+// vectors t, t + threads, ...) before any arithmetic. vecs is one of
+// kRowVecChoices; 0 when the row has more than kRowMaxVecs vectors.
+constexpr int kRowMaxThreads = 512;
+constexpr int kRowMaxVecsPerThread = 8;
+constexpr int64_t kRowMaxVecs = int64_t(kRowMaxThreads) * kRowMaxVecsPerThread;
+
+struct RowLaunch {
+  int threads = 32;
+  int vecs = 0;
+};
+
+inline RowLaunch plan_row_launch(int64_t num_vecs) {
+  RowLaunch l;
+  if (num_vecs <= 0 || num_vecs > kRowMaxVecs) return l;
+  // About 4 vectors per thread: 64 bytes in flight, few registers.
+  const int64_t per_thread = 4;
+  int64_t threads = 32 * ceil_div(ceil_div(num_vecs, per_thread), 32);
+  threads = std::min<int64_t>(kRowMaxThreads, std::max<int64_t>(32, threads));
+  const int64_t need = ceil_div(num_vecs, threads);
+  l.threads = static_cast<int>(threads);
+  l.vecs = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
+  return l;
+}
+
 }  // namespace ember::cuda
