@@ -310,6 +310,23 @@ def test_layer_norm_long_rows(D, dtype):
     ye = ember.nn.functional.layer_norm(e[1:].view(3, D), (D,), ew, eb)
     yt = torch.nn.functional.layer_norm(t[1:].view(3, D), (D,), tw, tb)
     check(ye, yt, *TOL[dtype])
+    # Gradients, with and without the affine weight.
+    rtol, atol = TOL[dtype]
+    for affine in (True, False):
+        (e, t), (ew, tw), (eb, tb) = pair(x), pair(w), pair(b)
+        params_e, params_t = ((ew, eb), (tw, tb)) if affine else ((None, None), (None, None))
+        for a in (e, t, *params_e, *params_t):
+            if a is not None:
+                a.requires_grad_(True)
+        ye = ember.nn.functional.layer_norm(e, (D,), *params_e)
+        yt = torch.nn.functional.layer_norm(t, (D,), *params_t)
+        ge, gt = pair(make((3, D), dtype, seed=4))
+        ye.backward(ge)
+        yt.backward(gt)
+        check(e.grad, t.grad, rtol * 10, atol * 10)
+        if affine:
+            check(ew.grad, tw.grad, rtol * 10, atol * 10)
+            check(eb.grad, tb.grad, rtol * 10, atol * 10)
 
 
 def test_layer_norm_saved_statistics():

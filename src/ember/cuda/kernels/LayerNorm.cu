@@ -3,8 +3,10 @@
 // Forward: one block per row; rows aligned to 16 bytes that fit in registers
 // are read once with 16-byte loads (mean, then the mean squared deviation),
 // others use Welford per thread and Chan's merge across the block; mean and
-// rstd = 1 / math_sqrt(var + eps) are saved per row. Backward: one block per row for dx; dgamma/dbeta are column sums
-// over slices of rows (partials in global memory), then one pass over the slices.
+// rstd = 1 / math_sqrt(var + eps) are saved per row. Backward: one block per
+// row for dx (rows held in registers as in the forward where they fit);
+// dgamma/dbeta are column sums over slices of rows (partials in global
+// memory), then one pass over the slices.
 #include "ember/cuda/kernels/Reduce.cuh"
 #include "ember/cuda/kernels/ReduceKernels.h"
 
@@ -177,6 +179,59 @@ __global__ void layer_norm_dx_kernel(const T* dy, const T* x, const T* mean, con
   }
 }
 
+// dx with one block per row, dy, x and gamma held in registers (rows_launch).
+template <typename T, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    layer_norm_dx_rows_kernel(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, int64_t D) {
+  constexpr int W = 16 / sizeof(T);
+  using Vec = VecOf<W, T>;
+  __shared__ T smem[32];
+  const int64_t row = blockIdx.x, nvec = D / W;
+  const auto* dyv = reinterpret_cast<const Vec*>(dy + row * D);
+  const auto* xv = reinterpret_cast<const Vec*>(x + row * D);
+  const auto* gv = reinterpret_cast<const Vec*>(gamma);
+  auto* dxv = reinterpret_cast<Vec*>(dx + row * D);
+  Vec dyg[kVecs], xhat[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      dyg[k] = dyv[i];
+      xhat[k] = xv[i];
+    }
+  }
+  const T mu = mean[row], rs = rstd[row];
+  T a = 0, b = 0;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      Vec g;
+      if (gamma) g = gv[i];
+#pragma unroll
+      for (int j = 0; j < W; ++j) {
+        if (gamma) dyg[k].v[j] *= g.v[j];
+        xhat[k].v[j] = (xhat[k].v[j] - mu) * rs;
+        a += dyg[k].v[j];
+        b += dyg[k].v[j] * xhat[k].v[j];
+      }
+    }
+  }
+  a = block_sum(a, smem);
+  b = block_sum(b, smem);
+  const T inv_d = T(1) / T(D);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      Vec o;
+#pragma unroll
+      for (int j = 0; j < W; ++j) o.v[j] = rs * (dyg[k].v[j] - a * inv_d - xhat[k].v[j] * b * inv_d);
+      dxv[i] = o;
+    }
+  }
+}
+
 constexpr int kColThreadsX = 32, kColThreadsY = 16;
 constexpr int64_t kRowsPerSlice = 256;
 
@@ -287,8 +342,27 @@ void layer_norm_backward_kernel(ScalarType dtype, const void* dy, const void* x,
       const T* mean_ = static_cast<const T*>(mean);
       const T* rstd_ = static_cast<const T*>(rstd);
       if (dx) {
-        layer_norm_dx_kernel<T><<<static_cast<unsigned>(M), row_threads(D), 0, stream>>>(
-            dy_, x_, mean_, rstd_, static_cast<const T*>(gamma), static_cast<T*>(dx), D);
+        const T* g_ = static_cast<const T*>(gamma);
+        T* dx_ = static_cast<T*>(dx);
+        const unsigned rows = static_cast<unsigned>(M);
+        const RowLaunch rl = rows_launch<T>({dy, x, gamma, dx}, D);
+        switch (rl.vecs) {
+          case 1:
+            layer_norm_dx_rows_kernel<T, 1><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          case 2:
+            layer_norm_dx_rows_kernel<T, 2><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          case 4:
+            layer_norm_dx_rows_kernel<T, 4><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          case 8:
+            layer_norm_dx_rows_kernel<T, 8><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          default:
+            layer_norm_dx_kernel<T><<<rows, row_threads(D), 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+        }
         EMBER_CUDA_KERNEL_LAUNCH_CHECK();
       }
       if (dgamma || dbeta) {

@@ -209,7 +209,7 @@ constexpr int kReduceUnroll = 4;
 
 // Accumulates what ThreadWork w assigns to this thread (see ReduceConfig.h).
 // Each thread combines its elements in the same order as a plain loop would;
-// the unrolled loops only issue kReduceUnroll loads before using them.
+// the loops only issue up to kReduceUnroll loads before using any of them.
 template <typename Op, int kVec>
 __device__ typename Op::acc_t accumulate(const Op& op, const typename Op::in_t* in, const ReduceArgs& a,
                                          const ThreadWork& w) {
@@ -222,34 +222,34 @@ __device__ typename Op::acc_t accumulate(const Op& op, const typename Op::in_t* 
     // A single contiguous reduced dim with aligned rows (vector_width checks).
     const int64_t nvec = w.num_vectors(kVec);
     const auto* vbase = reinterpret_cast<const VecOf<kVec, in_t>*>(base + w.begin);
-    int64_t i = w.tid;
-    for (; i + (U - 1) * t < nvec; i += U * t) {
+    for (int64_t i = w.tid; i < nvec; i += U * t) {
       VecOf<kVec, in_t> chunk[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) chunk[u] = vbase[i + u * t];
+      for (int u = 0; u < U; ++u) {
+        if (i + u * t < nvec) chunk[u] = vbase[i + u * t];
+      }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
+        if (i + u * t < nvec) {
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) acc = op.reduce(acc, chunk[u].v[j], w.begin + (i + u * t) * kVec + j);
+          for (int j = 0; j < kVec; ++j) acc = op.reduce(acc, chunk[u].v[j], w.begin + (i + u * t) * kVec + j);
+        }
       }
-    }
-    for (; i < nvec; i += t) {
-      const VecOf<kVec, in_t> chunk = vbase[i];
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) acc = op.reduce(acc, chunk.v[j], w.begin + i * kVec + j);
     }
     for (int64_t r = w.tail_begin(kVec) + w.tid; r < w.end; r += t) acc = op.reduce(acc, base[r], r);
   } else if (a.red_map.ndim == 1) {
     const int64_t s = a.red_map.strides[0];
-    int64_t r = w.begin + w.tid;
-    for (; r + (U - 1) * t < w.end; r += U * t) {
+    for (int64_t r = w.begin + w.tid; r < w.end; r += U * t) {
       in_t v[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = base[(r + u * t) * s];
+      for (int u = 0; u < U; ++u) {
+        if (r + u * t < w.end) v[u] = base[(r + u * t) * s];
+      }
 #pragma unroll
-      for (int u = 0; u < U; ++u) acc = op.reduce(acc, v[u], r + u * t);
+      for (int u = 0; u < U; ++u) {
+        if (r + u * t < w.end) acc = op.reduce(acc, v[u], r + u * t);
+      }
     }
-    for (; r < w.end; r += t) acc = op.reduce(acc, base[r * s], r);
   } else {
     for (int64_t r = w.begin + w.tid; r < w.end; r += t) acc = op.reduce(acc, base[a.red_map.offset(r)], r);
   }
