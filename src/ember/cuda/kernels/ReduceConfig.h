@@ -16,7 +16,8 @@
 // When the blocks over outputs cannot fill the device, grid_y > 1 splits each
 // output's reduced range into grid_y slices of split_len elements; each block
 // writes a partial accumulator to global memory and a second kernel combines
-// the grid_y partials of an output in order (two passes, deterministic).
+// the grid_y partials of each output in a fixed order (two passes,
+// deterministic; plan_partials_launch).
 #include <algorithm>
 #include <cstdint>
 
