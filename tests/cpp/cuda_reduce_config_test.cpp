@@ -117,6 +117,17 @@ TEST(CudaReduceConfig, LargeReductionsSplitIntoSlices) {
   EXPECT_EQ(many.grid_y, 1);
   // A small reduction is never split.
   EXPECT_EQ(plan_reduce_launch(1, 1000, true, 4, 528).grid_y, 1);
+  // Many short rows (8192 x 4096 floats): 64 threads per row, 16 vector loads
+  // each, 8 rows per block, still 1024 blocks.
+  const ReduceLaunch short_rows = plan_reduce_launch(8192, 4096, true, 4, 528);
+  EXPECT_EQ(short_rows.block_x, 64);
+  EXPECT_EQ(short_rows.block_y, 8);
+  EXPECT_EQ(short_rows.grid_x, 1024);
+  EXPECT_EQ(short_rows.grid_y, 1);
+  // ... but not when that would leave the device short of blocks.
+  EXPECT_EQ(plan_reduce_launch(600, 4096, true, 4, 528).block_x, 512);
+  check_cover(2048, 1024, true, 4, 64);
+  EXPECT_EQ(plan_reduce_launch(2048, 1024, true, 4, 64).block_x, 32);
   // Column reductions with many outputs walk the outputs along x.
   const ReduceLaunch cols = plan_reduce_launch(4096, 512, false, 1, 528);
   EXPECT_FALSE(cols.reduce_on_x);

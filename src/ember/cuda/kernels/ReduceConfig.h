@@ -120,6 +120,8 @@ inline int next_pow2(int64_t n) {
 constexpr int kReduceMaxThreads = 512;
 // Each thread should load at least this many vectors before a slice is split off.
 constexpr int64_t kReduceMinLoadsPerThread = 16;
+// Vectors each thread of a row reduction should load when rows are plentiful.
+constexpr int64_t kRowLoadsPerThread = 16;
 // Most slices per output (bounds the second pass and the partials buffer).
 constexpr int64_t kReduceMaxSlices = 1024;
 
@@ -139,6 +141,13 @@ inline ReduceLaunch plan_reduce_launch(int64_t num_outputs, int64_t reduce_numel
     const int64_t loads = ceil_div(reduce_numel, l.vec);
     l.block_x = std::min(kReduceMaxThreads, std::max(1, next_pow2(loads)));
     if (l.block_x > 32 && loads < 4 * l.block_x) l.block_x = std::max(32, last_pow2_at_most(loads / 2));
+    // Many short rows: fewer threads per row, each with kRowLoadsPerThread
+    // loads in flight, several rows per block, as long as the blocks still
+    // fill the device.
+    while (l.block_x > 32 && loads < kRowLoadsPerThread * l.block_x &&
+           ceil_div(num_outputs, kReduceMaxThreads / (l.block_x / 2)) >= target_blocks) {
+      l.block_x /= 2;
+    }
     l.block_y = std::max(1, std::min<int>(kReduceMaxThreads / l.block_x, next_pow2(num_outputs)));
     // Whole warps: the x threads combine through warp shuffles (extra rows idle).
     l.block_y = std::max(l.block_y, 32 / l.block_x);
