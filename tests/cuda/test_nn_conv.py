@@ -120,13 +120,14 @@ def test_tf32_follows_the_switch():
 
 
 @cuda_only
-@pytest.mark.parametrize("benchmark", [False, True])
-def test_benchmark_and_deterministic_modes(benchmark):
+@pytest.mark.parametrize("cudnn_benchmark", [False, True])
+def test_benchmark_and_deterministic_modes(cudnn_benchmark):
+    # Not named `benchmark`: pytest-benchmark owns that fixture name.
     x_e, x_t = pair(make((4, 16, 20, 20), torch.float32, seed=9))
     w_e, w_t = pair(make((16, 16, 3, 3), torch.float32, seed=10))
     want = torch.nn.functional.conv2d(x_t, w_t, padding=1)
-    with ember.backends.cudnn.flags(enabled=True, benchmark=benchmark, deterministic=True, allow_tf32=False):
-        assert ember.backends.cudnn.benchmark is benchmark
+    with ember.backends.cudnn.flags(enabled=True, benchmark=cudnn_benchmark, deterministic=True, allow_tf32=False):
+        assert ember.backends.cudnn.benchmark is cudnn_benchmark
         assert ember.backends.cudnn.deterministic is True
         x_e.requires_grad_(True)
         w_e.requires_grad_(True)
