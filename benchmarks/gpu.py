@@ -96,10 +96,33 @@ def _sum(lib, small):
     return (lambda: a.sum()), 4 * n, "GB/s"
 
 
-def _softmax(lib, small):
+def _sum_dim(dim):
+    """A row (dim=1) or column (dim=0) sum of an 8192x4096 matrix."""
+
+    def make(lib, small):
+        rows = 8192 // (8 if small else 1)
+        a = _fill(lib, rows * 4096, 0).reshape(rows, 4096)
+        return (lambda: a.sum(dim)), 4 * a.numel(), "GB/s"
+
+    return make
+
+
+def _softmax(name):
+    def make(lib, small):
+        rows = 8192 // (8 if small else 1)
+        a = _fill(lib, rows * 4096, 0).reshape(rows, 4096)
+        fn = getattr(lib, name)
+        return (lambda: fn(a, dim=-1)), 2 * 4 * a.numel(), "GB/s"
+
+    return make
+
+
+def _softmax_backward(lib, small):
     rows = 8192 // (8 if small else 1)
     a = _fill(lib, rows * 4096, 0).reshape(rows, 4096)
-    return (lambda: lib.softmax(a, dim=-1)), 2 * 4 * a.numel(), "GB/s"
+    g = _fill(lib, rows * 4096, 1).reshape(rows, 4096)
+    y = lib.softmax(a, dim=-1)
+    return (lambda: lib._softmax_backward_data(g, y, -1, lib.float32)), 3 * 4 * a.numel(), "GB/s"
 
 
 def _layer_norm(lib, small):
@@ -109,10 +132,24 @@ def _layer_norm(lib, small):
     return (lambda: lib.nn.functional.layer_norm(a, (4096,), w, b)), 2 * 4 * a.numel(), "GB/s"
 
 
-def _conv(dtype, channels_last):
-    """A ResNet-50 3x3 stage convolution (64 -> 64 channels, 56x56, batch 32), forward."""
+def _layer_norm_backward(lib, small):
+    """Gradients of x, weight and bias (dy and x read, dx written)."""
+    rows = 8192 // (8 if small else 1)
+    a = _fill(lib, rows * 4096, 0).reshape(rows, 4096).requires_grad_(True)
+    w = _fill(lib, 4096, 1).requires_grad_(True)
+    b = _fill(lib, 4096, 2).requires_grad_(True)
+    g = _fill(lib, rows * 4096, 3).reshape(rows, 4096)
+    y = lib.nn.functional.layer_norm(a, (4096,), w, b)
+    return (lambda: lib.autograd.grad(y, (a, w, b), g, retain_graph=True)), 3 * 4 * a.numel(), "GB/s"
+
+
+def _conv(dtype, channels_last, benchmark=False):
+    """A ResNet-50 3x3 stage convolution (64 -> 64 channels, 56x56, batch 32), forward.
+    benchmark: cuDNN's timed algorithm search instead of its heuristics (tells
+    a poor heuristic choice from a slow path around cuDNN)."""
 
     def make(lib, small):
+        lib.backends.cudnn.benchmark = benchmark
         n = 4 if small else 32
         x = _fill(lib, n * 64 * 56 * 56, 0, dtype).reshape(n, 64, 56, 56)
         w = _fill(lib, 64 * 64 * 9, 1, dtype).reshape(64, 64, 3, 3)
@@ -123,6 +160,14 @@ def _conv(dtype, channels_last):
         return (lambda: lib.nn.functional.conv2d(x, w, padding=1)), flops, "TFLOP/s"
 
     return make
+
+
+def _conv_launch(lib, small):
+    """Host cost of one small convolution call (checks, descriptors, algorithm cache, launch)."""
+    lib.backends.cudnn.benchmark = False
+    x = _fill(lib, 64 * 8 * 8, 0).reshape(1, 64, 8, 8)
+    w = _fill(lib, 64 * 64 * 9, 1).reshape(64, 64, 3, 3)
+    return (lambda: lib.nn.functional.conv2d(x, w, padding=1)), 0, ""
 
 
 CASES = [
@@ -136,10 +181,18 @@ CASES = [
     Case("gemm 4096^3 tf32", _gemm("float32", True), "<= 1/0.98"),
     Case("gemm 4096^3 bf16", _gemm("bfloat16", False), "<= 1/0.98"),
     Case("sum 64M f32", _sum, "<= 1.0"),
-    Case("softmax 8192x4096 f32", _softmax, "<= 1.0"),
+    Case("sum 8192x4096 f32 dim=1", _sum_dim(1), "<= 1.0"),
+    Case("sum 8192x4096 f32 dim=0", _sum_dim(0), "<= 1.0"),
+    Case("softmax 8192x4096 f32", _softmax("softmax"), "<= 1.0"),
+    Case("log_softmax 8192x4096 f32", _softmax("log_softmax"), "<= 1.0"),
+    Case("softmax bwd 8192x4096 f32", _softmax_backward, "<= 1.0"),
     Case("layer_norm 8192x4096 f32", _layer_norm, "<= 1.0"),
+    Case("layer_norm bwd 8192x4096 f32", _layer_norm_backward, "<= 1.0"),
     Case("conv 3x3 64ch 56^2 b32 f32", _conv("float32", False), "<= 1.0"),
     Case("conv 3x3 64ch 56^2 b32 bf16 cl", _conv("bfloat16", True), "<= 1.0"),
+    Case("conv ... f32 (cudnn.benchmark)", _conv("float32", False, True), "<= 1.0"),
+    Case("conv ... bf16 cl (cudnn.benchmark)", _conv("bfloat16", True, True), "<= 1.0"),
+    Case("launch conv 64ch 8^2", _conv_launch, "<= 1.0", host_timed=True),
 ]
 
 
@@ -228,6 +281,8 @@ def main(argv=None):
             rows.append((case.name, f"error: {type(err).__name__}: {str(err).splitlines()[0][:80]}", "", "", "", ""))
             continue
         finally:
+            for lib in (torch, ember):
+                lib.backends.cudnn.benchmark = False
             if DEVICE == "cuda":
                 torch.cuda.empty_cache()
                 ember.cuda.empty_cache()

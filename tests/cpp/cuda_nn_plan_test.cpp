@@ -263,3 +263,36 @@ TEST(CudaResampleIndex, LinearTapsStayInRange) {
 }
 }  // namespace
 }  // namespace ember::cuda
+
+namespace ember::cuda::conv {
+namespace {
+
+TEST(CudaConvGraph, PointerAlignmentIsTheLargestPowerOfTwoUpTo16) {
+  EXPECT_EQ(pointer_alignment(0x1000), 16);
+  EXPECT_EQ(pointer_alignment(0x1008), 8);
+  EXPECT_EQ(pointer_alignment(0x1004), 4);
+  EXPECT_EQ(pointer_alignment(0x1002), 2);
+  EXPECT_EQ(pointer_alignment(0x1001), 1);
+  EXPECT_EQ(pointer_alignment(0x1030), 16);
+}
+
+TEST(CudaConvGraph, EngineNotesFilterConfigurations) {
+  const int tensor_core[1] = {kNoteTensorCore};
+  const int down_convert[2] = {kNoteTensorCore, kNoteDownConvertInputs};
+  const int reduced[1] = {kNoteReducedPrecisionReduction};
+  const int nondeterministic[1] = {kNoteNondeterministic};
+  const int winograd[1] = {5};
+  EXPECT_TRUE(engine_admitted(nullptr, 0, true, false, true));
+  // float32 on tensor cores is TF32: only when allowed; other dtypes always.
+  EXPECT_TRUE(engine_admitted(tensor_core, 1, true, true, false));
+  EXPECT_FALSE(engine_admitted(tensor_core, 1, true, false, false));
+  EXPECT_TRUE(engine_admitted(tensor_core, 1, false, false, false));
+  EXPECT_FALSE(engine_admitted(down_convert, 2, false, true, false));
+  EXPECT_FALSE(engine_admitted(reduced, 1, false, true, false));
+  EXPECT_TRUE(engine_admitted(nondeterministic, 1, true, true, false));
+  EXPECT_FALSE(engine_admitted(nondeterministic, 1, true, true, true));
+  EXPECT_TRUE(engine_admitted(winograd, 1, true, false, true));
+}
+
+}  // namespace
+}  // namespace ember::cuda::conv

@@ -117,10 +117,57 @@ TEST(CudaReduceConfig, LargeReductionsSplitIntoSlices) {
   EXPECT_EQ(many.grid_y, 1);
   // A small reduction is never split.
   EXPECT_EQ(plan_reduce_launch(1, 1000, true, 4, 528).grid_y, 1);
+  // Many short rows (8192 x 4096 floats): 64 threads per row, 16 vector loads
+  // each, 8 rows per block, still 1024 blocks.
+  const ReduceLaunch short_rows = plan_reduce_launch(8192, 4096, true, 4, 528);
+  EXPECT_EQ(short_rows.block_x, 64);
+  EXPECT_EQ(short_rows.block_y, 8);
+  EXPECT_EQ(short_rows.grid_x, 1024);
+  EXPECT_EQ(short_rows.grid_y, 1);
+  // ... but not when that would leave the device short of blocks.
+  EXPECT_EQ(plan_reduce_launch(600, 4096, true, 4, 528).block_x, 512);
+  check_cover(2048, 1024, true, 4, 64);
+  EXPECT_EQ(plan_reduce_launch(2048, 1024, true, 4, 64).block_x, 32);
   // Column reductions with many outputs walk the outputs along x.
   const ReduceLaunch cols = plan_reduce_launch(4096, 512, false, 1, 528);
   EXPECT_FALSE(cols.reduce_on_x);
   EXPECT_EQ(cols.block_x, 256);
+}
+
+TEST(CudaReduceConfig, PartialsLaunchCoversEveryOutputAndSlice) {
+  // Each output is owned by one x thread of one block; the y threads (a power
+  // of two, as the tree combine needs) stride through all the slices.
+  for (int64_t outputs : {1, 3, 32, 33, 1000}) {
+    for (int64_t slices : {2, 3, 100, 528, 1024}) {
+      const PartialsLaunch l = plan_partials_launch(outputs, slices);
+      EXPECT_LE(l.block_x * l.block_y, kReduceMaxThreads);
+      EXPECT_EQ(l.block_y & (l.block_y - 1), 0);
+      EXPECT_LE(l.block_y, slices);
+      EXPECT_GE(l.grid_x * l.block_x, outputs);
+      EXPECT_LT((l.grid_x - 1) * l.block_x, outputs);
+    }
+  }
+  EXPECT_EQ(plan_partials_launch(1, 528).block_x, 1);
+  EXPECT_EQ(plan_partials_launch(1, 528).block_y, 512);
+}
+
+TEST(CudaReduceConfig, RowLaunchHoldsEachRowOnce) {
+  // Thread t of the block holds vectors t, t + threads, ...: vecs * threads
+  // covers the row, with less than one vector per thread to spare.
+  for (int64_t nvec : {int64_t(1), int64_t(5), int64_t(31), int64_t(32), int64_t(100), int64_t(1024), int64_t(1025),
+                       int64_t(4095), int64_t(4096), kRowMaxVecs}) {
+    const RowLaunch l = plan_row_launch(nvec);
+    ASSERT_GT(l.vecs, 0) << nvec;
+    EXPECT_EQ(l.threads % 32, 0);
+    EXPECT_LE(l.threads, kRowMaxThreads);
+    EXPECT_GE(int64_t(l.vecs) * l.threads, nvec);
+    EXPECT_TRUE(l.vecs == 1 || l.vecs == 2 || l.vecs == 4 || l.vecs == 8);
+  }
+  // 4096 floats: 1024 vectors of 4, 256 threads holding 4 each.
+  EXPECT_EQ(plan_row_launch(1024).threads, 256);
+  EXPECT_EQ(plan_row_launch(1024).vecs, 4);
+  EXPECT_EQ(plan_row_launch(kRowMaxVecs + 1).vecs, 0);
+  EXPECT_EQ(plan_row_launch(0).vecs, 0);
 }
 
 }  // namespace

@@ -5,6 +5,11 @@ and bfloat16, contiguous and channels-last; torch.backends.cudnn's switches."""
 
 from __future__ import annotations
 
+import os
+import pathlib
+import subprocess
+import sys
+
 import pytest
 import torch
 from _compare import DEVICE, cuda_only, make, pair, to_torch
@@ -168,3 +173,57 @@ def test_empty_batch():
     x_e, x_t = pair(make((0, 3, 8, 8)))
     w_e, w_t = pair(make((4, 3, 3, 3)))
     check(ember.nn.functional.conv2d(x_e, w_e), torch.nn.functional.conv2d(x_t, w_t))
+
+
+_LEGACY_SCRIPT = """
+import sys
+import numpy as np
+import torch
+sys.path.insert(0, sys.argv[1])
+from _compare import pair, to_torch
+import ember
+ember.backends.cudnn.allow_tf32 = False
+data = torch.load(sys.argv[2])
+out = {}
+for name, (x, w, cl) in data.items():
+    x_e, w_e = pair(x)[0], pair(w)[0]
+    if cl:
+        x_e = x_e.contiguous(memory_format=ember.channels_last)
+        w_e = w_e.contiguous(memory_format=ember.channels_last)
+    x_e.requires_grad_(True)
+    w_e.requires_grad_(True)
+    y = ember.nn.functional.conv2d(x_e, w_e, padding=1)
+    y.backward(ember.ones_like(y))
+    out[name] = [to_torch(t).float() for t in (y.detach(), x_e.grad, w_e.grad)]
+torch.save(out, sys.argv[3])
+"""
+
+
+@cuda_only
+def test_graph_api_matches_the_legacy_api(tmp_path):
+    """The graph API's plans (the default) and the legacy calls (EMBER_CUDNN_GRAPH=0) agree."""
+    data = {
+        "f32": (make((4, 16, 12, 12), torch.float32, seed=11), make((8, 16, 3, 3), torch.float32, seed=12), False),
+        "bf16_cl": (make((4, 16, 12, 12), torch.bfloat16, seed=13), make((8, 16, 3, 3), torch.bfloat16, seed=14), True),
+    }
+    torch.save(data, tmp_path / "in.pt")
+    env = dict(os.environ, EMBER_CUDNN_GRAPH="0")
+    here = str(pathlib.Path(__file__).parent)
+    subprocess.run(
+        [sys.executable, "-c", _LEGACY_SCRIPT, here, str(tmp_path / "in.pt"), str(tmp_path / "out.pt")],
+        env=env,
+        check=True,
+    )
+    legacy = torch.load(tmp_path / "out.pt")
+    for name, (x, w, cl) in data.items():
+        x_e, w_e = pair(x)[0], pair(w)[0]
+        if cl:
+            x_e = x_e.contiguous(memory_format=ember.channels_last)
+            w_e = w_e.contiguous(memory_format=ember.channels_last)
+        x_e.requires_grad_(True)
+        w_e.requires_grad_(True)
+        y = ember.nn.functional.conv2d(x_e, w_e, padding=1)
+        y.backward(ember.ones_like(y))
+        tol = TOL[x.dtype]
+        for got, want in zip((y.detach(), x_e.grad, w_e.grad), legacy[name]):
+            torch.testing.assert_close(to_torch(got).float(), want, rtol=tol[0], atol=tol[1] * 10)

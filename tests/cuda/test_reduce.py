@@ -107,6 +107,25 @@ def test_large_reductions_take_two_passes(dtype):
     check(ember.sum(e, 0), torch.sum(t, 0), *tol)
 
 
+def test_large_reductions_every_mode():
+    # nansum, prod and argmax over 2^22 elements: each mode takes both passes.
+    x = make((1 << 22,), low=-1, high=1)
+    x[12345] = float("nan")
+    e, t = pair(x)
+    check(ember.nansum(e), torch.nansum(t), 1e-4, 1e-3)
+    check(ember.sum(e), torch.sum(t))
+    near_one = make((1 << 22,), low=0.99999, high=1.00001)
+    e, t = pair(near_one)
+    check(ember.prod(e), torch.prod(t), 1e-4, 1e-4)
+    peaks = make((1 << 22,), low=-1, high=1)
+    peaks[777] = peaks[3_000_001] = 5.0  # a tie across slices: the first index wins
+    e, t = pair(peaks)
+    check(ember.argmax(e), torch.argmax(t), 0, 0)
+    # A misaligned start: no 16-byte loads.
+    e, t = pair(make(((1 << 20) + 1,), low=-1, high=1))
+    check(ember.sum(e[1:]), torch.sum(t[1:]), 1e-4, 1e-3)
+
+
 def test_non_contiguous_inputs():
     x = make((24, 31, 5))
     e, t = pair(x)
@@ -189,6 +208,40 @@ def test_softmax_forward_backward(shape, dim, dtype, log):
     check(e.grad, t.grad, *TOL[dtype])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [1028, 4096, 4100, 16384, 20000])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_long_rows(n, dtype, log):
+    # Rows held in registers (16-byte aligned rows of up to 4096 vectors) and
+    # the rows that are not (a misaligned start, too long, not whole vectors).
+    x = make((3, n), dtype, low=-6, high=6)
+    e, t = pair(x)
+    name = "log_softmax" if log else "softmax"
+    ye, yt = getattr(ember, name)(e, -1), getattr(torch, name)(t, -1)
+    check(ye, yt, *TOL[dtype])
+    e, t = pair(make((2 * n + 1,), dtype, low=-6, high=6))
+    ev, tv = e[1:].view(2, n), t[1:].view(2, n)
+    check(getattr(ember, name)(ev, -1), getattr(torch, name)(tv, -1), *TOL[dtype])
+    # Backward, with an aligned and a misaligned gradient.
+    backward = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    ge, gt = pair(make((3 * n + 1,), dtype, seed=1))
+    for start in (0, 1):
+        gev, gtv = ge[start : start + 3 * n].view(3, n), gt[start : start + 3 * n].view(3, n)
+        got = getattr(ember, backward)(gev, ye, -1, e.dtype)
+        want = getattr(torch, backward)(gtv, yt, -1, t.dtype)
+        check(got, want, *TOL[dtype])
+
+
+@cuda_only
+def test_softmax_half_to_float_long_rows():
+    e, t = pair(make((4, 4096), torch.float16))
+    if TORCH_DEVICE == "cuda":
+        want = torch._softmax(t, -1, True)
+    else:
+        want = torch.softmax(t.float(), -1)
+    check(ember._softmax(e, -1, True), want, 1e-3, 1e-4)
+
+
 @cuda_only
 def test_softmax_half_to_float():
     e, t = pair(make((6, 300), torch.float16))
@@ -238,6 +291,42 @@ def test_layer_norm_forward_backward(shape, normalized, affine, dtype):
         scale = rows**0.5 if dtype in (torch.float16, torch.bfloat16) else 1.0
         check(ew.grad, tw.grad, rtol * 10, atol * 10 * scale)
         check(eb.grad, tb.grad, rtol * 10, atol * 10 * scale)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("D", [4096, 1002, 12288, 40000])
+def test_layer_norm_long_rows(D, dtype):
+    # Rows held in registers (16-byte aligned, whole vectors, not too long) and the others.
+    x = make((3, D), dtype, low=-3, high=5)
+    w, b = make((D,), dtype, seed=2), make((D,), dtype, seed=3)
+    (e, t), (ew, tw), (eb, tb) = pair(x), pair(w), pair(b)
+    for args_e, args_t in (((ew, eb), (tw, tb)), ((ew, None), (tw, None)), ((None, None), (None, None))):
+        ye, me, re = ember.native_layer_norm(e, [D], *args_e, 1e-5)
+        yt, mt, rt = torch.native_layer_norm(t, [D], *args_t, 1e-5)
+        for g, want in ((ye, yt), (me, mt), (re, rt)):
+            check(g, want, *TOL[dtype])
+    # A misaligned start.
+    e, t = pair(make((3 * D + 1,), dtype))
+    ye = ember.nn.functional.layer_norm(e[1:].view(3, D), (D,), ew, eb)
+    yt = torch.nn.functional.layer_norm(t[1:].view(3, D), (D,), tw, tb)
+    check(ye, yt, *TOL[dtype])
+    # Gradients, with and without the affine weight.
+    rtol, atol = TOL[dtype]
+    for affine in (True, False):
+        (e, t), (ew, tw), (eb, tb) = pair(x), pair(w), pair(b)
+        params_e, params_t = ((ew, eb), (tw, tb)) if affine else ((None, None), (None, None))
+        for a in (e, t, *params_e, *params_t):
+            if a is not None:
+                a.requires_grad_(True)
+        ye = ember.nn.functional.layer_norm(e, (D,), *params_e)
+        yt = torch.nn.functional.layer_norm(t, (D,), *params_t)
+        ge, gt = pair(make((3, D), dtype, seed=4))
+        ye.backward(ge)
+        yt.backward(gt)
+        check(e.grad, t.grad, rtol * 10, atol * 10)
+        if affine:
+            check(ew.grad, tw.grad, rtol * 10, atol * 10)
+            check(eb.grad, tb.grad, rtol * 10, atol * 10)
 
 
 def test_layer_norm_saved_statistics():

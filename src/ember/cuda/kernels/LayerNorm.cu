@@ -1,9 +1,12 @@
 // layer_norm forward and backward on CUDA over an M x D row-major input, in
 // float or double (16-bit inputs arrive converted to float, as on the CPU).
-// Forward: one block per row, Welford per thread, Chan's merge across the
-// block; mean and rstd = 1 / math_sqrt(var + eps) are saved per row. Backward:
-// one block per row for dx; dgamma/dbeta are column sums over slices of rows
-// (partials in global memory), then one pass over the slices.
+// Forward: one block per row; rows aligned to 16 bytes that fit in registers
+// are read once with 16-byte loads (mean, then the mean squared deviation),
+// others use Welford per thread and Chan's merge across the block; mean and
+// rstd = 1 / math_sqrt(var + eps) are saved per row. Backward: one block per
+// row for dx (rows held in registers as in the forward where they fit);
+// dgamma/dbeta are column sums over slices of rows (partials in global
+// memory), then one pass over the slices.
 #include "ember/cuda/kernels/Reduce.cuh"
 #include "ember/cuda/kernels/ReduceKernels.h"
 
@@ -66,6 +69,79 @@ __global__ void layer_norm_kernel_impl(const T* x, const T* gamma, const T* beta
 }
 
 template <typename T>
+__device__ T block_sum(T v, T* smem);
+
+// One block per row held in registers (rows aligned to 16 bytes; plan_row_launch):
+// one read of x, 16-byte accesses; mean, then the variance as the mean of
+// squared deviations from it (two sums over the registers).
+template <typename T, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    layer_norm_rows_kernel(const T* x, const T* gamma, const T* beta, T* y, T* mean_out, T* rstd_out, int64_t D,
+                           T eps) {
+  constexpr int W = 16 / sizeof(T);
+  using Vec = VecOf<W, T>;
+  __shared__ T smem[32];
+  const int64_t row = blockIdx.x;
+  const int64_t nvec = D / W;
+  const auto* xv = reinterpret_cast<const Vec*>(x + row * D);
+  auto* yv = reinterpret_cast<Vec*>(y + row * D);
+  Vec v[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) v[k] = xv[i];
+  }
+  T s = 0;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    if (threadIdx.x + int64_t(k) * blockDim.x < nvec) {
+#pragma unroll
+      for (int j = 0; j < W; ++j) s += v[k].v[j];
+    }
+  }
+  const T mean = block_sum(s, smem) / T(D);
+  T sq = 0;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    if (threadIdx.x + int64_t(k) * blockDim.x < nvec) {
+#pragma unroll
+      for (int j = 0; j < W; ++j) {
+        const T d = v[k].v[j] - mean;
+        sq += d * d;
+      }
+    }
+  }
+  const T var = block_sum(sq, smem) / T(D);
+  const T rstd = T(1) / math_sqrt(var + eps);
+  if (threadIdx.x == 0) {
+    mean_out[row] = mean;
+    rstd_out[row] = rstd;
+  }
+  const auto* gv = reinterpret_cast<const Vec*>(gamma);
+  const auto* bv = reinterpret_cast<const Vec*>(beta);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      Vec o;
+#pragma unroll
+      for (int j = 0; j < W; ++j) o.v[j] = (v[k].v[j] - mean) * rstd;
+      if (gamma) {
+        const Vec g = gv[i];
+#pragma unroll
+        for (int j = 0; j < W; ++j) o.v[j] *= g.v[j];
+      }
+      if (beta) {
+        const Vec b = bv[i];
+#pragma unroll
+        for (int j = 0; j < W; ++j) o.v[j] += b.v[j];
+      }
+      yv[i] = o;
+    }
+  }
+}
+
+template <typename T>
 __device__ T block_sum(T v, T* smem) {
   for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
@@ -100,6 +176,59 @@ __global__ void layer_norm_dx_kernel(const T* dy, const T* x, const T* mean, con
     const T dyg = gamma ? dy[j] * gamma[j] : dy[j];
     const T xhat = (x[j] - mu) * rs;
     dx[j] = rs * (dyg - a * inv_d - xhat * b * inv_d);
+  }
+}
+
+// dx with one block per row, dy, x and gamma held in registers (rows_launch).
+template <typename T, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    layer_norm_dx_rows_kernel(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, int64_t D) {
+  constexpr int W = 16 / sizeof(T);
+  using Vec = VecOf<W, T>;
+  __shared__ T smem[32];
+  const int64_t row = blockIdx.x, nvec = D / W;
+  const auto* dyv = reinterpret_cast<const Vec*>(dy + row * D);
+  const auto* xv = reinterpret_cast<const Vec*>(x + row * D);
+  const auto* gv = reinterpret_cast<const Vec*>(gamma);
+  auto* dxv = reinterpret_cast<Vec*>(dx + row * D);
+  Vec dyg[kVecs], xhat[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      dyg[k] = dyv[i];
+      xhat[k] = xv[i];
+    }
+  }
+  const T mu = mean[row], rs = rstd[row];
+  T a = 0, b = 0;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      Vec g;
+      if (gamma) g = gv[i];
+#pragma unroll
+      for (int j = 0; j < W; ++j) {
+        if (gamma) dyg[k].v[j] *= g.v[j];
+        xhat[k].v[j] = (xhat[k].v[j] - mu) * rs;
+        a += dyg[k].v[j];
+        b += dyg[k].v[j] * xhat[k].v[j];
+      }
+    }
+  }
+  a = block_sum(a, smem);
+  b = block_sum(b, smem);
+  const T inv_d = T(1) / T(D);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      Vec o;
+#pragma unroll
+      for (int j = 0; j < W; ++j) o.v[j] = rs * (dyg[k].v[j] - a * inv_d - xhat[k].v[j] * b * inv_d);
+      dxv[i] = o;
+    }
   }
 }
 
@@ -152,6 +281,17 @@ void dispatch_float_double(ScalarType dtype, const char* name, const F& f) {
   throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(dtype), "'"));
 }
 
+// The rows kernel's launch for rows of D elements, or vecs == 0 when a
+// pointer (null ones aside) is not 16-byte aligned or D is not a whole number of vectors.
+template <typename T>
+RowLaunch rows_launch(std::initializer_list<const void*> pointers, int64_t D) {
+  constexpr int W = 16 / sizeof(T);
+  for (const void* p : pointers) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return RowLaunch{};
+  }
+  return D % W == 0 ? plan_row_launch(D / W) : RowLaunch{};
+}
+
 int row_threads(int64_t D) { return std::min(512, std::max(32, next_pow2((D + 3) / 4))); }
 
 }  // namespace
@@ -160,12 +300,34 @@ void layer_norm_kernel(ScalarType dtype, const void* x, const void* gamma, const
                        void* rstd, int64_t M, int64_t D, double eps) {
   dispatch_float_double(dtype, "layer_norm_cuda", [&](auto tag) {
     using T = decltype(tag);
-    {
-      layer_norm_kernel_impl<T><<<static_cast<unsigned>(M), row_threads(D), 0, current_stream()>>>(
-          static_cast<const T*>(x), static_cast<const T*>(gamma), static_cast<const T*>(beta), static_cast<T*>(y),
-          static_cast<T*>(mean), static_cast<T*>(rstd), D, static_cast<T>(eps));
-      EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+    const T* x_ = static_cast<const T*>(x);
+    const T* g_ = static_cast<const T*>(gamma);
+    const T* b_ = static_cast<const T*>(beta);
+    T* y_ = static_cast<T*>(y);
+    T* mean_ = static_cast<T*>(mean);
+    T* rstd_ = static_cast<T*>(rstd);
+    const T eps_ = static_cast<T>(eps);
+    const unsigned rows = static_cast<unsigned>(M);
+    cudaStream_t stream = current_stream();
+    const RowLaunch rl = rows_launch<T>({x, gamma, beta, y}, D);
+    switch (rl.vecs) {
+      case 1:
+        layer_norm_rows_kernel<T, 1><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+        break;
+      case 2:
+        layer_norm_rows_kernel<T, 2><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+        break;
+      case 4:
+        layer_norm_rows_kernel<T, 4><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+        break;
+      case 8:
+        layer_norm_rows_kernel<T, 8><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+        break;
+      default:
+        layer_norm_kernel_impl<T><<<rows, row_threads(D), 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+        break;
     }
+    EMBER_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
@@ -180,8 +342,27 @@ void layer_norm_backward_kernel(ScalarType dtype, const void* dy, const void* x,
       const T* mean_ = static_cast<const T*>(mean);
       const T* rstd_ = static_cast<const T*>(rstd);
       if (dx) {
-        layer_norm_dx_kernel<T><<<static_cast<unsigned>(M), row_threads(D), 0, stream>>>(
-            dy_, x_, mean_, rstd_, static_cast<const T*>(gamma), static_cast<T*>(dx), D);
+        const T* g_ = static_cast<const T*>(gamma);
+        T* dx_ = static_cast<T*>(dx);
+        const unsigned rows = static_cast<unsigned>(M);
+        const RowLaunch rl = rows_launch<T>({dy, x, gamma, dx}, D);
+        switch (rl.vecs) {
+          case 1:
+            layer_norm_dx_rows_kernel<T, 1><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          case 2:
+            layer_norm_dx_rows_kernel<T, 2><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          case 4:
+            layer_norm_dx_rows_kernel<T, 4><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          case 8:
+            layer_norm_dx_rows_kernel<T, 8><<<rows, rl.threads, 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+          default:
+            layer_norm_dx_kernel<T><<<rows, row_threads(D), 0, stream>>>(dy_, x_, mean_, rstd_, g_, dx_, D);
+            break;
+        }
         EMBER_CUDA_KERNEL_LAUNCH_CHECK();
       }
       if (dgamma || dbeta) {

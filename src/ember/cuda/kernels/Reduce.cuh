@@ -14,6 +14,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -202,28 +203,55 @@ struct alignas(sizeof(T) * kVec) VecOf {
   T v[kVec];
 };
 
+// Loads issued before the first of them is used, per thread and step of a loop
+// (enough bytes in flight to cover the memory latency at full bandwidth).
+constexpr int kReduceUnroll = 4;
+
 // Accumulates what ThreadWork w assigns to this thread (see ReduceConfig.h).
+// Each thread combines its elements in the same order as a plain loop would;
+// the loops only issue up to kReduceUnroll loads before using any of them.
 template <typename Op, int kVec>
 __device__ typename Op::acc_t accumulate(const Op& op, const typename Op::in_t* in, const ReduceArgs& a,
                                          const ThreadWork& w) {
   using in_t = typename Op::in_t;
+  constexpr int U = kReduceUnroll;
   typename Op::acc_t acc = op.identity();
   const in_t* base = in + a.out_map.offset(w.output);
+  const int64_t t = w.threads;
   if constexpr (kVec > 1) {
     // A single contiguous reduced dim with aligned rows (vector_width checks).
     const int64_t nvec = w.num_vectors(kVec);
     const auto* vbase = reinterpret_cast<const VecOf<kVec, in_t>*>(base + w.begin);
-    for (int64_t i = w.tid; i < nvec; i += w.threads) {
-      const VecOf<kVec, in_t> chunk = vbase[i];
+    for (int64_t i = w.tid; i < nvec; i += U * t) {
+      VecOf<kVec, in_t> chunk[U];
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) acc = op.reduce(acc, chunk.v[j], w.begin + i * kVec + j);
+      for (int u = 0; u < U; ++u) {
+        if (i + u * t < nvec) chunk[u] = vbase[i + u * t];
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (i + u * t < nvec) {
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) acc = op.reduce(acc, chunk[u].v[j], w.begin + (i + u * t) * kVec + j);
+        }
+      }
     }
-    for (int64_t r = w.tail_begin(kVec) + w.tid; r < w.end; r += w.threads) acc = op.reduce(acc, base[r], r);
+    for (int64_t r = w.tail_begin(kVec) + w.tid; r < w.end; r += t) acc = op.reduce(acc, base[r], r);
   } else if (a.red_map.ndim == 1) {
     const int64_t s = a.red_map.strides[0];
-    for (int64_t r = w.begin + w.tid; r < w.end; r += w.threads) acc = op.reduce(acc, base[r * s], r);
+    for (int64_t r = w.begin + w.tid; r < w.end; r += U * t) {
+      in_t v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (r + u * t < w.end) v[u] = base[(r + u * t) * s];
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (r + u * t < w.end) acc = op.reduce(acc, v[u], r + u * t);
+      }
+    }
   } else {
-    for (int64_t r = w.begin + w.tid; r < w.end; r += w.threads) acc = op.reduce(acc, base[a.red_map.offset(r)], r);
+    for (int64_t r = w.begin + w.tid; r < w.end; r += t) acc = op.reduce(acc, base[a.red_map.offset(r)], r);
   }
   return acc;
 }
@@ -253,16 +281,23 @@ __global__ void reduce_kernel(Op op, const typename Op::in_t* in, ReduceArgs a) 
   }
 }
 
-// Second pass: one thread per output combines its grid_y partials in order.
+// Second pass: the grid_y partials of each output are split among the block's
+// y threads (each combines its share in order), then combined along y; x
+// threads own adjacent outputs (adjacent partials). Deterministic.
 template <typename Op>
 __global__ void reduce_partials_kernel(Op op, ReduceArgs a) {
   using acc_t = typename Op::acc_t;
+  extern __shared__ __align__(16) unsigned char reduce_smem[];
+  acc_t* smem = reinterpret_cast<acc_t*>(reduce_smem);
   const int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (o >= a.num_outputs) return;
+  const bool active = o < a.num_outputs;
   const acc_t* p = static_cast<const acc_t*>(a.partials);
-  acc_t acc = p[o];
-  for (int64_t s = 1; s < a.launch.grid_y; ++s) acc = op.combine(acc, p[s * a.num_outputs + o]);
-  op.write(o, acc);
+  acc_t acc = op.identity();
+  if (active) {
+    for (int64_t s = threadIdx.y; s < a.launch.grid_y; s += blockDim.y) acc = op.combine(acc, p[s * a.num_outputs + o]);
+  }
+  acc = block_y_combine(op, acc, smem);
+  if (active && threadIdx.y == 0) op.write(o, acc);
 }
 
 // ---- the host driver ----------------------------------------------------------------------
@@ -277,6 +312,24 @@ int vector_width(const cpu::ReducePlan& p) {
     if ((p.out_strides[d] * int64_t(sizeof(in_t))) % 16 != 0) return 1;
   }
   return p.reduce_numel >= 2 * kWidth ? kWidth : 1;
+}
+
+// Blocks of `kernel` with l's shape that one multiprocessor holds at once
+// (registers and shared memory permitting), cached per kernel, layout and
+// block size (a multiple of 32, at most kReduceMaxThreads).
+template <typename Kernel>
+int resident_blocks(Kernel kernel, bool vectorized, const ReduceLaunch& l, size_t smem) {
+  constexpr int kSizes = kReduceMaxThreads / 32 + 1;
+  static std::atomic<int> cache[2][2][kSizes] = {};
+  const int threads = l.block_x * l.block_y;
+  const int slot = threads % 32 == 0 && threads <= kReduceMaxThreads ? threads / 32 : 0;
+  std::atomic<int>& c = cache[vectorized][l.reduce_on_x][slot];
+  int n = slot ? c.load(std::memory_order_relaxed) : 0;
+  if (n == 0) {
+    EMBER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem));
+    if (slot) c.store(n, std::memory_order_relaxed);
+  }
+  return n;
 }
 
 // Runs op over the plan: every output gets op.write(o, ...) once. An empty
@@ -295,8 +348,23 @@ void run_reduce(const cpu::ReducePlan& p, const Op& op) {
   const bool rows =
       p.red_sizes.empty() || p.red_strides.back() == 1 || p.out_sizes.empty() || p.out_strides.back() != 1;
   const int vec = vector_width<in_t>(p);
+  constexpr int kW = 16 / sizeof(in_t) > 1 ? int(16 / sizeof(in_t)) : 2;
   const auto& props = device_properties();
-  a.launch = plan_reduce_launch(p.num_outputs, p.reduce_numel, rows, vec, int64_t(props.multiProcessorCount) * 4);
+  const int64_t sms = props.multiProcessorCount;
+  a.launch = plan_reduce_launch(p.num_outputs, p.reduce_numel, rows, vec, sms * 4);
+  const bool vectorized = a.launch.vec == 16 / int(sizeof(in_t)) && a.launch.vec > 1;
+  auto* kernel = vectorized ? &reduce_kernel<Op, kW> : &reduce_kernel<Op, 1>;
+  auto smem_of = [](const ReduceLaunch& l) {
+    return sizeof(acc_t) * (l.reduce_on_x ? size_t(l.block_y) * 32 : size_t(l.block_x) * l.block_y);
+  };
+  if (a.launch.grid_y > 1) {
+    // Split the reduced range into as many slices as fit on the device at
+    // once (one wave): the block shape does not depend on the target.
+    const int per_sm = resident_blocks(kernel, vectorized, a.launch, smem_of(a.launch));
+    if (per_sm != 4) {
+      a.launch = plan_reduce_launch(p.num_outputs, p.reduce_numel, rows, vec, sms * std::max(per_sm, 1));
+    }
+  }
   const ReduceLaunch& l = a.launch;
   Tensor partials;
   if (l.grid_y > 1) {
@@ -306,19 +374,15 @@ void run_reduce(const cpu::ReducePlan& p, const Op& op) {
   }
   const dim3 block(l.block_x, l.block_y);
   const dim3 grid(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y));
-  const size_t smem = sizeof(acc_t) * (l.reduce_on_x ? size_t(l.block_y) * 32 : size_t(l.block_x) * l.block_y);
   const in_t* in = static_cast<const in_t*>(p.in);
   cudaStream_t stream = current_stream();
-  if (l.vec == 16 / int(sizeof(in_t)) && l.vec > 1) {
-    constexpr int kW = 16 / sizeof(in_t) > 1 ? int(16 / sizeof(in_t)) : 2;
-    reduce_kernel<Op, kW><<<grid, block, smem, stream>>>(op, in, a);
-  } else {
-    reduce_kernel<Op, 1><<<grid, block, smem, stream>>>(op, in, a);
-  }
+  kernel<<<grid, block, smem_of(l), stream>>>(op, in, a);
   EMBER_CUDA_KERNEL_LAUNCH_CHECK();
   if (l.grid_y > 1) {
-    const int threads = 128;
-    reduce_partials_kernel<Op><<<static_cast<unsigned>(ceil_div(p.num_outputs, threads)), threads, 0, stream>>>(op, a);
+    const PartialsLaunch pl = plan_partials_launch(p.num_outputs, l.grid_y);
+    const size_t psmem = sizeof(acc_t) * size_t(pl.block_x) * pl.block_y;
+    reduce_partials_kernel<Op>
+        <<<static_cast<unsigned>(pl.grid_x), dim3(pl.block_x, pl.block_y), psmem, stream>>>(op, a);
     EMBER_CUDA_KERNEL_LAUNCH_CHECK();
   }
 }

@@ -16,7 +16,8 @@
 // When the blocks over outputs cannot fill the device, grid_y > 1 splits each
 // output's reduced range into grid_y slices of split_len elements; each block
 // writes a partial accumulator to global memory and a second kernel combines
-// the grid_y partials of an output in order (two passes, deterministic).
+// the grid_y partials of each output in a fixed order (two passes,
+// deterministic; plan_partials_launch).
 #include <algorithm>
 #include <cstdint>
 
@@ -119,6 +120,8 @@ inline int next_pow2(int64_t n) {
 constexpr int kReduceMaxThreads = 512;
 // Each thread should load at least this many vectors before a slice is split off.
 constexpr int64_t kReduceMinLoadsPerThread = 16;
+// Vectors each thread of a row reduction should load when rows are plentiful.
+constexpr int64_t kRowLoadsPerThread = 16;
 // Most slices per output (bounds the second pass and the partials buffer).
 constexpr int64_t kReduceMaxSlices = 1024;
 
@@ -138,6 +141,13 @@ inline ReduceLaunch plan_reduce_launch(int64_t num_outputs, int64_t reduce_numel
     const int64_t loads = ceil_div(reduce_numel, l.vec);
     l.block_x = std::min(kReduceMaxThreads, std::max(1, next_pow2(loads)));
     if (l.block_x > 32 && loads < 4 * l.block_x) l.block_x = std::max(32, last_pow2_at_most(loads / 2));
+    // Many short rows: fewer threads per row, each with kRowLoadsPerThread
+    // loads in flight, several rows per block, as long as the blocks still
+    // fill the device.
+    while (l.block_x > 32 && loads < kRowLoadsPerThread * l.block_x &&
+           ceil_div(num_outputs, kReduceMaxThreads / (l.block_x / 2)) >= target_blocks) {
+      l.block_x /= 2;
+    }
     l.block_y = std::max(1, std::min<int>(kReduceMaxThreads / l.block_x, next_pow2(num_outputs)));
     // Whole warps: the x threads combine through warp shuffles (extra rows idle).
     l.block_y = std::max(l.block_y, 32 / l.block_x);
@@ -156,6 +166,48 @@ inline ReduceLaunch plan_reduce_launch(int64_t num_outputs, int64_t reduce_numel
   }
   l.split_len = ceil_div(ceil_div(reduce_numel, slices), step) * step;
   l.grid_y = ceil_div(reduce_numel, l.split_len);
+  return l;
+}
+
+// The second pass over grid_y partials per output (reduce_partials_kernel):
+// block_x outputs per block, block_y threads (a power of two) share each
+// output's partials.
+struct PartialsLaunch {
+  int block_x = 1, block_y = 1;
+  int64_t grid_x = 1;
+};
+
+inline PartialsLaunch plan_partials_launch(int64_t num_outputs, int64_t slices) {
+  PartialsLaunch l;
+  l.block_x = static_cast<int>(std::min<int64_t>(32, next_pow2(std::max<int64_t>(num_outputs, 1))));
+  l.block_y = std::max(1, std::min(kReduceMaxThreads / l.block_x, last_pow2_at_most(std::max<int64_t>(slices, 1))));
+  l.grid_x = ceil_div(std::max<int64_t>(num_outputs, 1), l.block_x);
+  return l;
+}
+
+// Row kernels that hold a whole row in registers (softmax, layer_norm): one
+// block per row, each thread loads `vecs` 16-byte vectors (thread t the
+// vectors t, t + threads, ...) before any arithmetic. vecs is one of
+// kRowVecChoices; 0 when the row has more than kRowMaxVecs vectors.
+constexpr int kRowMaxThreads = 512;
+constexpr int kRowMaxVecsPerThread = 8;
+constexpr int64_t kRowMaxVecs = int64_t(kRowMaxThreads) * kRowMaxVecsPerThread;
+
+struct RowLaunch {
+  int threads = 32;
+  int vecs = 0;
+};
+
+inline RowLaunch plan_row_launch(int64_t num_vecs) {
+  RowLaunch l;
+  if (num_vecs <= 0 || num_vecs > kRowMaxVecs) return l;
+  // About 4 vectors per thread: 64 bytes in flight, few registers.
+  const int64_t per_thread = 4;
+  int64_t threads = 32 * ceil_div(ceil_div(num_vecs, per_thread), 32);
+  threads = std::min<int64_t>(kRowMaxThreads, std::max<int64_t>(32, threads));
+  const int64_t need = ceil_div(num_vecs, threads);
+  l.threads = static_cast<int>(threads);
+  l.vecs = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
   return l;
 }
 

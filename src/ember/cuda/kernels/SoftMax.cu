@@ -4,6 +4,9 @@
 //  - inner == 1, n <= 1024: one warp per row, the row held in registers
 //    (each lane keeps up to 32 elements), combined by warp shuffles;
 //  - inner == 1, n > 1024: one block per row, combined through shared memory;
+//    rows aligned to 16 bytes of at most kRowMaxVecs vectors are held in
+//    registers (one read of each input, 16-byte loads and stores; forward
+//    and backward);
 //  - inner > 1: one thread per (outer, inner) column, adjacent threads reading
 //    adjacent memory.
 #include <cuda/std/limits>
@@ -109,6 +112,69 @@ __global__ void softmax_block_kernel(const in_t* x, out_t* y, int64_t n, bool lo
   }
 }
 
+// One block per row held in registers: one read and one write of the row,
+// 16-byte accesses (rows aligned to 16 bytes; plan_row_launch).
+template <typename in_t, typename out_t, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads) softmax_rows_kernel(const in_t* x, out_t* y, int64_t n, bool log) {
+  using V = opmath_t<in_t>;
+  constexpr int W = 16 / sizeof(in_t);
+  __shared__ V smem[32];
+  const int64_t nvec = n / W;
+  const auto* xv = reinterpret_cast<const VecOf<W, in_t>*>(x + int64_t(blockIdx.x) * n);
+  auto* yv = reinterpret_cast<VecOf<W, out_t>*>(y + int64_t(blockIdx.x) * n);
+  V v[kVecs][W];
+  VecOf<W, in_t> chunk[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) chunk[k] = xv[i];
+  }
+  V m = neg_inf<V>();
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const bool valid = threadIdx.x + int64_t(k) * blockDim.x < nvec;
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+      v[k][j] = valid ? convert<V>(chunk[k].v[j]) : neg_inf<V>();
+      m = max_of(m, v[k][j]);
+    }
+  }
+  m = block_all<V, true>(m, smem);
+  V s = 0;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    if (threadIdx.x + int64_t(k) * blockDim.x < nvec) {
+#pragma unroll
+      for (int j = 0; j < W; ++j) {
+        const V e = math_exp(v[k][j] - m);
+        s += e;
+        if (!log) v[k][j] = e;
+      }
+    }
+  }
+  s = block_all<V, false>(s, smem);
+  const V log_s = log ? math_log(s) : V(0);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      VecOf<W, out_t> o;
+#pragma unroll
+      for (int j = 0; j < W; ++j) o.v[j] = convert<out_t>(log ? v[k][j] - m - log_s : v[k][j] / s);
+      yv[i] = o;
+    }
+  }
+}
+
+// The rows kernel's launch, or vecs == 0 when the rows do not suit it.
+template <typename in_t, typename out_t>
+RowLaunch rows_launch(const void* x, const void* y, int64_t n) {
+  constexpr int W = 16 / sizeof(in_t);
+  const bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                       reinterpret_cast<uintptr_t>(y) % alignof(VecOf<W, out_t>) == 0 && n % W == 0;
+  return aligned ? plan_row_launch(n / W) : RowLaunch{};
+}
+
 template <typename in_t, typename out_t>
 __global__ void softmax_columns_kernel(const in_t* x, out_t* y, int64_t outer, int64_t n, int64_t inner, bool log) {
   using V = opmath_t<in_t>;
@@ -138,7 +204,15 @@ void launch_softmax(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int
     const int64_t blocks = ceil_div(outer, kWarpsPerBlock);
     softmax_warp_kernel<in_t, out_t><<<static_cast<unsigned>(blocks), block, 0, stream>>>(x, y, outer, int(n), log);
   } else if (inner == 1) {
-    softmax_block_kernel<in_t, out_t><<<static_cast<unsigned>(outer), kBlockRowThreads, 0, stream>>>(x, y, n, log);
+    const RowLaunch rl = rows_launch<in_t, out_t>(x, y, n);
+    const unsigned rows = static_cast<unsigned>(outer);
+    switch (rl.vecs) {
+      case 1: softmax_rows_kernel<in_t, out_t, 1><<<rows, rl.threads, 0, stream>>>(x, y, n, log); break;
+      case 2: softmax_rows_kernel<in_t, out_t, 2><<<rows, rl.threads, 0, stream>>>(x, y, n, log); break;
+      case 4: softmax_rows_kernel<in_t, out_t, 4><<<rows, rl.threads, 0, stream>>>(x, y, n, log); break;
+      case 8: softmax_rows_kernel<in_t, out_t, 8><<<rows, rl.threads, 0, stream>>>(x, y, n, log); break;
+      default: softmax_block_kernel<in_t, out_t><<<rows, kBlockRowThreads, 0, stream>>>(x, y, n, log); break;
+    }
   } else {
     const int threads = 256;
     const int64_t blocks = ceil_div(outer * inner, threads);
@@ -187,6 +261,48 @@ __global__ void softmax_backward_block_kernel(const T* g, const T* y, T* gx, int
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x) gx[off + j] = backward_value(g[off + j], y[off + j], s, log);
 }
 
+// One block per row, g and y held in registers (rows_launch): one read of each.
+template <typename T, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    softmax_backward_rows_kernel(const T* g, const T* y, T* gx, int64_t n, bool log) {
+  using V = opmath_t<T>;
+  constexpr int W = 16 / sizeof(T);
+  using Vec = VecOf<W, T>;
+  __shared__ V smem[32];
+  const int64_t off = int64_t(blockIdx.x) * n, nvec = n / W;
+  const auto* gv = reinterpret_cast<const Vec*>(g + off);
+  const auto* yv = reinterpret_cast<const Vec*>(y + off);
+  auto* gxv = reinterpret_cast<Vec*>(gx + off);
+  Vec gc[kVecs], yc[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      gc[k] = gv[i];
+      yc[k] = yv[i];
+    }
+  }
+  V s = 0;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    if (threadIdx.x + int64_t(k) * blockDim.x < nvec) {
+#pragma unroll
+      for (int j = 0; j < W; ++j) s += backward_term(gc[k].v[j], yc[k].v[j], log);
+    }
+  }
+  s = block_all<V, false>(s, smem);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < nvec) {
+      Vec o;
+#pragma unroll
+      for (int j = 0; j < W; ++j) o.v[j] = backward_value(gc[k].v[j], yc[k].v[j], s, log);
+      gxv[i] = o;
+    }
+  }
+}
+
 template <typename T>
 __global__ void softmax_backward_columns_kernel(const T* g, const T* y, T* gx, int64_t outer, int64_t n, int64_t inner,
                                                 bool log) {
@@ -229,8 +345,18 @@ void softmax_backward_kernel(const Tensor& grad, const Tensor& out, Tensor& grad
       softmax_backward_warp_kernel<scalar_t>
           <<<static_cast<unsigned>(blocks), block, 0, stream>>>(g, y, gx, outer, int(n), log);
     } else if (inner == 1) {
-      softmax_backward_block_kernel<scalar_t>
-          <<<static_cast<unsigned>(outer), kBlockRowThreads, 0, stream>>>(g, y, gx, n, log);
+      const unsigned rows = static_cast<unsigned>(outer);
+      RowLaunch rl = rows_launch<scalar_t, scalar_t>(g, gx, n);
+      if (reinterpret_cast<uintptr_t>(y) % 16 != 0) rl.vecs = 0;
+      switch (rl.vecs) {
+        case 1: softmax_backward_rows_kernel<scalar_t, 1><<<rows, rl.threads, 0, stream>>>(g, y, gx, n, log); break;
+        case 2: softmax_backward_rows_kernel<scalar_t, 2><<<rows, rl.threads, 0, stream>>>(g, y, gx, n, log); break;
+        case 4: softmax_backward_rows_kernel<scalar_t, 4><<<rows, rl.threads, 0, stream>>>(g, y, gx, n, log); break;
+        case 8: softmax_backward_rows_kernel<scalar_t, 8><<<rows, rl.threads, 0, stream>>>(g, y, gx, n, log); break;
+        default:
+          softmax_backward_block_kernel<scalar_t><<<rows, kBlockRowThreads, 0, stream>>>(g, y, gx, n, log);
+          break;
+      }
     } else {
       const int threads = 256;
       softmax_backward_columns_kernel<scalar_t>

@@ -13,6 +13,7 @@
 #include "ember/core/Error.h"
 #include "ember/core/MemoryFormat.h"
 #include "ember/cuda/CudaContext.h"
+#include "ember/cuda/nn/ConvCudnnGraph.h"
 #include "ember/cuda/nn/ConvPlan.h"
 #include "ember/cuda/nn/CudnnLoader.h"
 #include "ember/ops/CudnnSettings.h"
@@ -33,7 +34,9 @@ namespace {
 //   it (4-d and 5-d), else contiguous; the result has that layout.
 // - The bias is added after the convolution with add_, and its gradient is a
 //   sum of grad_output over every dim but the channels: PyTorch's order.
-// - Algorithms: cuDNN's heuristics, first usable one (with
+// - Algorithms: the graph API's engine heuristics, as PyTorch (Note [cuDNN
+//   graph convolution]); where it builds no plan, the legacy API:
+//   cuDNN's heuristics, first usable one (with
 //   torch.backends.cudnn.benchmark, a timed search); deterministic ones only
 //   under cudnn.deterministic or use_deterministic_algorithms; the choice
 //   is cached per shape, dtype, layout and switches (ConvPlan.h).
@@ -339,10 +342,29 @@ void run_pass(Pass pass, const Tensor& large, const Tensor& weight, const Tensor
   const CudnnSettings s = cudnn_settings();
   const bool deterministic = s.deterministic || deterministic_algorithms();
   const Device device = out.device();
-  Descriptors d(large, weight, small, a, channels_last, s.allow_tf32);
-  PassCalls calls{pass, d, cudnn::handle(), xin.data_ptr(), win.data_ptr(), out.data_ptr()};
   ConvKey key = conv::make_key(shape_of(large), shape_of(weight), shape_of(small), a, static_cast<int>(large.dtype()),
                                channels_last, s.allow_tf32, deterministic, s.benchmark, device.index);
+  if (!s.benchmark && conv::graph_enabled()) {
+    // The pointers bound to x, w and y (Note [cuDNN graph convolution]).
+    conv::GraphCall g;
+    g.pass = static_cast<conv::GraphPass>(pass);
+    g.dtype = data_type(large.dtype());
+    g.x = shape_of(large);
+    g.w = shape_of(weight);
+    g.y = shape_of(small);
+    g.params = conv::cudnn_params(a);
+    g.allow_tf32 = s.allow_tf32;
+    g.deterministic = deterministic;
+    void* ptrs[3] = {xin.data_ptr(), win.data_ptr(), out.data_ptr()};
+    const int slot[3][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}};  // x, w, y for forward, backward data, backward filter
+    const int* sl = slot[static_cast<int>(pass)];
+    g.x_ptr = ptrs[sl[0]];
+    g.w_ptr = ptrs[sl[1]];
+    g.y_ptr = ptrs[sl[2]];
+    if (conv::run_graph(key, g)) return;
+  }
+  Descriptors d(large, weight, small, a, channels_last, s.allow_tf32);
+  PassCalls calls{pass, d, cudnn::handle(), xin.data_ptr(), win.data_ptr(), out.data_ptr()};
   const AlgoChoice c = choose(calls, key, s.benchmark, deterministic, device);
   Tensor ws = c.workspace > 0 ? workspace_tensor(c.workspace, device) : Tensor();
   calls.run(c, ws.defined() ? ws.data_ptr() : nullptr);

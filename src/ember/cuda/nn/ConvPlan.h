@@ -217,4 +217,35 @@ inline int pick_candidate(const AlgoCandidate* c, int n, bool deterministic, siz
   return -1;
 }
 
+// Largest power of two (at most 16) that divides an address: the alignment a
+// cuDNN graph plan is built for (part of its key).
+inline int64_t pointer_alignment(uintptr_t address) {
+  int64_t align = 16;
+  while (align > 1 && address % static_cast<uintptr_t>(align) != 0) align /= 2;
+  return align;
+}
+
+// cuDNN's numerical notes of an engine (cudnnBackendNumericalNote_t values;
+// ConvCudnnGraph.cpp asserts they match).
+enum EngineNote : int {
+  kNoteTensorCore = 0,
+  kNoteDownConvertInputs = 1,
+  kNoteReducedPrecisionReduction = 2,
+  kNoteNondeterministic = 4,
+};
+
+// Which engine configurations a call may use, from the engine's notes: never
+// ones that down-convert their inputs or reduce in reduced precision; float32
+// uses tensor cores only as TF32, when allowed; deterministic calls skip
+// non-deterministic engines.
+inline bool engine_admitted(const int* notes, int count, bool is_float32, bool allow_tf32, bool deterministic) {
+  for (int i = 0; i < count; ++i) {
+    const int n = notes[i];
+    if (n == kNoteDownConvertInputs || n == kNoteReducedPrecisionReduction) return false;
+    if (n == kNoteTensorCore && is_float32 && !allow_tf32) return false;
+    if (n == kNoteNondeterministic && deterministic) return false;
+  }
+  return true;
+}
+
 }  // namespace ember::cuda::conv
