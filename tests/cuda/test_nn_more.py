@@ -137,3 +137,21 @@ def test_fractional_max_pool2d(case, dtype):
     y_e.backward(g_e)
     y_t.backward(g_t)
     check(x_e.grad, x_t.grad, *TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_embedding_bag_max(dtype):
+    w_e, w_t = pair(make((12, 5), dtype, seed=4))
+    w_e.requires_grad_(True)
+    w_t.requires_grad_(True)
+    idx = torch.tensor([3, 7, 7, 1, 0, 11, 3, 2, 9])
+    offsets = torch.tensor([0, 3, 3, 6])  # the second bag is empty
+    i_e, i_t = pair(idx)
+    o_e, o_t = pair(offsets)
+    y_e = ember.nn.functional.embedding_bag(i_e, w_e, o_e, mode="max")
+    y_t = torch.nn.functional.embedding_bag(i_t, w_t, o_t, mode="max")
+    check(y_e, y_t, 0, 0)
+    g_e, g_t = pair(make(tuple(y_t.shape), dtype, seed=5))
+    y_e.backward(g_e)
+    y_t.backward(g_t)
+    check(w_e.grad, w_t.grad, *TOL[dtype])
