@@ -155,3 +155,31 @@ def test_embedding_bag_max(dtype):
     y_e.backward(g_e)
     y_t.backward(g_t)
     check(w_e.grad, w_t.grad, *TOL[dtype])
+
+
+GRID_MODES = [
+    (m, p, a)
+    for m in ("bilinear", "nearest", "bicubic")
+    for p in ("zeros", "border", "reflection")
+    for a in (False, True)
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("case", range(len(GRID_MODES)))
+def test_grid_sample_2d(case, dtype):
+    mode, padding, align = GRID_MODES[case]
+    x_e, x_t = pair(make((2, 3, 6, 7), dtype, seed=case))
+    # points inside, on the border and outside the image
+    g_e, g_t = pair(make((2, 5, 4, 2), dtype, seed=case + 1, low=-1.3, high=1.3))
+    for t in (x_e, x_t, g_e, g_t):
+        t.requires_grad_(True)
+    kw = dict(mode=mode, padding_mode=padding, align_corners=align)
+    y_e = ember.nn.functional.grid_sample(x_e, g_e, **kw)
+    y_t = torch.nn.functional.grid_sample(x_t, g_t, **kw)
+    check(y_e, y_t, *TOL[dtype])
+    o_e, o_t = pair(make(tuple(y_t.shape), dtype, seed=case + 2))
+    y_e.backward(o_e)
+    y_t.backward(o_t)
+    check(x_e.grad, x_t.grad, *TOL[dtype])
+    check(g_e.grad, g_t.grad, *(TOL[dtype] if dtype == torch.float64 else (1e-4, 1e-4)))

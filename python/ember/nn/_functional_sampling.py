@@ -261,6 +261,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
         sampler = ember.grid_sampler_2d if input.dim() == 4 else ember.grid_sampler_3d
         return sampler(input, grid, _MODES[mode], _PADDINGS[padding_mode], bool(align_corners))
+    if input.device.type == "cuda" and grid.device.type == "cuda" and input.dim() == 4:
+        return ember.grid_sampler_2d(input, grid, _MODES[mode], _PADDINGS[padding_mode], bool(align_corners))
     if mode == "bicubic":
         raise NotImplementedError("grid_sample: mode 'bicubic' is not supported yet")
     if input.dim() == 5:
