@@ -83,8 +83,8 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
             )
     n, c = x.shape[0], x.shape[1]
     if samples is None:
-        samples = ember.rand(n, c, dims, dtype=x.dtype)
-    if dims == 2 and x.device.type == "cpu" and not x.is_meta:
+        samples = ember.rand(n, c, dims, dtype=x.dtype, device=None if x.is_meta else x.device)
+    if dims == 2 and x.device.type in ("cpu", "cuda") and not x.is_meta:
         result, indices = ember.fractional_max_pool2d(x, list(kernel), out, samples)
         if not batched:
             result, indices = result.squeeze(0), indices.squeeze(0)

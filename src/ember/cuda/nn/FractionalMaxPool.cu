@@ -94,7 +94,7 @@ std::tuple<Tensor, Tensor> fractional_max_pool2d_cuda(const Tensor& self, IntArr
     using T = decltype(tag);
     if (total == 0) return;
     const Tensor x = self.contiguous();
-    const Tensor samples = random_samples.to(self.dtype()).contiguous();
+    const Tensor samples = random_samples.to(self.device()).to(self.dtype()).contiguous();
     fractional_max_kernel<T><<<blocks_for(total), kThreads, 0, current_stream(self.device().index)>>>(
         static_cast<const T*>(x.data_ptr()), static_cast<const T*>(samples.data_ptr()), static_cast<T*>(out.data_ptr()),
         static_cast<int64_t*>(indices.data_ptr()), planes, ih, iw, oh, ow, kh, kw);
