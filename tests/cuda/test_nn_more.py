@@ -183,3 +183,37 @@ def test_grid_sample_2d(case, dtype):
     y_t.backward(o_t)
     check(x_e.grad, x_t.grad, *TOL[dtype])
     check(g_e.grad, g_t.grad, *(TOL[dtype] if dtype == torch.float64 else (1e-4, 1e-4)))
+
+
+GRID_MODES_3D = [
+    (m, p, a) for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection") for a in (False, True)
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("case", range(len(GRID_MODES_3D)))
+def test_grid_sample_3d(case, dtype):
+    mode, padding, align = GRID_MODES_3D[case]
+    x_e, x_t = pair(make((2, 2, 4, 5, 3), dtype, seed=case))
+    g_e, g_t = pair(make((2, 3, 2, 4, 3), dtype, seed=case + 1, low=-1.3, high=1.3))
+    for t in (x_e, x_t, g_e, g_t):
+        t.requires_grad_(True)
+    kw = dict(mode=mode, padding_mode=padding, align_corners=align)
+    y_e = ember.nn.functional.grid_sample(x_e, g_e, **kw)
+    y_t = torch.nn.functional.grid_sample(x_t, g_t, **kw)
+    check(y_e, y_t, *TOL[dtype])
+    o_e, o_t = pair(make(tuple(y_t.shape), dtype, seed=case + 2))
+    y_e.backward(o_e)
+    y_t.backward(o_t)
+    check(x_e.grad, x_t.grad, *TOL[dtype])
+    check(g_e.grad, g_t.grad, *(TOL[dtype] if dtype == torch.float64 else (1e-4, 1e-4)))
+
+
+def test_grid_sample_3d_bicubic_refused():
+    x_e, x_t = pair(make((1, 1, 2, 2, 2), torch.float32))
+    g_e, g_t = pair(make((1, 1, 1, 1, 3), torch.float32))
+    with pytest.raises(RuntimeError) as want:
+        torch.nn.functional.grid_sample(x_t, g_t, mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError) as got:
+        ember.nn.functional.grid_sample(x_e, g_e, mode="bicubic", align_corners=False)
+    assert str(got.value) == str(want.value)

@@ -1,10 +1,11 @@
-// grid_sampler_2d on CUDA, forward and backward, with PyTorch's CUDA
-// arithmetic (in the accumulate type): the grid's normalised coordinates
-// unnormalised, then clipped or reflected by the padding mode (bilinear and
-// nearest), four weighted corners for bilinear, nearbyint for nearest, and
-// for bicubic sixteen taps whose positions are padded one by one. One thread
-// per grid point loops over the channels; the backward adds input gradients
-// atomically and sums the grid gradient over the channels.
+// grid_sampler_2d and grid_sampler_3d on CUDA, forward and backward, with
+// PyTorch's CUDA arithmetic (in the accumulate type): the grid's normalised
+// coordinates unnormalised, then clipped or reflected by the padding mode
+// (bilinear/trilinear and nearest), weighted corners (four, or eight in 3-d,
+// in PyTorch's order) or nearbyint, and for 2-d bicubic sixteen taps whose
+// positions are padded one by one. One thread per grid point loops over the
+// channels; the backward adds input gradients atomically and sums the grid
+// gradient over the channels.
 #include <array>
 #include <climits>
 #include <tuple>
@@ -304,6 +305,172 @@ __global__ void grid_sample_backward_kernel(const T* grad_out, const T* input, c
   }
 }
 
+struct Shape3 {
+  int64_t n, c, d, h, w, od, oh, ow;
+};
+
+__device__ __forceinline__ bool inside3(int64_t z, int64_t y, int64_t x, const Shape3& s) {
+  return z >= 0 && z < s.d && y >= 0 && y < s.h && x >= 0 && x < s.w;
+}
+
+// Corner k of a cell: bit 2 the depth step, bit 1 the height step, bit 0 the
+// width step (PyTorch's tnw, tne, tsw, tse, bnw, bne, bsw, bse); its factor
+// per axis is (i - f) for a step, else (f + 1 - i).
+template <typename T>
+__global__ void grid_sample_3d_kernel(const T* input, const T* grid, T* out, Shape3 s, int mode, int padding,
+                                      bool align_corners) {
+  using A = Acc<T>;
+  const int64_t points = s.od * s.oh * s.ow;
+  EMBER_NN_GRID_LOOP(i, s.n * points) {
+    const int64_t n = i / points, pos = i % points;
+    const A ix = source_index<A>(widen(grid[3 * i]), s.w, padding, align_corners, nullptr);
+    const A iy = source_index<A>(widen(grid[3 * i + 1]), s.h, padding, align_corners, nullptr);
+    const A iz = source_index<A>(widen(grid[3 * i + 2]), s.d, padding, align_corners, nullptr);
+    const int64_t plane = s.d * s.h * s.w;
+    const T* in_n = input + n * s.c * plane;
+    T* out_n = out + n * s.c * points + pos;
+    if (mode == kNearest) {
+      const int64_t x = static_cast<int64_t>(::nearbyint(ix)), y = static_cast<int64_t>(::nearbyint(iy));
+      const int64_t z = static_cast<int64_t>(::nearbyint(iz));
+      for (int64_t c = 0; c < s.c; ++c) {
+        out_n[c * points] = inside3(z, y, x, s) ? in_n[c * plane + (z * s.h + y) * s.w + x] : narrow<T>(A(0));
+      }
+      continue;
+    }
+    const int64_t x0 = static_cast<int64_t>(::floor(ix)), y0 = static_cast<int64_t>(::floor(iy));
+    const int64_t z0 = static_cast<int64_t>(::floor(iz));
+    const A fx = static_cast<A>(x0), fy = static_cast<A>(y0), fz = static_cast<A>(z0);
+    A weight[8];
+    for (int k = 0; k < 8; ++k) {
+      const A wx = (k & 1) ? ix - fx : fx + 1 - ix, wy = (k & 2) ? iy - fy : fy + 1 - iy;
+      const A wz = (k & 4) ? iz - fz : fz + 1 - iz;
+      weight[k] = wx * wy * wz;
+    }
+    for (int64_t c = 0; c < s.c; ++c) {
+      const T* p = in_n + c * plane;
+      A acc = 0;
+      for (int k = 0; k < 8; ++k) {
+        const int64_t x = x0 + (k & 1), y = y0 + ((k >> 1) & 1), z = z0 + (k >> 2);
+        if (inside3(z, y, x, s)) acc += widen(p[(z * s.h + y) * s.w + x]) * weight[k];
+      }
+      out_n[c * points] = narrow<T>(acc);
+    }
+  }
+}
+
+template <typename T>
+__global__ void grid_sample_3d_backward_kernel(const T* grad_out, const T* input, const T* grid, T* grad_in,
+                                               T* grad_grid, Shape3 s, int mode, int padding, bool align_corners) {
+  using A = Acc<T>;
+  const int64_t points = s.od * s.oh * s.ow;
+  EMBER_NN_GRID_LOOP(i, s.n * points) {
+    const int64_t n = i / points, pos = i % points;
+    A mx = 1, my = 1, mz = 1;
+    const A ix = source_index<A>(widen(grid[3 * i]), s.w, padding, align_corners, &mx);
+    const A iy = source_index<A>(widen(grid[3 * i + 1]), s.h, padding, align_corners, &my);
+    const A iz = source_index<A>(widen(grid[3 * i + 2]), s.d, padding, align_corners, &mz);
+    const int64_t plane = s.d * s.h * s.w;
+    const T* in_n = input + n * s.c * plane;
+    T* gin_n = grad_in ? grad_in + n * s.c * plane : nullptr;
+    const T* gout_n = grad_out + n * s.c * points + pos;
+    A gix = 0, giy = 0, giz = 0;
+    if (mode == kNearest) {
+      const int64_t x = static_cast<int64_t>(::nearbyint(ix)), y = static_cast<int64_t>(::nearbyint(iy));
+      const int64_t z = static_cast<int64_t>(::nearbyint(iz));
+      if (gin_n && inside3(z, y, x, s)) {
+        for (int64_t c = 0; c < s.c; ++c) {
+          atomic_add(gin_n + c * plane + (z * s.h + y) * s.w + x, gout_n[c * points]);
+        }
+      }
+      mx = my = mz = 0;
+    } else {
+      const int64_t x0 = static_cast<int64_t>(::floor(ix)), y0 = static_cast<int64_t>(::floor(iy));
+      const int64_t z0 = static_cast<int64_t>(::floor(iz));
+      const A fx = static_cast<A>(x0), fy = static_cast<A>(y0), fz = static_cast<A>(z0);
+      for (int64_t c = 0; c < s.c; ++c) {
+        const A g = widen(gout_n[c * points]);
+        const T* p = in_n + c * plane;
+        for (int k = 0; k < 8; ++k) {
+          const int64_t x = x0 + (k & 1), y = y0 + ((k >> 1) & 1), z = z0 + (k >> 2);
+          if (!inside3(z, y, x, s)) continue;
+          const A wx = (k & 1) ? ix - fx : fx + 1 - ix, wy = (k & 2) ? iy - fy : fy + 1 - iy;
+          const A wz = (k & 4) ? iz - fz : fz + 1 - iz;
+          const int64_t at = (z * s.h + y) * s.w + x;
+          if (gin_n) atomic_add(gin_n + c * plane + at, narrow<T>(wx * wy * wz * g));
+          const A v = widen(p[at]);
+          if (k & 1) {
+            gix += v * wy * wz * g;
+          } else {
+            gix -= v * wy * wz * g;
+          }
+          if (k & 2) {
+            giy += v * wx * wz * g;
+          } else {
+            giy -= v * wx * wz * g;
+          }
+          if (k & 4) {
+            giz += v * wx * wy * g;
+          } else {
+            giz -= v * wx * wy * g;
+          }
+        }
+      }
+    }
+    if (grad_grid) {
+      grad_grid[3 * i] = narrow<T>(mx * gix);
+      grad_grid[3 * i + 1] = narrow<T>(my * giy);
+      grad_grid[3 * i + 2] = narrow<T>(mz * giz);
+    }
+  }
+}
+
+Shape3 shape3_of(const Tensor& input, const Tensor& grid) {
+  return {input.size(0), input.size(1), input.size(2), input.size(3),
+          input.size(4), grid.size(1),  grid.size(2),  grid.size(3)};
+}
+
+Tensor grid_sampler_3d_cuda(const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding,
+                            bool align_corners) {
+  EMBER_CHECK(input.dim() == 5 && grid.dim() == 5 && grid.size(4) == 3 && grid.size(0) == input.size(0),
+              "grid_sampler_3d: expected 5D input and (N, D, H, W, 3) grid");
+  EMBER_CHECK(mode != kBicubic, "grid_sampler(): bicubic interpolation only supports 4D input");
+  const Shape3 s = shape3_of(input, grid);
+  Tensor out = ember::empty({s.n, s.c, s.od, s.oh, s.ow}, input.dtype(), input.device());
+  dispatch_floating(input.dtype(), "grid_sampler_3d_cuda", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t points = s.n * s.od * s.oh * s.ow;
+    if (points == 0 || out.numel() == 0) return;
+    const Tensor x = input.contiguous(), g = grid.to(input.dtype()).contiguous();
+    grid_sample_3d_kernel<T><<<blocks_for(points), kThreads, 0, current_stream(input.device().index)>>>(
+        static_cast<const T*>(x.data_ptr()), static_cast<const T*>(g.data_ptr()), static_cast<T*>(out.data_ptr()), s,
+        static_cast<int>(mode), static_cast<int>(padding), align_corners);
+    EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return out;
+}
+
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward_cuda(const Tensor& grad_output, const Tensor& input,
+                                                         const Tensor& grid, int64_t mode, int64_t padding,
+                                                         bool align_corners, std::array<bool, 2> output_mask) {
+  const Shape3 s = shape3_of(input, grid);
+  Tensor grad_input, grad_grid;
+  if (output_mask[0]) grad_input = ember::zeros(input.sizes(), input.dtype(), input.device());
+  if (output_mask[1]) grad_grid = ember::zeros(grid.sizes(), grid.dtype(), grid.device());
+  dispatch_floating(input.dtype(), "grid_sampler_3d_backward_cuda", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t points = s.n * s.od * s.oh * s.ow;
+    if (points == 0 || (!output_mask[0] && !output_mask[1])) return;
+    const Tensor g = grad_output.contiguous(), x = input.contiguous(), gr = grid.to(input.dtype()).contiguous();
+    grid_sample_3d_backward_kernel<T><<<blocks_for(points), kThreads, 0, current_stream(input.device().index)>>>(
+        static_cast<const T*>(g.data_ptr()), static_cast<const T*>(x.data_ptr()), static_cast<const T*>(gr.data_ptr()),
+        output_mask[0] ? static_cast<T*>(grad_input.data_ptr()) : nullptr,
+        output_mask[1] ? static_cast<T*>(grad_grid.data_ptr()) : nullptr, s, static_cast<int>(mode),
+        static_cast<int>(padding), align_corners);
+    EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  return {grad_input, grad_grid};
+}
+
 Shape shape_of(const Tensor& input, const Tensor& grid) {
   return {input.size(0), input.size(1), input.size(2), input.size(3), grid.size(1), grid.size(2)};
 }
@@ -356,6 +523,8 @@ const bool registered = [] {
   constexpr int cuda = static_cast<int>(DeviceType::CUDA);
   dispatch::grid_sampler_2d_kernels[cuda] = &grid_sampler_2d_cuda;
   dispatch::grid_sampler_2d_backward_kernels[cuda] = &grid_sampler_2d_backward_cuda;
+  dispatch::grid_sampler_3d_kernels[cuda] = &grid_sampler_3d_cuda;
+  dispatch::grid_sampler_3d_backward_kernels[cuda] = &grid_sampler_3d_backward_cuda;
   return true;
 }();
 
