@@ -217,3 +217,23 @@ def test_grid_sample_3d_bicubic_refused():
     with pytest.raises(RuntimeError) as got:
         ember.nn.functional.grid_sample(x_e, g_e, mode="bicubic", align_corners=False)
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_ctc_loss(dtype, reduction):
+    t_steps, batch, classes = 12, 3, 6
+    logits = make((t_steps, batch, classes), dtype, seed=3)
+    lp_e, lp_t = pair(torch.log_softmax(logits, -1))
+    lp_e.requires_grad_(True)
+    lp_t.requires_grad_(True)
+    targets = torch.tensor([[1, 2, 2, 3], [4, 1, 5, 0], [2, 3, 0, 0]])
+    tg_e, tg_t = pair(targets)
+    in_lens, tg_lens = [12, 10, 7], [4, 3, 2]
+    y_e = ember.nn.functional.ctc_loss(lp_e, tg_e, in_lens, tg_lens, reduction=reduction)
+    y_t = torch.nn.functional.ctc_loss(lp_t, tg_t, in_lens, tg_lens, reduction=reduction)
+    check(y_e, y_t, *TOL[dtype])
+    g_e, g_t = pair(make(tuple(y_t.shape), dtype, seed=4))
+    y_e.backward(g_e)
+    y_t.backward(g_t)
+    check(lp_e.grad, lp_t.grad, 1e-4 if dtype == torch.float32 else 1e-10, 1e-5 if dtype == torch.float32 else 1e-10)

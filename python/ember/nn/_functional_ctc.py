@@ -49,7 +49,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if zero_infinity:
         loss = ember.where(loss == float("inf"), ember.zeros((), dtype=loss.dtype), loss)
     if reduction == "mean":
-        return (loss / ember.tensor(tg_lens, dtype=loss.dtype).clamp_min(1)).mean()
+        return (loss / ember.tensor(tg_lens, dtype=loss.dtype, device=loss.device).clamp_min(1)).mean()
     if reduction == "sum":
         return loss.sum()
     return loss if batched else loss.squeeze(0)
