@@ -129,6 +129,10 @@ def map2_(self, x, y, callable):  # noqa: A002
 # takes ceil(log(u) / log1p(-p)) of one 53-bit uniform. Ember's normal_ of a non-contiguous double
 # tensor and uniform_ of a double tensor draw exactly those samples in the same order, so both fills
 # are built on them and give PyTorch's values for a seed.
+# On CUDA, PyTorch's kernels transform one curand draw per element in the compute type (float, or
+# double for float64) in the sampler's launch order: log_normal_ is exp of normal_'s value there,
+# geometric_ is ceil(log(u) / log1p(-p)) of uniform_'s raw value (which maps a draw of 1 to 0, put
+# back here). A compute-type tensor laid out as self draws the same numbers.
 
 _DTYPE_NAMES = {"torch.bool": "Bool", "torch.uint8": "Byte", "torch.int8": "Char", "torch.int16": "Short"}
 _DTYPE_NAMES.update({"torch.int32": "Int", "torch.int64": "Long"})
@@ -138,15 +142,27 @@ def _number(x):
     return f"{x:g}"
 
 
+def _compute_dtype(t):
+    ember = _ember()
+    return ember.float64 if t.dtype == ember.float64 else ember.float32
+
+
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fills self with exp(N(mean, std^2)) samples, in place."""
     ember = _ember()
+    device = self.device.type
     if not self.is_floating_point():
-        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_DTYPE_NAMES.get(str(self.dtype))}'")
+        name = "log_normal_cuda" if device == "cuda" else "log_normal_cpu"
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_DTYPE_NAMES.get(str(self.dtype))}'")
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_number(std)}")
     n = self.numel()
-    if n == 0 or self.device.type == "meta":
+    if n == 0 or device == "meta":
+        return self
+    if device == "cuda":
+        samples = ember.empty_like(self, dtype=_compute_dtype(self)).normal_(mean, std, generator=generator)
+        with ember.no_grad():
+            self.copy_(samples.exp_())
         return self
     samples = ember.empty(2 * n, dtype=ember.float64, device=self.device)[::2]
     samples.normal_(mean, std, generator=generator)
@@ -158,12 +174,21 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def geometric_(self, p, *, generator=None):
     """Fills self with the number of Bernoulli(p) trials up to the first success, in place."""
     ember = _ember()
+    device = self.device.type
     if self.dtype == ember.bool:
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"geometric_{'cuda' if device == 'cuda' else 'cpu'}\" not implemented for 'Bool'")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")
     n = self.numel()
-    if n == 0 or self.device.type == "meta":
+    if n == 0 or device == "meta":
+        return self
+    if device == "cuda":
+        compute = _compute_dtype(self)
+        u = ember.empty_like(self, dtype=compute).uniform_(0, 1, generator=generator)
+        u.masked_fill_(u == 0, 1.0)
+        scale = ember.full((), -p, dtype=compute, device=self.device).log1p_()
+        with ember.no_grad():
+            self.copy_(ember.ceil(u.log_() / scale))
         return self
     u = ember.empty(n, dtype=ember.float64, device=self.device).uniform_(0, 1, generator=generator)
     with ember.no_grad():

@@ -161,7 +161,7 @@ def embedding_bag(
         idx, bag = idx.index_select(0, keep), bag.index_select(0, keep)
         weights = weights.index_select(0, keep) if weights is not None else None
         scale = scale.index_select(0, keep) if scale is not None else None
-    if mode == "max" and weight.device.type == "cpu" and not weight.is_meta:
+    if mode == "max" and weight.device.type in ("cpu", "cuda") and not weight.is_meta:
         return ember._embedding_bag_max(weight, idx, bag, bags)[0]
     rows = weight.index_select(0, idx)
     if scale is not None:

@@ -49,7 +49,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if zero_infinity:
         loss = ember.where(loss == float("inf"), ember.zeros((), dtype=loss.dtype), loss)
     if reduction == "mean":
-        return (loss / ember.tensor(tg_lens, dtype=loss.dtype).clamp_min(1)).mean()
+        return (loss / ember.tensor(tg_lens, dtype=loss.dtype, device=loss.device).clamp_min(1)).mean()
     if reduction == "sum":
         return loss.sum()
     return loss if batched else loss.squeeze(0)
@@ -83,8 +83,8 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
             )
     n, c = x.shape[0], x.shape[1]
     if samples is None:
-        samples = ember.rand(n, c, dims, dtype=x.dtype)
-    if dims == 2 and x.device.type == "cpu" and not x.is_meta:
+        samples = ember.rand(n, c, dims, dtype=x.dtype, device=None if x.is_meta else x.device)
+    if dims == 2 and x.device.type in ("cpu", "cuda") and not x.is_meta:
         result, indices = ember.fractional_max_pool2d(x, list(kernel), out, samples)
         if not batched:
             result, indices = result.squeeze(0), indices.squeeze(0)

@@ -256,7 +256,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got grid "
             f"with sizes {list(grid.shape)}"
         )
-    if input.device.type == "cpu" and not input.is_meta and grid.device.type == "cpu":
+    on_cpu = input.device.type == "cpu" and not input.is_meta and grid.device.type == "cpu"
+    if on_cpu or (input.device.type == "cuda" and grid.device.type == "cuda"):
         if mode == "bicubic" and input.dim() == 5:
             raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
         sampler = ember.grid_sampler_2d if input.dim() == 4 else ember.grid_sampler_3d

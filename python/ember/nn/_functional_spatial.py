@@ -183,14 +183,12 @@ def interpolate(
         return ember.nn.functional.adaptive_avg_pool2d(input, output_size)
     if mode == "linear" and nd == 3:
         return ember.upsample_linear1d(input, output_size, align_corners, scale_factors)
-    if mode in ("bilinear", "bicubic") and nd == 4 and antialias and input.device.type == "cpu":
+    if mode in ("bilinear", "bicubic") and nd == 4 and antialias:
         aa = ember._upsample_bilinear2d_aa if mode == "bilinear" else ember._upsample_bicubic2d_aa
         return aa(input, output_size, align_corners, scale_factors)
     if mode == "bilinear" and nd == 4:
-        if antialias:
-            raise NotImplementedError("antialiased bilinear interpolation is not supported")
         return ember.upsample_bilinear2d(input, output_size, align_corners, scale_factors)
-    if mode == "bicubic" and nd == 4 and input.device.type == "cpu":
+    if mode == "bicubic" and nd == 4:
         return ember.upsample_bicubic2d(input, output_size, align_corners, scale_factors)
     if mode == "area" and nd == 3:
         return ember.nn.functional.adaptive_avg_pool1d(input, output_size)

@@ -28,6 +28,8 @@ EMBER_DEFINE_DISPATCH(RandomFn, random_stub);
 EMBER_DEFINE_DISPATCH(ExponentialFn, exponential_stub);
 EMBER_DEFINE_DISPATCH(BernoulliScalarFn, bernoulli_scalar_stub);
 EMBER_DEFINE_DISPATCH(BernoulliTensorFn, bernoulli_tensor_stub);
+EMBER_DEFINE_DISPATCH(RandpermFn, randperm_device_stub);
+EMBER_DEFINE_DISPATCH(MultinomialFn, multinomial_device_stub);
 }  // namespace cpu
 
 namespace native {
@@ -392,6 +394,10 @@ Tensor& randperm_out(int64_t n, std::optional<Generator> generator, std::optiona
   EMBER_CHECK(t != ScalarType::Float || n <= (int64_t(1) << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
   EMBER_CHECK(t != ScalarType::Double || n <= (int64_t(1) << 53) + 1,
               "n cannot be greater than 2^53+1 for Double type.");
+  if (out.device().is_cuda()) {
+    kernel_for(cpu::randperm_device_stub, out)(out, n, generator);
+    return out;
+  }
   if (t == ScalarType::Bool) not_implemented("randperm", t);
   if (out.is_meta()) return out;  // a meta tensor has no data: no draws
   LockedGenerator g(generator, out.device());
@@ -609,6 +615,10 @@ Tensor& multinomial_out(const Tensor& self, int64_t n_sample, bool replacement, 
     resize_output(out, shape);
   }
   if (out.numel() == 0 || out.is_meta()) return out;  // a meta result has no data: no draws
+  if (out.device().is_cuda()) {
+    kernel_for(cpu::multinomial_device_stub, out)(self, n_sample, replacement, generator, out);
+    return out;
+  }
   if (!replacement || n_sample == 1) {
     std::vector<double> v = to_vector(self);
     bool ok = true;

@@ -5,6 +5,7 @@
 // PyTorch's order so that equal seeds give equal tensors.
 
 #include <cstdint>
+#include <optional>
 
 #include "ember/core/Generator.h"
 #include "ember/core/TensorBase.h"
@@ -30,5 +31,14 @@ EMBER_DECLARE_DISPATCH(RandomFn, random_stub);  // random_() without bounds
 EMBER_DECLARE_DISPATCH(ExponentialFn, exponential_stub);
 EMBER_DECLARE_DISPATCH(BernoulliScalarFn, bernoulli_scalar_stub);
 EMBER_DECLARE_DISPATCH(BernoulliTensorFn, bernoulli_tensor_stub);
+
+// randperm into out (checked, n elements) on a device without a CPU-style
+// shuffle (CUDA); it samples through the ops, so the caller holds no lock.
+using RandpermFn = void (*)(const TensorBase& out, int64_t n, std::optional<Generator> gen);
+EMBER_DECLARE_DISPATCH(RandpermFn, randperm_device_stub);
+// multinomial into out (checked and shaped) on such a device.
+using MultinomialFn = void (*)(const TensorBase& self, int64_t n_sample, bool replacement, std::optional<Generator> gen,
+                               const TensorBase& out);
+EMBER_DECLARE_DISPATCH(MultinomialFn, multinomial_device_stub);
 
 }  // namespace ember::cpu
