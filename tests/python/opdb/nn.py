@@ -532,13 +532,11 @@ LOSSES = [
         "binary_cross_entropy",
         _plus(_pair_loss(0.05, 0.95, 0.0, 1.0), _bce_weight),
         call=functional("binary_cross_entropy"),
-        no_grad_args=(1,),
     ),
     nn_row(
         "binary_cross_entropy_with_logits",
         _plus(_pair_loss(t_low=0.0, t_high=1.0), _bce_logits_weights),
         call=functional("binary_cross_entropy_with_logits"),
-        no_grad_args=(1,),
     ),
     nn_row("smooth_l1_loss", _pair_loss(extra=({"beta": 0.5},)), call=functional("smooth_l1_loss")),
     nn_row("huber_loss", _pair_loss(extra=({"delta": 0.5},)), call=functional("huber_loss")),
