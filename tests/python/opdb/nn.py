@@ -671,11 +671,11 @@ POOLING = [
 
 NORMS = [
     nn_row("batch_norm", _batch_norm, call=functional("batch_norm"), no_grad_args=(1, 2)),
-    nn_row("native_batch_norm", _native_batch_norm, supports_gradgrad=False, no_grad_args=(3, 4)),
+    nn_row("native_batch_norm", _native_batch_norm, no_grad_args=(3, 4)),
     nn_row("layer_norm", _layer_norm, call=functional("layer_norm")),
-    nn_row("native_layer_norm", _native_layer_norm, supports_gradgrad=False),
+    nn_row("native_layer_norm", _native_layer_norm),
     nn_row("group_norm", _group_norm, call=functional("group_norm")),
-    nn_row("native_group_norm", _native_group_norm, supports_gradgrad=False),
+    nn_row("native_group_norm", _native_group_norm),
 ]
 
 PADDING = [
@@ -757,6 +757,7 @@ KNOWN = {
     },
     "native_group_norm": {
         "grad": GN_GRAD,
+        "gradgrad": GN_GRAD,
         "values/float16": STATS_DTYPE.format("native_group_norm"),
         "values/bfloat16": STATS_DTYPE.format("native_group_norm"),
     },
