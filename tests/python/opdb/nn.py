@@ -38,10 +38,6 @@ CONV_T_HALF = (
     "conv_transpose2d in float16/bfloat16: a few outputs differ from torch by more than accumulation "
     "order explains (up to 0.0146 in float16, 0.156 in bfloat16, on outputs of size ~10)"
 )
-PAD_ZERO = (
-    "torch's second derivative in the input is a zero tensor, ember's None (the padding backward "
-    "takes the input's sizes, not the input)"
-)
 BOOL_RUNTIME = "bool input: torch raises NotImplementedError, ember RuntimeError"
 STATS_DTYPE = "{}(float16/bfloat16): ember's mean/rstd outputs are float32, torch's keep the input dtype"
 GN_GRAD = (
@@ -731,10 +727,6 @@ ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING
 
 # Known differences from PyTorch (strict xfails), by row id.
 KNOWN = {
-    "max_pool2d_with_indices.adaptive3d": {
-        "gradgrad": "ember: the gradient of adaptive_max_pool3d does not require grad (grad of grad None); "
-        "torch's is differentiable"
-    },
     "glu": {"dtypes": BOOL_ACCEPTED},
     "binary_cross_entropy": {
         "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)",
@@ -765,11 +757,7 @@ KNOWN = {
         "values/float16": STATS_DTYPE.format("native_layer_norm"),
         "values/bfloat16": STATS_DTYPE.format("native_layer_norm"),
     },
-    **{
-        f"{kind}_pad{n}d": {"gradgrad": PAD_ZERO, "dtypes": BOOL_ACCEPTED}
-        for kind in ("reflection", "replication")
-        for n in (1, 2, 3)
-    },
+    **{f"{kind}_pad{n}d": {"dtypes": BOOL_ACCEPTED} for kind in ("reflection", "replication") for n in (1, 2, 3)},
     **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
     **{
         name: {"dtypes": BOOL_RUNTIME}
