@@ -276,3 +276,25 @@ def test_transformer(kw):
     same_error(lambda: me(from_torch(src), from_torch(bad)), lambda: mt(src, bad))
     bad = randn(*((2, 4, 6) if bf else (4, 2, 6)), grad=False)
     same_error(lambda: me(from_torch(src), from_torch(bad)), lambda: mt(src, bad))
+
+
+def _sdpa_second_derivative(lib, q, math):
+    attention = lib.nn.attention
+    backends = [attention.SDPBackend.MATH] if math else [attention.SDPBackend.FLASH_ATTENTION]
+    with attention.sdpa_kernel(backends):
+        y = lib.nn.functional.scaled_dot_product_attention(q, q * 0.5, q.sin(), is_causal=True)
+        (g,) = lib.autograd.grad((y * y).sum(), q, create_graph=True)
+        return lib.autograd.grad((g * g).sum(), q)[0]
+
+
+def test_sdpa_second_derivative():
+    """The fused CPU kernel's backward has no derivative (PyTorch raises, so
+    does Ember); the math path's second derivative is PyTorch's."""
+    q = randn(2, 3, 4, 5)
+    qe = from_torch(q.detach()).requires_grad_()
+    same_error(
+        lambda: _sdpa_second_derivative(ember, qe, False),
+        lambda: _sdpa_second_derivative(torch, q, False),
+        match_message=False,
+    )
+    close(_sdpa_second_derivative(ember, qe, True), _sdpa_second_derivative(torch, q, True), atol=1e-12)

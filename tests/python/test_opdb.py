@@ -23,7 +23,7 @@ torch = pytest.importorskip(
 from opdb import OP_DB, devices, meta_available  # noqa: E402
 from opdb.core import ALL_DTYPES, dtype_name, leaf, to_ember, to_torch, torch_dtype  # noqa: E402
 from opdb.forward_ad_gaps import FORWARD_AD_GAPS  # noqa: E402
-from opdb.gradgrad_gaps import GRADGRAD_GAPS  # noqa: E402
+from opdb.gradgrad_gaps import GRADGRAD_GAPS, TORCH_HAS_NO_GRADGRAD  # noqa: E402
 from opdb.meta_gaps import META_GAPS  # noqa: E402
 
 import ember  # noqa: E402
@@ -465,14 +465,18 @@ def check_gradient_sample(row, fn_e, fn_t, s, second):
         return
     assert_grads(eg, tg, GRAD_TOL, where + " grad")
     if second:
-        assert_grads(eg2, tg2, GRAD_TOL, where + " grad of grad")
+        assert_grads(eg2, tg2, GRAD_TOL, where + " grad of grad", none_is_zero=True)
 
 
-def assert_grads(got, expected, tol, where):
+def assert_grads(got, expected, tol, where, none_is_zero=False):
+    """With none_is_zero a missing second derivative (a gradient that does not
+    depend on the input, so it has no graph) equals PyTorch's zeros."""
     assert got is not None, f"{where}: ember output does not require grad"
     for i, (g, e) in enumerate(zip(got, expected)):
         if e is None:
             assert g is None or not bool((g != 0).any()), f"{where}[{i}]: torch None, ember {g}"
+        elif g is None and none_is_zero:
+            assert not bool((e != 0).any()), f"{where}[{i}]: ember None, torch {e}"
         else:
             assert g is not None, f"{where}[{i}]: ember None"
             assert_same(g, e, tol, f"{where}[{i}]")
@@ -521,6 +525,28 @@ def test_gradgradcheck(row):
     )
     if known_gap:
         assert not passed, f"{row.id} now passes gradgradcheck; drop it from GRADGRAD_GAPS"
+
+
+@pytest.mark.parametrize("row_id", sorted(TORCH_HAS_NO_GRADGRAD))
+def test_gradgrad_torch_has_none(row_id):
+    """Rows whose double backward PyTorch refuses: Ember raises the same
+    exception type, or (where listed) computes one that gradgradcheck accepts."""
+    row = next(r for r in OP_DB if r.id == row_id)
+    assert row.supports_grad and not row.supports_gradgrad, row_id
+    fn_e, fn_t = row.resolve(ember), row.resolve(torch)
+    s = grad_samples(row, limit=1)[0]
+    (ta, tk, ti), (ea, ek, ei) = prepared(row, s)
+    weights = _weights([tuple(o.shape) for o in differentiable_outputs(fn_t(*ta, **tk))], 1)
+    weights2 = _weights([tuple(x.shape) for x in ti], 2)
+    with pytest.raises(Exception) as torch_err:  # noqa: PT011 - the type is compared below
+        first_and_second(torch, fn_t, ta, tk, ti, weights, weights2, True)
+    if TORCH_HAS_NO_GRADGRAD[row_id] == "raises":
+        with pytest.raises(torch_err.type):
+            first_and_second(ember, fn_e, ea, ek, ei, weights, weights2, True)
+    else:
+        assert ember.autograd.gradgradcheck(
+            ember_function(fn_e, ea, ek), tuple(ei), eps=1e-6, atol=1e-5, rtol=1e-3
+        )
 
 
 # ---- forward-mode AD -------------------------------------------------------------------------

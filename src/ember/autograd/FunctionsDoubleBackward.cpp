@@ -262,6 +262,22 @@ Tensor binary_cross_entropy_double_backward_target(const Tensor& grad, const Ten
   return g;
 }
 
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor g = bce_weighted(-ember::logit(self) * grad, weight);
+  if (reduction == 1) return g / Scalar(static_cast<double>(target.numel()));
+  return g;
+}
+
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const std::optional<Tensor>& weight,
+                                                        const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  Tensor d = has(pos_weight) ? ember::log_sigmoid(-self) - ember::log_sigmoid(self) * *pos_weight : -self;
+  Tensor g = bce_weighted(d * grad, weight);
+  if (reduction == 1) return g / Scalar(static_cast<double>(target.numel()));
+  return g;
+}
+
 Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& self, int64_t dim) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   Tensor x = self.movedim(d, -1);

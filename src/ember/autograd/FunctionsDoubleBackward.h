@@ -80,6 +80,15 @@ Tensor binary_cross_entropy_double_backward_target(const Tensor& grad, const Ten
                                                    const Tensor& target, const std::optional<Tensor>& weight,
                                                    int64_t reduction);
 
+// The losses' gradients in their target, composed of differentiable
+// operators (so they have second derivatives): -w logit(self) for BCE,
+// w (log_sigmoid(-self) - pos_weight log_sigmoid(self)) with logits.
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction);
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const std::optional<Tensor>& weight,
+                                                        const std::optional<Tensor>& pos_weight, int64_t reduction);
+
 // cumprod's gradient composed of differentiable operators (no division, so
 // zeros in self are exact): used while grad mode records a graph.
 Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& self, int64_t dim);

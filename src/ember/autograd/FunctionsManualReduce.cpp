@@ -128,23 +128,16 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   return prod_safe_zeros_backward(g, x, d);
 }
 
+// The gradient scattered to the selected positions: a scatter of grad into
+// zeros, so it is differentiable in grad and runs on any device.
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
   if (nd == 0) return grad.reshape(sizes);
   const int64_t d = maybe_wrap_dim(dim, nd);
-  Tensor g = restore_reduced_dims(grad, sizes, std::vector<int64_t>{d}, keepdim).to(ScalarType::Double).contiguous();
-  Tensor idx = restore_reduced_dims(indices, sizes, std::vector<int64_t>{d}, keepdim).contiguous();
-  Tensor out = zeros(sizes, ScalarType::Double, grad.device());
-  int64_t outer, n, inner;
-  split_at(sizes, d, outer, n, inner);
-  const double* pg = g.data_ptr<double>();
-  const int64_t* pi = idx.data_ptr<int64_t>();
-  double* po = out.data_ptr<double>();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < inner; ++c) po[(o * n + pi[o * inner + c]) * inner + c] = pg[o * inner + c];
-  }
-  return out.to(grad.dtype());
+  Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  Tensor idx = keepdim ? indices : indices.unsqueeze(d);
+  return ember::zeros(sizes, grad.dtype(), grad.device()).scatter(d, idx, g);
 }
 
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,

@@ -37,6 +37,64 @@ Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const
   return grad * grad_output * (ds * (self * one_minus(s * Scalar(int64_t(2))) + 2));
 }
 
+// gelu'' = (2 - x^2) pdf(x); with tanh, gelu = x (1 + t) / 2, t = tanh(u),
+// u = b (x + k x^3): gelu'' = (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2).
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            const std::string& approximate) {
+  Tensor x2 = self * self;
+  Tensor second;
+  if (approximate == "tanh") {
+    const double b = M_SQRT2 * M_2_SQRTPI * 0.5, k = 0.044715;
+    Tensor t = ember::tanh((self + self * x2 * Scalar(k)) * Scalar(b));
+    Tensor du = (x2 * Scalar(3.0 * k) + 1) * Scalar(b);
+    Tensor d2u = self * Scalar(6.0 * k * b);
+    Tensor curve = d2u - t * du * du * Scalar(2.0);
+    second = one_minus(t * t) * (du + self * Scalar(0.5) * curve);
+  } else {
+    const double b = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    Tensor pdf = ember::exp(x2 * Scalar(-0.5)) * Scalar(b);
+    second = (Scalar(2.0) - x2) * pdf;
+  }
+  return grad * grad_output * second;
+}
+
+// For x < 0, elu' = s a c exp(c x), so elu'' = c elu'; zero above.
+Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self, const Scalar& alpha,
+                           const Scalar& scale, const Scalar& input_scale) {
+  Tensor d = ember::elu_backward(grad * grad_output * input_scale, self, alpha, scale, input_scale);
+  return keep_where(self.lt(Scalar(int64_t(0))), d);
+}
+
+// softplus' = sigmoid(b x) below the threshold, so softplus'' = b sigmoid'(b x).
+Tensor softplus_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                                const Scalar& threshold) {
+  Tensor x = self * beta;
+  Tensor d = ember::sigmoid_backward(grad * grad_output, ember::sigmoid(x)) * beta;
+  return keep_where(x.lt(threshold), d);
+}
+
+// log_sigmoid' = 1 - s, log_sigmoid'' = (s - 1) s with s = sigmoid(x).
+Tensor log_sigmoid_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
+  Tensor s = ember::sigmoid(self);
+  return grad * grad_output * ((s - Scalar(int64_t(1))) * s);
+}
+
+// mish = x t, t = tanh(softplus(x)), t' = (1 - t^2) s with s = sigmoid(x):
+// mish' = t + x s (1 - t^2), mish'' = (1 - t^2) s (2 + x (1 - s) - 2 x s t).
+Tensor mish_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
+  Tensor s = ember::sigmoid(self);
+  Tensor t = ember::tanh(ember::softplus(self));
+  Tensor inner = self * (one_minus(s) - s * t * Scalar(int64_t(2))) + Scalar(int64_t(2));
+  return grad * grad_output * (one_minus(t * t) * s * inner);
+}
+
+Tensor mish_gradient(const Tensor& grad, const Tensor& self) {
+  if (!GradMode::is_enabled()) return ember::mish_backward(grad, self);
+  Tensor s = ember::sigmoid(self);
+  Tensor t = ember::tanh(ember::softplus(self));
+  return grad * (t + self * s * one_minus(t * t));
+}
+
 Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                           const std::optional<std::string>& rounding_mode) {
   if (rounding_mode) return ember::zeros_like(grad);

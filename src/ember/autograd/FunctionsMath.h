@@ -15,6 +15,19 @@ Tensor sigmoid_double_backward(const Tensor& grad, const Tensor& grad_output, co
 Tensor silu_gradient(const Tensor& grad, const Tensor& self);
 Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
 
+// The activation backwards differentiated in self: grad * grad_output times
+// the activation's second derivative, from differentiable ops.
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            const std::string& approximate);
+Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self, const Scalar& alpha,
+                           const Scalar& scale, const Scalar& input_scale);
+Tensor softplus_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                                const Scalar& threshold);
+Tensor log_sigmoid_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+Tensor mish_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+// mish's gradient: the fused op, or the composite while grad mode records a graph.
+Tensor mish_gradient(const Tensor& grad, const Tensor& self);
+
 Tensor div_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                           const std::optional<std::string>& rounding_mode = std::nullopt);
 Tensor div_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode);

@@ -97,7 +97,7 @@ class OpInfo:
     supports_out: bool = False
     supports_inplace: bool = False
     supports_grad: bool = False
-    supports_gradgrad: bool = False
+    supports_gradgrad: bool | None = None  # None: as supports_grad (PyTorch's OpInfo default)
     supports_meta: bool = False
     check_strides: bool = False
     compare_values: bool = True  # False for outputs whose values are unspecified (empty)
@@ -109,6 +109,8 @@ class OpInfo:
     xfail: dict = dataclasses.field(default_factory=dict)  # "test" or "test/dtype" -> reason
 
     def __post_init__(self):
+        if self.supports_gradgrad is None:
+            self.supports_gradgrad = self.supports_grad
         if not self.tol_reason:
             self.tol_reason = getattr(self.tol, "reason", "")
         assert not self.tol or self.tol_reason, f"{self.name}: a tolerance needs its reason"

@@ -24,9 +24,6 @@ GELU_STRIDED = (
     "gelu float32 on a transposed input, x=-2.79535: torch -0.0072460417 (its strided loop), "
     "ember -0.0072462084 (what both give for a contiguous input)"
 )
-NO_DOUBLE_BACKWARD = (
-    "ember: 'the derivative for {} is not implemented'; torch has this second derivative"
-)
 # Below x = 2 PyTorch's build fuses the log(x/2) i0(x) (i1) term of the K
 # functions differently (ops/SpecialMath.h): up to 3 ulps apart.
 K_ULPS = ulps(3, "K functions: PyTorch fuses log(x/2) i0(x) differently, up to 3 ulps apart")
@@ -48,11 +45,6 @@ OWN_DOUBLE = Tol(
 )
 # igamma: series or continued fraction against PyTorch's igam, whose asymptotic series is off by up to 4e-10.
 IGAMMA_TOL = Tol({"float32": (0.0, 2e-6), "float64": (0.0, 1e-9)}, "incomplete gamma: another algorithm")
-
-
-def no_gradgrad(backward):
-    reason = NO_DOUBLE_BACKWARD.format(repr(backward))
-    return {"gradgrad": reason, "gradgradcheck": reason}
 
 
 UNARY_FLOAT = [
@@ -191,7 +183,6 @@ BINARY = [
         call=lambda m, x, y: m.div(x, y, rounding_mode="trunc"),
         supports_out=False,
         supports_inplace=False,
-        supports_gradgrad=False,
     ),
     binary(
         "div",
@@ -200,7 +191,6 @@ BINARY = [
         call=lambda m, x, y: m.div(x, y, rounding_mode="floor"),
         supports_out=False,
         supports_inplace=False,
-        supports_gradgrad=False,
     ),
     binary("true_divide", dtypes=ALL_DTYPES, rhs_low=0.5),
     binary("floor_divide", rhs_low=1.0, supports_grad=False, supports_gradgrad=False),
@@ -209,9 +199,8 @@ BINARY = [
         xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("remainder")},
         rhs_low=1.0,
         scalar_first=True,
-        supports_gradgrad=False,
     ),
-    binary("fmod", rhs_low=1.0, supports_gradgrad=False),
+    binary("fmod", rhs_low=1.0),
     binary("pow", low=0.5, high=2.0, rhs_low=0.0, rhs_high=3.0, scalar_first=True),
     binary("maximum", dtypes=ALL_DTYPES),
     binary("minimum", dtypes=ALL_DTYPES),
@@ -381,10 +370,7 @@ TERNARY = [
 ACTIVATIONS = [
     unary_same(
         "gelu",
-        xfail={
-            **no_gradgrad("gelu_backward"),
-            "values/float32": GELU_STRIDED,
-        },
+        xfail={"values/float32": GELU_STRIDED},
         tol=ULP,
         call=F + "gelu",
         dtypes=FLOATS,
@@ -394,7 +380,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "gelu",
-        xfail=no_gradgrad("gelu_backward"),
         tol=ULP,
         variant="tanh",
         call=lambda m, x: m.nn.functional.gelu(x, approximate="tanh"),
@@ -414,7 +399,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "elu",
-        xfail=no_gradgrad("elu_backward"),
         tol=ULP,
         call=F + "elu",
         dtypes=FLOATS,
@@ -424,7 +408,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "elu",
-        xfail=no_gradgrad("elu_backward"),
         tol=ULP,
         variant="alpha",
         call=lambda m, x: m.nn.functional.elu(x, alpha=0.5),
@@ -435,7 +418,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "selu",
-        xfail=no_gradgrad("elu_backward"),
         tol=ULP,
         call=F + "selu",
         dtypes=FLOATS,
@@ -445,7 +427,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "celu",
-        xfail=no_gradgrad("elu_backward"),
         tol=ULP,
         call=F + "celu",
         dtypes=FLOATS,
@@ -455,7 +436,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "softplus",
-        xfail=no_gradgrad("softplus_backward"),
         tol=ULP,
         call=F + "softplus",
         dtypes=FLOATS,
@@ -465,7 +445,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "softplus",
-        xfail=no_gradgrad("softplus_backward"),
         tol=ULP,
         variant="beta",
         call=lambda m, x: m.nn.functional.softplus(x, beta=2.0, threshold=1.0),
@@ -501,7 +480,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "mish",
-        xfail=no_gradgrad("mish_backward"),
         tol=ULP2,
         call=F + "mish",
         dtypes=FLOATS,
@@ -511,7 +489,6 @@ ACTIVATIONS = [
     ),
     unary_same(
         "log_sigmoid",
-        xfail=no_gradgrad("log_sigmoid_backward"),
         tol=ULP,
         call=F + "logsigmoid",
         dtypes=FLOATS,

@@ -38,9 +38,9 @@ CONV_T_HALF = (
     "conv_transpose2d in float16/bfloat16: a few outputs differ from torch by more than accumulation "
     "order explains (up to 0.0146 in float16, 0.156 in bfloat16, on outputs of size ~10)"
 )
-PAD_ZERO = (
-    "torch's second derivative in the input is a zero tensor, ember's None (the padding backward "
-    "takes the input's sizes, not the input)"
+SAMPLER_GRADGRAD = (
+    "ember: grid_sampler's gradient (a kernel without derivative) has no graph, grad of grad None; "
+    "torch has a second derivative"
 )
 BOOL_RUNTIME = "bool input: torch raises NotImplementedError, ember RuntimeError"
 STATS_DTYPE = "{}(float16/bfloat16): ember's mean/rstd outputs are float32, torch's keep the input dtype"
@@ -532,13 +532,11 @@ LOSSES = [
         "binary_cross_entropy",
         _plus(_pair_loss(0.05, 0.95, 0.0, 1.0), _bce_weight),
         call=functional("binary_cross_entropy"),
-        no_grad_args=(1,),
     ),
     nn_row(
         "binary_cross_entropy_with_logits",
         _plus(_pair_loss(t_low=0.0, t_high=1.0), _bce_logits_weights),
         call=functional("binary_cross_entropy_with_logits"),
-        no_grad_args=(1,),
     ),
     nn_row("smooth_l1_loss", _pair_loss(extra=({"beta": 0.5},)), call=functional("smooth_l1_loss")),
     nn_row("huber_loss", _pair_loss(extra=({"delta": 0.5},)), call=functional("huber_loss")),
@@ -613,7 +611,6 @@ SAMPLING = [
             _grid_sample(n),
             call=functional("grid_sample"),
             supports_meta=False,
-            supports_gradgrad=False,
         )
         for n in (2, 3)
     ],
@@ -673,11 +670,11 @@ POOLING = [
 
 NORMS = [
     nn_row("batch_norm", _batch_norm, call=functional("batch_norm"), no_grad_args=(1, 2)),
-    nn_row("native_batch_norm", _native_batch_norm, supports_gradgrad=False, no_grad_args=(3, 4)),
+    nn_row("native_batch_norm", _native_batch_norm, no_grad_args=(3, 4)),
     nn_row("layer_norm", _layer_norm, call=functional("layer_norm")),
-    nn_row("native_layer_norm", _native_layer_norm, supports_gradgrad=False),
+    nn_row("native_layer_norm", _native_layer_norm),
     nn_row("group_norm", _group_norm, call=functional("group_norm")),
-    nn_row("native_group_norm", _native_group_norm, supports_gradgrad=False),
+    nn_row("native_group_norm", _native_group_norm, xfail={"gradgrad": GN_GRAD}),
 ]
 
 PADDING = [
@@ -733,10 +730,6 @@ ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING
 
 # Known differences from PyTorch (strict xfails), by row id.
 KNOWN = {
-    "max_pool2d_with_indices.adaptive3d": {
-        "gradgrad": "ember: the gradient of adaptive_max_pool3d does not require grad (grad of grad None); "
-        "torch's is differentiable"
-    },
     "glu": {"dtypes": BOOL_ACCEPTED},
     "binary_cross_entropy": {
         "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)",
@@ -762,11 +755,7 @@ KNOWN = {
         "values/float16": STATS_DTYPE.format("native_layer_norm"),
         "values/bfloat16": STATS_DTYPE.format("native_layer_norm"),
     },
-    **{
-        f"{kind}_pad{n}d": {"gradgrad": PAD_ZERO, "dtypes": BOOL_ACCEPTED}
-        for kind in ("reflection", "replication")
-        for n in (1, 2, 3)
-    },
+    **{f"{kind}_pad{n}d": {"dtypes": BOOL_ACCEPTED} for kind in ("reflection", "replication") for n in (1, 2, 3)},
     **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
     **{
         name: {"dtypes": BOOL_RUNTIME}
@@ -793,8 +782,16 @@ CONV_T3D_BF16 = (
 KNOWN.update(
     {
         "_ctc_loss": {"gradcheck": CTC_GRADCHECK},
-        "grid_sampler_2d": {"values/float16": SAMPLER_HALF, "values/bfloat16": SAMPLER_HALF},
-        "grid_sampler_3d": {"values/float16": SAMPLER_HALF, "values/bfloat16": SAMPLER_HALF},
+        "grid_sampler_2d": {
+            "values/float16": SAMPLER_HALF,
+            "values/bfloat16": SAMPLER_HALF,
+            "gradgrad": SAMPLER_GRADGRAD,
+        },
+        "grid_sampler_3d": {
+            "values/float16": SAMPLER_HALF,
+            "values/bfloat16": SAMPLER_HALF,
+            "gradgrad": SAMPLER_GRADGRAD,
+        },
         "convolution.conv_transpose3d": {"values/bfloat16": CONV_T3D_BF16},
         **{
             name: {"values/uint8": UINT8_INTERP}
