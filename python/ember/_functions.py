@@ -115,6 +115,11 @@ def numel(input):  # noqa: A002
     return input.numel()
 
 
+def is_inference(input):  # noqa: A002
+    """Whether input was made in inference mode (or is a view of such a tensor)."""
+    return _argcheck.tensor("is_inference", "input", 1, input).is_inference()
+
+
 # ---- broadcasting ---------------------------------------------------------------------------
 def broadcast_shapes(*shapes):
     """The shape all the given shapes broadcast to, as an ember.Size."""
@@ -385,6 +390,7 @@ def while_loop(cond_fn, body_fn, carried_inputs):
 __all__ = [
     "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex", "is_conj",
     "result_type", "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d",
+    "is_inference",
     "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
     "binary_cross_entropy_with_logits", "has_lapack", "has_spectral", "has_mkl", "has_openmp", "init_num_threads",
     "is_distributed", "get_device_module", "adjoint", "view_as_real_copy", "view_as_complex_copy", "empty_permuted",

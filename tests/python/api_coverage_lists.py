@@ -149,7 +149,6 @@ KNOWN_GAPS = {
         "export",
         "fork",
         "hash_tensor",
-        "is_inference",
         "lobpcg",
         "monitor",
         "package",
@@ -163,7 +162,6 @@ KNOWN_GAPS = {
         "grad_dtype",
         "hash_tensor",
         "index",
-        "is_inference",
         "name",
     ],
     "nn": [

@@ -35,6 +35,8 @@ void Tensor::set_requires_grad(bool value) {
         "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   }
   if (value && !is_leaf()) return;
+  EMBER_CHECK(!value || !unsafeGetTensorImpl()->is_inference() || inference_mode_enabled(),
+              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   EMBER_CHECK(!value || is_floating_point() || is_complex(),
               "only Tensors of floating point dtype can require gradients");
   if (!value && !get_meta(*this)) return;

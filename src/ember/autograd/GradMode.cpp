@@ -1,6 +1,7 @@
 #include "ember/autograd/GradMode.h"
 
 #include "ember/autograd/GraphHooks.h"
+#include "ember/core/Storage.h"
 
 #include <atomic>
 
@@ -12,7 +13,6 @@ thread_local int t_kernel_depth = 0;
 
 namespace {
 thread_local bool t_grad_enabled = true;
-thread_local bool t_inference = false;
 thread_local bool t_layout_enforced = true;
 // Process-wide, as PyTorch's anomaly mode.
 std::atomic<bool> g_anomaly{false};
@@ -22,8 +22,8 @@ std::string (*g_trace_capture)() = nullptr;
 
 bool GradMode::is_enabled() { return t_grad_enabled; }
 void GradMode::set_enabled(bool enabled) { t_grad_enabled = enabled; }
-bool InferenceMode::is_enabled() { return t_inference; }
-void InferenceMode::set_enabled(bool enabled) { t_inference = enabled; }
+bool InferenceMode::is_enabled() { return inference_mode_enabled(); }
+void InferenceMode::set_enabled(bool enabled) { set_inference_mode_enabled(enabled); }
 
 bool GradLayoutPolicy::is_enforced() { return t_layout_enforced; }
 void GradLayoutPolicy::set_enforced(bool enforced) { t_layout_enforced = enforced; }

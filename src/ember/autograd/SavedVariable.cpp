@@ -20,6 +20,10 @@ bool has_saved_tensor_hooks() { return !t_pack_hooks.empty(); }
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : was_defined_(t.defined()), is_output_(is_output) {
   if (!t.defined()) return;
   TensorImpl* impl = t.unsafeGetTensorImpl();
+  EMBER_CHECK(!impl->is_inference(),
+              "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+              "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+              "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.");
   version_counter_ = impl->shared_version_counter();
   saved_version_ = impl->version();
   if (is_output) {

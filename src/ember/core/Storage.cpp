@@ -6,6 +6,13 @@
 
 namespace ember {
 
+namespace {
+thread_local bool t_inference_mode = false;
+}
+
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
+
 void StorageImpl::resize(size_t nbytes) {
   EMBER_CHECK(resizable(), "Trying to resize storage that is not resizable");
   EMBER_CHECK(device().is_cpu() || device().is_meta(), "resize of a non-CPU storage is not supported");

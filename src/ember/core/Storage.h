@@ -7,6 +7,11 @@
 
 namespace ember {
 
+// Whether inference mode (ember.inference_mode) is on in this thread. Storage
+// allocated while it is belongs to inference tensors, and so do their views.
+EMBER_CORE_API bool inference_mode_enabled();
+EMBER_CORE_API void set_inference_mode_enabled(bool enabled);
+
 class EMBER_CORE_API StorageImpl final : public RefCounted {
  public:
   // Allocates nbytes with the given allocator.
@@ -19,6 +24,7 @@ class EMBER_CORE_API StorageImpl final : public RefCounted {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   bool resizable() const { return allocator_ != nullptr; }
+  bool is_inference() const { return inference_; }
   // Grows the block to at least nbytes, keeping its contents (CPU; meta has none).
   void resize(size_t nbytes);
   // Swaps in another block of the same size (e.g. shared memory holding a copy
@@ -32,6 +38,7 @@ class EMBER_CORE_API StorageImpl final : public RefCounted {
   DataPtr data_;
   size_t nbytes_;
   Allocator* allocator_ = nullptr;
+  bool inference_ = inference_mode_enabled();
 };
 
 using Storage = IntrusivePtr<StorageImpl>;

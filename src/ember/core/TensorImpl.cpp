@@ -144,7 +144,13 @@ bool TensorImpl::is_non_overlapping_and_dense() const {
   return true;
 }
 
-void TensorImpl::bump_version() { shared_version_counter()->version.fetch_add(1, std::memory_order_relaxed); }
+void TensorImpl::bump_version() {
+  EMBER_CHECK(
+      !is_inference() || inference_mode_enabled(),
+      "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+      "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  shared_version_counter()->version.fetch_add(1, std::memory_order_relaxed);
+}
 
 const IntrusivePtr<VersionCounter>& TensorImpl::shared_version_counter() {
   if (!version_) version_ = make_intrusive<VersionCounter>();

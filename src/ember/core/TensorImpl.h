@@ -48,6 +48,9 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   // Every element at a distinct address, without gaps, in some order of the dims.
   bool is_non_overlapping_and_dense() const;
   const Storage& storage() const { return storage_; }
+  // Made in inference mode (or a view of such a tensor): no version counter,
+  // no in-place update or autograd outside inference mode.
+  bool is_inference() const { return storage_ && storage_->is_inference(); }
 
   // Address of element 0 of this view.
   void* data() const {

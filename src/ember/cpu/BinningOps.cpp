@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -54,21 +56,31 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
   EMBER_DISPATCH_ALL_TYPES(ct, "searchsorted", [&] {
     const scalar_t* bp = static_cast<const scalar_t*>(b.data_ptr());
     const scalar_t* vp = static_cast<const scalar_t*>(v.data_ptr());
-    for (int64_t i = 0; i < nv; ++i) {
-      const scalar_t* line = bd.dim() <= 1 ? bp : bp + (i / std::max<int64_t>(per_line, 1)) * nb;
-      const scalar_t x = vp[i];
-      int64_t lo = 0, hi = nb;
-      while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        // left: first position whose value is >= x; right: first whose value is > x.
-        const bool go_right = right ? !(line[mid] > x) : !(line[mid] >= x);
-        if (go_right) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
+    const int64_t lines = std::max<int64_t>(per_line, 1);
+    const bool one_line = bd.dim() <= 1;
+    // left: the first position whose value is >= x; right: the first whose value is > x
+    // (NaN last either way). Branch-free bisection: the comparison picks the half.
+    auto search = [&](auto right_tag) {
+      constexpr bool kRight = decltype(right_tag)::value;
+      parallel_for(0, nv, 4096, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const scalar_t* line = one_line ? bp : bp + (i / lines) * nb;
+          const scalar_t x = vp[i];
+          int64_t lo = 0, len = nb;
+          while (len > 0) {
+            const int64_t half = len >> 1;
+            const bool go_right = kRight ? !(line[lo + half] > x) : !(line[lo + half] >= x);
+            lo = go_right ? lo + half + 1 : lo;
+            len = go_right ? len - half - 1 : half;
+          }
+          rp[i] = lo;
         }
-      }
-      rp[i] = lo;
+      });
+    };
+    if (right) {
+      search(std::true_type{});
+    } else {
+      search(std::false_type{});
     }
   });
   out.copy_(r);

@@ -263,7 +263,11 @@ int set_data(PyObject* self, PyObject* value, void*) {
   EMBER_PY_CATCH_RET(-1)
 }
 PyObject* get_version(PyObject* self, void*) {
-  return PyLong_FromUnsignedLong(unpack_tensor(self).unsafeGetTensorImpl()->version());
+  EMBER_PY_TRY
+  const TensorImpl* impl = unpack_tensor(self).unsafeGetTensorImpl();
+  EMBER_CHECK(!impl->is_inference(), "Inference tensors do not track version counter.");
+  return PyLong_FromUnsignedLong(impl->version());
+  EMBER_PY_CATCH_RET(nullptr)
 }
 PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_cuda()); }
 PyObject* get_is_meta(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_meta()); }
@@ -339,6 +343,9 @@ std::vector<PyGetSetDef> make_tensor_getset() {
 
 PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack_tensor(self).dim()); }
 PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack_tensor(self).numel()); }
+PyObject* m_is_inference(PyObject* self, PyObject*) {
+  return PyBool_FromLong(unpack_tensor(self).unsafeGetTensorImpl()->is_inference());
+}
 PyObject* m_storage_offset(PyObject* self, PyObject*) {
   return PyLong_FromLongLong(unpack_tensor(self).storage_offset());
 }
@@ -611,6 +618,7 @@ PyMethodDef tensor_methods[] = {
     {"numel", m_numel, METH_NOARGS, nullptr},
     {"nelement", m_numel, METH_NOARGS, nullptr},
     {"storage_offset", m_storage_offset, METH_NOARGS, nullptr},
+    {"is_inference", m_is_inference, METH_NOARGS, nullptr},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
     {"element_size", m_element_size, METH_NOARGS, nullptr},
     {"_adopt_view_", m_adopt_view_, METH_O, nullptr},
