@@ -138,15 +138,24 @@ def frexp(input, *, out=None):  # noqa: A002
 def ldexp(input, other, *, out=None):  # noqa: A002
     """input * 2**other."""
     ember = _ember()
-    dtype = ember.result_type(input, other)
-    if not dtype.is_floating_point:
-        dtype = ember.get_default_dtype()
-    result = ember.mul(input, ember.pow(2.0, other).to(dtype))
-    return _out(result, out)
+    if out is not None:
+        return ember.mul(input, _pow2(input, other), out=out)
+    return ember.mul(input, _pow2(input, other))
+
+
+def _pow2(input, other):
+    # 2**other in other's dtype (the default float dtype for integers), or,
+    # for a complex product, in the complex result dtype, as PyTorch.
+    ember = _ember()
+    if isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
+        dtype = ember.result_type(input, other)
+        if dtype.is_complex:
+            return ember.exp2(other.to(dtype))
+    return ember.pow(2.0, other)
 
 
 def ldexp_(self, other):
-    return self.copy_(ldexp(self, other))
+    return self.mul_(_pow2(self, other))
 
 
 def _float_power_dtype(*operands):

@@ -444,12 +444,21 @@ def _strided_only(name):
     return method
 
 
+def _dense_to_sparse_coo(self):
+    # No arguments, as PyTorch's Python method.
+    return self.to_sparse()
+
+
+_dense_to_sparse_coo.__name__ = "to_sparse_coo"
+_dense_to_sparse_coo.__qualname__ = "Tensor.to_sparse_coo"
+
+
 def install_tensor_methods(cls) -> None:
     """The strided side of the layout: is_sparse, to_sparse, to_dense, and the
     sparse-only methods with PyTorch's errors for a strided tensor."""
     cls.is_sparse = property(_dense_is_sparse)
     cls.to_sparse = _dense_to_sparse
-    cls.to_sparse_coo = _dense_to_sparse
+    cls.to_sparse_coo = _dense_to_sparse_coo
     if "to_dense" not in vars(cls):
         cls.to_dense = _dense_to_dense
     cls.sparse_dim = lambda self: 0

@@ -56,15 +56,13 @@ inline C cmul(C a, C b) {
 void add_kernel(const TensorIterator& it, const Scalar& alpha) {
   EMBER_COMPLEX_LOOP(it, "add_cpu", [&] {
     using C = scalar_t;
+    // alpha * y is a complex product even for alpha = 1, as in PyTorch: an
+    // infinite part of y makes the other part nan (inf * 0).
     const C a = alpha.to<C>();
-    if (a == C(1)) {
-      map2<C, C>(it, [](C x, C y) { return C(x.real() + y.real(), x.imag() + y.imag()); });
-    } else {
-      map2<C, C>(it, [a](C x, C y) {
-        const C p = cmul(a, y);
-        return C(x.real() + p.real(), x.imag() + p.imag());
-      });
-    }
+    map2<C, C>(it, [a](C x, C y) {
+      const C p = cmul(a, y);
+      return C(x.real() + p.real(), x.imag() + p.imag());
+    });
   });
 }
 

@@ -1,0 +1,147 @@
+"""Findings of a held-out fuzzing run (tools/fuzz/fuzz.py with new seeds),
+one class each, compared with PyTorch: values, exception classes and
+messages."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import torch
+from test_hardening import check_same
+
+import ember
+
+C128 = "((torch.arange(24, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0.25j).to(torch.complex128)"
+SPECIAL = "torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0])"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # 16-byte elements (complex128) moved as 8-byte ones: half of each
+        # value, and past the end of the source.
+        f"torch.take({C128}.reshape(2, 3, 2, 2), torch.tensor([[-3], [-2], [-1]]))",
+        f"torch.take({C128}, torch.tensor([5, 0, 23]))",
+        f"{C128}.gather(0, torch.tensor([5, 0, 23]))",
+        f"{C128}.index_select(0, torch.tensor([5, 0, 23]))",
+        f"{C128}[torch.tensor([5, 0, 23])]",
+        f"{C128}.reshape(4, 6)[:, torch.tensor([5, 0])]",
+        f"{C128}.index_put((torch.tensor([5, 0]),), torch.tensor([1j, 2.0], dtype=torch.complex128))",
+        f"{C128}.masked_scatter(torch.arange(24) % 3 == 0, -{C128})",
+        f"{C128}.put(torch.tensor([-1, 3]), torch.tensor([1j, 2.0], dtype=torch.complex128))",
+    ],
+)
+def test_complex128_moves_whole_elements(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # a + alpha * b multiplies b by alpha as complex numbers even when
+        # alpha is 1: an infinite part of b makes the other part nan.
+        f"torch.add(torch.ones(6, dtype=torch.complex64) * (1 + 2j), {SPECIAL}.to(torch.complex64))",
+        f"torch.ones(6, dtype=torch.complex128) + {SPECIAL}.to(torch.complex128)",
+        f"{SPECIAL}.to(torch.complex64) + torch.ones(6, dtype=torch.complex64)",
+        f"torch.ones(6, dtype=torch.complex64) - {SPECIAL}.to(torch.complex64)",
+        f"torch.ones(6, dtype=torch.complex64).add({SPECIAL}.to(torch.complex64), alpha=2)",
+    ],
+)
+def test_complex_add_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # 2**other in other's dtype, or in the complex result dtype.
+        "torch.ldexp(torch.ones(3), torch.tensor([1.1, 2.0, 3.0]).to(torch.bfloat16))",
+        "torch.ldexp(torch.ones(3, dtype=torch.float64), torch.tensor([1.1, 2.0, 3.0]).to(torch.bfloat16))",
+        "torch.ldexp(torch.arange(3.0).to(torch.complex64), torch.tensor([0.3, 1.7, -2.2]).to(torch.bfloat16))",
+        "torch.ones(3, dtype=torch.complex64).ldexp_(torch.tensor([1.1, 2.0, 3.0]).to(torch.bfloat16))",
+        "torch.ldexp(torch.ones(3, dtype=torch.complex128), torch.tensor([1, 2, 3]))",
+        "torch.ldexp(torch.tensor([1, 2]), torch.tensor([2, 3]))",
+    ],
+)
+def test_ldexp_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Python conversions of a tensor of several elements: ValueError.
+        "int(torch.ones(2))",
+        "float(torch.ones(0))",
+        "complex(torch.ones(2))",
+        "float(torch.ones(2, dtype=torch.complex64))",
+        "torch.sym_int(torch.ones(2, dtype=torch.bool))",
+        "torch.sym_float(torch.ones(0))",
+        "torch.sym_sqrt(torch.ones(3))",
+        # The symbolic-size helpers outside tracing.
+        "torch.sym_sum()",
+        "torch.sym_sum(torch.arange(3))",
+        "torch.sym_sum([1, 2])",
+        "torch.sym_sum(1, 2, 3)",
+        "torch.sym_ite(1, 2, 3)",
+        "torch.sym_ite(True, 2, 3.0)",
+        "torch.sym_ite(False, torch.ones(1), torch.ones(2))",
+        "torch.sym_fresh_size((1,))",
+        "torch.sym_fresh_size((1, 2))",
+        "torch.sym_fresh_size(torch.tensor(2.5))",
+        "torch.sym_fresh_size(None)",
+        "torch.sym_fresh_size('')",
+        "torch.sym_fresh_size((2**63, 1))",
+        "torch.sym_constrain_range(torch.tensor(5), min=0, max=3)",
+        "torch.sym_constrain_range(torch.tensor([5, 6]))",
+        "torch.sym_constrain_range((1, 2))",
+        "torch.sym_constrain_range(5.5, min=0, max=3)",
+        "torch.sym_constrain_range(True)",
+    ],
+)
+def test_python_level_helpers_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("value", ["3", "''", "torch.int16", "torch.ones(1)", "None", "1.0"])
+def test_set_warn_always_takes_only_a_bool(value):
+    try:
+        check_same(f"torch.set_warn_always({value})")
+    finally:
+        torch.set_warn_always(False)
+        ember.set_warn_always(False)
+    assert ember.is_warn_always_enabled() is False
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Python-level functions with PyTorch's binding signatures: a wrong
+        # argument type is the binding's TypeError.
+        "torch.segment_reduce(torch.ones(0), 3, lengths=torch.float16)",
+        "torch.segment_reduce(torch.ones(1), torch.ones(1), initial=[])",
+        "torch.segment_reduce(torch.ones(2), 'sum', lengths=torch.tensor([1, 1]), initial=1.5)",
+        "torch.ones(3).nonzero_static(size=(0,), fill_value=2.0)",
+        "torch.nonzero_static(torch.ones(1), size=(-2, 2**62), fill_value=2.0)",
+        "torch.ones(3).nonzero_static(size=4, fill_value=True)",
+        "torch.nonzero_static(torch.ones(3), size=4, out=torch.ones(2, 1, dtype=torch.int64))",
+        "torch.ones(3).index_reduce_(0, torch.tensor([0]), torch.ones(1), 'prod', include_self=1)",
+        "torch.ones(3).index_reduce_(-2**63, torch.ones(0), torch.ones(6), 'prod')",
+        "torch.ones(3).index_reduce_(1, torch.tensor([0]), torch.ones(1), 'prod')",
+        "torch.index_reduce(torch.ones(3), 0, torch.tensor([0]), 2 * torch.ones(1), 'prod', out=torch.ones(3))",
+        "torch.ones(0).to_sparse_coo(torch.ones(0, dtype=torch.int64))",
+        "torch.ones(2).to_sparse_coo().to_dense()",
+        # Tensor.resize multiplies its arguments as given: a tuple never matches.
+        "torch.ones(4).resize(torch.ones(2, 3))",
+        "torch.ones(4).resize((2, 2))",
+        "torch.ones(4).resize(2, 2)",
+        "torch.ones(4).resize(2, 3)",
+        # index_select checks the dim, the index's rank and count, then its dtype.
+        "torch.index_select(torch.ones(()), -2, torch.ones(3))",
+        "torch.index_select(torch.ones(2, 3), 2**63 - 1, torch.ones(0))",
+        "torch.index_select(torch.ones(2), 0, torch.ones(2, 2))",
+        "torch.index_select(torch.ones(()), 0, torch.ones(3))",
+    ],
+)
+@pytest.mark.filterwarnings("ignore")
+def test_argument_checks_as_torch(code):
+    check_same(code)
