@@ -429,7 +429,18 @@ def _dense_is_sparse(self):
     return False
 
 
+def _check_to_dense_args(dtype, masked_grad):
+    # The binding's argument types: dtype a torch.dtype, masked_grad a bool.
+    import ember
+
+    if dtype is not None and not isinstance(dtype, ember.dtype):
+        raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not {type(dtype).__name__}")
+    if masked_grad is not None and not isinstance(masked_grad, bool):
+        raise TypeError(f"to_dense(): argument 'masked_grad' must be bool, not {type(masked_grad).__name__}")
+
+
 def _dense_to_dense(self, dtype=None, *, masked_grad=None):
+    _check_to_dense_args(dtype, masked_grad)
     return self if dtype is None or dtype == self.dtype else self.to(dtype)
 
 

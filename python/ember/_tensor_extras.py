@@ -50,6 +50,9 @@ def is_distributed(self):
 
 def to_dense(self, dtype=None, *, masked_grad=None):
     """A strided tensor is dense already: self, or self converted to dtype."""
+    from ember._sparse_coo import _check_to_dense_args
+
+    _check_to_dense_args(dtype, masked_grad)
     return self if dtype is None else self.to(dtype)
 
 

@@ -145,3 +145,27 @@ def test_set_warn_always_takes_only_a_bool(value):
 @pytest.mark.filterwarnings("ignore")
 def test_argument_checks_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # PyTorch's Python code reads sizes before the binding checks the rank.
+        "F.fractional_max_pool3d(torch.ones(0), 2, output_size=1)",
+        "F.fractional_max_pool2d(torch.ones(3), 2, output_size=1)",
+        "F.fractional_max_pool2d(torch.ones(()), 2, output_size=1)",
+        "F.fractional_max_pool2d(torch.ones(2, 3), 2, output_ratio=0.5)",
+        "F.fractional_max_pool2d(torch.ones(2, 3), 2, output_ratio=(0.5, 0.5))",
+        "F.fractional_max_pool3d(torch.ones(2, 3, 3), 2, output_size=1)",
+        "F.fractional_max_pool2d_with_indices(torch.ones(3), 2, output_size=1)",
+        "F.fractional_max_pool2d(torch.ones(1, 4, 4), 2, output_ratio=(0.5, 0.5), "
+        "_random_samples=torch.full((1, 1, 2), 0.3))",
+        # to_dense's argument types.
+        "torch.ones(2).to_dense(3)",
+        "torch.ones(2).to_dense(None, masked_grad=1)",
+        "torch.ones(2).to_dense(torch.complex64, masked_grad='mean')",
+        "torch.ones(2).to_dense(torch.float64, masked_grad=True)",
+    ],
+)
+def test_python_functional_checks_as_torch(code):
+    check_same(code)
