@@ -809,6 +809,10 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
         dims = list(range(input.dim()))
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
+    rank = max(input.dim(), 1)
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})")
     dims = [d + input.dim() if d < 0 else d for d in dims]
     spacings = _gradient_spacings(input, spacing, dims)
     for d in dims:

@@ -160,6 +160,10 @@ def test_argument_checks_as_torch(code):
         "F.fractional_max_pool2d_with_indices(torch.ones(3), 2, output_size=1)",
         "F.fractional_max_pool2d(torch.ones(1, 4, 4), 2, output_ratio=(0.5, 0.5), "
         "_random_samples=torch.full((1, 1, 2), 0.3))",
+        # gradient checks its dims' range first (IndexError).
+        "torch.gradient(torch.ones(0), dim=-2)",
+        "torch.gradient(torch.ones(3, 3), dim=(0, -3))",
+        "torch.gradient(torch.ones(3), dim=-1)",
         # to_dense's argument types.
         "torch.ones(2).to_dense(3)",
         "torch.ones(2).to_dense(None, masked_grad=1)",
