@@ -619,6 +619,9 @@ FUNCTIONS = {
     'segment_reduce': [
         "segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None)",
     ],
+    'empty_permuted': [
+        "empty_permuted(int[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+    ],
 }
 
 METHODS = {
@@ -874,6 +877,12 @@ METHODS = {
     ],
     'nonzero_static': [
         "nonzero_static(*, SymInt size, int fill_value=-1)",
+    ],
+    'geometric_': [
+        "geometric_(float p, *, Generator? generator=None)",
+    ],
+    'log_normal_': [
+        "log_normal_(float mean=1, float std=2, *, Generator? generator=None)",
     ],
 }
 

@@ -446,6 +446,11 @@ def _dense_to_dense(self, dtype=None, *, masked_grad=None):
 
 def _strided_only(name):
     def method(self, *args, **kwargs):
+        # None of these takes arguments (PyTorch's binding checks that first).
+        if args:
+            raise TypeError(f"TensorBase.{name}() takes no arguments ({len(args)} given)")
+        if kwargs:
+            raise TypeError(f"TensorBase.{name}() takes no keyword arguments")
         if name.startswith("_"):
             raise _sparse_backend_error(name, "CPU")
         layout = "sparse tensor" if name == "values" else "sparse coordinate tensor"

@@ -19,6 +19,7 @@ METHODS = [
     "log_normal_",
     "map2_",
     "module_load",
+    "symeig",
     "to_dense",
 ]
 
@@ -27,6 +28,13 @@ def _ember():
     import ember
 
     return ember
+
+
+def symeig(self, eigenvectors=False):
+    """Removed, as in PyTorch: the method takes eigenvectors only."""
+    from ember._removed import symeig as removed
+
+    return removed(self, eigenvectors)
 
 
 def cfloat(self, memory_format=_C.preserve_format):

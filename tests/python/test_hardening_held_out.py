@@ -173,3 +173,42 @@ def test_argument_checks_as_torch(code):
 )
 def test_python_functional_checks_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Argument types checked as PyTorch's bindings (and its Python
+        # wrappers) check them, before any other error.
+        "torch.ones(4).symeig(torch.ones(2), 0.5)",
+        "torch.ones(4).symeig(True)",
+        "torch.set_autocast_enabled(torch.ones(2))",
+        "torch.set_autocast_enabled('cpu', 1)",
+        "torch.set_autocast_enabled(True, True)",
+        "torch.set_autocast_cpu_enabled(torch.ones(2))",
+        "torch.set_autocast_cpu_enabled(1)",
+        "torch.set_autocast_xla_enabled(1)",
+        "torch.meshgrid(indexing=0.0)",
+        "torch.meshgrid(torch.ones(2), indexing=0.0)",
+        "torch.meshgrid(torch.ones(2), 3)",
+        "torch.meshgrid([torch.ones(2), torch.ones(3)], indexing='xy')",
+        "torch.ones(2, 2).indices([-1.5])",
+        "torch.ones(2, 2).values(0.0, [-1])",
+        "torch.ones(2, 2).coalesce(a=1)",
+        "torch.ones(2, 2).coalesce()",
+        "torch.ones(2).geometric_(torch.ones(3))",
+        "torch.ones(2).geometric_(0.5, generator='')",
+        "torch.ones(2).log_normal_(torch.ones(3))",
+        "torch.ones(2).log_normal_(std=2).shape",
+        "torch.empty_permuted((4,), torch.ones(2, 3), dtype=torch.float16)",
+        "torch.empty_permuted((4, 2), (1, 0), dtype=torch.float16).stride()",
+    ],
+)
+@pytest.mark.filterwarnings("ignore")
+def test_binding_argument_types_as_torch(code):
+    try:
+        # Python names the method Tensor.symeig in PyTorch, symeig here.
+        check_same(code, message="symeig" not in code)
+    finally:
+        torch.set_autocast_enabled("cpu", False)
+        ember.set_autocast_enabled("cpu", False)
