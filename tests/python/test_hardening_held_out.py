@@ -212,3 +212,34 @@ def test_binding_argument_types_as_torch(code):
     finally:
         torch.set_autocast_enabled("cpu", False)
         ember.set_autocast_enabled("cpu", False)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # hinge_embedding_loss computes margin - input in input's dtype.
+        "torch.hinge_embedding_loss(torch.tensor([1, -3, 2], dtype=torch.int32), "
+        "torch.tensor([1, -1, 1], dtype=torch.int8))",
+        "F.hinge_embedding_loss(torch.tensor([1, -3, 2], dtype=torch.int16), "
+        "torch.tensor([1.0, -1, 1], dtype=torch.float64), reduction='none')",
+        "F.hinge_embedding_loss(torch.tensor([1, -3, 2], dtype=torch.int16), torch.tensor([1.0, -1, 1]))",
+        "F.hinge_embedding_loss(torch.tensor([1, -3, 2]), torch.tensor([1.0, -1, 1]), margin=0.7, reduction='sum')",
+        "F.hinge_embedding_loss(torch.tensor([1.0, -3, 2]), torch.tensor([1.0, -1, 1]), margin=0.7)",
+        # soft_margin_loss rounds each step to input's dtype.
+        "F.soft_margin_loss(torch.ones(4, dtype=torch.float16), torch.ones(4, dtype=torch.bfloat16))",
+        "F.soft_margin_loss(torch.tensor([0.3, -1.2]), torch.tensor([1.0, -1], dtype=torch.float64))",
+        "F.soft_margin_loss(torch.tensor([3, -1]), torch.tensor([1.0, -1]))",
+    ],
+)
+def test_loss_dtypes_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("fn", ["soft_margin_loss", "hinge_embedding_loss"])
+def test_loss_gradients_as_torch(fn):
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor([0.3, -1.2, 2.5], requires_grad=True)
+        getattr(lib.nn.functional, fn)(x, lib.tensor([1.0, -1.0, -1.0])).backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == pytest.approx(grads[1], rel=1e-6)
