@@ -53,6 +53,20 @@ def test_complex_add_as_torch(code):
 @pytest.mark.parametrize(
     "code",
     [
+        # sgn: complex64 divides by |z| + 0i as complex numbers, complex128
+        # part by part (PyTorch's kernels), so inf gives nan + nan i or nan + 0i.
+        f"torch.sgn({SPECIAL}.to(torch.complex64))",
+        f"torch.sgn({SPECIAL}.to(torch.complex128))",
+        "torch.sgn(torch.tensor([3 + 4j, complex(float('inf'), 1), complex(1, float('inf')), 1e-30 + 1e-30j]))",
+    ],
+)
+def test_complex_sgn_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
         # 2**other in other's dtype, or in the complex result dtype.
         "torch.ldexp(torch.ones(3), torch.tensor([1.1, 2.0, 3.0]).to(torch.bfloat16))",
         "torch.ldexp(torch.ones(3, dtype=torch.float64), torch.tensor([1.1, 2.0, 3.0]).to(torch.bfloat16))",
