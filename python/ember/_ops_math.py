@@ -276,6 +276,8 @@ def heaviside(input, values, *, out=None):  # noqa: A002
     ember = _ember()
     _argcheck.tensor("heaviside", "input", 1, input)
     _argcheck.tensor("heaviside", "values", 2, values)
+    if input.is_complex() or values.is_complex():
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     result = ember.where(input == 0, values, (input > 0).to(input.dtype))

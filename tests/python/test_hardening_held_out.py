@@ -257,3 +257,23 @@ def test_loss_gradients_as_torch(fn):
         getattr(lib.nn.functional, fn)(x, lib.tensor([1.0, -1.0, -1.0])).backward()
         grads.append(x.grad.tolist())
     assert grads[0] == pytest.approx(grads[1], rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # PyTorch's own refusals of complex operands (RuntimeError), checked
+        # before broadcasting and the kernel's dtype check.
+        "torch.full((1,), 0.5).to(torch.complex128).expand((4,)).deg2rad()",
+        "torch.ones(2, dtype=torch.complex64).rad2deg_()",
+        "torch.ones(0, dtype=torch.bool).fmax(torch.ones(0, dtype=torch.complex64))",
+        "torch.fmin(torch.ones(2, dtype=torch.complex128), torch.ones(2))",
+        "torch.minimum(torch.ones(2, dtype=torch.complex128), torch.ones(3, dtype=torch.complex128))",
+        "torch.maximum(torch.ones(2), torch.ones(2, dtype=torch.complex64))",
+        "torch.maximum(torch.ones(2), torch.ones(2), out=torch.ones(2, dtype=torch.complex64))",
+        "torch.heaviside(torch.ones(2, dtype=torch.complex128), torch.ones(3))",
+        "torch.ones(2).heaviside_(torch.ones(2, dtype=torch.complex64))",
+    ],
+)
+def test_complex_refused_with_torch_text(code):
+    check_same(code)
