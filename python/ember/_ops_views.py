@@ -170,6 +170,8 @@ def sum_to_size(self, *size):
     """The sum of self over the dimensions that size broadcasts."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
+    if len(size) == 0 and self.dim() == 0:
+        return self.sum()  # PyTorch sums to () whatever the shape: integers widen to int64
     target = list(size)
     shape = list(self.shape)
     lead = len(shape) - len(target)

@@ -277,3 +277,21 @@ def test_loss_gradients_as_torch(fn):
 )
 def test_complex_refused_with_torch_text(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # nan_to_num replaces nan and infinities in both parts of complex values.
+        "torch.nan_to_num(torch.tensor([complex(float('nan'), float('inf')), complex(float('-inf'), 2), 1 + 1j]))",
+        "torch.nan_to_num(torch.tensor([complex(float('nan'), float('inf'))]), nan=1.5, posinf=2.0)",
+        "torch.nan_to_num(torch.tensor([complex(float('nan'), float('inf'))], dtype=torch.complex128).conj())",
+        "torch.tensor([complex(float('nan'), float('inf'))]).nan_to_num_()",
+        # sum_to_size(()) is a full sum: integers widen to int64.
+        "torch.tensor(3, dtype=torch.int8).sum_to_size(())",
+        "torch.tensor([3], dtype=torch.int8).sum_to_size((1,))",
+        "torch.ones(2, 3, dtype=torch.int8).sum_to_size(3)",
+    ],
+)
+def test_values_found_held_out(code):
+    check_same(code)
