@@ -295,3 +295,24 @@ def test_complex_refused_with_torch_text(code):
 )
 def test_values_found_held_out(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # alias_copy and slice_copy (Tensor has no alias() or slice()).
+        "torch.alias_copy(torch.ones(2, 0, 3, dtype=torch.int32))",
+        "torch.alias_copy(torch.ones(4).expand(2, 4))",
+        "torch.slice_copy(torch.ones(2, 3), 4)",
+        "torch.slice_copy(torch.ones(2, 3), 1, -5, 2)",
+        "torch.slice_copy(torch.ones(2, 3), 1, None, None, 2)",
+        "torch.slice_copy(torch.ones(2, 3), step=0)",
+        "torch.slice_copy(torch.ones(2, 3), 1, 2**63 - 1)",
+        "torch.slice_copy(torch.ones(()))",
+        "torch.slice_copy(torch.arange(4).expand(2, 4), 1, 1)",
+        # Complex dtypes in the messages of Python-level losses and similarities.
+        "torch.cosine_similarity(torch.ones(2, 2, 3, dtype=torch.uint8), torch.ones(2, 2, 3, dtype=torch.complex128))",
+    ],
+)
+def test_copies_and_messages_as_torch(code):
+    check_same(code)

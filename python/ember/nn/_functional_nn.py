@@ -512,6 +512,8 @@ def _dtype_name(t):
         "int8": "Char",
         "uint8": "Byte",
         "bool": "Bool",
+        "complex64": "ComplexFloat",
+        "complex128": "ComplexDouble",
     }[str(t.dtype).split(".")[1]]
 
 
