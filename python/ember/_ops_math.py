@@ -144,14 +144,18 @@ def ldexp(input, other, *, out=None):  # noqa: A002
 
 
 def _pow2(input, other):
-    # 2**other in other's dtype (the default float dtype for integers), or,
-    # for a complex product, in the complex result dtype, as PyTorch.
+    # 2**other in other's dtype (the default float dtype for integers), cast
+    # to the result dtype; for a complex result, computed in that dtype, as
+    # PyTorch.
     ember = _ember()
-    if isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase):
-        dtype = ember.result_type(input, other)
-        if dtype.is_complex:
-            return ember.exp2(other.to(dtype))
-    return ember.pow(2.0, other)
+    if not (isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase)):
+        return ember.pow(2.0, other)
+    dtype = ember.result_type(input, other)
+    if dtype.is_complex:
+        return ember.exp2(other.to(dtype))
+    if not dtype.is_floating_point:
+        dtype = ember.get_default_dtype()
+    return ember.pow(2.0, other).to(dtype)
 
 
 def ldexp_(self, other):

@@ -74,6 +74,8 @@ def test_complex_sgn_as_torch(code):
         "torch.ones(3, dtype=torch.complex64).ldexp_(torch.tensor([1.1, 2.0, 3.0]).to(torch.bfloat16))",
         "torch.ldexp(torch.ones(3, dtype=torch.complex128), torch.tensor([1, 2, 3]))",
         "torch.ldexp(torch.tensor([1, 2]), torch.tensor([2, 3]))",
+        "torch.ldexp(torch.tensor([1.5, 2.0], dtype=torch.float16), torch.tensor([2, -3]))",
+        "torch.ldexp(torch.tensor([1.5, 2.0], dtype=torch.bfloat16), torch.tensor([2, -3]))",
     ],
 )
 def test_ldexp_as_torch(code):
