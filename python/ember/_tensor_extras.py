@@ -76,6 +76,16 @@ def _physical_order(t):
     """Dimensions from outermost to innermost by stride; equal strides put the larger dimension outside and
     zero strides stay where they are (PyTorch's elementwise output order)."""
     sizes, strides = t.shape, t.stride()
+    if t.dim() <= 1:
+        return tuple(range(t.dim()))
+    # Contiguous (and not also channels-last) or channels-last only: those
+    # orders, whatever the strides of size-1 dimensions say.
+    contiguous = t.is_contiguous()
+    channels_last = t.dim() == 4 and t.is_contiguous(memory_format=_C.channels_last)
+    if contiguous and not channels_last:
+        return tuple(range(t.dim()))
+    if channels_last and not contiguous:
+        return (0, *range(2, t.dim()), 1)
 
     def should_swap(a, b):
         if strides[a] == 0 or strides[b] == 0:

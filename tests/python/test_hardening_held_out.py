@@ -318,3 +318,21 @@ def test_values_found_held_out(code):
 )
 def test_copies_and_messages_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # dim_order: a contiguous (or channels-last only) tensor has that
+        # order whatever the strides of its size-1 dimensions.
+        "torch.arange(3).reshape((3, 1)).transpose(0, -1).dim_order()",
+        "torch.ones(2, 0, 3).transpose(0, -1).dim_order()",
+        "torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last).dim_order()",
+        "torch.ones(1, 3, 1, 1).dim_order()",
+        "torch.ones(2, 1, 4, 5).to(memory_format=torch.channels_last).dim_order()",
+        "torch.ones(2, 3, 4).permute(2, 0, 1).dim_order()",
+        "torch.ones(3, 1).expand(3, 4).dim_order()",
+    ],
+)
+def test_dim_order_as_torch(code):
+    check_same(code)
