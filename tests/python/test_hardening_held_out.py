@@ -312,6 +312,11 @@ def test_values_found_held_out(code):
         "torch.slice_copy(torch.ones(2, 3), 1, 2**63 - 1)",
         "torch.slice_copy(torch.ones(()))",
         "torch.slice_copy(torch.arange(4).expand(2, 4), 1, 1)",
+        # prelu refuses mixed dtypes before its shape checks.
+        "torch.prelu(torch.ones(2, 3, 4), torch.arange(3) % 3 == 0)",
+        "torch.prelu(torch.ones((), dtype=torch.float64), torch.ones(3))",
+        "F.prelu(torch.ones(2, 3), torch.ones(1, dtype=torch.float16))",
+        "F.prelu(-torch.ones(2, 3), torch.full((3,), 0.25))",
         # Complex dtypes in the messages of Python-level losses and similarities.
         "torch.cosine_similarity(torch.ones(2, 2, 3, dtype=torch.uint8), torch.ones(2, 2, 3, dtype=torch.complex128))",
     ],
