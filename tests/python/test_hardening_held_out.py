@@ -241,6 +241,11 @@ def test_binding_argument_types_as_torch(code):
         "F.hinge_embedding_loss(torch.tensor([1, -3, 2], dtype=torch.int16), torch.tensor([1.0, -1, 1]))",
         "F.hinge_embedding_loss(torch.tensor([1, -3, 2]), torch.tensor([1.0, -1, 1]), margin=0.7, reduction='sum')",
         "F.hinge_embedding_loss(torch.tensor([1.0, -3, 2]), torch.tensor([1.0, -1, 1]), margin=0.7)",
+        # l1_loss with weight: the mean divides by the weights' sum.
+        "F.l1_loss(torch.tensor([1.0, 2, 3]), torch.tensor([0.0, 0, 0]), weight=torch.tensor([1.0, 2, 3]))",
+        "F.l1_loss(torch.tensor([1.5, -2.0], dtype=torch.float16), torch.tensor([1, -3], dtype=torch.int16), "
+        "weight=torch.tensor([-3, 2], dtype=torch.int16))",
+        "F.l1_loss(torch.tensor([1.0, 2, 3]), torch.tensor([0.0, 0, 0]), weight=torch.tensor([1.0, 2]))",
         # soft_margin_loss rounds each step to input's dtype.
         "F.soft_margin_loss(torch.ones(4, dtype=torch.float16), torch.ones(4, dtype=torch.bfloat16))",
         "F.soft_margin_loss(torch.tensor([0.3, -1.2]), torch.tensor([1.0, -1], dtype=torch.float64))",
