@@ -188,7 +188,7 @@ class ConversionMethods:
 
     def __complex__(self):
         if self.numel() != 1:
-            raise TypeError("only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return builtins.complex(self.item())
 
     def is_signed(self):

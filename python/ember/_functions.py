@@ -24,8 +24,13 @@ _FLOAT_FACTS = {
     "float32": (32, 2.0**-23, 3.4028234663852886e38, 2.0**-126, 1e-06),
     "float64": (64, 2.0**-52, 1.7976931348623157e308, 2.0**-1022, 1e-15),
 }
-_INT_FACTS = {"uint8": (8, 0, 255), "int8": (8, -(2**7), 2**7 - 1), "int16": (16, -(2**15), 2**15 - 1),
-              "int32": (32, -(2**31), 2**31 - 1), "int64": (64, -(2**63), 2**63 - 1)}
+_INT_FACTS = {
+    "uint8": (8, 0, 255),
+    "int8": (8, -(2**7), 2**7 - 1),
+    "int16": (16, -(2**15), 2**15 - 1),
+    "int32": (32, -(2**31), 2**31 - 1),
+    "int64": (64, -(2**63), 2**63 - 1),
+}
 
 
 def _dtype_name(dtype):
@@ -233,8 +238,16 @@ def column_stack(tensors, *, out=None):
 
 
 def meshgrid(*tensors, indexing=None):
+    import ember
+
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    # The binding's argument types come first.
+    for i, t in enumerate(tensors):
+        if not isinstance(t, ember.Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if indexing is not None and not isinstance(indexing, str):
+        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {type(indexing).__name__}")
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
@@ -248,9 +261,7 @@ def meshgrid(*tensors, indexing=None):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         if t.dim() > 1:
-            raise RuntimeError(
-                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
-            )
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
     flat = [t.reshape(-1) for t in tensors]
     swap = indexing == "xy" and len(flat) >= 2
     if swap:
@@ -328,8 +339,9 @@ def view_as_complex_copy(input):
     return _C._VariableFunctions.view_as_complex(input).clone()
 
 
-def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
-                   pin_memory=False):
+def empty_permuted(
+    size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
     """An uninitialised tensor of `size` whose memory runs in the order of
     `physical_layout` (its last dimension innermost)."""
     import ember
@@ -388,11 +400,46 @@ def while_loop(cond_fn, body_fn, carried_inputs):
 
 
 __all__ = [
-    "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo", "is_tensor", "is_floating_point", "is_complex", "is_conj",
-    "result_type", "is_nonzero", "numel", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "atleast_1d",
+    "pi",
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "finfo",
+    "iinfo",
+    "is_tensor",
+    "is_floating_point",
+    "is_complex",
+    "is_conj",
+    "result_type",
+    "is_nonzero",
+    "numel",
     "is_inference",
-    "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "meshgrid", "detach",
-    "binary_cross_entropy_with_logits", "has_lapack", "has_spectral", "has_mkl", "has_openmp", "init_num_threads",
-    "is_distributed", "get_device_module", "adjoint", "view_as_real_copy", "view_as_complex_copy", "empty_permuted",
-    "cond", "while_loop",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "broadcast_to",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "hstack",
+    "vstack",
+    "row_stack",
+    "dstack",
+    "column_stack",
+    "meshgrid",
+    "detach",
+    "binary_cross_entropy_with_logits",
+    "has_lapack",
+    "has_spectral",
+    "has_mkl",
+    "has_openmp",
+    "init_num_threads",
+    "is_distributed",
+    "get_device_module",
+    "adjoint",
+    "view_as_real_copy",
+    "view_as_complex_copy",
+    "empty_permuted",
+    "cond",
+    "while_loop",
 ]

@@ -30,6 +30,9 @@ def _index_reduce_check(self, dim, index, source, reduce):
     if not _warned[0]:
         _warned[0] = True
         warnings.warn("index_reduce() is in beta and the API may change at any time.", stacklevel=_outside_ember())
+    n = max(self.dim(), 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     dim = dim + self.dim() if dim < 0 else dim
     if index.dim() > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
@@ -38,10 +41,12 @@ def _index_reduce_check(self, dim, index, source, reduce):
     return dim, index.reshape(shape).expand_as(source)
 
 
-def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+def index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
     """self with source's slices combined into the rows index names along dim."""
+    from ember._ops_math import _out
+
     dim, spread = _index_reduce_check(self, dim, index, source, reduce)
-    return self.scatter_reduce(dim, spread, source, reduce, include_self=include_self)
+    return _out(self.scatter_reduce(dim, spread, source, reduce, include_self=include_self), out)
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
@@ -49,8 +54,14 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     return self.scatter_reduce_(dim, spread, source, reduce, include_self=include_self)
 
 
-def nonzero_static(input, *, size, fill_value=-1):
+def nonzero_static(input, *, size, fill_value=-1, out=None):
     """The indices of the first `size` nonzero elements, padded with fill_value."""
+    from ember._ops_math import _out
+
+    return _out(_nonzero_static(input, size, fill_value), out)
+
+
+def _nonzero_static(input, size, fill_value):
     import ember
 
     if not isinstance(size, int) or size < 0:

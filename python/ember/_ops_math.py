@@ -138,15 +138,28 @@ def frexp(input, *, out=None):  # noqa: A002
 def ldexp(input, other, *, out=None):  # noqa: A002
     """input * 2**other."""
     ember = _ember()
+    if out is not None:
+        return ember.mul(input, _pow2(input, other), out=out)
+    return ember.mul(input, _pow2(input, other))
+
+
+def _pow2(input, other):
+    # 2**other in other's dtype (the default float dtype for integers), cast
+    # to the result dtype; for a complex result, computed in that dtype, as
+    # PyTorch.
+    ember = _ember()
+    if not (isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase)):
+        return ember.pow(2.0, other)
     dtype = ember.result_type(input, other)
+    if dtype.is_complex:
+        return ember.exp2(other.to(dtype))
     if not dtype.is_floating_point:
         dtype = ember.get_default_dtype()
-    result = ember.mul(input, ember.pow(2.0, other).to(dtype))
-    return _out(result, out)
+    return ember.pow(2.0, other).to(dtype)
 
 
 def ldexp_(self, other):
-    return self.copy_(ldexp(self, other))
+    return self.mul_(_pow2(self, other))
 
 
 def _float_power_dtype(*operands):
@@ -267,6 +280,8 @@ def heaviside(input, values, *, out=None):  # noqa: A002
     ember = _ember()
     _argcheck.tensor("heaviside", "input", 1, input)
     _argcheck.tensor("heaviside", "values", 2, values)
+    if input.is_complex() or values.is_complex():
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     result = ember.where(input == 0, values, (input > 0).to(input.dtype))
@@ -800,6 +815,10 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
         dims = list(range(input.dim()))
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
+    rank = max(input.dim(), 1)
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})")
     dims = [d + input.dim() if d < 0 else d for d in dims]
     spacings = _gradient_spacings(input, spacing, dims)
     for d in dims:

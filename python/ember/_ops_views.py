@@ -19,7 +19,12 @@ def _ember():
 def _copying(view_name):
     def op(input, *args, out=None, **kwargs):  # noqa: A002
         _argcheck.tensor(view_name + "_copy", "input", 1, input)
-        result = getattr(input, view_name)(*args, **kwargs)
+        if view_name == "alias":  # Tensor has no alias(): the copy of input itself
+            result = input
+        elif view_name == "slice":
+            result = _slice_checked(input, *args, **kwargs)
+        else:
+            result = getattr(input, view_name)(*args, **kwargs)
         if isinstance(result, (tuple, list)):
             return [r.clone(memory_format=_C.contiguous_format) for r in result]
         return _out(result.clone(memory_format=_C.contiguous_format), out)
@@ -49,6 +54,18 @@ _VIEWS = (
     "unsqueeze",
     "view",
 )
+
+
+def _slice_checked(t, dim=0, start=None, end=None, step=1):
+    """t.slice(dim, start, end, step) with PyTorch's checks (Tensor has no slice())."""
+    if t.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    n = t.dim()
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    return _slice_view(t, dim, start, end, step)
 
 
 def _slice_view(t, dim=0, start=None, end=None, step=1):
@@ -170,6 +187,8 @@ def sum_to_size(self, *size):
     """The sum of self over the dimensions that size broadcasts."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
+    if len(size) == 0 and self.dim() == 0:
+        return self.sum()  # PyTorch sums to () whatever the shape: integers widen to int64
     target = list(size)
     shape = list(self.shape)
     lead = len(shape) - len(target)

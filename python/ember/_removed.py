@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 __all__ = ["eig", "lstsq", "matrix_rank", "solve", "symeig"]
-METHODS = ["eig", "lstsq", "reinforce", "solve", "symeig", "volatile"]
+METHODS = ["eig", "lstsq", "reinforce", "solve", "volatile"]
 
 _REMOVED = "This function was deprecated since version 1.9 and is now removed."
 

@@ -100,7 +100,17 @@ def get_deterministic_debug_mode() -> int:
 
 
 def set_warn_always(b: bool) -> None:
-    _state["warn_always"] = bool(b)
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {_type_name(b)}")
+    _state["warn_always"] = b
+
+
+def _type_name(x):
+    kind = type(x)
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    name = kind.__name__.split(".")[-1]
+    return "torch." + name if name in ("dtype", "device", "layout", "Size") else name
 
 
 def is_warn_always_enabled() -> bool:

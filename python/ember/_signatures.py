@@ -610,6 +610,18 @@ FUNCTIONS = {
     'vstack': [
         "vstack(Tensor[] tensors, *, Tensor? out=None)",
     ],
+    'index_reduce': [
+        "index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None)",
+    ],
+    'nonzero_static': [
+        "nonzero_static(Tensor input, *, SymInt size, int fill_value=-1, Tensor? out=None)",
+    ],
+    'segment_reduce': [
+        "segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None)",
+    ],
+    'empty_permuted': [
+        "empty_permuted(int[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+    ],
 }
 
 METHODS = {
@@ -856,6 +868,21 @@ METHODS = {
     'vsplit': [
         "vsplit(int sections)",
         "vsplit(int[] indices)",
+    ],
+    'index_reduce': [
+        "index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+    ],
+    'index_reduce_': [
+        "index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+    ],
+    'nonzero_static': [
+        "nonzero_static(*, SymInt size, int fill_value=-1)",
+    ],
+    'geometric_': [
+        "geometric_(float p, *, Generator? generator=None)",
+    ],
+    'log_normal_': [
+        "log_normal_(float mean=1, float std=2, *, Generator? generator=None)",
     ],
 }
 

@@ -429,12 +429,28 @@ def _dense_is_sparse(self):
     return False
 
 
+def _check_to_dense_args(dtype, masked_grad):
+    # The binding's argument types: dtype a torch.dtype, masked_grad a bool.
+    import ember
+
+    if dtype is not None and not isinstance(dtype, ember.dtype):
+        raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not {type(dtype).__name__}")
+    if masked_grad is not None and not isinstance(masked_grad, bool):
+        raise TypeError(f"to_dense(): argument 'masked_grad' must be bool, not {type(masked_grad).__name__}")
+
+
 def _dense_to_dense(self, dtype=None, *, masked_grad=None):
+    _check_to_dense_args(dtype, masked_grad)
     return self if dtype is None or dtype == self.dtype else self.to(dtype)
 
 
 def _strided_only(name):
     def method(self, *args, **kwargs):
+        # None of these takes arguments (PyTorch's binding checks that first).
+        if args:
+            raise TypeError(f"TensorBase.{name}() takes no arguments ({len(args)} given)")
+        if kwargs:
+            raise TypeError(f"TensorBase.{name}() takes no keyword arguments")
         if name.startswith("_"):
             raise _sparse_backend_error(name, "CPU")
         layout = "sparse tensor" if name == "values" else "sparse coordinate tensor"
@@ -444,12 +460,21 @@ def _strided_only(name):
     return method
 
 
+def _dense_to_sparse_coo(self):
+    # No arguments, as PyTorch's Python method.
+    return self.to_sparse()
+
+
+_dense_to_sparse_coo.__name__ = "to_sparse_coo"
+_dense_to_sparse_coo.__qualname__ = "Tensor.to_sparse_coo"
+
+
 def install_tensor_methods(cls) -> None:
     """The strided side of the layout: is_sparse, to_sparse, to_dense, and the
     sparse-only methods with PyTorch's errors for a strided tensor."""
     cls.is_sparse = property(_dense_is_sparse)
     cls.to_sparse = _dense_to_sparse
-    cls.to_sparse_coo = _dense_to_sparse
+    cls.to_sparse_coo = _dense_to_sparse_coo
     if "to_dense" not in vars(cls):
         cls.to_dense = _dense_to_dense
     cls.sparse_dim = lambda self: 0

@@ -92,19 +92,48 @@ def sym_min(a, b):
     return builtins.float(out) if isinstance(a, float) or isinstance(b, float) else out
 
 
-def sym_sum(args):
+def sym_sum(*args):
+    """The sum of sym_sum([a, b, c]) or sym_sum(a, b, c)."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
     return builtins.sum(args)
 
 
+def _type_text(x):
+    import ember
+
+    return "<class 'torch.Tensor'>" if type(x) is ember.Tensor else str(type(x))
+
+
 def sym_ite(b, t, f):
+    if not isinstance(b, (SymBool, builtins.bool)):
+        raise AssertionError(f"expected SymBool or bool, got {_type_text(b)}")
+    if type(t) is not type(f):
+        raise AssertionError(f"type mismatch: {_type_text(t)} vs {_type_text(f)}")
     return t if b else f
 
 
 def sym_fresh_size(expr):
-    return expr
+    """A size's value: ``expr`` made a tensor and read back as one number."""
+    import ember
+
+    return ember.tensor(expr).item()
 
 
 def sym_constrain_range(size, *, min=None, max=None):
+    # A binding in PyTorch: size is a number (a one-element tensor counts).
+    import ember
+
+    if isinstance(size, ember.Tensor):
+        if size.numel() != 1:
+            raise TypeError("sym_constrain_range(): argument 'size' (position 1) must be Number, not Tensor")
+        size = size.item()
+    elif not isinstance(size, (builtins.int, builtins.float, builtins.complex)):
+        raise TypeError(
+            f"sym_constrain_range(): argument 'size' (position 1) must be Number, not {type(size).__name__}"
+        )
+    if isinstance(size, builtins.float):
+        size = builtins.int(size)
     low = -math.inf if min is None else min
     high = math.inf if max is None else max
     if isinstance(size, builtins.int) and not (low <= size <= high):

@@ -19,6 +19,7 @@ METHODS = [
     "log_normal_",
     "map2_",
     "module_load",
+    "symeig",
     "to_dense",
 ]
 
@@ -27,6 +28,13 @@ def _ember():
     import ember
 
     return ember
+
+
+def symeig(self, eigenvectors=False):
+    """Removed, as in PyTorch: the method takes eigenvectors only."""
+    from ember._removed import symeig as removed
+
+    return removed(self, eigenvectors)
 
 
 def cfloat(self, memory_format=_C.preserve_format):
@@ -50,6 +58,9 @@ def is_distributed(self):
 
 def to_dense(self, dtype=None, *, masked_grad=None):
     """A strided tensor is dense already: self, or self converted to dtype."""
+    from ember._sparse_coo import _check_to_dense_args
+
+    _check_to_dense_args(dtype, masked_grad)
     return self if dtype is None else self.to(dtype)
 
 
@@ -65,6 +76,16 @@ def _physical_order(t):
     """Dimensions from outermost to innermost by stride; equal strides put the larger dimension outside and
     zero strides stay where they are (PyTorch's elementwise output order)."""
     sizes, strides = t.shape, t.stride()
+    if t.dim() <= 1:
+        return tuple(range(t.dim()))
+    # Contiguous (and not also channels-last) or channels-last only: those
+    # orders, whatever the strides of size-1 dimensions say.
+    contiguous = t.is_contiguous()
+    channels_last = t.dim() == 4 and t.is_contiguous(memory_format=_C.channels_last)
+    if contiguous and not channels_last:
+        return tuple(range(t.dim()))
+    if channels_last and not contiguous:
+        return (0, *range(2, t.dim()), 1)
 
     def should_swap(a, b):
         if strides[a] == 0 or strides[b] == 0:

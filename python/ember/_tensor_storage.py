@@ -152,13 +152,15 @@ def _resize_message(sizes, numel, self):
 def resize(self, *size):
     """Deprecated: self viewed with a new shape of the same number of elements."""
     warnings.warn("non-inplace resize is deprecated", stacklevel=2)
-    sizes = _sizes(size)
+    # The sizes are the arguments themselves, multiplied as given, as in
+    # PyTorch: a tuple is not unpacked (its "product" never matches), a
+    # tensor compares elementwise.
     numel = 1
-    for s in sizes:
-        numel *= s
+    for s in size:
+        numel = numel * s
     if numel != self.numel():
-        raise RuntimeError(_resize_message(sizes, numel, self))
-    return self.contiguous().view(sizes)
+        raise RuntimeError(_resize_message(size, numel, self))
+    return self.contiguous().view(_sizes(size))
 
 
 def resize_as(self, tensor):

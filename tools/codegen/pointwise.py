@@ -40,13 +40,16 @@ class Pointwise:
     # computed on contiguous inputs off CUDA, so the result is contiguous there (no layout
     # propagation); on CUDA the layout propagates, as PyTorch's CUDA kernels are elementwise loops
     contiguous: bool
+    # PyTorch's own refusal of complex operands, checked before anything else
+    # (RuntimeError with this text) instead of the kernel's "not implemented for".
+    complex_error: str | None = None
 
 
 def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if isinstance(raw, str):
         raw = {"iter": raw}
     raw = {k: v for k, v in raw.items() if k != "__line__"}
-    allowed = {"iter", "dtypes", "error_name", "native", "operands", "meta_dtypes", "layout"}
+    allowed = {"iter", "dtypes", "error_name", "native", "operands", "meta_dtypes", "layout", "complex_error"}
     unknown = set(raw) - allowed
     if unknown:
         raise CodegenError(loc, f"unknown pointwise key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
@@ -66,7 +69,12 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if layout not in ("propagate", "contiguous"):
         raise CodegenError(loc, f"pointwise layout must be propagate or contiguous, got {layout!r}")
     error_name = str(raw.get("error_name", f"{op_name}_cpu"))
-    return Pointwise(it, dtypes, error_name, native == "manual", operands, meta_dtypes, layout == "contiguous")
+    complex_error = raw.get("complex_error")
+    if complex_error is not None and ("complex" in dtypes or '"' in str(complex_error)):
+        raise CodegenError(loc, "complex_error is for operators without complex kernels, a text without quotes")
+    return Pointwise(
+        it, dtypes, error_name, native == "manual", operands, meta_dtypes, layout == "contiguous", complex_error
+    )
 
 
 def cuda_error_name(cpu_name: str) -> str:
@@ -174,7 +182,12 @@ def definitions(ops: list[Operator], cpp) -> str:
         )
         device = next(a.name for a in operands if a.type.base == "Tensor")
         builder = ITERATORS[pw.iterator][0]
-        body = [f"Tensor& {native_name(op)}({sig}) {{", f"  auto it = TensorIterator::{builder}(out, {ins});"]
+        body = [f"Tensor& {native_name(op)}({sig}) {{"]
+        if pw.complex_error:
+            tensors = [a.name for a in operands if a.type.base == "Tensor"]
+            test = " || ".join(f"{t}.is_complex()" for t in tensors)
+            body.append(f'  EMBER_CHECK(!({test}), "{pw.complex_error}");')
+        body.append(f"  auto it = TensorIterator::{builder}(out, {ins});")
         mask = _dtype_mask(pw.dtypes)
         on_meta = pw.meta_dtypes == ("kernel",)
         if mask:

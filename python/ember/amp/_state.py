@@ -67,8 +67,18 @@ def set_autocast_enabled(*args):
         device_type, enabled = "cuda", args[0]
     elif len(args) == 2:
         device_type, enabled = args
+        if not isinstance(device_type, str):
+            raise TypeError(
+                "set_autocast_enabled(): argument 'device_type' (position 1) must be str, "
+                f"not {type(device_type).__name__}"
+            )
     else:
         raise TypeError("set_autocast_enabled() takes (enabled) or (device_type, enabled)")
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            f"set_autocast_enabled(): argument 'enabled' (position {len(args)}) must be bool, "
+            f"not {type(enabled).__name__}"
+        )
     d = _device_type(device_type, "set_autocast_enabled")
     if d in ("cpu", "cuda"):
         _C._autocast_set_enabled(d, bool(enabled))
@@ -103,6 +113,8 @@ def _legacy(device, kind):
         return is_autocast_enabled(device)
 
     def set_enabled(enabled):
+        if not isinstance(enabled, bool):
+            raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
         _deprecated(f"set_autocast_{kind}_enabled", f"set_autocast_enabled('{device}', enabled)")
         set_autocast_enabled(device, enabled)
 

@@ -61,14 +61,23 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     kernel = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * dims
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    # PyTorch's Python code reads these sizes before its binding checks the
+    # rank, so a tensor of too few dims raises their IndexError first.
+    if output_size is None:
+        if dims == 2 and len(output_ratio) > 2:  # as PyTorch: a plain number raises TypeError here
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        for d in range(-dims, 0):
+            input.size(d)
+    if samples is None:
+        if input.dim() != dims + 1:
+            input.size(0)
+        input.size(-(dims + 1))
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(input.shape)}")
     batched = input.dim() == dims + 2
     x = input if batched else input.unsqueeze(0)
     spatial = list(x.shape[2:])
     if output_size is None:
-        if dims == 2 and len(output_ratio) > 2:  # as PyTorch: a plain number raises TypeError here
-            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * dims
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     out = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * dims

@@ -65,7 +65,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         )
     if len(shape) < n:
         raise ValueError(f"Input tensor must have at least {n} dimensions, but got {len(shape)}")
-    if shape[len(shape) - n:] != normalized_shape:
+    if shape[len(shape) - n :] != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={normalized_shape}, expected input with shape "
             f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size{shape}"
@@ -99,8 +99,9 @@ def _repeat(t, b):
     return None if t is None else t.repeat(b)
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.1, eps=1e-5):
+def instance_norm(
+    input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
+):
     """Batch norm of each (sample, channel) plane over its positions: the input viewed
     as one sample of N*C channels, as PyTorch."""
     if use_input_stats:
@@ -110,8 +111,17 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     b, c = input.size(0), input.size(1)
     shape = [1, b * c] + list(input.shape[2:])
     mean_, var_ = _repeat(running_mean, b), _repeat(running_var, b)
-    out = ember.batch_norm(input.contiguous().view(shape), _repeat(weight, b), _repeat(bias, b), mean_, var_,
-                           use_input_stats, momentum, eps, False)
+    out = ember.batch_norm(
+        input.contiguous().view(shape),
+        _repeat(weight, b),
+        _repeat(bias, b),
+        mean_,
+        var_,
+        use_input_stats,
+        momentum,
+        eps,
+        False,
+    )
     with ember.no_grad():
         if running_mean is not None:
             running_mean.copy_(mean_.view(b, c).mean(0, False))
@@ -126,9 +136,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
     dim = input.dim()
     if dim < 3:
-        raise ValueError(
-            f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)"
-        )
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
     if input.numel() == 0:
         return input
     div = input.mul(input)
@@ -153,6 +161,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), weight broadcast along the channel dim (dim 1)."""
+    from ember.nn._functional_nn import _dtype_name
+
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} and {_dtype_name(weight)}")
     w = weight
     if weight.numel() != 1:
         if input.dim() == 0:
@@ -189,8 +201,9 @@ def hardshrink(input, lambd=0.5):
 
 
 def _dtype_max_repr(input):
-    return {"float64": "1.79769e+308", "float32": "3.40282e+38", "float16": "65504",
-            "bfloat16": "3.38953e+38"}.get(_dtype_str(input), "3.40282e+38")
+    return {"float64": "1.79769e+308", "float32": "3.40282e+38", "float16": "65504", "bfloat16": "3.38953e+38"}.get(
+        _dtype_str(input), "3.40282e+38"
+    )
 
 
 def softshrink(input, lambd=0.5):
@@ -320,9 +333,7 @@ def channel_shuffle(input, groups):
     """(N, g*k, *) -> (N, k*g, *): the channels of each group interleaved."""
     groups = int(groups)
     if input.dim() <= 2:
-        raise RuntimeError(
-            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}"
-        )
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     c = input.size(1)
@@ -342,24 +353,19 @@ native_channel_shuffle = channel_shuffle
 def bilinear(input1, input2, weight, bias=None):
     """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
     if input1.dim() != input2.dim():
-        raise RuntimeError(
-            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
-        )
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
     for i in range(input1.dim() - 1):
         if input1.size(i) != input2.size(i):
             raise RuntimeError(
-                f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} and "
-                f"{input2.size(i)}"
+                f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} and {input2.size(i)}"
             )
     if input1.size(-1) != weight.size(1):
         raise RuntimeError(
-            f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected "
-            f"{weight.size(1)}"
+            f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected {weight.size(1)}"
         )
     if input2.size(-1) != weight.size(2):
         raise RuntimeError(
-            f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected "
-            f"{weight.size(2)}"
+            f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected {weight.size(2)}"
         )
     if bias is not None and bias.size(0) != weight.size(0):
         raise RuntimeError(

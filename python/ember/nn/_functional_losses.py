@@ -62,7 +62,9 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     r = _enum(reduction, size_average, reduce)
     zeros = ember.zeros_like(input)
-    margin_clamp = (margin - input).clamp_min_(0)
+    # margin - input in input's dtype (margin filled into a tensor like
+    # input first), as PyTorch's C++ operator does: integer inputs stay integer.
+    margin_clamp = ember.empty_like(input).fill_(margin).sub_(input).clamp_min_(0)
     output_margin = ember.where(target != 1, margin_clamp, zeros)
     output_self = ember.where(target != -1, input, zeros)
     return _reduce(output_margin + output_self, r)
@@ -70,7 +72,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     r = _enum(reduction, size_average, reduce)
-    return _reduce((-input * target).exp().log1p(), r)
+    # Each step rounded to input's dtype, as PyTorch's out= kernel computes it.
+    return _reduce(ember.neg(input).mul_(target).exp().log1p(), r)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -131,8 +134,9 @@ def _check_triplet_dims(anchor, positive, negative):
         )
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
+def triplet_margin_loss(
+    anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"
+):
     from ember.nn.functional import pairwise_distance
 
     r = _enum(reduction, size_average, reduce)
@@ -146,8 +150,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce(ember.clamp_min(margin + dist_pos - dist_neg, 0), r)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
-                                      swap=False, reduction="mean"):
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
     from ember.nn.functional import pairwise_distance
 
     if reduction not in ("mean", "sum", "none"):
@@ -169,8 +174,9 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return loss
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                     reduction="mean"):
+def poisson_nll_loss(
+    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+):
     reduction = _legacy_string(reduction, size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
@@ -214,8 +220,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return loss
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     """sum over j != y of max(0, margin - x[y] + x[j])**p (times weight[y]), divided by the class count."""
     r = _enum(reduction, size_average, reduce)
     if p != 1 and p != 2:
@@ -225,20 +230,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     ndim = input.dim()
     if not (ndim <= 1 and target.dim() <= 1 or ndim == 2 and target.dim() == 1):
         raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(input.shape)}"
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
         )
     x = input.reshape(1, -1) if ndim <= 1 else input
     t = target.reshape(-1)
     n, c = x.shape
     if t.numel() != n:
-        raise RuntimeError(
-            f"inconsistent target size, expected {n} but got {list(target.shape)}"
-        )
+        raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
     if weight is not None and weight.numel() != c:
-        raise RuntimeError(
-            f"inconsistent weight size, expected {c} but got {list(weight.shape)}"
-        )
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     idx = t.unsqueeze(1)
     x_y = x.gather(1, idx)
     z = (margin - x_y + x).clamp_min(0)
@@ -260,13 +260,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     ndim = input.dim()
     if not (ndim <= 1 and target.dim() <= 1 or ndim == 2 and target.dim() == 2):
         raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(input.shape)}"
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
         )
     if list(target.shape) != list(input.shape):
-        raise RuntimeError(
-            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
-        )
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     x = input.reshape(1, -1) if ndim <= 1 else input
     t = target.reshape(1, -1) if ndim <= 1 else target
     n, c = x.shape
@@ -281,4 +278,3 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if r == 0:
         return loss.reshape([]) if ndim <= 1 else loss
     return _reduce(loss, r)
-

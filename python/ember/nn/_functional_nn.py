@@ -386,7 +386,12 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     a, b = _broadcast_pair(input, target)
     loss = (a - b).abs()
     if weight is not None:
+        # PyTorch's weighted form: the mean divides by the weights' sum.
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
         loss = loss * weight
+        if r == 1:
+            return ember.sum(loss) / ember.sum(weight)
     return _apply_reduction(loss, r)
 
 
@@ -512,6 +517,8 @@ def _dtype_name(t):
         "int8": "Char",
         "uint8": "Byte",
         "bool": "Bool",
+        "complex64": "ComplexFloat",
+        "complex128": "ComplexDouble",
     }[str(t.dtype).split(".")[1]]
 
 

@@ -13,9 +13,10 @@ constexpr double kPi = 3.14159265358979323846;
 Tensor zero_like_scalar(const Tensor& t) { return ember::zeros({}, t.scalar_type(), t.device()); }
 }  // namespace
 
-// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0.
+// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0
+// (conjugated for complex x).
 Tensor sinc_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
-  const Tensor slope = (self * Scalar(kPi)).cos().sub(result).div(self);
+  const Tensor slope = (self * Scalar(kPi)).cos().sub(result).div(self).conj();
   return grad * ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(slope), slope);
 }
 

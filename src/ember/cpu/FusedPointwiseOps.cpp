@@ -81,6 +81,13 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
 Tensor& nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                        std::optional<double> neginf, Tensor& out) {
   auto it = TensorIterator::unary_op(out, self);
+  if (self.is_complex()) {
+    // The real and imaginary parts each, as PyTorch.
+    if (it.is_meta()) return out;
+    Tensor parts = ember::nan_to_num(ember::view_as_real(self.resolve_conj().contiguous()), nan, posinf, neginf);
+    out.copy_(ember::view_as_complex(parts));
+    return out;
+  }
   if (!is_floating_type(self.dtype())) {
     if (!out.is_same(self)) out.copy_(self);
     return out;

@@ -439,12 +439,13 @@ Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tenso
 }
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
-  EMBER_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
-              "index_select(): Expected dtype int32 or int64 for index");
-  EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  // PyTorch's order: the dim, the index's rank and count, then its dtype.
   int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t n = index.numel();
+  EMBER_CHECK_TYPE(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   EMBER_CHECK(self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ", n, " value(s)");
+  EMBER_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
+              "index_select(): Expected dtype int32 or int64 for index");
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[d] = n;
   if (out.defined()) {

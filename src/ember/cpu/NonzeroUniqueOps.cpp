@@ -136,7 +136,9 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
     case 1: run(uint8_t{}); break;
     case 2: run(uint16_t{}); break;
     case 4: run(uint32_t{}); break;
-    default: run(uint64_t{}); break;
+    case 8: run(uint64_t{}); break;
+    case 16: run(static_cast<unsigned __int128>(0)); break;  // complex128
+    default: EMBER_INTERNAL_ASSERT(false, "masked_scatter: element size ", o.element_size());
   }
   if (!o.is_same(out)) out.copy_(o);
   return out;

@@ -895,7 +895,7 @@ int nb_bool(PyObject* a) {
 PyObject* nb_float(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(a);
-  EMBER_CHECK_TYPE(TypeError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  EMBER_CHECK_TYPE(ValueError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
   check_real_value(t, "double");
   return PyFloat_FromDouble(t.item<double>());
   EMBER_PY_CATCH
@@ -903,7 +903,7 @@ PyObject* nb_float(PyObject* a) {
 PyObject* nb_int(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(a);
-  EMBER_CHECK_TYPE(TypeError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  EMBER_CHECK_TYPE(ValueError, t.numel() == 1, "only one element tensors can be converted to Python scalars");
   check_real_value(t, "int64_t");
   return PyLong_FromLongLong(t.item<int64_t>());
   EMBER_PY_CATCH

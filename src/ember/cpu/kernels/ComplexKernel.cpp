@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <type_traits>
 
 #include "ember/cpu/ComplexStubs.h"
 #include "ember/cpu/kernels/Loops.h"
@@ -56,15 +57,13 @@ inline C cmul(C a, C b) {
 void add_kernel(const TensorIterator& it, const Scalar& alpha) {
   EMBER_COMPLEX_LOOP(it, "add_cpu", [&] {
     using C = scalar_t;
+    // alpha * y is a complex product even for alpha = 1, as in PyTorch: an
+    // infinite part of y makes the other part nan (inf * 0).
     const C a = alpha.to<C>();
-    if (a == C(1)) {
-      map2<C, C>(it, [](C x, C y) { return C(x.real() + y.real(), x.imag() + y.imag()); });
-    } else {
-      map2<C, C>(it, [a](C x, C y) {
-        const C p = cmul(a, y);
-        return C(x.real() + p.real(), x.imag() + p.imag());
-      });
-    }
+    map2<C, C>(it, [a](C x, C y) {
+      const C p = cmul(a, y);
+      return C(x.real() + p.real(), x.imag() + p.imag());
+    });
   });
 }
 
@@ -84,6 +83,19 @@ void eq_kernel(const TensorIterator& it) {
 
 void ne_kernel(const TensorIterator& it) {
   EMBER_COMPLEX_LOOP(it, "ne_cpu", [&] { map2<bool, scalar_t>(it, [](scalar_t x, scalar_t y) { return x != y; }); });
+}
+
+// z / |z|; PyTorch divides complex64 values by |z| + 0i as complex numbers
+// (an infinite part gives nan + nan i) and complex128 ones part by part.
+template <typename C>
+inline C sgn_value(C z) {
+  if (z == C(0)) return C(0);
+  using R = typename C::value_type;
+  if constexpr (std::is_same_v<R, float>) {
+    return z / C(std::abs(z), R(0));
+  } else {
+    return z / std::abs(z);
+  }
 }
 
 // Unary complex -> complex maps.
@@ -114,7 +126,7 @@ EMBER_COMPLEX_UNARY(acos, std::acos(z))
 EMBER_COMPLEX_UNARY(atan, std::atan(z))
 EMBER_COMPLEX_UNARY(sigmoid, C(1) / (C(1) + std::exp(-z)))
 EMBER_COMPLEX_UNARY(reciprocal, C(1) / z)
-EMBER_COMPLEX_UNARY(sgn, (z == C(0) ? C(0) : z / std::abs(z)))
+EMBER_COMPLEX_UNARY(sgn, sgn_value(z))
 #undef EMBER_COMPLEX_UNARY
 
 // Complex -> bool tests of both parts.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -221,7 +222,9 @@ void index_kernel(const IndexGeometry& g, char* idx_base, char* lin_base, Scalar
     case 1: return run_copy<uint8_t>(g, idx_base, lin_base, mode);
     case 2: return run_copy<uint16_t>(g, idx_base, lin_base, mode);
     case 4: return run_copy<uint32_t>(g, idx_base, lin_base, mode);
-    default: return run_copy<uint64_t>(g, idx_base, lin_base, mode);
+    case 8: return run_copy<uint64_t>(g, idx_base, lin_base, mode);
+    case 16: return run_copy<std::complex<double>>(g, idx_base, lin_base, mode);
+    default: EMBER_INTERNAL_ASSERT(false, "index: element size ", element_size(dtype));
   }
 }
 
@@ -662,7 +665,9 @@ bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int
       case 1: return by_size(uint8_t{});
       case 2: return by_size(uint16_t{});
       case 4: return by_size(uint32_t{});
-      default: return by_size(uint64_t{});
+      case 8: return by_size(uint64_t{});
+      case 16: return by_size(std::complex<double>{});
+      default: EMBER_INTERNAL_ASSERT(false, "gather/scatter: element size ", element_size(dtype));
     }
   }
   EMBER_USE_BASELINE_KERNEL_FOR(dtype, scatter_gather_stub, g, x, y, index, dtype, op, alpha);
