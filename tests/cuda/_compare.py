@@ -55,3 +55,18 @@ def make(shape, dtype=torch.float32, seed=0, low=-2.0, high=2.0):
     if not dtype.is_floating_point:
         return torch.randint(-5 if dtype != torch.uint8 else 0, 6, shape, generator=g, dtype=dtype)
     return (torch.rand(shape, generator=g, dtype=torch.float64) * (high - low) + low).to(dtype)
+
+
+# The floating dtypes of the nn kernels' tests and their forward tolerances (rtol, atol).
+FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+FLOAT_TOL = {
+    torch.float32: (1e-5, 1e-5),
+    torch.float64: (1e-12, 1e-12),
+    torch.float16: (2e-3, 2e-3),
+    torch.bfloat16: (2e-2, 2e-2),
+}
+
+
+def check_detached(e, t, rtol=None, atol=None):
+    """check on detached results (gradients' graphs are not compared)."""
+    check(e.detach(), t.detach(), rtol, atol)

@@ -6,26 +6,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from _compare import check as _check
-from _compare import make, pair
+from _compare import FLOAT_TOL as TOL
+from _compare import FLOATS, make, pair
+from _compare import check_detached as check
 
 import ember
 
 pytestmark = pytest.mark.requires_cuda
-
-
-def check(e, t, rtol=None, atol=None):
-    """_compare.check on detached results (gradients' graphs are not compared)."""
-    _check(e.detach(), t.detach(), rtol, atol)
-
-
-FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-TOL = {
-    torch.float32: (1e-5, 1e-5),
-    torch.float64: (1e-12, 1e-12),
-    torch.float16: (2e-3, 2e-3),
-    torch.bfloat16: (2e-2, 2e-2),
-}
 
 
 def forward_backward(fn, shape, dtype, seed=0):
