@@ -123,19 +123,27 @@ class SobolEngine:
         steps = np.arange(counter + 1, counter + n + 1, dtype=np.int64)
         # index of the lowest set bit: frexp of a power of two is exact
         bit = np.frexp((steps & -steps).astype(np.float64))[1] - 1
-        # one long running XOR per dimension (rows of the (dimension, n) array)
-        out = np.bitwise_xor.accumulate(np.take(self._v, bit, axis=1), axis=1)
-        out ^= self._quasi[:, None]
+        # one long running XOR per dimension (rows of the (dimension, n) array), started from the last
+        # point: XOR-ed into the first flip, the running XOR carries it into every point
+        flips = np.take(self._v, bit, axis=1)
+        flips[:, 0] ^= self._quasi
+        out = np.bitwise_xor.accumulate(flips, axis=1)
         self._quasi = out[:, -1].copy()
         return out.T
 
+    def _scale_into(self, result, points):
+        """result[...] = points / 2^MAXBIT, result float32 or float64: the numerators convert with one
+        rounding and the power-of-two scale is exact, which is PyTorch's cast-then-scale."""
+        result[...] = points
+        result *= result.dtype.type(1.0 / 2**self.MAXBIT)
+
     def _scaled(self, points, dtype):
-        # numerators below 2^53 are exact in float64 and scaling by 2^-MAXBIT is exact, so one rounding
-        # to float32 gives what PyTorch's cast-then-scale gives
-        exact = points * (1.0 / 2**self.MAXBIT)
-        if dtype in (ember.float32, ember.float64):
-            return ember.from_numpy(exact.astype(np.float32 if dtype == ember.float32 else np.float64))
-        return ember.from_numpy(points).to(dtype) * (1.0 / 2**self.MAXBIT)
+        floats = {ember.float32: np.float32, ember.float64: np.float64}
+        if dtype in floats:
+            result = np.empty(points.shape, dtype=floats[dtype])
+            self._scale_into(result, points)
+            return ember.from_numpy(result)
+        return ember.from_numpy(np.ascontiguousarray(points)).to(dtype) * (1.0 / 2**self.MAXBIT)
 
     def draw(self, n=1, out=None, dtype=None):
         """The next n points, an (n, dimension) tensor of dtype (the default dtype when None)."""
@@ -145,13 +153,11 @@ class SobolEngine:
             raise RuntimeError(f"Trying to create tensor with negative dimension {rows}: [{rows}, {self.dimension}]")
         floats = {ember.float32: np.float32, ember.float64: np.float64}
         if self.num_generated == 0 and dtype in floats and ember.get_default_dtype() in floats:
-            points = np.empty((n, self.dimension), dtype=np.int64)
-            points[:1] = self._shift
-            points[1:] = self._advance(n - 1, 0)
-            scaled = points * (1.0 / 2**self.MAXBIT)
+            scaled = np.empty((n, self.dimension), dtype=floats[dtype])
+            self._scale_into(scaled[1:], self._advance(n - 1, 0))
             # the first point is computed in the default dtype (_first_point)
-            scaled[:1] = scaled[:1].astype(floats[ember.get_default_dtype()])
-            result = ember.from_numpy(scaled.astype(floats[dtype]))
+            scaled[:1] = (self._shift * (1.0 / 2**self.MAXBIT)).astype(floats[ember.get_default_dtype()])
+            result = ember.from_numpy(scaled)
         elif self.num_generated == 0:
             result = self._first_point.to(dtype)
             if n > 1:
