@@ -87,8 +87,6 @@ __global__ void advanced_put_kernel(AdvancedIndexPlan p, T* self, const T* value
   }
 }
 
-Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : Tensor(); }
-
 [[noreturn]] void raise_as_cpu(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
                                const char* fallback) {
   std::vector<std::optional<Tensor>> host;

@@ -127,6 +127,9 @@ __global__ void index_walk_kernel(IndexGeometry g, const IndexT* index, int64_t 
 // the output's shape without touching data.
 Tensor meta_copy(const Tensor& t);
 
+// t copied to the CPU (undefined stays undefined), for operators computed there.
+inline Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : Tensor(); }
+
 // A device word for the smallest bad position, set to "none" on the current stream.
 struct BadIndexFlag {
   Tensor storage;

@@ -148,8 +148,6 @@ void launch_walk(const IndexGeometry& g, const Tensor& index, int64_t target_str
   EMBER_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : Tensor(); }
-
 // The number a 0-dim tensor holds, read on the host.
 Scalar scalar_of(const Tensor& t) {
   const Tensor c = on_cpu(t);

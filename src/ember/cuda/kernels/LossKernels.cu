@@ -96,8 +96,6 @@ __global__ void nll_loss_backward_kernel(const T* grad, const int64_t* target, c
   }
 }
 
-Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : Tensor(); }
-
 std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tensor& target,
                                                  const std::optional<Tensor>& weight_, int64_t reduction,
                                                  int64_t ignore_index) {

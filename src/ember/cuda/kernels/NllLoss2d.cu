@@ -89,8 +89,6 @@ __global__ void nll2d_finish_kernel(const Acc<T>* partial, int64_t blocks, T* ou
   *out = mean ? narrow<T>(widen(summed) / widen(total)) : summed;
 }
 
-Tensor on_cpu(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : Tensor(); }
-
 std::tuple<Tensor, Tensor> nll_loss2d_forward_cuda(const Tensor& self, const Tensor& target,
                                                    const std::optional<Tensor>& weight_, int64_t reduction,
                                                    int64_t ignore_index) {
