@@ -71,9 +71,7 @@ def mpi_runs():
     ]
     results = run_all(commands)
     if results[0][0] < 0:
-        # An MPI rank has been seen to abort once ("terminate called without
-        # an active exception") on a heavily loaded 2-core runner; not
-        # reproduced alone. One more run separates that from a real failure.
+        # One more run separates a rank killed by the loaded runner from a real failure.
         code, _, err = results[0]
         warnings.warn(f"mpiexec ended by signal {-code}: {err.strip()}; running it again", stacklevel=2)
         results = run_all(commands)
