@@ -217,6 +217,7 @@ class FatalError(Exception):
 
 
 from ember.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+from ember.overrides import _install_method_dispatch as _overrides_install_method_dispatch  # noqa: E402
 from ember.overrides import _install_property_dispatch as _overrides_install_property_dispatch  # noqa: E402
 
 _C.DisableTorchFunction, _C.DisableTorchFunctionSubclass = DisableTorchFunction, DisableTorchFunctionSubclass
@@ -231,6 +232,7 @@ from ember._sparse_coo import sparse_coo_tensor  # noqa: E402,F401
 _sparse_coo.install_tensor_methods(Tensor)
 # Reads and writes of Tensor's Python-level properties take part in __torch_function__.
 _overrides_install_property_dispatch(Tensor)
+_overrides_install_method_dispatch(Tensor)
 from ember import sparse  # noqa: E402,F401
 
 

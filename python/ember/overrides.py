@@ -341,6 +341,46 @@ def _install_property_dispatch(cls):
         setattr(cls, name, property(getter, setter, prop.fdel, prop.__doc__))
 
 
+# Python-level Tensor methods that PyTorch hands to __torch_function__ as
+# Tensor.<name> before running them (its _tensor.py and sparse methods).
+_DISPATCHING_METHODS = (
+    "__rdiv__", "__array__", "backward", "register_hook", "register_post_accumulate_grad_hook",
+    "storage", "storage_type", "share_memory_", "is_shared", "norm", "unique", "unique_consecutive",
+    "lu", "__dlpack__", "__dlpack_device__", "to_sparse", "sparse_dim", "dense_dim", "coalesce",
+    "indices", "values", "_indices", "_values", "_nnz", "is_coalesced",
+)  # fmt: skip
+
+
+# Of those, the ones that hand every parameter over by keyword, with its default.
+_KEYWORD_DISPATCH = {
+    "norm": {"p": "fro", "dim": None, "keepdim": False, "dtype": None},
+    "unique": {"sorted": True, "return_inverse": False, "return_counts": False, "dim": None},
+    "unique_consecutive": {"return_inverse": False, "return_counts": False, "dim": None},
+    "backward": {"gradient": None, "retain_graph": None, "create_graph": False, "inputs": None},
+    "lu": {"pivot": True, "get_infos": False},
+    "__array__": {"dtype": None},
+}
+
+
+def _install_method_dispatch(cls):
+    """The Python-level methods above dispatch as the C++ ones do."""
+    for name in _DISPATCHING_METHODS:
+        fn = vars(cls)[name]
+        defaults = _KEYWORD_DISPATCH.get(name)
+
+        @functools.wraps(fn)
+        def method(self, *args, _fn=fn, _name=name, _defaults=defaults, **kwargs):
+            if _C._has_torch_function((self,), _NO_KWARGS):
+                if _defaults is not None:
+                    kwargs = {**_defaults, **dict(zip(_defaults, args)), **kwargs}
+                    args = args[len(_defaults) :]
+                return handle_torch_function(getattr(cls, _name), (self,), self, *args, **kwargs)
+            return _fn(self, *args, **kwargs)
+
+        method.__name__, method.__qualname__ = name, f"{cls.__name__}.{name}"
+        setattr(cls, name, method)
+
+
 def wrap_torch_function(dispatcher):
     """Makes a Python function take part in the protocol; `dispatcher` gives
     its relevant arguments."""

@@ -7,15 +7,64 @@ from ember._tensor import Tensor  # noqa: F401  (torch.special has the name too)
 
 _VF = _C._VariableFunctions
 
-__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
-           "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf",
-           "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
-           "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l",
-           "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
-           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri",
-           "polygamma", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-           "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
+__all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammainc",
+    "gammaincc",
+    "gammaln",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "sinc",
+    "softmax",
+    "spherical_bessel_j0",
+    "xlog1py",
+    "xlogy",
+    "zeta",
+]
 
 
 # The bindings take PyTorch's arguments, out= included: plain aliases.
@@ -94,3 +143,40 @@ def softmax(input, dim, *, dtype=None):  # noqa: A002
 def log_softmax(input, dim, *, dtype=None):  # noqa: A002
     return _VF.log_softmax(input, dim, dtype)
 
+
+def _install_special_module(namespace):
+    """Every function here is one of ember._C._special, named special_<name>
+    as PyTorch's are: __torch_function__, fx and pickling see those names."""
+    import functools
+    import sys
+    import types
+
+    module = types.ModuleType("ember._C._special")
+    for name in __all__:
+        fn, qualified = namespace[name], "special_" + name
+        if isinstance(fn, types.BuiltinFunctionType):
+            fn = _C._renamed_builtin(fn, qualified, module, module.__name__)
+        else:
+
+            @functools.wraps(fn)
+            def fn(input, *args, _impl=fn, _qualified=qualified, **kwargs):  # noqa: A002
+                if _C._has_torch_function((input,), {}):
+                    from ember.overrides import handle_torch_function
+
+                    return handle_torch_function(getattr(module, _qualified), (input,), input, *args, **kwargs)
+                return _impl(input, *args, **kwargs)
+
+            fn.__name__ = fn.__qualname__ = qualified
+            fn.__module__ = module.__name__
+        namespace[name] = fn
+
+    def lookup(qualified):  # the namespace's function, as later wrapping left it
+        if qualified.startswith("special_") and qualified[8:] in __all__:
+            return namespace[qualified[8:]]
+        raise AttributeError(f"module {module.__name__!r} has no attribute {qualified!r}")
+
+    module.__getattr__ = lookup
+    _C._special = sys.modules[module.__name__] = module
+
+
+_install_special_module(globals())

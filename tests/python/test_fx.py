@@ -324,6 +324,30 @@ def test_aliases_are_named_and_pickle_as_torch():
     assert pickle.loads(pickle.dumps(ember.Tensor.arctan)) is ember.Tensor.arctan
 
 
+def special_model(lib):
+    special = lib.special
+
+    class M(lib.nn.Module):
+        def forward(self, x):
+            return special.expit(x) + special.ndtr(x) + special.logsumexp(x, 0)
+
+    return M()
+
+
+def test_special_functions_are_torch_c_special_builtins():
+    """torch.special's functions are builtins of torch._C._special named special_<name>."""
+    for name in torch.special.__all__:
+        fn, want = getattr(ember.special, name), getattr(torch.special, name)
+        assert (fn.__name__, fn.__module__) == (want.__name__, want.__module__.replace("torch", "ember")), name
+        assert pickle.loads(pickle.dumps(fn)) is fn
+
+    codes = []
+    for lib in (torch, ember):
+        gm = lib.fx.symbolic_trace(special_model(lib))
+        codes.append((gm.code, gm(lib.arange(3.0)).tolist()))
+    assert codes[1] == codes[0]
+
+
 def test_copy_and_pickle_round_trips():
     _, e = both("Everything")
     eg = ember.fx.symbolic_trace(e)

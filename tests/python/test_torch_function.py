@@ -270,3 +270,38 @@ def test_property_reads_and_writes_dispatch_as_torch():
     got, want = record(ember), record(torch)
     for g, w in zip(got, want):
         assert g == w
+
+
+# Tensor methods written by hand (in C++ or Python) rather than generated.
+METHOD_CALLS = [("dim", ()), ("ndimension", ()), ("numel", ()), ("nelement", ()), ("storage_offset", ()),
+                ("is_inference", ()), ("is_floating_point", ()), ("element_size", ()), ("size", ()),
+                ("size", (1,)), ("stride", ()), ("stride", (0,)), ("tolist", ()), ("requires_grad_", ()),
+                ("detach", ()), ("retain_grad", ()), ("register_hook", (abs,)), ("norm", ()),
+                ("unique", ()), ("unique_consecutive", ()), ("is_shared", ()), ("__rdiv__", (2,)),
+                ("__dlpack_device__", ()), ("storage_type", ())]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_hand_written_methods_dispatch_as_torch():
+    def scenario(lib):
+        seen = []
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append((func.__name__, len(args), sorted(kwargs or {})))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        out = []
+        for name, args in METHOD_CALLS:
+            t = lib.tensor([[1.0, 2.0], [2.0, 3.0]]).as_subclass(Logged)
+            t.requires_grad_()
+            seen.clear()
+            getattr(t, name)(*args)
+            out.append((name, seen[:1]))
+        t = lib.tensor(2.0).as_subclass(Logged)
+        seen.clear()
+        out.append(("item", t.item(), list(seen)))
+        return out
+
+    run_both(scenario)

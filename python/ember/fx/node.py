@@ -38,7 +38,7 @@ def _torch_names() -> dict:
         import ember
 
         spaces = [("torch", ember)]
-        for sub in ("nn.functional", "linalg", "special", "fft", "nn.init"):
+        for sub in ("nn.functional", "linalg", "fft", "nn.init"):  # special: ember._C._special
             mod = ember
             for part in sub.split("."):
                 mod = getattr(mod, part)
@@ -50,6 +50,9 @@ def _torch_names() -> dict:
                 obj = getattr(mod, name, None)
                 if callable(obj) and not isinstance(obj, type) and not isinstance(obj, types.ModuleType):
                     _torch_names_cache.setdefault(id(obj), (f"{prefix}.{name}", obj))
+        for name in ember.special.__all__:  # builtins of torch._C._special, as PyTorch's
+            obj = getattr(ember.special, name)
+            _torch_names_cache.setdefault(id(obj), (f"torch._C._special.{obj.__name__}", obj))
     return _torch_names_cache
 
 

@@ -32,22 +32,34 @@ def _table():
 
 
 def _direction_numbers(dimension, maxbit):
-    """(dimension, maxbit) int64 direction numbers, unscrambled (Note [Sobol direction numbers])."""
+    """(dimension, maxbit) int64 direction numbers, unscrambled (Note [Sobol direction numbers]).
+    The recurrence runs for every dimension at once, one column j per step."""
     poly, vinit = _table()
-    v = np.zeros((dimension, maxbit), dtype=np.int64)
-    v[0, :] = 1
-    for d in range(1, dimension):
-        p = int(poly[d])
-        degree = p.bit_length() - 1
-        m = [int(x) for x in vinit[d, :degree]]
-        for j in range(degree, maxbit):
-            new = m[j - degree] ^ (m[j - degree] << degree)
-            for k in range(1, degree):
-                if (p >> (degree - k)) & 1:
-                    new ^= m[j - k] << k
-            m.append(new)
-        v[d, :] = m[:maxbit]
-    return v << (maxbit - 1 - np.arange(maxbit))
+    poly = poly[:dimension]
+    degree = np.zeros(dimension, dtype=np.int64)
+    degree[1:] = np.floor(np.log2(poly[1:])).astype(np.int64)  # exact: poly < 2**20
+    # the polynomial's inner coefficients a_k, k = 1 .. degree - 1
+    top = int(degree.max(initial=0))
+    coefficient = [(k < degree) & (((poly >> np.maximum(degree - k, 0)) & 1) == 1) for k in range(top)]
+    rows = np.arange(dimension)
+    m = np.zeros((dimension, maxbit), dtype=np.int64)
+    m[:, 0] = vinit[:dimension, 0]
+    for j in range(1, maxbit):
+        back = m[rows, np.maximum(j - degree, 0)]
+        new = back ^ (back << degree)
+        for k in range(1, min(top, j + 1)):
+            new ^= np.where(coefficient[k], m[:, j - k] << k, 0)
+        initial = vinit[:dimension, j] if j < vinit.shape[1] else 0
+        m[:, j] = np.where(j < degree, initial, new)
+    m[0, :] = 1
+    return m << (maxbit - 1 - np.arange(maxbit))
+
+
+def _parity(x):
+    """1 where x (non-negative, below 2**32) has an odd number of set bits."""
+    for shift in (16, 8, 4, 2, 1):
+        x = x ^ (x >> shift)
+    return x & 1
 
 
 def _scrambled(v, ltm, maxbit):
@@ -56,14 +68,9 @@ def _scrambled(v, ltm, maxbit):
     idx = np.arange(maxbit)
     ltm[:, idx, idx] = 1
     rows = (ltm << (maxbit - 1 - idx)).sum(-1)  # row p of each matrix as a maxbit-bit integer
-    out = np.zeros_like(v)
-    for p in range(maxbit):
-        bits = np.bitwise_and(rows[:, p : p + 1], v)
-        parity = np.zeros_like(bits)
-        for k in range(maxbit):
-            parity ^= (bits >> k) & 1
-        out |= parity << (maxbit - 1 - p)
-    return out
+    # bit p of out[:, j] is the parity of row p AND v[:, j]
+    parity = _parity(rows[:, :, None] & v[:, None, :])
+    return (parity << (maxbit - 1 - idx)[None, :, None]).sum(1)
 
 
 class SobolEngine:

@@ -168,39 +168,42 @@ void init_module(nb::module_& m) {
 
   // PyTorch's aliases (torch.arctan, Tensor.absolute) are functions of their
   // own name: fx names nodes and finds qualified names by __name__.
-  m.def("_renamed_builtin", [](nb::handle fn, const std::string& name, nb::handle owner) -> nb::object {
-    PyObject* obj = fn.ptr();
-    const PyMethodDef* def = nullptr;
-    if (PyCFunction_Check(obj))
-      def = reinterpret_cast<PyCFunctionObject*>(obj)->m_ml;
-    else if (Py_IS_TYPE(obj, &PyMethodDescr_Type))
-      def = reinterpret_cast<PyMethodDescrObject*>(obj)->d_method;
-    if (def == nullptr) throw nb::type_error("_renamed_builtin expects a builtin function or method descriptor");
-    // Lives as long as the interpreter, as the generated tables do.
-    auto* renamed = new PyMethodDef(*def);
-    renamed->ml_name = (new std::string(name))->c_str();
-    PyObject* out = nullptr;
-    if (PyCFunction_Check(obj)) {
-      // A module function's self becomes a module named after the alias, so
-      // __torch_function__ receives the alias (ArgParser::parse); it pickles
-      // as ember.<alias>.
-      auto* f = reinterpret_cast<PyCFunctionObject*>(obj);
-      nb::object self = nb::borrow(f->m_self), module = nb::borrow(f->m_module);
-      if (PyModule_Check(f->m_self)) {
-        self = nb::steal(PyModule_New(name.c_str()));
-        module = nb::str("ember");
-        if (!self.is_valid()) throw nb::python_error();
-      }
-      out = PyCFunction_NewEx(renamed, self.ptr(), module.ptr());
-    } else {
-      // Owned by the class that holds the alias, so that it pickles.
-      PyTypeObject* type = PyType_Check(owner.ptr()) ? reinterpret_cast<PyTypeObject*>(owner.ptr())
-                                                     : reinterpret_cast<PyMethodDescrObject*>(obj)->d_common.d_type;
-      out = PyDescr_NewMethod(type, renamed);
-    }
-    if (out == nullptr) throw nb::python_error();
-    return nb::steal(out);
-  });
+  m.def(
+      "_renamed_builtin",
+      [](nb::handle fn, const std::string& name, nb::handle owner, const std::string& module_name) -> nb::object {
+        PyObject* obj = fn.ptr();
+        const PyMethodDef* def = nullptr;
+        if (PyCFunction_Check(obj))
+          def = reinterpret_cast<PyCFunctionObject*>(obj)->m_ml;
+        else if (Py_IS_TYPE(obj, &PyMethodDescr_Type))
+          def = reinterpret_cast<PyMethodDescrObject*>(obj)->d_method;
+        if (def == nullptr) throw nb::type_error("_renamed_builtin expects a builtin function or method descriptor");
+        // Lives as long as the interpreter, as the generated tables do.
+        auto* renamed = new PyMethodDef(*def);
+        renamed->ml_name = (new std::string(name))->c_str();
+        PyObject* out = nullptr;
+        if (PyCFunction_Check(obj)) {
+          // A module function's self becomes a module named after the alias, so
+          // __torch_function__ receives the alias (ArgParser::parse); it pickles
+          // as ember.<alias>.
+          auto* f = reinterpret_cast<PyCFunctionObject*>(obj);
+          nb::object self = nb::borrow(f->m_self), module = nb::borrow(f->m_module);
+          if (PyModule_Check(f->m_self)) {
+            self = nb::steal(PyModule_New(name.c_str()));
+            module = nb::str(module_name.c_str());
+            if (!self.is_valid()) throw nb::python_error();
+          }
+          out = PyCFunction_NewEx(renamed, self.ptr(), module.ptr());
+        } else {
+          // Owned by the class that holds the alias, so that it pickles.
+          PyTypeObject* type = PyType_Check(owner.ptr()) ? reinterpret_cast<PyTypeObject*>(owner.ptr())
+                                                         : reinterpret_cast<PyMethodDescrObject*>(obj)->d_common.d_type;
+          out = PyDescr_NewMethod(type, renamed);
+        }
+        if (out == nullptr) throw nb::python_error();
+        return nb::steal(out);
+      },
+      nb::arg("fn"), nb::arg("name"), nb::arg("owner"), nb::arg("module_name") = "ember");
   m.def("_set_tensor_class", [](nb::handle cls) {
     Py_INCREF(cls.ptr());
     g_tensor_class = cls.ptr();

@@ -612,26 +612,75 @@ Py_ssize_t tensor_len(PyObject* self) {
   return static_cast<Py_ssize_t>(t.sizes()[0]);
 }
 
+// A hand-written method called on a Tensor subclass (or under a mode) goes
+// to __torch_function__ as Tensor.<Name>, as PyTorch's do.
+template <PyCFunction F, const char* Name>
+PyObject* noargs_dispatching(PyObject* self, PyObject* unused) {
+  if (torch_function::wants_dispatch(self, nullptr, 0, nullptr)) {
+    EMBER_PY_TRY
+    return torch_function::dispatch(Name, true, self, nullptr, 0, nullptr);
+    EMBER_PY_CATCH
+  }
+  return F(self, unused);
+}
+using FastMethod = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t);
+template <FastMethod F, const char* Name>
+PyObject* fast_dispatching(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (torch_function::wants_dispatch(self, args, nargs, nullptr)) {
+    EMBER_PY_TRY
+    return torch_function::dispatch(Name, true, self, args, nargs, nullptr);
+    EMBER_PY_CATCH
+  }
+  return F(self, args, nargs);
+}
+using FastKwMethod = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
+template <FastKwMethod F, const char* Name>
+PyObject* fastkw_dispatching(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (torch_function::wants_dispatch(self, args, nargs, kwnames)) {
+    EMBER_PY_TRY
+    return torch_function::dispatch(Name, true, self, args, nargs, kwnames);
+    EMBER_PY_CATCH
+  }
+  return F(self, args, nargs, kwnames);
+}
+
+constexpr char k_dim[] = "dim", k_numel[] = "numel", k_storage_offset[] = "storage_offset",
+               k_is_inference[] = "is_inference", k_is_floating_point[] = "is_floating_point",
+               k_element_size[] = "element_size", k_data_ptr[] = "data_ptr", k_size[] = "size", k_stride[] = "stride",
+               k_item[] = "item", k_tolist[] = "tolist", k_requires_grad_[] = "requires_grad_", k_detach[] = "detach",
+               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad";
+
+template <PyCFunction F, const char* Name>
+PyCFunction noargs() {
+  return noargs_dispatching<F, Name>;
+}
+template <FastMethod F, const char* Name>
+PyCFunction fast() {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fast_dispatching<F, Name>));
+}
+
 PyMethodDef tensor_methods[] = {
-    {"dim", m_dim, METH_NOARGS, nullptr},
-    {"ndimension", m_dim, METH_NOARGS, nullptr},
-    {"numel", m_numel, METH_NOARGS, nullptr},
-    {"nelement", m_numel, METH_NOARGS, nullptr},
-    {"storage_offset", m_storage_offset, METH_NOARGS, nullptr},
-    {"is_inference", m_is_inference, METH_NOARGS, nullptr},
-    {"is_floating_point", m_is_floating_point, METH_NOARGS, nullptr},
-    {"element_size", m_element_size, METH_NOARGS, nullptr},
+    {"dim", noargs<m_dim, k_dim>(), METH_NOARGS, nullptr},
+    {"ndimension", noargs<m_dim, k_dim>(), METH_NOARGS, nullptr},
+    {"numel", noargs<m_numel, k_numel>(), METH_NOARGS, nullptr},
+    {"nelement", noargs<m_numel, k_numel>(), METH_NOARGS, nullptr},
+    {"storage_offset", noargs<m_storage_offset, k_storage_offset>(), METH_NOARGS, nullptr},
+    {"is_inference", noargs<m_is_inference, k_is_inference>(), METH_NOARGS, nullptr},
+    {"is_floating_point", noargs<m_is_floating_point, k_is_floating_point>(), METH_NOARGS, nullptr},
+    {"element_size", noargs<m_element_size, k_element_size>(), METH_NOARGS, nullptr},
     {"_adopt_view_", m_adopt_view_, METH_O, nullptr},
-    {"data_ptr", m_data_ptr, METH_NOARGS, nullptr},
-    {"size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_size)), METH_FASTCALL, nullptr},
-    {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)), METH_FASTCALL, nullptr},
-    {"item", m_item, METH_NOARGS, nullptr},
-    {"tolist", m_tolist, METH_NOARGS, nullptr},
-    {"requires_grad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_requires_grad_)),
+    {"data_ptr", noargs<m_data_ptr, k_data_ptr>(), METH_NOARGS, nullptr},
+    {"size", fast<m_size, k_size>(), METH_FASTCALL, nullptr},
+    {"stride", fast<m_stride, k_stride>(), METH_FASTCALL, nullptr},
+    {"item", noargs<m_item, k_item>(), METH_NOARGS, nullptr},
+    {"tolist", noargs<m_tolist, k_tolist>(), METH_NOARGS, nullptr},
+    {"requires_grad_",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(fastkw_dispatching<m_requires_grad_, k_requires_grad_>)),
      METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"detach", m_detach, METH_NOARGS, nullptr},
-    {"detach_", m_detach_, METH_NOARGS, nullptr},
-    {"retain_grad", m_retain_grad, METH_NOARGS, nullptr},
+    {"detach", noargs<m_detach, k_detach>(), METH_NOARGS, nullptr},
+    {"detach_", noargs<m_detach_, k_detach_>(), METH_NOARGS, nullptr},
+    {"retain_grad", noargs<m_retain_grad, k_retain_grad>(), METH_NOARGS, nullptr},
     {"register_hook", m_register_hook, METH_O, nullptr},
     {"_register_post_accumulate_grad_hook", m_register_post_accumulate_grad_hook, METH_O, nullptr},
     {"_make_subclass", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_make_subclass)),
