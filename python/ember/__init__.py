@@ -20,6 +20,11 @@ def _preload_blas():
     # 2^4 makes them sleep at once; waking them costs microseconds. Read by
     # OpenBLAS when it loads, so it must be set before.
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+    # Note [MKL for matrix products] (src/ember/cpu/Blas.cpp): the `mkl`
+    # package puts its libraries in the environment's lib folder.
+    mkl = os.path.join(_sys.prefix, "lib", "libmkl_rt.so.2")
+    if "EMBER_MKL_LIBRARY" not in os.environ and os.path.exists(mkl):
+        os.environ["EMBER_MKL_LIBRARY"] = mkl
     # The package's folder, found without importing it (its __init__ reads
     # package metadata, a third of Ember's import time).
     from importlib.util import find_spec

@@ -1,6 +1,12 @@
 #include "ember/cpu/Blas.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/Parallel.h"
@@ -41,7 +47,78 @@ void EMBER_BLAS(openblas_set_num_threads)(int);
 
 namespace ember {
 
+namespace {
+// Note [MKL for matrix products]
+// PyTorch's CPU wheels compute matrix products with MKL 2024.2; the same
+// library, called the way PyTorch calls it (column-major, the operands
+// swapped), gives bit-identical products, which no other BLAS does. So when
+// MKL's single dynamic library can be loaded (the `mkl` package from the
+// index installs it; EMBER_MKL_LIBRARY names it; EMBER_BLAS=openblas turns it
+// off), every float32/float64/complex product, matrix-vector product and dot
+// goes to it on the GNU OpenMP runtime Ember's own loops use. Otherwise the
+// build's BLAS (and oneDNN's sgemm) computes them.
+struct Mkl {
+  using Gemm = void (*)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
+                        void*, int);
+  void (*sgemm)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+  void (*dgemm)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
+  Gemm cgemm, zgemm;
+  void (*sgemv)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+  void (*dgemv)(int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
+  float (*sdot)(int, const float*, int, const float*, int);
+  double (*ddot)(int, const double*, int, const double*, int);
+  int (*set_num_threads_local)(int);
+  void* handle;
+  std::string version;
+  bool loaded = false;
+};
+
+template <typename F>
+bool find(void* lib, const char* name, F& out) {
+  out = reinterpret_cast<F>(dlsym(lib, name));
+  return out != nullptr;
+}
+
+Mkl load_mkl() {
+  Mkl m;
+  m.handle = nullptr;
+  const char* choice = std::getenv("EMBER_BLAS");
+  if (choice && std::string(choice) != "mkl") return m;
+  const char* path = std::getenv("EMBER_MKL_LIBRARY");
+  void* lib = dlopen(path && *path ? path : "libmkl_rt.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return m;
+  int (*set_threading_layer)(int) = nullptr;
+  int (*set_interface_layer)(int) = nullptr;
+  void (*get_version_string)(char*, int) = nullptr;
+  bool ok = find(lib, "MKL_Set_Threading_Layer", set_threading_layer) &&
+            find(lib, "MKL_Set_Interface_Layer", set_interface_layer) &&
+            find(lib, "MKL_Get_Version_String", get_version_string) && find(lib, "cblas_sgemm", m.sgemm) &&
+            find(lib, "cblas_dgemm", m.dgemm) && find(lib, "cblas_cgemm", m.cgemm) &&
+            find(lib, "cblas_zgemm", m.zgemm) && find(lib, "cblas_sgemv", m.sgemv) &&
+            find(lib, "cblas_dgemv", m.dgemv) && find(lib, "cblas_sdot", m.sdot) && find(lib, "cblas_ddot", m.ddot) &&
+            find(lib, "MKL_Set_Num_Threads_Local", m.set_num_threads_local);
+  if (!ok) return m;
+  set_interface_layer(0);  // LP64
+  set_threading_layer(3);  // GNU OpenMP
+  char text[256] = {};
+  get_version_string(text, sizeof(text));
+  m.version = text;
+  m.handle = lib;
+  m.loaded = true;
+  return m;
+}
+
+const Mkl& mkl() {
+  static const Mkl m = load_mkl();
+  return m;
+}
+
+constexpr int kColMajor = 102;
+int cblas_trans(bool t) { return t ? 112 : 111; }
+}  // namespace
+
 const char* blas_info() {
+  if (mkl().loaded) return mkl().version.c_str();
 #ifdef EMBER_BLAS_IS_OPENBLAS
   return EMBER_BLAS(openblas_get_config)();
 #else
@@ -61,6 +138,10 @@ namespace {
 std::atomic<int> g_blas_threads{-1};
 
 void sync_threads() {
+  if (mkl().loaded) {
+    mkl().set_num_threads_local(in_parallel_region() ? 1 : get_num_threads());
+    return;
+  }
 #ifdef EMBER_BLAS_IS_OPENBLAS
   const int want = in_parallel_region() ? 1 : get_num_threads();
   if (want != g_blas_threads.load(std::memory_order_relaxed)) {
@@ -82,12 +163,59 @@ void set_num_threads(int n) {
 #endif
 }
 
+bool is_mkl() { return mkl().loaded; }
+
+// Note [MKL for elementwise functions]
+// PyTorch computes sqrt, exp, log, the trigonometric functions, tanh, erf and
+// erfc of contiguous float32/float64 data with MKL's VML in high-accuracy
+// mode; with MKL loaded Ember calls the same functions, so their results are
+// PyTorch's to the bit.
+const VmlFunction* vml(const char* name) {
+  if (!mkl().loaded) return nullptr;
+  static std::mutex mutex;
+  static std::map<std::string, VmlFunction> table;
+  std::lock_guard<std::mutex> g(mutex);
+  auto it = table.find(name);
+  if (it == table.end()) {
+    VmlFunction fn{};
+    const std::string base(name);
+    find(mkl().handle, ("vms" + base).c_str(), fn.f);
+    find(mkl().handle, ("vmd" + base).c_str(), fn.d);
+    it = table.emplace(base, fn).first;
+  }
+  return it->second.f && it->second.d ? &it->second : nullptr;
+}
+
+void gemm_column_major(char kind, bool ta, bool tb, int m, int n, int k, const void* alpha, const void* a, int lda,
+                       const void* b, int ldb, const void* beta, void* c, int ldc) {
+  sync_threads();
+  const Mkl& l = mkl();
+  const int op_a = cblas_trans(ta), op_b = cblas_trans(tb);
+  switch (kind) {
+    case 's':
+      l.sgemm(kColMajor, op_a, op_b, m, n, k, *static_cast<const float*>(alpha), static_cast<const float*>(a), lda,
+              static_cast<const float*>(b), ldb, *static_cast<const float*>(beta), static_cast<float*>(c), ldc);
+      break;
+    case 'd':
+      l.dgemm(kColMajor, op_a, op_b, m, n, k, *static_cast<const double*>(alpha), static_cast<const double*>(a), lda,
+              static_cast<const double*>(b), ldb, *static_cast<const double*>(beta), static_cast<double*>(c), ldc);
+      break;
+    case 'c': l.cgemm(kColMajor, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: l.zgemm(kColMajor, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+  }
+}
+
 // Note [float32 GEMM]: with oneDNN in the build, float32 matrix products go
 // to its sgemm: it measured 1-13% faster than OpenBLAS here and runs on
 // OpenMP, the runtime of Ember's own loops, so the two never compete for
 // cores (docs/decisions/0008-gemm.md).
 void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
            float beta, float* c, int ldc) {
+  if (mkl().loaded) {  // as PyTorch calls it: C^T = op(B)^T op(A)^T, column-major
+    sync_threads();
+    mkl().sgemm(kColMajor, cblas_trans(tb), cblas_trans(ta), n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    return;
+  }
 #ifdef EMBER_USE_ONEDNN
   // Products below about 2^17 multiply-adds take a few microseconds: waking
   // a second thread costs as much, so they run on one.
@@ -110,6 +238,10 @@ void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, i
 void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
            double beta, double* c, int ldc) {
   sync_threads();
+  if (mkl().loaded) {
+    mkl().dgemm(kColMajor, cblas_trans(tb), cblas_trans(ta), n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    return;
+  }
   EMBER_BLAS(cblas_dgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
                           a, lda, b, ldb, beta, c, ldc);
 }
@@ -117,6 +249,10 @@ void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a,
 void cgemm(bool ta, bool tb, int m, int n, int k, const void* alpha, const void* a, int lda, const void* b, int ldb,
            const void* beta, void* c, int ldc) {
   sync_threads();
+  if (mkl().loaded) {
+    mkl().cgemm(kColMajor, cblas_trans(tb), cblas_trans(ta), n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    return;
+  }
   EMBER_BLAS(cblas_cgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
                           a, lda, b, ldb, beta, c, ldc);
 }
@@ -124,6 +260,10 @@ void cgemm(bool ta, bool tb, int m, int n, int k, const void* alpha, const void*
 void zgemm(bool ta, bool tb, int m, int n, int k, const void* alpha, const void* a, int lda, const void* b, int ldb,
            const void* beta, void* c, int ldc) {
   sync_threads();
+  if (mkl().loaded) {
+    mkl().zgemm(kColMajor, cblas_trans(tb), cblas_trans(ta), n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    return;
+  }
   EMBER_BLAS(cblas_zgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
                           a, lda, b, ldb, beta, c, ldc);
 }
@@ -131,22 +271,32 @@ void zgemm(bool ta, bool tb, int m, int n, int k, const void* alpha, const void*
 void sgemv(bool ta, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta, float* y,
            int incy) {
   sync_threads();
+  if (mkl().loaded) {
+    mkl().sgemv(kColMajor, cblas_trans(!ta), n, m, alpha, a, lda, x, incx, beta, y, incy);
+    return;
+  }
   EMBER_BLAS(cblas_sgemv)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 void dgemv(bool ta, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
            double* y, int incy) {
   sync_threads();
+  if (mkl().loaded) {
+    mkl().dgemv(kColMajor, cblas_trans(!ta), n, m, alpha, a, lda, x, incx, beta, y, incy);
+    return;
+  }
   EMBER_BLAS(cblas_dgemv)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, m, n, alpha, a, lda, x, incx, beta, y, incy);
 }
 
 float sdot(int n, const float* x, int incx, const float* y, int incy) {
   sync_threads();
+  if (mkl().loaded) return mkl().sdot(n, x, incx, y, incy);
   return EMBER_BLAS(cblas_sdot)(n, x, incx, y, incy);
 }
 
 double ddot(int n, const double* x, int incx, const double* y, int incy) {
   sync_threads();
+  if (mkl().loaded) return mkl().ddot(n, x, incx, y, incy);
   return EMBER_BLAS(cblas_ddot)(n, x, incx, y, incy);
 }
 

@@ -22,6 +22,21 @@ void dgemv(bool trans_a, int m, int n, double alpha, const double* a, int lda, c
            double* y, int incy);
 float sdot(int n, const float* x, int incx, const float* y, int incy);
 double ddot(int n, const double* x, int incx, const double* y, int incy);
+// Whether MKL computes the products (Note [MKL for matrix products]).
+bool is_mkl();
+// Column-major C = alpha * op(A) @ op(B) + beta * C through MKL, PyTorch's own
+// call; kind 's', 'd', 'c' or 'z'; alpha and beta point at one element.
+void gemm_column_major(char kind, bool trans_a, bool trans_b, int m, int n, int k, const void* alpha, const void* a,
+                       int lda, const void* b, int ldb, const void* beta, void* c, int ldc);
+// MKL's elementwise (VML) function `name` ("Exp", "Ln", ...): out[i] = f(in[i])
+// for n elements in PyTorch's accuracy mode, or null without MKL (Note [MKL
+// for elementwise functions]).
+struct VmlFunction {
+  void (*f)(int n, const float* in, float* out, long long mode);
+  void (*d)(int n, const double* in, double* out, long long mode);
+};
+const VmlFunction* vml(const char* name);
+constexpr long long kVmlMode = 0x2 | 0x100 | 0x140000;  // high accuracy, errors ignored, denormals kept
 // Sets the BLAS library's thread count now (see Note [BLAS threads]); each
 // call above otherwise follows ember.set_num_threads by itself.
 void set_num_threads(int n);

@@ -96,6 +96,111 @@ void gemm_cuda(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   gemm(g);
 }
 
+// Note [Products in PyTorch's order]
+// With MKL (Note [MKL for matrix products]) each product is handed to it
+// exactly as PyTorch's addmm hands it: C, row-major here, is read as a
+// column-major matrix of its transpose (so A and B swap places) unless it has
+// one column; each operand is passed transposed or not by its strides, or
+// copied when neither fits, and the leading dimensions of single rows or
+// columns are normalized as PyTorch's BLAS wrapper does. The same library
+// given the same call returns the same bits.
+struct TorchOperand {
+  bool trans = false;
+  int64_t ld = 1;
+  bool copy = false;
+};
+
+// strides (s0, s1) of a rows x cols matrix; lead/other are the dimensions
+// the leading dimension must cover untransposed/transposed.
+TorchOperand torch_operand(int64_t s0, int64_t s1, int64_t lead, int64_t other, bool tc, int64_t cols) {
+  TorchOperand op;
+  const int64_t near = tc ? s1 : s0, far = tc ? s0 : s1;
+  if (near == 1 && far >= std::max<int64_t>(1, lead)) {
+    op.trans = false;
+  } else if (far == 1 && near >= std::max<int64_t>(1, other)) {
+    op.trans = true;
+  } else {
+    op.trans = !tc, op.copy = true;
+    s0 = cols, s1 = 1;  // the row-major copy
+  }
+  op.ld = op.trans == tc ? s1 : s0;
+  return op;
+}
+
+void gemm_torch_order(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t, int64_t a_bs,
+                      int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs, int64_t b_cs,
+                      const Tensor& c_t, const Scalar& alpha, const Scalar& beta, bool beta_zero) {
+  const bool tc = n != 1;  // PyTorch keeps C column-major only when it has one column
+  // PyTorch's first operand is B when C is transposed.
+  const int64_t gm = tc ? n : m, gn = tc ? m : n;
+  TorchOperand A = torch_operand(tc ? b_rs : a_rs, tc ? b_cs : a_cs, gm, k, tc, tc ? n : k);
+  TorchOperand B = torch_operand(tc ? a_rs : b_rs, tc ? a_cs : b_cs, k, gn, tc, tc ? k : n);
+  Tensor first = tc ? b_t : a_t, second = tc ? a_t : b_t;
+  int64_t first_bs = tc ? b_bs : a_bs, second_bs = tc ? a_bs : b_bs;
+  if (A.copy) {
+    first = native::as_strided(first, {batch, tc ? k : m, tc ? n : k}, {first_bs, tc ? b_rs : a_rs, tc ? b_cs : a_cs},
+                               first.storage_offset())
+                .contiguous();
+    first_bs = tc ? k * n : m * k;
+  }
+  if (B.copy) {
+    second = native::as_strided(second, {batch, tc ? m : k, tc ? k : n},
+                                {second_bs, tc ? a_rs : b_rs, tc ? a_cs : b_cs}, second.storage_offset())
+                 .contiguous();
+    second_bs = tc ? m * k : k * n;
+  }
+  int64_t lda = A.ld, ldb = B.ld, ldc = tc ? n : 1;
+  // PyTorch's normalize_last_dims
+  if (gn == 1) ldc = gm;
+  if (A.trans) {
+    if (gm == 1) lda = k;
+  } else if (k == 1) {
+    lda = gm;
+  }
+  if (B.trans) {
+    if (k == 1) ldb = gn;
+  } else if (gn == 1) {
+    ldb = k;
+  }
+  const char kind = dtype == ScalarType::Float          ? 's'
+                    : dtype == ScalarType::Double       ? 'd'
+                    : dtype == ScalarType::ComplexFloat ? 'c'
+                                                        : 'z';
+  union Number {
+    float f;
+    double d;
+    std::complex<float> c;
+    std::complex<double> z;
+  };
+  Number al{}, be{};
+  switch (kind) {
+    case 's': al.f = float(alpha.to_double()), be.f = beta_zero ? 0.0f : float(beta.to_double()); break;
+    case 'd': al.d = alpha.to_double(), be.d = beta_zero ? 0.0 : beta.to_double(); break;
+    case 'c':
+      al.c = alpha.to<std::complex<float>>(), be.c = beta_zero ? std::complex<float>() : beta.to<std::complex<float>>();
+      break;
+    default:
+      al.z = alpha.to<std::complex<double>>();
+      be.z = beta_zero ? std::complex<double>() : beta.to<std::complex<double>>();
+  }
+  const int64_t isz = static_cast<int64_t>(element_size(dtype));
+  const char* pa = static_cast<const char*>(first.data_ptr());
+  const char* pb = static_cast<const char*>(second.data_ptr());
+  char* pc = static_cast<char*>(c_t.data_ptr());
+  auto one = [&](int64_t i) {
+    blas::gemm_column_major(kind, A.trans, B.trans, int(gm), int(gn), int(k), &al, pa + i * first_bs * isz, int(lda),
+                            pb + i * second_bs * isz, int(ldb), &be, pc + i * m * n * isz, int(ldc));
+  };
+  const int nthreads = get_num_threads();
+  if (batch > 1 && nthreads > 1 && m * n * k <= 128 * 128 * 128 && !in_parallel_region()) {
+    parallel_for(0, batch, 1, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) one(i);
+    });
+  } else {
+    for (int64_t i = 0; i < batch; ++i) one(i);
+  }
+}
+
 // C (m x n, row-major with leading dim ldc, data c) = alpha * A @ B + beta * C
 // for batch matrices: A[b] at a + b*a_bs with strides (a_rs, a_cs), etc.
 // beta == 0 ignores C. `a_t`/`b_t` hold the tensors the pointers come from.
@@ -142,6 +247,10 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
   if (!use_blas(dtype) || !fits_int(m) || !fits_int(n) || !fits_int(k)) {
     cpu::GemmArgs g{batch, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c, c_bs, n, 1, dtype, alpha, beta};
     cpu::gemm_stub(g);
+    return;
+  }
+  if (blas::is_mkl()) {  // Note [Products in PyTorch's order]
+    gemm_torch_order(dtype, batch, m, n, k, a_t, a_bs, a_rs, a_cs, b_t, b_bs, b_rs, b_cs, c_t, alpha, beta, beta_zero);
     return;
   }
   BlasMat A = blas_operand(a, m, k, a_rs, a_cs);

@@ -77,12 +77,12 @@ using vecmath::Vd;
 using vecmath::Vf;
 
 void exp_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
+  float_unary_vml(it, "Exp", [](Vf x) { return vecmath::exp(x); }, [](Vd x) { return vecmath::exp(x); });
 }
 EMBER_REGISTER_POINTWISE(exp, &exp_kernel);
 
 void log_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
+  float_unary_vml(it, "Ln", [](Vf x) { return vecmath::log(x); }, [](double x) { return std::log(x); });
 }
 EMBER_REGISTER_POINTWISE(log, &log_kernel);
 
@@ -97,7 +97,7 @@ void expm1_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(expm1, &expm1_kernel);
 
 void log2_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log2(x); }, [](double x) { return std::log2(x); });
+  float_unary_vml(it, "Log2", [](Vf x) { return vecmath::log2(x); }, [](double x) { return std::log2(x); });
 }
 EMBER_REGISTER_POINTWISE(log2, &log2_kernel);
 
@@ -107,7 +107,7 @@ void exp2_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(exp2, &exp2_kernel);
 
 void log10_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::log10(x); }, [](double x) { return std::log10(x); });
+  float_unary_vml(it, "Log10", [](Vf x) { return vecmath::log10(x); }, [](double x) { return std::log10(x); });
 }
 EMBER_REGISTER_POINTWISE(log10, &log10_kernel);
 

@@ -105,7 +105,7 @@ namespace {
 using vecmath::Vf;
 
 void tanh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
+  float_unary_vml(it, "Tanh", [](Vf x) { return vecmath::tanh(x); }, [](double x) { return std::tanh(x); });
 }
 EMBER_REGISTER_POINTWISE(tanh, &tanh_kernel);
 

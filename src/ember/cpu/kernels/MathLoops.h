@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "ember/cpu/Blas.h"
 #include "ember/cpu/kernels/Loops.h"
 #include "ember/cpu/kernels/VecMath.h"
 #include "ember/ops/TensorIterator.h"
@@ -448,9 +449,46 @@ void float_map(const TensorIterator& it, const VF& vf, const DF& df) {
   }
 }
 
+// out = f(in) through MKL's VML function `name` (Note [MKL for elementwise
+// functions]) for float32/float64 without casts; false where it does not apply.
+template <typename T>
+bool vml_loop(const TensorIterator& it, void (*f)(int, const T*, T*, long long)) {
+  if (it.dtype(0) != it.dtype(1)) return false;
+  it.for_each([f](char** d, const int64_t* s, int64_t n) {
+    constexpr int64_t kChunk = 4096;
+    T in[kChunk], out[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t len = std::min(kChunk, n - i);
+      const bool dense = s[0] == sizeof(T) && s[1] == sizeof(T);
+      if (dense) {
+        f(int(len), reinterpret_cast<const T*>(d[1]) + i, reinterpret_cast<T*>(d[0]) + i, blas::kVmlMode);
+        continue;
+      }
+      for (int64_t j = 0; j < len; ++j) in[j] = *reinterpret_cast<const T*>(d[1] + (i + j) * s[1]);
+      f(int(len), in, out, blas::kVmlMode);
+      for (int64_t j = 0; j < len; ++j) *reinterpret_cast<T*>(d[0] + (i + j) * s[0]) = out[j];
+    }
+  });
+  return true;
+}
+
+inline bool try_vml(const TensorIterator& it, const char* name) {
+  const ScalarType t = it.common_dtype();
+  if (t != ScalarType::Float && t != ScalarType::Double) return false;
+  const blas::VmlFunction* fn = blas::vml(name);
+  if (!fn) return false;
+  return t == ScalarType::Float ? vml_loop<float>(it, fn->f) : vml_loop<double>(it, fn->d);
+}
+
 template <typename VF, typename DF>
 void float_unary(const TensorIterator& it, const VF& vf, const DF& df) {
   float_map<1>(it, vf, df);
+}
+
+// float_unary, or MKL's VML function `name` where PyTorch uses it.
+template <typename VF, typename DF>
+void float_unary_vml(const TensorIterator& it, const char* name, const VF& vf, const DF& df) {
+  if (!try_vml(it, name)) float_map<1>(it, vf, df);
 }
 
 // Note [Scalar operand of 16-bit products]: x * s, x / s and the floor and

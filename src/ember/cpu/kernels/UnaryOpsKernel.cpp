@@ -93,7 +93,7 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 // ---- floating ----------------------------------------------------------------
 
 void sqrt_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
+  float_unary_vml(it, "Sqrt", [](Vf x) { return vecmath::sqrt(x); }, [](double x) { return std::sqrt(x); });
 }
 EMBER_REGISTER_POINTWISE(sqrt, &sqrt_kernel);
 
@@ -108,32 +108,32 @@ void reciprocal_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(reciprocal, &reciprocal_kernel);
 
 void sin_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::sin(x); }, [](double x) { return std::sin(x); });
+  float_unary_vml(it, "Sin", [](Vf x) { return vecmath::sin(x); }, [](double x) { return std::sin(x); });
 }
 EMBER_REGISTER_POINTWISE(sin, &sin_kernel);
 
 void cos_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
+  float_unary_vml(it, "Cos", [](Vf x) { return vecmath::cos(x); }, [](double x) { return std::cos(x); });
 }
 EMBER_REGISTER_POINTWISE(cos, &cos_kernel);
 
 void tan_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::tan(x); }, [](double x) { return std::tan(x); });
+  float_unary_vml(it, "Tan", [](Vf x) { return vecmath::tan(x); }, [](double x) { return std::tan(x); });
 }
 EMBER_REGISTER_POINTWISE(tan, &tan_kernel);
 
 void asin_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::asin(x); }, [](double x) { return std::asin(x); });
+  float_unary_vml(it, "Asin", [](Vf x) { return vecmath::asin(x); }, [](double x) { return std::asin(x); });
 }
 EMBER_REGISTER_POINTWISE(asin, &asin_kernel);
 
 void acos_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::acos(x); }, [](double x) { return std::acos(x); });
+  float_unary_vml(it, "Acos", [](Vf x) { return vecmath::acos(x); }, [](double x) { return std::acos(x); });
 }
 EMBER_REGISTER_POINTWISE(acos, &acos_kernel);
 
 void atan_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::atan(x); }, [](double x) { return std::atan(x); });
+  float_unary_vml(it, "Atan", [](Vf x) { return vecmath::atan(x); }, [](double x) { return std::atan(x); });
 }
 EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
 
@@ -142,24 +142,24 @@ EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
 #if EMBER_VEC_HAS_FMA
 
 void erf_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); }, [](Vd x) { return vecmath::erf(x); });
+  float_unary_vml(it, "Erf", [](Vf x) { return vecmath::erf_accurate(x); }, [](Vd x) { return vecmath::erf(x); });
 }
 EMBER_REGISTER_POINTWISE(erf, &erf_kernel);
 
 void erfc_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::erfc(x); }, [](Vd x) { return vecmath::erfc(x); });
+  float_unary_vml(it, "Erfc", [](Vf x) { return vecmath::erfc(x); }, [](Vd x) { return vecmath::erfc(x); });
 }
 EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
 
 #else
 
 void erf_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::erf_accurate(x); }, [](double x) { return std::erf(x); });
+  float_unary_vml(it, "Erf", [](Vf x) { return vecmath::erf_accurate(x); }, [](double x) { return std::erf(x); });
 }
 EMBER_REGISTER_POINTWISE(erf, &erf_kernel);
 
 void erfc_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::erfc(x); }, [](double x) { return std::erfc(x); });
+  float_unary_vml(it, "Erfc", [](Vf x) { return vecmath::erfc(x); }, [](double x) { return std::erfc(x); });
 }
 EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
 

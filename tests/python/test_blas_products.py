@@ -1,0 +1,57 @@
+"""Matrix products bit for bit against PyTorch: with MKL 2024.2, the library
+PyTorch's CPU wheel computes them with, called as PyTorch calls it (Note [MKL
+for matrix products] in src/ember/cpu/Blas.cpp), every product of these
+shapes equals PyTorch's to the last bit, forwards and backwards."""
+
+from __future__ import annotations
+
+import platform
+
+import numpy as np
+import pytest
+from conftest import torch
+
+import ember
+
+ON_MKL_PLATFORM = platform.system() == "Linux" and platform.machine() == "x86_64"
+SHAPES = [(32, 4, 1), (32, 4, 8), (64, 16, 4), (5, 3, 7), (128, 64, 32), (1, 64, 128), (64, 784, 128), (33, 100, 17)]
+
+
+def test_mkl_is_the_blas_where_the_package_exists():
+    if not ON_MKL_PLATFORM:
+        pytest.skip("the mkl package is a dependency on x86-64 Linux only")
+    assert "Math Kernel Library Version 2024.2" in ember.__config__.show()
+
+
+def same(got, want):
+    return got.shape == tuple(want.shape) and np.array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.skipif(not ON_MKL_PLATFORM, reason="bit-identical products need MKL (x86-64 Linux)")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_products_equal_torch_bit_for_bit(shape, dtype):
+    m, k, n = shape
+    gen = np.random.default_rng(m * 1000 + k * 10 + n)
+    arrays = [gen.standard_normal(s).astype(dtype) for s in ((m, k), (k, n), (n,), (n, k), (k,), (m, n))]
+    t = [torch.from_numpy(a.copy()) for a in arrays]
+    e = [ember.from_numpy(a.copy()) for a in arrays]
+    a, b, bias, w, v, g = range(6)
+    for name, fn in {
+        "mm": lambda L, x: x[a] @ x[b],
+        "mm of a transposed copy": lambda L, x: x[a].t().contiguous().t() @ x[b],
+        "addmm": lambda L, x: L.addmm(x[bias], x[a], x[b]),
+        "linear": lambda L, x: L.nn.functional.linear(x[a], x[w], x[bias]),
+        "mv": lambda L, x: x[a] @ x[v],
+        "dot": lambda L, x: x[v] @ x[v],
+        "matmul 3-d by 2-d": lambda L, x: x[a].expand(2, m, k) @ x[b],
+    }.items():
+        assert same(fn(ember, e), fn(torch, t)), name
+
+    grads = []
+    for lib, x in ((torch, t), (ember, e)):
+        leaves = [x[i].clone().requires_grad_() for i in (a, w, bias)]
+        lib.nn.functional.linear(*leaves).backward(x[g])
+        grads.append([leaf.grad for leaf in leaves])
+    for want, got, name in zip(grads[0], grads[1], ("input", "weight", "bias")):
+        assert same(got, want), f"linear's gradient of {name}"
