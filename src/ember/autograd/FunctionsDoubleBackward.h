@@ -93,4 +93,11 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
 // zeros in self are exact): used while grad mode records a graph.
 Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& self, int64_t dim);
 
+// grid_sampler_2d/3d's gradient in input and grid: the kernel, or while grad
+// mode records a graph, a composite of gather/scatter_add and pointwise
+// operators (FunctionsGridSampler.cpp), so it has derivatives of its own.
+std::tuple<Tensor, Tensor> grid_sampler_gradient(const Tensor& grad, const Tensor& input, const Tensor& grid,
+                                                 int64_t interpolation_mode, int64_t padding_mode, bool align_corners,
+                                                 std::array<bool, 2> grad_input_mask);
+
 }  // namespace ember::autograd::generated

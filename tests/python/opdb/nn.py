@@ -38,10 +38,6 @@ CONV_T_HALF = (
     "conv_transpose2d in float16/bfloat16: a few outputs differ from torch by more than accumulation "
     "order explains (up to 0.0146 in float16, 0.156 in bfloat16, on outputs of size ~10)"
 )
-SAMPLER_GRADGRAD = (
-    "ember: grid_sampler's gradient (a kernel without derivative) has no graph, grad of grad None; "
-    "torch has a second derivative"
-)
 BOOL_RUNTIME = "bool input: torch raises NotImplementedError, ember RuntimeError"
 STATS_DTYPE = "{}(float16/bfloat16): ember's mean/rstd outputs are float32, torch's keep the input dtype"
 GN_GRAD = (
@@ -785,12 +781,10 @@ KNOWN.update(
         "grid_sampler_2d": {
             "values/float16": SAMPLER_HALF,
             "values/bfloat16": SAMPLER_HALF,
-            "gradgrad": SAMPLER_GRADGRAD,
         },
         "grid_sampler_3d": {
             "values/float16": SAMPLER_HALF,
             "values/bfloat16": SAMPLER_HALF,
-            "gradgrad": SAMPLER_GRADGRAD,
         },
         "convolution.conv_transpose3d": {"values/bfloat16": CONV_T3D_BF16},
         **{
