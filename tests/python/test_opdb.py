@@ -465,7 +465,7 @@ def check_gradient_sample(row, fn_e, fn_t, s, second):
         return
     assert_grads(eg, tg, GRAD_TOL, where + " grad")
     if second:
-        assert_grads(eg2, tg2, GRAD_TOL, where + " grad of grad", none_is_zero=True)
+        assert_grads(eg2, tg2, row.gradgrad_tol or GRAD_TOL, where + " grad of grad", none_is_zero=True)
 
 
 def assert_grads(got, expected, tol, where, none_is_zero=False):

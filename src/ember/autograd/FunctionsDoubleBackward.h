@@ -56,7 +56,10 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_gradient(const Tensor& grad, const
                                                        const std::optional<Tensor>& running_var,
                                                        const Tensor& save_mean, const Tensor& save_invstd,
                                                        bool training, double eps, std::array<bool, 3> grad_input_mask);
-std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& input, const Tensor& mean,
+// group norm's also takes the gradients of its mean and rstd outputs (used
+// when both are defined, as PyTorch does); any of the three may be undefined.
+std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& grad_mean,
+                                                       const Tensor& grad_rstd, const Tensor& input, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,
                                                        int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
                                                        std::array<bool, 3> grad_input_mask);

@@ -107,6 +107,7 @@ class OpInfo:
     grad_inputs: Callable[[], list] | None = None  # float64 samples for the gradient tests
     no_grad_args: tuple = ()  # positions of float arguments that must not require grad (running stats)
     mutates_input: bool = False  # writes into its first argument: the gradient tests pass a copy
+    gradgrad_tol: tuple = ()  # (rtol, atol) of the second derivatives where the formula differs in form
     xfail: dict = dataclasses.field(default_factory=dict)  # "test" or "test/dtype" -> reason
 
     def __post_init__(self):
