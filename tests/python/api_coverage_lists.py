@@ -245,9 +245,7 @@ KNOWN_GAPS = {
         "runtime_validation",
         "runtime_validation_disabled",
     ],
-    "utils.checkpoint": [
-        "GraphExecGroup",
-    ],
+    "utils.checkpoint": [],
     "multiprocessing": [],
     "distributed": [
         "BackendConfig",

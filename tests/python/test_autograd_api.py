@@ -6,6 +6,7 @@ anomaly mode and the profiler names."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -509,3 +510,53 @@ def test_selective_checkpoint_mutated_cache_and_errors():
     assert [p.name for p in ember.utils.checkpoint.CheckpointPolicy] == [
         p.name for p in torch.utils.checkpoint.CheckpointPolicy
     ]
+
+
+def _recompute_counts(lib):
+    """How often a checkpointed region runs: plain backward calls each
+    recompute it; inside one GraphExecGroup they share one recomputation."""
+    cp = lib.utils.checkpoint
+    calls = [0]
+
+    def fn(x):
+        calls[0] += 1
+        return x.sin().exp(), x.cos().exp()
+
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    counts = []
+    for grouped in (False, True):
+        calls[0] = 0
+        a, b = cp.checkpoint(fn, x, use_reentrant=False)
+        with cp.GraphExecGroup() if grouped else contextlib.nullcontext():
+            a.sum().backward(retain_graph=True)
+            b.sum().backward(retain_graph=True)
+        counts.append(calls[0])
+    calls[0] = 0
+    a, b = cp.checkpoint(fn, x, use_reentrant=False)
+    (a.sum() + b.sum()).backward(retain_graph=True)
+    lib.autograd.grad(a.sum(), x)
+    counts.append(calls[0])
+    return counts, x.grad.tolist()
+
+
+def test_checkpoint_recomputes_per_backward_call_or_group():
+    got, want = _recompute_counts(ember), _recompute_counts(torch)
+    assert got[0] == want[0] == [3, 2, 3]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+
+
+def test_graph_exec_group_errors():
+    for lib in (ember, torch):
+        cp = lib.utils.checkpoint
+        with cp.GraphExecGroup(), pytest.raises(RuntimeError, match="cannot be nested"), cp.GraphExecGroup():
+            pass
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+
+        def fn(x, lib=lib):
+            y = x.sin()
+            return y.exp(), y.cos()
+
+        a, b = cp.checkpoint(fn, x, use_reentrant=False)
+        with cp.GraphExecGroup(), pytest.raises(cp.CheckpointError, match="already unpacked once"):
+            a.sum().backward(retain_graph=True)
+            b.sum().backward(retain_graph=True)

@@ -38,6 +38,7 @@ __all__ = [
     "SelectiveCheckpointContext",
     "create_selective_checkpoint_contexts",
     "SAC_IGNORED_OPS",
+    "GraphExecGroup",
 ]
 
 
@@ -169,11 +170,11 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
     forward_ctx, recompute_ctx = context_fn()
     selective = forward_ctx if isinstance(forward_ctx, _CachingMode) else None
     rng_state = ember.get_rng_state() if preserve_rng_state else None
-    recomputed = []
-    done = [False]
     count = [0]
     kept = {} if selective is None else selective.kept_saves
-    slots = {}  # forward save index -> position among the recomputed saves
+    # One recomputation per backward call (graph task), or per GraphExecGroup:
+    # key -> (recomputed tensors, forward save index -> position, indices unpacked)
+    frames = {}
 
     def pack(tensor):
         count[0] += 1
@@ -182,6 +183,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
         return count[0] - 1
 
     def recompute():
+        recomputed = []
+
         def keep(t):
             recomputed.append(t)
             return len(recomputed) - 1
@@ -195,14 +198,25 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
                 ember.autograd.graph.saved_tensors_hooks(keep, recomputed.__getitem__),
             ):
                 function(*args, **kwargs)
-        slots.update((i, n) for n, i in enumerate(i for i in range(count[0]) if i not in kept))
-        done[0] = True
+        slots = {i: n for n, i in enumerate(i for i in range(count[0]) if i not in kept)}
+        return recomputed, slots, set()
 
     def unpack(index):
         if index in kept:
             return kept[index]
-        if not done[0]:
-            recompute()
+        group = GraphExecGroup._get_current_group()
+        key = group if group is not None else ("task", ember._C._current_graph_task_id())
+        if key not in frames:
+            frames[key] = recompute()
+        recomputed, slots, unpacked = frames[key]
+        if group is not None and index in unpacked:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                "Performing two backward calls that overlap (i.e. require the same saved activation in order to "
+                "compute gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup context. "
+                "If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please "
+                "open an issue with details on your use case."
+            )
         position = slots.get(index, len(recomputed))
         if position >= len(recomputed):
             raise CheckpointError(
@@ -210,10 +224,38 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
                 f"recomputation.\nNumber of tensors saved during forward: {count[0] - len(kept)}\n"
                 f"Number of tensors saved during recomputation: {len(recomputed)}"
             )
+        unpacked.add(index)
+        if group is None and len(unpacked) == len(slots):
+            del frames[key]  # every recomputed tensor handed out: the next backward call recomputes
         return recomputed[position]
 
     with forward_ctx, ember.autograd.graph.saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
+
+
+_exec_group = None
+
+
+class GraphExecGroup:
+    """Backward calls made inside one instance share the recomputation of
+    the (non-reentrant) checkpointed regions they reach: each region runs
+    again at most once, where otherwise every backward call recomputes it.
+    The calls must not need the same saved tensor twice."""
+
+    def __enter__(self):
+        global _exec_group
+        if _exec_group is not None:
+            raise RuntimeError(f"GraphExecGroup contexts cannot be nested. Already inside group {_exec_group}")
+        _exec_group = self
+        return self
+
+    def __exit__(self, *args):
+        global _exec_group
+        _exec_group = None
+
+    @classmethod
+    def _get_current_group(cls):
+        return _exec_group
 
 
 def checkpoint(
@@ -406,6 +448,10 @@ class _CachedMode(TorchFunctionMode):
         self.storage = storage
         self.allow_mutation = allow_cache_entry_mutation
         self.calls = defaultdict(int)
+
+    def __enter__(self):
+        self.calls.clear()  # each recomputation (one per backward call) replays the calls from the start
+        return super().__enter__()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
