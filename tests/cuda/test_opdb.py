@@ -146,7 +146,7 @@ def _grads(row, s, device, where):
     inputs = [t for i, t in enumerate(_leaves([args, kwargs], [])) if i not in row.no_grad_args]
     for t in inputs:
         t.requires_grad_(True)
-    out, err = _call(row.resolve(ember), args, kwargs, where)
+    out, err = _call(row.grad_callable(ember), args, kwargs, where)
     if err is not None:
         return None
     outs = [

@@ -126,6 +126,31 @@ OUT_OF_SCOPE = {
     "nn.utils.rnn": _because(_IMPORTED, "Any Callable NamedTuple Self TypeVar torch warnings"),
     "cuda": _because(_IMPORTED, "platform torch"),
     "autograd": _because(_IMPORTED, "Mapping Sequence cast overload torch warnings"),
+    "autograd.functional": _because(_IMPORTED, "fwAD torch"),
+    "autograd.forward_ad": _because(_IMPORTED, "Any NamedTuple os torch"),
+    "autograd.graph": _because(
+        _IMPORTED,
+        "Any Callable Generator Iterable Iterator Literal MutableMapping NamedTuple Optional RemovableHandle "
+        "Sequence TYPE_CHECKING TorchDispatchMode TypeAlias Union Variable WeakKeyDictionary "
+        "WeakValueDictionary abc cast contextlib contextvars defaultdict deque functools log logging "
+        "threading torch",
+    ),
+    "utils.checkpoint": _because(
+        _IMPORTED,
+        "AbstractSet Annotated Any AnyStr AsyncContextManager AsyncGenerator AsyncIterable AsyncIterator "
+        "Awaitable BinaryIO ByteString Callable ChainMap ClassVar Collection Concatenate Container "
+        "ContextManager Coroutine Counter DefaultDict Deque Dict Final ForwardRef FrozenSet Generator Generic "
+        "Hashable IO ItemsView Iterable Iterator KeysView List Literal LiteralString LoggingTensorMode "
+        "Mapping MappingView Match MutableMapping MutableSequence MutableSet NamedTuple Never NewType "
+        "NoReturn NotRequired Optional OrderedDict ParamSpec ParamSpecArgs ParamSpecKwargs Pattern Protocol "
+        "ReferenceType Required Reversible SavedTensor Self Sequence Set Sized SupportsAbs SupportsBytes "
+        "SupportsComplex SupportsFloat SupportsIndex SupportsInt SupportsRound TYPE_CHECKING Text TextIO "
+        "TorchDispatchMode Tuple Type TypeAlias TypeGuard TypeVar TypeVarTuple TypedDict Union Unpack "
+        "ValuesView annotations assert_never assert_type capture_logs cast clear_overloads contextlib "
+        "dataclass_transform defaultdict enum final fx_traceback get_args get_origin get_overloads "
+        "get_type_hints is_typeddict itertools no_type_check no_type_check_decorator overload platform "
+        "reveal_type runtime_checkable torch tree_map uuid warnings weakref",
+    ),
     "fft": {**_because(_IMPORTED, "torch"), **_because(_DOC_TEMPLATES, "common_args factory_common_args")},
     "special": {**_because(_IMPORTED, "torch"), **_because(_DOC_TEMPLATES, "common_args multi_dim_common")},
     "linalg": _because(_DOC_TEMPLATES, "common_notes"),
@@ -194,6 +219,13 @@ KNOWN_GAPS = {
         "classproperty",
     ],
     "autograd": [],
+    "autograd.functional": [],
+    "autograd.forward_ad": [],
+    "autograd.graph": [
+        "region_activation_memory_budget",
+        "set_override_stale_capture_stream",
+        "set_warn_on_accumulate_grad_stream_mismatch",
+    ],
     "linalg": [],
     "fft": [],
     "special": [],
@@ -213,6 +245,7 @@ KNOWN_GAPS = {
         "runtime_validation",
         "runtime_validation_disabled",
     ],
+    "utils.checkpoint": [],
     "multiprocessing": [],
     "distributed": [
         "BackendConfig",

@@ -6,6 +6,7 @@ anomaly mode and the profiler names."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -412,3 +413,150 @@ def test_profiler_events_of_the_legacy_profiler():
         mm_event = next(ev for ev in prof.function_events if ev.name == "aten::mm")
         assert mm_event.input_shapes == [[3, 4], [4, 3]] and mm_event.cpu_time_total >= 0
     assert "aten::mm" in streams["ember"] and "aten::mm" in streams["torch"]
+
+
+# ---- selective activation checkpointing ------------------------------------------------------------
+
+
+def _sac(lib, ops, **kw):
+    import functools
+
+    return functools.partial(lib.utils.checkpoint.create_selective_checkpoint_contexts, ops, **kw)
+
+
+def _sac_matmuls(lib, x, policy):
+    y = x.detach().flip(0).requires_grad_()
+
+    def fn(x, y):
+        return lib.sigmoid(lib.matmul(lib.matmul(x, y), y)) * y
+
+    cp = lib.utils.checkpoint
+    cp.checkpoint(fn, x, y, use_reentrant=False, context_fn=_sac(lib, policy)).sum().backward()
+    got = (x.grad, y.grad)
+    x.grad = None
+    y.grad = None
+    fn(x, y).sum().backward()
+    return got, (x.grad, y.grad)
+
+
+def test_selective_checkpoint_gradients_match_plain_and_torch():
+    data = [[0.5, -1.0, 0.3], [2.0, 0.25, -0.7], [0.1, 0.9, -1.3]]
+    cp_e = ember.utils.checkpoint
+    seen = []
+
+    def policy_e(ctx, op, *args, **kwargs):
+        seen.append((ctx.is_recompute, op))
+        return cp_e.CheckpointPolicy.MUST_SAVE if op is ember.matmul else cp_e.CheckpointPolicy.PREFER_RECOMPUTE
+
+    def policy_t(ctx, op, *args, **kwargs):
+        return op is torch.ops.aten.mm.default
+
+    for policy in (policy_e, [ember.matmul]):
+        got, plain = _sac_matmuls(ember, ember.tensor(data, requires_grad=True), policy)
+        (want, _), _ = _sac_matmuls(torch, torch.tensor(data, requires_grad=True), policy_t)
+        for g, p in zip(got, plain):
+            assert ember.equal(g, p)
+        np.testing.assert_allclose(got[0].numpy(), want.numpy(), rtol=1e-6)
+    # the policy sees every forward call once (matmul, matmul, sigmoid, mul), never the recomputation
+    assert [s for s, _ in seen] == [False] * 4 and [op for _, op in seen][:2] == [ember.matmul] * 2
+
+
+def test_selective_checkpoint_saved_op_is_not_run_again():
+    """Dropout saved: its mask is reused even without the RNG state restored;
+    recomputed, it draws a new one (as PyTorch's when its ops are recomputed)."""
+    F = ember.nn.functional
+    x = ember.linspace(-1, 1, 64, requires_grad=True)
+
+    def fn(x):
+        return F.dropout(x * 2, 0.5, training=True).sin()
+
+    ember.manual_seed(0)
+    fn(x).sum().backward()
+    want = x.grad
+    for ops, same in (([F.dropout], True), ([], False)):
+        x.grad = None
+        ember.manual_seed(0)
+        out = ember.utils.checkpoint.checkpoint(
+            fn, x, use_reentrant=False, preserve_rng_state=False, context_fn=_sac(ember, ops)
+        )
+        out.sum().backward()
+        assert bool(ember.equal(x.grad, want)) is same
+
+
+def test_selective_checkpoint_mutated_cache_and_errors():
+    data = [[0.5, -1.0], [2.0, 0.25]]
+    results = []
+    for lib, op in ((torch, torch.ops.aten.mm.default), (ember, ember.matmul)):
+        x = lib.tensor(data, requires_grad=True)
+
+        def fn(x, lib=lib):
+            a = lib.matmul(x, x)
+            a.mul_(2)
+            return a.sin()
+
+        cp = lib.utils.checkpoint
+        with pytest.raises(RuntimeError, match="has been mutated"):
+            cp.checkpoint(fn, x, use_reentrant=False, context_fn=_sac(lib, [op])).sum().backward()
+        cp.checkpoint(
+            fn, x, use_reentrant=False, context_fn=_sac(lib, [op], allow_cache_entry_mutation=True)
+        ).sum().backward()
+        results.append(x.grad.tolist())
+        for bad, exc in (([1], ValueError), (3, TypeError)):
+            with pytest.raises(exc) as info:
+                cp.create_selective_checkpoint_contexts(bad)
+            results.append((exc, str(info.value)))
+    np.testing.assert_allclose(results[3], results[0], rtol=1e-6)
+    assert results[1:3] == results[4:6]
+    assert [p.name for p in ember.utils.checkpoint.CheckpointPolicy] == [
+        p.name for p in torch.utils.checkpoint.CheckpointPolicy
+    ]
+
+
+def _recompute_counts(lib):
+    """How often a checkpointed region runs: plain backward calls each
+    recompute it; inside one GraphExecGroup they share one recomputation."""
+    cp = lib.utils.checkpoint
+    calls = [0]
+
+    def fn(x):
+        calls[0] += 1
+        return x.sin().exp(), x.cos().exp()
+
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    counts = []
+    for grouped in (False, True):
+        calls[0] = 0
+        a, b = cp.checkpoint(fn, x, use_reentrant=False)
+        with cp.GraphExecGroup() if grouped else contextlib.nullcontext():
+            a.sum().backward(retain_graph=True)
+            b.sum().backward(retain_graph=True)
+        counts.append(calls[0])
+    calls[0] = 0
+    a, b = cp.checkpoint(fn, x, use_reentrant=False)
+    (a.sum() + b.sum()).backward(retain_graph=True)
+    lib.autograd.grad(a.sum(), x)
+    counts.append(calls[0])
+    return counts, x.grad.tolist()
+
+
+def test_checkpoint_recomputes_per_backward_call_or_group():
+    got, want = _recompute_counts(ember), _recompute_counts(torch)
+    assert got[0] == want[0] == [3, 2, 3]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+
+
+def test_graph_exec_group_errors():
+    for lib in (ember, torch):
+        cp = lib.utils.checkpoint
+        with cp.GraphExecGroup(), pytest.raises(RuntimeError, match="cannot be nested"), cp.GraphExecGroup():
+            pass
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+
+        def fn(x, lib=lib):
+            y = x.sin()
+            return y.exp(), y.cos()
+
+        a, b = cp.checkpoint(fn, x, use_reentrant=False)
+        with cp.GraphExecGroup(), pytest.raises(cp.CheckpointError, match="already unpacked once"):
+            a.sum().backward(retain_graph=True)
+            b.sum().backward(retain_graph=True)

@@ -144,6 +144,42 @@ def test_grid_sample_3d(mode, padding_mode, align_corners):
     check(ember.grid_sampler_2d, torch.grid_sampler_2d, randn(1, 2, 3, 4), grid2, *enum)
 
 
+def _second_derivatives(lib, f, x, grid, args):
+    """grad and grad of grad (weighted sums) of f(x, grid, *args) in x and grid."""
+    y = f(x, grid, *args)
+    w = lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape) / 7 - 1
+    gx, gg = lib.autograd.grad((y * w).sum(), (x, grid), create_graph=True)
+    loss = (gx * gx.detach().sign()).sum() + (gg * lib.cos(gg.detach())).sum()
+    if not loss.requires_grad:  # nearest: the gradients do not depend on x or grid
+        return gx, gg, None, None
+    return (gx, gg, *lib.autograd.grad(loss, (x, grid), allow_unused=True))
+
+
+@pytest.mark.parametrize("dims,mode", [(2, 0), (2, 1), (2, 2), (3, 0), (3, 1)])
+@pytest.mark.parametrize("padding_mode", [0, 1, 2])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_second_derivative(dims, mode, padding_mode, align_corners):
+    """The gradient taken with create_graph=True differentiates again as
+    PyTorch's does (GridSampler*BackwardBackward0), in grad_output, input and grid."""
+    x = randn(2, 2, 3, 4, 5) if dims == 3 else randn(2, 3, 4, 5)
+    grid = randn(2, 2, 3, 2, 3, seed=4, grad=False) if dims == 3 else randn(2, 3, 4, 2, seed=4, grad=False)
+    grid = (grid * 0.8).requires_grad_()  # inside, on the border and outside
+    tf, ef = (torch.grid_sampler_2d, ember.grid_sampler_2d) if dims == 2 else (torch.grid_sampler_3d,
+                                                                               ember.grid_sampler_3d)
+    args = (mode, padding_mode, align_corners)
+    expected = _second_derivatives(torch, tf, x, grid, args)
+    got = _second_derivatives(ember, ef, from_torch(x.detach()).requires_grad_(),
+                              from_torch(grid.detach()).requires_grad_(), args)
+    for g, e in zip(got, expected):
+        if e is None or g is None:  # nearest: the grid gradient is constant zero
+            assert e is None or not bool(e.any())
+            assert g is None or not bool(g.any())
+            continue
+        close(g, e)
+    assert ember.autograd.gradgradcheck(lambda a, b: ef(a, b, *args), (
+        from_torch(x.detach()).requires_grad_(), from_torch(grid.detach()).requires_grad_()))
+
+
 def test_grid_sample_errors():
     x, g = randn(1, 2, 3, 3), randn(1, 2, 2, 2)
     for args, kw in [((x, g), dict(mode="cubic")), ((x, g), dict(padding_mode="wrap")),

@@ -187,27 +187,55 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_gradient(const Tensor& grad, const
   return {g_input, g_weight, g_bias};
 }
 
-std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& input, const Tensor& mean,
+// The gradient in input of the group statistics (biased variance through
+// rstd = (var + eps)^-1/2, and mean), over the (N, group, -1) view x:
+// drstd * -rstd^3 (x - mean) / M + dmean / M.
+static Tensor group_stats_input_grad(const Tensor& dmean, const Tensor& drstd, const Tensor& x, const Tensor& mean,
+                                     const Tensor& rstd) {
+  const double inv_count = 1.0 / static_cast<double>(x.size(2));
+  const std::vector<int64_t> per_group{x.size(0), x.size(1), 1};
+  Tensor r = rstd.reshape(per_group);
+  return (x - mean.reshape(per_group)) * (r * r * r * drstd.reshape(per_group) * Scalar(-inv_count)) +
+         dmean.reshape(per_group) * Scalar(inv_count);
+}
+
+std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& grad_mean,
+                                                       const Tensor& grad_rstd, const Tensor& input, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,
                                                        int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
                                                        std::array<bool, 3> grad_input_mask) {
-  if (!GradMode::is_enabled())
-    return ember::native_group_norm_backward(grad, input, mean, rstd, weight, N, C, HxW, group, grad_input_mask);
   const std::vector<int64_t> grouped{N, group, -1};
   const std::vector<int64_t> within{2};
-  Tensor x = input.reshape(grouped);
-  Tensor centred = x - x.mean(within, true);
-  Tensor r = ember::rsqrt((centred * centred).mean(within, true) + Scalar(eps));
-  Tensor x_hat = centred * r;
+  // As PyTorch: the statistics' gradients count only when both are given.
+  const bool stats = grad_input_mask[0] && grad_mean.defined() && grad_rstd.defined();
+  const bool record = GradMode::is_enabled();
   Tensor g_input, g_weight, g_bias;
-  const std::vector<int64_t> dims = all_but_channels(input.dim());
-  if (grad_input_mask[0]) {
-    Tensor g = has(weight) ? grad * per_channel(*weight, input.dim()) : grad;
-    g_input = normalized_input_grad(g.reshape(grouped), x_hat, r, within).reshape(input.sizes());
+  if (grad.defined() && !record) {
+    std::tie(g_input, g_weight, g_bias) =
+        ember::native_group_norm_backward(grad, input, mean, rstd, weight, N, C, HxW, group, grad_input_mask);
   }
-  Tensor x_hat_full = x_hat.reshape(input.sizes());
-  if (grad_input_mask[1] && has(weight)) g_weight = (grad * x_hat_full).sum(dims, false);
-  if (grad_input_mask[2]) g_bias = grad.sum(dims, false);
+  Tensor x = input.reshape(grouped);
+  Tensor mu = mean, r = rstd;
+  if (record) {  // statistics recomputed from input, so they carry its graph
+    mu = x.mean(within, true);
+    Tensor centred = x - mu;
+    r = ember::rsqrt((centred * centred).mean(within, true) + Scalar(eps));
+  }
+  if (grad.defined() && record) {
+    Tensor x_hat = (x - mu) * r;
+    const std::vector<int64_t> dims = all_but_channels(input.dim());
+    if (grad_input_mask[0]) {
+      Tensor g = has(weight) ? grad * per_channel(*weight, input.dim()) : grad;
+      g_input = normalized_input_grad(g.reshape(grouped), x_hat, r, within).reshape(input.sizes());
+    }
+    Tensor x_hat_full = x_hat.reshape(input.sizes());
+    if (grad_input_mask[1] && has(weight)) g_weight = (grad * x_hat_full).sum(dims, false);
+    if (grad_input_mask[2]) g_bias = grad.sum(dims, false);
+  }
+  if (stats) {
+    Tensor extra = group_stats_input_grad(grad_mean, grad_rstd, x, mu, r).reshape(input.sizes());
+    g_input = g_input.defined() ? g_input + extra : extra;
+  }
   return {g_input, g_weight, g_bias};
 }
 

@@ -56,7 +56,10 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_gradient(const Tensor& grad, const
                                                        const std::optional<Tensor>& running_var,
                                                        const Tensor& save_mean, const Tensor& save_invstd,
                                                        bool training, double eps, std::array<bool, 3> grad_input_mask);
-std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& input, const Tensor& mean,
+// group norm's also takes the gradients of its mean and rstd outputs (used
+// when both are defined, as PyTorch does); any of the three may be undefined.
+std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& grad_mean,
+                                                       const Tensor& grad_rstd, const Tensor& input, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,
                                                        int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
                                                        std::array<bool, 3> grad_input_mask);
@@ -92,5 +95,12 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
 // cumprod's gradient composed of differentiable operators (no division, so
 // zeros in self are exact): used while grad mode records a graph.
 Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& self, int64_t dim);
+
+// grid_sampler_2d/3d's gradient in input and grid: the kernel, or while grad
+// mode records a graph, a composite of gather/scatter_add and pointwise
+// operators (FunctionsGridSampler.cpp), so it has derivatives of its own.
+std::tuple<Tensor, Tensor> grid_sampler_gradient(const Tensor& grad, const Tensor& input, const Tensor& grid,
+                                                 int64_t interpolation_mode, int64_t padding_mode, bool align_corners,
+                                                 std::array<bool, 2> grad_input_mask);
 
 }  // namespace ember::autograd::generated

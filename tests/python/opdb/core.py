@@ -106,6 +106,8 @@ class OpInfo:
     error_inputs: Callable[[], list] | None = None
     grad_inputs: Callable[[], list] | None = None  # float64 samples for the gradient tests
     no_grad_args: tuple = ()  # positions of float arguments that must not require grad (running stats)
+    mutates_input: bool = False  # writes into its first argument: the gradient tests pass a copy
+    gradgrad_tol: tuple = ()  # (rtol, atol) of the second derivatives where the formula differs in form
     xfail: dict = dataclasses.field(default_factory=dict)  # "test" or "test/dtype" -> reason
 
     def __post_init__(self):
@@ -139,6 +141,15 @@ class OpInfo:
                 obj = getattr(obj, part)
             return obj
         return find_callable(lib, self.name)
+
+    def grad_callable(self, lib):
+        """The callable the gradient tests differentiate: an operator that
+        writes into its first argument gets a copy of it (a leaf that requires
+        grad cannot be modified in place), as PyTorch's OpInfo tests do."""
+        fn = self.resolve(lib)
+        if not self.mutates_input:
+            return fn
+        return lambda x, *a, **k: fn(x.clone(), *a, **k)
 
     def method_callable(self, inplace=False):
         name = self.name + ("_" if inplace else "")

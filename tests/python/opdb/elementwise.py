@@ -515,6 +515,7 @@ ACTIVATIONS = [
 ]
 
 # The in-place activations as functional calls: the result is the mutated input.
+# The gradient tests call them on a copy of the input (mutates_input).
 INPLACE_ACTIVATIONS = [
     unary_same(
         name,
@@ -524,12 +525,34 @@ INPLACE_ACTIVATIONS = [
         tol=ULP if name != "leaky_relu_" else {},
         supports_out=False,
         supports_inplace=False,
-        supports_grad=False,
-        supports_gradgrad=False,
+        mutates_input=True,
         check_strides=False,
     )
     for name in ("elu_", "selu_", "celu_", "leaky_relu_")
 ] + [
+    # relu_ and hardtanh_ are in-place variants of their operators, not operators of their own.
+    unary_same(
+        name,
+        variant="inplace",
+        call=F + name + "_",
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+        mutates_input=True,
+        check_strides=False,
+    )
+    for name in ("relu", "hardtanh")
+] + [
+    unary_same(
+        "rrelu_",
+        call=lambda m, x: m.nn.functional.rrelu_(x, training=False),
+        dtypes=FLOATS,
+        method=False,
+        supports_out=False,
+        supports_inplace=False,
+        mutates_input=True,
+        check_strides=False,
+    ),
     unary_same(
         "threshold_",
         xfail={"values/uint8": THRESHOLD_UINT8},
@@ -537,8 +560,7 @@ INPLACE_ACTIVATIONS = [
         method=False,
         supports_out=False,
         supports_inplace=False,
-        supports_grad=False,
-        supports_gradgrad=False,
+        mutates_input=True,
         check_strides=False,
     ),
     unary_same(
@@ -548,8 +570,7 @@ INPLACE_ACTIVATIONS = [
         method=False,
         supports_out=False,
         supports_inplace=False,
-        supports_grad=False,
-        supports_gradgrad=False,
+        mutates_input=True,
         check_strides=False,
     ),
     unary_same(
@@ -558,8 +579,7 @@ INPLACE_ACTIVATIONS = [
         method=False,
         supports_out=False,
         supports_inplace=False,
-        supports_grad=False,
-        supports_gradgrad=False,
+        mutates_input=True,
         check_strides=False,
     ),
     unary_same(
@@ -569,8 +589,7 @@ INPLACE_ACTIVATIONS = [
         method=False,
         supports_out=False,
         supports_inplace=False,
-        supports_grad=False,
-        supports_gradgrad=False,
+        mutates_input=True,
         check_strides=False,
     ),
 ]

@@ -5,7 +5,7 @@ constant (PyTorch's gradcheck fails the same way on a function none of whose
 outputs is differentiable). test_gradgradcheck expects the failure and fails
 once the row passes, so the list only shrinks."""
 
-GRADGRAD_GAPS: frozenset[str] = frozenset({"grid_sampler_2d", "grid_sampler_3d"})
+GRADGRAD_GAPS: frozenset[str] = frozenset()
 
 # Differentiable rows whose second derivative PyTorch does not have: its
 # double backward raises. "raises": Ember raises the same exception type;
