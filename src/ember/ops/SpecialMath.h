@@ -429,15 +429,19 @@ EMBER_HOST_DEVICE T modified_bessel_i1(T v) {
 // multiply by exp(x) (small x) or leave the exponential out.
 
 template <typename T>
-EMBER_HOST_DEVICE inline T k0_series_small(T x) {
+EMBER_HOST_DEVICE inline const T* k0_table_a() {
   static const T a[10] = {T(1.37446543561352307156e-16), T(4.25981614279661018399e-14), T(1.03496952576338420167e-11),
                           T(1.90451637722020886025e-09), T(2.53479107902614945675e-07), T(2.28621210311945178607e-05),
                           T(1.26461541144692592338e-03), T(3.59799365153615016266e-02), T(3.44289899924628486886e-01),
                           T(-5.35327393233902768720e-01)};
-  return chebyshev(x * x - T(2), a, 10);
+  return a;
 }
 template <typename T>
-EMBER_HOST_DEVICE inline T k0_series_large(T x) {
+EMBER_HOST_DEVICE inline T k0_series_small(T x) {
+  return chebyshev(x * x - T(2), k0_table_a<T>(), 10);
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* k0_table_b() {
   static const T b[25] = {
       T(5.30043377268626276149e-18),  T(-1.64758043015242134646e-17), T(5.21039150503902756861e-17),
       T(-1.67823109680541210385e-16), T(5.51205597852431940784e-16),  T(-1.84859337734377901440e-15),
@@ -448,19 +452,27 @@ EMBER_HOST_DEVICE inline T k0_series_large(T x) {
       T(2.76681363944501510342e-07),  T(-1.83175552271911948767e-06), T(1.39498137188764993662e-05),
       T(-1.28495495816278026384e-04), T(1.56988388573005337491e-03),  T(-3.14481013119645005427e-02),
       T(2.44030308206595545468e+00)};
-  return chebyshev(T(8) / x - T(2), b, 25);
+  return b;
 }
 template <typename T>
-EMBER_HOST_DEVICE inline T k1_series_small(T x) {
+EMBER_HOST_DEVICE inline T k0_series_large(T x) {
+  return chebyshev(T(8) / x - T(2), k0_table_b<T>(), 25);
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* k1_table_a() {
   static const T a[11] = {
       T(-7.02386347938628759343e-18), T(-2.42744985051936593393e-15), T(-6.66690169419932900609e-13),
       T(-1.41148839263352776110e-10), T(-2.21338763073472585583e-08), T(-2.43340614156596823496e-06),
       T(-1.73028895751305206302e-04), T(-6.97572385963986435018e-03), T(-1.22611180822657148235e-01),
       T(-3.53155960776544875667e-01), T(1.52530022733894777053e+00)};
-  return chebyshev(x * x - T(2), a, 11);
+  return a;
 }
 template <typename T>
-EMBER_HOST_DEVICE inline T k1_series_large(T x) {
+EMBER_HOST_DEVICE inline T k1_series_small(T x) {
+  return chebyshev(x * x - T(2), k1_table_a<T>(), 11);
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* k1_table_b() {
   static const T b[25] = {
       T(-5.75674448366501715755e-18), T(1.79405087314755922667e-17),  T(-5.68946255844285935196e-17),
       T(1.83809354436663880070e-16),  T(-6.05704724837331885336e-16), T(2.03870316562433424052e-15),
@@ -471,7 +483,11 @@ EMBER_HOST_DEVICE inline T k1_series_large(T x) {
       T(-3.50196060308781257119e-07), T(2.40648494783721712015e-06),  T(-1.93619797416608296024e-05),
       T(1.95215518471351631108e-04),  T(-2.85781685962277938680e-03), T(1.03923736576817238437e-01),
       T(2.72062619048444266945e+00)};
-  return chebyshev(T(8) / x - T(2), b, 25);
+  return b;
+}
+template <typename T>
+EMBER_HOST_DEVICE inline T k1_series_large(T x) {
+  return chebyshev(T(8) / x - T(2), k1_table_b<T>(), 25);
 }
 
 // K0(x) (scaled: exp(x) K0(x)). PyTorch takes the unscaled function's
@@ -564,19 +580,29 @@ EMBER_HOST_DEVICE T bessel_asymptotic(int nu, bool second, T x) {
   return r * T(0.797884560802865355879892119868763737) / std::sqrt(x);
 }
 
+// The rational function of x^2 of j0 up to 5: rp / rq, highest power first.
 template <typename T>
-EMBER_HOST_DEVICE T bessel_j0(T x) {
+EMBER_HOST_DEVICE inline const T* j0_table_rp() {
   static const T rp[4] = {T(-4.79443220978201773821e+09), T(1.95617491946556577543e+12), T(-2.49248344360967716204e+14),
                           T(9.70862251047306323952e+15)};
+  return rp;
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* j0_table_rq() {
   static const T rq[8] = {T(4.99563147152651017219e+02), T(1.73785401676374683123e+05), T(4.84409658339962045305e+07),
                           T(1.11855537045356834862e+10), T(2.11277520115489217587e+12), T(3.10518229857422583814e+14),
                           T(3.18121955943204943306e+16), T(1.71086294081043136091e+18)};
+  return rq;
+}
+
+template <typename T>
+EMBER_HOST_DEVICE T bessel_j0(T x) {
   if (x < T(0)) x = -x;
   if (x <= T(5)) {
     if (x < T(0.00001)) return T(1) - x * x / T(4);
     const T x2 = x * x;
-    return (x2 - T(5.78318596294678452118e+00)) * (x2 - T(3.04712623436620863991e+01)) * horner(x2, rp, 4) /
-           horner(x2, rq, 8);
+    return (x2 - T(5.78318596294678452118e+00)) * (x2 - T(3.04712623436620863991e+01)) *
+           horner(x2, j0_table_rp<T>(), 4) / horner(x2, j0_table_rq<T>(), 8);
   }
   return bessel_asymptotic(0, false, x);
 }
