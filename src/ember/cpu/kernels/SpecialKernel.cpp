@@ -19,6 +19,7 @@
 
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
+#include "ember/cpu/kernels/VecMathErfD.h"
 #include "ember/cpu/kernels/VecMathGamma.h"
 #include "ember/ops/SpecialMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
@@ -552,8 +553,44 @@ void special_entr_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(special_entr, &special_entr_kernel);
 
+// erfcx on doubles holding values of T: vecmath's e^(a^2) erfc(a) for |x|
+// up to 27.5 and, below 0, PyTorch's 2 exp(x^2) - erfcx(-x) with x^2 (square)
+// rounded to T, as erfcx_value; other lanes (beyond 27.5, NaN) take erfcx_value.
+template <typename T>
+EMBER_VEC_INLINE vecmath::Vd erfcx_lanes(vecmath::Vd x, vecmath::Vd square) {
+  using vecmath::Vd;
+  const Vd a = x < 0.0 ? -x : x;
+  const auto fitted = a <= 27.5;
+  const Vd positive = vecmath::erfcx_nonnegative(fitted ? a : Vd{});
+  const Vd twice_exp = 2.0 * vecmath::exp(square);
+  Vd r = x < static_cast<double>(T(-6.1)) ? twice_exp : twice_exp - positive;
+  r = x < 0.0 ? r : positive;
+  if (vecmath::any((vecmath::Vi)~fitted)) {
+    for (int j = 0; j < vecmath::kLanesD; ++j) {
+      if (!fitted[j]) r[j] = erfcx_value(static_cast<T>(x[j]));
+    }
+  }
+  return r;
+}
+
 void special_erfcx_kernel(const TensorIterator& it) {
-  float_double_loop<1>(it, "erfcx_cpu", [](auto x) { return erfcx_value(x); });
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    return it.for_each([](char** d, const int64_t* s, int64_t n) {
+      vec_loop<float, 1>(d, s, n, [](vecmath::Vf x) {
+        vecmath::Vd lo, hi, square_lo, square_hi;
+        vecmath::detail::widen(x, lo, hi);
+        vecmath::detail::widen(x * x, square_lo, square_hi);
+        return vecmath::detail::narrow(erfcx_lanes<float>(lo, square_lo), erfcx_lanes<float>(hi, square_hi));
+      });
+    });
+  }
+  if (t == ScalarType::Double) {
+    return it.for_each([](char** d, const int64_t* s, int64_t n) {
+      vec_loop1_double(d, s, n, [](vecmath::Vd x) { return erfcx_lanes<double>(x, x * x); });
+    });
+  }
+  throw NotImplementedError(str_cat("\"erfcx_cpu\" not implemented for '", dtype_message_name(t), "'"));
 }
 EMBER_REGISTER_POINTWISE(special_erfcx, &special_erfcx_kernel);
 
