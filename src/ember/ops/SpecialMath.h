@@ -370,44 +370,43 @@ EMBER_HOST_DEVICE inline T i1_series_b(T y) {
   }
 }
 
+// I0 and I1 (kScaled: times exp(-|x|), Cephes i0e, i1e): the series on
+// [0, 8] times exp(|x|) (and |x| for I1), the series on 8/|x| times exp(|x|)
+// over sqrt(|x|) above.
+template <typename T, bool kScaled>
+EMBER_HOST_DEVICE T bessel_i0(T v) {
+  const T x = std::fabs(v);
+  T scale = 1;
+  if constexpr (!kScaled) scale = std::exp(x);
+  if (x <= T(8)) return scale * chebyshev(x / T(2) - T(2), i0_table_a<T>(), 30);
+  return scale * chebyshev(T(32) / x - T(2), i0_table_b<T>(), 25) / std::sqrt(x);
+}
+
+template <typename T, bool kScaled>
+EMBER_HOST_DEVICE T bessel_i1(T v) {
+  const T x = std::fabs(v);
+  T scale = 1;
+  if constexpr (!kScaled) scale = std::exp(x);
+  const T r =
+      x <= T(8) ? scale * x * i1_series_a(x / T(2) - T(2)) : (scale * i1_series_b(T(32) / x - T(2))) / std::sqrt(x);
+  return v < T(0) ? -r : r;
+}
+
 template <typename T>
 EMBER_HOST_DEVICE T i0(T v) {
-  const T x = std::fabs(v);
-  if (x <= T(8)) return std::exp(x) * chebyshev(x / T(2) - T(2), i0_table_a<T>(), 30);
-  return std::exp(x) * chebyshev(T(32) / x - T(2), i0_table_b<T>(), 25) / std::sqrt(x);
+  return bessel_i0<T, false>(v);
 }
-
-template <typename T>
-EMBER_HOST_DEVICE T i1(T v) {
-  const T x = std::fabs(v);
-  T r;
-  if (x <= T(8)) {
-    r = std::exp(x) * x * i1_series_a(x / T(2) - T(2));
-  } else {
-    r = (std::exp(x) * i1_series_b(T(32) / x - T(2))) / std::sqrt(x);
-  }
-  return v < T(0) ? -r : r;
-}
-
-// exp(-|x|) I0(x) and exp(-|x|) I1(x): the series without the exponential
-// (Cephes i0e, i1e).
 template <typename T>
 EMBER_HOST_DEVICE T i0e(T v) {
-  const T x = std::fabs(v);
-  if (x <= T(8)) return chebyshev(x / T(2) - T(2), i0_table_a<T>(), 30);
-  return chebyshev(T(32) / x - T(2), i0_table_b<T>(), 25) / std::sqrt(x);
+  return bessel_i0<T, true>(v);
 }
-
+template <typename T>
+EMBER_HOST_DEVICE T i1(T v) {
+  return bessel_i1<T, false>(v);
+}
 template <typename T>
 EMBER_HOST_DEVICE T i1e(T v) {
-  const T x = std::fabs(v);
-  T r;
-  if (x <= T(8)) {
-    r = i1_series_a(x / T(2) - T(2)) * x;
-  } else {
-    r = i1_series_b(T(32) / x - T(2)) / std::sqrt(x);
-  }
-  return v < T(0) ? -r : r;
+  return bessel_i1<T, true>(v);
 }
 
 // special.modified_bessel_i1: the whole tables in float too.
@@ -490,6 +489,16 @@ EMBER_HOST_DEVICE inline T k1_series_large(T x) {
   return chebyshev(T(8) / x - T(2), k1_table_b<T>(), 25);
 }
 
+// K above 2: the series in 8/x - 2 over sqrt(x), times exp(-x) unless scaled.
+template <typename T, bool kScaled>
+EMBER_HOST_DEVICE inline T bessel_k_above_two(T x, T series) {
+  if constexpr (kScaled) {
+    return series / std::sqrt(x);
+  } else {
+    return std::exp(-x) * series / std::sqrt(x);
+  }
+}
+
 // K0(x) (scaled: exp(x) K0(x)). PyTorch takes the unscaled function's
 // logarithm in double (log(0.5 * x) with a double 0.5), so the float result
 // of the small branch is formed in double and rounded once.
@@ -504,11 +513,7 @@ EMBER_HOST_DEVICE T bessel_k0(T x) {
       return static_cast<T>(k0_series_small(x) - std::log(0.5 * x) * i0(x));
     }
   }
-  if constexpr (kScaled) {
-    return k0_series_large(x) / std::sqrt(x);
-  } else {
-    return std::exp(-x) * k0_series_large(x) / std::sqrt(x);
-  }
+  return bessel_k_above_two<T, kScaled>(x, k0_series_large(x));
 }
 
 // K1(x) (scaled: exp(x) K1(x)).
@@ -520,11 +525,7 @@ EMBER_HOST_DEVICE T bessel_k1(T x) {
     const T r = std::log(T(0.5) * x) * modified_bessel_i1(x) + k1_series_small(x) / x;
     return kScaled ? r * std::exp(x) : r;
   }
-  if constexpr (kScaled) {
-    return k1_series_large(x) / std::sqrt(x);
-  } else {
-    return std::exp(-x) * k1_series_large(x) / std::sqrt(x);
-  }
+  return bessel_k_above_two<T, kScaled>(x, k1_series_large(x));
 }
 
 // ---- Bessel functions of the first and second kind (Cephes j0, j1, y0, y1) --------------------
@@ -786,11 +787,30 @@ EMBER_HOST_DEVICE T three_term(int64_t n, T first, const Step& step) {
   return r;
 }
 
+// The closed forms of T_n, U_n, V_n and W_n (kind 0 to 3) at y = cos(theta);
+// where W's quotient is 0/0 (y = 1), w_at_one.
+template <typename T>
+EMBER_HOST_DEVICE T chebyshev_closed_form(int kind, int64_t n, T y, T w_at_one) {
+  const T theta = std::acos(y);
+  switch (kind) {
+    case 0: return std::cos(T(n) * theta);
+    case 1:
+      if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
+      return T(n + 1) * std::cos(T(n + 1) * theta) / y;
+    case 2:
+      if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
+      return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
+    default:
+      if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
+      return w_at_one;
+  }
+}
+
 template <typename T>
 EMBER_HOST_DEVICE T chebyshev_t(T x, int64_t n) {
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);
-  if (n > 6 && std::fabs(x) < T(1)) return std::cos(T(n) * std::acos(x));
+  if (n > 6 && std::fabs(x) < T(1)) return chebyshev_closed_form(0, n, x, T(0));
   return three_term<T>(n, x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -798,11 +818,7 @@ template <typename T>
 EMBER_HOST_DEVICE T chebyshev_u(T x, int64_t n) {
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(n + 1) : -T(n + 1);
-  if (n > 8 && std::fabs(x) < T(1)) {
-    const T theta = std::acos(x);
-    if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
-    return T(n + 1) * std::cos(T(n + 1) * theta) / x;
-  }
+  if (n > 8 && std::fabs(x) < T(1)) return chebyshev_closed_form(1, n, x, T(0));
   return three_term<T>(n, x + x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -813,11 +829,7 @@ EMBER_HOST_DEVICE T chebyshev_v(T x, int64_t n) {
     if (x > T(0)) return T(1);
     return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
   }
-  if (n > 8 && std::fabs(x) < T(1)) {
-    const T theta = std::acos(x);
-    if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
-    return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
-  }
+  if (n > 8 && std::fabs(x) < T(1)) return chebyshev_closed_form(2, n, x, T(0));
   return three_term<T>(n, x + x - T(1), [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -829,10 +841,7 @@ EMBER_HOST_DEVICE T chebyshev_w(T x, int64_t n) {
     return n % 2 == 0 ? T(1) : T(-1);
   }
   if (n > 8 && std::fabs(x) < T(1)) {
-    const T theta = std::acos(x);
-    if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
-    if (x > T(0)) return T(n + n + 1);
-    return n % 2 == 0 ? T(1) : T(-1);
+    return chebyshev_closed_form(3, n, x, x > T(0) ? T(n + n + 1) : (n % 2 == 0 ? T(1) : T(-1)));
   }
   return three_term<T>(n, x + x + T(1), [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
@@ -848,21 +857,7 @@ EMBER_HOST_DEVICE T shifted_chebyshev(T x, int64_t n, int kind) {
     return n % 2 == 0 ? at_minus_one : -at_minus_one;
   }
   const int64_t trig_from = kind == 3 ? 4 : 6;
-  if (n > trig_from && std::fabs(y) < T(1)) {
-    const T theta = std::acos(y);
-    switch (kind) {
-      case 0: return std::cos(T(n) * theta);
-      case 1:
-        if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
-        return T(n + 1) * std::cos(T(n + 1) * theta) / y;
-      case 2:
-        if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
-        return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
-      default:
-        if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
-        return n % 2 == 0 ? T(1) : T(-1);
-    }
-  }
+  if (n > trig_from && std::fabs(y) < T(1)) return chebyshev_closed_form(kind, n, y, n % 2 == 0 ? T(1) : T(-1));
   const T first = kind == 0 ? y : (kind == 1 ? y + y : (kind == 2 ? y + y - T(1) : y + y + T(1)));
   return three_term<T>(n, first, [y](int64_t, T q, T p) { return (y + y) * q - p; });
 }
