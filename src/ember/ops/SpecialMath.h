@@ -370,44 +370,43 @@ EMBER_HOST_DEVICE inline T i1_series_b(T y) {
   }
 }
 
+// I0 and I1 (kScaled: times exp(-|x|), Cephes i0e, i1e): the series on
+// [0, 8] times exp(|x|) (and |x| for I1), the series on 8/|x| times exp(|x|)
+// over sqrt(|x|) above.
+template <typename T, bool kScaled>
+EMBER_HOST_DEVICE T bessel_i0(T v) {
+  const T x = std::fabs(v);
+  T scale = 1;
+  if constexpr (!kScaled) scale = std::exp(x);
+  if (x <= T(8)) return scale * chebyshev(x / T(2) - T(2), i0_table_a<T>(), 30);
+  return scale * chebyshev(T(32) / x - T(2), i0_table_b<T>(), 25) / std::sqrt(x);
+}
+
+template <typename T, bool kScaled>
+EMBER_HOST_DEVICE T bessel_i1(T v) {
+  const T x = std::fabs(v);
+  T scale = 1;
+  if constexpr (!kScaled) scale = std::exp(x);
+  const T r =
+      x <= T(8) ? scale * x * i1_series_a(x / T(2) - T(2)) : (scale * i1_series_b(T(32) / x - T(2))) / std::sqrt(x);
+  return v < T(0) ? -r : r;
+}
+
 template <typename T>
 EMBER_HOST_DEVICE T i0(T v) {
-  const T x = std::fabs(v);
-  if (x <= T(8)) return std::exp(x) * chebyshev(x / T(2) - T(2), i0_table_a<T>(), 30);
-  return std::exp(x) * chebyshev(T(32) / x - T(2), i0_table_b<T>(), 25) / std::sqrt(x);
+  return bessel_i0<T, false>(v);
 }
-
-template <typename T>
-EMBER_HOST_DEVICE T i1(T v) {
-  const T x = std::fabs(v);
-  T r;
-  if (x <= T(8)) {
-    r = std::exp(x) * x * i1_series_a(x / T(2) - T(2));
-  } else {
-    r = (std::exp(x) * i1_series_b(T(32) / x - T(2))) / std::sqrt(x);
-  }
-  return v < T(0) ? -r : r;
-}
-
-// exp(-|x|) I0(x) and exp(-|x|) I1(x): the series without the exponential
-// (Cephes i0e, i1e).
 template <typename T>
 EMBER_HOST_DEVICE T i0e(T v) {
-  const T x = std::fabs(v);
-  if (x <= T(8)) return chebyshev(x / T(2) - T(2), i0_table_a<T>(), 30);
-  return chebyshev(T(32) / x - T(2), i0_table_b<T>(), 25) / std::sqrt(x);
+  return bessel_i0<T, true>(v);
 }
-
+template <typename T>
+EMBER_HOST_DEVICE T i1(T v) {
+  return bessel_i1<T, false>(v);
+}
 template <typename T>
 EMBER_HOST_DEVICE T i1e(T v) {
-  const T x = std::fabs(v);
-  T r;
-  if (x <= T(8)) {
-    r = i1_series_a(x / T(2) - T(2)) * x;
-  } else {
-    r = i1_series_b(T(32) / x - T(2)) / std::sqrt(x);
-  }
-  return v < T(0) ? -r : r;
+  return bessel_i1<T, true>(v);
 }
 
 // special.modified_bessel_i1: the whole tables in float too.
@@ -429,15 +428,19 @@ EMBER_HOST_DEVICE T modified_bessel_i1(T v) {
 // multiply by exp(x) (small x) or leave the exponential out.
 
 template <typename T>
-EMBER_HOST_DEVICE inline T k0_series_small(T x) {
+EMBER_HOST_DEVICE inline const T* k0_table_a() {
   static const T a[10] = {T(1.37446543561352307156e-16), T(4.25981614279661018399e-14), T(1.03496952576338420167e-11),
                           T(1.90451637722020886025e-09), T(2.53479107902614945675e-07), T(2.28621210311945178607e-05),
                           T(1.26461541144692592338e-03), T(3.59799365153615016266e-02), T(3.44289899924628486886e-01),
                           T(-5.35327393233902768720e-01)};
-  return chebyshev(x * x - T(2), a, 10);
+  return a;
 }
 template <typename T>
-EMBER_HOST_DEVICE inline T k0_series_large(T x) {
+EMBER_HOST_DEVICE inline T k0_series_small(T x) {
+  return chebyshev(x * x - T(2), k0_table_a<T>(), 10);
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* k0_table_b() {
   static const T b[25] = {
       T(5.30043377268626276149e-18),  T(-1.64758043015242134646e-17), T(5.21039150503902756861e-17),
       T(-1.67823109680541210385e-16), T(5.51205597852431940784e-16),  T(-1.84859337734377901440e-15),
@@ -448,19 +451,27 @@ EMBER_HOST_DEVICE inline T k0_series_large(T x) {
       T(2.76681363944501510342e-07),  T(-1.83175552271911948767e-06), T(1.39498137188764993662e-05),
       T(-1.28495495816278026384e-04), T(1.56988388573005337491e-03),  T(-3.14481013119645005427e-02),
       T(2.44030308206595545468e+00)};
-  return chebyshev(T(8) / x - T(2), b, 25);
+  return b;
 }
 template <typename T>
-EMBER_HOST_DEVICE inline T k1_series_small(T x) {
+EMBER_HOST_DEVICE inline T k0_series_large(T x) {
+  return chebyshev(T(8) / x - T(2), k0_table_b<T>(), 25);
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* k1_table_a() {
   static const T a[11] = {
       T(-7.02386347938628759343e-18), T(-2.42744985051936593393e-15), T(-6.66690169419932900609e-13),
       T(-1.41148839263352776110e-10), T(-2.21338763073472585583e-08), T(-2.43340614156596823496e-06),
       T(-1.73028895751305206302e-04), T(-6.97572385963986435018e-03), T(-1.22611180822657148235e-01),
       T(-3.53155960776544875667e-01), T(1.52530022733894777053e+00)};
-  return chebyshev(x * x - T(2), a, 11);
+  return a;
 }
 template <typename T>
-EMBER_HOST_DEVICE inline T k1_series_large(T x) {
+EMBER_HOST_DEVICE inline T k1_series_small(T x) {
+  return chebyshev(x * x - T(2), k1_table_a<T>(), 11);
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* k1_table_b() {
   static const T b[25] = {
       T(-5.75674448366501715755e-18), T(1.79405087314755922667e-17),  T(-5.68946255844285935196e-17),
       T(1.83809354436663880070e-16),  T(-6.05704724837331885336e-16), T(2.03870316562433424052e-15),
@@ -471,7 +482,21 @@ EMBER_HOST_DEVICE inline T k1_series_large(T x) {
       T(-3.50196060308781257119e-07), T(2.40648494783721712015e-06),  T(-1.93619797416608296024e-05),
       T(1.95215518471351631108e-04),  T(-2.85781685962277938680e-03), T(1.03923736576817238437e-01),
       T(2.72062619048444266945e+00)};
-  return chebyshev(T(8) / x - T(2), b, 25);
+  return b;
+}
+template <typename T>
+EMBER_HOST_DEVICE inline T k1_series_large(T x) {
+  return chebyshev(T(8) / x - T(2), k1_table_b<T>(), 25);
+}
+
+// K above 2: the series in 8/x - 2 over sqrt(x), times exp(-x) unless scaled.
+template <typename T, bool kScaled>
+EMBER_HOST_DEVICE inline T bessel_k_above_two(T x, T series) {
+  if constexpr (kScaled) {
+    return series / std::sqrt(x);
+  } else {
+    return std::exp(-x) * series / std::sqrt(x);
+  }
 }
 
 // K0(x) (scaled: exp(x) K0(x)). PyTorch takes the unscaled function's
@@ -488,11 +513,7 @@ EMBER_HOST_DEVICE T bessel_k0(T x) {
       return static_cast<T>(k0_series_small(x) - std::log(0.5 * x) * i0(x));
     }
   }
-  if constexpr (kScaled) {
-    return k0_series_large(x) / std::sqrt(x);
-  } else {
-    return std::exp(-x) * k0_series_large(x) / std::sqrt(x);
-  }
+  return bessel_k_above_two<T, kScaled>(x, k0_series_large(x));
 }
 
 // K1(x) (scaled: exp(x) K1(x)).
@@ -504,11 +525,7 @@ EMBER_HOST_DEVICE T bessel_k1(T x) {
     const T r = std::log(T(0.5) * x) * modified_bessel_i1(x) + k1_series_small(x) / x;
     return kScaled ? r * std::exp(x) : r;
   }
-  if constexpr (kScaled) {
-    return k1_series_large(x) / std::sqrt(x);
-  } else {
-    return std::exp(-x) * k1_series_large(x) / std::sqrt(x);
-  }
+  return bessel_k_above_two<T, kScaled>(x, k1_series_large(x));
 }
 
 // ---- Bessel functions of the first and second kind (Cephes j0, j1, y0, y1) --------------------
@@ -564,19 +581,29 @@ EMBER_HOST_DEVICE T bessel_asymptotic(int nu, bool second, T x) {
   return r * T(0.797884560802865355879892119868763737) / std::sqrt(x);
 }
 
+// The rational function of x^2 of j0 up to 5: rp / rq, highest power first.
 template <typename T>
-EMBER_HOST_DEVICE T bessel_j0(T x) {
+EMBER_HOST_DEVICE inline const T* j0_table_rp() {
   static const T rp[4] = {T(-4.79443220978201773821e+09), T(1.95617491946556577543e+12), T(-2.49248344360967716204e+14),
                           T(9.70862251047306323952e+15)};
+  return rp;
+}
+template <typename T>
+EMBER_HOST_DEVICE inline const T* j0_table_rq() {
   static const T rq[8] = {T(4.99563147152651017219e+02), T(1.73785401676374683123e+05), T(4.84409658339962045305e+07),
                           T(1.11855537045356834862e+10), T(2.11277520115489217587e+12), T(3.10518229857422583814e+14),
                           T(3.18121955943204943306e+16), T(1.71086294081043136091e+18)};
+  return rq;
+}
+
+template <typename T>
+EMBER_HOST_DEVICE T bessel_j0(T x) {
   if (x < T(0)) x = -x;
   if (x <= T(5)) {
     if (x < T(0.00001)) return T(1) - x * x / T(4);
     const T x2 = x * x;
-    return (x2 - T(5.78318596294678452118e+00)) * (x2 - T(3.04712623436620863991e+01)) * horner(x2, rp, 4) /
-           horner(x2, rq, 8);
+    return (x2 - T(5.78318596294678452118e+00)) * (x2 - T(3.04712623436620863991e+01)) *
+           horner(x2, j0_table_rp<T>(), 4) / horner(x2, j0_table_rq<T>(), 8);
   }
   return bessel_asymptotic(0, false, x);
 }
@@ -760,11 +787,30 @@ EMBER_HOST_DEVICE T three_term(int64_t n, T first, const Step& step) {
   return r;
 }
 
+// The closed forms of T_n, U_n, V_n and W_n (kind 0 to 3) at y = cos(theta);
+// where W's quotient is 0/0 (y = 1), w_at_one.
+template <typename T>
+EMBER_HOST_DEVICE T chebyshev_closed_form(int kind, int64_t n, T y, T w_at_one) {
+  const T theta = std::acos(y);
+  switch (kind) {
+    case 0: return std::cos(T(n) * theta);
+    case 1:
+      if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
+      return T(n + 1) * std::cos(T(n + 1) * theta) / y;
+    case 2:
+      if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
+      return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
+    default:
+      if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
+      return w_at_one;
+  }
+}
+
 template <typename T>
 EMBER_HOST_DEVICE T chebyshev_t(T x, int64_t n) {
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(1) : T(-1);
-  if (n > 6 && std::fabs(x) < T(1)) return std::cos(T(n) * std::acos(x));
+  if (n > 6 && std::fabs(x) < T(1)) return chebyshev_closed_form(0, n, x, T(0));
   return three_term<T>(n, x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -772,11 +818,7 @@ template <typename T>
 EMBER_HOST_DEVICE T chebyshev_u(T x, int64_t n) {
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x > T(0) || n % 2 == 0) ? T(n + 1) : -T(n + 1);
-  if (n > 8 && std::fabs(x) < T(1)) {
-    const T theta = std::acos(x);
-    if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
-    return T(n + 1) * std::cos(T(n + 1) * theta) / x;
-  }
+  if (n > 8 && std::fabs(x) < T(1)) return chebyshev_closed_form(1, n, x, T(0));
   return three_term<T>(n, x + x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -787,11 +829,7 @@ EMBER_HOST_DEVICE T chebyshev_v(T x, int64_t n) {
     if (x > T(0)) return T(1);
     return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
   }
-  if (n > 8 && std::fabs(x) < T(1)) {
-    const T theta = std::acos(x);
-    if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
-    return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
-  }
+  if (n > 8 && std::fabs(x) < T(1)) return chebyshev_closed_form(2, n, x, T(0));
   return three_term<T>(n, x + x - T(1), [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -803,10 +841,7 @@ EMBER_HOST_DEVICE T chebyshev_w(T x, int64_t n) {
     return n % 2 == 0 ? T(1) : T(-1);
   }
   if (n > 8 && std::fabs(x) < T(1)) {
-    const T theta = std::acos(x);
-    if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
-    if (x > T(0)) return T(n + n + 1);
-    return n % 2 == 0 ? T(1) : T(-1);
+    return chebyshev_closed_form(3, n, x, x > T(0) ? T(n + n + 1) : (n % 2 == 0 ? T(1) : T(-1)));
   }
   return three_term<T>(n, x + x + T(1), [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
@@ -822,21 +857,7 @@ EMBER_HOST_DEVICE T shifted_chebyshev(T x, int64_t n, int kind) {
     return n % 2 == 0 ? at_minus_one : -at_minus_one;
   }
   const int64_t trig_from = kind == 3 ? 4 : 6;
-  if (n > trig_from && std::fabs(y) < T(1)) {
-    const T theta = std::acos(y);
-    switch (kind) {
-      case 0: return std::cos(T(n) * theta);
-      case 1:
-        if (std::sin(theta) != T(0)) return std::sin(T(n + 1) * theta) / std::sin(theta);
-        return T(n + 1) * std::cos(T(n + 1) * theta) / y;
-      case 2:
-        if (std::sin(theta / T(2)) != T(1)) return std::cos(T(n + 0.5) * theta) / std::cos(theta / T(2));
-        return n % 2 == 0 ? T(n + n + 1) : -T(n + n + 1);
-      default:
-        if (std::cos(theta / T(2)) != T(1)) return std::sin(T(n + 0.5) * theta) / std::sin(theta / T(2));
-        return n % 2 == 0 ? T(1) : T(-1);
-    }
-  }
+  if (n > trig_from && std::fabs(y) < T(1)) return chebyshev_closed_form(kind, n, y, n % 2 == 0 ? T(1) : T(-1));
   const T first = kind == 0 ? y : (kind == 1 ? y + y : (kind == 2 ? y + y - T(1) : y + y + T(1)));
   return three_term<T>(n, first, [y](int64_t, T q, T p) { return (y + y) * q - p; });
 }

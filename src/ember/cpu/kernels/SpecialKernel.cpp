@@ -19,6 +19,7 @@
 
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
+#include "ember/cpu/kernels/VecMathErfD.h"
 #include "ember/cpu/kernels/VecMathGamma.h"
 #include "ember/ops/SpecialMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
@@ -42,6 +43,161 @@ EMBER_VEC_INLINE Vf hypot(Vf a, Vf b) {
   return select((abs(a) == INFINITY) | (abs(b) == INFINITY), splat(INFINITY), r);
 }
 
+// ---- Bessel functions on vectors ----------------------------------------------------------
+// Note [Vector Bessel functions]
+// j0 and the K functions evaluate PyTorch's scalar formulas (ops/SpecialMath.h)
+// lane by lane in vectors: the same constants and the same roundings, each
+// fused multiply-add spelled out where PyTorch's build fuses one, so the
+// results are bit-identical to the scalar formulas. The polynomial and
+// Chebyshev series run on whole vectors; exp, log and j0's asymptotic form
+// (x > 5) call the scalar functions for the lanes that need them, since a
+// vector exp or log would round differently from libm's.
+
+template <typename T>
+struct LaneTypes;
+template <>
+struct LaneTypes<float> {
+  using V = Vf;
+  using Mask = Vi;
+  static constexpr int kCount = kLanesF;
+};
+template <>
+struct LaneTypes<double> {
+  using V = Vd;
+  using Mask = Vl;
+  static constexpr int kCount = kLanesD;
+};
+template <typename T>
+using VecOf = typename LaneTypes<T>::V;
+template <typename T>
+using MaskOf = typename LaneTypes<T>::Mask;
+
+template <typename T>
+EMBER_VEC_INLINE VecOf<T> broadcast(T c) {
+  return c - VecOf<T>{};
+}
+template <typename T>
+EMBER_VEC_INLINE bool any_lane(MaskOf<T> m) {
+  return any((Vi)m);
+}
+EMBER_VEC_INLINE Vf square_root(Vf x) { return sqrt(x); }
+EMBER_VEC_INLINE Vd square_root(Vd x) { return detail::sqrt_d(x); }
+
+// Horner's rule over len coefficients from the highest power down. The
+// scalar loop starts from 0 * x + c[0], which is c[0] for finite x.
+template <typename T>
+EMBER_VEC_INLINE VecOf<T> horner(VecOf<T> x, const T* c, int len) {
+  VecOf<T> r = broadcast(c[0]);
+  for (int i = 1; i < len; ++i) r = madd(r, x, broadcast(c[i]));
+  return r;
+}
+
+// Cephes' chbevl as special_math::chebyshev: b0 = y b1 - b2 + c[i], the
+// product fused with the subtraction; coefficients rounded to T.
+template <typename T, typename C>
+EMBER_VEC_INLINE VecOf<T> chebyshev(VecOf<T> y, const C* c, int len) {
+  using V = VecOf<T>;
+  V b0 = broadcast(T(c[0])), b1{}, b2{};
+  for (int i = 1; i < len; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = madd(y, b1, -b2) + T(c[i]);
+  }
+  return T(0.5) * (b0 - b2);
+}
+
+// a * b + c, rounded once where the capability has fused multiply-adds (as
+// PyTorch's build of the K functions computes it).
+template <typename T>
+EMBER_VEC_INLINE T fused_add(T a, T b, T c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+template <typename T>
+EMBER_VEC_INLINE VecOf<T> bessel_j0(VecOf<T> x) {
+  using V = VecOf<T>;
+  using Mask = MaskOf<T>;
+  x = x < T(0) ? -x : x;
+  const V x2 = x * x;
+  V r = (x2 - T(5.78318596294678452118e+00)) * (x2 - T(3.04712623436620863991e+01)) *
+        horner<T>(x2, special_math::j0_table_rp<T>(), 4) / horner<T>(x2, special_math::j0_table_rq<T>(), 8);
+  r = x < T(0.00001) ? T(1) - x2 * T(0.25) : r;
+  const Mask far = !(x <= T(5));
+  if (any_lane<T>(far)) {
+    for (int j = 0; j < LaneTypes<T>::kCount; ++j) {
+      if (far[j]) r[j] = special_math::bessel_asymptotic(0, false, x[j]);
+    }
+  }
+  return r;
+}
+
+// K0 or K1 (kOrder), scaled by exp(x) or not. Zero, negative and NaN lanes
+// take the scalar function.
+template <typename T, int kOrder, bool kScaled>
+EMBER_VEC_INLINE VecOf<T> bessel_k(VecOf<T> x) {
+  using V = VecOf<T>;
+  using Mask = MaskOf<T>;
+  constexpr int kCount = LaneTypes<T>::kCount;
+  const Mask near = (x > T(0)) & (x <= T(2));
+  const Mask far = x > T(2);
+  V r{};
+  if (any_lane<T>(near)) {
+    // The series in x^2 - 2 and I0 or I1's series in x/2 - 2, then per lane
+    // log(x/2) I(x) + series (/ x for K1) with libm's exp and log.
+    const V square = madd(x, x, broadcast(T(-2)));
+    const V half = madd(x, broadcast(T(0.5)), broadcast(T(-2)));
+    V series, i_series;
+    if constexpr (kOrder == 0) {
+      series = chebyshev<T>(square, special_math::k0_table_a<T>(), 10);
+      i_series = chebyshev<T>(half, special_math::i0_table_a<T>(), 30);
+    } else {
+      series = chebyshev<T>(square, special_math::k1_table_a<T>(), 11) / x;
+      i_series = chebyshev<T>(half, special_math::i1_table_a(), 29);
+    }
+    for (int j = 0; j < kCount; ++j) {
+      if (!near[j]) continue;
+      const T e = std::exp(x[j]);
+      T value;
+      if constexpr (kOrder == 0) {
+        const T i0 = e * i_series[j];
+        if constexpr (kScaled) {
+          value = fused_add(-std::log(T(0.5) * x[j]), i0, series[j]);
+        } else {
+          // The logarithm in double for float too (Note [Special functions follow PyTorch's formulas]).
+          value =
+              static_cast<T>(fused_add(-std::log(0.5 * x[j]), static_cast<double>(i0), static_cast<double>(series[j])));
+        }
+      } else {
+        const T i1 = i_series[j] * x[j] * e;
+        value = fused_add(std::log(T(0.5) * x[j]), i1, series[j]);
+      }
+      r[j] = kScaled ? value * e : value;
+    }
+  }
+  if (any_lane<T>(far)) {
+    const V series = kOrder == 0 ? chebyshev<T>(T(8) / x - T(2), special_math::k0_table_b<T>(), 25)
+                                 : chebyshev<T>(T(8) / x - T(2), special_math::k1_table_b<T>(), 25);
+    V value = series / square_root(x);
+    if constexpr (!kScaled) {
+      V e{};
+      for (int j = 0; j < kCount; ++j) e[j] = far[j] ? std::exp(-x[j]) : T(0);
+      value = e * series / square_root(x);
+    }
+    r = far ? value : r;
+  }
+  const Mask rest = ~(near | far);
+  if (any_lane<T>(rest)) {
+    for (int j = 0; j < kCount; ++j) {
+      if (!rest[j]) continue;
+      r[j] = kOrder == 0 ? special_math::bessel_k0<T, kScaled>(x[j]) : special_math::bessel_k1<T, kScaled>(x[j]);
+    }
+  }
+  return r;
+}
 }  // namespace
 }  // namespace vecmath
 
@@ -397,8 +553,44 @@ void special_entr_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(special_entr, &special_entr_kernel);
 
+// erfcx on doubles holding values of T: vecmath's e^(a^2) erfc(a) for |x|
+// up to 27.5 and, below 0, PyTorch's 2 exp(x^2) - erfcx(-x) with x^2 (square)
+// rounded to T, as erfcx_value; other lanes (beyond 27.5, NaN) take erfcx_value.
+template <typename T>
+EMBER_VEC_INLINE vecmath::Vd erfcx_lanes(vecmath::Vd x, vecmath::Vd square) {
+  using vecmath::Vd;
+  const Vd a = x < 0.0 ? -x : x;
+  const auto fitted = a <= 27.5;
+  const Vd positive = vecmath::erfcx_nonnegative(fitted ? a : Vd{});
+  const Vd twice_exp = 2.0 * vecmath::exp(square);
+  Vd r = x < static_cast<double>(T(-6.1)) ? twice_exp : twice_exp - positive;
+  r = x < 0.0 ? r : positive;
+  if (vecmath::any((vecmath::Vi)~fitted)) {
+    for (int j = 0; j < vecmath::kLanesD; ++j) {
+      if (!fitted[j]) r[j] = erfcx_value(static_cast<T>(x[j]));
+    }
+  }
+  return r;
+}
+
 void special_erfcx_kernel(const TensorIterator& it) {
-  float_double_loop<1>(it, "erfcx_cpu", [](auto x) { return erfcx_value(x); });
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    return it.for_each([](char** d, const int64_t* s, int64_t n) {
+      vec_loop<float, 1>(d, s, n, [](vecmath::Vf x) {
+        vecmath::Vd lo, hi, square_lo, square_hi;
+        vecmath::detail::widen(x, lo, hi);
+        vecmath::detail::widen(x * x, square_lo, square_hi);
+        return vecmath::detail::narrow(erfcx_lanes<float>(lo, square_lo), erfcx_lanes<float>(hi, square_hi));
+      });
+    });
+  }
+  if (t == ScalarType::Double) {
+    return it.for_each([](char** d, const int64_t* s, int64_t n) {
+      vec_loop1_double(d, s, n, [](vecmath::Vd x) { return erfcx_lanes<double>(x, x * x); });
+    });
+  }
+  throw NotImplementedError(str_cat("\"erfcx_cpu\" not implemented for '", dtype_message_name(t), "'"));
 }
 EMBER_REGISTER_POINTWISE(special_erfcx, &special_erfcx_kernel);
 
@@ -434,15 +626,54 @@ EMBER_REGISTER_POINTWISE(special_spherical_bessel_j0, &special_spherical_bessel_
   EMBER_REGISTER_POINTWISE(special_##NAME, &special_##NAME##_kernel);
 
 EMBER_SPECIAL_FLOAT_KERNEL(airy_ai, special_math::airy_ai<T>)
-EMBER_SPECIAL_FLOAT_KERNEL(bessel_j0, special_math::bessel_j0<T>)
 EMBER_SPECIAL_FLOAT_KERNEL(bessel_j1, special_math::bessel_j1<T>)
 EMBER_SPECIAL_FLOAT_KERNEL(bessel_y0, special_math::bessel_y0<T>)
 EMBER_SPECIAL_FLOAT_KERNEL(bessel_y1, special_math::bessel_y1<T>)
-EMBER_SPECIAL_FLOAT_KERNEL(modified_bessel_k0, special_math::bessel_k0<T, false>)
-EMBER_SPECIAL_FLOAT_KERNEL(modified_bessel_k1, special_math::bessel_k1<T, false>)
-EMBER_SPECIAL_FLOAT_KERNEL(scaled_modified_bessel_k0, special_math::bessel_k0<T, true>)
-EMBER_SPECIAL_FLOAT_KERNEL(scaled_modified_bessel_k1, special_math::bessel_k1<T, true>)
 #undef EMBER_SPECIAL_FLOAT_KERNEL
+
+// float and double only, each through its vector form (Note [Vector Bessel functions]).
+template <typename VF, typename VD>
+void float_double_vec(const TensorIterator& it, const char* name, const VF& vf, const VD& vd) {
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    return it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop<float, 1>(d, s, n, vf); });
+  }
+  if (t == ScalarType::Double) {
+    return it.for_each([&](char** d, const int64_t* s, int64_t n) { vec_loop1_double(d, s, n, vd); });
+  }
+  throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
+}
+
+#define EMBER_SPECIAL_VEC_KERNEL(NAME, FN)                                                                          \
+  void special_##NAME##_kernel(const TensorIterator& it) {                                                          \
+    float_double_vec(                                                                                               \
+        it, #NAME "_cpu", [](vecmath::Vf x) { return FN<float>(x); }, [](vecmath::Vd x) { return FN<double>(x); }); \
+  }                                                                                                                 \
+  EMBER_REGISTER_POINTWISE(special_##NAME, &special_##NAME##_kernel);
+
+template <typename T>
+EMBER_VEC_INLINE vecmath::VecOf<T> k0_vec(vecmath::VecOf<T> x) {
+  return vecmath::bessel_k<T, 0, false>(x);
+}
+template <typename T>
+EMBER_VEC_INLINE vecmath::VecOf<T> k1_vec(vecmath::VecOf<T> x) {
+  return vecmath::bessel_k<T, 1, false>(x);
+}
+template <typename T>
+EMBER_VEC_INLINE vecmath::VecOf<T> scaled_k0_vec(vecmath::VecOf<T> x) {
+  return vecmath::bessel_k<T, 0, true>(x);
+}
+template <typename T>
+EMBER_VEC_INLINE vecmath::VecOf<T> scaled_k1_vec(vecmath::VecOf<T> x) {
+  return vecmath::bessel_k<T, 1, true>(x);
+}
+
+EMBER_SPECIAL_VEC_KERNEL(bessel_j0, vecmath::bessel_j0)
+EMBER_SPECIAL_VEC_KERNEL(modified_bessel_k0, k0_vec)
+EMBER_SPECIAL_VEC_KERNEL(modified_bessel_k1, k1_vec)
+EMBER_SPECIAL_VEC_KERNEL(scaled_modified_bessel_k0, scaled_k0_vec)
+EMBER_SPECIAL_VEC_KERNEL(scaled_modified_bessel_k1, scaled_k1_vec)
+#undef EMBER_SPECIAL_VEC_KERNEL
 
 // Hurwitz zeta summed in double, its first term in the input type (PyTorch's
 // CPU accumulation type).

@@ -200,6 +200,26 @@ EMBER_VEC_INLINE Vd piece_poly(const double (*table)[4], Vl idx, Vd v, Vd vl, Vd
 
 constexpr double kMagic = 0x1.8p52;  // adding it rounds to an integer, kept in the low bits
 
+// erfcx(a) = e^(a^2) erfc(a) for a in [0, 27.5] as (t + tl)(yh + yl):
+// returns yh, sets yl and 1/a = t + tl on the last piece (t = 1, tl = 0 below it).
+EMBER_VEC_INLINE Vd erfcx_pieces(Vd a, Vd& t, Vd& tl, Vd& yl) {
+  // Piece k: [0, 0.75), [0.75, 2), [2, 3.25), and from 3.25 (on 1/a).
+  const Vd kv = madd(a, 0.8, 0.5 - 0.75 * 0.8);  // k + 1/2 - fraction
+  const Vl kb = (Vl)(min(max(kv, -0.5), 3.0) + kMagic);
+  const Vl idx = piece_index(kb);
+  const Vl high = (kb & 3) == 3;
+  const Vd d = high ? a : splatd(1.0);
+  t = 1.0 / d;
+#if EMBER_VEC_HAS_FMA
+  tl = t * madd(-t, d, splatd(1.0));  // 1/d - t
+#else
+  const Vd td = t * d;
+  tl = t * ((1.0 - td) - mul_err(t, d, td));
+#endif
+  const Vd u = madd(t, t, (t + t) * tl);
+  return piece_poly<18>(kErfcPieces, idx, high ? u : a, Vd{}, yl);
+}
+
 // erfc(a) 2^n rounded, for a in [0, 27.5]; sets n.
 EMBER_VEC_INLINE Vd erfc_scaled(Vd a, Vl& n_out) {
   const double kLog2e = 0x1.71547652b82fep+0;
@@ -223,22 +243,8 @@ EMBER_VEC_INLINE Vd erfc_scaled(Vd a, Vl& n_out) {
   const Vd eh = madd(s2h, 0.5, rh);
   const Vd el = ((rh - eh) + s2h * 0.5) + madd(r * pr[1], p, madd(s2l, 0.5, rl));
 
-  // Piece k: [0, 0.75), [0.75, 2), [2, 3.25), and from 3.25 (on 1/a).
-  const Vd kv = madd(a, 0.8, 0.5 - 0.75 * 0.8);  // k + 1/2 - fraction
-  const Vl kb = (Vl)(min(max(kv, -0.5), 3.0) + kMagic);
-  const Vl idx = piece_index(kb);
-  const Vl high = (kb & 3) == 3;
-  const Vd d = high ? a : splatd(1.0);
-  const Vd t = 1.0 / d;
-#if EMBER_VEC_HAS_FMA
-  const Vd tl = t * madd(-t, d, splatd(1.0));  // 1/d - t
-#else
-  const Vd td = t * d;
-  const Vd tl = t * ((1.0 - td) - mul_err(t, d, td));
-#endif
-  const Vd u = madd(t, t, (t + t) * tl);
-  Vd yl;
-  const Vd yh = piece_poly<18>(kErfcPieces, idx, high ? u : a, Vd{}, yl);
+  Vd t, tl, yl;
+  const Vd yh = erfcx_pieces(a, t, tl, yl);
   // Y (1 + E) = yh + yh eh + (yh el + yl (1 + E)), the first two summed exactly,
   // then times t + tl.
   const Vd ph = yh * eh;
@@ -282,6 +288,13 @@ EMBER_VEC_INLINE Vd erf(Vd x) {
   Vd r = r0 * (small ? splatd(0x1p-64) : splatd(1.0));
   r = a >= 0x1.7afb48dc96627p+2 ? splatd(1.0) : r;  // erf rounds to 1 from there
   return x != x ? x : ed::with_sign_of(r, x);
+}
+
+// e^(a^2) erfc(a) for a in [0, 27.5].
+EMBER_VEC_INLINE Vd erfcx_nonnegative(Vd a) {
+  Vd t, tl, yl;
+  const Vd yh = detail::erf_d::erfcx_pieces(a, t, tl, yl);
+  return madd(t, yh, madd(t, yl, tl * yh));
 }
 
 EMBER_VEC_INLINE Vd erfc(Vd x) {
