@@ -438,6 +438,33 @@ def impl(qualname, types, func=None, *, lib=None):
     return register(func) if func is not None else register
 
 
+_PENDING_IMPLS = []  # C++ kernels whose operator is defined by a library not loaded yet
+
+
+def _register_from_cpp(entries):
+    """Registers what TORCH_LIBRARY blocks of one shared library recorded:
+    (kind, namespace, dispatch key, schema or name, kernel, where) tuples,
+    definitions first, as their static initializers may run in any order."""
+    for kind, namespace, key, text, kernel, where in entries:
+        if kind == "def":
+            name = _fragment(namespace).define(text)
+            if kernel is not None:
+                _PENDING_IMPLS.append((namespace, key, name, kernel, where))
+        else:
+            _PENDING_IMPLS.append((namespace, key, text, kernel, where))
+    waiting = []
+    for namespace, key, name, kernel, where in _PENDING_IMPLS:
+        qualname = name if "::" in name else f"{namespace}::{name}"
+        try:
+            ops._lookup(qualname)
+        except ValueError:
+            waiting.append((namespace, key, name, kernel, where))
+            continue
+        # A kernel registered without a dispatch key serves every key.
+        _fragment(namespace).impl(qualname, kernel, key or "CompositeImplicitAutograd")
+    _PENDING_IMPLS[:] = waiting
+
+
 def _as_list(value):
     return list(value) if isinstance(value, (tuple, list)) else [value]
 
