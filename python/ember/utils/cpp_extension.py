@@ -56,7 +56,10 @@ def _find_cuda_home():
         return home
     nvcc = shutil.which("nvcc")
     if nvcc:
-        return os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        home = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        # nvcc may be a wrapper outside the toolkit (/usr/local/bin/nvcc).
+        if os.path.exists(os.path.join(home, "include", "cuda_runtime.h")):
+            return home
     return "/usr/local/cuda" if os.path.exists("/usr/local/cuda") else None
 
 
@@ -189,7 +192,8 @@ def _cuda_ldflags(libdir):
     when this build has one."""
     flags = [f"-L{os.path.join(CUDA_HOME, 'lib64')}", "-lcudart_static", "-ldl", "-lrt", "-lpthread"]
     if os.path.exists(os.path.join(libdir, "libember_cuda.so")):
-        flags.insert(0, "-lember_cuda")
+        # Kept even where nothing refers to it, so that loading the extension loads Ember's CUDA backend.
+        flags[:0] = ["-Wl,--no-as-needed", "-lember_cuda", "-Wl,--as-needed"]
     return flags
 
 
@@ -212,10 +216,10 @@ def CUDAExtension(name, sources, *args, **kwargs):
     _check_cuda_home()
     kwargs["include_dirs"] = list(kwargs.get("include_dirs", [])) + include_paths("cuda")[len(include_paths()) :]
     kwargs["library_dirs"] = list(kwargs.get("library_dirs", [])) + library_paths("cuda")[1:]
-    libraries = ["cudart_static", "dl", "rt", "pthread"]
+    kwargs["libraries"] = list(kwargs.get("libraries", [])) + ["cudart_static", "dl", "rt", "pthread"]
     if os.path.exists(os.path.join(library_paths()[0], "libember_cuda.so")):
-        libraries.insert(0, "ember_cuda")
-    kwargs["libraries"] = list(kwargs.get("libraries", [])) + libraries
+        link = ["-Wl,--no-as-needed", "-lember_cuda", "-Wl,--as-needed"]
+        kwargs["extra_link_args"] = link + list(kwargs.get("extra_link_args", []))
     return CppExtension(name, sources, *args, **kwargs)
 
 
