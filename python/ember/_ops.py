@@ -360,7 +360,8 @@ load_library = ops.load_library
 
 # ---- operators registered from C++ (TORCH_LIBRARY) -----------------------------
 
-_SCANNED = set()  # shared libraries whose registrations were read
+_SCANNED = set()  # shared libraries whose registrations were read (real paths)
+_SEEN_FILES = set()  # module files looked at by _scan_loaded_modules
 
 
 def _collect_registrations(path):
@@ -371,8 +372,8 @@ def _collect_registrations(path):
         return False
     _SCANNED.add(real)
     try:
-        # PyDLL: the call holds the GIL; loading again only finds the loaded library.
-        read = ctypes.PyDLL(real).ember_library_registrations_v1
+        # PyDLL: the call holds the GIL; RTLD_NOLOAD: only a library already loaded is found.
+        read = ctypes.PyDLL(real, mode=os.RTLD_NOLOAD | os.RTLD_LAZY).ember_library_registrations_v1
     except (OSError, AttributeError):
         return False
     read.restype = ctypes.py_object
@@ -391,6 +392,7 @@ def _scan_loaded_modules():
     found = False
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if isinstance(path, str) and path.endswith(".so") and os.path.realpath(path) not in _SCANNED:
+        if isinstance(path, str) and path.endswith(".so") and path not in _SEEN_FILES:
+            _SEEN_FILES.add(path)
             found = _collect_registrations(path) or found
     return found
