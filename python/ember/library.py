@@ -385,6 +385,7 @@ class Library:
             raise RuntimeError("Library.define is not allowed for a library of kind IMPL")
         parsed = FunctionSchema.parse(schema, self.ns)
         self._defined.append(ops._register(parsed))
+        _apply_pending_impls()  # C++ kernels loaded before their definition
         return parsed.name.split("::")[1]
 
     def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=False):
@@ -452,6 +453,13 @@ def _register_from_cpp(entries):
                 _PENDING_IMPLS.append((namespace, key, name, kernel, where))
         else:
             _PENDING_IMPLS.append((namespace, key, text, kernel, where))
+    _apply_pending_impls()
+
+
+def _apply_pending_impls():
+    """Registers the C++ kernels whose operators are defined by now."""
+    if not _PENDING_IMPLS:
+        return
     waiting = []
     for namespace, key, name, kernel, where in _PENDING_IMPLS:
         qualname = name if "::" in name else f"{namespace}::{name}"

@@ -219,6 +219,8 @@ def test_import_registers_without_load_library(tmp_path):
 #include <torch/extension.h>
 at::Tensor twice(const at::Tensor& x) { return x * 2; }
 TORCH_LIBRARY(imported_ns, m) { m.def("twice(Tensor x) -> Tensor", &twice); }
+// A kernel of an operator that is defined later (from Python here).
+TORCH_LIBRARY_IMPL(later_ns, CPU, m) { m.impl("thrice", [](const at::Tensor& x) { return x * 3; }); }
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}
 """
     path = tmp_path / "imported.cpp"
@@ -226,3 +228,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}
     module = cpp_extension.load("imported_ext", [str(path)], build_directory=str(tmp_path))
     assert module.__name__ == "imported_ext"
     assert ember.ops.imported_ns.twice(ember.tensor([1.0, 2.0])).tolist() == [2.0, 4.0]
+    lib = ember.library.Library("later_ns", "DEF")
+    lib.define("thrice(Tensor x) -> Tensor")
+    assert ember.ops.later_ns.thrice(ember.tensor([1.0, 2.0])).tolist() == [3.0, 6.0]
+    lib._destroy()
