@@ -5,6 +5,7 @@ Running the kernel is tests/cuda/test_cpp_extension.py's part."""
 
 import os
 import subprocess
+import sys
 
 import pytest
 from cuda_extension_source import build
@@ -44,3 +45,38 @@ def test_cuda_extension_without_toolkit_raises(monkeypatch, tmp_path):
     monkeypatch.setattr(cpp_extension, "CUDA_HOME", None)
     with pytest.raises(OSError, match="CUDA_HOME environment variable is not set"):
         cpp_extension.load_inline("no_cuda", "", cuda_sources="", build_directory=str(tmp_path))
+
+
+def test_setup_py_cuda_extension_registers_on_import(tmp_path):
+    from cuda_extension_source import CPP, CUDA
+
+    (tmp_path / "ext.cpp").write_text(
+        "#include <torch/extension.h>\n"
+        + CPP
+        + 'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("scale_add_cuda", &scale_add_cuda); }\n'
+    )
+    (tmp_path / "kernel.cu").write_text("#include <torch/types.h>\n#include <cuda_runtime.h>\n" + CUDA)
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "from ember.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(name='cuda_setup_ext', ext_modules=[CUDAExtension('cuda_setup_ext', ['ext.cpp', 'kernel.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n"
+    )
+    build = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    # A plain import: the operators appear at the first look into ember.ops.
+    check = (
+        "import ember, cuda_setup_ext\n"
+        "print(ember.ops.cuda_ext.scale_add(ember.ones(2), ember.ones(2), 2.0).tolist())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", check],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[3.0, 3.0]"
