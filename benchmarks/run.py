@@ -92,9 +92,14 @@ def run_case(case, threads: int, repeat: int):
             result[name + "_error"] = f"{type(e).__name__}: {e}"[:120]
     times = {k: [] for k in fns}
     for _ in range(repeat):
-        for name, fn in fns.items():
+        for name, fn in list(fns.items()):
             (ember if name == "ember" else torch).set_num_threads(threads)
-            times[name].append(time_once(fn))
+            try:
+                times[name].append(time_once(fn))
+            except Exception as e:  # noqa: BLE001 - a call that fails after the warm-up is n/a too
+                result[name + "_error"] = f"{type(e).__name__}: {e}"[:120]
+                del fns[name], times[name]
+                result[name] = None
     for name in fns:
         result[name] = statistics.median(times[name])
     if result.get("ember") and result.get("torch"):

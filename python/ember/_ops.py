@@ -9,7 +9,9 @@ registered backward (see ember.library)."""
 from __future__ import annotations
 
 import ctypes
+import os
 import re
+import sys
 
 from . import _C
 
@@ -286,6 +288,8 @@ class _OpNamespace:
 
     def __getattr__(self, key):
         packets = self.__dict__.get("_packets", {})
+        if key not in packets and not key.startswith("__") and _scan_loaded_modules():
+            packets = self.__dict__.get("_packets", {})
         if key in packets:
             return packets[key]
         raise AttributeError(f"'_OpNamespace' '{self.__dict__.get('name')}' object has no attribute '{key}'")
@@ -315,6 +319,7 @@ class _Ops:
         """Loads a shared library (an extension that registers operators)."""
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         self.loaded_libraries.add(path)
+        _collect_registrations(path)
 
     def _register(self, schema):
         namespace, name = schema.name.split("::")
@@ -352,3 +357,42 @@ class _Ops:
 
 ops = _Ops()
 load_library = ops.load_library
+
+# ---- operators registered from C++ (TORCH_LIBRARY) -----------------------------
+
+_SCANNED = set()  # shared libraries whose registrations were read (real paths)
+_SEEN_FILES = set()  # module files looked at by _scan_loaded_modules
+
+
+def _collect_registrations(path):
+    """Registers the TORCH_LIBRARY blocks of a loaded shared library (once per
+    library). Returns whether it had any."""
+    real = os.path.realpath(path)
+    if real in _SCANNED:
+        return False
+    _SCANNED.add(real)
+    try:
+        # PyDLL: the call holds the GIL; RTLD_NOLOAD: only a library already loaded is found.
+        read = ctypes.PyDLL(real, mode=os.RTLD_NOLOAD | os.RTLD_LAZY).ember_library_registrations_v1
+    except (OSError, AttributeError):
+        return False
+    read.restype = ctypes.py_object
+    entries = read()
+    if not entries:
+        return False
+    from . import library
+
+    library._register_from_cpp(entries)
+    return True
+
+
+def _scan_loaded_modules():
+    """Reads the registrations of extension modules imported since the last
+    scan (an `import` does not go through load_library)."""
+    found = False
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.endswith(".so") and path not in _SEEN_FILES:
+            _SEEN_FILES.add(path)
+            found = _collect_registrations(path) or found
+    return found

@@ -385,6 +385,7 @@ class Library:
             raise RuntimeError("Library.define is not allowed for a library of kind IMPL")
         parsed = FunctionSchema.parse(schema, self.ns)
         self._defined.append(ops._register(parsed))
+        _apply_pending_impls()  # C++ kernels loaded before their definition
         return parsed.name.split("::")[1]
 
     def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=False):
@@ -436,6 +437,40 @@ def impl(qualname, types, func=None, *, lib=None):
         return fn
 
     return register(func) if func is not None else register
+
+
+_PENDING_IMPLS = []  # C++ kernels whose operator is defined by a library not loaded yet
+
+
+def _register_from_cpp(entries):
+    """Registers what TORCH_LIBRARY blocks of one shared library recorded:
+    (kind, namespace, dispatch key, schema or name, kernel, where) tuples,
+    definitions first, as their static initializers may run in any order."""
+    for kind, namespace, key, text, kernel, where in entries:
+        if kind == "def":
+            name = _fragment(namespace).define(text)
+            if kernel is not None:
+                _PENDING_IMPLS.append((namespace, key, name, kernel, where))
+        else:
+            _PENDING_IMPLS.append((namespace, key, text, kernel, where))
+    _apply_pending_impls()
+
+
+def _apply_pending_impls():
+    """Registers the C++ kernels whose operators are defined by now."""
+    if not _PENDING_IMPLS:
+        return
+    waiting = []
+    for namespace, key, name, kernel, where in _PENDING_IMPLS:
+        qualname = name if "::" in name else f"{namespace}::{name}"
+        try:
+            ops._lookup(qualname)
+        except ValueError:
+            waiting.append((namespace, key, name, kernel, where))
+            continue
+        # A kernel registered without a dispatch key serves every key.
+        _fragment(namespace).impl(qualname, kernel, key or "CompositeImplicitAutograd")
+    _PENDING_IMPLS[:] = waiting
 
 
 def _as_list(value):

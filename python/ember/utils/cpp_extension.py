@@ -56,7 +56,10 @@ def _find_cuda_home():
         return home
     nvcc = shutil.which("nvcc")
     if nvcc:
-        return os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        home = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        # nvcc may be a wrapper outside the toolkit (/usr/local/bin/nvcc).
+        if os.path.exists(os.path.join(home, "include", "cuda_runtime.h")):
+            return home
     return "/usr/local/cuda" if os.path.exists("/usr/local/cuda") else None
 
 
@@ -135,6 +138,65 @@ def _python_include():
     return sysconfig.get_paths()["include"]
 
 
+def _check_cuda_home():
+    if CUDA_HOME is None or not os.path.exists(_nvcc()):
+        raise OSError("CUDA_HOME environment variable is not set. Please set it to your CUDA install root.")
+
+
+def _nvcc():
+    return os.path.join(CUDA_HOME, "bin", "nvcc") if CUDA_HOME else "nvcc"
+
+
+def _cuda_arch_flags():
+    """-gencode flags: TORCH_CUDA_ARCH_LIST ("8.0;9.0+PTX"), else the visible
+    GPUs' capabilities, else Ampere and Hopper with PTX for newer GPUs."""
+    arch_list = os.environ.get("TORCH_CUDA_ARCH_LIST")
+    if arch_list:
+        archs = arch_list.replace(",", ";").replace(" ", ";").split(";")
+    else:
+        archs = []
+        with contextlib.suppress(Exception):
+            import ember
+
+            if ember.cuda.is_available():
+                for index in range(ember.cuda.device_count()):
+                    major, minor = ember.cuda.get_device_capability(index)
+                    archs.append(f"{major}.{minor}")
+        archs = sorted(set(archs)) or ["8.0", "9.0"]
+        archs[-1] += "+PTX"
+    flags = []
+    for arch in filter(None, archs):
+        number = arch.split("+")[0].replace(".", "")
+        flags.append(f"-gencode=arch=compute_{number},code=sm_{number}")
+        if arch.endswith("+PTX"):
+            flags.append(f"-gencode=arch=compute_{number},code=compute_{number}")
+    return flags
+
+
+def _nvcc_flags():
+    return [
+        "-std=c++17",
+        "--compiler-options",
+        "-fPIC",
+        "-O2",
+        "--expt-relaxed-constexpr",
+        "-D__CUDA_NO_HALF_OPERATORS__",
+        "-D__CUDA_NO_HALF_CONVERSIONS__",
+        "-D__CUDA_NO_HALF2_OPERATORS__",
+        *_cuda_arch_flags(),
+    ]
+
+
+def _cuda_ldflags(libdir):
+    """The CUDA runtime (static, as Ember links it) and Ember's CUDA library
+    when this build has one."""
+    flags = [f"-L{os.path.join(CUDA_HOME, 'lib64')}", "-lcudart_static", "-ldl", "-lrt", "-lpthread"]
+    if os.path.exists(os.path.join(libdir, "libember_cuda.so")):
+        # Kept even where nothing refers to it, so that loading the extension loads Ember's CUDA backend.
+        flags[:0] = ["-Wl,--no-as-needed", "-lember_cuda", "-Wl,--as-needed"]
+    return flags
+
+
 # ---- setuptools ----------------------------------------------------------------
 
 
@@ -149,11 +211,15 @@ def CppExtension(name, sources, *args, **kwargs):
 
 
 def CUDAExtension(name, sources, *args, **kwargs):
-    """A CppExtension that also links the CUDA runtime; .cu sources are
-    compiled by BuildExtension with nvcc."""
+    """A CppExtension that also links Ember's CUDA library (when built) and the
+    CUDA runtime; .cu sources are compiled by BuildExtension with nvcc."""
+    _check_cuda_home()
     kwargs["include_dirs"] = list(kwargs.get("include_dirs", [])) + include_paths("cuda")[len(include_paths()) :]
     kwargs["library_dirs"] = list(kwargs.get("library_dirs", [])) + library_paths("cuda")[1:]
-    kwargs["libraries"] = list(kwargs.get("libraries", [])) + ["cudart"]
+    kwargs["libraries"] = list(kwargs.get("libraries", [])) + ["cudart_static", "dl", "rt", "pthread"]
+    if os.path.exists(os.path.join(library_paths()[0], "libember_cuda.so")):
+        link = ["-Wl,--no-as-needed", "-lember_cuda", "-Wl,--as-needed"]
+        kwargs["extra_link_args"] = link + list(kwargs.get("extra_link_args", []))
     return CppExtension(name, sources, *args, **kwargs)
 
 
@@ -187,7 +253,7 @@ class BuildExtension(build_ext):
                 cflags = cflags.get("nvcc" if src.endswith(".cu") else "cxx", [])
             if src.endswith(".cu"):
                 nvcc = os.path.join(CUDA_HOME, "bin", "nvcc") if CUDA_HOME else "nvcc"
-                command = [nvcc, "-c", src, "-o", obj, "-std=c++17", "-Xcompiler", "-fPIC", *pp_opts, *cflags]
+                command = [nvcc, "-c", src, "-o", obj, *_nvcc_flags(), *pp_opts, *cflags]
                 self.spawn(command)
                 return
             original_compile(obj, src, ext, cc_args, ["-std=c++17", "-fPIC", *cflags], pp_opts)
@@ -264,14 +330,15 @@ def _ninja_escape(path):
     return path.replace(" ", "$ ").replace(":", "$:")
 
 
-def _write_ninja_file(path, name, sources, cflags, ldflags, output):
-    compile_flags = " ".join(shlex.quote(f) for f in cflags)
-    link_flags = " ".join(shlex.quote(f) for f in ldflags)
+def _write_ninja_file(path, name, sources, cflags, ldflags, output, cuda_cflags=None):
+    def joined(flags):
+        return " ".join(shlex.quote(f) for f in flags)
+
     lines = [
         "ninja_required_version = 1.3",
         f"cxx = {_cxx()}",
-        f"cflags = {compile_flags}",
-        f"ldflags = {link_flags}",
+        f"cflags = {joined(cflags)}",
+        f"ldflags = {joined(ldflags)}",
         "",
         "rule compile",
         "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
@@ -282,14 +349,25 @@ def _write_ninja_file(path, name, sources, cflags, ldflags, output):
         "  command = $cxx $in $ldflags -o $out",
         "",
     ]
+    if cuda_cflags is not None:
+        lines[4:4] = [f"nvcc = {_nvcc()}", f"cuda_cflags = {joined(cuda_cflags)}"]
+        lines += [
+            "rule cuda_compile",
+            "  command = $nvcc --generate-dependencies-with-compile --dependency-output $out.d "
+            "$cuda_cflags -c $in -o $out",
+            "  depfile = $out.d",
+            "  deps = gcc",
+            "",
+        ]
     objects = []
     for source in sources:
-        stem = os.path.splitext(os.path.basename(source))[0]
-        obj = f"{stem}.o"
+        stem, suffix = os.path.splitext(os.path.basename(source))
+        obj = f"{stem}.cuda.o" if suffix == ".cu" else f"{stem}.o"
         while obj in objects:
             obj = f"{stem}_{len(objects)}.o"
         objects.append(obj)
-        lines.append(f"build {obj}: compile {_ninja_escape(os.path.abspath(source))}")
+        rule = "cuda_compile" if suffix == ".cu" else "compile"
+        lines.append(f"build {obj}: {rule} {_ninja_escape(os.path.abspath(source))}")
     lines += ["", f"build {output}: link {' '.join(objects)}", "", f"default {output}", ""]
     text = "\n".join(lines)
     # Rewriting an unchanged file would make ninja rebuild everything.
@@ -314,6 +392,7 @@ def _jit_compile(
     build_directory,
     *,
     extra_cflags,
+    extra_cuda_cflags,
     extra_ldflags,
     extra_include_paths,
     verbose,
@@ -323,23 +402,36 @@ def _jit_compile(
 ):
     if is_python_module and is_standalone:
         raise ValueError("`is_python_module` and `is_standalone` are mutually exclusive.")
-    if with_cuda or any(s.endswith((".cu", ".cuh")) for s in sources):
-        raise RuntimeError("ember.utils.cpp_extension: CUDA sources are not supported by this build of ember")
+    if with_cuda is None:
+        with_cuda = any(s.endswith((".cu", ".cuh")) for s in sources)
+    if with_cuda:
+        _check_cuda_home()
     verify_ninja_availability()
-    version = _VERSIONER.bump_if_changed(name, _digest(sources, extra_cflags, extra_ldflags, extra_include_paths))
+    version = _VERSIONER.bump_if_changed(
+        name, _digest(sources, extra_cflags, extra_cuda_cflags, extra_ldflags, extra_include_paths)
+    )
     module_name = name if version == 0 else f"{name}_v{version}"
 
-    includes = [*_flat(extra_include_paths), *include_paths(), _python_include()]
-    cflags = [f"-DTORCH_EXTENSION_NAME={module_name}", "-DTORCH_API_INCLUDE_EXTENSION_H"]
-    cflags += [flag for path in includes for flag in ("-isystem", path)]
-    cflags += _CXX_FLAGS + _flat(extra_cflags)
+    device = "cuda" if with_cuda else "cpu"
+    includes = [*_flat(extra_include_paths), *include_paths(device), _python_include()]
+    defines = [f"-DTORCH_EXTENSION_NAME={module_name}", "-DTORCH_API_INCLUDE_EXTENSION_H"]
+    include_flags = [flag for path in includes for flag in ("-isystem", path)]
+    cflags = defines + include_flags + _CXX_FLAGS + _flat(extra_cflags)
+    cuda_cflags = None
+    if with_cuda:
+        cuda_cflags = defines + include_flags + _nvcc_flags() + _flat(extra_cuda_cflags)
     libdir = library_paths()[0]
     ldflags = [] if is_standalone else [SHARED_FLAG]
-    ldflags += [f"-L{libdir}", *(f"-l{lib}" for lib in _LIBRARIES), f"-Wl,-rpath,{libdir}", *_flat(extra_ldflags)]
+    ldflags += [f"-L{libdir}", *(f"-l{lib}" for lib in _LIBRARIES), f"-Wl,-rpath,{libdir}"]
+    if with_cuda:
+        ldflags += _cuda_ldflags(libdir)
+    ldflags += _flat(extra_ldflags)
     output = module_name if is_standalone else f"{module_name}{LIB_EXT}"
 
     with _build_lock(build_directory):
-        _write_ninja_file(os.path.join(build_directory, "build.ninja"), module_name, sources, cflags, ldflags, output)
+        _write_ninja_file(
+            os.path.join(build_directory, "build.ninja"), module_name, sources, cflags, ldflags, output, cuda_cflags
+        )
         if verbose:
             print(f"Building extension module {module_name}...", file=sys.stderr)
         env = dict(os.environ)
@@ -358,13 +450,16 @@ def _jit_compile(
     if is_standalone:
         return path
     if not is_python_module:
-        import ctypes
+        import ember
 
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        ember.ops.load_library(path)
         return path
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    from ember._ops import _collect_registrations
+
+    _collect_registrations(path)  # its TORCH_LIBRARY blocks, if any
     return module
 
 
@@ -394,6 +489,7 @@ def load(
         sources,
         build_directory,
         extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
         extra_ldflags=extra_ldflags,
         extra_include_paths=extra_include_paths,
         verbose=verbose,
@@ -432,8 +528,8 @@ def load_inline(
     build_directory = build_directory or _get_build_directory(name, verbose)
     if isinstance(cpp_sources, str):
         cpp_sources = [cpp_sources]
-    if cuda_sources:
-        raise RuntimeError("ember.utils.cpp_extension: CUDA sources are not supported by this build of ember")
+    if isinstance(cuda_sources, str):
+        cuda_sources = [cuda_sources]
     text = [] if no_implicit_headers else ["#include <torch/extension.h>"]
     text += list(cpp_sources)
     if functions is not None:
@@ -448,20 +544,29 @@ def load_inline(
             bound = f"torch::wrap_pybind_function({function})" if with_pytorch_error_handling else function
             text.append(f'm.def("{function}", {bound}, "{doc}");')
         text.append("}")
-    source_path = os.path.join(build_directory, "main.cpp")
-    source = "\n".join(text) + "\n"
+    files = {"main.cpp": "\n".join(text) + "\n"}
+    if cuda_sources:
+        header = (
+            []
+            if no_implicit_headers
+            else ["#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>"]
+        )
+        files["cuda.cu"] = "\n".join(header + list(cuda_sources)) + "\n"
     with _build_lock(build_directory):  # another process may be building these sources
-        if not os.path.exists(source_path) or open(source_path).read() != source:
-            with open(source_path, "w") as handle:
-                handle.write(source)
+        for file_name, source in files.items():
+            source_path = os.path.join(build_directory, file_name)
+            if not os.path.exists(source_path) or open(source_path).read() != source:
+                with open(source_path, "w") as handle:
+                    handle.write(source)
     return load(
         name,
-        [source_path],
+        [os.path.join(build_directory, f) for f in files],
         extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
         extra_ldflags=extra_ldflags,
         extra_include_paths=extra_include_paths,
         build_directory=build_directory,
         verbose=verbose,
-        with_cuda=with_cuda,
+        with_cuda=with_cuda if with_cuda is not None else bool(cuda_sources),
         is_python_module=is_python_module,
     )

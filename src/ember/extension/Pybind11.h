@@ -73,4 +73,60 @@ struct type_caster<ember::ScalarType> {
   }
 };
 
+// int[] arguments: a Python int or a sequence of ints, kept in the caster.
+template <>
+struct type_caster<ember::IntArrayRef> {
+  PYBIND11_TYPE_CASTER(ember::IntArrayRef, const_name("List[int]"));
+
+  bool load(handle src, bool convert) {
+    if (PyLong_Check(src.ptr()) && !PyBool_Check(src.ptr())) {
+      storage_.assign(1, src.cast<int64_t>());
+    } else {
+      list_caster<std::vector<int64_t>, int64_t> items;
+      if (!items.load(src, convert)) return false;
+      storage_ = std::move(static_cast<std::vector<int64_t>&>(items));
+    }
+    value = ember::IntArrayRef(storage_);
+    return true;
+  }
+  static handle cast(ember::IntArrayRef v, return_value_policy policy, handle parent) {
+    return list_caster<std::vector<int64_t>, int64_t>::cast(std::vector<int64_t>(v.begin(), v.end()), policy, parent);
+  }
+
+ private:
+  std::vector<int64_t> storage_;
+};
+
+// Scalar arguments: a Python bool, int, float or complex.
+template <>
+struct type_caster<ember::Scalar> {
+  PYBIND11_TYPE_CASTER(ember::Scalar, const_name("Union[bool, int, float, complex]"));
+
+  bool load(handle src, bool) {
+    PyObject* obj = src.ptr();
+    if (PyBool_Check(obj)) {
+      value = ember::Scalar(obj == Py_True);
+    } else if (PyLong_Check(obj)) {
+      value = ember::Scalar(static_cast<int64_t>(PyLong_AsLongLong(obj)));
+      if (PyErr_Occurred()) throw error_already_set();
+    } else if (PyFloat_Check(obj)) {
+      value = ember::Scalar(PyFloat_AsDouble(obj));
+    } else if (PyComplex_Check(obj)) {
+      value = ember::Scalar(std::complex<double>(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj)));
+    } else {
+      return false;
+    }
+    return true;
+  }
+  static handle cast(const ember::Scalar& s, return_value_policy, handle) {
+    if (s.is_bool()) return pybind11::bool_(s.to_bool()).release();
+    if (s.is_integral()) return PyLong_FromLongLong(s.to_long());
+    if (s.is_complex()) {
+      auto c = s.to_complex();
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
+    return PyFloat_FromDouble(s.to_double());
+  }
+};
+
 }  // namespace pybind11::detail

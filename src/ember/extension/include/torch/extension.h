@@ -5,3 +5,4 @@
 #include <torch/torch.h>
 
 #include "ember/extension/Pybind11.h"
+#include <torch/library.h>
