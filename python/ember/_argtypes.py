@@ -52,13 +52,25 @@ def _argument_of(fn, args, kwargs, obj):
     return None
 
 
-def _guard(fn, public_name, tensor_attrs, method, signatures=None):
+def _test_flags(flags, args, kwargs):
+    # PyTorch picks the function's form by these arguments' truth values first
+    # (a tensor of several elements raises RuntimeError before any type check).
+    for name, index in flags:
+        if name in kwargs:
+            bool(kwargs[name])
+        elif index < len(args):
+            bool(args[index])
+
+
+def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
     if signatures is not None:
         parsed = _C._arg_signatures(signatures, method)
         check_args = _C._check_args
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            if flags:
+                _test_flags(flags, args, kwargs)
             # One C call: True when the call dispatches to __torch_function__,
             # else the arguments are checked (TypeError when none fits).
             if check_args(parsed, *args, **kwargs):
@@ -70,6 +82,8 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None):
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if flags:
+            _test_flags(flags, args, kwargs)
         if _C._has_torch_function(args, kwargs):
             return _dispatch(checked, args, kwargs)
         try:
@@ -189,6 +203,15 @@ FUNCTIONAL_BUILTINS = frozenset(
 )
 
 
+# nn.functional functions that PyTorch builds with boolean_dispatch: the flag
+# (name, position) whose truth value picks the form.
+FUNCTIONAL_FLAGS = {
+    **{f"max_pool{n}d": (("return_indices", 6),) for n in (1, 2, 3)},
+    **{f"adaptive_max_pool{n}d": (("return_indices", 2),) for n in (1, 2, 3)},
+    **{f"fractional_max_pool{n}d": (("return_indices", 4),) for n in (2, 3)},
+}
+
+
 def _dispatch(public_api, args, kwargs):
     from ember import overrides
 
@@ -223,11 +246,13 @@ def _attach_dispatch_forms(namespace, forms):
         fn.__ember_dispatch_form__ = (inspect.signature(original), positional.split(), keywords.split())
 
 
-def _with_torch_function(fn):
+def _with_torch_function(fn, flags=None):
     """fn, taking part in the __torch_function__ protocol (ember.overrides)."""
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if flags:
+            _test_flags(flags, args, kwargs)
         if _C._has_torch_function(args, kwargs):
             return _dispatch(call, args, kwargs)
         return fn(*args, **kwargs)
@@ -236,7 +261,7 @@ def _with_torch_function(fn):
     return call
 
 
-def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None):
+def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None, flags=None):
     for name in names:
         if (
             name.startswith("_")
@@ -250,7 +275,11 @@ def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, sig
             continue
         if not (fn.__module__ or "").startswith("ember"):
             continue
-        setattr(namespace, name, _guard(fn, name, tensor_attrs, method, (signatures or {}).get(name)))
+        setattr(
+            namespace,
+            name,
+            _guard(fn, name, tensor_attrs, method, (signatures or {}).get(name), (flags or {}).get(name)),
+        )
 
 
 def install(ember):
@@ -265,6 +294,7 @@ def install(ember):
         tensor_attrs,
         only=FUNCTIONAL_BUILTINS | set(_signatures.FUNCTIONAL),
         signatures=_signatures.FUNCTIONAL,
+        flags=FUNCTIONAL_FLAGS,
     )
     # The other Python-level functions take part in __torch_function__ only.
     for module in (ember, functional, ember.linalg, ember.fft, ember.special):
@@ -278,7 +308,7 @@ def install(ember):
                 or name in _NOT_OVERRIDABLE
             ):
                 continue
-            wrapped = _with_torch_function(fn)
+            wrapped = _with_torch_function(fn, FUNCTIONAL_FLAGS.get(name) if module is functional else None)
             if module is not ember and module is not functional:
                 # torch.linalg.norm & co. are C++ bindings named linalg_norm, fft_fft, special_erf.
                 wrapped.__name__ = f"{module.__name__.rsplit('.', 1)[-1]}_{name}"

@@ -19,15 +19,28 @@ def _pick(out, inverse, counts, return_inverse, return_counts):
     return out
 
 
+def _test_flags(*flags):
+    # PyTorch picks unique's form by the flags' truth values first (a tensor
+    # of several elements raises RuntimeError before any type check).
+    for flag in flags:
+        bool(flag)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    _test_flags(return_inverse, return_counts)
     if dim is not None:
         raise NotImplementedError("unique with dim is not supported")
-    out, inverse, counts = _VF._unique2(input, sorted, return_inverse, return_counts)
+    out, inverse, counts = _VF._unique2(
+        input, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts
+    )
     return _pick(out, inverse, counts, return_inverse, return_counts)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    out, inverse, counts = _VF._unique_consecutive(input, return_inverse, return_counts, dim)
+    _test_flags(return_inverse, return_counts)
+    out, inverse, counts = _VF._unique_consecutive(
+        input, return_inverse=return_inverse, return_counts=return_counts, dim=dim
+    )
     return _pick(out, inverse, counts, return_inverse, return_counts)
 
 
