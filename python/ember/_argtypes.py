@@ -62,7 +62,49 @@ def _test_flags(flags, args, kwargs):
             bool(args[index])
 
 
+# Losses PyTorch writes in Python: positions of (size_average, reduce,
+# reduction). Its code reads them (truth values, a reduction name) before
+# the binding checks the other arguments' types.
+REDUCTION_ARGS = {
+    "cross_entropy": (3, 5, 6),
+    "nll_loss": (3, 5, 6),
+    "cosine_embedding_loss": (4, 5, 6),
+    "hinge_embedding_loss": (3, 4, 5),
+    "poisson_nll_loss": (4, 6, 7),
+    "triplet_margin_loss": (7, 8, 9),
+    "soft_margin_loss": (2, 3, 4),
+    "multilabel_margin_loss": (2, 3, 4),
+    "kl_div": (2, 3, 4),
+    "ctc_loss": (None, None, 5),
+}
+_REDUCTIONS = ("none", "mean", "sum", "elementwise_mean")
+
+
+def _test_reduction(name, args, kwargs):
+    def argument(key, index, default=None):
+        if key in kwargs:
+            return kwargs[key]
+        return args[index] if index is not None and index < len(args) else default
+
+    size_average_at, reduce_at, reduction_at = REDUCTION_ARGS[name]
+    size_average, reduce = argument("size_average", size_average_at), argument("reduce", reduce_at)
+    if size_average is not None or reduce is not None:
+        # The legacy arguments' truth values pick the reduction.
+        bool(True if size_average is None else size_average)
+        bool(True if reduce is None else reduce)
+        return
+    reduction = argument("reduction", reduction_at, "mean")
+    if name == "poisson_nll_loss":
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(reduction + " is not a valid value for reduction")
+        return
+    valid = _REDUCTIONS + (("batchmean",) if name == "kl_div" else ())
+    if not isinstance(reduction, str) or reduction not in valid:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
 def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
+    reduction_first = not method and public_name in REDUCTION_ARGS and fn.__module__.startswith("ember.nn")
     if signatures is not None:
         parsed = _C._arg_signatures(signatures, method)
         check_args = _C._check_args
@@ -71,6 +113,8 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
         def checked(*args, **kwargs):
             if flags:
                 _test_flags(flags, args, kwargs)
+            if reduction_first:
+                _test_reduction(public_name, args, kwargs)
             # One C call: True when the call dispatches to __torch_function__,
             # else the arguments are checked (TypeError when none fits).
             if check_args(parsed, *args, **kwargs):

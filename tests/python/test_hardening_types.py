@@ -128,3 +128,140 @@ def test_lu_and_cholesky_check_shape_before_low_precision_dtypes(fn, arg):
 )
 def test_cholesky_inverse_checks_shape_then_dtype(arg):
     check_same(f"torch.cholesky_inverse({arg})")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # einsum's sublist form: a Tensor first means operands and subscript lists.
+        "torch.einsum(torch.ones(2, 3), [0, 1], torch.ones(3, 4), [1, 2], [0, 2])",
+        "torch.einsum(torch.ones(2, 3), [0, 1], torch.ones(3, 4), [1, 2])",
+        "torch.einsum(torch.ones(2, 3), [0, Ellipsis], [Ellipsis])",
+        "torch.einsum(torch.ones(2, 3), [0, 60])",
+        "torch.einsum(torch.ones(3)[::2], torch.ones(2, 2))",
+        "torch.einsum(torch.ones(4, dtype=torch.int8), torch.ones(2, 0, 3, dtype=torch.uint8))",
+        "torch.einsum(torch.tensor([float('nan'), float('inf')]), torch.ones(3))",
+        # Too few arguments, also after a list of operands is unpacked.
+        "torch.einsum(True, ())",
+        "torch.einsum('ij')",
+        "torch.einsum(5, torch.ones(2))",
+        "torch.einsum('ij,jk', [torch.ones(2, 3), torch.ones(3, 4)])",
+    ],
+)
+def test_einsum_sublist_form(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Tensor.unflatten tests sizes' truth value before the argument types.
+        "torch.ones(2, 3, 4).unflatten((1, -2), False)",
+        "torch.ones(1, 4, 1).unflatten((3,), torch.ones(2, 2, 3))",
+        "torch.ones(1, 4, 1).unflatten(1, ())",
+        "torch.ones(1, 4, 1).unflatten((3,), torch.ones(1))",
+        "torch.ones(1, 4, 1).unflatten(dim=1, sizes=(2, -1))",
+        "torch.ones(1, 4, 1).unflatten(5, (2, 2))",
+    ],
+)
+def test_unflatten_tests_sizes_first(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # interpolate hands size and scale_factor to the operator unconverted:
+        # the input's rank is checked first, the types by the operator.
+        "F.upsample_bilinear(torch.ones(3, 1, dtype=torch.int8), scale_factor=torch.zeros(0, dtype=torch.bool))",
+        "F.upsample_bilinear(torch.ones(0), torch.tensor([float('nan'), 1.5, -2.0]))",
+        "F.upsample_nearest(torch.ones(3, dtype=torch.float16), scale_factor=torch.ones(2))",
+        "F.interpolate(torch.ones(1, 1, 4), size=(6.5,))",
+        "F.interpolate(torch.ones(1, 1, 4), size=torch.tensor(6))",
+        "F.interpolate(torch.ones(1, 1, 4), size=(torch.tensor(6),))",
+        "F.interpolate(torch.ones(1, 1, 4), scale_factor=2.5)",
+        "F.interpolate(torch.ones(1, 1, 4, 4), size=[3, True], mode='bicubic')",
+    ],
+)
+def test_interpolate_leaves_sizes_to_the_operator(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.interpolate(torch.ones(1, 1, 4), size=6.5)",
+        "F.interpolate(torch.ones(1, 1, 4), scale_factor=torch.tensor(2.0))",
+        "F.interpolate(torch.ones(1, 1, 4), scale_factor='a')",
+    ],
+)
+def test_interpolate_wrong_size_types_are_type_errors(code):
+    # PyTorch's operator lists its overloads; Ember's names the argument.
+    check_same(code, message=False)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # tensordot reads dims first (PyTorch's Python code), then its operator
+        # checks the operands' and the dimension lists' types.
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), 1)",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), ([1], [0]))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), torch.tensor([[1], [0]]))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), torch.tensor(1))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), torch.tensor(-1))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), torch.tensor([1, 0, 1]))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), 2.5)",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), ([1], [0], [2]))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), (1, 0))",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), ([1], 0))",
+        "torch.tensordot(True, torch.ones(3), -2**62)",
+        "torch.tensordot(-3, torch.ones(0), 2)",
+        "torch.tensordot(torch.ones(3), 5)",
+        "torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), 0)",
+    ],
+)
+def test_tensordot_reads_dims_first(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # The Python losses read size_average/reduce (truth values) and the
+        # reduction name before their binding checks the other arguments.
+        "F.cross_entropy(torch.ones(3, 2), torch.tensor([0, 1, 1]), (1, 2), torch.ones(2))",
+        "F.nll_loss(torch.ones(1), torch.ones(3), (1,), torch.ones(3))",
+        "F.hinge_embedding_loss(torch.ones(3), torch.ones(3), reduce=torch.ones(2))",
+        "F.cross_entropy(torch.ones(3, 2), torch.tensor([0, 1, 1]), reduction=torch.ones(2))",
+        "F.cross_entropy(torch.ones(3, 2), torch.tensor([0, 1, 1]), reduction=None)",
+        "F.cross_entropy(torch.ones(3, 2), torch.tensor([0, 1, 1]), None, False, -100, True)",
+        "F.poisson_nll_loss(torch.ones(3), torch.ones(3), reduction='elementwise_mean')",
+        "F.poisson_nll_loss(torch.ones(3), torch.ones(3), reduction=5)",
+        "F.poisson_nll_loss(torch.ones(3), torch.ones(3), True, False, None, 1e-8, False, 'bad')",
+        "F.kl_div(torch.ones(3), torch.ones(3), reduction='batchmean')",
+        "F.ctc_loss(torch.int64, 1, None, 4, reduction='bad', zero_infinity=-2)",
+        "F.triplet_margin_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3), reduction='x', margin=-1)",
+        "F.soft_margin_loss(torch.ones(3), 5, reduction='x')",
+    ],
+)
+def test_python_losses_read_reduction_first(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # fractional_max_pool: sizes read by the Python code, then the
+        # binding's types, then the rank.
+        "F.fractional_max_pool3d(torch.ones(6), 2, 2, _random_samples=4)",
+        "F.fractional_max_pool3d(torch.ones(6), 2, False)",
+        "F.fractional_max_pool3d(torch.ones(3, 2), torch.ones(0), 2)",
+        "F.fractional_max_pool2d_with_indices(torch.ones(3), 2, 2, _random_samples=0.5)",
+        "F.fractional_max_pool2d_with_indices(torch.ones(3, 1), (3,), output_size=2, _random_samples=torch.float32)",
+        "F.fractional_max_pool2d(torch.ones(1, 4, 4), 2, output_size=2, _random_samples=torch.rand(1, 1, 2))",
+        "F.fractional_max_pool2d(torch.ones(4, 4), 2, output_size=2)",
+    ],
+)
+def test_fractional_max_pool_checks_binding_types_before_rank(code):
+    check_same(code)
