@@ -265,3 +265,25 @@ def test_python_losses_read_reduction_first(code):
 )
 def test_fractional_max_pool_checks_binding_types_before_rank(code):
     check_same(code)
+
+
+MHA_REST = "4, 1, torch.ones(12, 4), None, None, None, False, 0.0, torch.ones(4, 4), None"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # multi_head_attention_forward checks the ranks first (AssertionError).
+        f"F.multi_head_attention_forward(torch.ones(4), torch.ones(4), torch.ones(4), {MHA_REST})",
+        f"F.multi_head_attention_forward(torch.ones(2, 4), torch.ones(3, 2, 4), torch.ones(4), {MHA_REST})",
+        f"F.multi_head_attention_forward(torch.ones(1, 2, 4), torch.ones(1, 2, 4), torch.ones(1, 2, 4), {MHA_REST}, "
+        "key_padding_mask=torch.ones(3))",
+        f"F.multi_head_attention_forward(torch.ones(2, 4), torch.ones(2, 4), torch.ones(2, 4), {MHA_REST}, "
+        "attn_mask=torch.ones(1, 3, 3))",
+        f"F.multi_head_attention_forward(torch.ones(2, 4), torch.ones(2, 4), torch.ones(2, 4), {MHA_REST}, "
+        "attn_mask=torch.ones(4))",
+        "F.multi_head_attention_forward(1, 2, 3, 4, 1, None, None, None, None, False, 0.0, None, None)",
+    ],
+)
+def test_attention_checks_ranks_first(code):
+    check_same(code)
