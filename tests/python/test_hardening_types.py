@@ -287,3 +287,21 @@ MHA_REST = "4, 1, torch.ones(12, 4), None, None, None, False, 0.0, torch.ones(4,
 )
 def test_attention_checks_ranks_first(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # torch.embedding_bag is a binding in PyTorch: argument types first.
+        "torch.embedding_bag(torch.ones(3, 1, dtype=torch.int16), '', -3)",
+        "torch.embedding_bag(torch.ones(3, 4, dtype=torch.float64), torch.ones(3), 5)",
+        "torch.embedding_bag(torch.ones(1, 4, 1), torch.ones(3), torch.float32)",
+        "torch.embedding_bag(torch.ones(()), torch.ones(3), torch.ones(2), (1,))",
+        "torch.embedding_bag(torch.ones(4, 3), torch.tensor([0, 1, 2]), torch.tensor([0, 2]))[0]",
+        "torch.embedding_bag(torch.ones(4, 3), torch.tensor([0, 1, 2]), torch.tensor([0, 2]), False, 1, False, None, "
+        "False, None)[0]",
+        "torch.embedding_bag(torch.ones(4, 3), torch.tensor([0, 1, 2]), torch.tensor([0, 2]), padding_idx=1)",
+    ],
+)
+def test_embedding_bag_binding_types(code):
+    check_same(code)
