@@ -305,3 +305,26 @@ def test_attention_checks_ranks_first(code):
 )
 def test_embedding_bag_binding_types(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # unique(dim=): the binding's types, then dim's range, before the
+        # missing kernel.
+        "torch.unique(torch.ones(3), True, return_counts=True, dim=3)",
+        "torch.unique(torch.ones(3, 4), sorted=False, dim=2**64)",
+        "torch.unique(torch.ones(2, 3, 2, 2), sorted=True, dim=(-1, -3, 0))",
+        "torch.ones(4).unique(torch.ones(0), dim=0)",
+        "torch.unique(torch.ones(3, 4), dim=-3)",
+        "torch.unique(torch.ones(()), dim=1)",
+        # get_device_module takes a device, a string or None.
+        "torch.get_device_module(device=torch.ones(4, dtype=torch.bool))",
+        "torch.get_device_module((1, -1))",
+        "torch.get_device_module([1])",
+        "torch.get_device_module(1)",
+        "torch.get_device_module('meta')",
+    ],
+)
+def test_python_functions_check_types_first(code):
+    check_same(code)
