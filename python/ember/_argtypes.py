@@ -103,8 +103,40 @@ def _test_reduction(name, args, kwargs):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _test_triplet_margin(args, kwargs):
+    _test_reduction("triplet_margin_loss", args, kwargs)
+    margin = kwargs["margin"] if "margin" in kwargs else args[3] if len(args) > 3 else 1.0
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+
+
+def _test_grid_sample_modes(args, kwargs):
+    mode = kwargs["mode"] if "mode" in kwargs else args[2] if len(args) > 2 else "bilinear"
+    if not isinstance(mode, str) or mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
+        )
+    padding = kwargs["padding_mode"] if "padding_mode" in kwargs else args[3] if len(args) > 3 else "zeros"
+    if not isinstance(padding, str) or padding not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', "
+            f"but got: '{padding}'"
+        )
+
+
+# What PyTorch's Python code checks before its binding checks the types.
+def _python_checks_first(name):
+    if name == "triplet_margin_loss":
+        return _test_triplet_margin
+    if name == "grid_sample":
+        return _test_grid_sample_modes
+    if name in REDUCTION_ARGS:
+        return functools.partial(_test_reduction, name)
+    return None
+
+
 def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
-    reduction_first = not method and public_name in REDUCTION_ARGS and fn.__module__.startswith("ember.nn")
+    python_first = None if method or not fn.__module__.startswith("ember.nn") else _python_checks_first(public_name)
     if signatures is not None:
         parsed = _C._arg_signatures(signatures, method)
         check_args = _C._check_args
@@ -113,8 +145,8 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
         def checked(*args, **kwargs):
             if flags:
                 _test_flags(flags, args, kwargs)
-            if reduction_first:
-                _test_reduction(public_name, args, kwargs)
+            if python_first is not None:
+                python_first(args, kwargs)
             # One C call: True when the call dispatches to __torch_function__,
             # else the arguments are checked (TypeError when none fits).
             if check_args(parsed, *args, **kwargs):

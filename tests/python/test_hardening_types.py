@@ -328,3 +328,24 @@ def test_embedding_bag_binding_types(code):
 )
 def test_python_functions_check_types_first(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # triplet_margin_loss checks margin, grid_sample its mode names, in
+        # Python before the binding's types.
+        "F.triplet_margin_loss(torch.ones(3), (), (3, 2**63, -1), -2**63)",
+        "F.triplet_margin_loss(torch.ones(3, 1), torch.ones(3, 1), torch.ones(3, 1), 0.0, [1])",
+        "F.triplet_margin_loss(torch.ones(3, 1), torch.ones(3, 1), torch.ones(3, 1), margin=-1.5, swap=torch.ones(2))",
+        "F.triplet_margin_loss(torch.ones(3, 1), torch.ones(3, 1), torch.ones(3, 1))",
+        "F.grid_sample(torch.ones(3, 1), float('nan'), 1e300)",
+        "F.grid_sample(torch.ones(2, 2), (2**63,), padding_mode=torch.ones(3))",
+        "F.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 2, 2, 2), 'nearest', 'border', True)",
+        # Complex inputs of the adaptive max pools: the kernel's dtype error.
+        "F.adaptive_max_pool1d_with_indices(torch.ones(1, 4, 1, dtype=torch.complex64), 2)",
+        "F.adaptive_max_pool2d(torch.ones(1, 4, 4, dtype=torch.complex128), 2)",
+    ],
+)
+def test_python_value_checks_before_binding_types(code):
+    check_same(code)
