@@ -349,3 +349,23 @@ def test_python_functions_check_types_first(code):
 )
 def test_python_value_checks_before_binding_types(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # l1/smooth_l1/huber/mse: sizes, legacy arguments, broadcasting, then
+        # the reduction's name; broadcasting reports the last mismatching dim.
+        "F.huber_loss(torch.ones(2, 3), torch.ones(2, 2, 3).transpose(0, -1), reduction=torch.ones(2))",
+        "F.huber_loss(torch.ones(2, 0, 3), torch.ones(2, 3, 4), -2)",
+        "F.huber_loss(torch.ones(()), torch.ones(3, 4), reduction=(2,))",
+        "F.l1_loss(torch.ones(2, 3), torch.ones(4, 3), reduction='x')",
+        "F.smooth_l1_loss(torch.ones(2, 3), torch.ones(4, 3), reduction='x')",
+        "F.l1_loss(torch.ones(2, 3), torch.ones(2, 3), reduction='x')",
+        "F.l1_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), None)",
+        "F.mse_loss(torch.ones(2, 3), torch.ones(2, 3), reduction='x')",
+        "F.l1_loss(torch.ones(5, 2, 3), torch.ones(1, 3), reduction='none')",
+    ],
+)
+def test_pointwise_losses_broadcast_before_reduction(code):
+    check_same(code)
