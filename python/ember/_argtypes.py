@@ -52,13 +52,101 @@ def _argument_of(fn, args, kwargs, obj):
     return None
 
 
-def _guard(fn, public_name, tensor_attrs, method, signatures=None):
+def _test_flags(flags, args, kwargs):
+    # PyTorch picks the function's form by these arguments' truth values first
+    # (a tensor of several elements raises RuntimeError before any type check).
+    for name, index in flags:
+        if name in kwargs:
+            bool(kwargs[name])
+        elif index < len(args):
+            bool(args[index])
+
+
+# Losses PyTorch writes in Python: positions of (size_average, reduce,
+# reduction). Its code reads them (truth values, a reduction name) before
+# the binding checks the other arguments' types.
+REDUCTION_ARGS = {
+    "cross_entropy": (3, 5, 6),
+    "nll_loss": (3, 5, 6),
+    "cosine_embedding_loss": (4, 5, 6),
+    "hinge_embedding_loss": (3, 4, 5),
+    "poisson_nll_loss": (4, 6, 7),
+    "triplet_margin_loss": (7, 8, 9),
+    "soft_margin_loss": (2, 3, 4),
+    "multilabel_margin_loss": (2, 3, 4),
+    "kl_div": (2, 3, 4),
+    "ctc_loss": (None, None, 5),
+}
+_REDUCTIONS = ("none", "mean", "sum", "elementwise_mean")
+
+
+def _test_reduction(name, args, kwargs):
+    def argument(key, index, default=None):
+        if key in kwargs:
+            return kwargs[key]
+        return args[index] if index is not None and index < len(args) else default
+
+    size_average_at, reduce_at, reduction_at = REDUCTION_ARGS[name]
+    size_average, reduce = argument("size_average", size_average_at), argument("reduce", reduce_at)
+    if size_average is not None or reduce is not None:
+        # The legacy arguments' truth values pick the reduction.
+        bool(True if size_average is None else size_average)
+        bool(True if reduce is None else reduce)
+        return
+    reduction = argument("reduction", reduction_at, "mean")
+    if name == "poisson_nll_loss":
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(reduction + " is not a valid value for reduction")
+        return
+    valid = _REDUCTIONS + (("batchmean",) if name == "kl_div" else ())
+    if not isinstance(reduction, str) or reduction not in valid:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _test_triplet_margin(args, kwargs):
+    _test_reduction("triplet_margin_loss", args, kwargs)
+    margin = kwargs["margin"] if "margin" in kwargs else args[3] if len(args) > 3 else 1.0
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+
+
+def _test_grid_sample_modes(args, kwargs):
+    mode = kwargs["mode"] if "mode" in kwargs else args[2] if len(args) > 2 else "bilinear"
+    if not isinstance(mode, str) or mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
+        )
+    padding = kwargs["padding_mode"] if "padding_mode" in kwargs else args[3] if len(args) > 3 else "zeros"
+    if not isinstance(padding, str) or padding not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', "
+            f"but got: '{padding}'"
+        )
+
+
+# What PyTorch's Python code checks before its binding checks the types.
+def _python_checks_first(name):
+    if name == "triplet_margin_loss":
+        return _test_triplet_margin
+    if name == "grid_sample":
+        return _test_grid_sample_modes
+    if name in REDUCTION_ARGS:
+        return functools.partial(_test_reduction, name)
+    return None
+
+
+def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
+    python_first = None if method or not fn.__module__.startswith("ember.nn") else _python_checks_first(public_name)
     if signatures is not None:
         parsed = _C._arg_signatures(signatures, method)
         check_args = _C._check_args
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            if flags:
+                _test_flags(flags, args, kwargs)
+            if python_first is not None:
+                python_first(args, kwargs)
             # One C call: True when the call dispatches to __torch_function__,
             # else the arguments are checked (TypeError when none fits).
             if check_args(parsed, *args, **kwargs):
@@ -70,6 +158,8 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None):
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if flags:
+            _test_flags(flags, args, kwargs)
         if _C._has_torch_function(args, kwargs):
             return _dispatch(checked, args, kwargs)
         try:
@@ -189,6 +279,15 @@ FUNCTIONAL_BUILTINS = frozenset(
 )
 
 
+# nn.functional functions that PyTorch builds with boolean_dispatch: the flag
+# (name, position) whose truth value picks the form.
+FUNCTIONAL_FLAGS = {
+    **{f"max_pool{n}d": (("return_indices", 6),) for n in (1, 2, 3)},
+    **{f"adaptive_max_pool{n}d": (("return_indices", 2),) for n in (1, 2, 3)},
+    **{f"fractional_max_pool{n}d": (("return_indices", 4),) for n in (2, 3)},
+}
+
+
 def _dispatch(public_api, args, kwargs):
     from ember import overrides
 
@@ -223,11 +322,13 @@ def _attach_dispatch_forms(namespace, forms):
         fn.__ember_dispatch_form__ = (inspect.signature(original), positional.split(), keywords.split())
 
 
-def _with_torch_function(fn):
+def _with_torch_function(fn, flags=None):
     """fn, taking part in the __torch_function__ protocol (ember.overrides)."""
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if flags:
+            _test_flags(flags, args, kwargs)
         if _C._has_torch_function(args, kwargs):
             return _dispatch(call, args, kwargs)
         return fn(*args, **kwargs)
@@ -236,7 +337,7 @@ def _with_torch_function(fn):
     return call
 
 
-def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None):
+def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None, flags=None):
     for name in names:
         if (
             name.startswith("_")
@@ -250,7 +351,11 @@ def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, sig
             continue
         if not (fn.__module__ or "").startswith("ember"):
             continue
-        setattr(namespace, name, _guard(fn, name, tensor_attrs, method, (signatures or {}).get(name)))
+        setattr(
+            namespace,
+            name,
+            _guard(fn, name, tensor_attrs, method, (signatures or {}).get(name), (flags or {}).get(name)),
+        )
 
 
 def install(ember):
@@ -265,6 +370,7 @@ def install(ember):
         tensor_attrs,
         only=FUNCTIONAL_BUILTINS | set(_signatures.FUNCTIONAL),
         signatures=_signatures.FUNCTIONAL,
+        flags=FUNCTIONAL_FLAGS,
     )
     # The other Python-level functions take part in __torch_function__ only.
     for module in (ember, functional, ember.linalg, ember.fft, ember.special):
@@ -278,7 +384,7 @@ def install(ember):
                 or name in _NOT_OVERRIDABLE
             ):
                 continue
-            wrapped = _with_torch_function(fn)
+            wrapped = _with_torch_function(fn, FUNCTIONAL_FLAGS.get(name) if module is functional else None)
             if module is not ember and module is not functional:
                 # torch.linalg.norm & co. are C++ bindings named linalg_norm, fft_fft, special_erf.
                 wrapped.__name__ = f"{module.__name__.rsplit('.', 1)[-1]}_{name}"

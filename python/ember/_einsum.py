@@ -31,13 +31,39 @@ def _parse_term(term, eq, start):
     return labels
 
 
+def _sublist_label(n):
+    if n == Ellipsis:
+        return _ELL
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def _from_sublists(args):
+    """(equation, operands) of the sublist form einsum(op0, sub0, op1, sub1, ..., [out_sub])."""
+    equation = ",".join("".join(_sublist_label(n) for n in sub) for sub in args[1::2])
+    if len(args) % 2 == 1:
+        return equation + "->" + "".join(_sublist_label(n) for n in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
 def einsum(*args):
     """Sums the product of the operands over the labels the equation leaves out of its output."""
-    if len(args) < 1:
-        raise RuntimeError("einsum(): must specify the equation string and at least one operand")
-    equation, operands = _argcheck.string("einsum", "equation", 1, args[0]), args[1:]
+    if len(args) < 2:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, "
+            "or at least one operand and its subscripts list"
+        )
+    if isinstance(args[0], ember.Tensor):
+        equation, operands = _from_sublists(args)
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+        # einsum(eq, [a, b]) is einsum(eq, a, b).
+        return einsum(equation, *operands[0])
+    equation = _argcheck.string("einsum", "equation", 1, equation)
     eq = equation.replace(" ", "")
     if "->" in eq:
         lhs, rhs = eq.split("->", 1)

@@ -316,10 +316,15 @@ def get_device_module(device=None):
     current accelerator's, or ember.cpu without one."""
     import ember
 
+    hash(device)  # PyTorch caches the function: an unhashable argument is a TypeError
     if device is None:
         kind = "cuda" if ember.cuda.is_available() else "cpu"
+    elif isinstance(device, ember.device):
+        kind = device.type
+    elif isinstance(device, str):
+        kind = ember.device(device).type
     else:
-        kind = device.type if isinstance(device, ember.device) else ember.device(device).type
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
     module = getattr(ember, kind, None)
     if kind == "meta" or module is None:
         raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")

@@ -47,23 +47,40 @@ def kron(input, other, *, out=None):  # noqa: A002
 def tensordot(a, b, dims=2, out=None):
     """Sums the products of a's and b's elements over the given dimensions."""
     ember = _ember()
-    _argcheck.tensor("tensordot", "a", 1, a)
-    _argcheck.tensor("tensordot", "b", 2, b)
+    # dims first, in PyTorch's order; then the operands' types.
+    if not isinstance(dims, (tuple, list, _C.TensorBase, builtins.int)):
+        raise RuntimeError(
+            "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two "
+            f"lists, but got dims={dims}"
+        )
+    dims_a, dims_b = [], []
+    if isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
     if isinstance(dims, _C.TensorBase):
-        dims = dims.tolist() if dims.numel() > 1 else dims.item()
+        if dims.numel() > 1:
+            if dims.size()[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.size()[0]}")
+            dims_a, dims_b = dims[0].tolist(), dims[1].tolist()
+        else:
+            count = builtins.int(dims.item())
+            if count < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(builtins.range(-count, 0)), list(builtins.range(count))
     if isinstance(dims, builtins.int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.dim(), b.dim()):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        dims_a = list(builtins.range(a.dim() - dims, a.dim()))
-        dims_b = list(builtins.range(dims))
-    else:
-        if len(dims) != 2:
-            raise RuntimeError("tensordot expects dims to be a pair of lists of dimensions")
-        dims_a, dims_b = dims
-        dims_a = [dims_a] if isinstance(dims_a, builtins.int) else list(dims_a)
-        dims_b = [dims_b] if isinstance(dims_b, builtins.int) else list(dims_b)
+        dims_a, dims_b = list(builtins.range(-dims, 0)), list(builtins.range(dims))
+    _argcheck.tensor("tensordot", "a", 1, a)
+    _argcheck.tensor("tensordot", "b", 2, b)
+    for name, position, value in (("dims_self", 3, dims_a), ("dims_other", 4, dims_b)):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(
+                f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, not "
+                f"{type(value).__name__}"
+            )
+    dims_a, dims_b = list(dims_a), list(dims_b)
     if len(dims_a) != len(dims_b):
         raise RuntimeError("both dimension lists should have same length")
     dims_a = [_dim_check(d, a.dim()) for d in dims_a]

@@ -331,6 +331,10 @@ FUNCTIONS = {
     'isreal': [
         "isreal(Tensor input)",
     ],
+    'embedding_bag': [
+        "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)",
+        "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False)",
+    ],
     'kaiser_window': [
         "kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
         "kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
@@ -1015,32 +1019,69 @@ LINALG = {
 }
 
 FUNCTIONAL = {
+    # Losses and samplers PyTorch writes in Python around one binding: the
+    # binding's types; `object` for what the Python code reads itself
+    # (legacy size_average/reduce, reduction names, values it compares).
+    'cross_entropy': [
+        "cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, object size_average=None, int ignore_index=-100, object reduce=None, object reduction=None, float label_smoothing=0.0)",
+    ],
+    'nll_loss': [
+        "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, object size_average=None, int ignore_index=-100, object reduce=None, object reduction=None)",
+    ],
+    'cosine_embedding_loss': [
+        "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, object size_average=None, object reduce=None, object reduction=None)",
+    ],
+    'hinge_embedding_loss': [
+        "hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, object size_average=None, object reduce=None, object reduction=None)",
+    ],
+    'poisson_nll_loss': [
+        "poisson_nll_loss(Tensor input, Tensor target, bool log_input=True, bool full=False, object size_average=None, float eps=1e-08, object reduce=None, object reduction=None)",
+    ],
+    'triplet_margin_loss': [
+        "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, object margin=1.0, float p=2, float eps=1e-06, bool swap=False, object size_average=None, object reduce=None, object reduction=None)",
+    ],
+    'soft_margin_loss': [
+        "soft_margin_loss(Tensor input, Tensor target, object size_average=None, object reduce=None, object reduction=None)",
+    ],
+    'multilabel_margin_loss': [
+        "multilabel_margin_loss(Tensor input, Tensor target, object size_average=None, object reduce=None, object reduction=None)",
+    ],
+    'kl_div': [
+        "kl_div(Tensor input, Tensor target, object size_average=None, object reduce=None, object reduction=None, bool log_target=False)",
+    ],
+    'ctc_loss': [
+        "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, object reduction=None, bool zero_infinity=False)",
+        "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, object reduction=None, bool zero_infinity=False)",
+    ],
+    'grid_sample': [
+        "grid_sampler(Tensor input, Tensor grid, object mode=None, object padding_mode=None, bool? align_corners=None)",
+    ],
     'adaptive_max_pool1d': [
-        "adaptive_max_pool1d(Tensor input, int[1] output_size, bool return_indices=False)",
+        "adaptive_max_pool1d(Tensor input, int[1] output_size, object return_indices=False)",
     ],
     'adaptive_max_pool1d_with_indices': [
-        "adaptive_max_pool1d_with_indices(Tensor input, int[1] output_size, bool return_indices=False)",
+        "adaptive_max_pool1d_with_indices(Tensor input, int[1] output_size, object return_indices=False)",
     ],
     'layer_norm': [
         "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)",
     ],
     'max_pool1d': [
-        "max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        "max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, object return_indices=False)",
     ],
     'max_pool1d_with_indices': [
-        "max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        "max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, object return_indices=False)",
     ],
     'max_pool2d': [
-        "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, object return_indices=False)",
     ],
     'max_pool2d_with_indices': [
-        "max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        "max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, object return_indices=False)",
     ],
     'max_pool3d': [
-        "max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        "max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, object return_indices=False)",
     ],
     'max_pool3d_with_indices': [
-        "max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        "max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, object return_indices=False)",
     ],
     'rms_norm': [
         "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",

@@ -39,6 +39,13 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
         """other / self (the reflected division, by PyTorch's name for it)."""
         return _C.TensorBase.__rtruediv__(self, other)
 
+    def unflatten(self, dim, sizes):
+        """dim split into sizes (a tuple of ints, or of (name, size) pairs)."""
+        # As PyTorch's method: sizes' truth value is tested before any type check.
+        if not sizes:
+            raise RuntimeError("unflatten: sizes must be non-empty")
+        return _C.TensorBase.unflatten(self, dim, sizes)
+
     def as_subclass(self, cls):
         """A `cls` instance sharing this tensor's data and place in the autograd graph."""
         return _C._as_subclass(self, cls)

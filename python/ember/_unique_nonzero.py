@@ -19,15 +19,51 @@ def _pick(out, inverse, counts, return_inverse, return_counts):
     return out
 
 
+def _test_flags(*flags):
+    # PyTorch picks unique's form by the flags' truth values first (a tensor
+    # of several elements raises RuntimeError before any type check).
+    for flag in flags:
+        bool(flag)
+
+
+_UNIQUE_DIM = []
+
+
+def _check_unique_dim(input, dim, sorted, return_inverse, return_counts):  # noqa: A002
+    """PyTorch's checks of unique(dim=): the binding's types, then dim's range."""
+    if not _UNIQUE_DIM:
+        form = (
+            "unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"
+        )
+        _UNIQUE_DIM.append(_C._arg_signatures([form], False))
+    kwargs = {"sorted": sorted, "return_inverse": return_inverse, "return_counts": return_counts}
+    _C._check_args(_UNIQUE_DIM[0], input, dim, **kwargs)
+    dim = int(dim)
+    if not -(2**63) <= dim < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    if input.dim() == 0 and dim not in (0, -1):
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    n = max(input.dim(), 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    _test_flags(return_inverse, return_counts)
     if dim is not None:
+        _check_unique_dim(input, dim, sorted, return_inverse, return_counts)
         raise NotImplementedError("unique with dim is not supported")
-    out, inverse, counts = _VF._unique2(input, sorted, return_inverse, return_counts)
+    out, inverse, counts = _VF._unique2(
+        input, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts
+    )
     return _pick(out, inverse, counts, return_inverse, return_counts)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    out, inverse, counts = _VF._unique_consecutive(input, return_inverse, return_counts, dim)
+    _test_flags(return_inverse, return_counts)
+    out, inverse, counts = _VF._unique_consecutive(
+        input, return_inverse=return_inverse, return_counts=return_counts, dim=dim
+    )
     return _pick(out, inverse, counts, return_inverse, return_counts)
 
 

@@ -119,6 +119,8 @@ _TYPE_NAMES = {
     ember.bfloat16: "BFloat16",
     ember.float32: "Float",
     ember.float64: "Double",
+    ember.complex64: "ComplexFloat",
+    ember.complex128: "ComplexDouble",
 }
 _REAL = (ember.float32, ember.float64)
 
@@ -134,6 +136,16 @@ def _check_dtype(A, name, kernel, int_first=True):
     if int_first and not A.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A)}")
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(A)}'")
+
+
+def _check_square_input(A, name, kernel, low_precision=False, int_first=True):
+    """PyTorch's order: the shape, then integer dtypes, then the kernel's dtypes."""
+    _check_matrix(A, name, square=True)
+    if int_first and not A.dtype.is_floating_point and not A.dtype.is_complex:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A)}")
+    if low_precision and A.dtype in (ember.float16, ember.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_type_name(A)}")
+    _check_dtype(A, name, kernel, False)
 
 
 def _check_matrix(A, name, square=False):
@@ -378,8 +390,7 @@ def _det(A):  # noqa: N803
 
 def det(A, *, out=None):  # noqa: N803
     """The determinant, from an LU factorization."""
-    _check_dtype(A, "linalg.det", "lu_cpu", True)
-    _check_matrix(A, "linalg.det", square=True)
+    _check_square_input(A, "linalg.det", "lu_cpu")
     return _write_out(out, _ag.named("LinalgDetBackward0", _det, A))
 
 
@@ -389,12 +400,14 @@ def _slogdet(A):  # noqa: N803
     return s.detach() if s.requires_grad else s, d.abs().log().sum(-1)
 
 
+def _checked_slogdet(A, name):  # noqa: N803
+    _check_square_input(A, name, "lu_cpu", low_precision=True)
+    return _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(False, True))
+
+
 def slogdet(A, *, out=None):  # noqa: N803
     """(sign, log |det|)."""
-    _check_dtype(A, "linalg.slogdet", "lu_cpu", True)
-    _check_matrix(A, "linalg.slogdet", square=True)
-    sign, logabs = _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(False, True))
-    return _write_out(out, _slogdet_t(sign, logabs))
+    return _write_out(out, _slogdet_t(*_checked_slogdet(A, "linalg.slogdet")))
 
 
 def _top_slogdet(input, *, out=None):  # noqa: A002
@@ -403,16 +416,15 @@ def _top_slogdet(input, *, out=None):  # noqa: A002
 
 def logdet(input):  # noqa: A002
     """log det(A): nan where det < 0."""
-    sign, logabs = slogdet(input)
+    sign, logabs = _checked_slogdet(input, "logdet")
     return ember.where(sign < 0, ember.full_like(logabs, math.nan), logabs)
 
 
 # ---- Cholesky ------------------------------------------------------------------------------------
 
 
-def _cholesky_impl(A, upper, name, check_errors):
-    _check_dtype(A, name, "cholesky_cpu", True)
-    _check_matrix(A, name, square=True)
+def _cholesky_impl(A, upper, name, check_errors, int_first=True):
+    _check_square_input(A, name, "cholesky_cpu", int_first=int_first)
     L, info = _ag.Cholesky.apply(A)
     if check_errors:
         _raise_info(info, name, _not_pd)
@@ -436,7 +448,7 @@ def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
         "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
         "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
     )
-    return _write_out(out, _cholesky_impl(input, upper, "linalg.cholesky", True)[0])
+    return _write_out(out, _cholesky_impl(input, upper, "cholesky", True, int_first=False)[0])
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
@@ -452,6 +464,10 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
     """(L L^T)^-1 from the Cholesky factor."""
+
+    _check_matrix(L, "cholesky_inverse", square=True)
+    if L.dtype not in _REAL:
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_type_name(L)}'")
 
     def solve(factor, upper):
         return cholesky_solve(_eye(factor.shape[-1], factor).expand(*factor.shape), factor, upper)

@@ -218,6 +218,34 @@ def _canonical_mask(mask, mask_name, other_name, other, target_type):
     return mask
 
 
+def _check_attention_ranks(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Whether the inputs are batched; PyTorch's AssertionErrors for ranks that do not fit."""
+    rank = query.dim()
+    if rank not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {rank}-D query tensor")
+    kind = "batched (3-D)" if rank == 3 else "unbatched (2-D)"
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key` and `value` to be {rank}-D"
+            f" but found {key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key_padding_mask` to be `None` or {rank - 1}-D"
+            f" but found {key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(
+                f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                f" but found {attn_mask.dim()}-D tensor instead"
+            )
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if rank == 2 and attn_mask.dim() == 3 and attn_mask.shape != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+    return rank == 3
+
+
 def multi_head_attention_forward(
     query,
     key,
@@ -246,7 +274,7 @@ def multi_head_attention_forward(
     is_causal=False,
 ):
     """Multi-head attention over (L, N, E) inputs (or unbatched (L, E)), as torch's functional."""
-    batched = query.dim() == 3
+    batched = _check_attention_ranks(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:

@@ -15,6 +15,7 @@ Without _random_samples they are drawn as rand(N, C, dims) in the input's dtype.
 from __future__ import annotations
 
 import ember
+from ember import _C
 
 __all__ = [
     "ctc_loss",
@@ -56,6 +57,20 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 # ---- fractional max pooling --------------------------------------------------------------------
+_FRACTIONAL_SIGNATURES = {}
+
+
+def _check_fractional_types(dims, *args):
+    parsed = _FRACTIONAL_SIGNATURES.get(dims)
+    if parsed is None:
+        form = (
+            f"fractional_max_pool{dims}d(Tensor input, int[{dims}] kernel_size, int[{dims}] output_size, "
+            "Tensor random_samples)"
+        )
+        parsed = _FRACTIONAL_SIGNATURES[dims] = _C._arg_signatures([form], False)
+    _C._check_args(parsed, *args)
+
+
 def _fractional(input, kernel_size, output_size, output_ratio, return_indices, samples, dims):
     name = f"fractional_max_pool{dims}d"
     kernel = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * dims
@@ -72,6 +87,14 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
         if input.dim() != dims + 1:
             input.size(0)
         input.size(-(dims + 1))
+    # Then PyTorch's binding checks the argument types, before the rank.
+    _check_fractional_types(
+        dims,
+        input,
+        kernel_size,
+        [1] * dims if output_size is None else output_size,
+        input if samples is None else samples,
+    )
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(input.shape)}")
     batched = input.dim() == dims + 2

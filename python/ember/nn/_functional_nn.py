@@ -356,13 +356,15 @@ def _broadcast_shape(a, b):
     n = max(len(a), len(b))
     a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
     out = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    # From the last dim, as PyTorch reports the first mismatch.
+    for i in reversed(range(n)):
+        x, y = a[i], b[i]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}"
             )
         out.append(y if x == 1 else x)
-    return out
+    return out[::-1]
 
 
 def _broadcast_pair(a, b):
@@ -380,10 +382,17 @@ def _apply_reduction(loss, r):
     return loss
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    _warn_size(input, target)
-    r = _reduction(reduction, size_average, reduce)
+def _broadcast_then_reduction(input, target, reduction, size_average=None, reduce=None):
+    """PyTorch's order: the sizes, the legacy arguments, broadcasting, then the reduction's name."""
+    _warn_size(input, target, stacklevel=4)
+    legacy = size_average is not None or reduce is not None
+    r = _reduction(reduction, size_average, reduce) if legacy else None
     a, b = _broadcast_pair(input, target)
+    return a, b, (_reduction(reduction) if r is None else r)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    a, b, r = _broadcast_then_reduction(input, target, reduction, size_average, reduce)
     loss = (a - b).abs()
     if weight is not None:
         # PyTorch's weighted form: the mean divides by the weights' sum.
@@ -396,18 +405,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    _warn_size(input, target)
-    r = _reduction(reduction, size_average, reduce)
-    a, b = _broadcast_pair(input, target)
+    a, b, r = _broadcast_then_reduction(input, target, reduction, size_average, reduce)
     if beta == 0.0:
         return _apply_reduction((a - b).abs(), r)
     return _C.smooth_l1_loss(a, b, r, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _warn_size(input, target)
-    r = _reduction(reduction)
-    a, b = _broadcast_pair(input, target)
+    a, b, r = _broadcast_then_reduction(input, target, reduction)
     if weight is None:
         return _C.huber_loss(a, b, r, delta)
     return _apply_reduction(_C.huber_loss(a, b, 0, delta) * weight, r)

@@ -29,6 +29,8 @@ __all__ = [
 
 
 def _scalar_name(t):
+    if t.dtype.is_complex:
+        return "ComplexFloat" if t.element_size() == 8 else "ComplexDouble"
     return t.type().split(".")[-1][: -len("Tensor")]
 
 

@@ -113,6 +113,10 @@ def pad(input, pad, mode="constant", value=None):
 _LINEAR_MODES = ("linear", "bilinear", "bicubic", "trilinear")
 
 
+def _is_integer(x):
+    return isinstance(x, int) or (isinstance(x, ember.Tensor) and not x.is_floating_point())
+
+
 def interpolate(
     input,
     size=None,
@@ -134,9 +138,16 @@ def interpolate(
                     f"spatial dimensions of {list(input.shape[2:])} and output size of {size}. Please provide "
                     "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
                 )
-            output_size = [int(s) for s in size]
+            if not all(_is_integer(x) for x in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}"
+                )
+            # bools are ints here, as PyTorch's optional int lists take them
+            output_size = [int(x) if isinstance(x, bool) else x for x in size]
         else:
-            output_size = [int(size)] * dim
+            # Converted by the operator that receives it, as in PyTorch.
+            output_size = [size] * dim
         scale_factors = None
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
@@ -147,9 +158,9 @@ def interpolate(
                     "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
                     "(s1, s2, ...,sK) format."
                 )
-            scale_factors = [float(s) for s in scale_factor]
+            scale_factors = list(scale_factor)
         else:
-            scale_factors = [float(scale_factor)] * dim
+            scale_factors = [scale_factor] * dim
         output_size = None
     else:
         raise ValueError("either size or scale_factor should be defined")

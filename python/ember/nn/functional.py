@@ -51,8 +51,6 @@ def tanh(input):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
@@ -60,6 +58,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
             "Please ensure they have the same size.",
             stacklevel=2,
         )
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
     expanded_input, expanded_target = ember.broadcast_tensors(input, target)
     if weight is not None:
         # PyTorch's weighted form: the mean divides by the weights' sum.

@@ -38,6 +38,7 @@ const char* type_label(ParamType t) {
     case ParamType::Device: return "torch.device";
     case ParamType::MemoryFormat: return "torch.memory_format";
     case ParamType::Layout: return "torch.layout";
+    case ParamType::Object: return "object";
   }
   return "?";
 }
@@ -145,7 +146,10 @@ bool check(const Param& p, PyObject* o) {
     }
     case ParamType::IntList:
       return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && (is_int(o) || is_index_tensor(o)));
-    case ParamType::Float: return PyFloat_Check(o) || is_int(o);
+    case ParamType::Float:
+      // As in PyTorch: bools are ints, and a 0-dim tensor that does not require grad is a float.
+      return PyFloat_Check(o) || PyLong_Check(o) ||
+             (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Bool: return PyBool_Check(o);
     case ParamType::String: return PyUnicode_Check(o);
     case ParamType::ScalarType: return is_dtype_like(o);
@@ -154,6 +158,7 @@ bool check(const Param& p, PyObject* o) {
     case ParamType::Layout:
       return std::strcmp(Py_TYPE(o)->tp_name, "layout") == 0 ||
              std::strcmp(Py_TYPE(o)->tp_name, "ember._layout.layout") == 0;
+    case ParamType::Object: return true;
   }
   return false;
 }
@@ -254,6 +259,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.type = ParamType::MemoryFormat;
     } else if (type == "Layout") {
       p.type = ParamType::Layout;
+    } else if (type == "object") {
+      p.type = ParamType::Object;
     } else {
       throw Error(str_cat("ArgParser: unknown type '", type, "' in signature ", fmt));
     }
@@ -535,6 +542,11 @@ std::optional<std::vector<int64_t>> ParsedArgsBase::intlist_optional(int i) {
 double ParsedArgsBase::real(int i) {
   PyObject* o = args_[i];
   if (!o) return sig_->params[i].default_double;
+  if (is_tensor(o)) {
+    const Tensor& t = unpack_tensor(o);
+    if (t.is_complex()) throw Error("value cannot be converted to type double without overflow");
+    return t.item<double>();
+  }
   return unpack_double(o);
 }
 

@@ -34,7 +34,8 @@ enum class ParamType : uint8_t {
   Device,
   Generator,
   MemoryFormat,
-  Layout
+  Layout,
+  Object  // any Python object: arguments PyTorch's Python code reads itself
 };
 
 struct Param {

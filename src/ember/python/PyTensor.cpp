@@ -937,6 +937,7 @@ void check_real_value(const Tensor& t, const char* cpp_type) {
 int nb_bool(PyObject* a) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(a);
+  EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
   return t.item<bool>();
   EMBER_PY_CATCH_RET(-1)
