@@ -328,6 +328,8 @@ def isposinf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isposinf", "input", 1, input)
     if input.is_complex():
         raise RuntimeError("isposinf does not support complex inputs.")
+    if out is not None and out.dtype != _ember().bool:
+        raise RuntimeError("isposinf does not support non-boolean outputs.")
     return _out(
         input == math.inf if input.dtype.is_floating_point else _ember().zeros_like(input, dtype=_ember().bool), out
     )
@@ -337,6 +339,8 @@ def isneginf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isneginf", "input", 1, input)
     if input.is_complex():
         raise RuntimeError("isneginf does not support complex inputs.")
+    if out is not None and out.dtype != _ember().bool:
+        raise RuntimeError("isneginf does not support non-boolean outputs.")
     ember = _ember()
     return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
 
@@ -426,6 +430,13 @@ def renorm_(self, p, dim, maxnorm):
 # ---- scans ----------------------------------------------------------------------------------
 
 
+def _check_dim(dim, ndim):
+    """PyTorch's range check of a dim (a 0-dim tensor takes -1 and 0)."""
+    ndim = max(ndim, 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+
+
 def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
     """(values, indices) of the running max or min along dim, by a
     log-step scan: each step combines every position with the one 2**k before."""
@@ -477,6 +488,9 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     """log(cumsum(exp(input))) along dim, by a log-step scan of logaddexp."""
     ember = _ember()
     _argcheck.tensor("logcumsumexp", "input", 1, input)
+    if out is not None and out.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found {_scalar_name(out.dtype)}")
+    _check_dim(dim, input.dim())
     _require_float("logcumsumexp_out_cpu", input)
     if input.dim() == 0:
         return _out(input.clone(), out)

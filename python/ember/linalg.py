@@ -1195,19 +1195,15 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
 
 def vander(x, *, N=None):  # noqa: N803
     """Powers x^0 ... x^(N-1) in the last dim."""
-    if x.dim() < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension. Got 0-dim tensor")
     if x.dtype in (ember.bool, ember.float16, ember.bfloat16):
         raise RuntimeError(
             f"linalg.vander supports floating point, complex, and integer tensors, but got {_type_name(x)}"
         )
-    n = x.shape[-1] if N is None else N
-    if n < 0:
-        raise RuntimeError(f"N must be non-negative, but got N={n}")
-    if n == 0:
-        return ember.empty(*x.shape, 0, dtype=x.dtype)
-    if n == 1:
-        return ember.ones_like(x).unsqueeze(-1)
+    n = (x.shape[-1] if x.dim() else 1) if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x.dim() < 1:
+        x = x.reshape(1)  # PyTorch takes a number as a one-element vector
     ones = ember.ones_like(x).unsqueeze(-1)
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
     return ember.cat([ones, powers], -1)

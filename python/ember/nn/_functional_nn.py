@@ -408,6 +408,18 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     r = _reduction(reduction)
     a, b = _broadcast_pair(input, target)
+    # The loss has input's dtype: computed in the promoted dtype, then cast.
+    promoted = ember.result_type(input, target)
+    if promoted != input.dtype:
+        from ember._ops_math import _scalar_name
+
+        if not ember.can_cast(promoted, input.dtype):
+            raise RuntimeError(
+                f"result type {_scalar_name(promoted)} can't be cast to the desired output type "
+                f"{_scalar_name(input.dtype)}"
+            )
+        loss = _C.huber_loss(a, b, 0, delta).to(input.dtype)
+        return _apply_reduction(loss if weight is None else loss * weight, r)
     if weight is None:
         return _C.huber_loss(a, b, r, delta)
     return _apply_reduction(_C.huber_loss(a, b, 0, delta) * weight, r)
@@ -544,6 +556,10 @@ def binary_cross_entropy_with_logits(
     return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, r)
 
 
+def _floating_or_complex(t):
+    return not isinstance(t, ember.Tensor) or t.dtype.is_floating_point or t.dtype.is_complex
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
         r = _reduction(reduction, size_average, reduce)
@@ -556,6 +572,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                 stacklevel=2,
             )
         r = 2 if reduction == "batchmean" else _reduction(reduction)
+    if not (_floating_or_complex(input) and _floating_or_complex(target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = target.exp() * (target - input)
     else:

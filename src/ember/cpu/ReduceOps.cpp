@@ -313,13 +313,23 @@ Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> di
 double correction_value(const std::optional<Scalar>& correction) { return correction ? correction->to_double() : 1.0; }
 
 void check_var_dtype(const Tensor& self) {
-  EMBER_CHECK(is_floating_type(self.dtype()), "std and var only support floating point and complex dtypes");
+  EMBER_CHECK(is_floating_type(self.dtype()) || is_complex_type(self.dtype()),
+              "std and var only support floating point and complex dtypes");
 }
 
 // var/std (and with want_mean, the mean) into fresh tensors.
 std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, const std::optional<Scalar>& correction,
                                     bool keepdim, bool take_sqrt, bool want_mean) {
   check_var_dtype(self);
+  if (is_complex_type(self.dtype())) {
+    // The variance of complex numbers is real: the real parts' plus the
+    // imaginary parts'; the mean is complex.
+    auto [var_re, mean_re] = var_impl(ember::real(self), dim, correction, keepdim, false, want_mean);
+    auto [var_im, mean_im] = var_impl(ember::imag(self), dim, correction, keepdim, false, want_mean);
+    Tensor v = ember::add(var_re, var_im);
+    if (take_sqrt) v = ember::sqrt(v);
+    return {v, want_mean ? ember::complex(mean_re, mean_im) : Tensor()};
+  }
   std::vector<bool> mask = make_mask(self, dim);
   DimVector shape = reduced_shape(self, mask, keepdim);
   Tensor result = ember::empty(shape, self.dtype(), self.device());
@@ -332,14 +342,28 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
 
 void check_var_out(const Tensor& self, const Tensor& out) {
   check_var_dtype(self);
+  if (is_complex_type(self.dtype())) {
+    const ScalarType r = to_real_type(self.dtype());
+    EMBER_CHECK(!out.defined() || can_cast(r, out.dtype()), "result type ", dtype_message_name(r),
+                " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+    return;
+  }
   EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()), "result type ", dtype_message_name(self.dtype()),
               " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+}
+
+// The input var_out/std_out reduce: a real one in out's dtype; a complex one as it is.
+Tensor var_input(const Tensor& self, const Tensor& out) {
+  return out.defined() && !is_complex_type(self.dtype()) ? self.to(out.dtype()) : self;
 }
 
 std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t(unbiased ? 1 : 0)); }
 
 Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty_reduces_all, bool is_all,
                 Tensor& out) {
+  // Complex elements count by their truth value (nonzero), as in PyTorch.
+  if (is_complex_type(self.dtype()) && !self.is_meta())
+    return all_any(ember::ne(self, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
   const ScalarType rtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   EMBER_CHECK(!out.defined() || out.dtype() == rtype || out.dtype() == ScalarType::Bool, is_all ? "all" : "any",
               " only supports bool tensor for result, got: ", dtype_message_name(out.dtype()));
@@ -449,14 +473,14 @@ Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 Tensor& var_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
   check_var_out(self, out);
-  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  const Tensor in = var_input(self, out);
   return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, false, false)));
 }
 
 Tensor& std_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
   check_var_out(self, out);
-  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  const Tensor in = var_input(self, out);
   return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, true, false)));
 }
 

@@ -162,6 +162,7 @@ Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& wei
   check_same_dtype(self, end, "end");
   auto it = TensorIterator::binary_op(out, self, end);
   if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_scalar", it.common_dtype());
+  check_pointwise_scalar(it, weight, /*opmath=*/true);
   cpu::lerp_scalar_stub(it, weight);
   it.finish();
   return out;

@@ -1,0 +1,168 @@
+"""Findings of a third held-out fuzzing round (tools/fuzz/fuzz.py, new seeds),
+one class each, compared with PyTorch: values, exception classes and
+messages."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import torch
+from test_hardening import check_same
+
+import ember
+
+C64 = "torch.tensor([1 + 2j, 0j, -0.5j, 3 + 0j])"
+DTYPES = ["float16", "bfloat16", "float32", "float64", "int32", "uint8"]
+
+
+def _numbers_into_kernels():
+    calls = {
+        "elu": "F.elu({x}, alpha={v})",
+        "elu_": "F.elu_({x}, alpha={v})",
+        "celu": "F.celu({x}, alpha={v})",
+        "leaky_relu": "F.leaky_relu({x}, {v})",
+        "softplus_beta": "F.softplus({x}, beta={v})",
+        "softplus_threshold": "F.softplus({x}, threshold={v})",
+        "threshold": "F.threshold({x}, {v}, 0)",
+        "threshold_value": "F.threshold({x}, 0, {v})",
+        "threshold_": "F.threshold_({x}, {v}, 0)",
+        "hardshrink": "F.hardshrink({x}, {v})",
+        "softshrink": "F.softshrink({x}, {v})",
+        "rrelu": "F.rrelu({x}, 0.1, {v})",
+        "add_alpha": "{x}.add(1, alpha={v})",
+        "sub_alpha": "torch.sub({x}, 1, alpha={v})",
+        "addcmul": "{x}.addcmul({x}, {x}, value={v})",
+        "addcdiv": "{x}.addcdiv({x}, {x} + 3, value={v})",
+        "lerp": "{x}.lerp({x}, {v})",
+    }
+    cases = []
+    for name, call in calls.items():
+        for dtype in DTYPES:
+            for v in ("1e300", "(0.5-1j)", "70000.0", "-300", "float('inf')", "0.25"):
+                x = f"torch.tensor([1.0, -2.0, 0.5]).to(torch.{dtype})"
+                cases.append(pytest.param(call.format(x=x, v=v), id=f"{name}-{dtype}-{v}"))
+    return cases
+
+
+# PyTorch's kernels convert their number arguments to the element type or to
+# the type they compute in (float for float16/bfloat16): a number that does
+# not fit is "value cannot be converted to type ... without overflow".
+@pytest.mark.parametrize("code", _numbers_into_kernels())
+def test_number_arguments_convert_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.celu(torch.ones(2), 0)",
+        "F.celu(torch.ones(2, dtype=torch.int64), 0.5 - 1j)",
+        "F.rrelu(torch.ones(2), 0.5, 0.2)",
+        "F.rrelu(torch.ones(2), float('nan'), 0.2)",
+        "F.rrelu(torch.ones(2), 0.1, float('inf'), True)",
+        "F.rrelu(torch.ones(2, dtype=torch.int64), 0.1, 0.2, True)",
+        "F.rrelu(torch.ones(2, dtype=torch.float16), 0.1, 0.2, True)",
+        "F.rrelu_(torch.ones(2), True)",
+        "F.rrelu(torch.ones(2), 0.1, 1e300, True)",
+        "F.rrelu(torch.ones(2, dtype=torch.bfloat16), 0.1, 1e300, True)",
+        "F.rrelu(torch.ones(2, dtype=torch.float64), 0.1, 0.5j, True)",
+        "F.softshrink(torch.ones(2), -1.0)",
+        "F.softshrink(torch.ones(2, dtype=torch.float16), float('nan'))",
+        "F.softshrink(torch.ones(2, dtype=torch.int32), 0.5 - 1j)",
+    ],
+)
+def test_activation_bounds_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # integer, bool and complex inputs of floating-only kernels
+        "F.glu(torch.ones(2, dtype=torch.complex64))",
+        "F.glu(torch.ones(2, 0, 3, dtype=torch.int16), -3)",
+        "F.glu(torch.ones(4, dtype=torch.bool))",
+        "F.glu(torch.ones(3, dtype=torch.int64))",
+        "F.prelu(torch.ones(2, dtype=torch.int8), torch.ones(1, dtype=torch.int8))",
+        "F.prelu(torch.ones(0, dtype=torch.int8), torch.ones((), dtype=torch.int8))",
+        "F.prelu(torch.ones(2, dtype=torch.bool), torch.ones(1, dtype=torch.bool))",
+        "F.prelu(torch.ones(2, dtype=torch.int8), torch.ones(3, dtype=torch.int8))",
+        "torch.kl_div(torch.ones(2, dtype=torch.int64), torch.ones(2))",
+        "torch.kl_div(torch.ones(2), torch.ones(2, dtype=torch.int64))",
+        "F.kl_div(torch.ones(2, dtype=torch.bool), torch.ones(2, dtype=torch.bool))",
+        "F.soft_margin_loss(torch.ones(2, dtype=torch.int32), torch.ones(2, dtype=torch.int32))",
+        "F.soft_margin_loss(torch.ones(2, dtype=torch.int64), torch.ones(2))",
+        # the loss has input's dtype
+        "F.huber_loss(torch.ones(2, dtype=torch.int16), torch.ones(2, dtype=torch.float64))",
+        "F.huber_loss(torch.tensor([1.0, 2.3]), torch.tensor([0.3, 1.7], dtype=torch.float64), reduction='none')",
+        "F.huber_loss(torch.tensor([1.0, 2.3]), torch.tensor([0.3, 1.7], dtype=torch.float64))",
+        "F.huber_loss(torch.tensor([1.0, 2.3]), torch.tensor([0.3, 1.7], dtype=torch.float64), "
+        "weight=torch.tensor([2.0, 1.0]))",
+        # N is checked before the rank; a number is a one-element vector
+        "torch.linalg.vander(torch.ones(1))",
+        "torch.linalg.vander(torch.ones(3), N=1)",
+        "torch.linalg.vander(torch.ones(3), N=0)",
+        "torch.linalg.vander(torch.ones(()))",
+        "torch.linalg.vander(torch.tensor(2.0), N=3)",
+        "torch.linalg.vander(torch.ones(3, dtype=torch.bool), N=1)",
+        # dims in range
+        "torch.norm_except_dim(torch.ones(1), 0, -3)",
+        "torch.norm_except_dim(torch.ones(2, 3), 2, 5)",
+        "torch.logcumsumexp(torch.ones(2), 5)",
+        "torch.logcumsumexp(torch.tensor(1.0), 1)",
+        "torch.logcumsumexp(torch.ones(2, dtype=torch.int64), 5)",
+        # out= must have input's dtype (checked first)
+        "torch.logcumsumexp(torch.ones(2), 0, out=torch.zeros(2, dtype=torch.float64))",
+        "torch.logcumsumexp(torch.ones(2, dtype=torch.int64), 0, out=torch.zeros(2))",
+        "torch.logcumsumexp(torch.ones(2), 7, out=torch.zeros(2, dtype=torch.float16))",
+        # bool results only
+        "torch.isposinf(torch.ones(2), out=torch.zeros(2))",
+        "torch.isneginf(torch.ones(2, dtype=torch.int64), out=torch.zeros(2, dtype=torch.int64))",
+        "torch.isposinf(torch.ones(2, dtype=torch.complex64), out=torch.zeros(2))",
+        "torch.isposinf(torch.tensor([float('inf'), 1.0]), out=torch.zeros(3, dtype=torch.bool))",
+    ],
+)
+def test_checks_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # complex operands count by their truth value (nonzero)
+        f"torch.logical_not({C64})",
+        f"{C64}.logical_not_()",
+        f"torch.logical_and({C64}, torch.tensor([0.0, 1.0, 2.0, 0.0]))",
+        f"torch.logical_or(torch.zeros(4, dtype=torch.int32), {C64})",
+        f"torch.logical_xor(torch.ones(4), {C64}, out=torch.zeros(4))",
+        f"{C64}.logical_or_(torch.zeros(4))",
+        f"{C64}.reshape(2, 2).t().logical_xor(torch.tensor([1j, 0j]))",
+        f"torch.all({C64})",
+        f"torch.any({C64})",
+        f"torch.all({C64}.reshape(2, 2), 0)",
+        f"torch.any({C64}.reshape(2, 2), dim=1, keepdim=True)",
+        f"torch.all({C64}.reshape(2, 2), dim=(0, 1))",
+        "torch.all(torch.zeros(2, 0, dtype=torch.complex128))",
+        "torch.any(torch.full((1,), 0.5, dtype=torch.complex128).expand(2, 3))",
+        # the variance of complex numbers is real
+        "torch.var(torch.tensor([1 + 2j, 3 - 1j, 0.5j, -2 + 0j]))",
+        "torch.var(torch.tensor([1 + 2j, 3 - 1j, 0.5j, -2 + 0j]), correction=0)",
+        "torch.std(torch.tensor([[1 + 2j, 3 - 1j], [0.5j, -2 + 0j]], dtype=torch.complex128), 0)",
+        "torch.var_mean(torch.tensor([1 + 2j, 3 - 1j, 0.5j, -2 + 0j]))",
+        "torch.std_mean(torch.tensor([[1 + 2j, 3 - 1j], [0.5j, -2 + 0j]]), 1, keepdim=True)",
+        "torch.var(torch.tensor([1 + 2j, 3 - 1j, 0.5j, -2 + 0j]), out=torch.empty(0, dtype=torch.float64))",
+        "torch.std(torch.tensor([1 + 2j, 3 - 1j]), out=torch.empty(0, dtype=torch.int64))",
+        "torch.var(torch.tensor(1 + 2j), correction=2)",
+        "torch.var(torch.zeros(0, dtype=torch.complex64))",
+    ],
+)
+def test_complex_logic_and_variance_as_torch(code):
+    check_same(code)
+
+
+def test_complex_std_value():
+    x = torch.tensor([1 + 2j, 3 - 1j, 0.5j, -2 + 0j, 7.25 - 3j])
+    e = ember.tensor(x.tolist())
+    for fn in ("std", "var"):
+        t, r = getattr(torch, fn)(x), getattr(ember, fn)(e)
+        assert str(r.dtype) == str(t.dtype)
+        assert abs(r.item() - t.item()) <= 1e-6 * abs(t.item())
