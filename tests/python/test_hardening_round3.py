@@ -166,3 +166,36 @@ def test_complex_std_value():
         t, r = getattr(torch, fn)(x), getattr(ember, fn)(e)
         assert str(r.dtype) == str(t.dtype)
         assert abs(r.item() - t.item()) <= 1e-6 * abs(t.item())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_vector_with_one_element_zero_stride_vector(dtype):
+    # The gradient of an expanded vector: a one-element vector with stride 0
+    # went to BLAS with increment 0, which BLAS refuses (the result was
+    # uninitialised memory).
+    results = []
+    for lib in (torch, ember):
+        x = lib.full((1,), 0.5, dtype=getattr(lib, dtype)).expand(4).requires_grad_()
+        other = (lib.arange(4, dtype=lib.float64) * 0.73 - 1.9).to(getattr(lib, dtype)).reshape(1, 4, 1)
+        x.matmul(other).sum().backward()
+        mv = lib.mv(
+            lib.arange(6.0, dtype=getattr(lib, dtype)).reshape(6, 1), lib.ones(1, dtype=getattr(lib, dtype)).expand(1)
+        )
+        results.append((x.grad.tolist(), mv.tolist()))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("cut", ["half", "ten"])
+def test_truncated_archive_is_a_broken_archive(tmp_path, cut):
+    # A truncated checkpoint keeps its zip header: PyTorch's RuntimeError
+    # naming the archive, not the legacy pickle's UnpicklingError.
+    outcomes = []
+    for lib in (torch, ember):
+        path = tmp_path / f"{lib.__name__}.pt"
+        lib.save({"w": lib.arange(1000.0)}, path)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if cut == "half" else data[:10])
+        with pytest.raises(RuntimeError) as info:
+            lib.load(path)
+        outcomes.append(str(info.value).split(":")[0])
+    assert outcomes[0] == outcomes[1] == "PytorchStreamReader failed reading zip archive"
