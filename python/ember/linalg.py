@@ -542,6 +542,11 @@ def householder_product(A, tau, *, out=None):  # noqa: N803
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T."""
     name = "torch.linalg.householder_product"
     _check_matrix(A, name)
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(
+            f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
+            f"and input.ndim is equal to {A.dim()}"
+        )
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if A.shape[-1] < tau.shape[-1]:
@@ -1171,8 +1176,12 @@ def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
 
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     """The cross product of 3-vectors along dim."""
-    if input.dtype == ember.bool or other.dtype == ember.bool:
+    if input.dtype == ember.bool:
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.dtype != other.dtype:
+        from ember._ops_math import _scalar_name
+
+        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"

@@ -199,3 +199,77 @@ def test_truncated_archive_is_a_broken_archive(tmp_path, cut):
             lib.load(path)
         outcomes.append(str(info.value).split(":")[0])
     assert outcomes[0] == outcomes[1] == "PytorchStreamReader failed reading zip archive"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # complex norms are the norms of the magnitudes
+        "torch.dist(torch.tensor([1 + 1j, 2j]), torch.tensor([1j, 2j]))",
+        "torch.norm(torch.tensor([1 + 1j, 2j]))",
+        "torch.norm(torch.tensor([1 + 1j, 2j]), 3)",
+        "torch.linalg.vector_norm(torch.tensor([[1 + 1j, 2j], [3, 4j]], dtype=torch.complex128), float('inf'), 1)",
+        "torch.linalg.vector_norm(torch.tensor([1 + 1j, 2j]), dtype=torch.complex128)",
+        "torch.linalg.vector_norm(torch.tensor([1 + 1j, 2j]), dtype=torch.float32)",
+        # clamp's bounds convert to the result's type; complex bounds
+        "torch.ones(2, dtype=torch.bfloat16).clamp(0.5 - 1j)",
+        "torch.ones(2, dtype=torch.bfloat16).clone().clamp_(0.5 - 1j)",
+        "torch.ones(2, dtype=torch.bfloat16).clamp_min(0.5 - 1j)",
+        "torch.ones(2, dtype=torch.bfloat16).clamp(max=0.5 - 1j)",
+        "torch.ones(2, dtype=torch.int32).clamp(0.5 - 1j)",
+        "torch.ones(2, dtype=torch.bfloat16).clamp(1e300)",
+        "torch.ones(2, dtype=torch.int32).clamp(1e300)",
+        "torch.ones(2, dtype=torch.int32).clamp(2**40)",
+        "torch.ones(2, dtype=torch.int16).clamp_max(2**63 - 1)",
+        "torch.ones(2, dtype=torch.int16).clamp(-(2**31), 2**31)",
+        "torch.ones(2, dtype=torch.int64).clamp_max(2**63)",
+        "torch.ones(2, dtype=torch.bfloat16).clamp(float('nan'))",
+        "torch.ones(2, dtype=torch.uint8).clamp(-300)",
+        "torch.ones(2, dtype=torch.uint8).clamp(300)",
+        "torch.ones(2, dtype=torch.float16).clamp_max(-(2**62))",
+        "torch.ones(2).clamp(0.5 + 0j)",
+        "torch.ones(2, dtype=torch.int16).clamp(-3, 2)",
+        # result dtypes and sizes named by the caller
+        "torch.angle(torch.ones(3, dtype=torch.bfloat16), out=torch.zeros(0, dtype=torch.int64))",
+        "torch.ones(2, dtype=torch.bfloat16).nanmean(dtype=torch.bool)",
+        "torch.ones(4).nanmean(keepdim=True, dtype=torch.int64)",
+        "torch.ones(4).nanmean(dtype=torch.float16)",
+        "torch.ones(2, 2, 3, dtype=torch.int8).repeat_interleave(4, output_size=2**31)",
+        "torch.ones(0, dtype=torch.int64).repeat_interleave(2, output_size=2)",
+        "torch.ones(3, 1).repeat_interleave(1, output_size=-1)",
+        "torch.ones(3, 1).repeat_interleave(2, dim=0, output_size=6)",
+        "torch.float_power(torch.ones(3), 2, out=torch.zeros(3))",
+        "torch.float_power(torch.ones(3), 5, out=torch.zeros(3, dtype=torch.complex64))",
+        "torch.float_power(torch.ones(3), 2, out=torch.zeros(3, dtype=torch.float64))",
+        "F.kl_div(torch.ones(2, dtype=torch.complex64), torch.ones(2, dtype=torch.int64))",
+        "F.kl_div(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.complex64))",
+        # tau has one dimension less than the input
+        "torch.linalg.householder_product(torch.ones(2, 2), torch.ones(2, 2))",
+        "torch.orgqr(torch.ones(2, 3, 2, 2), torch.ones(2, 3, 2, 2))",
+        # cross: bool input first, then one dtype
+        "torch.cross(torch.ones(3, dtype=torch.int64), torch.ones(3))",
+        "torch.linalg.cross(torch.ones(3, 3, dtype=torch.int64), torch.ones(3, 3, dtype=torch.float64))",
+        "torch.cross(torch.ones(2, 3, dtype=torch.int8), torch.ones(2, 3, dtype=torch.int64), "
+        "out=torch.zeros(2, 3, dtype=torch.int8))",
+        "torch.cross(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.int64))",
+        "torch.cross(torch.ones(3, dtype=torch.int64), torch.ones(3, dtype=torch.bool))",
+        # feature dropout returns early before it needs two dimensions
+        "F.dropout2d(torch.ones(3), p=0)",
+        "F.dropout2d(torch.ones(3), True)",
+        "F.dropout3d(torch.tensor(1.0), False)",
+        "F.dropout2d(torch.ones(3), 0.5)",
+        # renorm: p > 0, two dimensions, dim in range
+        "torch.ones(2, 3).renorm(3, -(2**63), 2**63)",
+        "torch.ones(2).renorm(3, 3, 2**31)",
+        "torch.ones(2, 3).renorm(0, 1, 2)",
+        "torch.ones(2, 3).renorm(-1, 1, 2)",
+        "torch.ones(2, 3).renorm(float('nan'), 1, 2)",
+        # mode's dim in range
+        "torch.ones(1, 4, 1, dtype=torch.int8).mode(2**63 - 1, True)",
+        "torch.ones(1, 4, 1, dtype=torch.int8).mode(3)",
+        "torch.tensor(2).mode(0)",
+        "torch.tensor([1 + 1j]).mode(4)",
+    ],
+)
+def test_norms_clamp_and_result_checks_as_torch(code):
+    check_same(code)

@@ -237,6 +237,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _feature_dropout(input, p, training, inplace):
+    # PyTorch returns early (p 0 or 1, eval, empty) before it draws the
+    # per-channel noise, whose shape needs two dimensions.
+    if p == 0 or p == 1 or not training or input.numel() == 0:
+        return _dropout_impl(input, p, training, inplace)
     if input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = [input.size(0), input.size(1)] + [1] * (input.dim() - 2)
@@ -572,6 +576,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                 stacklevel=2,
             )
         r = 2 if reduction == "batchmean" else _reduction(reduction)
+    if any(isinstance(t, ember.Tensor) and t.dtype.is_complex for t in (input, target)):
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (_floating_or_complex(input) and _floating_or_complex(target)):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:

@@ -75,6 +75,7 @@ Tensor& angle_out(const Tensor& self, Tensor& out) {
     return out;
   }
   if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
+    check_real_result_cast(out, self.dtype());
     // computed in float32, rounded once
     Tensor r = ember::angle(self.to(ScalarType::Float)).to(self.dtype());
     if (!out.defined()) return out = r;

@@ -532,6 +532,13 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 
 Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                                bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  if (is_complex_type(self.dtype())) {
+    EMBER_CHECK(!dtype || is_complex_type(*dtype),
+                "linalg.vector_norm: dtype should be complex for complex inputs, but got ", dtype_message_name(*dtype));
+    // The norm of complex numbers is the norm of their magnitudes (real).
+    const Tensor magnitudes = ember::abs(dtype ? self.to(*dtype) : self);
+    return linalg_vector_norm_out(magnitudes, ord, dim, keepdim, std::nullopt, out);
+  }
   EMBER_CHECK(is_floating_type(self.dtype()),
               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               dtype_message_name(self.dtype()));
