@@ -273,3 +273,27 @@ def test_truncated_archive_is_a_broken_archive(tmp_path, cut):
 )
 def test_norms_clamp_and_result_checks_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # an empty index is not checked (dtype, rank): nothing is read or written
+        "torch.gather(torch.ones(2, 3), 0, torch.ones(0, 3, dtype=torch.float16))",
+        "torch.gather(torch.ones(2, 3), 0, torch.ones(0, dtype=torch.int64))",
+        "torch.gather(torch.ones(2, 3), 0, torch.ones(0, 1, 1, dtype=torch.float32))",
+        "torch.gather(torch.ones(2, 3), 5, torch.ones(0, dtype=torch.int64))",
+        "torch.ones(2, 3).scatter_add_(0, torch.ones(0, dtype=torch.int8), torch.ones(6))",
+        "torch.ones(2, 3).scatter(0, torch.ones(0, 3, dtype=torch.float32), 1.0)",
+        "torch.ones(2, 3).scatter(0, torch.ones(0, 3, dtype=torch.float32), torch.ones(2, 3))",
+        "torch.ones(2, 3).scatter_reduce(0, torch.ones(0, 3, dtype=torch.float32), torch.ones(2, 3), 'sum')",
+        "torch.take_along_dim(torch.ones(0, dtype=torch.uint8), torch.ones(0, dtype=torch.float32))",
+        # a non-empty one is
+        "torch.gather(torch.ones(2, 3), 0, torch.ones(1, 3, dtype=torch.float16))",
+        "torch.gather(torch.ones(2, 3), 0, torch.ones(1, dtype=torch.int64))",
+        "torch.ones(2, 3).scatter_add_(0, torch.ones(1, dtype=torch.int64), torch.ones(6))",
+        "torch.take_along_dim(torch.ones(2, 3), torch.ones(0, 3, dtype=torch.int32), 0)",
+    ],
+)
+def test_empty_index_is_not_checked(code):
+    check_same(code)
