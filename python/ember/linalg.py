@@ -782,6 +782,9 @@ def _pinv(A, atol, rtol, hermitian):  # noqa: N803
             "double, cfloat or cdouble types"
         )
     m, n = A.shape[-2], A.shape[-1]
+    if A.numel() == 0:
+        # PyTorch returns the empty result before the tolerances broadcast.
+        return ember.empty(*A.shape[:-2], n, m, dtype=A.dtype)
     default_rtol = None if atol is not None and rtol is None else float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
     if rtol is not None:
         default_rtol = None

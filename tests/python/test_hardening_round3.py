@@ -297,3 +297,17 @@ def test_norms_clamp_and_result_checks_as_torch(code):
 )
 def test_empty_index_is_not_checked(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # an empty input gives the empty result before tolerances broadcast
+        "torch.linalg.pinv(torch.ones(2, 0, 0), torch.full((1,), 1).to(torch.uint8).expand((2, 2)))",
+        "torch.linalg.pinv(torch.ones(2, 3, 0), atol=torch.ones(4, 1, 1))",
+        "torch.linalg.pinv(torch.ones(2, 0, 3))",
+        "torch.linalg.pinv(torch.ones(3, 3), torch.ones(2, 1))",
+    ],
+)
+def test_pinv_shapes_as_torch(code):
+    check_same(code)
