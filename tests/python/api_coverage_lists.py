@@ -138,8 +138,6 @@ KNOWN_GAPS = {
     "torch": [
         "BenchmarkConfig",
         "BenchmarkExecutionStats",
-        "ComplexDoubleStorage",
-        "ComplexFloatStorage",
         "StorageBase",
         "ThroughputBenchmark",
         "bit",

@@ -311,3 +311,23 @@ def test_empty_index_is_not_checked(code):
 )
 def test_pinv_shapes_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # complex tensors have storage classes (no legacy tensor type)
+        "str(torch.ones(2, dtype=torch.complex64).storage_type())",
+        "str(torch.ones(2, dtype=torch.complex128).storage_type())",
+        "str(torch.ones(2, dtype=torch.bool).storage_type())",
+        "torch.ones(2, dtype=torch.complex64).storage_type()(3).size()",
+        # one storage object, not one address: two empty storages are not set to each other
+        "torch.ones(0).is_set_to(torch.ones(0))",
+        "torch.ones(0, dtype=torch.float16).is_set_to(torch.ones(0))",
+        "(lambda a: a.is_set_to(a))(torch.ones(0))",
+        "(lambda a: a.is_set_to(a[:]))(torch.ones(3))",
+        "torch.ones(3).is_set_to(torch.ones(3))",
+    ],
+)
+def test_storage_identity_as_torch(code):
+    check_same(code)
