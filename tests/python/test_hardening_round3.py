@@ -331,3 +331,38 @@ def test_pinv_shapes_as_torch(code):
 )
 def test_storage_identity_as_torch(code):
     check_same(code)
+
+
+C24 = "((torch.arange(24, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0.25j)"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # complex scans accumulate in complex<double>, products part by part
+        f"torch.cumsum({C24}.to(torch.complex64).reshape(2, 3, 4), 1)",
+        f"torch.cumprod({C24}.to(torch.complex64).reshape(4, 6)[:, ::2], 0)",
+        "torch.cumsum(torch.ones(4, dtype=torch.int16), 0, dtype=torch.complex64)",
+        "torch.cumsum(torch.arange(4.0), 0, out=torch.zeros(4, dtype=torch.complex64))",
+        f"torch.linalg.vander({C24}.to(torch.complex64)[:4])",
+        "torch.cumprod(torch.tensor([1 + 1j, float('inf'), 2j, complex(float('nan'), 1)]), 0)",
+        "torch.cumsum(torch.tensor(1 + 2j), 0)",
+        f"torch.cumulative_trapezoid({C24}.to(torch.complex64).reshape(2, 12))",
+        "torch.tensor([1 + 1j, 2j]).cumsum_(0)",
+        # complex sums of 0-dim tensors
+        "torch.sum(torch.tensor(1 + 2j, dtype=torch.complex128))",
+        "torch.mean(torch.tensor(1 + 2j))",
+        "torch.sum(torch.tensor(1 + 2j), 0, keepdim=True)",
+    ],
+)
+def test_complex_scans_and_scalar_sums_as_torch(code):
+    check_same(code)
+
+
+def test_complex128_cumprod_close_to_torch():
+    # complex128 products round in the last bits as the compilers contract them
+    code = f"torch.cumprod({C24}.to(torch.complex128).reshape(2, 3, 4), -1)"
+    t = eval(code, {"torch": torch})  # noqa: S307 - the test's own code
+    e = eval(code, {"torch": ember})  # noqa: S307
+    assert str(e.dtype) == str(t.dtype) and list(e.shape) == list(t.shape)
+    assert torch.allclose(torch.tensor(e.tolist(), dtype=t.dtype), t, rtol=1e-14, atol=0)

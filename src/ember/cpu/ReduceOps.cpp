@@ -3,6 +3,7 @@
 // skipped for meta results (Note [Meta tensors]).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
@@ -194,7 +195,8 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
     EMBER_CHECK_TYPE(NotImplementedError, op == ReduceOp::Sum, "\"nansum_cpu\" not implemented for '",
                      dtype_message_name(rtype), "'");
     Tensor pairs = ember::view_as_real(self.dtype() == rtype ? self : self.to(rtype));
-    std::vector<bool> pair_mask = mask;
+    // (a 0-dim tensor's mask has one entry; its pairs have one dimension)
+    std::vector<bool> pair_mask(mask.begin(), mask.begin() + std::min<size_t>(mask.size(), self.dim()));
     pair_mask.push_back(false);
     Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), self.device());
     ReducePlan p = make_plan(pairs, pair_mask, sums);
@@ -375,6 +377,33 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   return deliver(out, result);
 }
 
+// cumsum/cumprod of complex numbers: a sequential loop that accumulates in
+// complex<double> and multiplies part by part (PyTorch's accumulate type and
+// its complex product, without C99's inf/nan recovery).
+template <typename T>
+void complex_scan(const Tensor& in, Tensor& result, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
+  const auto* src = reinterpret_cast<const std::complex<T>*>(in.data_ptr());
+  auto* dst = reinterpret_cast<std::complex<T>*>(result.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double re = is_prod ? 1.0 : 0.0, im = 0.0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = (o * n + j) * inner + i;
+        const double xr = src[k].real(), xi = src[k].imag();
+        if (is_prod) {
+          const double r = re * xr - im * xi;
+          im = re * xi + im * xr;
+          re = r;
+        } else {
+          re += xr;
+          im += xi;
+        }
+        dst[k] = std::complex<T>(static_cast<T>(re), static_cast<T>(im));
+      }
+    }
+  }
+}
+
 Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool is_prod, Tensor& out) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
@@ -387,7 +416,13 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     int64_t outer = 1, inner = 1, n = self.dim() ? self.sizes()[d] : 1;
     for (int64_t k = 0; k < d; ++k) outer *= self.sizes()[k];
     for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.sizes()[k];
-    cpu::kernel_for(cpu::scan_stub, self, "aten::cumsum")(in, result, outer, n, inner, is_prod);
+    if (rtype == ScalarType::ComplexFloat) {
+      complex_scan<float>(in, result, outer, n, inner, is_prod);
+    } else if (rtype == ScalarType::ComplexDouble) {
+      complex_scan<double>(in, result, outer, n, inner, is_prod);
+    } else {
+      cpu::kernel_for(cpu::scan_stub, self, "aten::cumsum")(in, result, outer, n, inner, is_prod);
+    }
   }
   return deliver(out, result);
 }
