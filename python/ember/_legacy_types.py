@@ -208,7 +208,8 @@ def _make_storage_types():
         _dtype_name = None
 
     out = {}
-    for prefix, name in _NAMES.items():
+    # Complex dtypes have storage classes but no legacy tensor types.
+    for prefix, name in {**_NAMES, "ComplexFloat": "complex64", "ComplexDouble": "complex128"}.items():
         out[prefix + "Storage"] = _LegacyStorageMeta(
             prefix + "Storage", (_LegacyStorage,), {"_dtype_name": name, "__module__": "torch", "__slots__": ()}
         )
@@ -236,7 +237,11 @@ def install(namespace, tensor_class):
         return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
     def storage_type(self):
-        return STORAGE_TYPES[tensor_type_of(self.dtype).__name__.replace("Tensor", "Storage")]
+        name = _dtype_name(self.dtype)
+        for cls in STORAGE_TYPES.values():
+            if cls._dtype_name == name:
+                return cls
+        raise TypeError(f"no legacy storage type for {self.dtype}")
 
     tensor_class.new = new
     tensor_class.storage = storage

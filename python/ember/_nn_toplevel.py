@@ -306,6 +306,9 @@ def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm of v over every dimension but dim, shaped to broadcast against v (weight_norm's g)."""
     if dim == -1:
         return ember.linalg.vector_norm(v, pow)
+    ndim = max(v.dim(), 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
     dim = dim % v.dim()
     others = [d for d in range(v.dim()) if d != dim]
     if not others:

@@ -175,6 +175,11 @@ def float_power(input, exponent, *, out=None):  # noqa: A002
     """pow computed in double precision."""
     ember = _ember()
     dtype = _float_power_dtype(input, exponent)
+    if out is not None and out.dtype != dtype:
+        raise RuntimeError(
+            f"the output given to float_power has dtype {_scalar_name(out.dtype)} but the operation's result "
+            f"requires dtype {_scalar_name(dtype)}"
+        )
     if isinstance(input, _C.TensorBase):
         input = input.to(dtype)  # noqa: A001
     if isinstance(exponent, _C.TensorBase):
@@ -328,6 +333,8 @@ def isposinf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isposinf", "input", 1, input)
     if input.is_complex():
         raise RuntimeError("isposinf does not support complex inputs.")
+    if out is not None and out.dtype != _ember().bool:
+        raise RuntimeError("isposinf does not support non-boolean outputs.")
     return _out(
         input == math.inf if input.dtype.is_floating_point else _ember().zeros_like(input, dtype=_ember().bool), out
     )
@@ -337,6 +344,8 @@ def isneginf(input, *, out=None):  # noqa: A002
     _argcheck.tensor("isneginf", "input", 1, input)
     if input.is_complex():
         raise RuntimeError("isneginf does not support complex inputs.")
+    if out is not None and out.dtype != _ember().bool:
+        raise RuntimeError("isneginf does not support non-boolean outputs.")
     ember = _ember()
     return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
 
@@ -392,7 +401,7 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
 def dist(input, other, p=2):  # noqa: A002
     """The p-norm of input - other."""
     ember = _ember()
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got {_scalar_name(input.dtype)} instead."
         )
@@ -402,10 +411,13 @@ def dist(input, other, p=2):  # noqa: A002
 def renorm(input, p, dim, maxnorm, *, out=None):  # noqa: A002
     """Each sub-tensor along dim whose p-norm exceeds maxnorm is scaled down to it."""
     ember = _ember()
-    if p < 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported, got {p}")
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    _check_dim(dim, input.dim())
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_scalar_name(input.dtype)}"
@@ -424,6 +436,13 @@ def renorm_(self, p, dim, maxnorm):
 
 
 # ---- scans ----------------------------------------------------------------------------------
+
+
+def _check_dim(dim, ndim):
+    """PyTorch's range check of a dim (a 0-dim tensor takes -1 and 0)."""
+    ndim = max(ndim, 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
 
 
 def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
@@ -477,6 +496,9 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     """log(cumsum(exp(input))) along dim, by a log-step scan of logaddexp."""
     ember = _ember()
     _argcheck.tensor("logcumsumexp", "input", 1, input)
+    if out is not None and out.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found {_scalar_name(out.dtype)}")
+    _check_dim(dim, input.dim())
     _require_float("logcumsumexp_out_cpu", input)
     if input.dim() == 0:
         return _out(input.clone(), out)
@@ -529,6 +551,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {_scalar_name(input.dtype)}"
         )
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+            f"dtype. Got: {_scalar_name(dtype)}"
+        )
     kw = {"keepdim": keepdim, "dtype": dtype}
     dims = () if dim is None else dim
     count = (~ember.isnan(input)).sum(dims, keepdim=keepdim)
@@ -540,6 +567,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     """The most frequent value along dim (the smallest among ties) and its last index."""
     ember = _ember()
     _argcheck.tensor("mode", "input", 1, input)
+    _check_dim(dim, input.dim())
     if input.is_complex():
         _not_implemented("mode_cpu", input.dtype)
     if input.dim() == 0:

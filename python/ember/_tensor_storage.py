@@ -121,8 +121,10 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
 def is_set_to(self, tensor):
     """True when self and tensor view the same memory the same way: one storage, offset, sizes and
     strides."""
+    # The same storage object, not only the same address: two empty
+    # storages both have address 0.
     return (
-        self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+        self.untyped_storage()._cdata == tensor.untyped_storage()._cdata
         and self.untyped_storage().nbytes() == tensor.untyped_storage().nbytes()
         and self.storage_offset() == tensor.storage_offset()
         and self.shape == tensor.shape

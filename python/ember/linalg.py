@@ -558,6 +558,11 @@ def householder_product(A, tau, *, out=None):  # noqa: N803
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T."""
     name = "torch.linalg.householder_product"
     _check_matrix(A, name)
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(
+            f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
+            f"and input.ndim is equal to {A.dim()}"
+        )
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if A.shape[-1] < tau.shape[-1]:
@@ -793,6 +798,9 @@ def _pinv(A, atol, rtol, hermitian):  # noqa: N803
             "double, cfloat or cdouble types"
         )
     m, n = A.shape[-2], A.shape[-1]
+    if A.numel() == 0:
+        # PyTorch returns the empty result before the tolerances broadcast.
+        return ember.empty(*A.shape[:-2], n, m, dtype=A.dtype)
     default_rtol = None if atol is not None and rtol is None else float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
     if rtol is not None:
         default_rtol = None
@@ -1187,8 +1195,12 @@ def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
 
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     """The cross product of 3-vectors along dim."""
-    if input.dtype == ember.bool or other.dtype == ember.bool:
+    if input.dtype == ember.bool:
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.dtype != other.dtype:
+        from ember._ops_math import _scalar_name
+
+        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
@@ -1211,19 +1223,15 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
 
 def vander(x, *, N=None):  # noqa: N803
     """Powers x^0 ... x^(N-1) in the last dim."""
-    if x.dim() < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension. Got 0-dim tensor")
     if x.dtype in (ember.bool, ember.float16, ember.bfloat16):
         raise RuntimeError(
             f"linalg.vander supports floating point, complex, and integer tensors, but got {_type_name(x)}"
         )
-    n = x.shape[-1] if N is None else N
-    if n < 0:
-        raise RuntimeError(f"N must be non-negative, but got N={n}")
-    if n == 0:
-        return ember.empty(*x.shape, 0, dtype=x.dtype)
-    if n == 1:
-        return ember.ones_like(x).unsqueeze(-1)
+    n = (x.shape[-1] if x.dim() else 1) if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x.dim() < 1:
+        x = x.reshape(1)  # PyTorch takes a number as a one-element vector
     ones = ember.ones_like(x).unsqueeze(-1)
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
     return ember.cat([ones, powers], -1)

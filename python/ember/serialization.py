@@ -745,7 +745,9 @@ class _ZipReader:
         try:
             self.zf = zipfile.ZipFile(stream)
         except zipfile.BadZipFile as e:
-            raise RuntimeError(f"PytorchStreamReader failed reading zip archive: {e}") from None
+            # A truncated archive has lost its central directory (at the end).
+            why = "failed finding central directory" if "not a zip file" in str(e) else str(e)
+            raise RuntimeError(f"PytorchStreamReader failed reading zip archive: {why}") from None
         names = self.zf.namelist()
         pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
         if not pkl:
@@ -847,10 +849,12 @@ def _load_stream(stream, path, map_location, weights_only, use_mmap, pickle_load
     if not (hasattr(stream, "seekable") and hasattr(stream, "readinto")):
         stream = io.BytesIO(stream.read())  # a minimal file-like object (read/seek/tell)
     start = stream.tell()
-    import zipfile
 
-    if not zipfile.is_zipfile(stream):
-        stream.seek(start)
+    # An archive is known by its first bytes, as PyTorch does: a truncated one
+    # (no central directory) is a broken archive, not a legacy pickle.
+    magic = stream.read(4)
+    stream.seek(start)
+    if magic != b"PK\x03\x04":
         if use_mmap:
             raise RuntimeError(
                 "mmap can only be used with files saved with "

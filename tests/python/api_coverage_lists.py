@@ -163,8 +163,6 @@ KNOWN_GAPS = {
     "torch": [
         "BenchmarkConfig",
         "BenchmarkExecutionStats",
-        "ComplexDoubleStorage",
-        "ComplexFloatStorage",
         "StorageBase",
         "ThroughputBenchmark",
         "bit",

@@ -43,13 +43,28 @@ class Pointwise:
     # PyTorch's own refusal of complex operands, checked before anything else
     # (RuntimeError with this text) instead of the kernel's "not implemented for".
     complex_error: str | None = None
+    # number arguments the kernel converts to the type it computes in (float for
+    # float16/bfloat16) and to the element type: an overflow is PyTorch's error
+    opmath_scalars: tuple[str, ...] = ()
+    self_scalars: tuple[str, ...] = ()
 
 
 def parse(raw, op_name: str, loc: Location) -> Pointwise:
     if isinstance(raw, str):
         raw = {"iter": raw}
     raw = {k: v for k, v in raw.items() if k != "__line__"}
-    allowed = {"iter", "dtypes", "error_name", "native", "operands", "meta_dtypes", "layout", "complex_error"}
+    allowed = {
+        "iter",
+        "dtypes",
+        "error_name",
+        "native",
+        "operands",
+        "meta_dtypes",
+        "layout",
+        "complex_error",
+        "opmath_scalars",
+        "self_scalars",
+    }
     unknown = set(raw) - allowed
     if unknown:
         raise CodegenError(loc, f"unknown pointwise key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
@@ -72,8 +87,19 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     complex_error = raw.get("complex_error")
     if complex_error is not None and ("complex" in dtypes or '"' in str(complex_error)):
         raise CodegenError(loc, "complex_error is for operators without complex kernels, a text without quotes")
+    opmath_scalars = tuple(str(raw.get("opmath_scalars", "")).split())
+    self_scalars = tuple(str(raw.get("self_scalars", "")).split())
     return Pointwise(
-        it, dtypes, error_name, native == "manual", operands, meta_dtypes, layout == "contiguous", complex_error
+        it,
+        dtypes,
+        error_name,
+        native == "manual",
+        operands,
+        meta_dtypes,
+        layout == "contiguous",
+        complex_error,
+        opmath_scalars,
+        self_scalars,
     )
 
 
@@ -122,6 +148,10 @@ def check(op: Operator) -> None:
         raise CodegenError(op.loc, "a pointwise operator has a tensor operand")
     if any(a.type.base == "Tensor" for a in op.schema.arguments if a not in operands):
         raise CodegenError(op.loc, "a pointwise operator's arguments after its operands are not tensors")
+    scalars = {a.name for a in op.schema.arguments if a.type.base == "Scalar" and not a.type.optional}
+    for name in pw.opmath_scalars + pw.self_scalars:
+        if name not in scalars:
+            raise CodegenError(op.loc, f"pointwise scalars: {name!r} is not a Scalar argument")
 
 
 def stub_declarations(ops: list[Operator], cpp) -> str:
@@ -199,6 +229,10 @@ def definitions(ops: list[Operator], cpp) -> str:
         meta_mask = "" if on_meta else _dtype_mask(pw.meta_dtypes)
         if meta_mask:
             body.append(f'  check_meta_dtype(it, {meta_mask}, "{op.schema.name}");')
+        for name in pw.opmath_scalars:
+            body.append(f"  check_pointwise_scalar(it, {name}, /*opmath=*/true);")
+        for name in pw.self_scalars:
+            body.append(f"  check_pointwise_scalar(it, {name}, /*opmath=*/false);")
         extra = "".join(f", {n}" for _, n in params)
         stub = f"{base}_stub"
         if "complex" in pw.dtypes:

@@ -183,6 +183,7 @@ def prelu(input, weight):
         shape = [1] * input.dim()
         shape[1] = weight.numel()
         w = weight.reshape(shape)
+    _require_floating_kernel(input, "prelu_cpu")
     return ember.where(input > 0, input, w * input)
 
 
@@ -197,24 +198,52 @@ def _require_floating_kernel(input, kernel):
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
     _require_floating_kernel(input, "hardshrink_cpu")
+    _check_converts(lambd, _dtype_str(input))
     return ember.where((input >= -lambd).logical_and(input <= lambd), ember.zeros_like(input), input)
 
 
-def _dtype_max_repr(input):
-    return {"float64": "1.79769e+308", "float32": "3.40282e+38", "float16": "65504", "bfloat16": "3.38953e+38"}.get(
-        _dtype_str(input), "3.40282e+38"
-    )
+# The largest finite value of each floating dtype, and the C++ type PyTorch's
+# conversion errors name.
+_FLOAT_MAX = {
+    "float64": 1.7976931348623157e308,
+    "float32": 3.4028234663852886e38,
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+}
+_CPP_TYPE = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _check_converts(value, dtype):
+    """PyTorch's conversion of a number argument to a floating dtype: a complex
+    number with an imaginary part, or a finite number past the dtype's range,
+    does not fit."""
+    if not isinstance(value, (int, float, complex)) or isinstance(value, bool) or dtype not in _FLOAT_MAX:
+        return
+    fits = True
+    if isinstance(value, complex):
+        fits, value = value.imag == 0, value.real
+    if fits and not (math.isinf(value) or math.isnan(value)):
+        fits = abs(value) <= _FLOAT_MAX[dtype]
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_TYPE[dtype]} without overflow")
+
+
+def _real(value):
+    return value.real if isinstance(value, complex) else value
 
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    _check_converts(lambd, "float64")
     _require_floating_kernel(input, "softshrink_check")
-    if lambd < 0:
+    if isinstance(lambd, complex):
+        lambd = lambd.real
+    top = _FLOAT_MAX.get(_dtype_str(input), _FLOAT_MAX["float32"])
+    if not 0 <= lambd <= top:
         from ember.nn._functional_nn import _dtype_name
 
         raise RuntimeError(
-            f"lambda must be in range [0, {_dtype_max_repr(input)}] for input dtype {_dtype_name(input)}, "
-            f"but found {lambd:g}"
+            f"lambda must be in range [0, {top:g}] for input dtype {_dtype_name(input)}, but found {lambd:g}"
         )
     x = input.to(ember.float32) if _dtype_str(input) in _LOW_PRECISION else input
     # x * 0 in the middle, so that NaN stays NaN as in PyTorch.
@@ -462,6 +491,22 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a slope drawn uniformly from [lower, upper] for each non-positive
     element in training (the same draws as PyTorch on the CPU), (lower + upper) / 2 otherwise."""
+    _check_converts(lower, "float64")
+    _check_converts(upper, "float64")
+    lower, upper = _real(lower), _real(upper)
+    for name, bound in (("lower", lower), ("upper", upper)):
+        if isinstance(bound, float) and not math.isfinite(bound):
+            raise RuntimeError(f"rrelu: {name} bound must be finite, got {bound}")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if training and isinstance(input, ember.Tensor):
+        if _dtype_str(input) not in ("float32", "float64", "bfloat16"):
+            from ember._ops_math import _not_implemented
+
+            _not_implemented("rrelu_with_noise_out_cpu", input.dtype)
+        opmath = "float64" if _dtype_str(input) == "float64" else "float32"
+        _check_converts(lower, opmath)
+        _check_converts(upper, opmath)
     if not training:
         slope = (lower + upper) / 2
         return input.leaky_relu_(slope) if inplace else ember._C._VariableFunctions.leaky_relu(input, slope)

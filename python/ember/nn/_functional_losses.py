@@ -72,6 +72,13 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     r = _enum(reduction, size_average, reduce)
+    if isinstance(input, ember.Tensor) and not (
+        input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == ember.bool
+    ):
+        from ember._ops_math import _scalar_name
+
+        # The loss is computed into a tensor of input's dtype.
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
     # Each step rounded to input's dtype, as PyTorch's out= kernel computes it.
     return _reduce(ember.neg(input).mul_(target).exp().log1p(), r)
 

@@ -237,6 +237,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _feature_dropout(input, p, training, inplace):
+    # PyTorch returns early (p 0 or 1, eval, empty) before it draws the
+    # per-channel noise, whose shape needs two dimensions.
+    if p == 0 or p == 1 or not training or input.numel() == 0:
+        return _dropout_impl(input, p, training, inplace)
     if input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = [input.size(0), input.size(1)] + [1] * (input.dim() - 2)
@@ -412,7 +416,25 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+<<<<<<< HEAD
     a, b, r = _broadcast_then_reduction(input, target, reduction)
+=======
+    _warn_size(input, target)
+    r = _reduction(reduction)
+    a, b = _broadcast_pair(input, target)
+    # The loss has input's dtype: computed in the promoted dtype, then cast.
+    promoted = ember.result_type(input, target)
+    if promoted != input.dtype:
+        from ember._ops_math import _scalar_name
+
+        if not ember.can_cast(promoted, input.dtype):
+            raise RuntimeError(
+                f"result type {_scalar_name(promoted)} can't be cast to the desired output type "
+                f"{_scalar_name(input.dtype)}"
+            )
+        loss = _C.huber_loss(a, b, 0, delta).to(input.dtype)
+        return _apply_reduction(loss if weight is None else loss * weight, r)
+>>>>>>> accept
     if weight is None:
         return _C.huber_loss(a, b, r, delta)
     return _apply_reduction(_C.huber_loss(a, b, 0, delta) * weight, r)
@@ -549,6 +571,10 @@ def binary_cross_entropy_with_logits(
     return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, r)
 
 
+def _floating_or_complex(t):
+    return not isinstance(t, ember.Tensor) or t.dtype.is_floating_point or t.dtype.is_complex
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
         r = _reduction(reduction, size_average, reduce)
@@ -561,6 +587,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                 stacklevel=2,
             )
         r = 2 if reduction == "batchmean" else _reduction(reduction)
+    if any(isinstance(t, ember.Tensor) and t.dtype.is_complex for t in (input, target)):
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (_floating_or_complex(input) and _floating_or_complex(target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = target.exp() * (target - input)
     else:

@@ -56,13 +56,22 @@ Tensor& selu_(Tensor& self) {
   return self;
 }
 
+// celu's alpha as a double (PyTorch converts it first: a complex alpha with an
+// imaginary part overflows), never 0.
+static double celu_alpha(const Scalar& alpha) {
+  EMBER_CHECK(!alpha.is_complex() || alpha.to_complex().imag() == 0,
+              "value cannot be converted to type double without overflow");
+  EMBER_CHECK(alpha.to_double() != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  return alpha.to_double();
+}
+
 Tensor celu(const Tensor& self, const Scalar& alpha) {
-  EMBER_CHECK(alpha.to_double() != 0, "ZeroDivisionError in celu: alpha cannot be 0");
-  return ember::elu(self, alpha, Scalar(1.0), Scalar(1.0 / alpha.to_double()));
+  const double a = celu_alpha(alpha);
+  return ember::elu(self, alpha, Scalar(1.0), Scalar(1.0 / a));
 }
 Tensor& celu_(Tensor& self, const Scalar& alpha) {
-  EMBER_CHECK(alpha.to_double() != 0, "ZeroDivisionError in celu: alpha cannot be 0");
-  return elu_cpu_(self, alpha, Scalar(1.0), Scalar(1.0 / alpha.to_double()));
+  const double a = celu_alpha(alpha);
+  return elu_cpu_(self, alpha, Scalar(1.0), Scalar(1.0 / a));
 }
 
 // glu: the first half of dim gated by the sigmoid of the second half.
@@ -71,6 +80,7 @@ Tensor glu(const Tensor& self, int64_t dim) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t n = self.sizes()[d];
   EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", n);
+  if (!is_floating_type(self.dtype()) && !self.is_meta()) math::not_implemented_for("glu_cpu", self.dtype());
   Tensor first = self.narrow(d, 0, n / 2), second = self.narrow(d, n / 2, n / 2);
   return first * second.sigmoid();
 }

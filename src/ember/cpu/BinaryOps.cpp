@@ -2,6 +2,7 @@
 #include "ember/cpu/ComplexStubs.h"
 #include "ember/cpu/Stubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::native {
@@ -10,16 +11,17 @@ namespace {
 void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   ScalarType t = result_type({&self, &other});
   EMBER_CHECK(!alpha.is_bool() || t == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(is_floating_type(t) || is_complex_type(t) || alpha.is_integral() || alpha.is_bool(),
+              "For integral input tensors, argument alpha must not be a floating point number.");
   EMBER_CHECK(is_complex_type(t) || !alpha.is_complex(),
               "For non-complex input tensors, argument alpha must not be a complex number.");
-  EMBER_CHECK(is_floating_type(t) || is_complex_type(t) || !alpha.is_floating_point(),
-              "For integral input tensors, argument alpha must not be a floating point number.");
 }
 }  // namespace
 
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   check_alpha(self, other, alpha);
   auto it = TensorIterator::binary_op(out, self, other);
+  if (!alpha.equal(1)) check_pointwise_scalar(it, alpha, /*opmath=*/false);
   if (is_complex_type(it.common_dtype())) {
     cpu::add_complex_stub(it, alpha);
   } else {
@@ -38,6 +40,7 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
               "invert a mask, use the `~` or `logical_not()` operator instead.");
   check_alpha(self, other, alpha);
   auto it = TensorIterator::binary_op(out, self, other);
+  if (!alpha.equal(1)) check_pointwise_scalar(it, alpha, /*opmath=*/false);
   if (is_complex_type(it.common_dtype())) {
     cpu::add_complex_stub(it, Scalar(-alpha.to_complex()));
     it.finish();

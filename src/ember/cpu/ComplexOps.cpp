@@ -75,6 +75,7 @@ Tensor& angle_out(const Tensor& self, Tensor& out) {
     return out;
   }
   if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
+    check_real_result_cast(out, self.dtype());
     // computed in float32, rounded once
     Tensor r = ember::angle(self.to(ScalarType::Float)).to(self.dtype());
     if (!out.defined()) return out = r;
@@ -125,6 +126,42 @@ Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
   auto it = fixed_result_op(out, {abs, angle}, to_complex_type(abs.dtype()));
   cpu::polar_stub(it);
   it.finish();
+  return out;
+}
+
+// ---- logical operators ----------------------------------------------------------------------
+// PyTorch's logical operators take complex operands as their truth values
+// (nonzero): the real loops run on those.
+namespace {
+Tensor truth_value(const Tensor& t) { return is_complex_type(t.dtype()) && !t.is_meta() ? ember::ne(t, Scalar(0)) : t; }
+constexpr unsigned kLogicalDtypes = kBoolDtypes | kIntegralDtypes | kFloatingDtypes;
+}  // namespace
+
+Tensor& logical_not_out(const Tensor& self, Tensor& out) {
+  auto it = TensorIterator::unary_bool_op(out, truth_value(self));
+  check_pointwise_dtype(it, kLogicalDtypes, pointwise_error_name(it, "logical_not_cpu", "logical_not_cuda"));
+  run_pointwise(logical_not_stub, self.device().type, "logical_not", it);
+  return out;
+}
+
+Tensor& logical_and_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  auto it = TensorIterator::comparison_op(out, truth_value(self), truth_value(other));
+  check_pointwise_dtype(it, kLogicalDtypes, pointwise_error_name(it, "logical_and_cpu", "logical_and_cuda"));
+  run_pointwise(logical_and_stub, self.device().type, "logical_and", it);
+  return out;
+}
+
+Tensor& logical_or_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  auto it = TensorIterator::comparison_op(out, truth_value(self), truth_value(other));
+  check_pointwise_dtype(it, kLogicalDtypes, pointwise_error_name(it, "logical_or_cpu", "logical_or_cuda"));
+  run_pointwise(logical_or_stub, self.device().type, "logical_or", it);
+  return out;
+}
+
+Tensor& logical_xor_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  auto it = TensorIterator::comparison_op(out, truth_value(self), truth_value(other));
+  check_pointwise_dtype(it, kLogicalDtypes, pointwise_error_name(it, "logical_xor_cpu", "logical_xor_cuda"));
+  run_pointwise(logical_xor_stub, self.device().type, "logical_xor", it);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "ember/cpu/FusedPointwiseStubs.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Pointwise.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -34,6 +35,7 @@ Tensor& addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const 
     throw NotImplementedError(
         str_cat("\"", divide ? "addcdiv_cpu_out" : "addcmul_cpu_out", "\" not implemented for 'Bool'"));
   }
+  check_pointwise_scalar(it, value, /*opmath=*/true);
   cpu::addc_stub(it, value, divide);
   it.finish();
   return out;

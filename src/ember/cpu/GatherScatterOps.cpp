@@ -50,8 +50,9 @@ void init_like_self(const Tensor& self, Tensor& out) {
 // Shared walk of gather/scatter: for each line of `index` (dim left out) and
 // each j along dim, f(self offset of the line, index offset of the line,
 // other offset of the line, j, idx).
+// An empty index is not checked (PyTorch's kernels skip it before the check).
 void check_scatter_gather_index(const char* op, const Tensor& index) {
-  EMBER_CHECK(is_index_dtype(index.dtype()), op, "(): Expected dtype int32/int64 for index");
+  EMBER_CHECK(index.numel() == 0 || is_index_dtype(index.dtype()), op, "(): Expected dtype int32/int64 for index");
 }
 
 // Note [Scatter shape rules]
@@ -59,10 +60,10 @@ void check_scatter_gather_index(const char* op, const Tensor& index) {
 // <= src.size(d) for all d and <= self.size(d) for d != dim. Empty index:
 // nothing to check.
 void check_gather_shape(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (index.numel() == 0) return;
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd,
               "Index tensor must have the same number of dimensions as input tensor");
-  if (index.numel() == 0) return;
   Tensor s = as_1d(self), i = as_1d(index);
   for (int64_t d = 0; d < nd; ++d) {
     if (d == dim) continue;
@@ -73,6 +74,7 @@ void check_gather_shape(const Tensor& self, int64_t dim, const Tensor& index) {
 }
 
 void check_scatter_shape(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  if (index.numel() == 0) return;
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd,
               "Index tensor must have the same number of dimensions as self tensor");
@@ -80,7 +82,6 @@ void check_scatter_shape(const Tensor& self, int64_t dim, const Tensor& index, c
     EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == nd,
                 "Index tensor must have the same number of dimensions as src tensor");
   }
-  if (index.numel() == 0) return;
   Tensor s = as_1d(self), i = as_1d(index);
   bool ok = true;
   for (int64_t d = 0; d < nd; ++d) {

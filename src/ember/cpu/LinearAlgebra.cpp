@@ -412,7 +412,9 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
       A = blas_operand(static_cast<const char*>(mc.data_ptr()), m, n, n, 1);
     }
     Tensor v = vec.strides()[0] == 0 ? vec.contiguous() : vec;
-    const int incx = int(v.strides()[0]);
+    // A one-element vector may keep a 0 stride (contiguous() leaves it): BLAS
+    // refuses incx 0, and any increment reads the one element.
+    const int incx = v.sizes()[0] == 1 ? 1 : int(v.strides()[0]);
     // A.trans: memory holds mat^T (n x m).
     const int rows = A.trans ? int(n) : int(m), cols = A.trans ? int(m) : int(n);
     if (dt == ScalarType::Float) {

@@ -3,6 +3,7 @@
 // skipped for meta results (Note [Meta tensors]).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
@@ -194,7 +195,8 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
     EMBER_CHECK_TYPE(NotImplementedError, op == ReduceOp::Sum, "\"nansum_cpu\" not implemented for '",
                      dtype_message_name(rtype), "'");
     Tensor pairs = ember::view_as_real(self.dtype() == rtype ? self : self.to(rtype));
-    std::vector<bool> pair_mask = mask;
+    // (a 0-dim tensor's mask has one entry; its pairs have one dimension)
+    std::vector<bool> pair_mask(mask.begin(), mask.begin() + std::min<size_t>(mask.size(), self.dim()));
     pair_mask.push_back(false);
     Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), self.device());
     ReducePlan p = make_plan(pairs, pair_mask, sums);
@@ -313,13 +315,23 @@ Tensor& arg_impl(const char* name, const Tensor& self, std::optional<int64_t> di
 double correction_value(const std::optional<Scalar>& correction) { return correction ? correction->to_double() : 1.0; }
 
 void check_var_dtype(const Tensor& self) {
-  EMBER_CHECK(is_floating_type(self.dtype()), "std and var only support floating point and complex dtypes");
+  EMBER_CHECK(is_floating_type(self.dtype()) || is_complex_type(self.dtype()),
+              "std and var only support floating point and complex dtypes");
 }
 
 // var/std (and with want_mean, the mean) into fresh tensors.
 std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, const std::optional<Scalar>& correction,
                                     bool keepdim, bool take_sqrt, bool want_mean) {
   check_var_dtype(self);
+  if (is_complex_type(self.dtype())) {
+    // The variance of complex numbers is real: the real parts' plus the
+    // imaginary parts'; the mean is complex.
+    auto [var_re, mean_re] = var_impl(ember::real(self), dim, correction, keepdim, false, want_mean);
+    auto [var_im, mean_im] = var_impl(ember::imag(self), dim, correction, keepdim, false, want_mean);
+    Tensor v = ember::add(var_re, var_im);
+    if (take_sqrt) v = ember::sqrt(v);
+    return {v, want_mean ? ember::complex(mean_re, mean_im) : Tensor()};
+  }
   std::vector<bool> mask = make_mask(self, dim);
   DimVector shape = reduced_shape(self, mask, keepdim);
   Tensor result = ember::empty(shape, self.dtype(), self.device());
@@ -332,14 +344,28 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
 
 void check_var_out(const Tensor& self, const Tensor& out) {
   check_var_dtype(self);
+  if (is_complex_type(self.dtype())) {
+    const ScalarType r = to_real_type(self.dtype());
+    EMBER_CHECK(!out.defined() || can_cast(r, out.dtype()), "result type ", dtype_message_name(r),
+                " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+    return;
+  }
   EMBER_CHECK(!out.defined() || is_floating_type(out.dtype()), "result type ", dtype_message_name(self.dtype()),
               " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
+}
+
+// The input var_out/std_out reduce: a real one in out's dtype; a complex one as it is.
+Tensor var_input(const Tensor& self, const Tensor& out) {
+  return out.defined() && !is_complex_type(self.dtype()) ? self.to(out.dtype()) : self;
 }
 
 std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t(unbiased ? 1 : 0)); }
 
 Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty_reduces_all, bool is_all,
                 Tensor& out) {
+  // Complex elements count by their truth value (nonzero), as in PyTorch.
+  if (is_complex_type(self.dtype()) && !self.is_meta())
+    return all_any(ember::ne(self, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
   const ScalarType rtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   EMBER_CHECK(!out.defined() || out.dtype() == rtype || out.dtype() == ScalarType::Bool, is_all ? "all" : "any",
               " only supports bool tensor for result, got: ", dtype_message_name(out.dtype()));
@@ -349,6 +375,33 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   if (!result.is_meta())
     cpu::kernel_for(cpu::reduce_stub, self, "aten::all")(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
   return deliver(out, result);
+}
+
+// cumsum/cumprod of complex numbers: a sequential loop that accumulates in
+// complex<double> and multiplies part by part (PyTorch's accumulate type and
+// its complex product, without C99's inf/nan recovery).
+template <typename T>
+void complex_scan(const Tensor& in, Tensor& result, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
+  const auto* src = reinterpret_cast<const std::complex<T>*>(in.data_ptr());
+  auto* dst = reinterpret_cast<std::complex<T>*>(result.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double re = is_prod ? 1.0 : 0.0, im = 0.0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = (o * n + j) * inner + i;
+        const double xr = src[k].real(), xi = src[k].imag();
+        if (is_prod) {
+          const double r = re * xr - im * xi;
+          im = re * xi + im * xr;
+          re = r;
+        } else {
+          re += xr;
+          im += xi;
+        }
+        dst[k] = std::complex<T>(static_cast<T>(re), static_cast<T>(im));
+      }
+    }
+  }
 }
 
 Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool is_prod, Tensor& out) {
@@ -363,7 +416,13 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     int64_t outer = 1, inner = 1, n = self.dim() ? self.sizes()[d] : 1;
     for (int64_t k = 0; k < d; ++k) outer *= self.sizes()[k];
     for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.sizes()[k];
-    cpu::kernel_for(cpu::scan_stub, self, "aten::cumsum")(in, result, outer, n, inner, is_prod);
+    if (rtype == ScalarType::ComplexFloat) {
+      complex_scan<float>(in, result, outer, n, inner, is_prod);
+    } else if (rtype == ScalarType::ComplexDouble) {
+      complex_scan<double>(in, result, outer, n, inner, is_prod);
+    } else {
+      cpu::kernel_for(cpu::scan_stub, self, "aten::cumsum")(in, result, outer, n, inner, is_prod);
+    }
   }
   return deliver(out, result);
 }
@@ -449,14 +508,14 @@ Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 Tensor& var_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
   check_var_out(self, out);
-  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  const Tensor in = var_input(self, out);
   return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, false, false)));
 }
 
 Tensor& std_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
   check_var_out(self, out);
-  const Tensor in = out.defined() ? self.to(out.dtype()) : self;
+  const Tensor in = var_input(self, out);
   return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, true, false)));
 }
 
@@ -508,6 +567,13 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 
 Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                                bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  if (is_complex_type(self.dtype())) {
+    EMBER_CHECK(!dtype || is_complex_type(*dtype),
+                "linalg.vector_norm: dtype should be complex for complex inputs, but got ", dtype_message_name(*dtype));
+    // The norm of complex numbers is the norm of their magnitudes (real).
+    const Tensor magnitudes = ember::abs(dtype ? self.to(*dtype) : self);
+    return linalg_vector_norm_out(magnitudes, ord, dim, keepdim, std::nullopt, out);
+  }
   EMBER_CHECK(is_floating_type(self.dtype()),
               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               dtype_message_name(self.dtype()));

@@ -63,10 +63,20 @@ namespace {
 // clamp with scalar bounds (one may be absent). Bounds join type promotion
 // as weak scalars; an in-place clamp may not change the dtype, and an out=
 // tensor must have the result dtype.
+// named: clamp_min/clamp_max, whose complex bound is refused as complex
+// (clamp converts a complex bound of a floating tensor to double first).
 Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
-                          Tensor& out) {
+                          Tensor& out, bool named = false) {
   if (self.is_complex()) throw NotImplementedError("clamp is not supported for complex types");
   EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  for (const auto* bound : {&min, &max}) {
+    if (!*bound || !(*bound)->is_complex()) continue;
+    if (!named && is_floating_type(self.dtype())) {
+      EMBER_CHECK((*bound)->to_complex().imag() == 0, "value cannot be converted to type double without overflow");
+      continue;
+    }
+    throw NotImplementedError("clamp is not supported for complex types");
+  }
   ScalarType t = self.dtype();
   if (!is_floating_type(t)) {
     Tensor lo = min ? wrapped_scalar(*min) : Tensor(), hi = max ? wrapped_scalar(*max) : Tensor();
@@ -85,6 +95,9 @@ Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, 
             min && max ? "clamp_scalar_cuda" : (min ? "clamp_min_scalar_cuda" : "clamp_max_scalar_cuda")),
         t);
   }
+  // The bounds convert to the result's type (PyTorch's overflow error).
+  if (min) check_pointwise_scalar(it, *min, /*opmath=*/false);
+  if (max) check_pointwise_scalar(it, *max, /*opmath=*/false);
   if (is_nan_scalar(min) || is_nan_scalar(max)) {
     it.output().fill_(Scalar(std::nan("")));
   } else {
@@ -100,10 +113,10 @@ Tensor& clamp_out(const Tensor& self, std::optional<Scalar> min, std::optional<S
   return clamp_scalar_impl(self, min, max, out);
 }
 Tensor& clamp_min_out(const Tensor& self, const Scalar& min, Tensor& out) {
-  return clamp_scalar_impl(self, min, std::nullopt, out);
+  return clamp_scalar_impl(self, min, std::nullopt, out, /*named=*/true);
 }
 Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
-  return clamp_scalar_impl(self, std::nullopt, max, out);
+  return clamp_scalar_impl(self, std::nullopt, max, out, /*named=*/true);
 }
 
 Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
@@ -162,6 +175,7 @@ Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& wei
   check_same_dtype(self, end, "end");
   auto it = TensorIterator::binary_op(out, self, end);
   if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_scalar", it.common_dtype());
+  check_pointwise_scalar(it, weight, /*opmath=*/true);
   cpu::lerp_scalar_stub(it, weight);
   it.finish();
   return out;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/ops/Ops.h"
+#include "ember/ops/Pointwise.h"
 #include "ember/ops/TensorIterator.h"
 
 namespace ember::native {
@@ -70,5 +71,31 @@ Tensor scalar_tensor_checked(const Scalar& s, ScalarType t) {
 }
 
 }  // namespace math
+
+void check_pointwise_scalar(const TensorIterator& it, const Scalar& s, bool opmath) {
+  if (it.is_meta()) return;
+  ScalarType t = it.common_dtype();
+  if (opmath && (t == ScalarType::Half || t == ScalarType::BFloat16)) t = ScalarType::Float;
+  if (is_complex_type(t) || t == ScalarType::Bool) return;
+  if (s.is_complex() && s.to_complex().imag() != 0) {
+    const char* name = t == ScalarType::Double     ? "double"
+                       : t == ScalarType::Float    ? "float"
+                       : t == ScalarType::Half     ? "c10::Half"
+                       : t == ScalarType::BFloat16 ? "c10::BFloat16"
+                                                   : (t == ScalarType::Long ? "int64_t" : nullptr);
+    if (name == nullptr) {
+      math::check_scalar_fits(Scalar(1e300), t, true, true);  // names the integer type
+    }
+    throw Error(str_cat("value cannot be converted to type ", name, " without overflow"));
+  }
+  if (t == ScalarType::Long) {
+    const double v = s.to_double();
+    EMBER_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0,
+                "value cannot be converted to type int64_t without overflow");
+    return;
+  }
+  math::check_scalar_fits(s.is_complex() ? Scalar(s.to_double()) : s, t, /*reduced_floats=*/true,
+                          /*float32=*/true);
+}
 
 }  // namespace ember::native

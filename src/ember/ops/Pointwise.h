@@ -48,6 +48,13 @@ inline void check_meta_dtype(const TensorIterator& it, unsigned accepted, const 
 // follows the input's layout.
 inline Tensor contiguous_off_cuda(const Tensor& t) { return t.is_cuda() ? t : t.contiguous(); }
 
+// PyTorch's kernels convert their number arguments to the element type
+// (self) or to the type they compute in (opmath: float for float16 and
+// bfloat16), and refuse a number that does not fit ("value cannot be
+// converted to type float without overflow"). Checked after the dtype
+// check, as the conversion happens in the kernel.
+void check_pointwise_scalar(const TensorIterator& it, const Scalar& s, bool opmath);
+
 // Runs the stub's kernel for the device, then finishes the iterator (casts
 // to an out= tensor of another dtype). The device is the first operand's
 // unless the iterator's output is elsewhere: a 0-dim CPU first operand of

@@ -722,7 +722,6 @@ ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING
 
 # Known differences from PyTorch (strict xfails), by row id.
 KNOWN = {
-    "glu": {"dtypes": BOOL_ACCEPTED},
     "binary_cross_entropy": {
         "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)",
     },
