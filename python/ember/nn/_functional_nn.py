@@ -416,12 +416,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-<<<<<<< HEAD
     a, b, r = _broadcast_then_reduction(input, target, reduction)
-=======
-    _warn_size(input, target)
-    r = _reduction(reduction)
-    a, b = _broadcast_pair(input, target)
     # The loss has input's dtype: computed in the promoted dtype, then cast.
     promoted = ember.result_type(input, target)
     if promoted != input.dtype:
@@ -434,7 +429,6 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
             )
         loss = _C.huber_loss(a, b, 0, delta).to(input.dtype)
         return _apply_reduction(loss if weight is None else loss * weight, r)
->>>>>>> accept
     if weight is None:
         return _C.huber_loss(a, b, r, delta)
     return _apply_reduction(_C.huber_loss(a, b, 0, delta) * weight, r)
