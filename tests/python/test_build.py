@@ -34,9 +34,11 @@ def test_version_module_fields():
 def test_config_show_lists_every_item():
     text = ember.__config__.show()
     assert text == ember._C._show_config()
-    for item in ["GCC", "C++ Version: 201703", "BLAS: OpenBLAS", "OpenMP 20", "CPU capability usage: ",
+    for item in ["GCC", "C++ Version: 201703", "BLAS: ", "OpenMP 20", "CPU capability usage: ",
                  "CUDA", "Build settings: ", "BUILD_TYPE=", "USE_CUDA=", "USE_OPENMP=", "CXX_FLAGS="]:
         assert item in text, f"{item!r} missing from:\n{text}"
+    # MKL where it is installed (Note [MKL for matrix products]), else the build's BLAS.
+    assert re.search(r"BLAS: (Intel\(R\) oneAPI Math Kernel Library|OpenBLAS)", text), text
     cap = re.search(r"CPU capability usage: (\w+)", text).group(1)
     assert cap in ("DEFAULT", "AVX2", "AVX512")
 
