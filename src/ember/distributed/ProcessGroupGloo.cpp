@@ -495,8 +495,8 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
   // Up to this size an all_reduce is one exchange (Note [Small all_reduce]).
   static constexpr size_t kExchangeMaxBytes = 256 * 1024;
   // Note [Two-rank ring]'s segment and window.
-  static constexpr size_t kRingSegmentBytes = 512 * 1024;
-  static constexpr size_t kRingWindow = 4;
+  static constexpr size_t kRingSegmentBytes = 1024 * 1024;
+  static constexpr size_t kRingWindow = 8;
   static constexpr size_t kRegisteredMax = 16;
 
   // Note [Small all_reduce]
@@ -565,7 +565,8 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
     const size_t theirs_segments = (theirs_end - theirs_begin + seg - 1) / seg;
     char* data = static_cast<char*>(t.data_ptr());
     gloo::transport::UnboundBuffer* out = registered(data, count * elem);
-    gloo::transport::UnboundBuffer* window = staging(ring_storage_, ring_window_, kRingWindow * seg * elem);
+    gloo::transport::UnboundBuffer* window =
+        staging(ring_storage_, ring_window_, std::min(kRingWindow, mine_segments) * seg * elem);
     const uint64_t scatter_slot = gloo::Slot::build(kRingScatterPrefix, tag);
     const uint64_t gather_slot = gloo::Slot::build(kRingGatherPrefix, tag);
     auto length = [&](size_t begin, size_t end, size_t k) { return std::min(seg, end - begin - k * seg); };
