@@ -90,14 +90,14 @@ TEST(ProcessGroupGloo, AllReduceBetweenThreads) {
   for (const auto& r : results) EXPECT_EQ(r, (std::vector<double>{3.0, 3.0, 1.5}));
 }
 
-// Past the one-step exchange two ranks run the segmented ring: 12 segments
-// per half wrap the 8-segment staging window; a second call on the same
-// tensor reuses its registered buffer, a fresh tensor of the same size gets
-// its own values.
+// Past the one-step exchange two ranks run the segmented ring: 8 segments
+// of 3 MB per half wrap the 5-segment staging window; a second call on the
+// same tensor reuses its registered buffer, a fresh tensor of the same size
+// gets its own values.
 TEST(ProcessGroupGloo, TwoRankRingAllReduce) {
   if (!gloo_available()) GTEST_SKIP() << "built without Gloo";
   auto store = std::make_shared<HashStore>();
-  constexpr int64_t n = 3'000'001;  // 24 MB of doubles, an odd count
+  constexpr int64_t n = 6'000'001;  // 48 MB of doubles, an odd count
   std::vector<int64_t> mismatches(2, -1);
   auto rank_main = [&](int rank) {
     auto pg = make_gloo_process_group(store, rank, 2, std::chrono::seconds(60));

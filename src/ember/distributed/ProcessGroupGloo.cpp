@@ -495,8 +495,10 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
   // Up to this size an all_reduce is one exchange (Note [Small all_reduce]).
   static constexpr size_t kExchangeMaxBytes = 256 * 1024;
   // Note [Two-rank ring]'s segment and window.
-  static constexpr size_t kRingSegmentBytes = 1024 * 1024;
-  static constexpr size_t kRingWindow = 8;
+  static constexpr size_t kRingSegmentMinBytes = 1024 * 1024;
+  static constexpr size_t kRingSegmentMaxBytes = 4 * 1024 * 1024;
+  static constexpr size_t kRingWindowMax = 8;
+  static constexpr size_t kRingStagingBytes = 16 * 1024 * 1024;
   static constexpr size_t kRegisteredMax = 16;
 
   // Note [Small all_reduce]
@@ -549,15 +551,20 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
   // sends the finished segment back at once, so transfer and reduction
   // overlap. The peer's finished half lands directly in the tensor: its
   // region is free once our own segments of it have been read out, which
-  // the peer has seen before it sends the result back. Only a window of
-  // kRingWindow segments is staged, in a buffer made once per group.
+  // the peer has seen before it sends the result back. Both ranks cut the
+  // halves alike: segments of an eighth of a half, 1 to 4 MB (larger ones
+  // cost fewer hand-overs at 64 MB); only a window of them, at most 8 and
+  // 16 MB, is staged, in a buffer made once per group.
   // Gloo's allreduce made and registered its buffers on every call, which
   // cost as much as moving a megabyte here.
   void pair_ring_allreduce(const Tensor& t, ReduceFn fn, uint32_t tag) {
     const size_t count = static_cast<size_t>(t.numel());
     const size_t elem = t.element_size();
     const size_t half = (count + 1) / 2;
-    const size_t seg = std::max<size_t>(1, kRingSegmentBytes / elem);
+    // An eighth of a half per segment, within [1 MB, 4 MB]; at most 16 MB staged.
+    const size_t seg_bytes = std::clamp((count - half) * elem / 8, kRingSegmentMinBytes, kRingSegmentMaxBytes);
+    const size_t seg = std::max<size_t>(1, seg_bytes / elem);
+    const size_t window_max = std::min(kRingWindowMax, kRingStagingBytes / seg_bytes);
     const int peer = 1 - rank_;
     const size_t mine_begin = rank_ == 0 ? 0 : half, mine_end = rank_ == 0 ? half : count;
     const size_t theirs_begin = rank_ == 0 ? half : 0, theirs_end = rank_ == 0 ? count : half;
@@ -566,15 +573,15 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
     char* data = static_cast<char*>(t.data_ptr());
     gloo::transport::UnboundBuffer* out = registered(data, count * elem);
     gloo::transport::UnboundBuffer* window =
-        staging(ring_storage_, ring_window_, std::min(kRingWindow, mine_segments) * seg * elem);
+        staging(ring_storage_, ring_window_, std::min(window_max, mine_segments) * seg * elem);
     const uint64_t scatter_slot = gloo::Slot::build(kRingScatterPrefix, tag);
     const uint64_t gather_slot = gloo::Slot::build(kRingGatherPrefix, tag);
     auto length = [&](size_t begin, size_t end, size_t k) { return std::min(seg, end - begin - k * seg); };
     auto post_window = [&](size_t k) {
-      window->recv(peer, scatter_slot, (k % kRingWindow) * seg * elem, length(mine_begin, mine_end, k) * elem);
+      window->recv(peer, scatter_slot, (k % window_max) * seg * elem, length(mine_begin, mine_end, k) * elem);
     };
     guard_registered([&] {
-      for (size_t k = 0; k < std::min(kRingWindow, mine_segments); ++k) post_window(k);
+      for (size_t k = 0; k < std::min(window_max, mine_segments); ++k) post_window(k);
       for (size_t k = 0; k < theirs_segments; ++k) {
         const size_t n = length(theirs_begin, theirs_end, k);
         out->send(peer, scatter_slot, (theirs_begin + k * seg) * elem, n * elem);
@@ -584,13 +591,13 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
         window->waitRecv(timeout_);  // segments complete in the order posted
         const size_t n = length(mine_begin, mine_end, k);
         char* own = data + (mine_begin + k * seg) * elem;
-        const char* peer_part = ring_storage_.data() + (k % kRingWindow) * seg * elem;
+        const char* peer_part = ring_storage_.data() + (k % window_max) * seg * elem;
         if (rank_ == 0) {
           fn(own, own, peer_part, n);
         } else {
           fn(own, peer_part, own, n);
         }
-        if (k + kRingWindow < mine_segments) post_window(k + kRingWindow);
+        if (k + window_max < mine_segments) post_window(k + window_max);
         out->send(peer, gather_slot, (mine_begin + k * seg) * elem, n * elem);
       }
       for (size_t k = 0; k < theirs_segments; ++k) out->waitRecv(timeout_);
