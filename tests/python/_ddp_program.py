@@ -53,6 +53,7 @@ def main():
         print("replicas equal", all(p == params[0] for p in params))
         print("final", model[2].weight.detach(), model[2].bias.detach())
     dist.destroy_process_group()
+    return ddp
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ dist = importlib.import_module(lib + ".distributed")
 warnings.simplefilter("ignore")
 
 
+KEEP_ALIVE = []
 RENDEZVOUS = {"collectives": "tcp", "objects": "env", "p2p": "file", "groups": "env", "ddp": "tcp"}
 
 
@@ -58,6 +59,24 @@ def case_collectives():
         t = torch.tensor([5, 6, 12]) + rank
         dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
         print("all_reduce", op, t)
+    # Sizes past the one-step exchange, odd lengths: the bits of every element
+    # (summed as integers) and a few values.
+    for numel, dtype, op in [
+        (300_001, "float32", "SUM"),
+        (1_000_003, "float32", "AVG"),
+        (262_145, "float64", "SUM"),
+        (400_000, "float32", "MIN"),
+        (400_000, "float64", "MAX"),
+        (300_000, "int64", "PRODUCT"),
+        (700_001, "int32", "BXOR"),
+    ]:
+        dt = getattr(torch, dtype)
+        base = torch.arange(numel, dtype=torch.float64)
+        t = (torch.fmod(base * (rank + 1.7), 7.3) - 3.1).to(dt) if dt.is_floating_point else (base.long() % 5 + rank)
+        t = t.to(dt)
+        dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+        bits = t.view(torch.int32 if t.element_size() == 4 else torch.int64).long().sum().item()
+        print("all_reduce large", numel, dtype, op, bits, t[:3], t[-3:])
     t = torch.tensor([True, False, rank == 1])
     dist.all_reduce(t)
     print("all_reduce bool", t)
@@ -273,6 +292,10 @@ def case_ddp():
     d4(torch.ones(2, 3, dtype=torch.float64))
     print("bn after", bn[1].running_mean, bn[0].weight.grad)
     dist.destroy_process_group()
+    # torch frees a DDP reducer's process group holding the GIL while the
+    # group's threads wait for it (a deadlock seen at this frame's end); the
+    # modules stay referenced until the process leaves.
+    KEEP_ALIVE.extend([ddp, d2, d3, d4, d5])
 
 
 if __name__ == "__main__":
@@ -287,4 +310,10 @@ if __name__ == "__main__":
     os.environ.update(LAUNCHER_ENV)
     import _ddp_program
 
-    _ddp_program.main()
+    KEEP_ALIVE.append(_ddp_program.main())
+    if lib == "torch":
+        # The reference's results are written; torch's Gloo threads have been
+        # seen to keep the process from exiting (or abort it) on a loaded
+        # runner. Ember's own exit is what is tested.
+        sys.stdout.flush()
+        os._exit(0)

@@ -17,6 +17,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -266,6 +267,8 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
       opts.setTag(tag);
       if (t.numel() > 0 && nbytes(t) <= kExchangeMaxBytes) {
         exchange_allreduce(t, fn, tag);
+      } else if (t.numel() > 0 && size_ == 2) {
+        pair_ring_allreduce(t, fn, tag);
       } else if (t.numel() > 0) {
         gloo::allreduce(opts);
       }
@@ -487,8 +490,16 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
  private:
   static constexpr uint8_t kSendRecvPrefix = 0x21;
   static constexpr uint8_t kExchangePrefix = 0x22;
+  static constexpr uint8_t kRingScatterPrefix = 0x23;
+  static constexpr uint8_t kRingGatherPrefix = 0x24;
   // Up to this size an all_reduce is one exchange (Note [Small all_reduce]).
   static constexpr size_t kExchangeMaxBytes = 256 * 1024;
+  // Note [Two-rank ring]'s segment and window.
+  static constexpr size_t kRingSegmentMinBytes = 1024 * 1024;
+  static constexpr size_t kRingSegmentMaxBytes = 4 * 1024 * 1024;
+  static constexpr size_t kRingWindowMax = 8;
+  static constexpr size_t kRingStagingBytes = 16 * 1024 * 1024;
+  static constexpr size_t kRegisteredMax = 16;
 
   // Note [Small all_reduce]
   // A small all_reduce is latency-bound: the ring takes 2(n-1) steps, each
@@ -496,41 +507,141 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
   // buffer to every other rank at once and combines the n contributions in
   // rank order, so one step suffices and every rank computes the very same
   // bits. It moves (n-1) times the buffer per rank instead of about twice,
-  // which is why it stops at kExchangeMaxBytes. The staging buffers are Gloo
-  // unbound buffers made once: made and destroyed on every call, they cost
-  // about a millisecond of CPU per call in Debian's Gloo, whose device
-  // thread spins meanwhile.
+  // which is why it stops at kExchangeMaxBytes. The tensor is sent from its
+  // own memory (Note [Registered buffers]); the peers' contributions land in
+  // a staging buffer made once per group.
   void exchange_allreduce(const Tensor& t, ReduceFn fn, uint32_t tag) {
     const size_t bytes = nbytes(t);
     const size_t count = static_cast<size_t>(t.numel());
-    // Staging buffers registered once per group: creating and destroying
-    // Gloo's unbound buffers on every call costs more than the copies.
-    if (!exchange_mine_) {
-      exchange_mine_storage_.resize(kExchangeMaxBytes);
-      exchange_theirs_storage_.resize(kExchangeMaxBytes * static_cast<size_t>(size_ - 1));
-      exchange_mine_ = context_->createUnboundBuffer(exchange_mine_storage_.data(), exchange_mine_storage_.size());
-      exchange_theirs_ =
-          context_->createUnboundBuffer(exchange_theirs_storage_.data(), exchange_theirs_storage_.size());
-    }
+    gloo::transport::UnboundBuffer* theirs =
+        staging(exchange_theirs_storage_, exchange_theirs_, kExchangeMaxBytes * static_cast<size_t>(size_ - 1));
+    gloo::transport::UnboundBuffer* mine = registered(t.data_ptr(), bytes);
     char* others = exchange_theirs_storage_.data();
-    std::memcpy(exchange_mine_storage_.data(), t.data_ptr(), bytes);
     const uint64_t slot = gloo::Slot::build(kExchangePrefix, tag);
     auto index = [&](int peer) { return static_cast<size_t>(peer < rank_ ? peer : peer - 1); };
-    for (int peer = 0; peer < size_; ++peer) {
-      if (peer == rank_) continue;
-      exchange_theirs_->recv(peer, slot, index(peer) * bytes, bytes);
-      exchange_mine_->send(peer, slot, 0, bytes);
-    }
-    for (int i = 0; i < size_ - 1; ++i) exchange_theirs_->waitRecv(timeout_);
-    for (int i = 0; i < size_ - 1; ++i) exchange_mine_->waitSend(timeout_);
-    // acc = contribution 0 (op) 1 (op) ... in rank order.
-    std::vector<char> acc(bytes);
+    guard_registered([&] {
+      for (int peer = 0; peer < size_; ++peer) {
+        if (peer == rank_) continue;
+        theirs->recv(peer, slot, index(peer) * bytes, bytes);
+        mine->send(peer, slot, 0, bytes);
+      }
+      for (int i = 0; i < size_ - 1; ++i) theirs->waitRecv(timeout_);
+      for (int i = 0; i < size_ - 1; ++i) mine->waitSend(timeout_);
+    });
+    // result = contribution 0 (op) 1 (op) ... in rank order.
     auto part = [&](int r) -> const void* {
       return r == rank_ ? t.data_ptr() : static_cast<const void*>(others + index(r) * bytes);
     };
-    std::memcpy(acc.data(), part(0), bytes);
-    for (int r = 1; r < size_; ++r) fn(acc.data(), acc.data(), part(r), count);
-    std::memcpy(t.data_ptr(), acc.data(), bytes);
+    if (rank_ == 0) {
+      for (int r = 1; r < size_; ++r) fn(t.data_ptr(), t.data_ptr(), part(r), count);
+      return;
+    }
+    exchange_acc_.resize(bytes);
+    std::memcpy(exchange_acc_.data(), part(0), bytes);
+    for (int r = 1; r < size_; ++r) fn(exchange_acc_.data(), exchange_acc_.data(), part(r), count);
+    std::memcpy(t.data_ptr(), exchange_acc_.data(), bytes);
+  }
+
+  // Note [Two-rank ring]
+  // Above kExchangeMaxBytes two ranks run a ring of their own: rank r owns
+  // half r of the tensor. Each sends the other half to its peer in segments
+  // straight from the tensor's memory, combines each segment of its own half
+  // with the peer's as it arrives (contribution 0 (op) contribution 1, the
+  // order of Gloo's ring on two ranks, so both ranks hold the same bits) and
+  // sends the finished segment back at once, so transfer and reduction
+  // overlap. The peer's finished half lands directly in the tensor: its
+  // region is free once our own segments of it have been read out, which
+  // the peer has seen before it sends the result back. Both ranks cut the
+  // halves alike: segments of an eighth of a half, 1 to 4 MB (larger ones
+  // cost fewer hand-overs at 64 MB); only a window of them, at most 8 and
+  // 16 MB, is staged, in a buffer made once per group.
+  // Gloo's allreduce made and registered its buffers on every call, which
+  // cost as much as moving a megabyte here.
+  void pair_ring_allreduce(const Tensor& t, ReduceFn fn, uint32_t tag) {
+    const size_t count = static_cast<size_t>(t.numel());
+    const size_t elem = t.element_size();
+    const size_t half = (count + 1) / 2;
+    // An eighth of a half per segment, within [1 MB, 4 MB]; at most 16 MB staged.
+    const size_t seg_bytes = std::clamp((count - half) * elem / 8, kRingSegmentMinBytes, kRingSegmentMaxBytes);
+    const size_t seg = std::max<size_t>(1, seg_bytes / elem);
+    const size_t window_max = std::min(kRingWindowMax, kRingStagingBytes / seg_bytes);
+    const int peer = 1 - rank_;
+    const size_t mine_begin = rank_ == 0 ? 0 : half, mine_end = rank_ == 0 ? half : count;
+    const size_t theirs_begin = rank_ == 0 ? half : 0, theirs_end = rank_ == 0 ? count : half;
+    const size_t mine_segments = (mine_end - mine_begin + seg - 1) / seg;
+    const size_t theirs_segments = (theirs_end - theirs_begin + seg - 1) / seg;
+    char* data = static_cast<char*>(t.data_ptr());
+    gloo::transport::UnboundBuffer* out = registered(data, count * elem);
+    gloo::transport::UnboundBuffer* window =
+        staging(ring_storage_, ring_window_, std::min(window_max, mine_segments) * seg * elem);
+    const uint64_t scatter_slot = gloo::Slot::build(kRingScatterPrefix, tag);
+    const uint64_t gather_slot = gloo::Slot::build(kRingGatherPrefix, tag);
+    auto length = [&](size_t begin, size_t end, size_t k) { return std::min(seg, end - begin - k * seg); };
+    auto post_window = [&](size_t k) {
+      window->recv(peer, scatter_slot, (k % window_max) * seg * elem, length(mine_begin, mine_end, k) * elem);
+    };
+    guard_registered([&] {
+      for (size_t k = 0; k < std::min(window_max, mine_segments); ++k) post_window(k);
+      for (size_t k = 0; k < theirs_segments; ++k) {
+        const size_t n = length(theirs_begin, theirs_end, k);
+        out->send(peer, scatter_slot, (theirs_begin + k * seg) * elem, n * elem);
+        out->recv(peer, gather_slot, (theirs_begin + k * seg) * elem, n * elem);
+      }
+      for (size_t k = 0; k < mine_segments; ++k) {
+        window->waitRecv(timeout_);  // segments complete in the order posted
+        const size_t n = length(mine_begin, mine_end, k);
+        char* own = data + (mine_begin + k * seg) * elem;
+        const char* peer_part = ring_storage_.data() + (k % window_max) * seg * elem;
+        if (rank_ == 0) {
+          fn(own, own, peer_part, n);
+        } else {
+          fn(own, peer_part, own, n);
+        }
+        if (k + window_max < mine_segments) post_window(k + window_max);
+        out->send(peer, gather_slot, (mine_begin + k * seg) * elem, n * elem);
+      }
+      for (size_t k = 0; k < theirs_segments; ++k) out->waitRecv(timeout_);
+      for (size_t k = 0; k < theirs_segments + mine_segments; ++k) out->waitSend(timeout_);
+    });
+  }
+
+  // Note [Registered buffers]
+  // Making and destroying a Gloo unbound buffer costs about a millisecond of
+  // CPU in Debian's Gloo, whose device thread spins meanwhile; a tensor that
+  // is all-reduced again and again (a DDP bucket, a benchmark's tensor) keeps
+  // its buffer here, keyed by address and size. A buffer holds no more than
+  // the address, and is only used while its tensor is being reduced. After a
+  // failure every one is dropped, which also drops their posted receives.
+  gloo::transport::UnboundBuffer* registered(void* ptr, size_t bytes) {
+    for (auto& entry : registered_) {
+      if (entry.ptr == ptr && entry.bytes == bytes) return entry.buffer.get();
+    }
+    if (registered_.size() >= kRegisteredMax) registered_.pop_front();
+    registered_.push_back({ptr, bytes, context_->createUnboundBuffer(ptr, bytes)});
+    return registered_.back().buffer.get();
+  }
+
+  template <typename F>
+  void guard_registered(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      registered_.clear();
+      exchange_theirs_.reset();
+      ring_window_.reset();
+      throw;
+    }
+  }
+
+  // A staging buffer of at least bytes, registered once and kept.
+  gloo::transport::UnboundBuffer* staging(std::vector<char>& storage,
+                                          std::unique_ptr<gloo::transport::UnboundBuffer>& buffer, size_t bytes) {
+    if (!buffer || storage.size() < bytes) {
+      buffer.reset();
+      storage.resize(std::max(bytes, storage.size()));
+      buffer = context_->createUnboundBuffer(storage.data(), storage.size());
+    }
+    return buffer.get();
   }
 
   void check_rank(int r, const char* what) const {
@@ -609,9 +720,15 @@ class ProcessGroupGloo : public ProcessGroup, public std::enable_shared_from_thi
 
   Millis timeout_;
   std::shared_ptr<gloo::Context> context_;
-  // Note [Small all_reduce]'s staging buffers, made on first use.
-  std::vector<char> exchange_mine_storage_, exchange_theirs_storage_;
-  std::unique_ptr<gloo::transport::UnboundBuffer> exchange_mine_, exchange_theirs_;
+  // Staging buffers (Note [Small all_reduce], Note [Two-rank ring]), made on first use.
+  std::vector<char> exchange_theirs_storage_, exchange_acc_, ring_storage_;
+  std::unique_ptr<gloo::transport::UnboundBuffer> exchange_theirs_, ring_window_;
+  struct Registered {
+    void* ptr;
+    size_t bytes;
+    std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
+  };
+  std::deque<Registered> registered_;  // Note [Registered buffers]
   std::thread worker_;
   std::mutex mutex_;
   std::condition_variable queue_cv_;
