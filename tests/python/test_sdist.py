@@ -2,6 +2,7 @@
 build needs and nothing of a local build. Building a wheel from it in a clean
 environment is `make sdist-wheel` (too long for CI)."""
 
+import importlib.metadata
 import subprocess
 import sys
 import tarfile
@@ -13,11 +14,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_sdist_holds_the_sources_and_no_build_outputs(tmp_path):
-    pytest.importorskip("build", reason="needs the `build` package (make sdist installs it)")
+    # The `build` distribution, not the build/ folder of a checkout (a namespace package from the cwd).
+    try:
+        importlib.metadata.version("build")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("needs the `build` package (make sdist installs it)")
     subprocess.run(
         [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path), str(ROOT)],
         check=True,
         capture_output=True,
+        cwd=tmp_path,
     )
     (sdist,) = tmp_path.glob("ember-*.tar.gz")
     version = (ROOT / "VERSION").read_text().strip()

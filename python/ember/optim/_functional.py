@@ -4,11 +4,11 @@ Note [Optimiser arithmetic]: each helper performs the same float operations,
 in the same order, as PyTorch's single-tensor (foreach=False) CPU update, so
 the same script gives the same parameters. addcmul is (value * t1) * t2 + self
 with a fused multiply-add and addcdiv is self + (value * t1) / t2, as PyTorch's
-kernels compute them. One difference remains: PyTorch's CPU sqrt comes from
-MKL's vector library, which is not correctly rounded (about 0.6% of results are
-one ulp away from the exact square root); Ember's sqrt is correctly rounded, so
-Adam, AdamW, RMSprop and Adagrad can differ in the last bit where such a square
-root occurs. foreach=True is accepted and changes nothing: the updates are
+kernels compute them. PyTorch's CPU sqrt comes from MKL's vector library, not
+correctly rounded; with MKL installed Ember's sqrt is the same function (Note
+[MKL for elementwise functions]), without it the correctly rounded one, so
+Adam, AdamW, RMSprop and Adagrad can then differ in the last bit where such a
+square root occurs. foreach=True is accepted and changes nothing: the updates are
 always the single-tensor ones (PyTorch's default on the CPU), whereas PyTorch's
 multi-tensor CPU path can differ from them in the last bit.
 """
