@@ -145,7 +145,7 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
         def checked(*args, **kwargs):
             if flags:
                 _test_flags(flags, args, kwargs)
-            if python_first is not None:
+            if python_first is not None and not _C._has_torch_function(args, kwargs):  # dispatch comes first
                 python_first(args, kwargs)
             # One C call: True when the call dispatches to __torch_function__,
             # else the arguments are checked (TypeError when none fits).

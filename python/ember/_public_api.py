@@ -104,6 +104,8 @@ NOT_EXPORTED = frozenset(
         "symeig",
         "to_dlpack",
         "BFloat16Storage",
+        "ComplexDoubleStorage",
+        "ComplexFloatStorage",
         "BFloat16Tensor",
         "HalfStorage",
         "HalfTensor",

@@ -4,5 +4,5 @@
 
 #include <torch/torch.h>
 
-#include "ember/extension/Pybind11.h"
 #include <torch/library.h>
+#include "ember/extension/Pybind11.h"
