@@ -120,29 +120,45 @@ class ConversionMethods:
             return data.detach().to(dtype=dtype, device=device, copy=True).requires_grad_(requires_grad)
         return ember.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **_):
         import ember
 
         dtype, device = self._new_options(dtype, device)
-        return ember.empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+        return ember.empty(
+            *size, dtype=dtype, device=device, requires_grad=requires_grad, layout=layout, pin_memory=pin_memory
+        )
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **_):
         import ember
 
         dtype, device = self._new_options(dtype, device)
-        return ember.zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+        return ember.zeros(
+            *size, dtype=dtype, device=device, requires_grad=requires_grad, layout=layout, pin_memory=pin_memory
+        )
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **_):
         import ember
 
         dtype, device = self._new_options(dtype, device)
-        return ember.ones(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+        return ember.ones(
+            *size, dtype=dtype, device=device, requires_grad=requires_grad, layout=layout, pin_memory=pin_memory
+        )
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
+    def new_full(
+        self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **_
+    ):
         import ember
 
         dtype, device = self._new_options(dtype, device)
-        return ember.full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+        return ember.full(
+            size,
+            fill_value,
+            dtype=dtype,
+            device=device,
+            requires_grad=requires_grad,
+            layout=layout,
+            pin_memory=pin_memory,
+        )
 
     # ---- facts about the tensor ----
     @property

@@ -427,3 +427,28 @@ def test_numpy_unsupported_dtype():
 )
 def test_repr(make):
     assert repr(make(ember)) == repr(make(torch))
+
+
+FACTORY_KEYWORD_CALLS = [
+    "zeros(2, layout=L.strided)", "zeros(2, pin_memory=False)", "zeros(2, pin_memory=True)", "zeros(2, pin_memory=1)",
+    "ones(2, 3, layout=L.strided, pin_memory=False)", "empty(2, pin_memory=False)", "full((2,), 1., layout=L.strided)",
+    "arange(3, layout=L.strided)", "randn(2, layout=L.strided)", "randint(3, (2,), layout=L.strided)",
+    "eye(2, layout=L.strided)", "linspace(0, 1, 3, layout=L.strided)", "zeros_like(L.ones(2), layout=L.strided)",
+    "zeros_like(L.ones(2), pin_memory=False)", "empty_strided((2,), (1,), pin_memory=False)", "zeros(2, layout=3)",
+    "ones(2).new_ones((2,), pin_memory=-3)", "ones(2).new_ones((2,), pin_memory=True)",
+    "ones(2).new_zeros(2, layout=L.strided)", "ones(2).new_full((2,), 3., pin_memory=False)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", FACTORY_KEYWORD_CALLS)
+def test_layout_and_pin_memory_keywords_as_torch(call):
+    """PyTorch's factory keywords: the strided layout is accepted, pin_memory=True
+    is refused without an accelerator, and the types are checked."""
+    outcomes = []
+    for lib in (torch, ember):
+        try:
+            t = eval("L." + call, {"L": lib})  # noqa: S307 - the calls above
+            outcomes.append(("ok", tuple(t.shape), str(t.dtype).split(".")[-1]))
+        except Exception as e:  # noqa: BLE001 - the exception type is compared
+            outcomes.append((type(e).__name__, str(e).split(":")[0] if type(e) is RuntimeError else ""))
+    assert outcomes[1] == outcomes[0]

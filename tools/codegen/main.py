@@ -175,7 +175,7 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
     indent = lambda s: "\n".join("    " + line for line in s.splitlines())  # noqa: E731
     pyi = (
         "from __future__ import annotations\nfrom typing import Sequence, overload\n"
-        "from ember import Tensor, dtype, memory_format\nfrom ember.types import Device, Number, Generator\n\n"
+        "from ember import Tensor, dtype, layout, memory_format\nfrom ember.types import Device, Number, Generator\n\n"
         + "\n".join(pyi_funcs)
         + "\n\nclass TensorBase:\n"
         + "\n".join(indent(m) for m in pyi_methods)

@@ -61,6 +61,9 @@ def signatures(op: Operator, method: bool) -> dict[str, list[PySignature]]:
         if out_v:
             args.append(Argument("out", Type("Tensor", optional=True), "None", True))
         if op.factory and not method:
+            # PyTorch's factory keywords beyond the schema's dtype and device.
+            args.append(Argument("layout", Type("Layout", optional=True), "None", True))
+            args.append(Argument("pin_memory", Type("bool"), "False", True))
             args.append(Argument("requires_grad", Type("bool"), "False", True))
         result.setdefault(op.name, []).append(
             PySignature(_sig_text(op.name, args), func, out_v, tuple(args), op.factory and not method)
@@ -169,7 +172,9 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
             out_i = [a.name for a in s.params].index("out")
             lines.append(f"      if (!r.is_none({out_i})) return {_wrap(s, _call(s, method, True), True)};")
         if s.factory:
-            rg = [a.name for a in s.params].index("requires_grad")
+            names = [a.name for a in s.params]
+            rg = names.index("requires_grad")
+            lines.append(f"      r.check_factory_layout_and_pinning({names.index('layout')}, {names.index('pin_memory')});")
             lines.append(f"      Tensor _r = {_call(s, method, False)};")
             lines.append(f"      if (r.boolean({rg})) {{")
             lines.append("        EMBER_CHECK(_r.is_floating_point() || _r.is_complex(), "
@@ -189,7 +194,7 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
 
 _PYI_TYPES = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str",
               "Scalar": "Number", "ScalarType": "dtype", "Device": "Device", "Generator": "Generator",
-              "MemoryFormat": "memory_format"}
+              "MemoryFormat": "memory_format", "Layout": "layout"}
 
 
 def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:

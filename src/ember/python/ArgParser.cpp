@@ -561,6 +561,22 @@ bool ParsedArgsBase::boolean(int i) {
   return o == Py_True;
 }
 
+void ParsedArgsBase::check_factory_layout_and_pinning(int layout, int pin_memory) {
+  if (!is_none(layout)) {
+    PyObject* text = PyObject_Str(args_[layout]);
+    if (!text) throw python_error();
+    const std::string name = PyUnicode_AsUTF8(text);
+    Py_DECREF(text);
+    if (name != "torch.strided")
+      throw NotImplementedError(str_cat("Ember's factories make strided tensors, not ", name));
+  }
+  if (boolean(pin_memory)) {
+    throw Error(
+        "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is available on "
+        "this system.");
+  }
+}
+
 std::optional<bool> ParsedArgsBase::boolean_optional(int i) {
   if (is_none(i)) return std::nullopt;
   return boolean(i);

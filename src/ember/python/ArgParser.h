@@ -103,6 +103,8 @@ class ParsedArgsBase {
   MemoryFormat memoryformat(int i);
   std::optional<MemoryFormat> memoryformat_optional(int i);
   bool is_none(int i) const { return !args_[i] || args_[i] == Py_None; }
+  // A factory's layout= (strided only) and pin_memory= (refused without an accelerator), as PyTorch's CPU build.
+  void check_factory_layout_and_pinning(int layout, int pin_memory);
   // After parse() returned -1: what __torch_function__ returned (a new reference).
   PyObject* torch_function_result() const { return torch_function_result_; }
 
