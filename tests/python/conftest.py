@@ -88,6 +88,12 @@ def run_under_capability(cap, module, fn):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
+# Ember computes with MKL where it is installed (Note [MKL for matrix products]);
+# these functions are then MKL's VML, as PyTorch's are, in float32/float64.
+HAS_MKL = "Math Kernel Library" in ember.__config__.show()
+VML_OPS = frozenset("sqrt exp log log2 log10 sin cos tan asin acos atan tanh erf erfc".split())
+
+
 @pytest.fixture
 def exact_torch_sqrt(monkeypatch):
     """PyTorch's CPU sqrt comes from MKL's vector library and is not correctly
@@ -95,7 +101,7 @@ def exact_torch_sqrt(monkeypatch):
     the same; without it Ember's is correctly rounded, and torch's sqrt is made
     exact so that every other step of the update must agree bit for bit."""
 
-    if "Math Kernel Library" in ember.__config__.show():
+    if HAS_MKL:
         return  # Ember's sqrt is MKL's too (Note [MKL for elementwise functions]): nothing to align
 
     def sqrt(self):

@@ -9,7 +9,7 @@ import math
 import warnings
 
 import pytest
-from conftest import DTYPE_NAMES, FLOAT_NAMES, dtypes, torch
+from conftest import DTYPE_NAMES, FLOAT_NAMES, HAS_MKL, VML_OPS, dtypes, torch
 from elementwise_util import check, layouts, make_pair, run_both, shapes
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -77,10 +77,6 @@ def fns(op):
     return fe, ft
 
 
-# Computed by MKL's VML in float32/float64, in PyTorch and (with MKL) in
-# Ember: bit for bit (Note [MKL for elementwise functions]).
-VML_OPS = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "erf", "erfc"}
-HAS_MKL = "Math Kernel Library" in ember.__config__.show()
 
 
 def exact_for(op, dname):
