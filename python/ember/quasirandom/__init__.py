@@ -21,6 +21,8 @@ import ember
 __all__ = ["SobolEngine"]
 
 _TABLE = None
+# Points are computed in blocks of 2^_BLOCK_BITS consecutive indices (SobolEngine._advance).
+_BLOCK_BITS = 10
 
 
 def _table():
@@ -87,6 +89,7 @@ class SobolEngine:
         self.scramble = scramble
         self.dimension = dimension
         self._v = _direction_numbers(dimension, self.MAXBIT)
+        self._low = None
         self._shift = np.zeros(dimension, dtype=np.int64)
         if self.scramble:
             self._scramble()
@@ -121,22 +124,54 @@ class SobolEngine:
         ltm = np.tril(ember.randint(2, (self.dimension, self.MAXBIT, self.MAXBIT), generator=g).numpy())
         self._v = _scrambled(self._v, ltm, self.MAXBIT)
 
+    def _low_points(self):
+        """(2^_BLOCK_BITS, dimension): the unshifted points of the indices below 2^_BLOCK_BITS, in order.
+        The Gray codes of [2^b, 2^(b+1)) are those of [0, 2^b) reversed with bit b set, so the table
+        doubles one bit at a time."""
+        if self._low is None:
+            vt = np.ascontiguousarray(self._v.T)
+            low = np.zeros((1, self.dimension), dtype=np.int64)
+            for b in range(_BLOCK_BITS):
+                low = np.concatenate([low, low[::-1] ^ vt[b]])
+            self._low = low
+        return self._low
+
+    def _gray_point(self, index):
+        """The unshifted point of index: the XOR of the direction numbers of the set bits of gray(index)."""
+        gray = index ^ (index >> 1)
+        point = np.zeros(self.dimension, dtype=np.int64)
+        for b in range(self.MAXBIT):
+            if (gray >> b) & 1:
+                point ^= self._v[:, b]
+        return point
+
     def _advance(self, n, counter):
-        """The next n points (int64 numerators). Step s of the Gray-code walk flips the direction number of
-        the lowest set bit of s (gray(s) ^ gray(s - 1)), so the points are a running XOR of the flipped
-        direction numbers, started from the last point drawn (Note [Sobol direction numbers])."""
+        """The next n points (int64 numerators, (n, dimension)), after the point of index counter.
+        Point s is the XOR of the direction numbers of the set bits of gray(s) (each Gray-code step flips
+        one of them; Note [Sobol direction numbers]), XOR-ed with the last point drawn and the unshifted
+        point of counter, which is the shift. Indices run in blocks of 2^_BLOCK_BITS:
+        gray(B * 2^k + j) = gray(B) << k ^ (B & 1) << (k - 1) ^ gray(j), so a point is a block's high part
+        XOR the block-independent low part of j."""
         if n == 0:
             return np.empty((0, self.dimension), dtype=np.int64)
-        steps = np.arange(counter + 1, counter + n + 1, dtype=np.int64)
-        # index of the lowest set bit: frexp of a power of two is exact
-        bit = np.frexp((steps & -steps).astype(np.float64))[1] - 1
-        # one long running XOR per dimension (rows of the (dimension, n) array), started from the last
-        # point: XOR-ed into the first flip, the running XOR carries it into every point
-        flips = np.take(self._v, bit, axis=1)
-        flips[:, 0] ^= self._quasi
-        out = np.bitwise_xor.accumulate(flips, axis=1)
-        self._quasi = out[:, -1].copy()
-        return out.T
+        k = _BLOCK_BITS
+        first = counter + 1
+        low = self._low_points().reshape(-1)
+        blocks = np.arange(first >> k, ((first + n - 1) >> k) + 1, dtype=np.int64)
+        high_bits = ((blocks ^ (blocks >> 1)) << k) ^ ((blocks & 1) << (k - 1))
+        high = np.empty((blocks.size, self.dimension), dtype=np.int64)
+        high[:] = self._quasi ^ self._gray_point(counter)
+        for b in range(k - 1, self.MAXBIT):
+            rows = ((high_bits >> b) & 1).astype(bool)
+            if rows.any():
+                high[rows] ^= self._v[:, b]
+        # every block's high part repeated over its 2^k rows, then XOR-ed with the low parts, in place
+        points = np.tile(high, 1 << k)
+        points ^= low
+        start = first - (int(blocks[0]) << k)
+        points = points.reshape(-1, self.dimension)[start : start + n]
+        self._quasi = points[-1].copy()
+        return points
 
     def _scale_into(self, result, points):
         """result[...] = points / 2^MAXBIT, result float32 or float64: the numerators convert with one
@@ -199,11 +234,9 @@ class SobolEngine:
 
     def fast_forward(self, n):
         """Skips the next n points."""
-        if self.num_generated == 0:
-            if n > 0:
-                self._advance(n - 1, 0)
-        else:
-            self._advance(n, self.num_generated - 1)
+        last = self.num_generated + n - 1
+        if n > 0 and last > 0:
+            self._quasi = self._quasi ^ self._gray_point(max(self.num_generated - 1, 0)) ^ self._gray_point(last)
         self.num_generated += n
         return self
 
