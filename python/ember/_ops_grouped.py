@@ -4,6 +4,7 @@ consecutive segments (torch.segment_reduce)."""
 from __future__ import annotations
 
 import builtins
+import math
 
 from ember import _C, _argcheck
 from ember._ops_math import _not_implemented, _scalar_name, return_type
@@ -24,9 +25,9 @@ def _c_name(dtype):
     return {"Float": "float", "Double": "double"}.get(_scalar_name(dtype), _scalar_name(dtype))
 
 
-def _dim_edges(column, d, spec, lo_hi, dtype):
+def _dim_edges(extremes, d, spec, lo_hi, dtype):
     """The bin edges of dimension d: the given tensor, or spec equal bins over lo_hi (default the column's
-    min and max, widened by 0.5 both ways when they coincide)."""
+    min and max, extremes(d), widened by 0.5 both ways when they coincide)."""
     ember = _ember()
     if isinstance(spec, _C.TensorBase):
         if spec.dtype != dtype:
@@ -49,13 +50,13 @@ def _dim_edges(column, d, spec, lo_hi, dtype):
         raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {spec} for dimension {d}")
     if lo_hi is not None:
         lo, hi = lo_hi
-    elif column.numel():
-        lo, hi = column.min().item(), column.max().item()
     else:
-        lo, hi = 0.0, 0.0
+        lo, hi = extremes(d)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError(
-            f"torch.histogramdd(): min should not exceed max, but got min {lo} max {hi} for dimension {d}"
+            f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension {d}"
         )
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
@@ -88,21 +89,22 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
         ranges = [(builtins.float(range[2 * d]), builtins.float(range[2 * d + 1])) for d in builtins.range(n_dims)]
     else:
         ranges = [None] * n_dims
-    edges = [_dim_edges(points[:, d], d, specs[d], ranges[d], input.dtype) for d in builtins.range(n_dims)]
+    bounds = []
+
+    def extremes(d):
+        # every column's min and max, found once
+        if not bounds:
+            if points.numel():
+                bounds.extend(zip(points.amin(0).tolist(), points.amax(0).tolist()))
+            else:
+                bounds.extend([(0.0, 0.0)] * n_dims)
+        return bounds[d]
+
+    edges = [_dim_edges(extremes, d, specs[d], ranges[d], input.dtype) for d in builtins.range(n_dims)]
     counts = [e.numel() - 1 for e in edges]
-    keep = ember.ones(points.size(0), dtype=ember.bool)
-    flat = ember.zeros(points.size(0), dtype=ember.int64)
-    for d, e in enumerate(edges):
-        column = points[:, d].contiguous()
-        keep = keep & (column >= e[0]) & (column <= e[-1])
-        pos = (ember.searchsorted(e, column, right=True) - 1).clamp(0, builtins.max(counts[d] - 1, 0))
-        flat = flat * counts[d] + pos
-    vals = ember.ones(points.size(0), dtype=input.dtype) if weight is None else weight.reshape(-1).to(input.dtype)
-    vals = ember.where(keep, vals, ember.zeros((), dtype=input.dtype))
-    total = 1
-    for c in counts:
-        total *= c
-    hist = ember.zeros(total, dtype=input.dtype).index_add_(0, flat, vals).reshape(counts)
+    # edges made from bin counts are binned by division, as PyTorch does
+    linear = not builtins.any(isinstance(spec, _C.TensorBase) for spec in specs)
+    hist = _C._histogramdd_counts(points, edges, None if weight is None else weight.reshape(-1), linear)
     if density:
         hist = hist / hist.sum()
         for d, e in enumerate(edges):

@@ -74,3 +74,16 @@ def test_first_draw_in_each_dtype_under_each_default(default):
             m.set_default_dtype(previous)
         results.append(got)
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("scramble", [False, True])
+def test_long_draws_across_blocks_match_pytorch(scramble):
+    # draws that start and end inside blocks of 1024 points and span several of them
+    out = []
+    for m in (ember, torch):
+        e = m.quasirandom.SobolEngine(6, scramble=scramble, seed=11)
+        pts = [e.draw(5000, dtype=m.float32), e.draw(3000)]
+        e.fast_forward(777)
+        pts += [e.draw(1), e.quasi, e.draw(2048)]
+        out.append([t.tolist() for t in pts])
+    assert out[0] == out[1]

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/cpu/GroupedOps.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -188,6 +189,119 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Sca
   }
   out.copy_(r);
   return out;
+}
+
+// ---- histogramdd ----------------------------------------------------------------------------------
+
+namespace {
+
+// Rows [begin, end) of x (n x d) added into hist; edges[k] holds bins[k] + 1
+// values. kLinear: the edges are evenly spaced (PyTorch's linear interpolation
+// with local search): the bin is estimated by division, then looked up among
+// the neighbouring edges; otherwise binary search over all edges.
+template <typename T, bool kLinear>
+void histogramdd_rows(const T* x, int64_t d, const std::vector<const T*>& edges, const std::vector<int64_t>& bins,
+                      const T* weight, int64_t begin, int64_t end, T* hist) {
+  for (int64_t i = begin; i < end; ++i) {
+    const T* row = x + i * d;
+    int64_t flat = 0;
+    bool inside = true;
+    for (int64_t k = 0; k < d; ++k) {
+      const T v = row[k];
+      const T* e = edges[k];
+      const int64_t last = bins[k];
+      if (!(v >= e[0] && v <= e[last])) {
+        inside = false;
+        break;
+      }
+      int64_t pos;
+      if constexpr (kLinear) {
+        const int64_t guess = static_cast<int64_t>((v - e[0]) * static_cast<T>(last) / (e[last] - e[0]));
+        const int64_t lo = std::max<int64_t>(0, guess - 1), hi = std::min<int64_t>(guess + 2, last + 1);
+        pos = std::upper_bound(e + lo, e + hi, v) - e - 1;
+      } else {
+        pos = std::upper_bound(e, e + last + 1, v) - e - 1;
+      }
+      // the last edge belongs to the last bin
+      if (pos == last) --pos;
+      flat = flat * bins[k] + pos;
+    }
+    if (inside) hist[flat] += weight ? weight[i] : T(1);
+  }
+}
+
+}  // namespace
+
+Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges, const std::optional<Tensor>& weight,
+                          bool linear) {
+  const ScalarType dt = points.dtype();
+  EMBER_CHECK(points.dim() == 2 && static_cast<int64_t>(edges.size()) == points.sizes()[1],
+              "histogramdd: expected one edge tensor per column of the points");
+  const Tensor x = points.contiguous();
+  const int64_t n = x.sizes()[0], d = x.sizes()[1];
+  std::vector<Tensor> e(static_cast<size_t>(d));
+  std::vector<int64_t> bins(static_cast<size_t>(d));
+  int64_t total = 1;
+  for (int64_t k = 0; k < d; ++k) {
+    e[k] = edges[k].to(dt).contiguous();
+    bins[k] = e[k].numel() - 1;
+    EMBER_CHECK(bins[k] >= 0, "histogramdd: every dimension needs at least one edge");
+    total *= bins[k];
+  }
+  Tensor w;
+  if (weight && weight->defined()) {
+    w = weight->reshape({-1}).to(dt).contiguous();
+    EMBER_CHECK(w.numel() == n, "histogramdd: expected one weight per point");
+  }
+  Tensor hist = ember::zeros(bins, dt, points.device());
+  if (n == 0 || total == 0) return hist;
+  auto run = [&](auto zero) {
+    using scalar_t = decltype(zero);
+    std::vector<const scalar_t*> ep(static_cast<size_t>(d));
+    for (int64_t k = 0; k < d; ++k) ep[k] = static_cast<const scalar_t*>(e[k].data_ptr());
+    const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
+    const scalar_t* wp = w.defined() ? static_cast<const scalar_t*>(w.data_ptr()) : nullptr;
+    scalar_t* hp = static_cast<scalar_t*>(hist.data_ptr());
+    // PyTorch's split: one piece of rows per thread (pieces of more than
+    // 200 / d rows), each into a histogram of its own, then added in thread
+    // order.
+    const int64_t grain = 200 / d;
+    const int64_t threads = get_num_threads();
+    int64_t pieces = 1;
+    if (n > grain && threads > 1 && !in_parallel_region()) {
+      pieces = grain > 0 ? std::min(threads, (n + grain - 1) / grain) : threads;
+    }
+    auto rows = [&](int64_t b, int64_t end, scalar_t* h) {
+      if (linear) {
+        histogramdd_rows<scalar_t, true>(xp, d, ep, bins, wp, b, end, h);
+      } else {
+        histogramdd_rows<scalar_t, false>(xp, d, ep, bins, wp, b, end, h);
+      }
+    };
+    if (pieces == 1) {
+      rows(0, n, hp);
+      return;
+    }
+    const int64_t chunk = (n + pieces - 1) / pieces;
+    std::vector<scalar_t> partial(static_cast<size_t>(pieces * total), scalar_t(0));
+    parallel_for(0, pieces, 1, [&](int64_t b, int64_t end) {
+      for (int64_t t = b; t < end; ++t) {
+        rows(t * chunk, std::min(n, (t + 1) * chunk), partial.data() + t * total);
+      }
+    });
+    for (int64_t t = 0; t < pieces; ++t) {
+      const scalar_t* p = partial.data() + t * total;
+      for (int64_t j = 0; j < total; ++j) hp[j] += p[j];
+    }
+  };
+  if (dt == ScalarType::Float) {
+    run(float(0));
+  } else if (dt == ScalarType::Double) {
+    run(double(0));
+  } else {
+    throw NotImplementedError(str_cat("\"histogramdd\" not implemented for '", dtype_message_name(dt), "'"));
+  }
+  return hist;
 }
 
 }  // namespace ember::native

@@ -13,6 +13,7 @@
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/GraphHooks.h"
+#include "ember/cpu/GroupedOps.h"
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
@@ -238,6 +239,8 @@ void init_module(nb::module_& m) {
     });
     return out;
   });
+  m.def("_histogramdd_counts", [](const Tensor& points, std::vector<Tensor> edges, std::optional<Tensor> weight,
+                                  bool linear) { return native::histogramdd_counts(points, edges, weight, linear); });
   m.def("_cpu_capability", [] { return std::string(cpu_capability_name(cpu_capability())); });
   m.def("_blas_info", [] { return std::string(blas_info()); });
   m.def("_cuda_version", [] { return cuda_version(); });

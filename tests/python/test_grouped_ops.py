@@ -1,0 +1,79 @@
+"""torch.histogramdd against PyTorch, bit for bit: counts and weighted sums with 1 and 2 threads (PyTorch
+splits the points per thread and adds the per-thread histograms), points outside the bins or NaN, explicit
+ranges and bin edges, density, and the errors about non-finite or reversed ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import torch
+
+import ember
+
+
+@pytest.fixture(params=[1, 2])
+def threads(request):
+    before_e, before_t = ember.get_num_threads(), torch.get_num_threads()
+    ember.set_num_threads(request.param)
+    torch.set_num_threads(request.param)
+    yield request.param
+    ember.set_num_threads(before_e)
+    torch.set_num_threads(before_t)
+
+
+def _both(x, bins, **kw):
+    out = []
+    for m in (ember, torch):
+        args = {k: m.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        b = [m.from_numpy(e) for e in bins] if isinstance(bins, list) and isinstance(bins[0], np.ndarray) else bins
+        hist, edges = m.histogramdd(m.from_numpy(x), b, **args)
+        out.append((hist.numpy(), [e.numpy() for e in edges]))
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 7, 66, 67, 150, 201, 4000])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_histogramdd_matches_pytorch(threads, n, dtype, weighted):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, 3)).astype(dtype)
+    if n > 3:
+        x[1, 2] = 40.0  # outside the given range below
+    kw = {"weight": rng.standard_normal(n).astype(dtype)} if weighted else {}
+    for bins, extra in (([4, 3, 5], {}), ([2, 6, 3], {"range": [-1.0, 1.0, -2.0, 2.0, 0.0, 1.5]})):
+        if n == 0 and not extra:
+            continue
+        (eh, ee), (th, te) = _both(x, bins, **kw, **extra)
+        assert eh.dtype == th.dtype and eh.shape == th.shape
+        assert np.array_equal(eh, th)
+        assert all(np.array_equal(a, b) for a, b in zip(ee, te))
+
+
+def test_histogramdd_edges_nan_and_density():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((500, 2))
+    x[5, 0] = np.nan
+    edges = [np.array([-1.0, 0.0, 0.5, 2.0]), np.array([-3.0, 3.0])]
+    (eh, _), (th, _) = _both(x, edges, density=True)
+    assert np.array_equal(eh, th, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "rng_arg", [[0.5, float("inf")], [float("nan"), 1.0], [float("inf"), 1.0], [2.0, 1.0], [3.0, 1e-7]]
+)
+def test_histogramdd_range_errors(rng_arg):
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            m.histogramdd(m.zeros(3, 1), [4], range=rng_arg)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_histogramdd_inferred_range_not_finite():
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            m.histogramdd(m.tensor([[float("inf")], [0.0]]), [4])
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
