@@ -159,9 +159,8 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
             )
     segments = bounds.size(-1) - 1
     lead = list(data.shape[:axis])
-    positions = ember.arange(size).expand(lead + [size]).contiguous()
-    seg = ember.searchsorted(bounds.contiguous(), positions, right=True) - 1
-    seg = seg.clamp(0, builtins.max(segments - 1, 0))
+    # the segment of every position: searchsorted(bounds, position, right=True) - 1, clamped
+    seg = _C._segment_ids(bounds, size)
     trail = [1] * (data.dim() - axis - 1)
     index = seg.reshape(lead + [size] + trail).expand(data.shape)
     out_shape = list(data.shape)

@@ -77,3 +77,17 @@ def test_histogramdd_inferred_range_not_finite():
             m.histogramdd(m.tensor([[float("inf")], [0.0]]), [4])
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_reduce_matches_pytorch(reduce):
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((4, 60, 3)).astype("float32")
+    lengths = np.stack([rng.multinomial(60, np.full(9, 1 / 9)) for _ in range(4)])  # zero lengths included
+    offsets = np.concatenate([np.zeros((4, 1), dtype=np.int64), lengths.cumsum(-1)], -1)
+    for kw in ({"lengths": lengths}, {"offsets": offsets}):
+        out = []
+        for m in (ember, torch):
+            args = {k: m.from_numpy(v) for k, v in kw.items()}
+            out.append(m.segment_reduce(m.from_numpy(data), reduce, axis=1, **args).numpy())
+        assert np.array_equal(out[0], out[1], equal_nan=True)

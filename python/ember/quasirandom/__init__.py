@@ -12,6 +12,7 @@ lower-triangular matrices from a generator seeded as PyTorch seeds it, so scramb
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -33,8 +34,10 @@ def _table():
     return _TABLE
 
 
+@functools.lru_cache(maxsize=4)
 def _direction_numbers(dimension, maxbit):
-    """(dimension, maxbit) int64 direction numbers, unscrambled (Note [Sobol direction numbers]).
+    """(dimension, maxbit) int64 direction numbers, unscrambled (Note [Sobol direction numbers]), read-only
+    (the few dimensions used last are kept).
     The recurrence runs for every dimension at once, one column j per step."""
     poly, vinit = _table()
     poly = poly[:dimension]
@@ -54,7 +57,9 @@ def _direction_numbers(dimension, maxbit):
         initial = vinit[:dimension, j] if j < vinit.shape[1] else 0
         m[:, j] = np.where(j < degree, initial, new)
     m[0, :] = 1
-    return m << (maxbit - 1 - np.arange(maxbit))
+    m <<= maxbit - 1 - np.arange(maxbit)
+    m.setflags(write=False)
+    return m
 
 
 def _parity(x):
@@ -130,7 +135,8 @@ class SobolEngine:
         doubles one bit at a time."""
         if self._low is None:
             vt = np.ascontiguousarray(self._v.T)
-            low = np.zeros((1, self.dimension), dtype=np.int64)
+            low = np.zeros((1, self.dimension), dtype=np.uint32)
+            vt = vt.astype(np.uint32)
             for b in range(_BLOCK_BITS):
                 low = np.concatenate([low, low[::-1] ^ vt[b]])
             self._low = low
@@ -146,14 +152,14 @@ class SobolEngine:
         return point
 
     def _advance(self, n, counter):
-        """The next n points (int64 numerators, (n, dimension)), after the point of index counter.
+        """The next n points (uint32 numerators, below 2^MAXBIT, (n, dimension)), after the point of index counter.
         Point s is the XOR of the direction numbers of the set bits of gray(s) (each Gray-code step flips
         one of them; Note [Sobol direction numbers]), XOR-ed with the last point drawn and the unshifted
         point of counter, which is the shift. Indices run in blocks of 2^_BLOCK_BITS:
         gray(B * 2^k + j) = gray(B) << k ^ (B & 1) << (k - 1) ^ gray(j), so a point is a block's high part
         XOR the block-independent low part of j."""
         if n == 0:
-            return np.empty((0, self.dimension), dtype=np.int64)
+            return np.empty((0, self.dimension), dtype=np.uint32)
         k = _BLOCK_BITS
         first = counter + 1
         low = self._low_points().reshape(-1)
@@ -166,18 +172,17 @@ class SobolEngine:
             if rows.any():
                 high[rows] ^= self._v[:, b]
         # every block's high part repeated over its 2^k rows, then XOR-ed with the low parts, in place
-        points = np.tile(high, 1 << k)
+        points = np.tile(high.astype(np.uint32), 1 << k)
         points ^= low
         start = first - (int(blocks[0]) << k)
         points = points.reshape(-1, self.dimension)[start : start + n]
-        self._quasi = points[-1].copy()
+        self._quasi = points[-1].astype(np.int64)
         return points
 
     def _scale_into(self, result, points):
         """result[...] = points / 2^MAXBIT, result float32 or float64: the numerators convert with one
         rounding and the power-of-two scale is exact, which is PyTorch's cast-then-scale."""
-        result[...] = points
-        result *= result.dtype.type(1.0 / 2**self.MAXBIT)
+        np.multiply(points, result.dtype.type(1.0 / 2**self.MAXBIT), out=result, dtype=result.dtype, casting="unsafe")
 
     def _scaled(self, points, dtype):
         floats = {ember.float32: np.float32, ember.float64: np.float64}
@@ -185,7 +190,7 @@ class SobolEngine:
             result = np.empty(points.shape, dtype=floats[dtype])
             self._scale_into(result, points)
             return ember.from_numpy(result)
-        return ember.from_numpy(np.ascontiguousarray(points)).to(dtype) * (1.0 / 2**self.MAXBIT)
+        return ember.from_numpy(points.astype(np.int64)).to(dtype) * (1.0 / 2**self.MAXBIT)
 
     def draw(self, n=1, out=None, dtype=None):
         """The next n points, an (n, dimension) tensor of dtype (the default dtype when None)."""

@@ -304,4 +304,35 @@ Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges
   return hist;
 }
 
+// ---- segment ids ----------------------------------------------------------------------------------
+
+Tensor segment_ids(const Tensor& bounds, int64_t size) {
+  EMBER_CHECK(bounds.dim() >= 1 && bounds.sizes().back() >= 1, "segment_reduce: expected segment boundaries");
+  const Tensor b = bounds.to(ScalarType::Long).contiguous();
+  const int64_t m = b.sizes().back();
+  const int64_t lines = b.numel() / m;
+  const int64_t last = std::max<int64_t>(m - 2, 0);
+  std::vector<int64_t> shape(b.sizes().begin(), b.sizes().end() - 1);
+  shape.push_back(size);
+  Tensor out = ember::empty(shape, ScalarType::Long, bounds.device());
+  const int64_t* bp = b.data_ptr<int64_t>();
+  int64_t* op = out.data_ptr<int64_t>();
+  for (int64_t r = 0; r < lines; ++r) {
+    const int64_t* line = bp + r * m;
+    int64_t* dst = op + r * size;
+    const bool sorted = std::is_sorted(line, line + m);
+    int64_t i = 0;
+    for (int64_t p = 0; p < size; ++p) {
+      // the first boundary above p (a walk when the boundaries ascend)
+      if (sorted) {
+        while (i < m && line[i] <= p) ++i;
+      } else {
+        i = std::upper_bound(line, line + m, p) - line;
+      }
+      dst[p] = std::min(std::max<int64_t>(i - 1, 0), last);
+    }
+  }
+  return out;
+}
+
 }  // namespace ember::native

@@ -19,4 +19,9 @@ namespace ember::native {
 EMBER_API Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges,
                                     const std::optional<Tensor>& weight, bool linear);
 
+// Segment id of every position p < size along the last dim, per row of
+// bounds (segment boundaries, ..., segments + 1): the last boundary at or
+// below p, less one, clamped to the segments (searchsorted's right side).
+EMBER_API Tensor segment_ids(const Tensor& bounds, int64_t size);
+
 }  // namespace ember::native
