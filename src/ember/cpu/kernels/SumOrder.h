@@ -69,9 +69,12 @@ inline void multi_row_sum(int64_t n, const Load& load, E* out) {
   int64_t i = 0;
   while (i + step <= n) {
     // Level 0 in locals, so it stays in registers.
+    // The row loop unrolled, so the accumulators stay in registers.
     E a[kRows];
+#pragma GCC unroll 16
     for (int k = 0; k < kRows; ++k) a[k] = acc[0][k];
     for (int64_t j = 0; j < step; ++j, ++i) {
+#pragma GCC unroll 16
       for (int k = 0; k < kRows; ++k) a[k] += load(i, k);
     }
     for (int k = 0; k < kRows; ++k) acc[0][k] = a[k];
