@@ -67,8 +67,11 @@ def _bag_of_each_index(n, offsets, include_last_offset):
         raise RuntimeError(_INDEX_CHECK)
     bags = len(starts) - 1 if include_last_offset else len(starts)
     ends = starts[1 : bags + 1] if include_last_offset else starts[1:] + [n]
-    counts = [e - s for s, e in zip(starts[:bags], ends)]
-    return ember.repeat_interleave(ember.arange(bags), ember.tensor(counts, dtype=ember.int64)), bags
+    if not bags:
+        return ember.zeros(0, dtype=ember.int64), bags
+    # bag j holds the positions [starts[j], ends[j]), which follow one another
+    total = ends[-1]
+    return ember._C._segment_ids(ember.tensor(starts[:bags] + [total], dtype=ember.int64), total), bags
 
 
 def _frequency_scale(idx, weight):
