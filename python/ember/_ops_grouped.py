@@ -166,9 +166,10 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
     out_shape = list(data.shape)
     out_shape[axis] = segments
     start = ember.full(out_shape, _EMPTY_VALUE[name], dtype=data.dtype)
-    out = start.scatter_reduce(
-        axis, index, data, "sum" if name == "mean" else _SEGMENT_REDUCE[name], include_self=False
-    )
+    # A sum starting from the zeros of start is the sum of the segment alone (no pass that first resets
+    # the receiving positions); the other reductions leave start out.
+    summed = name in ("sum", "mean")
+    out = start.scatter_reduce(axis, index, data, "sum" if summed else _SEGMENT_REDUCE[name], include_self=summed)
     if name == "mean":
         count = (bounds[..., 1:] - bounds[..., :-1]).to(data.dtype).reshape(lead + [segments] + trail)
         if initial is not None:
