@@ -95,7 +95,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
         # every column's min and max, found once
         if not bounds:
             if points.numel():
-                bounds.extend(zip(points.amin(0).tolist(), points.amax(0).tolist()))
+                lo, hi = _C._histogramdd_extremes(points).tolist()
+                bounds.extend(zip(lo, hi))
             else:
                 bounds.extend([(0.0, 0.0)] * n_dims)
         return bounds[d]

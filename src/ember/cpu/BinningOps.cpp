@@ -304,6 +304,38 @@ Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges
   return hist;
 }
 
+Tensor histogramdd_extremes(const Tensor& points) {
+  EMBER_CHECK(points.dim() == 2, "histogramdd: expected points of two dimensions");
+  const Tensor x = points.contiguous();
+  const int64_t n = x.sizes()[0], d = x.sizes()[1];
+  Tensor out = ember::empty({2, d}, x.dtype(), x.device());
+  if (n == 0) return out;
+  auto run = [&](auto zero) {
+    using scalar_t = decltype(zero);
+    const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
+    scalar_t* lo = static_cast<scalar_t*>(out.data_ptr());
+    scalar_t* hi = lo + d;
+    for (int64_t k = 0; k < d; ++k) lo[k] = hi[k] = xp[k];
+    // a NaN, once met, stays (v < NaN and v > NaN are false)
+    for (int64_t i = 1; i < n; ++i) {
+      const scalar_t* row = xp + i * d;
+      for (int64_t k = 0; k < d; ++k) {
+        const scalar_t v = row[k];
+        if (v < lo[k] || v != v) lo[k] = v;
+        if (v > hi[k] || v != v) hi[k] = v;
+      }
+    }
+  };
+  if (x.dtype() == ScalarType::Float) {
+    run(float(0));
+  } else if (x.dtype() == ScalarType::Double) {
+    run(double(0));
+  } else {
+    throw NotImplementedError(str_cat("\"histogramdd\" not implemented for '", dtype_message_name(x.dtype()), "'"));
+  }
+  return out;
+}
+
 // ---- segment ids ----------------------------------------------------------------------------------
 
 Tensor segment_ids(const Tensor& bounds, int64_t size) {

@@ -19,6 +19,10 @@ namespace ember::native {
 EMBER_API Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges,
                                     const std::optional<Tensor>& weight, bool linear);
 
+// The min (row 0) and max (row 1) of every column of points (N > 0 rows,
+// float or double); a column with a NaN gives NaN, as aminmax does.
+EMBER_API Tensor histogramdd_extremes(const Tensor& points);
+
 // Segment id of every position p < size along the last dim, per row of
 // bounds (segment boundaries, ..., segments + 1): the last boundary at or
 // below p, less one, clamped to the segments (searchsorted's right side).

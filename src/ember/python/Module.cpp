@@ -241,6 +241,7 @@ void init_module(nb::module_& m) {
   });
   m.def("_histogramdd_counts", [](const Tensor& points, std::vector<Tensor> edges, std::optional<Tensor> weight,
                                   bool linear) { return native::histogramdd_counts(points, edges, weight, linear); });
+  m.def("_histogramdd_extremes", [](const Tensor& points) { return native::histogramdd_extremes(points); });
   m.def("_segment_ids", [](const Tensor& bounds, int64_t size) { return native::segment_ids(bounds, size); });
   m.def("_cpu_capability", [] { return std::string(cpu_capability_name(cpu_capability())); });
   m.def("_blas_info", [] { return std::string(blas_info()); });
