@@ -1,5 +1,5 @@
 """Operators of the torch namespace composed in Python from Ember's kernels:
-elementwise number functions (frexp, ldexp, gcd, nextafter ...), scans
+elementwise number functions (frexp, gcd, nextafter ...), scans
 (cummax, logcumsumexp), reductions (aminmax, quantile, nanmean, mode ...) and
 statistics (cov, corrcoef, histogram). Autograd comes from the operators
 they are built of."""
@@ -133,33 +133,6 @@ def frexp(input, *, out=None):  # noqa: A002
     exponent = ember.where(finite_nonzero, exponent, 0)
     mantissa = ember.where(finite_nonzero, x * ember.pow(2.0, (-exponent).to(ember.float64)), x)
     return _out(_frexp_t((mantissa.to(input.dtype), exponent.to(ember.int32))), out)
-
-
-def ldexp(input, other, *, out=None):  # noqa: A002
-    """input * 2**other."""
-    ember = _ember()
-    if out is not None:
-        return ember.mul(input, _pow2(input, other), out=out)
-    return ember.mul(input, _pow2(input, other))
-
-
-def _pow2(input, other):
-    # 2**other in other's dtype (the default float dtype for integers), cast
-    # to the result dtype; for a complex result, computed in that dtype, as
-    # PyTorch.
-    ember = _ember()
-    if not (isinstance(input, _C.TensorBase) and isinstance(other, _C.TensorBase)):
-        return ember.pow(2.0, other)
-    dtype = ember.result_type(input, other)
-    if dtype.is_complex:
-        return ember.exp2(other.to(dtype))
-    if not dtype.is_floating_point:
-        dtype = ember.get_default_dtype()
-    return ember.pow(2.0, other).to(dtype)
-
-
-def ldexp_(self, other):
-    return self.mul_(_pow2(self, other))
 
 
 def _float_power_dtype(*operands):
@@ -899,8 +872,6 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
 __all__ = [
     "gradient",
     "frexp",
-    "ldexp",
-    "ldexp_",
     "float_power",
     "gcd",
     "gcd_",
@@ -933,8 +904,6 @@ __all__ = [
 # Tensor methods of the same names (self first) and the in-place ones.
 METHODS = [
     "frexp",
-    "ldexp",
-    "ldexp_",
     "float_power",
     "float_power_",
     "gcd",
@@ -967,7 +936,7 @@ METHODS = [
     "corrcoef",
     "histogram",
 ]
-_LOCAL = {"ldexp_", "float_power_", "gcd_", "lcm_", "heaviside_", "nextafter_", "addr_", "renorm_"}
+_LOCAL = {"float_power_", "gcd_", "lcm_", "heaviside_", "nextafter_", "addr_", "renorm_"}
 
 
 def _is_dual(tensor):

@@ -355,13 +355,6 @@ FUNCTIONS = {
     'lcm_': [
         "lcm_(Tensor input, Tensor other)",
     ],
-    'ldexp': [
-        "ldexp(Tensor input, Tensor other, *, Tensor? out=None)",
-        "ldexp(float x, int i)",
-    ],
-    'ldexp_': [
-        "ldexp_(Tensor input, Tensor other)",
-    ],
     'logcumsumexp': [
         "logcumsumexp(Tensor input, int dim, *, Tensor? out=None)",
     ],
@@ -763,12 +756,6 @@ METHODS = {
     ],
     'lcm_': [
         "lcm_(Tensor other)",
-    ],
-    'ldexp': [
-        "ldexp(Tensor other, *, Tensor? out=None)",
-    ],
-    'ldexp_': [
-        "ldexp_(Tensor other)",
     ],
     'logcumsumexp': [
         "logcumsumexp(int dim, *, Tensor? out=None)",

@@ -346,3 +346,63 @@ def test_copies_and_messages_as_torch(code):
 )
 def test_dim_order_as_torch(code):
     check_same(code)
+
+
+_LDEXP_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64"]
+_LDEXP_X = "[0.0, -0.0, 1.0, -1.5, 3.25, 1e-30, -7e30, 1e-40, float('inf'), float('nan'), 5.0, 2.0, 2.0, 2.0, 0.75]"
+_LDEXP_E = "[0, 1, -1, 5, -5, 60, -126, -149, -1070, 128, 1000, -151, 3, 2, -2]"
+
+
+def _ldexp_operand(values, dtype):
+    if dtype == "bool":
+        return f"(torch.tensor({values}, dtype=torch.float64) != 0)"
+    return f"torch.tensor({values}, dtype=torch.float64).to(torch.{dtype})"
+
+
+@pytest.mark.parametrize("self_dtype", _LDEXP_DTYPES)
+@pytest.mark.parametrize("other_dtype", _LDEXP_DTYPES)
+def test_ldexp_routes_as_torch(self_dtype, other_dtype):
+    # A floating input with an integral exponent is scaled exactly (no
+    # under- or overflow of 2**other, inf * 2**-1070 is inf); everything
+    # else is input * pow(2, other) in PyTorch's dtypes.
+    if self_dtype == "complex64" and other_dtype in ("float16", "bfloat16"):
+        pytest.skip("PyTorch computes 2**other in ComplexHalf there, a dtype Ember does not have")
+    x = _ldexp_operand(_LDEXP_X, self_dtype)
+    e = _ldexp_operand(_LDEXP_E, other_dtype)
+    check_same(f"torch.ldexp({x}, {e})")
+    check_same(f"torch.ldexp({x}[:1], {e})")
+    check_same(f"{x}.ldexp_({e})")
+    for out in ("float32", "float64", "int64", "float16"):
+        # An out= dtype other than a floating input's, with an integral
+        # exponent, fails an internal check in PyTorch: same class, own message.
+        check_same(f"torch.ldexp({x}, {e}, out=torch.empty(15, dtype=torch.{out}))", message=False)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # The exponent is converted to int: 2**31 + 5 wraps to a large negative one.
+        "torch.ldexp(torch.ones(3), torch.tensor([2**31 + 5, -(2**33), 4]))",
+        "torch.ldexp(torch.ones(3, 4).t(), torch.ones(4, 3, dtype=torch.int64)).stride()",
+        "torch.ldexp(torch.ones(3, 4), torch.ones(4, 3, dtype=torch.int64).t()).stride()",
+        "torch.ldexp(torch.ones(3, 1), torch.ones(1, 4, dtype=torch.int64)).stride()",
+        "torch.ldexp(torch.ones(3), 2)",
+    ],
+)
+def test_ldexp_exponent_wrap_strides_and_errors_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("exponent", ["torch.tensor([1, -2, 3])", "torch.tensor([1.0, -2.0, 3.5], requires_grad=True)"])
+def test_ldexp_gradients_as_torch(exponent):
+    # LdexpBackward0: PyTorch's input gradient is grad * 2**other, in
+    # integer arithmetic for an integral exponent (0 for a negative one).
+    def run(lib):
+        x = lib.tensor([1.5, 2.0, -3.0], requires_grad=True)
+        other = eval(exponent, {"torch": lib})
+        y = lib.ldexp(x, other)
+        y.backward(lib.tensor([1.0, 0.5, 2.0]))
+        grads = [x.grad.tolist(), other.grad.tolist() if other.requires_grad else None]
+        return repr(y), type(y.grad_fn).__name__, grads
+
+    assert run(ember) == run(torch)

@@ -23,6 +23,7 @@
 #include "ember/cpu/kernels/VecMathGamma.h"
 #include "ember/ops/SpecialMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
+#include "ember/ops/native/LdexpStub.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -398,6 +399,34 @@ void hypot_kernel(const TensorIterator& it) {
       [](double a, double b) { return std::hypot(a, b); });
 }
 EMBER_REGISTER_POINTWISE(hypot, &hypot_kernel);
+
+// ldexp's exact route: the exponent is converted to int (wrapping, as
+// PyTorch's kernel does) and 16-bit floats are scaled in float32.
+void ldexp_int_exponent_kernel(const TensorIterator& it) {
+  const ScalarType e_t = it.operand(2).dtype();
+  dispatch_types(it.operand(1).dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    using acc_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    auto run = [&](auto exp_tag) {
+      using exp_t = typename decltype(exp_tag)::type;
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        loop2<scalar_t, scalar_t, exp_t>(d, s, n, [](scalar_t x, exp_t e) {
+          return static_cast<scalar_t>(std::ldexp(static_cast<acc_t>(x), static_cast<int>(e)));
+        });
+      });
+    };
+    switch (e_t) {
+      case ScalarType::Bool: return run(TypeTag<bool>{});
+      case ScalarType::Byte: return run(TypeTag<uint8_t>{});
+      case ScalarType::Char: return run(TypeTag<int8_t>{});
+      case ScalarType::Short: return run(TypeTag<int16_t>{});
+      case ScalarType::Int: return run(TypeTag<int32_t>{});
+      case ScalarType::Long: return run(TypeTag<int64_t>{});
+      default: EMBER_INTERNAL_ASSERT(false, "ldexp: integral exponent expected, got ", scalar_type_name(e_t));
+    }
+  });
+}
+EMBER_REGISTER_STUB_(ldexp, ::ember::native::ldexp_int_exponent_stub, &ldexp_int_exponent_kernel);
 
 void copysign_kernel(const TensorIterator& it) {
   float_scalar_binary(it, [](auto a, auto b) { return std::copysign(a, b); });
