@@ -617,3 +617,14 @@ def test_vmap_pooling(no_fallback, call):
     got = ef.vmap(lambda s: call(ember.nn.functional, s))(_ember(x))
     for g, w in zip(tree_flatten(got)[0], torch.utils._pytree.tree_flatten(want)[0]):
         _strides_same(g, w)
+
+
+@pytest.mark.parametrize("name", ["sin", "exp", "tanh", "sum"])
+def test_transforms_of_an_operator_itself(name):
+    # jacrev(torch.sin) holds the builtin itself: inside the vmap over rows
+    # it must still reach the batching rules.
+    x = torch.linspace(-1, 1, 4)
+    both(lambda lib, F, v: F.jacrev(getattr(lib, name))(v), x)
+    both(lambda lib, F, v: F.jacfwd(getattr(lib, name))(v), x)
+    both(lambda lib, F, v: F.vmap(F.jacrev(getattr(lib, name)))(v.reshape(2, 2)), x)
+    both(lambda lib, F, v: F.hessian(getattr(lib, name))(v), x)

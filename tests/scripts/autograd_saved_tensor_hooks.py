@@ -71,3 +71,11 @@ with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
 u.add_(1)
 r.backward()
 print(v.grad)
+
+# A number operand (the 2.0 of q * 2.0, the 3 of q / 3) is not shown to the hooks.
+packed.clear()
+q = torch.randn(3, requires_grad=True)
+with graph.saved_tensors_hooks(pack, unpack):
+    r = (q * 2.0).sum() + (q / 3).sum() + (q.exp() * q).sum()
+r.backward()
+print(packed)

@@ -352,6 +352,15 @@ def resolve(func):
     return _BY_ORIGINAL.get(id(func), func)
 
 
+def call(func, *args, **kwargs):
+    """func(*args, **kwargs), through its batching dispatcher while vmap is
+    active: a transform given an operator itself (jacrev(ember.sin)) holds
+    the original, which the namespace swap does not reach."""
+    if _DEPTH[0]:
+        func = resolve(func)
+    return func(*args, **kwargs)
+
+
 def enter():
     if not _SWAPS:
         _build_swaps()

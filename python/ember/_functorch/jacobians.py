@@ -13,6 +13,7 @@ import functools
 
 import ember
 from ember import _C
+from ember._functorch import dispatch
 from ember._functorch import transforms as T
 from ember._functorch.batched import LEVELS, BatchedTensor
 from ember._functorch.pytree import tree_flatten, tree_unflatten
@@ -53,7 +54,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     def wrapped(*args):
         # one plain forward for the output's structure (and aux)
         with ember.no_grad():
-            first = func(*args)
+            first = dispatch.call(func, *args)
         aux = None
         if has_aux:
             if not (isinstance(first, tuple) and len(first) == 2):
@@ -164,7 +165,7 @@ def _jvp_double_vjp(func, flat_p, p_spec, flat_t, has_aux):
         fresh = [T._fresh_input(x) for x in flat_p]
         T._GRAD_DEPTH[0] += 1
         try:
-            output = func(*tree_unflatten([w for w, _ in fresh], p_spec))
+            output = dispatch.call(func, *tree_unflatten([w for w, _ in fresh], p_spec))
         finally:
             T._GRAD_DEPTH[0] -= 1
         output, aux = _split_aux(output, has_aux)
@@ -205,7 +206,7 @@ def _jvp_forward_ad(fwAD, func, flat_p, p_spec, flat_t, has_aux):
         duals = [
             T._rewrap(fwAD.make_dual(_dense(_all_levels(p)), _all_levels(t)), levels) for p, t in zip(flat_p, flat_t)
         ]
-        output = func(*tree_unflatten(duals, p_spec))
+        output = dispatch.call(func, *tree_unflatten(duals, p_spec))
         output, aux = _split_aux(output, has_aux)
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out)
@@ -239,7 +240,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             else:
                 for i, v in zip(positions, values):
                     full[i] = v
-            return func(*full)
+            return dispatch.call(func, *full)
 
         def column(*tangents):
             out = jvp(partial, tuple(flat_in), tuple(tangents), has_aux=has_aux)
@@ -249,7 +250,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         aux = None
         if has_aux:
             with ember.no_grad():
-                aux = _split_aux(func(*args), True)[1]
+                aux = _split_aux(dispatch.call(func, *args), True)[1]
         flat_cols, out_spec = tree_flatten(result)
         per_out = []
         for col in flat_cols:  # (m, *out_shape)
@@ -274,7 +275,7 @@ def hessian(func, argnums=0):
 
 def linearize(func, *primals):
     """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    output = func(*primals)
+    output = dispatch.call(func, *primals)
 
     def jvp_fn(*tangents):
         return jvp(func, primals, tangents)[1]

@@ -14,6 +14,7 @@ import importlib
 
 import ember
 from ember import _C
+from ember._functorch import dispatch
 from ember._functorch.batched import LEVELS, BatchedTensor
 from ember._functorch.pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -152,7 +153,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             new_args, spec, leaves, _ = _prepare(args, argnums)
             _GRAD_DEPTH[0] += 1
             try:
-                output = func(*new_args, **kwargs)
+                output = dispatch.call(func, *new_args, **kwargs)
             finally:
                 _GRAD_DEPTH[0] -= 1
             aux = None
@@ -213,7 +214,7 @@ def _vjp(func, primals, argnums, has_aux, api):
             args, spec, leaves, _ = _prepare(primals, argnums)
         _GRAD_DEPTH[0] += 1
         try:
-            output = func(*args)
+            output = dispatch.call(func, *args)
         finally:
             _GRAD_DEPTH[0] -= 1
     aux = None

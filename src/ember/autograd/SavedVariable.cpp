@@ -38,7 +38,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : was_defined_(t.d
       output_nr_ = m->output_nr;
     }
   }
-  if (!t_pack_hooks.empty()) {
+  // A wrapped number (the 2 of x * 2) is not shown to the hooks, as in PyTorch.
+  if (!t_pack_hooks.empty() && !impl->is_wrapped_number()) {
     // The hook keeps the tensor its own way; a copy of the hook runs so that it may register hooks itself.
     PackHook hook = t_pack_hooks.back();
     const uint32_t before = impl->version();
