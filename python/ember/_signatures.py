@@ -43,6 +43,9 @@ FUNCTIONS = {
     'as_strided_scatter': [
         "as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, SymInt? storage_offset=None, *, Tensor? out=None)",
     ],
+    'asarray': [
+        "asarray(object obj, *, ScalarType? dtype=None, Device? device=None, bool? copy=None, bool requires_grad=False)",
+    ],
     'avg_pool1d': [
         "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor? out=None)",
     ],
@@ -147,6 +150,9 @@ FUNCTIONS = {
     'detach_copy': [
         "detach_copy(Tensor input, *, Tensor? out=None)",
     ],
+    'diag': [
+        "diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+    ],
     'diag_embed': [
         "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1, *, Tensor? out=None)",
     ],
@@ -221,6 +227,9 @@ FUNCTIONS = {
     ],
     'geqrf': [
         "geqrf(Tensor input, *, Tensor[]? out=None)",
+    ],
+    'ger': [
+        "ger(Tensor input, Tensor vec2, *, Tensor? out=None)",
     ],
     'get_autocast_dtype': [
         "get_autocast_dtype(str device_type)",
@@ -402,6 +411,9 @@ FUNCTIONS = {
     'mode': [
         "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
     ],
+    'msort': [
+        "msort(Tensor input, *, Tensor? out=None)",
+    ],
     'nanmean': [
         "nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
     ],
@@ -443,6 +455,9 @@ FUNCTIONS = {
     ],
     'ormqr': [
         "ormqr(Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, Tensor? out=None)",
+    ],
+    'outer': [
+        "outer(Tensor input, Tensor vec2, *, Tensor? out=None)",
     ],
     'pairwise_distance': [
         "pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999999995e-07, bool keepdim=False)",
@@ -534,11 +549,19 @@ FUNCTIONS = {
     'slice_copy': [
         "slice_copy(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
+    'slice_inverse': [
+        "slice_inverse(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)",
+    ],
     'slice_scatter': [
         "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
     'slogdet': [
         "slogdet(Tensor input, *, Tensor[]? out=None)",
+    ],
+    'sparse_coo_tensor': [
+        "sparse_coo_tensor(object indices, object values, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)",
+        "sparse_coo_tensor(object indices, object values, int[] size, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)",
+        "sparse_coo_tensor(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool? check_invariants=None)",
     ],
     'split_copy': [
         "split_copy(Tensor input, SymInt split_size, int dim=0, *, Tensor? out=None)",
@@ -556,6 +579,9 @@ FUNCTIONS = {
     ],
     't_copy': [
         "t_copy(Tensor input, *, Tensor? out=None)",
+    ],
+    'take_along_dim': [
+        "take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)",
     ],
     'transpose_copy': [
         "transpose_copy(Tensor input, int dim0, int dim1, *, Tensor? out=None)",
@@ -844,6 +870,9 @@ METHODS = {
     ],
     'select_scatter': [
         "select_scatter(Tensor src, int dim, SymInt index, *, Tensor? out=None)",
+    ],
+    'slice_inverse': [
+        "slice_inverse(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)",
     ],
     'slice_scatter': [
         "slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",

@@ -1,0 +1,196 @@
+"""Exception classes of Python-level argument checks, a fourth fuzzing round:
+one test per class of "other exception type" findings of the differential
+fuzzer (tools/fuzz/fuzz.py), each call compared with PyTorch (class, and
+message where PyTorch's is fixed)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from test_hardening import check_same
+
+import ember
+
+V = "torch.ones(3)"
+M = "torch.ones(2, 3)"
+EXPANDED = "torch.full((1,), 1.).expand((3, 3))"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # outer and ger write through mul: the cast rule, resizing, overlap.
+        f"torch.outer({V}, {V}, out=torch.empty(0))",
+        f"torch.outer({V}, torch.ones(2), out=torch.empty(3, 2, dtype=torch.float64))",
+        f"torch.ger({V}, {V}, out=torch.empty(3, 3, dtype=torch.int32))",
+        f"torch.outer({V}, {V}, out={EXPANDED})",
+        f"torch.outer({M}, {V}, out=torch.empty(3, 3, dtype=torch.int8))",
+        f"torch.outer({V}, {V}, out=3)",
+        # diag, take_along_dim and msort: the exact dtype, after the operator's own checks.
+        f"torch.diag({V}, out=torch.empty(0))",
+        f"torch.diag({V}, 1, out=torch.empty(0))",
+        "torch.diag(torch.ones(3, dtype=torch.int64), out=torch.empty(3, 3, dtype=torch.bfloat16))",
+        "torch.diag(torch.ones(3), out=torch.empty(3, 3, dtype=torch.int32))",
+        "torch.diag(torch.ones(3, dtype=torch.bool), out=torch.empty(3))",
+        f"torch.take_along_dim({V}, torch.tensor([0, 2]), out=torch.empty(0))",
+        f"torch.take_along_dim({V}, torch.tensor([0, 2]), out=torch.empty(2, dtype=torch.float64))",
+        f"torch.take_along_dim({V}, torch.tensor([0.5]), out=torch.empty(2, dtype=torch.float64))",
+        f"torch.take_along_dim({V}, torch.tensor([0, 2]), out=torch.full((1,), 1.).expand(2))",
+        f"torch.msort({M}, out=torch.empty(0))",
+        "torch.msort(torch.ones(3, dtype=torch.int16), out=torch.empty(3, dtype=torch.float16))",
+        "torch.msort(torch.ones(3, 1, dtype=torch.complex64), out=torch.empty(3, 1, dtype=torch.complex64))",
+        # out= refuses arguments that require grad (the written op names itself).
+        f"torch.msort({V}.requires_grad_(), out=torch.empty(3))",
+        f"torch.outer({V}.requires_grad_(), {V}, out=torch.empty(3, 3))",
+        f"torch.take_along_dim({V}.requires_grad_(), torch.tensor([0]), out=torch.empty(1))",
+        f"torch.diag({V}.requires_grad_(), out=torch.empty(3, 3))",
+    ],
+)
+def test_out_forms_of_composite_functions(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # The operator's own refusals come first (their messages are the operators').
+        "torch.diag(torch.ones(2, 2, 2), out=torch.empty(3, 3, dtype=torch.int32))",
+        "F.embedding(torch.ones(2, 3), torch.ones(2, 3, 2, 2), max_norm=2, sparse=True)",
+    ],
+)
+def test_operator_checks_before_out_and_sparse(code):
+    check_same(code, message=False)
+
+
+def test_out_forms_write_into_out():
+    for name, args in (
+        ("outer", ([1.0, 2.0], [3.0, 4.0, 5.0])),
+        ("diag", ([1.0, 2.0],)),
+        ("msort", ([[3.0, 1.0], [2.0, 5.0]],)),
+    ):
+        results = []
+        for lib in (torch, ember):
+            out = lib.empty(0)
+            returned = getattr(lib, name)(*(lib.tensor(a) for a in args), out=out)
+            assert returned is out
+            results.append(out.tolist())
+        assert results[0] == results[1], name
+    out = ember.empty(0)
+    ember.take_along_dim(ember.tensor([4.0, 5.0, 6.0]), ember.tensor([2, 0]), out=out)
+    assert out.tolist() == [6.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # The binding a dropout function ends in checks `training` (bool) and
+        # `p` (float) after the Python check of p's range.
+        f"F.dropout({V}, training=torch.ones(2))",
+        f"F.dropout({V}, 0.5, 1)",
+        f"F.dropout({V}, 1.5, torch.ones(2))",
+        f"F.dropout({V}, 'a')",
+        "F.dropout1d(torch.ones(2, 3), training=torch.ones(2))",
+        "F.dropout2d(torch.ones(2, 2, 3), training=torch.ones(2))",
+        "F.dropout2d(torch.ones(2, 2, 3), 0.5, False, inplace=True)",
+        "F.dropout3d(torch.ones(3), training=torch.ones(3))",
+        f"F.alpha_dropout({V}, training=3)",
+        f"F.feature_alpha_dropout({M}, 0.2, None)",
+        # rrelu's bounds are Scalars of its binding.
+        f"F.rrelu({V}, lower=torch.ones(2))",
+        f"F.rrelu({V}, upper=torch.ones(3), training=True)",
+        f"F.rrelu({V}, 0.1, 0.2, 'yes')",
+        # embedding: embedding_renorm_'s types, then embedding's (sparse is a bool).
+        "F.embedding(torch.tensor([0]), torch.ones(2, 2), max_norm=1.0, norm_type=torch.ones(2))",
+        "F.embedding(torch.tensor([0]), torch.ones(2, 2), sparse=1.5)",
+        # lp pools: a tensor norm_type goes to pow; a short kernel tuple fails to unpack.
+        "F.lp_pool2d(torch.ones(1, 4, 4), torch.ones(1), 2, True)",
+        "F.lp_pool1d(torch.ones(2, 2, 3), torch.ones(3), 1)",
+        "F.lp_pool3d(torch.ones(2, 2), torch.ones(1), (4,))",
+        "F.lp_pool3d(torch.ones(1, 2, 2, 2), 2.0, 1, ceil_mode=float('inf'))",
+        # hardtanh_ is a binding: no check of the bounds' order; complex bounds fail to convert.
+        "F.hardtanh_(torch.ones(3, dtype=torch.complex64), 0.5 - 1j, float('inf'))",
+        "F.hardtanh_(torch.ones(3, dtype=torch.int32), min_val=0.5 - 1j)",
+    ],
+)
+def test_functional_checks_of_their_bindings(code):
+    check_same(code)
+
+
+def test_hardtanh_inplace_bounds_in_any_order():
+    for lib in (torch, ember):
+        x = lib.tensor([-2.0, 0.0, 2.0])
+        lib.nn.functional.hardtanh_(x, 1.0, -1.0)
+    assert (
+        ember.tensor([-2.0, 0.0, 2.0]).clamp(1.0, -1.0).tolist()
+        == torch.tensor([-2.0, 0.0, 2.0]).clamp(1.0, -1.0).tolist()
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Functions PyTorch writes in Python raise its AttributeError (no TypeError of a binding).
+        f"torch.svd_lowrank({M}, 1, 2, -2)",
+        "torch.ones(2).module_load((1,), 3)",
+        # ... and those that end in a binding name the element or argument as the binding does.
+        "torch.einsum('sum', float('nan'))",
+        "torch.einsum('i,i', [torch.ones(2), 3])",
+        "torch.chain_matmul((2,))",
+        "torch.chain_matmul(torch.ones(2, 2), 4)",
+        "torch.spmm(torch.ones(2, 2), 3)",
+        "torch.spmm(-float('inf'), 0)",
+        "torch.ones(2).type_as(1e300)",
+        "torch.slice_inverse(torch.ones(3), None, ())",
+        "torch.ones(3).slice_inverse(torch.ones(3), 'sum', None)",
+        # None where a Tensor belongs is the binding's TypeError too.
+        "torch.cosine_similarity(torch.ones(2), None)",
+    ],
+)
+def test_python_functions_and_their_bindings(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # torch.cond / while_loop check their arguments in PyTorch's order.
+        "torch.cond(torch.bool, torch.ones(1), torch.ones(1))",
+        "torch.cond((3,), torch.ones(1), [])",
+        "torch.cond(torch.ones(2), lambda: 1, lambda: 2)",
+        "torch.cond(torch.tensor(True), -2, torch.ones(1))",
+        "torch.cond(torch.tensor(True), lambda x: x, lambda x: x, (1,))",
+        "torch.cond(False, lambda: 1, lambda: 2)",
+        "torch.while_loop(torch.ones(3), torch.ones(2), (0, 1))",
+        "torch.while_loop(lambda x: x < 3, lambda x: x + 1, (1.5,))",
+        # Stacking nothing; broadcasting shapes as PyTorch's reference code.
+        "torch.dstack([])",
+        "torch.hstack(())",
+        "torch.vstack([])",
+        "torch.row_stack([])",
+        "torch.column_stack([])",
+        "torch.broadcast_shapes(1e300)",
+        "torch.broadcast_shapes((0.5-1j))",
+        "torch.broadcast_shapes(torch.tensor(3))",
+        "torch.broadcast_shapes((1,), (-1,))",
+        "torch.broadcast_shapes((2,), (-1,))",
+        "torch.broadcast_shapes((2, 3), (4, 1, 2))",
+        "torch.broadcast_shapes((2, 3), None, 3, (4, 1, 1))",
+        "torch.broadcast_shapes()",
+        # Factories written in Python check their parser's types.
+        "torch.asarray(0.5, device=-1.5)",
+        "torch.asarray(1, dtype=torch.float64, device=True, copy=torch.ones(2))",
+        "torch.asarray(torch.ones(2), requires_grad=torch.ones(2))",
+        "torch.sparse_coo_tensor(torch.ones(2), -2, size=5)",
+        "torch.sparse_coo_tensor(torch.ones(1), torch.bool, dtype=torch.int8, check_invariants=(-1,))",
+        "torch.sparse_coo_tensor(torch.zeros(1, 2, dtype=torch.int64), torch.ones(2), requires_grad=4)",
+    ],
+)
+def test_python_level_argument_order(code):
+    check_same(code, message="while_loop" not in code)
+
+
+def test_sparse_coo_tensor_of_a_size():
+    t = torch.sparse_coo_tensor((2, 3))
+    e = ember.sparse_coo_tensor((2, 3))
+    assert list(e.shape) == list(t.shape) and e._nnz() == t._nnz() == 0
+    assert e.to_dense().tolist() == t.to_dense().tolist()
