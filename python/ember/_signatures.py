@@ -237,6 +237,15 @@ FUNCTIONS = {
     'get_device': [
         "get_device(Tensor input)",
     ],
+    'gradient': [
+        "gradient(Tensor input, *, int[] dim, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar spacing, int[] dim, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar? spacing=None, int? dim=None, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar[] spacing, int? dim=None, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar[] spacing, int[] dim, int edge_order=1)",
+        "gradient(Tensor input, *, Tensor[] spacing, int? dim=None, int edge_order=1)",
+        "gradient(Tensor input, *, Tensor[] spacing, int[] dim, int edge_order=1)",
+    ],
     'grid_sampler': [
         "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
     ],

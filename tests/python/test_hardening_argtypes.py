@@ -117,13 +117,18 @@ def test_functional_checks_of_their_bindings(code):
 
 
 def test_hardtanh_inplace_bounds_in_any_order():
-    for lib in (torch, ember):
-        x = lib.tensor([-2.0, 0.0, 2.0])
-        lib.nn.functional.hardtanh_(x, 1.0, -1.0)
-    assert (
-        ember.tensor([-2.0, 0.0, 2.0]).clamp(1.0, -1.0).tolist()
-        == torch.tensor([-2.0, 0.0, 2.0]).clamp(1.0, -1.0).tolist()
-    )
+    for values, dtype, bounds in (
+        ([0, 1, -3, 7, 2, -1], "int8", (2,)),
+        ([0.0, 1.0, -3.0, float("nan"), 2.0, 1.5], "float32", (2.0, 1.0)),
+        ([0.0, 1.0, -3.0, 2.0], "float64", (-0.5, 0.5)),
+    ):
+        results = []
+        for lib in (torch, ember):
+            x = lib.tensor(values, dtype=getattr(lib, dtype))
+            returned = lib.nn.functional.hardtanh_(x, *bounds)
+            assert returned is x
+            results.append(repr(x.tolist()))
+        assert results[0] == results[1], (values, bounds)
 
 
 @pytest.mark.parametrize(
