@@ -199,3 +199,36 @@ def test_sparse_coo_tensor_of_a_size():
     e = ember.sparse_coo_tensor((2, 3))
     assert list(e.shape) == list(t.shape) and e._nnz() == t._nnz() == 0
     assert e.to_dense().tolist() == t.to_dense().tolist()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A single int stands for an int list only where the list is the one
+        # positional parameter (the argument parser's varargs rule).
+        "torch.full(3, 1.0)",
+        "torch.ones(2, 3).new_full(3, 1.0)",
+        "torch.empty_strided(3, 1)",
+        "torch.ones(2, 3).as_strided(3, 1)",
+        "torch.ones(2, 3).as_strided_(-1, (), 2)",
+        "torch.zeros(2, 3).shape",
+        "torch.ones(2, 3).view(6).shape",
+        "torch.ones(2, 3).permute(1, 0).shape",
+        "torch.ones(2, 3).new_zeros(3).shape",
+        # torch.gradient's overloads: numbers, lists of numbers or of tensors as spacing.
+        "torch.gradient(torch.ones(3), spacing=torch.bool)",
+        "torch.gradient(torch.ones(3), edge_order=-float('inf'))",
+        "torch.gradient(torch.ones(3, 3), spacing=torch.ones(3), dim=0)",
+        "torch.gradient(torch.ones(4, 3), spacing=torch.ones(3))",
+        "torch.gradient(torch.tensor([1.0, 4.0, 9.0]), spacing=[2.0])",
+        "torch.gradient(torch.tensor([1.0, 4.0, 9.0]), spacing=2)",
+        "torch.gradient(torch.ones(3, 3), spacing=(1, 2.5), dim=[0, 1])",
+        "torch.gradient(torch.ones(3, 3), spacing=[torch.arange(3.0), torch.arange(3.0)])",
+        "torch.gradient(torch.ones(3, 3), spacing=[1, torch.ones(3)])",
+        "torch.gradient(torch.ones(3, 3), dim=(2**64,), spacing=torch.bool)",
+    ],
+)
+def test_parser_int_lists_and_gradient_overloads(code):
+    # Class only where Ember's binding is another function's (new_full is full's, as_strided_ as_strided's)
+    # or PyTorch names the list's element.
+    check_same(code, message=not any(name in code for name in ("new_full", "as_strided_", "[1, torch")))
