@@ -254,7 +254,6 @@ PYTHON_IN_PYTORCH_METHODS = frozenset({"dim_order", "module_load", "resize", "re
 FUNCTIONAL_BUILTINS = frozenset(
     {
         "cross_entropy",
-        "embedding",
         "hinge_embedding_loss",
         "kl_div",
         "multi_margin_loss",

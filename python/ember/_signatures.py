@@ -592,6 +592,9 @@ FUNCTIONS = {
     'take_along_dim': [
         "take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)",
     ],
+    'tensor': [
+        "tensor(object data, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)",
+    ],
     'transpose_copy': [
         "transpose_copy(Tensor input, int dim0, int dim1, *, Tensor? out=None)",
     ],

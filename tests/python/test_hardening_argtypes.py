@@ -188,6 +188,12 @@ def test_python_functions_and_their_bindings(code):
         "torch.sparse_coo_tensor(torch.ones(2), -2, size=5)",
         "torch.sparse_coo_tensor(torch.ones(1), torch.bool, dtype=torch.int8, check_invariants=(-1,))",
         "torch.sparse_coo_tensor(torch.zeros(1, 2, dtype=torch.int64), torch.ones(2), requires_grad=4)",
+        "torch.tensor(True, requires_grad=-2**63-1)",
+        "torch.tensor(1, dtype=3)",
+        "torch.tensor([1.0], requires_grad=True).sum()",
+        # F.embedding is Python in PyTorch: an int weight fails at weight.size(0).
+        "F.embedding(torch.ones(2, dtype=torch.int64), 2, 2, (3,), 2**62)",
+        "F.embedding(3, torch.ones(2, 2))",
     ],
 )
 def test_python_level_argument_order(code):
