@@ -55,6 +55,27 @@ FUNCTIONS = {
         "bartlett_window(int window_length, *, Tensor? out=None)",
         "bartlett_window(int window_length, bool periodic, *, Tensor? out=None)",
     ],
+    'batch_norm_backward_elemt': [
+        "batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)",
+    ],
+    'batch_norm_backward_reduce': [
+        "batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g)",
+    ],
+    'batch_norm_elemt': [
+        "batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor? out=None)",
+    ],
+    'batch_norm_gather_stats': [
+        "batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count)",
+    ],
+    'batch_norm_gather_stats_with_counts': [
+        "batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts)",
+    ],
+    'batch_norm_stats': [
+        "batch_norm_stats(Tensor input, float eps)",
+    ],
+    'batch_norm_update_stats': [
+        "batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, float momentum)",
+    ],
     'bilinear': [
         "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
     ],
