@@ -196,7 +196,8 @@ def test_python_functions_and_their_bindings(code):
         "torch.batch_norm_stats(torch.ones(2, 3), torch.ones(2))",
         "torch.batch_norm_update_stats(torch.ones(2, 3), None, None, 'a')",
         "torch.batch_norm_elemt(torch.ones(2, 3), None, None, torch.ones(3), 2, 1e-5)",
-        "torch.batch_norm_gather_stats(torch.ones(2, 3), torch.ones(1, 3), torch.ones(1, 3), None, None, 0.1, 1e-5, 2.5)",
+        "torch.batch_norm_gather_stats(torch.ones(2, 3), torch.ones(1, 3), torch.ones(1, 3), "
+        "None, None, 0.1, 1e-5, 2.5)",
         # F.embedding is Python in PyTorch: an int weight fails at weight.size(0).
         "F.embedding(torch.ones(2, dtype=torch.int64), 2, 2, (3,), 2**62)",
         "F.embedding(3, torch.ones(2, 2))",
