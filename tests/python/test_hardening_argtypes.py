@@ -189,6 +189,9 @@ def test_python_functions_and_their_bindings(code):
         "torch.sparse_coo_tensor(torch.ones(1), torch.bool, dtype=torch.int8, check_invariants=(-1,))",
         "torch.sparse_coo_tensor(torch.zeros(1, 2, dtype=torch.int64), torch.ones(2), requires_grad=4)",
         "torch.tensor(True, requires_grad=-2**63-1)",
+        # An object parameter takes None as any other object.
+        "torch.tensor(None)",
+        "torch.asarray(None)",
         "torch.tensor(1, dtype=3)",
         "torch.tensor([1.0], requires_grad=True).sum()",
         # The sync-batch-norm parts check their bindings' types (PyTorch's CPU build then has no kernel).

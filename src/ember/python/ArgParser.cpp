@@ -109,8 +109,12 @@ bool is_int_sequence(PyObject* o) {
 }
 
 bool check(const Param& p, PyObject* o) {
-  // As PyTorch: None also stands for an int list's default (avg_pool1d(x, 3, None)).
-  if (o == Py_None) return p.optional || (p.has_default && (p.default_none || p.type == ParamType::IntList));
+  // As PyTorch: None also stands for an int list's default (avg_pool1d(x, 3, None)),
+  // and an object parameter takes None as any other object (tensor(None)).
+  if (o == Py_None) {
+    return p.type == ParamType::Object || p.optional ||
+           (p.has_default && (p.default_none || p.type == ParamType::IntList));
+  }
   switch (p.type) {
     case ParamType::Tensor: return is_tensor(o) || (p.allow_number && is_number(o));
     case ParamType::TensorList:
