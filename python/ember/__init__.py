@@ -148,6 +148,13 @@ for _module in (
             setattr(Tensor, _name, getattr(_module, _name))
 del _name, _module
 
+# Functions whose out= form is written in Python take the operator's name.
+from ember import _out_forms  # noqa: E402
+
+for _name in _out_forms.__all__:
+    globals()[_name] = getattr(_out_forms, _name)
+del _name
+
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from ember import multiprocessing  # noqa: E402
 from ember import fft  # noqa: E402,F401
@@ -232,7 +239,9 @@ from ember import _argtypes  # noqa: E402
 # PyTorch's TypeError for a non-Tensor argument to a Python-level function.
 _argtypes.install(__import__("sys").modules[__name__])
 from ember import _sparse_coo  # noqa: E402
-from ember._sparse_coo import sparse_coo_tensor  # noqa: E402,F401
+from ember._sparse_coo import sparse_coo_tensor  # noqa: E402
+
+sparse_coo_tensor = _argtypes.checked(sparse_coo_tensor, "sparse_coo_tensor")
 
 _sparse_coo.install_tensor_methods(Tensor)
 # Reads and writes of Tensor's Python-level properties take part in __torch_function__.
@@ -241,8 +250,13 @@ _overrides_install_method_dispatch(Tensor)
 from ember import sparse  # noqa: E402,F401
 
 
-def spmm(input, mat2):
+def spmm(input, mat2):  # noqa: A002
     """Sparse (COO) matrix times dense matrix."""
+    from ember import _argcheck
+
+    # PyTorch's spmm is its mm binding.
+    _argcheck.tensor("mm", "input", 1, input)
+    _argcheck.tensor("mm", "mat2", 2, mat2)
     return sparse.mm(input, mat2)
 
 

@@ -33,3 +33,17 @@ def string(fn, name, position, value):
     if not isinstance(value, str):
         raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be str, not {_type_name(value)}")
     return value
+
+
+class Binding:
+    """The argument checks of the C++ binding a Python-level function ends in,
+    run where PyTorch's Python code calls that binding (after its own checks)."""
+
+    def __init__(self, *signatures):
+        self._signatures = list(signatures)
+        self._parsed = None
+
+    def __call__(self, *args, **kwargs):
+        if self._parsed is None:
+            self._parsed = _C._arg_signatures(self._signatures, False)
+        _C._check_args(self._parsed, *args, **kwargs)

@@ -166,7 +166,9 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
             return fn(*args, **kwargs)
         except AttributeError as e:
             obj, attr = getattr(e, "obj", None), getattr(e, "name", None)
-            if obj is None or isinstance(obj, _C.TensorBase) or attr not in tensor_attrs:
+            # An AttributeError of None itself (obj is None then too) names it in its message.
+            missing = obj is None and not str(e).startswith("'NoneType' object has no attribute")
+            if missing or isinstance(obj, _C.TensorBase) or attr not in tensor_attrs:
                 raise
             found = _argument_of(fn, args, kwargs, obj)
             if found is None or (method and found[1] == 1):
@@ -226,12 +228,32 @@ PYTHON_IN_PYTORCH = frozenset(
         "istft",
     }
 )
+# The same in one namespace only (linalg.solve, linalg.cond... are C++ bindings).
+PYTHON_IN_PYTORCH_TOPLEVEL = frozenset(
+    {
+        "cond",
+        "while_loop",
+        "pca_lowrank",
+        "svd_lowrank",
+        "get_device_module",
+        "get_default_device",
+        "manual_seed",
+        "seed",
+        "initial_seed",
+        "get_rng_state",
+        "set_rng_state",
+        "use_deterministic_algorithms",
+        "set_float32_matmul_precision",
+        "set_warn_always",
+        "set_deterministic_debug_mode",
+    }
+)
+PYTHON_IN_PYTORCH_METHODS = frozenset({"dim_order", "module_load", "resize", "resize_as", "unflatten"})
 # nn.functional is Python in PyTorch too; these few are C++ bindings there, or
 # hand their Tensor arguments to one first (the losses).
 FUNCTIONAL_BUILTINS = frozenset(
     {
         "cross_entropy",
-        "embedding",
         "hinge_embedding_loss",
         "kl_div",
         "multi_margin_loss",
@@ -337,11 +359,14 @@ def _with_torch_function(fn, flags=None):
     return call
 
 
-def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, signatures=None, flags=None):
+def _wrap_namespace(
+    namespace, names, tensor_attrs, method=False, only=None, signatures=None, flags=None, python=frozenset()
+):
     for name in names:
         if (
             name.startswith("_")
             or name in PYTHON_IN_PYTORCH
+            or name in python
             or name in _FOREIGN_ARRAYS
             or (only is not None and name not in only)
         ):
@@ -360,8 +385,17 @@ def _wrap_namespace(namespace, names, tensor_attrs, method=False, only=None, sig
 
 def install(ember):
     tensor_attrs = frozenset(dir(ember.Tensor))
-    _wrap_namespace(ember.Tensor, list(vars(ember.Tensor)), tensor_attrs, method=True, signatures=_signatures.METHODS)
-    _wrap_namespace(ember, list(vars(ember)), tensor_attrs, signatures=_signatures.FUNCTIONS)
+    _wrap_namespace(
+        ember.Tensor,
+        list(vars(ember.Tensor)),
+        tensor_attrs,
+        method=True,
+        signatures=_signatures.METHODS,
+        python=PYTHON_IN_PYTORCH_METHODS,
+    )
+    _wrap_namespace(
+        ember, list(vars(ember)), tensor_attrs, signatures=_signatures.FUNCTIONS, python=PYTHON_IN_PYTORCH_TOPLEVEL
+    )
     _wrap_namespace(ember.linalg, list(vars(ember.linalg)), tensor_attrs, signatures=_signatures.LINALG)
     functional = ember.nn.functional
     _wrap_namespace(
@@ -391,6 +425,13 @@ def install(ember):
             setattr(module, name, wrapped)
     _attach_dispatch_forms(functional, _dispatch_forms.FUNCTIONAL)
     _attach_dispatch_forms(ember, _dispatch_forms.TOPLEVEL)
+
+
+def checked(fn, name):
+    """fn (a top-level function defined after install) with its signatures' checks."""
+    import ember
+
+    return _guard(fn, name, frozenset(dir(ember.Tensor)), False, _signatures.FUNCTIONS.get(name))
 
 
 # Functions whose argument is another library's array (a torch.Tensor among them, whose

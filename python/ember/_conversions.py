@@ -56,7 +56,9 @@ class ConversionMethods:
         return self.to(dtype, non_blocking=non_blocking)
 
     def type_as(self, other):
-        return self.to(other.dtype)
+        from ember import _argcheck
+
+        return self.to(_argcheck.tensor("type_as", "other", 1, other).dtype)
 
     # ---- CUDA and pinned memory ----
 

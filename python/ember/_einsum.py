@@ -64,6 +64,7 @@ def einsum(*args):
         # einsum(eq, [a, b]) is einsum(eq, a, b).
         return einsum(equation, *operands[0])
     equation = _argcheck.string("einsum", "equation", 1, equation)
+    _argcheck.tensor_elements(operands, 1)
     eq = equation.replace(" ", "")
     if "->" in eq:
         lhs, rhs = eq.split("->", 1)

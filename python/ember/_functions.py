@@ -127,23 +127,33 @@ def is_inference(input):  # noqa: A002
 
 # ---- broadcasting ---------------------------------------------------------------------------
 def broadcast_shapes(*shapes):
-    """The shape all the given shapes broadcast to, as an ember.Size."""
+    """The shape all the given shapes broadcast to, as an ember.Size (None entries skipped, an int is a 1-d shape)."""
+    import collections.abc
+
     import ember
 
-    result = []
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    for shape in shapes:
+        if not isinstance(shape, collections.abc.Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    if not shapes:
+        return ember.Size([])
+    # Every dim starts at 1; a shape's size replaces a 1, else must equal it or be 1.
+    result = [1] * max(len(shape) for shape in shapes)
     for index, shape in enumerate(shapes):
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        for i in range(1, len(shape) + 1):
-            size = shape[-i]
-            if size < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {list(shape)}")
-            if i > len(result):
-                result.insert(0, size)
-            elif result[-i] == 1 or size == result[-i]:
-                result[-i] = size
-            elif size != 1:
+        for i in range(-1, -1 - len(shape), -1):
+            size = shape[i]
+            if size == result[i]:
+                continue
+            if result[i] == 1:
+                if size < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                result[i] = size
+            if size == 1:
+                continue
+            if result[i] != size:
                 raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {size} at -{i}! Mismatching argument at index "
+                    f"Attempting to broadcast a dimension of length {size} at {i}! Mismatching argument at index "
                     f"{index} had {shape}; but expected shape should be broadcastable to {result}"
                 )
     return ember.Size(result)
@@ -191,12 +201,15 @@ def atleast_3d(*tensors):
 
 
 def _tensor_sequence(name, tensors):
-    """PyTorch's TypeError for a `tensors` argument that is not a sequence of tensors."""
+    """PyTorch's TypeError for a `tensors` argument that is not a sequence of
+    tensors, its RuntimeError for an empty one."""
     import ember
 
     if not isinstance(tensors, (tuple, list)):
         kind = type(tensors).__name__
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {kind}")
+    if not tensors:
+        raise RuntimeError(f"{'vstack' if name == 'row_stack' else name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, ember.Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
@@ -376,13 +389,35 @@ def empty_permuted(
 
 
 # ---- control flow, run eagerly ----------------------------------------------------------------
+def _leaves(tree):
+    """The leaves of nested tuples, lists and dicts."""
+    if isinstance(tree, (tuple, list)):
+        for item in tree:
+            yield from _leaves(item)
+    elif isinstance(tree, dict):
+        for item in tree.values():
+            yield from _leaves(item)
+    else:
+        yield tree
+
+
 def cond(pred, true_fn, false_fn, operands=()):
     """true_fn(*operands) if pred else false_fn(*operands)."""
     import ember
 
-    if isinstance(pred, ember.Tensor):
+    # A Python constant picks the branch at once; anything else is checked first.
+    if not isinstance(pred, (bool, int, float)):
+        if not isinstance(pred, ember.Tensor):
+            raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
         if pred.numel() != 1:
             raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+        if not callable(true_fn) or not callable(false_fn):
+            raise RuntimeError("Expect both branches to be callable.")
+        if not isinstance(operands, (tuple, list)) or any(not isinstance(t, ember.Tensor) for t in _leaves(operands)):
+            raise RuntimeError(
+                "Expect operands to be a tuple of possibly nested dict/list/tuple that only "
+                f"consists of tensor leaves, but got {operands}."
+            )
         pred = bool(pred.item())
     return true_fn(*operands) if pred else false_fn(*operands)
 
@@ -391,6 +426,12 @@ def while_loop(cond_fn, body_fn, carried_inputs):
     """Runs body_fn on the carried values while cond_fn holds; returns them."""
     import ember
 
+    if not callable(cond_fn) or not callable(body_fn):
+        raise RuntimeError("Expect cond_fn and body_fn to be callable.")
+    leaves = list(_leaves(carried_inputs))
+    if any(not isinstance(t, (ember.Tensor, int)) for t in leaves):
+        kinds = tuple(type(t) for t in leaves if not isinstance(t, (ember.Tensor, int)))
+        raise AssertionError(f"{leaves} can only be of (Tensor, int, SymInt) but got {kinds}")
     if not isinstance(carried_inputs, (tuple, list)):
         raise RuntimeError(f"carried_inputs must be a tuple or list, got {type(carried_inputs)}")
     carried = tuple(carried_inputs)

@@ -159,6 +159,7 @@ def chain_matmul(*matrices, out=None):
     ember = _ember()
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
+    _argcheck.tensor_elements(matrices, 0)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:

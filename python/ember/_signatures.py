@@ -43,6 +43,9 @@ FUNCTIONS = {
     'as_strided_scatter': [
         "as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, SymInt? storage_offset=None, *, Tensor? out=None)",
     ],
+    'asarray': [
+        "asarray(object obj, *, ScalarType? dtype=None, Device? device=None, bool? copy=None, bool requires_grad=False)",
+    ],
     'avg_pool1d': [
         "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor? out=None)",
     ],
@@ -51,6 +54,27 @@ FUNCTIONS = {
         "bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
         "bartlett_window(int window_length, *, Tensor? out=None)",
         "bartlett_window(int window_length, bool periodic, *, Tensor? out=None)",
+    ],
+    'batch_norm_backward_elemt': [
+        "batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)",
+    ],
+    'batch_norm_backward_reduce': [
+        "batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g)",
+    ],
+    'batch_norm_elemt': [
+        "batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor? out=None)",
+    ],
+    'batch_norm_gather_stats': [
+        "batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count)",
+    ],
+    'batch_norm_gather_stats_with_counts': [
+        "batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts)",
+    ],
+    'batch_norm_stats': [
+        "batch_norm_stats(Tensor input, float eps)",
+    ],
+    'batch_norm_update_stats': [
+        "batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, float momentum)",
     ],
     'bilinear': [
         "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
@@ -147,6 +171,9 @@ FUNCTIONS = {
     'detach_copy': [
         "detach_copy(Tensor input, *, Tensor? out=None)",
     ],
+    'diag': [
+        "diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+    ],
     'diag_embed': [
         "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1, *, Tensor? out=None)",
     ],
@@ -222,11 +249,23 @@ FUNCTIONS = {
     'geqrf': [
         "geqrf(Tensor input, *, Tensor[]? out=None)",
     ],
+    'ger': [
+        "ger(Tensor input, Tensor vec2, *, Tensor? out=None)",
+    ],
     'get_autocast_dtype': [
         "get_autocast_dtype(str device_type)",
     ],
     'get_device': [
         "get_device(Tensor input)",
+    ],
+    'gradient': [
+        "gradient(Tensor input, *, int[] dim, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar spacing, int[] dim, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar? spacing=None, int? dim=None, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar[] spacing, int? dim=None, int edge_order=1)",
+        "gradient(Tensor input, *, Scalar[] spacing, int[] dim, int edge_order=1)",
+        "gradient(Tensor input, *, Tensor[] spacing, int? dim=None, int edge_order=1)",
+        "gradient(Tensor input, *, Tensor[] spacing, int[] dim, int edge_order=1)",
     ],
     'grid_sampler': [
         "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
@@ -395,6 +434,9 @@ FUNCTIONS = {
     'mode': [
         "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
     ],
+    'msort': [
+        "msort(Tensor input, *, Tensor? out=None)",
+    ],
     'nanmean': [
         "nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
     ],
@@ -436,6 +478,9 @@ FUNCTIONS = {
     ],
     'ormqr': [
         "ormqr(Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, Tensor? out=None)",
+    ],
+    'outer': [
+        "outer(Tensor input, Tensor vec2, *, Tensor? out=None)",
     ],
     'pairwise_distance': [
         "pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999999995e-07, bool keepdim=False)",
@@ -527,11 +572,19 @@ FUNCTIONS = {
     'slice_copy': [
         "slice_copy(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
+    'slice_inverse': [
+        "slice_inverse(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)",
+    ],
     'slice_scatter': [
         "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",
     ],
     'slogdet': [
         "slogdet(Tensor input, *, Tensor[]? out=None)",
+    ],
+    'sparse_coo_tensor': [
+        "sparse_coo_tensor(object indices, object values, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)",
+        "sparse_coo_tensor(object indices, object values, int[] size, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)",
+        "sparse_coo_tensor(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool? check_invariants=None)",
     ],
     'split_copy': [
         "split_copy(Tensor input, SymInt split_size, int dim=0, *, Tensor? out=None)",
@@ -549,6 +602,12 @@ FUNCTIONS = {
     ],
     't_copy': [
         "t_copy(Tensor input, *, Tensor? out=None)",
+    ],
+    'take_along_dim': [
+        "take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)",
+    ],
+    'tensor': [
+        "tensor(object data, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)",
     ],
     'transpose_copy': [
         "transpose_copy(Tensor input, int dim0, int dim1, *, Tensor? out=None)",
@@ -831,6 +890,9 @@ METHODS = {
     ],
     'select_scatter': [
         "select_scatter(Tensor src, int dim, SymInt index, *, Tensor? out=None)",
+    ],
+    'slice_inverse': [
+        "slice_inverse(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)",
     ],
     'slice_scatter': [
         "slice_scatter(Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)",

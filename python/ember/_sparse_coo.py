@@ -175,7 +175,7 @@ def _sparse_str(t) -> str:
 
 def sparse_coo_tensor(
     indices,
-    values,
+    values=None,
     size=None,
     *,
     dtype=None,
@@ -185,7 +185,12 @@ def sparse_coo_tensor(
     check_invariants=None,
     is_coalesced=None,
 ):
-    """A sparse COO tensor from ``indices`` (sparse_dim x nnz) and ``values``."""
+    """A sparse COO tensor from ``indices`` (sparse_dim x nnz) and ``values``;
+    ``sparse_coo_tensor(size)`` is an empty one of that size."""
+    if values is None:
+        size = (indices,) if isinstance(indices, int) else tuple(indices)
+        indices = ember.empty((len(size), 0), dtype=ember.int64)
+        values = ember.empty((0,), dtype=dtype)
     if device is not None and ember.device(device).type != "cpu":
         raise _sparse_backend_error("_sparse_coo_tensor_with_dims_and_tensors")
     indices = ember.as_tensor(indices)

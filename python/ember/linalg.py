@@ -11,7 +11,7 @@ import math
 import warnings
 
 import ember
-from ember import _C
+from ember import _C, _argcheck
 from ember import _linalg_autograd as _ag
 
 _F = _C._VariableFunctions
@@ -1032,6 +1032,7 @@ def chain_matmul(*matrices, out=None):
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
         "instead, which accepts a list of two or more tensors rather than multiple parameters.",
     )
+    _argcheck.tensor_elements(matrices, 0)
     if len(matrices) == 1:
         if matrices[0].dim() != 2:
             raise RuntimeError(f"Tensor dimension is {matrices[0].dim()}, expected 2 instead.")

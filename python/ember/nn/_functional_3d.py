@@ -231,14 +231,20 @@ def _dense(t):
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x**p) ** (1/p), as kd * kh * kw * avg_pool3d(x**p)."""
-    from ember.nn.functional import relu
+    from ember.nn.functional import avg_pool3d, max_pool3d, relu
+    from ember.nn.modules.utils import _triple as _as_triple
 
-    kd, kh, kw = _triple(kernel_size)
-    if norm_type == float("inf"):
-        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    if norm_type == -float("inf"):
-        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    # As PyTorch: a sequence is taken as it is (one of the wrong length fails to unpack).
+    kd, kh, kw = _as_triple(kernel_size)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return (ember.sign(out) * relu(ember.abs(out))).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 

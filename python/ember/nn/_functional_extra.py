@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import ember
+from ember import _argcheck
 
 __all__ = [
     "alpha_dropout",
@@ -428,8 +429,11 @@ _SELU_ALPHA = 1.7580993408473766
 
 
 def _alpha_dropout_impl(input, p, training, inplace, feature):
+    from ember.nn._functional_nn import _check_dropout_binding
+
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_dropout_binding("feature_alpha_dropout" if feature else "alpha_dropout", inplace, input, p, training)
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:
@@ -488,9 +492,19 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 # ---- rrelu, lp pooling -----------------------------------------------------------------------
 
 
+_RRELU_BINDINGS = {
+    inplace: _argcheck.Binding(
+        f"rrelu{'_' if inplace else ''}(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+        "bool training=False, Generator? generator=None)"
+    )
+    for inplace in (False, True)
+}
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a slope drawn uniformly from [lower, upper] for each non-positive
     element in training (the same draws as PyTorch on the CPU), (lower + upper) / 2 otherwise."""
+    _RRELU_BINDINGS[bool(inplace)](input, lower, upper, training)
     _check_converts(lower, "float64")
     _check_converts(upper, "float64")
     lower, upper = _real(lower), _real(upper)
@@ -526,10 +540,12 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x**p) ** (1/p), as kernel_size * avg_pool1d(x**p)."""
     from ember.nn.functional import avg_pool1d, max_pool1d, relu
 
-    if norm_type == float("inf"):
-        return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    if norm_type == -float("inf"):
-        return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    # A tensor norm_type goes straight to pow (PyTorch compares only numbers with inf).
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if stride is not None:
         out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
@@ -540,12 +556,14 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x**p) ** (1/p), as kw * kh * avg_pool2d(x**p)."""
     from ember.nn.functional import avg_pool2d, max_pool2d, relu
+    from ember.nn.modules.utils import _pair
 
-    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
-    if norm_type == float("inf"):
-        return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    if norm_type == -float("inf"):
-        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    kw, kh = _pair(kernel_size)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if stride is not None:
         out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:

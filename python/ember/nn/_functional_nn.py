@@ -7,6 +7,7 @@ import math
 import warnings
 
 import ember
+from ember import _argcheck
 
 __all__ = [
     "binary_cross_entropy",
@@ -158,8 +159,17 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
+    # PyTorch's hardtanh_ is its binding alone: no Python check of the bounds' order;
+    # its kernel converts the bounds to double (int64_t for integer inputs).
+    if isinstance(input, ember.Tensor) and input.is_complex():
+        raise NotImplementedError("clamp is not supported for complex types")
+    for bound in (min_val, max_val):
+        if isinstance(bound, complex) or (isinstance(bound, ember.Tensor) and bound.is_complex()):
+            target = "double" if input.is_floating_point() else "int64_t"
+            raise RuntimeError(f"value cannot be converted to type {target} without overflow")
+    if isinstance(min_val, (int, float)) and isinstance(max_val, (int, float)) and min_val > max_val:
+        # Bounds in the wrong order: min(max(x, min_val), max_val) is max_val (NaN stays).
+        return input.masked_fill_(input == input, max_val)
     return input.hardtanh_(min_val, max_val)
 
 
@@ -216,6 +226,19 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+_DROPOUT_BINDINGS = {}
+
+
+def _check_dropout_binding(name, inplace, input, p, training):
+    """The types the binding PyTorch's dropout functions end in checks
+    (`training` must be a bool, `p` a float), after their Python checks."""
+    name = name + "_" if inplace else name
+    check = _DROPOUT_BINDINGS.get(name)
+    if check is None:
+        check = _DROPOUT_BINDINGS[name] = _argcheck.Binding(f"{name}(Tensor input, float p, bool train)")
+    check(input, p, training)
+
+
 def _dropout_impl(input, p, training, inplace, noise_shape=None):
     if p == 0 or not training or input.numel() == 0:
         return input
@@ -233,12 +256,14 @@ def _dropout_impl(input, p, training, inplace, noise_shape=None):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
+    _check_dropout_binding("dropout", inplace, input, p, training)
     return _dropout_impl(input, p, training, inplace)
 
 
 def _feature_dropout(input, p, training, inplace):
     # PyTorch returns early (p 0 or 1, eval, empty) before it draws the
     # per-channel noise, whose shape needs two dimensions.
+    _check_dropout_binding("feature_dropout", inplace, input, p, training)
     if p == 0 or p == 1 or not training or input.numel() == 0:
         return _dropout_impl(input, p, training, inplace)
     if input.dim() < 2:
@@ -305,6 +330,15 @@ def _dropout(input, p, training):
 # ---- embedding -----------------------------------------------------------------------------
 
 
+# The bindings PyTorch's embedding ends in: their argument types come after its Python checks.
+_EMBEDDING_RENORM_BINDING = _argcheck.Binding(
+    "embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)"
+)
+_EMBEDDING_BINDING = _argcheck.Binding(
+    "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"
+)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     if padding_idx is not None:
         if padding_idx > 0:
@@ -314,12 +348,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
-    if sparse:
-        raise NotImplementedError("ember has no sparse tensors: embedding(sparse=True) is not supported")
     if max_norm is not None:
         input = input.contiguous()
+        _EMBEDDING_RENORM_BINDING(weight, input, max_norm, norm_type)
         with ember.no_grad():
             _C.embedding_renorm_(weight, input, max_norm, norm_type)
+    _EMBEDDING_BINDING(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    if sparse:
+        raise NotImplementedError("ember has no sparse tensors: embedding(sparse=True) is not supported")
     return _C.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

@@ -29,6 +29,7 @@ const char* type_label(ParamType t) {
     case ParamType::FloatList: return "tuple of floats";
     case ParamType::Generator: return "torch.Generator";
     case ParamType::Scalar: return "Number";
+    case ParamType::ScalarList: return "tuple of Scalars";
     case ParamType::Int: return "int";
     case ParamType::IntList: return "tuple of ints";
     case ParamType::Float: return "float";
@@ -108,8 +109,12 @@ bool is_int_sequence(PyObject* o) {
 }
 
 bool check(const Param& p, PyObject* o) {
-  // As PyTorch: None also stands for an int list's default (avg_pool1d(x, 3, None)).
-  if (o == Py_None) return p.optional || (p.has_default && (p.default_none || p.type == ParamType::IntList));
+  // As PyTorch: None also stands for an int list's default (avg_pool1d(x, 3, None)),
+  // and an object parameter takes None as any other object (tensor(None)).
+  if (o == Py_None) {
+    return p.type == ParamType::Object || p.optional ||
+           (p.has_default && (p.default_none || p.type == ParamType::IntList));
+  }
   switch (p.type) {
     case ParamType::Tensor: return is_tensor(o) || (p.allow_number && is_number(o));
     case ParamType::TensorList:
@@ -134,6 +139,15 @@ bool check(const Param& p, PyObject* o) {
       return true;
     }
     case ParamType::Generator: return is_generator(o);
+    case ParamType::ScalarList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!is_number(items[i])) return false;
+      }
+      return true;
+    }
     case ParamType::Scalar:
       // As in PyTorch, a 0-dim tensor is a Scalar unless it requires grad.
       return is_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
@@ -242,6 +256,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       p.allow_number = allows_numbers_as_tensors(name);
     } else if (type == "Scalar") {
       p.type = ParamType::Scalar;
+    } else if (type == "Scalar[]") {
+      p.type = ParamType::ScalarList;
     } else if (type == "int" || type == "SymInt") {
       p.type = ParamType::Int;
       p.symint = type == "SymInt";
@@ -288,6 +304,9 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
     if (!p.has_default && !p.optional) ++required;
     params.push_back(std::move(p));
   }
+  // As PyTorch: a single int stands for the int list only where the list is
+  // the one positional parameter (zeros(3), x.view(6), not empty_strided(3, 1)).
+  if (max_positional != 1 && !params.empty()) params[0].varargs_position = false;
 }
 
 bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out, bool raise) const {

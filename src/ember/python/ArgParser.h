@@ -24,6 +24,7 @@ enum class ParamType : uint8_t {
   TensorList,
   OptTensorList,
   Scalar,
+  ScalarList,  // Scalar[]: a tuple or list of Python numbers
   Int,
   IntList,
   Float,
@@ -47,7 +48,7 @@ struct Param {
   bool allow_number = false;  // Tensor params that accept Python numbers
   int list_size = 0;  // int[N]: a single int is accepted and repeated
   bool symint = false;  // SymInt: any one-element integer tensor is an int (PyTorch's __index__ rule)
-  bool varargs_position = false;  // first positional int[]: zeros(3), view(2, 3)
+  bool varargs_position = false;  // the only positional parameter, an int[]: zeros(3), view(2, 3)
   // default
   bool has_default = false;
   bool default_none = false;
