@@ -963,8 +963,15 @@ def matmul(input, other, *, out=None):  # noqa: A002
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    """Dot products along dim, broadcasting the other dims."""
-    return _write_out(out, (x * y).sum(dim))
+    """Dot products of conj(x) and y along dim, broadcasting the other dims."""
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_type_name(x)} and y of type {_type_name(y)} instead"
+        )
+    return _write_out(out, (x.conj() * y).sum(dim))
 
 
 def matrix_power(A, n, *, out=None):  # noqa: N803

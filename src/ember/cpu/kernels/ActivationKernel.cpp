@@ -133,8 +133,9 @@ inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
   switch (op) {
     case ActivationOp::LeakyRelu: return x > zero ? x : x * a;
     case ActivationOp::Elu:
-      // a*b precomputed by the caller into `a` (negative coefficient).
-      return x <= zero ? std::expm1(x * c) * a : x * b;
+      // a*b precomputed by the caller into `a` (negative coefficient). Zero
+      // takes the linear branch, so a NaN alpha leaves it zero.
+      return x < zero ? std::expm1(x * c) * a : x * b;
     case ActivationOp::Softplus: return x * a > b ? x : std::log1p(std::exp(x * a)) / a;
     case ActivationOp::Hardtanh:
       // NaN passes through, as clamp.
@@ -231,7 +232,7 @@ EMBER_VEC_INLINE vecmath::Vf forward_vector(vecmath::Vf x, float a, float b, flo
   if constexpr (op == ActivationOp::LeakyRelu) {
     return select(x > 0.0f, x, x * a);
   } else if constexpr (op == ActivationOp::Elu) {
-    return select(x <= 0.0f, vecmath::expm1(x * c) * a, x * b);
+    return select(x < 0.0f, vecmath::expm1(x * c) * a, x * b);
   } else if constexpr (op == ActivationOp::Softplus) {
     return select(x * a > b, x, vecmath::log1p(vecmath::exp(x * a)) / a);
   } else if constexpr (op == ActivationOp::Hardtanh) {

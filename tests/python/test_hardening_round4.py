@@ -1,0 +1,93 @@
+"""Findings of a fourth held-out fuzzing round (tools/fuzz/fuzz.py, new
+seeds), one class each, compared with PyTorch: values, exception classes and
+messages."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import torch
+from test_hardening import check_same
+
+import ember
+
+X = "torch.tensor([0.0, -0.0, -1.0, 1.0, float('nan'), 2.5, -3.0, 0.0, -0.0])"
+
+
+# Zero takes elu's linear branch: a NaN alpha (or input scale) leaves it zero.
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "F.elu({x}, alpha=float('nan'))",
+        "F.celu({x}, alpha=float('nan'))",
+        "F.elu_({x}.clone(), alpha=float('nan'))",
+        "F.elu({x}, alpha=2.0)",
+        "F.selu({x})",
+    ],
+)
+def test_elu_at_zero_as_torch(call, dtype):
+    x = f"{X}.repeat(5).to(torch.{dtype})"
+    check_same(call.format(x=x))
+
+
+# Integer hardtanh converts its bounds to int64_t, then to the element type.
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8"])
+@pytest.mark.parametrize(
+    "bounds",
+    [
+        "-float('inf'), 0.0",
+        "0.0, float('inf')",
+        "float('nan'), 2.0",
+        "-2.0**63, 2.0",
+        "-2.0**64, 2.0",
+        "-40000, 2.0",
+        "0, 300",
+        "0.5, 2.0",
+        "-1, 2",
+    ],
+)
+def test_integer_hardtanh_bounds_as_torch(dtype, bounds):
+    x = f"torch.arange(-3, 4).to(torch.{dtype})"
+    check_same(f"F.hardtanh({x}, {bounds})")
+    check_same(f"F.hardtanh_({x}, {bounds})")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Tolerances are Python numbers: a huge one gives inf, never an error.
+        "torch.allclose(torch.tensor([1.0, 2.0]), torch.tensor(1.0), rtol=1e300)",
+        "torch.isclose(torch.tensor([1.0, 2.0, float('inf')]).half(), torch.tensor(1.0).half(), atol=1e300)",
+        "torch.isclose(torch.tensor([1.0, 2.5]).bfloat16(), torch.tensor([1.0, 2.0]).bfloat16())",
+        "torch.isclose(torch.tensor([1, 2]), torch.tensor([3, 2]), rtol=1e300)",
+        # Samplers check their dtype even when there is nothing to draw, except
+        # bernoulli's CPU kernel, which picks its loop only when it draws.
+        "torch.poisson(torch.zeros(2, 0, 3, dtype=torch.int64))",
+        "torch.poisson(torch.zeros(0, dtype=torch.bool))",
+        "torch.zeros(2, 0, 3, dtype=torch.bool).bernoulli()",
+        "torch.zeros(0).bernoulli_(torch.zeros(0, dtype=torch.bool))",
+        "torch.zeros(3, dtype=torch.bool).bernoulli()",
+        # An empty input comes back from pixel_unshuffle with its shape.
+        "F.pixel_unshuffle(torch.zeros(2, 0, 3, dtype=torch.complex64), 3)",
+        "F.pixel_unshuffle(torch.zeros(1, 2, 0, 3), 3)",
+        "F.pixel_unshuffle(torch.zeros(2, 0, 4), 3)",
+        "F.pixel_unshuffle(torch.arange(36.0).reshape(1, 6, 6), 3)",
+        # vecdot: floating or complex operands of one dtype; x is conjugated.
+        "torch.linalg.vecdot(torch.tensor([1j, 2]), torch.tensor([1j, 1 + 1j]))",
+        "torch.linalg.vecdot(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int32))",
+        "torch.linalg.vecdot(torch.ones(2), torch.ones(3, dtype=torch.float64))",
+        "torch.linalg.vecdot(torch.ones(1, dtype=torch.complex128), torch.ones(4, 3, 2, dtype=torch.float64))",
+        "torch.linalg.vecdot(torch.ones(2, 3), torch.ones(3), dim=0)",
+    ],
+)
+def test_checks_and_results_as_torch(code):
+    check_same(code)
+
+
+def test_isclose_default_tolerances_match_torch():
+    a = [1.0, 1.0 + 1e-6, 1.0 + 1e-4, 100.0, float("nan")]
+    b = [1.0, 1.0, 1.0, 100.001, float("nan")]
+    for dtype in ("float16", "bfloat16", "float32", "float64"):
+        t = torch.isclose(torch.tensor(a).to(getattr(torch, dtype)), torch.tensor(b).to(getattr(torch, dtype)))
+        e = ember.isclose(ember.tensor(a).to(getattr(ember, dtype)), ember.tensor(b).to(getattr(ember, dtype)))
+        assert e.tolist() == t.tolist(), dtype
