@@ -448,6 +448,9 @@ def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
         "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
         "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
     )
+    if input.numel() == 0:
+        # As PyTorch's deprecated form: an empty input of any shape and dtype comes back as it is.
+        return _write_out(out, input.clone())
     return _write_out(out, _cholesky_impl(input, upper, "cholesky", True, int_first=False)[0])
 
 

@@ -91,3 +91,63 @@ def test_isclose_default_tolerances_match_torch():
         t = torch.isclose(torch.tensor(a).to(getattr(torch, dtype)), torch.tensor(b).to(getattr(torch, dtype)))
         e = ember.isclose(ember.tensor(a).to(getattr(ember, dtype)), ember.tensor(b).to(getattr(ember, dtype)))
         assert e.tolist() == t.tolist(), dtype
+
+
+# Floating hardtanh converts its bounds to the element type; max_val wins over
+# a larger min_val (hardtanh_ has no min_val > max_val check), as clamp.
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int32", "int8"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "F.hardtanh_({x}, min_val=-1.5, max_val=1e300)",
+        "F.hardtanh({x}, min_val=-1.5, max_val=70000.0)",
+        "F.hardtanh({x}, min_val=-1e300, max_val=1.0)",
+        "F.hardtanh({x}, -float('inf'), float('inf'))",
+        "F.hardtanh_({x}, min_val=4, max_val=-1.5)",
+        "F.hardtanh({x}, min_val=4, max_val=-1.5)",
+        "F.hardtanh({x}, min_val=-2, max_val=2)",
+    ],
+)
+def test_hardtanh_bounds_as_torch(call, dtype):
+    x = f"torch.tensor([0.0, 1.0, -3.0, 7.0, float('nan'), 2.5] * 7).to(torch.{dtype})"
+    check_same(call.format(x=x))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # In place on real (or integer) tensors, conj_physical_ and nan_to_num_
+        # write nothing: an expanded tensor is no error.
+        "torch.full((1,), 0.5).expand((3, 4)).conj_physical_()",
+        "torch.full((1,), 1).to(torch.int16).expand((3, 4)).conj_physical_()",
+        "torch.full((1,), 1j).expand((3, 4)).conj_physical_()",
+        "torch.full((1,), 1).to(torch.int32).expand((2, 3, 4)).nan_to_num_(nan=True)",
+        "torch.full((1,), 1.0).expand((2, 3)).nan_to_num_()",
+        # A Python int fits int64_t whole (2**63-1 is no float).
+        "torch.zeros(2, 3, dtype=torch.int64).clamp_min_(2**63 - 1)",
+        "torch.zeros(2, 3, dtype=torch.int64).clamp(max=-(2**63))",
+        "torch.zeros(2, 3, dtype=torch.int32).clamp_min_(2**63 - 1)",
+        # all/any write bool or uint8 results, whatever the input.
+        "torch.any(torch.ones(1, 4, 1, dtype=torch.int64), out=torch.zeros(6, dtype=torch.uint8))",
+        "torch.all(torch.ones(2, 3), 1, out=torch.zeros(3, 1, dtype=torch.uint8))",
+        "torch.all(torch.ones(2, 3), 1, out=torch.zeros(3, 1, dtype=torch.int32))",
+        # A dtype= and out= (or the in-place form) must agree.
+        "torch.cumsum(torch.ones(3), 0, dtype=torch.float64, out=torch.zeros(3, dtype=torch.float32))",
+        "torch.cumsum(torch.ones(1, 4, 1).double(), 1, dtype=torch.float64, out=torch.zeros(1, 4, 1).long())",
+        "torch.cumprod(torch.ones(3), 0, dtype=torch.float64, out=torch.zeros(3, dtype=torch.float32))",
+        "torch.cumsum(torch.ones(3), 0, out=torch.zeros(3, dtype=torch.int64))",
+        "torch.sum(torch.ones(3), 0, dtype=torch.float64, out=torch.zeros((), dtype=torch.float32))",
+        "torch.sum(torch.ones(3), 0, dtype=torch.float64, out=torch.zeros((), dtype=torch.float64))",
+        "torch.prod(torch.ones(3), 0, dtype=torch.float64, out=torch.zeros((), dtype=torch.float32))",
+        "torch.nansum(torch.ones(3), 0, dtype=torch.float64, out=torch.zeros((), dtype=torch.float32))",
+        "torch.arange(3.0).cumprod_(0, dtype=torch.float64)",
+        "torch.arange(3.0).cumsum_(0, dtype=torch.float32)",
+        # The deprecated cholesky returns an empty input of any shape and dtype.
+        "torch.cholesky(torch.zeros(2, 0, 3, dtype=torch.bool), upper=True)",
+        "torch.cholesky(torch.zeros(0, dtype=torch.complex64))",
+        "torch.cholesky(torch.zeros(0, dtype=torch.int8))",
+        "torch.linalg.cholesky(torch.zeros(0))",
+    ],
+)
+def test_inplace_reduction_and_bound_rules_as_torch(code):
+    check_same(code)

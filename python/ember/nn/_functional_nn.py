@@ -158,8 +158,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
+    # PyTorch's hardtanh_ is the native function: no min_val > max_val check.
     return input.hardtanh_(min_val, max_val)
 
 

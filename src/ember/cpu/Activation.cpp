@@ -45,11 +45,11 @@ Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& ma
   auto it = TensorIterator::unary_op(out, self);
   check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes,
                         pointwise_error_name(it, "hardtanh_cpu", "hardtanh_cuda"));
-  if (!it.is_meta() && is_integral_type(it.common_dtype(), /*include_bool=*/false)) {
-    for (const Scalar* bound : {&min_val, &max_val}) {
-      check_fits_int64(*bound);
-      check_pointwise_scalar(it, *bound, /*opmath=*/false);
-    }
+  // The bounds convert to the element type (integers through int64_t).
+  const bool integral = is_integral_type(it.common_dtype(), /*include_bool=*/false);
+  for (const Scalar* bound : {&min_val, &max_val}) {
+    if (integral && !it.is_meta()) check_fits_int64(*bound);
+    check_pointwise_scalar(it, *bound, /*opmath=*/false);
   }
   run_pointwise(hardtanh_stub, self.device().type, "hardtanh", it, min_val, max_val);
   // A NaN bound gives NaN everywhere, as PyTorch's clamp does.

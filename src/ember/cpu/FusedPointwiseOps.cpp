@@ -86,6 +86,8 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
 
 Tensor& nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                        std::optional<double> neginf, Tensor& out) {
+  // In place on an integer tensor there is nothing to write: no overlap check.
+  if (out.is_same(self) && !self.is_complex() && !is_floating_type(self.dtype())) return out;
   auto it = TensorIterator::unary_op(out, self);
   if (self.is_complex()) {
     // The real and imaginary parts each, as PyTorch.
