@@ -43,6 +43,9 @@ def test_elu_at_zero_as_torch(call, dtype):
         "-40000, 2.0",
         "0, 300",
         "0.5, 2.0",
+        "-1, 2**63 - 1",
+        "-1, 2**63",
+        "-(2**63), 2",
         "-1, 2",
     ],
 )
@@ -150,4 +153,64 @@ def test_hardtanh_bounds_as_torch(call, dtype):
     ],
 )
 def test_inplace_reduction_and_bound_rules_as_torch(code):
+    check_same(code)
+
+
+Z = "torch.tensor([1 + 1j, 0j, -2 + 0.5j, 1j, -1 + 0j, 3 - 2j])"
+
+
+# Complex powers of a tensor by a tensor: std::complex's pow, as PyTorch's.
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.pow({z}, {z}.flip(0))",
+        "torch.pow(2, {z})",
+        "torch.pow(torch.tensor([2.0, 0.0, -1.0, 0.5, 3.0, -0.5]), {z})",
+        "{z}.pow(torch.tensor([0.5, 2.0, 0.0, -1.0, 3.0, 1.0]))",
+        "{z}.clone().pow_(torch.tensor([0.5, 2.0, 0.0, -1.0, 3.0, 1.0]))",
+        "torch.float_power({z}, torch.tensor([2, 3, 0, 1, -1, 2]).to(torch.int16))",
+        "torch.tensor([1, 2, 3, 4, 5, 6]).pow({z})",
+        "{z}.reshape(2, 3).pow({z}[:3])",
+    ],
+)
+def test_complex_tensor_powers_as_torch(call, dtype):
+    check_same(call.format(z=f"{Z}.to(torch.{dtype})"))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A complex logsumexp over nothing is -inf in the input's dtype.
+        "torch.zeros(2, 0, 3, dtype=torch.complex128).logsumexp(1)",
+        "torch.zeros(2, 0, 3, dtype=torch.complex64).logsumexp(1, keepdim=True)",
+        "torch.zeros(0, dtype=torch.complex64).logsumexp(0)",
+        "torch.tensor([[1 + 1j, -2j], [0.5 + 0j, 3 - 1j]]).logsumexp(1)",
+        "torch.zeros(2, 0, 3).logsumexp(1)",
+    ],
+)
+def test_complex_logsumexp_of_nothing_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.gradient(torch.ones(2, 2, 3, dtype=torch.complex128), dim=(0, -3))",
+        "torch.gradient(torch.ones(2, 2, 3), dim=(1, -2))",
+        "torch.gradient(torch.arange(12.0).reshape(3, 4) ** 2, dim=(0, 1))",
+        # An empty dim gives an empty result.
+        "torch.cumulative_trapezoid(torch.zeros(0, dtype=torch.uint8))",
+        "torch.cumulative_trapezoid(torch.zeros(2, 0))",
+        "torch.cumulative_trapezoid(torch.zeros(0, 2))",
+        "torch.cumulative_trapezoid(torch.arange(5.0))",
+        # unravel_index has no range check: coordinates are floor remainders.
+        "torch.unravel_index(torch.tensor([-7, 7, 11, -1, -13, 25]), (3, 4))",
+        "torch.unravel_index(torch.tensor([[[-3], [0], [1], [2]]]).to(torch.int32), 1)",
+        "torch.unravel_index(torch.tensor(-13), (3, 4))",
+        "torch.unravel_index(torch.tensor([0]), (0,))",
+        "torch.unravel_index(torch.tensor([1]), (-3,))",
+    ],
+)
+def test_python_level_rules_as_torch(code):
     check_same(code)

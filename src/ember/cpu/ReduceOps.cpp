@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
@@ -625,6 +626,12 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
     m = ember::where(ember::isinf(m), Scalar(0.0), m);
     Tensor r = ember::add(ember::log(ember::sum(ember::exp(ember::sub(self, m)), dim.vec(), /*keepdim=*/true)), m);
     if (!keepdim) r = dim.empty() ? ember::squeeze(r) : ember::squeeze(r, dim);
+    return deliver(out, r);
+  }
+  if (is_complex_type(self.dtype()) && !self.is_meta()) {
+    // Nothing to sum: -inf in the input's complex dtype.
+    Tensor r = ember::empty(reduced_shape(self, make_mask(self, dim.vec()), keepdim), self.dtype(), self.device());
+    r.fill_(Scalar(-std::numeric_limits<double>::infinity()));
     return deliver(out, r);
   }
   EMBER_CHECK(
