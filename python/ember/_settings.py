@@ -170,7 +170,7 @@ def unravel_index(indices, shape):
 
     if not isinstance(indices, ember.Tensor):
         indices = ember.tensor(indices)
-    if indices.is_floating_point() or indices.dtype == ember.bool:
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype == ember.bool:
         raise TypeError("expected 'indices' to be integer dtype, but got " + str(indices.dtype))
     if isinstance(shape, int):
         shape = (shape,)

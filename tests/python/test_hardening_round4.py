@@ -210,6 +210,8 @@ def test_complex_logsumexp_of_nothing_as_torch(code):
         "torch.unravel_index(torch.tensor(-13), (3, 4))",
         "torch.unravel_index(torch.tensor([0]), (0,))",
         "torch.unravel_index(torch.tensor([1]), (-3,))",
+        "torch.unravel_index(torch.zeros(0, dtype=torch.complex128), 0)",
+        "torch.unravel_index(torch.tensor([1.5]), (3,))",
     ],
 )
 def test_python_level_rules_as_torch(code):
