@@ -821,6 +821,9 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
         if not -rank <= d < rank:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})")
     dims = [d + input.dim() if d < 0 else d for d in dims]
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     spacings = _gradient_spacings(input, spacing, dims)
     for d in dims:
         if input.size(d) < edge_order + 1:

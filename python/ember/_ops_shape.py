@@ -348,7 +348,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         dx, x = x, None
     dim = _dim_check(dim, y.dim())
     n = y.shape[dim]
-    pairs = y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
+    # An empty dim gives an empty result (no pair starts at 1).
+    pairs = y.narrow(dim, min(n, 1), max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
     if x is None:
         step = 1 if dx is None else dx
         return (step / 2.0 * pairs).cumsum(dim)

@@ -170,7 +170,7 @@ def unravel_index(indices, shape):
 
     if not isinstance(indices, ember.Tensor):
         indices = ember.tensor(indices)
-    if indices.is_floating_point() or indices.dtype == ember.bool:
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype == ember.bool:
         raise TypeError("expected 'indices' to be integer dtype, but got " + str(indices.dtype))
     if isinstance(shape, int):
         shape = (shape,)
@@ -178,14 +178,10 @@ def unravel_index(indices, shape):
     for s in shape:
         if s < 0:
             raise ValueError("'shape' cannot have negative values, but got " + str(shape))
-    numel = 1
-    for s in shape:
-        numel *= s
-    # int64 coordinates whatever the indices' dtype (and no uint8 wrap-around in the checks)
-    indices = indices.to(ember.int64)
-    if ((indices < -numel) | (indices >= numel)).any():
-        raise ValueError("'indices' must be in range [" + str(-numel) + ", " + str(numel - 1) + "]")
-    flat = ember.where(indices < 0, indices + numel, indices)
+    # int64 coordinates whatever the indices' dtype. As PyTorch, no range
+    # check: each coordinate is a floor remainder, so -1 is the last element
+    # and indices past either end wrap around.
+    flat = indices.to(ember.int64)
     coords = []
     for s in reversed(shape):
         coords.append(flat.remainder(s))

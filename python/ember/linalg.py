@@ -448,6 +448,9 @@ def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
         "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
         "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
     )
+    if input.numel() == 0:
+        # As PyTorch's deprecated form: an empty input of any shape and dtype comes back as it is.
+        return _write_out(out, input.clone())
     return _write_out(out, _cholesky_impl(input, upper, "cholesky", True, int_first=False)[0])
 
 
@@ -963,8 +966,15 @@ def matmul(input, other, *, out=None):  # noqa: A002
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    """Dot products along dim, broadcasting the other dims."""
-    return _write_out(out, (x * y).sum(dim))
+    """Dot products of conj(x) and y along dim, broadcasting the other dims."""
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_type_name(x)} and y of type {_type_name(y)} instead"
+        )
+    return _write_out(out, (x.conj() * y).sum(dim))
 
 
 def matrix_power(A, n, *, out=None):  # noqa: N803

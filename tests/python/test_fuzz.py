@@ -25,3 +25,26 @@ def test_fuzz_short_run(tmp_path):
     bad = [f for f in report["findings"] if f["class"] in ("crash", "hang", "leaked")]
     assert summary["calls"] == 9000
     assert not bad, "\n".join(f"{f['class']}: {f['code']}  {json.dumps(f['detail'])}" for f in bad)
+
+
+def test_svd_results_compared_by_their_invariants():
+    # Two valid SVDs of a rank-one matrix whose null-space vectors differ:
+    # the singular values and U diag(S) V^H agree, so the fuzzer calls them equal.
+    sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
+    import fuzz
+    from conftest import torch
+
+    a = torch.full((3, 4), 0.5, dtype=torch.float64)
+    u, s, vh = torch.linalg.svd(a)
+    q = torch.linalg.qr(torch.randn(2, 2, dtype=torch.float64)).Q
+    u2, vh2 = u.clone(), vh.clone()
+    u2[:, 1:3] = u[:, 1:3] @ q
+    vh2[1:3] = q.mT @ vh[1:3]
+    assert not torch.allclose(u, u2)
+    code = "torch.linalg.svd(x)"
+    one = fuzz._normalize(fuzz._svd_invariants(code, (u, s, vh)))
+    two = fuzz._normalize(fuzz._svd_invariants(code, (u2, s, vh2)))
+    assert fuzz.same(one, two)
+    # A wrong factor is still a difference.
+    bad = fuzz._normalize(fuzz._svd_invariants(code, (u2, s * 2, vh2)))
+    assert not fuzz.same(one, bad)

@@ -352,6 +352,9 @@ def pixel_unshuffle(input, downscale_factor):
             f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
             f"is not divisible by {r}"
         )
+    if input.numel() == 0:
+        # As PyTorch: an empty input comes back as a copy, its shape unchanged.
+        return input.clone()
     batch = list(input.shape[:-3])
     nb = len(batch)
     x = input.reshape(batch + [c, h // r, r, w // r, r])

@@ -159,17 +159,15 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    # PyTorch's hardtanh_ is its binding alone: no Python check of the bounds' order;
-    # its kernel converts the bounds to double (int64_t for integer inputs).
+    # PyTorch's hardtanh_ is its binding alone: no Python check of the bounds' order
+    # (the kernel lets max_val win); it converts the bounds to double (int64_t for
+    # integer inputs).
     if isinstance(input, ember.Tensor) and input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")
     for bound in (min_val, max_val):
         if isinstance(bound, complex) or (isinstance(bound, ember.Tensor) and bound.is_complex()):
             target = "double" if input.is_floating_point() else "int64_t"
             raise RuntimeError(f"value cannot be converted to type {target} without overflow")
-    if isinstance(min_val, (int, float)) and isinstance(max_val, (int, float)) and min_val > max_val:
-        # Bounds in the wrong order: min(max(x, min_val), max_val) is max_val (NaN stays).
-        return input.masked_fill_(input == input, max_val)
     return input.hardtanh_(min_val, max_val)
 
 

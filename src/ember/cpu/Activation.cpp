@@ -29,13 +29,36 @@ Tensor& threshold_cpu_(Tensor& self, const Scalar& threshold, const Scalar& valu
   return threshold_out(self, threshold, value, self);
 }
 
+// Integer bounds go through int64_t first (then the element type).
+static void check_fits_int64(const Scalar& bound) {
+  if (bound.is_integral() && !bound.is_big_unsigned()) return;  // 2**63-1 is no double
+  const double v = bound.to_double();
+  EMBER_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0,
+              "value cannot be converted to type int64_t without overflow");
+}
+
 Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
-  EMBER_CHECK(self.dtype() != ScalarType::Byte || min_val.to_double() >= 0,
-              "cannot do hardtanh on an unsigned type with negative limits");
+  if (self.dtype() == ScalarType::Byte) {
+    check_fits_int64(min_val);
+    check_fits_int64(max_val);
+    EMBER_CHECK(min_val.to_double() >= 0, "cannot do hardtanh on an unsigned type with negative limits");
+  }
   auto it = TensorIterator::unary_op(out, self);
   check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes,
                         pointwise_error_name(it, "hardtanh_cpu", "hardtanh_cuda"));
+  // The bounds convert to the element type (integers through int64_t).
+  const bool integral = is_integral_type(it.common_dtype(), /*include_bool=*/false);
+  for (const Scalar* bound : {&min_val, &max_val}) {
+    if (integral && !it.is_meta()) check_fits_int64(*bound);
+    check_pointwise_scalar(it, *bound, /*opmath=*/false);
+  }
+  if (integral && !it.is_meta()) {
+    // Integer bounds as int64_t (truncated), exact up to 2**63-1: clamp's loop.
+    auto as_int = [](const Scalar& b) { return b.is_integral() ? b : Scalar(static_cast<int64_t>(b.to_double())); };
+    ember::clamp_out(out, self, std::optional<Scalar>(as_int(min_val)), std::optional<Scalar>(as_int(max_val)));
+    return out;
+  }
   run_pointwise(hardtanh_stub, self.device().type, "hardtanh", it, min_val, max_val);
   // A NaN bound gives NaN everywhere, as PyTorch's clamp does.
   if (is_floating_type(out.dtype()) && (std::isnan(min_val.to_double()) || std::isnan(max_val.to_double()))) {

@@ -462,9 +462,10 @@ Tensor& cauchy_(Tensor& self, double median, double sigma, std::optional<Generat
 
 Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
   Tensor out = ember::zeros(self.sizes(), self.dtype(), self.device());
-  if (out.is_meta() || out.numel() == 0) return out;
   const ScalarType t = self.dtype();
-  if (!is_floating_type(t)) not_implemented("poisson_cpu", t);
+  // The dtype is checked even when there is nothing to draw, as PyTorch.
+  if (!out.is_meta() && !is_floating_type(t)) not_implemented("poisson_cpu", t);
+  if (out.is_meta() || out.numel() == 0) return out;
   Tensor in = self.to(ScalarType::Double).contiguous();
   Tensor res = ember::empty(self.sizes(), ScalarType::Double, self.device());
   {

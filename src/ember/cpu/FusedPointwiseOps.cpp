@@ -59,8 +59,12 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
               dtype_message_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   EMBER_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
+  // A tolerance is a Python number: a double that takes the tensor's dtype
+  // without a range check (a huge rtol gives inf, not an error).
   auto weak = [&](const Tensor& like, double v) {
-    return ember::scalar_tensor(Scalar(v), like.dtype(), like.device());
+    Tensor t = ember::scalar_tensor(Scalar(v), ScalarType::Double, like.device());
+    t.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return t;
   };
   Tensor close = ember::eq(self, other);
   if (equal_nan && is_floating_type(self.dtype())) {
@@ -82,6 +86,8 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
 
 Tensor& nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                        std::optional<double> neginf, Tensor& out) {
+  // In place on an integer tensor there is nothing to write: no overlap check.
+  if (out.is_same(self) && !self.is_complex() && !is_floating_type(self.dtype())) return out;
   auto it = TensorIterator::unary_op(out, self);
   if (self.is_complex()) {
     // The real and imaginary parts each, as PyTorch.

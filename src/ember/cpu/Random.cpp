@@ -322,6 +322,8 @@ Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, std::optional<Generator
     const std::string_view name = legacy_type_name(p.dtype());
     EMBER_CHECK(self.is_cpu() || self.is_meta(), "expected probabilities tensor to have floating type, got ",
                 name.substr(0, name.size() - 6));
+    // The CPU kernel picks its loop by p's dtype only when there is something to draw.
+    if (self.numel() == 0) return self;
     not_implemented("bernoulli_tensor_cpu_p_", p.dtype());
   }
   // A CUDA self takes probabilities from any device, as PyTorch's.

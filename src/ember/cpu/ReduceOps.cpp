@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
@@ -150,7 +151,14 @@ Tensor& deliver(Tensor& out, const Tensor& result) {
 
 // Sum-like result dtype: integers (and bool) accumulate into int64.
 ScalarType sum_like_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
-  if (dtype) return *dtype;
+  if (dtype) {
+    // A dtype= and an out= (or the in-place form) must agree.
+    EMBER_CHECK(!out.defined() || !out.is_same(self) || self.dtype() == *dtype,
+                "Bad in-place call: input tensor dtype ", cpp_type_name(self.dtype()), " and output tensor dtype ",
+                cpp_type_name(*dtype), " should match");
+    check_out_dtype(out, *dtype);
+    return *dtype;
+  }
   if (out.defined()) return out.dtype();
   return is_integral_or_bool(self.dtype()) ? ScalarType::Long : self.dtype();
 }
@@ -367,8 +375,9 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   if (is_complex_type(self.dtype()) && !self.is_meta())
     return all_any(ember::ne(self, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
   const ScalarType rtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  EMBER_CHECK(!out.defined() || out.dtype() == rtype || out.dtype() == ScalarType::Bool, is_all ? "all" : "any",
-              " only supports bool tensor for result, got: ", dtype_message_name(out.dtype()));
+  // out= may be bool or uint8 whatever the input's dtype.
+  EMBER_CHECK(!out.defined() || out.dtype() == ScalarType::Byte || out.dtype() == ScalarType::Bool,
+              is_all ? "all" : "any", " only supports bool tensor for result, got: ", dtype_message_name(out.dtype()));
   std::vector<bool> mask = make_mask(self, dim, empty_reduces_all);
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(self, mask, result);
@@ -444,6 +453,9 @@ Tensor& sum_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out
 Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
                    std::optional<ScalarType> dtype, Tensor& out) {
   EMBER_CHECK(self.is_meta() || !self.is_complex(), "nansum on CPU does not support complex inputs");
+  EMBER_CHECK(!dtype || !out.defined() || out.dtype() == *dtype,
+              "nansum: provided dtype must match dtype of result. Got ", dtype_message_name(out.dtype()), " and ",
+              dtype_message_name(*dtype), ".");
   std::vector<bool> mask = make_mask(self, dim);
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
   if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
@@ -614,6 +626,12 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
     m = ember::where(ember::isinf(m), Scalar(0.0), m);
     Tensor r = ember::add(ember::log(ember::sum(ember::exp(ember::sub(self, m)), dim.vec(), /*keepdim=*/true)), m);
     if (!keepdim) r = dim.empty() ? ember::squeeze(r) : ember::squeeze(r, dim);
+    return deliver(out, r);
+  }
+  if (is_complex_type(self.dtype()) && !self.is_meta()) {
+    // Nothing to sum: -inf in the input's complex dtype.
+    Tensor r = ember::empty(reduced_shape(self, make_mask(self, dim.vec()), keepdim), self.dtype(), self.device());
+    r.fill_(Scalar(-std::numeric_limits<double>::infinity()));
     return deliver(out, r);
   }
   EMBER_CHECK(

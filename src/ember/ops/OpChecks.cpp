@@ -89,6 +89,7 @@ void check_pointwise_scalar(const TensorIterator& it, const Scalar& s, bool opma
     throw Error(str_cat("value cannot be converted to type ", name, " without overflow"));
   }
   if (t == ScalarType::Long) {
+    if (s.is_integral() && !s.is_big_unsigned()) return;  // a Python int below 2**63 fits int64_t
     const double v = s.to_double();
     EMBER_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0,
                 "value cannot be converted to type int64_t without overflow");

@@ -133,12 +133,13 @@ inline acc_t forward_value(acc_t x, acc_t a, acc_t b, acc_t c) {
   switch (op) {
     case ActivationOp::LeakyRelu: return x > zero ? x : x * a;
     case ActivationOp::Elu:
-      // a*b precomputed by the caller into `a` (negative coefficient).
-      return x <= zero ? std::expm1(x * c) * a : x * b;
+      // a*b precomputed by the caller into `a` (negative coefficient). Zero
+      // takes the linear branch, so a NaN alpha leaves it zero.
+      return x < zero ? std::expm1(x * c) * a : x * b;
     case ActivationOp::Softplus: return x * a > b ? x : std::log1p(std::exp(x * a)) / a;
     case ActivationOp::Hardtanh:
-      // NaN passes through, as clamp.
-      return x < a ? a : (x > b ? b : x);
+      // As clamp: NaN passes through, and max_val wins over a larger min_val.
+      return (x < a ? a : x) > b ? b : (x < a ? a : x);
     case ActivationOp::Hardsigmoid: return std::min(std::max(x + three, zero), six) / six;
     case ActivationOp::Hardswish: return x * std::min(std::max(x + three, zero), six) / six;
     case ActivationOp::Mish: return x * std::tanh(std::log1p(std::exp(x)));
@@ -231,11 +232,12 @@ EMBER_VEC_INLINE vecmath::Vf forward_vector(vecmath::Vf x, float a, float b, flo
   if constexpr (op == ActivationOp::LeakyRelu) {
     return select(x > 0.0f, x, x * a);
   } else if constexpr (op == ActivationOp::Elu) {
-    return select(x <= 0.0f, vecmath::expm1(x * c) * a, x * b);
+    return select(x < 0.0f, vecmath::expm1(x * c) * a, x * b);
   } else if constexpr (op == ActivationOp::Softplus) {
     return select(x * a > b, x, vecmath::log1p(vecmath::exp(x * a)) / a);
   } else if constexpr (op == ActivationOp::Hardtanh) {
-    return select(x < a, splat(a), select(x > b, splat(b), x));
+    const vecmath::Vf lo = select(x < a, splat(a), x);
+    return select(lo > b, splat(b), lo);
   } else if constexpr (op == ActivationOp::Hardsigmoid) {
     return relu6_of_shift(x) / 6.0f;
   } else if constexpr (op == ActivationOp::Hardswish) {
@@ -290,7 +292,10 @@ void forward_loop(const TensorIterator& it, double a, double b, double c) {
       } else if constexpr (op == ActivationOp::Threshold) {
         run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t { return x <= pa ? pb : x; });
       } else if constexpr (op == ActivationOp::Hardtanh) {
-        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t { return x < pa ? pa : (x > pb ? pb : x); });
+        run_acc<scalar_t, scalar_t, 1>(it, [=](acc_t x) -> acc_t {
+          const acc_t lo = x < pa ? pa : x;
+          return lo > pb ? pb : lo;
+        });
       } else {
         EMBER_INTERNAL_ASSERT(false, "activation on an integral dtype");
       }

@@ -77,6 +77,12 @@ void div_kernel(const TensorIterator& it) {
                      [&] { map2<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x / y; }); });
 }
 
+// std::complex's pow, as PyTorch's complex type computes it.
+void pow_kernel(const TensorIterator& it) {
+  EMBER_COMPLEX_LOOP(it, "pow_cpu",
+                     [&] { map2<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return std::pow(x, y); }); });
+}
+
 void eq_kernel(const TensorIterator& it) {
   EMBER_COMPLEX_LOOP(it, "eq_cpu", [&] { map2<bool, scalar_t>(it, [](scalar_t x, scalar_t y) { return x == y; }); });
 }
@@ -208,6 +214,7 @@ EMBER_REGISTER_DISPATCH(make_complex_stub, &make_complex_kernel);
 EMBER_REGISTER_DISPATCH(polar_stub, &polar_kernel);
 EMBER_REGISTER_POINTWISE(div_complex, &div_kernel);
 EMBER_REGISTER_POINTWISE(eq_complex, &eq_kernel);
+EMBER_REGISTER_POINTWISE(pow_complex, &pow_kernel);
 EMBER_REGISTER_POINTWISE(ne_complex, &ne_kernel);
 EMBER_REGISTER_POINTWISE(exp_complex, &exp_kernel);
 EMBER_REGISTER_POINTWISE(log_complex, &log_kernel);
