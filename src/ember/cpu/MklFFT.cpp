@@ -218,6 +218,13 @@ Tensor exec(const Tensor& self, const std::vector<int64_t>& out_sizes, const std
   std::vector<int64_t> batched{-1};
   for (int64_t d : dims) batched.push_back(self.size(d));
   Tensor input = self.permute(permutation).reshape(batched);
+  // DFTI refuses zero strides (expanded inputs): those are copied.
+  for (int64_t i = 0; i < input.dim(); ++i) {
+    if (input.stride(i) == 0 && input.size(i) > 1) {
+      input = input.contiguous();
+      break;
+    }
+  }
   const int64_t batch = input.size(0);
   std::vector<int64_t> signal{batch}, batched_out{batch};
   for (int64_t i = 0; i < signal_ndim; ++i) {
