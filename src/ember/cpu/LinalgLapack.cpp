@@ -147,8 +147,10 @@ std::tuple<Tensor, Tensor> linalg_lapack_potrf(const Tensor& A, bool upper) {
         lapack::potrf(upper ? 'U' : 'L', int(n), m, ld(n), inf + b);
         // clear the triangle LAPACK leaves as it was
         for (int64_t j = 0; j < n; ++j) {
-          for (int64_t i = 0; i < n; ++i) {
-            if (upper ? i > j : i < j) m[i + j * n] = T(0);
+          if (upper) {
+            std::fill(m + j * n + j + 1, m + (j + 1) * n, T(0));
+          } else {
+            std::fill(m + j * n, m + j * n + j, T(0));
           }
         }
       }
