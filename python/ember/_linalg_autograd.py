@@ -46,12 +46,14 @@ class SolveTriangular(Function):
 
 
 class Solve(Function):
-    """(X, LU, pivots, info) of A X = B through an LU factorization."""
+    """(X, LU, pivots, info) of A X = B (A^T X = B when transposed) through an
+    LU factorization of A."""
 
     @staticmethod
-    def forward(ctx, A, B):
+    def forward(ctx, A, B, transposed=False):
         LU, piv, info = _F._linalg_lapack_getrf(A)
-        X = _F._linalg_lapack_getrs(LU, piv, B, False)
+        X = _F._linalg_lapack_getrs(LU, piv, B, transposed)
+        ctx.transposed = transposed
         ctx.save_for_backward(A, X)
         ctx.mark_non_differentiable(LU, piv, info)
         return X, LU, piv, info
@@ -59,9 +61,12 @@ class Solve(Function):
     @staticmethod
     def backward(ctx, gX, _gLU, _gpiv, _ginfo):
         A, X = ctx.saved_tensors
-        gB = Solve.apply(A.mT, gX)[0]
-        gA = -gB @ X.mT if ctx.needs_input_grad[0] else None
-        return gA, gB
+        gB = Solve.apply(A, gX)[0] if ctx.transposed else Solve.apply(A.mT, gX)[0]
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = -gB @ X.mT
+            gA = gA.mT if ctx.transposed else gA
+        return gA, gB, None
 
 
 def pivots_to_permutation(pivots, m):
@@ -154,22 +159,25 @@ class LuFactor(Function):
 
 
 class Cholesky(Function):
-    """(L, info) with A = L L^T, L lower."""
+    """(L, info) with A = L L^T, L lower; (U, info) with A = U^T U when upper
+    (LAPACK factors the requested triangle, as PyTorch does)."""
 
     @staticmethod
-    def forward(ctx, A):
-        L, info = _F._linalg_lapack_potrf(A, False)
-        ctx.save_for_backward(L)
+    def forward(ctx, A, upper=False):
+        F, info = _F._linalg_lapack_potrf(A, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(F)  # the output itself, so double backward sees its graph
         ctx.mark_non_differentiable(info)
-        return L, info
+        return F, info
 
     @staticmethod
-    def backward(ctx, gL, _ginfo):
-        (L,) = ctx.saved_tensors
+    def backward(ctx, gF, _ginfo):
+        (F,) = ctx.saved_tensors
+        L, gL = (F.mT, gF.mT) if ctx.upper else (F, gF)
         phi = (L.mT @ gL).tril()
         phi = phi - 0.5 * phi * _eye_like(L, L.shape[-1])
         gA = _tri_solve(L, _tri_solve(L.mT, phi, True), False, False)
-        return 0.5 * (gA + gA.mT)
+        return 0.5 * (gA + gA.mT), None
 
 
 class CholeskyInverse(Function):

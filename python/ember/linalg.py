@@ -245,11 +245,10 @@ def _solve_impl(A, B, left, name, check_errors):
         shape_b = f"{Bm.shape[-2]}x{Bm.shape[-1]}" if Bm.dim() >= 2 else f"{B.shape[-1]}x1"
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape_b})")
-    if not left:
-        X, info = _solve_impl(A.mT, Bm.mT, True, name, check_errors)
-        return X.mT, info
-    A2, B2 = _broadcast_batch(A, Bm)
-    X, _LU, _piv, info = _ag.Solve.apply(A2, B2)
+    # X A = B as A^T X^T = B^T, with A factored (PyTorch's order of operations)
+    A2, B2 = _broadcast_batch(A, Bm if left else Bm.mT)
+    X, _LU, _piv, info = _ag.Solve.apply(A2, B2, not left)
+    X = X if left else X.mT
     if check_errors:
         _raise_info(info, "torch." + name, lambda c: "The solver failed because the input matrix is singular.")
     return (X.squeeze(-1) if vector else X), info
@@ -376,7 +375,8 @@ def _needs_grad(*ts):
 def _lu_diag(A, name):
     _check_dtype(A, name, "lu_cpu", True)
     _check_matrix(A, name, square=True)
-    LU, piv, _ = _ag.LuFactor.apply(A)
+    # As PyTorch: a contiguous real A is factored as A^T (no column-major copy; det(A^T) = det(A)).
+    LU, piv, _ = _ag.LuFactor.apply(A.mT if A.is_contiguous() and not A.is_complex() else A)
     n = A.shape[-1]
     swaps = (piv != ember.arange(1, n + 1, dtype=ember.int32)).sum(-1)
     sign = 1.0 - 2.0 * (swaps % 2).to(A.dtype)
@@ -425,10 +425,10 @@ def logdet(input):  # noqa: A002
 
 def _cholesky_impl(A, upper, name, check_errors, int_first=True):
     _check_square_input(A, name, "cholesky_cpu", int_first=int_first)
-    L, info = _ag.Cholesky.apply(A)
+    factor, info = _ag.Cholesky.apply(A, upper)
     if check_errors:
         _raise_info(info, name, _not_pd)
-    return (L.mT if upper else L), info
+    return factor, info
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):  # noqa: N803

@@ -1,4 +1,5 @@
 #include "ember/cpu/Blas.h"
+#include "ember/cpu/MklLibrary.h"
 
 #include <dlfcn.h>
 
@@ -164,6 +165,12 @@ void set_num_threads(int n) {
 }
 
 bool is_mkl() { return mkl().loaded; }
+
+void* mkl_library() { return mkl().loaded ? mkl().handle : nullptr; }
+
+void sync_mkl_threads() {
+  if (mkl().loaded) mkl().set_num_threads_local(in_parallel_region() ? 1 : get_num_threads());
+}
 
 // Note [MKL for elementwise functions]
 // PyTorch computes sqrt, exp, log, the trigonometric functions, tanh, erf and

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ember/cpu/FFTPlan.h"
+#include "ember/cpu/MklFFT.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -257,6 +258,15 @@ Tensor c2c_passes(const Tensor& self, const Tensor& out, const std::vector<int64
   return out;
 }
 
+// MKL's DFTI computes non-empty transforms when loaded (Note [FFT through MKL]).
+bool use_mkl(const Tensor& input, const std::vector<int64_t>& out_sizes) {
+  if (input.is_meta() || input.numel() == 0 || !mkl_fft::available()) return false;
+  for (int64_t s : out_sizes) {
+    if (s == 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Tensor fft_c2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
@@ -266,6 +276,7 @@ Tensor fft_c2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, b
   if (dims.empty()) return self.clone();
   dims = sort_dims(self, dims, false);
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
+  if (use_mkl(self, sizes)) return mkl_fft::exec(self, sizes, dims, self.dtype(), normalization, forward);
   Tensor out = alloc_output(self, sizes, dims, self.dtype());
   if (self.is_meta() || out.numel() == 0) return out;
   return c2c_passes(self, out, dims, normalization, forward);
@@ -281,6 +292,11 @@ Tensor fft_r2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, b
   dims = sort_dims(self, dims, true);
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
   if (onesided) sizes[last] = n / 2 + 1;
+  if (use_mkl(self, sizes)) {
+    Tensor result = mkl_fft::exec(self, sizes, dims, to_complex_type(self.dtype()), normalization, true);
+    if (!onesided) mkl_fft::fill_conjugate_symmetry(result, wrap_dims(dim, self.dim()));
+    return result;
+  }
   Tensor out = alloc_output(self, sizes, dims, to_complex_type(self.dtype()));
   if (self.is_meta() || out.numel() == 0) return out;
   int64_t signal = 1;
@@ -311,6 +327,9 @@ Tensor fft_c2r_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, i
   const int64_t last = dims.back();
   std::vector<int64_t> sizes(input.sizes().begin(), input.sizes().end());
   sizes[last] = last_dim_size;
+  if (use_mkl(input, sizes) && input.size(last) == last_dim_size / 2 + 1) {
+    return mkl_fft::exec(input, sizes, {last}, to_real_type(self.dtype()), normalization, false);
+  }
   Tensor out = alloc_output(input, sizes, {last}, to_real_type(self.dtype()));
   if (self.is_meta() || out.numel() == 0) return out;
   dispatch_fft(self.dtype(), [&](auto zero) {

@@ -1,6 +1,10 @@
 #include "ember/cpu/Lapack.h"
 
+#include <dlfcn.h>
+
 #include <cstddef>
+
+#include "ember/cpu/MklLibrary.h"
 
 // Prefixed builds (scipy-openblas32) name every symbol scipy_...
 #ifdef EMBER_BLAS_SYMBOL_PREFIX
@@ -51,64 +55,138 @@ EMBER_LAPACK_EXTERN(d, double)
 namespace ember::lapack {
 
 namespace {
+// Note [MKL for LAPACK]
+// PyTorch's CPU wheels factor and decompose with MKL's LAPACK. When MKL
+// computes the products (Note [MKL for matrix products]) the routines below
+// come from the same library, so the decompositions are PyTorch's bit for
+// bit; otherwise from the build's BLAS package.
+#define EMBER_MKL_ROUTINES(p)                  \
+  decltype(&EMBER_LAPACK(p##getrf_)) p##getrf; \
+  decltype(&EMBER_LAPACK(p##getrs_)) p##getrs; \
+  decltype(&EMBER_LAPACK(p##potrf_)) p##potrf; \
+  decltype(&EMBER_LAPACK(p##geqrf_)) p##geqrf; \
+  decltype(&EMBER_LAPACK(p##orgqr_)) p##orgqr; \
+  decltype(&EMBER_LAPACK(p##ormqr_)) p##ormqr; \
+  decltype(&EMBER_LAPACK(p##syevd_)) p##syevd; \
+  decltype(&EMBER_LAPACK(p##gesdd_)) p##gesdd; \
+  decltype(&EMBER_LAPACK(p##gels_)) p##gels;   \
+  decltype(&EMBER_LAPACK(p##gelsy_)) p##gelsy; \
+  decltype(&EMBER_LAPACK(p##gelsd_)) p##gelsd; \
+  decltype(&EMBER_LAPACK(p##gelss_)) p##gelss; \
+  decltype(&EMBER_LAPACK(p##geev_)) p##geev;   \
+  decltype(&EMBER_LAPACK(p##sytrf_)) p##sytrf; \
+  decltype(&EMBER_LAPACK(p##sytrs_)) p##sytrs; \
+  decltype(&EMBER_LAPACK(cblas_##p##trsm)) p##trsm;
+
+struct MklLapack {
+  EMBER_MKL_ROUTINES(s)
+  EMBER_MKL_ROUTINES(d)
+  bool loaded = false;
+};
+#undef EMBER_MKL_ROUTINES
+
+template <typename F>
+bool find(void* lib, const char* name, F& out) {
+  out = reinterpret_cast<F>(dlsym(lib, name));
+  return out != nullptr;
+}
+
+MklLapack load_mkl_lapack() {
+  MklLapack m{};
+  void* lib = blas::mkl_library();
+  if (!lib) return m;
+  bool ok = true;
+#define EMBER_MKL_FIND(p)                                                                                              \
+  ok = ok && find(lib, #p "getrf_", m.p##getrf) && find(lib, #p "getrs_", m.p##getrs) &&                               \
+       find(lib, #p "potrf_", m.p##potrf) && find(lib, #p "geqrf_", m.p##geqrf) &&                                     \
+       find(lib, #p "orgqr_", m.p##orgqr) && find(lib, #p "ormqr_", m.p##ormqr) &&                                     \
+       find(lib, #p "syevd_", m.p##syevd) && find(lib, #p "gesdd_", m.p##gesdd) && find(lib, #p "gels_", m.p##gels) && \
+       find(lib, #p "gelsy_", m.p##gelsy) && find(lib, #p "gelsd_", m.p##gelsd) &&                                     \
+       find(lib, #p "gelss_", m.p##gelss) && find(lib, #p "geev_", m.p##geev) && find(lib, #p "sytrf_", m.p##sytrf) && \
+       find(lib, #p "sytrs_", m.p##sytrs) && find(lib, "cblas_" #p "trsm", m.p##trsm);
+  EMBER_MKL_FIND(s)
+  EMBER_MKL_FIND(d)
+#undef EMBER_MKL_FIND
+  m.loaded = ok;
+  return m;
+}
+
+const MklLapack& mkl() {
+  static const MklLapack m = load_mkl_lapack();
+  return m;
+}
+
+// The routine from MKL when loaded (its threads synced to Ember's), else the build's.
+#define EMBER_ROUTINE(p, name, fallback) (mkl().loaded ? (blas::sync_mkl_threads(), mkl().p##name) : &fallback)
+
 enum Cblas { ColMajor = 102, NoTrans = 111, Trans = 112, Upper = 121, Lower = 122, NonUnit = 131, Unit = 132 };
 enum CblasSide { Left = 141, Right = 142 };
 }  // namespace
 
 #define EMBER_LAPACK_DEFINE(p, T)                                                                                      \
   void getrf(int m, int n, T* a, int lda, int* ipiv, int* info) {                                                      \
-    EMBER_LAPACK(p##getrf_)(&m, &n, a, &lda, ipiv, info);                                                              \
+    EMBER_ROUTINE(p, getrf, EMBER_LAPACK(p##getrf_))(&m, &n, a, &lda, ipiv, info);                                     \
   }                                                                                                                    \
   void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) {            \
-    EMBER_LAPACK(p##getrs_)(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);                                       \
+    EMBER_ROUTINE(p, getrs, EMBER_LAPACK(p##getrs_))(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);              \
   }                                                                                                                    \
-  void potrf(char uplo, int n, T* a, int lda, int* info) { EMBER_LAPACK(p##potrf_)(&uplo, &n, a, &lda, info, 1); }     \
+  void potrf(char uplo, int n, T* a, int lda, int* info) {                                                             \
+    EMBER_ROUTINE(p, potrf, EMBER_LAPACK(p##potrf_))(&uplo, &n, a, &lda, info, 1);                                     \
+  }                                                                                                                    \
   void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {                                     \
-    EMBER_LAPACK(p##geqrf_)(&m, &n, a, &lda, tau, work, &lwork, info);                                                 \
+    EMBER_ROUTINE(p, geqrf, EMBER_LAPACK(p##geqrf_))(&m, &n, a, &lda, tau, work, &lwork, info);                        \
   }                                                                                                                    \
   void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info) {                        \
-    EMBER_LAPACK(p##orgqr_)(&m, &n, &k, a, &lda, tau, work, &lwork, info);                                             \
+    EMBER_ROUTINE(p, orgqr, EMBER_LAPACK(p##orgqr_))(&m, &n, &k, a, &lda, tau, work, &lwork, info);                    \
   }                                                                                                                    \
   void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc, T* work,    \
              int lwork, int* info) {                                                                                   \
-    EMBER_LAPACK(p##ormqr_)(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, info, 1, 1);               \
+    EMBER_ROUTINE(p, ormqr, EMBER_LAPACK(p##ormqr_))(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork,   \
+                                                     info, 1, 1);                                                      \
   }                                                                                                                    \
   void syevd(char jobz, char uplo, int n, T* a, int lda, T* w, T* work, int lwork, int* iwork, int liwork,             \
              int* info) {                                                                                              \
-    EMBER_LAPACK(p##syevd_)(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, info, 1, 1);                   \
+    EMBER_ROUTINE(p, syevd, EMBER_LAPACK(p##syevd_))(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, info, \
+                                                     1, 1);                                                            \
   }                                                                                                                    \
   void gesdd(char jobz, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt, T* work, int lwork,         \
              int* iwork, int* info) {                                                                                  \
-    EMBER_LAPACK(p##gesdd_)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);              \
+    EMBER_ROUTINE(p, gesdd, EMBER_LAPACK(p##gesdd_))(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork,      \
+                                                     iwork, info, 1);                                                  \
   }                                                                                                                    \
   void gels(char trans, int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* work, int lwork, int* info) {         \
-    EMBER_LAPACK(p##gels_)(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);                            \
+    EMBER_ROUTINE(p, gels, EMBER_LAPACK(p##gels_))(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);    \
   }                                                                                                                    \
   void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, T rcond, int* rank, T* work, int lwork,  \
              int* info) {                                                                                              \
-    EMBER_LAPACK(p##gelsy_)(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);                  \
+    EMBER_ROUTINE(p, gelsy, EMBER_LAPACK(p##gelsy_))(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work,        \
+                                                     &lwork, info);                                                    \
   }                                                                                                                    \
   void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* s, T rcond, int* rank, T* work, int lwork,       \
              int* iwork, int* info) {                                                                                  \
-    EMBER_LAPACK(p##gelsd_)(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);              \
+    EMBER_ROUTINE(p, gelsd, EMBER_LAPACK(p##gelsd_))(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork,   \
+                                                     iwork, info);                                                     \
   }                                                                                                                    \
   void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* s, T rcond, int* rank, T* work, int lwork,       \
              int* info) {                                                                                              \
-    EMBER_LAPACK(p##gelss_)(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, info);                     \
+    EMBER_ROUTINE(p, gelss, EMBER_LAPACK(p##gelss_))(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork,   \
+                                                     info);                                                            \
   }                                                                                                                    \
   void geev(char jobvl, char jobvr, int n, T* a, int lda, T* wr, T* wi, T* vl, int ldvl, T* vr, int ldvr, T* work,     \
             int lwork, int* info) {                                                                                    \
-    EMBER_LAPACK(p##geev_)(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work, &lwork, info, 1, 1);       \
+    EMBER_ROUTINE(p, geev, EMBER_LAPACK(p##geev_))(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work,    \
+                                                   &lwork, info, 1, 1);                                                \
   }                                                                                                                    \
   void sytrf(char uplo, int n, T* a, int lda, int* ipiv, T* work, int lwork, int* info) {                              \
-    EMBER_LAPACK(p##sytrf_)(&uplo, &n, a, &lda, ipiv, work, &lwork, info, 1);                                          \
+    EMBER_ROUTINE(p, sytrf, EMBER_LAPACK(p##sytrf_))(&uplo, &n, a, &lda, ipiv, work, &lwork, info, 1);                 \
   }                                                                                                                    \
   void sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) {             \
-    EMBER_LAPACK(p##sytrs_)(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);                                        \
+    EMBER_ROUTINE(p, sytrs, EMBER_LAPACK(p##sytrs_))(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);               \
   }                                                                                                                    \
   void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, T alpha, const T* a, int lda, T* b, int ldb) { \
-    EMBER_LAPACK(cblas_##p##trsm)(ColMajor, left ? Left : Right, upper ? Upper : Lower, trans ? Trans : NoTrans,       \
-                                  unit ? Unit : NonUnit, m, n, alpha, a, lda, b, ldb);                                 \
+    EMBER_ROUTINE(p, trsm, EMBER_LAPACK(cblas_##p##trsm))(ColMajor, left ? Left : Right, upper ? Upper : Lower,        \
+                                                          trans ? Trans : NoTrans, unit ? Unit : NonUnit, m, n, alpha, \
+                                                          a, lda, b, ldb);                                             \
   }
 
 EMBER_LAPACK_DEFINE(s, float)

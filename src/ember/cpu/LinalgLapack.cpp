@@ -5,8 +5,10 @@
 //
 // Note [LAPACK batches]
 // Small matrices run one matrix per thread with single-threaded BLAS; large
-// ones run in turn with BLAS threaded, so both fill the cores.
+// ones run in turn with BLAS threaded, so both fill the cores. With MKL all
+// run in turn, MKL threaded, for PyTorch's bits.
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "ember/cpu/Blas.h"
@@ -34,6 +36,12 @@ void dispatch_real(ScalarType t, const char* name, const F& f) {
 
 template <typename F>
 void for_each_matrix(int64_t batch, int64_t n, const F& f) {
+  if (blas::is_mkl()) {
+    // MKL's LAPACK rounds differently with another thread count: the matrices
+    // run in turn on all threads, as PyTorch runs them (Note [MKL for LAPACK]).
+    f(int64_t(0), batch);
+    return;
+  }
   if (batch > 1 && n <= kSmallMatrix && get_num_threads() > 1 && !in_parallel_region()) {
     blas::set_num_threads(1);
     parallel_for(0, batch, 1, f);
@@ -139,8 +147,10 @@ std::tuple<Tensor, Tensor> linalg_lapack_potrf(const Tensor& A, bool upper) {
         lapack::potrf(upper ? 'U' : 'L', int(n), m, ld(n), inf + b);
         // clear the triangle LAPACK leaves as it was
         for (int64_t j = 0; j < n; ++j) {
-          for (int64_t i = 0; i < n; ++i) {
-            if (upper ? i > j : i < j) m[i + j * n] = T(0);
+          if (upper) {
+            std::fill(m + j * n + j + 1, m + (j + 1) * n, T(0));
+          } else {
+            std::fill(m + j * n, m + j * n + j, T(0));
           }
         }
       }
@@ -377,7 +387,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lapack_gels(const Tensor& A, c
         if (driver == "gels") {
           lapack::gels('N', int(m), int(n), int(k), ab, ld(m), xb, ld(rows), work.data(), lwork, inf + b);
         } else if (driver == "gelsy") {
-          std::fill(jpvt.begin(), jpvt.end(), 0);
+          // Every column marked fixed (no column pivoting): what PyTorch's CPU
+          // kernel hands gelsy, whose pivot array keeps the previous matrix's
+          // permutation, all nonzero (measured: its solutions are exactly these).
+          std::iota(jpvt.begin(), jpvt.end(), 1);
           lapack::gelsy(int(m), int(n), int(k), ab, ld(m), xb, ld(rows), jpvt.data(), rc, &rk, work.data(), lwork,
                         inf + b);
         } else if (driver == "gelsd") {
