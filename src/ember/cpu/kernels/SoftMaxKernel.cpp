@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/cpu/kernels/ReduceEngine.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -97,11 +98,69 @@ void softmax_lastdim(const T* x, U* y, int64_t n, bool log, float* buf) {
   }
 }
 
+#if EMBER_SLEEF_LOOPS
+// Note [Softmax with SLEEF]
+// PyTorch's last-dim softmax of float32/float64 rows, step by step: the row's
+// maximum and sums in its vector order (sleefvec::reduce_all), exp(x - max)
+// from SLEEF (zero-padded last vector), then y = e * (1 / sum); log_softmax
+// sums exp(x - max) without storing it, takes SLEEF's log of the sum and
+// writes (x - max) - log(sum). The gradients: g - exp(y) * sum(g) (one
+// multiply-add, as PyTorch's build fuses it) and (g - sum(g y)) y, exp again
+// SLEEF's. With the same library every element is PyTorch's.
+template <typename T>
+void softmax_row_sleef(const T* x, T* y, int64_t n, bool log) {
+  using W = sleefvec::Vec<T>;
+  using V = typename W::V;
+  const auto exp = W::unary(sleef::Exp);
+  const auto max_op = [](V a, V b) { return W::maximum(a, b); };
+  const auto add_op = [](V a, V b) { return W::add(a, b); };
+  const T m = sleefvec::reduce_all(x, n, max_op);
+  const V vm = W::set1(m);
+  if (log) {
+    const T s = sleefvec::map_reduce_all(x, n, [&](V v) { return exp(W::sub(v, vm)); }, add_op);
+    T log_sum;
+    W::store(&log_sum, W::unary(sleef::Log)(W::load(&s, 1)), 1);
+    const V vl = W::set1(log_sum);
+    sleefvec::map(x, y, n, [&](V v) { return W::sub(W::sub(v, vm), vl); });
+    return;
+  }
+  sleefvec::map(x, y, n, [&](V v) { return exp(W::sub(v, vm)); });
+  const T inv = T(1) / sleefvec::reduce_all(static_cast<const T*>(y), n, add_op);
+  const V vi = W::set1(inv);
+  sleefvec::map(static_cast<const T*>(y), y, n, [&](V v) { return W::mul(v, vi); });
+}
+
+template <typename T>
+void softmax_backward_row_sleef(const T* g, const T* y, T* r, int64_t n, bool log) {
+  using W = sleefvec::Vec<T>;
+  using V = typename W::V;
+  if (log) {
+    const auto exp = W::unary(sleef::Exp);
+    const V vs = W::set1(sleefvec::reduce_all(g, n, [](V a, V b) { return W::add(a, b); }));
+    sleefvec::map2(g, y, r, n, [&](V gv, V yv) { return W::fnmadd(exp(yv), vs, gv); });
+  } else {
+    const V vs = W::set1(sleefvec::dot_reduce_all(g, y, n));
+    sleefvec::map2(g, y, r, n, [&](V gv, V yv) { return W::mul(W::sub(gv, vs), yv); });
+  }
+}
+#endif
+
 template <typename T, typename U>
 void softmax_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool log) {
   using C = opmath_t<T>;
   const T* x = static_cast<const T*>(in.data_ptr());
   U* y = static_cast<U*>(out.data_ptr());
+#if EMBER_SLEEF_LOOPS
+  if constexpr (std::is_same_v<T, U> && std::is_floating_point_v<T>) {
+    if (inner == 1 && sleef::table().loaded) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_row_sleef<T>(x + o * n, y + o * n, n, log);
+      });
+      return;
+    }
+  }
+#endif
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
     parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
@@ -191,6 +250,17 @@ void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, 
   const T* g = static_cast<const T*>(grad.data_ptr());
   const T* y = static_cast<const T*>(out.data_ptr());
   T* r = static_cast<T*>(gin.data_ptr());
+#if EMBER_SLEEF_LOOPS
+  if constexpr (std::is_floating_point_v<T>) {
+    if (inner == 1 && sleef::table().loaded) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_backward_row_sleef<T>(g + o * n, y + o * n, r + o * n, n, log);
+      });
+      return;
+    }
+  }
+#endif
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
     parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
