@@ -17,7 +17,7 @@ namespace {
 // gives the same bits in every element. So when `libsleef.so.3` can be
 // loaded (EMBER_SLEEF_LIBRARY names another file; EMBER_SLEEF=0 turns it
 // off), the AVX2 kernels call its `*avx2` functions; without it they keep
-// Ember's own vector math (docs/decisions/0029-sleef.md).
+// Ember's own vector math (docs/decisions/0029-sleef-vector-math.md).
 struct Names {
   const char* f;
   const char* d;
@@ -41,9 +41,27 @@ Loaded load() {
   Loaded l;
   const char* off = std::getenv("EMBER_SLEEF");
   if (off && std::string(off) == "0") return l;
+  // EMBER_SLEEF_LIBRARY, else the copy the package carries beside this
+  // library, else the loader's search path.
+  std::string name;
   const char* path = std::getenv("EMBER_SLEEF_LIBRARY");
-  const char* name = path && *path ? path : "libsleef.so.3";
-  void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  void* lib = nullptr;
+  if (path && *path) {
+    name = path;
+    lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  } else {
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&sleef_info), &self) && self.dli_fname) {
+      const std::string here(self.dli_fname);
+      const std::string beside = here.substr(0, here.find_last_of('/') + 1) + "libsleef.so.3";
+      lib = dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (lib) name = beside;
+    }
+    if (!lib) {
+      name = "libsleef.so.3";
+      lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
+  }
   if (!lib) return l;
   for (int i = 0; i < kFnCount; ++i) {
     l.table.f[i] = dlsym(lib, kNames[i].f);
@@ -68,3 +86,9 @@ const Table& table() { return loaded().table; }
 const char* info() { return loaded().info.c_str(); }
 
 }  // namespace ember::sleef
+
+namespace ember {
+std::string sleef_info() {
+  return sleef::table().loaded ? std::string("SLEEF: ") + sleef::info() : std::string("SLEEF: not loaded");
+}
+}  // namespace ember

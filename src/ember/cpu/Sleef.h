@@ -2,6 +2,8 @@
 // SLEEF's vector functions, loaded at run time (Note [SLEEF for vector
 // math] in Sleef.cpp).
 
+#include <string>
+
 #include "ember/core/Macros.h"
 
 namespace ember::sleef {
@@ -23,3 +25,8 @@ const Table& table();
 const char* info();
 
 }  // namespace ember::sleef
+
+namespace ember {
+// "SLEEF: <path>" when the library was loaded, else "SLEEF: not loaded" (show_config).
+EMBER_API std::string sleef_info();
+}  // namespace ember

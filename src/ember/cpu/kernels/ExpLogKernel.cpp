@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
@@ -87,11 +88,13 @@ void log_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log, &log_kernel);
 
 void log1p_kernel(const TensorIterator& it) {
+  if (sleefvec::map_unary(it, sleef::Log1p)) return;
   float_unary(it, [](Vf x) { return vecmath::log1p(x); }, [](double x) { return std::log1p(x); });
 }
 EMBER_REGISTER_POINTWISE(log1p, &log1p_kernel);
 
 void expm1_kernel(const TensorIterator& it) {
+  if (sleefvec::map_unary(it, sleef::Expm1)) return;
   float_unary(it, [](Vf x) { return vecmath::expm1(x); }, [](double x) { return std::expm1(x); });
 }
 EMBER_REGISTER_POINTWISE(expm1, &expm1_kernel);
@@ -102,6 +105,8 @@ void log2_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log2, &log2_kernel);
 
 void exp2_kernel(const TensorIterator& it) {
+  if (sleefvec::unary(it, sleef::Exp2, [](float x) { return std::exp2(x); }, [](double x) { return std::exp2(x); }))
+    return;
   float_unary(it, [](Vf x) { return vecmath::exp2(x); }, [](double x) { return std::exp2(x); });
 }
 EMBER_REGISTER_POINTWISE(exp2, &exp2_kernel);

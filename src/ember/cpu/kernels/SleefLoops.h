@@ -3,6 +3,7 @@
 // them in (Note [SLEEF loops]). Only the AVX2 kernels have them; elsewhere
 // EMBER_SLEEF_LOOPS is 0 and the kernels keep Ember's own vector math.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -158,23 +159,16 @@ T reduce_all(const T* x, int64_t n, const Op& op) {
   return map_reduce_all(x, n, [](typename Vec<T>::V v) { return v; }, op);
 }
 
-// The sum of x * y over n elements, as map_reduce_all; PyTorch's build fuses
-// the float32 last partial vector's product into its sum (one multiply-add),
-// no other (measured).
-template <typename T>
-T dot_reduce_all(const T* x, const T* y, int64_t n) {
+// op over all n elements of map(x, y), as map_reduce_all.
+template <typename T, typename Map, typename Op>
+T map2_reduce_all(const T* x, const T* y, int64_t n, const Map& map, const Op& op) {
   using W = Vec<T>;
-  using V = typename W::V;
-  const auto add = [](V a, V b) { return W::add(a, b); };
-  if (n < W::size) return reduce_partial<T>(W::mul(W::load(x, n), W::load(y, n)), n, add);
-  V acc = W::mul(W::load(x), W::load(y));
+  if (n < W::size) return reduce_partial<T>(map(W::load(x, n), W::load(y, n)), n, op);
+  typename W::V acc = map(W::load(x), W::load(y));
   int64_t d = W::size;
-  for (; d < n - n % W::size; d += W::size) acc = W::add(acc, W::mul(W::load(x + d), W::load(y + d)));
-  if (n - d > 0) {
-    const V xt = W::load(x + d, n - d), yt = W::load(y + d, n - d);
-    acc = W::first_lanes(acc, std::is_same_v<T, float> ? W::fmadd(xt, yt, acc) : W::add(acc, W::mul(xt, yt)), n - d);
-  }
-  return W::reduce(acc, add);
+  for (; d < n - n % W::size; d += W::size) acc = op(acc, map(W::load(x + d), W::load(y + d)));
+  if (n - d > 0) acc = W::first_lanes(acc, op(acc, map(W::load(x + d, n - d), W::load(y + d, n - d))), n - d);
+  return W::reduce(acc, op);
 }
 
 // out = f(x, y) over n elements, the last partial vector zero-padded.
@@ -240,8 +234,40 @@ bool elementwise(const TensorIterator& it, const VF& vf, const SF& sf) {
   return true;
 }
 
-// out = SLEEF's fn(in), in PyTorch's loop, for float32/float64; false where
-// it does not apply (no library, another dtype).
+// out = vf(in) on whole vectors only, the last one zero-padded, strided rows
+// through a buffer: PyTorch's loop for the functions its vml.h maps (expm1,
+// log1p, lgamma).
+template <typename T, typename VF>
+bool map_unary(const TensorIterator& it, const VF& vf) {
+  constexpr ScalarType t = std::is_same_v<T, float> ? ScalarType::Float : ScalarType::Double;
+  if (it.dtype(0) != t || it.dtype(1) != t) return false;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      map(reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), n, vf);
+      return;
+    }
+    constexpr int64_t kChunk = 2048;
+    T buf[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t len = std::min(kChunk, n - i);
+      for (int64_t j = 0; j < len; ++j) buf[j] = *reinterpret_cast<const T*>(d[1] + (i + j) * s[1]);
+      map(static_cast<const T*>(buf), buf, len, vf);
+      for (int64_t j = 0; j < len; ++j) *reinterpret_cast<T*>(d[0] + (i + j) * s[0]) = buf[j];
+    }
+  });
+  return true;
+}
+
+inline bool map_unary(const TensorIterator& it, sleef::Fn fn) {
+  if (!sleef::table().loaded) return false;
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) return map_unary<float>(it, Vec<float>::unary(fn));
+  if (t == ScalarType::Double) return map_unary<double>(it, Vec<double>::unary(fn));
+  return false;
+}
+
+// out = SLEEF's fn(in), in PyTorch's elementwise loop, for float32/float64;
+// false where it does not apply (no library, another dtype).
 template <typename SF, typename DF>
 bool unary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF& scalar_d) {
   if (!sleef::table().loaded) return false;
@@ -260,6 +286,68 @@ bool binary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF
   return false;
 }
 
+// pow(x, e) for one exponent e (pow's general case with a scalar exponent).
+inline bool pow_scalar(const TensorIterator& it, double e) {
+  if (!sleef::table().loaded) return false;
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    const float ef = static_cast<float>(e);
+    const auto pow = Vec<float>::binary(sleef::Pow);
+    const __m256 ve = _mm256_set1_ps(ef);
+    // The scalar remainder raises to the exponent as a double, as PyTorch's does.
+    return elementwise<float, 1>(
+        it, [&](__m256 x) { return pow(x, ve); },
+        [e](float x) { return static_cast<float>(std::pow(static_cast<double>(x), e)); });
+  }
+  if (t == ScalarType::Double) {
+    const auto pow = Vec<double>::binary(sleef::Pow);
+    const __m256d ve = _mm256_set1_pd(e);
+    return elementwise<double, 1>(it, [&](__m256d x) { return pow(x, ve); }, [e](double x) { return std::pow(x, e); });
+  }
+  return false;
+}
+
+// sigmoid: 1 / ((0 - x).exp() + 1), exp from SLEEF; the scalar remainder
+// 1 / (1 + exp(-x)) with libm's exp.
+inline bool sigmoid(const TensorIterator& it) {
+  if (!sleef::table().loaded) return false;
+  const auto body = [](auto tag) {
+    using T = decltype(tag);
+    using W = Vec<T>;
+    const auto exp = W::unary(sleef::Exp);
+    return
+        [exp](typename W::V x) { return W::div(W::set1(T(1)), W::add(exp(W::sub(W::set1(T(0)), x)), W::set1(T(1)))); };
+  };
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    return elementwise<float, 1>(it, body(0.0f), [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  }
+  if (t == ScalarType::Double) {
+    return elementwise<double, 1>(it, body(0.0), [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+  }
+  return false;
+}
+
+}  // namespace sleefvec
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
+
+#else
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace sleefvec {
+// Builds other than AVX2 keep Ember's own vector math.
+template <typename SF, typename DF>
+bool unary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
+  return false;
+}
+template <typename SF, typename DF>
+bool binary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
+  return false;
+}
+inline bool pow_scalar(const TensorIterator&, double) { return false; }
+inline bool sigmoid(const TensorIterator&) { return false; }
+inline bool map_unary(const TensorIterator&, sleef::Fn) { return false; }
 }  // namespace sleefvec
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu
