@@ -11,7 +11,7 @@ namespace {
 // Note [SLEEF for vector math]
 // PyTorch's AVX2 kernels compute exp (inside softmax, log_softmax, sigmoid and
 // the log-softmax gradient), expm1, log1p, sinh, cosh, exp2, lgamma, atanh,
-// pow, atan2, hypot and fmod with SLEEF 3.x (`Vectorized<float>::exp` is
+// pow, atan2 and hypot with SLEEF 3.x (`Vectorized<float>::exp` is
 // `Sleef_expf8_u10`), 8 floats or 4 doubles at a time, and their scalar
 // remainders with libm. Measured against torch 2.13, Debian's libsleef 3.5.1
 // gives the same bits in every element. So when `libsleef.so.3` can be
@@ -29,7 +29,6 @@ constexpr Names kNames[kFnCount] = {
     {"Sleef_exp2f8_u10avx2", "Sleef_exp2d4_u10avx2"},   {"Sleef_lgammaf8_u10avx2", "Sleef_lgammad4_u10avx2"},
     {"Sleef_atanhf8_u10avx2", "Sleef_atanhd4_u10avx2"}, {"Sleef_powf8_u10avx2", "Sleef_powd4_u10avx2"},
     {"Sleef_atan2f8_u10avx2", "Sleef_atan2d4_u10avx2"}, {"Sleef_hypotf8_u05avx2", "Sleef_hypotd4_u05avx2"},
-    {"Sleef_fmodf8_avx2", "Sleef_fmodd4_avx2"},
 };
 
 struct Loaded {

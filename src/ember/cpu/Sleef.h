@@ -9,7 +9,7 @@
 namespace ember::sleef {
 
 // The functions PyTorch's AVX2 kernels take from SLEEF.
-enum Fn : int { Exp, Log, Expm1, Log1p, Sinh, Cosh, Exp2, Lgamma, Atanh, Pow, Atan2, Hypot, Fmod, kFnCount };
+enum Fn : int { Exp, Log, Expm1, Log1p, Sinh, Cosh, Exp2, Lgamma, Atanh, Pow, Atan2, Hypot, kFnCount };
 
 // Eight-float and four-double AVX2 forms of each function (`Sleef_expf8_u10avx2`
 // and `Sleef_expd4_u10avx2` for Exp), as untyped pointers: the kernels built

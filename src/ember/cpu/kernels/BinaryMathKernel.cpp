@@ -299,11 +299,6 @@ EMBER_REGISTER_POINTWISE(remainder, &remainder_kernel);
 
 void fmod_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(fmod);
-  if (sleefvec::binary(
-          it, sleef::Fmod, [](float a, float b) { return std::fmod(a, b); },
-          [](double a, double b) { return std::fmod(a, b); })) {
-    return;
-  }
   if (binary_vec(
           it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::fmod(a, b); },
           [](vecmath::Vd a, vecmath::Vd b) { return vecmath::fmod(a, b); })) {
