@@ -88,6 +88,20 @@ void log_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log, &log_kernel);
 
 void log1p_kernel(const TensorIterator& it) {
+#if EMBER_SLEEF_LOOPS
+  // Debian's SLEEF 3.5.1 log1pf overflows to inf above 1e38, PyTorch's does
+  // not: vectors with such a lane take Ember's own log1p there.
+  if (sleef::table().loaded && it.common_dtype() == ScalarType::Float) {
+    const auto f = sleefvec::Vec<float>::unary(sleef::Log1p);
+    const auto g = [f](__m256 x) {
+      const __m256 big = _mm256_cmp_ps(x, _mm256_set1_ps(1e38f), _CMP_GT_OQ);
+      const __m256 r = f(x);
+      if (!_mm256_movemask_ps(big)) return r;
+      return _mm256_blendv_ps(r, static_cast<__m256>(vecmath::log1p(static_cast<Vf>(x))), big);
+    };
+    if (sleefvec::map_unary<float>(it, g)) return;
+  }
+#endif
   if (sleefvec::map_unary(it, sleef::Log1p)) return;
   float_unary(it, [](Vf x) { return vecmath::log1p(x); }, [](double x) { return std::log1p(x); });
 }
