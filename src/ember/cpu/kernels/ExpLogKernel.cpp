@@ -101,6 +101,21 @@ void log1p_kernel(const TensorIterator& it) {
     };
     if (sleefvec::map_unary<float>(it, g)) return;
   }
+  // Its double log1p overflows above about 1e308 the same way: libm's there.
+  if (sleef::table().loaded && it.common_dtype() == ScalarType::Double) {
+    const auto f = sleefvec::Vec<double>::unary(sleef::Log1p);
+    const auto g = [f](__m256d x) {
+      const __m256d big = _mm256_cmp_pd(x, _mm256_set1_pd(1e307), _CMP_GT_OQ);
+      __m256d r = f(x);
+      if (!_mm256_movemask_pd(big)) return r;
+      alignas(32) double xs[4], rs[4];
+      _mm256_store_pd(xs, x);
+      _mm256_store_pd(rs, r);
+      for (int i = 0; i < 4; ++i) rs[i] = xs[i] > 1e307 ? std::log1p(xs[i]) : rs[i];
+      return _mm256_load_pd(rs);
+    };
+    if (sleefvec::map_unary<double>(it, g)) return;
+  }
 #endif
   if (sleefvec::map_unary(it, sleef::Log1p)) return;
   float_unary(it, [](Vf x) { return vecmath::log1p(x); }, [](double x) { return std::log1p(x); });
