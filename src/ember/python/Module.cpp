@@ -14,6 +14,7 @@
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/GraphHooks.h"
 #include "ember/cpu/GroupedOps.h"
+#include "ember/cpu/Sleef.h"
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
@@ -75,6 +76,7 @@ std::string show_config() {
   s += "  - " EMBER_COMPILER_ID " " EMBER_COMPILER_VERSION "\n";
   s += "  - C++ Version: " + std::to_string(__cplusplus) + "\n";
   s += "  - BLAS: " + std::string(blas_info()) + "\n";
+  s += "  - " + sleef_info() + "\n";
   s += std::string("  - ") + (*onednn_info() ? onednn_info() : "oneDNN: not built") + "\n";
   s += "  - " + (openmp_info().empty() ? std::string("OpenMP: disabled") : openmp_info()) + "\n";
   s += std::string("  - CPU capability usage: ") + cpu_capability_name(cpu_capability()) + "\n";

@@ -6,6 +6,7 @@
 
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
@@ -319,6 +320,11 @@ EMBER_REGISTER_POINTWISE(fmod, &fmod_kernel);
 
 void pow_kernel(const TensorIterator& it) {
   EMBER_BASELINE_FOR_INTEGRAL(pow);
+  if (sleefvec::binary(
+          it, sleef::Pow, [](float a, float b) { return std::pow(a, b); },
+          [](double a, double b) { return std::pow(a, b); })) {
+    return;
+  }
   if (it.common_dtype() != ScalarType::Double &&
       binary_vec(
           it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::pow(a, b); },
@@ -372,6 +378,11 @@ void fmin_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(fmin, &fmin_kernel);
 
 void atan2_kernel(const TensorIterator& it) {
+  if (sleefvec::binary(
+          it, sleef::Atan2, [](float a, float b) { return std::atan2(a, b); },
+          [](double a, double b) { return std::atan2(a, b); })) {
+    return;
+  }
   if (binary_vec(
           it, true, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::atan2(a, b); },
           [](vecmath::Vd a, vecmath::Vd b) { return vecmath::atan2(a, b); })) {
@@ -550,7 +561,7 @@ void pow_tensor_scalar_kernel(const TensorIterator& it, const Scalar& exponent) 
             same_type_loop<scalar_t>(it, [](scalar_t x) { return x * x * x; });
           } else if (e == -2.0) {
             same_type_loop<scalar_t>(it, [](scalar_t x) { return scalar_t(1) / (x * x); });
-          } else {
+          } else if (!sleefvec::pow_scalar(it, e)) {
             same_type_loop<scalar_t>(it, [ex](scalar_t x) { return std::pow(x, ex); });
           }
         }

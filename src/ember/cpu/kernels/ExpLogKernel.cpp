@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
@@ -87,11 +88,42 @@ void log_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log, &log_kernel);
 
 void log1p_kernel(const TensorIterator& it) {
+#if EMBER_SLEEF_LOOPS
+  // Debian's SLEEF 3.5.1 log1pf overflows to inf above 1e38, PyTorch's does
+  // not: vectors with such a lane take Ember's own log1p there.
+  if (sleef::table().loaded && it.common_dtype() == ScalarType::Float) {
+    const auto f = sleefvec::Vec<float>::unary(sleef::Log1p);
+    const auto g = [f](__m256 x) {
+      const __m256 big = _mm256_cmp_ps(x, _mm256_set1_ps(1e38f), _CMP_GT_OQ);
+      const __m256 r = f(x);
+      if (!_mm256_movemask_ps(big)) return r;
+      return _mm256_blendv_ps(r, static_cast<__m256>(vecmath::log1p(static_cast<Vf>(x))), big);
+    };
+    if (sleefvec::map_unary<float>(it, g)) return;
+  }
+  // Its double log1p overflows above about 1e308 the same way: libm's there.
+  if (sleef::table().loaded && it.common_dtype() == ScalarType::Double) {
+    const auto f = sleefvec::Vec<double>::unary(sleef::Log1p);
+    const auto g = [f](__m256d x) {
+      const __m256d big = _mm256_cmp_pd(x, _mm256_set1_pd(1e307), _CMP_GT_OQ);
+      __m256d r = f(x);
+      if (!_mm256_movemask_pd(big)) return r;
+      alignas(32) double xs[4], rs[4];
+      _mm256_store_pd(xs, x);
+      _mm256_store_pd(rs, r);
+      for (int i = 0; i < 4; ++i) rs[i] = xs[i] > 1e307 ? std::log1p(xs[i]) : rs[i];
+      return _mm256_load_pd(rs);
+    };
+    if (sleefvec::map_unary<double>(it, g)) return;
+  }
+#endif
+  if (sleefvec::map_unary(it, sleef::Log1p)) return;
   float_unary(it, [](Vf x) { return vecmath::log1p(x); }, [](double x) { return std::log1p(x); });
 }
 EMBER_REGISTER_POINTWISE(log1p, &log1p_kernel);
 
 void expm1_kernel(const TensorIterator& it) {
+  if (sleefvec::map_unary(it, sleef::Expm1)) return;
   float_unary(it, [](Vf x) { return vecmath::expm1(x); }, [](double x) { return std::expm1(x); });
 }
 EMBER_REGISTER_POINTWISE(expm1, &expm1_kernel);
@@ -102,6 +134,8 @@ void log2_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log2, &log2_kernel);
 
 void exp2_kernel(const TensorIterator& it) {
+  if (sleefvec::unary(it, sleef::Exp2, [](float x) { return std::exp2(x); }, [](double x) { return std::exp2(x); }))
+    return;
   float_unary(it, [](Vf x) { return vecmath::exp2(x); }, [](double x) { return std::exp2(x); });
 }
 EMBER_REGISTER_POINTWISE(exp2, &exp2_kernel);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
@@ -110,11 +111,15 @@ void tanh_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(tanh, &tanh_kernel);
 
 void sinh_kernel(const TensorIterator& it) {
+  if (sleefvec::unary(it, sleef::Sinh, [](float x) { return std::sinh(x); }, [](double x) { return std::sinh(x); }))
+    return;
   float_unary(it, [](Vf x) { return vecmath::sinh(x); }, [](double x) { return std::sinh(x); });
 }
 EMBER_REGISTER_POINTWISE(sinh, &sinh_kernel);
 
 void cosh_kernel(const TensorIterator& it) {
+  if (sleefvec::unary(it, sleef::Cosh, [](float x) { return std::cosh(x); }, [](double x) { return std::cosh(x); }))
+    return;
   float_unary(it, [](Vf x) { return vecmath::cosh(x); }, [](double x) { return std::cosh(x); });
 }
 EMBER_REGISTER_POINTWISE(cosh, &cosh_kernel);
@@ -130,6 +135,8 @@ void acosh_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(acosh, &acosh_kernel);
 
 void atanh_kernel(const TensorIterator& it) {
+  if (sleefvec::unary(it, sleef::Atanh, [](float x) { return std::atanh(x); }, [](double x) { return std::atanh(x); }))
+    return;
   float_unary(it, [](Vf x) { return vecmath::atanh(x); }, [](double x) { return std::atanh(x); });
 }
 EMBER_REGISTER_POINTWISE(atanh, &atanh_kernel);

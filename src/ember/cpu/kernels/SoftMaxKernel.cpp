@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "ember/cpu/kernels/ReduceEngine.h"
+#include "ember/cpu/kernels/SleefLoops.h"
+#include "ember/cpu/kernels/VecMath.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -97,11 +99,149 @@ void softmax_lastdim(const T* x, U* y, int64_t n, bool log, float* buf) {
   }
 }
 
+#if EMBER_SLEEF_LOOPS
+// Note [Softmax with SLEEF]
+// PyTorch's last-dim softmax of float32/float64 rows, step by step: the row's
+// maximum and sums in its vector order (sleefvec::reduce_all), exp(x - max)
+// from SLEEF (zero-padded last vector), then y = e * (1 / sum); log_softmax
+// sums exp(x - max) without storing it, takes SLEEF's log of the sum and
+// writes (x - max) - log(sum). The gradients: g - exp(y) * sum(g) (one
+// multiply-add, as PyTorch's build fuses it) and (g - sum(g y)) y (no fused
+// step), exp again SLEEF's. With the same library every element is PyTorch's.
+template <typename T>
+void softmax_row_sleef(const T* x, T* y, int64_t n, bool log) {
+  using W = sleefvec::Vec<T>;
+  using V = typename W::V;
+  const auto exp = W::unary(sleef::Exp);
+  const auto max_op = [](V a, V b) { return W::maximum(a, b); };
+  const auto add_op = [](V a, V b) { return W::add(a, b); };
+  const T m = sleefvec::reduce_all(x, n, max_op);
+  const V vm = W::set1(m);
+  if (log) {
+    const T s = sleefvec::map_reduce_all(x, n, [&](V v) { return exp(W::sub(v, vm)); }, add_op);
+    T log_sum;
+    W::store(&log_sum, W::unary(sleef::Log)(W::load(&s, 1)), 1);
+    const V vl = W::set1(log_sum);
+    sleefvec::map(x, y, n, [&](V v) { return W::sub(W::sub(v, vm), vl); });
+    return;
+  }
+  sleefvec::map(x, y, n, [&](V v) { return exp(W::sub(v, vm)); });
+  const T inv = T(1) / sleefvec::reduce_all(static_cast<const T*>(y), n, add_op);
+  const V vi = W::set1(inv);
+  sleefvec::map(static_cast<const T*>(y), y, n, [&](V v) { return W::mul(v, vi); });
+}
+
+// The sum of x * y over n elements in reduce_all's order, each product
+// rounded before it is added; except that PyTorch's serial float32 path (one
+// thread, or inside a parallel region) fuses the last partial vector's
+// product into its sum: its build contracts that copy of the loop and not the
+// one its threads run (measured).
+template <typename T>
+T dot_reduce_all(const T* x, const T* y, int64_t n, bool serial) {
+  using W = sleefvec::Vec<T>;
+  using V = typename W::V;
+  const auto add = [](V a, V b) { return W::add(a, b); };
+  if (!std::is_same_v<T, float> || !serial || n < W::size) {
+    return sleefvec::map2_reduce_all(x, y, n, [](V a, V b) { return W::mul(a, b); }, add);
+  }
+  V acc = W::mul(W::load(x), W::load(y));
+  int64_t d = W::size;
+  for (; d < n - n % W::size; d += W::size) acc = W::add(acc, W::mul(W::load(x + d), W::load(y + d)));
+  if (n - d > 0) acc = W::first_lanes(acc, W::fmadd(W::load(x + d, n - d), W::load(y + d, n - d), acc), n - d);
+  return W::reduce(acc, add);
+}
+
+template <typename T>
+void softmax_backward_row_sleef(const T* g, const T* y, T* r, int64_t n, bool log, bool serial) {
+  using W = sleefvec::Vec<T>;
+  using V = typename W::V;
+  if (log) {
+    const auto exp = W::unary(sleef::Exp);
+    const V vs = W::set1(sleefvec::reduce_all(g, n, [](V a, V b) { return W::add(a, b); }));
+    sleefvec::map2(g, y, r, n, [&](V gv, V yv) { return W::fnmadd(exp(yv), vs, gv); });
+  } else {
+    const V vs = W::set1(dot_reduce_all(g, y, n, serial));
+    sleefvec::map2(g, y, r, n, [&](V gv, V yv) { return W::mul(W::sub(gv, vs), yv); });
+  }
+}
+#endif
+
+// A float32 row on Ember's own vector exp (without SLEEF): whole vectors,
+// then the remainder zero-padded through the same exp.
+void softmax_row_own(const float* x, float* y, int64_t n, bool log) {
+  using vecmath::Vf;
+  constexpr int64_t L = vecmath::kLanesF;
+  const auto padded = [](const float* p, int64_t count) {
+    float b[L] = {};
+    std::memcpy(b, p, count * sizeof(float));
+    return vecmath::load(b);
+  };
+  const auto store_part = [](float* p, Vf v, int64_t count) {
+    float b[L];
+    vecmath::store(b, v);
+    std::memcpy(p, b, count * sizeof(float));
+  };
+  const int64_t whole = n - n % L;
+  float m = -std::numeric_limits<float>::infinity();
+  Vf vm = vecmath::splat(m);
+  for (int64_t i = 0; i < whole; i += L) {
+    const Vf v = vecmath::load(x + i);
+    vm = v > vm ? v : vm;
+  }
+  for (int i = 0; i < L; ++i) m = vm[i] > m ? vm[i] : m;
+  for (int64_t i = whole; i < n; ++i) m = x[i] > m ? x[i] : m;
+  const Vf shift = vecmath::splat(m);
+  Vf acc = vecmath::splat(0.0f);
+  for (int64_t i = 0; i < whole; i += L) {
+    const Vf e = vecmath::exp(vecmath::load(x + i) - shift);
+    if (!log) vecmath::store(y + i, e);
+    acc += e;
+  }
+  float s = 0;
+  for (int i = 0; i < L; ++i) s += acc[i];
+  if (whole < n) {
+    const Vf e = vecmath::exp(padded(x + whole, n - whole) - shift);
+    float b[L];
+    vecmath::store(b, e);
+    for (int64_t i = 0; i < n - whole; ++i) s += b[i];
+    if (!log) store_part(y + whole, e, n - whole);
+  }
+  if (log) {
+    const Vf sub = vecmath::splat(std::log(s));
+    for (int64_t i = 0; i < whole; i += L) vecmath::store(y + i, (vecmath::load(x + i) - shift) - sub);
+    for (int64_t i = whole; i < n; ++i) y[i] = (x[i] - m) - sub[0];
+    return;
+  }
+  const Vf inv = vecmath::splat(1.0f / s);
+  for (int64_t i = 0; i < whole; i += L) vecmath::store(y + i, vecmath::load(y + i) * inv);
+  for (int64_t i = whole; i < n; ++i) y[i] *= inv[0];
+}
+
 template <typename T, typename U>
 void softmax_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool log) {
   using C = opmath_t<T>;
   const T* x = static_cast<const T*>(in.data_ptr());
   U* y = static_cast<U*>(out.data_ptr());
+#if EMBER_SLEEF_LOOPS
+  if constexpr (std::is_same_v<T, U> && std::is_floating_point_v<T>) {
+    if (inner == 1 && sleef::table().loaded) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_row_sleef<T>(x + o * n, y + o * n, n, log);
+      });
+      return;
+    }
+  }
+#endif
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<U, float>) {
+    if (inner == 1) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_row_own(x + o * n, y + o * n, n, log);
+      });
+      return;
+    }
+  }
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
     parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
@@ -191,6 +331,18 @@ void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, 
   const T* g = static_cast<const T*>(grad.data_ptr());
   const T* y = static_cast<const T*>(out.data_ptr());
   T* r = static_cast<T*>(gin.data_ptr());
+#if EMBER_SLEEF_LOOPS
+  if constexpr (std::is_floating_point_v<T>) {
+    if (inner == 1 && sleef::table().loaded) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      const bool serial = get_num_threads() == 1 || in_parallel_region();
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_backward_row_sleef<T>(g + o * n, y + o * n, r + o * n, n, log, serial);
+      });
+      return;
+    }
+  }
+#endif
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
     parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {

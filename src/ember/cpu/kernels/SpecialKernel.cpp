@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
 #include "ember/cpu/kernels/VecMathGamma.h"
@@ -255,7 +256,8 @@ inline T logit_value(T x, T lo, T hi, bool clamp) {
 }
 
 void lgamma_kernel(const TensorIterator& it) {
-  // See Note [lgamma precision] and Note [Vector lgamma].
+  // See Note [lgamma precision] and Note [Vector lgamma]; with SLEEF, its own.
+  if (sleefvec::map_unary(it, sleef::Lgamma)) return;
   float_unary(
       it,
       [](vecmath::Vf x) { return vecmath::select(x >= 4.0371103e36f, vecmath::splat(INFINITY), vecmath::lgamma(x)); },
@@ -394,6 +396,11 @@ EMBER_REGISTER_POINTWISE(signbit, &signbit_kernel);
 // ---- binary (floating common dtype) ------------------------------------------------
 
 void hypot_kernel(const TensorIterator& it) {
+  if (sleefvec::binary(
+          it, sleef::Hypot, [](float a, float b) { return std::hypot(a, b); },
+          [](double a, double b) { return std::hypot(a, b); })) {
+    return;
+  }
   float_map<2>(
       it, [](vecmath::Vf a, vecmath::Vf b) { return vecmath::hypot(a, b); },
       [](double a, double b) { return std::hypot(a, b); });

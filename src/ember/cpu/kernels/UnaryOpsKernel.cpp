@@ -6,6 +6,7 @@
 
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
@@ -166,6 +167,7 @@ EMBER_REGISTER_POINTWISE(erfc, &erfc_kernel);
 #endif
 
 void sigmoid_kernel(const TensorIterator& it) {
+  if (sleefvec::sigmoid(it)) return;
   float_unary(it, [](Vf x) { return vecmath::sigmoid(x); }, [](Vd x) { return 1.0 / (1.0 + vecmath::exp(-x)); });
 }
 EMBER_REGISTER_POINTWISE(sigmoid, &sigmoid_kernel);

@@ -1,0 +1,354 @@
+#pragma once
+// SLEEF's AVX2 functions on 8 floats or 4 doubles, and the loops PyTorch runs
+// them in (Note [SLEEF loops]). Only the AVX2 kernels have them; elsewhere
+// EMBER_SLEEF_LOOPS is 0 and the kernels keep Ember's own vector math.
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "ember/cpu/Sleef.h"
+#include "ember/ops/TensorIterator.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#include <immintrin.h>
+#define EMBER_SLEEF_LOOPS 1
+#else
+#define EMBER_SLEEF_LOOPS 0
+#endif
+
+#if EMBER_SLEEF_LOOPS
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace sleefvec {
+
+// Note [SLEEF loops]
+// PyTorch's vectorized loops (the elementwise kernels) take contiguous data
+// two vectors at a time and leave the remainder, and every strided row, to
+// the scalar form (libm); its softmax maps (vec::map, reduce_all) instead run
+// the last partial vector through the vector form, zero-padded, and fold the
+// partial accumulator lane by lane. These wrappers give both shapes the same
+// vector primitives: loads, NaN-propagating maximum, and the horizontal
+// reductions in PyTorch's lane order.
+template <typename T>
+struct Vec;
+
+template <>
+struct Vec<float> {
+  using V = __m256;
+  using Unary = V (*)(V);
+  using Binary = V (*)(V, V);
+  static constexpr int64_t size = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V load(const float* p, int64_t count) {
+    alignas(32) float b[size] = {};
+    std::memcpy(b, p, count * sizeof(float));
+    return _mm256_load_ps(b);
+  }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static void store(float* p, V v, int64_t count) {
+    alignas(32) float b[size];
+    _mm256_store_ps(b, v);
+    std::memcpy(p, b, count * sizeof(float));
+  }
+  static V set1(float x) { return _mm256_set1_ps(x); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm256_div_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  static V maximum(V a, V b) { return _mm256_or_ps(_mm256_max_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q)); }
+  // Lanes below count from b, the rest from a.
+  static V first_lanes(V a, V b, int64_t count) {
+    alignas(32) float x[size], y[size];
+    _mm256_store_ps(x, a);
+    _mm256_store_ps(y, b);
+    std::memcpy(x, y, count * sizeof(float));
+    return _mm256_load_ps(x);
+  }
+  // All eight lanes: halves, then pairs, then neighbours.
+  template <typename Op>
+  static float reduce(V v, const Op& op) {
+    v = op(v, _mm256_permute2f128_ps(v, v, 0x1));
+    v = op(v, _mm256_shuffle_ps(v, v, 0x4E));
+    v = op(v, _mm256_shuffle_ps(v, v, 0xB1));
+    return _mm256_cvtss_f32(v);
+  }
+  static Unary unary(sleef::Fn f) { return reinterpret_cast<Unary>(const_cast<void*>(sleef::table().f[f])); }
+  static Binary binary(sleef::Fn f) { return reinterpret_cast<Binary>(const_cast<void*>(sleef::table().f[f])); }
+};
+
+template <>
+struct Vec<double> {
+  using V = __m256d;
+  using Unary = V (*)(V);
+  using Binary = V (*)(V, V);
+  static constexpr int64_t size = 4;
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V load(const double* p, int64_t count) {
+    alignas(32) double b[size] = {};
+    std::memcpy(b, p, count * sizeof(double));
+    return _mm256_load_pd(b);
+  }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+  static void store(double* p, V v, int64_t count) {
+    alignas(32) double b[size];
+    _mm256_store_pd(b, v);
+    std::memcpy(p, b, count * sizeof(double));
+  }
+  static V set1(double x) { return _mm256_set1_pd(x); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V div(V a, V b) { return _mm256_div_pd(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_pd(a, b, c); }
+  static V maximum(V a, V b) { return _mm256_or_pd(_mm256_max_pd(a, b), _mm256_cmp_pd(a, b, _CMP_UNORD_Q)); }
+  static V first_lanes(V a, V b, int64_t count) {
+    alignas(32) double x[size], y[size];
+    _mm256_store_pd(x, a);
+    _mm256_store_pd(y, b);
+    std::memcpy(x, y, count * sizeof(double));
+    return _mm256_load_pd(x);
+  }
+  // Lane by lane from the first (PyTorch has no shuffle order for doubles).
+  template <typename Op>
+  static double reduce(V v, const Op& op) {
+    alignas(32) double a[size];
+    _mm256_store_pd(a, v);
+    V acc = v;
+    for (int64_t i = 1; i < size; ++i) acc = op(acc, _mm256_setr_pd(a[i], 0, 0, 0));
+    return _mm256_cvtsd_f64(acc);
+  }
+  static Unary unary(sleef::Fn f) { return reinterpret_cast<Unary>(const_cast<void*>(sleef::table().d[f])); }
+  static Binary binary(sleef::Fn f) { return reinterpret_cast<Binary>(const_cast<void*>(sleef::table().d[f])); }
+};
+
+// The first `count` lanes of v folded in order (a partial vector).
+template <typename T, typename Op>
+T reduce_partial(typename Vec<T>::V v, int64_t count, const Op& op) {
+  using W = Vec<T>;
+  alignas(32) T a[W::size];
+  W::store(a, v);
+  typename W::V acc = v;
+  for (int64_t i = 1; i < count; ++i) {
+    alignas(32) T next[W::size] = {};
+    next[0] = a[i];
+    acc = op(acc, W::load(next));
+  }
+  W::store(a, acc);
+  return a[0];
+}
+
+// op over all n elements of map(x): whole vectors into one accumulator, the
+// last partial vector's lanes merged into it, then the lanes folded.
+template <typename T, typename Map, typename Op>
+T map_reduce_all(const T* x, int64_t n, const Map& map, const Op& op) {
+  using W = Vec<T>;
+  if (n < W::size) return reduce_partial<T>(map(W::load(x, n)), n, op);
+  typename W::V acc = map(W::load(x));
+  int64_t d = W::size;
+  for (; d < n - n % W::size; d += W::size) acc = op(acc, map(W::load(x + d)));
+  if (n - d > 0) acc = W::first_lanes(acc, op(acc, map(W::load(x + d, n - d))), n - d);
+  return W::reduce(acc, op);
+}
+
+template <typename T, typename Op>
+T reduce_all(const T* x, int64_t n, const Op& op) {
+  return map_reduce_all(x, n, [](typename Vec<T>::V v) { return v; }, op);
+}
+
+// op over all n elements of map(x, y), as map_reduce_all.
+template <typename T, typename Map, typename Op>
+T map2_reduce_all(const T* x, const T* y, int64_t n, const Map& map, const Op& op) {
+  using W = Vec<T>;
+  if (n < W::size) return reduce_partial<T>(map(W::load(x, n), W::load(y, n)), n, op);
+  typename W::V acc = map(W::load(x), W::load(y));
+  int64_t d = W::size;
+  for (; d < n - n % W::size; d += W::size) acc = op(acc, map(W::load(x + d), W::load(y + d)));
+  if (n - d > 0) acc = W::first_lanes(acc, op(acc, map(W::load(x + d, n - d), W::load(y + d, n - d))), n - d);
+  return W::reduce(acc, op);
+}
+
+// out = f(x, y) over n elements, the last partial vector zero-padded.
+template <typename T, typename F>
+void map2(const T* x, const T* y, T* out, int64_t n, const F& f) {
+  using W = Vec<T>;
+  int64_t d = 0;
+  for (; d < n - n % W::size; d += W::size) W::store(out + d, f(W::load(x + d), W::load(y + d)));
+  if (n - d > 0) W::store(out + d, f(W::load(x + d, n - d), W::load(y + d, n - d)), n - d);
+}
+
+// y = f(x) over n elements, the last partial vector zero-padded.
+template <typename T, typename F>
+void map(const T* x, T* y, int64_t n, const F& f) {
+  using W = Vec<T>;
+  int64_t d = 0;
+  for (; d < n - n % W::size; d += W::size) W::store(y + d, f(W::load(x + d)));
+  if (n - d > 0) W::store(y + d, f(W::load(x + d, n - d)), n - d);
+}
+
+// An elementwise loop as PyTorch's: vf on two vectors at a time where every
+// operand is contiguous (or, for inputs, a broadcast scalar), sf elsewhere.
+// Returns false where the iterator's dtypes are not all T.
+template <typename T, int N, typename VF, typename SF>
+bool elementwise(const TensorIterator& it, const VF& vf, const SF& sf) {
+  for (int i = 0; i <= N; ++i) {
+    if (it.dtype(i) != (std::is_same_v<T, float> ? ScalarType::Float : ScalarType::Double)) return false;
+  }
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    using W = Vec<T>;
+    T* out = reinterpret_cast<T*>(d[0]);
+    const T* a = reinterpret_cast<const T*>(d[1]);
+    const T* b = N == 2 ? reinterpret_cast<const T*>(d[2]) : nullptr;
+    bool vec = s[0] == sizeof(T) && s[1] == sizeof(T);
+    if constexpr (N == 2)
+      vec = (s[0] == sizeof(T)) && (s[1] == sizeof(T) || s[1] == 0) && (s[2] == sizeof(T) || s[2] == 0);
+    int64_t i = 0;
+    if (vec) {
+      if constexpr (N == 1) {
+        for (; i + 2 * W::size <= n; i += 2 * W::size) {
+          W::store(out + i, vf(W::load(a + i)));
+          W::store(out + i + W::size, vf(W::load(a + i + W::size)));
+        }
+      } else {
+        const bool sa = s[1] == 0, sb = s[2] == 0;
+        const typename W::V va = W::set1(*a), vb = W::set1(*b);
+        for (; i + 2 * W::size <= n; i += 2 * W::size) {
+          for (int64_t h = 0; h < 2 * W::size; h += W::size) {
+            W::store(out + i + h, vf(sa ? va : W::load(a + i + h), sb ? vb : W::load(b + i + h)));
+          }
+        }
+      }
+    }
+    for (; i < n; ++i) {
+      const T x = *reinterpret_cast<const T*>(d[1] + i * s[1]);
+      if constexpr (N == 1) {
+        *reinterpret_cast<T*>(d[0] + i * s[0]) = sf(x);
+      } else {
+        *reinterpret_cast<T*>(d[0] + i * s[0]) = sf(x, *reinterpret_cast<const T*>(d[2] + i * s[2]));
+      }
+    }
+  });
+  return true;
+}
+
+// out = vf(in) on whole vectors only, the last one zero-padded, strided rows
+// through a buffer: PyTorch's loop for the functions its vml.h maps (expm1,
+// log1p, lgamma).
+template <typename T, typename VF>
+bool map_unary(const TensorIterator& it, const VF& vf) {
+  constexpr ScalarType t = std::is_same_v<T, float> ? ScalarType::Float : ScalarType::Double;
+  if (it.dtype(0) != t || it.dtype(1) != t) return false;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      map(reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), n, vf);
+      return;
+    }
+    constexpr int64_t kChunk = 2048;
+    T buf[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t len = std::min(kChunk, n - i);
+      for (int64_t j = 0; j < len; ++j) buf[j] = *reinterpret_cast<const T*>(d[1] + (i + j) * s[1]);
+      map(static_cast<const T*>(buf), buf, len, vf);
+      for (int64_t j = 0; j < len; ++j) *reinterpret_cast<T*>(d[0] + (i + j) * s[0]) = buf[j];
+    }
+  });
+  return true;
+}
+
+inline bool map_unary(const TensorIterator& it, sleef::Fn fn) {
+  if (!sleef::table().loaded) return false;
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) return map_unary<float>(it, Vec<float>::unary(fn));
+  if (t == ScalarType::Double) return map_unary<double>(it, Vec<double>::unary(fn));
+  return false;
+}
+
+// out = SLEEF's fn(in), in PyTorch's elementwise loop, for float32/float64;
+// false where it does not apply (no library, another dtype).
+template <typename SF, typename DF>
+bool unary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF& scalar_d) {
+  if (!sleef::table().loaded) return false;
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) return elementwise<float, 1>(it, Vec<float>::unary(fn), scalar_f);
+  if (t == ScalarType::Double) return elementwise<double, 1>(it, Vec<double>::unary(fn), scalar_d);
+  return false;
+}
+
+template <typename SF, typename DF>
+bool binary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF& scalar_d) {
+  if (!sleef::table().loaded) return false;
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) return elementwise<float, 2>(it, Vec<float>::binary(fn), scalar_f);
+  if (t == ScalarType::Double) return elementwise<double, 2>(it, Vec<double>::binary(fn), scalar_d);
+  return false;
+}
+
+// pow(x, e) for one exponent e (pow's general case with a scalar exponent).
+inline bool pow_scalar(const TensorIterator& it, double e) {
+  if (!sleef::table().loaded) return false;
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    const float ef = static_cast<float>(e);
+    const auto pow = Vec<float>::binary(sleef::Pow);
+    const __m256 ve = _mm256_set1_ps(ef);
+    // The scalar remainder raises to the exponent as a double, as PyTorch's does.
+    return elementwise<float, 1>(
+        it, [&](__m256 x) { return pow(x, ve); },
+        [e](float x) { return static_cast<float>(std::pow(static_cast<double>(x), e)); });
+  }
+  if (t == ScalarType::Double) {
+    const auto pow = Vec<double>::binary(sleef::Pow);
+    const __m256d ve = _mm256_set1_pd(e);
+    return elementwise<double, 1>(it, [&](__m256d x) { return pow(x, ve); }, [e](double x) { return std::pow(x, e); });
+  }
+  return false;
+}
+
+// sigmoid: 1 / ((0 - x).exp() + 1), exp from SLEEF; the scalar remainder
+// 1 / (1 + exp(-x)) with libm's exp.
+inline bool sigmoid(const TensorIterator& it) {
+  if (!sleef::table().loaded) return false;
+  const auto body = [](auto tag) {
+    using T = decltype(tag);
+    using W = Vec<T>;
+    const auto exp = W::unary(sleef::Exp);
+    return
+        [exp](typename W::V x) { return W::div(W::set1(T(1)), W::add(exp(W::sub(W::set1(T(0)), x)), W::set1(T(1)))); };
+  };
+  const ScalarType t = it.common_dtype();
+  if (t == ScalarType::Float) {
+    return elementwise<float, 1>(it, body(0.0f), [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  }
+  if (t == ScalarType::Double) {
+    return elementwise<double, 1>(it, body(0.0), [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+  }
+  return false;
+}
+
+}  // namespace sleefvec
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
+
+#else
+namespace ember::cpu {
+inline namespace EMBER_CPU_CAPABILITY_NS {
+namespace sleefvec {
+// Builds other than AVX2 keep Ember's own vector math.
+template <typename SF, typename DF>
+bool unary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
+  return false;
+}
+template <typename SF, typename DF>
+bool binary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
+  return false;
+}
+inline bool pow_scalar(const TensorIterator&, double) { return false; }
+inline bool sigmoid(const TensorIterator&) { return false; }
+inline bool map_unary(const TensorIterator&, sleef::Fn) { return false; }
+}  // namespace sleefvec
+}  // namespace EMBER_CPU_CAPABILITY_NS
+}  // namespace ember::cpu
+#endif
