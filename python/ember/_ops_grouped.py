@@ -72,6 +72,11 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
         _not_implemented("histogramdd", input.dtype)
     if input.dim() < 2 and input.dim() != 1:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if input.device.type == "meta":
+        raise NotImplementedError(
+            "aten::_histogramdd_bin_edges: attempted to run this operator with Meta tensors, but there was no fake "
+            "impl or Meta kernel registered."
+        )
     n_dims = input.size(-1)
     points = input.reshape(-1, n_dims)
     if isinstance(bins, int):

@@ -95,6 +95,10 @@ VML_OPS = frozenset("sqrt exp log log2 log10 sin cos tan asin acos atan tanh erf
 # And with libsleef on the AVX2 kernels (Note [SLEEF for vector math]): the
 # functions PyTorch's AVX2 kernels take from SLEEF.
 HAS_SLEEF = "SLEEF: not loaded" not in ember.__config__.show() and ember._C._cpu_capability() == "AVX2"
+# Those of them that are Tensor functions: computed in PyTorch's loop shapes (the
+# leftover elements and strided rows of some by libm), so a result depends on
+# where its element sits, as in PyTorch.
+SLEEF_OPS = frozenset("expm1 log1p sinh cosh exp2 atanh lgamma pow atan2 hypot sigmoid".split())
 
 
 @pytest.fixture

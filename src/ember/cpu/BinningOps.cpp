@@ -234,6 +234,7 @@ void histogramdd_rows(const T* x, int64_t d, const std::vector<const T*>& edges,
 
 Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges, const std::optional<Tensor>& weight,
                           bool linear) {
+  EMBER_CHECK(points.device().type == DeviceType::CPU, "histogramdd: expected CPU points, got ", points.device().str());
   const ScalarType dt = points.dtype();
   EMBER_CHECK(points.dim() == 2 && static_cast<int64_t>(edges.size()) == points.sizes()[1],
               "histogramdd: expected one edge tensor per column of the points");
@@ -305,6 +306,7 @@ Tensor histogramdd_counts(const Tensor& points, const std::vector<Tensor>& edges
 }
 
 Tensor histogramdd_extremes(const Tensor& points) {
+  EMBER_CHECK(points.device().type == DeviceType::CPU, "histogramdd: expected CPU points, got ", points.device().str());
   EMBER_CHECK(points.dim() == 2, "histogramdd: expected points of two dimensions");
   const Tensor x = points.contiguous();
   const int64_t n = x.sizes()[0], d = x.sizes()[1];
@@ -340,6 +342,8 @@ Tensor histogramdd_extremes(const Tensor& points) {
 
 Tensor segment_ids(const Tensor& bounds, int64_t size) {
   EMBER_CHECK(bounds.dim() >= 1 && bounds.sizes().back() >= 1, "segment_reduce: expected segment boundaries");
+  EMBER_CHECK(bounds.device().type == DeviceType::CPU, "segment_reduce: expected CPU boundaries, got ",
+              bounds.device().str());
   const Tensor b = bounds.to(ScalarType::Long).contiguous();
   const int64_t m = b.sizes().back();
   const int64_t lines = b.numel() / m;
