@@ -50,7 +50,10 @@ pytest:
 ASAN_DIR     := build/asan
 ASAN_SITE    := $(ASAN_DIR)/site
 ASAN_PY      := $(ASAN_DIR)/venv/bin/python
-ASAN_ENV     := LD_PRELOAD=$$(gcc -print-file-name=libasan.so) \
+# libstdc++ is preloaded too: loaded only later (by Ember), its __cxa_throw
+# is not found by ASan's interceptor and the first C++ exception aborts.
+ASAN_PRELOAD := LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)"
+ASAN_ENV     := $(ASAN_PRELOAD) \
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=1:detect_odr_violation=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 EMBER_FUZZ_MEM_GB=0
 ASAN_PYTESTS ?= tests/python/test_hardening.py tests/python/test_views.py tests/python/test_indexing.py \
@@ -89,7 +92,7 @@ leak-check:
 
 # The same loop on the sanitizer build: ASan's leak check, with reports that name Ember's lines.
 asan-leaks:
-	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) $(LEAK_ENV) \
+	$(ASAN_PRELOAD) $(LEAK_ENV) \
 	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:detect_odr_violation=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(ASAN_PY) $(LEAK_RUN)
 
