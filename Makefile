@@ -52,7 +52,10 @@ ASAN_SITE    := $(ASAN_DIR)/site
 ASAN_PY      := $(ASAN_DIR)/venv/bin/python
 # libstdc++ is preloaded too: loaded only later (by Ember), its __cxa_throw
 # is not found by ASan's interceptor and the first C++ exception aborts.
-ASAN_PRELOAD := LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)"
+# The package in $(ASAN_SITE) finds oneDNN and OpenBLAS of $(VENV) through
+# LD_LIBRARY_PATH (its RUNPATHs are relative to a site-packages folder).
+ASAN_PRELOAD := LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" \
+  LD_LIBRARY_PATH="$(CURDIR)/$(VENV)/lib:$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/scipy_openblas32/lib"
 ASAN_ENV     := $(ASAN_PRELOAD) \
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=1:detect_odr_violation=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 EMBER_FUZZ_MEM_GB=0
