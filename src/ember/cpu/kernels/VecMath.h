@@ -60,6 +60,7 @@ typedef float Vf __attribute__((vector_size(kVecBytes)));
 typedef int32_t Vi __attribute__((vector_size(kVecBytes)));
 // Unsigned lanes: integer arithmetic on float bits that may wrap.
 typedef uint32_t Vui __attribute__((vector_size(kVecBytes)));
+typedef uint64_t Vul __attribute__((vector_size(kVecBytes)));
 typedef double Vd __attribute__((vector_size(kVecBytes)));
 typedef int64_t Vl __attribute__((vector_size(kVecBytes)));
 constexpr int kLanesF = kVecBytes / 4;
@@ -795,7 +796,7 @@ EMBER_VEC_INLINE Vd sqrt_d(Vd x) {
 // f = m - 1 (exact) and e as a double; u finite, > 0, with a normal exponent.
 EMBER_VEC_INLINE Vd log_reduce(Vd u, Vd& e) {
   const int64_t kSqrtHalf = 0x3fe6a09e667f3bcdLL;
-  const Vl bits = (Vl)u - kSqrtHalf;
+  const Vl bits = (Vl)((Vul)u - (uint64_t)kSqrtHalf);  // unsigned lanes: u may be negative
   e = (Vd)((bits >> 52) + 0x4338000000000000LL) - 6755399441055744.0;  // via 1.5 * 2^52
   return (Vd)((bits & 0x000fffffffffffffLL) + kSqrtHalf) - 1.0;
 }
