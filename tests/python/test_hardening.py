@@ -404,10 +404,13 @@ def test_cholesky_inverse_gradient_reaches_the_whole_factor(upper, dtype):
 def test_adaptive_max_pool_impossible_sizes_fail_fast(code):
     import time
 
+    # Only Ember's call is timed: PyTorch's own refusal of the huge
+    # allocation takes seconds under the sanitizers' allocator.
     t0 = time.monotonic()
+    outcome(ember, code)
+    assert time.monotonic() - t0 < 60
     # The allocation message names the byte count; the class must match.
     check_same(code, message="allocate" not in str(outcome(torch, code)[1]))
-    assert time.monotonic() - t0 < 60
 
 
 @pytest.mark.parametrize(

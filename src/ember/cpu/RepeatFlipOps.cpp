@@ -93,7 +93,8 @@ Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::opti
   DimVector expanded(input.sizes());
   expanded.insert(static_cast<size_t>(d + 1), repeats);
   DimVector shape(input.sizes());
-  shape[d] *= repeats;
+  // Wrapped without overflow; when it wraps, contiguous() below refuses the size first.
+  __builtin_mul_overflow(shape[d], repeats, &shape[d]);
   return input.unsqueeze(d + 1).expand(expanded).contiguous().view(shape);
 }
 

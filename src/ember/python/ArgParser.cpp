@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <unordered_map>
 
 #include "ember/python/PyTorchFunction.h"
 
@@ -195,6 +196,21 @@ void throw_element_error(const Param& p, PyObject* o, Py_ssize_t position) {
 
 }  // namespace
 
+namespace {
+// A parameter name as an interned string, held for the life of the process.
+// Signatures live in static parsers whose destructors run after the
+// interpreter has finalized, when the reference can no longer be released;
+// a never-destroyed table keeps each string reachable (no leak report).
+PyObject* interned_name(const std::string& name) {
+  static auto* names = new std::unordered_map<std::string, PyObject*>();
+  auto it = names->find(name);
+  if (it != names->end()) return it->second;
+  PyObject* str = PyUnicode_InternFromString(name.c_str());
+  if (str != nullptr) names->emplace(name, str);
+  return str;
+}
+}  // namespace
+
 Signature::Signature(const std::string& fmt) : text(fmt) {
   size_t open = fmt.find('(');
   name = fmt.substr(0, open);
@@ -299,7 +315,7 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
       }
     }
     p.varargs_position = params.empty() && !kwonly;
-    p.interned = PyUnicode_InternFromString(p.name.c_str());
+    p.interned = interned_name(p.name);
     if (!p.kwarg_only) ++max_positional;
     if (!p.has_default && !p.optional) ++required;
     params.push_back(std::move(p));

@@ -9,6 +9,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
@@ -181,9 +185,16 @@ void init_module(nb::module_& m) {
         else if (Py_IS_TYPE(obj, &PyMethodDescr_Type))
           def = reinterpret_cast<PyMethodDescrObject*>(obj)->d_method;
         if (def == nullptr) throw nb::type_error("_renamed_builtin expects a builtin function or method descriptor");
-        // Lives as long as the interpreter, as the generated tables do.
-        auto* renamed = new PyMethodDef(*def);
-        renamed->ml_name = (new std::string(name))->c_str();
+        // Lives as long as the process, as the generated tables do: held by a
+        // table that is never destroyed, so it stays reachable.
+        struct Renamed {
+          PyMethodDef def;
+          std::string name;
+        };
+        static auto* renamed_defs = new std::vector<std::unique_ptr<Renamed>>();
+        renamed_defs->push_back(std::make_unique<Renamed>(Renamed{*def, name}));
+        PyMethodDef* renamed = &renamed_defs->back()->def;
+        renamed->ml_name = renamed_defs->back()->name.c_str();
         PyObject* out = nullptr;
         if (PyCFunction_Check(obj)) {
           // A module function's self becomes a module named after the alias, so

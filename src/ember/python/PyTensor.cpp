@@ -6,6 +6,7 @@
 
 #include <structmember.h>
 
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -66,19 +67,30 @@ PyObject* return_type_repr(PyObject* self) {
 }  // namespace
 
 PyTypeObject* return_type(const char* name, std::initializer_list<const char*> fields) {
-  static std::vector<std::pair<std::string, PyTypeObject*>> cache;
-  for (auto& [n, t] : cache) {
-    if (n == name) return t;
+  // Each type lives as long as the process, and so does what it points into
+  // (its name); the table is never destroyed, which keeps all of it reachable.
+  struct Entry {
+    std::string name, full_name;
+    std::unique_ptr<PyStructSequence_Field[]> members;
+    PyStructSequence_Desc desc;
+    PyTypeObject* type;
+  };
+  static auto* cache = new std::vector<std::unique_ptr<Entry>>();
+  for (auto& e : *cache) {
+    if (e->name == name) return e->type;
   }
-  auto* members = new PyStructSequence_Field[fields.size() + 1]();
+  auto e = std::make_unique<Entry>();
+  e->name = name;
+  e->full_name = std::string("torch.return_types.") + name;
+  e->members.reset(new PyStructSequence_Field[fields.size() + 1]());
   size_t i = 0;
-  for (const char* f : fields) members[i++] = {f, nullptr};
-  auto* full_name = new std::string(std::string("torch.return_types.") + name);
-  auto* desc = new PyStructSequence_Desc{full_name->c_str(), nullptr, members, static_cast<int>(fields.size())};
-  PyTypeObject* type = PyStructSequence_NewType(desc);
+  for (const char* f : fields) e->members[i++] = {f, nullptr};
+  e->desc = {e->full_name.c_str(), nullptr, e->members.get(), static_cast<int>(fields.size())};
+  PyTypeObject* type = PyStructSequence_NewType(&e->desc);
   if (!type) throw python_error();
   type->tp_repr = return_type_repr;
-  cache.emplace_back(name, type);
+  e->type = type;
+  cache->push_back(std::move(e));
   return type;
 }
 

@@ -58,6 +58,9 @@ constexpr int kVecBytes = 16;
 
 typedef float Vf __attribute__((vector_size(kVecBytes)));
 typedef int32_t Vi __attribute__((vector_size(kVecBytes)));
+// Unsigned lanes: integer arithmetic on float bits that may wrap.
+typedef uint32_t Vui __attribute__((vector_size(kVecBytes)));
+typedef uint64_t Vul __attribute__((vector_size(kVecBytes)));
 typedef double Vd __attribute__((vector_size(kVecBytes)));
 typedef int64_t Vl __attribute__((vector_size(kVecBytes)));
 constexpr int kLanesF = kVecBytes / 4;
@@ -501,7 +504,7 @@ EMBER_VEC_INLINE Vf log_reduce(Vf x, Vf& e) {
     eadj = tiny & 23;
   }
   // Offsetting by the bits of sqrt(1/2) moves the exponent boundary there.
-  Vi ix = bits - 0x3f3504f3;
+  Vi ix = (Vi)((Vui)bits - 0x3f3504f3u);
   e = __builtin_convertvector((ix >> 23) - eadj, Vf);
   Vf m = (Vf)((ix & 0x007fffff) + 0x3f3504f3);
   return m - 1.0f;
@@ -546,10 +549,11 @@ EMBER_VEC_INLINE Vf expm1(Vf x) {
   p = madd(p, r, splat(0x1.55555cp-3f));
   p = madd(p, r, splat(0.5f));
   Vf em = rhi + madd(p, madd(rhi, rhi, (rhi + r) * rlo), rlo);
-  Vf s = (Vf)((ni + 126) << 23);
-  Vi k = 127 - ni;
+  // In unsigned lanes: a NaN lane has ni = INT_MIN (its result is NaN anyway).
+  Vf s = (Vf)(((Vui)ni + 126u) << 23);
+  Vi k = (Vi)(127u - (Vui)ni);
   Vi big = (ni > 24) & (k > 0);
-  Vf inv = (Vf)(big & (k << 23));  // 2^-n where n >= 25, else 0
+  Vf inv = (Vf)(big & (Vi)((Vui)k << 23));  // 2^-n where n >= 25, else 0
   Vf half = (Vf)((ni <= 24) & (Vi)splat(0.5f));
   Vf res = madd(em - inv, s, s - half) * 2.0f;
   return select(abs(x) < 0x1p-25f, x, res);
@@ -792,7 +796,7 @@ EMBER_VEC_INLINE Vd sqrt_d(Vd x) {
 // f = m - 1 (exact) and e as a double; u finite, > 0, with a normal exponent.
 EMBER_VEC_INLINE Vd log_reduce(Vd u, Vd& e) {
   const int64_t kSqrtHalf = 0x3fe6a09e667f3bcdLL;
-  const Vl bits = (Vl)u - kSqrtHalf;
+  const Vl bits = (Vl)((Vul)u - (uint64_t)kSqrtHalf);  // unsigned lanes: u may be negative
   e = (Vd)((bits >> 52) + 0x4338000000000000LL) - 6755399441055744.0;  // via 1.5 * 2^52
   return (Vd)((bits & 0x000fffffffffffffLL) + kSqrtHalf) - 1.0;
 }
