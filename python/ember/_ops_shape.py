@@ -294,6 +294,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):  # noqa: A
     dim = _dim_check(dim, input.dim())
     parts = [p for p in (prepend, input, append) if p is not None]
     x = ember.cat(parts, dim) if len(parts) > 1 else input
+    if n == 0:
+        # PyTorch checks prepend/append, then gives a copy of the input alone.
+        return _out(input.clone(), out)
     for _ in builtins.range(n):
         length = x.shape[dim]
         if length == 0:

@@ -406,3 +406,16 @@ def test_ldexp_gradients_as_torch(exponent):
         return repr(y), type(y.grad_fn).__name__, grads
 
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # diff of order 0 checks prepend/append, then copies the input alone.
+        "torch.diff(torch.arange(3.0), n=0, append=torch.arange(3.0))",
+        "torch.diff(torch.arange(3.0), n=0, prepend=torch.ones(2))",
+        "torch.diff(torch.arange(3.0), n=0, append=torch.ones(2, 2))",
+    ],
+)
+def test_diff_of_order_zero_as_torch(code):
+    check_same(code, message=False)
