@@ -419,3 +419,12 @@ def test_ldexp_gradients_as_torch(exponent):
 )
 def test_diff_of_order_zero_as_torch(code):
     check_same(code, message=False)
+
+
+@pytest.mark.parametrize("p", ["0", "0.5", "2", "3", "-2", "2**63-1", "-(2**63)", "1e300", "float('inf')"])
+def test_vector_norm_of_one_element_per_result_as_torch(p):
+    # One element per result: PyTorch's norm is its magnitude (no power and root).
+    x = "torch.tensor([[1.9], [-3.0], [0.0], [1e200]], dtype=torch.float64)"
+    check_same(f"torch.linalg.vector_norm({x}, {p}, dim=1)")
+    check_same(f"torch.linalg.vector_norm({x}[1], {p})")
+    check_same(f"torch.norm({x}[0, 0], p={p}, keepdim=True)")

@@ -609,6 +609,14 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
                           " norm on an empty tensor because the operation does not have an identity"));
     }
   }
+  int64_t per_output = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) per_output *= mask[d] ? self.sizes()[d] : 1;
+  if (per_output == 1 && self.numel() > 0) {
+    // One element per result: PyTorch gives its magnitude for every ord but 0
+    // (no power and root: the 2-norm of 1e200 is 1e200).
+    const Tensor one = p == 0 ? ember::ne(in, Scalar(0)).to(in.dtype()) : ember::abs(in);
+    return deliver(out, one.contiguous().reshape(reduced_shape(self, mask, keepdim)));
+  }
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
   ReducePlan p_ = make_plan(in, mask, result);
   if (!result.is_meta()) cpu::kernel_for(cpu::norm_stub, self, "aten::linalg_vector_norm")(p_, p);
