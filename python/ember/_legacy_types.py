@@ -8,6 +8,7 @@ import builtins
 import warnings
 
 from ember import _C
+from ember._out_forms import _CPP_NAMES  # how PyTorch names the dtypes in its mismatch error
 
 # legacy name prefix -> dtype name
 _NAMES = {
@@ -21,20 +22,6 @@ _NAMES = {
     "Double": "float64",
     "Bool": "bool",
     "BFloat16": "bfloat16",
-}
-
-# How PyTorch's TensorOptions name the dtypes in its mismatch error.
-_CPP_NAMES = {
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "bool": "bool",
-    "bfloat16": "c10::BFloat16",
 }
 
 

@@ -85,25 +85,20 @@ struct MklLapack {
 };
 #undef EMBER_MKL_ROUTINES
 
-template <typename F>
-bool find(void* lib, const char* name, F& out) {
-  out = reinterpret_cast<F>(dlsym(lib, name));
-  return out != nullptr;
-}
-
 MklLapack load_mkl_lapack() {
   MklLapack m{};
   void* lib = blas::mkl_library();
   if (!lib) return m;
   bool ok = true;
-#define EMBER_MKL_FIND(p)                                                                                              \
-  ok = ok && find(lib, #p "getrf_", m.p##getrf) && find(lib, #p "getrs_", m.p##getrs) &&                               \
-       find(lib, #p "potrf_", m.p##potrf) && find(lib, #p "geqrf_", m.p##geqrf) &&                                     \
-       find(lib, #p "orgqr_", m.p##orgqr) && find(lib, #p "ormqr_", m.p##ormqr) &&                                     \
-       find(lib, #p "syevd_", m.p##syevd) && find(lib, #p "gesdd_", m.p##gesdd) && find(lib, #p "gels_", m.p##gels) && \
-       find(lib, #p "gelsy_", m.p##gelsy) && find(lib, #p "gelsd_", m.p##gelsd) &&                                     \
-       find(lib, #p "gelss_", m.p##gelss) && find(lib, #p "geev_", m.p##geev) && find(lib, #p "sytrf_", m.p##sytrf) && \
-       find(lib, #p "sytrs_", m.p##sytrs) && find(lib, "cblas_" #p "trsm", m.p##trsm);
+#define EMBER_MKL_FIND(p)                                                                                          \
+  ok = ok && blas::find_symbol(lib, #p "getrf_", m.p##getrf) && blas::find_symbol(lib, #p "getrs_", m.p##getrs) && \
+       blas::find_symbol(lib, #p "potrf_", m.p##potrf) && blas::find_symbol(lib, #p "geqrf_", m.p##geqrf) &&       \
+       blas::find_symbol(lib, #p "orgqr_", m.p##orgqr) && blas::find_symbol(lib, #p "ormqr_", m.p##ormqr) &&       \
+       blas::find_symbol(lib, #p "syevd_", m.p##syevd) && blas::find_symbol(lib, #p "gesdd_", m.p##gesdd) &&       \
+       blas::find_symbol(lib, #p "gels_", m.p##gels) && blas::find_symbol(lib, #p "gelsy_", m.p##gelsy) &&         \
+       blas::find_symbol(lib, #p "gelsd_", m.p##gelsd) && blas::find_symbol(lib, #p "gelss_", m.p##gelss) &&       \
+       blas::find_symbol(lib, #p "geev_", m.p##geev) && blas::find_symbol(lib, #p "sytrf_", m.p##sytrf) &&         \
+       blas::find_symbol(lib, #p "sytrs_", m.p##sytrs) && blas::find_symbol(lib, "cblas_" #p "trsm", m.p##trsm);
   EMBER_MKL_FIND(s)
   EMBER_MKL_FIND(d)
 #undef EMBER_MKL_FIND

@@ -69,22 +69,20 @@ struct Dfti {
   bool loaded = false;
 };
 
-template <typename F>
-bool find(void* lib, const char* name, F& out) {
-  out = reinterpret_cast<F>(dlsym(lib, name));
-  return out != nullptr;
-}
-
 Dfti load() {
   Dfti d{};
   void* lib = blas::mkl_library();
   if (!lib) return d;
-  d.loaded =
-      find(lib, "DftiCreateDescriptor_s_1d", d.create_s_1d) && find(lib, "DftiCreateDescriptor_d_1d", d.create_d_1d) &&
-      find(lib, "DftiCreateDescriptor_s_md", d.create_s_md) && find(lib, "DftiCreateDescriptor_d_md", d.create_d_md) &&
-      find(lib, "DftiSetValue", d.set_value) && find(lib, "DftiCommitDescriptor", d.commit) &&
-      find(lib, "DftiComputeForward", d.compute_forward) && find(lib, "DftiComputeBackward", d.compute_backward) &&
-      find(lib, "DftiFreeDescriptor", d.free_descriptor) && find(lib, "DftiErrorMessage", d.error_message);
+  d.loaded = blas::find_symbol(lib, "DftiCreateDescriptor_s_1d", d.create_s_1d) &&
+             blas::find_symbol(lib, "DftiCreateDescriptor_d_1d", d.create_d_1d) &&
+             blas::find_symbol(lib, "DftiCreateDescriptor_s_md", d.create_s_md) &&
+             blas::find_symbol(lib, "DftiCreateDescriptor_d_md", d.create_d_md) &&
+             blas::find_symbol(lib, "DftiSetValue", d.set_value) &&
+             blas::find_symbol(lib, "DftiCommitDescriptor", d.commit) &&
+             blas::find_symbol(lib, "DftiComputeForward", d.compute_forward) &&
+             blas::find_symbol(lib, "DftiComputeBackward", d.compute_backward) &&
+             blas::find_symbol(lib, "DftiFreeDescriptor", d.free_descriptor) &&
+             blas::find_symbol(lib, "DftiErrorMessage", d.error_message);
   return d;
 }
 
