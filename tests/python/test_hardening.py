@@ -867,3 +867,34 @@ def test_unfold_sizes_past_int64_refused(code):
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.strip() == "refused"
+
+
+# Integer tensor arithmetic wraps as two's complement in PyTorch; Ember's
+# kernels compute it in unsigned types so that the sanitizer build (UBSan)
+# finds no signed overflow on the way.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.tensor([-8070450532247928832, 2**62, -(2**63)]) * 3",
+        "torch.tensor([2**62, -(2**63)]).mul(torch.tensor([4, -1]))",
+        "torch.tensor([2**31 - 1, -(2**31)], dtype=torch.int32) + torch.tensor([5, -5], dtype=torch.int32)",
+        "torch.tensor([2**31 - 1, -(2**31)], dtype=torch.int32).add(torch.tensor([7, 7], dtype=torch.int32), alpha=2**30)",  # noqa: E501
+        "torch.tensor([2**31 - 1], dtype=torch.int32).sub(torch.tensor([-9], dtype=torch.int32), alpha=3)",
+        "-torch.tensor([-(2**63), -(2**31)])",
+        "torch.neg(torch.tensor([-(2**31)], dtype=torch.int32))",
+        "torch.tensor([-128, 127, 100], dtype=torch.int8) * torch.tensor([-1, 2, 3], dtype=torch.int8)",
+        "torch.tensor([-32768, 300], dtype=torch.int16) * torch.tensor([-32768, 300], dtype=torch.int16)",
+        "torch.tensor([255, 200], dtype=torch.uint8) * torch.tensor([255, 3], dtype=torch.uint8)",
+        "torch.tensor([3, -7, 2**40]) ** 40",
+        "torch.pow(torch.tensor([-3, 181, 255], dtype=torch.int16), 9)",
+        "torch.tensor([-1, 3, 2**62], dtype=torch.int64) << 62",
+        "torch.tensor([-1, 3, 32767], dtype=torch.int16) << torch.tensor([15, 14, 15], dtype=torch.int16)",
+        "torch.tensor([2**62, 2**62, 2**62]).sum()",
+        "torch.tensor([2**62, 2**62, 5]).cumsum(0)",
+        "torch.tensor([2**40, 2**40, 3]).prod()",
+        "torch.tensor([2**40, -(2**40), 3]).cumprod(0)",
+        "torch.abs(torch.tensor([-(2**63), -5]))",
+    ],
+)
+def test_integer_arithmetic_wraps(code):
+    check_same(code)

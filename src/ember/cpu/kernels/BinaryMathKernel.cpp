@@ -137,7 +137,7 @@ T int_pow(T a, T b) {
       return 0;
     }
   }
-  using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>;
+  using U = wrap_uint_t<T>;
   U base = static_cast<U>(a), result = 1;
   auto e = b;
   while (e) {
@@ -173,8 +173,8 @@ T shift_left(T a, T b) {
     if (b < 0) return 0;
   }
   if (b >= bits) return 0;
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
+  using U = wrap_uint_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<std::make_unsigned_t<T>>(a)) << b);
 }
 
 template <typename T>

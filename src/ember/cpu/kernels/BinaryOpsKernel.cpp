@@ -17,7 +17,7 @@ void f16_binary(const TensorIterator& it, const F& f) {
 void add_kernel(const TensorIterator& it, const Scalar& alpha) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), add_stub, it, alpha);
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "add", [&] {
-    using acc_t = opmath_t<scalar_t>;
+    using acc_t = wrap_opmath_t<scalar_t>;
     if constexpr (std::is_same_v<scalar_t, bool>) {
       bool a = alpha.to<bool>();
       it.for_each([a](char** d, const int64_t* s, int64_t n) {
@@ -48,7 +48,7 @@ void add_kernel(const TensorIterator& it, const Scalar& alpha) {
 void mul_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), mul_stub, it);
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "mul", [&] {
-    using acc_t = opmath_t<scalar_t>;
+    using acc_t = wrap_opmath_t<scalar_t>;
     if constexpr (is_16bit_float_v<scalar_t>) {
       if (run_16bit_by_original_scalar(it, [](float x, float s) { return x * s; })) return;
       f16_binary<scalar_t>(it, [](float x, float y) { return x * y; });
@@ -69,7 +69,7 @@ void mul_kernel(const TensorIterator& it) {
 void neg_kernel(const TensorIterator& it) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), neg_stub, it);
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "neg", [&] {
-    using acc_t = opmath_t<scalar_t>;
+    using acc_t = wrap_opmath_t<scalar_t>;
     if constexpr (std::is_same_v<scalar_t, bool>) {
       throw Error(
           "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "

@@ -3,6 +3,7 @@
 // capability, so the loops below are vectorised for each target.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ember/core/Error.h"
 #include "ember/core/ScalarType.h"
@@ -104,6 +105,20 @@ struct OpMath<BFloat16> {
 };
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
+
+// Unsigned type in which integer arithmetic of T wraps: at least as wide as
+// int, since narrower unsigned types promote to int, whose products and left
+// shifts can overflow. Casting the result back to T keeps the low bits.
+template <typename T>
+using wrap_uint_t = std::conditional_t<(sizeof(T) > sizeof(unsigned)), uint64_t, unsigned>;
+
+// Computation type of arithmetic that may overflow (add, sub, mul, neg):
+// signed integers compute in wrap_uint_t, so an overflow wraps as two's
+// complement, as PyTorch's results do, instead of being undefined behaviour;
+// every other type computes in opmath_t. The machine instructions are the
+// same; only the compiler's assumptions change.
+template <typename T>
+using wrap_opmath_t = std::conditional_t<std::is_integral_v<T> && std::is_signed_v<T>, wrap_uint_t<T>, opmath_t<T>>;
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu
