@@ -214,6 +214,8 @@ from ember import functional  # noqa: E402,F401
 from ember.amp import GradScaler  # noqa: E402,F401
 from ember.cuda import AcceleratorError  # noqa: E402,F401
 from ember.futures import Future  # noqa: E402,F401
+from ember.futures import _fork as fork, _wait as wait  # noqa: E402,F401
+from ember._lobpcg import lobpcg  # noqa: E402,F401
 from ember import masked, quasirandom, return_types, signal, torch_version  # noqa: E402,F401
 from ember.signal import windows  # noqa: E402,F401
 from ember._streams import Event, Stream  # noqa: E402,F401

@@ -138,3 +138,22 @@ def test_nonzero_static_and_index_reduce():
         return out is t, t.tolist()
 
     same(in_place)
+
+
+def test_fork_and_wait_run_the_task_eagerly():
+    class AddOne(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+
+    same(lambda L: L.wait(L.fork(lambda a, b=1: a + b, 2, b=3)))
+    same(lambda L: L.fork(lambda: L.ones(2) * 2).wait().tolist())
+    same(lambda L: (lambda f: (f.done(), f.value()))(L.fork(lambda: None)))
+    same(lambda L: L.fork(sorted, [3, 1, 2]).wait())
+    same(lambda L: L.fork(3))
+    same(lambda L: L.fork(lambda: 1 / 0))
+    same(lambda L: L.wait(3))
+    # a module is a callable task; its result is the library's tensor
+    assert torch.fork(AddOne(), torch.ones(1)).wait().tolist() == [2.0]
+    calls = []
+    fut = ember.fork(calls.append, 1)
+    assert calls == [1] and fut.done()

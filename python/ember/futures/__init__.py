@@ -131,3 +131,28 @@ def collect_all(futures):
 def wait_all(futures):
     """The values of the futures, in order; raises the first error."""
     return [f.wait() for f in futures]
+
+
+def _fork(func, *args, **kwargs):
+    """torch.fork: run func(*args, **kwargs) as a task and return its Future.
+
+    Eager code has no task scheduler to hand the call to, so the task runs to
+    completion here, as PyTorch's eager fork does: an error it raises
+    propagates from fork itself, and the Future returned is already complete.
+    """
+    if not callable(func):
+        raise TypeError(f"Object of type '{type(func).__name__}' is not an instance of 'function'")
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
+
+
+def _wait(future):
+    """torch.wait: the value of a Future returned by fork, once it is complete."""
+    if not isinstance(future, Future):
+        raise TypeError(
+            "wait(): incompatible function arguments. The following argument types are supported:\n"
+            "    1. (arg0: torch._C.Future) -> object\n\n"
+            f"Invoked with: {future!r}"
+        )
+    return future.wait()
