@@ -98,6 +98,10 @@ std::vector<int64_t> with(std::vector<int64_t> v, std::initializer_list<int64_t>
 // A fresh column-major copy of the matrices of A, batches packed.
 Tensor colmajor_copy(const Tensor& A) { return A.transpose(-2, -1).clone(MemoryFormat::Contiguous).transpose(-2, -1); }
 
+// The matrices of A column-major and batches packed, for reading only: A
+// itself when it is laid out so (a factorization's result), else a copy.
+Tensor colmajor_input(const Tensor& A) { return A.transpose(-2, -1).is_contiguous() ? A : colmajor_copy(A); }
+
 // An uninitialised column-major batch of rows x cols matrices.
 Tensor colmajor_empty(const std::vector<int64_t>& batch, int64_t rows, int64_t cols, const Tensor& like) {
   return ember::empty(with(batch, {cols, rows}), like.dtype(), like.device()).transpose(-2, -1);
@@ -141,7 +145,7 @@ Tensor linalg_lapack_getrs(const Tensor& LU, const Tensor& pivots, const Tensor&
   const int64_t batch = batch_count(bs), n = LU.size(-1), k = B.size(-1);
   Tensor X = colmajor_copy(B);
   if (n == 0 || k == 0 || batch == 0) return X;
-  Tensor lu = colmajor_copy(LU);
+  Tensor lu = colmajor_input(LU);
   Tensor piv = pivots.contiguous();
   dispatch_lapack(B.dtype(), "lu_solve", [&](auto zero) {
     using T = decltype(zero);
@@ -268,7 +272,7 @@ Tensor linalg_lapack_ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, 
   const int64_t ar = A.size(-2), ac = A.size(-1);
   Tensor X = colmajor_copy(C);
   if (m == 0 || n == 0 || batch == 0) return X;
-  Tensor a_cm = colmajor_copy(A), t = tau.contiguous();
+  Tensor a_cm = colmajor_input(A), t = tau.contiguous();
   dispatch_lapack(C.dtype(), "ormqr", [&](auto zero) {
     using T = decltype(zero);
     const T* a = a_cm.data_ptr<T>();
@@ -574,7 +578,7 @@ Tensor linalg_lapack_sytrs(const Tensor& LD, const Tensor& pivots, const Tensor&
   const int64_t batch = batch_count(bs), n = LD.size(-1), k = B.size(-1);
   Tensor X = colmajor_copy(B);
   if (n == 0 || k == 0 || batch == 0) return X;
-  Tensor ld_cm = colmajor_copy(LD), piv = pivots.contiguous();
+  Tensor ld_cm = colmajor_input(LD), piv = pivots.contiguous();
   dispatch_lapack(B.dtype(), "ldl_solve", [&](auto zero) {
     using T = decltype(zero);
     const T* a = ld_cm.data_ptr<T>();
