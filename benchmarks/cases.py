@@ -418,6 +418,29 @@ def _linalg(op, batch, n):
     return make
 
 
+def _complex_linalg(op, batch, n):
+    """complex64 matrices (MKL's c routines on both sides)."""
+
+    def make(lib):
+        gen = np.random.default_rng(33)
+        a = _from_numpy(
+            lib, (gen.standard_normal((batch, n, n)) + 1j * gen.standard_normal((batch, n, n))).astype("complex64")
+        )
+        b = _from_numpy(
+            lib, (gen.standard_normal((batch, n, 4)) + 1j * gen.standard_normal((batch, n, 4))).astype("complex64")
+        )
+        herm = a @ a.mH + n * lib.eye(n, dtype=lib.complex64)
+        calls = {
+            "solve": lambda: lib.linalg.solve(a, b),
+            "qr": lambda: lib.linalg.qr(a),
+            "svd": lambda: lib.linalg.svd(a),
+            "eigh": lambda: lib.linalg.eigh(herm),
+        }
+        return calls[op]
+
+    return make
+
+
 def _embedding_bag(mode):
     def make(lib):
         weight = _data(lib, (10000, 64), 30).requires_grad_()
@@ -657,6 +680,11 @@ CASES = [
     *[
         Case("linalg", f"{op} {batch}x{n}x{n}", _linalg(op, batch, n), 1.0)
         for op in ("solve", "cholesky", "qr", "svd", "eigh")
+        for batch, n in ((64, 64), (4, 512))
+    ],
+    *[
+        Case("linalg", f"complex {op} {batch}x{n}x{n}", _complex_linalg(op, batch, n), 1.0)
+        for op in ("solve", "qr", "svd", "eigh")
         for batch, n in ((64, 64), (4, 512))
     ],
 ]

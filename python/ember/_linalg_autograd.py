@@ -2,7 +2,10 @@
 kernel (``_C._VariableFunctions._linalg_lapack_*``) forward and PyTorch's
 derivative formula backward. Backward formulas use differentiable operators
 only, so they can be differentiated again. Inputs arrive checked, with equal
-batch dims and a float32/float64 dtype (ember.linalg does that)."""
+batch dims and a float32/float64/complex64/complex128 dtype (ember.linalg
+does that). Complex gradients follow PyTorch's convention (the conjugate
+Wirtinger derivative): its formulas, with conjugate transposes (mH) where the
+real ones transpose."""
 
 from __future__ import annotations
 
@@ -37,22 +40,22 @@ class SolveTriangular(Function):
     @staticmethod
     def backward(ctx, gX):
         A, X = ctx.saved_tensors
-        gB = _tri_solve(A.mT, gX, not ctx.upper, True, ctx.unit)
+        gB = _tri_solve(A.mH, gX, not ctx.upper, True, ctx.unit)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = -gB @ X.mT
+            gA = -gB @ X.mH
             gA = gA.triu(1 if ctx.unit else 0) if ctx.upper else gA.tril(-1 if ctx.unit else 0)
         return gA, gB, None, None
 
 
 class Solve(Function):
-    """(X, LU, pivots, info) of A X = B (A^T X = B when transposed) through an
-    LU factorization of A."""
+    """(X, LU, pivots, info) of A X = B (A^H X = B when transposed: getrs
+    'C', which is 'T' for real A) through an LU factorization of A."""
 
     @staticmethod
     def forward(ctx, A, B, transposed=False):
         LU, piv, info = _F._linalg_lapack_getrf(A)
-        X = _F._linalg_lapack_getrs(LU, piv, B, transposed)
+        X = _F._linalg_lapack_getrs(LU, piv, B, transposed, True)
         ctx.transposed = transposed
         ctx.save_for_backward(A, X)
         ctx.mark_non_differentiable(LU, piv, info)
@@ -61,11 +64,12 @@ class Solve(Function):
     @staticmethod
     def backward(ctx, gX, _gLU, _gpiv, _ginfo):
         A, X = ctx.saved_tensors
-        gB = Solve.apply(A, gX)[0] if ctx.transposed else Solve.apply(A.mT, gX)[0]
+        # X = op(A)^-1 B: gB = op(A)^-H gX, g op(A) = -gB X^H
+        gB = Solve.apply(A, gX)[0] if ctx.transposed else Solve.apply(A.mH, gX)[0]
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = -gB @ X.mT
-            gA = gA.mT if ctx.transposed else gA
+            gA = -gB @ X.mH
+            gA = gA.mH if ctx.transposed else gA
         return gA, gB, None
 
 
@@ -104,21 +108,21 @@ def lu_backward(gL, gU, P, L, U):
     if gU is None:
         gU = ember.zeros_like(U)
     if m == n:
-        phi = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
-        X = _tri_solve(L.mT, phi, True, True, True)
-        return P @ _tri_solve(U.mT, X, False, False)
+        phi = (L.mH @ gL).tril(-1) + (gU @ U.mH).triu()
+        X = _tri_solve(L.mH, phi, True, True, True)
+        return P @ _tri_solve(U.mH, X, False, False)
     if m < n:
         U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
-        phi = (L.mT @ gL).tril(-1) - (gU2 @ U2.mT).tril(-1) + (gU1 @ U1.mT).triu()
-        X = _tri_solve(L.mT, phi, True, True, True)
-        gA1 = _tri_solve(U1.mT, X, False, False)
-        gA2 = _tri_solve(L.mT, gU2, True, True, True)
+        phi = (L.mH @ gL).tril(-1) - (gU2 @ U2.mH).tril(-1) + (gU1 @ U1.mH).triu()
+        X = _tri_solve(L.mH, phi, True, True, True)
+        gA1 = _tri_solve(U1.mH, X, False, False)
+        gA2 = _tri_solve(L.mH, gU2, True, True, True)
         return P @ ember.cat([gA1, gA2], -1)
     L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
-    phi = (L1.mT @ gL1).tril(-1) + (gU @ U.mT).triu() - (L2.mT @ gL2).triu()
-    X = _tri_solve(L1.mT, phi, True, True, True)
-    gA1 = _tri_solve(U.mT, X, False, False)
-    gA2 = _tri_solve(U.mT, gL2, False, False)
+    phi = (L1.mH @ gL1).tril(-1) + (gU @ U.mH).triu() - (L2.mH @ gL2).triu()
+    X = _tri_solve(L1.mH, phi, True, True, True)
+    gA1 = _tri_solve(U.mH, X, False, False)
+    gA2 = _tri_solve(U.mH, gL2, False, False)
     return P @ ember.cat([gA1, gA2], -2)
 
 
@@ -173,11 +177,11 @@ class Cholesky(Function):
     @staticmethod
     def backward(ctx, gF, _ginfo):
         (F,) = ctx.saved_tensors
-        L, gL = (F.mT, gF.mT) if ctx.upper else (F, gF)
-        phi = (L.mT @ gL).tril()
+        L, gL = (F.mH, gF.mH) if ctx.upper else (F, gF)
+        phi = (L.mH @ gL).tril()
         phi = phi - 0.5 * phi * _eye_like(L, L.shape[-1])
-        gA = _tri_solve(L, _tri_solve(L.mT, phi, True), False, False)
-        return 0.5 * (gA + gA.mT), None
+        gA = _tri_solve(L, _tri_solve(L.mH, phi, True), False, False)
+        return 0.5 * (gA + gA.mH), None
 
 
 class CholeskyInverse(Function):
@@ -212,18 +216,22 @@ class Eigh(Function):
     def backward(ctx, gw, gV, _ginfo):
         w, V = ctx.saved_tensors
         n = w.shape[-1]
+        eye = _eye_like(w, n)
         if gV is None:
             inner = ember.zeros_like(V)
         else:
-            VtgV = V.mT @ gV
-            VtgV = 0.5 * (VtgV - VtgV.mT)
+            VtgV = V.mH @ gV
+            if V.is_complex():
+                _check_phase_invariant(VtgV.diagonal(0, -2, -1), "linalg_eigh_backward")
+            VtgV = 0.5 * (VtgV - VtgV.mH)
             E = w.unsqueeze(-2) - w.unsqueeze(-1)
-            E = E + _eye_like(w, n)
+            E = E + eye
             inner = VtgV / E
-            inner = inner - inner * _eye_like(w, n)
+            if gw is not None:
+                inner = inner - inner * eye
         if gw is not None:
-            inner = inner + gw.unsqueeze(-1) * _eye_like(w, n)
-        return V @ inner @ V.mT, None
+            inner = inner + gw.unsqueeze(-1) * eye
+        return V @ inner @ V.mH, None
 
 
 class Svd(Function):
@@ -249,26 +257,41 @@ class Svd(Function):
         eye = _eye_like(S, k)
         if gU is None and gVh is None:
             return (U * gS.unsqueeze(-2)) @ Vh if gS is not None else None, None
+        complex_ = U.is_complex()
         S2 = S * S
         E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
-        V = Vh.mT
-        inner = ember.zeros_like(E)
+        V = Vh.mH
+        inner = ember.zeros_like(U[..., :k, :])
+        skew_u = skew_v = None
         if gU is not None:
-            UtgU = U.mT @ gU
-            inner = inner + (UtgU - UtgU.mT) * S.unsqueeze(-2)
+            UtgU = U.mH @ gU
+            skew_u = UtgU - UtgU.mH
+            inner = inner + skew_u * S.unsqueeze(-2)
         if gVh is not None:
-            gV = gVh.mT
-            VtgV = V.mT @ gV
-            inner = inner + S.unsqueeze(-1) * (VtgV - VtgV.mT)
+            gV = gVh.mH
+            VtgV = V.mH @ gV
+            skew_v = VtgV - VtgV.mH
+            inner = inner + S.unsqueeze(-1) * skew_v
+        if complex_ and skew_u is not None and skew_v is not None:
+            # the loss may not depend on the phases of the singular vectors
+            _check_phase_invariant(
+                (skew_u + skew_v).diagonal(0, -2, -1) / 2,
+                "svd_backward",
+                vectors="singular vectors",
+                what="phase term, making it ill-defined",
+            )
         inner = inner / E
         inner = inner - inner * eye
         if gS is not None:
             inner = inner + gS.unsqueeze(-1) * eye
+        if complex_ and skew_u is not None:
+            # the imaginary part of diag(U^H gU) reaches A through the phases
+            inner = inner + (skew_u.diagonal(0, -2, -1) / (2 * S)).unsqueeze(-1) * eye
         if m > k and gU is not None:
             gA = U @ inner + (gU - U @ UtgU) / S.unsqueeze(-2)
             return gA @ Vh, None
         if n > k and gVh is not None:
-            gA = inner @ Vh + ((gV - V @ VtgV) / S.unsqueeze(-2)).mT
+            gA = inner @ Vh + ((gV - V @ VtgV) / S.unsqueeze(-2)).mH
             return U @ gA, None
         return U @ inner @ Vh, None
 
@@ -305,17 +328,88 @@ class Qr(Function):
         # A = [X Y], R = [U V]: X = Q U is square, Y = Q V
         U, gV = R[..., :m], gR[..., m:]
         Y = Q @ R[..., m:]
-        gX = _qr_backward_tall(Q, U, gQ + Y @ gV.mT, gR[..., :m])
+        gX = _qr_backward_tall(Q, U, gQ + Y @ gV.mH, gR[..., :m])
         return ember.cat([gX, Q @ gV], -1), None
 
 
 def _qr_backward_tall(Q, R, gQ, gR):
-    QtgQ = Q.mT @ gQ
-    RgRt = R @ gR.mT
-    low = (QtgQ - QtgQ.mT + RgRt - RgRt.mT).tril()
-    part_a = Q @ (gR + _tri_solve(R, low.mT, True).mT)
-    part_b = _tri_solve(R, (gQ - Q @ QtgQ).mT, True).mT
+    QtgQ = Q.mH @ gQ
+    RgRt = R @ gR.mH
+    low = (QtgQ - QtgQ.mH + RgRt - RgRt.mH).tril()
+    if low.is_complex():
+        # R's diagonal is real (LAPACK's convention): of the skew-Hermitian
+        # Q^H dQ only the imaginary diagonal is free, so it counts half
+        low = low - 0.5 * low * _eye_like(R.real, low.shape[-1])
+    part_a = Q @ (gR + _tri_solve(R, low.mH, True).mH)
+    part_b = _tri_solve(R, (gQ - Q @ QtgQ).mH, True).mH
     return part_a + part_b
+
+
+def _check_phase_invariant(diag, name, vectors="eigenvectors", what="quantity, so it is ill-defined"):
+    """PyTorch's refusal of a loss that depends on the free phases of complex
+    eigen/singular vectors (the imaginary part of diag(V^H gV))."""
+    im = diag.detach().imag
+    if not bool(ember.allclose(im, ember.zeros_like(im), rtol=1e-2, atol=1e-2)):
+        raise RuntimeError(
+            f"{name}: The {vectors} in the complex case are specified up to multiplication by e^{{i phi}}. "
+            f"The specified loss function depends on this {what}."
+        )
+
+
+def eig_from_geev(A, compute_v):
+    """(eigenvalues, eigenvectors, info) of A as complex tensors: LAPACK's
+    real results of a real A (conjugate pairs stored as two real columns)
+    assembled into complex ones, as PyTorch assembles them."""
+    wr, wi, V, info = _F._linalg_lapack_geev(A, compute_v)
+    if A.is_complex():
+        return wr, V, info
+    w = ember.complex(wr, wi)
+    if not compute_v:
+        return w, V, info
+    n = A.shape[-1]
+    if n == 0:
+        return w, V.to(w.dtype), info
+    first = (wi > 0).unsqueeze(-2)  # the first column of a pair: v = V[j] + i V[j+1]
+    second = (wi < 0).unsqueeze(-2)  # the second: v = V[j-1] - i V[j]
+    zero = ember.zeros_like(V[..., :, :1])
+    nxt = ember.cat([V[..., :, 1:], zero], -1)
+    prv = ember.cat([zero, V[..., :, :-1]], -1)
+    re = ember.where(second, prv, V)
+    im = ember.where(first, nxt, ember.where(second, -V, ember.zeros_like(V)))
+    return w, ember.complex(re, im), info
+
+
+class Eig(Function):
+    """(eigenvalues, eigenvectors, info) of a general A, complex results."""
+
+    @staticmethod
+    def forward(ctx, A):
+        w, V, info = eig_from_geev(A, True)
+        ctx.real_input = not A.is_complex()
+        ctx.save_for_backward(w, V)
+        ctx.mark_non_differentiable(info)
+        return w, V, info
+
+    @staticmethod
+    def backward(ctx, gw, gV, _ginfo):
+        w, V = ctx.saved_tensors
+        n = w.shape[-1]
+        eye = _eye_like(w, n)
+        Vh = V.mH
+        if gV is None:
+            inner = gw.unsqueeze(-1) * eye
+        else:
+            VhgV = Vh @ gV
+            diag = VhgV.diagonal(0, -2, -1)
+            _check_phase_invariant(diag, "linalg_eig_backward")
+            VhgV = VhgV - Vh @ (V * diag.real.unsqueeze(-2))
+            wc = w.conj()
+            E = wc.unsqueeze(-2) - wc.unsqueeze(-1) + eye
+            inner = VhgV / E
+            if gw is not None:
+                inner = inner - inner * eye + gw.unsqueeze(-1) * eye
+        gA = Solve.apply(Vh, inner @ Vh)[0]
+        return gA.real if ctx.real_input else gA
 
 
 class Inv(Solve):
@@ -337,6 +431,7 @@ for _cls, _name in (
     (Eigh, "LinalgEighBackward0"),
     (Svd, "LinalgSvdBackward0"),
     (Qr, "LinalgQrBackward0"),
+    (Eig, "LinalgEigBackward0"),
 ):
     _node_name(_cls, _name)
     # Forward-mode AD through these Functions differentiates their backward
@@ -356,7 +451,10 @@ class _Named(Function):
         ctx.save_for_backward(*inputs)
         out = fn(*inputs)
         outs = out if isinstance(out, tuple) else (out,)
-        ctx.differentiable = [o.dtype.is_floating_point and (mask is None or m) for o, m in zip(outs, mask or outs)]
+        ctx.differentiable = [
+            (o.dtype.is_floating_point or o.dtype.is_complex) and (mask is None or m)
+            for o, m in zip(outs, mask or outs)
+        ]
         ctx.mark_non_differentiable(*[o for o, d in zip(outs, ctx.differentiable) if not d])
         return out
 

@@ -1,7 +1,8 @@
 """ember.linalg: torch.linalg's functions, names, errors and gradients.
 
 Decompositions and solvers run LAPACK kernels through the building blocks of
-ember._linalg_autograd; the rest is composed of them. float32 and float64."""
+ember._linalg_autograd; the rest is composed of them. float32, float64,
+complex64 and complex128 (LAPACK's c/z routines for the complex ones)."""
 
 from __future__ import annotations
 
@@ -123,6 +124,12 @@ _TYPE_NAMES = {
     ember.complex128: "ComplexDouble",
 }
 _REAL = (ember.float32, ember.float64)
+_LAPACK = (ember.float32, ember.float64, ember.complex64, ember.complex128)
+
+
+def _real_dtype(dtype):
+    """float32 for complex64, float64 for complex128; others unchanged."""
+    return {ember.complex64: ember.float32, ember.complex128: ember.float64}.get(dtype, dtype)
 
 
 def _type_name(t):
@@ -130,8 +137,8 @@ def _type_name(t):
 
 
 def _check_dtype(A, name, kernel, int_first=True):
-    """float32/float64 only: PyTorch's message for integers, its kernel's for the rest."""
-    if A.dtype in _REAL:
+    """float32/float64/complex64/complex128 only: PyTorch's message for integers, its kernel's for the rest."""
+    if A.dtype in _LAPACK:
         return
     if int_first and not A.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A)}")
@@ -245,10 +252,10 @@ def _solve_impl(A, B, left, name, check_errors):
         shape_b = f"{Bm.shape[-2]}x{Bm.shape[-1]}" if Bm.dim() >= 2 else f"{B.shape[-1]}x1"
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape_b})")
-    # X A = B as A^T X^T = B^T, with A factored (PyTorch's order of operations)
-    A2, B2 = _broadcast_batch(A, Bm if left else Bm.mT)
+    # X A = B as A^H X^H = B^H, with A factored (PyTorch's order of operations)
+    A2, B2 = _broadcast_batch(A, Bm if left else Bm.mH)
     X, _LU, _piv, info = _ag.Solve.apply(A2, B2, not left)
-    X = X if left else X.mT
+    X = X if left else X.mH
     if check_errors:
         _raise_info(info, "torch." + name, lambda c: "The solver failed because the input matrix is singular.")
     return (X.squeeze(-1) if vector else X), info
@@ -340,14 +347,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
             f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
         )
     P, L, U = _ag.unpack_lu(LU, pivots)
-    # A = P L U; adjoint solves with A^T = U^T L^T P^T
+    # A = P L U; adjoint solves with A^H = U^H L^H P^T
     if not left:
-        X = lu_solve(LU, pivots, B.mT, left=True, adjoint=not adjoint)
-        return _write_out(out, X.mT)
+        # X A = B is A^H X^H = B^H
+        X = lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint)
+        return _write_out(out, X.mH)
     if _needs_grad(LU, B):
         if adjoint:
-            Y = _ag._tri_solve(*_bb(U.mT, B), False)
-            Y = _ag._tri_solve(*_bb(L.mT, Y), True, True, True)
+            Y = _ag._tri_solve(*_bb(U.mH, B), False)
+            Y = _ag._tri_solve(*_bb(L.mH, Y), True, True, True)
             X = P @ Y
         else:
             Y = _ag._tri_solve(*_bb(L, P.mT @ B), False, True, True)
@@ -355,7 +363,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
         return _write_out(out, X)
     LU2, B2 = _broadcast_batch(LU, B)
     piv2 = pivots.expand(*LU2.shape[:-2], pivots.shape[-1])
-    return _write_out(out, _F._linalg_lapack_getrs(LU2, piv2.contiguous(), B2, adjoint))
+    return _write_out(out, _F._linalg_lapack_getrs(LU2, piv2.contiguous(), B2, adjoint, True))
 
 
 def _bb(A, B):
@@ -396,13 +404,16 @@ def det(A, *, out=None):  # noqa: N803
 
 def _slogdet(A):  # noqa: N803
     d, sign = _lu_diag(A, "linalg.slogdet")
+    if A.is_complex():
+        # the sign is a unit complex number, differentiable as PyTorch's
+        return ember.sgn(d).prod(-1) * sign, d.abs().log().sum(-1)
     s = sign * ember.sign(d).prod(-1)
     return s.detach() if s.requires_grad else s, d.abs().log().sum(-1)
 
 
 def _checked_slogdet(A, name):  # noqa: N803
     _check_square_input(A, name, "lu_cpu", low_precision=True)
-    return _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(False, True))
+    return _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(A.is_complex(), True))
 
 
 def slogdet(A, *, out=None):  # noqa: N803
@@ -417,6 +428,8 @@ def _top_slogdet(input, *, out=None):  # noqa: A002
 def logdet(input):  # noqa: A002
     """log det(A): nan where det < 0."""
     sign, logabs = _checked_slogdet(input, "logdet")
+    if input.is_complex():
+        return sign.log() + logabs  # log det = log(sign) + log |det|
     return ember.where(sign < 0, ember.full_like(logabs, math.nan), logabs)
 
 
@@ -455,21 +468,25 @@ def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
-    """X with (L L^T) X = B given the Cholesky factor L (or U)."""
-    _check_same_dtype(L, B, "cholesky_solve")
+    """X with (L L^H) X = B given the Cholesky factor L (or U^H U with U)."""
+    if L.dtype != B.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_type_name(B)} and A of type "
+            f"{_type_name(L)} instead."
+        )
     L2, B2 = _broadcast_batch(L, B)
     if upper:
-        Y = _ag._tri_solve(L2.mT, B2, False)
+        Y = _ag._tri_solve(L2.mH, B2, False)
         return _write_out(out, _ag._tri_solve(L2, Y, True))
     Y = _ag._tri_solve(L2, B2, False)
-    return _write_out(out, _ag._tri_solve(L2.mT, Y, True))
+    return _write_out(out, _ag._tri_solve(L2.mH, Y, True))
 
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
     """(L L^T)^-1 from the Cholesky factor."""
 
     _check_matrix(L, "cholesky_inverse", square=True)
-    if L.dtype not in _REAL:
+    if L.dtype not in _LAPACK:
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_type_name(L)}'")
 
     def solve(factor, upper):
@@ -488,12 +505,13 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None): 
     name = "linalg.solve_triangular"
     _check_dtype(A, name, "triangular_solve_cpu", False)
     _check_matrix(A, name, square=True)
-    _check_same_dtype(A, B, name)
     n = A.shape[-1]
     if B.dim() < 2 or (B.shape[-2] if left else B.shape[-1]) != n:
         eq = "AX = B" if left else "XA = B"
         shape_b = f"{B.shape[-2]}x{B.shape[-1]}" if B.dim() >= 2 else f"{B.shape[-1]}"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape_b})")
+    if B.dtype != A.dtype:
+        B = B.to(A.dtype)  # as PyTorch: the result takes A's dtype
     A2, B2 = _broadcast_batch(A, B)
     return _write_out(out, _ag._tri_solve(A2, B2, upper, left, unitriangular))
 
@@ -581,7 +599,7 @@ def householder_product(A, tau, *, out=None):  # noqa: N803
         col = A[..., :, i : i + 1]
         v = ember.where(mask_rows > i, col, ember.where(mask_rows == i, ember.ones_like(col), ember.zeros_like(col)))
         t = tau[..., i : i + 1].unsqueeze(-1)
-        Q = Q - (t * v) @ (v.mT @ Q)
+        Q = Q - (t * v) @ (v.mH @ Q)
     return _write_out(out, Q)
 
 
@@ -600,7 +618,7 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: 
             else input[..., :, :m],
             tau,
         )
-        Qop = Q.mT if transpose else Q
+        Qop = Q.mH if transpose else Q
         return _write_out(out, Qop @ other if left else other @ Qop)
     return _write_out(out, _F._linalg_lapack_ormqr(input, tau, other, left, transpose))
 
@@ -683,7 +701,7 @@ def svdvals(A, *, driver=None, out=None):  # noqa: N803
 
 def _top_svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
     U, S, Vh = _svd_impl(input, not some, True)
-    V = Vh.mT
+    V = Vh.mH
     if not compute_uv:
         U, V = ember.zeros_like(U), ember.zeros_like(V)
     return _write_out(out, _svd_top_t(U, S, V))
@@ -708,10 +726,11 @@ class _Lstsq(ember.autograd.Function):
     def backward(ctx, gX, _g1, _g2, _g3):
         A, B = ctx.saved_tensors
         P = pinv(A)
-        gB = P.mT @ gX
-        G = gX @ B.mT
+        Ph = P.mH
+        gB = Ph @ gX
+        G = gX @ B.mH
         eye_m, eye_n = _eye(A.shape[-2], A), _eye(A.shape[-1], A)
-        gA = -P.mT @ G @ P.mT + (eye_m - A @ P) @ G.mT @ P @ P.mT + P.mT @ P @ G.mT @ (eye_n - P @ A)
+        gA = -Ph @ G @ Ph + (eye_m - A @ P) @ G.mH @ P @ Ph + Ph @ P @ G.mH @ (eye_n - P @ A)
         return gA, gB, None, None
 
 
@@ -737,7 +756,7 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
         raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
     m, n = A.shape[-2], A.shape[-1]
     if rcond is None:
-        rcond = float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
+        rcond = float(ember.finfo(_real_dtype(A.dtype)).eps) * builtins.max(m, n)
     A2, B2 = _broadcast_batch(A, Bm)
     X, rank, sv, info = _Lstsq.apply(A2, B2, float(rcond), driver)
     if driver == "gels":
@@ -750,11 +769,12 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
             ),
         )
     batch = tuple(A2.shape[:-2])
-    residuals = ember.empty(0, dtype=A.dtype)
+    residuals = ember.empty(0, dtype=_real_dtype(A.dtype))
     if m > n and driver != "gelsy":
         full = driver == "gels" or bool((rank == n).all())
         if full:
-            residuals = ((A2 @ X - B2) ** 2).sum(-2)
+            r = A2 @ X - B2
+            residuals = (r.abs() ** 2 if r.is_complex() else r**2).sum(-2)
             if vector:
                 residuals = residuals.squeeze(-1)
     rank = rank if driver != "gels" else ember.empty(0, dtype=ember.int64)
@@ -762,7 +782,7 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
         rank = ember.empty(0, dtype=ember.int64)
     elif rank.shape != batch:
         rank = rank.reshape(batch)
-    sv = sv if driver in ("gelsd", "gelss") else ember.empty(0, dtype=A.dtype)
+    sv = sv if driver in ("gelsd", "gelss") else ember.empty(0, dtype=_real_dtype(A.dtype))
     return _lstsq_t(X.squeeze(-1) if vector else X, residuals, rank, sv)
 
 
@@ -788,13 +808,13 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # 
         # PyTorch's older form: rcond is rtol, with no absolute tolerance.
         atol, rtol = (ember.zeros((), dtype=rcond.dtype) if isinstance(rcond, ember.Tensor) else 0.0), rcond
     tensors = [t for t in (atol, rtol) if isinstance(t, ember.Tensor)]
-    if tensors or A.dim() < 2 or A.dtype not in _REAL:
+    if tensors or A.dim() < 2 or A.dtype not in _LAPACK:
         return _write_out(out, _pinv(A, atol, rtol, hermitian))
     return _write_out(out, _ag.named("LinalgPinvBackward0", lambda a: _pinv(a, atol, rtol, hermitian), A))
 
 
 def _pinv(A, atol, rtol, hermitian):  # noqa: N803
-    if A.dim() < 2 or A.dtype not in _REAL:
+    if A.dim() < 2 or A.dtype not in _LAPACK:
         shape = ", ".join(str(s) for s in A.shape)
         raise RuntimeError(
             f"linalg.pinv({_type_name(A)}{{[{shape}]}}): expected a tensor with 2 or more dimensions of float, "
@@ -804,7 +824,9 @@ def _pinv(A, atol, rtol, hermitian):  # noqa: N803
     if A.numel() == 0:
         # PyTorch returns the empty result before the tolerances broadcast.
         return ember.empty(*A.shape[:-2], n, m, dtype=A.dtype)
-    default_rtol = None if atol is not None and rtol is None else float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
+    default_rtol = (
+        None if atol is not None and rtol is None else float(ember.finfo(_real_dtype(A.dtype)).eps) * builtins.max(m, n)
+    )
     if rtol is not None:
         default_rtol = None
     if hermitian:
@@ -815,13 +837,13 @@ def _pinv(A, atol, rtol, hermitian):  # noqa: N803
     if S.numel():
         smax = S.amax(-1, keepdim=True)
     else:
-        smax = ember.zeros(*S.shape[:-1], 1, dtype=A.dtype)
-    tol = _pinv_tol(smax, atol, rtol, default_rtol, A)
+        smax = ember.zeros(*S.shape[:-1], 1, dtype=S.dtype)
+    tol = _pinv_tol(smax, atol, rtol, default_rtol, S)
     keep = S > tol
     S_inv = ember.where(keep, 1 / ember.where(keep, S if not hermitian else w, ember.ones_like(S)), ember.zeros_like(S))
     if hermitian:
-        return (V * S_inv.unsqueeze(-2)) @ V.mT
-    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+        return (V * S_inv.unsqueeze(-2)) @ V.mH
+    return (Vh.mH * S_inv.unsqueeze(-2)) @ U.mH
 
 
 def _pinv_tol(smax, atol, rtol, default_rtol, like):
@@ -855,11 +877,13 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     else:
         S = _svd_impl(A, False, False, "linalg.svd")[1]
     m, n = A.shape[-2], A.shape[-1]
-    default_rtol = None if atol is not None and rtol is None else float(ember.finfo(A.dtype).eps) * builtins.max(m, n)
+    default_rtol = (
+        None if atol is not None and rtol is None else float(ember.finfo(_real_dtype(A.dtype)).eps) * builtins.max(m, n)
+    )
     if rtol is not None:
         default_rtol = None
-    smax = S.amax(-1, keepdim=True) if S.numel() else ember.zeros(*S.shape[:-1], 1, dtype=A.dtype)
-    tol_t = _pinv_tol(smax, atol, rtol, default_rtol, A)
+    smax = S.amax(-1, keepdim=True) if S.numel() else ember.zeros(*S.shape[:-1], 1, dtype=S.dtype)
+    tol_t = _pinv_tol(smax, atol, rtol, default_rtol, S)
     del name
     return _write_out(out, (S > tol_t).sum(-1))
 
@@ -899,7 +923,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim:
             r = r.reshape([A.shape[i] for i in builtins.range(nd) if i not in (d0, d1)])
     elif ord in ("nuc", 2, -2):
-        if A.dtype not in _REAL:
+        if A.dtype not in _LAPACK:
             _check_dtype(A, "linalg.matrix_norm", "linalg_svd_cpu", True)
         B = A if dtype is None else A.to(dtype)
         rest = [i for i in builtins.range(nd) if i not in (d0, d1)]
@@ -1106,7 +1130,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):  # noqa:
     name = "torch.linalg.ldl_factor_ex"
     _check_dtype(A, name, "ldl_factor", True)
     _check_matrix(A, name, square=True)
-    LD, piv, info = _F._linalg_lapack_sytrf(A, False)
+    LD, piv, info = _F._linalg_lapack_sytrf(A, False, bool(hermitian))
     LD = LD.tril()
     if check_errors:
         _raise_info(
@@ -1134,16 +1158,21 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):  # noqa: N803
     _check_matrix(LD, name, square=True)
     LD2, B2 = _broadcast_batch(LD, B)
     piv2 = pivots.expand(*LD2.shape[:-2], pivots.shape[-1]).contiguous()
-    return _write_out(out, _F._linalg_lapack_sytrs(LD2, piv2, B2, False))
+    return _write_out(out, _F._linalg_lapack_sytrs(LD2, piv2, B2, False, bool(hermitian)))
 
 
 # ---- general eigenproblem -------------------------------------------------------------------------
 
 
-def _geev(A, name, compute_v):  # noqa: N803
+def _eig_impl(A, name, compute_v):  # noqa: N803
     _check_dtype(A, name, "linalg_eig_cpu", True)
     _check_matrix(A, name, square=True)
-    wr, wi, V, info = _F._linalg_lapack_geev(A, compute_v)
+    if A.numel() and not bool(ember.isfinite(A).all()):
+        raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
+    if compute_v or _needs_grad(A):
+        w, V, info = _ag.Eig.apply(A)
+    else:
+        w, V, info = _ag.eig_from_geev(A, False)
     _raise_info(
         info,
         name,
@@ -1152,20 +1181,17 @@ def _geev(A, name, compute_v):  # noqa: N803
             f"repeated eigenvalues (error code: {c})."
         ),
     )
-    return wr, wi, V
+    return w, V
 
 
 def eig(A, *, out=None):  # noqa: N803
-    """Eigenvalues and eigenvectors of general matrices: complex results."""
-    _geev(A, "linalg.eig", True)
-    raise NotImplementedError("linalg.eig: the complex eigenvalues need complex dtypes, which ember does not have yet")
+    """Eigenvalues and eigenvectors of general matrices: complex results (LAPACK geev)."""
+    return _write_out(out, _eig_t(*_eig_impl(A, "linalg.eig", True)))
 
 
 def eigvals(A, *, out=None):  # noqa: N803
-    _geev(A, "linalg.eigvals", False)
-    raise NotImplementedError(
-        "linalg.eigvals: the complex eigenvalues need complex dtypes, which ember does not have yet"
-    )
+    """Eigenvalues of general matrices, complex."""
+    return _write_out(out, _eig_impl(A, "linalg.eigvals", False)[0])
 
 
 # ---- tensors, helpers --------------------------------------------------------------------------------

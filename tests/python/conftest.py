@@ -45,7 +45,10 @@ def assert_same(e, t, rtol=None, atol=None):
     assert str(e.dtype) == str(t.dtype), f"dtype {e.dtype} != {t.dtype}"
     assert tuple(e.shape) == tuple(t.shape), f"shape {tuple(e.shape)} != {tuple(t.shape)}"
     got = to_torch(e)
-    if t.dtype.is_floating_point:
+    if t.dtype.is_complex and rtol is not None:
+        # complex results to a tolerance only when one is given (exact otherwise)
+        torch.testing.assert_close(got, t, rtol=rtol, atol=rtol if atol is None else atol, equal_nan=True)
+    elif t.dtype.is_floating_point:
         if rtol is None:
             rtol = {torch.float16: 1e-3, torch.bfloat16: 1e-2, torch.float32: 1e-6, torch.float64: 1e-12}[t.dtype]
         if atol is None:

@@ -175,7 +175,9 @@ def _jvp_from_backward(cls, args, kwargs, tangents):
         total = None
         for g, t in zip(vjps, [t for t in tangents if t is not None]):
             if g is not None:
-                term = (g * t).sum()
+                # the real inner product Re <vjp(u), v>: its gradient in u is J v,
+                # for complex tensors too (PyTorch's conjugate Wirtinger gradients)
+                term = (g.conj() * t).real.sum() if g.is_complex() or t.is_complex() else (g * t).sum()
                 total = term if total is None else total + term
         jvps = [None] * len(us)
         if total is not None and total.requires_grad:

@@ -89,24 +89,26 @@ variable_list apply_checked(Node& n, variable_list&& in) {
 // of them is an error rather than a wrong gradient.
 bool complex_formula_checked(const std::string& name) {
   static const std::unordered_set<std::string> checked = {
-      "AbsBackward0",       "AddBackward0",        "AngleBackward0",         "CatBackward0",
-      "CloneBackward0",     "ComplexBackward0",    "ExpandBackward0",        "MeanBackward0",
-      "MeanBackward1",      "NegBackward0",        "PermuteBackward0",       "SelectBackward0",
-      "SgnBackward0",       "SliceBackward0",      "SplitBackward0",         "SqueezeBackward0",
-      "SqueezeBackward1",   "StackBackward0",      "SubBackward0",           "SumBackward0",
-      "SumBackward1",       "TBackward0",          "ToCopyBackward0",        "TransposeBackward0",
-      "UnsqueezeBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "ViewBackward0",
-      "WhereBackward0",     "UnsafeViewBackward0", "ReshapeAliasBackward0",  "FftC2CBackward0",
-      "FftR2CBackward0",    "FftC2RBackward0",     "ConjPhysicalBackward0",  "ConstantPadNdBackward0",
-      "MulBackward0",       "DivBackward0",        "ExpBackward0",           "LogBackward0",
-      "SqrtBackward0",      "RsqrtBackward0",      "SinBackward0",           "CosBackward0",
-      "TanBackward0",       "AsinhBackward0",      "AcoshBackward0",         "AtanhBackward0",
-      "Log10Backward0",     "Log2Backward0",       "Log1PBackward0",         "Expm1Backward0",
-      "Exp2Backward0",      "SincBackward0",       "ReciprocalBackward0",    "AsinBackward0",
-      "AcosBackward0",      "AtanBackward0",       "SinhBackward0",          "CoshBackward0",
-      "PowBackward0",       "MmBackward0",         "BmmBackward0",           "MvBackward0",
-      "DotBackward0",       "VdotBackward0",       "PolarBackward0",         "CumsumBackward0",
-      "SqueezeBackward4"};
+      "AbsBackward0", "AddBackward0", "AngleBackward0", "CatBackward0", "CloneBackward0", "ComplexBackward0",
+      "ExpandBackward0", "MeanBackward0", "MeanBackward1", "NegBackward0", "PermuteBackward0", "SelectBackward0",
+      "SgnBackward0", "SliceBackward0", "SplitBackward0", "SqueezeBackward0", "SqueezeBackward1", "StackBackward0",
+      "SubBackward0", "SumBackward0", "SumBackward1", "TBackward0", "ToCopyBackward0", "TransposeBackward0",
+      "UnsqueezeBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "ViewBackward0", "WhereBackward0",
+      "UnsafeViewBackward0", "ReshapeAliasBackward0", "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0",
+      "ConjPhysicalBackward0", "ConstantPadNdBackward0", "MulBackward0", "DivBackward0", "ExpBackward0", "LogBackward0",
+      "SqrtBackward0", "RsqrtBackward0", "SinBackward0", "CosBackward0", "TanBackward0", "AsinhBackward0",
+      "AcoshBackward0", "AtanhBackward0", "Log10Backward0", "Log2Backward0", "Log1PBackward0", "Expm1Backward0",
+      "Exp2Backward0", "SincBackward0", "ReciprocalBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0",
+      "SinhBackward0", "CoshBackward0", "PowBackward0", "MmBackward0", "BmmBackward0", "MvBackward0", "DotBackward0",
+      "VdotBackward0", "PolarBackward0", "CumsumBackward0", "SqueezeBackward4",
+      // linear, or conjugated for complex inputs (prod, vector norms)
+      "AliasBackward0", "TrilBackward0", "TriuBackward0", "DiagonalBackward0", "IndexBackward0", "FlipBackward0",
+      "ProdBackward0", "ProdBackward1", "LinalgVectorNormBackward0",
+      // ember.linalg's Functions (python/ember/_linalg_autograd.py): PyTorch's complex formulas
+      "LinalgSolveExBackward0", "LinalgInvExBackward0", "LinalgSolveTriangularBackward0", "LinalgLuFactorExBackward0",
+      "LinalgCholeskyExBackward0", "CholeskyInverseBackward0", "LinalgEighBackward0", "LinalgSvdBackward0",
+      "LinalgQrBackward0", "LinalgEigBackward0", "LinalgLstsqBackward0", "LinalgDetBackward0", "LinalgSlogdetBackward0",
+      "LinalgPinvBackward0", "LinalgMatrixExpBackward0"};
   return checked.count(name) != 0;
 }
 

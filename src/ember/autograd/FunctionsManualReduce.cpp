@@ -105,26 +105,29 @@ Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& input, int64_t
   const int64_t n = input.size(d);
   Tensor before = ember::cat({ones, input.narrow(d, 0, n - 1)}, d).cumprod(d);
   Tensor after = ember::cat({ones, input.narrow(d, 1, n - 1).flip({d})}, d).cumprod(d).flip({d});
-  return grad * (before * after);
+  Tensor others = before * after;
+  return grad * (is_complex_type(others.dtype()) ? others.conj() : others);
 }
 }  // namespace
 
 // PyTorch's formulas: grad * result / input without zeros, else the
-// zero-safe products above; both differentiable, in the input's dtype.
+// zero-safe products above; both differentiable, in the input's dtype
+// (conjugated for complex inputs: the conjugate Wirtinger derivative).
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
                      bool keepdim) {
   if (self.dim() == 0) return grad;
   const Tensor x = self.to(grad.dtype());  // prod(int_tensor, dtype=float) differentiates in float
   const Tensor zero = x.eq(0);
+  auto conj_if_complex = [](const Tensor& t) { return is_complex_type(t.dtype()) ? t.conj() : t; };
   if (!dim) {
-    if (!zero.any().item<bool>()) return grad * result.div(x);
+    if (!zero.any().item<bool>()) return grad * conj_if_complex(result.div(x));
     if (!GradMode::is_enabled() && zero.sum().item<int64_t>() > 1) return zeros_like(x);
     return prod_safe_zeros_backward(grad, x.contiguous().view({-1}), 0).view_as(x);
   }
   const int64_t d = maybe_wrap_dim(*dim, x.dim());
   Tensor g = keepdim ? grad : grad.unsqueeze(d);
   Tensor r = keepdim ? result : result.unsqueeze(d);
-  if (!zero.any().item<bool>()) return g * r.div(x);
+  if (!zero.any().item<bool>()) return g * conj_if_complex(r.div(x));
   return prod_safe_zeros_backward(g, x, d);
 }
 
@@ -208,7 +211,10 @@ Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const
   if (p == 0) return Tensor();  // no gradient flows, as in PyTorch
   // With a dtype argument the norm (and its grad) may be wider than self.
   auto in_dtype = [dtype](const Tensor& t) { return t.dtype() == dtype ? t : t.to(dtype); };
-  if (p == 1) return in_dtype(self.sign() * g);
+  // the sign of a complex element is its unit phase (PyTorch's sgn)
+  const bool complex = is_complex_type(dtype);
+  auto sign_of = [complex](const Tensor& t) { return complex ? t.sgn() : t.sign(); };
+  if (p == 1) return in_dtype(sign_of(self) * g);
   if (p == 2) {
     Tensor q = div(self, nrm);
     q.masked_fill_(nrm.eq(0), 0);
@@ -217,15 +223,15 @@ Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const
   Tensor self_scaled, scale;
   if (std::isinf(p)) {
     Tensor mask = self.abs().eq(nrm).logical_or(self.isnan().logical_and(nrm.isnan()));
-    self_scaled = self.sign() * mask.to(nrm.dtype());
+    self_scaled = sign_of(self) * mask.to(nrm.dtype());
     scale = div(g, mask.sum(dims, /*keepdim=*/true));
   } else if (p < 1.0) {
     Tensor a = self.abs().pow(Scalar(p - 1));
     a.masked_fill_(self.eq(0), 0);
-    self_scaled = self.sign() * a;
+    self_scaled = sign_of(self) * a;
     scale = g * nrm.pow(Scalar(1 - p));
   } else {
-    self_scaled = p < 2.0 ? self.sign() * self.abs().pow(Scalar(p - 1)) : self * self.abs().pow(Scalar(p - 2));
+    self_scaled = p < 2.0 ? sign_of(self) * self.abs().pow(Scalar(p - 1)) : self * self.abs().pow(Scalar(p - 2));
     scale = div(g, nrm.pow(Scalar(p - 1)));
     scale.masked_fill_(nrm.eq(0), 0);
   }

@@ -33,8 +33,9 @@ std::tuple<T...> back(const std::tuple<T...>& r, const Device& device) {
   }()
 
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_getrf, (const Tensor& a), (host(a)), a);
-EMBER_CUDA_HOST_ENTRY(_linalg_lapack_getrs, (const Tensor& lu, const Tensor& piv, const Tensor& b, bool left),
-                      (host(lu), host(piv), host(b), left), b);
+EMBER_CUDA_HOST_ENTRY(_linalg_lapack_getrs,
+                      (const Tensor& lu, const Tensor& piv, const Tensor& b, bool trans, bool conj),
+                      (host(lu), host(piv), host(b), trans, conj), b);
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_potrf, (const Tensor& a, bool upper), (host(a), upper), a);
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_trsm, (const Tensor& a, const Tensor& b, bool upper, bool left, bool unit),
                       (host(a), host(b), upper, left, unit), b);
@@ -48,9 +49,11 @@ EMBER_CUDA_HOST_ENTRY(_linalg_lapack_gesdd, (const Tensor& a, bool vectors, bool
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_gels, (const Tensor& a, const Tensor& b, double rcond, const std::string& driver),
                       (host(a), host(b), rcond, driver), a);
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_geev, (const Tensor& a, bool vectors), (host(a), vectors), a);
-EMBER_CUDA_HOST_ENTRY(_linalg_lapack_sytrf, (const Tensor& a, bool upper), (host(a), upper), a);
-EMBER_CUDA_HOST_ENTRY(_linalg_lapack_sytrs, (const Tensor& ld, const Tensor& piv, const Tensor& b, bool upper),
-                      (host(ld), host(piv), host(b), upper), b);
+EMBER_CUDA_HOST_ENTRY(_linalg_lapack_sytrf, (const Tensor& a, bool upper, bool hermitian), (host(a), upper, hermitian),
+                      a);
+EMBER_CUDA_HOST_ENTRY(_linalg_lapack_sytrs,
+                      (const Tensor& ld, const Tensor& piv, const Tensor& b, bool upper, bool hermitian),
+                      (host(ld), host(piv), host(b), upper, hermitian), b);
 
 #undef EMBER_CUDA_HOST_ENTRY
 

@@ -1,16 +1,19 @@
 """Rows of ember.linalg's decompositions, solvers and the functions built
-on them (float32 and float64, as PyTorch's CPU build minus complex)."""
+on them: float32, float64, complex64 and complex128, as PyTorch's CPU build.
+The complex rows are gradchecked on complex128 by test_opdb's
+test_gradcheck_complex."""
 
 from __future__ import annotations
 
 import torch
 
-from .core import ALL_BUT_BOOL, ALL_DTYPES, SampleInput, Tol, make
+from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, SampleInput, Tol, make
 from .families import row
 
 REAL = ("float32", "float64")
+LAPACK_DTYPES = REAL + COMPLEX
 LAPACK_TOL = Tol(
-    {"float32": (2e-4, 2e-4), "float64": (1e-10, 1e-10)},
+    {"float32": (2e-4, 2e-4), "float64": (1e-10, 1e-10), "complex64": (2e-4, 2e-4), "complex128": (1e-10, 1e-10)},
     "OpenBLAS's LAPACK against MKL: other blockings, other rounding",
 )
 
@@ -39,11 +42,12 @@ def _samples(*cases):
 
 
 def _spd(lib, a):
-    return a @ a.mT + lib.eye(a.shape[-1], dtype=a.dtype)
+    """Symmetric (Hermitian) positive-definite."""
+    return a @ a.mH + lib.eye(a.shape[-1], dtype=a.dtype)
 
 
 def lapack(name, samples, **kw):
-    kw.setdefault("dtypes", REAL)
+    kw.setdefault("dtypes", LAPACK_DTYPES)
     kw.setdefault("tol", LAPACK_TOL)
     kw.setdefault("supports_grad", True)
     kw.setdefault("supports_gradgrad", True)
@@ -89,7 +93,7 @@ ROWS = [
         "linalg_matrix_power",
         _samples((SQ, {"n": 3}), (SQ_B, {"n": -2})),
         call="linalg.matrix_power",
-        dtypes=ALL_DTYPES,
+        dtypes=ALL_DTYPES + COMPLEX,
     ),
     lapack(
         "linalg_householder_product",
@@ -106,7 +110,7 @@ ROWS = [
         "linalg_multi_dot",
         _samples((("any", (2, 3)), ("any", (3, 4)), ("any", (4,)))),
         call=lambda lib, *ts: lib.linalg.multi_dot(list(ts)),
-        dtypes=ALL_DTYPES,
+        dtypes=ALL_DTYPES + COMPLEX,
     ),
     lapack(
         "linalg_matrix_rank",
@@ -115,11 +119,20 @@ ROWS = [
         supports_grad=False,
         supports_gradgrad=False,
     ),
-    lapack("linalg_cross", _samples((("any", (4, 3)), ("any", (4, 3)))), call="linalg.cross", dtypes=ALL_BUT_BOOL),
+    lapack(
+        "linalg_cross", _samples((("any", (4, 3)), ("any", (4, 3)))), call="linalg.cross", dtypes=ALL_BUT_BOOL + COMPLEX
+    ),
+    # complex eigenvalues of real and complex matrices, in LAPACK's order (geev)
+    lapack(
+        "linalg_eigvals",
+        _samples((SQ,), (SQ_B,)),
+        # as real parts and imaginary parts, so the float64 gradient tests take a real loss
+        call=lambda lib, a: lib.view_as_real(lib.linalg.eigvals(a)),
+    ),
     lapack(
         "linalg_vander",
         _samples((("any", (2, 3)),)),
         call="linalg.vander",
-        dtypes=tuple(d for d in ALL_BUT_BOOL if d not in ("float16", "bfloat16")),
+        dtypes=tuple(d for d in ALL_BUT_BOOL if d not in ("float16", "bfloat16")) + COMPLEX,
     ),
 ]
