@@ -111,7 +111,7 @@ legacy_contiguous_format = contiguous_format
 _install_aliases(globals(), Tensor)
 
 from ember import _legacy_types  # noqa: E402
-from ember._layout import layout, sparse_coo, strided  # noqa: E402,F401
+from ember._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from ember.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 
 _legacy_types.install(globals(), Tensor)
@@ -244,6 +244,29 @@ from ember._sparse_coo import sparse_coo_tensor  # noqa: E402
 sparse_coo_tensor = _argtypes.checked(sparse_coo_tensor, "sparse_coo_tensor")
 
 _sparse_coo.install_tensor_methods(Tensor)
+from ember import _sparse_compressed  # noqa: E402
+from ember._sparse_compressed import (  # noqa: E402
+    ccol_indices_copy,
+    col_indices_copy,
+    crow_indices_copy,
+    dsmm,
+    hsmm,
+    hspmm,
+    indices_copy,
+    resize_as_sparse_,
+    row_indices_copy,
+    saddmm,
+    smm,
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sparse_csr_tensor,
+    sspaddmm,
+    values_copy,
+)
+
+_sparse_compressed.install_tensor_methods(Tensor)
 # Reads and writes of Tensor's Python-level properties take part in __torch_function__.
 _overrides_install_property_dispatch(Tensor)
 _overrides_install_method_dispatch(Tensor)
@@ -261,6 +284,7 @@ def spmm(input, mat2):  # noqa: A002
 
 
 _sparse_coo.install_handlers()
+_sparse_compressed.install_handlers()
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.
