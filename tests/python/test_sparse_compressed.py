@@ -68,6 +68,11 @@ CONSTRUCTION = [
     "torch.sparse_csr_tensor(1, [1, 0, 2], [1.0, 2, 3])",
     "torch.sparse_csr_tensor([0, 1], [0], T([1]), requires_grad=True)",
     "torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], requires_grad=True) * 2",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], requires_grad=True).sin()",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], dtype=torch.float16)",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [True, False, True])",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], torch.arange(3.0) * 1e6 + 0.5)",
 ]
 
 INVARIANTS = [
