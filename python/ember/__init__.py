@@ -266,6 +266,27 @@ from ember._sparse_compressed import (  # noqa: E402
     values_copy,
 )
 
+# PyTorch's argument checks (the factories' and sspaddmm's signatures; saddmm,
+# hsmm and dsmm answer with the names of the functions they call).
+sparse_csr_tensor = _argtypes.checked(sparse_csr_tensor, "sparse_csr_tensor")
+sparse_csc_tensor = _argtypes.checked(sparse_csc_tensor, "sparse_csc_tensor")
+sparse_bsr_tensor = _argtypes.checked(sparse_bsr_tensor, "sparse_bsr_tensor")
+sparse_bsc_tensor = _argtypes.checked(sparse_bsc_tensor, "sparse_bsc_tensor")
+sparse_compressed_tensor = _argtypes.checked(sparse_compressed_tensor, "sparse_compressed_tensor")
+sspaddmm = _argtypes.checked(sspaddmm, "sspaddmm")
+saddmm = _argtypes.checked(saddmm, "sspaddmm")
+crow_indices_copy = _argtypes.checked(crow_indices_copy, "crow_indices_copy")
+col_indices_copy = _argtypes.checked(col_indices_copy, "col_indices_copy")
+ccol_indices_copy = _argtypes.checked(ccol_indices_copy, "ccol_indices_copy")
+row_indices_copy = _argtypes.checked(row_indices_copy, "row_indices_copy")
+values_copy = _argtypes.checked(values_copy, "values_copy")
+indices_copy = _argtypes.checked(indices_copy, "indices_copy")
+smm = _argtypes.checked(smm, "smm")
+dsmm = _argtypes.checked(dsmm, "mm")
+hspmm = _argtypes.checked(hspmm, "hspmm")
+hsmm = _argtypes.checked(hsmm, "hspmm")
+resize_as_sparse_ = _argtypes.checked(resize_as_sparse_, "resize_as_sparse_")
+
 _sparse_compressed.install_tensor_methods(Tensor)
 # Reads and writes of Tensor's Python-level properties take part in __torch_function__.
 _overrides_install_property_dispatch(Tensor)

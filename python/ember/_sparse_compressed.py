@@ -224,7 +224,8 @@ _METADATA = frozenset(
 # (they do not keep zeros).
 _LAYOUT_REFUSED = frozenset(
     "acos acosh cos cosh digamma erfc exp exp2 lgamma log log10 log2 reciprocal rsqrt sigmoid sinc square div "
-    "true_divide sub subtract __truediv__ __rtruediv__ __sub__ __rsub__ __isub__ __itruediv__".split()
+    "true_divide sub subtract __truediv__ __rtruediv__ __sub__ __rsub__ __isub__ __itruediv__ pow __pow__ "
+    "__rpow__ eq ne lt le gt ge __eq__ __ne__ __lt__ __le__ __gt__ __ge__ float_power".split()
 )
 
 
@@ -427,21 +428,30 @@ def _dtype_title(dt) -> str:
 
 
 def _factory(layout, name):
-    def make(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout_=None, device=None,
-             pin_memory=False, requires_grad=False, check_invariants=None):  # fmt: skip
-        return _build(layout, compressed_indices, plain_indices, values, size, dtype, device, requires_grad,
-                      check_invariants)  # fmt: skip
+    cname, pname = ("crow_indices", "col_indices") if layout in _ROW else ("ccol_indices", "row_indices")
 
-    def factory(*args, layout=None, **kwargs):
+    def factory(*args, size=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+                check_invariants=None, **kwargs):  # fmt: skip
         if layout is not None and layout != factory._layout:
             raise RuntimeError(
                 f"{name}: layout must be {_layout_title(factory._layout)} but got {_layout_title(layout)}"
             )
-        return make(*args, **kwargs)
+        parts = list(args)
+        for key in (cname, pname, "values"):
+            if key in kwargs:
+                parts.append(kwargs.pop(key))
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if len(parts) == 4:
+            parts, size = parts[:3], parts[3]
+        cidx, pidx, values = parts
+        return _build(factory._layout, cidx, pidx, values, size, dtype, device, requires_grad, check_invariants)
 
     factory._layout = layout
     factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"A tensor in the {layout} layout from its indices and values (see sparse_compressed_tensor)."
+    factory.__doc__ = (
+        f"A tensor in the {layout} layout from its {cname}, {pname} and values (see sparse_compressed_tensor)."
+    )
     return factory
 
 
@@ -491,11 +501,11 @@ def _from_dense(x, layout, blocksize, dense_dim, name):
     if layout not in _ROW:
         elements = elements.transpose(nbatch, nbatch + 1)  # batch + (plain-major: Cb, Rb) + ...
     head = tuple(elements.shape[: nbatch + 2])
-    flat = elements.reshape(head + (-1,))
+    flat = elements.reshape(head + (_prod(elements.shape[nbatch + 2 :]),))
     mask = (flat != 0).any(dim=-1) if flat.shape[-1] != 1 else flat[..., 0] != 0
     if flat.shape[-1] == 0:
         mask = ember.zeros(head, dtype=ember.bool)
-    lines = mask.reshape((-1,) + head[nbatch:])
+    lines = mask.reshape((_prod(head[:nbatch]),) + head[nbatch:])
     counts = lines.sum(dim=(1, 2)) if lines.shape[0] else ember.zeros(0, dtype=ember.int64)
     if nbatch and counts.numel() and bool((counts != counts[0]).any()):
         raise RuntimeError("Expect the same number of specified elements per batch.")
@@ -734,14 +744,24 @@ def _strided_to_sparse(orig):
     return to_sparse
 
 
+def _coo_dense_dim_refused(layout, dense_dim):
+    if dense_dim is not None:
+        raise RuntimeError(
+            f"coo_to_sparse_{_layout_title(layout)[6:].lower()}: conversion from Sparse to {_layout_title(layout)} "
+            "with dense_dim argument given is not supported"
+        )
+
+
 def _dense_to_csr(self, dense_dim=None):
     if isinstance(self, SparseCOOTensor):
+        _coo_dense_dim_refused(sparse_csr, dense_dim)
         return _coo_to_compressed(self, sparse_csr)
     return _from_dense(self, sparse_csr, None, dense_dim, "to_sparse_csr")
 
 
 def _dense_to_csc(self, dense_dim=None):
     if isinstance(self, SparseCOOTensor):
+        _coo_dense_dim_refused(sparse_csc, dense_dim)
         return _coo_to_compressed(self, sparse_csc)
     return _from_dense(self, sparse_csc, None, dense_dim, "to_sparse_csc")
 
@@ -846,7 +866,7 @@ def _as_csr_2d(a):
 def _mm_compressed_dense(a, b, name="mm"):
     """compressed (2-D, or batched 3-D) @ strided."""
     if a.dense_dim():
-        raise _sparse_backend_error(name, _BACKEND)
+        raise RuntimeError(f"Sparse {_layout_title(a._sc_layout)[6:].upper()} tensors do not have strides")
     if a.dim() != 2:
         raise RuntimeError(f"expand is unsupported for {_layout_title(a._sc_layout)} tensors")
     vector = b.dim() == 1
@@ -886,10 +906,11 @@ def _dense_mm_compressed(a, b):
 
 def _mm(a, b, **kwargs):
     if _is_compressed(a) and _is_compressed(b):
-        if a._sc_layout != b._sc_layout or a._sc_layout not in (sparse_csr, sparse_csc):
+        # CSR or CSC times CSR or CSC: a CSR result, as PyTorch's
+        if a._sc_layout not in (sparse_csr, sparse_csc) or b._sc_layout not in (sparse_csr, sparse_csc):
             raise _sparse_backend_error("mm", _BACKEND)
         out = _mm_compressed_dense(a, _to_dense(b))
-        return _from_dense(out, a._sc_layout, None, None, "mm")
+        return _from_dense(out, sparse_csr, None, None, "mm")
     if _is_compressed(a):
         if isinstance(b, SparseCOOTensor):
             raise _sparse_backend_error("mm", _BACKEND)
@@ -943,7 +964,10 @@ def _mul(a, b, *, out=None):
     s, other = (a, b) if _is_compressed(a) else (b, a)
     if isinstance(other, ember.Tensor) and other.dim() > 0:
         if tuple(other.shape) != tuple(s.shape):
-            raise _sparse_backend_error("mul", _BACKEND)
+            raise RuntimeError(
+                f"sparse_mask(): operands have incompatible sizes; self has size {list(other.shape)} but mask has "
+                f"size {list(s.shape)}"
+            )
         return _same_structure(s, other[_entry_index(s)].reshape(s._sc_values.shape) * s._sc_values)
     return _same_structure(s, s._sc_values * other)
 
@@ -1027,11 +1051,16 @@ def _transpose(self, dim0, dim1):
         shape = list(self.shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
         return _make(_FLIP[self._sc_layout], self._sc_cidx, self._sc_pidx, values, shape)
-    raise RuntimeError(
-        "transpose(): hybrid sparse compressed tensors with dense dimensions are not supported"
-        if d0 >= nbatch + 2 or d1 >= nbatch + 2
-        else "transpose(): transposing batch dimensions of sparse compressed tensors is not supported"
-    )
+
+    def kind(d):
+        return "Batch" if d < nbatch else ("Sparse" if d < nbatch + 2 else "Dense")
+
+    if kind(d0) != kind(d1):
+        raise RuntimeError(
+            "transpose(): can only transpose dimensions of the same type (Batch, Sparse, Dense), got "
+            f"{d0}({kind(d0)}) and {d1}({kind(d1)})"
+        )
+    raise _sparse_backend_error("transpose", _BACKEND)
 
 
 def _t(self):
@@ -1118,7 +1147,7 @@ def _mul_(self, other):
 
 def _check_tensor(name, x):
     if not isinstance(x, ember.Tensor):
-        raise TypeError(f"{name}(): argument 'self' (position 1) must be Tensor, not {type(x).__name__}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 def _copy_of(name, getter):
@@ -1397,9 +1426,37 @@ def install_handlers() -> None:
     _register(lambda self, *a, **k: SparseCompressedTensor.to_dense(self, *a, **k), T.to_dense)
     _register(lambda self, *a, **k: SparseCompressedTensor.to_sparse(self, *a, **k), T.to_sparse)
     _register(SparseCompressedTensor.__repr__, T.__repr__)
-    _register(lambda self, *a, **k: _to_dense(self).tolist(), T.tolist)
-    _register(lambda self: _to_dense(self).numpy() if False else _no_numpy(self), T.numpy)
+    _register(_no_storage, T.tolist)
+    _register(_no_numpy, T.numpy)
+    _register(lambda self, *a, **k: self.is_contiguous(), T.contiguous)
+    from ember import _sparse_coo
+
+    for name in _FUNCTIONS_OVER_PYTHON:
+        # COO tensors take these too (the legacy products, values_copy's refusal)
+        _register(getattr(_this_module(), name), getattr(ember, name))
+        _sparse_coo._HANDLERS[getattr(ember, name)] = getattr(_this_module(), name)
 
 
-def _no_numpy(self):
-    raise TypeError("can't convert sparse tensor to numpy. Use Tensor.to_dense() to convert to a dense tensor first.")
+# Top-level functions of this module that ember wraps with argument checks:
+# a call with a compressed tensor reaches __torch_function__ with the wrapper.
+_FUNCTIONS_OVER_PYTHON = (
+    "sparse_csr_tensor sparse_csc_tensor sparse_bsr_tensor sparse_bsc_tensor sparse_compressed_tensor "
+    "crow_indices_copy col_indices_copy ccol_indices_copy row_indices_copy values_copy indices_copy "
+    "smm sspaddmm saddmm dsmm hspmm hsmm resize_as_sparse_"
+).split()
+
+
+def _this_module():
+    import sys
+
+    return sys.modules[__name__]
+
+
+def _no_storage(self, *args, **kwargs):
+    raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+
+def _no_numpy(self, *args, **kwargs):
+    raise TypeError(
+        f"can't convert {_layout_title(self._sc_layout)} layout tensor to numpy. Use Tensor.to_dense() first."
+    )

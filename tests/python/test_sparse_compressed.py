@@ -295,6 +295,90 @@ COPIES_AND_LEGACY = [
 ]
 
 
+MORE = [
+    "D.t().to_sparse_csr()",
+    "D.t().to_sparse_csc()",
+    "D.to_sparse_csr().t() @ torch.ones(2, 2)",
+    "D.to_sparse_csr().t().to_dense()",
+    "D.to_sparse_bsr(1).t().to_dense()",
+    "E.to_sparse_bsr(2).t()",
+    "E.to_sparse_bsr(2).t().to_dense()",
+    "E.to_sparse_bsc(2).t()",
+    "(D.to_sparse_csr().size(), D.to_sparse_csr().size(0), D.to_sparse_csr().dtype, D.to_sparse_csr().device, "
+    "D.to_sparse_csr().is_cuda)",
+    "(D.to_sparse_csr().nelement(), D.to_sparse_csr().element_size(), D.to_sparse_csr().is_floating_point(), "
+    "D.to_sparse_csr().ndim)",
+    "D.to_sparse_csr().float()",
+    "D.to_sparse_csr().type(torch.float64)",
+    "D.to_sparse_csr().to('cpu')",
+    "D.to_sparse_csr().cpu()",
+    "D.to_sparse_csr().tolist()",
+    "D.to_sparse_csr().numpy()",
+    "D.to_sparse_csr().contiguous()",
+    "D.to_sparse_csr().sum(-1, keepdim=True)",
+    "torch.stack([D, D]).to_sparse_csr().sum()",
+    "torch.stack([D, D]).to_sparse_bsr(1)",
+    "torch.stack([D, D]).to_sparse_csc()",
+    "torch.stack([D, D]).to_sparse_csc().to_dense()",
+    "torch.stack([D, D]).to_sparse_csr().to_sparse()",
+    "torch.stack([D, D]).to_sparse_csr().transpose(1, 2)",
+    "torch.stack([D, D]).to_sparse_csr().transpose(0, 1)",
+    "T([[[1.0, 0]], [[0, 2.0]]]).to_sparse_csr(dense_dim=1).t()",
+    "T([[[1.0, 0]], [[0, 2.0]]]).to_sparse_csr(dense_dim=1).to_sparse()",
+    "T([[[1.0, 0]], [[0, 2.0]]]).to_sparse_csr(dense_dim=1) @ torch.ones(1, 2)",
+    "D.to_sparse().to_sparse_csr(dense_dim=1)",
+    "torch.zeros(3, 4).to_sparse_csr()",
+    "torch.zeros(3, 4).to_sparse_csr() @ torch.ones(4, 2)",
+    "torch.zeros(0, 4).to_sparse_csr()",
+    "torch.zeros(3, 4).to_sparse_bsr(2)",
+    "D.to_sparse_csr().values().is_contiguous()",
+    "D.to_sparse_csr() == D.to_sparse_csr()",
+    "D.to_sparse_csr().mul(2.5)",
+    "D.to_sparse_csr().mul(T([2.0, 3.0, 4.0]))",
+    "D.to_sparse_csr() * True",
+    "D.to_sparse_csr().long() * 2.5",
+    "D.to_sparse_csr().relu_()",
+    "D.to_sparse_csr().neg_()",
+    "D.to_sparse_csr().pow(2)",
+    "D.to_sparse_csr().square()",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0]).to_sparse_csr()",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], check_invariants=True)",
+    "torch.sparse_bsr_tensor([0, 1, 2], [1, 0], torch.ones(2, 2))",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], size=(2, 3), dtype=torch.float64)",
+    "torch.sparse_csr_tensor(crow_indices=[0, 1, 3], col_indices=[1, 0, 2], values=[1.0, 2.0, 3.0], size=(2, 3))",
+    "torch.sparse_csc_tensor(ccol_indices=[0, 1, 3], row_indices=[1, 0, 2], values=[1.0, 2.0, 3.0], size=(3, 2))",
+    "torch.sparse_compressed_tensor(compressed_indices=[0, 1, 3], plain_indices=[1, 0, 2], values=[1.0, 2.0, 3.0], "
+    "size=(2, 3), layout=torch.sparse_csr)",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], (2, 3), None)",
+    "torch.addmm(torch.ones(2, 2), D.to_sparse_csr(), B, beta=0)",
+    "torch.addmm(torch.ones(2), D.to_sparse_csr(), B)",
+    "D.to_sparse_csr().addmm(B.t(), B)",
+    "torch.matmul(D.to_sparse_csr(), D.to_sparse_csr().t())",
+    "D.to_sparse_csc() @ D.t().to_sparse_csc()",
+    "D.to_sparse_coo().to_sparse_csr().crow_indices().dtype",
+    "D.to_sparse(layout=torch.sparse_csr).col_indices().dtype",
+    "D.to_sparse_csr() + 1",
+    "D.to_sparse_csr().add(D, alpha=2)",
+    "D.add(D.to_sparse_csr(), alpha=2)",
+    "torch.sparse.mm(B.t(), D.t().to_sparse_csr())",
+    "D.to_sparse_csr().requires_grad_().grad",
+    "D.to_sparse_csr().is_leaf",
+    "torch.crow_indices_copy(D.to_sparse_bsr(1))",
+    "torch.ccol_indices_copy(D.to_sparse_bsc(1))",
+    "torch.values_copy(D.to_sparse_csr(), out=torch.zeros(3))",
+    "torch.sparse_csr_tensor(1, 2, 3, 4, 5, 6)",
+    "torch.sparse_csr_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], 'a')",
+    "torch.sparse_csc_tensor([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], (3, 2), dtype=3)",
+    "torch.sspaddmm(1, 2, 3)",
+    "torch.crow_indices_copy(1)",
+]
+
+
+@pytest.mark.parametrize("expr", MORE)
+def test_more_behaviours(expr):
+    same(expr)
+
+
 @pytest.mark.parametrize("expr", CONSTRUCTION)
 def test_construction(expr):
     same(expr)
