@@ -586,3 +586,31 @@ def test_generated_block_layouts(rb, cb, bh, bw, density, seed, layout):
         s = getattr(lib.tensor(dense), f"to_sparse_{layout}")((bh, bw))
         got.append((repr(s), repr(s.to_dense()), repr(s.to_sparse())))
     assert got[1] == got[0]
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    batch=st.integers(1, 3),
+    rows=st.integers(1, 5),
+    cols=st.integers(1, 5),
+    dense=st.integers(0, 2),
+    fill=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**16),
+    layout=st.sampled_from(["csr", "csc"]),
+)
+def test_generated_batched_and_hybrid(batch, rows, cols, dense, fill, seed, layout):
+    # the same number of specified elements in every batch, as the layouts require
+    rng = np.random.default_rng(seed)
+    k = int(round(fill * rows * cols))
+    values = np.zeros((batch, rows * cols) + (2,) * dense)
+    for b in range(batch):
+        where = rng.permutation(rows * cols)[:k]
+        values[b, where] = rng.standard_normal((k,) + (2,) * dense) + 3.0
+    x = values.reshape((batch, rows, cols) + (2,) * dense)
+    got = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = getattr(lib.tensor(x), f"to_sparse_{layout}")(dense_dim=dense or None)
+            got.append((repr(s), repr(s.to_dense()), s._nnz(), s.dense_dim(), tuple(s.values().shape)))
+    assert got[1] == got[0]
