@@ -68,8 +68,12 @@ class SparseCompressedTensor(ember.Tensor):
         if name == "__get__" or name in _METADATA:
             with _C.DisableTorchFunctionSubclass():
                 return func(*args, **kwargs)
-        if name in _LAYOUT_REFUSED:
+        if name in _LAYOUT_REFUSED or name.rstrip("_") in _LAYOUT_REFUSED:
             raise RuntimeError(f"unsupported tensor layout: {_layout_title(_first_compressed(args)._sc_layout)}")
+        if name in _NO_IS_CONTIGUOUS or name in _NO_STRIDES:
+            which = "is_contiguous" if name in _NO_IS_CONTIGUOUS else "strides"
+            layout = _first_compressed(args)._sc_layout
+            raise RuntimeError(f"Sparse {_layout_title(layout)[6:].upper()} tensors do not have {which}")
         raise _sparse_backend_error(name.strip("_") or "unknown", _BACKEND)
 
     # --- structure ---------------------------------------------------------
@@ -220,6 +224,9 @@ class SparseCompressedTensor(ember.Tensor):
 _METADATA = frozenset(
     {"dim", "size", "numel", "nelement", "element_size", "is_floating_point", "is_complex", "get_device", "ndimension"}
 )
+# Shape functions that PyTorch's compressed tensors refuse by their missing strides.
+_NO_IS_CONTIGUOUS = frozenset("reshape flatten cat concat concatenate view_as ravel".split())
+_NO_STRIDES = frozenset("unsqueeze narrow squeeze expand permute movedim unflatten".split())
 # Pointwise functions PyTorch refuses on these layouts with its layout error
 # (they do not keep zeros).
 _LAYOUT_REFUSED = frozenset(
@@ -233,6 +240,10 @@ def _first_compressed(args):
     for a in args:
         if _is_compressed(a):
             return a
+        if isinstance(a, (list, tuple)):
+            for b in a:
+                if _is_compressed(b):
+                    return b
     raise AssertionError("internal error: no compressed tensor among the arguments; this is a bug")
 
 
@@ -601,6 +612,11 @@ def _to_coo(t):
 
 def _coo_to_compressed(s, layout):
     """COO (two sparse dims, or batch sparse dims first) -> CSR/CSC."""
+    if s.sparse_dim() != 2:
+        raise RuntimeError(
+            f"coo_to_sparse_{_layout_title(layout)[6:].lower()}: conversion from Sparse to {_layout_title(layout)} "
+            "for input tensors with sparse_dim()!=2 is not supported"
+        )
     s = s.coalesce()
     if s.sparse_dim() < 2:
         raise RuntimeError(f"sparse_coo_to_sparse_{_layout_title(layout)[6:].lower()}: expected at least 2 sparse dims")
@@ -863,7 +879,7 @@ def _as_csr_2d(a):
     return None
 
 
-def _mm_compressed_dense(a, b, name="mm"):
+def _mm_compressed_dense(a, b, name="mm", transposed=False):
     """compressed (2-D, or batched 3-D) @ strided."""
     if a.dense_dim():
         raise RuntimeError(f"Sparse {_layout_title(a._sc_layout)[6:].upper()} tensors do not have strides")
@@ -880,6 +896,10 @@ def _mm_compressed_dense(a, b, name="mm"):
         )
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_title(a.dtype)} but found {_dtype_title(b.dtype)}")
+    if a._sc_layout == sparse_bsc and not transposed:
+        raise RuntimeError("addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided")
+    if a._sc_layout == sparse_bsc and transposed:  # the transpose of a BSR right operand
+        raise RuntimeError("addmm: computation on CPU is not implemented for Strided + Strided @ SparseBsr")
     if a.dtype in (ember.float32, ember.float64):
         csr = _as_csr_2d(a)
         if csr is None:  # blocks: the matrix of their elements
@@ -901,7 +921,7 @@ def _dense_mm_compressed(a, b):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
         )
-    return _mm_compressed_dense(_t(b), a.t()).t().contiguous()
+    return _mm_compressed_dense(_t(b), a.t(), transposed=True).t().contiguous()
 
 
 def _mm(a, b, **kwargs):
@@ -974,7 +994,12 @@ def _mul(a, b, *, out=None):
 
 def _entry_index(t):
     """Index tuple into the dense form (non-block, no batch) of every stored entry."""
-    if t._sc_layout in _BLOCK or t._sc_batch:
+    if t._sc_layout in _BLOCK:
+        raise RuntimeError(
+            "empty_sparse_compressed expected sparse compressed (non-block) tensor layout but got "
+            f"{_layout_title(t._sc_layout)}"
+        )
+    if t._sc_batch:
         raise _sparse_backend_error("mul", _BACKEND)
     comp, plain = _coords(t)
     return (comp, plain) if t._sc_layout in _ROW else (plain, comp)
@@ -1075,6 +1100,13 @@ def _sum(self, dim=None, keepdim=False, *, dtype=None):
         return vals.sum()
     if not keepdim:
         raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+    if self._sc_layout != sparse_csr:
+        raise RuntimeError(
+            "Currently the only compressed sparse format supported for sum.dim_IntList is CSR, but got layout "
+            f"{_layout_title(self._sc_layout)}"
+        )
+    if self.dim() != 2:
+        raise RuntimeError(f"sum: expected a 2-D CSR tensor, got {self.dim()} dimensions")
     dims = [dim] if isinstance(dim, int) else list(dim)
     out = _to_dense(self).sum(dim=dims, keepdim=True, dtype=dtype)
     return _from_dense(out, sparse_csr, None, None, "sum")
@@ -1128,6 +1160,72 @@ def _zero_(self):
     self._sc_pidx = self._sc_pidx[..., :0]
     self._sc_values = self._sc_values.narrow(nbatch, 0, 0)
     return self
+
+
+def _fill_(self, value):
+    self._sc_values = self._sc_values.detach().clone().fill_(value) if self._nnz() else self._sc_values
+    return self
+
+
+def _copy_(self, src, non_blocking=False):
+    if not _is_compressed(src) or src._sc_layout != self._sc_layout:
+        raise RuntimeError(
+            "torch.copy_: copy of sparse compressed tensors having different layouts is not supported. self layout "
+            f"is {_layout_title(self._sc_layout)} and src layout is {_layout_title(_layout_of(src))}"
+        )
+    if src._nnz() != self._nnz():
+        raise RuntimeError(
+            "torch.copy_: only sparse compressed tensors with the same number of specified elements are supported."
+        )
+    self._sc_cidx = src._sc_cidx.clone()
+    self._sc_pidx = src._sc_pidx.clone()
+    self._sc_values = src._sc_values.detach().to(self.dtype).clone()
+    return self
+
+
+def _select(self, dim, index):
+    """One row or column of a 2-D CSR/CSC matrix: a 1-D COO tensor."""
+    from ember._sparse_coo import _make as coo_make
+
+    if self._sc_layout in _BLOCK or self._sc_batch or self.dense_dim():
+        raise RuntimeError("select(): no view exists for the given input, consider using torch.select_copy.")
+    dim = dim % self.dim()
+    size = self.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(self.shape)} at dimension {dim}"
+        )
+    index %= size
+    comp, plain = _coords(self)
+    rows, cols = (comp, plain) if self._sc_layout in _ROW else (plain, comp)
+    keep, other = (rows, cols) if dim == 0 else (cols, rows)
+    where = (keep == index).nonzero().reshape(-1)
+    order = ember.sort(other[where], stable=True).indices
+    where = where[order]
+    length = self.shape[1 - dim]
+    return coo_make(other[where].unsqueeze(0), self._sc_values[where], (length,), True)
+
+
+def _getitem(self, index):
+    if isinstance(index, int):
+        return _select(self, 0, index)
+    if (
+        isinstance(index, tuple)
+        and len(index) == 2
+        and isinstance(index[0], slice)
+        and index[0] == slice(None)
+        and isinstance(index[1], int)
+    ):
+        return _select(self, 1, index[1])
+    raise _sparse_backend_error("index", _BACKEND)
+
+
+def _linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
+    if _is_compressed(input):
+        raise _sparse_backend_error("linear", _BACKEND)
+    out = _dense_mm_compressed(input.reshape(-1, input.shape[-1]), _t(weight))
+    out = out.reshape(tuple(input.shape[:-1]) + (weight.shape[0],))
+    return out + bias if bias is not None else out
 
 
 def _add_(self, other, *, alpha=1):
@@ -1413,6 +1511,12 @@ def install_handlers() -> None:
     _register(_detach, ember.detach, T.detach)
     _register(_requires_grad_, T.requires_grad_)
     _register(_zero_, T.zero_)
+    _register(_fill_, T.fill_)
+    _register(_copy_, T.copy_)
+    _register(_select, ember.select, T.select)
+    _register(_getitem, T.__getitem__)
+    _register(_linear, ember.nn.functional.linear)
+    _register(_unary(ember.relu), ember.nn.functional.relu)
     _register(_add_, T.add_, T.__iadd__)
     _register(_mul_, T.mul_, T.__imul__)
     _register(lambda self, *a, **k: self, T.cpu)
