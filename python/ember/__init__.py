@@ -246,6 +246,13 @@ sparse_coo_tensor = _argtypes.checked(sparse_coo_tensor, "sparse_coo_tensor")
 _sparse_coo.install_tensor_methods(Tensor)
 from ember import _sparse_compressed  # noqa: E402
 from ember._sparse_compressed import (  # noqa: E402
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sparse_csr_tensor,
+)
+from ember._sparse_legacy import (  # noqa: E402
     ccol_indices_copy,
     col_indices_copy,
     crow_indices_copy,
@@ -257,11 +264,6 @@ from ember._sparse_compressed import (  # noqa: E402
     row_indices_copy,
     saddmm,
     smm,
-    sparse_bsc_tensor,
-    sparse_bsr_tensor,
-    sparse_compressed_tensor,
-    sparse_csc_tensor,
-    sparse_csr_tensor,
     sspaddmm,
     values_copy,
 )

@@ -203,6 +203,8 @@ class SparseCompressedTensor(ember.Tensor):
         raise RuntimeError(f"Sparse {_layout_title(self._sc_layout)[6:].upper()} tensors do not have is_contiguous")
 
     def resize_as_sparse_(self, the_template):
+        from ember._sparse_legacy import resize_as_sparse_
+
         return resize_as_sparse_(self, the_template)
 
     def __repr__(self, *, tensor_contents=None):
@@ -823,9 +825,13 @@ def install_tensor_methods(cls) -> None:
         setattr(cls, name, _strided_only(name, "row"))
     for name in ("ccol_indices", "row_indices"):
         setattr(cls, name, _strided_only(name, "column"))
-    cls.resize_as_sparse_ = lambda self, the_template: resize_as_sparse_(self, the_template)
-    cls.smm = lambda self, mat2: smm(self, mat2)
-    cls.sspaddmm = lambda self, mat1, mat2, *, beta=1, alpha=1: sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    from ember import _sparse_legacy as legacy
+
+    cls.resize_as_sparse_ = lambda self, the_template: legacy.resize_as_sparse_(self, the_template)
+    cls.smm = lambda self, mat2: legacy.smm(self, mat2)
+    cls.sspaddmm = lambda self, mat1, mat2, *, beta=1, alpha=1: legacy.sspaddmm(
+        self, mat1, mat2, beta=beta, alpha=alpha
+    )
     # COO tensors convert to the compressed layouts too.
     coo_to_sparse = SparseCOOTensor.to_sparse
 
@@ -1240,201 +1246,6 @@ def _mul_(self, other):
     return self
 
 
-# --- the *_copy functions, legacy sparse products --------------------------------------
-
-
-def _check_tensor(name, x):
-    if not isinstance(x, ember.Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
-
-
-def _copy_of(name, getter):
-    def fn(input, *, out=None):  # noqa: A002 - PyTorch's name
-        _check_tensor(name, input)
-        if isinstance(input, SparseCOOTensor) and getter in ("values", "indices"):
-            raise _sparse_backend_error(name)
-        if getter == "indices" and not isinstance(input, SparseCOOTensor):
-            raise RuntimeError(
-                f"indices expected sparse coordinate tensor layout but got {_layout_title(_layout_of(input))}"
-            )
-        if getter == "values" and not _is_compressed(input):
-            raise RuntimeError("values expected sparse tensor layout but got Strided")
-        result = getattr(input, getter)().clone()
-        if out is not None:
-            out.resize_(result.shape).copy_(result)
-            return out
-        return result
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"A copy of ``input.{getter}()``."
-    return fn
-
-
-crow_indices_copy = _copy_of("crow_indices_copy", "crow_indices")
-col_indices_copy = _copy_of("col_indices_copy", "col_indices")
-ccol_indices_copy = _copy_of("ccol_indices_copy", "ccol_indices")
-row_indices_copy = _copy_of("row_indices_copy", "row_indices")
-values_copy = _copy_of("values_copy", "values")
-indices_copy = _copy_of("indices_copy", "indices")
-
-
-def _coo_product(name, sparse, dense):
-    if _is_compressed(sparse):
-        raise _sparse_backend_error(name, _BACKEND)
-    if not isinstance(sparse, SparseCOOTensor):
-        raise _sparse_backend_error(name, "CPU")
-    if sparse.sparse_dim() != 2 or dense.dim() != 2:
-        raise RuntimeError(f"{name}: Argument #2: matrices expected, got {sparse.sparse_dim()}D tensor")
-    if sparse.shape[1] != dense.shape[0]:
-        raise RuntimeError(f"{name}: Argument #3: Expected dim 0 size {sparse.shape[1]}, got {dense.shape[0]}")
-
-
-def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):  # noqa: A002 - PyTorch's name
-    """``beta * input + alpha * (mat1 @ mat2)`` as a sparse COO tensor:
-    input's entries, then the product's rows (uncoalesced, as PyTorch)."""
-    from ember._sparse_coo import _make as coo_make
-
-    if _is_compressed(mat1) or _is_compressed(input):
-        raise _sparse_backend_error("sspaddmm.out", _BACKEND)
-    if not isinstance(mat1, SparseCOOTensor):
-        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
-    if not isinstance(input, SparseCOOTensor):
-        raise RuntimeError("sspaddmm: expected a sparse COO input (self)")
-    if mat1.sparse_dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError(f"sspaddmm: Argument #2: matrices expected, got {mat1.sparse_dim()}D tensor")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"sspaddmm: Argument #3: Expected dim 0 size {mat1.shape[1]}, got {mat2.shape[0]}")
-    if tuple(input.shape) != (mat1.shape[0], mat2.shape[1]):
-        raise RuntimeError(f"sspaddmm: Argument #1: Expected dim 0 size {mat1.shape[0]}, got {input.shape[0]}")
-    m1 = mat1.coalesce()
-    prod = mat1.to_dense() @ mat2 if m1._nnz() else ember.zeros((mat1.shape[0], mat2.shape[1]), dtype=mat2.dtype)
-    # rows of mat1 that hold an entry give full rows of the product
-    rows = ember.unique(m1._sp_indices[0]) if m1._nnz() else ember.zeros(0, dtype=ember.int64)
-    n = mat2.shape[1]
-    prow = rows.repeat_interleave(n)
-    pcol = ember.arange(n).repeat(rows.shape[0])
-    pvals = prod[rows].reshape(-1) * alpha
-    idx = ember.cat([input._sp_indices, ember.stack([prow, pcol])], dim=1)
-    vals = ember.cat([input._sp_values * beta, pvals.to(input._sp_values.dtype)])
-    result = coo_make(idx, vals, tuple(input.shape), False)
-    if out is not None:
-        raise _sparse_backend_error("sspaddmm.out")
-    return result
-
-
-def saddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):  # noqa: A002 - PyTorch's name
-    """The legacy name of sspaddmm."""
-    return sspaddmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
-
-
-def smm(input, mat2):  # noqa: A002 - PyTorch's name
-    """Sparse COO times dense with a sparse COO result (sspaddmm on an empty tensor)."""
-    from ember._sparse_coo import _make as coo_make
-
-    if _is_compressed(input):
-        raise RuntimeError(
-            "torch.empty: Only batched sparse compressed (non-block) tensors are supported, but got size [0]"
-        )
-    if not isinstance(input, SparseCOOTensor):
-        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
-    empty = coo_make(
-        ember.zeros((2, 0), dtype=ember.int64),
-        ember.zeros(0, dtype=input.dtype),
-        (input.shape[0], mat2.shape[1] if mat2.dim() == 2 else 0),
-        False,
-    )
-    return sspaddmm(empty, input, mat2, beta=0, alpha=1)
-
-
-def dsmm(input, mat2):  # noqa: A002 - PyTorch's name
-    """A dense product of a sparse (or dense) matrix with a dense one: mm."""
-    return ember.mm(input, mat2)
-
-
-def hspmm(mat1, mat2, *, out=None):
-    """Sparse COO times dense as a hybrid COO tensor: one sparse dim (the rows
-    of mat1 that hold entries) and full dense rows."""
-    from ember._sparse_coo import _make as coo_make
-
-    if _is_compressed(mat1):
-        raise _sparse_backend_error("hspmm", _BACKEND)
-    if not isinstance(mat1, SparseCOOTensor):
-        raise _sparse_backend_error("hspmm", "CPU")
-    _coo_product("hspmm", mat1, mat2)
-    m1 = mat1.coalesce()
-    rows = ember.unique(m1._sp_indices[0]) if m1._nnz() else ember.zeros(0, dtype=ember.int64)
-    prod = mat1 @ mat2
-    result = coo_make(rows.unsqueeze(0), prod[rows], (mat1.shape[0], mat2.shape[1]), True)
-    if out is not None:
-        raise _sparse_backend_error("hspmm.out")
-    return result
-
-
-def hsmm(mat1, mat2):
-    """The legacy name of hspmm."""
-    return hspmm(mat1, mat2)
-
-
-def resize_as_sparse_(input, the_template):  # noqa: A002 - PyTorch's name
-    """Resizes a sparse COO tensor to the template's size and sparse/dense
-    dims, as PyTorch's sparse_resize_: an empty tensor takes any; a non-empty
-    one may only grow its sparse sizes."""
-    from ember._sparse_coo import _make as coo_make
-
-    if _is_compressed(input):
-        if not _is_compressed(the_template):
-            raise RuntimeError(
-                "resize_as_sparse_compressed_: src  expected sparse compressed tensor layout but got "
-                f"{_layout_title(_layout_of(the_template))}"
-            )
-        input._sc_layout = the_template._sc_layout
-        input._sc_cidx = the_template._sc_cidx.clone()
-        input._sc_pidx = the_template._sc_pidx.clone()
-        input._sc_values = ember.zeros_like(the_template._sc_values)
-        _C._set_shape_of(input, tuple(the_template.shape)) if hasattr(_C, "_set_shape_of") else None
-        return input
-    if not isinstance(input, SparseCOOTensor):
-        raise RuntimeError(
-            'self.is_sparse() INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
-            'SparseTensorUtils.h":28, please report a bug to PyTorch. _internal_get_SparseTensorImpl: not a sparse '
-            "tensor"
-        )
-    size = tuple(the_template.shape)
-    sparse_dim, dense_dim = the_template.sparse_dim(), the_template.dense_dim()
-    nnz = input._nnz()
-    if nnz:
-        if sparse_dim != input.sparse_dim():
-            raise RuntimeError(
-                f"changing the number of sparse dimensions (from {input.sparse_dim()} to {sparse_dim}) on a non-empty "
-                "sparse tensor is not supported."
-            )
-        if dense_dim != input.dense_dim():
-            raise RuntimeError(
-                f"changing the number of dense dimensions (from {input.dense_dim()} to {dense_dim}) on a non-empty "
-                "sparse tensor is not supported."
-            )
-        old = list(input.shape[:sparse_dim])
-        if any(n < o for n, o in zip(size[:sparse_dim], old)):
-            raise RuntimeError(
-                f"shrinking the size of sparse dimensions (from {old} to {list(size[:sparse_dim])}) on a non-empty "
-                "sparse tensor is not supported."
-            )
-        if tuple(size[sparse_dim:]) != tuple(input.shape[sparse_dim:]):
-            raise RuntimeError(
-                f"shrinking the size of dense dimensions (from {list(input.shape[sparse_dim:])} to "
-                f"{list(size[sparse_dim:])}) on a non-empty sparse tensor is not supported."
-            )
-        indices, values = input._sp_indices, input._sp_values
-    else:
-        indices = ember.zeros((sparse_dim, 0), dtype=ember.int64)
-        values = ember.zeros((0,) + size[sparse_dim:], dtype=input.dtype)
-    resized = coo_make(indices, values, size, input._sp_coalesced)
-    with _C.DisableTorchFunctionSubclass():
-        input.set_(resized.as_subclass(ember.Tensor))
-    input._sp_indices, input._sp_values = indices, values
-    return input
-
-
 # --- serialization ------------------------------------------------------------------------
 
 
@@ -1533,12 +1344,13 @@ def install_handlers() -> None:
     _register(_no_storage, T.tolist)
     _register(_no_numpy, T.numpy)
     _register(lambda self, *a, **k: self.is_contiguous(), T.contiguous)
-    from ember import _sparse_coo
+    from ember import _sparse_coo, _sparse_legacy
 
     for name in _FUNCTIONS_OVER_PYTHON:
         # COO tensors take these too (the legacy products, values_copy's refusal)
-        _register(getattr(_this_module(), name), getattr(ember, name))
-        _sparse_coo._HANDLERS[getattr(ember, name)] = getattr(_this_module(), name)
+        impl = getattr(_this_module(), name, None) or getattr(_sparse_legacy, name)
+        _register(impl, getattr(ember, name))
+        _sparse_coo._HANDLERS[getattr(ember, name)] = impl
 
 
 # Top-level functions of this module that ember wraps with argument checks:

@@ -424,6 +424,9 @@ MORE = [
     "D.to_sparse_csr().zero_().fill_(3)",
     "torch.ones(2, 4) @ E.to_sparse_bsc(2)",
     "torch.nn.functional.linear(torch.ones(2, 5, 3), D.to_sparse_csr(), torch.ones(2))",
+    "torch.resize_as_sparse_(torch.eye(4).to_sparse_csr(), D.to_sparse_csr())",
+    "torch.resize_as_sparse_(D.to_sparse_csr(), torch.eye(4).to_sparse_csc())",
+    "torch.resize_as_sparse_(D.to_sparse_csr(), torch.eye(4).to_sparse_csr()).to_dense()[:, :3].shape",
 ]
 
 
