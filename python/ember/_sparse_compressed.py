@@ -48,6 +48,13 @@ def _make(layout, cidx, pidx, values, size):
     t._sc_cidx = cidx
     t._sc_pidx = pidx
     t._sc_values = values
+    # Note [Gradients of a compressed leaf]: a tensor made with requires_grad=True,
+    # or whose requires_grad_() was called, owns its values as its leaf. Products
+    # through mm/matmul/@/addmm give it PyTorch's dense gradient (_sc_dense_grad);
+    # sparse.mm, to_dense and the values' own operators give values.grad (the
+    # gradient on its pattern).
+    t._sc_leaf = False
+    t._sc_dense_grad = None
     return t
 
 
@@ -366,7 +373,9 @@ def _build(layout, cidx, pidx, values, size, dtype, device, requires_grad, check
         if not (values.dtype.is_floating_point or values.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         values = values.detach().requires_grad_(True)
-    return _make(layout, cidx, pidx, values, size)
+    out = _make(layout, cidx, pidx, values, size)
+    out._sc_leaf = bool(requires_grad)
+    return out
 
 
 def _validate(layout, cidx, pidx, values, size, nbatch, block, dense_shape, cname, pname):
@@ -850,6 +859,37 @@ def install_tensor_methods(cls) -> None:
 # --- products -------------------------------------------------------------------------
 
 
+class _LeafDenseGradMM(ember.autograd.Function):
+    """A compressed leaf times dense through mm/matmul/addmm: the leaf's
+    gradient is PyTorch's dense one, grad @ dense^T, kept on the leaf (see
+    Note [Gradients of a compressed leaf]); dense's as _CsrDenseMM's."""
+
+    @staticmethod
+    def forward(ctx, values, dense, holder):
+        # holder: (the leaf, its matrix as CSR, whether the leaf is that matrix's transpose)
+        ctx.leaf, ctx.csr, ctx.transposed = holder
+        csr = ctx.csr
+        ctx.save_for_backward(dense)
+        return _C._csr_dense_mm(csr._sc_cidx, csr._sc_pidx, csr._sc_values.detach().contiguous(), dense)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (dense,) = ctx.saved_tensors
+        grad = grad.contiguous()
+        grad_dense = None
+        if ctx.needs_input_grad[0]:
+            g = grad @ dense.t()
+            if ctx.transposed:
+                g = g.t().contiguous()
+            leaf = ctx.leaf
+            leaf._sc_dense_grad = g if leaf._sc_dense_grad is None else leaf._sc_dense_grad + g
+        if ctx.needs_input_grad[1]:
+            csr = ctx.csr
+            tt = _transpose_compressed(_same_structure(csr, csr._sc_values.detach()), sparse_csc)
+            grad_dense = _C._csr_dense_mm(tt._sc_cidx, tt._sc_pidx, tt._sc_values.contiguous(), grad)
+        return None, grad_dense, None, None
+
+
 class _CsrDenseMM(ember.autograd.Function):
     """values (of a CSR matrix with the given indices) times dense, with the
     gradients of both: a sampled dot product for the values, the transposed
@@ -885,7 +925,7 @@ def _as_csr_2d(a):
     return None
 
 
-def _mm_compressed_dense(a, b, name="mm", transposed=False):
+def _mm_compressed_dense(a, b, name="mm", transposed=False, masked=False, leaf=None):
     """compressed (2-D, or batched 3-D) @ strided."""
     if a.dense_dim():
         raise RuntimeError(f"Sparse {_layout_title(a._sc_layout)[6:].upper()} tensors do not have strides")
@@ -906,10 +946,14 @@ def _mm_compressed_dense(a, b, name="mm", transposed=False):
         raise RuntimeError("addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided")
     if a._sc_layout == sparse_bsc and transposed:  # the transpose of a BSR right operand
         raise RuntimeError("addmm: computation on CPU is not implemented for Strided + Strided @ SparseBsr")
+    if leaf is None and a._sc_leaf and a._sc_values.requires_grad:
+        leaf = a
     if a.dtype in (ember.float32, ember.float64):
         csr = _as_csr_2d(a)
         if csr is None:  # blocks: the matrix of their elements
             out = _to_dense(a) @ b
+        elif not masked and leaf is not None and ember.is_grad_enabled():
+            out = _LeafDenseGradMM.apply(a._sc_values, b, (leaf, csr, transposed))
         else:
             out = _CsrDenseMM.apply(csr._sc_cidx, csr._sc_pidx, csr._sc_values.contiguous(), b, a.shape[1])
     elif a.dtype in (ember.complex64, ember.complex128):
@@ -927,10 +971,11 @@ def _dense_mm_compressed(a, b):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
         )
-    return _mm_compressed_dense(_t(b), a.t(), transposed=True).t().contiguous()
+    leaf = b if b._sc_leaf and b._sc_values.requires_grad else None
+    return _mm_compressed_dense(_t(b), a.t(), transposed=True, leaf=leaf).t().contiguous()
 
 
-def _mm(a, b, **kwargs):
+def _mm(a, b, *, _masked=False, **kwargs):
     if _is_compressed(a) and _is_compressed(b):
         # CSR or CSC times CSR or CSC: a CSR result, as PyTorch's
         if a._sc_layout not in (sparse_csr, sparse_csc) or b._sc_layout not in (sparse_csr, sparse_csc):
@@ -940,7 +985,7 @@ def _mm(a, b, **kwargs):
     if _is_compressed(a):
         if isinstance(b, SparseCOOTensor):
             raise _sparse_backend_error("mm", _BACKEND)
-        return _mm_compressed_dense(a, b)
+        return _mm_compressed_dense(a, b, masked=_masked)
     return _dense_mm_compressed(a, b)
 
 
@@ -1152,12 +1197,26 @@ def _detach(self):
 
 def _requires_grad_(self, requires_grad=True):
     self._sc_values.requires_grad_(requires_grad)
+    self._sc_leaf = self._sc_values.is_leaf
     return self
 
 
 def _grad_get(self):
     g = self._sc_values.grad
+    dense = self._sc_dense_grad
+    if dense is not None:
+        return dense if g is None else dense + _to_dense(_same_structure(self, g))
     return None if g is None else _same_structure(self, g)
+
+
+def _grad_set(self, value):
+    self._sc_dense_grad = None
+    if value is None:
+        self._sc_values.grad = None
+    elif _is_compressed(value):
+        self._sc_values.grad = value._sc_values
+    else:
+        self._sc_dense_grad = value
 
 
 def _zero_(self):
@@ -1338,6 +1397,7 @@ def install_handlers() -> None:
     _register(lambda self: self._sc_values.is_leaf, T.is_leaf.__get__)
     _register(lambda self: self._sc_values.grad_fn, T.grad_fn.__get__)
     _register(_grad_get, T.grad.__get__)
+    _register(_grad_set, T.grad.__set__)
     _register(lambda self, *a, **k: SparseCompressedTensor.to_dense(self, *a, **k), T.to_dense)
     _register(lambda self, *a, **k: SparseCompressedTensor.to_sparse(self, *a, **k), T.to_sparse)
     _register(SparseCompressedTensor.__repr__, T.__repr__)

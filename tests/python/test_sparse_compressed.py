@@ -670,3 +670,42 @@ def test_generated_batched_and_hybrid(batch, rows, cols, dense, fill, seed, layo
             s = getattr(lib.tensor(x), f"to_sparse_{layout}")(dense_dim=dense or None)
             got.append((repr(s), repr(s.to_dense()), s._nnz(), s.dense_dim(), tuple(s.values().shape)))
     assert got[1] == got[0]
+
+
+def test_leaf_gradients_dense_through_mm_pattern_through_sparse_mm():
+    # A compressed leaf gets PyTorch's dense gradient through mm/@/addmm (MmBackward0,
+    # AddmmBackward0) and one on its pattern through sparse.mm and to_dense.
+    def fn(lib):
+        d = lib.tensor([[1.0, 0, 2], [0, 3, 0]])
+        b = lib.arange(6.0).reshape(3, 2)
+        out = []
+
+        def grad_of(c):
+            g = c.grad
+            return (str(g.layout), g.to_dense().tolist() if g.layout != lib.strided else g.tolist())
+
+        c = d.to_sparse_csr().requires_grad_()
+        (c @ b).sum().backward()
+        out.append(grad_of(c))
+        c = d.to_sparse_csr().requires_grad_()
+        lib.addmm(lib.ones(2, 2), c, b, alpha=2).sum().backward()
+        out.append(grad_of(c))
+        c = d.to_sparse_csr().requires_grad_()
+        (b @ c).sum().backward()
+        out.append(grad_of(c))
+        c = d.to_sparse_csc().requires_grad_()
+        (c @ b).pow(2).sum().backward()
+        out.append(grad_of(c))
+        c = lib.sparse_csr_tensor([0, 2, 3], [0, 2, 1], [1.0, 2, 3], requires_grad=True)
+        (c @ b).sum().backward()
+        (c @ b).sum().backward()
+        out.append(grad_of(c))
+        c.grad = None
+        out.append(c.grad)
+        c = d.to_sparse_csr().requires_grad_()
+        lib.sparse.mm(c, b).sum().backward()
+        out.append(grad_of(c))
+        return out
+
+    want, got = _grads(fn)
+    assert got == want

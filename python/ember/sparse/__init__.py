@@ -20,7 +20,7 @@ def mm(mat1, mat2):
     if _compressed(mat1, mat2):
         from ember._sparse_compressed import _mm as compressed_mm
 
-        return compressed_mm(mat1, mat2)
+        return compressed_mm(mat1, mat2, _masked=True)
     return _mm(mat1, mat2)
 
 
