@@ -1196,6 +1196,8 @@ def _detach(self):
 
 
 def _requires_grad_(self, requires_grad=True):
+    if requires_grad and self._sc_values.requires_grad and not self._sc_leaf:
+        return self  # not a leaf (built from values that require grad): nothing to change
     self._sc_values.requires_grad_(requires_grad)
     self._sc_leaf = self._sc_values.is_leaf
     return self
@@ -1394,7 +1396,8 @@ def install_handlers() -> None:
     _register(lambda self: False, T.is_sparse.__get__)
     _register(lambda self: self._sc_layout == sparse_csr, T.is_sparse_csr.__get__)
     _register(lambda self: self._sc_values.requires_grad, T.requires_grad.__get__)
-    _register(lambda self: self._sc_values.is_leaf, T.is_leaf.__get__)
+    # built from values that require grad, it is not a leaf (PyTorch records the factory)
+    _register(lambda self: self._sc_leaf or not self._sc_values.requires_grad, T.is_leaf.__get__)
     _register(lambda self: self._sc_values.grad_fn, T.grad_fn.__get__)
     _register(_grad_get, T.grad.__get__)
     _register(_grad_set, T.grad.__set__)

@@ -525,7 +525,8 @@ def test_to_dense_backward_and_values_gradient():
         v = lib.tensor([1.0, 2, 3]).requires_grad_()
         cv = lib.sparse_csr_tensor(lib.tensor([0, 2, 3]), lib.tensor([0, 2, 1]), v, (2, 3))
         (cv @ lib.arange(6.0).reshape(3, 2)).sum().backward()
-        return c.grad.to_dense().tolist(), str(c.grad.layout), v.grad.tolist(), c.is_leaf, c.requires_grad
+        leaves = (c.is_leaf, cv.is_leaf, cv.requires_grad, (c * 2).is_leaf)
+        return c.grad.to_dense().tolist(), str(c.grad.layout), v.grad.tolist(), c.is_leaf, c.requires_grad, leaves
 
     want, got = _grads(fn)
     assert got == want
