@@ -24,6 +24,10 @@ void mm_rows(const CsrRowsArgs& a, int64_t begin, int64_t end) {
         s[q] = bp + a.col[e + q] * n;
         v[q] = vp[e + q];
       }
+      // the next group's rows start loading while this group computes
+      if (e + 16 <= last) {
+        for (int q = 0; q < 8; ++q) __builtin_prefetch(bp + a.col[e + 8 + q] * n);
+      }
       for (int64_t j = 0; j < n; ++j) {
         dst[j] += (v[0] * s[0][j] + v[1] * s[1][j] + v[2] * s[2][j] + v[3] * s[3][j]) +
                   (v[4] * s[4][j] + v[5] * s[5][j] + v[6] * s[6][j] + v[7] * s[7][j]);
