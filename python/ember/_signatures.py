@@ -581,6 +581,18 @@ FUNCTIONS = {
     'slogdet': [
         "slogdet(Tensor input, *, Tensor[]? out=None)",
     ],
+    'dsmm': [
+        "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+    ],
+    'hspmm': [
+        "hspmm(Tensor mat1, Tensor mat2, *, Tensor? out=None)",
+    ],
+    'resize_as_sparse_': [
+        "resize_as_sparse_(Tensor input, Tensor the_template)",
+    ],
+    'smm': [
+        "smm(Tensor input, Tensor mat2)",
+    ],
     'sparse_bsc_tensor': [
         "sparse_bsc_tensor(object ccol_indices, object row_indices, object values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
         "sparse_bsc_tensor(object ccol_indices, object row_indices, object values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",

@@ -309,10 +309,7 @@ def _check_invariants_default(check_invariants):
 def _as_index(x):
     if isinstance(x, ember.Tensor):
         return x
-    t = ember.as_tensor(x)
-    if t.numel() == 0 and t.dtype.is_floating_point:
-        t = t.to(ember.int64)
-    return t
+    return ember.as_tensor(x)
 
 
 def sparse_compressed_tensor(
@@ -341,8 +338,9 @@ def sparse_compressed_tensor(
 def _build(layout, cidx, pidx, values, size, dtype, device, requires_grad, check_invariants):
     if device is not None and ember.device(device).type != "cpu":
         raise _sparse_backend_error("_sparse_compressed_tensor_unsafe", "SparseCsr" + ember.device(device).type.upper())
-    cidx, pidx = _as_index(cidx), _as_index(pidx)
+    # values first, then the indices: PyTorch's order of conversion errors
     values = ember.as_tensor(values, dtype=dtype)
+    cidx, pidx = _as_index(cidx), _as_index(pidx)
     if dtype is not None and values.dtype != dtype:
         values = values.to(dtype)
     row = layout in _ROW
@@ -362,6 +360,21 @@ def _build(layout, cidx, pidx, values, size, dtype, device, requires_grad, check
         block = tuple(values.shape[nbatch + 1 : nbatch + 3])
     dense_shape = tuple(values.shape[nbatch + 1 + extra :])
     if size is None:
+        # PyTorch's checks of the parts it infers the size from
+        if cidx.dim() != pidx.dim():
+            raise RuntimeError(
+                f"{cname} and {pname} dimensionalities must be equal but got {cidx.dim()} and {pidx.dim()}, "
+                "respectively"
+            )
+        if values.dim() < nbatch + 1 + extra:
+            raise RuntimeError(
+                "values must have dimensionality > sum of batch and block dimensionalities "
+                f"(={nbatch} + {extra}) but got {values.dim()}"
+            )
+        if pidx.dtype not in (ember.int32, ember.int64):
+            raise NotImplementedError(
+                f"\"estimate_sparse_compressed_tensor_size\" not implemented for '{_dtype_title(pidx.dtype)}'"
+            )
         ncomp = cidx.shape[-1] - 1
         nplain = int(pidx.max()) + 1 if pidx.numel() else 0
         base = (ncomp * block[0], nplain * block[1]) if row else (nplain * block[0], ncomp * block[1])

@@ -11,6 +11,13 @@ from ember._sparse_compressed import _BACKEND, _is_compressed, _layout_of, _layo
 from ember._sparse_coo import SparseCOOTensor, _sparse_backend_error
 
 
+def _check_tensors(name, *named):
+    """PyTorch's binding checks, made before anything else: (argument name, value) pairs in order."""
+    for position, (arg, x) in enumerate(named, 1):
+        if not isinstance(x, ember.Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
 def _check_tensor(name, x):
     if not isinstance(x, ember.Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
@@ -19,7 +26,7 @@ def _check_tensor(name, x):
 def _copy_of(name, getter):
     def fn(input, *, out=None):  # noqa: A002 - PyTorch's name
         _check_tensor(name, input)
-        if isinstance(input, SparseCOOTensor) and getter in ("values", "indices"):
+        if isinstance(input, SparseCOOTensor):
             raise _sparse_backend_error(name)
         if getter == "indices" and not isinstance(input, SparseCOOTensor):
             raise RuntimeError(
@@ -97,12 +104,15 @@ def saddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):  # noqa: A002 - PyT
 
 def smm(input, mat2):  # noqa: A002 - PyTorch's name
     """Sparse COO times dense with a sparse COO result (sspaddmm on an empty tensor)."""
+    _check_tensors("smm", ("input", input), ("mat2", mat2))
     from ember._sparse_coo import _make as coo_make
 
     if _is_compressed(input):
         raise RuntimeError(
             "torch.empty: Only batched sparse compressed (non-block) tensors are supported, but got size [0]"
         )
+    if _is_compressed(mat2):
+        raise _sparse_backend_error("sspaddmm.out", _BACKEND)
     if not isinstance(input, SparseCOOTensor):
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     empty = coo_make(
@@ -116,15 +126,17 @@ def smm(input, mat2):  # noqa: A002 - PyTorch's name
 
 def dsmm(input, mat2):  # noqa: A002 - PyTorch's name
     """A dense product of a sparse (or dense) matrix with a dense one: mm."""
+    _check_tensors("mm", ("input", input), ("mat2", mat2))
     return ember.mm(input, mat2)
 
 
 def hspmm(mat1, mat2, *, out=None):
     """Sparse COO times dense as a hybrid COO tensor: one sparse dim (the rows
     of mat1 that hold entries) and full dense rows."""
+    _check_tensors("hspmm", ("mat1", mat1), ("mat2", mat2))
     from ember._sparse_coo import _make as coo_make
 
-    if _is_compressed(mat1):
+    if _is_compressed(mat1) or _is_compressed(mat2):
         raise _sparse_backend_error("hspmm", _BACKEND)
     if not isinstance(mat1, SparseCOOTensor):
         raise _sparse_backend_error("hspmm", "CPU")
@@ -147,8 +159,20 @@ def resize_as_sparse_(input, the_template):  # noqa: A002 - PyTorch's name
     """Resizes a sparse COO tensor to the template's size and sparse/dense
     dims, as PyTorch's sparse_resize_: an empty tensor takes any; a non-empty
     one may only grow its sparse sizes."""
+    _check_tensors("resize_as_sparse_", ("input", input), ("the_template", the_template))
     from ember._sparse_coo import _make as coo_make
 
+    if _is_compressed(the_template) and not _is_compressed(input):
+        raise RuntimeError(
+            "resize_as_sparse_compressed_: self  expected sparse compressed tensor layout but got "
+            f"{_layout_title(_layout_of(input))}"
+        )
+    if (
+        not _is_compressed(input)
+        and not isinstance(input, SparseCOOTensor)
+        and _layout_of(the_template) == _layout_of(input)
+    ):
+        raise _sparse_backend_error("resize_as_sparse_", "CPU")
     if _is_compressed(input):
         # the template's indices; the values keep what fits (PyTorch leaves the rest uninitialised: zeros here)
         if not _is_compressed(the_template):
