@@ -375,7 +375,7 @@ def _build(layout, cidx, pidx, values, size, dtype, device, requires_grad, check
             raise NotImplementedError(
                 f"\"estimate_sparse_compressed_tensor_size\" not implemented for '{_dtype_title(pidx.dtype)}'"
             )
-        ncomp = cidx.shape[-1] - 1
+        ncomp = max(cidx.shape[-1] - 1, 0)
         nplain = int(pidx.max()) + 1 if pidx.numel() else 0
         base = (ncomp * block[0], nplain * block[1]) if row else (nplain * block[0], ncomp * block[1])
         size = tuple(cidx.shape[:-1]) + base + dense_shape

@@ -448,6 +448,8 @@ MORE = [
     "torch.sparse_csr_tensor(D, 'a', None)",
     "torch.sparse_csr_tensor([0, 0, 0], [], [])",
     "torch.sparse_bsr_tensor([0, 1], [0], T([1.0, 2.0]))",
+    "torch.sparse_csr_tensor(torch.zeros(0), T([0, 1, 2]), D)",
+    "torch.sparse_csc_tensor(torch.zeros(0, dtype=torch.long), T([0, 1, 2]), torch.ones(3))",
 ]
 
 
