@@ -978,6 +978,8 @@ def _mm_compressed_dense(a, b, name="mm", transposed=False, masked=False, leaf=N
 
 def _dense_mm_compressed(a, b):
     """strided @ compressed = (compressed^T @ strided^T)^T."""
+    if a.dim() == 1 and b.dim() == 2:  # a vector on the left (matmul)
+        return _dense_mm_compressed(a.unsqueeze(0), b).squeeze(0)
     if a.dim() != 2 or b.dim() != 2:
         raise RuntimeError("expand is unsupported for SparseCsr tensors")
     if a.shape[1] != b.shape[0]:
@@ -1000,6 +1002,20 @@ def _mm(a, b, *, _masked=False, **kwargs):
             raise _sparse_backend_error("mm", _BACKEND)
         return _mm_compressed_dense(a, b, masked=_masked)
     return _dense_mm_compressed(a, b)
+
+
+def _mm_only(a, b, **kwargs):
+    """mm: matrices only, with PyTorch's errors for other operands (matmul takes vectors)."""
+    for position, x in ((0, a), (1, b)):
+        if not _is_compressed(x) and isinstance(x, ember.Tensor) and x.dim() != 2:
+            other = b if position == 0 else a
+            if x.dim() == 0:
+                dim = position if _is_compressed(other) else 1 - position
+                raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+            if x.dim() == 1 and position == 1:
+                raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+            raise RuntimeError(f"mat{position + 1} must be a matrix, got {x.dim()}-D tensor")
+    return _mm(a, b, **kwargs)
 
 
 def _addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -1363,7 +1379,8 @@ def _register(handler, *funcs):
 def install_handlers() -> None:
     """What a SparseCompressedTensor answers; after Tensor's properties are final."""
     T = ember.Tensor
-    _register(_mm, ember.mm, T.mm, ember.matmul, T.matmul, T.__matmul__)
+    _register(_mm_only, ember.mm, T.mm)
+    _register(_mm, ember.matmul, T.matmul, T.__matmul__)
     _register(lambda b, a, **k: _mm(a, b), T.__rmatmul__)
     _register(_addmm, ember.addmm, T.addmm)
     _register(_add, ember.add, T.add, T.__add__)

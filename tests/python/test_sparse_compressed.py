@@ -450,6 +450,14 @@ MORE = [
     "torch.sparse_bsr_tensor([0, 1], [0], T([1.0, 2.0]))",
     "torch.sparse_csr_tensor(torch.zeros(0), T([0, 1, 2]), D)",
     "torch.sparse_csc_tensor(torch.zeros(0, dtype=torch.long), T([0, 1, 2]), torch.ones(3))",
+    "torch.mm(D.to_sparse_csr(), torch.ones(3))",
+    "D.to_sparse_csr().mm(torch.ones(3))",
+    "torch.mm(D.to_sparse_csr(), T(1.0))",
+    "torch.mm(torch.ones(3), D.to_sparse_csr())",
+    "torch.mm(T(1.0), D.to_sparse_csr())",
+    "torch.matmul(torch.ones(2), D.to_sparse_csr())",
+    "torch.mm(D.to_sparse_csr(), torch.ones(3, 2, 1))",
+    "D.to_sparse_csr() @ torch.ones(3, 2, 1)",
 ]
 
 
