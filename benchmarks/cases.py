@@ -848,3 +848,46 @@ CASES += [
     Case("composites", "histogramdd 200000 points, 16x16x16 bins", _histogramdd, 1.0),
     Case("overhead", "from_dlpack(to_dlpack(x)) 1024x1024", _dlpack_round_trip, 1.0),
 ]
+
+
+# ---- sparse compressed layouts ----------------------------------------------------------------
+
+
+def _csr_matrix(lib, n, density, seed):
+    rng = np.random.default_rng(seed)
+    arr = rng.standard_normal((n, n)).astype("float32") * (rng.random((n, n)) < density)
+    return _from_numpy(lib, arr.astype("float32")).to_sparse_csr()
+
+
+def _csr_mm(n, density, cols, backward=False):
+    def make(lib):
+        a = _csr_matrix(lib, n, density, 50)
+        b = _data(lib, (n, cols), 51)
+        if not backward:
+            return lambda: a @ b
+        values = a.values().clone().requires_grad_()
+        b.requires_grad_()
+        crow, col = a.crow_indices(), a.col_indices()
+
+        def step():
+            values.grad = b.grad = None
+            m = lib.sparse_csr_tensor(crow, col, values, a.shape)
+            lib.sparse.mm(m, b).sum().backward()
+
+        return step
+
+    return make
+
+
+def _dense_to_csr(lib):
+    rng = np.random.default_rng(52)
+    arr = rng.standard_normal((2048, 2048)).astype("float32") * (rng.random((2048, 2048)) < 0.01)
+    x = _from_numpy(lib, arr)
+    return lambda: x.to_sparse_csr()
+
+
+CASES += [
+    Case("sparse", "CSR @ dense 4096x4096 (1% dense) x 256 f32", _csr_mm(4096, 0.01, 256), 1.0),
+    Case("sparse", "sparse.mm CSR 4096x4096 (1%) x 256 fwd+bwd f32", _csr_mm(4096, 0.01, 256, True), 1.0),
+    Case("sparse", "dense 2048x2048 (1% nonzero) .to_sparse_csr()", _dense_to_csr, 1.0),
+]

@@ -111,7 +111,7 @@ legacy_contiguous_format = contiguous_format
 _install_aliases(globals(), Tensor)
 
 from ember import _legacy_types  # noqa: E402
-from ember._layout import layout, sparse_coo, strided  # noqa: E402,F401
+from ember._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from ember.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 
 _legacy_types.install(globals(), Tensor)
@@ -246,6 +246,52 @@ from ember._sparse_coo import sparse_coo_tensor  # noqa: E402
 sparse_coo_tensor = _argtypes.checked(sparse_coo_tensor, "sparse_coo_tensor")
 
 _sparse_coo.install_tensor_methods(Tensor)
+from ember import _sparse_compressed  # noqa: E402
+from ember._sparse_compressed import (  # noqa: E402
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sparse_csr_tensor,
+)
+from ember._sparse_legacy import (  # noqa: E402
+    ccol_indices_copy,
+    col_indices_copy,
+    crow_indices_copy,
+    dsmm,
+    hsmm,
+    hspmm,
+    indices_copy,
+    resize_as_sparse_,
+    row_indices_copy,
+    saddmm,
+    smm,
+    sspaddmm,
+    values_copy,
+)
+
+# PyTorch's argument checks (the factories' and sspaddmm's signatures; saddmm,
+# hsmm and dsmm answer with the names of the functions they call).
+sparse_csr_tensor = _argtypes.checked(sparse_csr_tensor, "sparse_csr_tensor")
+sparse_csc_tensor = _argtypes.checked(sparse_csc_tensor, "sparse_csc_tensor")
+sparse_bsr_tensor = _argtypes.checked(sparse_bsr_tensor, "sparse_bsr_tensor")
+sparse_bsc_tensor = _argtypes.checked(sparse_bsc_tensor, "sparse_bsc_tensor")
+sparse_compressed_tensor = _argtypes.checked(sparse_compressed_tensor, "sparse_compressed_tensor")
+sspaddmm = _argtypes.checked(sspaddmm, "sspaddmm")
+saddmm = _argtypes.checked(saddmm, "sspaddmm")
+crow_indices_copy = _argtypes.checked(crow_indices_copy, "crow_indices_copy")
+col_indices_copy = _argtypes.checked(col_indices_copy, "col_indices_copy")
+ccol_indices_copy = _argtypes.checked(ccol_indices_copy, "ccol_indices_copy")
+row_indices_copy = _argtypes.checked(row_indices_copy, "row_indices_copy")
+values_copy = _argtypes.checked(values_copy, "values_copy")
+indices_copy = _argtypes.checked(indices_copy, "indices_copy")
+smm = _argtypes.checked(smm, "smm")
+dsmm = _argtypes.checked(dsmm, "dsmm")
+hspmm = _argtypes.checked(hspmm, "hspmm")
+hsmm = _argtypes.checked(hsmm, "hspmm")
+resize_as_sparse_ = _argtypes.checked(resize_as_sparse_, "resize_as_sparse_")
+
+_sparse_compressed.install_tensor_methods(Tensor)
 # Reads and writes of Tensor's Python-level properties take part in __torch_function__.
 _overrides_install_property_dispatch(Tensor)
 _overrides_install_method_dispatch(Tensor)
@@ -263,6 +309,7 @@ def spmm(input, mat2):  # noqa: A002
 
 
 _sparse_coo.install_handlers()
+_sparse_compressed.install_handlers()
 from ember._public_api import public_names as _public_names  # noqa: E402
 
 # Computed last, once every mechanism above has filled the namespace.

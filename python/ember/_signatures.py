@@ -581,10 +581,45 @@ FUNCTIONS = {
     'slogdet': [
         "slogdet(Tensor input, *, Tensor[]? out=None)",
     ],
+    'dsmm': [
+        "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+    ],
+    'hspmm': [
+        "hspmm(Tensor mat1, Tensor mat2, *, Tensor? out=None)",
+    ],
+    'resize_as_sparse_': [
+        "resize_as_sparse_(Tensor input, Tensor the_template)",
+    ],
+    'smm': [
+        "smm(Tensor input, Tensor mat2)",
+    ],
+    'sparse_bsc_tensor': [
+        "sparse_bsc_tensor(object ccol_indices, object row_indices, object values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+        "sparse_bsc_tensor(object ccol_indices, object row_indices, object values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+    ],
+    'sparse_bsr_tensor': [
+        "sparse_bsr_tensor(object crow_indices, object col_indices, object values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+        "sparse_bsr_tensor(object crow_indices, object col_indices, object values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+    ],
+    'sparse_compressed_tensor': [
+        "sparse_compressed_tensor(object compressed_indices, object plain_indices, object values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+        "sparse_compressed_tensor(object compressed_indices, object plain_indices, object values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+    ],
+    'sparse_csc_tensor': [
+        "sparse_csc_tensor(object ccol_indices, object row_indices, object values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+        "sparse_csc_tensor(object ccol_indices, object row_indices, object values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+    ],
+    'sparse_csr_tensor': [
+        "sparse_csr_tensor(object crow_indices, object col_indices, object values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+        "sparse_csr_tensor(object crow_indices, object col_indices, object values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)",
+    ],
     'sparse_coo_tensor': [
         "sparse_coo_tensor(object indices, object values, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)",
         "sparse_coo_tensor(object indices, object values, int[] size, *, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)",
         "sparse_coo_tensor(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool? check_invariants=None)",
+    ],
+    'sspaddmm': [
+        "sspaddmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
     ],
     'split_copy': [
         "split_copy(Tensor input, SymInt split_size, int dim=0, *, Tensor? out=None)",

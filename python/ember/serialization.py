@@ -97,6 +97,8 @@ _REBUILD_PARAMETER_WITH_STATE = _TorchGlobal("torch._utils", "_rebuild_parameter
 _REBUILD_FROM_TYPE_V2 = _TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
 _REBUILD_META = _TorchGlobal("torch._utils", "_rebuild_meta_tensor_no_storage")
 _TORCH_SIZE = _TorchGlobal("torch", "Size")
+_REBUILD_SPARSE = _TorchGlobal("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _TorchGlobal("torch.serialization", "_get_layout")
 
 # dtype -> the legacy storage class name that persistent ids carry
 _STORAGE_NAMES = {
@@ -194,9 +196,15 @@ class _CheckpointPickler(pickle._Pickler):
             return self._reduce_tensor(obj)
         if type(obj) is ember.Size:
             return (_TORCH_SIZE, (tuple(obj),))
+        if type(obj) is ember.layout:
+            return (_GET_LAYOUT, (str(obj),))
         return NotImplemented
 
     def _reduce_tensor(self, t):
+        sparse = _sparse_parts(t)
+        if sparse is not None:
+            # torch._utils._rebuild_sparse_tensor(torch.serialization._get_layout(name), parts)
+            return (_REBUILD_SPARSE, sparse)
         if isinstance(t, self._parameter):
             state = _utils._get_obj_state(t)
             if not state:
@@ -587,6 +595,31 @@ def _rebuild_device(*args):
     return ember.device(*args)
 
 
+def _sparse_parts(t):
+    """(layout, parts) of a sparse tensor as PyTorch pickles it, or None."""
+    from ember._sparse_compressed import SparseCompressedTensor
+    from ember._sparse_coo import SparseCOOTensor
+
+    if isinstance(t, SparseCOOTensor):
+        return ember.sparse_coo, (t._sp_indices, t._sp_values.detach(), ember.Size(t.shape), t._sp_coalesced)
+    if isinstance(t, SparseCompressedTensor):
+        return t._sc_layout, (t._sc_cidx, t._sc_pidx, t._sc_values.detach(), ember.Size(t.shape))
+    return None
+
+
+def _rebuild_sparse_tensor(layout, data):
+    from ember._sparse_compressed import _rebuild_sparse_tensor as rebuild
+
+    return rebuild(layout, data)
+
+
+def _get_layout(name):
+    """torch.serialization._get_layout: a layout from its printed name."""
+    from ember._layout import _layout_by_name
+
+    return _layout_by_name(name.split(".", 1)[1])
+
+
 def _torch_to_ember():
     """Torch names in checkpoints -> Ember objects (the safe ones: a weights_only
     load accepts these and nothing else, plus user-allowed globals)."""
@@ -610,6 +643,8 @@ def _torch_to_ember():
         "torch._utils._rebuild_parameter_with_state": _utils._rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _utils._rebuild_from_type_v2,
         "torch._utils._rebuild_meta_tensor_no_storage": _utils._rebuild_meta_tensor_no_storage,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch.serialization._get_layout": _get_layout,
         "torch.storage.UntypedStorage": UntypedStorage,
         "torch.storage.TypedStorage": TypedStorage,
         "torch.UntypedStorage": UntypedStorage,

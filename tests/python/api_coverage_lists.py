@@ -14,7 +14,7 @@ def _because(reason, names):
 _PY_MODULES = "a standard-library module that torch/__init__.py imports, not part of the API"
 _JIT = "TorchScript: IR, types and runtime classes of the JIT compiler, which Ember does not have"
 _QUANT = "quantized tensors and kernels (quantization is not in Ember's scope)"
-_SPARSE = "sparse compressed and nested layouts (Ember has strided and sparse COO tensors)"
+_SPARSE = "nested layouts and sparse masks/resizes (Ember has strided, sparse COO and sparse compressed tensors)"
 _VENDOR = "another vendor's backend or device (cuDNN, MIOpen, oneDNN internals, Vulkan, MPS, XPU, MTIA, IPU ...)"
 _SHELL_DTYPES = "bit-packed, sub-byte and float8 shell dtypes without CPU arithmetic"
 _DISPATCH = "dispatcher and operator-registration internals of PyTorch's C++ core"
@@ -66,11 +66,7 @@ OUT_OF_SCOPE = {
         ),
         **_because(
             _SPARSE,
-            "sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor "
-            "sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor "
-            "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy indices_copy "
-            "values_copy dsmm hsmm hspmm smm sspaddmm saddmm resize_as_sparse_ jagged "
-            "nested",
+            "jagged nested",
         ),
         **_because(
             _VENDOR,
@@ -110,10 +106,7 @@ OUT_OF_SCOPE = {
         ),
         **_because(
             _SPARSE,
-            "ccol_indices col_indices crow_indices "
-            "is_sparse_csr resize_as_sparse_ row_indices smm sparse_mask "
-            "sparse_resize_ sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr "
-            "to_sparse_csc to_sparse_csr is_nested to_padded_tensor",
+            "sparse_mask sparse_resize_ sparse_resize_and_clear_ is_nested to_padded_tensor",
         ),
         **_because(_VENDOR, "ipu is_ipu is_maia is_mkldnn to_mkldnn is_mps is_mtia mtia is_vulkan is_xla is_xpu xpu"),
     },

@@ -19,6 +19,7 @@
 #include "ember/autograd/GraphHooks.h"
 #include "ember/cpu/GroupedOps.h"
 #include "ember/cpu/Sleef.h"
+#include "ember/cpu/SparseCompressedOps.h"
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/CudaRuntime.h"
 #include "ember/ops/DispatchStub.h"
@@ -256,6 +257,12 @@ void init_module(nb::module_& m) {
                                   bool linear) { return native::histogramdd_counts(points, edges, weight, linear); });
   m.def("_histogramdd_extremes", [](const Tensor& points) { return native::histogramdd_extremes(points); });
   m.def("_segment_ids", [](const Tensor& bounds, int64_t size) { return native::segment_ids(bounds, size); });
+  m.def("_csr_dense_mm", [](const Tensor& crow, const Tensor& col, const Tensor& values, const Tensor& dense) {
+    return native::csr_dense_mm(crow, col, values, dense);
+  });
+  m.def("_csr_sampled_dot", [](const Tensor& crow, const Tensor& col, const Tensor& a, const Tensor& b) {
+    return native::csr_sampled_dot(crow, col, a, b);
+  });
   m.def("_cpu_capability", [] { return std::string(cpu_capability_name(cpu_capability())); });
   m.def("_blas_info", [] { return std::string(blas_info()); });
   m.def("_cuda_version", [] { return cuda_version(); });
