@@ -64,6 +64,37 @@ from ember._C import (  # noqa: F401  dtypes and core types
     set_num_threads,
     uint8,
 )
+from ember._C import (  # noqa: F401  dtypes of limited support (decision 0029)
+    bits1x8,
+    bits2x4,
+    bits4x2,
+    bits8,
+    bits16,
+    complex32,
+    float4_e2m1fn_x2,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    int1,
+    int2,
+    int3,
+    int4,
+    int5,
+    int6,
+    int7,
+    uint1,
+    uint2,
+    uint3,
+    uint4,
+    uint5,
+    uint6,
+    uint7,
+    uint16,
+    uint32,
+    uint64,
+)
 from ember._C import default_generator  # noqa: F401
 from ember._C import OutOfMemoryError  # noqa: F401
 from ember._size import Size
@@ -81,6 +112,7 @@ int = int32  # noqa: A001
 short = int16
 cfloat = complex64
 cdouble = complex128
+chalf = complex32
 
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)

@@ -23,6 +23,11 @@ _FLOAT_FACTS = {
     "bfloat16": (16, 2.0**-7, 3.3895313892515355e38, 2.0**-126, 0.01),
     "float32": (32, 2.0**-23, 3.4028234663852886e38, 2.0**-126, 1e-06),
     "float64": (64, 2.0**-52, 1.7976931348623157e308, 2.0**-1022, 1e-15),
+    "float8_e4m3fn": (8, 2.0**-3, 448.0, 2.0**-6, 1.0),
+    "float8_e4m3fnuz": (8, 2.0**-3, 240.0, 2.0**-7, 1.0),
+    "float8_e5m2": (8, 2.0**-2, 57344.0, 2.0**-14, 1.0),
+    "float8_e5m2fnuz": (8, 2.0**-3, 57344.0, 2.0**-15, 1.0),
+    "float8_e8m0fnu": (8, 1.0, 2.0**127, 2.0**-127, 1.0),
 }
 _INT_FACTS = {
     "uint8": (8, 0, 255),
@@ -30,6 +35,9 @@ _INT_FACTS = {
     "int16": (16, -(2**15), 2**15 - 1),
     "int32": (32, -(2**31), 2**31 - 1),
     "int64": (64, -(2**63), 2**63 - 1),
+    "uint16": (16, 0, 2**16 - 1),
+    "uint32": (32, 0, 2**32 - 1),
+    "uint64": (64, 0, 2**64 - 1),
 }
 
 
@@ -42,13 +50,14 @@ class finfo:  # noqa: N801
 
     def __init__(self, type=None):  # noqa: A002
         name = _dtype_name(type if type is not None else _C.get_default_dtype())
-        name = {"complex64": "float32", "complex128": "float64"}.get(name, name)  # the parts' facts
+        name = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}.get(name, name)
         if name not in _FLOAT_FACTS:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
             )
         self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_FACTS[name]
-        self.min = -self.max
+        # float8_e8m0fnu has no sign: its smallest value is its tiny one
+        self.min = self.tiny if name == "float8_e8m0fnu" else -self.max
         self.smallest_normal = self.tiny
         self.dtype = name
 

@@ -12,6 +12,7 @@ __all__: list[str] = []
 METHODS = [
     "cdouble",
     "cfloat",
+    "chalf",
     "const_data_ptr",
     "dim_order",
     "geometric_",
@@ -40,6 +41,11 @@ def symeig(self, eigenvectors=False):
 def cfloat(self, memory_format=_C.preserve_format):
     """self as complex64 (self itself when it already is)."""
     return self.to(_ember().complex64, memory_format=memory_format)
+
+
+def chalf(self, memory_format=_C.preserve_format):
+    """self as complex32 (self itself when it already is)."""
+    return self.to(_ember().complex32, memory_format=memory_format)
 
 
 def cdouble(self, memory_format=_C.preserve_format):

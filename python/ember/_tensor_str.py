@@ -173,11 +173,14 @@ def _body(t, indent):
     values = t.detach().tolist()
     summarize = t.numel() > PRINT_OPTS.threshold
     edge = PRINT_OPTS.edgeitems
-    floating = t.dtype in (ember.float16, ember.bfloat16, ember.float32, ember.float64)
+    floating = t.dtype.is_floating_point
     if t.dim() == 0:
         seen = [values]
     else:
         seen = _summarized_values(values, shape, summarize, edge)
+    if t.dtype == ember.float8_e8m0fnu:
+        # PyTorch measures float8_e8m0fnu's values through their bytes: byte 0 (2**-127) counts as zero
+        seen = [v for v in seen if v != 2.0**-127]
     if floating and t.dtype in (ember.float16, ember.bfloat16):
         seen = [float(v) for v in seen]
     fmt = _ComplexFormatter(seen) if t.dtype.is_complex else _Formatter(seen, floating)

@@ -32,6 +32,8 @@ def _rebuild_tensor_v3(
 ):
     from ember.storage import TypedStorage
 
+    if isinstance(storage, TypedStorage):  # an untyped storage loads as bytes
+        storage = storage._untyped_storage
     return _rebuild_tensor_v2(
         TypedStorage(wrap_storage=storage, dtype=dtype, _internal=True),
         storage_offset,

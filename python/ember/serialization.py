@@ -92,6 +92,8 @@ class _TorchGlobal:
 
 
 _REBUILD_TENSOR_V2 = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = _TorchGlobal("torch.storage", "UntypedStorage")
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_WITH_STATE = _TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
 _REBUILD_FROM_TYPE_V2 = _TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
@@ -117,6 +119,12 @@ _STORAGE_NAMES = {
 }
 _STORAGE_GLOBALS = {dt: _TorchGlobal("torch", name) for dt, name in _STORAGE_NAMES.items()}
 _DTYPE_NAMES = {dt: str(dt).split(".", 1)[1] for dt in _STORAGE_NAMES}  # float32, ...
+# Dtypes without a legacy storage class: saved over an untyped storage (_rebuild_tensor_v3).
+_LIMITED_DTYPE_NAMES = (
+    "uint16 uint32 uint64 float8_e5m2 float8_e4m3fn float8_e5m2fnuz float8_e4m3fnuz float8_e8m0fnu complex32 "
+    "float4_e2m1fn_x2 bits1x8 bits2x4 bits4x2 bits8 bits16 uint1 uint2 uint3 uint4 uint5 uint6 uint7 "
+    "int1 int2 int3 int4 int5 int6 int7"
+).split()
 
 
 def _export_names():
@@ -225,6 +233,13 @@ class _CheckpointPickler(pickle._Pickler):
             t.requires_grad,
             OrderedDict(),
         )
+        if t.dtype not in _STORAGE_GLOBALS:
+            # Dtypes without a legacy storage class (uint16, float8 ...): PyTorch's
+            # _rebuild_tensor_v3 over an untyped storage, the dtype named last.
+            args = (*args, _TorchGlobal("torch", str(t.dtype).split(".", 1)[1]))
+            if type(t) is ember.Tensor and not state:
+                return (_REBUILD_TENSOR_V3, args)
+            return (_REBUILD_FROM_TYPE_V2, (_REBUILD_TENSOR_V3, type(t), args, state))
         if type(t) is ember.Tensor and not state:
             return (_REBUILD_TENSOR_V2, args)
         return (_REBUILD_FROM_TYPE_V2, (_REBUILD_TENSOR_V2, type(t), args, state))
@@ -242,11 +257,14 @@ class _CheckpointPickler(pickle._Pickler):
             self.storages[key] = (t, nbytes)
         if device == "cpu":
             device = "cpu"  # one string object, memoized by the pickler as in PyTorch's files
+        if t.dtype not in _STORAGE_GLOBALS:
+            return _StorageRef(None, key, device, nbytes)  # untyped: its size in bytes
         return _StorageRef(t.dtype, key, device, nbytes // t.dtype.itemsize)
 
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
-            return ("storage", _STORAGE_GLOBALS[obj.dtype], obj.key, obj.location, obj.numel)
+            kind = _UNTYPED_STORAGE if obj.dtype is None else _STORAGE_GLOBALS[obj.dtype]
+            return ("storage", kind, obj.key, obj.location, obj.numel)
         return None
 
 
@@ -652,6 +670,8 @@ def _torch_to_ember():
     for dt, name in _STORAGE_NAMES.items():
         table[f"torch.{name}"] = _StorageType(dt)
         table[f"torch.{_DTYPE_NAMES[dt]}"] = dt
+    for name in _LIMITED_DTYPE_NAMES:
+        table[f"torch.{name}"] = getattr(ember, name)
     return table
 
 

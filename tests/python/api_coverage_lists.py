@@ -16,7 +16,6 @@ _JIT = "TorchScript: IR, types and runtime classes of the JIT compiler, which Em
 _QUANT = "quantized tensors and kernels (quantization is not in Ember's scope)"
 _SPARSE = "nested layouts and sparse masks/resizes (Ember has strided, sparse COO and sparse compressed tensors)"
 _VENDOR = "another vendor's backend or device (cuDNN, MIOpen, oneDNN internals, Vulkan, MPS, XPU, MTIA, IPU ...)"
-_SHELL_DTYPES = "bit-packed, sub-byte and float8 shell dtypes without CPU arithmetic"
 _DISPATCH = "dispatcher and operator-registration internals of PyTorch's C++ core"
 _BUILD = "facts about how the torch binary was built and loaded"
 _IMPORTED = "a module, typing construct or logger that torch's module imports for itself, not part of the API"
@@ -80,12 +79,6 @@ OUT_OF_SCOPE = {
             "is_autocast_ipu_enabled is_autocast_xla_enabled set_autocast_ipu_dtype "
             "set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled "
             "profiler_allow_cudagraph_cupti_lazy_reinit_cuda12",
-        ),
-        **_because(
-            _SHELL_DTYPES,
-            "bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 float8_e4m3fn "
-            "float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int3 int4 "
-            "int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7",
         ),
         **_because(
             _DISPATCH,
@@ -159,19 +152,13 @@ KNOWN_GAPS = {
         "StorageBase",
         "ThroughputBenchmark",
         "bit",
-        "chalf",
-        "complex32",
         "cpp",
         "export",
         "hash_tensor",
         "monitor",
         "package",
-        "uint16",
-        "uint32",
-        "uint64",
     ],
     "Tensor": [
-        "chalf",
         "grad_dtype",
         "hash_tensor",
         "index",

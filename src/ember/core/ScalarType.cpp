@@ -28,9 +28,43 @@ constexpr S kPromote[kTable][kTable] = {
 };
 }  // namespace
 
+// Promotion where one side is a limited dtype (PyTorch's rules): a dtype with
+// itself is itself; float8 promotes with nothing else; uint16/32/64 give way
+// to floating dtypes only; complex32 is complex float16; the others promote
+// with nothing else.
+static ScalarType promote_limited(ScalarType a, ScalarType b) {
+  if (a == b) return a;
+  if (is_float8_type(a) || is_float8_type(b)) {
+    throw Error(str_cat("Promotion for Float8 Types is not supported, attempted to promote ", dtype_message_name(a),
+                        " and ", dtype_message_name(b)));
+  }
+  if (is_wide_unsigned_type(a) || is_wide_unsigned_type(b)) {
+    const ScalarType other = is_wide_unsigned_type(a) ? b : a;
+    if (is_floating_type(other)) return other;
+    throw Error(str_cat("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote ",
+                        dtype_message_name(a), " and ", dtype_message_name(b)));
+  }
+  if (a == S::ComplexHalf || b == S::ComplexHalf) {
+    const ScalarType other = a == S::ComplexHalf ? b : a;
+    if (!is_limited_type(other)) {
+      const bool half_wide = promote_types(S::Half, other) == S::Half;  // bool, integers, float16
+      return half_wide ? S::ComplexHalf : promote_types(S::ComplexFloat, other);
+    }
+  }
+  throw Error(str_cat("Promotion from ", dtype_message_name(a), " and ", dtype_message_name(b), " is unsupported."));
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   EMBER_INTERNAL_ASSERT(a != S::Undefined && b != S::Undefined, "promote_types on undefined dtype");
+  if (is_limited_type(a) || is_limited_type(b)) return promote_limited(a, b);
   return kPromote[static_cast<int>(a)][static_cast<int>(b)];
+}
+
+void dispatch_type_error(ScalarType t, const char* opname) {
+  if (is_limited_type(t)) {
+    throw NotImplementedError(str_cat("\"", opname, "\" not implemented for '", dtype_message_name(t), "'"));
+  }
+  throw Error(str_cat("\"", opname, "\" not implemented for '", scalar_type_name(t), "'"));
 }
 
 }  // namespace ember

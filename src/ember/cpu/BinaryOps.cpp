@@ -4,6 +4,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::native {
 
@@ -20,6 +21,7 @@ void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   check_alpha(self, other, alpha);
+  if (is_limited_type(result_type({&self, &other}))) return limited::add_out(self, other, alpha, out);
   auto it = TensorIterator::binary_op(out, self, other);
   if (!alpha.equal(1)) check_pointwise_scalar(it, alpha, /*opmath=*/false);
   if (is_complex_type(it.common_dtype())) {
@@ -39,6 +41,12 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
               "invert a mask, use the `~` or `logical_not()` operator instead.");
   check_alpha(self, other, alpha);
+  if (is_limited_type(result_type({&self, &other}))) {
+    const Scalar neg = alpha.is_complex()          ? Scalar(-alpha.to_complex())
+                       : alpha.is_floating_point() ? Scalar(-alpha.to_double())
+                                                   : Scalar(-alpha.to_long());
+    return limited::add_out(self, other, neg, out);
+  }
   auto it = TensorIterator::binary_op(out, self, other);
   if (!alpha.equal(1)) check_pointwise_scalar(it, alpha, /*opmath=*/false);
   if (is_complex_type(it.common_dtype())) {
@@ -53,6 +61,7 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
 }
 
 Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  if (is_limited_type(result_type({&self, &other}))) return limited::mul_out(self, other, out);
   auto it = TensorIterator::binary_op(out, self, other);
   if (is_complex_type(it.common_dtype())) {
     cpu::mul_complex_stub(it);
@@ -67,6 +76,7 @@ Tensor& neg_out(const Tensor& self, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool,
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
               "use the `~` or `logical_not()` operator instead.");
+  if (is_limited_type(self.dtype())) return limited::neg_out(self, out);
   auto it = TensorIterator::unary_op(out, self);
   if (is_complex_type(it.common_dtype())) {
     cpu::neg_complex_stub(it);

@@ -7,6 +7,7 @@
 #include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/generated/PointwiseStubs.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(ComplexScalarFn, add_complex_stub);
@@ -60,6 +61,7 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
     it.finish();
     return out;
   }
+  if (self.dtype() == ScalarType::ComplexHalf) return limited::abs_out(self, out);  // Note [Limited dtypes]
   auto it = TensorIterator::unary_op(out, self);
   check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes, pointwise_error_name(it, "abs_cpu", "abs_cuda"));
   run_pointwise(abs_stub, self.device().type, "abs", it);

@@ -6,10 +6,15 @@
 #include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/native/FactoryUtils.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::native {
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
+  if (is_limited_type(self.dtype())) {
+    limited::fill(self, value);
+    return self;
+  }
   check_fill_value(self.dtype(), value);  // PyTorch's checked conversion: int8.fill_(300) raises
   auto it = TensorIterator::nullary_op(self);
   cpu::fill_stub(it, value);
@@ -31,9 +36,18 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   const bool same_cuda = self.is_cuda() && src.device() == self.device();
   EMBER_CHECK(cpu_or_meta || same_cuda, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
-  if (src.is_complex() && !self.is_complex()) {
+  if (is_complex_type_any_tier(src.dtype()) && !is_complex_type_any_tier(self.dtype())) {
     static std::atomic<bool> warned{false};  // once per process, as PyTorch warns
     if (!warned.exchange(true)) warn("Casting complex values to real discards the imaginary part");
+  }
+  const ScalarType dst_type = self.dtype(), src_type = src.dtype();
+  if (dst_type != src_type && (is_limited_type(dst_type) || is_limited_type(src_type))) {
+    limited::convert_copy(self, src);
+    return self;
+  }
+  // Sub-byte integers have no copy kernel in PyTorch; the other limited dtypes copy their bytes.
+  if (is_sub_byte_int_type(dst_type)) {
+    throw NotImplementedError(str_cat("\"copy_kernel\" not implemented for '", dtype_message_name(dst_type), "'"));
   }
   auto it = TensorIterator::copy_op(self, src);
   cpu::copy_stub(it);

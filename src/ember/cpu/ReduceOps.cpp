@@ -442,6 +442,10 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
 
 Tensor& sum_dim_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, bool keepdim,
                     std::optional<ScalarType> dtype, Tensor& out) {
+  // uint16/32/64 sum as int64 (uint64 by its bits, wrapping as PyTorch's does): Note [Limited dtypes].
+  if (is_wide_unsigned_type(self.dtype()) && (!dtype || *dtype == ScalarType::Long)) {
+    return sum_dim_out(self.to(ScalarType::Long), dim, keepdim, dtype, out);
+  }
   std::vector<bool> mask = make_mask(self, dim);
   return sum_like(self, mask, keepdim, sum_like_dtype(self, dtype, out), ReduceOp::Sum, false, out);
 }
@@ -474,11 +478,18 @@ Tensor& mean_dim_out(const Tensor& self, std::optional<std::vector<int64_t>> dim
 }
 
 Tensor& prod_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
+  // uint16/32/64 multiply as int64, as PyTorch's integer prod does (Note [Limited dtypes]).
+  if (is_wide_unsigned_type(self.dtype()) && (!dtype || *dtype == ScalarType::Long)) {
+    return prod_out(self.to(ScalarType::Long), dtype, out);
+  }
   std::vector<bool> mask = make_mask(self, std::nullopt);
   return sum_like(self, mask, false, sum_like_dtype(self, dtype, out), ReduceOp::Prod, false, out);
 }
 
 Tensor& prod_dim_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  if (is_wide_unsigned_type(self.dtype()) && (!dtype || *dtype == ScalarType::Long)) {
+    return prod_dim_out(self.to(ScalarType::Long), dim, keepdim, dtype, out);  // as prod_out
+  }
   std::vector<bool> mask = make_mask(self, single_dim(dim));
   return sum_like(self, mask, keepdim, sum_like_dtype(self, dtype, out), ReduceOp::Prod, false, out);
 }
@@ -680,6 +691,10 @@ Tensor& any_dims_out(const Tensor& self, std::optional<std::vector<int64_t>> dim
 // ---- scans ------------------------------------------------------------------------------------
 
 Tensor& cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  // uint16/32/64 accumulate as int64, as PyTorch's integer cumsum does (Note [Limited dtypes]).
+  if (is_wide_unsigned_type(self.dtype()) && (!dtype || *dtype == ScalarType::Long)) {
+    return cumsum_out(self.to(ScalarType::Long), dim, dtype, out);
+  }
   return scan_impl(self, dim, dtype, false, out);
 }
 

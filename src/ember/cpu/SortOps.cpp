@@ -1,6 +1,7 @@
 // CPU sort, argsort, msort, topk and kthvalue. The inner loops live in
 // cpu/kernels/SortKernel.cpp.
 #include <array>
+#include <limits>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -75,7 +76,19 @@ std::vector<cpu::SortLine> sort_lines(const Tensor& in, const Tensor& values, co
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
-  EMBER_CHECK(self.is_meta() || !self.is_complex(), " Sort does not support complex dtypes on CPU");
+  EMBER_CHECK(self.is_meta() || !is_complex_type_any_tier(self.dtype()),
+              " Sort does not support complex dtypes on CPU");
+  if (is_wide_unsigned_type(self.dtype())) {
+    // uint16/32/64 sort as int64 keys; uint64's keys have the sign bit flipped, so
+    // that signed order is unsigned order (Note [Limited dtypes]).
+    const bool u64 = self.dtype() == ScalarType::UInt64;
+    const Scalar flip(std::numeric_limits<int64_t>::min());
+    Tensor key = self.to(ScalarType::Long);
+    if (u64) key = ember::bitwise_xor(key, flip);
+    auto [values, indices] = sort_stable(key, stable, dim, descending);
+    if (u64) values = ember::bitwise_xor(values, flip);
+    return {values.to(self.dtype()), indices};
+  }
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   // PyTorch's layout: self's (Note [Preserved layout]).
   Tensor values = ember::empty_like(self);

@@ -7,6 +7,7 @@
 #include "ember/ops/OpChecks.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/DispatchTables.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::native {
 
@@ -16,8 +17,8 @@ namespace ember::native {
 enum PointwiseDtypes : unsigned { kBoolDtypes = 1, kIntegralDtypes = 2, kFloatingDtypes = 4, kComplexDtypes = 8 };
 
 inline unsigned pointwise_dtype_class(ScalarType t) {
-  if (is_complex_type(t)) return kComplexDtypes;
-  return t == ScalarType::Bool ? kBoolDtypes : (is_floating_type(t) ? kFloatingDtypes : kIntegralDtypes);
+  if (is_complex_type_any_tier(t)) return kComplexDtypes;
+  return t == ScalarType::Bool ? kBoolDtypes : (is_floating_type_any_tier(t) ? kFloatingDtypes : kIntegralDtypes);
 }
 
 // The kernel name of a dtype error: PyTorch's CUDA kernels have names of their own.
@@ -62,7 +63,9 @@ void check_pointwise_scalar(const TensorIterator& it, const Scalar& s, bool opma
 template <typename Fn, typename... Args>
 void run_pointwise(const DispatchStub<Fn>& stub, DeviceType device, const char* op, TensorIterator& it,
                    const Args&... args) {
-  if (!it.is_meta()) {  // meta: the iterator has computed the output's metadata; no data to loop over
+  if (!it.is_meta() && is_limited_type(it.common_dtype())) {
+    limited::run_pointwise(op, it);  // Note [Limited dtypes]
+  } else if (!it.is_meta()) {  // meta: the iterator has computed the output's metadata; no data to loop over
     const DeviceType on = it.output().defined() ? iterator_device_type(it) : device;
     Fn kernel = stub.for_device(on);
     if (!kernel) dispatch::missing_kernel(op, on);

@@ -44,8 +44,8 @@ namespace {
 enum class Category { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
 Category category(ScalarType t) {
   if (t == ScalarType::Bool) return Category::Bool;
-  if (is_complex_type(t)) return Category::Complex;
-  return is_floating_type(t) ? Category::Floating : Category::Integral;
+  if (is_complex_type_any_tier(t)) return Category::Complex;
+  return is_floating_type_any_tier(t) ? Category::Floating : Category::Integral;
 }
 }  // namespace
 
@@ -218,7 +218,7 @@ void TensorIterator::build(const Config& config) {
   std::vector<const TensorBase*> inputs;
   for (int k = first_promoted; k < ntensors_; ++k) inputs.push_back(&operands_[k]);
   common_dtype_ = result_type(inputs);
-  if (config.int_to_float && !is_floating_type(common_dtype_) && !is_complex_type(common_dtype_))
+  if (config.int_to_float && !is_floating_type_any_tier(common_dtype_) && !is_complex_type_any_tier(common_dtype_))
     common_dtype_ = get_default_dtype();
   Tensor& out = operands_[0];
   // In-place is decided before inputs are converted (a converted input is a new tensor).

@@ -3,6 +3,7 @@
 // element at each level, dtype by promoting over every leaf, and per-dtype
 // conversions that refuse out-of-range integers.
 #include "ember/python/PyFactories.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 #include <nanobind/stl/vector.h>
 
@@ -54,6 +55,9 @@ ScalarType numpy_dtype(PyObject* obj) {
   const std::string n = PyUnicode_AsUTF8(name.p);
   static const std::pair<const char*, ScalarType> table[] = {{"bool", ScalarType::Bool},
                                                              {"uint8", ScalarType::Byte},
+                                                             {"uint16", ScalarType::UInt16},
+                                                             {"uint32", ScalarType::UInt32},
+                                                             {"uint64", ScalarType::UInt64},
                                                              {"int8", ScalarType::Char},
                                                              {"int16", ScalarType::Short},
                                                              {"int32", ScalarType::Int},
@@ -69,7 +73,7 @@ ScalarType numpy_dtype(PyObject* obj) {
   throw TypeError(str_cat(
       "can't convert np.ndarray of type numpy.", n,
       ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-      "uint8, and bool."));
+      "uint64, uint32, uint16, uint8, and bool."));
 }
 
 ScalarType infer_scalar_type(PyObject* obj) {
@@ -222,6 +226,20 @@ void store_scalar(char* data, ScalarType t, PyObject* obj) {
     case ScalarType::Short: return store_int<int16_t>(data, t, obj);
     case ScalarType::Int: return store_int<int32_t>(data, t, obj);
     case ScalarType::Long: return store_int<int64_t>(data, t, obj);
+    case ScalarType::UInt64: {
+      // The whole unsigned range; a negative int wraps, as in PyTorch; a float is a TypeError.
+      PyRef index(PyNumber_Index(obj));  // a float raises TypeError
+      uint64_t v = PyLong_AsUnsignedLongLong(index.p);
+      if (v == static_cast<uint64_t>(-1) && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw python_error();
+        PyErr_Clear();
+        const long long w = PyLong_AsLongLong(index.p);
+        if (w == -1 && PyErr_Occurred()) throw python_error();
+        v = static_cast<uint64_t>(w);
+      }
+      std::memcpy(data, &v, sizeof(v));
+      return;
+    }
     case ScalarType::ComplexFloat:
     case ScalarType::ComplexDouble: {
       const Py_complex c = PyComplex_AsCComplex(obj);
@@ -276,6 +294,11 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
   }
   std::vector<int64_t> sizes = compute_sizes(data);
   ScalarType t = dtype ? *dtype : infer_scalar_type(data);
+  if (is_limited_type(t) && t != ScalarType::UInt64) {
+    // Stored as the carrier dtype, then converted (Note [Limited dtypes]); uint64 is stored directly.
+    EMBER_CHECK(is_convertible_limited_type(t), "store_scalar: invalid type");
+    return tensor_from_data(data, native::limited::carrier_of(t)).to(t);
+  }
   Tensor out = empty(sizes, t);
   if (out.numel() == 0) return out;
   DimVector strides = contiguous_strides(sizes);

@@ -59,7 +59,7 @@ std::string numpy_type_name(PyObject* array) {
   throw TypeError(str_cat(
       "can't convert np.ndarray of type ", numpy_type_name(array),
       ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-      "uint8, and bool."));
+      "uint64, uint32, uint16, uint8, and bool."));
 }
 
 // The dtype named by a buffer format; Undefined if Ember has no such dtype.
@@ -80,7 +80,18 @@ ScalarType dtype_from_format(const char* f, Py_ssize_t itemsize, bool& swapped) 
   if (f[0] == 0 || f[1] != 0) return ScalarType::Undefined;
   switch (f[0]) {
     case '?': return ScalarType::Bool;
-    case 'B': return ScalarType::Byte;
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+      switch (itemsize) {
+        case 1: return ScalarType::Byte;
+        case 2: return ScalarType::UInt16;
+        case 4: return ScalarType::UInt32;
+        case 8: return ScalarType::UInt64;
+        default: return ScalarType::Undefined;
+      }
     case 'b':
     case 'h':
     case 'i':
@@ -108,6 +119,9 @@ const char* format_of(ScalarType t) {
     case ScalarType::Short: return "h";
     case ScalarType::Int: return "i";
     case ScalarType::Long: return sizeof(long) == 8 ? "l" : "q";
+    case ScalarType::UInt16: return "H";
+    case ScalarType::UInt32: return "I";
+    case ScalarType::UInt64: return sizeof(long) == 8 ? "L" : "Q";
     case ScalarType::Half: return "e";
     case ScalarType::Float: return "f";
     case ScalarType::Double: return "d";

@@ -2,6 +2,7 @@
 // most one live Python object (TensorImpl::pyobj), so identity and Python
 // attributes survive round trips through C++.
 #include "ember/python/PyTensor.h"
+#include "ember/core/Float8.h"
 #include "ember/python/PyTorchFunction.h"
 
 #include <structmember.h>
@@ -362,7 +363,7 @@ PyObject* m_storage_offset(PyObject* self, PyObject*) {
   return PyLong_FromLongLong(unpack_tensor(self).storage_offset());
 }
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
-  return PyBool_FromLong(unpack_tensor(self).is_floating_point());
+  return PyBool_FromLong(is_floating_type_any_tier(unpack_tensor(self).dtype()));
 }
 PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack_tensor(self).element_size()); }
 PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr()); }
@@ -420,7 +421,19 @@ PyObject* element_to_python(const char* p, ScalarType t) {
       const auto& c = *reinterpret_cast<const std::complex<double>*>(p);
       return PyComplex_FromDoubles(c.real(), c.imag());
     }
+    case ScalarType::UInt16: return PyLong_FromUnsignedLongLong(*reinterpret_cast<const uint16_t*>(p));
+    case ScalarType::UInt32: return PyLong_FromUnsignedLongLong(*reinterpret_cast<const uint32_t*>(p));
+    case ScalarType::UInt64: return PyLong_FromUnsignedLongLong(*reinterpret_cast<const uint64_t*>(p));
+    case ScalarType::ComplexHalf: {
+      const Half* parts = reinterpret_cast<const Half*>(p);
+      return PyComplex_FromDoubles(static_cast<float>(parts[0]), static_cast<float>(parts[1]));
+    }
     default:
+      if (is_float8_type(t)) return PyFloat_FromDouble(float8::to_float(*reinterpret_cast<const uint8_t*>(p), t));
+      if (is_limited_type(t)) {
+        throw NotImplementedError(
+            str_cat("\"_local_scalar_dense_cpu\" not implemented for '", dtype_message_name(t), "'"));
+      }
       return EMBER_DISPATCH_ALL_TYPES(t, "item", [&]() -> PyObject* {
         return PyLong_FromLongLong(convert<int64_t>(*reinterpret_cast<const scalar_t*>(p)));
       });
@@ -456,6 +469,8 @@ PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   const Tensor& self_t = unpack_tensor(self);
   if (self_t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  EMBER_CHECK(!is_limited_type(self_t.dtype()) || is_convertible_limited_type(self_t.dtype()),
+              "load_scalar: invalid type");
   const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
   return tolist_rec(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0,
                     static_cast<int64_t>(t.element_size()), t.dtype());

@@ -12,17 +12,25 @@ PyTypeObject* g_memory_format_type = nullptr;
 
 namespace {
 
-PyObject* g_dtypes[kNumScalarTypes] = {};
+PyObject* g_dtypes[kNumAllScalarTypes] = {};
 
 PyObject* dtype_repr(PyObject* self) {
   std::string s = "torch." + std::string(scalar_type_name(dtype_of(self)));
   return PyUnicode_FromString(s.c_str());
 }
-PyObject* dtype_is_floating_point(PyObject* self, void*) { return PyBool_FromLong(is_floating_type(dtype_of(self))); }
-PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex_type(dtype_of(self))); }
+PyObject* dtype_is_floating_point(PyObject* self, void*) {
+  return PyBool_FromLong(is_floating_type_any_tier(dtype_of(self)));
+}
+PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex_type_any_tier(dtype_of(self))); }
 PyObject* dtype_is_signed(PyObject* self, void*) {
+  EMBER_PY_TRY
   ScalarType t = dtype_of(self);
-  return PyBool_FromLong(t != ScalarType::Byte && t != ScalarType::Bool);
+  EMBER_CHECK(!is_bits_type(t), "Bits types are undefined");
+  const bool is_unsigned = t == ScalarType::Byte || t == ScalarType::Bool || is_wide_unsigned_type(t) ||
+                           t == ScalarType::Float8_e8m0fnu ||
+                           (is_sub_byte_int_type(t) && static_cast<int>(t) <= static_cast<int>(ScalarType::UInt7));
+  return PyBool_FromLong(!is_unsigned);
+  EMBER_PY_CATCH
 }
 PyObject* dtype_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(element_size(dtype_of(self))); }
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
@@ -30,12 +38,32 @@ PyObject* dtype_reduce(PyObject* self, PyObject*) {
   return PyUnicode_FromString(std::string(scalar_type_name(dtype_of(self))).c_str());
 }
 
+// dtype.to_complex(): the complex dtype of a floating dtype's parts (complex32 for float16).
+PyObject* dtype_to_complex(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  const ScalarType t = dtype_of(self);
+  if (is_complex_type_any_tier(t)) return Py_NewRef(self);
+  switch (t) {
+    case ScalarType::Half: return Py_NewRef(dtype_object(ScalarType::ComplexHalf));
+    case ScalarType::Float:
+    case ScalarType::BFloat16: return Py_NewRef(dtype_object(ScalarType::ComplexFloat));
+    case ScalarType::Double: return Py_NewRef(dtype_object(ScalarType::ComplexDouble));
+    default: throw Error(str_cat("Unknown Complex ScalarType for ", dtype_message_name(t)));
+  }
+  EMBER_PY_CATCH
+}
+// dtype.to_real(): the dtype of a complex dtype's parts; other dtypes themselves.
+PyObject* dtype_to_real(PyObject* self, PyObject*) { return Py_NewRef(dtype_object(to_real_type(dtype_of(self)))); }
+
 PyGetSetDef dtype_getset[] = {{"is_floating_point", dtype_is_floating_point, nullptr, nullptr, nullptr},
                               {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
                               {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
                               {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
                               {nullptr, nullptr, nullptr, nullptr, nullptr}};
-PyMethodDef dtype_methods[] = {{"__reduce__", dtype_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+PyMethodDef dtype_methods[] = {{"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
+                               {"to_complex", dtype_to_complex, METH_NOARGS, nullptr},
+                               {"to_real", dtype_to_real, METH_NOARGS, nullptr},
+                               {nullptr, nullptr, 0, nullptr}};
 
 PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   EMBER_PY_TRY
@@ -164,7 +192,8 @@ void init_dtype_and_device(PyObject* module) {
   if (PyType_Ready(&dtype_type) < 0) throw python_error();
   g_dtype_type = &dtype_type;
   PyModule_AddObjectRef(module, "dtype", reinterpret_cast<PyObject*>(&dtype_type));
-  for (int i = 0; i < kNumScalarTypes; ++i) {
+  for (int i = 0; i < kNumAllScalarTypes; ++i) {
+    if (i == static_cast<int>(ScalarType::Undefined)) continue;
     auto* obj = PyObject_New(PyDtypeObject, &dtype_type);
     obj->scalar_type = static_cast<ScalarType>(i);
     g_dtypes[i] = reinterpret_cast<PyObject*>(obj);

@@ -26,6 +26,8 @@ ALL_DTYPES = (
 )
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
+# Dtypes of limited support (decision 0029): rows name them where PyTorch's CPU kernels take them.
+WIDE_UINTS = ("uint16", "uint32", "uint64")
 INTS = ("uint8", "int8", "int16", "int32", "int64")
 INTS_AND_BOOL = ("bool",) + INTS
 ALL_BUT_BOOL = INTS + FLOATS

@@ -3,7 +3,21 @@
 from __future__ import annotations
 
 from . import samples as S
-from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, FLOATS, LOG_ADD_EXP, ULP, ULP2, SampleInput, Tol, make, ulps
+from .core import (
+    ALL_BUT_BOOL,
+    ALL_DTYPES,
+    COMPLEX,
+    FLOATS,
+    INTS_AND_BOOL,
+    LOG_ADD_EXP,
+    ULP,
+    ULP2,
+    WIDE_UINTS,
+    SampleInput,
+    Tol,
+    make,
+    ulps,
+)
 from .families import binary, bitwise, comparison, unary_float, unary_predicate, unary_same
 
 F = "nn.functional."
@@ -174,7 +188,7 @@ BINARY = [
         supports_out=False,
         supports_inplace=False,
     ),
-    binary("mul", dtypes=ALL_DTYPES + COMPLEX, tol=CMUL),
+    binary("mul", dtypes=ALL_DTYPES + COMPLEX + WIDE_UINTS + ("complex32",), tol=CMUL),
     binary("div", dtypes=ALL_DTYPES + COMPLEX, rhs_low=0.5, tol=CTOL),
     binary(
         "div",
@@ -249,16 +263,19 @@ BITWISE = [
     bitwise(
         "bitwise_and",
         xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_and")},
+        dtypes=INTS_AND_BOOL + WIDE_UINTS,
         scalar_first=True,
     ),
     bitwise(
         "bitwise_or",
         xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_or")},
+        dtypes=INTS_AND_BOOL + WIDE_UINTS,
         scalar_first=True,
     ),
     bitwise(
         "bitwise_xor",
         xfail={"out:scalar-first": OUT_SCALAR_FIRST.format("bitwise_xor")},
+        dtypes=INTS_AND_BOOL + WIDE_UINTS,
         scalar_first=True,
     ),
     bitwise(
@@ -276,8 +293,9 @@ BITWISE = [
 ]
 
 COMPARISON = [
-    comparison("eq", dtypes=ALL_DTYPES + COMPLEX),
-    comparison("ne", dtypes=ALL_DTYPES + COMPLEX),
+    # (float8 rows would need samples torch can build for them: its flip refuses float8)
+    comparison("eq", dtypes=ALL_DTYPES + COMPLEX + WIDE_UINTS + ("complex32",)),
+    comparison("ne", dtypes=ALL_DTYPES + COMPLEX + WIDE_UINTS + ("complex32",)),
     comparison("lt"),
     comparison("le"),
     comparison("gt"),

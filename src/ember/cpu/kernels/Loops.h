@@ -47,6 +47,7 @@ inline bool has_loops_for(ScalarType t) { return kBaselineBuild || is_floating_t
       EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                                               \
       EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                                                  \
       default:                                                                                                       \
+        if (::ember::is_limited_type(DTYPE)) ::ember::dispatch_type_error(DTYPE, OPNAME);                            \
         EMBER_INTERNAL_ASSERT(false, OPNAME, ": no loops for ", ::ember::scalar_type_name(DTYPE), " in this build"); \
     }                                                                                                                \
   }()

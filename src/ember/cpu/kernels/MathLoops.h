@@ -40,7 +40,9 @@ inline void dispatch_types(ScalarType t, const F& f) {
     case ScalarType::Long: return f(TypeTag<int64_t>{});
     case ScalarType::Bool: return f(TypeTag<bool>{});
 #endif
-    default: EMBER_INTERNAL_ASSERT(false, "kernel: no loops for ", scalar_type_name(t), " in this build");
+    default:
+      if (is_limited_type(t)) dispatch_type_error(t, "kernel");  // Note [Limited dtypes]
+      EMBER_INTERNAL_ASSERT(false, "kernel: no loops for ", scalar_type_name(t), " in this build");
   }
 }
 
