@@ -205,3 +205,30 @@ def test_python_level_rules_as_torch(code):
 )
 def test_lu_reads_get_infos_first(code):
     check_same(code, message=False)
+
+
+# Adaptive max pooling checks sizes (the parser's int64 range, the rank,
+# empty planes, negative output sizes) before the dtype, as PyTorch.
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int64", "complex64", "float32"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "F.adaptive_max_pool2d_with_indices({x}(2, 3, 4), -1)",
+        "F.adaptive_max_pool2d_with_indices({x}(1), 2**64, return_indices=True)",
+        "F.adaptive_max_pool2d({x}(()), -2**63-1)",
+        "F.adaptive_max_pool2d({x}(2, 0, 3), -2**62)",
+        "F.adaptive_max_pool2d({x}(2, 3, 4), (2, None))",
+        "F.adaptive_max_pool2d({x}(2, 3, 4), 0)",
+        "F.adaptive_max_pool1d({x}(2, 0, 3), (3,))",
+        "F.adaptive_max_pool1d({x}(3, 2, 2).transpose(0, -1), -1, return_indices=True)",
+        "F.adaptive_max_pool1d({x}(3, 1), -2)",
+        "F.adaptive_max_pool1d({x}(3, 4), 2**63)",
+        "F.adaptive_max_pool1d({x}(2, 3, 4), 2)",
+        "F.adaptive_max_pool3d_with_indices({x}(3, 2), 2**63)",
+        "F.adaptive_max_pool3d({x}(2, 3, 4, 5), -1)",
+        "F.adaptive_max_pool3d({x}(2, 0, 4, 5), 2)",
+        "F.adaptive_max_pool3d({x}(2, 3, 4, 5), (2, None, 3))",
+    ],
+)
+def test_adaptive_max_pool_checks_in_torch_order(dtype, call):
+    check_same(call.format(x=f"torch.ones(1, dtype=torch.{dtype}).expand").replace(".expand(())", ".reshape(())"))
