@@ -232,3 +232,24 @@ def test_lu_reads_get_infos_first(code):
 )
 def test_adaptive_max_pool_checks_in_torch_order(dtype, call):
     check_same(call.format(x=f"torch.ones(1, dtype=torch.{dtype}).expand").replace(".expand(())", ".reshape(())"))
+
+
+# cosine_similarity checks eps first; renorm's maxnorm check refuses NaN.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), eps=-1.5)",
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), eps=float('nan'))",
+        "F.cosine_similarity(torch.ones(2, 3, dtype=torch.int8), torch.ones(2, 3), eps=-1.5)",
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 4), eps=-1.5)",
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), dim=5, eps=-1.5)",
+        "F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), eps=0)",
+        "torch.cosine_similarity(torch.ones(2, 3), torch.ones(2, 3), eps=-1)",
+        "torch.ones(2, 3).renorm_(True, 2, float('nan'))",
+        "torch.ones(2, 3).renorm(2, 0, float('nan'))",
+        "torch.ones(2, 3).renorm(2, 0, -1)",
+        "torch.ones(2, 3).renorm(2, 0, 0.5)",
+    ],
+)
+def test_eps_and_maxnorm_checks_as_torch(code):
+    check_same(code)

@@ -257,6 +257,8 @@ def softshrink(input, lambd=0.5):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1/||x1|| * x2/||x2||) along dim, each norm clamped to eps (no gradient through the clamp)."""
+    if not eps >= 0:  # PyTorch's first check (NaN included)
+        raise RuntimeError(f"eps must be non-negative, got: {eps}")
     # Integral operands take the common dtype by PyTorch's promotion (a 0-dim
     # float operand counts); floating ones keep theirs, as in PyTorch.
     common = ember.result_type(x1, x2)
