@@ -106,8 +106,19 @@ class ConversionMethods:
     def _new_options(self, dtype, device):
         return (self.dtype if dtype is None else dtype), (self.device if device is None else device)
 
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **_):
+    def new_tensor(self, *args, dtype=None, device=None, requires_grad=False, **kwargs):
+        # PyTorch's binding: new_tensor(data, *, dtype, device, requires_grad), nothing else.
         import ember
+
+        if "data" in kwargs:
+            args = (*args, kwargs.pop("data"))
+        for name in kwargs:
+            raise TypeError(f"new_tensor() got an unexpected keyword argument '{name}'")
+        if len(args) != 1:
+            if not args:
+                raise TypeError('new_tensor() missing 1 required positional arguments: "data"')
+            raise TypeError(f"new_tensor() takes 1 positional argument but {len(args)} were given")
+        data = args[0]
 
         dtype, device = self._new_options(dtype, device)
         if isinstance(data, _C.TensorBase):

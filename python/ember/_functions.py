@@ -169,8 +169,8 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    # PyTorch passes the positional arguments as its one tensor list: a
+    # single list or tuple argument is an element that is not a tensor.
     _argcheck.tensor_elements(tensors)
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)
@@ -330,6 +330,7 @@ def init_num_threads():
 
 def is_distributed(input):
     """Always False: a tensor is never split across processes."""
+    _argcheck.tensor("is_distributed", "input", 1, input)
     return False
 
 

@@ -386,7 +386,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):  # noqa: A002
     ember = _ember()
     if not p > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
+    if not maxnorm >= 0:  # NaN included
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.dim() < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")

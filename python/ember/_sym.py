@@ -120,25 +120,40 @@ def sym_fresh_size(expr):
     return ember.tensor(expr).item()
 
 
-def sym_constrain_range(size, *, min=None, max=None):
-    # A binding in PyTorch: size is a number (a one-element tensor counts).
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _constrained_size(fn, size):
+    # A binding in PyTorch: size is a number (a 0-dim tensor counts, a
+    # one-element tensor of another shape does not), read as an int64.
     import ember
 
     if isinstance(size, ember.Tensor):
-        if size.numel() != 1:
-            raise TypeError("sym_constrain_range(): argument 'size' (position 1) must be Number, not Tensor")
+        if size.dim() != 0:
+            raise TypeError(f"{fn}(): argument 'size' (position 1) must be Number, not Tensor")
         size = size.item()
     elif not isinstance(size, (builtins.int, builtins.float, builtins.complex)):
-        raise TypeError(
-            f"sym_constrain_range(): argument 'size' (position 1) must be Number, not {type(size).__name__}"
-        )
-    if isinstance(size, builtins.float):
-        size = builtins.int(size)
-    low = -math.inf if min is None else min
-    high = math.inf if max is None else max
-    if isinstance(size, builtins.int) and not (low <= size <= high):
-        raise RuntimeError(f"Invalid value range for {size} between [{min}, {max}].")
+        raise TypeError(f"{fn}(): argument 'size' (position 1) must be Number, not {type(size).__name__}")
+    if isinstance(size, builtins.complex):
+        if size.imag != 0:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        size = size.real
+    return builtins.int(size)
+
+
+def sym_constrain_range(size, *, min=None, max=None):
+    size = _constrained_size("sym_constrain_range", size)
+    low = _INT64_MIN if min is None else min
+    high = _INT64_MAX if max is None else max
+    if not (low <= size <= high):
+        raise RuntimeError(f"Invalid value range for {size} between [{low}, {high}].")
 
 
 def sym_constrain_range_for_size(size, *, min=None, max=None):
-    sym_constrain_range(size, min=min, max=max)
+    size = _constrained_size("sym_constrain_range_for_size", size)
+    if max is not None and max <= 2:
+        raise RuntimeError(f"Max value to constrain_range_for_size must be greater than 2. got: {max}")
+    low = 0 if min is None else min
+    high = _INT64_MAX if max is None else max
+    if not (low <= size <= high):
+        raise RuntimeError(f"Invalid value range for {size} between [{low}, {high}].")

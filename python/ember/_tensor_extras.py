@@ -174,6 +174,15 @@ def _compute_dtype(t):
     return ember.float64 if t.dtype == ember.float64 else ember.float32
 
 
+def _in_memory_order(samples, like):
+    """The flat `samples` as a tensor of `like`'s shape whose elements follow
+    `like`'s memory order (PyTorch's CPU sampling loops visit a transposed or
+    permuted tensor in memory order, as its TensorIterator does)."""
+    dense = _ember().empty_like(like, dtype=samples.dtype)
+    dense.as_strided((samples.numel(),), (1,)).copy_(samples)
+    return dense
+
+
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fills self with exp(N(mean, std^2)) samples, in place."""
     ember = _ember()
@@ -194,7 +203,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     samples = ember.empty(2 * n, dtype=ember.float64, device=self.device)[::2]
     samples.normal_(mean, std, generator=generator)
     with ember.no_grad():
-        self.copy_(samples.exp_().reshape(self.shape))
+        self.copy_(_in_memory_order(samples.exp_(), self))
     return self
 
 
@@ -219,5 +228,5 @@ def geometric_(self, p, *, generator=None):
         return self
     u = ember.empty(n, dtype=ember.float64, device=self.device).uniform_(0, 1, generator=generator)
     with ember.no_grad():
-        self.copy_(ember.ceil(ember.log(u) / math.log1p(-p)).reshape(self.shape))
+        self.copy_(_in_memory_order(ember.ceil(ember.log(u) / math.log1p(-p)), self))
     return self

@@ -1338,6 +1338,9 @@ def _top_lu(A, pivot=True, get_infos=False, out=None):  # noqa: N803
         "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
         "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
     )
+    # PyTorch's Python wrapper reads get_infos's truth value before its
+    # binding checks the arguments (a tensor of several elements raises there).
+    get_infos = bool(get_infos)
     LU, piv, info = lu_factor_ex(A, pivot=pivot)
     result = (LU, piv, info) if get_infos else (LU, piv)
     return _write_out(out, result) if out is not None else result

@@ -43,6 +43,8 @@ class Pointwise:
     # PyTorch's own refusal of complex operands, checked before anything else
     # (RuntimeError with this text) instead of the kernel's "not implemented for".
     complex_error: str | None = None
+    # the class of that refusal: RuntimeError, or NotImplementedError (ceil, floor, trunc, sign)
+    complex_error_type: str = "RuntimeError"
     # number arguments the kernel converts to the type it computes in (float for
     # float16/bfloat16) and to the element type: an overflow is PyTorch's error
     opmath_scalars: tuple[str, ...] = ()
@@ -62,6 +64,7 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
         "meta_dtypes",
         "layout",
         "complex_error",
+        "complex_error_type",
         "opmath_scalars",
         "self_scalars",
     }
@@ -87,6 +90,9 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
     complex_error = raw.get("complex_error")
     if complex_error is not None and ("complex" in dtypes or '"' in str(complex_error)):
         raise CodegenError(loc, "complex_error is for operators without complex kernels, a text without quotes")
+    complex_error_type = str(raw.get("complex_error_type", "RuntimeError"))
+    if complex_error_type not in ("RuntimeError", "NotImplementedError"):
+        raise CodegenError(loc, f"complex_error_type is RuntimeError or NotImplementedError, got {complex_error_type!r}")
     opmath_scalars = tuple(str(raw.get("opmath_scalars", "")).split())
     self_scalars = tuple(str(raw.get("self_scalars", "")).split())
     return Pointwise(
@@ -98,6 +104,7 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
         meta_dtypes,
         layout == "contiguous",
         complex_error,
+        complex_error_type,
         opmath_scalars,
         self_scalars,
     )
@@ -216,7 +223,10 @@ def definitions(ops: list[Operator], cpp) -> str:
         if pw.complex_error:
             tensors = [a.name for a in operands if a.type.base == "Tensor"]
             test = " || ".join(f"{t}.is_complex()" for t in tensors)
-            body.append(f'  EMBER_CHECK(!({test}), "{pw.complex_error}");')
+            if pw.complex_error_type == "NotImplementedError":
+                body.append(f'  EMBER_CHECK_TYPE(NotImplementedError, !({test}), "{pw.complex_error}");')
+            else:
+                body.append(f'  EMBER_CHECK(!({test}), "{pw.complex_error}");')
         body.append(f"  auto it = TensorIterator::{builder}(out, {ins});")
         mask = _dtype_mask(pw.dtypes)
         on_meta = pw.meta_dtypes == ("kernel",)

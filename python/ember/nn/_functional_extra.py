@@ -257,6 +257,8 @@ def softshrink(input, lambd=0.5):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1/||x1|| * x2/||x2||) along dim, each norm clamped to eps (no gradient through the clamp)."""
+    if not eps >= 0:  # PyTorch's first check (NaN included)
+        raise RuntimeError(f"eps must be non-negative, got: {eps}")
     # Integral operands take the common dtype by PyTorch's promotion (a 0-dim
     # float operand counts); floating ones keep theirs, as in PyTorch.
     common = ember.result_type(x1, x2)
@@ -293,9 +295,14 @@ def pdist(input, p=2):
     """The p-norm distances between the rows of a 2-D input, the upper triangle row by row."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.size(0)
+    if n > 1 and input.dtype not in (ember.float32, ember.float64):  # PyTorch's kernel: float and double
+        names = {ember.float16: "Half", ember.bfloat16: "BFloat16"}
+        raise NotImplementedError(f"\"pdist\" not implemented for '{names[input.dtype]}'")
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
     ri, ci = ember.tensor(rows, dtype=ember.int64), ember.tensor(cols, dtype=ember.int64)

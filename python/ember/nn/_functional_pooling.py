@@ -125,8 +125,27 @@ def _window_table(in_sizes, out_sizes, device):
     return ember.tensor(table, dtype=ember.int64, device=device)
 
 
-def _adaptive_max(x, out_sizes):
-    """(values, flat indices) of adaptive max pooling of the last len(out_sizes) dims.
+def _int64_sizes(sizes):
+    """Sizes as PyTorch's argument parser reads an int list: a Python int
+    outside int64 is its ValueError, before the operator's checks."""
+    for v in _tuple(sizes, 1):
+        if isinstance(v, int) and not -(2**63) <= v < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    return sizes
+
+
+def _check_nonempty_planes(input, name):
+    for i in range(1, input.dim()):
+        if input.size(i) == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {i} being empty"
+            )
+
+
+def _adaptive_max(x, out_sizes, name="adaptive_max_pool2d"):
+    """(values, flat indices) of adaptive max pooling of the last len(out_sizes) dims;
+    `name` is the kernel PyTorch names when it refuses the dtype.
 
     Note [Adaptive max pooling as a gather]."""
     n = len(out_sizes)
@@ -140,6 +159,7 @@ def _adaptive_max(x, out_sizes):
     # PyTorch's error here, before the window table is built cell by cell.
     empty = ember.empty(lead + out_sizes, dtype=x.dtype, device=x.device)
     empty_indices = ember.empty(lead + out_sizes, dtype=ember.int64, device=x.device)
+    _require_floating(x, name)  # the kernel's dtype check, after the results are made
     if 0 in out_sizes or x.numel() == 0:
         return empty, empty_indices
     del empty, empty_indices
@@ -168,14 +188,15 @@ def _adaptive_max_2d(x, oh, ow):
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
-    output_size = _output_size_with_default(output_size, input.shape)
+    output_size = _int64_sizes(_output_size_with_default(output_size, input.shape))
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    _check_nonempty_planes(input, "adaptive_max_pool3d")
     size = _tuple(output_size, 3)
     if len(size) != 3:
         raise RuntimeError(f"adaptive_max_pool3d(): internal error: output_size.size() must be 3 (got {len(size)})")
-    _require_floating(input, "adaptive_max_pool3d_cpu")
-    return _adaptive_max(input, [input.size(-3 + i) if v is None else v for i, v in enumerate(size)])
+    sizes = [input.size(-3 + i) if v is None else v for i, v in enumerate(size)]
+    return _adaptive_max(input, sizes, "adaptive_max_pool3d_cpu")
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
@@ -185,13 +206,13 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    output_size = _output_size_with_default(output_size, input.shape)
+    output_size = _int64_sizes(_output_size_with_default(output_size, input.shape))
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
     size = _tuple(output_size, 2)
     if len(size) != 2:
         raise RuntimeError(f"adaptive_max_pool2d(): internal error: output_size.size() must be 2 (got {len(size)})")
-    _require_floating(input, "adaptive_max_pool2d")
+    # (the dtype is checked after the sizes, by the operator or _adaptive_max)
     oh = input.size(-2) if size[0] is None else size[0]
     ow = input.size(-1) if size[1] is None else size[1]
     return _adaptive_max_2d(input, oh, ow)
@@ -204,9 +225,9 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
-    size = _one_int(output_size, "adaptive_max_pool1d")
+    size = _one_int(_int64_sizes(output_size), "adaptive_max_pool1d")
     _check_1d(input, "adaptive_max_pool1d")
-    _require_floating(input, "adaptive_max_pool2d")
+    _check_nonempty_planes(input, "adaptive_max_pool1d")
     out, idx = _adaptive_max_2d(input.unsqueeze(-2), 1, size)
     return out.squeeze(-2), idx.squeeze(-2)
 

@@ -449,7 +449,9 @@ Tensor& cauchy_(Tensor& self, double median, double sigma, std::optional<Generat
   const ScalarType t = self.dtype();
   if (!is_floating_type(t)) not_implemented("cauchy_cpu", t);
   if (self.is_meta() || self.numel() == 0) return self;
-  Tensor res = ember::empty(self.sizes(), ScalarType::Double, self.device());
+  // Drawn in self's memory order (a transposed self takes the draws column by
+  // column), as PyTorch's TensorIterator loop: a dense tensor laid out as self.
+  Tensor res = ember::empty_like(self, ScalarType::Double);
   {
     GeneratorImpl* g = generator_or_default(generator);
     std::lock_guard<std::mutex> lock(g->mutex);

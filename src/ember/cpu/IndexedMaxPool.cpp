@@ -109,7 +109,11 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_cpu(const Tensor& self, IntArrayR
   const auto shape = pooled_shape(self, oh, ow);
   Tensor out = ember::empty(shape, self.scalar_type());
   Tensor indices = ember::empty(shape, ScalarType::Long);
-  if (out.numel() == 0) return {out, indices};
+  if (out.numel() == 0) {
+    // PyTorch's kernel picks its loop (and refuses the dtype) even with nothing to compute.
+    dispatch_pool_types(self.scalar_type(), "adaptive_max_pool2d", [](auto) {});
+    return {out, indices};
+  }
   const Tensor x = self.contiguous();
   const int64_t ih = x.size(-2), iw = x.size(-1);
   const int64_t planes = x.numel() / (ih * iw);

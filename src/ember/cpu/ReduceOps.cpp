@@ -208,9 +208,14 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
     pair_mask.push_back(false);
     Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), self.device());
     ReducePlan p = make_plan(pairs, pair_mask, sums);
-    const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
-    if (!sums.is_meta()) cpu::kernel_for(cpu::reduce_stub, self, "aten::sum")(p, op, divisor);
-    return deliver(out, ember::view_as_complex(sums));
+    if (!sums.is_meta()) cpu::kernel_for(cpu::reduce_stub, self, "aten::sum")(p, op, 1.0);
+    Tensor result = ember::view_as_complex(sums);
+    // A complex mean is the sum divided by the count as a complex number, as
+    // PyTorch's (a NaN or infinite real part makes the imaginary part NaN).
+    if (mean && !result.is_meta()) {
+      result = ember::div(result, ember::full({}, Scalar(static_cast<double>(p.reduce_numel)), rtype, self.device()));
+    }
+    return deliver(out, result);
   }
   Tensor in = self;
   const bool widen = is_integral_or_bool(self.dtype()) && rtype == ScalarType::Long;
@@ -371,6 +376,13 @@ std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t
 
 Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty_reduces_all, bool is_all,
                 Tensor& out) {
+  // A uint8 out= makes uint8 the reduction's dtype: PyTorch's loop reads the
+  // input converted to uint8 (0.5 and 256 count as zero) unless a single
+  // element is reduced (then its truth value is copied).
+  if (out.defined() && out.dtype() == ScalarType::Byte && self.dtype() != ScalarType::Byte && self.numel() > 1 &&
+      !self.is_meta()) {
+    return all_any(self.to(ScalarType::Byte), dim, keepdim, empty_reduces_all, is_all, out);
+  }
   // Complex elements count by their truth value (nonzero), as in PyTorch.
   if (is_complex_type(self.dtype()) && !self.is_meta())
     return all_any(ember::ne(self, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);

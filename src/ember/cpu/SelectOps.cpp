@@ -107,6 +107,20 @@ Tensor& clamp_scalar_impl(const Tensor& self, const std::optional<Scalar>& min, 
   return out;
 }
 
+// One tensor bound: PyTorch's maximum/minimum loop, whose complex refusal
+// names the loop ("maximum_cpu" not implemented for 'ComplexFloat'), not
+// maximum's own message.
+Tensor& bound_tensor_out(const Tensor& self, const Tensor& bound, Tensor& out, bool lower, const char* name) {
+  auto it = TensorIterator::binary_op(out, self, bound);
+  if (is_complex_type(it.common_dtype()) && !it.is_meta()) {
+    not_implemented_for(lower ? pointwise_error_name(it, "maximum_cpu", "maximum_cuda")
+                              : pointwise_error_name(it, "minimum_cpu", "minimum_cuda"),
+                        it.common_dtype());
+  }
+  run_pointwise(lower ? maximum_stub : minimum_stub, self.device().type, name, it);
+  return out;
+}
+
 }  // namespace
 
 Tensor& clamp_out(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max, Tensor& out) {
@@ -122,29 +136,26 @@ Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
 Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
                          Tensor& out) {
   EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (self.is_complex()) throw NotImplementedError("clamp is not supported for complex types");
   if (min && max) {
     auto it = TensorIterator::op(out, {self, *min, *max}, TensorIterator::Config{});
-    if (it.common_dtype() == ScalarType::Bool && !it.is_meta())
-      not_implemented_for(pointwise_error_name(it, "clamp_cpu", "clamp_cuda"), it.common_dtype());
+    const ScalarType t = it.common_dtype();
+    if ((t == ScalarType::Bool || is_complex_type(t)) && !it.is_meta())
+      not_implemented_for(pointwise_error_name(it, "clamp_cpu", "clamp_cuda"), t);
     cpu::clamp_tensor_stub(it);
     it.finish();
     return out;
   }
-  auto it = TensorIterator::binary_op(out, self, min ? *min : *max);
-  run_pointwise(min ? maximum_stub : minimum_stub, self.device().type, "clamp.Tensor", it);
-  return out;
+  return min ? bound_tensor_out(self, *min, out, true, "clamp.Tensor")
+             : bound_tensor_out(self, *max, out, false, "clamp.Tensor");
 }
 
 Tensor& clamp_min_tensor_out(const Tensor& self, const Tensor& min, Tensor& out) {
-  auto it = TensorIterator::binary_op(out, self, min);
-  run_pointwise(maximum_stub, self.device().type, "clamp_min.Tensor", it);
-  return out;
+  return bound_tensor_out(self, min, out, true, "clamp_min.Tensor");
 }
 
 Tensor& clamp_max_tensor_out(const Tensor& self, const Tensor& max, Tensor& out) {
-  auto it = TensorIterator::binary_op(out, self, max);
-  run_pointwise(minimum_stub, self.device().type, "clamp_max.Tensor", it);
-  return out;
+  return bound_tensor_out(self, max, out, false, "clamp_max.Tensor");
 }
 
 Tensor clip(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {

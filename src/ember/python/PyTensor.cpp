@@ -16,6 +16,7 @@
 #include "ember/autograd/ViewAutograd.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
+#include "ember/python/ArgParser.h"
 #include "ember/python/PyAutograd.h"
 #include "ember/python/PyIndexing.h"
 #include "ember/python/PyTypes.h"
@@ -383,27 +384,35 @@ PyObject* m_adopt_view_(PyObject* self, PyObject* arg) {
   EMBER_PY_CATCH
 }
 
-PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, bool stride) {
+// x.size(), x.size(d), x.size(dim=d), x.size(None): PyTorch's
+// "size(int64_t? dim=None)" overload rules (an int, not a bool or float; a
+// one-element integer tensor or NumPy integer counts as an int).
+PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool stride) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
-  if (nargs == 0) {
+  std::optional<int64_t> d;
+  if (nargs != 0 || (kwnames && PyTuple_GET_SIZE(kwnames) != 0)) {
+    static ArgParser size_parser({"size(int? dim=None)"}, true);
+    static ArgParser stride_parser({"stride(int? dim=None)"}, true);
+    ParsedArgs<1> r;
+    (stride ? stride_parser : size_parser).match(args, nargs, kwnames, r);
+    d = r.int64_optional(0);
+  }
+  if (!d) {
     if (!stride) return make_size(t.sizes());
     IntArrayRef s = t.strides();
     PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(s.size()));
     for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(s[i]));
     return tup;
   }
-  if (nargs != 1 || !PyLong_Check(args[0]))
-    throw TypeError(stride ? "stride() takes an optional int dim" : "size() takes an optional int dim");
-  int64_t d = unpack_long(args[0]);
-  return PyLong_FromLongLong(stride ? t.stride(d) : t.size(d));
+  return PyLong_FromLongLong(stride ? t.stride(*d) : t.size(*d));
   EMBER_PY_CATCH
 }
-PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  return size_or_stride(self, args, nargs, false);
+PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return size_or_stride(self, args, nargs, kwnames, false);
 }
-PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  return size_or_stride(self, args, nargs, true);
+PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return size_or_stride(self, args, nargs, kwnames, true);
 }
 
 PyObject* element_to_python(const char* p, ScalarType t) {
@@ -685,6 +694,10 @@ template <FastMethod F, const char* Name>
 PyCFunction fast() {
   return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fast_dispatching<F, Name>));
 }
+template <FastKwMethod F, const char* Name>
+PyCFunction fastkw() {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fastkw_dispatching<F, Name>));
+}
 
 PyMethodDef tensor_methods[] = {
     {"dim", noargs<m_dim, k_dim>(), METH_NOARGS, nullptr},
@@ -697,8 +710,8 @@ PyMethodDef tensor_methods[] = {
     {"element_size", noargs<m_element_size, k_element_size>(), METH_NOARGS, nullptr},
     {"_adopt_view_", m_adopt_view_, METH_O, nullptr},
     {"data_ptr", noargs<m_data_ptr, k_data_ptr>(), METH_NOARGS, nullptr},
-    {"size", fast<m_size, k_size>(), METH_FASTCALL, nullptr},
-    {"stride", fast<m_stride, k_stride>(), METH_FASTCALL, nullptr},
+    {"size", fastkw<m_size, k_size>(), METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"stride", fastkw<m_stride, k_stride>(), METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"item", noargs<m_item, k_item>(), METH_NOARGS, nullptr},
     {"tolist", noargs<m_tolist, k_tolist>(), METH_NOARGS, nullptr},
     {"requires_grad_",

@@ -288,13 +288,17 @@ Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& se
 
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  // PyTorch's order of in-place steps: the loss has (1 - target)'s shape and
+  // dtype, so an input that broadcasts beyond the target's shape, or a result
+  // type the target's dtype cannot hold, is PyTorch's in-place error.
   Tensor ls = ember::log_sigmoid(self);
   if (pos_weight.has_value() && pos_weight->defined()) {
     Tensor log_weight = ((*pos_weight - Scalar(int64_t(1))) * target) + Scalar(int64_t(1));
-    ls = ls * log_weight;
+    ls.mul_(log_weight);
   }
-  Tensor loss = one_minus(target) * self - ls;
-  if (weight.has_value() && weight->defined()) loss = loss * *weight;
+  Tensor loss = one_minus(target);
+  loss.mul_(self).sub_(ls);
+  if (weight.has_value() && weight->defined()) loss.mul_(*weight);
   return apply_reduction(loss, reduction);
 }
 
