@@ -177,6 +177,44 @@ def test_without_sleef_the_own_vector_math_runs():
     assert float(r.stdout) < 1e-5
 
 
+def complex_values(dname, n, seed=6):
+    real = "float32" if dname == "complex64" else "float64"
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0, 3, (2, n)) * np.exp(rng.uniform(-5, 5, (2, n)))
+    z[:, ::97] = 0  # zeros take sgn's zero branch
+    z[0, 5::89] = 0
+    return (z[0] + 1j * z[1]).astype(dname), real
+
+
+@pytest.mark.parametrize("n", [4000, 77, 5, 16])
+@pytest.mark.parametrize("dname", ["complex64", "complex128"])
+def test_complex_abs_and_sgn_are_pytorchs(dname, n):
+    # Note [Complex abs and sgn with SLEEF]: SLEEF's hypot and a division per
+    # part on contiguous rows, libm's hypot and the complex quotient elsewhere.
+    z, _ = complex_values(dname, n)
+    e, t = ember.from_numpy(z), torch.from_numpy(z)
+    for ev, tv in ((e, t), (e[::3], t[::3]), (e[1:], t[1:])):
+        for name in ("abs", "sgn"):
+            got, want = getattr(ev, name)(), getattr(tv, name)()
+            if got.is_complex():
+                same_bits(got.real.contiguous(), want.real.contiguous())
+                same_bits(got.imag.contiguous(), want.imag.contiguous())
+            else:
+                same_bits(got, want)
+
+
+def test_complex_sgn_default_is_pytorchs():
+    # The DEFAULT kernels: PyTorch's complex division in every element.
+    run_under_capability("default", "test_sleef", "_check_complex")
+
+
+def _check_complex():
+    for dname in ("complex64", "complex128"):
+        for n in (4000, 77, 5):
+            test_complex_abs_and_sgn_are_pytorchs(dname, n)
+    return ember._C._cpu_capability()
+
+
 def _check_all():
     """The bit comparisons above, in a process forced to one capability."""
     assert HAS_SLEEF, (ember._C._cpu_capability(), torch.backends.cpu.get_cpu_capability())
@@ -192,6 +230,7 @@ def _check_all():
             for shape in ((40, 1001), (17, 7), (3, 100003)):
                 for threads in (1, 2):
                     test_softmax_forward_and_backward_are_pytorchs(log, dname, shape, threads)
+    _check_complex()
     return ember._C._cpu_capability()
 
 

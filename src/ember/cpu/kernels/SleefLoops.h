@@ -394,6 +394,79 @@ bool binary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF
   return false;
 }
 
+// Note [Complex abs and sgn with SLEEF]
+// PyTorch's complex abs and sgn run the vector form on contiguous rows, two
+// vectors (W::size complex numbers) a step: |z| is SLEEF's hypot u05 of the
+// parts, and sgn divides each part by it (0 where |z| is 0). The remainder
+// and strided rows take the scalar form: libm's hypot, and for sgn the
+// complex quotient z / (|z|, 0) (Ember's sgn_scalar). hypot works lane by
+// lane, so W::size numbers per call give PyTorch's lanes.
+template <typename T>
+void complex_hypot(const T* z, T* out, int64_t n) {
+  using W = Vec<T>;
+  const auto hypot = W::binary(sleef::Hypot);
+  alignas(64) T re[W::size], im[W::size];
+  for (int64_t i = 0; i + W::size <= n; i += W::size) {
+    for (int64_t j = 0; j < W::size; ++j) {
+      re[j] = z[2 * (i + j)];
+      im[j] = z[2 * (i + j) + 1];
+    }
+    W::store(out + i, hypot(W::load(re), W::load(im)));
+  }
+}
+
+// out[i] = |z[i]| over a complex<T> -> T iterator; false without SLEEF.
+template <typename T>
+bool complex_abs(const TensorIterator& it) {
+  using W = Vec<T>;
+  if (!W::loaded()) return false;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    int64_t i = 0;
+    if (s[0] == sizeof(T) && s[1] == 2 * sizeof(T)) {
+      i = n - n % W::size;
+      complex_hypot(reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), i);
+    }
+    for (; i < n; ++i) {
+      const T* z = reinterpret_cast<const T*>(d[1] + i * s[1]);
+      *reinterpret_cast<T*>(d[0] + i * s[0]) = std::hypot(z[0], z[1]);
+    }
+  });
+  return true;
+}
+
+// sgn over a complex<T> iterator: the vector form on the contiguous part,
+// scalar(re, im, out) elsewhere; false without SLEEF.
+template <typename T, typename Scalar>
+bool complex_sgn(const TensorIterator& it, const Scalar& scalar) {
+  using W = Vec<T>;
+  if (!W::loaded()) return false;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    int64_t i = 0;
+    if (s[0] == 2 * sizeof(T) && s[1] == 2 * sizeof(T)) {
+      const T* z = reinterpret_cast<const T*>(d[1]);
+      T* out = reinterpret_cast<T*>(d[0]);
+      const int64_t whole = n - n % W::size;
+      constexpr int64_t kChunk = 16 * W::size;
+      alignas(64) T abs[kChunk];
+      for (; i < whole; i += kChunk) {
+        const int64_t len = std::min(kChunk, whole - i);
+        complex_hypot(z + 2 * i, abs, len);
+        for (int64_t j = 0; j < len; ++j) {
+          const T a = abs[j];
+          out[2 * (i + j)] = a == T(0) ? T(0) : z[2 * (i + j)] / a;
+          out[2 * (i + j) + 1] = a == T(0) ? T(0) : z[2 * (i + j) + 1] / a;
+        }
+      }
+      i = whole;
+    }
+    for (; i < n; ++i) {
+      const T* z = reinterpret_cast<const T*>(d[1] + i * s[1]);
+      scalar(z[0], z[1], reinterpret_cast<T*>(d[0] + i * s[0]));
+    }
+  });
+  return true;
+}
+
 // pow(x, e) for one exponent e (pow's general case with a scalar exponent).
 inline bool pow_scalar(const TensorIterator& it, double e) {
   if (!Vec<float>::loaded()) return false;
@@ -457,6 +530,14 @@ bool binary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
 inline bool pow_scalar(const TensorIterator&, double) { return false; }
 inline bool sigmoid(const TensorIterator&) { return false; }
 inline bool map_unary(const TensorIterator&, sleef::Fn) { return false; }
+template <typename T>
+bool complex_abs(const TensorIterator&) {
+  return false;
+}
+template <typename T, typename Scalar>
+bool complex_sgn(const TensorIterator&, const Scalar&) {
+  return false;
+}
 }  // namespace sleefvec
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu
