@@ -134,10 +134,10 @@ def _noncontig_add(lib):
     return lambda: at + b
 
 
-def _cdata(lib, shape, seed):
-    """complex64 values, the same in both libraries."""
+def _cdata(lib, shape, seed, dtype="complex64"):
+    """complex64 (or dtype) values, the same in both libraries."""
     rng = np.random.default_rng(seed)
-    arr = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype("complex64")
+    arr = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return _from_numpy(lib, arr)
 
 
@@ -152,9 +152,9 @@ def _complex_binary(op):
     return make
 
 
-def _complex_unary(name):
+def _complex_unary(name, dtype="complex64"):
     def make(lib):
-        a = _cdata(lib, (N4M,), 32)
+        a = _cdata(lib, (N4M,), 32, dtype)
         fn = getattr(lib, name)
         return lambda: fn(a)
 
@@ -639,11 +639,15 @@ CASES = [
     Case("elementwise", "expm1 16M", _unary("expm1"), 1.0),
     Case("elementwise", "log1p 16M", _unary("log1p"), 1.0),
     Case("elementwise", "x ** 4 16M", _pow4, 1.0),
+    Case("elementwise", "sinh 16M", _unary("sinh"), 1.0),
+    Case("elementwise", "lgamma 16M", _unary("lgamma"), 1.0),
     Case("elementwise", "broadcast add 4096x4096 + 4096", _broadcast_add, 1.0),
     Case("elementwise", "non-contiguous add 4096x4096", _noncontig_add, 1.0),
     Case("complex", "complex64 mul 4M", _complex_binary(lambda a, b: a * b), 1.0),
     Case("complex", "complex64 exp 4M", _complex_unary("exp"), 1.0),
     Case("complex", "complex64 abs 4M", _complex_unary("abs"), 1.0),
+    Case("complex", "complex128 abs 4M", _complex_unary("abs", "complex128"), 1.0),
+    Case("complex", "complex128 sgn 4M", _complex_unary("sgn", "complex128"), 1.0),
     Case("complex", "complex64 mm 512", _complex_mm(512), 1.0),
     Case("reduction", "sum all 4096x4096", _sum(None), 1.0),
     Case("reduction", "sum last dim 4096x4096", _sum(-1), 1.0),

@@ -75,16 +75,27 @@ def isclose(a, b, tol=1e-6):
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 
+def machine_has_avx512():
+    """Whether this CPU has the AVX-512 subsets both libraries' AVX512 kernels need."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return all(x in flags for x in ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
+
+
 def run_under_capability(cap, module, fn):
     """Runs module.fn() in a fresh process on the kernels of one CPU
-    capability (EMBER_CPU_CAPABILITY) and asserts that it succeeded."""
+    capability (EMBER_CPU_CAPABILITY) and asserts that it succeeded; the
+    oracle runs its kernels of the same capability (ATEN_CPU_CAPABILITY)."""
     import os
     import subprocess
     import sys
 
     here = os.path.dirname(os.path.abspath(__file__))
     script = f"import sys; sys.path.insert(0, {here!r}); import {module} as t; print(t.{fn}())"
-    env = dict(os.environ, EMBER_CPU_CAPABILITY=cap)
+    env = dict(os.environ, EMBER_CPU_CAPABILITY=cap, ATEN_CPU_CAPABILITY=cap)
     r = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600, check=False, cwd=here
     )
@@ -95,9 +106,14 @@ def run_under_capability(cap, module, fn):
 # these functions are then MKL's VML, as PyTorch's are, in float32/float64.
 HAS_MKL = "Math Kernel Library" in ember.__config__.show()
 VML_OPS = frozenset("sqrt exp log log2 log10 sin cos tan asin acos atan tanh erf erfc".split())
-# And with libsleef on the AVX2 kernels (Note [SLEEF for vector math]): the
-# functions PyTorch's AVX2 kernels take from SLEEF.
-HAS_SLEEF = "SLEEF: not loaded" not in ember.__config__.show() and ember._C._cpu_capability() == "AVX2"
+# And with libsleef on the AVX2 or AVX512 kernels (Note [SLEEF for vector
+# math]): the functions PyTorch's kernels of the same capability take from
+# SLEEF, at the same vector width.
+HAS_SLEEF = (
+    "SLEEF: not loaded" not in ember.__config__.show()
+    and ember._C._cpu_capability() in ("AVX2", "AVX512")
+    and ember._C._cpu_capability() == torch.backends.cpu.get_cpu_capability()
+)
 # Those of them that are Tensor functions: computed in PyTorch's loop shapes (the
 # leftover elements and strided rows of some by libm), so a result depends on
 # where its element sits, as in PyTorch.

@@ -1,16 +1,22 @@
 """SLEEF's vector functions (Note [SLEEF for vector math]): with libsleef
-loaded on the AVX2 kernels, the functions PyTorch computes with SLEEF give
-PyTorch's bits in every element, contiguous or strided, with the remainder
-of odd lengths; softmax and log_softmax (forward and backward) too, and a
-small training loop prints PyTorch's losses step by step."""
+loaded on the AVX2 or AVX512 kernels, the functions PyTorch computes with
+SLEEF give the bits of PyTorch's kernels of the same capability in every
+element, contiguous or strided, with the remainder of odd lengths; softmax
+and log_softmax (forward and backward) too, and a small training loop prints
+PyTorch's losses step by step. Each capability the machine has is checked
+again in a process of its own (AVX512 only where the CPU has it)."""
+
+import os
 
 import numpy as np
 import pytest
-from conftest import HAS_MKL, HAS_SLEEF, torch
+from conftest import HAS_MKL, HAS_SLEEF, machine_has_avx512, run_under_capability, torch
 
 import ember
 
-pytestmark = pytest.mark.skipif(not HAS_SLEEF, reason="libsleef not loaded or not the AVX2 kernels")
+pytestmark = pytest.mark.skipif(
+    not HAS_SLEEF, reason="libsleef not loaded, or not the AVX2/AVX512 kernels of both libraries"
+)
 
 DTYPES = ["float32", "float64"]
 # Lengths: whole vectors, odd remainders, shorter than one vector, and one
@@ -169,3 +175,70 @@ def test_without_sleef_the_own_vector_math_runs():
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     assert float(r.stdout) < 1e-5
+
+
+def complex_values(dname, n, seed=6):
+    real = "float32" if dname == "complex64" else "float64"
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0, 3, (2, n)) * np.exp(rng.uniform(-5, 5, (2, n)))
+    z[:, ::97] = 0  # zeros take sgn's zero branch
+    z[0, 5::89] = 0
+    return (z[0] + 1j * z[1]).astype(dname), real
+
+
+@pytest.mark.parametrize("n", [4000, 77, 5, 16])
+@pytest.mark.parametrize("dname", ["complex64", "complex128"])
+def test_complex_abs_and_sgn_are_pytorchs(dname, n):
+    # Note [Complex abs and sgn with SLEEF]: SLEEF's hypot and a division per
+    # part on contiguous rows, libm's hypot and the complex quotient elsewhere.
+    z, _ = complex_values(dname, n)
+    e, t = ember.from_numpy(z), torch.from_numpy(z)
+    for ev, tv in ((e, t), (e[::3], t[::3]), (e[1:], t[1:])):
+        for name in ("abs", "sgn"):
+            got, want = getattr(ev, name)(), getattr(tv, name)()
+            if got.is_complex():
+                same_bits(got.real.contiguous(), want.real.contiguous())
+                same_bits(got.imag.contiguous(), want.imag.contiguous())
+            else:
+                same_bits(got, want)
+
+
+def test_complex_sgn_default_is_pytorchs():
+    # The DEFAULT kernels: PyTorch's complex division in every element.
+    run_under_capability("default", "test_sleef", "_check_complex")
+
+
+def _check_complex():
+    for dname in ("complex64", "complex128"):
+        for n in (4000, 77, 5):
+            test_complex_abs_and_sgn_are_pytorchs(dname, n)
+    return ember._C._cpu_capability()
+
+
+def _check_all():
+    """The bit comparisons above, in a process forced to one capability."""
+    assert HAS_SLEEF, (ember._C._cpu_capability(), torch.backends.cpu.get_cpu_capability())
+    for dname in DTYPES:
+        for n in (100003, 77, 5):
+            for name in ("expm1", "log1p", "sinh", "cosh", "exp2", "lgamma", "atanh", "sigmoid"):
+                test_unary_is_pytorchs(name, dname, n)
+            for name in ("pow", "atan2", "hypot"):
+                test_binary_is_pytorchs(name, dname, n)
+        for exponent in (4, 1.7):
+            test_pow_scalar_exponent_is_pytorchs(exponent, dname, 1)
+        for log in (False, True):
+            for shape in ((40, 1001), (17, 7), (3, 100003)):
+                for threads in (1, 2):
+                    test_softmax_forward_and_backward_are_pytorchs(log, dname, shape, threads)
+    _check_complex()
+    return ember._C._cpu_capability()
+
+
+@pytest.mark.skipif(os.environ.get("EMBER_CPU_CAPABILITY") is not None, reason="already under a chosen build")
+@pytest.mark.parametrize("cap", ["avx2", "avx512"])
+def test_each_capability_is_pytorchs_same_capability(cap):
+    # AVX2 on every x86 machine with SLEEF; AVX512 where the CPU has it (16
+    # floats / 8 doubles a vector, SLEEF's avx512f forms).
+    if cap == "avx512" and not machine_has_avx512():
+        pytest.skip("this CPU has no AVX-512")
+    run_under_capability(cap, "test_sleef", "_check_all")

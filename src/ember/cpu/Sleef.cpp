@@ -17,7 +17,10 @@ namespace {
 // gives the same bits in every element. So when `libsleef.so.3` can be
 // loaded (EMBER_SLEEF_LIBRARY names another file; EMBER_SLEEF=0 turns it
 // off), the AVX2 kernels call its `*avx2` functions; without it they keep
-// Ember's own vector math (docs/decisions/0029-sleef-vector-math.md).
+// Ember's own vector math (docs/decisions/0075-sleef-vector-math.md).
+// Its AVX512 kernels take the same functions' `*avx512f` forms, 16 floats or
+// 8 doubles at a time, from the same library, and the AVX512 kernels call
+// those in the same loops (Note [SLEEF loops]).
 struct Names {
   const char* f;
   const char* d;
@@ -29,6 +32,20 @@ constexpr Names kNames[kFnCount] = {
     {"Sleef_exp2f8_u10avx2", "Sleef_exp2d4_u10avx2"},   {"Sleef_lgammaf8_u10avx2", "Sleef_lgammad4_u10avx2"},
     {"Sleef_atanhf8_u10avx2", "Sleef_atanhd4_u10avx2"}, {"Sleef_powf8_u10avx2", "Sleef_powd4_u10avx2"},
     {"Sleef_atan2f8_u10avx2", "Sleef_atan2d4_u10avx2"}, {"Sleef_hypotf8_u05avx2", "Sleef_hypotd4_u05avx2"},
+};
+constexpr Names kNames512[kFnCount] = {
+    {"Sleef_expf16_u10avx512f", "Sleef_expd8_u10avx512f"},
+    {"Sleef_logf16_u10avx512f", "Sleef_logd8_u10avx512f"},
+    {"Sleef_expm1f16_u10avx512f", "Sleef_expm1d8_u10avx512f"},
+    {"Sleef_log1pf16_u10avx512f", "Sleef_log1pd8_u10avx512f"},
+    {"Sleef_sinhf16_u10avx512f", "Sleef_sinhd8_u10avx512f"},
+    {"Sleef_coshf16_u10avx512f", "Sleef_coshd8_u10avx512f"},
+    {"Sleef_exp2f16_u10avx512f", "Sleef_exp2d8_u10avx512f"},
+    {"Sleef_lgammaf16_u10avx512f", "Sleef_lgammad8_u10avx512f"},
+    {"Sleef_atanhf16_u10avx512f", "Sleef_atanhd8_u10avx512f"},
+    {"Sleef_powf16_u10avx512f", "Sleef_powd8_u10avx512f"},
+    {"Sleef_atan2f16_u10avx512f", "Sleef_atan2d8_u10avx512f"},
+    {"Sleef_hypotf16_u05avx512f", "Sleef_hypotd8_u05avx512f"},
 };
 
 struct Loaded {
@@ -69,6 +86,13 @@ Loaded load() {
       dlclose(lib);
       return Loaded{};
     }
+  }
+  // The AVX-512 forms are all there or unused.
+  l.table.loaded512 = true;
+  for (int i = 0; i < kFnCount; ++i) {
+    l.table.f512[i] = dlsym(lib, kNames512[i].f);
+    l.table.d512[i] = dlsym(lib, kNames512[i].d);
+    l.table.loaded512 = l.table.loaded512 && l.table.f512[i] && l.table.d512[i];
   }
   l.info = name;
   l.table.loaded = true;

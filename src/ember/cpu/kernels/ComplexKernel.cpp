@@ -10,6 +10,7 @@
 
 #include "ember/cpu/ComplexStubs.h"
 #include "ember/cpu/kernels/Loops.h"
+#include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 
 namespace ember::cpu {
@@ -132,8 +133,53 @@ EMBER_COMPLEX_UNARY(acos, std::acos(z))
 EMBER_COMPLEX_UNARY(atan, std::atan(z))
 EMBER_COMPLEX_UNARY(sigmoid, C(1) / (C(1) + std::exp(-z)))
 EMBER_COMPLEX_UNARY(reciprocal, C(1) / z)
-EMBER_COMPLEX_UNARY(sgn, sgn_value(z))
 #undef EMBER_COMPLEX_UNARY
+
+// PyTorch's scalar sgn: z / (|z|, 0) by its complex division (numpy's
+// algorithm), with |z| libm's hypot; 0 for 0.
+template <typename R>
+void sgn_scalar(R a, R b, R* out) {
+  if (a == R(0) && b == R(0)) {
+    out[0] = out[1] = R(0);
+    return;
+  }
+  const R c = std::hypot(a, b), d = R(0);
+  const R abs_c = std::abs(c), abs_d = std::abs(d);
+  if (abs_c >= abs_d) {
+    if (abs_c == R(0) && abs_d == R(0)) {
+      out[0] = a / abs_c;
+      out[1] = b / abs_d;
+    } else {
+      const R rat = d / c, scl = R(1) / (c + d * rat);
+      out[0] = (a + b * rat) * scl;
+      out[1] = (b - a * rat) * scl;
+    }
+  } else {
+    const R rat = c / d, scl = R(1) / (d + c * rat);
+    out[0] = (a * rat + b) * scl;
+    out[1] = (b * rat - a) * scl;
+  }
+}
+
+// sgn (Note [Complex abs and sgn with SLEEF]): with SLEEF the vector form on
+// contiguous rows and sgn_scalar elsewhere; the DEFAULT build's vector form
+// is the scalar one element by element, as PyTorch's.
+void sgn_kernel(const TensorIterator& it) {
+  EMBER_COMPLEX_LOOP(it, "sgn_cpu", [&] {
+    using C = scalar_t;
+    using R = typename C::value_type;
+    if (sleefvec::complex_sgn<R>(it, [](R a, R b, R* out) { sgn_scalar(a, b, out); })) return;
+#if EMBER_SLEEF_LOOPS
+    map1<C, C>(it, [](C z) { return sgn_value(z); });
+#else
+    map1<C, C>(it, [](C z) {
+      R out[2];
+      sgn_scalar(z.real(), z.imag(), out);
+      return C(out[0], out[1]);
+    });
+#endif
+  });
+}
 
 // Complex -> bool tests of both parts.
 #define EMBER_COMPLEX_TEST(name, expr)                            \
@@ -159,6 +205,8 @@ void abs_kernel(const TensorIterator& it) {
         return static_cast<float>(std::sqrt(x * x + y * y));
       });
     } else {
+      // SLEEF's hypot on the contiguous part (Note [Complex abs and sgn with SLEEF]).
+      if (sleefvec::complex_abs<double>(it)) return;
       map1<double, C>(it, [](C z) { return std::hypot(z.real(), z.imag()); });
     }
   });

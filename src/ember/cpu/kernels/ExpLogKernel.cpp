@@ -88,7 +88,38 @@ void log_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(log, &log_kernel);
 
 void log1p_kernel(const TensorIterator& it) {
-#if EMBER_SLEEF_LOOPS
+#if EMBER_SLEEF_AVX512
+  // As below, 16 floats or 8 doubles at a time: lanes past where Debian's
+  // SLEEF log1p overflows take libm's.
+  if (sleefvec::Vec<float>::loaded() && it.common_dtype() == ScalarType::Float) {
+    const auto f = sleefvec::Vec<float>::unary(sleef::Log1p);
+    const auto g = [f](__m512 x) {
+      const __mmask16 big = _mm512_cmp_ps_mask(x, _mm512_set1_ps(1e38f), _CMP_GT_OQ);
+      const __m512 r = f(x);
+      if (!big) return r;
+      alignas(64) float xs[16], rs[16];
+      _mm512_store_ps(xs, x);
+      _mm512_store_ps(rs, r);
+      for (int i = 0; i < 16; ++i) rs[i] = xs[i] > 1e38f ? std::log1p(xs[i]) : rs[i];
+      return _mm512_load_ps(rs);
+    };
+    if (sleefvec::map_unary<float>(it, g)) return;
+  }
+  if (sleefvec::Vec<double>::loaded() && it.common_dtype() == ScalarType::Double) {
+    const auto f = sleefvec::Vec<double>::unary(sleef::Log1p);
+    const auto g = [f](__m512d x) {
+      const __mmask8 big = _mm512_cmp_pd_mask(x, _mm512_set1_pd(1e307), _CMP_GT_OQ);
+      const __m512d r = f(x);
+      if (!big) return r;
+      alignas(64) double xs[8], rs[8];
+      _mm512_store_pd(xs, x);
+      _mm512_store_pd(rs, r);
+      for (int i = 0; i < 8; ++i) rs[i] = xs[i] > 1e307 ? std::log1p(xs[i]) : rs[i];
+      return _mm512_load_pd(rs);
+    };
+    if (sleefvec::map_unary<double>(it, g)) return;
+  }
+#elif EMBER_SLEEF_LOOPS
   // Debian's SLEEF 3.5.1 log1pf overflows to inf above 1e38, PyTorch's does
   // not: vectors with such a lane take Ember's own log1p there.
   if (sleef::table().loaded && it.common_dtype() == ScalarType::Float) {

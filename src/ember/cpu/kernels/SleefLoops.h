@@ -1,7 +1,9 @@
 #pragma once
-// SLEEF's AVX2 functions on 8 floats or 4 doubles, and the loops PyTorch runs
-// them in (Note [SLEEF loops]). Only the AVX2 kernels have them; elsewhere
-// EMBER_SLEEF_LOOPS is 0 and the kernels keep Ember's own vector math.
+// SLEEF's AVX2 functions on 8 floats or 4 doubles, its AVX-512 functions on
+// 16 floats or 8 doubles, and the loops PyTorch runs them in (Note [SLEEF
+// loops]). The AVX2 and AVX512 kernels have them, each at its own vector
+// width; the DEFAULT kernels have EMBER_SLEEF_LOOPS 0 and keep Ember's own
+// vector math.
 
 #include <algorithm>
 #include <cmath>
@@ -10,11 +12,17 @@
 #include "ember/cpu/Sleef.h"
 #include "ember/ops/TensorIterator.h"
 
-#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
 #include <immintrin.h>
 #define EMBER_SLEEF_LOOPS 1
+#define EMBER_SLEEF_AVX512 1
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define EMBER_SLEEF_LOOPS 1
+#define EMBER_SLEEF_AVX512 0
 #else
 #define EMBER_SLEEF_LOOPS 0
+#define EMBER_SLEEF_AVX512 0
 #endif
 
 #if EMBER_SLEEF_LOOPS
@@ -33,12 +41,109 @@ namespace sleefvec {
 template <typename T>
 struct Vec;
 
+#if EMBER_SLEEF_AVX512
+// PyTorch's AVX512 kernels: Vectorized<float> is 16 lanes, Vectorized<double>
+// 8, and the functions are SLEEF's `*avx512f` forms.
+template <>
+struct Vec<float> {
+  using V = __m512;
+  using Unary = V (*)(V);
+  using Binary = V (*)(V, V);
+  static constexpr int64_t size = 16;
+  static bool loaded() { return sleef::table().loaded512; }
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V load(const float* p, int64_t count) {
+    alignas(64) float b[size] = {};
+    std::memcpy(b, p, count * sizeof(float));
+    return _mm512_load_ps(b);
+  }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static void store(float* p, V v, int64_t count) {
+    alignas(64) float b[size];
+    _mm512_store_ps(b, v);
+    std::memcpy(p, b, count * sizeof(float));
+  }
+  static V set1(float x) { return _mm512_set1_ps(x); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm512_div_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
+  static V maximum(V a, V b) {
+    const __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+    return _mm512_or_ps(_mm512_max_ps(a, b), _mm512_castsi512_ps(_mm512_maskz_set1_epi32(nan, -1)));
+  }
+  // Lanes below count from b, the rest from a.
+  static V first_lanes(V a, V b, int64_t count) {
+    return _mm512_mask_mov_ps(a, static_cast<__mmask16>((1u << count) - 1), b);
+  }
+  // All sixteen lanes: halves, quarters, then pairs, then neighbours.
+  template <typename Op>
+  static float reduce(V v, const Op& op) {
+    v = op(v, _mm512_shuffle_f32x4(v, v, 0x4E));
+    v = op(v, _mm512_shuffle_f32x4(v, v, 0xB1));
+    v = op(v, _mm512_shuffle_ps(v, v, 0x4E));
+    v = op(v, _mm512_shuffle_ps(v, v, 0xB1));
+    return _mm512_cvtss_f32(v);
+  }
+  static Unary unary(sleef::Fn f) { return reinterpret_cast<Unary>(const_cast<void*>(sleef::table().f512[f])); }
+  static Binary binary(sleef::Fn f) { return reinterpret_cast<Binary>(const_cast<void*>(sleef::table().f512[f])); }
+};
+
+template <>
+struct Vec<double> {
+  using V = __m512d;
+  using Unary = V (*)(V);
+  using Binary = V (*)(V, V);
+  static constexpr int64_t size = 8;
+  static bool loaded() { return sleef::table().loaded512; }
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V load(const double* p, int64_t count) {
+    alignas(64) double b[size] = {};
+    std::memcpy(b, p, count * sizeof(double));
+    return _mm512_load_pd(b);
+  }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  static void store(double* p, V v, int64_t count) {
+    alignas(64) double b[size];
+    _mm512_store_pd(b, v);
+    std::memcpy(p, b, count * sizeof(double));
+  }
+  static V set1(double x) { return _mm512_set1_pd(x); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V div(V a, V b) { return _mm512_div_pd(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_pd(a, b, c); }
+  static V maximum(V a, V b) {
+    const __mmask8 nan = _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q);
+    return _mm512_or_pd(_mm512_max_pd(a, b), _mm512_castsi512_pd(_mm512_maskz_set1_epi64(nan, -1)));
+  }
+  static V first_lanes(V a, V b, int64_t count) {
+    return _mm512_mask_mov_pd(a, static_cast<__mmask8>((1u << count) - 1), b);
+  }
+  // Lane by lane from the first (PyTorch has no shuffle order for doubles).
+  template <typename Op>
+  static double reduce(V v, const Op& op) {
+    alignas(64) double a[size];
+    _mm512_store_pd(a, v);
+    V acc = v;
+    for (int64_t i = 1; i < size; ++i) acc = op(acc, _mm512_setr_pd(a[i], 0, 0, 0, 0, 0, 0, 0));
+    return _mm512_cvtsd_f64(acc);
+  }
+  static Unary unary(sleef::Fn f) { return reinterpret_cast<Unary>(const_cast<void*>(sleef::table().d512[f])); }
+  static Binary binary(sleef::Fn f) { return reinterpret_cast<Binary>(const_cast<void*>(sleef::table().d512[f])); }
+};
+#else
 template <>
 struct Vec<float> {
   using V = __m256;
   using Unary = V (*)(V);
   using Binary = V (*)(V, V);
   static constexpr int64_t size = 8;
+  static bool loaded() { return sleef::table().loaded; }
   static V load(const float* p) { return _mm256_loadu_ps(p); }
   static V load(const float* p, int64_t count) {
     alignas(32) float b[size] = {};
@@ -85,6 +190,7 @@ struct Vec<double> {
   using Unary = V (*)(V);
   using Binary = V (*)(V, V);
   static constexpr int64_t size = 4;
+  static bool loaded() { return sleef::table().loaded; }
   static V load(const double* p) { return _mm256_loadu_pd(p); }
   static V load(const double* p, int64_t count) {
     alignas(32) double b[size] = {};
@@ -125,15 +231,17 @@ struct Vec<double> {
   static Binary binary(sleef::Fn f) { return reinterpret_cast<Binary>(const_cast<void*>(sleef::table().d[f])); }
 };
 
+#endif
+
 // The first `count` lanes of v folded in order (a partial vector).
 template <typename T, typename Op>
 T reduce_partial(typename Vec<T>::V v, int64_t count, const Op& op) {
   using W = Vec<T>;
-  alignas(32) T a[W::size];
+  alignas(64) T a[W::size];
   W::store(a, v);
   typename W::V acc = v;
   for (int64_t i = 1; i < count; ++i) {
-    alignas(32) T next[W::size] = {};
+    alignas(64) T next[W::size] = {};
     next[0] = a[i];
     acc = op(acc, W::load(next));
   }
@@ -259,7 +367,7 @@ bool map_unary(const TensorIterator& it, const VF& vf) {
 }
 
 inline bool map_unary(const TensorIterator& it, sleef::Fn fn) {
-  if (!sleef::table().loaded) return false;
+  if (!Vec<float>::loaded()) return false;
   const ScalarType t = it.common_dtype();
   if (t == ScalarType::Float) return map_unary<float>(it, Vec<float>::unary(fn));
   if (t == ScalarType::Double) return map_unary<double>(it, Vec<double>::unary(fn));
@@ -270,7 +378,7 @@ inline bool map_unary(const TensorIterator& it, sleef::Fn fn) {
 // false where it does not apply (no library, another dtype).
 template <typename SF, typename DF>
 bool unary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF& scalar_d) {
-  if (!sleef::table().loaded) return false;
+  if (!Vec<float>::loaded()) return false;
   const ScalarType t = it.common_dtype();
   if (t == ScalarType::Float) return elementwise<float, 1>(it, Vec<float>::unary(fn), scalar_f);
   if (t == ScalarType::Double) return elementwise<double, 1>(it, Vec<double>::unary(fn), scalar_d);
@@ -279,30 +387,104 @@ bool unary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF&
 
 template <typename SF, typename DF>
 bool binary(const TensorIterator& it, sleef::Fn fn, const SF& scalar_f, const DF& scalar_d) {
-  if (!sleef::table().loaded) return false;
+  if (!Vec<float>::loaded()) return false;
   const ScalarType t = it.common_dtype();
   if (t == ScalarType::Float) return elementwise<float, 2>(it, Vec<float>::binary(fn), scalar_f);
   if (t == ScalarType::Double) return elementwise<double, 2>(it, Vec<double>::binary(fn), scalar_d);
   return false;
 }
 
+// Note [Complex abs and sgn with SLEEF]
+// PyTorch's complex abs and sgn run the vector form on contiguous rows, two
+// vectors (W::size complex numbers) a step: |z| is SLEEF's hypot u05 of the
+// parts, and sgn divides each part by it (0 where |z| is 0). The remainder
+// and strided rows take the scalar form: libm's hypot, and for sgn the
+// complex quotient z / (|z|, 0) (Ember's sgn_scalar). hypot works lane by
+// lane, so W::size numbers per call give PyTorch's lanes.
+template <typename T>
+void complex_hypot(const T* z, T* out, int64_t n) {
+  using W = Vec<T>;
+  const auto hypot = W::binary(sleef::Hypot);
+  alignas(64) T re[W::size], im[W::size];
+  for (int64_t i = 0; i + W::size <= n; i += W::size) {
+    for (int64_t j = 0; j < W::size; ++j) {
+      re[j] = z[2 * (i + j)];
+      im[j] = z[2 * (i + j) + 1];
+    }
+    W::store(out + i, hypot(W::load(re), W::load(im)));
+  }
+}
+
+// out[i] = |z[i]| over a complex<T> -> T iterator; false without SLEEF.
+template <typename T>
+bool complex_abs(const TensorIterator& it) {
+  using W = Vec<T>;
+  if (!W::loaded()) return false;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    int64_t i = 0;
+    if (s[0] == sizeof(T) && s[1] == 2 * sizeof(T)) {
+      i = n - n % W::size;
+      complex_hypot(reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), i);
+    }
+    for (; i < n; ++i) {
+      const T* z = reinterpret_cast<const T*>(d[1] + i * s[1]);
+      *reinterpret_cast<T*>(d[0] + i * s[0]) = std::hypot(z[0], z[1]);
+    }
+  });
+  return true;
+}
+
+// sgn over a complex<T> iterator: the vector form on the contiguous part,
+// scalar(re, im, out) elsewhere; false without SLEEF.
+template <typename T, typename Scalar>
+bool complex_sgn(const TensorIterator& it, const Scalar& scalar) {
+  using W = Vec<T>;
+  if (!W::loaded()) return false;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    int64_t i = 0;
+    if (s[0] == 2 * sizeof(T) && s[1] == 2 * sizeof(T)) {
+      const T* z = reinterpret_cast<const T*>(d[1]);
+      T* out = reinterpret_cast<T*>(d[0]);
+      const int64_t whole = n - n % W::size;
+      constexpr int64_t kChunk = 16 * W::size;
+      alignas(64) T abs[kChunk];
+      for (; i < whole; i += kChunk) {
+        const int64_t len = std::min(kChunk, whole - i);
+        complex_hypot(z + 2 * i, abs, len);
+        for (int64_t j = 0; j < len; ++j) {
+          const T a = abs[j];
+          out[2 * (i + j)] = a == T(0) ? T(0) : z[2 * (i + j)] / a;
+          out[2 * (i + j) + 1] = a == T(0) ? T(0) : z[2 * (i + j) + 1] / a;
+        }
+      }
+      i = whole;
+    }
+    for (; i < n; ++i) {
+      const T* z = reinterpret_cast<const T*>(d[1] + i * s[1]);
+      scalar(z[0], z[1], reinterpret_cast<T*>(d[0] + i * s[0]));
+    }
+  });
+  return true;
+}
+
 // pow(x, e) for one exponent e (pow's general case with a scalar exponent).
 inline bool pow_scalar(const TensorIterator& it, double e) {
-  if (!sleef::table().loaded) return false;
+  if (!Vec<float>::loaded()) return false;
   const ScalarType t = it.common_dtype();
   if (t == ScalarType::Float) {
     const float ef = static_cast<float>(e);
     const auto pow = Vec<float>::binary(sleef::Pow);
-    const __m256 ve = _mm256_set1_ps(ef);
+    const auto ve = Vec<float>::set1(ef);
     // The scalar remainder raises to the exponent as a double, as PyTorch's does.
     return elementwise<float, 1>(
-        it, [&](__m256 x) { return pow(x, ve); },
+        it, [&](Vec<float>::V x) { return pow(x, ve); },
         [e](float x) { return static_cast<float>(std::pow(static_cast<double>(x), e)); });
   }
   if (t == ScalarType::Double) {
     const auto pow = Vec<double>::binary(sleef::Pow);
-    const __m256d ve = _mm256_set1_pd(e);
-    return elementwise<double, 1>(it, [&](__m256d x) { return pow(x, ve); }, [e](double x) { return std::pow(x, e); });
+    const auto ve = Vec<double>::set1(e);
+    return elementwise<double, 1>(
+        it, [&](Vec<double>::V x) { return pow(x, ve); }, [e](double x) { return std::pow(x, e); });
   }
   return false;
 }
@@ -310,7 +492,7 @@ inline bool pow_scalar(const TensorIterator& it, double e) {
 // sigmoid: 1 / ((0 - x).exp() + 1), exp from SLEEF; the scalar remainder
 // 1 / (1 + exp(-x)) with libm's exp.
 inline bool sigmoid(const TensorIterator& it) {
-  if (!sleef::table().loaded) return false;
+  if (!Vec<float>::loaded()) return false;
   const auto body = [](auto tag) {
     using T = decltype(tag);
     using W = Vec<T>;
@@ -336,7 +518,7 @@ inline bool sigmoid(const TensorIterator& it) {
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace sleefvec {
-// Builds other than AVX2 keep Ember's own vector math.
+// The DEFAULT build keeps Ember's own vector math.
 template <typename SF, typename DF>
 bool unary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
   return false;
@@ -348,6 +530,14 @@ bool binary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
 inline bool pow_scalar(const TensorIterator&, double) { return false; }
 inline bool sigmoid(const TensorIterator&) { return false; }
 inline bool map_unary(const TensorIterator&, sleef::Fn) { return false; }
+template <typename T>
+bool complex_abs(const TensorIterator&) {
+  return false;
+}
+template <typename T, typename Scalar>
+bool complex_sgn(const TensorIterator&, const Scalar&) {
+  return false;
+}
 }  // namespace sleefvec
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu

@@ -224,7 +224,7 @@ void softmax_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int6
   U* y = static_cast<U*>(out.data_ptr());
 #if EMBER_SLEEF_LOOPS
   if constexpr (std::is_same_v<T, U> && std::is_floating_point_v<T>) {
-    if (inner == 1 && sleef::table().loaded) {
+    if (inner == 1 && sleefvec::Vec<T>::loaded()) {
       const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
       parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) softmax_row_sleef<T>(x + o * n, y + o * n, n, log);
@@ -333,7 +333,7 @@ void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, 
   T* r = static_cast<T*>(gin.data_ptr());
 #if EMBER_SLEEF_LOOPS
   if constexpr (std::is_floating_point_v<T>) {
-    if (inner == 1 && sleef::table().loaded) {
+    if (inner == 1 && sleefvec::Vec<T>::loaded()) {
       const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
       const bool serial = get_num_threads() == 1 || in_parallel_region();
       parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
