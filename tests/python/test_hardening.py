@@ -343,6 +343,8 @@ COMPLEX = "((torch.arange(6, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0
         f"{COMPLEX}.reshape(2, 3).mT",
         "torch.arange(6.).reshape(2, 3).mH",
         "torch.tensor(1 + 2j).adjoint()",
+        "torch.ones(3).adjoint()",
+        "torch.adjoint(torch.ones(2, 3, 4)).shape",
         "torch.tensor(1 + 2j).mH",
         "torch.tensor(1 + 2j).H",
         "torch.tensor(1.5).mH",
@@ -898,3 +900,26 @@ def test_unfold_sizes_past_int64_refused(code):
 )
 def test_integer_arithmetic_wraps(code):
     check_same(code)
+
+
+# A bool view of other bytes holds values other than 0 and 1; PyTorch reads
+# any nonzero byte as true (its loads), and so must every kernel here.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "{b}.tolist()",
+        "{b}[0].item()",
+        "{b}.to(torch.uint8)",
+        "{b}.int()",
+        "{b}.float()",
+        "{b} == True",
+        "{b}.logical_not()",
+        "{b} & torch.tensor([True, True, False, True])",
+        "{b}.sum()",
+        "{b}.any()",
+        "{b}.all()",
+        "torch.where({b}, 1.0, 0.0)",
+    ],
+)
+def test_bool_view_of_other_bytes(code):
+    check_same(code.format(b="torch.tensor([7, 0, 2, 255], dtype=torch.uint8).view(torch.bool)"))

@@ -417,7 +417,7 @@ PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyOb
 
 PyObject* element_to_python(const char* p, ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const bool*>(p));
+    case ScalarType::Bool: return PyBool_FromLong(*reinterpret_cast<const unsigned char*>(p) != 0);
     case ScalarType::Float: return PyFloat_FromDouble(*reinterpret_cast<const float*>(p));
     case ScalarType::Double: return PyFloat_FromDouble(*reinterpret_cast<const double*>(p));
     case ScalarType::Half: return PyFloat_FromDouble(static_cast<float>(*reinterpret_cast<const Half*>(p)));

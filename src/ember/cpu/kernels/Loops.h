@@ -53,6 +53,19 @@ inline bool has_loops_for(ScalarType t) { return kBaselineBuild || is_floating_t
   }()
 #endif
 
+// An element read from memory. A bool is read through its byte, any nonzero
+// byte meaning true, as PyTorch's loads do: a bool view of other bytes
+// (x.view(torch.bool)) holds values other than 0 and 1, and reading those
+// as bool is undefined behaviour (the compiler assumes 0 or 1).
+template <typename T>
+inline T load_element(const T* p) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return *reinterpret_cast<const unsigned char*>(p) != 0;
+  } else {
+    return *p;
+  }
+}
+
 // out[i] = op(a[i], b[i]) with fast paths for contiguous and scalar operands.
 template <typename T, typename Op>
 inline void binary_loop(char** data, const int64_t* strides, int64_t n, Op op) {
@@ -61,17 +74,18 @@ inline void binary_loop(char** data, const int64_t* strides, int64_t n, Op op) {
   const T* a = reinterpret_cast<const T*>(data[1]);
   const T* b = reinterpret_cast<const T*>(data[2]);
   if (strides[0] == s && strides[1] == s && strides[2] == s) {
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i), load_element(b + i));
   } else if (strides[0] == s && strides[1] == s && strides[2] == 0) {
-    const T bv = *b;
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], bv);
+    const T bv = load_element(b);
+    for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i), bv);
   } else if (strides[0] == s && strides[1] == 0 && strides[2] == s) {
-    const T av = *a;
-    for (int64_t i = 0; i < n; ++i) out[i] = op(av, b[i]);
+    const T av = load_element(a);
+    for (int64_t i = 0; i < n; ++i) out[i] = op(av, load_element(b + i));
   } else {
     char *o = data[0], *x = data[1], *y = data[2];
     for (int64_t i = 0; i < n; ++i, o += strides[0], x += strides[1], y += strides[2]) {
-      *reinterpret_cast<T*>(o) = op(*reinterpret_cast<const T*>(x), *reinterpret_cast<const T*>(y));
+      *reinterpret_cast<T*>(o) =
+          op(load_element(reinterpret_cast<const T*>(x)), load_element(reinterpret_cast<const T*>(y)));
     }
   }
 }
@@ -82,11 +96,11 @@ inline void unary_loop(char** data, const int64_t* strides, int64_t n, Op op) {
   T* out = reinterpret_cast<T*>(data[0]);
   const U* a = reinterpret_cast<const U*>(data[1]);
   if (strides[0] == sizeof(T) && strides[1] == sizeof(U)) {
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i));
   } else {
     char *o = data[0], *x = data[1];
     for (int64_t i = 0; i < n; ++i, o += strides[0], x += strides[1]) {
-      *reinterpret_cast<T*>(o) = op(*reinterpret_cast<const U*>(x));
+      *reinterpret_cast<T*>(o) = op(load_element(reinterpret_cast<const U*>(x)));
     }
   }
 }

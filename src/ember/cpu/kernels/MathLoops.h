@@ -56,7 +56,7 @@ inline T& at(char* base, int64_t stride, int64_t i) {
   return *reinterpret_cast<T*>(base + i * stride);
 }
 
-// out[i] = op(a[i]).
+// out[i] = op(load_element(a + i)).
 // The loops take op by value: a local copy cannot alias the output, so the
 // compiler keeps its captured values in registers.
 template <typename Out, typename A, typename Op>
@@ -64,13 +64,13 @@ inline void loop1(char** data, const int64_t* strides, int64_t n, const Op op) {
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(A)) {
     Out* out = reinterpret_cast<Out*>(data[0]);
     const A* a = reinterpret_cast<const A*>(data[1]);
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i));
   } else {
-    for (int64_t i = 0; i < n; ++i) at<Out>(data[0], strides[0], i) = op(at<A>(data[1], strides[1], i));
+    for (int64_t i = 0; i < n; ++i) at<Out>(data[0], strides[0], i) = op(load_element(&at<A>(data[1], strides[1], i)));
   }
 }
 
-// out[i] = op(a[i], b[i]); a scalar (stride 0) operand is read once.
+// out[i] = op(load_element(a + i), load_element(b + i)); a scalar (stride 0) operand is read once.
 template <typename Out, typename A, typename B, typename Op>
 inline void loop2(char** data, const int64_t* strides, int64_t n, const Op op) {
   Out* out = reinterpret_cast<Out*>(data[0]);
@@ -78,26 +78,27 @@ inline void loop2(char** data, const int64_t* strides, int64_t n, const Op op) {
   const B* b = reinterpret_cast<const B*>(data[2]);
   if (strides[0] == sizeof(Out)) {
     if (strides[1] == sizeof(A) && strides[2] == sizeof(B)) {
-      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+      for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i), load_element(b + i));
       return;
     }
     if (strides[1] == sizeof(A) && strides[2] == 0) {
-      const B bv = *b;
-      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], bv);
+      const B bv = load_element(b);
+      for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i), bv);
       return;
     }
     if (strides[1] == 0 && strides[2] == sizeof(B)) {
-      const A av = *a;
-      for (int64_t i = 0; i < n; ++i) out[i] = op(av, b[i]);
+      const A av = load_element(a);
+      for (int64_t i = 0; i < n; ++i) out[i] = op(av, load_element(b + i));
       return;
     }
   }
   for (int64_t i = 0; i < n; ++i) {
-    at<Out>(data[0], strides[0], i) = op(at<A>(data[1], strides[1], i), at<B>(data[2], strides[2], i));
+    at<Out>(data[0], strides[0], i) =
+        op(load_element(&at<A>(data[1], strides[1], i)), load_element(&at<B>(data[2], strides[2], i)));
   }
 }
 
-// out[i] = op(a[i], b[i], c[i]).
+// out[i] = op(load_element(a + i), load_element(b + i), load_element(c + i)).
 template <typename Out, typename A, typename B, typename C, typename Op>
 inline void loop3(char** data, const int64_t* strides, int64_t n, const Op op) {
   if (strides[0] == sizeof(Out) && strides[1] == sizeof(A) && strides[2] == sizeof(B) && strides[3] == sizeof(C)) {
@@ -105,12 +106,13 @@ inline void loop3(char** data, const int64_t* strides, int64_t n, const Op op) {
     const A* a = reinterpret_cast<const A*>(data[1]);
     const B* b = reinterpret_cast<const B*>(data[2]);
     const C* c = reinterpret_cast<const C*>(data[3]);
-    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i], c[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = op(load_element(a + i), load_element(b + i), load_element(c + i));
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
     at<Out>(data[0], strides[0], i) =
-        op(at<A>(data[1], strides[1], i), at<B>(data[2], strides[2], i), at<C>(data[3], strides[3], i));
+        op(load_element(&at<A>(data[1], strides[1], i)), load_element(&at<B>(data[2], strides[2], i)),
+           load_element(&at<C>(data[3], strides[3], i)));
   }
 }
 

@@ -32,11 +32,11 @@ struct SumOp {
     if constexpr (has_vec_leaf_v<T> && !kNan) {
       return vec_cascade_sum(x, n, [](auto v) { return v; });  // Note [Vector reduction leaves]
     } else {
-      return cascade_sum<acc_t>(0, n, [x](int64_t i) { return val(x[i]); });
+      return cascade_sum<acc_t>(0, n, [x](int64_t i) { return val(load_element(x + i)); });
     }
   }
   acc_t strided(const T* x, int64_t n, int64_t s) const {
-    return cascade_sum<acc_t>(0, n, [x, s](int64_t i) { return val(x[i * s]); });
+    return cascade_sum<acc_t>(0, n, [x, s](int64_t i) { return val(load_element(x + i * s)); });
   }
   acc_t combine(acc_t a, acc_t b) const { return a + b; }
   void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
@@ -96,12 +96,12 @@ struct ProdOp {
       for (int j = 0; j < 8; ++j) lanes[j] *= to_acc<acc_t>(x[i + j]);
     }
     acc_t r = acc_t(1);
-    for (; i < n; ++i) r *= to_acc<acc_t>(x[i]);
+    for (; i < n; ++i) r *= to_acc<acc_t>(load_element(x + i));
     return ((lanes[0] * lanes[1]) * (lanes[2] * lanes[3])) * ((lanes[4] * lanes[5]) * (lanes[6] * lanes[7])) * r;
   }
   acc_t strided(const T* x, int64_t n, int64_t s) const {
     acc_t r = acc_t(1);
-    for (int64_t i = 0; i < n; ++i) r *= to_acc<acc_t>(x[i * s]);
+    for (int64_t i = 0; i < n; ++i) r *= to_acc<acc_t>(load_element(x + i * s));
     return r;
   }
   acc_t combine(acc_t a, acc_t b) const { return a * b; }
