@@ -188,19 +188,23 @@ enum Cblas { ColMajor = 102, NoTrans = 111, Trans = 112, Upper = 121, Lower = 12
 enum CblasSide { Left = 141, Right = 142 };
 }  // namespace
 
+// The routines whose real and complex forms share one signature.
+#define EMBER_LAPACK_DEFINE_SHARED(p, T)                                                                    \
+  void getrf(int m, int n, T* a, int lda, int* ipiv, int* info) {                                           \
+    EMBER_ROUTINE(p, getrf, EMBER_LAPACK(p##getrf_))(&m, &n, a, &lda, ipiv, info);                          \
+  }                                                                                                         \
+  void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) { \
+    EMBER_ROUTINE(p, getrs, EMBER_LAPACK(p##getrs_))(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);   \
+  }                                                                                                         \
+  void potrf(char uplo, int n, T* a, int lda, int* info) {                                                  \
+    EMBER_ROUTINE(p, potrf, EMBER_LAPACK(p##potrf_))(&uplo, &n, a, &lda, info, 1);                          \
+  }                                                                                                         \
+  void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {                          \
+    EMBER_ROUTINE(p, geqrf, EMBER_LAPACK(p##geqrf_))(&m, &n, a, &lda, tau, work, &lwork, info);             \
+  }
+
 #define EMBER_LAPACK_DEFINE(p, T)                                                                                      \
-  void getrf(int m, int n, T* a, int lda, int* ipiv, int* info) {                                                      \
-    EMBER_ROUTINE(p, getrf, EMBER_LAPACK(p##getrf_))(&m, &n, a, &lda, ipiv, info);                                     \
-  }                                                                                                                    \
-  void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) {            \
-    EMBER_ROUTINE(p, getrs, EMBER_LAPACK(p##getrs_))(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);              \
-  }                                                                                                                    \
-  void potrf(char uplo, int n, T* a, int lda, int* info) {                                                             \
-    EMBER_ROUTINE(p, potrf, EMBER_LAPACK(p##potrf_))(&uplo, &n, a, &lda, info, 1);                                     \
-  }                                                                                                                    \
-  void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {                                     \
-    EMBER_ROUTINE(p, geqrf, EMBER_LAPACK(p##geqrf_))(&m, &n, a, &lda, tau, work, &lwork, info);                        \
-  }                                                                                                                    \
+  EMBER_LAPACK_DEFINE_SHARED(p, T)                                                                                     \
   void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info) {                        \
     EMBER_ROUTINE(p, orgqr, EMBER_LAPACK(p##orgqr_))(&m, &n, &k, a, &lda, tau, work, &lwork, info);                    \
   }                                                                                                                    \
@@ -258,18 +262,7 @@ EMBER_LAPACK_DEFINE(s, float)
 EMBER_LAPACK_DEFINE(d, double)
 
 #define EMBER_LAPACK_DEFINE_COMPLEX(p, C, R)                                                                           \
-  void getrf(int m, int n, C* a, int lda, int* ipiv, int* info) {                                                      \
-    EMBER_ROUTINE(p, getrf, EMBER_LAPACK(p##getrf_))(&m, &n, a, &lda, ipiv, info);                                     \
-  }                                                                                                                    \
-  void getrs(char trans, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb, int* info) {            \
-    EMBER_ROUTINE(p, getrs, EMBER_LAPACK(p##getrs_))(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);              \
-  }                                                                                                                    \
-  void potrf(char uplo, int n, C* a, int lda, int* info) {                                                             \
-    EMBER_ROUTINE(p, potrf, EMBER_LAPACK(p##potrf_))(&uplo, &n, a, &lda, info, 1);                                     \
-  }                                                                                                                    \
-  void geqrf(int m, int n, C* a, int lda, C* tau, C* work, int lwork, int* info) {                                     \
-    EMBER_ROUTINE(p, geqrf, EMBER_LAPACK(p##geqrf_))(&m, &n, a, &lda, tau, work, &lwork, info);                        \
-  }                                                                                                                    \
+  EMBER_LAPACK_DEFINE_SHARED(p, C)                                                                                     \
   void orgqr(int m, int n, int k, C* a, int lda, const C* tau, C* work, int lwork, int* info) {                        \
     EMBER_ROUTINE(p, ungqr, EMBER_LAPACK(p##ungqr_))(&m, &n, &k, a, &lda, tau, work, &lwork, info);                    \
   }                                                                                                                    \
