@@ -224,7 +224,7 @@ struct AllAnyOp {
   using acc_t = bool;
   uint8_t* out;  // bool and uint8 results share the byte layout
 
-  static bool truth(const T& v) { return load(v) != opmath_t<T>(0); }
+  static bool truth(const T* p) { return load(load_element(p)) != opmath_t<T>(0); }
   acc_t identity() const { return kAll; }
   acc_t contig(const T* x, int64_t n) const {
     // Counts the deciding elements per chunk (a compare and an add, which
@@ -233,14 +233,14 @@ struct AllAnyOp {
     for (int64_t s = 0; s < n; s += kChunk) {
       const int64_t e = std::min(n, s + kChunk);
       int32_t deciding = 0;
-      for (int64_t i = s; i < e; ++i) deciding += truth(x[i]) != kAll;
+      for (int64_t i = s; i < e; ++i) deciding += truth(x + i) != kAll;
       if (deciding) return !kAll;
     }
     return kAll;
   }
   acc_t strided(const T* x, int64_t n, int64_t s) const {
     for (int64_t i = 0; i < n; ++i) {
-      if (truth(x[i * s]) != kAll) return !kAll;
+      if (truth(x + i * s) != kAll) return !kAll;
     }
     return kAll;
   }
@@ -250,9 +250,9 @@ struct AllAnyOp {
       const T* row = x + r * rs;
       for (int64_t c = 0; c < nc; ++c) {
         if constexpr (kAll) {
-          acc[c] = acc[c] & truth(row[c]);
+          acc[c] = acc[c] & truth(row + c);
         } else {
-          acc[c] = acc[c] | truth(row[c]);
+          acc[c] = acc[c] | truth(row + c);
         }
       }
     }
