@@ -102,9 +102,9 @@ def _rayleigh_ritz(A, S, n, largest):
     coefficient vectors, best first."""
     H = ember.matmul(S.mT, ember.matmul(A, S))
     d, Z = ember.linalg.eigh((H + H.mT) / 2)
-    order = ember.flip(ember.arange(d.shape[0], device=d.device), [0]) if largest else ember.arange(d.shape[0])
-    order = order[:n]
-    return d[order], Z[:, order]
+    if largest:
+        d, Z = d.flip(0), Z.flip(-1)
+    return d[:n], Z[:, :n]
 
 
 def _lobpcg_2d(A, k, B, X, iK, niter, tol, largest, method, tracker, ortho):
@@ -165,7 +165,7 @@ def _lobpcg_2d(A, k, B, X, iK, niter, tol, largest, method, tracker, ortho):
     return E[:k], X[:, :k]
 
 
-def _check_shapes(A, B, X, iK):
+def _check_shapes(A, B):
     if A.shape[-2] != A.shape[-1]:
         raise AssertionError(f"A must be square, got shape {A.shape}")
     if B is not None and B.shape != A.shape:
@@ -215,7 +215,7 @@ def lobpcg(
 ):
     """The k largest (or smallest) eigenpairs of A x = lambda B x, A and B
     symmetric positive definite, by LOBPCG; returns (E, X)."""
-    _check_shapes(A, B, X, iK)
+    _check_shapes(A, B)
     m = A.shape[-1]
     if X is not None:
         if X.shape[-2:] != (m, X.shape[-1]) or X.shape[:-2] != A.shape[:-2]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ember
 from ember import _C
 from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
-from ember._sparse_coo import SparseCOOTensor, _sparse_backend_error
+from ember._sparse_coo import SparseCOOTensor, _layout_shell, _sparse_backend_error
 
 _MISSING = object()
 _COMPRESSED = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
@@ -41,9 +41,7 @@ def _layout_of(x):
 
 
 def _make(layout, cidx, pidx, values, size):
-    with _C.DisableTorchFunctionSubclass():
-        base = ember.zeros((), dtype=values.dtype).expand(tuple(size))
-        t = base.as_subclass(SparseCompressedTensor)
+    t = _layout_shell(SparseCompressedTensor, values.dtype, size)
     t._sc_layout = layout
     t._sc_cidx = cidx
     t._sc_pidx = pidx

@@ -23,10 +23,15 @@ def _sparse_backend_error(name: str, backend: str = "SparseCPU") -> NotImplement
     )
 
 
-def _make(indices, values, size, coalesced: bool):
+def _layout_shell(cls, dtype, size):
+    """A tensor of class cls with the given dtype and size and no data of its
+    own (one zero, expanded): the dense face of a sparse layout's tensor."""
     with _C.DisableTorchFunctionSubclass():
-        base = ember.zeros((), dtype=values.dtype).expand(tuple(size))
-        t = base.as_subclass(SparseCOOTensor)
+        return ember.zeros((), dtype=dtype).expand(tuple(size)).as_subclass(cls)
+
+
+def _make(indices, values, size, coalesced: bool):
+    t = _layout_shell(SparseCOOTensor, values.dtype, size)
     t._sp_indices = indices
     t._sp_values = values
     t._sp_coalesced = coalesced
