@@ -701,10 +701,17 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
         w = aweights if w is None else w * aweights
     w_sum = ember.tensor(n_obs, dtype=ember.int64) if w is None else w.sum()
     avg = (x if w is None else x * w).sum(1) / w_sum
-    if w is not None and aweights is not None and correction != 0:
-        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
-    else:
+    if w is None:
+        norm_factor = ember.tensor(n_obs - correction, dtype=ember.int64)
+    elif correction == 0:
+        norm_factor = w_sum
+    elif aweights is None:
         norm_factor = w_sum - correction
+    elif fweights is None and n_obs == 1 and correction == 1:
+        # one observation, aweights only: no degrees of freedom (NumPy's answer)
+        norm_factor = ember.tensor(0, dtype=ember.int64)
+    else:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
     if builtins.bool(norm_factor <= 0):
         import warnings
 
@@ -714,8 +721,17 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
             stacklevel=2,
         )
         norm_factor = ember.zeros_like(norm_factor)
-    xc = x - avg.unsqueeze(1)
+    if n_obs == 1 and (fweights is None) != (aweights is None):
+        # one observation and one kind of weights: the average is the input itself
+        xc = ember.zeros_like(x)
+        if not (xc.is_floating_point() or xc.is_complex()):
+            xc = xc.float()
+    else:
+        xc = x - avg.unsqueeze(1)
     c = ember.mm(xc, (xc if w is None else xc * w).t().conj())
+    if c.is_complex() and (xc.shape[0] == 1 or xc.shape[1] == 1):
+        # a vector times its conjugate: the imaginary part is zero, not rounding noise
+        c = ember.complex(c.real, ember.zeros_like(c.real))
     return (c / norm_factor).squeeze()
 
 
@@ -730,10 +746,12 @@ def corrcoef(input):  # noqa: A002
     if c.dim() == 0:
         return c / c
     d = ember.diagonal(c)
-    stddev = d.sqrt()
-    c = c / stddev.unsqueeze(1)
-    c = c / stddev.unsqueeze(0)
-    return c.clamp(-1, 1)
+    stddev = (d.real if d.is_complex() else d).sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    if c.is_complex():
+        return ember.complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002

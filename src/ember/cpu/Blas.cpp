@@ -68,6 +68,15 @@ struct Mkl {
   void (*dgemv)(int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
   float (*sdot)(int, const float*, int, const float*, int);
   double (*ddot)(int, const double*, int, const double*, int);
+  // cblas_[cz]dot[uc]_sub: n, x, incx, y, incy, result
+  using ComplexDot = void (*)(int, const void*, int, const void*, int, void*);
+  ComplexDot cdotu = nullptr, cdotc = nullptr, zdotu = nullptr, zdotc = nullptr;
+  // cblas_?gemm_batch: layout, per-group transposes, m, n, k, alpha, A[], lda,
+  // B[], ldb, beta, C[], ldc, group count, group sizes
+  using GemmBatch = void (*)(int, const int*, const int*, const int*, const int*, const int*, const void*,
+                             const void**, const int*, const void**, const int*, const void*, void**, const int*, int,
+                             const int*);
+  GemmBatch gemm_batch[4] = {};  // s, d, c, z
   int (*set_num_threads_local)(int);
   void* handle;
   std::string version;
@@ -99,6 +108,12 @@ Mkl load_mkl() {
             find(lib, "cblas_dgemv", m.dgemv) && find(lib, "cblas_sdot", m.sdot) && find(lib, "cblas_ddot", m.ddot) &&
             find(lib, "MKL_Set_Num_Threads_Local", m.set_num_threads_local);
   if (!ok) return m;
+  // Optional entry points: without them the callers fall back (complex dots
+  // to the product loops, batched products to one call per matrix).
+  find(lib, "cblas_cdotu_sub", m.cdotu), find(lib, "cblas_cdotc_sub", m.cdotc);
+  find(lib, "cblas_zdotu_sub", m.zdotu), find(lib, "cblas_zdotc_sub", m.zdotc);
+  const char* batch_names[4] = {"cblas_sgemm_batch", "cblas_dgemm_batch", "cblas_cgemm_batch", "cblas_zgemm_batch"};
+  for (int i = 0; i < 4; ++i) find(lib, batch_names[i], m.gemm_batch[i]);
   set_interface_layer(0);  // LP64
   set_threading_layer(3);  // GNU OpenMP
   char text[256] = {};
@@ -210,6 +225,27 @@ void gemm_column_major(char kind, bool ta, bool tb, int m, int n, int k, const v
     case 'c': l.cgemm(kColMajor, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     default: l.zgemm(kColMajor, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
   }
+}
+
+bool gemm_batch_column_major(char kind, bool ta, bool tb, int m, int n, int k, const void* alpha, const void** a,
+                             int lda, const void** b, int ldb, const void* beta, void** c, int ldc, int batch) {
+  const Mkl& l = mkl();
+  const int index = kind == 's' ? 0 : kind == 'd' ? 1 : kind == 'c' ? 2 : 3;
+  if (!l.loaded || !l.gemm_batch[index]) return false;
+  sync_threads();
+  const int op_a = cblas_trans(ta), op_b = cblas_trans(tb);
+  l.gemm_batch[index](kColMajor, &op_a, &op_b, &m, &n, &k, alpha, a, &lda, b, &ldb, beta, c, &ldc, 1, &batch);
+  return true;
+}
+
+bool complex_dot(char kind, bool conj_x, int n, const void* x, int incx, const void* y, int incy, void* out) {
+  const Mkl& l = mkl();
+  if (!l.loaded) return false;
+  Mkl::ComplexDot f = kind == 'c' ? (conj_x ? l.cdotc : l.cdotu) : (conj_x ? l.zdotc : l.zdotu);
+  if (!f) return false;
+  sync_threads();
+  f(n, x, incx, y, incy, out);
+  return true;
 }
 
 // Note [float32 GEMM]: with oneDNN in the build, float32 matrix products go

@@ -28,6 +28,15 @@ bool is_mkl();
 // call; kind 's', 'd', 'c' or 'z'; alpha and beta point at one element.
 void gemm_column_major(char kind, bool trans_a, bool trans_b, int m, int n, int k, const void* alpha, const void* a,
                        int lda, const void* b, int ldb, const void* beta, void* c, int ldc);
+// MKL's batched product (cblas_?gemm_batch, one group, as PyTorch's bmm calls
+// it): C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i], column-major. False,
+// with nothing done, without MKL.
+bool gemm_batch_column_major(char kind, bool trans_a, bool trans_b, int m, int n, int k, const void* alpha,
+                             const void** a, int lda, const void** b, int ldb, const void* beta, void** c, int ldc,
+                             int batch);
+// MKL's complex dot product (kind 'c' or 'z'; conj_x: sum conj(x) * y) into
+// out. False, with nothing done, without MKL.
+bool complex_dot(char kind, bool conj_x, int n, const void* x, int incx, const void* y, int incy, void* out);
 // MKL's elementwise (VML) function `name` ("Exp", "Ln", ...): out[i] = f(in[i])
 // for n elements in PyTorch's accuracy mode, or null without MKL (Note [MKL
 // for elementwise functions]).

@@ -107,6 +107,9 @@ Tensor& sgn_out(const Tensor& self, Tensor& out) {
 Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
   // In place on a real tensor there is nothing to write: no overlap check.
   if (out.is_same(self) && !self.is_complex()) return out;
+  // PyTorch's conjugate keeps the strides of a dense input exactly (its lazy
+  // view, or empty_like), size-1 dims included; products read them.
+  if (!out.defined() && self.is_complex() && self.is_non_overlapping_and_dense()) out = ember::empty_like(self);
   auto it = TensorIterator::unary_op(out, self);
   if (is_complex_type(it.common_dtype())) {
     cpu::conj_complex_stub(it);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <complex>
+#include <vector>
 
 #include "ember/autograd/Autograd.h"
 #include "ember/autograd/ForwardAD.h"
@@ -373,15 +374,166 @@ void check_bmm_args(const Tensor& b1, const Tensor& b2) {
               b2.sizes()[0], ", ", b2.sizes()[1], "].");
 }
 
+// Note [bmm in PyTorch's order]
+// PyTorch's CPU bmm/baddbmm picks its method by size: below 400
+// multiply-adds per matrix a plain loop (one accumulator per element, the
+// products added in order of k, no fused multiply-add: this file is compiled
+// without them); above, with MKL, one batched MKL call on the operands as they
+// lie; otherwise a product per matrix. Each method rounds differently, so
+// Ember takes the same one.
+constexpr int64_t kSmallBmmWork = 400;
+constexpr int64_t kBmmGrain = 32768;  // PyTorch's GRAIN_SIZE
+
+template <typename T>
+using small_bmm_acc_t = std::conditional_t<
+    std::is_integral_v<T>, uint64_t,  // wraps as the dtype does, cut to it at the end
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>>;
+
+template <typename T>
+void small_baddbmm_typed(Tensor& result, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,
+                         bool is_bmm) {
+  using Acc = small_bmm_acc_t<T>;
+  auto scalar = [](const Scalar& v) -> Acc {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<Acc>(v.to_long());
+    } else if constexpr (is_complex_t<T>::value) {
+      return static_cast<Acc>(v.to<std::complex<double>>());
+    } else {
+      return static_cast<Acc>(v.to_double());
+    }
+  };
+  const Acc al = scalar(alpha), be = is_bmm ? Acc(0) : scalar(beta);
+  const bool beta_zero = is_bmm || be == Acc(0);
+  const int64_t bs = result.sizes()[0], m = result.sizes()[1], n = result.sizes()[2], k = b1.sizes()[2];
+  const T* A = static_cast<const T*>(b1.data_ptr());
+  const T* B = static_cast<const T*>(b2.data_ptr());
+  T* C = static_cast<T*>(result.data_ptr());
+  const auto as = b1.strides(), bst = b2.strides();
+  const int64_t grain = std::max<int64_t>(kBmmGrain / std::max<int64_t>(m * n * k, 1), 1);
+  parallel_for(0, bs, grain, [&](int64_t b0, int64_t b1_end) {
+    for (int64_t b = b0; b < b1_end; ++b) {
+      for (int64_t i = 0; i < m; ++i) {
+        const T* a = A + b * as[0] + i * as[1];
+        T* c = C + (b * m + i) * n;
+        for (int64_t j = 0; j < n; ++j) {
+          const T* bb = B + b * bst[0] + j * bst[2];
+          Acc acc = Acc(0);
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(a[p * as[2]]) * static_cast<Acc>(bb[p * bst[1]]);
+          Acc r;
+          if (is_bmm) {
+            r = acc;
+          } else if (beta_zero) {
+            r = al * acc;
+          } else {
+            r = static_cast<Acc>(c[j]) * be + al * acc;
+          }
+          c[j] = static_cast<T>(r);
+        }
+      }
+    }
+  });
+}
+
+void small_baddbmm(Tensor& result, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,
+                   bool is_bmm) {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(result.dtype(), is_bmm ? "bmm" : "baddbmm", [&] {
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      throw NotImplementedError(str_cat("\"", is_bmm ? "bmm" : "baddbmm", "\" not implemented for 'Bool'"));
+    } else {
+      small_baddbmm_typed<scalar_t>(result, b1, b2, beta, alpha, is_bmm);
+    }
+  });
+}
+
+// PyTorch's batched MKL product (baddbmm_with_gemm_): each matrix's rows or
+// columns contiguous. False when MKL or the call's preconditions are missing.
+bool mkl_baddbmm(Tensor& result, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,
+                 bool beta_zero) {
+  const ScalarType dt = result.dtype();
+  if (!blas::is_mkl() || !use_blas(dt) || !result.is_cpu()) return false;
+  auto items_fit = [](const Tensor& t) {
+    const auto sz = t.sizes(), st = t.strides();
+    return (st[2] == 1 && (sz[1] == 1 || st[1] >= sz[2])) || (st[1] == 1 && (sz[2] == 1 || st[2] >= sz[1]));
+  };
+  if (!items_fit(b1) || !items_fit(b2)) return false;
+  auto is_transposed = [](const Tensor& t) { return t.strides()[1] == 1 && t.strides()[2] >= t.sizes()[1]; };
+  // Column-major: C^T (n x m) = op(b2^T) @ op(b1^T).
+  const bool ta = is_transposed(b2), tb = is_transposed(b1);
+  const int64_t batch = b1.sizes()[0], m = result.sizes()[2], n = result.sizes()[1], k = b2.sizes()[1];
+  int64_t lda = b2.strides()[ta ? 2 : 1], ldb = b1.strides()[tb ? 2 : 1], ldc = result.strides()[1];
+  // PyTorch's normalize_last_dims
+  if (n == 1) ldc = m;
+  if (ta) {
+    if (m == 1) lda = k;
+  } else if (k == 1) {
+    lda = m;
+  }
+  if (tb) {
+    if (k == 1) ldb = n;
+  } else if (n == 1) {
+    ldb = k;
+  }
+  const bool fits = fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) && fits_int(ldc) &&
+                    fits_int(batch) && lda >= std::max<int64_t>(1, ta ? k : m) &&
+                    ldb >= std::max<int64_t>(1, tb ? n : k) && ldc >= std::max<int64_t>(1, m);
+  if (!fits) return false;
+  const char kind = dt == ScalarType::Float          ? 's'
+                    : dt == ScalarType::Double       ? 'd'
+                    : dt == ScalarType::ComplexFloat ? 'c'
+                                                     : 'z';
+  union Number {
+    float f;
+    double d;
+    std::complex<float> c;
+    std::complex<double> z;
+  };
+  Number al{}, be{};
+  switch (kind) {
+    case 's': al.f = float(alpha.to_double()), be.f = beta_zero ? 0.0f : float(beta.to_double()); break;
+    case 'd': al.d = alpha.to_double(), be.d = beta_zero ? 0.0 : beta.to_double(); break;
+    case 'c':
+      al.c = alpha.to<std::complex<float>>(), be.c = beta_zero ? std::complex<float>() : beta.to<std::complex<float>>();
+      break;
+    default:
+      al.z = alpha.to<std::complex<double>>();
+      be.z = beta_zero ? std::complex<double>() : beta.to<std::complex<double>>();
+  }
+  const int64_t isz = static_cast<int64_t>(element_size(dt));
+  const char* pa = static_cast<const char*>(b2.data_ptr());
+  const char* pb = static_cast<const char*>(b1.data_ptr());
+  char* pc = static_cast<char*>(result.data_ptr());
+  if (batch == 1) {
+    blas::gemm_column_major(kind, ta, tb, int(m), int(n), int(k), &al, pa, int(lda), pb, int(ldb), &be, pc, int(ldc));
+    return true;
+  }
+  std::vector<const void*> a_ptrs(batch), b_ptrs(batch);
+  std::vector<void*> c_ptrs(batch);
+  for (int64_t i = 0; i < batch; ++i) {
+    a_ptrs[i] = pa + i * b2.strides()[0] * isz;
+    b_ptrs[i] = pb + i * b1.strides()[0] * isz;
+    c_ptrs[i] = pc + i * result.strides()[0] * isz;
+  }
+  return blas::gemm_batch_column_major(kind, ta, tb, int(m), int(n), int(k), &al, a_ptrs.data(), int(lda),
+                                       b_ptrs.data(), int(ldb), &be, c_ptrs.data(), int(ldc), int(batch));
+}
+
 Tensor baddbmm_impl(const Tensor* self, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
   const int64_t bs = b1.sizes()[0], m = b1.sizes()[1], k = b1.sizes()[2], n = b2.sizes()[2];
   Tensor result = ember::empty({bs, m, n}, b1.dtype(), b1.device());
   Scalar b = beta;
+  const bool beta_zero = !self || (!beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool());
   if (self) {
-    const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
     if (!beta_zero) result.copy_(self->expand({bs, m, n}));
   } else {
     b = Scalar(int64_t(0));
+  }
+  // Note [bmm in PyTorch's order]
+  if (result.numel() > 0 && k > 0 && result.is_cpu() && has_data(result, {&b1, &b2})) {
+    if (k * m * n < kSmallBmmWork) {
+      small_baddbmm(result, b1, b2, b, alpha, self == nullptr);
+      return result;
+    }
+    if (mkl_baddbmm(result, b1, b2, b, alpha, beta_zero)) return result;
   }
   gemm_batched(b1.dtype(), bs, m, n, k, b1, b1.strides()[0], b1.strides()[1], b1.strides()[2], b2, b2.strides()[0],
                b2.strides()[1], b2.strides()[2], result, alpha, b);
@@ -435,7 +587,8 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
   return result;
 }
 
-Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
+// conj_self: sum conj(self) * other (vdot).
+Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name, bool conj_self = false) {
   EMBER_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ", other.dim(),
               "D tensors");
   EMBER_CHECK(self.dtype() == other.dtype(), name, " : expected both vectors to have same dtype, but found ",
@@ -462,8 +615,19 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name) {
     }
     return result;
   }
+  if (is_complex_type(dt) && n > 0 && fits_int(n) && self.is_cpu()) {
+    // PyTorch's complex dot and vdot: MKL's [cz]dotu / [cz]dotc.
+    Tensor a = self.strides()[0] == 0 ? self.contiguous() : self;
+    Tensor b = other.strides()[0] == 0 ? other.contiguous() : other;
+    const int inca = n == 1 ? 1 : int(a.strides()[0]), incb = n == 1 ? 1 : int(b.strides()[0]);
+    if (blas::complex_dot(dt == ScalarType::ComplexFloat ? 'c' : 'z', conj_self, int(n), a.data_ptr(), inca,
+                          b.data_ptr(), incb, result.data_ptr())) {
+      return result;
+    }
+  }
+  const Tensor x = conj_self ? self.conj() : self;
   Tensor r2 = result.view({1, 1});
-  gemm_batched(dt, 1, 1, 1, n, self, 0, 0, self.strides()[0], other, 0, other.strides()[0], 1, r2, Scalar(int64_t(1)),
+  gemm_batched(dt, 1, 1, 1, n, x, 0, 0, x.strides()[0], other, 0, other.strides()[0], 1, r2, Scalar(int64_t(1)),
                Scalar(int64_t(0)));
   return result;
 }
@@ -675,7 +839,7 @@ Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) {
 }
 
 Tensor& vdot_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  return deliver(out, dot_impl(self.conj(), other, "vdot"));
+  return deliver(out, dot_impl(self, other, "vdot", /*conj_self=*/true));
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {

@@ -178,9 +178,7 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   const ScalarType t = dtype.value_or(self.dtype());
   const Device dev = device.value_or(self.device());
   const MemoryFormat f = memory_format.value_or(MemoryFormat::Preserve);
-  if (f == MemoryFormat::Contiguous || (f == MemoryFormat::Preserve && self.is_contiguous())) {
-    return native::empty(self.sizes(), t, dev);
-  }
+  if (f == MemoryFormat::Contiguous) return native::empty(self.sizes(), t, dev);
   if (f != MemoryFormat::Preserve)
     return ember::empty_strided(self.sizes(), strides_for_format(self.sizes(), f), t, dev);
   if (self.is_non_overlapping_and_dense()) return ember::empty_strided(self.sizes(), self.strides(), t, dev);
