@@ -38,7 +38,20 @@ def test_error_type_and_message(expr):
     assert outcome(expr, ember) == outcome(expr, torch)
 
 
-@pytest.mark.parametrize("expr", ["lib.sum(a, dim='x')", "a.view(2, 'x')", "lib.cat([a, 1])"])
+# `int[1]? dim` without a default may be None but must be given, as in
+# PyTorch: sum/mean with keepdim= and no dim match no overload.
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "lib.sum(a, dim='x')",
+        "a.view(2, 'x')",
+        "lib.cat([a, 1])",
+        "lib.sum(a, keepdim=True)",
+        "a.sum(keepdim=True)",
+        "lib.mean(a, keepdim=True)",
+        "a.mean(keepdim=False, dtype=lib.float64)",
+    ],
+)
 def test_error_type(expr):
     assert outcome(expr, ember)[0] == outcome(expr, torch)[0]
 
@@ -57,6 +70,10 @@ def test_error_type(expr):
         "lib.ones(2, 3).sum((0, 1)).tolist()",
         "lib.ones(2, 3).sum(dim=[1], keepdim=True).shape",
         "lib.ones(2, 3).sum(dtype=lib.float64).dtype",
+        "lib.ones(2, 3).sum(None, True).shape",
+        "lib.ones(2, 3).mean(dim=None, keepdim=True).shape",
+        "lib.ones(2, 3).any(keepdim=True).shape",
+        "lib.all(lib.ones(2, 3), None).shape",
         "lib.add(lib.ones(2), lib.ones(2), alpha=3).tolist()",
         "lib.add(input=lib.ones(2), other=2).tolist()",
         "lib.ones(2, 3).permute(1, 0).shape",

@@ -140,8 +140,22 @@ def params(args, with_defaults: bool, kernel: bool = False) -> str:
 # Declarations
 
 
-def declaration(v: Variant) -> str:
-    return f"EMBER_API {cpp_return_type(v)} {v.name}({params(v.args, True)});"
+def call_shapes(variants: list[Variant]) -> set[tuple]:
+    """(name, argument types) of every full C++ call of these variants."""
+    return {(v.name, tuple(cpp_arg_type(a.type) for a in v.args)) for v in variants}
+
+
+def defaults_clash(v: Variant, shapes: set[tuple]) -> bool:
+    """Whether v's call with its defaulted arguments left out is another
+    overload's full call (any.dims(self) and any(self)): then, as PyTorch's
+    C++ API does, v keeps no defaults."""
+    required = tuple(cpp_arg_type(a.type) for a in v.args if a.default is None)
+    full = tuple(cpp_arg_type(a.type) for a in v.args)
+    return required != full and (v.name, required) in shapes
+
+
+def declaration(v: Variant, with_defaults: bool = True) -> str:
+    return f"EMBER_API {cpp_return_type(v)} {v.name}({params(v.args, with_defaults)});"
 
 
 def method_variants(op: Operator) -> list[Variant]:
@@ -155,9 +169,9 @@ def method_variants(op: Operator) -> list[Variant]:
     return vs
 
 
-def method_declaration(v: Variant) -> str:
+def method_declaration(v: Variant, with_defaults: bool = True) -> str:
     args = v.args[1:]
-    return f"{cpp_return_type(v)} {v.name}({params(args, True)}) const;"
+    return f"{cpp_return_type(v)} {v.name}({params(args, with_defaults)}) const;"
 
 
 def method_definition(v: Variant) -> str:

@@ -44,13 +44,13 @@ class Writer:
 def gen_cpp(ops: list[Operator], w: Writer) -> None:
     decls, methods, natives, tables = [], [], set(), []
     shards: list[list[str]] = [[] for _ in range(N_CPP_SHARDS)]
+    shapes = cpp.call_shapes([v for op in ops for v in cpp.variants_of(op)])
     for op in ops:
         for v in cpp.variants_of(op):
-            if "function" in op.variants or v.kind != "functional" or True:
-                decls.append(cpp.declaration(v))
+            decls.append(cpp.declaration(v, not cpp.defaults_clash(v, shapes)))
             shards[shard_of(op.name, N_CPP_SHARDS)].append(cpp.definition(v))
         for v in cpp.method_variants(op):
-            methods.append(cpp.method_declaration(v))
+            methods.append(cpp.method_declaration(v, not cpp.defaults_clash(v, shapes)))
             shards[shard_of(op.name, N_CPP_SHARDS)].append(cpp.method_definition(v))
         for backend, kernel in op.dispatch:
             natives.add(cpp.native_declaration(op, kernel))

@@ -73,9 +73,8 @@ struct Mkl {
   ComplexDot cdotu = nullptr, cdotc = nullptr, zdotu = nullptr, zdotc = nullptr;
   // cblas_?gemm_batch: layout, per-group transposes, m, n, k, alpha, A[], lda,
   // B[], ldb, beta, C[], ldc, group count, group sizes
-  using GemmBatch = void (*)(int, const int*, const int*, const int*, const int*, const int*, const void*,
-                             const void**, const int*, const void**, const int*, const void*, void**, const int*, int,
-                             const int*);
+  using GemmBatch = void (*)(int, const int*, const int*, const int*, const int*, const int*, const void*, const void**,
+                             const int*, const void**, const int*, const void*, void**, const int*, int, const int*);
   GemmBatch gemm_batch[4] = {};  // s, d, c, z
   int (*set_num_threads_local)(int);
   void* handle;

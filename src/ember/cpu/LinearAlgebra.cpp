@@ -385,9 +385,9 @@ constexpr int64_t kSmallBmmWork = 400;
 constexpr int64_t kBmmGrain = 32768;  // PyTorch's GRAIN_SIZE
 
 template <typename T>
-using small_bmm_acc_t = std::conditional_t<
-    std::is_integral_v<T>, uint64_t,  // wraps as the dtype does, cut to it at the end
-    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>>;
+using small_bmm_acc_t =
+    std::conditional_t<std::is_integral_v<T>, uint64_t,  // wraps as the dtype does, cut to it at the end
+                       std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>>;
 
 template <typename T>
 void small_baddbmm_typed(Tensor& result, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,

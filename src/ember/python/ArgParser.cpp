@@ -317,7 +317,8 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
     p.varargs_position = params.empty() && !kwonly;
     p.interned = interned_name(p.name);
     if (!p.kwarg_only) ++max_positional;
-    if (!p.has_default && !p.optional) ++required;
+    // As PyTorch: `T? x` without a default may be None but must be given.
+    if (!p.has_default) ++required;
     params.push_back(std::move(p));
   }
   // As PyTorch: a single int stands for the int list only where the list is
@@ -407,7 +408,7 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     }
   }
   for (size_t i = 0; i < np; ++i) {
-    if (!out[i] && !params[i].has_default && !params[i].optional) return false;
+    if (!out[i] && !params[i].has_default) return false;
   }
   return true;
 }
