@@ -261,10 +261,53 @@ def _dense_values(x):
     return x.to_dense() if _is_sparse(x) else x
 
 
+def _size_error(t, dim):
+    # the IndexError of t.size(dim) for a tensor with fewer dims, as PyTorch's mm reads them
+    if t.dim() == 0:
+        return IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return IndexError(f"Dimension out of range (expected to be in range of [-{t.dim()}, {t.dim() - 1}], but got {dim})")
+
+
+def _matmul(a, b):
+    """matmul with a sparse COO operand: mm, or a matrix-vector product."""
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
+    if (_is_sparse(a) and a.dim() > 2) or (_is_sparse(b) and b.dim() > 2):
+        raise RuntimeError("reshape is not implemented for sparse tensors")
+    if a.dim() == 1 and b.dim() == 1:
+        raise _sparse_backend_error("dot")
+    if a.dim() == 2 and b.dim() == 1:
+        if _is_sparse(a) and _is_sparse(b):
+            raise _sparse_backend_error("as_strided")
+        return _mm(a, b.unsqueeze(1)).squeeze(1) if _is_sparse(a) else a @ b.to_dense()
+    if a.dim() == 1 and b.dim() == 2:
+        if _is_sparse(a) and _is_sparse(b):
+            raise _sparse_backend_error("as_strided_")
+        return a.to_dense() @ b if _is_sparse(a) else _mm(a.unsqueeze(0), b).squeeze(0)
+    return _mm(a, b)
+
+
 def _mm(a, b):
     if _is_sparse(a) and _is_sparse(b):
+        for name, t in (("mat1_", a), ("mat2_", b)):
+            if t.dim() != 2:
+                raise RuntimeError(
+                    f"Expected {name}.dim() == 2 to be true, but got false.  (Could this error message be improved?  "
+                    "If so, please report an enhancement request to PyTorch.)"
+                )
         return _mm(a, b.to_dense()).to_sparse()
+    if a.dim() < 2:
+        raise _size_error(a, -2)
+    if b.dim() < 2:
+        raise _size_error(b, 1 if _is_sparse(a) and b.dim() == 1 else -1 if _is_sparse(a) else -2)
     if _is_sparse(a):
+        if a.dim() > 2 and b.dim() == 2 and a.shape[0] != b.shape[0]:
+            # PyTorch expands the dense operand to the result's first two sizes first
+            raise RuntimeError(
+                f"The expanded size of the tensor ({a.shape[0]}) must match the existing size ({b.shape[0]}) at "
+                f"non-singleton dimension 0.  Target sizes: [{a.shape[0]}, {b.shape[1]}].  "
+                f"Tensor sizes: [{b.shape[0]}, {b.shape[1]}]"
+            )
         if a.sparse_dim() != 2 or a.dense_dim() != 0 or b.dim() != 2:
             raise RuntimeError("sparse @ dense: expected a 2-D sparse tensor and a 2-D dense tensor")
         if a.shape[1] != b.shape[0]:
@@ -504,8 +547,9 @@ def _register(handler, *funcs):
 def install_handlers() -> None:
     """What a SparseCOOTensor answers; after Tensor's properties are final."""
     T = ember.Tensor
-    _register(lambda a, b, **k: _mm(a, b), ember.mm, T.mm, ember.matmul, T.matmul, T.__matmul__, ember.spmm)
-    _register(lambda b, a, **k: _mm(a, b), T.__rmatmul__)
+    _register(lambda a, b, **k: _mm(a, b), ember.mm, T.mm, ember.spmm)
+    _register(lambda a, b, **k: _matmul(a, b), ember.matmul, T.matmul, T.__matmul__)
+    _register(lambda b, a, **k: _matmul(a, b), T.__rmatmul__)
     _register(_add, ember.add, T.add, T.__add__)
     _register(lambda a, b, **k: _add(b, a, **k), T.__radd__)
     _register(_mul, ember.mul, T.mul, T.__mul__, T.__rmul__)

@@ -58,8 +58,12 @@ def _coo_product(name, sparse, dense):
         raise _sparse_backend_error(name, _BACKEND)
     if not isinstance(sparse, SparseCOOTensor):
         raise _sparse_backend_error(name, "CPU")
-    if sparse.sparse_dim() != 2 or dense.dim() != 2:
+    if sparse.sparse_dim() != 2:
         raise RuntimeError(f"{name}: Argument #2: matrices expected, got {sparse.sparse_dim()}D tensor")
+    if dense.dim() != 2:
+        raise RuntimeError(f"{name}: Argument #3: matrices expected, got {dense.dim()}D tensor")
+    if isinstance(dense, SparseCOOTensor):
+        raise RuntimeError("addmm_sparse_dense: expected strided result tensor, got tensor with layout Sparse")
     if sparse.shape[1] != dense.shape[0]:
         raise RuntimeError(f"{name}: Argument #3: Expected dim 0 size {sparse.shape[1]}, got {dense.shape[0]}")
 
@@ -72,11 +76,15 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):  # noqa: A002 - P
     if _is_compressed(mat1) or _is_compressed(input):
         raise _sparse_backend_error("sspaddmm.out", _BACKEND)
     if not isinstance(mat1, SparseCOOTensor):
-        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+        raise RuntimeError("sspaddmm: expected 'mat1' to have sparse layout, got 'mat1' with layout Strided")
+    if isinstance(mat2, SparseCOOTensor):
+        raise RuntimeError("sspaddmm: expected 'mat2' to have strided layout, got 'mat2' with layout Sparse")
     if not isinstance(input, SparseCOOTensor):
         raise RuntimeError("sspaddmm: expected a sparse COO input (self)")
-    if mat1.sparse_dim() != 2 or mat2.dim() != 2:
+    if mat1.sparse_dim() != 2:
         raise RuntimeError(f"sspaddmm: Argument #2: matrices expected, got {mat1.sparse_dim()}D tensor")
+    if mat2.dim() != 2:
+        raise RuntimeError(f"sspaddmm: Argument #3: matrices expected, got {mat2.dim()}D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"sspaddmm: Argument #3: Expected dim 0 size {mat1.shape[1]}, got {mat2.shape[0]}")
     if tuple(input.shape) != (mat1.shape[0], mat2.shape[1]):
@@ -114,6 +122,8 @@ def smm(input, mat2):  # noqa: A002 - PyTorch's name
     if _is_compressed(mat2):
         raise _sparse_backend_error("sspaddmm.out", _BACKEND)
     if not isinstance(input, SparseCOOTensor):
+        if isinstance(mat2, SparseCOOTensor):  # the sparse kernel, given a strided mat1
+            raise RuntimeError("sspaddmm: expected 'mat1' to have sparse layout, got 'mat1' with layout Strided")
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     empty = coo_make(
         ember.zeros((2, 0), dtype=ember.int64),
@@ -139,6 +149,8 @@ def hspmm(mat1, mat2, *, out=None):
     if _is_compressed(mat1) or _is_compressed(mat2):
         raise _sparse_backend_error("hspmm", _BACKEND)
     if not isinstance(mat1, SparseCOOTensor):
+        if isinstance(mat2, SparseCOOTensor):  # the sparse kernel, given a mat1 without sparse dims
+            raise RuntimeError("hspmm: Argument #2: matrices expected, got 0D tensor")
         raise _sparse_backend_error("hspmm", "CPU")
     _coo_product("hspmm", mat1, mat2)
     m1 = mat1.coalesce()

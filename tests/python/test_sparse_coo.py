@@ -127,3 +127,34 @@ def test_graph_convolution_training_matches_torch():
             run.append(round(loss.item(), 4))
         losses.append(run)
     assert losses[1] == losses[0]
+
+
+_PRODUCT_OPERANDS = {
+    "s2": lambda L: L.tensor([[1.0, 2, 0], [0, 3, 4], [5, 0, 6]]).to_sparse(),
+    "s1": lambda L: L.tensor([1.0, 0, 2]).to_sparse(),
+    "s3": lambda L: L.ones(2, 3, 3).to_sparse(),
+    "d2": lambda L: L.arange(9.0).reshape(3, 3),
+    "d1": lambda L: L.tensor([1.0, 2, 3]),
+    "d0": lambda L: L.tensor(1.0),
+}
+
+
+@pytest.mark.parametrize(
+    "call", ["L.mm(a, b)", "L.sparse.mm(a, b)", "L.hsmm(a, b)", "L.smm(a, b)", "a @ b", "L.sspaddmm(c, a, b)"]
+)
+def test_products_of_mismatched_ranks_as_torch(call):
+    """Values, or the exception type and message PyTorch gives, for every pairing
+    of sparse and dense operands of 0 to 3 dims."""
+
+    def run(L, ka, kb):
+        names = {"L": L, "a": _PRODUCT_OPERANDS[ka](L), "b": _PRODUCT_OPERANDS[kb](L), "c": L.eye(3).to_sparse()}
+        try:
+            r = eval(call, names)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)[:80]
+        return "ok", (r.to_dense() if r.layout != L.strided else r).tolist()
+
+    for ka in _PRODUCT_OPERANDS:
+        for kb in ("s2", "s1", "d2", "d1", "d0"):
+            if ka.startswith("s") or kb.startswith("s"):
+                assert run(ember, ka, kb) == run(torch, ka, kb), (call, ka, kb)
