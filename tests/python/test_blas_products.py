@@ -55,3 +55,39 @@ def test_products_equal_torch_bit_for_bit(shape, dtype):
         grads.append([leaf.grad for leaf in leaves])
     for want, got, name in zip(grads[0], grads[1], ("input", "weight", "bias")):
         assert same(got, want), f"linear's gradient of {name}"
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return set(next(line for line in f if line.startswith("flags")).split(":")[1].split())
+    except (OSError, StopIteration):
+        return set()
+
+
+# Where PyTorch multiplies bfloat16 matrices with oneDNN (Note [16-bit
+# products through oneDNN]); elsewhere both take loops of their own.
+ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= _cpu_flags()
+
+
+@pytest.mark.skipif(not ONEDNN_BF16, reason="PyTorch takes oneDNN for bfloat16 products on AVX-512 CPUs only")
+@pytest.mark.parametrize("shape", [(64, 64, 64), (128, 256, 64), (32, 1000, 48), (17, 33, 65), (3, 40, 50)])
+def test_bfloat16_products_equal_torch_bit_for_bit(shape):
+    m, k, n = shape
+    gen = np.random.default_rng(m + k + n)
+    arrays = [gen.standard_normal(s) for s in ((m, k), (k, n), (n,), (4, m, k), (4, k, n), (4, m, n))]
+
+    def run(L):
+        a, b, bias, ba, bb, bc = (L.from_numpy(x).to(L.bfloat16) for x in arrays)
+        return [
+            a @ b,
+            a.t().contiguous().t() @ b,
+            L.addmm(bias, a, b),
+            L.nn.functional.linear(a, b.t(), bias),
+            L.bmm(ba, bb),
+            L.baddbmm(bc, ba, bb),
+            ba @ b,
+        ]
+
+    for i, (got, want) in enumerate(zip(run(ember), run(torch))):
+        assert same(got.float(), want.float()), i

@@ -15,6 +15,7 @@
 #include "ember/autograd/Autograd.h"
 #include "ember/autograd/ForwardAD.h"
 #include "ember/cpu/Blas.h"
+#include "ember/cpu/OneDnnMatmul.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
@@ -202,6 +203,13 @@ void gemm_torch_order(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int
   }
 }
 
+// alpha 1 and beta 0 or 1: what the oneDNN route computes.
+bool simple_scales(const Scalar& alpha, const Scalar& beta) {
+  if (alpha.is_complex() || beta.is_complex() || alpha.to_double() != 1) return false;
+  const double b = beta.is_bool() ? double(beta.to_bool()) : beta.to_double();
+  return b == 0 || b == 1;
+}
+
 // C (m x n, row-major with leading dim ldc, data c) = alpha * A @ B + beta * C
 // for batch matrices: A[b] at a + b*a_bs with strides (a_rs, a_cs), etc.
 // beta == 0 ignores C. `a_t`/`b_t` hold the tensors the pointers come from.
@@ -230,6 +238,11 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
   char* c = static_cast<char*>(c_t.data_ptr());
   const int64_t isz = static_cast<int64_t>(element_size(dtype));
   const bool reduced_float = dtype == ScalarType::BFloat16 || dtype == ScalarType::Half;
+  // Note [16-bit products through oneDNN]: one product (mm, addmm) above 16^3
+  if (reduced_float && batch == 1 && m * n * k > 16 * 16 * 16 && simple_scales(alpha, beta) &&
+      onednn_reduced_matmul(dtype, 1, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c, !beta_zero)) {
+    return;
+  }
   if (reduced_float && m * n * k >= kReducedGemmThroughFloat && fits_int(m) && fits_int(n) && fits_int(k)) {
     // 16-bit floats: float32 operands through BLAS, one rounding of the
     // float32 accumulator at the end (what the row loop below computes, faster).
@@ -529,6 +542,15 @@ Tensor baddbmm_impl(const Tensor* self, const Tensor& b1, const Tensor& b2, cons
   }
   // Note [bmm in PyTorch's order]
   if (result.numel() > 0 && k > 0 && result.is_cpu() && has_data(result, {&b1, &b2})) {
+    const ScalarType dt = result.dtype();
+    // Note [16-bit products through oneDNN]: checked first, over the whole batch
+    if ((dt == ScalarType::BFloat16 || dt == ScalarType::Half) && bs * m * n * k > 16 * 16 * 16 &&
+        simple_scales(alpha, b) &&
+        onednn_reduced_matmul(dt, bs, m, n, k, b1.data_ptr(), b1.strides()[0], b1.strides()[1], b1.strides()[2],
+                              b2.data_ptr(), b2.strides()[0], b2.strides()[1], b2.strides()[2], result.data_ptr(),
+                              !beta_zero)) {
+      return result;
+    }
     if (k * m * n < kSmallBmmWork) {
       small_baddbmm(result, b1, b2, b, alpha, self == nullptr);
       return result;
