@@ -693,9 +693,9 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   // rounds): log(sum(exp(x - m))) + m, m the max with infinities as 0.
   Tensor m = ember::amax(in, dim, /*keepdim=*/true);
   m = ember::where(ember::eq(ember::abs(m), Scalar(std::numeric_limits<double>::infinity())), Scalar(0.0), m);
-  Tensor r = ember::log(ember::sum(ember::exp(ember::sub(in, m)), dim.vec(), keepdim, rtype));
-  r = ember::add(r, keepdim ? m : (dim.empty() ? ember::squeeze(m) : ember::squeeze(m, dim)));
-  return deliver(out, r.to(rtype));
+  Tensor r = ember::sum(ember::sub(in, m).exp_(), dim.vec(), keepdim, rtype);
+  r.log_().add_(keepdim ? m : (dim.empty() ? ember::squeeze(m) : ember::squeeze(m, dim)));
+  return deliver(out, r);
 }
 
 // ---- all, any -------------------------------------------------------------------------------

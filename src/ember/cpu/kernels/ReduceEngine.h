@@ -276,10 +276,36 @@ void run_serial_reduction(const ReducePlan& p, const Op& op) {
     return;
   }
 
-  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(n, 1));
-  parallel_for(0, nout, grain, [&](int64_t b, int64_t e) {
-    DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, b);
-    for (int64_t o = b; o < e; ++o, ow.next()) op.write(o, range(op.identity(), in + ow.offset, 0, n));
+  // Outputs in groups of kGroup, their folds interleaved element by element:
+  // independent dependency chains run side by side, each in its own order.
+  constexpr int64_t kGroup = 8;
+  const int64_t groups = (nout + kGroup - 1) / kGroup;
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(n * kGroup, 1));
+  parallel_for(0, groups, grain, [&](int64_t b, int64_t e) {
+    DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, b * kGroup);
+    for (int64_t gi = b; gi < e; ++gi) {
+      const int64_t o0 = gi * kGroup;
+      const int64_t m = std::min(kGroup, nout - o0);
+      if (m < kGroup) {
+        for (int64_t o = o0; o < nout; ++o, ow.next()) op.write(o, range(op.identity(), in + ow.offset, 0, n));
+        continue;
+      }
+      const T* base[kGroup];
+      Acc acc[kGroup];
+      for (int64_t k = 0; k < kGroup; ++k, ow.next()) {
+        base[k] = in + ow.offset;
+        acc[k] = op.identity();
+      }
+      DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+      for (int64_t r = 0; r < router; ++r, rw.next()) {
+        for (int64_t i = 0; i < L; ++i) {
+          const int64_t off = rw.offset + i * Ls;
+#pragma GCC unroll 8
+          for (int64_t k = 0; k < kGroup; ++k) acc[k] = op.reduce(acc[k], base[k][off]);
+        }
+      }
+      for (int64_t k = 0; k < kGroup; ++k) op.write(o0 + k, acc[k]);
+    }
   });
 }
 
