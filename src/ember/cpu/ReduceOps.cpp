@@ -353,7 +353,7 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
   if (want_mean) p.out2 = mean.data_ptr();
   // One float or double result: deviations from mean() (Note [Variance order]).
   const bool wide = self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double;
-  if (!want_mean && wide && p.num_outputs == 1 && self.numel() > 0 && !result.is_meta()) {
+  if (!want_mean && wide && p.num_outputs == 1 && self.numel() > 0 && self.device().is_cpu() && !result.is_meta()) {
     p.mean = ember::mean(self).item<double>();
   }
   if (!result.is_meta()) cpu::kernel_for(cpu::var_stub, self, "aten::var")(p, correction_value(correction), take_sqrt);
