@@ -351,6 +351,11 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
   Tensor mean = want_mean ? ember::empty(shape, self.dtype(), self.device()) : Tensor();
   ReducePlan p = make_plan(self, mask, result);
   if (want_mean) p.out2 = mean.data_ptr();
+  // One float or double result: deviations from mean() (Note [Variance order]).
+  const bool wide = self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double;
+  if (!want_mean && wide && p.num_outputs == 1 && self.numel() > 0 && self.device().is_cpu() && !result.is_meta()) {
+    p.mean = ember::mean(self).item<double>();
+  }
   if (!result.is_meta()) cpu::kernel_for(cpu::var_stub, self, "aten::var")(p, correction_value(correction), take_sqrt);
   return {result, mean};
 }
@@ -670,12 +675,27 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
       "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_message_name(out.dtype()));
   const ScalarType rtype =
       out.defined() ? out.dtype() : (is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype());
-  Tensor in = self.to(rtype);
   std::vector<bool> mask = make_mask(self, dim.vec());
-  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
-  ReducePlan p = make_plan(in, mask, result);
-  if (!result.is_meta()) cpu::kernel_for(cpu::logsumexp_stub, self, "aten::logsumexp")(p);
-  return deliver(out, result);
+  if (!self.device().is_cpu()) {
+    Tensor in = self.to(rtype);
+    Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
+    ReducePlan p = make_plan(in, mask, result);
+    if (!result.is_meta()) cpu::kernel_for(cpu::logsumexp_stub, self, "aten::logsumexp")(p);
+    return deliver(out, result);
+  }
+  const Tensor in = is_floating_type(self.dtype()) ? self : self.to(get_default_dtype());
+  if (in.is_meta() || in.numel() == 0) {
+    Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
+    if (!result.is_meta()) result.fill_(Scalar(-std::numeric_limits<double>::infinity()));
+    return deliver(out, result);
+  }
+  // PyTorch's composition, step by step in the input's dtype (each step
+  // rounds): log(sum(exp(x - m))) + m, m the max with infinities as 0.
+  Tensor m = ember::amax(in, dim, /*keepdim=*/true);
+  m = ember::where(ember::eq(ember::abs(m), Scalar(std::numeric_limits<double>::infinity())), Scalar(0.0), m);
+  Tensor r = ember::sum(ember::sub(in, m).exp_(), dim.vec(), keepdim, rtype);
+  r.log_().add_(keepdim ? m : (dim.empty() ? ember::squeeze(m) : ember::squeeze(m, dim)));
+  return deliver(out, r);
 }
 
 // ---- all, any -------------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 // prepare their arguments in cpu/ReduceOps.cpp, cpu/SoftMax.cpp and
 // cpu/LinearAlgebra.cpp.
 
+#include <optional>
+
 #include "ember/core/DimVector.h"
 #include "ember/core/Scalar.h"
 #include "ember/ops/DispatchStub.h"
@@ -45,6 +47,7 @@ struct ReducePlan {
   const void* in = nullptr;  // input element 0
   void* out = nullptr;  // contiguous output, num_outputs elements
   void* out2 = nullptr;  // second output (indices, or the mean of var_mean)
+  std::optional<double> mean;  // var/std over everything: the input's mean (Note [Variance order])
   ScalarType in_dtype = ScalarType::Float;
   ScalarType out_dtype = ScalarType::Float;
 };
@@ -60,9 +63,10 @@ using ReduceFn = void (*)(const ReducePlan& p, ReduceOp op, double divisor);
 // = in dtype or a wider float given by the caller's conversion).
 using NormFn = void (*)(const ReducePlan& p, double ord);
 // Variance with the given correction (out = var or std); out2, when set,
-// receives the mean. Accumulates in double (Welford / Chan merges).
+// receives the mean. Accumulates in double (Note [Variance order]).
 using VarFn = void (*)(const ReducePlan& p, double correction, bool take_sqrt);
-// log(sum(exp(x))) with the max subtracted first.
+// log(sum(exp(x))) with the max subtracted first (CUDA; the CPU composes
+// PyTorch's steps in logsumexp_out).
 using LogSumExpFn = void (*)(const ReducePlan& p);
 // Max/min with the index along the single reduced dim (out2 is int64).
 // is_max selects max; values may be null (argmax/argmin only).

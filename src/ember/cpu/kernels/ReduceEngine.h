@@ -179,6 +179,136 @@ void run_reduction(const ReducePlan& p, const Op& op) {
   });
 }
 
+// Note [Serial reductions]
+// PyTorch's generic reduction loop (binary_kernel_reduce: norms, Welford's
+// variance) folds each output's elements into one accumulator one after the
+// other, in iteration order (the innermost reduced dim fastest). Only a
+// single output of more than kReduceGrain elements on several threads is
+// split: into min(threads, ceil(n / kReduceGrain)) equal pieces of the flat
+// index, each folded from the identity and then combined in order.
+// run_serial_reduction does the same with an Op that has
+//   acc_t reduce(acc_t acc, const in_t& x) const;  // x folded into acc
+// besides identity, combine and write; column layouts fold whole rows of
+// columns at a time, which keeps each column's order.
+template <typename Op>
+void run_serial_reduction(const ReducePlan& p, const Op& op) {
+  using T = typename Op::in_t;
+  using Acc = typename Op::acc_t;
+  const T* in = static_cast<const T*>(p.in);
+  const int no = static_cast<int>(p.out_sizes.size());
+  const int nr = static_cast<int>(p.red_sizes.size());
+  const int64_t nout = p.num_outputs;
+  if (nout == 0) return;
+  if (p.reduce_numel == 0) {
+    for (int64_t o = 0; o < nout; ++o) op.write(o, op.identity());
+    return;
+  }
+  const int64_t L = nr ? p.red_sizes[nr - 1] : 1;
+  const int64_t Ls = nr ? p.red_strides[nr - 1] : 1;
+  const int nro = nr ? nr - 1 : 0;
+  int64_t router = 1;
+  for (int d = 0; d < nro; ++d) router *= p.red_sizes[d];
+  const auto line = [&](Acc acc, const T* x, int64_t n) {
+    if (Ls == 1) {
+      for (int64_t i = 0; i < n; ++i) acc = op.reduce(acc, x[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc = op.reduce(acc, x[i * Ls]);
+    }
+    return acc;
+  };
+  // Elements [s, e) of the flat reduced index of the output at base.
+  const auto range = [&](Acc acc, const T* base, int64_t s, int64_t e) {
+    int64_t i = s % L;
+    DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, s / L);
+    while (s < e) {
+      const int64_t n = std::min(L - i, e - s);
+      acc = line(acc, base + rw.offset + i * Ls, n);
+      s += n;
+      i = 0;
+      rw.next();
+    }
+    return acc;
+  };
+
+  if (nr > 0 && Ls != 1 && no > 0 && p.out_strides[no - 1] == 1 && p.out_sizes[no - 1] >= 4) {
+    const int64_t ncols = p.out_sizes[no - 1];
+    const int64_t nblocks = (ncols + kColBlock - 1) / kColBlock;
+    const int64_t work_per_task = std::min(ncols, kColBlock) * p.reduce_numel;
+    const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(work_per_task, 1));
+    parallel_for(0, nout / ncols * nblocks, grain, [&](int64_t b, int64_t e) {
+      Acc buf[kColBlock];
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t ok = t / nblocks, c0 = (t % nblocks) * kColBlock;
+        const int64_t nc = std::min(kColBlock, ncols - c0);
+        DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no - 1, ok);
+        const T* base = in + ow.offset + c0;
+        for (int64_t c = 0; c < nc; ++c) buf[c] = op.identity();
+        DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+        for (int64_t r = 0; r < router; ++r, rw.next()) {
+          for (int64_t i = 0; i < L; ++i) {
+            const T* row = base + rw.offset + i * Ls;
+            for (int64_t c = 0; c < nc; ++c) buf[c] = op.reduce(buf[c], row[c]);
+          }
+        }
+        for (int64_t c = 0; c < nc; ++c) op.write(ok * ncols + c0 + c, buf[c]);
+      }
+    });
+    return;
+  }
+
+  const int64_t n = p.reduce_numel;
+  const int nthreads = get_num_threads();
+  if (nout == 1 && n > kReduceGrain && nthreads > 1 && !in_parallel_region()) {
+    DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, 0);
+    const T* base = in + ow.offset;
+    const int64_t pieces = std::min<int64_t>(nthreads, (n + kReduceGrain - 1) / kReduceGrain);
+    const int64_t chunk = (n + pieces - 1) / pieces;
+    std::vector<Acc> partial(static_cast<size_t>(pieces), op.identity());
+    parallel_for(0, pieces, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t s = t * chunk, end = std::min(n, s + chunk);
+        if (s < end) partial[t] = range(op.identity(), base, s, end);
+      }
+    });
+    Acc acc = op.identity();
+    for (const Acc& a : partial) acc = op.combine(acc, a);
+    op.write(0, acc);
+    return;
+  }
+
+  // Outputs in groups of kGroup, their folds interleaved element by element:
+  // independent dependency chains run side by side, each in its own order.
+  constexpr int64_t kGroup = 8;
+  const int64_t groups = (nout + kGroup - 1) / kGroup;
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(n * kGroup, 1));
+  parallel_for(0, groups, grain, [&](int64_t b, int64_t e) {
+    DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, b * kGroup);
+    for (int64_t gi = b; gi < e; ++gi) {
+      const int64_t o0 = gi * kGroup;
+      const int64_t m = std::min(kGroup, nout - o0);
+      if (m < kGroup) {
+        for (int64_t o = o0; o < nout; ++o, ow.next()) op.write(o, range(op.identity(), in + ow.offset, 0, n));
+        continue;
+      }
+      const T* base[kGroup];
+      Acc acc[kGroup];
+      for (int64_t k = 0; k < kGroup; ++k, ow.next()) {
+        base[k] = in + ow.offset;
+        acc[k] = op.identity();
+      }
+      DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+      for (int64_t r = 0; r < router; ++r, rw.next()) {
+        for (int64_t i = 0; i < L; ++i) {
+          const int64_t off = rw.offset + i * Ls;
+#pragma GCC unroll 8
+          for (int64_t k = 0; k < kGroup; ++k) acc[k] = op.reduce(acc[k], base[k][off]);
+        }
+      }
+      for (int64_t k = 0; k < kGroup; ++k) op.write(o0 + k, acc[k]);
+    }
+  });
+}
+
 // Value as its computation type (16-bit floats widen to float).
 template <typename T>
 inline opmath_t<T> load(const T& v) {

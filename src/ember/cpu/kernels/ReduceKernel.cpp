@@ -59,6 +59,8 @@ struct SumOp {
 
 // ---- prod -----------------------------------------------------------------------------
 
+// Integer products (exact modulo 2^64 in any order); floating ones follow
+// Note [Product order].
 template <typename T, typename Out>
 struct ProdOp {
   using in_t = T;
@@ -67,29 +69,6 @@ struct ProdOp {
 
   acc_t identity() const { return acc_t(1); }
   acc_t contig(const T* x, int64_t n) const {
-    if constexpr (has_vec_leaf_v<T> && std::is_same_v<acc_t, T>) {
-      // Four vector accumulators, as Note [Vector reduction leaves].
-      using V = typename VecOf<T>::type;
-      constexpr int64_t W = sizeof(V) / sizeof(T);
-      V a0 = V{} + T(1), a1 = a0, a2 = a0, a3 = a0;
-      int64_t i = 0;
-      for (; i + 4 * W <= n; i += 4 * W) {
-        a0 *= vec_load<V>(x + i);
-        a1 *= vec_load<V>(x + i + W);
-        a2 *= vec_load<V>(x + i + 2 * W);
-        a3 *= vec_load<V>(x + i + 3 * W);
-      }
-      for (; i + W <= n; i += W) a0 *= vec_load<V>(x + i);
-      const V a = (a0 * a1) * (a2 * a3);
-      T l[W];
-      std::memcpy(l, &a, sizeof a);
-      for (int64_t w = W / 2; w > 0; w /= 2) {
-        for (int64_t j = 0; j < w; ++j) l[j] *= l[j + w];
-      }
-      T r = l[0];
-      for (; i < n; ++i) r *= x[i];
-      return r;
-    }
     acc_t lanes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -113,6 +92,85 @@ struct ProdOp {
   }
   void write(int64_t o, acc_t a) const { out[o] = from_acc<Out>(a); }
 };
+
+// Note [Product order]
+// PyTorch multiplies floating elements in its vectorised reduction loop
+// (32-byte vectors: 8 floats, 4 doubles, 16 halves or bfloat16s; a 16-bit
+// product is rounded to its type after every step, in vectors as in
+// scalars). Within one block of the iteration (SumOrder.h's Geometry):
+//  - a contiguous reduced run: groups of 4 vectors, each of the 4 vector
+//    accumulators starting from the group's first vector; the accumulators
+//    multiplied as (a0 * a1) * (a2 * a3), its lanes one after the other,
+//    into the output; the elements after the last group one by one;
+//  - contiguous kept columns: groups of 4 vectors of columns multiplied down
+//    the rows from the first row, then into the output; other columns one
+//    element at a time;
+//  - otherwise one element at a time into the output.
+template <typename T>
+struct ProdBlocks {
+  using in_t = T;
+  using out_t = T;
+  static constexpr int64_t W = 32 / static_cast<int64_t>(sizeof(T));
+  static constexpr int64_t kGroup = 4 * W;
+
+  static T mul(T a, T b) { return static_cast<T>(load(a) * load(b)); }
+
+  static void inner(const T* x, int64_t n, T* out) {
+    const int64_t count = n / kGroup;
+    if (count > 0) {
+      T acc[kGroup];
+      for (int64_t k = 0; k < kGroup; ++k) acc[k] = x[k];
+      for (int64_t i = 1; i < count; ++i) {
+        const T* g = x + i * kGroup;
+        for (int64_t k = 0; k < kGroup; ++k) acc[k] = mul(acc[k], g[k]);
+      }
+      T lanes[W];
+      for (int64_t k = 0; k < W; ++k) lanes[k] = mul(mul(acc[k], acc[W + k]), mul(acc[2 * W + k], acc[3 * W + k]));
+      T r = lanes[0];
+      for (int64_t k = 1; k < W; ++k) r = mul(r, lanes[k]);
+      *out = mul(*out, r);
+    }
+    T r = *out;
+    for (int64_t i = count * kGroup; i < n; ++i) r = mul(r, x[i]);
+    *out = r;
+  }
+
+  void block(const T* in, T* out, int64_t is0, int64_t is1, int64_t os0, int64_t os1, int64_t n0, int64_t n1) const {
+    if (os0 == 0 && is0 == 1) {
+      for (int64_t j = 0; j < n1; ++j) inner(in + j * is1, n0, out + j * os1);
+    } else if (os0 == 0 && os1 == 1 && is1 == 1) {
+      int64_t c = 0;
+      for (; c + kGroup <= n1; c += kGroup) {
+        T acc[kGroup];
+        for (int64_t k = 0; k < kGroup; ++k) acc[k] = in[c + k];
+        for (int64_t i = 1; i < n0; ++i) {
+          const T* row = in + i * is0 + c;
+          for (int64_t k = 0; k < kGroup; ++k) acc[k] = mul(acc[k], row[k]);
+        }
+        for (int64_t k = 0; k < kGroup; ++k) out[c + k] = mul(acc[k], out[c + k]);
+      }
+      for (; c < n1; ++c) {
+        T r = out[c];
+        for (int64_t i = 0; i < n0; ++i) r = mul(r, in[i * is0 + c]);
+        out[c] = r;
+      }
+    } else {
+      for (int64_t j = 0; j < n1; ++j) {
+        for (int64_t i = 0; i < n0; ++i) {
+          T& o = out[j * os1 + i * os0];
+          o = mul(o, in[j * is1 + i * is0]);
+        }
+      }
+    }
+  }
+};
+
+template <typename T>
+void prod_floating(const ReducePlan& p) {
+  T* out = static_cast<T*>(p.out);
+  for (int64_t o = 0; o < p.num_outputs; ++o) out[o] = T(1);
+  sum_order::reduce_in_torch_order(p, out, ProdBlocks<T>{}, ProdBlocks<T>{});
+}
 
 // ---- max, min -------------------------------------------------------------------------
 
@@ -316,6 +374,9 @@ void reduce_typed(const ReducePlan& p, ReduceOp op, double divisor) {
       return;
     }
     case ReduceOp::Prod:
+      if constexpr (!std::is_integral_v<T>) {
+        if (p.out_dtype == p.in_dtype) return prod_floating<T>(p);  // Note [Product order]
+      }
       if (p.out_dtype == p.in_dtype) {
         run_reduction(p, ProdOp<T, T>{out_same});
       } else {
@@ -337,72 +398,57 @@ void reduce_kernel(const ReducePlan& p, ReduceOp op, double divisor) {
 
 // ---- vector norms -------------------------------------------------------------------------
 
-enum class NormKind { Zero, One, Two, Inf, NegInf, P };
+enum class NormKind { Zero, One, Two, P };
 
+// The largest (kMax) or smallest magnitude; NaN if any element is NaN.
+template <typename T, bool kMax>
+struct AbsExtremeOp {
+  using in_t = T;
+  using acc_t = opmath_t<T>;
+  T* out;
+
+  static acc_t val(const T& v) { return std::abs(load(v)); }
+  static acc_t extreme(acc_t a, acc_t b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    return kMax ? (b > a ? b : a) : (b < a ? b : a);
+  }
+  acc_t identity() const { return kMax ? acc_t(0) : std::numeric_limits<acc_t>::infinity(); }
+  acc_t contig(const T* x, int64_t n) const { return strided(x, n, 1); }
+  acc_t strided(const T* x, int64_t n, int64_t s) const {
+    acc_t r = identity();
+    for (int64_t i = 0; i < n; ++i) r = extreme(r, val(x[i * s]));
+    return r;
+  }
+  acc_t combine(acc_t a, acc_t b) const { return extreme(a, b); }
+  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < nc; ++c) acc[c] = extreme(acc[c], val(x[r * rs + c]));
+    }
+  }
+  void write(int64_t o, acc_t a) const { out[o] = static_cast<T>(a); }
+};
+
+// A sum-like norm (ord 0, 1, 2 or p) folded one element at a time, as
+// PyTorch's NormZeroOps, NormOneOps, NormTwoOps and NormOps (Note [Serial
+// reductions]); no fused multiply-add.
 template <typename T, NormKind K>
-struct NormOp {
+struct NormFoldOp {
   using in_t = T;
   using acc_t = opmath_t<T>;
   T* out;
   acc_t p;
 
-  acc_t val(const T& v) const {
-    acc_t a = std::abs(load(v));
-    if constexpr (K == NormKind::Zero) return a != acc_t(0) ? acc_t(1) : acc_t(0);
-    if constexpr (K == NormKind::One) return a;
-    if constexpr (K == NormKind::Two) return a * a;
-    if constexpr (K == NormKind::P) return std::pow(a, p);
-    return a;
+  acc_t identity() const { return acc_t(0); }
+  acc_t reduce(acc_t acc, const T& v) const {
+    const acc_t x = load(v);
+    if constexpr (K == NormKind::Zero) return acc + (x == acc_t(0) ? acc_t(0) : acc_t(1));
+    if constexpr (K == NormKind::One) return acc + std::abs(x);
+    if constexpr (K == NormKind::Two) return acc + x * x;
+    if constexpr (K == NormKind::P) return acc + std::pow(std::abs(x), p);
+    return acc;
   }
-  static constexpr bool kSum = K != NormKind::Inf && K != NormKind::NegInf;
-  acc_t extreme(acc_t a, acc_t b) const {
-    if (a != a) return a;
-    if (b != b) return b;
-    return K == NormKind::Inf ? (b > a ? b : a) : (b < a ? b : a);
-  }
-  acc_t identity() const {
-    if constexpr (K == NormKind::Inf) return acc_t(0);
-    if constexpr (K == NormKind::NegInf) return std::numeric_limits<acc_t>::infinity();
-    return acc_t(0);
-  }
-  acc_t contig(const T* x, int64_t n) const {
-    if constexpr (has_vec_leaf_v<T> && K == NormKind::One) {
-      return vec_cascade_sum(x, n, [](auto v) { return abs_any(v); });
-    } else if constexpr (has_vec_leaf_v<T> && K == NormKind::Two) {
-      return vec_cascade_sum(x, n, [](auto v) { return v * v; });
-    } else if constexpr (kSum) {
-      return cascade_sum<acc_t>(0, n, [this, x](int64_t i) { return val(x[i]); });
-    } else {
-      acc_t r = identity();
-      for (int64_t i = 0; i < n; ++i) r = extreme(r, val(x[i]));
-      return r;
-    }
-  }
-  acc_t strided(const T* x, int64_t n, int64_t s) const {
-    if constexpr (kSum) {
-      return cascade_sum<acc_t>(0, n, [this, x, s](int64_t i) { return val(x[i * s]); });
-    } else {
-      acc_t r = identity();
-      for (int64_t i = 0; i < n; ++i) r = extreme(r, val(x[i * s]));
-      return r;
-    }
-  }
-  acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (kSum) {
-      return a + b;
-    } else {
-      return extreme(a, b);
-    }
-  }
-  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
-    if constexpr (kSum) {
-      cascade_columns<acc_t>(x, rows, rs, nc, acc, [this](const T& v) { return val(v); });
-    } else {
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t c = 0; c < nc; ++c) acc[c] = extreme(acc[c], val(x[r * rs + c]));
-      }
-    }
-  }
+  acc_t combine(acc_t a, acc_t b) const { return a + b; }
   void write(int64_t o, acc_t a) const {
     if constexpr (K == NormKind::Two) a = std::sqrt(a);
     if constexpr (K == NormKind::P) a = std::pow(a, acc_t(1) / p);
@@ -410,22 +456,89 @@ struct NormOp {
   }
 };
 
+// Note [Two-norm of contiguous rows]
+// For a 2-norm over one contiguous reduced dim (a whole contiguous tensor
+// included) of float, double or bfloat16, PyTorch takes one 32-byte vector
+// accumulator of squares (a bfloat16 vector adds its two float halves, low
+// first), adds its lanes one after the other, then the remaining elements
+// one by one, and takes the square root; rows are never split across
+// threads. Its AVX2 build (which AVX-512 CPUs run too) fuses the remaining
+// elements' multiply-add, except for float the first multiple of four of
+// them, which the compiler vectorises without fusing; the default build
+// fuses nothing.
+template <typename T>
+opmath_t<T> two_norm_row(const T* x, int64_t n) {
+  using A = opmath_t<T>;
+  constexpr int64_t W = 32 / static_cast<int64_t>(sizeof(A));  // accumulator lanes
+  constexpr int64_t kStep = 32 / static_cast<int64_t>(sizeof(T));  // elements per vector
+  A acc[W] = {};
+  int64_t d = 0;
+  for (; d + kStep <= n; d += kStep) {
+    for (int64_t k = 0; k < W; ++k) {
+      const A v = load(x[d + k]);
+      acc[k] = acc[k] + v * v;
+    }
+    if constexpr (kStep == 2 * W) {
+      for (int64_t k = 0; k < W; ++k) {
+        const A v = load(x[d + W + k]);
+        acc[k] = acc[k] + v * v;
+      }
+    }
+  }
+  A r = acc[0];
+  for (int64_t k = 1; k < W; ++k) r = r + acc[k];
+#if defined(__FMA__)
+  if constexpr (std::is_same_v<A, float>) {
+    for (const int64_t e = d + (n - d) / 4 * 4; d < e; ++d) {
+      const A v = load(x[d]);
+      r = r + v * v;
+    }
+  }
+  for (; d < n; ++d) {
+    const A v = load(x[d]);
+    r = std::fma(v, v, r);
+  }
+#else
+  for (; d < n; ++d) {
+    const A v = load(x[d]);
+    r = r + v * v;
+  }
+#endif
+  return std::sqrt(r);
+}
+
+template <typename T>
+void two_norm_rows(const ReducePlan& p) {
+  const T* in = static_cast<const T*>(p.in);
+  T* out = static_cast<T*>(p.out);
+  const int no = static_cast<int>(p.out_sizes.size());
+  const int64_t n = p.red_sizes[0];
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / n);
+  parallel_for(0, p.num_outputs, grain, [&](int64_t b, int64_t e) {
+    DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no, b);
+    for (int64_t o = b; o < e; ++o, ow.next()) out[o] = static_cast<T>(two_norm_row(in + ow.offset, n));
+  });
+}
+
 template <typename T>
 void norm_typed(const ReducePlan& p, double ord) {
   using Acc = opmath_t<T>;
   T* out = static_cast<T*>(p.out);
   if (ord == 0) {
-    run_reduction(p, NormOp<T, NormKind::Zero>{out, Acc(0)});
+    run_serial_reduction(p, NormFoldOp<T, NormKind::Zero>{out, Acc(0)});
   } else if (ord == 1) {
-    run_reduction(p, NormOp<T, NormKind::One>{out, Acc(1)});
+    run_serial_reduction(p, NormFoldOp<T, NormKind::One>{out, Acc(1)});
   } else if (ord == 2) {
-    run_reduction(p, NormOp<T, NormKind::Two>{out, Acc(2)});
+    if constexpr (!std::is_same_v<T, Half>) {
+      if (p.red_sizes.size() == 1 && p.red_strides[0] == 1 && p.reduce_numel > 0) return two_norm_rows<T>(p);
+    }
+    run_serial_reduction(p, NormFoldOp<T, NormKind::Two>{out, Acc(2)});
   } else if (std::isinf(ord) && ord > 0) {
-    run_reduction(p, NormOp<T, NormKind::Inf>{out, Acc(0)});
+    run_reduction(p, AbsExtremeOp<T, true>{out});
   } else if (std::isinf(ord)) {
-    run_reduction(p, NormOp<T, NormKind::NegInf>{out, Acc(0)});
+    run_reduction(p, AbsExtremeOp<T, false>{out});
   } else {
-    run_reduction(p, NormOp<T, NormKind::P>{out, static_cast<Acc>(ord)});
+    run_serial_reduction(p, NormFoldOp<T, NormKind::P>{out, static_cast<Acc>(ord)});
   }
 }
 

@@ -1,33 +1,32 @@
-// Variance, logsumexp and index-returning reductions (max/min along a dim,
+// Variance and index-returning reductions (max/min along a dim,
 // argmax/argmin), compiled once per CPU capability.
 #include "ember/cpu/kernels/ReduceEngine.h"
 #include "ember/cpu/kernels/ReduceVec.h"
+#include "ember/cpu/kernels/SumOrder.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
 
 // ---- variance ---------------------------------------------------------------------
-// Note [Variance accumulation]
-// Each contiguous chunk gets its mean and sum of squared deviations in two
-// passes over the (cached) chunk; chunks and strided elements are merged with
-// Chan's parallel formula, all in double, so float32 inputs keep full
-// precision like PyTorch's double Welford accumulator.
+// Note [Variance order]
+// PyTorch computes a float or double variance over everything (one output,
+// not var_mean) in two passes: the mean as mean() gives it, then the squared
+// deviations (in double) summed one after the other within each 2-D block of
+// the iteration (SumOrder.h's Geometry), each block's sum added to a running
+// total; more than kReduceGrain elements on several threads split into one
+// flat piece per thread, whose totals are added in order. Every other
+// variance (dims, 16-bit types, var_mean) is Welford's one-pass update in
+// double, folded as Note [Serial reductions] says.
 
 struct Welford {
-  double mean = 0, m2 = 0, n = 0;
+  double mean = 0, m2 = 0;
+  int64_t n = 0;
+  double nf = 0;
 };
 
-inline Welford merge(const Welford& a, const Welford& b) {
-  if (a.n == 0) return b;
-  if (b.n == 0) return a;
-  const double n = a.n + b.n;
-  const double d = b.mean - a.mean;
-  return {a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n), n};
-}
-
 template <typename T>
-struct VarOp {
+struct WelfordOp {
   using in_t = T;
   using acc_t = Welford;
   T* out;
@@ -35,55 +34,93 @@ struct VarOp {
   double correction;
   bool take_sqrt;
 
-  template <typename F>
-  static Welford chunks(int64_t n, const F& f) {
-    constexpr int64_t kChunk = 2048;
-    Welford r;
-    for (int64_t s = 0; s < n; s += kChunk) {
-      const int64_t len = std::min(kChunk, n - s);
-      const double mean = cascade_sum<double>(s, len, f) / double(len);
-      const double m2 = cascade_sum<double>(s, len, [&](int64_t i) {
-        const double d = f(i) - mean;
-        return d * d;
-      });
-      r = merge(r, Welford{mean, m2, double(len)});
-    }
-    return r;
-  }
   acc_t identity() const { return Welford{}; }
-  acc_t contig(const T* x, int64_t n) const {
-    return chunks(n, [x](int64_t i) { return static_cast<double>(load(x[i])); });
+  acc_t reduce(const acc_t& a, const T& v) const {
+    const double x = static_cast<double>(load(v));
+    const int64_t n = a.n + 1;
+    const double nf = static_cast<double>(n);
+    const double delta = x - a.mean;
+    const double mean = a.mean + delta / nf;
+    return {mean, a.m2 + delta * (x - mean), n, nf};
   }
-  acc_t strided(const T* x, int64_t n, int64_t s) const {
-    return chunks(n, [x, s](int64_t i) { return static_cast<double>(load(x[i * s])); });
-  }
-  acc_t combine(const acc_t& a, const acc_t& b) const { return merge(a, b); }
-  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* row = x + r * rs;
-      for (int64_t c = 0; c < nc; ++c) {
-        Welford& w = acc[c];
-        const double v = static_cast<double>(load(row[c]));
-        w.n += 1;
-        const double d = v - w.mean;
-        w.mean += d / w.n;
-        w.m2 += d * (v - w.mean);
-      }
-    }
+  acc_t combine(const acc_t& a, const acc_t& b) const {
+    if (a.nf == 0) return b;
+    if (b.nf == 0) return a;
+    const double delta = b.mean - a.mean;
+    const double nf = a.nf + b.nf;
+    const double nb_over_n = b.nf / nf;
+#if defined(__FMA__)
+    // PyTorch's AVX2 build fuses these two multiply-adds.
+    return {std::fma(delta, nb_over_n, a.mean), std::fma(delta * delta * a.nf, nb_over_n, a.m2 + b.m2), -1, nf};
+#else
+    return {a.mean + delta * nb_over_n, a.m2 + b.m2 + delta * delta * a.nf * nb_over_n, -1, nf};
+#endif
   }
   void write(int64_t o, const acc_t& a) const {
-    // No element: NaN whatever the correction (a negative one would give 0).
-    double var = a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.m2 / std::max(0.0, a.n - correction);
+    // No element: NaN whatever the correction (PyTorch fills before reducing).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double divisor = a.nf > correction ? a.nf - correction : 0;
+    double var = a.nf == 0 ? nan : a.m2 / divisor;
     if (take_sqrt) var = std::sqrt(var);
     out[o] = static_cast<T>(var);
-    if (mean_out) mean_out[o] = static_cast<T>(a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.mean);
+    if (mean_out) mean_out[o] = static_cast<T>(a.nf == 0 ? nan : a.mean);
   }
 };
+
+// Squared deviations from mean summed into *out block by block.
+template <typename T>
+struct DeviationBlocks {
+  using in_t = T;
+  using out_t = double;
+  double mean;
+
+  void block(const T* in, double* out, int64_t is0, int64_t is1, int64_t, int64_t, int64_t n0, int64_t n1) const {
+    double local = 0;
+    for (int64_t j = 0; j < n1; ++j) {
+      const T* row = in + j * is1;
+      for (int64_t i = 0; i < n0; ++i) {
+        const double d = static_cast<double>(row[i * is0]) - mean;
+        local += d * d;
+      }
+    }
+    *out += local;
+  }
+};
+
+template <typename T>
+void var_all(const ReducePlan& p, double correction, bool take_sqrt) {
+  const sum_order::Geometry g = sum_order::geometry_of(p);
+  const T* in = static_cast<const T*>(p.in);
+  const DeviationBlocks<T> k{*p.mean};
+  const int64_t n = g.numel;
+  const int nthreads = get_num_threads();
+  double total = 0;
+  if (n > kReduceGrain && nthreads > 1 && !in_parallel_region()) {
+    const int64_t pieces = std::min<int64_t>(nthreads, (n + kReduceGrain - 1) / kReduceGrain);
+    const int64_t chunk = (n + pieces - 1) / pieces;
+    std::vector<double> partial(static_cast<size_t>(pieces), 0.0);
+    parallel_for(0, pieces, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t s = t * chunk, end = std::min(n, s + chunk);
+        if (s < end) sum_order::run_range(k, g, in, &partial[t], s, end);
+      }
+    });
+    for (double v : partial) total += v;
+  } else {
+    sum_order::run_range(k, g, in, &total, 0, n);
+  }
+  double var = total / std::max(0.0, static_cast<double>(n) - correction);
+  if (take_sqrt) var = std::sqrt(var);
+  static_cast<T*>(p.out)[0] = static_cast<T>(var);
+}
 
 void var_kernel(const ReducePlan& p, double correction, bool take_sqrt) {
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    run_reduction(p, VarOp<T>{static_cast<T*>(p.out), static_cast<T*>(p.out2), correction, take_sqrt});
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (p.mean && p.num_outputs == 1 && p.reduce_numel > 0) return var_all<T>(p, correction, take_sqrt);
+    }
+    run_serial_reduction(p, WelfordOp<T>{static_cast<T*>(p.out), static_cast<T*>(p.out2), correction, take_sqrt});
   };
   switch (p.in_dtype) {
     case ScalarType::Float: return run(float{});
@@ -91,115 +128,6 @@ void var_kernel(const ReducePlan& p, double correction, bool take_sqrt) {
     case ScalarType::Half: return run(Half{});
     case ScalarType::BFloat16: return run(BFloat16{});
     default: throw Error(str_cat("\"var\" not implemented for '", scalar_type_name(p.in_dtype), "'"));
-  }
-}
-
-// ---- logsumexp ---------------------------------------------------------------------
-
-template <typename V>
-struct Lse {
-  V shift;  // subtracted before exp: the max, or 0 when the max is infinite; -inf marks "no data"
-  V sum;
-};
-
-template <typename T>
-struct LogSumExpOp {
-  using in_t = T;
-  using V = opmath_t<T>;
-  using acc_t = Lse<V>;
-  T* out;
-
-  static V shift_of(V m) { return std::isinf(m) ? V(0) : m; }
-  acc_t identity() const { return {-std::numeric_limits<V>::infinity(), V(0)}; }
-  template <typename F>
-  static acc_t line(int64_t n, const F& f) {
-    V m = -std::numeric_limits<V>::infinity();
-    bool nan = false;
-    for (int64_t i = 0; i < n; ++i) {
-      const V v = f(i);
-      m = v > m ? v : m;
-      nan |= v != v;
-    }
-    if (nan) return {std::numeric_limits<V>::quiet_NaN(), std::numeric_limits<V>::quiet_NaN()};
-    const V s = shift_of(m);
-    return {s, cascade_sum<V>(0, n, [&](int64_t i) { return std::exp(f(i) - s); })};
-  }
-  // exp(v - s) on a vector or a scalar.
-  static auto shifted_exp(V s) {
-    return [s](auto v) {
-      if constexpr (std::is_floating_point_v<decltype(v)>) {
-        return std::exp(v - s);
-      } else {
-        return vecmath::exp(v - s);
-      }
-    };
-  }
-  acc_t contig(const T* x, int64_t n) const {
-    if constexpr (has_vec_leaf_v<T>) {
-      if (n > 0) {
-        const T m = vec_extreme<true>(x, n);
-        if (m != m) return {m, m};
-        const V s = shift_of(m);
-        return {s, vec_cascade_sum(x, n, shifted_exp(s))};
-      }
-    }
-    return line(n, [x](int64_t i) { return load(x[i]); });
-  }
-  acc_t strided(const T* x, int64_t n, int64_t st) const {
-    return line(n, [x, st](int64_t i) { return load(x[i * st]); });
-  }
-  acc_t combine(const acc_t& a, const acc_t& b) const {
-    if (a.shift != a.shift) return a;
-    if (b.shift != b.shift) return b;
-    if (std::isinf(a.shift)) return b;
-    if (std::isinf(b.shift)) return a;
-    const V m = std::max(a.shift, b.shift);
-    return {m, a.sum * std::exp(a.shift - m) + b.sum * std::exp(b.shift - m)};
-  }
-  void columns(const T* x, int64_t rows, int64_t rs, int64_t nc, acc_t* acc) const {
-    V m[kColBlock], s[kColBlock];
-    for (int64_t c = 0; c < nc; ++c) m[c] = -std::numeric_limits<V>::infinity();
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < nc; ++c) {
-        const V v = load(x[r * rs + c]);
-        m[c] = (v > m[c] || v != v) ? v : m[c];
-      }
-    }
-    for (int64_t c = 0; c < nc; ++c) {
-      m[c] = shift_of(m[c]);
-      s[c] = V(0);
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t c = 0;
-      if constexpr (has_vec_leaf_v<T>) {
-        using Vec = typename VecOf<T>::type;
-        constexpr int64_t W = sizeof(Vec) / sizeof(T);
-        for (; c + W <= nc; c += W) {
-          const Vec e = vecmath::exp(vec_load<Vec>(x + r * rs + c) - vec_load<Vec>(m + c)) + vec_load<Vec>(s + c);
-          std::memcpy(s + c, &e, sizeof e);
-        }
-      }
-      for (; c < nc; ++c) s[c] += std::exp(load(x[r * rs + c]) - m[c]);
-    }
-    for (int64_t c = 0; c < nc; ++c) {
-      acc_t part = m[c] != m[c] ? acc_t{m[c], m[c]} : acc_t{m[c], s[c]};
-      acc[c] = combine(acc[c], part);
-    }
-  }
-  void write(int64_t o, const acc_t& a) const { out[o] = static_cast<T>(std::log(a.sum) + a.shift); }
-};
-
-void logsumexp_kernel(const ReducePlan& p) {
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    run_reduction(p, LogSumExpOp<T>{static_cast<T*>(p.out)});
-  };
-  switch (p.in_dtype) {
-    case ScalarType::Float: return run(float{});
-    case ScalarType::Double: return run(double{});
-    case ScalarType::Half: return run(Half{});
-    case ScalarType::BFloat16: return run(BFloat16{});
-    default: throw Error(str_cat("\"logsumexp\" not implemented for '", scalar_type_name(p.in_dtype), "'"));
   }
 }
 
@@ -320,7 +248,6 @@ void arg_reduce_kernel(const ReducePlan& p, bool is_max) {
 }  // namespace
 
 EMBER_REGISTER_DISPATCH(var_stub, &var_kernel);
-EMBER_REGISTER_DISPATCH(logsumexp_stub, &logsumexp_kernel);
 EMBER_REGISTER_DISPATCH(arg_reduce_stub, &arg_reduce_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS

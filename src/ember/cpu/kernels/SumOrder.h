@@ -1,6 +1,7 @@
 #pragma once
 // Floating sums that add in PyTorch's order, so that results agree bit for
-// bit (see Note [Sum order]). Included only by cpu/kernels/ReduceKernel.cpp.
+// bit (see Note [Sum order]), and the driver PyTorch's vectorised reductions
+// share. Included only by cpu/kernels/Reduce{,Stats}Kernel.cpp.
 //
 // Note [Sum order]
 // PyTorch's CPU sum walks the input as a reduction iterator: reduced dims
@@ -311,9 +312,10 @@ inline Geometry geometry_of(const ReducePlan& p) {
 }
 
 // The flat range [begin, end) of g, in 2-D blocks as PyTorch's serial loop.
+// s.block(in, out, is0, is1, os0, os1, n0, n1) reduces one block into out.
 template <typename S>
-void run_range(const Geometry& g, const typename std::remove_reference_t<S>::in_t* in,
-               typename std::remove_reference_t<S>::out_t* out, int64_t begin, int64_t end) {
+void run_range(const S& s, const Geometry& g, const typename S::in_t* in, typename S::out_t* out, int64_t begin,
+               int64_t end) {
   int64_t idx[34] = {};
   int64_t rest = begin;
   for (int d = 0; d < g.nd; ++d) {
@@ -330,8 +332,7 @@ void run_range(const Geometry& g, const typename std::remove_reference_t<S>::in_
     const int64_t step0 = std::min(g.size[0] - idx[0], end - offset);
     int64_t step1 = 1;
     if (step0 == g.size[0]) step1 = std::min(g.size[1] - idx[1], (end - offset) / g.size[0]);
-    S::block(in + in_off, out + out_off, g.in_stride[0], g.in_stride[1], g.out_stride[0], g.out_stride[1], step0,
-             step1);
+    s.block(in + in_off, out + out_off, g.in_stride[0], g.in_stride[1], g.out_stride[0], g.out_stride[1], step0, step1);
     offset += step0 * step1;
     int d = 0;
     int64_t carry = step0;
@@ -357,29 +358,32 @@ struct Kernel : Summer<T, O, kNan, kWide> {
   using out_t = O;
 };
 
-// Sums the plan's input into out (num_outputs elements of O, overwritten).
-template <typename T, typename O, bool kNan, bool kWide>
-void sum_in_torch_order(const ReducePlan& p, O* out) {
-  using K = Kernel<T, O, kNan, kWide>;
+// Reduces the plan's input into out (num_outputs elements of K::out_t, which
+// the caller has set to the identity) as PyTorch's parallel reduction loop
+// does: K reduces blocks of the input; a single output read by several
+// threads gets one partial per thread, which KFinal then reduces into out.
+template <typename K, typename KFinal>
+void reduce_in_torch_order(const ReducePlan& p, typename K::out_t* out, const K& k, const KFinal& final_k) {
+  using T = typename K::in_t;
+  using O = typename K::out_t;
   const T* in = static_cast<const T*>(p.in);
   const int64_t nout = p.num_outputs;
-  for (int64_t o = 0; o < nout; ++o) out[o] = O(0);
   if (nout == 0 || p.reduce_numel == 0) return;
   const Geometry g = geometry_of(p);
   const int nthreads = get_num_threads();
   if (g.numel < kGrain || nthreads <= 1 || in_parallel_region()) {
-    run_range<K>(g, in, out, 0, g.numel);
+    run_range(k, g, in, out, 0, g.numel);
     return;
   }
   if (nout == 1) {
-    // One piece per thread, then the pieces summed as an input of their own.
+    // One piece per thread, then the pieces reduced as an input of their own.
     const int64_t pieces = std::min<int64_t>(nthreads, (g.numel + kGrain - 1) / kGrain);
     const int64_t chunk = (g.numel + pieces - 1) / pieces;
-    std::vector<O> partial(static_cast<size_t>(nthreads), O(0));
+    std::vector<O> partial(static_cast<size_t>(nthreads), out[0]);
     parallel_for(0, pieces, 1, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         const int64_t s = t * chunk, end = std::min(g.numel, s + chunk);
-        if (s < end) run_range<K>(g, in, &partial[t], s, end);
+        if (s < end) run_range(k, g, in, &partial[t], s, end);
       }
     });
     ReducePlan q;
@@ -389,12 +393,12 @@ void sum_in_torch_order(const ReducePlan& p, O* out) {
     q.reduce_numel = nthreads;
     q.in = partial.data();
     Geometry h = geometry_of(q);
-    run_range<Kernel<O, O, kNan, false>>(h, partial.data(), out, 0, h.numel);
+    run_range(final_k, h, partial.data(), out, 0, h.numel);
     return;
   }
   // Several outputs: split the outermost kept dim with at least nthreads
   // entries (else the largest), in one piece per thread; pieces of
-  // contiguous output columns are rounded to 128 bytes.
+  // columns contiguous in the input are rounded to 128 bytes.
   int split = g.nd - 1;
   for (int d = g.nd - 1; d >= 0 && !g.reduced(d); --d) {
     if (g.size[d] >= nthreads) {
@@ -406,11 +410,12 @@ void sum_in_torch_order(const ReducePlan& p, O* out) {
   const int64_t cols = g.size[split];
   const int64_t pieces = std::min<int64_t>(nthreads, cols);
   const int64_t chunk = (cols + pieces - 1) / pieces;
-  const bool round = g.out_stride[split] == 1;
-  const int64_t per_128 = 128 / static_cast<int64_t>(sizeof(O));
+  const bool round = g.in_stride[split] == 1;
+  const int64_t per_128 = 128 / static_cast<int64_t>(sizeof(T));
   parallel_for(0, pieces, 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
-      int64_t s = std::min(cols, t * chunk), end = std::min(cols, s + chunk);
+      if (t * chunk >= cols) continue;  // no piece for this thread
+      int64_t s = t * chunk, end = std::min(cols, s + chunk);
       if (round) {
         s -= s % per_128;
         if (end != cols) end -= end % per_128;
@@ -419,9 +424,16 @@ void sum_in_torch_order(const ReducePlan& p, O* out) {
       Geometry sub = g;
       sub.size[split] = end - s;
       sub.numel = g.numel / cols * (end - s);
-      run_range<K>(sub, in + s * g.in_stride[split], out + s * g.out_stride[split], 0, sub.numel);
+      run_range(k, sub, in + s * g.in_stride[split], out + s * g.out_stride[split], 0, sub.numel);
     }
   });
+}
+
+// Sums the plan's input into out (num_outputs elements of O, overwritten).
+template <typename T, typename O, bool kNan, bool kWide>
+void sum_in_torch_order(const ReducePlan& p, O* out) {
+  for (int64_t o = 0; o < p.num_outputs; ++o) out[o] = O(0);
+  reduce_in_torch_order(p, out, Kernel<T, O, kNan, kWide>{}, Kernel<O, O, kNan, false>{});
 }
 
 }  // namespace sum_order
