@@ -391,6 +391,10 @@ def _matmul(a, b, level):
             return BatchedTensor(_SharedMatvec.apply(vb, va), level)
         # a matrix times a batch of vectors: one matrix product (laid out as PyTorch's rule lays it)
         return BatchedTensor(ember.matmul(va, vb.transpose(0, 1)).transpose(0, 1), level)
+    if (a_batched and b_batched and nb == 2 and isinstance(vb, ember.Tensor) and vb.shape[0] > 1
+            and vb.stride(0) == 0 and vb.requires_grad and not _dual_level_open()):
+        # one matrix for every sample (grad's primal): PyTorch's folded product (Note [Shared matrix])
+        return BatchedTensor(_SharedMatrix.apply(va, vb), level)
     if nb == 1:
         if not b_batched:
             return BatchedTensor(ember.matmul(va, vb), level)
@@ -421,6 +425,34 @@ class _SharedMatvec(ember.autograd.Function):
         rows, matrix = ctx.saved_tensors
         grad_rows = grad.matmul(matrix) if ctx.needs_input_grad[0] else None
         grad_matrix = grad.t().matmul(rows) if ctx.needs_input_grad[1] else None
+        return grad_rows, grad_matrix
+
+
+class _SharedMatrix(ember.autograd.Function):
+    """Note [Shared matrix]: rows @ matrix for a matrix that is one matrix expanded over the batch
+    (stride 0), as grad and vjp under vmap pass their primal. PyTorch's rule sees that matrix
+    unbatched and folds the batch into the rows of one product; so does the forward here. The
+    backward still gives each sample its own gradient of the matrix, laid out as PyTorch's mm
+    backward lays it (by the matrix's strides)."""
+
+    @staticmethod
+    def forward(ctx, rows, matrix):
+        ctx.save_for_backward(rows, matrix)
+        return ember.matmul(rows, matrix[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, matrix = ctx.saved_tensors
+        one = matrix[0]
+        grad_rows = grad.matmul(one.transpose(-1, -2)) if ctx.needs_input_grad[0] else None
+        grad_matrix = None
+        if ctx.needs_input_grad[1]:
+            r = rows if rows.dim() == 3 else rows.reshape(rows.shape[0], -1, rows.shape[-1])
+            g = grad if grad.dim() == 3 else grad.reshape(grad.shape[0], -1, grad.shape[-1])
+            if one.stride(0) == 1 and one.stride(1) == one.shape[0]:  # column-major: (grad^T rows)^T
+                grad_matrix = ember.bmm(g.transpose(1, 2), r).transpose(1, 2)
+            else:
+                grad_matrix = ember.bmm(r.transpose(1, 2), g)
         return grad_rows, grad_matrix
 
 
