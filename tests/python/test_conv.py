@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+import numpy as np
 import pytest
 from _nn_helpers import (
     HAS_UNIFORM,
@@ -575,3 +576,43 @@ def test_conv1d_padding_mode_reflect_as_torch():
     em.bias.data = ember.tensor(tm.bias.tolist(), dtype=ember.float64)
     x = T.randn(1, 2, 7, dtype=T.float64)
     assert T.allclose(T.tensor(em(ember.tensor(x.tolist(), dtype=ember.float64)).tolist(), dtype=T.float64), tm(x))
+
+
+def _avx512_cpu():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next(line for line in f if line.startswith("flags")).split(":")[1].split()
+    except (OSError, StopIteration):
+        return False
+    return {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= set(flags)
+
+
+@pytest.mark.skipif(not _avx512_cpu(), reason="checked bit for bit on AVX-512 machines (oneDNN's kernels there)")
+@pytest.mark.parametrize(
+    "fn, n, c, size, o, k, stride, padding",
+    [
+        ("conv2d", 2, 1, 28, 32, 3, 1, 1),  # a first layer on grey images: oneDNN in PyTorch
+        ("conv2d", 4, 3, 32, 16, 3, 1, 1),
+        ("conv2d", 16, 1, 28, 6, 5, 1, 2),
+        ("conv2d", 1, 3, 16, 8, 3, 1, 1),  # one small image: PyTorch's own im2col
+        ("conv2d", 8, 16, 14, 32, 3, 1, 1),
+        ("conv1d", 2, 8, 20, 8, 3, 1, 1),
+        ("conv_transpose2d", 2, 8, 9, 8, 3, 1, 1),
+    ],
+)
+def test_convolution_bits_as_torch(fn, n, c, size, o, k, stride, padding):
+    """Forward and all three gradients bit for bit (Note [Which convolutions oneDNN computes],
+    Note [Convolution bias gradients]), with a loss whose gradient varies."""
+    rng = np.random.default_rng(n * 100 + c)
+    shape = (n, c, size) if fn == "conv1d" else (n, c, size, size)
+    wshape = (c, o, k, k) if fn == "conv_transpose2d" else (o, c, k) if fn == "conv1d" else (o, c, k, k)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (shape, wshape, (o,))]
+
+    def run(L):
+        x, w, b = (L.from_numpy(a.copy()).requires_grad_() for a in arrays)
+        y = getattr(L.nn.functional, fn)(x, w, b, stride=stride, padding=padding)
+        (y * y).sum().backward()
+        return [t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)]
+
+    for i, (got, want) in enumerate(zip(run(ember), run(torch))):
+        assert np.array_equal(got, want), ("output", "input grad", "weight grad", "bias grad")[i]

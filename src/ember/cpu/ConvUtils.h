@@ -17,6 +17,7 @@ struct Geometry {
   int64_t O, OH, OW;  // small image, channels per group
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   bool wide = false;  // Note [Wide im2col]
+  bool whole = false;  // col of the whole image at once (one band)
 
   int64_t K() const { return C * kh * kw; }
   // col is X itself: 1x1 kernel, unit stride, no padding (and, for a
@@ -29,7 +30,7 @@ struct Geometry {
   int64_t cols(int64_t r0, int64_t r1) const { return wide ? (r1 - r0 - 1) * Wp() + OW : (r1 - r0) * OW; }
   // Output rows per band: about 256K elements of col (1 MB of float, in L2).
   int64_t band() const {
-    if (direct()) return OH;
+    if (direct() || whole) return std::max<int64_t>(OH, 1);
     int64_t per_row = std::max<int64_t>(K() * Wp(), 1);
     return std::clamp<int64_t>((int64_t(1) << 18) / per_row, 1, std::max<int64_t>(OH, 1));
   }

@@ -86,21 +86,6 @@ void dispatch_conv_types(ScalarType t, const char* name, const F& f) {
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
-// out[c] = sum over n and positions of y (N x channels x spatial).
-template <typename T>
-void channel_sums(const T* y, int64_t N, int64_t channels, int64_t spatial, T* out) {
-  parallel_for(0, channels, std::max<int64_t>(1, 65536 / std::max<int64_t>(N * spatial, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      acc_t<T> s = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        const T* row = y + (n * channels + c) * spatial;
-        for (int64_t i = 0; i < spatial; ++i) s += static_cast<acc_t<T>>(row[i]);
-      }
-      out[c] = static_cast<T>(s);
-    }
-  });
-}
-
 // x[n][c][:] += bias[c] for x of N x channels x spatial.
 template <typename T>
 void add_channel_bias(T* x, int64_t N, int64_t channels, int64_t spatial, const T* bias) {
@@ -112,8 +97,20 @@ void add_channel_bias(T* x, int64_t N, int64_t channels, int64_t spatial, const 
   }
 }
 
-// oneDNN gets the non-degenerate problems; the rest stay on im2col.
-bool onednn_ok(const Geometry& g) { return g.N > 0 && g.K() > 0 && g.O > 0; }
+// Note [Which convolutions oneDNN computes]
+// PyTorch's rule for float32 (ConvParams::use_mkldnn), so each problem gets
+// the method, and so the bits, PyTorch gives it: oneDNN for groups, kernels
+// larger than 3x3 both ways, a batch, or an input over 20480 elements, its
+// own im2col products otherwise; a 1x1 unit-stride kernel on one thread with
+// a batch under 16 stays on im2col too. Degenerate problems never go.
+bool onednn_ok(const Geometry& g, bool transposed) {
+  if (g.N <= 0 || g.K() <= 0 || g.O <= 0) return false;
+  const int64_t in_elements =
+      g.N * g.G * (transposed ? g.O * g.OH * g.OW : g.C * g.H * g.W);  // the op's input: the small image if transposed
+  const bool strided = g.sh != 1 || g.sw != 1, dilated = g.dh != 1 || g.dw != 1;
+  if (!strided && !dilated && g.N < 16 && g.kh == 1 && g.kw == 1 && get_num_threads() <= 1) return false;
+  return g.G > 1 || (g.kh > 3 && g.kw > 3) || g.N > 1 || in_elements > 20480;
+}
 
 template <typename F>
 void dispatch_float_types(ScalarType t, const char* name, const F& f) {
@@ -618,8 +615,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
     if constexpr (std::is_same_v<T, float>) {
       const float *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>();
       float* op = out.data_ptr<float>();
-      if (!transposed && onednn_ok(g) && conv::onednn_lower(g, xp, wp, bp, op)) return;
-      if (transposed && onednn_ok(g) && conv::onednn_raise(g, xp, wp, op)) {
+      if (!transposed && onednn_ok(g, false) && conv::onednn_lower(g, xp, wp, bp, op)) return;
+      if (transposed && onednn_ok(g, true) && conv::onednn_raise(g, xp, wp, op)) {
         if (bp) add_channel_bias(op, g.N, g.G * g.C, g.H * g.W, bp);
         return;
       }
@@ -630,6 +627,45 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
     } else {
       conv_raise<T>(g, static_cast<const T*>(x.data_ptr()), static_cast<const T*>(w.data_ptr()), bp,
                     static_cast<T*>(out.data_ptr()));
+    }
+  });
+  return out;
+}
+
+// Note [Convolution bias gradients]
+// PyTorch sums grad_output over batch and space: with its own kernels by its
+// sum (over dims 0, 2, 3), under oneDNN in oneDNN's order. The oneDNN of
+// PyTorch's wheel (3.12) gives each thread a balanced run of images, which it
+// adds one element after another, and adds the threads' sums in order (a
+// transposed convolution: one run); the oneDNN of Ember's build orders its
+// own sum otherwise, so Ember adds in 3.12's order itself. (3.12's kernels
+// for inputs of fewer than 4 channels, grouped and dilated convolutions split
+// the work otherwise: on several threads those can still differ in the last
+// bit.)
+Tensor bias_gradient(const Tensor& gy, const Geometry& g, bool transposed, bool dnn) {
+  const int64_t channels = transposed ? g.G * g.C : g.G * g.O;
+  const int64_t spatial = transposed ? g.H * g.W : g.OH * g.OW;
+  Tensor per_image = gy.reshape({g.N, channels, spatial});
+  if (!dnn) return per_image.sum(std::vector<int64_t>{0, 2});
+  Tensor out = ember::empty({channels}, gy.dtype(), gy.device());
+  const float* y = static_cast<const float*>(per_image.data_ptr());
+  float* o = static_cast<float*>(out.data_ptr());
+  const int64_t runs = transposed ? 1 : std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), g.N));
+  parallel_for(0, channels, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      float total = 0;
+      for (int64_t r = 0; r < runs; ++r) {
+        // balanced runs: the first N % runs get one image more
+        const int64_t base = g.N / runs, extra = g.N % runs;
+        const int64_t n0 = r * base + std::min(r, extra), n1 = n0 + base + (r < extra ? 1 : 0);
+        float run = 0;
+        for (int64_t n = n0; n < n1; ++n) {
+          const float* row = y + (n * channels + c) * spatial;
+          for (int64_t i = 0; i < spatial; ++i) run += row[i];
+        }
+        total += run;
+      }
+      o[c] = total;
     }
   });
   return out;
@@ -655,7 +691,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
   Tensor gx, gw, gb;
   if (mask[0]) gx = ember::empty(input.sizes(), dtype, input.device());
   if (mask[1]) gw = ember::empty(weight.sizes(), dtype, weight.device());
-  if (mask[2]) gb = ember::empty({transposed ? g.C * g.G : g.O * g.G}, dtype, weight.device());
+  const bool dnn = dtype == ScalarType::Float && onednn_ok(g, transposed);
+  if (mask[2]) gb = bias_gradient(gy, g, transposed, dnn);
   // Gradients exist for floating types only (16-bit ones were widened above).
   dispatch_float_types(dtype, transposed ? "slow_conv_transpose2d_backward_out_cpu" : "slow_conv2d_backward_out_cpu",
                        [&](auto v) {
@@ -663,7 +700,6 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
                          auto p = [](const Tensor& t) { return static_cast<T*>(t.data_ptr()); };
                          const T *xp = p(x), *wp = p(w), *gyp = p(gy);
                          constexpr bool f32 = std::is_same_v<T, float>;
-                         const bool dnn = f32 && onednn_ok(g);
                          auto lower = [&](const T* X, T* Y) {
                            if constexpr (f32) {
                              if (dnn && conv::onednn_lower(g, X, wp, nullptr, Y)) return;
@@ -680,20 +716,18 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
                            if constexpr (f32) {
                              if (dnn && conv::onednn_weight(g, X, Y, dW, dbias)) return;
                            }
-                           conv_weight<T>(g, X, Y, dW, dbias);
+                           // PyTorch's own kernel: one product per image over plain im2col columns
+                           Geometry plain = g;
+                           plain.wide = false, plain.whole = true;
+                           conv_weight<T>(plain, X, Y, dW, dbias);
                          };
                          if (!transposed) {
                            if (gx.defined() && gx.numel() > 0) raise(gyp, p(gx));
-                           if (gw.defined()) {
-                             weight(xp, gyp, p(gw), gb.defined() ? p(gb) : nullptr);
-                           } else if (gb.defined()) {
-                             channel_sums<T>(gyp, g.N, g.G * g.O, g.OH * g.OW, p(gb));
-                           }
+                           if (gw.defined()) weight(xp, gyp, p(gw), nullptr);
                          } else {
                            // Transposed: the input is Y, grad_output is X.
                            if (gx.defined() && gx.numel() > 0) lower(gyp, p(gx));
                            if (gw.defined()) weight(gyp, xp, p(gw), nullptr);
-                           if (gb.defined()) channel_sums<T>(gyp, g.N, g.G * g.C, g.H * g.W, p(gb));
                          }
                        });
   return {gx, gw, gb};

@@ -120,8 +120,6 @@ void back(const dnnl::memory& m, const dnnl::memory& u, dnnl::stream& s) {
 bool onednn_lower(const Geometry& g, const float* X, const float* W, const float* bias, float* Y) {
   Problem p;
   if (!enabled() || !p.init(g)) return false;
-  // Few large-image channels (a first layer on grey or RGB images): im2col is faster.
-  if (g.C < 4) return false;
   return run([&](dnnl::stream& s) {
     auto pd = p.forward(dnnl::prop_kind::forward_training, bias != nullptr);
     auto ux = user(p.src, tag::nchw, X), uw = user(p.wei, p.wei_tag, W), uy = user(p.dst, tag::nchw, Y);
@@ -137,8 +135,6 @@ bool onednn_lower(const Geometry& g, const float* X, const float* W, const float
 bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X) {
   Problem p;
   if (!enabled() || !p.init(g)) return false;
-  // Few large-image channels: oneDNN's data gradient is slower than col2im.
-  if (g.C < 4) return false;
   return run([&](dnnl::stream& s) {
     auto hint = p.forward(dnnl::prop_kind::forward_training, false);
     dnnl::convolution_backward_data::primitive_desc pd(engine(), dnnl::algorithm::convolution_direct, p.any(p.src),
