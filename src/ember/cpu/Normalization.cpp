@@ -15,6 +15,7 @@ EMBER_DEFINE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
 EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_stub);
+EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_16bit_stub);
 EMBER_DEFINE_DISPATCH(LayerNormBackwardFn, layer_norm_backward_stub);
 EMBER_DEFINE_DISPATCH(GroupNormFn, group_norm_stub);
 EMBER_DEFINE_DISPATCH(GroupNormBackwardFn, group_norm_backward_stub);
@@ -288,9 +289,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
          rstd = ember::empty(stat_shape, T, dev);
   const bool meta = input.is_meta() || dispatch::is_meta_arg(weight) || dispatch::is_meta_arg(bias);
   if (M > 0 && D > 0 && !meta) {  // a meta result has no values to compute
-    cpu::kernel_for(cpu::layer_norm_stub, x, "aten::native_layer_norm")(
-        T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
-        mean.data_ptr(), rstd.data_ptr(), M, D, eps);
+    auto& stub = is_reduced_float(input.dtype()) && dev.is_cpu() ? cpu::layer_norm_16bit_stub : cpu::layer_norm_stub;
+    cpu::kernel_for(stub, x, "aten::native_layer_norm")(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr,
+                                                        b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
+                                                        mean.data_ptr(), rstd.data_ptr(), M, D, eps);
   }
   return {y.to(input.dtype()), mean, rstd};
 }

@@ -201,30 +201,166 @@ void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2,
 
 // ---- layer norm -------------------------------------------------------------------
 
+// Note [PyTorch's row moments]
+// PyTorch's layer and group norms take a row's mean and biased variance from
+// RowwiseMoments: Welford updates on vector lanes (16 vectors to a chunk,
+// 1/(j+1) from a table, fused multiply-adds), chunks merged pairwise on a
+// stack like a binary counter, the stack folded into its first slot, then the
+// scalar Welford over the remainder and the lanes merged into it one by one.
+// Its vectors are 32 bytes wide (PyTorch has no AVX-512 build of these
+// kernels: its AVX2 ones run on AVX-512 CPUs, and so do Ember's) and the
+// merges fuse where Vectorized's fmadd does, so this file compiles without
+// contraction and spells each fused step (madd); the DEFAULT build has no FMA
+// and rounds the product apart, as PyTorch's generic Vectorized does. A
+// 16-bit row reads two float vectors per 16-bit vector, each merged into the
+// stack by itself.
+constexpr int64_t kVecBytes = 32;
+
 template <typename T>
-void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps) {
+inline T madd(T a, T b, T c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+// PyTorch's scalar code in a capability build: the compiler fuses a * b + c.
+template <typename T>
+inline T smadd(T a, T b, T c) {
+  return madd(a, b, c);
+}
+
+template <typename T>
+struct Lanes {
+  static constexpr int W = static_cast<int>(kVecBytes / sizeof(T));
+  T v[W];
+  void fill(T x) {
+    for (int l = 0; l < W; ++l) v[l] = x;
+  }
+};
+
+// Merge moments (n_add, m1_add, m2_add) into (n, m1, m2), lane by lane.
+template <typename T>
+inline void merge_lanes(int64_t n_add, const Lanes<T>& m1_add, const Lanes<T>& m2_add, int64_t& n, Lanes<T>& m1,
+                        Lanes<T>& m2) {
+  const int64_t total = n + n_add;
+  const T c = total == 0 ? T(0) : static_cast<T>(n_add) / static_cast<T>(total);
+  const T tn = static_cast<T>(n);
+  for (int l = 0; l < Lanes<T>::W; ++l) {
+    const T delta = m1_add.v[l] - m1.v[l];
+    const T sum2 = m2.v[l] + m2_add.v[l];
+    const T cd = c * delta;
+    m1.v[l] = m1.v[l] + cd;
+    m2.v[l] = madd(delta * tn, cd, sum2);
+  }
+  n = total;
+}
+
+// Welford over `count` vectors of W values at x (stride W), from zero.
+template <typename T>
+inline void chunk_moments(const T* x, int64_t count, int64_t stride, Lanes<T>& m1, Lanes<T>& m2) {
+  m1.fill(T(0));
+  m2.fill(T(0));
+  for (int64_t j = 0; j < count; ++j) {
+    const T c = T(1) / static_cast<T>(j + 1);
+    const T* p = x + j * stride;
+    for (int l = 0; l < Lanes<T>::W; ++l) {
+      const T delta = p[l] - m1.v[l];
+      m1.v[l] = madd(c, delta, m1.v[l]);
+      m2.v[l] = madd(delta, p[l] - m1.v[l], m2.v[l]);
+    }
+  }
+}
+
+// Mean and biased variance of x[0..N) as PyTorch's RowwiseMoments (Note
+// [PyTorch's row moments]); `paired`: x holds a 16-bit row read as float.
+template <typename T>
+std::pair<T, T> row_moments(const T* x, int64_t N, bool paired) {
+  constexpr int W = Lanes<T>::W;
+  constexpr int64_t kChunk = 16;
+  const int64_t step = paired ? 2 * W : W;  // elements per (16-bit) vector
+  const int64_t n = N / step;
+  const int64_t m = (n + kChunk - 1) / kChunk;
+  int64_t depth = 0;
+  while ((int64_t{1} << depth) < m) ++depth;
+  int64_t m0_stk[64] = {0};
+  Lanes<T> m1_stk[64], m2_stk[64];
+  for (int64_t d = 0; d < std::max<int64_t>(depth, 1); ++d) {
+    m1_stk[d].fill(T(0));
+    m2_stk[d].fill(T(0));
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    const T* xp = x + i * kChunk * step;
+    const int64_t m0 = std::min(kChunk, n - i * kChunk);
+    Lanes<T> a1, a2;
+    chunk_moments(xp, m0, step, a1, a2);
+    if (paired) {
+      Lanes<T> b1, b2;
+      chunk_moments(xp + W, m0, step, b1, b2);
+      merge_lanes(m0, a1, a2, m0_stk[0], m1_stk[0], m2_stk[0]);
+      merge_lanes(m0, b1, b2, m0_stk[0], m1_stk[0], m2_stk[0]);
+    } else {
+      merge_lanes(m0, a1, a2, m0_stk[0], m1_stk[0], m2_stk[0]);
+    }
+    int64_t mask = i + 1;
+    for (int64_t j = 1; j < depth && (mask & 1) == 0; ++j) {
+      merge_lanes(m0_stk[j - 1], m1_stk[j - 1], m2_stk[j - 1], m0_stk[j], m1_stk[j], m2_stk[j]);
+      m0_stk[j - 1] = 0;
+      m1_stk[j - 1].fill(T(0));
+      m2_stk[j - 1].fill(T(0));
+      mask >>= 1;
+    }
+  }
+  for (int64_t i = 1; i < depth; ++i) merge_lanes(m0_stk[i], m1_stk[i], m2_stk[i], m0_stk[0], m1_stk[0], m2_stk[0]);
+  int64_t cnt = 0;
+  T m1 = 0, m2 = 0;
+  for (int64_t i = n * step; i < N; ++i) {
+    const T delta = x[i] - m1;
+    ++cnt;
+    m1 += delta / static_cast<T>(cnt);
+    m2 = smadd(delta, x[i] - m1, m2);
+  }
+  const int64_t lane_n = n * step / W;
+  for (int l = 0; l < W; ++l) {
+    const int64_t total = cnt + lane_n;
+    const T c = total == 0 ? T(0) : static_cast<T>(lane_n) / static_cast<T>(total);
+    const T delta = m1_stk[0].v[l] - m1;
+    m1 = smadd(c, delta, m1);
+    m2 += smadd(delta * delta * c, static_cast<T>(cnt), m2_stk[0].v[l]);
+    cnt = total;
+  }
+  return {m1, m2 / static_cast<T>(N)};
+}
+
+// y = (x - mean) * rstd * gamma + beta (float and double rows); a 16-bit row
+// (`paired`) takes (x * rstd - mean * rstd) * gamma + beta in float.
+template <typename T>
+void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps,
+                bool paired) {
   parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
-      const T* xr = x + r * D;
-      T* yr = y + r * D;
-      // Two passes in the element type with vector accumulators (Note [Vector reduction leaves]).
-      const T mt = vec_cascade_sum(xr, D, [](auto u) { return u; }) / static_cast<T>(D);
-      const T vt = vec_cascade_sum(xr, D,
-                                   [mt](auto u) {
-                                     const auto d = u - mt;
-                                     return d * d;
-                                   }) /
-                   static_cast<T>(D);
-      const double m = mt, rs = 1.0 / std::sqrt(static_cast<double>(vt) + eps);
+      const T* __restrict xr = x + r * D;
+      T* __restrict yr = y + r * D;
+      auto [mt, vt] = row_moments(xr, D, paired);
+      const T rs = T(1) / std::sqrt(vt + static_cast<T>(eps));
       mean[r] = mt;
-      rstd[r] = static_cast<T>(rs);
-      const T s = static_cast<T>(rs), t = static_cast<T>(-m * rs);
-      if (!gamma && !beta) {
-        row_affine(xr, yr, D, s, t);
-      } else {
+      rstd[r] = rs;
+      if (paired) {
+        const T shift = -rs * mt;
 #pragma omp simd
         for (int64_t i = 0; i < D; ++i) {
-          const T xh = xr[i] * s + t;
+          const T xh = madd(xr[i], rs, shift);
+          yr[i] = madd(xh, gamma ? gamma[i] : T(1), beta ? beta[i] : T(0));
+        }
+      } else if (gamma && beta) {
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) yr[i] = madd((xr[i] - mt) * rs, gamma[i], beta[i]);
+      } else {
+        // One of the two (or both) missing: products by 1 and sums with 0 are exact.
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) {
+          const T xh = (xr[i] - mt) * rs;
           yr[i] = (gamma ? xh * gamma[i] : xh) + (beta ? beta[i] : T(0));
         }
       }
@@ -417,8 +553,15 @@ void layer_norm_kernel(ScalarType dt, const void* x, const void* gamma, const vo
   dispatch_norm_types(dt, "LayerNormKernelImpl", [&](auto v) {
     using T = decltype(v);
     ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
-               EMBER_NORM_MUT(rstd), M, D, eps);
+               EMBER_NORM_MUT(rstd), M, D, eps, false);
   });
+}
+
+void layer_norm_16bit_kernel(ScalarType, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                             void* rstd, int64_t M, int64_t D, double eps) {
+  using T = float;
+  ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
+             EMBER_NORM_MUT(rstd), M, D, eps, true);
 }
 
 void layer_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
@@ -458,6 +601,7 @@ EMBER_REGISTER_DISPATCH(batch_norm_apply_stub, &batch_norm_apply_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_backward_reduce_stub, &batch_norm_backward_reduce_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_backward_apply_stub, &batch_norm_backward_apply_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_stub, &layer_norm_kernel);
+EMBER_REGISTER_DISPATCH(layer_norm_16bit_stub, &layer_norm_16bit_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_backward_stub, &layer_norm_backward_kernel);
 EMBER_REGISTER_DISPATCH(group_norm_stub, &group_norm_kernel);
 EMBER_REGISTER_DISPATCH(group_norm_backward_stub, &group_norm_backward_kernel);
