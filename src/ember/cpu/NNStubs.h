@@ -70,14 +70,19 @@ EMBER_DECLARE_DISPATCH(AdaptiveAvgPool2dBackwardFn, adaptive_avg_pool2d_backward
 
 // ---- normalisation (float and double) ---------------------------------------------
 // Batch norm over x of N x C x S (S = product of the spatial sizes).
+// channels_last: x is stored as N*S rows of C (channels last, or S == 1);
+// the forward stubs read it so, the backward ones ignore it.
 struct BatchNormArgs {
   int64_t N, C, S;
+  bool channels_last = false;
 };
-// Per channel: mean[c] and biased variance var[c] of x.
-using BatchNormStatsFn = void (*)(ScalarType dtype, const void* x, void* mean, void* var, const BatchNormArgs& a);
-// y = x * scale[c] + shift[c].
-using BatchNormApplyFn = void (*)(ScalarType dtype, const void* x, void* y, const void* scale, const void* shift,
-                                  const BatchNormArgs& a);
+// Per channel: mean[c] and the sum of squared deviations var_sum[c] of x,
+// as PyTorch's collect-stats kernel.
+using BatchNormStatsFn = void (*)(ScalarType dtype, const void* x, void* mean, void* var_sum, const BatchNormArgs& a);
+// y = x * alpha[c] + beta[c], alpha = invstd * weight, beta = bias - mean * alpha
+// (weight and bias may be null).
+using BatchNormApplyFn = void (*)(ScalarType dtype, const void* x, void* y, const void* mean, const void* invstd,
+                                  const void* weight, const void* bias, const BatchNormArgs& a);
 // Per channel: sum_dy[c] = sum dy, sum_dy_xmu[c] = sum dy * (x - mean[c]).
 using BatchNormBackwardReduceFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                            void* sum_dy, void* sum_dy_xmu, const BatchNormArgs& a);

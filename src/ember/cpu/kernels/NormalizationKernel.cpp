@@ -3,6 +3,7 @@
 // are a multiply-add per element that the compiler vectorises.
 #include <cmath>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/Error.h"
@@ -64,81 +65,6 @@ inline void row_affine(const T* __restrict x, T* __restrict y, int64_t n, T s, T
 }
 
 // ---- batch norm -------------------------------------------------------------------
-
-template <typename T>
-void bn_stats(const T* x, T* mean, T* var, const BatchNormArgs& a) {
-  const int64_t M = a.N * a.S;
-  if (a.S == 1) {
-    // N x C rows: column sums row by row, over blocks of columns in parallel
-    // (each column adds in row order whatever the thread count).
-    // Blocks as wide as possible (whole rows stream best), at most 2048
-    // columns (the sums stay in L1), at least one per thread when worth it.
-    const int64_t threads = a.N * a.C >= 65536 ? get_num_threads() : 1;
-    const int64_t nblocks = std::max<int64_t>((a.C + 2047) / 2048, std::min<int64_t>(threads, (a.C + 63) / 64));
-    const int64_t width = ((a.C + nblocks - 1) / nblocks + 15) / 16 * 16;
-    parallel_for(0, nblocks, 1, [&](int64_t b, int64_t e) {
-      std::vector<double> sv(width), qv(width);
-      double* __restrict s = sv.data();
-      double* __restrict q = qv.data();
-      for (int64_t blk = b; blk < e; ++blk) {
-        const int64_t c0 = blk * width, nc = std::min(width, a.C - c0);
-        if (nc <= 0) continue;
-        for (int64_t c = 0; c < nc; ++c) s[c] = q[c] = 0.0;
-        for (int64_t n = 0; n < a.N; ++n) {
-          const T* __restrict row = x + n * a.C + c0;
-#pragma omp simd
-          for (int64_t c = 0; c < nc; ++c) s[c] += static_cast<double>(row[c]);
-        }
-        for (int64_t c = 0; c < nc; ++c) s[c] /= static_cast<double>(M);
-        for (int64_t n = 0; n < a.N; ++n) {
-          const T* __restrict row = x + n * a.C + c0;
-#pragma omp simd
-          for (int64_t c = 0; c < nc; ++c) {
-            const double d = static_cast<double>(row[c]) - s[c];
-            q[c] += d * d;
-          }
-        }
-        for (int64_t c = 0; c < nc; ++c) {
-          mean[c0 + c] = static_cast<T>(s[c]);
-          var[c0 + c] = static_cast<T>(q[c] / static_cast<double>(M));
-        }
-      }
-    });
-    return;
-  }
-  parallel_for(0, a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(M, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      double s = 0;
-      for (int64_t n = 0; n < a.N; ++n) s += row_sum(x + (n * a.C + c) * a.S, a.S);
-      const double m = s / static_cast<double>(M);
-      double q = 0;
-      for (int64_t n = 0; n < a.N; ++n) q += row_sq_dev(x + (n * a.C + c) * a.S, a.S, m);
-      mean[c] = static_cast<T>(m);
-      var[c] = static_cast<T>(q / static_cast<double>(M));
-    }
-  });
-}
-
-template <typename T>
-void bn_apply(const T* x, T* y, const T* scale, const T* shift, const BatchNormArgs& a) {
-  if (a.S == 1) {
-    parallel_for(0, a.N, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.C, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) {
-        const T* xr = x + n * a.C;
-        T* yr = y + n * a.C;
-#pragma omp simd
-        for (int64_t c = 0; c < a.C; ++c) yr[c] = xr[c] * scale[c] + shift[c];
-      }
-    });
-    return;
-  }
-  parallel_for(0, a.N * a.C, std::max<int64_t>(1, 32768 / a.S), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t c = r % a.C;
-      row_affine(x + r * a.S, y + r * a.S, a.S, scale[c], shift[c]);
-    }
-  });
-}
 
 template <typename T>
 void bn_backward_reduce(const T* dy, const T* x, const T* mean, T* sum_dy, T* sum_dy_xmu, const BatchNormArgs& a) {
@@ -368,6 +294,152 @@ void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
   });
 }
 
+// ---- batch norm (PyTorch's collect-stats and transform kernels) ---------------------
+
+// Per channel of an N x C x S input: mean and the sum of squared deviations.
+template <typename T>
+void bn_stats_planes(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
+  const int64_t M = a.N * a.S;
+  parallel_for(0, a.C, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      double sum = 0;  // in order, in double (PyTorch's accumulate type)
+      for (int64_t n = 0; n < a.N; ++n) {
+        const T* p = x + (n * a.C + c) * a.S;
+        for (int64_t i = 0; i < a.S; ++i) sum += p[i];
+      }
+      const T m = static_cast<T>(sum / static_cast<double>(M));
+      double acc = 0;
+      for (int64_t n = 0; n < a.N; ++n) {
+        const T* p = x + (n * a.C + c) * a.S;
+        for (int64_t i = 0; i < a.S; ++i) {
+          const T d = p[i] - m;
+          // float squares round in float; double ones fuse into the sum.
+          if constexpr (std::is_same_v<T, double>) {
+            acc = smadd(d, d, acc);
+          } else {
+            acc += d * d;
+          }
+        }
+      }
+      mean[c] = m;
+      var_sum[c] = static_cast<T>(acc);
+    }
+  });
+}
+
+// The same over R rows of C channels (channels last, or S == 1): per-thread
+// column sums added in double, as PyTorch's two-pass vertical reduction.
+template <typename T>
+void bn_stats_rows(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
+  const int64_t R = a.N * a.S, C = a.C;
+  const int64_t threads = get_num_threads();
+  if (R > threads) {
+    const int64_t chunk = (R + threads - 1) / threads;
+    std::vector<T> buf(threads * C, T(0));
+    auto pass = [&](const auto& op) {
+      parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          T* __restrict acc = buf.data() + t * C;
+          for (int64_t r = t * chunk; r < std::min(R, (t + 1) * chunk); ++r) {
+            const T* __restrict row = x + r * C;
+#pragma omp simd
+            for (int64_t c = 0; c < C; ++c) acc[c] = op(acc[c], row[c], c);
+          }
+        }
+      });
+    };
+    auto fold = [&](T* out, bool divide) {
+      for (int64_t c = 0; c < C; ++c) {
+        double s = 0;
+        for (int64_t t = 0; t < threads; ++t) s += buf[t * C + c];
+        out[c] = static_cast<T>(divide ? s / static_cast<double>(R) : s);
+      }
+    };
+    pass([](T acc, T v, int64_t) { return v + acc; });
+    fold(mean, true);
+    std::fill(buf.begin(), buf.end(), T(0));
+    pass([mean](T acc, T v, int64_t c) {
+      const T d = v - mean[c];
+      return madd(d, d, acc);
+    });
+    fold(var_sum, false);
+    return;
+  }
+  if (threads == 1 || C <= 16 || C > 2048) {
+    // Few rows: sums in the element type, the mean divided in it.
+    for (int64_t c = 0; c < C; ++c) mean[c] = var_sum[c] = T(0);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c) mean[c] = x[r * C + c] + mean[c];
+    for (int64_t c = 0; c < C; ++c) mean[c] = mean[c] / static_cast<T>(R);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c) {
+        const T d = x[r * C + c] - mean[c];
+        var_sum[c] = madd(d, d, var_sum[c]);
+      }
+    return;
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    double s = 0;
+    for (int64_t r = 0; r < R; ++r) s += x[r * C + c];
+    mean[c] = static_cast<T>(s / static_cast<double>(R));
+    double acc = 0;
+    for (int64_t r = 0; r < R; ++r) {
+      const T d = x[r * C + c] - mean[c];
+      if constexpr (std::is_same_v<T, double>) {
+        acc = smadd(d, d, acc);
+      } else {
+        acc += d * d;
+      }
+    }
+    var_sum[c] = static_cast<T>(acc);
+  }
+}
+
+template <typename T>
+void bn_stats(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
+  if (a.channels_last) {
+    bn_stats_rows(x, mean, var_sum, a);
+  } else {
+    bn_stats_planes(x, mean, var_sum, a);
+  }
+}
+
+// y = x * alpha[c] + beta[c] with alpha = invstd * weight and
+// beta = bias - mean * alpha, both fused as PyTorch's kernel compiles them.
+template <typename T>
+void bn_apply(const T* x, T* y, const T* mean, const T* invstd, const T* weight, const T* bias,
+              const BatchNormArgs& a) {
+  std::vector<T> alpha(a.C), beta(a.C);
+  for (int64_t c = 0; c < a.C; ++c) {
+    alpha[c] = invstd[c] * (weight ? weight[c] : T(1));
+    beta[c] = madd(-mean[c], alpha[c], bias ? bias[c] : T(0));
+  }
+  const T* __restrict al = alpha.data();
+  const T* __restrict be = beta.data();
+  if (a.channels_last) {
+    const int64_t R = a.N * a.S;
+    parallel_for(0, R, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.C, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* __restrict xr = x + r * a.C;
+        T* __restrict yr = y + r * a.C;
+#pragma omp simd
+        for (int64_t c = 0; c < a.C; ++c) yr[c] = madd(xr[c], al[c], be[c]);
+      }
+    });
+    return;
+  }
+  parallel_for(0, a.N * a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.S, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t c = r % a.C;
+      const T s = al[c], t = be[c];
+      const T* __restrict xr = x + r * a.S;
+      T* __restrict yr = y + r * a.S;
+#pragma omp simd
+      for (int64_t i = 0; i < a.S; ++i) yr[i] = madd(xr[i], s, t);
+    }
+  });
+}
+
 template <typename T>
 void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
                  int64_t M, int64_t D) {
@@ -515,18 +587,19 @@ void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
 #define EMBER_NORM_PTR(p) static_cast<const T*>(p)
 #define EMBER_NORM_MUT(p) static_cast<T*>(p)
 
-void batch_norm_stats_kernel(ScalarType dt, const void* x, void* mean, void* var, const BatchNormArgs& a) {
+void batch_norm_stats_kernel(ScalarType dt, const void* x, void* mean, void* var_sum, const BatchNormArgs& a) {
   dispatch_norm_types(dt, "batch_norm", [&](auto v) {
     using T = decltype(v);
-    bn_stats(EMBER_NORM_PTR(x), EMBER_NORM_MUT(mean), EMBER_NORM_MUT(var), a);
+    bn_stats(EMBER_NORM_PTR(x), EMBER_NORM_MUT(mean), EMBER_NORM_MUT(var_sum), a);
   });
 }
 
-void batch_norm_apply_kernel(ScalarType dt, const void* x, void* y, const void* scale, const void* shift,
-                             const BatchNormArgs& a) {
+void batch_norm_apply_kernel(ScalarType dt, const void* x, void* y, const void* mean, const void* invstd,
+                             const void* weight, const void* bias, const BatchNormArgs& a) {
   dispatch_norm_types(dt, "batch_norm", [&](auto v) {
     using T = decltype(v);
-    bn_apply(EMBER_NORM_PTR(x), EMBER_NORM_MUT(y), EMBER_NORM_PTR(scale), EMBER_NORM_PTR(shift), a);
+    bn_apply(EMBER_NORM_PTR(x), EMBER_NORM_MUT(y), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(invstd), EMBER_NORM_PTR(weight),
+             EMBER_NORM_PTR(bias), a);
   });
 }
 
