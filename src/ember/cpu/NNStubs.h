@@ -101,8 +101,10 @@ using LayerNormBackwardFn = void (*)(ScalarType dtype, const void* dy, const voi
                                      int64_t M, int64_t D);
 
 // Group norm over x of N x C x HxW in `group` groups; mean/rstd are N x group.
+// from_16bit: the float data of a 16-bit input (PyTorch's moments read it in pairs).
 struct GroupNormArgs {
   int64_t N, C, HxW, group;
+  bool from_16bit = false;
 };
 using GroupNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                              void* rstd, const GroupNormArgs& a, double eps);

@@ -515,7 +515,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
   Tensor y = ember::empty(input.sizes(), T), mean = ember::empty({N, group}, T), rstd = ember::empty({N, group}, T);
   if (input.numel() > 0) {
     cpu::group_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
-                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), cpu::GroupNormArgs{N, C, HxW, group}, eps);
+                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
+                         cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())}, eps);
   }
   // The statistics have the parameters' dtype, as in PyTorch: the input's,
   // or float32 for float parameters with 16-bit input.

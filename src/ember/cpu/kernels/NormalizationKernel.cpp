@@ -282,12 +282,15 @@ void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
       } else if (gamma && beta) {
 #pragma omp simd
         for (int64_t i = 0; i < D; ++i) yr[i] = madd((xr[i] - mt) * rs, gamma[i], beta[i]);
+      } else if (beta) {
+        // PyTorch's compiler drops the product by gamma = 1 and fuses the rest.
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) yr[i] = madd(xr[i] - mt, rs, beta[i]);
       } else {
-        // One of the two (or both) missing: products by 1 and sums with 0 are exact.
 #pragma omp simd
         for (int64_t i = 0; i < D; ++i) {
           const T xh = (xr[i] - mt) * rs;
-          yr[i] = (gamma ? xh * gamma[i] : xh) + (beta ? beta[i] : T(0));
+          yr[i] = gamma ? xh * gamma[i] : xh;
         }
       }
     }
@@ -509,22 +512,33 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
 
 // ---- group norm -------------------------------------------------------------------
 
+// PyTorch's contiguous group norm: each (n, group) span's moments as a layer
+// norm row's (Note [PyTorch's row moments]), rstd from a double sum with eps,
+// then (x - mean) * rstd, or x * scale + bias fused per channel.
 template <typename T>
 void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a, double eps) {
   const int64_t D = a.C / a.group, span = D * a.HxW;
   parallel_for(0, a.N * a.group, std::max<int64_t>(1, 32768 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
     for (int64_t ng = b; ng < e; ++ng) {
-      const T* xs = x + ng * span;
-      const double m = row_sum(xs, span) / static_cast<double>(span);
-      const double v = row_sq_dev(xs, span, m) / static_cast<double>(span);
-      const double rs = 1.0 / std::sqrt(v + eps);
-      mean[ng] = static_cast<T>(m);
-      rstd[ng] = static_cast<T>(rs);
+      const T* __restrict xs = x + ng * span;
+      T* __restrict ys = y + ng * span;
+      auto [m, v] = row_moments(xs, span, a.from_16bit);
+      const T rs = static_cast<T>(1.0 / std::sqrt(static_cast<double>(std::max(v, T(0))) + eps));
+      mean[ng] = m;
+      rstd[ng] = rs;
+      if (!gamma && !beta) {
+#pragma omp simd
+        for (int64_t i = 0; i < span; ++i) ys[i] = (xs[i] - m) * rs;
+        continue;
+      }
       const int64_t c0 = (ng % a.group) * D;
       for (int64_t d = 0; d < D; ++d) {
-        const double s = rs * (gamma ? static_cast<double>(gamma[c0 + d]) : 1.0);
-        const double t = (beta ? static_cast<double>(beta[c0 + d]) : 0.0) - m * s;
-        row_affine(xs + d * a.HxW, y + ng * span + d * a.HxW, a.HxW, static_cast<T>(s), static_cast<T>(t));
+        const T s = rs * (gamma ? gamma[c0 + d] : T(1));
+        const T t = madd(-s, m, beta ? beta[c0 + d] : T(0));
+        const T* __restrict xr = xs + d * a.HxW;
+        T* __restrict yr = ys + d * a.HxW;
+#pragma omp simd
+        for (int64_t i = 0; i < a.HxW; ++i) yr[i] = madd(s, xr[i], t);
       }
     }
   });
