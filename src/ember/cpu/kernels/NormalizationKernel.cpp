@@ -316,12 +316,7 @@ void bn_stats_planes(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
         const T* p = x + (n * a.C + c) * a.S;
         for (int64_t i = 0; i < a.S; ++i) {
           const T d = p[i] - m;
-          // float squares round in float; double ones fuse into the sum.
-          if constexpr (std::is_same_v<T, double>) {
-            acc = smadd(d, d, acc);
-          } else {
-            acc += d * d;
-          }
+          acc += d * d;
         }
       }
       mean[c] = m;
@@ -388,11 +383,7 @@ void bn_stats_rows(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
     double acc = 0;
     for (int64_t r = 0; r < R; ++r) {
       const T d = x[r * C + c] - mean[c];
-      if constexpr (std::is_same_v<T, double>) {
-        acc = smadd(d, d, acc);
-      } else {
-        acc += d * d;
-      }
+      acc += d * d;  // the square rounds apart (PyTorch's build does not fuse it)
     }
     var_sum[c] = static_cast<T>(acc);
   }
