@@ -169,7 +169,13 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   } else {
     mean = values_as<T>(rmean);
     std::vector<T> rv = values_as<T>(rvar);
-    for (int64_t c = 0; c < C; ++c) invstd[c] = T(1) / std::sqrt(rv[c] + static_cast<T>(eps));
+    if (fast) {
+      for (int64_t c = 0; c < C; ++c) invstd[c] = T(1) / std::sqrt(rv[c] + static_cast<T>(eps));
+    } else {
+      // PyTorch takes these as tensor operations (its sqrt is MKL's, as Ember's).
+      Tensor root = ember::sqrt(rvar.to(T_) + Scalar(eps));
+      invstd = values_as<T>(ember::div(ember::ones_like(root), root));
+    }
     save_mean = ember::empty({0}, T_);
     save_invstd = ember::empty({0}, T_);
   }
@@ -255,7 +261,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward_16bit_strided(const Tensor
     if (rvar.defined()) rvar.copy_(from_doubles(rv, ScalarType::Double).view(rvar.sizes()));
   } else {
     mean = rmean.to(P);
-    invstd = ember::reciprocal(ember::sqrt(rvar.to(P) + Scalar(eps)));
+    Tensor root = ember::sqrt(rvar.to(P) + Scalar(eps));
+    invstd = ember::div(ember::ones_like(root), root);
   }
   std::vector<int64_t> shape(input.dim(), 1);
   shape[1] = C;
