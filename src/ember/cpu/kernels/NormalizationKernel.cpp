@@ -1,7 +1,11 @@
 // Batch, layer and group normalisation loops (float and double), compiled
 // once per CPU capability. Sums accumulate in double; the elementwise passes
 // are a multiply-add per element that the compiler vectorises.
+#include <array>
 #include <cmath>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -183,13 +187,49 @@ inline void merge_lanes(int64_t n_add, const Lanes<T>& m1_add, const Lanes<T>& m
   n = total;
 }
 
-// Welford over `count` vectors of W values at x (stride W), from zero.
+// 1 / (j + 1) for the 16 steps of a chunk.
+template <typename T>
+const std::array<T, 16> kInverse = [] {
+  std::array<T, 16> r{};
+  for (int j = 0; j < 16; ++j) r[j] = T(1) / static_cast<T>(j + 1);
+  return r;
+}();
+
+// Welford over `count` (at most 16) vectors of W values at x (stride W), from zero.
 template <typename T>
 inline void chunk_moments(const T* x, int64_t count, int64_t stride, Lanes<T>& m1, Lanes<T>& m2) {
+#if defined(__AVX2__) && defined(__FMA__)
+  // The same steps on one register per moment (the lane loop alone is not vectorised).
+  if constexpr (std::is_same_v<T, float>) {
+    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+    for (int64_t j = 0; j < count; ++j) {
+      const __m256 c = _mm256_set1_ps(kInverse<float>[j]);
+      const __m256 v = _mm256_loadu_ps(x + j * stride);
+      const __m256 delta = _mm256_sub_ps(v, a);
+      a = _mm256_fmadd_ps(c, delta, a);
+      b = _mm256_fmadd_ps(delta, _mm256_sub_ps(v, a), b);
+    }
+    _mm256_storeu_ps(m1.v, a);
+    _mm256_storeu_ps(m2.v, b);
+    return;
+  } else {
+    __m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();
+    for (int64_t j = 0; j < count; ++j) {
+      const __m256d c = _mm256_set1_pd(kInverse<double>[j]);
+      const __m256d v = _mm256_loadu_pd(x + j * stride);
+      const __m256d delta = _mm256_sub_pd(v, a);
+      a = _mm256_fmadd_pd(c, delta, a);
+      b = _mm256_fmadd_pd(delta, _mm256_sub_pd(v, a), b);
+    }
+    _mm256_storeu_pd(m1.v, a);
+    _mm256_storeu_pd(m2.v, b);
+    return;
+  }
+#else
   m1.fill(T(0));
   m2.fill(T(0));
   for (int64_t j = 0; j < count; ++j) {
-    const T c = T(1) / static_cast<T>(j + 1);
+    const T c = kInverse<T>[j];
     const T* p = x + j * stride;
     for (int l = 0; l < Lanes<T>::W; ++l) {
       const T delta = p[l] - m1.v[l];
@@ -197,6 +237,7 @@ inline void chunk_moments(const T* x, int64_t count, int64_t stride, Lanes<T>& m
       m2.v[l] = madd(delta, p[l] - m1.v[l], m2.v[l]);
     }
   }
+#endif
 }
 
 // Mean and biased variance of x[0..N) as PyTorch's RowwiseMoments (Note
