@@ -52,8 +52,9 @@ def _dtype_str(t):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """input * rsqrt(mean(input**2 over the trailing dims) + eps) * weight, computed in
-    float32 for half-precision inputs; eps defaults to the epsilon of that dtype."""
+    """input * rsqrt(mean(input**2 over the trailing dims) + eps) * weight in the input's
+    dtype, computed in float32 for half-precision inputs; eps defaults to the epsilon of that
+    dtype."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = [int(s) for s in normalized_shape]
@@ -82,10 +83,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = _EPS["float64" if name == "float64" else "float32"]
     dims = list(range(input.dim() - n, input.dim()))
     rsqrt = ember.rsqrt(ember.pow(x, 2).mean(dims, keepdim=True).add_(eps))
-    result = x.mul(rsqrt).type_as(input)
+    # The weight multiplies in the computing dtype; one rounding to the input's at the end.
+    result = x.mul(rsqrt)
     if weight is not None:
         result = result * weight
-    return result
+    return result.type_as(input)
 
 
 def _verify_spatial_size(size):

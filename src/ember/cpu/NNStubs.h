@@ -70,14 +70,19 @@ EMBER_DECLARE_DISPATCH(AdaptiveAvgPool2dBackwardFn, adaptive_avg_pool2d_backward
 
 // ---- normalisation (float and double) ---------------------------------------------
 // Batch norm over x of N x C x S (S = product of the spatial sizes).
+// channels_last: x is stored as N*S rows of C (channels last, or S == 1);
+// the forward stubs read it so, the backward ones ignore it.
 struct BatchNormArgs {
   int64_t N, C, S;
+  bool channels_last = false;
 };
-// Per channel: mean[c] and biased variance var[c] of x.
-using BatchNormStatsFn = void (*)(ScalarType dtype, const void* x, void* mean, void* var, const BatchNormArgs& a);
-// y = x * scale[c] + shift[c].
-using BatchNormApplyFn = void (*)(ScalarType dtype, const void* x, void* y, const void* scale, const void* shift,
-                                  const BatchNormArgs& a);
+// Per channel: mean[c] and the sum of squared deviations var_sum[c] of x,
+// as PyTorch's collect-stats kernel.
+using BatchNormStatsFn = void (*)(ScalarType dtype, const void* x, void* mean, void* var_sum, const BatchNormArgs& a);
+// y = x * alpha[c] + beta[c], alpha = invstd * weight, beta = bias - mean * alpha
+// (weight and bias may be null).
+using BatchNormApplyFn = void (*)(ScalarType dtype, const void* x, void* y, const void* mean, const void* invstd,
+                                  const void* weight, const void* bias, const BatchNormArgs& a);
 // Per channel: sum_dy[c] = sum dy, sum_dy_xmu[c] = sum dy * (x - mean[c]).
 using BatchNormBackwardReduceFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                            void* sum_dy, void* sum_dy_xmu, const BatchNormArgs& a);
@@ -88,14 +93,18 @@ using BatchNormBackwardApplyFn = void (*)(ScalarType dtype, const void* dy, cons
 // Layer norm over rows: x is M x D, mean/rstd have M entries; gamma/beta may be null.
 using LayerNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                              void* rstd, int64_t M, int64_t D, double eps);
+// layer_norm_16bit_stub: float data read from a 16-bit input, as PyTorch's
+// 16-bit kernel computes it (its moments and output formula).
 // Any of dx, dgamma, dbeta may be null (not wanted).
 using LayerNormBackwardFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                      const void* rstd, const void* gamma, void* dx, void* dgamma, void* dbeta,
                                      int64_t M, int64_t D);
 
 // Group norm over x of N x C x HxW in `group` groups; mean/rstd are N x group.
+// from_16bit: the float data of a 16-bit input (PyTorch's moments read it in pairs).
 struct GroupNormArgs {
   int64_t N, C, HxW, group;
+  bool from_16bit = false;
 };
 using GroupNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                              void* rstd, const GroupNormArgs& a, double eps);
@@ -108,6 +117,7 @@ EMBER_DECLARE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DECLARE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DECLARE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
 EMBER_DECLARE_DISPATCH(LayerNormFn, layer_norm_stub);
+EMBER_DECLARE_DISPATCH(LayerNormFn, layer_norm_16bit_stub);
 EMBER_DECLARE_DISPATCH(LayerNormBackwardFn, layer_norm_backward_stub);
 EMBER_DECLARE_DISPATCH(GroupNormFn, group_norm_stub);
 EMBER_DECLARE_DISPATCH(GroupNormBackwardFn, group_norm_backward_stub);

@@ -15,6 +15,7 @@ EMBER_DEFINE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
 EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_stub);
+EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_16bit_stub);
 EMBER_DEFINE_DISPATCH(LayerNormBackwardFn, layer_norm_backward_stub);
 EMBER_DEFINE_DISPATCH(GroupNormFn, group_norm_stub);
 EMBER_DEFINE_DISPATCH(GroupNormBackwardFn, group_norm_backward_stub);
@@ -72,6 +73,208 @@ Tensor grad_like(const Tensor& g, const Tensor& param, ScalarType fallback) {
 
 // ---- batch norm -------------------------------------------------------------------
 
+namespace {
+
+template <typename T>
+std::vector<T> values_as(const Tensor& t) {
+  Tensor c = t.to(CppTypeToScalarType<T>::value).contiguous();
+  const T* p = c.data_ptr<T>();
+  return std::vector<T>(p, p + c.numel());
+}
+
+template <typename T>
+void store_values(const Tensor& dst, const std::vector<T>& v) {
+  Tensor r = ember::empty({static_cast<int64_t>(v.size())}, CppTypeToScalarType<T>::value);
+  std::copy(v.begin(), v.end(), r.data_ptr<T>());
+  dst.copy_(r.view(dst.sizes()));
+}
+
+// PyTorch's invstd of a biased variance (0 where both it and eps are 0).
+double inv_std(double var, double eps) { return var != 0 || eps != 0 ? 1.0 / std::sqrt(var + eps) : 0.0; }
+
+// Note [Batch norm in PyTorch's order]
+// PyTorch's batch norm takes one of two routes. An input contiguous in NCHW
+// or channels-last order goes through its collect-stats and transform
+// kernels (cpu/kernels: mean and squared deviations per channel, then
+// x * alpha + beta, fused), with the statistics' follow-up in the element
+// type. Any other layout takes the mean from mean(), the squared deviations
+// in double in memory order, and ((x - mean) * invstd) * weight + bias
+// unfused. 16-bit inputs compute in float here (PyTorch differs in a few
+// last bits there).
+template <typename T>
+std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                                      const Tensor& rmean, const Tensor& rvar, bool training,
+                                                      double momentum, double eps) {
+  const ScalarType T_ = CppTypeToScalarType<T>::value;
+  const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C);
+  const double n = static_cast<double>(N * S);
+  const bool cl = input.is_contiguous(MemoryFormat::ChannelsLast) || input.is_contiguous(MemoryFormat::ChannelsLast3d);
+  const bool fast = input.is_contiguous() || cl;
+  std::vector<T> mean(C), invstd(C);
+  Tensor save_mean, save_invstd;
+  if (training) {
+    std::vector<T> var_sum(C);
+    std::vector<T> rm = rmean.defined() ? values_as<T>(rmean) : std::vector<T>();
+    std::vector<T> rv = rvar.defined() ? values_as<T>(rvar) : std::vector<T>();
+    if (fast) {
+      cpu::BatchNormArgs a{N, C, S, S == 1 || (cl && !input.is_contiguous())};
+      // Rows of channels: the input's storage read in its own order.
+      Tensor x = a.channels_last && !input.is_contiguous()
+                     ? in_dtype(input.dim() == 4 ? input.permute({0, 2, 3, 1}) : input.permute({0, 2, 3, 4, 1}), T_)
+                     : in_dtype(input, T_);
+      cpu::batch_norm_stats_stub(T_, x.data_ptr(), mean.data(), var_sum.data(), a);
+      const T mom = static_cast<T>(momentum);
+      for (int64_t c = 0; c < C; ++c) {
+        // The element type's division, then the invstd in double.
+        invstd[c] = static_cast<T>(inv_std(static_cast<double>(var_sum[c] / static_cast<T>(N * S)), eps));
+        if (rmean.defined()) rm[c] = mom * mean[c] + (1 - mom) * rm[c];
+        if (rvar.defined()) {
+          const double unbiased = var_sum[c] / static_cast<T>(N * S - 1);
+          rv[c] = static_cast<T>(static_cast<double>(mom) * unbiased + static_cast<double>((1 - mom) * rv[c]));
+        }
+      }
+    } else {
+      std::vector<int64_t> dims{0};
+      for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+      mean = values_as<T>(ember::mean(input, dims, false, T_));
+      // The channel first, then the other dimensions from the largest stride down (memory order).
+      std::vector<int64_t> order;
+      for (int64_t d = 0; d < input.dim(); ++d)
+        if (d != 1) order.push_back(d);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t p, int64_t q) { return input.stride(p) > input.stride(q); });
+      order.insert(order.begin(), 1);
+      Tensor xs = in_dtype(input.permute(order), T_);
+      const T* xp = xs.data_ptr<T>();
+      const int64_t R = N * S;
+      for (int64_t c = 0; c < C; ++c) {
+        const double m = mean[c];
+        double acc = 0;
+        for (int64_t r = 0; r < R; ++r) {
+          const double d = static_cast<double>(xp[c * R + r]) - m;
+          acc += d * d;
+        }
+        invstd[c] = static_cast<T>(inv_std(acc / n, eps));
+        if (rmean.defined()) rm[c] = static_cast<T>(momentum * m + (1 - momentum) * static_cast<double>(rm[c]));
+        if (rvar.defined())
+          rv[c] = static_cast<T>(momentum * (acc / (n - 1)) + (1 - momentum) * static_cast<double>(rv[c]));
+      }
+    }
+    if (rmean.defined()) store_values(rmean, rm);
+    if (rvar.defined()) store_values(rvar, rv);
+    save_mean = ember::empty({C}, T_);
+    save_invstd = ember::empty({C}, T_);
+    std::copy(mean.begin(), mean.end(), save_mean.data_ptr<T>());
+    std::copy(invstd.begin(), invstd.end(), save_invstd.data_ptr<T>());
+  } else {
+    mean = values_as<T>(rmean);
+    std::vector<T> rv = values_as<T>(rvar);
+    if (fast) {
+      for (int64_t c = 0; c < C; ++c) invstd[c] = T(1) / std::sqrt(rv[c] + static_cast<T>(eps));
+    } else {
+      // PyTorch takes these as tensor operations (its sqrt is MKL's, as Ember's).
+      Tensor root = ember::sqrt(rvar.to(T_) + Scalar(eps));
+      invstd = values_as<T>(ember::div(ember::ones_like(root), root));
+    }
+    save_mean = ember::empty({0}, T_);
+    save_invstd = ember::empty({0}, T_);
+  }
+  std::vector<T> w = weight.defined() ? values_as<T>(weight) : std::vector<T>();
+  std::vector<T> b = bias.defined() ? values_as<T>(bias) : std::vector<T>();
+  Tensor y;
+  if (fast) {
+    cpu::BatchNormArgs a{N, C, S, S == 1 || (cl && !input.is_contiguous())};
+    if (a.channels_last && !input.is_contiguous()) {
+      const std::vector<int64_t> perm =
+          input.dim() == 4 ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 3, 4, 1};
+      Tensor x = in_dtype(input.permute(perm), T_);
+      Tensor yp = ember::empty(x.sizes(), T_);
+      cpu::batch_norm_apply_stub(T_, x.data_ptr(), yp.data_ptr(), mean.data(), invstd.data(),
+                                 w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
+      std::vector<int64_t> inv(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+      y = yp.permute(inv);
+    } else {
+      Tensor x = in_dtype(input, T_);
+      y = ember::empty(input.sizes(), T_);
+      cpu::batch_norm_apply_stub(T_, x.data_ptr(), y.data_ptr(), mean.data(), invstd.data(),
+                                 w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
+    }
+  } else {
+    Tensor x = in_dtype(input, T_);
+    y = ember::empty(input.sizes(), T_);
+    const T* xp = x.data_ptr<T>();
+    T* yp = y.data_ptr<T>();
+    for (int64_t r = 0; r < N * C; ++r) {
+      const int64_t c = r % C;
+      const T m = mean[c], is = invstd[c], wc = w.empty() ? T(1) : w[c], bc = b.empty() ? T(0) : b[c];
+      for (int64_t i = 0; i < S; ++i) yp[r * S + i] = ((xp[r * S + i] - m) * is) * wc + bc;
+    }
+  }
+  return {y.to(input.dtype()), save_mean, save_invstd};
+}
+
+// A 16-bit input in neither layout (Note [Batch norm in PyTorch's order]):
+// statistics in the parameters' dtype (the input's unless they are float),
+// squared deviations summed in float, and each step of the transform
+// rounded to that dtype.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_forward_16bit_strided(const Tensor& input, const Tensor& weight,
+                                                                    const Tensor& bias, const Tensor& rmean,
+                                                                    const Tensor& rvar, bool training, double momentum,
+                                                                    double eps) {
+  const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C);
+  const bool mixed = (weight.defined() && weight.dtype() != input.dtype()) ||
+                     (bias.defined() && bias.dtype() != input.dtype()) ||
+                     (rmean.defined() && rmean.dtype() != input.dtype());
+  const ScalarType P = mixed ? ScalarType::Float : input.dtype();
+  Tensor mean, invstd;
+  if (training) {
+    std::vector<int64_t> dims{0};
+    for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+    mean = ember::mean(input, dims, false, P);
+    std::vector<float> m = values_as<float>(mean);
+    std::vector<int64_t> order;
+    for (int64_t d = 0; d < input.dim(); ++d)
+      if (d != 1) order.push_back(d);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t p, int64_t q) { return input.stride(p) > input.stride(q); });
+    order.insert(order.begin(), 1);
+    Tensor xs = in_dtype(input.permute(order), ScalarType::Float);
+    const float* xp = xs.data_ptr<float>();
+    const int64_t R = N * S;
+    std::vector<double> iv(C), rm, rv;
+    if (rmean.defined()) rm = to_doubles(rmean);
+    if (rvar.defined()) rv = to_doubles(rvar);
+    for (int64_t c = 0; c < C; ++c) {
+      float acc = 0;
+      for (int64_t r = 0; r < R; ++r) {
+        const float d = xp[c * R + r] - m[c];
+        acc += d * d;
+      }
+      iv[c] = static_cast<float>(inv_std(static_cast<double>(acc / static_cast<float>(R)), eps));
+      if (rmean.defined()) rm[c] = momentum * static_cast<double>(m[c]) + (1 - momentum) * rm[c];
+      if (rvar.defined())
+        rv[c] = momentum * static_cast<double>(acc / static_cast<float>(R - 1)) + (1 - momentum) * rv[c];
+    }
+    invstd = from_doubles(iv, ScalarType::Float).to(P);
+    if (rmean.defined()) rmean.copy_(from_doubles(rm, ScalarType::Double).view(rmean.sizes()));
+    if (rvar.defined()) rvar.copy_(from_doubles(rv, ScalarType::Double).view(rvar.sizes()));
+  } else {
+    mean = rmean.to(P);
+    Tensor root = ember::sqrt(rvar.to(P) + Scalar(eps));
+    invstd = ember::div(ember::ones_like(root), root);
+  }
+  std::vector<int64_t> shape(input.dim(), 1);
+  shape[1] = C;
+  Tensor y = (input - mean.view(shape)) * invstd.view(shape);
+  if (weight.defined()) y = y * weight.to(P).view(shape);
+  if (bias.defined()) y = y + bias.to(P).view(shape);
+  Tensor empty_stats = ember::empty({0}, P);
+  return {y.to(input.dtype()).contiguous(), training ? mean : empty_stats, training ? invstd : empty_stats.clone()};
+}
+
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std::optional<Tensor>& weight_opt,
                                                   const std::optional<Tensor>& bias_opt,
                                                   const std::optional<Tensor>& running_mean_opt,
@@ -98,56 +301,19 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std
             ember::empty({C}, T, input.device())};
   }
   const int64_t S = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
-  cpu::BatchNormArgs a{N, C, S};
-  Tensor x = in_dtype(input, T);
-
-  std::vector<double> mean(C, 0.0), invstd(C, 0.0);
-  Tensor save_mean, save_invstd;
-  if (training) {
-    Tensor m = ember::empty({C}, T), v = ember::empty({C}, T);
-    if (input.numel() > 0) {
-      cpu::batch_norm_stats_stub(T, x.data_ptr(), m.data_ptr(), v.data_ptr(), a);
-    } else {
-      m.fill_(Scalar(NAN));
-      v.fill_(Scalar(NAN));
-    }
-    mean = to_doubles(m);
-    std::vector<double> var = to_doubles(v);
-    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
-    save_mean = m;
-    save_invstd = from_doubles(invstd, T);
-    const double M = static_cast<double>(N * S);
-    if (rmean.defined()) {
-      std::vector<double> r = to_doubles(rmean);
-      for (int64_t c = 0; c < C; ++c) r[c] = (1 - momentum) * r[c] + momentum * mean[c];
-      rmean.copy_(from_doubles(r, ScalarType::Double).view(rmean.sizes()));
-    }
-    if (rvar.defined()) {
-      std::vector<double> r = to_doubles(rvar);
-      for (int64_t c = 0; c < C; ++c) r[c] = (1 - momentum) * r[c] + momentum * var[c] * M / (M - 1);
-      rvar.copy_(from_doubles(r, ScalarType::Double).view(rvar.sizes()));
-    }
-  } else {
-    mean = to_doubles(rmean);
-    std::vector<double> var = to_doubles(rvar);
-    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
-    save_mean = ember::empty({0}, T);
-    save_invstd = ember::empty({0}, T);
+  if (input.numel() == 0) {
+    Tensor nan_stats = ember::empty({C}, T);
+    nan_stats.fill_(Scalar(NAN));
+    return {ember::empty(input.sizes(), input.dtype()), training ? nan_stats : ember::empty({0}, T),
+            training ? nan_stats.clone() : ember::empty({0}, T)};
   }
-
-  std::vector<double> w = weight.defined() ? to_doubles(weight) : std::vector<double>(C, 1.0);
-  std::vector<double> b = bias.defined() ? to_doubles(bias) : std::vector<double>(C, 0.0);
-  std::vector<double> scale(C), shift(C);
-  for (int64_t c = 0; c < C; ++c) {
-    scale[c] = invstd[c] * w[c];
-    shift[c] = b[c] - mean[c] * scale[c];
+  const bool layout_fast = input.is_contiguous() || input.is_contiguous(MemoryFormat::ChannelsLast) ||
+                           input.is_contiguous(MemoryFormat::ChannelsLast3d);
+  if (is_reduced_float(input.dtype()) && !layout_fast) {
+    return batch_norm_forward_16bit_strided(input, weight, bias, rmean, rvar, training, momentum, eps);
   }
-  Tensor y = ember::empty(input.sizes(), T);
-  if (input.numel() > 0) {
-    Tensor sc = from_doubles(scale, T), sh = from_doubles(shift, T);
-    cpu::batch_norm_apply_stub(T, x.data_ptr(), y.data_ptr(), sc.data_ptr(), sh.data_ptr(), a);
-  }
-  return {y.to(input.dtype()), save_mean, save_invstd};
+  return T == ScalarType::Double ? batch_norm_forward<double>(input, weight, bias, rmean, rvar, training, momentum, eps)
+                                 : batch_norm_forward<float>(input, weight, bias, rmean, rvar, training, momentum, eps);
 }
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
@@ -288,9 +454,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
          rstd = ember::empty(stat_shape, T, dev);
   const bool meta = input.is_meta() || dispatch::is_meta_arg(weight) || dispatch::is_meta_arg(bias);
   if (M > 0 && D > 0 && !meta) {  // a meta result has no values to compute
-    cpu::kernel_for(cpu::layer_norm_stub, x, "aten::native_layer_norm")(
-        T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
-        mean.data_ptr(), rstd.data_ptr(), M, D, eps);
+    auto& stub = is_reduced_float(input.dtype()) && dev.is_cpu() ? cpu::layer_norm_16bit_stub : cpu::layer_norm_stub;
+    cpu::kernel_for(stub, x, "aten::native_layer_norm")(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr,
+                                                        b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
+                                                        mean.data_ptr(), rstd.data_ptr(), M, D, eps);
   }
   return {y.to(input.dtype()), mean, rstd};
 }
@@ -355,7 +522,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
   Tensor y = ember::empty(input.sizes(), T), mean = ember::empty({N, group}, T), rstd = ember::empty({N, group}, T);
   if (input.numel() > 0) {
     cpu::group_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
-                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(), cpu::GroupNormArgs{N, C, HxW, group}, eps);
+                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
+                         cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())}, eps);
   }
   // The statistics have the parameters' dtype, as in PyTorch: the input's,
   // or float32 for float parameters with 16-bit input.

@@ -1,8 +1,13 @@
 // Batch, layer and group normalisation loops (float and double), compiled
 // once per CPU capability. Sums accumulate in double; the elementwise passes
 // are a multiply-add per element that the compiler vectorises.
+#include <array>
 #include <cmath>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/Error.h"
@@ -66,81 +71,6 @@ inline void row_affine(const T* __restrict x, T* __restrict y, int64_t n, T s, T
 // ---- batch norm -------------------------------------------------------------------
 
 template <typename T>
-void bn_stats(const T* x, T* mean, T* var, const BatchNormArgs& a) {
-  const int64_t M = a.N * a.S;
-  if (a.S == 1) {
-    // N x C rows: column sums row by row, over blocks of columns in parallel
-    // (each column adds in row order whatever the thread count).
-    // Blocks as wide as possible (whole rows stream best), at most 2048
-    // columns (the sums stay in L1), at least one per thread when worth it.
-    const int64_t threads = a.N * a.C >= 65536 ? get_num_threads() : 1;
-    const int64_t nblocks = std::max<int64_t>((a.C + 2047) / 2048, std::min<int64_t>(threads, (a.C + 63) / 64));
-    const int64_t width = ((a.C + nblocks - 1) / nblocks + 15) / 16 * 16;
-    parallel_for(0, nblocks, 1, [&](int64_t b, int64_t e) {
-      std::vector<double> sv(width), qv(width);
-      double* __restrict s = sv.data();
-      double* __restrict q = qv.data();
-      for (int64_t blk = b; blk < e; ++blk) {
-        const int64_t c0 = blk * width, nc = std::min(width, a.C - c0);
-        if (nc <= 0) continue;
-        for (int64_t c = 0; c < nc; ++c) s[c] = q[c] = 0.0;
-        for (int64_t n = 0; n < a.N; ++n) {
-          const T* __restrict row = x + n * a.C + c0;
-#pragma omp simd
-          for (int64_t c = 0; c < nc; ++c) s[c] += static_cast<double>(row[c]);
-        }
-        for (int64_t c = 0; c < nc; ++c) s[c] /= static_cast<double>(M);
-        for (int64_t n = 0; n < a.N; ++n) {
-          const T* __restrict row = x + n * a.C + c0;
-#pragma omp simd
-          for (int64_t c = 0; c < nc; ++c) {
-            const double d = static_cast<double>(row[c]) - s[c];
-            q[c] += d * d;
-          }
-        }
-        for (int64_t c = 0; c < nc; ++c) {
-          mean[c0 + c] = static_cast<T>(s[c]);
-          var[c0 + c] = static_cast<T>(q[c] / static_cast<double>(M));
-        }
-      }
-    });
-    return;
-  }
-  parallel_for(0, a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(M, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      double s = 0;
-      for (int64_t n = 0; n < a.N; ++n) s += row_sum(x + (n * a.C + c) * a.S, a.S);
-      const double m = s / static_cast<double>(M);
-      double q = 0;
-      for (int64_t n = 0; n < a.N; ++n) q += row_sq_dev(x + (n * a.C + c) * a.S, a.S, m);
-      mean[c] = static_cast<T>(m);
-      var[c] = static_cast<T>(q / static_cast<double>(M));
-    }
-  });
-}
-
-template <typename T>
-void bn_apply(const T* x, T* y, const T* scale, const T* shift, const BatchNormArgs& a) {
-  if (a.S == 1) {
-    parallel_for(0, a.N, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.C, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) {
-        const T* xr = x + n * a.C;
-        T* yr = y + n * a.C;
-#pragma omp simd
-        for (int64_t c = 0; c < a.C; ++c) yr[c] = xr[c] * scale[c] + shift[c];
-      }
-    });
-    return;
-  }
-  parallel_for(0, a.N * a.C, std::max<int64_t>(1, 32768 / a.S), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t c = r % a.C;
-      row_affine(x + r * a.S, y + r * a.S, a.S, scale[c], shift[c]);
-    }
-  });
-}
-
-template <typename T>
 void bn_backward_reduce(const T* dy, const T* x, const T* mean, T* sum_dy, T* sum_dy_xmu, const BatchNormArgs& a) {
   if (a.S == 1) {
     std::vector<double> s(a.C, 0.0), q(a.C, 0.0);
@@ -201,33 +131,346 @@ void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2,
 
 // ---- layer norm -------------------------------------------------------------------
 
+// Note [PyTorch's row moments]
+// PyTorch's layer and group norms take a row's mean and biased variance from
+// RowwiseMoments: Welford updates on vector lanes (16 vectors to a chunk,
+// 1/(j+1) from a table, fused multiply-adds), chunks merged pairwise on a
+// stack like a binary counter, the stack folded into its first slot, then the
+// scalar Welford over the remainder and the lanes merged into it one by one.
+// Its vectors are 32 bytes wide (PyTorch has no AVX-512 build of these
+// kernels: its AVX2 ones run on AVX-512 CPUs, and so do Ember's) and the
+// merges fuse where Vectorized's fmadd does, so this file compiles without
+// contraction and spells each fused step (madd); the DEFAULT build has no FMA
+// and rounds the product apart, as PyTorch's generic Vectorized does. A
+// 16-bit row reads two float vectors per 16-bit vector, each merged into the
+// stack by itself.
+constexpr int64_t kVecBytes = 32;
+
 template <typename T>
-void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps) {
+inline T madd(T a, T b, T c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+// PyTorch's scalar code in a capability build: the compiler fuses a * b + c.
+template <typename T>
+inline T smadd(T a, T b, T c) {
+  return madd(a, b, c);
+}
+
+template <typename T>
+struct Lanes {
+  static constexpr int W = static_cast<int>(kVecBytes / sizeof(T));
+  T v[W];
+  void fill(T x) {
+    for (int l = 0; l < W; ++l) v[l] = x;
+  }
+};
+
+// Merge moments (n_add, m1_add, m2_add) into (n, m1, m2), lane by lane.
+template <typename T>
+inline void merge_lanes(int64_t n_add, const Lanes<T>& m1_add, const Lanes<T>& m2_add, int64_t& n, Lanes<T>& m1,
+                        Lanes<T>& m2) {
+  const int64_t total = n + n_add;
+  const T c = total == 0 ? T(0) : static_cast<T>(n_add) / static_cast<T>(total);
+  const T tn = static_cast<T>(n);
+  for (int l = 0; l < Lanes<T>::W; ++l) {
+    const T delta = m1_add.v[l] - m1.v[l];
+    const T sum2 = m2.v[l] + m2_add.v[l];
+    const T cd = c * delta;
+    m1.v[l] = m1.v[l] + cd;
+    m2.v[l] = madd(delta * tn, cd, sum2);
+  }
+  n = total;
+}
+
+// 1 / (j + 1) for the 16 steps of a chunk.
+template <typename T>
+const std::array<T, 16> kInverse = [] {
+  std::array<T, 16> r{};
+  for (int j = 0; j < 16; ++j) r[j] = T(1) / static_cast<T>(j + 1);
+  return r;
+}();
+
+// Welford over `count` (at most 16) vectors of W values at x (stride W), from zero.
+template <typename T>
+inline void chunk_moments(const T* x, int64_t count, int64_t stride, Lanes<T>& m1, Lanes<T>& m2) {
+#if defined(__AVX2__) && defined(__FMA__)
+  // The same steps on one register per moment (the lane loop alone is not vectorised).
+  if constexpr (std::is_same_v<T, float>) {
+    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+    for (int64_t j = 0; j < count; ++j) {
+      const __m256 c = _mm256_set1_ps(kInverse<float>[j]);
+      const __m256 v = _mm256_loadu_ps(x + j * stride);
+      const __m256 delta = _mm256_sub_ps(v, a);
+      a = _mm256_fmadd_ps(c, delta, a);
+      b = _mm256_fmadd_ps(delta, _mm256_sub_ps(v, a), b);
+    }
+    _mm256_storeu_ps(m1.v, a);
+    _mm256_storeu_ps(m2.v, b);
+    return;
+  } else {
+    __m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();
+    for (int64_t j = 0; j < count; ++j) {
+      const __m256d c = _mm256_set1_pd(kInverse<double>[j]);
+      const __m256d v = _mm256_loadu_pd(x + j * stride);
+      const __m256d delta = _mm256_sub_pd(v, a);
+      a = _mm256_fmadd_pd(c, delta, a);
+      b = _mm256_fmadd_pd(delta, _mm256_sub_pd(v, a), b);
+    }
+    _mm256_storeu_pd(m1.v, a);
+    _mm256_storeu_pd(m2.v, b);
+    return;
+  }
+#else
+  m1.fill(T(0));
+  m2.fill(T(0));
+  for (int64_t j = 0; j < count; ++j) {
+    const T c = kInverse<T>[j];
+    const T* p = x + j * stride;
+    for (int l = 0; l < Lanes<T>::W; ++l) {
+      const T delta = p[l] - m1.v[l];
+      m1.v[l] = madd(c, delta, m1.v[l]);
+      m2.v[l] = madd(delta, p[l] - m1.v[l], m2.v[l]);
+    }
+  }
+#endif
+}
+
+// Mean and biased variance of x[0..N) as PyTorch's RowwiseMoments (Note
+// [PyTorch's row moments]); `paired`: x holds a 16-bit row read as float.
+template <typename T>
+std::pair<T, T> row_moments(const T* x, int64_t N, bool paired) {
+  constexpr int W = Lanes<T>::W;
+  constexpr int64_t kChunk = 16;
+  const int64_t step = paired ? 2 * W : W;  // elements per (16-bit) vector
+  const int64_t n = N / step;
+  const int64_t m = (n + kChunk - 1) / kChunk;
+  int64_t depth = 0;
+  while ((int64_t{1} << depth) < m) ++depth;
+  int64_t m0_stk[64] = {0};
+  Lanes<T> m1_stk[64], m2_stk[64];
+  for (int64_t d = 0; d < std::max<int64_t>(depth, 1); ++d) {
+    m1_stk[d].fill(T(0));
+    m2_stk[d].fill(T(0));
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    const T* xp = x + i * kChunk * step;
+    const int64_t m0 = std::min(kChunk, n - i * kChunk);
+    Lanes<T> a1, a2;
+    chunk_moments(xp, m0, step, a1, a2);
+    if (paired) {
+      Lanes<T> b1, b2;
+      chunk_moments(xp + W, m0, step, b1, b2);
+      merge_lanes(m0, a1, a2, m0_stk[0], m1_stk[0], m2_stk[0]);
+      merge_lanes(m0, b1, b2, m0_stk[0], m1_stk[0], m2_stk[0]);
+    } else {
+      merge_lanes(m0, a1, a2, m0_stk[0], m1_stk[0], m2_stk[0]);
+    }
+    int64_t mask = i + 1;
+    for (int64_t j = 1; j < depth && (mask & 1) == 0; ++j) {
+      merge_lanes(m0_stk[j - 1], m1_stk[j - 1], m2_stk[j - 1], m0_stk[j], m1_stk[j], m2_stk[j]);
+      m0_stk[j - 1] = 0;
+      m1_stk[j - 1].fill(T(0));
+      m2_stk[j - 1].fill(T(0));
+      mask >>= 1;
+    }
+  }
+  for (int64_t i = 1; i < depth; ++i) merge_lanes(m0_stk[i], m1_stk[i], m2_stk[i], m0_stk[0], m1_stk[0], m2_stk[0]);
+  int64_t cnt = 0;
+  T m1 = 0, m2 = 0;
+  for (int64_t i = n * step; i < N; ++i) {
+    const T delta = x[i] - m1;
+    ++cnt;
+    m1 += delta / static_cast<T>(cnt);
+    m2 = smadd(delta, x[i] - m1, m2);
+  }
+  const int64_t lane_n = n * step / W;
+  for (int l = 0; l < W; ++l) {
+    const int64_t total = cnt + lane_n;
+    const T c = total == 0 ? T(0) : static_cast<T>(lane_n) / static_cast<T>(total);
+    const T delta = m1_stk[0].v[l] - m1;
+    m1 = smadd(c, delta, m1);
+    m2 += smadd(delta * delta * c, static_cast<T>(cnt), m2_stk[0].v[l]);
+    cnt = total;
+  }
+  return {m1, m2 / static_cast<T>(N)};
+}
+
+// y = (x - mean) * rstd * gamma + beta (float and double rows); a 16-bit row
+// (`paired`) takes (x * rstd - mean * rstd) * gamma + beta in float.
+template <typename T>
+void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps,
+                bool paired) {
   parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
-      const T* xr = x + r * D;
-      T* yr = y + r * D;
-      // Two passes in the element type with vector accumulators (Note [Vector reduction leaves]).
-      const T mt = vec_cascade_sum(xr, D, [](auto u) { return u; }) / static_cast<T>(D);
-      const T vt = vec_cascade_sum(xr, D,
-                                   [mt](auto u) {
-                                     const auto d = u - mt;
-                                     return d * d;
-                                   }) /
-                   static_cast<T>(D);
-      const double m = mt, rs = 1.0 / std::sqrt(static_cast<double>(vt) + eps);
+      const T* __restrict xr = x + r * D;
+      T* __restrict yr = y + r * D;
+      auto [mt, vt] = row_moments(xr, D, paired);
+      const T rs = T(1) / std::sqrt(vt + static_cast<T>(eps));
       mean[r] = mt;
-      rstd[r] = static_cast<T>(rs);
-      const T s = static_cast<T>(rs), t = static_cast<T>(-m * rs);
-      if (!gamma && !beta) {
-        row_affine(xr, yr, D, s, t);
+      rstd[r] = rs;
+      if (paired) {
+        const T shift = -rs * mt;
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) {
+          const T xh = madd(xr[i], rs, shift);
+          yr[i] = madd(xh, gamma ? gamma[i] : T(1), beta ? beta[i] : T(0));
+        }
+      } else if (gamma && beta) {
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) yr[i] = madd((xr[i] - mt) * rs, gamma[i], beta[i]);
+      } else if (beta) {
+        // PyTorch's compiler drops the product by gamma = 1 and fuses the rest.
+#pragma omp simd
+        for (int64_t i = 0; i < D; ++i) yr[i] = madd(xr[i] - mt, rs, beta[i]);
       } else {
 #pragma omp simd
         for (int64_t i = 0; i < D; ++i) {
-          const T xh = xr[i] * s + t;
-          yr[i] = (gamma ? xh * gamma[i] : xh) + (beta ? beta[i] : T(0));
+          const T xh = (xr[i] - mt) * rs;
+          yr[i] = gamma ? xh * gamma[i] : xh;
         }
       }
+    }
+  });
+}
+
+// ---- batch norm (PyTorch's collect-stats and transform kernels) ---------------------
+
+// Per channel of an N x C x S input: mean and the sum of squared deviations.
+template <typename T>
+void bn_stats_planes(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
+  const int64_t M = a.N * a.S;
+  parallel_for(0, a.C, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      double sum = 0;  // in order, in double (PyTorch's accumulate type)
+      for (int64_t n = 0; n < a.N; ++n) {
+        const T* p = x + (n * a.C + c) * a.S;
+        for (int64_t i = 0; i < a.S; ++i) sum += p[i];
+      }
+      const T m = static_cast<T>(sum / static_cast<double>(M));
+      double acc = 0;
+      for (int64_t n = 0; n < a.N; ++n) {
+        const T* p = x + (n * a.C + c) * a.S;
+        for (int64_t i = 0; i < a.S; ++i) {
+          const T d = p[i] - m;
+          acc += d * d;
+        }
+      }
+      mean[c] = m;
+      var_sum[c] = static_cast<T>(acc);
+    }
+  });
+}
+
+// The same over R rows of C channels (channels last, or S == 1): per-thread
+// column sums added in double, as PyTorch's two-pass vertical reduction.
+template <typename T>
+void bn_stats_rows(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
+  const int64_t R = a.N * a.S, C = a.C;
+  const int64_t threads = get_num_threads();
+  if (R > threads) {
+    const int64_t chunk = (R + threads - 1) / threads;
+    std::vector<T> buf(threads * C, T(0));
+    auto pass = [&](const auto& op) {
+      parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          T* __restrict acc = buf.data() + t * C;
+          for (int64_t r = t * chunk; r < std::min(R, (t + 1) * chunk); ++r) {
+            const T* __restrict row = x + r * C;
+#pragma omp simd
+            for (int64_t c = 0; c < C; ++c) acc[c] = op(acc[c], row[c], c);
+          }
+        }
+      });
+    };
+    auto fold = [&](T* out, bool divide) {
+      for (int64_t c = 0; c < C; ++c) {
+        double s = 0;
+        for (int64_t t = 0; t < threads; ++t) s += buf[t * C + c];
+        out[c] = static_cast<T>(divide ? s / static_cast<double>(R) : s);
+      }
+    };
+    pass([](T acc, T v, int64_t) { return v + acc; });
+    fold(mean, true);
+    std::fill(buf.begin(), buf.end(), T(0));
+    pass([mean](T acc, T v, int64_t c) {
+      const T d = v - mean[c];
+      return madd(d, d, acc);
+    });
+    fold(var_sum, false);
+    return;
+  }
+  if (threads == 1 || C <= 16 || C > 2048) {
+    // Few rows: sums in the element type, the mean divided in it.
+    for (int64_t c = 0; c < C; ++c) mean[c] = var_sum[c] = T(0);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c) mean[c] = x[r * C + c] + mean[c];
+    for (int64_t c = 0; c < C; ++c) mean[c] = mean[c] / static_cast<T>(R);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c) {
+        const T d = x[r * C + c] - mean[c];
+        var_sum[c] = madd(d, d, var_sum[c]);
+      }
+    return;
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    double s = 0;
+    for (int64_t r = 0; r < R; ++r) s += x[r * C + c];
+    mean[c] = static_cast<T>(s / static_cast<double>(R));
+    double acc = 0;
+    for (int64_t r = 0; r < R; ++r) {
+      const T d = x[r * C + c] - mean[c];
+      acc += d * d;  // the square rounds apart (PyTorch's build does not fuse it)
+    }
+    var_sum[c] = static_cast<T>(acc);
+  }
+}
+
+template <typename T>
+void bn_stats(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
+  if (a.channels_last) {
+    bn_stats_rows(x, mean, var_sum, a);
+  } else {
+    bn_stats_planes(x, mean, var_sum, a);
+  }
+}
+
+// y = x * alpha[c] + beta[c] with alpha = invstd * weight and
+// beta = bias - mean * alpha, both fused as PyTorch's kernel compiles them.
+template <typename T>
+void bn_apply(const T* x, T* y, const T* mean, const T* invstd, const T* weight, const T* bias,
+              const BatchNormArgs& a) {
+  std::vector<T> alpha(a.C), beta(a.C);
+  for (int64_t c = 0; c < a.C; ++c) {
+    alpha[c] = invstd[c] * (weight ? weight[c] : T(1));
+    beta[c] = madd(-mean[c], alpha[c], bias ? bias[c] : T(0));
+  }
+  const T* __restrict al = alpha.data();
+  const T* __restrict be = beta.data();
+  if (a.channels_last) {
+    const int64_t R = a.N * a.S;
+    parallel_for(0, R, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.C, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* __restrict xr = x + r * a.C;
+        T* __restrict yr = y + r * a.C;
+#pragma omp simd
+        for (int64_t c = 0; c < a.C; ++c) yr[c] = madd(xr[c], al[c], be[c]);
+      }
+    });
+    return;
+  }
+  parallel_for(0, a.N * a.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(a.S, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t c = r % a.C;
+      const T s = al[c], t = be[c];
+      const T* __restrict xr = x + r * a.S;
+      T* __restrict yr = y + r * a.S;
+#pragma omp simd
+      for (int64_t i = 0; i < a.S; ++i) yr[i] = madd(xr[i], s, t);
     }
   });
 }
@@ -301,22 +544,33 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
 
 // ---- group norm -------------------------------------------------------------------
 
+// PyTorch's contiguous group norm: each (n, group) span's moments as a layer
+// norm row's (Note [PyTorch's row moments]), rstd from a double sum with eps,
+// then (x - mean) * rstd, or x * scale + bias fused per channel.
 template <typename T>
 void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a, double eps) {
   const int64_t D = a.C / a.group, span = D * a.HxW;
   parallel_for(0, a.N * a.group, std::max<int64_t>(1, 32768 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
     for (int64_t ng = b; ng < e; ++ng) {
-      const T* xs = x + ng * span;
-      const double m = row_sum(xs, span) / static_cast<double>(span);
-      const double v = row_sq_dev(xs, span, m) / static_cast<double>(span);
-      const double rs = 1.0 / std::sqrt(v + eps);
-      mean[ng] = static_cast<T>(m);
-      rstd[ng] = static_cast<T>(rs);
+      const T* __restrict xs = x + ng * span;
+      T* __restrict ys = y + ng * span;
+      auto [m, v] = row_moments(xs, span, a.from_16bit);
+      const T rs = static_cast<T>(1.0 / std::sqrt(static_cast<double>(std::max(v, T(0))) + eps));
+      mean[ng] = m;
+      rstd[ng] = rs;
+      if (!gamma && !beta) {
+#pragma omp simd
+        for (int64_t i = 0; i < span; ++i) ys[i] = (xs[i] - m) * rs;
+        continue;
+      }
       const int64_t c0 = (ng % a.group) * D;
       for (int64_t d = 0; d < D; ++d) {
-        const double s = rs * (gamma ? static_cast<double>(gamma[c0 + d]) : 1.0);
-        const double t = (beta ? static_cast<double>(beta[c0 + d]) : 0.0) - m * s;
-        row_affine(xs + d * a.HxW, y + ng * span + d * a.HxW, a.HxW, static_cast<T>(s), static_cast<T>(t));
+        const T s = rs * (gamma ? gamma[c0 + d] : T(1));
+        const T t = madd(-s, m, beta ? beta[c0 + d] : T(0));
+        const T* __restrict xr = xs + d * a.HxW;
+        T* __restrict yr = ys + d * a.HxW;
+#pragma omp simd
+        for (int64_t i = 0; i < a.HxW; ++i) yr[i] = madd(s, xr[i], t);
       }
     }
   });
@@ -379,18 +633,19 @@ void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
 #define EMBER_NORM_PTR(p) static_cast<const T*>(p)
 #define EMBER_NORM_MUT(p) static_cast<T*>(p)
 
-void batch_norm_stats_kernel(ScalarType dt, const void* x, void* mean, void* var, const BatchNormArgs& a) {
+void batch_norm_stats_kernel(ScalarType dt, const void* x, void* mean, void* var_sum, const BatchNormArgs& a) {
   dispatch_norm_types(dt, "batch_norm", [&](auto v) {
     using T = decltype(v);
-    bn_stats(EMBER_NORM_PTR(x), EMBER_NORM_MUT(mean), EMBER_NORM_MUT(var), a);
+    bn_stats(EMBER_NORM_PTR(x), EMBER_NORM_MUT(mean), EMBER_NORM_MUT(var_sum), a);
   });
 }
 
-void batch_norm_apply_kernel(ScalarType dt, const void* x, void* y, const void* scale, const void* shift,
-                             const BatchNormArgs& a) {
+void batch_norm_apply_kernel(ScalarType dt, const void* x, void* y, const void* mean, const void* invstd,
+                             const void* weight, const void* bias, const BatchNormArgs& a) {
   dispatch_norm_types(dt, "batch_norm", [&](auto v) {
     using T = decltype(v);
-    bn_apply(EMBER_NORM_PTR(x), EMBER_NORM_MUT(y), EMBER_NORM_PTR(scale), EMBER_NORM_PTR(shift), a);
+    bn_apply(EMBER_NORM_PTR(x), EMBER_NORM_MUT(y), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(invstd), EMBER_NORM_PTR(weight),
+             EMBER_NORM_PTR(bias), a);
   });
 }
 
@@ -417,8 +672,15 @@ void layer_norm_kernel(ScalarType dt, const void* x, const void* gamma, const vo
   dispatch_norm_types(dt, "LayerNormKernelImpl", [&](auto v) {
     using T = decltype(v);
     ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
-               EMBER_NORM_MUT(rstd), M, D, eps);
+               EMBER_NORM_MUT(rstd), M, D, eps, false);
   });
+}
+
+void layer_norm_16bit_kernel(ScalarType, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                             void* rstd, int64_t M, int64_t D, double eps) {
+  using T = float;
+  ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
+             EMBER_NORM_MUT(rstd), M, D, eps, true);
 }
 
 void layer_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
@@ -458,6 +720,7 @@ EMBER_REGISTER_DISPATCH(batch_norm_apply_stub, &batch_norm_apply_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_backward_reduce_stub, &batch_norm_backward_reduce_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_backward_apply_stub, &batch_norm_backward_apply_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_stub, &layer_norm_kernel);
+EMBER_REGISTER_DISPATCH(layer_norm_16bit_stub, &layer_norm_16bit_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_backward_stub, &layer_norm_backward_kernel);
 EMBER_REGISTER_DISPATCH(group_norm_stub, &group_norm_kernel);
 EMBER_REGISTER_DISPATCH(group_norm_backward_stub, &group_norm_backward_kernel);
