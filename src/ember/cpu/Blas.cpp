@@ -73,9 +73,8 @@ struct Mkl {
   ComplexDot cdotu = nullptr, cdotc = nullptr, zdotu = nullptr, zdotc = nullptr;
   // cblas_?gemm_batch: layout, per-group transposes, m, n, k, alpha, A[], lda,
   // B[], ldb, beta, C[], ldc, group count, group sizes
-  using GemmBatch = void (*)(int, const int*, const int*, const int*, const int*, const int*, const void*,
-                             const void**, const int*, const void**, const int*, const void*, void**, const int*, int,
-                             const int*);
+  using GemmBatch = void (*)(int, const int*, const int*, const int*, const int*, const int*, const void*, const void**,
+                             const int*, const void**, const int*, const void*, void**, const int*, int, const int*);
   GemmBatch gemm_batch[4] = {};  // s, d, c, z
   int (*set_num_threads_local)(int);
   void* handle;
@@ -276,6 +275,26 @@ void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, i
   sync_threads();
   EMBER_BLAS(cblas_sgemm)(EmberRowMajor, ta ? EmberTrans : EmberNoTrans, tb ? EmberTrans : EmberNoTrans, m, n, k, alpha,
                           a, lda, b, ldb, beta, c, ldc);
+}
+
+void onednn_sgemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb, float beta,
+                  float* c, int ldc) {
+#ifdef EMBER_USE_ONEDNN
+  if (m > 0 && n > 0 && k > 0) {
+    sync_openmp_threads(in_parallel_region());
+    if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc) == dnnl_success) return;
+  }
+#endif
+  sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+}
+
+bool onednn_has_avx2() {
+#ifdef EMBER_USE_ONEDNN
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  return (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
+#else
+  return false;
+#endif
 }
 
 void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,

@@ -34,8 +34,8 @@ using LstmCellFn = void (*)(const LstmCellArgs&, ScalarType, int64_t begin, int6
 EMBER_DECLARE_DISPATCH(LstmCellFn, lstm_cell_stub);
 EMBER_DECLARE_DISPATCH(LstmCellFn, lstm_cell_backward_stub);
 
-// C (m x n) = A (m x k) B (k x n), plus C when accumulate, plus the column
-// bias (n values) when not null; float32, row-major with leading dimensions.
+// C (m x n) = A (m x k) B (k x n) (FMA chains over k), plus C when
+// accumulate, plus the column bias (n values) when not null, in that order; float32, row-major with leading dimensions.
 // The small per-step products of the LSTM layer op, columns [n_begin, n_end)
 // only (see Note [Recurrent step GEMM]).
 using RecurrentGemmFn = void (*)(int64_t m, int64_t n_begin, int64_t n_end, int64_t k, const float* a, int64_t lda,

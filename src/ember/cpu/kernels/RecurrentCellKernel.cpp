@@ -148,7 +148,9 @@ void run(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
 // AVX-512 machine of BENCHMARKS.md, this kernel at about 160 in the layer
 // loop. It reads B in place (row-major, k x n: the caller passes W_hh^T made
 // once per sequence, or W_hh itself) and keeps an R x NV tile of C in vector
-// registers while it walks k. Column tiles are the outer loop so one tile's
+// registers while it walks k, one FMA chain per element from zero; C (when
+// accumulating) and then the bias are added to the chain's sum, the order of
+// oneDNN's brgemm RNN (Note [oneDNN LSTM arithmetic]). Column tiles are the outer loop so one tile's
 // panel of B (k x NV vectors) serves every row block from L1.
 #if defined(__AVX512F__)
 constexpr int kGemmRows = 8, kGemmCols = 3;  // 24 accumulators of 32 registers
@@ -173,9 +175,8 @@ inline void gemm_tile(int64_t k, const float* a, int64_t lda, const float* b, in
   Vf s[R][NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
-    const Vf init = bias ? vecmath::load(bias + v * kW) : Vf{};
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) s[r][v] = accumulate ? vecmath::load(c + r * ldc + v * kW) + init : init;
+    for (int r = 0; r < R; ++r) s[r][v] = Vf{};
   }
   for (int64_t p = 0; p < k; ++p) {
     Vf bv[NV];
@@ -191,7 +192,12 @@ inline void gemm_tile(int64_t k, const float* a, int64_t lda, const float* b, in
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) vecmath::store(c + r * ldc + v * kW, s[r][v]);
+    for (int v = 0; v < NV; ++v) {
+      Vf out = s[r][v];
+      if (accumulate) out = out + vecmath::load(c + r * ldc + v * kW);
+      if (bias) out = out + vecmath::load(bias + v * kW);
+      vecmath::store(c + r * ldc + v * kW, out);
+    }
   }
 }
 
@@ -228,8 +234,16 @@ void recurrent_gemm_kernel(int64_t m, int64_t n_begin, int64_t n_end, int64_t k,
   for (; j + kW <= n_end; j += kW) gemm_rows<1>(m, k, a, lda, b + j, ldb, c + j, ldc, accumulate, bias_at(j));
   for (; j < n_end; ++j) {  // the last n % kW columns
     for (int64_t r = 0; r < m; ++r) {
-      float acc = (accumulate ? c[r * ldc + j] : 0.0f) + (bias ? bias[j] : 0.0f);
-      for (int64_t p = 0; p < k; ++p) acc += a[r * lda + p] * b[p * ldb + j];
+      float acc = 0.0f;
+      for (int64_t p = 0; p < k; ++p) {
+#if defined(__FMA__) || defined(__AVX512F__)
+        acc = std::fma(a[r * lda + p], b[p * ldb + j], acc);  // as vecmath::madd
+#else
+        acc += a[r * lda + p] * b[p * ldb + j];
+#endif
+      }
+      if (accumulate) acc += c[r * ldc + j];
+      if (bias) acc += bias[j];
       c[r * ldc + j] = acc;
     }
   }
