@@ -37,6 +37,8 @@
 namespace ember {
 namespace cpu {
 EMBER_DEFINE_DISPATCH(RecurrentGemmFn, recurrent_gemm_stub);
+EMBER_DEFINE_DISPATCH(OnednnLstmCellFn, onednn_lstm_cell_stub);
+EMBER_DEFINE_DISPATCH(OnednnLstmCellBackwardFn, onednn_lstm_cell_backward_stub);
 }  // namespace cpu
 
 namespace native {
@@ -120,126 +122,6 @@ void step_gemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b
 // summed in float row by row in the order the steps are taken. The products
 // go to oneDNN's own sgemm with oneDNN's arguments, so its kernel choices and
 // k blocking come with them.
-namespace onednn_math {
-
-inline uint32_t bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-inline float from_bits(uint32_t u) {
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
-// Coefficients of degree 0..6 of the 32 tanh polynomials.
-constexpr uint32_t kTanhTable[7][32] = {
-    {0x00000000, 0x39bfffff, 0x39ffffff, 0x3a3ffffe, 0x3a7ffffb, 0x3abffff7, 0x3affffeb, 0x3b3fffdc,
-     0x3b7fffab, 0x3bbfff70, 0x3bfffeab, 0x3c3ffdc0, 0x3c7ffaab, 0x3cbff701, 0x3cffeaad, 0x3d3fdc08,
-     0x3d7faacd, 0x3dbf7081, 0x3dfeacc9, 0x3e3dc7fd, 0x3e7acbf5, 0x3eb77a9f, 0x3eec9a9f, 0x3f22991f,
-     0x3f42f7d6, 0x3f67b7cc, 0x3f76ca83, 0x3f7ebbe9, 0x3f7fd40c, 0x3f7fff32, 0x3f7ffffc, 0x3f800000},
-    {0x3f800000, 0x3f800018, 0x3f7fffe8, 0x3f7fffda, 0x3f7fffdc, 0x3f7fffdc, 0x3f7fffac, 0x3f7fff70,
-     0x3f7ffeec, 0x3f7ffdc0, 0x3f7ffbed, 0x3f7ff704, 0x3f7feff5, 0x3f7fdbca, 0x3f7fbfff, 0x3f7f7041,
-     0x3f7f009b, 0x3f7dc36c, 0x3f7c0aa8, 0x3f7734b8, 0x3f70a4de, 0x3f5f1fd8, 0x3f495493, 0x3f18b9ec,
-     0x3ed706cb, 0x3e390b06, 0x3d90b11f, 0x3c21a053, 0x3aaf7fdb, 0x37ccc1a3, 0x355c6733, 0x00000000},
-    {0x00000000, 0xbe4e0ff1, 0x3d25b1b1, 0x3d6b6dab, 0x3c9fb1d5, 0xbabff06f, 0x3c07b3f6, 0xbb3fc1bc,
-     0x3a9f5921, 0xbbbf06f2, 0xbbb0f402, 0xbc47db9e, 0xbc73d5e7, 0xbca25bda, 0xbcfca780, 0xbd40e07c,
-     0xbd7dab03, 0xbdbe4a0f, 0xbdfb14a5, 0xbe36cc8d, 0xbe6bd102, 0xbe9fe7c5, 0xbeba0f10, 0xbec206a8,
-     0xbea3c388, 0xbe277d62, 0xbd8b7960, 0xbc209f49, 0xbaad44ca, 0xb7c6eeac, 0xb663aa41, 0x00000000},
-    {0x00000000, 0x45b3ae96, 0xc414eb20, 0xc450e02e, 0xc3152b4e, 0xbead2f56, 0xc2162e02, 0xbeb4bd5a,
-     0xc11a59a4, 0xbed2f507, 0xc020d32c, 0x3dd0f506, 0xbf2a75e2, 0xbff950e3, 0xbed47334, 0xbe809b8c,
-     0xbeb64532, 0xbe961a5b, 0xbe9b63ac, 0xbea0d4b2, 0xbe828a77, 0xbe378612, 0xbdc20908, 0x3d2d3957,
-     0x3dd46e89, 0x3db3f629, 0x3d2c5e7b, 0x3bd20403, 0x3a59dfae, 0x3770af45, 0x372cc014, 0x00000000},
-    {0x00000000, 0xcc981a1b, 0x4a7edd3d, 0x4ab1007c, 0x48fedd9c, 0x41a557b5, 0x477ee32a, 0x422557f5,
-     0x45ff3ce4, 0x42a55641, 0x446e0867, 0xc33dc19a, 0x42915214, 0x43af4fad, 0x4110fe88, 0xc1099b75,
-     0x3fc8a8dc, 0xbfbeaef5, 0xbe365aad, 0x3f4d9652, 0x3ddfa08f, 0x3e34e9b8, 0x3e2d07a6, 0x3dc63567,
-     0x3cdaeb78, 0xbcd17537, 0xbc92829c, 0xbb43ab99, 0xb9b471dd, 0xb6baad5a, 0xb78bafc7, 0x00000000},
-    {0x00000000, 0x52f688d5, 0xd0505c72, 0xd08f98e3, 0xce505cc9, 0xc7162b8a, 0xcc5061d6, 0xc7162bdf,
-     0xca50b37f, 0xc7162a3a, 0xc8422086, 0x471a714e, 0xc5ece1f1, 0xc70e3d90, 0xc3eba94a, 0x43e0c424,
-     0xc21f4552, 0x42217cc8, 0x405e7dc4, 0xc10dd401, 0x3e96b602, 0xbd1a6d2f, 0xbd393883, 0xbd674682,
-     0xbd310016, 0xb961e269, 0x3ba32495, 0x3a7680d5, 0x38b3173c, 0x35a9deea, 0x375c3f2a, 0x00000000},
-    {0x00000000, 0xd8995ed1, 0x558285ea, 0x55b2cd69, 0x53028625, 0x4bc9991f, 0x5082898a, 0x4b4999b3,
-     0x4e02c07c, 0x4ac99764, 0x4b72c822, 0xca40c0e1, 0x489413e4, 0x49b12224, 0x46134c4e, 0xc60c2d57,
-     0x43c83910, 0xc3c872d1, 0xc186bc9e, 0x42325bc3, 0xbf2ffa4a, 0x3d9a203c, 0xbc545a43, 0xbae08fee,
-     0x3c80225d, 0x3b1fd1df, 0xba36b9d1, 0xb91de544, 0xb71f100f, 0xb408e2ed, 0xb685fec8, 0x00000000}};
-
-inline float tanh(float x) {
-  const float ax = std::fabs(x);
-  const uint32_t idx = (((bits(ax) - 0x39800000u) & 0xffc00000u) >> 22) & 31u;
-  const float r = ax - from_bits(bits(ax) & 0xffc00000u);
-  float p = from_bits(kTanhTable[6][idx]);
-  for (int d = 5; d >= 0; --d) p = std::fma(p, r, from_bits(kTanhTable[d][idx]));
-  float y = 1.0f;
-  if (from_bits(0x41102cb3u) > ax) y = p;  // below saturation
-  if (from_bits(0x39ddb3d7u) > ax) y = ax;  // tanh(x) = x
-  return from_bits(bits(y) ^ (bits(x) & 0x80000000u));
-}
-
-inline float exp(float x) {
-  const float lo = from_bits(0xc2aeac50u), hi = from_bits(0x42b17218u);
-  const bool underflow = x < lo;
-  x = std::max(std::min(x, hi), lo);
-  float fx = x * from_bits(0x3fb8aa3bu);  // log2(e)
-  fx = fx + 0.5f;
-  const float n = std::floor(fx);
-  const float r = std::fma(-n, from_bits(0x3f317218u), x);  // x - n ln 2
-  const float scale = underflow ? 0.0f : from_bits(uint32_t(int32_t(n - 1.0f) + 127) << 23);  // 2^(n-1)
-  float p = from_bits(0x3c07cfceu);
-  for (uint32_t c : {0x3d2b9d0du, 0x3e2aad40u, 0x3efffee3u, 0x3f7ffffbu, 0x3f800000u}) p = std::fma(p, r, from_bits(c));
-  return p * scale * 2.0f;
-}
-
-inline float sigmoid(float x) {
-  const float e = exp(from_bits(bits(x) | 0x80000000u));
-  const float y = e / (e + 1.0f);
-  return (bits(x) & 0x80000000u) ? y : 1.0f - y;
-}
-
-// The forward cell on rows [b0, b1): pre holds the gates' products and gets
-// the activated gates; bias is b_ih + b_hh.
-void cell_forward(int64_t H, int64_t b0, int64_t b1, float* pre, const float* bias, const float* c_prev, float* c,
-                  float* h) {
-  for (int64_t b = b0; b < b1; ++b) {
-    float* g = pre + b * 4 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const float i = sigmoid(g[j] + bias[j]), f = sigmoid(g[H + j] + bias[H + j]);
-      const float gg = tanh(g[2 * H + j] + bias[2 * H + j]), o = sigmoid(g[3 * H + j] + bias[3 * H + j]);
-      g[j] = i, g[H + j] = f, g[2 * H + j] = gg, g[3 * H + j] = o;
-      const float cf = c_prev[b * H + j] * f;
-      const float cy = std::fma(i, gg, cf);
-      c[b * H + j] = cy;
-      h[b * H + j] = tanh(cy) * o;
-    }
-  }
-}
-
-// The backward cell on rows [b0, b1): act holds the activated gates; dh_out
-// (the output's gradient) and dh_next (h's through the next step), dc_next
-// may be null (zero); dc gets c_prev's gradient (it may be dc_next).
-void cell_backward(int64_t H, int64_t b0, int64_t b1, const float* act, const float* c_prev, const float* c,
-                   const float* dh_out, const float* dh_next, const float* dc_next, float* dG, float* dc) {
-  for (int64_t b = b0; b < b1; ++b) {
-    const float* g = act + b * 4 * H;
-    float* d = dG + b * 4 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const int64_t k = b * H + j;
-      const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
-      const float tc = tanh(c[k]);
-      const float dh = (dh_out ? dh_out[k] : 0.0f) + (dh_next ? dh_next[k] : 0.0f);
-      float t = std::fma(-tc, tc, 1.0f) * dh;
-      t = t * o;
-      const float dcy = (dc_next ? dc_next[k] : 0.0f) + t;
-      d[3 * H + j] = std::fma(-o, o, o) * dh * tc;
-      d[j] = std::fma(-i, i, i) * dcy * gg;
-      d[H + j] = std::fma(-f, f, f) * dcy * c_prev[k];
-      d[2 * H + j] = std::fma(-gg, gg, 1.0f) * (i * dcy);
-      dc[k] = dcy * f;
-    }
-  }
-}
-
-}  // namespace onednn_math
 
 struct LayerDims {
   int64_t T, B, I, H;
@@ -353,7 +235,7 @@ void layer_forward_f32(const LayerDims& d, const float* x, const float* w_ih_t, 
     const int64_t t = d.time(s);
     const float* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
     parallel_for(b0, b1, std::max<int64_t>(1, 4096 / std::max<int64_t>(G, 1)), [&](int64_t r0, int64_t r1) {
-      onednn_math::cell_forward(H, r0, r1, gates + t * B * G, bias.data(), c_prev, cs + t * BH, out + t * BH);
+      cpu::onednn_lstm_cell_stub(H, r0, r1, gates + t * B * G, bias.data(), c_prev, cs + t * BH, out + t * BH);
     });
   };
   if (chains && I == H && !(B == 1 && T > 1)) {
@@ -492,8 +374,8 @@ void layer_backward_f32(const LayerDims& d, const float* x, const float* w_ih, c
     const float* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
     float* dg = dG + t * B * G;
     parallel_for(0, B, std::max<int64_t>(1, 4096 / std::max<int64_t>(G, 1)), [&](int64_t r0, int64_t r1) {
-      onednn_math::cell_backward(H, r0, r1, acts + t * B * G, c_prev, cs + t * BH, g_out ? g_out + t * BH : nullptr,
-                                 dh_next, dc_next, dg, dc);
+      cpu::onednn_lstm_cell_backward_stub(H, r0, r1, acts + t * B * G, c_prev, cs + t * BH,
+                                          g_out ? g_out + t * BH : nullptr, dh_next, dc_next, dg, dc);
     });
     dc_next = dc;
     blas::onednn_sgemm(false, false, int(B), int(H), int(G), dg, int(G), w_hh, int(H), 0.0f, dh, int(H));

@@ -43,4 +43,16 @@ using RecurrentGemmFn = void (*)(int64_t m, int64_t n_begin, int64_t n_end, int6
                                  const float* bias);
 EMBER_DECLARE_DISPATCH(RecurrentGemmFn, recurrent_gemm_stub);
 
+// oneDNN's float32 LSTM cell (Note [oneDNN LSTM arithmetic]) on rows
+// [b0, b1) of H units. Forward: pre (rows x 4H, the gates' products) gets the
+// activated gates; bias is b_ih + b_hh. Backward: act holds the activated
+// gates; dh_out, dh_next, dc_next may be null (zero); dc may be dc_next.
+using OnednnLstmCellFn = void (*)(int64_t H, int64_t b0, int64_t b1, float* pre, const float* bias, const float* c_prev,
+                                  float* c, float* h);
+using OnednnLstmCellBackwardFn = void (*)(int64_t H, int64_t b0, int64_t b1, const float* act, const float* c_prev,
+                                          const float* c, const float* dh_out, const float* dh_next,
+                                          const float* dc_next, float* dG, float* dc);
+EMBER_DECLARE_DISPATCH(OnednnLstmCellFn, onednn_lstm_cell_stub);
+EMBER_DECLARE_DISPATCH(OnednnLstmCellBackwardFn, onednn_lstm_cell_backward_stub);
+
 }  // namespace ember::cpu
