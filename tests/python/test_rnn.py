@@ -478,16 +478,16 @@ _BITS_CASES = [
 def _lstm_bits(lib, case, grad):
     """Outputs (and with grad, the gradients of a weighted sum of them) of a
     float32 nn.LSTM with torch's seeded parameters, as flat lists."""
-    T, B, I, H, L, bi, bf = case
+    T, B, IN, H, L, bi, bf = case
     torch.manual_seed(0)
-    ref = torch.nn.LSTM(I, H, L, bidirectional=bi, batch_first=bf)
-    m = ref if lib is torch else ember.nn.LSTM(I, H, L, bidirectional=bi, batch_first=bf)
+    ref = torch.nn.LSTM(IN, H, L, bidirectional=bi, batch_first=bf)
+    m = ref if lib is torch else ember.nn.LSTM(IN, H, L, bidirectional=bi, batch_first=bf)
     if lib is ember:
         with ember.no_grad():
             for (_, p), (_, q) in zip(m.named_parameters(), ref.named_parameters()):
                 p.copy_(from_torch(q))
     D = 2 if bi else 1
-    shapes = [(B, T, I) if bf else (T, B, I), (L * D, B, H), (L * D, B, H)]
+    shapes = [(B, T, IN) if bf else (T, B, IN), (L * D, B, H), (L * D, B, H)]
     vals = [(torch.arange(n, dtype=torch.float64) * 0.731 + k).sin().reshape(s).float()
             for k, s in enumerate(shapes) for n in [s[0] * s[1] * s[2]]]
     x, h0, c0 = [(v if lib is torch else from_torch(v)).requires_grad_(grad) for v in vals]

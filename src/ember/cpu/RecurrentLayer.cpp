@@ -4,11 +4,12 @@
 // (MkldnnRnnLayerBackward0). Shapes: T steps, B rows, I inputs, H hidden
 // units, G = 4H gates (i, f, g, o).
 // Forward: one GEMM projects the whole sequence, X W_ih^T, into the gate
-// buffer (T, B, G); each step adds h_prev W_hh^T + (b_ih + b_hh) into its
-// slice (Note [Recurrent step GEMM]) and runs the fused cell (Note [Fused
-// LSTM cell]), which writes the activated gates back over the
-// pre-activations. The workspace is that buffer followed by every c_t
-// (T, B, H), in the input's dtype.
+// buffer (T, B, G); each step adds h_prev W_hh^T into its slice and runs the
+// fused cell, which adds b_ih + b_hh and writes the activated gates back over
+// the pre-activations. float32 follows oneDNN's RNN, which PyTorch runs, to
+// the bit (Note [oneDNN LSTM arithmetic]); float64 adds the bias in the step
+// product and runs Note [Fused LSTM cell]. The workspace is that buffer
+// followed by every c_t (T, B, H), in the input's dtype.
 // Backward walks the steps in reverse: the cell's backward gives dgates_t and
 // dc_prev from dh_t and dc_t, and dh_prev = dgates_t W_hh + grad_output_prev.
 // Then one GEMM each over all steps gives dW_ih = dG^T X, dW_hh = dG^T H_prev
@@ -16,8 +17,9 @@
 // A backward that records a graph (create_graph=True) takes a second,
 // operator-by-operator path instead, as PyTorch's does, so the gradients can
 // be differentiated again.
-// The large GEMMs go straight to BLAS (cpu/Blas.h), the per-step ones to
-// Ember's kernel (float32) or BLAS (float64), all on buffers allocated once:
+// The large GEMMs go straight to BLAS (cpu/Blas.h; float32: oneDNN's sgemm),
+// the per-step ones to oneDNN's sgemm or Ember's kernel (float32, Note
+// [Recurrent step GEMM]) or BLAS (float64), all on buffers allocated once:
 // no operator dispatch or allocation per step. Batch rows are independent
 // sequences, so with threads each takes a block of rows through all T steps
 // (forward and backward recurrences): one parallel region, no barrier per step.

@@ -144,16 +144,19 @@ void run(const LstmCellArgs& a, ScalarType t, int64_t begin, int64_t end) {
 
 // Note [Recurrent step GEMM]
 // Each LSTM step multiplies a few rows (the batch) by a weight matrix that
-// stays the same for the whole sequence: h W_hh^T (k = H, n = 4H) forward,
-// dgates W_hh (k = 4H, n = H) backward. A BLAS call packs that matrix again
-// on every step: oneDNN's sgemm ran 16 x 128 x 512 at about 52 GFLOP/s on the
-// AVX-512 machine of BENCHMARKS.md, this kernel at about 160 in the layer
-// loop. It reads B in place (row-major, k x n: the caller passes W_hh^T made
-// once per sequence, or W_hh itself) and keeps an R x NV tile of C in vector
-// registers while it walks k, one FMA chain per element from zero; C (when
-// accumulating) and then the bias are added to the chain's sum, the order of
-// oneDNN's brgemm RNN (Note [oneDNN LSTM arithmetic]). Column tiles are the outer loop so one tile's
-// panel of B (k x NV vectors) serves every row block from L1.
+// stays the same for the whole sequence: h W_hh^T (k = H, n = 4H). This
+// kernel computes it in the float32 forward without grad, where oneDNN's
+// brgemm RNN runs plain FMA chains (with grad, and in the backward, oneDNN's
+// sgemm gives PyTorch's bits and is called instead; Note [oneDNN LSTM
+// arithmetic]). A BLAS call packs the matrix again on every step: oneDNN's
+// sgemm ran 16 x 128 x 512 at about 52 GFLOP/s on the AVX-512 machine of
+// BENCHMARKS.md, this kernel at about 160 in the layer loop. It reads B in
+// place (row-major, k x n: the caller passes W_hh^T made once per sequence)
+// and keeps an R x NV tile of C in vector registers while it walks k, one
+// FMA chain per element from zero; C (when accumulating) and then the bias
+// are added to the chain's sum, oneDNN's order. Column tiles are the outer
+// loop so one tile's panel of B (k x NV vectors) serves every row block from
+// L1.
 #if defined(__AVX512F__)
 constexpr int kGemmRows = 8, kGemmCols = 3;  // 24 accumulators of 32 registers
 #else
@@ -168,6 +171,18 @@ inline Vf bcast(const float* p) {
   return (Vf)_mm256_set1_ps(*p);
 #else
   return vecmath::splat(*p);
+#endif
+}
+
+// a b + c rounded once, as oneDNN's kernels compute it (lane by lane through
+// libm where FMA is not an instruction of this capability).
+inline Vf fused_madd(Vf a, Vf b, Vf c) {
+#if defined(__FMA__) || defined(__AVX512F__)
+  return vecmath::madd(a, b, c);
+#else
+  Vf r;
+  for (int l = 0; l < kW; ++l) r[l] = std::fma(a[l], b[l], c[l]);
+  return r;
 #endif
 }
 
@@ -188,7 +203,7 @@ inline void gemm_tile(int64_t k, const float* a, int64_t lda, const float* b, in
     for (int r = 0; r < R; ++r) {
       const Vf av = bcast(a + r * lda + p);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) s[r][v] = vecmath::madd(av, bv[v], s[r][v]);
+      for (int v = 0; v < NV; ++v) s[r][v] = fused_madd(av, bv[v], s[r][v]);
     }
   }
 #pragma GCC unroll 8
@@ -237,13 +252,7 @@ void recurrent_gemm_kernel(int64_t m, int64_t n_begin, int64_t n_end, int64_t k,
   for (; j < n_end; ++j) {  // the last n % kW columns
     for (int64_t r = 0; r < m; ++r) {
       float acc = 0.0f;
-      for (int64_t p = 0; p < k; ++p) {
-#if defined(__FMA__) || defined(__AVX512F__)
-        acc = std::fma(a[r * lda + p], b[p * ldb + j], acc);  // as vecmath::madd
-#else
-        acc += a[r * lda + p] * b[p * ldb + j];
-#endif
-      }
+      for (int64_t p = 0; p < k; ++p) acc = std::fma(a[r * lda + p], b[p * ldb + j], acc);
       if (accumulate) acc += c[r * ldc + j];
       if (bias) acc += bias[j];
       c[r * ldc + j] = acc;
