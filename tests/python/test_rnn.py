@@ -460,3 +460,69 @@ def test_lstm_layer_op_double_backward(dtype, batch_first, bidirectional):
     tol = {"rtol": 1e-12, "atol": 1e-13} if dtype == "float64" else {}
     for t, e in zip(*got):
         close(e, t, **tol)
+
+
+# ---- float32 bits: oneDNN's RNN arithmetic (Note [oneDNN LSTM arithmetic]) ------------------
+
+# T, B, I, H, layers, bidirectional, batch_first
+_BITS_CASES = [
+    (4, 3, 6, 8, 2, False, False),  # the language model of tests/scripts/programs_examples.py
+    (3, 11, 7, 40, 1, False, True),
+    (5, 2, 10, 10, 1, True, False),  # I == H: without grad one product chain over [x, h]
+    (3, 1, 5, 12, 1, True, False),  # one row: the layer products merged over the steps
+    (2, 130, 8, 16, 1, False, False),  # from 128 rows the layer product runs per step
+    (3, 5, 300, 64, 1, True, True),
+]
+
+
+def _lstm_bits(lib, case, grad):
+    """Outputs (and with grad, the gradients of a weighted sum of them) of a
+    float32 nn.LSTM with torch's seeded parameters, as flat lists."""
+    T, B, IN, H, L, bi, bf = case
+    torch.manual_seed(0)
+    ref = torch.nn.LSTM(IN, H, L, bidirectional=bi, batch_first=bf)
+    m = ref if lib is torch else ember.nn.LSTM(IN, H, L, bidirectional=bi, batch_first=bf)
+    if lib is ember:
+        with ember.no_grad():
+            for (_, p), (_, q) in zip(m.named_parameters(), ref.named_parameters()):
+                p.copy_(from_torch(q))
+    D = 2 if bi else 1
+    shapes = [(B, T, IN) if bf else (T, B, IN), (L * D, B, H), (L * D, B, H)]
+    vals = [(torch.arange(n, dtype=torch.float64) * 0.731 + k).sin().reshape(s).float()
+            for k, s in enumerate(shapes) for n in [s[0] * s[1] * s[2]]]
+    x, h0, c0 = [(v if lib is torch else from_torch(v)).requires_grad_(grad) for v in vals]
+    with lib.set_grad_enabled(grad):
+        out, (hn, cn) = m(x, (h0, c0))
+    res = [out, hn, cn]
+    if grad:
+        loss = sum((r * lib.linspace(-1, 1, r.numel()).reshape(r.shape)).sum() for r in res)
+        loss.backward()
+        res += [x.grad, h0.grad, c0.grad] + [p.grad for p in m.parameters()]
+    return [r.detach().reshape(-1).tolist() for r in res]
+
+
+@pytest.mark.parametrize("grad", [True, False])
+@pytest.mark.parametrize("case", _BITS_CASES)
+def test_lstm_float32_bits_match_torch(case, grad):
+    # PyTorch's oneDNN RNN: forward_training and the backward with grad, the
+    # brgemm forward_inference without; every value and gradient bit for bit
+    got, want = _lstm_bits(ember, case, grad), _lstm_bits(torch, case, grad)
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a == b, f"result {i} differs"
+
+
+def test_lstm_float32_bits_match_torch_on_avx2_onednn():
+    # with oneDNN held to AVX2 (its kernels on an AVX2 machine) in both libraries
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import ember, test_rnn as t\n"
+              "for case in t._BITS_CASES:\n"
+              "    for grad in (True, False):\n"
+              "        assert t._lstm_bits(ember, case, grad) == t._lstm_bits(t.torch, case, grad), (case, grad)\n")
+    r = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], capture_output=True,
+                       text=True, timeout=300, check=False,
+                       env=dict(os.environ, ONEDNN_MAX_CPU_ISA="AVX2"))
+    assert r.returncode == 0, r.stderr[-2000:]

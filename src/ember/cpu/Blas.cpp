@@ -277,6 +277,26 @@ void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, i
                           a, lda, b, ldb, beta, c, ldc);
 }
 
+void onednn_sgemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb, float beta,
+                  float* c, int ldc) {
+#ifdef EMBER_USE_ONEDNN
+  if (m > 0 && n > 0 && k > 0) {
+    sync_openmp_threads(in_parallel_region());
+    if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc) == dnnl_success) return;
+  }
+#endif
+  sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+}
+
+bool onednn_has_avx2() {
+#ifdef EMBER_USE_ONEDNN
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  return (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
+#else
+  return false;
+#endif
+}
+
 void dgemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
            double beta, double* c, int ldc) {
   sync_threads();

@@ -22,6 +22,14 @@ void dgemv(bool trans_a, int m, int n, double alpha, const double* a, int lda, c
            double* y, int incy);
 float sdot(int n, const float* x, int incx, const float* y, int incy);
 double ddot(int n, const double* x, int incx, const double* y, int incy);
+// The same product through oneDNN's own sgemm, as oneDNN's primitives call it
+// internally (the LSTM layer op mirrors its RNN; Note [LSTM layer op]); sgemm
+// when the build has no oneDNN.
+void onednn_sgemm(bool trans_a, bool trans_b, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                  float beta, float* c, int ldc);
+// Whether oneDNN's CPU ISA (after ONEDNN_MAX_CPU_ISA) includes AVX2, which its
+// brgemm-based RNN needs; false without oneDNN.
+bool onednn_has_avx2();
 // Whether MKL computes the products (Note [MKL for matrix products]).
 bool is_mkl();
 // Column-major C = alpha * op(A) @ op(B) + beta * C through MKL, PyTorch's own

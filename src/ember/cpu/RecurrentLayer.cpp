@@ -4,11 +4,12 @@
 // (MkldnnRnnLayerBackward0). Shapes: T steps, B rows, I inputs, H hidden
 // units, G = 4H gates (i, f, g, o).
 // Forward: one GEMM projects the whole sequence, X W_ih^T, into the gate
-// buffer (T, B, G); each step adds h_prev W_hh^T + (b_ih + b_hh) into its
-// slice (Note [Recurrent step GEMM]) and runs the fused cell (Note [Fused
-// LSTM cell]), which writes the activated gates back over the
-// pre-activations. The workspace is that buffer followed by every c_t
-// (T, B, H), in the input's dtype.
+// buffer (T, B, G); each step adds h_prev W_hh^T into its slice and runs the
+// fused cell, which adds b_ih + b_hh and writes the activated gates back over
+// the pre-activations. float32 follows oneDNN's RNN, which PyTorch runs, to
+// the bit (Note [oneDNN LSTM arithmetic]); float64 adds the bias in the step
+// product and runs Note [Fused LSTM cell]. The workspace is that buffer
+// followed by every c_t (T, B, H), in the input's dtype.
 // Backward walks the steps in reverse: the cell's backward gives dgates_t and
 // dc_prev from dh_t and dc_t, and dh_prev = dgates_t W_hh + grad_output_prev.
 // Then one GEMM each over all steps gives dW_ih = dG^T X, dW_hh = dG^T H_prev
@@ -16,12 +17,15 @@
 // A backward that records a graph (create_graph=True) takes a second,
 // operator-by-operator path instead, as PyTorch's does, so the gradients can
 // be differentiated again.
-// The large GEMMs go straight to BLAS (cpu/Blas.h), the per-step ones to
-// Ember's kernel (float32) or BLAS (float64), all on buffers allocated once:
+// The large GEMMs go straight to BLAS (cpu/Blas.h; float32: oneDNN's sgemm),
+// the per-step ones to oneDNN's sgemm or Ember's kernel (float32, Note
+// [Recurrent step GEMM]) or BLAS (float64), all on buffers allocated once:
 // no operator dispatch or allocation per step. Batch rows are independent
 // sequences, so with threads each takes a block of rows through all T steps
 // (forward and backward recurrences): one parallel region, no barrier per step.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -35,6 +39,8 @@
 namespace ember {
 namespace cpu {
 EMBER_DEFINE_DISPATCH(RecurrentGemmFn, recurrent_gemm_stub);
+EMBER_DEFINE_DISPATCH(OnednnLstmCellFn, onednn_lstm_cell_stub);
+EMBER_DEFINE_DISPATCH(OnednnLstmCellBackwardFn, onednn_lstm_cell_backward_stub);
 }  // namespace cpu
 
 namespace native {
@@ -96,6 +102,28 @@ void step_gemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b
   }
   gemm(false, false, m, n, k, a, k, b, n, accumulate ? 1.0 : 0.0, c, n);
 }
+
+// Note [oneDNN LSTM arithmetic]
+// PyTorch runs float32 nn.LSTM through oneDNN's RNN primitive, and these are
+// the operations it performs, measured against PyTorch bit for bit (oneDNN
+// 3.12, src/cpu/rnn and src/cpu/x64/rnn). With grad mode on it runs
+// forward_training on its gemm-based ("ref") implementation: one sgemm
+// X W_ih^T over all steps (per step from 128 batch rows on), then per step
+// an sgemm h W_hh^T with beta = 1 into those gates. With grad mode off it
+// runs forward_inference on its brgemm kernels wherever its ISA includes
+// AVX2: both products are plain FMA chains over k from zero, and the step's
+// chain is added to the layer's afterwards. Either way the cell then adds
+// b_ih + b_hh (summed once) to each gate and applies its own sigmoid and tanh
+// (the eltwise injector's: exp by a degree-5 polynomial on 2^n, sigmoid as
+// e/(e+1) on -|x| mirrored, tanh by 32 degree-6 polynomials picked by the
+// exponent bits); c = i g + f c_prev with one rounding of f c_prev,
+// h = o tanh(c). The backward is always the sgemm one: the cell's gradients in
+// the order below, dh_prev = dG_t W_hh per step (added to the output's
+// gradient in the next cell), dX = dG W_ih and dW_ih = dG^T X over all steps,
+// dW_hh over steps 1.. then plus the first step's product with hx, and db
+// summed in float row by row in the order the steps are taken. The products
+// go to oneDNN's own sgemm with oneDNN's arguments, so its kernel choices and
+// k blocking come with them.
 
 struct LayerDims {
   int64_t T, B, I, H;
@@ -193,6 +221,78 @@ void layer_forward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh_
   });
 }
 
+// float32 as oneDNN computes it (Note [oneDNN LSTM arithmetic]); chains: the
+// brgemm products (grad mode off), else oneDNN's sgemm ones. w_ih_t, w_hh_t
+// are (I, 4H) and (H, 4H).
+void layer_forward_f32(const LayerDims& d, const float* x, const float* w_ih_t, const float* w_hh_t, const float* b_ih,
+                       const float* b_hh, const float* hx, const float* cx, float* out, float* gates, float* cs,
+                       bool chains) {
+  const int64_t T = d.T, B = d.B, I = d.I, H = d.H, G = 4 * d.H, BH = B * H;
+  std::vector<float> bias(G, 0.0f);
+  if (b_ih) {
+    for (int64_t j = 0; j < G; ++j) bias[j] = b_ih[j] + b_hh[j];
+  }
+  auto h_prev = [&](int64_t s) { return s == 0 ? hx : out + d.time(s - 1) * BH; };
+  auto cell = [&](int64_t s, int64_t b0, int64_t b1) {
+    const int64_t t = d.time(s);
+    const float* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
+    parallel_for(b0, b1, std::max<int64_t>(1, 4096 / std::max<int64_t>(G, 1)), [&](int64_t r0, int64_t r1) {
+      cpu::onednn_lstm_cell_stub(H, r0, r1, gates + t * B * G, bias.data(), c_prev, cs + t * BH, out + t * BH);
+    });
+  };
+  if (chains && I == H && !(B == 1 && T > 1)) {
+    // One chain over [x_t, h_prev] against [W_ih^T; W_hh^T] per step.
+    std::vector<float> w_cat(2 * H * G);
+    std::copy_n(w_ih_t, H * G, w_cat.data());
+    std::copy_n(w_hh_t, H * G, w_cat.data() + H * G);
+    for_row_blocks(d, [&](int64_t b0, int64_t b1) {
+      std::vector<float> a_cat((b1 - b0) * 2 * H);
+      for (int64_t s = 0; s < T; ++s) {
+        const int64_t t = d.time(s);
+        for (int64_t b = b0; b < b1; ++b) {
+          std::copy_n(x + (t * B + b) * H, H, a_cat.data() + (b - b0) * 2 * H);
+          std::copy_n(h_prev(s) + b * H, H, a_cat.data() + (b - b0) * 2 * H + H);
+        }
+        step_gemm(b1 - b0, G, 2 * H, a_cat.data(), w_cat.data(), gates + t * B * G + b0 * G, false);
+        cell(s, b0, b1);
+      }
+    });
+    return;
+  }
+  if (chains) {
+    step_gemm(T * B, G, I, x, w_ih_t, gates, false);
+    for_row_blocks(d, [&](int64_t b0, int64_t b1) {
+      for (int64_t s = 0; s < T; ++s) {
+        step_gemm(b1 - b0, G, H, h_prev(s) + b0 * H, w_hh_t, gates + d.time(s) * B * G + b0 * G, true);
+        cell(s, b0, b1);
+      }
+    });
+    return;
+  }
+  auto layer_gemm = [&](int64_t row0, int64_t rows) {
+    blas::onednn_sgemm(false, false, int(rows), int(G), int(I), x + row0 * I, int(I), w_ih_t, int(G), 0.0f,
+                       gates + row0 * G, int(G));
+  };
+  if (B < 128 && d.reverse) {
+    // One product over the steps in the order they are taken: oneDNN's sgemm
+    // may round a row differently at another position.
+    std::vector<float> x_taken(T * B * I), g_taken(T * B * G);
+    for (int64_t s = 0; s < T; ++s) std::copy_n(x + d.time(s) * B * I, B * I, x_taken.data() + s * B * I);
+    blas::onednn_sgemm(false, false, int(T * B), int(G), int(I), x_taken.data(), int(I), w_ih_t, int(G), 0.0f,
+                       g_taken.data(), int(G));
+    for (int64_t s = 0; s < T; ++s) std::copy_n(g_taken.data() + s * B * G, B * G, gates + d.time(s) * B * G);
+  } else if (B < 128) {
+    layer_gemm(0, T * B);
+  }
+  for (int64_t s = 0; s < T; ++s) {
+    const int64_t t = d.time(s);
+    if (B >= 128) layer_gemm(t * B, B);
+    blas::onednn_sgemm(false, false, int(B), int(G), int(H), h_prev(s), int(H), w_hh_t, int(G), 1.0f, gates + t * B * G,
+                       int(G));
+    cell(s, 0, B);
+  }
+}
+
 struct LayerGrads {
   Tensor input, w_ih, w_hh, b_ih, b_hh, hx, cx;
 };
@@ -261,6 +361,88 @@ void layer_backward(const LayerDims& d, const S* x, const S* w_ih, const S* w_hh
   }
 }
 
+// The float32 gradients as oneDNN computes them (Note [oneDNN LSTM
+// arithmetic]); acts holds the activated gates.
+void layer_backward_f32(const LayerDims& d, const float* x, const float* w_ih, const float* w_hh, const float* hx,
+                        const float* cx, const float* out, const float* acts, const float* cs, const float* g_out,
+                        const float* g_hy, const float* g_cy, float* dG, float* dh, float* dc, const LayerGrads& r) {
+  const int64_t T = d.T, B = d.B, I = d.I, H = d.H, G = 4 * d.H, BH = B * H;
+  const bool want_db = r.b_ih.defined() || r.b_hh.defined();
+  std::vector<float> db(want_db ? G : 0, 0.0f);
+  const float* dh_next = g_hy;
+  const float* dc_next = g_cy;
+  for (int64_t s = T - 1; s >= 0; --s) {
+    const int64_t t = d.time(s);
+    const float* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
+    float* dg = dG + t * B * G;
+    parallel_for(0, B, std::max<int64_t>(1, 4096 / std::max<int64_t>(G, 1)), [&](int64_t r0, int64_t r1) {
+      cpu::onednn_lstm_cell_backward_stub(H, r0, r1, acts + t * B * G, c_prev, cs + t * BH,
+                                          g_out ? g_out + t * BH : nullptr, dh_next, dc_next, dg, dc);
+    });
+    dc_next = dc;
+    blas::onednn_sgemm(false, false, int(B), int(H), int(G), dg, int(G), w_hh, int(H), 0.0f, dh, int(H));
+    dh_next = dh;
+    for (int64_t b = 0; b < B && want_db; ++b) {
+      for (int64_t j = 0; j < G; ++j) db[j] += dg[b * G + j];
+    }
+  }
+  if (r.hx.defined()) std::copy_n(dh, BH, mut<float>(r.hx));
+  if (r.cx.defined()) std::copy_n(dc, BH, mut<float>(r.cx));
+  // oneDNN's weight gradients are (in, 4H): computed so, then transposed.
+  auto transpose_into = [](const std::vector<float>& src, int64_t rows, int64_t cols, float* dst) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
+    }
+  };
+  // The weight products sum over (step, row) in the order the steps are
+  // taken, with the previous h of each step (hx for the first); left to right,
+  // the first step's product with hx is added last.
+  const float* dG_taken = dG;
+  const float* x_taken = x;
+  std::vector<float> dG_rev, x_rev, h_rev;
+  if (d.reverse) {
+    dG_rev.resize(T * B * G), x_rev.resize(T * B * I), h_rev.resize(T * BH);
+    for (int64_t s = 0; s < T; ++s) {
+      const int64_t t = d.time(s);
+      std::copy_n(dG + t * B * G, B * G, dG_rev.data() + s * B * G);
+      std::copy_n(x + t * B * I, B * I, x_rev.data() + s * B * I);
+      std::copy_n(s == 0 ? hx : out + d.time(s - 1) * BH, BH, h_rev.data() + s * BH);
+    }
+    dG_taken = dG_rev.data(), x_taken = x_rev.data();
+  }
+  if (r.w_ih.defined()) {
+    std::vector<float> w(I * G);
+    blas::onednn_sgemm(true, false, int(I), int(G), int(T * B), x_taken, int(I), dG_taken, int(G), 0.0f, w.data(),
+                       int(G));
+    transpose_into(w, I, G, mut<float>(r.w_ih));
+  }
+  if (r.w_hh.defined()) {
+    std::vector<float> w(H * G);
+    if (d.reverse) {
+      blas::onednn_sgemm(true, false, int(H), int(G), int(T * B), h_rev.data(), int(H), dG_taken, int(G), 0.0f,
+                         w.data(), int(G));
+    } else {
+      if (T > 1)
+        blas::onednn_sgemm(true, false, int(H), int(G), int((T - 1) * B), out, int(H), dG + B * G, int(G), 0.0f,
+                           w.data(), int(G));
+      blas::onednn_sgemm(true, false, int(H), int(G), int(B), hx, int(H), dG, int(G), T > 1 ? 1.0f : 0.0f, w.data(),
+                         int(G));
+    }
+    transpose_into(w, H, G, mut<float>(r.w_hh));
+  }
+  if (r.input.defined()) {
+    float* dx = mut<float>(r.input);
+    std::vector<float> dx_taken(d.reverse ? T * B * I : 0);
+    blas::onednn_sgemm(false, false, int(T * B), int(I), int(G), dG_taken, int(G), w_ih, int(I), 0.0f,
+                       d.reverse ? dx_taken.data() : dx, int(I));
+    for (int64_t s = 0; s < T && d.reverse; ++s)
+      std::copy_n(dx_taken.data() + s * B * I, B * I, dx + d.time(s) * B * I);
+  }
+  for (const Tensor* p : {&r.b_ih, &r.b_hh}) {
+    if (p->defined()) std::copy(db.begin(), db.end(), mut<float>(*p));
+  }
+}
+
 Tensor contiguous_or_undefined(const std::optional<Tensor>& t) {
   return t && t->defined() ? t->contiguous() : Tensor();
 }
@@ -289,10 +471,15 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstm_layer_cpu(const Tensor& input, c
     layer_forward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh_t), ptr<S>(b_ih), ptr<S>(b_hh), ptr<S>(hx), ptr<S>(cx),
                      mut<S>(output), ws, ws + T * B * 4 * H, st);
   };
-  if (st == ScalarType::Float)
-    run(0.0f);
-  else
+  if (st == ScalarType::Float) {
+    float* ws = mut<float>(workspace);
+    const bool chains = !autograd::GradMode::is_enabled() && blas::onednn_has_avx2();
+    Tensor w_ih_t = weight0.t().contiguous();
+    layer_forward_f32(d, ptr<float>(x), ptr<float>(w_ih_t), ptr<float>(w_hh_t), ptr<float>(b_ih), ptr<float>(b_hh),
+                      ptr<float>(hx), ptr<float>(cx), mut<float>(output), ws, ws + T * B * 4 * H, chains);
+  } else {
     run(0.0);
+  }
   const int64_t t_last = d.time(T - 1);
   Tensor hy = output.select(0, t_last).clone();
   Tensor cy = workspace.narrow(0, (T * B * 4 + t_last * B) * H, B * H).view({B, H}).clone();
@@ -347,10 +534,14 @@ LayerGradTuple layer_backward_kernel(const Tensor& input, const Tensor& weight1,
       layer_backward<S>(d, ptr<S>(x), ptr<S>(w_ih), ptr<S>(w_hh), ptr<S>(hx), ptr<S>(cx), ptr<S>(out), w, w + T * B * G,
                         ptr<S>(go), ptr<S>(ghy), ptr<S>(gcy), mut<S>(dG), mut<S>(dh), mut<S>(dc), r, st);
     };
-    if (st == ScalarType::Float)
-      run(0.0f);
-    else
+    if (st == ScalarType::Float) {
+      const float* w = ptr<float>(ws);
+      layer_backward_f32(d, ptr<float>(x), ptr<float>(w_ih), ptr<float>(w_hh), ptr<float>(hx), ptr<float>(cx),
+                         ptr<float>(out), w, w + T * B * G, ptr<float>(go), ptr<float>(ghy), ptr<float>(gcy),
+                         mut<float>(dG), mut<float>(dh), mut<float>(dc), r);
+    } else {
       run(0.0);
+    }
   }
   if (r.input.defined() && batch_first) r.input = r.input.transpose(0, 1);
   return {r.input, r.w_ih, r.w_hh, r.b_ih, r.b_hh, r.hx, r.cx};

@@ -34,13 +34,25 @@ using LstmCellFn = void (*)(const LstmCellArgs&, ScalarType, int64_t begin, int6
 EMBER_DECLARE_DISPATCH(LstmCellFn, lstm_cell_stub);
 EMBER_DECLARE_DISPATCH(LstmCellFn, lstm_cell_backward_stub);
 
-// C (m x n) = A (m x k) B (k x n), plus C when accumulate, plus the column
-// bias (n values) when not null; float32, row-major with leading dimensions.
+// C (m x n) = A (m x k) B (k x n) (FMA chains over k), plus C when
+// accumulate, plus the column bias (n values) when not null, in that order; float32, row-major with leading dimensions.
 // The small per-step products of the LSTM layer op, columns [n_begin, n_end)
 // only (see Note [Recurrent step GEMM]).
 using RecurrentGemmFn = void (*)(int64_t m, int64_t n_begin, int64_t n_end, int64_t k, const float* a, int64_t lda,
                                  const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate,
                                  const float* bias);
 EMBER_DECLARE_DISPATCH(RecurrentGemmFn, recurrent_gemm_stub);
+
+// oneDNN's float32 LSTM cell (Note [oneDNN LSTM arithmetic]) on rows
+// [b0, b1) of H units. Forward: pre (rows x 4H, the gates' products) gets the
+// activated gates; bias is b_ih + b_hh. Backward: act holds the activated
+// gates; dh_out, dh_next, dc_next may be null (zero); dc may be dc_next.
+using OnednnLstmCellFn = void (*)(int64_t H, int64_t b0, int64_t b1, float* pre, const float* bias, const float* c_prev,
+                                  float* c, float* h);
+using OnednnLstmCellBackwardFn = void (*)(int64_t H, int64_t b0, int64_t b1, const float* act, const float* c_prev,
+                                          const float* c, const float* dh_out, const float* dh_next,
+                                          const float* dc_next, float* dG, float* dc);
+EMBER_DECLARE_DISPATCH(OnednnLstmCellFn, onednn_lstm_cell_stub);
+EMBER_DECLARE_DISPATCH(OnednnLstmCellBackwardFn, onednn_lstm_cell_backward_stub);
 
 }  // namespace ember::cpu
