@@ -52,10 +52,35 @@ def test_complex_arithmetic_bits(case, dname):
         _same_bits(CASES[case], _values(dname, n, n), _values(dname, n, n + 1000))
 
 
+SUM_SHAPES = [(2, 3), (4, 5), (16, 16), (3, 100), (1, 7), (5, 1001), (2, 3, 37), (1, 20000)]
+SUMS = {
+    "sum_last": lambda a: a.sum(-1),
+    "sum_first": lambda a: a.sum(0),
+    "sum_all": lambda a: a.sum(),
+    "mean_last": lambda a: a.mean(-1),
+    "mean_first": lambda a: a.mean(0),
+    "mean_all": lambda a: a.mean(),
+    "sum_last_over_3": lambda a: a.sum(-1) / 3,
+    "sum_strided": lambda a: a[..., ::2].sum(-1),
+    "sum_keepdim": lambda a: a.sum(-1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SUMS))
+@pytest.mark.parametrize("dname", DTYPES)
+def test_complex_sum_and_mean_bits(case, dname):
+    for shape in SUM_SHAPES:
+        n = int(np.prod(shape))
+        a = _values(dname, n, n).reshape(shape)
+        _same_bits(lambda L, x: SUMS[case](x), a)
+
+
 def _check_all():
     for dname in DTYPES:
         for case in CASES:
             test_complex_arithmetic_bits(case, dname)
+        for case in SUMS:
+            test_complex_sum_and_mean_bits(case, dname)
     return ember._C._cpu_capability()
 
 
