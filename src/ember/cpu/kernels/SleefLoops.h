@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ember/cpu/Sleef.h"
+#include "ember/cpu/kernels/MathLoops.h"
 #include "ember/ops/TensorIterator.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
@@ -385,14 +386,12 @@ bool map_unary_16bit(const TensorIterator& it, const VF& vf) {
   const auto run = [&](auto tag) {
     using T = decltype(tag);
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      constexpr int64_t kChunk = 2048;
-      float buf[kChunk];
+      alignas(64) float buf[kChunk];
       for (int64_t i = 0; i < n; i += kChunk) {
-        const int64_t len = std::min(kChunk, n - i);
-        for (int64_t j = 0; j < len; ++j)
-          buf[j] = static_cast<float>(*reinterpret_cast<const T*>(d[1] + (i + j) * s[1]));
+        const int len = static_cast<int>(std::min<int64_t>(kChunk, n - i));
+        gather_float<T>(d[1], s[1], i, len, buf);
         map(static_cast<const float*>(buf), buf, len, vf);
-        for (int64_t j = 0; j < len; ++j) *reinterpret_cast<T*>(d[0] + (i + j) * s[0]) = static_cast<T>(buf[j]);
+        scatter_float<T>(d[0], s[0], i, len, buf);
       }
     });
   };

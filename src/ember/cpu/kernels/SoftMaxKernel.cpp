@@ -223,16 +223,11 @@ void softmax_row_16bit(const T* x, T* y, int64_t n, float* buf) {
     return v.v[0];
 #endif
   };
+  cvt_to_float(x, buf, n);
   int64_t i = 0;
-  for (; i < n - n % (2 * L); i += 2 * L) {
-    for (int64_t k = 0; k < 2 * L; ++k) buf[i + k] = static_cast<float>(x[i + k]);
-    acc = vmax(vmax(acc, load_lanes(buf + i)), load_lanes(buf + i + L));
-  }
+  for (; i < n - n % (2 * L); i += 2 * L) acc = vmax(vmax(acc, load_lanes(buf + i)), load_lanes(buf + i + L));
   float m = reduce(acc, vmax);
-  for (; i < n; ++i) {
-    buf[i] = static_cast<float>(x[i]);
-    m = std::max(m, buf[i]);
-  }
+  for (; i < n; ++i) m = std::max(m, buf[i]);
 #if EMBER_SLEEF_LOOPS
   const V shift = W::set1(m);
   V sum = W::set1(0.0f);
@@ -256,7 +251,8 @@ void softmax_row_16bit(const T* x, T* y, int64_t n, float* buf) {
     s += buf[i];
   }
   s = 1 / s;
-  for (i = 0; i < n; ++i) y[i] = static_cast<T>(buf[i] * s);
+  for (i = 0; i < n; ++i) buf[i] *= s;
+  cvt_from_float(static_cast<const float*>(buf), y, n);
 }
 
 // A float32 row on Ember's own vector exp (without SLEEF): whole vectors,
