@@ -9,6 +9,7 @@
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -18,6 +19,7 @@ EMBER_DEFINE_DISPATCH(NormFn, norm_stub);
 EMBER_DEFINE_DISPATCH(VarFn, var_stub);
 EMBER_DEFINE_DISPATCH(LogSumExpFn, logsumexp_stub);
 EMBER_DEFINE_DISPATCH(ArgReduceFn, arg_reduce_stub);
+EMBER_DEFINE_DISPATCH(ComplexRowSumFn, complex_row_sum_stub);
 EMBER_DEFINE_DISPATCH(ScanFn, scan_stub);
 }  // namespace ember::cpu
 
@@ -194,26 +196,42 @@ Tensor complex_prod(const Tensor& self, const std::vector<bool>& mask, bool keep
   return result;
 }
 
+// The sum of complex values as the sum of their (re, im) pairs: the real
+// kernel over view_as_real.
+Tensor complex_pair_sum(const Tensor& in, const std::vector<bool>& mask, bool keepdim, ScalarType rtype) {
+  Tensor pairs = ember::view_as_real(in);
+  // (a 0-dim tensor's mask has one entry; its pairs have one dimension)
+  std::vector<bool> pair_mask(mask.begin(), mask.begin() + std::min<size_t>(mask.size(), in.dim()));
+  pair_mask.push_back(false);
+  Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), in.device());
+  ReducePlan p = make_plan(pairs, pair_mask, sums);
+  if (!sums.is_meta()) cpu::kernel_for(cpu::reduce_stub, in, "aten::sum")(p, ReduceOp::Sum, 1.0);
+  return ember::view_as_complex(sums);
+}
+
 // Runs a sum/nansum/prod/mean reduction producing rtype.
 Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType rtype, ReduceOp op,
                  bool mean, Tensor& out) {
   if (is_complex_type(rtype) && op == ReduceOp::Prod) return deliver(out, complex_prod(self, mask, keepdim, rtype));
   if (is_complex_type(rtype)) {
-    // A complex sum is the sum of its (re, im) pairs: the real kernel over view_as_real.
     EMBER_CHECK_TYPE(NotImplementedError, op == ReduceOp::Sum, "\"nansum_cpu\" not implemented for '",
                      dtype_message_name(rtype), "'");
-    Tensor pairs = ember::view_as_real(self.dtype() == rtype ? self : self.to(rtype));
-    // (a 0-dim tensor's mask has one entry; its pairs have one dimension)
-    std::vector<bool> pair_mask(mask.begin(), mask.begin() + std::min<size_t>(mask.size(), self.dim()));
-    pair_mask.push_back(false);
-    Tensor sums = ember::empty(reduced_shape(pairs, pair_mask, keepdim), to_real_type(rtype), self.device());
-    ReducePlan p = make_plan(pairs, pair_mask, sums);
-    if (!sums.is_meta()) cpu::kernel_for(cpu::reduce_stub, self, "aten::sum")(p, op, 1.0);
-    Tensor result = ember::view_as_complex(sums);
+    const Tensor in = self.dtype() == rtype ? self : self.to(rtype);
+    Tensor result = ember::empty(reduced_shape(in, mask, keepdim), rtype, self.device());
+    ReducePlan cp = make_plan(in, mask, result);
+    // One contiguous reduced dim, each output summed serially: PyTorch's
+    // complex row sum (Note [Complex sums]).
+    const bool rows = cp.red_sizes.size() == 1 && cp.red_strides[0] == 1 &&
+                      (cp.num_outputs > 1 || cp.reduce_numel < 32768 || get_num_threads() <= 1);
+    if (rows && !result.is_meta()) {
+      cpu::kernel_for(cpu::complex_row_sum_stub, self, "aten::sum")(cp);
+    } else {
+      result = complex_pair_sum(in, mask, keepdim, rtype);
+    }
     // A complex mean is the sum divided by the count as a complex number, as
     // PyTorch's (a NaN or infinite real part makes the imaginary part NaN).
     if (mean && !result.is_meta()) {
-      result = ember::div(result, ember::full({}, Scalar(static_cast<double>(p.reduce_numel)), rtype, self.device()));
+      result = ember::div(result, ember::full({}, Scalar(static_cast<double>(cp.reduce_numel)), rtype, self.device()));
     }
     return deliver(out, result);
   }

@@ -71,12 +71,16 @@ using LogSumExpFn = void (*)(const ReducePlan& p);
 // Max/min with the index along the single reduced dim (out2 is int64).
 // is_max selects max; values may be null (argmax/argmin only).
 using ArgReduceFn = void (*)(const ReducePlan& p, bool is_max);
+// Sum of a complex input whose one reduced dim is contiguous, each output
+// summed serially (Note [Complex sums]).
+using ComplexRowSumFn = void (*)(const ReducePlan& p);
 
 EMBER_DECLARE_DISPATCH(ReduceFn, reduce_stub);
 EMBER_DECLARE_DISPATCH(NormFn, norm_stub);
 EMBER_DECLARE_DISPATCH(VarFn, var_stub);
 EMBER_DECLARE_DISPATCH(LogSumExpFn, logsumexp_stub);
 EMBER_DECLARE_DISPATCH(ArgReduceFn, arg_reduce_stub);
+EMBER_DECLARE_DISPATCH(ComplexRowSumFn, complex_row_sum_stub);
 
 // Scans along one dim of a contiguous [outer, n, inner] tensor: out = cumsum
 // (is_prod false) or cumprod, in and out of the same dtype.

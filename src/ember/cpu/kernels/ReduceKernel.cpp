@@ -1,5 +1,7 @@
 // Value reductions (sum, mean, prod, max, min, all, any) and vector norms,
 // compiled once per CPU capability. See Note [Reduction plan].
+#include <complex>
+
 #include "ember/cpu/kernels/ReduceEngine.h"
 #include "ember/cpu/kernels/ReduceVec.h"
 #include "ember/cpu/kernels/SumOrder.h"
@@ -552,9 +554,62 @@ void norm_kernel(const ReducePlan& p, double ord) {
   }
 }
 
+// Note [Complex sums]
+// PyTorch sums a complex row as it sums a real one (Note [Sum order]) with
+// complex elements: a vector holds 32 bytes of (re, im) pairs, so the vector
+// accumulators are those of the row's parts read as one real row; the
+// scalar tail is added to 0 one complex number after another, then the
+// vector's complex lanes one by one, each part to its own. A row shorter
+// than one vector is summed as four interleaved rows of complex numbers.
+template <typename R>
+void complex_row_sum_typed(const ReducePlan& p) {
+  using C = std::complex<R>;
+  using V = typename sum_order::Vec<R>::type;
+  constexpr int64_t kLanes = sum_order::kVecBytes / static_cast<int64_t>(sizeof(R));
+  constexpr int64_t kPerVec = kLanes / 2;
+  const int64_t n = p.red_sizes[0];
+  const int kept = static_cast<int>(p.out_sizes.size());
+  const C* in = static_cast<const C*>(p.in);
+  C* out = static_cast<C*>(p.out);
+  const auto row_sum_of = [&](const C* x) {
+    C acc(0, 0);
+    if (n < kPerVec) {
+      acc = sum_order::row_sum<C>(n, [&](int64_t i) { return x[i]; });
+    } else {
+      const int64_t vecs = n / kPerVec;
+      const V lanes = sum_order::row_sum<V>(vecs, [&](int64_t i) {
+        V v;
+        std::memcpy(&v, x + i * kPerVec, sizeof v);
+        return v;
+      });
+      for (int64_t k = vecs * kPerVec; k < n; ++k) acc += x[k];
+      for (int64_t k = 0; k < kPerVec; ++k) acc += C(lanes[2 * k], lanes[2 * k + 1]);
+    }
+    return C(0, 0) + acc;
+  };
+  parallel_for(0, p.num_outputs, std::max<int64_t>(1, sum_order::kGrain / std::max<int64_t>(n, 1)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t o = begin; o < end; ++o) {
+                   int64_t rest = o, offset = 0;
+                   for (int d = kept - 1; d >= 0; --d) {
+                     offset += (rest % p.out_sizes[d]) * p.out_strides[d];
+                     rest /= p.out_sizes[d];
+                   }
+                   out[o] = row_sum_of(in + offset);
+                 }
+               });
+}
+
+void complex_row_sum_kernel(const ReducePlan& p) {
+  if (p.in_dtype == ScalarType::ComplexFloat) return complex_row_sum_typed<float>(p);
+  EMBER_INTERNAL_ASSERT(p.in_dtype == ScalarType::ComplexDouble, "complex_row_sum: complex input expected");
+  complex_row_sum_typed<double>(p);
+}
+
 }  // namespace
 
 EMBER_REGISTER_DISPATCH(reduce_stub, &reduce_kernel);
+EMBER_REGISTER_DISPATCH(complex_row_sum_stub, &complex_row_sum_kernel);
 EMBER_REGISTER_DISPATCH(norm_stub, &norm_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ember/cpu/Sleef.h"
+#include "ember/cpu/kernels/MathLoops.h"
 #include "ember/ops/TensorIterator.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__)
@@ -374,6 +375,38 @@ inline bool map_unary(const TensorIterator& it, sleef::Fn fn) {
   return false;
 }
 
+// out = vf(in) in float for float16/bfloat16: PyTorch's reduced-float
+// vectors are converted to float vectors, mapped and rounded back, the last
+// one zero-padded, so every element takes vf (strided rows through a
+// buffer, as its vml.h loops).
+template <typename VF>
+bool map_unary_16bit(const TensorIterator& it, const VF& vf) {
+  const ScalarType t = it.common_dtype();
+  if ((t != ScalarType::Half && t != ScalarType::BFloat16) || it.dtype(0) != t || it.dtype(1) != t) return false;
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      alignas(64) float buf[kChunk];
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int len = static_cast<int>(std::min<int64_t>(kChunk, n - i));
+        gather_float<T>(d[1], s[1], i, len, buf);
+        map(static_cast<const float*>(buf), buf, len, vf);
+        scatter_float<T>(d[0], s[0], i, len, buf);
+      }
+    });
+  };
+  if (t == ScalarType::Half) {
+    run(Half{});
+  } else {
+    run(BFloat16{});
+  }
+  return true;
+}
+
+inline bool map_unary_16bit(const TensorIterator& it, sleef::Fn fn) {
+  return Vec<float>::loaded() && map_unary_16bit(it, Vec<float>::unary(fn));
+}
+
 // out = SLEEF's fn(in), in PyTorch's elementwise loop, for float32/float64;
 // false where it does not apply (no library, another dtype).
 template <typename SF, typename DF>
@@ -530,6 +563,7 @@ bool binary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
 inline bool pow_scalar(const TensorIterator&, double) { return false; }
 inline bool sigmoid(const TensorIterator&) { return false; }
 inline bool map_unary(const TensorIterator&, sleef::Fn) { return false; }
+inline bool map_unary_16bit(const TensorIterator&, sleef::Fn) { return false; }
 template <typename T>
 bool complex_abs(const TensorIterator&) {
   return false;

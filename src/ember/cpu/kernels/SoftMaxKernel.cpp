@@ -1,7 +1,10 @@
 // Softmax and log-softmax (forward and backward), compiled once per CPU
 // capability. Inputs are contiguous [outer, n, inner] views; the softmax dim
 // is the middle one. Rows are shifted by their max before exp.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "ember/cpu/kernels/ReduceEngine.h"
@@ -166,6 +169,92 @@ void softmax_backward_row_sleef(const T* g, const T* y, T* r, int64_t n, bool lo
 }
 #endif
 
+// Note [16-bit softmax]
+// PyTorch's last-dim softmax of float16/bfloat16 rows works in float: the
+// maximum over whole 16-bit vectors (two float vectors each, NaN-propagating
+// lanes, reduced in its vector order), then the rest one by one (std::max,
+// which skips a NaN); exp(x - max) on whole float vectors from its vector exp
+// (SLEEF's; libm's lane by lane in the DEFAULT build), the rest from libm,
+// added to the reduced vector sum one by one; every element times 1 / sum,
+// rounded once to the 16-bit type. The DEFAULT build's float vectors hold
+// 8 lanes and reduce lane by lane from the first.
+template <typename T>
+void softmax_row_16bit(const T* x, T* y, int64_t n, float* buf) {
+#if EMBER_SLEEF_LOOPS
+  using W = sleefvec::Vec<float>;
+  using V = W::V;
+  constexpr int64_t L = W::size;
+  const auto exp = W::unary(sleef::Exp);
+  const auto vmax = [](V a, V b) { return W::maximum(a, b); };
+  const auto vadd = [](V a, V b) { return W::add(a, b); };
+  V acc = W::set1(-std::numeric_limits<float>::infinity());
+#else
+  constexpr int64_t L = 8;
+  struct V {
+    float v[L];
+  };
+  const auto lanes = [](const auto& f) {
+    V r;
+    for (int64_t k = 0; k < L; ++k) r.v[k] = f(k);
+    return r;
+  };
+  const auto vmax = [&](V a, V b) {
+    return lanes([&](int64_t k) { return a.v[k] != a.v[k] ? a.v[k] : (a.v[k] > b.v[k] ? a.v[k] : b.v[k]); });
+  };
+  const auto vadd = [&](V a, V b) { return lanes([&](int64_t k) { return a.v[k] + b.v[k]; }); };
+  V acc = lanes([](int64_t) { return -std::numeric_limits<float>::infinity(); });
+#endif
+  const auto load_lanes = [&](const float* p) {
+#if EMBER_SLEEF_LOOPS
+    return W::load(p);
+#else
+    return lanes([&](int64_t k) { return p[k]; });
+#endif
+  };
+  const auto reduce = [&](V v, const auto& op) {
+#if EMBER_SLEEF_LOOPS
+    return W::reduce(v, op);
+#else
+    for (int64_t k = 1; k < L; ++k) {
+      V next = lanes([](int64_t) { return 0.0f; });
+      next.v[0] = v.v[k];
+      v = op(v, next);
+    }
+    return v.v[0];
+#endif
+  };
+  cvt_to_float(x, buf, n);
+  int64_t i = 0;
+  for (; i < n - n % (2 * L); i += 2 * L) acc = vmax(vmax(acc, load_lanes(buf + i)), load_lanes(buf + i + L));
+  float m = reduce(acc, vmax);
+  for (; i < n; ++i) m = std::max(m, buf[i]);
+#if EMBER_SLEEF_LOOPS
+  const V shift = W::set1(m);
+  V sum = W::set1(0.0f);
+#else
+  V sum = lanes([](int64_t) { return 0.0f; });
+#endif
+  i = 0;
+  for (; i < n - n % L; i += L) {
+#if EMBER_SLEEF_LOOPS
+    const V e = exp(W::sub(W::load(buf + i), shift));
+    W::store(buf + i, e);
+#else
+    const V e = lanes([&](int64_t k) { return std::exp(buf[i + k] - m); });
+    std::memcpy(buf + i, e.v, sizeof e.v);
+#endif
+    sum = vadd(sum, e);
+  }
+  float s = reduce(sum, vadd);
+  for (; i < n; ++i) {
+    buf[i] = std::exp(buf[i] - m);
+    s += buf[i];
+  }
+  s = 1 / s;
+  for (i = 0; i < n; ++i) buf[i] *= s;
+  cvt_from_float(static_cast<const float*>(buf), y, n);
+}
+
 // A float32 row on Ember's own vector exp (without SLEEF): whole vectors,
 // then the remainder zero-padded through the same exp.
 void softmax_row_own(const float* x, float* y, int64_t n, bool log) {
@@ -238,6 +327,21 @@ void softmax_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int6
       const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
       parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) softmax_row_own(x + o * n, y + o * n, n, log);
+      });
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<T, U> && !std::is_floating_point_v<T>) {
+#if EMBER_SLEEF_LOOPS
+    const bool vector_exp = sleefvec::Vec<float>::loaded();
+#else
+    const bool vector_exp = true;
+#endif
+    if (inner == 1 && !log && vector_exp) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        std::vector<float> buf(static_cast<size_t>(n));
+        for (int64_t o = b; o < e; ++o) softmax_row_16bit<T>(x + o * n, y + o * n, n, buf.data());
       });
       return;
     }

@@ -257,7 +257,7 @@ inline T logit_value(T x, T lo, T hi, bool clamp) {
 
 void lgamma_kernel(const TensorIterator& it) {
   // See Note [lgamma precision] and Note [Vector lgamma]; with SLEEF, its own.
-  if (sleefvec::map_unary(it, sleef::Lgamma)) return;
+  if (sleefvec::map_unary(it, sleef::Lgamma) || sleefvec::map_unary_16bit(it, sleef::Lgamma)) return;
   float_unary(
       it,
       [](vecmath::Vf x) { return vecmath::select(x >= 4.0371103e36f, vecmath::splat(INFINITY), vecmath::lgamma(x)); },

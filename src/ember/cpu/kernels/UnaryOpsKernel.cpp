@@ -142,7 +142,38 @@ EMBER_REGISTER_POINTWISE(atan, &atan_kernel);
 // it, libm's scalar forms are faster).
 #if EMBER_VEC_HAS_FMA
 
+#if EMBER_SLEEF_LOOPS
+// PyTorch's float vectors' erf, which its float16 and bfloat16 erf map
+// through: Abramowitz and Stegun 7.1.26 with SLEEF's exp, fused where it
+// fuses, the sign of x xored onto 1 - r t exp(-x^2).
+bool erf_16bit(const TensorIterator& it) {
+  using W = sleefvec::Vec<float>;
+  using V = W::V;
+  typedef int32_t Bits __attribute__((vector_size(sizeof(V))));
+  if (!W::loaded()) return false;
+  const auto exp = W::unary(sleef::Exp);
+  return sleefvec::map_unary_16bit(it, [exp](V x) {
+    const Bits sign = reinterpret_cast<Bits&>(x) & int32_t(0x80000000u);
+    const Bits abs_bits = reinterpret_cast<Bits&>(x) & int32_t(0x7fffffff);
+    const V ax = reinterpret_cast<const V&>(abs_bits);
+    const V one = W::set1(1.0f);
+    const V t = W::div(one, W::fmadd(W::set1(0.3275911f), ax, one));
+    V r = W::fmadd(W::set1(1.061405429f), t, W::set1(-1.453152027f));
+    r = W::fmadd(r, t, W::set1(1.421413741f));
+    r = W::fmadd(r, t, W::set1(-0.284496736f));
+    r = W::fmadd(r, t, W::set1(0.254829592f));
+    const V e = exp(W::sub(V{}, W::mul(x, x)));
+    const V y = W::fmadd(W::mul(W::sub(V{}, e), t), r, one);
+    const Bits out = reinterpret_cast<const Bits&>(y) ^ sign;
+    return reinterpret_cast<const V&>(out);
+  });
+}
+#endif
+
 void erf_kernel(const TensorIterator& it) {
+#if EMBER_SLEEF_LOOPS
+  if (erf_16bit(it)) return;
+#endif
   float_unary_vml(it, "Erf", [](Vf x) { return vecmath::erf_accurate(x); }, [](Vd x) { return vecmath::erf(x); });
 }
 EMBER_REGISTER_POINTWISE(erf, &erf_kernel);
