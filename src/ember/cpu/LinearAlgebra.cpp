@@ -98,6 +98,35 @@ void gemm_cuda(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   gemm(g);
 }
 
+// alpha and beta as the BLAS call of a dtype takes them ('s', 'd', 'c' or 'z').
+struct BlasScalars {
+  union Number {
+    float f;
+    double d;
+    std::complex<float> c;
+    std::complex<double> z;
+  };
+  char kind;
+  Number alpha{}, beta{};
+  BlasScalars(ScalarType dtype, const Scalar& a, const Scalar& b, bool beta_zero)
+      : kind(dtype == ScalarType::Float          ? 's'
+             : dtype == ScalarType::Double       ? 'd'
+             : dtype == ScalarType::ComplexFloat ? 'c'
+                                                 : 'z') {
+    switch (kind) {
+      case 's': alpha.f = float(a.to_double()), beta.f = beta_zero ? 0.0f : float(b.to_double()); break;
+      case 'd': alpha.d = a.to_double(), beta.d = beta_zero ? 0.0 : b.to_double(); break;
+      case 'c':
+        alpha.c = a.to<std::complex<float>>();
+        beta.c = beta_zero ? std::complex<float>() : b.to<std::complex<float>>();
+        break;
+      default:
+        alpha.z = a.to<std::complex<double>>();
+        beta.z = beta_zero ? std::complex<double>() : b.to<std::complex<double>>();
+    }
+  }
+};
+
 // Note [Products in PyTorch's order]
 // With MKL (Note [MKL for matrix products]) each product is handed to it
 // exactly as PyTorch's addmm hands it: C, row-major here, is read as a
@@ -164,27 +193,9 @@ void gemm_torch_order(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int
   } else if (gn == 1) {
     ldb = k;
   }
-  const char kind = dtype == ScalarType::Float          ? 's'
-                    : dtype == ScalarType::Double       ? 'd'
-                    : dtype == ScalarType::ComplexFloat ? 'c'
-                                                        : 'z';
-  union Number {
-    float f;
-    double d;
-    std::complex<float> c;
-    std::complex<double> z;
-  };
-  Number al{}, be{};
-  switch (kind) {
-    case 's': al.f = float(alpha.to_double()), be.f = beta_zero ? 0.0f : float(beta.to_double()); break;
-    case 'd': al.d = alpha.to_double(), be.d = beta_zero ? 0.0 : beta.to_double(); break;
-    case 'c':
-      al.c = alpha.to<std::complex<float>>(), be.c = beta_zero ? std::complex<float>() : beta.to<std::complex<float>>();
-      break;
-    default:
-      al.z = alpha.to<std::complex<double>>();
-      be.z = beta_zero ? std::complex<double>() : beta.to<std::complex<double>>();
-  }
+  const BlasScalars sc(dtype, alpha, beta, beta_zero);
+  const char kind = sc.kind;
+  const auto &al = sc.alpha, &be = sc.beta;
   const int64_t isz = static_cast<int64_t>(element_size(dtype));
   const char* pa = static_cast<const char*>(first.data_ptr());
   const char* pb = static_cast<const char*>(second.data_ptr());
@@ -490,27 +501,9 @@ bool mkl_baddbmm(Tensor& result, const Tensor& b1, const Tensor& b2, const Scala
                     fits_int(batch) && lda >= std::max<int64_t>(1, ta ? k : m) &&
                     ldb >= std::max<int64_t>(1, tb ? n : k) && ldc >= std::max<int64_t>(1, m);
   if (!fits) return false;
-  const char kind = dt == ScalarType::Float          ? 's'
-                    : dt == ScalarType::Double       ? 'd'
-                    : dt == ScalarType::ComplexFloat ? 'c'
-                                                     : 'z';
-  union Number {
-    float f;
-    double d;
-    std::complex<float> c;
-    std::complex<double> z;
-  };
-  Number al{}, be{};
-  switch (kind) {
-    case 's': al.f = float(alpha.to_double()), be.f = beta_zero ? 0.0f : float(beta.to_double()); break;
-    case 'd': al.d = alpha.to_double(), be.d = beta_zero ? 0.0 : beta.to_double(); break;
-    case 'c':
-      al.c = alpha.to<std::complex<float>>(), be.c = beta_zero ? std::complex<float>() : beta.to<std::complex<float>>();
-      break;
-    default:
-      al.z = alpha.to<std::complex<double>>();
-      be.z = beta_zero ? std::complex<double>() : beta.to<std::complex<double>>();
-  }
+  const BlasScalars sc(dt, alpha, beta, beta_zero);
+  const char kind = sc.kind;
+  const auto &al = sc.alpha, &be = sc.beta;
   const int64_t isz = static_cast<int64_t>(element_size(dt));
   const char* pa = static_cast<const char*>(b2.data_ptr());
   const char* pb = static_cast<const char*>(b1.data_ptr());
