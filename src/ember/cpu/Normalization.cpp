@@ -89,6 +89,17 @@ void store_values(const Tensor& dst, const std::vector<T>& v) {
   dst.copy_(r.view(dst.sizes()));
 }
 
+// input viewed with the channel dim first, then the others from the largest
+// stride down (memory order).
+Tensor channel_first_in_memory_order(const Tensor& input) {
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < input.dim(); ++d)
+    if (d != 1) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) { return input.stride(p) > input.stride(q); });
+  order.insert(order.begin(), 1);
+  return input.permute(order);
+}
+
 // PyTorch's invstd of a biased variance (0 where both it and eps are 0).
 double inv_std(double var, double eps) { return var != 0 || eps != 0 ? 1.0 / std::sqrt(var + eps) : 0.0; }
 
@@ -137,14 +148,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
       std::vector<int64_t> dims{0};
       for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
       mean = values_as<T>(ember::mean(input, dims, false, T_));
-      // The channel first, then the other dimensions from the largest stride down (memory order).
-      std::vector<int64_t> order;
-      for (int64_t d = 0; d < input.dim(); ++d)
-        if (d != 1) order.push_back(d);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t p, int64_t q) { return input.stride(p) > input.stride(q); });
-      order.insert(order.begin(), 1);
-      Tensor xs = in_dtype(input.permute(order), T_);
+      Tensor xs = in_dtype(channel_first_in_memory_order(input), T_);
       const T* xp = xs.data_ptr<T>();
       const int64_t R = N * S;
       for (int64_t c = 0; c < C; ++c) {
@@ -233,13 +237,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward_16bit_strided(const Tensor
     for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
     mean = ember::mean(input, dims, false, P);
     std::vector<float> m = values_as<float>(mean);
-    std::vector<int64_t> order;
-    for (int64_t d = 0; d < input.dim(); ++d)
-      if (d != 1) order.push_back(d);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t p, int64_t q) { return input.stride(p) > input.stride(q); });
-    order.insert(order.begin(), 1);
-    Tensor xs = in_dtype(input.permute(order), ScalarType::Float);
+    Tensor xs = in_dtype(channel_first_in_memory_order(input), ScalarType::Float);
     const float* xp = xs.data_ptr<float>();
     const int64_t R = N * S;
     std::vector<double> iv(C), rm, rv;
