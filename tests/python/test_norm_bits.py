@@ -60,6 +60,28 @@ def layer_and_rms_cases():
     return bad
 
 
+def layer_norm_rows_cases():
+    """Rows of every length class (scalar tail only, whole chunks, a deep
+    merge stack) in counts that leave each remainder of the rows computed
+    side by side; the statistics too, in the parameters' dtype."""
+    bad = []
+    rng = np.random.default_rng(5)
+    for dt in DTYPES:
+        for rows, feat in ((300, 3), (9, 11), (7, 17), (6, 255), (5, 4099), (3, 70000), (2, 1000)):
+            xe, xt = _pair(rng.normal(2, 3, (rows, feat)), dt)
+            we, wt = _pair(rng.normal(0, 2, feat), dt)
+            be, bt = _pair(rng.normal(0, 2, feat), dt)
+            for args, targs in (((None, None), (None, None)), ((we, be), (wt, bt))):
+                outs_e = ember.native_layer_norm(xe, (feat,), *args, 1e-5)
+                outs_t = torch.native_layer_norm(xt, (feat,), *targs, 1e-5)
+                for name, e, t in zip(("y", "mean", "rstd"), outs_e, outs_t):
+                    label = f"native_layer_norm {dt} {rows}x{feat} {args[0] is not None} {name}"
+                    _check(label, e, t, bad)
+                    if str(e.dtype).split(".")[-1] != str(t.dtype).split(".")[-1]:
+                        bad.append(label + " dtype")
+    return bad
+
+
 def batch_norm_cases():
     bad = []
     rng = np.random.default_rng(7)
@@ -125,7 +147,7 @@ def group_norm_cases():
 def all_cases():
     ember.set_num_threads(1)
     torch.set_num_threads(1)
-    bad = layer_and_rms_cases() + batch_norm_cases() + group_norm_cases()
+    bad = layer_and_rms_cases() + layer_norm_rows_cases() + batch_norm_cases() + group_norm_cases()
     assert not bad, bad
     return "ok"
 

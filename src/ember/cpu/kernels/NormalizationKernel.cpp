@@ -3,6 +3,7 @@
 // are a multiply-add per element that the compiler vectorises.
 #include <array>
 #include <cmath>
+#include <cstring>
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -12,6 +13,7 @@
 
 #include "ember/core/Error.h"
 #include "ember/cpu/NNStubs.h"
+#include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/ReduceVec.h"
 #include "ember/ops/Parallel.h"
 
@@ -161,30 +163,66 @@ inline T smadd(T a, T b, T c) {
   return madd(a, b, c);
 }
 
+// PyTorch's 32-byte vector as a GCC vector: its lanewise steps are the same
+// instructions in the AVX2 build and a pair of SSE ones in the DEFAULT build.
 template <typename T>
-struct Lanes {
-  static constexpr int W = static_cast<int>(kVecBytes / sizeof(T));
-  T v[W];
-  void fill(T x) {
-    for (int l = 0; l < W; ++l) v[l] = x;
-  }
+struct VecOf;
+template <>
+struct VecOf<float> {
+  typedef float type __attribute__((vector_size(kVecBytes)));
 };
-
-// Merge moments (n_add, m1_add, m2_add) into (n, m1, m2), lane by lane.
+template <>
+struct VecOf<double> {
+  typedef double type __attribute__((vector_size(kVecBytes)));
+};
 template <typename T>
-inline void merge_lanes(int64_t n_add, const Lanes<T>& m1_add, const Lanes<T>& m2_add, int64_t& n, Lanes<T>& m1,
-                        Lanes<T>& m2) {
+using Vec = typename VecOf<T>::type;
+
+template <typename T>
+inline Vec<T> vload(const T* p) {
+  Vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <typename T>
+inline Vec<T> vsplat(T x) {
+  Vec<T> v;
+  for (size_t l = 0; l < kVecBytes / sizeof(T); ++l) v[l] = x;
+  return v;
+}
+
+inline Vec<float> vmadd(Vec<float> a, Vec<float> b, Vec<float> c) {
+#if defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+inline Vec<double> vmadd(Vec<double> a, Vec<double> b, Vec<double> c) {
+#if defined(__FMA__)
+  return _mm256_fmadd_pd(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+// Merge moments (m1_add, m2_add) of n_add values into (m1, m2) of n values.
+template <typename T, typename V>
+inline void merge_moments(T c, T tn, V m1_add, V m2_add, V& m1, V& m2) {
+  const V delta = m1_add - m1;
+  const V sum2 = m2 + m2_add;
+  const V cd = c * delta;
+  m1 = m1 + cd;
+  m2 = vmadd(delta * tn, cd, sum2);
+}
+
+// c = n_add / (n + n_add), as PyTorch's merge computes it.
+template <typename T>
+inline T merge_weight(int64_t n, int64_t n_add) {
   const int64_t total = n + n_add;
-  const T c = total == 0 ? T(0) : static_cast<T>(n_add) / static_cast<T>(total);
-  const T tn = static_cast<T>(n);
-  for (int l = 0; l < Lanes<T>::W; ++l) {
-    const T delta = m1_add.v[l] - m1.v[l];
-    const T sum2 = m2.v[l] + m2_add.v[l];
-    const T cd = c * delta;
-    m1.v[l] = m1.v[l] + cd;
-    m2.v[l] = madd(delta * tn, cd, sum2);
-  }
-  n = total;
+  return total == 0 ? T(0) : static_cast<T>(n_add) / static_cast<T>(total);
 }
 
 // 1 / (j + 1) for the 16 steps of a chunk.
@@ -195,143 +233,186 @@ const std::array<T, 16> kInverse = [] {
   return r;
 }();
 
-// Welford over `count` (at most 16) vectors of W values at x (stride W), from zero.
-template <typename T>
-inline void chunk_moments(const T* x, int64_t count, int64_t stride, Lanes<T>& m1, Lanes<T>& m2) {
-#if defined(__AVX2__) && defined(__FMA__)
-  // The same steps on one register per moment (the lane loop alone is not vectorised).
-  if constexpr (std::is_same_v<T, float>) {
-    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
-    for (int64_t j = 0; j < count; ++j) {
-      const __m256 c = _mm256_set1_ps(kInverse<float>[j]);
-      const __m256 v = _mm256_loadu_ps(x + j * stride);
-      const __m256 delta = _mm256_sub_ps(v, a);
-      a = _mm256_fmadd_ps(c, delta, a);
-      b = _mm256_fmadd_ps(delta, _mm256_sub_ps(v, a), b);
-    }
-    _mm256_storeu_ps(m1.v, a);
-    _mm256_storeu_ps(m2.v, b);
-    return;
-  } else {
-    __m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();
-    for (int64_t j = 0; j < count; ++j) {
-      const __m256d c = _mm256_set1_pd(kInverse<double>[j]);
-      const __m256d v = _mm256_loadu_pd(x + j * stride);
-      const __m256d delta = _mm256_sub_pd(v, a);
-      a = _mm256_fmadd_pd(c, delta, a);
-      b = _mm256_fmadd_pd(delta, _mm256_sub_pd(v, a), b);
-    }
-    _mm256_storeu_pd(m1.v, a);
-    _mm256_storeu_pd(m2.v, b);
-    return;
-  }
-#else
-  m1.fill(T(0));
-  m2.fill(T(0));
-  for (int64_t j = 0; j < count; ++j) {
-    const T c = kInverse<T>[j];
-    const T* p = x + j * stride;
-    for (int l = 0; l < Lanes<T>::W; ++l) {
-      const T delta = p[l] - m1.v[l];
-      m1.v[l] = madd(c, delta, m1.v[l]);
-      m2.v[l] = madd(delta, p[l] - m1.v[l], m2.v[l]);
-    }
-  }
-#endif
-}
+// Note [Rows side by side]
+// A row's moments are a chain of dependent Welford steps, each waiting on the
+// previous one's fused multiply-add. rows_moments runs R rows of one length
+// through the same loops at once, each row keeping its own steps, lanes and
+// order, so the CPU overlaps R independent chains and each row's bits stay
+// those of PyTorch's RowwiseMoments (Note [PyTorch's row moments]).
 
-// Mean and biased variance of x[0..N) as PyTorch's RowwiseMoments (Note
-// [PyTorch's row moments]); `paired`: x holds a 16-bit row read as float.
-template <typename T>
-std::pair<T, T> row_moments(const T* x, int64_t N, bool paired) {
-  constexpr int W = Lanes<T>::W;
-  constexpr int64_t kChunk = 16;
-  const int64_t step = paired ? 2 * W : W;  // elements per (16-bit) vector
+// Mean and biased variance of R rows of N values (row r at x + r * ld), as
+// PyTorch's RowwiseMoments; `Paired`: the rows hold 16-bit rows read as float.
+template <typename T, int R, bool Paired>
+void rows_moments(const T* x, int64_t ld, int64_t N, T* mean, T* var) {
+  using V = Vec<T>;
+  constexpr int W = static_cast<int>(kVecBytes / sizeof(T));
+  constexpr int64_t kSteps = 16;  // vectors to a chunk
+  constexpr int H = Paired ? 2 : 1;  // float vectors per (16-bit) vector
+  constexpr int64_t step = H * W;
   const int64_t n = N / step;
-  const int64_t m = (n + kChunk - 1) / kChunk;
+  const int64_t m = (n + kSteps - 1) / kSteps;
   int64_t depth = 0;
   while ((int64_t{1} << depth) < m) ++depth;
+  // The stack's counts are the same for every row.
   int64_t m0_stk[64] = {0};
-  Lanes<T> m1_stk[64], m2_stk[64];
+  V m1_stk[64][R], m2_stk[64][R];
   for (int64_t d = 0; d < std::max<int64_t>(depth, 1); ++d) {
-    m1_stk[d].fill(T(0));
-    m2_stk[d].fill(T(0));
+    for (int r = 0; r < R; ++r) m1_stk[d][r] = m2_stk[d][r] = V{};
   }
   for (int64_t i = 0; i < m; ++i) {
-    const T* xp = x + i * kChunk * step;
-    const int64_t m0 = std::min(kChunk, n - i * kChunk);
-    Lanes<T> a1, a2;
-    chunk_moments(xp, m0, step, a1, a2);
-    if (paired) {
-      Lanes<T> b1, b2;
-      chunk_moments(xp + W, m0, step, b1, b2);
-      merge_lanes(m0, a1, a2, m0_stk[0], m1_stk[0], m2_stk[0]);
-      merge_lanes(m0, b1, b2, m0_stk[0], m1_stk[0], m2_stk[0]);
-    } else {
-      merge_lanes(m0, a1, a2, m0_stk[0], m1_stk[0], m2_stk[0]);
+    const int64_t m0 = std::min(kSteps, n - i * kSteps);
+    // Welford over the chunk's vectors from zero, one chain per row (and
+    // per half of a 16-bit vector).
+    V a[H][R], b[H][R];
+    for (int h = 0; h < H; ++h) {
+      for (int r = 0; r < R; ++r) a[h][r] = b[h][r] = V{};
+    }
+    const T* xp = x + i * kSteps * step;
+    for (int64_t j = 0; j < m0; ++j) {
+      const V c = vsplat(kInverse<T>[j]);
+      for (int h = 0; h < H; ++h) {
+        for (int r = 0; r < R; ++r) {
+          const V v = vload(xp + r * ld + j * step + h * W);
+          const V delta = v - a[h][r];
+          a[h][r] = vmadd(c, delta, a[h][r]);
+          b[h][r] = vmadd(delta, v - a[h][r], b[h][r]);
+        }
+      }
+    }
+    for (int h = 0; h < H; ++h) {
+      const T c = merge_weight<T>(m0_stk[0], m0), tn = static_cast<T>(m0_stk[0]);
+      for (int r = 0; r < R; ++r) merge_moments(c, tn, a[h][r], b[h][r], m1_stk[0][r], m2_stk[0][r]);
+      m0_stk[0] += m0;
     }
     int64_t mask = i + 1;
     for (int64_t j = 1; j < depth && (mask & 1) == 0; ++j) {
-      merge_lanes(m0_stk[j - 1], m1_stk[j - 1], m2_stk[j - 1], m0_stk[j], m1_stk[j], m2_stk[j]);
+      const T c = merge_weight<T>(m0_stk[j], m0_stk[j - 1]), tn = static_cast<T>(m0_stk[j]);
+      for (int r = 0; r < R; ++r) {
+        merge_moments(c, tn, m1_stk[j - 1][r], m2_stk[j - 1][r], m1_stk[j][r], m2_stk[j][r]);
+        m1_stk[j - 1][r] = m2_stk[j - 1][r] = V{};
+      }
+      m0_stk[j] += m0_stk[j - 1];
       m0_stk[j - 1] = 0;
-      m1_stk[j - 1].fill(T(0));
-      m2_stk[j - 1].fill(T(0));
       mask >>= 1;
     }
   }
-  for (int64_t i = 1; i < depth; ++i) merge_lanes(m0_stk[i], m1_stk[i], m2_stk[i], m0_stk[0], m1_stk[0], m2_stk[0]);
+  for (int64_t i = 1; i < depth; ++i) {
+    const T c = merge_weight<T>(m0_stk[0], m0_stk[i]), tn = static_cast<T>(m0_stk[0]);
+    for (int r = 0; r < R; ++r) merge_moments(c, tn, m1_stk[i][r], m2_stk[i][r], m1_stk[0][r], m2_stk[0][r]);
+    m0_stk[0] += m0_stk[i];
+  }
+  // The scalar Welford over the remainder, then the lanes merged into it.
+  T m1[R], m2[R];
+  for (int r = 0; r < R; ++r) m1[r] = m2[r] = T(0);
   int64_t cnt = 0;
-  T m1 = 0, m2 = 0;
   for (int64_t i = n * step; i < N; ++i) {
-    const T delta = x[i] - m1;
     ++cnt;
-    m1 += delta / static_cast<T>(cnt);
-    m2 = smadd(delta, x[i] - m1, m2);
+    const T tc = static_cast<T>(cnt);
+    for (int r = 0; r < R; ++r) {
+      const T v = x[r * ld + i];
+      const T delta = v - m1[r];
+      m1[r] += delta / tc;
+      m2[r] = m2[r] + delta * (v - m1[r]);  // not fused in PyTorch's build
+    }
   }
   const int64_t lane_n = n * step / W;
   for (int l = 0; l < W; ++l) {
-    const int64_t total = cnt + lane_n;
-    const T c = total == 0 ? T(0) : static_cast<T>(lane_n) / static_cast<T>(total);
-    const T delta = m1_stk[0].v[l] - m1;
-    m1 = smadd(c, delta, m1);
-    m2 += smadd(delta * delta * c, static_cast<T>(cnt), m2_stk[0].v[l]);
-    cnt = total;
+    const T c = merge_weight<T>(cnt, lane_n), tn = static_cast<T>(cnt);
+    for (int r = 0; r < R; ++r) {
+      const T delta = m1_stk[0][r][l] - m1[r];
+      m1[r] = smadd(c, delta, m1[r]);
+      m2[r] += smadd(delta * delta * c, tn, m2_stk[0][r][l]);
+    }
+    cnt += lane_n;
   }
-  return {m1, m2 / static_cast<T>(N)};
+  for (int r = 0; r < R; ++r) {
+    mean[r] = m1[r];
+    var[r] = m2[r] / static_cast<T>(N);
+  }
 }
 
-// y = (x - mean) * rstd * gamma + beta (float and double rows); a 16-bit row
-// (`paired`) takes (x * rstd - mean * rstd) * gamma + beta in float.
+// rows_moments over `rows` rows, as many at once as keep their chains in
+// registers (Note [Rows side by side]).
+constexpr int64_t kRowsAtOnce = 4;
+
 template <typename T>
-void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps,
-                bool paired) {
+void some_rows_moments(const T* x, int64_t ld, int64_t N, bool paired, int64_t rows, T* mean, T* var) {
+  int64_t r = 0;
+  if (paired) {
+    for (; r + 2 <= rows; r += 2) rows_moments<T, 2, true>(x + r * ld, ld, N, mean + r, var + r);
+    for (; r < rows; ++r) rows_moments<T, 1, true>(x + r * ld, ld, N, mean + r, var + r);
+    return;
+  }
+  for (; r + 4 <= rows; r += 4) rows_moments<T, 4, false>(x + r * ld, ld, N, mean + r, var + r);
+  for (; r + 2 <= rows; r += 2) rows_moments<T, 2, false>(x + r * ld, ld, N, mean + r, var + r);
+  for (; r < rows; ++r) rows_moments<T, 1, false>(x + r * ld, ld, N, mean + r, var + r);
+}
+
+// y = (x - mean) * rstd * gamma + beta (float and double rows).
+template <typename T>
+void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps) {
   parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const T* __restrict xr = x + r * D;
-      T* __restrict yr = y + r * D;
-      auto [mt, vt] = row_moments(xr, D, paired);
-      const T rs = T(1) / std::sqrt(vt + static_cast<T>(eps));
-      mean[r] = mt;
-      rstd[r] = rs;
-      if (paired) {
-        const T shift = -rs * mt;
+    for (int64_t r0 = b; r0 < e; r0 += kRowsAtOnce) {
+      const int64_t rows = std::min(kRowsAtOnce, e - r0);
+      T means[kRowsAtOnce], vars[kRowsAtOnce];
+      some_rows_moments(x + r0 * D, D, D, false, rows, means, vars);
+      for (int64_t k = 0; k < rows; ++k) {
+        const int64_t r = r0 + k;
+        const T* __restrict xr = x + r * D;
+        T* __restrict yr = y + r * D;
+        const T mt = means[k];
+        const T rs = T(1) / std::sqrt(vars[k] + static_cast<T>(eps));
+        mean[r] = mt;
+        rstd[r] = rs;
+        if (gamma && beta) {
 #pragma omp simd
-        for (int64_t i = 0; i < D; ++i) {
-          const T xh = madd(xr[i], rs, shift);
-          yr[i] = madd(xh, gamma ? gamma[i] : T(1), beta ? beta[i] : T(0));
+          for (int64_t i = 0; i < D; ++i) yr[i] = madd((xr[i] - mt) * rs, gamma[i], beta[i]);
+        } else if (beta) {
+          // PyTorch's compiler drops the product by gamma = 1 and fuses the rest.
+#pragma omp simd
+          for (int64_t i = 0; i < D; ++i) yr[i] = madd(xr[i] - mt, rs, beta[i]);
+        } else {
+#pragma omp simd
+          for (int64_t i = 0; i < D; ++i) {
+            const T xh = (xr[i] - mt) * rs;
+            yr[i] = gamma ? xh * gamma[i] : xh;
+          }
         }
-      } else if (gamma && beta) {
+      }
+    }
+  });
+}
+
+// A 16-bit input: (x * rstd - mean * rstd) * gamma + beta in float, the rows
+// read into float a few at a time and the output rounded back (Note [16-bit
+// float loops]); gamma and beta are float.
+template <typename H>
+void ln_forward_16bit(const H* x, const float* gamma, const float* beta, H* y, float* mean, float* rstd, int64_t M,
+                      int64_t D, double eps) {
+  parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
+    std::vector<float> rows_f(kRowsAtOnce * D);
+    float out[kChunk];
+    for (int64_t r0 = b; r0 < e; r0 += kRowsAtOnce) {
+      const int64_t rows = std::min(kRowsAtOnce, e - r0);
+      cvt_to_float(x + r0 * D, rows_f.data(), rows * D);
+      float means[kRowsAtOnce], vars[kRowsAtOnce];
+      some_rows_moments(rows_f.data(), D, D, true, rows, means, vars);
+      for (int64_t k = 0; k < rows; ++k) {
+        const int64_t r = r0 + k;
+        const float* __restrict xr = rows_f.data() + k * D;
+        const float mt = means[k];
+        const float rs = 1.0f / std::sqrt(vars[k] + static_cast<float>(eps));
+        const float shift = -rs * mt;
+        mean[r] = mt;
+        rstd[r] = rs;
+        for (int64_t i0 = 0; i0 < D; i0 += kChunk) {
+          const int64_t n = std::min<int64_t>(kChunk, D - i0);
 #pragma omp simd
-        for (int64_t i = 0; i < D; ++i) yr[i] = madd((xr[i] - mt) * rs, gamma[i], beta[i]);
-      } else if (beta) {
-        // PyTorch's compiler drops the product by gamma = 1 and fuses the rest.
-#pragma omp simd
-        for (int64_t i = 0; i < D; ++i) yr[i] = madd(xr[i] - mt, rs, beta[i]);
-      } else {
-#pragma omp simd
-        for (int64_t i = 0; i < D; ++i) {
-          const T xh = (xr[i] - mt) * rs;
-          yr[i] = gamma ? xh * gamma[i] : xh;
+          for (int64_t i = 0; i < n; ++i) {
+            const float xh = madd(xr[i0 + i], rs, shift);
+            out[i] = madd(xh, gamma ? gamma[i0 + i] : 1.0f, beta ? beta[i0 + i] : 0.0f);
+          }
+          cvt_from_float(out, y + r * D + i0, n);
         }
       }
     }
@@ -551,26 +632,32 @@ template <typename T>
 void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a, double eps) {
   const int64_t D = a.C / a.group, span = D * a.HxW;
   parallel_for(0, a.N * a.group, std::max<int64_t>(1, 32768 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t ng = b; ng < e; ++ng) {
-      const T* __restrict xs = x + ng * span;
-      T* __restrict ys = y + ng * span;
-      auto [m, v] = row_moments(xs, span, a.from_16bit);
-      const T rs = static_cast<T>(1.0 / std::sqrt(static_cast<double>(std::max(v, T(0))) + eps));
-      mean[ng] = m;
-      rstd[ng] = rs;
-      if (!gamma && !beta) {
+    for (int64_t ng0 = b; ng0 < e; ng0 += kRowsAtOnce) {
+      const int64_t spans = std::min(kRowsAtOnce, e - ng0);
+      T means[kRowsAtOnce], vars[kRowsAtOnce];
+      some_rows_moments(x + ng0 * span, span, span, a.from_16bit, spans, means, vars);
+      for (int64_t k = 0; k < spans; ++k) {
+        const int64_t ng = ng0 + k;
+        const T* __restrict xs = x + ng * span;
+        T* __restrict ys = y + ng * span;
+        const T m = means[k];
+        const T rs = static_cast<T>(1.0 / std::sqrt(static_cast<double>(std::max(vars[k], T(0))) + eps));
+        mean[ng] = m;
+        rstd[ng] = rs;
+        if (!gamma && !beta) {
 #pragma omp simd
-        for (int64_t i = 0; i < span; ++i) ys[i] = (xs[i] - m) * rs;
-        continue;
-      }
-      const int64_t c0 = (ng % a.group) * D;
-      for (int64_t d = 0; d < D; ++d) {
-        const T s = rs * (gamma ? gamma[c0 + d] : T(1));
-        const T t = madd(-s, m, beta ? beta[c0 + d] : T(0));
-        const T* __restrict xr = xs + d * a.HxW;
-        T* __restrict yr = ys + d * a.HxW;
+          for (int64_t i = 0; i < span; ++i) ys[i] = (xs[i] - m) * rs;
+          continue;
+        }
+        const int64_t c0 = (ng % a.group) * D;
+        for (int64_t d = 0; d < D; ++d) {
+          const T s = rs * (gamma ? gamma[c0 + d] : T(1));
+          const T t = madd(-s, m, beta ? beta[c0 + d] : T(0));
+          const T* __restrict xr = xs + d * a.HxW;
+          T* __restrict yr = ys + d * a.HxW;
 #pragma omp simd
-        for (int64_t i = 0; i < a.HxW; ++i) yr[i] = madd(s, xr[i], t);
+          for (int64_t i = 0; i < a.HxW; ++i) yr[i] = madd(s, xr[i], t);
+        }
       }
     }
   });
@@ -672,15 +759,22 @@ void layer_norm_kernel(ScalarType dt, const void* x, const void* gamma, const vo
   dispatch_norm_types(dt, "LayerNormKernelImpl", [&](auto v) {
     using T = decltype(v);
     ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
-               EMBER_NORM_MUT(rstd), M, D, eps, false);
+               EMBER_NORM_MUT(rstd), M, D, eps);
   });
 }
 
-void layer_norm_16bit_kernel(ScalarType, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+void layer_norm_16bit_kernel(ScalarType dt, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                              void* rstd, int64_t M, int64_t D, double eps) {
-  using T = float;
-  ln_forward(EMBER_NORM_PTR(x), EMBER_NORM_PTR(gamma), EMBER_NORM_PTR(beta), EMBER_NORM_MUT(y), EMBER_NORM_MUT(mean),
-             EMBER_NORM_MUT(rstd), M, D, eps, true);
+  auto run = [&](auto h) {
+    using H = decltype(h);
+    ln_forward_16bit(static_cast<const H*>(x), static_cast<const float*>(gamma), static_cast<const float*>(beta),
+                     static_cast<H*>(y), static_cast<float*>(mean), static_cast<float*>(rstd), M, D, eps);
+  };
+  if (dt == ScalarType::BFloat16) {
+    run(BFloat16{});
+  } else {
+    run(Half{});
+  }
 }
 
 void layer_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
