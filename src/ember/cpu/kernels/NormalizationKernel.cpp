@@ -7,6 +7,7 @@
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -185,12 +186,57 @@ inline Vec<T> vload(const T* p) {
   return v;
 }
 
-template <typename T>
-inline Vec<T> vsplat(T x) {
-  Vec<T> v;
-  for (size_t l = 0; l < kVecBytes / sizeof(T); ++l) v[l] = x;
+// A float vector of 16-bit values (exact).
+inline Vec<float> vload(const BFloat16* p) {
+#if defined(__AVX2__)
+  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+#else
+  Vec<float> v;
+  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) v[l] = static_cast<float>(p[l]);
   return v;
+#endif
 }
+
+inline Vec<float> vload(const Half* p) {
+#if defined(__F16C__)
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#else
+  Vec<float> v;
+  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) v[l] = static_cast<float>(p[l]);
+  return v;
+#endif
+}
+
+// Rounds a float vector to 16-bit values at p, to nearest even, as
+// PyTorch's Vectorized conversions do: in the AVX2 build a bfloat16 NaN
+// becomes 0xffff (its scalar conversion gives 0x7fc0).
+inline void vstore(BFloat16* p, Vec<float> v) {
+#if defined(__AVX2__)
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
+  const __m256i nan =
+      _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+  const __m256i r = _mm256_blendv_epi8(rounded, _mm256_set1_epi32(0xffff), nan);
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0xd8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+#else
+  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) p[l] = BFloat16(v[l]);
+#endif
+}
+
+inline void vstore(Half* p, Vec<float> v) {
+#if defined(__F16C__)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) p[l] = Half(v[l]);
+#endif
+}
+
+// The type a row of S computes in.
+template <typename S>
+using AccOf = std::conditional_t<std::is_same_v<S, double>, double, float>;
 
 inline Vec<float> vmadd(Vec<float> a, Vec<float> b, Vec<float> c) {
 #if defined(__FMA__)
@@ -225,91 +271,143 @@ inline T merge_weight(int64_t n, int64_t n_add) {
   return total == 0 ? T(0) : static_cast<T>(n_add) / static_cast<T>(total);
 }
 
-// 1 / (j + 1) for the 16 steps of a chunk.
+// 1 / (j + 1) in every lane, for the 16 steps of a chunk.
 template <typename T>
-const std::array<T, 16> kInverse = [] {
-  std::array<T, 16> r{};
-  for (int j = 0; j < 16; ++j) r[j] = T(1) / static_cast<T>(j + 1);
+const std::array<Vec<T>, 16> kInverse = [] {
+  std::array<Vec<T>, 16> r{};
+  for (int j = 0; j < 16; ++j) {
+    for (size_t l = 0; l < kVecBytes / sizeof(T); ++l) r[j][l] = T(1) / static_cast<T>(j + 1);
+  }
   return r;
 }();
 
-// Note [Rows side by side]
-// A row's moments are a chain of dependent Welford steps, each waiting on the
-// previous one's fused multiply-add. rows_moments runs R rows of one length
-// through the same loops at once, each row keeping its own steps, lanes and
-// order, so the CPU overlaps R independent chains and each row's bits stay
-// those of PyTorch's RowwiseMoments (Note [PyTorch's row moments]).
+// Note [Chains side by side]
+// RowwiseMoments' Welford steps within a chunk form a chain, each step waiting
+// on the previous one's fused multiply-add; the chunks of a row and the rows
+// are independent until their merges. rows_moments runs several chains
+// through one loop: C consecutive chunks of a long row, or one chunk of each
+// of R short rows, every chain keeping its own steps, lanes and merge order,
+// so the CPU overlaps them and each row's bits stay those of PyTorch's
+// RowwiseMoments (Note [PyTorch's row moments]). About six chains (twelve
+// vector registers of moments) keep the vector units busy.
+constexpr int kChains = 6;
+constexpr int64_t kSteps = 16;  // vectors to a chunk
 
-// Mean and biased variance of R rows of N values (row r at x + r * ld), as
-// PyTorch's RowwiseMoments; `Paired`: the rows hold 16-bit rows read as float.
-template <typename T, int R, bool Paired>
-void rows_moments(const T* x, int64_t ld, int64_t N, T* mean, T* var) {
-  using V = Vec<T>;
+// Welford from zero over m0 vectors of C chunks (chunk c at x + c * cs) of R
+// rows (row r at x + r * ld), H float vectors per (16-bit) vector.
+template <int C, int R, int H, typename S, typename V>
+inline void chunk_moments(const S* x, int64_t ld, int64_t cs, int64_t m0, V (&a)[C][H][R], V (&b)[C][H][R]) {
+  using T = AccOf<S>;
   constexpr int W = static_cast<int>(kVecBytes / sizeof(T));
-  constexpr int64_t kSteps = 16;  // vectors to a chunk
-  constexpr int H = Paired ? 2 : 1;  // float vectors per (16-bit) vector
-  constexpr int64_t step = H * W;
-  const int64_t n = N / step;
-  const int64_t m = (n + kSteps - 1) / kSteps;
-  int64_t depth = 0;
-  while ((int64_t{1} << depth) < m) ++depth;
-  // The stack's counts are the same for every row.
-  int64_t m0_stk[64] = {0};
-  V m1_stk[64][R], m2_stk[64][R];
-  for (int64_t d = 0; d < std::max<int64_t>(depth, 1); ++d) {
-    for (int r = 0; r < R; ++r) m1_stk[d][r] = m2_stk[d][r] = V{};
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    const int64_t m0 = std::min(kSteps, n - i * kSteps);
-    // Welford over the chunk's vectors from zero, one chain per row (and
-    // per half of a 16-bit vector).
-    V a[H][R], b[H][R];
+  for (int c = 0; c < C; ++c) {
     for (int h = 0; h < H; ++h) {
-      for (int r = 0; r < R; ++r) a[h][r] = b[h][r] = V{};
+      for (int r = 0; r < R; ++r) a[c][h][r] = b[c][h][r] = V{};
     }
-    const T* xp = x + i * kSteps * step;
-    for (int64_t j = 0; j < m0; ++j) {
-      const V c = vsplat(kInverse<T>[j]);
+  }
+  for (int64_t j = 0; j < m0; ++j) {
+    const V inv = kInverse<T>[j];
+    for (int c = 0; c < C; ++c) {
       for (int h = 0; h < H; ++h) {
         for (int r = 0; r < R; ++r) {
-          const V v = vload(xp + r * ld + j * step + h * W);
-          const V delta = v - a[h][r];
-          a[h][r] = vmadd(c, delta, a[h][r]);
-          b[h][r] = vmadd(delta, v - a[h][r], b[h][r]);
+          const V v = vload(x + c * cs + r * ld + (j * H + h) * W);
+          const V delta = v - a[c][h][r];
+          a[c][h][r] = vmadd(inv, delta, a[c][h][r]);
+          b[c][h][r] = vmadd(delta, v - a[c][h][r], b[c][h][r]);
         }
       }
     }
+  }
+}
+
+// PyTorch's stack of chunk moments: slot j holds 2^j chunks' merge.
+template <typename T, int R>
+struct MomentStack {
+  using V = Vec<T>;
+  int64_t depth = 0;
+  int64_t m0[64] = {0};  // the same for every row
+  V m1[64][R], m2[64][R];
+
+  explicit MomentStack(int64_t chunks) {
+    while ((int64_t{1} << depth) < chunks) ++depth;
+    for (int64_t d = 0; d < std::max<int64_t>(depth, 1); ++d) {
+      for (int r = 0; r < R; ++r) m1[d][r] = m2[d][r] = V{};
+    }
+  }
+
+  // Merges chunk i (count vectors per half) into slot 0, then carries.
+  template <int H>
+  void push(int64_t i, int64_t count, const V (&a)[H][R], const V (&b)[H][R]) {
     for (int h = 0; h < H; ++h) {
-      const T c = merge_weight<T>(m0_stk[0], m0), tn = static_cast<T>(m0_stk[0]);
-      for (int r = 0; r < R; ++r) merge_moments(c, tn, a[h][r], b[h][r], m1_stk[0][r], m2_stk[0][r]);
-      m0_stk[0] += m0;
+      const T c = merge_weight<T>(m0[0], count), tn = static_cast<T>(m0[0]);
+      for (int r = 0; r < R; ++r) merge_moments(c, tn, a[h][r], b[h][r], m1[0][r], m2[0][r]);
+      m0[0] += count;
     }
     int64_t mask = i + 1;
     for (int64_t j = 1; j < depth && (mask & 1) == 0; ++j) {
-      const T c = merge_weight<T>(m0_stk[j], m0_stk[j - 1]), tn = static_cast<T>(m0_stk[j]);
+      const T c = merge_weight<T>(m0[j], m0[j - 1]), tn = static_cast<T>(m0[j]);
       for (int r = 0; r < R; ++r) {
-        merge_moments(c, tn, m1_stk[j - 1][r], m2_stk[j - 1][r], m1_stk[j][r], m2_stk[j][r]);
-        m1_stk[j - 1][r] = m2_stk[j - 1][r] = V{};
+        merge_moments(c, tn, m1[j - 1][r], m2[j - 1][r], m1[j][r], m2[j][r]);
+        m1[j - 1][r] = m2[j - 1][r] = V{};
       }
-      m0_stk[j] += m0_stk[j - 1];
-      m0_stk[j - 1] = 0;
+      m0[j] += m0[j - 1];
+      m0[j - 1] = 0;
       mask >>= 1;
     }
   }
-  for (int64_t i = 1; i < depth; ++i) {
-    const T c = merge_weight<T>(m0_stk[0], m0_stk[i]), tn = static_cast<T>(m0_stk[0]);
-    for (int r = 0; r < R; ++r) merge_moments(c, tn, m1_stk[i][r], m2_stk[i][r], m1_stk[0][r], m2_stk[0][r]);
-    m0_stk[0] += m0_stk[i];
+
+  // Folds the stack into slot 0.
+  void fold() {
+    for (int64_t i = 1; i < depth; ++i) {
+      const T c = merge_weight<T>(m0[0], m0[i]), tn = static_cast<T>(m0[0]);
+      for (int r = 0; r < R; ++r) merge_moments(c, tn, m1[i][r], m2[i][r], m1[0][r], m2[0][r]);
+      m0[0] += m0[i];
+    }
   }
+};
+
+// Chunks [i, i + C) of R rows into the stack, then i += C.
+template <int C, int R, int H, typename S, typename T>
+inline void push_chunks(const S* x, int64_t ld, int64_t n, int64_t& i, MomentStack<T, R>& stk) {
+  constexpr int64_t step = H * static_cast<int64_t>(kVecBytes / sizeof(T));
+  Vec<T> a[C][H][R], b[C][H][R];
+  const int64_t m0 = std::min(kSteps, n - i * kSteps);  // C > 1: whole chunks
+  chunk_moments<C, R, H>(x + i * kSteps * step, ld, kSteps * step, m0, a, b);
+  for (int c = 0; c < C; ++c) stk.template push<H>(i + c, m0, a[c], b[c]);
+  i += C;
+}
+
+// Mean and biased variance of R rows of N values (row r at x + r * ld), as
+// PyTorch's RowwiseMoments; a 16-bit row computes in float, its 16-bit
+// vectors read as H = 2 float vectors (float data read from a 16-bit row
+// too, with H = 2).
+template <typename S, int R, int H = sizeof(S) == 2 ? 2 : 1>
+void rows_moments(const S* x, int64_t ld, int64_t N, AccOf<S>* mean, AccOf<S>* var) {
+  using T = AccOf<S>;
+  constexpr int W = static_cast<int>(kVecBytes / sizeof(T));
+  constexpr int64_t step = H * W;
+  const int64_t n = N / step;
+  const int64_t m = (n + kSteps - 1) / kSteps;
+  MomentStack<T, R> stk(m);
+  int64_t i = 0;
+  constexpr int C = kChains / (R * H);  // chunks of a row side by side
+  if constexpr (C > 1) {
+    const int64_t whole = n / kSteps;
+    while (i + C <= whole) push_chunks<C, R, H>(x, ld, n, i, stk);
+    if constexpr (C > 2) {
+      while (i + 2 <= whole) push_chunks<2, R, H>(x, ld, n, i, stk);
+    }
+  }
+  while (i < m) push_chunks<1, R, H>(x, ld, n, i, stk);
+  stk.fold();
   // The scalar Welford over the remainder, then the lanes merged into it.
   T m1[R], m2[R];
   for (int r = 0; r < R; ++r) m1[r] = m2[r] = T(0);
   int64_t cnt = 0;
-  for (int64_t i = n * step; i < N; ++i) {
+  for (int64_t k = n * step; k < N; ++k) {
     ++cnt;
     const T tc = static_cast<T>(cnt);
     for (int r = 0; r < R; ++r) {
-      const T v = x[r * ld + i];
+      const T v = static_cast<T>(x[r * ld + k]);
       const T delta = v - m1[r];
       m1[r] += delta / tc;
       m2[r] = m2[r] + delta * (v - m1[r]);  // not fused in PyTorch's build
@@ -319,9 +417,9 @@ void rows_moments(const T* x, int64_t ld, int64_t N, T* mean, T* var) {
   for (int l = 0; l < W; ++l) {
     const T c = merge_weight<T>(cnt, lane_n), tn = static_cast<T>(cnt);
     for (int r = 0; r < R; ++r) {
-      const T delta = m1_stk[0][r][l] - m1[r];
+      const T delta = stk.m1[0][r][l] - m1[r];
       m1[r] = smadd(c, delta, m1[r]);
-      m2[r] += smadd(delta * delta * c, tn, m2_stk[0][r][l]);
+      m2[r] += smadd(delta * delta * c, tn, stk.m2[0][r][l]);
     }
     cnt += lane_n;
   }
@@ -331,31 +429,41 @@ void rows_moments(const T* x, int64_t ld, int64_t N, T* mean, T* var) {
   }
 }
 
-// rows_moments over `rows` rows, as many at once as keep their chains in
-// registers (Note [Rows side by side]).
-constexpr int64_t kRowsAtOnce = 4;
-
-template <typename T>
-void some_rows_moments(const T* x, int64_t ld, int64_t N, bool paired, int64_t rows, T* mean, T* var) {
+// Moments of `rows` rows (as rows_moments): kChains / H at a time, then the
+// rows left over with their chunks side by side.
+template <typename S, int H = sizeof(S) == 2 ? 2 : 1>
+void some_rows_moments(const S* x, int64_t ld, int64_t N, int64_t rows, AccOf<S>* mean, AccOf<S>* var) {
+  constexpr int R = kChains / H;
   int64_t r = 0;
-  if (paired) {
-    for (; r + 2 <= rows; r += 2) rows_moments<T, 2, true>(x + r * ld, ld, N, mean + r, var + r);
-    for (; r < rows; ++r) rows_moments<T, 1, true>(x + r * ld, ld, N, mean + r, var + r);
-    return;
+  for (; r + R <= rows; r += R) rows_moments<S, R, H>(x + r * ld, ld, N, mean + r, var + r);
+  if constexpr (R > 3) {
+    if (r + 3 <= rows) {
+      rows_moments<S, 3, H>(x + r * ld, ld, N, mean + r, var + r);
+      r += 3;
+    }
   }
-  for (; r + 4 <= rows; r += 4) rows_moments<T, 4, false>(x + r * ld, ld, N, mean + r, var + r);
-  for (; r + 2 <= rows; r += 2) rows_moments<T, 2, false>(x + r * ld, ld, N, mean + r, var + r);
-  for (; r < rows; ++r) rows_moments<T, 1, false>(x + r * ld, ld, N, mean + r, var + r);
+  if constexpr (R > 2) {
+    if (r + 2 <= rows) {
+      rows_moments<S, 2, H>(x + r * ld, ld, N, mean + r, var + r);
+      r += 2;
+    }
+  }
+  for (; r < rows; ++r) rows_moments<S, 1, H>(x + r * ld, ld, N, mean + r, var + r);
 }
+
+// Rows of a (16-bit) type taken at once.
+template <typename S, int H = sizeof(S) == 2 ? 2 : 1>
+constexpr int64_t kRowsAtOnce = kChains / H;
 
 // y = (x - mean) * rstd * gamma + beta (float and double rows).
 template <typename T>
 void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t M, int64_t D, double eps) {
   parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r0 = b; r0 < e; r0 += kRowsAtOnce) {
-      const int64_t rows = std::min(kRowsAtOnce, e - r0);
-      T means[kRowsAtOnce], vars[kRowsAtOnce];
-      some_rows_moments(x + r0 * D, D, D, false, rows, means, vars);
+    constexpr int64_t block = kRowsAtOnce<T>;
+    for (int64_t r0 = b; r0 < e; r0 += block) {
+      const int64_t rows = std::min(block, e - r0);
+      T means[block], vars[block];
+      some_rows_moments(x + r0 * D, D, D, rows, means, vars);
       for (int64_t k = 0; k < rows; ++k) {
         const int64_t r = r0 + k;
         const T* __restrict xr = x + r * D;
@@ -383,36 +491,47 @@ void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
   });
 }
 
-// A 16-bit input: (x * rstd - mean * rstd) * gamma + beta in float, the rows
-// read into float a few at a time and the output rounded back (Note [16-bit
-// float loops]); gamma and beta are float.
+// A 16-bit input: (x * rstd - mean * rstd) * gamma + beta in float, read
+// from and rounded back to 16 bits a vector at a time; gamma and beta are
+// float.
 template <typename H>
 void ln_forward_16bit(const H* x, const float* gamma, const float* beta, H* y, float* mean, float* rstd, int64_t M,
-                      int64_t D, double eps) {
-  parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
-    std::vector<float> rows_f(kRowsAtOnce * D);
-    float out[kChunk];
-    for (int64_t r0 = b; r0 < e; r0 += kRowsAtOnce) {
-      const int64_t rows = std::min(kRowsAtOnce, e - r0);
-      cvt_to_float(x + r0 * D, rows_f.data(), rows * D);
-      float means[kRowsAtOnce], vars[kRowsAtOnce];
-      some_rows_moments(rows_f.data(), D, D, true, rows, means, vars);
+                      int64_t D_, double eps) {
+  using V = Vec<float>;
+  constexpr int64_t W = kVecBytes / sizeof(float);
+  parallel_for(0, M, std::max<int64_t>(1, 32768 / std::max<int64_t>(D_, 1)), [&](int64_t b, int64_t e) {
+    // Locals: the compiler need not reload them after each store.
+    const float *g = gamma, *t = beta;
+    const int64_t D = D_;
+    constexpr int64_t block = kRowsAtOnce<H>;
+    for (int64_t r0 = b; r0 < e; r0 += block) {
+      const int64_t rows = std::min(block, e - r0);
+      float means[block], vars[block];
+      some_rows_moments(x + r0 * D, D, D, rows, means, vars);
       for (int64_t k = 0; k < rows; ++k) {
         const int64_t r = r0 + k;
-        const float* __restrict xr = rows_f.data() + k * D;
+        const H* __restrict xr = x + r * D;
+        H* __restrict yr = y + r * D;
         const float mt = means[k];
         const float rs = 1.0f / std::sqrt(vars[k] + static_cast<float>(eps));
         const float shift = -rs * mt;
         mean[r] = mt;
         rstd[r] = rs;
-        for (int64_t i0 = 0; i0 < D; i0 += kChunk) {
-          const int64_t n = std::min<int64_t>(kChunk, D - i0);
-#pragma omp simd
-          for (int64_t i = 0; i < n; ++i) {
-            const float xh = madd(xr[i0 + i], rs, shift);
-            out[i] = madd(xh, gamma ? gamma[i0 + i] : 1.0f, beta ? beta[i0 + i] : 0.0f);
+        const V rs_v = V{} + rs, shift_v = V{} + shift;
+        // 16-bit vectors of 2 W values, then PyTorch's scalar tail.
+        const int64_t end = D - D % (2 * W);
+        int64_t i = 0;
+        if (g && t) {
+          for (; i < end; i += W)
+            vstore(yr + i, vmadd(vmadd(vload(xr + i), rs_v, shift_v), vload(g + i), vload(t + i)));
+        } else {
+          const V one = V{} + 1.0f, zero = V{};
+          for (; i < end; i += W) {
+            vstore(yr + i, vmadd(vmadd(vload(xr + i), rs_v, shift_v), g ? vload(g + i) : one, t ? vload(t + i) : zero));
           }
-          cvt_from_float(out, y + r * D + i0, n);
+        }
+        for (; i < D; ++i) {
+          yr[i] = H(madd(madd(static_cast<float>(xr[i]), rs, shift), g ? g[i] : 1.0f, t ? t[i] : 0.0f));
         }
       }
     }
@@ -632,10 +751,18 @@ template <typename T>
 void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, const GroupNormArgs& a, double eps) {
   const int64_t D = a.C / a.group, span = D * a.HxW;
   parallel_for(0, a.N * a.group, std::max<int64_t>(1, 32768 / std::max<int64_t>(span, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t ng0 = b; ng0 < e; ng0 += kRowsAtOnce) {
-      const int64_t spans = std::min(kRowsAtOnce, e - ng0);
-      T means[kRowsAtOnce], vars[kRowsAtOnce];
-      some_rows_moments(x + ng0 * span, span, span, a.from_16bit, spans, means, vars);
+    // float data of a 16-bit input: read in pairs of vectors
+    auto moments = [&](const T* xs, int64_t spans, T* means, T* vars) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (a.from_16bit) return some_rows_moments<T, 2>(xs, span, span, spans, means, vars);
+      }
+      some_rows_moments(xs, span, span, spans, means, vars);
+    };
+    constexpr int64_t block = kRowsAtOnce<T>;
+    for (int64_t ng0 = b; ng0 < e; ng0 += block) {
+      const int64_t spans = std::min(block, e - ng0);
+      T means[block], vars[block];
+      moments(x + ng0 * span, spans, means, vars);
       for (int64_t k = 0; k < spans; ++k) {
         const int64_t ng = ng0 + k;
         const T* __restrict xs = x + ng * span;
