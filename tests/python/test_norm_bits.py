@@ -102,6 +102,32 @@ def layer_norm_nan_cases():
     return bad
 
 
+def layer_norm_backward_cases():
+    """Layer norm's gradients in PyTorch's order: per-thread dgamma/dbeta
+    buffers, map_reduce_all sums, fused steps."""
+    bad = []
+    rng = np.random.default_rng(13)
+    for dt in ("float32", "float64"):
+        for shape in ((64, 1000), (7, 77), (3, 8, 16), (5, 3), (2, 4099)):
+            feat = shape[-1]
+            xe, xt = _pair(rng.normal(1, 2, shape), dt)
+            ge, gt = _pair(rng.normal(0, 1, shape), dt)
+            we, wt = _pair(rng.normal(0, 1, feat), dt)
+            be, bt = _pair(rng.normal(0, 1, feat), dt)
+            for affine in (False, True):
+                xe.requires_grad_(True)
+                xt.requires_grad_(True)
+                pe = [xe, we.requires_grad_(True), be.requires_grad_(True)] if affine else [xe]
+                pt = [xt, wt.requires_grad_(True), bt.requires_grad_(True)] if affine else [xt]
+                ye = ember.nn.functional.layer_norm(xe, (feat,), *(pe[1:] or [None, None]))
+                yt = torch.nn.functional.layer_norm(xt, (feat,), *(pt[1:] or [None, None]))
+                grads_e = ember.autograd.grad(ye, pe, ge)
+                grads_t = torch.autograd.grad(yt, pt, gt)
+                for name, e, t in zip(("dx", "dweight", "dbias"), grads_e, grads_t):
+                    _check(f"layer_norm backward {dt} {shape} affine={affine} {name}", e, t, bad)
+    return bad
+
+
 def batch_norm_cases():
     bad = []
     rng = np.random.default_rng(7)
@@ -171,6 +197,7 @@ def all_cases():
         layer_and_rms_cases()
         + layer_norm_rows_cases()
         + layer_norm_nan_cases()
+        + layer_norm_backward_cases()
         + batch_norm_cases()
         + group_norm_cases()
     )

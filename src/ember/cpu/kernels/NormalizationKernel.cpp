@@ -675,9 +675,10 @@ void bn_apply(const T* x, T* y, const T* mean, const T* invstd, const T* weight,
   });
 }
 
+// A 16-bit input's float data: sums in double.
 template <typename T>
-void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
-                 int64_t M, int64_t D) {
+void ln_backward_16bit(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
+                       T* dbeta, int64_t M, int64_t D) {
   std::mutex mu;
   std::vector<double> dg(dgamma ? D : 0, 0.0), db(dbeta ? D : 0, 0.0);
   parallel_for(0, M, std::max<int64_t>(1, 16384 / std::max<int64_t>(D, 1)), [&](int64_t b, int64_t e) {
@@ -739,6 +740,135 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
   for (int64_t i = 0; i < D; ++i) {
     if (dgamma) dgamma[i] = static_cast<T>(dg[i]);
     if (dbeta) dbeta[i] = static_cast<T>(db[i]);
+  }
+}
+
+// Note [Layer norm backward in PyTorch's order]
+// PyTorch's layer norm backward, per row i with a = rstd, scale = 1 / D:
+//   dgamma_buf[j] += dy * (a * x + b), b = -a * mean (both steps fused),
+//   dbeta_buf[j] += dy, one buffer per thread of its parallel loop, the
+//   buffers summed in thread order from 0 at the end;
+//   ds = sum dy * x * gamma, db = sum dy * gamma as its map_reduce_all: the
+//   first vector's products, then each vector's added (not fused; the
+//   tail's fused), the tail set lane-wise, the lanes folded (AVX2 float: halves, quarters, pairs;
+//   else in lane order);
+//   b' = (db * mean - ds) * a * a * a * scale, c = -b' * mean - db * a * scale
+//   (the first step of each fused), dx = b' * x + a * dy * gamma fused, then
+//   + c. Without FMA (DEFAULT) nothing fuses.
+
+// A vector of the n < W values at p, the rest zero.
+template <typename T>
+inline Vec<T> vload_part(const T* p, int64_t n) {
+  T buf[kVecBytes / sizeof(T)] = {};
+  for (int64_t l = 0; l < n; ++l) buf[l] = p[l];
+  return vload(buf);
+}
+
+// The first n lanes of v added in lane order.
+template <typename T>
+inline T fold_in_order(Vec<T> v, int64_t n) {
+  T s = v[0];
+  for (int64_t l = 1; l < n; ++l) s += v[l];
+  return s;
+}
+
+// All lanes of v added as PyTorch's vec_reduce_all.
+inline float fold_lanes(Vec<float> v) {
+#if defined(__AVX2__)
+  const float h[4] = {v[0] + v[4], v[1] + v[5], v[2] + v[6], v[3] + v[7]};
+  return (h[0] + h[2]) + (h[1] + h[3]);
+#else
+  return fold_in_order<float>(v, 8);
+#endif
+}
+inline double fold_lanes(Vec<double> v) { return fold_in_order<double>(v, 4); }
+
+// sum p * q over D values as PyTorch's map_reduce_all, p and q loaded by
+// pq(offset, count) (count < W: the rest zero).
+template <typename T, typename F>
+T sum_of_products(int64_t D, const F& pq) {
+  constexpr int64_t W = kVecBytes / sizeof(T);
+  if (D < W) {
+    const auto [p, q] = pq(0, D);
+    return fold_in_order<T>(p * q, D);
+  }
+  const auto [p0, q0] = pq(0, W);
+  Vec<T> acc = p0 * q0;
+  int64_t d = W;
+  for (; d < D - D % W; d += W) {
+    const auto [p, q] = pq(d, W);
+    acc = acc + p * q;
+  }
+  if (d < D) {
+    const auto [p, q] = pq(d, D - d);
+    const Vec<T> s = vmadd(p, q, acc);  // fused here
+    for (int64_t l = 0; l < D - d; ++l) acc[l] = s[l];
+  }
+  return fold_lanes(acc);
+}
+
+template <typename T>
+void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
+                 int64_t M, int64_t D) {
+  using V = Vec<T>;
+  constexpr int64_t W = kVecBytes / sizeof(T);
+  // PyTorch's parallel_for split (grain 1): a buffer per thread.
+  const int64_t threads = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), M));
+  const int64_t per = (M + threads - 1) / threads;
+  const int64_t slots = get_num_threads();
+  std::vector<T> buf(dgamma || dbeta ? 2 * slots * D : 0, T(0));
+  const T scale = T(1) / static_cast<T>(D);
+  parallel_for(0, M, 1, [&](int64_t b0, int64_t e0) {
+    T* __restrict bg = dgamma ? buf.data() + (b0 / per) * D : nullptr;
+    T* __restrict bb = dbeta ? buf.data() + (slots + b0 / per) * D : nullptr;
+    for (int64_t i = b0; i < e0; ++i) {
+      const T* __restrict g = dy + i * D;
+      const T* __restrict xr = x + i * D;
+      const T a = rstd[i], m = mean[i];
+      if (bg) {
+        const T b = -a * m;
+#pragma omp simd
+        for (int64_t j = 0; j < D; ++j) bg[j] = madd(g[j], madd(a, xr[j], b), bg[j]);
+      }
+      if (bb) {
+#pragma omp simd
+        for (int64_t j = 0; j < D; ++j) bb[j] = bb[j] + g[j];
+      }
+      if (!dx) continue;
+      auto load = [](const T* p, int64_t d, int64_t n) { return n == W ? vload(p + d) : vload_part(p + d, n); };
+      T ds, db;
+      if (gamma) {
+        ds = sum_of_products<T>(D, [&](int64_t d, int64_t n) {
+          return std::pair<V, V>(load(g, d, n) * load(xr, d, n), load(gamma, d, n));
+        });
+        db = sum_of_products<T>(
+            D, [&](int64_t d, int64_t n) { return std::pair<V, V>(load(g, d, n), load(gamma, d, n)); });
+      } else {
+        ds =
+            sum_of_products<T>(D, [&](int64_t d, int64_t n) { return std::pair<V, V>(load(g, d, n), load(xr, d, n)); });
+        const V one = V{} + T(1);
+        db = sum_of_products<T>(D, [&](int64_t d, int64_t n) { return std::pair<V, V>(load(g, d, n), one); });
+      }
+      const T bx = madd(db, m, -ds) * a * a * a * scale;
+      const T c = madd(-bx, m, -(db * a * scale));
+      T* __restrict o = dx + i * D;
+      if (gamma) {
+#pragma omp simd
+        for (int64_t j = 0; j < D; ++j) o[j] = madd(bx, xr[j], a * g[j] * gamma[j]) + c;
+      } else {
+#pragma omp simd
+        for (int64_t j = 0; j < D; ++j) o[j] = madd(bx, xr[j], a * g[j]) + c;
+      }
+    }
+  });
+  for (int64_t j = 0; j < D && (dgamma || dbeta); ++j) {
+    T sg = 0, sb = 0;
+    for (int64_t t = 0; t < slots; ++t) {
+      if (dgamma) sg += buf[t * D + j];
+      if (dbeta) sb += buf[(slots + t) * D + j];
+    }
+    if (dgamma) dgamma[j] = sg;
+    if (dbeta) dbeta[j] = sb;
   }
 }
 
@@ -906,6 +1036,12 @@ void layer_norm_16bit_kernel(ScalarType dt, const void* x, const void* gamma, co
 
 void layer_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
                                 const void* gamma, void* dx, void* dgamma, void* dbeta, int64_t M, int64_t D) {
+  if (dt == ScalarType::BFloat16 || dt == ScalarType::Half) {  // float data
+    using T = float;
+    ln_backward_16bit(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(rstd),
+                      EMBER_NORM_PTR(gamma), EMBER_NORM_MUT(dx), EMBER_NORM_MUT(dgamma), EMBER_NORM_MUT(dbeta), M, D);
+    return;
+  }
   dispatch_norm_types(dt, "LayerNormBackwardKernelImpl", [&](auto v) {
     using T = decltype(v);
     ln_backward(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(rstd),
