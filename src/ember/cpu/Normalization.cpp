@@ -559,7 +559,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward_cpu(const Tensor& grad_ou
   if (input.numel() > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
     cpu::group_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw),
-                                  ptr(gb), cpu::GroupNormArgs{N, C, HxW, group});
+                                  ptr(gb), cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())});
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());

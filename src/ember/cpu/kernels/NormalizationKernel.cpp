@@ -784,8 +784,9 @@ inline float fold_lanes(Vec<float> v) {
 inline double fold_lanes(Vec<double> v) { return fold_in_order<double>(v, 4); }
 
 // sum p * q over D values as PyTorch's map_reduce_all, p and q loaded by
-// pq(offset, count) (count < W: the rest zero).
-template <typename T, typename F>
+// pq(offset, count) (count < W: the rest zero), the tail's step fused or
+// not as PyTorch's compiled kernel does it.
+template <typename T, bool kFusedTail = true, typename F>
 T sum_of_products(int64_t D, const F& pq) {
   constexpr int64_t W = kVecBytes / sizeof(T);
   if (D < W) {
@@ -801,7 +802,7 @@ T sum_of_products(int64_t D, const F& pq) {
   }
   if (d < D) {
     const auto [p, q] = pq(d, D - d);
-    const Vec<T> s = vmadd(p, q, acc);  // fused here
+    const Vec<T> s = kFusedTail ? vmadd(p, q, acc) : acc + p * q;
     for (int64_t l = 0; l < D - d; ++l) acc[l] = s[l];
   }
   return fold_lanes(acc);
@@ -920,9 +921,10 @@ void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
   });
 }
 
+// A 16-bit input's float data: sums in double.
 template <typename T>
-void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
-                 const GroupNormArgs& a) {
+void gn_backward_16bit(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
+                       T* dbeta, const GroupNormArgs& a) {
   const int64_t D = a.C / a.group, span = D * a.HxW;
   // Per (n, c): ds = sum dy*x, db = sum dy.
   std::vector<double> ds(a.N * a.C), db(a.N * a.C);
@@ -969,6 +971,96 @@ void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
       if (dgamma) dgamma[c] = static_cast<T>(gsum);
       if (dbeta) dbeta[c] = static_cast<T>(bsum);
     }
+  }
+}
+
+// Note [Group norm backward in PyTorch's order]
+// PyTorch's contiguous group norm backward (float, double): per (n, c)
+// ds = sum dy * x and db = sum dy as map_reduce_all (sum_of_products); per
+// (n, group) the channels' ds * gamma and db * gamma summed in vector lanes
+// (fused), the lanes added in order from 0, the channels left over after
+// them; c2 = (db * mean - ds) * rstd^3 / (D * HxW) (its first step
+// fused), c3 = -c2 * mean - db * rstd / (D * HxW) (the second product fused
+// in), dx = c1 * dy + c2 * x fused, then + c3 (c1 = rstd * gamma); dgamma[c] =
+// sum over n of (ds - db * mean) * rstd, dbeta[c] = sum over n of db, each
+// step fused.
+template <typename T>
+void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma, T* dbeta,
+                 const GroupNormArgs& a) {
+  using V = Vec<T>;
+  constexpr int64_t W = kVecBytes / sizeof(T);
+  const int64_t G = a.group, D = a.C / G, HxW = a.HxW, C = a.C;
+  std::vector<T> ds(a.N * C), db(a.N * C);
+  // PyTorch's compiler fuses the tail step of the double sums over HxW and
+  // of the float sums over a group's channels (found by experiment; with a
+  // weight, some channel counts still differ in the input gradient).
+  constexpr bool kDouble = std::is_same_v<T, double>;
+  auto load = [](const T* p, int64_t d, int64_t n) { return n == W ? vload(p + d) : vload_part(p + d, n); };
+  parallel_for(0, a.N * C, 1, [&](int64_t b0, int64_t e0) {
+    const V one = V{} + T(1);
+    for (int64_t i = b0; i < e0; ++i) {
+      const T* g = dy + i * HxW;
+      const T* xr = x + i * HxW;
+      ds[i] = sum_of_products<T, kDouble>(
+          HxW, [&](int64_t d, int64_t n) { return std::pair<V, V>(load(g, d, n), load(xr, d, n)); });
+      db[i] =
+          sum_of_products<T, kDouble>(HxW, [&](int64_t d, int64_t n) { return std::pair<V, V>(load(g, d, n), one); });
+    }
+  });
+  if (dx) {
+    const T s = T(1) / static_cast<T>(D * HxW);
+    parallel_for(0, a.N * G, 1, [&](int64_t b0, int64_t e0) {
+      const int64_t d_vec = D / W * W;
+      for (int64_t i = b0; i < e0; ++i) {
+        const int64_t grp = i % G;
+        const T* dsp = ds.data() + i * D;
+        const T* dbp = db.data() + i * D;
+        const T* gp = gamma ? gamma + grp * D : nullptr;
+        V ds_acc{}, db_acc{};
+        for (int64_t j = 0; j < d_vec; j += W) {
+          const V gv = gp ? vload(gp + j) : V{} + T(1);
+          ds_acc = vmadd(vload(dsp + j), gv, ds_acc);
+          db_acc = vmadd(vload(dbp + j), gv, db_acc);
+        }
+        T ds_val = 0, db_val = 0;
+        for (int64_t l = 0; l < W; ++l) {
+          ds_val += ds_acc[l];
+          db_val += db_acc[l];
+        }
+        for (int64_t j = d_vec; j < D; ++j) {
+          const T gv = gp ? gp[j] : T(1);
+          if constexpr (kDouble) {
+            ds_val = ds_val + dsp[j] * gv;
+            db_val = db_val + dbp[j] * gv;
+          } else {
+            ds_val = madd(dsp[j], gv, ds_val);
+            db_val = madd(dbp[j], gv, db_val);
+          }
+        }
+        const T m = mean[i], r = rstd[i];
+        const T c2 = madd(db_val, m, -ds_val) * r * r * r * s;
+        const T c3 = madd(-(db_val * r), s, -c2 * m);
+        for (int64_t j = 0; j < D; ++j) {
+          const T c1 = r * (gp ? gp[j] : T(1));
+          const T* __restrict gr = dy + (i * D + j) * HxW;
+          const T* __restrict xr = x + (i * D + j) * HxW;
+          T* __restrict o = dx + (i * D + j) * HxW;
+#pragma omp simd
+          for (int64_t k = 0; k < HxW; ++k) o[k] = madd(c1, gr[k], c2 * xr[k]) + c3;
+        }
+      }
+    });
+  }
+  for (int64_t c = 0; c < C && (dgamma || dbeta); ++c) {
+    const int64_t grp = c / D;
+    T sg = 0, sb = 0;
+    for (int64_t n = 0; n < a.N; ++n) {
+      const T m = mean[n * G + grp], r = rstd[n * G + grp];
+      sg = madd(madd(-db[n * C + c], m, ds[n * C + c]), r, sg);
+      sb = sb + db[n * C + c];
+    }
+    if (dgamma) dgamma[c] = sg;
+    if (dbeta) dbeta[c] = sb;
   }
 }
 
@@ -1060,6 +1152,12 @@ void group_norm_kernel(ScalarType dt, const void* x, const void* gamma, const vo
 
 void group_norm_backward_kernel(ScalarType dt, const void* dy, const void* x, const void* mean, const void* rstd,
                                 const void* gamma, void* dx, void* dgamma, void* dbeta, const GroupNormArgs& a) {
+  if (a.from_16bit) {
+    using T = float;
+    gn_backward_16bit(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(rstd),
+                      EMBER_NORM_PTR(gamma), EMBER_NORM_MUT(dx), EMBER_NORM_MUT(dgamma), EMBER_NORM_MUT(dbeta), a);
+    return;
+  }
   dispatch_norm_types(dt, "GroupNormBackwardKernelImpl", [&](auto v) {
     using T = decltype(v);
     gn_backward(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(mean), EMBER_NORM_PTR(rstd),
