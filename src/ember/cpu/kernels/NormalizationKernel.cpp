@@ -1,6 +1,6 @@
-// Batch, layer and group normalisation loops (float and double), compiled
-// once per CPU capability. Sums accumulate in double; the elementwise passes
-// are a multiply-add per element that the compiler vectorises.
+// Batch, layer and group normalisation loops (float and double; 16-bit
+// layer norm), compiled once per CPU capability, in PyTorch's order of
+// operations (the Notes below); 16-bit backward passes sum in double.
 #include <array>
 #include <cmath>
 #include <cstring>
