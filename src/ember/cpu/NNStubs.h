@@ -93,9 +93,10 @@ using BatchNormBackwardApplyFn = void (*)(ScalarType dtype, const void* dy, cons
 // Layer norm over rows: x is M x D, mean/rstd have M entries; gamma/beta may be null.
 using LayerNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                              void* rstd, int64_t M, int64_t D, double eps);
-// layer_norm_16bit_stub: float data read from a 16-bit input, as PyTorch's
-// 16-bit kernel computes it (its moments and output formula).
-// Any of dx, dgamma, dbeta may be null (not wanted).
+// layer_norm_16bit_stub: x and y in the 16-bit `dtype`, the rest float, as
+// PyTorch's 16-bit kernel computes it (its moments and output formula).
+// Any of dx, dgamma, dbeta may be null (not wanted); a 16-bit dtype names
+// the input's type, the data being float.
 using LayerNormBackwardFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                      const void* rstd, const void* gamma, void* dx, void* dgamma, void* dbeta,
                                      int64_t M, int64_t D);

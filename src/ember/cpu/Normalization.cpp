@@ -441,23 +441,30 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
   auto [M, D] = layer_norm_dims(input, normalized_shape, weight, bias);
   check_mixed(input, {&weight, &bias});
   const ScalarType T = compute_dtype(input, "LayerNormKernelImpl");
-  Tensor x = in_dtype(input, T);
+  const Device dev = input.device();
+  // A 16-bit input on the CPU: its kernel reads and writes the 16-bit data.
+  const bool in_16bit = is_reduced_float(input.dtype()) && dev.is_cpu();
+  Tensor x = in_16bit ? input.contiguous() : in_dtype(input, T);
   Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
   Tensor b = bias.defined() ? in_dtype(bias, T) : Tensor();
   DimVector stat_shape;
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   for (int64_t i = 0; i < input.dim(); ++i) stat_shape.push_back(i < axis ? input.size(i) : 1);
-  const Device dev = input.device();
-  Tensor y = ember::empty(input.sizes(), T, dev), mean = ember::empty(stat_shape, T, dev),
+  Tensor y = ember::empty(input.sizes(), x.dtype(), dev), mean = ember::empty(stat_shape, T, dev),
          rstd = ember::empty(stat_shape, T, dev);
   const bool meta = input.is_meta() || dispatch::is_meta_arg(weight) || dispatch::is_meta_arg(bias);
   if (M > 0 && D > 0 && !meta) {  // a meta result has no values to compute
-    auto& stub = is_reduced_float(input.dtype()) && dev.is_cpu() ? cpu::layer_norm_16bit_stub : cpu::layer_norm_stub;
-    cpu::kernel_for(stub, x, "aten::native_layer_norm")(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr,
+    auto& stub = in_16bit ? cpu::layer_norm_16bit_stub : cpu::layer_norm_stub;
+    cpu::kernel_for(stub, x, "aten::native_layer_norm")(x.dtype(), x.data_ptr(), g.defined() ? g.data_ptr() : nullptr,
                                                         b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
                                                         mean.data_ptr(), rstd.data_ptr(), M, D, eps);
   }
-  return {y.to(input.dtype()), mean, rstd};
+  // The statistics have the parameters' dtype, as in PyTorch: the input's,
+  // or float32 for float parameters with 16-bit input.
+  const bool mixed =
+      (weight.defined() && weight.dtype() != input.dtype()) || (bias.defined() && bias.dtype() != input.dtype());
+  const ScalarType stats = mixed ? ScalarType::Float : input.dtype();
+  return {y.to(input.dtype()), mean.to(stats), rstd.to(stats)};
 }
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
@@ -477,7 +484,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_ou
   if (M > 0 && D > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
     cpu::kernel_for(cpu::layer_norm_backward_stub, x, "aten::native_layer_norm_backward")(
-        T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw), ptr(gb), M, D);
+        input.dtype(), dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw), ptr(gb), M,
+        D);
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());
@@ -549,7 +557,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward_cpu(const Tensor& grad_ou
   if (input.numel() > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
     cpu::group_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw),
-                                  ptr(gb), cpu::GroupNormArgs{N, C, HxW, group});
+                                  ptr(gb), cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())});
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());
