@@ -150,8 +150,8 @@ def block_diag(*tensors):
 def cartesian_prod(*tensors):
     """Every combination of one element of each 1-D tensor, as rows."""
     ember = _ember()
-    for i, t in enumerate(tensors):
-        _argcheck.tensor_elements([t], i)
+    _argcheck.tensor_elements(tensors)  # the binding's argument 0, a tensor list
+    for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:

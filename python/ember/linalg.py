@@ -1231,17 +1231,30 @@ def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
 
 
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
-    """The cross product of 3-vectors along dim."""
-    if input.dtype == ember.bool:
-        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
-    if input.dtype != other.dtype:
-        from ember._ops_math import _scalar_name
+    """The cross product of 3-vectors along dim, with PyTorch's checks in its
+    order: ranks, the lengths along dim, the broadcast, out's dtype, then the
+    kernel's dtype (bool refused) and other's."""
+    from ember._ops_math import _broadcast_shape, _scalar_name
+    from ember._out_forms import _cpp_name
+    from ember._sparse_coo import _size_error
 
-        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dim() == 0 or not -input.dim() <= dim < input.dim():
+        raise _size_error(input, dim)
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
         )
+    _broadcast_shape(tuple(input.shape), tuple(other.shape))
+    if out is not None and out.dtype != input.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_cpp_name(input.dtype)}, but got {_cpp_name(out.dtype)} instead"
+        )
+    if input.dtype == ember.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
     a, b = ember.broadcast_tensors(input, other)
 
     def part(t, i):
@@ -1358,8 +1371,9 @@ def _top_cross(input, other, dim=None, *, out=None):  # noqa: A002
             "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
             "The default value of dim will change to agree with that of linalg.cross in a future release.",
         )
-        shape = ember.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return cross(input, other, dim=dim, out=out)
 
 
