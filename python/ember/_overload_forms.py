@@ -1,6 +1,7 @@
 """Overloads PyTorch binds that Ember's generated bindings lack, as Python
 forms around them: max/min with a Tensor second argument (maximum/minimum)
-and into out= (max.unary_out), linspace/logspace with Tensor bounds."""
+and into out= (max.unary_out), linspace/logspace with Tensor bounds,
+where(condition) (the indices of its nonzero elements)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from ember._ops_math import _scalar_name
 
 _functions = _C._VariableFunctions
 
-__all__ = ["linspace", "logspace", "max", "min"]
+__all__ = ["linspace", "logspace", "max", "min", "where"]
 
 
 # max/min: PyTorch binds max.other (a Tensor second argument is maximum's) and
@@ -111,3 +112,18 @@ def linspace(*args, **kwargs):
 
 def logspace(*args, **kwargs):
     return _space("logspace", _functions.logspace, args, kwargs)
+
+
+def where(*args, **kwargs):
+    # where(condition) is nonzero(condition, as_tuple=True).
+    if len(args) + len(kwargs) == 1 and (args or "condition" in kwargs):
+        condition = args[0] if args else kwargs["condition"]
+        if not isinstance(condition, _C.TensorBase):
+            from ember._argcheck import _type_name
+
+            where = " (position 1)" if args else ""
+            raise TypeError(f"where(): argument 'condition'{where} must be Tensor, not {_type_name(condition)}")
+        import ember
+
+        return ember.nonzero(condition, as_tuple=True)
+    return _functions.where(*args, **kwargs)

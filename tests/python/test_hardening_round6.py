@@ -436,3 +436,192 @@ def test_functional_checks_in_torch_order(call):
 )
 def test_bindings_and_broadcasts_as_torch(call):
     check_same(call)
+
+
+# Calls PyTorch refuses that were accepted: addr's input must expand to the
+# outer product's shape; an overlapping out= of outer/ger is refused before
+# it is resized; heaviside's out must share the dtype; isin refuses complex
+# inputs; mvlgamma's arange refuses complex; logit's eps must fit the dtype;
+# cholesky_solve checks ranks and shapes.
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.addr(torch.ones(0, dtype=torch.int32), torch.ones(1), torch.ones(1))",
+        "torch.addr(torch.ones(3), torch.ones(2), torch.ones(3))",
+        "torch.addr(torch.ones(2, 1), torch.ones(2), torch.ones(3))",
+        "torch.addr(torch.ones(2, 3, 1), torch.ones(2), torch.ones(3))",
+        "torch.addr(torch.ones(3, 2), torch.ones(2), torch.ones(3))",
+        "torch.ones(0, dtype=torch.int32).addr(torch.ones(1), torch.ones(1))",
+        "torch.addr(torch.ones(()), torch.ones(2), torch.ones(3), beta=0)",
+        "torch.ger(torch.ones(0, dtype=torch.int8), torch.ones(0, dtype=torch.int8), "
+        "out=torch.ones(1, dtype=torch.int8).expand(3, 4))",
+        "torch.outer(torch.ones(2), torch.ones(2), out=torch.ones(1).expand(2, 2))",
+        "torch.outer(torch.ones(2), torch.ones(2), out=torch.ones(1).expand(4))",
+        "torch.outer(torch.ones(2), torch.ones(2), out=torch.ones(0))",
+        "torch.heaviside(torch.ones(2), torch.ones(1), out=torch.ones(2, dtype=torch.bfloat16))",
+        "torch.heaviside(torch.ones(2), torch.ones(1), out=torch.ones(2, dtype=torch.complex64))",
+        "torch.heaviside(torch.ones(2, 0, 3), torch.ones(1), out=torch.ones(2, 3, dtype=torch.bfloat16))",
+        "torch.heaviside(torch.tensor([-1.0, 0.0, 2.0]), torch.ones(1), out=torch.ones(0))",
+        "torch.ones(2).heaviside_(torch.ones(1, dtype=torch.float64))",
+        "torch.isin(torch.ones(3, dtype=torch.complex64), torch.ones(0, dtype=torch.int64))",
+        "torch.isin(torch.ones(3), torch.ones(2, dtype=torch.complex128))",
+        "torch.isin(1, torch.ones(3, dtype=torch.complex64))",
+        "torch.isin(torch.ones(3, dtype=torch.complex64), torch.ones(2, dtype=torch.bool))",
+        "torch.isin(torch.arange(4), torch.tensor([1.0, 3.0]))",
+        "torch.mvlgamma(torch.ones(3, dtype=torch.complex64) * 3, 1)",
+        "torch.mvlgamma(torch.ones(0, dtype=torch.complex128), 4)",
+        "torch.ones(4, dtype=torch.complex128).mvlgamma(1)",
+        "torch.mvlgamma(torch.ones(3, dtype=torch.int16) * 3, 3, out=torch.ones(3, dtype=torch.complex64))",
+        "torch.mvlgamma(torch.ones(3) * 3, 3, out=torch.ones(3, dtype=torch.int64))",
+        "torch.mvlgamma(torch.ones(3) * 3, 3, out=torch.ones(3, dtype=torch.float16))",
+        "torch.mvlgamma(torch.ones(3, dtype=torch.complex64), 0)",
+        "torch.logit(torch.full((1,), 0.5).expand(2, 2), 1e300)",
+        "torch.logit(torch.full((2, 2), 0.5, dtype=torch.float16), 70000.0)",
+        "torch.logit(torch.full((2, 2), 0.5, dtype=torch.bfloat16), 3.5e38)",
+        "torch.logit(torch.full((2, 2), 0.5, dtype=torch.float64), 1e300)",
+        "torch.logit(torch.full((2, 2), 0.5), float('inf'))",
+        "torch.logit(torch.full((2, 2), 0.25), 0.3)",
+        "torch.logit(torch.ones(2, dtype=torch.int32), 1e300)",
+        "torch.cholesky_solve(torch.ones(3, 0, 2, dtype=torch.complex64), torch.ones(1, dtype=torch.complex64))",
+        "torch.cholesky_solve(torch.ones(2, 2, 3, dtype=torch.float64), torch.ones(1, 3, dtype=torch.float64))",
+        "torch.cholesky_solve(torch.ones(()), torch.ones(2, 2))",
+        "torch.cholesky_solve(torch.ones(2, 2), torch.ones(2, 3))",
+        "torch.cholesky_solve(torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64))",
+        "torch.cholesky_solve(torch.ones(2, 2, dtype=torch.int32), torch.ones(2, 2, dtype=torch.int32))",
+        "torch.cholesky_solve(torch.ones(3, 2), torch.ones(2, 2))",
+        "torch.cholesky_solve(torch.ones(2, 2, dtype=torch.float16), torch.ones(2, 2, dtype=torch.float16))",
+        "torch.cholesky_solve(torch.ones(3, 2, 2), torch.eye(2) * 2)",
+        "torch.cholesky_solve(torch.ones(3, 2, 2), torch.ones(2, 3, 3))",
+        "torch.ones((), dtype=torch.complex64).cholesky_solve(torch.ones(1, dtype=torch.complex64))",
+    ],
+)
+def test_refusals_as_torch(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_same(call)
+
+
+# Calls PyTorch accepts that were refused: complex32's parts are float16
+# views (chalf's results read back); where(condition) is nonzero(as_tuple);
+# diff with n=0 reads no dim; dist checks the difference's dtype; addr takes
+# float alpha/beta for complex results; the margin_ranking_loss operator
+# broadcasts; samplers into an empty tensor draw nothing and dispatch no loop.
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.ones(2, 3, dtype=torch.int64).chalf()",
+        "torch.ones(0, dtype=torch.complex128).chalf()",
+        "torch.full((1,), 0.5, dtype=torch.complex128).expand(2, 3, 4).chalf()",
+        "torch.arange(6, dtype=torch.int16).reshape(2, 3).t().chalf()",
+        "torch.view_as_complex(torch.ones(0, dtype=torch.float16))",
+        "torch.view_as_complex(torch.arange(6.).reshape(3, 2).half())",
+        "torch.view_as_real(torch.arange(3.).chalf())",
+        "torch.arange(3.).chalf().real",
+        "torch.arange(3.).chalf().imag",
+        "torch.where(torch.arange(24).reshape(2, 3, 2, 2) % 3 == 0)",
+        "torch.where(torch.full((1,), 0.5).to(torch.bfloat16).expand(3, 4))",
+        "torch.where(condition=torch.tensor([0, 1, 2]))",
+        "torch.where(torch.tensor(1))",
+        "torch.where(3)",
+        "torch.where(condition=3)",
+        "torch.where(torch.tensor([True, False]), 1.0, 2.0)",
+        "torch.where(torch.tensor([True, False]), torch.ones(2))",
+        "torch.diff(torch.ones(2, 0, 3, dtype=torch.uint8), 0, 3)",
+        "torch.diff(torch.arange(24, dtype=torch.int8).reshape(4, 2, 3)[::2], n=0, dim=3)",
+        "torch.diff(torch.ones(2, 2, 3), n=0, dim=3, prepend=torch.ones(2, 2, 3))",
+        "torch.diff(torch.ones(2, 2, 3), n=1, dim=3)",
+        "torch.diff(torch.ones(()), n=0, dim=3)",
+        "torch.dist(torch.tensor(1, dtype=torch.uint8), torch.ones(0, dtype=torch.float64), p=5)",
+        "torch.dist(torch.tensor(1, dtype=torch.uint8), torch.ones(3, dtype=torch.int64))",
+        "torch.dist(torch.arange(3.), torch.zeros(3, dtype=torch.complex64))",
+        "torch.addr(torch.ones(1, dtype=torch.float64), torch.arange(3, dtype=torch.complex128), "
+        "torch.arange(3, dtype=torch.float64), alpha=0.5)",
+        "torch.addr(torch.ones(1, dtype=torch.int64), torch.ones(3, dtype=torch.int64), "
+        "torch.ones(3, dtype=torch.int64), alpha=1.5)",
+        "torch.margin_ranking_loss(torch.ones(2)[::2], torch.ones(2, 0, 3).transpose(0, -1), torch.ones(1))",
+        "torch.margin_ranking_loss(torch.arange(3.), torch.ones(2, 3), torch.ones(1), 0.5)",
+        "torch.margin_ranking_loss(torch.arange(3.), torch.ones(2, 3), torch.ones(1), 0.5, 2)",
+        "torch.margin_ranking_loss(torch.arange(3.), torch.ones(2, 3), torch.ones(1), 0.5, 5)",
+        "torch.margin_ranking_loss(torch.arange(3.), torch.ones(2, 4), torch.ones(1))",
+        "F.margin_ranking_loss(torch.arange(3.), torch.ones(2, 3), torch.ones(1))",
+        "torch.ones(0, dtype=torch.int16).normal_()",
+        "torch.ones(2, dtype=torch.int16).normal_()",
+        "torch.randn(0, out=torch.ones(2, 0, 3, dtype=torch.int16).transpose(0, -1))",
+        "torch.randn(2, out=torch.ones(2, dtype=torch.int16))",
+        "torch.ones(0, dtype=torch.complex64).bernoulli_(1)",
+        "torch.ones(2, dtype=torch.complex64).bernoulli_(1)",
+        "torch.ones(0, dtype=torch.complex64).bernoulli_(torch.ones(0))",
+        "torch.ones(0, dtype=torch.complex64).bernoulli_(2)",
+    ],
+)
+def test_acceptances_as_torch(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_same(call)
+
+
+# Linear algebra: PyTorch checks ranks, squareness, sizes and dtype agreement
+# before its kernels refuse a dtype (float16/bfloat16/integers).
+_LINALG_CALLS = [
+    "torch.linalg.eigh({A})",
+    "torch.linalg.eigvalsh({A}, UPLO='X')",
+    "torch.linalg.eig({A})",
+    "torch.linalg.eigvals({A})",
+    "torch.linalg.ldl_factor_ex({A})",
+    "torch.linalg.lstsq({A}, torch.ones(3, 2, dtype=torch.{dt}))",
+    "torch.linalg.lstsq({A}, torch.ones((), dtype=torch.{dt}))",
+    "torch.linalg.lstsq({A}, torch.ones(3, dtype=torch.float32))",
+    "torch.linalg.solve_ex({A}, torch.ones(2, dtype=torch.float32))",
+    "torch.linalg.solve({A}, torch.ones(2, 2, dtype=torch.{dt}))",
+    "torch.linalg.lu_factor({A})",
+    "torch.linalg.lu_factor_ex({A})",
+    "torch.lu({A})",
+    "torch.orgqr({A}, torch.ones(1, dtype=torch.float64))",
+    "torch.orgqr({A}, torch.ones(1, dtype=torch.{dt}))",
+    "torch.ormqr({A}, torch.ones(1, dtype=torch.{dt}), torch.ones(2, 2, dtype=torch.{dt}))",
+    "torch.ormqr({A}, torch.ones(3, dtype=torch.{dt}), torch.ones(3, dtype=torch.{dt}))",
+    "torch.ormqr({A}, torch.ones(2, dtype=torch.{dt}), torch.ones(3, 3, dtype=torch.{dt}), left=False)",
+    "torch.triangular_solve({A}, torch.ones(2, 2, dtype=torch.{dt}))",
+    "torch.triangular_solve(torch.ones(2, 2, dtype=torch.complex64), {A})",
+    "torch.linalg.solve_triangular({A}, torch.ones(2, 2, dtype=torch.{dt}), upper=True)",
+    "torch.lu_unpack({A}, torch.ones(2, dtype=torch.int32))",
+    "torch.linalg.qr({A})",
+    "torch.linalg.svd({A})",
+    "torch.linalg.svdvals({A})",
+    "torch.linalg.matrix_rank({A})",
+    "torch.linalg.householder_product({A}, torch.ones(1, dtype=torch.{dt}))",
+]
+
+
+@pytest.mark.parametrize("call", _LINALG_CALLS)
+@pytest.mark.parametrize("shape", ["(3,)", "()", "(2, 3)", "(3, 2)", "(2, 2)"])
+@pytest.mark.parametrize("dt", ["int16", "float16", "bfloat16", "float32"])
+def test_linalg_checks_in_torch_order(call, shape, dt):
+    A = f"torch.ones({shape}, dtype=torch.{dt})"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_same(call.format(A=A, dt=dt) + ".__class__.__name__", message=dt != "float32")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "(2, 2), (1,), (2, 2)",
+        "(3, 2), (2,), (2, 3)",
+        "(3, 2), (3,), (3, 3)",
+        "(2, 3), (3,), (2, 2)",
+        "(2, 2), (2,), (2,)",
+        "(2, 2), (), (2, 2)",
+        "(2, 2, 2), (2,), (2, 2, 2)",
+        "(2, 2), (2,), (2, 2, 2)",
+        "(3, 3), (2,), (3, 1)",
+        "(3, 2), (2,), (3, 3)",
+    ],
+)
+@pytest.mark.parametrize("left", [True, False])
+def test_ormqr_shape_checks_as_torch(args, left):
+    a, t, o = (s.strip() + ")" if not s.strip().endswith(")") else s.strip() for s in args.split("), "))
+    check_same(
+        f"torch.ormqr(torch.eye(*{a}[-2:]).expand({a}).contiguous(), torch.full({t}, 0.5), torch.ones({o}), "
+        f"left={left}).flatten().tolist()"
+    )
