@@ -81,12 +81,34 @@ def method(name):
     return method
 
 
+_SPACE_BINDINGS = {}
+
+
+def _space_binding(name):
+    # PyTorch's four overloads (tensor or number bounds): a mismatch lists them.
+    if name not in _SPACE_BINDINGS:
+        from ember import _argcheck
+
+        base = "float base=10.0, " if name == "logspace" else ""
+        _SPACE_BINDINGS[name] = _argcheck.Binding(
+            *(
+                f"{name}({start} start, {end} end, int steps, {base}*, Tensor? out=None, ScalarType? dtype=None, "
+                "Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)"
+                for start in ("Tensor", "Scalar")
+                for end in ("Tensor", "Scalar")
+            )
+        )
+    return _SPACE_BINDINGS[name]
+
+
 def _space(name, bound, args, kwargs):
     # linspace.Tensor_Tensor & co.: 0-dim bounds, read as numbers.
     args = list(args)
     bounds = [args[i] if len(args) > i else kwargs.get(key) for i, key in enumerate(("start", "end"))]
     tensors = [isinstance(b, _C.TensorBase) for b in bounds]
     if any(tensors):
+        # The binding's argument checks first (a TypeError for any other argument).
+        _space_binding(name)(*args, **kwargs)
         if all(tensors) and (bounds[0].dim() or bounds[1].dim()):
             got = f"start with {bounds[0].dim()} dimension(s) and end with {bounds[1].dim()} dimension(s)"
         elif tensors[0] and not tensors[1] and bounds[0].dim():

@@ -625,3 +625,31 @@ def test_ormqr_shape_checks_as_torch(args, left):
         f"torch.ormqr(torch.eye(*{a}[-2:]).expand({a}).contiguous(), torch.full({t}, 0.5), torch.ones({o}), "
         f"left={left}).flatten().tolist()"
     )
+
+
+# linspace/logspace with tensor bounds check the binding's other arguments
+# first; isclose compares complex tensors as complex (not their real parts).
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.linspace(torch.ones(2), 2, 'a')",
+        "torch.linspace(torch.ones(2), torch.ones(()), 3, layout=-1.5)",
+        "torch.linspace(torch.ones(2), 2, (0,), dtype=torch.int8)",
+        "torch.linspace(2, torch.ones(4, 1), 3, device=(2, 0, 1))",
+        "torch.logspace(torch.ones(2, 3), -2, -1, layout=-2**62)",
+        "torch.logspace(torch.ones(2), 1, 3, base=[3])",
+        "torch.logspace(torch.ones(2), 1, 3, requires_grad=torch.ones(2))",
+        "torch.logspace(None, torch.ones(1), 3)",
+        "torch.logspace(torch.ones(2), 1, 3, out=torch.ones(4).expand(4))",
+        "torch.logspace(torch.tensor(0.0), 1, 3, base=2, dtype=torch.float64)",
+        "torch.isclose(torch.tensor([1+1j, float('inf')+0j, float('nan')+0j]), "
+        "torch.tensor([1+1.1j, float('inf')+0j, float('nan')+0j]), 0.5)",
+        "torch.isclose(torch.tensor([1+1j, float('nan')+0j]), torch.tensor([1+1j, float('nan')+0j]), equal_nan=True)",
+        "torch.isclose(torch.tensor([1+1j, complex(float('inf'), 1)]), "
+        "torch.tensor([1.2+1j, complex(float('inf'), 1)]), 0.1, 0.1)",
+        "torch.isclose(((torch.arange(6, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0.25j).reshape(6, 1)[::2], "
+        "torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0]).to(torch.complex128), 0.5)",
+    ],
+)
+def test_space_bindings_and_complex_isclose_as_torch(call):
+    check_same(call)
