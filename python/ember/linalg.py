@@ -947,12 +947,11 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     if tol is not None:
         atol, rtol = tol, 0.0
     name = "linalg.matrix_rank"
-    if not hermitian:
-        if A.dim() < 2:
-            raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-        if A.dtype not in _LAPACK:
-            # PyTorch's default tolerance reads the epsilon of float or double only.
-            raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A.dtype not in _LAPACK and rtol is None:
+        # PyTorch's default rtol reads the epsilon of float or double only.
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian:
         _check_matrix(A, "linalg.eigvalsh", square=True)
         S = eigvalsh(A).abs()

@@ -589,6 +589,10 @@ _LINALG_CALLS = [
     "torch.linalg.svd({A})",
     "torch.linalg.svdvals({A})",
     "torch.linalg.matrix_rank({A})",
+    "torch.linalg.matrix_rank({A}, torch.ones(3, 3, dtype=torch.{dt}))",
+    "torch.linalg.matrix_rank({A}, atol=0.5)",
+    "torch.linalg.matrix_rank({A}, rtol=0.5)",
+    "torch.linalg.matrix_rank({A}, hermitian=True)",
     "torch.linalg.householder_product({A}, torch.ones(1, dtype=torch.{dt}))",
 ]
 
