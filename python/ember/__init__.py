@@ -136,11 +136,13 @@ from ember._conversions import (  # noqa: E402,F401
     memory_format,
     preserve_format,
 )
+from ember import _conversions  # noqa: E402
 from ember._conversions import install_aliases as _install_aliases  # noqa: E402
 
 legacy_contiguous_format = contiguous_format
 
 _install_aliases(globals(), Tensor)
+clip = _conversions.clip_with_out(globals()["clip"], globals()["clamp"])
 
 from ember import _legacy_types  # noqa: E402
 from ember._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
@@ -185,6 +187,13 @@ from ember import _out_forms  # noqa: E402
 
 for _name in _out_forms.__all__:
     globals()[_name] = getattr(_out_forms, _name)
+# Overloads the bindings lack, written around them.
+from ember import _overload_forms  # noqa: E402
+
+for _name in _overload_forms.__all__:
+    globals()[_name] = getattr(_overload_forms, _name)
+for _name in ("max", "min"):
+    setattr(Tensor, _name, _overload_forms.method(_name))
 del _name
 
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401

@@ -434,6 +434,13 @@ def checked(fn, name):
     return _guard(fn, name, frozenset(dir(ember.Tensor)), False, _signatures.FUNCTIONS.get(name))
 
 
+def checked_method(fn, name):
+    """fn (a Tensor method defined after install) with its signatures' checks."""
+    import ember
+
+    return _guard(fn, name, frozenset(dir(ember.Tensor)), True, _signatures.METHODS.get(name))
+
+
 # Functions whose argument is another library's array (a torch.Tensor among them, whose
 # __torch_function__ must not take the call over).
 _FOREIGN_ARRAYS = frozenset({"from_dlpack"})

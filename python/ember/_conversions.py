@@ -307,6 +307,23 @@ def install_aliases(namespace, tensor_class):
                         namespace[alias + suffix] = _renamed(fn, alias + suffix, tensor_class)
 
 
+def clip_with_out(clip, clamp):
+    """torch.clip: clamp's alias, out= included (PyTorch binds clip.out to clamp's kernel)."""
+
+    def clip_out(*args, **kwargs):
+        if "out" not in kwargs:
+            return clip(*args, **kwargs)
+        try:
+            return clamp(*args, **kwargs)
+        except TypeError as e:
+            if str(e).startswith("clamp()"):
+                raise TypeError("clip()" + str(e)[len("clamp()") :]) from None
+            raise
+
+    clip_out.__name__ = clip_out.__qualname__ = "clip"
+    return clip_out
+
+
 def _renamed(fn, name, owner):
     """`fn` under its alias's own name (a builtin; a method is held by `owner`)
     or `fn` itself."""

@@ -279,6 +279,8 @@ def meshgrid(*tensors, indexing=None):
             stacklevel=2,
         )
         indexing = "ij"
+    if any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:

@@ -237,7 +237,11 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
-    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction_name(reduction))
+    # The operator broadcasts its operands (the ranks are nn.functional's check
+    # only); a reduction other than mean (1) or sum (2) leaves the loss as it is.
+    from ember.nn._functional_losses import _reduce
+
+    return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):

@@ -258,9 +258,10 @@ def heaviside(input, values, *, out=None):  # noqa: A002
     ember = _ember()
     _argcheck.tensor("heaviside", "input", 1, input)
     _argcheck.tensor("heaviside", "values", 2, values)
-    if input.is_complex() or values.is_complex():
+    written = out if isinstance(out, _C.TensorBase) else None
+    if input.is_complex() or values.is_complex() or (written is not None and written.is_complex()):
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
-    if input.dtype != values.dtype:
+    if input.dtype != values.dtype or (written is not None and written.dtype != input.dtype):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     result = ember.where(input == 0, values, (input > 0).to(input.dtype))
     return _out(result, out)
@@ -349,9 +350,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
         _argcheck.tensor("addr", n, i + 2, v)
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {n}, but got {v.dim()}-D")
+    input = input.expand(vec1.size(0), vec2.size(0))  # noqa: A001 - PyTorch's expand_size: no broadcast of the result
     outer = ember.outer(vec1, vec2)
     dtype = ember.result_type(input, outer)
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         for n, v in (("beta", beta), ("alpha", alpha)):
             if isinstance(v, builtins.float):
                 raise RuntimeError(f"For integral input tensors, argument {n} must not be a floating point number.")
@@ -374,11 +376,13 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
 def dist(input, other, p=2):  # noqa: A002
     """The p-norm of input - other."""
     ember = _ember()
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+    difference = input - other  # norm(input - other): the difference's dtype is the one checked
+    if not (difference.dtype.is_floating_point or difference.dtype.is_complex):
         raise RuntimeError(
-            f"norm(): input dtype should be either floating point or complex. Got {_scalar_name(input.dtype)} instead."
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {_scalar_name(difference.dtype)} instead."
         )
-    return ember.linalg.vector_norm(input - other, p)
+    return ember.linalg.vector_norm(difference, p)
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):  # noqa: A002

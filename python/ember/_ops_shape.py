@@ -150,8 +150,8 @@ def block_diag(*tensors):
 def cartesian_prod(*tensors):
     """Every combination of one element of each 1-D tensor, as rows."""
     ember = _ember()
-    for i, t in enumerate(tensors):
-        _argcheck.tensor_elements([t], i)
+    _argcheck.tensor_elements(tensors)  # the binding's argument 0, a tensor list
+    for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
@@ -291,6 +291,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):  # noqa: A
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return _out(input.clone(), out)  # PyTorch reads dim only to take a difference or to join
     dim = _dim_check(dim, input.dim())
     parts = [p for p in (prepend, input, append) if p is not None]
     x = ember.cat(parts, dim) if len(parts) > 1 else input
@@ -377,8 +379,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     e = elements if isinstance(elements, _C.TensorBase) else ember.tensor(elements)
     t = test_elements if isinstance(test_elements, _C.TensorBase) else ember.tensor(test_elements)
     for v in (e, t):
-        if v.dtype == ember.bool:
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if v.dtype == ember.bool or v.is_complex():
+            from ember._ops_math import _scalar_name
+
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_scalar_name(v.dtype)}")
     dtype = ember.promote_types(e.dtype, t.dtype)
     flat = t.reshape(-1).to(dtype)
     if flat.numel() == 0:

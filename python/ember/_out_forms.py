@@ -49,16 +49,23 @@ def _check_no_grad(op, tensors):
         )
 
 
-def _write(result, out):
-    """result (of out's dtype) into out: resized to result's shape, then
-    refused when elements of out share memory, as PyTorch's out= kernels."""
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
+def _refuse_overlap(out):
     if any(stride == 0 and size > 1 for size, stride in zip(out.shape, out.stride())):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation."
         )
+
+
+def _write(result, out, overlap_first=False):
+    """result (of out's dtype) into out: resized to result's shape, then
+    refused when elements of out share memory, as PyTorch's out= kernels (a
+    TensorIterator's out, mul's, is refused before it is resized)."""
+    if overlap_first:
+        _refuse_overlap(out)
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    _refuse_overlap(out)
     from ember import no_grad
 
     with no_grad():
@@ -84,7 +91,7 @@ def _outer_out(name, input, vec2, out):  # noqa: A002
             f"result type {_scalar_name(result.dtype)} can't be cast to the desired output type "
             f"{_scalar_name(out.dtype)}"
         )
-    return _write(result.to(out.dtype), out)
+    return _write(result.to(out.dtype), out, overlap_first=True)
 
 
 def outer(input, vec2, *, out=None):  # noqa: A002

@@ -43,6 +43,9 @@ FUNCTIONS = {
     'as_strided_scatter': [
         "as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, SymInt? storage_offset=None, *, Tensor? out=None)",
     ],
+    'as_tensor': [
+        "as_tensor(object data, *, ScalarType? dtype=None, Device? device=None)",
+    ],
     'asarray': [
         "asarray(object obj, *, ScalarType? dtype=None, Device? device=None, bool? copy=None, bool requires_grad=False)",
     ],
@@ -971,6 +974,18 @@ METHODS = {
     ],
     'log_normal_': [
         "log_normal_(float mean=1, float std=2, *, Generator? generator=None)",
+    ],
+    'to_sparse_bsc': [
+        "to_sparse_bsc(int[2] blocksize, int? dense_dim=None)",
+    ],
+    'to_sparse_bsr': [
+        "to_sparse_bsr(int[2] blocksize, int? dense_dim=None)",
+    ],
+    'to_sparse_csc': [
+        "to_sparse_csc(int? dense_dim=None)",
+    ],
+    'to_sparse_csr': [
+        "to_sparse_csr(int? dense_dim=None)",
     ],
 }
 

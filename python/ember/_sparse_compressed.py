@@ -16,7 +16,7 @@ from __future__ import annotations
 import ember
 from ember import _C
 from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
-from ember._sparse_coo import SparseCOOTensor, _layout_shell, _sparse_backend_error
+from ember._sparse_coo import SparseCOOTensor, _layout_shell, _size_error, _sparse_backend_error
 
 _MISSING = object()
 _COMPRESSED = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
@@ -511,13 +511,23 @@ def _blocked_view(dense, nbatch, block):
 def _from_dense(x, layout, blocksize, dense_dim, name):
     """Strided -> compressed, as PyTorch's dense_to_sparse_{csr,csc,bsr,bsc}."""
     short = _layout_title(layout)[6:].lower()
-    if x.dim() < 2:
-        raise RuntimeError(f"dense_to_sparse_{short}: expected a tensor of at least 2 dimensions, got {x.dim()}")
+    given = dense_dim is not None
     dense_dim = 0 if dense_dim is None else dense_dim
-    if not 0 <= dense_dim <= x.dim() - 2:
+    if layout in _BLOCK:
+        # The block's dims are read first: an IndexError for too few dims.
+        for dim in (-2 - dense_dim, -1 - dense_dim):
+            if x.dim() == 0 or not -x.dim() <= dim < x.dim():
+                raise _size_error(x, dim)
+    if (given or x.dim() >= 2) and not 0 <= dense_dim <= x.dim() - 2:
         raise RuntimeError(
             f"dense_to_sparse_{short}: dense_dim argument must be in [0,{x.dim() - 2}] range, but {dense_dim} is given"
         )
+    if x.dim() < 2:
+        # PyTorch reads the column of a vector's (or scalar's) nonzero indices.
+        if layout == sparse_csr:
+            rows = int(ember.count_nonzero(x)) if x.numel() else 0
+            raise IndexError(f"select(): index 1 out of range for tensor of size [{rows}, {x.dim()}] at dimension 1")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     nbatch = x.dim() - 2 - dense_dim
     block = (1, 1)
     if layout in _BLOCK:
@@ -863,8 +873,12 @@ def install_tensor_methods(cls) -> None:
         return coo_to_sparse(self, sparse_dim)
 
     SparseCOOTensor.to_sparse = coo_to_sparse_layout
+    from ember import _argtypes
+
     for m in ("to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"):
         setattr(SparseCOOTensor, m, getattr(cls, m))
+        # A strided tensor's: PyTorch's argument parser first (int[2] blocksize, int? dense_dim).
+        setattr(cls, m, _argtypes.checked_method(getattr(cls, m), m))
 
 
 # --- products -------------------------------------------------------------------------

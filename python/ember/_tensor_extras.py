@@ -161,9 +161,6 @@ def map2_(self, x, y, callable):  # noqa: A002
 # geometric_ is ceil(log(u) / log1p(-p)) of uniform_'s raw value (which maps a draw of 1 to 0, put
 # back here). A compute-type tensor laid out as self draws the same numbers.
 
-_DTYPE_NAMES = {"torch.bool": "Bool", "torch.uint8": "Byte", "torch.int8": "Char", "torch.int16": "Short"}
-_DTYPE_NAMES.update({"torch.int32": "Int", "torch.int64": "Long"})
-
 
 def _number(x):
     return f"{x:g}"
@@ -187,13 +184,17 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fills self with exp(N(mean, std^2)) samples, in place."""
     ember = _ember()
     device = self.device.type
-    if not self.is_floating_point():
-        name = "log_normal_cuda" if device == "cuda" else "log_normal_cpu"
-        raise NotImplementedError(f"\"{name}\" not implemented for '{_DTYPE_NAMES.get(str(self.dtype))}'")
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_number(std)}")
     n = self.numel()
-    if n == 0 or device == "meta":
+    if n == 0:
+        return self  # PyTorch's kernel (and its dtype dispatch) runs on elements only
+    if not self.is_floating_point():
+        from ember._ops_math import _scalar_name
+
+        name = "log_normal_cuda" if device == "cuda" else "log_normal_cpu"
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_scalar_name(self.dtype)}'")
+    if device == "meta":
         return self
     if device == "cuda":
         samples = ember.empty_like(self, dtype=_compute_dtype(self)).normal_(mean, std, generator=generator)
@@ -211,12 +212,17 @@ def geometric_(self, p, *, generator=None):
     """Fills self with the number of Bernoulli(p) trials up to the first success, in place."""
     ember = _ember()
     device = self.device.type
-    if self.dtype == ember.bool:
-        raise NotImplementedError(f"\"geometric_{'cuda' if device == 'cuda' else 'cpu'}\" not implemented for 'Bool'")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")
     n = self.numel()
-    if n == 0 or device == "meta":
+    if n == 0:
+        return self  # PyTorch's kernel (and its dtype dispatch) runs on elements only
+    if self.dtype == ember.bool or self.is_complex():
+        from ember._ops_math import _scalar_name
+
+        kernel = f"geometric_{'cuda' if device == 'cuda' else 'cpu'}"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(self.dtype)}'")
+    if device == "meta":
         return self
     if device == "cuda":
         compute = _compute_dtype(self)

@@ -239,9 +239,11 @@ def _is_vector_rhs(A, B):
 
 
 def _solve_impl(A, B, left, name, check_errors):
-    _check_dtype(A, name, "lu_cpu", True)
-    _check_matrix(A, name, square=True)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A)}")
     _check_same_dtype(A, B, name)
+    _check_matrix(A, name, square=True)
+    _check_dtype(A, name, "lu_cpu", False)
     vector = _is_vector_rhs(A, B)
     Bm = B.unsqueeze(-1) if vector else B
     if vector and not left:
@@ -299,8 +301,11 @@ def inv(A, *, out=None):  # noqa: N803
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):  # noqa: N803
     name = "torch.linalg.lu_factor_ex"
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
+        )
     _check_dtype(A, name, "lu_cpu", False)
-    _check_matrix(A, name)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, info = _ag.LuFactor.apply(A)
@@ -333,6 +338,10 @@ def lu(A, *, pivot=True, out=None):  # noqa: N803
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
+    if LU_data.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU_data.shape)} instead"
+        )
     return _write_out(out, _lu_unpack_t(*_ag.unpack_lu(LU_data, LU_pivots, unpack_data, unpack_pivots)))
 
 
@@ -469,12 +478,28 @@ def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
 
 def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
     """X with (L L^H) X = B given the Cholesky factor L (or U^H U with U)."""
+    # PyTorch's checks in its order: ranks, dtypes, square factor, sizes, then the kernel's dtype.
+    if B.dim() < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead")
+    if L.dim() < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
     if L.dtype != B.dtype:
         raise RuntimeError(
             f"Expected b and A to have the same dtype, but found b of type {_type_name(B)} and A of type "
             f"{_type_name(L)} instead."
         )
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {L.shape[-2]} by {L.shape[-1]} matrices"
+        )
+    if L.shape[-1] != B.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-1]} by {L.shape[-1]} but "
+            f"each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
     L2, B2 = _broadcast_batch(L, B)
+    if L.dtype not in _LAPACK:
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_type_name(L)}'")
     if upper:
         Y = _ag._tri_solve(L2.mH, B2, False)
         return _write_out(out, _ag._tri_solve(L2, Y, True))
@@ -503,8 +528,8 @@ def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):  # noqa: N803
     """X with A X = B (or X A = B) for triangular A."""
     name = "linalg.solve_triangular"
-    _check_dtype(A, name, "triangular_solve_cpu", False)
     _check_matrix(A, name, square=True)
+    _check_dtype(A, name, "triangular_solve_cpu", False)
     n = A.shape[-1]
     if B.dim() < 2 or (B.shape[-2] if left else B.shape[-1]) != n:
         eq = "AX = B" if left else "XA = B"
@@ -525,6 +550,26 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
         "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
         "X = torch.linalg.solve_triangular(A, B).",
     )
+    for t, what in ((b, "b"), (A, "A")):
+        if t.dim() < 2:
+            raise RuntimeError(
+                f"torch.triangular_solve: Expected {what} to have at least 2 dimensions, but it has {t.dim()} "
+                "dimensions instead"
+            )
+    if b.dtype != A.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_type_name(b)} and A of type "
+            f"{_type_name(A)} instead."
+        )
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-1]} by {A.shape[-1]} but "
+            f"each b matrix is {b.shape[-2]} by {b.shape[-1]}"
+        )
     M = A.mT if transpose else A
     X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return _write_out(out, _triangular_solve_t(X, A.clone()))
@@ -539,8 +584,8 @@ def qr(A, mode="reduced", *, out=None):  # noqa: N803
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
-    _check_dtype(A, "linalg.qr", "geqrf_cpu", True)
     _check_matrix(A, "linalg.qr")
+    _check_dtype(A, "linalg.qr", "geqrf_cpu", True)
     Q, R = _ag.Qr.apply(A, mode)
     if mode == "r":
         Q = ember.empty(0, dtype=A.dtype)
@@ -578,7 +623,8 @@ def geqrf(input, *, out=None):  # noqa: A002
 def householder_product(A, tau, *, out=None):  # noqa: N803
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T."""
     name = "torch.linalg.householder_product"
-    _check_matrix(A, name)
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if tau.dim() != A.dim() - 1:
         raise RuntimeError(
             f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
@@ -588,6 +634,8 @@ def householder_product(A, tau, *, out=None):  # noqa: N803
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if A.shape[-1] < tau.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_type_name(tau)} does not match input dtype {_type_name(A)}")
     _check_dtype(A, name, "orgqr_cpu", False)
     if not _needs_grad(A, tau):
         return _write_out(out, _F._linalg_lapack_orgqr(A, tau))
@@ -609,6 +657,28 @@ def orgqr(input, tau):  # noqa: A002
 
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: A002
     """op(Q) C or C op(Q) with Q the Householder product of (input, tau)."""
+    from ember._sparse_coo import _size_error
+
+    for t, what in ((input, "input"), (other, "other")):
+        if t.dim() < 2:
+            raise RuntimeError(f"torch.ormqr: {what} must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.dim() == 0:
+        raise _size_error(tau, -1)
+    if tau.shape[-1] != builtins.min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if tau.dim() != input.dim() - 1:
+        raise RuntimeError(
+            "torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+            f"{tau.dim()} and input.ndim is equal to {input.dim()}"
+        )
+    if other.dim() != input.dim():
+        raise RuntimeError(
+            "torch.ormqr: Expected other to have the same number of dimensions as input, but got other.ndim equal "
+            f"to {other.dim()} and input.ndim is equal to {input.dim()}"
+        )
     _check_dtype(input, "ormqr", "ormqr_cpu", False)
     if _needs_grad(input, tau, other):
         m = input.shape[-2]
@@ -627,10 +697,10 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: 
 
 
 def _eigh_impl(A, UPLO, name, compute_v):  # noqa: N803
-    _check_dtype(A, name, "linalg_eigh_cpu", False)
-    _check_matrix(A, name, square=True)
+    _check_matrix(A, "linalg.eigh", square=True)  # eigvalsh's checks are eigh's, named so
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    _check_dtype(A, name, "linalg_eigh_cpu", False)
     if compute_v or _needs_grad(A):
         w, V, info = _ag.Eigh.apply(A, UPLO == "U")
     else:
@@ -659,8 +729,8 @@ def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
 
 
 def _svd_impl(A, full_matrices, compute_uv, name="linalg.svd"):  # noqa: N803
-    _check_dtype(A, name, "linalg_svd_cpu", True)
     _check_matrix(A, name)
+    _check_dtype(A, name, "linalg_svd_cpu", True)
     if compute_uv or _needs_grad(A):
         if A.numel() and not bool(ember.isfinite(A).all()):
             raise LinAlgError(
@@ -740,13 +810,15 @@ _ag._node_name(_Lstsq, "LinalgLstsqBackward0")
 def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     """The least-squares solution of A X = B (LAPACK gelsy by default)."""
     name = "torch.linalg.lstsq"
-    _check_dtype(A, name, "linalg_lstsq", True)
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"{name}: Expected input and other to have the same dtype, but got input's dtype {_type_name(A)} and "
             f"other's dtype {_type_name(B)}"
         )
-    _check_matrix(A, name)
     driver = "gelsy" if driver is None else driver
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
@@ -754,6 +826,10 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     Bm = B.unsqueeze(-1) if vector else B
     if B.shape[-1 if vector else -2] != A.shape[-2]:
         raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+    if A.dtype not in _LAPACK and rcond is None:
+        # PyTorch's default rcond reads the epsilon of float or double only.
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    _check_dtype(A, name, "linalg_lstsq", True)
     m, n = A.shape[-2], A.shape[-1]
     if rcond is None:
         rcond = float(ember.finfo(_real_dtype(A.dtype)).eps) * builtins.max(m, n)
@@ -871,6 +947,11 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     if tol is not None:
         atol, rtol = tol, 0.0
     name = "linalg.matrix_rank"
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A.dtype not in _LAPACK and rtol is None:
+        # PyTorch's default rtol reads the epsilon of float or double only.
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian:
         _check_matrix(A, "linalg.eigvalsh", square=True)
         S = eigvalsh(A).abs()
@@ -1128,8 +1209,8 @@ def _matrix_exp(A):  # noqa: N803
 
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):  # noqa: N803
     name = "torch.linalg.ldl_factor_ex"
-    _check_dtype(A, name, "ldl_factor", True)
     _check_matrix(A, name, square=True)
+    _check_dtype(A, name, "ldl_factor_kernel_cpu", True)
     LD, piv, info = _F._linalg_lapack_sytrf(A, False, bool(hermitian))
     LD = LD.tril()
     if check_errors:
@@ -1165,8 +1246,10 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):  # noqa: N803
 
 
 def _eig_impl(A, name, compute_v):  # noqa: N803
-    _check_dtype(A, name, "linalg_eig_cpu", True)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {_type_name(A)}")
     _check_matrix(A, name, square=True)
+    _check_dtype(A, name, "linalg_eig_out_cpu", False)
     if A.numel() and not bool(ember.isfinite(A).all()):
         raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
     if compute_v or _needs_grad(A):
@@ -1231,17 +1314,30 @@ def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
 
 
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
-    """The cross product of 3-vectors along dim."""
-    if input.dtype == ember.bool:
-        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
-    if input.dtype != other.dtype:
-        from ember._ops_math import _scalar_name
+    """The cross product of 3-vectors along dim, with PyTorch's checks in its
+    order: ranks, the lengths along dim, the broadcast, out's dtype, then the
+    kernel's dtype (bool refused) and other's."""
+    from ember._ops_math import _broadcast_shape, _scalar_name
+    from ember._out_forms import _cpp_name
+    from ember._sparse_coo import _size_error
 
-        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dim() == 0 or not -input.dim() <= dim < input.dim():
+        raise _size_error(input, dim)
     if input.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
         )
+    _broadcast_shape(tuple(input.shape), tuple(other.shape))
+    if out is not None and out.dtype != input.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_cpp_name(input.dtype)}, but got {_cpp_name(out.dtype)} instead"
+        )
+    if input.dtype == ember.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
     a, b = ember.broadcast_tensors(input, other)
 
     def part(t, i):
@@ -1358,8 +1454,9 @@ def _top_cross(input, other, dim=None, *, out=None):  # noqa: A002
             "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
             "The default value of dim will change to agree with that of linalg.cross in a future release.",
         )
-        shape = ember.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return cross(input, other, dim=dim, out=out)
 
 

@@ -198,7 +198,6 @@ NO_COMPLEX32 = "float16 parts make complex32, which Ember does not have (docs/de
 BF16_SPECIAL = "bfloat16 rounded once from float; PyTorch's vector loop rounds steps to bfloat16 (a few ulps apart)"
 KNOWN_DIFFERENCES = {
     ("complex", "float16"): NO_COMPLEX32,
-    ("view_as_complex", "float16"): NO_COMPLEX32,
     ("special_i0e", "bfloat16"): BF16_SPECIAL,
     ("special_entr", "bfloat16"): BF16_SPECIAL,
 }

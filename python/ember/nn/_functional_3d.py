@@ -250,9 +250,10 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool3d: each value back at its flat index, zeros elsewhere."""
-    from ember.nn._functional_pooling import _unpool, _unpool_size
+    from ember.nn._functional_pooling import _ntuple, _unpool, _unpool_size
 
-    kernel = _triple(kernel_size)
-    stride = kernel if stride is None else _triple(stride)
-    size = _unpool_size(input, kernel, stride, _triple(padding), output_size)
-    return _unpool(input, indices, size)
+    kernel = _ntuple(kernel_size, 3)
+    stride = kernel if stride is None else _ntuple(stride, 3)
+    padding = _ntuple(padding, 3)
+    size = _unpool_size(input, kernel, stride, padding, output_size)
+    return _unpool(input, indices, size, stride, padding)

@@ -114,17 +114,6 @@ def embedding_bag(
         )
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
-    if not weight.dtype.is_floating_point:
-        name = "CPUBoolType" if weight.dtype == ember.bool else weight.type()
-        raise RuntimeError(
-            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
-            f"Float, Double; but got {name} instead (while checking arguments for embedding_bag)"
-        )
-    if input.dtype not in (ember.int64, ember.int32):
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
-            f"{input.type()} instead (while checking arguments for embedding_bag)"
-        )
     input, offsets, per_sample_weights, include_last_offset = _flatten_input(
         input, offsets, per_sample_weights, include_last_offset
     )
@@ -143,8 +132,7 @@ def embedding_bag(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
             f"(got mode='{mode}'). Please open a feature request on GitHub."
         )
-    if sparse:
-        raise NotImplementedError("embedding_bag: sparse gradients are not supported; use sparse=False")
+    # The checks of torch.embedding_bag's kernel, after the Python ones.
     if padding_idx is not None:
         rows = weight.size(0)
         if not -rows <= padding_idx < rows:
@@ -153,6 +141,19 @@ def embedding_bag(
                 f"but got {padding_idx}"
             )
         padding_idx %= rows
+    if not weight.dtype.is_floating_point:
+        name = "CPUBoolType" if weight.dtype == ember.bool else weight.type()
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
+            f"Float, Double; but got {name} instead (while checking arguments for embedding_bag)"
+        )
+    if input.dtype not in (ember.int64, ember.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+            f"{input.type()} instead (while checking arguments for embedding_bag)"
+        )
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse gradients are not supported; use sparse=False")
     bag, bags = _bag_of_each_index(input.numel(), offsets, include_last_offset)
     idx = input[: bag.numel()].long()
     if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= weight.size(0)):

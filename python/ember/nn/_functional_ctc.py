@@ -81,28 +81,27 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, s
     if output_size is None:
         if dims == 2 and len(output_ratio) > 2:  # as PyTorch: a plain number raises TypeError here
             raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
-        for d in range(-dims, 0):
-            input.size(d)
+        from ember.nn._functional_pooling import _ntuple
+
+        ratio = _ntuple(output_ratio, dims)
+        output_size = [int(input.size(-dims + d) * ratio[d]) for d in range(dims)]
     if samples is None:
         if input.dim() != dims + 1:
             input.size(0)
         input.size(-(dims + 1))
-    # Then PyTorch's binding checks the argument types, before the rank.
-    _check_fractional_types(
-        dims,
-        input,
-        kernel_size,
-        [1] * dims if output_size is None else output_size,
-        input if samples is None else samples,
-    )
+    # Then PyTorch's binding checks the argument types, and its kernel the
+    # lengths and the rank.
+    _check_fractional_types(dims, input, kernel_size, output_size, input if samples is None else samples)
+    for arg, value in (("kernel_size", kernel_size), ("output_size", output_size)):
+        if isinstance(value, (list, tuple)) and len(value) != dims:
+            raise RuntimeError(
+                f"{name}: {arg} must either be a single Int or tuple of {'three ' if dims == 3 else ''}Ints"
+            )
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(input.shape)}")
     batched = input.dim() == dims + 2
     x = input if batched else input.unsqueeze(0)
     spatial = list(x.shape[2:])
-    if output_size is None:
-        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * dims
-        output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     out = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * dims
     for d in range(dims):
         if out[d] + kernel[d] - 1 > spatial[d] and dims == 2:

@@ -102,6 +102,12 @@ def _repeat(t, b):
     return None if t is None else t.repeat(b)
 
 
+_INSTANCE_NORM_BINDING = _argcheck.Binding(
+    "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool use_input_stats, float momentum, float eps, bool cudnn_enabled)"
+)
+
+
 def instance_norm(
     input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
 ):
@@ -109,6 +115,7 @@ def instance_norm(
     as one sample of N*C channels, as PyTorch."""
     if use_input_stats:
         _verify_spatial_size(input.size())
+    _INSTANCE_NORM_BINDING(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, False)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = input.size(0), input.size(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import ember
+from ember import _argcheck
 
 __all__ = [
     "cosine_embedding_loss",
@@ -227,6 +228,11 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return loss
 
 
+_MULTI_MARGIN_BINDING = _argcheck.Binding(
+    "multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1)"
+)
+
+
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     """sum over j != y of max(0, margin - x[y] + x[j])**p (times weight[y]), divided by the class count."""
     r = _enum(reduction, size_average, reduce)
@@ -234,6 +240,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _MULTI_MARGIN_BINDING(input, target, p, margin, weight, r)
     ndim = input.dim()
     if not (ndim <= 1 and target.dim() <= 1 or ndim == 2 and target.dim() == 1):
         raise RuntimeError(

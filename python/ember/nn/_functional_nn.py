@@ -451,6 +451,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     a, b, r = _broadcast_then_reduction(input, target, reduction)
+    if weight is not None and weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
     # The loss has input's dtype: computed in the promoted dtype, then cast.
     promoted = ember.result_type(input, target)
     if promoted != input.dtype:

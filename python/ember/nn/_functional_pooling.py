@@ -238,9 +238,30 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return (out, idx) if return_indices else out
 
 
+def _ntuple(x, n):
+    # PyTorch's _single/_pair/_triple: any iterable (a tensor too) as a tuple.
+    import collections.abc
+
+    return tuple(x) if isinstance(x, collections.abc.Iterable) else (x,) * n
+
+
+def _check_bool(cond):
+    # torch._check's refusal of a condition that is not a bool.
+    if not isinstance(cond, bool):
+        if isinstance(cond, ember.Tensor):
+            raise TypeError(
+                "cond must be a bool, but got a Tensor. For tensor conditions, use torch._check_tensor_all() to "
+                "assert that all elements are true."
+            )
+        raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    return cond
+
+
 def _unpool_size(input, kernel, stride, padding, output_size):
+    """PyTorch's _unpool_output_size, in its order."""
     n = len(kernel)
-    default = [(input.size(-n + d) - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(n)]
+    shape = input.size()
+    default = [(shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(n)]
     if output_size is None:
         size = default
     else:
@@ -257,7 +278,7 @@ def _unpool_size(input, kernel, stride, padding, output_size):
                 raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
         size = output_size
     for d in range(n):
-        if size[d] < 0:
+        if not _check_bool(size[d] >= 0):
             raise ValueError(
                 "max_unpooling: output_size must contain non-negative spatial dimensions, but got "
                 f"output_size[{d}]={size[d]}"
@@ -265,19 +286,51 @@ def _unpool_size(input, kernel, stride, padding, output_size):
     return size
 
 
-def _unpool(input, indices, size, shown_size=None):
-    """Scatters each plane's values to their flat positions in a zero plane of the given spatial size."""
-    if len(size) == 3 and input.dim() not in (4, 5):
-        raise RuntimeError(
-            f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions."
+_UNPOOL_BINDINGS = {}
+
+
+def _unpool_binding(n):
+    # The checks of torch._C._nn.max_unpool{2,3}d's arguments.
+    from ember import _argcheck
+
+    if n not in _UNPOOL_BINDINGS:
+        text = (
+            "max_unpool2d(Tensor input, Tensor indices, int[2] output_size)"
+            if n == 2
+            else "max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding)"
         )
-    if input.dim() not in (len(size) + 1, len(size) + 2):
-        raise RuntimeError(
-            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
-            f"{input.dim() + (1 if len(size) == 1 else 0)} dimensions."
-        )
-    if indices.dtype != ember.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: {_scalar_name(indices)}")
+        _UNPOOL_BINDINGS[n] = _argcheck.Binding(text)
+    return _UNPOOL_BINDINGS[n]
+
+
+def _unpool(input, indices, size, stride=None, padding=None, shown_size=None):
+    """Scatters each plane's values to their flat positions in a zero plane of
+    the given spatial size, with the checks of PyTorch's kernels in their order."""
+    if stride is not None:
+        _unpool_binding(3)(input, indices, size, stride, padding)
+        if indices.dtype != ember.int64:
+            raise RuntimeError("elements in indices should be type int64")
+        if input.dim() not in (4, 5):
+            raise RuntimeError(
+                f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {input.dim()} dimensions."
+            )
+        if len(size) != 3:
+            raise RuntimeError(
+                "There should be exactly three elements (depth, height, width) in output_size, but got "
+                f"{len(size)} elements."
+            )
+    else:
+        _unpool_binding(2)(input, indices, size)
+        if indices.dtype != ember.int64:
+            raise RuntimeError(f"elements in indices should be type int64 but got: {_scalar_name(indices)}")
+        if len(size) != 2:
+            raise RuntimeError(
+                f"There should be exactly two elements (height, width) in output_size, but got {len(size)} elements."
+            )
+        if input.dim() not in (3, 4):
+            raise RuntimeError(
+                f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.dim()} dimensions."
+            )
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(
             f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
@@ -285,6 +338,7 @@ def _unpool(input, indices, size, shown_size=None):
         )
     _require_floating(input, "max_unpool3d" if len(size) == 3 else "max_unpool2d")
     n = len(size)
+    size = [int(s) for s in size]
     lead = list(input.shape[:-n])
     plane = 1
     for s in size:
@@ -301,15 +355,15 @@ def _unpool(input, indices, size, shown_size=None):
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool1d: each value back at its index, zeros elsewhere."""
-    kernel = _tuple(kernel_size, 1)
-    stride = kernel if stride is None else _tuple(stride, 1)
-    size = _unpool_size(input, kernel, stride, _tuple(padding, 1), output_size)
-    return _unpool(input, indices, size, [size[0], 1])
+    kernel = _ntuple(kernel_size, 1)
+    stride = kernel if stride is None else _ntuple(stride, 1)
+    size = list(_unpool_size(input, kernel, stride, _ntuple(padding, 1), output_size)) + [1]
+    return _unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size).squeeze(-1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool2d: each value back at its flat index, zeros elsewhere."""
-    kernel = _tuple(kernel_size, 2)
-    stride = kernel if stride is None else _tuple(stride, 2)
-    size = _unpool_size(input, kernel, stride, _tuple(padding, 2), output_size)
+    kernel = _ntuple(kernel_size, 2)
+    stride = kernel if stride is None else _ntuple(stride, 2)
+    size = _unpool_size(input, kernel, stride, _ntuple(padding, 2), output_size)
     return _unpool(input, indices, size)

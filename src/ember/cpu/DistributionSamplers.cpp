@@ -9,7 +9,9 @@
 #include <limits>
 #include <mutex>
 
+#include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::native {
@@ -446,8 +448,10 @@ Tensor _dirichlet_grad(const Tensor& x, const Tensor& alpha, const Tensor& total
 
 Tensor& cauchy_(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
   EMBER_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma=", sigma);
-  const ScalarType t = self.dtype();
-  if (!is_floating_type(t)) not_implemented("cauchy_cpu", t);
+  EMBER_CHECK(is_floating_type(self.dtype()),
+              "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you "
+              "specified ",
+              cpp_type_name(self.dtype()));
   if (self.is_meta() || self.numel() == 0) return self;
   // Drawn in self's memory order (a transposed self takes the draws column by
   // column), as PyTorch's TensorIterator loop: a dense tensor laid out as self.
@@ -482,8 +486,20 @@ Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
 }
 
 Tensor binomial(const Tensor& count, const Tensor& prob, std::optional<Generator> generator) {
-  Tensor out = ember::zeros(count.sizes(), count.dtype(), count.device());
-  Tensor cc = count.contiguous(), pc = prob.expand(count.sizes()).contiguous();
+  // PyTorch's checks: floating operands, one dtype, then the broadcast shape.
+  auto check_floating = [](const Tensor& t, const char* name) {
+    if (!is_floating_type(t.dtype())) {
+      throw ValueError(str_cat("binomial only supports floating-point dtypes for ", name,
+                               ", got: ", dtype_message_name(t.scalar_type())));
+    }
+  };
+  check_floating(count, "count");
+  check_floating(prob, "prob");
+  EMBER_CHECK(prob.scalar_type() == count.scalar_type(), "Found dtype ", dtype_message_name(prob.scalar_type()),
+              " but expected ", dtype_message_name(count.scalar_type()));
+  const DimVector shape = infer_broadcast_size(count.sizes(), prob.sizes());
+  Tensor out = ember::zeros(shape, count.dtype(), count.device());
+  Tensor cc = count.expand(shape).contiguous(), pc = prob.expand(shape).contiguous();
   for_float_double(count.dtype(), "binomial_cpu", [&](auto tag) {
     using T = decltype(tag);
     if (out.is_meta()) return;

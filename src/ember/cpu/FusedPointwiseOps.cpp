@@ -67,11 +67,12 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
     return t;
   };
   Tensor close = ember::eq(self, other);
-  if (equal_nan && is_floating_type(self.dtype())) {
+  const bool inexact = is_floating_type(self.dtype()) || self.is_complex();
+  if (equal_nan && inexact) {
     close = ember::logical_or(close, ember::logical_and(ember::isnan(self), ember::isnan(other)));
   }
   if (self.dtype() == ScalarType::Bool || (rtol == 0 && atol == 0)) return close;
-  if (!is_floating_type(self.dtype())) {
+  if (!inexact) {
     // Integers compare in the default float type, as PyTorch.
     Tensor a = self.to(ScalarType::Float), b = other.to(ScalarType::Float);
     Tensor diff = ember::abs(ember::sub(a, b));

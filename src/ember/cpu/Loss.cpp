@@ -39,6 +39,14 @@ Tensor mse_loss_cpu(const Tensor& self, const Tensor& target, int64_t reduction)
 // floating dtype and shape); other inputs take the formula.
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                             int64_t reduction) {
+  // PyTorch's iterator sees the target's dtype first, then its floating
+  // dispatch refuses other dtypes before the values are read.
+  EMBER_CHECK(target.scalar_type() == self.scalar_type(), "Found dtype ", dtype_message_name(target.scalar_type()),
+              " but expected ", dtype_message_name(self.scalar_type()));
+  if (!is_floating_type(self.dtype())) {
+    throw NotImplementedError(
+        str_cat("\"binary_cross_entropy\" not implemented for '", dtype_message_name(self.scalar_type()), "'"));
+  }
   // A meta input has no values to check.
   if (!self.is_meta()) {
     // The flag is read on the host (a CUDA input's is copied back first).

@@ -22,6 +22,8 @@ inline const char* cpp_type_name(ScalarType t) {
     case ScalarType::Double: return "double";
     case ScalarType::Bool: return "bool";
     case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::ComplexFloat: return "c10::complex<float>";
+    case ScalarType::ComplexDouble: return "c10::complex<double>";
     default: return "undefined";
   }
 }

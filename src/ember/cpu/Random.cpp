@@ -226,6 +226,8 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
     normal_(pairs, mean, std / std::sqrt(2.0), generator);
     return self;
   }
+  // PyTorch's kernel picks its loop by dtype only when there is something to draw.
+  if (self.numel() == 0) return self;
   if (!is_floating_type(self.dtype()))
     not_implemented(self.is_cuda() ? "normal_kernel_cuda" : "normal_kernel_cpu", self.dtype());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
@@ -310,7 +312,7 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<Generator> genera
 Tensor& bernoulli_float_(Tensor& self, double p, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  if (self.is_meta()) return self;  // a meta tensor has no data: no draws
+  if (self.is_meta() || self.numel() == 0) return self;  // no draws (nor a loop for self's dtype)
   LockedGenerator g(generator, self.device());
   kernel_for(cpu::bernoulli_scalar_stub, self)(self, p, g.g);
   return self;
@@ -331,6 +333,7 @@ Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, std::optional<Generator
   Tensor pe = pd.sizes().equals(self.sizes()) ? pd : pd.expand(self.sizes());
   if (self.is_meta()) return self;  // a meta tensor has no data: no draws
   if (p.is_meta()) throw NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument");
+  if (self.numel() == 0) return self;  // no draws (nor a loop for self's dtype)
   LockedGenerator g(generator, self.device());
   kernel_for(cpu::bernoulli_tensor_stub, self)(self, pe, g.g);
   return self;

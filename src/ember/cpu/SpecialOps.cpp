@@ -55,6 +55,11 @@ Tensor mvlgamma(const Tensor& self, int64_t p) {
   // PyTorch's meta function (its reference implementation) lets bool through.
   EMBER_CHECK(self.is_meta() || self.dtype() != ScalarType::Bool, "The input tensor may not be a boolean tensor.");
   EMBER_CHECK(p >= 1, "p has to be greater than or equal to 1");
+  // PyTorch's offsets are an arange of the input's dtype, which has no complex loops.
+  if (self.is_complex()) {
+    throw NotImplementedError(
+        str_cat("\"arange_cpu\" not implemented for '", dtype_message_name(self.scalar_type()), "'"));
+  }
   const ScalarType t = is_floating_type(self.dtype()) ? self.dtype() : get_default_dtype();
   const ScalarType acc = (t == ScalarType::Half || t == ScalarType::BFloat16) ? ScalarType::Float : t;
   const Tensor x = self.to(t);
@@ -77,9 +82,8 @@ Tensor mvlgamma(const Tensor& self, int64_t p) {
 Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
   Tensor r = native::mvlgamma(self, p);
   // PyTorch's message names the input's dtype, then the result's.
-  EMBER_CHECK(out.dtype() == r.dtype() || is_floating_type(out.dtype()), "mvlgamma: result type ",
-              dtype_message_name(self.dtype()), " can't be cast to the desired output type ",
-              dtype_message_name(r.dtype()));
+  EMBER_CHECK(can_cast(r.scalar_type(), out.scalar_type()), "mvlgamma: result type ", dtype_message_name(self.dtype()),
+              " can't be cast to the desired output type ", dtype_message_name(r.dtype()));
   resize_output(out, r.sizes());
   out.copy_(r);
   return out;

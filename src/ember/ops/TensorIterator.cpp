@@ -28,7 +28,8 @@ namespace ember {
 DimVector infer_broadcast_size(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
+  // From the last dim, as PyTorch's infer_size: its message names the last mismatch.
+  for (size_t i = n; i-- > 0;) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1) {

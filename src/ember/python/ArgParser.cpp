@@ -96,17 +96,16 @@ bool is_index_tensor(PyObject* o) {
   return t.numel() == 1 && is_integral_type(t.dtype(), /*include_bool=*/true) && !t.requires_grad();
 }
 
+// An int in an int list: an int, or a one-element non-floating tensor.
+bool is_int_element(PyObject* o) {
+  return is_int(o) || (is_tensor(o) && unpack_tensor(o).numel() == 1 && !unpack_tensor(o).is_floating_point());
+}
+
+// As PyTorch's parser: only the first element of a sequence is checked (the
+// others are refused when unpacked, after the overload is chosen).
 bool is_int_sequence(PyObject* o) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  PyObject** items = PySequence_Fast_ITEMS(o);
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    if (!is_int(items[i]) && !(is_tensor(items[i]) && unpack_tensor(items[i]).numel() == 1 &&
-                               !unpack_tensor(items[i]).is_floating_point())) {
-      return false;
-    }
-  }
-  return true;
+  return PySequence_Fast_GET_SIZE(o) == 0 || is_int_element(PySequence_Fast_ITEMS(o)[0]);
 }
 
 bool check(const Param& p, PyObject* o) {
@@ -179,7 +178,14 @@ bool check(const Param& p, PyObject* o) {
 }
 
 // A list of tensors with another object in it: PyTorch names the element.
-void throw_element_error(const Param& p, PyObject* o, Py_ssize_t position) {
+void throw_element_error(const std::string& fn, const Param& p, PyObject* o, Py_ssize_t position, bool keyword) {
+  // An int list given positionally names its (first) element, as PyTorch.
+  if (p.type == ParamType::IntList && !keyword && (PyTuple_Check(o) || PyList_Check(o)) &&
+      PySequence_Fast_GET_SIZE(o) > 0) {
+    throw TypeError(str_cat(fn, "(): argument '", p.name, "' (position ", position + 1, ") must be ",
+                            type_label(p.type), ", but found element of type ", type_name(PySequence_Fast_ITEMS(o)[0]),
+                            " at pos 0"));
+  }
   if ((p.type != ParamType::TensorList && p.type != ParamType::OptTensorList) ||
       (!PyTuple_Check(o) && !PyList_Check(o))) {
     return;
@@ -329,14 +335,10 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
 bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out, bool raise) const {
   size_t np = params.size();
   for (size_t i = 0; i < np; ++i) out[i] = nullptr;
-  // Varargs int list: view(2, 3) means view((2, 3)).
-  bool varargs = false;
-  if (nargs > 1 && !params.empty() && params[0].type == ParamType::IntList && !params[0].kwarg_only &&
-      is_int(args[0])) {
-    bool all_ints = true;
-    for (Py_ssize_t i = 0; i < nargs; ++i) all_ints = all_ints && is_int(args[i]);
-    varargs = all_ints && (max_positional == 1 || static_cast<size_t>(nargs) > max_positional);
-  }
+  // Varargs int list: view(2, 3) means view((2, 3)). As in PyTorch only the
+  // first is checked here; the others are when the list is unpacked.
+  bool varargs = nargs > 1 && !params.empty() && params[0].type == ParamType::IntList && !params[0].kwarg_only &&
+                 is_int(args[0]) && (max_positional == 1 || static_cast<size_t>(nargs) > max_positional);
   static thread_local PyObject* varargs_tuple = nullptr;
   if (varargs) {
     Py_XDECREF(varargs_tuple);
@@ -358,7 +360,7 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     for (Py_ssize_t i = 0; i < nargs; ++i) {
       if (!check(params[i], args[i])) {
         if (raise) {
-          throw_element_error(params[i], args[i], i);
+          throw_element_error(name, params[i], args[i], i, false);
           throw TypeError(str_cat(name, "(): argument '", params[i].name, "' (position ", i + 1, ") must be ",
                                   type_label(params[i].type), ", not ", type_name(args[i])));
         }
@@ -398,7 +400,7 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
       }
       if (!check(params[idx], value)) {
         if (raise) {
-          throw_element_error(params[idx], value, static_cast<Py_ssize_t>(idx));
+          throw_element_error(name, params[idx], value, static_cast<Py_ssize_t>(idx), true);
           throw TypeError(str_cat(name, "(): argument '", params[idx].name, "' must be ", type_label(params[idx].type),
                                   ", not ", type_name(value)));
         }
@@ -408,7 +410,21 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     }
   }
   for (size_t i = 0; i < np; ++i) {
-    if (!out[i] && !params[i].has_default) return false;
+    if (!out[i] && !params[i].has_default) {
+      if (raise && names_missing) {
+        // PyTorch's message names the required parameters from the first
+        // missing one on (its plural is "arguments" for exactly one).
+        std::string names;
+        size_t missing = 0;
+        for (size_t k = i; k < np; ++k) {
+          if (params[k].has_default) continue;
+          names += str_cat(missing++ ? ", " : "", "\"", params[k].name, "\"");
+        }
+        throw TypeError(str_cat(name, "() missing ", missing, " required positional argument", missing == 1 ? "s" : "",
+                                ": ", names));
+      }
+      return false;
+    }
   }
   return true;
 }
@@ -544,12 +560,18 @@ DimVector ParsedArgsBase::intlist(int i) {
   }
   // PyTorch's error for an element that does not fit int64.
   auto element = [&](PyObject* item, Py_ssize_t pos) -> int64_t {
-    if (is_tensor(item)) return unpack_tensor(item).item<int64_t>();
+    if (is_tensor(item) && is_int_element(item)) return unpack_tensor(item).item<int64_t>();
+    // A later element is checked here; bools pass as ints, as in PyTorch.
+    if (!PyLong_Check(item)) {
+      throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name,
+                              "' failed to unpack the object at pos ", pos + 1,
+                              " with error \"type must be tuple of ints,but got ", type_name(item), "\""));
+    }
     try {
       return unpack_long(item);
     } catch (const ValueError& e) {
       throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name,
-                              "' failed to unpack the object at pos ", pos + 1, " with error \"", e.what(), "\""));
+                              "' failed to unpack the object at pos ", pos + 1, " with error \"", e.what()));
     }
   };
   if (is_tensor(o)) {
@@ -739,6 +761,7 @@ PyObject* arg_signatures(PyObject*, PyObject* args) {
   }
   if (texts.empty()) throw ValueError("_arg_signatures: no signature given");
   auto parser = std::make_unique<ArgParser>(texts, is_method != 0);
+  parser->name_missing_arguments();
   if (parser->max_params() > static_cast<size_t>(kMaxCheckedParams)) {
     throw ValueError("_arg_signatures: too many parameters");
   }

@@ -67,6 +67,10 @@ struct Signature {
   size_t max_positional = 0;
   size_t required = 0;
   std::string text;
+  // Whether a missing argument raises PyTorch's "missing ... required
+  // positional arguments" (the signatures checked from Python list all of
+  // PyTorch's overloads; the bindings' lack its hidden deprecated ones).
+  bool names_missing = false;
   explicit Signature(const std::string& fmt);
   // Checks the arguments; fills out[] (nullptr = use default). On failure
   // with raise=true, throws TypeError naming the problem.
@@ -143,6 +147,9 @@ class ArgParser {
   int parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const;
   // The signature matching alone (no __torch_function__ dispatch).
   int match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, ParsedArgsBase& out) const;
+  void name_missing_arguments() {
+    for (Signature& s : sigs_) s.names_missing = true;
+  }
 
  private:
   std::vector<Signature> sigs_;

@@ -22,6 +22,7 @@
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
 #include "ember/cpu/kernels/VecMathGamma.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/SpecialMath.h"
 #include "ember/ops/generated/PointwiseStubs.h"
 #include "ember/ops/native/LdexpStub.h"
@@ -333,6 +334,8 @@ void logit_kernel(const TensorIterator& it, std::optional<double> eps) {
   // Without eps: no clamping; inputs are divided then logged as PyTorch's loop.
   const bool clamp = eps.has_value();
   const double param = eps.value_or(0.0);
+  // PyTorch converts eps to the element type first, refusing one that overflows it.
+  if (clamp) ::ember::native::math::check_scalar_fits(Scalar(param), it.common_dtype(), true, true);
   dispatch_types(it.common_dtype(), [&](auto tag_) {
     using scalar_t = typename decltype(tag_)::type;
     if constexpr (is_float_like_v<scalar_t>) {

@@ -15,8 +15,9 @@ Tensor view_with_dtype(const Tensor& self, ScalarType dtype, IntArrayRef sizes, 
 }
 }  // namespace
 
+// complex32 (a limited-tier dtype) has views too: its parts are float16.
 Tensor view_as_real(const Tensor& self) {
-  EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors");
+  EMBER_CHECK(is_complex_type_any_tier(self.dtype()), "view_as_real is only supported for complex tensors");
   DimVector sizes(self.sizes()), strides(self.strides());
   for (auto& s : strides) s *= 2;
   sizes.push_back(2);
@@ -30,7 +31,6 @@ Tensor view_as_complex(const Tensor& self) {
               "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar "
               "type: ",
               dtype_message_name(t));
-  if (t == ScalarType::Half) throw NotImplementedError("complex32 tensors are not supported");
   EMBER_CHECK(self.dim() != 0, "Input tensor must have one or more dimensions");
   EMBER_CHECK(self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
   EMBER_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
@@ -41,16 +41,17 @@ Tensor view_as_complex(const Tensor& self) {
     s /= 2;
   }
   EMBER_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
-  return view_with_dtype(self, to_complex_type(t), sizes, strides, self.storage_offset() / 2);
+  const ScalarType complex = t == ScalarType::Half ? ScalarType::ComplexHalf : to_complex_type(t);
+  return view_with_dtype(self, complex, sizes, strides, self.storage_offset() / 2);
 }
 
 Tensor real(const Tensor& self) {
-  if (!self.is_complex()) return self;
+  if (!is_complex_type_any_tier(self.dtype())) return self;
   return ember::view_as_real(self).select(-1, 0);
 }
 
 Tensor imag(const Tensor& self) {
-  EMBER_CHECK(self.is_complex(), "imag is not implemented for tensors with non-complex dtypes.");
+  EMBER_CHECK(is_complex_type_any_tier(self.dtype()), "imag is not implemented for tensors with non-complex dtypes.");
   return ember::view_as_real(self).select(-1, 1);
 }
 
