@@ -49,6 +49,10 @@ def _all_extreme(name, bound, input, out):  # noqa: A002
 
 
 def _min_max(name, bound, args, kwargs):
+    if not kwargs and len(args) == 1:  # the common max(x): straight to the binding
+        x = args[0]
+        if isinstance(x, _C.TensorBase) and not x.is_complex():
+            return bound(x)
     other = args[1] if len(args) == 2 else kwargs.get("other") if len(args) == 1 else None
     extra = set(kwargs) - {"out", "other"} if len(args) == 1 else set(kwargs) - {"out"}
     if isinstance(other, _C.TensorBase) and not extra and isinstance(args[0], _C.TensorBase):
