@@ -459,11 +459,12 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
                                                         b.defined() ? b.data_ptr() : nullptr, y.data_ptr(),
                                                         mean.data_ptr(), rstd.data_ptr(), M, D, eps);
   }
-  // The statistics have the parameters' dtype, as in PyTorch: the input's,
-  // or float32 for float parameters with 16-bit input.
+  // The statistics have the parameters' dtype, as in PyTorch's CPU kernel:
+  // the input's, or float32 for float parameters with 16-bit input. Its meta
+  // function gives them the computation's dtype (float32 for 16-bit input).
   const bool mixed =
       (weight.defined() && weight.dtype() != input.dtype()) || (bias.defined() && bias.dtype() != input.dtype());
-  const ScalarType stats = mixed ? ScalarType::Float : input.dtype();
+  const ScalarType stats = mixed || input.is_meta() ? T : input.dtype();
   return {y.to(input.dtype()), mean.to(stats), rstd.to(stats)};
 }
 
@@ -531,11 +532,12 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
                          y.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
                          cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())}, eps);
   }
-  // The statistics have the parameters' dtype, as in PyTorch: the input's,
-  // or float32 for float parameters with 16-bit input.
+  // The statistics have the parameters' dtype, as in PyTorch's CPU kernel:
+  // the input's, or float32 for float parameters with 16-bit input. Its meta
+  // function gives them the computation's dtype (float32 for 16-bit input).
   const bool mixed =
       (weight.defined() && weight.dtype() != input.dtype()) || (bias.defined() && bias.dtype() != input.dtype());
-  const ScalarType stats = mixed ? ScalarType::Float : input.dtype();
+  const ScalarType stats = mixed || input.is_meta() ? T : input.dtype();
   return {y.to(input.dtype()), mean.to(stats), rstd.to(stats)};
 }
 

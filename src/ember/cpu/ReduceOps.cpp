@@ -223,7 +223,7 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
     // complex row sum (Note [Complex sums]).
     const bool rows = cp.red_sizes.size() == 1 && cp.red_strides[0] == 1 &&
                       (cp.num_outputs > 1 || cp.reduce_numel < 32768 || get_num_threads() <= 1);
-    if (rows && !result.is_meta()) {
+    if (rows && in.is_cpu() && !result.is_meta()) {
       cpu::kernel_for(cpu::complex_row_sum_stub, self, "aten::sum")(cp);
     } else {
       result = complex_pair_sum(in, mask, keepdim, rtype);

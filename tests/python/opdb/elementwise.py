@@ -377,9 +377,6 @@ TERNARY = [
         dtypes=ALL_DTYPES,
         samples=_clamp_samples,
         error_inputs=None,
-        xfail={
-            "out": "ember.clip(x, -1, 1, out=o) raises TypeError (no out= form); torch accepts it"
-        },
     ),
     binary("clamp_min", dtypes=ALL_DTYPES, samples=_clamp_bound_samples, error_inputs=None),
     binary("clamp_max", dtypes=ALL_DTYPES, samples=_clamp_bound_samples, error_inputs=None),

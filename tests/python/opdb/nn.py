@@ -739,9 +739,6 @@ ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING
 
 # Known differences from PyTorch (strict xfails), by row id.
 KNOWN = {
-    "binary_cross_entropy": {
-        "dtypes": "bool input: torch raises NotImplementedError, ember RuntimeError (negation of bool)",
-    },
     "conv1d": {f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]},
     "conv2d": {f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]},
     "conv_transpose2d": {
@@ -757,10 +754,6 @@ KNOWN = {
     "conv2d.3d": {f"values/{d}:dilation": INT_DILATED for d in INTS[:-1]},
     "avg_pool2d.3d": {
         "values/int64": "avg_pool3d of int64: ember divides (truncating) once per pass, torch once per window",
-    },
-    "native_layer_norm": {
-        "values/float16": STATS_DTYPE.format("native_layer_norm"),
-        "values/bfloat16": STATS_DTYPE.format("native_layer_norm"),
     },
     **{f"{kind}_pad{n}d": {"dtypes": BOOL_ACCEPTED} for kind in ("reflection", "replication") for n in (1, 2, 3)},
     **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
