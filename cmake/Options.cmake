@@ -107,6 +107,10 @@ if("$ENV{SANITIZE}" MATCHES "^(1|ON|on|TRUE|true)$")
   set(EMBER_SANITIZE ON CACHE BOOL "Build with ASan and UBSan" FORCE)
 endif()
 option(EMBER_SANITIZE "Build with ASan and UBSan" OFF)
+# EMBER_BASELINE_KERNELS_ONLY=ON: the CPU kernels for the baseline capability
+# only (a third of their compile time), for builds whose CPU speed is not
+# measured (the GPU check).
+option(EMBER_BASELINE_KERNELS_ONLY "Compile the CPU kernels for the baseline capability only" OFF)
 if(EMBER_SANITIZE AND CMAKE_BUILD_TYPE STREQUAL "Debug")
   # -O1 as the sanitizers advise: readable reports, and it compiles several
   # times faster than the release kernels' -O3; -g1 gives reports file:line.

@@ -60,10 +60,10 @@ BUILD_LOG=$OUT/build.log
 if [ "$BUILD" = 1 ]; then
   rm -rf "$WORK/build" "$SITE"
   t0=$(date +%s)
-  # Only what the check needs: no oneDNN, no C++ tests; of the distributed
+  # Only what the check needs: no oneDNN, no C++ tests, baseline CPU kernels; of the distributed
   # layer only the NCCL backend (tests/cuda/test_nccl.py), from torch's nccl wheel.
   USE_CUDA=1 USE_ONEDNN=0 USE_DISTRIBUTED=1 USE_GLOO=0 USE_MPI=0 BUILD_TEST=0 EMBER_USE_CCACHE=$CCACHE MAX_JOBS=$JOBS \
-    EMBER_CUDA_ARCH_LIST=$ARCH CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=${ARCH/./}" \
+    EMBER_CUDA_ARCH_LIST=$ARCH CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=${ARCH/./} -DEMBER_BASELINE_KERNELS_ONLY=ON" \
     timeout "$BUILD_S" "$PY" -m pip install --no-build-isolation --no-deps --no-compile --no-cache-dir \
     -Cbuild-dir="$WORK/build" --target "$SITE" . >"$BUILD_LOG" 2>&1
   rc=$?
