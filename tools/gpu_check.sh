@@ -120,17 +120,26 @@ fi
 XDIST=()
 # A crashed worker is replaced however often it happens, so a crash costs one test, not the run.
 if [ "$DRY" = 0 ] && "$PY" -c "import xdist" 2>/dev/null; then
-  XDIST=(-n "${GPU_CHECK_WORKERS:-12}" --max-worker-restart 100000)
+  XDIST=(-n "${GPU_CHECK_WORKERS:-14}" --max-worker-restart 100000)
 fi
+# A test that hangs ends its worker (thread method: a hang inside a CUDA call
+# never returns to Python) and costs its GPU_CHECK_TEST_TIMEOUT seconds only.
+if "$PY" -c "import pytest_timeout" 2>/dev/null; then
+  XDIST+=(--timeout "${GPU_CHECK_TEST_TIMEOUT:-60}" --timeout-method thread)
+fi
+# Each outcome is appended as it happens (tests/cuda/conftest.py), so a run cut
+# off by its budget still names every failure so far.
+RESULTS=$OUT/results.tsv
+: >"$RESULTS"
 t0=$(date +%s)
 # Run from a folder outside the checkout so that `import ember` finds the build, not python/ember.
 # -p no:benchmark: pytest-benchmark (installed there) claims parameter names of ours.
-(cd "$WORK" && CI=true timeout "$TEST_S" "$PY" -m pytest "$ROOT/tests/cuda" -p no:cacheprovider -p no:warnings -p no:benchmark \
+(cd "$WORK" && EMBER_CUDA_RESULTS="$RESULTS" CI=true timeout "$TEST_S" "$PY" -m pytest "$ROOT/tests/cuda" -p no:cacheprovider -p no:warnings -p no:benchmark \
   --rootdir "$ROOT" -o addopts="" "${XDIST[@]}" -rfEs --tb=line --junitxml="$OUT/tests.xml" >"$OUT/tests.log" 2>&1)
 rc=$?
 note "tests/cuda: rc=$rc in $(($(date +%s) - t0)) s"
 [ $rc = 124 ] && note "  the tests ran past their ${TEST_S} s budget"
-"$PY" "$ROOT/tools/gpu_check_summary.py" "$OUT/tests.xml" "$OUT/tests.log" | tee -a "$SUMMARY"
+"$PY" "$ROOT/tools/gpu_check_summary.py" "$RESULTS" "$OUT/tests.xml" "$OUT/tests.log" | tee -a "$SUMMARY"
 
 # ---- benchmarks ------------------------------------------------------------------
 if [ "$DRY" = 0 ]; then

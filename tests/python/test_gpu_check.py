@@ -49,18 +49,52 @@ def test_summary_counts_failures_and_missing_kernels(tmp_path):
     xml.write_text(JUNIT)
     log = tmp_path / "tests.log"
     log.write_text("collected 6 items\n=== 1 failed, 2 passed, 1 skipped, 2 xfailed in 3.2s ===\n")
-    text = _summary_module().summarise(str(xml), str(log))
+    text = _summary_module().summarise(str(tmp_path / "no-results.tsv"), str(xml), str(log))
     lines = text.splitlines()
-    assert lines[0] == "  2 passed, 1 failed, 0 error, 2 xfailed, 1 skipped"
+    assert lines[0] == "  2 passed, 1 failed, 2 xfailed, 1 skipped"
     assert "  skipped 1: torch 2.13.0 has no CUDA device: no comparison" in lines
-    assert any("test_values[exp-float16]: AssertionError: exp[float16] ember cuda vs ember cpu" in ln for ln in lines)
+    assert "        1 x AssertionError: exp[float16] ember cuda vs ember cpu: Tensor-likes are not close!" in lines
     assert "  operators without a CUDA kernel (1):" in lines
     assert "    cumsum" in lines
     assert lines[-1] == "  log: === 1 failed, 2 passed, 1 skipped, 2 xfailed in 3.2s ==="
 
 
+# What tests/cuda/conftest.py appends as tests end (EMBER_CUDA_RESULTS).
+RESULTS = (
+    "passed\ttests/cuda/test_opdb.py::test_values[add-float32]\t\n"
+    "failed\ttests/cuda/test_opdb.py::test_values[abs-float32]\t"
+    "AssertionError: abs[float32,s0] ember cuda vs torch cuda: strides (1,) != (2,)\n"
+    "failed\ttests/cuda/test_opdb.py::test_values[neg-float64]\t"
+    "AssertionError: neg[float64,s3] ember cuda vs torch cuda: strides (4,) != (5,)\n"
+    "failed\ttests/cuda/test_opdb.py::test_values[exp-float16]\tRuntimeError: CUDA error: invalid argument\n"
+    "cuda-error\ttests/cuda/test_opdb.py::test_values[take-int64]\t"
+    "the CUDA context broke during this test: RuntimeError: CUDA error: an illegal memory access\n"
+    "error\ttests/cuda/test_opdb.py::test_values[take-int64]\t"
+    "worker 'gw3' crashed while running 'tests/cuda/test_opdb.py::test_values[take-int64]'\n"
+    "xfailed\ttests/cuda/test_opdb.py::test_values[cumsum-float32]\tno CUDA kernel for aten::cumsum\n"
+)
+
+
+def test_summary_groups_failures_by_cause(tmp_path):
+    """One line per cause (case names and numbers folded), most frequent first; the tests
+    that broke the CUDA context or crashed their worker listed apart."""
+    results = tmp_path / "results.tsv"
+    results.write_text(RESULTS)
+    text = _summary_module().summarise(str(results), str(tmp_path / "missing.xml"), str(tmp_path / "missing.log"))
+    lines = text.splitlines()
+    assert lines[0] == "  1 passed, 3 failed, 1 error, 1 cuda-error, 1 xfailed"
+    assert "  broke the CUDA context (1):" in lines
+    assert "  crashed their worker (1):" in lines
+    assert "    tests/cuda/test_opdb.py::test_values[take-int64]" in lines
+    assert "  failures by cause (3 in 2 groups, first 2):" in lines
+    strides = lines.index("        2 x AssertionError: abs[float32,s0] ember cuda vs torch cuda: strides (1,) != (2,)")
+    assert lines[strides + 2] == "        1 x RuntimeError: CUDA error: invalid argument"
+    assert "    aten::cumsum" in lines
+
+
 def test_summary_without_results(tmp_path):
-    text = _summary_module().summarise(str(tmp_path / "missing.xml"), str(tmp_path / "missing.log"))
+    missing = [str(tmp_path / name) for name in ("missing.tsv", "missing.xml", "missing.log")]
+    text = _summary_module().summarise(*missing)
     assert text.splitlines()[0].startswith("  no test results")
     assert "0 passed, 0 failed" in text
 
@@ -121,9 +155,9 @@ def test_summary_names_every_crashed_test(tmp_path):
         "=== 1 passed, 1 error in 2.0s ===\n"
     )
     module = _summary_module()
-    module.MAX_SHOWN = 0  # the crash list is not capped with the failures
-    lines = module.summarise(str(xml), str(log)).splitlines()
-    at = lines.index("  crashed (2):")
+    module.MAX_GROUPS = 0  # the crash list is not capped with the failures
+    lines = module.summarise(str(tmp_path / "no-results.tsv"), str(xml), str(log)).splitlines()
+    at = lines.index("  crashed their worker (2):")
     assert lines[at + 1 : at + 3] == [
         "    tests/cuda/test_opdb.py::test_values[bce-float16]",
         "    tests/cuda/test_opdb.py::test_values[pow-uint8]",
@@ -133,7 +167,7 @@ def test_summary_names_every_crashed_test(tmp_path):
 def test_summary_without_crashes_has_no_crash_list(tmp_path):
     xml = tmp_path / "tests.xml"
     xml.write_text(JUNIT)
-    text = _summary_module().summarise(str(xml), str(tmp_path / "missing.log"))
+    text = _summary_module().summarise(str(tmp_path / "no-results.tsv"), str(xml), str(tmp_path / "missing.log"))
     assert "crashed" not in text
 
 
@@ -142,6 +176,7 @@ def test_gpu_check_survives_plugins_and_crashes():
     script = (ROOT / "tools" / "gpu_check.sh").read_text()
     assert "-p no:benchmark" in script
     assert "--max-worker-restart" in script
+    assert "EMBER_CUDA_RESULTS=" in script and "--timeout-method thread" in script
 
 
 def _plugin_fixture_params():
@@ -177,3 +212,30 @@ def test_same_exception_needs_type_and_message():
     assert not same(NotImplementedError(msg), RuntimeError(msg))
     assert not same(NotImplementedError(msg), NotImplementedError(msg.replace("Int", "Long")))
     assert not same(NotImplementedError(msg), None)
+
+
+def test_cuda_conftest_records_outcomes_as_they_happen(tmp_path):
+    """tests/cuda/conftest.py appends each outcome, with the exception's own line, to
+    EMBER_CUDA_RESULTS (what the GPU check summarises when a run is cut off)."""
+    (tmp_path / "test_sample.py").write_text(
+        "import pytest\n"
+        "def test_ok():\n    pass\n"
+        "def test_bad():\n    assert 1 == 2, 'abs[float32,s0] ember cuda vs torch cuda: values differ'\n"
+        "def test_missing():\n    pytest.xfail('no CUDA kernel for aten::foo')\n"
+    )
+    results = tmp_path / "results.tsv"
+    env = dict(os.environ, CI="true", EMBER_CUDA_RESULTS=str(results), EMBER_CUDA_TESTS_DEVICE="cpu")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests" / "cuda"), env.get("PYTHONPATH", "")])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path / "test_sample.py"), "-p", "conftest", "-p", "no:cacheprovider",
+         "-o", "addopts=", "--rootdir", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = [line.split("\t") for line in results.read_text().splitlines()]
+    message = "AssertionError: abs[float32,s0] ember cuda vs torch cuda: values differ | assert 1 == 2"
+    assert rows == [
+        ["passed", "test_sample.py::test_ok", ""],
+        ["failed", "test_sample.py::test_bad", message],
+        ["xfailed", "test_sample.py::test_missing", "no CUDA kernel for aten::foo"],
+    ]
