@@ -142,6 +142,27 @@ def test_benchmark_and_deterministic_modes(use_benchmark):
 
 
 @cuda_only
+@pytest.mark.parametrize("limit", [1, 0])
+def test_benchmark_limit(limit):
+    """cudnn.benchmark times at most benchmark_limit plans (0: every admitted one); each pass
+    (forward, input and weight gradients) gives torch's values whichever plan wins."""
+    x_e, x_t = pair(make((2, 8, 12, 12), torch.float32, seed=11))
+    w_e, w_t = pair(make((8, 8, 3, 3), torch.float32, seed=12))
+    x_t.requires_grad_(True)
+    w_t.requires_grad_(True)
+    want = torch.nn.functional.conv2d(x_t, w_t, padding=1)
+    want.sum().backward()
+    with ember.backends.cudnn.flags(enabled=True, benchmark=True, benchmark_limit=limit, allow_tf32=False):
+        x_e.requires_grad_(True)
+        w_e.requires_grad_(True)
+        got = ember.nn.functional.conv2d(x_e, w_e, padding=1)
+        got.sum().backward()
+    check(got.detach(), want.detach(), *TOL[torch.float32])
+    check(x_e.grad, x_t.grad, *TOL[torch.float32])
+    check(w_e.grad, w_t.grad, *TOL[torch.float32])
+
+
+@cuda_only
 def test_cudnn_reports_its_version():
     assert ember.backends.cudnn.is_available()
     v = ember.backends.cudnn.version()

@@ -37,7 +37,8 @@ namespace {
 // - Algorithms: the graph API's engine heuristics, as PyTorch (Note [cuDNN
 //   graph convolution]); where it builds no plan, the legacy API:
 //   cuDNN's heuristics, first usable one (with
-//   torch.backends.cudnn.benchmark, a timed search); deterministic ones only
+//   torch.backends.cudnn.benchmark, a timed search: of the graph API's plans,
+//   Note [cuDNN graph benchmark], else cudnnFind); deterministic ones only
 //   under cudnn.deterministic or use_deterministic_algorithms; the choice
 //   is cached per shape, dtype, layout and switches (ConvPlan.h).
 using conv::AlgoCache;
@@ -344,7 +345,7 @@ void run_pass(Pass pass, const Tensor& large, const Tensor& weight, const Tensor
   const Device device = out.device();
   ConvKey key = conv::make_key(shape_of(large), shape_of(weight), shape_of(small), a, static_cast<int>(large.dtype()),
                                channels_last, s.allow_tf32, deterministic, s.benchmark, device.index);
-  if (!s.benchmark && conv::graph_enabled()) {
+  if (conv::graph_enabled()) {
     // The pointers bound to x, w and y (Note [cuDNN graph convolution]).
     conv::GraphCall g;
     g.pass = static_cast<conv::GraphPass>(pass);
@@ -355,6 +356,8 @@ void run_pass(Pass pass, const Tensor& large, const Tensor& weight, const Tensor
     g.params = conv::cudnn_params(a);
     g.allow_tf32 = s.allow_tf32;
     g.deterministic = deterministic;
+    g.benchmark = s.benchmark;
+    g.benchmark_limit = s.benchmark_limit;
     void* ptrs[3] = {xin.data_ptr(), win.data_ptr(), out.data_ptr()};
     const int slot[3][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}};  // x, w, y for forward, backward data, backward filter
     const int* sl = slot[static_cast<int>(pass)];

@@ -2,8 +2,9 @@
 // One convolution pass through cuDNN's graph (backend) API: an operation
 // graph of one convolution node, cuDNN's engine heuristics (instant mode,
 // then its fallback list), the first engine configuration that the filters
-// admit, that finalizes and whose workspace can be allocated. The plan is
-// built once per key and thread and kept. Note [cuDNN graph convolution].
+// admit, that finalizes and whose workspace can be allocated (with
+// cudnn.benchmark, the fastest of several). The plan is built once per key
+// and thread and kept. Note [cuDNN graph convolution].
 #include <cudnn.h>
 
 #include <cstdint>
@@ -24,6 +25,10 @@ struct GraphCall {
   CudnnConvParams params;
   bool allow_tf32 = true;
   bool deterministic = false;
+  // torch.backends.cudnn.benchmark: the fastest of up to benchmark_limit
+  // plans (0: all), timed with the call's pointers (Note [cuDNN graph benchmark]).
+  bool benchmark = false;
+  int benchmark_limit = 10;
   void* x_ptr = nullptr;
   void* w_ptr = nullptr;
   void* y_ptr = nullptr;
