@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ember/cpu/ReduceStubs.h"
 #include "ember/cuda/kernels/ReduceConfig.h"
 
 namespace ember::cuda {
@@ -168,6 +169,57 @@ TEST(CudaReduceConfig, RowLaunchHoldsEachRowOnce) {
   EXPECT_EQ(plan_row_launch(1024).vecs, 4);
   EXPECT_EQ(plan_row_launch(kRowMaxVecs + 1).vecs, 0);
   EXPECT_EQ(plan_row_launch(0).vecs, 0);
+}
+
+// A plan whose every (output, reduced index) element offset is compared with
+// its vector plan's: element o * n + j at reduced index r lies j past vector
+// o's element at r, in vector units times n.
+void check_output_vectors(std::vector<int64_t> out_sizes, std::vector<int64_t> out_strides,
+                          std::vector<int64_t> red_sizes, std::vector<int64_t> red_strides, int n, bool want) {
+  SCOPED_TRACE(testing::Message() << "n=" << n << " out innermost " << out_sizes.back());
+  cpu::ReducePlan p;
+  p.out_sizes = DimVector(out_sizes);
+  p.out_strides = DimVector(out_strides);
+  p.red_sizes = DimVector(red_sizes);
+  p.red_strides = DimVector(red_strides);
+  p.num_outputs = 1;
+  for (int64_t s : out_sizes) p.num_outputs *= s;
+  p.reduce_numel = 1;
+  for (int64_t s : red_sizes) p.reduce_numel *= s;
+  alignas(64) static float storage[16];
+  p.in = storage;
+  cpu::ReducePlan q = p;
+  ASSERT_EQ(plan_output_vectors(q, n, sizeof(float)), want);
+  if (!want) {
+    EXPECT_EQ(q.num_outputs, p.num_outputs);
+    return;
+  }
+  EXPECT_EQ(q.num_outputs * n, p.num_outputs);
+  EXPECT_EQ(q.reduce_numel, p.reduce_numel);
+  IndexMap po, pr, qo, qr;
+  ASSERT_TRUE(make_index_map(po, p.out_sizes.data(), p.out_strides.data(), int(p.out_sizes.size())));
+  ASSERT_TRUE(make_index_map(pr, p.red_sizes.data(), p.red_strides.data(), int(p.red_sizes.size())));
+  ASSERT_TRUE(make_index_map(qo, q.out_sizes.data(), q.out_strides.data(), int(q.out_sizes.size())));
+  ASSERT_TRUE(make_index_map(qr, q.red_sizes.data(), q.red_strides.data(), int(q.red_sizes.size())));
+  for (int64_t o = 0; o < p.num_outputs; ++o) {
+    for (int64_t r = 0; r < p.reduce_numel; r += 7) {
+      ASSERT_EQ(po.offset(o) + pr.offset(r), (qo.offset(o / n) + qr.offset(r)) * n + o % n) << o << " " << r;
+    }
+  }
+}
+
+TEST(CudaReduceConfig, ColumnPlansInVectorsOfOutputs) {
+  // sum(dim=0) of 64 x 256: 256 outputs, reduced stride 256.
+  check_output_vectors({256}, {1}, {64}, {256}, 4, true);
+  // sum over dims 0 and 2 of [3, 5, 8, 128] viewed as kept (5, 128), reduced (3, 8).
+  check_output_vectors({5, 128}, {1024, 1}, {3, 8}, {5120, 128}, 4, true);
+  check_output_vectors({256}, {1}, {64}, {-256}, 2, true);
+  // Not a multiple of n, too few outputs, a row reduction, or an odd stride: unchanged.
+  check_output_vectors({258}, {1}, {64}, {258}, 4, false);
+  check_output_vectors({64}, {1}, {64}, {64}, 4, false);
+  check_output_vectors({256}, {64}, {64}, {1}, 4, false);
+  check_output_vectors({2, 256}, {257, 1}, {64}, {514}, 4, false);
+  check_output_vectors({256}, {1}, {64}, {258}, 4, false);
 }
 
 }  // namespace

@@ -107,6 +107,31 @@ def test_large_reductions_take_two_passes(dtype):
     check(ember.sum(e, 0), torch.sum(t, 0), *tol)
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.uint8, torch.bool]
+)
+def test_column_reductions_several_outputs_per_thread(dtype):
+    """Column sums whose plan is rewritten in vectors of adjacent outputs (4 per thread), and
+    the layouts that keep one output per thread: a width not a multiple of the vector, an
+    unaligned start, and kept dims around reduced ones."""
+    x = make((300, 516), dtype, low=0.5, high=1.5)
+    e, t = pair(x)
+    tol = (0, 0) if not dtype.is_floating_point else TOL[dtype]
+    cases = [
+        lambda lib, v: lib.sum(v, 0),
+        lambda lib, v: lib.sum(v[:, :512], 0),  # strides multiples of 4, width 512
+        lambda lib, v: lib.sum(v[:, 1:513], 0),  # unaligned start
+        lambda lib, v: lib.sum(v[:, :258], 0),  # 258 outputs: not a multiple of 4
+        lambda lib, v: lib.sum(v[:, :512].reshape(3, 100, 4, 128), (0, 2)),  # kept (100, 128)
+    ]
+    if dtype.is_floating_point:
+        cases += [lambda lib, v: lib.mean(v, 0), lambda lib, v: lib.nansum(v[:, :512], 0)]
+    if dtype != torch.bool:
+        cases.append(lambda lib, v: lib.prod(v[:8, :512], 0))
+    for case in cases:
+        check(case(ember, e), case(torch, t), *tol)
+
+
 def test_large_reductions_every_mode():
     # nansum, prod and argmax over 2^22 elements: each mode takes both passes.
     x = make((1 << 22,), low=-1, high=1)

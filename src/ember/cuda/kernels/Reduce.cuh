@@ -300,6 +300,45 @@ __global__ void reduce_partials_kernel(Op op, ReduceArgs a) {
   if (active && threadIdx.y == 0) op.write(o, acc);
 }
 
+// n adjacent outputs of `Op` reduced and written together (Note [Column
+// reductions, several outputs per thread] in ReduceConfig.h).
+template <typename Op, int N>
+struct OutputVecOp {
+  using in_t = VecOf<N, typename Op::in_t>;
+  struct acc_t {
+    typename Op::acc_t v[N];
+  };
+  Op op;
+
+  __device__ acc_t identity() const {
+    acc_t a;
+#pragma unroll
+    for (int j = 0; j < N; ++j) a.v[j] = op.identity();
+    return a;
+  }
+  __device__ acc_t reduce(acc_t a, const in_t& x, int64_t r) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) a.v[j] = op.reduce(a.v[j], x.v[j], r);
+    return a;
+  }
+  __device__ acc_t combine(acc_t a, const acc_t& b) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) a.v[j] = op.combine(a.v[j], b.v[j]);
+    return a;
+  }
+  __device__ void write(int64_t o, const acc_t& a) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) op.write(o * N + j, a.v[j]);
+  }
+};
+
+// Whether an op asks for OutputVecOp on column reductions (static constexpr bool kVectorizeOutputs).
+template <typename Op, typename = void>
+struct VectorizesOutputs : std::false_type {};
+template <typename Op>
+struct VectorizesOutputs<Op, std::void_t<decltype(Op::kVectorizeOutputs)>> : std::bool_constant<Op::kVectorizeOutputs> {
+};
+
 // ---- the host driver ----------------------------------------------------------------------
 
 // Elements per 16-byte load when the plan's rows allow it, else 1.
@@ -339,6 +378,16 @@ void run_reduce(const cpu::ReducePlan& p, const Op& op) {
   using in_t = typename Op::in_t;
   using acc_t = typename Op::acc_t;
   if (p.num_outputs == 0) return;
+  if constexpr (VectorizesOutputs<Op>::value) {
+    constexpr int kN = 16 / sizeof(in_t) >= 4 ? 4 : int(16 / sizeof(in_t));
+    if constexpr (kN > 1) {
+      cpu::ReducePlan q = p;
+      if (plan_output_vectors(q, kN, sizeof(in_t))) {
+        run_reduce(q, OutputVecOp<Op, kN>{op});
+        return;
+      }
+    }
+  }
   ReduceArgs a{};
   EMBER_CHECK(make_index_map(a.out_map, p.out_sizes.data(), p.out_strides.data(), int(p.out_sizes.size())) &&
                   make_index_map(a.red_map, p.red_sizes.data(), p.red_strides.data(), int(p.red_sizes.size())),
@@ -348,12 +397,14 @@ void run_reduce(const cpu::ReducePlan& p, const Op& op) {
   const bool rows =
       p.red_sizes.empty() || p.red_strides.back() == 1 || p.out_sizes.empty() || p.out_strides.back() != 1;
   const int vec = vector_width<in_t>(p);
-  constexpr int kW = 16 / sizeof(in_t) > 1 ? int(16 / sizeof(in_t)) : 2;
   const auto& props = device_properties();
   const int64_t sms = props.multiProcessorCount;
   a.launch = plan_reduce_launch(p.num_outputs, p.reduce_numel, rows, vec, sms * 4);
   const bool vectorized = a.launch.vec == 16 / int(sizeof(in_t)) && a.launch.vec > 1;
-  auto* kernel = vectorized ? &reduce_kernel<Op, kW> : &reduce_kernel<Op, 1>;
+  auto* kernel = &reduce_kernel<Op, 1>;
+  if constexpr (16 / sizeof(in_t) > 1) {
+    if (vectorized) kernel = &reduce_kernel<Op, int(16 / sizeof(in_t))>;
+  }
   auto smem_of = [](const ReduceLaunch& l) {
     return sizeof(acc_t) * (l.reduce_on_x ? size_t(l.block_y) * 32 : size_t(l.block_x) * l.block_y);
   };

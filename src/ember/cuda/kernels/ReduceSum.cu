@@ -19,6 +19,7 @@ template <typename T, Mode kMode>
 struct SumProdOp {
   using in_t = T;
   using acc_t = sum_acc_t<T>;
+  static constexpr bool kVectorizeOutputs = true;  // Note [Column reductions, several outputs per thread]
   void* out;
   bool out_long;  // integral input summed into int64
   acc_t factor;  // mean: 1 / reduce_numel (PyTorch multiplies by this factor)
