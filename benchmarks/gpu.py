@@ -54,6 +54,25 @@ def _launch(requires_grad):
     return make
 
 
+def _launch_parts(part):
+    """Diagnostics of the launch cost, each without what the others add: an in-place add
+    (no allocation, no autograd), add into out= (argument handling of out), and an
+    allocation of one element with no kernel."""
+
+    def make(lib, small):
+        a = lib.ones(1, device=DEVICE)
+        b = lib.ones(1, device=DEVICE)
+        c = lib.empty(1, device=DEVICE)
+        fns = {
+            "add_": lambda: a.add_(b),
+            "out": lambda: lib.add(a, b, out=c),
+            "empty": lambda: lib.empty(1, device=DEVICE),
+        }
+        return fns[part], 0, ""
+
+    return make
+
+
 def _copy(lib, small):
     n = ELEMENTS // (64 if small else 1)
     a, out = _fill(lib, n, 0), lib.empty(n, device=DEVICE)
@@ -173,6 +192,9 @@ def _conv_launch(lib, small):
 CASES = [
     Case("launch add 1 elem", _launch(False), "<= 0.5", host_timed=True),
     Case("launch add 1 elem (grad)", _launch(True), "<= 0.5", host_timed=True),
+    Case("  add_ 1 elem in place", _launch_parts("add_"), "diagnostic", host_timed=True),
+    Case("  add 1 elem out=", _launch_parts("out"), "diagnostic", host_timed=True),
+    Case("  empty 1 elem (no kernel)", _launch_parts("empty"), "diagnostic", host_timed=True),
     Case("copy 256M f32 (d2d)", _copy, "reference"),
     Case("add 256M f32", _binary("add"), "<= 1.0, >= 90% copy bw"),
     Case("mul 256M f32", _binary("mul"), "<= 1.0, >= 90% copy bw"),
