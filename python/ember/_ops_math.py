@@ -276,7 +276,44 @@ _INT_VIEWS = {"float32": ("int32", 1), "float64": ("int64", 1), "float16": ("int
 
 def nextafter(input, other, *, out=None):  # noqa: A002
     """The next representable value after input in the direction of other."""
-    return _nextafter(input, other, out, False)
+    result = _nextafter(input, other, out, False)
+    ember = _ember()
+    tensors = [t for t in (input, other) if isinstance(t, ember.Tensor)]
+    if out is None and ember.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        # PyTorch's formula: the gradient passes to input unchanged, other gets zeros.
+        return _nextafter_function().apply(_wrap(input, other), _wrap(other, input), result)
+    return result
+
+
+_NEXTAFTER = []
+
+
+def _nextafter_function():
+    """nextafter's autograd node (NextafterBackward0), made on first use."""
+    if not _NEXTAFTER:
+        ember = _ember()
+
+        class Nextafter(ember.autograd.Function):
+            @staticmethod
+            def forward(ctx, input, other, result):  # noqa: A002
+                ctx.input_meta = (input.shape, input.dtype)
+                ctx.other_meta = (other.shape, other.dtype)
+                return result.clone()
+
+            @staticmethod
+            def backward(ctx, grad):
+                shape, dtype = ctx.input_meta
+                g_input = grad.sum_to_size(shape).to(dtype)
+                oshape, odtype = ctx.other_meta
+                return g_input, ember.zeros(oshape, dtype=odtype, device=grad.device), None
+
+            @staticmethod
+            def jvp(ctx, input_t, other_t, result_t):
+                return input_t
+
+        Nextafter._backward_cls.__name__ = Nextafter._backward_cls.__qualname__ = "NextafterBackward0"
+        _NEXTAFTER.append(Nextafter)
+    return _NEXTAFTER[0]
 
 
 def _nextafter(input, other, out, inplace):  # noqa: A002

@@ -515,7 +515,10 @@ def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_type_name(L)}'")
 
     def solve(factor, upper):
-        return cholesky_solve(_eye(factor.shape[-1], factor).expand(*factor.shape), factor, upper)
+        # LAPACK's potri, as PyTorch: one triangle of the factor read, a zero on its diagonal an error.
+        inverse, info = _F._linalg_lapack_potri(factor, upper)
+        _raise_info(info, "cholesky_inverse", _singular)
+        return inverse
 
     if ember.is_grad_enabled() and L.requires_grad:
         return _write_out(out, _ag.CholeskyInverse.apply(L, upper, solve))
@@ -952,6 +955,9 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     if A.dtype not in _LAPACK and rtol is None:
         # PyTorch's default rtol reads the epsilon of float or double only.
         raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.numel() == 0:
+        # PyTorch answers zeros of the batch shape, whatever the tolerances' shapes.
+        return _write_out(out, ember.zeros(A.shape[:-2], dtype=ember.int64, device=A.device))
     if hermitian:
         _check_matrix(A, "linalg.eigvalsh", square=True)
         S = eigvalsh(A).abs()

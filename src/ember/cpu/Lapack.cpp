@@ -24,6 +24,7 @@ using flen = std::size_t;
   void EMBER_LAPACK(p##getrs_)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*,  \
                                int*, flen);                                                                            \
   void EMBER_LAPACK(p##potrf_)(const char*, const int*, T*, const int*, int*, flen);                                   \
+  void EMBER_LAPACK(p##potri_)(const char*, const int*, T*, const int*, int*, flen);                                   \
   void EMBER_LAPACK(p##geqrf_)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);                      \
   void EMBER_LAPACK(p##orgqr_)(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);    \
   void EMBER_LAPACK(p##ormqr_)(const char*, const char*, const int*, const int*, const int*, const T*, const int*,     \
@@ -53,6 +54,7 @@ using flen = std::size_t;
   void EMBER_LAPACK(p##getrs_)(const char*, const int*, const int*, const C*, const int*, const int*, C*, const int*,  \
                                int*, flen);                                                                            \
   void EMBER_LAPACK(p##potrf_)(const char*, const int*, C*, const int*, int*, flen);                                   \
+  void EMBER_LAPACK(p##potri_)(const char*, const int*, C*, const int*, int*, flen);                                   \
   void EMBER_LAPACK(p##geqrf_)(const int*, const int*, C*, const int*, C*, C*, const int*, int*);                      \
   void EMBER_LAPACK(p##ungqr_)(const int*, const int*, const int*, C*, const int*, const C*, C*, const int*, int*);    \
   void EMBER_LAPACK(p##unmqr_)(const char*, const char*, const int*, const int*, const int*, const C*, const int*,     \
@@ -98,6 +100,7 @@ namespace {
   decltype(&EMBER_LAPACK(p##getrf_)) p##getrf; \
   decltype(&EMBER_LAPACK(p##getrs_)) p##getrs; \
   decltype(&EMBER_LAPACK(p##potrf_)) p##potrf; \
+  decltype(&EMBER_LAPACK(p##potri_)) p##potri; \
   decltype(&EMBER_LAPACK(p##geqrf_)) p##geqrf; \
   decltype(&EMBER_LAPACK(p##orgqr_)) p##orgqr; \
   decltype(&EMBER_LAPACK(p##ormqr_)) p##ormqr; \
@@ -116,6 +119,7 @@ namespace {
   decltype(&EMBER_LAPACK(p##getrf_)) p##getrf; \
   decltype(&EMBER_LAPACK(p##getrs_)) p##getrs; \
   decltype(&EMBER_LAPACK(p##potrf_)) p##potrf; \
+  decltype(&EMBER_LAPACK(p##potri_)) p##potri; \
   decltype(&EMBER_LAPACK(p##geqrf_)) p##geqrf; \
   decltype(&EMBER_LAPACK(p##ungqr_)) p##ungqr; \
   decltype(&EMBER_LAPACK(p##unmqr_)) p##unmqr; \
@@ -150,22 +154,24 @@ MklLapack load_mkl_lapack() {
 #define EMBER_MKL_FIND(p)                                                                                          \
   ok = ok && blas::find_symbol(lib, #p "getrf_", m.p##getrf) && blas::find_symbol(lib, #p "getrs_", m.p##getrs) && \
        blas::find_symbol(lib, #p "potrf_", m.p##potrf) && blas::find_symbol(lib, #p "geqrf_", m.p##geqrf) &&       \
-       blas::find_symbol(lib, #p "orgqr_", m.p##orgqr) && blas::find_symbol(lib, #p "ormqr_", m.p##ormqr) &&       \
-       blas::find_symbol(lib, #p "syevd_", m.p##syevd) && blas::find_symbol(lib, #p "gesdd_", m.p##gesdd) &&       \
-       blas::find_symbol(lib, #p "gels_", m.p##gels) && blas::find_symbol(lib, #p "gelsy_", m.p##gelsy) &&         \
-       blas::find_symbol(lib, #p "gelsd_", m.p##gelsd) && blas::find_symbol(lib, #p "gelss_", m.p##gelss) &&       \
-       blas::find_symbol(lib, #p "geev_", m.p##geev) && blas::find_symbol(lib, #p "sytrf_", m.p##sytrf) &&         \
-       blas::find_symbol(lib, #p "sytrs_", m.p##sytrs) && blas::find_symbol(lib, "cblas_" #p "trsm", m.p##trsm);
+       blas::find_symbol(lib, #p "potri_", m.p##potri) && blas::find_symbol(lib, #p "orgqr_", m.p##orgqr) &&       \
+       blas::find_symbol(lib, #p "ormqr_", m.p##ormqr) && blas::find_symbol(lib, #p "syevd_", m.p##syevd) &&       \
+       blas::find_symbol(lib, #p "gesdd_", m.p##gesdd) && blas::find_symbol(lib, #p "gels_", m.p##gels) &&         \
+       blas::find_symbol(lib, #p "gelsy_", m.p##gelsy) && blas::find_symbol(lib, #p "gelsd_", m.p##gelsd) &&       \
+       blas::find_symbol(lib, #p "gelss_", m.p##gelss) && blas::find_symbol(lib, #p "geev_", m.p##geev) &&         \
+       blas::find_symbol(lib, #p "sytrf_", m.p##sytrf) && blas::find_symbol(lib, #p "sytrs_", m.p##sytrs) &&       \
+       blas::find_symbol(lib, "cblas_" #p "trsm", m.p##trsm);
 #define EMBER_MKL_FIND_COMPLEX(p)                                                                                  \
   ok = ok && blas::find_symbol(lib, #p "getrf_", m.p##getrf) && blas::find_symbol(lib, #p "getrs_", m.p##getrs) && \
        blas::find_symbol(lib, #p "potrf_", m.p##potrf) && blas::find_symbol(lib, #p "geqrf_", m.p##geqrf) &&       \
-       blas::find_symbol(lib, #p "ungqr_", m.p##ungqr) && blas::find_symbol(lib, #p "unmqr_", m.p##unmqr) &&       \
-       blas::find_symbol(lib, #p "heevd_", m.p##heevd) && blas::find_symbol(lib, #p "gesdd_", m.p##gesdd) &&       \
-       blas::find_symbol(lib, #p "gels_", m.p##gels) && blas::find_symbol(lib, #p "gelsy_", m.p##gelsy) &&         \
-       blas::find_symbol(lib, #p "gelsd_", m.p##gelsd) && blas::find_symbol(lib, #p "gelss_", m.p##gelss) &&       \
-       blas::find_symbol(lib, #p "geev_", m.p##geev) && blas::find_symbol(lib, #p "sytrf_", m.p##sytrf) &&         \
-       blas::find_symbol(lib, #p "sytrs_", m.p##sytrs) && blas::find_symbol(lib, #p "hetrf_", m.p##hetrf) &&       \
-       blas::find_symbol(lib, #p "hetrs_", m.p##hetrs) && blas::find_symbol(lib, "cblas_" #p "trsm", m.p##trsm);
+       blas::find_symbol(lib, #p "potri_", m.p##potri) && blas::find_symbol(lib, #p "ungqr_", m.p##ungqr) &&       \
+       blas::find_symbol(lib, #p "unmqr_", m.p##unmqr) && blas::find_symbol(lib, #p "heevd_", m.p##heevd) &&       \
+       blas::find_symbol(lib, #p "gesdd_", m.p##gesdd) && blas::find_symbol(lib, #p "gels_", m.p##gels) &&         \
+       blas::find_symbol(lib, #p "gelsy_", m.p##gelsy) && blas::find_symbol(lib, #p "gelsd_", m.p##gelsd) &&       \
+       blas::find_symbol(lib, #p "gelss_", m.p##gelss) && blas::find_symbol(lib, #p "geev_", m.p##geev) &&         \
+       blas::find_symbol(lib, #p "sytrf_", m.p##sytrf) && blas::find_symbol(lib, #p "sytrs_", m.p##sytrs) &&       \
+       blas::find_symbol(lib, #p "hetrf_", m.p##hetrf) && blas::find_symbol(lib, #p "hetrs_", m.p##hetrs) &&       \
+       blas::find_symbol(lib, "cblas_" #p "trsm", m.p##trsm);
   EMBER_MKL_FIND(s)
   EMBER_MKL_FIND(d)
   EMBER_MKL_FIND_COMPLEX(c)
@@ -198,6 +204,9 @@ enum CblasSide { Left = 141, Right = 142 };
   }                                                                                                         \
   void potrf(char uplo, int n, T* a, int lda, int* info) {                                                  \
     EMBER_ROUTINE(p, potrf, EMBER_LAPACK(p##potrf_))(&uplo, &n, a, &lda, info, 1);                          \
+  }                                                                                                         \
+  void potri(char uplo, int n, T* a, int lda, int* info) {                                                  \
+    EMBER_ROUTINE(p, potri, EMBER_LAPACK(p##potri_))(&uplo, &n, a, &lda, info, 1);                          \
   }                                                                                                         \
   void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {                          \
     EMBER_ROUTINE(p, geqrf, EMBER_LAPACK(p##geqrf_))(&m, &n, a, &lda, tau, work, &lwork, info);             \

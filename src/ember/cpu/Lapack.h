@@ -4,7 +4,8 @@
 // 32-bit integers; each routine has float, double, complex<float> and
 // complex<double> overloads (the complex ones call LAPACK's c/z routines:
 // orgqr is ?ungqr, ormqr is ?unmqr, syevd is ?heevd). Routines with a
-// workspace take lwork = -1 to query its size into work[0].
+// workspace take lwork = -1 to query its size into work[0]. potri inverts A
+// from its Cholesky factor (one triangle written).
 
 #include <complex>
 
@@ -14,6 +15,7 @@ namespace ember::lapack {
   void getrf(int m, int n, T* a, int lda, int* ipiv, int* info);                                                       \
   void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info);             \
   void potrf(char uplo, int n, T* a, int lda, int* info);                                                              \
+  void potri(char uplo, int n, T* a, int lda, int* info);                                                              \
   void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info);                                      \
   void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, int* info);                         \
   void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc, T* work,    \
@@ -47,6 +49,7 @@ EMBER_LAPACK_DECLARE(double)
   void getrf(int m, int n, C* a, int lda, int* ipiv, int* info);                                                      \
   void getrs(char trans, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb, int* info);            \
   void potrf(char uplo, int n, C* a, int lda, int* info);                                                             \
+  void potri(char uplo, int n, C* a, int lda, int* info);                                                             \
   void geqrf(int m, int n, C* a, int lda, C* tau, C* work, int lwork, int* info);                                     \
   void orgqr(int m, int n, int k, C* a, int lda, const C* tau, C* work, int lwork, int* info);                        \
   void ormqr(char side, char trans, int m, int n, int k, const C* a, int lda, const C* tau, C* c, int ldc, C* work,   \

@@ -57,6 +57,16 @@ struct real_of<std::complex<T>> {
 template <typename T>
 using real_t = typename real_of<T>::type;
 
+// The conjugate of a complex element; a real one unchanged.
+template <typename T>
+T conj_if_complex(const T& v) {
+  if constexpr (is_complex_v<T>) {
+    return std::conj(v);
+  } else {
+    return v;
+  }
+}
+
 // A workspace size LAPACK returned in an element of work (its real part).
 template <typename T>
 int lwork_of(T query) {
@@ -189,6 +199,40 @@ std::tuple<Tensor, Tensor> linalg_lapack_potrf(const Tensor& A, bool upper) {
     });
   });
   return {L, info};
+}
+
+// (L L^H)^-1 or (U^H U)^-1 from the factor's triangle, as PyTorch's
+// cholesky_inverse: LAPACK's potri writes that triangle of the inverse (its
+// diagonal as computed, also for a complex factor whose diagonal is not
+// real), and the other triangle is its conjugate mirror.
+std::tuple<Tensor, Tensor> linalg_lapack_potri(const Tensor& L, bool upper) {
+  check_matrix(L, "cholesky_inverse");
+  const auto bs = batch_sizes(L);
+  const int64_t batch = batch_count(bs), n = L.size(-1);
+  Tensor X = colmajor_copy(L), info = int_tensor(bs, L);
+  if (n == 0 || batch == 0) return {X, info};
+  dispatch_lapack(L.dtype(), "cholesky_inverse_out_cpu", [&](auto zero) {
+    using T = decltype(zero);
+    T* x = X.data_ptr<T>();
+    int* inf = info.data_ptr<int>();
+    for_each_matrix(batch, n, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        T* m = x + b * n * n;
+        lapack::potri(upper ? 'U' : 'L', int(n), m, ld(n), inf + b);
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = j + 1; i < n; ++i) {
+            // column-major: (i, j) is m[i + j * n]; the written triangle is below (lower) or above (upper)
+            if (upper) {
+              m[i + j * n] = conj_if_complex(m[j + i * n]);
+            } else {
+              m[j + i * n] = conj_if_complex(m[i + j * n]);
+            }
+          }
+        }
+      }
+    });
+  });
+  return {X, info};
 }
 
 Tensor linalg_lapack_trsm(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {

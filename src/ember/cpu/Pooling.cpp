@@ -132,7 +132,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntAr
                                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   Pool2d p = max_pool_params(self, kernel_size, stride, padding, dilation, ceil_mode);
   const ScalarType dtype = self.dtype();
-  Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
+  Tensor x = (is_reduced_float(dtype) ? self.to(ScalarType::Float) : self).contiguous();
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
   Tensor idx = ember::empty(pooled_shape(p), ScalarType::Long, self.device());
   if (out.numel() > 0 && !out.is_meta()) {  // a meta result has no values to compute
@@ -168,7 +168,7 @@ Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   const ScalarType dtype = self.dtype();
   // PyTorch's meta function rejects unsigned dtypes (with this text); the CPU kernel's dtype checks come later.
   EMBER_CHECK(!self.is_meta() || dtype != ScalarType::Byte, "\"avg_pool2d\" not implemented for 'torch.uint8'");
-  Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
+  Tensor x = (is_reduced_float(dtype) ? self.to(ScalarType::Float) : self).contiguous();
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
   if (out.numel() > 0 && !out.is_meta()) {
     cpu::avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), p.a, count_include_pad, divisor_override.value_or(0));
@@ -220,7 +220,7 @@ cpu::Pool2dArgs adaptive_params(const Tensor& input, IntArrayRef output_size) {
 Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
   cpu::Pool2dArgs a = adaptive_params(self, output_size);
   const ScalarType dtype = self.dtype();
-  Tensor x = is_reduced_float(dtype) ? self.to(ScalarType::Float) : self.contiguous();
+  Tensor x = (is_reduced_float(dtype) ? self.to(ScalarType::Float) : self).contiguous();
   DimVector shape(self.sizes());
   shape[shape.size() - 2] = a.OH;
   shape[shape.size() - 1] = a.OW;

@@ -37,6 +37,7 @@ EMBER_CUDA_HOST_ENTRY(_linalg_lapack_getrs,
                       (const Tensor& lu, const Tensor& piv, const Tensor& b, bool trans, bool conj),
                       (host(lu), host(piv), host(b), trans, conj), b);
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_potrf, (const Tensor& a, bool upper), (host(a), upper), a);
+EMBER_CUDA_HOST_ENTRY(_linalg_lapack_potri, (const Tensor& a, bool upper), (host(a), upper), a);
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_trsm, (const Tensor& a, const Tensor& b, bool upper, bool left, bool unit),
                       (host(a), host(b), upper, left, unit), b);
 EMBER_CUDA_HOST_ENTRY(_linalg_lapack_geqrf, (const Tensor& a), (host(a)), a);

@@ -70,8 +70,13 @@ ScalarType result_type(const std::vector<const TensorBase*>& operands) {
     if (result == ScalarType::Undefined) {
       result = t;
     } else if (category(t) == Category::Complex && category(result) != Category::Complex) {
-      // A weaker complex operand keeps a floating result's width (float64 + 1j is complex128).
-      result = is_floating_type(result) ? to_complex_type(result) : t;
+      // A weaker complex operand keeps a floating result's width (float64 + 1j is complex128,
+      // float16 + 1j complex32; bfloat16, which has no complex type, complex64).
+      if (result == ScalarType::Half) {
+        result = ScalarType::ComplexHalf;
+      } else {
+        result = is_floating_type(result) ? to_complex_type(result) : t;
+      }
     } else if (category(t) > category(result)) {
       result = promote_types(result, t);
       // A weaker tier may raise the category but not the width within it.
