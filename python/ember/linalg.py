@@ -508,14 +508,12 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
 
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
-    """(L L^T)^-1 from the Cholesky factor."""
-
+    """(L L^H)^-1 from the Cholesky factor: LAPACK's potri, as PyTorch (one triangle read)."""
     _check_matrix(L, "cholesky_inverse", square=True)
     if L.dtype not in _LAPACK:
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_type_name(L)}'")
 
     def solve(factor, upper):
-        # LAPACK's potri, as PyTorch: one triangle of the factor read, a zero on its diagonal an error.
         inverse, info = _F._linalg_lapack_potri(factor, upper)
         _raise_info(info, "cholesky_inverse", _singular)
         return inverse
@@ -955,8 +953,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     if A.dtype not in _LAPACK and rtol is None:
         # PyTorch's default rtol reads the epsilon of float or double only.
         raise RuntimeError("This function doesn't handle types other than float and double")
-    if A.numel() == 0:
-        # PyTorch answers zeros of the batch shape, whatever the tolerances' shapes.
+    if A.numel() == 0:  # PyTorch's zeros of the batch shape, whatever the tolerances' shapes
         return _write_out(out, ember.zeros(A.shape[:-2], dtype=ember.int64, device=A.device))
     if hermitian:
         _check_matrix(A, "linalg.eigvalsh", square=True)
