@@ -162,6 +162,38 @@ class LuFactor(Function):
         return lu_backward(gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu(), P, L, U)
 
 
+class Slogdet(Function):
+    """(sign, log |det A|) from `slogdet` (a function of A), with PyTorch's
+    gradient: A^-H diag(g) solved with the LU factors of A (of A^T for a
+    contiguous real A, as the forward factors), g the log-determinant's
+    gradient (for complex A, its imaginary part from the sign's gradient).
+    Singular matrices give the infinities of that solve, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, A, slogdet):
+        sign, logabs = slogdet(A)
+        ctx.save_for_backward(A, sign)
+        if not A.is_complex():
+            ctx.mark_non_differentiable(sign)
+        return sign, logabs
+
+    @staticmethod
+    def backward(ctx, gsign, glogabs):
+        from ember import linalg
+
+        A, sign = ctx.saved_tensors
+        if glogabs is None and (gsign is None or not A.is_complex()):
+            return None, None
+        g = glogabs if glogabs is not None else ember.zeros_like(sign.real if A.is_complex() else sign)
+        if A.is_complex():
+            im = -(gsign.conj() * sign).imag if gsign is not None else ember.zeros_like(g)
+            g = ember.complex(g, im)
+        use_transpose = A.is_contiguous() and not A.is_complex()
+        LU, piv, _ = linalg.lu_factor_ex(A.mT if use_transpose else A)
+        d = ember.diag_embed(g.unsqueeze(-1).expand(*piv.shape).to(A.dtype))
+        return linalg.lu_solve(LU, piv, d, adjoint=not use_transpose), None
+
+
 class Cholesky(Function):
     """(L, info) with A = L L^T, L lower; (U, info) with A = U^T U when upper
     (LAPACK factors the requested triangle, as PyTorch does)."""
@@ -427,6 +459,7 @@ for _cls, _name in (
     (SolveTriangular, "LinalgSolveTriangularBackward0"),
     (LuFactor, "LinalgLuFactorExBackward0"),
     (Cholesky, "LinalgCholeskyExBackward0"),
+    (Slogdet, "LinalgSlogdetBackward0"),
     (CholeskyInverse, "CholeskyInverseBackward0"),
     (Eigh, "LinalgEighBackward0"),
     (Svd, "LinalgSvdBackward0"),

@@ -422,7 +422,7 @@ def _slogdet(A):  # noqa: N803
 
 def _checked_slogdet(A, name):  # noqa: N803
     _check_square_input(A, name, "lu_cpu", low_precision=True)
-    return _ag.named("LinalgSlogdetBackward0", _slogdet, A, mask=(A.is_complex(), True))
+    return _ag.Slogdet.apply(A, _slogdet) if ember.is_grad_enabled() and A.requires_grad else _slogdet(A)
 
 
 def slogdet(A, *, out=None):  # noqa: N803

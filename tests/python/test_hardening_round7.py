@@ -14,6 +14,7 @@ import ember
 
 warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 
+X = "(_x := torch.tensor([[-1.9, -1.17, -0.44]], requires_grad=True))"
 C128 = "((torch.arange(24, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0.25j).to(torch.complex128)"
 
 
@@ -66,3 +67,54 @@ def test_nextafter_gradient_passes_to_input():
     """PyTorch's formula: the gradient reaches input unchanged (summed to its shape, in its
     dtype); other gets zeros."""
     assert _nextafter_grads(ember) == _nextafter_grads(torch)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # var/std's gradient without degrees of freedom: PyTorch's infinite slope over everything,
+        # 2 / (n - correction) as it is over given dims.
+        "torch.autograd.grad(torch.var(" + X + ", correction=5), _x)[0]",
+        "torch.autograd.grad(torch.var(" + X + ", 1, correction=5).sum(), _x)[0]",
+        "torch.autograd.grad(torch.var(" + X + ", (0, 1), correction=3), _x)[0]",
+        "torch.autograd.grad(torch.std(" + X + ", correction=2**63 - 1), _x)[0]",
+        # cat into out=: its dtype checked first; all inputs skipped (empty 1-d) resizes it to [0].
+        "torch.cat([torch.zeros(1), torch.ones(1)], out=torch.ones(2, dtype=torch.long))",
+        "torch.cat([torch.zeros(0)], out=torch.ones(2, 2))",
+        "torch.hstack([torch.zeros(0, dtype=torch.bool)], out=torch.ones(2).to(torch.complex64))",
+        # histc in the input's dtype, per thread chunk (bfloat16 counts stop at 256 per chunk).
+        "torch.histc((torch.arange(12.) * 0.73 - 1.9).to(torch.bfloat16))",
+        "torch.histc(torch.linspace(-3, 5, 5000).sin().to(torch.bfloat16), 7)",
+        "torch.histc(torch.linspace(-3, 5, 999).cos().to(torch.float16), 13, -1, 2.5)",
+        "torch.histc(torch.ones(600).to(torch.bfloat16), 4)",
+        "torch.histc(torch.tensor([1.0, float('nan')]))",
+        "torch.histc(torch.ones(3), min=float('inf'), max=1)",
+    ],
+)
+def test_gradients_and_outputs_as_torch(code):
+    check_same(code)
+
+
+def _slogdet_grads(lib, rows, dtype, transpose=False):
+    A = lib.tensor(rows, dtype=getattr(lib, dtype))
+    A = (A.mT if transpose else A).requires_grad_()
+    sign, logabs = lib.linalg.slogdet(A)
+    loss = logabs.sum()
+    (g,) = lib.autograd.grad(loss, A)
+    if A.is_complex():  # logdet's complex part goes through the sign (a complex product)
+        return type(logabs.grad_fn).__name__, g.tolist()
+    (g2,) = lib.autograd.grad(lib.logdet(A).sum(), A)
+    return type(logabs.grad_fn).__name__, g.tolist(), g2.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_slogdet_gradient_bits(dtype, transpose):
+    """PyTorch's formula: A^-H diag(g) solved with the LU factors (of A^T for a contiguous
+    real A), bit for bit; a singular matrix gives that solve's infinities."""
+    rows = [[2.0, -1.0, 0.5, 0.3], [0.7, 3.0, -1.2, 0.1], [0.2, 0.4, 1.5, -0.6], [1.1, -0.3, 0.8, 2.2]]
+    if dtype == "complex128":
+        rows = [[complex(v, 0.3 * v - 0.1) for v in r] for r in rows]
+    assert _slogdet_grads(ember, rows, dtype, transpose) == _slogdet_grads(torch, rows, dtype, transpose)
+    singular = [[0.5, 0.5], [0.5, 0.5]]
+    assert _slogdet_grads(ember, singular, "float64") == _slogdet_grads(torch, singular, "float64")

@@ -163,10 +163,18 @@ Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const 
 Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
                     const std::optional<Scalar>& correction, bool keepdim) {
   const double c = correction ? correction->to_double() : 1.0;
-  const double dof = std::max(0.0, static_cast<double>(reduced_count(self.sizes(), dims)) - c);
+  const double dof = static_cast<double>(reduced_count(self.sizes(), dims)) - c;
   Tensor g = restore_reduced_dims(grad, self.sizes(), dims, keepdim);
-  Tensor centered = self - ember::mean(self, dims, /*keepdim=*/true, std::nullopt);
-  return maybe_multiply(g, Scalar(2.0 / dof)) * centered;
+  Tensor mean = ember::mean(self, dims, /*keepdim=*/true, std::nullopt);
+  if ((!dims || self.dim() == 0) && dof <= 0) {
+    // PyTorch's rule for a variance over everything with no degrees of freedom left: an
+    // infinite slope, NaN where an element equals the mean (inf * 0). Over given dims the
+    // factor 2 / dof is used as it is (negative, or infinite at zero).
+    Tensor slope = ember::full_like(self, std::numeric_limits<double>::infinity());
+    slope.masked_fill_(self.eq(mean), std::numeric_limits<double>::quiet_NaN());
+    return g * slope;
+  }
+  return maybe_multiply(g, Scalar(2.0 / dof)) * (self - mean);
 }
 
 Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -139,6 +140,15 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   return out;
 }
 
+// PyTorch's elements per chunk of its histogram kernels.
+constexpr int64_t kHistogramGrainSize = 200;
+
+// Note [histc in the input's dtype]
+// PyTorch's histc takes its edges from linspace(lo, hi, bins + 1) in the
+// input's dtype and places each element by (x - left) * bins / (right - left)
+// computed in that dtype: a 16-bit float rounds after every operation (its
+// arithmetic is float's, rounded back), and each thread's counts add up in
+// it too (a bfloat16 count stops at 256 per thread).
 Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
   if (!is_floating_type(self.dtype()) && !self.is_meta()) {
     throw NotImplementedError(
@@ -156,32 +166,51 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Sca
     }
     return out;
   }
-  Tensor x = self.contiguous().to(ScalarType::Double);
-  const double* xp = x.data_ptr<double>();
-  const int64_t n = x.numel();
+  // The outer edges in double (the range given, else the data's extremes), as PyTorch.
   double lo = min.to_double(), hi = max.to_double();
-  if (lo == hi && n > 0) {
-    lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (int64_t i = 0; i < n; ++i) {
-      lo = std::min(lo, xp[i]), hi = std::max(hi, xp[i]);
-    }
+  if (lo == hi && self.numel() > 0) {
+    lo = ember::min(self).item<double>(), hi = ember::max(self).item<double>();
+    // PyTorch's extremes of data with a NaN are the processor's default NaN (its sign set).
+    if (std::isnan(lo)) lo = hi = std::copysign(std::numeric_limits<double>::quiet_NaN(), -1.0);
   }
   if (lo == hi) lo -= 1, hi += 1;
-  EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
-  // Bin edges and the position rule follow PyTorch's histogram: the edges are
-  // linspace(lo, hi, bins + 1) in the input dtype and the last bin is closed.
-  std::vector<double> counts(bins, 0.0);
-  const double width = hi - lo;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = xp[i];
-    if (!(v >= lo && v <= hi)) continue;
-    int64_t pos = static_cast<int64_t>((v - lo) * bins / width);
-    if (pos == bins) pos -= 1;
-    counts[pos] += 1;
+  EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
+  // PyTorch's linear interpolation (Note [histc in the input's dtype]).
+  Tensor edges = ember::linspace(lo, hi, bins + 1, self.dtype(), self.device());
+  Tensor x = self.contiguous();
+  Tensor r = ember::zeros({bins}, self.dtype(), self.device());
+  auto count = [&](auto zero) {
+    using T = decltype(zero);
+    using M = std::conditional_t<std::is_same_v<T, double>, double, float>;  // T's arithmetic
+    auto round = [](M v) { return static_cast<M>(T(v)); };  // to T and back: a no-op for float, double
+    const T* xp = x.data_ptr<T>();
+    const M left = M(edges.data_ptr<T>()[0]), right = M(edges.data_ptr<T>()[bins]);
+    const M width = round(right - left), scale = round(static_cast<M>(bins));
+    // Each of PyTorch's thread chunks counts in T; the chunks' counts add up in float.
+    std::vector<float> total(static_cast<size_t>(bins), 0.f);
+    std::mutex mutex;
+    ember::parallel_for(0, x.numel(), kHistogramGrainSize, [&](int64_t begin, int64_t end) {
+      std::vector<T> counts(static_cast<size_t>(bins), T(0));
+      for (int64_t i = begin; i < end; ++i) {
+        const M v = M(xp[i]);
+        if (!(v >= left && v <= right)) continue;  // outside, or NaN
+        int64_t pos = static_cast<int64_t>(round(round(round(v - left) * scale) / width));
+        if (pos == bins) pos -= 1;
+        counts[pos] = T(M(counts[pos]) + M(1));
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      for (int64_t b = 0; b < bins; ++b) total[b] += static_cast<float>(counts[b]);
+    });
+    T* out_counts = r.data_ptr<T>();
+    for (int64_t b = 0; b < bins; ++b) out_counts[b] = T(static_cast<M>(total[b]));
+  };
+  switch (self.dtype()) {
+    case ScalarType::Float: count(float{}); break;
+    case ScalarType::Double: count(double{}); break;
+    case ScalarType::Half: count(Half{}); break;
+    default: count(BFloat16{}); break;
   }
-  Tensor r = ember::empty({bins}, ScalarType::Double, self.device());
-  std::copy(counts.begin(), counts.end(), r.data_ptr<double>());
   if (out.defined()) {
     resize_output(out, {bins});
   } else {

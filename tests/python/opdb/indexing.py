@@ -20,10 +20,6 @@ def mask(*shape, seed=0):
 
 
 INDEXING = {"method": True, "supports_grad": True, "supports_meta": True}
-HISTC_BF16 = (
-    "histc of bfloat16, x=-0.234375 in [-2.640625, 1.25], 100 bins: torch counts it in bin 62 "
-    "(bfloat16 arithmetic), ember in bin 61 (the exact bin)"
-)
 NO_GRAD = {"supports_grad": False, "supports_gradgrad": False}
 
 
@@ -302,7 +298,7 @@ ROWS = [
     indexing("argwhere", _one_tensor, **NO_GRAD),
     indexing("searchsorted", _searchsorted, dtypes=ALL_BUT_BOOL, method=False, **NO_GRAD),
     indexing("bincount", _bincount, **NO_GRAD),
-    indexing("histc", _histc, dtypes=FLOATS, xfail={"values/bfloat16": HISTC_BF16}, **NO_GRAD),
+    indexing("histc", _histc, dtypes=FLOATS, **NO_GRAD),
     indexing("fill_", _fill, call=".fill_", method=False, **NO_GRAD),
     indexing(
         "fill_", lambda d: _fill(d, True), variant="tensor", call=".fill_", method=False, **NO_GRAD

@@ -29,7 +29,6 @@ SUM_TOL = Tol(
 )
 FULL_OUT = "{}(x, out=o) over all elements: torch raises TypeError (no out= form), ember accepts"
 NO_OUT = "ember.{}(x, dim, out=...) raises TypeError (no out= form); torch accepts it"
-VAR_ONE = "var of one element: torch's second derivative is None, ember's is nan"
 
 
 def _vector_norm(m, x, dim=None, **kw):
@@ -120,7 +119,7 @@ ROWS = [
     reduction("argmin", multi_dim=False, **NO_GRAD),
     reduction("all", **NO_GRAD),
     reduction("any", **NO_GRAD),
-    reduction("var", dtypes=FLOATS, xfail={"gradgrad:0-dim": VAR_ONE}, tol=SUM_TOL),
+    reduction("var", dtypes=FLOATS, tol=SUM_TOL),
     reduction(
         "var",
         variant="correction",
@@ -130,7 +129,7 @@ ROWS = [
         call=lambda m, x, *a, **k: m.var(x, *a, correction=0, **k),
     ),
     reduction("std", dtypes=FLOATS, tol=SUM_TOL),
-    reduction("var_mean", dtypes=FLOATS, xfail={"gradgrad:0-dim": VAR_ONE}, method=False, tol=SUM_TOL),
+    reduction("var_mean", dtypes=FLOATS, method=False, tol=SUM_TOL),
     reduction("std_mean", dtypes=FLOATS, method=False, tol=SUM_TOL),
     reduction("logsumexp", dtypes=ALL_DTYPES, full=False, tol=SUM_TOL),
     reduction("linalg_vector_norm", dtypes=FLOATS, call=_vector_norm, method=False, tol=SUM_TOL),

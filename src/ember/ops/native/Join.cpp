@@ -18,8 +18,16 @@ Tensor& cat_out(const TensorList& tensors, int64_t dim, Tensor& out) {
   std::vector<const TensorBase*> all;
   for (const Tensor& t : tensors) all.push_back(&t);
   ScalarType dtype = result_type(all);
+  if (out.defined() && !can_cast(dtype, out.dtype())) {
+    throw TypeError(
+        str_cat("torch.cat(): input types can't be cast to the desired output type ", dtype_message_name(out.dtype())));
+  }
   if (!ref) {
-    if (!out.defined()) out = ember::empty({0}, dtype, tensors[0].device());
+    if (!out.defined()) {
+      out = ember::empty({0}, dtype, tensors[0].device());
+    } else {
+      resize_output(out, {0});
+    }
     return out;
   }
   EMBER_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
