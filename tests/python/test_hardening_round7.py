@@ -118,3 +118,27 @@ def test_slogdet_gradient_bits(dtype, transpose):
     assert _slogdet_grads(ember, rows, dtype, transpose) == _slogdet_grads(torch, rows, dtype, transpose)
     singular = [[0.5, 0.5], [0.5, 0.5]]
     assert _slogdet_grads(ember, singular, "float64") == _slogdet_grads(torch, singular, "float64")
+
+
+def _add_alpha_cases(lib, dtype):
+    g = torch.Generator().manual_seed(3)
+    out = []
+    for n in (9, 33, 100, 40000):
+        x = lib.tensor((torch.randn(n, generator=g) * 3).tolist()).to(getattr(lib, dtype))
+        y = lib.tensor((torch.randn(n, generator=g) * 3).tolist()).to(getattr(lib, dtype))
+        for alpha in (5, 0.37):
+            out += [
+                lib.add(x, y, alpha=alpha),
+                lib.sub(x, y, alpha=alpha),
+                lib.add(x[::2], y[::2], alpha=alpha),
+                lib.add(x, 1.37, alpha=alpha),
+                lib.add(x[:1].reshape(()), y, alpha=alpha),
+            ]
+    return [t.float().tolist() for t in out]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_add_with_alpha_bits(dtype):
+    """Note [16-bit add with alpha]: the product rounded to the dtype outside PyTorch's
+    vectorized blocks of 32 (tails, strided loops), alpha rounded to the dtype everywhere."""
+    assert _add_alpha_cases(ember, dtype) == _add_alpha_cases(torch, dtype)

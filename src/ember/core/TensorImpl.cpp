@@ -52,6 +52,13 @@ size_t storage_nbytes(IntArrayRef sizes, size_t itemsize) {
   return static_cast<size_t>(n);
 }
 
+size_t checked_add_bytes(size_t bytes, size_t offset_bytes, IntArrayRef sizes) {
+  uint64_t n = 0;
+  const bool overflow = __builtin_add_overflow(static_cast<uint64_t>(bytes), static_cast<uint64_t>(offset_bytes), &n);
+  EMBER_CHECK(!overflow && n <= kMaxBytes, "Storage size calculation overflowed with sizes=", shape_string(sizes));
+  return static_cast<size_t>(n);
+}
+
 size_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize) {
   uint64_t n = 1;
   bool overflow = false;

@@ -123,6 +123,8 @@ EMBER_CORE_API int64_t product(IntArrayRef sizes);
 EMBER_CORE_API int64_t safe_numel(IntArrayRef sizes);
 // Bytes of a contiguous tensor of these sizes.
 EMBER_CORE_API size_t storage_nbytes(IntArrayRef sizes, size_t itemsize);
+// bytes + offset_bytes, with the overflow error of storage_nbytes (naming sizes).
+EMBER_CORE_API size_t checked_add_bytes(size_t bytes, size_t offset_bytes, IntArrayRef sizes);
 // Bytes of a tensor of these sizes and strides (the storage offset excluded).
 EMBER_CORE_API size_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize);
 // PyTorch's checkInBoundsForStorage: these sizes, strides and offset fit in

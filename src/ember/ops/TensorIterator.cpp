@@ -89,11 +89,10 @@ ScalarType result_type(const std::vector<const TensorBase*>& operands) {
 void resize_output(const Tensor& t, IntArrayRef shape) {
   if (t.sizes().equals(shape)) return;
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  size_t needed = static_cast<size_t>(product(shape)) * impl->itemsize();
-  size_t have = impl->storage()->nbytes() - impl->storage_offset() * impl->itemsize();
-  if (needed > have) {
-    impl->storage()->resize(needed + impl->storage_offset() * impl->itemsize());
-  }
+  safe_numel(shape);  // PyTorch's order of errors: the element count, then the bytes
+  const size_t needed = storage_nbytes(shape, impl->itemsize());
+  const size_t offset = impl->storage_offset() * impl->itemsize();
+  if (needed > impl->storage()->nbytes() - offset) impl->storage()->resize(checked_add_bytes(needed, offset, shape));
   impl->set_sizes_and_strides(shape, contiguous_strides(shape), impl->storage_offset());
 }
 

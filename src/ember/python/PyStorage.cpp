@@ -154,15 +154,10 @@ PyObject* py_resize_tensor(PyObject*, PyObject* args) {
   std::vector<int64_t> sizes = int_list(size, "size must be a sequence of ints");
   std::vector<int64_t> strides = int_list(stride, "stride must be a sequence of ints");
   EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
-  size_t needed = 0;
-  bool empty = false;
-  int64_t extent = 1;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d]);
-    empty = empty || sizes[d] == 0;
-    extent += (sizes[d] - 1) * strides[d];
-  }
-  if (!empty) needed = static_cast<size_t>((impl->storage_offset() + extent) * impl->itemsize());
+  for (int64_t n : sizes) EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n);
+  // Checked byte counts (Note [Checked sizes]): a wrapped product must not shrink the storage asked for.
+  size_t needed = storage_nbytes(sizes, strides, impl->itemsize());
+  if (needed > 0) needed = checked_add_bytes(needed, impl->storage_offset() * impl->itemsize(), sizes);
   const Storage& storage = impl->storage();
   if (needed > storage->nbytes()) storage->resize(needed);
   impl->set_sizes_and_strides(sizes, strides, impl->storage_offset());

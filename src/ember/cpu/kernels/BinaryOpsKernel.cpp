@@ -14,6 +14,32 @@ void f16_binary(const TensorIterator& it, const F& f) {
   if constexpr (is_16bit_float_v<T>) run_acc<T, T, 2>(it, f);
 }
 
+// Note [16-bit add with alpha]
+// PyTorch adds 16-bit floats with alpha as x + a * y, a rounded to the dtype
+// first, in two forms: its vectorized loop (in blocks of 32 elements of a
+// contiguous inner loop, or one whose other input is a broadcast scalar)
+// computes in float and rounds once; every other element (the blocks' tail,
+// strided loops, the whole of a build without vector kernels) uses the
+// dtype's own arithmetic, which rounds the product a * y before adding.
+constexpr int64_t kHalfVectorBlock = 32;
+
+template <typename T>
+void add_16bit(const TensorIterator& it, float alpha) {
+  const float a = static_cast<float>(T(alpha));
+  it.for_each([a](char** d, const int64_t* s, int64_t n) {
+    constexpr int64_t kSize = sizeof(T);
+    const bool inputs =
+        (s[1] == kSize && s[2] == kSize) || (s[1] == 0 && s[2] == kSize) || (s[1] == kSize && s[2] == 0);
+    const bool vectorized = !EMBER_CPU_BASELINE_BUILD && s[0] == kSize && inputs;
+    const int64_t body = vectorized ? n / kHalfVectorBlock * kHalfVectorBlock : 0;
+    if (body > 0) f16_loop<T, T, 2>(d, s, body, [a](float x, float y) { return x + a * y; });
+    if (body < n) {
+      char* rest[3] = {d[0] + body * s[0], d[1] + body * s[1], d[2] + body * s[2]};
+      f16_loop<T, T, 2>(rest, s, n - body, [a](float x, float y) { return x + static_cast<float>(T(a * y)); });
+    }
+  });
+}
+
 void add_kernel(const TensorIterator& it, const Scalar& alpha) {
   EMBER_USE_BASELINE_KERNEL_FOR(it.common_dtype(), add_stub, it, alpha);
   EMBER_DISPATCH_KERNEL_TYPES(it.common_dtype(), "add", [&] {
@@ -25,7 +51,11 @@ void add_kernel(const TensorIterator& it, const Scalar& alpha) {
       });
     } else if constexpr (is_16bit_float_v<scalar_t>) {
       const float a = alpha.to<float>();
-      f16_binary<scalar_t>(it, [a](float x, float y) { return x + a * y; });
+      if (a == 1.f) {
+        f16_binary<scalar_t>(it, [](float x, float y) { return x + y; });
+      } else {
+        add_16bit<scalar_t>(it, a);  // Note [16-bit add with alpha]
+      }
     } else {
       const acc_t a = alpha.to<acc_t>();
       if (a == acc_t(1)) {
