@@ -142,3 +142,18 @@ def test_16bit_add_with_alpha_bits(dtype):
     """Note [16-bit add with alpha]: the product rounded to the dtype outside PyTorch's
     vectorized blocks of 32 (tails, strided loops), alpha rounded to the dtype everywhere."""
     assert _add_alpha_cases(ember, dtype) == _add_alpha_cases(torch, dtype)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # repeat_interleave's indices take the repeats' dtype.
+        "torch.repeat_interleave(torch.tensor([1, 2], dtype=torch.int32))",
+        "torch.repeat_interleave(torch.tensor([], dtype=torch.int32))",
+        # ldexp with a complex exponent: pow(2, e), whose special values exp2 does not share.
+        "torch.ldexp(torch.tensor([2.0, -3.0, float('inf')]).to(torch.bfloat16), "
+        "torch.tensor([complex(float('inf'), 0), complex(float('-inf'), 0), 1.5 + 0.5j]))",
+    ],
+)
+def test_more_values_as_torch(code):
+    check_same(code)

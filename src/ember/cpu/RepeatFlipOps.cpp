@@ -55,12 +55,13 @@ Tensor repeat_interleave_tensor(const Tensor& repeats, std::optional<int64_t> ou
     total += rp[i];
   }
   EMBER_CHECK(!output_size || *output_size == total, "allocated size does not match required size");
+  // The indices in the repeats' dtype, as PyTorch (int32 repeats give int32 indices).
   Tensor out = ember::empty({total}, ScalarType::Long, repeats.device());
   int64_t* op = out.data_ptr<int64_t>();
   for (int64_t i = 0, k = 0; i < r.numel(); ++i) {
     for (int64_t j = 0; j < rp[i]; ++j) op[k++] = i;
   }
-  return out;
+  return repeats.dtype() == ScalarType::Long ? out : out.to(repeats.dtype());
 }
 
 Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,

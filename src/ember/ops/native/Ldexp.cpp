@@ -21,9 +21,9 @@ Tensor pow2(const Tensor& self, const Tensor& other) {
   const ScalarType st = self.dtype();
   const bool number_base = is_integral_type(st, /*include_bool=*/true) || st == ScalarType::Float;
   const Tensor base = number_base ? Tensor() : ember::full({}, Scalar(2.0), st, self.device());
-  // A complex power of two is exp2 in the complex dtype.
+  // A complex power of two is pow(2, other) in the complex dtype (2**(inf+0j) is inf+nanj; exp2 gives inf+0j).
   const ScalarType dtype = number_base ? other.dtype() : result_type({&base, &other});
-  if (is_complex_type(dtype)) return ember::exp2(other.to(dtype));
+  if (is_complex_type(dtype)) return ember::pow(Scalar(2.0), other.to(dtype));
   return number_base ? ember::pow(Scalar(2.0), other) : base.pow(other);
 }
 
