@@ -397,12 +397,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
     if dtype == ember.bool:
         result = (input & builtins.bool(beta)) | (outer & builtins.bool(alpha))
         return _out(result, out)
-    if alpha != 1:
-        outer = outer * alpha
-    if beta == 0:  # input is ignored, NaN included
-        result = ember.where(ember.zeros((), dtype=ember.bool), input, outer)
-    else:
-        result = (input * beta if beta != 1 else input) + outer
+    # PyTorch's kernel: beta * input + alpha * vec1 * vec2, each operation in the result dtype
+    # with beta and alpha in it too (a beta of 0 ignores input, NaN included).
+    def number(v):
+        return ember.full((), v, dtype=dtype, device=input.device)
+
+    product = (number(alpha) * vec1.to(dtype).unsqueeze(1)) * vec2.to(dtype).unsqueeze(0)
+    result = product if beta == 0 else number(beta) * input.to(dtype) + product
     return _out(result, out)
 
 

@@ -541,7 +541,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         _check_converts(lower, opmath)
         _check_converts(upper, opmath)
     if not training:
-        slope = (lower + upper) / 2
+        # PyTorch adds the bounds as numbers of their own kind: two bools add as bools (True + True is True).
+        both_bool = isinstance(lower, bool) and isinstance(upper, bool)
+        slope = (float(lower or upper) if both_bool else lower + upper) / 2
         return input.leaky_relu_(slope) if inplace else ember._C._VariableFunctions.leaky_relu(input, slope)
     mask = input <= 0
     k = int(mask.sum())

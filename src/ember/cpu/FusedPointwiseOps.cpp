@@ -71,9 +71,9 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
   if (equal_nan && inexact) {
     close = ember::logical_or(close, ember::logical_and(ember::isnan(self), ember::isnan(other)));
   }
-  if (self.dtype() == ScalarType::Bool || (rtol == 0 && atol == 0)) return close;
+  if (rtol == 0 && atol == 0) return close;
   if (!inexact) {
-    // Integers compare in the default float type, as PyTorch.
+    // Integers and bools compare in the default float type, as PyTorch.
     Tensor a = self.to(ScalarType::Float), b = other.to(ScalarType::Float);
     Tensor diff = ember::abs(ember::sub(a, b));
     Tensor allowed = ember::add(ember::abs(ember::mul(b, weak(b, rtol))), weak(b, atol));

@@ -208,8 +208,9 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool /*non_blocking*/,
                std::optional<MemoryFormat> memory_format) {
   Tensor r = native::empty_like(self, dtype, device, memory_format);
-  if (self.unsafeGetTensorImpl()->is_wrapped_uint64() && is_floating_type(r.dtype()) && self.is_cpu()) {
-    // A Python int in [2**63, 2**64): a floating dtype gets its value, not the int64 it wraps to.
+  if (self.unsafeGetTensorImpl()->is_wrapped_uint64() &&
+      (is_floating_type(r.dtype()) || is_complex_type_any_tier(r.dtype())) && self.is_cpu()) {
+    // A Python int in [2**63, 2**64): a floating or complex dtype gets its value, not the int64 it wraps to.
     // Cast as a double tensor would be (a float16 result overflows to inf, as in PyTorch).
     Tensor d = native::empty({}, ScalarType::Double, std::nullopt);
     *d.data_ptr<double>() = static_cast<double>(static_cast<uint64_t>(self.item<int64_t>()));
