@@ -194,6 +194,30 @@ class Slogdet(Function):
         return linalg.lu_solve(LU, piv, d, adjoint=not use_transpose), None
 
 
+class Pinv(Function):
+    """The pseudo-inverse from `pinv` (a function of A), with PyTorch's
+    gradient: its closed form in A and A^+, products ordered to keep the
+    intermediate matrices smallest (m <= n or not)."""
+
+    @staticmethod
+    def forward(ctx, A, pinv):
+        P = pinv(A)
+        ctx.save_for_backward(A, P)
+        return P
+
+    @staticmethod
+    def backward(ctx, g):
+        A, P = ctx.saved_tensors
+        Ph, gh = P.mH, g.mH
+        if A.shape[-2] <= A.shape[-1]:
+            K = gh @ P
+            KPh = K @ Ph
+            return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A), None
+        K = P @ gh
+        PhK = Ph @ K
+        return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A, None
+
+
 class Cholesky(Function):
     """(L, info) with A = L L^T, L lower; (U, info) with A = U^T U when upper
     (LAPACK factors the requested triangle, as PyTorch does)."""
@@ -460,6 +484,7 @@ for _cls, _name in (
     (LuFactor, "LinalgLuFactorExBackward0"),
     (Cholesky, "LinalgCholeskyExBackward0"),
     (Slogdet, "LinalgSlogdetBackward0"),
+    (Pinv, "LinalgPinvBackward0"),
     (CholeskyInverse, "CholeskyInverseBackward0"),
     (Eigh, "LinalgEighBackward0"),
     (Svd, "LinalgSvdBackward0"),

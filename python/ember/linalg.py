@@ -884,10 +884,9 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # 
     if rcond is not None:
         # PyTorch's older form: rcond is rtol, with no absolute tolerance.
         atol, rtol = (ember.zeros((), dtype=rcond.dtype) if isinstance(rcond, ember.Tensor) else 0.0), rcond
-    tensors = [t for t in (atol, rtol) if isinstance(t, ember.Tensor)]
-    if tensors or A.dim() < 2 or A.dtype not in _LAPACK:
+    if A.dim() < 2 or A.dtype not in _LAPACK or not (ember.is_grad_enabled() and A.requires_grad):
         return _write_out(out, _pinv(A, atol, rtol, hermitian))
-    return _write_out(out, _ag.named("LinalgPinvBackward0", lambda a: _pinv(a, atol, rtol, hermitian), A))
+    return _write_out(out, _ag.Pinv.apply(A, lambda a: _pinv(a, atol, rtol, hermitian)))
 
 
 def _pinv(A, atol, rtol, hermitian):  # noqa: N803

@@ -157,3 +157,19 @@ def test_16bit_add_with_alpha_bits(dtype):
 )
 def test_more_values_as_torch(code):
     check_same(code)
+
+
+def _pinv_grads(lib, rows, dtype):
+    A = lib.tensor(rows, dtype=getattr(lib, dtype)).requires_grad_()
+    P = A.pinverse()
+    (g,) = lib.autograd.grad(P.real.sum() if A.is_complex() else P.sum(), A)
+    return type(P.grad_fn).__name__, g.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("rows", [[[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]], [[1.0, 2.0], [0.3, -1.0], [2.0, 0.7]]])
+def test_pinv_gradient_bits(rows, dtype):
+    """PyTorch's closed-form gradient of the pseudo-inverse (m <= n and m > n orderings)."""
+    assert _pinv_grads(ember, rows, dtype) == _pinv_grads(torch, rows, dtype)
+    singular = [[0.5, 0.5], [0.5, 0.5]]
+    assert _pinv_grads(ember, singular, "float32") == _pinv_grads(torch, singular, "float32")
