@@ -1,6 +1,7 @@
 """PyTorch's TypeErrors for Python-level functions given arguments of the
 wrong type (its C++ argument parser raises them; without these checks a
-wrapper fails later with an AttributeError)."""
+wrapper fails later with an AttributeError), and its IndexError for a dim
+out of range."""
 
 from __future__ import annotations
 
@@ -47,3 +48,11 @@ class Binding:
         if self._parsed is None:
             self._parsed = _C._arg_signatures(self._signatures, False)
         _C._check_args(self._parsed, *args, **kwargs)
+
+
+def wrap_dim(dim, ndim):
+    """dim as an index in [0, ndim), PyTorch's IndexError outside [-ndim, ndim) (a 0-dim tensor takes -1 and 0)."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n

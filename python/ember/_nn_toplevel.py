@@ -6,6 +6,7 @@ train) and pooling's stride defaults to an empty list."""
 from __future__ import annotations
 
 import ember
+from ember import _argcheck
 from ember.nn import _functional_nn as _fnn
 from ember.nn import functional as F
 
@@ -295,6 +296,8 @@ def nuclear_norm(input, dim=None, keepdim=False):
                 else f"nuclear_norm: Expected a 2D tensor, but got a {input.dim()}D tensor instead."
             )
         dim = (-2, -1)
+    elif isinstance(dim, int):
+        dim = (dim, dim)  # one int for PyTorch's int[2]: used for both dims
     return ember.linalg.matrix_norm(input, "nuc", tuple(dim), keepdim)
 
 
@@ -310,9 +313,7 @@ def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm of v over every dimension but dim, shaped to broadcast against v (weight_norm's g)."""
     if dim == -1:
         return ember.linalg.vector_norm(v, pow)
-    ndim = max(v.dim(), 1)
-    if not -ndim <= dim < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    _argcheck.wrap_dim(dim, v.dim())
     dim = dim % v.dim()
     others = [d for d in range(v.dim()) if d != dim]
     if not others:

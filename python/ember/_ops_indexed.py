@@ -7,7 +7,7 @@ import os
 import sys
 import warnings
 
-from ember import _C
+from ember import _C, _argcheck
 
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
@@ -30,9 +30,7 @@ def _index_reduce_check(self, dim, index, source, reduce):
     if not _warned[0]:
         _warned[0] = True
         warnings.warn("index_reduce() is in beta and the API may change at any time.", stacklevel=_outside_ember())
-    n = max(self.dim(), 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    _argcheck.wrap_dim(dim, self.dim())
     dim = dim + self.dim() if dim < 0 else dim
     if index.dim() > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")

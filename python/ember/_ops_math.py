@@ -455,9 +455,7 @@ def renorm_(self, p, dim, maxnorm):
 
 def _check_dim(dim, ndim):
     """PyTorch's range check of a dim (a 0-dim tensor takes -1 and 0)."""
-    ndim = max(ndim, 1)
-    if not -ndim <= dim < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    _argcheck.wrap_dim(dim, ndim)
 
 
 def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002

@@ -946,7 +946,6 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     """The number of singular values above the tolerance."""
     if tol is not None:
         atol, rtol = tol, 0.0
-    name = "linalg.matrix_rank"
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if A.dtype not in _LAPACK and rtol is None:
@@ -967,7 +966,6 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         default_rtol = None
     smax = S.amax(-1, keepdim=True) if S.numel() else ember.zeros(*S.shape[:-1], 1, dtype=S.dtype)
     tol_t = _pinv_tol(smax, atol, rtol, default_rtol, S)
-    del name
     return _write_out(out, (S > tol_t).sum(-1))
 
 
@@ -995,7 +993,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     nd = A.dim()
-    d0, d1 = (d % nd for d in dim)
+    d0, d1 = (_argcheck.wrap_dim(d, nd) for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if ord == "fro":
         r = vector_norm(A, 2, dim, keepdim, dtype=dtype)
     elif ord in (1, -1, float("inf"), float("-inf")):

@@ -8,6 +8,7 @@
 
 #include "ember/cpu/GroupedOps.h"
 #include "ember/cpu/OpMessages.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
@@ -150,13 +151,9 @@ constexpr int64_t kHistogramGrainSize = 200;
 // arithmetic is float's, rounded back), and each thread's counts add up in
 // it too (a bfloat16 count stops at 256 per thread).
 Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, Tensor& out) {
-  if (!is_floating_type(self.dtype()) && !self.is_meta()) {
-    throw NotImplementedError(
-        str_cat("\"histogram_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
-  }
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
-  check_out_dtype(out, self.dtype());
   if (self.is_meta()) {
+    check_out_dtype(out, self.dtype());
     // PyTorch's meta function: the range given (a range from the data is not known here) and the result.
     EMBER_CHECK(!(min.to_double() > max.to_double()), "histc(): max must be larger than min");
     if (out.defined()) {
@@ -167,8 +164,11 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Sca
     return out;
   }
   // The outer edges in double (the range given, else the data's extremes), as PyTorch.
+  // PyTorch's order of errors: the extremes (aminmax), the edges (linspace in the input's
+  // dtype), out='s dtype, then the kernel's dtypes.
   double lo = min.to_double(), hi = max.to_double();
   if (lo == hi && self.numel() > 0) {
+    if (self.is_complex()) math::not_implemented_for("aminmax_cpu", self.dtype());
     lo = ember::min(self).item<double>(), hi = ember::max(self).item<double>();
     // PyTorch's extremes of data with a NaN are the processor's default NaN (its sign set).
     if (std::isnan(lo)) lo = hi = std::copysign(std::numeric_limits<double>::quiet_NaN(), -1.0);
@@ -178,6 +178,10 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Sca
   EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
   // PyTorch's linear interpolation (Note [histc in the input's dtype]).
   Tensor edges = ember::linspace(lo, hi, bins + 1, self.dtype(), self.device());
+  EMBER_CHECK(!out.defined() || out.dtype() == self.dtype(),
+              "torch.histogram: input tensor and hist tensor should have the same dtype, but got input ",
+              cpp_type_name(self.dtype()), " and hist ", cpp_type_name(out.dtype()));
+  if (!is_floating_type(self.dtype())) math::not_implemented_for("histogram_cpu", self.dtype());
   Tensor x = self.contiguous();
   Tensor r = ember::zeros({bins}, self.dtype(), self.device());
   auto count = [&](auto zero) {

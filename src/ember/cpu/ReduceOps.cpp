@@ -287,7 +287,7 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
                       bool out_may_cast = false) {
   DimList dl = dims.vec();
   std::vector<bool> mask = make_mask(self, dl);
-  check_nonempty_dims(name, self, mask, !dims.empty());
+  // PyTorch checks out='s dtype before the dims of an empty input.
   if (out_may_cast && out.defined()) {
     const bool can_cast = !(is_floating_type(self.dtype()) && !is_floating_type(out.dtype())) &&
                           !(self.dtype() != ScalarType::Bool && out.dtype() == ScalarType::Bool);
@@ -299,6 +299,7 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
   EMBER_CHECK(out_may_cast || !out.defined() || out.dtype() == self.dtype(),
               "Expected the dtype for input and out to match, but got ", dtype_message_name(self.dtype()),
               " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
+  check_nonempty_dims(name, self, mask, !dims.empty());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
   if (!result.is_meta())
