@@ -160,6 +160,8 @@ def feature_alpha_dropout_(input, p, train):
 
 def native_dropout(input, p, train):
     """(output, keep mask); the mask is all True outside training."""
+    if input.numel() == 0:  # PyTorch: the input itself and an empty mask of its dtype
+        return input, ember.empty_like(input)
     if train is None or train:
         if p == 1:
             return input * ember.zeros([], dtype=input.dtype), ember.zeros_like(input, dtype=ember.bool)

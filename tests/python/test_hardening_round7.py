@@ -173,3 +173,30 @@ def test_pinv_gradient_bits(rows, dtype):
     assert _pinv_grads(ember, rows, dtype) == _pinv_grads(torch, rows, dtype)
     singular = [[0.5, 0.5], [0.5, 0.5]]
     assert _pinv_grads(ember, singular, "float32") == _pinv_grads(torch, singular, "float32")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # nansum into an integer dtype: nan_to_num first (NaN 0, infinities the dtype's extremes).
+        "torch.nansum(torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0]).to(torch.bfloat16),"
+        " dtype=torch.int64)",
+        "torch.nansum(torch.tensor([float('nan'), float('inf'), 1.5, 2**40]).to(torch.float16), dtype=torch.int32)",
+        # rrelu's tensor bounds are read as numbers.
+        "torch.nn.functional.rrelu_(torch.tensor(-1.9).double(), torch.tensor(-1.9).to(torch.float16))",
+        # native_dropout of an empty tensor: the input and an empty mask of its dtype.
+        "torch.native_dropout(torch.zeros(2, 0, dtype=torch.int64), 0.5, True)",
+        # PyTorch's order of errors.
+        "torch.zeros(2, 0, 3, dtype=torch.uint8).histc()",
+        "torch.histc(torch.tensor([1, 2, 3], dtype=torch.int16), out=torch.zeros(3))",
+        "torch.amax(torch.zeros(2, 0, 3).bfloat16(), dim=-2, out=torch.zeros(2, 0, 3).to(torch.complex64))",
+        "torch.nuclear_norm(torch.ones(3, 4, dtype=torch.complex128), -2)",
+        "torch.linalg.matrix_norm(torch.ones(3, 4), dim=(0, 5))",
+        "torch.isclose(torch.tensor([True, False]), torch.tensor([False, False]), rtol=0.5, atol=1e300)",
+        "torch.ones(2, dtype=torch.complex128).add(2**63)",
+        "torch.addr(torch.tensor([1, 2, 3], dtype=torch.int8).expand(2, 3), torch.tensor([1.5, -2.0]).bfloat16(),"
+        " torch.tensor([-3, -2, -1]), beta=0.5)",
+    ],
+)
+def test_last_values_and_errors_as_torch(code):
+    check_same(code)

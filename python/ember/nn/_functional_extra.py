@@ -526,6 +526,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _RRELU_BINDINGS[bool(inplace)](input, lower, upper, training)
     _check_converts(lower, "float64")
     _check_converts(upper, "float64")
+    # Tensor bounds are read as numbers (PyTorch's Scalar arguments), complex ones by their real part.
+    lower, upper = (b.item() if isinstance(b, ember.Tensor) else b for b in (lower, upper))
     lower, upper = _real(lower), _real(upper)
     for name, bound in (("lower", lower), ("upper", upper)):
         if isinstance(bound, float) and not math.isfinite(bound):

@@ -237,7 +237,12 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
   }
   Tensor in = self;
   const bool widen = is_integral_or_bool(self.dtype()) && rtype == ScalarType::Long;
-  if (rtype != self.dtype() && !widen) in = self.to(rtype);
+  // nansum of floats into an integer dtype: nan_to_num before the cast (NaN 0, infinities the
+  // dtype's extremes), as PyTorch's.
+  if (op == ReduceOp::NanSum && is_floating_type(self.dtype()) && !is_floating_type(rtype) && !self.is_meta()) {
+    in = ember::nan_to_num(self, 0.0, std::nullopt, std::nullopt);
+  }
+  if (rtype != self.dtype() && !widen) in = in.to(rtype);
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(in, mask, result);
   const double divisor = mean ? static_cast<double>(p.reduce_numel) : 1.0;
