@@ -42,10 +42,7 @@ Tensor attn_scores(const Tensor& q, const Tensor& k, bool is_causal, const std::
   }
   if (is_causal) {
     const int64_t L = q.size(-2), S = k.size(-2);
-    Tensor above = ember::empty({L, S}, ScalarType::Bool, q.device());
-    bool* m = above.data_ptr<bool>();
-    for (int64_t i = 0; i < L; ++i)
-      for (int64_t j = 0; j < S; ++j) m[i * S + j] = j > i;
+    Tensor above = ember::triu(ember::ones({L, S}, ScalarType::Bool, q.device()), 1);
     s = ember::masked_fill(s, above, -std::numeric_limits<double>::infinity());
   }
   return s;
