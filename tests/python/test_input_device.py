@@ -23,6 +23,8 @@ CASES = {
     "affine_grid": lambda m: m.nn.functional.affine_grid(_meta(m, 2, 2, 3), (2, 1, 3, 4), align_corners=False),
     "rnn_cell": lambda m: m.nn.RNNCell(3, 4, device="meta")(_meta(m, 2, 3)),
     "gru": lambda m: m.nn.GRU(3, 4, device="meta")(_meta(m, 5, 2, 3)),
+    "lstm": lambda m: m.nn.LSTM(3, 4, device="meta")(_meta(m, 5, 2, 3)),
+    "lstm_cell": lambda m: m.nn.LSTMCell(3, 4, device="meta")(_meta(m, 2, 3)),
     "flash_attention_for_cpu_causal": lambda m: m._scaled_dot_product_flash_attention_for_cpu(
         _meta(m, 1, 2, 3, 4), _meta(m, 1, 2, 5, 4), _meta(m, 1, 2, 5, 4), 0.0, True
     ),

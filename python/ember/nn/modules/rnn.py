@@ -48,7 +48,9 @@ def _hh(h, w_hh_t, b_hh):
 
 def _lstm_step(x_proj, h, c, w_hh_t, b_hh, w_hr, fused=True):
     gates = _hh(h, w_hh_t, b_hh) + x_proj
-    if fused and gates.dtype in (ember.float32, ember.float64) and not _forward_ad_open():
+    # the fused cell is a CPU kernel; other devices take the operators below
+    on_cpu = gates.device.type == "cpu"
+    if fused and on_cpu and gates.dtype in (ember.float32, ember.float64) and not _forward_ad_open():
         h, c = ember._lstm_cell_fused(gates, c)  # Note [Fused LSTM cell]
     else:
         i, f, g, o = gates.chunk(4, 1)
