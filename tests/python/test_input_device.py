@@ -20,6 +20,7 @@ CASES = {
     "pad_circular": lambda m: m.nn.functional.pad(_meta(m, 1, 2, 5), (2, 1), mode="circular"),
     "cummax": lambda m: m.cummax(_meta(m, 3, 4), 1),
     "quantile": lambda m: m.quantile(_meta(m, 6), 0.25),
+    "isin_nothing": lambda m: m.isin(_meta(m, 4), _meta(m, 0)),
     "affine_grid": lambda m: m.nn.functional.affine_grid(_meta(m, 2, 2, 3), (2, 1, 3, 4), align_corners=False),
     "rnn_cell": lambda m: m.nn.RNNCell(3, 4, device="meta")(_meta(m, 2, 3)),
     "gru": lambda m: m.nn.GRU(3, 4, device="meta")(_meta(m, 5, 2, 3)),
