@@ -1,7 +1,7 @@
 """PyTorch's TypeErrors for Python-level functions given arguments of the
 wrong type (its C++ argument parser raises them; without these checks a
-wrapper fails later with an AttributeError), and its IndexError for a dim
-out of range."""
+wrapper fails later with an AttributeError), its IndexError for a dim out
+of range and its dispatcher's error for an operator without a CUDA kernel."""
 
 from __future__ import annotations
 
@@ -28,6 +28,18 @@ def tensor_elements(values, argument=0):
         if not isinstance(value, _C.TensorBase):
             raise TypeError(f"expected Tensor as element {i} in argument {argument}, but got {_type_name(value)}")
     return values
+
+
+def cpu_only(op, *values):
+    """Raises PyTorch's NotImplementedError for `op` ("aten::histogram.bin_ct"), an operator with
+    CPU kernels only, when a tensor among values lives on CUDA (ops/Dispatch.cpp words it the same)."""
+    for value in values:
+        if isinstance(value, _C.TensorBase) and value.device.type == "cuda":
+            raise NotImplementedError(
+                f"Could not run '{op}' with arguments from the 'CUDA' backend. This could be because the operator "
+                "doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+                "using custom build)."
+            )
 
 
 def string(fn, name, position, value):

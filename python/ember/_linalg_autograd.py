@@ -82,7 +82,7 @@ def pivots_to_permutation(pivots, m):
         for i, v in enumerate(piv):
             p[i], p[v - 1] = p[v - 1], p[i]
         rows.append(p)
-    return ember.tensor(rows, dtype=ember.int64).reshape(batch + [m])
+    return ember.tensor(rows, dtype=ember.int64, device=pivots.device).reshape(batch + [m])
 
 
 def _prod(sizes):
@@ -362,7 +362,7 @@ class Qr(Function):
         a, tau = _F._linalg_lapack_geqrf(A)
         complete = mode == "complete" and m > n
         if complete:
-            a = ember.cat([a, ember.zeros(*A.shape[:-1], m - n, dtype=A.dtype)], -1)
+            a = ember.cat([a, A.new_zeros(*A.shape[:-1], m - n)], -1)
         Q = _F._linalg_lapack_orgqr(a[..., :, : (m if complete else k)], tau)
         R = a[..., : (m if complete else k), :n].triu()
         ctx.mode = mode

@@ -443,9 +443,9 @@ _BAG_MODES = ("sum", "mean", "max")
 def _bag_marks(n, starts, dtype):
     """The bag of each of n indices as PyTorch's CPU kernel numbers it: a bag starts at each offset and runs
     to the next one, so indices past the last offset of include_last_offset belong to the last bag."""
-    marks = ember.zeros(n + 1, dtype=dtype)
+    marks = ember.zeros(n + 1, dtype=dtype, device=starts.device)
     if starts.numel():
-        marks.index_add_(0, starts.long(), ember.ones(starts.numel(), dtype=dtype))
+        marks.index_add_(0, starts.long(), ember.ones(starts.numel(), dtype=dtype, device=starts.device))
         marks[0] -= 1
     return marks.cumsum(0, dtype=dtype)[:n]
 
@@ -479,31 +479,32 @@ def embedding_bag(
         padding_idx=pad,
     )
     dtype = indices.dtype
+    kw = {"dtype": dtype, "device": indices.device}
     if indices.dim() == 2:
-        indices, offsets = indices.reshape(-1), ember.arange(0, indices.numel(), indices.size(1), dtype=dtype)
+        indices, offsets = indices.reshape(-1), ember.arange(0, indices.numel(), indices.size(1), **kw)
     n = indices.numel()
     starts = offsets[:-1] if include_last_offset else offsets
     fast_sum = mode == 0 and pad is None and weight.dtype in (ember.float32, ember.float16, ember.bfloat16)
-    offset2bag = ember.empty(0, dtype=dtype) if fast_sum else _bag_marks(n, starts, dtype)
+    offset2bag = ember.empty(0, **kw) if fast_sum else _bag_marks(n, starts, dtype)
     if mode == 0:
-        zeros = ember.zeros(offsets.numel(), dtype=dtype)
+        zeros = ember.zeros(offsets.numel(), **kw)
         return output, offset2bag, zeros, zeros.clone()
     bags = starts.numel()
-    ends = ember.cat([starts[1:], ember.tensor([n], dtype=dtype)]) if bags else starts
+    ends = ember.cat([starts[1:], ember.tensor([n], **kw)]) if bags else starts
     bag_size = ends - starts
     if pad is not None and n:
         padded = (indices == pad).to(dtype)
-        bag_size = bag_size - ember.zeros(bags, dtype=dtype).index_add_(0, offset2bag.long(), padded)
+        bag_size = bag_size - ember.zeros(bags, **kw).index_add_(0, offset2bag.long(), padded)
     if mode == 1:
         return output, offset2bag, bag_size, bag_size.clone()
     # mode max: the first index of each bag that holds the bag's maximum, per column
     dim = weight.size(1)
-    max_indices = ember.zeros((bags, dim), dtype=dtype)
+    max_indices = ember.zeros((bags, dim), **kw)
     bag = offset2bag.long()
     ends_out = offsets[1:] if include_last_offset else None
-    keep = ember.ones(n, dtype=ember.bool)
+    keep = ember.ones(n, dtype=ember.bool, device=indices.device)
     if ends_out is not None and n:
-        keep = ember.arange(n) < int(offsets[-1])
+        keep = ember.arange(n, device=indices.device) < int(offsets[-1])
     if pad is not None:
         keep = keep & (indices != pad)
     pos = keep.nonzero().squeeze(1)
@@ -511,7 +512,7 @@ def embedding_bag(
         rows = weight.detach().index_select(0, indices.long().index_select(0, pos))
         hit = rows == output.detach().index_select(0, bag.index_select(0, pos))
         first = ember.where(hit, pos.unsqueeze(1).expand(-1, dim), n)
-        where = ember.full((bags, dim), n, dtype=ember.int64)
+        where = ember.full((bags, dim), n, dtype=ember.int64, device=indices.device)
         where = where.scatter_reduce(0, bag.index_select(0, pos).unsqueeze(1).expand(-1, dim), first, "amin")
         found = where < n
         picked = indices.long().index_select(0, where.clamp(max=max(n - 1, 0)).reshape(-1)).reshape(bags, dim)

@@ -68,6 +68,10 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
     bins; the last bin of each dimension includes its right edge."""
     ember = _ember()
     _argcheck.tensor("histogramdd", "input", 1, input)
+    # CPU kernels only in PyTorch: edges from bin counts first, or the counts in given edges
+    tensor_bins = not isinstance(bins, int) and builtins.any(isinstance(b, _C.TensorBase) for b in bins)
+    op = "aten::_histogramdd_from_bin_tensors" if tensor_bins else "aten::_histogramdd_bin_edges"
+    _argcheck.cpu_only(op, input, weight, *(bins if tensor_bins else ()))
     if input.dtype not in (ember.float32, ember.float64):
         _not_implemented("histogramdd", input.dtype)
     if input.dim() < 2 and input.dim() != 1:

@@ -467,14 +467,14 @@ def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
     if not -ndim <= dim < ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
     if input.dim() == 0:
-        return result_type((input.clone(), ember.zeros((), dtype=ember.int64)))
+        return result_type((input.clone(), ember.zeros((), dtype=ember.int64, device=input.device)))
     dim = dim % ndim
     x = input.detach()
     n = x.shape[dim]
     shape = [1] * x.dim()
     shape[dim] = n
     vals = x.clone()
-    idx = ember.arange(n).view(shape).expand(x.shape).contiguous()
+    idx = ember.arange(n, device=x.device).view(shape).expand(x.shape).contiguous()
     floating = x.dtype.is_floating_point
     shift = 1
     while shift < n:
@@ -584,7 +584,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     if input.is_complex():
         _not_implemented("mode_cpu", input.dtype)
     if input.dim() == 0:
-        return _out(_mode_t((input.clone(), ember.zeros((), dtype=ember.int64))), out)
+        return _out(_mode_t((input.clone(), ember.zeros((), dtype=ember.int64, device=input.device))), out)
     dim = dim % input.dim()
     x = input.detach().movedim(dim, -1)
     n = x.shape[-1]
@@ -598,7 +598,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
         both_nan = ember.isnan(sorted_x[..., 1:]) & ember.isnan(sorted_x[..., :-1])
         same_as_prev[..., 1:] |= both_nan
     # the length of the run of equal values ending at each position
-    pos = ember.arange(n).expand(sorted_x.shape)
+    pos = ember.arange(n, device=sorted_x.device).expand(sorted_x.shape)
     run_start = ember.where(same_as_prev, ember.zeros((), dtype=ember.int64), pos)
     run_start = _scan_extreme(run_start, -1, True, "mode", tuple)[0]
     counts = pos - run_start + 1
@@ -640,7 +640,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):  # 
         if not 0 <= q <= 1:
             raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
         scalar_q = True
-        qt = ember.tensor([builtins.float(q)], dtype=input.dtype)
+        qt = ember.tensor([builtins.float(q)], dtype=input.dtype, device=input.device)
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
             f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
@@ -664,7 +664,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):  # 
         ranks = qt * (valid - 1)
         ranks = ember.where(valid == 0, ember.zeros((), dtype=input.dtype), ranks)
     else:
-        ranks = qt * (n - 1) + ember.zeros(sorted_x.shape[:-1] + (1,), dtype=input.dtype)
+        ranks = qt * (n - 1) + ember.zeros(sorted_x.shape[:-1] + (1,), dtype=input.dtype, device=input.device)
         has_nan = ember.isnan(sorted_x).any(-1, keepdim=True)
         ranks = ember.where(has_nan, ember.full((), n - 1, dtype=input.dtype), ranks)
     if interpolation == "lower":
@@ -799,10 +799,13 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     (default the input's min and max), or a 1-D tensor of bin edges."""
     ember = _ember()
     _argcheck.tensor("histogram", "input", 1, input)
+    # CPU kernels only in PyTorch (the bins and edges below are built on the host)
+    tensor_bins = isinstance(bins, _C.TensorBase)
+    _argcheck.cpu_only(f"aten::histogram.{'bins_tensor' if tensor_bins else 'bin_ct'}", input, bins, weight)
     if input.dtype not in (ember.float32, ember.float64):
         _not_implemented("histogramdd", input.dtype)
     x = input.reshape(-1)
-    if isinstance(bins, _C.TensorBase):
+    if tensor_bins:
         if bins.dim() != 1:
             raise RuntimeError(
                 f"torch.histogram(): bins tensor should have one dimension, but got {bins.dim()} dimensions"

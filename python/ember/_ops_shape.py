@@ -169,13 +169,13 @@ def combinations(input, r=2, with_replacement=False):  # noqa: A002
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return ember.empty(0, dtype=input.dtype)
+        return ember.empty(0, dtype=input.dtype, device=input.device)
     n = input.shape[0]
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     index = [list(c) for c in pick(builtins.range(n), r)]
     if not index:
-        return ember.empty(0, r, dtype=input.dtype)
-    idx = ember.tensor(index, dtype=ember.int64)
+        return ember.empty(0, r, dtype=input.dtype, device=input.device)
+    idx = ember.tensor(index, dtype=ember.int64, device=input.device)
     return input[idx.reshape(-1)].reshape(len(index), r)
 
 
@@ -386,7 +386,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     dtype = ember.promote_types(e.dtype, t.dtype)
     flat = t.reshape(-1).to(dtype)
     if flat.numel() == 0:
-        found = ember.zeros(e.shape, dtype=ember.bool)
+        found = ember.zeros(e.shape, dtype=ember.bool, device=e.device)
     else:
         ordered = ember.sort(flat)[0]
         probe = e.to(dtype).contiguous()

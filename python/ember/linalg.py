@@ -395,7 +395,7 @@ def _lu_diag(A, name):
     # As PyTorch: a contiguous real A is factored as A^T (no column-major copy; det(A^T) = det(A)).
     LU, piv, _ = _ag.LuFactor.apply(A.mT if A.is_contiguous() and not A.is_complex() else A)
     n = A.shape[-1]
-    swaps = (piv != ember.arange(1, n + 1, dtype=ember.int32)).sum(-1)
+    swaps = (piv != ember.arange(1, n + 1, dtype=ember.int32, device=piv.device)).sum(-1)
     sign = 1.0 - 2.0 * (swaps % 2).to(A.dtype)
     return LU.diagonal(0, -2, -1), sign
 
@@ -643,7 +643,7 @@ def householder_product(A, tau, *, out=None):  # noqa: N803
     # composed of rank-one updates, so autograd differentiates it
     m, n = A.shape[-2], A.shape[-1]
     Q = _eye(m, A)[:, :n].expand(*A.shape[:-2], m, n)
-    mask_rows = ember.arange(m).unsqueeze(-1)
+    mask_rows = ember.arange(m, device=A.device).unsqueeze(-1)
     for i in reversed(builtins.range(tau.shape[-1])):
         col = A[..., :, i : i + 1]
         v = ember.where(mask_rows > i, col, ember.where(mask_rows == i, ember.ones_like(col), ember.zeros_like(col)))
@@ -684,7 +684,7 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: 
     if _needs_grad(input, tau, other):
         m = input.shape[-2]
         Q = householder_product(
-            ember.cat([input, ember.zeros(*input.shape[:-1], m - input.shape[-1], dtype=input.dtype)], -1)
+            ember.cat([input, input.new_zeros(*input.shape[:-1], m - input.shape[-1])], -1)
             if input.shape[-1] < m
             else input[..., :, :m],
             tau,

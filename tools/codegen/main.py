@@ -72,11 +72,11 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
     )
     w.write(
         "include/ember/ops/generated/DispatchTables.h",
-        "#pragma once\n#include \"ember/ops/Tensor.h\"\n\nnamespace ember::dispatch {\n"
+        "#pragma once\n#include \"ember/ops/Dispatch.h\"\n#include \"ember/ops/Tensor.h\"\n\n"
+        "namespace ember::dispatch {\n"
         "// Kernel per device type; backends fill their entry when loaded.\n"
         + "".join(tables)
-        + "[[noreturn]] EMBER_API void missing_kernel(const char* op, DeviceType device);\n"
-        "}  // namespace ember::dispatch\n",
+        + "}  // namespace ember::dispatch\n",
     )
     prelude = (
         '#include "ember/autograd/Autograd.h"\n#include "ember/autograd/ForwardAD.h"\n'

@@ -24,13 +24,14 @@ def _softmax(input, dim):
 
 def _bool_mask_to_float(mask, dtype):
     if mask is not None and mask.dtype == ember.bool:
-        return ember.zeros(list(mask.shape), dtype=dtype).masked_fill(mask.logical_not(), float("-inf"))
+        zeros = ember.zeros(list(mask.shape), dtype=dtype, device=mask.device)
+        return zeros.masked_fill(mask.logical_not(), float("-inf"))
     return mask
 
 
-def _causal_mask(L, S):
+def _causal_mask(L, S, device):
     # Allowed where the key position is at most the query position (lower triangle).
-    return ember.arange(S).unsqueeze(0) <= ember.arange(L).unsqueeze(1)
+    return ember.arange(S, device=device).unsqueeze(0) <= ember.arange(L, device=device).unsqueeze(1)
 
 
 def scaled_dot_product_attention(
@@ -55,9 +56,11 @@ def scaled_dot_product_attention(
     if flash_refusal is None and gqa_refusal is not None:
         flash_refusal = gqa_refusal
     # The CPU tries its fused kernel, then the math path (the priority order
-    # set by sdpa_kernel(set_priority=True) orders the CUDA kernels only).
+    # set by sdpa_kernel(set_priority=True) orders the CUDA kernels only);
+    # CUDA tensors take the math path (the fused kernel is PyTorch's CPU one).
+    on_cpu = query.device.type == "cpu"
     for backend in ("flash", "math"):
-        if backend == "flash" and _backends._sdp["flash"] and flash_refusal is None:
+        if backend == "flash" and on_cpu and _backends._sdp["flash"] and flash_refusal is None:
             if query.size(-2) == 0 or key.size(-2) == 0:
                 break  # nothing to attend over: the math path gives the empty or zero result
             mask = _bool_mask_to_float(attn_mask, query.dtype)
@@ -93,7 +96,7 @@ def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale):
     s = (1.0 / math.sqrt(E)) if scale is None else scale
     factor = math.sqrt(s)
     if is_causal:
-        attn_mask = _causal_mask(L, S)
+        attn_mask = _causal_mask(L, S, query.device)
     mask = _bool_mask_to_float(attn_mask, query.dtype)
     q = query * factor
     attn = ember.matmul(q, key.transpose(-2, -1) * factor)
@@ -214,7 +217,7 @@ def _canonical_mask(mask, mask_name, other_name, other, target_type):
             stacklevel=3,
         )
     if mask.dtype == ember.bool:
-        return ember.zeros(list(mask.shape), dtype=target_type).masked_fill(mask, float("-inf"))
+        return ember.zeros(list(mask.shape), dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
     return mask
 
 
@@ -337,8 +340,8 @@ def multi_head_attention_forward(
     v = v.view(v.size(0), bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
 
     if add_zero_attn:
-        k = ember.cat([k, ember.zeros([bsz * num_heads, 1, head_dim], dtype=k.dtype)], 1)
-        v = ember.cat([v, ember.zeros([bsz * num_heads, 1, head_dim], dtype=v.dtype)], 1)
+        k = ember.cat([k, ember.zeros([bsz * num_heads, 1, head_dim], dtype=k.dtype, device=k.device)], 1)
+        v = ember.cat([v, ember.zeros([bsz * num_heads, 1, head_dim], dtype=v.dtype, device=v.device)], 1)
         if attn_mask is not None:
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:

@@ -32,7 +32,7 @@ def _flatten_input(input, offsets, per_sample_weights, include_last_offset):
                 "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
                 f"sequences. However, found offsets of type {_type_str(offsets)}"
             )
-        offsets = ember.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        offsets = ember.arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
         return input.reshape(-1), offsets, per_sample_weights, False
@@ -68,10 +68,11 @@ def _bag_of_each_index(n, offsets, include_last_offset):
     bags = len(starts) - 1 if include_last_offset else len(starts)
     ends = starts[1 : bags + 1] if include_last_offset else starts[1:] + [n]
     if not bags:
-        return ember.zeros(0, dtype=ember.int64), bags
-    # bag j holds the positions [starts[j], ends[j]), which follow one another
+        return ember.zeros(0, dtype=ember.int64, device=offsets.device), bags
+    # bag j holds the positions [starts[j], ends[j]), which follow one another (found on the host)
     total = ends[-1]
-    return ember._C._segment_ids(ember.tensor(starts[:bags] + [total], dtype=ember.int64), total), bags
+    ids = ember._C._segment_ids(ember.tensor(starts[:bags] + [total], dtype=ember.int64), total)
+    return ids.to(offsets.device), bags
 
 
 def _frequency_scale(idx, weight):
@@ -173,7 +174,7 @@ def embedding_bag(
     if weights is not None:
         rows = rows * weights.unsqueeze(1)
     dim = weight.size(1)
-    zeros = ember.zeros((bags, dim), dtype=weight.dtype)
+    zeros = ember.zeros((bags, dim), dtype=weight.dtype, device=weight.device)
     if mode == "max":
         return zeros.scatter_reduce(0, bag.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False)
     out = zeros.index_add(0, bag, rows)

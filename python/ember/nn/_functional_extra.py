@@ -314,7 +314,8 @@ def pdist(input, p=2):
         raise NotImplementedError(f"\"pdist\" not implemented for '{names[input.dtype]}'")
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
-    ri, ci = ember.tensor(rows, dtype=ember.int64), ember.tensor(cols, dtype=ember.int64)
+    ri = ember.tensor(rows, dtype=ember.int64, device=input.device)
+    ci = ember.tensor(cols, dtype=ember.int64, device=input.device)
     diff = input.index_select(0, ri) - input.index_select(0, ci)
     if p == 0:  # the count of differing entries, with zero gradients
         return (diff != 0).to(input.dtype).sum(1) + (diff * 0).sum(1)
@@ -461,7 +462,8 @@ def _alpha_dropout_impl(input, p, training, inplace, feature):
     if feature:
         if input.dim() < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        noise = ember.empty([input.size(0), input.size(1)] + [1] * (input.dim() - 2), dtype=input.dtype)
+        noise_shape = [input.size(0), input.size(1)] + [1] * (input.dim() - 2)
+        noise = ember.empty(noise_shape, dtype=input.dtype, device=input.device)
     else:
         noise = ember.empty_like(input)
     noise.bernoulli_(1 - p)

@@ -284,7 +284,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     # Which classes are targets: those listed before the first -1 of each row.
     listed = (t >= 0).to(ember.int64).cumprod(1).to(ember.bool)
     safe = ember.where(listed, t, ember.zeros_like(t))
-    is_target = ember.zeros([n, c], dtype=ember.int64).scatter_add_(1, safe, listed.to(ember.int64)) > 0
+    hits = ember.zeros([n, c], dtype=ember.int64, device=x.device).scatter_add_(1, safe, listed.to(ember.int64))
+    is_target = hits > 0
     # pair[b, j, i] = max(0, 1 - (x[b, j] - x[b, i])) for target j, non-target i.
     pair = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)
     mask = is_target.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1))

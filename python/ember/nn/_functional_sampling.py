@@ -139,7 +139,7 @@ def conv_tbc(input, weight, bias, pad=0):
 # ---- sampling grids ---------------------------------------------------------------------------
 def _base_coords(size, align_corners, like):
     """The normalised centres of size pixels along one axis."""
-    coords = ember.linspace(-1, 1, size, dtype=like.dtype)
+    coords = ember.linspace(-1, 1, size, dtype=like.dtype, device=like.device)
     if not align_corners and size > 0:
         coords = coords * ((size - 1) / size)
     return coords

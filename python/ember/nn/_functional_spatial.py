@@ -59,7 +59,7 @@ def _pad_circular(input, pad):
     shape = list(x.shape)
     for i in range(k):
         shape[nd - 1 - i] += pos[2 * i] + pos[2 * i + 1]
-    out = ember.empty(shape, dtype=x.dtype)
+    out = ember.empty(shape, dtype=x.dtype, device=x.device)
     center = out
     for i in range(k):
         dim = nd - 1 - i

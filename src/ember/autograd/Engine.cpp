@@ -75,7 +75,7 @@ variable_list apply_checked(Node& n, variable_list&& in) {
   for (size_t i = 0; i < out.size(); ++i) {
     const Tensor& g = out[i];
     if (!g.defined() || !g.is_floating_point() || g.is_meta()) continue;
-    if (g.isnan().any().item<bool>()) {
+    if (g.isnan().any().to(Device(DeviceType::CPU)).item<bool>()) {
       t_anomaly_report = AnomalyReport{n.name(), n.forward_trace};
       throw Error(str_cat("Function '", n.name(), "' returned nan values in its ", i, "th output."));
     }

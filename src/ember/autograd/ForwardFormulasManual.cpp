@@ -184,7 +184,8 @@ Tensor norm_stat_jvp(const Tensor& input, const Tensor& input_t, const Tensor& s
 Tensor cumprod_jvp(const Tensor& self, const Tensor& self_t, int64_t dim, const Tensor& result) {
   if (self.numel() == 0) return ember::zeros_like(result);
   if (self.dim() == 0) return self_t.clone();
-  if (!ember::eq(self, 0).any().item<bool>()) return result * ember::cumsum(self_t.div(self), dim);
+  if (!ember::eq(self, 0).any().to(Device(DeviceType::CPU)).item<bool>())
+    return result * ember::cumsum(self_t.div(self), dim);
   // With zeros: output i is the sum over k <= i of t_k times the product of
   // the other x_j (j <= i), that is cumprod of x with x_k replaced by t_k.
   const int64_t n = self.size(dim);

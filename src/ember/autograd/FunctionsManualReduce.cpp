@@ -19,6 +19,9 @@ namespace ember::autograd::generated {
 
 namespace {
 
+// A 0-dim bool read on the host (copied there from another device).
+bool host_flag(const Tensor& t) { return t.to(Device(DeviceType::CPU)).item<bool>(); }
+
 std::vector<bool> reduced_mask(IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dims) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
   std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(nd, 1)), !dims || dims->empty());
@@ -42,7 +45,8 @@ std::optional<std::vector<int64_t>> as_dims(IntArrayRef dims) { return dims.vec(
 // t broadcast to sizes as a contiguous double tensor.
 Tensor dense(const Tensor& t, IntArrayRef sizes) { return t.expand(sizes).to(ScalarType::Double).contiguous(); }
 
-// out[i] = f(a[i], b[i], c[i]) over double copies, cast to dtype.
+// out[i] = f(a[i], b[i], c[i]) over double copies, cast to dtype (a host
+// loop: CPU tensors only; callers compose operators for other devices).
 template <typename F>
 Tensor map3(IntArrayRef sizes, ScalarType dtype, const Tensor& a, const Tensor& b, const Tensor& c, const F& f) {
   Tensor da = dense(a, sizes), db = dense(b, sizes), dc = dense(c, sizes);
@@ -120,14 +124,14 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   const Tensor zero = x.eq(0);
   auto conj_if_complex = [](const Tensor& t) { return is_complex_type(t.dtype()) ? t.conj() : t; };
   if (!dim) {
-    if (!zero.any().item<bool>()) return grad * conj_if_complex(result.div(x));
-    if (!GradMode::is_enabled() && zero.sum().item<int64_t>() > 1) return zeros_like(x);
+    if (!host_flag(zero.any())) return grad * conj_if_complex(result.div(x));
+    if (!GradMode::is_enabled() && zero.sum().to(Device(DeviceType::CPU)).item<int64_t>() > 1) return zeros_like(x);
     return prod_safe_zeros_backward(grad, x.contiguous().view({-1}), 0).view_as(x);
   }
   const int64_t d = maybe_wrap_dim(*dim, x.dim());
   Tensor g = keepdim ? grad : grad.unsqueeze(d);
   Tensor r = keepdim ? result : result.unsqueeze(d);
-  if (!zero.any().item<bool>()) return g * conj_if_complex(r.div(x));
+  if (!host_flag(zero.any())) return g * conj_if_complex(r.div(x));
   return prod_safe_zeros_backward(g, x, d);
 }
 
@@ -153,7 +157,7 @@ Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 }
 
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
-  const bool nan = std::isnan(result.item<double>());
+  const bool nan = std::isnan(result.to(Device(DeviceType::CPU)).item<double>());
   Tensor mask = nan ? self.isnan() : self.eq(result);
   Tensor out = zeros(self.sizes(), grad.dtype(), grad.device());
   out.masked_fill_(mask, div(grad, mask.sum()));
@@ -260,7 +264,8 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
   const int64_t d = maybe_wrap_dim(dim, g.dim());
   // A reversed cumulative sum; through operators when it must be
   // differentiable (create_graph) or complex, else summed in double below.
-  if (GradMode::is_enabled() || g.is_complex()) return g.flip({d}).cumsum(d).flip({d});
+  // The loop below runs on the host: other devices take the operators too.
+  if (GradMode::is_enabled() || g.is_complex() || !g.is_cpu()) return g.flip({d}).cumsum(d).flip({d});
   int64_t outer, n, inner;
   split_at(g.sizes(), d, outer, n, inner);
   Tensor gd = g.to(ScalarType::Double).contiguous();
@@ -283,8 +288,11 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
   (void)result;
   if (self.dim() == 0 || self.numel() == 0) return grad.to(self.dtype());
-  // A gradient that will be differentiated again is composed of operators.
-  if (GradMode::is_enabled()) return cumprod_backward_differentiable(grad, self, dim).to(self.dtype());
+  // A gradient that will be differentiated again, or on another device than
+  // the CPU (the loop below runs on the host), is composed of operators.
+  if (GradMode::is_enabled() || !self.is_cpu()) {
+    return cumprod_backward_differentiable(grad, self, dim).to(self.dtype());
+  }
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   int64_t outer, n, inner;
   split_at(self.sizes(), d, outer, n, inner);
@@ -364,11 +372,20 @@ Tensor softmax_double_backward(const Tensor& gg, const Tensor& grad_output, cons
 
 Tensor log_softmax_double_backward(const Tensor& gg, const Tensor& grad_output, const Tensor& output, int64_t dim) {
   Tensor gsum = grad_output.to(output.dtype()).sum(std::vector<int64_t>{dim}, true);
+  if (!output.is_cpu()) {
+    const IntArrayRef sizes = output.sizes();
+    return (-dense(gsum, sizes) * dense(output, sizes).exp() * dense(gg, sizes)).to(output.dtype());
+  }
   return map3(output.sizes(), output.dtype(), gg, output, gsum,
               [](double ggv, double y, double s) { return -s * std::exp(y) * ggv; });
 }
 
 Tensor log_softmax_backward_data_grad(const Tensor& gg, const Tensor& output, int64_t dim) {
+  if (!output.is_cpu()) {
+    const IntArrayRef sizes = output.sizes();
+    Tensor e = (dense(gg, sizes) * dense(output, sizes).exp()).to(output.dtype());
+    return gg.to(output.dtype()) - e.sum(std::vector<int64_t>{dim}, true);
+  }
   Tensor e = map3(output.sizes(), output.dtype(), gg, output, output,
                   [](double ggv, double y, double) { return ggv * std::exp(y); });
   return gg.to(output.dtype()) - e.sum(std::vector<int64_t>{dim}, true);

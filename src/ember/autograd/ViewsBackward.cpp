@@ -114,7 +114,7 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef in_sizes, IntArrayRef
       buf.as_strided(out_sizes, out_strides, out_off - lo).copy_(grad);
     } else {
       // Elements the view reaches more than once collect all their gradients.
-      Tensor where = linear_offsets(out_sizes, out_strides, out_off - lo);
+      Tensor where = linear_offsets(out_sizes, out_strides, out_off - lo).to(grad.device());
       buf.index_put_({where}, grad.reshape({-1}), true);
     }
   }
@@ -186,12 +186,7 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
 
 Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask) {
   // Positions where the mask is false get zero, then everything is summed.
-  Tensor keep = mask.expand(grad.sizes()).contiguous();
-  Tensor inverted = empty(grad.sizes(), ScalarType::Bool, grad.device());
-  const bool* src = keep.data_ptr<bool>();
-  bool* dst = inverted.data_ptr<bool>();
-  for (int64_t i = 0; i < inverted.numel(); ++i) dst[i] = !src[i];
-  return grad.masked_fill(inverted, 0).sum();
+  return grad.masked_fill(logical_not(mask.expand(grad.sizes())), 0).sum();
 }
 
 }  // namespace ember::autograd::generated

@@ -15,6 +15,7 @@
 
 #include "ember/cpu/AttentionStubs.h"
 #include "ember/cpu/Blas.h"
+#include "ember/ops/Dispatch.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -41,10 +42,7 @@ Tensor attn_scores(const Tensor& q, const Tensor& k, bool is_causal, const std::
   }
   if (is_causal) {
     const int64_t L = q.size(-2), S = k.size(-2);
-    Tensor above = ember::empty({L, S}, ScalarType::Bool, q.device());
-    bool* m = above.data_ptr<bool>();
-    for (int64_t i = 0; i < L; ++i)
-      for (int64_t j = 0; j < S; ++j) m[i * S + j] = j > i;
+    Tensor above = ember::triu(ember::ones({L, S}, ScalarType::Bool, q.device()), 1);
     s = ember::masked_fill(s, above, -std::numeric_limits<double>::infinity());
   }
   return s;
@@ -118,7 +116,7 @@ std::tuple<Tensor, Tensor> fused_forward(const Tensor& q, const Tensor& k, const
   for_each_head(B, H, L, S, D, [&](const Head& hd, float* sc) {
     blas::sgemm(false, true, int(L), int(S), int(D), scale, hd.at<const float>(q), int(q.stride(2)),
                 hd.at<const float>(k), int(k.stride(2)), 0.0f, sc, int(S));
-    cpu::attn_softmax_stub(sc, L, S, S, head_mask(mask, hd, is_causal), hd.at<float>(lse), 1);
+    cpu::attn_softmax_stub.get()(sc, L, S, S, head_mask(mask, hd, is_causal), hd.at<float>(lse), 1);
     blas::sgemm(false, false, int(L), int(Dv), int(S), 1.0f, sc, int(S), hd.at<const float>(v), int(v.stride(2)), 0.0f,
                 hd.at<float>(out), int(out.stride(2)));
   });
@@ -141,7 +139,7 @@ std::tuple<Tensor, Tensor, Tensor> fused_backward(const Tensor& g, const Tensor&
     const float* oh = hd.at<const float>(out);
     const int qs = int(q.stride(2)), ks = int(k.stride(2)), vs = int(v.stride(2)), gs = int(g.stride(2));
     blas::sgemm(false, true, int(L), int(S), int(D), scale, qh, qs, kh, ks, 0.0f, p, int(S));
-    cpu::attn_probs_stub(p, L, S, S, head_mask(mask, hd, is_causal), hd.at<const float>(lse), lse.stride(2));
+    cpu::attn_probs_stub.get()(p, L, S, S, head_mask(mask, hd, is_causal), hd.at<const float>(lse), lse.stride(2));
     // dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO * O)), dQ = dS K s, dK = dS^T Q s.
     blas::sgemm(true, false, int(S), int(Dv), int(L), 1.0f, p, int(S), gh, gs, 0.0f, hd.at<float>(gv),
                 int(gv.stride(2)));
@@ -153,7 +151,7 @@ std::tuple<Tensor, Tensor, Tensor> fused_backward(const Tensor& g, const Tensor&
       for (int64_t d = 0; d < Dv; ++d) acc += gr[d] * orow[d];
       row[i] = acc;
     }
-    cpu::attn_score_grad_stub(dp, p, L, S, S, row);
+    cpu::attn_score_grad_stub.get()(dp, p, L, S, S, row);
     blas::sgemm(false, false, int(L), int(D), int(S), scale, dp, int(S), kh, ks, 0.0f, hd.at<float>(gq),
                 int(gq.stride(2)));
     blas::sgemm(true, false, int(S), int(D), int(L), scale, dp, int(S), qh, qs, 0.0f, hd.at<float>(gk),
@@ -174,6 +172,8 @@ bool can_fuse(std::initializer_list<const Tensor*> ts) {
 std::tuple<Tensor, Tensor> sdpa_flash_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p,
                                           bool is_causal, const std::optional<Tensor>& attn_mask,
                                           std::optional<double> scale) {
+  // PyTorch's CPU entry point (the causal mask is built on the host).
+  dispatch::check_cpu_only("aten::_scaled_dot_product_flash_attention_for_cpu", query, key, value);
   EMBER_CHECK(dropout_p == 0.0, "_scaled_dot_product_flash_attention_for_cpu: dropout is not supported");
   EMBER_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
               "_scaled_dot_product_flash_attention_for_cpu: query, key and value must be 4-D");
@@ -197,6 +197,7 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_flash_backward_cpu(const Tensor& grad_ou
                                                            const std::optional<Tensor>& attn_mask,
                                                            std::optional<double> scale) {
   (void)dropout_p;
+  dispatch::check_cpu_only("aten::_scaled_dot_product_flash_attention_for_cpu_backward", grad_out, query, key, value);
   const double sc = attn_scale(query, scale);
   Tensor g = grad_out.defined() ? grad_out : ember::zeros_like(out);
   if (can_fuse({&g, &query, &key, &value, &out}) && logsumexp.dtype() == ScalarType::Float) {

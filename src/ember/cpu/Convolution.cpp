@@ -219,7 +219,7 @@ void conv_lower(const Geometry& g, const T* X, const T* Wt, const T* bias, T* Y)
       for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
         const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
         if (g.wide) {
-          cpu::im2col_wide_stub(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
+          cpu::im2col_wide_stub.get()(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
           T* yw = ws.ywide.get();
           gemm<T>(false, false, g.O, cols, K, w, K, ws.col.get(), cols, false, yw, cols);
           for (int64_t o = 0; o < g.O; ++o) {
@@ -236,7 +236,7 @@ void conv_lower(const Geometry& g, const T* X, const T* Wt, const T* bias, T* Y)
               std::fill(y + o * OHW + r0 * g.OW, y + o * OHW + r1 * g.OW, bias[grp * g.O + o]);
             }
           }
-          cpu::im2col_stub(dt, x, ws.col.get(), g.im2col_args(r0, r1));
+          cpu::im2col_stub.get()(dt, x, ws.col.get(), g.im2col_args(r0, r1));
           gemm<T>(false, false, g.O, cols, K, w, K, ws.col.get(), cols, bias != nullptr, y + r0 * g.OW, OHW);
         }
       }
@@ -267,10 +267,10 @@ void conv_raise(const Geometry& g, const T* Y, const T* Wt, const T* bias, T* X)
             if (g.wide) {
               widen_band(g, y, r0, r1, ws.ywide.get());
               gemm<T>(true, false, K, cols, g.O, w, K, ws.ywide.get(), cols, false, ws.col.get(), cols);
-              cpu::col2im_wide_stub(dt, ws.col.get(), acc + r0 * g.Wp(), g.wide_args(r0, r1));
+              cpu::col2im_wide_stub.get()(dt, ws.col.get(), acc + r0 * g.Wp(), g.wide_args(r0, r1));
             } else {
               gemm<T>(true, false, K, cols, g.O, w, K, y + r0 * g.OW, OHW, false, ws.col.get(), cols);
-              cpu::col2im_stub(dt, ws.col.get(), x, g.im2col_args(r0, r1));
+              cpu::col2im_stub.get()(dt, ws.col.get(), x, g.im2col_args(r0, r1));
             }
           }
         }
@@ -334,11 +334,11 @@ void conv_weight(const Geometry& g, const T* X, const T* Y, T* dW, T* dbias) {
         for (int64_t r0 = 0; r0 < g.OH; r0 += band) {
           const int64_t r1 = std::min(g.OH, r0 + band), cols = g.cols(r0, r1);
           if (g.wide) {
-            cpu::im2col_wide_stub(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
+            cpu::im2col_wide_stub.get()(dt, xp + r0 * g.Wp(), ws.col.get(), g.wide_args(r0, r1));
             widen_band(g, y, r0, r1, ws.ywide.get());
             gemm<T>(false, true, g.O, K, cols, ws.ywide.get(), cols, ws.col.get(), cols, true, w, K);
           } else {
-            cpu::im2col_stub(dt, x, ws.col.get(), g.im2col_args(r0, r1));
+            cpu::im2col_stub.get()(dt, x, ws.col.get(), g.im2col_args(r0, r1));
             gemm<T>(false, true, g.O, K, cols, y + r0 * g.OW, OHW, ws.col.get(), cols, true, w, K);
           }
         }

@@ -177,9 +177,9 @@ void ComplexPlan<T>::run_packed(const C* const* in, int64_t in_stride, C* const*
     run_bluestein_packed(in, in_stride, out, out_stride, work, inverse, scale);
     return;
   }
-  cpu::fft_packed_stub(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_,
-                       reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
-                       out_stride, work, inverse, static_cast<double>(scale), split_tw);
+  cpu::fft_packed_stub.get()(std::is_same_v<T, double>, views_.data(), static_cast<int>(views_.size()), n_,
+                             reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
+                             out_stride, work, inverse, static_cast<double>(scale), split_tw);
 }
 
 template <typename T>
@@ -194,7 +194,7 @@ void ComplexPlan<T>::run_bluestein_packed(const C* const* in, int64_t in_stride,
                                           T* work, bool inverse, T scale) const {
   // run_bluestein on kPackLines lines, all of it on vectors.
   const int64_t m = inner_->size();
-  cpu::fft_bluestein_packed_stub(
+  cpu::fft_bluestein_packed_stub.get()(
       std::is_same_v<T, double>, inner_->views_.data(), static_cast<int>(inner_->views_.size()), m, n_, chirp_.data(),
       chirp_spectrum_.data(), reinterpret_cast<const void* const*>(in), in_stride, reinterpret_cast<void* const*>(out),
       out_stride, work, inverse, static_cast<double>(scale));

@@ -212,8 +212,8 @@ void scatter_into(Tensor& out, int64_t dim, const Tensor& index, const Tensor& s
   ValueBuffer buf(value ? *value : Scalar(0), out.dtype());
   g.checked = check_expanded_index(i, dim, o.sizes()[dim]);
   char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
-  if (!cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, static_cast<const int64_t*>(i.data_ptr()),
-                                out.dtype(), op, Scalar(1))) {
+  if (!cpu::scatter_gather_stub.get()(g, static_cast<char*>(o.data_ptr()), y, static_cast<const int64_t*>(i.data_ptr()),
+                                      out.dtype(), op, Scalar(1))) {
     report_bad_index(i, dim, o.sizes()[dim]);
   }
 }
@@ -263,9 +263,9 @@ Tensor& gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   Tensor o = as_1d(out), i = as_1d(long_index(index)), s = as_1d(self);
   ScatterGeometry g = scatter_geometry(i.sizes(), d, s.strides(), o.strides(), i.strides(), s.sizes()[d]);
   g.checked = check_expanded_index(i, d, s.sizes()[d]);
-  if (!cpu::scatter_gather_stub(g, static_cast<char*>(s.data_ptr()), static_cast<char*>(o.data_ptr()),
-                                static_cast<const int64_t*>(i.data_ptr()), self.dtype(), ScatterOp::Gather,
-                                Scalar(1))) {
+  if (!cpu::scatter_gather_stub.get()(g, static_cast<char*>(s.data_ptr()), static_cast<char*>(o.data_ptr()),
+                                      static_cast<const int64_t*>(i.data_ptr()), self.dtype(), ScatterOp::Gather,
+                                      Scalar(1))) {
     report_bad_index(i, d, s.sizes()[d]);
   }
   return out;
@@ -468,7 +468,8 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
     }
   }
   char* y = s.defined() ? static_cast<char*>(s.data_ptr()) : reinterpret_cast<char*>(buf.bytes);
-  const bool ok = cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), y, pos.data(), out.dtype(), op, alpha);
+  const bool ok =
+      cpu::scatter_gather_stub.get()(g, static_cast<char*>(o.data_ptr()), y, pos.data(), out.dtype(), op, alpha);
   EMBER_INTERNAL_ASSERT(ok, "index_add/index_copy/index_fill: positions were checked");
 }
 
@@ -563,10 +564,11 @@ Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor&
                                   Tensor& out) {
   EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
+  const Tensor host = value.is_meta() ? value : value.to(Device(DeviceType::CPU));
   Scalar v = value.is_meta()                     ? Scalar(int64_t(0))  // no value to read: only its metadata counts
-             : is_floating_type(value.dtype())   ? Scalar(value.item<double>())
-             : value.dtype() == ScalarType::Bool ? Scalar(value.item<bool>())
-                                                 : Scalar(value.item<int64_t>());
+             : is_floating_type(value.dtype())   ? Scalar(host.item<double>())
+             : value.dtype() == ScalarType::Bool ? Scalar(host.item<bool>())
+                                                 : Scalar(host.item<int64_t>());
   return index_fill_int_scalar_out(self, dim, index, v, out);
 }
 
@@ -625,8 +627,9 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   Tensor o = out.is_contiguous() ? out : ember::empty(index.sizes(), self.dtype(), self.device());
   ScatterGeometry g = flat_geometry(pos.numel(), src.numel());
   g.parallel = true;
-  cpu::scatter_gather_stub(g, static_cast<char*>(src.data_ptr()), static_cast<char*>(o.data_ptr()),
-                           static_cast<const int64_t*>(pos.data_ptr()), self.dtype(), ScatterOp::Gather, Scalar(1));
+  cpu::scatter_gather_stub.get()(g, static_cast<char*>(src.data_ptr()), static_cast<char*>(o.data_ptr()),
+                                 static_cast<const int64_t*>(pos.data_ptr()), self.dtype(), ScatterOp::Gather,
+                                 Scalar(1));
   if (!o.is_same(out)) out.copy_(o);
   return out;
 }
@@ -656,9 +659,9 @@ Tensor& put_out(const Tensor& self, const Tensor& index, const Tensor& source, b
   Tensor o = out.is_contiguous() ? out : out.contiguous();
   ScatterGeometry g = flat_geometry(pos.numel(), o.numel());
   g.parallel = false;
-  cpu::scatter_gather_stub(g, static_cast<char*>(o.data_ptr()), static_cast<char*>(src.data_ptr()),
-                           static_cast<const int64_t*>(pos.data_ptr()), self.dtype(),
-                           accumulate ? ScatterOp::Sum : ScatterOp::Assign, Scalar(1));
+  cpu::scatter_gather_stub.get()(g, static_cast<char*>(o.data_ptr()), static_cast<char*>(src.data_ptr()),
+                                 static_cast<const int64_t*>(pos.data_ptr()), self.dtype(),
+                                 accumulate ? ScatterOp::Sum : ScatterOp::Assign, Scalar(1));
   if (!o.is_same(out)) out.copy_(o);
   return out;
 }

@@ -355,7 +355,9 @@ Tensor as_masked_fill(const Tensor& self, const OptTensors& indices, const Tenso
                                            mask.storage_offset()));
 }
 
-Scalar item_scalar(const Tensor& t) {
+// The value of a one-element tensor (read on the host: another device's is copied there).
+Scalar item_scalar(const Tensor& value) {
+  const Tensor t = value.to(Device(DeviceType::CPU));
   if (t.is_complex()) return Scalar(t.item<std::complex<double>>());
   if (t.is_floating_point()) return Scalar(t.item<double>());
   if (t.dtype() == ScalarType::Bool) return Scalar(t.item<bool>());
@@ -389,7 +391,7 @@ Tensor index(const Tensor& self, const OptTensors& indices) {
     return result;
   }
   IndexGeometry g = make_geometry(self, plan, result.strides());
-  cpu::index_stub(g, byte_ptr(self), byte_ptr(result), self.dtype(), IndexMode::Gather);
+  cpu::index_stub.get()(g, byte_ptr(self), byte_ptr(result), self.dtype(), IndexMode::Gather);
   return result;
 }
 
@@ -434,7 +436,8 @@ Tensor& index_put_out(const Tensor& self, const OptTensors& indices, const Tenso
   compute_offsets(out, plan);
   DimVector lin = broadcast_strides(values, plan.result_shape);
   IndexGeometry g = make_geometry(out, plan, lin);
-  cpu::index_stub(g, byte_ptr(out), byte_ptr(values), out.dtype(), accumulate ? IndexMode::Accumulate : IndexMode::Put);
+  cpu::index_stub.get()(g, byte_ptr(out), byte_ptr(values), out.dtype(),
+                        accumulate ? IndexMode::Accumulate : IndexMode::Put);
   return out;
 }
 
@@ -488,7 +491,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
     (i < d ? g.a_stride_lin : g.c_stride_lin).push_back(out.strides()[i]);
     sizes.push_back(self.sizes()[i]);
   }
-  cpu::index_stub(g, byte_ptr(self), byte_ptr(out), self.dtype(), IndexMode::Gather);
+  cpu::index_stub.get()(g, byte_ptr(self), byte_ptr(out), self.dtype(), IndexMode::Gather);
   return out;
 }
 

@@ -271,7 +271,7 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
   }
   if (!use_blas(dtype) || !fits_int(m) || !fits_int(n) || !fits_int(k)) {
     cpu::GemmArgs g{batch, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c, c_bs, n, 1, dtype, alpha, beta};
-    cpu::gemm_stub(g);
+    cpu::gemm_stub.get()(g);
     return;
   }
   if (blas::is_mkl()) {  // Note [Products in PyTorch's order]

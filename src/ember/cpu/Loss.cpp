@@ -24,7 +24,7 @@ Tensor mse_loss_cpu(const Tensor& self, const Tensor& target, int64_t reduction)
     return native::mse_loss(self, target, reduction);
   }
   const int64_t n = self.numel();
-  const double total = cpu::squared_diff_sum_stub(self.data_ptr(), target.data_ptr(), n, t);
+  const double total = cpu::squared_diff_sum_stub.get()(self.data_ptr(), target.data_ptr(), n, t);
   Tensor r = ember::empty({}, t);
   if (t == ScalarType::Float) {
     const float v = static_cast<float>(total);

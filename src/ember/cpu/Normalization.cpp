@@ -133,7 +133,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
       Tensor x = a.channels_last && !input.is_contiguous()
                      ? in_dtype(input.dim() == 4 ? input.permute({0, 2, 3, 1}) : input.permute({0, 2, 3, 4, 1}), T_)
                      : in_dtype(input, T_);
-      cpu::batch_norm_stats_stub(T_, x.data_ptr(), mean.data(), var_sum.data(), a);
+      cpu::batch_norm_stats_stub.get()(T_, x.data_ptr(), mean.data(), var_sum.data(), a);
       const T mom = static_cast<T>(momentum);
       for (int64_t c = 0; c < C; ++c) {
         // The element type's division, then the invstd in double.
@@ -193,16 +193,16 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
           input.dim() == 4 ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 3, 4, 1};
       Tensor x = in_dtype(input.permute(perm), T_);
       Tensor yp = ember::empty(x.sizes(), T_);
-      cpu::batch_norm_apply_stub(T_, x.data_ptr(), yp.data_ptr(), mean.data(), invstd.data(),
-                                 w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
+      cpu::batch_norm_apply_stub.get()(T_, x.data_ptr(), yp.data_ptr(), mean.data(), invstd.data(),
+                                       w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
       std::vector<int64_t> inv(perm.size());
       for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
       y = yp.permute(inv);
     } else {
       Tensor x = in_dtype(input, T_);
       y = ember::empty(input.sizes(), T_);
-      cpu::batch_norm_apply_stub(T_, x.data_ptr(), y.data_ptr(), mean.data(), invstd.data(),
-                                 w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
+      cpu::batch_norm_apply_stub.get()(T_, x.data_ptr(), y.data_ptr(), mean.data(), invstd.data(),
+                                       w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
     }
   } else {
     Tensor x = in_dtype(input, T_);
@@ -344,7 +344,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_ou
   std::vector<double> sum_dy(C, 0.0), sum_dy_xmu(C, 0.0);
   if ((mask[1] || mask[2] || (train && mask[0])) && input.numel() > 0) {
     Tensor m = from_doubles(mean, T), s1 = ember::empty({C}, T), s2 = ember::empty({C}, T);
-    cpu::batch_norm_backward_reduce_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), s1.data_ptr(), s2.data_ptr(), a);
+    cpu::batch_norm_backward_reduce_stub.get()(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), s1.data_ptr(),
+                                               s2.data_ptr(), a);
     sum_dy = to_doubles(s1);
     sum_dy_xmu = to_doubles(s2);
   }
@@ -362,8 +363,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_ou
     gx = ember::empty(input.sizes(), T);
     if (input.numel() > 0) {
       Tensor t1 = from_doubles(k1, T), t2 = from_doubles(k2, T), t3 = from_doubles(k3, T);
-      cpu::batch_norm_backward_apply_stub(T, dy.data_ptr(), x.data_ptr(), gx.data_ptr(), t1.data_ptr(), t2.data_ptr(),
-                                          t3.data_ptr(), a);
+      cpu::batch_norm_backward_apply_stub.get()(T, dy.data_ptr(), x.data_ptr(), gx.data_ptr(), t1.data_ptr(),
+                                                t2.data_ptr(), t3.data_ptr(), a);
     }
     gx = gx.to(input.dtype());
   }
@@ -528,9 +529,9 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
   Tensor b = bias.defined() ? in_dtype(bias, T) : Tensor();
   Tensor y = ember::empty(input.sizes(), T), mean = ember::empty({N, group}, T), rstd = ember::empty({N, group}, T);
   if (input.numel() > 0) {
-    cpu::group_norm_stub(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
-                         y.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
-                         cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())}, eps);
+    cpu::group_norm_stub.get()(T, x.data_ptr(), g.defined() ? g.data_ptr() : nullptr,
+                               b.defined() ? b.data_ptr() : nullptr, y.data_ptr(), mean.data_ptr(), rstd.data_ptr(),
+                               cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())}, eps);
   }
   // The statistics have the parameters' dtype, as in PyTorch's CPU kernel:
   // the input's, or float32 for float parameters with 16-bit input. Its meta
@@ -558,8 +559,9 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward_cpu(const Tensor& grad_ou
   if (mask[2]) gb = ember::zeros({C}, T);
   if (input.numel() > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
-    cpu::group_norm_backward_stub(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw),
-                                  ptr(gb), cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())});
+    cpu::group_norm_backward_stub.get()(T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx),
+                                        ptr(gw), ptr(gb),
+                                        cpu::GroupNormArgs{N, C, HxW, group, is_reduced_float(input.dtype())});
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());

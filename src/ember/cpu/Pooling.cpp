@@ -136,7 +136,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntAr
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
   Tensor idx = ember::empty(pooled_shape(p), ScalarType::Long, self.device());
   if (out.numel() > 0 && !out.is_meta()) {  // a meta result has no values to compute
-    cpu::max_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), idx.data_ptr<int64_t>(), p.a);
+    cpu::max_pool2d_stub.get()(x.dtype(), x.data_ptr(), out.data_ptr(), idx.data_ptr<int64_t>(), p.a);
   }
   return {is_reduced_float(dtype) ? out.to(dtype) : out, idx};
 }
@@ -152,7 +152,7 @@ Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Ten
               "max_pool2d_with_indices_backward: grad_output and indices must have the output's shape");
   Tensor gin = ember::zeros(self.sizes(), compute, self.device());
   if (g.numel() > 0) {
-    cpu::max_pool2d_backward_stub(compute, g.data_ptr(), ix.data_ptr<int64_t>(), gin.data_ptr(), p.a);
+    cpu::max_pool2d_backward_stub.get()(compute, g.data_ptr(), ix.data_ptr<int64_t>(), gin.data_ptr(), p.a);
   }
   return compute != dtype ? gin.to(dtype) : gin;
 }
@@ -171,7 +171,8 @@ Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   Tensor x = (is_reduced_float(dtype) ? self.to(ScalarType::Float) : self).contiguous();
   Tensor out = ember::empty(pooled_shape(p), x.dtype(), self.device());
   if (out.numel() > 0 && !out.is_meta()) {
-    cpu::avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), p.a, count_include_pad, divisor_override.value_or(0));
+    cpu::avg_pool2d_stub.get()(x.dtype(), x.data_ptr(), out.data_ptr(), p.a, count_include_pad,
+                               divisor_override.value_or(0));
   }
   return is_reduced_float(dtype) ? out.to(dtype) : out;
 }
@@ -187,8 +188,8 @@ Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self, In
               "avg_pool2d_backward: grad_output must have the output's shape");
   Tensor gin = ember::zeros(self.sizes(), compute, self.device());
   if (g.numel() > 0) {
-    cpu::avg_pool2d_backward_stub(compute, g.data_ptr(), gin.data_ptr(), p.a, count_include_pad,
-                                  divisor_override.value_or(0));
+    cpu::avg_pool2d_backward_stub.get()(compute, g.data_ptr(), gin.data_ptr(), p.a, count_include_pad,
+                                        divisor_override.value_or(0));
   }
   return compute != dtype ? gin.to(dtype) : gin;
 }
@@ -225,7 +226,8 @@ Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
   shape[shape.size() - 2] = a.OH;
   shape[shape.size() - 1] = a.OW;
   Tensor out = ember::empty(shape, x.dtype(), self.device());
-  if (out.numel() > 0 && !out.is_meta()) cpu::adaptive_avg_pool2d_stub(x.dtype(), x.data_ptr(), out.data_ptr(), a);
+  if (out.numel() > 0 && !out.is_meta())
+    cpu::adaptive_avg_pool2d_stub.get()(x.dtype(), x.data_ptr(), out.data_ptr(), a);
   return is_reduced_float(dtype) ? out.to(dtype) : out;
 }
 
@@ -238,7 +240,7 @@ Tensor adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor&
   const ScalarType compute = is_reduced_float(dtype) ? ScalarType::Float : dtype;
   Tensor g = grad_output.to(compute).contiguous();
   Tensor gin = ember::zeros(self.sizes(), compute, self.device());
-  if (g.numel() > 0) cpu::adaptive_avg_pool2d_backward_stub(compute, g.data_ptr(), gin.data_ptr(), a);
+  if (g.numel() > 0) cpu::adaptive_avg_pool2d_backward_stub.get()(compute, g.data_ptr(), gin.data_ptr(), a);
   return compute != dtype ? gin.to(dtype) : gin;
 }
 

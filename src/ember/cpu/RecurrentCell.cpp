@@ -30,10 +30,12 @@ void check_cell_args(const Tensor& gates, const Tensor& cx) {
       "_lstm_cell_fused: expected float or double tensors of one dtype");
 }
 
+// The CPU kernel over rows (the operators are CPU-only).
 void run_rows(DispatchStub<cpu::LstmCellFn>& stub, const cpu::LstmCellArgs& args, ScalarType t, int64_t rows) {
   const int64_t per_row = 4 * args.hidden;
+  const auto kernel = stub.get();
   parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(per_row, 1)),
-               [&](int64_t b, int64_t e) { stub(args, t, b, e); });
+               [&](int64_t b, int64_t e) { kernel(args, t, b, e); });
 }
 
 const void* data_or_null(const std::optional<Tensor>& t, Tensor& keep) {

@@ -83,7 +83,7 @@ void step_gemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, 
   const int64_t lanes = 16, units = (n + lanes - 1) / lanes;  // a multiple of every vector width
   const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 19) / std::max<int64_t>(m * k * lanes, 1));
   parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
-    cpu::recurrent_gemm_stub(m, u0 * lanes, std::min(n, u1 * lanes), k, a, k, b, n, c, n, accumulate, bias);
+    cpu::recurrent_gemm_stub.get()(m, u0 * lanes, std::min(n, u1 * lanes), k, a, k, b, n, c, n, accumulate, bias);
   });
 }
 
@@ -193,8 +193,9 @@ void for_row_blocks(const LayerDims& d, const F& f) {
 void cell_rows(DispatchStub<cpu::LstmCellFn>& stub, const cpu::LstmCellArgs& args, ScalarType t, int64_t b0,
                int64_t b1) {
   const int64_t per_row = 4 * args.hidden;
+  const auto kernel = stub.get();  // the layer takes CPU tensors only (check_layer_args)
   parallel_for(b0, b1, std::max<int64_t>(1, 16384 / std::max<int64_t>(per_row, 1)),
-               [&](int64_t b, int64_t e) { stub(args, t, b, e); });
+               [&](int64_t b, int64_t e) { kernel(args, t, b, e); });
 }
 
 template <typename S>
@@ -237,7 +238,7 @@ void layer_forward_f32(const LayerDims& d, const float* x, const float* w_ih_t, 
     const int64_t t = d.time(s);
     const float* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
     parallel_for(b0, b1, std::max<int64_t>(1, 4096 / std::max<int64_t>(G, 1)), [&](int64_t r0, int64_t r1) {
-      cpu::onednn_lstm_cell_stub(H, r0, r1, gates + t * B * G, bias.data(), c_prev, cs + t * BH, out + t * BH);
+      cpu::onednn_lstm_cell_stub.get()(H, r0, r1, gates + t * B * G, bias.data(), c_prev, cs + t * BH, out + t * BH);
     });
   };
   if (chains && I == H && !(B == 1 && T > 1)) {
@@ -376,8 +377,8 @@ void layer_backward_f32(const LayerDims& d, const float* x, const float* w_ih, c
     const float* c_prev = s == 0 ? cx : cs + d.time(s - 1) * BH;
     float* dg = dG + t * B * G;
     parallel_for(0, B, std::max<int64_t>(1, 4096 / std::max<int64_t>(G, 1)), [&](int64_t r0, int64_t r1) {
-      cpu::onednn_lstm_cell_backward_stub(H, r0, r1, acts + t * B * G, c_prev, cs + t * BH,
-                                          g_out ? g_out + t * BH : nullptr, dh_next, dc_next, dg, dc);
+      cpu::onednn_lstm_cell_backward_stub.get()(H, r0, r1, acts + t * B * G, c_prev, cs + t * BH,
+                                                g_out ? g_out + t * BH : nullptr, dh_next, dc_next, dg, dc);
     });
     dc_next = dc;
     blas::onednn_sgemm(false, false, int(B), int(H), int(G), dg, int(G), w_hh, int(H), 0.0f, dh, int(H));

@@ -8,6 +8,7 @@
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
+#include "ember/ops/Dispatch.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
@@ -178,8 +179,7 @@ Tensor complex_prod(const Tensor& self, const std::vector<bool>& mask, bool keep
   }
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   if (result.is_meta() || result.numel() == 0) return result;
-  EMBER_CHECK_TYPE(NotImplementedError, self.device().is_cpu(), "\"prod_cuda\" not implemented for '",
-                   dtype_message_name(rtype), "'");
+  dispatch::check_cpu_only("aten::prod", self);
   Tensor in = self.to(rtype).permute(perm).contiguous();
   EMBER_DISPATCH_COMPLEX_TYPES(rtype, "prod_cpu", [&] {
     const scalar_t* x = static_cast<const scalar_t*>(in.data_ptr());
@@ -466,12 +466,15 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     int64_t outer = 1, inner = 1, n = self.dim() ? self.sizes()[d] : 1;
     for (int64_t k = 0; k < d; ++k) outer *= self.sizes()[k];
     for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.sizes()[k];
+    const char* op = is_prod ? "aten::cumprod" : "aten::cumsum";
+    // The complex scans are host loops; the CUDA scan takes real types only.
+    if (rtype == ScalarType::ComplexFloat || rtype == ScalarType::ComplexDouble) dispatch::check_cpu_only(op, self);
     if (rtype == ScalarType::ComplexFloat) {
       complex_scan<float>(in, result, outer, n, inner, is_prod);
     } else if (rtype == ScalarType::ComplexDouble) {
       complex_scan<double>(in, result, outer, n, inner, is_prod);
     } else {
-      cpu::kernel_for(cpu::scan_stub, self, "aten::cumsum")(in, result, outer, n, inner, is_prod);
+      cpu::kernel_for(cpu::scan_stub, self, op)(in, result, outer, n, inner, is_prod);
     }
   }
   return deliver(out, result);

@@ -9,20 +9,19 @@
 
 #include "ember/core/DimVector.h"
 #include "ember/core/Scalar.h"
+#include "ember/ops/Dispatch.h"
 #include "ember/ops/DispatchStub.h"
 #include "ember/ops/Tensor.h"
 
 namespace ember::cpu {
 
 // The stub's kernel for the device `t` lives on (the CUDA entry is filled
-// when libember_cuda loads); PyTorch's NotImplementedError when it has none.
+// when libember_cuda loads); PyTorch's NotImplementedError naming `op`
+// ("aten::cumsum") when it has none.
 template <typename Fn>
 Fn kernel_for(const DispatchStub<Fn>& stub, const TensorBase& t, const char* op) {
   Fn fn = stub.for_device(t.device().type);
-  if (!fn) {
-    throw NotImplementedError(str_cat("Could not run '", op, "' with arguments from the '",
-                                      t.device().is_cuda() ? "CUDA" : t.device().str(), "' backend."));
-  }
+  if (!fn) dispatch::missing_kernel(op, t.device().type);
   return fn;
 }
 

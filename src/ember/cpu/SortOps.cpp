@@ -97,7 +97,8 @@ std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> s
   Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
   const int64_t n = in.sizes()[d];
   std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
-  cpu::sort_stub(self.dtype(), n, static_cast<int64_t>(lines.size()), descending, stable.value_or(false), lines.data());
+  cpu::sort_stub.get()(self.dtype(), n, static_cast<int64_t>(lines.size()), descending, stable.value_or(false),
+                       lines.data());
   return {values, indices};
 }
 
@@ -130,7 +131,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   if (values.numel() == 0 || values.is_meta()) return {values, indices};
   Tensor in = as_1d(self), v = as_1d(values), x = as_1d(indices);
   std::vector<cpu::SortLine> lines = sort_lines(in, v, x, d);
-  cpu::topk_stub(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
+  cpu::topk_stub.get()(self.dtype(), size, k, static_cast<int64_t>(lines.size()), largest, sorted, lines.data());
   return {values, indices};
 }
 

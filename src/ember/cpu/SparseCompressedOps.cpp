@@ -7,6 +7,7 @@
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/SparseCompressedStubs.h"
+#include "ember/ops/Dispatch.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 
@@ -67,6 +68,8 @@ void check_floating(ScalarType dt, const char* name) {
 }  // namespace
 
 Tensor csr_dense_mm(const Tensor& crow_indices, const Tensor& col_indices, const Tensor& values, const Tensor& dense) {
+  // A host loop over the indices and values: CPU tensors only.
+  dispatch::check_cpu_only("aten::addmm", crow_indices, col_indices, values, dense);
   EMBER_CHECK(dense.dim() == 2 && values.dim() == 1, "csr_dense_mm: expected 1-D values and a 2-D dense matrix");
   EMBER_CHECK(values.dtype() == dense.dtype(), "expected scalar type ", dtype_message_name(values.dtype()),
               " but found ", dtype_message_name(dense.dtype()));
@@ -91,6 +94,7 @@ Tensor csr_dense_mm(const Tensor& crow_indices, const Tensor& col_indices, const
 }
 
 Tensor csr_sampled_dot(const Tensor& crow_indices, const Tensor& col_indices, const Tensor& a, const Tensor& b) {
+  dispatch::check_cpu_only("aten::sparse_sampled_addmm", crow_indices, col_indices, a, b);
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.sizes()[1] == b.sizes()[1],
               "csr_sampled_dot: expected two matrices with the same number of columns");
   EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_message_name(a.dtype()), " but found ",

@@ -1,4 +1,8 @@
 // Errors raised by the generated device dispatch.
+#include "ember/ops/Dispatch.h"
+
+#include <string_view>
+
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/generated/DispatchTables.h"
 
@@ -7,17 +11,21 @@ namespace ember::dispatch {
 static_assert(kNumDeviceTypes == 3, "tools/codegen/cpp.py DEVICE_TYPES lists the device types of core/Device.h");
 
 void missing_kernel(const char* op, DeviceType device) {
+  // Schema names come without the namespace ("neg", "cumsum.out").
+  const char* ns = std::string_view(op).substr(0, 6) == "aten::" ? "" : "aten::";
   if (device == DeviceType::Meta) {
-    throw NotImplementedError(str_cat("aten::", op,
+    throw NotImplementedError(str_cat(ns, op,
                                       ": attempted to run this operator with Meta tensors, but there "
                                       "was no fake impl or Meta kernel registered."));
   }
   if (device == DeviceType::CUDA && cuda_version().empty()) {
-    throw Error(str_cat("Could not run '", op, "' on a CUDA tensor: Ember was built without CUDA"));
+    throw Error(str_cat("Could not run '", ns, op, "' on a CUDA tensor: Ember was built without CUDA"));
   }
-  throw NotImplementedError(str_cat("Could not run '", op, "' with arguments from the '",
+  throw NotImplementedError(str_cat("Could not run '", ns, op, "' with arguments from the '",
                                     device == DeviceType::CUDA ? "CUDA" : "CPU",
-                                    "' backend: no kernel is registered for it"));
+                                    "' backend. This could be because the operator doesn't exist for this backend, "
+                                    "or was omitted during the selective/custom build process (if using custom "
+                                    "build)."));
 }
 
 }  // namespace ember::dispatch

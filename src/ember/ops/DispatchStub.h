@@ -3,6 +3,16 @@
 // under cpu/kernels are compiled once per capability (DEFAULT, AVX2, AVX512),
 // each registering its function into a stub; a call picks the best one this
 // CPU supports. A device backend (CUDA) fills its entry when it is loaded.
+//
+// Note [Stub device]
+// A call runs the kernel of the device its data lives on: the device of a
+// TensorIterator first argument, else of the first defined tensor argument
+// (a TensorBase or a class derived from it). A device without a kernel
+// raises. A stub called with neither (raw pointers, plans) cannot tell, so
+// such a call does not compile: the caller names the device, get() for the
+// CPU kernel once it has made sure its tensors are on the CPU, or
+// for_device(); cpu::kernel_for (cpu/ReduceStubs.h) raises PyTorch's error
+// for an operator without a kernel on the tensor's device.
 
 #include <array>
 #include <tuple>
@@ -10,6 +20,7 @@
 
 #include "ember/core/Device.h"
 #include "ember/core/Macros.h"
+#include "ember/core/TensorBase.h"
 
 namespace ember {
 
@@ -35,6 +46,7 @@ struct DispatchStub {
   std::array<Fn, static_cast<int>(CpuCapability::NumCapabilities)> table{};
   Fn cuda = nullptr;
 
+  // The CPU kernel of the best capability compiled in.
   Fn get() const {
     for (int c = static_cast<int>(cpu_capability()); c >= 0; --c) {
       if (table[c]) return table[c];
@@ -47,18 +59,25 @@ struct DispatchStub {
     if (device == DeviceType::CUDA) return cuda;
     return nullptr;
   }
+  // Runs the kernel of the arguments' device (Note [Stub device]).
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) const {
+    DeviceType device = DeviceType::CPU;
     if constexpr (runs_on_iterator<Args...>()) {
       // A meta iterator has computed its outputs' metadata; there is no data to loop over.
       const TensorIterator& it = first_of(args...);
       if (iterator_is_meta(it)) return;
-      // An iterator over another device's tensors runs that device's kernel.
-      const DeviceType device = iterator_device_type(it);
-      if (device != DeviceType::CPU) {
-        if (!cuda || device != DeviceType::CUDA) missing_device_kernel(device);
-        return cuda(std::forward<Args>(args)...);
-      }
+      device = iterator_device_type(it);
+    } else {
+      static_assert((is_tensor<Args>() || ...),
+                    "a stub called without a TensorIterator or a tensor cannot tell the device: "
+                    "call get() for the CPU kernel or for_device() (Note [Stub device])");
+      device = first_tensor_device(args...);
+    }
+    if (device != DeviceType::CPU) {
+      const Fn fn = for_device(device);
+      if (!fn) missing_device_kernel(device);
+      return fn(std::forward<Args>(args)...);
     }
     return get()(std::forward<Args>(args)...);
   }
@@ -76,6 +95,26 @@ struct DispatchStub {
   template <typename First, typename... Rest>
   static const First& first_of(const First& first, const Rest&...) {
     return first;
+  }
+  template <typename T>
+  static constexpr bool is_tensor() {
+    return std::is_base_of_v<TensorBase, std::decay_t<T>>;
+  }
+  // The device of the first defined tensor argument; the CPU if none is defined.
+  template <typename... Rest>
+  static DeviceType first_tensor_device(const Rest&... rest) {
+    DeviceType device = DeviceType::CPU;
+    bool found = false;
+    auto visit = [&](const auto& arg) {
+      if constexpr (is_tensor<decltype(arg)>()) {
+        if (!found && arg.defined()) {
+          device = arg.device().type;
+          found = true;
+        }
+      }
+    };
+    (visit(rest), ...);
+    return device;
   }
 };
 

@@ -538,10 +538,14 @@ std::optional<Scalar> ParsedArgsBase::scalar_optional(int i) {
   return scalar(i);
 }
 
+// The value of a one-element tensor as an int, read on the host (another
+// device's element is copied there first, as PyTorch's argument parser does).
+static int64_t host_int(const Tensor& t) { return (t.is_cuda() ? t.to(Device(DeviceType::CPU)) : t).item<int64_t>(); }
+
 int64_t ParsedArgsBase::int64(int i) {
   PyObject* o = args_[i];
   if (!o) return sig_->params[i].default_int;
-  if (is_tensor(o)) return unpack_tensor(o).item<int64_t>();
+  if (is_tensor(o)) return host_int(unpack_tensor(o));
   return unpack_long(o);
 }
 
@@ -560,7 +564,7 @@ DimVector ParsedArgsBase::intlist(int i) {
   }
   // PyTorch's error for an element that does not fit int64.
   auto element = [&](PyObject* item, Py_ssize_t pos) -> int64_t {
-    if (is_tensor(item) && is_int_element(item)) return unpack_tensor(item).item<int64_t>();
+    if (is_tensor(item) && is_int_element(item)) return host_int(unpack_tensor(item));
     // A later element is checked here; bools pass as ints, as in PyTorch.
     if (!PyLong_Check(item)) {
       throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name,
@@ -576,7 +580,7 @@ DimVector ParsedArgsBase::intlist(int i) {
   };
   if (is_tensor(o)) {
     // A one-element integer tensor for an int list (checked in check()).
-    r.assign(std::max(sig_->params[i].list_size, 1), unpack_tensor(o).item<int64_t>());
+    r.assign(std::max(sig_->params[i].list_size, 1), host_int(unpack_tensor(o)));
     return r;
   }
   if (PyLong_Check(o)) {

@@ -172,8 +172,10 @@ void store_int(char* data, ScalarType t, PyObject* obj) {
   std::memcpy(data, &out, sizeof(T));
 }
 
-// A one-element tensor among the data: converted like the Python number it holds.
-void store_tensor_scalar(char* data, ScalarType t, const Tensor& v) {
+// A one-element tensor among the data: converted like the Python number it
+// holds (read on the host: another device's element is copied there first).
+void store_tensor_scalar(char* data, ScalarType t, const Tensor& value) {
+  const Tensor v = value.is_cuda() ? value.to(Device(DeviceType::CPU)) : value;
   if (is_complex_type(t) || v.is_complex()) {
     EMBER_CHECK_TYPE(ValueError, v.numel() == 1, "only one element tensors can be converted to Python scalars");
     const std::complex<double> c = v.item<std::complex<double>>();

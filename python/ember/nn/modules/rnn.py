@@ -48,7 +48,9 @@ def _hh(h, w_hh_t, b_hh):
 
 def _lstm_step(x_proj, h, c, w_hh_t, b_hh, w_hr, fused=True):
     gates = _hh(h, w_hh_t, b_hh) + x_proj
-    if fused and gates.dtype in (ember.float32, ember.float64) and not _forward_ad_open():
+    # the fused cell is a CPU kernel; other devices take the operators below
+    on_cpu = gates.device.type == "cpu"
+    if fused and on_cpu and gates.dtype in (ember.float32, ember.float64) and not _forward_ad_open():
         h, c = ember._lstm_cell_fused(gates, c)  # Note [Fused LSTM cell]
     else:
         i, f, g, o = gates.chunk(4, 1)
@@ -281,7 +283,7 @@ class RNNBase(Module):
                 b_ih, b_hh = p[2], p[3]
             else:
                 if not no_bias:
-                    no_bias.append(ember.zeros(p[0].size(0), dtype=x.dtype))
+                    no_bias.append(ember.zeros(p[0].size(0), dtype=x.dtype, device=x.device))
                 b_ih = b_hh = no_bias[0]
             out, h, c, _ = ember.mkldnn_rnn_layer(
                 layer_input, p[0], p[1], b_ih, b_hh, hx[idx], cx[idx], reverse, [], 2,
@@ -317,7 +319,7 @@ class RNNBase(Module):
                 else:
                     h = _rnn_step(steps[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
                 seq[t] = h
-            out = ember.stack(seq, 0) if T else ember.empty((0, x.size(1), h.size(-1)), dtype=x.dtype)
+            out = ember.stack(seq, 0) if T else ember.empty((0, x.size(1), h.size(-1)), dtype=x.dtype, device=x.device)
             return out, h, c
 
         return self._layers(x, run_direction)
@@ -388,9 +390,9 @@ class RNNBase(Module):
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         if hx is None:
-            h0 = ember.zeros((self.num_layers * num_directions, sizes[0], size), dtype=data.dtype)
-            c0 = ember.zeros((self.num_layers * num_directions, sizes[0], self.hidden_size), dtype=data.dtype) \
-                if is_lstm else None
+            kw = {"dtype": data.dtype, "device": data.device}
+            h0 = ember.zeros((self.num_layers * num_directions, sizes[0], size), **kw)
+            c0 = ember.zeros((self.num_layers * num_directions, sizes[0], self.hidden_size), **kw) if is_lstm else None
         else:
             hx = self._permute_hidden(hx, sorted_indices)
             h0, c0 = hx if is_lstm else (hx, None)
@@ -440,9 +442,9 @@ class RNNBase(Module):
             num_directions = 2 if self.bidirectional else 1
             batch = input.size(0) if self.batch_first else input.size(1)
             size = self.proj_size if self.proj_size > 0 else self.hidden_size
-            h0 = ember.zeros((self.num_layers * num_directions, batch, size), dtype=input.dtype)
-            c0 = ember.zeros((self.num_layers * num_directions, batch, self.hidden_size), dtype=input.dtype) \
-                if is_lstm else None
+            kw = {"dtype": input.dtype, "device": input.device}
+            h0 = ember.zeros((self.num_layers * num_directions, batch, size), **kw)
+            c0 = ember.zeros((self.num_layers * num_directions, batch, self.hidden_size), **kw) if is_lstm else None
         elif is_lstm:
             self.check_hidden_size(h0, expected, "Expected hidden[0] size {}, got {}")
             expected_c = (expected[0], expected[1], self.hidden_size)
@@ -560,7 +562,7 @@ def _cell_inputs(cell, name, input, hx):
     if not batched:
         input = input.unsqueeze(0)
     if hx is None:
-        hx = ember.zeros((input.size(0), cell.hidden_size), dtype=input.dtype)
+        hx = ember.zeros((input.size(0), cell.hidden_size), dtype=input.dtype, device=input.device)
     elif not batched:
         hx = hx.unsqueeze(0)
     return input, hx, batched
@@ -595,7 +597,7 @@ class LSTMCell(RNNCellBase):
         if not batched:
             input = input.unsqueeze(0)
         if hx is None:
-            z = ember.zeros((input.size(0), self.hidden_size), dtype=input.dtype)
+            z = ember.zeros((input.size(0), self.hidden_size), dtype=input.dtype, device=input.device)
             hx = (z, z)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))

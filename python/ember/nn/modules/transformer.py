@@ -126,18 +126,18 @@ class TransformerEncoderLayer(Module):
         return self.dropout2(x)
 
 
-def _generate_square_subsequent_mask(sz, dtype=None):
+def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """Float mask with -inf above the diagonal and 0 elsewhere."""
-    i = ember.arange(sz).unsqueeze(1)
-    j = ember.arange(sz).unsqueeze(0)
-    return ember.zeros((sz, sz), dtype=dtype or ember.float32).masked_fill(j > i, float("-inf"))
+    i = ember.arange(sz, device=device).unsqueeze(1)
+    j = ember.arange(sz, device=device).unsqueeze(0)
+    return ember.zeros((sz, sz), dtype=dtype or ember.float32, device=device).masked_fill(j > i, float("-inf"))
 
 
 def _detect_is_causal_mask(mask, is_causal=None, size=None):
     make_causal = is_causal is True
     if is_causal is None and mask is not None:
         sz = size if size is not None else mask.size(-2)
-        causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
+        causal = _generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
         if tuple(mask.shape) == tuple(causal.shape):
             make_causal = bool((mask == causal).all())
         else:
@@ -391,7 +391,7 @@ class Transformer(Module):
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
-        return _generate_square_subsequent_mask(sz, dtype=dtype)
+        return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
 
     def _reset_parameters(self):
         for p in self.parameters():

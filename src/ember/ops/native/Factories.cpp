@@ -288,7 +288,8 @@ Tensor from_vector(const std::vector<double>& values, IntArrayRef sizes, ScalarT
 
 std::vector<double> to_vector(const Tensor& t) {
   if (t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
-  Tensor c = t.contiguous();
+  // Another device's values are copied to the host first.
+  Tensor c = t.is_cpu() ? t.contiguous() : t.to(Device(DeviceType::CPU)).contiguous();
   std::vector<double> out(static_cast<size_t>(c.numel()));
   EMBER_DISPATCH_ALL_TYPES(c.dtype(), "to_vector", [&] {
     const auto* p = static_cast<const scalar_t*>(c.data_ptr());

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ember/core/Float8.h"
+#include "ember/ops/Dispatch.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/Functions.h"
 
@@ -27,6 +28,8 @@ static_assert(sizeof(ComplexHalfBits) == 4, "complex32 is two float16 parts");
 // dst[i] = f(src[i]) over a copy iterator (src broadcast to dst's shape).
 template <typename Dst, typename Src, typename F>
 void convert_loop(const Tensor& dst, const Tensor& src, F f) {
+  // A host loop: the conversion (copy_'s) has no CUDA kernel here.
+  dispatch::check_cpu_only("aten::copy_", dst, src);
   auto it = TensorIterator::copy_op(dst, src);
   if (it.is_meta()) return;
   it.for_each([&f](char** d, const int64_t* s, int64_t n) {
@@ -135,6 +138,7 @@ void convert_copy(const Tensor& dst, const Tensor& src) {
 }
 
 void fill(const Tensor& dst, const Scalar& value) {
+  dispatch::check_cpu_only("aten::fill_.Scalar", dst);  // written on the host
   const ScalarType d = dst.dtype();
   if (!is_convertible_limited_type(d)) {
     // Bit containers, float4 pairs and sub-byte integers take zero bytes only.
