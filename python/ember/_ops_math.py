@@ -572,8 +572,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A
     kw = {"keepdim": keepdim, "dtype": dtype}
     dims = () if dim is None else dim
     count = (~ember.isnan(input)).sum(dims, keepdim=keepdim)
-    total = ember.nansum(input, dims, **kw)
-    return _out(total / count, out)
+    if out is not None:  # PyTorch: nansum into out, then divided there (in out's dtype)
+        return ember.nansum(input, dims, **kw, out=out).div_(count)
+    return ember.nansum(input, dims, **kw) / count
 
 
 def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002

@@ -194,6 +194,10 @@ def test_pinv_gradient_bits(rows, dtype):
         "torch.linalg.matrix_norm(torch.ones(3, 4), dim=(0, 5))",
         "torch.isclose(torch.tensor([True, False]), torch.tensor([False, False]), rtol=0.5, atol=1e300)",
         "torch.ones(2, dtype=torch.complex128).add(2**63)",
+        # nanmean into out=: nansum there, divided there (a complex out of an empty input is nan+nanj).
+        "torch.nanmean(torch.zeros(2, 0, 3).bfloat16(), out=torch.zeros(3).to(torch.complex64))",
+        "torch.nanmean(torch.tensor([1.0, float('nan'), 2.5]).bfloat16(), out=torch.zeros(()).to(torch.complex64))",
+        "torch.nansum(torch.zeros(0), out=torch.zeros((), dtype=torch.int64))",
         "torch.addr(torch.tensor([1, 2, 3], dtype=torch.int8).expand(2, 3), torch.tensor([1.5, -2.0]).bfloat16(),"
         " torch.tensor([-3, -2, -1]), beta=0.5)",
     ],

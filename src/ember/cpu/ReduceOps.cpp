@@ -214,8 +214,9 @@ Tensor& sum_like(const Tensor& self, const std::vector<bool>& mask, bool keepdim
                  bool mean, Tensor& out) {
   if (is_complex_type(rtype) && op == ReduceOp::Prod) return deliver(out, complex_prod(self, mask, keepdim, rtype));
   if (is_complex_type(rtype)) {
-    EMBER_CHECK_TYPE(NotImplementedError, op == ReduceOp::Sum, "\"nansum_cpu\" not implemented for '",
-                     dtype_message_name(rtype), "'");
+    // The kernel's dtype check: an empty input reaches no kernel (PyTorch's zeros).
+    EMBER_CHECK_TYPE(NotImplementedError, op == ReduceOp::Sum || self.numel() == 0,
+                     "\"nansum_cpu\" not implemented for '", dtype_message_name(rtype), "'");
     const Tensor in = self.dtype() == rtype ? self : self.to(rtype);
     Tensor result = ember::empty(reduced_shape(in, mask, keepdim), rtype, self.device());
     ReducePlan cp = make_plan(in, mask, result);
@@ -506,7 +507,7 @@ Tensor& nansum_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, 
               dtype_message_name(*dtype), ".");
   std::vector<bool> mask = make_mask(self, dim);
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
-  if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype)) {
+  if (!dtype && out.defined() && is_floating_type(self.dtype()) && !is_floating_type(rtype) && self.numel() != 0) {
     throw NotImplementedError(str_cat("\"nansum_cpu\" not implemented for '", dtype_message_name(rtype), "'"));
   }
   return sum_like(self, mask, keepdim, rtype, ReduceOp::NanSum, false, out);
