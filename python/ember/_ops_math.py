@@ -280,7 +280,7 @@ def nextafter(input, other, *, out=None):  # noqa: A002
     ember = _ember()
     tensors = [t for t in (input, other) if isinstance(t, ember.Tensor)]
     if out is None and ember.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        # PyTorch's formula: the gradient passes to input unchanged, other gets zeros.
+        # PyTorch's formula: the gradient passes to input where it differs from other; other gets zeros.
         return _nextafter_function().apply(_wrap(input, other), _wrap(other, input), result)
     return result
 
@@ -298,18 +298,19 @@ def _nextafter_function():
             def forward(ctx, input, other, result):  # noqa: A002
                 ctx.input_meta = (input.shape, input.dtype)
                 ctx.other_meta = (other.shape, other.dtype)
+                ctx.moved = input.detach() != other.detach()  # no step where input equals other
                 return result.clone()
 
             @staticmethod
             def backward(ctx, grad):
                 shape, dtype = ctx.input_meta
-                g_input = grad.sum_to_size(shape).to(dtype)
+                g_input = (grad * ctx.moved).sum_to_size(shape).to(dtype)
                 oshape, odtype = ctx.other_meta
                 return g_input, ember.zeros(oshape, dtype=odtype, device=grad.device), None
 
             @staticmethod
             def jvp(ctx, input_t, other_t, result_t):
-                return input_t
+                return input_t * ctx.moved
 
         Nextafter._backward_cls.__name__ = Nextafter._backward_cls.__qualname__ = "NextafterBackward0"
         _NEXTAFTER.append(Nextafter)

@@ -54,18 +54,18 @@ def test_cholesky_inverse_strides_column_major():
 
 
 def _nextafter_grads(lib):
-    x = lib.tensor([[1.0], [2.0]], dtype=lib.float64, requires_grad=True)
+    x = lib.tensor([[1.0], [2.0], [3.0]], dtype=lib.float64, requires_grad=True)
     other = lib.tensor([3.0, 0.0, 5.0], dtype=lib.float32, requires_grad=True)
     y = lib.nextafter(x, other)
-    grads = lib.autograd.grad((y * lib.arange(6.0).reshape(2, 3)).sum(), [x, other])
+    grads = lib.autograd.grad((y * lib.arange(9.0).reshape(3, 3)).sum(), [x, other])
     x32 = lib.tensor([1.0, 2.0], requires_grad=True)
     (g32,) = lib.autograd.grad(lib.nextafter(x32, lib.tensor([3.0, 0.0], dtype=lib.float64)).sum(), x32)
     return type(y.grad_fn).__name__, [(str(g.dtype), g.tolist()) for g in (*grads, g32)]
 
 
 def test_nextafter_gradient_passes_to_input():
-    """PyTorch's formula: the gradient reaches input unchanged (summed to its shape, in its
-    dtype); other gets zeros."""
+    """PyTorch's formula: the gradient reaches input where input differs from other (summed to
+    its shape, in its dtype); other gets zeros."""
     assert _nextafter_grads(ember) == _nextafter_grads(torch)
 
 
