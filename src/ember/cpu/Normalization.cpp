@@ -385,8 +385,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight_opt, 
   if (input.numel() == 0) {
     // Empty input: a fresh tensor that stays connected to weight and bias.
     Tensor out = input.clone();
-    if (weight.defined() && weight.numel() > 0) out = out * weight.narrow(0, 0, 1);
-    if (bias.defined() && bias.numel() > 0) out = out + bias.narrow(0, 0, 1);
+    // weight[0] and bias[0] as PyTorch: 0-dim operands (a weaker dtype priority), an IndexError when empty.
+    if (weight.defined()) out = out * weight.select(0, 0);
+    if (bias.defined()) out = out + bias.select(0, 0);
     return out;
   }
   Tensor rmean = opt(running_mean), rvar = opt(running_var);
