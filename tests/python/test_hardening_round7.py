@@ -198,6 +198,9 @@ def test_pinv_gradient_bits(rows, dtype):
         "torch.nanmean(torch.zeros(2, 0, 3).bfloat16(), out=torch.zeros(3).to(torch.complex64))",
         "torch.nanmean(torch.tensor([1.0, float('nan'), 2.5]).bfloat16(), out=torch.zeros(()).to(torch.complex64))",
         "torch.nansum(torch.zeros(0), out=torch.zeros((), dtype=torch.int64))",
+        # logsumexp of complex numbers into out=: summed in out's dtype (a real one drops the imaginary parts).
+        f"torch.logsumexp({C128}.reshape(2, 3, 2, 2), 3, out=torch.zeros(0))",
+        f"torch.logsumexp({C128}.to(torch.complex64).reshape(4, 6), 1, out=torch.zeros(0, dtype=torch.complex128))",
         # batch_norm of an empty input: out * weight[0] + bias[0] (0-dim operands, IndexError when empty).
         "F.batch_norm(torch.zeros(2, 0, 3).half(), None, None, bias=torch.tensor([1 + 1j, 2j]), training=True)",
         "F.batch_norm(torch.zeros(2, 0, 3), None, None, weight=torch.zeros(0), training=True)",

@@ -684,11 +684,23 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   // (or a 0-dim or empty input) gets a result of the right shape.
   EMBER_CHECK(!dim.empty() || keepdim || self.dim() == 0 || self.numel() == 0,
               "output with shape [] doesn't match the broadcast shape ", shape_string(DimVector(self.dim(), 1)));
+  EMBER_CHECK(
+      !out.defined() || is_floating_type(out.dtype()) || is_complex_type(out.dtype()),
+      "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_message_name(out.dtype()));
   if (is_complex_type(self.dtype()) && !self.is_meta() && self.numel() > 0) {
     // log(sum(exp(z - m))) + m, with m the largest finite real part.
     Tensor m = ember::amax(ember::real(self), dim, /*keepdim=*/true);
     m = ember::where(ember::isinf(m), Scalar(0.0), m);
-    Tensor r = ember::add(ember::log(ember::sum(ember::exp(ember::sub(self, m)), dim.vec(), /*keepdim=*/true)), m);
+    Tensor terms = ember::exp(ember::sub(self, m));
+    Tensor r;
+    if (out.defined() && out.dtype() != self.dtype()) {
+      // PyTorch sums into out=, in its dtype (a real one drops the imaginary parts first), then
+      // takes the log and adds m there.
+      Tensor sum = ember::sum(terms.to(out.dtype()), dim.vec(), /*keepdim=*/true);
+      r = ember::add(ember::log(sum), m).to(out.dtype());
+    } else {
+      r = ember::add(ember::log(ember::sum(terms, dim.vec(), /*keepdim=*/true)), m);
+    }
     if (!keepdim) r = dim.empty() ? ember::squeeze(r) : ember::squeeze(r, dim);
     return deliver(out, r);
   }
