@@ -201,6 +201,9 @@ def test_pinv_gradient_bits(rows, dtype):
         # logsumexp of complex numbers into out=: summed in out's dtype (a real one drops the imaginary parts).
         f"torch.logsumexp({C128}.reshape(2, 3, 2, 2), 3, out=torch.zeros(0))",
         f"torch.logsumexp({C128}.to(torch.complex64).reshape(4, 6), 1, out=torch.zeros(0, dtype=torch.complex128))",
+        # rsub of a 0-dim tensor and a number: the tensor's dtype; softshrink's tensor lambd read as a number.
+        "torch.rsub(torch.tensor(-1.9).bfloat16(), -1.5)",
+        "F.softshrink(torch.full((3, 4), 0.5), torch.tensor(253, dtype=torch.uint8))",
         # batch_norm of an empty input: out * weight[0] + bias[0] (0-dim operands, IndexError when empty).
         "F.batch_norm(torch.zeros(2, 0, 3).half(), None, None, bias=torch.tensor([1 + 1j, 2j]), training=True)",
         "F.batch_norm(torch.zeros(2, 0, 3), None, None, weight=torch.zeros(0), training=True)",

@@ -244,6 +244,8 @@ def _real(value):
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    if isinstance(lambd, ember.Tensor):  # a tensor lambd is read as a number (PyTorch's Scalar argument)
+        lambd = lambd.item()
     _check_converts(lambd, "float64")
     _require_floating_kernel(input, "softshrink_check")
     if isinstance(lambd, complex):
