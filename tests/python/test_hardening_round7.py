@@ -204,6 +204,10 @@ def test_pinv_gradient_bits(rows, dtype):
         # rsub of a 0-dim tensor and a number: the tensor's dtype; softshrink's tensor lambd read as a number.
         "torch.rsub(torch.tensor(-1.9).bfloat16(), -1.5)",
         "F.softshrink(torch.full((3, 4), 0.5), torch.tensor(253, dtype=torch.uint8))",
+        # vector_norm with nothing to reduce: 0 for a NaN ord too; the empty dim named in its error.
+        "F.pairwise_distance(torch.zeros(0, dtype=torch.complex128), torch.zeros(0, dtype=torch.int64), float('nan'))",
+        "torch.linalg.vector_norm(torch.ones(3, 0), float('nan'), -1)",
+        "torch.linalg.vector_norm(torch.ones(3, 0), -1, (0, -1))",
         # batch_norm of an empty input: out * weight[0] + bias[0] (0-dim operands, IndexError when empty).
         "F.batch_norm(torch.zeros(2, 0, 3).half(), None, None, bias=torch.tensor([1 + 1j, 2j]), training=True)",
         "F.batch_norm(torch.zeros(2, 0, 3), None, None, weight=torch.zeros(0), training=True)",

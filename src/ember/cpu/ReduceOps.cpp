@@ -661,12 +661,25 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
     if (empty) {
       std::string ord_text =
           std::isinf(p) ? (p > 0 ? "inf" : "-inf") : (ord.is_floating_point() ? str_cat(p) : str_cat(ord.to_long()));
+      if (dim && !dim->empty()) {
+        // PyTorch names the first empty dim as given (and misses a space after it).
+        for (int64_t d : *dim) {
+          if (self.sizes()[maybe_wrap_dim(d, self.dim())] == 0) {
+            throw Error(str_cat("linalg.vector_norm cannot compute the ", ord_text, " norm on the dimension ", d,
+                                "because this dimension is empty and the operation does not have an identity"));
+          }
+        }
+      }
       throw Error(str_cat("linalg.vector_norm cannot compute the ", ord_text,
                           " norm on an empty tensor because the operation does not have an identity"));
     }
   }
   int64_t per_output = 1;
   for (int64_t d = 0; d < self.dim(); ++d) per_output *= mask[d] ? self.sizes()[d] : 1;
+  if (per_output == 0 && !self.is_meta()) {
+    // Nothing reduced: 0 for every ord that passed the checks above, NaN included (PyTorch's).
+    return deliver(out, ember::zeros(reduced_shape(self, mask, keepdim), in.dtype(), self.device()));
+  }
   if (per_output == 1 && self.numel() > 0) {
     // One element per result: PyTorch gives its magnitude for every ord but 0
     // (no power and root: the 2-norm of 1e200 is 1e200).
