@@ -191,8 +191,8 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Sca
     const T* xp = x.data_ptr<T>();
     const M left = M(edges.data_ptr<T>()[0]), right = M(edges.data_ptr<T>()[bins]);
     const M width = round(right - left), scale = round(static_cast<M>(bins));
-    // Each of PyTorch's thread chunks counts in T; the chunks' counts add up in float.
-    std::vector<float> total(static_cast<size_t>(bins), 0.f);
+    // Each of PyTorch's thread chunks counts in T; the chunks' counts add up in T's arithmetic.
+    std::vector<M> total(static_cast<size_t>(bins), M(0));
     std::mutex mutex;
     ember::parallel_for(0, x.numel(), kHistogramGrainSize, [&](int64_t begin, int64_t end) {
       std::vector<T> counts(static_cast<size_t>(bins), T(0));
@@ -204,10 +204,10 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Sca
         counts[pos] = T(M(counts[pos]) + M(1));
       }
       std::lock_guard<std::mutex> lock(mutex);
-      for (int64_t b = 0; b < bins; ++b) total[b] += static_cast<float>(counts[b]);
+      for (int64_t b = 0; b < bins; ++b) total[b] += static_cast<M>(counts[b]);
     });
     T* out_counts = r.data_ptr<T>();
-    for (int64_t b = 0; b < bins; ++b) out_counts[b] = T(static_cast<M>(total[b]));
+    for (int64_t b = 0; b < bins; ++b) out_counts[b] = T(total[b]);
   };
   switch (self.dtype()) {
     case ScalarType::Float: count(float{}); break;
