@@ -14,6 +14,9 @@ using ComplexScalarFn = void (*)(const TensorIterator&, const Scalar&);
 
 EMBER_DECLARE_DISPATCH(ComplexScalarFn, add_complex_stub);  // out = a + alpha * b
 EMBER_DECLARE_DISPATCH(ComplexIterFn, mul_complex_stub);
+// self + value * t1 * t2, or self + value * t1 / t2 (divide).
+using ComplexAddcFn = void (*)(const TensorIterator&, const Scalar& value, bool divide);
+EMBER_DECLARE_DISPATCH(ComplexAddcFn, addc_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, neg_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, conj_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, sgn_complex_stub);

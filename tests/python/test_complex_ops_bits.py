@@ -1,0 +1,107 @@
+"""Complex operators give PyTorch's bits: the quotient-based functions
+(reciprocal, rsqrt, sigmoid, silu, a number over a tensor), addcmul and
+addcdiv in PyTorch's vector and remainder forms (Note [Complex addcmul and
+addcdiv]), and operators that only move or add complex numbers (lerp,
+masked_select, index_add, scatter_add); PyTorch's error messages where it
+refuses complex inputs."""
+
+import numpy as np
+import pytest
+from conftest import run_under_capability, torch
+
+import ember
+
+DTYPES = ["complex64", "complex128"]
+# Scalar tails, whole vectors of both widths and their remainders, a long row.
+LENGTHS = [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 33, 100]
+LAYOUTS = ["contiguous", "strided"]
+
+
+def _values(dname, n, seed):
+    real = "float32" if dname == "complex64" else "float64"
+    rng = np.random.default_rng(seed)
+    z = (rng.normal(0, 1, (2, n)) * np.exp(rng.uniform(-4, 4, (2, n)))).astype(real)
+    return (z[0] + 1j * z[1]).astype(dname)
+
+
+def _special(dname):
+    """Zeros of both signs, infinities, nans, huge and tiny parts, mixed."""
+    parts = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e30, 1e-30, 3e-39]
+    if dname == "complex128":
+        parts += [1e300, 1e-300, 5e-320]
+    z = np.array([complex(r, i) for r in parts for i in parts])
+    return z.astype(dname)
+
+
+def _laid_out(L, a, layout):
+    t = L.from_numpy(a.copy())
+    if layout == "strided":
+        t = L.from_numpy(np.repeat(a, 2)).view(-1)[::2]
+    return t
+
+
+def _bits(r):
+    r = r.detach().resolve_conj() if r.is_complex() else r.detach()
+    return r.contiguous().numpy().tobytes()
+
+
+def _same_bits(fn, arrays, layout):
+    t = fn(torch, *[_laid_out(torch, a, layout) for a in arrays])
+    e = fn(ember, *[_laid_out(ember, a, layout) for a in arrays])
+    assert str(t.dtype).split(".")[-1] == str(e.dtype).split(".")[-1]
+    assert tuple(t.shape) == tuple(e.shape)
+    tb, eb = _bits(t), _bits(e)
+    if tb != eb:
+        word = np.uint32 if t.dtype in (torch.complex64, torch.float32) else np.uint64
+        tv, ev = np.frombuffer(tb, word), np.frombuffer(eb, word)
+        bad = np.nonzero(tv != ev)[0]
+        tf, ef = np.frombuffer(tb, tv.dtype.str.replace("u", "f")), np.frombuffer(eb, tv.dtype.str.replace("u", "f"))
+        raise AssertionError(f"{len(bad)} parts differ, first at {bad[:5]}: {tf[bad][:4]} vs {ef[bad][:4]}")
+
+
+UNARY = {
+    "reciprocal": lambda L, a: L.reciprocal(a),
+    "rsqrt": lambda L, a: L.rsqrt(a),
+    "sigmoid": lambda L, a: L.sigmoid(a),
+    "number_over_tensor": lambda L, a: 2 / a,
+    "complex_over_tensor": lambda L, a: (0.3 - 1.7j) / a,
+}
+
+TERNARY = {
+    "addcmul": lambda L, a, b, c: L.addcmul(a, b, c, value=0.3 + 0.7j),
+    "addcmul_real_value": lambda L, a, b, c: L.addcmul(a, b, c, value=1.5),
+    "addcdiv": lambda L, a, b, c: L.addcdiv(a, b, c, value=0.3 + 0.7j),
+    "addcdiv_one": lambda L, a, b, c: L.addcdiv(a, b, c),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("case", sorted(UNARY))
+@pytest.mark.parametrize("dname", DTYPES)
+def test_unary_bits(case, dname, layout):
+    for n in LENGTHS:
+        _same_bits(UNARY[case], [_values(dname, n, n)], layout)
+    _same_bits(UNARY[case], [_special(dname)], layout)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("case", sorted(TERNARY))
+@pytest.mark.parametrize("dname", DTYPES)
+def test_ternary_bits(case, dname, layout):
+    for n in LENGTHS:
+        _same_bits(TERNARY[case], [_values(dname, n, n + k) for k in range(3)], layout)
+
+
+def _check_all():
+    for dname in DTYPES:
+        for layout in LAYOUTS:
+            for case in UNARY:
+                test_unary_bits(case, dname, layout)
+            for case in TERNARY:
+                test_ternary_bits(case, dname, layout)
+    return ember._C._cpu_capability()
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_bits_other_capabilities(cap):
+    run_under_capability(cap, "test_complex_ops_bits", "_check_all")
