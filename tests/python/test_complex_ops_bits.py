@@ -40,17 +40,21 @@ def _laid_out(L, a, layout):
     return t
 
 
-def _bits(r):
+def _bits(r, nan_signs):
     r = r.detach().resolve_conj() if r.is_complex() else r.detach()
-    return r.contiguous().numpy().tobytes()
+    a = r.contiguous().numpy().copy()
+    if not nan_signs:
+        parts = a.view(a.real.dtype) if a.dtype.kind == "c" else a
+        parts[np.isnan(parts)] = np.nan
+    return a.tobytes()
 
 
-def _same_bits(fn, arrays, layout):
+def _same_bits(fn, arrays, layout, nan_signs=True):
     t = fn(torch, *[_laid_out(torch, a, layout) for a in arrays])
     e = fn(ember, *[_laid_out(ember, a, layout) for a in arrays])
     assert str(t.dtype).split(".")[-1] == str(e.dtype).split(".")[-1]
     assert tuple(t.shape) == tuple(e.shape)
-    tb, eb = _bits(t), _bits(e)
+    tb, eb = _bits(t, nan_signs), _bits(e, nan_signs)
     if tb != eb:
         word = np.uint32 if t.dtype in (torch.complex64, torch.float32) else np.uint64
         tv, ev = np.frombuffer(tb, word), np.frombuffer(eb, word)
@@ -78,10 +82,10 @@ TERNARY = {
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("case", sorted(UNARY))
 @pytest.mark.parametrize("dname", DTYPES)
-def test_unary_bits(case, dname, layout):
+def test_unary_bits(case, dname, layout, nan_signs=True):
     for n in LENGTHS:
         _same_bits(UNARY[case], [_values(dname, n, n)], layout)
-    _same_bits(UNARY[case], [_special(dname)], layout)
+    _same_bits(UNARY[case], [_special(dname)], layout, nan_signs)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -96,7 +100,9 @@ def _check_all():
     for dname in DTYPES:
         for layout in LAYOUTS:
             for case in UNARY:
-                test_unary_bits(case, dname, layout)
+                # PyTorch's generic vectors give some nans of sigmoid and of
+                # complex128 products the other sign.
+                test_unary_bits(case, dname, layout, nan_signs=ember._C._cpu_capability() != "DEFAULT")
             for case in TERNARY:
                 test_ternary_bits(case, dname, layout)
     return ember._C._cpu_capability()

@@ -129,13 +129,15 @@ struct Lanes<float> {
   static V load(const void* p) { return _mm512_loadu_ps(p); }
   static void store(void* p, V v) { _mm512_storeu_ps(p, v); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V real_of_a_imag_of_b(V a, V b) { return _mm512_mask_blend_ps(0xAAAA, a, b); }
+  static V negate_imag(V a) {
+    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi64(0x8000000000000000)));
+  }
   static V real_twice(V a) { return _mm512_moveldup_ps(a); }
   static V imag_twice(V a) { return _mm512_movehdup_ps(a); }
   static V swap_parts(V a) { return _mm512_permute_ps(a, 0xB1); }
-  static V negate_real(V a) {
-    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi64(0x80000000)));
-  }
 };
 template <>
 struct Lanes<double> {
@@ -144,14 +146,16 @@ struct Lanes<double> {
   static V load(const void* p) { return _mm512_loadu_pd(p); }
   static void store(void* p, V v) { _mm512_storeu_pd(p, v); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
   static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V real_of_a_imag_of_b(V a, V b) { return _mm512_mask_blend_pd(0xAA, a, b); }
+  static V negate_imag(V a) {
+    return _mm512_castsi512_pd(_mm512_xor_si512(
+        _mm512_castpd_si512(a), _mm512_castpd_si512(_mm512_setr_pd(0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0))));
+  }
   static V real_twice(V a) { return _mm512_movedup_pd(a); }
   static V imag_twice(V a) { return _mm512_permute_pd(a, 0xFF); }
   static V swap_parts(V a) { return _mm512_permute_pd(a, 0x55); }
-  static V negate_real(V a) {
-    return _mm512_castsi512_pd(_mm512_xor_si512(
-        _mm512_castpd_si512(a), _mm512_castpd_si512(_mm512_setr_pd(-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0))));
-  }
 };
 #else
 template <>
@@ -161,11 +165,13 @@ struct Lanes<float> {
   static V load(const void* p) { return _mm256_loadu_ps(static_cast<const float*>(p)); }
   static void store(void* p, V v) { _mm256_storeu_ps(static_cast<float*>(p), v); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V real_of_a_imag_of_b(V a, V b) { return _mm256_blend_ps(a, b, 0xAA); }
+  static V negate_imag(V a) { return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi64x(0x8000000000000000))); }
   static V real_twice(V a) { return _mm256_moveldup_ps(a); }
   static V imag_twice(V a) { return _mm256_movehdup_ps(a); }
   static V swap_parts(V a) { return _mm256_permute_ps(a, 0xB1); }
-  static V negate_real(V a) { return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi64x(0x80000000))); }
 };
 template <>
 struct Lanes<double> {
@@ -174,20 +180,24 @@ struct Lanes<double> {
   static V load(const void* p) { return _mm256_loadu_pd(static_cast<const double*>(p)); }
   static void store(void* p, V v) { _mm256_storeu_pd(static_cast<double*>(p), v); }
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V real_of_a_imag_of_b(V a, V b) { return _mm256_blend_pd(a, b, 0xA); }
+  static V negate_imag(V a) { return _mm256_xor_pd(a, _mm256_setr_pd(0.0, -0.0, 0.0, -0.0)); }
   static V real_twice(V a) { return _mm256_movedup_pd(a); }
   static V imag_twice(V a) { return _mm256_permute_pd(a, 0xF); }
   static V swap_parts(V a) { return _mm256_permute_pd(a, 0x5); }
-  static V negate_real(V a) { return _mm256_xor_pd(a, _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0)); }
 };
 #endif
 
-// (ac - bd) + (ad + bc)i lane by lane, each step rounded.
+// (ac - bd) + (ad - b(-c))i lane by lane, each step rounded, in PyTorch's
+// order of operands (which decides the sign of a nan).
 template <typename L>
 inline typename L::V mul_vector_form(typename L::V x, typename L::V y) {
-  const auto p = L::mul(L::real_twice(x), y);  // ac, ad
-  const auto q = L::mul(L::imag_twice(x), L::swap_parts(y));  // bd, bc
-  return L::add(p, L::negate_real(q));
+  const auto ac_bd = L::mul(x, y);
+  const auto ad_bc = L::mul(x, L::negate_imag(L::swap_parts(y)));  // ad, -bc
+  return L::sub(L::real_of_a_imag_of_b(ac_bd, L::real_twice(ad_bc)),
+                L::real_of_a_imag_of_b(L::imag_twice(ac_bd), ad_bc));
 }
 #else
 #define EMBER_COMPLEX_LANES 0
