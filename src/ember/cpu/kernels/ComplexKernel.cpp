@@ -522,26 +522,44 @@ void sgn_kernel(const TensorIterator& it) {
   });
 }
 
-// 1 / (1 + e^-z). PyTorch's vector form negates as 0 - z, which keeps a nan's
-// sign, on the whole vector pairs of contiguous rows (its generic vectors
-// too); its scalar form -z.
+// out = f(z, -z) for sigmoid and silu. PyTorch's vector form negates as
+// 0 - z, which keeps a nan's sign, on the whole vector pairs of contiguous
+// rows (its generic vectors too); its scalar form as -z.
+template <typename C, typename F>
+void map_with_negation(const TensorIterator& it, F f) {
+  using R = typename C::value_type;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+  // PyTorch's vectors hold 64 bytes in its AVX-512 build, 32 in the others.
+#if defined(__AVX512F__)
+    constexpr int64_t pair = 128 / sizeof(C);
+#else
+    constexpr int64_t pair = 64 / sizeof(C);
+#endif
+    const int64_t whole = s[0] == sizeof(C) && s[1] == sizeof(C) ? n - n % pair : 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const C z = *reinterpret_cast<const C*>(d[1] + i * s[1]);
+      *reinterpret_cast<C*>(d[0] + i * s[0]) =
+          i < whole ? f(z, C(R(0) - z.real(), R(0) - z.imag()), std::true_type{}) : f(z, -z, std::false_type{});
+    }
+  });
+}
+
+// 1 / (1 + e^-z)
 void sigmoid_kernel(const TensorIterator& it) {
   EMBER_COMPLEX_LOOP(it, "sigmoid_cpu", [&] {
     using C = scalar_t;
-    using R = typename C::value_type;
-    const auto f = [](C minus_z) { return reciprocal_value(C(1) + std::exp(minus_z)); };
-    it.for_each([&](char** d, const int64_t* s, int64_t n) {
-    // PyTorch's vectors hold 64 bytes in its AVX-512 build, 32 in the others.
-#if defined(__AVX512F__)
-      constexpr int64_t pair = 128 / sizeof(C);
-#else
-      constexpr int64_t pair = 64 / sizeof(C);
-#endif
-      const int64_t whole = s[0] == sizeof(C) && s[1] == sizeof(C) ? n - n % pair : 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const C z = *reinterpret_cast<const C*>(d[1] + i * s[1]);
-        *reinterpret_cast<C*>(d[0] + i * s[0]) = f(i < whole ? C(R(0) - z.real(), R(0) - z.imag()) : -z);
-      }
+    map_with_negation<C>(it, [](C, C minus_z, auto) { return reciprocal_value(C(1) + std::exp(minus_z)); });
+  });
+}
+
+// z / (1 + e^-z)
+void silu_kernel(const TensorIterator& it) {
+  EMBER_COMPLEX_LOOP(it, "silu_cpu", [&] {
+    using C = scalar_t;
+    // PyTorch's scalar complex64 quotient rounds its numerators (as the
+    // last complex64 of an odd row of div).
+    map_with_negation<C>(it, [](C z, C minus_z, auto vector) {
+      return div_form < decltype(vector)::value || sizeof(C) == 16 > (z, C(1) + std::exp(minus_z));
     });
   });
 }
@@ -644,6 +662,7 @@ EMBER_REGISTER_POINTWISE(asin_complex, &asin_kernel);
 EMBER_REGISTER_POINTWISE(acos_complex, &acos_kernel);
 EMBER_REGISTER_POINTWISE(atan_complex, &atan_kernel);
 EMBER_REGISTER_POINTWISE(sigmoid_complex, &sigmoid_kernel);
+EMBER_REGISTER_POINTWISE(silu_complex, &silu_kernel);
 EMBER_REGISTER_POINTWISE(reciprocal_complex, &reciprocal_kernel);
 EMBER_REGISTER_POINTWISE(isnan_complex, &isnan_kernel);
 EMBER_REGISTER_POINTWISE(isinf_complex, &isinf_kernel);
