@@ -84,6 +84,11 @@ TERNARY = {
     "addcmul_real_value": lambda L, a, b, c: L.addcmul(a, b, c, value=1.5),
     "addcdiv": lambda L, a, b, c: L.addcdiv(a, b, c, value=0.3 + 0.7j),
     "addcdiv_one": lambda L, a, b, c: L.addcdiv(a, b, c),
+    "lerp_small_weight": lambda L, a, b, c: L.lerp(a, b, 0.3 + 0.1j),
+    "lerp_large_weight": lambda L, a, b, c: L.lerp(a, b, 0.7 - 0.4j),
+    "lerp_real_weight": lambda L, a, b, c: L.lerp(a, b, 0.6),
+    "lerp_tensor_weight": lambda L, a, b, c: L.lerp(a, b, c * 0.1 + 0.45),
+    "lerp_one_weight": lambda L, a, b, c: L.lerp(a, b, (c[:1] * 0.1 + 0.45).reshape(())),
 }
 
 
@@ -102,6 +107,30 @@ def test_unary_bits(case, dname, layout, nan_signs=True):
 def test_ternary_bits(case, dname, layout):
     for n in LENGTHS:
         _same_bits(TERNARY[case], [_values(dname, n, n + k) for k in range(3)], layout)
+
+
+GRADIENTS = {
+    "lerp": lambda L, a, b, c: L.lerp(a, b, c),
+    "lerp_number": lambda L, a, b, c: L.lerp(a, b, 0.3 + 0.6j),
+    "addcmul": lambda L, a, b, c: L.addcmul(a, b, c, value=0.5 - 1j),
+    "addcdiv": lambda L, a, b, c: L.addcdiv(a, b, c, value=0.5 - 1j),
+    "masked_select": lambda L, a, b, c: L.masked_select(a * b, a.real > 0),
+    "index_add": lambda L, a, b, c: a.index_add(0, L.tensor([0, 2]), b[:2], alpha=1 - 2j),
+    "scatter_add": lambda L, a, b, c: a.scatter_add(0, L.tensor([0, 2, 0]), b),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRADIENTS))
+def test_gradients(case):
+    def grads(L):
+        xs = [L.tensor(_values("complex128", 3, k), requires_grad=True) for k in range(3)]
+        y = GRADIENTS[case](L, *xs)
+        return L.autograd.grad(y.abs().sum(), xs, allow_unused=True)
+
+    for t, e in zip(grads(torch), grads(ember)):
+        assert (t is None) == (e is None)
+        if t is not None:
+            assert t.numpy().tobytes() == e.numpy().tobytes()
 
 
 REFUSED = {

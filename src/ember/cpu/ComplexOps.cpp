@@ -13,6 +13,8 @@ namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(ComplexScalarFn, add_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, mul_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexAddcFn, addc_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexScalarFn, lerp_scalar_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, lerp_tensor_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, neg_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, conj_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, sgn_complex_stub);

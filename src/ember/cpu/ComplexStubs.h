@@ -17,6 +17,9 @@ EMBER_DECLARE_DISPATCH(ComplexIterFn, mul_complex_stub);
 // self + value * t1 * t2, or self + value * t1 / t2 (divide).
 using ComplexAddcFn = void (*)(const TensorIterator&, const Scalar& value, bool divide);
 EMBER_DECLARE_DISPATCH(ComplexAddcFn, addc_complex_stub);
+// lerp(self, end, weight) with a number or (third input) a tensor weight.
+EMBER_DECLARE_DISPATCH(ComplexScalarFn, lerp_scalar_complex_stub);
+EMBER_DECLARE_DISPATCH(ComplexIterFn, lerp_tensor_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, neg_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, conj_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, sgn_complex_stub);

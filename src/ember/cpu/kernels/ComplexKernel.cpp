@@ -410,6 +410,84 @@ void addc_kernel(const TensorIterator& it, const Scalar& value, bool divide) {
                      [&] { complex_addc<scalar_t>(it, value.to<scalar_t>(), divide); });
 }
 
+// Note [Complex lerp]
+// PyTorch's scalar lerp is start + w (end - start) where |w|^2 < 1/4 and
+// end - (end - start)(1 - w) elsewhere. Its AVX2 and AVX-512 vector form,
+// on the whole vector pairs of contiguous rows, picks per lane between
+// start + w (end - start) and end + (w - 1)(end - start), products rounded;
+// its generic vectors take the scalar form. Remainders and strided rows take
+// the scalar form with fused products.
+template <Product form, typename C>
+inline C lerp_scalar_form(C start, C end, C w, C mask_w) {
+  using R = typename C::value_type;
+  const C diff = end - start;
+  const R norm = form == Product::Fused ? scalar_fma(mask_w.real(), mask_w.real(), mask_w.imag() * mask_w.imag())
+                                        : mask_w.real() * mask_w.real() + mask_w.imag() * mask_w.imag();
+  if (norm < R(0.25)) return start + mul_form<form>(w, diff);
+  return end - mul_form<form>(diff, C(R(1) - w.real(), R(0) - w.imag()));
+}
+
+template <typename C>
+void complex_lerp(const TensorIterator& it, const C* weight) {
+  using R = typename C::value_type;
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    const auto at = [&](int k, int64_t i) { return reinterpret_cast<C*>(d[k] + i * s[k]); };
+    const auto w_at = [&](int64_t i) { return weight ? *weight : *at(3, i); };
+    int64_t i = 0;
+#if EMBER_COMPLEX_LANES
+    using L = Lanes<R>;
+    constexpr int64_t c = sizeof(C);
+    const int nin = weight ? 2 : 3;
+    int64_t broadcast = 0;
+    bool contiguous = s[0] == c;
+    for (int k = 1; k <= nin; ++k) {
+      broadcast += s[k] == 0;
+      contiguous = contiguous && (s[k] == c || s[k] == 0);
+    }
+    if (contiguous && broadcast <= 1) {
+      const int64_t whole = n - n % (2 * L::size);
+      for (; i < whole; ++i) {
+        // Each lane alone: the blends and the product are lane-wise, but
+        // PyTorch's complex64 blend reads the mask of an even lane for the
+        // odd lane after it too.
+        const C start = *at(1, i), end = *at(2, i), w = w_at(i);
+        const C mask_w = c == 8 ? w_at(i & ~int64_t(1)) : w;
+        const R norm = mask_w.real() * mask_w.real() + mask_w.imag() * mask_w.imag();
+        C lanes[L::size] = {};
+        const bool small = norm < R(0.25);
+        lanes[0] = small ? w : C(w.real() - R(1), w.imag() - R(0));
+        C diff[L::size] = {};
+        diff[0] = end - start;
+        C prod[L::size];
+        L::store(prod, mul_vector_form<L>(L::load(lanes), L::load(diff)));
+        *at(0, i) = (small ? start : end) + prod[0];
+      }
+      // The 64-byte blocks of the rest rounded, with the vector form's
+      // masks; the others fused.
+      const int64_t blocks = whole + (n - whole) - (n - whole) % (64 / c);
+      for (; i < blocks; ++i) {
+        const C w = w_at(i), mask_w = c == 8 ? w_at(i & ~int64_t(1)) : w;
+        *at(0, i) = lerp_scalar_form<Product::Rounded>(*at(1, i), *at(2, i), w, mask_w);
+      }
+    }
+    for (; i < n; ++i) *at(0, i) = lerp_scalar_form<Product::Fused>(*at(1, i), *at(2, i), w_at(i), w_at(i));
+#else
+    for (; i < n; ++i) *at(0, i) = lerp_scalar_form<Product::Rounded>(*at(1, i), *at(2, i), w_at(i), w_at(i));
+#endif
+  });
+}
+
+void lerp_scalar_kernel(const TensorIterator& it, const Scalar& weight) {
+  EMBER_COMPLEX_LOOP(it, "lerp_kernel_scalar", [&] {
+    const scalar_t w = weight.to<scalar_t>();
+    complex_lerp<scalar_t>(it, &w);
+  });
+}
+
+void lerp_tensor_kernel(const TensorIterator& it) {
+  EMBER_COMPLEX_LOOP(it, "lerp_kernel_tensor", [&] { complex_lerp<scalar_t>(it, nullptr); });
+}
+
 // std::complex's pow, as PyTorch's complex type computes it.
 void pow_kernel(const TensorIterator& it) {
   EMBER_COMPLEX_LOOP(it, "pow_cpu",
@@ -637,6 +715,8 @@ void polar_kernel(const TensorIterator& it) {
 EMBER_REGISTER_DISPATCH(add_complex_stub, &add_kernel);
 EMBER_REGISTER_DISPATCH(mul_complex_stub, &mul_kernel);
 EMBER_REGISTER_DISPATCH(addc_complex_stub, &addc_kernel);
+EMBER_REGISTER_DISPATCH(lerp_scalar_complex_stub, &lerp_scalar_kernel);
+EMBER_REGISTER_DISPATCH(lerp_tensor_complex_stub, &lerp_tensor_kernel);
 EMBER_REGISTER_DISPATCH(neg_complex_stub, &neg_kernel);
 EMBER_REGISTER_DISPATCH(conj_complex_stub, &conj_kernel);
 EMBER_REGISTER_DISPATCH(sgn_complex_stub, &sgn_kernel);
