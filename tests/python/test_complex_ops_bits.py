@@ -74,6 +74,9 @@ UNARY = {
     "log1p_small": lambda L, a: L.log1p(a * 1e-3),
     "sinc": lambda L, a: L.sinc(a),
     "sinc_small": lambda L, a: L.sinc(a * 0.01),
+    "logaddexp": lambda L, a: L.logaddexp(a, a.flip(0) * 0.5),
+    "logcumsumexp": lambda L, a: L.logcumsumexp(a * 0.1, 0),
+    "logcumsumexp_rows": lambda L, a: L.logcumsumexp(a[: a.numel() // 2 * 2].reshape(2, -1), 1),
     "masked_select": lambda L, a: L.masked_select(a, a.real > 0),
     "index_add": lambda L, a: a.clone().index_add_(0, L.arange(a.numel()).flip(0) // 2, a),
     "index_add_alpha": lambda L, a: a.clone().index_add_(0, L.arange(a.numel()) // 3, a, alpha=0.5 - 2j),
@@ -126,6 +129,8 @@ GRADIENTS = {
     "masked_select": lambda L, a, b, c: L.masked_select(a * b, a.real > 0),
     "index_add": lambda L, a, b, c: a.index_add(0, L.tensor([0, 2]), b[:2], alpha=1 - 2j),
     "scatter_add": lambda L, a, b, c: a.scatter_add(0, L.tensor([0, 2, 0]), b),
+    "logaddexp": lambda L, a, b, c: L.logaddexp(a, b),
+    "logcumsumexp": lambda L, a, b, c: L.logcumsumexp(a * b, 0),
 }
 
 

@@ -681,6 +681,25 @@ void log1p_kernel(const TensorIterator& it) {
   });
 }
 
+// log(e^x + e^y) as PyTorch's CPU helper: nan if either is nan, the
+// smaller (by real part) where both real parts are -inf, log(e^x + e^y)
+// where both are +inf, log1p(e^(min - max)) + max otherwise.
+template <typename C>
+C log_add_exp(C x, C y) {
+  using R = typename C::value_type;
+  const auto nan = [](C z) { return std::isnan(z.real()) || std::isnan(z.imag()); };
+  const bool x_smaller = !nan(y) && !nan(x) && x.real() < y.real();
+  const C lo = nan(y) ? y : (nan(x) ? x : (x_smaller ? x : y)), hi = nan(y) ? y : (nan(x) ? x : (x_smaller ? y : x));
+  if (nan(lo)) return C(std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::quiet_NaN());
+  if (!std::isfinite(lo.real()) && lo.real() == hi.real())
+    return lo.real() < 0 ? lo : std::log(std::exp(lo) + std::exp(hi));
+  return log1p_value<kScalarFma ? Product::Fused : Product::Rounded, true>(std::exp(lo - hi)) + hi;
+}
+
+void logaddexp_kernel(const TensorIterator& it) {
+  EMBER_COMPLEX_LOOP(it, "logaddexp_cpu", [&] { map2<scalar_t, scalar_t>(it, log_add_exp<scalar_t>); });
+}
+
 void sinc_kernel(const TensorIterator& it) {
   EMBER_COMPLEX_LOOP(it, "sinc_cpu", [&] {
     using C = scalar_t;
@@ -780,6 +799,7 @@ EMBER_REGISTER_DISPATCH(polar_stub, &polar_kernel);
 EMBER_REGISTER_POINTWISE(div_complex, &div_kernel);
 EMBER_REGISTER_POINTWISE(eq_complex, &eq_kernel);
 EMBER_REGISTER_POINTWISE(pow_complex, &pow_kernel);
+EMBER_REGISTER_POINTWISE(logaddexp_complex, &logaddexp_kernel);
 EMBER_REGISTER_POINTWISE(ne_complex, &ne_kernel);
 EMBER_REGISTER_POINTWISE(exp_complex, &exp_kernel);
 EMBER_REGISTER_POINTWISE(log_complex, &log_kernel);
