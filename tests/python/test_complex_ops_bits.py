@@ -147,6 +147,43 @@ def test_gradients(case):
             assert t.numpy().tobytes() == e.numpy().tobytes()
 
 
+CONVOLUTIONS = {
+    "conv1d": lambda L, x, w, b: L.nn.functional.conv1d(x, w, b),
+    "conv1d_strided_padded": lambda L, x, w, b: L.nn.functional.conv1d(x, w, None, padding=1, stride=2),
+    "conv2d": lambda L, x, w, b: L.nn.functional.conv2d(x.reshape(2, 3, 4, -1), w.reshape(5, 3, 1, -1), b),
+    "conv_transpose2d": lambda L, x, w, b: L.nn.functional.conv_transpose2d(
+        x.reshape(2, 3, 4, -1), w.reshape(3, 5, 1, -1), b[:5]
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONVOLUTIONS))
+@pytest.mark.parametrize("dname", DTYPES)
+def test_convolution_bits_and_gradients(case, dname):
+    def run(L):
+        x = L.tensor(_values(dname, 48, 1).reshape(2, 3, 8), requires_grad=True)
+        w = L.tensor(_values(dname, 30, 2).reshape(5, 3, 2), requires_grad=True)
+        b = L.tensor(_values(dname, 5, 3), requires_grad=True)
+        y = CONVOLUTIONS[case](L, x, w, b)
+        return [y, *L.autograd.grad(y.abs().sum(), (x, w, b), allow_unused=True)]
+
+    for t, e in zip(run(torch), run(ember)):
+        assert (t is None) == (e is None)
+        if t is not None:
+            assert t.detach().numpy().tobytes() == e.detach().numpy().tobytes()
+
+
+def test_gradient_through_a_complex_number():
+    """A real tensor times a Python complex number: the product's gradient
+    conjugates the wrapped number in its own dtype."""
+
+    def grad(L):
+        t = L.tensor([1.5, -2.0], requires_grad=True)
+        return L.autograd.grad((t * (0.5 + 2j)).imag.sum(), t)[0]
+
+    assert grad(torch).numpy().tobytes() == grad(ember).numpy().tobytes()
+
+
 REFUSED = {
     "softmax": lambda L, a: L.softmax(a, 0),
     "log_softmax": lambda L, a: L.log_softmax(a, -1),

@@ -112,6 +112,13 @@ Tensor& sgn_out(const Tensor& self, Tensor& out) {
 Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
   // In place on a real tensor there is nothing to write: no overlap check.
   if (out.is_same(self) && !self.is_complex()) return out;
+  // PyTorch's conjugate of a wrapped number is a view of its dtype (a
+  // wrapped complex128 would otherwise compute in the default complex64).
+  if (!out.defined() && self.unsafeGetTensorImpl()->is_wrapped_number() && !self.is_meta()) {
+    Tensor plain = ember::empty_like(self);
+    plain.copy_(self);
+    return conj_physical_out(plain, out);
+  }
   // PyTorch's conjugate keeps the strides of a dense input exactly (its lazy
   // view, or empty_like), size-1 dims included; products read them.
   if (!out.defined() && self.is_complex() && self.is_non_overlapping_and_dense()) out = ember::empty_like(self);
