@@ -147,6 +147,27 @@ def test_gradients(case):
             assert t.numpy().tobytes() == e.numpy().tobytes()
 
 
+PROD_SHAPES = {
+    "complex128": [(1,), (4,), (7,), (16,), (17,), (33,), (100,), (1000,), (3, 5), (40, 4), (2, 3, 37)],
+    # Rows of up to one group of vectors (longer complex64 rows: see the decision record).
+    "complex64": [(1,), (4,), (7,), (16,), (17,), (3, 5), (40, 4)],
+}
+
+
+@pytest.mark.parametrize("dname", DTYPES)
+def test_prod_bits(dname):
+    """Complex products in PyTorch's reduction order: vector accumulators
+    rounded, its scalar steps fused (Note [Product order])."""
+    for shape in PROD_SHAPES[dname]:
+        n = int(np.prod(shape))
+        z = _values(dname, n, n)
+        a = (z / np.abs(z)).astype(dname)  # no overflow over long rows
+        for dim in range(len(shape)):
+            _same_bits(lambda L, x, d=dim, s=shape: L.prod(x.reshape(s), d), [a], "contiguous")
+        if len(shape) == 1:
+            _same_bits(lambda L, x: L.prod(x), [a], "contiguous")
+
+
 CONVOLUTIONS = {
     "conv1d": lambda L, x, w, b: L.nn.functional.conv1d(x, w, b),
     "conv1d_strided_padded": lambda L, x, w, b: L.nn.functional.conv1d(x, w, None, padding=1, stride=2),
@@ -218,6 +239,7 @@ def _check_all():
                 test_unary_bits(case, dname, layout, nan_signs=ember._C._cpu_capability() != "DEFAULT")
             for case in TERNARY:
                 test_ternary_bits(case, dname, layout)
+        test_prod_bits(dname)
     return ember._C._cpu_capability()
 
 
