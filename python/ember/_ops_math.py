@@ -508,6 +508,58 @@ def cummin(input, dim, *, out=None):  # noqa: A002
     return _out(_scan_extreme(input, dim, False, "cummin", _cummin_t), out)
 
 
+def _complex_logcumsumexp_scan(input, dim):
+    """PyTorch's complex scan: element by element, logaddexp(x, running) from
+    -inf, the running value in complex128 (its accumulation type)."""
+    ember = _ember()
+    wide = input.to(ember.complex128)
+    result = ember.empty_like(input)
+    running = ember.full_like(wide.select(dim, 0), float("-inf"))
+    for i in range(input.shape[dim]):
+        running = ember.logaddexp(wide.select(dim, i), running)
+        result.select(dim, i).copy_(running)
+    return result
+
+
+def _complex_logcumsumexp_class():
+    from ember.autograd.function import Function
+
+    class LogcumsumexpComplex(Function):
+        """The scan forward; PyTorch's complex gradient backward:
+        conj(exp(reverse_scan(log(conj(g)) - result) + input))."""
+
+        @staticmethod
+        def forward(ctx, input, dim):
+            with _ember().no_grad():
+                result = _complex_logcumsumexp_scan(input, dim)
+            ctx.dim = dim
+            ctx.save_for_backward(input, result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad):
+            input, result = ctx.saved_tensors
+            dim = ctx.dim
+            log_grad = grad.conj().log()
+            reverse = logcumsumexp((log_grad - result).flip(dim), dim).flip(dim)
+            return (reverse + input).exp().conj(), None
+
+    LogcumsumexpComplex._backward_cls.__name__ = "LogcumsumexpBackward0"
+    LogcumsumexpComplex._backward_cls.__qualname__ = "LogcumsumexpBackward0"
+    return LogcumsumexpComplex
+
+
+_LOGCUMSUMEXP_COMPLEX = []
+
+
+def _complex_logcumsumexp(input, dim):
+    if input.dim() == 0 or input.numel() == 0:
+        return input.clone()
+    if not _LOGCUMSUMEXP_COMPLEX:
+        _LOGCUMSUMEXP_COMPLEX.append(_complex_logcumsumexp_class())
+    return _LOGCUMSUMEXP_COMPLEX[0].apply(input, dim % input.dim())
+
+
 def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     """log(cumsum(exp(input))) along dim, by a log-step scan of logaddexp."""
     ember = _ember()
@@ -515,6 +567,8 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
     if out is not None and out.dtype != input.dtype:
         raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found {_scalar_name(out.dtype)}")
     _check_dim(dim, input.dim())
+    if input.is_complex():
+        return _out(_complex_logcumsumexp(input, dim), out)
     _require_float("logcumsumexp_out_cpu", input)
     if input.dim() == 0:
         return _out(input.clone(), out)

@@ -141,7 +141,12 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return input.silu_() if inplace else _C.silu(input)
+    if inplace:
+        return input.silu_()
+    # PyTorch has no complex gradient of silu.
+    if input.is_complex() and input.requires_grad and ember.is_grad_enabled():
+        raise RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.")
+    return _C.silu(input)
 
 
 def mish(input, inplace=False):

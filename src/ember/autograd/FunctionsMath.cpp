@@ -1,6 +1,7 @@
 #include "ember/autograd/FunctionsMath.h"
 
 #include <cmath>
+#include <complex>
 
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/Ops.h"
@@ -147,8 +148,16 @@ Tensor atan2_backward(const Tensor& grad, const Tensor& self, const Tensor& othe
   return for_self ? grad * other * recip : grad * -self * recip;
 }
 
-Tensor lerp_self_backward(const Tensor& grad, const Scalar& weight) { return grad * Scalar(1.0 - weight.to_double()); }
-Tensor lerp_self_backward(const Tensor& grad, const Tensor& weight) { return grad * one_minus(weight); }
+// grad * conj(1 - weight) and grad * conj(weight), as PyTorch's formulas.
+Tensor lerp_self_backward(const Tensor& grad, const Scalar& weight) {
+  if (weight.is_complex()) return grad * Scalar(std::conj(1.0 - weight.to_complex()));
+  return grad * Scalar(1.0 - weight.to_double());
+}
+Tensor lerp_self_backward(const Tensor& grad, const Tensor& weight) { return grad * one_minus(weight).conj(); }
+Tensor lerp_end_backward(const Tensor& grad, const Scalar& weight) {
+  return weight.is_complex() ? grad * Scalar(std::conj(weight.to_complex())) : grad * weight;
+}
+Tensor lerp_end_backward(const Tensor& grad, const Tensor& weight) { return grad * weight.conj(); }
 
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {

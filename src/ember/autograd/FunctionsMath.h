@@ -44,6 +44,8 @@ Tensor atan2_backward(const Tensor& grad, const Tensor& self, const Tensor& othe
 
 Tensor lerp_self_backward(const Tensor& grad, const Scalar& weight);
 Tensor lerp_self_backward(const Tensor& grad, const Tensor& weight);
+Tensor lerp_end_backward(const Tensor& grad, const Scalar& weight);
+Tensor lerp_end_backward(const Tensor& grad, const Tensor& weight);
 
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);

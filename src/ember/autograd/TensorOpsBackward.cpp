@@ -18,6 +18,7 @@ Tensor sort_backward(const Tensor& grad, int64_t dim, const Tensor& indices, Int
 Tensor index_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source,
                              const Scalar& alpha) {
   Tensor g = grad.dim() == 0 ? grad : grad.index_select(dim, index.reshape({-1}));
+  // PyTorch multiplies by alpha itself, complex or not (no conjugate).
   if (!(alpha.is_integral() && alpha.to_long() == 1)) g = g * alpha;
   return g.reshape(source.sizes());
 }
@@ -110,15 +111,16 @@ Tensor trace_backward(const Tensor& grad, IntArrayRef sizes) {
   return g;
 }
 
+// The products conjugated for complex tensors, as PyTorch's formulas.
 Tensor addcmul_tensor_backward(const Tensor& grad, const Tensor& other, const Scalar& value) {
-  return grad * (other * value);
+  return grad * (other * value).conj();
 }
 
 Tensor addcdiv_tensor1_backward(const Tensor& grad, const Tensor& tensor2, const Scalar& value) {
-  return grad * div(full_like(tensor2, value), tensor2);
+  return grad * div(full_like(tensor2, value), tensor2).conj();
 }
 
 Tensor addcdiv_tensor2_backward(const Tensor& grad, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  return -grad * div(tensor1 * value, tensor2 * tensor2);
+  return -grad * div(tensor1 * value, tensor2 * tensor2).conj();
 }
 }  // namespace ember::autograd::generated

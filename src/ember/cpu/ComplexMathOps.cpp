@@ -2,6 +2,7 @@
 // and sinc: complex CPU tensors run cpu/kernels/ComplexMathKernel.cpp; every
 // other dtype and device runs the generated stub (ops.yaml `native: manual`).
 #include "ember/cpu/ComplexMathStubs.h"
+#include "ember/cpu/ComplexStubs.h"
 #include "ember/ops/Pointwise.h"
 #include "ember/ops/generated/NativeFunctions.h"
 #include "ember/ops/generated/PointwiseStubs.h"
@@ -19,7 +20,14 @@ Tensor& unary_float_with_complex(const Tensor& self, Tensor& out, const Dispatch
                                  const char* op, const char* cpu_name, const char* cuda_name) {
   auto it = TensorIterator::unary_float_op(out, self);
   if (is_complex_type(it.common_dtype()) && !it.is_meta() && self.device().type == DeviceType::CPU) {
-    cpu::complex_math_stub(it, f);
+    // log1p and sinc take the capability's fused multiply-adds (Note [Complex log1p and sinc]).
+    if (f == cpu::ComplexMath::log1p) {
+      cpu::log1p_complex_stub(it);
+    } else if (f == cpu::ComplexMath::sinc) {
+      cpu::sinc_complex_stub(it);
+    } else {
+      cpu::complex_math_stub(it, f);
+    }
     it.finish();
     return out;
   }

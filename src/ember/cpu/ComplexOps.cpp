@@ -12,7 +12,12 @@
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(ComplexScalarFn, add_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, mul_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexAddcFn, addc_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexScalarFn, lerp_scalar_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, lerp_tensor_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, neg_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, log1p_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, sinc_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, conj_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, sgn_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, abs_complex_stub);
@@ -107,6 +112,13 @@ Tensor& sgn_out(const Tensor& self, Tensor& out) {
 Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
   // In place on a real tensor there is nothing to write: no overlap check.
   if (out.is_same(self) && !self.is_complex()) return out;
+  // PyTorch's conjugate of a wrapped number is a view of its dtype (a
+  // wrapped complex128 would otherwise compute in the default complex64).
+  if (!out.defined() && self.unsafeGetTensorImpl()->is_wrapped_number() && !self.is_meta()) {
+    Tensor plain = ember::empty_like(self);
+    plain.copy_(self);
+    return conj_physical_out(plain, out);
+  }
   // PyTorch's conjugate keeps the strides of a dense input exactly (its lazy
   // view, or empty_like), size-1 dims included; products read them.
   if (!out.defined() && self.is_complex() && self.is_non_overlapping_and_dense()) out = ember::empty_like(self);

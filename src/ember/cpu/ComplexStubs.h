@@ -14,7 +14,17 @@ using ComplexScalarFn = void (*)(const TensorIterator&, const Scalar&);
 
 EMBER_DECLARE_DISPATCH(ComplexScalarFn, add_complex_stub);  // out = a + alpha * b
 EMBER_DECLARE_DISPATCH(ComplexIterFn, mul_complex_stub);
+// self + value * t1 * t2, or self + value * t1 / t2 (divide).
+using ComplexAddcFn = void (*)(const TensorIterator&, const Scalar& value, bool divide);
+EMBER_DECLARE_DISPATCH(ComplexAddcFn, addc_complex_stub);
+// lerp(self, end, weight) with a number or (third input) a tensor weight.
+EMBER_DECLARE_DISPATCH(ComplexScalarFn, lerp_scalar_complex_stub);
+EMBER_DECLARE_DISPATCH(ComplexIterFn, lerp_tensor_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, neg_complex_stub);
+// log1p and sinc of complex numbers (the other functions of cpu/ComplexMathStubs.h
+// are the baseline build's).
+EMBER_DECLARE_DISPATCH(ComplexIterFn, log1p_complex_stub);
+EMBER_DECLARE_DISPATCH(ComplexIterFn, sinc_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, conj_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, sgn_complex_stub);
 // Complex input, real output.

@@ -15,6 +15,7 @@
 // loop (integer types). Samples are spread over threads, each calling a
 // single-threaded GEMM; with one sample the GEMM itself uses the threads.
 // 1x1 kernels with unit stride and no padding use X itself as col.
+#include <complex>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -754,6 +755,42 @@ Tensor unbatch(const Tensor& out) { return out.squeeze(0); }
 // padding="same"/"valid": symmetric zero padding where the total is even; an
 // odd total pads one more on the right, by a zero slice joined to the input
 // (PyTorch also copies the input into a padded one there).
+// Note [Complex convolution]
+// As PyTorch, three real convolutions by Gauss's trick: with a = conv(xr, wr,
+// br), b = conv(xi, wi) and c = conv(xr + xi, wr + wi, br + bi), the result
+// is a - b + i (c - a - b), each step an operator of its own (autograd
+// differentiates through them). A complex input with weights of another
+// dtype keeps the real path's error.
+Tensor convolution_any(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+                       IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                       int64_t groups) {
+  const bool has_bias = bias && bias->defined();
+  if (!input.is_complex() || weight.dtype() != input.dtype() || (has_bias && bias->dtype() != input.dtype())) {
+    return ember::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const auto parts = [](const Tensor& t) {
+    Tensor r = ember::view_as_real(t.resolve_conj());
+    return std::make_pair(r.select(-1, 0), r.select(-1, 1));
+  };
+  const auto conv = [&](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+    return ember::convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups);
+  };
+  const auto [xr, xi] = parts(input);
+  const auto [wr, wi] = parts(weight);
+  Tensor a, b, c;
+  if (has_bias) {
+    const auto [br, bi] = parts(*bias);
+    a = conv(xr, wr, br);
+    b = conv(xi, wi, std::nullopt);
+    c = conv(xr + xi, wr + wi, br + bi);
+  } else {
+    a = conv(xr, wr, std::nullopt);
+    b = conv(xi, wi, std::nullopt);
+    c = conv(xr + xi, wr + wi, std::nullopt);
+  }
+  return a - b + (c - a - b) * Scalar(std::complex<double>(0, 1));
+}
+
 Tensor conv_padding_str(const Tensor& input_in, const Tensor& weight, const std::optional<Tensor>& bias,
                         IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups,
                         int64_t dims, const char* name) {
@@ -777,7 +814,7 @@ Tensor conv_padding_str(const Tensor& input_in, const Tensor& weight, const std:
   } else {
     EMBER_CHECK(padding == "valid", "Invalid padding string: '", padding, "'");
   }
-  Tensor out = ember::convolution(input, weight, bias, stride, pad, dilation, false, {0}, groups);
+  Tensor out = convolution_any(input, weight, bias, stride, pad, dilation, false, {0}, groups);
   return unbatched ? unbatch(out) : out;
 }
 
@@ -785,7 +822,7 @@ Tensor conv_nd(const Tensor& input_in, const Tensor& weight, const std::optional
                IntArrayRef padding, IntArrayRef dilation, int64_t groups, int64_t dims, const char* name) {
   Tensor input = input_in;
   bool unbatched = batchify(input, dims, name);
-  Tensor out = ember::convolution(input, weight, bias, stride, padding, dilation, false, {0}, groups);
+  Tensor out = convolution_any(input, weight, bias, stride, padding, dilation, false, {0}, groups);
   return unbatched ? unbatch(out) : out;
 }
 
@@ -816,7 +853,7 @@ Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight, const std:
                         IntArrayRef dilation) {
   Tensor input = input_in;
   bool unbatched = batchify(input, 2, "conv_transpose2d");
-  Tensor out = ember::convolution(input, weight, bias, stride, padding, dilation, true, output_padding, groups);
+  Tensor out = convolution_any(input, weight, bias, stride, padding, dilation, true, output_padding, groups);
   return unbatched ? unbatch(out) : out;
 }
 

@@ -2,6 +2,7 @@
 // addcmul, addcdiv and nan_to_num; and isclose, built from other operators.
 #include <limits>
 
+#include "ember/cpu/ComplexStubs.h"
 #include "ember/cpu/FusedPointwiseStubs.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
@@ -36,7 +37,11 @@ Tensor& addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const 
         str_cat("\"", divide ? "addcdiv_cpu_out" : "addcmul_cpu_out", "\" not implemented for 'Bool'"));
   }
   check_pointwise_scalar(it, value, /*opmath=*/true);
-  cpu::addc_stub(it, value, divide);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::addc_complex_stub(it, value, divide);
+  } else {
+    cpu::addc_stub(it, value, divide);
+  }
   it.finish();
   return out;
 }

@@ -172,7 +172,7 @@ bool accumulates_in_float(ScalarType t, ScatterOp op) {
 struct ValueBuffer {
   alignas(8) unsigned char bytes[16] = {};
   ValueBuffer(const Scalar& v, ScalarType dtype) {
-    EMBER_DISPATCH_ALL_TYPES(dtype, "scatter", [&] {
+    EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(dtype, "scatter", [&] {
       const scalar_t x = v.to<scalar_t>();
       std::memcpy(bytes, &x, sizeof(x));
     });
@@ -445,6 +445,12 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
   ScatterOp op = scatter_op(r);
   const bool is_bool = out.dtype() == ScalarType::Bool;
   if (op == ScatterOp::Sum && !is_bool && alpha.to_double() != 1.0) op = ScatterOp::SumAlpha;
+  // Complex numbers are multiplied by alpha, even 1 (inf * 0 is nan), except
+  // in PyTorch's scatter path (see above).
+  if (op == ScatterOp::Sum && out.is_complex()) {
+    const bool scatter_path = out.dim() > 1 && (dim == 0 || dim == out.dim() - 1) && alpha.equal(1.0);
+    if (!scatter_path) op = ScatterOp::SumAlpha;
+  }
   DimVector shape(o.sizes());
   shape[dim] = n;
   DimVector zero(o.dim(), 0), index_strides(o.dim(), 0);

@@ -41,7 +41,7 @@ Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
     out = ember::empty({count}, self.dtype(), self.device());
   }
   Tensor r = out.is_contiguous() ? out : ember::empty({count}, self.dtype(), self.device());
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "masked_select", [&] {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(self.dtype(), "masked_select", [&] {
     const scalar_t* sp = static_cast<const scalar_t*>(s.data_ptr());
     scalar_t* rp = static_cast<scalar_t*>(r.data_ptr());
     int64_t k = 0;

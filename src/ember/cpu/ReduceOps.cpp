@@ -166,33 +166,15 @@ ScalarType sum_like_dtype(const Tensor& self, std::optional<ScalarType> dtype, c
   return is_integral_or_bool(self.dtype()) ? ScalarType::Long : self.dtype();
 }
 
-// The product of complex values over the dims in mask (a plain loop over a
-// copy with the reduced dims innermost).
+// The product of complex values over the dims in mask, in PyTorch's order
+// (the reduction kernel's Note [Product order]).
 Tensor complex_prod(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType rtype) {
-  std::vector<int64_t> perm;
-  int64_t n = 1;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (!mask[d]) perm.push_back(d);
-  }
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (mask[d]) perm.push_back(d), n *= self.sizes()[d];
-  }
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   if (result.is_meta() || result.numel() == 0) return result;
   dispatch::check_cpu_only("aten::prod", self);
-  Tensor in = self.to(rtype).permute(perm).contiguous();
-  EMBER_DISPATCH_COMPLEX_TYPES(rtype, "prod_cpu", [&] {
-    const scalar_t* x = static_cast<const scalar_t*>(in.data_ptr());
-    scalar_t* y = static_cast<scalar_t*>(result.data_ptr());
-    for (int64_t o = 0; o < result.numel(); ++o) {
-      scalar_t acc(1);
-      for (int64_t i = 0; i < n; ++i) {
-        const scalar_t v = x[o * n + i];
-        acc = scalar_t(acc.real() * v.real() - acc.imag() * v.imag(), acc.real() * v.imag() + acc.imag() * v.real());
-      }
-      y[o] = acc;
-    }
-  });
+  Tensor in = self.to(rtype);
+  ReducePlan p = make_plan(in, mask, result);
+  cpu::kernel_for(cpu::reduce_stub, in, "aten::prod")(p, ReduceOp::Prod, 1.0);
   return result;
 }
 

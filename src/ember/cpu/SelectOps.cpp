@@ -1,6 +1,7 @@
 // CPU implementations of where, clamp (and clamp_min/clamp_max) and lerp.
 #include <cmath>
 
+#include "ember/cpu/ComplexStubs.h"
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/OpChecks.h"
@@ -185,6 +186,11 @@ void check_same_dtype(const Tensor& self, const Tensor& t, const char* what) {
 Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
   check_same_dtype(self, end, "end");
   auto it = TensorIterator::binary_op(out, self, end);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::lerp_scalar_complex_stub(it, weight);
+    it.finish();
+    return out;
+  }
   if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_scalar", it.common_dtype());
   check_pointwise_scalar(it, weight, /*opmath=*/true);
   cpu::lerp_scalar_stub(it, weight);
@@ -198,8 +204,12 @@ Tensor& lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& wei
   TensorIterator::Config c;
   c.exact_out_dtype = true;
   auto it = TensorIterator::op(out, {self, end, weight}, c);
-  if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_tensor", it.common_dtype());
-  cpu::lerp_tensor_stub(it);
+  if (is_complex_type(it.common_dtype())) {
+    cpu::lerp_tensor_complex_stub(it);
+  } else {
+    if (!is_floating_type(it.common_dtype())) not_implemented_for("lerp_kernel_tensor", it.common_dtype());
+    cpu::lerp_tensor_stub(it);
+  }
   it.finish();
   return out;
 }

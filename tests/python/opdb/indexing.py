@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, SampleInput, make, transposed
+from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, FLOATS, SampleInput, make, transposed
 from .families import row
 
 INDEX = torch.int64
@@ -281,9 +281,9 @@ ROWS = [
         variant="value_reduce",
         **NO_GRAD,
     ),
-    indexing("scatter_add", _scatter_src, supports_inplace=True),
+    indexing("scatter_add", _scatter_src, supports_inplace=True, dtypes=ALL_DTYPES + COMPLEX),
     indexing("scatter_reduce", _scatter_reduce, supports_inplace=True),
-    indexing("index_add", _index_add, supports_inplace=True),
+    indexing("index_add", _index_add, supports_inplace=True, dtypes=ALL_DTYPES + COMPLEX),
     indexing("index_copy", _index_copy, supports_inplace=True),
     indexing("index_fill", _index_fill, supports_inplace=True),
     indexing("index_fill", lambda d: _index_fill(d, True), variant="tensor", supports_inplace=True),
@@ -291,7 +291,7 @@ ROWS = [
     indexing(
         "masked_fill", lambda d: _masked_fill(d, True), variant="tensor", supports_inplace=True
     ),
-    indexing("masked_select", _masked_select),
+    indexing("masked_select", _masked_select, dtypes=ALL_DTYPES + COMPLEX),
     indexing("masked_scatter", _masked_scatter, supports_inplace=True),
     indexing("index_put", _index_put, supports_inplace=True),
     indexing("nonzero", _one_tensor, **NO_GRAD),

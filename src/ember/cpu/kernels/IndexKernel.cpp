@@ -271,6 +271,23 @@ struct SgOp {
       *y = *x;
     } else if constexpr (M == ScatterOp::Assign) {
       *x = *y;
+    } else if constexpr (is_complex_t<T>::value) {
+      // Sums only (the caller's dispatch); with alpha, PyTorch's product
+      // y * alpha rounds every step (it is compiled without fused
+      // multiply-adds), as `rounded` makes sure here.
+      if constexpr (M == ScatterOp::SumAlpha) {
+        const T& b = *y;
+        const auto rounded = [](auto v) {
+#if defined(__x86_64__) && defined(__SSE2__)
+          asm volatile("" : "+x"(v));
+#endif
+          return v;
+        };
+        *x += T(rounded(b.real() * alpha.real()) - rounded(b.imag() * alpha.imag()),
+                rounded(b.real() * alpha.imag()) + rounded(b.imag() * alpha.real()));
+      } else {
+        *x += *y;
+      }
     } else if constexpr (std::is_same_v<T, bool>) {
       if constexpr (M == ScatterOp::Prod || M == ScatterOp::Min) {
         *x = *x && *y;
@@ -488,6 +505,8 @@ bool sg_run(const ScatterGeometry& g, char* x, char* y, const int64_t* index, co
   if constexpr (M == ScatterOp::SumAlpha && !std::is_same_v<T, bool>) {
     if constexpr (!std::is_same_v<opmath_t<T>, T>) {
       r.op.alpha = static_cast<float>(T(static_cast<float>(alpha.to_double())));
+    } else if constexpr (is_complex_t<T>::value) {
+      r.op.alpha = alpha.to<T>();
     } else {
       r.op.alpha = std::is_floating_point_v<T> ? static_cast<T>(alpha.to_double()) : static_cast<T>(alpha.to_long());
     }
@@ -680,6 +699,12 @@ bool scatter_gather_kernel(const ScatterGeometry& g, char* x, char* y, const int
     }
     return sg_grouped<BFloat16, ScatterOp::FloatSum>({}, g, reinterpret_cast<BFloat16*>(x),
                                                      reinterpret_cast<BFloat16*>(y), index, g.parallel);
+  }
+  if (is_complex_type(dtype) && (op == ScatterOp::Sum || op == ScatterOp::SumAlpha)) {
+    return EMBER_DISPATCH_COMPLEX_TYPES(dtype, "scatter", [&]() -> bool {
+      return op == ScatterOp::Sum ? sg_run<scalar_t, ScatterOp::Sum>(g, x, y, index, alpha)
+                                  : sg_run<scalar_t, ScatterOp::SumAlpha>(g, x, y, index, alpha);
+    });
   }
   return EMBER_DISPATCH_KERNEL_TYPES(dtype, "scatter", [&]() -> bool {
     switch (op) {

@@ -404,8 +404,9 @@ void softmax_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int
     return softmax_typed<BFloat16, BFloat16>(in, out, outer, n, inner, log);
   }
   if (it == ScalarType::BFloat16) return softmax_typed<BFloat16, float>(in, out, outer, n, inner, log);
-  throw NotImplementedError(str_cat("\"", log ? "log_softmax" : "softmax",
-                                    "_lastdim_kernel_impl\" not implemented for '", scalar_type_name(it), "'"));
+  // PyTorch's kernels of the last dim and of the others name themselves.
+  throw NotImplementedError(str_cat("\"", log ? "log_softmax" : "softmax", inner == 1 ? "_lastdim" : "",
+                                    "_kernel_impl\" not implemented for '", dtype_message_name(it), "'"));
 }
 
 // grad_input = y * (g - sum(g * y))         (softmax)
@@ -488,7 +489,7 @@ void softmax_backward_kernel(const Tensor& grad, const Tensor& out, Tensor& gin,
     case ScalarType::BFloat16: return softmax_backward_typed<BFloat16>(grad, out, gin, outer, n, inner, log);
     default:
       throw NotImplementedError(str_cat("\"", log ? "log_softmax" : "softmax", "_backward\" not implemented for '",
-                                        scalar_type_name(out.dtype()), "'"));
+                                        dtype_message_name(out.dtype()), "'"));
   }
 }
 
