@@ -391,23 +391,15 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {n}, but got {v.dim()}-D")
     input = input.expand(vec1.size(0), vec2.size(0))  # noqa: A001 - PyTorch's expand_size: no broadcast of the result
-    outer = ember.outer(vec1, vec2)
-    dtype = ember.result_type(input, outer)
+    dtype = ember.promote_types(input.dtype, ember.promote_types(vec1.dtype, vec2.dtype))
     if not (dtype.is_floating_point or dtype.is_complex):
         for n, v in (("beta", beta), ("alpha", alpha)):
             if isinstance(v, builtins.float):
                 raise RuntimeError(f"For integral input tensors, argument {n} must not be a floating point number.")
     if dtype == ember.bool:
-        result = (input & builtins.bool(beta)) | (outer & builtins.bool(alpha))
+        result = (input & builtins.bool(beta)) | (ember.outer(vec1, vec2) & builtins.bool(alpha))
         return _out(result, out)
-    # PyTorch's kernel: beta * input + alpha * vec1 * vec2, each operation in the result dtype
-    # with beta and alpha in it too (a beta of 0 ignores input, NaN included).
-    def number(v):
-        return ember.full((), v, dtype=dtype, device=input.device)
-
-    product = (number(alpha) * vec1.to(dtype).unsqueeze(1)) * vec2.to(dtype).unsqueeze(0)
-    result = product if beta == 0 else number(beta) * input.to(dtype) + product
-    return _out(result, out)
+    return _out(_C._VariableFunctions._addr(input.to(dtype), vec1.to(dtype), vec2.to(dtype), beta, alpha), out)
 
 
 def addr_(self, vec1, vec2, *, beta=1, alpha=1):

@@ -194,7 +194,7 @@ def poisson_nll_loss(
         loss = input - target * ember.log(input + eps)
     if full:
         stirling = target * ember.log(target) - target + 0.5 * ember.log(2 * math.pi * target)
-        loss = loss + stirling.masked_fill(target <= 1, 0)
+        loss += stirling.masked_fill(target <= 1, 0)  # in place, as PyTorch: loss keeps its dtype
     return _reduce(loss, _enum(reduction))
 
 

@@ -458,18 +458,6 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     a, b, r = _broadcast_then_reduction(input, target, reduction)
     if weight is not None and weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
-    # The loss has input's dtype: computed in the promoted dtype, then cast.
-    promoted = ember.result_type(input, target)
-    if promoted != input.dtype:
-        from ember._ops_math import _scalar_name
-
-        if not ember.can_cast(promoted, input.dtype):
-            raise RuntimeError(
-                f"result type {_scalar_name(promoted)} can't be cast to the desired output type "
-                f"{_scalar_name(input.dtype)}"
-            )
-        loss = _C.huber_loss(a, b, 0, delta).to(input.dtype)
-        return _apply_reduction(loss if weight is None else loss * weight, r)
     if weight is None:
         return _C.huber_loss(a, b, r, delta)
     return _apply_reduction(_C.huber_loss(a, b, 0, delta) * weight, r)

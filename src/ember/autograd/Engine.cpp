@@ -111,7 +111,7 @@ bool complex_formula_checked(const std::string& name) {
       "LinalgPinvBackward0", "LinalgMatrixExpBackward0",
       // conjugated for complex inputs, as PyTorch's formulas
       "LerpBackward0", "LerpBackward1", "AddcmulBackward0", "AddcdivBackward0", "IndexAddBackward0",
-      "ScatterAddBackward0", "MaskedSelectBackward0", "LogaddexpBackward0", "LogcumsumexpBackward0"};
+      "ScatterAddBackward0", "MaskedSelectBackward0", "LogaddexpBackward0", "LogcumsumexpBackward0", "AddrBackward0"};
   return checked.count(name) != 0;
 }
 

@@ -41,6 +41,7 @@ Tensor product(Product kind, const Tensor& a, const Tensor& b) {
     case Product::MV: return a.mv(b);
     case Product::DOT: return a.dot(b);
     case Product::VDOT: return a.vdot(b);
+    case Product::OUTER: return ember::outer(a, b);
   }
   return Tensor();
 }

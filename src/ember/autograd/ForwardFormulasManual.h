@@ -22,9 +22,9 @@ EMBER_API Tensor gather_values(const Tensor& self_t, int64_t dim, const Tensor& 
 // The tangent of max_pool2d's output, read through its flat indices.
 EMBER_API Tensor pool_values(const Tensor& self_t, const Tensor& indices);
 // a_t @ b + a @ b_t for a matrix product `mul` (mm, bmm, mv, dot, vdot).
-enum class Product { MM, BMM, MV, DOT, VDOT };
+enum class Product { MM, BMM, MV, DOT, VDOT, OUTER };
 EMBER_API Tensor product_jvp(Product kind, const Tensor& a, const Tensor& a_t, const Tensor& b, const Tensor& b_t);
-// beta * self_t + alpha * (a_t @ b + a @ b_t) for addmm, addmv, baddbmm; addbmm sums over the batch.
+// beta * self_t + alpha * (a_t @ b + a @ b_t) for addmm, addmv, baddbmm, addr; addbmm sums over the batch.
 EMBER_API Tensor add_product_jvp(Product kind, const Tensor& self_t, const Tensor& a, const Tensor& a_t,
                                  const Tensor& b, const Tensor& b_t, const Scalar& beta, const Scalar& alpha,
                                  bool sum_batch = false);

@@ -1,6 +1,7 @@
 #include "ember/autograd/FunctionsManual.h"
 
 #include <algorithm>
+#include <complex>
 
 #include "ember/ops/Ops.h"
 
@@ -11,6 +12,10 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& s) {
   Tensor wrapped = full({}, s, grad.dtype(), grad.device());
   wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
   return grad * wrapped;
+}
+
+Tensor maybe_multiply_conj(const Tensor& grad, const Scalar& s) {
+  return maybe_multiply(grad, s.is_complex() ? Scalar(std::conj(s.to_complex())) : s);
 }
 
 Tensor sum_to(const Tensor& grad, IntArrayRef shape) {

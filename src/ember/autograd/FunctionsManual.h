@@ -17,6 +17,8 @@ namespace ember::autograd::generated {
 
 // grad * s, skipping the multiply when s == 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& s);
+// grad * conj(s) (s itself when real), as PyTorch's formulas with beta.conj().
+Tensor maybe_multiply_conj(const Tensor& grad, const Scalar& s);
 // Sums grad down to shape (the inverse of broadcasting/expand).
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 // Backward of sum over dims: re-insert reduced dims and expand.

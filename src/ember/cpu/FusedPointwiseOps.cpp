@@ -1,5 +1,6 @@
 // CPU pointwise operators with their own kernels (cpu/kernels/FusedPointwiseKernel.cpp):
-// addcmul, addcdiv and nan_to_num; and isclose, built from other operators.
+// addcmul, addcdiv, addr and nan_to_num; and isclose, built from other operators.
+#include <complex>
 #include <limits>
 
 #include "ember/cpu/ComplexStubs.h"
@@ -12,6 +13,7 @@
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(AddcFn, addc_stub);
+EMBER_DEFINE_DISPATCH(AddrFn, addr_stub);
 EMBER_DEFINE_DISPATCH(NanToNumFn, nan_to_num_stub);
 }  // namespace ember::cpu
 
@@ -55,6 +57,29 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
 Tensor& addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
                     Tensor& out) {
   return addc_impl(self, tensor1, tensor2, value, true, out);
+}
+
+// ---- addr -----------------------------------------------------------------------------------------
+
+// beta * self + alpha * vec1 * vec2, self already (n, m) and all three of one
+// dtype: float and double on the CPU by PyTorch's loops (Note [addr in
+// PyTorch's forms]); other dtypes and devices op by op in the dtype, as
+// PyTorch's scalar loop (a beta of 0 ignores self, NaN included).
+Tensor addr_arithmetic(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
+                       const Scalar& alpha) {
+  const ScalarType dtype = self.dtype();
+  const Tensor col = vec1.unsqueeze(1), row = vec2.unsqueeze(0);
+  if (self.is_cpu() && (dtype == ScalarType::Float || dtype == ScalarType::Double)) {
+    Tensor out = ember::empty(self.sizes(), dtype);  // contiguous, as PyTorch's result
+    auto it = TensorIterator::op(out, {self, col, row}, TensorIterator::Config{});
+    cpu::addr_stub(it, beta.to_double(), alpha.to_double());
+    it.finish();
+    return out;
+  }
+  const auto number = [&](const Scalar& v) { return ember::full({}, v, dtype, self.device()); };
+  const Tensor product = (number(alpha) * col) * row;
+  const bool beta_zero = beta.is_complex() ? beta.to_complex() == std::complex<double>(0) : beta.to_double() == 0;
+  return beta_zero ? product : number(beta) * self + product;
 }
 
 // ---- isclose, nan_to_num ---------------------------------------------------------------------------

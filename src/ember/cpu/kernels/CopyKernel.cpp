@@ -198,6 +198,50 @@ bool convert_float16(const TensorIterator& it, ScalarType dst, ScalarType src) {
   return false;
 }
 
+// Note [bfloat16 NaN in copies]
+// PyTorch's vectorized float -> bfloat16 conversion gives every NaN the bits
+// 0xffff, its scalar one 0x7fc0 (signbit and copysign see the difference).
+// Its copy converts a contiguous float run whole in vector form, tail
+// included; a contiguous double run in blocks of 16, the rest by scalar; any
+// other source dtype, or a strided run, by scalar. A build without vector
+// kernels is scalar throughout.
+inline BFloat16 bfloat16_vector_form(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  BFloat16 r;
+  r.x = (u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0xffffu) : uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  return r;
+}
+
+bool convert_to_bfloat16(const TensorIterator& it, ScalarType dst, ScalarType src) {
+  if (EMBER_CPU_BASELINE_BUILD || dst != ScalarType::BFloat16) return false;
+  if (src == ScalarType::Float && it.numel() == 1) {
+    // One element: the vector form unless either side is 0-dim (PyTorch's loop is then strided).
+    const bool vector = it.operand(0).dim() > 0 && it.operand(1).dim() > 0;
+    const float x = *static_cast<const float*>(it.operand(1).data_ptr());
+    *static_cast<BFloat16*>(it.operand(0).data_ptr()) = vector ? bfloat16_vector_form(x) : BFloat16(x);
+    return true;
+  }
+  const auto run = [&it](auto zero) {
+    using src_t = decltype(zero);
+    constexpr int64_t block = std::is_same_v<src_t, float> ? 1 : 16;
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      if (s[0] != sizeof(BFloat16) || s[1] != sizeof(src_t)) {
+        unary_loop<BFloat16, src_t>(d, s, n, [](src_t x) { return BFloat16(static_cast<float>(x)); });
+        return;
+      }
+      auto* out = reinterpret_cast<BFloat16*>(d[0]);
+      const auto* in = reinterpret_cast<const src_t*>(d[1]);
+      const int64_t body = n / block * block;
+      for (int64_t i = 0; i < body; ++i) out[i] = bfloat16_vector_form(static_cast<float>(in[i]));
+      for (int64_t i = body; i < n; ++i) out[i] = BFloat16(static_cast<float>(in[i]));
+    });
+  };
+  if (src == ScalarType::Float) return run(float{}), true;
+  if (src == ScalarType::Double) return run(double{}), true;
+  return false;
+}
+
 void copy_kernel(const TensorIterator& it) {
   ScalarType dst = it.dtype(0), src = it.dtype(1);
   if (dst == src) {
@@ -210,7 +254,7 @@ void copy_kernel(const TensorIterator& it) {
       default: EMBER_INTERNAL_ASSERT(false, "copy_: element size ", element_size(dst));
     }
   }
-  if (convert_float16(it, dst, src)) return;
+  if (convert_float16(it, dst, src) || convert_to_bfloat16(it, dst, src)) return;
   EMBER_USE_BASELINE_KERNEL_FOR(has_loops_for(src) ? dst : src, copy_stub, it);
   EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX(dst, "copy_", [&] {
     using dst_t = scalar_t;

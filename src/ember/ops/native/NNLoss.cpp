@@ -344,11 +344,16 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
 
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  // PyTorch's loss is empty_like(self): computed in the promoted dtype, stored in self's.
+  const ScalarType promoted = result_type({&self, &target});
+  EMBER_CHECK(can_cast(promoted, self.dtype()), "result type ", dtype_message_name(promoted),
+              " can't be cast to the desired output type ", dtype_message_name(self.dtype()));
   check_float_loss("huber_cpu", self, target);
   Tensor z = (self - target).abs();
   Tensor quad = Scalar(0.5) * z * z;
   Tensor lin = Scalar(delta) * (z - Scalar(0.5 * delta));
-  return apply_reduction(ember::where(z.lt(Scalar(delta)), quad, lin), reduction);
+  Tensor loss = ember::where(z.lt(Scalar(delta)), quad, lin);
+  return apply_reduction(loss.dtype() == self.dtype() ? loss : loss.to(self.dtype()), reduction);
 }
 
 Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction,
