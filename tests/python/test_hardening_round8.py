@@ -109,3 +109,22 @@ def test_bfloat16_nan_bits_of_copies_as_torch():
 
 def test_bfloat16_nan_signbit_as_torch():
     check_same("torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0, 1.5, -2.0]).to(torch.bfloat16).signbit()")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("layout", ["24", "40", "64", "100", "strided", "broadcast"])
+def test_16bit_rsqrt_bits_as_torch(dtype, layout):
+    # Note [16-bit rsqrt]: blocks of 32 in float, the rest with sqrt rounded to the dtype first.
+    def run(L):
+        x = (L.arange(200, dtype=L.float64) * 0.173 + 0.01).to(getattr(L, dtype))
+        x = {"strided": x[::2], "broadcast": x[7:8].expand(50)}.get(layout, x[: int(layout) if layout.isdigit() else 0])
+        return L.rsqrt(x).contiguous().view(L.int16).tolist()
+
+    assert run(ember) == run(torch)
+
+
+def test_16bit_rsqrt_into_double_out_as_torch():
+    check_same(
+        "torch.rsqrt((torch.arange(24, dtype=torch.float64) * 0.73 - 1.9).to(torch.float16).reshape((2, 3, 2, 2)), "
+        "out=torch.zeros(2, 3, dtype=torch.float64))"
+    )
