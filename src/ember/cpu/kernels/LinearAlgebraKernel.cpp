@@ -22,9 +22,7 @@ template <typename T>
 void addr_loop(char** d, const int64_t* s, int64_t n, T beta, T alpha) {
   const auto fused_tail = [&](int64_t i) {
     const T x = at<T>(d[1], s[1], i), u = at<T>(d[2], s[2], i), v = at<T>(d[3], s[3], i);
-    if (beta == T(0)) return alpha * u * v;
-    if (EMBER_CPU_BASELINE_BUILD) return beta * x + alpha * u * v;
-    return std::fma(beta, x, alpha * u * v);
+    return beta == T(0) ? alpha * u * v : capability_fma(beta, x, alpha * u * v);
   };
   int64_t body = 0;
   constexpr int64_t z = sizeof(T);

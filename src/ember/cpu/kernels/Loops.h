@@ -2,6 +2,7 @@
 // Inner-loop helpers for kernels. Included only by files compiled per CPU
 // capability, so the loops below are vectorised for each target.
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -23,6 +24,18 @@ constexpr bool kBaselineBuild = true;
 #else
 constexpr bool kBaselineBuild = false;
 #endif
+
+// a * b + c rounded once where this build has fused multiply-adds (as the
+// compiler contracts PyTorch's scalar code in its capability builds), the
+// product rounded apart otherwise.
+template <typename T>
+inline T capability_fma(T a, T b, T c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
 
 // True when this build of the kernels has loops for dtype t.
 inline bool has_loops_for(ScalarType t) { return kBaselineBuild || is_floating_type(t); }

@@ -143,25 +143,16 @@ void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2,
 // Its vectors are 32 bytes wide (PyTorch has no AVX-512 build of these
 // kernels: its AVX2 ones run on AVX-512 CPUs, and so do Ember's) and the
 // merges fuse where Vectorized's fmadd does, so this file compiles without
-// contraction and spells each fused step (madd); the DEFAULT build has no FMA
-// and rounds the product apart, as PyTorch's generic Vectorized does. A
-// 16-bit row reads two float vectors per 16-bit vector, each merged into the
-// stack by itself.
+// contraction and spells each fused step (capability_fma, vmadd); the DEFAULT
+// build has no FMA and rounds the product apart, as PyTorch's generic
+// Vectorized does. A 16-bit row reads two float vectors per 16-bit vector,
+// each merged into the stack by itself.
 constexpr int64_t kVecBytes = 32;
-
-template <typename T>
-inline T madd(T a, T b, T c) {
-#if defined(__FMA__)
-  return std::fma(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
 
 // PyTorch's scalar code in a capability build: the compiler fuses a * b + c.
 template <typename T>
 inline T smadd(T a, T b, T c) {
-  return madd(a, b, c);
+  return capability_fma(a, b, c);
 }
 
 // PyTorch's 32-byte vector as a GCC vector: its lanewise steps are the same
@@ -474,11 +465,11 @@ void ln_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
         rstd[r] = rs;
         if (gamma && beta) {
 #pragma omp simd
-          for (int64_t i = 0; i < D; ++i) yr[i] = madd((xr[i] - mt) * rs, gamma[i], beta[i]);
+          for (int64_t i = 0; i < D; ++i) yr[i] = capability_fma((xr[i] - mt) * rs, gamma[i], beta[i]);
         } else if (beta) {
           // PyTorch's compiler drops the product by gamma = 1 and fuses the rest.
 #pragma omp simd
-          for (int64_t i = 0; i < D; ++i) yr[i] = madd(xr[i] - mt, rs, beta[i]);
+          for (int64_t i = 0; i < D; ++i) yr[i] = capability_fma(xr[i] - mt, rs, beta[i]);
         } else {
 #pragma omp simd
           for (int64_t i = 0; i < D; ++i) {
@@ -531,7 +522,8 @@ void ln_forward_16bit(const H* x, const float* gamma, const float* beta, H* y, f
           }
         }
         for (; i < D; ++i) {
-          yr[i] = H(madd(madd(static_cast<float>(xr[i]), rs, shift), g ? g[i] : 1.0f, t ? t[i] : 0.0f));
+          yr[i] =
+              H(capability_fma(capability_fma(static_cast<float>(xr[i]), rs, shift), g ? g[i] : 1.0f, t ? t[i] : 0.0f));
         }
       }
     }
@@ -599,7 +591,7 @@ void bn_stats_rows(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
     std::fill(buf.begin(), buf.end(), T(0));
     pass([mean](T acc, T v, int64_t c) {
       const T d = v - mean[c];
-      return madd(d, d, acc);
+      return capability_fma(d, d, acc);
     });
     fold(var_sum, false);
     return;
@@ -613,7 +605,7 @@ void bn_stats_rows(const T* x, T* mean, T* var_sum, const BatchNormArgs& a) {
     for (int64_t r = 0; r < R; ++r)
       for (int64_t c = 0; c < C; ++c) {
         const T d = x[r * C + c] - mean[c];
-        var_sum[c] = madd(d, d, var_sum[c]);
+        var_sum[c] = capability_fma(d, d, var_sum[c]);
       }
     return;
   }
@@ -647,7 +639,7 @@ void bn_apply(const T* x, T* y, const T* mean, const T* invstd, const T* weight,
   std::vector<T> alpha(a.C), beta(a.C);
   for (int64_t c = 0; c < a.C; ++c) {
     alpha[c] = invstd[c] * (weight ? weight[c] : T(1));
-    beta[c] = madd(-mean[c], alpha[c], bias ? bias[c] : T(0));
+    beta[c] = capability_fma(-mean[c], alpha[c], bias ? bias[c] : T(0));
   }
   const T* __restrict al = alpha.data();
   const T* __restrict be = beta.data();
@@ -658,7 +650,7 @@ void bn_apply(const T* x, T* y, const T* mean, const T* invstd, const T* weight,
         const T* __restrict xr = x + r * a.C;
         T* __restrict yr = y + r * a.C;
 #pragma omp simd
-        for (int64_t c = 0; c < a.C; ++c) yr[c] = madd(xr[c], al[c], be[c]);
+        for (int64_t c = 0; c < a.C; ++c) yr[c] = capability_fma(xr[c], al[c], be[c]);
       }
     });
     return;
@@ -670,7 +662,7 @@ void bn_apply(const T* x, T* y, const T* mean, const T* invstd, const T* weight,
       const T* __restrict xr = x + r * a.S;
       T* __restrict yr = y + r * a.S;
 #pragma omp simd
-      for (int64_t i = 0; i < a.S; ++i) yr[i] = madd(xr[i], s, t);
+      for (int64_t i = 0; i < a.S; ++i) yr[i] = capability_fma(xr[i], s, t);
     }
   });
 }
@@ -829,7 +821,7 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
       if (bg) {
         const T b = -a * m;
 #pragma omp simd
-        for (int64_t j = 0; j < D; ++j) bg[j] = madd(g[j], madd(a, xr[j], b), bg[j]);
+        for (int64_t j = 0; j < D; ++j) bg[j] = capability_fma(g[j], capability_fma(a, xr[j], b), bg[j]);
       }
       if (bb) {
 #pragma omp simd
@@ -850,15 +842,15 @@ void ln_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
         const V one = V{} + T(1);
         db = sum_of_products<T>(D, [&](int64_t d, int64_t n) { return std::pair<V, V>(load(g, d, n), one); });
       }
-      const T bx = madd(db, m, -ds) * a * a * a * scale;
-      const T c = madd(-bx, m, -(db * a * scale));
+      const T bx = capability_fma(db, m, -ds) * a * a * a * scale;
+      const T c = capability_fma(-bx, m, -(db * a * scale));
       T* __restrict o = dx + i * D;
       if (gamma) {
 #pragma omp simd
-        for (int64_t j = 0; j < D; ++j) o[j] = madd(bx, xr[j], a * g[j] * gamma[j]) + c;
+        for (int64_t j = 0; j < D; ++j) o[j] = capability_fma(bx, xr[j], a * g[j] * gamma[j]) + c;
       } else {
 #pragma omp simd
-        for (int64_t j = 0; j < D; ++j) o[j] = madd(bx, xr[j], a * g[j]) + c;
+        for (int64_t j = 0; j < D; ++j) o[j] = capability_fma(bx, xr[j], a * g[j]) + c;
       }
     }
   });
@@ -910,11 +902,11 @@ void gn_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rst
         const int64_t c0 = (ng % a.group) * D;
         for (int64_t d = 0; d < D; ++d) {
           const T s = rs * (gamma ? gamma[c0 + d] : T(1));
-          const T t = madd(-s, m, beta ? beta[c0 + d] : T(0));
+          const T t = capability_fma(-s, m, beta ? beta[c0 + d] : T(0));
           const T* __restrict xr = xs + d * a.HxW;
           T* __restrict yr = ys + d * a.HxW;
 #pragma omp simd
-          for (int64_t i = 0; i < a.HxW; ++i) yr[i] = madd(s, xr[i], t);
+          for (int64_t i = 0; i < a.HxW; ++i) yr[i] = capability_fma(s, xr[i], t);
         }
       }
     }
@@ -1033,20 +1025,20 @@ void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
             ds_val = ds_val + dsp[j] * gv;
             db_val = db_val + dbp[j] * gv;
           } else {
-            ds_val = madd(dsp[j], gv, ds_val);
-            db_val = madd(dbp[j], gv, db_val);
+            ds_val = capability_fma(dsp[j], gv, ds_val);
+            db_val = capability_fma(dbp[j], gv, db_val);
           }
         }
         const T m = mean[i], r = rstd[i];
-        const T c2 = madd(db_val, m, -ds_val) * r * r * r * s;
-        const T c3 = madd(-(db_val * r), s, -c2 * m);
+        const T c2 = capability_fma(db_val, m, -ds_val) * r * r * r * s;
+        const T c3 = capability_fma(-(db_val * r), s, -c2 * m);
         for (int64_t j = 0; j < D; ++j) {
           const T c1 = r * (gp ? gp[j] : T(1));
           const T* __restrict gr = dy + (i * D + j) * HxW;
           const T* __restrict xr = x + (i * D + j) * HxW;
           T* __restrict o = dx + (i * D + j) * HxW;
 #pragma omp simd
-          for (int64_t k = 0; k < HxW; ++k) o[k] = madd(c1, gr[k], c2 * xr[k]) + c3;
+          for (int64_t k = 0; k < HxW; ++k) o[k] = capability_fma(c1, gr[k], c2 * xr[k]) + c3;
         }
       }
     });
@@ -1056,7 +1048,7 @@ void gn_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T*
     T sg = 0, sb = 0;
     for (int64_t n = 0; n < a.N; ++n) {
       const T m = mean[n * G + grp], r = rstd[n * G + grp];
-      sg = madd(madd(-db[n * C + c], m, ds[n * C + c]), r, sg);
+      sg = capability_fma(capability_fma(-db[n * C + c], m, ds[n * C + c]), r, sg);
       sb = sb + db[n * C + c];
     }
     if (dgamma) dgamma[c] = sg;

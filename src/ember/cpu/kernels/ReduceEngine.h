@@ -80,47 +80,73 @@ Acc combine_pieces(int64_t n, int64_t pieces, Acc identity, const Part& part, co
   return acc;
 }
 
+// A plan as the drivers walk it: each output's reduction is `router` lines
+// (the outer reduced dims) of L elements Ls apart (the innermost reduced dim).
+struct ReduceLines {
+  explicit ReduceLines(const ReducePlan& p)
+      : no(static_cast<int>(p.out_sizes.size())),
+        nr(static_cast<int>(p.red_sizes.size())),
+        nro(nr ? nr - 1 : 0),
+        L(nr ? p.red_sizes[nr - 1] : 1),
+        Ls(nr ? p.red_strides[nr - 1] : 1) {
+    for (int d = 0; d < nro; ++d) router *= p.red_sizes[d];
+    columns = nr > 0 && Ls != 1 && no > 0 && p.out_strides[no - 1] == 1 && p.out_sizes[no - 1] >= 4;
+  }
+  int no, nr, nro;
+  int64_t L, Ls;
+  int64_t router = 1;
+  // The innermost kept dim is contiguous and the reduction is not: outputs
+  // are reduced as blocks of adjacent columns (for_column_blocks).
+  bool columns = false;
+};
+
+// True when nothing is left to reduce: no outputs, or outputs of empty
+// reductions, which get the identity.
+template <typename Op>
+bool reduce_trivially(const ReducePlan& p, const Op& op) {
+  if (p.num_outputs == 0) return true;
+  if (p.reduce_numel != 0) return false;
+  for (int64_t o = 0; o < p.num_outputs; ++o) op.write(o, op.identity());
+  return true;
+}
+
+// f(first_output, count, base) for blocks of up to kColBlock adjacent
+// columns (outputs first_output ...), spread over threads; base points at
+// the block's first column of the first reduced element.
+template <typename T, typename F>
+void for_column_blocks(const ReducePlan& p, const ReduceLines& lines, const T* in, const F& f) {
+  const int64_t ncols = p.out_sizes[lines.no - 1];
+  const int64_t nblocks = (ncols + kColBlock - 1) / kColBlock;
+  const int64_t work_per_task = std::min(ncols, kColBlock) * p.reduce_numel;
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(work_per_task, 1));
+  parallel_for(0, p.num_outputs / ncols * nblocks, grain, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t ok = t / nblocks, c0 = (t % nblocks) * kColBlock;
+      DimWalker ow(p.out_sizes.data(), p.out_strides.data(), lines.no - 1, ok);
+      f(ok * ncols + c0, std::min(kColBlock, ncols - c0), in + ow.offset + c0);
+    }
+  });
+}
+
 template <typename Op>
 void run_reduction(const ReducePlan& p, const Op& op) {
   using T = typename Op::in_t;
   using Acc = typename Op::acc_t;
+  if (reduce_trivially(p, op)) return;
   const T* in = static_cast<const T*>(p.in);
-  const int no = static_cast<int>(p.out_sizes.size());
-  const int nr = static_cast<int>(p.red_sizes.size());
-  const int64_t nout = p.num_outputs;
-  if (nout == 0) return;
-  if (p.reduce_numel == 0) {
-    for (int64_t o = 0; o < nout; ++o) op.write(o, op.identity());
-    return;
-  }
-  const int64_t L = nr ? p.red_sizes[nr - 1] : 1;
-  const int64_t Ls = nr ? p.red_strides[nr - 1] : 1;
-  const int nro = nr ? nr - 1 : 0;  // outer reduced dims, looped around the line reductions
-  int64_t router = 1;
-  for (int d = 0; d < nro; ++d) router *= p.red_sizes[d];
+  const ReduceLines lines(p);
+  const int no = lines.no, nro = lines.nro;
+  const int64_t nout = p.num_outputs, L = lines.L, Ls = lines.Ls, router = lines.router;
   auto line = [&](const T* x, int64_t n) -> Acc { return Ls == 1 ? op.contig(x, n) : op.strided(x, n, Ls); };
   const int nthreads = get_num_threads();
 
-  // Column reductions: the innermost kept dim is contiguous and the reduction is not.
-  if (nr > 0 && Ls != 1 && no > 0 && p.out_strides[no - 1] == 1 && p.out_sizes[no - 1] >= 4) {
-    const int64_t ncols = p.out_sizes[no - 1];
-    const int64_t nouter = nout / ncols;
-    const int64_t nblocks = (ncols + kColBlock - 1) / kColBlock;
-    const int64_t tasks = nouter * nblocks;
-    const int64_t work_per_task = std::min(ncols, kColBlock) * p.reduce_numel;
-    const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(work_per_task, 1));
-    parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
+  if (lines.columns) {
+    for_column_blocks(p, lines, in, [&](int64_t first, int64_t nc, const T* base) {
       Acc buf[kColBlock];
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t ok = t / nblocks, c0 = (t % nblocks) * kColBlock;
-        const int64_t nc = std::min(kColBlock, ncols - c0);
-        DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no - 1, ok);
-        const T* base = in + ow.offset + c0;
-        for (int64_t c = 0; c < nc; ++c) buf[c] = op.identity();
-        DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
-        for (int64_t r = 0; r < router; ++r, rw.next()) op.columns(base + rw.offset, L, Ls, nc, buf);
-        for (int64_t c = 0; c < nc; ++c) op.write(ok * ncols + c0 + c, buf[c]);
-      }
+      for (int64_t c = 0; c < nc; ++c) buf[c] = op.identity();
+      DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+      for (int64_t r = 0; r < router; ++r, rw.next()) op.columns(base + rw.offset, L, Ls, nc, buf);
+      for (int64_t c = 0; c < nc; ++c) op.write(first + c, buf[c]);
     });
     return;
   }
@@ -194,20 +220,11 @@ template <typename Op>
 void run_serial_reduction(const ReducePlan& p, const Op& op) {
   using T = typename Op::in_t;
   using Acc = typename Op::acc_t;
+  if (reduce_trivially(p, op)) return;
   const T* in = static_cast<const T*>(p.in);
-  const int no = static_cast<int>(p.out_sizes.size());
-  const int nr = static_cast<int>(p.red_sizes.size());
-  const int64_t nout = p.num_outputs;
-  if (nout == 0) return;
-  if (p.reduce_numel == 0) {
-    for (int64_t o = 0; o < nout; ++o) op.write(o, op.identity());
-    return;
-  }
-  const int64_t L = nr ? p.red_sizes[nr - 1] : 1;
-  const int64_t Ls = nr ? p.red_strides[nr - 1] : 1;
-  const int nro = nr ? nr - 1 : 0;
-  int64_t router = 1;
-  for (int d = 0; d < nro; ++d) router *= p.red_sizes[d];
+  const ReduceLines lines(p);
+  const int no = lines.no, nro = lines.nro;
+  const int64_t nout = p.num_outputs, L = lines.L, Ls = lines.Ls, router = lines.router;
   const auto line = [&](Acc acc, const T* x, int64_t n) {
     if (Ls == 1) {
       for (int64_t i = 0; i < n; ++i) acc = op.reduce(acc, x[i]);
@@ -230,28 +247,18 @@ void run_serial_reduction(const ReducePlan& p, const Op& op) {
     return acc;
   };
 
-  if (nr > 0 && Ls != 1 && no > 0 && p.out_strides[no - 1] == 1 && p.out_sizes[no - 1] >= 4) {
-    const int64_t ncols = p.out_sizes[no - 1];
-    const int64_t nblocks = (ncols + kColBlock - 1) / kColBlock;
-    const int64_t work_per_task = std::min(ncols, kColBlock) * p.reduce_numel;
-    const int64_t grain = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(work_per_task, 1));
-    parallel_for(0, nout / ncols * nblocks, grain, [&](int64_t b, int64_t e) {
+  if (lines.columns) {
+    for_column_blocks(p, lines, in, [&](int64_t first, int64_t nc, const T* base) {
       Acc buf[kColBlock];
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t ok = t / nblocks, c0 = (t % nblocks) * kColBlock;
-        const int64_t nc = std::min(kColBlock, ncols - c0);
-        DimWalker ow(p.out_sizes.data(), p.out_strides.data(), no - 1, ok);
-        const T* base = in + ow.offset + c0;
-        for (int64_t c = 0; c < nc; ++c) buf[c] = op.identity();
-        DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
-        for (int64_t r = 0; r < router; ++r, rw.next()) {
-          for (int64_t i = 0; i < L; ++i) {
-            const T* row = base + rw.offset + i * Ls;
-            for (int64_t c = 0; c < nc; ++c) buf[c] = op.reduce(buf[c], row[c]);
-          }
+      for (int64_t c = 0; c < nc; ++c) buf[c] = op.identity();
+      DimWalker rw(p.red_sizes.data(), p.red_strides.data(), nro, 0);
+      for (int64_t r = 0; r < router; ++r, rw.next()) {
+        for (int64_t i = 0; i < L; ++i) {
+          const T* row = base + rw.offset + i * Ls;
+          for (int64_t c = 0; c < nc; ++c) buf[c] = op.reduce(buf[c], row[c]);
         }
-        for (int64_t c = 0; c < nc; ++c) op.write(ok * ncols + c0 + c, buf[c]);
       }
+      for (int64_t c = 0; c < nc; ++c) op.write(first + c, buf[c]);
     });
     return;
   }

@@ -109,17 +109,6 @@ EMBER_VEC_INLINE VecOf<T> chebyshev(VecOf<T> y, const C* c, int len) {
   return T(0.5) * (b0 - b2);
 }
 
-// a * b + c, rounded once where the capability has fused multiply-adds (as
-// PyTorch's build of the K functions computes it).
-template <typename T>
-EMBER_VEC_INLINE T fused_add(T a, T b, T c) {
-#if defined(__FMA__)
-  return std::fma(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
-
 template <typename T>
 EMBER_VEC_INLINE VecOf<T> bessel_j0(VecOf<T> x) {
   using V = VecOf<T>;
@@ -168,15 +157,15 @@ EMBER_VEC_INLINE VecOf<T> bessel_k(VecOf<T> x) {
       if constexpr (kOrder == 0) {
         const T i0 = e * i_series[j];
         if constexpr (kScaled) {
-          value = fused_add(-std::log(T(0.5) * x[j]), i0, series[j]);
+          value = capability_fma(-std::log(T(0.5) * x[j]), i0, series[j]);
         } else {
           // The logarithm in double for float too (Note [Special functions follow PyTorch's formulas]).
-          value =
-              static_cast<T>(fused_add(-std::log(0.5 * x[j]), static_cast<double>(i0), static_cast<double>(series[j])));
+          value = static_cast<T>(
+              capability_fma(-std::log(0.5 * x[j]), static_cast<double>(i0), static_cast<double>(series[j])));
         }
       } else {
         const T i1 = i_series[j] * x[j] * e;
-        value = fused_add(std::log(T(0.5) * x[j]), i1, series[j]);
+        value = capability_fma(std::log(T(0.5) * x[j]), i1, series[j]);
       }
       r[j] = kScaled ? value * e : value;
     }
