@@ -126,6 +126,10 @@ void convert_copy(const Tensor& dst, const Tensor& src) {
     const ScalarType c = carrier_with(s, d);
     if (c == d) {
       read_into(dst, src);
+    } else if (d == ScalarType::BFloat16 && c == ScalarType::Float) {
+      // PyTorch converts a float8 element by element: a NaN becomes 0x7fc0,
+      // not the vector form of a float copy (Note [bfloat16 NaN in copies]).
+      convert_loop<BFloat16, float>(dst, to_carrier(src, c), [](float v) { return BFloat16(v); });
     } else {
       Tensor tmp = to_carrier(src, c);
       Tensor out = dst;
