@@ -4,6 +4,9 @@ difference was in the last bits or a NaN's sign."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -128,3 +131,35 @@ def test_16bit_rsqrt_into_double_out_as_torch():
         "torch.rsqrt((torch.arange(24, dtype=torch.float64) * 0.73 - 1.9).to(torch.float16).reshape((2, 3, 2, 2)), "
         "out=torch.zeros(2, 3, dtype=torch.float64))"
     )
+
+
+def test_exit_with_hooks_still_registered():
+    # A node hook, a tensor hook and a post-accumulate hook alive at exit: their Python
+    # references were released after the interpreter had finalized (a segfault at exit).
+    script = (
+        "import ember as torch\n"
+        "w = torch.randn(3, requires_grad=True)\n"
+        "m = w * w\n"
+        "m.grad_fn.register_hook(lambda gi, go: None)\n"
+        "m.register_hook(lambda g: g)\n"
+        "w.register_post_accumulate_grad_hook(lambda p: None)\n"
+        "m.sum().backward()\n"
+        "print('done')\n"
+    )
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stdout) == (0, "done\n"), p.stderr[-2000:]
+
+
+def test_custom_function_node_repr_names_its_module():
+    class Double(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    node = Double.apply(ember.ones(2, requires_grad=True)).grad_fn
+    assert repr(node).startswith("<ember.autograd.function.DoubleBackward object at 0x")
+    assert repr(ember.ones(2, requires_grad=True).exp().grad_fn).startswith("<ExpBackward0 object at 0x")

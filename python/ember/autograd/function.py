@@ -71,6 +71,8 @@ class FunctionCtx:
 class BackwardCFunction(_C._FunctionBase, FunctionCtx):
     """The ctx and backward node of one call; ``<Name>Backward`` derives from it."""
 
+    __repr__ = object.__repr__  # a Python class's: <module.NameBackward object at 0x...>, as PyTorch
+
     def apply(self, *args):
         backward_fn = self._forward_cls.backward
         vjp_fn = self._forward_cls.vjp

@@ -3,6 +3,7 @@
 
 #include <Python.h>
 
+#include <memory>
 #include <stdexcept>
 
 #include "ember/core/Error.h"
@@ -27,6 +28,20 @@ class GilGuard {
  private:
   PyGILState_STATE state_;
 };
+
+// Drops a Python reference from any thread; once the interpreter has
+// finalized (a C++ static destroyed at exit) the reference is left alone.
+inline void release_pyobject(PyObject* o) {
+  if (!Py_IsInitialized()) return;
+  GilGuard gil;
+  Py_DECREF(o);
+}
+
+// A shared owner of a new reference to o, released by release_pyobject.
+inline std::shared_ptr<PyObject> hold_pyobject(PyObject* o) {
+  Py_INCREF(o);
+  return std::shared_ptr<PyObject>(o, release_pyobject);
+}
 
 inline void translate_exception() {
   try {

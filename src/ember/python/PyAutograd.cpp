@@ -98,14 +98,10 @@ std::shared_ptr<PyObject> wrap_node_hook(PyObject* hook, PyObject** handle) {
   if (!pair) throw python_error();
   PyObject* call = PyTuple_GetItem(pair, 1);
   *handle = PyTuple_GetItem(pair, 0);
-  Py_INCREF(call);
   Py_INCREF(*handle);
+  std::shared_ptr<PyObject> held = hold_pyobject(call);
   Py_DECREF(pair);
-  return std::shared_ptr<PyObject>(call, [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
+  return held;
 }
 
 PyObject* to_tuple(const autograd::variable_list& v) {

@@ -326,15 +326,6 @@ PyObject* function_saved_tensors(PyObject*, PyObject* ctx) {
 
 // ---- saved tensor hooks (autograd.graph.saved_tensors_hooks) ----------------------
 
-// Drops a Python reference from any thread.
-std::shared_ptr<PyObject> hold(PyObject* o) {
-  Py_INCREF(o);
-  return std::shared_ptr<PyObject>(o, [](PyObject* p) {
-    GilGuard gil;
-    Py_DECREF(p);
-  });
-}
-
 struct PyPackedTensor final : autograd::PackedTensor {
   std::shared_ptr<PyObject> packed, unpack_hook;
   Tensor unpack() const override {
@@ -380,7 +371,7 @@ PyMethodDef function_methods[] = {
 }  // namespace
 
 autograd::PackHook python_pack_hook(PyObject* pack_hook, PyObject* unpack_hook) {
-  std::shared_ptr<PyObject> pack = hold(pack_hook), unpack = hold(unpack_hook);
+  std::shared_ptr<PyObject> pack = hold_pyobject(pack_hook), unpack = hold_pyobject(unpack_hook);
   return [pack, unpack](const Tensor& t) -> std::shared_ptr<autograd::PackedTensor> {
     GilGuard gil;
     PyObject* arg = wrap(t);
@@ -388,7 +379,7 @@ autograd::PackHook python_pack_hook(PyObject* pack_hook, PyObject* unpack_hook) 
     Py_DECREF(arg);
     if (!r) throw python_error();
     auto packed = std::make_shared<PyPackedTensor>();
-    packed->packed = hold(r);
+    packed->packed = hold_pyobject(r);
     Py_DECREF(r);
     packed->unpack_hook = unpack;
     return packed;

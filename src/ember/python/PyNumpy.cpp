@@ -131,12 +131,7 @@ const char* format_of(ScalarType t) {
   }
 }
 
-void release_pyobject(void* ctx) {
-  if (!Py_IsInitialized()) return;  // the interpreter is gone; nothing to release
-  PyGILState_STATE s = PyGILState_Ensure();
-  Py_DECREF(static_cast<PyObject*>(ctx));
-  PyGILState_Release(s);
-}
+void release_array(void* ctx) { release_pyobject(static_cast<PyObject*>(ctx)); }
 
 // ---- the exporter ----------------------------------------------------------------
 
@@ -283,7 +278,7 @@ Tensor tensor_from_numpy(PyObject* array) {
     nbytes = static_cast<size_t>(extent * itemsize);
   }
   Py_INCREF(array);
-  DataPtr data(view.buf, array, &release_pyobject, Device(DeviceType::CPU));
+  DataPtr data(view.buf, array, &release_array, Device(DeviceType::CPU));
   auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes);
   return Tensor(make_intrusive<TensorImpl>(Storage(std::move(storage)), dtype, sizes, strides, 0));
 }

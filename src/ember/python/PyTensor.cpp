@@ -570,12 +570,7 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
   EMBER_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
-  Py_INCREF(hook);
-  std::shared_ptr<PyObject> fn(hook, [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
+  std::shared_ptr<PyObject> fn = hold_pyobject(hook);
   autograd::TensorHook cpp_hook = [fn](const Tensor& grad) -> Tensor {
     GilGuard gil;
     PyObject* g = wrap(grad);
@@ -621,12 +616,7 @@ PyObject* m_register_hook(PyObject* self, PyObject* hook) {
 PyObject* m_register_post_accumulate_grad_hook(PyObject* self, PyObject* hook) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
-  Py_INCREF(hook);
-  std::shared_ptr<PyObject> fn(hook, [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
+  std::shared_ptr<PyObject> fn = hold_pyobject(hook);
   autograd::materialize_meta(t)->post_accumulate_hooks.push_back([fn](const Tensor& leaf) {
     GilGuard gil;
     PyObject* arg = wrap(leaf);
