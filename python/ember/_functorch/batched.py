@@ -16,6 +16,8 @@ from ember import _C
 
 # Active vmap levels, outermost first: [(level, batch_size, randomness)].
 LEVELS = []
+# How many grad/vjp transforms (ember.func) are running.
+_GRAD_DEPTH = [0]
 
 
 class BatchedTensor:

@@ -15,10 +15,9 @@ import importlib
 import ember
 from ember import _C
 from ember._functorch import dispatch
-from ember._functorch.batched import LEVELS, BatchedTensor
+from ember._functorch.batched import _GRAD_DEPTH, LEVELS, BatchedTensor  # noqa: F401 - _GRAD_DEPTH read as T._GRAD_DEPTH
 from ember._functorch.pytree import tree_flatten, tree_map, tree_unflatten
 
-_GRAD_DEPTH = [0]
 # Counts inputs made differentiable by grad/vjp/jacrev: jvp reruns by the
 # double vjp when reverse mode ran inside it (forward over reverse).
 _REVERSE_INPUTS = [0]

@@ -14,6 +14,10 @@ import warnings
 
 import ember
 from ember import _C
+from ember._functorch import autograd_function as _vmapped
+from ember._functorch.batched import _GRAD_DEPTH
+from ember._functorch.batched import LEVELS as _VMAP_LEVELS
+from ember._functorch.batched import BatchedTensor as _BatchedTensor
 from ember._tensor import Tensor as _Tensor
 from ember.autograd import forward_ad as _forward_ad
 
@@ -93,6 +97,10 @@ class FunctionMeta(type):
         backward_fn.__module__ = "ember.autograd.function"
         backward_fn.__qualname__ = name + "Backward"
         cls._backward_cls = backward_fn
+        # The transforms' rules (autograd_function.apply_vmapped) apply to users' Functions; Ember's
+        # own stand for PyTorch's operators and stay as they are.
+        if "_seen_by_transforms" not in attrs:
+            cls._seen_by_transforms = not cls.__module__.startswith("ember.")
         super().__init__(name, bases, attrs)
 
 
@@ -156,6 +164,11 @@ class Function(_SingleLevelFunction):
     @classmethod
     def apply(cls, *args, **kwargs):
         setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
+        if (_VMAP_LEVELS or _GRAD_DEPTH[0]) and cls._seen_by_transforms:  # inside an ember.func transform
+            if not setup_context:
+                raise _vmapped.setup_context_required()
+            if _VMAP_LEVELS and any(isinstance(a, _BatchedTensor) for a in args):
+                return _vmapped.apply_vmapped(cls, Function.vmap, args, kwargs)
         if setup_context:
             args = _bind_default_args(cls.forward, *args, **kwargs)
             kwargs = {}

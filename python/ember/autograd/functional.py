@@ -307,7 +307,9 @@ def _jacobian_forward_mode(func, inputs):
         for k, x in enumerate(inputs):
             cols = columns[i][k]
             if cols:
-                row.append(ember.stack(cols, dim=-1).reshape(o.shape + x.shape))
+                # PyTorch's order: the columns stacked first, moved last, then reshaped.
+                stacked = ember.stack(cols)
+                row.append(stacked.permute(*range(1, stacked.dim()), 0).reshape(o.shape + x.shape))
             else:
                 row.append(o.new_zeros(o.shape + x.shape))
         jac.append(row)
