@@ -163,3 +163,43 @@ def test_custom_function_node_repr_names_its_module():
     node = Double.apply(ember.ones(2, requires_grad=True)).grad_fn
     assert repr(node).startswith("<ember.autograd.function.DoubleBackward object at 0x")
     assert repr(ember.ones(2, requires_grad=True).exp().grad_fn).startswith("<ExpBackward0 object at 0x")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("zeros", [0, 1, 2])
+@pytest.mark.parametrize("shape_dim", [((4, 37), 1), ((5, 6, 7), 0), ((3, 50), -1), ((6,), 0)])
+def test_cumprod_gradient_bits_as_torch(dtype, zeros, shape_dim):
+    # Note [cumprod gradient]: PyTorch's formula step by step, with and without zeros in a slice.
+    shape, dim = shape_dim
+    rng = np.random.default_rng(len(shape) * 10 + zeros)
+    a = rng.standard_normal(shape).astype(dtype)
+    flat = a.reshape(-1)
+    for i in range(zeros):
+        flat[(i * 7 + 2) % flat.size] = 0
+    g = rng.standard_normal(shape).astype(dtype)
+    results = []
+    for L in (torch, ember):
+        x = L.from_numpy(a.copy()).requires_grad_()
+        (first,) = L.autograd.grad(x.cumprod(dim), x, L.from_numpy(g.copy()), create_graph=True)
+        (second,) = L.autograd.grad((first * first).sum(), x)
+        (plain,) = L.autograd.grad(x.cumprod(dim), x, L.from_numpy(g.copy()))
+        results.append((plain.numpy().tobytes(), first.grad_fn.name(), second.numpy()))
+    assert results[1][:2] == results[0][:2]
+    np.testing.assert_allclose(results[1][2], results[0][2], rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_node_metadata_lives_with_the_node():
+    u = ember.randn(2, requires_grad=True) * 2
+    u.grad_fn.metadata["tag"] = 7  # a new wrapper of the same node sees it
+    assert u.grad_fn.metadata == {"tag": 7}
+    assert torch.randn(2, requires_grad=True).mul(2).grad_fn.metadata == {}
+
+
+def test_unpacked_primal_node_named_as_torch():
+    names = []
+    for L in (torch, ember):
+        w = L.randn(3, requires_grad=True)
+        with L.autograd.forward_ad.dual_level():
+            dual = L.autograd.forward_ad.make_dual(w, L.ones(3))
+            names.append(L.autograd.forward_ad.unpack_dual(dual * 2).primal.grad_fn.name())
+    assert names[1] == names[0] == "torch::autograd::Identity"

@@ -24,7 +24,7 @@ def node_declaration(op: Operator) -> str:
         ]
     return "\n".join(
         [
-            f"struct EMBER_API {op.node_name} final : public Node {{",
+            f"struct EMBER_API {op.node_class} final : public Node {{",
             f'  std::string name() const override {{ return "{op.node_name}"; }}',
             "  variable_list apply(variable_list&& grads) override;",
             "  void release_variables() override {",
@@ -41,7 +41,7 @@ def node_declaration(op: Operator) -> str:
 def node_definition(op: Operator) -> str:
     info = analyze_derivatives(op, inplace=False)
     diff = differentiable_inputs(op)
-    lines = [f"variable_list {op.node_name}::apply(variable_list&& grads) {{"]
+    lines = [f"variable_list {op.node_class}::apply(variable_list&& grads) {{"]
     # Slot layout: one per tensor input, <name>_size_ per Tensor[] input.
     lines.append("  size_t _n = 0;")
     for a in diff:

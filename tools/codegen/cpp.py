@@ -471,9 +471,9 @@ def definition(v: Variant) -> str:
         lines.append(f"  const bool _requires_grad = autograd::compute_requires_grad({ins});")
         if inplace:
             lines.append(f"  autograd::check_inplace({mutated[0]}, _requires_grad);")
-        lines.append(f"  std::shared_ptr<autograd::generated::{op.node_name}> _grad_fn;")
+        lines.append(f"  std::shared_ptr<autograd::generated::{op.node_class}> _grad_fn;")
         lines.append("  if (_requires_grad) {")
-        lines.append(f"    _grad_fn = std::make_shared<autograd::generated::{op.node_name}>();")
+        lines.append(f"    _grad_fn = std::make_shared<autograd::generated::{op.node_class}>();")
         lines.append(f"    _grad_fn->set_next_edges(autograd::collect_next_edges({ins}));")
         for name in sorted(list_inputs):
             lines.append(f"    _grad_fn->{name}_size_ = {name}.size();")

@@ -229,6 +229,12 @@ class Operator:
     def name(self) -> str:
         return self.schema.name
 
+    @property
+    def node_class(self) -> str | None:
+        """The node's C++ class: node_name without a namespace (`node:
+        torch::autograd::Identity` names itself as PyTorch's C++ nodes do)."""
+        return self.node_name.rsplit("::", 1)[-1] if self.node_name else None
+
     def kernel(self, backend: str) -> str | None:
         return dict(self.dispatch).get(backend)
 

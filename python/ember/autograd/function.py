@@ -101,6 +101,8 @@ class FunctionMeta(type):
         # own stand for PyTorch's operators and stay as they are.
         if "_seen_by_transforms" not in attrs:
             cls._seen_by_transforms = not cls.__module__.startswith("ember.")
+        base = globals().get("_SingleLevelFunction")
+        cls._has_setup_context = base is not None and cls.setup_context is not base.setup_context
         super().__init__(name, bases, attrs)
 
 
@@ -163,7 +165,7 @@ class Function(_SingleLevelFunction):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
+        setup_context = cls._has_setup_context
         if (_VMAP_LEVELS or _GRAD_DEPTH[0]) and cls._seen_by_transforms:  # inside an ember.func transform
             if not setup_context:
                 raise _vmapped.setup_context_required()

@@ -144,9 +144,8 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
 }
 
 Tensor fw_primal(const Tensor& t, int64_t level) {
-  (void)level;
   DisableGuard no_fw;
-  return ember::alias(t);
+  return ember::_fw_primal(t, level);
 }
 
 std::vector<Tensor> tangent_of(const std::vector<Tensor>& ts) {

@@ -306,22 +306,4 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
   return g;
 }
 
-Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& self, int64_t dim) {
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  Tensor x = self.movedim(d, -1);
-  Tensor g = grad.movedim(d, -1);
-  const int64_t n = x.size(-1);
-  std::vector<int64_t> square(x.sizes().begin(), x.sizes().end());
-  square.insert(square.end() - 1, n);
-  // Row k holds x with x_k replaced by 1: its cumprod at j is the product of
-  // x_i for i <= j, i != k, the derivative of y_j in x_k.
-  Tensor skip_diag = ember::eye(n, ScalarType::Bool, self.device());
-  Tensor rows = ember::where(skip_diag, Scalar(int64_t(1)), x.unsqueeze(-2).expand(square));
-  Tensor partial = rows.cumprod(-1);
-  // Only y_j with j >= k depend on x_k.
-  Tensor later = ember::ones({n, n}, ScalarType::Bool, self.device()).triu();
-  Tensor terms = ember::where(later, partial * g.unsqueeze(-2), Scalar(int64_t(0)));
-  return terms.sum(std::vector<int64_t>{-1}, false).movedim(-1, d);
-}
-
 }  // namespace ember::autograd::generated

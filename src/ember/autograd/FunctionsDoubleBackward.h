@@ -92,10 +92,6 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
                                                         const std::optional<Tensor>& weight,
                                                         const std::optional<Tensor>& pos_weight, int64_t reduction);
 
-// cumprod's gradient composed of differentiable operators (no division, so
-// zeros in self are exact): used while grad mode records a graph.
-Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& self, int64_t dim);
-
 // grid_sampler_2d/3d's gradient in input and grid: the kernel, or while grad
 // mode records a graph, a composite of gather/scatter_add and pointwise
 // operators (FunctionsGridSampler.cpp), so it has derivatives of its own.

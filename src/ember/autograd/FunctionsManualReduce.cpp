@@ -285,55 +285,64 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
   return out.to(dtype);
 }
 
-Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
-  (void)result;
-  if (self.dim() == 0 || self.numel() == 0) return grad.to(self.dtype());
-  // A gradient that will be differentiated again, or on another device than
-  // the CPU (the loop below runs on the host), is composed of operators.
-  if (GradMode::is_enabled() || !self.is_cpu()) {
-    return cumprod_backward_differentiable(grad, self, dim).to(self.dtype());
-  }
+// Note [cumprod gradient]
+// PyTorch's formula, step by step (its bits): with w = conj(y) * g, a slice
+// without zeros takes reversed_cumsum(w) / conj(x). With zeros: elements
+// before the first zero the same over w masked to them, the first zero the
+// products that skip it (the cumulative product between the first and second
+// zero times y before it), later elements 0. A gradient to be differentiated
+// again (create_graph) and holding zeros takes the O(n^2) products of the
+// inputs around each k, whose own derivative is cumprod's second derivative.
+Tensor cumprod_backward(const Tensor& grad_in, const Tensor& self, int64_t dim, const Tensor& result) {
+  const Tensor grad = grad_in.to(self.dtype());
+  if (self.numel() <= 1) return grad;
   const int64_t d = maybe_wrap_dim(dim, self.dim());
-  int64_t outer, n, inner;
-  split_at(self.sizes(), d, outer, n, inner);
-  Tensor x = self.to(ScalarType::Double).contiguous();
-  Tensor gd = grad.to(ScalarType::Double).contiguous();
-  Tensor out = empty(self.sizes(), ScalarType::Double, self.device());
-  const double* px = x.data_ptr<double>();
-  const double* pg = gd.data_ptr<double>();
-  double* po = out.data_ptr<double>();
-  std::vector<double> prefix(static_cast<size_t>(n));
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < inner; ++c) {
-      auto at = [&](int64_t i) { return (o * n + i) * inner + c; };
-      // y_j = prod_{i<=j} x_i; dL/dx_k = sum_{j>=k} g_j prod_{i<=j, i!=k} x_i.
-      int64_t first_zero = n;
-      double run = 1;
-      for (int64_t i = 0; i < n; ++i) {
-        run *= px[at(i)];
-        prefix[i] = run;
-        if (px[at(i)] == 0 && first_zero == n) first_zero = i;
-      }
-      // Before the first zero: (sum_{j>=k} g_j y_j) / x_k over j < first_zero.
-      double tail = 0;
-      for (int64_t j = n - 1; j >= 0; --j) {
-        if (j < first_zero) tail += pg[at(j)] * prefix[j];
-        if (j < first_zero) po[at(j)] = tail / px[at(j)];
-      }
-      if (first_zero < n) {
-        // At the first zero: products that skip it; after it: zero.
-        double skip = first_zero > 0 ? prefix[first_zero - 1] : 1.0;
-        double sum = 0;
-        for (int64_t j = first_zero; j < n; ++j) {
-          if (j > first_zero) skip *= px[at(j)];
-          sum += pg[at(j)] * skip;
-        }
-        po[at(first_zero)] = sum;
-        for (int64_t j = first_zero + 1; j < n; ++j) po[at(j)] = 0;
-      }
-    }
+  const int64_t n = self.size(d);
+  if (n == 1) return grad;
+  const auto reversed_cumsum = [d](const Tensor& t) { return t.flip({d}).cumsum(d).flip({d}); };
+  const Tensor input_conj = self.conj(), output_conj = result.conj();
+  const Tensor w = output_conj * grad;
+  const Tensor is_zero = self.eq(Scalar(int64_t(0)));
+  if (!is_zero.any().item<bool>()) return reversed_cumsum(w).div(input_conj);
+  if (!GradMode::is_enabled()) {
+    Tensor grad_input = zeros(self.sizes(), grad.dtype(), grad.device());
+    const Tensor zeros_so_far = is_zero.cumsum(d);
+    Tensor mask = zeros_so_far.eq(Scalar(int64_t(0)));  // before the first zero
+    grad_input.masked_scatter_(
+        mask, reversed_cumsum(w.masked_fill(mask.logical_not(), Scalar(0.0))).div_(input_conj).masked_select(mask));
+    mask = zeros_so_far.eq(Scalar(int64_t(1)));  // from the first zero to the second
+    const Tensor first_zero = std::get<1>(mask.max(d, /*keepdim=*/true));
+    const Tensor first_zero_mask = zeros_like(mask).scatter_(d, first_zero, Scalar(int64_t(1))).logical_and_(mask);
+    mask.logical_and_(first_zero_mask.logical_not());  // strictly between them
+    const Tensor before = output_conj.gather(d, (first_zero - Scalar(int64_t(1))).relu_())
+                              .masked_fill_(first_zero.eq(Scalar(int64_t(0))), Scalar(1.0));
+    const Tensor at_zero = input_conj.masked_fill(mask.logical_not(), Scalar(1.0))
+                               .cumprod(d)
+                               .mul_(grad.masked_fill(zeros_so_far.ne(Scalar(int64_t(1))), Scalar(0.0)))
+                               .sum(std::vector<int64_t>{d}, /*keepdim=*/true)
+                               .mul_(before);
+    grad_input.masked_scatter_(first_zero_mask, at_zero.masked_select(first_zero_mask));
+    return grad_input;
   }
-  return out.to(self.dtype());
+  // Differentiable: for each k, the products of x_i over i <= j, i != k.
+  Tensor grad_input = zeros(self.sizes(), grad.dtype(), grad.device());
+  std::vector<int64_t> ones_size(self.sizes().begin(), self.sizes().end());
+  ones_size[static_cast<size_t>(d)] = 1;
+  const Tensor ones = ember::ones({1}, grad.dtype(), grad.device()).expand(ones_size);
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor omitted;
+    if (k == 0) {
+      omitted = cat({ones, ember::slice(input_conj, d, 1).cumprod(d)}, d);
+    } else if (k == n - 1) {
+      omitted = ember::slice(input_conj, d, 0, k).prod(d, true);
+    } else {
+      const Tensor until_k = ember::slice(input_conj, d, 0, k).prod(d, true);
+      const Tensor from_k_plus_1 = ember::slice(input_conj, d, k + 1).cumprod(d);
+      omitted = cat({until_k, until_k.expand(from_k_plus_1.sizes()) * from_k_plus_1}, d);
+    }
+    grad_input.select(d, k).copy_((ember::slice(grad, d, k) * omitted).sum(std::vector<int64_t>{d}, false));
+  }
+  return grad_input;
 }
 
 // Complex matrices: the gradient goes through the conjugate transpose (Note [Complex gradients]).

@@ -82,6 +82,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
 
   // Borrowed pointer to the Python wrapper of this node, if one exists.
   void* pyobj = nullptr;
+  // Node.metadata's dict, owned here so that it lives as long as the node.
+  std::shared_ptr<void> metadata;
   // The Python stack of the forward call, kept in anomaly mode.
   std::string forward_trace;
 

@@ -43,7 +43,7 @@ void rebase_view_history(const Tensor& self, AutogradMeta* m, const std::shared_
 class EMBER_API CopySlices final : public Node {
  public:
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn);
-  std::string name() const override { return "CopySlices"; }
+  std::string name() const override { return "torch::autograd::CopySlices"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override;
 

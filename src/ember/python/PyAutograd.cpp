@@ -254,8 +254,25 @@ PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
                               {"register_prehook", node_register_prehook, METH_O, nullptr},
                               {"_sequence_nr", node_sequence_nr, METH_NOARGS, nullptr},
                               {nullptr, nullptr, 0, nullptr}};
+// Node.metadata: a dict kept by the node itself (a new wrapper of the same node sees it).
+PyObject* node_metadata(PyObject* self, void*) {
+  EMBER_PY_TRY
+  std::shared_ptr<autograd::Node> node = node_of(self);
+  EMBER_CHECK(node != nullptr, "the node of this object has been freed");
+  if (!node->metadata) {
+    PyObject* dict = PyDict_New();
+    if (!dict) throw python_error();
+    node->metadata = std::shared_ptr<void>(dict, [](void* d) { release_pyobject(static_cast<PyObject*>(d)); });
+  }
+  PyObject* dict = static_cast<PyObject*>(node->metadata.get());
+  Py_INCREF(dict);
+  return dict;
+  EMBER_PY_CATCH
+}
+
 PyGetSetDef node_getset[] = {{"next_functions", node_next_functions, nullptr, nullptr, nullptr},
                              {"variable", node_variable, nullptr, nullptr, nullptr},
+                             {"metadata", node_metadata, nullptr, nullptr, nullptr},
                              {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyObject* node_type_for(const std::string& name) {

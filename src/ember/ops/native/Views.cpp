@@ -242,6 +242,11 @@ std::string dtype_word(ScalarType t) {
 
 Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
+Tensor fw_primal_view(const Tensor& self, int64_t level) {
+  (void)level;
+  return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+}
+
 Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
   // Shares storage but is not a view for autograd (reshape of a fresh copy).
   Tensor v = self.is_contiguous() ? self.view(size) : self.reshape(size);
