@@ -70,6 +70,7 @@ CASES = [
     ("conv_transpose2d", 8, 16, 16, 7, 3, False, {"padding": 1}),
     ("conv_transpose2d", 8, 16, 32, 7, 3, False, {"stride": 2, "padding": 1, "output_padding": 1}),
     ("conv_transpose2d", 8, 32, 16, 7, 4, False, {"stride": 2, "padding": 1}),
+    ("conv_transpose2d", 8, 32, 32, 7, 3, False, {"stride": 2, "output_padding": 1, "groups": 2}),
 ]
 
 

@@ -238,9 +238,10 @@ struct DeconvProblem {
     strides = {g.sh, g.sw};
     dilates = {g.dh - 1, g.dw - 1};
     pad_l = {g.ph, g.pw};
+    // padding - output_padding: negative where output_padding exceeds padding, as PyTorch passes it
     pad_r = {(g.OH - 1) * g.sh - g.ph + (g.kh - 1) * g.dh + 1 - g.H,
              (g.OW - 1) * g.sw - g.pw + (g.kw - 1) * g.dw + 1 - g.W};
-    return pad_r[0] >= 0 && pad_r[1] >= 0;
+    return true;
   }
 
   dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, type, tag::any); }
