@@ -223,10 +223,13 @@ def _linear_fwd_bwd(batch, fin, fout):
 # ---- (e) conv2d ------------------------------------------------------------------------------
 
 
-def _conv(batch, cin, cout, hw, k):
+def _conv(batch, cin, cout, hw, k, dtype=None):
     def make(lib):
         x = _data(lib, (batch, cin, hw, hw), 16)
-        w = _data(lib, (cout, cin, k, k), 17).requires_grad_(True)
+        w = _data(lib, (cout, cin, k, k), 17)
+        if dtype:
+            x, w = x.to(getattr(lib, dtype)), w.to(getattr(lib, dtype))
+        w.requires_grad_(True)
 
         def step():
             lib.nn.functional.conv2d(x, w, padding=k // 2).sum().backward()
@@ -661,6 +664,7 @@ CASES = [
     Case("gemm", "linear 64x784->128 fwd+bwd", _linear_fwd_bwd(64, 784, 128), 1.05),
     Case("gemm", "linear 64x128->10 fwd+bwd", _linear_fwd_bwd(64, 128, 10), 1.05),
     Case("conv", "conv2d 32x64x56x56 3x3 fwd+bwd", _conv(32, 64, 64, 56, 3), 1.2),
+    Case("conv", "conv2d bf16 32x64x56x56 3x3 fwd+bwd", _conv(32, 64, 64, 56, 3, "bfloat16"), 1.0),
     Case("conv", "conv2d LeNet 64x1x28x28 5x5 fwd+bwd", _conv(64, 1, 6, 28, 5), 1.2),
     Case("conv", "conv2d LeNet 64x6x14x14 5x5 ->16 fwd+bwd", _conv(64, 6, 16, 14, 5), 1.2),
     Case("distributions", "Categorical(64).sample 1M", _categorical_sample, 1.0),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ember/core/ScalarType.h"
 #include "ember/cpu/NNStubs.h"
 
 namespace ember::native::conv {
@@ -40,17 +41,27 @@ struct Geometry {
   cpu::WideArgs wide_args(int64_t r0, int64_t r1) const { return {C, Hp() * Wp(), Wp(), kh, kw, dh, dw, cols(r0, r1)}; }
 };
 
-// ---- oneDNN (float32; see docs/decisions/0004-convolution.md) ----------------------
+// ---- oneDNN (see docs/decisions/0004-convolution.md, 0029-bf16-convolution-onednn.md) ----
 // Each returns false when oneDNN is not built in, is switched off
 // (EMBER_CONV_BACKEND=im2col) or does not take this geometry; the caller then
-// uses im2col + GEMM. Call outside any parallel region.
+// uses im2col + GEMM. Call outside any parallel region. The tensors, bias
+// and its gradient included, all have dtype t: Float, BFloat16 or Half (the
+// 16-bit ones accumulate in float32 inside oneDNN).
 
 // Y = conv(X, W) + bias (bias over Y's channels, may be null).
-bool onednn_lower(const Geometry& g, const float* X, const float* W, const float* bias, float* Y);
+bool onednn_lower(const Geometry& g, ScalarType t, const void* X, const void* W, const void* bias, void* Y);
 // X = the input gradient of conv(X, W) for output gradient Y (no bias).
-bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X);
+bool onednn_raise(const Geometry& g, ScalarType t, const void* Y, const void* W, void* X);
 // dW (and dbias over Y's channels, if not null) = the weight gradient of conv(X, W) for output gradient Y.
-bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW, float* dbias);
+bool onednn_weight(const Geometry& g, ScalarType t, const void* X, const void* Y, void* dW, void* dbias);
+// The transposed convolution of g as oneDNN's deconvolution (its input is the
+// small image Y, its output the large image X; the weight as PyTorch stores
+// it): X = conv_transpose(Y, W) + bias over X's channels (may be null).
+bool onednn_deconv(const Geometry& g, ScalarType t, const void* Y, const void* W, const void* bias, void* X);
+// dY = its input gradient for output gradient dX.
+bool onednn_deconv_data(const Geometry& g, ScalarType t, const void* dX, const void* W, void* dY);
+// dW (and dbias over X's channels, if not null) = its weight gradient for output gradient dX.
+bool onednn_deconv_weight(const Geometry& g, ScalarType t, const void* Y, const void* dX, void* dW, void* dbias);
 // A 3-d transposed convolution X (N, IC, in) -> Y (N, OC, out); the weight is
 // (IC, OC / G, k) as PyTorch stores it.
 struct Deconv3d {

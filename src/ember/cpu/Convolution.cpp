@@ -23,6 +23,7 @@
 #include "ember/cpu/Blas.h"
 #include "ember/cpu/ConvUtils.h"
 #include "ember/cpu/NNStubs.h"
+#include "ember/cpu/OneDnnMatmul.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -582,6 +583,72 @@ std::tuple<Tensor, Tensor, Tensor> conv_transpose3d_backward_cpu(const Tensor& g
   return {gx, gw, gb};
 }
 
+// Note [16-bit convolutions through oneDNN]
+// Where oneDNN has bfloat16 (float16) kernels for this CPU (PyTorch's
+// mkldnn_bf16_device_check / mkldnn_fp16_device_check), PyTorch hands every
+// 16-bit convolution to oneDNN, whatever its size, groups, stride or
+// dilation: conv1d as a conv2d of height 1, conv_transpose as oneDNN's
+// deconvolution; only a transposed one with an output_padding not below its
+// stride takes its own kernel. oneDNN accumulates the exact products in
+// float32 and rounds once: the output with the bias added in float32, the
+// input gradient, the weight gradient summed over the batch, and the bias
+// gradient, which oneDNN sums alongside the weight gradient (so it comes
+// back as the data's dtype). Ember runs the same primitives on the same
+// rule; elsewhere (or when oneDNN declines) 16-bit data widens to float32.
+bool onednn_takes_16bit(ScalarType dtype, const Tensor& weight, const ConvArgs& a) {
+  if (!onednn_takes_reduced(dtype) || weight.dim() > 4) return false;
+  for (size_t d = 0; a.transposed && d < a.stride.size(); ++d) {
+    if (a.output_padding[d] >= a.stride[d]) return false;
+  }
+  return true;
+}
+
+bool any_meta(std::initializer_list<Tensor> ts) {
+  for (const Tensor& t : ts) {
+    if (t.defined() && t.is_meta()) return true;
+  }
+  return false;
+}
+
+// The convolution on oneDNN in dtype; undefined when oneDNN declines.
+Tensor convolution_16bit(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& a) {
+  const ScalarType dtype = input.dtype();
+  if (input.numel() == 0 || weight.numel() == 0 || any_meta({input, weight, bias})) return Tensor();
+  const Geometry g = geometry(input.sizes(), weight.sizes(), a);
+  if (g.H <= 0 || g.W <= 0 || g.OH <= 0 || g.OW <= 0) return Tensor();
+  const Tensor x = input.contiguous(), w = weight.contiguous();
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  const void* bp = b.defined() ? b.data_ptr() : nullptr;
+  Tensor out = ember::empty(image_shape(g, weight.dim() == 3, a.transposed), dtype, input.device());
+  const bool ok = a.transposed ? conv::onednn_deconv(g, dtype, x.data_ptr(), w.data_ptr(), bp, out.data_ptr())
+                               : conv::onednn_lower(g, dtype, x.data_ptr(), w.data_ptr(), bp, out.data_ptr());
+  return ok ? out : Tensor();
+}
+
+// Its gradients on oneDNN; false when oneDNN declines.
+bool convolution_backward_16bit(const Tensor& grad_output, const Tensor& input, const Tensor& weight, const ConvArgs& a,
+                                std::array<bool, 3> mask, Tensor& gx, Tensor& gw, Tensor& gb) {
+  const ScalarType dtype = input.dtype();
+  if (input.numel() == 0 || weight.numel() == 0 || grad_output.numel() == 0 || any_meta({grad_output, input, weight}))
+    return false;
+  const Geometry g = geometry(input.sizes(), weight.sizes(), a);
+  const Tensor gy = grad_output.to(dtype).contiguous(), x = input.contiguous(), w = weight.contiguous();
+  if (mask[0]) gx = ember::empty(input.sizes(), dtype, input.device());
+  // oneDNN sums the bias gradient with the weight gradient's.
+  if (mask[1] || mask[2]) gw = ember::empty(weight.sizes(), dtype, weight.device());
+  if (mask[2]) gb = ember::empty({a.transposed ? g.G * g.C : g.G * g.O}, dtype, input.device());
+  void* gbp = gb.defined() ? gb.data_ptr() : nullptr;
+  if (gx.defined() && !(a.transposed ? conv::onednn_deconv_data(g, dtype, gy.data_ptr(), w.data_ptr(), gx.data_ptr())
+                                     : conv::onednn_raise(g, dtype, gy.data_ptr(), w.data_ptr(), gx.data_ptr())))
+    return false;
+  if (gw.defined() &&
+      !(a.transposed ? conv::onednn_deconv_weight(g, dtype, x.data_ptr(), gy.data_ptr(), gw.data_ptr(), gbp)
+                     : conv::onednn_weight(g, dtype, x.data_ptr(), gy.data_ptr(), gw.data_ptr(), gbp)))
+    return false;
+  if (!mask[1]) gw = Tensor();
+  return true;
+}
+
 }  // namespace
 
 Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
@@ -591,8 +658,12 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   ConvArgs a = check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const ScalarType dtype = input.dtype();
   if (transposed && weight.dim() == 5 && !is_reduced_float(dtype)) return conv_transpose3d_cpu(input, weight, bias, a);
+  if (is_reduced_float(dtype) && onednn_takes_16bit(dtype, weight, a)) {
+    Tensor out = convolution_16bit(input, weight, bias, a);
+    if (out.defined()) return out;
+  }
   if (is_reduced_float(dtype)) {
-    // 16-bit floats compute in float and round once at the end.
+    // Elsewhere 16-bit floats compute in float and round once at the end.
     Tensor b32 = bias.defined() ? bias.to(ScalarType::Float) : Tensor();
     return convolution_cpu(input.to(ScalarType::Float), weight.to(ScalarType::Float),
                            b32.defined() ? std::optional<Tensor>(b32) : std::nullopt, stride, padding, dilation,
@@ -616,8 +687,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
     if constexpr (std::is_same_v<T, float>) {
       const float *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>();
       float* op = out.data_ptr<float>();
-      if (!transposed && onednn_ok(g, false) && conv::onednn_lower(g, xp, wp, bp, op)) return;
-      if (transposed && onednn_ok(g, true) && conv::onednn_raise(g, xp, wp, op)) {
+      if (!transposed && onednn_ok(g, false) && conv::onednn_lower(g, ScalarType::Float, xp, wp, bp, op)) return;
+      if (transposed && onednn_ok(g, true) && conv::onednn_raise(g, ScalarType::Float, xp, wp, op)) {
         if (bp) add_channel_bias(op, g.N, g.G * g.C, g.H * g.W, bp);
         return;
       }
@@ -679,6 +750,10 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
                                                             std::array<bool, 3> mask) {
   ConvArgs a = check_conv(input, weight, Tensor(), stride, padding, dilation, transposed, output_padding, groups);
   const ScalarType dtype = input.dtype();
+  if (is_reduced_float(dtype) && onednn_takes_16bit(dtype, weight, a)) {
+    Tensor gx, gw, gb;
+    if (convolution_backward_16bit(grad_output, input, weight, a, mask, gx, gw, gb)) return {gx, gw, gb};
+  }
   if (is_reduced_float(dtype)) {
     auto r = convolution_backward_cpu(grad_output.to(ScalarType::Float), input.to(ScalarType::Float),
                                       weight.to(ScalarType::Float), stride, padding, dilation, transposed,
@@ -703,19 +778,19 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
                          constexpr bool f32 = std::is_same_v<T, float>;
                          auto lower = [&](const T* X, T* Y) {
                            if constexpr (f32) {
-                             if (dnn && conv::onednn_lower(g, X, wp, nullptr, Y)) return;
+                             if (dnn && conv::onednn_lower(g, dtype, X, wp, nullptr, Y)) return;
                            }
                            conv_lower<T>(g, X, wp, nullptr, Y);
                          };
                          auto raise = [&](const T* Y, T* X) {
                            if constexpr (f32) {
-                             if (dnn && conv::onednn_raise(g, Y, wp, X)) return;
+                             if (dnn && conv::onednn_raise(g, dtype, Y, wp, X)) return;
                            }
                            conv_raise<T>(g, Y, wp, nullptr, X);
                          };
                          auto weight = [&](const T* X, const T* Y, T* dW, T* dbias) {
                            if constexpr (f32) {
-                             if (dnn && conv::onednn_weight(g, X, Y, dW, dbias)) return;
+                             if (dnn && conv::onednn_weight(g, dtype, X, Y, dW, dbias)) return;
                            }
                            // PyTorch's own kernel: one product per image over plain im2col columns
                            Geometry plain = g;

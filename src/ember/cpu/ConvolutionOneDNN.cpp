@@ -1,8 +1,9 @@
-// Float32 convolution through oneDNN, when the build found it (USE_ONEDNN;
-// see docs/decisions/0004-convolution.md). Ember's tensors stay NCHW: each
-// call reorders into the blocked layouts oneDNN's kernels prefer and back.
-// Primitives come from oneDNN's own primitive cache, so repeated shapes cost
-// a lookup, not a JIT compilation.
+// Convolution through oneDNN, when the build found it (USE_ONEDNN; see
+// docs/decisions/0004-convolution.md and 0029-bf16-convolution-onednn.md):
+// float32, and bfloat16/float16 data with float32 accumulation. Ember's
+// tensors stay NCHW: each call reorders into the layouts oneDNN's kernels
+// prefer and back. Primitives come from oneDNN's own primitive cache, so
+// repeated shapes cost a lookup, not a JIT compilation.
 #include "ember/cpu/ConvUtils.h"
 #include "ember/ops/BuildInfo.h"
 
@@ -39,13 +40,23 @@ const dnnl::engine& engine() {
   return eng;
 }
 
+dt data_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::BFloat16: return dt::bf16;
+    case ScalarType::Half: return dt::f16;
+    default: return dt::f32;
+  }
+}
+
 // The convolution X -> Y of a geometry, in oneDNN's terms.
 struct Problem {
   dims src, wei, bias, dst, strides, dilates, pad_l, pad_r;
   tag wei_tag;
+  dt type;  // of every tensor, bias and its gradient included
 
   // False when oneDNN cannot express it (a negative right padding).
-  bool init(const Geometry& g) {
+  bool init(const Geometry& g, ScalarType t) {
+    type = data_type(t);
     auto right_pad = [](int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p) {
       const int64_t span = (k - 1) * d + 1;
       if (in + 2 * p >= span && (in + 2 * p - span) / s + 1 == out) return p;
@@ -71,14 +82,18 @@ struct Problem {
     return true;
   }
 
-  dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, dt::f32, tag::any); }
+  dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, type, tag::any); }
+  dnnl::memory::desc bias_desc() const { return dnnl::memory::desc(bias, type, tag::x); }
+  // Ember's own tensor at p: NCHW data, or the weight in PyTorch's layout.
+  dnnl::memory user(const dims& d, tag t, const void* ptr) const {
+    return dnnl::memory(dnnl::memory::desc(d, type, t), engine(), const_cast<void*>(ptr));
+  }
 
   dnnl::convolution_forward::primitive_desc forward(dnnl::prop_kind kind, bool with_bias) const {
     const auto algo = dnnl::algorithm::convolution_direct;
     if (with_bias)
-      return dnnl::convolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei),
-                                                       dnnl::memory::desc(bias, dt::f32, tag::x), any(dst), strides,
-                                                       dilates, pad_l, pad_r);
+      return dnnl::convolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei), bias_desc(), any(dst),
+                                                       strides, dilates, pad_l, pad_r);
     return dnnl::convolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei), any(dst), strides,
                                                      dilates, pad_l, pad_r);
   }
@@ -99,10 +114,6 @@ bool run(const F& f) {
   }
 }
 
-dnnl::memory user(const dims& d, tag t, const float* p) {
-  return dnnl::memory(dnnl::memory::desc(d, dt::f32, t), engine(), const_cast<float*>(p));
-}
-
 // u's data in layout `want` (u itself when it already has it).
 dnnl::memory into(const dnnl::memory::desc& want, const dnnl::memory& u, dnnl::stream& s) {
   if (want == u.get_desc()) return u;
@@ -117,30 +128,30 @@ void back(const dnnl::memory& m, const dnnl::memory& u, dnnl::stream& s) {
 
 }  // namespace
 
-bool onednn_lower(const Geometry& g, const float* X, const float* W, const float* bias, float* Y) {
+bool onednn_lower(const Geometry& g, ScalarType t, const void* X, const void* W, const void* bias, void* Y) {
   Problem p;
-  if (!enabled() || !p.init(g)) return false;
+  if (!enabled() || !p.init(g, t)) return false;
   return run([&](dnnl::stream& s) {
     auto pd = p.forward(dnnl::prop_kind::forward_training, bias != nullptr);
-    auto ux = user(p.src, tag::nchw, X), uw = user(p.wei, p.wei_tag, W), uy = user(p.dst, tag::nchw, Y);
+    auto ux = p.user(p.src, tag::nchw, X), uw = p.user(p.wei, p.wei_tag, W), uy = p.user(p.dst, tag::nchw, Y);
     auto mx = into(pd.src_desc(), ux, s), mw = into(pd.weights_desc(), uw, s);
     auto my = pd.dst_desc() == uy.get_desc() ? uy : dnnl::memory(pd.dst_desc(), engine());
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, my}};
-    if (bias) args.insert({DNNL_ARG_BIAS, user(p.bias, tag::x, bias)});
+    if (bias) args.insert({DNNL_ARG_BIAS, p.user(p.bias, tag::x, bias)});
     dnnl::convolution_forward(pd).execute(s, args);
     back(my, uy, s);
   });
 }
 
-bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X) {
+bool onednn_raise(const Geometry& g, ScalarType t, const void* Y, const void* W, void* X) {
   Problem p;
-  if (!enabled() || !p.init(g)) return false;
+  if (!enabled() || !p.init(g, t)) return false;
   return run([&](dnnl::stream& s) {
     auto hint = p.forward(dnnl::prop_kind::forward_training, false);
     dnnl::convolution_backward_data::primitive_desc pd(engine(), dnnl::algorithm::convolution_direct, p.any(p.src),
                                                        p.any(p.wei), p.any(p.dst), p.strides, p.dilates, p.pad_l,
                                                        p.pad_r, hint);
-    auto uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, W), ux = user(p.src, tag::nchw, X);
+    auto uy = p.user(p.dst, tag::nchw, Y), uw = p.user(p.wei, p.wei_tag, W), ux = p.user(p.src, tag::nchw, X);
     auto my = into(pd.diff_dst_desc(), uy, s), mw = into(pd.weights_desc(), uw, s);
     auto mx = pd.diff_src_desc() == ux.get_desc() ? ux : dnnl::memory(pd.diff_src_desc(), engine());
     dnnl::convolution_backward_data(pd).execute(
@@ -149,38 +160,42 @@ bool onednn_raise(const Geometry& g, const float* Y, const float* W, float* X) {
   });
 }
 
-bool onednn_weight(const Geometry& g, const float* X, const float* Y, float* dW, float* dbias) {
+bool onednn_weight(const Geometry& g, ScalarType t, const void* X, const void* Y, void* dW, void* dbias) {
   Problem p;
-  if (!enabled() || !p.init(g)) return false;
+  if (!enabled() || !p.init(g, t)) return false;
   return run([&](dnnl::stream& s) {
     const bool with_bias = dbias != nullptr;
     auto hint = p.forward(dnnl::prop_kind::forward_training, with_bias);
     const auto algo = dnnl::algorithm::convolution_direct;
-    auto pd = with_bias ? dnnl::convolution_backward_weights::primitive_desc(
-                              engine(), algo, p.any(p.src), p.any(p.wei), dnnl::memory::desc(p.bias, dt::f32, tag::x),
-                              p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r, hint)
+    auto pd = with_bias ? dnnl::convolution_backward_weights::primitive_desc(engine(), algo, p.any(p.src), p.any(p.wei),
+                                                                             p.bias_desc(), p.any(p.dst), p.strides,
+                                                                             p.dilates, p.pad_l, p.pad_r, hint)
                         : dnnl::convolution_backward_weights::primitive_desc(engine(), algo, p.any(p.src), p.any(p.wei),
                                                                              p.any(p.dst), p.strides, p.dilates,
                                                                              p.pad_l, p.pad_r, hint);
-    auto ux = user(p.src, tag::nchw, X), uy = user(p.dst, tag::nchw, Y), uw = user(p.wei, p.wei_tag, dW);
+    auto ux = p.user(p.src, tag::nchw, X), uy = p.user(p.dst, tag::nchw, Y), uw = p.user(p.wei, p.wei_tag, dW);
     auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
     auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, mx}, {DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_DIFF_WEIGHTS, mw}};
-    if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, user(p.bias, tag::x, dbias)});
+    if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, p.user(p.bias, tag::x, dbias)});
     dnnl::convolution_backward_weights(pd).execute(s, args);
     back(mw, uw, s);
   });
 }
 
-// ---- 3-d transposed convolution (oneDNN's deconvolution) ---------------------------------
+// ---- transposed convolution (oneDNN's deconvolution) ------------------------------------
 namespace {
 
+// Y (N, IC, in) -> X (N, OC, out), the weight (IC, OC / G, k) as PyTorch stores it.
 struct DeconvProblem {
   dims src, wei, bias, dst, strides, dilates, pad_l, pad_r;
-  tag wei_tag;
+  tag data_tag, wei_tag;
+  dt type;
 
   bool init(const Deconv3d& g) {
+    type = dt::f32;
+    data_tag = tag::ncdhw;
     src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
     dst = {g.N, g.OC, g.out[0], g.out[1], g.out[2]};
     if (g.G > 1) {
@@ -206,46 +221,66 @@ struct DeconvProblem {
     return true;
   }
 
-  dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, dt::f32, tag::any); }
+  // A 2-d transposed convolution of Geometry g: the small image is its input.
+  bool init(const Geometry& g, ScalarType t) {
+    type = data_type(t);
+    data_tag = tag::nchw;
+    src = {g.N, g.G * g.O, g.OH, g.OW};
+    dst = {g.N, g.G * g.C, g.H, g.W};
+    if (g.G > 1) {
+      wei = {g.G, g.C, g.O, g.kh, g.kw};
+      wei_tag = tag::giohw;
+    } else {
+      wei = {g.C, g.O, g.kh, g.kw};
+      wei_tag = tag::iohw;
+    }
+    bias = {g.G * g.C};
+    strides = {g.sh, g.sw};
+    dilates = {g.dh - 1, g.dw - 1};
+    pad_l = {g.ph, g.pw};
+    // padding - output_padding: negative where output_padding exceeds padding, as PyTorch passes it
+    pad_r = {(g.OH - 1) * g.sh - g.ph + (g.kh - 1) * g.dh + 1 - g.H,
+             (g.OW - 1) * g.sw - g.pw + (g.kw - 1) * g.dw + 1 - g.W};
+    return true;
+  }
+
+  dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, type, tag::any); }
+  dnnl::memory::desc bias_desc() const { return dnnl::memory::desc(bias, type, tag::x); }
+  dnnl::memory user(const dims& d, tag t, const void* ptr) const {
+    return dnnl::memory(dnnl::memory::desc(d, type, t), engine(), const_cast<void*>(ptr));
+  }
 
   dnnl::deconvolution_forward::primitive_desc forward(bool with_bias) const {
     const auto algo = dnnl::algorithm::deconvolution_direct;
     const auto kind = dnnl::prop_kind::forward_training;
     if (with_bias)
-      return dnnl::deconvolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei),
-                                                         dnnl::memory::desc(bias, dt::f32, tag::x), any(dst), strides,
-                                                         dilates, pad_l, pad_r);
+      return dnnl::deconvolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei), bias_desc(),
+                                                         any(dst), strides, dilates, pad_l, pad_r);
     return dnnl::deconvolution_forward::primitive_desc(engine(), kind, algo, any(src), any(wei), any(dst), strides,
                                                        dilates, pad_l, pad_r);
   }
 };
 
-}  // namespace
-
-bool onednn_deconv3d(const Deconv3d& g, const float* X, const float* W, const float* bias, float* Y) {
-  DeconvProblem p;
-  if (!enabled() || !p.init(g)) return false;
+bool deconv_forward(const DeconvProblem& p, const void* X, const void* W, const void* bias, void* Y) {
   return run([&](dnnl::stream& s) {
     auto pd = p.forward(bias != nullptr);
-    auto ux = user(p.src, tag::ncdhw, X), uw = user(p.wei, p.wei_tag, W), uy = user(p.dst, tag::ncdhw, Y);
+    auto ux = p.user(p.src, p.data_tag, X), uw = p.user(p.wei, p.wei_tag, W), uy = p.user(p.dst, p.data_tag, Y);
     auto mx = into(pd.src_desc(), ux, s), mw = into(pd.weights_desc(), uw, s);
     auto my = pd.dst_desc() == uy.get_desc() ? uy : dnnl::memory(pd.dst_desc(), engine());
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, my}};
-    if (bias) args.insert({DNNL_ARG_BIAS, user(p.bias, tag::x, bias)});
+    if (bias) args.insert({DNNL_ARG_BIAS, p.user(p.bias, tag::x, bias)});
     dnnl::deconvolution_forward(pd).execute(s, args);
     back(my, uy, s);
   });
 }
 
-bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, float* dX) {
-  DeconvProblem p;
-  if (!enabled() || !p.init(g)) return false;
+bool deconv_data(const DeconvProblem& p, const void* dY, const void* W, void* dX) {
   return run([&](dnnl::stream& s) {
     auto hint = p.forward(false);
     dnnl::deconvolution_backward_data::primitive_desc pd(engine(), dnnl::algorithm::deconvolution_direct, p.any(p.src),
                                                          p.any(p.wei), p.any(p.dst), p.strides, p.dilates, p.pad_l,
                                                          p.pad_r, hint);
-    auto uy = user(p.dst, tag::ncdhw, dY), uw = user(p.wei, p.wei_tag, W), ux = user(p.src, tag::ncdhw, dX);
+    auto uy = p.user(p.dst, p.data_tag, dY), uw = p.user(p.wei, p.wei_tag, W), ux = p.user(p.src, p.data_tag, dX);
     auto my = into(pd.diff_dst_desc(), uy, s), mw = into(pd.weights_desc(), uw, s);
     auto mx = pd.diff_src_desc() == ux.get_desc() ? ux : dnnl::memory(pd.diff_src_desc(), engine());
     dnnl::deconvolution_backward_data(pd).execute(
@@ -254,28 +289,58 @@ bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, fl
   });
 }
 
-bool onednn_deconv3d_weight(const Deconv3d& g, const float* X, const float* dY, float* dW, float* dbias) {
-  DeconvProblem p;
-  if (!enabled() || !p.init(g)) return false;
+bool deconv_weight(const DeconvProblem& p, const void* X, const void* dY, void* dW, void* dbias) {
   return run([&](dnnl::stream& s) {
     const bool with_bias = dbias != nullptr;
     auto hint = p.forward(with_bias);
     const auto algo = dnnl::algorithm::deconvolution_direct;
     auto pd = with_bias ? dnnl::deconvolution_backward_weights::primitive_desc(
-                              engine(), algo, p.any(p.src), p.any(p.wei), dnnl::memory::desc(p.bias, dt::f32, tag::x),
-                              p.any(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r, hint)
+                              engine(), algo, p.any(p.src), p.any(p.wei), p.bias_desc(), p.any(p.dst), p.strides,
+                              p.dilates, p.pad_l, p.pad_r, hint)
                         : dnnl::deconvolution_backward_weights::primitive_desc(engine(), algo, p.any(p.src),
                                                                                p.any(p.wei), p.any(p.dst), p.strides,
                                                                                p.dilates, p.pad_l, p.pad_r, hint);
-    auto ux = user(p.src, tag::ncdhw, X), uy = user(p.dst, tag::ncdhw, dY), uw = user(p.wei, p.wei_tag, dW);
+    auto ux = p.user(p.src, p.data_tag, X), uy = p.user(p.dst, p.data_tag, dY), uw = p.user(p.wei, p.wei_tag, dW);
     auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
     auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, mx}, {DNNL_ARG_DIFF_DST, my}, {DNNL_ARG_DIFF_WEIGHTS, mw}};
-    if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, user(p.bias, tag::x, dbias)});
+    if (with_bias) args.insert({DNNL_ARG_DIFF_BIAS, p.user(p.bias, tag::x, dbias)});
     dnnl::deconvolution_backward_weights(pd).execute(s, args);
     back(mw, uw, s);
   });
+}
+
+}  // namespace
+
+bool onednn_deconv3d(const Deconv3d& g, const float* X, const float* W, const float* bias, float* Y) {
+  DeconvProblem p;
+  return enabled() && p.init(g) && deconv_forward(p, X, W, bias, Y);
+}
+
+bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, float* dX) {
+  DeconvProblem p;
+  return enabled() && p.init(g) && deconv_data(p, dY, W, dX);
+}
+
+bool onednn_deconv3d_weight(const Deconv3d& g, const float* X, const float* dY, float* dW, float* dbias) {
+  DeconvProblem p;
+  return enabled() && p.init(g) && deconv_weight(p, X, dY, dW, dbias);
+}
+
+bool onednn_deconv(const Geometry& g, ScalarType t, const void* Y, const void* W, const void* bias, void* X) {
+  DeconvProblem p;
+  return enabled() && p.init(g, t) && deconv_forward(p, Y, W, bias, X);
+}
+
+bool onednn_deconv_data(const Geometry& g, ScalarType t, const void* dX, const void* W, void* dY) {
+  DeconvProblem p;
+  return enabled() && p.init(g, t) && deconv_data(p, dX, W, dY);
+}
+
+bool onednn_deconv_weight(const Geometry& g, ScalarType t, const void* Y, const void* dX, void* dW, void* dbias) {
+  DeconvProblem p;
+  return enabled() && p.init(g, t) && deconv_weight(p, Y, dX, dW, dbias);
 }
 
 const char* onednn_version() {
@@ -288,9 +353,12 @@ const char* onednn_version() {
 
 #else
 
-bool onednn_lower(const Geometry&, const float*, const float*, const float*, float*) { return false; }
-bool onednn_raise(const Geometry&, const float*, const float*, float*) { return false; }
-bool onednn_weight(const Geometry&, const float*, const float*, float*, float*) { return false; }
+bool onednn_lower(const Geometry&, ScalarType, const void*, const void*, const void*, void*) { return false; }
+bool onednn_raise(const Geometry&, ScalarType, const void*, const void*, void*) { return false; }
+bool onednn_weight(const Geometry&, ScalarType, const void*, const void*, void*, void*) { return false; }
+bool onednn_deconv(const Geometry&, ScalarType, const void*, const void*, const void*, void*) { return false; }
+bool onednn_deconv_data(const Geometry&, ScalarType, const void*, const void*, void*) { return false; }
+bool onednn_deconv_weight(const Geometry&, ScalarType, const void*, const void*, void*, void*) { return false; }
 bool onednn_deconv3d(const Deconv3d&, const float*, const float*, const float*, float*) { return false; }
 bool onednn_deconv3d_data(const Deconv3d&, const float*, const float*, float*) { return false; }
 bool onednn_deconv3d_weight(const Deconv3d&, const float*, const float*, float*, float*) { return false; }

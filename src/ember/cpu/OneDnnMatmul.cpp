@@ -25,14 +25,6 @@ bool has_isa(dnnl::cpu_isa have, dnnl::cpu_isa want) {
   return (static_cast<unsigned>(have) & static_cast<unsigned>(want)) == static_cast<unsigned>(want);
 }
 
-// PyTorch's mkldnn_bf16_device_check / mkldnn_fp16_device_check.
-bool cpu_takes(ScalarType dtype) {
-  static const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-  if (has_isa(isa, dnnl::cpu_isa::avx2_vnni_2)) return true;
-  if (dtype == ScalarType::BFloat16) return has_isa(isa, dnnl::cpu_isa::avx512_core);
-  return has_isa(isa, dnnl::cpu_isa::avx512_core_fp16);
-}
-
 const dnnl::engine& engine() {
   static const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   return eng;
@@ -41,13 +33,26 @@ const dnnl::engine& engine() {
 }  // namespace
 #endif
 
+bool onednn_takes_reduced(ScalarType dtype) {
+#ifdef EMBER_USE_ONEDNN
+  if (dtype != ScalarType::BFloat16 && dtype != ScalarType::Half) return false;
+  static const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  if (has_isa(isa, dnnl::cpu_isa::avx2_vnni_2)) return true;
+  if (dtype == ScalarType::BFloat16) return has_isa(isa, dnnl::cpu_isa::avx512_core);
+  return has_isa(isa, dnnl::cpu_isa::avx512_core_fp16);
+#else
+  (void)dtype;
+  return false;
+#endif
+}
+
 bool onednn_reduced_matmul(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
                            int64_t a_bs, int64_t a_rs, int64_t a_cs, const void* b, int64_t b_bs, int64_t b_rs,
                            int64_t b_cs, void* c, bool accumulate) {
 #ifdef EMBER_USE_ONEDNN
   if (dtype != ScalarType::BFloat16 && dtype != ScalarType::Half) return false;
   if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || in_parallel_region()) return false;
-  if (!cpu_takes(dtype)) return false;
+  if (!onednn_takes_reduced(dtype)) return false;
   if (batch > 1 && (a_bs == 0 || b_bs == 0)) return false;
   using dims = dnnl::memory::dims;
   const auto dt = dtype == ScalarType::BFloat16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16;

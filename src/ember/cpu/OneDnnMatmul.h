@@ -7,6 +7,11 @@
 
 namespace ember::native {
 
+// PyTorch's mkldnn_bf16_device_check / mkldnn_fp16_device_check: whether it
+// hands bfloat16 (float16) products and convolutions to oneDNN on this CPU.
+// False for other dtypes and in builds without oneDNN.
+bool onednn_takes_reduced(ScalarType dtype);
+
 // C[i] (m x n, row-major, contiguous) = A[i] @ B[i] (+ C[i] when accumulate)
 // for i < batch, where A[i] starts at a + i * a_bs (element strides a_rs,
 // a_cs) and B[i] likewise. False, with nothing written, where PyTorch would
