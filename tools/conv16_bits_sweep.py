@@ -1,5 +1,5 @@
 """Counts the 16-bit convolutions where Ember's output or gradients differ
-from PyTorch's in any bit (docs/decisions/0029-bf16-convolution-onednn.md).
+from PyTorch's in any bit (docs/decisions/0092-bf16-convolution-onednn.md).
 
 188 problems: conv2d over batch 1/8/64, channels 1/3/16/32/64 in and
 1/16/32/64 out, kernels 1/3/5, each with a geometry, groups, bias and memory

@@ -41,7 +41,7 @@ struct Geometry {
   cpu::WideArgs wide_args(int64_t r0, int64_t r1) const { return {C, Hp() * Wp(), Wp(), kh, kw, dh, dw, cols(r0, r1)}; }
 };
 
-// ---- oneDNN (see docs/decisions/0004-convolution.md, 0029-bf16-convolution-onednn.md) ----
+// ---- oneDNN (see docs/decisions/0004-convolution.md, 0092-bf16-convolution-onednn.md) ----
 // Each returns false when oneDNN is not built in, is switched off
 // (EMBER_CONV_BACKEND=im2col) or does not take this geometry; the caller then
 // uses im2col + GEMM. Call outside any parallel region. The tensors, bias

@@ -1,5 +1,5 @@
 // Convolution through oneDNN, when the build found it (USE_ONEDNN; see
-// docs/decisions/0004-convolution.md and 0029-bf16-convolution-onednn.md):
+// docs/decisions/0004-convolution.md and 0092-bf16-convolution-onednn.md):
 // float32, and bfloat16/float16 data with float32 accumulation. Ember's
 // tensors stay NCHW: each call reorders into the layouts oneDNN's kernels
 // prefer and back. Primitives come from oneDNN's own primitive cache, so
