@@ -640,6 +640,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     n = x.shape[-1]
     if n == 0:
         raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    if input.is_cpu:  # PyTorch's kernel (Note [mode in PyTorch's order])
+        return _out(_mode_t(_C._VariableFunctions._mode(input, dim, keepdim)), out)
     sorted_x = ember.sort(x, -1)[0]
     same_as_prev = ember.cat(
         [ember.zeros_like(sorted_x[..., :1], dtype=ember.bool), sorted_x[..., 1:] == sorted_x[..., :-1]], -1

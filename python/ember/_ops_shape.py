@@ -123,6 +123,21 @@ def inner(input, other, *, out=None):  # noqa: A002
 # ---- building -------------------------------------------------------------------------------
 
 
+def _list_result_type(tensors):
+    """PyTorch's result type of a list of tensors: 0-d tensors promote among
+    themselves and win only with a higher category than the others."""
+    ember = _ember()
+    kinds = []
+    for zero_dim in (False, True):
+        dtypes = [t.dtype for t in tensors if (t.dim() == 0) == zero_dim]
+        if dtypes:
+            dtype = dtypes[0]
+            for d in dtypes[1:]:
+                dtype = ember.promote_types(dtype, d)
+            kinds.append(ember.empty(() if zero_dim else (0,), dtype=dtype))
+    return kinds[0].dtype if len(kinds) == 1 else ember.result_type(*kinds)
+
+
 def block_diag(*tensors):
     """The tensors (0-d, 1-d or 2-d) placed along the diagonal of one matrix."""
     ember = _ember()
@@ -136,9 +151,7 @@ def block_diag(*tensors):
         mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not mats:
         return ember.empty(1, 0)
-    dtype = mats[0].dtype
-    for m in mats[1:]:
-        dtype = ember.promote_types(dtype, m.dtype)
+    dtype = _list_result_type(tensors)
     cols = builtins.sum(m.shape[1] for m in mats)
     parts, c = [], 0
     for m in mats:

@@ -203,3 +203,63 @@ def test_unpacked_primal_node_named_as_torch():
             dual = L.autograd.forward_ad.make_dual(w, L.ones(3))
             names.append(L.autograd.forward_ad.unpack_dual(dual * 2).primal.grad_fn.name())
     assert names[1] == names[0] == "torch::autograd::Identity"
+
+
+C = "((torch.arange({n}, dtype=torch.float64) * 0.73 - 1.9) * (1 - 0.5j) + 0.25j).to(torch.{dt})"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Complex var/std into out=: each part's variance in out's real dtype, added there (a complex sqrt for std).
+        f"torch.std({C.format(n=1, dt='complex128')}, keepdim=True, out=torch.zeros(3, 1, dtype=torch.complex64))",
+        f"torch.var({C.format(n=24, dt='complex128')}.reshape(2, 3, 2, 2), dim=2, keepdim=True, "
+        "out=torch.zeros(2, 3, 1, 2).to(torch.bfloat16))",
+        f"torch.std({C.format(n=0, dt='complex128')}, out={C.format(n=0, dt='complex128')})",
+        f"torch.std({C.format(n=12, dt='complex64')}.reshape(3, 4), dim=1, out=torch.zeros(3, dtype=torch.complex64))",
+        # A negative eps is no eps: the gradient is NaN outside [0, 1].
+        "_grad(torch.logit((torch.arange(6.) * 0.4 - 0.5).requires_grad_(), eps=-3))",
+        # block_diag's dtype: a 0-dim complex128 does not promote a dimensioned complex64.
+        "torch.block_diag(torch.full((4,), 0.5).to(torch.complex64), torch.tensor(1 + 2j, dtype=torch.complex128))",
+        "torch.block_diag(torch.ones(2, dtype=torch.int32), torch.tensor(2.5)).dtype",
+    ],
+)
+def test_reductions_and_shapes_as_torch(code):
+    check_same(code)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "int64", "bool"])
+@pytest.mark.parametrize("n", [1, 5, 17, 100])
+def test_mode_as_torch(dtype, n):
+    # Note [mode in PyTorch's order]: std::sort of (value, index) pairs; NaNs and ties as PyTorch's.
+    rng = np.random.default_rng(n)
+    for pool in (3, 1000):
+        a = rng.integers(0, pool, (4, n)).astype("float64")
+        if dtype in ("float32", "float64", "bfloat16", "float16"):
+            a[rng.random((4, n)) < 0.1] = np.nan
+        for dim in (0, 1):
+            results = []
+            for L in (torch, ember):
+                values, indices = L.from_numpy(a.copy()).to(getattr(L, dtype)).mode(dim)
+                bits = values.view(L.int16) if values.dtype in (L.float16, L.bfloat16) else values
+                results.append((bits.numpy().tobytes(), indices.tolist()))
+            assert results[1] == results[0]
+
+
+def test_mode_gradient_node_as_torch():
+    names = [L.tensor([1.0, 2, 2, 3], requires_grad=True).mode()[0].grad_fn.name() for L in (torch, ember)]
+    assert names[1] == names[0] == "ModeBackward0"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # One float result: PyTorch's all-reduce in the input's dtype, then out filled with it.
+        "torch.var(torch.tensor([1.0, 3, 0, -2]), out=torch.empty(0, dtype=torch.float64))",
+        "torch.std(torch.tensor([[1.1, 3.3, 0.7, -2.9]]), dim=1, out=torch.empty(0, dtype=torch.float64)).item()",
+        "torch.var(torch.tensor([1.1, 3.3, 0.7, -2.9], dtype=torch.float64), out=torch.empty(0).to(torch.bfloat16))",
+        "torch.std(torch.tensor([[1.1, 3.3], [0.7, -2.9]]), dim=1, out=torch.empty(0, dtype=torch.float64)).tolist()",
+    ],
+)
+def test_var_into_wider_out_as_torch(code):
+    check_same(code)

@@ -23,7 +23,7 @@ Tensor sinc_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
   // |x| so that x = -0 gives +inf, as x = +0 (outside [0, 1] is masked below).
   const Tensor g = grad.div(self.abs() * (-self + Scalar(1.0)));
-  if (eps) {
+  if (eps && *eps >= 0) {  // a negative eps is no eps, as in PyTorch's kernel
     const double lo = *eps, hi = 1.0 - *eps;
     const Tensor outside = ember::logical_or(ember::lt(self, Scalar(lo)), ember::gt(self, Scalar(hi)));
     return ember::where(outside, zero_like_scalar(g), g);

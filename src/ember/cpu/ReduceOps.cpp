@@ -379,9 +379,20 @@ void check_var_out(const Tensor& self, const Tensor& out) {
               " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
 }
 
-// The input var_out/std_out reduce: a real one in out's dtype; a complex one as it is.
-Tensor var_input(const Tensor& self, const Tensor& out) {
-  return out.defined() && !is_complex_type(self.dtype()) ? self.to(out.dtype()) : self;
+// The input var_out/std_out reduce: a complex one as it is; a real one in
+// out's dtype, but for one float or double result (PyTorch's all-reduce
+// reads the input itself and rounds to its dtype before out is filled).
+Tensor var_input(const Tensor& self, const DimList& dim, const Tensor& out) {
+  if (!out.defined() || is_complex_type(self.dtype()) || out.dtype() == self.dtype()) return self;
+  const bool wide = self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double;
+  const bool out_16bit = out.dtype() == ScalarType::Half || out.dtype() == ScalarType::BFloat16;
+  if (wide && !out_16bit && self.device().is_cpu()) {
+    const std::vector<bool> mask = make_mask(self, dim);
+    int64_t kept = 1;
+    for (int64_t d = 0; d < self.dim(); ++d) kept *= mask[static_cast<size_t>(d)] ? 1 : self.size(d);
+    if (kept == 1) return self;
+  }
+  return self.to(out.dtype());
 }
 
 std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(int64_t(unbiased ? 1 : 0)); }
@@ -555,17 +566,39 @@ Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 
 // ---- var, std ---------------------------------------------------------------------------
 
+namespace {
+// PyTorch's complex var/std into an out= tensor: the variances of the real and
+// of the imaginary parts, each in out's real dtype, added into out, then
+// (std) its square root there (a complex one for a complex out).
+Tensor& complex_var_into(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                         const std::optional<Scalar>& correction, bool keepdim, bool take_sqrt, Tensor& out) {
+  const ScalarType r = to_real_type(out.dtype());
+  Tensor re = ember::empty({0}, r, self.device()), im = ember::empty({0}, r, self.device());
+  var_out(ember::real(self), dim, correction, keepdim, re);
+  var_out(ember::imag(self), dim, correction, keepdim, im);
+  ember::add_out(out, re, im);
+  if (take_sqrt) ember::sqrt_out(out, out);
+  return out;
+}
+}  // namespace
+
 Tensor& var_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
   check_var_out(self, out);
-  const Tensor in = var_input(self, out);
+  if (out.defined() && self.is_complex() && out.dtype() != to_real_type(self.dtype())) {
+    return complex_var_into(self, dim, correction, keepdim, false, out);
+  }
+  const Tensor in = var_input(self, dim, out);
   return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, false, false)));
 }
 
 Tensor& std_out(const Tensor& self, std::optional<std::vector<int64_t>> dim, std::optional<Scalar> correction,
                 bool keepdim, Tensor& out) {
   check_var_out(self, out);
-  const Tensor in = var_input(self, out);
+  if (out.defined() && self.is_complex() && out.dtype() != to_real_type(self.dtype())) {
+    return complex_var_into(self, dim, correction, keepdim, true, out);
+  }
+  const Tensor in = var_input(self, dim, out);
   return deliver(out, std::get<0>(var_impl(in, dim, correction, keepdim, true, false)));
 }
 

@@ -1,13 +1,16 @@
-// CPU sort, argsort, msort, topk and kthvalue. The inner loops live in
+// CPU sort, argsort, msort, topk, kthvalue and mode. The inner loops live in
 // cpu/kernels/SortKernel.cpp.
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "ember/cpu/SortStubs.h"
+#include "ember/ops/Dispatch.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -148,6 +151,52 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   Tensor v = values.narrow(d, k - 1, 1), x = indices.narrow(d, k - 1, 1);
   if (!keepdim) v = v.squeeze(d), x = x.squeeze(d);
   return {v.contiguous(), x.contiguous()};
+}
+
+// Note [mode in PyTorch's order]
+// PyTorch's CPU mode copies each slice's (value, index) pairs, sorts them
+// with std::sort comparing values alone (so equal values, and NaNs, keep no
+// defined order) and takes the value and index of the last pair of the first
+// longest run of equal values (NaN != NaN: each NaN is a run of its own).
+// Ember runs the same sort on the same pairs.
+std::tuple<Tensor, Tensor> mode_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+  dispatch::check_cpu_only("aten::mode", self);
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const Tensor lines = self.movedim(d, -1).contiguous();
+  const int64_t n = self.dim() > 0 ? self.size(d) : 1;
+  EMBER_CHECK(n > 0, "mode(): Expected reduction dim ", d, " to have non-zero size.");
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) shape.erase(shape.begin() + d);
+  Tensor values = ember::empty(shape, self.dtype(), self.device());
+  Tensor indices = ember::empty(shape, ScalarType::Long, self.device());
+  const int64_t count = n > 0 ? lines.numel() / n : 0;
+  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "mode_cpu", [&] {
+    using T = scalar_t;
+    using C = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+    const T* in = lines.data_ptr<T>();
+    T* out_values = values.data_ptr<T>();
+    int64_t* out_indices = indices.data_ptr<int64_t>();
+    std::vector<std::pair<T, int64_t>> pairs(static_cast<size_t>(n));
+    for (int64_t line = 0; line < count; ++line) {
+      for (int64_t k = 0; k < n; ++k) pairs[k] = {in[line * n + k], k};
+      // 16-bit values compare as floats, as c10's operators do; a NaN keeps its bits.
+      std::sort(pairs.begin(), pairs.end(),
+                [](const auto& a, const auto& b) { return static_cast<C>(a.first) < static_cast<C>(b.first); });
+      T mode = T(0);
+      int64_t mode_index = 0, run = 0, longest = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        ++run;
+        if (i == n - 1 || static_cast<C>(pairs[i].first) != static_cast<C>(pairs[i + 1].first)) {
+          if (run > longest) mode = pairs[i].first, mode_index = pairs[i].second, longest = run;
+          run = 0;
+        }
+      }
+      out_values[line] = mode;
+      out_indices[line] = mode_index;
+    }
+  });
+  if (keepdim && self.dim() > 0) values = values.unsqueeze(d), indices = indices.unsqueeze(d);
+  return {values, indices};
 }
 
 }  // namespace ember::native
