@@ -75,14 +75,18 @@ def isclose(a, b, tol=1e-6):
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 
-def machine_has_avx512():
-    """Whether this CPU has the AVX-512 subsets both libraries' AVX512 kernels need."""
+def cpu_flags():
+    """The CPU's feature flags from /proc/cpuinfo (empty where it cannot be read)."""
     try:
         with open("/proc/cpuinfo") as f:
-            flags = next((line.split() for line in f if line.startswith("flags")), [])
+            return set(next((line for line in f if line.startswith("flags")), "flags:").split(":")[1].split())
     except OSError:
-        return False
-    return all(x in flags for x in ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
+        return set()
+
+
+def machine_has_avx512():
+    """Whether this CPU has the AVX-512 subsets both libraries' AVX512 kernels need."""
+    return {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
 
 
 def run_under_capability(cap, module, fn):

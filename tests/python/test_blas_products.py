@@ -9,7 +9,7 @@ import platform
 
 import numpy as np
 import pytest
-from conftest import torch
+from conftest import cpu_flags, torch
 
 import ember
 
@@ -57,17 +57,9 @@ def test_products_equal_torch_bit_for_bit(shape, dtype):
         assert same(got, want), f"linear's gradient of {name}"
 
 
-def _cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return set(next(line for line in f if line.startswith("flags")).split(":")[1].split())
-    except (OSError, StopIteration):
-        return set()
-
-
 # Where PyTorch multiplies bfloat16 matrices with oneDNN (Note [16-bit
 # products through oneDNN]); elsewhere both take loops of their own.
-ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= _cpu_flags()
+ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
 
 
 @pytest.mark.skipif(not ONEDNN_BF16, reason="PyTorch takes oneDNN for bfloat16 products on AVX-512 CPUs only")

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import torch
+from conftest import cpu_flags, torch
 
 import ember
 
-
-def _cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return set(next(line for line in f if line.startswith("flags")).split(":")[1].split())
-    except (OSError, StopIteration):
-        return set()
-
-
 # The bits were compared on AVX-512 machines with AMX, where oneDNN 3.2 (Ember's) and
 # 3.12 (PyTorch's) run the same kinds of AMX kernels.
-AMX_BF16 = {"avx512bw", "avx512vl", "avx512dq", "amx_bf16"} <= _cpu_flags() and "oneDNN" in ember.__config__.show()
+AMX_BF16 = {"avx512bw", "avx512vl", "avx512dq", "amx_bf16"} <= cpu_flags() and "oneDNN" in ember.__config__.show()
 needs_amx = pytest.mark.skipif(not AMX_BF16, reason="bits compared where oneDNN runs AMX bfloat16 kernels")
 
 
