@@ -60,8 +60,7 @@ inline void vload_tail(const H* p, int64_t n, Vec<float>& lo, Vec<float>& hi) {
 template <typename H>
 inline void vstore_tail(H* p, int64_t n, Vec<float> lo, Vec<float> hi) {
   H buf[k16Vec];
-  vstore(buf, lo);
-  vstore(buf + kHalfVec, hi);
+  vstore2(buf, lo, hi);
   for (int64_t l = 0; l < n; ++l) p[l] = buf[l];
 }
 
@@ -221,7 +220,10 @@ void bn16_apply(const H* x, H* y, const float* mean, const float* invstd, const 
         const H* xr = x + r * C;
         H* yr = y + r * C;
         int64_t d = 0;
-        for (; d < body; d += kHalfVec) vstore(yr + d, vmadd(vload(xr + d), vload(al + d), vload(be + d)));
+        for (; d < body; d += k16Vec) {
+          vstore2(yr + d, vmadd(vload(xr + d), vload(al + d), vload(be + d)),
+                  vmadd(vload(xr + d + kHalfVec), vload(al + d + kHalfVec), vload(be + d + kHalfVec)));
+        }
         for (; d < C; ++d) yr[d] = H(smadd(static_cast<float>(xr[d]), al[d], be[d]));
       }
     });
@@ -236,7 +238,8 @@ void bn16_apply(const H* x, H* y, const float* mean, const float* invstd, const 
       const H* xr = x + r * S;
       H* yr = y + r * S;
       int64_t d = 0;
-      for (; d < body; d += kHalfVec) vstore(yr + d, vmadd(vload(xr + d), sv, tv));
+      for (; d < body; d += k16Vec)
+        vstore2(yr + d, vmadd(vload(xr + d), sv, tv), vmadd(vload(xr + d + kHalfVec), sv, tv));
       for (; d < S; ++d) yr[d] = H(smadd(static_cast<float>(xr[d]), s, t));
     }
   });
@@ -315,7 +318,9 @@ void bn16_backward_planes(const H* dy, const H* x, H* dx, const float* mean, con
         const H *g = dy + off, *xr = x + off;
         H* o = dx + off;
         int64_t d = 0;
-        for (; d < body; d += kHalfVec) vstore(o + d, step(vload(xr + d), vload(g + d)));
+        for (; d < body; d += k16Vec) {
+          vstore2(o + d, step(vload(xr + d), vload(g + d)), step(vload(xr + d + kHalfVec), vload(g + d + kHalfVec)));
+        }
         if (d < S) {
           Vec<float> x0, x1, g0, g1;
           vload_tail(xr + d, S - d, x0, x1);
@@ -373,18 +378,14 @@ void bn16_backward_rows(const H* dy, const H* x, H* dx, const float* mean, const
       const H *g = dy + r * C, *xr = x + r * C;
       H* o = dx + r * C;
       int64_t d = 0;
-      for (; d < body; d += kHalfVec) {
-        const Vec<float> isv = vload(invstd + d), gv = vload(g + d), wv = vload(wp + d);
-        Vec<float> res;
-        if (train) {
-          const Vec<float> kv = vload(dotp + d) * isv * isv / splat(count);
-          res = bn16_dx(!std::is_same_v<H, BFloat16>, vload(xr + d), gv, vload(mean + d), kv,
-                        vload(sum_dy + d) / splat(count), isv, wv);
-        } else {
-          res = gv * isv * wv;
-        }
-        vstore(o + d, res);
-      }
+      auto at = [&](int64_t j) {
+        const Vec<float> isv = vload(invstd + j), gv = vload(g + j), wv = vload(wp + j);
+        if (!train) return gv * isv * wv;
+        const Vec<float> kv = vload(dotp + j) * isv * isv / splat(count);
+        return bn16_dx(!std::is_same_v<H, BFloat16>, vload(xr + j), gv, vload(mean + j), kv,
+                       vload(sum_dy + j) / splat(count), isv, wv);
+      };
+      for (; d < body; d += k16Vec) vstore2(o + d, at(d), at(d + kHalfVec));
       for (; d < C; ++d) {
         const float gd = static_cast<float>(g[d]);
         const float res = train ? bn16_dx(true, static_cast<float>(xr[d]), gd, mean[d],

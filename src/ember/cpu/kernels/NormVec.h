@@ -71,18 +71,37 @@ inline Vec<float> vload(const Half* p) {
 // Rounds a float vector to 16-bit values at p, to nearest even, as
 // PyTorch's Vectorized conversions do: in the AVX2 build a bfloat16 NaN
 // becomes 0xffff (its scalar conversion gives 0x7fc0).
-inline void vstore(BFloat16* p, Vec<float> v) {
 #if defined(__AVX2__)
+// The 16-bit patterns of v rounded to bfloat16, one in each 32-bit lane.
+inline __m256i bfloat16_bits(Vec<float> v) {
   const __m256i u = _mm256_castps_si256(v);
   const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
   const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
   const __m256i nan =
       _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-  const __m256i r = _mm256_blendv_epi8(rounded, _mm256_set1_epi32(0xffff), nan);
+  return _mm256_blendv_epi8(rounded, _mm256_set1_epi32(0xffff), nan);
+}
+#endif
+
+inline void vstore(BFloat16* p, Vec<float> v) {
+#if defined(__AVX2__)
+  const __m256i r = bfloat16_bits(v);
   const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0xd8);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
 #else
   for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) p[l] = BFloat16(v[l]);
+#endif
+}
+
+// Two float vectors rounded to the 16 values at p (as two vstores, packed
+// together).
+inline void vstore2(BFloat16* p, Vec<float> lo, Vec<float> hi) {
+#if defined(__AVX2__)
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(bfloat16_bits(lo), bfloat16_bits(hi)), 0xd8);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), packed);
+#else
+  vstore(p, lo);
+  vstore(p + kVecBytes / sizeof(float), hi);
 #endif
 }
 
@@ -92,6 +111,11 @@ inline void vstore(Half* p, Vec<float> v) {
 #else
   for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) p[l] = Half(v[l]);
 #endif
+}
+
+inline void vstore2(Half* p, Vec<float> lo, Vec<float> hi) {
+  vstore(p, lo);
+  vstore(p + kVecBytes / sizeof(float), hi);
 }
 
 inline Vec<float> vmadd(Vec<float> a, Vec<float> b, Vec<float> c) {
