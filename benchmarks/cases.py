@@ -195,6 +195,29 @@ def _layer_norm(lib):
     return lambda: lib.nn.functional.layer_norm(a, (4096,), w, b)
 
 
+def _batch_norm_16bit(shape, channels_last=False):
+    """Training-mode batch norm of a bfloat16 input with float parameters
+    (as under autocast), forward and backward."""
+
+    def make(lib):
+        x = _data(lib, shape, 11).to(lib.bfloat16)
+        if channels_last:
+            x = x.contiguous(memory_format=lib.channels_last)
+        x.requires_grad_(True)
+        c = shape[1]
+        w, b = lib.ones(c, requires_grad=True), lib.zeros(c, requires_grad=True)
+        rm, rv = lib.zeros(c), lib.ones(c)
+        g = lib.ones_like(x)
+
+        def step():
+            x.grad = w.grad = b.grad = None
+            lib.nn.functional.batch_norm(x, rm, rv, w, b, training=True).backward(g)
+
+        return step
+
+    return make
+
+
 # ---- (d) GEMM -------------------------------------------------------------------------------
 
 
@@ -658,6 +681,13 @@ CASES = [
     Case("reduction", "softmax 1024x4096", _softmax(False), 1.0),
     Case("reduction", "log_softmax 1024x4096", _softmax(True), 1.0),
     Case("reduction", "layer_norm 1024x4096", _layer_norm, 1.0),
+    Case("reduction", "batch_norm bf16 64x16x28x28 fwd+bwd", _batch_norm_16bit((64, 16, 28, 28)), 1.0),
+    Case(
+        "reduction",
+        "batch_norm bf16 64x32x14x14 channels_last fwd+bwd",
+        _batch_norm_16bit((64, 32, 14, 14), channels_last=True),
+        1.0,
+    ),
     Case("gemm", "mm 256", _mm(256), 1.05),
     Case("gemm", "mm 1024", _mm(1024), 1.05),
     Case("gemm", "mm 2048", _mm(2048), 1.05),

@@ -72,9 +72,11 @@ EMBER_DECLARE_DISPATCH(AdaptiveAvgPool2dBackwardFn, adaptive_avg_pool2d_backward
 // Batch norm over x of N x C x S (S = product of the spatial sizes).
 // channels_last: x is stored as N*S rows of C (channels last, or S == 1);
 // the forward stubs read it so, the backward ones ignore it.
+// half_params (16-bit stubs): the parameters are float16 (float values).
 struct BatchNormArgs {
   int64_t N, C, S;
   bool channels_last = false;
+  bool half_params = false;
 };
 // Per channel: mean[c] and the sum of squared deviations var_sum[c] of x,
 // as PyTorch's collect-stats kernel.
@@ -89,6 +91,20 @@ using BatchNormBackwardReduceFn = void (*)(ScalarType dtype, const void* dy, con
 // dx = dy * k1[c] + x * k2[c] + k3[c].
 using BatchNormBackwardApplyFn = void (*)(ScalarType dtype, const void* dy, const void* x, void* dx, const void* k1,
                                           const void* k2, const void* k3, const BatchNormArgs& a);
+
+// 16-bit batch norm (x, y, dy, dx in the 16-bit `dtype`, everything else
+// float), as PyTorch's reduced-float kernels; channels_last as above, for
+// the backward stub too. round_stats: the statistics are kept in the
+// 16-bit dtype (parameters of the input's dtype), rounded where PyTorch's are.
+using BatchNorm16StatsFn = void (*)(ScalarType dtype, const void* x, float* mean, float* var_sum,
+                                    const BatchNormArgs& a, bool round_stats);
+using BatchNorm16ApplyFn = void (*)(ScalarType dtype, const void* x, void* y, const float* mean, const float* invstd,
+                                    const float* weight, const float* bias, const BatchNormArgs& a);
+// Per channel sum_dy[c] and dotp[c] = sum dy * (x - mean[c]); dx (may be
+// null) from them, the batch's statistics when train, else dy * invstd * weight.
+using BatchNorm16BackwardFn = void (*)(ScalarType dtype, const void* dy, const void* x, void* dx, const float* mean,
+                                       const float* invstd, const float* weight, float* sum_dy, float* dotp, bool train,
+                                       const BatchNormArgs& a);
 
 // Layer norm over rows: x is M x D, mean/rstd have M entries; gamma/beta may be null.
 using LayerNormFn = void (*)(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
@@ -117,6 +133,9 @@ EMBER_DECLARE_DISPATCH(BatchNormStatsFn, batch_norm_stats_stub);
 EMBER_DECLARE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DECLARE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DECLARE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
+EMBER_DECLARE_DISPATCH(BatchNorm16StatsFn, batch_norm_16bit_stats_stub);
+EMBER_DECLARE_DISPATCH(BatchNorm16ApplyFn, batch_norm_16bit_apply_stub);
+EMBER_DECLARE_DISPATCH(BatchNorm16BackwardFn, batch_norm_16bit_backward_stub);
 EMBER_DECLARE_DISPATCH(LayerNormFn, layer_norm_stub);
 EMBER_DECLARE_DISPATCH(LayerNormFn, layer_norm_16bit_stub);
 EMBER_DECLARE_DISPATCH(LayerNormBackwardFn, layer_norm_backward_stub);

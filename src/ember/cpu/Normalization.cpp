@@ -14,6 +14,9 @@ EMBER_DEFINE_DISPATCH(BatchNormStatsFn, batch_norm_stats_stub);
 EMBER_DEFINE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
+EMBER_DEFINE_DISPATCH(BatchNorm16StatsFn, batch_norm_16bit_stats_stub);
+EMBER_DEFINE_DISPATCH(BatchNorm16ApplyFn, batch_norm_16bit_apply_stub);
+EMBER_DEFINE_DISPATCH(BatchNorm16BackwardFn, batch_norm_16bit_backward_stub);
 EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_stub);
 EMBER_DEFINE_DISPATCH(LayerNormFn, layer_norm_16bit_stub);
 EMBER_DEFINE_DISPATCH(LayerNormBackwardFn, layer_norm_backward_stub);
@@ -218,6 +221,134 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   return {y.to(input.dtype()), save_mean, save_invstd};
 }
 
+// A 16-bit value as PyTorch's 16-bit scalar arithmetic leaves it.
+float round_to(float v, ScalarType t) {
+  return t == ScalarType::BFloat16 ? static_cast<float>(BFloat16(v)) : static_cast<float>(Half(v));
+}
+
+std::vector<float> floats_of(const Tensor& t) { return values_as<float>(t); }
+
+Tensor tensor_of(const std::vector<float>& v, ScalarType dtype) {
+  Tensor r = ember::empty({static_cast<int64_t>(v.size())}, ScalarType::Float);
+  std::copy(v.begin(), v.end(), r.data_ptr<float>());
+  return r.to(dtype);
+}
+
+// An uninitialised tensor like input, in its layout (contiguous or channels last).
+Tensor empty_in_layout_of(const Tensor& input, bool rows) {
+  if (!rows || input.is_contiguous()) return ember::empty(input.sizes(), input.dtype());
+  const std::vector<int64_t> perm =
+      input.dim() == 4 ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 3, 4, 1};
+  std::vector<int64_t> shape, inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    shape.push_back(input.size(perm[i]));
+    inv[perm[i]] = static_cast<int64_t>(i);
+  }
+  return ember::empty(shape, input.dtype()).permute(inv);
+}
+
+// Whether the parameters are float (else the input's 16-bit dtype).
+bool float_params(std::initializer_list<const Tensor*> params) {
+  for (const Tensor* p : params)
+    if (p->defined() && p->dtype() == ScalarType::Float) return true;
+  return false;
+}
+
+// A 16-bit input in a layout of PyTorch's kernels (Note [16-bit batch norm]
+// in cpu/kernels): statistics from its collect-stats kernel, their
+// follow-up in float (parameters of the input's 16-bit dtype: as measured
+// against PyTorch, bfloat16 steps for bfloat16, float steps rounded at the
+// end for float16), then the transform.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_forward_16bit(const Tensor& input, const Tensor& weight,
+                                                            const Tensor& bias, const Tensor& rmean, const Tensor& rvar,
+                                                            bool training, double momentum, double eps) {
+  const ScalarType H = input.dtype();
+  const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C), R = N * S;
+  const bool mixed = float_params({&weight, &bias, &rmean, &rvar});
+  const ScalarType P = mixed ? ScalarType::Float : H;
+  const bool cl = input.is_contiguous(MemoryFormat::ChannelsLast) || input.is_contiguous(MemoryFormat::ChannelsLast3d);
+  const cpu::BatchNormArgs a{N, C, S, S == 1 || (cl && !input.is_contiguous()), P == ScalarType::Half};
+  std::vector<float> mean(C), invstd(C);
+  Tensor save_mean, save_invstd;
+  if (training) {
+    std::vector<float> var_sum(C);
+    // bfloat16 parameters: the statistics in bfloat16 steps (each rounded; n
+    // too); float16 ones: in float steps, the results rounded.
+    const bool steps16 = !mixed && H == ScalarType::BFloat16;
+    cpu::batch_norm_16bit_stats_stub.get()(H, input.data_ptr(), mean.data(), var_sum.data(), a, steps16);
+    std::vector<float> rm = rmean.defined() ? floats_of(rmean) : std::vector<float>();
+    std::vector<float> rv = rvar.defined() ? floats_of(rvar) : std::vector<float>();
+    auto r = [&](float v) { return steps16 ? round_to(v, H) : v; };
+    const float mom = r(static_cast<float>(momentum)), keep = r(1 - mom);
+    for (int64_t c = 0; c < C; ++c) {
+      const float var = r(var_sum[c] / r(static_cast<float>(R)));
+      invstd[c] = r(static_cast<float>(inv_std(static_cast<double>(var), eps)));
+      if (rmean.defined()) rm[c] = r(r(mom * mean[c]) + r(keep * rm[c]));
+      if (rvar.defined()) rv[c] = mom * r(var_sum[c] / r(static_cast<float>(R - 1))) + r(keep * rv[c]);
+    }
+    if (!mixed) {
+      for (int64_t c = 0; c < C; ++c) {
+        mean[c] = round_to(mean[c], H);
+        invstd[c] = round_to(invstd[c], H);
+      }
+    }
+    if (rmean.defined()) rmean.copy_(tensor_of(rm, rmean.dtype()).view(rmean.sizes()));
+    if (rvar.defined()) rvar.copy_(tensor_of(rv, rvar.dtype()).view(rvar.sizes()));
+    save_mean = tensor_of(mean, P);
+    save_invstd = tensor_of(invstd, P);
+  } else {
+    mean = floats_of(rmean);
+    std::vector<float> rv = floats_of(rvar);
+    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.f / std::sqrt(rv[c] + static_cast<float>(eps));
+    save_mean = ember::empty({0}, P);
+    save_invstd = ember::empty({0}, P);
+  }
+  std::vector<float> w = weight.defined() ? floats_of(weight) : std::vector<float>();
+  std::vector<float> b = bias.defined() ? floats_of(bias) : std::vector<float>();
+  Tensor y = empty_in_layout_of(input, a.channels_last);
+  cpu::batch_norm_16bit_apply_stub.get()(H, input.data_ptr(), y.data_ptr(), mean.data(), invstd.data(),
+                                         w.empty() ? nullptr : w.data(), b.empty() ? nullptr : b.data(), a);
+  return {y, save_mean, save_invstd};
+}
+
+// The backward pass of batch_norm_forward_16bit (input and grad_out in the
+// same layout of PyTorch's kernels).
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_16bit(const Tensor& grad_out, const Tensor& input,
+                                                             const Tensor& weight, const Tensor& rmean,
+                                                             const Tensor& rvar, const Tensor& save_mean,
+                                                             const Tensor& save_invstd, bool train, double eps,
+                                                             std::array<bool, 3> mask) {
+  const ScalarType H = input.dtype();
+  const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C);
+  const ScalarType P = float_params({&weight, &rmean, &rvar, &save_mean, &save_invstd}) ? ScalarType::Float : H;
+  const cpu::BatchNormArgs a{N, C, S, S == 1 || !input.is_contiguous()};
+  std::vector<float> mean, invstd;
+  if (train) {
+    mean = floats_of(save_mean);
+    invstd = floats_of(save_invstd);
+  } else {
+    mean = floats_of(rmean);
+    invstd = floats_of(rvar);
+    for (float& v : invstd) v = static_cast<float>(1 / std::sqrt(static_cast<double>(v) + eps));
+  }
+  EMBER_CHECK(static_cast<int64_t>(mean.size()) == C && static_cast<int64_t>(invstd.size()) == C,
+              "batch_norm_backward: statistics should contain ", C, " elements");
+  std::vector<float> w = weight.defined() ? floats_of(weight) : std::vector<float>();
+  std::vector<float> sum_dy(C), dotp(C);
+  Tensor gx = mask[0] ? empty_in_layout_of(input, a.channels_last) : Tensor();
+  cpu::batch_norm_16bit_backward_stub.get()(H, grad_out.data_ptr(), input.data_ptr(), mask[0] ? gx.data_ptr() : nullptr,
+                                            mean.data(), invstd.data(), w.empty() ? nullptr : w.data(), sum_dy.data(),
+                                            dotp.data(), train, a);
+  Tensor gw, gb;
+  if (mask[1]) {
+    std::vector<float> g(C);
+    for (int64_t c = 0; c < C; ++c) g[c] = dotp[c] * invstd[c];
+    gw = tensor_of(g, P);
+  }
+  if (mask[2]) gb = tensor_of(sum_dy, P);
+  return {gx, gw, gb};
+}
+
 // A 16-bit input in neither layout (Note [Batch norm in PyTorch's order]):
 // statistics in the parameters' dtype (the input's unless they are float),
 // squared deviations summed in float, and each step of the transform
@@ -307,8 +438,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std
   }
   const bool layout_fast = input.is_contiguous() || input.is_contiguous(MemoryFormat::ChannelsLast) ||
                            input.is_contiguous(MemoryFormat::ChannelsLast3d);
-  if (is_reduced_float(input.dtype()) && !layout_fast) {
-    return batch_norm_forward_16bit_strided(input, weight, bias, rmean, rvar, training, momentum, eps);
+  if (is_reduced_float(input.dtype())) {
+    return layout_fast ? batch_norm_forward_16bit(input, weight, bias, rmean, rvar, training, momentum, eps)
+                       : batch_norm_forward_16bit_strided(input, weight, bias, rmean, rvar, training, momentum, eps);
   }
   return T == ScalarType::Double ? batch_norm_forward<double>(input, weight, bias, rmean, rvar, training, momentum, eps)
                                  : batch_norm_forward<float>(input, weight, bias, rmean, rvar, training, momentum, eps);
@@ -323,6 +455,18 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_ou
                                                            double eps, std::array<bool, 3> mask) {
   Tensor weight = opt(weight_opt);
   const ScalarType T = compute_dtype(input, "batch_norm_backward");
+  if (is_reduced_float(input.dtype()) && input.numel() > 0 && grad_out.dtype() == input.dtype()) {
+    // PyTorch's kernels take input and grad_out stored alike.
+    const bool both_contiguous = input.is_contiguous() && grad_out.is_contiguous();
+    const bool both_channels_last =
+        !input.is_contiguous() && !grad_out.is_contiguous() &&
+        ((input.is_contiguous(MemoryFormat::ChannelsLast) && grad_out.is_contiguous(MemoryFormat::ChannelsLast)) ||
+         (input.is_contiguous(MemoryFormat::ChannelsLast3d) && grad_out.is_contiguous(MemoryFormat::ChannelsLast3d)));
+    if (both_contiguous || both_channels_last) {
+      return batch_norm_backward_16bit(grad_out, input, weight, opt(running_mean_opt), opt(running_var_opt),
+                                       opt(save_mean_opt), opt(save_invstd_opt), train, eps, mask);
+    }
+  }
   const int64_t N = input.size(0), C = input.size(1);
   const int64_t S = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
   cpu::BatchNormArgs a{N, C, S};

@@ -15,6 +15,7 @@
 #include "ember/core/Error.h"
 #include "ember/cpu/NNStubs.h"
 #include "ember/cpu/kernels/MathLoops.h"
+#include "ember/cpu/kernels/NormVec.h"
 #include "ember/cpu/kernels/ReduceVec.h"
 #include "ember/ops/Parallel.h"
 
@@ -147,103 +148,9 @@ void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2,
 // build has no FMA and rounds the product apart, as PyTorch's generic
 // Vectorized does. A 16-bit row reads two float vectors per 16-bit vector,
 // each merged into the stack by itself.
-constexpr int64_t kVecBytes = 32;
-
-// PyTorch's scalar code in a capability build: the compiler fuses a * b + c.
-template <typename T>
-inline T smadd(T a, T b, T c) {
-  return capability_fma(a, b, c);
-}
-
-// PyTorch's 32-byte vector as a GCC vector: its lanewise steps are the same
-// instructions in the AVX2 build and a pair of SSE ones in the DEFAULT build.
-template <typename T>
-struct VecOf;
-template <>
-struct VecOf<float> {
-  typedef float type __attribute__((vector_size(kVecBytes)));
-};
-template <>
-struct VecOf<double> {
-  typedef double type __attribute__((vector_size(kVecBytes)));
-};
-template <typename T>
-using Vec = typename VecOf<T>::type;
-
-template <typename T>
-inline Vec<T> vload(const T* p) {
-  Vec<T> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// A float vector of 16-bit values (exact).
-inline Vec<float> vload(const BFloat16* p) {
-#if defined(__AVX2__)
-  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
-#else
-  Vec<float> v;
-  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) v[l] = static_cast<float>(p[l]);
-  return v;
-#endif
-}
-
-inline Vec<float> vload(const Half* p) {
-#if defined(__F16C__)
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-#else
-  Vec<float> v;
-  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) v[l] = static_cast<float>(p[l]);
-  return v;
-#endif
-}
-
-// Rounds a float vector to 16-bit values at p, to nearest even, as
-// PyTorch's Vectorized conversions do: in the AVX2 build a bfloat16 NaN
-// becomes 0xffff (its scalar conversion gives 0x7fc0).
-inline void vstore(BFloat16* p, Vec<float> v) {
-#if defined(__AVX2__)
-  const __m256i u = _mm256_castps_si256(v);
-  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
-  const __m256i nan =
-      _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-  const __m256i r = _mm256_blendv_epi8(rounded, _mm256_set1_epi32(0xffff), nan);
-  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0xd8);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
-#else
-  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) p[l] = BFloat16(v[l]);
-#endif
-}
-
-inline void vstore(Half* p, Vec<float> v) {
-#if defined(__F16C__)
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#else
-  for (int l = 0; l < static_cast<int>(kVecBytes / sizeof(float)); ++l) p[l] = Half(v[l]);
-#endif
-}
-
 // The type a row of S computes in.
 template <typename S>
 using AccOf = std::conditional_t<std::is_same_v<S, double>, double, float>;
-
-inline Vec<float> vmadd(Vec<float> a, Vec<float> b, Vec<float> c) {
-#if defined(__FMA__)
-  return _mm256_fmadd_ps(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
-
-inline Vec<double> vmadd(Vec<double> a, Vec<double> b, Vec<double> c) {
-#if defined(__FMA__)
-  return _mm256_fmadd_pd(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
 
 // Merge moments (m1_add, m2_add) of n_add values into (m1, m2) of n values.
 template <typename T, typename V>
@@ -754,14 +661,6 @@ inline Vec<T> vload_part(const T* p, int64_t n) {
   T buf[kVecBytes / sizeof(T)] = {};
   for (int64_t l = 0; l < n; ++l) buf[l] = p[l];
   return vload(buf);
-}
-
-// The first n lanes of v added in lane order.
-template <typename T>
-inline T fold_in_order(Vec<T> v, int64_t n) {
-  T s = v[0];
-  for (int64_t l = 1; l < n; ++l) s += v[l];
-  return s;
 }
 
 // All lanes of v added as PyTorch's vec_reduce_all.
