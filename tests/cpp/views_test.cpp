@@ -27,7 +27,7 @@ TEST(Views, InPlaceOnViewRewritesBaseHistory) {
   Tensor y = x * Scalar(3.0);
   Tensor v = y.select(0, 0);
   v.mul_(from_vector({10, 100}, {2}, ScalarType::Double));
-  EXPECT_EQ(autograd::grad_fn(y)->name(), "CopySlices");
+  EXPECT_EQ(autograd::grad_fn(y)->name(), "torch::autograd::CopySlices");
   EXPECT_EQ(autograd::grad_fn(v)->name(), "AsStridedBackward0");
   y.sum().backward();
   EXPECT_EQ(to_vector(x.grad()), (std::vector<double>{30, 300, 3, 3}));
