@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 from ember import _C, _argcheck
 
@@ -783,6 +784,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
         )
+    if isinstance(correction, _C.TensorBase):
+        correction = operator.index(correction)  # an integer 0-dim tensor, as PyTorch's int argument
     x = input if input.dim() == 2 else input.reshape(1, -1)
     n_obs = x.shape[1]
     w = None

@@ -1087,8 +1087,9 @@ def vecdot(x, y, *, dim=-1, out=None):
 def matrix_power(A, n, *, out=None):  # noqa: N803
     """A^n by repeated squaring (n < 0: the inverse's power)."""
     _check_matrix(A, "linalg.matrix_power", square=True)
-    if n == 0:
-        return _write_out(out, _eye(A.shape[-1], A).expand(*A.shape).clone())
+    if n == 0:  # as PyTorch: the identity copied into a clone of A (CopyBackwards, a zero gradient)
+        identity = _eye(A.shape[-1], A).expand(*A.shape)
+        return _write_out(out, A.clone(memory_format=ember.contiguous_format).copy_(identity))
     if n < 0:
         A = inv(A)
         n = -n

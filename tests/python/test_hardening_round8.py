@@ -263,3 +263,24 @@ def test_mode_gradient_node_as_torch():
 )
 def test_var_into_wider_out_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # cov's correction given as an integer 0-dim tensor is read as the int (no uint8 wrap).
+        "torch.tensor(3, dtype=torch.uint8).cov(correction=torch.tensor(253, dtype=torch.uint8))",
+        # matrix_power(A, 0): the identity copied into a clone of A (a zero gradient, CopyBackwards).
+        "_grad(torch.linalg.matrix_power(torch.tensor([[-1.9]], dtype=torch.float64).requires_grad_(), 0))",
+        "torch.linalg.matrix_power(torch.ones(2, 3, 3, requires_grad=True), 0).grad_fn.name()",
+        # A 0-dim input normed along a named dim: PyTorch's power and root (inf past the range).
+        "torch.linalg.vector_norm(torch.tensor(-2.2472), 1e3, 0)",
+        "F.normalize(torch.tensor(-1.9 + 1.2j, dtype=torch.complex64), 2**63 - 1, 0)",
+        "torch.linalg.vector_norm(torch.tensor(-2.2472), 1e3, ())",
+        # normal(0-dim mean, std): the two-tensor overload, the mean's dtype.
+        "torch.normal(torch.tensor(-1.9), torch.ones(2).to(torch.bfloat16)).dtype",
+        "torch.normal(torch.tensor(-1.9), torch.zeros(0).to(torch.bfloat16))",
+    ],
+)
+def test_round8_held_out_values_as_torch(code):
+    check_same(code)

@@ -695,7 +695,9 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
     // Nothing reduced: 0 for every ord that passed the checks above, NaN included (PyTorch's).
     return deliver(out, ember::zeros(reduced_shape(self, mask, keepdim), in.dtype(), self.device()));
   }
-  if (per_output == 1 && self.numel() > 0) {
+  // (A 0-dim input reduced along a named dim takes PyTorch's power and root.)
+  const bool zero_dim_along_dim = self.dim() == 0 && dim && !dim->empty();
+  if (per_output == 1 && self.numel() > 0 && !zero_dim_along_dim) {
     // One element per result: PyTorch gives its magnitude for every ord but 0
     // (no power and root: the 2-norm of 1e200 is 1e200).
     const Tensor one = p == 0 ? ember::ne(in, Scalar(0)).to(in.dtype()) : ember::abs(in);
