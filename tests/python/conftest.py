@@ -9,6 +9,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 torch = pytest.importorskip("torch", reason="the oracle (torch==2.13.0) is installed by the test set-up")
+from opdb.core import cpu_flags  # noqa: E402,F401 - shared with the test files
+
 import ember  # noqa: E402
 
 # Hypothesis settings for every test file, set here once. "ember-dev" explores
@@ -73,15 +75,6 @@ def pair(values, dtype_name, shape=None, requires_grad=False):
 
 def isclose(a, b, tol=1e-6):
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
-
-
-def cpu_flags():
-    """The CPU's feature flags from /proc/cpuinfo (empty where it cannot be read)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return set(next((line for line in f if line.startswith("flags")), "flags:").split(":")[1].split())
-    except OSError:
-        return set()
 
 
 def machine_has_avx512():

@@ -12,6 +12,15 @@ import torch
 
 import ember
 
+
+def cpu_flags():
+    """The CPU's feature flags from /proc/cpuinfo (empty where it cannot be read)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return set(next((line for line in f if line.startswith("flags")), "flags:").split(":")[1].split())
+    except OSError:
+        return set()
+
 ALL_DTYPES = (
     "bool",
     "uint8",

@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 
 import torch
-from conftest import cpu_flags
 
-from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, INTS, SampleInput, Tol, make, transposed
+from .core import ALL_BUT_BOOL, ALL_DTYPES, FLOATS, INTS, SampleInput, Tol, cpu_flags, make, transposed
 from .families import row
 
 NN_TOL = Tol(
