@@ -10,6 +10,7 @@ batched call (Note [Generated vmap rule])."""
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import NamedTuple
 
 from ember._functorch.batched import LEVELS, BatchedTensor
@@ -79,7 +80,7 @@ def apply_vmapped(cls, base_vmap, args, kwargs):
             f"implement the vmap staticmethod or set generate_vmap_rule=True. {_EXTENDING}"
         )
     state = {}
-    outputs = _GeneratedRule.apply(cls, entry, batched, kwargs, state, *physical)
+    outputs = _generated_rule_class().apply(cls, entry, batched, kwargs, state, *physical)
     wrapped = tuple(BatchedTensor(o, level) if b else o for o, b in zip(outputs, state["batched_outputs"]))
     return wrapped if state["tuple_output"] else wrapped[0]
 
@@ -112,8 +113,9 @@ class _InnerCtx:
         return self.to_save
 
 
+@functools.cache
 def _generated_rule_class():
-    from ember.autograd.function import Function
+    from ember.autograd.function import Function  # (it imports this module)
 
     class GeneratedRule(Function):
         # Note [Generated vmap rule]
@@ -187,13 +189,3 @@ def _per_sample_sum_to(value, shape):
     return value.sum_to_size((shape[0],) + (1,) * lead + tuple(shape[1:])).reshape(shape)
 
 
-class _LazyRule:
-    cls = None
-
-    def apply(self, *args):
-        if _LazyRule.cls is None:
-            _LazyRule.cls = _generated_rule_class()
-        return _LazyRule.cls.apply(*args)
-
-
-_GeneratedRule = _LazyRule()

@@ -101,8 +101,8 @@ class FunctionMeta(type):
         # own stand for PyTorch's operators and stay as they are.
         if "_seen_by_transforms" not in attrs:
             cls._seen_by_transforms = not cls.__module__.startswith("ember.")
-        base = globals().get("_SingleLevelFunction")
-        cls._has_setup_context = base is not None and cls.setup_context is not base.setup_context
+        # (_SingleLevelFunction itself is being made when it has none.)
+        cls._has_setup_context = "_SingleLevelFunction" in globals() and _is_setup_context_defined(cls.setup_context)
         super().__init__(name, bases, attrs)
 
 

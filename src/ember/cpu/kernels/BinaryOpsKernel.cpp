@@ -16,22 +16,15 @@ void f16_binary(const TensorIterator& it, const F& f) {
 
 // Note [16-bit add with alpha]
 // PyTorch adds 16-bit floats with alpha as x + a * y, a rounded to the dtype
-// first, in two forms: its vectorized loop (in blocks of 32 elements of a
-// contiguous inner loop, or one whose other input is a broadcast scalar)
-// computes in float and rounds once; every other element (the blocks' tail,
-// strided loops, the whole of a build without vector kernels) uses the
-// dtype's own arithmetic, which rounds the product a * y before adding.
-constexpr int64_t kHalfVectorBlock = 32;
-
+// first, in two forms: its vectorized loop (pytorch_vector_body) computes in
+// float and rounds once; every other element (the blocks' tail, strided
+// loops, the whole of a build without vector kernels) uses the dtype's own
+// arithmetic, which rounds the product a * y before adding.
 template <typename T>
 void add_16bit(const TensorIterator& it, float alpha) {
   const float a = static_cast<float>(T(alpha));
   it.for_each([a](char** d, const int64_t* s, int64_t n) {
-    constexpr int64_t kSize = sizeof(T);
-    const bool inputs =
-        (s[1] == kSize && s[2] == kSize) || (s[1] == 0 && s[2] == kSize) || (s[1] == kSize && s[2] == 0);
-    const bool vectorized = !EMBER_CPU_BASELINE_BUILD && s[0] == kSize && inputs;
-    const int64_t body = vectorized ? n / kHalfVectorBlock * kHalfVectorBlock : 0;
+    const int64_t body = pytorch_vector_body<T, 2>(s, n);
     if (body > 0) f16_loop<T, T, 2>(d, s, body, [a](float x, float y) { return x + a * y; });
     if (body < n) {
       char* rest[3] = {d[0] + body * s[0], d[1] + body * s[1], d[2] + body * s[2]};

@@ -300,7 +300,7 @@ struct SgOp {
         *x = convert<T>(a + b);
       } else if constexpr (M == ScatterOp::SumAlpha) {
         // PyTorch's add with alpha fuses the multiply-add for floating types;
-        // see Note [16-bit add with alpha] for float16 and bfloat16.
+        // see Note [index_add with alpha] for float16 and bfloat16.
         if constexpr (!std::is_same_v<acc_t, T>) {
           *x = T(a + static_cast<float>(T(alpha * b)));
         } else if constexpr (std::is_floating_point_v<acc_t>) {
@@ -319,8 +319,9 @@ struct SgOp {
   }
 };
 
-// Note [16-bit add with alpha]
-// index_add_ with alpha != 1 adds slice by slice with PyTorch's add, whose
+// Note [index_add with alpha]
+// index_add_ with alpha != 1 adds slice by slice with PyTorch's add
+// (Note [16-bit add with alpha] in BinaryOpsKernel.cpp), whose
 // float16/bfloat16 loop rounds alpha to the type and then has two forms: in
 // blocks of 32 elements of a unit-stride run, a + alpha * b in float (the
 // product is exact); in the rest of the run, and in runs with other strides,

@@ -99,17 +99,15 @@ void sqrt_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(sqrt, &sqrt_kernel);
 
 // Note [16-bit rsqrt]
-// PyTorch's vectorized loop (a contiguous inner loop, in blocks of 32
-// elements) computes a float16/bfloat16 rsqrt as 1 / sqrt(x) in float,
-// rounded once; its scalar loop (the blocks' tail, strided loops, a build
-// without vector kernels) rounds sqrt(x) to the dtype before dividing.
+// PyTorch's vectorized loop (pytorch_vector_body) computes a float16/bfloat16
+// rsqrt as 1 / sqrt(x) in float, rounded once; its scalar loop (the blocks'
+// tail, strided loops, a build without vector kernels) rounds sqrt(x) to the
+// dtype before dividing.
 template <typename T>
 void rsqrt_16bit(const TensorIterator& it) {
   const auto vf = [](Vf x) { return 1.0f / vecmath::sqrt(x); };
   it.for_each([&](char** d, const int64_t* s, int64_t n) {
-    constexpr int64_t z = sizeof(T), kBlock = 32;
-    const bool vectorized = !EMBER_CPU_BASELINE_BUILD && s[0] == z && (s[1] == z || s[1] == 0);
-    const int64_t body = vectorized ? n / kBlock * kBlock : 0;
+    const int64_t body = pytorch_vector_body<T, 1>(s, n);
     if (body > 0) vec_loop<T, 1>(d, s, body, vf);
     for (int64_t i = body; i < n; ++i) {
       const float root = static_cast<float>(T(std::sqrt(static_cast<float>(at<T>(d[1], s[1], i)))));
