@@ -399,7 +399,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
             from ember._ops_math import _scalar_name
 
             raise RuntimeError(f"Unsupported input type encountered for isin(): {_scalar_name(v.dtype)}")
-    dtype = ember.promote_types(e.dtype, t.dtype)
+    dtype = ember.result_type(e, t)  # 0-dim operands and Python numbers take the other's dtype
     flat = t.reshape(-1).to(dtype)
     if flat.numel() == 0:
         found = ember.zeros(e.shape, dtype=ember.bool, device=e.device)
