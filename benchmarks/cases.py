@@ -814,6 +814,11 @@ CASES += [
     Case("fft", "fft prime 16x4099 c64", _fft_case("fft", (16, 4099)), 1.0),
     Case("fft", "rfft batched 256x1024 f32", _fft_case("rfft", (256, 1024)), 1.0),
     Case("fft", "fft2 512x512 c64", _fft_case("fft2", (512, 512)), 1.0),
+    *(
+        Case("fft", f"{kind} length {label}", _fft_case(kind, (n,)), 1.0)
+        for label, n in (("2^20", 2**20), ("15015 (3*5*7*11*13)", 15015), ("1000003 (prime)", 1000003))
+        for kind in ("fft", "rfft")
+    ),
     Case("fft", "stft 4x16000 n_fft 512 hop 128", _fft_case("stft", (4, 16000)), 1.0),
 ]
 
