@@ -21,3 +21,47 @@ from test_hardening import check_same
 )
 def test_isin_dtypes_as_torch(code):
     check_same(code)
+
+
+def _assigned(dtype, value):
+    return f"(lambda x: (x.__setitem__(0, {value}), x)[1])(torch.zeros(2, dtype=torch.{dtype}))"
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float16", "bfloat16", "float32", "float64", "int64", "uint8", "int8", "bool", "complex64", "complex128"]
+)
+@pytest.mark.parametrize(
+    "value",
+    [
+        "5+5j",
+        "5+0j",
+        "1e300+0j",
+        "complex('nan+1j')",
+        "complex('nan+0j')",
+        "-3+0j",
+        "complex('inf+0j')",
+        "complex('inf+1e300j')",
+        "1e300",
+        "70000.",
+        "float('nan')",
+    ],
+)
+def test_python_number_assignment_as_torch(dtype, value):
+    # x[i] = complex number (was a TypeError); 16-bit floats take a large float as inf.
+    check_same(_assigned(dtype, value))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A number on the left adds as tensor.add(number): a complex infinity keeps its zero imaginary part.
+        "0 + torch.tensor([float('nan'), float('inf'), -float('inf'), 1.5]).to(torch.complex64)",
+        "torch.sym_sum(torch.tensor([float('nan'), float('inf'), -float('inf'), 0.0]).to(torch.complex64))",
+        "0.5 + torch.tensor(float('inf')).to(torch.complex128)",
+        "(1+1j) + torch.tensor(float('-inf')).to(torch.complex64)",
+        "2 - torch.tensor(float('inf')).to(torch.complex64)",
+        "1 + torch.tensor([1.5, 2.25]).to(torch.bfloat16)",
+    ],
+)
+def test_number_on_the_left_as_torch(code):
+    check_same(code)

@@ -18,6 +18,10 @@
 // index_put_ when advanced indices are present.
 #include "ember/python/PyIndexing.h"
 
+#include <cmath>
+#include <complex>
+#include <limits>
+
 #include "ember/autograd/Autograd.h"
 #include "ember/cpu/IndexStubs.h"
 #include "ember/ops/Ops.h"
@@ -254,6 +258,40 @@ class Slicer {
 
 // ---- assignment --------------------------------------------------------------
 
+// A Python float as a 0-dim tensor of the target's dtype. 16-bit floats take
+// it rounded from double (1e300 becomes inf), as PyTorch's assignment does.
+Tensor complex_value_to_tensor(const Tensor& self, Py_complex c);
+
+Tensor float_value_to_tensor(const Tensor& self, double v) {
+  const ScalarType t = self.dtype();
+  if (is_complex_type(t)) return complex_value_to_tensor(self, Py_complex{v, 0.0});
+  if (t == ScalarType::Half || t == ScalarType::BFloat16) {
+    return full({}, Scalar(v), ScalarType::Double, self.device()).to(t);
+  }
+  cpu::check_value_fits(t, Scalar(v), /*check_16bit_floats=*/false);
+  return full({}, Scalar(v), t, self.device());
+}
+
+// A Python complex as a 0-dim tensor of the target's dtype, checked as
+// PyTorch converts it: complex64 parts must fit a float; a real dtype takes a
+// number without imaginary part (bool takes any).
+Tensor complex_value_to_tensor(const Tensor& self, Py_complex c) {
+  const ScalarType t = self.dtype();
+  if (is_complex_type(t)) {
+    const auto too_big = [](double v) { return std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max(); };
+    EMBER_CHECK(t != ScalarType::ComplexFloat || !(too_big(c.real) || too_big(c.imag)),
+                "value cannot be converted to type c10::complex<float> without overflow");
+    return full({}, Scalar(std::complex<double>(c.real, c.imag)), t, self.device());
+  }
+  if (t == ScalarType::Bool) return full({}, Scalar(c.real != 0 || c.imag != 0), t, self.device());
+  if (c.imag != 0) {
+    if (is_integral_type(t, /*include_bool=*/false)) cpu::check_value_fits(t, Scalar(std::nan("")), false);
+    throw Error(str_cat("value cannot be converted to type ", t == ScalarType::Float ? "float" : "double",
+                        " without overflow"));
+  }
+  return float_value_to_tensor(self, c.real);
+}
+
 // The value of an assignment as a tensor: tensors as they are, Python
 // numbers as 0-dim tensors of the target's dtype.
 Tensor value_to_tensor(const Tensor& self, PyObject* value) {
@@ -263,11 +301,8 @@ Tensor value_to_tensor(const Tensor& self, PyObject* value) {
     cpu::check_value_fits(self.dtype(), Scalar(v), /*check_16bit_floats=*/false);
     return full({}, Scalar(v), self.dtype(), self.device());
   }
-  if (PyFloat_Check(value)) {
-    double v = PyFloat_AsDouble(value);
-    cpu::check_value_fits(self.dtype(), Scalar(v), /*check_16bit_floats=*/false);
-    return full({}, Scalar(v), self.dtype(), self.device());
-  }
+  if (PyFloat_Check(value)) return float_value_to_tensor(self, PyFloat_AsDouble(value));
+  if (PyComplex_Check(value)) return complex_value_to_tensor(self, PyComplex_AsCComplex(value));
   throw TypeError(str_cat("can't assign a ", Py_TYPE(value)->tp_name, " to a ", self.type_name()));
 }
 

@@ -741,7 +741,9 @@ bool operand(PyObject* o, Tensor& out) {
     return wrap(expr);                                              \
     EMBER_PY_CATCH                                                  \
   }
-EMBER_BINARY_SLOT(nb_add, ember::add(x, y))
+// A number on the left adds as tensor + number, as PyTorch's __radd__ (self.add(other)): complex
+// infinities keep a zero imaginary part when the number is not scaled by alpha.
+EMBER_BINARY_SLOT(nb_add, is_tensor(a) ? ember::add(x, y) : ember::add(y, x))
 EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
 // A number on the left multiplies as tensor * number, as PyTorch's __rmul__
 // (Note [Scalar operand of 16-bit products]).
