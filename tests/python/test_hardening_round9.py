@@ -65,3 +65,28 @@ def test_python_number_assignment_as_torch(dtype, value):
 )
 def test_number_on_the_left_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("op", ["bmm", "baddbmm"])
+def test_small_complex_bmm_with_infinities_as_torch(dtype, op):
+    # The small-matrix loop multiplies part by part, as c10::complex (no C99 inf/nan recovery).
+    import itertools
+
+    import numpy as np
+    import torch
+
+    import ember
+
+    parts = [float("inf"), -float("inf"), float("nan"), 0.0, 1.5, 1e300]
+    values = np.array([complex(a, b) for a, b in itertools.product(parts, parts)], dtype=dtype)
+    n = len(values)  # every pair of values multiplied once: batch i is values[i] times the row of all values
+    a = values.reshape(n, 1, 1)
+    b = np.tile(values, (n, 1)).reshape(n, 1, n)
+    c = np.roll(b, 1).reshape(n, 1, n)
+    results = []
+    for L in (torch, ember):
+        x, y, z = (L.from_numpy(v.copy()) for v in (a, b, c))
+        r = L.bmm(x, y) if op == "bmm" else L.baddbmm(z, x, y, beta=0.5 - 1j, alpha=2 + 0.5j)
+        results.append(repr(r.tolist()))
+    assert results[0] == results[1]

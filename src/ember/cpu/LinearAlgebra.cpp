@@ -413,6 +413,17 @@ using small_bmm_acc_t =
     std::conditional_t<std::is_integral_v<T>, uint64_t,  // wraps as the dtype does, cut to it at the end
                        std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>>;
 
+// x * y as PyTorch's scalar types multiply: a complex product part by part,
+// without C99's inf/nan recovery (std::complex's operator* recovers).
+template <typename T>
+inline T plain_product(T x, T y) {
+  if constexpr (is_complex_t<T>::value) {
+    return T(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
+  } else {
+    return x * y;
+  }
+}
+
 template <typename T>
 void small_baddbmm_typed(Tensor& result, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha,
                          bool is_bmm) {
@@ -442,14 +453,16 @@ void small_baddbmm_typed(Tensor& result, const Tensor& b1, const Tensor& b2, con
         for (int64_t j = 0; j < n; ++j) {
           const T* bb = B + b * bst[0] + j * bst[2];
           Acc acc = Acc(0);
-          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(a[p * as[2]]) * static_cast<Acc>(bb[p * bst[1]]);
+          for (int64_t p = 0; p < k; ++p) {
+            acc += plain_product(static_cast<Acc>(a[p * as[2]]), static_cast<Acc>(bb[p * bst[1]]));
+          }
           Acc r;
           if (is_bmm) {
             r = acc;
           } else if (beta_zero) {
-            r = al * acc;
+            r = plain_product(al, acc);
           } else {
-            r = static_cast<Acc>(c[j]) * be + al * acc;
+            r = plain_product(static_cast<Acc>(c[j]), be) + plain_product(al, acc);
           }
           c[j] = static_cast<T>(r);
         }
