@@ -41,6 +41,21 @@ Tensor& true_divide_(Tensor& self, const Tensor& other) {
 
 // ---- powers ------------------------------------------------------------------------
 
+namespace {
+// PyTorch's complex z^w for a number w: its special exponents as the
+// operators they are (z * z * z for 3, 1 / (z * z) for -2, sqrt, rsqrt,
+// reciprocal), otherwise e^(w log z) as std::pow.
+Tensor complex_pow_scalar(const Tensor& base, const Scalar& exponent) {
+  if (exponent.equal(2.0)) return ember::mul(base, base);
+  if (exponent.equal(3.0)) return ember::mul(ember::mul(base, base), base);
+  if (exponent.equal(-2.0)) return ember::div(wrapped_scalar(Scalar(1.0)), ember::mul(base, base));
+  if (exponent.equal(0.5)) return ember::sqrt(base);
+  if (exponent.equal(-0.5)) return ember::rsqrt(base);
+  if (exponent.equal(-1.0)) return ember::reciprocal(base);
+  return ember::exp(ember::mul(ember::log(base), wrapped_scalar(exponent)));
+}
+}  // namespace
+
 Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out) {
   EMBER_CHECK(!(is_integral_type(self.dtype(), true) && !exponent.is_floating_point() && exponent.to_long() < 0),
               "Integers to negative integer powers are not allowed.");
@@ -54,9 +69,7 @@ Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor
   } else if (exponent.equal(1.0)) {
     it.output().copy_(base);
   } else if (is_complex_type(common)) {
-    // z^2 = z * z; otherwise e^(w log z)
-    it.output().copy_(exponent.equal(2.0) ? ember::mul(base, base)
-                                          : ember::exp(ember::mul(ember::log(base), wrapped_scalar(exponent))));
+    it.output().copy_(complex_pow_scalar(base, exponent));
   } else {
     if (common == ScalarType::Bool) not_implemented_for("pow", common);
     math::check_scalar_fits(exponent, common, /*reduced_floats=*/true, /*float32=*/false);

@@ -421,33 +421,6 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   return deliver(out, result);
 }
 
-// cumsum/cumprod of complex numbers: a sequential loop that accumulates in
-// complex<double> and multiplies part by part (PyTorch's accumulate type and
-// its complex product, without C99's inf/nan recovery).
-template <typename T>
-void complex_scan(const Tensor& in, Tensor& result, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
-  const auto* src = reinterpret_cast<const std::complex<T>*>(in.data_ptr());
-  auto* dst = reinterpret_cast<std::complex<T>*>(result.data_ptr());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      double re = is_prod ? 1.0 : 0.0, im = 0.0;
-      for (int64_t j = 0; j < n; ++j) {
-        const int64_t k = (o * n + j) * inner + i;
-        const double xr = src[k].real(), xi = src[k].imag();
-        if (is_prod) {
-          const double r = re * xr - im * xi;
-          im = re * xi + im * xr;
-          re = r;
-        } else {
-          re += xr;
-          im += xi;
-        }
-        dst[k] = std::complex<T>(static_cast<T>(re), static_cast<T>(im));
-      }
-    }
-  }
-}
-
 Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool is_prod, Tensor& out) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const ScalarType rtype = sum_like_dtype(self, dtype, out);
@@ -463,13 +436,7 @@ Tensor& scan_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     const char* op = is_prod ? "aten::cumprod" : "aten::cumsum";
     // The complex scans are host loops; the CUDA scan takes real types only.
     if (rtype == ScalarType::ComplexFloat || rtype == ScalarType::ComplexDouble) dispatch::check_cpu_only(op, self);
-    if (rtype == ScalarType::ComplexFloat) {
-      complex_scan<float>(in, result, outer, n, inner, is_prod);
-    } else if (rtype == ScalarType::ComplexDouble) {
-      complex_scan<double>(in, result, outer, n, inner, is_prod);
-    } else {
-      cpu::kernel_for(cpu::scan_stub, self, op)(in, result, outer, n, inner, is_prod);
-    }
+    cpu::kernel_for(cpu::scan_stub, self, op)(in, result, outer, n, inner, is_prod);
   }
   return deliver(out, result);
 }

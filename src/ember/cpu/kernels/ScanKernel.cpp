@@ -1,4 +1,5 @@
 // Cumulative sums and products, compiled once per CPU capability.
+#include <complex>
 #include <vector>
 
 #include "ember/cpu/kernels/ReduceEngine.h"
@@ -54,7 +55,38 @@ void scan_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t
   });
 }
 
+// cumsum/cumprod of complex numbers: a sequential loop that accumulates in
+// complex<double> (PyTorch's accumulate type) and multiplies as its
+// c10::complex product: part by part, without C99's inf/nan recovery, fused
+// where this build has fused multiply-adds (as GCC contracts PyTorch's
+// scalar code in its capability builds).
+template <typename T>
+void complex_scan(const Tensor& in, Tensor& result, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
+  const auto* src = reinterpret_cast<const std::complex<T>*>(in.data_ptr());
+  auto* dst = reinterpret_cast<std::complex<T>*>(result.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double re = is_prod ? 1.0 : 0.0, im = 0.0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = (o * n + j) * inner + i;
+        const double xr = src[k].real(), xi = src[k].imag();
+        if (is_prod) {
+          const double r = capability_fma(re, xr, -(im * xi));
+          im = capability_fma(re, xi, im * xr);
+          re = r;
+        } else {
+          re += xr;
+          im += xi;
+        }
+        dst[k] = std::complex<T>(static_cast<T>(re), static_cast<T>(im));
+      }
+    }
+  }
+}
+
 void scan_kernel(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int64_t inner, bool is_prod) {
+  if (out.dtype() == ScalarType::ComplexFloat) return complex_scan<float>(in, out, outer, n, inner, is_prod);
+  if (out.dtype() == ScalarType::ComplexDouble) return complex_scan<double>(in, out, outer, n, inner, is_prod);
   EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), scan_stub, in, out, outer, n, inner, is_prod);
   EMBER_DISPATCH_KERNEL_TYPES(out.dtype(), is_prod ? "cumprod" : "cumsum",
                               [&] { scan_typed<scalar_t>(in, out, outer, n, inner, is_prod); });
