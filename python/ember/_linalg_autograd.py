@@ -57,15 +57,19 @@ class Solve(Function):
         LU, piv, info = _F._linalg_lapack_getrf(A)
         X = _F._linalg_lapack_getrs(LU, piv, B, transposed, True)
         ctx.transposed = transposed
-        ctx.save_for_backward(A, X)
+        ctx.save_for_backward(A, X, LU, piv)
         ctx.mark_non_differentiable(LU, piv, info)
         return X, LU, piv, info
 
     @staticmethod
     def backward(ctx, gX, _gLU, _gpiv, _ginfo):
-        A, X = ctx.saved_tensors
-        # X = op(A)^-1 B: gB = op(A)^-H gX, g op(A) = -gB X^H
-        gB = Solve.apply(A, gX)[0] if ctx.transposed else Solve.apply(A.mH, gX)[0]
+        A, X, LU, piv = ctx.saved_tensors
+        # X = op(A)^-1 B: gB = op(A)^-H gX, g op(A) = -gB X^H. As PyTorch: through the forward's
+        # factorization, unless a graph is recorded (then A^H is factored, differentiably).
+        if not ember.is_grad_enabled():
+            gB = _F._linalg_lapack_getrs(LU, piv, gX, not ctx.transposed, True)
+        else:
+            gB = Solve.apply(A, gX)[0] if ctx.transposed else Solve.apply(A.mH, gX)[0]
         gA = None
         if ctx.needs_input_grad[0]:
             gA = -gB @ X.mH
