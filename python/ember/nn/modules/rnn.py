@@ -247,9 +247,12 @@ class RNNBase(Module):
     # ---- the layer loop -----------------------------------------------------------
 
     def _use_layer_op(self, x):
-        return (self.mode == "LSTM" and self.proj_size == 0
-                and x.dtype in (ember.float32, ember.float64)
-                and x.device.type == "cpu" and x.numel() != 0 and not _forward_ad_open())
+        if self.mode != "LSTM" or self.proj_size != 0 or x.device.type != "cpu" or x.numel() == 0:
+            return False
+        # PyTorch's float32 layer op has no tangent formula, so a tangent
+        # raises there as it does in PyTorch; float64 (PyTorch's step
+        # composite) keeps its tangents by running as the steps.
+        return x.dtype == ember.float32 or (x.dtype == ember.float64 and not _forward_ad_open())
 
     def _layers(self, x, run_direction):
         """Stacks the layers: run_direction(layer_input, idx, weights, reverse)
