@@ -146,3 +146,50 @@ def test_forward_ad_tangent_nodes_with_parameters_requiring_grad():
     got, want = layer_tangent_nodes(ember), layer_tangent_nodes(torch)
     assert got == want
     assert want[0][0] == "AddBackward0"
+
+
+def packed_shapes(lib, fn):
+    shapes = []
+
+    def pack(t):
+        shapes.append(tuple(t.shape))
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn()
+    return shapes
+
+
+def saved_order_cases(lib):
+    lib.manual_seed(0)
+    a = lib.randn(2, 3, requires_grad=True)
+    m = lib.randn(3, 5, requires_grad=True)
+    w = lib.randn(4, 3, requires_grad=True)
+    bias = lib.randn(4, requires_grad=True)
+    return [
+        packed_shapes(lib, lambda: lib.addmm(lib.zeros(2, 5), a, m)),
+        packed_shapes(lib, lambda: lib.nn.functional.linear(a, w, bias)),
+        packed_shapes(lib, lambda: a.mm(m)),
+        packed_shapes(lib, lambda: a / lib.randn(3)),
+    ]
+
+
+def test_saved_tensors_are_packed_in_pytorchs_order():
+    assert saved_order_cases(ember) == saved_order_cases(torch)
+
+
+def checkpoint_packs(lib):
+    lib.manual_seed(0)
+    block = lib.nn.Sequential(lib.nn.Linear(8, 6), lib.nn.Tanh())
+    x = lib.randn(4, 8, requires_grad=True)
+    seen = []
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append(tuple(t.shape)) or t * 2, lambda t: t / 2):
+        y = lib.utils.checkpoint.checkpoint(block, x, use_reentrant=False).pow(2).sum()
+    y.backward()
+    return seen, bits(x.grad)
+
+
+def test_checkpoint_saves_its_inputs_through_the_active_hooks():
+    got, want = checkpoint_packs(ember), checkpoint_packs(torch)
+    assert got == want
+    assert want[0] == [(4, 8), (4, 6)]
