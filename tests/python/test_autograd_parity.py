@@ -193,3 +193,19 @@ def test_checkpoint_saves_its_inputs_through_the_active_hooks():
     got, want = checkpoint_packs(ember), checkpoint_packs(torch)
     assert got == want
     assert want[0] == [(4, 8), (4, 6)]
+
+
+def linear_param_jacobian(lib):
+    lib.manual_seed(0)
+    lin = lib.nn.Linear(3, 2)
+    params = {k: v.detach() for k, v in lin.named_parameters()}
+    x = lib.tensor([1.5, -0.3, -2.2])
+    jac = lib.func.jacrev(lambda p, v: lib.func.functional_call(lin, p, (v,)))(params, x)
+    return bits(jac["weight"]), bits(jac["bias"])
+
+
+def test_jacrev_of_a_linear_weight_keeps_pytorchs_signed_zeros():
+    # PyTorch folds the batch of cotangents into one mm against the unbatched input: 0 * -0.3 is -0.0
+    got, want = linear_param_jacobian(ember), linear_param_jacobian(torch)
+    assert got == want
+    assert 0x80000000 in want[0][0][1]
