@@ -209,3 +209,29 @@ def test_jacrev_of_a_linear_weight_keeps_pytorchs_signed_zeros():
     got, want = linear_param_jacobian(ember), linear_param_jacobian(torch)
     assert got == want
     assert 0x80000000 in want[0][0][1]
+
+
+PROJECTION_SCRIPT = """
+import warnings
+import {lib} as torch
+m = torch.nn.LSTM(3, 4, proj_size=2)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    m(torch.randn(5, 2, 3))
+    m(torch.randn(5, 2, 3))
+    m.double()(torch.randn(5, 2, 3, dtype=torch.float64))
+print([(x.category.__name__, str(x.message)) for x in w])
+"""
+
+
+def test_lstm_with_projections_warns_once_as_torch():
+    import subprocess
+    import sys
+
+    out = [
+        subprocess.run([sys.executable, "-c", PROJECTION_SCRIPT.format(lib=lib)], capture_output=True, text=True,
+                       timeout=120).stdout
+        for lib in ("ember", "torch")
+    ]
+    assert out[0] == out[1]
+    assert "LSTM with projections is not supported with oneDNN" in out[1]
