@@ -235,3 +235,25 @@ def test_lstm_with_projections_warns_once_as_torch():
     ]
     assert out[0] == out[1]
     assert "LSTM with projections is not supported with oneDNN" in out[1]
+
+
+def saved_attributes(lib):
+    x = lib.randn(2, 3, requires_grad=True)
+    outs = [
+        x.sum(1, keepdim=True), lib.add(x, x, alpha=2), x.pow(2), x.view(3, 2), x.softmax(1),
+        lib.nn.functional.leaky_relu(x, 0.2), x.transpose(0, 1), x.clamp(min=0), lib.nn.functional.gelu(x),
+        x.sum((0, 1)), x.to(lib.float64),
+    ]
+    shown = []
+    for out in outs:
+        fn = out.grad_fn
+        names = sorted(a for a in dir(fn) if a.startswith("_saved_"))
+        shown.append([(n, tuple(getattr(fn, n).shape) if isinstance(getattr(fn, n), lib.Tensor) else getattr(fn, n))
+                      for n in names])
+    return shown
+
+
+def test_nodes_show_their_saved_values_as_torch():
+    got, want = saved_attributes(ember), saved_attributes(torch)
+    assert got == want
+    assert ("_saved_dim", (1,)) in want[0] and ("_saved_alpha", 2) in want[1]
