@@ -200,7 +200,8 @@ Tensor as_sum(const Tensor& t) {
   if (!t.defined() || !t.requires_grad()) return t;
   const AutogradMeta* meta = get_meta(t);
   if (meta && meta->grad_fn && meta->grad_fn->name() == "AddBackward0") return t;
-  return t + Scalar(-0.0);
+  // (-0.0 - 0.0i for complex tangents, keeping a -0.0 imaginary part too)
+  return t + (t.is_complex() ? Scalar(std::complex<double>(-0.0, -0.0)) : Scalar(-0.0));
 }
 
 namespace {
