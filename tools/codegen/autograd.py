@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from .cpp import analyze_derivatives, differentiable_inputs
 from .model import Operator
+
+
+def _pytorch_value_name(field: str, init: str) -> str:
+    """PyTorch's name of a saved value: its formulas read sizes, strides, numel
+    and storage offsets as symbolic (self.sym_sizes() is saved as self_sym_sizes)."""
+    m = re.fullmatch(r"(\w+?)_(sizes|strides|numel|storage_offset)", field)
+    if m and init.startswith(m.group(1) + "."):
+        return f"{m.group(1)}_sym_{m.group(2)}"
+    return field
 
 
 def node_declaration(op: Operator) -> str:
@@ -20,6 +31,15 @@ def node_declaration(op: Operator) -> str:
         listing = [
             "  std::vector<std::pair<const char*, SavedVariable*>> saved_tensors() override {",
             f"    return {{{saved}}};",
+            "  }",
+        ]
+    # PyTorch shows no dtype or device a node saved
+    shown = [(f, init) for f, typ, init in info.values if typ not in ("ScalarType", "Device")]
+    if shown:
+        entries = ", ".join(f'{{"{_pytorch_value_name(f, init)}", saved_value({f})}}' for f, init in shown)
+        listing += [
+            "  std::vector<std::pair<const char*, SavedValue>> saved_values() const override {",
+            f"    return {{{entries}}};",
             "  }",
         ]
     return "\n".join(

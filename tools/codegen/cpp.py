@@ -482,7 +482,9 @@ def definition(v: Variant) -> str:
             if not any(init.startswith(o + ".") for o in outs):
                 lines.append(f"    _grad_fn->{field} = {init};")
         diff_args = differentiable_inputs(op)
-        for name, is_out in info.tensors:
+        # Saved in the order of their names, as PyTorch's generated code saves
+        # them (the order saved-tensor hooks see).
+        for name, is_out in sorted(info.tensors):
             if is_out:
                 continue
             value = f"{name}.clone()" if inplace and name == mutated[0] else name
@@ -570,7 +572,7 @@ def definition(v: Variant) -> str:
             for o, e in zip(outs, exprs):
                 if init.startswith(o + "."):
                     lines.append(f"    _grad_fn->{field} = {e}{init[len(o) :]};")
-        for name, is_out in info.tensors:
+        for name, is_out in sorted(info.tensors):
             if is_out:
                 e = exprs[outs.index(name)]
                 lines.append(f"    _grad_fn->{name}_ = autograd::SavedVariable({e}, true);")

@@ -391,10 +391,14 @@ def _matmul(a, b, level):
             return BatchedTensor(_SharedMatvec.apply(vb, va), level)
         # a matrix times a batch of vectors: one matrix product (laid out as PyTorch's rule lays it)
         return BatchedTensor(ember.matmul(va, vb.transpose(0, 1)).transpose(0, 1), level)
-    if (a_batched and b_batched and nb == 2 and isinstance(vb, ember.Tensor) and vb.shape[0] > 1
-            and vb.stride(0) == 0 and vb.requires_grad and not _dual_level_open()):
-        # one matrix for every sample (grad's primal): PyTorch's folded product (Note [Shared matrix])
-        return BatchedTensor(_SharedMatrix.apply(va, vb), level)
+    if (b_batched and nb == 2 and isinstance(vb, ember.Tensor) and vb.shape[0] > 1
+            and vb.stride(0) == 0 and vb.requires_grad and not _dual_level_open()
+            and (a_batched or va.dim() == 2)):
+        # one matrix for every sample (grad's primal): PyTorch's folded product (Note [Shared matrix]);
+        # unbatched rows (jacrev's other arguments) are shared as the matrix is
+        rows = va if a_batched else va.expand(vb.shape[0], *va.shape)
+        out = _SharedMatrix.apply(rows, vb)
+        return BatchedTensor(out.squeeze(squeeze) if squeeze is not None else out, level)
     if nb == 1:
         if not b_batched:
             return BatchedTensor(ember.matmul(va, vb), level)
@@ -438,6 +442,8 @@ class _SharedMatrix(ember.autograd.Function):
     @staticmethod
     def forward(ctx, rows, matrix):
         ctx.save_for_backward(rows, matrix)
+        if rows.dim() == 3 and rows.stride(0) == 0:  # unbatched rows too: PyTorch's one product
+            return ember.matmul(rows[0], matrix[0]).expand(rows.shape[0], -1, -1)
         return ember.matmul(rows, matrix[0])
 
     @staticmethod
@@ -450,7 +456,13 @@ class _SharedMatrix(ember.autograd.Function):
             r = rows if rows.dim() == 3 else rows.reshape(rows.shape[0], -1, rows.shape[-1])
             g = grad if grad.dim() == 3 else grad.reshape(grad.shape[0], -1, grad.shape[-1])
             if one.stride(0) == 1 and one.stride(1) == one.shape[0]:  # column-major: (grad^T rows)^T
-                grad_matrix = ember.bmm(g.transpose(1, 2), r).transpose(1, 2)
+                if r.stride(0) == 0:
+                    # unbatched rows: PyTorch's rule folds the batch of grad^T into one mm
+                    b, n, m = g.shape
+                    folded = g.transpose(1, 2).reshape(b * m, n).mm(r[0])
+                    grad_matrix = folded.reshape(b, m, -1).transpose(1, 2)
+                else:
+                    grad_matrix = ember.bmm(g.transpose(1, 2), r).transpose(1, 2)
             else:
                 grad_matrix = ember.bmm(r.transpose(1, 2), g)
         return grad_rows, grad_matrix

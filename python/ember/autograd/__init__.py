@@ -87,9 +87,7 @@ def _run_engine(run, *args):
         report = _C._take_anomaly_report()
         if report is not None and _C.is_anomaly_enabled():
             name, trace = report
-            warnings.warn(
-                f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}", stacklevel=3
-            )
+            warnings.warn(anomaly_mode._report(name, trace), stacklevel=3)
         raise
 
 

@@ -1,10 +1,31 @@
 """Anomaly detection: detect_anomaly and set_detect_anomaly, as PyTorch's."""
 
+import os
+import traceback
 import warnings
 
 from ember import _C
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+# PyTorch raises its report from C++, so the message ends with the place it was raised.
+_TRIGGERED_AT = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
+
+
+def _forward_trace():
+    """The Python stack of a node made in anomaly mode, up to the last frame
+    outside ember: PyTorch records it from C++, where the innermost Python
+    frame is the caller of the operator."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    return "".join(traceback.format_list(frames))
+
+
+def _report(name, trace):
+    return f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}{_TRIGGERED_AT}"
 
 
 class detect_anomaly:  # noqa: N801  (PyTorch's name)

@@ -159,6 +159,35 @@ class CheckpointFunction(Function):
         return (None, None) + grads
 
 
+class _SavedInputs(ember.autograd.Function):
+    """Saves the tensor arguments of a checkpointed call as autograd saves
+    tensors (through the saved-tensor hooks active around the call, which
+    PyTorch's checkpoint also applies to its inputs); the recomputation
+    reads them back through its node's saved_tensors."""
+
+    @staticmethod
+    def forward(ctx, anchor, *tensors):
+        ctx.save_for_backward(*tensors)
+        return ember.empty((0,))
+
+
+def _saved_inputs(args):
+    """A function returning args, its tensors restored from their saves."""
+    where = [i for i, a in enumerate(args) if isinstance(a, ember.Tensor)]
+    if not ember.is_grad_enabled() or not where:
+        return lambda: args
+    # the anchor requires grad, so the node (holding the saves) is recorded
+    node = _SavedInputs.apply(ember.empty((0,), requires_grad=True), *(args[i] for i in where)).grad_fn
+
+    def restore():
+        restored = list(args)
+        for i, t in zip(where, node.saved_tensors):
+            restored[i] = t
+        return restored
+
+    return restore
+
+
 def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, context_fn=noop_context_fn):
     """Runs function with the graph recorded but its saved tensors dropped
     (saved_tensors_hooks); the first time backward needs one, function runs
@@ -175,6 +204,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
     # One recomputation per backward call (graph task), or per GraphExecGroup:
     # key -> (recomputed tensors, forward save index -> position, indices unpacked)
     frames = {}
+    inputs = _saved_inputs(args)
 
     def pack(tensor):
         count[0] += 1
@@ -197,7 +227,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
                 recompute_ctx,
                 ember.autograd.graph.saved_tensors_hooks(keep, recomputed.__getitem__),
             ):
-                function(*args, **kwargs)
+                function(*inputs(), **kwargs)
         slots = {i: n for n, i in enumerate(i for i in range(count[0]) if i not in kept)}
         return recomputed, slots, set()
 

@@ -188,6 +188,22 @@ Tensor accumulate(const Tensor& acc, const Tensor& term) {
   return acc + term;
 }
 
+// Note [Zero tangents]
+// PyTorch's forward formulas see a missing tangent of a defined input as an
+// efficient zero tensor, so a sum of terms such as mm's a_t.mm(b) + a.mm(b_t)
+// is still computed as a sum: when the tangent records a graph (parameters
+// that require grad), its grad_fn is AddBackward0 whichever tangents exist.
+// Here a missing tangent drops its term, so where the sum lost its add,
+// as_sum adds -0.0: x + -0.0 is x for every x (-0.0 and NaN included), and
+// the add is recorded. Without a graph to show, nothing is computed.
+Tensor as_sum(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad()) return t;
+  const AutogradMeta* meta = get_meta(t);
+  if (meta && meta->grad_fn && meta->grad_fn->name() == "AddBackward0") return t;
+  // (-0.0 - 0.0i for complex tangents, keeping a -0.0 imaginary part too)
+  return t + (t.is_complex() ? Scalar(std::complex<double>(-0.0, -0.0)) : Scalar(-0.0));
+}
+
 namespace {
 
 // Whether writing a tensor of t's layout touches each element once (no

@@ -81,6 +81,9 @@ EMBER_API Tensor copy_of(const Tensor& t);
 EMBER_API Tensor conj(const Tensor& t);
 // acc + term, where an undefined acc counts as zero.
 EMBER_API Tensor accumulate(const Tensor& acc, const Tensor& term);
+// t as the result of an add, for a formula whose sum lost terms to missing
+// tangents (Note [Zero tangents] in ForwardAD.cpp).
+EMBER_API Tensor as_sum(const Tensor& t);
 // Gives a fresh output its tangent, broadcast and cast to the output's shape and dtype.
 EMBER_API void set_result_tangent(const Tensor& result, const Tensor& tangent);
 // Updates the tangent of a tensor modified in place: written into its

@@ -81,22 +81,30 @@ Tensor pool_values(const Tensor& self_t, const Tensor& indices) {
   return flat.gather(-1, indices.flatten(-2)).view(indices.sizes());
 }
 
-Tensor product_jvp(Product kind, const Tensor& a, const Tensor& a_t, const Tensor& b, const Tensor& b_t) {
+namespace {
+Tensor product_terms(Product kind, const Tensor& a, const Tensor& a_t, const Tensor& b, const Tensor& b_t) {
   Tensor out;
   if (a_t.defined()) out = product(kind, a_t, b);
   if (b_t.defined()) out = accumulate(out, product(kind, a, b_t));
   return out;
 }
+}  // namespace
+
+// The product rule a_t b + a b_t (and for the add-products beta self_t +
+// alpha (...)) ends in an add, whichever tangents exist (Note [Zero tangents]).
+Tensor product_jvp(Product kind, const Tensor& a, const Tensor& a_t, const Tensor& b, const Tensor& b_t) {
+  return as_sum(product_terms(kind, a, a_t, b, b_t));
+}
 
 Tensor add_product_jvp(Product kind, const Tensor& self_t, const Tensor& a, const Tensor& a_t, const Tensor& b,
                        const Tensor& b_t, const Scalar& beta, const Scalar& alpha, bool sum_batch) {
-  Tensor out = product_jvp(kind, a, a_t, b, b_t);
+  Tensor out = product_terms(kind, a, a_t, b, b_t);
   if (out.defined()) {
     if (sum_batch) out = out.sum(std::vector<int64_t>{0});
     if (alpha.to_double() != 1.0) out = out * alpha;
   }
   if (self_t.defined()) out = accumulate(out, beta.to_double() == 1.0 ? self_t : self_t * beta);
-  return out;
+  return as_sum(out);
 }
 
 Tensor convolution_jvp(const Tensor& input, const Tensor& input_t, const Tensor& weight, const Tensor& weight_t,
@@ -116,7 +124,7 @@ Tensor convolution_jvp(const Tensor& input, const Tensor& input_t, const Tensor&
     shape[1] = bias_t.numel();
     out = accumulate(out, bias_t.reshape(shape));
   }
-  return out;
+  return as_sum(out);  // conv(input_t, W) + conv(input, W_t, b_t)
 }
 
 Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, IntArrayRef normalized_shape,
@@ -130,7 +138,7 @@ Tensor layer_norm_jvp(const Tensor& input, const Tensor& input_t, IntArrayRef no
   if (weight && weight->defined()) out = out * *weight;
   if (weight_t.defined()) out = out + xhat * weight_t;
   if (bias_t.defined()) out = out + bias_t;
-  return out;
+  return as_sum(out);  // PyTorch's formula ends in an add
 }
 
 Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
@@ -152,7 +160,7 @@ Tensor batch_norm_jvp(const Tensor& input, const Tensor& input_t, const std::opt
   if (weight && weight->defined()) out = out * weight->reshape(shape);
   if (weight_t.defined()) out = out + xhat * weight_t.reshape(shape);
   if (bias_t.defined()) out = out + bias_t.reshape(shape);
-  return out;
+  return as_sum(out);  // PyTorch's formula ends in an add
 }
 
 Tensor group_norm_jvp(const Tensor& input, const Tensor& input_t, const std::optional<Tensor>& weight,
@@ -168,7 +176,7 @@ Tensor group_norm_jvp(const Tensor& input, const Tensor& input_t, const std::opt
   if (weight && weight->defined()) out = out * weight->reshape(shape);
   if (weight_t.defined()) out = out + xhat * weight_t.reshape(shape);
   if (bias_t.defined()) out = out + bias_t.reshape(shape);
-  return out;
+  return as_sum(out);  // PyTorch's formula ends in an add
 }
 
 Tensor norm_stat_jvp(const Tensor& input, const Tensor& input_t, const Tensor& stat, bool is_rstd, const Tensor& rstd) {

@@ -132,59 +132,169 @@ Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const 
   return std::get<0>(ember::nll_loss_forward(grad, target, weight, reduction, ignore_index));
 }
 
-std::tuple<Tensor, Tensor, Tensor> layer_norm_gradient(const Tensor& grad, const Tensor& input,
-                                                       IntArrayRef normalized_shape, const Tensor& mean,
-                                                       const Tensor& rstd, const std::optional<Tensor>& weight,
-                                                       double eps, std::array<bool, 3> grad_input_mask) {
-  if (!GradMode::is_enabled())
-    return ember::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, grad_input_mask);
-  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
-  const std::vector<int64_t> norm_dims = dims_range(axis, input.dim());
-  const std::vector<int64_t> outer_dims = dims_range(0, axis);
-  Tensor centred = input - input.mean(norm_dims, true);
-  Tensor r = ember::rsqrt((centred * centred).mean(norm_dims, true) + Scalar(eps));
-  Tensor x_hat = centred * r;
-  Tensor g_input, g_weight, g_bias;
-  if (grad_input_mask[0]) {
-    Tensor g = has(weight) ? grad * *weight : grad;
-    g_input = normalized_input_grad(g, x_hat, r, norm_dims);
-  }
-  // An empty dim list would sum everything: without outer dims there is nothing to sum.
-  auto over_outer = [&](const Tensor& t) { return outer_dims.empty() ? t : t.sum(outer_dims, false); };
-  if (grad_input_mask[1] && has(weight)) g_weight = over_outer(grad * x_hat);
-  if (grad_input_mask[2]) g_bias = over_outer(grad);
-  return {g_input, g_weight, g_bias};
+namespace {
+// Sums every dim but 1: dim 0 first, then the trailing dims from the last.
+Tensor sum_but_channels(const Tensor& t, bool keepdim = true) {
+  Tensor r = t.sum(std::vector<int64_t>{0}, keepdim);
+  const int64_t stop = keepdim ? 1 : 0;
+  for (int64_t d = r.dim() - 1; d > stop; --d) r = r.sum(std::vector<int64_t>{d}, keepdim);
+  return r;
 }
 
-std::tuple<Tensor, Tensor, Tensor> batch_norm_gradient(const Tensor& grad, const Tensor& input,
-                                                       const std::optional<Tensor>& weight,
-                                                       const std::optional<Tensor>& running_mean,
-                                                       const std::optional<Tensor>& running_var,
-                                                       const Tensor& save_mean, const Tensor& save_invstd,
-                                                       bool training, double eps, std::array<bool, 3> grad_input_mask) {
-  if (!GradMode::is_enabled())
-    return ember::native_batch_norm_backward(grad, input, weight, running_mean, running_var, save_mean, save_invstd,
-                                             training, eps, grad_input_mask);
-  const int64_t ndim = input.dim();
-  const std::vector<int64_t> dims = all_but_channels(ndim);
-  const bool batch_stats = training || !has(running_mean) || !has(running_var);
-  Tensor centred, r;
-  if (batch_stats) {
-    centred = input - input.mean(dims, true);
-    r = ember::rsqrt((centred * centred).mean(dims, true) + Scalar(eps));
-  } else {
-    centred = input - per_channel(*running_mean, ndim);
-    r = per_channel(ember::rsqrt(*running_var + Scalar(eps)), ndim);
+// A per-channel vector shaped as a keepdim reduction of an (N, C, ...) tensor.
+Tensor channels_as_reduced(const Tensor& v, const Tensor& like) {
+  Tensor r = v;
+  while (r.dim() < like.dim() - 1) r = r.unsqueeze(1);
+  if (r.dim() == like.dim() - 1) r = r.unsqueeze(0);
+  return r;
+}
+
+// A per-channel vector expanded to an (N, C, ...) tensor's shape.
+Tensor channels_expanded(const Tensor& v, const Tensor& like) {
+  Tensor r = v;
+  while (r.dim() < like.dim() - 1) r = r.unsqueeze(1);
+  return r.expand_as(like);
+}
+
+// The normalisation's input gradient for grad g over groups of n (keepdim
+// sums by sum_group): gamma * rstd / n * (n g - sum(g) - (x - mu) rstd^2 sum(g (x - mu))).
+template <typename Sum>
+Tensor normalized_grad_input(const Tensor& g, const Tensor& gamma, const Tensor& x_mu, const Tensor& rstd,
+                             const Tensor& rstd2, int64_t n, Sum sum_group) {
+  Tensor h0 = gamma * rstd / Scalar(n);
+  Tensor h1 = g * Scalar(n) - sum_group(g) - x_mu * rstd2 * sum_group(g * x_mu);
+  return h0 * h1;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input, const std::optional<Tensor>& gamma,
+                                                              const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+                                                              const Tensor& gO, const Tensor& save_mean,
+                                                              const Tensor& save_invstd, IntArrayRef normalized_shape,
+                                                              std::array<bool, 3> output_mask) {
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  int64_t M = 1, N = 1;
+  for (int64_t d = 0; d < input.dim(); ++d) (d < axis ? M : N) *= input.size(d);
+  // Everything as (M, N) rows, the statistics as (M, 1).
+  const Tensor x = input.reshape({M, N});
+  const Tensor g = gO.reshape({M, N});
+  const bool affine = has(gamma);
+  const Tensor gam = affine ? gamma->reshape({1, N}) : ember::ones({1}, input.scalar_type(), input.device());
+  const Tensor ggi = ggI.defined() ? ggI.reshape({M, N}) : Tensor();
+  const Tensor ggg = affine && ggG.defined() ? ggG.reshape({1, N}) : Tensor();
+  const Tensor ggb = affine && ggB.defined() ? ggB.reshape({1, N}) : Tensor();
+  auto row_sum = [](const Tensor& t) { return t.sum(std::vector<int64_t>{1}, true); };
+
+  const Tensor x_mu = x - save_mean.reshape({M, 1}).to(input.scalar_type());
+  const Tensor rstd = save_invstd.reshape({M, 1}).to(input.scalar_type());
+  const Tensor rstd2 = rstd.pow(Scalar(int64_t(2)));
+  const Tensor rstd3 = rstd.pow(Scalar(int64_t(3)));
+  const Tensor x_mu_rstd3 = x_mu * rstd3;
+
+  Tensor gI;
+  if (ggi.defined()) {
+    const Tensor gxhat = g * gam;
+    const Tensor gxhat_mu_sum = row_sum(gxhat * x_mu);
+    const Tensor gxhat_sum = row_sum(gxhat);
+    const Tensor ggi_sum = row_sum(ggi);
+    const Tensor ggi_mu_sum = row_sum(ggi * x_mu);
+    const Tensor all_sub = ggi_sum * gxhat_sum / Scalar(N) - row_sum(ggi * gxhat) +
+                           rstd2 * gxhat_mu_sum * ggi_mu_sum * Scalar(3.0 / static_cast<double>(N));
+    const Tensor t0 = x_mu_rstd3 * all_sub / Scalar(N);
+    const Tensor t1 = ggi_mu_sum * rstd3 / Scalar(N) * (gxhat_sum / Scalar(N) - gxhat);
+    const Tensor t2 = gxhat_mu_sum * rstd3 / Scalar(N) * (ggi_sum / Scalar(N) - ggi);
+    gI = t0 + t1 + t2;
   }
-  Tensor x_hat = centred * r;
-  Tensor g_input, g_weight, g_bias;
-  if (grad_input_mask[0]) {
-    Tensor g = has(weight) ? grad * per_channel(*weight, ndim) : grad;
-    g_input = batch_stats ? normalized_input_grad(g, x_hat, r, dims) : g * r;
+  if (ggg.defined()) {
+    const Tensor t0 = g * ggg * rstd;
+    const Tensor t1 = rstd * row_sum(g * ggg) / Scalar(-N);
+    const Tensor t2 = x_mu_rstd3 * row_sum(g * ggg * x_mu) / Scalar(-N);
+    gI = accumulate(gI, t0 + t1 + t2);
   }
-  if (grad_input_mask[1] && has(weight)) g_weight = (grad * x_hat).sum(dims, false);
-  if (grad_input_mask[2]) g_bias = grad.sum(dims, false);
-  return {g_input, g_weight, g_bias};
+  if (gI.defined()) gI = gI.reshape_as(input);
+
+  Tensor gG;
+  if (affine && ggi.defined()) {
+    const Tensor one = ember::ones({}, rstd.scalar_type(), rstd.device());
+    gG = (g * normalized_grad_input(ggi, one, x_mu, rstd, rstd2, N, row_sum)).sum(std::vector<int64_t>{0}, false);
+    gG = gG.reshape_as(*gamma);
+  }
+
+  Tensor ggO;
+  if (ggi.defined()) ggO = normalized_grad_input(ggi, gam, x_mu, rstd, rstd2, N, row_sum);
+  if (ggg.defined()) ggO = accumulate(ggO, ggg * x_mu * rstd);
+  if (ggb.defined()) ggO = accumulate(ggO, ggb);
+  if (ggO.defined()) ggO = ggO.expand({M, N}).reshape_as(input);
+  EMBER_INTERNAL_ASSERT(!output_mask[1] || gG.defined() || affine,
+                        "layer_norm_double_backward: weight gradient without weight");
+  return {gI, gG, ggO};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_double_backward(
+    const Tensor& input, const std::optional<Tensor>& gamma, const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+    const Tensor& gO, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    bool training, double eps, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd,
+    std::array<bool, 3> output_mask) {
+  (void)output_mask;
+  const bool affine = has(gamma);
+  const Tensor gam = affine ? channels_expanded(*gamma, input) : ember::ones({}, input.scalar_type(), input.device());
+  const Tensor ggg = affine && ggG.defined() ? channels_expanded(ggG, input) : Tensor();
+  const Tensor ggb = affine && ggB.defined() ? channels_expanded(ggB, input) : Tensor();
+  int64_t M = input.size(0);
+  for (int64_t d = 2; d < input.dim(); ++d) M *= input.size(d);
+  auto sum_keep = [](const Tensor& t) { return sum_but_channels(t); };
+
+  const Tensor mu = channels_as_reduced(training ? save_mean->to(input.scalar_type()) : *running_mean, input);
+  const Tensor x_mu = input - mu;
+  const Tensor rstd = channels_as_reduced(
+      training ? save_invstd->to(input.scalar_type()) : (*running_var + Scalar(eps)).pow(Scalar(-0.5)), input);
+  const Tensor rstd2 = rstd.pow(Scalar(int64_t(2)));
+  const Tensor rstd3 = rstd.pow(Scalar(int64_t(3)));
+  const Tensor x_mu_rstd3 = x_mu * rstd3;
+  const Tensor gO_mu_sum = sum_keep(gO * x_mu);
+  const Tensor gO_sum = sum_keep(gO);
+
+  Tensor gI;
+  if (ggI.defined() && training) {
+    const Tensor ggI_sum = sum_keep(ggI);
+    const Tensor ggI_mu_sum = sum_keep(ggI * x_mu);
+    const Tensor all_sub = ggI_sum * gO_sum / Scalar(M) - sum_keep(gO * ggI) +
+                           rstd2 * gO_mu_sum * ggI_mu_sum * Scalar(3.0 / static_cast<double>(M));
+    const Tensor t0 = x_mu_rstd3 * all_sub / Scalar(M);
+    const Tensor t1 = ggI_mu_sum * rstd3 / Scalar(M) * (gO_sum / Scalar(M) - gO);
+    const Tensor t2 = gO_mu_sum * rstd3 / Scalar(M) * (ggI_sum / Scalar(M) - ggI);
+    gI = gam * (t0 + t1 + t2);
+  }
+  if (ggg.defined()) {
+    Tensor term;
+    if (training) {
+      const Tensor t0 = gO * rstd;
+      const Tensor t1 = rstd * gO_sum / Scalar(-M);
+      const Tensor t2 = x_mu_rstd3 * sum_keep(gO * x_mu) / Scalar(-M);
+      term = ggg * (t0 + t1 + t2);
+    } else {
+      term = ggg * rstd * gO;
+    }
+    gI = accumulate(gI, term);
+  }
+
+  Tensor gG;
+  if (affine && ggI.defined()) {
+    if (training) {
+      const Tensor one = ember::ones({}, rstd.scalar_type(), rstd.device());
+      gG = sum_but_channels(ggI * normalized_grad_input(gO, one, x_mu, rstd, rstd2, M, sum_keep), false);
+    } else {
+      gG = sum_but_channels(ggI * gO * rstd, false);
+    }
+  }
+
+  Tensor ggO;
+  if (ggI.defined()) {
+    ggO = training ? normalized_grad_input(ggI, gam, x_mu, rstd, rstd2, M, sum_keep) : ggI * rstd * gam;
+  }
+  if (ggg.defined()) ggO = accumulate(ggO, ggg * x_mu * rstd);
+  if (ggb.defined()) ggO = accumulate(ggO, ggb);
+  return {gI, gG, ggO};
 }
 
 // The gradient in input of the group statistics (biased variance through

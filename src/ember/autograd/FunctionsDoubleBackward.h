@@ -43,19 +43,22 @@ Tensor upsample_2d_double_backward(const Tensor& grad, IntArrayRef grad_output_s
 Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const std::optional<Tensor>& weight,
                                 int64_t reduction, int64_t ignore_index);
 
-// The norms' gradients. While grad mode records a graph (a gradient that will
-// be differentiated) they are composed of differentiable operators, with the
-// statistics recomputed from input; otherwise the fused kernel runs.
-std::tuple<Tensor, Tensor, Tensor> layer_norm_gradient(const Tensor& grad, const Tensor& input,
-                                                       IntArrayRef normalized_shape, const Tensor& mean,
-                                                       const Tensor& rstd, const std::optional<Tensor>& weight,
-                                                       double eps, std::array<bool, 3> grad_input_mask);
-std::tuple<Tensor, Tensor, Tensor> batch_norm_gradient(const Tensor& grad, const Tensor& input,
-                                                       const std::optional<Tensor>& weight,
-                                                       const std::optional<Tensor>& running_mean,
-                                                       const std::optional<Tensor>& running_var,
-                                                       const Tensor& save_mean, const Tensor& save_invstd,
-                                                       bool training, double eps, std::array<bool, 3> grad_input_mask);
+// The derivatives of native_layer_norm_backward and native_batch_norm_backward
+// (so a first-order gradient is the fused kernel's, as in PyTorch): given the
+// gradients ggI, ggG, ggB of their (input, weight, bias) gradients, they
+// return the gradients of (input, weight, grad_out); any gg may be undefined.
+// Note [Norm double backward]: the terms follow PyTorch's expansion of the
+// second derivative operator by operator, so the bits are PyTorch's.
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input, const std::optional<Tensor>& gamma,
+                                                              const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+                                                              const Tensor& gO, const Tensor& save_mean,
+                                                              const Tensor& save_invstd, IntArrayRef normalized_shape,
+                                                              std::array<bool, 3> output_mask);
+std::tuple<Tensor, Tensor, Tensor> batch_norm_double_backward(
+    const Tensor& input, const std::optional<Tensor>& gamma, const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+    const Tensor& gO, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    bool training, double eps, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd,
+    std::array<bool, 3> output_mask);
 // group norm's also takes the gradients of its mean and rstd outputs (used
 // when both are defined, as PyTorch does); any of the three may be undefined.
 std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& grad_mean,

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "ember/ops/Tensor.h"
@@ -53,6 +55,19 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   // The tensors this node saved, by name ("self", "result"), as
   // grad_fn._saved_<name> and grad_fn._raw_saved_<name> show them.
   virtual std::vector<std::pair<const char*, SavedVariable*>> saved_tensors() { return {}; }
+  // The other values it saved (dim, keepdim, alpha, sizes) under PyTorch's
+  // names, as grad_fn._saved_<name> shows them; an absent optional is empty.
+  using SavedValue = std::variant<std::monostate, int64_t, double, bool, Scalar, std::string, std::vector<int64_t>,
+                                  std::vector<double>>;
+  virtual std::vector<std::pair<const char*, SavedValue>> saved_values() const { return {}; }
+  template <typename T>
+  static SavedValue saved_value(const T& v) {
+    return SavedValue(std::in_place_type<T>, v);
+  }
+  template <typename T>
+  static SavedValue saved_value(const std::optional<T>& v) {
+    return v ? saved_value(*v) : SavedValue();
+  }
 
   const edge_list& next_edges() const { return next_edges_; }
   void set_next_edges(edge_list&& edges) { next_edges_ = std::move(edges); }

@@ -31,6 +31,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : was_defined_(t.d
     // keep a plain alias and rebuild the history on unpack.
     data_ = t.detach();
     output_nr_ = get_meta(t) ? get_meta(t)->output_nr : 0;
+    output_has_history_ = get_meta(t) && get_meta(t)->grad_fn;
   } else {
     data_ = t;
     if (AutogradMeta* m = get_meta(t)) {
@@ -117,7 +118,7 @@ Tensor SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
     throw Error(msg);
   }
   const Tensor data = packed_ ? packed_->unpack() : data_;
-  if (is_output_ && saved_for && GradMode::is_enabled()) {
+  if (is_output_ && output_has_history_ && saved_for && GradMode::is_enabled()) {
     // Double backward needs the output connected to its node again.
     Tensor alias = data.detach();
     AutogradMeta* m = materialize_meta(alias);

@@ -49,6 +49,9 @@ class EMBER_API SavedVariable {
   std::weak_ptr<Node> input_grad_fn_;  // grad_fn of a saved non-leaf input (for messages)
   bool was_defined_ = false;
   bool is_output_ = false;
+  // Whether a saved output had a node: a non-differentiable output (the
+  // statistics of native_layer_norm) unpacks without one, as in PyTorch.
+  bool output_has_history_ = false;
   bool released_ = false;
 };
 

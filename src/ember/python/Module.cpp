@@ -58,19 +58,16 @@ void add_generated_methods(std::vector<PyMethodDef>& methods) {
 
 namespace {
 
-// The Python stack as text, for nodes made in anomaly mode.
+// The Python stack as text, for nodes made in anomaly mode (up to the
+// caller of the operator, see anomaly_mode._forward_trace).
 std::string python_stack() {
   PyGILState_STATE gil = PyGILState_Ensure();
   std::string text;
-  PyObject* tb = PyImport_ImportModule("traceback");
-  PyObject* frames = tb ? PyObject_CallMethod(tb, "format_stack", nullptr) : nullptr;
-  PyObject* empty = PyUnicode_FromString("");
-  PyObject* joined = frames && empty ? PyUnicode_Join(empty, frames) : nullptr;
-  if (joined) text = PyUnicode_AsUTF8(joined);
-  Py_XDECREF(joined);
-  Py_XDECREF(empty);
-  Py_XDECREF(frames);
-  Py_XDECREF(tb);
+  PyObject* mod = PyImport_ImportModule("ember.autograd.anomaly_mode");
+  PyObject* trace = mod ? PyObject_CallMethod(mod, "_forward_trace", nullptr) : nullptr;
+  if (trace && PyUnicode_Check(trace)) text = PyUnicode_AsUTF8(trace);
+  Py_XDECREF(trace);
+  Py_XDECREF(mod);
   if (PyErr_Occurred()) PyErr_Clear();
   PyGILState_Release(gil);
   return text;

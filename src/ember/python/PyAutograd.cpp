@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 
 #include "ember/autograd/AutogradMeta.h"
 #include "ember/autograd/GraphHooks.h"
@@ -222,6 +223,41 @@ PyObject* wrap_saved_tensor(const std::shared_ptr<autograd::Node>& node, autogra
   return obj;
 }
 
+// A saved value as PyTorch shows it: ints, floats and bools as Python
+// numbers, sizes as tuples, an absent optional as None.
+PyObject* saved_value_object(const autograd::Node::SavedValue& value) {
+  auto tuple_of = [](const auto& items, auto make) -> PyObject* {
+    PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(items.size()));
+    for (size_t i = 0; t && i < items.size(); ++i) PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), make(items[i]));
+    return t;
+  };
+  return std::visit(
+      [&](const auto& v) -> PyObject* {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::monostate>) {
+          Py_RETURN_NONE;
+        } else if constexpr (std::is_same_v<V, bool>) {
+          return PyBool_FromLong(v);
+        } else if constexpr (std::is_same_v<V, int64_t>) {
+          return PyLong_FromLongLong(v);
+        } else if constexpr (std::is_same_v<V, double>) {
+          return PyFloat_FromDouble(v);
+        } else if constexpr (std::is_same_v<V, Scalar>) {
+          if (v.is_bool()) return PyBool_FromLong(v.to_bool());
+          if (v.is_integral()) return PyLong_FromLongLong(v.to_long());
+          if (v.is_complex()) return PyComplex_FromDoubles(v.to_complex().real(), v.to_complex().imag());
+          return PyFloat_FromDouble(v.to_double());
+        } else if constexpr (std::is_same_v<V, std::string>) {
+          return PyUnicode_FromString(v.c_str());
+        } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+          return tuple_of(v, [](int64_t x) { return PyLong_FromLongLong(x); });
+        } else {
+          return tuple_of(v, [](double x) { return PyFloat_FromDouble(x); });
+        }
+      },
+      value);
+}
+
 // After the usual lookup fails: _saved_<name> (the saved tensor) and
 // _raw_saved_<name> (its SavedTensor handle) of a generated node.
 PyObject* node_getattro(PyObject* self, PyObject* attr) {
@@ -244,12 +280,39 @@ PyObject* node_getattro(PyObject* self, PyObject* attr) {
     return wrap(variable->unpack(node));
     EMBER_PY_CATCH
   }
+  if (raw) return nullptr;
+  for (const auto& [saved_name, value] : node->saved_values()) {
+    if (wanted != saved_name) continue;
+    PyErr_Clear();
+    return saved_value_object(value);
+  }
   return nullptr;
+}
+
+// dir(grad_fn) lists the saved tensors and values as PyTorch's nodes do.
+PyObject* node_dir(PyObject* self, PyObject*) {
+  PyObject* names = PyObject_CallMethod(reinterpret_cast<PyObject*>(&PyBaseObject_Type), "__dir__", "O", self);
+  if (!names) return nullptr;
+  std::shared_ptr<autograd::Node> node = node_of(self);
+  if (node) {
+    auto add = [&](const std::string& name) {
+      PyObject* s = PyUnicode_FromString(name.c_str());
+      if (s) PyList_Append(names, s);
+      Py_XDECREF(s);
+    };
+    for (const auto& [name, variable] : node->saved_tensors()) {
+      add(std::string("_saved_") + name);
+      add(std::string("_raw_saved_") + name);
+    }
+    for (const auto& [name, value] : node->saved_values()) add(std::string("_saved_") + name);
+  }
+  return names;
 }
 
 PyObject* node_repr(PyObject* self) { return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self); }
 
 PyMethodDef node_methods[] = {{"name", node_name, METH_NOARGS, nullptr},
+                              {"__dir__", node_dir, METH_NOARGS, nullptr},
                               {"register_hook", node_register_hook, METH_O, nullptr},
                               {"register_prehook", node_register_prehook, METH_O, nullptr},
                               {"_sequence_nr", node_sequence_nr, METH_NOARGS, nullptr},

@@ -41,6 +41,21 @@ def _forward_ad_open():
     return forward_ad._current_level >= 0
 
 
+_projections_warned = []
+
+
+def _warn_projections_once():
+    # PyTorch's float32 CPU LSTM takes its oneDNN layer unless it has projections, and says so once
+    if not _projections_warned:
+        _projections_warned.append(True)
+        warnings.warn(
+            "LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
 def _hh(h, w_hh_t, b_hh):
     # F.linear(h, w_hh, b_hh) with the transposed weight made once per sequence.
     return ember.addmm(b_hh, h, w_hh_t) if b_hh is not None else ember.mm(h, w_hh_t)
@@ -247,9 +262,16 @@ class RNNBase(Module):
     # ---- the layer loop -----------------------------------------------------------
 
     def _use_layer_op(self, x):
-        return (self.mode == "LSTM" and self.proj_size == 0
-                and x.dtype in (ember.float32, ember.float64)
-                and x.device.type == "cpu" and x.numel() != 0 and not _forward_ad_open())
+        if self.mode != "LSTM" or x.device.type != "cpu" or x.numel() == 0:
+            return False
+        if self.proj_size != 0:
+            if x.dtype == ember.float32:
+                _warn_projections_once()
+            return False
+        # PyTorch's float32 layer op has no tangent formula, so a tangent
+        # raises there as it does in PyTorch; float64 (PyTorch's step
+        # composite) keeps its tangents by running as the steps.
+        return x.dtype == ember.float32 or (x.dtype == ember.float64 and not _forward_ad_open())
 
     def _layers(self, x, run_direction):
         """Stacks the layers: run_direction(layer_input, idx, weights, reverse)
