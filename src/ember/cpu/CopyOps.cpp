@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include "ember/cpu/Stubs.h"
+#include "ember/ops/MathBits.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -36,6 +37,15 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   const bool same_cuda = self.is_cuda() && src.device() == self.device();
   EMBER_CHECK(cpu_or_meta || same_cuda, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
+  if (self.has_math_bits() || src.has_math_bits()) {
+    // The stored values, then the bits in which the two differ applied in place.
+    Tensor dst = dispatch::physical_alias(self);
+    native::copy_(dst, dispatch::physical_alias(src), non_blocking);
+    const uint8_t differ = self.unsafeGetTensorImpl()->math_bits() ^ src.unsafeGetTensorImpl()->math_bits();
+    if ((differ & TensorImpl::kConjBit) && dst.is_complex()) ember::conj_physical_(dst);
+    if (differ & TensorImpl::kNegBit) ember::neg_(dst);
+    return self;
+  }
   if (is_complex_type_any_tier(src.dtype()) && !is_complex_type_any_tier(self.dtype())) {
     static std::atomic<bool> warned{false};  // once per process, as PyTorch warns
     if (!warned.exchange(true)) warn("Casting complex values to real discards the imaginary part");

@@ -640,7 +640,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name, bool 
       return result;
     }
   }
-  const Tensor x = conj_self ? self.conj() : self;
+  const Tensor x = conj_self ? ember::conj_physical(self) : self;
   Tensor r2 = result.view({1, 1});
   gemm_batched(dt, 1, 1, 1, n, x, 0, 0, x.strides()[0], other, 0, other.strides()[0], 1, r2, Scalar(int64_t(1)),
                Scalar(int64_t(0)));
