@@ -274,10 +274,17 @@ def test_autograd_nodes_and_gradients():
         "torch.dot(a[0].conj(), b[1])",
         "torch.vdot(a[0].conj(), b[1])",
         "torch.vdot(a[0], b[1])",
-        "torch.matmul(a.conj(), b[0])",
+        "torch.dot(a[0].conj(), b[1].conj())",
+        "torch.vdot(a[0], b[1].conj())",
+        "torch.vdot(a[0].conj(), b[1].conj())",
+        "torch.matmul(a.conj().unsqueeze(0), b.mH)",
+        "torch.mm(a.mH, b)",
+        "torch.addmm(c[:, :1], a.conj(), b.mH, beta=0.5)",
     ],
 )
 def test_products_with_conjugate_operands(dtype, case):
+    """MKL's conjugate-transposed operands and PyTorch's dot/vdot rewriting
+    (a conjugate result where PyTorch gives one)."""
     g = torch.Generator().manual_seed(0)
     at = torch.randn(5, 7, dtype=getattr(torch, dtype), generator=g)
     bt = torch.randn(5, 7, dtype=getattr(torch, dtype), generator=g)

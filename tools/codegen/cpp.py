@@ -395,6 +395,15 @@ MATH_BITS_AWARE = frozenset(
     "randn_like randint_like".split()
 )
 
+# Operands a product takes with their conjugate bit (Note [Conjugate operands]
+# in cpu/LinearAlgebra.cpp); a negative bit is still resolved.
+CONJ_OPERANDS = {
+    "mm": ("self", "mat2"),
+    "addmm": ("mat1", "mat2"),
+    "dot": ("self", "tensor"),
+    "vdot": ("self", "other"),
+}
+
 
 def math_bits_prologue(v: Variant) -> str:
     """Note [Conjugate and negative bits]: an operator that does not read the
@@ -407,11 +416,18 @@ def math_bits_prologue(v: Variant) -> str:
     tensors = [a for a in v.args if a.type.is_tensor]
     if not tensors:
         return ""
-    body, call_args, written = [], [], []
+    conj_ok = CONJ_OPERANDS.get(op.name, ())
+    body, call_args, written, tests = [], [], [], []
     for a in v.args:
         if not a.type.is_tensor:
             call_args.append(a.name)
-        elif a.type.mutable:
+            continue
+        if a.name in conj_ok and not a.type.mutable:
+            tests.append(f"dispatch::has_neg_bit({a.name})")
+            call_args.append(f"dispatch::resolve_neg_bit({a.name})")
+            continue
+        tests.append(f"dispatch::has_math_bits({a.name})")
+        if a.type.mutable:
             body.append(f'    const auto _mb_{a.name} = dispatch::resolve_written("{op.name}", {a.name});')
             call_args.append(f"_mb_{a.name}")
             written.append(a)
@@ -440,8 +456,7 @@ def math_bits_prologue(v: Variant) -> str:
             body.append(f"    return dispatch::original_of(_mb_result, {pairs});")
         else:
             body.append("    return _mb_result;")
-    names = ", ".join(a.name for a in tensors)
-    return f"  if (EMBER_UNLIKELY(dispatch::any_math_bits({names}))) {{\n" + "\n".join(body) + "\n  }\n"
+    return f"  if (EMBER_UNLIKELY({' || '.join(tests)})) {{\n" + "\n".join(body) + "\n  }\n"
 
 
 def profiler_prologue(v: Variant) -> str:

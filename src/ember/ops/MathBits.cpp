@@ -29,9 +29,10 @@ std::vector<std::optional<Tensor>> resolve_math_bits(const std::vector<std::opti
 Tensor resolve_written(const char* /*op*/, const Tensor& t) { return resolve_math_bits(t); }
 
 const std::vector<Tensor>& resolve_written(const char* op, const std::vector<Tensor>& ts) {
-  EMBER_CHECK(!has_math_bits(ts), "fallback doesn't currently support mutable TensorLists with conjugate or "
-                                  "negative inputs. Please materialize all the input tensor(s) in the mutable "
-                                  "TensorList inputs before calling ",
+  EMBER_CHECK(!has_math_bits(ts),
+              "fallback doesn't currently support mutable TensorLists with conjugate or "
+              "negative inputs. Please materialize all the input tensor(s) in the mutable "
+              "TensorList inputs before calling ",
               op);
   return ts;
 }

@@ -28,16 +28,16 @@ inline bool has_math_bits(const std::vector<std::optional<Tensor>>& ts) {
   }
   return false;
 }
-template <typename... Ts>
-bool any_math_bits(const Ts&... ts) {
-  return (has_math_bits(ts) || ...);
-}
+// For an operand an operator takes conjugated: only the negative bit needs resolving.
+inline bool has_neg_bit(const Tensor& t) { return t.defined() && t.is_neg(); }
 
 // A read operand with its bits resolved (a materialised copy; itself without bits).
 EMBER_API Tensor resolve_math_bits(const Tensor& t);
 EMBER_API std::optional<Tensor> resolve_math_bits(const std::optional<Tensor>& t);
 EMBER_API std::vector<Tensor> resolve_math_bits(const std::vector<Tensor>& ts);
 EMBER_API std::vector<std::optional<Tensor>> resolve_math_bits(const std::vector<std::optional<Tensor>>& ts);
+// t itself unless it has the negative bit (then resolved, both bits).
+inline Tensor resolve_neg_bit(const Tensor& t) { return has_neg_bit(t) ? resolve_math_bits(t) : t; }
 
 // A written operand: a resolved copy to compute in when it carries a bit.
 EMBER_API Tensor resolve_written(const char* op, const Tensor& t);

@@ -687,8 +687,7 @@ constexpr char k_dim[] = "dim", k_numel[] = "numel", k_storage_offset[] = "stora
                k_is_inference[] = "is_inference", k_is_floating_point[] = "is_floating_point",
                k_element_size[] = "element_size", k_data_ptr[] = "data_ptr", k_size[] = "size", k_stride[] = "stride",
                k_item[] = "item", k_tolist[] = "tolist", k_requires_grad_[] = "requires_grad_", k_detach[] = "detach",
-               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad", k_is_conj[] = "is_conj",
-               k_is_neg[] = "is_neg";
+               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad", k_is_conj[] = "is_conj", k_is_neg[] = "is_neg";
 
 template <PyCFunction F, const char* Name>
 PyCFunction noargs() {
