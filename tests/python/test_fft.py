@@ -318,8 +318,8 @@ def real_gradcheck(fn, x):
     """gradcheck of fn through real views of complex inputs and outputs (the
     Jacobian of the real map is what PyTorch's convention encodes)."""
 
-    def as_real(y):
-        return ember.view_as_real(y) if y.is_complex() else y
+    def as_real(y):  # ifft and ihfft of real input are conjugate views, as in PyTorch
+        return ember.view_as_real(y.resolve_conj()) if y.is_complex() else y
 
     if x.is_complex():
         arg = ember.view_as_real(x).detach().clone().requires_grad_(True)
