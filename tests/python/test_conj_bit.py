@@ -293,3 +293,29 @@ def test_products_with_conjugate_operands(dtype, case):
     re = eval(case, {"torch": ember, "a": ae, "b": be, "c": ce})
     rt = eval(case, {"torch": torch, "a": at, "b": bt, "c": ct})
     check(re, rt)
+
+
+GRAD_CASES = {
+    "mul_through_conj": lambda b, w: (b.conj().mul_(2 + 1j), b)[1],
+    "add_returns_the_view": lambda b, w: b.conj().add_(w),
+    "setitem_through_conj": lambda b, w: (b.conj().__setitem__(0, w[1]), b)[1],
+    "copy_into_conj": lambda b, w: (b.conj().copy_(w * b), b)[1],
+    "neg_view_of_conj_written": lambda b, w: (b.conj()._neg_view().mul_(w), b)[1],
+    "conj_times": lambda b, w: b.conj() * w,
+    "mH_product": lambda b, w: (b.mH @ w)[:2],
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_gradients_through_conj_views(name):
+    """In-place changes through conjugate views: the base's gradient is the
+    view's conjugated (CopySlices), a stale view's history conjugates too."""
+    grads = []
+    for lib in (ember, torch):
+        a = lib.tensor(Z, dtype=lib.complex128, requires_grad=True)
+        w = lib.tensor([[0.3 - 1j, 2 + 0.5j, 1j], [1.5, -2j, 0.25 + 0.75j]], dtype=lib.complex128)
+        out = GRAD_CASES[name](a * 1, w)
+        lib.view_as_real((out * w).resolve_conj()).sum().backward()
+        grads.append((a.grad.tolist(), type(out.grad_fn).__name__))
+    assert grads[0][1] == grads[1][1]
+    torch.testing.assert_close(torch.tensor(grads[0][0]), torch.tensor(grads[1][0]))
