@@ -26,6 +26,9 @@ Tensor& zero_(Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
 
 Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   if (src.is_meta() && !self.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  if ((self.has_math_bits() || src.has_math_bits()) && !self.is_same(src)) {
+    return dispatch::copy_with_math_bits(self, src, non_blocking);
+  }
   if (!self.is_meta() && src.is_cuda()) {
     // Device to host: the CUDA backend's transfer (Note [Cross-device copies]).
     auto* cuda_copy = dispatch::copy__kernels[static_cast<int>(DeviceType::CUDA)];
@@ -37,15 +40,6 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   const bool same_cuda = self.is_cuda() && src.device() == self.device();
   EMBER_CHECK(cpu_or_meta || same_cuda, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
-  if (self.has_math_bits() || src.has_math_bits()) {
-    // The stored values, then the bits in which the two differ applied in place.
-    Tensor dst = dispatch::physical_alias(self);
-    native::copy_(dst, dispatch::physical_alias(src), non_blocking);
-    const uint8_t differ = self.unsafeGetTensorImpl()->math_bits() ^ src.unsafeGetTensorImpl()->math_bits();
-    if ((differ & TensorImpl::kConjBit) && dst.is_complex()) ember::conj_physical_(dst);
-    if (differ & TensorImpl::kNegBit) ember::neg_(dst);
-    return self;
-  }
   if (is_complex_type_any_tier(src.dtype()) && !is_complex_type_any_tier(self.dtype())) {
     static std::atomic<bool> warned{false};  // once per process, as PyTorch warns
     if (!warned.exchange(true)) warn("Casting complex values to real discards the imaginary part");

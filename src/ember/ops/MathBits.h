@@ -57,4 +57,8 @@ Tensor original_of(const Tensor& r, const Tensor& resolved, const Tensor& origin
 // An alias of t without bits: what its storage holds.
 EMBER_API Tensor physical_alias(const Tensor& t);
 
+// copy_ when either side has a bit (every device's copy_ kernel starts here):
+// the stored values, then the bits in which the two differ applied in place.
+EMBER_API Tensor& copy_with_math_bits(Tensor& self, const Tensor& src, bool non_blocking);
+
 }  // namespace ember::dispatch
