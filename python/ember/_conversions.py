@@ -192,7 +192,7 @@ class ConversionMethods:
     def is_complex(self):
         return self.dtype.is_complex
 
-    # ---- complex numbers (docs/decisions/0020-complex-dtypes.md: no lazy conjugate or negative bit) ----
+    # ---- complex numbers (docs/decisions/0028-complex-dtypes.md, 0029-conj-bit.md) ----
     @property
     def real(self):
         return _C._VariableFunctions.real(self)
@@ -208,12 +208,6 @@ class ConversionMethods:
     @imag.setter
     def imag(self, value):
         self.imag.copy_(value)
-
-    def is_conj(self):
-        return False
-
-    def is_neg(self):
-        return False
 
     def __complex__(self):
         if self.numel() != 1:

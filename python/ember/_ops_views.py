@@ -250,21 +250,9 @@ def map_(self, tensor, callable):  # noqa: A002
     return self
 
 
-def resolve_conj(self):
-    return self
-
-
-def resolve_neg(self):
-    return self
-
-
-def is_conj(self):
-    return False  # Ember has no lazily conjugated tensors
-
-
 def is_neg(self):
     _argcheck.tensor("is_neg", "input", 1, self)
-    return False  # Ember has no lazily negated tensors
+    return self.is_neg()
 
 
 def sgn_(self):
@@ -284,9 +272,6 @@ __all__ = [
     "vander",
     "chain_matmul",
     "sgn",
-    "resolve_conj",
-    "resolve_neg",
-    "is_conj",
     "is_neg",
 ]
 for _v in _VIEWS:
@@ -307,9 +292,5 @@ METHODS = [
     "fill_diagonal_",
     "apply_",
     "map_",
-    "resolve_conj",
-    "resolve_neg",
-    "is_conj",
-    "is_neg",
     "narrow_copy",
 ]

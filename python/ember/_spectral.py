@@ -155,7 +155,7 @@ def _repr(name, input, n_fft, hop_length, win_length, window, extra):  # noqa: A
 
 def _pad(x, pad, mode):
     if x.dtype.is_complex and mode != "constant":  # the padding kernels take real tensors
-        parts = ember.view_as_real(x)
+        parts = ember.view_as_real(x.resolve_conj())
         return ember.complex(_pad(parts[..., 0], pad, mode), _pad(parts[..., 1], pad, mode))
     return ember.nn.functional.pad(x, [pad, pad], mode)
 
@@ -247,13 +247,13 @@ def stft(
     out = out.transpose(1, 2)
     if input.dim() == 1:
         out = out.squeeze(0)
-    return out if complex_out else ember.view_as_real(out)
+    return out if complex_out else ember.view_as_real(out.resolve_conj())
 
 
 def _overlap_add(frames, n_fft, hop_length, total):
     """Sums (B, n_frames, n_fft) frames placed hop_length apart into (B, total)."""
     if frames.dtype.is_complex:
-        parts = ember.view_as_real(frames)
+        parts = ember.view_as_real(frames.resolve_conj())
         real = _overlap_add(parts[..., 0], n_fft, hop_length, total)
         imag = _overlap_add(parts[..., 1], n_fft, hop_length, total)
         return ember.complex(real, imag)

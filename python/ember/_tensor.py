@@ -120,7 +120,7 @@ class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
             t = self.detach()
             if t.device.type != "cpu":
                 t = t.to("cpu")
-            return _C._to_numpy(t)
+            return _C._to_numpy(t.resolve_conj().resolve_neg())
         return _C._to_numpy(self)
 
     def __array__(self, dtype=None, copy=None):

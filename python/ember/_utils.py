@@ -21,10 +21,27 @@ def _rebuild_tensor_v2(
     storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None
 ):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
+    if metadata:
+        set_tensor_metadata(t, metadata)
     if requires_grad:
         t.requires_grad_(True)
     # backward_hooks: always an empty OrderedDict in files (hooks are not saved)
     return t
+
+
+def get_tensor_metadata(t):
+    """The conjugate and negative bits, as PyTorch saves them beside a tensor."""
+    metadata = {}
+    if t.is_conj():
+        metadata["conj"] = True
+    if t.is_neg():
+        metadata["neg"] = True
+    return metadata
+
+
+def set_tensor_metadata(t, metadata):
+    t._set_conj(bool(metadata.get("conj", False)))
+    t._set_neg(bool(metadata.get("neg", False)))
 
 
 def _rebuild_tensor_v3(
@@ -41,6 +58,7 @@ def _rebuild_tensor_v3(
         stride,
         requires_grad,
         backward_hooks,
+        metadata,
     )
 
 
@@ -107,7 +125,7 @@ def _set_obj_state(obj, state):
 
 
 def _rebuild_tensor_from_bytes(
-    data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu"
+    data, dtype_name, storage_offset, size, stride, requires_grad, device="cpu", metadata=None
 ):
     import ember
     from ember.storage import TypedStorage, UntypedStorage
@@ -116,7 +134,7 @@ def _rebuild_tensor_from_bytes(
     if device != "cpu":
         untyped = untyped.to(device=device)
     storage = TypedStorage(wrap_storage=untyped, dtype=getattr(ember, dtype_name), _internal=True)
-    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, OrderedDict())
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, OrderedDict(), metadata)
 
 
 def _reduce_tensor(t):
@@ -141,6 +159,7 @@ def _reduce_tensor(t):
                 t.stride(),
                 t.requires_grad,
                 str(t.device),
+                get_tensor_metadata(t),
             ),
         )
     plain = t.detach()

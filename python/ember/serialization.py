@@ -233,13 +233,18 @@ class _CheckpointPickler(pickle._Pickler):
             t.requires_grad,
             OrderedDict(),
         )
+        metadata = _utils.get_tensor_metadata(t)
         if t.dtype not in _STORAGE_GLOBALS:
             # Dtypes without a legacy storage class (uint16, float8 ...): PyTorch's
             # _rebuild_tensor_v3 over an untyped storage, the dtype named last.
             args = (*args, _TorchGlobal("torch", str(t.dtype).split(".", 1)[1]))
+            if metadata:
+                args = (*args, metadata)
             if type(t) is ember.Tensor and not state:
                 return (_REBUILD_TENSOR_V3, args)
             return (_REBUILD_FROM_TYPE_V2, (_REBUILD_TENSOR_V3, type(t), args, state))
+        if metadata:
+            args = (*args, metadata)
         if type(t) is ember.Tensor and not state:
             return (_REBUILD_TENSOR_V2, args)
         return (_REBUILD_FROM_TYPE_V2, (_REBUILD_TENSOR_V2, type(t), args, state))

@@ -388,6 +388,77 @@ def autocast_prologue(v: Variant) -> str:
     )
 
 
+# Operators that read the conjugate and negative bits themselves (copy_ and
+# clone resolve them; the aliases flip them; the factories read only metadata).
+MATH_BITS_AWARE = frozenset(
+    "copy_ clone _conj _neg_view resize_ resize_as_ set_ empty_like zeros_like ones_like full_like rand_like "
+    "randn_like randint_like".split()
+)
+
+# Operands a product takes with their conjugate bit (Note [Conjugate operands]
+# in cpu/LinearAlgebra.cpp); a negative bit is still resolved.
+CONJ_OPERANDS = {
+    "mm": ("self", "mat2"),
+    "addmm": ("mat1", "mat2"),
+    "dot": ("self", "tensor"),
+    "vdot": ("self", "other"),
+}
+
+
+def math_bits_prologue(v: Variant) -> str:
+    """Note [Conjugate and negative bits]: an operator that does not read the
+    bits runs again on resolved operands when any operand has one; a written
+    operand with a bit is computed in a resolved copy and copied back. Views
+    keep the bits (their output carries its base's)."""
+    op = v.op
+    if op.name in MATH_BITS_AWARE or any(r.type.alias and not r.type.mutable for r in v.returns):
+        return ""
+    tensors = [a for a in v.args if a.type.is_tensor]
+    if not tensors:
+        return ""
+    conj_ok = CONJ_OPERANDS.get(op.name, ())
+    body, call_args, written, tests = [], [], [], []
+    for a in v.args:
+        if not a.type.is_tensor:
+            call_args.append(a.name)
+            continue
+        if a.name in conj_ok and not a.type.mutable:
+            tests.append(f"dispatch::has_neg_bit({a.name})")
+            call_args.append(f"dispatch::resolve_neg_bit({a.name})")
+            continue
+        tests.append(f"dispatch::has_math_bits({a.name})")
+        if a.type.mutable:
+            body.append(f'    const auto _mb_{a.name} = dispatch::resolve_written("{op.name}", {a.name});')
+            call_args.append(f"_mb_{a.name}")
+            written.append(a)
+        else:
+            call_args.append(f"dispatch::resolve_math_bits({a.name})")
+    call = f"ember::{v.name}({', '.join(call_args)})"
+    backs = [f"    dispatch::write_back({a.name}, _mb_{a.name});" for a in written]
+    ret = cpp_return_type(v)
+    if not written:
+        body.append(f"    return {call};")
+    elif ret == "const Tensor&":
+        body.append(f"    {call};")
+        body += backs
+        body.append(f"    return {next(a.name for a in written if not a.type.is_list)};")
+    else:
+        body.append(f"    auto _mb_result = {call};")
+        body += backs
+        singles = [a for a in written if not a.type.is_list]
+        if ret.startswith("std::tuple<Tensor") and singles:
+            pairs = ", ".join(f"_mb_{a.name}, {a.name}" for a in singles)
+            n = len(v.returns)
+            items = ", ".join(f"dispatch::original_of(std::get<{i}>(_mb_result), {pairs})" for i in range(n))
+            body.append(f"    return {ret}({items});")
+        elif ret == "Tensor" and singles:
+            pairs = ", ".join(f"_mb_{a.name}, {a.name}" for a in singles)
+            body.append(f"    return dispatch::original_of(_mb_result, {pairs});")
+        else:
+            body.append("    return _mb_result;")
+    return f"  if (EMBER_UNLIKELY({' || '.join(tests)})) {{\n" + "\n".join(body) + "\n  }\n"
+
+
 def profiler_prologue(v: Variant) -> str:
     """Times the call as an event while the profiler is on (PyTorch's
     operator names: aten::add, aten::add_)."""
@@ -416,6 +487,7 @@ def definition(v: Variant) -> str:
                 check = f'  autograd::check_no_grad_for_out("{op.name}", {ins});\n'
         return f"{sig} {{\n{prologue}{check}  return {call};\n}}\n"
 
+    prologue = autocast_prologue(v) + math_bits_prologue(v) + profiler_prologue(v)
     lines = [sig + " {"]
     if prologue:
         lines.append(prologue.rstrip("\n"))

@@ -81,7 +81,7 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
     prelude = (
         '#include "ember/autograd/Autograd.h"\n#include "ember/autograd/ForwardAD.h"\n'
         '#include "ember/autograd/generated/ForwardFormulas.h"\n#include "ember/autograd/generated/Nodes.h"\n'
-        '#include "ember/autograd/Autocast.h"\n#include "ember/autograd/Profiler.h"\n#include "ember/ops/Ops.h"\n#include "ember/ops/generated/DispatchTables.h"\n'
+        '#include "ember/autograd/Autocast.h"\n#include "ember/autograd/Profiler.h"\n#include "ember/ops/MathBits.h"\n#include "ember/ops/Ops.h"\n#include "ember/ops/generated/DispatchTables.h"\n'
         '#include "ember/ops/generated/NativeFunctions.h"\n\n'
     )
     for i, body in enumerate(shards):

@@ -48,6 +48,7 @@ Tensor Tensor::detach() const {
   auto impl = make_intrusive<TensorImpl>(self->storage(), self->dtype(), self->sizes(), self->strides(),
                                          self->storage_offset());
   impl->set_version_counter(self->shared_version_counter());
+  impl->set_math_bits(self->math_bits());
   return Tensor(std::move(impl));
 }
 

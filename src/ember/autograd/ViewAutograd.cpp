@@ -117,6 +117,24 @@ void handle_view_on_rebase(const AutogradMeta* m, bool indirect) {
 
 }  // namespace
 
+namespace {
+// node(grad) feeds next: the gradient of a bit flipped on the view.
+std::shared_ptr<Node> wrap_view_bit(std::shared_ptr<Node> node, std::shared_ptr<Node> next, const TensorBase& self) {
+  node->set_next_edges({Edge(std::move(next), 0)});
+  node->add_input_metadata(self);
+  return node;
+}
+
+// The view's gradient from its base's (or back): conjugated and/or negated
+// as the view reads its elements.
+Tensor with_view_bits(const Tensor& grad, uint8_t bits) {
+  Tensor g = grad;
+  if ((bits & TensorImpl::kConjBit) && g.is_complex()) g = ember::conj_physical(g);
+  if (bits & TensorImpl::kNegBit) g = ember::neg(g);
+  return g;
+}
+}  // namespace
+
 void refresh_view_grad_fn(const TensorBase& self, AutogradMeta* m) {
   if (!m->grad_fn && !m->view_base.requires_grad()) return;
   const uint32_t current = self.unsafeGetTensorImpl()->version();
@@ -131,8 +149,14 @@ void refresh_view_grad_fn(const TensorBase& self, AutogradMeta* m) {
   fn->stride = self.strides().vec();
   fn->storage_offset = self.storage_offset();
   fn->set_next_edges(collect_next_edges(base));
-  m->output_nr = fn->add_input_metadata(self);
-  m->grad_fn = std::move(fn);
+  std::shared_ptr<Node> last = std::move(fn);
+  last->add_input_metadata(self);
+  // A conjugate or negative view reads the base's elements conjugated or negated.
+  const uint8_t bits = self.unsafeGetTensorImpl()->math_bits() ^ base.unsafeGetTensorImpl()->math_bits();
+  if (bits & TensorImpl::kConjBit) last = wrap_view_bit(std::make_shared<generated::ConjBackward0>(), last, self);
+  if (bits & TensorImpl::kNegBit) last = wrap_view_bit(std::make_shared<generated::NegViewBackward0>(), last, self);
+  m->output_nr = 0;
+  m->grad_fn = std::move(last);
   m->attr_version = current;
 }
 
@@ -160,6 +184,7 @@ CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<N
       view_sizes_(view.sizes()),
       view_strides_(view.strides()),
       view_offset_(view.storage_offset()),
+      view_bits_(view.unsafeGetTensorImpl()->math_bits() ^ base.unsafeGetTensorImpl()->math_bits()),
       fn_(std::move(fn)) {
   add_input_metadata(base);
   edge_list edges;
@@ -177,12 +202,12 @@ variable_list CopySlices::apply(variable_list&& grads) {
   Tensor result = empty_strided(base_sizes_, base_strides_, grad.dtype(), grad.device());
   result.copy_(grad);
   Tensor grad_slice = result.as_strided(view_sizes_, view_strides_, view_offset_ - base_offset_);
-  variable_list res = fn_->apply({grad_slice.clone()});
+  variable_list res = fn_->apply({view_bits_ ? with_view_bits(grad_slice, view_bits_) : grad_slice.clone()});
   for (size_t i = 0; i < res.size() && i < out.size(); ++i) {
     if (!should_compute_output(i)) continue;
     if (i == 0) {
       if (res[0].defined()) {
-        grad_slice.copy_(res[0]);
+        grad_slice.copy_(view_bits_ ? with_view_bits(res[0], view_bits_) : res[0]);
       } else {
         grad_slice.zero_();
       }

@@ -52,6 +52,7 @@ class EMBER_API CopySlices final : public Node {
   int64_t base_offset_;
   DimVector view_sizes_, view_strides_;
   int64_t view_offset_;
+  uint8_t view_bits_;  // Note [Conjugate and negative bits]: the view's bits not on its base
   std::shared_ptr<Node> fn_;
 };
 

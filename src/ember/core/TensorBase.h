@@ -43,6 +43,10 @@ class EMBER_CORE_API TensorBase {
   MemoryFormat suggest_memory_format() const { return ember::suggest_memory_format(sizes(), strides()); }
   bool is_floating_point() const { return is_floating_type(dtype()); }
   bool is_complex() const { return is_complex_type(dtype()); }
+  // Note [Conjugate and negative bits] (core/TensorImpl.h).
+  bool is_conj() const { return impl_->is_conj(); }
+  bool is_neg() const { return impl_->is_neg(); }
+  bool has_math_bits() const { return impl_ && impl_->math_bits() != 0; }
   bool requires_grad() const { return impl_->requires_grad(); }
 
   void* data_ptr() const { return impl_->data(); }
@@ -73,13 +77,26 @@ T* TensorBase::data_ptr() const {
   return static_cast<T*>(impl_->data());
 }
 
+// An element as the tensor's conjugate and negative bits say it reads.
+template <typename V>
+V with_math_bits(V v, bool conj, bool neg) {
+  if constexpr (!std::is_same_v<V, bool>) {
+    if (neg) v = static_cast<V>(-v);
+    if constexpr (is_complex_v<V>) {
+      if (conj) v = V(v.real(), -v.imag());
+    }
+  }
+  return v;
+}
+
 template <typename T>
 T TensorBase::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   EMBER_CHECK(!is_meta(), "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(is_cpu(), "item() of a non-CPU tensor is not supported");
-  return EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(
-      dtype(), "item", [&]() -> T { return convert<T>(*static_cast<const scalar_t*>(impl_->data())); });
+  return EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(dtype(), "item", [&]() -> T {
+    return convert<T>(with_math_bits(*static_cast<const scalar_t*>(impl_->data()), is_conj(), is_neg()));
+  });
 }
 
 }  // namespace ember

@@ -72,6 +72,21 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   bool is_wrapped_uint64() const { return is_wrapped_uint64_; }
   void set_wrapped_uint64(bool v) { is_wrapped_uint64_ = v; }
 
+  // Note [Conjugate and negative bits]
+  // A tensor may be read lazily conjugated (conj()) or negated (imag of a
+  // conjugate, _neg_view()): its value is conj/neg of what its storage holds.
+  // Views carry the bits of their base; operators that do not know them get
+  // resolved operands from the fallback in front of each generated operator
+  // (ops/MathBits.h), so that a kernel never sees a bit it does not read.
+  static constexpr uint8_t kConjBit = 1;
+  static constexpr uint8_t kNegBit = 2;
+  uint8_t math_bits() const { return math_bits_; }
+  void set_math_bits(uint8_t bits) { math_bits_ = bits; }
+  bool is_conj() const { return (math_bits_ & kConjBit) != 0; }
+  bool is_neg() const { return (math_bits_ & kNegBit) != 0; }
+  void set_conj(bool v) { math_bits_ = v ? (math_bits_ | kConjBit) : (math_bits_ & ~kConjBit); }
+  void set_neg(bool v) { math_bits_ = v ? (math_bits_ | kNegBit) : (math_bits_ & ~kNegBit); }
+
   // Version counter, created on first need and shared with views.
   uint32_t version() const { return version_ ? version_->version.load(std::memory_order_relaxed) : 0; }
   void bump_version();
@@ -102,6 +117,7 @@ class EMBER_CORE_API TensorImpl final : public RefCounted {
   bool is_contiguous_ = true;  // row-major contiguity of sizes_/strides_, cached
   bool is_wrapped_number_ = false;
   bool is_wrapped_uint64_ = false;
+  uint8_t math_bits_ = 0;
 };
 
 // Keep the tensor object within four cache lines: it is allocated per op.

@@ -130,6 +130,7 @@ const Mkl& mkl() {
 
 constexpr int kColMajor = 102;
 int cblas_trans(bool t) { return t ? 112 : 111; }
+int cblas_op(bool t, bool conj) { return conj ? 113 : cblas_trans(t); }  // CblasConjTrans
 }  // namespace
 
 const char* blas_info() {
@@ -208,10 +209,10 @@ const VmlFunction* vml(const char* name) {
 }
 
 void gemm_column_major(char kind, bool ta, bool tb, int m, int n, int k, const void* alpha, const void* a, int lda,
-                       const void* b, int ldb, const void* beta, void* c, int ldc) {
+                       const void* b, int ldb, const void* beta, void* c, int ldc, bool conj_a, bool conj_b) {
   sync_threads();
   const Mkl& l = mkl();
-  const int op_a = cblas_trans(ta), op_b = cblas_trans(tb);
+  const int op_a = cblas_op(ta, conj_a), op_b = cblas_op(tb, conj_b);
   switch (kind) {
     case 's':
       l.sgemm(kColMajor, op_a, op_b, m, n, k, *static_cast<const float*>(alpha), static_cast<const float*>(a), lda,

@@ -33,9 +33,11 @@ bool onednn_has_avx2();
 // Whether MKL computes the products (Note [MKL for matrix products]).
 bool is_mkl();
 // Column-major C = alpha * op(A) @ op(B) + beta * C through MKL, PyTorch's own
-// call; kind 's', 'd', 'c' or 'z'; alpha and beta point at one element.
+// call; kind 's', 'd', 'c' or 'z'; alpha and beta point at one element. A
+// conj_ operand (transposed) is read conjugate-transposed.
 void gemm_column_major(char kind, bool trans_a, bool trans_b, int m, int n, int k, const void* alpha, const void* a,
-                       int lda, const void* b, int ldb, const void* beta, void* c, int ldc);
+                       int lda, const void* b, int ldb, const void* beta, void* c, int ldc, bool conj_a = false,
+                       bool conj_b = false);
 // MKL's batched product (cblas_?gemm_batch, one group, as PyTorch's bmm calls
 // it): C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i], column-major. False,
 // with nothing done, without MKL.

@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include "ember/cpu/Stubs.h"
+#include "ember/ops/MathBits.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -25,6 +26,9 @@ Tensor& zero_(Tensor& self) { return fill_(self, Scalar(int64_t(0))); }
 
 Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   if (src.is_meta() && !self.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
+  if ((self.has_math_bits() || src.has_math_bits()) && !self.is_same(src)) {
+    return dispatch::copy_with_math_bits(self, src, non_blocking);
+  }
   if (!self.is_meta() && src.is_cuda()) {
     // Device to host: the CUDA backend's transfer (Note [Cross-device copies]).
     auto* cuda_copy = dispatch::copy__kernels[static_cast<int>(DeviceType::CUDA)];

@@ -158,27 +158,62 @@ TorchOperand torch_operand(int64_t s0, int64_t s1, int64_t lead, int64_t other, 
   return op;
 }
 
+// Note [Conjugate operands]
+// mm and addmm take their matrix operands with the conjugate bit (the
+// generated fallback resolves only a negative bit there), as PyTorch's
+// addmm does: an operand MKL reads transposed goes to it conjugate-transposed
+// (CblasConjTrans); one it reads as it lies is resolved first into the same
+// layout (PyTorch's resolve_conj, a clone that keeps the strides of a dense
+// tensor); one it copies is resolved by the copy. Other products get
+// resolved operands.
+//
+// A conjugate batch of matrices (rows x cols, strides bs, rs, cs) resolved in
+// its layout: the same strides when dense, else dense in the same order.
+Tensor resolve_conj_in_layout(const Tensor& t, int64_t batch, int64_t rows, int64_t cols, int64_t& bs, int64_t& rs,
+                              int64_t& cs) {
+  const Tensor view = native::as_strided(t, {batch, rows, cols}, {bs, rs, cs}, t.storage_offset());
+  if (!view.unsafeGetTensorImpl()->is_non_overlapping_and_dense()) {
+    const bool by_column = rs == 1 && cs != 1;
+    bs = rows * cols;
+    rs = by_column ? 1 : cols;
+    cs = by_column ? rows : 1;
+  }
+  Tensor r = ember::empty_strided({batch, rows, cols}, {bs, rs, cs}, t.dtype(), t.device());
+  r.copy_(view);
+  return r;
+}
+
 void gemm_torch_order(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const Tensor& a_t, int64_t a_bs,
                       int64_t a_rs, int64_t a_cs, const Tensor& b_t, int64_t b_bs, int64_t b_rs, int64_t b_cs,
                       const Tensor& c_t, const Scalar& alpha, const Scalar& beta, bool beta_zero) {
   const bool tc = n != 1;  // PyTorch keeps C column-major only when it has one column
   // PyTorch's first operand is B when C is transposed.
   const int64_t gm = tc ? n : m, gn = tc ? m : n;
-  TorchOperand A = torch_operand(tc ? b_rs : a_rs, tc ? b_cs : a_cs, gm, k, tc, tc ? n : k);
-  TorchOperand B = torch_operand(tc ? a_rs : b_rs, tc ? a_cs : b_cs, k, gn, tc, tc ? k : n);
   Tensor first = tc ? b_t : a_t, second = tc ? a_t : b_t;
   int64_t first_bs = tc ? b_bs : a_bs, second_bs = tc ? a_bs : b_bs;
-  if (A.copy) {
-    first = native::as_strided(first, {batch, tc ? k : m, tc ? n : k}, {first_bs, tc ? b_rs : a_rs, tc ? b_cs : a_cs},
-                               first.storage_offset())
-                .contiguous();
-    first_bs = tc ? k * n : m * k;
+  int64_t f_rs = tc ? b_rs : a_rs, f_cs = tc ? b_cs : a_cs, s_rs = tc ? a_rs : b_rs, s_cs = tc ? a_cs : b_cs;
+  const int64_t f_rows = tc ? k : m, f_cols = tc ? n : k, s_rows = tc ? m : k, s_cols = tc ? k : n;
+  TorchOperand A = torch_operand(f_rs, f_cs, gm, k, tc, f_cols);
+  TorchOperand B = torch_operand(s_rs, s_cs, k, gn, tc, s_cols);
+  // Note [Conjugate operands]
+  if (first.is_conj() && !A.trans && !A.copy) {
+    first = resolve_conj_in_layout(first, batch, f_rows, f_cols, first_bs, f_rs, f_cs);
+    A = torch_operand(f_rs, f_cs, gm, k, tc, f_cols);
+  }
+  if (second.is_conj() && !B.trans && !B.copy) {
+    second = resolve_conj_in_layout(second, batch, s_rows, s_cols, second_bs, s_rs, s_cs);
+    B = torch_operand(s_rs, s_cs, k, gn, tc, s_cols);
+  }
+  const bool conj_a = first.is_conj() && !A.copy, conj_b = second.is_conj() && !B.copy;
+  if (A.copy) {  // the copy resolves a conjugate
+    first =
+        native::as_strided(first, {batch, f_rows, f_cols}, {first_bs, f_rs, f_cs}, first.storage_offset()).contiguous();
+    first_bs = f_rows * f_cols;
   }
   if (B.copy) {
-    second = native::as_strided(second, {batch, tc ? m : k, tc ? k : n},
-                                {second_bs, tc ? a_rs : b_rs, tc ? a_cs : b_cs}, second.storage_offset())
+    second = native::as_strided(second, {batch, s_rows, s_cols}, {second_bs, s_rs, s_cs}, second.storage_offset())
                  .contiguous();
-    second_bs = tc ? m * k : k * n;
+    second_bs = s_rows * s_cols;
   }
   int64_t lda = A.ld, ldb = B.ld, ldc = tc ? n : 1;
   // PyTorch's normalize_last_dims
@@ -202,7 +237,7 @@ void gemm_torch_order(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int
   char* pc = static_cast<char*>(c_t.data_ptr());
   auto one = [&](int64_t i) {
     blas::gemm_column_major(kind, A.trans, B.trans, int(gm), int(gn), int(k), &al, pa + i * first_bs * isz, int(lda),
-                            pb + i * second_bs * isz, int(ldb), &be, pc + i * m * n * isz, int(ldc));
+                            pb + i * second_bs * isz, int(ldb), &be, pc + i * m * n * isz, int(ldc), conj_a, conj_b);
   };
   const int nthreads = get_num_threads();
   if (batch > 1 && nthreads > 1 && m * n * k <= 128 * 128 * 128 && !in_parallel_region()) {
@@ -238,6 +273,15 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
       Tensor scaled = c_t * wrapped_scalar(beta);
       const_cast<Tensor&>(c_t).copy_(scaled);
     }
+    return;
+  }
+  const bool mkl_product = c_t.is_cpu() && use_blas(dtype) && fits_int(m) && fits_int(n) && fits_int(k) &&
+                           blas::is_mkl() && !(dtype == ScalarType::BFloat16 || dtype == ScalarType::Half);
+  if (!mkl_product && (a_t.is_conj() || b_t.is_conj())) {
+    // Note [Conjugate operands]: only MKL's product reads them.
+    const Tensor a = a_t.is_conj() ? resolve_conj_in_layout(a_t, batch, m, k, a_bs, a_rs, a_cs) : a_t;
+    const Tensor b = b_t.is_conj() ? resolve_conj_in_layout(b_t, batch, k, n, b_bs, b_rs, b_cs) : b_t;
+    gemm_batched(dtype, batch, m, n, k, a, a_bs, a_rs, a_cs, b, b_bs, b_rs, b_cs, c_t, alpha, beta);
     return;
   }
   if (c_t.is_cuda()) {
@@ -653,7 +697,7 @@ Tensor dot_impl(const Tensor& self, const Tensor& other, const char* name, bool 
       return result;
     }
   }
-  const Tensor x = conj_self ? self.conj() : self;
+  const Tensor x = conj_self ? ember::conj_physical(self) : self;
   Tensor r2 = result.view({1, 1});
   gemm_batched(dt, 1, 1, 1, n, x, 0, 0, x.strides()[0], other, 0, other.strides()[0], 1, r2, Scalar(int64_t(1)),
                Scalar(int64_t(0)));
@@ -862,11 +906,29 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
   return deliver(out, addmv_impl(&self, mat, vec, beta, alpha));
 }
 
+// dot and vdot of conjugate operands (Note [Conjugate operands]) as PyTorch
+// computes them: the other product of the stored values, or its conjugate.
+Tensor dot_of_conjugates(const Tensor& self, const Tensor& other, bool vdot) {
+  const bool cs = self.is_conj(), co = other.is_conj();
+  if (!vdot) {
+    if (cs && co) return ember::dot(self.conj(), other.conj()).conj();
+    return cs ? ember::vdot(self.conj(), other) : ember::vdot(other.conj(), self);
+  }
+  if (cs && co) return ember::vdot(other.conj(), self.conj());
+  return cs ? ember::dot(self.conj(), other) : ember::dot(self, other.conj()).conj();
+}
+
 Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) {
+  if (self.is_complex() && (self.is_conj() || tensor.is_conj())) {
+    return deliver(out, dot_of_conjugates(self, tensor, /*vdot=*/false));
+  }
   return deliver(out, dot_impl(self, tensor, "dot"));
 }
 
 Tensor& vdot_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  if (self.is_complex() && (self.is_conj() || other.is_conj())) {
+    return deliver(out, dot_of_conjugates(self, other, /*vdot=*/true));
+  }
   return deliver(out, dot_impl(self, other, "vdot", /*conj_self=*/true));
 }
 

@@ -15,6 +15,7 @@
 #include "ember/cuda/CudaContext.h"
 #include "ember/cuda/CudaStream.h"
 #include "ember/cuda/kernels/CopyKernel.h"
+#include "ember/ops/MathBits.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
 
@@ -57,6 +58,7 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   if (src.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
   EMBER_CHECK(!self.is_meta(), "copy_ from a CUDA tensor to a meta tensor is not supported");
   if (self.is_same(src) || self.numel() == 0) return self;
+  if (self.has_math_bits() || src.has_math_bits()) return dispatch::copy_with_math_bits(self, src, non_blocking);
 
   if (self.is_cuda() && src.is_cuda()) {
     const int dst_device = self.device().index;

@@ -290,6 +290,10 @@ PyObject* tensor_to_numpy(const Tensor& t) {
   }
   EMBER_CHECK(!t.requires_grad(),
               "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  EMBER_CHECK(!t.is_conj(),
+              "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.");
+  EMBER_CHECK(!t.is_neg(),
+              "Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead.");
   const char* format = format_of(t.dtype());
   if (!format) {
     throw TypeError(str_cat("Got unsupported ScalarType ",

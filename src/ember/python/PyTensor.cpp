@@ -360,6 +360,17 @@ PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(unpack
 PyObject* m_is_inference(PyObject* self, PyObject*) {
   return PyBool_FromLong(unpack_tensor(self).unsafeGetTensorImpl()->is_inference());
 }
+PyObject* m_is_conj(PyObject* self, PyObject*) { return PyBool_FromLong(unpack_tensor(self).is_conj()); }
+PyObject* m_is_neg(PyObject* self, PyObject*) { return PyBool_FromLong(unpack_tensor(self).is_neg()); }
+// x._set_conj(b) / x._set_neg(b): sets the bit on x itself (unpickling).
+PyObject* m_set_conj(PyObject* self, PyObject* v) {
+  unpack_tensor(self).unsafeGetTensorImpl()->set_conj(PyObject_IsTrue(v));
+  Py_RETURN_NONE;
+}
+PyObject* m_set_neg(PyObject* self, PyObject* v) {
+  unpack_tensor(self).unsafeGetTensorImpl()->set_neg(PyObject_IsTrue(v));
+  Py_RETURN_NONE;
+}
 PyObject* m_storage_offset(PyObject* self, PyObject*) {
   return PyLong_FromLongLong(unpack_tensor(self).storage_offset());
 }
@@ -454,7 +465,8 @@ PyObject* m_item(PyObject* self, PyObject*) {
   const Tensor& self_t = unpack_tensor(self);
   EMBER_CHECK(self_t.numel() == 1, "a Tensor with ", self_t.numel(), " elements cannot be converted to Scalar");
   EMBER_CHECK(!self_t.is_meta(), "Tensor.item() cannot be called on meta tensors");
-  const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
+  Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
+  if (t.has_math_bits()) t = ember::clone(t);  // the value the bits say
   return element_to_python(static_cast<const char*>(t.data_ptr()), t.dtype());
   EMBER_PY_CATCH
 }
@@ -480,7 +492,8 @@ PyObject* m_tolist(PyObject* self, PyObject*) {
   if (self_t.is_meta()) throw NotImplementedError("Cannot copy out of meta tensor; no data!");
   EMBER_CHECK(!is_limited_type(self_t.dtype()) || is_convertible_limited_type(self_t.dtype()),
               "load_scalar: invalid type");
-  const Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
+  Tensor t = self_t.is_cuda() ? self_t.to(Device(DeviceType::CPU)) : self_t;  // read on the host
+  if (t.has_math_bits()) t = ember::clone(t);  // the values the bits say
   return tolist_rec(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0,
                     static_cast<int64_t>(t.element_size()), t.dtype());
   EMBER_PY_CATCH
@@ -674,7 +687,7 @@ constexpr char k_dim[] = "dim", k_numel[] = "numel", k_storage_offset[] = "stora
                k_is_inference[] = "is_inference", k_is_floating_point[] = "is_floating_point",
                k_element_size[] = "element_size", k_data_ptr[] = "data_ptr", k_size[] = "size", k_stride[] = "stride",
                k_item[] = "item", k_tolist[] = "tolist", k_requires_grad_[] = "requires_grad_", k_detach[] = "detach",
-               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad";
+               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad", k_is_conj[] = "is_conj", k_is_neg[] = "is_neg";
 
 template <PyCFunction F, const char* Name>
 PyCFunction noargs() {
@@ -697,6 +710,10 @@ PyMethodDef tensor_methods[] = {
     {"storage_offset", noargs<m_storage_offset, k_storage_offset>(), METH_NOARGS, nullptr},
     {"is_inference", noargs<m_is_inference, k_is_inference>(), METH_NOARGS, nullptr},
     {"is_floating_point", noargs<m_is_floating_point, k_is_floating_point>(), METH_NOARGS, nullptr},
+    {"is_conj", noargs<m_is_conj, k_is_conj>(), METH_NOARGS, nullptr},
+    {"is_neg", noargs<m_is_neg, k_is_neg>(), METH_NOARGS, nullptr},
+    {"_set_conj", m_set_conj, METH_O, nullptr},
+    {"_set_neg", m_set_neg, METH_O, nullptr},
     {"element_size", noargs<m_element_size, k_element_size>(), METH_NOARGS, nullptr},
     {"_adopt_view_", m_adopt_view_, METH_O, nullptr},
     {"data_ptr", noargs<m_data_ptr, k_data_ptr>(), METH_NOARGS, nullptr},

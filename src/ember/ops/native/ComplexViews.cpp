@@ -1,6 +1,6 @@
 // Views between complex and real tensors (view_as_real, view_as_complex,
-// real, imag) and the conjugate (docs/decisions/0020-complex-dtypes.md: the
-// conjugate is computed, never a lazy bit).
+// real, imag) and the lazy conjugate and negative views (Note [Conjugate and
+// negative bits], docs/decisions/0029-conj-bit.md).
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -11,12 +11,25 @@ Tensor view_with_dtype(const Tensor& self, ScalarType dtype, IntArrayRef sizes, 
   TensorImpl* base = self.unsafeGetTensorImpl();
   auto impl = make_intrusive<TensorImpl>(base->storage(), dtype, sizes, strides, offset);
   impl->set_version_counter(base->shared_version_counter());
+  impl->set_math_bits(base->math_bits());  // a view of a conjugate is conjugate
   return Tensor(std::move(impl));
+}
+
+// An alias of self with `bit` flipped.
+Tensor flipped_bit_alias(const Tensor& self, uint8_t bit) {
+  Tensor r = view_with_dtype(self, self.dtype(), self.sizes(), self.strides(), self.storage_offset());
+  TensorImpl* impl = r.unsafeGetTensorImpl();
+  impl->set_math_bits(impl->math_bits() ^ bit);
+  return r;
 }
 }  // namespace
 
 // complex32 (a limited-tier dtype) has views too: its parts are float16.
 Tensor view_as_real(const Tensor& self) {
+  EMBER_CHECK(!self.is_conj(),
+              "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you "
+              "can view it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT "
+              "alias the original.");
   EMBER_CHECK(is_complex_type_any_tier(self.dtype()), "view_as_real is only supported for complex tensors");
   DimVector sizes(self.sizes()), strides(self.strides());
   for (auto& s : strides) s *= 2;
@@ -45,23 +58,31 @@ Tensor view_as_complex(const Tensor& self) {
   return view_with_dtype(self, complex, sizes, strides, self.storage_offset() / 2);
 }
 
+// The real part of a conjugate is the stored one; its imaginary part is the
+// stored one negated (a negative view).
 Tensor real(const Tensor& self) {
   if (!is_complex_type_any_tier(self.dtype())) return self;
+  if (self.is_conj()) return ember::view_as_real(ember::_conj(self)).select(-1, 0);
   return ember::view_as_real(self).select(-1, 0);
 }
 
 Tensor imag(const Tensor& self) {
   EMBER_CHECK(is_complex_type_any_tier(self.dtype()), "imag is not implemented for tensors with non-complex dtypes.");
+  if (self.is_conj()) return ember::_neg_view(ember::view_as_real(ember::_conj(self)).select(-1, 1));
   return ember::view_as_real(self).select(-1, 1);
 }
 
 Tensor conj(const Tensor& self) {
   if (!self.is_complex()) return self;
-  return ember::conj_physical(self);
+  return ember::_conj(self);
 }
 
-// Ember keeps no lazy conjugate or negative bit: nothing to resolve.
-Tensor resolve_conj(const Tensor& self) { return self; }
-Tensor resolve_neg(const Tensor& self) { return self; }
+Tensor _conj(const Tensor& self) { return flipped_bit_alias(self, TensorImpl::kConjBit); }
+Tensor _neg_view(const Tensor& self) { return flipped_bit_alias(self, TensorImpl::kNegBit); }
+
+// clone() materialises every bit (copy_ reads them); a tensor without the
+// bit is its own resolution.
+Tensor resolve_conj(const Tensor& self) { return self.is_conj() ? ember::clone(self) : self; }
+Tensor resolve_neg(const Tensor& self) { return self.is_neg() ? ember::clone(self) : self; }
 
 }  // namespace ember::native

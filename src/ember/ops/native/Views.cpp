@@ -12,6 +12,7 @@ Tensor make_view(const Tensor& self, IntArrayRef size, IntArrayRef stride, int64
   TensorImpl* base = self.unsafeGetTensorImpl();
   auto impl = make_intrusive<TensorImpl>(base->storage(), base->dtype(), size, stride, offset);
   impl->set_version_counter(base->shared_version_counter());
+  impl->set_math_bits(base->math_bits());  // a view of a conjugate is conjugate
   return Tensor(std::move(impl));
 }
 
@@ -580,6 +581,7 @@ Tensor view_dtype(const Tensor& self, ScalarType dtype) {
   TensorImpl* base = self.unsafeGetTensorImpl();
   auto impl = make_intrusive<TensorImpl>(base->storage(), dtype, sizes, strides, offset);
   impl->set_version_counter(base->shared_version_counter());
+  impl->set_math_bits(base->math_bits());  // a view of a conjugate is conjugate
   return Tensor(std::move(impl));
 }
 
