@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 
 from ember import _C, _dispatch_forms, _signatures
@@ -425,6 +426,33 @@ def install(ember):
             setattr(module, name, wrapped)
     _attach_dispatch_forms(functional, _dispatch_forms.FUNCTIONAL)
     _attach_dispatch_forms(ember, _dispatch_forms.TOPLEVEL)
+    _rebind_defaults(functional, "ember.nn.modules.")
+
+
+def _rebind_defaults(namespace, prefix):
+    """Defaults of the classes' methods in modules under prefix that captured a
+    function of namespace before it was wrapped (TransformerEncoderLayer's
+    activation=F.relu) become the wrapper: `activation is F.relu` holds, and
+    pickling a module that keeps it finds the same object by name."""
+    wrapper_of = {}
+    for fn in vars(namespace).values():
+        inner = getattr(fn, "__wrapped__", None)
+        while inner is not None:
+            wrapper_of[id(inner)] = fn
+            inner = getattr(inner, "__wrapped__", None)
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(prefix) or module is None:
+            continue
+        for cls in vars(module).values():
+            if not isinstance(cls, type) or cls.__module__ != name:
+                continue
+            for method in vars(cls).values():
+                if not isinstance(method, types.FunctionType):
+                    continue
+                if method.__defaults__:
+                    method.__defaults__ = tuple(wrapper_of.get(id(d), d) for d in method.__defaults__)
+                if method.__kwdefaults__:
+                    method.__kwdefaults__ = {k: wrapper_of.get(id(d), d) for k, d in method.__kwdefaults__.items()}
 
 
 def checked(fn, name):

@@ -28,15 +28,57 @@ _TRUSTED_OWNERS = ("facebookresearch", "facebookincubator", "pytorch", "fairinte
 _hub_dir = None
 
 
+class _ProgressToStderr:
+    """tqdm's few calls a download makes, as a percentage (or byte count) on
+    stderr: what `tqdm` is here when the tqdm package is not installed."""
+
+    def __init__(self, total=None, disable=False, unit=None, *args, **kwargs):
+        self.total, self.disable, self.n = total, disable, 0
+
+    def update(self, n):
+        if self.disable:
+            return
+        self.n += n
+        done = f"{self.n:.1f} bytes" if self.total is None else f"{100 * self.n / float(self.total):.1f}%"
+        sys.stderr.write(f"\r{done}")
+        sys.stderr.flush()
+
+    def set_description(self, *args, **kwargs):
+        pass
+
+    def write(self, s):
+        sys.stderr.write(f"{s}\n")
+
+    def close(self):
+        self.disable = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self.disable:
+            sys.stderr.write("\n")
+
+
+try:
+    from tqdm import tqdm
+except ImportError:
+    tqdm = _ProgressToStderr
+
+
 def get_dir():
     """The hub cache: set_dir's folder, else $TORCH_HOME/hub, else
     $XDG_CACHE_HOME/torch/hub (~/.cache/torch/hub)."""
     if _hub_dir is not None:
         return _hub_dir
-    torch_home = os.path.expanduser(
+    return os.path.join(_get_torch_home(), "hub")
+
+
+def _get_torch_home():
+    """$TORCH_HOME, else $XDG_CACHE_HOME/torch (~/.cache/torch); torchvision keeps its data sets there."""
+    return os.path.expanduser(
         os.getenv(ENV_TORCH_HOME, os.path.join(os.getenv(ENV_XDG_CACHE_HOME, DEFAULT_CACHE_DIR), "torch"))
     )
-    return os.path.join(torch_home, "hub")
 
 
 def set_dir(d):

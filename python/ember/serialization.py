@@ -707,6 +707,18 @@ def _map_torch_name(module, name):
     return None
 
 
+def _allowed_torch_name(module, name):
+    """A torch global of a checkpoint PyTorch wrote (torch.nn.modules.linear.Linear)
+    whose Ember object the user allowed (safe_globals([nn.Linear]))."""
+    try:
+        obj = _map_torch_name(module, name)
+    except pickle.UnpicklingError:
+        return None
+    if obj is not None and any(obj is g for g in _marked_safe_globals):
+        return obj
+    return None
+
+
 class _Unpickler(pickle.Unpickler):
     def __init__(self, file, persistent_load, weights_only, **kwargs):
         super().__init__(file, **kwargs)
@@ -732,6 +744,8 @@ class _Unpickler(pickle.Unpickler):
                     f"Trying to load unsupported GLOBAL {full} whose module {module} is blocked."
                 )
             user = _user_allowed_globals().get(full)
+            if user is None:
+                user = _allowed_torch_name(module, name)
             if user is not None:
                 return user
             shown = full.removeprefix("builtins.")
