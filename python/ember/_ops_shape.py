@@ -399,7 +399,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
             from ember._ops_math import _scalar_name
 
             raise RuntimeError(f"Unsupported input type encountered for isin(): {_scalar_name(v.dtype)}")
-    dtype = ember.result_type(e, t)  # 0-dim operands and Python numbers take the other's dtype
+    # PyTorch compares few test elements by broadcasting, in result_type's dtype (a 0-dim operand or
+    # Python number wraps into the other's dtype), and many by sorting both flattened, in their promoted one.
+    few = t.numel() < int(10.0 * float(e.numel()) ** 0.145)
+    dtype = ember.result_type(e, t) if few or not isinstance(test_elements, _C.TensorBase) else ember.promote_types(
+        e.dtype, t.dtype
+    )
     flat = t.reshape(-1).to(dtype)
     if flat.numel() == 0:
         found = ember.zeros(e.shape, dtype=ember.bool, device=e.device)

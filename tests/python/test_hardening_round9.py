@@ -17,6 +17,11 @@ from test_hardening import check_same
         "torch.isin(torch.tensor([0, 1, -3]).to(torch.int16), torch.tensor([65536, 3]))",
         "torch.isin(torch.tensor([0, 1, -3]).to(torch.uint8), -3, invert=True)",
         "torch.isin(2.5, torch.tensor([2, 3]))",
+        # Many test elements: both sides flattened and sorted in their promoted dtype (no wrapping).
+        "torch.isin(-2**62, (torch.arange(24) % 7 - 3).to(torch.int8).reshape((2, 3, 2, 2)))",
+        "torch.isin(torch.tensor(-2**62), (torch.arange(24) % 7 - 3).to(torch.int8))",
+        "torch.isin(torch.tensor([256] * 40), (torch.arange(24) % 7 - 3).to(torch.int8)).any()",
+        "torch.isin((torch.arange(24) % 7 - 3).to(torch.int8), torch.tensor([256, 0])).any()",
     ],
 )
 def test_isin_dtypes_as_torch(code):

@@ -165,6 +165,24 @@ Tensor normalized_grad_input(const Tensor& g, const Tensor& gamma, const Tensor&
   Tensor h1 = g * Scalar(n) - sum_group(g) - x_mu * rstd2 * sum_group(g * x_mu);
   return h0 * h1;
 }
+
+// The input gradient's terms from the input's grad-grad ggi, for a
+// normalisation over groups of n whose normalised values receive g (g_sum,
+// g_mu_sum: its group sums, alone and times x - mu), in PyTorch's order:
+// layer_norm_double_backward and batchnorm_double_backward share it.
+template <typename Sum>
+Tensor input_terms_of_input_gradgrad(const Tensor& ggi, const Tensor& g, const Tensor& g_sum, const Tensor& g_mu_sum,
+                                     const Tensor& x_mu, const Tensor& x_mu_rstd3, const Tensor& rstd2,
+                                     const Tensor& rstd3, int64_t n, Sum sum_group) {
+  const Tensor ggi_sum = sum_group(ggi);
+  const Tensor ggi_mu_sum = sum_group(ggi * x_mu);
+  const Tensor all_sub = ggi_sum * g_sum / Scalar(n) - sum_group(ggi * g) +
+                         rstd2 * g_mu_sum * ggi_mu_sum * Scalar(3.0 / static_cast<double>(n));
+  const Tensor t0 = x_mu_rstd3 * all_sub / Scalar(n);
+  const Tensor t1 = ggi_mu_sum * rstd3 / Scalar(n) * (g_sum / Scalar(n) - g);
+  const Tensor t2 = g_mu_sum * rstd3 / Scalar(n) * (ggi_sum / Scalar(n) - ggi);
+  return t0 + t1 + t2;
+}
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input, const std::optional<Tensor>& gamma,
@@ -194,16 +212,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
   Tensor gI;
   if (ggi.defined()) {
     const Tensor gxhat = g * gam;
-    const Tensor gxhat_mu_sum = row_sum(gxhat * x_mu);
-    const Tensor gxhat_sum = row_sum(gxhat);
-    const Tensor ggi_sum = row_sum(ggi);
-    const Tensor ggi_mu_sum = row_sum(ggi * x_mu);
-    const Tensor all_sub = ggi_sum * gxhat_sum / Scalar(N) - row_sum(ggi * gxhat) +
-                           rstd2 * gxhat_mu_sum * ggi_mu_sum * Scalar(3.0 / static_cast<double>(N));
-    const Tensor t0 = x_mu_rstd3 * all_sub / Scalar(N);
-    const Tensor t1 = ggi_mu_sum * rstd3 / Scalar(N) * (gxhat_sum / Scalar(N) - gxhat);
-    const Tensor t2 = gxhat_mu_sum * rstd3 / Scalar(N) * (ggi_sum / Scalar(N) - ggi);
-    gI = t0 + t1 + t2;
+    gI = input_terms_of_input_gradgrad(ggi, gxhat, row_sum(gxhat), row_sum(gxhat * x_mu), x_mu, x_mu_rstd3, rstd2,
+                                       rstd3, N, row_sum);
   }
   if (ggg.defined()) {
     const Tensor t0 = g * ggg * rstd;
@@ -256,14 +266,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_double_backward(
 
   Tensor gI;
   if (ggI.defined() && training) {
-    const Tensor ggI_sum = sum_keep(ggI);
-    const Tensor ggI_mu_sum = sum_keep(ggI * x_mu);
-    const Tensor all_sub = ggI_sum * gO_sum / Scalar(M) - sum_keep(gO * ggI) +
-                           rstd2 * gO_mu_sum * ggI_mu_sum * Scalar(3.0 / static_cast<double>(M));
-    const Tensor t0 = x_mu_rstd3 * all_sub / Scalar(M);
-    const Tensor t1 = ggI_mu_sum * rstd3 / Scalar(M) * (gO_sum / Scalar(M) - gO);
-    const Tensor t2 = gO_mu_sum * rstd3 / Scalar(M) * (ggI_sum / Scalar(M) - ggI);
-    gI = gam * (t0 + t1 + t2);
+    gI = gam * input_terms_of_input_gradgrad(ggI, gO, gO_sum, gO_mu_sum, x_mu, x_mu_rstd3, rstd2, rstd3, M, sum_keep);
   }
   if (ggg.defined()) {
     Tensor term;

@@ -48,10 +48,21 @@ class PyFunctionNode final : public autograd::Node {
   std::string name_;
 };
 
-PyObject* attr(PyObject* o, const char* name) {
-  PyObject* r = PyObject_GetAttrString(o, name);
-  if (!r) throw python_error();
-  return r;
+// The ctx attribute names, interned once: Function.apply is a per-call hot
+// path, and a name built from a C string is allocated and hashed each time.
+struct CtxNames {
+  PyObject* to_save = PyUnicode_InternFromString("to_save");
+  PyObject* dirty_tensors = PyUnicode_InternFromString("dirty_tensors");
+  PyObject* non_differentiable = PyUnicode_InternFromString("non_differentiable");
+  PyObject* materialize_grads = PyUnicode_InternFromString("materialize_grads");
+  PyObject* saved_variables = PyUnicode_InternFromString("_saved_variables");
+  PyObject* forward_cls = PyUnicode_InternFromString("_forward_cls");
+  PyObject* backward = PyUnicode_InternFromString("backward");
+};
+
+const CtxNames& ctx_names() {
+  static const CtxNames* names = new CtxNames();  // never freed: interned strings live as long as Python
+  return *names;
 }
 
 autograd::variable_list PyFunctionNode::apply(autograd::variable_list&& grads) {
@@ -69,8 +80,8 @@ autograd::variable_list PyFunctionNode::apply(autograd::variable_list&& grads) {
     }
     PyTuple_SET_ITEM(args, i + 1, wrap(g));
   }
-  PyObject* cls = PyObject_GetAttrString(ctx_, "_forward_cls");
-  PyObject* backward = cls ? PyObject_GetAttrString(cls, "backward") : nullptr;
+  PyObject* cls = PyObject_GetAttr(ctx_, ctx_names().forward_cls);
+  PyObject* backward = cls ? PyObject_GetAttr(cls, ctx_names().backward) : nullptr;
   Py_XDECREF(cls);
   PyObject* r = backward ? PyObject_Call(backward, args, nullptr) : nullptr;
   Py_XDECREF(backward);
@@ -117,9 +128,9 @@ autograd::variable_list PyFunctionNode::apply(autograd::variable_list&& grads) {
 }
 
 // The tensors in a ctx attribute holding a tuple of tensors (or None).
-std::vector<Tensor> tensors_of(PyObject* ctx, const char* name) {
+std::vector<Tensor> tensors_of(PyObject* ctx, PyObject* name) {
   std::vector<Tensor> out;
-  PyObject* v = PyObject_GetAttrString(ctx, name);
+  PyObject* v = PyObject_GetAttr(ctx, name);
   if (!v) {
     PyErr_Clear();
     return out;
@@ -167,8 +178,9 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
     is_tensor_arg.push_back(is_tensor(x));
     if (is_tensor(x)) inputs.push_back(unpack_tensor(x));
   }
-  const std::vector<Tensor> dirty = tensors_of(ctx, "dirty_tensors");
-  const std::vector<Tensor> non_diff = tensors_of(ctx, "non_differentiable");
+  const CtxNames& names = ctx_names();
+  const std::vector<Tensor> dirty = tensors_of(ctx, names.dirty_tensors);
+  const std::vector<Tensor> non_diff = tensors_of(ctx, names.non_differentiable);
   for (const Tensor& d : dirty) {
     bool returned = false;
     for (Py_ssize_t i = 0; i < nout; ++i) {
@@ -191,7 +203,7 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
     for (const Tensor& t : inputs) edges.push_back(autograd::gradient_edge(t));
     node->set_next_edges(std::move(edges));
     node->is_tensor_arg_ = is_tensor_arg;
-    PyObject* mg = PyObject_GetAttrString(ctx, "materialize_grads");
+    PyObject* mg = PyObject_GetAttr(ctx, names.materialize_grads);
     if (mg) {
       node->materialize_grads_ = PyObject_IsTrue(mg);
       Py_DECREF(mg);
@@ -245,7 +257,7 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
 
   // Saved tensors: kept with the ctx (outputs without a reference back to the node).
   if (node) {
-    PyObject* to_save = PyObject_GetAttrString(ctx, "to_save");
+    PyObject* to_save = PyObject_GetAttr(ctx, names.to_save);
     if (!to_save) PyErr_Clear();
     auto saved = std::make_unique<std::vector<autograd::SavedVariable>>();
     if (to_save && to_save != Py_None) {
@@ -272,7 +284,7 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
       PyObject* capsule = PyCapsule_New(saved.release(), "ember.saved_variables", [](PyObject* c) {
         delete static_cast<std::vector<autograd::SavedVariable>*>(PyCapsule_GetPointer(c, "ember.saved_variables"));
       });
-      if (!capsule || PyObject_SetAttrString(ctx, "_saved_variables", capsule) < 0) {
+      if (!capsule || PyObject_SetAttr(ctx, names.saved_variables, capsule) < 0) {
         Py_XDECREF(capsule);
         throw python_error();
       }
@@ -281,8 +293,8 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
     // The node holds them now; the ctx must not (a ctx -> output -> node -> ctx cycle would never be freed).
     PyObject* dict = PyObject_GenericGetDict(ctx, nullptr);
     if (!dict) throw python_error();
-    for (const char* name : {"to_save", "dirty_tensors", "non_differentiable"}) {
-      if (PyDict_GetItemString(dict, name) && PyDict_DelItemString(dict, name) < 0) {
+    for (PyObject* name : {names.to_save, names.dirty_tensors, names.non_differentiable}) {
+      if (PyDict_GetItemWithError(dict, name) ? PyDict_DelItem(dict, name) < 0 : PyErr_Occurred() != nullptr) {
         Py_DECREF(dict);
         throw python_error();
       }
@@ -302,10 +314,10 @@ PyObject* function_wrap(PyObject*, PyObject* const* a, Py_ssize_t n) {
 // was recorded.
 PyObject* function_saved_tensors(PyObject*, PyObject* ctx) {
   EMBER_PY_TRY
-  PyObject* capsule = PyObject_GetAttrString(ctx, "_saved_variables");
+  PyObject* capsule = PyObject_GetAttr(ctx, ctx_names().saved_variables);
   if (!capsule) {
     PyErr_Clear();
-    PyObject* to_save = PyObject_GetAttrString(ctx, "to_save");
+    PyObject* to_save = PyObject_GetAttr(ctx, ctx_names().to_save);
     if (!to_save || to_save == Py_None) {
       PyErr_Clear();
       Py_XDECREF(to_save);
