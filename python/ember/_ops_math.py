@@ -95,12 +95,17 @@ _histogram_t = return_type("histogram", ("hist", "bin_edges"))
 
 def _write(result, out):
     """result into out through an exact out= operator, which resizes out and
-    casts to its dtype as PyTorch's elementwise out= does."""
+    casts to its dtype as PyTorch's elementwise out= does (a complex product by
+    1 is not exact: inf * 0 in its cross terms makes nan)."""
     ember = _ember()
-    if result.dtype == ember.bool:
-        ember.logical_and(result.detach(), result.detach(), out=out)
+    r = result.detach()
+    if r.dtype == ember.bool:
+        ember.logical_and(r, r, out=out)
+    elif r.is_complex() and out.dtype.is_complex:
+        r = r.to(out.dtype)
+        ember.where(ember.ones((), dtype=ember.bool), r, r, out=out)
     else:
-        ember.mul(result.detach(), 1, out=out)
+        ember.mul(r, 1, out=out)
 
 
 def _out(result, out):

@@ -217,7 +217,7 @@ def _write_out(out, result):
     if out.dtype != result.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
     # an exact copy through an out= operator, which resizes out as PyTorch does
-    ember.mul(result.detach(), 1, out=out)
+    ember._ops_math._write(result, out)
     return out
 
 

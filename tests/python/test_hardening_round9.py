@@ -28,6 +28,19 @@ def test_isin_dtypes_as_torch(code):
     check_same(code)
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        # margin is a double in PyTorch's signature: integer inputs give a float loss.
+        "F.margin_ranking_loss(torch.arange(3) - 3, torch.arange(3) - 3, torch.arange(3) - 3, 2)",
+        "F.margin_ranking_loss(torch.arange(3) - 3, torch.arange(3), torch.ones(3, dtype=torch.int64), "
+        "reduction='none')",
+    ],
+)
+def test_margin_ranking_loss_dtype_as_torch(code):
+    check_same(code)
+
+
 def _assigned(dtype, value):
     return f"(lambda x: (x.__setitem__(0, {value}), x)[1])(torch.zeros(2, dtype=torch.{dtype}))"
 
@@ -157,3 +170,15 @@ def test_solve_gradients_bits_as_torch(dtype, left, contiguous):
         grads.append([t.grad.resolve_conj().numpy() if L is torch else t.grad.numpy() for t in (A, B)])
     for t, e in zip(*grads):
         assert np.array_equal(t, e)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Python-level out= writes complex results exactly (a complex product by 1 turned inf + nan j into nan).
+        "(lambda o: (torch.float_power(torch.tensor([2.0, -0.0]).to(torch.float16), "
+        "torch.tensor([float('inf'), 1]).to(torch.complex64), out=o), o)[1])(torch.zeros(2, dtype=torch.complex128))",
+    ],
+)
+def test_complex_out_written_exactly_as_torch(code):
+    check_same(code)

@@ -57,7 +57,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
-    return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), r)
+    # margin is a C++ double in PyTorch: integer inputs give a floating loss
+    return _reduce((-target * (input1 - input2) + float(margin)).clamp_min_(0), r)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
