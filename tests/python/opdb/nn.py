@@ -692,6 +692,7 @@ PADDING = [
     nn_row("upsample_nearest1d", _interp("nearest", 1), call=_interpolate),
     nn_row("upsample_nearest2d", _interp("nearest", 2), call=_interpolate),
     nn_row("upsample_nearest3d", _interp("nearest", 3), call=_interpolate),
+    *[nn_row(f"_upsample_nearest_exact{n}d", _interp("nearest-exact", n), call=_interpolate) for n in (1, 2, 3)],
     nn_row("upsample_linear1d", _interp("linear", 1, False), call=_interpolate),
     nn_row("upsample_linear1d", _interp("linear", 1, True), variant="align_corners", call=_interpolate),
     nn_row("upsample_bilinear2d", _interp("bilinear", 2, False), call=_interpolate),
@@ -726,7 +727,53 @@ PADDING = [
     nn_row("col2im", _fold, call=functional("fold"), dtypes=("bool", *FLOATS)),
 ]
 
-ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING
+
+
+def _attention(d):
+    q, k, v = (make((2, 3, 4, 8), d, -1.0, 1.0, seed=i) for i in (1, 2, 3))
+    return [
+        SampleInput((q, k, v), name="plain"),
+        SampleInput((q, k, v), {"is_causal": True}, name="causal"),
+        SampleInput((q, make((2, 3, 6, 8), d, -1.0, 1.0, seed=4), make((2, 3, 6, 5), d, seed=5)), {"scale": 0.3},
+                    name="scaled"),
+    ]
+
+
+def _lstm_cell(d):
+    x, h, c = make((3, 4), d, -1.0, 1.0, seed=1), make((3, 5), d, -1.0, 1.0, seed=2), make((3, 5), d, seed=3)
+    w_ih, w_hh = make((20, 4), d, -0.5, 0.5, seed=4), make((20, 5), d, -0.5, 0.5, seed=5)
+    b_ih, b_hh = make((20,), d, -0.5, 0.5, seed=6), make((20,), d, -0.5, 0.5, seed=7)
+    return [
+        SampleInput((x, (h, c), w_ih, w_hh, b_ih, b_hh), name="biases"),
+        SampleInput((x, (h, c), w_ih, w_hh), name="no-biases"),
+    ]
+
+
+def _lstm(d):
+    x, h, c = make((5, 2, 3), d, -1.0, 1.0, seed=1), make((1, 2, 4), d, seed=2), make((1, 2, 4), d, seed=3)
+    weights = [make(s, d, -0.5, 0.5, seed=4 + i) for i, s in enumerate(((16, 3), (16, 4), (16,), (16,)))]
+    return [
+        SampleInput((x, (h, c), weights, True, 1, 0.0, False, False, False), name="seq-first"),
+        SampleInput((x.transpose(0, 1), (h, c), weights, True, 1, 0.0, False, False, True), name="batch-first"),
+    ]
+
+
+def _lstm_call(m, x, hc, weights, *flags):
+    return m.lstm(x, list(hc), list(weights), *flags)
+
+
+ATTENTION_RNN = [
+    nn_row(
+        "_scaled_dot_product_flash_attention_for_cpu",
+        _attention,
+        call=functional("scaled_dot_product_attention"),
+        supports_gradgrad=False,
+    ),
+    nn_row("_lstm_cell_fused", _lstm_cell, call=lambda m, x, hc, *w: m.lstm_cell(x, hc, *w), dtypes=F32_F64),
+    nn_row("mkldnn_rnn_layer", _lstm, call=_lstm_call),
+]
+
+ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING + ATTENTION_RNN
 
 # Known differences from PyTorch (strict xfails), by row id.
 KNOWN = {
@@ -744,6 +791,10 @@ KNOWN = {
     },
     **{f"{kind}_pad{n}d": {"dtypes": BOOL_ACCEPTED} for kind in ("reflection", "replication") for n in (1, 2, 3)},
     **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
+    **{f"_upsample_nearest_exact{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
+    "_lstm_cell_fused": {
+        "dtypes": "lstm_cell of uint8: torch raises RuntimeError (Float result cast to Byte), ember computes"
+    },
     **{
         name: {"dtypes": BOOL_RUNTIME}
         for name in (
