@@ -162,7 +162,8 @@ SPECIAL_ROWS = [
         "special",
         _polygamma,
         call=lambda m, x, n: x.polygamma_(n),
-        **{**SPECIAL, "dtypes": FLOATS, "supports_grad": False},
+        mutates_input=True,
+        **{**SPECIAL, "dtypes": FLOATS},
     ),
     row("mvlgamma", "special", _mvlgamma, method=True, **SPECIAL),
     row(
