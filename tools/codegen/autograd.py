@@ -95,7 +95,7 @@ def node_definition(op: Operator) -> str:
             )
             lines.append(f"  if ({a.name}_needed) {{")
             if formula == "not_implemented":
-                lines.append(f"    throw Error(\"the derivative for '{op.name}' is not implemented.\");")
+                lines.append(f"    throw NotImplementedError(\"the derivative for '{op.name}' is not implemented.\");")
             else:
                 lines.append(f"    std::vector<Tensor> _g = {formula};")
                 lines.append(
@@ -106,7 +106,7 @@ def node_definition(op: Operator) -> str:
             continue
         lines.append(f"  if (should_compute_output({a.name}_ix)) {{")
         if formula == "not_implemented":
-            lines.append(f"    throw Error(\"the derivative for '{op.name}' is not implemented.\");")
+            lines.append(f"    throw NotImplementedError(\"the derivative for '{op.name}' is not implemented.\");")
         else:
             lines.append(f"    grad_inputs[{a.name}_ix] = {formula};")
         lines.append("  }")
@@ -122,7 +122,7 @@ def _multi_input_formula(d, formula: str) -> list[str]:
     needed = ", ".join(f"should_compute_output({name}_ix)" for name in d.names)
     lines = [f"  if ({' || '.join(f'should_compute_output({name}_ix)' for name in d.names)}) {{"]
     if formula == "not_implemented":
-        lines.append(f"    throw Error(\"the derivative for '{d.input}' is not implemented.\");")
+        lines.append(f"    throw NotImplementedError(\"the derivative for '{d.input}' is not implemented.\");")
     else:
         lines.append(f"    const std::array<bool, {n}> grad_input_mask = {{{needed}}};")
         lines.append(f"    auto _r = {formula};")
