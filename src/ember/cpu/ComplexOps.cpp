@@ -110,6 +110,7 @@ Tensor& sgn_out(const Tensor& self, Tensor& out) {
 }
 
 Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
+  if (self.dtype() == ScalarType::ComplexHalf) return limited::conj_physical_out(self, out);
   // In place on a real tensor there is nothing to write: no overlap check.
   if (out.is_same(self) && !self.is_complex()) return out;
   // PyTorch's conjugate of a wrapped number is a view of its dtype (a

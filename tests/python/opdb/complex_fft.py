@@ -102,9 +102,6 @@ COMPLEX32_MISSING = "complex32 (from float16 pairs): torch computes it, ember ra
 KNOWN = {
     "sgn.complex": {"values/float16": COMPLEX32_MISSING},
     "complex": {"values/float16": COMPLEX32_MISSING},
-    "conj_physical.complex": {
-        "values/float16": "conj_physical of complex32: ember returns the values unchanged (imaginary parts not negated)"
-    },
     "conj_physical": {
         "strides": "conj_physical of a real tensor: torch returns the input itself, ember a contiguous copy"
     },

@@ -250,6 +250,15 @@ Tensor& neg_out(const Tensor& self, Tensor& out) {
   return out;
 }
 
+Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
+  const Tensor r = ember::conj_physical(to_carrier(self, ScalarType::ComplexFloat));
+  // the input's layout, as PyTorch's conjugate keeps it
+  if (!out.defined()) out = ember::empty_like(self);
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
 Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
   return binary_out(
       "mul_cpu", self, other, out, [](const Tensor& a, const Tensor& b, const Scalar&) { return ember::mul(a, b); },
