@@ -76,6 +76,8 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
 Tensor& angle_out(const Tensor& self, Tensor& out) {
   if (self.is_complex()) {
     check_real_result_cast(out, to_real_type(self.dtype()));
+    // PyTorch's complex angle writes into a fresh tensor: contiguous, whatever the input's layout.
+    if (!out.defined()) out = ember::empty(self.sizes(), to_real_type(self.dtype()), self.device());
     auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
     cpu::angle_stub(it);
     it.finish();

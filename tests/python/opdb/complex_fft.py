@@ -105,9 +105,6 @@ KNOWN = {
     "conj_physical": {
         "strides": "conj_physical of a real tensor: torch returns the input itself, ember a contiguous copy"
     },
-    "angle.complex": {
-        "strides": "angle of a transposed complex tensor: torch's result is contiguous, ember's transposed"
-    },
 }
 for _row in ROWS:
     _row.xfail.update(KNOWN.get(_row.id, {}))
