@@ -43,8 +43,7 @@ void check_real_result_cast(const Tensor& out, ScalarType result) {
               " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
 }
 
-// complex() and polar() take two float tensors of one dtype (PyTorch's
-// checks; float16 would make complex32, which Ember does not have).
+// complex() and polar() take two float tensors of one dtype (PyTorch's checks).
 void check_parts(const Tensor& a, const Tensor& b) {
   const ScalarType t = a.dtype(), u = b.dtype();
   const bool floating = (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half) &&
@@ -53,7 +52,6 @@ void check_parts(const Tensor& a, const Tensor& b) {
               " and ", dtype_message_name(u));
   EMBER_CHECK(t == u, "Expected object of scalar type ", dtype_message_name(t), " but got scalar type ",
               dtype_message_name(u), " for second argument");
-  if (t == ScalarType::Half) throw NotImplementedError("complex32 tensors are not supported");
 }
 }  // namespace
 
@@ -137,6 +135,14 @@ Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
 
 Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
   check_parts(real, imag);
+  if (real.dtype() == ScalarType::Half) {
+    // complex32 (Note [Limited dtypes]): built in complex64, whose parts hold float16's exactly
+    const Tensor r = ember::complex(real.to(ScalarType::Float), imag.to(ScalarType::Float));
+    if (!out.defined()) return out = r.to(ScalarType::ComplexHalf);
+    resize_output(out, r.sizes());
+    out.copy_(r);
+    return out;
+  }
   auto it = fixed_result_op(out, {real, imag}, to_complex_type(real.dtype()));
   cpu::make_complex_stub(it);
   it.finish();
@@ -145,6 +151,7 @@ Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
 
 Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
   check_parts(abs, angle);
+  if (abs.dtype() == ScalarType::Half) math::not_implemented_for("polar_cpu", ScalarType::Half);
   auto it = fixed_result_op(out, {abs, angle}, to_complex_type(abs.dtype()));
   cpu::polar_stub(it);
   it.finish();

@@ -18,7 +18,6 @@ META_GAPS = {
     '_scaled_dot_product_flash_attention_for_cpu': ('item',),
     'angle': ('strides',),
     'angle.complex': ('strides',),
-    'complex': ('error_text',),
     'view_as_complex': ('strides',),
     'copysign': ('strides',),
     'div.floor': ('strides',),
