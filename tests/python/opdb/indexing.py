@@ -282,6 +282,15 @@ def _slice(d):
     ]
 
 
+def _alias(d):
+    return [
+        SampleInput((make((2, 3), d, seed=1),), name="2x3"),
+        SampleInput((make((), d, seed=2),), name="0-dim"),
+        SampleInput((transposed((3, 4), d, seed=3),), name="transposed"),
+        SampleInput((make((2, 3), d, seed=4, noncontig=True),), name="strided"),
+    ]
+
+
 def _index_call(m, x, indices):
     return x[tuple(slice(None) if i is None else i for i in indices)]
 
@@ -294,6 +303,7 @@ ROWS = [
     # (PyTorch's meta device has no kernel for index.Tensor)
     indexing("index", _index, call=_index_call, method=False, supports_meta=False),
     indexing("slice", _slice, call=_slice_call, method=False, check_strides=True),
+    indexing("alias", _alias, call=lambda m, x: x[...], method=False, check_strides=True),
     indexing("index_select", _index_select, supports_out=True),
     indexing("gather", _gather, supports_out=True),
     indexing("take_along_dim", _take_along_dim),
