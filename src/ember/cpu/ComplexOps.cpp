@@ -99,6 +99,7 @@ Tensor& angle_out(const Tensor& self, Tensor& out) {
 }
 
 Tensor& sgn_out(const Tensor& self, Tensor& out) {
+  if (self.dtype() == ScalarType::ComplexHalf) return limited::sgn_out(self, out);  // Note [Limited dtypes]
   auto it = TensorIterator::unary_op(out, self);
   if (is_complex_type(it.common_dtype())) {
     cpu::sgn_complex_stub(it);

@@ -98,9 +98,7 @@ FFT_ROWS = [
 ROWS = COMPLEX_ROWS + FFT_ROWS
 
 # Known differences from PyTorch (strict xfails), by row id.
-COMPLEX32_MISSING = "complex32 (from float16 pairs): torch computes it, ember raises NotImplementedError"
 KNOWN = {
-    "sgn.complex": {"values/float16": COMPLEX32_MISSING},
     "conj_physical": {
         "strides": "conj_physical of a real tensor: torch returns the input itself, ember a contiguous copy"
     },
