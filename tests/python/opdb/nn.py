@@ -739,27 +739,25 @@ def _attention(d):
     ]
 
 
-def _lstm_cell(d):
-    x, h, c = make((3, 4), d, -1.0, 1.0, seed=1), make((3, 5), d, -1.0, 1.0, seed=2), make((3, 5), d, seed=3)
-    w_ih, w_hh = make((20, 4), d, -0.5, 0.5, seed=4), make((20, 5), d, -0.5, 0.5, seed=5)
-    b_ih, b_hh = make((20,), d, -0.5, 0.5, seed=6), make((20,), d, -0.5, 0.5, seed=7)
-    return [
-        SampleInput((x, (h, c), w_ih, w_hh, b_ih, b_hh), name="biases"),
-        SampleInput((x, (h, c), w_ih, w_hh), name="no-biases"),
-    ]
+def _lstm(proj_size):
+    """nn.LSTM(3, 4) over 5 steps of a batch of 2, its parameters given as inputs."""
 
+    def gen(d):
+        h_size = proj_size or 4
+        shapes = [(16, 3), (16, h_size), (16,), (16,)] + ([(proj_size, 4)] if proj_size else [])
+        weights = [make(s, d, -0.5, 0.5, seed=4 + i) for i, s in enumerate(shapes)]
+        x, h, c = make((5, 2, 3), d, -1.0, 1.0, seed=1), make((1, 2, h_size), d, seed=2), make((1, 2, 4), d, seed=3)
+        return [
+            SampleInput((x, h, c, *weights), name="seq-first"),
+            SampleInput((x.transpose(0, 1), h, c, *weights), {"batch_first": True}, name="batch-first"),
+        ]
 
-def _lstm(d):
-    x, h, c = make((5, 2, 3), d, -1.0, 1.0, seed=1), make((1, 2, 4), d, seed=2), make((1, 2, 4), d, seed=3)
-    weights = [make(s, d, -0.5, 0.5, seed=4 + i) for i, s in enumerate(((16, 3), (16, 4), (16,), (16,)))]
-    return [
-        SampleInput((x, (h, c), weights, True, 1, 0.0, False, False, False), name="seq-first"),
-        SampleInput((x.transpose(0, 1), (h, c), weights, True, 1, 0.0, False, False, True), name="batch-first"),
-    ]
+    def call(m, x, h, c, *weights, batch_first=False):
+        lstm = m.nn.LSTM(3, 4, proj_size=proj_size, batch_first=batch_first, dtype=x.dtype)
+        names = [name for name, _ in lstm.named_parameters()]
+        return m.func.functional_call(lstm, dict(zip(names, weights)), (x, (h, c)))
 
-
-def _lstm_call(m, x, hc, weights, *flags):
-    return m.lstm(x, list(hc), list(weights), *flags)
+    return gen, call
 
 
 ATTENTION_RNN = [
@@ -769,8 +767,9 @@ ATTENTION_RNN = [
         call=functional("scaled_dot_product_attention"),
         supports_gradgrad=False,
     ),
-    nn_row("_lstm_cell_fused", _lstm_cell, call=lambda m, x, hc, *w: m.lstm_cell(x, hc, *w), dtypes=F32_F64),
-    nn_row("mkldnn_rnn_layer", _lstm, call=_lstm_call),
+    # nn.LSTM runs a layer as one mkldnn_rnn_layer, or with projections step by step in _lstm_cell_fused
+    nn_row("mkldnn_rnn_layer", _lstm(0)[0], call=_lstm(0)[1], supports_meta=False),
+    nn_row("_lstm_cell_fused", _lstm(2)[0], call=_lstm(2)[1], supports_meta=False),
 ]
 
 ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING + ATTENTION_RNN
@@ -792,9 +791,6 @@ KNOWN = {
     **{f"{kind}_pad{n}d": {"dtypes": BOOL_ACCEPTED} for kind in ("reflection", "replication") for n in (1, 2, 3)},
     **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
     **{f"_upsample_nearest_exact{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
-    "_lstm_cell_fused": {
-        "dtypes": "lstm_cell of uint8: torch raises RuntimeError (Float result cast to Byte), ember computes"
-    },
     **{
         name: {"dtypes": BOOL_RUNTIME}
         for name in (
