@@ -233,8 +233,8 @@ def test_no_gradient(name):
     assert re.requires_grad == rt.requires_grad is False
 
 
-NOT_IMPLEMENTED_TYPE = ("Ember raises RuntimeError for a derivative ops.yaml marks not_implemented; "
-                        "PyTorch raises NotImplementedError")
+NOT_IMPLEMENTED_TYPE = ("both raise NotImplementedError, but Ember's message names the operator "
+                        "'special_zeta' where PyTorch's says 'zeta'")
 
 
 @pytest.mark.xfail(strict=True, reason=NOT_IMPLEMENTED_TYPE)
