@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .cpp import analyze_derivatives, differentiable_inputs
-from .model import Operator
+from .model import MISSING, Operator
 
 
 def _pytorch_value_name(field: str, init: str) -> str:
@@ -94,8 +94,8 @@ def node_definition(op: Operator) -> str:
                 f"{a.name}_needed = {a.name}_needed || should_compute_output({a.name}_ix + i);"
             )
             lines.append(f"  if ({a.name}_needed) {{")
-            if formula == "not_implemented":
-                lines.append(f"    throw Error(\"the derivative for '{op.name}' is not implemented.\");")
+            if formula in MISSING:
+                lines.append(_throw_missing(formula, op.name))
             else:
                 lines.append(f"    std::vector<Tensor> _g = {formula};")
                 lines.append(
@@ -105,8 +105,8 @@ def node_definition(op: Operator) -> str:
             lines.append("  }")
             continue
         lines.append(f"  if (should_compute_output({a.name}_ix)) {{")
-        if formula == "not_implemented":
-            lines.append(f"    throw Error(\"the derivative for '{op.name}' is not implemented.\");")
+        if formula in MISSING:
+            lines.append(_throw_missing(formula, op.name))
         else:
             lines.append(f"    grad_inputs[{a.name}_ix] = {formula};")
         lines.append("  }")
@@ -115,14 +115,23 @@ def node_definition(op: Operator) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _throw_missing(formula: str, name: str) -> str:
+    """PyTorch's errors for a missing derivative: not_implemented("name") in its
+    derivatives.yaml raises NotImplementedError; an operator without an entry
+    there raises RuntimeError from its autograd kernel."""
+    if formula == "no_formula":
+        return f"    throw Error(\"derivative for aten::{name.split('.')[0]} is not implemented\");"
+    return f"    throw NotImplementedError(\"the derivative for '{name}' is not implemented.\");"
+
+
 def _multi_input_formula(d, formula: str) -> list[str]:
     """One formula for several inputs: called once with grad_input_mask, it
     returns a tuple whose entries are taken for the inputs that need them."""
     n = len(d.names)
     needed = ", ".join(f"should_compute_output({name}_ix)" for name in d.names)
     lines = [f"  if ({' || '.join(f'should_compute_output({name}_ix)' for name in d.names)}) {{"]
-    if formula == "not_implemented":
-        lines.append(f"    throw Error(\"the derivative for '{d.input}' is not implemented.\");")
+    if formula in MISSING:
+        lines.append(_throw_missing(formula, d.input))
     else:
         lines.append(f"    const std::array<bool, {n}> grad_input_mask = {{{needed}}};")
         lines.append(f"    auto _r = {formula};")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import Argument, CodegenError, Operator, Return, Type
+from .model import MISSING, Argument, CodegenError, Operator, Return, Type
 
 # ---------------------------------------------------------------------------
 # Variants: one functional schema may give functional, in-place and out forms.
@@ -289,7 +289,7 @@ def analyze_derivatives(op: Operator, inplace: bool) -> SavedInfo:
     }
     for d in op.derivatives:
         f = d.formula
-        if f == "not_implemented":
+        if f in MISSING:
             formulas[d.input] = f
             continue
 

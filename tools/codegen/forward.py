@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from .cpp import cpp_arg_type, differentiable_inputs, output_names
-from .model import Operator
+from .model import MISSING, Operator
 
 FW = "autograd::forward_ad"
 
@@ -100,7 +100,7 @@ def _body_lines(op: Operator, inplace: bool, target: str) -> list[str]:
             for name in optional:
                 lines.append(f"  const Tensor {name}_v = {name} ? *{name} : Tensor();")
             for d in op.derivatives:
-                if len(d.names) > 1 or d.formula == "not_implemented":
+                if len(d.names) > 1 or d.formula in MISSING:
                     for n in d.names:
                         lines.append(f'  if ({FW}::any_defined({n}_t)) {FW}::throw_not_implemented("{op.name}");')
                     continue
@@ -128,7 +128,7 @@ def _body_lines(op: Operator, inplace: bool, target: str) -> list[str]:
                 if re.search(rf"\b{a.name}_t\b", f) and not a.type.optional:
                     f = re.sub(rf"\b{a.name}_t\b", f"{FW}::or_zeros({a.name}_t, {a.name})", f)
             for d in op.derivatives:  # inputs whose derivative is missing altogether
-                if d.formula == "not_implemented" and not re.search(rf"\b{d.input}_t\b", f):
+                if d.formula in MISSING and not re.search(rf"\b{d.input}_t\b", f):
                     lines.append(f'  if ({FW}::any_defined({d.input}_t)) {FW}::throw_not_implemented("{op.name}");')
             lines.append(f"  {setter}({dest}, {f});")
     return lines

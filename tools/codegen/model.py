@@ -187,10 +187,16 @@ def parse_schema(text: str, loc: Location) -> Schema:
     return Schema(name=name, overload=overload or "", arguments=tuple(args), returns=tuple(returns))
 
 
+# Formulas that mark a derivative PyTorch does not have: "not_implemented" is its
+# not_implemented() (NotImplementedError), "no_formula" an operator without a
+# derivatives.yaml entry (RuntimeError "derivative for aten::name is not implemented").
+MISSING = ("not_implemented", "no_formula")
+
+
 @dataclass(frozen=True)
 class Derivative:
     input: str  # argument name, or several ("input, weight, bias") sharing one formula
-    formula: str  # C++ expression, or "not_implemented"
+    formula: str  # C++ expression, or one of MISSING
 
     @property
     def names(self) -> tuple[str, ...]:

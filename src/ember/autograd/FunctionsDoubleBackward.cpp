@@ -312,6 +312,28 @@ static Tensor group_stats_input_grad(const Tensor& dmean, const Tensor& drstd, c
          dmean.reshape(per_group) * Scalar(inv_count);
 }
 
+std::tuple<Tensor, Tensor> lstm_cell_fused_gradient(const Tensor& gates, const Tensor& cx, const Tensor& cy,
+                                                    const Tensor& grad_h, const Tensor& grad_c) {
+  if (!GradMode::is_enabled()) {
+    const auto opt = [](const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; };
+    return ember::_lstm_cell_fused_backward(gates, cx, cy, opt(grad_h), opt(grad_c));
+  }
+  const std::vector<Tensor> parts = gates.chunk(4, 1);
+  const Tensor i = ember::sigmoid(parts[0]), f = ember::sigmoid(parts[1]), g = ember::tanh(parts[2]),
+               o = ember::sigmoid(parts[3]);
+  const Tensor c_next = f * cx + i * g;  // cy, with the graph of gates and cx
+  const Tensor tanh_c = ember::tanh(c_next);
+  Tensor dc = grad_c.defined() ? grad_c : ember::zeros_like(cx);
+  Tensor d_o = ember::zeros_like(o);
+  if (grad_h.defined()) {
+    dc = dc + grad_h * o * (Scalar(1) - tanh_c * tanh_c);
+    d_o = grad_h * tanh_c * o * (Scalar(1) - o);
+  }
+  const Tensor d_i = dc * g * i * (Scalar(1) - i), d_f = dc * cx * f * (Scalar(1) - f),
+               d_g = dc * i * (Scalar(1) - g * g);
+  return {ember::cat({d_i, d_f, d_g, d_o}, 1), dc * f};
+}
+
 std::tuple<Tensor, Tensor, Tensor> group_norm_gradient(const Tensor& grad, const Tensor& grad_mean,
                                                        const Tensor& grad_rstd, const Tensor& input, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,

@@ -24,6 +24,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(const Tensor& ggI
                                                                bool transposed, IntArrayRef output_padding,
                                                                int64_t groups, std::array<bool, 3> grad_input_mask);
 
+// The gradients (gates, cx) of _lstm_cell_fused: its fused kernel, or, when a
+// graph is recorded (create_graph), the same formula as differentiable
+// operators on the gates recomputed from their pre-activations.
+std::tuple<Tensor, Tensor> lstm_cell_fused_gradient(const Tensor& gates, const Tensor& cx, const Tensor& cy,
+                                                    const Tensor& grad_h, const Tensor& grad_c);
+
 // _pad_backward is linear in its gradient: its derivative pads again (mode 0
 // reflection, 1 replication).
 Tensor pad_double_backward(const Tensor& grad, IntArrayRef padding, int64_t mode);

@@ -43,8 +43,7 @@ void check_real_result_cast(const Tensor& out, ScalarType result) {
               " can't be cast to the desired output type ", dtype_message_name(out.dtype()));
 }
 
-// complex() and polar() take two float tensors of one dtype (PyTorch's
-// checks; float16 would make complex32, which Ember does not have).
+// complex() and polar() take two float tensors of one dtype (PyTorch's checks).
 void check_parts(const Tensor& a, const Tensor& b) {
   const ScalarType t = a.dtype(), u = b.dtype();
   const bool floating = (t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half) &&
@@ -53,7 +52,6 @@ void check_parts(const Tensor& a, const Tensor& b) {
               " and ", dtype_message_name(u));
   EMBER_CHECK(t == u, "Expected object of scalar type ", dtype_message_name(t), " but got scalar type ",
               dtype_message_name(u), " for second argument");
-  if (t == ScalarType::Half) throw NotImplementedError("complex32 tensors are not supported");
 }
 }  // namespace
 
@@ -76,6 +74,8 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
 Tensor& angle_out(const Tensor& self, Tensor& out) {
   if (self.is_complex()) {
     check_real_result_cast(out, to_real_type(self.dtype()));
+    // PyTorch's complex angle writes into a fresh tensor: contiguous, whatever the input's layout.
+    if (!out.defined()) out = ember::empty(self.sizes(), to_real_type(self.dtype()), self.device());
     auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
     cpu::angle_stub(it);
     it.finish();
@@ -99,6 +99,7 @@ Tensor& angle_out(const Tensor& self, Tensor& out) {
 }
 
 Tensor& sgn_out(const Tensor& self, Tensor& out) {
+  if (self.dtype() == ScalarType::ComplexHalf) return limited::sgn_out(self, out);  // Note [Limited dtypes]
   auto it = TensorIterator::unary_op(out, self);
   if (is_complex_type(it.common_dtype())) {
     cpu::sgn_complex_stub(it);
@@ -110,6 +111,7 @@ Tensor& sgn_out(const Tensor& self, Tensor& out) {
 }
 
 Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
+  if (self.dtype() == ScalarType::ComplexHalf) return limited::conj_physical_out(self, out);
   // In place on a real tensor there is nothing to write: no overlap check.
   if (out.is_same(self) && !self.is_complex()) return out;
   // PyTorch's conjugate of a wrapped number is a view of its dtype (a
@@ -134,6 +136,14 @@ Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
 
 Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
   check_parts(real, imag);
+  if (real.dtype() == ScalarType::Half) {
+    // complex32 (Note [Limited dtypes]): built in complex64, whose parts hold float16's exactly
+    const Tensor r = ember::complex(real.to(ScalarType::Float), imag.to(ScalarType::Float));
+    if (!out.defined()) return out = r.to(ScalarType::ComplexHalf);
+    resize_output(out, r.sizes());
+    out.copy_(r);
+    return out;
+  }
   auto it = fixed_result_op(out, {real, imag}, to_complex_type(real.dtype()));
   cpu::make_complex_stub(it);
   it.finish();
@@ -142,6 +152,7 @@ Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
 
 Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
   check_parts(abs, angle);
+  if (abs.dtype() == ScalarType::Half) math::not_implemented_for("polar_cpu", ScalarType::Half);
   auto it = fixed_result_op(out, {abs, angle}, to_complex_type(abs.dtype()));
   cpu::polar_stub(it);
   it.finish();

@@ -14,7 +14,7 @@ runs as a strict xfail, so it is seen again the day it is fixed.
 
 from __future__ import annotations
 
-from . import composites, elementwise, indexing, linalg_lapack, misc, nn, reductions, shape
+from . import complex_fft, composites, elementwise, indexing, linalg_lapack, misc, nn, reductions, shape
 from .core import OpInfo, SampleInput
 
 OP_DB: list[OpInfo] = [
@@ -26,6 +26,7 @@ OP_DB: list[OpInfo] = [
     *misc.ROWS,
     *linalg_lapack.ROWS,
     *composites.ROWS,
+    *complex_fft.ROWS,
 ]
 
 # Public operators of ops.yaml without a row, each with the reason.
@@ -35,8 +36,7 @@ EXCLUDED: dict[str, str] = {
     **{
         name: _COMPLEX
         for name in (
-            "angle", "complex", "conj", "conj_physical", "imag", "polar", "real", "resolve_conj", "resolve_neg",
-            "sgn", "view_as_complex", "view_as_real",
+            "conj", "imag", "real", "resolve_conj", "resolve_neg",
         )
     },  # fmt: skip
     **{
@@ -63,8 +63,6 @@ EXCLUDED: dict[str, str] = {
         name: "draws random numbers for ember.distributions: checked bit for bit in test_distributions.py"
         for name in ("binomial", "cauchy_", "poisson")
     },
-    # the LSTM cell loop behind nn.LSTM, with packed weights: test_rnn.py runs it through the modules
-    "mkldnn_rnn_layer": "internal recurrent kernel reached through nn.LSTM/nn.GRU, checked in test_rnn.py",
 }
 
 

@@ -237,17 +237,18 @@ BINARY = [
     ),
 ]
 
-# torch.special's two-argument functions: zeta (a gradient in its second
-# argument only) and the orthogonal polynomials of degree n (none).
+# torch.special's two-argument functions: igamma, igammac and zeta (a
+# gradient in their second argument only: PyTorch has none for the first)
+# and the orthogonal polynomials of degree n (none).
 SPECIAL_BINARY = [
     *[
-        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=IGAMMA_TOL, dtypes=FLOATS, supports_grad=False,
-               supports_gradgrad=False)
+        binary(name, low=0.5, high=4.0, rhs_low=0.1, rhs_high=5.0, tol=IGAMMA_TOL, dtypes=FLOATS, no_grad_args=(0,))
         for name in ("igamma", "igammac")
     ],
     binary("special_zeta", low=1.5, high=4.0, rhs_low=0.5, rhs_high=3.0, scalar_first=True, dtypes=NO_16BIT,
-           method=False,
-           supports_inplace=False, supports_grad=False, supports_gradgrad=False),
+           method=False, supports_inplace=False, no_grad_args=(0,)),
+    unary_float("special_zeta", variant="scalar_self", low=0.5, high=3.0, edge=False, dtypes=NO_16BIT, method=False,
+                supports_inplace=False, supports_out=False, call=lambda m, q: m.special.zeta(2.5, q)),
     *[
         binary(f"special_{name}", low=-1.0, high=1.0, rhs_low=0.0, rhs_high=6.0, scalar_first=True, dtypes=NO_16BIT,
                method=False,

@@ -13,6 +13,8 @@ GRADGRAD_GAPS: frozenset[str] = frozenset()
 TORCH_HAS_NO_GRADGRAD: dict[str, str] = {
     "hardsigmoid": "raises",
     "_ctc_loss": "raises",
+    "_standard_gamma": "raises",
+    "_scaled_dot_product_flash_attention_for_cpu": "raises",
     "cdist": "computes",
     **{f"segment_reduce.{r}": "computes" for r in ("sum", "mean", "max", "min", "prod")},
 }

@@ -261,7 +261,49 @@ def _copy(d):
     ]
 
 
+def _index(d):
+    x = make((4, 3), d, seed=1)
+    return [
+        SampleInput((x, (ints(2, 0, 2),)), name="repeated"),
+        SampleInput((x, (ints(3, 1), ints(0, 2))), name="two-dims"),
+        SampleInput((x, (ints(1, 0), ints(2))), name="broadcast"),
+        SampleInput((transposed((4, 3), d, seed=2), (mask(4, seed=3),)), name="mask"),
+        SampleInput((x, (None, ints(-1, 1))), name="second-dim"),
+    ]
+
+
+def _slice(d):
+    x = make((5, 4), d, seed=1)
+    return [
+        SampleInput((x, 0, 1, 4), name="rows"),
+        SampleInput((x, 1, None, None, 2), name="step"),
+        SampleInput((transposed((5, 4), d, seed=2), 1, -3, 10), name="clamped"),
+        SampleInput((x, 0, 3, 1), name="empty"),
+    ]
+
+
+def _alias(d):
+    return [
+        SampleInput((make((2, 3), d, seed=1),), name="2x3"),
+        SampleInput((make((), d, seed=2),), name="0-dim"),
+        SampleInput((transposed((3, 4), d, seed=3),), name="transposed"),
+        SampleInput((make((2, 3), d, seed=4, noncontig=True),), name="strided"),
+    ]
+
+
+def _index_call(m, x, indices):
+    return x[tuple(slice(None) if i is None else i for i in indices)]
+
+
+def _slice_call(m, x, dim, start=None, end=None, step=1):
+    return x[(slice(None),) * dim + (slice(start, end, step),)]
+
+
 ROWS = [
+    # (PyTorch's meta device has no kernel for index.Tensor)
+    indexing("index", _index, call=_index_call, method=False, supports_meta=False),
+    indexing("slice", _slice, call=_slice_call, method=False, check_strides=True),
+    indexing("alias", _alias, call=lambda m, x: x[...], method=False, check_strides=True),
     indexing("index_select", _index_select, supports_out=True),
     indexing("gather", _gather, supports_out=True),
     indexing("take_along_dim", _take_along_dim),

@@ -14,6 +14,11 @@ META_REASONS = {
 }
 
 META_GAPS = {
+    '_fft_r2c.rfft2': ('strides',),
+    '_scaled_dot_product_flash_attention_for_cpu': ('item',),
+    'angle': ('strides',),
+    'angle.complex': ('strides',),
+    'view_as_complex': ('strides',),
     'copysign': ('strides',),
     'div.floor': ('strides',),
     'floor_divide': ('strides',),

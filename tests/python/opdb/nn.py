@@ -692,6 +692,7 @@ PADDING = [
     nn_row("upsample_nearest1d", _interp("nearest", 1), call=_interpolate),
     nn_row("upsample_nearest2d", _interp("nearest", 2), call=_interpolate),
     nn_row("upsample_nearest3d", _interp("nearest", 3), call=_interpolate),
+    *[nn_row(f"_upsample_nearest_exact{n}d", _interp("nearest-exact", n), call=_interpolate) for n in (1, 2, 3)],
     nn_row("upsample_linear1d", _interp("linear", 1, False), call=_interpolate),
     nn_row("upsample_linear1d", _interp("linear", 1, True), variant="align_corners", call=_interpolate),
     nn_row("upsample_bilinear2d", _interp("bilinear", 2, False), call=_interpolate),
@@ -726,7 +727,52 @@ PADDING = [
     nn_row("col2im", _fold, call=functional("fold"), dtypes=("bool", *FLOATS)),
 ]
 
-ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING
+
+
+def _attention(d):
+    q, k, v = (make((2, 3, 4, 8), d, -1.0, 1.0, seed=i) for i in (1, 2, 3))
+    return [
+        SampleInput((q, k, v), name="plain"),
+        SampleInput((q, k, v), {"is_causal": True}, name="causal"),
+        SampleInput((q, make((2, 3, 6, 8), d, -1.0, 1.0, seed=4), make((2, 3, 6, 5), d, seed=5)), {"scale": 0.3},
+                    name="scaled"),
+    ]
+
+
+def _lstm(proj_size):
+    """nn.LSTM(3, 4) over 5 steps of a batch of 2, its parameters given as inputs."""
+
+    def gen(d):
+        h_size = proj_size or 4
+        shapes = [(16, 3), (16, h_size), (16,), (16,)] + ([(proj_size, 4)] if proj_size else [])
+        weights = [make(s, d, -0.5, 0.5, seed=4 + i) for i, s in enumerate(shapes)]
+        x, h, c = make((5, 2, 3), d, -1.0, 1.0, seed=1), make((1, 2, h_size), d, seed=2), make((1, 2, 4), d, seed=3)
+        return [
+            SampleInput((x, h, c, *weights), name="seq-first"),
+            SampleInput((x.transpose(0, 1), h, c, *weights), {"batch_first": True}, name="batch-first"),
+        ]
+
+    def call(m, x, h, c, *weights, batch_first=False):
+        lstm = m.nn.LSTM(3, 4, proj_size=proj_size, batch_first=batch_first, dtype=x.dtype)
+        names = [name for name, _ in lstm.named_parameters()]
+        return m.func.functional_call(lstm, dict(zip(names, weights)), (x, (h, c)))
+
+    return gen, call
+
+
+ATTENTION_RNN = [
+    nn_row(
+        "_scaled_dot_product_flash_attention_for_cpu",
+        _attention,
+        call=functional("scaled_dot_product_attention"),
+        supports_gradgrad=False,
+    ),
+    # nn.LSTM runs a layer as one mkldnn_rnn_layer, or with projections step by step in _lstm_cell_fused
+    nn_row("mkldnn_rnn_layer", _lstm(0)[0], call=_lstm(0)[1], supports_meta=False),
+    nn_row("_lstm_cell_fused", _lstm(2)[0], call=_lstm(2)[1], supports_meta=False),
+]
+
+ROWS = LOSSES + CONV + SAMPLING + POOLING + NORMS + PADDING + ATTENTION_RNN
 
 # Known differences from PyTorch (strict xfails), by row id.
 KNOWN = {
@@ -744,6 +790,7 @@ KNOWN = {
     },
     **{f"{kind}_pad{n}d": {"dtypes": BOOL_ACCEPTED} for kind in ("reflection", "replication") for n in (1, 2, 3)},
     **{f"upsample_nearest{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
+    **{f"_upsample_nearest_exact{n}d": {"dtypes": BOOL_ACCEPTED} for n in (1, 2, 3)},
     **{
         name: {"dtypes": BOOL_RUNTIME}
         for name in (

@@ -250,6 +250,26 @@ Tensor& neg_out(const Tensor& self, Tensor& out) {
   return out;
 }
 
+Tensor& sgn_out(const Tensor& self, Tensor& out) {
+  const Tensor z = to_carrier(self, ScalarType::ComplexFloat);
+  const Tensor magnitude = ember::abs(z);
+  const Tensor q = ember::div(z, ember::complex(magnitude, ember::zeros_like(magnitude)));
+  const Tensor r = ember::masked_fill(q, ember::eq(magnitude, Scalar(0)), Scalar(0));
+  if (!out.defined()) out = ember::empty_like(self);
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
+Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
+  const Tensor r = ember::conj_physical(to_carrier(self, ScalarType::ComplexFloat));
+  // the input's layout, as PyTorch's conjugate keeps it
+  if (!out.defined()) out = ember::empty_like(self);
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
 Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
   return binary_out(
       "mul_cpu", self, other, out, [](const Tensor& a, const Tensor& b, const Scalar&) { return ember::mul(a, b); },

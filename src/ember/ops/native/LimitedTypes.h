@@ -31,6 +31,10 @@ EMBER_API Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out);
 EMBER_API Tensor& abs_out(const Tensor& self, Tensor& out);
 // -self for complex32; the other limited dtypes refuse it.
 EMBER_API Tensor& neg_out(const Tensor& self, Tensor& out);
+// sgn of complex32: z / (|z|, 0) divided as complex64 and rounded once, 0 at 0 (PyTorch's scalar loop).
+EMBER_API Tensor& sgn_out(const Tensor& self, Tensor& out);
+// The conjugate of complex32 (exact: only the imaginary signs change).
+EMBER_API Tensor& conj_physical_out(const Tensor& self, Tensor& out);
 EMBER_API Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
 
 }  // namespace ember::native::limited
