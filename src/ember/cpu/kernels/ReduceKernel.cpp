@@ -116,6 +116,8 @@ template <typename T>
 struct RealProduct {
   static T vec(T a, T b) { return static_cast<T>(load(a) * load(b)); }
   static T scalar(T a, T b) { return vec(a, b); }
+  static T packed(T a, T b) { return vec(a, b); }
+  static T fold(T a, T b, bool) { return vec(a, b); }
 };
 
 template <typename C>
@@ -140,6 +142,19 @@ struct ComplexProduct {
     return vec(a, b);
 #endif
   }
+  // The scalar op of PyTorch's strided rows: fused for complex128, each
+  // step rounded for complex64 (measured; GCC packs its parts into one
+  // 8-byte vector, which has no fused multiply-add).
+  static C packed(C a, C b) {
+    if constexpr (sizeof(C) == 8) {
+      return vec(a, b);
+    } else {
+      return scalar(a, b);
+    }
+  }
+  // The fold of a vector's lanes into the first: fused, but for complex64
+  // the last of the three products is rounded (measured).
+  static C fold(C a, C b, bool last) { return sizeof(C) == 8 && last ? vec(a, b) : scalar(a, b); }
 };
 
 template <typename T, typename M = RealProduct<T>>
@@ -163,7 +178,7 @@ struct ProdBlocks {
         lanes[k] = M::vec(M::vec(acc[k], acc[W + k]), M::vec(acc[2 * W + k], acc[3 * W + k]));
       }
       T r = lanes[0];
-      for (int64_t k = 1; k < W; ++k) r = M::scalar(r, lanes[k]);
+      for (int64_t k = 1; k < W; ++k) r = M::fold(r, lanes[k], k == W - 1);
       *out = M::scalar(*out, r);
     }
     T r = *out;
@@ -194,7 +209,7 @@ struct ProdBlocks {
       for (int64_t j = 0; j < n1; ++j) {
         for (int64_t i = 0; i < n0; ++i) {
           T& o = out[j * os1 + i * os0];
-          o = M::scalar(o, in[j * is1 + i * is0]);
+          o = M::packed(o, in[j * is1 + i * is0]);
         }
       }
     }
@@ -208,10 +223,8 @@ void prod_floating(const ReducePlan& p) {
   sum_order::reduce_in_torch_order(p, out, ProdBlocks<T>{}, ProdBlocks<T>{});
 }
 
-// Complex products in the same order (Note [Product order]): every complex128
-// product measured matches; complex64 rows longer than one group of vectors
-// still differ now and then (GCC fuses parts of PyTorch's lane and remainder
-// products in ways not reproduced here).
+// Complex products in the same order (Note [Product order]), each in the form
+// PyTorch's build gives it (ComplexProduct).
 template <typename C>
 void prod_complex(const ReducePlan& p) {
   C* out = static_cast<C*>(p.out);

@@ -1,0 +1,85 @@
+"""Bits of PyTorch in complex elementwise functions and products: expm1
+(c10's formula, contracted in PyTorch's FMA builds), acos of complex128
+(pi/2 - asin in PyTorch's vector form), angle (SLEEF's atan2 on whole
+vectors of contiguous rows, libm's elsewhere) and prod of complex rows
+(the lane fold and strided rows in PyTorch's product forms), under every
+CPU capability."""
+
+import numpy as np
+import pytest
+from conftest import run_under_capability, torch
+
+import ember
+
+DTYPES = ["complex64", "complex128"]
+LENGTHS = [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000]
+SHAPES = [(37, 29), (6, 16), (6, 40), (5, 67)]
+
+
+def _values(L, dname, shape, seed, layout):
+    rng = np.random.default_rng(seed)
+    full = shape[:-1] + (2 * shape[-1],) if layout == "strided" else shape
+    a = (rng.standard_normal(full) + 1j * rng.standard_normal(full)).astype(dname)
+    t = L.from_numpy(a)
+    if layout == "strided":
+        t = t[..., ::2]
+    elif layout == "transposed":
+        t = L.from_numpy(np.ascontiguousarray(a.swapaxes(-1, -2))).transpose(-1, -2)
+    return t
+
+
+def _parts(r):
+    a = np.ascontiguousarray(r.detach().numpy())
+    return a.view(a.real.dtype) if a.dtype.kind == "c" else a
+
+
+def _assert_same(fn, dname, shape, seed, layout):
+    t = _parts(fn(torch, _values(torch, dname, shape, seed, layout)))
+    e = _parts(fn(ember, _values(ember, dname, shape, seed, layout)))
+    differ = ~((t == e) | (np.isnan(t) & np.isnan(e)))
+    assert not differ.any(), f"{int(differ.sum())} of {t.size} parts differ: {t[differ][:3]} vs {e[differ][:3]}"
+
+
+UNARY = {
+    "expm1": lambda L, x: L.expm1(x),
+    "acos": lambda L, x: L.acos(x),
+    "angle": lambda L, x: L.angle(x),
+}
+REDUCTIONS = {
+    "prod_rows": lambda L, x: L.prod(x, -1),
+    "prod_columns": lambda L, x: L.prod(x, 0),
+    "prod_all": lambda L, x: L.prod(x.reshape(-1)[:50]),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dname", DTYPES)
+def test_unary_bits(dname, name, n, layout):
+    _assert_same(UNARY[name], dname, (n,), n, layout)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed"])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", sorted(UNARY) + sorted(REDUCTIONS))
+@pytest.mark.parametrize("dname", DTYPES)
+def test_matrix_bits(dname, name, shape, layout):
+    _assert_same({**UNARY, **REDUCTIONS}[name], dname, shape, 7, layout)
+
+
+def _check_all():
+    for dname in DTYPES:
+        for layout in ("contiguous", "strided"):
+            for n in LENGTHS:
+                for name in UNARY:
+                    _assert_same(UNARY[name], dname, (n,), n, layout)
+            for shape in SHAPES:
+                for fn in {**UNARY, **REDUCTIONS}.values():
+                    _assert_same(fn, dname, shape, 7, layout)
+    return "ok"
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_bits_other_capabilities(cap):
+    run_under_capability(cap, "test_numerics_bits_round2", "_check_all")
