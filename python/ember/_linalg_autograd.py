@@ -112,9 +112,10 @@ def lu_backward(gL, gU, P, L, U):
     if gU is None:
         gU = ember.zeros_like(U)
     if m == n:
+        # U^-H from the right first, then L^-H from the left, as PyTorch's.
         phi = (L.mH @ gL).tril(-1) + (gU @ U.mH).triu()
-        X = _tri_solve(L.mH, phi, True, True, True)
-        return P @ _tri_solve(U.mH, X, False, False)
+        X = _tri_solve(U.mH, phi, False, False)
+        return P @ _tri_solve(L.mH, X, True, True, True)
     if m < n:
         U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
         phi = (L.mH @ gL).tril(-1) - (gU2 @ U2.mH).tril(-1) + (gU1 @ U1.mH).triu()
@@ -238,10 +239,12 @@ class Cholesky(Function):
     def backward(ctx, gF, _ginfo):
         (F,) = ctx.saved_tensors
         L, gL = (F.mH, gF.mH) if ctx.upper else (F, gF)
-        phi = (L.mH @ gL).tril()
-        phi = phi - 0.5 * phi * _eye_like(L, L.shape[-1])
-        gA = _tri_solve(L, _tri_solve(L.mH, phi, True), False, False)
-        return 0.5 * (gA + gA.mH), None
+        # PyTorch's order: the Hermitian part of tril(L^H gL), then L^-H from
+        # the left, then L^-1 from the right.
+        gA = (L.mH @ gL).tril()
+        gA = 0.5 * (gA + gA.tril(-1).mH)
+        gA = _tri_solve(L.mH, gA, True)
+        return _tri_solve(L, gA, False, False), None
 
 
 class CholeskyInverse(Function):
@@ -379,12 +382,12 @@ class Qr(Function):
         m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if m >= n:
+            return _qr_backward_tall(Q, R, gQ, gR), None
         if gQ is None:
             gQ = ember.zeros_like(Q)
         if gR is None:
             gR = ember.zeros_like(R)
-        if m >= n:
-            return _qr_backward_tall(Q, R, gQ, gR), None
         # A = [X Y], R = [U V]: X = Q U is square, Y = Q V
         U, gV = R[..., :m], gR[..., m:]
         Y = Q @ R[..., m:]
@@ -393,16 +396,24 @@ class Qr(Function):
 
 
 def _qr_backward_tall(Q, R, gQ, gR):
-    QtgQ = Q.mH @ gQ
-    RgRt = R @ gR.mH
-    low = (QtgQ - QtgQ.mH + RgRt - RgRt.mH).tril()
-    if low.is_complex():
-        # R's diagonal is real (LAPACK's convention): of the skew-Hermitian
-        # Q^H dQ only the imaginary diagonal is free, so it counts half
-        low = low - 0.5 * low * _eye_like(R.real, low.shape[-1])
-    part_a = Q @ (gR + _tri_solve(R, low.mH, True).mH)
-    part_b = _tri_solve(R, (gQ - Q @ QtgQ).mH, True).mH
-    return part_a + part_b
+    """PyTorch's gradient of A = Q R for m >= n, in its order of operations:
+    (Q sym(triu(gR R^H - Q^H gQ)) + gQ) R^-H, sym(X) = X + X^H with the
+    real part of its diagonal halved (either gradient may be None)."""
+    if gQ is None:
+        gA = gR @ R.mH
+    elif gR is None:
+        gA = -(Q.mH @ gQ)
+    else:
+        gA = gR @ R.mH - Q.mH @ gQ
+    sym = gA.triu()
+    sym = sym + sym.mH
+    n = sym.shape[-1]
+    eye = _eye_like(R.real if R.is_complex() else R, n)
+    sym = sym * ember.where(eye == 1, ember.full_like(eye, 0.5), ember.ones_like(eye))
+    gA = Q @ sym
+    if gQ is not None:
+        gA = gA + gQ
+    return _tri_solve(R.mH, gA, False, False)
 
 
 def _check_phase_invariant(diag, name, vectors="eigenvectors", what="quantity, so it is ill-defined"):
@@ -472,8 +483,24 @@ class Eig(Function):
         return gA.real if ctx.real_input else gA
 
 
-class Inv(Solve):
-    """Solve with the identity: the inverse, recorded as PyTorch records it."""
+class Inv(Function):
+    """(X, LU, pivots, info): the inverse, solved with the identity B through
+    an LU factorization, with PyTorch's gradient -X^H (g X^H), in that order
+    of products. X is saved as an output, so double backward sees its graph."""
+
+    @staticmethod
+    def forward(ctx, A, B):
+        LU, piv, info = _F._linalg_lapack_getrf(A)
+        X = _F._linalg_lapack_getrs(LU, piv, B, False, True)
+        ctx.save_for_backward(X)
+        ctx.mark_non_differentiable(LU, piv, info)
+        return X, LU, piv, info
+
+    @staticmethod
+    def backward(ctx, gX, _gLU, _gpiv, _ginfo):
+        (X,) = ctx.saved_tensors
+        Xh = X.mH
+        return -(Xh @ (gX @ Xh)), None
 
 
 def _node_name(fn_cls, name):
@@ -557,3 +584,66 @@ def named(name, fn, *inputs, mask=None):
         _node_name(cls, name)
         _NAMED[name] = cls
     return cls.apply(fn, mask, *inputs)
+
+
+class Det(_Named):
+    """det A (fn, run on A), recorded as PyTorch's LinalgDetBackward0. Its
+    first-order gradient is PyTorch's: (g conj(det)) A^-H, solved with the
+    forward's LU factors (of A^T for a contiguous real A; a zero pivot
+    replaced by epsilon). With a graph to record, the composite is
+    differentiated instead, so it can be differentiated again."""
+
+    @staticmethod
+    def backward(ctx, g):
+        if ember.is_grad_enabled():
+            return _Named.backward(ctx, g)
+        (A,) = ctx.saved_tensors
+        det = ctx.fn(A)
+        use_A_T = A.is_contiguous() and not A.is_complex()  # noqa: N806
+        LU, piv, _ = _F._linalg_lapack_getrf(A.mT if use_A_T else A)
+        diag = LU.diagonal(0, -2, -1)
+        eps = ember.finfo(diag.real.dtype if diag.is_complex() else diag.dtype).eps
+        LU = LU + ember.diag_embed(ember.where(diag == 0, ember.full_like(diag, eps), ember.zeros_like(diag)))
+        d = ember.diag_embed((g * det.conj()).unsqueeze(-1).expand(*piv.shape))
+        return None, None, _F._linalg_lapack_getrs(LU, piv, d, not use_A_T, True)
+
+
+_node_name(Det, "LinalgDetBackward0")
+
+
+class LuSolve(Function):
+    """X = A^-1 B (A^-H B when adjoint) from the LU factors of A (batch dims
+    equal), by LAPACK's getrs as PyTorch's lu_solve, with its gradients: B's
+    solved with the flipped adjoint, LU's by PyTorch's linalg_lu_solve_LU
+    (its products and triangular solves, in its order)."""
+
+    @staticmethod
+    def forward(ctx, LU, pivots, B, adjoint):
+        X = _F._linalg_lapack_getrs(LU, pivots.contiguous(), B, adjoint, True)
+        ctx.adjoint = adjoint
+        ctx.save_for_backward(LU, pivots, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        from ember import linalg
+
+        LU, pivots, X = ctx.saved_tensors
+        gB = linalg.lu_solve(LU, pivots, gX, adjoint=not ctx.adjoint) if ctx.needs_input_grad[2] else None
+        gLU = None
+        if ctx.needs_input_grad[0]:
+            P, L, U = unpack_lu(LU, pivots, unpack_pivots=ctx.adjoint)
+            if not ctx.adjoint:
+                gR = _tri_solve(U.mH, -(gX @ X.mH), False)
+                gL = _tri_solve(L.mH, gR @ U.mH, True, True, True).tril(-1)
+                gLU = gL + gR.triu()
+            else:
+                gR = -(((P.mT @ X) @ gX.mH) @ P)
+                gR = _tri_solve(L.mH, gR, True, False, True)
+                gU = _tri_solve(U.mH, L.mH @ gR, False, False).triu()
+                gLU = gR.tril(-1) + gU
+        return gLU, None, gB, None
+
+
+_node_name(LuSolve, "LinalgLuSolveBackward0")
+LuSolve._jvp_from_backward = True

@@ -83,3 +83,70 @@ def _check_all():
 @pytest.mark.parametrize("cap", ["avx2", "default"])
 def test_bits_other_capabilities(cap):
     run_under_capability(cap, "test_numerics_bits_round2", "_check_all")
+
+
+# Gradients of linalg functions in PyTorch's arithmetic (its backward formulas'
+# products and solves, in their order), for well-conditioned batches.
+def _matrices(L, dname, layout, seed=0, n=4, batch=3):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((batch, n, n)) + n * np.eye(n)
+    if dname.startswith("complex"):
+        a = a + 1j * rng.standard_normal((batch, n, n))
+    a = a.astype(dname)
+    if layout == "transposed":
+        return L.from_numpy(np.ascontiguousarray(a.swapaxes(-1, -2))).mT
+    return L.from_numpy(a)
+
+
+def _spd(L, A):
+    return A @ A.mH + A.shape[-1] * L.eye(A.shape[-1], dtype=A.dtype)
+
+
+def _rhs(L, A):
+    return A[..., :2].detach() * 0.5 + 0.1
+
+
+LINALG_GRADS = {
+    "inv": lambda L, A: L.linalg.inv(A),
+    "det": lambda L, A: L.linalg.det(A),
+    "lu_factor": lambda L, A: L.linalg.lu_factor(A)[0],
+    "lu": lambda L, A: L.cat(list(L.linalg.lu(A)[1:]), -1),
+    "lu_solve": lambda L, A: L.linalg.lu_solve(*L.linalg.lu_factor(A), _rhs(L, A)),
+    "lu_solve_adjoint": lambda L, A: L.linalg.lu_solve(*L.linalg.lu_factor(A), _rhs(L, A), adjoint=True),
+    "cholesky": lambda L, A: L.linalg.cholesky(_spd(L, A)),
+    "qr": lambda L, A: L.cat(list(L.linalg.qr(A)), -1),
+}
+
+
+def _grad_bits(L, name, dname, layout):
+    A = _matrices(L, dname, layout).requires_grad_(True)
+    y = LINALG_GRADS[name](L, A)
+    g = np.random.default_rng(9).standard_normal(tuple(y.shape))
+    gy = L.from_numpy(g.astype(dname))
+    y.backward(gy)
+    return _parts(A.grad)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dname", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("name", sorted(LINALG_GRADS))
+def test_linalg_grad_bits(name, dname, layout):
+    t = _grad_bits(torch, name, dname, layout)
+    e = _grad_bits(ember, name, dname, layout)
+    assert np.array_equal(t, e), f"{int((t != e).sum())} of {t.size} parts differ"
+
+
+@pytest.mark.parametrize("dname", ["float64", "complex128"])
+def test_lu_solve_grads_of_factors_and_rhs_bits(dname):
+    """lu_solve's own gradients (of LU and B): the forward by getrs, LU's by
+    PyTorch's formula, B's by the adjoint solve."""
+    out = []
+    for L in (torch, ember):
+        LU, piv = L.linalg.lu_factor(_matrices(L, dname, "contiguous"))
+        LU.requires_grad_(True)
+        B = _rhs(L, _matrices(L, dname, "contiguous", seed=1)).requires_grad_(True)
+        X = L.linalg.lu_solve(LU, piv, B)
+        X.backward(X.detach().cos())
+        out.append([_parts(X), _parts(LU.grad), _parts(B.grad)])
+    for t, e in zip(*out):
+        assert np.array_equal(t, e)
