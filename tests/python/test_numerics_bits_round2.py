@@ -1,9 +1,11 @@
 """Bits of PyTorch in complex elementwise functions and products: expm1
 (c10's formula, contracted in PyTorch's FMA builds), acos of complex128
 (pi/2 - asin in PyTorch's vector form), angle (SLEEF's atan2 on whole
-vectors of contiguous rows, libm's elsewhere) and prod of complex rows
+vectors of contiguous rows, libm's elsewhere), square and pow(z, 2) (the
+fused scalar product after the whole vectors) and prod of complex rows
 (the lane fold and strided rows in PyTorch's product forms), under every
-CPU capability."""
+CPU capability; and the gradients of linalg functions in PyTorch's
+arithmetic."""
 
 import numpy as np
 import pytest
@@ -44,6 +46,8 @@ UNARY = {
     "expm1": lambda L, x: L.expm1(x),
     "acos": lambda L, x: L.acos(x),
     "angle": lambda L, x: L.angle(x),
+    "square": lambda L, x: L.square(x),
+    "pow2": lambda L, x: L.pow(x, 2),
 }
 REDUCTIONS = {
     "prod_rows": lambda L, x: L.prod(x, -1),

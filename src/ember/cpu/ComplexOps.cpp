@@ -16,6 +16,7 @@ EMBER_DEFINE_DISPATCH(ComplexAddcFn, addc_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexScalarFn, lerp_scalar_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, lerp_tensor_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, neg_complex_stub);
+EMBER_DEFINE_DISPATCH(ComplexIterFn, square_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, log1p_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, expm1_complex_stub);
 EMBER_DEFINE_DISPATCH(ComplexIterFn, sinc_complex_stub);
