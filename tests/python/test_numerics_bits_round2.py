@@ -2,8 +2,9 @@
 (c10's formula, contracted in PyTorch's FMA builds), acos of complex128
 (pi/2 - asin in PyTorch's vector form), angle (SLEEF's atan2 on whole
 vectors of contiguous rows, libm's elsewhere), square and pow(z, 2) (the
-fused scalar product after the whole vectors) and prod of complex rows
-(the lane fold and strided rows in PyTorch's product forms), under every
+fused scalar product after the whole vectors), prod of complex rows (the
+lane fold and strided rows in PyTorch's product forms) and vector norms of
+complex numbers (their libm magnitudes folded one by one), under every
 CPU capability; and the gradients of linalg functions in PyTorch's
 arithmetic."""
 
@@ -53,6 +54,11 @@ REDUCTIONS = {
     "prod_rows": lambda L, x: L.prod(x, -1),
     "prod_columns": lambda L, x: L.prod(x, 0),
     "prod_all": lambda L, x: L.prod(x.reshape(-1)[:50]),
+    "norm_all": lambda L, x: L.norm(x),
+    "norm_rows": lambda L, x: L.linalg.vector_norm(x, 2, dim=-1),
+    "norm_columns": lambda L, x: L.linalg.vector_norm(x, 2, dim=0),
+    "norm_one_rows": lambda L, x: L.linalg.vector_norm(x, 1, dim=-1),
+    "norm_p_rows": lambda L, x: L.linalg.vector_norm(x, 3, dim=-1),
 }
 
 
