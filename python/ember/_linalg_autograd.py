@@ -273,6 +273,7 @@ class Eigh(Function):
         w, V, info = _F._linalg_lapack_syevd(A, upper, True)
         ctx.save_for_backward(w, V)
         ctx.mark_non_differentiable(info)
+        ctx.set_materialize_grads(False)  # an unused output's gradient stays None, as in PyTorch
         return w, V, info
 
     @staticmethod
@@ -281,30 +282,30 @@ class Eigh(Function):
         n = w.shape[-1]
         eye = _eye_like(w, n)
         if gV is None:
-            inner = ember.zeros_like(V)
-        else:
-            VtgV = V.mH @ gV
-            if V.is_complex():
-                _check_phase_invariant(VtgV.diagonal(0, -2, -1), "linalg_eigh_backward")
-            VtgV = 0.5 * (VtgV - VtgV.mH)
-            E = w.unsqueeze(-2) - w.unsqueeze(-1)
-            E = E + eye
-            inner = VtgV / E
-            if gw is not None:
-                inner = inner - inner * eye
+            # eigenvalues only: V diag(gw) V^H, as PyTorch
+            return None if gw is None else (V * gw.unsqueeze(-2)) @ V.mH, None
+        VtgV = V.mH @ gV
+        if V.is_complex():
+            _check_phase_invariant(VtgV.diagonal(0, -2, -1), "linalg_eigh_backward")
+        VtgV = 0.5 * (VtgV - VtgV.mH)
+        E = w.unsqueeze(-2) - w.unsqueeze(-1)
+        E = E + eye
+        inner = VtgV / E
         if gw is not None:
-            inner = inner + gw.unsqueeze(-1) * eye
-        return V @ inner @ V.mH, None
+            # the diagonal replaced by gw
+            inner = inner - inner * eye + gw.unsqueeze(-1) * eye
+        return V @ (inner @ V.mH), None
 
 
 class Svd(Function):
-    """(U, S, Vh) of A."""
+    """(U, S, Vh) of A, with PyTorch's svd_backward (its products, in its order)."""
 
     @staticmethod
     def forward(ctx, A, full_matrices):
         U, S, Vh, info = _F._linalg_lapack_gesdd(A, full_matrices, True)
         ctx.save_for_backward(U, S, Vh)
         ctx.mark_non_differentiable(info)
+        ctx.set_materialize_grads(False)  # an unused output's gradient stays None, as in PyTorch
         return U, S, Vh, info
 
     @staticmethod
@@ -313,50 +314,50 @@ class Svd(Function):
         m, n = U.shape[-2], Vh.shape[-1]
         k = S.shape[-1]
         U, Vh = U[..., :k], Vh[..., :k, :]
-        if gU is not None:
-            gU = gU[..., :k]
-        if gVh is not None:
-            gVh = gVh[..., :k, :]
-        eye = _eye_like(S, k)
+        gU = gU[..., :k] if gU is not None else None
+        gVh = gVh[..., :k, :] if gVh is not None else None
         if gU is None and gVh is None:
-            return (U * gS.unsqueeze(-2)) @ Vh if gS is not None else None, None
-        complex_ = U.is_complex()
-        S2 = S * S
-        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
-        V = Vh.mH
-        inner = ember.zeros_like(U[..., :k, :])
-        skew_u = skew_v = None
+            if gS is None:
+                return None, None
+            return (U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh), None
+        UhgU = VhgV = None
         if gU is not None:
-            UtgU = U.mH @ gU
-            skew_u = UtgU - UtgU.mH
-            inner = inner + skew_u * S.unsqueeze(-2)
+            UhgU = U.mH @ gU
+            UhgU = UhgU - UhgU.mH
         if gVh is not None:
-            gV = gVh.mH
-            VtgV = V.mH @ gV
-            skew_v = VtgV - VtgV.mH
-            inner = inner + S.unsqueeze(-1) * skew_v
-        if complex_ and skew_u is not None and skew_v is not None:
+            VhgV = Vh @ gVh.mH
+            VhgV = VhgV - VhgV.mH
+        complex_ = U.is_complex()
+        if complex_:
             # the loss may not depend on the phases of the singular vectors
+            phase = sum(X.diagonal(0, -2, -1) for X in (UhgU, VhgV) if X is not None)
             _check_phase_invariant(
-                (skew_u + skew_v).diagonal(0, -2, -1) / 2,
-                "svd_backward",
-                vectors="singular vectors",
-                what="phase term, making it ill-defined",
+                phase, "svd_backward", vectors="singular vectors", what="phase term, making it ill-defined"
             )
-        inner = inner / E
-        inner = inner - inner * eye
+        S2 = S * S
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S, k)
+        if UhgU is not None and VhgV is not None:
+            gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        elif UhgU is not None:
+            gA = (UhgU / E) * S.unsqueeze(-2)
+        else:
+            gA = S.unsqueeze(-1) * (VhgV / E)
         if gS is not None:
-            inner = inner + gS.unsqueeze(-1) * eye
-        if complex_ and skew_u is not None:
+            gA = gA + ember.diag_embed(gS)
+        if complex_ and UhgU is not None and VhgV is not None:
             # the imaginary part of diag(U^H gU) reaches A through the phases
-            inner = inner + (skew_u.diagonal(0, -2, -1) / (2 * S)).unsqueeze(-1) * eye
-        if m > k and gU is not None:
-            gA = U @ inner + (gU - U @ UtgU) / S.unsqueeze(-2)
+            gA = gA + ember.diag_embed(UhgU.diagonal(0, -2, -1) / (2 * S))
+        if m > n and gU is not None:
+            gA = U @ gA
+            gUSinv = gU / S.unsqueeze(-2)
+            gA = gA + gUSinv - U @ (U.mH @ gUSinv)
             return gA @ Vh, None
-        if n > k and gVh is not None:
-            gA = inner @ Vh + ((gV - V @ VtgV) / S.unsqueeze(-2)).mH
+        if m < n and gVh is not None:
+            gA = gA @ Vh
+            SinvgVh = gVh / S.unsqueeze(-1)
+            gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
             return U @ gA, None
-        return U @ inner @ Vh, None
+        return (U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh), None
 
 
 class Qr(Function):

@@ -125,6 +125,12 @@ LINALG_GRADS = {
     "lu_solve_adjoint": lambda L, A: L.linalg.lu_solve(*L.linalg.lu_factor(A), _rhs(L, A), adjoint=True),
     "cholesky": lambda L, A: L.linalg.cholesky(_spd(L, A)),
     "qr": lambda L, A: L.cat(list(L.linalg.qr(A)), -1),
+    "eigh": lambda L, A: L.linalg.eigh(_spd(L, A))[1].abs(),
+    "eigvalsh": lambda L, A: L.linalg.eigvalsh(_spd(L, A)),
+    "svd": lambda L, A: L.linalg.svd(A)[0].abs() + L.linalg.svd(A)[1].unsqueeze(-1),
+    "svdvals": lambda L, A: L.linalg.svdvals(A),
+    "svd_wide": lambda L, A: L.linalg.svd(A[..., :3, :], full_matrices=False)[2].abs(),
+    "svd_tall": lambda L, A: L.linalg.svd(A[..., :3], full_matrices=False)[0].abs(),
 }
 
 
@@ -132,7 +138,7 @@ def _grad_bits(L, name, dname, layout):
     A = _matrices(L, dname, layout).requires_grad_(True)
     y = LINALG_GRADS[name](L, A)
     g = np.random.default_rng(9).standard_normal(tuple(y.shape))
-    gy = L.from_numpy(g.astype(dname))
+    gy = L.from_numpy(g).to(y.dtype)
     y.backward(gy)
     return _parts(A.grad)
 
