@@ -213,14 +213,19 @@ class Pinv(Function):
     @staticmethod
     def backward(ctx, g):
         A, P = ctx.saved_tensors
-        Ph, gh = P.mH, g.mH
-        if A.shape[-2] <= A.shape[-1]:
-            K = gh @ P
-            KPh = K @ Ph
-            return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A), None
-        K = P @ gh
-        PhK = Ph @ K
-        return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A, None
+        return pinv_backward(g, P, A), None
+
+
+def pinv_backward(g, P, A):
+    """PyTorch's gradient of P = pinv(A) from g, P's."""
+    Ph, gh = P.mH, g.mH
+    if A.shape[-2] <= A.shape[-1]:
+        K = gh @ P
+        KPh = K @ Ph
+        return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    K = P @ gh
+    PhK = Ph @ K
+    return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 
 class Cholesky(Function):

@@ -782,13 +782,11 @@ class _Lstsq(ember.autograd.Function):
 
     @staticmethod
     def backward(ctx, gX, _g1, _g2, _g3):
+        # PyTorch's: pinv's gradient from gX B^H, and pinv(A)^H gX.
         A, B = ctx.saved_tensors
         P = pinv(A)
-        Ph = P.mH
-        gB = Ph @ gX
-        G = gX @ B.mH
-        eye_m, eye_n = _eye(A.shape[-2], A), _eye(A.shape[-1], A)
-        gA = -Ph @ G @ Ph + (eye_m - A @ P) @ G.mH @ P @ Ph + Ph @ P @ G.mH @ (eye_n - P @ A)
+        gA = _ag.pinv_backward(gX @ B.mH, P, A) if ctx.needs_input_grad[0] else None
+        gB = P.mH @ gX if ctx.needs_input_grad[1] else None
         return gA, gB, None, None
 
 

@@ -131,6 +131,8 @@ LINALG_GRADS = {
     "svdvals": lambda L, A: L.linalg.svdvals(A),
     "svd_wide": lambda L, A: L.linalg.svd(A[..., :3, :], full_matrices=False)[2].abs(),
     "svd_tall": lambda L, A: L.linalg.svd(A[..., :3], full_matrices=False)[0].abs(),
+    "lstsq": lambda L, A: L.linalg.lstsq(A, _rhs(L, A)).solution,
+    "lstsq_tall": lambda L, A: L.linalg.lstsq(A[..., :3], _rhs(L, A)).solution,
 }
 
 
