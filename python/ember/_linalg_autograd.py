@@ -112,9 +112,10 @@ def lu_backward(gL, gU, P, L, U):
     if gU is None:
         gU = ember.zeros_like(U)
     if m == n:
+        # U^-H from the right first, then L^-H from the left, as PyTorch's.
         phi = (L.mH @ gL).tril(-1) + (gU @ U.mH).triu()
-        X = _tri_solve(L.mH, phi, True, True, True)
-        return P @ _tri_solve(U.mH, X, False, False)
+        X = _tri_solve(U.mH, phi, False, False)
+        return P @ _tri_solve(L.mH, X, True, True, True)
     if m < n:
         U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
         phi = (L.mH @ gL).tril(-1) - (gU2 @ U2.mH).tril(-1) + (gU1 @ U1.mH).triu()
@@ -212,14 +213,19 @@ class Pinv(Function):
     @staticmethod
     def backward(ctx, g):
         A, P = ctx.saved_tensors
-        Ph, gh = P.mH, g.mH
-        if A.shape[-2] <= A.shape[-1]:
-            K = gh @ P
-            KPh = K @ Ph
-            return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A), None
-        K = P @ gh
-        PhK = Ph @ K
-        return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A, None
+        return pinv_backward(g, P, A), None
+
+
+def pinv_backward(g, P, A):
+    """PyTorch's gradient of P = pinv(A) from g, P's."""
+    Ph, gh = P.mH, g.mH
+    if A.shape[-2] <= A.shape[-1]:
+        K = gh @ P
+        KPh = K @ Ph
+        return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    K = P @ gh
+    PhK = Ph @ K
+    return -(K @ P).mH + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 
 class Cholesky(Function):
@@ -238,10 +244,12 @@ class Cholesky(Function):
     def backward(ctx, gF, _ginfo):
         (F,) = ctx.saved_tensors
         L, gL = (F.mH, gF.mH) if ctx.upper else (F, gF)
-        phi = (L.mH @ gL).tril()
-        phi = phi - 0.5 * phi * _eye_like(L, L.shape[-1])
-        gA = _tri_solve(L, _tri_solve(L.mH, phi, True), False, False)
-        return 0.5 * (gA + gA.mH), None
+        # PyTorch's order: the Hermitian part of tril(L^H gL), then L^-H from
+        # the left, then L^-1 from the right.
+        gA = (L.mH @ gL).tril()
+        gA = 0.5 * (gA + gA.tril(-1).mH)
+        gA = _tri_solve(L.mH, gA, True)
+        return _tri_solve(L, gA, False, False), None
 
 
 class CholeskyInverse(Function):
@@ -270,6 +278,7 @@ class Eigh(Function):
         w, V, info = _F._linalg_lapack_syevd(A, upper, True)
         ctx.save_for_backward(w, V)
         ctx.mark_non_differentiable(info)
+        ctx.set_materialize_grads(False)  # an unused output's gradient stays None, as in PyTorch
         return w, V, info
 
     @staticmethod
@@ -278,30 +287,30 @@ class Eigh(Function):
         n = w.shape[-1]
         eye = _eye_like(w, n)
         if gV is None:
-            inner = ember.zeros_like(V)
-        else:
-            VtgV = V.mH @ gV
-            if V.is_complex():
-                _check_phase_invariant(VtgV.diagonal(0, -2, -1), "linalg_eigh_backward")
-            VtgV = 0.5 * (VtgV - VtgV.mH)
-            E = w.unsqueeze(-2) - w.unsqueeze(-1)
-            E = E + eye
-            inner = VtgV / E
-            if gw is not None:
-                inner = inner - inner * eye
+            # eigenvalues only: V diag(gw) V^H, as PyTorch
+            return None if gw is None else (V * gw.unsqueeze(-2)) @ V.mH, None
+        VtgV = V.mH @ gV
+        if V.is_complex():
+            _check_phase_invariant(VtgV.diagonal(0, -2, -1), "linalg_eigh_backward")
+        VtgV = 0.5 * (VtgV - VtgV.mH)
+        E = w.unsqueeze(-2) - w.unsqueeze(-1)
+        E = E + eye
+        inner = VtgV / E
         if gw is not None:
-            inner = inner + gw.unsqueeze(-1) * eye
-        return V @ inner @ V.mH, None
+            # the diagonal replaced by gw
+            inner = inner - inner * eye + gw.unsqueeze(-1) * eye
+        return V @ (inner @ V.mH), None
 
 
 class Svd(Function):
-    """(U, S, Vh) of A."""
+    """(U, S, Vh) of A, with PyTorch's svd_backward (its products, in its order)."""
 
     @staticmethod
     def forward(ctx, A, full_matrices):
         U, S, Vh, info = _F._linalg_lapack_gesdd(A, full_matrices, True)
         ctx.save_for_backward(U, S, Vh)
         ctx.mark_non_differentiable(info)
+        ctx.set_materialize_grads(False)  # an unused output's gradient stays None, as in PyTorch
         return U, S, Vh, info
 
     @staticmethod
@@ -310,50 +319,50 @@ class Svd(Function):
         m, n = U.shape[-2], Vh.shape[-1]
         k = S.shape[-1]
         U, Vh = U[..., :k], Vh[..., :k, :]
-        if gU is not None:
-            gU = gU[..., :k]
-        if gVh is not None:
-            gVh = gVh[..., :k, :]
-        eye = _eye_like(S, k)
+        gU = gU[..., :k] if gU is not None else None
+        gVh = gVh[..., :k, :] if gVh is not None else None
         if gU is None and gVh is None:
-            return (U * gS.unsqueeze(-2)) @ Vh if gS is not None else None, None
-        complex_ = U.is_complex()
-        S2 = S * S
-        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
-        V = Vh.mH
-        inner = ember.zeros_like(U[..., :k, :])
-        skew_u = skew_v = None
+            if gS is None:
+                return None, None
+            return (U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh), None
+        UhgU = VhgV = None
         if gU is not None:
-            UtgU = U.mH @ gU
-            skew_u = UtgU - UtgU.mH
-            inner = inner + skew_u * S.unsqueeze(-2)
+            UhgU = U.mH @ gU
+            UhgU = UhgU - UhgU.mH
         if gVh is not None:
-            gV = gVh.mH
-            VtgV = V.mH @ gV
-            skew_v = VtgV - VtgV.mH
-            inner = inner + S.unsqueeze(-1) * skew_v
-        if complex_ and skew_u is not None and skew_v is not None:
+            VhgV = Vh @ gVh.mH
+            VhgV = VhgV - VhgV.mH
+        complex_ = U.is_complex()
+        if complex_:
             # the loss may not depend on the phases of the singular vectors
+            phase = sum(X.diagonal(0, -2, -1) for X in (UhgU, VhgV) if X is not None)
             _check_phase_invariant(
-                (skew_u + skew_v).diagonal(0, -2, -1) / 2,
-                "svd_backward",
-                vectors="singular vectors",
-                what="phase term, making it ill-defined",
+                phase, "svd_backward", vectors="singular vectors", what="phase term, making it ill-defined"
             )
-        inner = inner / E
-        inner = inner - inner * eye
+        S2 = S * S
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S, k)
+        if UhgU is not None and VhgV is not None:
+            gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        elif UhgU is not None:
+            gA = (UhgU / E) * S.unsqueeze(-2)
+        else:
+            gA = S.unsqueeze(-1) * (VhgV / E)
         if gS is not None:
-            inner = inner + gS.unsqueeze(-1) * eye
-        if complex_ and skew_u is not None:
+            gA = gA + ember.diag_embed(gS)
+        if complex_ and UhgU is not None and VhgV is not None:
             # the imaginary part of diag(U^H gU) reaches A through the phases
-            inner = inner + (skew_u.diagonal(0, -2, -1) / (2 * S)).unsqueeze(-1) * eye
-        if m > k and gU is not None:
-            gA = U @ inner + (gU - U @ UtgU) / S.unsqueeze(-2)
+            gA = gA + ember.diag_embed(UhgU.diagonal(0, -2, -1) / (2 * S))
+        if m > n and gU is not None:
+            gA = U @ gA
+            gUSinv = gU / S.unsqueeze(-2)
+            gA = gA + gUSinv - U @ (U.mH @ gUSinv)
             return gA @ Vh, None
-        if n > k and gVh is not None:
-            gA = inner @ Vh + ((gV - V @ VtgV) / S.unsqueeze(-2)).mH
+        if m < n and gVh is not None:
+            gA = gA @ Vh
+            SinvgVh = gVh / S.unsqueeze(-1)
+            gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
             return U @ gA, None
-        return U @ inner @ Vh, None
+        return (U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh), None
 
 
 class Qr(Function):
@@ -379,12 +388,12 @@ class Qr(Function):
         m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if m >= n:
+            return _qr_backward_tall(Q, R, gQ, gR), None
         if gQ is None:
             gQ = ember.zeros_like(Q)
         if gR is None:
             gR = ember.zeros_like(R)
-        if m >= n:
-            return _qr_backward_tall(Q, R, gQ, gR), None
         # A = [X Y], R = [U V]: X = Q U is square, Y = Q V
         U, gV = R[..., :m], gR[..., m:]
         Y = Q @ R[..., m:]
@@ -393,16 +402,24 @@ class Qr(Function):
 
 
 def _qr_backward_tall(Q, R, gQ, gR):
-    QtgQ = Q.mH @ gQ
-    RgRt = R @ gR.mH
-    low = (QtgQ - QtgQ.mH + RgRt - RgRt.mH).tril()
-    if low.is_complex():
-        # R's diagonal is real (LAPACK's convention): of the skew-Hermitian
-        # Q^H dQ only the imaginary diagonal is free, so it counts half
-        low = low - 0.5 * low * _eye_like(R.real, low.shape[-1])
-    part_a = Q @ (gR + _tri_solve(R, low.mH, True).mH)
-    part_b = _tri_solve(R, (gQ - Q @ QtgQ).mH, True).mH
-    return part_a + part_b
+    """PyTorch's gradient of A = Q R for m >= n, in its order of operations:
+    (Q sym(triu(gR R^H - Q^H gQ)) + gQ) R^-H, sym(X) = X + X^H with the
+    real part of its diagonal halved (either gradient may be None)."""
+    if gQ is None:
+        gA = gR @ R.mH
+    elif gR is None:
+        gA = -(Q.mH @ gQ)
+    else:
+        gA = gR @ R.mH - Q.mH @ gQ
+    sym = gA.triu()
+    sym = sym + sym.mH
+    n = sym.shape[-1]
+    eye = _eye_like(R.real if R.is_complex() else R, n)
+    sym = sym * ember.where(eye == 1, ember.full_like(eye, 0.5), ember.ones_like(eye))
+    gA = Q @ sym
+    if gQ is not None:
+        gA = gA + gQ
+    return _tri_solve(R.mH, gA, False, False)
 
 
 def _check_phase_invariant(diag, name, vectors="eigenvectors", what="quantity, so it is ill-defined"):
@@ -472,8 +489,24 @@ class Eig(Function):
         return gA.real if ctx.real_input else gA
 
 
-class Inv(Solve):
-    """Solve with the identity: the inverse, recorded as PyTorch records it."""
+class Inv(Function):
+    """(X, LU, pivots, info): the inverse, solved with the identity B through
+    an LU factorization, with PyTorch's gradient -X^H (g X^H), in that order
+    of products. X is saved as an output, so double backward sees its graph."""
+
+    @staticmethod
+    def forward(ctx, A, B):
+        LU, piv, info = _F._linalg_lapack_getrf(A)
+        X = _F._linalg_lapack_getrs(LU, piv, B, False, True)
+        ctx.save_for_backward(X)
+        ctx.mark_non_differentiable(LU, piv, info)
+        return X, LU, piv, info
+
+    @staticmethod
+    def backward(ctx, gX, _gLU, _gpiv, _ginfo):
+        (X,) = ctx.saved_tensors
+        Xh = X.mH
+        return -(Xh @ (gX @ Xh)), None
 
 
 def _node_name(fn_cls, name):
@@ -557,3 +590,66 @@ def named(name, fn, *inputs, mask=None):
         _node_name(cls, name)
         _NAMED[name] = cls
     return cls.apply(fn, mask, *inputs)
+
+
+class Det(_Named):
+    """det A (fn, run on A), recorded as PyTorch's LinalgDetBackward0. Its
+    first-order gradient is PyTorch's: (g conj(det)) A^-H, solved with the
+    forward's LU factors (of A^T for a contiguous real A; a zero pivot
+    replaced by epsilon). With a graph to record, the composite is
+    differentiated instead, so it can be differentiated again."""
+
+    @staticmethod
+    def backward(ctx, g):
+        if ember.is_grad_enabled():
+            return _Named.backward(ctx, g)
+        (A,) = ctx.saved_tensors
+        det = ctx.fn(A)
+        use_A_T = A.is_contiguous() and not A.is_complex()  # noqa: N806
+        LU, piv, _ = _F._linalg_lapack_getrf(A.mT if use_A_T else A)
+        diag = LU.diagonal(0, -2, -1)
+        eps = ember.finfo(diag.real.dtype if diag.is_complex() else diag.dtype).eps
+        LU = LU + ember.diag_embed(ember.where(diag == 0, ember.full_like(diag, eps), ember.zeros_like(diag)))
+        d = ember.diag_embed((g * det.conj()).unsqueeze(-1).expand(*piv.shape))
+        return None, None, _F._linalg_lapack_getrs(LU, piv, d, not use_A_T, True)
+
+
+_node_name(Det, "LinalgDetBackward0")
+
+
+class LuSolve(Function):
+    """X = A^-1 B (A^-H B when adjoint) from the LU factors of A (batch dims
+    equal), by LAPACK's getrs as PyTorch's lu_solve, with its gradients: B's
+    solved with the flipped adjoint, LU's by PyTorch's linalg_lu_solve_LU
+    (its products and triangular solves, in its order)."""
+
+    @staticmethod
+    def forward(ctx, LU, pivots, B, adjoint):
+        X = _F._linalg_lapack_getrs(LU, pivots.contiguous(), B, adjoint, True)
+        ctx.adjoint = adjoint
+        ctx.save_for_backward(LU, pivots, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        from ember import linalg
+
+        LU, pivots, X = ctx.saved_tensors
+        gB = linalg.lu_solve(LU, pivots, gX, adjoint=not ctx.adjoint) if ctx.needs_input_grad[2] else None
+        gLU = None
+        if ctx.needs_input_grad[0]:
+            P, L, U = unpack_lu(LU, pivots, unpack_pivots=ctx.adjoint)
+            if not ctx.adjoint:
+                gR = _tri_solve(U.mH, -(gX @ X.mH), False)
+                gL = _tri_solve(L.mH, gR @ U.mH, True, True, True).tril(-1)
+                gLU = gL + gR.triu()
+            else:
+                gR = -(((P.mT @ X) @ gX.mH) @ P)
+                gR = _tri_solve(L.mH, gR, True, False, True)
+                gU = _tri_solve(U.mH, L.mH @ gR, False, False).triu()
+                gLU = gR.tril(-1) + gU
+        return gLU, None, gB, None
+
+
+_node_name(LuSolve, "LinalgLuSolveBackward0")
+LuSolve._jvp_from_backward = True

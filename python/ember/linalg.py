@@ -355,28 +355,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
         raise RuntimeError(
             f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
         )
-    P, L, U = _ag.unpack_lu(LU, pivots)
-    # A = P L U; adjoint solves with A^H = U^H L^H P^T
     if not left:
         # X A = B is A^H X^H = B^H
         X = lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint)
         return _write_out(out, X.mH)
-    if _needs_grad(LU, B):
-        if adjoint:
-            Y = _ag._tri_solve(*_bb(U.mH, B), False)
-            Y = _ag._tri_solve(*_bb(L.mH, Y), True, True, True)
-            X = P @ Y
-        else:
-            Y = _ag._tri_solve(*_bb(L, P.mT @ B), False, True, True)
-            X = _ag._tri_solve(*_bb(U, Y), True)
-        return _write_out(out, X)
     LU2, B2 = _broadcast_batch(LU, B)
-    piv2 = pivots.expand(*LU2.shape[:-2], pivots.shape[-1])
-    return _write_out(out, _F._linalg_lapack_getrs(LU2, piv2.contiguous(), B2, adjoint, True))
-
-
-def _bb(A, B):
-    return _broadcast_batch(A, B)
+    piv2 = pivots.expand(*LU2.shape[:-2], pivots.shape[-1]).contiguous()
+    if _needs_grad(LU, B):
+        return _write_out(out, _ag.LuSolve.apply(LU2, piv2, B2, adjoint))
+    return _write_out(out, _F._linalg_lapack_getrs(LU2, piv2, B2, adjoint, True))
 
 
 def _needs_grad(*ts):
@@ -408,7 +395,7 @@ def _det(A):  # noqa: N803
 def det(A, *, out=None):  # noqa: N803
     """The determinant, from an LU factorization."""
     _check_square_input(A, "linalg.det", "lu_cpu")
-    return _write_out(out, _ag.named("LinalgDetBackward0", _det, A))
+    return _write_out(out, _ag.Det.apply(_det, None, A) if ember.is_grad_enabled() and A.requires_grad else _det(A))
 
 
 def _slogdet(A):  # noqa: N803
@@ -795,13 +782,11 @@ class _Lstsq(ember.autograd.Function):
 
     @staticmethod
     def backward(ctx, gX, _g1, _g2, _g3):
+        # PyTorch's: pinv's gradient from gX B^H, and pinv(A)^H gX.
         A, B = ctx.saved_tensors
         P = pinv(A)
-        Ph = P.mH
-        gB = Ph @ gX
-        G = gX @ B.mH
-        eye_m, eye_n = _eye(A.shape[-2], A), _eye(A.shape[-1], A)
-        gA = -Ph @ G @ Ph + (eye_m - A @ P) @ G.mH @ P @ Ph + Ph @ P @ G.mH @ (eye_n - P @ A)
+        gA = _ag.pinv_backward(gX @ B.mH, P, A) if ctx.needs_input_grad[0] else None
+        gB = P.mH @ gX if ctx.needs_input_grad[1] else None
         return gA, gB, None, None
 
 

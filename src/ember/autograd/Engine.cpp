@@ -109,7 +109,7 @@ bool complex_formula_checked(const std::string& name) {
       "LinalgSolveExBackward0", "LinalgInvExBackward0", "LinalgSolveTriangularBackward0", "LinalgLuFactorExBackward0",
       "LinalgCholeskyExBackward0", "CholeskyInverseBackward0", "LinalgEighBackward0", "LinalgSvdBackward0",
       "LinalgQrBackward0", "LinalgEigBackward0", "LinalgLstsqBackward0", "LinalgDetBackward0", "LinalgSlogdetBackward0",
-      "LinalgPinvBackward0", "LinalgMatrixExpBackward0",
+      "LinalgPinvBackward0", "LinalgMatrixExpBackward0", "LinalgLuSolveBackward0",
       // conjugated for complex inputs, as PyTorch's formulas
       "LerpBackward0", "LerpBackward1", "AddcmulBackward0", "AddcdivBackward0", "IndexAddBackward0",
       "ScatterAddBackward0", "MaskedSelectBackward0", "LogaddexpBackward0", "LogcumsumexpBackward0", "AddrBackward0"};

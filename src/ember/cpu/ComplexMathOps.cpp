@@ -20,9 +20,11 @@ Tensor& unary_float_with_complex(const Tensor& self, Tensor& out, const Dispatch
                                  const char* op, const char* cpu_name, const char* cuda_name) {
   auto it = TensorIterator::unary_float_op(out, self);
   if (is_complex_type(it.common_dtype()) && !it.is_meta() && self.device().type == DeviceType::CPU) {
-    // log1p and sinc take the capability's fused multiply-adds (Note [Complex log1p and sinc]).
+    // log1p, expm1 and sinc take the capability's fused multiply-adds (Note [Complex log1p and sinc]).
     if (f == cpu::ComplexMath::log1p) {
       cpu::log1p_complex_stub(it);
+    } else if (f == cpu::ComplexMath::expm1) {
+      cpu::expm1_complex_stub(it);
     } else if (f == cpu::ComplexMath::sinc) {
       cpu::sinc_complex_stub(it);
     } else {

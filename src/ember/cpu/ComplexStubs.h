@@ -21,9 +21,12 @@ EMBER_DECLARE_DISPATCH(ComplexAddcFn, addc_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexScalarFn, lerp_scalar_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, lerp_tensor_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, neg_complex_stub);
-// log1p and sinc of complex numbers (the other functions of cpu/ComplexMathStubs.h
-// are the baseline build's).
+// z * z, as pow(z, 2) computes it.
+EMBER_DECLARE_DISPATCH(ComplexIterFn, square_complex_stub);
+// log1p, expm1 and sinc of complex numbers (the other functions of
+// cpu/ComplexMathStubs.h are the baseline build's).
 EMBER_DECLARE_DISPATCH(ComplexIterFn, log1p_complex_stub);
+EMBER_DECLARE_DISPATCH(ComplexIterFn, expm1_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, sinc_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, conj_complex_stub);
 EMBER_DECLARE_DISPATCH(ComplexIterFn, sgn_complex_stub);

@@ -617,24 +617,30 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 
 Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                                bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  if (is_complex_type(self.dtype())) {
+  const bool complex = is_complex_type(self.dtype());
+  if (complex) {
     EMBER_CHECK(!dtype || is_complex_type(*dtype),
                 "linalg.vector_norm: dtype should be complex for complex inputs, but got ", dtype_message_name(*dtype));
-    // The norm of complex numbers is the norm of their magnitudes (real).
-    const Tensor magnitudes = ember::abs(dtype ? self.to(*dtype) : self);
-    return linalg_vector_norm_out(magnitudes, ord, dim, keepdim, std::nullopt, out);
+    // The infinite norms of complex numbers are those of abs(z) (PyTorch's);
+    // the others fold the magnitudes in the CPU norm kernel.
+    if (std::isinf(ord.to_double()) || self.device().type != DeviceType::CPU) {
+      return linalg_vector_norm_out(ember::abs(dtype ? self.to(*dtype) : self), ord, dim, keepdim, std::nullopt, out);
+    }
   }
-  EMBER_CHECK(is_floating_type(self.dtype()),
+  EMBER_CHECK(complex || is_floating_type(self.dtype()),
               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               dtype_message_name(self.dtype()));
   Tensor in = self;
-  if (dtype) {
+  if (complex && dtype) {
+    in = self.to(*dtype);
+  } else if (dtype) {
     EMBER_CHECK(is_floating_type(*dtype) && promote_types(self.dtype(), *dtype) == *dtype,
                 "linalg.vector_norm: the dtype of the input (", dtype_message_name(self.dtype()),
                 ") should be convertible without narrowing to the specified dtype (", dtype_message_name(*dtype), ")");
     in = self.to(*dtype);
   }
-  check_out_dtype(out, in.dtype());
+  const ScalarType real = complex ? to_real_type(in.dtype()) : in.dtype();
+  check_out_dtype(out, real);
   const double p = ord.to_double();
   std::vector<bool> mask = make_mask(self, dim);
   if (p < 0 || std::isinf(p)) {
@@ -660,17 +666,17 @@ Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optio
   for (int64_t d = 0; d < self.dim(); ++d) per_output *= mask[d] ? self.sizes()[d] : 1;
   if (per_output == 0 && !self.is_meta()) {
     // Nothing reduced: 0 for every ord that passed the checks above, NaN included (PyTorch's).
-    return deliver(out, ember::zeros(reduced_shape(self, mask, keepdim), in.dtype(), self.device()));
+    return deliver(out, ember::zeros(reduced_shape(self, mask, keepdim), real, self.device()));
   }
   // (A 0-dim input reduced along a named dim takes PyTorch's power and root.)
   const bool zero_dim_along_dim = self.dim() == 0 && dim && !dim->empty();
   if (per_output == 1 && self.numel() > 0 && !zero_dim_along_dim) {
     // One element per result: PyTorch gives its magnitude for every ord but 0
     // (no power and root: the 2-norm of 1e200 is 1e200).
-    const Tensor one = p == 0 ? ember::ne(in, Scalar(0)).to(in.dtype()) : ember::abs(in);
+    const Tensor one = p == 0 ? ember::ne(in, Scalar(0)).to(real) : ember::abs(in);
     return deliver(out, one.contiguous().reshape(reduced_shape(self, mask, keepdim)));
   }
-  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), in.dtype(), self.device());
+  Tensor result = ember::empty(reduced_shape(self, mask, keepdim), real, self.device());
   ReducePlan p_ = make_plan(in, mask, result);
   if (!result.is_meta()) cpu::kernel_for(cpu::norm_stub, self, "aten::linalg_vector_norm")(p_, p);
   return deliver(out, result);

@@ -1,7 +1,8 @@
-// Complex loops of asinh, acosh, atanh, log10, log2, expm1 and exp2 (log1p
-// and sinc: cpu/kernels/ComplexKernel.cpp). Each element is a libm call (std::complex's functions), which no
-// vector build speeds up: only the baseline build has the loops, and the
-// stub hands every capability the baseline's kernel.
+// Complex loops of asinh, acosh, atanh, log10, log2 and exp2 (log1p, expm1
+// and sinc: cpu/kernels/ComplexKernel.cpp). Each element is a libm call
+// (std::complex's functions), which no vector build speeds up: only the
+// baseline build has the loops, and the stub hands every capability the
+// baseline's kernel.
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -14,16 +15,6 @@ namespace ember::cpu {
 #if EMBER_CPU_BASELINE_BUILD
 inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace {
-
-// e^z - 1 = (e^x cos y - 1) + i e^x sin y, the real part as
-// expm1(x) cos y - 2 sin^2(y / 2) so that it keeps its digits near 0.
-template <typename R>
-std::complex<R> complex_expm1(std::complex<R> z) {
-  const R x = z.real(), y = z.imag();
-  const R half_sin = std::sin(y / R(2));
-  const R re = std::expm1(x) * std::cos(y) - R(2) * half_sin * half_sin;
-  return {re, std::exp(x) * std::sin(y)};
-}
 
 template <typename C, typename Op>
 void map(const TensorIterator& it, Op op) {
@@ -50,8 +41,8 @@ void run(const TensorIterator& it, ComplexMath f) {
         return C(l.real() / ln2, l.imag() / ln2);
       });
     case ComplexMath::log1p:  // log1p_complex_stub
-    case ComplexMath::sinc: EMBER_INTERNAL_ASSERT(false, "complex log1p and sinc have kernels of their own");
-    case ComplexMath::expm1: return map<C>(it, [](C z) { return complex_expm1(z); });
+    case ComplexMath::expm1:
+    case ComplexMath::sinc: EMBER_INTERNAL_ASSERT(false, "complex log1p, expm1 and sinc have kernels of their own");
     // e^(z ln 2), both parts scaled by the real constant (no inf * 0 = nan).
     case ComplexMath::exp2: return map<C>(it, [ln2](C z) { return std::exp(C(ln2 * z.real(), ln2 * z.imag())); });
   }

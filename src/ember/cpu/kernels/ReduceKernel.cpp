@@ -116,6 +116,8 @@ template <typename T>
 struct RealProduct {
   static T vec(T a, T b) { return static_cast<T>(load(a) * load(b)); }
   static T scalar(T a, T b) { return vec(a, b); }
+  static T packed(T a, T b) { return vec(a, b); }
+  static T fold(T a, T b, bool) { return vec(a, b); }
 };
 
 template <typename C>
@@ -140,6 +142,19 @@ struct ComplexProduct {
     return vec(a, b);
 #endif
   }
+  // The scalar op of PyTorch's strided rows: fused for complex128, each
+  // step rounded for complex64 (measured; GCC packs its parts into one
+  // 8-byte vector, which has no fused multiply-add).
+  static C packed(C a, C b) {
+    if constexpr (sizeof(C) == 8) {
+      return vec(a, b);
+    } else {
+      return scalar(a, b);
+    }
+  }
+  // The fold of a vector's lanes into the first: fused, but for complex64
+  // the last of the three products is rounded (measured).
+  static C fold(C a, C b, bool last) { return sizeof(C) == 8 && last ? vec(a, b) : scalar(a, b); }
 };
 
 template <typename T, typename M = RealProduct<T>>
@@ -163,7 +178,7 @@ struct ProdBlocks {
         lanes[k] = M::vec(M::vec(acc[k], acc[W + k]), M::vec(acc[2 * W + k], acc[3 * W + k]));
       }
       T r = lanes[0];
-      for (int64_t k = 1; k < W; ++k) r = M::scalar(r, lanes[k]);
+      for (int64_t k = 1; k < W; ++k) r = M::fold(r, lanes[k], k == W - 1);
       *out = M::scalar(*out, r);
     }
     T r = *out;
@@ -194,7 +209,7 @@ struct ProdBlocks {
       for (int64_t j = 0; j < n1; ++j) {
         for (int64_t i = 0; i < n0; ++i) {
           T& o = out[j * os1 + i * os0];
-          o = M::scalar(o, in[j * is1 + i * is0]);
+          o = M::packed(o, in[j * is1 + i * is0]);
         }
       }
     }
@@ -208,10 +223,8 @@ void prod_floating(const ReducePlan& p) {
   sum_order::reduce_in_torch_order(p, out, ProdBlocks<T>{}, ProdBlocks<T>{});
 }
 
-// Complex products in the same order (Note [Product order]): every complex128
-// product measured matches; complex64 rows longer than one group of vectors
-// still differ now and then (GCC fuses parts of PyTorch's lane and remainder
-// products in ways not reproduced here).
+// Complex products in the same order (Note [Product order]), each in the form
+// PyTorch's build gives it (ComplexProduct).
 template <typename C>
 void prod_complex(const ReducePlan& p) {
   C* out = static_cast<C*>(p.out);
@@ -482,19 +495,33 @@ struct AbsExtremeOp {
   void write(int64_t o, acc_t a) const { out[o] = static_cast<T>(a); }
 };
 
+// The accumulator of a norm: the real part's type for complex numbers.
+template <typename T>
+struct NormAcc {
+  using type = opmath_t<T>;
+  using out = T;
+  static type value(const T& v) { return load(v); }
+};
+template <typename R>
+struct NormAcc<std::complex<R>> {
+  using type = R;
+  using out = R;
+  static R value(const std::complex<R>& z) { return std::abs(z); }  // libm's hypot, as std::abs of c10::complex
+};
+
 // A sum-like norm (ord 0, 1, 2 or p) folded one element at a time, as
 // PyTorch's NormZeroOps, NormOneOps, NormTwoOps and NormOps (Note [Serial
-// reductions]); no fused multiply-add.
+// reductions]), over the magnitudes of complex numbers; no fused multiply-add.
 template <typename T, NormKind K>
 struct NormFoldOp {
   using in_t = T;
-  using acc_t = opmath_t<T>;
-  T* out;
+  using acc_t = typename NormAcc<T>::type;
+  typename NormAcc<T>::out* out;
   acc_t p;
 
   acc_t identity() const { return acc_t(0); }
   acc_t reduce(acc_t acc, const T& v) const {
-    const acc_t x = load(v);
+    const acc_t x = NormAcc<T>::value(v);
     if constexpr (K == NormKind::Zero) return acc + (x == acc_t(0) ? acc_t(0) : acc_t(1));
     if constexpr (K == NormKind::One) return acc + std::abs(x);
     if constexpr (K == NormKind::Two) return acc + x * x;
@@ -505,7 +532,7 @@ struct NormFoldOp {
   void write(int64_t o, acc_t a) const {
     if constexpr (K == NormKind::Two) a = std::sqrt(a);
     if constexpr (K == NormKind::P) a = std::pow(a, acc_t(1) / p);
-    out[o] = static_cast<T>(a);
+    out[o] = static_cast<typename NormAcc<T>::out>(a);
   }
 };
 
@@ -595,8 +622,24 @@ void norm_typed(const ReducePlan& p, double ord) {
   }
 }
 
+// Complex rows are folded one element at a time for every finite ord (no
+// vector path), as PyTorch's NormOps over c10::complex; the infinite ords
+// take the real path over abs(z).
+template <typename R>
+void norm_complex(const ReducePlan& p, double ord) {
+  using C = std::complex<R>;
+  R* out = static_cast<R*>(p.out);
+  if (ord == 0) return run_serial_reduction(p, NormFoldOp<C, NormKind::Zero>{out, R(0)});
+  if (ord == 1) return run_serial_reduction(p, NormFoldOp<C, NormKind::One>{out, R(1)});
+  if (ord == 2) return run_serial_reduction(p, NormFoldOp<C, NormKind::Two>{out, R(2)});
+  EMBER_INTERNAL_ASSERT(!std::isinf(ord), "norm: the infinite ords of complex numbers take their magnitudes");
+  run_serial_reduction(p, NormFoldOp<C, NormKind::P>{out, static_cast<R>(ord)});
+}
+
 void norm_kernel(const ReducePlan& p, double ord) {
   switch (p.in_dtype) {
+    case ScalarType::ComplexFloat: return norm_complex<float>(p, ord);
+    case ScalarType::ComplexDouble: return norm_complex<double>(p, ord);
     case ScalarType::Float: return norm_typed<float>(p, ord);
     case ScalarType::Double: return norm_typed<double>(p, ord);
     case ScalarType::Half: return norm_typed<Half>(p, ord);

@@ -467,6 +467,43 @@ bool complex_abs(const TensorIterator& it) {
   return true;
 }
 
+// out[i] = arg(z[i]) over a complex<T> -> T iterator, as PyTorch's angle,
+// whose AVX2 kernel also runs on AVX-512 CPUs: SLEEF's atan2 u10 of
+// (imaginary, real) on contiguous rows, two AVX2 vectors (64 bytes of
+// complex numbers) a step; libm's atan2 on the remainder and on strided
+// rows. SLEEF works lane by lane, so any vector width gives its lanes.
+// False without SLEEF.
+template <typename T>
+bool complex_angle(const TensorIterator& it) {
+  using W = Vec<T>;
+  if (!W::loaded()) return false;
+  const auto atan2 = W::binary(sleef::Atan2);
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    int64_t i = 0;
+    if (s[0] == sizeof(T) && s[1] == 2 * sizeof(T)) {
+      const T* z = reinterpret_cast<const T*>(d[1]);
+      T* out = reinterpret_cast<T*>(d[0]);
+      const int64_t whole = n - n % (32 / static_cast<int64_t>(sizeof(T)));
+      alignas(64) T re[W::size], im[W::size], arg[W::size];
+      for (; i < whole; i += W::size) {
+        const int64_t len = std::min(W::size, whole - i);
+        for (int64_t j = 0; j < W::size; ++j) {
+          re[j] = j < len ? z[2 * (i + j)] : T(1);
+          im[j] = j < len ? z[2 * (i + j) + 1] : T(0);
+        }
+        W::store(arg, atan2(W::load(im), W::load(re)));
+        std::memcpy(out + i, arg, len * sizeof(T));
+      }
+      i = whole;
+    }
+    for (; i < n; ++i) {
+      const T* z = reinterpret_cast<const T*>(d[1] + i * s[1]);
+      *reinterpret_cast<T*>(d[0] + i * s[0]) = std::atan2(z[1], z[0]);
+    }
+  });
+  return true;
+}
+
 // sgn over a complex<T> iterator: the vector form on the contiguous part,
 // scalar(re, im, out) elsewhere; false without SLEEF.
 template <typename T, typename Scalar>
