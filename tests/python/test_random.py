@@ -486,6 +486,23 @@ def test_generator_object():
     assert isinstance(s, int) and ember.initial_seed() == s
 
 
+def test_default_generator_starts_from_a_nondeterministic_seed():
+    """PyTorch seeds its default CPU generator nondeterministically at start
+    (a new Generator starts from 67280421310721): unseeded runs differ."""
+    import subprocess
+    import sys
+
+    def first_seed(lib):
+        code = f"import {lib}; print({lib}.initial_seed(), {lib}.Generator().initial_seed())"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        return [int(v) for v in out.split()]
+
+    for lib in ("torch", "ember"):
+        (a, fresh_a), (b, fresh_b) = first_seed(lib), first_seed(lib)
+        assert fresh_a == fresh_b == 67280421310721
+        assert a != b and 67280421310721 not in (a, b), lib
+
+
 @pytest.mark.parametrize("seed", [0, -1, 2**64 - 1, -(2**63), 2**40 + 5, 1.5, "3", True])
 def test_manual_seed_values(seed):
     torch.manual_seed(seed)

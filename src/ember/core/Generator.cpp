@@ -54,10 +54,16 @@ void GeneratorImpl::set_current_seed(uint64_t seed) {
   next_float_normal_sample.reset();
 }
 
-uint64_t GeneratorImpl::seed() {
+namespace {
+uint64_t nondeterministic_seed() {
   std::random_device rd;
-  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
-               static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+         static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+}
+}  // namespace
+
+uint64_t GeneratorImpl::seed() {
+  const uint64_t s = nondeterministic_seed();
   set_current_seed(s);
   return s;
 }
@@ -155,8 +161,10 @@ void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
   next_float_normal_sample = normal_f;
 }
 
+// As PyTorch's: a new Generator starts from a fixed seed, the default one
+// from a nondeterministic seed, so unseeded programs differ run to run.
 Generator& default_cpu_generator() {
-  static Generator g(make_intrusive<GeneratorImpl>());
+  static Generator g(make_intrusive<GeneratorImpl>(nondeterministic_seed()));
   return g;
 }
 

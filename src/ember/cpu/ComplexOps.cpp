@@ -76,11 +76,15 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
 Tensor& angle_out(const Tensor& self, Tensor& out) {
   if (self.is_complex()) {
     check_real_result_cast(out, to_real_type(self.dtype()));
-    // PyTorch's complex angle writes into a fresh tensor: contiguous, whatever the input's layout.
-    if (!out.defined()) out = ember::empty(self.sizes(), to_real_type(self.dtype()), self.device());
-    auto it = fixed_result_op(out, {self}, to_real_type(self.dtype()));
+    // As PyTorch's: computed in the input's layout (its vector rows), then
+    // copied into the result, a contiguous one unless out= is given.
+    Tensor arg;
+    auto it = fixed_result_op(arg, {self}, to_real_type(self.dtype()));
     cpu::angle_stub(it);
     it.finish();
+    if (!out.defined()) return out = arg.contiguous();
+    resize_output(out, arg.sizes());
+    out.copy_(arg);
     return out;
   }
   if (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) {
