@@ -882,6 +882,12 @@ class _ZipReader:
         return storage
 
 
+def _env_flag(name):
+    """TORCH_FORCE_<name> or EMBER_FORCE_<name> set to a true value."""
+    values = (os.getenv(prefix + name, "0").lower() for prefix in ("TORCH_FORCE_", "EMBER_FORCE_"))
+    return any(v in ("1", "y", "yes", "true") for v in values)
+
+
 def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
@@ -893,14 +899,28 @@ def load(
 
     weights_only (default True) unpickles only tensors, parameters, containers
     and the other allow-listed types (add_safe_globals for more)."""
-    if weights_only is None:
-        env = os.getenv("EMBER_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in (
-            "1",
-            "y",
-            "yes",
-            "true",
+    weights_only_not_set = weights_only is None
+    if weights_only_not_set:
+        weights_only = pickle_module is None
+    # PyTorch's switches, under its names or Ember's.
+    force_on, force_off = _env_flag("WEIGHTS_ONLY_LOAD"), _env_flag("NO_WEIGHTS_ONLY_LOAD")
+    if force_on and force_off:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+            "should be set, but both were set."
         )
-        weights_only = not env and pickle_module is None
+    if force_on:
+        weights_only = True
+    elif force_off and weights_only_not_set:
+        import warnings
+
+        warnings.warn(
+            "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+            "`weights_only` argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+            UserWarning,
+            stacklevel=2,
+        )
+        weights_only = False
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_module is not None and pickle_module is not pickle:

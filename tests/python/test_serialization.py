@@ -535,3 +535,46 @@ def test_legacy_format_both_directions(tmp_path):
     _walk_same(ember.load(path), tl)
     with pytest.raises(RuntimeError, match="mmap can only be used with files saved with"):
         ember.load(path, mmap=True)
+
+
+class _Unlisted:
+    """A class no weights-only allow-list holds."""
+
+    def __init__(self):
+        self.w = [1, 2]
+
+
+@pytest.mark.parametrize(
+    "env, weights_only",
+    [
+        ({}, None),
+        ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, None),
+        ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "yes"}, True),
+        ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "true"}, False),
+        ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, None),
+    ],
+)
+def test_force_weights_only_environment(monkeypatch, recwarn, env, weights_only):
+    """PyTorch's TORCH_FORCE_(NO_)WEIGHTS_ONLY_LOAD switches: the first wins
+    over an explicit weights_only=False, the second only over an unset one."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    # Each library's load on its own line: a warning's registry key is its line.
+    loads = {
+        ember: lambda f: ember.load(f, weights_only=weights_only),
+        torch: lambda f: torch.load(f, weights_only=weights_only),
+    }
+
+    def outcome(m):
+        buf = io.BytesIO()
+        m.save({"obj": _Unlisted()}, buf)
+        buf.seek(0)
+        recwarn.clear()
+        try:
+            r = loads[m](buf)
+            return "loaded", r["obj"].w, [str(w.message) for w in recwarn if w.category is UserWarning]
+        except Exception as e:  # the exception's type is the comparison
+            return "raised", type(e).__name__
+
+    assert outcome(ember) == outcome(torch)
