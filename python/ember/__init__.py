@@ -197,7 +197,7 @@ for _name in ("max", "min"):
 del _name
 
 from ember import accelerator, autograd, backends, cuda, distributed, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
-from ember import multiprocessing  # noqa: E402
+from ember import jit, multiprocessing  # noqa: E402,F401
 from ember import fft  # noqa: E402,F401
 from ember import _spectral  # noqa: E402
 

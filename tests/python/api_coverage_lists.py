@@ -44,7 +44,7 @@ OUT_OF_SCOPE = {
             "ScriptMethod ScriptModule ScriptModuleSerializer ScriptObject ScriptObjectProperty "
             "StaticModule StreamObjType StringType SymBoolType SymIntType TensorType TracingState "
             "TupleType Type UnionType Use Value import_ir_module import_ir_module_from_buffer parse_ir "
-            "parse_schema parse_type_comment merge_type_from_type_comment unify_type_list jit classes "
+            "parse_schema parse_type_comment merge_type_from_type_comment unify_type_list classes "
             "IODescriptor OperatorInfo",
         ),
         **_because(
