@@ -43,6 +43,27 @@ inline double uniform53(GeneratorImpl* g) {
   return static_cast<double>(g->random64() & ((uint64_t(1) << 53) - 1)) * (1.0 / 9007199254740992.0);
 }
 
+// n uniforms in draw order, as uniform24 / uniform53 one by one, the
+// engine's words generated a block at a time.
+template <typename T>
+void fill_uniforms(T* d, int64_t n, GeneratorImpl* g) {
+  constexpr bool kDouble = std::is_same_v<T, double>;
+  constexpr int64_t kBlock = 256;
+  uint32_t w[(kDouble ? 2 : 1) * kBlock];
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    g->engine().fill(w, (kDouble ? 2 : 1) * m);
+    for (int64_t j = 0; j < m; ++j) {
+      if constexpr (kDouble) {
+        const uint64_t r = (uint64_t(w[2 * j]) << 32) | w[2 * j + 1];
+        d[i0 + j] = static_cast<double>(r & ((uint64_t(1) << 53) - 1)) * (1.0 / 9007199254740992.0);
+      } else {
+        d[i0 + j] = static_cast<float>(w[j] & 0xffffffu) * (1.0f / 16777216.0f);
+      }
+    }
+  }
+}
+
 // ---- iteration in memory order ------------------------------------------------
 
 // Calls run(p0, s0, p1, s1, n) over runs of elements of t0 (and, if given,
@@ -406,11 +427,11 @@ void normal_blocks_float(float* d, int64_t nblocks, float mean, float std) {
 }
 
 void normal_fill_float(float* d, int64_t n, float mean, float std, GeneratorImpl* g) {
-  for (int64_t i = 0; i < n; ++i) d[i] = uniform24(g);
+  fill_uniforms(d, n, g);
   normal_blocks_float(d, n / 16, mean, std);
   if (n % 16 != 0) {
     float* tail = d + n - 16;
-    for (int i = 0; i < 16; ++i) tail[i] = uniform24(g);
+    fill_uniforms(tail, 16, g);
     normal_blocks_float(tail, 1, mean, std);
   }
 }
@@ -426,11 +447,11 @@ void normal_fill_double(double* d, int64_t n, double mean, double std, Generator
       b[j + 8] = std::fma(radius * std::sin(theta), std, mean);
     }
   };
-  for (int64_t i = 0; i < n; ++i) d[i] = uniform53(g);
+  fill_uniforms(d, n, g);
   for (int64_t i = 0; i + 16 <= n; i += 16) block(d + i);
   if (n % 16 != 0) {
     double* tail = d + n - 16;
-    for (int i = 0; i < 16; ++i) tail[i] = uniform53(g);
+    fill_uniforms(tail, 16, g);
     block(tail);
   }
 }
@@ -440,7 +461,7 @@ void normal_fill_reduced(T* d, int64_t n, float mean, float std, GeneratorImpl* 
   constexpr int64_t kChunkBlocks = 64;
   float buf[16 * kChunkBlocks];
   auto run = [&](T* out, int64_t nblocks) {
-    for (int64_t i = 0; i < 16 * nblocks; ++i) buf[i] = uniform24(g);
+    fill_uniforms(buf, 16 * nblocks, g);
     normal_blocks_float(buf, nblocks, mean, std);
     for (int64_t i = 0; i < 16 * nblocks; ++i) out[i] = T(buf[i]);
   };
