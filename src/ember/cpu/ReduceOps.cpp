@@ -126,6 +126,24 @@ ReducePlan make_plan(const Tensor& in, const std::vector<bool>& mask, const Tens
   return p;
 }
 
+// For reductions a repeated element cannot change (max, min, all, any):
+// drops the reduced dims of stride 0 (an expanded input reads each element
+// once, not once per repeat).
+void drop_repeats(ReducePlan& p) {
+  if (p.reduce_numel == 0) return;
+  ReducePlan q = p;
+  q.red_sizes = DimVector();
+  q.red_strides = DimVector();
+  q.reduce_numel = 1;
+  for (size_t d = 0; d < p.red_sizes.size(); ++d) {
+    if (p.red_strides[d] == 0) continue;
+    q.red_sizes.push_back(p.red_sizes[d]);
+    q.red_strides.push_back(p.red_strides[d]);
+    q.reduce_numel *= p.red_sizes[d];
+  }
+  p = std::move(q);
+}
+
 // Plan for an index-returning reduction over the single dim d.
 ReducePlan make_arg_plan(const Tensor& in, int64_t d, const Tensor& values, const Tensor& indices) {
   std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(in.dim(), 1)), false);
@@ -290,6 +308,7 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
   check_nonempty_dims(name, self, mask, !dims.empty());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
+  drop_repeats(p);
   if (!result.is_meta())
     cpu::kernel_for(cpu::reduce_stub, self, "aten::amax")(p, is_max ? ReduceOp::Max : ReduceOp::Min, 1.0);
   return deliver(out, result);
@@ -416,6 +435,7 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
   std::vector<bool> mask = make_mask(self, dim, empty_reduces_all);
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), rtype, self.device());
   ReducePlan p = make_plan(self, mask, result);
+  drop_repeats(p);
   if (!result.is_meta())
     cpu::kernel_for(cpu::reduce_stub, self, "aten::all")(p, is_all ? ReduceOp::All : ReduceOp::Any, 1.0);
   return deliver(out, result);
