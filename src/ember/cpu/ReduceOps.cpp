@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <optional>
 
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
@@ -521,9 +522,84 @@ Tensor& prod_dim_out(const Tensor& self, int64_t dim, bool keepdim, std::optiona
 
 // ---- max, min, amax, amin, argmax, argmin -----------------------------------------------
 
-Tensor& max_all_out(const Tensor& self, Tensor& out) { return minmax_values("max", self, {}, false, true, out, true); }
+namespace {
+// Note [Signed zero of min() and max()]
+// PyTorch's min()/max() of a whole tensor fold its contiguous elements in
+// 32-byte vectors (8 float lanes, 4 double; a 16-bit vector as two float
+// vectors, the second winning ties), ties going to the later element, then
+// fold the lanes: in turn, or as a tree on its AVX2/AVX-512 builds for
+// float32 and 16-bit inputs of at least one whole vector (the lane with the
+// larger bit-reversed index wins). Threads take consecutive chunks of at
+// least 32768 elements; the first chunk wins. The value is the same every
+// way; which zero comes out (+0 or -0) is not, so that one is picked here.
+template <typename T>
+std::optional<bool> winning_zero_is_negative(const T* x, int64_t n, int64_t lanes, int64_t block, bool tree) {
+  const int bits = lanes == 8 ? 3 : 2;
+  int64_t best_lane = -1, best_half = -1;
+  std::optional<bool> negative;
+  for (int64_t r = 0; r < n; ++r) {
+    const double v = static_cast<double>(x[r]);
+    if (v != 0.0) continue;
+    int64_t lane = (r % block) % lanes;
+    const int64_t half = (r % block) / lanes;
+    if (tree) {
+      int64_t rev = 0;
+      for (int b = 0; b < bits; ++b) rev |= ((lane >> b) & 1) << (bits - 1 - b);
+      lane = rev;
+    }
+    if (lane > best_lane || (lane == best_lane && half >= best_half)) {
+      best_lane = lane;
+      best_half = half;
+      negative = std::signbit(v);
+    }
+  }
+  return negative;
+}
 
-Tensor& min_all_out(const Tensor& self, Tensor& out) { return minmax_values("min", self, {}, false, false, out, true); }
+// Gives a zero result of min()/max() the sign PyTorch's gives it.
+void sign_zero_as_torch(const Tensor& self, Tensor& out) {
+  const ScalarType t = self.dtype();
+  const bool half = t == ScalarType::Half || t == ScalarType::BFloat16;
+  if ((!half && t != ScalarType::Float && t != ScalarType::Double) || self.numel() == 0 || self.is_meta()) return;
+  if (out.item<double>() != 0.0) return;
+  const Tensor x = self.contiguous();
+  const int64_t n = x.numel(), lanes = t == ScalarType::Double ? 4 : 8, block = half ? 2 * lanes : lanes;
+  const bool tree_build = cpu_capability() != CpuCapability::Default && t != ScalarType::Double;
+  constexpr int64_t kGrain = 32768;
+  const int64_t nt =
+      n > kGrain && !in_parallel_region() ? std::min<int64_t>(get_num_threads(), (n + kGrain - 1) / kGrain) : 1;
+  const int64_t size = (n + nt - 1) / nt;
+  const auto pick = [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(x.data_ptr());
+    for (int64_t s = 0; s < n; s += size) {
+      const int64_t m = std::min(size, n - s);
+      if (auto negative = winning_zero_is_negative(p + s, m, lanes, block, tree_build && m >= block)) {
+        out.fill_(Scalar(*negative ? -0.0 : 0.0));
+        return;
+      }
+    }
+  };
+  switch (t) {
+    case ScalarType::Float: return pick(float());
+    case ScalarType::Double: return pick(double());
+    case ScalarType::Half: return pick(Half());
+    default: return pick(BFloat16());
+  }
+}
+}  // namespace
+
+Tensor& max_all_out(const Tensor& self, Tensor& out) {
+  minmax_values("max", self, {}, false, true, out, true);
+  sign_zero_as_torch(self, out);
+  return out;
+}
+
+Tensor& min_all_out(const Tensor& self, Tensor& out) {
+  minmax_values("min", self, {}, false, false, out, true);
+  sign_zero_as_torch(self, out);
+  return out;
+}
 
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
   return minmax_dim("max", self, dim, keepdim, true);
