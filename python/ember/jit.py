@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import types
 import typing
 import warnings
 
@@ -271,7 +272,7 @@ def isinstance(obj, target_type) -> bool:
     origin, args = typing.get_origin(target_type), typing.get_args(target_type)
     if origin is None:
         return builtins.isinstance(obj, target_type)
-    if origin is typing.Union or str(origin) == "types.UnionType":
+    if origin in (typing.Union, types.UnionType):
         return any(isinstance(obj, t) for t in args)
     if origin is list:
         return builtins.isinstance(obj, list) and all(isinstance(v, args[0]) for v in obj)
@@ -282,8 +283,6 @@ def isinstance(obj, target_type) -> bool:
     if origin is tuple:
         if not builtins.isinstance(obj, tuple):
             return False
-        if len(args) == 2 and args[1] is Ellipsis:
-            return all(isinstance(v, args[0]) for v in obj)
         return len(obj) == len(args) and all(isinstance(v, t) for v, t in zip(obj, args))
     return builtins.isinstance(obj, origin)
 

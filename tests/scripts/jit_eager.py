@@ -1,3 +1,4 @@
+# ruff: noqa: E402 - torch is imported after PYTORCH_JIT is set
 # Code written for TorchScript, run with the compiler off (PYTORCH_JIT=0):
 # decorated helpers, a scripted and a traced model, type refinement.
 import os
@@ -5,7 +6,6 @@ import os
 os.environ["PYTORCH_JIT"] = "0"
 
 import torch
-from typing import Dict, List, Optional, Tuple
 
 torch.manual_seed(0)
 
@@ -52,10 +52,11 @@ print(scripted(x))
 print(traced(x))
 print(scripted.half(x).shape, m.debug(x) == m.debug(x))
 print(torch.jit.is_scripting(), torch.jit.is_tracing(), isinstance(scripted, torch.jit.ScriptModule))
-print(torch.jit.annotate(List[int], []), torch.jit.annotate(Optional[int], None))
-print(torch.jit.isinstance([1, 2], List[int]), torch.jit.isinstance([1, "a"], List[int]))
-print(torch.jit.isinstance({"a": torch.ones(1)}, Dict[str, torch.Tensor]), torch.jit.isinstance((1, "b"), Tuple[int, str]))
-print(torch.jit.isinstance(None, Optional[int]), torch.jit.isinstance(3.0, Optional[int]))
+print(torch.jit.annotate(list[int], []), torch.jit.annotate(int | None, None))
+print(torch.jit.isinstance([1, 2], list[int]), torch.jit.isinstance([1, "a"], list[int]))
+print(torch.jit.isinstance({"a": torch.ones(1)}, dict[str, torch.Tensor]))
+print(torch.jit.isinstance((1, "b"), tuple[int, str]), torch.jit.isinstance((1, 2, 3), tuple[int, ...]))
+print(torch.jit.isinstance(None, int | None), torch.jit.isinstance(3.0, int | None))
 try:
     torch.jit.isinstance([1], list)
 except RuntimeError as e:
