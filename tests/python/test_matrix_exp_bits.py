@@ -188,6 +188,21 @@ def test_gradcheck(dt):
             assert ember.autograd.gradgradcheck(ember.linalg.matrix_exp, (a,))
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_double_backward_bits(dt):
+    rng = np.random.default_rng(9)
+    for shape in ((4, 4), (2, 4, 4)):
+        (ae, at), (ge, gt), (ve, vt) = (_pair(_random(rng, shape, dt, s)) for s in (0.3, 1.0, 1.0))
+        grads = []
+        for lib, a, g, v in ((ember, ae, ge, ve), (torch, at, gt, vt)):
+            a, g = a.requires_grad_(), g.requires_grad_()
+            (first,) = lib.autograd.grad(lib.linalg.matrix_exp(a), a, g, create_graph=True)
+            grads.append([first, *lib.autograd.grad(first, [a, g], v)])
+        for e, t in zip(*grads):
+            assert e.is_conj() == t.is_conj()
+            assert _same(e.resolve_conj(), t.resolve_conj()), (dt, shape)
+
+
 def test_forward_mode_bits():
     rng = np.random.default_rng(8)
     for dt in DTYPES:
