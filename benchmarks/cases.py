@@ -444,6 +444,16 @@ def _linalg(op, batch, n):
     return make
 
 
+def _matrix_exp(shape):
+    """The scaled degree-18 path: entries of a standard normal, norms far past its bound."""
+
+    def make(lib):
+        a = _data(lib, shape, seed=34)
+        return lambda: lib.linalg.matrix_exp(a)
+
+    return make
+
+
 def _complex_linalg(op, batch, n):
     """complex64 matrices (MKL's c routines on both sides)."""
 
@@ -720,6 +730,8 @@ CASES = [
         for op in ("solve", "cholesky", "qr", "svd", "eigh")
         for batch, n in ((64, 64), (4, 512))
     ],
+    Case("linalg", "matrix_exp 4x64x64", _matrix_exp((4, 64, 64)), 1.0),
+    Case("linalg", "matrix_exp 512x512", _matrix_exp((512, 512)), 1.0),
     *[
         Case("linalg", f"complex {op} {batch}x{n}x{n}", _complex_linalg(op, batch, n), 1.0)
         for op in ("solve", "qr", "svd", "eigh")

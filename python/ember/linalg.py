@@ -12,7 +12,7 @@ import math
 import warnings
 
 import ember
-from ember import _C, _argcheck
+from ember import _C, _argcheck, _matrix_exp
 from ember import _linalg_autograd as _ag
 
 _F = _C._VariableFunctions
@@ -1143,53 +1143,11 @@ def chain_matmul(*matrices, out=None):
     return multi_dot(list(matrices), out=out)
 
 
-# Degree-13 Pade approximant with scaling and squaring (Higham 2005).
-_PADE13 = (
-    64764752532480000.0,
-    32382376266240000.0,
-    7771770303897600.0,
-    1187353796428800.0,
-    129060195264000.0,
-    10559470521600.0,
-    670442572800.0,
-    33522128640.0,
-    1323241920.0,
-    40840800.0,
-    960960.0,
-    16380.0,
-    182.0,
-    1.0,
-)
-_THETA13 = 5.371920351148152
-
-
 def matrix_exp(A):  # noqa: N803
-    """e^A: scaling and squaring with a Pade approximant (differentiable by composition)."""
+    """e^A, as PyTorch computes it (Note [matrix_exp] in ember._matrix_exp)."""
     _check_matrix(A, "linalg.matrix_exp", square=True)
     _check_dtype(A, "linalg.matrix_exp", "linalg_matrix_exp", True)
-    return _ag.named("LinalgMatrixExpBackward0", _matrix_exp, A)
-
-
-def _matrix_exp(A):  # noqa: N803
-    n = A.shape[-1]
-    if A.numel() == 0:
-        return A.clone()
-    if n == 1:
-        return A.exp()
-    norm1 = float(A.detach().abs().sum(-2).amax())
-    s = 0 if norm1 <= _THETA13 or not math.isfinite(norm1) else math.ceil(math.log2(norm1 / _THETA13))
-    X = A / (2.0**s) if s else A
-    b = _PADE13
-    eye = _eye(n, A)
-    X2 = X @ X
-    X4 = X2 @ X2
-    X6 = X4 @ X2
-    U = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2 + b[1] * eye)
-    V = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 + b[0] * eye
-    R = solve(V - U, V + U)
-    for _ in builtins.range(s):
-        R = R @ R
-    return R
+    return _matrix_exp.matrix_exp(A)
 
 
 # ---- LDL ------------------------------------------------------------------------------------------
