@@ -148,39 +148,14 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     return obj
 
 
-def trace(
-    func,
-    example_inputs=None,
-    optimize=None,
-    check_trace=True,
-    check_inputs=None,
-    check_tolerance=1e-05,
-    strict=True,
-    _force_outplace=False,
-    _module_class=None,
-    _compilation_unit=None,
-    example_kwarg_inputs=None,
-    _store_inputs=True,
-):
-    """The function or module itself, run eagerly (nothing is recorded)."""
+def trace(func, example_inputs=None, optimize=None, *options, **keywords):
+    """The function or module itself, run eagerly (nothing is recorded; the
+    tracer's options, PyTorch's positional order, change nothing)."""
     _deprecated_optimize(optimize)
     return func
 
 
-def trace_module(
-    mod,
-    inputs,
-    optimize=None,
-    check_trace=True,
-    check_inputs=None,
-    check_tolerance=1e-05,
-    strict=True,
-    _force_outplace=False,
-    _module_class=None,
-    _compilation_unit=None,
-    example_inputs_is_kwarg=False,
-    _store_inputs=True,
-):
+def trace_module(mod, inputs, optimize=None, *options, **keywords):
     _deprecated_optimize(optimize)
     return mod
 
