@@ -340,13 +340,12 @@ from ember import sparse  # noqa: E402,F401
 
 
 def spmm(input, mat2):  # noqa: A002
-    """Sparse (COO) matrix times dense matrix."""
+    """PyTorch's spmm is its mm binding: a sparse (COO) or dense matrix times a matrix."""
     from ember import _argcheck
 
-    # PyTorch's spmm is its mm binding.
     _argcheck.tensor("mm", "input", 1, input)
     _argcheck.tensor("mm", "mat2", 2, mat2)
-    return sparse.mm(input, mat2)
+    return mm(input, mat2)  # noqa: F405 - a generated binding
 
 
 _sparse_coo.install_handlers()

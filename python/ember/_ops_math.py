@@ -382,9 +382,13 @@ def positive(input):  # noqa: A002
     return input
 
 
-def rsub(input, other, alpha=1):  # noqa: A002
+def rsub(input, other, *, alpha=1):  # noqa: A002
     """other - alpha * input."""
-    if alpha == 1 and isinstance(other, (builtins.int, builtins.float, builtins.complex)):
+    if (
+        alpha == 1
+        and not isinstance(alpha, builtins.bool)
+        and isinstance(other, (builtins.int, builtins.float, builtins.complex))
+    ):
         return other - input  # a wrapped number: the tensor's dtype wins, even a 0-dim one's
     return _ember().sub(_wrap(other, input), input, alpha=alpha)
 

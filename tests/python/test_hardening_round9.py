@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import torch
 from test_hardening import check_same
+
+import ember
 
 
 @pytest.mark.parametrize(
@@ -182,3 +185,30 @@ def test_solve_gradients_bits_as_torch(dtype, left, contiguous):
 )
 def test_complex_out_written_exactly_as_torch(code):
     check_same(code)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.spmm(m.arange(3), m.ones(2, 2)),
+        lambda m: m.spmm(m.ones(()), m.ones(())),
+        lambda m: m.spmm(m.ones(2, 3), m.ones(3, 2)),
+        lambda m: m.spmm(m.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(), m.ones(2, 3)),
+        lambda m: m.rsub(m.ones(4), m.ones(2, 4), -1),
+        lambda m: m.rsub(m.ones(3), 2, alpha=True),
+        lambda m: m.rsub(m.ones(3, dtype=m.int32), 2.5),
+        lambda m: m.rsub(m.ones(3), 2, alpha=2),
+    ],
+)
+def test_spmm_is_mm_and_rsub_alpha_is_keyword(call):
+    """spmm is PyTorch's mm binding (dense operands too); rsub's alpha is
+    keyword-only and a bool alpha needs a bool result."""
+
+    def outcome(m):
+        try:
+            r = call(m)
+        except Exception as e:  # the type is the comparison
+            return type(e).__name__
+        return str(r.dtype).split(".")[-1], r.tolist() if r.layout == m.strided else r.to_dense().tolist()
+
+    assert outcome(ember) == outcome(torch)
