@@ -597,11 +597,15 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
             raise RuntimeError(
                 "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
             )
+        if input.is_complex():
+            raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
         lo, hi = input.min(), input.max()
         if keepdim:
             shape = [1] * input.dim()
             lo, hi = lo.reshape(shape), hi.reshape(shape)
     else:
+        if input.is_complex():
+            raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
         lo = ember.amin(input, dim, keepdim=keepdim)
         hi = ember.amax(input, dim, keepdim=keepdim)
     return _out(_aminmax_t((lo, hi)), out)

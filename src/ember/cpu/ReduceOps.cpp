@@ -10,6 +10,7 @@
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Dispatch.h"
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
@@ -307,6 +308,8 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
               "Expected the dtype for input and out to match, but got ", dtype_message_name(self.dtype()),
               " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
   check_nonempty_dims(name, self, mask, !dims.empty());
+  if (self.is_complex() && !self.is_meta())
+    math::not_implemented_for(is_max ? "max_values_cpu" : "min_values_cpu", self.dtype());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
   drop_repeats(p);
@@ -319,6 +322,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int6
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   std::vector<bool> mask = make_mask(self, single_dim(d));
   check_nonempty_dims(name, self, mask, true);
+  EMBER_CHECK(!self.is_complex(), name, "(): does not support complex input");
   DimVector shape = reduced_shape(self, mask, keepdim);
   Tensor values = ember::empty(shape, self.dtype(), self.device());
   Tensor indices = ember::empty(shape, ScalarType::Long, self.device());

@@ -61,9 +61,10 @@ Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) {
 // ---- trace, diag ----------------------------------------------------------------------------------
 
 Tensor trace(const Tensor& self) {
-  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  // PyTorch's dtype dispatch comes before its matrix check.
   if (self.dtype() == ScalarType::Bool && !self.is_meta())
     throw NotImplementedError("\"trace\" not implemented for 'Bool'");
+  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
   return ember::sum(self.diagonal(0, 0, 1), std::optional<ScalarType>{});
 }
 
