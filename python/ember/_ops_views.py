@@ -91,7 +91,7 @@ def _scatter_into(view_fn, name):
 
 
 select_scatter = _scatter_into(lambda t, dim, index: t.select(dim, index), "select_scatter")
-slice_scatter = _scatter_into(_slice_view, "slice_scatter")
+slice_scatter = _scatter_into(_slice_checked, "slice_scatter")
 diagonal_scatter = _scatter_into(lambda t, offset=0, dim1=0, dim2=1: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
 as_strided_scatter = _scatter_into(
     lambda t, size, stride, storage_offset=None: t.as_strided(size, stride, storage_offset), "as_strided_scatter"

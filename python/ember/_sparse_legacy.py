@@ -75,6 +75,8 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):  # noqa: A002 - P
 
     if _is_compressed(mat1) or _is_compressed(input):
         raise _sparse_backend_error("sspaddmm.out", _BACKEND)
+    if not isinstance(input, SparseCOOTensor) and not isinstance(mat1, SparseCOOTensor):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     if not isinstance(mat1, SparseCOOTensor):
         raise RuntimeError("sspaddmm: expected 'mat1' to have sparse layout, got 'mat1' with layout Strided")
     if isinstance(mat2, SparseCOOTensor):

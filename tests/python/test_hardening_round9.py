@@ -226,6 +226,15 @@ def test_spmm_is_mm_and_rsub_alpha_is_keyword(call):
         lambda m: m.ones(0, dtype=m.complex64).amax(),
         lambda m: m.ones(3, dtype=m.bool).trace(),
         lambda m: m.ones(3, dtype=m.int32).trace(),
+        # argument checks in PyTorch's order
+        lambda m: m.ones(1).slice_scatter(m.ones(2, 3), 1),
+        lambda m: m.ones(2, 3).slice_scatter(m.ones(5, 5), 1),
+        lambda m: m.ones(0).kthvalue(4),
+        lambda m: m.ones(0, 3).kthvalue(1, 0),
+        lambda m: m.ones(2, 0).kthvalue(5, 0),
+        lambda m: m.ones(2, 3, 2, 2).repeat_interleave(-3, 5, output_size=1),
+        lambda m: m.ones(3).repeat_interleave(-1),
+        lambda m: m.ones(2, 3).sspaddmm(m.ones(2, 2), m.ones(2, 3)),
     ],
 )
 def test_complex_extremes_and_trace_refuse_as_pytorch(call):

@@ -82,10 +82,10 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
 
 Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
                                   std::optional<int64_t> output_size) {
-  EMBER_CHECK(repeats >= 0, "Repeats must be non-negative");
   Tensor input = dim ? self : self.reshape({-1});
   if (input.dim() == 0) input = input.reshape({1});
   const int64_t d = dim ? maybe_wrap_dim(*dim, input.dim()) : 0;
+  EMBER_CHECK(repeats >= 0, "Repeats must be non-negative");  // after the dim, as PyTorch
   int64_t expected = 0;
   if (output_size && !__builtin_mul_overflow(input.sizes()[d], repeats, &expected)) {
     EMBER_CHECK(*output_size == expected, "repeat_interleave: Invalid output_size, expected ", expected, " but got ",

@@ -141,6 +141,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.dim() > 0 ? self.sizes()[d] : 1;
+  if (self.numel() == 0 && size == 0)
+    throw IndexError(str_cat("kthvalue(): Expected reduction dim ", d, " to have non-zero size."));
   EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension ", d);
   if ((self.dtype() == ScalarType::Bool || self.is_complex()) && !self.is_meta()) {
     throw NotImplementedError(str_cat("\"kthvalue_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
