@@ -598,14 +598,19 @@ def _avx512_cpu():
         ("conv2d", 8, 16, 14, 32, 3, 1, 1),
         ("conv1d", 2, 8, 20, 8, 3, 1, 1),
         ("conv_transpose2d", 2, 8, 9, 8, 3, 1, 1),
+        ("conv3d", 2, 16, 8, 32, 3, 1, 1),  # Note [3-d convolution]
+        ("conv3d", 2, 3, 9, 5, 3, 2, 1),
+        ("conv3d", 3, 4, 7, 6, 1, 2, 0),
     ],
 )
 def test_convolution_bits_as_torch(fn, n, c, size, o, k, stride, padding):
     """Forward and all three gradients bit for bit (Note [Which convolutions oneDNN computes],
     Note [Convolution bias gradients]), with a loss whose gradient varies."""
     rng = np.random.default_rng(n * 100 + c)
-    shape = (n, c, size) if fn == "conv1d" else (n, c, size, size)
-    wshape = (c, o, k, k) if fn == "conv_transpose2d" else (o, c, k) if fn == "conv1d" else (o, c, k, k)
+    dims = {"conv1d": 1, "conv3d": 3}.get(fn, 2)
+    shape, wshape = (n, c) + (size,) * dims, (o, c) + (k,) * dims
+    if fn == "conv_transpose2d":
+        wshape = (c, o, k, k)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in (shape, wshape, (o,))]
 
     def run(L):

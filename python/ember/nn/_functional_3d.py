@@ -7,10 +7,13 @@ A box window separates over depth and the height-width plane. Pooling runs the
 plane flattened (kernel (kd, 1)); maxima, averages (the divisor is the product
 of the per-dimension counts) and flat indices (d * H * W + the plane's index)
 compose exactly, ties included. conv3d sums, over the kernel's depth taps, one
-conv2d of the matching strided depth slices.
+conv2d of the matching strided depth slices, where oneDNN does not compute it
+whole (float32 as PyTorch: Note [3-d convolution]).
 """
 
 from __future__ import annotations
+
+import os
 
 import ember
 
@@ -177,6 +180,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         p = [left for left, _ in pads]
     else:
         p = list(_triple(padding))
+    if dtype == ember.float32 and _onednn_applies(x, weight, bias, s, dl, groups):
+        out = ember.convolution(x, weight, bias, list(s), p, list(dl), False, [0, 0, 0], groups)
+        return out if batched else out.squeeze(0)
     if p[0]:
         x = ember.nn.functional.pad(x, [0, 0, 0, 0, p[0], p[0]])
     n, c, d = x.shape[0], x.shape[1], x.shape[2]
@@ -199,6 +205,26 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = out + bias.reshape(1, -1, 1, 1, 1)
     out = _dense(out.to(dtype))
     return out if batched else out.squeeze(0)
+
+
+def _onednn_applies(x, weight, bias, stride, dilation, groups):
+    """Whether one oneDNN convolution computes this float32 conv3d (Note [3-d convolution]): PyTorch's
+    rule for handing a convolution to oneDNN."""
+    tensors = [x, weight] + ([bias] if bias is not None else [])
+    if not (
+        all(t.device.type == "cpu" and not t.is_meta and t.dtype == ember.float32 for t in tensors)
+        and x.numel() > 0
+        and weight.numel() > 0
+        and ember.backends.mkldnn.is_available()
+        and os.environ.get("EMBER_CONV_BACKEND") != "im2col"
+    ):
+        return False
+    n, c, d, h = x.shape[:4]
+    kh, kw = weight.shape[-2:]
+    unit = all(v == 1 for v in stride) and all(v == 1 for v in dilation)
+    if unit and n < 16 and kh == 1 and kw == 1 and ember.get_num_threads() <= 1:
+        return False
+    return groups > 1 or (kh > 3 and kw > 3) or n > 1 or n * c * d * h > 20480
 
 
 def _conv3d_cuda(x, weight, bias, stride, padding, dilation, groups):

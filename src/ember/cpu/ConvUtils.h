@@ -62,18 +62,25 @@ bool onednn_deconv(const Geometry& g, ScalarType t, const void* Y, const void* W
 bool onednn_deconv_data(const Geometry& g, ScalarType t, const void* dX, const void* W, void* dY);
 // dW (and dbias over X's channels, if not null) = its weight gradient for output gradient dX.
 bool onednn_deconv_weight(const Geometry& g, ScalarType t, const void* Y, const void* dX, void* dW, void* dbias);
-// A 3-d transposed convolution X (N, IC, in) -> Y (N, OC, out); the weight is
-// (IC, OC / G, k) as PyTorch stores it.
-struct Deconv3d {
+// A 3-d convolution X (N, IC, in) -> Y (N, OC, out) and the sizes of its
+// weight: (OC, IC / G, k) for a convolution, (IC, OC / G, k) for a
+// transposed one, as PyTorch stores them.
+struct Shape3d {
   int64_t N, G, IC, OC;
   int64_t in[3], out[3], k[3], stride[3], pad[3], dil[3];
 };
-// Y = conv_transpose3d(X, W) + bias (bias may be null).
-bool onednn_deconv3d(const Deconv3d& g, const float* X, const float* W, const float* bias, float* Y);
+// Y = conv3d(X, W) + bias (bias may be null).
+bool onednn_conv3d(const Shape3d& g, const float* X, const float* W, const float* bias, float* Y);
 // dX = its input gradient for output gradient dY.
-bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, float* dX);
+bool onednn_conv3d_data(const Shape3d& g, const float* dY, const float* W, float* dX);
+// dW = its weight gradient for output gradient dY.
+bool onednn_conv3d_weight(const Shape3d& g, const float* X, const float* dY, float* dW);
+// Y = conv_transpose3d(X, W) + bias (bias may be null).
+bool onednn_deconv3d(const Shape3d& g, const float* X, const float* W, const float* bias, float* Y);
+// dX = its input gradient for output gradient dY.
+bool onednn_deconv3d_data(const Shape3d& g, const float* dY, const float* W, float* dX);
 // dW (and dbias, if not null) = its weight gradient for output gradient dY.
-bool onednn_deconv3d_weight(const Deconv3d& g, const float* X, const float* dY, float* dW, float* dbias);
+bool onednn_deconv3d_weight(const Shape3d& g, const float* X, const float* dY, float* dW, float* dbias);
 // "oneDNN <version>" when built in, else "".
 const char* onednn_version();
 

@@ -1,5 +1,5 @@
 // Convolution on the CPU (forward and backward, plain and transposed, 1-d and
-// 2-d), and the conv1d/conv2d/conv_transpose2d front ends.
+// 2-d; 3-d through oneDNN), and the conv1d/conv2d/conv_transpose2d front ends.
 //
 // Note [Convolution as GEMM]
 // Every case is one of three products between a "large" image X (C x H x W),
@@ -448,9 +448,7 @@ ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bia
               " but found ", dtype_message_name(weight.dtype()));
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
               ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
-  // 3-d: transposed only (Note [3-d transposed convolution])
-  EMBER_CHECK_TYPE(NotImplementedError, dims <= 2 || (dims == 3 && transposed), "ember: ", dims,
-                   "-d convolution is not implemented");
+  EMBER_CHECK_TYPE(NotImplementedError, dims <= 3, "ember: ", dims, "-d convolution is not implemented");
   // The CPU kernels' dtype checks (PyTorch's meta function has none).
   if (input.is_meta()) return a;
   EMBER_CHECK_TYPE(NotImplementedError, input.dtype() != ScalarType::Bool, "\"",
@@ -513,8 +511,8 @@ Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
 // A 5-d transposed convolution runs as oneDNN's deconvolution, float32 only
 // (16-bit floats widen first); nn.functional.conv_transpose3d takes this path
 // when oneDNN is built in and its composite otherwise.
-conv::Deconv3d deconv3d_geometry(const Tensor& input, const Tensor& weight, const ConvArgs& a) {
-  conv::Deconv3d g{};
+conv::Shape3d deconv3d_geometry(const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  conv::Shape3d g{};
   g.N = input.size(0);
   g.G = a.groups;
   g.IC = input.size(1);
@@ -532,12 +530,167 @@ conv::Deconv3d deconv3d_geometry(const Tensor& input, const Tensor& weight, cons
   return g;
 }
 
+// Note [Convolution bias gradients]
+// PyTorch sums grad_output over batch and space: with its own kernels by its
+// sum (over dims 0, 2, 3), under oneDNN in oneDNN's order. The oneDNN of
+// PyTorch's wheel (3.12) gives each thread a balanced run of images, which it
+// adds one element after another, and adds the threads' sums in order (a
+// transposed convolution: one run); the oneDNN of Ember's build orders its
+// own sum otherwise, so Ember adds in 3.12's order itself. (3.12's kernels
+// for inputs of fewer than 4 channels, grouped and dilated convolutions split
+// the work otherwise: on several threads those can still differ in the last
+// bit.)
+
+// The bias gradient of N images of channels x (slices x plane), summed in
+// 3.12's order: the N * slices slices split into `runs` balanced runs (the
+// first ones one slice longer), each added element by element, then the runs
+// in order.
+Tensor onednn_bias_sum(const Tensor& gy, int64_t N, int64_t channels, int64_t slices, int64_t plane, int64_t runs) {
+  const Tensor y = gy.contiguous();
+  Tensor out = ember::empty({channels}, gy.dtype(), gy.device());
+  const float* yp = static_cast<const float*>(y.data_ptr());
+  float* o = static_cast<float*>(out.data_ptr());
+  const int64_t units = N * slices, base = units / runs, extra = units % runs;
+  parallel_for(0, channels, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      float total = 0;
+      for (int64_t r = 0; r < runs; ++r) {
+        const int64_t u0 = r * base + std::min(r, extra), u1 = u0 + base + (r < extra ? 1 : 0);
+        float run = 0;
+        for (int64_t u = u0; u < u1; ++u) {
+          const float* row = yp + ((u / slices) * channels + c) * slices * plane + (u % slices) * plane;
+          for (int64_t i = 0; i < plane; ++i) run += row[i];
+        }
+        total += run;
+      }
+      o[c] = total;
+    }
+  });
+  return out;
+}
+
+// Note [3-d convolution bias gradients]
+// oneDNN 3.12's avx512 kernel for the weight gradient of a 3-d convolution
+// (one group, a kernel larger than 1x1x1, no dilation, 1-3 or at least 16
+// input channels) splits the N * OD depth slices of the batch into runs, as
+// many as its cost model (jit_avx512_common_conv_bwd_weights_kernel_f32_t::
+// balance) finds cheapest against splitting over channel blocks: fewest
+// bytes moved per thread, then fewest blocks per thread. bias_runs_3d
+// replays that model (one thread is always one run). Its other kernels are
+// taken to split whole images, as in 2-d.
+int64_t bias_runs_3d(const conv::Shape3d& g, int64_t threads) {
+  auto div_up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (threads < g.G) return 1;
+  const int64_t nthr = threads / g.G;
+  const int64_t ic = g.IC / g.G, oc = g.OC / g.G;
+  const bool first = ic < 16 && g.G == 1;  // its "first convolution": ic unblocked
+  const int64_t ic_block = first ? ic : 16, nb_ic = first ? 1 : div_up(ic, 16), nb_oc = div_up(oc, 16);
+  const int64_t od = g.out[0], ksize = g.k[0] * g.k[1] * g.k[2];
+  auto mem = [&](int64_t mb, int64_t ocb, int64_t icb) {
+    return div_up(g.N, mb) * div_up(nb_ic, icb) * ic_block * g.in[1] * g.in[2] * g.in[0] / g.stride[0] / g.stride[1] /
+               g.stride[2] +
+           div_up(g.N, mb) * div_up(nb_oc, ocb) * 16 * g.out[1] * g.out[2] * od +
+           8 * div_up(nb_oc, ocb) * div_up(nb_ic, icb) * ksize * ic_block * 16;
+  };
+  auto comp = [&](int64_t mb, int64_t ocb, int64_t icb) {
+    return div_up(g.N, mb) * div_up(nb_oc, ocb) * div_up(nb_ic, icb);
+  };
+  int64_t best_mb = 1, best_oc = 1, best_ic = 1;
+  int64_t best_mem = mem(1, 1, 1);
+  const int64_t mb_max = std::min(nthr, g.N * od);
+  for (int64_t mb = 1; mb <= mb_max; ++mb) {
+    for (int64_t ocb = 1; ocb <= std::min(nthr / mb, nb_oc); ++ocb) {
+      const int64_t icb = std::min(nthr / mb / ocb, nb_ic), m = mem(mb, ocb, icb);
+      if (m <= best_mem) best_mem = m, best_mb = mb, best_oc = ocb, best_ic = icb;
+    }
+  }
+  int64_t best_comp = comp(best_mb, best_oc, best_ic);
+  for (int64_t mb = 1; mb <= mb_max; ++mb) {
+    for (int64_t ocb = 1; ocb <= std::min(nthr / mb, nb_oc); ++ocb) {
+      const int64_t icb = std::min(nthr / mb / ocb, nb_ic), c = comp(mb, ocb, icb);
+      const bool cheaper = c <= best_comp && double(mem(mb, ocb, icb)) < 1.1 * double(best_mem);
+      if (cheaper || 4 * c <= 3 * best_comp) best_comp = c, best_mb = mb, best_oc = ocb, best_ic = icb;
+    }
+  }
+  if (best_mb > threads / 2 && best_mb < threads) best_mb = std::min(g.N * od, threads);
+  return best_mb;
+}
+
+// Note [3-d convolution]
+// A float32 5-d convolution runs as one oneDNN convolution, forward and both
+// gradients, as PyTorch's mkldnn_convolution does; nn.functional.conv3d sends
+// the problems PyTorch gives oneDNN here (Note [Which convolutions oneDNN
+// computes]) and sums 2-d convolutions over the depth taps otherwise.
+conv::Shape3d conv3d_geometry(const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  conv::Shape3d g{};
+  g.N = input.size(0);
+  g.G = a.groups;
+  g.IC = input.size(1);
+  g.OC = weight.size(0);
+  for (int d = 0; d < 3; ++d) {
+    g.in[d] = input.size(2 + d);
+    g.k[d] = weight.size(2 + d);
+    g.stride[d] = a.stride[d];
+    g.pad[d] = a.padding[d];
+    g.dil[d] = a.dilation[d];
+    g.out[d] = (g.in[d] + 2 * g.pad[d] - g.dil[d] * (g.k[d] - 1) - 1) / g.stride[d] + 1;
+  }
+  return g;
+}
+
+[[noreturn]] void conv3d_unavailable() {
+  throw NotImplementedError("3-d convolution needs oneDNN and float32 tensors in this build");
+}
+
+Tensor conv3d_cpu(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& a) {
+  const conv::Shape3d g = conv3d_geometry(input, weight, a);
+  Tensor out = ember::empty({g.N, g.OC, g.out[0], g.out[1], g.out[2]}, input.dtype(), input.device());
+  if (out.numel() == 0 || out.is_meta() || weight.is_meta() || dispatch::is_meta_arg(bias)) return out;
+  if (input.dtype() != ScalarType::Float || weight.size(1) == 0) conv3d_unavailable();
+  const Tensor x = input.contiguous(), w = weight.contiguous();
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  if (!conv::onednn_conv3d(g, x.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
+                           out.data_ptr<float>())) {
+    conv3d_unavailable();
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv3d_backward_cpu(const Tensor& grad_output, const Tensor& input,
+                                                       const Tensor& weight, const ConvArgs& a,
+                                                       std::array<bool, 3> mask) {
+  const conv::Shape3d g = conv3d_geometry(input, weight, a);
+  if (input.dtype() != ScalarType::Float || weight.size(1) == 0) conv3d_unavailable();
+  const Tensor gy = grad_output.to(ScalarType::Float).contiguous(), x = input.contiguous(), w = weight.contiguous();
+  Tensor gx, gw, gb;
+  const bool empty = gy.numel() == 0;
+  if (mask[0]) {
+    gx = ember::zeros(input.sizes(), ScalarType::Float, input.device());
+    if (!empty && !conv::onednn_conv3d_data(g, gy.data_ptr<float>(), w.data_ptr<float>(), gx.data_ptr<float>()))
+      conv3d_unavailable();
+  }
+  if (mask[1]) {
+    gw = ember::zeros(weight.sizes(), ScalarType::Float, weight.device());
+    if (!empty && !conv::onednn_conv3d_weight(g, x.data_ptr<float>(), gy.data_ptr<float>(), gw.data_ptr<float>()))
+      conv3d_unavailable();
+  }
+  if (mask[2]) {
+    const int64_t ic = g.IC / g.G, threads = get_num_threads();
+    bool avx512 = g.G == 1 && (ic <= 3 || ic >= 16) && g.k[0] * g.k[1] * g.k[2] > 1;
+    for (int d = 0; d < 3; ++d) avx512 = avx512 && g.dil[d] == 1;
+    const int64_t plane = g.out[1] * g.out[2];
+    gb = avx512 ? onednn_bias_sum(gy, g.N, g.OC, g.out[0], plane, bias_runs_3d(g, threads))
+                : onednn_bias_sum(gy, g.N, g.OC, 1, g.out[0] * plane, std::clamp<int64_t>(g.N, 1, threads));
+  }
+  return {gx, gw, gb};
+}
+
 [[noreturn]] void deconv3d_unavailable() {
   throw NotImplementedError("3-d transposed convolution needs oneDNN and float32 tensors in this build");
 }
 
 Tensor conv_transpose3d_cpu(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& a) {
-  const conv::Deconv3d g = deconv3d_geometry(input, weight, a);
+  const conv::Shape3d g = deconv3d_geometry(input, weight, a);
   Tensor out = ember::empty({g.N, g.OC, g.out[0], g.out[1], g.out[2]}, input.dtype(), input.device());
   if (out.numel() == 0 || out.is_meta() || weight.is_meta() || dispatch::is_meta_arg(bias)) return out;
   if (input.dtype() != ScalarType::Float) deconv3d_unavailable();
@@ -558,7 +711,7 @@ Tensor conv_transpose3d_cpu(const Tensor& input, const Tensor& weight, const Ten
 std::tuple<Tensor, Tensor, Tensor> conv_transpose3d_backward_cpu(const Tensor& grad_output, const Tensor& input,
                                                                  const Tensor& weight, const ConvArgs& a,
                                                                  std::array<bool, 3> mask) {
-  const conv::Deconv3d g = deconv3d_geometry(input, weight, a);
+  const conv::Shape3d g = deconv3d_geometry(input, weight, a);
   if (input.dtype() != ScalarType::Float) deconv3d_unavailable();
   const Tensor gy = grad_output.to(ScalarType::Float).contiguous(), x = input.contiguous(), w = weight.contiguous();
   Tensor gx, gw, gb;
@@ -658,6 +811,7 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   ConvArgs a = check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const ScalarType dtype = input.dtype();
   if (transposed && weight.dim() == 5 && !is_reduced_float(dtype)) return conv_transpose3d_cpu(input, weight, bias, a);
+  if (!transposed && weight.dim() == 5 && !is_reduced_float(dtype)) return conv3d_cpu(input, weight, bias, a);
   if (is_reduced_float(dtype) && onednn_takes_16bit(dtype, weight, a)) {
     Tensor out = convolution_16bit(input, weight, bias, a);
     if (out.defined()) return out;
@@ -704,43 +858,12 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   return out;
 }
 
-// Note [Convolution bias gradients]
-// PyTorch sums grad_output over batch and space: with its own kernels by its
-// sum (over dims 0, 2, 3), under oneDNN in oneDNN's order. The oneDNN of
-// PyTorch's wheel (3.12) gives each thread a balanced run of images, which it
-// adds one element after another, and adds the threads' sums in order (a
-// transposed convolution: one run); the oneDNN of Ember's build orders its
-// own sum otherwise, so Ember adds in 3.12's order itself. (3.12's kernels
-// for inputs of fewer than 4 channels, grouped and dilated convolutions split
-// the work otherwise: on several threads those can still differ in the last
-// bit.)
 Tensor bias_gradient(const Tensor& gy, const Geometry& g, bool transposed, bool dnn) {
   const int64_t channels = transposed ? g.G * g.C : g.G * g.O;
   const int64_t spatial = transposed ? g.H * g.W : g.OH * g.OW;
-  Tensor per_image = gy.reshape({g.N, channels, spatial});
-  if (!dnn) return per_image.sum(std::vector<int64_t>{0, 2});
-  Tensor out = ember::empty({channels}, gy.dtype(), gy.device());
-  const float* y = static_cast<const float*>(per_image.data_ptr());
-  float* o = static_cast<float*>(out.data_ptr());
+  if (!dnn) return gy.reshape({g.N, channels, spatial}).sum(std::vector<int64_t>{0, 2});
   const int64_t runs = transposed ? 1 : std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), g.N));
-  parallel_for(0, channels, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      float total = 0;
-      for (int64_t r = 0; r < runs; ++r) {
-        // balanced runs: the first N % runs get one image more
-        const int64_t base = g.N / runs, extra = g.N % runs;
-        const int64_t n0 = r * base + std::min(r, extra), n1 = n0 + base + (r < extra ? 1 : 0);
-        float run = 0;
-        for (int64_t n = n0; n < n1; ++n) {
-          const float* row = y + (n * channels + c) * spatial;
-          for (int64_t i = 0; i < spatial; ++i) run += row[i];
-        }
-        total += run;
-      }
-      o[c] = total;
-    }
-  });
-  return out;
+  return onednn_bias_sum(gy, g.N, channels, 1, spatial, runs);
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_output, const Tensor& input,
@@ -762,6 +885,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(const Tensor& grad_o
     return {back(std::get<0>(r)), back(std::get<1>(r)), back(std::get<2>(r))};
   }
   if (transposed && weight.dim() == 5) return conv_transpose3d_backward_cpu(grad_output, input, weight, a, mask);
+  if (weight.dim() == 5) return conv3d_backward_cpu(grad_output, input, weight, a, mask);
   Geometry g = geometry(input.sizes(), weight.sizes(), a);
   Tensor gy = grad_output.to(dtype).contiguous(), x = input.contiguous(), w = weight.contiguous();
   Tensor gx, gw, gb;

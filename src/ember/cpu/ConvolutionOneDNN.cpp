@@ -48,20 +48,22 @@ dt data_type(ScalarType t) {
   }
 }
 
+// The right padding giving `out` positions: the left one where that fits.
+int64_t right_pad(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p) {
+  const int64_t span = (k - 1) * d + 1;
+  if (in + 2 * p >= span && (in + 2 * p - span) / s + 1 == out) return p;
+  return (out - 1) * s + span - in - p;
+}
+
 // The convolution X -> Y of a geometry, in oneDNN's terms.
 struct Problem {
   dims src, wei, bias, dst, strides, dilates, pad_l, pad_r;
-  tag wei_tag;
+  tag data_tag = tag::nchw, wei_tag;
   dt type;  // of every tensor, bias and its gradient included
 
   // False when oneDNN cannot express it (a negative right padding).
   bool init(const Geometry& g, ScalarType t) {
     type = data_type(t);
-    auto right_pad = [](int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p) {
-      const int64_t span = (k - 1) * d + 1;
-      if (in + 2 * p >= span && (in + 2 * p - span) / s + 1 == out) return p;
-      return (out - 1) * s + span - in - p;
-    };
     const int64_t prh = right_pad(g.H, g.OH, g.kh, g.sh, g.dh, g.ph);
     const int64_t prw = right_pad(g.W, g.OW, g.kw, g.sw, g.dw, g.pw);
     if (prh < 0 || prw < 0) return false;
@@ -79,6 +81,34 @@ struct Problem {
     dilates = {g.dh - 1, g.dw - 1};
     pad_l = {g.ph, g.pw};
     pad_r = {prh, prw};
+    return true;
+  }
+
+  // A float32 3-d convolution (its output sizes already computed).
+  bool init(const Shape3d& g) {
+    type = dt::f32;
+    data_tag = tag::ncdhw;
+    src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
+    dst = {g.N, g.OC, g.out[0], g.out[1], g.out[2]};
+    if (g.G > 1) {
+      wei = {g.G, g.OC / g.G, g.IC / g.G, g.k[0], g.k[1], g.k[2]};
+      wei_tag = tag::goidhw;
+    } else {
+      wei = {g.OC, g.IC, g.k[0], g.k[1], g.k[2]};
+      wei_tag = tag::oidhw;
+    }
+    bias = {g.OC};
+    strides = dims(3);
+    dilates = dims(3);
+    pad_l = dims(3);
+    pad_r = dims(3);
+    for (int d = 0; d < 3; ++d) {
+      strides[d] = g.stride[d];
+      dilates[d] = g.dil[d] - 1;
+      pad_l[d] = g.pad[d];
+      pad_r[d] = right_pad(g.in[d], g.out[d], g.k[d], g.stride[d], g.dil[d], g.pad[d]);
+      if (pad_r[d] < 0) return false;
+    }
     return true;
   }
 
@@ -126,14 +156,10 @@ void back(const dnnl::memory& m, const dnnl::memory& u, dnnl::stream& s) {
   if (m != u) dnnl::reorder(m, u).execute(s, const_cast<dnnl::memory&>(m), const_cast<dnnl::memory&>(u));
 }
 
-}  // namespace
-
-bool onednn_lower(const Geometry& g, ScalarType t, const void* X, const void* W, const void* bias, void* Y) {
-  Problem p;
-  if (!enabled() || !p.init(g, t)) return false;
+bool conv_forward(const Problem& p, const void* X, const void* W, const void* bias, void* Y) {
   return run([&](dnnl::stream& s) {
     auto pd = p.forward(dnnl::prop_kind::forward_training, bias != nullptr);
-    auto ux = p.user(p.src, tag::nchw, X), uw = p.user(p.wei, p.wei_tag, W), uy = p.user(p.dst, tag::nchw, Y);
+    auto ux = p.user(p.src, p.data_tag, X), uw = p.user(p.wei, p.wei_tag, W), uy = p.user(p.dst, p.data_tag, Y);
     auto mx = into(pd.src_desc(), ux, s), mw = into(pd.weights_desc(), uw, s);
     auto my = pd.dst_desc() == uy.get_desc() ? uy : dnnl::memory(pd.dst_desc(), engine());
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, mx}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, my}};
@@ -143,15 +169,13 @@ bool onednn_lower(const Geometry& g, ScalarType t, const void* X, const void* W,
   });
 }
 
-bool onednn_raise(const Geometry& g, ScalarType t, const void* Y, const void* W, void* X) {
-  Problem p;
-  if (!enabled() || !p.init(g, t)) return false;
+bool conv_data(const Problem& p, const void* Y, const void* W, void* X) {
   return run([&](dnnl::stream& s) {
     auto hint = p.forward(dnnl::prop_kind::forward_training, false);
     dnnl::convolution_backward_data::primitive_desc pd(engine(), dnnl::algorithm::convolution_direct, p.any(p.src),
                                                        p.any(p.wei), p.any(p.dst), p.strides, p.dilates, p.pad_l,
                                                        p.pad_r, hint);
-    auto uy = p.user(p.dst, tag::nchw, Y), uw = p.user(p.wei, p.wei_tag, W), ux = p.user(p.src, tag::nchw, X);
+    auto uy = p.user(p.dst, p.data_tag, Y), uw = p.user(p.wei, p.wei_tag, W), ux = p.user(p.src, p.data_tag, X);
     auto my = into(pd.diff_dst_desc(), uy, s), mw = into(pd.weights_desc(), uw, s);
     auto mx = pd.diff_src_desc() == ux.get_desc() ? ux : dnnl::memory(pd.diff_src_desc(), engine());
     dnnl::convolution_backward_data(pd).execute(
@@ -160,9 +184,7 @@ bool onednn_raise(const Geometry& g, ScalarType t, const void* Y, const void* W,
   });
 }
 
-bool onednn_weight(const Geometry& g, ScalarType t, const void* X, const void* Y, void* dW, void* dbias) {
-  Problem p;
-  if (!enabled() || !p.init(g, t)) return false;
+bool conv_weights(const Problem& p, const void* X, const void* Y, void* dW, void* dbias) {
   return run([&](dnnl::stream& s) {
     const bool with_bias = dbias != nullptr;
     auto hint = p.forward(dnnl::prop_kind::forward_training, with_bias);
@@ -173,7 +195,7 @@ bool onednn_weight(const Geometry& g, ScalarType t, const void* X, const void* Y
                         : dnnl::convolution_backward_weights::primitive_desc(engine(), algo, p.any(p.src), p.any(p.wei),
                                                                              p.any(p.dst), p.strides, p.dilates,
                                                                              p.pad_l, p.pad_r, hint);
-    auto ux = p.user(p.src, tag::nchw, X), uy = p.user(p.dst, tag::nchw, Y), uw = p.user(p.wei, p.wei_tag, dW);
+    auto ux = p.user(p.src, p.data_tag, X), uy = p.user(p.dst, p.data_tag, Y), uw = p.user(p.wei, p.wei_tag, dW);
     auto mx = into(pd.src_desc(), ux, s), my = into(pd.diff_dst_desc(), uy, s);
     auto mw = pd.diff_weights_desc() == uw.get_desc() ? uw : dnnl::memory(pd.diff_weights_desc(), engine());
     std::unordered_map<int, dnnl::memory> args{
@@ -182,6 +204,38 @@ bool onednn_weight(const Geometry& g, ScalarType t, const void* X, const void* Y
     dnnl::convolution_backward_weights(pd).execute(s, args);
     back(mw, uw, s);
   });
+}
+
+}  // namespace
+
+bool onednn_lower(const Geometry& g, ScalarType t, const void* X, const void* W, const void* bias, void* Y) {
+  Problem p;
+  return enabled() && p.init(g, t) && conv_forward(p, X, W, bias, Y);
+}
+
+bool onednn_raise(const Geometry& g, ScalarType t, const void* Y, const void* W, void* X) {
+  Problem p;
+  return enabled() && p.init(g, t) && conv_data(p, Y, W, X);
+}
+
+bool onednn_weight(const Geometry& g, ScalarType t, const void* X, const void* Y, void* dW, void* dbias) {
+  Problem p;
+  return enabled() && p.init(g, t) && conv_weights(p, X, Y, dW, dbias);
+}
+
+bool onednn_conv3d(const Shape3d& g, const float* X, const float* W, const float* bias, float* Y) {
+  Problem p;
+  return enabled() && p.init(g) && conv_forward(p, X, W, bias, Y);
+}
+
+bool onednn_conv3d_data(const Shape3d& g, const float* dY, const float* W, float* dX) {
+  Problem p;
+  return enabled() && p.init(g) && conv_data(p, dY, W, dX);
+}
+
+bool onednn_conv3d_weight(const Shape3d& g, const float* X, const float* dY, float* dW) {
+  Problem p;
+  return enabled() && p.init(g) && conv_weights(p, X, dY, dW, nullptr);
 }
 
 // ---- transposed convolution (oneDNN's deconvolution) ------------------------------------
@@ -193,7 +247,7 @@ struct DeconvProblem {
   tag data_tag, wei_tag;
   dt type;
 
-  bool init(const Deconv3d& g) {
+  bool init(const Shape3d& g) {
     type = dt::f32;
     data_tag = tag::ncdhw;
     src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
@@ -313,17 +367,17 @@ bool deconv_weight(const DeconvProblem& p, const void* X, const void* dY, void* 
 
 }  // namespace
 
-bool onednn_deconv3d(const Deconv3d& g, const float* X, const float* W, const float* bias, float* Y) {
+bool onednn_deconv3d(const Shape3d& g, const float* X, const float* W, const float* bias, float* Y) {
   DeconvProblem p;
   return enabled() && p.init(g) && deconv_forward(p, X, W, bias, Y);
 }
 
-bool onednn_deconv3d_data(const Deconv3d& g, const float* dY, const float* W, float* dX) {
+bool onednn_deconv3d_data(const Shape3d& g, const float* dY, const float* W, float* dX) {
   DeconvProblem p;
   return enabled() && p.init(g) && deconv_data(p, dY, W, dX);
 }
 
-bool onednn_deconv3d_weight(const Deconv3d& g, const float* X, const float* dY, float* dW, float* dbias) {
+bool onednn_deconv3d_weight(const Shape3d& g, const float* X, const float* dY, float* dW, float* dbias) {
   DeconvProblem p;
   return enabled() && p.init(g) && deconv_weight(p, X, dY, dW, dbias);
 }
@@ -359,9 +413,12 @@ bool onednn_weight(const Geometry&, ScalarType, const void*, const void*, void*,
 bool onednn_deconv(const Geometry&, ScalarType, const void*, const void*, const void*, void*) { return false; }
 bool onednn_deconv_data(const Geometry&, ScalarType, const void*, const void*, void*) { return false; }
 bool onednn_deconv_weight(const Geometry&, ScalarType, const void*, const void*, void*, void*) { return false; }
-bool onednn_deconv3d(const Deconv3d&, const float*, const float*, const float*, float*) { return false; }
-bool onednn_deconv3d_data(const Deconv3d&, const float*, const float*, float*) { return false; }
-bool onednn_deconv3d_weight(const Deconv3d&, const float*, const float*, float*, float*) { return false; }
+bool onednn_conv3d(const Shape3d&, const float*, const float*, const float*, float*) { return false; }
+bool onednn_conv3d_data(const Shape3d&, const float*, const float*, float*) { return false; }
+bool onednn_conv3d_weight(const Shape3d&, const float*, const float*, float*) { return false; }
+bool onednn_deconv3d(const Shape3d&, const float*, const float*, const float*, float*) { return false; }
+bool onednn_deconv3d_data(const Shape3d&, const float*, const float*, float*) { return false; }
+bool onednn_deconv3d_weight(const Shape3d&, const float*, const float*, float*, float*) { return false; }
 const char* onednn_version() { return ""; }
 
 #endif

@@ -1,16 +1,23 @@
 // grid_sampler_2d and grid_sampler_3d on the CPU (bilinear, nearest and, in
 // 2-d, bicubic interpolation; zeros, border and reflection padding) and their
 // backward to the input and the grid. See Note [Grid sampling].
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cmath>
 #include <vector>
 
+#include "ember/cpu/NNStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
-namespace ember::native {
+namespace ember {
+namespace cpu {
+EMBER_DEFINE_DISPATCH(GridSampleBilinear2dFn, grid_sample_bilinear_2d_stub);
+}  // namespace cpu
+
+namespace native {
 
 // Note [Grid sampling]
 // A grid coordinate in [-1, 1] maps to the input: with align_corners -1 and 1
@@ -232,6 +239,19 @@ void sample_forward(const Tensor& input, const Tensor& grid, int64_t mode, int64
   const T* gr = static_cast<const T*>(grid.data_ptr());
   T* o = static_cast<T*>(out.data_ptr());
   const int64_t C = g.channels, P = g.points;
+  const auto vectorised = cpu::grid_sample_bilinear_2d_stub.get();
+  if (D == 2 && mode == kBilinear && padding != kReflection && vectorised && g.plane < INT_MAX) {
+    // Note [Vectorised bilinear grid sampling]
+    parallel_for(0, g.batch * P, 256, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end;) {
+        const int64_t n = i / P, count = std::min(end - i, P - i % P);
+        const cpu::GridSample2dArgs a{C, g.size[1], g.size[0], count, P, padding == kBorder, align};
+        vectorised(CppTypeToScalarType<T>::value, in + n * C * g.plane, gr + i * D, o + n * C * P + i % P, a);
+        i += count;
+      }
+    });
+    return;
+  }
   parallel_for(0, g.batch * P, 256, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const int64_t n = i / P, p = i % P;
@@ -522,4 +542,5 @@ std::tuple<Tensor, Tensor> grid_sampler_3d_backward_cpu(const Tensor& grad_outpu
                                   output_mask, "grid_sampler_3d_backward_cpu");
 }
 
-}  // namespace ember::native
+}  // namespace native
+}  // namespace ember

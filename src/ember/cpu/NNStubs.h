@@ -40,6 +40,35 @@ EMBER_DECLARE_DISPATCH(Col2ImFn, col2im_stub);
 EMBER_DECLARE_DISPATCH(Im2ColWideFn, im2col_wide_stub);
 EMBER_DECLARE_DISPATCH(Col2ImWideFn, col2im_wide_stub);
 
+// ---- grid sampling --------------------------------------------------------------
+// Bilinear 2-d grid sampling, zeros or border padding, in the arithmetic of
+// PyTorch's vectorised kernel (Note [Vectorised bilinear grid sampling]):
+// out[c][p] for `points` (x, y) pairs of grid, from in (C x H x W); out rows
+// are out_stride apart. Registered by the AVX2 and AVX-512 builds only.
+struct GridSample2dArgs {
+  int64_t C, H, W, points, out_stride;
+  bool border, align;
+};
+using GridSampleBilinear2dFn = void (*)(ScalarType dtype, const void* in, const void* grid, void* out,
+                                        const GridSample2dArgs& a);
+EMBER_DECLARE_DISPATCH(GridSampleBilinear2dFn, grid_sample_bilinear_2d_stub);
+
+// ---- antialiased interpolation ----------------------------------------------------
+// The antialiased bilinear (cubic: bicubic) interpolation of `planes`
+// IH x IW images to OH x OW, with PyTorch's source scales per dim (Note
+// [Antialiased interpolation kernels]).
+struct UpsampleAAArgs {
+  int64_t planes, IH, IW, OH, OW;
+  double scale_h, scale_w;  // exact in the data's type
+  bool cubic;
+};
+// out = the interpolation of in.
+using UpsampleAAFn = void (*)(ScalarType dtype, const void* in, void* out, const UpsampleAAArgs& a);
+// grad_in (zeroed by the caller) += the input gradient for grad_out.
+using UpsampleAABackwardFn = void (*)(ScalarType dtype, const void* grad_out, void* grad_in, const UpsampleAAArgs& a);
+EMBER_DECLARE_DISPATCH(UpsampleAAFn, upsample_aa_stub);
+EMBER_DECLARE_DISPATCH(UpsampleAABackwardFn, upsample_aa_backward_stub);
+
 // ---- pooling -------------------------------------------------------------------
 // `planes` independent H x W images (N*C), each pooled to OH x OW.
 struct Pool2dArgs {

@@ -10,19 +10,26 @@
 // Antialiased (PyTorch's, after PIL): when shrinking by a factor s the filter
 // (triangle, or cubic with A = -0.5) is stretched by s; each output takes the
 // normalised filter weights of the source pixels within its support, one dim
-// at a time (width, then height), rounding to the dtype between the passes;
-// the backward runs the transposed passes (height, then width).
+// at a time; both directions are kernels (Note [Antialiased interpolation
+// kernels]).
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "ember/cpu/NNStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
-namespace ember::native {
+namespace ember {
+namespace cpu {
+EMBER_DEFINE_DISPATCH(UpsampleAAFn, upsample_aa_stub);
+EMBER_DEFINE_DISPATCH(UpsampleAABackwardFn, upsample_aa_backward_stub);
+}  // namespace cpu
+
+namespace native {
 
 namespace {
 
@@ -166,92 +173,20 @@ std::vector<int64_t> bicubic_output_size(IntArrayRef input_size, const std::opti
 
 // ---- antialiased interpolation -------------------------------------------------------------
 
-// Source window and normalised weights of each output position along one dim.
-template <typename A>
-struct FilterAxis {
-  std::vector<int64_t> start, size;
-  std::vector<A> w;  // `width` per output
-  int64_t width = 0;
-};
-
-template <typename A>
-A aa_filter(A x, bool cubic) {
-  x = std::abs(x);
-  if (!cubic) return x < 1 ? 1 - x : A(0);
-  const A a = -0.5;
-  if (x < 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
-  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-  return 0;
-}
-
-template <typename A>
-FilterAxis<A> filter_axis(int64_t in, int64_t out, bool align_corners, std::optional<double> scale_opt, bool cubic) {
-  FilterAxis<A> ax;
-  const A scale = source_scale<A>(in, out, align_corners, scale_opt);
-  const A half = cubic ? A(2) : A(1);
-  const A support = scale >= A(1) ? half * scale : half;
-  const A invscale = scale >= A(1) ? A(1) / scale : A(1);
-  ax.width = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
-  ax.start.resize(out);
-  ax.size.resize(out);
-  ax.w.assign(out * ax.width, A(0));
-  for (int64_t o = 0; o < out; ++o) {
-    const A center = scale * (static_cast<A>(o) + A(0.5));
-    const int64_t lo = std::max(static_cast<int64_t>(center - support + A(0.5)), int64_t(0));
-    const int64_t n = std::min(std::min(static_cast<int64_t>(center + support + A(0.5)), in) - lo, ax.width);
-    A* w = &ax.w[o * ax.width];
-    A total = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      w[j] = aa_filter((static_cast<A>(j + lo) - center + A(0.5)) * invscale, cubic);
-      total += w[j];
-    }
-    if (total != A(0)) {
-      for (int64_t j = 0; j < n; ++j) w[j] /= total;
-    }
-    ax.start[o] = lo;
-    ax.size[o] = std::max<int64_t>(n, 0);
-  }
-  return ax;
-}
-
-// One pass along a dim of `planes` x `outer` rows: src rows of length `in`
-// with element stride `step` -> dst rows of length `out`.
+// The kernels' arguments for an IH x IW -> OH x OW interpolation of `planes`
+// images in type T (float or double).
 template <typename T>
-void filter_pass(const T* src, T* dst, int64_t lines, int64_t in, int64_t out, int64_t inner,
-                 const FilterAxis<acc_of<T>>& ax) {
-  using A = acc_of<T>;
-  // lines x (in or out) x inner layout: filter along the middle dim
-  parallel_for(0, lines, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t l = begin; l < end; ++l) {
-      const T* s = src + l * in * inner;
-      T* d = dst + l * out * inner;
-      for (int64_t o = 0; o < out; ++o) {
-        const A* w = &ax.w[o * ax.width];
-        const int64_t lo = ax.start[o], n = ax.size[o];
-        for (int64_t k = 0; k < inner; ++k) {
-          A t = n > 0 ? static_cast<A>(s[lo * inner + k]) * w[0] : A(0);
-          for (int64_t j = 1; j < n; ++j) t += static_cast<A>(s[(lo + j) * inner + k]) * w[j];
-          d[o * inner + k] = static_cast<T>(t);
-        }
-      }
-    }
-  });
-}
-
-template <typename T>
-Tensor aa_forward_typed(const Tensor& x, const std::vector<int64_t>& out, bool align_corners,
-                        const std::optional<std::vector<double>>& scales, bool cubic) {
-  using A = acc_of<T>;
+cpu::UpsampleAAArgs aa_args(int64_t planes, int64_t IH, int64_t IW, int64_t OH, int64_t OW, bool align_corners,
+                            const std::optional<std::vector<double>>& scales, bool cubic) {
   auto scale = [&](int d) { return scales ? std::optional<double>((*scales)[d]) : std::nullopt; };
-  const int64_t planes = x.size(0) * x.size(1), IH = x.size(2), IW = x.size(3);
-  const FilterAxis<A> ax = filter_axis<A>(IW, out[1], align_corners, scale(1), cubic);
-  const FilterAxis<A> ay = filter_axis<A>(IH, out[0], align_corners, scale(0), cubic);
-  Tensor mid = ember::empty({x.size(0), x.size(1), IH, out[1]}, x.scalar_type());
-  Tensor result = ember::empty({x.size(0), x.size(1), out[0], out[1]}, x.scalar_type());
-  filter_pass<T>(static_cast<const T*>(x.data_ptr()), static_cast<T*>(mid.data_ptr()), planes * IH, IW, out[1], 1, ax);
-  filter_pass<T>(static_cast<const T*>(mid.data_ptr()), static_cast<T*>(result.data_ptr()), planes, IH, out[0], out[1],
-                 ay);
-  return result;
+  return {planes,
+          IH,
+          IW,
+          OH,
+          OW,
+          static_cast<double>(source_scale<T>(IH, OH, align_corners, scale(0))),
+          static_cast<double>(source_scale<T>(IW, OW, align_corners, scale(1))),
+          cubic};
 }
 
 Tensor aa_forward(const Tensor& self, std::optional<std::vector<int64_t>> output_size, bool align_corners,
@@ -260,50 +195,19 @@ Tensor aa_forward(const Tensor& self, std::optional<std::vector<int64_t>> output
   const ScalarType dtype = self.scalar_type();
   if (self.numel() == 0 || self.is_meta())
     return ember::empty({self.size(0), self.size(1), out[0], out[1]}, dtype, self.device());
+  // PyTorch computes the weights for float and double only (uint8 has its own path)
+  EMBER_CHECK_TYPE(NotImplementedError, dtype == ScalarType::Float || dtype == ScalarType::Double, "\"", name,
+                   "\" not implemented for '", dtype_message_name(dtype), "'");
   const Tensor x = self.contiguous();
-  switch (dtype) {
-    case ScalarType::Float: return aa_forward_typed<float>(x, out, align_corners, scales, cubic);
-    case ScalarType::Double: return aa_forward_typed<double>(x, out, align_corners, scales, cubic);
-    default:
-      // PyTorch computes the weights for float and double only (uint8 has its own path)
-      throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(dtype), "'"));
-  }
-}
-
-// The transposed passes, height first: grad (OH x OW) -> mid (IH x OW) -> grad_in (IH x IW).
-template <typename A>
-void aa_backward_typed(const A* g, A* gi, int64_t planes, int64_t IH, int64_t IW, int64_t OH, int64_t OW,
-                       bool align_corners, const std::optional<std::vector<double>>& scales, bool cubic) {
-  auto scale = [&](int d) { return scales ? std::optional<double>((*scales)[d]) : std::nullopt; };
-  const FilterAxis<A> ax = filter_axis<A>(IW, OW, align_corners, scale(1), cubic);
-  const FilterAxis<A> ay = filter_axis<A>(IH, OH, align_corners, scale(0), cubic);
-  parallel_for(0, planes, 1, [&](int64_t begin, int64_t end) {
-    std::vector<A> mid(IH * OW);
-    for (int64_t p = begin; p < end; ++p) {
-      const A* gp = g + p * OH * OW;
-      A* ip = gi + p * IH * IW;
-      std::fill(mid.begin(), mid.end(), A(0));
-      for (int64_t oy = 0; oy < OH; ++oy) {
-        const A* wy = &ay.w[oy * ay.width];
-        const A* grow = gp + oy * OW;
-        for (int64_t j = 0; j < ay.size[oy]; ++j) {
-          A* mrow = mid.data() + (ay.start[oy] + j) * OW;
-          const A w = wy[j];
-          for (int64_t ox = 0; ox < OW; ++ox) mrow[ox] += w * grow[ox];
-        }
-      }
-      for (int64_t iy = 0; iy < IH; ++iy) {
-        const A* mrow = mid.data() + iy * OW;
-        A* irow = ip + iy * IW;
-        for (int64_t ox = 0; ox < OW; ++ox) {
-          const A* wx = &ax.w[ox * ax.width];
-          const A v = mrow[ox];
-          A* dst = irow + ax.start[ox];
-          for (int64_t j = 0; j < ax.size[ox]; ++j) dst[j] += wx[j] * v;
-        }
-      }
-    }
-  });
+  Tensor result = ember::empty({self.size(0), self.size(1), out[0], out[1]}, dtype, self.device());
+  const int64_t planes = x.size(0) * x.size(1);
+  const cpu::UpsampleAAArgs a =
+      dtype == ScalarType::Double
+          ? aa_args<double>(planes, x.size(2), x.size(3), out[0], out[1], align_corners, scales, cubic)
+          : aa_args<float>(planes, x.size(2), x.size(3), out[0], out[1], align_corners, scales, cubic);
+  // Note [Antialiased interpolation kernels]
+  cpu::upsample_aa_stub.get()(dtype, x.data_ptr(), result.data_ptr(), a);
+  return result;
 }
 
 Tensor aa_backward(const Tensor& grad_output, IntArrayRef input_size, bool align_corners,
@@ -314,13 +218,12 @@ Tensor aa_backward(const Tensor& grad_output, IntArrayRef input_size, bool align
   if (gin.numel() == 0 || grad_output.numel() == 0) return gin.to(dtype);
   const Tensor g = grad_output.to(compute).contiguous();
   const int64_t planes = input_size[0] * input_size[1];
-  if (compute == ScalarType::Double) {
-    aa_backward_typed<double>(g.data_ptr<double>(), gin.data_ptr<double>(), planes, input_size[2], input_size[3],
-                              g.size(2), g.size(3), align_corners, scales, cubic);
-  } else {
-    aa_backward_typed<float>(g.data_ptr<float>(), gin.data_ptr<float>(), planes, input_size[2], input_size[3],
-                             g.size(2), g.size(3), align_corners, scales, cubic);
-  }
+  const cpu::UpsampleAAArgs a =
+      compute == ScalarType::Double
+          ? aa_args<double>(planes, input_size[2], input_size[3], g.size(2), g.size(3), align_corners, scales, cubic)
+          : aa_args<float>(planes, input_size[2], input_size[3], g.size(2), g.size(3), align_corners, scales, cubic);
+  // Note [Antialiased interpolation kernels]
+  cpu::upsample_aa_backward_stub.get()(compute, g.data_ptr(), gin.data_ptr(), a);
   return compute != dtype ? gin.to(dtype) : gin;
 }
 
@@ -373,10 +276,6 @@ Tensor upsample_bicubic2d_backward_cpu(const Tensor& grad_output, IntArrayRef in
   return compute != dtype ? gin.to(dtype) : gin;
 }
 
-}  // namespace ember::native
-
-namespace ember::native {
-
 Tensor upsample_bilinear2d_aa_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,
                                   bool align_corners, std::optional<std::vector<double>> scale_factors) {
   return aa_forward(self, output_size, align_corners, scale_factors, false, "compute_index_ranges_weights");
@@ -392,4 +291,5 @@ Tensor upsample_aa2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_s
   return aa_backward(grad_output, input_size, align_corners, scale_factors, cubic);
 }
 
-}  // namespace ember::native
+}  // namespace native
+}  // namespace ember
