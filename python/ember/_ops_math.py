@@ -382,8 +382,20 @@ def positive(input):  # noqa: A002
     return input
 
 
-def rsub(input, other, *, alpha=1):  # noqa: A002
-    """other - alpha * input."""
+def rsub(input, other, *args, alpha=1):  # noqa: A002
+    """other - alpha * input. PyTorch's rsub.Scalar takes alpha by position,
+    its rsub.Tensor only by keyword."""
+    if args:
+        if len(args) > 1 or isinstance(other, _C.TensorBase):
+            got = ", ".join(
+                type(a).__name__ if not isinstance(a, _C.TensorBase) else "Tensor" for a in (input, other, *args)
+            )
+            raise TypeError(
+                f"rsub() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                " * (Tensor input, Tensor other, *, Number alpha = 1)\n"
+                " * (Tensor input, Number other, Number alpha = 1)\n"
+            )
+        alpha = args[0]
     if (
         alpha == 1
         and not isinstance(alpha, builtins.bool)
