@@ -7,10 +7,11 @@ import functools
 from ember import _C
 from ember import _numpy as _np
 from ember._conversions import ConversionMethods
+from ember._inplace_compare import InplaceComparisonMethods
 from ember._inplace_views import InplaceViewMethods
 
 
-class Tensor(ConversionMethods, InplaceViewMethods, _C.TensorBase):
+class Tensor(ConversionMethods, InplaceViewMethods, InplaceComparisonMethods, _C.TensorBase):
     def __new__(cls, *args, **kwargs):
         """The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2])
         holds data, both of the default dtype."""

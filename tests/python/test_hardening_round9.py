@@ -250,3 +250,23 @@ def test_complex_extremes_and_trace_refuse_as_pytorch(call):
         return "ok"
 
     assert outcome(ember) == outcome(torch)
+
+
+@pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_"])
+def test_inplace_comparison_in_a_graph(name):
+    """x.gt_(y) on a tensor in a graph: the gradient through it is zero, as
+    PyTorch's (Ember kept the graph of what x held before); leaves refuse."""
+
+    def outcome(m):
+        x = m.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        y = x * 2
+        getattr(y, name)(2.0)
+        (y * m.tensor([1.0, 2.0, 3.0])).sum().backward()
+        try:
+            getattr(m.ones(2, requires_grad=True), name)(1)
+            leaf = "ok"
+        except RuntimeError as e:
+            leaf = str(e)
+        return y.tolist(), x.grad.tolist(), leaf
+
+    assert outcome(ember) == outcome(torch)
