@@ -55,6 +55,38 @@ int64_t right_pad(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int6
   return (out - 1) * s + span - in - p;
 }
 
+// The float32 3-d convolution (or, transposed, the one whose data gradient
+// it is) of a geometry in oneDNN's terms; false for a negative right padding.
+template <typename P>
+bool init_3d(P& p, const Shape3d& g, bool transposed) {
+  p.type = dt::f32;
+  p.data_tag = tag::ncdhw;
+  p.src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
+  p.dst = {g.N, g.OC, g.out[0], g.out[1], g.out[2]};
+  if (g.G > 1) {
+    p.wei = {g.G, g.OC / g.G, g.IC / g.G, g.k[0], g.k[1], g.k[2]};
+    p.wei_tag = transposed ? tag::giodhw : tag::goidhw;
+  } else {
+    p.wei = {g.OC, g.IC, g.k[0], g.k[1], g.k[2]};
+    p.wei_tag = transposed ? tag::iodhw : tag::oidhw;
+  }
+  p.bias = {g.OC};
+  p.strides = dims(3);
+  p.dilates = dims(3);
+  p.pad_l = dims(3);
+  p.pad_r = dims(3);
+  for (int d = 0; d < 3; ++d) {
+    p.strides[d] = g.stride[d];
+    p.dilates[d] = g.dil[d] - 1;
+    p.pad_l[d] = g.pad[d];
+    // transposed: out = (in - 1) * stride - pad_l - pad_r + (k - 1) * dil + 1
+    p.pad_r[d] = transposed ? (g.in[d] - 1) * g.stride[d] - g.pad[d] + (g.k[d] - 1) * g.dil[d] + 1 - g.out[d]
+                            : right_pad(g.in[d], g.out[d], g.k[d], g.stride[d], g.dil[d], g.pad[d]);
+    if (p.pad_r[d] < 0) return false;
+  }
+  return true;
+}
+
 // The convolution X -> Y of a geometry, in oneDNN's terms.
 struct Problem {
   dims src, wei, bias, dst, strides, dilates, pad_l, pad_r;
@@ -85,32 +117,7 @@ struct Problem {
   }
 
   // A float32 3-d convolution (its output sizes already computed).
-  bool init(const Shape3d& g) {
-    type = dt::f32;
-    data_tag = tag::ncdhw;
-    src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
-    dst = {g.N, g.OC, g.out[0], g.out[1], g.out[2]};
-    if (g.G > 1) {
-      wei = {g.G, g.OC / g.G, g.IC / g.G, g.k[0], g.k[1], g.k[2]};
-      wei_tag = tag::goidhw;
-    } else {
-      wei = {g.OC, g.IC, g.k[0], g.k[1], g.k[2]};
-      wei_tag = tag::oidhw;
-    }
-    bias = {g.OC};
-    strides = dims(3);
-    dilates = dims(3);
-    pad_l = dims(3);
-    pad_r = dims(3);
-    for (int d = 0; d < 3; ++d) {
-      strides[d] = g.stride[d];
-      dilates[d] = g.dil[d] - 1;
-      pad_l[d] = g.pad[d];
-      pad_r[d] = right_pad(g.in[d], g.out[d], g.k[d], g.stride[d], g.dil[d], g.pad[d]);
-      if (pad_r[d] < 0) return false;
-    }
-    return true;
-  }
+  bool init(const Shape3d& g) { return init_3d(*this, g, false); }
 
   dnnl::memory::desc any(const dims& d) const { return dnnl::memory::desc(d, type, tag::any); }
   dnnl::memory::desc bias_desc() const { return dnnl::memory::desc(bias, type, tag::x); }
@@ -247,33 +254,7 @@ struct DeconvProblem {
   tag data_tag, wei_tag;
   dt type;
 
-  bool init(const Shape3d& g) {
-    type = dt::f32;
-    data_tag = tag::ncdhw;
-    src = {g.N, g.IC, g.in[0], g.in[1], g.in[2]};
-    dst = {g.N, g.OC, g.out[0], g.out[1], g.out[2]};
-    if (g.G > 1) {
-      wei = {g.G, g.OC / g.G, g.IC / g.G, g.k[0], g.k[1], g.k[2]};
-      wei_tag = tag::giodhw;
-    } else {
-      wei = {g.OC, g.IC, g.k[0], g.k[1], g.k[2]};
-      wei_tag = tag::iodhw;
-    }
-    bias = {g.OC};
-    strides = dims(3);
-    dilates = dims(3);
-    pad_l = dims(3);
-    pad_r = dims(3);
-    for (int d = 0; d < 3; ++d) {
-      strides[d] = g.stride[d];
-      dilates[d] = g.dil[d] - 1;
-      pad_l[d] = g.pad[d];
-      // out = (in - 1) * stride - pad_l - pad_r + (k - 1) * dil + 1
-      pad_r[d] = (g.in[d] - 1) * g.stride[d] - g.pad[d] + (g.k[d] - 1) * g.dil[d] + 1 - g.out[d];
-      if (pad_r[d] < 0) return false;
-    }
-    return true;
-  }
+  bool init(const Shape3d& g) { return init_3d(*this, g, true); }
 
   // A 2-d transposed convolution of Geometry g: the small image is its input.
   bool init(const Geometry& g, ScalarType t) {
