@@ -309,7 +309,9 @@ Tensor& minmax_values(const char* name, const Tensor& self, IntArrayRef dims, bo
               " for input's dtype and ", dtype_message_name(out.dtype()), " for out's dtype.");
   check_nonempty_dims(name, self, mask, !dims.empty());
   if (self.is_complex() && !self.is_meta())
-    math::not_implemented_for(is_max ? "max_values_cpu" : "min_values_cpu", self.dtype());
+    math::not_implemented_for(self.device().type == DeviceType::CUDA ? (is_max ? "max_values_cuda" : "min_values_cuda")
+                                                                     : (is_max ? "max_values_cpu" : "min_values_cpu"),
+                              self.dtype());
   Tensor result = ember::empty(reduced_shape(self, mask, keepdim), self.dtype(), self.device());
   ReducePlan p = make_plan(self, mask, result);
   drop_repeats(p);
@@ -560,11 +562,13 @@ std::optional<bool> winning_zero_is_negative(const T* x, int64_t n, int64_t lane
   return negative;
 }
 
-// Gives a zero result of min()/max() the sign PyTorch's gives it.
+// Gives a zero result of min()/max() the sign PyTorch's CPU kernel gives it
+// (CUDA tensors keep their kernel's).
 void sign_zero_as_torch(const Tensor& self, Tensor& out) {
   const ScalarType t = self.dtype();
   const bool half = t == ScalarType::Half || t == ScalarType::BFloat16;
-  if ((!half && t != ScalarType::Float && t != ScalarType::Double) || self.numel() == 0 || self.is_meta()) return;
+  if ((!half && t != ScalarType::Float && t != ScalarType::Double) || self.numel() == 0) return;
+  if (self.device().type != DeviceType::CPU) return;
   if (out.item<double>() != 0.0) return;
   const Tensor x = self.contiguous();
   const int64_t n = x.numel(), lanes = t == ScalarType::Double ? 4 : 8, block = half ? 2 * lanes : lanes;
