@@ -81,6 +81,73 @@ def test_cpu_tensor_with_dims_is_refused(first_on_cpu):
     _raises_as_torch(fn, RuntimeError, message)
 
 
+# Operators whose CUDA entry checks that its tensors share one device (PyTorch's
+# generated check, `device_check` in ops.yaml), and the fused pointwise ones
+# that refuse some CPU numbers: (call, the message torch's CUDA build gives).
+_V = [[1.0, 2.0], [3.0, 4.0]]
+MIXED_REFUSED = {
+    "logaddexp": (
+        lambda m, d: m.logaddexp(_tensor(m, _V, "float32", d), _tensor(m, 2.0, "float32", "cpu")),
+        "Expected all tensors to be on the same device, but got other is on cpu, different from other tensors on "
+        "cuda:0 (when checking argument in method wrapper_CUDA_logaddexp)",
+    ),
+    "logaddexp_cpu_first": (
+        lambda m, d: m.logaddexp(_tensor(m, 2.0, "float32", "cpu"), _tensor(m, _V, "float32", d)),
+        "Expected all tensors to be on the same device, but got other is on cuda:0, different from other tensors "
+        "on cpu (when checking argument in method wrapper_CUDA_logaddexp)",
+    ),
+    "clamp_tensor": (
+        lambda m, d: m.clamp(_tensor(m, _V, "float32", d), min=_tensor(m, 2.0, "float32", "cpu")),
+        "Expected all tensors to be on the same device, but got min is on cpu, different from other tensors on "
+        "cuda:0 (when checking argument in method wrapper_CUDA_clamp_Tensor)",
+    ),
+    "mm": (
+        lambda m, d: m.mm(_tensor(m, _V, "float32", d), _tensor(m, _V, "float32", "cpu")),
+        "Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on "
+        "cuda:0 (when checking argument in method wrapper_CUDA_mm)",
+    ),
+    "index_select": (
+        lambda m, d: m.index_select(_tensor(m, _V, "float32", d), 0, _tensor(m, [1, 0], "int64", "cpu")),
+        "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on "
+        "cuda:0 (when checking argument in method wrapper_CUDA__index_select)",
+    ),
+    "addcmul_self": (
+        lambda m, d: m.addcmul(
+            _tensor(m, 1.0, "float32", "cpu"), _tensor(m, _V, "float32", d), _tensor(m, _V, "float32", d)
+        ),
+        "CPU Scalar support for self argument is not supported when calling addcmul on CUDA tensors.",
+    ),
+    "addcmul_tensor1": (
+        lambda m, d: m.addcmul(
+            _tensor(m, _V, "float32", d), _tensor(m, 1.0, "float32", "cpu"), _tensor(m, _V, "float32", d)
+        ),
+        "CPU Scalar support for tensor1 argument is not supported when calling addcmul on CUDA tensors. However, "
+        "CPU Scalar support for tensor2 is supported, please swap your tensor1 and tensor2 terms.",
+    ),
+    "addcdiv_tensor2": (
+        lambda m, d: m.addcdiv(
+            _tensor(m, _V, "float32", d), _tensor(m, _V, "float32", d), _tensor(m, 2.0, "float32", "cpu")
+        ),
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MIXED_REFUSED))
+def test_mixed_devices_refused_as_torch(case):
+    fn, message = MIXED_REFUSED[case]
+    _raises_as_torch(fn, RuntimeError, message)
+
+
+def test_addcmul_takes_a_cpu_number_as_tensor2():
+    got = _run(
+        lambda m, d: m.addcmul(
+            _tensor(m, _V, "float32", d), _tensor(m, _V, "float32", d), _tensor(m, 2.0, "float32", "cpu")
+        )
+    )
+    assert got.device.type == "cuda"
+
+
 # ---- conversions, layouts, dtypes ----------------------------------------------------
 
 

@@ -220,6 +220,25 @@ def dispatch_device_expr(op: Operator) -> str:
     return f"dispatch::device_type({base}, {', '.join(tensors)})"
 
 
+def device_check_line(op: Operator) -> str:
+    """PyTorch's check that the tensors of a CUDA call share one device, naming
+    the wrapper as its generated CUDA entry is named."""
+    name, overload = op.schema.name, op.schema.overload
+    if any(a.name == "out" and a.type.mutable for a in op.schema.arguments):
+        name += "_out"
+    if op.device_check == "structured":
+        method = f"wrapper_CUDA_{name}" + (f"_{overload}" if overload else "")
+    else:
+        method = f"wrapper_CUDA_{overload}_{name}"
+    args = []
+    for a in op.schema.arguments:
+        if not a.type.is_tensor:
+            continue
+        ptr = f"{a.name} ? &*{a.name} : nullptr" if a.type.optional else f"&{a.name}"
+        args.append(f'{{"{a.name}", {ptr}}}')
+    return f'  dispatch::check_same_device("{method}", {{{", ".join(args)}}});'
+
+
 def kernel_fn_type(op: Operator) -> str:
     ps = [cpp_arg_type(a.type, kernel=True) for a in op.schema.arguments]
     if op.structured:
@@ -498,6 +517,8 @@ def definition(v: Variant) -> str:
         lines.append(
             f"  const auto _creation_meta = autograd::view_creation_meta({'true' if list_return else 'false'});"
         )
+    if op.device_check and v.kind == "functional":
+        lines.append(device_check_line(op))
     # 1. the kernel expression (device dispatch; a CompositeExplicitAutograd
     # kernel serves the devices without their own entry)
     if op.composite_explicit and not backend_kernels(op):

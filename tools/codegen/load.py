@@ -10,8 +10,9 @@ from . import pointwise as pointwise_mod
 from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
 _KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
-         "output_differentiability", "pointwise", "autocast"}
+         "output_differentiability", "pointwise", "autocast", "device_check"}
 _AUTOCAST_POLICIES = {"lower_precision_fp", "fp32", "promote"}
+_DEVICE_CHECKS = {"structured", "plain"}
 _BACKENDS = {"CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
 
 
@@ -107,6 +108,10 @@ def load_operators(path: Path) -> list[Operator]:
         if autocast is not None and autocast not in _AUTOCAST_POLICIES:
             raise CodegenError(loc, f"autocast must be one of {sorted(_AUTOCAST_POLICIES)}, got {autocast!r}")
 
+        device_check = e.get("device_check")
+        if device_check is not None and device_check not in _DEVICE_CHECKS:
+            raise CodegenError(loc, f"device_check must be one of {sorted(_DEVICE_CHECKS)}, got {device_check!r}")
+
         node_name = None
         if derivatives:
             base = schema.name.rstrip("_")
@@ -133,6 +138,7 @@ def load_operators(path: Path) -> list[Operator]:
                 else None,
                 pointwise=pointwise,
                 autocast=autocast,
+                device_check=device_check,
                 forward=tuple(forward),
             )
         )

@@ -225,6 +225,9 @@ class Operator:
     pointwise: Pointwise | None = None
     # Autocast policy (Note [Autocast]): lower_precision_fp, fp32 or promote.
     autocast: str | None = None
+    # PyTorch's device check of the CUDA entry (structured or plain: the
+    # wrapper's name in its error); None where PyTorch's is NoCheck.
+    device_check: str | None = None
     # Forward-mode formulas, (output name, formula): keys of `derivatives`
     # naming an output (`result`, or the declared return names), as in
     # PyTorch's derivatives.yaml; a formula may be auto_element_wise or

@@ -27,4 +27,16 @@ std::string TensorBase::type_name() const {
   return prefix + std::string(legacy_type_name(dtype()));
 }
 
+namespace {
+HostCopyFn host_copy_fn = nullptr;
+}
+
+void set_host_copy(HostCopyFn fn) { host_copy_fn = fn; }
+
+TensorBase host_copy(const TensorBase& t) {
+  EMBER_CHECK(host_copy_fn != nullptr, "item() of a ", device_type_name(t.device().type),
+              " tensor needs the operators library loaded");
+  return host_copy_fn(t);
+}
+
 }  // namespace ember

@@ -66,6 +66,12 @@ class EMBER_CORE_API TensorBase {
 // "[2, 3]": the shape notation of PyTorch's messages.
 EMBER_CORE_API std::string shape_string(IntArrayRef s);
 
+// The copy of a tensor of another device on the host, for item(); the ops
+// layer sets it (core cannot copy between devices).
+using HostCopyFn = TensorBase (*)(const TensorBase&);
+EMBER_CORE_API void set_host_copy(HostCopyFn fn);
+EMBER_CORE_API TensorBase host_copy(const TensorBase& t);
+
 // Wraps a dimension index (negative counts from the end); throws IndexError
 // with PyTorch's message when out of range.
 EMBER_CORE_API int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool scalar_as_1d = true);
@@ -93,7 +99,7 @@ template <typename T>
 T TensorBase::item() const {
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   EMBER_CHECK(!is_meta(), "Tensor.item() cannot be called on meta tensors");
-  EMBER_CHECK(is_cpu(), "item() of a non-CPU tensor is not supported");
+  if (!is_cpu()) return host_copy(*this).item<T>();  // PyTorch's _local_scalar_dense: a copy, then a read
   return EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(dtype(), "item", [&]() -> T {
     return convert<T>(with_math_bits(*static_cast<const scalar_t*>(impl_->data()), is_conj(), is_neg()));
   });

@@ -33,7 +33,19 @@ Tensor& addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const 
         "* tensor1 / tensor2), for all dtypes.");
   }
   TensorIterator::Config c;
+  c.allow_cpu_scalars = !divide;  // as PyTorch's iterators of addcmul and addcdiv
   auto it = TensorIterator::op(out, {self, t1, t2}, c);
+  if (!divide && it.output().device().is_cuda()) {
+    // PyTorch's CUDA addcmul takes a CPU number as tensor2 only.
+    const auto cpu_scalar = [](const Tensor& t) { return t.dim() == 0 && t.is_cpu(); };
+    EMBER_CHECK(!cpu_scalar(self),
+                "CPU Scalar support for self argument is not supported when calling addcmul on CUDA "
+                "tensors.");
+    EMBER_CHECK(!cpu_scalar(t1),
+                "CPU Scalar support for tensor1 argument is not supported when calling addcmul on "
+                "CUDA tensors. However, CPU Scalar support for tensor2 is supported, please swap your "
+                "tensor1 and tensor2 terms.");
+  }
   if (it.common_dtype() == ScalarType::Bool) {
     throw NotImplementedError(
         str_cat("\"", divide ? "addcdiv_cpu_out" : "addcmul_cpu_out", "\" not implemented for 'Bool'"));

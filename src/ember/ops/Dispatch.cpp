@@ -28,4 +28,20 @@ void missing_kernel(const char* op, DeviceType device) {
                                     "build)."));
 }
 
+void check_same_device_of_cuda_call(const char* method, std::initializer_list<NamedTensor> args) {
+  const NamedTensor* first = nullptr;
+  for (const NamedTensor& a : args) {
+    if (!a.tensor || !a.tensor->defined()) continue;
+    if (a.tensor->is_meta()) return;
+    if (a.tensor->unsafeGetTensorImpl()->is_wrapped_number()) continue;
+    if (!first) {
+      first = &a;
+    } else if (a.tensor->device() != first->tensor->device()) {
+      throw Error(str_cat("Expected all tensors to be on the same device, but got ", a.name, " is on ",
+                          a.tensor->device().str(), ", different from other tensors on ", first->tensor->device().str(),
+                          " (when checking argument in method ", method, ")"));
+    }
+  }
+}
+
 }  // namespace ember::dispatch

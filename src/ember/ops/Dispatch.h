@@ -6,6 +6,8 @@
 #include "ember/core/Macros.h"
 #include "ember/core/TensorBase.h"
 
+#include <initializer_list>
+
 namespace ember::dispatch {
 
 // PyTorch's error for `op` ("aten::cumprod", or the schema name "cumprod")
@@ -24,6 +26,26 @@ void check_cpu_only(const char* op, const Tensors&... tensors) {
     if (t.defined() && t.device().is_cuda()) missing_kernel(op, DeviceType::CUDA);
   };
   (check(tensors), ...);
+}
+
+// PyTorch's device check of an operator's CUDA entry (generated for the
+// operators with `device_check` in ops.yaml): the defined tensors share the
+// first one's device, else RuntimeError "Expected all tensors to be on the
+// same device, but got ARG is on ..., different from other tensors on ...
+// (when checking argument in method METHOD)". Calls without a CUDA tensor,
+// or with a meta tensor, pass; so do wrapped numbers (internal numbers).
+struct NamedTensor {
+  const char* name;
+  const TensorBase* tensor;
+};
+EMBER_API void check_same_device_of_cuda_call(const char* method, std::initializer_list<NamedTensor> args);
+inline void check_same_device(const char* method, std::initializer_list<NamedTensor> args) {
+  for (const NamedTensor& a : args) {
+    if (a.tensor && a.tensor->defined() && a.tensor->device().is_cuda()) {
+      check_same_device_of_cuda_call(method, args);
+      return;
+    }
+  }
 }
 
 }  // namespace ember::dispatch

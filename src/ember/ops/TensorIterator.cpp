@@ -192,7 +192,7 @@ void TensorIterator::build(const Config& config) {
   for (int k = noutputs_; k < ntensors_ && !off_cpu; ++k) {
     if (!operands_[k].is_cpu()) off_cpu = &operands_[k];
   }
-  const bool cpu_scalars_ride = off_cpu && !off_cpu->is_meta();
+  const bool cpu_scalars_ride = config.allow_cpu_scalars && off_cpu && !off_cpu->is_meta();
   for (int k = noutputs_; k < ntensors_; ++k) {
     const Tensor& t = operands_[k];
     shape_ = infer_broadcast_size(shape_, t.sizes());

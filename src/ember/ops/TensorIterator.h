@@ -32,6 +32,7 @@ class EMBER_API TensorIterator {
     std::optional<ScalarType> out_dtype;  // fixed result dtype (comparisons: Bool), any out= dtype allowed
     int num_unpromoted = 0;  // leading inputs kept as they are and left out of promotion
     bool exact_out_dtype = false;  // an out= tensor must have the result dtype (no cast)
+    bool allow_cpu_scalars = true;  // a 0-dim CPU input joins a CUDA call as a number
   };
   // General builder for up to kMaxOperands - 1 inputs.
   static TensorIterator op(Tensor& out, std::initializer_list<Tensor> inputs, const Config& config);
