@@ -209,11 +209,10 @@ TEST(CudaGenerator, StateLayout) {
   g.philox_cuda_state(20);
   std::vector<uint8_t> st = g.get_state();
   ASSERT_EQ(st.size(), GeneratorImpl::kCudaStateSize);
-  for (size_t i = 0; i < 800; ++i) ASSERT_EQ(st[i], 0xff) << i;
   uint64_t seed;
   int64_t offset;
-  std::memcpy(&seed, st.data() + 800, 8);
-  std::memcpy(&offset, st.data() + 808, 8);
+  std::memcpy(&seed, st.data(), 8);
+  std::memcpy(&offset, st.data() + 8, 8);
   EXPECT_EQ(seed, 0x1122334455667788ULL);
   EXPECT_EQ(offset, 20);
 
@@ -224,9 +223,9 @@ TEST(CudaGenerator, StateLayout) {
   // Without the offset: offset 0.
   h.set_state(st.data(), st.size() - 8);
   EXPECT_EQ(h.philox_offset_per_thread(), 0u);
-  EXPECT_THROW(h.set_state(st.data(), 16), Error);
+  EXPECT_THROW(h.set_state(st.data(), 12), Error);
   int64_t bad = 6;
-  std::memcpy(st.data() + 808, &bad, 8);
+  std::memcpy(st.data() + 8, &bad, 8);
   EXPECT_THROW(h.set_state(st.data(), st.size()), Error);
   EXPECT_EQ(h.philox_offset_per_thread(), 0u);  // unchanged by the failed call
 }

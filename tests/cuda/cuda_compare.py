@@ -84,8 +84,13 @@ def to_ember(obj, device):
 
 
 def to_torch_cuda(obj):
+    """torch arguments on CUDA with the strides to_ember gives Ember's (`.to`
+    would make a tensor with gaps contiguous)."""
     if isinstance(obj, torch.Tensor):
-        return obj.detach().to("cuda")
+        t = obj.detach()
+        if t.numel() == 0 or t.is_contiguous():
+            return t.to("cuda")
+        return torch.empty_strided(tuple(t.shape), t.stride(), dtype=t.dtype, device="cuda").copy_(t)
     if isinstance(obj, (list, tuple)):
         return type(obj)(to_torch_cuda(o) for o in obj)
     if isinstance(obj, dict):

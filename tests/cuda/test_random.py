@@ -112,7 +112,7 @@ def test_random_unbounded(dtype):
 
 
 def test_random_full_64_bit_range():
-    run_both(17, lambda lib: empty(lib, 1001, "int64").random_(-(2**63)))
+    run_both(17, lambda lib: empty(lib, 1001, "int64").random_(-(2**63), None))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -166,7 +166,7 @@ def test_rng_state_round_trip_and_layout():
     ts = torch.cuda.get_rng_state()
     es = ember.cuda.get_rng_state()
     assert es.dtype == ember.uint8
-    assert es.shape == (816,)
+    assert es.shape == (16,)
     assert as_torch(es).tolist() == ts.tolist()
     a = ember.randn(77, device="cuda")
     ember.cuda.set_rng_state(es)

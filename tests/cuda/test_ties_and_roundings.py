@@ -164,9 +164,9 @@ def test_binary_cross_entropy(torch_cuda, dtype, reduction):
     t = torch.rand(3, 4, generator=gen, dtype=torch.float64).to(dt)
     w = (torch.rand(4, generator=gen, dtype=torch.float64) * 1.5 + 0.5).to(dt)
     x[0, 0], x[0, 1] = 0.0, 1.0  # log clamps at -100
+    fn = lambda m, a, b, **kw: m.nn.functional.binary_cross_entropy(a, b, reduction=reduction, **kw)  # noqa: E731
     for kwargs in ({}, {"weight": w}):
-        fn = lambda m, a, b: m.nn.functional.binary_cross_entropy(a, b, reduction=reduction, **kwargs)  # noqa: E731
-        assert_close(on_cuda(fn, x, t), on_torch_cuda(torch_cuda, fn, x, t), where="bce")
+        assert_close(on_cuda(fn, x, t, **kwargs), on_torch_cuda(torch_cuda, fn, x, t, **kwargs), where="bce")
 
 
 def test_binary_cross_entropy_out_of_range_raises():

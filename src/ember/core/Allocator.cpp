@@ -230,4 +230,6 @@ void cpu_release_cached_blocks() { large_blocks().release_idle(); }
 
 size_t cpu_cached_bytes() { return large_blocks().idle_bytes(); }
 
+void Allocator::copy_data(void* dst, const void* src, size_t n) const { std::memcpy(dst, src, n); }
+
 }  // namespace ember

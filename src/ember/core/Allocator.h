@@ -52,6 +52,8 @@ class EMBER_CORE_API Allocator {
   virtual ~Allocator() = default;
   // Returns a block of at least nbytes (a valid, possibly null, pointer for 0).
   virtual DataPtr allocate(size_t nbytes) = 0;
+  // Copies n bytes between two of this allocator's blocks (storage resize).
+  virtual void copy_data(void* dst, const void* src, size_t n) const;
 };
 
 // The allocator registered for a device type; throws if the backend is absent.

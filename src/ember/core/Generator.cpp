@@ -103,15 +103,13 @@ void GeneratorImpl::set_philox_offset_per_thread(uint64_t offset) {
 
 // A CUDA generator's state: 800 bytes of 0xff where PyTorch once kept MTGP32
 // states, then the seed and the offset.
-namespace {
-constexpr size_t kCudaLegacyBytes = 800;
-}
+namespace {}
 
 std::vector<uint8_t> GeneratorImpl::get_state() const {
   if (device.is_cuda()) {
-    std::vector<uint8_t> b(kCudaStateSize, 0xff);
-    put<uint64_t>(b, kCudaLegacyBytes, seed_);
-    put<int64_t>(b, kCudaLegacyBytes + 8, static_cast<int64_t>(philox_offset_));
+    std::vector<uint8_t> b(kCudaStateSize);
+    put<uint64_t>(b, 0, seed_);
+    put<int64_t>(b, 8, static_cast<int64_t>(philox_offset_));
     return b;
   }
   std::vector<uint8_t> b(kStateSize, 0);
@@ -133,10 +131,10 @@ std::vector<uint8_t> GeneratorImpl::get_state() const {
 
 void GeneratorImpl::set_state(const uint8_t* b, size_t nbytes) {
   if (device.is_cuda()) {
-    // A state without the offset (808 bytes) is accepted and means offset 0.
+    // A state without the offset (the seed alone) is accepted and means offset 0.
     EMBER_CHECK(nbytes == kCudaStateSize || nbytes == kCudaStateSize - 8, "RNG state is wrong size");
-    const uint64_t seed = get<uint64_t>(b, kCudaLegacyBytes);
-    const int64_t offset = nbytes == kCudaStateSize ? get<int64_t>(b, kCudaLegacyBytes + 8) : 0;
+    const uint64_t seed = get<uint64_t>(b, 0);
+    const int64_t offset = nbytes == kCudaStateSize ? get<int64_t>(b, 8) : 0;
     EMBER_CHECK(offset % 4 == 0, "offset must be a multiple of 4");
     seed_ = seed;
     philox_offset_ = static_cast<uint64_t>(offset);

@@ -96,10 +96,10 @@ struct EMBER_CORE_API GeneratorImpl final : RefCounted {
 
   // The state as bytes, in the layout of PyTorch's CPU generator state
   // (see Note [Generator state layout]), so states move between the two.
-  // A CUDA generator's state is PyTorch's: 800 bytes of 0xff, the seed and
-  // the offset (8 bytes each).
+  // A CUDA generator's state is PyTorch's: the seed and the Philox offset
+  // (8 bytes each).
   static constexpr size_t kStateSize = 5056;
-  static constexpr size_t kCudaStateSize = 816;
+  static constexpr size_t kCudaStateSize = 16;
   std::vector<uint8_t> get_state() const;
   // Throws on a bad size or an invalid engine state, leaving the generator
   // unchanged.

@@ -15,10 +15,9 @@ void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
 
 void StorageImpl::resize(size_t nbytes) {
   EMBER_CHECK(resizable(), "Trying to resize storage that is not resizable");
-  EMBER_CHECK(device().is_cpu() || device().is_meta(), "resize of a non-CPU storage is not supported");
   DataPtr fresh = allocator_->allocate(nbytes);
   size_t keep = nbytes < nbytes_ ? nbytes : nbytes_;
-  if (keep && device().is_cpu()) std::memcpy(fresh.get(), data_.get(), keep);
+  if (keep && !device().is_meta()) allocator_->copy_data(fresh.get(), data_.get(), keep);
   data_ = std::move(fresh);
   nbytes_ = nbytes;
 }

@@ -98,6 +98,9 @@ class CudaCachingAllocator final : public Allocator {
     const int device = current_device();
     return allocate_on_stream(nbytes, current_stream(device));
   }
+  void copy_data(void* dst, const void* src, size_t n) const override {
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, current_stream(current_device())));
+  }
 };
 
 }  // namespace

@@ -20,6 +20,7 @@ PyObject* make(PyTypeObject* type, Generator g) {
   PyObject* obj = type->tp_alloc(type, 0);
   if (!obj) throw python_error();
   new (&as_gen(obj)->generator) Generator(std::move(g));
+  as_gen(obj)->device_without_index = false;
   return obj;
 }
 
@@ -32,10 +33,13 @@ PyObject* gen_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (d.is_cuda()) {
     const CudaHooks* hooks = cuda_hooks();
     EMBER_CHECK(hooks, "Generator for device ", d.str(), " is not available: Ember was built without CUDA kernels");
-    if (d.index < 0) d.index = static_cast<int8_t>(hooks->current_device());
-  } else {
-    EMBER_CHECK(d.is_cpu(), "Generator for device ", d.str(), " is not available");
+    const bool without_index = d.index < 0;
+    if (without_index) d.index = static_cast<int8_t>(hooks->current_device());
+    PyObject* gen = make(type, Generator(make_intrusive<GeneratorImpl>(67280421310721ULL, d)));
+    as_gen(gen)->device_without_index = without_index;
+    return gen;
   }
+  EMBER_CHECK(d.is_cpu(), "Generator for device ", d.str(), " is not available");
   return make(type, Generator(make_intrusive<GeneratorImpl>(67280421310721ULL, d)));
   EMBER_PY_CATCH
 }
@@ -118,7 +122,8 @@ PyObject* gen_initial_seed(PyObject* self, PyObject*) {
 
 PyObject* gen_device(PyObject* self, void*) {
   EMBER_PY_TRY
-  return device_object(as_gen(self)->generator->device);
+  const Device d = as_gen(self)->generator->device;
+  return device_object(as_gen(self)->device_without_index ? Device(d.type, -1) : d);
   EMBER_PY_CATCH
 }
 

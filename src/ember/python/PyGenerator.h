@@ -9,6 +9,7 @@ namespace ember::python {
 
 struct PyGeneratorObject {
   PyObject_HEAD Generator generator;
+  bool device_without_index;  // Generator(device="cuda"): `device` prints as given, as PyTorch's
 };
 
 extern PyTypeObject* g_generator_type;

@@ -33,8 +33,12 @@ void randperm_cuda(const TensorBase& out_base, int64_t n, std::optional<Generato
   Tensor out(out_base);
   if (n == 0) return;
   const ScalarType t = out.dtype();
-  // PyTorch's CUDA randperm takes the integer types, float, double and half.
-  if (t == ScalarType::Bool || t == ScalarType::BFloat16 || is_complex_type(t)) {
+  // PyTorch's CUDA randperm starts from an arange (no bool or complex) and
+  // then takes the integer types, float, double and half.
+  if (t == ScalarType::Bool || is_complex_type(t)) {
+    throw NotImplementedError(str_cat("\"arange_cuda\" not implemented for '", dtype_message_name(t), "'"));
+  }
+  if (t == ScalarType::BFloat16) {
     throw NotImplementedError(str_cat("\"randperm_out_cuda\" not implemented for '", dtype_message_name(t), "'"));
   }
   const Device device = out.device();
