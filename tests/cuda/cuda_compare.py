@@ -168,6 +168,8 @@ class CudaComparer:
 def same_exception(mine, theirs):
     """Whether Ember's exception is torch's: the same type and the same message."""
     return theirs is not None and type(mine) is type(theirs) and str(mine) == str(theirs)
+
+
 # Operator database rows whose CUDA results follow torch's CUDA kernels where
 # Ember's CPU results follow torch's CPU ones (docs/decisions/0058): the order
 # of ties in unstable sorts of short lines, median's index among equal values,
