@@ -6,6 +6,8 @@
 # device call that runs it. Each phase has its own time budget (seconds):
 #   GPU_CHECK_BUILD_S (300) GPU_CHECK_TEST_S (180) GPU_CHECK_BENCH_S (60)
 #   GPU_CHECK_COVERAGE_S (0: skipped; the trace needs no GPU, run it here)
+# GPU_CHECK_TESTS: the test paths to run (tests/cuda); results.tsv.long keeps
+# each failure's report (its last 3,000 characters).
 # Options: --dry  build with MAX_JOBS=1 (default 1 in dry mode) and run the
 #                 tests on a machine without a GPU (they skip), no benchmarks;
 #          --no-build  reuse the install in $GPU_CHECK_DIR.
@@ -131,11 +133,15 @@ fi
 # off by its budget still names every failure so far.
 RESULTS=$OUT/results.tsv
 : >"$RESULTS"
+: >"$RESULTS.long"
+# GPU_CHECK_TESTS: the test paths to run (default tests/cuda), relative to the checkout.
+TEST_PATHS=()
+for p in ${GPU_CHECK_TESTS:-tests/cuda}; do TEST_PATHS+=("$ROOT/$p"); done
 t0=$(date +%s)
 # Run from a folder outside the checkout so that `import ember` finds the build, not python/ember.
 # -p no:benchmark: pytest-benchmark (installed there) claims parameter names of ours.
-(cd "$WORK" && EMBER_CUDA_RESULTS="$RESULTS" CI=true timeout "$TEST_S" "$PY" -m pytest "$ROOT/tests/cuda" -p no:cacheprovider -p no:warnings -p no:benchmark \
-  --rootdir "$ROOT" -o addopts="" "${XDIST[@]}" -rfEs --tb=line --junitxml="$OUT/tests.xml" >"$OUT/tests.log" 2>&1)
+(cd "$WORK" && EMBER_CUDA_RESULTS="$RESULTS" CI=true timeout "$TEST_S" "$PY" -m pytest "${TEST_PATHS[@]}" -p no:cacheprovider -p no:warnings -p no:benchmark \
+  --rootdir "$ROOT" -o addopts="" "${XDIST[@]}" -rfEs --tb=short --junitxml="$OUT/tests.xml" >"$OUT/tests.log" 2>&1)
 rc=$?
 note "tests/cuda: rc=$rc in $(($(date +%s) - t0)) s"
 [ $rc = 124 ] && note "  the tests ran past their ${TEST_S} s budget"

@@ -36,6 +36,10 @@ def _record(outcome, nodeid, message=""):
     text = " | ".join(errors or lines)[:600]
     with open(_RESULTS, "a", encoding="utf-8") as f:  # O_APPEND: whole lines from every process
         f.write(f"{outcome}\t{nodeid}\t{text}\n")
+    if outcome in ("failed", "error", "cuda-error"):
+        # The whole report (its end: the assertion and values) beside the summary line.
+        with open(_RESULTS + ".long", "a", encoding="utf-8") as f:
+            f.write(f"==== {outcome} {nodeid}\n{str(message)[-3000:]}\n")
 
 
 def pytest_configure(config):

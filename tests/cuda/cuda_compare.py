@@ -174,10 +174,23 @@ def same_exception(mine, theirs):
 # Ember's CPU results follow torch's CPU ones (docs/decisions/0058): the order
 # of ties in unstable sorts of short lines, median's index among equal values,
 # 16-bit scans and round(decimals=) rounding every step, gelu(+inf) against
-# the CPU's AVX-512 path (NaN there, as PyTorch's). Where torch has CUDA, these
-# rows are compared with torch's CUDA result only.
+# the CPU's AVX-512 path (NaN there, as PyTorch's), the saved statistics of
+# batch and layer normalisation (float32 for 16-bit inputs on CUDA, the input's
+# dtype on the CPU). Where torch has CUDA, these rows are compared with torch's
+# CUDA result only.
 TORCH_CUDA_ORDER_ROWS = frozenset(
-    {"sort", "argsort", "median", "nanmedian", "cumsum", "cumprod", "round.decimals", "gelu"}
+    {
+        "sort",
+        "argsort",
+        "median",
+        "nanmedian",
+        "cumsum",
+        "cumprod",
+        "round.decimals",
+        "gelu",
+        "native_batch_norm",
+        "native_layer_norm",
+    }
 )
 
 

@@ -151,11 +151,11 @@ def test_unfold_fold_other_dtypes(dtype):
 @cuda_only
 def test_unfold_fold_dtype_errors():
     # PyTorch's CUDA im2col and col2im take floating, complex and bool only.
-    x_e, x_t = pair(make((2, 12, 5), torch.int64))
-    for fn in (
-        lambda lib, x: lib.nn.functional.unfold(x.reshape(2, 3, 4, 5), 2),
-        lambda lib, x: lib.nn.functional.fold(x, (3, 7), 2),
+    for shape, fn in (
+        ((2, 3, 4, 5), lambda lib, x: lib.nn.functional.unfold(x, 2)),
+        ((2, 12, 12), lambda lib, x: lib.nn.functional.fold(x, (3, 7), 2)),  # 2 x 6 blocks of 3 x 2 x 2
     ):
+        x_e, x_t = pair(make(shape, torch.int64))
         with pytest.raises(NotImplementedError) as got:
             fn(ember, x_e)
         if x_t.device.type == "cuda":

@@ -607,10 +607,11 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
   }
   // The statistics have the parameters' dtype, as in PyTorch's CPU kernel:
   // the input's, or float32 for float parameters with 16-bit input. Its meta
-  // function gives them the computation's dtype (float32 for 16-bit input).
+  // function and its CUDA kernel give them the computation's dtype (float32
+  // for 16-bit input).
   const bool mixed =
       (weight.defined() && weight.dtype() != input.dtype()) || (bias.defined() && bias.dtype() != input.dtype());
-  const ScalarType stats = mixed || input.is_meta() ? T : input.dtype();
+  const ScalarType stats = mixed || !input.is_cpu() ? T : input.dtype();
   return {y.to(input.dtype()), mean.to(stats), rstd.to(stats)};
 }
 
@@ -680,10 +681,11 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_cpu(const Tensor& input, const std
   }
   // The statistics have the parameters' dtype, as in PyTorch's CPU kernel:
   // the input's, or float32 for float parameters with 16-bit input. Its meta
-  // function gives them the computation's dtype (float32 for 16-bit input).
+  // function and its CUDA kernel give them the computation's dtype (float32
+  // for 16-bit input).
   const bool mixed =
       (weight.defined() && weight.dtype() != input.dtype()) || (bias.defined() && bias.dtype() != input.dtype());
-  const ScalarType stats = mixed || input.is_meta() ? T : input.dtype();
+  const ScalarType stats = mixed || !input.is_cpu() ? T : input.dtype();
   return {y.to(input.dtype()), mean.to(stats), rstd.to(stats)};
 }
 

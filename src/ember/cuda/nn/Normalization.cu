@@ -362,8 +362,10 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cuda(const Tensor& input, const st
     }
   });
   if (!training) {
-    // PyTorch's CUDA kernel saves no statistics in evaluation.
-    return {y, ember::empty({0}, acc, device), ember::empty({0}, acc, device)};
+    // In evaluation PyTorch's CUDA kernel returns a copy of the running mean
+    // and 1 / sqrt(running_var + eps), in the accumulation dtype.
+    if (!mean.defined()) return {y, ember::empty({0}, acc, device), ember::empty({0}, acc, device)};
+    return {y, mean.is_same(rm) ? mean.clone() : mean, invstd};
   }
   return {y, mean, invstd};
 }
