@@ -98,7 +98,8 @@ def tensordot(a, b, dims=2, out=None):
         size *= a.shape[d]
     left = a.permute(tuple(free_a + dims_a)).reshape(-1, size)
     right = b.permute(tuple(dims_b + free_b)).reshape(size, -1)
-    if not free_a and not free_b and (a.is_floating_point() or a.is_complex()) and a.dtype == b.dtype and size > 0:
+    numeric = a.is_floating_point() or a.is_complex() or a.is_cuda  # CUDA's integer dot: the dot's error
+    if not free_a and not free_b and numeric and a.dtype == b.dtype and size > 0:
         # A full contraction: PyTorch's 1 x n by n x 1 product is its dot.
         return _out(ember.dot(left.reshape(-1), right.reshape(-1)), out)
     result = ember.mm(left, right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])

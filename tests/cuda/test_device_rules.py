@@ -184,7 +184,8 @@ def test_group_norm_statistics_dtype(dtype):
         b = m.linspace(-0.5, 0.5, 4, dtype=m.float32, device=d).to(getattr(m, dtype))
         return m.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)
 
-    _, mean, rstd = _run(fn)
+    # The normalised values in 16 bits may round the other way than the CPU's (one unit in the last place).
+    _, mean, rstd = _run(fn, tol=(1.6e-2, 1e-2))
     assert mean.dtype == getattr(ember, dtype) and rstd.dtype == getattr(ember, dtype)
 
 

@@ -53,6 +53,7 @@ def _refuse(t, name, allowed):
 _NOT_BOOL = tuple(
     getattr(ember, n) for n in ("uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 )
+_FLOATING = (ember.float16, ember.bfloat16, ember.float32, ember.float64)  # PyTorch's CUDA pooling kernels
 
 
 def _planes(x):
@@ -65,7 +66,10 @@ def max_pool3d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
     x, batched = _batched(input, "max_pool3d")
-    _refuse(x, "max_pool3d", _NOT_BOOL)
+    if x.is_cuda:
+        _refuse(x, "max_pool3d_with_indices_out_frame", _FLOATING)
+    else:
+        _refuse(x, "max_pool3d", _NOT_BOOL)
     k = _triple(kernel_size, "max_pool3d: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else _triple(stride)
     p, dl = _triple(padding), _triple(dilation)
@@ -93,7 +97,10 @@ def avg_pool3d(
 ):
     """3-d average pooling (Note [3-d as 2-d passes])."""
     x, batched = _batched(input, "avg_pool3d")
-    _refuse(x, "avg_pool3d_out_frame", (ember.int64, ember.float32, ember.float64))
+    if x.is_cuda:
+        _refuse(x, "avg_pool3d_out_cuda", _FLOATING)
+    else:
+        _refuse(x, "avg_pool3d_out_frame", (ember.int64, ember.float32, ember.float64))
     k = _triple(kernel_size, "avg_pool3d: kernel_size")
     s = k if stride is None else _triple(stride)
     p = _triple(padding)

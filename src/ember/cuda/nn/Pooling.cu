@@ -277,8 +277,14 @@ Tensor max_pool2d_with_indices_backward_cuda(const Tensor& grad_output, const Te
 
 Tensor avg_pool2d_cuda(const Tensor& self, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                        bool count_include_pad, std::optional<int64_t> divisor_override) {
-  Tensor meta_out = dispatch::avg_pool2d_kernels[kMeta](meta_of(self), kernel, stride, padding, ceil_mode,
-                                                        count_include_pad, divisor_override);
+  // The meta kernel's uint8 refusal is PyTorch's meta registration; its CUDA
+  // kernel checks the shapes and then names itself in the dtype error.
+  const Tensor probe =
+      self.dtype() == ScalarType::Byte
+          ? ember::empty_strided(self.sizes(), self.strides(), ScalarType::Float, Device(DeviceType::Meta))
+          : meta_of(self);
+  Tensor meta_out = dispatch::avg_pool2d_kernels[kMeta](probe, kernel, stride, padding, ceil_mode, count_include_pad,
+                                                        divisor_override);
   Tensor out = ember::empty(meta_out.sizes(), self.dtype(), self.device());
   const int64_t total = out.numel();
   if (total == 0) return out;
