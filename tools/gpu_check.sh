@@ -148,7 +148,7 @@ note "tests/cuda: rc=$rc in $(($(date +%s) - t0)) s"
 "$PY" "$ROOT/tools/gpu_check_summary.py" "$RESULTS" "$OUT/tests.xml" "$OUT/tests.log" | tee -a "$SUMMARY"
 
 # ---- benchmarks ------------------------------------------------------------------
-if [ "$DRY" = 0 ]; then
+if [ "$DRY" = 0 ] && [ "$BENCH_S" -gt 5 ]; then
   t0=$(date +%s)
   (cd "$WORK" && timeout "$BENCH_S" "$PY" "$ROOT/benchmarks/gpu.py" --budget "$((BENCH_S - 5))" \
     >"$OUT/bench.txt" 2>&1)
@@ -156,7 +156,7 @@ if [ "$DRY" = 0 ]; then
   note "benchmarks: rc=$rc in $(($(date +%s) - t0)) s"
   tee -a "$SUMMARY" <"$OUT/bench.txt" >/dev/null
 else
-  note "benchmarks: skipped (dry run)"
+  note "benchmarks: skipped (dry run, or GPU_CHECK_BENCH_S at most 5)"
 fi
 note "total: $(elapsed) s"
 echo
