@@ -209,6 +209,11 @@ def test_scatter_reduce(dtype, reduce, include_self):
         idx = m.tensor(index, device=d)
         return s.scatter_reduce(0, idx, src, reduce, include_self=include_self)
 
+    if dtype == "bool" and reduce in ("prod", "amax", "amin"):
+        # PyTorch's CUDA scatter kernel of these takes no bool (the CPU's does).
+        message = "\"cuda_scatter_gather_base_kernel_func\" not implemented for 'Bool'"
+        _raises_as_torch(fn, NotImplementedError, message)
+        return
     _run(fn, tol=(1e-6, 1e-6))
 
 

@@ -631,9 +631,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_ou
   if (mask[2]) gb = ember::zeros(normalized_shape, T, dev);
   if (M > 0 && D > 0) {
     auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
+    // The CPU kernel reads 16-bit steps from the input's dtype; CUDA's computes in T.
     cpu::kernel_for(cpu::layer_norm_backward_stub, x, "aten::native_layer_norm_backward")(
-        input.dtype(), dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx), ptr(gw), ptr(gb), M,
-        D);
+        dev.is_cpu() ? input.dtype() : T, dy.data_ptr(), x.data_ptr(), m.data_ptr(), r.data_ptr(), ptr(g), ptr(gx),
+        ptr(gw), ptr(gb), M, D);
   }
   if (gx.defined()) gx = gx.to(input.dtype());
   if (gw.defined()) gw = grad_like(gw, weight, input.dtype());

@@ -465,6 +465,10 @@ Tensor& scatter_reduce_two_cuda(const Tensor& self, int64_t dim, const Tensor& i
     dispatch::scatter_reduce_two_kernels[kCpu](self.to(cpu), dim, index.to(cpu), src.to(cpu), reduce, include_self,
                                                on_cpu);
   }
+  if (self.dtype() == ScalarType::Bool && reduce != "sum" && reduce != "mean") {
+    // PyTorch's CUDA scatter kernel of prod, amax and amin takes no bool.
+    native::math::not_implemented_for("cuda_scatter_gather_base_kernel_func", self.dtype());
+  }
   if (!include_self) out.copy_(ember::scatter(out, d, index, reduce_identity(reduce, self.dtype())));
   Tensor taken = src;
   for (int64_t k = 0; k < index.dim(); ++k) taken = taken.narrow(k, 0, index.sizes()[k]);

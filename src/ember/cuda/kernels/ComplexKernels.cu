@@ -279,6 +279,78 @@ void make_complex_cuda(const TensorIterator& it) {
   });
 }
 
+// ---- fused: addcmul/addcdiv, lerp; sinc --------------------------------------------
+
+// self + value * (t1 * t2), or self + value * (t1 / t2): PyTorch's complex kernels.
+template <typename R>
+struct AddcOp {
+  Cx<R> value;
+  bool divide;
+  __device__ Cx<R> operator()(Cx<R> self, Cx<R> t1, Cx<R> t2) const {
+    return self + cmul(value, divide ? cdiv(t1, t2) : cmul(t1, t2));
+  }
+};
+
+// lerp's two forms, chosen by |weight| < 0.5 (PyTorch's Lerp.h).
+template <typename R>
+__device__ Cx<R> lerp(Cx<R> self, Cx<R> end, Cx<R> weight) {
+  const Cx<R> diff = end - self;
+  return thrust::abs(weight) < R(0.5) ? self + cmul(weight, diff) : end - cmul(diff, Cx<R>(R(1), R(0)) - weight);
+}
+template <typename R>
+struct LerpScalarOp {
+  Cx<R> weight;
+  __device__ Cx<R> operator()(Cx<R> self, Cx<R> end) const { return lerp(self, end, weight); }
+};
+template <typename R>
+struct LerpTensorOp {
+  __device__ Cx<R> operator()(Cx<R> self, Cx<R> end, Cx<R> weight) const { return lerp(self, end, weight); }
+};
+
+// sin(pi z) / (pi z), 1 at 0; pi z as the complex product (pi, 0) * z.
+template <typename R>
+struct SincOp {
+  __device__ Cx<R> operator()(Cx<R> z) const {
+    if (z.real() == R(0) && z.imag() == R(0)) return Cx<R>(R(1), R(0));
+    const Cx<R> product = cmul(Cx<R>(R(3.14159265358979323846), R(0)), z);
+    return cdiv(thrust::sin(product), product);
+  }
+};
+
+template <typename R>
+Cx<R> complex_number(const Scalar& s) {
+  const std::complex<double> v = s.to_complex();
+  return Cx<R>(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+}
+
+void addc_cuda(const TensorIterator& it, const Scalar& value, bool divide) {
+  dispatch_complex(it.common_dtype(), divide ? "addcdiv_cuda" : "addcmul_cuda", [&](auto r) {
+    using R = decltype(r);
+    gpu_kernel<Cx<R>, Cx<R>, Cx<R>, Cx<R>>(it, AddcOp<R>{complex_number<R>(value), divide});
+  });
+}
+
+void lerp_scalar_cuda(const TensorIterator& it, const Scalar& weight) {
+  dispatch_complex(it.common_dtype(), "lerp_cuda", [&](auto r) {
+    using R = decltype(r);
+    gpu_kernel<Cx<R>, Cx<R>, Cx<R>>(it, LerpScalarOp<R>{complex_number<R>(weight)});
+  });
+}
+
+void lerp_tensor_cuda(const TensorIterator& it) {
+  dispatch_complex(it.common_dtype(), "lerp_cuda", [&](auto r) {
+    using R = decltype(r);
+    gpu_kernel<Cx<R>, Cx<R>, Cx<R>, Cx<R>>(it, LerpTensorOp<R>{});
+  });
+}
+
+void sinc_cuda(const TensorIterator& it) {
+  dispatch_complex(it.common_dtype(), "sinc_cuda", [&](auto r) {
+    using R = decltype(r);
+    gpu_kernel<Cx<R>, Cx<R>>(it, SincOp<R>{});
+  });
+}
+
 void polar_cuda(const TensorIterator& it) {
   dispatch_complex(it.dtype(0), "polar_cuda", [&](auto r) {
     using R = decltype(r);
@@ -297,6 +369,10 @@ EMBER_REGISTER_CUDA_DISPATCH(abs_complex_stub, &abs_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(angle_stub, &angle_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(make_complex_stub, &make_complex_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(polar_stub, &polar_cuda);
+EMBER_REGISTER_CUDA_DISPATCH(addc_complex_stub, &addc_cuda);
+EMBER_REGISTER_CUDA_DISPATCH(lerp_scalar_complex_stub, &lerp_scalar_cuda);
+EMBER_REGISTER_CUDA_DISPATCH(lerp_tensor_complex_stub, &lerp_tensor_cuda);
+EMBER_REGISTER_CUDA_DISPATCH(sinc_complex_stub, &sinc_cuda);
 EMBER_REGISTER_CUDA_POINTWISE(div_complex, &div_cuda);
 EMBER_REGISTER_CUDA_POINTWISE(eq_complex, &compare_cuda<true>);
 EMBER_REGISTER_CUDA_POINTWISE(ne_complex, &compare_cuda<false>);

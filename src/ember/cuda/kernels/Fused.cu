@@ -1,5 +1,7 @@
 // CUDA kernels of the fused pointwise operators: where, clamp (numbers or
 // tensors as bounds), lerp, addcmul/addcdiv.
+#include <thrust/complex.h>
+
 #include "ember/cpu/FusedPointwiseStubs.h"
 #include "ember/cpu/MathStubs.h"
 #include "ember/cpu/Stubs.h"
@@ -63,8 +65,17 @@ struct AddcOp {
   }
 };
 
+template <typename S>
+void where_of(const TensorIterator& it, bool byte_cond) {
+  if (byte_cond) return gpu_kernel<S, uint8_t, S, S>(it, WhereOp<S>{});
+  gpu_kernel<S, bool, S, S>(it, WhereOp<S>{});
+}
+
 void where_cuda_kernel(const TensorIterator& it) {
   const bool byte_cond = it.dtype(1) == ScalarType::Byte;
+  // A selection moves bits: complex elements as thrust's complex of their parts.
+  if (it.dtype(0) == ScalarType::ComplexFloat) return where_of<thrust::complex<float>>(it, byte_cond);
+  if (it.dtype(0) == ScalarType::ComplexDouble) return where_of<thrust::complex<double>>(it, byte_cond);
   dispatch_dtype<kAllReal>(it.dtype(0), "where_cuda", [&](auto tag) {
     using S = typename decltype(tag)::type;
     if (byte_cond) return gpu_kernel<S, uint8_t, S, S>(it, WhereOp<opmath_t<S>>{});

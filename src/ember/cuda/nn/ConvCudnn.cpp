@@ -399,6 +399,20 @@ const char* kernel_name(int spatial, bool transposed) {
   return spatial == 3 ? "slow_conv3d_cuda" : "slow_conv2d_cuda";
 }
 
+// PyTorch's CUDA convolution hands every real dtype to cuDNN: the 8-bit and
+// 32-bit integers are cuDNN types without an engine for convolution, the
+// others have no cuDNN type.
+[[noreturn]] void refuse_integer_conv(ScalarType dtype, int spatial, bool transposed) {
+  if (dtype == ScalarType::Byte || dtype == ScalarType::Char || dtype == ScalarType::Int) {
+    throw Error("GET was unable to find an engine to execute this computation");
+  }
+  if (is_integral_type(dtype, /*include_bool=*/true)) {
+    throw Error(str_cat("getCudnnDataTypeFromScalarType() not supported for ", dtype_message_name(dtype)));
+  }
+  throw NotImplementedError(
+      str_cat("\"", kernel_name(spatial, transposed), "\" not implemented for '", dtype_message_name(dtype), "'"));
+}
+
 // The checks of the CPU function and the result's shape (Note [cuDNN convolution]).
 DimVector checked_output_shape(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
@@ -458,10 +472,7 @@ Tensor convolution_cuda(const Tensor& input, const Tensor& weight, const std::op
       checked_output_shape(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const ConvArgs a = conv_args(weight, stride, padding, dilation, transposed, output_padding, groups);
   const ScalarType dtype = input.dtype();
-  if (!cudnn_dtype(dtype)) {
-    throw NotImplementedError(
-        str_cat("\"", kernel_name(a.spatial, transposed), "\" not implemented for '", dtype_message_name(dtype), "'"));
-  }
+  if (!cudnn_dtype(dtype)) refuse_integer_conv(dtype, a.spatial, transposed);
   const MemoryFormat fmt = layout_of(input, weight);
   const bool cl = fmt != MemoryFormat::Contiguous;
   Tensor out = empty_in(out_shape, dtype, input.device(), fmt);
