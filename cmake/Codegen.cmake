@@ -10,7 +10,8 @@ set(EMBER_GEN_CPU_SOURCES
     ${EMBER_GEN_DIR}/src/Functions_2.cpp ${EMBER_GEN_DIR}/src/Functions_3.cpp
     ${EMBER_GEN_DIR}/src/Nodes.cpp ${EMBER_GEN_DIR}/src/ForwardFormulas.cpp
     ${EMBER_GEN_DIR}/src/Pointwise.cpp)
-set(EMBER_GEN_PYTHON_SOURCES ${EMBER_GEN_DIR}/src/python_ops_0.cpp ${EMBER_GEN_DIR}/src/python_ops_1.cpp)
+set(EMBER_GEN_PYTHON_SOURCES ${EMBER_GEN_DIR}/src/python_ops_0.cpp ${EMBER_GEN_DIR}/src/python_ops_1.cpp
+                              ${EMBER_GEN_DIR}/src/python_aten_0.cpp ${EMBER_GEN_DIR}/src/python_aten_1.cpp)
 set(EMBER_GEN_HEADERS
     ${EMBER_GEN_DIR}/include/ember/ops/generated/Functions.h
     ${EMBER_GEN_DIR}/include/ember/ops/generated/TensorMethods.h

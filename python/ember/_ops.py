@@ -281,6 +281,88 @@ class OpOverloadPacket:
         return self._overloads["default"](*args, **kwargs)
 
 
+# ---- the built-in operators: ember.ops.aten ------------------------------------------
+
+
+class _AtenOverload:
+    """ember.ops.aten.add.Tensor: one overload of a built-in operator, the
+    generated binding of its schema alone (ember._C._aten)."""
+
+    def __init__(self, packet, overload, fn):
+        self.overloadpacket = packet
+        self._overloadname = overload
+        self._fn = fn
+        self.__name__ = f"{packet.__name__}.{overload}"
+        self.__qualname__ = self.__name__
+        self.__module__ = "ember.ops.aten"
+
+    @property
+    def _schema(self):
+        return FunctionSchema.parse(self._fn.__doc__)
+
+    def name(self):
+        base = f"aten::{self.overloadpacket.__name__}"
+        return base if self._overloadname == "default" else f"{base}.{self._overloadname}"
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __str__(self):
+        return f"aten.{self.__name__}"
+
+    def __repr__(self):
+        return f"<OpOverload(op='aten.{self.overloadpacket.__name__}', overload='{self._overloadname}')>"
+
+
+class _AtenPacket:
+    """ember.ops.aten.add: calling it matches the arguments against every
+    overload, as PyTorch's packet does."""
+
+    def __init__(self, name, fn, overloads):
+        self.__name__ = name
+        self.__module__ = "ember.ops.aten"
+        self._qualified_op_name = f"aten::{name}"
+        self._fn = fn
+        self._overloads = {k: _AtenOverload(self, k, f) for k, f in overloads.items()}
+
+    def overloads(self):
+        return list(self._overloads)
+
+    def __getattr__(self, key):
+        overloads = self.__dict__.get("_overloads", {})
+        if key in overloads:
+            return overloads[key]
+        raise AttributeError(f"The underlying op of '{self}' has no overload name '{key}'")
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __str__(self):
+        return f"aten.{self.__name__}"
+
+    def __repr__(self):
+        return f"<OpOverloadPacket(op='aten.{self.__name__}')>"
+
+
+def _aten_packet(name):
+    """The packet of a built-in operator, or None."""
+    fn = getattr(_C._aten, name, None)
+    if fn is None:
+        return None
+    prefix = name + "."
+    overloads = {k[len(prefix) :]: getattr(_C._aten, k) for k in _aten_names() if k.startswith(prefix)}
+    return _AtenPacket(name, fn, overloads)
+
+
+_ATEN_NAMES = []
+
+
+def _aten_names():
+    if not _ATEN_NAMES:
+        _ATEN_NAMES.extend(k for k in dir(_C._aten) if not k.startswith("__"))
+    return _ATEN_NAMES
+
+
 class _OpNamespace:
     def __init__(self, name):
         self.name = name
@@ -288,6 +370,10 @@ class _OpNamespace:
 
     def __getattr__(self, key):
         packets = self.__dict__.get("_packets", {})
+        if key not in packets and self.__dict__.get("name") == "aten" and not key.startswith("__"):
+            packet = _aten_packet(key)
+            if packet is not None:
+                packets[key] = packet
         if key not in packets and not key.startswith("__") and _scan_loaded_modules():
             packets = self.__dict__.get("_packets", {})
         if key in packets:

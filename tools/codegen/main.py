@@ -11,7 +11,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from . import autograd, cpp, forward, pointwise, python
+from . import aten, autograd, cpp, forward, pointwise, python
 from .load import load_operators
 from .model import CodegenError, Operator
 
@@ -184,6 +184,29 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
     w.write("python/_C.pyi", pyi)
 
 
+def gen_aten(ops: list[Operator], w: Writer) -> None:
+    """ember._C._aten: every operator as torch.ops.aten has it (tools/codegen/aten.py)."""
+    shards: list[list[str]] = [[] for _ in range(N_PY_SHARDS)]
+    regs: list[list[str]] = [[] for _ in range(N_PY_SHARDS)]
+    for name, found in sorted(aten.packets(ops).items()):
+        s = shard_of(name, N_PY_SHARDS)
+        shards[s].extend(aten.binding_sources(name, found))
+        for pyname, fn, doc in aten.functions(name, found):
+            doc_literal = doc.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+            regs[s].append(
+                f'  functions.push_back({{"{pyname}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({fn})), '
+                f'METH_FASTCALL | METH_KEYWORDS, "{doc_literal}"}});'
+            )
+    for i in range(N_PY_SHARDS):
+        w.write(
+            f"src/python_aten_{i}.cpp",
+            '#include "ember/python/ArgParser.h"\n#include "ember/python/PyTensor.h"\n#include "ember/ops/Ops.h"\n\n'
+            "namespace ember::python {\n\n" + "\n".join(shards[i])
+            + f"\nvoid register_aten_{i}(std::vector<PyMethodDef>& functions) {{\n"
+            + "\n".join(regs[i]) + "\n  (void)functions;\n}\n\n}  // namespace ember::python\n",
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--yaml", required=True, type=Path)
@@ -198,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         gen_autograd(ops, w)
         gen_forward(ops, w)
         gen_python(ops, w)
+        gen_aten(ops, w)
     except CodegenError as e:
         print(f"ember codegen: error: {e}", file=sys.stderr)
         return 1

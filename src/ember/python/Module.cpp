@@ -48,6 +48,8 @@ namespace ember::python {
 
 extern PyObject* g_size_class;
 void register_generated_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void register_aten_0(std::vector<PyMethodDef>& functions);
+void register_aten_1(std::vector<PyMethodDef>& functions);
 void register_generated_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 
 void add_generated_methods(std::vector<PyMethodDef>& methods) {
@@ -170,6 +172,16 @@ void init_module(nb::module_& m) {
   PyObject* vf = PyModule_Create(&vf_def);
   if (!vf) throw nb::python_error();
   PyModule_AddObject(mod, "_VariableFunctions", vf);
+
+  // ember.ops.aten's operators: "name" (the packet) and "name.overload".
+  static std::vector<PyMethodDef> aten_functions;
+  register_aten_0(aten_functions);
+  register_aten_1(aten_functions);
+  aten_functions.push_back({nullptr, nullptr, 0, nullptr});
+  static PyModuleDef aten_def = {PyModuleDef_HEAD_INIT, "ember._C._aten", nullptr, -1, aten_functions.data()};
+  PyObject* aten = PyModule_Create(&aten_def);
+  if (!aten) throw nb::python_error();
+  PyModule_AddObject(mod, "_aten", aten);
 
   // PyTorch's aliases (torch.arctan, Tensor.absolute) are functions of their
   // own name: fx names nodes and finds qualified names by __name__.
