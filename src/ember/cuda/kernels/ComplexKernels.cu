@@ -317,6 +317,19 @@ struct SincOp {
   }
 };
 
+// x / (1 + exp(-x)), PyTorch's CUDA silu in complex arithmetic.
+template <typename R>
+struct SiluOp {
+  __device__ Cx<R> operator()(Cx<R> z) const { return cdiv(z, Cx<R>(R(1), R(0)) + thrust::exp(-z)); }
+};
+
+void silu_cuda(const TensorIterator& it) {
+  dispatch_complex(it.common_dtype(), "silu_cuda", [&](auto r) {
+    using R = decltype(r);
+    gpu_kernel<Cx<R>, Cx<R>>(it, SiluOp<R>{});
+  });
+}
+
 template <typename R>
 Cx<R> complex_number(const Scalar& s) {
   const std::complex<double> v = s.to_complex();
@@ -373,6 +386,7 @@ EMBER_REGISTER_CUDA_DISPATCH(addc_complex_stub, &addc_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(lerp_scalar_complex_stub, &lerp_scalar_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(lerp_tensor_complex_stub, &lerp_tensor_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(sinc_complex_stub, &sinc_cuda);
+EMBER_REGISTER_CUDA_POINTWISE(silu_complex, &silu_cuda);
 EMBER_REGISTER_CUDA_POINTWISE(div_complex, &div_cuda);
 EMBER_REGISTER_CUDA_POINTWISE(eq_complex, &compare_cuda<true>);
 EMBER_REGISTER_CUDA_POINTWISE(ne_complex, &compare_cuda<false>);

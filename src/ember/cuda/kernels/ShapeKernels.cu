@@ -1,4 +1,4 @@
-// CUDA kernels of arange and linspace (the device fill behind the range
+// CUDA kernels of arange, linspace and logspace (the device fill behind the range
 // factories of ops/native/RangeFactories.cpp) and of nonzero.
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_select.cuh>
@@ -63,6 +63,52 @@ __global__ void linspace_kernel(T* out, int64_t steps, double start, double end)
       out[i] = narrow<T>(value);
     }
   }
+}
+
+// base ** (start + step * i) as PyTorch's CUDA kernel: integer outputs raise
+// a float base to float exponents; float and double compute in their type
+// (the multiply-add fused, as nvcc contracts it); 16-bit outputs round every
+// operation to the type. The second half counts down from end.
+template <typename T>
+__global__ void logspace_kernel(T* out, int64_t steps, double start, double end, double base) {
+  const int64_t half = steps / 2;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < steps; i += stride) {
+    const int64_t back = steps - i - 1;
+    if constexpr (std::is_integral_v<T>) {
+      const T a = static_cast<T>(static_cast<int64_t>(start)), b = static_cast<T>(static_cast<int64_t>(end));
+      const float st = static_cast<float>(b - a) / static_cast<float>(steps - 1);
+      const float x = i < half ? fmaf(st, static_cast<float>(i), static_cast<float>(a))
+                               : fmaf(-st, static_cast<float>(back), static_cast<float>(b));
+      out[i] = static_cast<T>(powf(static_cast<float>(base), x));
+    } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+      const T a = static_cast<T>(start), b = static_cast<T>(end);
+      const T st = (b - a) / static_cast<T>(steps - 1);
+      const T x = i < half ? fma(st, static_cast<T>(i), a) : fma(-st, static_cast<T>(back), b);
+      out[i] = pow(static_cast<T>(base), x);
+    } else {
+      auto r = [](float v) { return widen(narrow<T>(v)); };
+      const float a = static_cast<float>(start), b = static_cast<float>(end);
+      const float st = r(r(b - a) / r(static_cast<float>(steps - 1)));
+      const float x = i < half ? r(a + r(st * r(static_cast<float>(i)))) : r(b - r(st * r(static_cast<float>(back))));
+      out[i] = narrow<T>(powf(r(static_cast<float>(base)), x));
+    }
+  }
+}
+
+void logspace_cuda(const TensorBase& out, const ::ember::cpu::RangeBounds& b, double base) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const LaunchShape s = launch_shape(n);
+  cudaStream_t stream = current_stream(out.device().index);
+  dispatch_device_types<kIntegral | kAllFloating>(out.dtype(), "logspace_cuda", [&](auto tag) {
+    using T = decltype(tag);
+    const double start = std::is_integral_v<T> ? static_cast<double>(b.i0) : b.d0;
+    const double end = std::is_integral_v<T> ? static_cast<double>(b.i1) : b.d1;
+    logspace_kernel<T><<<static_cast<unsigned>(s.blocks), s.threads, 0, stream>>>(static_cast<T*>(out.data_ptr()), n,
+                                                                                  start, end, base);
+  });
+  EMBER_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 void arange_cuda(const TensorBase& out, const ::ember::cpu::RangeBounds& b) {
@@ -201,6 +247,7 @@ Tensor& nonzero_out_cuda(const Tensor& self, Tensor& out) {
 const bool registered = [] {
   ::ember::cpu::arange_stub.cuda = &arange_cuda;
   ::ember::cpu::linspace_stub.cuda = &linspace_cuda;
+  ::ember::cpu::logspace_stub.cuda = &logspace_cuda;
   dispatch::nonzero_kernels[static_cast<int>(DeviceType::CUDA)] = &nonzero_out_cuda;
   return true;
 }();
