@@ -85,7 +85,11 @@ __global__ void logspace_kernel(T* out, int64_t steps, double start, double end,
       const T a = static_cast<T>(start), b = static_cast<T>(end);
       const T st = (b - a) / static_cast<T>(steps - 1);
       const T x = i < half ? fma(st, static_cast<T>(i), a) : fma(-st, static_cast<T>(back), b);
-      out[i] = pow(static_cast<T>(base), x);
+      if constexpr (std::is_same_v<T, double>) {
+        out[i] = ::pow(base, x);
+      } else {
+        out[i] = ::powf(static_cast<float>(base), x);
+      }
     } else {
       auto r = [](float v) { return widen(narrow<T>(v)); };
       const float a = static_cast<float>(start), b = static_cast<float>(end);
