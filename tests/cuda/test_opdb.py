@@ -101,6 +101,12 @@ def _check_sample(row, dtype, s):
         # Bad input: CUDA raises what the CPU raises (index checks may be device-side asserts in
         # PyTorch; Ember checks on the host, so the type is the CPU's).
         assert cuda_err is not None, f"{where}: cpu raised {cpu_err!r}, cuda did not"
+        if type(cuda_err) is not type(cpu_err) and torch_has_cuda():
+            # PyTorch's CUDA build may refuse otherwise (cuDNN's errors for integer convolutions).
+            torch_err = _torch_cuda_error(fn_t, s, placed)
+            message = f"{where}: ember cuda raised {cuda_err!r}, torch cuda {torch_err!r}"
+            assert same_exception(cuda_err, torch_err), message
+            return
         assert type(cuda_err) is type(cpu_err), f"{where}: cuda raised {cuda_err!r}, cpu {cpu_err!r}"
         return
     if cuda_err is not None:

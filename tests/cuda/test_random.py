@@ -174,7 +174,7 @@ def test_rng_state_round_trip_and_layout():
     assert_same_bits(a, as_torch(b))
     assert ember.cuda.initial_seed() == torch.cuda.initial_seed() == 42
     with pytest.raises(RuntimeError, match="RNG state is wrong size"):
-        ember.cuda.set_rng_state(ember.zeros(16, dtype=ember.uint8))
+        ember.cuda.set_rng_state(ember.zeros(12, dtype=ember.uint8))
 
 
 def test_manual_seed_seeds_cuda_and_fork_rng_restores():

@@ -375,8 +375,11 @@ Tensor histogramdd_extremes(const Tensor& points) {
 
 Tensor segment_ids(const Tensor& bounds, int64_t size) {
   EMBER_CHECK(bounds.dim() >= 1 && bounds.sizes().back() >= 1, "segment_reduce: expected segment boundaries");
-  EMBER_CHECK(bounds.device().type == DeviceType::CPU, "segment_reduce: expected CPU boundaries, got ",
-              bounds.device().str());
+  if (bounds.is_cuda()) {
+    // The ids are found on the host from the boundaries' values, then moved back.
+    return segment_ids(bounds.to(Device(DeviceType::CPU)), size).to(bounds.device());
+  }
+  EMBER_CHECK(bounds.is_cpu(), "segment_reduce: expected CPU boundaries, got ", bounds.device().str());
   const Tensor b = bounds.to(ScalarType::Long).contiguous();
   const int64_t m = b.sizes().back();
   const int64_t lines = b.numel() / m;

@@ -33,6 +33,11 @@ Tensor& unary_float_with_complex(const Tensor& self, Tensor& out, const Dispatch
     it.finish();
     return out;
   }
+  if (is_complex_type(it.common_dtype()) && self.is_cuda() && f == cpu::ComplexMath::sinc) {
+    cpu::sinc_complex_stub(it);  // the CUDA kernel of cuda/kernels/ComplexKernels.cu
+    it.finish();
+    return out;
+  }
   check_pointwise_dtype(it, kBoolDtypes | kIntegralDtypes | kFloatingDtypes,
                         pointwise_error_name(it, cpu_name, cuda_name));
   run_pointwise(stub, self.device().type, op, it);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/core/Generator.h"
+#include "ember/cpu/OpMessages.h"
 #include "ember/cuda/random/RandomDevice.cuh"
 #include "ember/cuda/random/RandomLaunch.h"
 #include "ember/ops/Ops.h"
@@ -67,6 +68,10 @@ void launch_cauchy(RandomCall c, double median, double sigma) {
 Tensor& cauchy_cuda(Tensor& self, double median, double sigma, std::optional<Generator> generator) {
   EMBER_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma=", sigma);
   const ScalarType t = self.dtype();
+  EMBER_CHECK(is_floating_type(t),
+              "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you "
+              "specified ",
+              native::cpp_type_name(t));
   RandomType type;
   switch (t) {
     case ScalarType::Float: type = RandomType::Float; break;
