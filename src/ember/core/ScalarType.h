@@ -144,6 +144,26 @@ inline std::string_view scalar_type_name(ScalarType t) {
 }
 
 // Legacy tensor type name used in some messages, e.g. "FloatTensor".
+// The C++ element type name PyTorch prints in messages (out= dtypes,
+// masked_fill values, random bounds: "from is out of bounds for float").
+inline const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return "unsigned char";
+    case ScalarType::Char: return "signed char";
+    case ScalarType::Short: return "short int";
+    case ScalarType::Int: return "int";
+    case ScalarType::Long: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    case ScalarType::Bool: return "bool";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::ComplexFloat: return "c10::complex<float>";
+    case ScalarType::ComplexDouble: return "c10::complex<double>";
+    default: return "undefined";
+  }
+}
+
 inline std::string_view legacy_type_name(ScalarType t) {
   switch (t) {
 #define EMBER_LEGACY_CASE(cpp, name, py, legacy) \

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ember/core/Generator.h"
-#include "ember/cpu/OpMessages.h"
 #include "ember/cuda/random/RandomDevice.cuh"
 #include "ember/cuda/random/RandomLaunch.h"
 #include "ember/ops/Ops.h"
@@ -71,7 +70,7 @@ Tensor& cauchy_cuda(Tensor& self, double median, double sigma, std::optional<Gen
   EMBER_CHECK(is_floating_type(t),
               "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you "
               "specified ",
-              native::cpp_type_name(t));
+              cpp_type_name(t));
   RandomType type;
   switch (t) {
     case ScalarType::Float: type = RandomType::Float; break;
