@@ -314,34 +314,17 @@ class _AtenOverload:
         return f"<OpOverload(op='aten.{self.overloadpacket.__name__}', overload='{self._overloadname}')>"
 
 
-class _AtenPacket:
+class _AtenPacket(OpOverloadPacket):
     """ember.ops.aten.add: calling it matches the arguments against every
-    overload, as PyTorch's packet does."""
+    overload (one generated binding), as PyTorch's packet does."""
 
     def __init__(self, name, fn, overloads):
-        self.__name__ = name
-        self.__module__ = "ember.ops.aten"
-        self._qualified_op_name = f"aten::{name}"
+        super().__init__(f"aten::{name}")
         self._fn = fn
-        self._overloads = {k: _AtenOverload(self, k, f) for k, f in overloads.items()}
-
-    def overloads(self):
-        return list(self._overloads)
-
-    def __getattr__(self, key):
-        overloads = self.__dict__.get("_overloads", {})
-        if key in overloads:
-            return overloads[key]
-        raise AttributeError(f"The underlying op of '{self}' has no overload name '{key}'")
+        self._overloads.update({k: _AtenOverload(self, k, f) for k, f in overloads.items()})
 
     def __call__(self, *args, **kwargs):
         return self._fn(*args, **kwargs)
-
-    def __str__(self):
-        return f"aten.{self.__name__}"
-
-    def __repr__(self):
-        return f"<OpOverloadPacket(op='aten.{self.__name__}')>"
 
 
 def _aten_packet(name):

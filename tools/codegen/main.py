@@ -142,6 +142,20 @@ def gen_forward(ops: list[Operator], w: Writer) -> None:
     )
 
 
+def write_binding_shards(w: Writer, stem: str, shards: list[list[str]], regs: list[list[str]], register: str,
+                         params: str) -> None:
+    """src/<stem>_<i>.cpp: the shard's binding functions and `void <register>_<i>(<params>)` adding them."""
+    unused = "".join(f"  (void){p.rsplit('&', 1)[1].strip()};\n" for p in params.split(","))
+    for i in range(N_PY_SHARDS):
+        w.write(
+            f"src/{stem}_{i}.cpp",
+            '#include "ember/python/ArgParser.h"\n#include "ember/python/PyTensor.h"\n#include "ember/ops/Ops.h"\n\n'
+            "namespace ember::python {\n\n" + "\n".join(shards[i])
+            + f"\nvoid {register}_{i}({params}) {{\n" + "\n".join(regs[i]) + "\n" + unused
+            + "}\n\n}  // namespace ember::python\n",
+        )
+
+
 def gen_python(ops: list[Operator], w: Writer) -> None:
     groups: dict[tuple[str, bool], list] = {}
     for op in ops:
@@ -164,14 +178,8 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
         for sig in sigs:
             overload = "@overload\n" if len(sigs) > 1 else ""
             (pyi_methods if method else pyi_funcs).append(overload + python.pyi_def(name, sig, method))
-    for i in range(N_PY_SHARDS):
-        w.write(
-            f"src/python_ops_{i}.cpp",
-            '#include "ember/python/ArgParser.h"\n#include "ember/python/PyTensor.h"\n#include "ember/ops/Ops.h"\n\n'
-            "namespace ember::python {\n\n" + "\n".join(shards[i])
-            + f"\nvoid register_generated_{i}(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods) {{\n"
-            + "\n".join(regs[i]) + "\n  (void)functions;\n  (void)methods;\n}\n\n}  // namespace ember.python\n",
-        )
+    write_binding_shards(w, "python_ops", shards, regs, "register_generated",
+                         "std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods")
     indent = lambda s: "\n".join("    " + line for line in s.splitlines())  # noqa: E731
     pyi = (
         "from __future__ import annotations\nfrom typing import Sequence, overload\n"
@@ -197,14 +205,7 @@ def gen_aten(ops: list[Operator], w: Writer) -> None:
                 f'  functions.push_back({{"{pyname}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({fn})), '
                 f'METH_FASTCALL | METH_KEYWORDS, "{doc_literal}"}});'
             )
-    for i in range(N_PY_SHARDS):
-        w.write(
-            f"src/python_aten_{i}.cpp",
-            '#include "ember/python/ArgParser.h"\n#include "ember/python/PyTensor.h"\n#include "ember/ops/Ops.h"\n\n'
-            "namespace ember::python {\n\n" + "\n".join(shards[i])
-            + f"\nvoid register_aten_{i}(std::vector<PyMethodDef>& functions) {{\n"
-            + "\n".join(regs[i]) + "\n  (void)functions;\n}\n\n}  // namespace ember::python\n",
-        )
+    write_binding_shards(w, "python_aten", shards, regs, "register_aten", "std::vector<PyMethodDef>& functions")
 
 
 def main(argv: list[str] | None = None) -> int:
