@@ -15,7 +15,7 @@ import ember
 pytestmark = pytest.mark.requires_cuda
 
 
-def forward_backward(fn, shape, dtype, seed=0):
+def forward_backward(fn, shape, dtype, seed=0, grad_tol=None):
     x_e, x_t = pair(make(shape, dtype, seed=seed))
     x_e.requires_grad_(True)
     x_t.requires_grad_(True)
@@ -24,7 +24,7 @@ def forward_backward(fn, shape, dtype, seed=0):
     g_e, g_t = pair(make(tuple(y_t.shape), dtype, seed=seed + 1))
     y_e.backward(g_e)
     y_t.backward(g_t)
-    check(x_e.grad, x_t.grad, *TOL[dtype])
+    check(x_e.grad, x_t.grad, *(grad_tol or TOL[dtype]))
 
 
 PADS = [
@@ -42,7 +42,11 @@ PADS = [
 @pytest.mark.parametrize("case", range(len(PADS)))
 def test_pad(case, dtype):
     mode, shape, pad = PADS[case]
-    forward_backward(lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode), shape, dtype, seed=case)
+    # Reflection's backward adds the mirrored gradients with atomics in both
+    # frameworks: in 16 bits their order changes the result by a few ulps.
+    grad_tol = {torch.float16: (1.6e-2, 1e-2), torch.bfloat16: (4e-2, 6.4e-2)}.get(dtype) if mode == "reflect" else None
+    fn = lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode)  # noqa: E731
+    forward_backward(fn, shape, dtype, seed=case, grad_tol=grad_tol)
 
 
 UPSAMPLE = [

@@ -124,6 +124,11 @@ def _check_sample(row, dtype, s):
         # Strides follow torch's CUDA kernels where they differ from the CPU's (nonzero):
         # compared with torch's CUDA result when there is one, else with Ember's CPU result.
         assert_close(got, on_cpu, tol, f"{where} ember cuda vs ember cpu", strides and not torch_has_cuda())
+    if "polynomial" in row.id and s.name == "edge":
+        # Degrees inf and NaN: PyTorch's CUDA kernels convert them as the GPU
+        # does (inf to 2**63 - 1, NaN to 0) and some then loop 2**63 times;
+        # Ember's give the CPU's answers (the Ember CPU comparison above).
+        return
     if torch_has_cuda() and row.compare_values:
         try:
             expected = fn_t(*to_torch_cuda(s.args), **to_torch_cuda(s.kwargs), **placed)
