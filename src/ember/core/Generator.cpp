@@ -101,10 +101,7 @@ void GeneratorImpl::set_philox_offset_per_thread(uint64_t offset) {
   philox_offset_ = offset;
 }
 
-// A CUDA generator's state: 800 bytes of 0xff where PyTorch once kept MTGP32
-// states, then the seed and the offset.
-namespace {}
-
+// A CUDA generator's state: the seed, then the Philox offset.
 std::vector<uint8_t> GeneratorImpl::get_state() const {
   if (device.is_cuda()) {
     std::vector<uint8_t> b(kCudaStateSize);

@@ -143,7 +143,6 @@ inline std::string_view scalar_type_name(ScalarType t) {
   }
 }
 
-// Legacy tensor type name used in some messages, e.g. "FloatTensor".
 // The C++ element type name PyTorch prints in messages (out= dtypes,
 // masked_fill values, random bounds: "from is out of bounds for float").
 inline const char* cpp_type_name(ScalarType t) {
@@ -164,6 +163,7 @@ inline const char* cpp_type_name(ScalarType t) {
   }
 }
 
+// Legacy tensor type name used in some messages, e.g. "FloatTensor".
 inline std::string_view legacy_type_name(ScalarType t) {
   switch (t) {
 #define EMBER_LEGACY_CASE(cpp, name, py, legacy) \

@@ -48,9 +48,9 @@ namespace ember::python {
 
 extern PyObject* g_size_class;
 void register_generated_0(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
+void register_generated_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 void register_aten_0(std::vector<PyMethodDef>& functions);
 void register_aten_1(std::vector<PyMethodDef>& functions);
-void register_generated_1(std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods);
 
 void add_generated_methods(std::vector<PyMethodDef>& methods) {
   std::vector<PyMethodDef> unused;

@@ -11,7 +11,7 @@ namespace ember {
 namespace {
 // item() of a tensor of another device reads its copy on the host (core's hook, TensorBase.h).
 [[maybe_unused]] const bool host_copy_set = [] {
-  set_host_copy([](const TensorBase& t) -> TensorBase { return Tensor(t).to(Device(DeviceType::CPU)); });
+  set_host_copy([](const TensorBase& t) -> TensorBase { return Tensor(t).detach().to(Device(DeviceType::CPU)); });
   return true;
 }();
 ScalarType g_default_dtype = ScalarType::Float;
