@@ -217,12 +217,78 @@ cudnn.__dict__.update(
     is_acceptable=lambda tensor: bool(tensor.is_cuda) and _cudnn_is_available(),
 )
 sys.modules[cudnn.__name__] = cudnn
-mkldnn = _module(
-    "mkldnn",
-    "oneDNN (formerly MKL-DNN), used for float32 matmul and convolution when built in.",
+
+
+class _MkldnnModule(types.ModuleType):
+    """torch.backends.mkldnn: `enabled` lives in the C++ state the CPU kernels read; the other switches are
+    kept and read back as PyTorch's CPU build does (allow_tf32 reads None)."""
+
+    def __getattr__(self, name):
+        if name == "enabled":
+            return _C._get_mkldnn_enabled()
+        if name == "allow_tf32":
+            return None
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name == "enabled":
+            _C._set_mkldnn_enabled(bool(value))
+        elif name != "allow_tf32":
+            super().__setattr__(name, value)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {"enabled", "allow_tf32"})
+
+
+class _MkldnnVerbose:
+    """torch.backends.mkldnn.verbose(level): a scope for oneDNN's verbose messages (not printed by this build)."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        return None if self.level == 0 else self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        return False
+
+
+def _mkldnn_set_flags(_enabled=None, _deterministic=None, _allow_tf32=None, _fp32_precision="none"):
+    """Sets the switches given (None keeps one); returns the previous (enabled, deterministic, allow_tf32,
+    fp32_precision)."""
+    previous = (mkldnn.enabled, mkldnn.deterministic, mkldnn.allow_tf32, mkldnn.fp32_precision)
+    if _enabled is not None:
+        mkldnn.enabled = bool(_enabled)
+    if _deterministic is not None:
+        mkldnn.deterministic = bool(_deterministic)
+    if _fp32_precision is not None:
+        mkldnn.fp32_precision = _fp32_precision
+    return previous
+
+
+@contextlib.contextmanager
+def _mkldnn_flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
+    previous = _mkldnn_set_flags(enabled, deterministic, allow_tf32, fp32_precision)
+    try:
+        yield
+    finally:
+        _mkldnn_set_flags(*previous)
+
+
+mkldnn = _MkldnnModule(f"{__name__}.mkldnn", "oneDNN (formerly MKL-DNN), used by the CPU kernels when built in.")
+mkldnn.__dict__.update(
     is_available=lambda: _build_setting("USE_ONEDNN") == "ON",
-    enabled=True,
+    is_acl_available=lambda: False,
+    deterministic=False,
+    fp32_precision="none",
+    flags=_mkldnn_flags,
+    set_flags=_mkldnn_set_flags,
+    verbose=_MkldnnVerbose,
+    VERBOSE_OFF=0,
+    VERBOSE_ON=1,
+    VERBOSE_ON_CREATION=2,
 )
+sys.modules[mkldnn.__name__] = mkldnn
 openmp = _module("openmp", "OpenMP threads.", is_available=lambda: _build_setting("USE_OPENMP") == "ON")
 mkl = _module("mkl", "Intel MKL: not used by this build (BLAS is OpenBLAS).", is_available=lambda: False)
 mps = _module("mps", "Apple's Metal backend: not in this build.", is_available=lambda: False, is_built=lambda: False)

@@ -9,12 +9,14 @@ namespace ember::sleef {
 
 namespace {
 // Note [SLEEF for vector math]
-// PyTorch's AVX2 kernels compute exp (inside softmax, log_softmax, sigmoid and
-// the log-softmax gradient), expm1, log1p, sinh, cosh, exp2, lgamma, atanh,
-// pow, atan2 and hypot with SLEEF 3.x (`Vectorized<float>::exp` is
-// `Sleef_expf8_u10`), 8 floats or 4 doubles at a time, and their scalar
-// remainders with libm. Measured against torch 2.13, Debian's libsleef 3.5.1
-// gives the same bits in every element. So when `libsleef.so.3` can be
+// PyTorch's AVX2 kernels compute exp (inside softmax, log_softmax, sigmoid,
+// GELU and the log-softmax gradient), expm1, log1p, sinh, cosh, exp2, lgamma,
+// atanh, pow, atan2, hypot and GELU's tanh with SLEEF 3.x
+// (`Vectorized<float>::exp` is `Sleef_expf8_u10`), 8 floats or 4 doubles at
+// a time, and their scalar remainders with libm. Measured against torch
+// 2.13, Debian's libsleef 3.5.1 gives the same bits in every element (its
+// erf, which these kernels do not take, differs from PyTorch's 3.6 in 1-3 %
+// of doubles). So when `libsleef.so.3` can be
 // loaded (EMBER_SLEEF_LIBRARY names another file; EMBER_SLEEF=0 turns it
 // off), the AVX2 kernels call its `*avx2` functions; without it they keep
 // Ember's own vector math (docs/decisions/0075-sleef-vector-math.md).
@@ -32,6 +34,7 @@ constexpr Names kNames[kFnCount] = {
     {"Sleef_exp2f8_u10avx2", "Sleef_exp2d4_u10avx2"},   {"Sleef_lgammaf8_u10avx2", "Sleef_lgammad4_u10avx2"},
     {"Sleef_atanhf8_u10avx2", "Sleef_atanhd4_u10avx2"}, {"Sleef_powf8_u10avx2", "Sleef_powd4_u10avx2"},
     {"Sleef_atan2f8_u10avx2", "Sleef_atan2d4_u10avx2"}, {"Sleef_hypotf8_u05avx2", "Sleef_hypotd4_u05avx2"},
+    {"Sleef_tanhf8_u10avx2", "Sleef_tanhd4_u10avx2"},
 };
 constexpr Names kNames512[kFnCount] = {
     {"Sleef_expf16_u10avx512f", "Sleef_expd8_u10avx512f"},
@@ -46,6 +49,7 @@ constexpr Names kNames512[kFnCount] = {
     {"Sleef_powf16_u10avx512f", "Sleef_powd8_u10avx512f"},
     {"Sleef_atan2f16_u10avx512f", "Sleef_atan2d8_u10avx512f"},
     {"Sleef_hypotf16_u05avx512f", "Sleef_hypotd8_u05avx512f"},
+    {"Sleef_tanhf16_u10avx512f", "Sleef_tanhd8_u10avx512f"},
 };
 
 struct Loaded {

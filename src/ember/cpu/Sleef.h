@@ -9,7 +9,7 @@
 namespace ember::sleef {
 
 // The functions PyTorch's AVX2 and AVX512 kernels take from SLEEF.
-enum Fn : int { Exp, Log, Expm1, Log1p, Sinh, Cosh, Exp2, Lgamma, Atanh, Pow, Atan2, Hypot, kFnCount };
+enum Fn : int { Exp, Log, Expm1, Log1p, Sinh, Cosh, Exp2, Lgamma, Atanh, Pow, Atan2, Hypot, Tanh, kFnCount };
 
 // Eight-float and four-double AVX2 forms of each function (`Sleef_expf8_u10avx2`
 // and `Sleef_expd4_u10avx2` for Exp), and the sixteen-float and eight-double

@@ -2,7 +2,7 @@
 // torch.backends.cudnn's switches (enabled, benchmark, deterministic,
 // allow_tf32, benchmark_limit) as one C++ state the CUDA convolution reads,
 // and the cuDNN library's answers (version, or why it is unavailable), which
-// libember_cuda registers when it loads.
+// libember_cuda registers when it loads; torch.backends.mkldnn.enabled.
 #include <string>
 
 #include "ember/core/Macros.h"
@@ -22,6 +22,12 @@ EMBER_API void set_cudnn_settings(const CudnnSettings& s);
 // torch.use_deterministic_algorithms: cuDNN then also picks deterministic algorithms.
 EMBER_API bool deterministic_algorithms();
 EMBER_API void set_deterministic_algorithms(bool on);
+
+// torch.backends.mkldnn.enabled (PyTorch's userEnabledMkldnn): while off,
+// the CPU kernels that PyTorch hands to oneDNN by its own choice (GELU) take
+// their own loops, as PyTorch's do.
+EMBER_API bool user_enabled_onednn();
+EMBER_API void set_user_enabled_onednn(bool on);
 
 // What the CUDA backend's cuDNN loader answers.
 struct CudnnLibrary {

@@ -27,6 +27,8 @@ void init_cudnn(nb::module_& m) {
   m.def("_cudnn_set_flags", [](bool enabled, bool benchmark, bool deterministic, bool allow_tf32, int limit) {
     set_cudnn_settings(CudnnSettings{enabled, benchmark, deterministic, allow_tf32, limit});
   });
+  m.def("_get_mkldnn_enabled", [] { return user_enabled_onednn(); });
+  m.def("_set_mkldnn_enabled", [](bool on) { set_user_enabled_onednn(on); });
   m.def("_set_deterministic_algorithms_native", [](bool on) { set_deterministic_algorithms(on); });
 }
 

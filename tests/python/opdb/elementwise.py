@@ -34,10 +34,6 @@ CMUL = Tol(
 )
 
 # Known differences from PyTorch, each a strict xfail of the cases it breaks.
-GELU_STRIDED = (
-    "gelu float32 on a transposed input, x=-2.79535: torch -0.0072460417 (its strided loop), "
-    "ember -0.0072462084 (what both give for a contiguous input)"
-)
 # Below x = 2 PyTorch's build fuses the log(x/2) i0(x) (i1) term of the K
 # functions differently (ops/SpecialMath.h): up to 3 ulps apart.
 K_ULPS = ulps(3, "K functions: PyTorch fuses log(x/2) i0(x) differently, up to 3 ulps apart")
@@ -387,7 +383,6 @@ TERNARY = [
 ACTIVATIONS = [
     unary_same(
         "gelu",
-        xfail={"values/float32": GELU_STRIDED},
         tol=ULP,
         call=F + "gelu",
         dtypes=FLOATS,

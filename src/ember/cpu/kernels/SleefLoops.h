@@ -71,6 +71,8 @@ struct Vec<float> {
   static V div(V a, V b) { return _mm512_div_ps(a, b); }
   static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
+  static V bit_and(V a, V b) { return _mm512_and_ps(a, b); }
+  static V bit_xor(V a, V b) { return _mm512_xor_ps(a, b); }
   static V maximum(V a, V b) {
     const __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
     return _mm512_or_ps(_mm512_max_ps(a, b), _mm512_castsi512_ps(_mm512_maskz_set1_epi32(nan, -1)));
@@ -164,6 +166,8 @@ struct Vec<float> {
   static V div(V a, V b) { return _mm256_div_ps(a, b); }
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  static V bit_and(V a, V b) { return _mm256_and_ps(a, b); }
+  static V bit_xor(V a, V b) { return _mm256_xor_ps(a, b); }
   static V maximum(V a, V b) { return _mm256_or_ps(_mm256_max_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q)); }
   // Lanes below count from b, the rest from a.
   static V first_lanes(V a, V b, int64_t count) {
@@ -299,48 +303,122 @@ void map(const T* x, T* y, int64_t n, const F& f) {
 }
 
 // An elementwise loop as PyTorch's: vf on two vectors at a time where every
-// operand is contiguous (or, for inputs, a broadcast scalar), sf elsewhere.
-// Returns false where the iterator's dtypes are not all T.
+// operand is contiguous (or, for one input, a broadcast scalar), sf
+// elsewhere. Returns false where the iterator's dtypes are not all T.
 template <typename T, int N, typename VF, typename SF>
-bool elementwise(const TensorIterator& it, const VF& vf, const SF& sf) {
+bool elementwise(const TensorIterator& it, const VF& vf, const SF& sf, int64_t grain_size = 32768) {
   for (int i = 0; i <= N; ++i) {
     if (it.dtype(i) != (std::is_same_v<T, float> ? ScalarType::Float : ScalarType::Double)) return false;
   }
-  it.for_each([&](char** d, const int64_t* s, int64_t n) {
-    using W = Vec<T>;
-    T* out = reinterpret_cast<T*>(d[0]);
-    const T* a = reinterpret_cast<const T*>(d[1]);
-    const T* b = N == 2 ? reinterpret_cast<const T*>(d[2]) : nullptr;
-    bool vec = s[0] == sizeof(T) && s[1] == sizeof(T);
-    if constexpr (N == 2)
-      vec = (s[0] == sizeof(T)) && (s[1] == sizeof(T) || s[1] == 0) && (s[2] == sizeof(T) || s[2] == 0);
-    int64_t i = 0;
-    if (vec) {
-      if constexpr (N == 1) {
-        for (; i + 2 * W::size <= n; i += 2 * W::size) {
-          W::store(out + i, vf(W::load(a + i)));
-          W::store(out + i + W::size, vf(W::load(a + i + W::size)));
-        }
-      } else {
-        const bool sa = s[1] == 0, sb = s[2] == 0;
-        const typename W::V va = W::set1(*a), vb = W::set1(*b);
-        for (; i + 2 * W::size <= n; i += 2 * W::size) {
-          for (int64_t h = 0; h < 2 * W::size; h += W::size) {
-            W::store(out + i + h, vf(sa ? va : W::load(a + i + h), sb ? vb : W::load(b + i + h)));
+  it.for_each(
+      [&](char** d, const int64_t* s, int64_t n) {
+        using W = Vec<T>;
+        T* out = reinterpret_cast<T*>(d[0]);
+        const T* a = reinterpret_cast<const T*>(d[1]);
+        const T* b = N == 2 ? reinterpret_cast<const T*>(d[2]) : nullptr;
+        bool vec = s[0] == sizeof(T) && s[1] == sizeof(T);
+        if constexpr (N == 2)
+          vec = (s[0] == sizeof(T)) && (s[1] == sizeof(T) || s[1] == 0) && (s[2] == sizeof(T) || s[2] == 0) &&
+                (s[1] != 0 || s[2] != 0);
+        int64_t i = 0;
+        if (vec) {
+          if constexpr (N == 1) {
+            for (; i + 2 * W::size <= n; i += 2 * W::size) {
+              W::store(out + i, vf(W::load(a + i)));
+              W::store(out + i + W::size, vf(W::load(a + i + W::size)));
+            }
+          } else {
+            const bool sa = s[1] == 0, sb = s[2] == 0;
+            const typename W::V va = W::set1(*a), vb = W::set1(*b);
+            for (; i + 2 * W::size <= n; i += 2 * W::size) {
+              for (int64_t h = 0; h < 2 * W::size; h += W::size) {
+                W::store(out + i + h, vf(sa ? va : W::load(a + i + h), sb ? vb : W::load(b + i + h)));
+              }
+            }
           }
         }
-      }
-    }
-    for (; i < n; ++i) {
-      const T x = *reinterpret_cast<const T*>(d[1] + i * s[1]);
-      if constexpr (N == 1) {
-        *reinterpret_cast<T*>(d[0] + i * s[0]) = sf(x);
-      } else {
-        *reinterpret_cast<T*>(d[0] + i * s[0]) = sf(x, *reinterpret_cast<const T*>(d[2] + i * s[2]));
-      }
-    }
-  });
+        for (; i < n; ++i) {
+          const T x = *reinterpret_cast<const T*>(d[1] + i * s[1]);
+          if constexpr (N == 1) {
+            *reinterpret_cast<T*>(d[0] + i * s[0]) = sf(x);
+          } else {
+            *reinterpret_cast<T*>(d[0] + i * s[0]) = sf(x, *reinterpret_cast<const T*>(d[2] + i * s[2]));
+          }
+        }
+      },
+      grain_size);
   return true;
+}
+
+// elementwise for float16/bfloat16 (T) as PyTorch's reduced-float kernels:
+// vf on float vectors over whole blocks of two Vectorized<T> (four float
+// vectors) where every operand is contiguous (or one input a broadcast
+// scalar), sf in float elsewhere; each result rounded to T once.
+template <typename T, int N, typename VF, typename SF>
+bool elementwise_reduced(const TensorIterator& it, const VF& vf, const SF& sf, int64_t grain_size = 32768) {
+  static_assert(N == 1 || N == 2, "one or two inputs");
+  constexpr ScalarType t = std::is_same_v<T, Half> ? ScalarType::Half : ScalarType::BFloat16;
+  for (int i = 0; i <= N; ++i) {
+    if (it.dtype(i) != t) return false;
+  }
+  using W = Vec<float>;
+  constexpr int64_t kBlock = 4 * W::size;
+  static_assert(kChunk % kBlock == 0, "chunks hold whole blocks");
+  it.for_each(
+      [&](char** d, const int64_t* s, int64_t n) {
+        bool vec = s[0] == sizeof(T);
+        int broadcast = 0;
+        for (int k = 1; k <= N; ++k) {
+          vec = vec && (s[k] == sizeof(T) || s[k] == 0);
+          broadcast += s[k] == 0;
+        }
+        const int64_t body = vec && broadcast <= 1 ? n / kBlock * kBlock : 0;
+        alignas(64) float in[N][kChunk];
+        alignas(64) float res[kChunk];
+        for (int64_t i = 0; i < n; i += kChunk) {
+          const int m = static_cast<int>(std::min<int64_t>(kChunk, n - i));
+          for (int k = 0; k < N; ++k) gather_float<T>(d[k + 1], s[k + 1], i, m, in[k]);
+          const int vec_end = static_cast<int>(std::clamp<int64_t>(body - i, 0, m));
+          for (int j = 0; j < vec_end; j += W::size) {
+            if constexpr (N == 1) {
+              W::store(res + j, vf(W::load(in[0] + j)));
+            } else {
+              W::store(res + j, vf(W::load(in[0] + j), W::load(in[1] + j)));
+            }
+          }
+          for (int j = vec_end; j < m; ++j) {
+            if constexpr (N == 1) {
+              res[j] = sf(in[0][j]);
+            } else {
+              res[j] = sf(in[0][j], in[1][j]);
+            }
+          }
+          scatter_float<T>(d[0], s[0], i, m, res);
+        }
+      },
+      grain_size);
+  return true;
+}
+
+// The computation type of a floating dtype: float for float16/bfloat16.
+template <typename T>
+using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+template <typename T>
+constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// PyTorch's cpu_kernel_vec over any floating dtype T: body(T{}) gives the
+// vector form on Vec<compute_t<T>>, scalar the scalar one (called with
+// compute_t<T> values). False without SLEEF or for other dtypes.
+template <int N, typename Body, typename Scalar>
+bool floating(const TensorIterator& it, const Body& body, const Scalar& scalar, int64_t grain_size = 32768) {
+  if (!Vec<float>::loaded()) return false;
+  switch (it.common_dtype()) {
+    case ScalarType::Float: return elementwise<float, N>(it, body(0.0f), scalar, grain_size);
+    case ScalarType::Double: return elementwise<double, N>(it, body(0.0), scalar, grain_size);
+    case ScalarType::Half: return elementwise_reduced<Half, N>(it, body(Half{}), scalar, grain_size);
+    case ScalarType::BFloat16: return elementwise_reduced<BFloat16, N>(it, body(BFloat16{}), scalar, grain_size);
+    default: return false;
+  }
 }
 
 // out = vf(in) on whole vectors only, the last one zero-padded, strided rows
@@ -599,6 +677,10 @@ bool binary(const TensorIterator&, sleef::Fn, const SF&, const DF&) {
 }
 inline bool pow_scalar(const TensorIterator&, double) { return false; }
 inline bool sigmoid(const TensorIterator&) { return false; }
+template <int N, typename Body, typename Scalar>
+bool floating(const TensorIterator&, const Body&, const Scalar&, int64_t = 32768) {
+  return false;
+}
 inline bool map_unary(const TensorIterator&, sleef::Fn) { return false; }
 inline bool map_unary_16bit(const TensorIterator&, sleef::Fn) { return false; }
 template <typename T>

@@ -60,8 +60,6 @@ T abs_of(T x) {
   }
 }
 
-constexpr double kSqrt1_2 = 0.70710678118654752440;
-constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
 // Floor, ceil and trunc: vector rounding for floating dtypes, f otherwise.
 template <int kMode, typename F>
 void round_unary(const TensorIterator& it, const F& f) {
@@ -87,9 +85,6 @@ void round_unary(const TensorIterator& it, const F& f) {
 #endif
   same_type_unary(it, f);
 }
-
-constexpr double kGeluKappa = 0.044715;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
 // ---- floating ----------------------------------------------------------------
 
@@ -229,39 +224,6 @@ void silu_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(silu, &silu_kernel);
 
-void gelu_erf(const TensorIterator& it) {
-  float_unary(
-      it,
-      [](Vf x) {
-        Vf r = x * 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
-#if defined(__AVX512F__)
-        // PyTorch's AVX-512 float GELU gives NaN at +inf (its AVX2 one gives inf).
-        r = vecmath::select(x == INFINITY, vecmath::splat(NAN), r);
-#endif
-        return r;
-      },
-      [](double x) { return x * 0.5 * (1.0 + std::erf(x * kSqrt1_2)); });
-}
-
-void gelu_tanh(const TensorIterator& it) {
-  float_unary(
-      it,
-      [](Vf x) {
-        Vf inner = float(kSqrt2OverPi) * (x + float(kGeluKappa) * (x * x * x));
-        return 0.5f * x * (1.0f + vecmath::tanh(inner));
-      },
-      [](double x) {
-        double inner = kSqrt2OverPi * (x + kGeluKappa * (x * x * x));
-        return 0.5 * x * (1.0 + std::tanh(inner));
-      });
-}
-
-void gelu_kernel(const TensorIterator& it, const std::string& approximate) {
-  if (approximate == "tanh") return gelu_tanh(it);
-  gelu_erf(it);
-}
-EMBER_REGISTER_POINTWISE(gelu, &gelu_kernel);
-
 // ---- same dtype, every type the op accepts ---------------------------------
 
 void abs_kernel(const TensorIterator& it) {
@@ -393,49 +355,9 @@ void round_decimals_kernel(const TensorIterator& it, int64_t decimals) {
   });
 }
 
-// Float types take the vector path with the same arithmetic as PyTorch's
-// vectorised GELU backward (including the erf of Note [Vectorised float math]).
-void gelu_backward_kernel(const TensorIterator& it, bool tanh_approximation) {
-  // Inputs: grad, x (both of the common dtype).
-  if (tanh_approximation) {
-    constexpr double kBeta = kSqrt2OverPi, kKappa = kGeluKappa;
-    return float_map<2>(
-        it,
-        [](Vf dy, Vf x) {
-          const Vf x_sq = x * x;
-          const Vf t = vecmath::tanh(float(kBeta) * (x + float(kKappa) * (x_sq * x)));
-          const Vf left = 0.5f * x;
-          const Vf left_derivative = 0.5f * (1.0f + t);
-          const Vf right_derivative = left * (1.0f - t * t) * (float(kBeta) * (1.0f + (3.0f * float(kKappa)) * x_sq));
-          return dy * (left_derivative + right_derivative);
-        },
-        [](double dy, double x) {
-          const double x_sq = x * x;
-          const double t = std::tanh(kBeta * (x + kKappa * x_sq * x));
-          const double left = 0.5 * x;
-          const double left_derivative = 0.5 * (1.0 + t);
-          const double right_derivative = left * (1.0 - t * t) * (kBeta * (1.0 + 3.0 * kKappa * x_sq));
-          return dy * (left_derivative + right_derivative);
-        });
-  }
-  float_map<2>(
-      it,
-      [](Vf dy, Vf x) {
-        const Vf cdf = 0.5f * (1.0f + vecmath::erf(x * float(kSqrt1_2)));
-        const Vf pdf = float(kInvSqrt2Pi) * vecmath::exp(x * x * -0.5f);
-        return dy * (x * pdf + cdf);
-      },
-      [](double dy, double x) {
-        const double cdf = 0.5 * (1.0 + std::erf(x * kSqrt1_2));
-        const double pdf = kInvSqrt2Pi * std::exp(x * x * -0.5);
-        return dy * (cdf + x * pdf);
-      });
-}
-
 }  // namespace
 
 EMBER_REGISTER_DISPATCH(round_decimals_stub, &round_decimals_kernel);
-EMBER_REGISTER_DISPATCH(gelu_backward_stub, &gelu_backward_kernel);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu
