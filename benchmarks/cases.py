@@ -180,11 +180,11 @@ def _sum(dim):
     return make
 
 
-def _softmax(log):
+def _softmax(log, shape=(1024, 4096), dim=-1):
     def make(lib):
-        a = _data(lib, (1024, 4096), 9)
+        a = _data(lib, shape, 9)
         fn = lib.log_softmax if log else lib.softmax
-        return lambda: fn(a, -1)
+        return lambda: fn(a, dim)
 
     return make
 
@@ -690,6 +690,8 @@ CASES = [
     Case("reduction", "sum first dim 4096x4096", _sum(0), 1.0),
     Case("reduction", "softmax 1024x4096", _softmax(False), 1.0),
     Case("reduction", "log_softmax 1024x4096", _softmax(True), 1.0),
+    Case("reduction", "softmax dim 0 of 1024x4096", _softmax(False, dim=0), 1.0),
+    Case("reduction", "log_softmax dim 1 of 64x128x256", _softmax(True, (64, 128, 256), 1), 1.0),
     Case("reduction", "layer_norm 1024x4096", _layer_norm, 1.0),
     Case("reduction", "batch_norm bf16 64x16x28x28 fwd+bwd", _batch_norm_16bit((64, 16, 28, 28)), 1.0),
     Case(

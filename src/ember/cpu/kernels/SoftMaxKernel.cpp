@@ -9,6 +9,7 @@
 
 #include "ember/cpu/kernels/ReduceEngine.h"
 #include "ember/cpu/kernels/SleefLoops.h"
+#include "ember/cpu/kernels/SoftMaxStrided.h"
 #include "ember/cpu/kernels/VecMath.h"
 
 namespace ember::cpu {
@@ -354,6 +355,18 @@ void softmax_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int6
     });
     return;
   }
+#if EMBER_SLEEF_LOOPS
+  if constexpr (std::is_same_v<T, U>) {
+    if (n > 0 && sleefvec::Vec<float>::loaded()) {  // Note [Softmax along a strided dim]
+      if (log) {
+        strided_softmax::log_softmax<T>(x, y, outer, n, inner);
+      } else {
+        strided_softmax::softmax<T>(x, y, outer, n, inner);
+      }
+      return;
+    }
+  }
+#endif
   // Softmax over a strided dim: vectorise across blocks of the inner dim.
   const int64_t nblocks = (inner + kColBlock - 1) / kColBlock;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * std::min(inner, kColBlock), 1));
@@ -455,6 +468,12 @@ void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, 
     });
     return;
   }
+#if EMBER_SLEEF_LOOPS
+  if (n > 0 && sleefvec::Vec<float>::loaded()) {  // Note [Softmax along a strided dim]
+    strided_softmax::softmax_backward<T>(g, y, r, outer, n, inner, log);
+    return;
+  }
+#endif
   // Over a strided dim: vectorise across blocks of the inner dim.
   const int64_t nblocks = (inner + kColBlock - 1) / kColBlock;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n * std::min(inner, kColBlock), 1));
