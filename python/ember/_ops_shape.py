@@ -40,8 +40,10 @@ def kron(input, other, *, out=None):  # noqa: A002
     for i in builtins.range(nd):
         a_shape += [a.shape[i], 1]
         b_shape += [1, b.shape[i]]
+    # The product is viewed, not reshaped, into the result's shape: PyTorch
+    # raises where the product's layout (from strided operands) is not viewable.
     result = a.reshape(a_shape) * b.reshape(b_shape)
-    return _out(result.reshape([a.shape[i] * b.shape[i] for i in builtins.range(nd)]), out)
+    return _out(result.view([a.shape[i] * b.shape[i] for i in builtins.range(nd)]), out)
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -154,13 +154,11 @@ KNOWN_GAPS = {
         "bit",
         "cpp",
         "export",
-        "hash_tensor",
         "monitor",
         "package",
     ],
     "Tensor": [
         "grad_dtype",
-        "hash_tensor",
         "index",
         "name",
     ],

@@ -1,5 +1,7 @@
 // 2-d pooling on the CPU: argument checks (PyTorch's messages), output shapes,
 // and the calls into the per-capability kernels of cpu/kernels/PoolingKernel.cpp.
+#include <limits>
+
 #include "ember/cpu/NNStubs.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -38,6 +40,15 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 
 int64_t pick(IntArrayRef v, size_t i) { return v.size() == 1 ? v[0] : v[i]; }
 
+// PyTorch keeps each window parameter in an int, refusing larger values
+// before any shape check.
+void check_fits_int(IntArrayRef v) {
+  for (int64_t x : v) {
+    EMBER_CHECK(x >= std::numeric_limits<int32_t>::min() && x <= std::numeric_limits<int32_t>::max(),
+                "value cannot be converted to type int without overflow");
+  }
+}
+
 // The parameters of one 2-d pooling call, checked.
 struct Pool2d {
   cpu::Pool2dArgs a;
@@ -66,12 +77,16 @@ Pool2d max_pool_params(const Tensor& input, IntArrayRef kernel, IntArrayRef stri
                        IntArrayRef dilation, bool ceil_mode) {
   EMBER_CHECK(kernel.size() == 1 || kernel.size() == 2,
               "max_pool2d: kernel_size must either be a single int, or a tuple of two ints");
+  check_fits_int(kernel);
   EMBER_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 2,
               "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+  check_fits_int(stride);
   EMBER_CHECK(padding.size() == 1 || padding.size() == 2,
               "max_pool2d: padding must either be a single int, or a tuple of two ints");
+  check_fits_int(padding);
   EMBER_CHECK(dilation.size() == 1 || dilation.size() == 2,
               "max_pool2d: dilation must be either a single int, or a tuple of two ints");
+  check_fits_int(dilation);
   EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "non-empty 3D or 4D (batch mode) tensor expected for input");
   cpu::Pool2dArgs a{};
   a.kh = pick(kernel, 0);
@@ -97,10 +112,13 @@ Pool2d avg_pool_params(const Tensor& input, IntArrayRef kernel, IntArrayRef stri
                        std::optional<int64_t> divisor_override) {
   EMBER_CHECK(kernel.size() == 1 || kernel.size() == 2,
               "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints");
+  check_fits_int(kernel);
   EMBER_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 2,
               "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+  check_fits_int(stride);
   EMBER_CHECK(padding.size() == 1 || padding.size() == 2,
               "avg_pool2d: padding must either be a single int, or a tuple of two ints");
+  check_fits_int(padding);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   cpu::Pool2dArgs a{};
   a.kh = pick(kernel, 0);

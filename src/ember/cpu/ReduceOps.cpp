@@ -625,6 +625,48 @@ Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out)
   return minmax_values("amin", self, dim, keepdim, false, out);
 }
 
+// hash_tensor: each element's bits as a 64-bit word (floating types through
+// double, the others through int64), xor-reduced over dim as PyTorch's
+// xor_sum. Composed of other operators, so that every device runs it: the
+// reduced dims go last and are folded in halves.
+Tensor& hash_tensor_out(const Tensor& self, IntArrayRef dim, bool keepdim, int64_t mode, Tensor& out) {
+  EMBER_CHECK(mode == 0, "Unknown hash_tensor mode: ", mode);
+  const ScalarType t = self.dtype();
+  if (is_complex_type(t) || t == ScalarType::UInt16 || t == ScalarType::UInt32 || t == ScalarType::UInt64)
+    math::not_implemented_for(self.device().type == DeviceType::CUDA ? "xor_sum_cuda" : "xor_sum_cpu", t);
+  EMBER_CHECK(!out.defined() || out.dtype() == ScalarType::UInt64, "Expected result to be of dtype uint64, but got ",
+              dtype_message_name(out.dtype()));
+  const std::vector<bool> mask = make_mask(self, dim.vec());
+  if (self.numel() == 0) {
+    EMBER_CHECK(!dim.empty(),
+                "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction "
+                "dim with the 'dim' argument.");
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      EMBER_CHECK_TYPE(IndexError, !mask[d] || self.sizes()[d] != 0, "hash_tensor: Expected reduction dim ", d,
+                       " to have non-zero size.");
+    }
+  }
+  const Tensor bits =
+      is_floating_type(t) ? self.to(ScalarType::Double).view(ScalarType::Long) : self.to(ScalarType::Long);
+  std::vector<int64_t> perm;
+  int64_t k = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!mask[d]) perm.push_back(d);
+  }
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (mask[d]) perm.push_back(d), k *= self.sizes()[d];
+  }
+  Tensor w = (self.dim() == 0 ? bits : bits.permute(perm)).reshape({-1, k});
+  if (k == 1) w = w.clone();  // a fresh result, never a view of self
+  while (w.size(1) > 1) {
+    const int64_t half = w.size(1) / 2;
+    Tensor folded = ember::bitwise_xor(w.narrow(1, 0, half), w.narrow(1, half, half));
+    if (w.size(1) % 2) folded = ember::cat({folded, w.narrow(1, 2 * half, 1)}, 1);
+    w = folded;
+  }
+  return deliver(out, w.reshape(reduced_shape(self, mask, keepdim)).view(ScalarType::UInt64));
+}
+
 Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   EMBER_CHECK(!self.is_complex(), "argmax(): does not support complex input");
   return arg_impl("argmax", self, dim, keepdim, true, out);

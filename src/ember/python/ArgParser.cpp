@@ -338,7 +338,8 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
   // Varargs int list: view(2, 3) means view((2, 3)). As in PyTorch only the
   // first is checked here; the others are when the list is unpacked.
   bool varargs = nargs > 1 && !params.empty() && params[0].type == ParamType::IntList && !params[0].kwarg_only &&
-                 is_int(args[0]) && (max_positional == 1 || static_cast<size_t>(nargs) > max_positional);
+                 (is_int(args[0]) || is_index_tensor(args[0])) &&
+                 (max_positional == 1 || static_cast<size_t>(nargs) > max_positional);
   static thread_local PyObject* varargs_tuple = nullptr;
   if (varargs) {
     Py_XDECREF(varargs_tuple);

@@ -117,6 +117,7 @@ ROWS = [
     reduction("amin"),
     reduction("argmax", multi_dim=False, **NO_GRAD),
     reduction("argmin", multi_dim=False, **NO_GRAD),
+    reduction("hash_tensor", **NO_GRAD),
     reduction("all", **NO_GRAD),
     reduction("any", **NO_GRAD),
     reduction("var", dtypes=FLOATS, tol=SUM_TOL),

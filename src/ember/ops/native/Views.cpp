@@ -213,6 +213,13 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return ember::slice(self, d, start, start + length, 1);
 }
 
+// narrow with a 0-dim integral tensor as the start (PyTorch's narrow.Tensor).
+Tensor narrow_tensor(const Tensor& self, int64_t dim, const Tensor& start, int64_t length) {
+  EMBER_CHECK(start.dim() == 0 && is_integral_type(start.dtype(), /*include_bool=*/false),
+              "start must be an 0-dim integral Tensor.");
+  return native::narrow(self, dim, start.item<int64_t>(), length);
+}
+
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   int64_t d = maybe_wrap_dim(dim, self.dim());
   EMBER_CHECK_TYPE(IndexError, self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
