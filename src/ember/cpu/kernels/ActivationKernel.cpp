@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ember/cpu/ActivationStubs.h"
+#include "ember/cpu/kernels/ActivationSleef.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/VecMathBinary.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
@@ -391,11 +392,13 @@ void leaky_relu_kernel(const TensorIterator& it, const Scalar& negative_slope) {
 EMBER_REGISTER_POINTWISE(leaky_relu, &leaky_relu_kernel);
 
 void elu_kernel(const TensorIterator& it, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  if (elu_sleef(it, alpha, scale, input_scale)) return;
   forward_loop<ActivationOp::Elu>(it, alpha.to_double(), scale.to_double(), input_scale.to_double());
 }
 EMBER_REGISTER_POINTWISE(elu, &elu_kernel);
 
 void softplus_kernel(const TensorIterator& it, const Scalar& beta, const Scalar& threshold) {
+  if (softplus_sleef(it, beta, threshold)) return;
   forward_loop<ActivationOp::Softplus>(it, beta.to_double(), threshold.to_double(), 0);
 }
 EMBER_REGISTER_POINTWISE(softplus, &softplus_kernel);
@@ -412,10 +415,14 @@ EMBER_REGISTER_POINTWISE(hardsigmoid, &hardsigmoid_kernel);
 void hardswish_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Hardswish>(it, 0, 0, 0); }
 EMBER_REGISTER_POINTWISE(hardswish, &hardswish_kernel);
 
-void mish_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Mish>(it, 0, 0, 0); }
+void mish_kernel(const TensorIterator& it) {
+  if (!mish_sleef(it)) forward_loop<ActivationOp::Mish>(it, 0, 0, 0);
+}
 EMBER_REGISTER_POINTWISE(mish, &mish_kernel);
 
-void log_sigmoid_kernel(const TensorIterator& it) { forward_loop<ActivationOp::LogSigmoid>(it, 0, 0, 0); }
+void log_sigmoid_kernel(const TensorIterator& it) {
+  if (!log_sigmoid_sleef(it)) forward_loop<ActivationOp::LogSigmoid>(it, 0, 0, 0);
+}
 EMBER_REGISTER_POINTWISE(log_sigmoid, &log_sigmoid_kernel);
 
 void threshold_kernel(const TensorIterator& it, const Scalar& threshold, const Scalar& value) {
@@ -436,11 +443,13 @@ EMBER_REGISTER_POINTWISE(leaky_relu_backward, &leaky_relu_backward_kernel);
 
 void elu_backward_kernel(const TensorIterator& it, const Scalar& alpha, const Scalar& scale,
                          const Scalar& input_scale) {
+  if (elu_backward_sleef(it, alpha, scale, input_scale)) return;
   backward_loop<ActivationOp::Elu>(it, alpha.to_double(), scale.to_double(), input_scale.to_double());
 }
 EMBER_REGISTER_POINTWISE(elu_backward, &elu_backward_kernel);
 
 void softplus_backward_kernel(const TensorIterator& it, const Scalar& beta, const Scalar& threshold) {
+  if (softplus_backward_sleef(it, beta, threshold)) return;
   backward_loop<ActivationOp::Softplus>(it, beta.to_double(), threshold.to_double(), 0);
 }
 EMBER_REGISTER_POINTWISE(softplus_backward, &softplus_backward_kernel);
@@ -456,10 +465,14 @@ EMBER_REGISTER_POINTWISE(hardsigmoid_backward, &hardsigmoid_backward_kernel);
 void hardswish_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::Hardswish>(it, 0, 0, 0); }
 EMBER_REGISTER_POINTWISE(hardswish_backward, &hardswish_backward_kernel);
 
-void mish_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::Mish>(it, 0, 0, 0); }
+void mish_backward_kernel(const TensorIterator& it) {
+  if (!mish_backward_sleef(it)) backward_loop<ActivationOp::Mish>(it, 0, 0, 0);
+}
 EMBER_REGISTER_POINTWISE(mish_backward, &mish_backward_kernel);
 
-void log_sigmoid_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::LogSigmoid>(it, 0, 0, 0); }
+void log_sigmoid_backward_kernel(const TensorIterator& it) {
+  if (!log_sigmoid_backward_sleef(it)) backward_loop<ActivationOp::LogSigmoid>(it, 0, 0, 0);
+}
 EMBER_REGISTER_POINTWISE(log_sigmoid_backward, &log_sigmoid_backward_kernel);
 
 void threshold_backward_kernel(const TensorIterator& it, const Scalar& threshold) {
@@ -475,7 +488,9 @@ EMBER_REGISTER_POINTWISE(tanh_backward, &tanh_backward_kernel);
 void sigmoid_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::SigmoidGrad>(it, 0, 0, 0); }
 EMBER_REGISTER_POINTWISE(sigmoid_backward, &sigmoid_backward_kernel);
 
-void silu_backward_kernel(const TensorIterator& it) { backward_loop<ActivationOp::SiluGrad>(it, 0, 0, 0); }
+void silu_backward_kernel(const TensorIterator& it) {
+  if (!silu_backward_sleef(it)) backward_loop<ActivationOp::SiluGrad>(it, 0, 0, 0);
+}
 EMBER_REGISTER_POINTWISE(silu_backward, &silu_backward_kernel);
 
 // Inputs (target, input).

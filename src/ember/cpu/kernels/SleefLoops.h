@@ -73,6 +73,13 @@ struct Vec<float> {
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
   static V bit_and(V a, V b) { return _mm512_and_ps(a, b); }
   static V bit_xor(V a, V b) { return _mm512_xor_ps(a, b); }
+  static V minimum(V a, V b) {
+    const __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+    return _mm512_or_ps(_mm512_min_ps(a, b), _mm512_castsi512_ps(_mm512_maskz_set1_epi32(nan, -1)));
+  }
+  // t where a > b (a >= b), else f; NaN compares false.
+  static V select_gt(V a, V b, V t, V f) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), f, t); }
+  static V select_ge(V a, V b, V t, V f) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), f, t); }
   static V maximum(V a, V b) {
     const __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
     return _mm512_or_ps(_mm512_max_ps(a, b), _mm512_castsi512_ps(_mm512_maskz_set1_epi32(nan, -1)));
@@ -120,6 +127,14 @@ struct Vec<double> {
   static V div(V a, V b) { return _mm512_div_pd(a, b); }
   static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_pd(a, b, c); }
+  static V bit_and(V a, V b) { return _mm512_and_pd(a, b); }
+  static V bit_xor(V a, V b) { return _mm512_xor_pd(a, b); }
+  static V minimum(V a, V b) {
+    const __mmask8 nan = _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q);
+    return _mm512_or_pd(_mm512_min_pd(a, b), _mm512_castsi512_pd(_mm512_maskz_set1_epi64(nan, -1)));
+  }
+  static V select_gt(V a, V b, V t, V f) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ), f, t); }
+  static V select_ge(V a, V b, V t, V f) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GE_OQ), f, t); }
   static V maximum(V a, V b) {
     const __mmask8 nan = _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q);
     return _mm512_or_pd(_mm512_max_pd(a, b), _mm512_castsi512_pd(_mm512_maskz_set1_epi64(nan, -1)));
@@ -168,6 +183,10 @@ struct Vec<float> {
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
   static V bit_and(V a, V b) { return _mm256_and_ps(a, b); }
   static V bit_xor(V a, V b) { return _mm256_xor_ps(a, b); }
+  static V minimum(V a, V b) { return _mm256_or_ps(_mm256_min_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q)); }
+  // t where a > b (a >= b), else f; NaN compares false.
+  static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+  static V select_ge(V a, V b, V t, V f) { return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_GE_OQ)); }
   static V maximum(V a, V b) { return _mm256_or_ps(_mm256_max_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q)); }
   // Lanes below count from b, the rest from a.
   static V first_lanes(V a, V b, int64_t count) {
@@ -215,6 +234,11 @@ struct Vec<double> {
   static V div(V a, V b) { return _mm256_div_pd(a, b); }
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_pd(a, b, c); }
+  static V bit_and(V a, V b) { return _mm256_and_pd(a, b); }
+  static V bit_xor(V a, V b) { return _mm256_xor_pd(a, b); }
+  static V minimum(V a, V b) { return _mm256_or_pd(_mm256_min_pd(a, b), _mm256_cmp_pd(a, b, _CMP_UNORD_Q)); }
+  static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_pd(f, t, _mm256_cmp_pd(a, b, _CMP_GT_OQ)); }
+  static V select_ge(V a, V b, V t, V f) { return _mm256_blendv_pd(f, t, _mm256_cmp_pd(a, b, _CMP_GE_OQ)); }
   static V maximum(V a, V b) { return _mm256_or_pd(_mm256_max_pd(a, b), _mm256_cmp_pd(a, b, _CMP_UNORD_Q)); }
   static V first_lanes(V a, V b, int64_t count) {
     alignas(32) double x[size], y[size];

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ember/cpu/MathStubs.h"
+#include "ember/cpu/kernels/ActivationSleef.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMathErfD.h"
@@ -219,6 +220,7 @@ void sigmoid_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(sigmoid, &sigmoid_kernel);
 
 void silu_kernel(const TensorIterator& it) {
+  if (silu_sleef(it)) return;
   float_unary(
       it, [](Vf x) { return x / (1.0f + vecmath::exp(-x)); }, [](Vd x) { return x / (1.0 + vecmath::exp(-x)); });
 }

@@ -1,0 +1,64 @@
+"""silu, mish, softplus, elu (selu, celu) and logsigmoid, forward and
+gradient, bit for bit against PyTorch (Note [Activations on SLEEF]):
+contiguous and strided inputs, every floating dtype, NaN and infinities,
+one and two threads."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+F = {
+    "silu": lambda L, x: L.nn.functional.silu(x),
+    "mish": lambda L, x: L.nn.functional.mish(x),
+    "softplus": lambda L, x: L.nn.functional.softplus(x),
+    "softplus_beta": lambda L, x: L.nn.functional.softplus(x, beta=2.5, threshold=4.0),
+    "elu": lambda L, x: L.nn.functional.elu(x),
+    "elu_alpha": lambda L, x: L.nn.functional.elu(x, alpha=0.7),
+    "selu": lambda L, x: L.nn.functional.selu(x),
+    "celu": lambda L, x: L.nn.functional.celu(x, alpha=1.3),
+    "logsigmoid": lambda L, x: L.nn.functional.logsigmoid(x),
+}
+
+
+def _values(n):
+    rng = np.random.default_rng(n)
+    x = np.concatenate([rng.standard_normal(n) * 4, rng.uniform(-40, 40, n // 2)]).astype("float32")
+    x[:7] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 20.0, -88.0][: min(7, x.size)]
+    return x, rng.standard_normal(x.size).astype("float32")
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(F))
+@pytest.mark.parametrize("n", [9, 100, 2000])
+def test_activation_bits(n, name, dtype, layout):
+    x, g = _values(n)
+    out = []
+    for lib in (ember, torch):
+        t = lib.from_numpy(np.repeat(x, 2).copy())[::2] if layout == "strided" else lib.from_numpy(x.copy())
+        t = t.to(getattr(lib, dtype)).detach().requires_grad_(True)
+        y = F[name](lib, t)
+        y.backward(lib.from_numpy(g.copy()).to(getattr(lib, dtype)))
+        out.append((y.detach().to(lib.float64).numpy(), t.grad.to(lib.float64).numpy()))
+    for e, t in zip(*out):
+        np.testing.assert_array_equal(e, t)
+
+
+@pytest.mark.parametrize("name", ["silu", "mish", "softplus", "elu", "logsigmoid"])
+def test_activation_bits_two_threads(name):
+    x, g = _values(60001)
+    out = []
+    for lib in (ember, torch):
+        before = lib.get_num_threads()
+        lib.set_num_threads(2)
+        try:
+            t = lib.from_numpy(x.copy()).requires_grad_(True)
+            y = F[name](lib, t)
+            y.backward(lib.from_numpy(g.copy()))
+        finally:
+            lib.set_num_threads(before)
+        out.append((y.detach().numpy(), t.grad.numpy()))
+    for e, t in zip(*out):
+        np.testing.assert_array_equal(e, t)
