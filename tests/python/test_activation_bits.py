@@ -62,3 +62,23 @@ def test_activation_bits_two_threads(name):
         out.append((y.detach().numpy(), t.grad.numpy()))
     for e, t in zip(*out):
         np.testing.assert_array_equal(e, t)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["erfinv", "entr"])
+def test_erfinv_and_entr_bits(name, dtype, layout):
+    rng = np.random.default_rng(7)
+    if name == "erfinv":
+        x = np.concatenate([rng.uniform(-1, 1, 3000), 1 - np.logspace(-7, -1, 50), [0.0, -0.0, 1.0, -1.0, 1.5, np.nan]])
+        fn = lambda L, t: L.erfinv(t)  # noqa: E731
+    else:
+        x = np.concatenate([np.abs(rng.standard_normal(3000)) * 3, [0.0, -1.0, np.nan, np.inf, 1e-6]])
+        fn = lambda L, t: L.special.entr(t)  # noqa: E731
+    out = []
+    for lib in (ember, torch):
+        src = np.repeat(x, 2) if layout == "strided" else x
+        t = lib.from_numpy(src.astype("float64"))
+        t = (t[::2] if layout == "strided" else t).to(getattr(lib, dtype))
+        out.append(fn(lib, t).to(lib.float64).numpy())
+    np.testing.assert_array_equal(out[0], out[1])

@@ -431,7 +431,10 @@ void threshold_kernel(const TensorIterator& it, const Scalar& threshold, const S
 }
 EMBER_REGISTER_POINTWISE(threshold, &threshold_kernel);
 
-void erfinv_kernel(const TensorIterator& it) { forward_loop<ActivationOp::Erfinv>(it, 0, 0, 0); }
+// float32/float64 through MKL's VML as PyTorch (Note [MKL for elementwise functions]).
+void erfinv_kernel(const TensorIterator& it) {
+  if (!try_vml(it, "ErfInv")) forward_loop<ActivationOp::Erfinv>(it, 0, 0, 0);
+}
 EMBER_REGISTER_POINTWISE(erfinv, &erfinv_kernel);
 
 // ---- gradients (inputs: grad, x) ---------------------------------------------------

@@ -576,8 +576,17 @@ void special_i1e_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(special_i1e, &special_i1e_kernel);
 
+// PyTorch's 16-bit entr rounds log(x) to the dtype (c10's log of a Half or
+// BFloat16 returns one) before the product in float.
 void special_entr_kernel(const TensorIterator& it) {
-  float_scalar_unary(it, [](auto, auto x) { return special_math::entr(x); });
+  float_scalar_unary(it, [](auto tag, auto x) {
+    using scalar_t = typename decltype(tag)::type;
+    using acc_t = decltype(x);
+    if constexpr (is_16bit_float_v<scalar_t>) {
+      if (x > acc_t(0)) return -x * static_cast<acc_t>(static_cast<scalar_t>(std::log(x)));
+    }
+    return special_math::entr(x);
+  });
 }
 EMBER_REGISTER_POINTWISE(special_entr, &special_entr_kernel);
 
