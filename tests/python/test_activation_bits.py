@@ -66,15 +66,20 @@ def test_activation_bits_two_threads(name):
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-@pytest.mark.parametrize("name", ["erfinv", "entr"])
-def test_erfinv_and_entr_bits(name, dtype, layout):
+@pytest.mark.parametrize("name", ["erfinv", "entr", "asinh", "acosh"])
+def test_erfinv_entr_asinh_acosh_bits(name, dtype, layout):
     rng = np.random.default_rng(7)
     if name == "erfinv":
         x = np.concatenate([rng.uniform(-1, 1, 3000), 1 - np.logspace(-7, -1, 50), [0.0, -0.0, 1.0, -1.0, 1.5, np.nan]])
         fn = lambda L, t: L.erfinv(t)  # noqa: E731
-    else:
+    elif name == "entr":
         x = np.concatenate([np.abs(rng.standard_normal(3000)) * 3, [0.0, -1.0, np.nan, np.inf, 1e-6]])
         fn = lambda L, t: L.special.entr(t)  # noqa: E731
+    else:
+        x = np.concatenate([rng.standard_normal(3000) * 5, rng.uniform(-1e4, 1e4, 500), [0.0, -0.0, np.inf, np.nan]])
+        if name == "acosh":
+            x = np.abs(x) + 1
+        fn = lambda L, t: getattr(L, name)(t)  # noqa: E731
     out = []
     for lib in (ember, torch):
         src = np.repeat(x, 2) if layout == "strided" else x

@@ -2,8 +2,8 @@
 // Their float vector forms (all but tanh, which GELU shares) live here, the
 // only place that uses them, built from the shared pieces of VecMath.h in the
 // way Note [Vectorised float math] describes: sinh and cosh keep the reduced
-// argument of e^|x| in two parts, atanh the residual of its quotient, and
-// asinh and acosh compute in double.
+// argument of e^|x| in two parts, atanh the residual of its quotient; asinh
+// and acosh take libm's scalar functions, as PyTorch.
 #include <cmath>
 
 #include "ember/cpu/kernels/MathLoops.h"
@@ -68,36 +68,6 @@ EMBER_VEC_INLINE Vf atanh(Vf x) {
   return copysign(detail::log_fixup(r, u) * 0.5f, x);
 }
 
-// asinh: |x| < 1/2 as x + x^3 P(x^2); above, log(a + sqrt(a^2 + 1)) in double.
-EMBER_VEC_INLINE Vf asinh(Vf x) {
-  Vf a = abs(x);
-  Vf z = a * a;
-  Vf p = madd(z, -0x1.b14332p-7f, 0x1.cd625ap-6f);
-  p = madd(p, z, splat(-0x1.6b95c0p-5f));
-  p = madd(p, z, splat(0x1.3324f2p-4f));
-  p = madd(p, z, splat(-0x1.555536p-3f));
-  Vf small = madd(a * z, p, a);
-  Vd lo, hi;
-  detail::widen(a, lo, hi);
-  lo = detail::log_d(lo + detail::sqrt_d(madd(lo, lo, splatd(1.0))));
-  hi = detail::log_d(hi + detail::sqrt_d(madd(hi, hi, splatd(1.0))));
-  Vf r = select(a < 0.5f, small, detail::narrow(lo, hi));
-  r = select(a == INFINITY, a, r);
-  return select(isnan(x), x, copysign(r, x));
-}
-
-// acosh(x) = log(x + sqrt((x - 1)(x + 1))) in double (no cancellation near 1 there).
-EMBER_VEC_INLINE Vf acosh(Vf x) {
-  Vd lo, hi;
-  detail::widen(x, lo, hi);
-  lo = detail::log_d(lo + detail::sqrt_d((lo - 1.0) * (lo + 1.0)));
-  hi = detail::log_d(hi + detail::sqrt_d((hi - 1.0) * (hi + 1.0)));
-  Vf r = detail::narrow(lo, hi);
-  r = select(x == INFINITY, x, r);
-  r = select(x < 1.0f, splat(NAN), r);
-  return select(isnan(x), x, r);
-}
-
 }  // namespace
 }  // namespace vecmath
 
@@ -124,13 +94,23 @@ void cosh_kernel(const TensorIterator& it) {
 }
 EMBER_REGISTER_POINTWISE(cosh, &cosh_kernel);
 
+// asinh and acosh: libm's on every element, in the element's type (float
+// for the 16-bit types), as PyTorch's kernels.
+template <typename F>
+void libm_unary(const TensorIterator& it, const F& f) {
+  dispatch_types(it.common_dtype(), [&](auto tag_) {
+    using scalar_t = typename decltype(tag_)::type;
+    if constexpr (is_float_like_v<scalar_t>) run_acc<scalar_t, scalar_t, 1>(it, f);
+  });
+}
+
 void asinh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::asinh(x); }, [](double x) { return std::asinh(x); });
+  libm_unary(it, [](auto x) { return std::asinh(x); });
 }
 EMBER_REGISTER_POINTWISE(asinh, &asinh_kernel);
 
 void acosh_kernel(const TensorIterator& it) {
-  float_unary(it, [](Vf x) { return vecmath::acosh(x); }, [](double x) { return std::acosh(x); });
+  libm_unary(it, [](auto x) { return std::acosh(x); });
 }
 EMBER_REGISTER_POINTWISE(acosh, &acosh_kernel);
 
