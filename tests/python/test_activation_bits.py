@@ -87,3 +87,20 @@ def test_erfinv_entr_asinh_acosh_bits(name, dtype, layout):
         t = (t[::2] if layout == "strided" else t).to(getattr(lib, dtype))
         out.append(fn(lib, t).to(lib.float64).numpy())
     np.testing.assert_array_equal(out[0], out[1])
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_bits(name, dtype, layout):
+    rng = np.random.default_rng(3)
+    specials_a = [0.0, -0.0, np.inf, -np.inf, np.inf, np.nan, 1.0, -np.inf]
+    specials_b = [1.0, -0.0, np.inf, -np.inf, -np.inf, 1.0, np.nan, 5.0]
+    a = np.concatenate([rng.standard_normal(2000) * 3, rng.uniform(-30, 30, 300), specials_a]).astype("float32")
+    b = np.concatenate([rng.standard_normal(2000) * 2, rng.uniform(-30, 30, 300), specials_b]).astype("float32")
+    out = []
+    for lib in (ember, torch):
+        x = lib.from_numpy(np.repeat(a, 2).copy())[::2] if layout == "strided" else lib.from_numpy(a.copy())
+        y = lib.from_numpy(b.copy())
+        out.append(getattr(lib, name)(x.to(getattr(lib, dtype)), y.to(getattr(lib, dtype))).to(lib.float64).numpy())
+    np.testing.assert_array_equal(out[0], out[1])

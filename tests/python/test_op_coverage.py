@@ -199,7 +199,6 @@ BF16_SPECIAL = "bfloat16 rounded once from float; PyTorch's vector loop rounds s
 KNOWN_DIFFERENCES = {
     ("complex", "float16"): NO_COMPLEX32,
     ("special_i0e", "bfloat16"): BF16_SPECIAL,
-    ("special_entr", "bfloat16"): BF16_SPECIAL,
 }
 
 

@@ -19,6 +19,8 @@ bool elu_sleef(const TensorIterator& it, const Scalar& alpha, const Scalar& scal
 bool elu_backward_sleef(const TensorIterator& it, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale);
 bool log_sigmoid_sleef(const TensorIterator& it);
 bool log_sigmoid_backward_sleef(const TensorIterator& it);
+bool logaddexp_sleef(const TensorIterator& it);
+bool logaddexp2_sleef(const TensorIterator& it);
 
 }  // namespace EMBER_CPU_CAPABILITY_NS
 }  // namespace ember::cpu

@@ -13,6 +13,7 @@
 #include "ember/cpu/kernels/ActivationSleef.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ember/cpu/kernels/SleefLoops.h"
 
@@ -265,7 +266,47 @@ bool log_sigmoid_backward_sleef(const TensorIterator& it) {
   }
 }
 
+// log(e^a + e^b) = max + log1p(e^-|a - b|) (log2: the base-2 forms times
+// 1/ln 2, fused); equal infinities are returned as they are.
+template <bool kBase2>
+bool logaddexp_any(const TensorIterator& it) {
+  constexpr double kInvLn2 = 1.44269504088896340736;
+  return floating<2>(
+      it,
+      [](auto tag) {
+        using T = compute_t<decltype(tag)>;
+        using W = Vec<T>;
+        const auto exp = W::unary(kBase2 ? sleef::Exp2 : sleef::Exp), log1p = W::unary(sleef::Log1p);
+        return [=](typename W::V a, typename W::V b) {
+          const auto m = W::maximum(a, b);
+          const auto d = W::sub(a, b);
+          const auto sign = W::set1(-0.0f);
+          const auto l = log1p(exp(W::bit_xor(W::bit_xor(d, W::bit_and(d, sign)), sign)));
+          const auto r = kBase2 ? W::fmadd(l, W::set1(T(kInvLn2)), m) : W::add(m, l);  // fused
+          const auto inf = W::set1(std::numeric_limits<T>::infinity());
+          const auto abs_a = W::bit_xor(a, W::bit_and(a, sign));
+          // a where a == b and |a| == inf.
+          return W::select_eq2(a, b, abs_a, inf, a, r);
+        };
+      },
+      [](auto a, auto b) {
+        using T = decltype(a);
+        if (std::isinf(a) && a == b) return a;
+        const T m = std::max(a, b);
+        if constexpr (kBase2) {
+          return std::fma(std::log1p(std::exp2(-std::abs(a - b))), T(kInvLn2), m);  // fused
+        } else {
+          return m + std::log1p(std::exp(-std::abs(a - b)));
+        }
+      });
+}
+
+bool logaddexp_sleef(const TensorIterator& it) { return logaddexp_any<false>(it); }
+bool logaddexp2_sleef(const TensorIterator& it) { return logaddexp_any<true>(it); }
+
 #else
+bool logaddexp_sleef(const TensorIterator&) { return false; }
+bool logaddexp2_sleef(const TensorIterator&) { return false; }
 bool silu_sleef(const TensorIterator&) { return false; }
 bool silu_backward_sleef(const TensorIterator&) { return false; }
 bool mish_sleef(const TensorIterator&) { return false; }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ember/cpu/kernels/ActivationSleef.h"
 #include "ember/cpu/kernels/MathLoops.h"
 #include "ember/cpu/kernels/SleefLoops.h"
 #include "ember/cpu/kernels/VecMath.h"
@@ -179,6 +180,7 @@ EMBER_REGISTER_POINTWISE(log10, &log10_kernel);
 // log(e^a + e^b) and log2(2^a + 2^b) as max + log1p(e^-|a - b|), equal
 // infinities returned as they are (their difference is NaN).
 void logaddexp_kernel(const TensorIterator& it) {
+  if (logaddexp_sleef(it)) return;
   float_map<2>(
       it,
       [](vecmath::Vf a, vecmath::Vf b) {
@@ -193,6 +195,7 @@ void logaddexp_kernel(const TensorIterator& it) {
 EMBER_REGISTER_POINTWISE(logaddexp, &logaddexp_kernel);
 
 void logaddexp2_kernel(const TensorIterator& it) {
+  if (logaddexp2_sleef(it)) return;
   constexpr double kInvLn2 = 1.44269504088896340736;
   float_map<2>(
       it,

@@ -80,6 +80,10 @@ struct Vec<float> {
   // t where a > b (a >= b), else f; NaN compares false.
   static V select_gt(V a, V b, V t, V f) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), f, t); }
   static V select_ge(V a, V b, V t, V f) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), f, t); }
+  // t where a == b and c == d, else f.
+  static V select_eq2(V a, V b, V c, V d, V t, V f) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ) & _mm512_cmp_ps_mask(c, d, _CMP_EQ_OQ), f, t);
+  }
   static V maximum(V a, V b) {
     const __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
     return _mm512_or_ps(_mm512_max_ps(a, b), _mm512_castsi512_ps(_mm512_maskz_set1_epi32(nan, -1)));
@@ -135,6 +139,9 @@ struct Vec<double> {
   }
   static V select_gt(V a, V b, V t, V f) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ), f, t); }
   static V select_ge(V a, V b, V t, V f) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GE_OQ), f, t); }
+  static V select_eq2(V a, V b, V c, V d, V t, V f) {
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(c, d, _CMP_EQ_OQ), f, t);
+  }
   static V maximum(V a, V b) {
     const __mmask8 nan = _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q);
     return _mm512_or_pd(_mm512_max_pd(a, b), _mm512_castsi512_pd(_mm512_maskz_set1_epi64(nan, -1)));
@@ -187,6 +194,10 @@ struct Vec<float> {
   // t where a > b (a >= b), else f; NaN compares false.
   static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
   static V select_ge(V a, V b, V t, V f) { return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_GE_OQ)); }
+  // t where a == b and c == d, else f.
+  static V select_eq2(V a, V b, V c, V d, V t, V f) {
+    return _mm256_blendv_ps(f, t, _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ), _mm256_cmp_ps(c, d, _CMP_EQ_OQ)));
+  }
   static V maximum(V a, V b) { return _mm256_or_ps(_mm256_max_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q)); }
   // Lanes below count from b, the rest from a.
   static V first_lanes(V a, V b, int64_t count) {
@@ -239,6 +250,9 @@ struct Vec<double> {
   static V minimum(V a, V b) { return _mm256_or_pd(_mm256_min_pd(a, b), _mm256_cmp_pd(a, b, _CMP_UNORD_Q)); }
   static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_pd(f, t, _mm256_cmp_pd(a, b, _CMP_GT_OQ)); }
   static V select_ge(V a, V b, V t, V f) { return _mm256_blendv_pd(f, t, _mm256_cmp_pd(a, b, _CMP_GE_OQ)); }
+  static V select_eq2(V a, V b, V c, V d, V t, V f) {
+    return _mm256_blendv_pd(f, t, _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ), _mm256_cmp_pd(c, d, _CMP_EQ_OQ)));
+  }
   static V maximum(V a, V b) { return _mm256_or_pd(_mm256_max_pd(a, b), _mm256_cmp_pd(a, b, _CMP_UNORD_Q)); }
   static V first_lanes(V a, V b, int64_t count) {
     alignas(32) double x[size], y[size];
