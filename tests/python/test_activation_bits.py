@@ -70,7 +70,10 @@ def test_activation_bits_two_threads(name):
 def test_erfinv_entr_asinh_acosh_bits(name, dtype, layout):
     rng = np.random.default_rng(7)
     if name == "erfinv":
-        x = np.concatenate([rng.uniform(-1, 1, 3000), 1 - np.logspace(-7, -1, 50), [0.0, -0.0, 1.0, -1.0, 1.5, np.nan]])
+        # Under 2,048 elements: PyTorch hands larger VML calls to its worker
+        # threads, whose float erfinv was seen 2e-5 off (Ember's, and PyTorch's
+        # own in its calling thread, are correct to an ulp there).
+        x = np.concatenate([rng.uniform(-1, 1, 1900), 1 - np.logspace(-7, -1, 50), [0.0, -0.0, 1.0, -1.0, 1.5, np.nan]])
         fn = lambda L, t: L.erfinv(t)  # noqa: E731
     elif name == "entr":
         x = np.concatenate([np.abs(rng.standard_normal(3000)) * 3, [0.0, -1.0, np.nan, np.inf, 1e-6]])
