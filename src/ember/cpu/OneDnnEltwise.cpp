@@ -10,6 +10,8 @@
 
 #ifdef EMBER_USE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <unordered_map>
 
 #include "ember/ops/Parallel.h"
 #endif
@@ -24,20 +26,22 @@ const dnnl::engine& engine() {
   return eng;
 }
 
-bool data_type(ScalarType dtype, dnnl::memory::data_type& dt) {
-  if (dtype == ScalarType::Float) {
-    dt = dnnl::memory::data_type::f32;
-    return true;
+// A 1-d dense descriptor of n elements of dtype; nothing where oneDNN
+// should not run (no elements, inside a parallel region, another dtype).
+std::optional<dnnl::memory::desc> describe(ScalarType dtype, int64_t n) {
+  if (n <= 0 || in_parallel_region()) return std::nullopt;
+  dnnl::memory::data_type dt;
+  switch (dtype) {
+    case ScalarType::Float: dt = dnnl::memory::data_type::f32; break;
+    case ScalarType::BFloat16: dt = dnnl::memory::data_type::bf16; break;
+    case ScalarType::Half: dt = dnnl::memory::data_type::f16; break;
+    default: return std::nullopt;
   }
-  if (dtype == ScalarType::BFloat16) {
-    dt = dnnl::memory::data_type::bf16;
-    return true;
-  }
-  if (dtype == ScalarType::Half) {
-    dt = dnnl::memory::data_type::f16;
-    return true;
-  }
-  return false;
+  return dnnl::memory::desc(dnnl::memory::dims{n}, dt, dnnl::memory::format_tag::a);
+}
+
+dnnl::eltwise_forward::primitive_desc gelu_forward_pd(const dnnl::memory::desc& md) {
+  return {engine(), dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_gelu_erf, md, md, 0.0f, 0.0f};
 }
 
 void run(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
@@ -52,14 +56,11 @@ void run(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory
 
 bool onednn_gelu_erf(ScalarType dtype, int64_t n, const void* x, void* y) {
 #ifdef EMBER_USE_ONEDNN
-  dnnl::memory::data_type dt;
-  if (n <= 0 || in_parallel_region() || !data_type(dtype, dt)) return false;
+  const auto md = describe(dtype, n);
+  if (!md) return false;
   try {
-    dnnl::memory::desc md(dnnl::memory::dims{n}, dt, dnnl::memory::format_tag::a);
-    dnnl::eltwise_forward::primitive_desc pd(engine(), dnnl::prop_kind::forward_training,
-                                             dnnl::algorithm::eltwise_gelu_erf, md, md, 0.0f, 0.0f);
-    dnnl::memory xm(md, engine(), const_cast<void*>(x)), ym(md, engine(), y);
-    run(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+    dnnl::memory xm(*md, engine(), const_cast<void*>(x)), ym(*md, engine(), y);
+    run(dnnl::eltwise_forward(gelu_forward_pd(*md)), {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -72,16 +73,13 @@ bool onednn_gelu_erf(ScalarType dtype, int64_t n, const void* x, void* y) {
 
 bool onednn_gelu_erf_backward(ScalarType dtype, int64_t n, const void* x, const void* dy, void* dx) {
 #ifdef EMBER_USE_ONEDNN
-  dnnl::memory::data_type dt;
-  if (n <= 0 || in_parallel_region() || !data_type(dtype, dt)) return false;
+  const auto md = describe(dtype, n);
+  if (!md) return false;
   try {
-    dnnl::memory::desc md(dnnl::memory::dims{n}, dt, dnnl::memory::format_tag::a);
-    dnnl::eltwise_forward::primitive_desc hint(engine(), dnnl::prop_kind::forward_training,
-                                               dnnl::algorithm::eltwise_gelu_erf, md, md, 0.0f, 0.0f);
-    dnnl::eltwise_backward::primitive_desc pd(engine(), dnnl::algorithm::eltwise_gelu_erf, md, md, md, 0.0f, 0.0f,
-                                              hint);
-    dnnl::memory xm(md, engine(), const_cast<void*>(x)), dym(md, engine(), const_cast<void*>(dy)),
-        dxm(md, engine(), dx);
+    dnnl::eltwise_backward::primitive_desc pd(engine(), dnnl::algorithm::eltwise_gelu_erf, *md, *md, *md, 0.0f, 0.0f,
+                                              gelu_forward_pd(*md));
+    dnnl::memory xm(*md, engine(), const_cast<void*>(x)), dym(*md, engine(), const_cast<void*>(dy)),
+        dxm(*md, engine(), dx);
     run(dnnl::eltwise_backward(pd), {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DIFF_DST, dym}, {DNNL_ARG_DIFF_SRC, dxm}});
     return true;
   } catch (const dnnl::error&) {

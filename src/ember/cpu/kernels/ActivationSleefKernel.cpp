@@ -191,7 +191,7 @@ namespace {
 // input's dtype).
 template <typename Tag, typename W>
 typename W::V round_as(typename W::V v) {
-  if constexpr (sleefvec::is_reduced_v<Tag>) {
+  if constexpr (is_16bit_float_v<Tag>) {
     alignas(64) float f[W::size];
     Tag t[W::size];
     W::store(f, v);

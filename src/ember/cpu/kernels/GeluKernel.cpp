@@ -181,7 +181,7 @@ bool gelu_backward_sleef(const TensorIterator& it, bool tanh) {
         using W = Vec<T>;
         const auto erf = vector_erf<T>();
         const auto exp = W::unary(sleef::Exp);
-        constexpr bool reduced = sleefvec::is_reduced_v<decltype(tag)>;
+        constexpr bool reduced = is_16bit_float_v<decltype(tag)>;
         return [erf, exp](typename W::V dy, typename W::V x) {
           const auto cdf = W::mul(W::set1(T(0.5)), W::add(W::set1(T(1)), erf(W::mul(x, W::set1(T(kAlpha))))));
           const auto pdf = W::mul(W::set1(T(kErfBeta)), exp(W::mul(W::mul(x, x), W::set1(T(-0.5)))));

@@ -128,14 +128,15 @@ template <typename T>
 constexpr bool is_16bit_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // How many of an inner loop's n 16-bit elements PyTorch's vectorized loop
-// computes: whole blocks of 32 where the output is contiguous and each of
-// the N inputs contiguous, one of them possibly a broadcast number; none in
-// a build without vector kernels. Its scalar loop takes the rest, in some
-// operators with other roundings (Note [16-bit add with alpha], Note
-// [16-bit rsqrt]).
-template <typename T, int N>
+// computes: whole blocks of kBlock (two of its vectors: 32 for the kernels
+// on Vectorized<float> pairs, 2 * Vectorized<T>::size() for those on
+// Vectorized<T>) where the output is contiguous and each of the N inputs
+// contiguous, one of them possibly a broadcast number; none in a build
+// without vector kernels. Its scalar loop takes the rest, in some operators
+// with other roundings (Note [16-bit add with alpha], Note [16-bit rsqrt]).
+template <typename T, int N, int64_t kBlock = 32>
 inline int64_t pytorch_vector_body(const int64_t* strides, int64_t n) {
-  constexpr int64_t kBlock = 32, kSize = sizeof(T);
+  constexpr int64_t kSize = sizeof(T);
   if (EMBER_CPU_BASELINE_BUILD || strides[0] != kSize) return 0;
   int broadcast = 0;
   for (int k = 1; k <= N; ++k) {

@@ -404,13 +404,7 @@ bool elementwise_reduced(const TensorIterator& it, const VF& vf, const SF& sf, i
   static_assert(kChunk % kBlock == 0, "chunks hold whole blocks");
   it.for_each(
       [&](char** d, const int64_t* s, int64_t n) {
-        bool vec = s[0] == sizeof(T);
-        int broadcast = 0;
-        for (int k = 1; k <= N; ++k) {
-          vec = vec && (s[k] == sizeof(T) || s[k] == 0);
-          broadcast += s[k] == 0;
-        }
-        const int64_t body = vec && broadcast <= 1 ? n / kBlock * kBlock : 0;
+        const int64_t body = pytorch_vector_body<T, N, kBlock>(s, n);
         alignas(64) float in[N][kChunk];
         alignas(64) float res[kChunk];
         for (int64_t i = 0; i < n; i += kChunk) {
@@ -441,8 +435,6 @@ bool elementwise_reduced(const TensorIterator& it, const VF& vf, const SF& sf, i
 // The computation type of a floating dtype: float for float16/bfloat16.
 template <typename T>
 using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-template <typename T>
-constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // PyTorch's cpu_kernel_vec over any floating dtype T: body(T{}) gives the
 // vector form on Vec<compute_t<T>>, scalar the scalar one (called with

@@ -40,12 +40,11 @@ inline namespace EMBER_CPU_CAPABILITY_NS {
 namespace strided_softmax {
 
 using sleefvec::compute_t;
-using sleefvec::is_reduced_v;
 using sleefvec::Vec;
 
 // Elements in one Vectorized<T> of PyTorch's build.
 template <typename T>
-constexpr int64_t vec_size = is_reduced_v<T> ? 2 * Vec<float>::size : Vec<compute_t<T>>::size;
+constexpr int64_t vec_size = is_16bit_float_v<T> ? 2 * Vec<float>::size : Vec<compute_t<T>>::size;
 
 // 16-bit <-> float vectors of Vec<float>::size lanes (round to nearest even,
 // NaN to the quiet NaN, as the element conversions).
@@ -91,7 +90,7 @@ inline void store_16bit(BFloat16* p, __m256 v) {
 // W::size values of T from p, in the computation type.
 template <typename T>
 inline typename Vec<compute_t<T>>::V load_c(const T* p) {
-  if constexpr (is_reduced_v<T>) {
+  if constexpr (is_16bit_float_v<T>) {
     return load_16bit(p);
   } else {
     return Vec<T>::load(p);
@@ -101,7 +100,7 @@ inline typename Vec<compute_t<T>>::V load_c(const T* p) {
 // v rounded to T at p (W::size values).
 template <typename T>
 inline void store_t(T* p, typename Vec<compute_t<T>>::V v) {
-  if constexpr (is_reduced_v<T>) {
+  if constexpr (is_16bit_float_v<T>) {
     store_16bit(p, v);
   } else {
     Vec<T>::store(p, v);
@@ -163,13 +162,13 @@ void log_softmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
     const T* const xb = x + o * rows * stride + c0;
     T* const yb = y + o * rows * stride + c0;
     thread_local std::vector<C> buf;
-    buf.resize(static_cast<size_t>((is_reduced_v<T> ? rows + 2 : 2) * chunk));
+    buf.resize(static_cast<size_t>((is_16bit_float_v<T> ? rows + 2 : 2) * chunk));
     C* const m = buf.data();
     C* const s = m + chunk;
     C* const xc = s + chunk;  // 16-bit: the chunk's rows as floats
     // Row d of the chunk in C: the input itself, or its float copy.
     const auto row = [xb, xc, stride, chunk](int64_t d) -> const C* {
-      if constexpr (is_reduced_v<T>) {
+      if constexpr (is_16bit_float_v<T>) {
         return xc + d * chunk;
       } else {
         return xb + d * stride;
@@ -180,7 +179,7 @@ void log_softmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
       s[j] = C(0);
     }
     for (int64_t d = 0; d < rows; ++d) {
-      if constexpr (is_reduced_v<T>) to_c(xb + d * stride, xc + d * chunk, size);
+      if constexpr (is_16bit_float_v<T>) to_c(xb + d * stride, xc + d * chunk, size);
       const C* xr = row(d);
       int64_t j = 0;
       for (; j + W::size <= size; j += W::size) W::store(m + j, keep_max(W::load(xr + j), W::load(m + j)));
@@ -235,15 +234,15 @@ void softmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
           T* const yc = y_ + o * n_ * inner_ + c + h;
           const auto at = [xc, inner_](int64_t d) { return load_c(xc + d * inner_); };
           auto mv = at(0);
-          if constexpr (is_reduced_v<T>) W::store(in, mv);
+          if constexpr (is_16bit_float_v<T>) W::store(in, mv);
           for (int64_t d = 1; d < n_; ++d) {
             const auto v = at(d);
-            if constexpr (is_reduced_v<T>) W::store(in + d * W::size, v);
+            if constexpr (is_16bit_float_v<T>) W::store(in + d * W::size, v);
             mv = W::maximum(mv, v);
           }
           auto sv = W::set1(C(0));
           for (int64_t d = 0; d < n_; ++d) {
-            const auto xv = is_reduced_v<T> ? W::load(in + d * W::size) : at(d);
+            const auto xv = is_16bit_float_v<T> ? W::load(in + d * W::size) : at(d);
             const auto ev = vexp(W::sub(xv, mv));
             W::store(ex + d * W::size, ev);
             sv = W::add(sv, ev);
