@@ -170,6 +170,106 @@ void softmax_backward_row_sleef(const T* g, const T* y, T* r, int64_t n, bool lo
 }
 #endif
 
+#if EMBER_SLEEF_LOOPS
+// Note [16-bit softmax reductions]
+// PyTorch reduces a float16/bfloat16 row in float over 16-bit vectors: two
+// float vectors each, one accumulator per half, a last partial vector merged
+// lane-wise, the halves combined, then folded (vec::map_reduce_all's reduced
+// form). term(d, count) is the mapped float vector of lanes [d, d + count).
+template <typename Term, typename Op>
+float reduce_16bit_row(int64_t n, const Term& term, const Op& op) {
+  using W = sleefvec::Vec<float>;
+  using V = W::V;
+  constexpr int64_t L = W::size;
+  if (n < 2 * L) {
+    V a0 = term(0, std::min(n, L));
+    if (n <= L) return sleefvec::reduce_partial<float>(a0, n, op);
+    a0 = W::first_lanes(a0, op(a0, term(L, n - L)), n - L);
+    return sleefvec::reduce_partial<float>(a0, L, op);
+  }
+  V a0 = term(0, L), a1 = term(L, L);
+  int64_t d = 2 * L;
+  for (; d < n - n % (2 * L); d += 2 * L) {
+    a0 = op(a0, term(d, L));
+    a1 = op(a1, term(d + L, L));
+  }
+  const int64_t rest = n - d;
+  if (rest > L) {
+    a0 = op(a0, term(d, L));
+    a1 = W::first_lanes(a1, op(a1, term(d + L, rest - L)), rest - L);
+  } else if (rest > 0) {
+    a0 = W::first_lanes(a0, op(a0, term(d, rest)), rest);
+  }
+  return W::reduce(op(a0, a1), op);
+}
+
+// Lanes [d, d + count) of a 16-bit row as floats, zero-padded.
+template <typename T>
+inline sleefvec::Vec<float>::V load_lanes(const T* p, int64_t d, int64_t count) {
+  constexpr int64_t L = sleefvec::Vec<float>::size;
+  if (count >= L) return strided_softmax::load_16bit(p + d);
+  T part[L] = {};
+  std::memcpy(part, p + d, static_cast<size_t>(count) * sizeof(T));
+  return strided_softmax::load_16bit(part);
+}
+
+// out[i] = f(lanes of the inputs) rounded to T, over n elements.
+template <typename T, typename F>
+inline void map_16bit_row(T* out, int64_t n, const F& f) {
+  constexpr int64_t L = sleefvec::Vec<float>::size;
+  int64_t d = 0;
+  for (; d + L <= n; d += L) strided_softmax::store_16bit(out + d, f(d, L));
+  if (d < n) {
+    T part[L];
+    strided_softmax::store_16bit(part, f(d, n - d));
+    std::memcpy(out + d, part, static_cast<size_t>(n - d) * sizeof(T));
+  }
+}
+
+// 16-bit log_softmax of one row as PyTorch's: the sum of exp(x - max) and its
+// log rounded to the element type, then (x - max) - log_sum in float.
+template <typename T>
+void log_softmax_row_16bit(const T* x, T* y, int64_t n) {
+  using W = sleefvec::Vec<float>;
+  using V = W::V;
+  const float m = reduce_16bit_row(
+      n, [&](int64_t d, int64_t c) { return load_lanes(x, d, c); }, [](V a, V b) { return W::maximum(a, b); });
+  const V vm = W::set1(m);
+  const auto exp = W::unary(sleef::Exp);
+  const float s = reduce_16bit_row(
+      n, [&](int64_t d, int64_t c) { return exp(W::sub(load_lanes(x, d, c), vm)); },
+      [](V a, V b) { return W::add(a, b); });
+  float log_sum = static_cast<float>(T(s));
+  W::store(&log_sum, W::unary(sleef::Log)(W::load(&log_sum, 1)), 1);
+  const V vl = W::set1(static_cast<float>(T(log_sum)));
+  map_16bit_row(y, n, [&](int64_t d, int64_t c) { return W::sub(W::sub(load_lanes(x, d, c), vm), vl); });
+}
+
+// The 16-bit backward of one row (grad_input = g - exp(y) * sum(g), or
+// y * (g - sum(g * y))), reduced as above, each element rounded once.
+template <typename T>
+void softmax_backward_row_16bit(const T* g, const T* y, T* r, int64_t n, bool log) {
+  using W = sleefvec::Vec<float>;
+  using V = W::V;
+  const float s = reduce_16bit_row(
+      n,
+      [&](int64_t d, int64_t c) {
+        const V gv = load_lanes(g, d, c);
+        return log ? gv : W::mul(gv, load_lanes(y, d, c));
+      },
+      [](V a, V b) { return W::add(a, b); });
+  const V vs = W::set1(s);
+  if (log) {
+    const auto exp = W::unary(sleef::Exp);
+    map_16bit_row(r, n,
+                  [&](int64_t d, int64_t c) { return W::fnmadd(exp(load_lanes(y, d, c)), vs, load_lanes(g, d, c)); });
+  } else {
+    map_16bit_row(r, n,
+                  [&](int64_t d, int64_t c) { return W::mul(W::sub(load_lanes(g, d, c), vs), load_lanes(y, d, c)); });
+  }
+}
+#endif
+
 // Note [16-bit softmax]
 // PyTorch's last-dim softmax of float16/bfloat16 rows works in float: the
 // maximum over whole 16-bit vectors (two float vectors each, NaN-propagating
@@ -346,6 +446,15 @@ void softmax_typed(const Tensor& in, Tensor& out, int64_t outer, int64_t n, int6
       });
       return;
     }
+#if EMBER_SLEEF_LOOPS
+    if (inner == 1 && log && vector_exp && n > 0) {  // Note [16-bit softmax reductions]
+      const int64_t grain = std::max<int64_t>(1, 32768 / (16 * std::max<int64_t>(n, 1)));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) log_softmax_row_16bit<T>(x + o * n, y + o * n, n);
+      });
+      return;
+    }
+#endif
   }
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
@@ -456,6 +565,15 @@ void softmax_backward_typed(const Tensor& grad, const Tensor& out, Tensor& gin, 
       const bool serial = get_num_threads() == 1 || in_parallel_region();
       parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) softmax_backward_row_sleef<T>(g + o * n, y + o * n, r + o * n, n, log, serial);
+      });
+      return;
+    }
+  }
+  if constexpr (is_16bit_float_v<T>) {
+    if (inner == 1 && sleefvec::Vec<float>::loaded()) {  // Note [16-bit softmax reductions]
+      const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+      parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) softmax_backward_row_16bit<T>(g + o * n, y + o * n, r + o * n, n, log);
       });
       return;
     }

@@ -266,7 +266,7 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
         const int64_t cls = tp[n * S + s];
         if (cls == ignore_index) continue;
         acc gv = reduction == 0 ? static_cast<acc>(gp[n * S + s]) : static_cast<acc>(gp[0]);
-        if (reduction == 1) gv = gv / twv;
+        if (reduction == 1) gv = static_cast<acc>(static_cast<T>(gv / twv));  // divided in the element type
         gv = -gv;
         op[(n * C + cls) * S + s] = static_cast<T>(wp ? static_cast<acc>(wp[cls]) * gv : gv);
       }
