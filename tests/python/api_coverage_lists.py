@@ -163,8 +163,6 @@ KNOWN_GAPS = {
         "name",
     ],
     "nn": [
-        "LinearCrossEntropyLoss",
-        "LinearCrossEntropyOptions",
         "factory_kwargs",
         "intrinsic",
         "qat",
@@ -175,7 +173,6 @@ KNOWN_GAPS = {
         "ScalingType",
         "SwizzleType",
         "grouped_mm",
-        "linear_cross_entropy",
         "scaled_grouped_mm",
         "scaled_mm",
     ],

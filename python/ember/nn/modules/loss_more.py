@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 from ember.nn import functional as F
 from ember.nn.modules.extra import PairwiseDistance
+from ember.nn.modules.linear import Linear
+from ember.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
 from ember.nn.modules.loss import NLLLoss, _Loss, _WeightedLoss
 
 __all__ = [
     "CosineEmbeddingLoss",
     "GaussianNLLLoss",
     "HingeEmbeddingLoss",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "MarginRankingLoss",
     "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
@@ -167,3 +173,61 @@ class NLLLoss2d(NLLLoss):
             stacklevel=2,
         )
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """F.linear_cross_entropy with its own Linear layer (weight (C * prod(out_features), in_features))."""
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple = (),
+        bias: bool = False,
+        device=None,
+        dtype=None,
+        reduction: str = "mean",
+        weight=None,
+        ignore_index=None,
+        label_smoothing: float = 0.0,
+        options=None,
+    ):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        # A 2-d Linear; forward views its weight as (C, *out_features, in_features).
+        self.linear = Linear(
+            in_features, math.prod(out_features, start=num_classes), bias=bias, device=device, dtype=dtype
+        )
+        self.options = options
+
+    def forward(self, input, target):
+        lin = self.linear
+        weight = lin.weight.reshape((self.num_classes, *self.out_features, lin.in_features))
+        bias = lin.bias.reshape((self.num_classes, *self.out_features)) if lin.bias is not None else None
+        return F.linear_cross_entropy(
+            input,
+            weight,
+            target,
+            linear_bias=bias,
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes},"
+            f" out_features={self.out_features}, bias={self.linear.bias is not None},"
+            f" reduction={self.reduction}, ignore_index={self.ignore_index},"
+            f" label_smoothing={self.label_smoothing}, options={self.options}"
+        )
