@@ -160,7 +160,7 @@ for _name in _functions.__all__:
         globals()[_name] = getattr(_functions, _name)
 del _name
 
-from ember import _batch_norm_parts, _ops_grouped, _ops_indexed, _ops_math, _ops_shape, _ops_views  # noqa: E402
+from ember import _batch_norm_parts, _ops_grouped, _ops_indexed, _ops_math, _ops_scaled, _ops_shape, _ops_views  # noqa: E402
 from ember import _removed, _tensor_extras, _tensor_storage  # noqa: E402
 
 for _module in (
@@ -169,6 +169,7 @@ for _module in (
     _ops_views,
     _ops_indexed,
     _ops_grouped,
+    _ops_scaled,
     _batch_norm_parts,
     _removed,
     _tensor_extras,

@@ -88,6 +88,7 @@ from ember.nn._functional_3d import *  # noqa: E402,F401,F403  conv3d, 3-d pooli
 from ember.nn._functional_sampling import *  # noqa: E402,F401,F403  conv_transpose3d, conv_tbc, grid sampling
 from ember.nn._functional_ctc import *  # noqa: E402,F401,F403  ctc_loss, fractional max pooling
 from ember.nn._functional_linear_ce import *  # noqa: E402,F401,F403  linear_cross_entropy
+from ember.nn._functional_matmul import *  # noqa: E402,F401,F403  grouped_mm, scaled_mm
 from ember.nn import grad  # noqa: E402,F401  the gradients of convolutions, as F.grad
 from ember._tensor import Tensor  # noqa: E402,F401
 from ember.overrides import (  # noqa: E402,F401

@@ -58,7 +58,7 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   // The other values it saved (dim, keepdim, alpha, sizes) under PyTorch's
   // names, as grad_fn._saved_<name> shows them; an absent optional is empty.
   using SavedValue = std::variant<std::monostate, int64_t, double, bool, Scalar, std::string, std::vector<int64_t>,
-                                  std::vector<double>>;
+                                  std::vector<double>, ScalarType>;
   virtual std::vector<std::pair<const char*, SavedValue>> saved_values() const { return {}; }
   template <typename T>
   static SavedValue saved_value(const T& v) {

@@ -9,6 +9,7 @@
 #include "ember/autograd/GraphHooks.h"
 #include "ember/python/Exceptions.h"
 #include "ember/python/PyTensor.h"
+#include "ember/python/PyTypes.h"
 
 namespace ember::python {
 
@@ -224,7 +225,7 @@ PyObject* wrap_saved_tensor(const std::shared_ptr<autograd::Node>& node, autogra
 }
 
 // A saved value as PyTorch shows it: ints, floats and bools as Python
-// numbers, sizes as tuples, an absent optional as None.
+// numbers, sizes as tuples, dtypes as dtypes, an absent optional as None.
 PyObject* saved_value_object(const autograd::Node::SavedValue& value) {
   auto tuple_of = [](const auto& items, auto make) -> PyObject* {
     PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(items.size()));
@@ -251,6 +252,10 @@ PyObject* saved_value_object(const autograd::Node::SavedValue& value) {
           return PyUnicode_FromString(v.c_str());
         } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
           return tuple_of(v, [](int64_t x) { return PyLong_FromLongLong(x); });
+        } else if constexpr (std::is_same_v<V, ScalarType>) {
+          PyObject* d = dtype_object(v);
+          Py_XINCREF(d);
+          return d;
         } else {
           return tuple_of(v, [](double x) { return PyFloat_FromDouble(x); });
         }

@@ -308,7 +308,32 @@ FACTORY_ROWS = [
     factory("scalar_tensor", _scalar_tensor),
 ]
 
-ROWS = LINALG_ROWS + SPECIAL_ROWS + FACTORY_ROWS
+
+
+def _grouped_mm_samples(d):
+    """2-d x 3-d, 2-d x 2-d and 3-d x 2-d with int32 group ends, and 3-d x 3-d."""
+    ends = torch.tensor([3, 3, 8], dtype=torch.int32)
+    return [
+        SampleInput((make((8, 16), d, seed=1), make((3, 16, 8), d, seed=2)), {"offs": ends}, name="2d3d"),
+        SampleInput((make((8, 8), d, seed=3), make((8, 16), d, seed=4)), {"offs": ends}, name="2d2d"),
+        SampleInput((make((3, 8, 16), d, seed=5), make((16, 8), d, seed=6)), {"offs": ends}, name="3d2d"),
+        SampleInput((make((3, 4, 16), d, seed=7), make((3, 16, 8), d, seed=8)), {}, name="3d3d"),
+    ]
+
+
+GROUPED_ROWS = [
+    # The gradient (a _grouped_mm of the transposed operands) is checked in
+    # test_grouped_scaled_mm.py: the operator refuses float64, so no gradcheck.
+    row(
+        "_grouped_mm",
+        "linalg",
+        _grouped_mm_samples,
+        dtypes=("float32", "bfloat16", "float16"),
+        tol=GEMM_TOL,
+    ),
+]
+
+ROWS = LINALG_ROWS + SPECIAL_ROWS + FACTORY_ROWS + GROUPED_ROWS
 for _row in LINALG_ROWS:
     if _row.name == "addbmm":
         _row.xfail["inplace:case1"] = ADDBMM_RESIZE
