@@ -763,6 +763,64 @@ CASES += [
 ]
 
 
+# ---- linear cross entropy, grouped and scaled products ----
+
+
+def _linear_cross_entropy(chunked, dtype="float32"):
+    """An LM head's loss: 2048 rows of width 256 onto 16384 classes, forward and backward."""
+
+    def make(lib):
+        x = _data(lib, (2048, 256), 40).to(getattr(lib, dtype)).requires_grad_()
+        w = (_data(lib, (16384, 256), 41) * 0.05).to(getattr(lib, dtype)).requires_grad_()
+        t = _labels(lib, (2048,), 16384, seed=42)
+        opts = lib.nn.LinearCrossEntropyOptions() if chunked else None
+
+        def step():
+            x.grad = w.grad = None
+            lib.nn.functional.linear_cross_entropy(x, w, t, options=opts).backward()
+
+        return step
+
+    return make
+
+
+def _grouped_mm(lib):
+    """A mixture-of-experts layer's products: 2048 tokens over 8 experts (256 -> 512), forward and backward."""
+    x = _data(lib, (2048, 256), 43).requires_grad_()
+    w = (_data(lib, (8, 256, 512), 44) * 0.05).requires_grad_()
+    offs = _from_numpy(lib, np.array([150, 420, 700, 1000, 1200, 1500, 1850, 2048], dtype="int32"))
+
+    def step():
+        x.grad = w.grad = None
+        lib._grouped_mm(x, w, offs).sum().backward()
+
+    return step
+
+
+def _scaled_mm(lib):
+    """F.scaled_mm of float8 operands with per-tensor scales, 512x1024 @ 1024x512 to bfloat16."""
+    f8 = lib.float8_e4m3fn
+    a = _data(lib, (512, 1024), 45).to(f8)
+    b = _data(lib, (512, 1024), 46).to(f8).t()
+    sa, sb = lib.tensor(0.5), lib.tensor(1.5)
+    kind = lib.nn.functional.ScalingType.TensorWise
+    return lambda: lib.nn.functional.scaled_mm(a, b, sa, kind, sb, kind)
+
+
+CASES += [
+    Case("nn", "linear_cross_entropy 2048x256 -> 16384 fwd+bwd", _linear_cross_entropy(False), 1.0),
+    Case("nn", "linear_cross_entropy chunked 2048x256 -> 16384 fwd+bwd", _linear_cross_entropy(True), 1.0),
+    Case(
+        "nn",
+        "linear_cross_entropy chunked bf16 2048x256 -> 16384 fwd+bwd",
+        _linear_cross_entropy(True, "bfloat16"),
+        1.0,
+    ),
+    Case("nn", "grouped_mm 2048x256 over 8 experts -> 512 fwd+bwd", _grouped_mm, 1.0),
+    Case("nn", "scaled_mm float8 512x1024 @ 1024x512", _scaled_mm, 1.0),
+]
+
+
 # ---- function transforms (ember.func / torch.func) ----
 
 
