@@ -83,3 +83,59 @@ def test_bfloat16_products_equal_torch_bit_for_bit(shape):
 
     for i, (got, want) in enumerate(zip(run(ember), run(torch))):
         assert same(got.float(), want.float()), i
+
+
+_OUT_A = np.random.default_rng(11).standard_normal((5, 4))
+_OUT_B = np.random.default_rng(12).standard_normal((4, 6))
+_OUT_C = np.random.default_rng(13).standard_normal((5, 6))
+_OUT_S = np.random.default_rng(14).standard_normal((6, 6))
+
+
+def _filled_nan(lib):
+    c = lib.tensor(_OUT_C)
+    c.fill_(float("nan"))
+    return c.addmm_(lib.tensor(_OUT_A), lib.tensor(_OUT_B), beta=0)
+
+
+def _into(lib, out, fn):
+    fn(out)
+    return out
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        _filled_nan,  # beta 0 ignores self, NaN included
+        lambda L: L.tensor(_OUT_C).addmm_(L.tensor(_OUT_A), L.tensor(_OUT_B), beta=2, alpha=3),
+        lambda L: L.tensor(_OUT_C.T.copy()).t().addmm_(L.tensor(_OUT_A), L.tensor(_OUT_B)),
+        lambda L: (
+            L.tensor(_OUT_C).bfloat16().addmm_(L.tensor(_OUT_A).bfloat16(), L.tensor(_OUT_B).bfloat16(), alpha=-1)
+        ),
+        lambda L: _into(
+            L,
+            L.zeros(6, 5, dtype=L.float64).t(),
+            lambda o: L.addmm(L.tensor(_OUT_C), L.tensor(_OUT_A), L.tensor(_OUT_B), out=o),
+        ),
+        lambda L: _into(L, L.zeros(3, 3, dtype=L.float64), lambda o: L.mm(L.tensor(_OUT_A), L.tensor(_OUT_B), out=o)),
+        lambda L: _into(L, L.tensor(_OUT_S), lambda s: L.mm(s, s, out=s)),
+        lambda L: _into(
+            L,
+            L.empty(5, 6, dtype=L.float64),
+            lambda o: L.addmm(L.tensor(_OUT_C[0]), L.tensor(_OUT_A), L.tensor(_OUT_B), out=o),
+        ),
+        lambda L: _into(L, L.tensor(_OUT_C), lambda c: L.addmm(c, L.tensor(_OUT_A), L.tensor(_OUT_B), out=c)),
+        lambda L: _into(L, L.tensor(_OUT_B[:, :4].copy()), lambda b: L.mm(L.ones(4, 4, dtype=L.float64), b, out=b)),
+    ],
+)
+def test_products_written_into_out(case):
+    """mm/addmm written straight into a suitable out= or in-place tensor give the bits of a fresh result."""
+    import warnings
+
+    results = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = case(lib)
+        results.append((tuple(t.shape), tuple(t.stride()), t.float().numpy()))
+    assert results[1][:2] == results[0][:2]
+    np.testing.assert_array_equal(results[1][2], results[0][2])

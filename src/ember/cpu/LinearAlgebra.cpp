@@ -18,6 +18,7 @@
 #include "ember/cpu/OneDnnMatmul.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/cpu/ReduceStubs.h"
+#include "ember/ops/MemoryOverlap.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
@@ -418,13 +419,27 @@ void check_mm_args(const Tensor& mat1, const Tensor& mat2, const char* first_nam
 }
 
 // result (m x n, fresh and contiguous) = beta * self + alpha * mat1 @ mat2.
-Tensor addmm_impl(const Tensor* self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+// `out` itself where the product can be written there, as PyTorch's CPU
+// addmm writes its result: a dense row-major (m, n) tensor of the product's
+// dtype and device sharing no memory with the operands (self may be out
+// itself: the in-place form). Otherwise undefined: a new tensor is filled.
+Tensor product_destination(const Tensor& out, const Tensor* self, const Tensor& mat1, const Tensor& mat2) {
+  if (!out.defined() || out.dtype() != mat1.dtype() || out.device() != mat1.device() || out.dim() != 2) return {};
+  if (out.sizes()[0] != mat1.sizes()[0] || out.sizes()[1] != mat2.sizes()[1] || !out.is_contiguous()) return {};
+  if (overlap_status(out, mat1) != MemOverlap::kNo || overlap_status(out, mat2) != MemOverlap::kNo) return {};
+  if (self && !self->is_same(out) && overlap_status(out, *self) != MemOverlap::kNo) return {};
+  return out;
+}
+
+Tensor addmm_impl(const Tensor* self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
+                  const Tensor& out = Tensor()) {
   const int64_t m = mat1.sizes()[0], k = mat1.sizes()[1], n = mat2.sizes()[1];
-  Tensor result = ember::empty({m, n}, mat1.dtype(), mat1.device());
+  Tensor result = product_destination(out, self, mat1, mat2);
+  if (!result.defined()) result = ember::empty({m, n}, mat1.dtype(), mat1.device());
   Scalar b = beta;
   if (self) {
     const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
-    if (!beta_zero) result.copy_(self->expand({m, n}));
+    if (!beta_zero && !self->is_same(result)) result.copy_(self->expand({m, n}));
   } else {
     b = Scalar(int64_t(0));
   }
@@ -785,7 +800,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
               " != ", cpp_type_name(mat2.dtype()));
   check_product_dtype(self, "addmm_impl_cpu_", "addmm_cuda",
                       self.sizes()[1] > 0 && self.sizes()[0] * mat2.sizes()[1] > 0);
-  return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1))));
+  return deliver(out, addmm_impl(nullptr, self, mat2, Scalar(int64_t(0)), Scalar(int64_t(1)), out));
 }
 
 Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
@@ -804,7 +819,7 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
     EMBER_CHECK(self.sizes().equals(want), "Bad in-place call: input tensor size ", shape_string(self.sizes()),
                 " and output tensor size ", shape_string(want), " should match");
   }
-  return deliver(out, addmm_impl(&self, mat1, mat2, beta, alpha));
+  return deliver(out, addmm_impl(&self, mat1, mat2, beta, alpha, out));
 }
 
 Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
