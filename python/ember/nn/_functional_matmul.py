@@ -26,6 +26,14 @@ def _as_list(v):
     return v if isinstance(v, list) else [v]
 
 
+def _v2_lists(scale_a, scale_recipe_a, swizzle_a, scale_b, scale_recipe_b, swizzle_b):
+    """The v2 operators' per-operand lists: scales, recipes as ints, swizzles as ints (empty when None)."""
+    out = []
+    for scale, recipe, swizzle in ((scale_a, scale_recipe_a, swizzle_a), (scale_b, scale_recipe_b, swizzle_b)):
+        out += [_as_list(scale), [int(r) for r in _as_list(recipe)], [int(s) for s in _as_list(swizzle)]]
+    return out
+
+
 def scaled_mm(
     mat_a,
     mat_b,
@@ -41,20 +49,8 @@ def scaled_mm(
     use_fast_accum=False,
 ):
     """mat_a @ mat_b of float8 operands decoded by their scales (recipes: TensorWise or RowWise on the CPU)."""
-    return ember._scaled_mm_v2(
-        mat_a,
-        mat_b,
-        _as_list(scale_a),
-        [int(r) for r in _as_list(scale_recipe_a)],
-        [int(s) for s in _as_list(swizzle_a)],
-        _as_list(scale_b),
-        [int(r) for r in _as_list(scale_recipe_b)],
-        [int(s) for s in _as_list(swizzle_b)],
-        bias,
-        output_dtype,
-        contraction_dim,
-        use_fast_accum,
-    )
+    lists = _v2_lists(scale_a, scale_recipe_a, swizzle_a, scale_b, scale_recipe_b, swizzle_b)
+    return ember._scaled_mm_v2(mat_a, mat_b, *lists, bias, output_dtype, contraction_dim, use_fast_accum)
 
 
 def scaled_grouped_mm(
@@ -73,18 +69,5 @@ def scaled_grouped_mm(
     use_fast_accum=False,
 ):
     """grouped_mm of scaled float8 operands (PyTorch has no CPU kernel for it)."""
-    return ember._scaled_grouped_mm_v2(
-        mat_a,
-        mat_b,
-        _as_list(scale_a),
-        [int(r) for r in _as_list(scale_recipe_a)],
-        [int(s) for s in _as_list(swizzle_a)],
-        _as_list(scale_b),
-        [int(r) for r in _as_list(scale_recipe_b)],
-        [int(s) for s in _as_list(swizzle_b)],
-        offs,
-        bias,
-        output_dtype,
-        contraction_dim,
-        use_fast_accum,
-    )
+    lists = _v2_lists(scale_a, scale_recipe_a, swizzle_a, scale_b, scale_recipe_b, swizzle_b)
+    return ember._scaled_grouped_mm_v2(mat_a, mat_b, *lists, offs, bias, output_dtype, contraction_dim, use_fast_accum)
