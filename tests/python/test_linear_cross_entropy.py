@@ -244,3 +244,23 @@ def test_module(bias, out_features):
     assert results[1][:2] == results[0][:2]
     for a, e in zip(results[1][2], results[0][2]):
         np.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.parametrize("wants", list(itertools.product([False, True], repeat=3)))
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_some_inputs_without_grad(wants, reduction):
+    """Only the gradients asked for are computed, chunked or not; no grad at all gives a loss without a graph."""
+    x, w, t, b, _ = _sample(9, 6, 11, 5, bias=True)
+    for opts in ({"batch_chunk_size": 4}, {"acc_policy": "compact"}, None):
+        got = []
+        for lib in (torch, ember):
+            out = _outcome(lib, x, w, t, b, reduction=reduction, options=opts, grads=wants)
+            if not any(wants):
+                out = out[0]
+            got.append(out)
+        if not any(wants):
+            assert got[1] == got[0]
+            continue
+        assert got[1][0] == got[0][0]
+        for a, e in zip(got[1][1], got[0][1]):
+            np.testing.assert_array_equal(a, e)
