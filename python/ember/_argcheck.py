@@ -30,16 +30,21 @@ def tensor_elements(values, argument=0):
     return values
 
 
+def backend_error(op, backend):
+    """PyTorch's NotImplementedError for `op` ("aten::histogram.bin_ct") without a kernel for `backend` ("CUDA")."""
+    return NotImplementedError(
+        f"Could not run '{op}' with arguments from the '{backend}' backend. This could be because the operator "
+        "doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+        "using custom build)."
+    )
+
+
 def cpu_only(op, *values):
-    """Raises PyTorch's NotImplementedError for `op` ("aten::histogram.bin_ct"), an operator with
-    CPU kernels only, when a tensor among values lives on CUDA (ops/Dispatch.cpp words it the same)."""
+    """Raises PyTorch's NotImplementedError for `op`, an operator with CPU kernels only, when a tensor among
+    values lives on CUDA (ops/Dispatch.cpp words it the same)."""
     for value in values:
         if isinstance(value, _C.TensorBase) and value.device.type == "cuda":
-            raise NotImplementedError(
-                f"Could not run '{op}' with arguments from the 'CUDA' backend. This could be because the operator "
-                "doesn't exist for this backend, or was omitted during the selective/custom build process (if "
-                "using custom build)."
-            )
+            raise backend_error(op, "CUDA")
 
 
 def string(fn, name, position, value):

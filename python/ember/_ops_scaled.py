@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import enum
 
+from ember import _argcheck
 from ember._ops_math import _SCALAR_NAMES
-from ember._sparse_coo import _sparse_backend_error
 
 __all__ = ["_scaled_mm", "_scaled_mm_v2", "_scaled_grouped_mm", "_scaled_grouped_mm_v2"]
 METHODS: list[str] = []
@@ -110,17 +110,11 @@ def _emulated(a, b, scale_a, scale_b, bias, out_dtype, rowwise, result_scale=Non
     return out.to(out_dtype)
 
 
-def _check_cpu(name, *tensors):
-    for t in tensors:
-        if t is not None and t.device.type != "cpu":
-            raise _sparse_backend_error(name, t.device.type.upper())
-
-
 def _scaled_mm(
     self, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False, *, out=None
 ):
     """torch._scaled_mm: per-tensor or row-wise scaled float8 product; the output dtype defaults to self's."""
-    _check_cpu("_scaled_mm", self, mat2)
+    _argcheck.cpu_only("aten::_scaled_mm", self, mat2)
     ember = _ember()
     dtype = self.dtype if out_dtype is None else out_dtype
     for t, which in ((self, "mat1"), (mat2, "mat2")):
@@ -185,7 +179,7 @@ def _scaled_mm_v2(
     use_fast_accum=False,
 ):
     """torch._scaled_mm_v2 (F.scaled_mm): scales, recipes and swizzles as lists."""
-    _check_cpu("_scaled_mm_v2", self, mat2)
+    _argcheck.cpu_only("aten::_scaled_mm_v2", self, mat2)
     ember = _ember()
     if self.dim() != 2:
         raise ValueError("mat_a must be a matrix")
@@ -234,7 +228,7 @@ def _scaled_mm_v2(
 def _scaled_grouped_mm(
     self, mat2, scale_a, scale_b, offs=None, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False
 ):
-    raise _sparse_backend_error("_scaled_grouped_mm", self.device.type.upper())
+    raise _argcheck.backend_error("aten::_scaled_grouped_mm", self.device.type.upper())
 
 
 def _scaled_grouped_mm_v2(
@@ -252,4 +246,4 @@ def _scaled_grouped_mm_v2(
     contraction_dim=(),
     use_fast_accum=False,
 ):
-    raise _sparse_backend_error("_scaled_grouped_mm_v2", self.device.type.upper())
+    raise _argcheck.backend_error("aten::_scaled_grouped_mm_v2", self.device.type.upper())

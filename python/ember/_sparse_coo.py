@@ -11,16 +11,12 @@ not support raises PyTorch's NotImplementedError for the SparseCPU backend."""
 from __future__ import annotations
 
 import ember
-from ember import _C
+from ember import _C, _argcheck
 from ember._layout import sparse_coo
 
 
 def _sparse_backend_error(name: str, backend: str = "SparseCPU") -> NotImplementedError:
-    return NotImplementedError(
-        f"Could not run 'aten::{name}' with arguments from the '{backend}' backend. This could be because the "
-        "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
-        "(if using custom build)."
-    )
+    return _argcheck.backend_error(f"aten::{name}", backend)
 
 
 def _layout_shell(cls, dtype, size):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import ember
 from ember.autograd.function import Function
@@ -37,7 +38,6 @@ class _ChunkPlan:
             )
         self.dtype, self.acc = dtype, acc_dtype
         self.mixed = mixed = dtype != acc_dtype
-        self.want_gx, self.want_gw, self.want_gb = want_gx, want_gw, want_gb
         lean = policy in ("balanced", "compact")
         if mixed:
             self.loss_dtype = acc_dtype if dtype == ember.float16 else dtype
@@ -81,26 +81,24 @@ def _row_weights(plan, target, class_weight, ignore_index, num_classes, upstream
     return target, rows
 
 
-def _chunked(
-    x,
-    weight,
-    target,
-    bias,
-    class_weight,
-    reduction,
-    ignore_index,
-    rows_per_chunk,
-    policy,
-    acc_dtype,
-    want_gx=False,
-    want_gw=False,
-    want_gb=False,
-    upstream=None,
-):
-    """One pass over the chunks: (loss, grad_input, grad_weight, grad_bias).
+class _ChunkConfig(NamedTuple):
+    """How one call is chunked: options resolved against its shapes and dtype."""
+
+    reduction: str
+    ignore_index: int
+    rows: int  # rows per chunk
+    policy: str
+    acc_dtype: ember.dtype
+
+
+def _chunked(x, weight, target, bias, class_weight, config, wants=(False, False, False), upstream=None):
+    """One pass over the chunks: (loss, grad_input, grad_weight, grad_bias);
+    `wants` says which of the three gradients to compute.
 
     reduction="none" without ``upstream`` gives the per-row losses only; with
     it, the gradients of sum(upstream * loss)."""
+    reduction, ignore_index, rows_per_chunk, policy, acc_dtype = config
+    want_gx, want_gw, want_gb = wants
     if target.dtype != ember.int64:
         raise TypeError(f"linear_cross_entropy: target dtype must be torch.int64, got {target.dtype}.")
     if bias is not None and tuple(bias.shape) != tuple(weight.shape[:-1]):
@@ -114,7 +112,7 @@ def _chunked(
     target, rows = _row_weights(plan, target, class_weight, ignore_index, classes, upstream)
     logits_buf = ember.empty((rows_per_chunk, classes), dtype=plan.logits_dtype, device=device)
     row_buf = ember.empty((rows_per_chunk,), dtype=plan.logits_dtype, device=device)
-    wide_x_buf = ember.empty((rows_per_chunk, features) if plan.widen_x else (0, 0), dtype=acc, device=device)
+    wide_x_buf = ember.empty((rows_per_chunk, features), dtype=acc, device=device) if plan.widen_x else None
     losses_only = reduction == "none" and upstream is None
     want_grads = want_gx or want_gw or want_gb
 
@@ -196,40 +194,10 @@ class _ChunkedReduced(Function):
     """ "mean"/"sum": the forward computes the loss and the gradients; the backward scales them."""
 
     @staticmethod
-    def forward(
-        ctx,
-        x,
-        weight,
-        target,
-        bias,
-        class_weight,
-        reduction,
-        ignore_index,
-        rows,
-        policy,
-        acc_dtype,
-        keep,
-        want_gx,
-        want_gw,
-        want_gb,
-    ):
-        loss, gx, gw, gb = _chunked(
-            x,
-            weight,
-            target,
-            bias,
-            class_weight,
-            reduction,
-            ignore_index,
-            rows,
-            policy,
-            acc_dtype,
-            want_gx,
-            want_gw,
-            want_gb,
-        )
+    def forward(ctx, x, weight, target, bias, class_weight, config, keep, wants):
+        loss, gx, gw, gb = _chunked(x, weight, target, bias, class_weight, config, wants)
         ctx.keep = keep
-        ctx.grads = [gx if want_gx else None, gw if want_gw else None, gb if want_gb else None]
+        ctx.grads = [g if want else None for g, want in zip((gx, gw, gb), wants)]
         return loss
 
     @staticmethod
@@ -249,7 +217,7 @@ class _ChunkedReduced(Function):
                 ctx.grads[i] = _CONSUMED
                 out.append(g.mul_(grad))
         gx, gw, gb = out
-        return gx, gw, None, gb, None, None, None, None, None, None, None, None, None, None
+        return gx, gw, None, gb, None, None, None, None
 
 
 _CONSUMED = object()
@@ -259,7 +227,7 @@ class _ChunkedPerRow(Function):
     """ "none": the forward gives the per-row losses; the backward recomputes the chunks."""
 
     @staticmethod
-    def forward(ctx, x, weight, target, bias, class_weight, ignore_index, rows, policy, acc_dtype):
+    def forward(ctx, x, weight, target, bias, class_weight, config):
         ctx.save_for_backward(
             x.detach(),
             weight.detach(),
@@ -267,44 +235,19 @@ class _ChunkedPerRow(Function):
             None if bias is None else bias.detach(),
             None if class_weight is None else class_weight.detach(),
         )
-        ctx.config = (ignore_index, rows, policy, acc_dtype)
-        return _chunked(x, weight, target, bias, class_weight, "none", ignore_index, rows, policy, acc_dtype)[0]
+        ctx.config = config
+        return _chunked(x, weight, target, bias, class_weight, config)[0]
 
     @staticmethod
     def backward(ctx, grad):
         x, weight, target, bias, class_weight = ctx.saved_tensors
         need = ctx.needs_input_grad
-        want_gx, want_gw, want_gb = need[0], need[1], bias is not None and need[3]
-        if not (want_gx or want_gw or want_gb):
-            return (None,) * 9
-        ignore_index, rows, policy, acc_dtype = ctx.config
-        _, gx, gw, gb = _chunked(
-            x,
-            weight,
-            target,
-            bias,
-            class_weight,
-            "none",
-            ignore_index,
-            rows,
-            policy,
-            acc_dtype,
-            want_gx,
-            want_gw,
-            want_gb,
-            upstream=grad,
-        )
-        return (
-            gx if want_gx else None,
-            gw if want_gw else None,
-            None,
-            gb if want_gb else None,
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
+        wants = (need[0], need[1], bias is not None and need[3])
+        if not any(wants):
+            return (None,) * 6
+        _, gx, gw, gb = _chunked(x, weight, target, bias, class_weight, ctx.config, wants, upstream=grad)
+        gx, gw, gb = (g if want else None for g, want in zip((gx, gw, gb), wants))
+        return gx, gw, None, gb, None, None
 
 
 def linear_cross_entropy(
@@ -386,26 +329,11 @@ def _linear_cross_entropy_chunked(x, linear_weight, target, bias, weight, reduct
     opts = options._adjust(
         num_batches=n, in_features=x.shape[-1], num_classes=linear_weight.shape[0], dtype=x.dtype, device=x.device
     )
+    config = _ChunkConfig(reduction, ignore_index, opts.batch_chunk_size, opts.acc_policy, opts.acc_dtype)
     if reduction == "none":
-        loss = _ChunkedPerRow.apply(
-            x, linear_weight, target, bias, weight, ignore_index, opts.batch_chunk_size, opts.acc_policy, opts.acc_dtype
-        )
+        loss = _ChunkedPerRow.apply(x, linear_weight, target, bias, weight, config)
     else:
         grad_on = ember.is_grad_enabled()
-        loss = _ChunkedReduced.apply(
-            x,
-            linear_weight,
-            target,
-            bias,
-            weight,
-            reduction,
-            ignore_index,
-            opts.batch_chunk_size,
-            opts.acc_policy,
-            opts.acc_dtype,
-            opts.allow_retain_graph,
-            x.requires_grad and grad_on,
-            linear_weight.requires_grad and grad_on,
-            bias is not None and bias.requires_grad and grad_on,
-        )
+        wants = tuple(t is not None and t.requires_grad and grad_on for t in (x, linear_weight, bias))
+        loss = _ChunkedReduced.apply(x, linear_weight, target, bias, weight, config, opts.allow_retain_graph, wants)
     return loss if batched else loss.squeeze(0)

@@ -418,7 +418,6 @@ void check_mm_args(const Tensor& mat1, const Tensor& mat2, const char* first_nam
               mat1.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
 }
 
-// result (m x n, fresh and contiguous) = beta * self + alpha * mat1 @ mat2.
 // `out` itself where the product can be written there, as PyTorch's CPU
 // addmm writes its result: a dense row-major (m, n) tensor of the product's
 // dtype and device sharing no memory with the operands (self may be out
@@ -431,6 +430,8 @@ Tensor product_destination(const Tensor& out, const Tensor* self, const Tensor& 
   return out;
 }
 
+// result (m x n, contiguous: out where product_destination allows, else
+// fresh) = beta * self + alpha * mat1 @ mat2.
 Tensor addmm_impl(const Tensor* self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                   const Tensor& out = Tensor()) {
   const int64_t m = mat1.sizes()[0], k = mat1.sizes()[1], n = mat2.sizes()[1];
