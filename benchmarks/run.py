@@ -83,6 +83,9 @@ def run_case(case, threads: int, repeat: int):
     result = {"group": case.group, "case": case.name, "threads": threads, "target": case.target}
     fns = {}
     for name, lib in (("ember", ember), ("torch", torch)):
+        if name == "torch" and case.torch_max_threads is not None and threads > case.torch_max_threads:
+            result["torch"], result["torch_error"] = None, f"not run above {case.torch_max_threads} thread(s): it hangs"
+            continue
         try:
             lib.set_num_threads(threads)
             fns[name] = case.make(lib)

@@ -177,6 +177,8 @@ def _first_error(info):
     if info.numel() == 0:
         return None
     flat = info.reshape(-1).tolist()
+    if not any(flat):
+        return None
     for b, code in enumerate(flat):
         if code != 0:
             return b, code
@@ -223,6 +225,8 @@ def _write_out(out, result):
 
 def _broadcast_batch(A, B):
     """A and B expanded to their broadcast batch dims."""
+    if A.shape[:-2] == B.shape[:-2]:
+        return A, B
     batch = ember.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
     return A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:])
 

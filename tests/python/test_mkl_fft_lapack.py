@@ -192,3 +192,22 @@ def test_decompositions_equal_torch(shape, dtype, threads):
             want = fn(torch, *(torch.from_numpy(x.copy()) for x in (a, spd, b)))
             results.append(f"{name}={same(got, want)}")
     assert [r for r in results if not r.endswith("True")] == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_batched_lu_factors_each_matrix_on_one_thread(dtype):
+    """PyTorch splits a batch of LU factorizations between its threads, MKL
+    single-threaded in each (Note [LAPACK batches]): at 2 threads a batch of
+    300x300 matrices gives the 1-thread factors (one matrix alone is factored
+    by MKL on both threads, and rounds otherwise)."""
+    e, t = inputs((3, 300, 300), dtype, 7)
+    # (not torch at 2 threads here: its MKL, threaded inside its own threads, can fail or hang on them)
+    with _threads(1):
+        want = tuple(torch.linalg.lu_factor(t))
+        want_det = torch.linalg.det(t)
+    with _threads(2):
+        assert same(tuple(ember.linalg.lu_factor(e)), want)
+        assert same(ember.linalg.det(e), want_det)
+        one = tuple(ember.linalg.lu_factor(e[:1]))
+        assert same(one, tuple(torch.linalg.lu_factor(t[:1])))
+    assert not same(one[0], want[0][:1])

@@ -6,7 +6,10 @@
 // Note [LAPACK batches]
 // Small matrices run one matrix per thread with single-threaded BLAS; large
 // ones run in turn with BLAS threaded, so both fill the cores. With MKL all
-// run in turn, MKL threaded, for PyTorch's bits.
+// run in turn, MKL threaded, for PyTorch's bits, except LU factorizations:
+// PyTorch splits a batch of them between its threads (grain: the thread count
+// for ranks below 15, none above), each calling MKL single-threaded, and so
+// does Ember (for_each_lu).
 //
 // Note [Complex LAPACK]
 // Complex matrices go to LAPACK's c/z routines with the same calls PyTorch's
@@ -90,6 +93,22 @@ void for_each_matrix(int64_t batch, int64_t n, const F& f) {
   }
 }
 
+// PyTorch's split of a batch of LU factorizations (Note [LAPACK batches]).
+template <typename F>
+void for_each_lu(int64_t batch, int64_t m, int64_t n, const F& f) {
+  if (!blas::is_mkl()) {
+    for_each_matrix(batch, std::max(m, n), f);
+    return;
+  }
+  const double r = static_cast<double>(std::min(m, n));
+  const int64_t grain = static_cast<int64_t>(std::min(1.0, 3200.0 / (r * r * r))) * get_num_threads();
+  if (batch > 1 && batch > grain) {
+    parallel_for(0, batch, grain, f);  // MKL runs single-threaded inside (blas::sync_mkl_threads)
+  } else {
+    f(int64_t(0), batch);
+  }
+}
+
 std::vector<int64_t> batch_sizes(const Tensor& t) {
   return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
 }
@@ -142,7 +161,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lapack_getrf(const Tensor& A) {
     T* a = LU.data_ptr<T>();
     int* p = piv.data_ptr<int>();
     int* inf = info.data_ptr<int>();
-    for_each_matrix(batch, std::max(m, n), [&](int64_t b0, int64_t b1) {
+    for_each_lu(batch, m, n, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) lapack::getrf(int(m), int(n), a + b * m * n, ld(m), p + b * k, inf + b);
     });
   });
