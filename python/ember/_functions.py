@@ -357,10 +357,6 @@ def get_device_module(device=None):
 
 
 # ---- small composites -------------------------------------------------------------------------
-def adjoint(input):
-    return input.adjoint()
-
-
 def view_as_real_copy(input):
     return _C._VariableFunctions.view_as_real(input).clone()
 
@@ -494,7 +490,6 @@ __all__ = [
     "init_num_threads",
     "is_distributed",
     "get_device_module",
-    "adjoint",
     "view_as_real_copy",
     "view_as_complex_copy",
     "empty_permuted",

@@ -232,17 +232,6 @@ class Tensor(ConversionMethods, InplaceViewMethods, InplaceComparisonMethods, _C
             )
         return self.transpose(-2, -1).conj()
 
-    def adjoint(self):
-        dim = self.dim()
-        if dim == 0:
-            _warn_0d("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
-            return self.conj()
-        if dim < 2:
-            raise RuntimeError(
-                f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {dim}-D tensor."
-            )
-        return self.transpose(-2, -1).conj()
-
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """See ember.norm."""
         import ember

@@ -1,6 +1,8 @@
 // Views between complex and real tensors (view_as_real, view_as_complex,
 // real, imag) and the lazy conjugate and negative views (Note [Conjugate and
 // negative bits], docs/decisions/0029-conj-bit.md).
+#include <atomic>
+
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -75,6 +77,18 @@ Tensor imag(const Tensor& self) {
 Tensor conj(const Tensor& self) {
   if (!self.is_complex()) return self;
   return ember::_conj(self);
+}
+
+Tensor adjoint(const Tensor& self) {
+  const int64_t dim = self.dim();
+  if (dim == 0) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().");
+    return ember::conj(self);
+  }
+  EMBER_CHECK(dim >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got ", dim,
+              "-D tensor.");
+  return ember::conj(self.transpose(-2, -1));
 }
 
 Tensor _conj(const Tensor& self) { return flipped_bit_alias(self, TensorImpl::kConjBit); }
