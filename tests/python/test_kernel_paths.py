@@ -142,7 +142,19 @@ def test_softmax_backward_last_dim(n, log, dtype):
     _close(results[0], results[1], rtol=tol, atol=tol)
 
 
-COPY_DTYPES = ["float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "bool"]
+COPY_DTYPES = [
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+    "complex64",
+    "complex128",
+]
 
 
 def _both(fn):
@@ -152,6 +164,8 @@ def _both(fn):
 def _same_bits(e, t):
     if t.dtype == torch.bfloat16:
         e, t = e.view(ember.int16), t.view(torch.int16)
+    elif t.dtype.is_complex:
+        e, t = ember.view_as_real(e), torch.view_as_real(t)
     np.testing.assert_array_equal(e.numpy(), t.numpy())
 
 
@@ -159,8 +173,11 @@ def _same_bits(e, t):
 @pytest.mark.parametrize("shape", [(16, 16), (33, 70), (64, 64), (100, 37), (3, 40, 72)])
 def test_transposed_copies(shape, dtype):
     # Tiled transpose path (Note [Tiled transpose copy]): full 32x32 tiles,
-    # the 8x8 register blocks of 4-byte types, and ragged edges.
-    arr = np.random.default_rng(len(shape)).standard_normal((2,) + shape) * 50
+    # the register blocks of 4-, 8- and 16-byte types, and ragged edges.
+    gen = np.random.default_rng(len(shape))
+    arr = gen.standard_normal((2,) + shape) * 50
+    if dtype.startswith("complex"):
+        arr = arr + 1j * gen.standard_normal((2,) + shape)
 
     def src(lib):
         t = lib.from_numpy(arr.copy()).to(getattr(lib, dtype))[1]
@@ -192,10 +209,12 @@ def test_permuted_copies(perm):
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
 @pytest.mark.parametrize("n", [1, 7, 255, 256, 1000])
 def test_float16_conversions(n, layout):
-    vals = np.concatenate([
-        np.random.default_rng(n).standard_normal(n) * 100,
-        [np.nan, np.inf, -np.inf, 0.0, -0.0, 65504.0, 65520.0, 1e5, 6e-8, 2.9e-8, 1e-40, 1.0009765625],
-    ]).astype("float32")
+    vals = np.concatenate(
+        [
+            np.random.default_rng(n).standard_normal(n) * 100,
+            [np.nan, np.inf, -np.inf, 0.0, -0.0, 65504.0, 65520.0, 1e5, 6e-8, 2.9e-8, 1e-40, 1.0009765625],
+        ]
+    ).astype("float32")
 
     def conv(lib, dst):
         x = lib.from_numpy(vals.copy())
@@ -253,8 +272,26 @@ def test_fused_activation_gradients(name, n, dtype):
     _close(results[0], results[1], rtol=tol, atol=tol)
 
 
-SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 3.0, -3.0, 2.9999998, 1.5, 20.0, 88.0, -88.0, 100.0, -104.0, 1e-30,
-           -1e-30, 1e-8, -1e-8]
+SPECIAL = [
+    0.0,
+    -0.0,
+    np.nan,
+    np.inf,
+    -np.inf,
+    3.0,
+    -3.0,
+    2.9999998,
+    1.5,
+    20.0,
+    88.0,
+    -88.0,
+    100.0,
+    -104.0,
+    1e-30,
+    -1e-30,
+    1e-8,
+    -1e-8,
+]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
@@ -371,13 +408,16 @@ def test_fused_attention(shape, mask, layout):
         _close(e, t, rtol=2e-5, atol=2e-5)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.randn(3, 4).t(),
-    lambda lib: lib.randn(2, 3, 4).permute(2, 0, 1),
-    lambda lib: lib.randn(3, 4)[:, ::2],
-    lambda lib: lib.randn(3, 1, 4).expand(3, 5, 4),
-    lambda lib: lib.randn(6, 4),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.randn(3, 4).t(),
+        lambda lib: lib.randn(2, 3, 4).permute(2, 0, 1),
+        lambda lib: lib.randn(3, 4)[:, ::2],
+        lambda lib: lib.randn(3, 1, 4).expand(3, 5, 4),
+        lambda lib: lib.randn(6, 4),
+    ],
+)
 def test_leaf_gradient_layout(make):
     # Note [Gradient layout]: .grad takes a dense leaf's strides, else is contiguous.
     strides = []

@@ -66,37 +66,69 @@ void copy_same_size(const TensorIterator& it) {
 // is read or written whole at once.
 constexpr int64_t kTile = 32;
 
-// 8x8 blocks of 4-byte elements are transposed in registers: eight loads
-// along src's contiguous dim, three rounds of shuffles, eight stores along
-// dst's.
+// Blocks of 32 bytes square are transposed in registers: 8x8 of 4-byte
+// elements, 4x4 of 8-byte, 2x2 of 16-byte. Rows are loaded along src's
+// contiguous dim, shuffled, and stored along dst's. The loads and stores go
+// through a 1-byte-aligned vector type: a memcpy into a vector array is
+// expanded as 16-byte moves through the stack, which stalls store forwarding.
 typedef uint32_t V8u __attribute__((vector_size(32)));
+typedef uint64_t V4u __attribute__((vector_size(32)));
+typedef uint64_t V4uUnaligned __attribute__((vector_size(32), aligned(1), may_alias));
+inline V4u load32(const char* p) { return *reinterpret_cast<const V4uUnaligned*>(p); }
+inline void store32(char* p, V4u v) { *reinterpret_cast<V4uUnaligned*>(p) = v; }
 #if defined(__clang__)
 #define EMBER_SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#define EMBER_SHUFFLE4(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
 #else
 #define EMBER_SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, V8u{__VA_ARGS__})
+#define EMBER_SHUFFLE4(a, b, ...) __builtin_shuffle(a, b, V4u{__VA_ARGS__})
 #endif
 
-inline void transpose8x8(const char* src, int64_t src_row, char* dst, int64_t dst_row) {
-  V8u r[8], t[8], u[8];
-  for (int k = 0; k < 8; ++k) std::memcpy(&r[k], src + k * src_row, sizeof(V8u));
-  for (int k = 0; k < 8; k += 2) {
-    t[k] = EMBER_SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    t[k + 1] = EMBER_SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-  }
-  for (int k = 0; k < 8; k += 4) {
-    u[k] = EMBER_SHUFFLE8(t[k], t[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-    u[k + 1] = EMBER_SHUFFLE8(t[k], t[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-    u[k + 2] = EMBER_SHUFFLE8(t[k + 1], t[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-    u[k + 3] = EMBER_SHUFFLE8(t[k + 1], t[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-  }
-  for (int k = 0; k < 4; ++k) {
-    const V8u lo = EMBER_SHUFFLE8(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-    const V8u hi = EMBER_SHUFFLE8(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    std::memcpy(dst + k * dst_row, &lo, sizeof(V8u));
-    std::memcpy(dst + (k + 4) * dst_row, &hi, sizeof(V8u));
+template <int64_t E>
+inline void transpose_block(const char* src, int64_t src_row, char* dst, int64_t dst_row) {
+  if constexpr (E == 4) {
+    V8u r[8], t[8], u[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) r[k] = reinterpret_cast<V8u>(load32(src + k * src_row));
+#pragma GCC unroll 4
+    for (int k = 0; k < 8; k += 2) {
+      t[k] = EMBER_SHUFFLE8(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+      t[k + 1] = EMBER_SHUFFLE8(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < 8; k += 4) {
+      u[k] = EMBER_SHUFFLE8(t[k], t[k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[k + 1] = EMBER_SHUFFLE8(t[k], t[k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+      u[k + 2] = EMBER_SHUFFLE8(t[k + 1], t[k + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[k + 3] = EMBER_SHUFFLE8(t[k + 1], t[k + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      store32(dst + k * dst_row, reinterpret_cast<V4u>(EMBER_SHUFFLE8(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11)));
+      store32(dst + (k + 4) * dst_row, reinterpret_cast<V4u>(EMBER_SHUFFLE8(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15)));
+    }
+  } else if constexpr (E == 8) {
+    const V4u r0 = load32(src), r1 = load32(src + src_row);
+    const V4u r2 = load32(src + 2 * src_row), r3 = load32(src + 3 * src_row);
+    const V4u t0 = EMBER_SHUFFLE4(r0, r1, 0, 4, 2, 6), t1 = EMBER_SHUFFLE4(r0, r1, 1, 5, 3, 7);
+    const V4u t2 = EMBER_SHUFFLE4(r2, r3, 0, 4, 2, 6), t3 = EMBER_SHUFFLE4(r2, r3, 1, 5, 3, 7);
+    store32(dst, EMBER_SHUFFLE4(t0, t2, 0, 1, 4, 5));
+    store32(dst + dst_row, EMBER_SHUFFLE4(t1, t3, 0, 1, 4, 5));
+    store32(dst + 2 * dst_row, EMBER_SHUFFLE4(t0, t2, 2, 3, 6, 7));
+    store32(dst + 3 * dst_row, EMBER_SHUFFLE4(t1, t3, 2, 3, 6, 7));
+  } else {
+    static_assert(E == 16, "transpose_block: 4-, 8- or 16-byte elements");
+    const V4u r0 = load32(src), r1 = load32(src + src_row);
+    store32(dst, EMBER_SHUFFLE4(r0, r1, 0, 1, 4, 5));
+    store32(dst + dst_row, EMBER_SHUFFLE4(r0, r1, 2, 3, 6, 7));
   }
 }
 #undef EMBER_SHUFFLE8
+#undef EMBER_SHUFFLE4
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
 
 template <typename T>
 bool copy_transposed(const TensorIterator& it) {
@@ -136,12 +168,13 @@ bool copy_transposed(const TensorIterator& it) {
       const int64_t p0 = (u % p_tiles) * kTile, mp = std::min(kTile, np - p0);
       for (int64_t q0 = 0; q0 < nq; q0 += kTile) {
         const int64_t mq = std::min(kTile, nq - q0);
-        if constexpr (E == 4) {
+        if constexpr (E == 4 || E == 8 || E == 16) {
+          constexpr int64_t B = 32 / E;
           if (mp == kTile && mq == kTile) {
-            for (int64_t j = 0; j < kTile; j += 8) {
+            for (int64_t j = 0; j < kTile; j += B) {
               const char* sp = src + soff + (q0 + j) * src_q + p0 * E;
-              for (int64_t i = 0; i < kTile; i += 8) {
-                transpose8x8(sp + i * E, src_q, dst + doff + (p0 + i) * dst_p + (q0 + j) * E, dst_p);
+              for (int64_t i = 0; i < kTile; i += B) {
+                transpose_block<E>(sp + i * E, src_q, dst + doff + (p0 + i) * dst_p + (q0 + j) * E, dst_p);
               }
             }
             continue;
@@ -250,7 +283,7 @@ void copy_kernel(const TensorIterator& it) {
       case 2: return copy_same_dtype<uint16_t>(it);
       case 4: return copy_same_dtype<uint32_t>(it);
       case 8: return copy_same_dtype<uint64_t>(it);
-      case 16: return copy_same_size<std::complex<double>>(it);
+      case 16: return copy_same_dtype<Bytes16>(it);
       default: EMBER_INTERNAL_ASSERT(false, "copy_: element size ", element_size(dst));
     }
   }
