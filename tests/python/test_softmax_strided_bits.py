@@ -18,6 +18,7 @@ SHAPES = [
     ((2, 3, 70000), 1),  # several chunks of columns
     ((5, 2, 1), 0),
     ((3, 1, 40), 1),
+    ((2, 5, 4096), 1),  # blocks of vector columns (kSoftmaxBlockBytes)
 ]
 
 

@@ -105,7 +105,8 @@ inline void transpose_block(const char* src, int64_t src_row, char* dst, int64_t
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       store32(dst + k * dst_row, reinterpret_cast<V4u>(EMBER_SHUFFLE8(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11)));
-      store32(dst + (k + 4) * dst_row, reinterpret_cast<V4u>(EMBER_SHUFFLE8(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15)));
+      store32(dst + (k + 4) * dst_row,
+              reinterpret_cast<V4u>(EMBER_SHUFFLE8(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15)));
     }
   } else if constexpr (E == 8) {
     const V4u r0 = load32(src), r1 = load32(src + src_row);
