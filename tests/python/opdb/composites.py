@@ -610,7 +610,6 @@ ROWS = [
             ),
             variant=reduce,
             dtypes=("float16", "bfloat16", "float32", "float64"),
-            tol=SUM_ORDER,
             supports_grad=True,
             supports_gradgrad=False,  # PyTorch has no derivative of _segment_reduce_backward
             error_inputs=errors(

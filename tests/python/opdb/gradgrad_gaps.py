@@ -16,5 +16,5 @@ TORCH_HAS_NO_GRADGRAD: dict[str, str] = {
     "_standard_gamma": "raises",
     "_scaled_dot_product_flash_attention_for_cpu": "raises",
     "cdist": "computes",
-    **{f"segment_reduce.{r}": "computes" for r in ("sum", "mean", "max", "min", "prod")},
+    **{f"segment_reduce.{r}": "raises" for r in ("sum", "mean", "max", "min", "prod")},
 }
