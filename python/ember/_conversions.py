@@ -186,12 +186,6 @@ class ConversionMethods:
     def itemsize(self):
         return self.element_size()
 
-    def get_device(self):
-        return -1 if self.device.type == "cpu" else self.device.index
-
-    def is_complex(self):
-        return self.dtype.is_complex
-
     # ---- complex numbers (docs/decisions/0028-complex-dtypes.md, 0029-conj-bit.md) ----
     @property
     def real(self):
@@ -213,11 +207,6 @@ class ConversionMethods:
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return builtins.complex(self.item())
-
-    def is_signed(self):
-        import ember
-
-        return self.dtype not in (ember.uint8, ember.bool)
 
     def is_nonzero(self):
         n = self.numel()

@@ -368,20 +368,6 @@ def isneginf(input, *, out=None):  # noqa: A002
     return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
 
 
-def isreal(input):  # noqa: A002
-    _argcheck.tensor("isreal", "input", 1, input)
-    if input.is_complex():
-        return input.imag == 0
-    return _ember().ones_like(input, dtype=_ember().bool)
-
-
-def positive(input):  # noqa: A002
-    _argcheck.tensor("positive", "input", 1, input)
-    if input.dtype == _ember().bool:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
-
-
 def rsub(input, other, *args, alpha=1):  # noqa: A002
     """other - alpha * input. PyTorch's rsub.Scalar takes alpha by position,
     its rsub.Tensor only by keyword."""
@@ -621,15 +607,6 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
         lo = ember.amin(input, dim, keepdim=keepdim)
         hi = ember.amax(input, dim, keepdim=keepdim)
     return _out(_aminmax_t((lo, hi)), out)
-
-
-def count_nonzero(input, dim=None):  # noqa: A002
-    ember = _ember()
-    _argcheck.tensor("count_nonzero", "input", 1, input)
-    mask = input != 0
-    if dim is None:
-        return mask.sum(dtype=ember.int64)
-    return mask.sum(dim, dtype=ember.int64)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
@@ -1025,8 +1002,6 @@ __all__ = [
     "nextafter",
     "isposinf",
     "isneginf",
-    "isreal",
-    "positive",
     "rsub",
     "addr",
     "dist",
@@ -1035,7 +1010,6 @@ __all__ = [
     "cummin",
     "logcumsumexp",
     "aminmax",
-    "count_nonzero",
     "nanmean",
     "mode",
     "quantile",
@@ -1060,8 +1034,6 @@ METHODS = [
     "nextafter_",
     "isposinf",
     "isneginf",
-    "isreal",
-    "positive",
     "addr",
     "addr_",
     "dist",
@@ -1071,7 +1043,6 @@ METHODS = [
     "cummin",
     "logcumsumexp",
     "aminmax",
-    "count_nonzero",
     "nanmean",
     "mode",
     "quantile",

@@ -216,6 +216,23 @@ Tensor& nonzero_out(const Tensor& self, Tensor& out) {
 }
 
 Tensor argwhere(const Tensor& self) { return ember::nonzero(self); }
+Tensor count_nonzero_dims(const Tensor& self, IntArrayRef dim) {
+  return ember::sum(ember::ne(self, Scalar(int64_t(0))), dim.vec(), false, ScalarType::Long);
+}
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  if (!dim && self.is_cpu()) {  // counted in place, without a mask (PyTorch's kernel refuses the limited dtypes)
+    const Tensor s = self.contiguous();
+    Tensor r = ember::empty({}, ScalarType::Long);
+    EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(s.dtype(), "nonzero_count_cpu", [&] {
+      const scalar_t* p = static_cast<const scalar_t*>(s.data_ptr());
+      *r.data_ptr<int64_t>() = count_true_pieces(s.numel(), [p](int64_t i) { return truthy(p[i]); }).total();
+    });
+    return r;
+  }
+  const Tensor mask = ember::ne(self, Scalar(int64_t(0)));
+  if (!dim) return ember::sum(mask, ScalarType::Long);
+  return ember::sum(mask, std::vector<int64_t>{*dim}, false, ScalarType::Long);
+}
 
 namespace {
 // Sorted (or consecutive) unique values of a flat tensor, with inverse and counts.

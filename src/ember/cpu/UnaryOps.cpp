@@ -90,6 +90,10 @@ Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
 }
 
 Tensor square(const Tensor& self) { return ember::pow(self, Scalar(int64_t(2))); }
+Tensor positive(const Tensor& self) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "The `+` operator, on a bool tensor is not supported.");
+  return self;
+}
 Tensor& square_out(const Tensor& self, Tensor& out) {
   ember::pow_out(out, self, Scalar(int64_t(2)));
   return out;

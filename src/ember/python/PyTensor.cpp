@@ -377,6 +377,41 @@ PyObject* m_storage_offset(PyObject* self, PyObject*) {
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(is_floating_type_any_tier(unpack_tensor(self).dtype()));
 }
+PyObject* m_is_complex(PyObject* self, PyObject*) {
+  return PyBool_FromLong(is_complex_type_any_tier(unpack_tensor(self).dtype()));
+}
+// c10's isSignedType: false for bool and the unsigned integers (sub-byte ones
+// and float8_e8m0fnu too); the bit containers have no sign and raise.
+PyObject* m_is_signed(PyObject* self, PyObject*) {
+  EMBER_PY_TRY
+  switch (unpack_tensor(self).dtype()) {
+    case ScalarType::Bits1x8:
+    case ScalarType::Bits2x4:
+    case ScalarType::Bits4x2:
+    case ScalarType::Bits8:
+    case ScalarType::Bits16: throw Error("Bits types are undefined");
+    case ScalarType::Bool:
+    case ScalarType::Byte:
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64:
+    case ScalarType::UInt1:
+    case ScalarType::UInt2:
+    case ScalarType::UInt3:
+    case ScalarType::UInt4:
+    case ScalarType::UInt5:
+    case ScalarType::UInt6:
+    case ScalarType::UInt7:
+    case ScalarType::Float8_e8m0fnu: Py_RETURN_FALSE;
+    default: Py_RETURN_TRUE;
+  }
+  EMBER_PY_CATCH
+}
+// -1 on the CPU, else the device index.
+PyObject* m_get_device(PyObject* self, PyObject*) {
+  const Device d = unpack_tensor(self).device();
+  return PyLong_FromLong(d.is_cpu() ? -1 : static_cast<long>(d.index));
+}
 PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack_tensor(self).element_size()); }
 PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr()); }
 
@@ -687,7 +722,8 @@ constexpr char k_dim[] = "dim", k_numel[] = "numel", k_storage_offset[] = "stora
                k_is_inference[] = "is_inference", k_is_floating_point[] = "is_floating_point",
                k_element_size[] = "element_size", k_data_ptr[] = "data_ptr", k_size[] = "size", k_stride[] = "stride",
                k_item[] = "item", k_tolist[] = "tolist", k_requires_grad_[] = "requires_grad_", k_detach[] = "detach",
-               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad", k_is_conj[] = "is_conj", k_is_neg[] = "is_neg";
+               k_detach_[] = "detach_", k_retain_grad[] = "retain_grad", k_is_conj[] = "is_conj", k_is_neg[] = "is_neg",
+               k_is_complex[] = "is_complex", k_is_signed[] = "is_signed", k_get_device[] = "get_device";
 
 template <PyCFunction F, const char* Name>
 PyCFunction noargs() {
@@ -710,6 +746,9 @@ PyMethodDef tensor_methods[] = {
     {"storage_offset", noargs<m_storage_offset, k_storage_offset>(), METH_NOARGS, nullptr},
     {"is_inference", noargs<m_is_inference, k_is_inference>(), METH_NOARGS, nullptr},
     {"is_floating_point", noargs<m_is_floating_point, k_is_floating_point>(), METH_NOARGS, nullptr},
+    {"is_complex", noargs<m_is_complex, k_is_complex>(), METH_NOARGS, nullptr},
+    {"is_signed", noargs<m_is_signed, k_is_signed>(), METH_NOARGS, nullptr},
+    {"get_device", noargs<m_get_device, k_get_device>(), METH_NOARGS, nullptr},
     {"is_conj", noargs<m_is_conj, k_is_conj>(), METH_NOARGS, nullptr},
     {"is_neg", noargs<m_is_neg, k_is_neg>(), METH_NOARGS, nullptr},
     {"_set_conj", m_set_conj, METH_O, nullptr},

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from .core import ALL_BUT_BOOL, ALL_DTYPES, INTS, SampleInput, Tol, make
+from .core import ALL_BUT_BOOL, ALL_DTYPES, COMPLEX, INTS, SampleInput, Tol, make
 from .families import row
 
 F32_64 = ("float32", "float64")
@@ -137,7 +137,17 @@ ROWS = [
         dtypes=ALL_DTYPES,
         method=True,
     ),
-    row("isreal", "composite", cases(lambda d: [make((3, 4), d)]), dtypes=ALL_DTYPES, method=True),
+    row(
+        "isreal",
+        "composite",
+        cases(
+            lambda d: [make((3, 4), d)],
+            lambda d: [make((2, 3), d, values=[1.0, 0.0, -2.5, 0.0, 3.0, -0.0]) * (1 if d not in COMPLEX else 1j)],
+            lambda d: [make((4, 2), d).t()],
+        ),
+        dtypes=ALL_DTYPES + COMPLEX,
+        method=True,
+    ),
     row(
         "positive",
         "composite",

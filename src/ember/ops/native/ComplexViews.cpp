@@ -91,6 +91,11 @@ Tensor adjoint(const Tensor& self) {
   return ember::conj(self.transpose(-2, -1));
 }
 
+Tensor isreal(const Tensor& self) {
+  if (!is_complex_type_any_tier(self.dtype())) return ember::ones_like(self, ScalarType::Bool);
+  return ember::eq(ember::imag(self), Scalar(int64_t(0)));
+}
+
 Tensor _conj(const Tensor& self) { return flipped_bit_alias(self, TensorImpl::kConjBit); }
 Tensor _neg_view(const Tensor& self) { return flipped_bit_alias(self, TensorImpl::kNegBit); }
 
