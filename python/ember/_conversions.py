@@ -55,11 +55,6 @@ class ConversionMethods:
             dtype = _dtype_by_legacy_name()["torch." + dtype.__name__]
         return self.to(dtype, non_blocking=non_blocking)
 
-    def type_as(self, other):
-        from ember import _argcheck
-
-        return self.to(_argcheck.tensor("type_as", "other", 1, other).dtype)
-
     # ---- CUDA and pinned memory ----
 
     def cuda(self, device=None, non_blocking=False, memory_format=preserve_format):

@@ -256,6 +256,8 @@ Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool
   return to_dtype_layout(self, other.dtype(), other.device(), non_blocking, copy, memory_format);
 }
 
+Tensor type_as(const Tensor& self, const Tensor& other) { return to_other(self, other, false, false, std::nullopt); }
+
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   if (self.is_contiguous(memory_format)) return self;
   EMBER_CHECK(memory_format != MemoryFormat::Preserve,
