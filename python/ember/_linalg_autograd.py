@@ -377,7 +377,8 @@ class Qr(Function):
         if complete:
             a = ember.cat([a, A.new_zeros(*A.shape[:-1], m - n)], -1)
         Q = _F._linalg_lapack_orgqr(a[..., :, : (m if complete else k)], tau)
-        R = a[..., : (m if complete else k), :n].triu()
+        # R in column-major order, as PyTorch's: the lower triangle of R^T, row-major, transposed.
+        R = a.mT[..., :n, : (m if complete else k)].tril().mT
         ctx.mode = mode
         ctx.save_for_backward(Q, R)
         return Q, R
@@ -453,7 +454,7 @@ def eig_from_geev(A, compute_v):
     prv = ember.cat([zero, V[..., :, :-1]], -1)
     re = ember.where(second, prv, V)
     im = ember.where(first, nxt, ember.where(second, -V, ember.zeros_like(V)))
-    return w, ember.complex(re, im), info
+    return w, ember.complex(re, im).mT.contiguous().mT, info  # column-major, as LAPACK's and PyTorch's
 
 
 class Eig(Function):

@@ -1162,7 +1162,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):  # noqa:
     _check_matrix(A, name, square=True)
     _check_dtype(A, name, "ldl_factor_kernel_cpu", True)
     LD, piv, info = _F._linalg_lapack_sytrf(A, False, bool(hermitian))
-    LD = LD.tril()
+    LD = LD.mT.triu().mT  # the lower triangle, column-major as PyTorch's
     if check_errors:
         _raise_info(
             info,

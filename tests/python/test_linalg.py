@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 from conftest import DTYPE_NAMES, FLOAT_NAMES, assert_same, dtypes, pair, to_torch, torch
 from hypothesis import given
@@ -825,3 +826,34 @@ def test_lapack_grad_fn_names(case):
     got, want = fn(ember, e), fn(torch, t)
     assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
     assert repr(got) == repr(want)
+
+
+_STRIDE_CASES = {
+    "qr.R": lambda m, a, t: m.linalg.qr(t)[1],
+    "qr.R complete": lambda m, a, t: m.linalg.qr(t, mode="complete")[1],
+    "qr.R wide": lambda m, a, t: m.linalg.qr(t.mT, mode="r")[1],
+    "eig.V": lambda m, a, t: m.linalg.eig(a)[1],
+    "eig.V complex": lambda m, a, t: m.linalg.eig(a.to(m.complex128))[1],
+    "ldl_factor": lambda m, a, t: m.linalg.ldl_factor(a + a.mT)[0],
+    "lu.U": lambda m, a, t: m.linalg.lu(a)[2],
+    "lu_factor": lambda m, a, t: m.linalg.lu_factor(a)[0],
+    "svd.Vh": lambda m, a, t: m.linalg.svd(t, full_matrices=False)[2],
+    "eigh.V": lambda m, a, t: m.linalg.eigh(a + a.mT)[1],
+    "inv": lambda m, a, t: m.linalg.inv(a),
+    "pinv": lambda m, a, t: m.linalg.pinv(t),
+    "lstsq": lambda m, a, t: m.linalg.lstsq(t, t[..., :2]).solution,
+    "householder_product": lambda m, a, t: m.linalg.householder_product(t, t[:, 0, :3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_STRIDE_CASES))
+def test_linalg_results_have_pytorchs_strides(name):
+    # LAPACK's results are column-major, and PyTorch returns them so (R of qr, the assembled
+    # eigenvectors of a real eig and ldl_factor's triangle included).
+    arr = np.random.default_rng(0).standard_normal((3, 5, 5))
+    tall = np.random.default_rng(1).standard_normal((3, 6, 4))
+    got = []
+    for m in (ember, torch):
+        r = _STRIDE_CASES[name](m, m.from_numpy(arr.copy()), m.from_numpy(tall.copy()))
+        got.append((tuple(r.shape), r.stride()))
+    assert got[0] == got[1]
