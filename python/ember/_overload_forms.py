@@ -16,6 +16,7 @@ __all__ = ["linspace", "logspace", "max", "min", "where"]
 # max/min: PyTorch binds max.other (a Tensor second argument is maximum's) and
 # max.unary_out, whose kernel gives an empty input the reduction's identity.
 _EXTREMES = {"max": "maximum", "min": "minimum"}
+_PAIRWISE = {"max": _functions.maximum, "min": _functions.minimum}
 
 
 def _all_extreme(name, bound, input, out):  # noqa: A002
@@ -49,10 +50,13 @@ def _all_extreme(name, bound, input, out):  # noqa: A002
 
 
 def _min_max(name, bound, args, kwargs):
-    if not kwargs and len(args) == 1:  # the common max(x): straight to the binding
-        x = args[0]
-        if isinstance(x, _C.TensorBase) and not x.is_complex():
-            return bound(x)
+    if not kwargs:  # the common max(x) and max(x, y): straight to the bindings
+        if len(args) == 1:
+            x = args[0]
+            if isinstance(x, _C.TensorBase) and not x.is_complex():
+                return bound(x)
+        elif len(args) == 2 and isinstance(args[1], _C.TensorBase) and isinstance(args[0], _C.TensorBase):
+            return _PAIRWISE[name](args[0], args[1])
     other = args[1] if len(args) == 2 else kwargs.get("other") if len(args) == 1 else None
     extra = set(kwargs) - {"out", "other"} if len(args) == 1 else set(kwargs) - {"out"}
     if isinstance(other, _C.TensorBase) and not extra and isinstance(args[0], _C.TensorBase):
