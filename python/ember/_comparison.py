@@ -12,11 +12,10 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
 
 
 def equal(input, other):  # noqa: A002
-    _argcheck.tensor("equal", "input", 1, input)
-    _argcheck.tensor("equal", "other", 2, other)
-    if tuple(input.shape) != tuple(other.shape):
-        return False
-    return bool((input == other).all())
+    if not isinstance(input, _C.TensorBase) or not isinstance(other, _C.TensorBase):
+        _argcheck.tensor("equal", "input", 1, input)
+        _argcheck.tensor("equal", "other", 2, other)
+    return _C.TensorBase.equal(input, other)
 
 
 def _install(namespace, tensor_cls):
@@ -26,9 +25,6 @@ def _install(namespace, tensor_cls):
     def t_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return allclose(self, other, rtol, atol, equal_nan)
 
-    def t_equal(self, other):
-        return equal(self, other)
-
-    for name, fn in (("allclose", t_allclose), ("equal", t_equal)):
+    for name, fn in (("allclose", t_allclose),):
         fn.__name__ = name
         setattr(tensor_cls, name, fn)

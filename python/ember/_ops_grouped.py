@@ -167,7 +167,7 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
                 "segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) "
                 "when !unsafe."
             )
-    if data.device.type == "cpu":  # Note [Segment reductions]
+    if data.device.type in ("cpu", "cuda"):  # Note [Segment reductions]
         return ember._segment_reduce(data, bounds, name, axis, initial)
     segments = bounds.size(-1) - 1
     lead = list(data.shape[:axis])

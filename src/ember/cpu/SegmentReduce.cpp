@@ -21,6 +21,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -117,18 +118,6 @@ struct SegmentLayout {
     size = data.size(axis);
     segments = offs.size(-1) - 1;
     offsets = static_cast<const int64_t*>(offs.data_ptr());
-    // PyTorch checks each length once it has reduced the segment; its reads
-    // outside data are undefined, so the offsets are checked first here.
-    for (int64_t o = 0; o < outer; ++o) {
-      const int64_t* row = offsets + o * (segments + 1);
-      for (int64_t s = 0; s < segments; ++s) {
-        EMBER_CHECK(row[s + 1] - row[s] >= 0,
-                    "Expected segment_length >= 0 to be true, but got false.  (Could this error message be improved?  "
-                    "If so, please report an enhancement request to PyTorch.)");
-        EMBER_CHECK(row[s] >= 0 && row[s + 1] <= size, "segment_reduce(): segment [", row[s], ", ", row[s + 1],
-                    ") lies outside the ", size, " rows along axis ", axis);
-      }
-    }
   }
 
   // f(o, s, start, end) for each (outer, segment) pair, in parallel.
@@ -146,19 +135,12 @@ struct SegmentLayout {
   }
 };
 
-Tensor offsets_for(const Tensor& data, const Tensor& offsets, int64_t axis) {
-  EMBER_CHECK(axis >= 0 && axis < data.dim(), "segment_reduce(): axis ", axis, " out of range");
-  EMBER_CHECK(offsets.dim() == axis + 1, "segment_reduce(): Expected lengths/offsets to have axis + 1 dimensions");
-  EMBER_CHECK(offsets.size(-1) >= 1, "segment_reduce(): expected at least one offset");
-  return offsets.to(ScalarType::Long).contiguous();
-}
-
 }  // namespace
 
 Tensor segment_reduce_cpu(const Tensor& data, const Tensor& offsets, const std::string& reduce, int64_t axis,
                           std::optional<Scalar> initial) {
   const SegmentOp op = segment_op(reduce);
-  const Tensor offs = offsets_for(data, offsets, axis);
+  const Tensor offs = math::checked_segment_offsets(data, offsets, axis);
   const Tensor x = data.contiguous();
   const SegmentLayout lay(x, offs, axis);
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
@@ -210,7 +192,7 @@ Tensor segment_reduce_cpu(const Tensor& data, const Tensor& offsets, const std::
 Tensor segment_reduce_backward_cpu(const Tensor& grad, const Tensor& output, const Tensor& data, const Tensor& offsets,
                                    const std::string& reduce, int64_t axis, std::optional<Scalar> initial) {
   const SegmentOp op = segment_op(reduce);
-  const Tensor offs = offsets_for(data, offsets, axis);
+  const Tensor offs = math::checked_segment_offsets(data, offsets, axis);
   const Tensor x = data.contiguous();
   const SegmentLayout lay(x, offs, axis);
   const Tensor g = grad.to(x.scalar_type()).contiguous();

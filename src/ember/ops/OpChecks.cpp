@@ -70,6 +70,32 @@ Tensor scalar_tensor_checked(const Scalar& s, ScalarType t) {
   return full({}, s, t);
 }
 
+Tensor checked_segment_offsets(const Tensor& data, const Tensor& offsets, int64_t axis) {
+  EMBER_CHECK(axis >= 0 && axis < data.dim(), "segment_reduce(): axis ", axis, " out of range");
+  EMBER_CHECK(offsets.dim() == axis + 1, "segment_reduce(): Expected lengths/offsets to have axis + 1 dimensions");
+  EMBER_CHECK(offsets.size(-1) >= 1, "segment_reduce(): expected at least one offset");
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) {
+    EMBER_CHECK(offsets.size(d) == data.size(d), "segment_reduce(): offsets of shape ", shape_string(offsets.sizes()),
+                " do not match data of shape ", shape_string(data.sizes()), " before axis ", axis);
+    outer *= data.size(d);
+  }
+  const Tensor offs = offsets.to(Device(DeviceType::CPU)).to(ScalarType::Long).contiguous();
+  const int64_t segments = offs.size(-1) - 1, size = data.size(axis);
+  const int64_t* p = static_cast<const int64_t*>(offs.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    const int64_t* row = p + o * (segments + 1);
+    for (int64_t s = 0; s < segments; ++s) {
+      EMBER_CHECK(row[s + 1] - row[s] >= 0,
+                  "Expected segment_length >= 0 to be true, but got false.  (Could this error message be improved?  "
+                  "If so, please report an enhancement request to PyTorch.)");
+      EMBER_CHECK(row[s] >= 0 && row[s + 1] <= size, "segment_reduce(): segment [", row[s], ", ", row[s + 1],
+                  ") lies outside the ", size, " rows along axis ", axis);
+    }
+  }
+  return offs;
+}
+
 }  // namespace math
 
 void check_pointwise_scalar(const TensorIterator& it, const Scalar& s, bool opmath) {

@@ -23,4 +23,10 @@ Tensor scalar_tensor_checked(const Scalar& s, ScalarType t);
 // ops and not in others).
 void check_scalar_fits(const Scalar& s, ScalarType t, bool reduced_floats, bool float32);
 
+// segment_reduce's offsets (one row of segments + 1 per index of data's dims
+// before axis) as contiguous int64 on the CPU, checked: PyTorch's error for a
+// negative length, and a RuntimeError for a segment outside the data (where
+// PyTorch's kernel would read past it). Note [Segment reductions].
+EMBER_API Tensor checked_segment_offsets(const Tensor& data, const Tensor& offsets, int64_t axis);
+
 }  // namespace ember::native::math

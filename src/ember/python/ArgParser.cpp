@@ -15,6 +15,15 @@
 
 namespace ember::python {
 
+std::string type_name(PyObject* o) {
+  std::string name = Py_TYPE(o)->tp_name;
+  if (name.rfind("ember.", 0) == 0) {
+    const size_t dot = name.rfind('.');
+    name = "torch." + name.substr(dot + 1);
+  }
+  return name;
+}
+
 namespace {
 
 std::string trim(const std::string& s) {
@@ -46,16 +55,6 @@ const char* type_label(ParamType t) {
 }
 
 bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
-
-// An argument's type as PyTorch's messages name it: ember.dtype is torch.dtype.
-std::string type_name(PyObject* o) {
-  std::string name = Py_TYPE(o)->tp_name;
-  if (name.rfind("ember.", 0) == 0) {
-    const size_t dot = name.rfind('.');
-    name = "torch." + name.substr(dot + 1);
-  }
-  return name;
-}
 
 // "(Tensor input, *, Number alpha = 1)": a signature as PyTorch's messages show it.
 std::string display(const Signature& s) {

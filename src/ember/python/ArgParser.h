@@ -156,6 +156,9 @@ class ArgParser {
   bool is_method_;
 };
 
+// An argument's type as PyTorch's messages name it: ember.dtype is torch.dtype.
+std::string type_name(PyObject* o);
+
 // ember._C._arg_signatures(formats, is_method) and ember._C._check_args(sigs, *args, **kwargs):
 // PyTorch's argument checks for functions written in Python (ember._argtypes).
 void init_arg_checks(PyObject* module);

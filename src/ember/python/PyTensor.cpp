@@ -412,6 +412,34 @@ PyObject* m_get_device(PyObject* self, PyObject*) {
   const Device d = unpack_tensor(self).device();
   return PyLong_FromLong(d.is_cpu() ? -1 : static_cast<long>(d.index));
 }
+// x.equal(y) or x.equal(other=y): the same sizes and equal values (after type promotion).
+PyObject* m_equal(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  EMBER_PY_TRY
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs > 1) throw TypeError(str_cat("equal() takes 1 positional argument but ", nargs, " were given"));
+  PyObject* other = nargs == 1 ? args[0] : nullptr;
+  const char* unexpected = nullptr;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+    if (key == nullptr) return nullptr;
+    if (std::string_view(key) != "other") {
+      if (unexpected == nullptr) unexpected = key;
+      continue;
+    }
+    if (other != nullptr) throw TypeError("equal() got multiple values for argument 'other'");
+    other = args[nargs + i];
+  }
+  if (other == nullptr) throw TypeError("equal() missing 1 required positional arguments: \"other\"");
+  if (unexpected != nullptr) throw TypeError(str_cat("equal() got an unexpected keyword argument '", unexpected, "'"));
+  if (!is_tensor(other)) {
+    throw TypeError(str_cat("equal(): argument 'other' (position 1) must be Tensor, not ", type_name(other)));
+  }
+  const Tensor& a = unpack_tensor(self);
+  const Tensor& b = unpack_tensor(other);
+  if (!a.sizes().equals(b.sizes())) Py_RETURN_FALSE;
+  return PyBool_FromLong(ember::eq(a, b).all().item<bool>());
+  EMBER_PY_CATCH
+}
 PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack_tensor(self).element_size()); }
 PyObject* m_data_ptr(PyObject* self, PyObject*) { return PyLong_FromVoidPtr(unpack_tensor(self).data_ptr()); }
 
@@ -723,7 +751,8 @@ constexpr char k_dim[] = "dim", k_numel[] = "numel", k_storage_offset[] = "stora
                k_element_size[] = "element_size", k_data_ptr[] = "data_ptr", k_size[] = "size", k_stride[] = "stride",
                k_item[] = "item", k_tolist[] = "tolist", k_requires_grad_[] = "requires_grad_", k_detach[] = "detach",
                k_detach_[] = "detach_", k_retain_grad[] = "retain_grad", k_is_conj[] = "is_conj", k_is_neg[] = "is_neg",
-               k_is_complex[] = "is_complex", k_is_signed[] = "is_signed", k_get_device[] = "get_device";
+               k_is_complex[] = "is_complex", k_is_signed[] = "is_signed", k_get_device[] = "get_device",
+               k_equal[] = "equal";
 
 template <PyCFunction F, const char* Name>
 PyCFunction noargs() {
@@ -749,6 +778,7 @@ PyMethodDef tensor_methods[] = {
     {"is_complex", noargs<m_is_complex, k_is_complex>(), METH_NOARGS, nullptr},
     {"is_signed", noargs<m_is_signed, k_is_signed>(), METH_NOARGS, nullptr},
     {"get_device", noargs<m_get_device, k_get_device>(), METH_NOARGS, nullptr},
+    {"equal", fastkw<m_equal, k_equal>(), METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"is_conj", noargs<m_is_conj, k_is_conj>(), METH_NOARGS, nullptr},
     {"is_neg", noargs<m_is_neg, k_is_neg>(), METH_NOARGS, nullptr},
     {"_set_conj", m_set_conj, METH_O, nullptr},

@@ -149,6 +149,19 @@ ROWS = [
         method=True,
     ),
     row(
+        "type_as",
+        "composite",
+        lambda d: [
+            SampleInput((make((3, 4), d), make((2,), "float64")), name="float64"),
+            SampleInput((make((4, 3), d).t(), make((), "int32")), grad=False, name="int32"),
+            SampleInput((make((2, 2), d), make((1,), d)), name="same"),
+        ],
+        dtypes=ALL_DTYPES,
+        call=".type_as",
+        method=False,
+        supports_grad=True,
+    ),
+    row(
         "positive",
         "composite",
         cases(lambda d: [make((3, 4), d)]),
