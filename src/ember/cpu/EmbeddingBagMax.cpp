@@ -6,25 +6,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember::native {
 
 namespace {
-
-template <typename F>
-void dispatch_bag_types(ScalarType t, const F& f) {
-  switch (t) {
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(Half{});
-    case ScalarType::BFloat16: return f(BFloat16{});
-    default:
-      throw NotImplementedError(
-          str_cat("\"embedding_bag_cpu_max_out\" not implemented for '", dtype_message_name(t), "'"));
-  }
-}
 
 template <typename T>
 using bag_compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -48,7 +36,7 @@ std::tuple<Tensor, Tensor> embedding_bag_max_cpu(const Tensor& weight, const Ten
     EMBER_CHECK(ip[i] >= 0 && ip[i] < rows, "embedding_bag: index ", ip[i], " out of range for ", rows, " rows");
     EMBER_CHECK(bp[i] >= 0 && bp[i] < bags, "embedding_bag: bag ", bp[i], " out of range for ", bags, " bags");
   }
-  dispatch_bag_types(w.scalar_type(), [&](auto zero) {
+  dispatch_floating_types(w.scalar_type(), "embedding_bag_cpu_max_out", [&](auto zero) {
     using T = decltype(zero);
     using C = bag_compute_t<T>;
     const T* wp = static_cast<const T*>(w.data_ptr());
@@ -85,7 +73,7 @@ Tensor embedding_bag_max_backward_cpu(const Tensor& grad, const Tensor& max_indi
   const Tensor at = max_indices.contiguous();
   const int64_t dim = weight.size(1), bags = at.numel() / std::max<int64_t>(dim, 1);
   const int64_t* ap = static_cast<const int64_t*>(at.data_ptr());
-  dispatch_bag_types(weight.scalar_type(), [&](auto zero) {
+  dispatch_floating_types(weight.scalar_type(), "embedding_bag_cpu_max_out", [&](auto zero) {
     using T = decltype(zero);
     using C = bag_compute_t<T>;
     const T* gp = static_cast<const T*>(g.data_ptr());

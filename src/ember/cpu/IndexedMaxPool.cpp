@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -14,17 +15,6 @@
 namespace ember::native {
 
 namespace {
-
-template <typename F>
-void dispatch_pool_types(ScalarType t, const char* name, const F& f) {
-  switch (t) {
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(Half{});
-    case ScalarType::BFloat16: return f(BFloat16{});
-    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
-  }
-}
 
 // The planes (N*C or C) and the output shape of a 3-d or 4-d input.
 std::vector<int64_t> pooled_shape(const Tensor& self, int64_t oh, int64_t ow) {
@@ -70,7 +60,7 @@ Tensor indexed_max_backward(const Tensor& grad_output, const Tensor& self, const
   const int64_t in_plane = self.size(-1) * self.size(-2);
   const int64_t out_plane = go.size(-1) * go.size(-2);
   const int64_t planes = out_plane ? go.numel() / out_plane : 0;
-  dispatch_pool_types(self.scalar_type(), name, [&](auto zero) {
+  dispatch_floating_types(self.scalar_type(), name, [&](auto zero) {
     using T = decltype(zero);
     const T* g = static_cast<const T*>(go.data_ptr());
     const int64_t* ix = static_cast<const int64_t*>(idx.data_ptr());
@@ -111,7 +101,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_cpu(const Tensor& self, IntArrayR
   Tensor indices = ember::empty(shape, ScalarType::Long);
   if (out.numel() == 0) {
     // PyTorch's kernel picks its loop (and refuses the dtype) even with nothing to compute.
-    dispatch_pool_types(self.scalar_type(), "adaptive_max_pool2d", [](auto) {});
+    dispatch_floating_types(self.scalar_type(), "adaptive_max_pool2d", [](auto) {});
     return {out, indices};
   }
   const Tensor x = self.contiguous();
@@ -127,7 +117,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_cpu(const Tensor& self, IntArrayR
     w0[j] = (j * iw) / ow;
     w1[j] = ((j + 1) * iw + ow - 1) / ow;
   }
-  dispatch_pool_types(x.scalar_type(), "adaptive_max_pool2d", [&](auto zero) {
+  dispatch_floating_types(x.scalar_type(), "adaptive_max_pool2d", [&](auto zero) {
     using T = decltype(zero);
     const T* src = static_cast<const T*>(x.data_ptr());
     T* dst = static_cast<T*>(out.data_ptr());
@@ -226,7 +216,7 @@ std::tuple<Tensor, Tensor> fractional_max_pool2d_cpu(const Tensor& self, IntArra
   if (out.numel() == 0) return {out, indices};
   const Tensor x = self.contiguous();
   const Tensor samples = random_samples.to(self.scalar_type()).contiguous();
-  dispatch_pool_types(x.scalar_type(), "fractional_max_pool2d_out_frame", [&](auto zero) {
+  dispatch_floating_types(x.scalar_type(), "fractional_max_pool2d_out_frame", [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
       fractional_planes<T, double>(x, samples, kh, kw, out, indices);

@@ -42,18 +42,6 @@ SegmentOp segment_op(const std::string& reduce) {
   return SegmentOp::Sum;
 }
 
-template <typename F>
-void dispatch_segment_types(ScalarType t, const F& f) {
-  switch (t) {
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(Half{});
-    case ScalarType::BFloat16: return f(BFloat16{});
-    default:
-      throw NotImplementedError(str_cat("\"_segment_reduce_cpu\" not implemented for '", dtype_message_name(t), "'"));
-  }
-}
-
 // The element type's own arithmetic: 16-bit floats compute in float and round
 // each result, as c10's Half and BFloat16 operators do.
 template <typename T>
@@ -146,7 +134,7 @@ Tensor segment_reduce_cpu(const Tensor& data, const Tensor& offsets, const std::
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape[axis] = lay.segments;
   Tensor out = ember::empty(shape, x.scalar_type());
-  dispatch_segment_types(x.scalar_type(), [&](auto zero) {
+  dispatch_floating_types(x.scalar_type(), "_segment_reduce_cpu", [&](auto zero) {
     using T = decltype(zero);
     const T* xp = static_cast<const T*>(x.data_ptr());
     T* yp = static_cast<T*>(out.data_ptr());
@@ -200,7 +188,7 @@ Tensor segment_reduce_backward_cpu(const Tensor& grad, const Tensor& output, con
   EMBER_CHECK(g.numel() == lay.outer * lay.segments * lay.inner && y.numel() == g.numel(),
               "_segment_reduce_backward: grad and output must have the output's shape");
   Tensor gx = ember::zeros(x.sizes(), x.scalar_type());
-  dispatch_segment_types(x.scalar_type(), [&](auto zero) {
+  dispatch_floating_types(x.scalar_type(), "_segment_reduce_cpu", [&](auto zero) {
     using T = decltype(zero);
     const T* xp = static_cast<const T*>(x.data_ptr());
     const T* gp = static_cast<const T*>(g.data_ptr());

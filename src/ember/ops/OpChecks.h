@@ -7,6 +7,24 @@
 #include "ember/core/Scalar.h"
 #include "ember/ops/Tensor.h"
 
+namespace ember::native {
+
+// f(T{}) for the floating dtypes (float, double, Half, BFloat16); PyTorch's
+// NotImplementedError naming the kernel for any other.
+template <typename F>
+void dispatch_floating_types(ScalarType t, const char* kernel_name, const F& f) {
+  switch (t) {
+    case ScalarType::Float: return f(float{});
+    case ScalarType::Double: return f(double{});
+    case ScalarType::Half: return f(Half{});
+    case ScalarType::BFloat16: return f(BFloat16{});
+    default:
+      throw NotImplementedError(str_cat("\"", kernel_name, "\" not implemented for '", dtype_message_name(t), "'"));
+  }
+}
+
+}  // namespace ember::native
+
 namespace ember::native::math {
 
 // Throws PyTorch's NotImplementedError for a kernel without this dtype:

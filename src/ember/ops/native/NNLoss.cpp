@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -15,17 +16,6 @@
 namespace ember::native {
 
 namespace {
-
-template <typename F>
-void dispatch_floating(ScalarType t, const char* name, const F& f) {
-  switch (t) {
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(Half{});
-    case ScalarType::BFloat16: return f(BFloat16{});
-    default: throw NotImplementedError(str_cat("\"", name, "\" not implemented for '", dtype_message_name(t), "'"));
-  }
-}
 
 std::string sizes_text(IntArrayRef s) {
   std::string out = "[";
@@ -78,7 +68,7 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
     counts.assign(num_weights, 0);
     for (int64_t i = 0; i < n; ++i) counts[ip[i]]++;
   }
-  dispatch_floating(grad.dtype(), "embedding_backward", [&](auto tag) {
+  dispatch_floating_types(grad.dtype(), "embedding_backward", [&](auto tag) {
     using T = decltype(tag);
     const T* g = static_cast<const T*>(grad.data_ptr());
     T* o = static_cast<T*>(out.data_ptr());
@@ -146,7 +136,7 @@ std::tuple<Tensor, Tensor> nll_loss_impl(const Tensor& self, const Tensor& targe
   Tensor total = ember::empty({}, self.dtype(), self.device());
   // No values to read (Note [Meta tensors]); the meta kernel runs when any argument is meta.
   if (self.is_meta() || target.is_meta() || dispatch::is_meta_arg(weight_)) return {out, total};
-  dispatch_floating(self.dtype(), "nll_loss_forward_out_frame", [&](auto tag) {
+  dispatch_floating_types(self.dtype(), "nll_loss_forward_out_frame", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
     const int64_t* tp = static_cast<const int64_t*>(t.data_ptr());
@@ -253,7 +243,7 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   Tensor g = grad_output.to(self.dtype()).contiguous(), t = target.contiguous();
   Tensor tw = total_weight.to(self.dtype());
   Tensor out = ember::zeros(self.sizes(), self.dtype());
-  dispatch_floating(self.dtype(), "nll_loss_backward_out_frame", [&](auto tag) {
+  dispatch_floating_types(self.dtype(), "nll_loss_backward_out_frame", [&](auto tag) {
     using T = decltype(tag);
     using acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const T* gp = static_cast<const T*>(g.data_ptr());
