@@ -136,7 +136,7 @@ def _python_checks_first(name):
     return None
 
 
-def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
+def _guard(fn, public_name, method, signatures=None, flags=None):
     python_first = None if method or not fn.__module__.startswith("ember.nn") else _python_checks_first(public_name)
     if signatures is not None:
         parsed = _C._arg_signatures(signatures, method)
@@ -169,7 +169,7 @@ def _guard(fn, public_name, tensor_attrs, method, signatures=None, flags=None):
             obj, attr = getattr(e, "obj", None), getattr(e, "name", None)
             # An AttributeError of None itself (obj is None then too) names it in its message.
             missing = obj is None and not str(e).startswith("'NoneType' object has no attribute")
-            if missing or isinstance(obj, _C.TensorBase) or attr not in tensor_attrs:
+            if missing or isinstance(obj, _C.TensorBase) or attr not in dir(sys.modules["ember"].Tensor):
                 raise
             found = _argument_of(fn, args, kwargs, obj)
             if found is None or (method and found[1] == 1):
@@ -321,12 +321,16 @@ def _dispatch(public_api, args, kwargs):
     return overrides._handle(public_api, relevant, args, kwargs, from_c=False)
 
 
+# Read on the first dispatch of each function, not at import.
+_signature_of = functools.lru_cache(maxsize=None)(inspect.signature)
+
+
 def _canonical_arguments(form, args, kwargs):
     """The arguments in the form PyTorch hands them to __torch_function__
     (_dispatch_forms); the call as given where it does not bind."""
-    signature, positional, keywords = form
+    original, positional, keywords = form
     try:
-        bound = signature.bind(*args, **kwargs)
+        bound = _signature_of(original).bind(*args, **kwargs)
     except TypeError:
         return args, kwargs
     bound.apply_defaults()
@@ -342,7 +346,7 @@ def _attach_dispatch_forms(namespace, forms):
         original = getattr(fn, "__wrapped__", None)
         if original is None or not getattr(fn, "__ember_argtypes__", False):
             continue
-        fn.__ember_dispatch_form__ = (inspect.signature(original), positional.split(), keywords.split())
+        fn.__ember_dispatch_form__ = (original, positional.split(), keywords.split())
 
 
 def _with_torch_function(fn, flags=None):
@@ -360,9 +364,7 @@ def _with_torch_function(fn, flags=None):
     return call
 
 
-def _wrap_namespace(
-    namespace, names, tensor_attrs, method=False, only=None, signatures=None, flags=None, python=frozenset()
-):
+def _wrap_namespace(namespace, names, method=False, only=None, signatures=None, flags=None, python=frozenset()):
     for name in names:
         if (
             name.startswith("_")
@@ -380,29 +382,24 @@ def _wrap_namespace(
         setattr(
             namespace,
             name,
-            _guard(fn, name, tensor_attrs, method, (signatures or {}).get(name), (flags or {}).get(name)),
+            _guard(fn, name, method, (signatures or {}).get(name), (flags or {}).get(name)),
         )
 
 
 def install(ember):
-    tensor_attrs = frozenset(dir(ember.Tensor))
     _wrap_namespace(
         ember.Tensor,
         list(vars(ember.Tensor)),
-        tensor_attrs,
         method=True,
         signatures=_signatures.METHODS,
         python=PYTHON_IN_PYTORCH_METHODS,
     )
-    _wrap_namespace(
-        ember, list(vars(ember)), tensor_attrs, signatures=_signatures.FUNCTIONS, python=PYTHON_IN_PYTORCH_TOPLEVEL
-    )
-    _wrap_namespace(ember.linalg, list(vars(ember.linalg)), tensor_attrs, signatures=_signatures.LINALG)
+    _wrap_namespace(ember, list(vars(ember)), signatures=_signatures.FUNCTIONS, python=PYTHON_IN_PYTORCH_TOPLEVEL)
+    _wrap_namespace(ember.linalg, list(vars(ember.linalg)), signatures=_signatures.LINALG)
     functional = ember.nn.functional
     _wrap_namespace(
         functional,
         list(vars(functional)),
-        tensor_attrs,
         only=FUNCTIONAL_BUILTINS | set(_signatures.FUNCTIONAL),
         signatures=_signatures.FUNCTIONAL,
         flags=FUNCTIONAL_FLAGS,
@@ -457,16 +454,12 @@ def _rebind_defaults(namespace, prefix):
 
 def checked(fn, name):
     """fn (a top-level function defined after install) with its signatures' checks."""
-    import ember
-
-    return _guard(fn, name, frozenset(dir(ember.Tensor)), False, _signatures.FUNCTIONS.get(name))
+    return _guard(fn, name, False, _signatures.FUNCTIONS.get(name))
 
 
 def checked_method(fn, name):
     """fn (a Tensor method defined after install) with its signatures' checks."""
-    import ember
-
-    return _guard(fn, name, frozenset(dir(ember.Tensor)), True, _signatures.METHODS.get(name))
+    return _guard(fn, name, True, _signatures.METHODS.get(name))
 
 
 # Functions whose argument is another library's array (a torch.Tensor among them, whose

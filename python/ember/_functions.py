@@ -319,11 +319,7 @@ has_spectral = True
 has_mkl = False
 
 
-def _build_has_openmp():
-    return "USE_OPENMP=ON" in _C._show_config()
-
-
-has_openmp = _build_has_openmp()
+has_openmp = "USE_OPENMP=ON" in _C._build_settings
 
 
 def init_num_threads():

@@ -2,7 +2,6 @@
 a local directory or from the hub cache (downloaded there when online), and
 checkpoints cached from URLs."""
 
-import hashlib
 import importlib.util
 import os
 import re
@@ -11,7 +10,6 @@ import sys
 import tempfile
 import warnings
 from urllib.parse import urlparse
-from urllib.request import Request, urlopen
 
 import ember
 
@@ -213,6 +211,9 @@ def load(repo_or_dir, model, *args, source="github", trust_repo="check", force_r
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     """Downloads url to dst through a temporary file; with hash_prefix, the
     SHA-256 of the data must start with it."""
+    import hashlib  # with urllib.request 20 ms: imported on first use
+    from urllib.request import Request, urlopen
+
     request = Request(url, headers={"User-Agent": "ember.hub"})
     response = urlopen(request)
     dst = os.path.expanduser(dst)

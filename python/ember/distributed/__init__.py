@@ -37,3 +37,5 @@ if is_available():
         group,
         is_available,
     )
+
+    from ember.distributed import algorithms  # noqa: E402,F401  (imported by torch.distributed too)

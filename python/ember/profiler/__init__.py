@@ -3,7 +3,6 @@
 
 import enum
 import os
-import socket
 import time
 
 from ember.autograd import profiler as _autograd_profiler
@@ -79,7 +78,7 @@ def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):
 
     def handler(prof):
         os.makedirs(dir_name, exist_ok=True)
-        name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        name = worker_name or f"{os.uname().nodename}_{os.getpid()}"
         path = os.path.join(dir_name, f"{name}.{time.time_ns() // 1_000_000}.pt.trace.json")
         prof.export_chrome_trace(path)
         if use_gzip:

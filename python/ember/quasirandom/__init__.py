@@ -15,8 +15,6 @@ from __future__ import annotations
 import functools
 import os
 
-import numpy as np
-
 import ember
 
 __all__ = ["SobolEngine"]
@@ -27,6 +25,8 @@ _BLOCK_BITS = 10
 
 
 def _table():
+    import numpy as np
+
     global _TABLE
     if _TABLE is None:
         with np.load(os.path.join(os.path.dirname(__file__), "joe_kuo_21201.npz")) as data:
@@ -39,6 +39,8 @@ def _direction_numbers(dimension, maxbit):
     """(dimension, maxbit) int64 direction numbers, unscrambled (Note [Sobol direction numbers]), read-only
     (the few dimensions used last are kept).
     The recurrence runs for every dimension at once, one column j per step."""
+    import numpy as np
+
     poly, vinit = _table()
     poly = poly[:dimension]
     degree = np.zeros(dimension, dtype=np.int64)
@@ -71,6 +73,8 @@ def _parity(x):
 
 def _scrambled(v, ltm, maxbit):
     """v multiplied over GF(2) by the lower-triangular bit matrices ltm (unit diagonal), per dimension."""
+    import numpy as np
+
     ltm = ltm.copy()
     idx = np.arange(maxbit)
     ltm[:, idx, idx] = 1
@@ -88,6 +92,8 @@ class SobolEngine:
     MAXDIM = 21201
 
     def __init__(self, dimension, scramble=False, seed=None):
+        import numpy as np
+
         if dimension > self.MAXDIM or dimension < 1:
             raise ValueError(f"Supported range of dimensionality for SobolEngine is [1, {self.MAXDIM}]")
         self.seed = seed
@@ -119,6 +125,8 @@ class SobolEngine:
         return (ember.from_numpy(self._shift.copy()) / 2**self.MAXBIT).reshape(1, -1)
 
     def _scramble(self):
+        import numpy as np
+
         g = ember.Generator()
         if self.seed is not None:
             g.manual_seed(self.seed)
@@ -133,6 +141,8 @@ class SobolEngine:
         """(2^_BLOCK_BITS, dimension): the unshifted points of the indices below 2^_BLOCK_BITS, in order.
         The Gray codes of [2^b, 2^(b+1)) are those of [0, 2^b) reversed with bit b set, so the table
         doubles one bit at a time."""
+        import numpy as np
+
         if self._low is None:
             vt = np.ascontiguousarray(self._v.T)
             low = np.zeros((1, self.dimension), dtype=np.uint32)
@@ -144,6 +154,8 @@ class SobolEngine:
 
     def _gray_point(self, index):
         """The unshifted point of index: the XOR of the direction numbers of the set bits of gray(index)."""
+        import numpy as np
+
         gray = index ^ (index >> 1)
         point = np.zeros(self.dimension, dtype=np.int64)
         for b in range(self.MAXBIT):
@@ -158,6 +170,8 @@ class SobolEngine:
         point of counter, which is the shift. Indices run in blocks of 2^_BLOCK_BITS:
         gray(B * 2^k + j) = gray(B) << k ^ (B & 1) << (k - 1) ^ gray(j), so a point is a block's high part
         XOR the block-independent low part of j."""
+        import numpy as np
+
         if n == 0:
             return np.empty((0, self.dimension), dtype=np.uint32)
         k = _BLOCK_BITS
@@ -182,9 +196,13 @@ class SobolEngine:
     def _scale_into(self, result, points):
         """result[...] = points / 2^MAXBIT, result float32 or float64: the numerators convert with one
         rounding and the power-of-two scale is exact, which is PyTorch's cast-then-scale."""
+        import numpy as np
+
         np.multiply(points, result.dtype.type(1.0 / 2**self.MAXBIT), out=result, dtype=result.dtype, casting="unsafe")
 
     def _scaled(self, points, dtype):
+        import numpy as np
+
         floats = {ember.float32: np.float32, ember.float64: np.float64}
         if dtype in floats:
             result = np.empty(points.shape, dtype=floats[dtype])
@@ -194,6 +212,8 @@ class SobolEngine:
 
     def draw(self, n=1, out=None, dtype=None):
         """The next n points, an (n, dimension) tensor of dtype (the default dtype when None)."""
+        import numpy as np
+
         dtype = ember.get_default_dtype() if dtype is None else dtype
         rows = n - 1 if self.num_generated == 0 else n
         if rows < 0:

@@ -237,6 +237,7 @@ void init_module(nb::module_& m) {
     g_size_class = cls.ptr();
   });
   m.def("_show_config", &show_config);
+  m.attr("_build_settings") = EMBER_BUILD_SETTINGS;  // without loading the BLAS and oneDNN, as _show_config does
   m.def("_get_float32_matmul_precision", [] { return std::string(float32_matmul_precision_name()); });
   m.def("_set_float32_matmul_precision",
         [](const std::string& name) { return ember::set_float32_matmul_precision(name); });
