@@ -396,6 +396,7 @@ def install(ember):
     )
     _wrap_namespace(ember, list(vars(ember)), signatures=_signatures.FUNCTIONS, python=PYTHON_IN_PYTORCH_TOPLEVEL)
     _wrap_namespace(ember.linalg, list(vars(ember.linalg)), signatures=_signatures.LINALG)
+    _wrap_namespace(ember.fft, list(vars(ember.fft)), only=set(_signatures.FFT), signatures=_signatures.FFT)
     functional = ember.nn.functional
     _wrap_namespace(
         functional,

@@ -1117,6 +1117,75 @@ LINALG = {
     ],
 }
 
+FFT = {
+    'fft': [
+        "fft_fft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)",
+    ],
+    'fft2': [
+        "fft_fft2(Tensor input, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor? out=None)",
+    ],
+    'fftfreq': [
+        "fft_fftfreq(int n, float d=1.0, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",
+    ],
+    'fftn': [
+        "fft_fftn(Tensor input, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)",
+    ],
+    'fftshift': [
+        "fft_fftshift(Tensor input, int[1]? dim=None)",
+    ],
+    'hfft': [
+        "fft_hfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)",
+    ],
+    'hfft2': [
+        "fft_hfft2(Tensor input, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor? out=None)",
+    ],
+    'hfftn': [
+        "fft_hfftn(Tensor input, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)",
+    ],
+    'ifft': [
+        "fft_ifft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)",
+    ],
+    'ifft2': [
+        "fft_ifft2(Tensor input, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor? out=None)",
+    ],
+    'ifftn': [
+        "fft_ifftn(Tensor input, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)",
+    ],
+    'ifftshift': [
+        "fft_ifftshift(Tensor input, int[1]? dim=None)",
+    ],
+    'ihfft': [
+        "fft_ihfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)",
+    ],
+    'ihfft2': [
+        "fft_ihfft2(Tensor input, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor? out=None)",
+    ],
+    'ihfftn': [
+        "fft_ihfftn(Tensor input, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)",
+    ],
+    'irfft': [
+        "fft_irfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)",
+    ],
+    'irfft2': [
+        "fft_irfft2(Tensor input, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor? out=None)",
+    ],
+    'irfftn': [
+        "fft_irfftn(Tensor input, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)",
+    ],
+    'rfft': [
+        "fft_rfft(Tensor input, int? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)",
+    ],
+    'rfft2': [
+        "fft_rfft2(Tensor input, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor? out=None)",
+    ],
+    'rfftfreq': [
+        "fft_rfftfreq(int n, float d=1.0, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",
+    ],
+    'rfftn': [
+        "fft_rfftn(Tensor input, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)",
+    ],
+}
+
 FUNCTIONAL = {
     # Losses and samplers PyTorch writes in Python around one binding: the
     # binding's types; `object` for what the Python code reads itself

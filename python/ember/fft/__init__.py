@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import builtins
 
+import math
+
 import ember
 from ember import Tensor  # noqa: F401  (torch.fft re-exports it too)
 
@@ -393,6 +395,11 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
 # ---- helpers --------------------------------------------------------------------------------
 
 
+def _reciprocal(x):
+    """1.0 / x as C++ divides: a signed infinity for a zero."""
+    return 1.0 / x if x != 0 else math.copysign(math.inf, x)
+
+
 def _freq_dtype(name, dtype):
     dtype = ember.get_default_dtype() if dtype is None else dtype
     if not (dtype.is_floating_point or dtype.is_complex):
@@ -403,9 +410,11 @@ def _freq_dtype(name, dtype):
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """Sample frequencies of a length-n transform: [0, 1, ..., -(n // 2), ..., -1] / (d * n)."""
     dtype = _freq_dtype("fftfreq", out.dtype if out is not None and dtype is None else dtype)
+    if n < 0:
+        ember.empty((n,))  # PyTorch's error for a negative size
     result = ember.arange(n, dtype=dtype, device=device)
     result[(n + 1) // 2 :] = ember.arange(-(n // 2), 0, dtype=dtype, device=device)
-    result = result.mul_(1.0 / (n * d))
+    result = result.mul_(_reciprocal(n * d))
     if out is not None:
         _copy_out(out, result)
         result = out
@@ -415,7 +424,10 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """Sample frequencies of rfft: [0, 1, ..., n // 2] / (d * n)."""
     dtype = _freq_dtype("rfftfreq", out.dtype if out is not None and dtype is None else dtype)
-    result = ember.arange(n // 2 + 1, dtype=dtype, device=device).mul_(1.0 / (n * d))
+    size = (abs(n) // 2) * (1 if n >= 0 else -1) + 1  # n / 2 + 1 in C++'s integer division
+    if size < 0:
+        ember.empty((size,))  # PyTorch's error for a negative size
+    result = ember.arange(size, dtype=dtype, device=device).mul_(_reciprocal(n * d))
     if out is not None:
         _copy_out(out, result)
         result = out

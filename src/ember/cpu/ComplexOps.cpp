@@ -55,6 +55,14 @@ void check_parts(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(t == u, "Expected object of scalar type ", dtype_message_name(t), " but got scalar type ",
               dtype_message_name(u), " for second argument");
 }
+
+// complex() and polar() write only the complex type of their parts.
+void check_complex_out(const Tensor& part, const Tensor& out) {
+  if (!out.defined()) return;
+  const ScalarType want = part.dtype() == ScalarType::Half ? ScalarType::ComplexHalf : to_complex_type(part.dtype());
+  EMBER_CHECK(out.dtype() == want, "Expected object of scalar type ", dtype_message_name(want), " but got scalar type ",
+              dtype_message_name(out.dtype()), " for argument 'out'");
+}
 }  // namespace
 
 Tensor& abs_out(const Tensor& self, Tensor& out) {
@@ -142,6 +150,7 @@ Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
 
 Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
   check_parts(real, imag);
+  check_complex_out(real, out);
   if (real.dtype() == ScalarType::Half) {
     // complex32 (Note [Limited dtypes]): built in complex64, whose parts hold float16's exactly
     const Tensor r = ember::complex(real.to(ScalarType::Float), imag.to(ScalarType::Float));
@@ -158,6 +167,7 @@ Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
 
 Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
   check_parts(abs, angle);
+  check_complex_out(abs, out);
   if (abs.dtype() == ScalarType::Half) math::not_implemented_for("polar_cpu", ScalarType::Half);
   auto it = fixed_result_op(out, {abs, angle}, to_complex_type(abs.dtype()));
   cpu::polar_stub(it);

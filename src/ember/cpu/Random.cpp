@@ -124,6 +124,8 @@ void check_from_to_in_range(int64_t from, int64_t to_inc, ScalarType t) {
     EMBER_CHECK(from >= -hi && from <= hi, "from is out of bounds for ", cpp_type_name(t));
     EMBER_CHECK(to_inc >= -hi && to_inc <= hi, "to - 1 is out of bounds for ", cpp_type_name(t));
   } else {
+    EMBER_CHECK(!is_complex_type_any_tier(t),
+                "check_random_bounds handles only integral, floating-point and boolean types");
     int64_t lo, hi;
     integral_limits(t, &lo, &hi);
     EMBER_CHECK(from >= lo && from <= hi, "from is out of bounds for ", cpp_type_name(t));

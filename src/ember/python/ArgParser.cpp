@@ -308,6 +308,12 @@ Signature::Signature(const std::string& fmt) : text(fmt) {
         p.default_bool = def == "True";
       } else if (def == "[]") {
         p.default_empty_list = true;
+      } else if (def.front() == '[' && def.back() == ']') {
+        for (size_t b = 1; b < def.size() - 1;) {
+          const size_t e = std::min(def.find(',', b), def.size() - 1);
+          p.default_ints.push_back(std::stoll(def.substr(b, e - b)));
+          b = e + 1;
+        }
       } else if (p.type == ParamType::String || p.type == ParamType::MemoryFormat ||
                  (!def.empty() && (def[0] == '\'' || def[0] == '"'))) {
         p.default_string = def.size() >= 2 && (def[0] == '"' || def[0] == '\'') ? def.substr(1, def.size() - 2) : def;
@@ -559,7 +565,11 @@ DimVector ParsedArgsBase::intlist(int i) {
   DimVector r;
   if (!o || o == Py_None) {
     const Param& p = sig_->params[i];
-    if (p.has_default && !p.default_none && !p.default_empty_list) r.assign(std::max(p.list_size, 1), p.default_int);
+    if (!p.default_ints.empty()) {
+      for (int64_t v : p.default_ints) r.push_back(v);
+    } else if (p.has_default && !p.default_none && !p.default_empty_list) {
+      r.assign(std::max(p.list_size, 1), p.default_int);
+    }
     return r;
   }
   // PyTorch's error for an element that does not fit int64.

@@ -58,6 +58,7 @@ struct Param {
   bool default_is_float = false;
   std::string default_string;
   bool default_empty_list = false;  // int[N] x=[]; otherwise int[N] x=k means N copies of k
+  std::vector<int64_t> default_ints;  // int[N] x=[a,b]
   std::string text;  // as written, for messages
 };
 

@@ -4,6 +4,7 @@
 // every capability gives the same bits. See Note [Range values].
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <type_traits>
 
 #include "ember/core/ScalarType.h"
@@ -83,7 +84,26 @@ void arange_typed(T* d, int64_t n, const RangeBounds& a) {
 template <typename T>
 void linspace_typed(T* d, int64_t steps, const RangeBounds& a) {
   const int64_t half = steps / 2;
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (is_complex_v<T>) {
+    // Each part as a real linspace of the part's type (PyTorch's complex step is (end - start) / (steps - 1),
+    // each part divided by the real count).
+    using R = typename T::value_type;
+    const R sr = static_cast<R>(a.d0), si = static_cast<R>(a.d0_imag);
+    const R er = static_cast<R>(a.d1), ei = static_cast<R>(a.d1_imag);
+    const R n = static_cast<R>(steps - 1);
+    const R str = (er - sr) / n, sti = (ei - si) / n;
+    for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        if (i < half) {
+          const R k = static_cast<R>(i);
+          d[i] = T(std::fma(str, k, sr), std::fma(sti, k, si));
+        } else {
+          const R k = static_cast<R>(steps - i - 1);
+          d[i] = T(std::fma(-str, k, er), std::fma(-sti, k, ei));
+        }
+      }
+    });
+  } else if constexpr (std::is_integral_v<T>) {
     const double da = static_cast<double>(static_cast<T>(a.i0)), db = static_cast<double>(static_cast<T>(a.i1));
     const double st = (db - da) / static_cast<double>(steps - 1);
     for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
@@ -111,8 +131,35 @@ void linspace_typed(T* d, int64_t steps, const RangeBounds& a) {
   }
 }
 
+// PyTorch's complex logspace: step = (end - start) / (steps - 1) as a complex
+// division (numpy's algorithm: each part times 1 / (steps - 1)), exponents
+// start + step * i unfused, and the complex power of the base in T (cpow).
 template <typename T>
-void logspace_typed(T* d, int64_t steps, const RangeBounds& a, double base) {
+void complex_logspace(T* d, int64_t steps, const RangeBounds& a, double base) {
+  using R = typename T::value_type;
+  const int64_t half = steps / 2;
+  const R sr = static_cast<R>(a.d0), si = static_cast<R>(a.d0_imag);
+  const R er = static_cast<R>(a.d1), ei = static_cast<R>(a.d1_imag);
+  const R scale = R(1) / static_cast<R>(steps - 1);
+  const R str = (er - sr) * scale, sti = (ei - si) * scale;
+  const T b(static_cast<R>(base));
+  for_each_chunk(steps, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      T x;
+      if (i < half) {
+        const R k = static_cast<R>(i);
+        x = T(sr + str * k, si + sti * k);
+      } else {
+        const R k = static_cast<R>(steps - i - 1);
+        x = T(er - str * k, ei - sti * k);
+      }
+      d[i] = std::pow(b, x);
+    }
+  });
+}
+
+template <typename T>
+void real_logspace(T* d, int64_t steps, const RangeBounds& a, double base) {
   const int64_t half = steps / 2;
   double da, db, st;
   if constexpr (std::is_integral_v<T>) {
@@ -140,6 +187,15 @@ void logspace_typed(T* d, int64_t steps, const RangeBounds& a, double base) {
   });
 }
 
+template <typename T>
+void logspace_typed(T* d, int64_t steps, const RangeBounds& a, double base) {
+  if constexpr (is_complex_v<T>) {
+    complex_logspace(d, steps, a, base);
+  } else {
+    real_logspace(d, steps, a, base);
+  }
+}
+
 void arange_kernel(const TensorBase& out, const RangeBounds& a) {
   EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), arange_stub, out, a);
   dispatch_numeric(out.dtype(), [&](auto tag) {
@@ -148,9 +204,19 @@ void arange_kernel(const TensorBase& out, const RangeBounds& a) {
   });
 }
 
+// dispatch_numeric with complex64 and complex128 (linspace, logspace).
+template <typename F>
+void dispatch_space(ScalarType t, const F& f) {
+#if EMBER_CPU_BASELINE_BUILD
+  if (t == ScalarType::ComplexFloat) return f(std::complex<float>());
+  if (t == ScalarType::ComplexDouble) return f(std::complex<double>());
+#endif
+  dispatch_numeric(t, f);
+}
+
 void linspace_kernel(const TensorBase& out, const RangeBounds& a) {
   EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), linspace_stub, out, a);
-  dispatch_numeric(out.dtype(), [&](auto tag) {
+  dispatch_space(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     linspace_typed(static_cast<T*>(out.data_ptr()), out.numel(), a);
   });
@@ -158,7 +224,7 @@ void linspace_kernel(const TensorBase& out, const RangeBounds& a) {
 
 void logspace_kernel(const TensorBase& out, const RangeBounds& a, double base) {
   EMBER_USE_BASELINE_KERNEL_FOR(out.dtype(), logspace_stub, out, a, base);
-  dispatch_numeric(out.dtype(), [&](auto tag) {
+  dispatch_space(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     logspace_typed(static_cast<T*>(out.data_ptr()), out.numel(), a, base);
   });

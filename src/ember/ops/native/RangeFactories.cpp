@@ -1,6 +1,7 @@
 // arange, linspace, logspace and eye: sizes, dtypes and checks. The value
 // loops are cpu/kernels/RangeKernel.cpp (see Note [Range values]).
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -167,12 +168,44 @@ Tensor& arange_end_out(const Scalar& end, std::optional<ScalarType> dtype, std::
 
 namespace {
 
-ScalarType space_dtype(const Tensor& out, std::optional<ScalarType> dtype) {
+// PyTorch's linspace_logspace_infer_options: complex bounds make the default
+// complex dtype, and refuse a real one.
+ScalarType space_dtype(const Tensor& out, std::optional<ScalarType> dtype, const Scalar& start, const Scalar& end,
+                       const char* fn) {
   if (out.defined()) {
     check_out_dtype(out, dtype);
     return out.dtype();
   }
+  if (start.is_complex() || end.is_complex()) {
+    const ScalarType inferred =
+        get_default_dtype() == ScalarType::Half ? ScalarType::ComplexHalf : to_complex_type(get_default_dtype());
+    if (!dtype) return inferred;
+    const char* name = inferred == ScalarType::ComplexHalf ? "c10::complex<c10::Half>" : cpp_type_name(inferred);
+    EMBER_CHECK(is_complex_type_any_tier(*dtype), fn, ": inferred dtype ", name,
+                " can't be safely cast to passed dtype ", enum_name(*dtype));
+  }
   return dtype.value_or(get_default_dtype());
+}
+
+// dispatch_numeric with complex64 and complex128.
+template <typename F>
+void dispatch_space(ScalarType t, const char* name, const F& f) {
+  if (t == ScalarType::ComplexFloat) return f(std::complex<float>());
+  if (t == ScalarType::ComplexDouble) return f(std::complex<double>());
+  dispatch_numeric(t, name, f);
+}
+
+// Bounds of complex outputs: each part rounded to the part's type.
+template <typename C>
+cpu::RangeBounds complex_bounds(const Scalar& start, const Scalar& end) {
+  using R = typename C::value_type;
+  const C a = start.to<C>(), b = end.to<C>();
+  cpu::RangeBounds r;
+  r.d0 = static_cast<double>(static_cast<R>(a.real()));
+  r.d0_imag = static_cast<double>(static_cast<R>(a.imag()));
+  r.d1 = static_cast<double>(static_cast<R>(b.real()));
+  r.d1_imag = static_cast<double>(static_cast<R>(b.imag()));
+  return r;
 }
 
 }  // namespace
@@ -180,7 +213,7 @@ ScalarType space_dtype(const Tensor& out, std::optional<ScalarType> dtype) {
 Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                      std::optional<Device> device, Tensor& out) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  const ScalarType t = space_dtype(out, dtype);
+  const ScalarType t = space_dtype(out, dtype, start, end, "torch.linspace()");
   if (!out.defined()) {
     out = native::empty({steps}, t, device);
   } else if (out.numel() != steps) {
@@ -188,16 +221,20 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std:
   }
   if (steps == 0) return out;
   if (steps == 1) {
-    if (t != ScalarType::Bool)
+    if (t != ScalarType::Bool && !is_complex_type(t))
       dispatch_numeric(t, "linspace_cpu", [&](auto tag) { (void)checked_to<decltype(tag)>(start); });
     out.fill_(start);
     return out;
   }
   if (t == ScalarType::Bool) not_implemented("linspace_cpu", t);
   cpu::RangeBounds b;
-  dispatch_numeric(t, "linspace_cpu", [&](auto tag) {
+  dispatch_space(t, "linspace_cpu", [&](auto tag) {
     using T = decltype(tag);
-    b = bounds(checked_to<T>(start), checked_to<T>(end));
+    if constexpr (is_complex_v<T>) {
+      b = complex_bounds<T>(start, end);
+    } else {
+      b = bounds(checked_to<T>(start), checked_to<T>(end));
+    }
   });
   fill_contiguous(out, [&](Tensor& r) { run_range_stub(cpu::linspace_stub, "linspace", r, b); });
   return out;
@@ -206,7 +243,7 @@ Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std:
 Tensor& logspace_out(const Scalar& start, const Scalar& end, int64_t steps, double base,
                      std::optional<ScalarType> dtype, std::optional<Device> device, Tensor& out) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  const ScalarType t = space_dtype(out, dtype);
+  const ScalarType t = space_dtype(out, dtype, start, end, "torch.logspace()");
   if (!out.defined()) {
     out = native::empty({steps}, t, device);
   } else if (out.numel() != steps) {
@@ -214,6 +251,10 @@ Tensor& logspace_out(const Scalar& start, const Scalar& end, int64_t steps, doub
   }
   if (steps == 0) return out;
   if (steps == 1) {
+    if (is_complex_type_any_tier(t)) {
+      out.fill_(Scalar(std::pow(std::complex<double>(base), start.to_complex())));
+      return out;
+    }
     const Scalar v(std::pow(base, start.to_double()));
     if (t != ScalarType::Bool)
       dispatch_numeric(t, "logspace_cpu", [&](auto tag) { (void)checked_to<decltype(tag)>(v); });
@@ -222,9 +263,13 @@ Tensor& logspace_out(const Scalar& start, const Scalar& end, int64_t steps, doub
   }
   if (t == ScalarType::Bool) not_implemented("logspace_cpu", t);
   cpu::RangeBounds b;
-  dispatch_numeric(t, "logspace_cpu", [&](auto tag) {
+  dispatch_space(t, "logspace_cpu", [&](auto tag) {
     using T = decltype(tag);
-    b = bounds(checked_to<T>(start), checked_to<T>(end));
+    if constexpr (is_complex_v<T>) {
+      b = complex_bounds<T>(start, end);
+    } else {
+      b = bounds(checked_to<T>(start), checked_to<T>(end));
+    }
   });
   fill_contiguous(out, [&](Tensor& r) { run_range_stub(cpu::logspace_stub, "logspace", r, b, base); });
   return out;

@@ -17,6 +17,7 @@ namespace ember::cpu {
 struct RangeBounds {
   int64_t i0 = 0, i1 = 0;
   double d0 = 0, d1 = 0;
+  double d0_imag = 0, d1_imag = 0;  // complex outputs: d0 + d0_imag i, d1 + d1_imag i
 };
 
 using ArangeFn = void (*)(const TensorBase& out, const RangeBounds& start_step);

@@ -557,6 +557,12 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
 }
 
 Tensor view_dtype(const Tensor& self, ScalarType dtype) {
+  // PyTorch refuses these even for the same dtype.
+  EMBER_CHECK(!self.is_conj(),
+              "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.");
+  EMBER_CHECK(!self.is_neg(),
+              "torch.Tensor.view is not supported for tensors with negative bit set when converting to a different "
+              "dtype.");
   const int64_t from = static_cast<int64_t>(self.element_size());
   const int64_t to = static_cast<int64_t>(element_size(dtype));
   DimVector sizes(self.sizes()), strides(self.strides());
