@@ -48,6 +48,8 @@ def _dtype_name(dtype):
 class finfo:  # noqa: N801
     """Machine limits of a floating point dtype."""
 
+    __module__ = "ember"
+
     def __init__(self, type=None):  # noqa: A002
         name = _dtype_name(type if type is not None else _C.get_default_dtype())
         name = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}.get(name, name)
@@ -76,6 +78,8 @@ class finfo:  # noqa: N801
 
 class iinfo:  # noqa: N801
     """Machine limits of an integer dtype."""
+
+    __module__ = "ember"
 
     def __init__(self, type):  # noqa: A002
         name = _dtype_name(type)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 class layout:  # noqa: N801
+    __module__ = "ember"
     __slots__ = ("_name",)
 
     def __init__(self, name):

@@ -2,6 +2,7 @@
 
 
 class Size(tuple):
+    __module__ = "ember"
     __slots__ = ()
 
     def __repr__(self) -> str:

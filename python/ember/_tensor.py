@@ -12,6 +12,8 @@ from ember._inplace_views import InplaceViewMethods
 
 
 class Tensor(ConversionMethods, InplaceViewMethods, InplaceComparisonMethods, _C.TensorBase):
+    __module__ = "ember"  # printed as <class 'ember.Tensor'>, as PyTorch prints torch.Tensor
+
     def __new__(cls, *args, **kwargs):
         """The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2])
         holds data, both of the default dtype."""

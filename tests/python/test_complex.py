@@ -505,7 +505,10 @@ def test_complex_gradients_of_checked_formulas_match_pytorch(name):
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("fn", [lambda x: x.tanh(), lambda x: x.cumprod(0), lambda x: ember.addmm(x, x, x)])
+# (PyTorch refuses these two at the forward call: no complex gradients at all.)
+@pytest.mark.parametrize(
+    "fn", [lambda x: x.nan_to_num(), lambda x: ember.nn.functional.embedding(ember.tensor([0, 1]), x)]
+)
 def test_complex_gradients_not_yet_checked_raise_instead_of_answering_wrongly(fn):
     x = ember.ones(2, 2, dtype=ember.complex64).requires_grad_()
     with pytest.raises(NotImplementedError, match="not implemented for complex tensors"):

@@ -101,7 +101,18 @@ bool complex_formula_checked(const std::string& name) {
       "Log2Backward0", "Log1PBackward0", "Expm1Backward0", "Exp2Backward0", "SincBackward0", "ReciprocalBackward0",
       "AsinBackward0", "AcosBackward0", "AtanBackward0", "SinhBackward0", "CoshBackward0", "PowBackward0",
       "MmBackward0", "BmmBackward0", "MvBackward0", "DotBackward0", "VdotBackward0", "PolarBackward0",
-      "CumsumBackward0", "SqueezeBackward4",
+      "CumsumBackward0", "SqueezeBackward4", "TanhBackward0", "SigmoidBackward0", "CumprodBackward0",
+      "LogsumexpBackward0", "VarBackward0", "StdBackward0", "TraceBackward0", "RollBackward0", "StdMeanBackward0",
+      "VarMeanBackward0", "PowBackward1", "PowBackward2", "RepeatBackward0", "GatherBackward0", "IndexSelectBackward0",
+      "MaskedFillBackward0", "MaskedFillBackward1", "UnbindBackward0", "TakeBackward0", "UnfoldBackward0",
+      // alpha and beta conjugated, the matrices' conjugate transposes
+      "AddmmBackward0", "AddmvBackward0", "BaddbmmBackward0", "AddbmmBackward0", "IndexFillBackward0",
+      "IndexFillBackward1", "IndexCopyBackward0", "MaskedScatterBackward0", "ScatterBackward0", "ScatterBackward1",
+      "PutBackward0", "IndexPutBackward0", "FillBackward2", "FillBackward3", "SplitWithSizesBackward0",
+      "SqueezeBackward2", "ZeroBackward0",
+      // the padding's index maps, linear
+      "ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
+      "ReplicationPad2DBackward0", "ReplicationPad3DBackward0",
       // linear, or conjugated for complex inputs (prod, vector norms)
       "AliasBackward0", "TrilBackward0", "TriuBackward0", "DiagonalBackward0", "IndexBackward0", "FlipBackward0",
       "ProdBackward0", "ProdBackward1", "LinalgVectorNormBackward0",

@@ -101,9 +101,9 @@ Tensor add_product_jvp(Product kind, const Tensor& self_t, const Tensor& a, cons
   Tensor out = product_terms(kind, a, a_t, b, b_t);
   if (out.defined()) {
     if (sum_batch) out = out.sum(std::vector<int64_t>{0});
-    if (alpha.to_double() != 1.0) out = out * alpha;
+    if (!alpha.equal(1.0)) out = out * alpha;
   }
-  if (self_t.defined()) out = accumulate(out, beta.to_double() == 1.0 ? self_t : self_t * beta);
+  if (self_t.defined()) out = accumulate(out, beta.equal(1.0) ? self_t : self_t * beta);
   return as_sum(out);
 }
 

@@ -26,6 +26,21 @@ Tensor sgn_backward(const Tensor& self, const Tensor& grad, const Tensor& result
   return where(a.eq(Scalar(0.0)), zeros_like(g), g);
 }
 
+Tensor to_copy_backward(const Tensor& grad, Device device, ScalarType dtype) {
+  const Tensor g = !is_complex_type_any_tier(dtype) && grad.is_complex() ? real(grad) : grad;
+  return g.to(device, dtype);
+}
+
+Tensor tanh_backward_of(const Tensor& grad, const Tensor& result) {
+  if (!result.is_complex()) return tanh_backward(grad, result);
+  return grad * (1 - result * result).conj();
+}
+
+Tensor sigmoid_backward_of(const Tensor& grad, const Tensor& result) {
+  if (!result.is_complex()) return sigmoid_backward(grad, result);
+  return grad * ((1 - result) * result).conj();
+}
+
 std::tuple<Tensor, Tensor> polar_backward(const Tensor& grad, const Tensor& result) {
   Tensor grad_conj = grad.conj();
   Tensor grad_abs = real(grad_conj * result.sgn());

@@ -13,6 +13,13 @@ namespace ember::autograd::generated {
 Tensor abs_backward(const Tensor& grad, const Tensor& self);
 Tensor angle_backward(const Tensor& grad, const Tensor& self);
 Tensor sgn_backward(const Tensor& self, const Tensor& grad, const Tensor& result);
+// A dtype/device copy's gradient: converted back; the real part for a real
+// input (no warning about discarding the imaginary part).
+Tensor to_copy_backward(const Tensor& grad, Device device, ScalarType dtype);
+// tanh's and sigmoid's gradients from their result: the pointwise kernels for
+// real tensors; grad * conj(1 - y^2) and grad * conj((1 - y) y) for complex.
+Tensor tanh_backward_of(const Tensor& grad, const Tensor& result);
+Tensor sigmoid_backward_of(const Tensor& grad, const Tensor& result);
 // Gradients of abs and angle of polar(abs, angle) = result.
 std::tuple<Tensor, Tensor> polar_backward(const Tensor& grad, const Tensor& result);
 

@@ -8,7 +8,7 @@
 namespace ember::autograd::generated {
 
 Tensor maybe_multiply(const Tensor& grad, const Scalar& s) {
-  if (s.to_double() == 1.0 && !s.is_bool()) return grad;
+  if (s.equal(1.0) && !s.is_bool()) return grad;
   Tensor wrapped = full({}, s, grad.dtype(), grad.device());
   wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
   return grad * wrapped;

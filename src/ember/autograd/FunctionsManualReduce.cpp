@@ -255,7 +255,7 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   std::optional<std::vector<int64_t>> d = as_dims(dims);
   Tensor g = restore_reduced_dims(grad, self.sizes(), d, keepdim);
   Tensor r = restore_reduced_dims(result, self.sizes(), d, keepdim);
-  return g * (self - r).exp();
+  return self.is_complex() ? g * (self - r).exp().conj() : g * (self - r).exp();
 }
 
 Tensor cumsum_backward(const Tensor& grad, int64_t dim, ScalarType dtype) {
@@ -361,11 +361,11 @@ Tensor bmm_backward_self(const Tensor& grad, const Tensor& mat2) { return grad.b
 Tensor bmm_backward_mat2(const Tensor& grad, const Tensor& self) { return self.permute({0, 2, 1}).conj().bmm(grad); }
 
 Tensor addbmm_backward_batch1(const Tensor& grad, const Tensor& batch2, int64_t batch) {
-  return grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}).bmm(batch2.permute({0, 2, 1}));
+  return grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}).bmm(batch2.permute({0, 2, 1}).conj());
 }
 
 Tensor addbmm_backward_batch2(const Tensor& grad, const Tensor& batch1, int64_t batch) {
-  return batch1.permute({0, 2, 1}).bmm(grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}));
+  return batch1.permute({0, 2, 1}).conj().bmm(grad.unsqueeze(0).expand({batch, grad.size(0), grad.size(1)}));
 }
 
 Tensor mv_mat_backward(const Tensor& grad, const Tensor& vec) { return grad.reshape({-1, 1}) * vec.conj(); }

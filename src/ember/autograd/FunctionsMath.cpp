@@ -113,22 +113,36 @@ Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& expone
   return grad * (Scalar(e) * self.pow(Scalar(e - 1.0))).conj();
 }
 
+namespace {
+// The gradient of a real input whose path went through complex numbers: its real part (PyTorch's handle_r_to_c).
+Tensor real_for_real_input(const Tensor& input, const Tensor& g) {
+  return !input.is_complex() && g.is_complex() ? ember::real(g) : g;
+}
+// exponent >= 0; for complex exponents, real and >= 0.
+Tensor real_nonnegative(const Tensor& exponent) {
+  if (!exponent.is_complex()) return exponent.ge(Scalar(int64_t(0)));
+  return ember::imag(exponent).eq(Scalar(int64_t(0))).logical_and(ember::real(exponent).ge(Scalar(int64_t(0))));
+}
+}  // namespace
+
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
-  Tensor d = grad * (exponent * self.pow(exponent - Scalar(int64_t(1))));
-  return masked_zero(exponent.eq(Scalar(0.0)), d);
+  Tensor d = grad * (exponent * self.pow(exponent - Scalar(int64_t(1)))).conj();
+  return real_for_real_input(self, masked_zero(exponent.eq(Scalar(0.0)), d));
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
-  Tensor cond = self.eq(Scalar(int64_t(0))).logical_and(exponent.ge(Scalar(int64_t(0))));
+  Tensor cond = self.eq(Scalar(int64_t(0))).logical_and(real_nonnegative(exponent));
   const ScalarType promoted = result_type({&self, &exponent});
   Tensor self_ = self.dtype() == promoted ? self : self.to(promoted);
-  return grad * masked_zero(cond, result * self_.log());
+  return real_for_real_input(exponent, grad * masked_zero(cond, (result * self_.log()).conj()));
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent, const Tensor& result) {
-  Tensor d = result * Scalar(std::log(base.to_double()));
-  if (base.equal(0.0)) d = masked_zero(exponent.ge(Scalar(int64_t(0))), d);
-  return grad * d;
+  // A complex exponent takes the complex logarithm of a real base (i pi for a negative one).
+  Tensor d = exponent.is_complex() || base.is_complex() ? (result * Scalar(std::log(base.to_complex()))).conj()
+                                                        : result * Scalar(std::log(base.to_double()));
+  if (base.equal(0.0)) d = masked_zero(real_nonnegative(exponent), d);
+  return real_for_real_input(exponent, grad * d);
 }
 
 Tensor max_min_self_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max) {

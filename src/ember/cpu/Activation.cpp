@@ -39,6 +39,7 @@ static void check_fits_int64(const Scalar& bound) {
 
 Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+  if (self.is_complex()) throw NotImplementedError("clamp is not supported for complex types");  // PyTorch's clamp
   if (self.dtype() == ScalarType::Byte) {
     check_fits_int64(min_val);
     check_fits_int64(max_val);

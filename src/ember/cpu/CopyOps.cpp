@@ -40,7 +40,9 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   const bool same_cuda = self.is_cuda() && src.device() == self.device();
   EMBER_CHECK(cpu_or_meta || same_cuda, "copy_ between devices needs the CUDA backend");
   if (self.is_same(src)) return self;
-  if (is_complex_type_any_tier(src.dtype()) && !is_complex_type_any_tier(self.dtype())) {
+  // A bool takes a complex number's truth value: nothing is discarded.
+  if (is_complex_type_any_tier(src.dtype()) && !is_complex_type_any_tier(self.dtype()) &&
+      self.dtype() != ScalarType::Bool) {
     static std::atomic<bool> warned{false};  // once per process, as PyTorch warns
     if (!warned.exchange(true)) warn("Casting complex values to real discards the imaginary part");
   }

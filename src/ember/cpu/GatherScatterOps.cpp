@@ -291,8 +291,9 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
 // ---- scatter -----------------------------------------------------------------------------
 
 namespace {
-void check_scatter_src(const Tensor& self, const Tensor& src, const char* op = "scatter") {
-  EMBER_CHECK(self.dtype() == src.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
+// PyTorch names scatter for scatter_add and scatter_reduce too.
+void check_scatter_src(const Tensor& self, const Tensor& src) {
+  EMBER_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
 }
 }  // namespace
 
@@ -366,7 +367,7 @@ Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& in
     throw Error(str_cat("reduce argument must be either sum, prod, mean, amax or amin, got ", reduce));
   }
   check_scatter_gather_index("scatter_reduce", index);
-  check_scatter_src(self, src, "scatter_reduce");
+  check_scatter_src(self, src);
   check_scatter_shape(self, d, index, &src);
   init_like_self(self, out);
   if (index.numel() == 0 || out.is_meta() || index.is_meta() || src.is_meta()) return out;
@@ -431,7 +432,7 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
       if (index_error) throw IndexError(msg);
       // PyTorch's index_add checks the first and last dims in its scatter path
       // (alpha 1) and the others, 1-d inputs and alpha != 1 in its slice path.
-      if (out.dim() <= 1 || (dim != 0 && dim != out.dim() - 1) || alpha.to_double() != 1.0) {
+      if (out.dim() <= 1 || (dim != 0 && dim != out.dim() - 1) || !alpha.equal(1.0)) {
         throw IndexError("index out of range in self");
       }
       throw Error(msg);
@@ -444,7 +445,7 @@ void index_reduce_impl(Tensor& out, int64_t dim, const Tensor& index, const Tens
   assert_no_overlap(out, src);
   ScatterOp op = scatter_op(r);
   const bool is_bool = out.dtype() == ScalarType::Bool;
-  if (op == ScatterOp::Sum && !is_bool && alpha.to_double() != 1.0) op = ScatterOp::SumAlpha;
+  if (op == ScatterOp::Sum && !is_bool && !alpha.equal(1.0)) op = ScatterOp::SumAlpha;
   // Complex numbers are multiplied by alpha, even 1 (inf * 0 is nan), except
   // in PyTorch's scatter path (see above).
   if (op == ScatterOp::Sum && out.is_complex()) {

@@ -250,6 +250,13 @@ void gemm_torch_order(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int
   }
 }
 
+// beta == 0 (false for a bool): the products then ignore the input's values.
+// A complex beta is zero only with both parts zero.
+bool scale_is_zero(const Scalar& beta) {
+  if (beta.is_bool()) return !beta.to_bool();
+  return beta.is_complex() ? beta.to_complex() == std::complex<double>(0) : beta.to_double() == 0;
+}
+
 // alpha 1 and beta 0 or 1: what the oneDNN route computes.
 bool simple_scales(const Scalar& alpha, const Scalar& beta) {
   if (alpha.is_complex() || beta.is_complex() || alpha.to_double() != 1) return false;
@@ -265,12 +272,12 @@ void gemm_batched(ScalarType dtype, int64_t batch, int64_t m, int64_t n, int64_t
                   const Tensor& c_t, const Scalar& alpha, const Scalar& beta) {
   if (batch == 0 || m == 0 || n == 0 || !has_data(c_t, {&a_t, &b_t})) return;
   const int64_t c_bs = m * n;
-  const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+  const bool beta_zero = scale_is_zero(beta);
   if (k == 0) {
     // No products: C = beta * C (or zeros).
     if (beta_zero) {
       const_cast<Tensor&>(c_t).zero_();
-    } else if (beta.to_double() != 1) {
+    } else if (!beta.equal(1.0)) {
       Tensor scaled = c_t * wrapped_scalar(beta);
       const_cast<Tensor&>(c_t).copy_(scaled);
     }
@@ -387,7 +394,7 @@ void check_product_dtype(const Tensor& t, const char* cpu_name, const char* cuda
 // addmm/baddbmm/addbmm without products compute beta * self as a tensor op,
 // so a beta of a wider kind than the dtype fails to cast back, as in PyTorch.
 void check_beta_cast(ScalarType t, const Scalar& beta) {
-  if (beta.is_bool() || beta.to_double() == 0) return;
+  if (beta.is_bool() || scale_is_zero(beta)) return;
   EMBER_CHECK(!beta.is_floating_point() || is_floating_type(t),
               "result type Float can't be cast to the desired output "
               "type ",
@@ -439,7 +446,7 @@ Tensor addmm_impl(const Tensor* self, const Tensor& mat1, const Tensor& mat2, co
   if (!result.defined()) result = ember::empty({m, n}, mat1.dtype(), mat1.device());
   Scalar b = beta;
   if (self) {
-    const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+    const bool beta_zero = scale_is_zero(beta);
     if (!beta_zero && !self->is_same(result)) result.copy_(self->expand({m, n}));
   } else {
     b = Scalar(int64_t(0));
@@ -600,7 +607,7 @@ Tensor baddbmm_impl(const Tensor* self, const Tensor& b1, const Tensor& b2, cons
   const int64_t bs = b1.sizes()[0], m = b1.sizes()[1], k = b1.sizes()[2], n = b2.sizes()[2];
   Tensor result = ember::empty({bs, m, n}, b1.dtype(), b1.device());
   Scalar b = beta;
-  const bool beta_zero = !self || (!beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool());
+  const bool beta_zero = !self || scale_is_zero(beta);
   if (self) {
     if (!beta_zero) result.copy_(self->expand({bs, m, n}));
   } else {
@@ -640,7 +647,7 @@ void check_mv_args(const Tensor& mat, const Tensor& vec, int64_t input_dim, int6
 Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
   const int64_t m = mat.sizes()[0], n = mat.sizes()[1];
   Tensor result = ember::empty({m}, mat.dtype(), mat.device());
-  const bool beta_zero = !self || (!beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool());
+  const bool beta_zero = !self || scale_is_zero(beta);
   if (!beta_zero) result.copy_(self->expand({m}));
   if (m == 0 || !has_data(result, {&mat, &vec})) return result;
   const ScalarType dt = mat.dtype();
@@ -879,12 +886,12 @@ Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
   // Sum over the batch: view the batch as extra columns of A and rows of B,
   // accumulating one product per batch into the result.
   Tensor result = ember::empty({m, n}, self.dtype(), self.device());
-  const bool beta_zero = !beta.is_bool() ? beta.to_double() == 0 : !beta.to_bool();
+  const bool beta_zero = scale_is_zero(beta);
   if (!beta_zero) result.copy_(self.expand({m, n}));
   if (bs == 0) {
     if (beta_zero) {
       result.zero_();
-    } else if (beta.to_double() != 1) {
+    } else if (!beta.equal(1.0)) {
       result = result * wrapped_scalar(beta);
     }
     return deliver(out, result);

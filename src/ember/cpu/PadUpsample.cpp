@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -80,7 +81,7 @@ Tensor gather_maps(const Tensor& self, const Maps& maps, const char* name) {
   }
   const int64_t in_n = prod(plane), n_rows = static_cast<int64_t>(rows.size()), out_n = n_rows * OW;
   Tensor x = self.contiguous();
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(self.dtype(), name, [&] {
     const scalar_t* src = x.data_ptr<scalar_t>();
     scalar_t* dst = out.data_ptr<scalar_t>();
     const int64_t* mi = m.data();
@@ -110,7 +111,7 @@ Tensor scatter_maps(const Tensor& grad, IntArrayRef input_size, const Maps& maps
   EMBER_CHECK(grad.numel() == planes * out_n, name, ": grad_output has the wrong number of elements");
   if (gin.numel() == 0 || out_n == 0) return compute != dtype ? gin.to(dtype) : gin;
   Tensor g = grad.to(compute).contiguous();
-  EMBER_DISPATCH_ALL_TYPES(compute, name, [&] {
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(compute, name, [&] {
     if constexpr (std::is_same_v<scalar_t, bool>) {
       EMBER_CHECK(false, name, ": backward is not defined for bool");
     } else {
@@ -563,10 +564,18 @@ Tensor pad_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, IntAr
   return scatter_maps(grad_output, input_size, pad_maps(input_size, padding, mode), "pad_backward");
 }
 
+// The maps copy any dtype (padding takes complex numbers); PyTorch's nearest
+// upsampling does not.
+void check_nearest_dtype(const Tensor& self) {
+  if (is_complex_type_any_tier(self.dtype()))
+    math::not_implemented_for("compute_indices_weights_nearest", self.dtype());
+}
+
 #define EMBER_NEAREST_OP(NAME, K, EXACT)                                                                            \
   Tensor NAME##_cpu(const Tensor& self, std::optional<std::vector<int64_t>> output_size,                            \
                     std::optional<std::vector<double>> scale_factors) {                                             \
     DimVector out = upsample_output_size(self.sizes(), output_size, scale_factors, K);                              \
+    check_nearest_dtype(self);                                                                                      \
     return gather_maps(self, nearest_maps(self.sizes(), IntArrayRef(out.data(), out.size()), scale_factors, EXACT), \
                        #NAME);                                                                                      \
   }

@@ -18,6 +18,7 @@ namespace ember::native {
 
 Tensor& relu_out(const Tensor& self, Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  if (self.is_complex()) throw NotImplementedError("clamp is not supported for complex types");  // PyTorch's clamp_min
   auto it = TensorIterator::unary_op(out, self);
   check_pointwise_dtype(it, kIntegralDtypes | kFloatingDtypes,
                         pointwise_error_name(it, "clamp_min_cpu", "clamp_min_cuda"));

@@ -346,9 +346,9 @@ PyGetSetDef node_getset[] = {{"next_functions", node_next_functions, nullptr, nu
 PyObject* node_type_for(const std::string& name) {
   auto it = g_node_types.find(name);
   if (it != g_node_types.end()) return it->second;
-  // type(name, (Node,), {"__module__": "torch.autograd.graph"}) - names as PyTorch shows them.
+  // type(name, (Node,), {"__module__": "builtins"}): printed as PyTorch prints its C++ nodes (<class 'ExpBackward0'>).
   std::string short_name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
-  PyObject* dict = Py_BuildValue("{s:s}", "__module__", "ember.autograd.graph");
+  PyObject* dict = Py_BuildValue("{s:s}", "__module__", "builtins");
   PyObject* type = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O)N", short_name.c_str(),
                                          reinterpret_cast<PyObject*>(g_node_base), dict);
   if (!type) throw python_error();

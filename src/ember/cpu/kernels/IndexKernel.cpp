@@ -211,7 +211,7 @@ void run_copy(const IndexGeometry& g, char* idx_base, char* lin_base, IndexMode 
 void index_kernel(const IndexGeometry& g, char* idx_base, char* lin_base, ScalarType dtype, IndexMode mode) {
   if (mode == IndexMode::Accumulate) {
     EMBER_USE_BASELINE_KERNEL_FOR(dtype, index_stub, g, idx_base, lin_base, dtype, mode);
-    EMBER_DISPATCH_KERNEL_TYPES(dtype, "index_put_", [&] {
+    EMBER_DISPATCH_KERNEL_TYPES_AND_COMPLEX(dtype, "index_put_", [&] {
       run<scalar_t, IndexMode::Accumulate>(g, reinterpret_cast<scalar_t*>(idx_base),
                                            reinterpret_cast<scalar_t*>(lin_base));
     });
