@@ -526,9 +526,7 @@ def _complex_leaves(obj, found):
 
 
 # linalg rows whose complex gradient is not there yet, with the reason.
-COMPLEX_GRAD_GAPS = {
-    "linalg_vander": "vander is a cumprod, whose backward Ember has not checked for complex inputs",
-}
+COMPLEX_GRAD_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
