@@ -5,51 +5,49 @@ spaces, and KL divergences."""
 
 from ember.distributions import constraints, transforms
 from ember.distributions.constraint_registry import biject_to, transform_to
-from ember.distributions.continuous import (
-    Beta,
-    Cauchy,
-    Chi2,
-    Dirichlet,
-    Exponential,
-    Gamma,
-    Laplace,
-    Normal,
-    StudentT,
-    Uniform,
-)
-from ember.distributions.discrete import (
-    Bernoulli,
-    Binomial,
-    Categorical,
-    Geometric,
-    Multinomial,
-    NegativeBinomial,
-    OneHotCategorical,
-    OneHotCategoricalStraightThrough,
-    Poisson,
-)
+from ember.distributions.bernoulli import Bernoulli
+from ember.distributions.beta import Beta
+from ember.distributions.binomial import Binomial
+from ember.distributions.categorical import Categorical
+from ember.distributions.cauchy import Cauchy
+from ember.distributions.chi2 import Chi2
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli
+from ember.distributions.dirichlet import Dirichlet
+from ember.distributions.exponential import Exponential
+from ember.distributions.fishersnedecor import FisherSnedecor
+from ember.distributions.gamma import Gamma
+from ember.distributions.generalized_pareto import GeneralizedPareto
+from ember.distributions.geometric import Geometric
+from ember.distributions.gumbel import Gumbel
+from ember.distributions.half_cauchy import HalfCauchy
+from ember.distributions.half_normal import HalfNormal
+from ember.distributions.independent import Independent
+from ember.distributions.inverse_gamma import InverseGamma
+from ember.distributions.kumaraswamy import Kumaraswamy
+from ember.distributions.laplace import Laplace
+from ember.distributions.lkj_cholesky import LKJCholesky
+from ember.distributions.log_normal import LogNormal
+from ember.distributions.logistic_normal import LogisticNormal
+from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from ember.distributions.mixture_same_family import MixtureSameFamily
+from ember.distributions.multinomial import Multinomial
+from ember.distributions.multivariate_normal import MultivariateNormal
+from ember.distributions.negative_binomial import NegativeBinomial
+from ember.distributions.normal import Normal
+from ember.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from ember.distributions.pareto import Pareto
+from ember.distributions.poisson import Poisson
+from ember.distributions.relaxed_bernoulli import RelaxedBernoulli
+from ember.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from ember.distributions.studentT import StudentT
+from ember.distributions.transformed_distribution import TransformedDistribution
+from ember.distributions.uniform import Uniform
+from ember.distributions.von_mises import VonMises
+from ember.distributions.weibull import Weibull
+from ember.distributions.wishart import Wishart
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.kl import kl_divergence, register_kl
-from ember.distributions.more import ContinuousBernoulli, GeneralizedPareto, VonMises
-from ember.distributions.multivariate import LKJCholesky, LowRankMultivariateNormal, MultivariateNormal, Wishart
-from ember.distributions.transformed import (
-    FisherSnedecor,
-    Gumbel,
-    HalfCauchy,
-    HalfNormal,
-    Independent,
-    InverseGamma,
-    Kumaraswamy,
-    LogisticNormal,
-    LogNormal,
-    MixtureSameFamily,
-    Pareto,
-    RelaxedBernoulli,
-    RelaxedOneHotCategorical,
-    TransformedDistribution,
-    Weibull,
-)
 from ember.distributions.transforms import (
     AbsTransform,
     AffineTransform,
@@ -142,67 +140,3 @@ __all__ = [
     "register_kl",
     "transform_to",
 ]
-
-
-def _alias_modules():
-    """PyTorch's one-module-per-distribution names (torch.distributions.normal,
-    ...), as modules holding the same classes."""
-    import sys
-    import types
-
-    layout = {
-        "bernoulli": ["Bernoulli"],
-        "beta": ["Beta"],
-        "binomial": ["Binomial"],
-        "categorical": ["Categorical"],
-        "cauchy": ["Cauchy"],
-        "chi2": ["Chi2"],
-        "continuous_bernoulli": ["ContinuousBernoulli"],
-        "dirichlet": ["Dirichlet"],
-        "distribution": ["Distribution"],
-        "exp_family": ["ExponentialFamily"],
-        "exponential": ["Exponential"],
-        "fishersnedecor": ["FisherSnedecor"],
-        "gamma": ["Gamma"],
-        "generalized_pareto": ["GeneralizedPareto"],
-        "geometric": ["Geometric"],
-        "gumbel": ["Gumbel"],
-        "half_cauchy": ["HalfCauchy"],
-        "half_normal": ["HalfNormal"],
-        "independent": ["Independent"],
-        "inverse_gamma": ["InverseGamma"],
-        "kumaraswamy": ["Kumaraswamy"],
-        "laplace": ["Laplace"],
-        "lkj_cholesky": ["LKJCholesky"],
-        "log_normal": ["LogNormal"],
-        "logistic_normal": ["LogisticNormal"],
-        "lowrank_multivariate_normal": ["LowRankMultivariateNormal"],
-        "mixture_same_family": ["MixtureSameFamily"],
-        "multinomial": ["Multinomial"],
-        "multivariate_normal": ["MultivariateNormal"],
-        "negative_binomial": ["NegativeBinomial"],
-        "normal": ["Normal"],
-        "one_hot_categorical": ["OneHotCategorical", "OneHotCategoricalStraightThrough"],
-        "pareto": ["Pareto"],
-        "poisson": ["Poisson"],
-        "relaxed_bernoulli": ["RelaxedBernoulli"],
-        "relaxed_categorical": ["RelaxedOneHotCategorical"],
-        "studentT": ["StudentT"],
-        "transformed_distribution": ["TransformedDistribution"],
-        "uniform": ["Uniform"],
-        "von_mises": ["VonMises"],
-        "weibull": ["Weibull"],
-        "wishart": ["Wishart"],
-    }
-    package = sys.modules[__name__]
-    for name, members in layout.items():
-        module = types.ModuleType(f"{__name__}.{name}")
-        for member in members:
-            setattr(module, member, getattr(package, member))
-        module.__all__ = list(members)
-        sys.modules[module.__name__] = module
-        setattr(package, name, module)
-
-
-_alias_modules()
-del _alias_modules

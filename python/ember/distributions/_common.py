@@ -47,3 +47,23 @@ def _new(param, *args, **kwargs):
         return ember.tensor(args[0], dtype=param.dtype, device=param.device)
     shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
     return ember.empty(shape, dtype=param.dtype, device=param.device, **kwargs)
+
+
+_ONE_OF = "Either `probs` or `logits` must be specified, but not both."
+
+
+def _expand_probs_or_logits(self, cls, batch_shape, _instance, extra=(), param_shape=None):
+    """expand() for distributions parameterized by probs or logits (``_param``
+    follows whichever was given)."""
+    new, batch_shape = expand_params(self, cls, batch_shape, _instance, extra)
+    shape = batch_shape if param_shape is None else param_shape(batch_shape)
+    for name in ("probs", "logits"):
+        if name in self.__dict__:
+            setattr(new, name, getattr(self, name).expand(shape))
+            new._param = getattr(new, name)
+    return new, batch_shape
+
+
+def _enumerate_values(values, batch_shape, expand):
+    values = values.view((-1,) + (1,) * len(batch_shape))
+    return values.expand((-1,) + batch_shape) if expand else values

@@ -11,19 +11,34 @@ from functools import total_ordering
 import ember
 from ember import Tensor
 from ember.distributions import _linalg
-from ember.distributions.continuous import Beta, Cauchy, Dirichlet, Exponential, Gamma, Laplace, Normal, Uniform
-from ember.distributions.discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, Poisson
+from ember.distributions.bernoulli import Bernoulli
+from ember.distributions.beta import Beta
+from ember.distributions.binomial import Binomial
+from ember.distributions.categorical import Categorical
+from ember.distributions.cauchy import Cauchy
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli
+from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
-from ember.distributions.more import ContinuousBernoulli
-from ember.distributions.multivariate import (
+from ember.distributions.exponential import Exponential
+from ember.distributions.gamma import Gamma
+from ember.distributions.geometric import Geometric
+from ember.distributions.gumbel import Gumbel
+from ember.distributions.half_normal import HalfNormal
+from ember.distributions.independent import Independent
+from ember.distributions.laplace import Laplace
+from ember.distributions.lowrank_multivariate_normal import (
     LowRankMultivariateNormal,
-    MultivariateNormal,
     _batch_lowrank_logdet,
     _batch_lowrank_mahalanobis,
-    _batch_mahalanobis,
 )
-from ember.distributions.transformed import Gumbel, HalfNormal, Independent, Pareto, TransformedDistribution
+from ember.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from ember.distributions.normal import Normal
+from ember.distributions.one_hot_categorical import OneHotCategorical
+from ember.distributions.pareto import Pareto
+from ember.distributions.poisson import Poisson
+from ember.distributions.transformed_distribution import TransformedDistribution
+from ember.distributions.uniform import Uniform
 from ember.distributions.utils import _sum_rightmost
 from ember.distributions.utils import euler_constant as _euler_gamma
 
