@@ -178,8 +178,7 @@ class Slogdet(Function):
     def forward(ctx, A, slogdet):
         sign, logabs = slogdet(A)
         ctx.save_for_backward(A, sign)
-        if not A.is_complex():
-            ctx.mark_non_differentiable(sign)
+        ctx.set_materialize_grads(False)  # the real sign's gradient alone gives none, as PyTorch's
         return sign, logabs
 
     @staticmethod
@@ -376,7 +375,10 @@ class Qr(Function):
         complete = mode == "complete" and m > n
         if complete:
             a = ember.cat([a, A.new_zeros(*A.shape[:-1], m - n)], -1)
-        Q = _F._linalg_lapack_orgqr(a[..., :, : (m if complete else k)], tau)
+        if mode == "r":
+            Q = ember.empty(0, dtype=A.dtype, device=A.device)  # not computed, as in PyTorch
+        else:
+            Q = _F._linalg_lapack_orgqr(a[..., :, : (m if complete else k)], tau)
         # R in column-major order, as PyTorch's: the lower triangle of R^T, row-major, transposed.
         R = a.mT[..., :n, : (m if complete else k)].tril().mT
         ctx.mode = mode
@@ -385,6 +387,11 @@ class Qr(Function):
 
     @staticmethod
     def backward(ctx, gQ, gR):
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+            )
         Q, R = ctx.saved_tensors
         m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == "complete" and m > n:
@@ -400,6 +407,18 @@ class Qr(Function):
         Y = Q @ R[..., m:]
         gX = _qr_backward_tall(Q, U, gQ + Y @ gV.mH, gR[..., :m])
         return ember.cat([gX, Q @ gV], -1), None
+
+
+class Geqrf(Function):
+    """LAPACK's compact QR (a, tau), recorded without a derivative as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, A):
+        return _F._linalg_lapack_geqrf(A)
+
+    @staticmethod
+    def backward(ctx, ga, gtau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 
 def _qr_backward_tall(Q, R, gQ, gR):
@@ -528,6 +547,7 @@ for _cls, _name in (
     (Svd, "LinalgSvdBackward0"),
     (Qr, "LinalgQrBackward0"),
     (Eig, "LinalgEigBackward0"),
+    (Geqrf, "GeqrfBackward0"),
 ):
     _node_name(_cls, _name)
     # Forward-mode AD through these Functions differentiates their backward

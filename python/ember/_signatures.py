@@ -1042,6 +1042,9 @@ LINALG = {
     'lstsq': [
         "linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[]? out=None)",
     ],
+    'lu': [
+        "linalg_lu(Tensor A, *, bool pivot=True, Tensor[]? out=None)",
+    ],
     'lu_factor': [
         "linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[]? out=None)",
     ],
@@ -1055,11 +1058,11 @@ LINALG = {
         "linalg_matmul(Tensor input, Tensor other, *, Tensor? out=None)",
     ],
     'matrix_exp': [
-        "linalg_matrix_exp(Tensor input, *, Tensor? out=None)",
+        "linalg_matrix_exp(Tensor input)",
     ],
     'matrix_norm': [
-        "linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=0, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
-        "linalg_matrix_norm(Tensor input, str ord=\"fro\", int[] dim=0, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+        "linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+        "linalg_matrix_norm(Tensor input, str ord=\"fro\", int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
     ],
     'matrix_power': [
         "linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)",
@@ -1067,17 +1070,21 @@ LINALG = {
     'matrix_rank': [
         "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
         "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
-        "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
         "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None)",
+        "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
     ],
     'multi_dot': [
         "linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None)",
     ],
+    'norm': [
+        "linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+        "linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+    ],
     'pinv': [
         "linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
         "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
-        "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
         "linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None)",
+        "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
     ],
     'qr': [
         "linalg_qr(Tensor A, str mode=\"reduced\", *, Tensor[]? out=None)",

@@ -76,7 +76,7 @@ _C._LinAlgError = LinAlgError
 # ---- results, checks -------------------------------------------------------------------------------
 
 
-def _return_type(name, fields):
+def _named_tuple(name, fields):
     base = collections.namedtuple(name, fields)
 
     def __repr__(self):  # noqa: N807
@@ -85,6 +85,16 @@ def _return_type(name, fields):
 
     cls = type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
     cls.__module__ = "torch.return_types"
+    return cls
+
+
+# The result type of each call with out= (PyTorch's linalg_qr_out and so on).
+_OUT_TYPES = {}
+
+
+def _return_type(name, fields):
+    cls = _named_tuple(name, fields)
+    _OUT_TYPES[cls] = _named_tuple(name + "_out", fields)
     return cls
 
 
@@ -215,12 +225,73 @@ def _write_out(out, result):
     if isinstance(out, (tuple, list)):
         for o, r in zip(out, result):
             _write_out(o, r)
+        kind = _OUT_TYPES.get(type(result))
+        if kind is not None:
+            return kind(*out)
         return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
     if out.dtype != result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
+        from ember._out_forms import _cpp_name
+
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_cpp_name(result.dtype)}, but got {_cpp_name(out.dtype)} instead"
+        )
     # an exact copy through an out= operator, which resizes out as PyTorch does
     ember._ops_math._write(result, out)
     return out
+
+
+def _no_grad_out(out, op, *tensors):
+    """PyTorch's error for out= while an input requires grad (op: the kernel that refuses it)."""
+    if out is not None and ember.is_grad_enabled():
+        if builtins.any(isinstance(t, ember.Tensor) and t.requires_grad for t in tensors):
+            raise RuntimeError(
+                f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+                "arguments requires grad."
+            )
+
+
+def _copy_out(out, result):
+    """out= of PyTorch's composites: result cast and copied into out (resized),
+    which records CopyBackwards when result requires grad."""
+    if out is None:
+        return result
+    ember._ops_math._write(result, out)
+    if result.requires_grad and ember.is_grad_enabled():
+        out.copy_(result)
+    return out
+
+
+class _NotImplemented(ember.autograd.Function):
+    """An output PyTorch records without a derivative: backward raises its error."""
+
+    @staticmethod
+    def forward(ctx, op, x, *others):
+        ctx.op = op
+        return x.detach()
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
+
+
+_ag._node_name(_NotImplemented, "NotImplemented")
+
+
+def _not_implemented(op, x, *inputs):
+    """x recorded as PyTorch records an output of `op`, which has no derivative."""
+    if _needs_grad(*inputs):
+        return _NotImplemented.apply(op, x, *inputs)
+    return x
+
+
+def _ni_out(out, result, op, *inputs):
+    """out= of such an op: PyTorch's out (the first one) requires grad then, with no derivative."""
+    r = _write_out(out, result)
+    if out is None or not _needs_grad(*inputs):
+        return r
+    if isinstance(r, tuple):
+        return type(r)(_not_implemented(op, r[0], *inputs), *r[1:])
+    return _not_implemented(op, r, *inputs)
 
 
 def _broadcast_batch(A, B):
@@ -242,7 +313,7 @@ def _is_vector_rhs(A, B):
     return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-def _solve_impl(A, B, left, name, check_errors):
+def _solve_impl(A, B, left, name, check_errors, info_name="torch.linalg.solve"):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A)}")
     _check_same_dtype(A, B, name)
@@ -263,22 +334,24 @@ def _solve_impl(A, B, left, name, check_errors):
     X, _LU, _piv, info = _ag.Solve.apply(A2, B2, not left)
     X = X if left else X.mH
     if check_errors:
-        _raise_info(info, "torch." + name, lambda c: "The solver failed because the input matrix is singular.")
+        _raise_info(info, info_name, lambda c: "The solver failed because the input matrix is singular.")
     return (X.squeeze(-1) if vector else X), info
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
-    X, info = _solve_impl(A, B, left, "linalg.solve", check_errors)
+    _no_grad_out(out, "_linalg_solve_ex", A, B)
+    X, info = _solve_impl(A, B, left, "linalg.solve", check_errors, "torch.linalg.solve_ex")
     return _write_out(out, _solve_ex_t(X, info))
 
 
 def solve(A, B, *, left=True, out=None):  # noqa: N803
     """The solution X of A X = B (left) or X A = B."""
+    _no_grad_out(out, "_linalg_solve_ex", A, B)
     X, _ = _solve_impl(A, B, left, "linalg.solve", True)
     return _write_out(out, X)
 
 
-def _inv_impl(A, name, check_errors):
+def _inv_impl(A, name, check_errors, info_name=None):
     if A.dtype in (ember.float16, ember.bfloat16):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_type_name(A)}")
     _check_dtype(A, name, "linalg_inv", True)
@@ -287,16 +360,18 @@ def _inv_impl(A, name, check_errors):
     eye = _eye(n, A).expand(*A.shape)
     X, _LU, _piv, info = _ag.Inv.apply(A, eye)
     if check_errors:
-        _raise_info(info, name, _singular)
+        _raise_info(info, info_name or name, _singular)
     return X, info
 
 
 def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
-    return _write_out(out, _inv_ex_t(*_inv_impl(A, "linalg.inv", check_errors)))
+    _no_grad_out(out, "linalg_inv_ex", A)
+    return _write_out(out, _inv_ex_t(*_inv_impl(A, "linalg.inv", check_errors, "linalg.inv_ex")))
 
 
 def inv(A, *, out=None):  # noqa: N803
     """The inverse of square matrices."""
+    _no_grad_out(out, "linalg_inv_ex", A)
     return _write_out(out, _inv_impl(A, "linalg.inv", True)[0])
 
 
@@ -304,6 +379,7 @@ def inv(A, *, out=None):  # noqa: N803
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):  # noqa: N803
+    _no_grad_out(out, "linalg_lu_factor_ex", A)
     name = "torch.linalg.lu_factor_ex"
     if A.dim() < 2:
         raise RuntimeError(
@@ -314,29 +390,33 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):  # noqa: N803
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, info = _ag.LuFactor.apply(A)
     if check_errors:
-        _raise_info(
-            info, name, lambda c: f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero."
-        )
+        _lu_factor_errors(info, name)
     return _write_out(out, _lu_factor_ex_t(LU, piv, info))
 
 
-def lu_factor(A, *, pivot=True, out=None):  # noqa: N803
-    """The compact LU factorization (LU, pivots) of A."""
-    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+def _lu_factor_errors(info, name):
     found = _first_error(info)
     if found is not None:
         b, code = found
         prefix = f"(Batch element {b}): " if info.dim() > 0 else ""
         raise RuntimeError(
-            f"torch.linalg.lu_factor: {prefix}U[{code},{code}] is zero and using it on lu_solve would result in a "
+            f"{name}: {prefix}U[{code},{code}] is zero and using it on lu_solve would result in a "
             "division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
             "or linalg.lu_factor_ex(A, pivot)"
         )
+
+
+def lu_factor(A, *, pivot=True, out=None):  # noqa: N803
+    """The compact LU factorization (LU, pivots) of A."""
+    _no_grad_out(out, "linalg_lu_factor_ex", A)
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    _lu_factor_errors(info, "torch.linalg.lu_factor")
     return _write_out(out, _lu_factor_t(LU, piv))
 
 
 def lu(A, *, pivot=True, out=None):  # noqa: N803
     """(P, L, U) with A = P L U."""
+    _no_grad_out(out, "linalg_lu", A)
     LU, piv, _ = lu_factor_ex(A, pivot=pivot)
     return _write_out(out, _lu_t(*_ag.unpack_lu(LU, piv)))
 
@@ -351,9 +431,21 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
     """Solves with a factorization from lu_factor (differentiable through the factors)."""
+    _no_grad_out(out, "linalg_lu_solve", LU, pivots, B)
     name = "linalg.lu_solve"
-    _check_matrix(LU, name, square=True)
+    _check_matrix(LU, "torch." + name, square=True)
+    if B.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     n = LU.shape[-1]
+    if pivots.dtype != ember.int32:
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.dim() == 0 or pivots.shape[-1] != n:
+        raise RuntimeError(f"{name}: Number of pivots per batch should be same as the dimension of the matrix")
+    if LU.dtype != B.dtype:
+        raise RuntimeError(
+            f"{name}: Expected LU and B to have the same dtype, but found LU of type {_type_name(LU)} and B of type "
+            f"{_type_name(B)} instead"
+        )
     if (B.shape[-2] if left else B.shape[-1]) != n:
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(
@@ -398,6 +490,7 @@ def _det(A):  # noqa: N803
 
 def det(A, *, out=None):  # noqa: N803
     """The determinant, from an LU factorization."""
+    _no_grad_out(out, "_linalg_det", A)
     _check_square_input(A, "linalg.det", "lu_cpu")
     return _write_out(out, _ag.Det.apply(_det, None, A) if ember.is_grad_enabled() and A.requires_grad else _det(A))
 
@@ -407,8 +500,7 @@ def _slogdet(A):  # noqa: N803
     if A.is_complex():
         # the sign is a unit complex number, differentiable as PyTorch's
         return ember.sgn(d).prod(-1) * sign, d.abs().log().sum(-1)
-    s = sign * ember.sign(d).prod(-1)
-    return s.detach() if s.requires_grad else s, d.abs().log().sum(-1)
+    return sign * ember.sign(d).prod(-1), d.abs().log().sum(-1)
 
 
 def _checked_slogdet(A, name):  # noqa: N803
@@ -418,6 +510,7 @@ def _checked_slogdet(A, name):  # noqa: N803
 
 def slogdet(A, *, out=None):  # noqa: N803
     """(sign, log |det|)."""
+    _no_grad_out(out, "_linalg_slogdet", A)
     return _write_out(out, _slogdet_t(*_checked_slogdet(A, "linalg.slogdet")))
 
 
@@ -444,13 +537,18 @@ def _cholesky_impl(A, upper, name, check_errors, int_first=True):
     return factor, info
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None):  # noqa: N803
-    return _write_out(out, _cholesky_ex_t(*_cholesky_impl(A, upper, "linalg.cholesky", check_errors)))
+def cholesky_ex(input, *, upper=False, check_errors=False, out=None):  # noqa: A002
+    _no_grad_out(out, "linalg_cholesky_ex", input)
+    factor, info = _cholesky_impl(input, upper, "linalg.cholesky", False)
+    if check_errors:
+        _raise_info(info, "linalg.cholesky_ex", _not_pd)
+    return _write_out(out, _cholesky_ex_t(factor, info))
 
 
-def cholesky(A, *, upper=False, out=None):  # noqa: N803
+def cholesky(input, *, upper=False, out=None):  # noqa: A002
     """The Cholesky factor L (A = L L^T), or U = L^T when upper."""
-    return _write_out(out, _cholesky_impl(A, upper, "linalg.cholesky", True)[0])
+    _no_grad_out(out, "linalg_cholesky_ex", input)
+    return _write_out(out, _cholesky_impl(input, upper, "linalg.cholesky", True)[0])
 
 
 def _top_cholesky(input, upper=False, *, out=None):  # noqa: A002
@@ -517,8 +615,14 @@ def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
 # ---- triangular ----------------------------------------------------------------------------------
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):  # noqa: N803
+def solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):  # noqa: A002, N803
     """X with A X = B (or X A = B) for triangular A."""
+    _no_grad_out(out, "linalg_solve_triangular", input, B)
+    A = input
+    if out is not None and out.dtype != A.dtype:
+        from ember._ops_math import _scalar_name
+
+        raise RuntimeError(f"expected scalar type {_scalar_name(A.dtype)} but found {_scalar_name(out.dtype)}")
     name = "linalg.solve_triangular"
     _check_matrix(A, name, square=True)
     _check_dtype(A, name, "triangular_solve_cpu", False)
@@ -572,6 +676,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 def qr(A, mode="reduced", *, out=None):  # noqa: N803
     """(Q, R) with A = Q R; mode 'reduced', 'complete' or 'r' (Q empty)."""
+    _no_grad_out(out, "linalg_qr", A)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
@@ -579,8 +684,6 @@ def qr(A, mode="reduced", *, out=None):  # noqa: N803
     _check_matrix(A, "linalg.qr")
     _check_dtype(A, "linalg.qr", "geqrf_cpu", True)
     Q, R = _ag.Qr.apply(A, mode)
-    if mode == "r":
-        Q = ember.empty(0, dtype=A.dtype)
     return _write_out(out, _qr_t(Q, R))
 
 
@@ -609,11 +712,15 @@ def geqrf(input, *, out=None):  # noqa: A002
     """LAPACK's compact QR: (a, tau)."""
     _check_dtype(input, "geqrf", "geqrf_cpu", False)
     _check_matrix(input, "torch.geqrf")
+    if _needs_grad(input):
+        return _write_out(out, _geqrf_t(*_ag.Geqrf.apply(input)))
     return _write_out(out, _geqrf_t(*_F._linalg_lapack_geqrf(input)))
 
 
-def householder_product(A, tau, *, out=None):  # noqa: N803
+def householder_product(input, tau, *, out=None):  # noqa: A002
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T."""
+    _no_grad_out(out, "linalg_householder_product", input, tau)
+    A = input
     name = "torch.linalg.householder_product"
     if A.dim() < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
@@ -708,13 +815,15 @@ def _eigh_impl(A, UPLO, name, compute_v):  # noqa: N803
     return w, V
 
 
-def eigh(A, UPLO="L", *, out=None):  # noqa: N803
+def eigh(input, UPLO="L", *, out=None):  # noqa: A002, N803
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices."""
-    return _write_out(out, _eigh_t(*_eigh_impl(A, UPLO, "linalg.eigh", True)))
+    _no_grad_out(out, "_linalg_eigh", input)
+    return _write_out(out, _eigh_t(*_eigh_impl(input, UPLO, "linalg.eigh", True)))
 
 
-def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
-    return _write_out(out, _eigh_impl(A, UPLO, "linalg.eigvalsh", False)[0])
+def eigvalsh(input, UPLO="L", *, out=None):  # noqa: A002, N803
+    _no_grad_out(out, "_linalg_eigh", input)
+    return _write_out(out, _eigh_impl(input, UPLO, "linalg.eigvalsh", False)[0])
 
 
 # ---- SVD ---------------------------------------------------------------------------------------
@@ -724,18 +833,17 @@ def _svd_impl(A, full_matrices, compute_uv, name="linalg.svd"):  # noqa: N803
     _check_matrix(A, name)
     _check_dtype(A, name, "linalg_svd_cpu", True)
     if compute_uv or _needs_grad(A):
-        if A.numel() and not bool(ember.isfinite(A).all()):
-            raise LinAlgError(
-                f"{name}: The algorithm failed to converge because the input matrix contained non-finite values."
-            )
         U, S, Vh, info = _ag.Svd.apply(A, full_matrices)
     else:
         U, S, Vh, info = _F._linalg_lapack_gesdd(A, False, False)
+    # As PyTorch: gesdd's info -4 is a NaN in the input (an inf gives NaNs back).
     _raise_info(
         info,
         name,
         lambda c: (
-            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            "The algorithm failed to converge because the input matrix contained non-finite values."
+            if c == -4
+            else "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
             f"repeated singular values (error code: {c})."
         ),
     )
@@ -751,12 +859,14 @@ def _check_driver(driver, name):
 
 def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
     """(U, S, Vh) with A = U diag(S) Vh."""
+    _no_grad_out(out, "_linalg_svd", A)
     _check_driver(driver, "torch.linalg.svd")
     return _write_out(out, _svd_t(*_svd_impl(A, full_matrices, True)))
 
 
 def svdvals(A, *, driver=None, out=None):  # noqa: N803
     """Singular values, descending."""
+    _no_grad_out(out, "_linalg_svd", A)
     _check_driver(driver, "torch.linalg.svdvals")
     return _write_out(out, _svd_impl(A, False, False)[1])
 
@@ -797,13 +907,37 @@ class _Lstsq(ember.autograd.Function):
 _ag._node_name(_Lstsq, "LinalgLstsqBackward0")
 
 
-def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
+def _broadcast_sizes(a, b):
+    """The broadcast of two shapes, with PyTorch's error for sizes that do not match."""
+    n = builtins.max(len(a), len(b))
+    shape = []
+    for i in builtins.range(n):
+        sa = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        sb = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}"
+            )
+        shape.append(builtins.max(sa, sb) if sa != 1 else sb)
+    return tuple(shape)
+
+
+def lstsq(input, b, rcond=None, *, driver=None, out=None):  # noqa: A002
     """The least-squares solution of A X = B (LAPACK gelsy by default)."""
+    _no_grad_out(out, "linalg_lstsq", input, b)
+    return _write_out(out, _lstsq(input, b, rcond, driver))
+
+
+def _lstsq(A, B, rcond, driver):  # noqa: N803
     name = "torch.linalg.lstsq"
     if A.dim() < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if B.dim() < 1:
         raise RuntimeError(f"{name}: other must have at least 1 dimension.")
+    if not (A.dim() >= B.dim() and A.dim() - B.dim() <= 1):
+        raise RuntimeError(
+            f"{name}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1"
+        )
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"{name}: Expected input and other to have the same dtype, but got input's dtype {_type_name(A)} and "
@@ -823,8 +957,17 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     m, n = A.shape[-2], A.shape[-1]
     if rcond is None:
         rcond = float(ember.finfo(_real_dtype(A.dtype)).eps) * builtins.max(m, n)
+    _broadcast_sizes(tuple(A.shape[:-2]), tuple(Bm.shape[:-2]))
     A2, B2 = _broadcast_batch(A, Bm)
     X, rank, sv, info = _Lstsq.apply(A2, B2, float(rcond), driver)
+    found = _first_error(info)
+    if found is not None and found[1] < 0:
+        # LAPACK refuses the input (a NaN in it): PyTorch's internal assert
+        raise RuntimeError(
+            'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp":1613, '
+            f"please report a bug to PyTorch. {name}: Argument {-found[1]} has illegal value. Most certainly there is "
+            "a bug in the implementation calling the backend library."
+        )
     if driver == "gels":
         _raise_info(
             info,
@@ -868,14 +1011,19 @@ def _tolerances(S_max, atol, rtol, like, default_rtol):
     return ember.maximum(atol_t.unsqueeze(-1) if atol_t.dim() else atol_t, rtol_t * S_max)
 
 
-def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
+def pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: A002
     """The Moore-Penrose pseudo-inverse, from the SVD (or eigh when hermitian)."""
+    _no_grad_out(out, "linalg_pinv", input, rcond, atol, rtol)
+    return _copy_out(out, _pinv_checked(input, rcond, hermitian, atol, rtol))
+
+
+def _pinv_checked(A, rcond, hermitian, atol, rtol):  # noqa: N803
     if rcond is not None:
         # PyTorch's older form: rcond is rtol, with no absolute tolerance.
         atol, rtol = (ember.zeros((), dtype=rcond.dtype) if isinstance(rcond, ember.Tensor) else 0.0), rcond
     if A.dim() < 2 or A.dtype not in _LAPACK or not (ember.is_grad_enabled() and A.requires_grad):
-        return _write_out(out, _pinv(A, atol, rtol, hermitian))
-    return _write_out(out, _ag.Pinv.apply(A, lambda a: _pinv(a, atol, rtol, hermitian)))
+        return _pinv(A, atol, rtol, hermitian)
+    return _ag.Pinv.apply(A, lambda a: _pinv(a, atol, rtol, hermitian))
 
 
 def _pinv(A, atol, rtol, hermitian):  # noqa: N803
@@ -931,8 +1079,12 @@ def pinverse(input, rcond=1e-15):  # noqa: A002
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
+def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: A002
     """The number of singular values above the tolerance."""
+    return _copy_out(out, _matrix_rank(input, tol, hermitian, atol, rtol))
+
+
+def _matrix_rank(A, tol, hermitian, atol, rtol):  # noqa: N803
     if tol is not None:
         atol, rtol = tol, 0.0
     if A.dim() < 2:
@@ -941,7 +1093,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         # PyTorch's default rtol reads the epsilon of float or double only.
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.numel() == 0:  # PyTorch's zeros of the batch shape, whatever the tolerances' shapes
-        return _write_out(out, ember.zeros(A.shape[:-2], dtype=ember.int64, device=A.device))
+        return ember.zeros(A.shape[:-2], dtype=ember.int64, device=A.device)
     if hermitian:
         _check_matrix(A, "linalg.eigvalsh", square=True)
         S = eigvalsh(A).abs()
@@ -955,7 +1107,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         default_rtol = None
     smax = S.amax(-1, keepdim=True) if S.numel() else ember.zeros(*S.shape[:-1], 1, dtype=S.dtype)
     tol_t = _pinv_tol(smax, atol, rtol, default_rtol, S)
-    return _write_out(out, (S > tol_t).sum(-1))
+    return (S > tol_t).sum(-1)
 
 
 # ---- norms, condition number -----------------------------------------------------------------------
@@ -969,13 +1121,28 @@ def _as_dims(dim):
     return list(dim)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
-    """The ord-norm of x over dim (all dims when None), as a vector."""
-    return _F.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype, out=out)
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+    """The ord-norm of input over dim (all dims when None), as a vector."""
+    return _F.linalg_vector_norm(input, ord, dim, keepdim, dtype=dtype, out=out)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002, N803
+def _norm_out(out, result, name):
+    """out= of matrix_norm and norm: PyTorch's dtype check, then a copy."""
+    if out is not None and out.dtype != result.dtype:
+        raise RuntimeError(
+            f"{name} expected out tensor dtype {_TYPE_NAMES.get(result.dtype)} but got: {_type_name(out)}"
+        )
+    return _copy_out(out, result)
+
+
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Matrix norms over the two dims in dim: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
+    return _norm_out(out, _matrix_norm(input, ord, dim, keepdim, dtype), "linalg.matrix_norm")
+
+
+def _matrix_norm(A, ord, dim, keepdim, dtype):  # noqa: A002, N803
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     dim = _as_dims(dim)
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
@@ -985,6 +1152,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     d0, d1 = (_argcheck.wrap_dim(d, nd) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {_type_name(A)}"
+        )
     if ord == "fro":
         r = vector_norm(A, 2, dim, keepdim, dtype=dtype)
     elif ord in (1, -1, float("inf"), float("-inf")):
@@ -1007,49 +1178,67 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
         if keepdim:
             r = r.unsqueeze(builtins.min(d0, d1)).unsqueeze(builtins.max(d0, d1))
-    else:
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    return _write_out(out, r)
+    return r
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa: A002, N803
+def norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):  # noqa: A002
     """torch.linalg.norm: a vector norm for 1-D inputs or int dim, a matrix
     norm for 2-D inputs or a 2-tuple dim (the 2-norm of all elements when
-    both ord and dim are None)."""
-    if dim is not None:
-        dims = _as_dims(dim)
+    both ord and dim are None); a string ord is always a matrix norm."""
+    return _norm_out(out, _norm(input, ord, dim, keepdim, dtype), "linalg.norm")
+
+
+def _norm(A, ord, dim, keepdim, dtype):  # noqa: A002, N803
+    dims = _as_dims(dim)
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}")
+    if dims is None and ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+        )
+    if isinstance(ord, str):
+        return _matrix_norm(A, ord, (-2, -1) if dims is None else dims, keepdim, dtype)
+    if dims is not None:
         if len(dims) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
-        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+        return _matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype)
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
     if A.dim() == 1:
-        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
     if A.dim() == 2:
-        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+        return _matrix_norm(A, ord, (-2, -1), keepdim, dtype)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
 
 
-def cond(A, p=None, *, out=None):  # noqa: N803
+def cond(input, p=None, *, out=None):  # noqa: A002
     """The condition number in the p-norm (2-norm when None)."""
+    return _copy_out(out, _cond(input, p))
+
+
+def _cond(A, p):  # noqa: N803
+    if isinstance(p, str):
+        # PyTorch checks the shape first for a string p, naming it
+        _check_matrix(A, f"linalg.cond(ord={p})", square=True)
     if p not in (None, 2, -2, "fro", "nuc", 1, -1, float("inf"), float("-inf")):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    _check_matrix(A, "linalg.cond")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p in (None, 2, -2):
         S = svdvals(A)
         if S.shape[-1] == 0:
-            return _write_out(out, S.sum(-1))
-        r = S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
-        return _write_out(out, r)
-    _check_matrix(A, "linalg.cond", square=True)
+            return S.sum(-1)
+        return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
+    shown = p if isinstance(p, str) or isinstance(p, int) or math.isinf(p) else f"{p:f}"
+    _check_matrix(A, f"linalg.cond(ord={shown})", square=True)
     if A.numel() == 0:
-        return _write_out(out, ember.zeros(A.shape[:-2], dtype=A.dtype))
-    Ainv, info = _inv_impl(A, "linalg.cond", False)
+        return ember.zeros(A.shape[:-2], dtype=A.dtype)
+    Ainv, info = _inv_impl(A, "linalg.inv", False)
     r = matrix_norm(A, p) * matrix_norm(Ainv, p)
     bad = info != 0
     if bool(bad.any()):
         r = ember.where(bad, ember.full_like(r, math.inf), r)
-    return _write_out(out, r)
+    return r
 
 
 # ---- products, powers, exponential ----------------------------------------------------------------
@@ -1063,6 +1252,7 @@ def matmul(input, other, *, out=None):  # noqa: A002
 
 def vecdot(x, y, *, dim=-1, out=None):
     """Dot products of conj(x) and y along dim, broadcasting the other dims."""
+    _no_grad_out(out, "vdot" if x.dim() == 1 and y.dim() == 1 else "sum", x, y)
     if not x.dtype.is_floating_point and not x.dtype.is_complex:
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x)}")
     if x.dtype != y.dtype:
@@ -1070,18 +1260,29 @@ def vecdot(x, y, *, dim=-1, out=None):
             "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{_type_name(x)} and y of type {_type_name(y)} instead"
         )
-    return _write_out(out, (x.conj() * y).sum(dim))
+    r = (x.conj() * y).sum(dim)
+    if out is not None and out.dtype != r.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected out of dtype{_type_name(r)} but found {_type_name(out)}")
+    return _write_out(out, r)
 
 
-def matrix_power(A, n, *, out=None):  # noqa: N803
+def matrix_power(input, n, *, out=None):  # noqa: A002
     """A^n by repeated squaring (n < 0: the inverse's power)."""
+    A = input
     _check_matrix(A, "linalg.matrix_power", square=True)
     if n == 0:  # as PyTorch: the identity copied into a clone of A (CopyBackwards, a zero gradient)
         identity = _eye(A.shape[-1], A).expand(*A.shape)
-        return _write_out(out, A.clone(memory_format=ember.contiguous_format).copy_(identity))
+        if out is not None:
+            return _copy_out(out, identity)
+        return A.clone(memory_format=ember.contiguous_format).copy_(identity)
+    if n == 1:
+        return _copy_out(out, A) if out is not None else A.clone(memory_format=ember.contiguous_format)
+    if n == -1:
+        return inv(A, out=out)
     if n < 0:
         A = inv(A)
         n = -n
+    _no_grad_out(out, "matmul", A)
     result = None
     base = A
     while n:
@@ -1095,18 +1296,41 @@ def matrix_power(A, n, *, out=None):  # noqa: N803
 
 def multi_dot(tensors, *, out=None):
     """The product of matrices (the first and last may be vectors), in the cheapest order."""
+    from ember._out_forms import _cpp_name
+
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    for i, (t, which) in enumerate(((tensors[0], "first"), (tensors[-1], "last"))):
+        if t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {t.dim()}D")
+    for i in builtins.range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    for i in builtins.range(1, n):
+        if tensors[i].dtype != tensors[0].dtype:
+            raise RuntimeError(
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {_cpp_name(tensors[0].dtype)} "
+                f"and tensor {i} {_cpp_name(tensors[i].dtype)}"
+            )
     first_vec, last_vec = tensors[0].dim() == 1, tensors[-1].dim() == 1
     mats = list(tensors)
     if first_vec:
         mats[0] = mats[0].unsqueeze(0)
     if last_vec:
         mats[-1] = mats[-1].unsqueeze(-1)
-    for i, t in enumerate(mats):
-        if t.dim() != 2:
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    for i in builtins.range(n - 1):
+        if mats[i].shape[-1] != mats[i + 1].shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
+                f"{list(tensors[i + 1].shape)} cannot be multiplied"
+            )
+    if out is not None and out.dtype != tensors[0].dtype:
+        raise RuntimeError(
+            f"multi_dot(): expected out tensor to have dtype {_cpp_name(tensors[0].dtype)} but got "
+            f"{_cpp_name(out.dtype)}"
+        )
+    _no_grad_out(out, "mm", *tensors)
     dims = [mats[0].shape[0]] + [t.shape[1] for t in mats]
     cost = [[0] * n for _ in builtins.range(n)]
     split = [[0] * n for _ in builtins.range(n)]
@@ -1147,8 +1371,9 @@ def chain_matmul(*matrices, out=None):
     return multi_dot(list(matrices), out=out)
 
 
-def matrix_exp(A):  # noqa: N803
+def matrix_exp(input):  # noqa: A002
     """e^A, as PyTorch computes it (Note [matrix_exp] in ember._matrix_exp)."""
+    A = input
     _check_matrix(A, "linalg.matrix_exp", square=True)
     _check_dtype(A, "linalg.matrix_exp", "linalg_matrix_exp", True)
     return _matrix_exp.matrix_exp(A)
@@ -1157,30 +1382,37 @@ def matrix_exp(A):  # noqa: N803
 # ---- LDL ------------------------------------------------------------------------------------------
 
 
-def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):  # noqa: N803
-    name = "torch.linalg.ldl_factor_ex"
+def _ldl_errors(info, name):
+    found = _first_error(info)
+    if found is not None:
+        # PyTorch's internal assert for sytrf's info > 0 (a zero pivot)
+        raise RuntimeError(
+            'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp":1642, '
+            f"please report a bug to PyTorch. {name}: Unknown error code: {found[1]}."
+        )
+
+
+def _ldl_factor_ex(A, hermitian, check_errors, name):  # noqa: N803
     _check_matrix(A, name, square=True)
     _check_dtype(A, name, "ldl_factor_kernel_cpu", True)
     LD, piv, info = _F._linalg_lapack_sytrf(A, False, bool(hermitian))
     LD = LD.mT.triu().mT  # the lower triangle, column-major as PyTorch's
     if check_errors:
-        _raise_info(
-            info,
-            name,
-            lambda c: f"The factorization could not be completed because the input is singular (error code: {c}).",
-        )
-    return _write_out(out, _ldl_factor_ex_t(LD, piv, info))
+        _ldl_errors(info, name)
+    # as PyTorch: LD requires grad, and has no derivative
+    return _not_implemented("linalg_ldl_factor_ex", LD, A), piv, info
 
 
-def ldl_factor(A, *, hermitian=False, out=None):  # noqa: N803
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):  # noqa: A002
+    result = _ldl_factor_ex_t(*_ldl_factor_ex(input, hermitian, check_errors, "torch.linalg.ldl_factor_ex"))
+    return _ni_out(out, result, "linalg_ldl_factor_ex", input)
+
+
+def ldl_factor(input, *, hermitian=False, out=None):  # noqa: A002
     """The compact LDL^T factorization (LD, pivots) of a symmetric matrix (Bunch-Kaufman)."""
-    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
-    _raise_info(
-        info,
-        "torch.linalg.ldl_factor",
-        lambda c: f"The factorization could not be completed because the input is singular (error code: {c}).",
-    )
-    return _write_out(out, _ldl_factor_t(LD, piv))
+    LD, piv, info = _ldl_factor_ex(input, hermitian, False, "torch.linalg.ldl_factor_ex")
+    _ldl_errors(info, "torch.linalg.ldl_factor")
+    return _ni_out(out, _ldl_factor_t(LD, piv), "linalg_ldl_factor_ex", input)
 
 
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):  # noqa: N803
@@ -1189,7 +1421,8 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):  # noqa: N803
     _check_matrix(LD, name, square=True)
     LD2, B2 = _broadcast_batch(LD, B)
     piv2 = pivots.expand(*LD2.shape[:-2], pivots.shape[-1]).contiguous()
-    return _write_out(out, _F._linalg_lapack_sytrs(LD2, piv2, B2, False, bool(hermitian)))
+    X = _F._linalg_lapack_sytrs(LD2.detach(), piv2, B2.detach(), False, bool(hermitian))
+    return _ni_out(out, _not_implemented("linalg_ldl_solve", X, LD, B), "linalg_ldl_solve", LD, B)
 
 
 # ---- general eigenproblem -------------------------------------------------------------------------
@@ -1217,21 +1450,31 @@ def _eig_impl(A, name, compute_v):  # noqa: N803
     return w, V
 
 
-def eig(A, *, out=None):  # noqa: N803
+def eig(input, *, out=None):  # noqa: A002
     """Eigenvalues and eigenvectors of general matrices: complex results (LAPACK geev)."""
-    return _write_out(out, _eig_t(*_eig_impl(A, "linalg.eig", True)))
+    _no_grad_out(out, "linalg_eig", input)
+    return _write_out(out, _eig_t(*_eig_impl(input, "linalg.eig", True)))
 
 
-def eigvals(A, *, out=None):  # noqa: N803
+def eigvals(input, *, out=None):  # noqa: A002
     """Eigenvalues of general matrices, complex."""
-    return _write_out(out, _eig_impl(A, "linalg.eigvals", False)[0])
+    w = _eig_impl(input, "linalg.eigvals", False)[0]
+    if out is None:
+        return w
+    if not ember.can_cast(w.dtype, out.dtype):
+        raise RuntimeError(
+            f"torch.linalg.eigvals: Expected eigenvalues to be safely castable from {_type_name(w)} dtype, but got "
+            f"eigenvalues with dtype {_type_name(out)}"
+        )
+    return _ni_out(out, w, "linalg_eig", input)
 
 
 # ---- tensors, helpers --------------------------------------------------------------------------------
 
 
-def tensorinv(A, ind=2, *, out=None):  # noqa: N803
+def tensorinv(input, ind=2, *, out=None):  # noqa: A002
     """The inverse of A seen as a matrix of prod(shape[:ind]) rows."""
+    A = input
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
@@ -1242,11 +1485,12 @@ def tensorinv(A, ind=2, *, out=None):  # noqa: N803
             "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
             f"{cols} != {rows}"
         )
-    return _write_out(out, inv(A.reshape(rows, cols)).reshape(out_shape))
+    return _copy_out(out, _inv_impl(A.reshape(rows, cols), "linalg.inv", True, "inv")[0].reshape(out_shape))
 
 
-def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
+def tensorsolve(input, other, dims=None, *, out=None):  # noqa: A002
     """X with tensordot(A, X, X.dim()) = B."""
+    A, B = input, other
     if dims is not None:
         nd = A.dim()
         dims = [d % nd for d in dims]
@@ -1260,7 +1504,7 @@ def tensorsolve(A, B, dims=None, *, out=None):  # noqa: N803
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
             f"but got {cols} != {rows}"
         )
-    return _write_out(out, solve(A.reshape(rows, cols), B.reshape(rows)).reshape(x_shape))
+    return _copy_out(out, solve(A.reshape(rows, cols), B.reshape(rows)).reshape(x_shape))
 
 
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
@@ -1271,6 +1515,7 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     from ember._out_forms import _cpp_name
     from ember._sparse_coo import _size_error
 
+    _no_grad_out(out, "linalg_cross", input, other)
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.dim() == 0 or not -input.dim() <= dim < input.dim():
@@ -1445,3 +1690,15 @@ def _install_methods(tensor_cls):
 
         method.__name__ = method.__qualname__ = name
         setattr(tensor_cls, name, method)
+
+
+def _check_python_named():
+    """norm and lu are C++ bindings in torch.linalg, though torch.norm and
+    torch.lu are Python (which _argtypes.install leaves unchecked by name)."""
+    from ember import _argtypes, _signatures
+
+    for name in ("norm", "lu"):
+        globals()[name] = _argtypes._guard(globals()[name], name, False, _signatures.LINALG[name])
+
+
+_check_python_named()
