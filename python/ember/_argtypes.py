@@ -136,6 +136,21 @@ def _python_checks_first(name):
     return None
 
 
+# NumPy's argument names PyTorch's parser takes for its own (axis=, keepdims=, x=, ...).
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+_NUMPY_NAMES_SET = frozenset(_NUMPY_NAMES)
+
+
+def _with_parameter_names(fn, kwargs):
+    """kwargs with NumPy's names renamed to fn's parameters (the checks accepted them)."""
+    params = _signature_of(fn).parameters
+    renamed = {}
+    for key, value in kwargs.items():
+        target = _NUMPY_NAMES.get(key)
+        renamed[target if target is not None and key not in params and target in params else key] = value
+    return renamed
+
+
 def _guard(fn, public_name, method, signatures=None, flags=None):
     python_first = None if method or not fn.__module__.startswith("ember.nn") else _python_checks_first(public_name)
     if signatures is not None:
@@ -152,6 +167,8 @@ def _guard(fn, public_name, method, signatures=None, flags=None):
             # else the arguments are checked (TypeError when none fits).
             if check_args(parsed, *args, **kwargs):
                 return _dispatch(checked, args, kwargs)
+            if kwargs and not _NUMPY_NAMES_SET.isdisjoint(kwargs):
+                kwargs = _with_parameter_names(fn, kwargs)
             return fn(*args, **kwargs)
 
         checked.__ember_argtypes__ = True
@@ -364,7 +381,11 @@ def _with_torch_function(fn, flags=None):
     return call
 
 
-def _wrap_namespace(namespace, names, method=False, only=None, signatures=None, flags=None, python=frozenset()):
+def _wrap_namespace(
+    namespace, names, method=False, only=None, signatures=None, flags=None, python=frozenset(), prefix=""
+):
+    """Guards the Python functions of namespace; prefix names them as PyTorch's
+    C++ bindings are named (linalg_solve, fft_fft)."""
     for name in names:
         if (
             name.startswith("_")
@@ -379,11 +400,10 @@ def _wrap_namespace(namespace, names, method=False, only=None, signatures=None, 
             continue
         if not (fn.__module__ or "").startswith("ember"):
             continue
-        setattr(
-            namespace,
-            name,
-            _guard(fn, name, method, (signatures or {}).get(name), (flags or {}).get(name)),
-        )
+        guarded = _guard(fn, name, method, (signatures or {}).get(name), (flags or {}).get(name))
+        if prefix:
+            guarded.__name__ = prefix + name
+        setattr(namespace, name, guarded)
 
 
 def install(ember):
@@ -395,8 +415,10 @@ def install(ember):
         python=PYTHON_IN_PYTORCH_METHODS,
     )
     _wrap_namespace(ember, list(vars(ember)), signatures=_signatures.FUNCTIONS, python=PYTHON_IN_PYTORCH_TOPLEVEL)
-    _wrap_namespace(ember.linalg, list(vars(ember.linalg)), signatures=_signatures.LINALG)
-    _wrap_namespace(ember.fft, list(vars(ember.fft)), only=set(_signatures.FFT), signatures=_signatures.FFT)
+    _wrap_namespace(ember.linalg, list(vars(ember.linalg)), signatures=_signatures.LINALG, prefix="linalg_")
+    _wrap_namespace(
+        ember.fft, list(vars(ember.fft)), only=set(_signatures.FFT), signatures=_signatures.FFT, prefix="fft_"
+    )
     functional = ember.nn.functional
     _wrap_namespace(
         functional,

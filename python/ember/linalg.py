@@ -1698,7 +1698,9 @@ def _check_python_named():
     from ember import _argtypes, _signatures
 
     for name in ("norm", "lu"):
-        globals()[name] = _argtypes._guard(globals()[name], name, False, _signatures.LINALG[name])
+        guarded = _argtypes._guard(globals()[name], name, False, _signatures.LINALG[name])
+        guarded.__name__ = "linalg_" + name
+        globals()[name] = guarded
 
 
 _check_python_named()

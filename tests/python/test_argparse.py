@@ -92,3 +92,40 @@ def test_accepted_forms(expr):
         return repr(eval(expr, {"lib": lib}))
 
     assert run(ember) == run(torch)
+
+
+# NumPy's argument names, which PyTorch's parser takes for dim, keepdim, input and other.
+_NUMPY_NAMED_CALLS = [
+    lambda m, t: m.sum(t, axis=0),
+    lambda m, t: t.sum(axis=1),
+    lambda m, t: t.mean(axis=0, keepdims=True),
+    lambda m, t: m.max(t, axis=1),
+    lambda m, t: m.cat([t, t], axis=0),
+    lambda m, t: m.stack([t, t], axis=1),
+    lambda m, t: t.argmax(axis=1),
+    lambda m, t: m.linalg.vector_norm(x=t),
+    lambda m, t: m.std(t, axis=0),
+    lambda m, t: m.cumsum(t, axis=0),
+    lambda m, t: m.squeeze(t.unsqueeze(0), axis=0),
+    lambda m, t: m.linalg.cholesky(x=m.eye(2)),
+    lambda m, t: m.any(t > 1, axis=0),
+    lambda m, t: m.amax(t, axis=0, keepdims=True),
+    lambda m, t: m.logsumexp(t, axis=1),
+    lambda m, t: m.sort(t, axis=0),
+    lambda m, t: m.var(t, axis=1, keepdims=True),
+    lambda m, t: m.unbind(t, axis=1),
+    lambda m, t: m.maximum(t, x2=t),
+    lambda m, t: m.linalg.eigh(A=m.eye(2)),
+    lambda m, t: m.linalg.vector_norm(t, axis=0, dim=1),
+]
+
+
+@pytest.mark.parametrize("call", range(len(_NUMPY_NAMED_CALLS)))
+def test_numpy_argument_names(call):
+    def run(m):
+        try:
+            return str(_NUMPY_NAMED_CALLS[call](m, m.arange(6.0).reshape(2, 3)))
+        except Exception as e:  # noqa: BLE001 - the type and text are compared
+            return type(e).__name__, str(e)
+
+    assert run(ember) == run(torch)

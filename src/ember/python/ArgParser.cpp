@@ -375,6 +375,26 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
       out[i] = args[i];
     }
   }
+  // NumPy's names PyTorch also accepts: axis for dim, keepdims for keepdim,
+  // x, a, x1 for input, x2 for other (when the signature has that parameter).
+  auto numpy_alias_of = [&](PyObject* key) -> size_t {
+    const char* k = PyUnicode_AsUTF8(key);
+    const char* target = std::strcmp(k, "axis") == 0       ? "dim"
+                         : std::strcmp(k, "keepdims") == 0 ? "keepdim"
+                         : (std::strcmp(k, "x") == 0 || std::strcmp(k, "a") == 0 || std::strcmp(k, "x1") == 0) ? "input"
+                         : std::strcmp(k, "x2") == 0 ? "other"
+                                                     : nullptr;
+    if (target == nullptr) return np;
+    // PyTorch reads the parameter's own name first: with both, the alias is the extra keyword.
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
+      if (std::strcmp(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)), target) == 0) return np;
+    }
+    for (size_t i = 0; i < np; ++i) {
+      if (params[i].name == target) return i;
+    }
+    return np;
+  };
+  std::string unknown;
   if (kwnames) {
     Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nkw; ++k) {
@@ -395,9 +415,11 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
           }
         }
       }
+      if (idx == np) idx = numpy_alias_of(key);
       if (idx == np) {
-        if (raise)
-          throw TypeError(str_cat(name, "() got an unexpected keyword argument '", PyUnicode_AsUTF8(key), "'"));
+        // PyTorch reports a missing required argument before an unknown keyword.
+        if (raise && unknown.empty()) unknown = PyUnicode_AsUTF8(key);
+        if (raise) continue;
         return false;
       }
       if (out[idx]) {
@@ -432,6 +454,7 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
       return false;
     }
   }
+  if (!unknown.empty()) throw TypeError(str_cat(name, "() got an unexpected keyword argument '", unknown, "'"));
   return true;
 }
 
