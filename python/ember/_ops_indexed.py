@@ -3,22 +3,12 @@ scatter_reduce) and nonzero_static (nonzero cut or padded to a fixed count)."""
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 
 from ember import _C, _argcheck
+from ember._warnings import user_stacklevel
 
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _outside_ember():
-    """The stacklevel of the first caller outside the ember package (for warnings)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 _warned = [False]
@@ -29,7 +19,7 @@ def _index_reduce_check(self, dim, index, source, reduce):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     if not _warned[0]:
         _warned[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", stacklevel=_outside_ember())
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", stacklevel=user_stacklevel())
     _argcheck.wrap_dim(dim, self.dim())
     dim = dim + self.dim() if dim < 0 else dim
     if index.dim() > 1:

@@ -183,6 +183,16 @@ class Tensor(ConversionMethods, InplaceViewMethods, InplaceComparisonMethods, _C
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __contains__(self, element):
+        """`element in t`: whether any element of t equals it."""
+        import numbers
+
+        if not isinstance(element, (_C.TensorBase, numbers.Number)):
+            raise RuntimeError(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+            )
+        return bool((element == self).any().item())
+
     @property
     def T(self):  # noqa: N802
         global _T_WARNED

@@ -1,4 +1,5 @@
 #include "ember/core/Allocator.h"
+#include "ember/core/NotCompiledError.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -216,6 +217,8 @@ std::array<Allocator*, kNumDeviceTypes> g_allocators = [] {
 
 Allocator* get_allocator(DeviceType type) {
   Allocator* a = g_allocators[static_cast<int>(type)];
+  // libember_cuda registers its allocator when it loads: without it, this build has no CUDA.
+  if (!a && type == DeviceType::CUDA) throw NotCompiledError("Torch not compiled with CUDA enabled");
   if (!a) {
     throw Error(str_cat("Ember was built without ",
                         device_type_name(type) == std::string("cuda") ? "CUDA" : device_type_name(type),

@@ -54,7 +54,19 @@ const char* type_label(ParamType t) {
   return "?";
 }
 
-bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
+// An int: Python's (not a bool) or NumPy's integer scalars, as PyTorch's parser.
+bool is_int(PyObject* o) {
+  if (PyLong_Check(o)) return !PyBool_Check(o);
+  return !PyFloat_Check(o) && !is_tensor(o) && numpy_scalar_kind(o) == NumpyScalar::Int;
+}
+
+// A float argument: Python's float or int (bools too), or a real NumPy scalar.
+bool is_real_number(PyObject* o) {
+  if (PyFloat_Check(o) || PyLong_Check(o)) return true;
+  if (is_tensor(o)) return false;
+  const NumpyScalar k = numpy_scalar_kind(o);
+  return k == NumpyScalar::Bool || k == NumpyScalar::Int || k == NumpyScalar::Float;
+}
 
 // "(Tensor input, *, Number alpha = 1)": a signature as PyTorch's messages show it.
 std::string display(const Signature& s) {
@@ -133,7 +145,7 @@ bool check(const Param& p, PyObject* o) {
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
       PyObject** items = PySequence_Fast_ITEMS(o);
       for (Py_ssize_t i = 0; i < n; ++i) {
-        if (!PyFloat_Check(items[i]) && !is_int(items[i])) return false;
+        if (!is_real_number(items[i]) || PyBool_Check(items[i])) return false;
       }
       return true;
     }
@@ -161,8 +173,7 @@ bool check(const Param& p, PyObject* o) {
       return is_int_sequence(o) || ((p.list_size > 0 || p.varargs_position) && (is_int(o) || is_index_tensor(o)));
     case ParamType::Float:
       // As in PyTorch: bools are ints, and a 0-dim tensor that does not require grad is a float.
-      return PyFloat_Check(o) || PyLong_Check(o) ||
-             (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
+      return is_real_number(o) || (is_tensor(o) && unpack_tensor(o).dim() == 0 && !unpack_tensor(o).requires_grad());
     case ParamType::Bool: return PyBool_Check(o);
     case ParamType::String: return PyUnicode_Check(o);
     case ParamType::ScalarType: return is_dtype_like(o);
@@ -555,6 +566,7 @@ Scalar ParsedArgsBase::scalar(int i) {
   if (PyLong_Check(o)) return unpack_int_scalar(o);
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
   if (PyComplex_Check(o)) return Scalar(unpack_complex(o));
+  if (!is_tensor(o)) return numpy_scalar_value(o, numpy_scalar_kind(o));  // check() admitted it
   const Tensor& t = unpack_tensor(o);
   if (t.is_floating_point()) return Scalar(t.item<double>());
   if (t.is_complex()) return Scalar(t.item<std::complex<double>>());
@@ -599,7 +611,7 @@ DimVector ParsedArgsBase::intlist(int i) {
   auto element = [&](PyObject* item, Py_ssize_t pos) -> int64_t {
     if (is_tensor(item) && is_int_element(item)) return host_int(unpack_tensor(item));
     // A later element is checked here; bools pass as ints, as in PyTorch.
-    if (!PyLong_Check(item)) {
+    if (!PyLong_Check(item) && !is_int(item)) {
       throw TypeError(str_cat(sig_->name, "(): argument '", sig_->params[i].name,
                               "' failed to unpack the object at pos ", pos + 1,
                               " with error \"type must be tuple of ints,but got ", type_name(item), "\""));
@@ -616,7 +628,7 @@ DimVector ParsedArgsBase::intlist(int i) {
     r.assign(std::max(sig_->params[i].list_size, 1), host_int(unpack_tensor(o)));
     return r;
   }
-  if (PyLong_Check(o)) {
+  if (PyLong_Check(o) || is_int(o)) {
     // One int for an int[N] gives PyTorch's ValueError as it is; for a plain
     // int[] (varargs such as view(*size)) it is the first element.
     const int n = sig_->params[i].list_size;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ember/core/Error.h"
+#include "ember/core/NotCompiledError.h"
 #include "ember/core/OutOfMemoryError.h"
 
 namespace ember::python {
@@ -55,6 +56,8 @@ inline void translate_exception() {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const ember::NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const ember::NotCompiledError& e) {
+    PyErr_SetString(PyExc_AssertionError, e.what());
   } catch (const ember::OutOfMemoryError& e) {
     PyErr_SetString(g_out_of_memory_error ? g_out_of_memory_error : PyExc_RuntimeError, e.what());
   } catch (const ember::Error& e) {

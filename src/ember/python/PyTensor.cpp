@@ -96,8 +96,54 @@ PyTypeObject* return_type(const char* name, std::initializer_list<const char*> f
   return type;
 }
 
+NumpyScalar numpy_scalar_kind(PyObject* obj) {
+  // np.bool_, np.integer, np.floating, np.complexfloating, read once NumPy is imported
+  // (no NumPy scalar can exist before).
+  static PyObject* types[4] = {nullptr, nullptr, nullptr, nullptr};
+  static constexpr NumpyScalar kinds[4] = {NumpyScalar::Bool, NumpyScalar::Int, NumpyScalar::Float,
+                                           NumpyScalar::Complex};
+  if (types[0] == nullptr) {
+    PyObject* np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");  // borrowed
+    if (np == nullptr) return NumpyScalar::None;
+    PyObject* found[4];
+    const char* names[4] = {"bool_", "integer", "floating", "complexfloating"};
+    for (int i = 0; i < 4; ++i) {
+      found[i] = PyObject_GetAttrString(np, names[i]);
+      if (found[i] == nullptr || !PyType_Check(found[i])) {  // NumPy still importing
+        PyErr_Clear();
+        for (int k = 0; k <= i; ++k) Py_XDECREF(found[k]);
+        return NumpyScalar::None;
+      }
+    }
+    for (int i = 0; i < 4; ++i) types[i] = found[i];  // held for the life of the process
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(types[i]))) return kinds[i];
+  }
+  return NumpyScalar::None;
+}
+
+Scalar numpy_scalar_value(PyObject* obj, NumpyScalar kind) {
+  if (kind == NumpyScalar::Int) {
+    PyObject* index = PyNumber_Index(obj);
+    if (index == nullptr) throw python_error();
+    Scalar s;
+    try {
+      s = unpack_int_scalar(index);
+    } catch (...) {
+      Py_DECREF(index);
+      throw;
+    }
+    Py_DECREF(index);
+    return s;
+  }
+  return Scalar(unpack_double(obj));
+}
+
 bool is_number(PyObject* obj) {
-  return PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj);  // bool is a PyLong subclass
+  // bool is a PyLong subclass
+  return PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj) ||
+         (!is_tensor(obj) && numpy_scalar_kind(obj) != NumpyScalar::None);
 }
 
 Scalar unpack_int_scalar(PyObject* obj) {
@@ -132,6 +178,21 @@ std::complex<double> unpack_complex(PyObject* obj) {
 
 Tensor scalar_to_tensor(PyObject* obj) {
   Tensor t;
+  const NumpyScalar kind =
+      PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj) ? NumpyScalar::None : numpy_scalar_kind(obj);
+  if (kind != NumpyScalar::None) {
+    const Scalar s = numpy_scalar_value(obj, kind);
+    if (kind == NumpyScalar::Int) {
+      t = empty({}, ScalarType::Long);
+      *static_cast<int64_t*>(t.data_ptr()) = s.to_long();
+      t.unsafeGetTensorImpl()->set_wrapped_uint64(s.is_big_unsigned());
+    } else {
+      t = empty({}, ScalarType::Double);
+      *static_cast<double*>(t.data_ptr()) = s.to_double();
+    }
+    t.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return t;
+  }
   if (PyBool_Check(obj)) {
     t = empty({}, ScalarType::Bool);
     *static_cast<bool*>(t.data_ptr()) = obj == Py_True;

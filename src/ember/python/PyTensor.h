@@ -58,6 +58,13 @@ int64_t unpack_long(PyObject* obj);
 // A Python float or int as a double; Python's OverflowError for huge ints.
 double unpack_double(PyObject* obj);
 std::complex<double> unpack_complex(PyObject* obj);
+// NumPy's scalars PyTorch takes as numbers: np.bool_, np.integer, np.floating
+// and np.complexfloating (np.float64 is also a float).
+enum class NumpyScalar { None, Bool, Int, Float, Complex };
+NumpyScalar numpy_scalar_kind(PyObject* obj);
+// A NumPy scalar as PyTorch's parser reads it: an integer as an int, anything
+// else (np.bool_ and np.complex64 too) through float().
+Scalar numpy_scalar_value(PyObject* obj, NumpyScalar kind);
 bool is_number(PyObject* obj);
 
 void init_tensor_type(PyObject* module);

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import collections
+import collections.abc
 import operator
 import warnings
 from collections import OrderedDict
 from itertools import islice
 
+from ember._tensor import Tensor
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
@@ -247,11 +250,21 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        lines = []
-        for k, p in self._parameters.items():
+        return _parameters_repr(enumerate(self), lambda p: str(p.dtype))
+
+
+def _parameters_repr(items, type_text):
+    """PyTorch's listing of a ParameterList (dtypes) or ParameterDict (tensor type names)."""
+    lines = []
+    for k, p in items:
+        if isinstance(p, Tensor):
             size = "x".join(str(s) for s in p.size())
-            lines.append(f"  ({k}): Parameter containing: [{p.type()} of size {size}]")
-        return "\n".join(lines)
+            device = f" ({p.device})" if p.device.type == "cuda" else ""
+            kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+            lines.append(f"  ({k}): {kind} containing: [{type_text(p)} of size {size}{device}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
 
 
 class ParameterDict(Module):
@@ -290,6 +303,15 @@ class ParameterDict(Module):
         return self._parameters.values()
 
     def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
+        # As PyTorch: a plain mapping is taken in sorted key order.
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, collections.abc.Mapping):
+            items = sorted(parameters.items())
+        else:
+            items = parameters
         for k, v in items:
             self[k] = v
+
+    def extra_repr(self) -> str:
+        return _parameters_repr(self.items(), lambda p: p.type())
