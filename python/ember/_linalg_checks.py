@@ -10,6 +10,7 @@ import warnings
 import ember
 from ember import _C
 from ember import _linalg_autograd as _ag
+from ember._ops_math import _SCALAR_NAMES
 from ember._warnings import user_stacklevel
 
 
@@ -69,20 +70,6 @@ _eig_t = _return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 _geqrf_t = _return_type("geqrf", ["a", "tau"])
 _triangular_solve_t = _return_type("triangular_solve", ["solution", "cloned_coefficient"])
 
-_TYPE_NAMES = {
-    ember.bool: "Bool",
-    ember.uint8: "Byte",
-    ember.int8: "Char",
-    ember.int16: "Short",
-    ember.int32: "Int",
-    ember.int64: "Long",
-    ember.float16: "Half",
-    ember.bfloat16: "BFloat16",
-    ember.float32: "Float",
-    ember.float64: "Double",
-    ember.complex64: "ComplexFloat",
-    ember.complex128: "ComplexDouble",
-}
 _REAL = (ember.float32, ember.float64)
 _LAPACK = (ember.float32, ember.float64, ember.complex64, ember.complex128)
 
@@ -93,7 +80,8 @@ def _real_dtype(dtype):
 
 
 def _type_name(t):
-    return _TYPE_NAMES.get(t.dtype, str(t.dtype))
+    """The dtype as PyTorch's kernels name it in messages (Float, ComplexDouble, ...)."""
+    return _SCALAR_NAMES.get(str(t.dtype).split(".")[-1], str(t.dtype))
 
 
 def _check_dtype(A, name, kernel, int_first=True):

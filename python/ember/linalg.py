@@ -16,7 +16,6 @@ from ember._linalg_checks import (  # noqa: F401  (also read as ember.linalg._na
     _LAPACK,
     _OUT_TYPES,
     _REAL,
-    _TYPE_NAMES,
     LinAlgError,
     _broadcast_batch,
     _check_dtype,
@@ -913,9 +912,7 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 def _norm_out(out, result, name):
     """out= of matrix_norm and norm: PyTorch's dtype check, then a copy."""
     if out is not None and out.dtype != result.dtype:
-        raise RuntimeError(
-            f"{name} expected out tensor dtype {_TYPE_NAMES.get(result.dtype)} but got: {_type_name(out)}"
-        )
+        raise RuntimeError(f"{name} expected out tensor dtype {_type_name(result)} but got: {_type_name(out)}")
     return _copy_out(out, result)
 
 

@@ -1,5 +1,7 @@
-"""NumPy scalars as numbers (as PyTorch's parser and operators take them), `x in tensor`, the printing of
-ParameterList/ParameterDict, a CUDA device in a build without CUDA, and where deprecation warnings point."""
+"""What real programs meet: NumPy scalars as numbers (as PyTorch's parser and operators take them), `x in
+tensor`, the printing of ParameterList/ParameterDict and optimizers, a CUDA device in a build without CUDA,
+the errors of common mistakes (mixed dtypes in products and convolutions, requires_grad on integers), and
+where deprecation warnings point."""
 
 import subprocess
 import sys
@@ -9,6 +11,14 @@ import pytest
 import torch
 
 import ember
+
+
+def _conv(m, dims, dtype):
+    """A float32 convolution (weight and bias) of dims spatial dims applied to an input of dtype."""
+    x = m.ones((1, 1) + (1,) * (dims - 2) + (5, 5), dtype=dtype)
+    w = m.ones((1, 1) + (1,) * (dims - 2) + (3, 3))
+    return getattr(m.nn.functional, f"conv{dims}d")(x, w, m.ones(1))
+
 
 CALLS = {
     "tensor * np.float32": lambda m: m.ones(2) * np.float32(0.5),
@@ -36,6 +46,21 @@ CALLS = {
     "np.float32 in": lambda m: np.float32(2) in m.arange(6.0).view(2, 3),
     "tensor in": lambda m: m.tensor(2.0) in m.arange(6.0).view(2, 3),
     "str in": lambda m: "a" in m.arange(6.0),
+    "linear mixed dtypes": lambda m: m.nn.functional.linear(m.ones(2, 3).double(), m.ones(4, 3), m.ones(4)),
+    "addmm self dtype first": lambda m: m.addmm(m.ones(2, 2).double(), m.ones(2, 2).double(), m.ones(2, 2)),
+    "conv2d bias dtype first": lambda m: _conv(m, 2, m.float64),
+    "conv2d half input": lambda m: m.nn.functional.conv2d(m.ones(1, 1, 5, 5).half(), m.ones(1, 1, 3, 3), m.ones(1)),
+    "conv3d bias dtype": lambda m: _conv(m, 3, m.float64),
+    "conv_transpose2d weight dtype": lambda m: m.nn.functional.conv_transpose2d(
+        m.ones(1, 1, 5, 5).double(), m.ones(1, 1, 3, 3), m.ones(1)
+    ),
+    "Parameter of longs": lambda m: m.nn.Parameter(m.zeros(2, dtype=m.long)),
+    "requires_grad = True on longs": lambda m: setattr(m.zeros(2, dtype=m.long), "requires_grad", True),
+    "requires_grad_ on longs": lambda m: m.zeros(2, dtype=m.long).requires_grad_(),
+    "requires_grad = True on a non-leaf": lambda m: setattr(m.ones(2, requires_grad=True) * 2, "requires_grad", True),
+    "optimizer with two groups": lambda m: repr(
+        m.optim.SGD([{"params": [m.nn.Parameter(m.ones(1))]}, {"params": [m.ones(1, requires_grad=True)], "lr": 0.5}])
+    ),
     "to cuda": lambda m: m.ones(2).to("cuda"),
     "device cuda": lambda m: m.ones(2, device="cuda"),
 }

@@ -14,6 +14,7 @@ import builtins
 import math
 
 import ember
+from ember._ops_math import _SCALAR_NAMES
 from ember import Tensor  # noqa: F401  (torch.fft re-exports it too)
 
 __all__ = [
@@ -44,27 +45,11 @@ __all__ = [
 # Normalization codes of the operators: none, 1/sqrt(n), 1/n.
 _NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
 
-_DTYPE_NAMES = {
-    ember.float16: "Half",
-    ember.bfloat16: "BFloat16",
-    ember.float32: "Float",
-    ember.float64: "Double",
-    ember.complex64: "ComplexFloat",
-    ember.complex128: "ComplexDouble",
-}
 
 
 def _dtype_name(dtype):
-    if dtype in _DTYPE_NAMES:
-        return _DTYPE_NAMES[dtype]
-    return {
-        ember.bool: "Bool",
-        ember.uint8: "Byte",
-        ember.int8: "Char",
-        ember.int16: "Short",
-        ember.int32: "Int",
-        ember.int64: "Long",
-    }.get(dtype, str(dtype).replace("ember.", ""))
+    short = str(dtype).split(".")[-1]
+    return _SCALAR_NAMES.get(short, short)
 
 
 def _norm_code(norm, forward):

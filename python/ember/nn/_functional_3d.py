@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 import ember
+from ember._out_forms import _cpp_name
 
 __all__ = [
     "adaptive_avg_pool3d",
@@ -158,6 +159,10 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             if weight.dim() < 3
             else f"Expected 5-dimensional input for 5-dimensional weight {list(weight.shape)}, but got "
             f"{weight.dim()}-dimensional input of size {list(x.shape)} instead"
+        )
+    if bias is not None and bias.dtype != input.dtype:  # PyTorch's first check, as in conv2d
+        raise RuntimeError(
+            f"Input type ({_cpp_name(input.dtype)}) and bias type ({_cpp_name(bias.dtype)}) should be the same"
         )
     s, dl = _triple(stride), _triple(dilation)
     kd, kh, kw = weight.shape[2:]

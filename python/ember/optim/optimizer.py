@@ -138,8 +138,8 @@ class Optimizer:
     def __repr__(self):
         text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            text += "\n" + f"Parameter Group {i}"
+            text += f"\nParameter Group {i}\n"  # each group's lines end in newlines: a blank line between groups
             for key in sorted(group.keys()):
                 if key != "params":
-                    text += "\n" + f"    {key}: {group[key]}"
-        return text + "\n)"
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"

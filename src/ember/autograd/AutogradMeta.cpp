@@ -38,7 +38,7 @@ void Tensor::set_requires_grad(bool value) {
   EMBER_CHECK(!value || !unsafeGetTensorImpl()->is_inference() || inference_mode_enabled(),
               "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   EMBER_CHECK(!value || is_floating_point() || is_complex(),
-              "only Tensors of floating point dtype can require gradients");
+              "Only Tensors of floating point and complex dtype can require gradients");
   if (!value && !get_meta(*this)) return;
   materialize_meta(*this)->leaf_requires_grad = value;
 }

@@ -378,6 +378,9 @@ DimVector expand_param(IntArrayRef p, const char* name, int64_t dims) {
 ConvArgs check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                     IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                     int64_t groups) {
+  // PyTorch compares a (non-transposed) convolution's input and bias types before anything else.
+  EMBER_CHECK(transposed || !bias.defined() || bias.dtype() == input.dtype(), "Input type (",
+              cpp_type_name(input.dtype()), ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
   const int64_t k = weight.dim();
   EMBER_CHECK(k >= 3, "weight should have at least three dimensions");
   EMBER_CHECK(groups > 0, "non-positive groups is not supported");

@@ -814,11 +814,10 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
 Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                   Tensor& out) {
   check_mm_args(mat1, mat2, "mat1");
-  EMBER_CHECK(mat1.dtype() == mat2.dtype(),
-              "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(mat1.dtype()),
-              " != ", cpp_type_name(mat2.dtype()));
   EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype, but got ",
               dtype_message_name(self.dtype()), " and ", dtype_message_name(mat2.dtype()));
+  EMBER_CHECK(mat1.dtype() == mat2.dtype(), "mat1 and mat2 must have the same dtype, but got ",
+              dtype_message_name(mat1.dtype()), " and ", dtype_message_name(mat2.dtype()));
   const bool work = mat1.sizes()[1] > 0 && mat1.sizes()[0] * mat2.sizes()[1] > 0;
   check_product_dtype(mat1, "addmm_impl_cpu_", "addmm_cuda", work);
   if (mat1.sizes()[1] == 0) check_beta_cast(self.dtype(), beta);

@@ -282,7 +282,12 @@ PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(unpa
 int set_requires_grad(PyObject* self, PyObject* value, void*) {
   EMBER_PY_TRY
   if (!value || !PyBool_Check(value)) throw TypeError("requires_grad must be a bool");
-  const_cast<Tensor&>(unpack_tensor(self)).set_requires_grad(value == Py_True);
+  Tensor& t = const_cast<Tensor&>(unpack_tensor(self));
+  // PyTorch's attribute setter: its own messages, and a non-leaf refuses True too.
+  if (value == Py_True && !t.is_leaf()) throw Error("you can only change requires_grad flags of leaf variables.");
+  EMBER_CHECK(value != Py_True || t.is_floating_point() || t.is_complex(),
+              "only Tensors of floating point and complex dtype can require gradients");
+  t.set_requires_grad(value == Py_True);
   return 0;
   EMBER_PY_CATCH_RET(-1)
 }
@@ -631,7 +636,11 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nar
     if (!PyBool_Check(arg)) throw TypeError("requires_grad_(): argument 'requires_grad' must be bool");
     value = arg == Py_True;
   }
-  const_cast<Tensor&>(unpack_tensor(self)).set_requires_grad(value);
+  const Tensor& t = unpack_tensor(self);
+  // requires_grad_ keeps PyTorch's older message.
+  EMBER_CHECK(!value || t.is_floating_point() || t.is_complex(),
+              "only Tensors of floating point dtype can require gradients");
+  const_cast<Tensor&>(t).set_requires_grad(value);
   Py_INCREF(self);
   return self;
   EMBER_PY_CATCH
