@@ -8,6 +8,7 @@ import builtins
 import types
 
 from ember import _C, _argcheck
+from ember._warnings import user_stacklevel
 
 # The memory formats are C objects (ember._C), so the C++ bindings read them directly.
 memory_format = _C.memory_format
@@ -123,7 +124,7 @@ class ConversionMethods:
                 "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                 "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             return data.detach().to(dtype=dtype, device=device, copy=True).requires_grad_(requires_grad)
         return ember.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)

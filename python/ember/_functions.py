@@ -8,6 +8,7 @@ import math
 import warnings
 
 from ember import _C, _argcheck
+from ember._warnings import user_stacklevel
 
 pi = math.pi
 e = math.e
@@ -280,7 +281,7 @@ def meshgrid(*tensors, indexing=None):
         warnings.warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         indexing = "ij"
     if any(t.dtype != tensors[0].dtype for t in tensors):

@@ -11,6 +11,7 @@ import math
 import operator
 
 from ember import _C, _argcheck
+from ember._warnings import user_stacklevel
 
 # The names PyTorch's kernels use for dtypes in their messages.
 _SCALAR_NAMES = {
@@ -815,7 +816,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         norm_factor = ember.zeros_like(norm_factor)
     if n_obs == 1 and (fweights is None) != (aweights is None):

@@ -11,6 +11,7 @@ import warnings
 
 from ember import _C, _argcheck
 from ember._ops_math import _out, _scalar_name
+from ember._warnings import user_stacklevel
 
 
 def _ember():
@@ -405,8 +406,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     # PyTorch compares few test elements by broadcasting, in result_type's dtype (a 0-dim operand or
     # Python number wraps into the other's dtype), and many by sorting both flattened, in their promoted one.
     few = t.numel() < int(10.0 * float(e.numel()) ** 0.145)
-    dtype = ember.result_type(e, t) if few or not isinstance(test_elements, _C.TensorBase) else ember.promote_types(
-        e.dtype, t.dtype
+    dtype = (
+        ember.result_type(e, t)
+        if few or not isinstance(test_elements, _C.TensorBase)
+        else ember.promote_types(e.dtype, t.dtype)
     )
     flat = t.reshape(-1).to(dtype)
     if flat.numel() == 0:
@@ -462,7 +465,7 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
         "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
         "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
         UserWarning,
-        stacklevel=2,
+        stacklevel=user_stacklevel(),
     )
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -533,7 +536,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
             "buffer to protect its data or make it writable before converting it to a tensor. This type of warning "
             "will be suppressed for the rest of this program.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         arr.flags.writeable = True if arr.base is not None and not view.readonly else arr.flags.writeable
     result = _C.from_numpy(arr)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import warnings
 
+from ember._warnings import user_stacklevel
+
 __all__ = ["eig", "lstsq", "matrix_rank", "solve", "symeig"]
 METHODS = ["eig", "lstsq", "reinforce", "solve", "volatile"]
 
@@ -76,12 +78,14 @@ def reinforce(self, reward):
 
 
 def _get_volatile(self):
-    warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+    warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=user_stacklevel())
     return False
 
 
 def _set_volatile(self, value):
-    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", stacklevel=2)
+    warnings.warn(
+        "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", stacklevel=user_stacklevel()
+    )
 
 
 volatile = property(_get_volatile, _set_volatile, doc="Always False: volatile was removed (use no_grad).")

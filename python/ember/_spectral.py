@@ -10,6 +10,7 @@ import math
 import warnings
 
 import ember
+from ember._warnings import user_stacklevel
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "stft", "istft"]
 METHODS = ["stft", "istft"]
@@ -185,7 +186,7 @@ def stft(
             "stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
             "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
             "torch.view_as_real on the complex output to recover the old return format.",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if window is None:
         warnings.warn(
@@ -193,7 +194,7 @@ def stft(
             "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
             "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
             "`window=torch.ones(n_fft, device=<device>)`.",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if center:
         signal_dim = input.dim()
@@ -286,7 +287,7 @@ def istft(
             "A window was not provided. A rectangular window will be applied.Please provide the same window used "
             "by stft to make the inversion lossless.To suppress this warning and use a rectangular window, "
             "explicitly set `window=torch.ones(n_fft, device=<device>)`.",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     extra = (
         f", center={int(center)}, normalized={int(normalized)}, onesided={onesided}, length={length}, "
@@ -359,7 +360,7 @@ def istft(
         warnings.warn(
             "The length of signal is shorter than the length parameter. Result is being padded with zeros in the "
             "tail. Please check your center and hop_length settings.",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         y = ember.constant_pad_nd(y, [0, end - expected_len])
     return y

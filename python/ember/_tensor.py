@@ -9,6 +9,7 @@ from ember import _numpy as _np
 from ember._conversions import ConversionMethods
 from ember._inplace_compare import InplaceComparisonMethods
 from ember._inplace_views import InplaceViewMethods
+from ember._warnings import user_stacklevel
 
 
 class Tensor(ConversionMethods, InplaceViewMethods, InplaceComparisonMethods, _C.TensorBase):
@@ -304,7 +305,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         out = data.detach().clone()
         if dtype is not None:

@@ -10,6 +10,7 @@ import warnings
 
 from ember import _C
 from ember._size import Size
+from ember._warnings import user_stacklevel
 
 __all__ = ["as_strided_", "from_file", "resize_as_", "slice_inverse"]
 METHODS = ["is_set_to", "slice_inverse", "resize", "resize_", "resize_as", "resize_as_", "set_"]
@@ -153,7 +154,7 @@ def _resize_message(sizes, numel, self):
 
 def resize(self, *size):
     """Deprecated: self viewed with a new shape of the same number of elements."""
-    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    warnings.warn("non-inplace resize is deprecated", stacklevel=user_stacklevel())
     # The sizes are the arguments themselves, multiplied as given, as in
     # PyTorch: a tuple is not unpacked (its "product" never matches), a
     # tensor compares elementwise.
@@ -167,7 +168,7 @@ def resize(self, *size):
 
 def resize_as(self, tensor):
     """Deprecated: self viewed with tensor's shape, of the same number of elements."""
-    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=user_stacklevel())
     sizes = list(tensor.shape)
     if tensor.numel() != self.numel():
         raise RuntimeError(_resize_message(sizes, tensor.numel(), self))

@@ -95,7 +95,16 @@ def test_parameter_containers_print_as_pytorch():
     assert _parameter_containers(ember) == _parameter_containers(torch)
 
 
-def test_deprecation_warning_points_at_the_caller():
-    code = "import ember, warnings\nwarnings.simplefilter('always')\nember.cross(ember.ones(3), ember.ones(3))\n"
+def test_warnings_point_at_the_caller():
+    calls = [
+        "ember.cross(ember.ones(3), ember.ones(3))",
+        "ember.nn.functional.softmax(ember.ones(2, 3))",
+        "ember.nn.functional.mse_loss(ember.ones(4), ember.ones(4, 1))",
+        "ember.tensor(ember.ones(2))",
+        "ember.range(0, 2)",
+        "ember.meshgrid(ember.ones(2), ember.ones(2))",
+    ]
+    code = "import ember, warnings\nwarnings.simplefilter('always')\n" + "\n".join(calls) + "\n"
     err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stderr
-    assert "<string>:3: UserWarning: Using torch.cross without specifying the dim arg is deprecated" in err
+    lines = [ln.split(": ")[0] for ln in err.splitlines() if "Warning: " in ln]
+    assert lines == [f"<string>:{3 + i}" for i in range(len(calls))], err

@@ -8,6 +8,7 @@ import warnings
 
 import ember
 from ember import _argcheck
+from ember._warnings import user_stacklevel
 
 __all__ = [
     "binary_cross_entropy",
@@ -70,7 +71,7 @@ def _reduction(reduction, size_average=None, reduce=None):
 def _softmax_dim(name, ndim, stacklevel):
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
-        stacklevel=stacklevel,
+        stacklevel=user_stacklevel(),
     )
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -303,7 +304,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "and silence this warning, please use dropout instead. Note that dropout2d "
             "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
             "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if ndim == 3:
         warnings.warn(
@@ -312,7 +313,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "is the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return _feature_dropout(input, p, training, inplace)
 
@@ -390,7 +391,7 @@ def _warn_size(input, target, stacklevel=3):
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
             "This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -607,7 +608,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                 "reduction: 'mean' divides the total loss by both the batch size and the support size."
                 "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                 "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         r = 2 if reduction == "batchmean" else _reduction(reduction)
     if any(isinstance(t, ember.Tensor) and t.dtype.is_complex for t in (input, target)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import ember
+from ember._warnings import user_stacklevel as _user_stacklevel
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -56,7 +57,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
             "This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
-            stacklevel=2,
+            stacklevel=_user_stacklevel(),
         )
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
