@@ -532,6 +532,7 @@ class Inv(Function):
 def _node_name(fn_cls, name):
     """Gives fn_cls's backward node PyTorch's name (LinalgSolveExBackward0, ...)."""
     fn_cls._backward_cls.__name__ = fn_cls._backward_cls.__qualname__ = name
+    fn_cls._backward_cls.__module__ = "builtins"  # printed as PyTorch's C++ nodes: <LinalgDetBackward0 object at ...>
 
 
 for _cls, _name in (

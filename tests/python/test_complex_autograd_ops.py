@@ -136,3 +136,10 @@ def test_products_with_complex_scales(beta):
 
     for got, want in zip(run(ember), run(torch)):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_linalg_nodes_print_as_pytorch():
+    a = ember.tensor([[4.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    d = ember.linalg.det(a)
+    assert str(type(d.grad_fn)) == "<class 'LinalgDetBackward0'>"
+    assert repr(d.grad_fn).startswith("<LinalgDetBackward0 object at ")
