@@ -91,7 +91,11 @@ class Tensor(ConversionMethods, InplaceViewMethods, InplaceComparisonMethods, _C
 
         def call(tensor):
             if handle.active:
-                hook(tensor)
+                result = hook(tensor)
+                if result is not None:  # PyTorch's checks of what the hook returned
+                    if not isinstance(result, _C.TensorBase):
+                        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
         _C.TensorBase._register_post_accumulate_grad_hook(self, call)
         return handle

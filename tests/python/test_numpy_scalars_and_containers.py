@@ -108,3 +108,18 @@ def test_warnings_point_at_the_caller():
     err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stderr
     lines = [ln.split(": ")[0] for ln in err.splitlines() if "Warning: " in ln]
     assert lines == [f"<string>:{3 + i}" for i in range(len(calls))], err
+
+
+@pytest.mark.parametrize("returned", ["int", "tensor", "none"])
+def test_post_accumulate_grad_hook_result(returned):
+    def run(m):
+        x = m.ones(2, requires_grad=True)
+        value = {"int": 5, "tensor": m.ones(2), "none": None}[returned]
+        x.register_post_accumulate_grad_hook(lambda t: value)
+        try:
+            x.sum().backward()
+        except Exception as e:  # noqa: BLE001 - the type and text are compared
+            return type(e).__name__, str(e)
+        return x.grad.tolist()
+
+    assert run(ember) == run(torch)
