@@ -224,9 +224,6 @@ class ConversionMethods:
     def ravel(self):
         return self.reshape(-1)
 
-    def broadcast_to(self, size):
-        return self.expand(size)
-
 
 # PyTorch's alternative names: alias -> operator (functions and methods).
 ALIASES = {

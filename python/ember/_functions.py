@@ -186,32 +186,33 @@ def broadcast_to(input, size):  # noqa: A002
 
 
 # ---- dimensions and stacking ---------------------------------------------------------------
-def _atleast(tensors, rank, shape_for):
+def _atleast(tensors, rank, raise_rank):
     if len(tensors) == 1:
         tensors = tensors[0]
         if isinstance(tensors, _C.TensorBase):
-            return tensors.reshape(shape_for(tensors)) if tensors.dim() < rank else tensors
+            return raise_rank(tensors) if tensors.dim() < rank else tensors
     _argcheck.tensor_elements(tensors)
-    return tuple(t.reshape(shape_for(t)) if t.dim() < rank else t for t in tensors)
+    return tuple(raise_rank(t) if t.dim() < rank else t for t in tensors)
 
 
+# As PyTorch: a 0-d tensor is reshaped, others take new dims by unsqueeze.
 def atleast_1d(*tensors):
-    return _atleast(tensors, 1, lambda t: (1,))
+    return _atleast(tensors, 1, lambda t: t.reshape(1))
 
 
 def atleast_2d(*tensors):
-    return _atleast(tensors, 2, lambda t: (1, 1) if t.dim() == 0 else (1, t.shape[0]))
+    return _atleast(tensors, 2, lambda t: t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0))
 
 
 def atleast_3d(*tensors):
-    def shape(t):
+    def raise_rank(t):
         if t.dim() == 0:
-            return (1, 1, 1)
+            return t.reshape(1, 1, 1)
         if t.dim() == 1:
-            return (1, t.shape[0], 1)
-        return (*t.shape, 1)
+            return t.unsqueeze(0).unsqueeze(-1)
+        return t.unsqueeze(-1)
 
-    return _atleast(tensors, 3, shape)
+    return _atleast(tensors, 3, raise_rank)
 
 
 def _tensor_sequence(name, tensors):

@@ -703,17 +703,24 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):  # 
         )
     if input.numel() == 0 and dim is None:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
+    # Sorted along the last dim, then viewed as out_shape + (n,): the result's shape with the
+    # q values last (the graph of PyTorch's quantile: View over Sort).
     if dim is None:
-        x = input.reshape(-1)
-        red = 0
+        sorted_x = ember.sort(input.flatten(), -1)[0]  # NaN sorts last
+        out_shape = (1,) * input.dim() if keepdim else ()
     else:
         nd = max(input.dim(), 1)
         if not -nd <= dim < nd:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-        x = input if input.dim() else input.reshape(1)
         red = dim % nd
-    sorted_x = ember.sort(x.movedim(red, -1), -1)[0]  # NaN sorts last
+        x = input if red == input.dim() - 1 else input.unsqueeze(-1).transpose(red, -1)
+        sorted_x = ember.sort(x, -1)[0]
+        out_shape = list(input.shape)
+        if out_shape:
+            out_shape[red : red + 1] = [1] if keepdim else []
+        out_shape = tuple(out_shape)
     n = sorted_x.shape[-1]
+    sorted_x = sorted_x.view(out_shape + (n,))
     # ranks: shape (..., len(q))
     if ignore_nan:
         valid = (~ember.isnan(sorted_x)).sum(-1, keepdim=True).to(input.dtype)
@@ -735,15 +742,13 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):  # 
         above = ranks.ceil().to(ember.int64)
         weights = ember.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
         values = ember.lerp(values, sorted_x.gather(-1, above), weights)
-    # (..., len(q)) -> (len(q), ...) with the reduced dim kept or dropped
-    values = values.movedim(-1, 0)
-    if keepdim:
-        if dim is None:
-            values = values.reshape((values.shape[0],) + (1,) * input.dim())
-        else:
-            values = values.unsqueeze(red + 1) if input.dim() else values
-    if scalar_q:
-        values = values.squeeze(0)
+    # out_shape + (len(q),) -> out_shape, or (len(q),) + out_shape, as PyTorch's in-place views
+    from ember.autograd.function import _linear_node
+
+    if not scalar_q:
+        values = _linear_node("UnsqueezeBackward1", values, lambda t: t.unsqueeze(0), lambda g: g.squeeze(0))
+        values = _linear_node("TransposeBackward1", values, lambda t: t.transpose(0, -1), lambda g: g.transpose(0, -1))
+    values = _linear_node("SqueezeBackward4", values, lambda t: t.squeeze(-1), lambda g: g.unsqueeze(-1))
     return _out(values, out)
 
 

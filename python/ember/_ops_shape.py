@@ -343,9 +343,12 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     n = y.shape[dim]
     if n == 0:
         return ember.zeros(tuple(y.shape[:dim]) + tuple(y.shape[dim + 1 :]), dtype=y.dtype, device=y.device)
+    from ember.autograd.function import _div_scalar, _mul_scalar
+
     if x is None:
         step = 1 if dx is None else dx
-        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * step
+        ends = _mul_scalar(y.select(dim, 0) + y.select(dim, -1), 0.5)
+        return _mul_scalar(y.sum(dim) - ends, step)
     if x.dim() == 1:
         if x.shape[0] != n:
             raise RuntimeError(
@@ -356,7 +359,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         shape[dim] = n
         x = x.reshape(shape)
     pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
-    return (x.diff(dim=dim) * pairs).sum(dim) / 2.0
+    return _div_scalar((pairs * x.diff(dim=dim)).sum(dim), 2.0)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -375,9 +378,11 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     n = y.shape[dim]
     # An empty dim gives an empty result (no pair starts at 1).
     pairs = y.narrow(dim, min(n, 1), max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
+    from ember.autograd.function import _div_scalar, _mul_scalar
+
     if x is None:
         step = 1 if dx is None else dx
-        return (step / 2.0 * pairs).cumsum(dim)
+        return _mul_scalar(pairs, step / 2.0).cumsum(dim)
     if x.dim() == 1:
         if x.shape[0] != n:
             raise RuntimeError(
@@ -387,7 +392,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         shape = [1] * y.dim()
         shape[dim] = n
         x = x.reshape(shape)
-    return (x.diff(dim=dim) * pairs).cumsum(dim) / 2.0
+    return _div_scalar((pairs * x.diff(dim=dim)).cumsum(dim), 2.0)
 
 
 # ---- searching ------------------------------------------------------------------------------

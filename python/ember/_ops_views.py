@@ -184,6 +184,11 @@ def sgn(input, *, out=None):  # noqa: A002
 # ---- Tensor methods --------------------------------------------------------------------------
 
 
+def broadcast_to(self, *size, **kwargs):
+    """self.expand(size): broadcast_to(3, 4), broadcast_to((3, 4)) or size=(3, 4)."""
+    return self.expand(*size, **kwargs)
+
+
 def sum_to_size(self, *size):
     """The sum of self over the dimensions that size broadcasts."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
@@ -288,6 +293,7 @@ METHODS = [
     "sgn",
     "sgn_",
     "sum_to_size",
+    "broadcast_to",
     "new_empty_strided",
     "fill_diagonal_",
     "apply_",

@@ -719,6 +719,9 @@ FUNCTIONS = {
 }
 
 METHODS = {
+    'broadcast_to': [
+        "broadcast_to(int[] size)",
+    ],
     'addr': [
         "addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
     ],

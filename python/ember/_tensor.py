@@ -292,6 +292,30 @@ def _fill_legacy():
     _LEGACY.update(names)
 
 
+_NDARRAY_LIST_WARNED = []
+
+
+def _from_data(data, dtype):
+    """_C._tensor_from_data(data, dtype), with PyTorch's once-a-process warning when the
+    sequence holds NumPy arrays (found along its first elements) with values to copy."""
+    if not _NDARRAY_LIST_WARNED:
+        first = data
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        if first is not data and _np.is_ndarray(first) and first.size:
+            import warnings
+
+            _NDARRAY_LIST_WARNED.append(True)
+            warnings.warn(
+                "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the "
+                "list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
+                "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+    return _C._tensor_from_data(data, dtype)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Builds a new tensor from data, always copying: nested lists or tuples of
     numbers, tensors and NumPy values (read in C++ with PyTorch's shape and
@@ -319,7 +343,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     elif not isinstance(data, (list, tuple)) and hasattr(data, "__array__"):
         return tensor(data.__array__(), dtype=dtype, device=device, requires_grad=requires_grad)
     else:
-        out = _C._tensor_from_data(data, dtype)
+        out = _from_data(data, dtype)
     if device is None and not isinstance(data, Tensor):
         device = _default_device_if_set()
     if device is not None:
@@ -352,7 +376,7 @@ def as_tensor(data, dtype=None, device=None):
     if _np.is_numpy_scalar(data):
         out = _np.from_ndarray(data, dtype, copy=True)
     else:
-        out = _C._tensor_from_data(data, dtype)
+        out = _from_data(data, dtype)
     device = device if device is not None else _default_device_if_set()
     if device is not None:
         out = out.to(ember.device(device))

@@ -264,3 +264,117 @@ class _DelayedError(Function):
     @staticmethod
     def backward(ctx, *grads):
         raise RuntimeError(ctx.msg)
+
+
+# ---- Ember's composites recorded as one node with the name of PyTorch's operator ----
+
+
+class _LinearNode(Function):
+    """fn(x), a linear map of x (x * 2.0, a squeeze), recorded as one node: backward applies
+    adjoint (fn's adjoint, written with differentiable operators) to the gradient."""
+
+    _jvp_from_backward = True  # forward-mode AD differentiates backward (forward_ad._jvp_from_backward)
+
+    @staticmethod
+    def forward(ctx, x, fn, adjoint, saved):
+        ctx.adjoint = adjoint
+        for key, value in saved.items():
+            setattr(ctx, key, value)
+        out = fn(x)
+        # a view would be one made in no-grad mode, which refuses later in-place changes
+        return out.clone() if out._is_view() else out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.adjoint(grad), None, None, None
+
+
+class _CompositeNode(Function):
+    """fn(*inputs) recorded as one node: forward runs fn without a graph; backward runs it again
+    with one and differentiates that (the gradients are fn's own, and differentiable again)."""
+
+    _jvp_from_backward = True
+
+    @staticmethod
+    def forward(ctx, fn, saved, *inputs):
+        ctx.fn = fn
+        for key, value in saved.items():
+            setattr(ctx, key, value)
+        ctx.save_for_backward(*inputs)
+        out = fn(*inputs)
+        return out.clone() if out._is_view() else out
+
+    @staticmethod
+    def backward(ctx, grad):
+        inputs = ctx.saved_tensors
+        needs = ctx.needs_input_grad[2:]
+        wanted = [x for x, need in zip(inputs, needs) if need]
+        with ember.enable_grad():
+            out = ctx.fn(*inputs)
+        found = iter(
+            ember.autograd.grad(out, wanted, grad, create_graph=ember.is_grad_enabled(), allow_unused=True)
+            if out.requires_grad
+            else [None] * len(wanted)
+        )
+        return (None, None, *[next(found) if need else None for need in needs])
+
+
+_NODE_CLASSES: dict = {}
+
+
+def _node_class(base, name):
+    cls = _NODE_CLASSES.get((base, name))
+    if cls is None:
+        cls = type(name.removesuffix("Backward0"), (base,), {})
+        node = cls._backward_cls
+        node.__name__ = node.__qualname__ = name
+        node.__module__ = "builtins"  # printed as PyTorch's C++ nodes: <MulBackward1 object at ...>
+        _NODE_CLASSES[(base, name)] = cls
+    return cls
+
+
+def _grad_recorded(tensors):
+    """Whether a node is recorded for these inputs (inside an ember.func transform the plain
+    operators are composed instead)."""
+    return (
+        _C.is_grad_enabled()
+        and any(t is not None and t.requires_grad for t in tensors)
+        and not (_VMAP_LEVELS or _GRAD_DEPTH[0])
+    )
+
+
+def _linear_node(name, x, fn, adjoint, **saved):
+    """fn(x) for a linear fn, recorded as the node `name` (a PyTorch operator's that Ember computes
+    as others: MulBackward1 for a tensor times a number) when x needs a gradient. The engine
+    checks its nodes' complex formulas by name: complex results keep the plain operators' nodes."""
+    if not _grad_recorded((x,)) or x.is_complex():
+        return fn(x)
+    return _node_class(_LinearNode, name).apply(x, fn, adjoint, saved)
+
+
+def _composite_node(name, fn, *inputs, **saved):
+    """fn(*inputs) (None inputs allowed), recorded as the node `name` when an input needs a gradient."""
+    if not _grad_recorded(inputs) or any(t is not None and t.is_complex() for t in inputs):
+        return fn(*inputs)
+    return _node_class(_CompositeNode, name).apply(fn, saved, *inputs)
+
+
+def _mul_scalar(x, other):
+    """x * other for a Python number, recorded as PyTorch's MulBackward1 (mul.Scalar)."""
+    if isinstance(other, complex):
+        return x * other
+    return _linear_node("MulBackward1", x, lambda t: t * other, lambda g: g * other, _saved_other=other)
+
+
+def _div_scalar(x, other):
+    """x / other for a Python number, recorded as PyTorch's DivBackward1 (div.Scalar)."""
+    if isinstance(other, complex):
+        return x / other
+    return _linear_node("DivBackward1", x, lambda t: t / other, lambda g: g / other, _saved_other=other)
+
+
+def _add_scalar(x, other):
+    """x + other for a Python number, recorded as PyTorch's AddBackward1 (add.Scalar)."""
+    if isinstance(other, complex):
+        return x + other
+    return _linear_node("AddBackward1", x, lambda t: t + other, lambda g: g)

@@ -17,6 +17,7 @@ import os
 
 import ember
 from ember._out_forms import _cpp_name
+from ember.autograd.function import _composite_node
 
 __all__ = [
     "adaptive_avg_pool3d",
@@ -170,11 +171,6 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = _conv3d_cuda(x, weight, bias, s, padding, dl, groups)
         return out if batched else out.squeeze(0)
     _refuse(x, "slow_conv3d_cpu", _NOT_BOOL)
-    dtype = x.dtype
-    if dtype in (ember.float16, ember.bfloat16):
-        # the depth taps are summed in float32, as PyTorch accumulates
-        x, weight = x.float(), weight.float()
-        bias = bias.float() if bias is not None else None
     if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
@@ -192,14 +188,34 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         p = [left for left, _ in pads]
     else:
         p = list(_triple(padding))
-    if dtype == ember.float32 and _onednn_applies(x, weight, bias, s, dl, groups):
+    if x.dtype == ember.float32 and _onednn_applies(x, weight, bias, s, dl, groups):
         out = ember.convolution(x, weight, bias, list(s), p, list(dl), False, [0, 0, 0], groups)
         return out if batched else out.squeeze(0)
+    # PyTorch's node has an edge for the bias, None without one: an empty stand-in gives it
+    out = _composite_node(
+        "ConvolutionBackward0",
+        lambda x, weight, b: _conv3d_by_planes(x, weight, bias if bias is None else b, s, p, dl, groups),
+        x,
+        weight,
+        ember.empty(0, dtype=x.dtype) if bias is None else bias,
+    )
+    return out if batched else out.squeeze(0)
+
+
+def _conv3d_by_planes(x, weight, bias, s, p, dl, groups):
+    """The sum over the kernel's depth taps of conv2d of the strided depth slices (Note [3-d as 2-d passes])."""
+    dtype = x.dtype
+    if dtype in (ember.float16, ember.bfloat16):
+        # the depth taps are summed in float32, as PyTorch accumulates
+        x, weight = x.float(), weight.float()
+        bias = bias.float() if bias is not None else None
+    kd = weight.shape[2]
     if p[0]:
         x = ember.nn.functional.pad(x, [0, 0, 0, 0, p[0], p[0]])
     n, c, d = x.shape[0], x.shape[1], x.shape[2]
     od = (d - dl[0] * (kd - 1) - 1) // s[0] + 1
     if od <= 0:
+        kh, kw = weight.shape[3:]
         raise RuntimeError(
             f"Calculated padded input size per channel: ({d} x {x.shape[3] + 2 * p[1]} x {x.shape[4] + 2 * p[2]}). "
             f"Kernel size: ({dl[0] * (kd - 1) + 1} x {dl[1] * (kh - 1) + 1} x {dl[2] * (kw - 1) + 1}). "
@@ -215,8 +231,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = out.reshape(n, od, weight.shape[0], out.shape[-2], out.shape[-1]).transpose(1, 2)
     if bias is not None:
         out = out + bias.reshape(1, -1, 1, 1, 1)
-    out = _dense(out.to(dtype))
-    return out if batched else out.squeeze(0)
+    return _dense(out.to(dtype))
 
 
 def _onednn_applies(x, weight, bias, stride, dilation, groups):

@@ -280,8 +280,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {name}")
     x1 = x1 if x1.is_floating_point() else x1.to(common)
     x2 = x2 if x2.is_floating_point() else x2.to(common)
-    shape = _broadcast(x1, x2)
-    x1, x2 = x1.expand(shape), x2.expand(shape)
+    if x1.shape != x2.shape:  # operands of one shape are used as they are
+        shape = _broadcast(x1, x2)
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     n1 = ember.linalg_vector_norm(x1, 2, [dim], True).clone()
     n2 = ember.linalg_vector_norm(x2, 2, [dim], True).clone()
     with ember.no_grad():
@@ -298,8 +299,18 @@ def _broadcast(a, b):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim."""
-    out_dim = max(x1.dim(), x2.dim())
-    return ember.linalg_vector_norm(x1 - x2 + eps, p, [out_dim - 1], keepdim)
+    from ember.autograd.function import _add_scalar, _composite_node
+
+    dim = max(x1.dim(), x2.dim()) - 1
+    # recorded as PyTorch's norm(x, p, dim, keepdim): NormBackward1 over AddBackward1
+    return _composite_node(
+        "NormBackward1",
+        lambda t: ember.linalg_vector_norm(t, p, [dim], keepdim),
+        _add_scalar(x1 - x2, eps),
+        _saved_p=p,
+        _saved_dim=(dim,),
+        _saved_keepdim=keepdim,
+    )
 
 
 def pdist(input, p=2):

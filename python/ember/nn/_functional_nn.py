@@ -9,6 +9,7 @@ import warnings
 import ember
 from ember import _argcheck
 from ember._warnings import user_stacklevel
+from ember.autograd.function import _add_scalar, _div_scalar, _mul_scalar
 
 __all__ = [
     "binary_cross_entropy",
@@ -519,14 +520,14 @@ def cross_entropy(
         if label_smoothing > 0.0:
             if label_smoothing > 1.0:
                 raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-            target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+            target = _add_scalar(_mul_scalar(target, 1 - label_smoothing), label_smoothing / n_classes)
         prod = logp * target
         if weight is not None:
             prod = prod * _class_weight_view(weight, logp.dim(), class_dim)
         if r == 1:
             if input.numel() == 0:
                 return -(prod.sum().fill_(math.nan))
-            return -prod.sum() / (input.numel() // n_classes)
+            return _div_scalar(-prod.sum(), input.numel() // n_classes)
         if r == 2:
             return -prod.sum()
         return -prod.sum(class_dim)
@@ -552,7 +553,7 @@ def cross_entropy(
             ret = smooth.sum()
         else:
             ret = smooth
-        return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+        return _mul_scalar(nll, 1 - label_smoothing) + _mul_scalar(ret, label_smoothing / n_classes)
     return _nll_loss_nd(input.log_softmax(class_dim), target, weight, r, ignore_index)
 
 

@@ -19,7 +19,10 @@ autograd carries the gradient to both the input and the grid.
 
 from __future__ import annotations
 
+import warnings
+
 import ember
+from ember._warnings import user_stacklevel
 
 __all__ = ["affine_grid", "conv_tbc", "conv_transpose3d", "grid_sample"]
 
@@ -137,6 +140,12 @@ def conv_tbc(input, weight, bias, pad=0):
 
 
 # ---- sampling grids ---------------------------------------------------------------------------
+_ALIGN_CORNERS_DEFAULT = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
+    "align_corners=True if the old behavior is desired. See the documentation of grid_sample for details."
+)
+
+
 def _base_coords(size, align_corners, like):
     """The normalised centres of size pixels along one axis."""
     coords = ember.linspace(-1, 1, size, dtype=like.dtype, device=like.device)
@@ -148,6 +157,7 @@ def _base_coords(size, align_corners, like):
 def affine_grid(theta, size, align_corners=None):
     """The (N, H, W, 2) or (N, D, H, W, 3) sampling grid of the affine maps theta."""
     if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_DEFAULT, stacklevel=user_stacklevel())
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -235,6 +245,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"but got: '{padding_mode}'"
         )
     if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_DEFAULT, stacklevel=user_stacklevel())
         align_corners = False
     if input.dim() not in (4, 5):
         raise RuntimeError(

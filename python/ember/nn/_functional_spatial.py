@@ -5,8 +5,10 @@ errors."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import ember
+from ember._warnings import user_stacklevel
 
 __all__ = [
     "pad",
@@ -220,15 +222,24 @@ def interpolate(
     )
 
 
+def _deprecated(name):
+    warnings.warn(
+        f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=user_stacklevel()
+    )
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

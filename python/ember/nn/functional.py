@@ -18,11 +18,15 @@ def _reduction_enum(reduction: str) -> int:
 
 
 def _legacy_reduction(size_average, reduce) -> str:
+    """The reduction the legacy size_average/reduce arguments name, with PyTorch's deprecation warning."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        return "mean"
-    return "sum" if reduce else "none"
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+        stacklevel=_user_stacklevel(),
+    )
+    return reduction
 
 
 def linear(input, weight, bias=None):
