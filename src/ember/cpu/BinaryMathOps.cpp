@@ -69,7 +69,7 @@ Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor
     it.output().fill_(Scalar(int64_t(1)));
   } else if (exponent.equal(1.0)) {
     it.output().copy_(base);
-  } else if (is_complex_type(common) && exponent.equal(2.0) && base.device().type == DeviceType::CPU && !it.is_meta()) {
+  } else if (is_complex_type(common) && exponent.equal(2.0) && !it.is_meta()) {
     cpu::square_complex_stub(it);
   } else if (is_complex_type(common)) {
     it.output().copy_(complex_pow_scalar(base, exponent));

@@ -66,6 +66,10 @@ struct DivOp {
   __device__ Cx<R> operator()(Cx<R> a, Cx<R> b) const { return cdiv(a, b); }
 };
 template <typename R>
+struct SquareOp {  // z * z, as pow(z, 2)
+  __device__ Cx<R> operator()(Cx<R> z) const { return cmul(z, z); }
+};
+template <typename R>
 struct MulByOp {  // a * (1 / b) for a number b (the operand b is not read)
   Cx<R> inverse;
   __device__ Cx<R> operator()(Cx<R> a, Cx<R>) const { return cmul(a, inverse); }
@@ -83,6 +87,13 @@ void mul_cuda(const TensorIterator& it) {
   dispatch_complex(it.common_dtype(), "mul_cuda", [&](auto r) {
     using R = decltype(r);
     gpu_kernel<Cx<R>, Cx<R>, Cx<R>>(it, MulOp<R>{});
+  });
+}
+
+void square_cuda(const TensorIterator& it) {
+  dispatch_complex(it.common_dtype(), "pow_cuda", [&](auto r) {
+    using R = decltype(r);
+    gpu_kernel<Cx<R>, Cx<R>>(it, SquareOp<R>{});
   });
 }
 
@@ -375,6 +386,7 @@ void polar_cuda(const TensorIterator& it) {
 
 EMBER_REGISTER_CUDA_DISPATCH(add_complex_stub, &add_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(mul_complex_stub, &mul_cuda);
+EMBER_REGISTER_CUDA_DISPATCH(square_complex_stub, &square_cuda);
 EMBER_REGISTER_CUDA_DISPATCH(neg_complex_stub, &unary_cuda<UnaryFn::Neg>);
 EMBER_REGISTER_CUDA_DISPATCH(conj_complex_stub, &unary_cuda<UnaryFn::Conj>);
 EMBER_REGISTER_CUDA_DISPATCH(sgn_complex_stub, &unary_cuda<UnaryFn::Sgn>);
