@@ -588,8 +588,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
   check_mixed(input, {&weight, &bias});
   const ScalarType T = compute_dtype(input, "LayerNormKernelImpl");
   const Device dev = input.device();
-  // A 16-bit input on the CPU: its kernel reads and writes the 16-bit data.
-  const bool in_16bit = is_reduced_float(input.dtype()) && dev.is_cpu();
+  // A 16-bit input on the CPU or CUDA: its kernel reads and writes the 16-bit
+  // data and computes in float (float parameters and statistics).
+  const bool in_16bit = is_reduced_float(input.dtype()) && (dev.is_cpu() || dev.is_cuda());
   Tensor x = in_16bit ? input.contiguous() : in_dtype(input, T);
   Tensor g = weight.defined() ? in_dtype(weight, T) : Tensor();
   Tensor b = bias.defined() ? in_dtype(bias, T) : Tensor();

@@ -26,6 +26,7 @@ void reduce_kernel(const cpu::ReducePlan& p, cpu::ReduceOp op, double divisor) {
   cpu::softmax_stub.cuda = &softmax_kernel;
   cpu::softmax_backward_stub.cuda = &softmax_backward_kernel;
   cpu::layer_norm_stub.cuda = &layer_norm_kernel;
+  cpu::layer_norm_16bit_stub.cuda = &layer_norm_16bit_kernel;
   cpu::layer_norm_backward_stub.cuda = &layer_norm_backward_kernel;
 #ifndef EMBER_NO_CUBLAS
   cpu::gemm_stub.cuda = &gemm_kernel;

@@ -1,5 +1,8 @@
 // layer_norm forward and backward on CUDA over an M x D row-major input, in
-// float or double (16-bit inputs arrive converted to float, as on the CPU).
+// float or double. The forward of a 16-bit input (layer_norm_16bit_stub)
+// reads and writes the 16-bit data and computes in float, with float
+// parameters and statistics, as PyTorch's CUDA kernel does; its backward
+// receives the data converted to float.
 // Forward: one block per row; rows aligned to 16 bytes that fit in registers
 // are read once with 16-byte loads (mean, then the mean squared deviation),
 // others use Welford per thread and Chan's merge across the block; mean and
@@ -32,18 +35,19 @@ __device__ __forceinline__ Moments<T> shfl_xor_moments(Moments<T> v, int d) {
           __shfl_xor_sync(0xffffffffu, v.n, d)};
 }
 
-template <typename T>
-__global__ void layer_norm_kernel_impl(const T* x, const T* gamma, const T* beta, T* y, T* mean_out, T* rstd_out,
-                                       int64_t D, T eps) {
-  __shared__ Moments<T> smem[32];
+// T: the data's type; A: the computation's, the parameters' and the statistics' (float for 16-bit data).
+template <typename T, typename A>
+__global__ void layer_norm_kernel_impl(const T* x, const A* gamma, const A* beta, T* y, A* mean_out, A* rstd_out,
+                                       int64_t D, A eps) {
+  __shared__ Moments<A> smem[32];
   const int64_t row = blockIdx.x;
   x += row * D;
   y += row * D;
-  Moments<T> w{T(0), T(0), T(0)};
+  Moments<A> w{A(0), A(0), A(0)};
   for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
-    const T v = x[j];
-    w.n += T(1);
-    const T delta = v - w.mean;
+    const A v = convert<A>(x[j]);
+    w.n += A(1);
+    const A delta = v - w.mean;
     w.mean += delta / w.n;
     w.m2 += delta * (v - w.mean);
   }
@@ -51,36 +55,51 @@ __global__ void layer_norm_kernel_impl(const T* x, const T* gamma, const T* beta
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
   if (lane == 0) smem[warp] = w;
   __syncthreads();
-  w = lane < nwarps ? smem[lane] : Moments<T>{T(0), T(0), T(0)};
+  w = lane < nwarps ? smem[lane] : Moments<A>{A(0), A(0), A(0)};
   for (int d = 16; d > 0; d /= 2) w = merge(w, shfl_xor_moments(w, d));
-  const T mean = w.mean;
-  const T var = w.m2 / T(D);
-  const T rstd = T(1) / math_sqrt(var + eps);
+  const A mean = w.mean;
+  const A var = w.m2 / A(D);
+  const A rstd = A(1) / math_sqrt(var + eps);
   if (threadIdx.x == 0) {
     mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
   for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
-    T v = (x[j] - mean) * rstd;
+    A v = (convert<A>(x[j]) - mean) * rstd;
     if (gamma) v *= gamma[j];
     if (beta) v += beta[j];
-    y[j] = v;
+    y[j] = convert<T>(v);
   }
 }
 
 template <typename T>
 __device__ T block_sum(T v, T* smem);
 
+// The W parameters of vector i (elements i * W ...) in 16-byte loads: one for
+// parameters of the data's type, two for float parameters of 16-bit data.
+template <int W, typename A>
+__device__ __forceinline__ void load_params(const A* p, int64_t i, A (&out)[W]) {
+  constexpr int kPer = 16 / sizeof(A);
+  static_assert(W % kPer == 0, "whole 16-byte loads");
+  const auto* pv = reinterpret_cast<const VecOf<kPer, A>*>(p + i * W);
+#pragma unroll
+  for (int c = 0; c < W / kPer; ++c) {
+    const VecOf<kPer, A> v = pv[c];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) out[c * kPer + j] = v.v[j];
+  }
+}
+
 // One block per row held in registers (rows aligned to 16 bytes; plan_row_launch):
 // one read of x, 16-byte accesses; mean, then the variance as the mean of
-// squared deviations from it (two sums over the registers).
-template <typename T, int kVecs>
+// squared deviations from it (two sums over the registers), in A.
+template <typename T, typename A, int kVecs>
 __global__ void __launch_bounds__(kRowMaxThreads)
-    layer_norm_rows_kernel(const T* x, const T* gamma, const T* beta, T* y, T* mean_out, T* rstd_out, int64_t D,
-                           T eps) {
+    layer_norm_rows_kernel(const T* x, const A* gamma, const A* beta, T* y, A* mean_out, A* rstd_out, int64_t D,
+                           A eps) {
   constexpr int W = 16 / sizeof(T);
   using Vec = VecOf<W, T>;
-  __shared__ T smem[32];
+  __shared__ A smem[32];
   const int64_t row = blockIdx.x;
   const int64_t nvec = D / W;
   const auto* xv = reinterpret_cast<const Vec*>(x + row * D);
@@ -91,52 +110,55 @@ __global__ void __launch_bounds__(kRowMaxThreads)
     const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
     if (i < nvec) v[k] = xv[i];
   }
-  T s = 0;
+  A s = 0;
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     if (threadIdx.x + int64_t(k) * blockDim.x < nvec) {
 #pragma unroll
-      for (int j = 0; j < W; ++j) s += v[k].v[j];
+      for (int j = 0; j < W; ++j) s += convert<A>(v[k].v[j]);
     }
   }
-  const T mean = block_sum(s, smem) / T(D);
-  T sq = 0;
+  const A mean = block_sum(s, smem) / A(D);
+  A sq = 0;
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     if (threadIdx.x + int64_t(k) * blockDim.x < nvec) {
 #pragma unroll
       for (int j = 0; j < W; ++j) {
-        const T d = v[k].v[j] - mean;
+        const A d = convert<A>(v[k].v[j]) - mean;
         sq += d * d;
       }
     }
   }
-  const T var = block_sum(sq, smem) / T(D);
-  const T rstd = T(1) / math_sqrt(var + eps);
+  const A var = block_sum(sq, smem) / A(D);
+  const A rstd = A(1) / math_sqrt(var + eps);
   if (threadIdx.x == 0) {
     mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
-  const auto* gv = reinterpret_cast<const Vec*>(gamma);
-  const auto* bv = reinterpret_cast<const Vec*>(beta);
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
     if (i < nvec) {
-      Vec o;
+      A o[W];
 #pragma unroll
-      for (int j = 0; j < W; ++j) o.v[j] = (v[k].v[j] - mean) * rstd;
+      for (int j = 0; j < W; ++j) o[j] = (convert<A>(v[k].v[j]) - mean) * rstd;
       if (gamma) {
-        const Vec g = gv[i];
+        A g[W];
+        load_params<W>(gamma, i, g);
 #pragma unroll
-        for (int j = 0; j < W; ++j) o.v[j] *= g.v[j];
+        for (int j = 0; j < W; ++j) o[j] *= g[j];
       }
       if (beta) {
-        const Vec b = bv[i];
+        A b[W];
+        load_params<W>(beta, i, b);
 #pragma unroll
-        for (int j = 0; j < W; ++j) o.v[j] += b.v[j];
+        for (int j = 0; j < W; ++j) o[j] += b[j];
       }
-      yv[i] = o;
+      Vec out;
+#pragma unroll
+      for (int j = 0; j < W; ++j) out.v[j] = convert<T>(o[j]);
+      yv[i] = out;
     }
   }
 }
@@ -296,39 +318,57 @@ int row_threads(int64_t D) { return std::min(512, std::max(32, next_pow2((D + 3)
 
 }  // namespace
 
+namespace {
+// T: the data's type, A: the computation's (see layer_norm_kernel_impl).
+template <typename T, typename A>
+void launch_layer_norm(const void* x, const void* gamma, const void* beta, void* y, void* mean, void* rstd, int64_t M,
+                       int64_t D, double eps) {
+  const T* x_ = static_cast<const T*>(x);
+  const A* g_ = static_cast<const A*>(gamma);
+  const A* b_ = static_cast<const A*>(beta);
+  T* y_ = static_cast<T*>(y);
+  A* mean_ = static_cast<A*>(mean);
+  A* rstd_ = static_cast<A*>(rstd);
+  const A eps_ = static_cast<A>(eps);
+  const unsigned rows = static_cast<unsigned>(M);
+  cudaStream_t stream = current_stream();
+  const RowLaunch rl = rows_launch<T>({x, gamma, beta, y}, D);
+  switch (rl.vecs) {
+    case 1:
+      layer_norm_rows_kernel<T, A, 1><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+      break;
+    case 2:
+      layer_norm_rows_kernel<T, A, 2><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+      break;
+    case 4:
+      layer_norm_rows_kernel<T, A, 4><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+      break;
+    case 8:
+      layer_norm_rows_kernel<T, A, 8><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+      break;
+    default:
+      layer_norm_kernel_impl<T, A><<<rows, row_threads(D), 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
+      break;
+  }
+  EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+}
+}  // namespace
+
 void layer_norm_kernel(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                        void* rstd, int64_t M, int64_t D, double eps) {
   dispatch_float_double(dtype, "layer_norm_cuda", [&](auto tag) {
     using T = decltype(tag);
-    const T* x_ = static_cast<const T*>(x);
-    const T* g_ = static_cast<const T*>(gamma);
-    const T* b_ = static_cast<const T*>(beta);
-    T* y_ = static_cast<T*>(y);
-    T* mean_ = static_cast<T*>(mean);
-    T* rstd_ = static_cast<T*>(rstd);
-    const T eps_ = static_cast<T>(eps);
-    const unsigned rows = static_cast<unsigned>(M);
-    cudaStream_t stream = current_stream();
-    const RowLaunch rl = rows_launch<T>({x, gamma, beta, y}, D);
-    switch (rl.vecs) {
-      case 1:
-        layer_norm_rows_kernel<T, 1><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
-        break;
-      case 2:
-        layer_norm_rows_kernel<T, 2><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
-        break;
-      case 4:
-        layer_norm_rows_kernel<T, 4><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
-        break;
-      case 8:
-        layer_norm_rows_kernel<T, 8><<<rows, rl.threads, 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
-        break;
-      default:
-        layer_norm_kernel_impl<T><<<rows, row_threads(D), 0, stream>>>(x_, g_, b_, y_, mean_, rstd_, D, eps_);
-        break;
-    }
-    EMBER_CUDA_KERNEL_LAUNCH_CHECK();
+    launch_layer_norm<T, T>(x, gamma, beta, y, mean, rstd, M, D, eps);
   });
+}
+
+void layer_norm_16bit_kernel(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                             void* rstd, int64_t M, int64_t D, double eps) {
+  if (dtype == ScalarType::Half) return launch_layer_norm<__half, float>(x, gamma, beta, y, mean, rstd, M, D, eps);
+  if (dtype == ScalarType::BFloat16) {
+    return launch_layer_norm<__nv_bfloat16, float>(x, gamma, beta, y, mean, rstd, M, D, eps);
+  }
+  throw NotImplementedError(str_cat("\"layer_norm_cuda\" not implemented for '", dtype_message_name(dtype), "'"));
 }
 
 void layer_norm_backward_kernel(ScalarType dtype, const void* dy, const void* x, const void* mean, const void* rstd,

@@ -25,6 +25,9 @@ void softmax_backward_kernel(const Tensor& grad, const Tensor& out, Tensor& grad
 // layer norm forward and backward (LayerNorm.cu).
 void layer_norm_kernel(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
                        void* rstd, int64_t M, int64_t D, double eps);
+// x and y in the 16-bit dtype, the parameters and statistics float (layer_norm_16bit_stub).
+void layer_norm_16bit_kernel(ScalarType dtype, const void* x, const void* gamma, const void* beta, void* y, void* mean,
+                             void* rstd, int64_t M, int64_t D, double eps);
 void layer_norm_backward_kernel(ScalarType dtype, const void* dy, const void* x, const void* mean, const void* rstd,
                                 const void* gamma, void* dx, void* dgamma, void* dbeta, int64_t M, int64_t D);
 // C = beta * C + alpha * A @ B through cuBLAS (Blas.cpp).
