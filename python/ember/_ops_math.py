@@ -369,29 +369,6 @@ def isneginf(input, *, out=None):  # noqa: A002
     return _out(input == -math.inf if input.dtype.is_floating_point else ember.zeros_like(input, dtype=ember.bool), out)
 
 
-def rsub(input, other, *args, alpha=1):  # noqa: A002
-    """other - alpha * input. PyTorch's rsub.Scalar takes alpha by position,
-    its rsub.Tensor only by keyword."""
-    if args:
-        if len(args) > 1 or isinstance(other, _C.TensorBase):
-            got = ", ".join(
-                type(a).__name__ if not isinstance(a, _C.TensorBase) else "Tensor" for a in (input, other, *args)
-            )
-            raise TypeError(
-                f"rsub() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                " * (Tensor input, Tensor other, *, Number alpha = 1)\n"
-                " * (Tensor input, Number other, Number alpha = 1)\n"
-            )
-        alpha = args[0]
-    if (
-        alpha == 1
-        and not isinstance(alpha, builtins.bool)
-        and isinstance(other, (builtins.int, builtins.float, builtins.complex))
-    ):
-        return other - input  # a wrapped number: the tensor's dtype wins, even a 0-dim one's
-    return _ember().sub(_wrap(other, input), input, alpha=alpha)
-
-
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
     """beta * input + alpha * outer(vec1, vec2)."""
     ember = _ember()
@@ -424,7 +401,7 @@ def dist(input, other, p=2):  # noqa: A002
             "norm(): input dtype should be either floating point or complex. "
             f"Got {_scalar_name(difference.dtype)} instead."
         )
-    return ember.linalg.vector_norm(difference, p)
+    return _recorded("DistBackward0", lambda a, b: ember.linalg.vector_norm(a - b, p), input, other)
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):  # noqa: A002
@@ -445,9 +422,13 @@ def renorm(input, p, dim, maxnorm, *, out=None):  # noqa: A002
     dim = dim + ndim if dim < 0 else dim
     reduce = [d for d in range(ndim) if d != dim]
     acc = ember.float32 if input.dtype in (ember.float16, ember.bfloat16) else input.dtype
-    norm = ember.linalg.vector_norm(input, p, reduce, keepdim=True, dtype=acc)
-    factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones((), dtype=acc))
-    return _out((input * factor).to(input.dtype), out)
+
+    def scale(x):
+        norm = ember.linalg.vector_norm(x, p, reduce, keepdim=True, dtype=acc)
+        factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones((), dtype=acc))
+        return (x * factor).to(x.dtype)
+
+    return _out(_recorded("RenormBackward0", scale, input), out)
 
 
 def renorm_(self, p, dim, maxnorm):
@@ -455,6 +436,13 @@ def renorm_(self, p, dim, maxnorm):
 
 
 # ---- scans ----------------------------------------------------------------------------------
+
+
+def _recorded(node, fn, *inputs, mask=None):
+    """fn(*inputs) recorded as one autograd node named as PyTorch's."""
+    from ember._linalg_autograd import named
+
+    return named(node, fn, *inputs, mask=mask)
 
 
 def _check_dim(dim, ndim):
@@ -501,12 +489,21 @@ def _scan_extreme(input, dim, is_max, kernel, result_type):  # noqa: A002
     return result_type((values, idx))
 
 
+def _recorded_scan(node, input, dim, is_max, kernel, result_type):  # noqa: A002
+    _argcheck.tensor(kernel, "input", 1, input)
+
+    def scan(x):
+        return tuple(_scan_extreme(x, dim, is_max, kernel, tuple))
+
+    return result_type(_recorded(node, scan, input, mask=[True, False]))
+
+
 def cummax(input, dim, *, out=None):  # noqa: A002
-    return _out(_scan_extreme(input, dim, True, "cummax", _cummax_t), out)
+    return _out(_recorded_scan("CummaxBackward0", input, dim, True, "cummax", _cummax_t), out)
 
 
 def cummin(input, dim, *, out=None):  # noqa: A002
-    return _out(_scan_extreme(input, dim, False, "cummin", _cummin_t), out)
+    return _out(_recorded_scan("CumminBackward0", input, dim, False, "cummin", _cummin_t), out)
 
 
 def _complex_logcumsumexp_scan(input, dim):
@@ -575,14 +572,17 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002
         return _out(input.clone(), out)
     dim = dim % input.dim()
     n = input.shape[dim]
-    acc = input
-    shift = 1
-    while shift < n:
-        head = acc.narrow(dim, 0, shift)
-        tail = ember.logaddexp(acc.narrow(dim, shift, n - shift), acc.narrow(dim, 0, n - shift))
-        acc = ember.cat([head, tail], dim)
-        shift *= 2
-    return _out(acc if shift > 1 else acc.clone(), out)
+
+    def scan(acc):
+        shift = 1
+        while shift < n:
+            head = acc.narrow(dim, 0, shift)
+            tail = ember.logaddexp(acc.narrow(dim, shift, n - shift), acc.narrow(dim, 0, n - shift))
+            acc = ember.cat([head, tail], dim)
+            shift *= 2
+        return acc if shift > 1 else acc.clone()
+
+    return _out(_recorded("LogcumsumexpBackward0", scan, input), out)
 
 
 # ---- reductions -----------------------------------------------------------------------------
@@ -598,16 +598,19 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):  # noqa: A002
             )
         if input.is_complex():
             raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
-        lo, hi = input.min(), input.max()
+    elif input.is_complex():
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+
+    def extremes(x):
+        if dim is not None:
+            return ember.amin(x, dim, keepdim=keepdim), ember.amax(x, dim, keepdim=keepdim)
+        lo, hi = x.min(), x.max()
         if keepdim:
-            shape = [1] * input.dim()
+            shape = [1] * x.dim()
             lo, hi = lo.reshape(shape), hi.reshape(shape)
-    else:
-        if input.is_complex():
-            raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
-        lo = ember.amin(input, dim, keepdim=keepdim)
-        hi = ember.amax(input, dim, keepdim=keepdim)
-    return _out(_aminmax_t((lo, hi)), out)
+        return lo, hi
+
+    return _out(_aminmax_t(_recorded("AminmaxBackward0", extremes, input)), out)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
@@ -1008,7 +1011,6 @@ __all__ = [
     "nextafter",
     "isposinf",
     "isneginf",
-    "rsub",
     "addr",
     "dist",
     "renorm",

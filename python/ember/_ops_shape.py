@@ -124,6 +124,13 @@ def inner(input, other, *, out=None):  # noqa: A002
     return _out(tensordot(input, other, ([-1], [-1])), out)
 
 
+def _recorded(node, fn, *inputs):
+    """fn(*inputs) recorded as one autograd node named as PyTorch's."""
+    from ember._linalg_autograd import named
+
+    return named(node, fn, *inputs)
+
+
 # ---- building -------------------------------------------------------------------------------
 
 
@@ -156,15 +163,19 @@ def block_diag(*tensors):
     if not mats:
         return ember.empty(1, 0)
     dtype = _list_result_type(tensors)
-    cols = builtins.sum(m.shape[1] for m in mats)
-    parts, c = [], 0
-    for m in mats:
-        h, w = m.shape
-        left = ember.zeros(h, c, dtype=dtype, device=m.device)
-        right = ember.zeros(h, cols - c - w, dtype=dtype, device=m.device)
-        parts.append(ember.cat([left, m.to(dtype), right], 1))
-        c += w
-    return ember.cat(parts, 0)
+
+    def place(*mats):
+        cols = builtins.sum(m.shape[1] for m in mats)
+        parts, c = [], 0
+        for m in mats:
+            h, w = m.shape
+            left = ember.zeros(h, c, dtype=dtype, device=m.device)
+            right = ember.zeros(h, cols - c - w, dtype=dtype, device=m.device)
+            parts.append(ember.cat([left, m.to(dtype), right], 1))
+            c += w
+        return ember.cat(parts, 0)
+
+    return _recorded("BlockDiagBackward0", place, *mats)
 
 
 def cartesian_prod(*tensors):
@@ -221,22 +232,8 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     """Matrices whose diagonals (at offset, in the planes dim1 x dim2) are input's last dimension."""
-    ember = _ember()
     _argcheck.tensor("diag_embed", "input", 1, input)
-    nd = input.dim() + 1
-    d1, d2 = _dim_check(dim1, nd), _dim_check(dim2, nd)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    n = input.shape[-1] + builtins.abs(offset)
-    batch = tuple(input.shape[:-1])
-    result = ember.zeros(batch + (n, n), dtype=input.dtype, device=input.device)
-    ember.diagonal(result, offset, -2, -1).copy_(input)
-    # the two new dims are the last two; move them to dim1 and dim2
-    order = [None] * nd
-    order[d1], order[d2] = nd - 2, nd - 1
-    rest = iter(builtins.range(nd - 2))
-    order = [next(rest) if o is None else o for o in order]
-    return result.permute(tuple(order))
+    return _C._VariableFunctions.diag_embed(input, offset, dim1, dim2)
 
 
 def diagflat(input, offset=0):  # noqa: A002
@@ -294,13 +291,17 @@ def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
-    if k == 1:
-        return input.flip(d1).transpose(d0, d1)
-    if k == 2:
-        return input.flip([d0, d1])
-    if k == 3:
-        return input.flip(d0).transpose(d0, d1)
-    return input.clone()
+
+    def rotate(x):
+        if k == 1:
+            return x.flip(d1).transpose(d0, d1)
+        if k == 2:
+            return x.flip([d0, d1])
+        if k == 3:
+            return x.flip(d0).transpose(d0, d1)
+        return x.clone()
+
+    return _recorded("Rot90Backward0", rotate, input)
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):  # noqa: A002

@@ -17,17 +17,37 @@ def _ember():
 
 
 def _copying(view_name):
+    def view(input, *args, **kwargs):  # noqa: A002
+        if view_name == "alias":  # Tensor has no alias(): the copy of input itself
+            return input
+        if view_name == "slice":
+            return _slice_checked(input, *args, **kwargs)
+        return getattr(input, view_name)(*args, **kwargs)
+
+    def copy(input, *args, **kwargs):  # noqa: A002
+        result = view(input, *args, **kwargs)
+        if isinstance(result, (tuple, list)):
+            return tuple(r.clone(memory_format=_C.contiguous_format) for r in result)
+        return result.clone(memory_format=_C.contiguous_format)
+
     def op(input, *args, out=None, **kwargs):  # noqa: A002
         _argcheck.tensor(view_name + "_copy", "input", 1, input)
-        if view_name == "alias":  # Tensor has no alias(): the copy of input itself
-            result = input
-        elif view_name == "slice":
-            result = _slice_checked(input, *args, **kwargs)
+        probe = view(input, *args, **kwargs)  # the checks, and the view's node
+        if view_name == "narrow":
+            node = "NarrowCopyBackward0"
         else:
-            result = getattr(input, view_name)(*args, **kwargs)
+            first = probe[0] if isinstance(probe, (tuple, list)) and probe else probe
+            grad_fn = getattr(first, "grad_fn", None)
+            node = "AliasBackward0_copy" if view_name == "alias" else type(grad_fn).__name__ + "_copy"
+        if not (input.requires_grad and _ember().is_grad_enabled()) or view_name == "detach":
+            result = copy(input, *args, **kwargs)
+        else:
+            from ember._linalg_autograd import named
+
+            result = named(node, lambda x: copy(x, *args, **kwargs), input)
         if isinstance(result, (tuple, list)):
-            return [r.clone(memory_format=_C.contiguous_format) for r in result]
-        return _out(result.clone(memory_format=_C.contiguous_format), out)
+            return list(result)
+        return _out(result, out)
 
     op.__name__ = view_name + "_copy"
     op.__doc__ = f"input.{view_name}(...) as a new contiguous tensor."
@@ -126,8 +146,63 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return ember.linalg.vector_norm(diff, p, -1)
+    mode = _CDIST_MODES.get(compute_mode)
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    r1, r2, c = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    if x1.numel() and x2.numel() and p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        # PyTorch's matrix-product form: |a|^2 + |b|^2 - 2ab through one product.
+        batch = list(ember.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+        a = x1.expand(batch + [r1, c]).reshape(-1, r1, c)
+        b = x2.expand(batch + [r2, c]).reshape(-1, r2, c)
+        return _euclidean_dist_function().apply(a, b).view(batch + [r1, r2])
+    from ember._linalg_autograd import named
+
+    return named(
+        "CdistBackward0", lambda a, b: ember.linalg.vector_norm(a.unsqueeze(-2) - b.unsqueeze(-3), p, -1), x1, x2
+    )
+
+
+_CDIST_MODES = {
+    None: 0,
+    "use_mm_for_euclid_dist_if_necessary": 0,
+    "use_mm_for_euclid_dist": 1,
+    "donot_use_mm_for_euclid_dist": 2,
+}
+_EUCLIDEAN_DIST = []
+
+
+def _euclidean_dist_function():
+    """Batched Euclidean distances by one matrix product, with PyTorch's
+    gradient (zero where a distance is zero), recorded as EuclideanDistBackward0."""
+    if _EUCLIDEAN_DIST:
+        return _EUCLIDEAN_DIST[0]
+    from ember._linalg_autograd import _node_name
+    from ember.autograd.function import Function
+
+    class EuclideanDist(Function):
+        @staticmethod
+        def forward(ctx, x1, x2):
+            ember = _ember()
+            n1 = x1.pow(2).sum(-1, keepdim=True)
+            n2 = x2.pow(2).sum(-1, keepdim=True)
+            a = ember.cat([x1.mul(-2), n1, ember.ones_like(n1)], -1)
+            b = ember.cat([x2, ember.ones_like(n2), n2], -1)
+            result = a.matmul(b.mT).clamp_min_(0).sqrt_()
+            ctx.save_for_backward(x1, x2, result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad):
+            x1, x2, result = ctx.saved_tensors
+            ratio = (grad / result).masked_fill(result == 0, 0)
+            g1 = x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2)
+            g2 = x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1)
+            return g1, g2
+
+    _node_name(EuclideanDist, "EuclideanDistBackward0")
+    _EUCLIDEAN_DIST.append(EuclideanDist)
+    return EuclideanDist
 
 
 def _name(dtype):

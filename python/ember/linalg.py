@@ -1314,19 +1314,7 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}")
-    a, b = ember.broadcast_tensors(input, other)
-
-    def part(t, i):
-        return t.narrow(dim, i, 1)
-
-    c = ember.cat(
-        [
-            part(a, 1) * part(b, 2) - part(a, 2) * part(b, 1),
-            part(a, 2) * part(b, 0) - part(a, 0) * part(b, 2),
-            part(a, 0) * part(b, 1) - part(a, 1) * part(b, 0),
-        ],
-        dim,
-    )
+    c = _F.linalg_cross(input, other, dim=dim)
     return _write_out(out, c)
 
 

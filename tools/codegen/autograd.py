@@ -45,7 +45,7 @@ def node_declaration(op: Operator) -> str:
     return "\n".join(
         [
             f"struct EMBER_API {op.node_class} final : public Node {{",
-            f'  std::string name() const override {{ return "{op.node_name}"; }}',
+            f'  std::string name() const override {{ return "{op.node_display_name}"; }}',
             "  variable_list apply(variable_list&& grads) override;",
             "  void release_variables() override {",
             *releases,

@@ -25,6 +25,10 @@ class _LineLoader(yaml.SafeLoader):
         return mapping
 
 
+# The node PyTorch records for an operator without derivative formulas.
+NOT_IMPLEMENTED_NODE = "torch::autograd::NotImplemented"
+
+
 def _node_name(base: str) -> str:
     # PyTorch's rule: split the base name on '_', title-case each part, join.
     return "".join(p.title() for p in base.split("_"))
@@ -113,7 +117,10 @@ def load_operators(path: Path) -> list[Operator]:
             raise CodegenError(loc, f"device_check must be one of {sorted(_DEVICE_CHECKS)}, got {device_check!r}")
 
         node_name = None
-        if derivatives:
+        if derivatives and all(d.formula == "no_formula" for d in derivatives) and "node" not in e:
+            # No formula at all: PyTorch's fallback node, which takes no number.
+            node_name = f"{NOT_IMPLEMENTED_NODE}@{schema.full_name}"
+        elif derivatives:
             base = schema.name.rstrip("_")
             stem = _node_name(base)
             n = counters.get(stem, 0)

@@ -242,7 +242,16 @@ class Operator:
     def node_class(self) -> str | None:
         """The node's C++ class: node_name without a namespace (`node:
         torch::autograd::Identity` names itself as PyTorch's C++ nodes do)."""
-        return self.node_name.rsplit("::", 1)[-1] if self.node_name else None
+        if not self.node_name:
+            return None
+        if "@" in self.node_name:  # PyTorch's NotImplemented node: one class per operator
+            return "NotImplemented_" + self.node_name.split("@", 1)[1].replace(".", "_")
+        return self.node_name.rsplit("::", 1)[-1]
+
+    @property
+    def node_display_name(self) -> str | None:
+        """What the node's name() returns."""
+        return self.node_name.split("@", 1)[0] if self.node_name else None
 
     def kernel(self, backend: str) -> str | None:
         return dict(self.dispatch).get(backend)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import ember
-from ember import _argcheck
+from ember import _C, _argcheck
 
 __all__ = [
     "alpha_dropout",
@@ -340,56 +340,12 @@ def pdist(input, p=2):
 
 def pixel_shuffle(input, upscale_factor):
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
-    r = int(upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(
-            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)"
-        )
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
-    c, h, w = input.shape[-3:]
-    if c % (r * r) != 0:
-        raise RuntimeError(
-            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
-            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
-        )
-    batch = list(input.shape[:-3])
-    oc = c // (r * r)
-    x = input.reshape(batch + [oc, r, r, h, w])
-    nb = len(batch)
-    perm = list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2]
-    return x.permute(perm).reshape(batch + [oc, h * r, w * r])
+    return _C._VariableFunctions.pixel_shuffle(input, upscale_factor)
 
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(
-            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-            f"{input.dim()} dimension(s)"
-        )
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
-    c, h, w = input.shape[-3:]
-    if h % r != 0:
-        raise RuntimeError(
-            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} "
-            f"is not divisible by {r}"
-        )
-    if w % r != 0:
-        raise RuntimeError(
-            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
-            f"is not divisible by {r}"
-        )
-    if input.numel() == 0:
-        # As PyTorch: an empty input comes back as a copy, its shape unchanged.
-        return input.clone()
-    batch = list(input.shape[:-3])
-    nb = len(batch)
-    x = input.reshape(batch + [c, h // r, r, w // r, r])
-    perm = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
-    return x.permute(perm).reshape(batch + [c * r * r, h // r, w // r])
+    return _C._VariableFunctions.pixel_unshuffle(input, downscale_factor)
 
 
 def channel_shuffle(input, groups):

@@ -70,11 +70,9 @@ Tensor trace(const Tensor& self) {
 
 Tensor diag(const Tensor& self, int64_t diagonal) {
   EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
-  if (self.dim() == 2) return self.diagonal(diagonal, 0, 1).clone();
-  const int64_t n = self.sizes()[0] + std::abs(diagonal);
-  Tensor out = ember::zeros({n, n}, self.dtype(), self.device());
-  out.diagonal(diagonal, 0, 1).copy_(self);
-  return out;
+  // As PyTorch's: recorded as DiagonalBackward0_copy or DiagEmbedBackward0.
+  if (self.dim() == 2) return ember::diagonal_copy(self, diagonal, 0, 1);
+  return ember::diag_embed(self, diagonal, 0, 1);
 }
 
 }  // namespace ember::native

@@ -889,6 +889,16 @@ bool operand(PyObject* o, Tensor& out) {
   return false;
 }
 
+// The number a wrapped 0-dim tensor holds (bool, int, float or complex).
+Scalar number_of(const Tensor& t) {
+  switch (t.dtype()) {
+    case ScalarType::Bool: return Scalar(*static_cast<const bool*>(t.data_ptr()));
+    case ScalarType::Long: return Scalar(*static_cast<const int64_t*>(t.data_ptr()));
+    case ScalarType::ComplexDouble: return Scalar(*static_cast<const std::complex<double>*>(t.data_ptr()));
+    default: return Scalar(*static_cast<const double*>(t.data_ptr()));
+  }
+}
+
 #define EMBER_BINARY_SLOT(slot, expr)                               \
   PyObject* slot(PyObject* a, PyObject* b) {                        \
     EMBER_PY_TRY                                                    \
@@ -900,7 +910,9 @@ bool operand(PyObject* o, Tensor& out) {
 // A number on the left adds as tensor + number, as PyTorch's __radd__ (self.add(other)): complex
 // infinities keep a zero imaginary part when the number is not scaled by alpha.
 EMBER_BINARY_SLOT(nb_add, is_tensor(a) ? ember::add(x, y) : ember::add(y, x))
-EMBER_BINARY_SLOT(nb_sub, ember::sub(x, y))
+// number - tensor is PyTorch's __rsub__: rsub.Scalar, recorded as RsubBackward1.
+EMBER_BINARY_SLOT(nb_sub, is_tensor(a) || x.unsafeGetTensorImpl()->is_wrapped_uint64() ? ember::sub(x, y)
+                                                                                       : ember::rsub(y, number_of(x)))
 // A number on the left multiplies as tensor * number, as PyTorch's __rmul__
 // (Note [Scalar operand of 16-bit products]).
 EMBER_BINARY_SLOT(nb_mul, is_tensor(a) ? ember::mul(x, y) : ember::mul(y, x))
