@@ -70,6 +70,16 @@ def _contiguous_copy(lib):
     return lambda: a.contiguous()
 
 
+def _flip_last(dtype):
+    """A horizontal flip of a batch of images (the last dim reversed)."""
+
+    def make(lib):
+        a = (_data(lib, (32, 3, 224, 224), 52) * 50).to(getattr(lib, dtype))
+        return lambda: a.flip(-1)
+
+    return make
+
+
 def _custom_function(lib):
     class Double(lib.autograd.Function):
         @staticmethod
@@ -688,6 +698,8 @@ CASES = [
     Case("elementwise", "lgamma 16M", _unary("lgamma"), 1.0),
     Case("elementwise", "broadcast add 4096x4096 + 4096", _broadcast_add, 1.0),
     Case("elementwise", "non-contiguous add 4096x4096", _noncontig_add, 1.0),
+    Case("elementwise", "flip(-1) 32x3x224x224 uint8", _flip_last("uint8"), 1.0),
+    Case("elementwise", "flip(-1) 32x3x224x224 float32", _flip_last("float32"), 1.0),
     Case("complex", "complex64 mul 4M", _complex_binary(lambda a, b: a * b), 1.0),
     Case("complex", "complex64 exp 4M", _complex_unary("exp"), 1.0),
     Case("complex", "complex64 abs 4M", _complex_unary("abs"), 1.0),

@@ -14,6 +14,7 @@
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(IndexFn, index_stub);
+EMBER_DEFINE_DISPATCH(FlipRowFn, flip_row_stub);
 EMBER_DEFINE_DISPATCH(MaskedFillFn, masked_fill_stub);
 EMBER_DEFINE_DISPATCH(ScatterGatherFn, scatter_gather_stub);
 

@@ -110,5 +110,10 @@ EMBER_API void check_value_fits(ScalarType dtype, const Scalar& value, bool chec
 EMBER_DECLARE_DISPATCH(IndexFn, index_stub);
 EMBER_DECLARE_DISPATCH(MaskedFillFn, masked_fill_stub);
 EMBER_DECLARE_DISPATCH(ScatterGatherFn, scatter_gather_stub);
+// flip along a contiguous last dim, for `rows` rows of n elements of elem_size
+// bytes (1, 2, 4, 8 or 16), row r starting at row + r * row_step elements and
+// written to out + r * n: out[r * n + j] = row_r[n - 1 - j].
+using FlipRowFn = void (*)(const void* row, int64_t rows, int64_t row_step, int64_t n, void* out, int64_t elem_size);
+EMBER_DECLARE_DISPATCH(FlipRowFn, flip_row_stub);
 
 }  // namespace ember::cpu

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ember/cpu/IndexStubs.h"
 #include "ember/cpu/OpMessages.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -150,6 +151,26 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     }
   }
   const int64_t inner = self.sizes()[nd - 1], istep = step[nd - 1];
+  if (istep == -1) {  // the last dim flipped: a block of rows per call (Note [Flip rows])
+    const cpu::FlipRowFn flip_rows = cpu::flip_row_stub.get();
+    const int64_t esize = static_cast<int64_t>(self.element_size());
+    const int64_t rows = nd >= 2 ? self.sizes()[nd - 2] : 1, row_step = nd >= 2 ? step[nd - 2] : 0;
+    const char* sp = static_cast<const char*>(self.data_ptr());
+    char* op = static_cast<char*>(out.data_ptr());
+    int64_t off = src_off;
+    for (int64_t k = 0; k < n; k += rows * inner) {
+      flip_rows(sp + (off - (inner - 1)) * esize, rows, row_step, inner, op + k * esize, esize);
+      for (int64_t d = nd - 3; d >= 0; --d) {
+        if (++ctr[d] < self.sizes()[d]) {
+          off += step[d];
+          break;
+        }
+        off -= step[d] * (self.sizes()[d] - 1);
+        ctr[d] = 0;
+      }
+    }
+    return out;
+  }
   EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(self.dtype(), "flip", [&] {
     const scalar_t* sp = static_cast<const scalar_t*>(self.data_ptr());
     scalar_t* op = static_cast<scalar_t*>(out.data_ptr());
