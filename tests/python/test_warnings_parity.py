@@ -119,3 +119,22 @@ def test_list_of_ndarrays_warning_in_process():
         _tensor._NDARRAY_LIST_WARNED[:] = saved or [True]
     assert [(c, f) for c, _, f in caught] == [(UserWarning, __file__)]
     assert str(caught[0][1]).startswith("Creating a tensor from a list of numpy.ndarrays is extremely slow.")
+
+
+def test_grad_of_a_non_leaf_warns_on_each_read():
+    def case(lib):
+        x = lib.randn(3, requires_grad=True)
+        y = x * 2
+        assert y.grad is None and x.grad is None
+        kept = x * 3
+        kept.retain_grad()
+        assert kept.grad is None
+        with lib.no_grad():
+            assert (x * 2).grad is None
+        assert y.grad is None
+
+    got, want = record(lambda: case(ember)), record(lambda: case(torch))
+    assert len(got) == len(want) == 2
+    for (c, m, f), (tc, tm, _) in zip(got, want):
+        assert c is tc is UserWarning and f == __file__
+        assert tm.startswith(m) and m.endswith("for more information.")

@@ -366,14 +366,16 @@ void check_var_dtype(const Tensor& self) {
 }
 
 // var/std (and with want_mean, the mean) into fresh tensors.
+// `name` is the operator PyTorch's degrees-of-freedom warning names (std, var_mean, ...).
 std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, const std::optional<Scalar>& correction,
-                                    bool keepdim, bool take_sqrt, bool want_mean) {
+                                    bool keepdim, bool take_sqrt, bool want_mean, const char* name = nullptr) {
   check_var_dtype(self);
+  if (!name) name = take_sqrt ? (want_mean ? "std_mean" : "std") : (want_mean ? "var_mean" : "var");
   if (is_complex_type(self.dtype())) {
     // The variance of complex numbers is real: the real parts' plus the
     // imaginary parts'; the mean is complex.
-    auto [var_re, mean_re] = var_impl(ember::real(self), dim, correction, keepdim, false, want_mean);
-    auto [var_im, mean_im] = var_impl(ember::imag(self), dim, correction, keepdim, false, want_mean);
+    auto [var_re, mean_re] = var_impl(ember::real(self), dim, correction, keepdim, false, want_mean, name);
+    auto [var_im, mean_im] = var_impl(ember::imag(self), dim, correction, keepdim, false, want_mean, name);
     Tensor v = ember::add(var_re, var_im);
     if (take_sqrt) v = ember::sqrt(v);
     return {v, want_mean ? ember::complex(mean_re, mean_im) : Tensor()};
@@ -382,6 +384,13 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, const DimList& dim, cons
   DimVector shape = reduced_shape(self, mask, keepdim);
   Tensor result = ember::empty(shape, self.dtype(), self.device());
   Tensor mean = want_mean ? ember::empty(shape, self.dtype(), self.device()) : Tensor();
+  // PyTorch warns on every call that leaves no degrees of freedom (an empty reduction included).
+  const int64_t outputs = result.numel();
+  if (outputs == 0 || static_cast<double>(self.numel() / outputs) - correction_value(correction) <= 0) {
+    warn(str_cat(name,
+                 "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+                 "(input numel divided by output numel)."));
+  }
   ReducePlan p = make_plan(self, mask, result);
   if (want_mean) p.out2 = mean.data_ptr();
   // One float or double result: deviations from mean() (Note [Variance order]).

@@ -293,7 +293,23 @@ int set_requires_grad(PyObject* self, PyObject* value, void*) {
 }
 PyObject* get_grad(PyObject* self, void*) {
   EMBER_PY_TRY
-  return wrap(unpack_tensor(self).grad());
+  const Tensor& t = unpack_tensor(self);
+  Tensor grad = t.grad();
+  // PyTorch warns on every read of an unset .grad of a non-leaf that does not retain its gradient.
+  if (!grad.defined() && !t.is_leaf()) {
+    auto* m = autograd::get_meta(t);
+    if (!(m && m->retains_grad) &&
+        PyErr_WarnEx(PyExc_UserWarning,
+                     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+                     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+                     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+                     "github.com/pytorch/pytorch/pull/30531 for more information.",
+                     1) != 0) {
+      throw python_error();
+    }
+  }
+  return wrap(grad);
   EMBER_PY_CATCH
 }
 int set_grad(PyObject* self, PyObject* value, void*) {

@@ -1,5 +1,7 @@
 // Tensor factories and conversions (device-generic: memory comes from the
 // device's allocator, values from its fill/copy kernels).
+#include <mutex>
+
 #include "ember/ops/BuildInfo.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
@@ -53,6 +55,13 @@ class AllocationDevice {
  private:
   int previous_ = -1;
 };
+
+// PyTorch's note, once per process, on the first complex32 tensor.
+void note_complex_half(ScalarType t) {
+  if (t != ScalarType::ComplexHalf) return;
+  static std::once_flag once;
+  std::call_once(once, [] { warn("ComplexHalf support is experimental and many operators don't support it yet."); });
+}
 }  // namespace
 
 // The allocation every factory starts from (not an operator of its own; the
@@ -64,6 +73,7 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<De
   ScalarType t = dtype.value_or(get_default_dtype());
   Device dev = device.value_or(Device(DeviceType::CPU));
   size_t nbytes = storage_nbytes(size, element_size(t));  // Note [Checked sizes]
+  note_complex_half(t);
   Allocator* alloc = get_allocator(dev.type);
   AllocationDevice on_device(dev);
   auto storage = make_intrusive<StorageImpl>(nbytes, alloc);
@@ -79,6 +89,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_string(size));
   }
   const size_t nbytes = storage_nbytes(size, stride, element_size(t));  // Note [Checked sizes]
+  note_complex_half(t);
   AllocationDevice on_device(dev);
   auto storage = make_intrusive<StorageImpl>(nbytes, get_allocator(dev.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0));
