@@ -50,13 +50,23 @@ class SolveTriangular(Function):
 
 class Solve(Function):
     """(X, LU, pivots, info) of A X = B (A^H X = B when transposed: getrs
-    'C', which is 'T' for real A) through an LU factorization of A."""
+    'C', which is 'T' for real A) through an LU factorization of A. As
+    PyTorch's linalg_solve_ex, one node takes A and B as given: B may be a
+    vector per matrix (vector), X A = B is solved as A^H X^H = B^H (left
+    False), batch dims broadcast, and the gradients come back in the
+    inputs' shapes."""
 
     @staticmethod
-    def forward(ctx, A, B, transposed=False):
-        LU, piv, info = _F._linalg_lapack_getrf(A)
-        X = _F._linalg_lapack_getrs(LU, piv, B, transposed, True)
-        ctx.transposed = transposed
+    def forward(ctx, A, B, transposed=False, left=True, vector=False):
+        Bm = B.unsqueeze(-1) if vector else B
+        A2, B2 = _broadcast_batch(A, Bm if left else Bm.mH)
+        transposed = transposed or not left
+        LU, piv, info = _F._linalg_lapack_getrf(A2)
+        X = _F._linalg_lapack_getrs(LU, piv, B2, transposed, True)
+        X = X if left else X.mH
+        X = X.squeeze(-1) if vector else X
+        ctx.transposed, ctx.left, ctx.vector = transposed, left, vector
+        ctx.batch, ctx.b_shape = tuple(A2.shape[:-2]), tuple(Bm.shape)
         ctx.save_for_backward(A, X, LU, piv)
         ctx.mark_non_differentiable(LU, piv, info)
         return X, LU, piv, info
@@ -64,17 +74,95 @@ class Solve(Function):
     @staticmethod
     def backward(ctx, gX, _gLU, _gpiv, _ginfo):
         A, X, LU, piv = ctx.saved_tensors
+        left, vector = ctx.left, ctx.vector
+
+        def as_solved(T):  # noqa: N802
+            T = T.unsqueeze(-1) if vector else T
+            return T if left else T.mH
+
+        gX, X = as_solved(gX), as_solved(X)
+        A2 = A if tuple(A.shape[:-2]) == ctx.batch else A.expand(*ctx.batch, *A.shape[-2:])
         # X = op(A)^-1 B: gB = op(A)^-H gX, g op(A) = -gB X^H. As PyTorch: through the forward's
         # factorization, unless a graph is recorded (then A^H is factored, differentiably).
         if not ember.is_grad_enabled():
             gB = _F._linalg_lapack_getrs(LU, piv, gX, not ctx.transposed, True)
         else:
-            gB = Solve.apply(A, gX)[0] if ctx.transposed else Solve.apply(A.mH, gX)[0]
+            gB = Solve.apply(A2, gX)[0] if ctx.transposed else Solve.apply(A2.mH, gX)[0]
         gA = None
         if ctx.needs_input_grad[0]:
             gA = -gB @ X.mH
-            gA = gA.mH if ctx.transposed else gA
-        return gA, gB, None
+            gA = _sum_to(gA.mH if ctx.transposed else gA, A.shape)
+        gB = _sum_to(gB if left else gB.mH, ctx.b_shape)
+        return gA, gB.squeeze(-1) if vector else gB, None, None, None
+
+
+def _broadcast_batch(A, B):
+    """A and B expanded to their broadcast batch dims."""
+    if A.shape[:-2] == B.shape[:-2]:
+        return A, B
+    batch = ember.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    return A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:])
+
+
+def _sum_to(g, shape):
+    """g summed over the dims that broadcasting added to (or expanded in) shape."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.dim() - len(shape)
+    if lead:
+        g = g.sum(tuple(range(lead)))
+    dims = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    return g.sum(dims, keepdim=True) if dims else g
+
+
+def householder_composite(A, tau):  # noqa: N803
+    """householder_product composed of rank-one updates, so autograd differentiates it."""
+    m, n = A.shape[-2], A.shape[-1]
+    Q = _eye_like(A, m)[:, :n].expand(*A.shape[:-2], m, n)
+    mask_rows = ember.arange(m, device=A.device).unsqueeze(-1)
+    for i in reversed(range(tau.shape[-1])):
+        col = A[..., :, i : i + 1]
+        v = ember.where(mask_rows > i, col, ember.where(mask_rows == i, ember.ones_like(col), ember.zeros_like(col)))
+        t = tau[..., i : i + 1].unsqueeze(-1)
+        Q = Q - (t * v) @ (v.mH @ Q)
+    return Q
+
+
+def cholesky_solve(B, L, upper):  # noqa: N803
+    """(L L^H)^-1 B (or (U^H U)^-1 B), by two triangular solves (differentiable)."""
+    L2, B2 = _broadcast_batch(L, B)
+    if upper:
+        return _tri_solve(L2, _tri_solve(L2.mH, B2, False), True)
+    return _tri_solve(L2.mH, _tri_solve(L2, B2, False), True)
+
+
+class CholeskySolve(Function):
+    """X = cholesky_solve(B, L), with PyTorch's gradient: gB solved as X is,
+    the factor's -(C L) (-(U C) when upper), C = gB X^H + X gB^H, for the
+    whole matrix (batch dims broadcast, summed back)."""
+
+    @staticmethod
+    def forward(ctx, B, L, upper):  # noqa: N803
+        X = cholesky_solve(B, L, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(L, X)
+        ctx.shapes = tuple(B.shape), tuple(L.shape)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        L, X = ctx.saved_tensors
+        gB = cholesky_solve(gX, L, ctx.upper)
+        gL = None
+        if ctx.needs_input_grad[1]:
+            C = gB @ X.mH
+            C = C + C.mH
+            gL = _sum_to(-(L @ C) if ctx.upper else -(C @ L), ctx.shapes[1])
+        return _sum_to(gB, ctx.shapes[0]), gL, None
+
+
+CHOL = "CholeskySolveBackward0"
 
 
 def pivots_to_permutation(pivots, m):
@@ -510,13 +598,14 @@ class Eig(Function):
 
 
 class Inv(Function):
-    """(X, LU, pivots, info): the inverse, solved with the identity B through
+    """(X, LU, pivots, info): the inverse of A, solved with the identity through
     an LU factorization, with PyTorch's gradient -X^H (g X^H), in that order
     of products. X is saved as an output, so double backward sees its graph."""
 
     @staticmethod
-    def forward(ctx, A, B):
+    def forward(ctx, A):
         LU, piv, info = _F._linalg_lapack_getrf(A)
+        B = _eye_like(A, A.shape[-1]).expand(*A.shape)
         X = _F._linalg_lapack_getrs(LU, piv, B, False, True)
         ctx.save_for_backward(X)
         ctx.mark_non_differentiable(LU, piv, info)
@@ -526,7 +615,7 @@ class Inv(Function):
     def backward(ctx, gX, _gLU, _gpiv, _ginfo):
         (X,) = ctx.saved_tensors
         Xh = X.mH
-        return -(Xh @ (gX @ Xh)), None
+        return -(Xh @ (gX @ Xh))
 
 
 def _node_name(fn_cls, name):
@@ -549,6 +638,7 @@ for _cls, _name in (
     (Qr, "LinalgQrBackward0"),
     (Eig, "LinalgEigBackward0"),
     (Geqrf, "GeqrfBackward0"),
+    (CholeskySolve, CHOL),
 ):
     _node_name(_cls, _name)
     # Forward-mode AD through these Functions differentiates their backward
@@ -603,15 +693,78 @@ _NAMED = {}
 
 def named(name, fn, *inputs, mask=None):
     """fn(*inputs), recorded as one node named `name` when a gradient is needed;
-    mask tells which outputs are differentiable (all float ones by default)."""
-    if not (ember.is_grad_enabled() and any(x.requires_grad for x in inputs)):
+    mask tells which outputs are differentiable (all float ones by default).
+    Inside the ember.func transforms, fn is composed as it is."""
+    if not (ember.is_grad_enabled() and any(x.requires_grad for x in inputs)) or _composed(name, inputs):
         return fn(*inputs)
     cls = _NAMED.get(name)
     if cls is None:
         cls = type(name.removesuffix("Backward0"), (_Named,), {})
         _node_name(cls, name)
+        cls._jvp_from_backward = True  # its backward is differentiable
         _NAMED[name] = cls
     return cls.apply(fn, mask, *inputs)
+
+
+# The names below are not yet among the engine's nodes checked for complex
+# tensors (complex_formula_checked in src/ember/autograd/Engine.cpp), which
+# refuses to run them on complex gradients: complex inputs are composed op by
+# op instead (the same gradients, PyTorch's node names for real inputs only).
+_ENGINE_REAL_ONLY = frozenset(
+    {
+        "LinalgLuBackward0",
+        "LuUnpackBackward0",
+        "LinalgHouseholderProductBackward0",
+        "OrmqrBackward0",
+        "CholeskySolveBackward0",
+        "TriangularSolveBackward0",
+        "TransposeBackward1",
+    }
+)
+
+
+def _composed(name, inputs):
+    """Whether a named node is left out: inside the ember.func transforms, or
+    for complex tensors the engine does not run through it yet."""
+    from ember._functorch.batched import _GRAD_DEPTH, LEVELS
+
+    if LEVELS or _GRAD_DEPTH[0]:
+        return True
+    return name in _ENGINE_REAL_ONLY and any(x.is_complex() for x in inputs)
+
+
+class _ViewNode(Function):
+    """view(x) recorded as one node with PyTorch's name (UnsafeViewBackward0,
+    SqueezeBackward4, ...), its gradient undo(g). The result is an alias that
+    autograd does not track as a view, as the result of PyTorch's
+    _unsafe_view or of an in-place view op on a fresh tensor."""
+
+    @staticmethod
+    def forward(ctx, x, view, undo):
+        ctx.undo = undo
+        return view(x).detach()
+
+    @staticmethod
+    def backward(ctx, g):
+        return ctx.undo(g), None, None
+
+
+_VIEW_NODES = {}
+
+
+def view_node(name, x, view, undo):
+    """view(x) as one node named `name` (plain view(x) where no gradient is
+    recorded, where _composed says so, or with a forward-mode tangent)."""
+    from ember.autograd.forward_ad import _is_dual
+
+    if not (ember.is_grad_enabled() and x.requires_grad) or _composed(name, (x,)) or _is_dual(x):
+        return view(x)
+    cls = _VIEW_NODES.get(name)
+    if cls is None:
+        cls = type(name.removesuffix("Backward0"), (_ViewNode,), {})
+        _node_name(cls, name)
+        _VIEW_NODES[name] = cls
+    return cls.apply(x, view, undo)
 
 
 class Det(_Named):

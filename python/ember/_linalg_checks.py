@@ -232,12 +232,7 @@ def _ni_out(out, result, op, *inputs):
     return _not_implemented(op, r, *inputs)
 
 
-def _broadcast_batch(A, B):
-    """A and B expanded to their broadcast batch dims."""
-    if A.shape[:-2] == B.shape[:-2]:
-        return A, B
-    batch = ember.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
-    return A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:])
+_broadcast_batch = _ag._broadcast_batch  # A and B expanded to their broadcast batch dims
 
 
 def _eye(n, like):

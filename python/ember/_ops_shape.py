@@ -35,16 +35,25 @@ def kron(input, other, *, out=None):  # noqa: A002
     _argcheck.tensor("kron", "input", 1, input)
     _argcheck.tensor("kron", "other", 2, other)
     nd = max(input.dim(), other.dim())
-    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
-    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
+    a_sizes = [1] * (nd - input.dim()) + list(input.shape)
+    b_sizes = [1] * (nd - other.dim()) + list(other.shape)
     a_shape, b_shape = [], []
     for i in builtins.range(nd):
-        a_shape += [a.shape[i], 1]
-        b_shape += [1, b.shape[i]]
-    # The product is viewed, not reshaped, into the result's shape: PyTorch
-    # raises where the product's layout (from strided operands) is not viewable.
-    result = a.reshape(a_shape) * b.reshape(b_shape)
-    return _out(result.view([a.shape[i] * b.shape[i] for i in builtins.range(nd)]), out)
+        a_shape += [a_sizes[i], 1]
+        b_shape += [1, b_sizes[i]]
+    # As PyTorch: the operands and their product are viewed as _unsafe_view
+    # views them (UnsafeViewBackward0); PyTorch raises where the product's
+    # layout (from strided operands) is not viewable in the result's shape.
+    result = _unsafe_view(input, a_shape) * _unsafe_view(other, b_shape)
+    return _out(_unsafe_view(result, [a_sizes[i] * b_sizes[i] for i in builtins.range(nd)]), out)
+
+
+def _unsafe_view(x, shape):
+    """x.view(shape), recorded as PyTorch's _unsafe_view."""
+    from ember._linalg_autograd import view_node
+
+    sizes = list(x.shape)
+    return view_node("UnsafeViewBackward0", x, lambda t: t.view(shape), lambda g: g.reshape(sizes))
 
 
 def tensordot(a, b, dims=2, out=None):
@@ -99,12 +108,16 @@ def tensordot(a, b, dims=2, out=None):
     size = 1
     for d in dims_a:
         size *= a.shape[d]
+    numeric = a.is_floating_point() or a.is_complex() or a.is_cuda  # CUDA's integer dot: the dot's error
+    if not free_a and not free_b and numeric and a.dtype == b.dtype:
+        # A full contraction: as PyTorch, the dot of the permuted operands
+        # (flattened unless 1-D), viewed as a 0-d result.
+        left, right = a.permute(tuple(dims_a)), b.permute(tuple(dims_b))
+        left = left if left.dim() == 1 else left.reshape(size)
+        right = right if right.dim() == 1 else right.reshape(size)
+        return _out(ember.dot(left, right).view([]), out)
     left = a.permute(tuple(free_a + dims_a)).reshape(-1, size)
     right = b.permute(tuple(dims_b + free_b)).reshape(size, -1)
-    numeric = a.is_floating_point() or a.is_complex() or a.is_cuda  # CUDA's integer dot: the dot's error
-    if not free_a and not free_b and numeric and a.dtype == b.dtype and size > 0:
-        # A full contraction: PyTorch's 1 x n by n x 1 product is its dot.
-        return _out(ember.dot(left.reshape(-1), right.reshape(-1)), out)
     result = ember.mm(left, right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
     return _out(result, out)
 

@@ -245,9 +245,12 @@ def stft(
         out = ember._fft_c2c(frames, [2], code, True)
     else:
         out = ember._fft_r2c(frames, [2], code, onesided)
-    out = out.transpose(1, 2)
+    # As PyTorch: the transform's result transposed, and squeezed, in place (TransposeBackward1, SqueezeBackward4).
+    from ember._linalg_autograd import view_node
+
+    out = view_node("TransposeBackward1", out, lambda t: t.transpose(1, 2), lambda g: g.transpose(1, 2))
     if input.dim() == 1:
-        out = out.squeeze(0)
+        out = view_node("SqueezeBackward4", out, lambda t: t.squeeze(0), lambda g: g.unsqueeze(0))
     return out if complex_out else ember.view_as_real(out.resolve_conj())
 
 

@@ -132,13 +132,11 @@ def _solve_impl(A, B, left, name, check_errors, info_name="torch.linalg.solve"):
         shape_b = f"{Bm.shape[-2]}x{Bm.shape[-1]}" if Bm.dim() >= 2 else f"{B.shape[-1]}x1"
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape_b})")
-    # X A = B as A^H X^H = B^H, with A factored (PyTorch's order of operations)
-    A2, B2 = _broadcast_batch(A, Bm if left else Bm.mH)
-    X, _LU, _piv, info = _ag.Solve.apply(A2, B2, not left)
-    X = X if left else X.mH
+    # one node on A and B as given (PyTorch's LinalgSolveExBackward0); X A = B is solved as A^H X^H = B^H
+    X, _LU, _piv, info = _ag.Solve.apply(A, B, False, left, vector)
     if check_errors:
         _raise_info(info, info_name, lambda c: "The solver failed because the input matrix is singular.")
-    return (X.squeeze(-1) if vector else X), info
+    return X, info
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
@@ -159,9 +157,7 @@ def _inv_impl(A, name, check_errors, info_name=None):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_type_name(A)}")
     _check_dtype(A, name, "linalg_inv", True)
     _check_matrix(A, name, square=True)
-    n = A.shape[-1]
-    eye = _eye(n, A).expand(*A.shape)
-    X, _LU, _piv, info = _ag.Inv.apply(A, eye)
+    X, _LU, _piv, info = _ag.Inv.apply(A)
     if check_errors:
         _raise_info(info, info_name or name, _singular)
     return X, info
@@ -220,8 +216,9 @@ def lu_factor(A, *, pivot=True, out=None):  # noqa: N803
 def lu(A, *, pivot=True, out=None):  # noqa: N803
     """(P, L, U) with A = P L U."""
     _no_grad_out(out, "linalg_lu", A)
-    LU, piv, _ = lu_factor_ex(A, pivot=pivot)
-    return _write_out(out, _lu_t(*_ag.unpack_lu(LU, piv)))
+    # one node, as PyTorch's (LinalgLuBackward0): P carries no gradient
+    factor = lambda A: _ag.unpack_lu(*lu_factor_ex(A, pivot=pivot)[:2])  # noqa: E731, N803
+    return _write_out(out, _lu_t(*_ag.named("LinalgLuBackward0", factor, A, mask=(False, True, True))))
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
@@ -229,7 +226,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         raise RuntimeError(
             f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU_data.shape)} instead"
         )
-    return _write_out(out, _lu_unpack_t(*_ag.unpack_lu(LU_data, LU_pivots, unpack_data, unpack_pivots)))
+    # one node on LU_data, as PyTorch's (LuUnpackBackward0): P carries no gradient
+    unpack = lambda LU: _ag.unpack_lu(LU, LU_pivots, unpack_data, unpack_pivots)  # noqa: E731, N803
+    return _write_out(out, _lu_unpack_t(*_ag.named("LuUnpackBackward0", unpack, LU_data, mask=(False, True, True))))
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
@@ -379,14 +378,13 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
             f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-1]} by {L.shape[-1]} but "
             f"each b matrix is {B.shape[-2]} by {B.shape[-1]}"
         )
-    L2, B2 = _broadcast_batch(L, B)
     if L.dtype not in _LAPACK:
+        _broadcast_batch(L, B)  # a batch mismatch is reported first
         raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_type_name(L)}'")
-    if upper:
-        Y = _ag._tri_solve(L2.mH, B2, False)
-        return _write_out(out, _ag._tri_solve(L2, Y, True))
-    Y = _ag._tri_solve(L2, B2, False)
-    return _write_out(out, _ag._tri_solve(L2.mH, Y, True))
+    if not ember.is_grad_enabled() or not (B.requires_grad or L.requires_grad) or _ag._composed(_ag.CHOL, (L,)):
+        return _write_out(out, _ag.cholesky_solve(B, L, upper))
+    # one node on (B, L), as PyTorch's (CholeskySolveBackward0)
+    return _write_out(out, _ag.CholeskySolve.apply(B, L, upper))
 
 
 def cholesky_inverse(L, upper=False, *, out=None):  # noqa: N803
@@ -459,9 +457,13 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
             f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-1]} by {A.shape[-1]} but "
             f"each b matrix is {b.shape[-2]} by {b.shape[-1]}"
         )
-    M = A.mT if transpose else A
-    X = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _write_out(out, _triangular_solve_t(X, A.clone()))
+
+    def solve(b, A):  # noqa: N803
+        M = A.mT if transpose else A
+        return solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular), A.clone()
+
+    # one node on (b, A) for both results, as PyTorch's (TriangularSolveBackward0)
+    return _write_out(out, _triangular_solve_t(*_ag.named("TriangularSolveBackward0", solve, b, A)))
 
 
 # ---- QR, Householder ---------------------------------------------------------------------------
@@ -521,16 +523,8 @@ def householder_product(input, tau, *, out=None):  # noqa: A002
     _check_dtype(A, name, "orgqr_cpu", False)
     if not _needs_grad(A, tau):
         return _write_out(out, _F._linalg_lapack_orgqr(A, tau))
-    # composed of rank-one updates, so autograd differentiates it
-    m, n = A.shape[-2], A.shape[-1]
-    Q = _eye(m, A)[:, :n].expand(*A.shape[:-2], m, n)
-    mask_rows = ember.arange(m, device=A.device).unsqueeze(-1)
-    for i in reversed(builtins.range(tau.shape[-1])):
-        col = A[..., :, i : i + 1]
-        v = ember.where(mask_rows > i, col, ember.where(mask_rows == i, ember.ones_like(col), ember.zeros_like(col)))
-        t = tau[..., i : i + 1].unsqueeze(-1)
-        Q = Q - (t * v) @ (v.mH @ Q)
-    return _write_out(out, Q)
+    # one node on (input, tau), as PyTorch's (LinalgHouseholderProductBackward0)
+    return _write_out(out, _ag.named("LinalgHouseholderProductBackward0", _ag.householder_composite, A, tau))
 
 
 def orgqr(input, tau):  # noqa: A002
@@ -563,15 +557,20 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: 
         )
     _check_dtype(input, "ormqr", "ormqr_cpu", False)
     if _needs_grad(input, tau, other):
-        m = input.shape[-2]
-        Q = householder_product(
-            ember.cat([input, input.new_zeros(*input.shape[:-1], m - input.shape[-1])], -1)
-            if input.shape[-1] < m
-            else input[..., :, :m],
-            tau,
-        )
-        Qop = Q.mH if transpose else Q
-        return _write_out(out, Qop @ other if left else other @ Qop)
+
+        def apply_q(input, tau, other):  # noqa: A002
+            m = input.shape[-2]
+            Q = _ag.householder_composite(
+                ember.cat([input, input.new_zeros(*input.shape[:-1], m - input.shape[-1])], -1)
+                if input.shape[-1] < m
+                else input[..., :, :m],
+                tau,
+            )
+            Qop = Q.mH if transpose else Q
+            return Qop @ other if left else other @ Qop
+
+        # one node on (input, tau, other), as PyTorch's (OrmqrBackward0)
+        return _write_out(out, _ag.named("OrmqrBackward0", apply_q, input, tau, other))
     return _write_out(out, _F._linalg_lapack_ormqr(input, tau, other, left, transpose))
 
 
@@ -942,10 +941,10 @@ def _matrix_norm(A, ord, dim, keepdim, dtype):  # noqa: A002, N803
     elif ord in (1, -1, float("inf"), float("-inf")):
         # 1-norms: largest column sum; inf-norms: largest row sum (min for the negatives).
         summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
-        s = vector_norm(A, 1, summed, True, dtype=dtype)
-        r = s.amax(other, keepdim=True) if ord > 0 else s.amin(other, keepdim=True)
-        if not keepdim:
-            r = r.reshape([A.shape[i] for i in builtins.range(nd) if i not in (d0, d1)])
+        if not keepdim and summed < other:
+            other -= 1
+        s = vector_norm(A, 1, summed, keepdim, dtype=dtype)
+        r = s.amax(other, keepdim=keepdim) if ord > 0 else s.amin(other, keepdim=keepdim)
     elif ord in ("nuc", 2, -2):
         if A.dtype not in _LAPACK:
             _check_dtype(A, "linalg.matrix_norm", "linalg_svd_cpu", True)
@@ -953,12 +952,13 @@ def _matrix_norm(A, ord, dim, keepdim, dtype):  # noqa: A002, N803
         rest = [i for i in builtins.range(nd) if i not in (d0, d1)]
         B = B.permute(*rest, d0, d1)
         S = svdvals(B)
-        if S.shape[-1] == 0:
-            r = S.sum(-1)
+        if S.shape[-1] == 0 or ord == "nuc":
+            r = S.sum(-1, keepdim=keepdim)
         else:
-            r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
-        if keepdim:
-            r = r.unsqueeze(builtins.min(d0, d1)).unsqueeze(builtins.max(d0, d1))
+            r = S.amax(-1, keepdim=keepdim) if ord == 2 else S.amin(-1, keepdim=keepdim)
+        if keepdim:  # as PyTorch: the reduced dims moved back where they were
+            order = rest + [d0, d1]
+            r = r.unsqueeze(-1).permute([order.index(i) for i in builtins.range(nd)])
     return r
 
 
@@ -1009,17 +1009,21 @@ def _cond(A, p):  # noqa: N803
         S = svdvals(A)
         if S.shape[-1] == 0:
             return S.sum(-1)
-        return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
+        # the extreme singular values as one-element slices, divided, then squeezed (as PyTorch)
+        high, low = S[..., :1], S[..., -1:]
+        return (low / high if p == -2 else high / low).squeeze(-1)
     shown = p if isinstance(p, str) or isinstance(p, int) or math.isinf(p) else f"{p:f}"
     _check_matrix(A, f"linalg.cond(ord={shown})", square=True)
     if A.numel() == 0:
-        return ember.zeros(A.shape[:-2], dtype=A.dtype)
+        return ember.zeros(A.shape[:-2], dtype=A.real.dtype if A.is_complex() else A.dtype)
+    if p == "nuc":
+        # the sums of the singular values and of their reciprocals, as PyTorch (no inverse)
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    # the inverse of a singular matrix taken as infinite, and 0 * inf as inf
     Ainv, info = _inv_impl(A, "linalg.inv", False)
-    r = matrix_norm(A, p) * matrix_norm(Ainv, p)
-    bad = info != 0
-    if bool(bad.any()):
-        r = ember.where(bad, ember.full_like(r, math.inf), r)
-    return r
+    Ainv = Ainv.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
+    return (matrix_norm(A, p) * matrix_norm(Ainv, p)).nan_to_num(math.inf, math.inf, -math.inf)
 
 
 # ---- products, powers, exponential ----------------------------------------------------------------
@@ -1123,6 +1127,9 @@ def multi_dot(tensors, *, out=None):
                 c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
                 if cost[i][j] is None or c < cost[i][j]:
                     cost[i][j], split[i][j] = c, k
+    if n == 3:  # as PyTorch's rule for three: (AB)C unless A(BC) is strictly cheaper
+        a, b, c, d = dims
+        split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
 
     def product(i, j):
         if i == j:
@@ -1130,12 +1137,9 @@ def multi_dot(tensors, *, out=None):
         k = split[i][j]
         return product(i, k) @ product(k + 1, j)
 
-    r = product(0, n - 1)
-    if first_vec:
-        r = r.squeeze(0)
-    if last_vec:
-        r = r.squeeze(-1)
-    return _write_out(out, r)
+    # the product viewed in the result's shape (a view even when no vector was given, as PyTorch's)
+    shape = ([] if first_vec else [dims[0]]) + ([] if last_vec else [dims[-1]])
+    return _write_out(out, product(0, n - 1).view(shape))
 
 
 def chain_matmul(*matrices, out=None):
