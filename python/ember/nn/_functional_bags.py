@@ -168,17 +168,98 @@ def embedding_bag(
         scale = scale.index_select(0, keep) if scale is not None else None
     if mode == "max" and weight.device.type in ("cpu", "cuda") and not weight.is_meta:
         return ember._embedding_bag_max(weight, idx, bag, bags)[0]
-    rows = weight.index_select(0, idx)
-    if scale is not None:
-        rows = rows.detach() + (rows - rows.detach()) * scale.unsqueeze(1)
-    if weights is not None:
-        rows = rows * weights.unsqueeze(1)
-    dim = weight.size(1)
-    zeros = ember.zeros((bags, dim), dtype=weight.dtype, device=weight.device)
     if mode == "max":
-        return zeros.scatter_reduce(0, bag.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False)
-    out = zeros.index_add(0, bag, rows)
-    if mode == "mean":
-        sizes = ember.bincount(bag, minlength=bags).clamp(min=1).to(weight.dtype)
-        out = out / sizes.unsqueeze(1)
-    return out
+        rows = weight.index_select(0, idx)
+        zeros = ember.zeros((bags, weight.size(1)), dtype=weight.dtype, device=weight.device)
+        return zeros.scatter_reduce(0, bag.unsqueeze(1).expand(-1, weight.size(1)), rows, "amax", include_self=False)
+    plan = _BagPlan(idx, bag, bags, scale, mode)
+    needs_graph = ember.is_grad_enabled() and (weight.requires_grad or (weights is not None and weights.requires_grad))
+    if not needs_graph:
+        return plan.reduce(weight, weights)
+    if weights is None:
+        return _embedding_bag_function().apply(plan, weight)
+    return _embedding_bag_function().apply(plan, weight, weights)
+
+
+class _BagPlan:
+    """Which bag each kept index goes to, and the reduction (sum or mean)."""
+
+    def __init__(self, idx, bag, bags, scale, mode):
+        self.idx, self.bag, self.bags, self.scale, self.mode = idx, bag, bags, scale, mode
+        self.sizes = None
+
+    def reduce(self, weight, weights):
+        rows = weight.index_select(0, self.idx)
+        if weights is not None:
+            rows = rows * weights.unsqueeze(1)
+        out = ember.zeros((self.bags, weight.size(1)), dtype=weight.dtype, device=weight.device)
+        out = out.index_add(0, self.bag, rows)
+        if self.mode == "mean":
+            self.sizes = ember.bincount(self.bag, minlength=self.bags).clamp(min=1).to(weight.dtype).unsqueeze(1)
+            out = out / self.sizes
+        return out
+
+    def backward(self, grad, weight, weights, want_weight, want_weights):
+        """The gradients of reduce's weight and weights: the steps of its graph's backward, in its order."""
+        if self.mode == "mean":
+            grad = grad / self.sizes
+        g_rows = grad.index_select(0, self.bag)
+        g_weights = None
+        if want_weights:
+            g_weights = (g_rows * weight.index_select(0, self.idx)).sum(1, keepdim=True).squeeze(1)
+        g_weight = None
+        if want_weight:
+            if weights is not None:
+                g_rows = g_rows * weights.unsqueeze(1)
+            if self.scale is not None:
+                g_rows = g_rows * self.scale.unsqueeze(1)
+            g_weight = ember.zeros(weight.shape, dtype=g_rows.dtype, device=g_rows.device)
+            g_weight.index_put_((self.idx,), g_rows, accumulate=True)
+        return g_weight, g_weights
+
+
+_EMBEDDING_BAG = []
+
+
+def _embedding_bag_function():
+    """embedding_bag's sum and mean recorded as one EmbeddingBagBackward0 node."""
+    if _EMBEDDING_BAG:
+        return _EMBEDDING_BAG[0]
+    from ember._linalg_autograd import _node_name
+    from ember.autograd.function import Function
+
+    class EmbeddingBag(Function):
+        @staticmethod
+        def forward(ctx, plan, weight, weights=None):
+            ctx.plan = plan
+            ctx.save_for_backward(weight, weights)
+            return plan.reduce(weight, weights)
+
+        @staticmethod
+        def backward(ctx, grad):
+            weight, weights = ctx.saved_tensors
+            want_weights = len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]
+            _, g_weights = ctx.plan.backward(grad, weight, weights, False, want_weights)
+            g_weight = None
+            if ctx.needs_input_grad[1]:
+                # As PyTorch's: the weight's gradient has no derivative of its own.
+                gradient = BagGradient.apply if ember.is_grad_enabled() else _weight_gradient
+                g_weight = gradient(ctx.plan, grad, weight, weights)
+            return (None, g_weight, g_weights) if weights is not None else (None, g_weight)
+
+    def _weight_gradient(plan, grad, weight, weights):
+        return plan.backward(grad, weight, weights, True, False)[0]
+
+    class BagGradient(Function):
+        @staticmethod
+        def forward(ctx, plan, grad, weight, weights):
+            return _weight_gradient(plan, grad, weight, weights)
+
+        @staticmethod
+        def backward(ctx, _grad):
+            raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
+
+    _node_name(EmbeddingBag, "EmbeddingBagBackward0")
+    _node_name(BagGradient, "EmbeddingBagBackwardBackward0")
+    _EMBEDDING_BAG.append(EmbeddingBag)
+    return EmbeddingBag

@@ -194,7 +194,14 @@ def prelu(input, weight):
         shape[1] = weight.numel()
         w = weight.reshape(shape)
     _require_floating_kernel(input, "prelu_cpu")
-    return ember.where(input > 0, input, w * input)
+    return _recorded("PreluKernelBackward0", lambda x, a: ember.where(x > 0, x, a * x), input, w)
+
+
+def _recorded(node, fn, *inputs):
+    """fn(*inputs) recorded as one autograd node named as PyTorch's."""
+    from ember._linalg_autograd import named
+
+    return named(node, fn, *inputs)
 
 
 def _require_floating_kernel(input, kernel):
@@ -209,7 +216,11 @@ def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
     _require_floating_kernel(input, "hardshrink_cpu")
     _check_converts(lambd, _dtype_str(input))
-    return ember.where((input >= -lambd).logical_and(input <= lambd), ember.zeros_like(input), input)
+    return _recorded(
+        "HardshrinkBackward0",
+        lambda x: ember.where((x >= -lambd).logical_and(x <= lambd), ember.zeros_like(x), x),
+        input,
+    )
 
 
 # The largest finite value of each floating dtype, and the C++ type PyTorch's
@@ -257,10 +268,13 @@ def softshrink(input, lambd=0.5):
         raise RuntimeError(
             f"lambda must be in range [0, {top:g}] for input dtype {_dtype_name(input)}, but found {lambd:g}"
         )
-    x = input.to(ember.float32) if _dtype_str(input) in _LOW_PRECISION else input
-    # x * 0 in the middle, so that NaN stays NaN as in PyTorch.
-    out = ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0))
-    return out.to(input.dtype)
+
+    def shrink(t):
+        x = t.to(ember.float32) if _dtype_str(t) in _LOW_PRECISION else t
+        # x * 0 in the middle, so that NaN stays NaN as in PyTorch.
+        return ember.where(x > lambd, x - lambd, ember.where(x < -lambd, x + lambd, x * 0)).to(t.dtype)
+
+    return _recorded("SoftshrinkBackward0", shrink, input)
 
 
 # ---- distances -------------------------------------------------------------------------------
@@ -329,10 +343,14 @@ def pdist(input, p=2):
     cols = [j for i in range(n) for j in range(i + 1, n)]
     ri = ember.tensor(rows, dtype=ember.int64, device=input.device)
     ci = ember.tensor(cols, dtype=ember.int64, device=input.device)
-    diff = input.index_select(0, ri) - input.index_select(0, ci)
-    if p == 0:  # the count of differing entries, with zero gradients
-        return (diff != 0).to(input.dtype).sum(1) + (diff * 0).sum(1)
-    return ember.linalg_vector_norm(diff, float(p), [1], False)
+
+    def distances(x):
+        diff = x.index_select(0, ri) - x.index_select(0, ci)
+        if p == 0:  # the count of differing entries, with zero gradients
+            return (diff != 0).to(x.dtype).sum(1) + (diff * 0).sum(1)
+        return ember.linalg_vector_norm(diff, float(p), [1], False)
+
+    return _recorded("PdistBackward0", distances, input)
 
 
 # ---- shuffles --------------------------------------------------------------------------------
@@ -359,8 +377,11 @@ def channel_shuffle(input, groups):
     if c % groups != 0:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     n, rest = input.size(0), list(input.shape[2:])
-    x = input.reshape([n, groups, c // groups] + rest)
-    return x.transpose(1, 2).reshape(list(input.shape))
+    return _recorded(
+        "ChannelShuffleBackward0",
+        lambda t: t.reshape([n, groups, c // groups] + rest).transpose(1, 2).reshape(list(t.shape)),
+        input,
+    )
 
 
 native_channel_shuffle = channel_shuffle
@@ -517,13 +538,15 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         # PyTorch adds the bounds as numbers of their own kind: two bools add as bools (True + True is True).
         both_bool = isinstance(lower, bool) and isinstance(upper, bool)
         slope = (float(lower or upper) if both_bool else lower + upper) / 2
-        return input.leaky_relu_(slope) if inplace else ember._C._VariableFunctions.leaky_relu(input, slope)
+        if inplace:
+            return input.leaky_relu_(slope)
+        return _recorded("RreluWithNoiseBackward0", lambda x: ember._C._VariableFunctions.leaky_relu(x, slope), input)
     mask = input <= 0
     k = int(mask.sum())
     # Each slope drawn in double as x * (upper - lower) + lower, then rounded to the input's dtype.
     r = ember.empty([k], dtype=ember.float64).uniform_(0.0, 1.0) * (upper - lower) + lower
     noise = ember.ones_like(input).masked_scatter_(mask, r.to(input.dtype))
-    return input.mul_(noise) if inplace else input * noise
+    return input.mul_(noise) if inplace else _recorded("RreluWithNoiseBackward0", lambda x: x * noise, input)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

@@ -74,6 +74,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     r = _enum(reduction, size_average, reduce)
+    if ember.is_grad_enabled() and isinstance(target, ember.Tensor) and target.requires_grad:
+        raise RuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+            "This input cannot have requires_grad True."
+        )
     if isinstance(input, ember.Tensor) and not (
         input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == ember.bool
     ):
@@ -82,7 +87,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         # The loss is computed into a tensor of input's dtype.
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
     # Each step rounded to input's dtype, as PyTorch's out= kernel computes it.
-    return _reduce(ember.neg(input).mul_(target).exp().log1p(), r)
+    return _recorded("SoftMarginLossBackward0", lambda x: _reduce(ember.neg(x).mul_(target).exp().log1p(), r), input)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -255,17 +260,22 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     idx = t.unsqueeze(1)
-    x_y = x.gather(1, idx)
-    z = (margin - x_y + x).clamp_min(0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight.index_select(0, t).unsqueeze(1)
-    not_target = ember.ones_like(x, dtype=ember.bool).scatter_(1, idx, False)
-    loss = ember.where(not_target, z, ember.zeros_like(z)).sum(1) / c
-    if r == 0:
-        return loss.reshape(list(target.shape)) if ndim <= 1 else loss
-    return _reduce(loss, r)
+    scale = weight.detach().index_select(0, t).unsqueeze(1) if weight is not None else None
+
+    def margins(inp):
+        x = inp.reshape(1, -1) if ndim <= 1 else inp
+        z = (margin - x.gather(1, idx) + x).clamp_min(0)
+        if p == 2:
+            z = z * z
+        if scale is not None:
+            z = z * scale
+        not_target = ember.ones_like(x, dtype=ember.bool).scatter_(1, idx, False)
+        loss = ember.where(not_target, z, ember.zeros_like(z)).sum(1) / c
+        if r == 0:
+            return loss.reshape(list(target.shape)) if ndim <= 1 else loss
+        return _reduce(loss, r)
+
+    return _recorded("MultiMarginLossBackward0", margins, input)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -287,10 +297,22 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     safe = ember.where(listed, t, ember.zeros_like(t))
     hits = ember.zeros([n, c], dtype=ember.int64, device=x.device).scatter_add_(1, safe, listed.to(ember.int64))
     is_target = hits > 0
-    # pair[b, j, i] = max(0, 1 - (x[b, j] - x[b, i])) for target j, non-target i.
-    pair = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)
     mask = is_target.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1))
-    loss = ember.where(mask, pair, ember.zeros_like(pair)).sum([1, 2]) / c
-    if r == 0:
-        return loss.reshape([]) if ndim <= 1 else loss
-    return _reduce(loss, r)
+
+    def margins(inp):
+        x = inp.reshape(1, -1) if ndim <= 1 else inp
+        # pair[b, j, i] = max(0, 1 - (x[b, j] - x[b, i])) for target j, non-target i.
+        pair = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)
+        loss = ember.where(mask, pair, ember.zeros_like(pair)).sum([1, 2]) / c
+        if r == 0:
+            return loss.reshape([]) if ndim <= 1 else loss
+        return _reduce(loss, r)
+
+    return _recorded("MultilabelMarginLossBackward0", margins, input)
+
+
+def _recorded(node, fn, *inputs):
+    """fn(*inputs) recorded as one autograd node named as PyTorch's."""
+    from ember._linalg_autograd import named
+
+    return named(node, fn, *inputs)

@@ -187,8 +187,13 @@ def affine_grid(theta, size, align_corners=None):
     ones = ember.ones_like(mesh[0])
     base = ember.stack(list(reversed(mesh)) + [ones], -1)  # x, y, (z,) 1
     points = base.reshape(1, -1, base.shape[-1]).expand(n, -1, -1)
-    grid = ember.bmm(points, theta.transpose(1, 2))
-    return grid.reshape([n] + spatial + [len(spatial)])
+    from ember._linalg_autograd import named
+
+    return named(
+        "AffineGridGeneratorBackward0",
+        lambda t: ember.bmm(points, t.transpose(1, 2)).reshape([n] + spatial + [len(spatial)]),
+        theta,
+    )
 
 
 def _unnormalise(coord, size, align_corners):

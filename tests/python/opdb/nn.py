@@ -660,10 +660,19 @@ POOLING = [
             variant=f"embedding_bag_{mode}",
             call=functional("embedding_bag"),
             supports_meta=False,
+            # PyTorch has no derivative of _embedding_bag_backward (sum, mean)
+            supports_gradgrad=mode == "max",
         )
         for op, mode in (("index_add", "sum"), ("index_add", "mean"), ("_embedding_bag_max", "max"))
     ],
-    nn_row("embedding_bag", _embedding_bag_top, variant="top_level", call="embedding_bag", supports_meta=False),
+    nn_row(
+        "embedding_bag",
+        _embedding_bag_top,
+        variant="top_level",
+        call="embedding_bag",
+        supports_meta=False,
+        supports_gradgrad=False,  # PyTorch has no derivative of _embedding_bag_backward
+    ),
     nn_row("scatter", _unpool(1), variant="max_unpool1d", call=functional("max_unpool1d")),
     nn_row("scatter", _unpool(2), variant="max_unpool2d", call=functional("max_unpool2d")),
 ]
