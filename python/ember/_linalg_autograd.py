@@ -706,31 +706,11 @@ def named(name, fn, *inputs, mask=None):
     return cls.apply(fn, mask, *inputs)
 
 
-# The names below are not yet among the engine's nodes checked for complex
-# tensors (complex_formula_checked in src/ember/autograd/Engine.cpp), which
-# refuses to run them on complex gradients: complex inputs are composed op by
-# op instead (the same gradients, PyTorch's node names for real inputs only).
-_ENGINE_REAL_ONLY = frozenset(
-    {
-        "LinalgLuBackward0",
-        "LuUnpackBackward0",
-        "LinalgHouseholderProductBackward0",
-        "OrmqrBackward0",
-        "CholeskySolveBackward0",
-        "TriangularSolveBackward0",
-        "TransposeBackward1",
-    }
-)
-
-
 def _composed(name, inputs):
-    """Whether a named node is left out: inside the ember.func transforms, or
-    for complex tensors the engine does not run through it yet."""
+    """Whether a named node is left out: inside the ember.func transforms."""
     from ember._functorch.batched import _GRAD_DEPTH, LEVELS
 
-    if LEVELS or _GRAD_DEPTH[0]:
-        return True
-    return name in _ENGINE_REAL_ONLY and any(x.is_complex() for x in inputs)
+    return bool(LEVELS or _GRAD_DEPTH[0])
 
 
 class _ViewNode(Function):

@@ -153,20 +153,9 @@ def input_nodes(outs):
     ]
 
 
-# PyTorch transposes the transform's complex result in place (TransposeBackward1), a node
-# the engine does not run on complex gradients yet: Ember's is TransposeBackward0.
-# Likewise LinalgLuBackward0: complex inputs are recorded op by op.
-ENGINE_PENDING = {"stft_batched_window", "lu_complex"}
-
-
 @pytest.mark.parametrize(
     "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="TransposeBackward1 on complex gradients"))
-        if n in ENGINE_PENDING
-        else n
-        for n in sorted(CASES)
-    ],
+    sorted(CASES),
 )
 def test_node_names_match_torch(name):
     got, want = run(ember, name), run(torch, name)

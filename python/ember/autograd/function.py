@@ -345,16 +345,15 @@ def _grad_recorded(tensors):
 
 def _linear_node(name, x, fn, adjoint, **saved):
     """fn(x) for a linear fn, recorded as the node `name` (a PyTorch operator's that Ember computes
-    as others: MulBackward1 for a tensor times a number) when x needs a gradient. The engine
-    checks its nodes' complex formulas by name: complex results keep the plain operators' nodes."""
-    if not _grad_recorded((x,)) or x.is_complex():
+    as others: MulBackward1 for a tensor times a number) when x needs a gradient."""
+    if not _grad_recorded((x,)):
         return fn(x)
     return _node_class(_LinearNode, name).apply(x, fn, adjoint, saved)
 
 
 def _composite_node(name, fn, *inputs, **saved):
     """fn(*inputs) (None inputs allowed), recorded as the node `name` when an input needs a gradient."""
-    if not _grad_recorded(inputs) or any(t is not None and t.is_complex() for t in inputs):
+    if not _grad_recorded(inputs):
         return fn(*inputs)
     return _node_class(_CompositeNode, name).apply(fn, saved, *inputs)
 

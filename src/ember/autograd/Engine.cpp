@@ -126,7 +126,13 @@ bool complex_formula_checked(const std::string& name) {
       "ScatterAddBackward0", "MaskedSelectBackward0", "LogaddexpBackward0", "LogcumsumexpBackward0", "AddrBackward0",
       // composites recorded as one node (CompositeOps.cpp, ember._linalg_autograd.named): their parts' formulas
       "RsubBackward0", "RsubBackward1", "LinalgCrossBackward0", "DiagEmbedBackward0", "PixelShuffleBackward0",
-      "PixelUnshuffleBackward0", "ChannelShuffleBackward0", "Rot90Backward0", "BlockDiagBackward0", "DistBackward0"};
+      "PixelUnshuffleBackward0", "ChannelShuffleBackward0", "Rot90Backward0", "BlockDiagBackward0", "DistBackward0",
+      "LinalgLuBackward0", "LuUnpackBackward0", "LinalgHouseholderProductBackward0", "OrmqrBackward0",
+      "TriangularSolveBackward0", "NormBackward1",
+      // Python nodes of linear steps (ember.autograd.function._linear_node), conjugated as PyTorch's
+      "MulBackward1", "DivBackward1", "AddBackward1", "UnsqueezeBackward1", "TransposeBackward1",
+      // PyTorch's complex formula (python/ember/_linalg_autograd.py)
+      "CholeskySolveBackward0"};
   return checked.count(name) != 0;
 }
 
