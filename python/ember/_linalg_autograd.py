@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ember
 from ember import _C
-from ember.autograd.function import Function
+from ember.autograd.function import Function, _composite_node, _CompositeNode
 
 _F = _C._VariableFunctions
 
@@ -647,63 +647,11 @@ for _cls, _name in (
 del _cls, _name
 
 
-class _Named(Function):
-    """A composite recorded as one node with PyTorch's name: forward runs
-    fn without a graph; backward runs it again with one and differentiates
-    that (so it can be differentiated again)."""
-
-    @staticmethod
-    def forward(ctx, fn, mask, *inputs):
-        ctx.fn = fn
-        ctx.save_for_backward(*inputs)
-        out = fn(*inputs)
-        outs = out if isinstance(out, tuple) else (out,)
-        ctx.differentiable = [
-            (o.dtype.is_floating_point or o.dtype.is_complex) and (mask is None or m)
-            for o, m in zip(outs, mask or outs)
-        ]
-        ctx.mark_non_differentiable(*[o for o, d in zip(outs, ctx.differentiable) if not d])
-        return out
-
-    @staticmethod
-    def backward(ctx, *grads):
-        inputs = ctx.saved_tensors
-        wanted = [x for x, need in zip(inputs, ctx.needs_input_grad[2:]) if need]
-        with ember.enable_grad():
-            out = ctx.fn(*inputs)
-        outs = out if isinstance(out, tuple) else (out,)
-        pairs = [(o, g) for o, g, d in zip(outs, grads, ctx.differentiable) if d and g is not None and o.requires_grad]
-        found = iter(
-            ember.autograd.grad(
-                [o for o, _ in pairs],
-                wanted,
-                [g for _, g in pairs],
-                create_graph=ember.is_grad_enabled(),
-                allow_unused=True,
-            )
-            if pairs and wanted
-            else [None] * len(wanted)
-        )
-        result = [next(found) if need else None for need in ctx.needs_input_grad[2:]]
-        return (None, None, *result)
-
-
-_NAMED = {}
-
-
 def named(name, fn, *inputs, mask=None):
     """fn(*inputs), recorded as one node named `name` when a gradient is needed;
     mask tells which outputs are differentiable (all float ones by default).
     Inside the ember.func transforms, fn is composed as it is."""
-    if not (ember.is_grad_enabled() and any(x.requires_grad for x in inputs)) or _composed(name, inputs):
-        return fn(*inputs)
-    cls = _NAMED.get(name)
-    if cls is None:
-        cls = type(name.removesuffix("Backward0"), (_Named,), {})
-        _node_name(cls, name)
-        cls._jvp_from_backward = True  # its backward is differentiable
-        _NAMED[name] = cls
-    return cls.apply(fn, mask, *inputs)
+    return _composite_node(name, fn, *inputs, mask=mask)
 
 
 def _composed(name, inputs):
@@ -747,7 +695,7 @@ def view_node(name, x, view, undo):
     return cls.apply(x, view, undo)
 
 
-class Det(_Named):
+class Det(_CompositeNode):
     """det A (fn, run on A), recorded as PyTorch's LinalgDetBackward0. Its
     first-order gradient is PyTorch's: (g conj(det)) A^-H, solved with the
     forward's LU factors (of A^T for a contiguous real A; a zero pivot
@@ -757,7 +705,7 @@ class Det(_Named):
     @staticmethod
     def backward(ctx, g):
         if ember.is_grad_enabled():
-            return _Named.backward(ctx, g)
+            return _CompositeNode.backward(ctx, g)
         (A,) = ctx.saved_tensors
         det = ctx.fn(A)
         use_A_T = A.is_contiguous() and not A.is_complex()  # noqa: N806
@@ -766,7 +714,7 @@ class Det(_Named):
         eps = ember.finfo(diag.real.dtype if diag.is_complex() else diag.dtype).eps
         LU = LU + ember.diag_embed(ember.where(diag == 0, ember.full_like(diag, eps), ember.zeros_like(diag)))
         d = ember.diag_embed((g * det.conj()).unsqueeze(-1).expand(*piv.shape))
-        return None, None, _F._linalg_lapack_getrs(LU, piv, d, not use_A_T, True)
+        return None, None, None, _F._linalg_lapack_getrs(LU, piv, d, not use_A_T, True)
 
 
 _node_name(Det, "LinalgDetBackward0")

@@ -284,7 +284,7 @@ def det(A, *, out=None):  # noqa: N803
     """The determinant, from an LU factorization."""
     _no_grad_out(out, "_linalg_det", A)
     _check_square_input(A, "linalg.det", "lu_cpu")
-    return _write_out(out, _ag.Det.apply(_det, None, A) if ember.is_grad_enabled() and A.requires_grad else _det(A))
+    return _write_out(out, _ag.Det.apply(_det, None, {}, A) if ember.is_grad_enabled() and A.requires_grad else _det(A))
 
 
 def _slogdet(A):  # noqa: N803

@@ -291,32 +291,49 @@ class _LinearNode(Function):
 
 class _CompositeNode(Function):
     """fn(*inputs) recorded as one node: forward runs fn without a graph; backward runs it again
-    with one and differentiates that (the gradients are fn's own, and differentiable again)."""
+    with one and differentiates that (the gradients are fn's own, and differentiable again).
+    fn may return a tuple; mask tells which of its outputs are differentiable (by default
+    the floating and complex ones)."""
 
     _jvp_from_backward = True
 
     @staticmethod
-    def forward(ctx, fn, saved, *inputs):
+    def forward(ctx, fn, mask, saved, *inputs):
         ctx.fn = fn
         for key, value in saved.items():
             setattr(ctx, key, value)
         ctx.save_for_backward(*inputs)
         out = fn(*inputs)
-        return out.clone() if out._is_view() else out
+        # a view would be one made in no-grad mode, which refuses later in-place changes
+        outs = tuple(o.clone() if o._is_view() else o for o in (out if isinstance(out, tuple) else (out,)))
+        ctx.differentiable = [
+            (o.dtype.is_floating_point or o.dtype.is_complex) and (mask is None or m)
+            for o, m in zip(outs, mask or outs)
+        ]
+        ctx.mark_non_differentiable(*[o for o, d in zip(outs, ctx.differentiable) if not d])
+        return outs if isinstance(out, tuple) else outs[0]
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, *grads):
         inputs = ctx.saved_tensors
-        needs = ctx.needs_input_grad[2:]
+        needs = ctx.needs_input_grad[3:]
         wanted = [x for x, need in zip(inputs, needs) if need]
         with ember.enable_grad():
             out = ctx.fn(*inputs)
+        outs = out if isinstance(out, tuple) else (out,)
+        pairs = [(o, g) for o, g, d in zip(outs, grads, ctx.differentiable) if d and g is not None and o.requires_grad]
         found = iter(
-            ember.autograd.grad(out, wanted, grad, create_graph=ember.is_grad_enabled(), allow_unused=True)
-            if out.requires_grad
+            ember.autograd.grad(
+                [o for o, _ in pairs],
+                wanted,
+                [g for _, g in pairs],
+                create_graph=ember.is_grad_enabled(),
+                allow_unused=True,
+            )
+            if pairs and wanted
             else [None] * len(wanted)
         )
-        return (None, None, *[next(found) if need else None for need in needs])
+        return (None, None, None, *[next(found) if need else None for need in needs])
 
 
 _NODE_CLASSES: dict = {}
@@ -351,11 +368,13 @@ def _linear_node(name, x, fn, adjoint, **saved):
     return _node_class(_LinearNode, name).apply(x, fn, adjoint, saved)
 
 
-def _composite_node(name, fn, *inputs, **saved):
-    """fn(*inputs) (None inputs allowed), recorded as the node `name` when an input needs a gradient."""
+def _composite_node(name, fn, *inputs, mask=None, **saved):
+    """fn(*inputs) (None inputs allowed), recorded as the node `name` (a PyTorch operator's that
+    Ember composes) when an input needs a gradient; inside the ember.func transforms fn is
+    composed as it is."""
     if not _grad_recorded(inputs):
         return fn(*inputs)
-    return _node_class(_CompositeNode, name).apply(fn, saved, *inputs)
+    return _node_class(_CompositeNode, name).apply(fn, mask, saved, *inputs)
 
 
 def _mul_scalar(x, other):
