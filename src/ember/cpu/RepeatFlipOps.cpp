@@ -151,6 +151,17 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     }
   }
   const int64_t inner = self.sizes()[nd - 1], istep = step[nd - 1];
+  // The next position of dims 0..last (row-major), its source offset updated.
+  auto advance = [&](int64_t last, int64_t& off) {
+    for (int64_t d = last; d >= 0; --d) {
+      if (++ctr[d] < self.sizes()[d]) {
+        off += step[d];
+        return;
+      }
+      off -= step[d] * (self.sizes()[d] - 1);
+      ctr[d] = 0;
+    }
+  };
   if (istep == -1) {  // the last dim flipped: a block of rows per call (Note [Flip rows])
     const cpu::FlipRowFn flip_rows = cpu::flip_row_stub.get();
     const int64_t esize = static_cast<int64_t>(self.element_size());
@@ -160,14 +171,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     int64_t off = src_off;
     for (int64_t k = 0; k < n; k += rows * inner) {
       flip_rows(sp + (off - (inner - 1)) * esize, rows, row_step, inner, op + k * esize, esize);
-      for (int64_t d = nd - 3; d >= 0; --d) {
-        if (++ctr[d] < self.sizes()[d]) {
-          off += step[d];
-          break;
-        }
-        off -= step[d] * (self.sizes()[d] - 1);
-        ctr[d] = 0;
-      }
+      advance(nd - 3, off);
     }
     return out;
   }
@@ -182,14 +186,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
       } else {
         for (int64_t j = 0; j < inner; ++j) op[k + j] = row[j * istep];
       }
-      for (int64_t d = nd - 2; d >= 0; --d) {
-        if (++ctr[d] < self.sizes()[d]) {
-          off += step[d];
-          break;
-        }
-        off -= step[d] * (self.sizes()[d] - 1);
-        ctr[d] = 0;
-      }
+      advance(nd - 2, off);
     }
   });
   return out;

@@ -14,6 +14,7 @@
 #include "ember/core/Generator.h"
 #include "ember/cuda/CudaContext.h"
 #include "ember/cuda/Philox.h"
+#include "ember/cuda/kernels/DeviceMath.cuh"
 #include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
@@ -93,17 +94,6 @@ __device__ A sample_gamma(T alpha, Draws& draws, Widen widen, Narrow narrow) {
   }
 }
 
-template <typename T>
-__device__ __forceinline__ T from_acc(double v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
 template <typename T, typename A>
 __global__ void __launch_bounds__(kGammaThreads)
     standard_gamma_kernel(const T* alpha, T* out, int64_t n, uint64_t seed, uint64_t offset, float min_value) {
@@ -116,15 +106,14 @@ __global__ void __launch_bounds__(kGammaThreads)
   } else if constexpr (std::is_same_v<T, float>) {
     sample = sample_gamma<float, float>(alpha[i], draws, [](float v) { return v; }, [](float v) { return v; });
   } else {
-    sample =
-        sample_gamma<T, float>(alpha[i], draws, [](T v) { return to_f(v); }, [](float v) { return from_acc<T>(v); });
+    sample = sample_gamma<T, float>(alpha[i], draws, [](T v) { return to_f(v); }, [](float v) { return narrow<T>(v); });
   }
   // The sampler returns T; values below the smallest normal number become it (NaN stays).
-  const T s = from_acc<T>(sample);
+  const T s = narrow<T>(sample);
   if constexpr (std::is_same_v<T, double>) {
     out[i] = std::numeric_limits<double>::min() > s ? std::numeric_limits<double>::min() : s;
   } else {
-    out[i] = min_value > to_f(s) ? from_acc<T>(min_value) : s;
+    out[i] = min_value > to_f(s) ? narrow<T>(min_value) : s;
   }
 }
 
