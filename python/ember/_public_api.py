@@ -31,6 +31,7 @@ OPERATORS_OFF_TOP_LEVEL = frozenset(
         "im2col",
         "leaky_relu",
         "leaky_relu_",
+        "linalg_cross",
         "linalg_vector_norm",
         "log_sigmoid",
         "max_pool2d_with_indices",

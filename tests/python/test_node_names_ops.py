@@ -158,7 +158,11 @@ NN_CASES = {
         lambda L, t: _f(L).affine_grid(t, (2, 1, 3, 4), align_corners=False),
         "AffineGridGeneratorBackward0",
     ),
-    "soft_margin": ([(3, 4), (3, 4)], lambda L, x, y: _f(L).soft_margin_loss(x, y.detach().sign()), "SoftMarginLossBackward0"),
+    "soft_margin": (
+        [(3, 4), (3, 4)],
+        lambda L, x, y: _f(L).soft_margin_loss(x, y.detach().sign()),
+        "SoftMarginLossBackward0",
+    ),
     "multi_margin": (
         [(3, 4)],
         lambda L, x: _f(L).multi_margin_loss(x, L.tensor([0, 3, 1]), p=2),

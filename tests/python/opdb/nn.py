@@ -321,6 +321,25 @@ def _interp_aa(mode):
     return gen
 
 
+def _pixel_shuffle(d):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): batched, unbatched, a transposed input."""
+    x = make((2, 8, 3, 3), d, seed=1)
+    return [
+        SampleInput((x, 2), name="r2"),
+        SampleInput((make((9, 2, 4), d, seed=2), 3), name="unbatched-r3"),
+        SampleInput((make((2, 3, 4, 2, 2), d, seed=3).transpose(-1, -2), 2), name="strided"),
+    ]
+
+
+def _pixel_unshuffle(d):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    return [
+        SampleInput((make((2, 2, 6, 4), d, seed=1), 2), name="r2"),
+        SampleInput((make((1, 6, 6), d, seed=2), 3), name="unbatched-r3"),
+        SampleInput((make((2, 1, 4, 4), d, seed=3).transpose(-1, -2), 2), name="strided"),
+    ]
+
+
 def _unfold(d):
     x = make((1, 2, 4, 5), d, seed=1)
     return [
@@ -733,6 +752,8 @@ PADDING = [
         for mode in ("bilinear", "bicubic")
     ],
     nn_row("im2col", _unfold, call=functional("unfold"), dtypes=("bool", *FLOATS)),
+    nn_row("pixel_shuffle", _pixel_shuffle, call=functional("pixel_shuffle"), dtypes=ALL_DTYPES),
+    nn_row("pixel_unshuffle", _pixel_unshuffle, call=functional("pixel_unshuffle"), dtypes=ALL_DTYPES),
     nn_row("col2im", _fold, call=functional("fold"), dtypes=("bool", *FLOATS)),
 ]
 
