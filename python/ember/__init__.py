@@ -228,6 +228,7 @@ for _name in ("prelu", "hardshrink"):
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, getattr(_nn_toplevel, _name))
 del _name
+_weight_norm = _nn_toplevel._weight_norm
 from ember.serialization import load, save  # noqa: E402
 from ember import random  # noqa: E402
 from ember.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401

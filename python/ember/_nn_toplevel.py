@@ -324,6 +324,14 @@ def norm_except_dim(v, pow=2, dim=0):
     return ember.linalg.vector_norm(v, pow, others, True)
 
 
+def _weight_norm(v, g, dim=0):
+    """v * (g / norm_except_dim(v, 2, dim)); one WeightNormInterfaceBackward0 node for dim 0
+    or the last dim, where PyTorch runs its fused kernel."""
+    from ember.nn.utils.weight_norm import _weight_norm as weight_norm
+
+    return weight_norm(v, g, dim)
+
+
 # ---- recurrent cells ----------------------------------------------------------------------------
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
     gi = F.linear(input, w_ih, b_ih)

@@ -52,7 +52,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     _test_flags(return_inverse, return_counts)
     if dim is not None:
         _check_unique_dim(input, dim, sorted, return_inverse, return_counts)
-        raise NotImplementedError("unique with dim is not supported")
+        out, inverse, counts = _unique_slices(input, int(dim), False)
+        out = _no_derivative(out, input, "UniqueDimBackward0", "unique_dim")
+        return _pick(out, inverse, counts, return_inverse, return_counts)
     out, inverse, counts = _VF._unique2(
         input, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts
     )
@@ -61,10 +63,53 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     _test_flags(return_inverse, return_counts)
+    if dim is not None and input.dim() > 1:
+        n = input.dim()
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        out, inverse, counts = _unique_slices(input, int(dim), True)
+        out = _no_derivative(out, input, "UniqueConsecutiveBackward0", "unique_consecutive")
+        return _pick(out, inverse, counts, return_inverse, return_counts)
     out, inverse, counts = _VF._unique_consecutive(
         input, return_inverse=return_inverse, return_counts=return_counts, dim=dim
     )
     return _pick(out, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_slices(input, dim, consecutive):  # noqa: A002
+    """(distinct slices along dim, the slice each input slice became, counts): slices compared
+    element by element in order, sorted as sequences unless consecutive (NaN equals nothing)."""
+    import ember
+
+    x = input.detach().movedim(dim, 0)
+    n = x.shape[0]
+    width = 1
+    for size in x.shape[1:]:
+        width *= size
+    rows = x.reshape(n, width)
+    order = ember.arange(n, device=x.device)
+    if not consecutive:
+        for col in range(rows.shape[1] - 1, -1, -1):  # a stable sort per column, last first: lexicographic
+            order = order.index_select(0, rows.index_select(0, order)[:, col].argsort(stable=True))
+    ordered = rows.index_select(0, order)
+    starts = ember.ones(n, dtype=ember.bool, device=x.device)
+    if n > 1:
+        starts[1:] = (ordered[1:] != ordered[:-1]).any(1)
+    group = starts.cumsum(0) - 1
+    out = ordered[starts].reshape((-1, *x.shape[1:])).movedim(0, dim)
+    inverse = ember.empty(n, dtype=ember.int64, device=x.device).index_copy_(0, order, group)
+    counts = ember.bincount(group, minlength=int(starts.sum())) if n else ember.zeros(0, dtype=ember.int64)
+    return out, inverse, counts
+
+
+def _no_derivative(out, source, node, op):
+    """out (computed from source) recorded as PyTorch's node of an operator without a
+    derivative: differentiating through it raises PyTorch's NotImplementedError."""
+    from ember.autograd.function import _grad_recorded, _node_class, _NoDerivativeNode
+
+    if not (_grad_recorded((source,)) and (out.is_floating_point() or out.is_complex())):
+        return out
+    return _node_class(_NoDerivativeNode, node).apply(source, out, op)
 
 
 def nonzero(input, *, out=None, as_tuple=False):  # noqa: A002

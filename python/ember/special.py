@@ -122,8 +122,11 @@ legendre_polynomial_p = _VF.special_legendre_polynomial_p
 
 def ndtr(input, *, out=None):  # noqa: A002
     """The standard normal distribution function, (1 + erf(x / sqrt 2)) / 2, as PyTorch composes it."""
-    half_erf = _VF.erf(input * 0.7071067811865476) + 1
-    return half_erf * 0.5 if out is None else _VF.mul(half_erf, 0.5, out=out)
+    from ember.autograd.function import _add_scalar, _mul_scalar
+
+    # mul.Scalar and add.Scalar, recorded as PyTorch's MulBackward1/AddBackward1
+    half_erf = _add_scalar(_VF.erf(_mul_scalar(input, 0.7071067811865476)), 1)
+    return _mul_scalar(half_erf, 0.5) if out is None else _VF.mul(half_erf, 0.5, out=out)
 
 
 def multigammaln(input, p, *, out=None):  # noqa: A002

@@ -27,7 +27,8 @@ def test_classification_of_known_operators(classified):
     assert status["index_select"][:2] == ("kernel", True)  # kernels/IndexKernels.cu fills its entry
     assert status["exp"][:2] == ("pointwise", True)
     assert status["reshape"][:2] == ("composite", True)
-    assert status["_fft_c2c"][:2] == ("missing", False)
+    assert status["_fft_c2c"][:2] == ("kernel", True)  # cuda/fft/SpectralOps.cpp fills its entry
+    assert status["mkldnn_rnn_layer"][:2] == ("missing", False)  # a oneDNN operator, CPU only
     assert "add.Tensor" in by_base["add"]
 
 

@@ -234,3 +234,49 @@ def test_embedding_bag_weight_gradient_has_no_derivative():
         assert type(g.grad_fn).__name__ == "EmbeddingBagBackwardBackward0"
         with pytest.raises(NotImplementedError, match="derivative for '_embedding_bag_backward' is not implemented"):
             lib.autograd.grad(g.sum(), w)
+
+
+def test_unique_records_pytorchs_nodes_without_derivative():
+    x = np.array([[3.0, 1.0], [3.0, 1.0], [0.0, 2.0]])
+    calls = [
+        (lambda L, t: t.unique(), "Unique2Backward0", "_unique2"),
+        (lambda L, t: L.unique(t, return_counts=True)[0], "Unique2Backward0", "_unique2"),
+        (lambda L, t: t.unique(dim=0), "UniqueDimBackward0", "unique_dim"),
+        (lambda L, t: L.unique_consecutive(t), "UniqueConsecutiveBackward0", "unique_consecutive"),
+        (lambda L, t: L.unique_consecutive(t, dim=1), "UniqueConsecutiveBackward0", "unique_consecutive"),
+    ]
+    for fn, node, op in calls:
+        for lib in (torch, ember):
+            t = lib.tensor(x, requires_grad=True)
+            u = fn(lib, t)
+            assert type(u.grad_fn).__name__ == node
+            with pytest.raises(NotImplementedError, match=f"the derivative for '{op}' is not implemented"):
+                u.sum().backward()
+    counts = ember.unique(ember.tensor(x, requires_grad=True), return_counts=True)[1]
+    assert counts.grad_fn is None and not counts.requires_grad
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, 2])
+@pytest.mark.parametrize("consecutive", [False, True])
+def test_unique_along_a_dim(dim, consecutive):
+    a = np.random.default_rng(5).integers(0, 2, (6, 3, 4))
+    a[3] = a[1]
+    a[:, :, 2] = a[:, :, 0]
+    results = []
+    for lib in (torch, ember):
+        t = lib.tensor(a)
+        f = lib.unique_consecutive if consecutive else lib.unique
+        results.append([r.numpy() for r in f(t, dim=dim, return_inverse=True, return_counts=True)])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_more_composites_recorded_as_pytorchs_nodes():
+    for lib in (torch, ember):
+        x = lib.tensor([0.5, -1.0], requires_grad=True)
+        assert type(lib.special.ndtr(x).grad_fn).__name__ == "MulBackward1"
+        m = lib.nn.Bilinear(2, 3, 4)
+        assert type(m(lib.ones(1, 2), lib.ones(1, 3)).grad_fn).__name__ == "AddBackward0"
+        v, g = lib.ones(3, 4, requires_grad=True), lib.ones(3, 1, requires_grad=True)
+        assert type(lib._weight_norm(v, g, 0).grad_fn).__name__ == "WeightNormInterfaceBackward0"
+        assert type(lib._weight_norm(v, lib.ones(1, 4), 1).grad_fn).__name__ == "WeightNormInterfaceBackward0"

@@ -336,6 +336,20 @@ class _CompositeNode(Function):
         return (None, None, None, *[next(found) if need else None for need in needs])
 
 
+class _NoDerivativeNode(Function):
+    """values computed from x by an operator without a derivative, recorded as its node:
+    backward raises PyTorch's NotImplementedError naming the operator."""
+
+    @staticmethod
+    def forward(ctx, x, values, op):
+        ctx.op = op
+        return values.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError(f"the derivative for '{ctx.op}' is not implemented.")
+
+
 _NODE_CLASSES: dict = {}
 
 

@@ -417,10 +417,8 @@ def bilinear(input1, input2, weight, bias=None):
     o, i, j = weight.shape
     # (B, I) @ (I, O*J) -> (B, O, J), then contracted with input2 over J.
     t = ember.matmul(a, weight.permute(1, 0, 2).reshape(i, o * j)).view(-1, o, j)
-    out = ember.matmul(t, b.unsqueeze(-1)).squeeze(-1)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(lead + [o])
+    out = ember.matmul(t, b.unsqueeze(-1)).squeeze(-1).reshape(lead + [o])
+    return out + bias if bias is not None else out
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):

@@ -14,6 +14,10 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& s) {
   return grad * wrapped;
 }
 
+Tensor not_implemented(const char* name) {
+  throw NotImplementedError(str_cat("the derivative for '", name, "' is not implemented."));
+}
+
 Tensor maybe_multiply_conj(const Tensor& grad, const Scalar& s) {
   return maybe_multiply(grad, s.is_complex() ? Scalar(std::conj(s.to_complex())) : s);
 }

@@ -19,6 +19,8 @@ namespace ember::autograd::generated {
 Tensor maybe_multiply(const Tensor& grad, const Scalar& s);
 // grad * conj(s) (s itself when real), as PyTorch's formulas with beta.conj().
 Tensor maybe_multiply_conj(const Tensor& grad, const Scalar& s);
+// PyTorch's not_implemented("name") of a derivative formula: raises its NotImplementedError.
+[[noreturn]] Tensor not_implemented(const char* name);
 // Sums grad down to shape (the inverse of broadcasting/expand).
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 // Backward of sum over dims: re-insert reduced dims and expand.

@@ -23,6 +23,10 @@ def _norm_except_dim(v, dim):
 
 
 def _weight_norm(v, g, dim):
+    if dim in (0, v.dim() - 1):  # PyTorch's fused kernel: one node
+        from ember.autograd.function import _composite_node
+
+        return _composite_node("WeightNormInterfaceBackward0", lambda a, b: a * (b / _norm_except_dim(a, dim)), v, g)
     return v * (g / _norm_except_dim(v, dim))
 
 
