@@ -17,6 +17,7 @@
 
 #include "ember/cpu/FFTPlan.h"
 #include "ember/cpu/MklFFT.h"
+#include "ember/ops/FftDims.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -28,15 +29,6 @@ namespace {
 constexpr int64_t kLinesPerGroup = 8;
 
 enum class Kind { C2C, R2CFull, R2C, C2R };
-
-std::vector<int64_t> wrap_dims(IntArrayRef dim, int64_t ndim) {
-  std::vector<int64_t> out;
-  for (int64_t d : dim) out.push_back(maybe_wrap_dim(d, ndim, false));
-  auto sorted = out;
-  std::sort(sorted.begin(), sorted.end());
-  EMBER_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "FFT dims must be unique");
-  return out;
-}
 
 // Transformed dims sorted by decreasing input stride (the last one kept last when keep_last).
 std::vector<int64_t> sort_dims(const Tensor& self, std::vector<int64_t> dims, bool keep_last) {
@@ -272,7 +264,7 @@ bool use_mkl(const Tensor& input, const std::vector<int64_t>& out_sizes) {
 Tensor fft_c2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
   EMBER_CHECK(is_complex_type(self.dtype()), "_fft_c2c expects a complex input tensor, but got ",
               scalar_type_name(self.dtype()));
-  auto dims = wrap_dims(dim, self.dim());
+  auto dims = fft_wrap_dims(dim, self.dim());
   if (dims.empty()) return self.clone();
   dims = sort_dims(self, dims, false);
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
@@ -285,7 +277,7 @@ Tensor fft_c2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, b
 Tensor fft_r2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
   EMBER_CHECK(self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double,
               "_fft_r2c expects a real floating point input tensor, but got ", scalar_type_name(self.dtype()));
-  auto dims = wrap_dims(dim, self.dim());
+  auto dims = fft_wrap_dims(dim, self.dim());
   EMBER_CHECK(!dims.empty(), "_fft_r2c must transform at least one dimension");
   const int64_t last = dims.back();
   const int64_t n = self.size(last);
@@ -294,7 +286,7 @@ Tensor fft_r2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, b
   if (onesided) sizes[last] = n / 2 + 1;
   if (use_mkl(self, sizes)) {
     Tensor result = mkl_fft::exec(self, sizes, dims, to_complex_type(self.dtype()), normalization, true);
-    if (!onesided) mkl_fft::fill_conjugate_symmetry(result, wrap_dims(dim, self.dim()));
+    if (!onesided) mkl_fft::fill_conjugate_symmetry(result, fft_wrap_dims(dim, self.dim()));
     return result;
   }
   Tensor out = alloc_output(self, sizes, dims, to_complex_type(self.dtype()));
@@ -316,7 +308,7 @@ Tensor fft_c2r_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, i
   EMBER_CHECK(is_complex_type(self.dtype()), "_fft_c2r expects a complex input tensor, but got ",
               scalar_type_name(self.dtype()));
   EMBER_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
-  auto dims = wrap_dims(dim, self.dim());
+  auto dims = fft_wrap_dims(dim, self.dim());
   EMBER_CHECK(!dims.empty(), "_fft_c2r must transform at least one dimension");
   Tensor input = self;
   if (dims.size() > 1) {

@@ -33,9 +33,11 @@
 #include "ember/core/Error.h"
 #include "ember/cuda/CudaContext.h"
 #include "ember/cuda/CudaStream.h"
+#include "ember/cuda/LibraryLoad.h"
 #include "ember/cuda/fft/CufftApi.h"
 #include "ember/cuda/fft/CufftPlan.h"
 #include "ember/cuda/fft/FftFill.h"
+#include "ember/ops/FftDims.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
 
@@ -85,16 +87,7 @@ void load_locked(Loader& l) {
   l.tried = true;
   const std::string cublas = file_of(reinterpret_cast<const void*>(&cublasCreate_v2));
   std::string tried;
-  for (const std::string& c : cufft::library_candidates(std::getenv("EMBER_CUFFT_LIBRARY"), cublas, own_dir())) {
-    dlerror();
-    void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h != nullptr) {
-      l.lib = h;
-      break;
-    }
-    const char* why = dlerror();
-    tried += "\n  " + c + ": " + (why ? why : "not found");
-  }
+  l.lib = open_first_library(cufft::library_candidates(std::getenv("EMBER_CUFFT_LIBRARY"), cublas, own_dir()), tried);
   if (l.lib == nullptr) {
     l.error = std::string("cuFFT (") + cufft::kSoname +
               ") could not be loaded; install the nvidia-cufft wheel (PyTorch's CUDA 13 wheels depend on it) or set "
@@ -229,15 +222,6 @@ Tensor exec_fft(const Tensor& self, const std::vector<int64_t>& out_sizes, const
 
 // ---- the operators -----------------------------------------------------------------------
 
-std::vector<int64_t> wrap_dims(IntArrayRef dim, int64_t ndim) {
-  std::vector<int64_t> out;
-  for (int64_t d : dim) out.push_back(maybe_wrap_dim(d, ndim, false));
-  auto sorted = out;
-  std::sort(sorted.begin(), sorted.end());
-  EMBER_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "FFT dims must be unique");
-  return out;
-}
-
 void check_precision(ScalarType t) {
   if (t != ScalarType::Float && t != ScalarType::Double && t != ScalarType::ComplexFloat &&
       t != ScalarType::ComplexDouble) {
@@ -267,7 +251,7 @@ Tensor c2c_passes(const Tensor& self, const std::vector<int64_t>& dims, bool for
 Tensor fft_c2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
   EMBER_CHECK(is_complex_type(self.dtype()), "_fft_c2c expects a complex input tensor, but got ",
               scalar_type_name(self.dtype()));
-  const std::vector<int64_t> dims = wrap_dims(dim, self.dim());
+  const std::vector<int64_t> dims = fft_wrap_dims(dim, self.dim());
   if (dims.empty()) return self.clone();
   check_precision(self.dtype());
   Tensor out = c2c_passes(self, dims, forward);
@@ -277,7 +261,7 @@ Tensor fft_c2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization, 
 Tensor fft_r2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
   EMBER_CHECK(self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double,
               "_fft_r2c expects a real floating point input tensor, but got ", scalar_type_name(self.dtype()));
-  const std::vector<int64_t> dims = wrap_dims(dim, self.dim());
+  const std::vector<int64_t> dims = fft_wrap_dims(dim, self.dim());
   EMBER_CHECK(!dims.empty(), "_fft_r2c must transform at least one dimension");
   const int64_t last = dims.back();
   const std::vector<int64_t> in_sizes = vec(self.sizes());
@@ -313,7 +297,7 @@ Tensor fft_c2r_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization, 
               scalar_type_name(self.dtype()));
   EMBER_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
   check_precision(self.dtype());
-  const std::vector<int64_t> dims = wrap_dims(dim, self.dim());
+  const std::vector<int64_t> dims = fft_wrap_dims(dim, self.dim());
   EMBER_CHECK(!dims.empty(), "_fft_c2r must transform at least one dimension");
   const int64_t last = dims.back();
   std::vector<int64_t> out_sizes = vec(self.sizes());

@@ -10,6 +10,7 @@
 
 #include "ember/core/Error.h"
 #include "ember/cuda/CudaContext.h"
+#include "ember/cuda/LibraryLoad.h"
 #include "ember/ops/CudnnSettings.h"
 
 namespace ember::cuda::cudnn {
@@ -59,16 +60,7 @@ void load_locked(Loader& l) {
   if (!here.empty()) candidates.push_back(here + "/../../nvidia/cudnn/lib/" + kSoname);
   candidates.emplace_back(kSoname);
   std::string tried;
-  for (const std::string& c : candidates) {
-    dlerror();
-    void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h != nullptr) {
-      l.lib = h;
-      break;
-    }
-    const char* why = dlerror();
-    tried += "\n  " + c + ": " + (why ? why : "not found");
-  }
+  l.lib = open_first_library(candidates, tried);
   if (l.lib == nullptr) {
     l.error = "cuDNN (" + std::string(kSoname) +
               ") could not be loaded; install the nvidia-cudnn-cu13 wheel or set EMBER_CUDNN_LIBRARY. Tried:" + tried;
