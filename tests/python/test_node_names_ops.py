@@ -173,6 +173,26 @@ NN_CASES = {
         lambda L, x: _f(L).multilabel_margin_loss(x, L.tensor([[3, 0, -1, 1], [1, 2, 0, 3]])),
         "MultilabelMarginLossBackward0",
     ),
+    "max_pool3d": (
+        [(2, 3, 5, 6, 7)],
+        lambda L, x: _f(L).max_pool3d(x, 3, 2, 1, ceil_mode=True),
+        "MaxPool3DWithIndicesBackward0",
+    ),
+    "max_pool3d_overlap": (
+        [(1, 2, 4, 5, 6)],
+        lambda L, x: _f(L).max_pool3d(x.round(), 3, 1, 1),
+        "MaxPool3DWithIndicesBackward0",
+    ),
+    "max_unpool2d": (
+        [(1, 2, 4, 4)],
+        lambda L, x: _f(L).max_unpool2d(*_f(L).max_pool2d(x, 2, return_indices=True), 2),
+        "MaxUnpool2DBackward0",
+    ),
+    "max_unpool3d": (
+        [(1, 2, 4, 4, 4)],
+        lambda L, x: _f(L).max_unpool3d(*_f(L).max_pool3d(x, 2, return_indices=True), 2),
+        "MaxUnpool3DBackward0",
+    ),
     "embedding_bag_sum": (
         [(10, 3), (7,)],
         lambda L, w, p: _f(L).embedding_bag(

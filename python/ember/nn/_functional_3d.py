@@ -17,7 +17,7 @@ import os
 
 import ember
 from ember._out_forms import _cpp_name
-from ember.autograd.function import _composite_node
+from ember.autograd.function import Function, _composite_node, _node_class
 
 __all__ = [
     "adaptive_avg_pool3d",
@@ -75,17 +75,46 @@ def max_pool3d_with_indices(
     k = _triple(kernel_size, "max_pool3d: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else _triple(stride)
     p, dl = _triple(padding), _triple(dilation)
-    n, c, d, h, w = x.shape
-    plane, plane_idx = ember.max_pool2d_with_indices(_planes(x), k[1:], s[1:], p[1:], dl[1:], ceil_mode)
-    oh, ow = plane.shape[-2], plane.shape[-1]
-    flat = plane.reshape(n * c, 1, d, oh * ow)
-    out, depth_idx = ember.max_pool2d_with_indices(flat, [k[0], 1], [s[0], 1], [p[0], 0], [dl[0], 1], ceil_mode)
-    od = out.shape[-2]
-    depth = depth_idx // (oh * ow)
-    in_plane = plane_idx.reshape(n * c, 1, d, oh * ow).gather(2, depth)
-    idx = (depth * (h * w) + in_plane).reshape(n, c, od, oh, ow)
-    out = out.reshape(n, c, od, oh, ow)
+
+    def pool(t):
+        n, c, d, h, w = t.shape
+        plane, plane_idx = ember.max_pool2d_with_indices(_planes(t), k[1:], s[1:], p[1:], dl[1:], ceil_mode)
+        oh, ow = plane.shape[-2], plane.shape[-1]
+        flat = plane.reshape(n * c, 1, d, oh * ow)
+        out, depth_idx = ember.max_pool2d_with_indices(flat, [k[0], 1], [s[0], 1], [p[0], 0], [dl[0], 1], ceil_mode)
+        od = out.shape[-2]
+        depth = depth_idx // (oh * ow)
+        in_plane = plane_idx.reshape(n * c, 1, d, oh * ow).gather(2, depth)
+        idx = (depth * (h * w) + in_plane).reshape(n, c, od, oh, ow)
+        return out.reshape(n, c, od, oh, ow), idx
+
+    if ember.is_grad_enabled() and x.requires_grad and not x.is_meta:
+        out, idx = _node_class(_MaxPool3dNode, "MaxPool3DWithIndicesBackward0").apply(x, pool)
+    else:
+        out, idx = pool(x)
     return (out, idx) if batched else (out.squeeze(0), idx.squeeze(0))
+
+
+class _MaxPool3dNode(Function):
+    """max_pool3d's (values, indices), recorded as PyTorch's node: each output's gradient is
+    added to the input element its index names, output by output, as PyTorch's kernel."""
+
+    @staticmethod
+    def forward(ctx, x, pool):
+        with ember.no_grad():
+            out, idx = pool(x)
+        ctx.save_for_backward(idx)
+        ctx.shape = tuple(x.shape)
+        ctx.mark_non_differentiable(idx)
+        return out, idx
+
+    @staticmethod
+    def backward(ctx, grad, _grad_idx):
+        (idx,) = ctx.saved_tensors
+        n, c, d, h, w = ctx.shape
+        g = ember.zeros(n, c, d * h * w, dtype=grad.dtype, device=grad.device)
+        g = g.scatter_add(2, idx.reshape(n, c, -1), grad.reshape(n, c, -1))
+        return g.view(ctx.shape), None
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -106,20 +135,24 @@ def avg_pool3d(
     k = _triple(kernel_size, "avg_pool3d: kernel_size")
     s = k if stride is None else _triple(stride)
     p = _triple(padding)
-    n, c = x.shape[0], x.shape[1]
     first_divisor = None if divisor_override is None else 1
-    plane = ember.avg_pool2d(_planes(x), k[1:], s[1:], p[1:], ceil_mode, count_include_pad, first_divisor)
-    d, oh, ow = plane.shape[1], plane.shape[2], plane.shape[3]
-    out = ember.avg_pool2d(
-        plane.reshape(n * c, 1, d, oh * ow),
-        [k[0], 1],
-        [s[0], 1],
-        [p[0], 0],
-        ceil_mode,
-        count_include_pad,
-        divisor_override,
-    )
-    out = out.reshape(n, c, out.shape[-2], oh, ow)
+
+    def pool(t):
+        n, c = t.shape[0], t.shape[1]
+        plane = ember.avg_pool2d(_planes(t), k[1:], s[1:], p[1:], ceil_mode, count_include_pad, first_divisor)
+        d, oh, ow = plane.shape[1], plane.shape[2], plane.shape[3]
+        out = ember.avg_pool2d(
+            plane.reshape(n * c, 1, d, oh * ow),
+            [k[0], 1],
+            [s[0], 1],
+            [p[0], 0],
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+        )
+        return out.reshape(n, c, out.shape[-2], oh, ow)
+
+    out = pool(x)
     return out if batched else out.squeeze(0)
 
 

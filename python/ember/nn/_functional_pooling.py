@@ -348,9 +348,13 @@ def _unpool(input, indices, size, stride=None, padding=None, shown_size=None):
         raise RuntimeError(
             f"Found an invalid max index: {bad} (output volumes are of size {'x'.join(map(str, shown_size or size))})"
         )
-    out = ember.zeros(lead + [plane], dtype=input.dtype, device=input.device)
-    out = out.scatter(-1, indices.flatten(-n), input.flatten(-n))
-    return out.view(lead + list(size))
+    from ember.autograd.function import _composite_node
+
+    def unpool(t):
+        out = ember.zeros(lead + [plane], dtype=t.dtype, device=t.device)
+        return out.scatter(-1, indices.flatten(-n), t.flatten(-n)).view(lead + list(size))
+
+    return _composite_node(f"MaxUnpool{n}DBackward0", unpool, input)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
