@@ -97,12 +97,23 @@ void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
     fn->add_input_metadata(result);
     return;
   }
+  // Integer and bool outputs (x.long(), argmax's indices) get no gradient:
+  // their slot is kept so that the outputs after them keep their numbers.
+  if (!result.is_floating_point() && !is_complex_type_any_tier(result.dtype())) {
+    fn->add_input_metadata(result);
+    return;
+  }
   AutogradMeta* m = materialize_meta(result);
   m->grad_fn = fn;
   m->output_nr = fn->add_input_metadata(result);
 }
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  if (!self.is_floating_point() &&
+      !is_complex_type_any_tier(self.dtype())) {  // an integer tensor written in place keeps no history
+    fn->add_input_metadata(self);
+    return;
+  }
   AutogradMeta* m = materialize_meta(self);
   if (m->is_view) return rebase_view_history(self, m, fn);
   m->grad_fn = fn;
