@@ -239,7 +239,10 @@ def _grad_suffixes(t):
 def _history_suffixes(t):
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        return [f"grad_fn=<{type(grad_fn).__name__}>"]
+        name = type(grad_fn).__name__
+        if name == "CppFunction":  # a C++ custom function: its node's own name
+            name = grad_fn.name().rsplit("::", 1)[-1]
+        return [f"grad_fn=<{name}>"]
     if t.requires_grad:
         return ["requires_grad=True"]
     return []

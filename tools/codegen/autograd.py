@@ -120,7 +120,7 @@ def _throw_missing(formula: str, name: str) -> str:
     derivatives.yaml raises NotImplementedError; an operator without an entry
     there raises RuntimeError from its autograd kernel."""
     if formula == "no_formula":
-        return f"    throw Error(\"derivative for aten::{name.split('.')[0]} is not implemented\");"
+        return f'    throw Error("derivative for aten::{name.split(".")[0]} is not implemented");'
     return f"    throw NotImplementedError(\"the derivative for '{name}' is not implemented.\");"
 
 

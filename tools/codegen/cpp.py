@@ -63,7 +63,9 @@ def cpp_arg_type(t: Type, kernel: bool = False) -> str:
         return "Tensor&" if (kernel and t.mutable) else "const Tensor&"
     if t.base == "int":
         if t.is_list:
-            return "std::optional<std::vector<int64_t>>" if t.optional else "IntArrayRef"
+            if t.optional:
+                return "std::optional<std::vector<int64_t>>" if kernel else "OptionalIntArrayRef"
+            return "IntArrayRef"
         return "std::optional<int64_t>" if t.optional else "int64_t"
     if t.base == "float" and t.is_list:
         return "std::optional<std::vector<double>>" if t.optional else "const std::vector<double>&"
@@ -126,11 +128,11 @@ def cpp_return_type(v: Variant) -> str:
     return returns_type(v.returns)
 
 
-def params(args, with_defaults: bool, kernel: bool = False) -> str:
+def params(args, with_defaults: bool, kernel: bool = False, no_defaults: tuple[str, ...] = ()) -> str:
     parts = []
     for a in args:
         s = f"{cpp_arg_type(a.type, kernel)} {a.name}"
-        if with_defaults and a.default is not None:
+        if with_defaults and a.default is not None and a.name not in no_defaults:
             s += f" = {cpp_default(a)}"
         parts.append(s)
     return ", ".join(parts)
@@ -155,7 +157,7 @@ def defaults_clash(v: Variant, shapes: set[tuple]) -> bool:
 
 
 def declaration(v: Variant, with_defaults: bool = True) -> str:
-    return f"EMBER_API {cpp_return_type(v)} {v.name}({params(v.args, with_defaults)});"
+    return f"EMBER_API {cpp_return_type(v)} {v.name}({params(v.args, with_defaults, no_defaults=v.op.cpp_no_default_args)});"
 
 
 def method_variants(op: Operator) -> list[Variant]:
@@ -171,7 +173,7 @@ def method_variants(op: Operator) -> list[Variant]:
 
 def method_declaration(v: Variant, with_defaults: bool = True) -> str:
     args = v.args[1:]
-    return f"{cpp_return_type(v)} {v.name}({params(args, with_defaults)}) const;"
+    return f"{cpp_return_type(v)} {v.name}({params(args, with_defaults, no_defaults=v.op.cpp_no_default_args)}) const;"
 
 
 def method_definition(v: Variant) -> str:

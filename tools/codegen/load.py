@@ -9,8 +9,23 @@ import yaml
 from . import pointwise as pointwise_mod
 from .model import CodegenError, Derivative, Location, Operator, parse_schema
 
-_KEYS = {"func", "variants", "structured", "inplace", "out", "dispatch", "derivatives", "factory", "python", "node",
-         "output_differentiability", "pointwise", "autocast", "device_check"}
+_KEYS = {
+    "func",
+    "variants",
+    "structured",
+    "inplace",
+    "out",
+    "dispatch",
+    "derivatives",
+    "factory",
+    "python",
+    "node",
+    "output_differentiability",
+    "pointwise",
+    "autocast",
+    "device_check",
+    "cpp_no_default_args",
+}
 _AUTOCAST_POLICIES = {"lower_precision_fp", "fp32", "promote"}
 _DEVICE_CHECKS = {"structured", "plain"}
 _BACKENDS = {"CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd"}
@@ -116,6 +131,11 @@ def load_operators(path: Path) -> list[Operator]:
         if device_check is not None and device_check not in _DEVICE_CHECKS:
             raise CodegenError(loc, f"device_check must be one of {sorted(_DEVICE_CHECKS)}, got {device_check!r}")
 
+        cpp_no_default_args = tuple(e.get("cpp_no_default_args", ()))
+        for name in cpp_no_default_args:
+            if name not in arg_names:
+                raise CodegenError(loc, f"cpp_no_default_args names {name!r}, which is not an argument")
+
         node_name = None
         if derivatives and all(d.formula == "no_formula" for d in derivatives) and "node" not in e:
             # No formula at all: PyTorch's fallback node, which takes no number.
@@ -147,6 +167,7 @@ def load_operators(path: Path) -> list[Operator]:
                 autocast=autocast,
                 device_check=device_check,
                 forward=tuple(forward),
+                cpp_no_default_args=cpp_no_default_args,
             )
         )
         if pointwise:

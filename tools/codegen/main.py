@@ -60,19 +60,21 @@ def gen_cpp(ops: list[Operator], w: Writer) -> None:
 
     w.write(
         "include/ember/ops/generated/Functions.h",
-        "#pragma once\n#include <array>\n#include <optional>\n#include <tuple>\n#include \"ember/ops/Tensor.h\"\n\n"
+        '#pragma once\n#include <array>\n#include <optional>\n#include <tuple>\n#include "ember/ops/Tensor.h"\n\n'
         "namespace ember {\n" + "\n".join(decls) + "\n}  // namespace ember\n",
     )
-    w.write("include/ember/ops/generated/TensorMethods.h", "// Included inside class Tensor.\n" + "\n".join(methods) + "\n")
+    w.write(
+        "include/ember/ops/generated/TensorMethods.h", "// Included inside class Tensor.\n" + "\n".join(methods) + "\n"
+    )
     w.write(
         "include/ember/ops/generated/NativeFunctions.h",
-        "#pragma once\n#include <array>\n#include <optional>\n#include \"ember/ops/Tensor.h\"\n\nnamespace ember::native {\n"
+        '#pragma once\n#include <array>\n#include <optional>\n#include "ember/ops/Tensor.h"\n\nnamespace ember::native {\n'
         + "\n".join(sorted(natives))
         + "\n}  // namespace ember::native\n",
     )
     w.write(
         "include/ember/ops/generated/DispatchTables.h",
-        "#pragma once\n#include \"ember/ops/Dispatch.h\"\n#include \"ember/ops/Tensor.h\"\n\n"
+        '#pragma once\n#include "ember/ops/Dispatch.h"\n#include "ember/ops/Tensor.h"\n\n'
         "namespace ember::dispatch {\n"
         "// Kernel per device type; backends fill their entry when loaded.\n"
         + "".join(tables)
@@ -104,8 +106,9 @@ def gen_autograd(ops: list[Operator], w: Writer) -> None:
     with_d = [op for op in ops if op.derivatives]
     w.write(
         "include/ember/autograd/generated/Nodes.h",
-        "#pragma once\n#include \"ember/autograd/Node.h\"\n#include \"ember/autograd/SavedVariable.h\"\n\n"
-        "namespace ember::autograd::generated {\n\n" + "\n".join(autograd.node_declaration(op) for op in with_d)
+        '#pragma once\n#include "ember/autograd/Node.h"\n#include "ember/autograd/SavedVariable.h"\n\n'
+        "namespace ember::autograd::generated {\n\n"
+        + "\n".join(autograd.node_declaration(op) for op in with_d)
         + "}  // namespace ember::autograd::generated\n",
     )
     w.write(
@@ -129,8 +132,10 @@ def gen_forward(ops: list[Operator], w: Writer) -> None:
                 defs.append(forward.definition(op, inplace))
     w.write(
         "include/ember/autograd/generated/ForwardFormulas.h",
-        "#pragma once\n#include <optional>\n#include <tuple>\n#include <vector>\n#include \"ember/ops/Tensor.h\"\n\n"
-        "namespace ember::autograd::generated {\n" + "\n".join(decls) + "\n}  // namespace ember::autograd::generated\n",
+        '#pragma once\n#include <optional>\n#include <tuple>\n#include <vector>\n#include "ember/ops/Tensor.h"\n\n'
+        "namespace ember::autograd::generated {\n"
+        + "\n".join(decls)
+        + "\n}  // namespace ember::autograd::generated\n",
     )
     w.write(
         "src/ForwardFormulas.cpp",
@@ -138,20 +143,26 @@ def gen_forward(ops: list[Operator], w: Writer) -> None:
         '#include "ember/autograd/ForwardFormulasManual.h"\n#include "ember/autograd/FunctionsManual.h"\n'
         '#include "ember/autograd/FunctionsManualReduce.h"\n#include "ember/ops/Ops.h"\n\n'
         "namespace ember::autograd::generated {\n\nnamespace fw = ember::autograd::forward_ad;\n\n"
-        + "\n".join(defs) + "}  // namespace ember::autograd::generated\n",
+        + "\n".join(defs)
+        + "}  // namespace ember::autograd::generated\n",
     )
 
 
-def write_binding_shards(w: Writer, stem: str, shards: list[list[str]], regs: list[list[str]], register: str,
-                         params: str) -> None:
+def write_binding_shards(
+    w: Writer, stem: str, shards: list[list[str]], regs: list[list[str]], register: str, params: str
+) -> None:
     """src/<stem>_<i>.cpp: the shard's binding functions and `void <register>_<i>(<params>)` adding them."""
     unused = "".join(f"  (void){p.rsplit('&', 1)[1].strip()};\n" for p in params.split(","))
     for i in range(N_PY_SHARDS):
         w.write(
             f"src/{stem}_{i}.cpp",
             '#include "ember/python/ArgParser.h"\n#include "ember/python/PyTensor.h"\n#include "ember/ops/Ops.h"\n\n'
-            "namespace ember::python {\n\n" + "\n".join(shards[i])
-            + f"\nvoid {register}_{i}({params}) {{\n" + "\n".join(regs[i]) + "\n" + unused
+            "namespace ember::python {\n\n"
+            + "\n".join(shards[i])
+            + f"\nvoid {register}_{i}({params}) {{\n"
+            + "\n".join(regs[i])
+            + "\n"
+            + unused
             + "}\n\n}  // namespace ember::python\n",
         )
 
@@ -178,8 +189,14 @@ def gen_python(ops: list[Operator], w: Writer) -> None:
         for sig in sigs:
             overload = "@overload\n" if len(sigs) > 1 else ""
             (pyi_methods if method else pyi_funcs).append(overload + python.pyi_def(name, sig, method))
-    write_binding_shards(w, "python_ops", shards, regs, "register_generated",
-                         "std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods")
+    write_binding_shards(
+        w,
+        "python_ops",
+        shards,
+        regs,
+        "register_generated",
+        "std::vector<PyMethodDef>& functions, std::vector<PyMethodDef>& methods",
+    )
     indent = lambda s: "\n".join("    " + line for line in s.splitlines())  # noqa: E731
     pyi = (
         "from __future__ import annotations\nfrom typing import Sequence, overload\n"

@@ -233,6 +233,9 @@ class Operator:
     # PyTorch's derivatives.yaml; a formula may be auto_element_wise or
     # auto_linear (tools/codegen/forward.py).
     forward: tuple[tuple[str, str], ...] = ()
+    # Arguments whose default the C++ API leaves out (PyTorch's
+    # cpp_no_default_args), where it would make two overloads' calls ambiguous.
+    cpp_no_default_args: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

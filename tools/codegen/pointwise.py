@@ -92,7 +92,9 @@ def parse(raw, op_name: str, loc: Location) -> Pointwise:
         raise CodegenError(loc, "complex_error is for operators without complex kernels, a text without quotes")
     complex_error_type = str(raw.get("complex_error_type", "RuntimeError"))
     if complex_error_type not in ("RuntimeError", "NotImplementedError"):
-        raise CodegenError(loc, f"complex_error_type is RuntimeError or NotImplementedError, got {complex_error_type!r}")
+        raise CodegenError(
+            loc, f"complex_error_type is RuntimeError or NotImplementedError, got {complex_error_type!r}"
+        )
     opmath_scalars = tuple(str(raw.get("opmath_scalars", "")).split())
     self_scalars = tuple(str(raw.get("self_scalars", "")).split())
     return Pointwise(

@@ -115,8 +115,16 @@ def _getter(a: Argument, i: int) -> str:
         if t.is_list:
             return f"r.intlist_optional({i})" if t.optional else f"r.intlist({i})"
         return f"r.int64_optional({i})" if t.optional else f"r.int64({i})"
-    table = {"float": "real", "bool": "boolean", "str": "string", "Scalar": "scalar",
-             "ScalarType": "scalartype", "Device": "device", "Generator": "generator", "MemoryFormat": "memoryformat"}
+    table = {
+        "float": "real",
+        "bool": "boolean",
+        "str": "string",
+        "Scalar": "scalar",
+        "ScalarType": "scalartype",
+        "Device": "device",
+        "Generator": "generator",
+        "MemoryFormat": "memoryformat",
+    }
     g = table[t.base]
     return f"r.{g}_optional({i})" if t.optional else f"r.{g}({i})"
 
@@ -132,8 +140,11 @@ def _call(sig: PySignature, method: bool, use_out: bool) -> str:
         pname = "input" if (a.name == "self" and not method) else a.name
         if a.name == "out":
             exprs.append(f"r.tensor({idx['out']})")
-        elif sig.factory and a.type.base == "Device" and a.type.optional and not any(
-            x.type.base == "Tensor" and x.name != "out" for x in v.args
+        elif (
+            sig.factory
+            and a.type.base == "Device"
+            and a.type.optional
+            and not any(x.type.base == "Tensor" and x.name != "out" for x in v.args)
         ):
             exprs.append(f"r.factory_device({idx[pname]})")
         else:
@@ -174,11 +185,15 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
         if s.factory:
             names = [a.name for a in s.params]
             rg = names.index("requires_grad")
-            lines.append(f"      r.check_factory_layout_and_pinning({names.index('layout')}, {names.index('pin_memory')});")
+            lines.append(
+                f"      r.check_factory_layout_and_pinning({names.index('layout')}, {names.index('pin_memory')});"
+            )
             lines.append(f"      Tensor _r = {_call(s, method, False)};")
             lines.append(f"      if (r.boolean({rg})) {{")
-            lines.append("        EMBER_CHECK(_r.is_floating_point() || _r.is_complex(), "
-                         "\"Only Tensors of floating point and complex dtype can require gradients\");")
+            lines.append(
+                "        EMBER_CHECK(_r.is_floating_point() || _r.is_complex(), "
+                '"Only Tensors of floating point and complex dtype can require gradients");'
+            )
             lines.append("        _r.set_requires_grad(true);")
             lines.append("      }")
             lines.append("      return wrap(std::move(_r));")
@@ -192,9 +207,19 @@ def binding_function(pyname: str, sigs: list[PySignature], method: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-_PYI_TYPES = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str",
-              "Scalar": "Number", "ScalarType": "dtype", "Device": "Device", "Generator": "Generator",
-              "MemoryFormat": "memory_format", "Layout": "layout"}
+_PYI_TYPES = {
+    "Tensor": "Tensor",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "str": "str",
+    "Scalar": "Number",
+    "ScalarType": "dtype",
+    "Device": "Device",
+    "Generator": "Generator",
+    "MemoryFormat": "memory_format",
+    "Layout": "layout",
+}
 
 
 def pyi_def(pyname: str, sig: PySignature, method: bool) -> str:

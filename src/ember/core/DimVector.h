@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 namespace ember {
@@ -133,6 +134,22 @@ class DimVector {
   size_t size_ = 0;
   size_t capacity_ = kInline;
   int64_t inline_[kInline];
+};
+
+// An optional list of dims (PyTorch's OptionalIntArrayRef): the type of every
+// `int[]?` argument of the C++ API, so that x.sum(0), x.sum({0, 1}) and
+// x.sum(std::nullopt) read as in PyTorch. It owns its values.
+class OptionalIntArrayRef : public std::optional<std::vector<int64_t>> {
+ public:
+  using Base = std::optional<std::vector<int64_t>>;
+  OptionalIntArrayRef() = default;
+  OptionalIntArrayRef(std::nullopt_t) {}  // NOLINT
+  OptionalIntArrayRef(Base v) : Base(std::move(v)) {}  // NOLINT
+  OptionalIntArrayRef(std::vector<int64_t> v) : Base(std::move(v)) {}  // NOLINT
+  OptionalIntArrayRef(std::initializer_list<int64_t> l) : Base(std::vector<int64_t>(l)) {}  // NOLINT
+  OptionalIntArrayRef(IntArrayRef r) : Base(r.vec()) {}  // NOLINT
+  OptionalIntArrayRef(const DimVector& d) : Base(std::vector<int64_t>(d.begin(), d.end())) {}  // NOLINT
+  OptionalIntArrayRef(int64_t single) : Base(std::vector<int64_t>{single}) {}  // NOLINT
 };
 
 }  // namespace ember

@@ -62,6 +62,17 @@ class Scalar {
       return static_cast<T>(to_double());
     }
   }
+  // PyTorch's C++ spellings (x.item().toDouble()).
+  double toDouble() const { return to_double(); }
+  float toFloat() const { return static_cast<float>(to_double()); }
+  int64_t toLong() const { return to_long(); }
+  int toInt() const { return static_cast<int>(to_long()); }
+  bool toBool() const { return to_bool(); }
+  std::complex<double> toComplexDouble() const { return to_complex(); }
+  bool isFloatingPoint() const { return is_floating_point(); }
+  bool isIntegral(bool include_bool) const { return is_integral() || (include_bool && is_bool()); }
+  bool isBoolean() const { return is_bool(); }
+  bool isComplex() const { return is_complex(); }
   // The dtype a tensor made from this number gets by default (float32 for
   // floats, complex64 for complex numbers, int64 for ints, bool for bools).
   ScalarType default_dtype() const {

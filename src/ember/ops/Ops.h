@@ -4,6 +4,7 @@
 
 #include "ember/ops/OptionsFactories.h"
 #include "ember/ops/Tensor.h"
+#include "ember/ops/TensorIndexing.h"
 #include "ember/ops/generated/Functions.h"
 
 namespace ember {
@@ -69,6 +70,17 @@ EMBER_COMPARISON_OPERATOR(>=, ge)
 EMBER_COMPARISON_OPERATOR(==, eq)
 EMBER_COMPARISON_OPERATOR(!=, ne)
 #undef EMBER_COMPARISON_OPERATOR
+
+// The free forms of Tensor's hand-written methods (ember::equal(a, b)).
+inline bool equal(const Tensor& a, const Tensor& b) { return a.equal(b); }
+inline bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
+                     bool equal_nan = false) {
+  return a.allclose(b, rtol, atol, equal_nan);
+}
+inline Tensor norm(const Tensor& a, const Scalar& p = 2) { return a.norm(p); }
+inline Tensor norm(const Tensor& a, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) {
+  return a.norm(p, dim, keepdim);
+}
 
 // Builds a float32 or int64 tensor from a flat list of values and a shape.
 EMBER_API Tensor from_vector(const std::vector<double>& values, IntArrayRef sizes,

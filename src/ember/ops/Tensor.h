@@ -2,6 +2,8 @@
 // The user-facing tensor: TensorBase plus one method per operator variant
 // declared in ops.yaml (generated into TensorMethods.h in the build folder).
 
+#include <initializer_list>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -14,6 +16,9 @@
 namespace ember {
 
 class Tensor;
+namespace indexing {
+class TensorIndex;
+}  // namespace indexing
 using TensorList = std::vector<Tensor>;
 // A number as a 0-dim "wrapped number" tensor (Python's weak scalars).
 EMBER_API Tensor wrapped_scalar(const Scalar& s);
@@ -44,6 +49,60 @@ class EMBER_API Tensor : public TensorBase {
   }
   template <typename T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;
+  // Sizes and strides copied into the accessor, for CUDA kernels.
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits, typename index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() const& {
+    EMBER_CHECK(dim() == static_cast<int64_t>(N), "TensorAccessor expected ", N, " dims but tensor has ", dim());
+    return GenericPackedTensorAccessor<T, N, PtrTraits, index_t>(
+        static_cast<typename PtrTraits<T>::PtrType>(data_ptr<T>()), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
+    EMBER_CHECK_TYPE(ValueError, numel() <= std::numeric_limits<int32_t>::max(),
+                     "numel needs to be smaller than int32_t max; otherwise, please use packed_accessor64");
+    return generic_packed_accessor<T, N, PtrTraits, int32_t>();
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int64_t>();
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
+  // More of PyTorch's C++ Tensor API (ops/TensorConveniences.cpp).
+  using TensorBase::item;
+  Scalar item() const;
+  Layout layout() const { return Layout::Strided; }
+  Tensor data() const;
+  Tensor toType(ScalarType t) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
+  bool equal(const Tensor& other) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  Tensor cpu() const { return to(Device(DeviceType::CPU)); }
+  Tensor cuda() const { return to(Device(DeviceType::CUDA)); }
+  Tensor ravel() const { return reshape({-1}); }
+  Tensor broadcast_to(IntArrayRef size) const { return expand(size); }
+  bool is_same_size(const Tensor& other) const { return sizes().equals(other.sizes()); }
+  // std(0) and var(0) reduce dim 0 (a plain int would otherwise pick the
+  // std(bool unbiased) overload), as in PyTorch.
+  Tensor std(int dim) const { return std(OptionalIntArrayRef(dim)); }
+  Tensor var(int dim) const { return var(OptionalIntArrayRef(dim)); }
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
+  // Python indexing (ops/TensorIndexing.h): x.index({Slice(), 0}) is x[:, 0].
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value) const;
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) const;
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const;
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const;
+
   // Arithmetic with a number, as PyTorch's Scalar overloads (x.mul_(2.0)).
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const { return add(wrapped_scalar(other), alpha); }
   const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const { return add_(wrapped_scalar(other), alpha); }

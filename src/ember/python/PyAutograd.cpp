@@ -347,7 +347,10 @@ PyObject* node_type_for(const std::string& name) {
   auto it = g_node_types.find(name);
   if (it != g_node_types.end()) return it->second;
   // type(name, (Node,), {"__module__": "builtins"}): printed as PyTorch prints its C++ nodes (<class 'ExpBackward0'>).
-  std::string short_name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+  // C++ custom functions (torch::autograd::CppNode<T>) are all of PyTorch's type CppFunction.
+  std::string short_name = name.rfind("torch::autograd::CppNode<", 0) == 0
+                               ? "CppFunction"
+                               : name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
   PyObject* dict = Py_BuildValue("{s:s}", "__module__", "builtins");
   PyObject* type = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O)N", short_name.c_str(),
                                          reinterpret_cast<PyObject*>(g_node_base), dict);

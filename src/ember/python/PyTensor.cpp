@@ -518,8 +518,7 @@ PyObject* m_equal(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObj
   }
   const Tensor& a = unpack_tensor(self);
   const Tensor& b = unpack_tensor(other);
-  if (!a.sizes().equals(b.sizes())) Py_RETURN_FALSE;
-  return PyBool_FromLong(ember::eq(a, b).all().item<bool>());
+  return PyBool_FromLong(a.equal(b));
   EMBER_PY_CATCH
 }
 PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromSize_t(unpack_tensor(self).element_size()); }

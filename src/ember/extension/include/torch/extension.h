@@ -6,3 +6,5 @@
 
 #include <torch/library.h>
 #include "ember/extension/Pybind11.h"
+
+namespace py = pybind11;

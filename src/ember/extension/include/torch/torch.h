@@ -6,14 +6,20 @@
 #include <ostream>
 #include <string>
 
+#include "ember/autograd/CustomFunction.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 
 namespace ember {
 // Shapes compare and print as PyTorch's IntArrayRef does ("[2, 3]").
 inline bool operator==(IntArrayRef a, IntArrayRef b) { return a.equals(b); }
 inline bool operator!=(IntArrayRef a, IntArrayRef b) { return !a.equals(b); }
 inline std::ostream& operator<<(std::ostream& os, IntArrayRef s) { return os << shape_string(s); }
+// dtypes print as PyTorch's C++ names them ("Float"), devices as "cpu", "cuda:0".
+inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_message_name(t); }
+inline std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+inline std::ostream& operator<<(std::ostream& os, Layout) { return os << "Strided"; }
 }  // namespace ember
 
 namespace ember::compat {
@@ -71,7 +77,13 @@ namespace torch {
 using namespace ::at;
 using Dtype = ::ember::ScalarType;
 namespace autograd {
+using ::ember::autograd::AutogradContext;
+using ::ember::autograd::Function;
 using ::ember::autograd::GradMode;
+using ::ember::autograd::Node;
+using ::ember::autograd::tensor_list;
+using ::ember::autograd::variable_list;
+using Variable = ::ember::Tensor;
 }  // namespace autograd
 // Extensions written for PyTorch wrap their functions with this; Ember's
 // exception translation is registered for every extension module instead.
@@ -94,6 +106,27 @@ F wrap_pybind_function(F f) {
 #define TORCH_CHECK_INDEX(cond, ...) EMBER_COMPAT_CHECK_AS(IndexError, cond, ##__VA_ARGS__)
 #define TORCH_CHECK_NOT_IMPLEMENTED(cond, ...) EMBER_COMPAT_CHECK_AS(NotImplementedError, cond, ##__VA_ARGS__)
 #define TORCH_INTERNAL_ASSERT(cond, ...) EMBER_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+#define TORCH_INTERNAL_ASSERT_DEBUG_ONLY(cond, ...) EMBER_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+// The older spellings extensions still use.
+#define AT_ERROR(...) throw ::ember::Error(::ember::str_cat(__VA_ARGS__))
+#define AT_ASSERT(cond, ...) EMBER_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+#define AT_ASSERTM(cond, ...) EMBER_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+// TORCH_CHECK_EQ(a, b): "Check failed: a == b (1 vs. 2). "
+#define EMBER_COMPAT_CHECK_OP(a, b, op)                                                                   \
+  do {                                                                                                    \
+    const auto& _ember_a = (a);                                                                           \
+    const auto& _ember_b = (b);                                                                           \
+    if (!(_ember_a op _ember_b)) {                                                                        \
+      throw ::ember::Error(                                                                               \
+          ::ember::str_cat("Check failed: " #a " " #op " " #b " (", _ember_a, " vs. ", _ember_b, "). ")); \
+    }                                                                                                     \
+  } while (0)
+#define TORCH_CHECK_EQ(a, b) EMBER_COMPAT_CHECK_OP(a, b, ==)
+#define TORCH_CHECK_NE(a, b) EMBER_COMPAT_CHECK_OP(a, b, !=)
+#define TORCH_CHECK_LE(a, b) EMBER_COMPAT_CHECK_OP(a, b, <=)
+#define TORCH_CHECK_LT(a, b) EMBER_COMPAT_CHECK_OP(a, b, <)
+#define TORCH_CHECK_GE(a, b) EMBER_COMPAT_CHECK_OP(a, b, >=)
+#define TORCH_CHECK_GT(a, b) EMBER_COMPAT_CHECK_OP(a, b, >)
 #define TORCH_WARN(...) ::ember::warn(::ember::str_cat(__VA_ARGS__))
 
 // AT_DISPATCH_*(dtype, "name", [&] { ... scalar_t ... }): the lambda runs with
@@ -125,6 +158,14 @@ F wrap_pybind_function(F f) {
     }                                                                  \
   }()
 
+// AT_DISPATCH_SWITCH(dtype, "name", AT_DISPATCH_CASE(at::kFloat, [&] {...}) ...).
+#define AT_DISPATCH_SWITCH(TYPE, NAME, ...) EMBER_COMPAT_SWITCH(TYPE, NAME, __VA_ARGS__)
+#define AT_DISPATCH_CASE(ENUM, ...) EMBER_COMPAT_CASE(ENUM, __VA_ARGS__)
+#define AT_DISPATCH_CASE_FLOATING_TYPES(...) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__)
+#define AT_DISPATCH_CASE_INTEGRAL_TYPES(...) EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__)
+#define AT_DISPATCH_CASE_ALL_TYPES(...) \
+  EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__)
+
 #define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) \
   EMBER_COMPAT_SWITCH(TYPE, NAME, EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__))
 #define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...) \
@@ -154,3 +195,4 @@ F wrap_pybind_function(F f) {
   EMBER_COMPAT_SWITCH(TYPE, NAME,                                                                       \
                       EMBER_COMPAT_INTEGRAL_CASES(__VA_ARGS__) EMBER_COMPAT_FLOATING_CASES(__VA_ARGS__) \
                           EMBER_COMPAT_COMPLEX_CASES(__VA_ARGS__))
+#include "ember/extension/PythonOps.h"
