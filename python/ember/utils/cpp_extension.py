@@ -340,8 +340,10 @@ def _write_ninja_file(path, name, sources, cflags, ldflags, output, cuda_cflags=
         f"cflags = {joined(cflags)}",
         f"ldflags = {joined(ldflags)}",
         "",
+        # -MD, not -MMD: Ember's headers are -isystem paths, and a changed header
+        # (a new Ember) must rebuild the extension.
         "rule compile",
-        "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
+        "  command = $cxx -MD -MF $out.d $cflags -c $in -o $out",
         "  depfile = $out.d",
         "  deps = gcc",
         "",
