@@ -29,7 +29,7 @@ endif()
 install(TARGETS _C LIBRARY DESTINATION ember)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/ember/ DESTINATION ember/include/ember
-        FILES_MATCHING PATTERN "*.h" PATTERN "python" EXCLUDE PATTERN "cuda" EXCLUDE)
+        FILES_MATCHING PATTERN "*.h" REGEX "/src/ember/(python|cuda)$" EXCLUDE)
 install(DIRECTORY ${EMBER_GEN_DIR}/include/ember/ DESTINATION ember/include/ember)
 install(FILES ${CMAKE_BINARY_DIR}/config/include/ember/BuildConfig.h DESTINATION ember/include/ember)
 if(EMBER_PYBIND11_INCLUDE)

@@ -13,6 +13,9 @@ TORCH_LIBRARY_IMPL(cuda_ext, CUDA, m) { m.impl("scale_add", &scale_add_cuda); }
 """
 
 CUDA = r"""
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+
 __global__ void scale_add_kernel(const float* x, const float* y, float* out, float alpha, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i < n) out[i] = alpha * x[i] + y[i];
@@ -22,17 +25,18 @@ torch::Tensor scale_add_cuda(torch::Tensor x, torch::Tensor y, double alpha) {
   TORCH_CHECK(x.is_cuda() && y.is_cuda(), "scale_add_cuda: expected CUDA tensors");
   TORCH_CHECK(x.sizes() == y.sizes(), "scale_add_cuda: shapes differ");
   TORCH_CHECK(x.scalar_type() == torch::kFloat32 && y.scalar_type() == torch::kFloat32);
+  const at::cuda::OptionalCUDAGuard device_guard(at::device_of(x));
   auto xc = x.contiguous();
   auto yc = y.contiguous();
   auto out = torch::empty_like(xc);
   const int64_t n = xc.numel();
   const int threads = 256;
   const int blocks = static_cast<int>((n + threads - 1) / threads);
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   if (n > 0)
-    scale_add_kernel<<<blocks, threads>>>(xc.data_ptr<float>(), yc.data_ptr<float>(), out.data_ptr<float>(),
-                                          static_cast<float>(alpha), n);
-  cudaError_t error = cudaGetLastError();
-  TORCH_CHECK(error == cudaSuccess, "scale_add_cuda: ", cudaGetErrorString(error));
+    scale_add_kernel<<<blocks, threads, 0, stream>>>(xc.data_ptr<float>(), yc.data_ptr<float>(),
+                                                     out.data_ptr<float>(), static_cast<float>(alpha), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
 """

@@ -109,6 +109,13 @@ std::string describe(torch::Tensor x) {
   return s.str();
 }
 
+std::string legacy(torch::Tensor x) {
+  std::ostringstream s;
+  s << x.type().toString() << " " << (x.device().type() == at::DeviceType::CPU) << " " << int(x.device().index())
+    << " " << x.device().has_index() << " " << c10::toString(x.scalar_type()) << " " << x.type().is_cuda();
+  return s.str();
+}
+
 std::vector<torch::Tensor> python_written(torch::Tensor x, torch::Tensor w, torch::Tensor b, torch::Tensor target) {
   auto y = torch::linear(x, w, b);
   return {y,
@@ -170,6 +177,27 @@ struct DoubleInPlace : public torch::autograd::Function<DoubleInPlace> {
   static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2}; }
 };
 
+// An operator whose autograd kernel is a custom function, as PyTorch's
+// custom-operator tutorial writes it.
+torch::Tensor cube_cpu(const torch::Tensor& x) { return x * x * x; }
+
+struct Cube : public torch::autograd::Function<Cube> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    ctx->save_for_backward({x});
+    return cube_cpu(x);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    auto x = ctx->get_saved_variables()[0];
+    return {grads[0] * 3 * x * x};
+  }
+};
+torch::Tensor cube_autograd(const torch::Tensor& x) { return Cube::apply(x); }
+
+TORCH_LIBRARY(api_cube, m) { m.def("cube(Tensor x) -> Tensor"); }
+TORCH_LIBRARY_IMPL(api_cube, CPU, m) { m.impl("cube", &cube_cpu); }
+TORCH_LIBRARY_IMPL(api_cube, Autograd, m) { m.impl("cube", &cube_autograd); }
+
 torch::Tensor mul_const(torch::Tensor x, double c, torch::Tensor w) { return MulConst::apply(x, c, w); }
 std::vector<torch::Tensor> exp_argmax(torch::Tensor x) { return ExpArgmax::apply(x); }
 torch::Tensor too_few(torch::Tensor x, torch::Tensor y) { return TooFew::apply(x, y); }
@@ -186,6 +214,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("packed", &packed);
   m.def("scalars", &scalars);
   m.def("describe", &describe);
+  m.def("legacy", &legacy);
   m.def("python_written", &python_written);
   m.def("linalg", &linalg);
   m.def("mul_const", &mul_const);
@@ -267,6 +296,7 @@ def test_tuples_factories_and_loops(exts):
     same_in_both(exts, lambda lib, ext: ext.packed(matrix(lib).t()))
     same_in_both(exts, lambda lib, ext: ext.scalars(matrix(lib)))
     same_in_both(exts, lambda lib, ext: ext.describe(matrix(lib, 1, 1)))
+    same_in_both(exts, lambda lib, ext: ext.legacy(matrix(lib, dtype="float64")))
     same_in_both(exts, lambda lib, ext: ext.describe(matrix(lib)), raises=True)
 
 
@@ -340,6 +370,16 @@ def test_custom_function(exts):
         return printed, a.grad
 
     same_in_both(exts, in_place)
+
+
+def test_registered_operator_with_a_custom_function(exts):
+    def program(lib, ext):
+        x = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        y = lib.ops.api_cube.cube(x)
+        y.sum().backward()
+        return y, x.grad, lib.ops.api_cube.cube(lib.tensor([2.0]))
+
+    same_in_both(exts, program)
 
 
 def test_custom_function_gradcheck(exts):

@@ -201,7 +201,7 @@ Tensor as_sum(const Tensor& t) {
   const AutogradMeta* meta = get_meta(t);
   if (meta && meta->grad_fn && meta->grad_fn->name() == "AddBackward0") return t;
   // (-0.0 - 0.0i for complex tangents, keeping a -0.0 imaginary part too)
-  return t + (t.is_complex() ? Scalar(std::complex<double>(-0.0, -0.0)) : Scalar(-0.0));
+  return t + wrapped_scalar(t.is_complex() ? Scalar(std::complex<double>(-0.0, -0.0)) : Scalar(-0.0));
 }
 
 namespace {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "ember/core/Error.h"
 
@@ -32,9 +33,29 @@ inline const char* device_type_name(DeviceType t) {
   return "unknown";
 }
 
+// A Device field: it reads as its value (d.type == DeviceType::CUDA,
+// d.index < 0) and also as PyTorch's C++ API spells it, a call (d.type(),
+// d.index()), so extension code written for PyTorch compiles.
+template <typename T>
+struct DeviceField {
+  T value;
+  constexpr explicit DeviceField(T v) : value(v) {}
+  DeviceField& operator=(T v) {
+    value = v;
+    return *this;
+  }
+  constexpr operator T() const { return value; }  // NOLINT: read as its value
+  constexpr T operator()() const { return value; }
+  // static_cast<int>(d.type), as of the enum itself (a table index).
+  template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  constexpr explicit operator I() const {
+    return static_cast<I>(value);
+  }
+};
+
 struct Device {
-  DeviceType type = DeviceType::CPU;
-  int8_t index = -1;
+  DeviceField<DeviceType> type{DeviceType::CPU};
+  DeviceField<int8_t> index{-1};
 
   constexpr Device() = default;
   constexpr Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}
@@ -45,6 +66,7 @@ struct Device {
   bool is_cuda() const { return type == DeviceType::CUDA; }
   // Shapes, dtypes and strides without data (see Note [Meta tensors]).
   bool is_meta() const { return type == DeviceType::Meta; }
+  bool has_index() const { return index >= 0; }
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
   EMBER_CORE_API std::string str() const;

@@ -9,22 +9,20 @@
 
 namespace ember {
 
-// C++ operators, with Python's meaning (numbers are weak scalars).
-inline Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) { return a.add(b, alpha); }
-inline Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) { return a.sub(b, alpha); }
-inline Tensor mul(const Tensor& a, const Scalar& b) { return a.mul(b); }
-inline Tensor div(const Tensor& a, const Scalar& b) { return a.div(b); }
+// C++ operators, with Python's meaning (numbers are weak scalars); a tensor
+// and a number go through the .Scalar operators (MulBackward1), as in
+// PyTorch's C++ API.
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 inline Tensor operator-(const Tensor& a) { return neg(a); }
-inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrapped_scalar(b)); }
-inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrapped_scalar(b)); }
-inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrapped_scalar(b)); }
-inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
 inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrapped_scalar(b)); }
-inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrapped_scalar(a), b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
 inline Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrapped_scalar(a), b); }
 inline Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrapped_scalar(a), b); }
 inline Tensor& operator+=(Tensor& a, const Tensor& b) {

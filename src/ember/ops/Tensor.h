@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ember/core/Generator.h"
@@ -22,6 +23,25 @@ class TensorIndex;
 using TensorList = std::vector<Tensor>;
 // A number as a 0-dim "wrapped number" tensor (Python's weak scalars).
 EMBER_API Tensor wrapped_scalar(const Scalar& s);
+
+// x.type(): PyTorch's deprecated type properties, as older extension code
+// uses them (AT_DISPATCH_FLOATING_TYPES(x.type(), ...), x.type().is_cuda()).
+class DeprecatedTypeProperties {
+ public:
+  DeprecatedTypeProperties(ScalarType dtype, DeviceType device) : dtype_(dtype), device_(device) {}
+  ScalarType scalarType() const { return dtype_; }
+  operator ScalarType() const { return dtype_; }  // NOLINT: what AT_DISPATCH_* reads
+  bool is_cuda() const { return device_ == DeviceType::CUDA; }
+  bool is_sparse() const { return false; }
+  // "CPUFloatType", "CUDADoubleType".
+  std::string toString() const {
+    return str_cat(device_ == DeviceType::CUDA ? "CUDA" : "CPU", dtype_message_name(dtype_), "Type");
+  }
+
+ private:
+  ScalarType dtype_;
+  DeviceType device_;
+};
 
 class EMBER_API Tensor : public TensorBase {
  public:
@@ -74,6 +94,7 @@ class EMBER_API Tensor : public TensorBase {
   using TensorBase::item;
   Scalar item() const;
   Layout layout() const { return Layout::Strided; }
+  DeprecatedTypeProperties type() const { return DeprecatedTypeProperties(dtype(), device().type); }
   Tensor data() const;
   Tensor toType(ScalarType t) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false,
@@ -103,14 +124,10 @@ class EMBER_API Tensor : public TensorBase {
   const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const;
   const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const;
 
-  // Arithmetic with a number, as PyTorch's Scalar overloads (x.mul_(2.0)).
-  Tensor add(const Scalar& other, const Scalar& alpha = 1) const { return add(wrapped_scalar(other), alpha); }
+  // In-place arithmetic with a number, as PyTorch's Scalar overloads (x.mul_(2.0)).
   const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const { return add_(wrapped_scalar(other), alpha); }
-  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const { return sub(wrapped_scalar(other), alpha); }
   const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const { return sub_(wrapped_scalar(other), alpha); }
-  Tensor mul(const Scalar& other) const { return mul(wrapped_scalar(other)); }
   const Tensor& mul_(const Scalar& other) const { return mul_(wrapped_scalar(other)); }
-  Tensor div(const Scalar& other) const { return div(wrapped_scalar(other)); }
   const Tensor& div_(const Scalar& other) const { return div_(wrapped_scalar(other)); }
 
 #include "ember/ops/generated/TensorMethods.h"

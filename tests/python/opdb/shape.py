@@ -29,14 +29,8 @@ def specs(*cases):
                 x = transposed(shape[1:], dtype, seed=i)
             else:
                 x = make(shape, dtype, seed=i)
-            args = tuple(
-                make(a.shape, dtype, seed=50 + i) if isinstance(a, Like) else a for a in args
-            )
-            out.append(
-                SampleInput(
-                    (x, *args), dict(kwargs), name=f"{'x'.join(map(str, shape))}{list(args)}"
-                )
-            )
+            args = tuple(make(a.shape, dtype, seed=50 + i) if isinstance(a, Like) else a for a in args)
+            out.append(SampleInput((x, *args), dict(kwargs), name=f"{'x'.join(map(str, shape))}{list(args)}"))
         return out
 
     return gen
@@ -128,14 +122,10 @@ ROWS = [
     view("as_strided", specs(((3, 4), ((2, 2), (1, 2))), ((3, 4), ((2,), (3,), 1)))),
     view(
         "narrow",
-        specs(
-            ((3, 4), (1, 1, 2)), ((3, 4), (0, -2, 1)), ((T, 3, 4), (0, 1, 2)), ((3, 4), (0, 2, 5))
-        ),
+        specs(((3, 4), (1, 1, 2)), ((3, 4), (0, -2, 1)), ((T, 3, 4), (0, 1, 2)), ((3, 4), (0, 2, 5))),
     ),
     view("unbind", specs(((2, 3), ()), ((2, 3), (1,)), ((T, 3, 4), (0,)))),
-    view(
-        "select", specs(((2, 3), (1, -1)), ((2, 3), (0, 1)), ((T, 3, 4), (1, 2)), ((2, 3), (0, 5)))
-    ),
+    view("select", specs(((2, 3), (1, -1)), ((2, 3), (0, 1)), ((T, 3, 4), (1, 2)), ((2, 3), (0, 5)))),
     view(
         "transpose",
         specs(((2, 3, 4), (0, 2)), ((), (0, -1)), ((T, 3, 4), (0, 1)), ((2, 3), (0, 2))),
@@ -149,9 +139,7 @@ ROWS = [
         specs(((1, 3, 1), ()), ((1, 3, 1), (0,)), ((1, 3, 1), ((0, 2),)), ((), ()), ((2, 3), (0,))),
     ),
     view("split", specs(((5, 2), (2,)), ((5, 2), (1, 1)), ((5, 2), ([2, 3],)), ((0, 2), (1,)))),
-    view(
-        "split_with_sizes", specs(((5, 2), ([2, 3],)), ((5, 2), ([1, 1], 1)), ((5, 2), ([2, 2],)))
-    ),
+    view("split_with_sizes", specs(((5, 2), ([2, 3],)), ((5, 2), ([1, 1], 1)), ((5, 2), ([2, 2],)))),
     view("chunk", specs(((5, 2), (2,)), ((5, 2), (3, 0)), ((2, 6), (4, 1)))),
     view(
         "tensor_split",
@@ -161,9 +149,7 @@ ROWS = [
         "flatten",
         specs(((2, 3, 4), ()), ((2, 3, 4), (1,)), ((2, 3, 4), (0, 1)), ((), ()), ((T, 3, 4), ())),
     ),
-    view(
-        "unflatten", specs(((2, 12), (1, (3, 4))), ((2, 12), (1, (-1, 4))), ((2, 12), (1, (5, 4))))
-    ),
+    view("unflatten", specs(((2, 12), (1, (3, 4))), ((2, 12), (1, (-1, 4))), ((2, 12), (1, (5, 4))))),
     view("movedim", specs(((2, 3, 4), (0, 2)), ((2, 3, 4), ((0, 1), (2, 0))))),
     view("moveaxis", specs(((2, 3, 4), (0, 2)), ((2, 3, 4), ((0, 1), (2, 0))))),
     view(
@@ -204,9 +190,7 @@ ROWS = [
         call=".to",
         method=False,
     ),
-    view(
-        "flip", specs(((2, 3), ((0,),)), ((2, 3, 4), ((0, 2),)), ((T, 3, 4), ((1,),)), ((), ((),)))
-    ),
+    view("flip", specs(((2, 3), ((0,),)), ((2, 3, 4), ((0, 2),)), ((T, 3, 4), ((1,),)), ((), ((),)))),
     view("fliplr", specs(((2, 3), ()), ((T, 3, 4), ()), ((3,), ()))),
     view("flipud", specs(((2, 3), ()), ((T, 3, 4), ()))),
     view(
@@ -236,8 +220,3 @@ ROWS = [
     view("cat", _join_samples, call=_cat, method=False),
     view("stack", _stack_samples, call=_stack, method=False),
 ]
-
-TO_INT = "x.to(int32) of a tensor that requires grad: ember's result requires grad (ToCopyBackward0), torch's does not"
-for _row in ROWS:
-    if _row.name == "to":
-        _row.xfail.update({"grad:2x3[torch.int32]": TO_INT, "gradgrad:2x3[torch.int32]": TO_INT})

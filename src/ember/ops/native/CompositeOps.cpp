@@ -15,6 +15,15 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return ember::sub(wrapped_scalar(other), self, alpha);
 }
 
+Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return ember::add(self, wrapped_scalar(other), alpha);
+}
+Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return ember::sub(self, wrapped_scalar(other), alpha);
+}
+Tensor mul_scalar(const Tensor& self, const Scalar& other) { return ember::mul(self, wrapped_scalar(other)); }
+Tensor div_scalar(const Tensor& self, const Scalar& other) { return ember::div(self, wrapped_scalar(other)); }
+
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t nd = self.dim() + 1;
   const int64_t d1 = maybe_wrap_dim(dim1, nd), d2 = maybe_wrap_dim(dim2, nd);

@@ -50,9 +50,37 @@ EMBER_FORALL_SCALAR_TYPES(EMBER_COMPAT_ENUM_TO_CPP)
       ::ember::str_cat("\"", name, "\" not implemented for '", ::ember::dtype_message_name(t), "'"));
 }
 
+// c10::toString(dtype) ("Float"), c10::elementSize(dtype); x.dtype() is a
+// ScalarType already, so typeMetaToScalarType returns it.
+inline std::string toString(ScalarType t) { return dtype_message_name(t); }
+inline size_t elementSize(ScalarType t) { return ::ember::element_size(t); }
+inline ScalarType typeMetaToScalarType(ScalarType t) { return t; }
+
 // Sets grad mode off for a scope (torch::NoGradGuard).
 struct NoGradGuard {
   ::ember::autograd::GradModeGuard guard{false};
+};
+// Kernels below autograd: no graph, no version bumps (PyTorch's
+// at::AutoDispatchBelowADInplaceOrView / AutoDispatchBelowAutograd).
+struct AutoDispatchBelowADInplaceOrView {
+  ::ember::autograd::BelowAutogradGuard guard;
+};
+// c10::InferenceMode guard: inference mode (and no grad) for a scope.
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true)
+      : prev_(::ember::autograd::InferenceMode::is_enabled()),
+        grad_(!enabled && ::ember::autograd::GradMode::is_enabled()) {
+    ::ember::autograd::InferenceMode::set_enabled(enabled);
+  }
+  ~InferenceMode() { ::ember::autograd::InferenceMode::set_enabled(prev_); }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return ::ember::autograd::InferenceMode::is_enabled(); }
+
+ private:
+  bool prev_;
+  ::ember::autograd::GradModeGuard grad_;
 };
 struct AutoGradMode {
   explicit AutoGradMode(bool enabled) : guard(enabled) {}
@@ -67,8 +95,14 @@ template <typename T>
 using optional = std::optional<T>;
 using ::ember::BFloat16;
 using ::ember::Half;
+using ::ember::compat::AutoDispatchBelowADInplaceOrView;
+using AutoDispatchBelowAutograd = ::ember::compat::AutoDispatchBelowADInplaceOrView;
 using ::ember::compat::AutoGradMode;
+using ::ember::compat::elementSize;
+using ::ember::compat::InferenceMode;
 using ::ember::compat::NoGradGuard;
+using ::ember::compat::toString;
+using ::ember::compat::typeMetaToScalarType;
 }  // namespace c10
 namespace at {
 using namespace ::c10;
