@@ -229,8 +229,9 @@ def test_lstm_with_projections_warns_once_as_torch():
     import sys
 
     out = [
-        subprocess.run([sys.executable, "-c", PROJECTION_SCRIPT.format(lib=lib)], capture_output=True, text=True,
-                       timeout=120).stdout
+        subprocess.run(
+            [sys.executable, "-c", PROJECTION_SCRIPT.format(lib=lib)], capture_output=True, text=True, timeout=120
+        ).stdout
         for lib in ("ember", "torch")
     ]
     assert out[0] == out[1]
@@ -240,16 +241,28 @@ def test_lstm_with_projections_warns_once_as_torch():
 def saved_attributes(lib):
     x = lib.randn(2, 3, requires_grad=True)
     outs = [
-        x.sum(1, keepdim=True), lib.add(x, x, alpha=2), x.pow(2), x.view(3, 2), x.softmax(1),
-        lib.nn.functional.leaky_relu(x, 0.2), x.transpose(0, 1), x.clamp(min=0), lib.nn.functional.gelu(x),
-        x.sum((0, 1)), x.to(lib.float64),
+        x.sum(1, keepdim=True),
+        lib.add(x, x, alpha=2),
+        x.pow(2),
+        x.view(3, 2),
+        x.softmax(1),
+        lib.nn.functional.leaky_relu(x, 0.2),
+        x.transpose(0, 1),
+        x.clamp(min=0),
+        lib.nn.functional.gelu(x),
+        x.sum((0, 1)),
+        x.to(lib.float64),
     ]
     shown = []
     for out in outs:
         fn = out.grad_fn
         names = sorted(a for a in dir(fn) if a.startswith("_saved_"))
-        shown.append([(n, tuple(getattr(fn, n).shape) if isinstance(getattr(fn, n), lib.Tensor) else getattr(fn, n))
-                      for n in names])
+        shown.append(
+            [
+                (n, tuple(getattr(fn, n).shape) if isinstance(getattr(fn, n), lib.Tensor) else getattr(fn, n))
+                for n in names
+            ]
+        )
     return shown
 
 
@@ -257,3 +270,19 @@ def test_nodes_show_their_saved_values_as_torch():
     got, want = saved_attributes(ember), saved_attributes(torch)
     assert got == want
     assert ("_saved_dim", (1,)) in want[0] and ("_saved_alpha", 2) in want[1]
+
+
+def integer_results(lib):
+    """Integer and bool results of a tensor that requires grad get no history."""
+    x = lib.tensor([1.5, -2.5, 0.25], requires_grad=True)
+    a = lib.zeros(3, dtype=lib.long)
+    a.copy_(x)
+    b = lib.zeros(3, dtype=lib.int32)
+    b[0] = x[0]
+    values = x.max(0)
+    outs = [x.long(), x.to(lib.int32), x.to(lib.bool), x.round().int(), a, b, values.indices, (x * 2).long()]
+    return [(str(o), o.requires_grad, o.grad_fn is None) for o in outs] + [type(values.values.grad_fn).__name__]
+
+
+def test_integer_results_have_no_history():
+    assert integer_results(ember) == integer_results(torch)

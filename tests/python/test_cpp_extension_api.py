@@ -29,6 +29,11 @@ torch::Tensor reductions(torch::Tensor x) {
          x.amax(1).sum() + x.std(0).sum() + x.var(1).sum() + x.std(false) + x.norm() + x.norm(1, {1}).sum();
 }
 
+// A tensor and a number: PyTorch's C++ API records the .Scalar operators.
+std::vector<torch::Tensor> with_numbers(torch::Tensor x) {
+  return {x * 2.5, 2 + x, x - 1, x / 4, x.mul(3), x.add(1, 2), 3 * x, 1 - x, 2 / x};
+}
+
 torch::Tensor slices(torch::Tensor x) {
   return x.slice(1, 0, 2).sum(1) + x.slice(/*dim=*/0, 1).sum() + x.slice(1, 0, 3, 2).mean() +
          x.narrow(1, 1, 1).squeeze(1);
@@ -205,6 +210,7 @@ torch::Tensor double_in_place(torch::Tensor x) { return DoubleInPlace::apply(x);
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("reductions", &reductions);
+  m.def("with_numbers", &with_numbers);
   m.def("slices", &slices);
   m.def("getitem", &getitem);
   m.def("setitem", &setitem);
@@ -269,6 +275,16 @@ def vector(lib, n, dtype="float32", grad=False):
 def test_reductions_and_slices(exts, grad):
     same_in_both(exts, lambda lib, ext: ext.reductions(matrix(lib, grad=grad)))
     same_in_both(exts, lambda lib, ext: ext.slices(matrix(lib, grad=grad)))
+
+
+def test_tensor_and_number_nodes(exts):
+    def program(lib, ext):
+        x = matrix(lib, grad=True)
+        outs = ext.with_numbers(x)
+        sum(o.sum() for o in outs).backward()
+        return outs, x.grad
+
+    same_in_both(exts, program)
 
 
 @pytest.mark.parametrize("which", range(11))

@@ -152,7 +152,9 @@ inline Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
                     std::optional<int64_t> compute_mode = std::nullopt) {
   static const char* modes[] = {"use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                                 "donot_use_mm_for_euclid_dist"};
-  return ember::extension::call_python<Tensor>("ember", "cdist", x1, x2, p, modes[compute_mode.value_or(0) % 3]);
+  const int64_t mode = compute_mode.value_or(0);
+  EMBER_CHECK(mode >= 0 && mode <= 2, "possible modes: 0, 1, 2, but was: ", mode);
+  return ember::extension::call_python<Tensor>("ember", "cdist", x1, x2, p, modes[mode]);
 }
 inline Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
   return ember::extension::call_python<Tensor>("ember", "tensordot", self, other,

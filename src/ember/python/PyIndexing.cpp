@@ -123,26 +123,22 @@ indexing::TensorIndex to_tensor_index(PyObject* obj) {
   return unpack_long(idx.p);
 }
 
-// A Python index as TensorIndex entries; `single` when it was not a tuple.
-struct IndexList {
-  std::vector<indexing::TensorIndex> entries;
-  bool single = false;
-};
-
-IndexList to_index_list(PyObject* index) {
-  IndexList list;
+// Calls f(entries, count, single) with a Python index as TensorIndex entries;
+// `single` when it was not a tuple (then its one entry stays on the stack).
+template <typename F>
+auto with_index_entries(PyObject* index, const F& f) {
   const bool tuple_like = !is_tensor(index) && (PyTuple_Check(index) || treat_sequence_as_tuple(index));
   if (!tuple_like) {
-    list.single = true;
-    list.entries.push_back(to_tensor_index(index));
-    return list;
+    const indexing::TensorIndex entry = to_tensor_index(index);
+    return f(&entry, size_t{1}, true);
   }
   PyRef tup(PySequence_Tuple(index));
   if (!tup.p) throw python_error();
-  list.entries.reserve(PyTuple_GET_SIZE(tup.p));
+  std::vector<indexing::TensorIndex> entries;
+  entries.reserve(PyTuple_GET_SIZE(tup.p));
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tup.p); ++i)
-    list.entries.push_back(to_tensor_index(PyTuple_GET_ITEM(tup.p, i)));
-  return list;
+    entries.push_back(to_tensor_index(PyTuple_GET_ITEM(tup.p, i)));
+  return f(entries.data(), entries.size(), false);
 }
 
 // ---- assignment --------------------------------------------------------------
@@ -201,8 +197,9 @@ PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
   const Tensor& t = unpack_tensor(self);
   if (is_int_index(index)) return wrap(indexing::apply_select(t, 0, unpack_long(index), 0));
-  IndexList list = to_index_list(index);
-  return wrap(indexing::get_item(t, list.entries.data(), list.entries.size(), list.single));
+  return wrap(with_index_entries(index, [&](const indexing::TensorIndex* entries, size_t n, bool single) {
+    return indexing::get_item(t, entries, n, single);
+  }));
   EMBER_PY_CATCH
 }
 
@@ -211,8 +208,9 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   if (!value) throw TypeError("Tensor does not support deleting items");
   const Tensor& t = unpack_tensor(self);
   Tensor v = value_to_tensor(t, value);
-  IndexList list = to_index_list(index);
-  indexing::set_item(t, list.entries.data(), list.entries.size(), list.single, v);
+  with_index_entries(index, [&](const indexing::TensorIndex* entries, size_t n, bool single) {
+    indexing::set_item(t, entries, n, single, v);
+  });
   return 0;
   EMBER_PY_CATCH_RET(-1)
 }
