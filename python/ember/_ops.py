@@ -24,6 +24,25 @@ _ARG = re.compile(
 )
 
 
+# PyTorch's ScalarType numbers, which schemas print for a dtype default.
+_DTYPE_NUMBERS = (
+    "uint8 int8 int16 int32 int64 float16 float32 float64 complex32 complex64 complex128 bool qint8 quint8 "
+    "qint32 bfloat16 quint4x2 quint2x4 bits1x8 bits2x4 bits4x2 bits8 bits16 float8_e5m2 float8_e4m3fn "
+    "float8_e5m2fnuz float8_e4m3fnuz uint16 uint32 uint64 uint1 uint2 uint3 uint4 uint5 uint6 uint7 int1 int2 "
+    "int3 int4 int5 int6 int7 float8_e8m0fnu float4_e2m1fn_x2"
+).split()
+
+
+def _dtype_named(text):
+    import ember
+
+    name = _DTYPE_NUMBERS[int(text)] if text.isdigit() else text
+    dtype = getattr(ember, name, None)
+    if not isinstance(dtype, ember.dtype):
+        raise RuntimeError(f"Unknown ScalarType default '{text}'")
+    return dtype
+
+
 class Argument:
     def __init__(self, name, type_text, default=None, has_default=False, kwarg_only=False):
         self.name = name
@@ -32,6 +51,13 @@ class Argument:
         self.has_default = has_default
         self.kwarg_only = kwarg_only
         self.is_mutated = "!" in type_text
+
+    @property
+    def default_value(self):
+        """The default as PyTorch's schema holds it (a dtype as its ScalarType number)."""
+        if type(self.default).__name__ == "dtype":
+            return _DTYPE_NUMBERS.index(str(self.default).split(".")[-1])
+        return self.default
 
     def __str__(self):
         text = f"{self.type_text} {self.name}"
@@ -48,6 +74,8 @@ def _format_default(value):
         return text[:-1] if text.endswith(".0") else text
     if isinstance(value, str):
         return f'"{value}"'
+    if type(value).__name__ == "dtype":
+        return str(_DTYPE_NUMBERS.index(str(value).split(".")[-1]))
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_format_default(v) for v in value) + "]"
     return str(value)
@@ -111,12 +139,16 @@ class FunctionSchema:
             if not arg:
                 raise RuntimeError(f"Unsupported argument '{part}' in schema: {text}")
             default = arg.group("default")
+            if default is not None and default != "None" and arg.group("type").startswith("ScalarType"):
+                default = _dtype_named(default.strip())
+            elif default is not None:
+                default = _parse_default(default)
             arguments.append(
                 Argument(
                     arg.group("name"),
                     arg.group("type"),
-                    _parse_default(default) if default is not None else None,
-                    default is not None,
+                    default,
+                    arg.group("default") is not None,
                     kwarg_only,
                 )
             )

@@ -126,11 +126,8 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None) -> str:
 
 
 def _default_text(value, error, name):
-    if value is None or isinstance(value, (bool, int, str)):
+    if value is None or isinstance(value, (bool, int, float, str)):
         return f'"{value}"' if isinstance(value, str) else str(value)
-    if isinstance(value, float):
-        text = repr(value)
-        return text[:-1] if text.endswith(".0") else text
     if isinstance(value, ember.dtype):
         return str(value).split(".")[-1]
     error(

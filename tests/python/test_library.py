@@ -228,3 +228,26 @@ def test_opcheck_passes_for_a_correct_op_and_catches_a_wrong_fake():
     wrong.register_fake(lambda x: ember.empty(1))
     result = ember.library.opcheck(wrong, (ember.randn(3),), raise_exception=False)
     assert isinstance(result["test_faketensor"], RuntimeError)
+
+
+def test_float_and_dtype_defaults_in_schemas():
+    ns = fresh("embertest")
+    seen = []
+    for lib, T in both_libs():
+
+        def g(x: T, s: float = 2.0, d: lib.dtype = lib.float64, e: typing.Optional[lib.dtype] = None) -> T:  # noqa: UP045
+            return x.to(d) * s
+
+        cast = lib.library.custom_op(f"{ns}::cast", g, mutates_args=())
+        schema = getattr(lib.ops, ns).cast.default._schema
+        out = cast(lib.ones(2))
+        seen.append(
+            (
+                lib.library.infer_schema(g, mutates_args=()),
+                str(schema),
+                [a.default_value for a in schema.arguments],
+                str(out.dtype).split(".")[-1],
+                out.tolist(),
+            )
+        )
+    assert seen[0] == seen[1]
