@@ -203,6 +203,59 @@ TORCH_LIBRARY(api_cube, m) { m.def("cube(Tensor x) -> Tensor"); }
 TORCH_LIBRARY_IMPL(api_cube, CPU, m) { m.impl("cube", &cube_cpu); }
 TORCH_LIBRARY_IMPL(api_cube, Autograd, m) { m.impl("cube", &cube_autograd); }
 
+// The engine from C++: PyTorch requires the GIL released around it.
+torch::Tensor grad_in_cpp(torch::Tensor x) {
+  torch::Tensor w = x.detach().clone();
+  w.set_requires_grad(true);
+  auto y = (w * w).sum();
+  py::gil_scoped_release no_gil;
+  return torch::autograd::grad({y}, {w})[0];
+}
+
+std::vector<torch::Tensor> backward_in_cpp(torch::Tensor x, bool release_gil) {
+  auto w = x.detach().clone();
+  w.requires_grad_(true);
+  auto h = w.sin() * 3;
+  h.retain_grad();
+  auto y = h.sum();
+  std::ostringstream facts;
+  facts << y.grad_fn()->name() << " " << h.grad_fn()->name() << " " << h.output_nr() << " " << w._version() << " "
+        << h.retains_grad() << " " << w.is_leaf() << " " << (w.grad_fn() == nullptr);
+  if (release_gil) {
+    py::gil_scoped_release no_gil;
+    y.backward();
+  } else {
+    y.backward();
+  }
+  return {w.grad(), h.grad(), torch::tensor(static_cast<int64_t>(facts.str().size()))};
+}
+
+torch::Tensor backward_through(torch::Tensor y, torch::Tensor w) {
+  {
+    py::gil_scoped_release no_gil;
+    torch::autograd::backward({y.sum()}, {}, /*retain_graph=*/true);
+  }
+  return w.grad();
+}
+
+// Tensors as members of a bound class, optional arguments.
+struct Accumulator {
+  torch::Tensor total;
+  int64_t count = 0;
+  explicit Accumulator(int64_t n) : total(torch::zeros({n})) {}
+  void push(const torch::Tensor& v) {
+    total.add_(v);
+    count += 1;
+  }
+  torch::Tensor mean() const { return total / static_cast<double>(count); }
+};
+
+torch::Tensor with_optionals(torch::Tensor x, c10::optional<torch::Tensor> bias, std::optional<double> scale) {
+  auto y = x * scale.value_or(1.0);
+  if (bias.has_value() && bias->defined()) y = y + *bias;
+  return y;
+}
+
 torch::Tensor mul_const(torch::Tensor x, double c, torch::Tensor w) { return MulConst::apply(x, c, w); }
 std::vector<torch::Tensor> exp_argmax(torch::Tensor x) { return ExpArgmax::apply(x); }
 torch::Tensor too_few(torch::Tensor x, torch::Tensor y) { return TooFew::apply(x, y); }
@@ -227,6 +280,16 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("exp_argmax", &exp_argmax);
   m.def("too_few", &too_few);
   m.def("double_in_place", &double_in_place);
+  m.def("grad_in_cpp", &grad_in_cpp);
+  m.def("backward_in_cpp", &backward_in_cpp);
+  m.def("backward_through", &backward_through);
+  py::class_<Accumulator>(m, "Accumulator")
+      .def(py::init<int64_t>())
+      .def("push", &Accumulator::push)
+      .def("mean", &Accumulator::mean)
+      .def_readwrite("total", &Accumulator::total)
+      .def_readonly("count", &Accumulator::count);
+  m.def("with_optionals", &with_optionals, py::arg("x"), py::arg("bias") = py::none(), py::arg("scale") = py::none());
 }
 """
 
@@ -403,5 +466,54 @@ def test_custom_function_gradcheck(exts):
         p = vector(lib, 3, dtype="float64", grad=True)
         q = lib.linspace(0.5, 1.5, 3, dtype=lib.float64, requires_grad=True)
         return lib.autograd.gradcheck(lambda a, b: ext.mul_const(a, 1.5, b), (p, q))
+
+    same_in_both(exts, program)
+
+
+@pytest.mark.parametrize("release_gil", [True, False])
+def test_autograd_from_cpp(exts, release_gil):
+    same_in_both(exts, lambda lib, ext: ext.grad_in_cpp(matrix(lib)))
+    # Without releasing the GIL, PyTorch's engine refuses to run.
+    same_in_both(exts, lambda lib, ext: ext.backward_in_cpp(matrix(lib), release_gil), raises=not release_gil)
+
+
+def test_backward_from_cpp_runs_python_nodes_and_hooks(exts):
+    def program(lib, ext):
+        seen = []
+
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                seen.append("backward")
+                return g * 2
+
+        w = vector(lib, 3, grad=True)
+        w.register_hook(lambda g: seen.append(g.tolist()))
+        y = Twice.apply(w).exp()
+        return ext.backward_through(y, w), ext.backward_through(y, w), seen
+
+    same_in_both(exts, program)
+
+
+def test_bound_class_and_optional_arguments(exts):
+    def program(lib, ext):
+        acc = ext.Accumulator(3)
+        acc.push(vector(lib, 3))
+        acc.push(lib.ones(3))
+        before = (acc.mean(), acc.count, acc.total.clone())
+        acc.total = lib.zeros(3)
+        x = matrix(lib, grad=True)
+        outs = [
+            ext.with_optionals(x),
+            ext.with_optionals(x, vector(lib, 3)),
+            ext.with_optionals(x, None, 2.0),
+            ext.with_optionals(x, scale=0.5, bias=vector(lib, 3)),
+        ]
+        sum(o.sum() for o in outs).backward()
+        return before, acc.total, outs, x.grad
 
     same_in_both(exts, program)

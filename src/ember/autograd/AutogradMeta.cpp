@@ -28,19 +28,54 @@ Tensor& Tensor::mutable_grad() { return materialize_meta(*this)->grad; }
 
 bool Tensor::is_leaf() const { return !autograd::grad_fn(*this); }
 
-void Tensor::set_requires_grad(bool value) {
+const Tensor& Tensor::set_requires_grad(bool value) const {
   if (!value && !is_leaf()) {
     throw Error(
         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
         "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   }
-  if (value && !is_leaf()) return;
+  if (value && !is_leaf()) return *this;
   EMBER_CHECK(!value || !unsafeGetTensorImpl()->is_inference() || inference_mode_enabled(),
               "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   EMBER_CHECK(!value || is_floating_point() || is_complex(),
               "Only Tensors of floating point and complex dtype can require gradients");
-  if (!value && !get_meta(*this)) return;
+  if (!value && !get_meta(*this)) return *this;
   materialize_meta(*this)->leaf_requires_grad = value;
+  return *this;
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return autograd::grad_fn(*this); }
+
+uint32_t Tensor::output_nr() const {
+  AutogradMeta* m = get_meta(*this);
+  return m && autograd::grad_fn(*this) ? m->output_nr : 0;
+}
+
+uint32_t Tensor::_version() const {
+  EMBER_CHECK(!unsafeGetTensorImpl()->is_inference(), "Inference tensors do not track version counter.");
+  return unsafeGetTensorImpl()->version();
+}
+
+bool Tensor::retains_grad() const {
+  AutogradMeta* m = get_meta(*this);
+  return m && m->retains_grad;
+}
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta* m = materialize_meta(*this);
+  if (!autograd::grad_fn(*this) || m->retains_grad) return;
+  m->retains_grad = true;
+  // Store the gradient arriving at this output into .grad without keeping the tensor alive.
+  m->self_slot = std::make_shared<TensorImpl*>(unsafeGetTensorImpl());
+  std::shared_ptr<TensorImpl*> slot = m->self_slot;
+  m->grad_fn->add_retains_grad_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
+    if (!*slot) return Tensor();
+    Tensor target{IntrusivePtr<TensorImpl>(*slot)};
+    Tensor& g = target.mutable_grad();
+    g = g.defined() ? g + grad : grad.detach().clone();
+    return Tensor();
+  });
 }
 
 Tensor Tensor::detach() const {

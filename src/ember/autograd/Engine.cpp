@@ -349,6 +349,12 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
 
 namespace {
 
+std::atomic<EngineEntryCheck> g_entry_check{nullptr};
+
+void check_entry() {
+  if (EngineEntryCheck check = g_entry_check.load(std::memory_order_relaxed)) check();
+}
+
 edge_list roots_of(const variable_list& tensors) {
   edge_list roots;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -383,6 +389,7 @@ variable_list make_grads(const variable_list& outputs, const variable_list& grad
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {
+  check_entry();
   edge_list roots = roots_of(tensors);
   variable_list grads = make_grads(tensors, grad_tensors);
   bool keep = retain_graph.value_or(create_graph);
@@ -407,6 +414,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  check_entry();
   edge_list roots = roots_of(outputs);
   variable_list grads = make_grads(outputs, grad_outputs);
   edge_list in_edges;
@@ -417,5 +425,7 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
   }
   return run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, in_edges, allow_unused, false);
 }
+
+void set_engine_entry_check(EngineEntryCheck check) { g_entry_check.store(check, std::memory_order_relaxed); }
 
 }  // namespace ember::autograd

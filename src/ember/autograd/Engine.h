@@ -24,11 +24,18 @@ EMBER_API std::optional<AnomalyReport> take_anomaly_report();
 
 // tensor.backward() / autograd.backward(): checks inputs like PyTorch, builds
 // implicit gradients of scalar outputs and runs the engine.
-EMBER_API void backward(const variable_list& tensors, const variable_list& grad_tensors,
-                        std::optional<bool> retain_graph, bool create_graph, const variable_list& inputs = {});
+EMBER_API void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
+                        std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                        const variable_list& inputs = {});
 // autograd.grad().
 EMBER_API variable_list grad(const variable_list& outputs, const variable_list& inputs,
-                             const variable_list& grad_outputs, std::optional<bool> retain_graph, bool create_graph,
-                             bool allow_unused);
+                             const variable_list& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
+                             bool create_graph = false, bool allow_unused = false);
+
+// Called as backward() or grad() starts; the Python layer sets one that raises
+// when the caller holds the GIL, as PyTorch's engine does (Python's own entry
+// points release it first, C++ extension code must too).
+using EngineEntryCheck = void (*)();
+EMBER_API void set_engine_entry_check(EngineEntryCheck check);
 
 }  // namespace ember::autograd

@@ -75,24 +75,36 @@ EMBER_RANDOM_LIKE_OPTIONS_FACTORY(randn_like)
 #undef EMBER_RANDOM_LIKE_OPTIONS_FACTORY
 #undef EMBER_COMMA
 
-// ember::tensor({1, 2, 3}) is int64, ember::tensor({1.5, 2.0}) the default
-// floating dtype, ember::tensor({true, false}) bool, as in PyTorch.
+namespace detail {
 template <typename T>
-Tensor tensor(const std::vector<T>& values, const TensorOptions& o = {}) {
+Tensor tensor_of(const std::vector<T>& values, IntArrayRef sizes, const TensorOptions& o) {
   ScalarType natural = std::is_same_v<T, bool>       ? ScalarType::Bool
                        : std::is_floating_point_v<T> ? get_default_dtype()
                                                      : ScalarType::Long;
-  Tensor t = empty({static_cast<int64_t>(values.size())}, natural);
+  Tensor t = empty(sizes, natural);
   EMBER_DISPATCH_ALL_TYPES(natural, "tensor", [&] {
     auto* out = t.data_ptr<scalar_t>();
     for (size_t i = 0; i < values.size(); ++i) out[i] = static_cast<scalar_t>(values[i]);
   });
   if (o.has_dtype() || o.has_device()) t = t.to(o.dtype_opt(), o.device_opt());
-  return detail::apply_requires_grad(t, o);
+  return apply_requires_grad(t, o);
+}
+}  // namespace detail
+
+// ember::tensor({1, 2, 3}) is int64, ember::tensor({1.5, 2.0}) the default
+// floating dtype, ember::tensor({true, false}) bool, ember::tensor(5) a 0-dim
+// int64, as in PyTorch.
+template <typename T>
+Tensor tensor(const std::vector<T>& values, const TensorOptions& o = {}) {
+  return detail::tensor_of(values, {static_cast<int64_t>(values.size())}, o);
 }
 template <typename T>
 Tensor tensor(std::initializer_list<T> values, const TensorOptions& o = {}) {
   return tensor(std::vector<T>(values), o);
+}
+template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+Tensor tensor(T value, const TensorOptions& o = {}) {
+  return detail::tensor_of(std::vector<T>{value}, {}, o);
 }
 
 // A tensor over memory the caller owns and keeps alive (nothing is copied).

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ class Tensor;
 namespace indexing {
 class TensorIndex;
 }  // namespace indexing
+namespace autograd {
+class Node;
+}  // namespace autograd
 using TensorList = std::vector<Tensor>;
 // A number as a 0-dim "wrapped number" tensor (Python's weak scalars).
 EMBER_API Tensor wrapped_scalar(const Scalar& s);
@@ -53,7 +57,15 @@ class EMBER_API Tensor : public TensorBase {
   const Tensor& grad() const;
   Tensor& mutable_grad();
   bool is_leaf() const;
-  void set_requires_grad(bool value);
+  const Tensor& set_requires_grad(bool value) const;
+  const Tensor& requires_grad_(bool value = true) const { return set_requires_grad(value); }
+  // The node that made this tensor (null for a leaf), as PyTorch's x.grad_fn().
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  uint32_t output_nr() const;
+  uint32_t _version() const;
+  // Keeps the gradient of a non-leaf in .grad after backward (x.retain_grad()).
+  void retain_grad() const;
+  bool retains_grad() const;
   Tensor detach() const;
   // Runs backward from this tensor (see ember::autograd::backward).
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,

@@ -60,6 +60,17 @@ void add_generated_methods(std::vector<PyMethodDef>& methods) {
 
 namespace {
 
+// C++ code (an extension) that runs backward must release the GIL first.
+void refuse_engine_with_gil() {
+  if (Py_IsInitialized() && PyGILState_Check()) {
+    throw Error(
+        "The autograd engine was called while holding the GIL. If you are using the C++ API, the autograd engine is "
+        "an expensive operation that does not require the GIL to be held so you should release it with "
+        "'pybind11::gil_scoped_release no_gil;'. If you are not using the C++ API, please report a bug to the "
+        "pytorch team.");
+  }
+}
+
 // The Python stack as text, for nodes made in anomaly mode (up to the
 // caller of the operator, see anomaly_mode._forward_trace).
 std::string python_stack() {
@@ -142,6 +153,7 @@ void init_module(nb::module_& m) {
   PyObject* mod = m.ptr();
   register_exception_translators();
   set_warning_handler(&user_warning);
+  autograd::set_engine_entry_check(&refuse_engine_with_gil);
   init_dtype_and_device(mod);
   init_tensor_type(mod);
   init_autograd(mod);

@@ -360,23 +360,15 @@ int set_data(PyObject* self, PyObject* value, void*) {
 }
 PyObject* get_version(PyObject* self, void*) {
   EMBER_PY_TRY
-  const TensorImpl* impl = unpack_tensor(self).unsafeGetTensorImpl();
-  EMBER_CHECK(!impl->is_inference(), "Inference tensors do not track version counter.");
-  return PyLong_FromUnsignedLong(impl->version());
+  return PyLong_FromUnsignedLong(unpack_tensor(self)._version());
   EMBER_PY_CATCH_RET(nullptr)
 }
 PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_cuda()); }
 PyObject* get_is_meta(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).device().is_meta()); }
-PyObject* get_retains_grad(PyObject* self, void*) {
-  auto* m = autograd::get_meta(unpack_tensor(self));
-  return PyBool_FromLong(m && m->retains_grad);
-}
+PyObject* get_retains_grad(PyObject* self, void*) { return PyBool_FromLong(unpack_tensor(self).retains_grad()); }
 
 // The index of this tensor among the outputs of its grad_fn (0 for a leaf).
-PyObject* get_output_nr(PyObject* self, void*) {
-  auto* m = autograd::get_meta(unpack_tensor(self));
-  return PyLong_FromLong(m && m->grad_fn ? static_cast<long>(m->output_nr) : 0);
-}
+PyObject* get_output_nr(PyObject* self, void*) { return PyLong_FromLong(unpack_tensor(self).output_nr()); }
 
 PyGetSetDef raw_tensor_getset[] = {{"shape", get_shape, nullptr, nullptr, nullptr},
                                    {"dtype", get_dtype, nullptr, nullptr, nullptr},
@@ -655,7 +647,7 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nar
   // requires_grad_ keeps PyTorch's older message.
   EMBER_CHECK(!value || t.is_floating_point() || t.is_complex(),
               "only Tensors of floating point dtype can require gradients");
-  const_cast<Tensor&>(t).set_requires_grad(value);
+  t.set_requires_grad(value);
   Py_INCREF(self);
   return self;
   EMBER_PY_CATCH
@@ -689,21 +681,7 @@ PyObject* m_detach_(PyObject* self, PyObject*) {
 
 PyObject* m_retain_grad(PyObject* self, PyObject*) {
   EMBER_PY_TRY
-  const Tensor& t = unpack_tensor(self);
-  EMBER_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-  auto* m = autograd::materialize_meta(t);
-  if (!autograd::grad_fn(t) || m->retains_grad) Py_RETURN_NONE;
-  m->retains_grad = true;
-  // Store the gradient arriving at this output into .grad without keeping t alive.
-  m->self_slot = std::make_shared<TensorImpl*>(t.unsafeGetTensorImpl());
-  std::shared_ptr<TensorImpl*> slot = m->self_slot;
-  m->grad_fn->add_retains_grad_hook(m->output_nr, [slot](const Tensor& grad) -> Tensor {
-    if (!*slot) return Tensor();
-    Tensor target{IntrusivePtr<TensorImpl>(*slot)};
-    Tensor& g = target.mutable_grad();
-    g = g.defined() ? g + grad : grad.detach().clone();
-    return Tensor();
-  });
+  unpack_tensor(self).retain_grad();
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ember/autograd/CustomFunction.h"
+#include "ember/autograd/Engine.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -112,7 +113,9 @@ using namespace ::at;
 using Dtype = ::ember::ScalarType;
 namespace autograd {
 using ::ember::autograd::AutogradContext;
+using ::ember::autograd::backward;
 using ::ember::autograd::Function;
+using ::ember::autograd::grad;
 using ::ember::autograd::GradMode;
 using ::ember::autograd::Node;
 using ::ember::autograd::tensor_list;
