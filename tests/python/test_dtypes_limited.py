@@ -274,6 +274,27 @@ OPS = {
     "prod": lambda m, n: _mk(m, n).prod(),
     "cumsum": lambda m, n: _mk(m, n).cumsum(0),
     "matmul": lambda m, n: _mk(m, n) @ _mk(m, n),
+    "isnan": lambda m, n: _mk(m, n).isnan(),
+    "isinf": lambda m, n: _mk(m, n).isinf(),
+    "isfinite": lambda m, n: _mk(m, n).isfinite(),
+    "any": lambda m, n: (_mk(m, n) * 0).any(),
+    "all": lambda m, n: _mk(m, n).all(),
+    "any_dim": lambda m, n: _mk(m, n).reshape(2, 2).any(1, keepdim=True),
+    "nonzero": lambda m, n: _mk(m, n).nonzero(),
+    "count_nonzero": lambda m, n: _mk(m, n).count_nonzero(),
+    "tril": lambda m, n: _mk(m, n).reshape(2, 2).tril(),
+    "triu": lambda m, n: _mk(m, n).reshape(2, 2).t().triu(1),
+    "masked_select": lambda m, n: _mk(m, n).masked_select(m.tensor([True, False, True, True])),
+    "masked_fill": lambda m, n: _mk(m, n).masked_fill(m.tensor([True, False, True, False]), 2),
+    "index_fill": lambda m, n: _mk(m, n).reshape(2, 2).index_fill(1, m.tensor([0]), 2),
+    "index_copy": lambda m, n: _mk(m, n).reshape(2, 2).index_copy(0, m.tensor([1, 0]), _mk(m, n).reshape(2, 2)),
+    "index_add": lambda m, n: _mk(m, n).reshape(2, 2).index_add(0, m.tensor([1, 1]), _mk(m, n).reshape(2, 2)),
+    "unique": lambda m, n: _mk(m, n)[[3, 0, 2, 1]].unique(return_inverse=True, return_counts=True),
+    "norm": lambda m, n: m.linalg.vector_norm(_mk(m, n)),
+    "addcmul": lambda m, n: m.addcmul(_mk(m, n), _mk(m, n), _mk(m, n), value=2),
+    "randn": lambda m, n: m.randn(3, dtype=getattr(m, n), generator=m.Generator().manual_seed(1)),
+    "rand": lambda m, n: m.rand(3, dtype=getattr(m, n), generator=m.Generator().manual_seed(1)),
+    "dlpack": lambda m, n: m.from_dlpack(_mk(m, n)),
 }
 
 
@@ -305,6 +326,30 @@ def test_complex32_arithmetic_as_torch():
     same_outcome(lambda m: m.tensor(a).to(m.complex32) * m.tensor([1.5, 2, 3, 4]))
     same_outcome(lambda m: m.add(m.tensor(a).to(m.complex32), m.tensor(b).to(m.complex32), alpha=2))
     same_outcome(lambda m: repr(m.tensor(a).to(m.complex32)))
+    # each complex operation rounds: value * t1, then * t2, then + self
+    for value in (1, 0.3, 2 + 1j):
+        same_outcome(lambda m, v=value: m.addcmul(*(m.tensor(x).to(m.complex32) for x in (a, b, a[::-1])), value=v))
+    same_outcome(
+        lambda m: m.tensor(a).to(m.complex32).index_add(0, m.tensor([0, 0, 1, 0]), m.tensor(b).to(m.complex32))
+    )
+    same_outcome(lambda m: m.linalg.vector_norm(m.tensor(a).to(m.complex32), 3))
+
+
+def test_complex32_conjugate_views_as_torch():
+    z = [1 + 2j, -3 - 0.5j, 0j]
+
+    def conj(m):
+        return m.tensor(z).to(m.complex32).conj()
+
+    assert conj(ember).is_conj() and conj(torch).is_conj()
+    same_outcome(lambda m: conj(m).resolve_conj())
+    same_outcome(lambda m: conj(m).clone())
+    same_outcome(lambda m: conj(m).to(m.complex64))
+    same_outcome(lambda m: conj(m).imag)
+    same_outcome(lambda m: repr(conj(m)))
+    same_outcome(lambda m: m.empty(3, dtype=m.complex32).copy_(conj(m)))
+    same_outcome(lambda m: conj(m).masked_fill(m.tensor([True, False, False]), 1j))
+    same_outcome(lambda m: conj(m).index_fill(0, m.tensor([2]), m.tensor(2 - 1j)))
 
 
 @pytest.mark.parametrize("name", SHELLS)

@@ -12,9 +12,10 @@ namespace {
 void check_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   ScalarType t = result_type({&self, &other});
   EMBER_CHECK(!alpha.is_bool() || t == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
-  EMBER_CHECK(is_floating_type(t) || is_complex_type(t) || alpha.is_integral() || alpha.is_bool(),
+  const bool complex = is_complex_type_any_tier(t);
+  EMBER_CHECK(is_floating_type(t) || is_float8_type(t) || complex || alpha.is_integral() || alpha.is_bool(),
               "For integral input tensors, argument alpha must not be a floating point number.");
-  EMBER_CHECK(is_complex_type(t) || !alpha.is_complex(),
+  EMBER_CHECK(complex || !alpha.is_complex(),
               "For non-complex input tensors, argument alpha must not be a complex number.");
 }
 }  // namespace

@@ -22,8 +22,25 @@ namespace ember::native {
 // ---- addcmul / addcdiv ----------------------------------------------------------------------------
 
 namespace {
+// complex32 rounds after each complex operation (PyTorch's scalar loop):
+// value * t1, then times t2, then plus self.
+Tensor& addcmul_complex32(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, Tensor& out) {
+  const auto wide = [](const Tensor& z) { return z.to(ScalarType::ComplexFloat); };
+  const auto round = [&](const Tensor& z) { return wide(z.to(ScalarType::ComplexHalf)); };
+  const Tensor v = round(ember::scalar_tensor(value, ScalarType::ComplexFloat, self.device()));
+  const Tensor r = ember::add(wide(self), round(ember::mul(round(ember::mul(v, wide(t1))), wide(t2))));
+  if (!out.defined()) return out = r.to(ScalarType::ComplexHalf);
+  resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
 Tensor& addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, bool divide,
                   Tensor& out) {
+  if (result_type({&self, &t1, &t2}) == ScalarType::ComplexHalf) {
+    if (divide) throw NotImplementedError("\"addcdiv_cpu_out\" not implemented for 'ComplexHalf'");
+    return addcmul_complex32(self, t1, t2, value, out);
+  }
   if (divide && is_integral_type(t1.dtype(), true) && is_integral_type(t2.dtype(), true)) {
     throw Error(
         "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "

@@ -14,6 +14,7 @@
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::native {
 
@@ -511,6 +512,25 @@ Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, cons
   EMBER_CHECK(index.numel() == src_n, "index_add_(): Number of indices (", index.numel(),
               ") should be equal to source.size(dim): (", src_n, "), for dim: ", d);
   check_source_shape(self, d, source);
+  if (self.dtype() == ScalarType::ComplexHalf) {
+    // As PyTorch: slice by slice through complex32's add, or element by
+    // element (each sum rounded once) for a vector.
+    init_like_self(self, out);
+    if (self.dim() > 1) {
+      const Tensor positions = index.to(ScalarType::Long).contiguous();
+      const int64_t* p = positions.data_ptr<int64_t>();
+      for (int64_t i = 0; i < positions.numel(); ++i) {
+        EMBER_CHECK_TYPE(IndexError, p[i] >= 0 && p[i] < self.sizes()[d], "index out of range in self");
+      }
+      for (int64_t i = 0; i < positions.numel(); ++i) {
+        out.select(d, p[i]).add_(source.select(d, i), alpha);
+      }
+    } else {
+      out.copy_(
+          ember::index_add(self.to(ScalarType::ComplexFloat), d, index, source.to(ScalarType::ComplexFloat), alpha));
+    }
+    return out;
+  }
   init_like_self(self, out);
   index_reduce_impl(out, d, index, source, nullptr, Reduce::Sum, alpha, false);
   return out;
@@ -553,6 +573,11 @@ Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, con
   EMBER_CHECK_TYPE(IndexError, n == src_n, "index_copy_(): Number of indices (", n,
                    ") should be equal to source.size(dim) (", src_n, ")");
   init_like_self(self, out);
+  if (self.dtype() == ScalarType::ComplexHalf) {  // complex32 moves as words
+    Tensor words = limited::as_words(out);
+    index_reduce_impl(words, d, index, limited::as_words(source), nullptr, Reduce::Assign, Scalar(1), true);
+    return out;
+  }
   index_reduce_impl(out, d, index, source, nullptr, Reduce::Assign, Scalar(1), true);
   return out;
 }
@@ -562,7 +587,16 @@ Tensor& index_fill_int_scalar_out(const Tensor& self, int64_t dim, const Tensor&
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   check_index_vector("index_fill_", index);
   EMBER_CHECK_TYPE(IndexError, index.dtype() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
+  EMBER_CHECK(!value.is_complex() || is_complex_type_any_tier(self.dtype()),
+              "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+  if (!is_limited_type(self.dtype())) cpu::check_value_fits(self.dtype(), value);
   init_like_self(self, out);
+  if (self.dtype() == ScalarType::ComplexHalf) {  // complex32 is filled as words
+    const Scalar word = limited::word_of(self.dtype(), value);
+    Tensor words = limited::as_words(out);
+    index_reduce_impl(words, d, index, Tensor(), &word, Reduce::Assign, Scalar(1), true);
+    return out;
+  }
   index_reduce_impl(out, d, index, Tensor(), &value, Reduce::Assign, Scalar(1), true);
   return out;
 }
@@ -573,6 +607,7 @@ Tensor& index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor&
               value.dim(), " dimension(s).");
   const Tensor host = value.is_meta() ? value : value.to(Device(DeviceType::CPU));
   Scalar v = value.is_meta()                     ? Scalar(int64_t(0))  // no value to read: only its metadata counts
+             : is_complex_type(value.dtype())    ? Scalar(host.item<std::complex<double>>())
              : is_floating_type(value.dtype())   ? Scalar(host.item<double>())
              : value.dtype() == ScalarType::Bool ? Scalar(host.item<bool>())
                                                  : Scalar(host.item<int64_t>());

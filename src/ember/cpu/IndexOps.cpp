@@ -11,6 +11,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/DispatchTables.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(IndexFn, index_stub);
@@ -367,6 +368,10 @@ Scalar item_scalar(const Tensor& value) {
 
 // self[mask] = value in place; mask broadcasts to self.
 void masked_fill_inplace(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  if (self.dtype() == ScalarType::ComplexHalf) {  // filled as words
+    masked_fill_inplace(limited::as_words(self), mask, limited::word_of(self.dtype(), value));
+    return;
+  }
   cpu::check_value_fits(self.dtype(), value);
   DimVector b = infer_broadcast_size(self.sizes(), mask.sizes());
   EMBER_CHECK(IntArrayRef(b).equals(self.sizes()), "output with shape ", shape_string(self.sizes()),

@@ -9,6 +9,7 @@
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::native {
 
@@ -29,6 +30,14 @@ Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   EMBER_CHECK(!out.defined() || out.dtype() == self.dtype(),
               "masked_select(): self and result must have the same scalar type");
+  // complex32 and float8 elements move as words (PyTorch selects both, not uint16/32/64).
+  if (self.dtype() == ScalarType::ComplexHalf || is_float8_type(self.dtype())) {
+    const Tensor r = ember::masked_select(limited::as_words(self), mask).view(self.dtype());
+    if (!out.defined()) return out = r;
+    resize_output(out, r.sizes());
+    out.copy_(r);
+    return out;
+  }
   DimVector shape = infer_broadcast_size(self.sizes(), mask.sizes());
   Tensor s = self.expand(shape).contiguous(), m = mask.expand(shape).contiguous();
   const bool* mp = m.data_ptr<bool>();
@@ -196,6 +205,7 @@ void nonzero_rows(const T* p, IntArrayRef sizes, int64_t begin, int64_t end, int
 
 Tensor& nonzero_out(const Tensor& self, Tensor& out) {
   check_out_dtype(out, ScalarType::Long);
+  if (self.dtype() == ScalarType::ComplexHalf) return native::nonzero_out(ember::ne(self, Scalar(int64_t(0))), out);
   const int64_t nd = self.dim();
   Tensor s = self.contiguous();
   const int64_t n = s.numel();
@@ -220,7 +230,8 @@ Tensor count_nonzero_dims(const Tensor& self, IntArrayRef dim) {
   return ember::sum(ember::ne(self, Scalar(int64_t(0))), dim.vec(), false, ScalarType::Long);
 }
 Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
-  if (!dim && self.is_cpu()) {  // counted in place, without a mask (PyTorch's kernel refuses the limited dtypes)
+  // Counted in place, without a mask; PyTorch's kernel refuses the limited dtypes but complex32.
+  if (!dim && self.is_cpu() && self.dtype() != ScalarType::ComplexHalf) {
     const Tensor s = self.contiguous();
     Tensor r = ember::empty({}, ScalarType::Long);
     EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(s.dtype(), "nonzero_count_cpu", [&] {
@@ -250,8 +261,11 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, bool sort_fir
   }
   std::vector<int64_t> group(n);
   std::vector<int64_t> starts;
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "unique", [&] {
-    const scalar_t* p = static_cast<const scalar_t*>(vals.data_ptr());
+  // uint16/32/64 values are equal when their words are.
+  const bool words = is_wide_unsigned_type(self.dtype());
+  const Tensor keys = words ? limited::as_words(vals) : vals;
+  EMBER_DISPATCH_ALL_TYPES(keys.dtype(), "unique", [&] {
+    const scalar_t* p = static_cast<const scalar_t*>(keys.data_ptr());
     int64_t g = -1;
     for (int64_t i = 0; i < n; ++i) {
       // NaN never equals NaN, so each NaN stays its own value (as PyTorch).
@@ -266,9 +280,10 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, bool sort_fir
   Tensor out = ember::empty({u}, self.dtype(), self.device());
   Tensor inverse = ember::empty(return_inverse ? self.sizes() : IntArrayRef{0}, ScalarType::Long, self.device());
   Tensor counts = ember::empty({return_counts ? u : 0}, ScalarType::Long, self.device());
-  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "unique", [&] {
-    const scalar_t* p = static_cast<const scalar_t*>(vals.data_ptr());
-    scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
+  const Tensor out_keys = words ? limited::as_words(out) : out;
+  EMBER_DISPATCH_ALL_TYPES(keys.dtype(), "unique", [&] {
+    const scalar_t* p = static_cast<const scalar_t*>(keys.data_ptr());
+    scalar_t* o = static_cast<scalar_t*>(out_keys.data_ptr());
     for (int64_t g = 0; g < u; ++g) o[g] = p[starts[g]];
   });
   if (return_inverse && n > 0) {
@@ -287,7 +302,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, bool sort_fir
 namespace {
 // PyTorch's unique kernels have no complex loops.
 void check_unique_dtype(const Tensor& self) {
-  if (self.is_complex() && !self.is_meta()) {
+  if (is_complex_type_any_tier(self.dtype()) && !self.is_meta()) {
     throw NotImplementedError(str_cat("\"unique\" not implemented for '", dtype_message_name(self.dtype()), "'"));
   }
 }

@@ -200,7 +200,7 @@ Tensor real_pairs(const Tensor& self) {
 Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   const ScalarType t = self.dtype();
-  if (is_complex_type(t)) {
+  if (is_complex_type_any_tier(t)) {
     Tensor pairs = real_pairs(self);
     uniform_(pairs, from, to, generator);
     return self;
@@ -222,7 +222,7 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
 Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   assert_no_internal_overlap(self);  // PyTorch refuses to sample into overlapping elements
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  if (is_complex_type(self.dtype())) {
+  if (is_complex_type_any_tier(self.dtype())) {
     // Each part has half the variance.
     Tensor pairs = real_pairs(self);
     normal_(pairs, mean, std / std::sqrt(2.0), generator);

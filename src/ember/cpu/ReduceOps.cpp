@@ -15,6 +15,7 @@
 #include "ember/ops/Parallel.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::cpu {
 EMBER_DEFINE_DISPATCH(ReduceFn, reduce_stub);
@@ -441,9 +442,13 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
       !self.is_meta()) {
     return all_any(self.to(ScalarType::Byte), dim, keepdim, empty_reduces_all, is_all, out);
   }
-  // Complex elements count by their truth value (nonzero), as in PyTorch.
+  // Complex and the limited dtypes' elements count by their truth value (nonzero), as in PyTorch.
   if (is_complex_type(self.dtype()) && !self.is_meta())
     return all_any(ember::ne(self, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
+  if (is_convertible_limited_type(self.dtype()) && !self.is_meta()) {  // read in the carrier (e8m0 has no zero)
+    const Tensor wide = self.to(limited::carrier_of(self.dtype()));
+    return all_any(ember::ne(wide, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
+  }
   const ScalarType rtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
   // out= may be bool or uint8 whatever the input's dtype.
   EMBER_CHECK(!out.defined() || out.dtype() == ScalarType::Byte || out.dtype() == ScalarType::Bool,
@@ -772,7 +777,15 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 
 Tensor& linalg_vector_norm_out(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                                bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  const bool complex = is_complex_type(self.dtype());
+  const bool complex = is_complex_type_any_tier(self.dtype());
+  if (is_float8_type(self.dtype())) {  // PyTorch's norm kernel has no float8 loop
+    throw NotImplementedError(str_cat("\"norm_cpu\" not implemented for '", dtype_message_name(self.dtype()), "'"));
+  }
+  if (self.dtype() == ScalarType::ComplexHalf && !dtype) {  // in complex64, rounded to float16 once (PyTorch's)
+    const Tensor r = ember::linalg_vector_norm(self.to(ScalarType::ComplexFloat), ord, dim, keepdim, std::nullopt);
+    check_out_dtype(out, ScalarType::Half);
+    return deliver(out, r.to(ScalarType::Half));
+  }
   if (complex) {
     EMBER_CHECK(!dtype || is_complex_type(*dtype),
                 "linalg.vector_norm: dtype should be complex for complex inputs, but got ", dtype_message_name(*dtype));

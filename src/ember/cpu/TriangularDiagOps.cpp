@@ -6,6 +6,7 @@
 #include "ember/ops/Ops.h"
 #include "ember/ops/TensorIterator.h"
 #include "ember/ops/generated/NativeFunctions.h"
+#include "ember/ops/native/LimitedTypes.h"
 
 namespace ember::native {
 
@@ -30,8 +31,10 @@ Tensor& tri_impl(const char* name, const Tensor& self, int64_t diagonal, bool lo
   // Offsets beyond the matrix act as the matrix's edge; clamping first keeps
   // i + diagonal from overflowing (diagonal may be near INT64_MAX).
   const int64_t diag = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
-  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(out.dtype(), name, [&] {
-    scalar_t* base = static_cast<scalar_t*>(out.data_ptr());
+  // complex32's zero is all zero bits: its elements are cleared as words.
+  const Tensor target = out.dtype() == ScalarType::ComplexHalf ? limited::as_words(out) : out;
+  EMBER_DISPATCH_ALL_TYPES_AND_COMPLEX(target.dtype(), name, [&] {
+    scalar_t* base = static_cast<scalar_t*>(target.data_ptr());
     for (int64_t b = 0; b < batch; ++b) {
       int64_t off = 0, rem = b;
       for (int64_t d = nd - 3; d >= 0; --d) {

@@ -55,7 +55,7 @@ Tensor& copy_with_math_bits(Tensor& self, const Tensor& src, bool non_blocking) 
   Tensor dst = physical_alias(self);
   dst.copy_(physical_alias(src), non_blocking);
   const uint8_t differ = self.unsafeGetTensorImpl()->math_bits() ^ src.unsafeGetTensorImpl()->math_bits();
-  if ((differ & TensorImpl::kConjBit) && dst.is_complex()) dst.conj_physical_();
+  if ((differ & TensorImpl::kConjBit) && is_complex_type_any_tier(dst.dtype())) dst.conj_physical_();
   if (differ & TensorImpl::kNegBit) dst.neg_();
   return self;
 }

@@ -26,7 +26,20 @@ namespace ember::python {
 namespace {
 
 enum DLDeviceType : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3 };
-enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+enum DLDataTypeCode : uint8_t {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6,
+  kDLFloat8_e4m3fn = 10,
+  kDLFloat8_e4m3fnuz = 11,
+  kDLFloat8_e5m2 = 12,
+  kDLFloat8_e5m2fnuz = 13,
+  kDLFloat8_e8m0fnu = 14,
+  kDLFloat4_e2m1fn = 17,
+};
 
 struct DLDevice {
   int32_t device_type;
@@ -83,18 +96,42 @@ DLDataType dl_dtype(ScalarType t) {
     case ScalarType::Double: return {kDLFloat, 64, 1};
     case ScalarType::ComplexFloat: return {kDLComplex, 64, 1};
     case ScalarType::ComplexDouble: return {kDLComplex, 128, 1};
-    default: throw TypeError(str_cat("DLPack does not support the dtype ", scalar_type_name(t)));
+    case ScalarType::ComplexHalf: return {kDLComplex, 32, 1};
+    case ScalarType::UInt16: return {kDLUInt, 16, 1};
+    case ScalarType::UInt32: return {kDLUInt, 32, 1};
+    case ScalarType::UInt64: return {kDLUInt, 64, 1};
+    case ScalarType::Float8_e4m3fn: return {kDLFloat8_e4m3fn, 8, 1};
+    case ScalarType::Float8_e4m3fnuz: return {kDLFloat8_e4m3fnuz, 8, 1};
+    case ScalarType::Float8_e5m2: return {kDLFloat8_e5m2, 8, 1};
+    case ScalarType::Float8_e5m2fnuz: return {kDLFloat8_e5m2fnuz, 8, 1};
+    case ScalarType::Float8_e8m0fnu: return {kDLFloat8_e8m0fnu, 8, 1};
+    case ScalarType::Float4_e2m1fn_x2: return {kDLFloat4_e2m1fn, 4, 2};  // two values a byte
+    default: break;
   }
+  // Sub-byte integers travel as bytes, as PyTorch exports them.
+  if (is_sub_byte_int_type(t)) return {t >= ScalarType::Int1 ? kDLInt : kDLUInt, 8, 1};
+  if (is_bits_type(t)) {
+    PyErr_SetString(PyExc_BufferError, "Bit types are not supported by dlpack");
+    throw python_error();
+  }
+  throw TypeError(str_cat("DLPack does not support the dtype ", scalar_type_name(t)));
 }
 
 ScalarType from_dl_dtype(DLDataType t) {
+  if (t.code == kDLFloat4_e2m1fn && t.bits == 4 && t.lanes == 2) return ScalarType::Float4_e2m1fn_x2;
   if (t.lanes != 1) throw Error("DLPack only supports lanes equal to 1");
   switch (t.code) {
     case kDLBool:
       if (t.bits == 8) return ScalarType::Bool;
       break;
     case kDLUInt:
-      if (t.bits == 8) return ScalarType::Byte;
+      switch (t.bits) {
+        case 8: return ScalarType::Byte;
+        case 16: return ScalarType::UInt16;
+        case 32: return ScalarType::UInt32;
+        case 64: return ScalarType::UInt64;
+        default: break;
+      }
       break;
     case kDLInt:
       switch (t.bits) {
@@ -116,7 +153,13 @@ ScalarType from_dl_dtype(DLDataType t) {
     case kDLBfloat:
       if (t.bits == 16) return ScalarType::BFloat16;
       break;
+    case kDLFloat8_e4m3fn: return ScalarType::Float8_e4m3fn;
+    case kDLFloat8_e4m3fnuz: return ScalarType::Float8_e4m3fnuz;
+    case kDLFloat8_e5m2: return ScalarType::Float8_e5m2;
+    case kDLFloat8_e5m2fnuz: return ScalarType::Float8_e5m2fnuz;
+    case kDLFloat8_e8m0fnu: return ScalarType::Float8_e8m0fnu;
     case kDLComplex:
+      if (t.bits == 32) return ScalarType::ComplexHalf;
       if (t.bits == 64) return ScalarType::ComplexFloat;
       if (t.bits == 128) return ScalarType::ComplexDouble;
       break;

@@ -296,8 +296,7 @@ PyObject* tensor_to_numpy(const Tensor& t) {
               "Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead.");
   const char* format = format_of(t.dtype());
   if (!format) {
-    throw TypeError(str_cat("Got unsupported ScalarType ",
-                            t.dtype() == ScalarType::BFloat16 ? "BFloat16" : scalar_type_name(t.dtype())));
+    throw TypeError(str_cat("Got unsupported ScalarType ", dtype_message_name(t.dtype())));
   }
   load_numpy();
   PyObject* obj = g_exporter_type->tp_alloc(g_exporter_type, 0);

@@ -75,7 +75,7 @@ Tensor imag(const Tensor& self) {
 }
 
 Tensor conj(const Tensor& self) {
-  if (!self.is_complex()) return self;
+  if (!is_complex_type_any_tier(self.dtype())) return self;
   return ember::_conj(self);
 }
 

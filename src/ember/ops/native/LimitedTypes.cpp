@@ -174,9 +174,17 @@ void run_pointwise(const char* op, TensorIterator& it) {
   const bool compare = name == "eq" || name == "ne";
   const bool bitwise = name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor";
   const bool abs = name == "abs" && is_float8_type(t) && t != ScalarType::Float8_e8m0fnu;
+  // PyTorch's isnan is x != x; isinf and isfinite have kernels for a few limited dtypes.
+  const bool nan = name == "isnan";
+  const bool inf = name == "isinf" || name == "isfinite";
+  if (inf && !(t == ScalarType::ComplexHalf || t == ScalarType::Float8_e5m2 || is_wide_unsigned_type(t) ||
+               (name == "isfinite" && t == ScalarType::Float8_e8m0fnu))) {
+    refuse(name.c_str(), t);
+  }
   // float4 pairs compare as their bytes
-  const bool bytes = compare && t == ScalarType::Float4_e2m1fn_x2;
-  if (!(compare && is_convertible_limited_type(t)) && !(bitwise && is_wide_unsigned_type(t)) && !abs && !bytes) {
+  const bool bytes = (compare || nan) && t == ScalarType::Float4_e2m1fn_x2;
+  if (!((compare || nan || inf) && is_convertible_limited_type(t)) && !(bitwise && is_wide_unsigned_type(t)) && !abs &&
+      !bytes) {
     refuse((name + "_cpu").c_str(), t);
   }
   const ScalarType c = bytes ? ScalarType::Byte : carrier_of(t);
@@ -191,6 +199,9 @@ void run_pointwise(const char* op, TensorIterator& it) {
     in[k] = bytes ? in[k].view(c) : in[k].to(c);
   }
   Tensor r = abs                     ? ember::abs(in[0])
+             : nan                   ? ember::ne(in[0], in[0])
+             : name == "isinf"       ? ember::isinf(in[0])
+             : name == "isfinite"    ? ember::isfinite(in[0])
              : name == "eq"          ? ember::eq(in[0], in[1])
              : name == "ne"          ? ember::ne(in[0], in[1])
              : name == "bitwise_and" ? ember::bitwise_and(in[0], in[1])
@@ -290,6 +301,20 @@ Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
     return ember::add(a, to_carrier(rounded, ScalarType::ComplexFloat));
   };
   return binary_out("add_stub", self, other, out, op, alpha, /*uints=*/false);
+}
+
+Tensor as_words(const Tensor& t) {
+  const ScalarType words[] = {ScalarType::Byte,      ScalarType::Short,     ScalarType::Undefined, ScalarType::Int,
+                              ScalarType::Undefined, ScalarType::Undefined, ScalarType::Undefined, ScalarType::Long};
+  const size_t size = element_size(t.dtype());
+  EMBER_INTERNAL_ASSERT(size >= 1 && size <= 8 && words[size - 1] != ScalarType::Undefined);
+  return t.resolve_conj().view(words[size - 1]);
+}
+
+Scalar word_of(ScalarType t, const Scalar& value) {
+  Tensor one = ember::empty({}, t);
+  fill(one, value);
+  return Scalar(as_words(one).item<int64_t>());
 }
 
 }  // namespace ember::native::limited

@@ -37,4 +37,12 @@ EMBER_API Tensor& sgn_out(const Tensor& self, Tensor& out);
 EMBER_API Tensor& conj_physical_out(const Tensor& self, Tensor& out);
 EMBER_API Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
 
+// A limited tensor's elements as integers of the same size (its bytes
+// unchanged, conjugate resolved), for operators that only move, select or
+// clear elements: complex32 as int32, float8 as uint8, uint16/32/64 as
+// int16/32/64.
+EMBER_API Tensor as_words(const Tensor& t);
+// value stored as limited dtype t, read back as as_words(t)'s integer.
+EMBER_API Scalar word_of(ScalarType t, const Scalar& value);
+
 }  // namespace ember::native::limited
