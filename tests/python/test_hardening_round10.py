@@ -1,6 +1,7 @@
 """Fuzzing leftovers (round 10), each against PyTorch: narrow with a tensor start,
-permute with tensor dims as varargs, pooling windows beyond an int, and kron
-of operands whose product cannot be viewed into the result."""
+permute with tensor dims as varargs, pooling windows beyond an int, kron
+of operands whose product cannot be viewed into the result, and index_fill's
+value checks."""
 
 import pytest
 import torch
@@ -38,6 +39,13 @@ CASES = {
     "pool_int_max_ok": lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 4, 4), 2, 2**31 - 1),
     "kron_not_viewable": lambda L: L.kron(L.ones(2, 3).t(), L.arange(4.0).reshape(2, 2).flip(1)),
     "kron_transposed": lambda L: L.kron(L.ones(2, 3).t(), L.arange(6.0).reshape(2, 3).t()),
+    "index_fill_complex_into_real": lambda L: L.zeros(2, 3).index_fill(1, L.tensor([0]), 1 + 2j),
+    "index_fill_overflow": lambda L: L.zeros(2, dtype=L.uint8).index_fill(0, L.tensor([0]), 300),
+    "index_fill_half_overflow": lambda L: L.zeros(2, dtype=L.float16).index_fill(0, L.tensor([0]), 1e5),
+    "index_fill_complex_tensor": lambda L: L.view_as_real(
+        L.zeros(2, dtype=L.complex64).index_fill(0, L.tensor([1]), L.tensor(1 + 2j))
+    ),
+    "index_fill_complex_tensor_into_real": lambda L: L.zeros(2).index_fill(0, L.tensor([1]), L.tensor(1 + 2j)),
     "kron_expanded": lambda L: L.kron(L.ones(2, 1).expand(2, 3), L.arange(4.0).reshape(2, 2)),
     "kron_vectors": lambda L: L.kron(L.arange(3.0), L.arange(2.0)),
 }
