@@ -41,6 +41,9 @@ def _layout_of(x):
 
 
 def _make(layout, cidx, pidx, values, size):
+    from ember import sparse
+
+    sparse._note_compressed_beta()
     t = _layout_shell(SparseCompressedTensor, values.dtype, size)
     t._sc_layout = layout
     t._sc_cidx = cidx
@@ -281,16 +284,7 @@ def _compressed_str(t) -> str:
     suffixes.append(f"layout={t._sc_layout}")
     if t._sc_values.requires_grad:
         suffixes += ts._history_suffixes(t._sc_values)
-    out = body
-    last = len(out) - out.rfind("\n") + 1
-    for suffix in suffixes:
-        if last + len(suffix) + 2 > ts.PRINT_OPTS.linewidth:
-            out += ",\n" + " " * indent + suffix
-            last = indent + len(suffix)
-        else:
-            out += ", " + suffix
-            last += len(suffix) + 2
-    return out + ")"
+    return ts._add_suffixes(body, suffixes, indent)
 
 
 # --- construction ------------------------------------------------------------------
@@ -334,6 +328,9 @@ def sparse_compressed_tensor(
 
 
 def _build(layout, cidx, pidx, values, size, dtype, device, requires_grad, check_invariants):
+    from ember import sparse
+
+    sparse._note_invariant_checks(check_invariants)
     if device is not None and ember.device(device).type != "cpu":
         raise _sparse_backend_error("_sparse_compressed_tensor_unsafe", "SparseCsr" + ember.device(device).type.upper())
     # values first, then the indices: PyTorch's order of conversion errors

@@ -10,6 +10,8 @@ not support raises PyTorch's NotImplementedError for the SparseCPU backend."""
 
 from __future__ import annotations
 
+import warnings
+
 import ember
 from ember import _C, _argcheck
 from ember._layout import sparse_coo
@@ -36,6 +38,14 @@ def _make(indices, values, size, coalesced: bool):
 
 def _is_sparse(x) -> bool:
     return isinstance(x, SparseCOOTensor)
+
+
+def _node(name, fn, *inputs):
+    """fn(*inputs), recorded as PyTorch's node `name` for the sparse operator
+    Ember composes from dense ones (the values carry the history)."""
+    from ember.autograd.function import _composite_node
+
+    return _composite_node(name, fn, *inputs)
 
 
 class SparseCOOTensor(ember.Tensor):
@@ -95,8 +105,10 @@ class SparseCOOTensor(ember.Tensor):
         order = ember.sort(linear, stable=True).indices
         linear = linear[order]
         unique, group = ember.unique_consecutive(linear, return_inverse=True)
-        summed = ember.zeros((unique.shape[0],) + tuple(vals.shape[1:]), dtype=vals.dtype)
-        summed = summed.index_add(0, group, vals[order])
+        rows = (unique.shape[0],) + tuple(vals.shape[1:])
+        summed = _node(
+            "CoalesceBackward0", lambda v: ember.zeros(rows, dtype=v.dtype).index_add(0, group, v[order]), vals
+        )
         new_idx = ember.empty((idx.shape[0], unique.shape[0]), dtype=ember.int64)
         rest = unique
         for d in reversed(range(idx.shape[0])):
@@ -106,10 +118,13 @@ class SparseCOOTensor(ember.Tensor):
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         vals = self._sp_values if dtype is None else self._sp_values.to(dtype)
-        out = ember.zeros(tuple(self.shape), dtype=vals.dtype)
-        if vals.shape[0]:
-            out = out.index_put(tuple(self._sp_indices), vals, accumulate=True)
-        return out
+        where = tuple(self._sp_indices)
+
+        def scatter(v):
+            out = ember.zeros(tuple(self.shape), dtype=v.dtype)
+            return out.index_put(where, v, accumulate=True) if v.shape[0] else out
+
+        return _node("ToDenseBackward0", scatter, vals)
 
     def to_sparse(self, sparse_dim=None, **kwargs):
         return self
@@ -159,16 +174,7 @@ def _sparse_str(t) -> str:
     suffixes.append("layout=torch.sparse_coo")
     if vals.requires_grad:
         suffixes += ts._history_suffixes(vals)
-    out = body
-    first = True
-    for suffix in suffixes:
-        last = len(out) - out.rfind("\n") + 1
-        if first or last + len(suffix) + 2 > ts.PRINT_OPTS.linewidth:
-            out += ",\n" + " " * indent + suffix
-        else:
-            out += ", " + suffix
-        first = False
-    return out + ")"
+    return ts._add_suffixes(body, suffixes, indent, force_newline=True)
 
 
 # --- construction ------------------------------------------------------------------
@@ -188,6 +194,9 @@ def sparse_coo_tensor(
 ):
     """A sparse COO tensor from ``indices`` (sparse_dim x nnz) and ``values``;
     ``sparse_coo_tensor(size)`` is an empty one of that size."""
+    from ember import sparse
+
+    sparse._note_invariant_checks(check_invariants)
     if values is None:
         size = (indices,) if isinstance(indices, int) else tuple(indices)
         indices = ember.empty((len(size), 0), dtype=ember.int64)
@@ -234,6 +243,8 @@ def sparse_coo_tensor(
                 )
     if requires_grad:
         values = values.detach().requires_grad_(True)
+    elif values.requires_grad:  # a new node of the values' history, as PyTorch records
+        values = _node("SparseCooTensorWithDimsAndTensorsBackward0", lambda v: v.clone(), values)
     return _make(indices, values, size, bool(is_coalesced))
 
 
@@ -283,7 +294,7 @@ def _matmul(a, b):
     return _mm(a, b)
 
 
-def _mm(a, b):
+def _mm(a, b, node="MmBackward0"):
     if _is_sparse(a) and _is_sparse(b):
         for name, t in (("mat1_", a), ("mat2_", b)):
             if t.dim() != 2:
@@ -310,16 +321,102 @@ def _mm(a, b):
             raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
         rows, cols = a._sp_indices[0], a._sp_indices[1]
         dtype = ember.result_type(a._sp_values, b)
-        contrib = a._sp_values.to(dtype).unsqueeze(1) * b.to(dtype).index_select(0, cols)
-        return ember.zeros((a.shape[0], b.shape[1]), dtype=dtype).index_add(0, rows, contrib)
+        shape = (a.shape[0], b.shape[1])
+
+        def product(v, d):
+            contrib = v.to(dtype).unsqueeze(1) * d.to(dtype).index_select(0, cols)
+            return ember.zeros(shape, dtype=dtype).index_add(0, rows, contrib)
+
+        return _node(node, product, a._sp_values, b)
     if b.sparse_dim() != 2 or b.dense_dim() != 0 or a.dim() != 2:
         raise RuntimeError("dense @ sparse: expected a 2-D dense tensor and a 2-D sparse tensor")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {b.shape[0]}, got {a.shape[1]}")
     rows, cols = b._sp_indices[0], b._sp_indices[1]
     dtype = ember.result_type(a, b._sp_values)
-    contrib = a.to(dtype).index_select(1, rows) * b._sp_values.to(dtype).unsqueeze(0)
-    return ember.zeros((a.shape[0], b.shape[1]), dtype=dtype).index_add(1, cols, contrib)
+    shape = (a.shape[0], b.shape[1])
+
+    def product(d, v):
+        contrib = d.to(dtype).index_select(1, rows) * v.to(dtype).unsqueeze(0)
+        return ember.zeros(shape, dtype=dtype).index_add(1, cols, contrib)
+
+    return _node(node, product, a, b._sp_values)
+
+
+def _addmm(mat, mat1, mat2, *, beta=1, alpha=1, node="AddmmBackward0"):
+    """beta * mat + alpha * (mat1 @ mat2), mat1 sparse, mat and mat2 dense."""
+    if not _is_sparse(mat1) or _is_sparse(mat) or _is_sparse(mat2):
+        raise _sparse_backend_error("addmm")
+    product = _mm(mat1, mat2)  # its checks, then the values' own node below
+    rows, cols = mat1._sp_indices[0], mat1._sp_indices[1]
+    dtype = product.dtype
+
+    def combined(m, v, d):
+        contrib = v.to(dtype).unsqueeze(1) * d.to(dtype).index_select(0, cols)
+        mm = ember.zeros(product.shape, dtype=dtype).index_add(0, rows, contrib)
+        return m * beta + mm * alpha
+
+    return _node(node, combined, mat.expand(product.shape), mat1._sp_values, mat2)
+
+
+def _mv(a, v):
+    if not _is_sparse(a) or _is_sparse(v):
+        raise _sparse_backend_error("mv")
+    if v.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {v.dim()}")
+    ember.mm(a, v.unsqueeze(1))  # mm's checks and errors
+    rows, cols = a._sp_indices[0], a._sp_indices[1]
+    dtype = ember.result_type(a._sp_values, v)
+
+    def product(vals, vec):
+        return ember.zeros(a.shape[0], dtype=dtype).index_add(0, rows, vals.to(dtype) * vec.to(dtype)[cols])
+
+    return _node("MvBackward0", product, a._sp_values, v)
+
+
+def _sparse_softmax(input, dim, dtype, log):
+    """torch.sparse.softmax / log_softmax of a COO tensor."""
+    if not _is_sparse(input):
+        raise RuntimeError("sparse softmax expects a sparse COO tensor")
+    x = input.coalesce()
+    d = dim % x.dim()
+    vals = x._sp_values if dtype is None else x._sp_values.to(dtype)
+    name = "SparseLogSoftmaxBackward0" if log else "SparseSoftmaxBackward0"
+    sd = x.sparse_dim()
+    if d >= sd:  # along a dense dim: each value row on its own
+        fn = ember.log_softmax if log else ember.softmax
+        values = _node(name, lambda v: fn(v, d - sd + 1), vals)
+        return _make(x._sp_indices, values, x.shape, True)
+    keep = [k for k in range(sd) if k != d]
+    group = ember.zeros(vals.shape[0], dtype=ember.int64)
+    for k in keep:
+        group = group * x.shape[k] + x._sp_indices[k]
+    _, group = ember.unique(group, return_inverse=True)
+    lanes = (int(group.max()) + 1 if group.numel() else 0,) + tuple(vals.shape[1:])
+
+    def along(v):
+        with warnings.catch_warnings():  # index_reduce's beta notice is not the user's
+            warnings.simplefilter("ignore")
+            top = ember.full(lanes, float("-inf"), dtype=v.dtype).index_reduce(0, group, v, "amax")
+        shifted = v - top[group]
+        total = ember.zeros(lanes, dtype=v.dtype).index_add(0, group, shifted.exp())
+        return shifted - total.log()[group] if log else shifted.exp() / total[group]
+
+    return _make(x._sp_indices, _node(name, along, vals), x.shape, True)
+
+
+def _sparse_mask(self, mask):
+    """dense.sparse_mask(sparse): self's values at mask's indices, in mask's pattern."""
+    if not _is_sparse(mask):
+        raise RuntimeError("sparse_mask expects mask to be a sparse COO tensor")
+    if tuple(self.shape) != tuple(mask.shape):
+        raise RuntimeError(
+            f"sparse_mask(): operands have incompatible sizes; self has size {list(self.shape)} but mask has size "
+            f"{list(mask.shape)}"
+        )
+    where = tuple(mask._sp_indices)
+    values = _node("SparseMaskBackward0", lambda t: t[where], self)
+    return _make(mask._sp_indices, values, mask.shape, mask._sp_coalesced)
 
 
 def _add(a, b, *, alpha=1, out=None):
@@ -341,13 +438,14 @@ def _add(a, b, *, alpha=1, out=None):
             f"has size {list(b.shape)} (FYI: dense-sparse addition does not currently support broadcasting)"
         )
     dtype = ember.result_type(a, b._sp_values)
-    vals = b._sp_values.to(dtype)
-    if alpha != 1:
-        vals = vals * alpha
-    out = a.to(dtype).clone()
-    if vals.shape[0]:
-        out = out.index_put(tuple(b._sp_indices), vals, accumulate=True)
-    return out
+    where = tuple(b._sp_indices)
+
+    def added(d, v):
+        v = v.to(dtype) if alpha == 1 else v.to(dtype) * alpha
+        out = d.to(dtype).clone()
+        return out.index_put(where, v, accumulate=True) if v.shape[0] else out
+
+    return _node("AddBackward0", added, a, b._sp_values)
 
 
 def _linear_indices(t):
@@ -362,7 +460,6 @@ def _merge_add(a, b, alpha):
     """Sparse + sparse as PyTorch: one merge pass over both index lists (in
     their stored order), equal indices met side by side summed."""
     dtype = ember.result_type(a._sp_values, b._sp_values)
-    va, vb = a._sp_values.to(dtype), b._sp_values.to(dtype) * alpha
     la, lb = _linear_indices(a), _linear_indices(b)
     take_a, take_b, rows = [], [], []  # per output entry: source row in a and/or b
     i = j = 0
@@ -377,15 +474,23 @@ def _merge_add(a, b, alpha):
             take_a.append(len(rows)), take_b.append(len(rows)), rows.append((2, i, j))
             i, j = i + 1, j + 1
     index = ember.empty((a._sp_indices.shape[0], len(rows)), dtype=ember.int64)
-    values = ember.zeros((len(rows),) + tuple(va.shape[1:]), dtype=dtype)
     src_a = [r[1] for r in rows if r[0] in (0, 2)]
     src_b = [r[-1] for r in rows if r[0] in (1, 2)]
     if take_a:
         index[:, take_a] = a._sp_indices[:, src_a]
-        values = values.index_add(0, ember.tensor(take_a), va[src_a])
     if take_b:
         index[:, take_b] = b._sp_indices[:, src_b]
-        values = values.index_add(0, ember.tensor(take_b), vb[src_b])
+
+    def merged(va, vb):
+        va, vb = va.to(dtype), vb.to(dtype) * alpha
+        values = ember.zeros((len(rows),) + tuple(va.shape[1:]), dtype=dtype)
+        if take_a:
+            values = values.index_add(0, ember.tensor(take_a), va[src_a])
+        if take_b:
+            values = values.index_add(0, ember.tensor(take_b), vb[src_b])
+        return values
+
+    values = _node("AddBackward0", merged, a._sp_values, b._sp_values)
     return _make(index, values, a.shape, a._sp_coalesced and b._sp_coalesced)
 
 
@@ -395,7 +500,7 @@ def _mul(a, b):
     s, other = (a, b) if _is_sparse(a) else (b, a)
     if isinstance(other, ember.Tensor) and other.dim() > 0:
         raise _sparse_backend_error("mul")
-    return _make(s._sp_indices, s._sp_values * other, s.shape, s._sp_coalesced)
+    return _make(s._sp_indices, _node("MulBackward0", lambda v: v * other, s._sp_values), s.shape, s._sp_coalesced)
 
 
 def _sum(self, dim=None, keepdim=False, dtype=None):
@@ -411,15 +516,24 @@ def _sparse_sum(input, dim=None, dtype=None):
         return _sum(input, dtype=dtype)
     dims = [dim] if isinstance(dim, int) else list(dim)
     dims = [d % input.dim() for d in dims]
-    dense = input.to_dense(dtype)
-    out = dense.sum(dim=dims)
     kept_sparse = input.sparse_dim() - sum(1 for d in dims if d < input.sparse_dim())
+    vals = input._sp_values if dtype is None else input._sp_values.to(dtype)
+
+    def summed(v):
+        return _make(input._sp_indices, v, input.shape, input._sp_coalesced).to_dense().sum(dim=dims)
+
     if kept_sparse == 0:
-        return out
-    return _dense_to_sparse(out, kept_sparse)
+        return _node("SparseSumBackward0", summed, vals)
+    # the entries are the input's index combinations over the kept sparse dims (zero sums included)
+    kept = [d for d in range(input.sparse_dim()) if d not in dims]
+    pattern = ember.unique(input._sp_indices[kept], dim=1)
+    where = tuple(pattern)
+    values = _node("SparseSumBackward0", lambda v: summed(v)[where], vals)
+    shape = [n for d, n in enumerate(input.shape) if d not in dims]
+    return _make(pattern, values, shape, True)
 
 
-def _transpose(self, dim0, dim1):
+def _transpose(self, dim0, dim1, node="TransposeBackward0"):
     d0, d1 = dim0 % self.dim(), dim1 % self.dim()
     if d0 >= self.sparse_dim() or d1 >= self.sparse_dim():
         raise _sparse_backend_error("transpose")
@@ -427,14 +541,14 @@ def _transpose(self, dim0, dim1):
     idx[[d0, d1]] = self._sp_indices[[d1, d0]]
     shape = list(self.shape)
     shape[d0], shape[d1] = shape[d1], shape[d0]
-    return _make(idx, self._sp_values, shape, False)
+    return _make(idx, _node(node, lambda v: v.clone(), self._sp_values), shape, False)
 
 
 def _t(self):
     if self.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {self.dim()} "
                            "sparse and 0 dense dimensions")  # fmt: skip
-    return self if self.dim() < 2 else _transpose(self, 0, 1)
+    return self if self.dim() < 2 else _transpose(self, 0, 1, "TBackward0")
 
 
 def _to(self, *args, **kwargs):
@@ -467,7 +581,13 @@ def _detach(self):
 
 
 def _neg(self):
-    return _make(self._sp_indices, -self._sp_values, self.shape, self._sp_coalesced)
+    return _make(self._sp_indices, _node("NegBackward0", lambda v: -v, self._sp_values), self.shape, self._sp_coalesced)
+
+
+def _grad_get(self):
+    """A sparse leaf's gradient: sparse, in its pattern, coalesced (as PyTorch accumulates it)."""
+    g = self._sp_values.grad
+    return None if g is None else _make(self._sp_indices, g, self.shape, False).coalesce()
 
 
 def _requires_grad_get(self):
@@ -522,6 +642,7 @@ def install_tensor_methods(cls) -> None:
     """The strided side of the layout: is_sparse, to_sparse, to_dense, and the
     sparse-only methods with PyTorch's errors for a strided tensor."""
     cls.is_sparse = property(_dense_is_sparse)
+    cls.sparse_mask = _sparse_mask
     cls.to_sparse = _dense_to_sparse
     cls.to_sparse_coo = _dense_to_sparse_coo
     if "to_dense" not in vars(cls):
@@ -544,6 +665,11 @@ def install_handlers() -> None:
     """What a SparseCOOTensor answers; after Tensor's properties are final."""
     T = ember.Tensor
     _register(lambda a, b, **k: _mm(a, b), ember.mm, T.mm, ember.spmm)
+    _register(_addmm, ember.addmm, T.addmm)
+    _register(lambda a, v, **k: _mv(a, v), ember.mv, T.mv)
+    _register(lambda self: self._sp_values.grad_fn, T.grad_fn.__get__)
+    _register(lambda self: self._sp_values.is_leaf, T.is_leaf.__get__)
+    _register(_grad_get, T.grad.__get__)
     _register(lambda a, b, **k: _matmul(a, b), ember.matmul, T.matmul, T.__matmul__)
     _register(lambda b, a, **k: _matmul(a, b), T.__rmatmul__)
     _register(_add, ember.add, T.add, T.__add__)

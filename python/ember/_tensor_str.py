@@ -189,13 +189,18 @@ def _body(t, indent):
     return _tensor_str_nested(values, shape, indent, summarize, fmt, edge)
 
 
-def _add_suffixes(s, suffixes, indent):
+def _add_suffixes(s, suffixes, indent, force_newline=False):
+    """The suffixes after the values, wrapped as PyTorch counts the last line
+    (one more than its length at first; a sparse COO tensor starts a line)."""
+    last = len(s) - s.rfind("\n") + 1
     for suffix in suffixes:
-        last = len(s) - s.rfind("\n") + 1
-        if last + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        if force_newline or last + len(suffix) + 2 > PRINT_OPTS.linewidth:
             s += ",\n" + " " * indent + suffix
+            last = indent + len(suffix)
+            force_newline = False
         else:
             s += ", " + suffix
+            last += len(suffix) + 2
     return s + ")"
 
 

@@ -158,3 +158,93 @@ def test_products_of_mismatched_ranks_as_torch(call):
         for kb in ("s2", "s1", "d2", "d1", "d0"):
             if ka.startswith("s") or kb.startswith("s"):
                 assert run(ember, ka, kb) == run(torch, ka, kb), (call, ka, kb)
+
+
+# ---- autograd nodes, softmax, sparse gradients ----------------------------------------
+
+
+def _graph_inputs(lib):
+    i = lib.tensor([[0, 1, 1, 2, 0, 2], [2, 0, 2, 1, 0, 2]])
+    v = lib.tensor([0.5, -1.25, 2.0, 0.75, -0.5, 1.5], dtype=lib.float64, requires_grad=True)
+    d = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).div(7).requires_grad_()
+    return i, v, d
+
+
+GRAPH_CASES = {
+    "sparse.mm": lambda L, s, d: L.sparse.mm(s, d),
+    "mm": lambda L, s, d: L.mm(s, d),
+    "matmul": lambda L, s, d: s @ d,
+    "dense_mm_sparse": lambda L, s, d: L.mm(d[:, :3].t(), s),
+    "sparse.addmm": lambda L, s, d: L.sparse.addmm(d, s, d, beta=0.5, alpha=2),
+    "addmm": lambda L, s, d: L.addmm(d, s, d),
+    "mv": lambda L, s, d: L.mv(s, d[:, 0]),
+    "softmax": lambda L, s, d: L.sparse.softmax(s, 1),
+    "log_softmax": lambda L, s, d: L.sparse.log_softmax(s, 0),
+    "to_dense": lambda L, s, d: s.to_dense(),
+    "coalesce": lambda L, s, d: s.coalesce(),
+    "sum_dim": lambda L, s, d: L.sparse.sum(s, 1),
+    "mul": lambda L, s, d: s * 3,
+    "add_related": lambda L, s, d: s + s * 3,
+    "dense_add": lambda L, s, d: d[:, :3] + s,
+    "t": lambda L, s, d: s.t(),
+    "neg": lambda L, s, d: -s,
+    "sparse_mask": lambda L, s, d: d[:, :3].sparse_mask(s.coalesce()),
+    "creation": lambda L, s, d: s,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_CASES))
+def test_nodes_printing_and_gradients_as_pytorch(name):
+    def program(lib):
+        i, v, d = _graph_inputs(lib)
+        s = lib.sparse_coo_tensor(i, v, (3, 3))
+        out = GRAPH_CASES[name](lib, s, d)
+        dense = out.to_dense() if out.layout == lib.sparse_coo else out
+        dense.sin().sum().backward()
+        grads = [None if g is None else [round(x, 10) for x in g.flatten().tolist()] for g in (v.grad, d.grad)]
+        return str(out.layout), type(out.grad_fn).__name__, out.is_leaf, str(out), grads
+
+    same(program)
+
+
+def test_sparse_leaf_gradient_is_sparse():
+    def program(lib):
+        i, _, _ = _graph_inputs(lib)
+        leaf = lib.sparse_coo_tensor(i, lib.ones(6), (3, 3), requires_grad=True)
+        lib.sparse.mm(leaf, lib.ones(3, 2)).sum().backward()
+        return str(leaf.grad), leaf.is_leaf, leaf.grad_fn
+
+    same(program)
+
+
+def test_softmax_with_dense_dims_as_pytorch():
+    def program(lib):
+        i = lib.tensor([[0, 0, 1], [1, 1, 0]])
+        s = lib.sparse_coo_tensor(i, lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), (2, 2, 2))
+        return [str(f(s, d)) for f in (lib.sparse.softmax, lib.sparse.log_softmax) for d in (0, 1, 2, -1)]
+
+    same(program)
+
+
+def test_invariant_and_beta_warnings_once_as_pytorch():
+    code = (
+        "import warnings, sys\n"
+        "warnings.simplefilter('always')\n"
+        "lib = __import__(sys.argv[1])\n"
+        "i = lib.tensor([[0]]); v = lib.tensor([1.0])\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    lib.ones(2, 2).to_sparse()\n"
+        "    lib.sparse_coo_tensor(i, v, (2,)); lib.sparse_coo_tensor(i, v, (2,))\n"
+        "    lib.ones(2, 2).to_sparse_csr(); lib.ones(2, 2).to_sparse_csc()\n"
+        "    lib.sparse.check_sparse_tensor_invariants.disable()\n"
+        "print([str(x.message).split(' (Triggered')[0].split('.')[0] for x in w])\n"
+    )
+    import subprocess
+    import sys
+
+    runs = [
+        subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True).stdout
+        for lib in ("torch", "ember")
+    ]
+    assert runs[0] == runs[1]

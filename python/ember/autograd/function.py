@@ -317,6 +317,10 @@ class _CompositeNode(Function):
     def backward(ctx, *grads):
         inputs = ctx.saved_tensors
         needs = ctx.needs_input_grad[3:]
+        if not ember.is_grad_enabled():
+            # First order: differentiate the re-run alone. Through the inputs' own history the
+            # inner grad would also run (and free) nodes between related inputs (x and 3 * x).
+            inputs = tuple(x.detach().requires_grad_() if need else x for x, need in zip(inputs, needs))
         wanted = [x for x, need in zip(inputs, needs) if need]
         with ember.enable_grad():
             out = ctx.fn(*inputs)
