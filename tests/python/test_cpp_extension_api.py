@@ -70,6 +70,10 @@ std::vector<torch::Tensor> maxes(torch::Tensor x) {
   return {std::get<0>(r), std::get<1>(r), std::get<0>(m), std::get<1>(m), std::get<0>(x.sort(1, true))};
 }
 
+std::vector<torch::Tensor> brackets(torch::Tensor x) {
+  return {x[0], x[1][2], x[torch::tensor(3)], x[c10::Scalar(2)], x[-1]};
+}
+
 std::vector<torch::Tensor> factories(torch::Tensor x) {
   auto o = torch::TensorOptions().dtype(torch::kFloat64);
   return {x.new_zeros({2, 3}), x.new_ones({2}, o), x.new_full({2, 2}, 7), x.new_empty({0, 2}),
@@ -269,6 +273,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("setitem", &setitem);
   m.def("maxes", &maxes);
   m.def("factories", &factories);
+  m.def("brackets", &brackets);
   m.def("scaled_loop", &scaled_loop);
   m.def("packed", &packed);
   m.def("scalars", &scalars);
@@ -365,6 +370,11 @@ def test_indexing_writes_as_python(exts):
         return y, x.grad
 
     same_in_both(exts, grads)
+
+
+def test_brackets_select_as_pytorch(exts):
+    same_in_both(exts, lambda lib, ext: ext.brackets(matrix(lib, grad=True)))
+    same_in_both(exts, lambda lib, ext: ext.brackets(matrix(lib, rows=2)), raises=True)
 
 
 def test_tuples_factories_and_loops(exts):

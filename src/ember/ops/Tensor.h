@@ -128,6 +128,10 @@ class EMBER_API Tensor : public TensorBase {
   Tensor var(int dim) const { return var(OptionalIntArrayRef(dim)); }
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
+  // x[i] selects along dim 0, as PyTorch's C++ operator[] (a number or a one-element tensor).
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor operator[](const Scalar& index) const { return select(0, index.to_long()); }
+  Tensor operator[](const Tensor& index) const { return select(0, index.item<int64_t>()); }
   // Python indexing (ops/TensorIndexing.h): x.index({Slice(), 0}) is x[:, 0].
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
