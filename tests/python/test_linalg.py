@@ -857,3 +857,18 @@ def test_linalg_results_have_pytorchs_strides(name):
         r = _STRIDE_CASES[name](m, m.from_numpy(arr.copy()), m.from_numpy(tall.copy()))
         got.append((tuple(r.shape), r.stride()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_cross_bits_match_pytorch(dtype, dim):
+    # PyTorch's kernel fuses a1 * b2 - a2 * b1 into one fma: parallel rows give tiny residues, not zeros
+    g = torch.Generator().manual_seed(7)
+    shape = {-1: (6, 4, 3), 0: (3, 4, 5), 1: (4, 3, 5)}[dim]
+    a = torch.randn(shape, generator=g, dtype=getattr(torch, dtype))
+    b = torch.randn(shape, generator=g, dtype=getattr(torch, dtype))
+    b[0] = a[0] * 3  # parallel vectors along every dim choice
+    want = torch.linalg.cross(a, b, dim=dim)
+    got = ember.linalg.cross(ember.tensor(a.numpy()), ember.tensor(b.numpy()), dim=dim)
+    assert got.stride() == want.stride()
+    assert np.array_equal(got.numpy().view(np.uint8), want.numpy().view(np.uint8))

@@ -1,6 +1,7 @@
 // Device-generic operators built from other operators, each recorded as one
 // autograd node as PyTorch records it: rsub, diag_embed, diagonal_copy,
 // linalg_cross, pixel_shuffle and pixel_unshuffle.
+#include <cmath>
 #include <cstdlib>
 
 #include "ember/ops/Ops.h"
@@ -44,9 +45,34 @@ Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t d
   return self.diagonal(offset, dim1, dim2).clone(MemoryFormat::Contiguous);
 }
 
+namespace {
+// PyTorch's float and double kernel, as its compiler contracts a1 * b2 - a2 * b1:
+// fma(a1, b2, -(a2 * b1)). The result is contiguous in the broadcast shape.
+template <typename T>
+Tensor cross_fused(const Tensor& a, const Tensor& b, int64_t dim) {
+  const Tensor x = a.movedim(dim, -1).contiguous(), y = b.movedim(dim, -1).contiguous();
+  Tensor out = ember::empty(x.sizes(), x.dtype());
+  const T* p = x.data_ptr<T>();
+  const T* q = y.data_ptr<T>();
+  T* o = out.data_ptr<T>();
+  for (int64_t k = 0; k < x.numel(); k += 3) {
+    o[k] = std::fma(p[k + 1], q[k + 2], -(p[k + 2] * q[k + 1]));
+    o[k + 1] = std::fma(p[k + 2], q[k], -(p[k] * q[k + 2]));
+    o[k + 2] = std::fma(p[k], q[k + 1], -(p[k + 1] * q[k]));
+  }
+  return out.movedim(-1, dim).contiguous();
+}
+}  // namespace
+
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
   const DimVector shape = infer_broadcast_size(self.sizes(), other.sizes());
   const Tensor a = self.expand(shape), b = other.expand(shape);
+  const ScalarType t = self.dtype();
+  if (self.is_cpu() && other.dtype() == t && !self.has_math_bits() && !other.has_math_bits() &&
+      a.sizes()[maybe_wrap_dim(dim, a.dim())] == 3) {
+    if (t == ScalarType::Float) return cross_fused<float>(a, b, dim);
+    if (t == ScalarType::Double) return cross_fused<double>(a, b, dim);
+  }
   auto at = [&](const Tensor& t, int64_t i) { return t.narrow(dim, i, 1); };
   return ember::cat({at(a, 1) * at(b, 2) - at(a, 2) * at(b, 1), at(a, 2) * at(b, 0) - at(a, 0) * at(b, 2),
                      at(a, 0) * at(b, 1) - at(a, 1) * at(b, 0)},
