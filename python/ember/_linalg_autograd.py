@@ -647,11 +647,12 @@ for _cls, _name in (
 del _cls, _name
 
 
-def named(name, fn, *inputs, mask=None):
+def named(name, fn, *inputs, mask=None, exact=None):
     """fn(*inputs), recorded as one node named `name` when a gradient is needed;
-    mask tells which outputs are differentiable (all float ones by default).
+    mask tells which outputs are differentiable (all float ones by default),
+    exact computes the forward values when fn only composes them for autograd.
     Inside the ember.func transforms, fn is composed as it is."""
-    return _composite_node(name, fn, *inputs, mask=mask)
+    return _composite_node(name, fn, *inputs, mask=mask, exact=exact)
 
 
 def _composed(name, inputs):

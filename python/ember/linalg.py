@@ -524,7 +524,12 @@ def householder_product(input, tau, *, out=None):  # noqa: A002
     if not _needs_grad(A, tau):
         return _write_out(out, _F._linalg_lapack_orgqr(A, tau))
     # one node on (input, tau), as PyTorch's (LinalgHouseholderProductBackward0)
-    return _write_out(out, _ag.named("LinalgHouseholderProductBackward0", _ag.householder_composite, A, tau))
+    return _write_out(
+        out,
+        _ag.named(
+            "LinalgHouseholderProductBackward0", _ag.householder_composite, A, tau, exact=_F._linalg_lapack_orgqr
+        ),
+    )
 
 
 def orgqr(input, tau):  # noqa: A002
@@ -570,7 +575,8 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: 
             return Qop @ other if left else other @ Qop
 
         # one node on (input, tau, other), as PyTorch's (OrmqrBackward0)
-        return _write_out(out, _ag.named("OrmqrBackward0", apply_q, input, tau, other))
+        exact = lambda *args: _F._linalg_lapack_ormqr(*args, left, transpose)  # noqa: E731 - LAPACK's values
+        return _write_out(out, _ag.named("OrmqrBackward0", apply_q, input, tau, other, exact=exact))
     return _write_out(out, _F._linalg_lapack_ormqr(input, tau, other, left, transpose))
 
 

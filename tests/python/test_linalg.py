@@ -872,3 +872,20 @@ def test_cross_bits_match_pytorch(dtype, dim):
     got = ember.linalg.cross(ember.tensor(a.numpy()), ember.tensor(b.numpy()), dim=dim)
     assert got.stride() == want.stride()
     assert np.array_equal(got.numpy().view(np.uint8), want.numpy().view(np.uint8))
+
+
+def test_householder_and_ormqr_values_with_grad_are_lapacks():
+    # with a gradient the node is composed, but the values stay LAPACK's (signed zeros included)
+    A = torch.eye(5, 3, dtype=torch.float64)
+    A[3, 0] = 0.25
+    reflectors, tau = torch.geqrf(A)
+    other = torch.arange(15.0, dtype=torch.float64).reshape(5, 3)
+    want_q = torch.linalg.householder_product(reflectors, tau)
+    want_o = torch.ormqr(reflectors, tau, other, left=True, transpose=True)
+    r = ember.tensor(reflectors.numpy(), requires_grad=True)
+    t = ember.tensor(tau.numpy())
+    got_q = ember.linalg.householder_product(r, t)
+    got_o = ember.ormqr(r, t, ember.tensor(other.numpy()), left=True, transpose=True)
+    assert np.array_equal(got_q.detach().numpy().view(np.uint64), want_q.numpy().view(np.uint64))
+    assert np.array_equal(got_o.detach().numpy().view(np.uint64), want_o.numpy().view(np.uint64))
+    assert type(got_q.grad_fn).__name__ == "LinalgHouseholderProductBackward0"

@@ -433,3 +433,46 @@ def test_prune_method_objects():
         PRUNE[ember].LnStructured(amount=1, n=1, dim=1).prune(e),
         PRUNE[torch].LnStructured(amount=1, n=1, dim=1).prune(t),
     )
+
+
+ORTHOGONAL_CASES = [
+    ((4, 4), {}),
+    ((5, 3), {}),
+    ((3, 5), {}),
+    ((4, 4), {"orthogonal_map": "cayley"}),
+    ((5, 3), {"orthogonal_map": "householder"}),
+    ((3, 5), {"orthogonal_map": "householder", "use_trivialization": False}),
+    ((4, 4), {"orthogonal_map": "matrix_exp", "use_trivialization": False}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ORTHOGONAL_CASES)))
+def test_orthogonal_parametrization_as_pytorch(case):
+    shape, kw = ORTHOGONAL_CASES[case]
+
+    def program(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(shape[1], shape[0])
+        lib.nn.utils.parametrizations.orthogonal(m, **kw)
+        first = str(m.weight)
+        m(lib.randn(2, shape[1])).pow(2).sum().backward()
+        grad = str(m.parametrizations.weight.original.grad)
+        lib.optim.SGD(m.parameters(), lr=0.1).step()
+        stepped = str(m.weight)
+        try:
+            m.weight = lib.eye(*shape)
+            assigned = str(m.weight)
+        except NotImplementedError as e:
+            assigned = str(e)
+        return first, grad, stepped, assigned, str(m)
+
+    assert program(ember) == program(torch)
+
+
+def test_orthogonal_errors_as_pytorch():
+    for call in (
+        lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), "bias"),
+        lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), orthogonal_map="bad"),
+        lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(3, 3), "nothing"),
+    ):
+        same_error(lambda call=call: call(ember), lambda call=call: call(torch))

@@ -300,10 +300,11 @@ class _CompositeNode(Function):
     @staticmethod
     def forward(ctx, fn, mask, saved, *inputs):
         ctx.fn = fn
+        exact = saved.pop("_exact", None)
         for key, value in saved.items():
             setattr(ctx, key, value)
         ctx.save_for_backward(*inputs)
-        out = fn(*inputs)
+        out = (exact or fn)(*inputs)
         # a view would be one made in no-grad mode, which refuses later in-place changes
         outs = tuple(o.clone() if o._is_view() else o for o in (out if isinstance(out, tuple) else (out,)))
         ctx.differentiable = [
@@ -386,13 +387,14 @@ def _linear_node(name, x, fn, adjoint, **saved):
     return _node_class(_LinearNode, name).apply(x, fn, adjoint, saved)
 
 
-def _composite_node(name, fn, *inputs, mask=None, **saved):
+def _composite_node(name, fn, *inputs, mask=None, exact=None, **saved):
     """fn(*inputs) (None inputs allowed), recorded as the node `name` (a PyTorch operator's that
     Ember composes) when an input needs a gradient; inside the ember.func transforms fn is
-    composed as it is."""
+    composed as it is. `exact`, when given, computes the forward values (a kernel's, where fn
+    composes the same function differently) and fn only the gradients."""
     if not _grad_recorded(inputs):
         return fn(*inputs)
-    return _node_class(_CompositeNode, name).apply(fn, mask, saved, *inputs)
+    return _node_class(_CompositeNode, name).apply(fn, mask, dict(saved, _exact=exact), *inputs)
 
 
 def _mul_scalar(x, other):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Iterator
 from typing import Any
@@ -326,6 +327,14 @@ class Module:
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
             )
+        if dtype is not None and dtype.is_complex:
+            warnings.warn(
+                "Complex modules are a new feature under active development whose design may change, and some "
+                "modules might not work as expected when using complex tensors as parameters or buffers. Please file "
+                "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a complex "
+                "module does not work as expected.",
+                stacklevel=2,
+            )
         if device is not None:
             device = _device(device)
 
@@ -333,7 +342,7 @@ class Module:
             out = t
             if device is not None:
                 out = out.to(device)
-            if dtype is not None and t.is_floating_point():
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 out = out.to(dtype)
             if memory_format is not None and t.dim() in (4, 5):
                 out = out.to(memory_format=memory_format)
