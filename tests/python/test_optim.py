@@ -265,3 +265,60 @@ def test_clip_grad_value_and_vectors():
         _bits_equal(pe, pt)
     with pytest.raises(TypeError):
         ember.nn.utils.vector_to_parameters([1.0], es)
+
+
+COMPLEX_CONFIGS = [
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.01}),
+    ("Adam", {"lr": 0.1}),
+    ("Adam", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("AdamW", {"lr": 0.1, "amsgrad": True}),
+    ("Adagrad", {"lr": 0.1}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.5, "centered": True}),
+    ("Adadelta", {}),
+    ("Adamax", {"lr": 0.1}),
+    ("NAdam", {"lr": 0.1}),
+    ("RAdam", {"lr": 0.1}),
+    ("ASGD", {"lr": 0.1, "weight_decay": 0.1}),
+    ("Rprop", {"lr": 0.1}),
+]
+
+
+@pytest.mark.parametrize("cls,kw", COMPLEX_CONFIGS, ids=lambda v: str(v))
+def test_complex_parameters_update_as_two_reals(cls, kw, exact_torch_sqrt):
+    """A complex parameter is updated as its real and imaginary parts, each on its own; the state
+    stays complex (PyTorch's view_as_real in every optimizer)."""
+    results = []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        p = lib.nn.Parameter(lib.randn(3, dtype=lib.complex64))
+        r = lib.nn.Parameter(lib.randn(2))
+        opt = getattr(lib.optim, cls)([p, r], **kw)
+        for _ in range(4):
+            opt.zero_grad()
+            ((p * p.conj()).real.sum() + (p.real * 2).sum() + (p.imag**3).sum() + (r**2).sum()).backward()
+            opt.step()
+        state = {k: (str(v.dtype), v.tolist()) for k, v in opt.state[p].items()}
+        results.append((p.tolist(), r.tolist(), state))
+    assert results[0] == results[1]
+
+
+def test_fused_argument_checks():
+    for kw in ({"fused": True, "foreach": True}, {"fused": True, "differentiable": True}):
+        for cls in ("Adam", "SGD", "Adagrad"):
+            with pytest.raises(RuntimeError) as want:
+                getattr(torch.optim, cls)([torch.nn.Parameter(torch.ones(2))], **kw)
+            with pytest.raises(RuntimeError) as got:
+                getattr(ember.optim, cls)([ember.nn.Parameter(ember.ones(2))], **kw)
+            assert str(got.value) == str(want.value)
+    for cls in ("Adam", "SGD", "Adagrad"):
+        errors = []
+        for lib in (ember, torch):
+            p = lib.nn.Parameter(lib.ones(2, dtype=lib.complex64))
+            try:
+                opt = getattr(lib.optim, cls)([p], lr=0.1, fused=True)
+                p.grad = lib.ones_like(p)
+                opt.step()
+                errors.append(None)
+            except RuntimeError as e:
+                errors.append(str(e))
+        assert errors[0] == errors[1] and errors[0] is not None

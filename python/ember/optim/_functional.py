@@ -37,6 +37,33 @@ def addcdiv_(self, t1, t2, value=1.0):
     return self.add_(t1.mul(value).div(t2) if value != 1 else t1.div(t2))
 
 
+_FUSED_DEVICES = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+
+
+def check_fused_options(fused, differentiable, foreach):
+    """PyTorch's constructor checks of fused=True."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def check_fused_param(p):
+    """fused=True takes floating point parameters only (PyTorch checks when it first meets one)."""
+    if not (p.device.type in _FUSED_DEVICES and p.dtype.is_floating_point):
+        raise RuntimeError(
+            "`fused=True` requires all the params to be floating point Tensors of supported devices: "
+            f"{_FUSED_DEVICES} but {p.dtype} and {p.device.type}"
+        )
+
+
+def real_views(*tensors):
+    """Complex tensors as their (..., 2) real views: PyTorch's optimizers update a complex
+    parameter as two independent real numbers (state stays complex, updated through the views)."""
+    return tuple(ember.view_as_real(t) if t is not None and t.is_complex() else t for t in tensors)
+
+
 def run_closure(closure):
     """The loss of an optimizer step's closure, evaluated with grad enabled."""
     if closure is None:

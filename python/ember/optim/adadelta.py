@@ -40,9 +40,10 @@ class Adadelta(Optimizer):
             grad = p.grad if not group["maximize"] else -p.grad
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
+            param, grad, square_avg, acc_delta = _f.real_views(p, grad, square_avg, acc_delta)
             _f.addcmul_(square_avg.mul_(rho), grad, grad, value=1 - rho)
             std = square_avg.add(eps).sqrt_()
             delta = acc_delta.add(eps).sqrt_()
             delta.div_(std).mul_(grad)
             _f.addcmul_(acc_delta.mul_(rho), delta, delta, value=1 - rho)
-            p.add_(delta, alpha=-lr)
+            param.add_(delta, alpha=-lr)

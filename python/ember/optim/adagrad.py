@@ -23,6 +23,7 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        _f.check_fused_options(fused, differentiable, foreach)
         # As PyTorch, the state exists from construction on.
         for group in self.param_groups:
             for p in group["params"]:
@@ -38,6 +39,8 @@ class Adagrad(Optimizer):
                 for p in group["params"]:
                     if p.grad is None:
                         continue
+                    if group.get("fused"):
+                        _f.check_fused_param(p)
                     state = self.state[p]
                     state["step"] += 1
                     step = state["step"].item()
@@ -45,7 +48,8 @@ class Adagrad(Optimizer):
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
                     clr = lr / (1 + (step - 1) * lr_decay)
-                    _f.addcmul_(state["sum"], grad, grad, value=1)
-                    std = state["sum"].sqrt().add_(eps)
-                    _f.addcdiv_(p, grad, std, value=-clr)
+                    param, grad, total = _f.real_views(p, grad, state["sum"])
+                    _f.addcmul_(total, grad, grad, value=1)
+                    std = total.sqrt().add_(eps)
+                    _f.addcdiv_(param, grad, std, value=-clr)
         return loss

@@ -24,6 +24,7 @@ class Adam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        _f.check_fused_options(fused, differentiable, foreach)
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -48,6 +49,8 @@ class Adam(Optimizer):
                 continue
             state = self.state[p]
             if len(state) == 0:
+                if group.get("fused"):
+                    _f.check_fused_param(p)
                 state["step"] = _f.step_tensor()
                 state["exp_avg"] = ember.zeros_like(p)
                 state["exp_avg_sq"] = ember.zeros_like(p)
@@ -61,6 +64,8 @@ class Adam(Optimizer):
                     p.mul_(1 - lr * wd)
                 else:
                     grad = grad.add(p, alpha=wd)
+            max_sq = state.get("max_exp_avg_sq") if amsgrad else None
+            param, grad, exp_avg, exp_avg_sq, max_sq = _f.real_views(p, grad, exp_avg, exp_avg_sq, max_sq)
             exp_avg.lerp_(grad, 1 - beta1)
             _f.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
             step = step_t.item()
@@ -69,12 +74,11 @@ class Adam(Optimizer):
             step_size = lr / bias_correction1
             bias_correction2_sqrt = bias_correction2**0.5
             if amsgrad:
-                max_sq = state["max_exp_avg_sq"]
                 max_sq.copy_(ember.maximum(max_sq, exp_avg_sq))
                 denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            _f.addcdiv_(p, exp_avg, denom, value=-step_size)
+            _f.addcdiv_(param, exp_avg, denom, value=-step_size)
 
 
 class AdamW(Adam):

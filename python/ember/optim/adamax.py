@@ -42,8 +42,9 @@ class Adamax(Optimizer):
             state["step"] += 1
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
+            param, grad, exp_avg, exp_inf = _f.real_views(p, grad, exp_avg, exp_inf)
             exp_avg.lerp_(grad, 1 - beta1)
             exp_inf.copy_(ember.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
             bias_correction = 1 - beta1 ** state["step"].item()
             clr = lr / bias_correction
-            _f.addcdiv_(p, exp_avg, exp_inf, value=-clr)
+            _f.addcdiv_(param, exp_avg, exp_inf, value=-clr)

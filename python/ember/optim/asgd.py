@@ -36,15 +36,16 @@ class ASGD(Optimizer):
             mu, ax, eta = state["mu"], state["ax"], state["eta"]
             _f.check_capturable(group["capturable"], "params, mus, etas, and state_steps")
             state["step"] += 1
+            param, grad, ax = _f.real_views(p, grad, ax)
             if wd != 0:
-                grad = grad.add(p, alpha=wd)
+                grad = grad.add(param, alpha=wd)
             eta_value = eta.item()
-            p.mul_(1 - lambd * eta_value)
-            p.add_(grad, alpha=-eta_value)
+            param.mul_(1 - lambd * eta_value)
+            param.add_(grad, alpha=-eta_value)
             if mu.item() != 1:
-                ax.add_(p.sub(ax).mul_(mu))
+                ax.add_(param.sub(ax).mul_(mu))
             else:
-                ax.copy_(p)
+                ax.copy_(param)
             step = state["step"].item()
             eta.copy_(ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
             mu.copy_(ember.as_tensor(1 / max(1, step - t0)))

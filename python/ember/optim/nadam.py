@@ -62,11 +62,12 @@ class NAdam(Optimizer):
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
             mu_product *= mu
+            param, grad, exp_avg, exp_avg_sq = _f.real_views(p, grad, exp_avg, exp_avg_sq)
             exp_avg.lerp_(grad, 1 - beta1)
             _f.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
             denom = exp_avg_sq.div(bias_correction2).sqrt()
             mu_product_value = mu_product.item()
             mu_product_next = mu_product_value * mu_next
             denom.add_(eps)
-            _f.addcdiv_(p, grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
-            _f.addcdiv_(p, exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+            _f.addcdiv_(param, grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
+            _f.addcdiv_(param, exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))

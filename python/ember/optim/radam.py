@@ -53,6 +53,7 @@ class RAdam(Optimizer):
                     p.mul_(1 - lr * wd)
                 else:
                     grad = grad.add(p, alpha=wd)
+            param, grad, exp_avg, exp_avg_sq = _f.real_views(p, grad, exp_avg, exp_avg_sq)
             exp_avg.lerp_(grad, 1 - beta1)
             _f.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
             bias_correction1 = 1 - beta1**step
@@ -64,6 +65,6 @@ class RAdam(Optimizer):
                 rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                 # A scalar over a tensor is reciprocal(tensor) * scalar, as PyTorch's __rtruediv__.
                 adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
-                p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+                param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
             else:
-                p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+                param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

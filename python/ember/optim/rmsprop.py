@@ -47,18 +47,19 @@ class RMSprop(Optimizer):
                     state["step"] += 1
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
+                    param, grad, square_avg = _f.real_views(p, grad, square_avg)
                     _f.addcmul_(square_avg.mul_(alpha), grad, grad, value=1 - alpha)
                     if centered:
-                        grad_avg = state["grad_avg"]
+                        (grad_avg,) = _f.real_views(state["grad_avg"])
                         grad_avg.lerp_(grad, 1 - alpha)
                         avg = _f.addcmul(square_avg, grad_avg, grad_avg, value=-1).sqrt_()
                     else:
                         avg = square_avg.sqrt()
                     avg = avg.add_(eps)
                     if momentum > 0:
-                        buf = state["momentum_buffer"]
+                        (buf,) = _f.real_views(state["momentum_buffer"])
                         _f.addcdiv_(buf.mul_(momentum), grad, avg)
-                        p.add_(buf, alpha=-lr)
+                        param.add_(buf, alpha=-lr)
                     else:
-                        _f.addcdiv_(p, grad, avg, value=-lr)
+                        _f.addcdiv_(param, grad, avg, value=-lr)
         return loss

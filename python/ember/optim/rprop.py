@@ -28,7 +28,9 @@ class Rprop(Optimizer):
                 state["step"] = _f.step_tensor()
                 state["prev"] = ember.zeros_like(p)
                 lr = _f.to_scalar(group["lr"])
-                state["step_size"] = ember.full_like(p.grad, lr.item() if isinstance(lr, ember.Tensor) else lr)
+                lr = lr.item() if isinstance(lr, ember.Tensor) else lr
+                # a complex parameter's parts are two independent reals: both start at lr
+                state["step_size"] = ember.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
         for p in params:
@@ -37,6 +39,7 @@ class Rprop(Optimizer):
             prev, step_size = state["prev"], state["step_size"]
             _f.check_capturable(group["capturable"])
             state["step"] += 1
+            param, grad, prev, step_size = _f.real_views(p, grad, prev, step_size)
             sign = grad.mul(prev).sign()
             sign[sign.gt(0)] = etaplus
             sign[sign.lt(0)] = etaminus
@@ -44,5 +47,5 @@ class Rprop(Optimizer):
             step_size.mul_(sign).clamp_(step_size_min, step_size_max)
             grad = grad.clone()
             grad[sign.eq(etaminus)] = 0
-            _f.addcmul_(p, grad.sign(), step_size, value=-1)
+            _f.addcmul_(param, grad.sign(), step_size, value=-1)
             prev.copy_(grad)

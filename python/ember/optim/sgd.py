@@ -22,6 +22,7 @@ class SGD(Optimizer):
                         nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
                         fused=fused)
         super().__init__(params, defaults)
+        _f.check_fused_options(fused, differentiable, foreach)
 
     def step(self, closure=None):
         loss = _f.run_closure(closure)
@@ -32,6 +33,8 @@ class SGD(Optimizer):
                 for p in group["params"]:
                     if p.grad is None:
                         continue
+                    if group.get("fused"):
+                        _f.check_fused_param(p)
                     grad = p.grad if not maximize else -p.grad
                     if wd != 0:
                         grad = grad.add(p, alpha=wd)
