@@ -338,6 +338,27 @@ def is_distributed(input):
     return False
 
 
+def compiled_with_cxx11_abi():
+    """Whether the library is built with libstdc++'s C++11 ABI (it is)."""
+    return bool(_C._GLIBCXX_USE_CXX11_ABI)
+
+
+def is_vulkan_available():
+    """False: there is no Vulkan backend."""
+    return False
+
+
+def cudnn_is_acceptable(input):  # noqa: A002
+    """Whether cuDNN would take this tensor: enabled, available, a CUDA tensor of float64, float32 or float16."""
+    _argcheck.tensor("cudnn_is_acceptable", "self", 1, input)
+    from ember.backends import cudnn
+
+    return bool(
+        cudnn.enabled and input.is_cuda and str(input.dtype) in ("torch.float64", "torch.float32", "torch.float16")
+        and cudnn.is_available()
+    )  # fmt: skip
+
+
 def get_device_module(device=None):
     """The module of a device type: ember.cpu, ember.cuda; None gives the
     current accelerator's, or ember.cpu without one."""
@@ -491,6 +512,9 @@ __all__ = [
     "has_openmp",
     "init_num_threads",
     "is_distributed",
+    "compiled_with_cxx11_abi",
+    "is_vulkan_available",
+    "cudnn_is_acceptable",
     "get_device_module",
     "view_as_real_copy",
     "view_as_complex_copy",

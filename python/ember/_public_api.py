@@ -125,6 +125,7 @@ NOT_EXPORTED = frozenset(
         "pca_lowrank",
         "svd_lowrank",
         "while_loop",
+        "compiled_with_cxx11_abi",
         "get_printoptions",
         "lu",
         "ops",

@@ -398,3 +398,10 @@ def _default_device_if_set():
     """ember.set_default_device's device, or None for the CPU."""
     d = _C._get_default_device()
     return None if d.type == "cpu" else d
+
+
+# Devices and layouts without a backend here: a tensor is never on or in them.
+for _name in ("is_mps", "is_xpu", "is_xla", "is_ipu", "is_maia", "is_mtia", "is_mkldnn", "is_nested", "is_quantized",
+              "is_vulkan"):  # fmt: skip
+    setattr(Tensor, _name, property(lambda self: False, doc=f"False: {_name[3:]} tensors do not exist here."))
+del _name

@@ -80,3 +80,15 @@ _NATIVE_CALLS = [
 @pytest.mark.parametrize("call", range(len(_NATIVE_CALLS)))
 def test_native_predicates(call):
     assert _outcome(lambda: _NATIVE_CALLS[call](ember)) == _outcome(lambda: _NATIVE_CALLS[call](torch))
+
+
+def test_backend_predicates_and_build_facts_as_pytorch_cpu():
+    names = ["is_mps", "is_xpu", "is_xla", "is_ipu", "is_maia", "is_mtia", "is_mkldnn", "is_nested", "is_quantized",
+             "is_vulkan"]  # fmt: skip
+    for lib in (ember, torch):
+        x = lib.ones(2)
+        assert [getattr(x, n) for n in names] == [False] * len(names)
+        assert lib.nn.Parameter(x).is_quantized is False
+    assert ember.compiled_with_cxx11_abi() is torch.compiled_with_cxx11_abi()
+    assert ember.is_vulkan_available() is torch.is_vulkan_available()
+    assert ember.cudnn_is_acceptable(ember.ones(2)) is torch.cudnn_is_acceptable(torch.ones(2))
