@@ -68,7 +68,7 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
   const DimVector shape = infer_broadcast_size(self.sizes(), other.sizes());
   const Tensor a = self.expand(shape), b = other.expand(shape);
   const ScalarType t = self.dtype();
-  if (self.is_cpu() && other.dtype() == t && !self.has_math_bits() && !other.has_math_bits() &&
+  if (self.is_cpu() && other.is_cpu() && other.dtype() == t && !self.has_math_bits() && !other.has_math_bits() &&
       a.sizes()[maybe_wrap_dim(dim, a.dim())] == 3) {
     if (t == ScalarType::Float) return cross_fused<float>(a, b, dim);
     if (t == ScalarType::Double) return cross_fused<double>(a, b, dim);
