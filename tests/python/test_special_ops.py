@@ -623,3 +623,19 @@ def test_median_dim_many_rows(op, threads):
             np.testing.assert_array_equal(ei.numpy(), ti.numpy())
     finally:
         ember.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_sinc_gradient_bits_match_pytorch(dtype):
+    # PyTorch's form (pi x cos(pi x) - sin(pi x)) / (pi x^2) rounds differently near 0 than other forms
+    values = [-3.0, -1.5, -0.5, 0.0, 1e-8, 3e-5, 0.3, 1.0, 2.5, 10.0, 1e-170]
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        if dtype.startswith("complex"):
+            x = x * (1 + 0.5j)
+        x.requires_grad_()
+        y = lib.special.sinc(x)
+        (y.real if dtype.startswith("complex") else y).sum().backward()
+        grads.append(lib.view_as_real(x.grad).tolist() if dtype.startswith("complex") else x.grad.tolist())
+    assert grads[0] == grads[1]

@@ -13,11 +13,14 @@ constexpr double kPi = 3.14159265358979323846;
 Tensor zero_like_scalar(const Tensor& t) { return ember::zeros({}, t.scalar_type(), t.device()); }
 }  // namespace
 
-// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0
-// (conjugated for complex x).
-Tensor sinc_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
-  const Tensor slope = (self * Scalar(kPi)).cos().sub(result).div(self).conj();
-  return grad * ember::where(ember::eq(self, Scalar(0.0)), zero_like_scalar(slope), slope);
+// d/dx sin(pi x) / (pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), evaluated
+// in that form as PyTorch (its rounding near 0 included), and 0 where pi x^2
+// is 0 (conjugated for complex x).
+Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
+  const Tensor pi_x = self * Scalar(kPi);
+  const Tensor pi_x2 = self * self * Scalar(kPi);
+  const Tensor slope = grad * ((pi_x * pi_x.cos()) - pi_x.sin()).div(pi_x2).conj();
+  return ember::where(ember::eq(pi_x2, Scalar(0.0)), zero_like_scalar(slope), slope);
 }
 
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {

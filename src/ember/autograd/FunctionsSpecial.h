@@ -10,7 +10,7 @@
 namespace ember::autograd::generated {
 
 // d sinc(x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0.
-Tensor sinc_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor sinc_backward(const Tensor& grad, const Tensor& self);
 // d logit(x) = 1 / (x (1 - x)); 0 outside [eps, 1 - eps] with eps, NaN outside [0, 1] without.
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
 // d i1(x) = i0(x) - i1(x) / x, 1/2 at x = 0.
