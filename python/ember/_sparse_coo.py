@@ -294,6 +294,34 @@ def _matmul(a, b):
     return _mm(a, b)
 
 
+def _check_sparse_dense(a, b):
+    """PyTorch's checks of sparse a @ dense b, in its order."""
+    if a.dim() < 2:
+        raise _size_error(a, -2)
+    if b.dim() < 2:
+        raise _size_error(b, 1 if b.dim() == 1 else -1)
+    if a.dim() > 2 and b.dim() == 2 and a.shape[0] != b.shape[0]:
+        # PyTorch expands the dense operand to the result's first two sizes first
+        raise RuntimeError(
+            f"The expanded size of the tensor ({a.shape[0]}) must match the existing size ({b.shape[0]}) at "
+            f"non-singleton dimension 0.  Target sizes: [{a.shape[0]}, {b.shape[1]}].  "
+            f"Tensor sizes: [{b.shape[0]}, {b.shape[1]}]"
+        )
+    if a.sparse_dim() != 2 or a.dense_dim() != 0 or b.dim() != 2:
+        raise RuntimeError("sparse @ dense: expected a 2-D sparse tensor and a 2-D dense tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
+
+
+def _sparse_times_dense(a, values, d, dtype):
+    """The 2-D sparse a's pattern holding `values`, times the dense matrix d (or vector), in dtype:
+    each stored entry's row of d scaled, added into its output row in stored order."""
+    rows, cols = a._sp_indices[0], a._sp_indices[1]
+    scale = values.to(dtype) if d.dim() == 1 else values.to(dtype).unsqueeze(1)
+    out = ember.zeros((a.shape[0],) + tuple(d.shape[1:]), dtype=dtype)
+    return out.index_add(0, rows, scale * d.to(dtype).index_select(0, cols))
+
+
 def _mm(a, b, node="MmBackward0"):
     if _is_sparse(a) and _is_sparse(b):
         for name, t in (("mat1_", a), ("mat2_", b)):
@@ -303,31 +331,14 @@ def _mm(a, b, node="MmBackward0"):
                     "If so, please report an enhancement request to PyTorch.)"
                 )
         return _mm(a, b.to_dense()).to_sparse()
+    if _is_sparse(a):
+        _check_sparse_dense(a, b)
+        dtype = ember.result_type(a._sp_values, b)
+        return _node(node, lambda v, d: _sparse_times_dense(a, v, d, dtype), a._sp_values, b)
     if a.dim() < 2:
         raise _size_error(a, -2)
     if b.dim() < 2:
-        raise _size_error(b, 1 if _is_sparse(a) and b.dim() == 1 else -1 if _is_sparse(a) else -2)
-    if _is_sparse(a):
-        if a.dim() > 2 and b.dim() == 2 and a.shape[0] != b.shape[0]:
-            # PyTorch expands the dense operand to the result's first two sizes first
-            raise RuntimeError(
-                f"The expanded size of the tensor ({a.shape[0]}) must match the existing size ({b.shape[0]}) at "
-                f"non-singleton dimension 0.  Target sizes: [{a.shape[0]}, {b.shape[1]}].  "
-                f"Tensor sizes: [{b.shape[0]}, {b.shape[1]}]"
-            )
-        if a.sparse_dim() != 2 or a.dense_dim() != 0 or b.dim() != 2:
-            raise RuntimeError("sparse @ dense: expected a 2-D sparse tensor and a 2-D dense tensor")
-        if a.shape[1] != b.shape[0]:
-            raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
-        rows, cols = a._sp_indices[0], a._sp_indices[1]
-        dtype = ember.result_type(a._sp_values, b)
-        shape = (a.shape[0], b.shape[1])
-
-        def product(v, d):
-            contrib = v.to(dtype).unsqueeze(1) * d.to(dtype).index_select(0, cols)
-            return ember.zeros(shape, dtype=dtype).index_add(0, rows, contrib)
-
-        return _node(node, product, a._sp_values, b)
+        raise _size_error(b, -2)
     if b.sparse_dim() != 2 or b.dense_dim() != 0 or a.dim() != 2:
         raise RuntimeError("dense @ sparse: expected a 2-D dense tensor and a 2-D sparse tensor")
     if a.shape[1] != b.shape[0]:
@@ -347,16 +358,14 @@ def _addmm(mat, mat1, mat2, *, beta=1, alpha=1, node="AddmmBackward0"):
     """beta * mat + alpha * (mat1 @ mat2), mat1 sparse, mat and mat2 dense."""
     if not _is_sparse(mat1) or _is_sparse(mat) or _is_sparse(mat2):
         raise _sparse_backend_error("addmm")
-    product = _mm(mat1, mat2)  # its checks, then the values' own node below
-    rows, cols = mat1._sp_indices[0], mat1._sp_indices[1]
-    dtype = product.dtype
+    _check_sparse_dense(mat1, mat2)
+    dtype = ember.result_type(mat1._sp_values, mat2)
+    shape = (mat1.shape[0], mat2.shape[1])
 
     def combined(m, v, d):
-        contrib = v.to(dtype).unsqueeze(1) * d.to(dtype).index_select(0, cols)
-        mm = ember.zeros(product.shape, dtype=dtype).index_add(0, rows, contrib)
-        return m * beta + mm * alpha
+        return m * beta + _sparse_times_dense(mat1, v, d, dtype) * alpha
 
-    return _node(node, combined, mat.expand(product.shape), mat1._sp_values, mat2)
+    return _node(node, combined, mat.expand(shape), mat1._sp_values, mat2)
 
 
 def _mv(a, v):
@@ -364,14 +373,9 @@ def _mv(a, v):
         raise _sparse_backend_error("mv")
     if v.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {v.dim()}")
-    ember.mm(a, v.unsqueeze(1))  # mm's checks and errors
-    rows, cols = a._sp_indices[0], a._sp_indices[1]
+    _check_sparse_dense(a, v.unsqueeze(1))  # mm's checks and errors
     dtype = ember.result_type(a._sp_values, v)
-
-    def product(vals, vec):
-        return ember.zeros(a.shape[0], dtype=dtype).index_add(0, rows, vals.to(dtype) * vec.to(dtype)[cols])
-
-    return _node("MvBackward0", product, a._sp_values, v)
+    return _node("MvBackward0", lambda vals, vec: _sparse_times_dense(a, vals, vec, dtype), a._sp_values, v)
 
 
 def _sparse_softmax(input, dim, dtype, log):

@@ -443,9 +443,8 @@ Tensor& all_any(const Tensor& self, const DimList& dim, bool keepdim, bool empty
     return all_any(self.to(ScalarType::Byte), dim, keepdim, empty_reduces_all, is_all, out);
   }
   // Complex and the limited dtypes' elements count by their truth value (nonzero), as in PyTorch.
-  if (is_complex_type(self.dtype()) && !self.is_meta())
-    return all_any(ember::ne(self, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
-  if (is_convertible_limited_type(self.dtype()) && !self.is_meta()) {  // read in the carrier (e8m0 has no zero)
+  // Limited dtypes are read in their carrier (float8_e8m0fnu has no zero of its own).
+  if ((is_complex_type(self.dtype()) || is_convertible_limited_type(self.dtype())) && !self.is_meta()) {
     const Tensor wide = self.to(limited::carrier_of(self.dtype()));
     return all_any(ember::ne(wide, Scalar(0)), dim, keepdim, empty_reduces_all, is_all, out);
   }
