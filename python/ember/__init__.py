@@ -267,6 +267,7 @@ from ember._lobpcg import lobpcg  # noqa: E402,F401
 from ember import masked, return_types, signal, torch_version  # noqa: E402,F401
 from ember.signal import windows  # noqa: E402,F401
 from ember._streams import Event, Stream  # noqa: E402,F401
+from ember import mps, mtia, xpu  # noqa: E402,F401
 from ember.utils import dlpack as _dlpack  # noqa: E402
 
 from_dlpack, to_dlpack = _dlpack.from_dlpack, _dlpack.to_dlpack

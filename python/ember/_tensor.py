@@ -405,3 +405,22 @@ for _name in ("is_mps", "is_xpu", "is_xla", "is_ipu", "is_maia", "is_mtia", "is_
               "is_vulkan"):  # fmt: skip
     setattr(Tensor, _name, property(lambda self: False, doc=f"False: {_name[3:]} tensors do not exist here."))
 del _name
+
+
+def _copy_to(kind):
+    def to_device(self, device=None, non_blocking=False, memory_format=None):
+        import ember
+
+        index = device if isinstance(device, int) else None
+        target = ember.device(kind, index) if device is None or isinstance(device, int) else device
+        kwargs = {} if memory_format is None else {"memory_format": memory_format}
+        return self.to(target, non_blocking=non_blocking, **kwargs)
+
+    to_device.__name__ = kind
+    to_device.__doc__ = f"A copy on the {kind} device (which this build has no backend for: it raises)."
+    return to_device
+
+
+for _name in ("xpu", "mtia", "ipu"):
+    setattr(Tensor, _name, _copy_to(_name))
+del _name

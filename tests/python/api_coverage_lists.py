@@ -75,7 +75,7 @@ OUT_OF_SCOPE = {
             "miopen_convolution_add_relu miopen_convolution_relu miopen_convolution_transpose "
             "miopen_ctc_loss miopen_depthwise_convolution miopen_rnn mkldnn_adaptive_avg_pool2d "
             "mkldnn_convolution mkldnn_linear_backward_weights mkldnn_max_pool2d mkldnn_max_pool3d "
-            "is_vulkan_available mps mtia xpu get_autocast_ipu_dtype get_autocast_xla_dtype "
+            "is_vulkan_available get_autocast_ipu_dtype get_autocast_xla_dtype "
             "is_autocast_ipu_enabled is_autocast_xla_enabled set_autocast_ipu_dtype "
             "set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled "
             "profiler_allow_cudagraph_cupti_lazy_reinit_cuda12",
@@ -101,7 +101,7 @@ OUT_OF_SCOPE = {
             _SPARSE,
             "sparse_mask sparse_resize_ sparse_resize_and_clear_ is_nested to_padded_tensor",
         ),
-        **_because(_VENDOR, "ipu is_ipu is_maia is_mkldnn to_mkldnn is_mps is_mtia mtia is_vulkan is_xla is_xpu xpu"),
+        **_because(_VENDOR, "is_ipu is_maia is_mkldnn to_mkldnn is_mps is_mtia is_vulkan is_xla is_xpu"),
     },
     "nn.functional": {
         **_because(_IMPORTED, "Callable DType Optional TYPE_CHECKING dataclasses importlib math np torch"),

@@ -92,7 +92,7 @@ def test_device_object_with_index():
 
 
 def test_unknown_device_names_meta():
-    with pytest.raises(RuntimeError, match="meta device type at start of device string: foo"):
+    with pytest.raises(RuntimeError, match="privateuseone device type at start of device string: foo"):
         ember.device("foo")
 
 

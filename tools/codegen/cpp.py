@@ -257,7 +257,9 @@ def table_name(op: Operator) -> str:
 
 # The device types in the order of EMBER_FORALL_DEVICE_TYPES (core/Device.h;
 # ops/Dispatch.cpp asserts the count).
-DEVICE_TYPES = ("CPU", "CUDA", "Meta")
+DEVICE_TYPES = ("CPU", "CUDA", "Meta") + tuple(
+    "IPU XPU MKLDNN OpenGL OpenCL IDEEP HIP VE FPGA MAIA XLA Lazy Vulkan MPS HPU MTIA PrivateUse1".split()
+)
 
 
 def backend_kernels(op: Operator) -> dict[str, str]:

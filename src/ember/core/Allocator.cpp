@@ -218,12 +218,7 @@ std::array<Allocator*, kNumDeviceTypes> g_allocators = [] {
 Allocator* get_allocator(DeviceType type) {
   Allocator* a = g_allocators[static_cast<int>(type)];
   // libember_cuda registers its allocator when it loads: without it, this build has no CUDA.
-  if (!a && type == DeviceType::CUDA) throw NotCompiledError("Torch not compiled with CUDA enabled");
-  if (!a) {
-    throw Error(str_cat("Ember was built without ",
-                        device_type_name(type) == std::string("cuda") ? "CUDA" : device_type_name(type),
-                        " support, or no ", device_type_name(type), " device is available"));
-  }
+  if (!a) no_backend_error(type, "empty.memory_format");
   return a;
 }
 

@@ -2,8 +2,67 @@
 
 #include <cctype>
 #include <optional>
+#include <string_view>
+
+#include "ember/core/NotCompiledError.h"
 
 namespace ember {
+
+namespace {
+
+// PyTorch's names of the backends (its dispatch keys) and the order of its list.
+const char* backend_name(DeviceType t) {
+  switch (t) {
+    case DeviceType::Lazy: return "Lazy";
+    case DeviceType::Vulkan: return "Vulkan";
+    default: {
+      static thread_local std::string upper;
+      upper = device_type_name(t);
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return upper.c_str();
+    }
+  }
+}
+
+constexpr const char* kKnownDeviceTypes =
+    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
+    "privateuseone";
+
+}  // namespace
+
+void no_backend_error(DeviceType t, const char* op) {
+  switch (t) {
+    case DeviceType::CUDA: throw NotCompiledError("Torch not compiled with CUDA enabled");
+    case DeviceType::XPU: throw NotCompiledError("Torch not compiled with XPU enabled");
+    case DeviceType::MTIA:
+      throw NotCompiledError(
+          "Torch not compiled with MTIA enabled. Ensure you have `import mtia.host_runtime.torch_mtia.dynamic_library` "
+          "in your python src file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!");
+    case DeviceType::HPU:
+    case DeviceType::PrivateUse1:
+      throw MissingModuleError(str_cat("No module named 'ember.", device_type_name(t), "'"));
+    case DeviceType::MKLDNN:
+    case DeviceType::OpenGL:
+    case DeviceType::OpenCL:
+    case DeviceType::IDEEP:
+      if (op) {
+        throw Error(str_cat("This is a grandfathered Caffe2 device type ", device_type_name(t),
+                            ", it shouldn't ever convert to a DispatchKey.  File a bug describing what you were "
+                            "doing if you think this is in error."));
+      }
+      break;
+    case DeviceType::Lazy:
+      if (!op) op = "empty.memory_format";
+      break;
+    default: break;
+  }
+  if (!op) throw Error(str_cat("PyTorch is not linked with support for ", device_type_name(t), " devices"));
+  const char* ns = std::string_view(op).substr(0, 6) == "aten::" ? "" : "aten::";
+  throw NotImplementedError(str_cat("Could not run '", ns, op, "' with arguments from the '", backend_name(t),
+                                    "' backend. This could be because the operator doesn't exist for this backend, "
+                                    "or was omitted during the selective/custom build process (if using custom "
+                                    "build)."));
+}
 
 Device Device::parse(const std::string& spec) {
   auto colon = spec.find(':');
@@ -14,11 +73,7 @@ Device Device::parse(const std::string& spec) {
   EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_PARSE)
 #undef EMBER_DEVICE_PARSE
   if (!type) {
-    std::string known;
-#define EMBER_DEVICE_LIST(name, lower) known += known.empty() ? #lower : ", " #lower;
-    EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_LIST)
-#undef EMBER_DEVICE_LIST
-    throw Error(str_cat("Expected one of ", known, " device type at start of device string: ", spec));
+    throw Error(str_cat("Expected one of ", kKnownDeviceTypes, " device type at start of device string: ", spec));
   }
   if (colon == std::string::npos) return Device(*type);
   std::string idx = spec.substr(colon + 1);

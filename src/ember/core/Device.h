@@ -10,7 +10,17 @@
 namespace ember {
 
 // The one list of device types; kNumDeviceTypes sizes every per-device table.
-#define EMBER_FORALL_DEVICE_TYPES(_) _(CPU, cpu) _(CUDA, cuda) _(Meta, meta)
+// The first three have backends in Ember; the others are the rest of
+// PyTorch's device types, which parse and print but hold no tensor (creating
+// one there raises the error PyTorch raises in a build without that backend).
+// clang-format off
+#define EMBER_FORALL_DEVICE_TYPES(_)                                          \
+  _(CPU, cpu) _(CUDA, cuda) _(Meta, meta)                                     \
+  _(IPU, ipu) _(XPU, xpu) _(MKLDNN, mkldnn) _(OpenGL, opengl)                 \
+  _(OpenCL, opencl) _(IDEEP, ideep) _(HIP, hip) _(VE, ve) _(FPGA, fpga)       \
+  _(MAIA, maia) _(XLA, xla) _(Lazy, lazy) _(Vulkan, vulkan) _(MPS, mps)       \
+  _(HPU, hpu) _(MTIA, mtia) _(PrivateUse1, privateuseone)
+// clang-format on
 
 enum class DeviceType : int8_t {
 #define EMBER_DEVICE_ENUM(name, lower) name,
@@ -22,6 +32,15 @@ constexpr int kNumDeviceTypes = 0
     EMBER_FORALL_DEVICE_TYPES(EMBER_DEVICE_COUNT)
 #undef EMBER_DEVICE_COUNT
     ;
+
+// True for the device types Ember has a backend for (cpu, cuda, meta).
+constexpr bool has_backend(DeviceType t) {
+  return t == DeviceType::CPU || t == DeviceType::CUDA || t == DeviceType::Meta;
+}
+
+// Raises what PyTorch raises for a device type without a backend in its
+// build: `op` runs there (a factory) or, for nullptr, a tensor is copied there.
+[[noreturn]] EMBER_CORE_API void no_backend_error(DeviceType t, const char* op);
 
 inline const char* device_type_name(DeviceType t) {
   switch (t) {

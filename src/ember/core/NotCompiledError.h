@@ -10,4 +10,10 @@ class EMBER_CORE_API NotCompiledError : public Error {
   using Error::Error;
 };
 
+// Python: ModuleNotFoundError (a device type whose module is not installed).
+class EMBER_CORE_API MissingModuleError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace ember

@@ -8,7 +8,7 @@
 
 namespace ember::dispatch {
 
-static_assert(kNumDeviceTypes == 3, "tools/codegen/cpp.py DEVICE_TYPES lists the device types of core/Device.h");
+static_assert(kNumDeviceTypes == 20, "tools/codegen/cpp.py DEVICE_TYPES lists the device types of core/Device.h");
 
 void missing_kernel(const char* op, DeviceType device) {
   // Schema names come without the namespace ("neg", "cumsum.out").
@@ -18,6 +18,7 @@ void missing_kernel(const char* op, DeviceType device) {
                                       ": attempted to run this operator with Meta tensors, but there "
                                       "was no fake impl or Meta kernel registered."));
   }
+  if (!has_backend(device)) no_backend_error(device, op);
   if (device == DeviceType::CUDA && cuda_version().empty()) {
     throw Error(str_cat("Could not run '", ns, op, "' on a CUDA tensor: Ember was built without CUDA"));
   }

@@ -58,6 +58,8 @@ inline void translate_exception() {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ember::NotCompiledError& e) {
     PyErr_SetString(PyExc_AssertionError, e.what());
+  } catch (const ember::MissingModuleError& e) {
+    PyErr_SetString(PyExc_ModuleNotFoundError, e.what());
   } catch (const ember::OutOfMemoryError& e) {
     PyErr_SetString(g_out_of_memory_error ? g_out_of_memory_error : PyExc_RuntimeError, e.what());
   } catch (const ember::Error& e) {

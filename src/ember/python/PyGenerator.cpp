@@ -1,5 +1,6 @@
 #include "ember/python/PyGenerator.h"
 
+#include <cctype>
 #include <cstring>
 
 #include "ember/ops/BuildInfo.h"
@@ -24,6 +25,28 @@ PyObject* make(PyTypeObject* type, Generator g) {
   return obj;
 }
 
+// PyTorch's error for a generator of a device type without one in a CPU build.
+std::string no_generator_message(DeviceType t) {
+  switch (t) {
+    case DeviceType::XPU: return "Cannot get XPU generator without ATen_xpu library.";
+    case DeviceType::MPS: return "Cannot execute getNewGenerator() without MPS backend.";
+    case DeviceType::MTIA: return "Cannot execute getNewGenerator() without MTIA backend.";
+    case DeviceType::HIP:
+    case DeviceType::HPU: return "Backend doesn`t support getNewGenerator()";
+    case DeviceType::XLA:
+      return "Cannot get XLA generator without torch_xla library. This error has occurred because you are trying to "
+             "use some XLA functionality, but the XLA library has not been loaded by the dynamic linker. You must "
+             "load xla libraries by `import torch_xla`";
+    case DeviceType::PrivateUse1:
+      return "Please register PrivateUse1HooksInterface by `RegisterPrivateUse1HooksInterface` first.";
+    default: {
+      std::string name = device_type_name(t);
+      for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return name + " device type not an accelerator.";
+    }
+  }
+}
+
 PyObject* gen_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   EMBER_PY_TRY
   static const char* kwlist[] = {"device", nullptr};
@@ -39,7 +62,7 @@ PyObject* gen_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     as_gen(gen)->device_without_index = without_index;
     return gen;
   }
-  EMBER_CHECK(d.is_cpu(), "Generator for device ", d.str(), " is not available");
+  if (!d.is_cpu()) throw Error(no_generator_message(d.type));
   return make(type, Generator(make_intrusive<GeneratorImpl>(67280421310721ULL, d)));
   EMBER_PY_CATCH
 }

@@ -203,6 +203,7 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
 
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> memory_format) {
+  if (device && !has_backend(device->type)) no_backend_error(device->type, nullptr);
   Tensor r = native::empty_like(self, dtype, device, memory_format);
   r.zero_();
   return r;
@@ -210,6 +211,7 @@ Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
 
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
                  std::optional<MemoryFormat> memory_format) {
+  if (device && !has_backend(device->type)) no_backend_error(device->type, nullptr);
   Tensor r = native::empty_like(self, dtype, device, memory_format);
   r.fill_(Scalar(int64_t(1)));
   return r;
@@ -223,6 +225,7 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 
 Tensor to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool /*non_blocking*/,
                std::optional<MemoryFormat> memory_format) {
+  if (device && !has_backend(device->type)) no_backend_error(device->type, nullptr);
   Tensor r = native::empty_like(self, dtype, device, memory_format);
   if (self.unsafeGetTensorImpl()->is_wrapped_uint64() &&
       (is_floating_type(r.dtype()) || is_complex_type_any_tier(r.dtype())) && self.is_cpu()) {
