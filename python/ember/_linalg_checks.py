@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import builtins
 import collections
-import warnings
 
 import ember
 from ember import _C
 from ember import _linalg_autograd as _ag
 from ember._ops_math import _SCALAR_NAMES
-from ember._warnings import user_stacklevel
+from ember._warnings import warn_once
 
 
 class LinAlgError(RuntimeError):
@@ -251,9 +250,4 @@ def _needs_grad(*ts):
 
 def _deprecated(key, message):
     """PyTorch's deprecation warning, once per process."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
-
-
-_WARNED: set = set()
+    warn_once(("linalg", key), message)

@@ -53,10 +53,8 @@ FUNCTIONS = {
         "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=0, int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor? out=None)",
     ],
     'bartlett_window': [
-        "bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "bartlett_window(int window_length, *, Tensor? out=None)",
-        "bartlett_window(int window_length, bool periodic, *, Tensor? out=None)",
+        "bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'batch_norm_backward_elemt': [
         "batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)",
@@ -86,10 +84,8 @@ FUNCTIONS = {
         "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1, *, Tensor? out=None)",
     ],
     'blackman_window': [
-        "blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "blackman_window(int window_length, *, Tensor? out=None)",
-        "blackman_window(int window_length, bool periodic, *, Tensor? out=None)",
+        "blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'broadcast_to': [
         "broadcast_to(Tensor input, int[] size)",
@@ -287,20 +283,14 @@ FUNCTIONS = {
         "gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
     ],
     'hamming_window': [
-        "hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "hamming_window(int window_length, *, Tensor? out=None)",
-        "hamming_window(int window_length, bool periodic, *, Tensor? out=None)",
-        "hamming_window(int window_length, bool periodic, float alpha, *, Tensor? out=None)",
-        "hamming_window(int window_length, bool periodic, float alpha, float beta, *, Tensor? out=None)",
+        "hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'hann_window': [
-        "hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "hann_window(int window_length, *, Tensor? out=None)",
-        "hann_window(int window_length, bool periodic, *, Tensor? out=None)",
+        "hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'hardshrink': [
         "hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)",
@@ -378,12 +368,9 @@ FUNCTIONS = {
         "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False)",
     ],
     'kaiser_window': [
-        "kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "kaiser_window(int window_length, *, Tensor? out=None)",
-        "kaiser_window(int window_length, bool periodic, *, Tensor? out=None)",
-        "kaiser_window(int window_length, bool periodic, float beta, *, Tensor? out=None)",
+        "kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
+        "kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'kl_div': [
         "kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)",
@@ -520,10 +507,7 @@ FUNCTIONS = {
         "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", Tensor? out=None)",
     ],
     'range': [
-        "range(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "range(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "range(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None)",
-        "range(Scalar start, Scalar end, *, Tensor? out=None)",
+        "range(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'ravel': [
         "ravel(Tensor input)",
@@ -662,15 +646,13 @@ FUNCTIONS = {
         "triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor[]? out=None)",
     ],
     'tril_indices': [
-        "tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "tril_indices(int row, int col, int offset=0, *, Tensor? out=None)",
+        "tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'triplet_margin_loss': [
         "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1., float p=2., float eps=9.9999999999999995e-07, bool swap=False, int reduction=1)",
     ],
     'triu_indices': [
-        "triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "triu_indices(int row, int col, int offset=0, *, Tensor? out=None)",
+        "triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'unbind_copy': [
         "unbind_copy(Tensor input, int dim=0, *, Tensor? out=None)",
@@ -714,7 +696,7 @@ FUNCTIONS = {
         "segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None)",
     ],
     'empty_permuted': [
-        "empty_permuted(int[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+        "empty_permuted(int[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
 }
 
@@ -886,8 +868,7 @@ METHODS = {
         "narrow_copy(int dim, SymInt start, SymInt length, *, Tensor? out=None)",
     ],
     'new_empty_strided': [
-        "new_empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
-        "new_empty_strided(int[] size, int[] stride, *, Tensor? out=None)",
+        "new_empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool requires_grad=False)",
     ],
     'nextafter': [
         "nextafter(Tensor other, *, Tensor? out=None)",

@@ -10,7 +10,7 @@ import math
 import warnings
 
 import ember
-from ember._warnings import user_stacklevel
+from ember._warnings import user_stacklevel, warn_once
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "stft", "istft"]
 METHODS = ["stft", "istft"]
@@ -182,19 +182,19 @@ def stft(
                 "stft requires the return_complex parameter be given for real inputs, and will further require "
                 "that return_complex=True in a future PyTorch release."
             )
-        warnings.warn(
+        warn_once(
+            "stft_real",
             "stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
             "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
             "torch.view_as_real on the complex output to recover the old return format.",
-            stacklevel=user_stacklevel(),
         )
     if window is None:
-        warnings.warn(
+        warn_once(
+            "stft_window",
             "A window was not provided. A rectangular window will be applied,which is known to cause spectral "
             "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
             "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
             "`window=torch.ones(n_fft, device=<device>)`.",
-            stacklevel=user_stacklevel(),
         )
     if center:
         signal_dim = input.dim()
@@ -286,11 +286,11 @@ def istft(
             "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
         )
     if window is None:
-        warnings.warn(
+        warn_once(
+            "istft_window",
             "A window was not provided. A rectangular window will be applied.Please provide the same window used "
             "by stft to make the inversion lossless.To suppress this warning and use a rectangular window, "
             "explicitly set `window=torch.ones(n_fft, device=<device>)`.",
-            stacklevel=user_stacklevel(),
         )
     extra = (
         f", center={int(center)}, normalized={int(normalized)}, onesided={onesided}, length={length}, "

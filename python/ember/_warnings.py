@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
@@ -15,3 +16,15 @@ def user_stacklevel() -> int:
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     return level
+
+
+_WARNED: set = set()
+
+
+def warn_once(key, message: str, category: type = UserWarning) -> None:
+    """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the
+    user's line."""
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    warnings.warn(message, category, stacklevel=user_stacklevel())

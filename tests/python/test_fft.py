@@ -535,3 +535,30 @@ def test_stft_istft_gradients():
     )
     assert real_gradcheck(lambda v: ember.stft(v, 16, hop_length=4, window=win_e, return_complex=True), e)
     assert real_gradcheck(lambda v: ember.istft(v, 16, hop_length=4, window=win_e), spec_e)
+
+
+_WARNING_PROGRAM = """
+import warnings
+warnings.simplefilter("default")
+import {lib} as torch
+x = torch.randn(2, 300)
+for n in (64, 32):
+    s = torch.stft(x, n, return_complex=True)
+    torch.istft(s, n)
+    torch.stft(x, n, window=torch.hann_window(n), return_complex=False)
+"""
+
+
+def test_stft_warnings_once_per_process():
+    """PyTorch warns of a missing window and of real output once per process
+    (not once per calling line)."""
+    import subprocess
+    import sys
+
+    def warnings_of(lib):
+        run = subprocess.run([sys.executable, "-c", _WARNING_PROGRAM.format(lib=lib)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        return sorted(line.split("UserWarning: ")[1][:60] for line in run.stderr.splitlines() if "UserWarning" in line)
+
+    assert warnings_of("ember") == warnings_of("torch")
+    assert len(warnings_of("ember")) == 3

@@ -105,16 +105,10 @@ class check_sparse_tensor_invariants:  # noqa: N801 - PyTorch's name
         return test_mth
 
 
-_WARNED = set()
-
-
 def _warn_once(key, message):
-    if key in _WARNED:
-        return
-    _WARNED.add(key)
-    from ember._warnings import user_stacklevel
+    from ember._warnings import warn_once
 
-    warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
+    warn_once(("sparse", key), message)
 
 
 def _note_invariant_checks(check_invariants):

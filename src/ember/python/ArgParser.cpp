@@ -368,6 +368,10 @@ bool Signature::match(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
   } else {
     if (static_cast<size_t>(nargs) > max_positional) {
       if (raise) {
+        if (required != max_positional) {
+          throw TypeError(str_cat(name, "() takes from ", required, " to ", max_positional,
+                                  " positional arguments but ", nargs, nargs == 1 ? " was" : " were", " given"));
+        }
         throw TypeError(str_cat(name, "() takes ", max_positional, " positional argument",
                                 max_positional == 1 ? "" : "s", " but ", nargs, nargs == 1 ? " was" : " were",
                                 " given"));

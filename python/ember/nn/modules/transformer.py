@@ -15,6 +15,7 @@ import copy
 import warnings
 
 import ember
+from ember._warnings import warn_once
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn._functional_attention import _canonical_mask
@@ -215,6 +216,13 @@ class TransformerEncoder(Module):
         )
         mask = _canonical_mask(mask, "mask", None, None, src.dtype)
         nested = self._nested(src, mask, src_key_padding_mask)
+        if nested:
+            warn_once(
+                "nested_prototype",
+                "The PyTorch API of nested tensors is in prototype stage and will change in the near future. We "
+                "recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout receives "
+                "active development, has better operator coverage, and works with torch.compile.",
+            )
         first = self.layers[0]
         batch_first = first.self_attn.batch_first
         seq_len = None
