@@ -289,6 +289,9 @@ from ember import _argtypes  # noqa: E402
 
 # PyTorch's TypeError for a non-Tensor argument to a Python-level function.
 _argtypes.install(__import__("sys").modules[__name__])
+from ember import _foreach  # noqa: E402
+
+_foreach.install(__import__("sys").modules[__name__])
 from ember import _sparse_coo  # noqa: E402
 from ember._sparse_coo import sparse_coo_tensor  # noqa: E402
 
