@@ -359,6 +359,22 @@ def spmm(input, mat2):  # noqa: A002
     return mm(input, mat2)  # noqa: F405 - a generated binding
 
 
+def _assert(condition, message):
+    """An assert that stays a function call (PyTorch's traceable assert)."""
+    if type(condition) is not Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    if not condition:
+        raise AssertionError(message)
+
+
+def _log_api_usage_once(event):
+    """Where PyTorch logs which APIs a process used (off unless configured)."""
+    if not isinstance(event, str):
+        raise TypeError("bad argument type for built-in operation")
+
+
+_C._log_api_usage_once = _log_api_usage_once
+_C._get_tracing_state = lambda: None  # no tracer runs: PyTorch answers None outside torch.jit.trace
 _sparse_coo.install_handlers()
 _sparse_compressed.install_handlers()
 from ember._public_api import public_names as _public_names  # noqa: E402

@@ -170,3 +170,40 @@ def _reduce_tensor(t):
 
 def _identity(x):
     return x
+
+
+def is_compiling() -> bool:
+    """Deprecated spelling of ember.compiler.is_compiling."""
+    import warnings
+
+    from ember._warnings import user_stacklevel
+
+    warnings.warn(
+        "`torch._utils.is_compiling` is deprecated. Use `torch.compiler.is_compiling` instead.",
+        stacklevel=user_stacklevel(),
+    )
+    import ember
+
+    return ember.compiler.is_compiling()
+
+
+def _get_device_index(device, optional: bool = False, allow_cpu: bool = False) -> int:
+    """The index of an accelerator device given as an int, a string or a
+    device; None (or a device without an index) means the current device of
+    its type when `optional`; a CPU device is -1 when `allow_cpu`."""
+    import ember
+
+    if isinstance(device, str):
+        device = ember.device(device)
+    index = None
+    if isinstance(device, ember.device):
+        if not allow_cpu and device.type == "cpu":
+            raise ValueError(f"Expected a non cpu device, but got: {device}")
+        index = -1 if device.type == "cpu" else device.index
+    elif isinstance(device, int):
+        index = device
+    if index is None:
+        if not optional:
+            raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+        index = ember.cuda.current_device() if ember.cuda.is_available() else None
+    return index

@@ -204,12 +204,23 @@ def linear(input, weight, bias=None):
     return ember.nn.functional.linear(input, weight, bias)
 
 
-def _canonical_mask(mask, mask_name, other_name, other, target_type):
+def _none_or_dtype(input):  # noqa: A002 - PyTorch's name
+    """The tensor's dtype (None for None)."""
+    if input is None:
+        return None
+    if isinstance(input, ember.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask as an additive float mask (-inf where True); a float mask
+    as it is. Warns when the other mask given with it has another dtype."""
     if mask is None:
         return None
     if mask.dtype != ember.bool and not mask.is_floating_point():
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
-    if other is not None and other.dtype != mask.dtype:
+    if check_other and other_type is not None and other_type != mask.dtype:
         import warnings
 
         warnings.warn(
@@ -290,7 +301,9 @@ def multi_head_attention_forward(
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
 
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", "attn_mask", attn_mask, query.dtype)
+    key_padding_mask = _canonical_mask(
+        key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype
+    )
     if is_causal and attn_mask is None:
         raise RuntimeError(
             "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
@@ -299,7 +312,7 @@ def multi_head_attention_forward(
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None
     else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, None, query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
         if key_padding_mask is not None:
             is_causal = False
 

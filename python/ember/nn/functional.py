@@ -19,14 +19,7 @@ def _reduction_enum(reduction: str) -> int:
 
 def _legacy_reduction(size_average, reduce) -> str:
     """The reduction the legacy size_average/reduce arguments name, with PyTorch's deprecation warning."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(
-        f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
-        stacklevel=_user_stacklevel(),
-    )
-    return reduction
+    return _Reduction.legacy_get_string(size_average, reduce)
 
 
 def linear(input, weight, bias=None):
@@ -93,6 +86,19 @@ from ember.nn._functional_3d import *  # noqa: E402,F401,F403  conv3d, 3-d pooli
 from ember.nn._functional_sampling import *  # noqa: E402,F401,F403  conv_transpose3d, conv_tbc, grid sampling
 from ember.nn._functional_ctc import *  # noqa: E402,F401,F403  ctc_loss, fractional max pooling
 from ember.nn._functional_linear_ce import *  # noqa: E402,F401,F403  linear_cross_entropy
+
+# PyTorch's private helpers that programs call (custom attention, norm and loss layers).
+from ember.nn import _reduction as _Reduction  # noqa: E402
+from ember.nn._functional_attention import _canonical_mask, _in_projection_packed, _none_or_dtype  # noqa: E402,F401
+from ember.nn._functional_attention import _check_attention_ranks as _mha_shape_check  # noqa: E402,F401
+from ember.nn._functional_layers import _verify_batch_size  # noqa: E402,F401
+from ember.nn._functional_nn import _softmax_dim as _get_softmax_dim  # noqa: E402,F401
+from ember.nn.modules.utils import _pair, _single, _triple  # noqa: E402,F401
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    """Query, key and value through their own projections."""
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 from ember.nn._functional_matmul import *  # noqa: E402,F401,F403  grouped_mm, scaled_mm
 from ember.nn import grad  # noqa: E402,F401  the gradients of convolutions, as F.grad
 from ember._tensor import Tensor  # noqa: E402,F401

@@ -271,3 +271,24 @@ kaiming_uniform = _deprecated_alias(kaiming_uniform_)
 kaiming_normal = _deprecated_alias(kaiming_normal_)
 orthogonal = _deprecated_alias(orthogonal_)
 sparse = _deprecated_alias(sparse_)
+
+
+# The helpers PyTorch's initialisers are built on, which programs call directly.
+def _no_grad_uniform_(tensor, a, b, generator=None):
+    return uniform_(tensor, a, b, generator=generator)
+
+
+def _no_grad_normal_(tensor, mean, std, generator=None):
+    return normal_(tensor, mean, std, generator=generator)
+
+
+def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
+    return trunc_normal_(tensor, mean, std, a, b, generator=generator)
+
+
+def _no_grad_fill_(tensor, val):
+    return constant_(tensor, val)
+
+
+def _no_grad_zero_(tensor):
+    return zeros_(tensor)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ember
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn._functional_attention import _canonical_mask, multi_head_attention_forward
+from ember.nn._functional_attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
 from ember.nn.modules.linear import NonDynamicallyQuantizableLinear
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
@@ -319,8 +319,10 @@ class MultiheadAttention(Module):
         is_causal=False,
     ):
         is_batched = query.dim() == 3
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", "attn_mask", attn_mask, query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, None, query.dtype)
+        key_padding_mask = _canonical_mask(
+            key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype
+        )
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:

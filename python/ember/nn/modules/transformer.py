@@ -18,7 +18,7 @@ import ember
 from ember._warnings import warn_once
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn._functional_attention import _canonical_mask
+from ember.nn._functional_attention import _canonical_mask, _none_or_dtype
 from ember.nn._functional_nn import _dropout
 from ember.nn.modules.activation import MultiheadAttention
 from ember.nn.modules.container import ModuleList
@@ -104,9 +104,9 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         src_key_padding_mask = _canonical_mask(
-            src_key_padding_mask, "src_key_padding_mask", "src_mask", src_mask, src.dtype
+            src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(src_mask), "src_mask", src.dtype
         )
-        src_mask = _canonical_mask(src_mask, "src_mask", None, None, src.dtype)
+        src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, False)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
@@ -212,9 +212,9 @@ class TransformerEncoder(Module):
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = _canonical_mask(
-            src_key_padding_mask, "src_key_padding_mask", "mask", mask, src.dtype
+            src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(mask), "mask", src.dtype
         )
-        mask = _canonical_mask(mask, "mask", None, None, src.dtype)
+        mask = _canonical_mask(mask, "mask", None, "", src.dtype, False)
         nested = self._nested(src, mask, src_key_padding_mask)
         if nested:
             warn_once(
