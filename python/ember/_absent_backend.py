@@ -41,6 +41,16 @@ def missing_entry(name: str):
     return call
 
 
+def queue_seed(seed: int) -> None:
+    """manual_seed(_all) before a lazy initialisation that never comes: the
+    seed is checked (int(seed)) and kept for it, so nothing happens."""
+    int(seed)
+
+
+def queue_reseed() -> None:
+    """seed(_all) likewise: nothing to reseed yet."""
+
+
 def device_index(kind: str, device: Any, optional: bool = False) -> int | None:
     """The index of a `kind` device given as an int, a string, an
     ember.device or one of the module's device contexts."""

@@ -4,10 +4,9 @@ with PyTorch's result or exception type and message."""
 
 from __future__ import annotations
 
-import collections
-
 import pytest
 from conftest import torch
+from test_cuda_api import plain
 
 import ember
 
@@ -17,18 +16,6 @@ IMPORTED_HELPERS = {
     "Any", "NewType", "TYPE_CHECKING", "annotations", "byref", "c_double", "c_uint32", "c_void_p", "cast",
     "dataclasses", "lru_cache", "os", "threading", "torch", "traceback", "warnings", "pointer", "Callable",
 }  # fmt: skip
-
-
-def plain(value):
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, collections.OrderedDict):
-        return ("OrderedDict", [(k, plain(v)) for k, v in value.items()])
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value).__name__, [plain(v) for v in value]
-    return ("object", type(value).__name__)
 
 
 def outcome(fn):

@@ -11,6 +11,7 @@ from collections.abc import Callable  # noqa: F401
 import ember
 from ember import Event, Stream, Tensor  # noqa: F401
 from ember.mtia import memory, mtia_graph  # noqa: F401
+from ember._absent_backend import queue_reseed, queue_seed
 from ember.mtia._common import _lazy_init, device_index, no_backend
 from ember.mtia.memory import max_memory_allocated, memory_allocated, memory_stats, reset_peak_memory_stats
 from ember.mtia.mtia_graph import MTIAGraph, graph, graph_pool_handle
@@ -188,20 +189,8 @@ def set_rng_state_all(new_states: list) -> None:
         set_rng_state(state, index)
 
 
-def manual_seed(seed: int) -> None:
-    int(seed)
-
-
-def manual_seed_all(seed: int) -> None:
-    int(seed)
-
-
-def seed() -> None:
-    pass
-
-
-def seed_all() -> None:
-    pass
+manual_seed = manual_seed_all = queue_seed
+seed = seed_all = queue_reseed
 
 
 def initial_seed() -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember._absent_backend import queue_reseed, queue_seed
 from ember.xpu._common import _lazy_init
 
 __all__ = [
@@ -38,20 +39,8 @@ def set_rng_state_all(new_states: Any) -> None:
         set_rng_state(state)
 
 
-def manual_seed(seed: int) -> None:
-    int(seed)
-
-
-def manual_seed_all(seed: int) -> None:
-    int(seed)
-
-
-def seed() -> None:
-    pass
-
-
-def seed_all() -> None:
-    pass
+manual_seed = manual_seed_all = queue_seed
+seed = seed_all = queue_reseed
 
 
 def initial_seed() -> int:
