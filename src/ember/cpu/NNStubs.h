@@ -117,6 +117,12 @@ using BatchNormApplyFn = void (*)(ScalarType dtype, const void* x, void* y, cons
 // Per channel: sum_dy[c] = sum dy, sum_dy_xmu[c] = sum dy * (x - mean[c]).
 using BatchNormBackwardReduceFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* mean,
                                            void* sum_dy, void* sum_dy_xmu, const BatchNormArgs& a);
+// Batch norm backward of contiguous float/double dy and x, in PyTorch's order
+// (Note [Batch norm backward order]): mean and invstd per channel (saved, or
+// running with invstd computed by the caller); dx, dweight, dbias may be null.
+using BatchNormBackwardContiguousFn = void (*)(ScalarType dtype, const void* dy, const void* x, const void* weight,
+                                               const void* mean, const void* invstd, void* dx, void* dweight,
+                                               void* dbias, bool train, const BatchNormArgs& a);
 // dx = dy * k1[c] + x * k2[c] + k3[c].
 using BatchNormBackwardApplyFn = void (*)(ScalarType dtype, const void* dy, const void* x, void* dx, const void* k1,
                                           const void* k2, const void* k3, const BatchNormArgs& a);
@@ -162,6 +168,9 @@ EMBER_DECLARE_DISPATCH(BatchNormStatsFn, batch_norm_stats_stub);
 EMBER_DECLARE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DECLARE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DECLARE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
+EMBER_DECLARE_DISPATCH(BatchNormBackwardContiguousFn, batch_norm_backward_contiguous_stub);
+// The same for rows of channels (channels-last input, or one without spatial dimensions).
+EMBER_DECLARE_DISPATCH(BatchNormBackwardContiguousFn, batch_norm_backward_rows_stub);
 EMBER_DECLARE_DISPATCH(BatchNorm16StatsFn, batch_norm_16bit_stats_stub);
 EMBER_DECLARE_DISPATCH(BatchNorm16ApplyFn, batch_norm_16bit_apply_stub);
 EMBER_DECLARE_DISPATCH(BatchNorm16BackwardFn, batch_norm_16bit_backward_stub);

@@ -6,6 +6,7 @@
 #include "ember/cpu/NNStubs.h"
 #include "ember/cpu/ReduceStubs.h"
 #include "ember/ops/Ops.h"
+#include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
 namespace ember {
@@ -14,6 +15,8 @@ EMBER_DEFINE_DISPATCH(BatchNormStatsFn, batch_norm_stats_stub);
 EMBER_DEFINE_DISPATCH(BatchNormApplyFn, batch_norm_apply_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardReduceFn, batch_norm_backward_reduce_stub);
 EMBER_DEFINE_DISPATCH(BatchNormBackwardApplyFn, batch_norm_backward_apply_stub);
+EMBER_DEFINE_DISPATCH(BatchNormBackwardContiguousFn, batch_norm_backward_contiguous_stub);
+EMBER_DEFINE_DISPATCH(BatchNormBackwardContiguousFn, batch_norm_backward_rows_stub);
 EMBER_DEFINE_DISPATCH(BatchNorm16StatsFn, batch_norm_16bit_stats_stub);
 EMBER_DEFINE_DISPATCH(BatchNorm16ApplyFn, batch_norm_16bit_apply_stub);
 EMBER_DEFINE_DISPATCH(BatchNorm16BackwardFn, batch_norm_16bit_backward_stub);
@@ -446,6 +449,111 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_cpu(const Tensor& input, const std
                                  : batch_norm_forward<float>(input, weight, bias, rmean, rvar, training, momentum, eps);
 }
 
+// The mean and invstd a float/double backward uses, in the input's type: the
+// saved ones in training, else the running mean and 1 / sqrt(var + eps)
+// computed in double (as PyTorch).
+std::pair<Tensor, Tensor> backward_statistics(ScalarType T, int64_t C, const Tensor& running_mean,
+                                              const Tensor& running_var, const Tensor& save_mean,
+                                              const Tensor& save_invstd, bool train, double eps) {
+  Tensor mean = (train ? save_mean : running_mean).to(T).contiguous();
+  EMBER_CHECK(mean.numel() == C, "batch_norm_backward: statistics should contain ", C, " elements");
+  if (train) return {mean, save_invstd.to(T).contiguous()};
+  std::vector<double> var = to_doubles(running_var), inv(C);
+  for (int64_t c = 0; c < C; ++c) inv[c] = 1 / std::sqrt(var[c] + eps);
+  return {mean, from_doubles(inv, T)};
+}
+
+// Contiguous float and double inputs: PyTorch's kernel order, bit for bit
+// (Note [Batch norm backward order] in NormalizationKernel.cpp).
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_contiguous(const Tensor& grad_out, const Tensor& input,
+                                                                  const Tensor& weight, const Tensor& running_mean,
+                                                                  const Tensor& running_var, const Tensor& save_mean,
+                                                                  const Tensor& save_invstd, bool train, double eps,
+                                                                  std::array<bool, 3> mask, const cpu::BatchNormArgs& a,
+                                                                  bool rows) {
+  const ScalarType T = input.dtype();
+  auto [mean, invstd] = backward_statistics(T, a.C, running_mean, running_var, save_mean, save_invstd, train, eps);
+  Tensor gx = mask[0] ? ember::empty(input.sizes(), T) : Tensor();
+  Tensor gw = mask[1] ? ember::empty({a.C}, T) : Tensor();
+  Tensor gb = mask[2] ? ember::empty({a.C}, T) : Tensor();
+  Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+  (rows ? cpu::batch_norm_backward_rows_stub : cpu::batch_norm_backward_contiguous_stub)
+      .get()(T, grad_out.data_ptr(), input.data_ptr(), w.defined() ? w.data_ptr() : nullptr, mean.data_ptr(),
+             invstd.data_ptr(), gx.defined() ? gx.data_ptr() : nullptr, gw.defined() ? gw.data_ptr() : nullptr,
+             gb.defined() ? gb.data_ptr() : nullptr, train, a);
+  if (gw.defined()) gw = grad_like(gw, weight, T);
+  if (gb.defined()) gb = grad_like(gb, weight, T);
+  return {gx, gw, gb};
+}
+
+// Other layouts (an expanded grad_out, strided input): PyTorch's generic loop,
+// channel by channel: sum(dy) as its sum over the other dimensions, dotp =
+// sum of float (x - mean) * dy in double, dx = (dy - sum / n - (x - mean) * k)
+// * invstd * w with k = float(dotp) * invstd * invstd / n, in the input's type.
+template <typename T>
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_strided_typed(const Tensor& grad_out, const Tensor& input,
+                                                                     const Tensor& weight, const Tensor& mean_t,
+                                                                     const Tensor& invstd_t, bool train,
+                                                                     std::array<bool, 3> mask) {
+  const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C), n = N * S;
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  const Tensor sum = grad_out.sum(dims).contiguous();
+  const Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const T *xp = x.data_ptr<T>(), *gp = dy.data_ptr<T>(), *sp = sum.data_ptr<T>();
+  const T *mp = mean_t.data_ptr<T>(), *rp = invstd_t.data_ptr<T>();
+  const Tensor w_t = weight.defined() ? weight.contiguous() : Tensor();
+  Tensor gx = mask[0] ? ember::empty(input.sizes(), input.dtype()) : Tensor();
+  Tensor gw = mask[1] ? ember::empty({C}, input.dtype()) : Tensor();
+  Tensor gb = mask[2] ? ember::empty({C}, input.dtype()) : Tensor();
+  parallel_for(0, C, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      const T w = w_t.defined() ? w_t.data_ptr<T>()[c] : T(1), m = mp[c], r = rp[c];
+      double dotp = 0;
+      for (int64_t i = 0; i < N; ++i) {
+        const int64_t off = (i * C + c) * S;
+        for (int64_t j = 0; j < S; ++j) dotp += static_cast<T>((xp[off + j] - m) * gp[off + j]);
+      }
+      if (mask[0]) {
+        T* o = gx.data_ptr<T>();
+        const T k = static_cast<T>(dotp) * r * r / static_cast<T>(n);
+        const T grad_mean = sp[c] / static_cast<T>(n);
+        for (int64_t i = 0; i < N; ++i) {
+          const int64_t off = (i * C + c) * S;
+          for (int64_t j = 0; j < S; ++j) {
+            if (train) {
+              const T gi = (xp[off + j] - m) * k;
+              o[off + j] = (gp[off + j] - grad_mean - gi) * r * w;
+            } else {
+              o[off + j] = gp[off + j] * r * w;
+            }
+          }
+        }
+      }
+      if (mask[1]) gw.data_ptr<T>()[c] = static_cast<T>(dotp * r);
+      if (mask[2]) gb.data_ptr<T>()[c] = sp[c];
+    }
+  });
+  return {gx, gw, gb};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_strided(const Tensor& grad_out, const Tensor& input,
+                                                               const Tensor& weight, const Tensor& running_mean,
+                                                               const Tensor& running_var, const Tensor& save_mean,
+                                                               const Tensor& save_invstd, bool train, double eps,
+                                                               std::array<bool, 3> mask) {
+  const ScalarType T = input.dtype();
+  auto [mean, invstd] =
+      backward_statistics(T, input.size(1), running_mean, running_var, save_mean, save_invstd, train, eps);
+  auto [gx, gw, gb] =
+      T == ScalarType::Float
+          ? batch_norm_backward_strided_typed<float>(grad_out, input, weight, mean, invstd, train, mask)
+          : batch_norm_backward_strided_typed<double>(grad_out, input, weight, mean, invstd, train, mask);
+  if (gw.defined()) gw = grad_like(gw, weight, T);
+  if (gb.defined()) gb = grad_like(gb, weight, T);
+  return {gx, gw, gb};
+}
+
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
                                                            const std::optional<Tensor>& weight_opt,
                                                            const std::optional<Tensor>& running_mean_opt,
@@ -470,6 +578,18 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_cpu(const Tensor& grad_ou
   const int64_t N = input.size(0), C = input.size(1);
   const int64_t S = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
   cpu::BatchNormArgs a{N, C, S};
+  if ((T == ScalarType::Float || T == ScalarType::Double) && input.dtype() == T && grad_out.dtype() == T &&
+      input.numel() > 0 && (!weight.defined() || weight.dtype() == T)) {
+    // PyTorch's kernels by the memory format input and grad_out share.
+    const MemoryFormat f = input.suggest_memory_format();
+    const bool rows = S == 1 || f != MemoryFormat::Contiguous;
+    if (input.is_contiguous(f) && grad_out.is_contiguous(f) && grad_out.suggest_memory_format() == f) {
+      return batch_norm_backward_contiguous(grad_out, input, weight, opt(running_mean_opt), opt(running_var_opt),
+                                            opt(save_mean_opt), opt(save_invstd_opt), train, eps, mask, a, rows);
+    }
+    return batch_norm_backward_strided(grad_out, input, weight, opt(running_mean_opt), opt(running_var_opt),
+                                       opt(save_mean_opt), opt(save_invstd_opt), train, eps, mask);
+  }
   std::vector<double> mean, invstd;
   if (train) {
     mean = to_doubles(opt(save_mean_opt));

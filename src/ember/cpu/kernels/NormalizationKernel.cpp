@@ -107,6 +107,167 @@ void bn_backward_reduce(const T* dy, const T* x, const T* mean, T* sum_dy, T* su
   });
 }
 
+// Note [Batch norm backward order]
+// PyTorch's kernel for contiguous float/double input with planes (S > 1),
+// channel by channel: per batch row, sum(dy) and sum((x - mean) * dy) over
+// the plane as one 32-byte vector accumulator (a partial last vector added
+// into its first lanes only, fused into the accumulator for the dot
+// product, as PyTorch's build compiles it), folded as Vectorized does (float:
+// halves, then pairs, then neighbours; double: lane by lane), each row's
+// total added to a double. dx = ((dy - sum/M) - (x - mean) * k) * invstd * w
+// with k = float(dotp) * invstd * invstd / M, the subtraction of the product
+// fused; dweight = dotp * invstd, dbias = sum (rounded from double). Eval
+// mode: dx = dy * invstd * w. Inputs without planes and channels-last ones
+// take bn_backward_rows; other layouts the generic loop of Normalization.cpp.
+typedef int32_t Vec32Int __attribute__((vector_size(kVecBytes)));
+
+template <typename T>
+T plane_fold(Vec<T> v) {
+  if constexpr (std::is_same_v<T, float>) {
+    v = v + __builtin_shuffle(v, Vec32Int{4, 5, 6, 7, 0, 1, 2, 3});
+    v = v + __builtin_shuffle(v, Vec32Int{2, 3, 0, 1, 6, 7, 4, 5});
+    v = v + __builtin_shuffle(v, Vec32Int{1, 0, 3, 2, 5, 4, 7, 6});
+    return v[0];
+  } else {
+    return fold_in_order<T>(v, kVecBytes / sizeof(T));
+  }
+}
+
+// PyTorch's vec::map2_reduce_all(map, +) over n elements of x and y;
+// acc(a, x, y) adds map(x, y) to a (fused where PyTorch's build fuses it).
+template <typename T, typename Map, typename Acc>
+T plane_reduce(const T* x, const T* y, int64_t n, const Map& map, const Acc& acc_add) {
+  constexpr int64_t W = kVecBytes / sizeof(T);
+  auto load_partial = [](const T* p, int64_t count) {
+    Vec<T> v{};
+    std::memcpy(&v, p, count * sizeof(T));
+    return v;
+  };
+  if (n < W) return fold_in_order<T>(map(load_partial(x, n), load_partial(y, n)), n);
+  Vec<T> acc = map(vload(x), vload(y));
+  int64_t d = W;
+  for (; d < n - n % W; d += W) acc = acc + map(vload(x + d), vload(y + d));
+  if (n - d > 0) {
+    const Vec<T> added = acc_add(acc, load_partial(x + d, n - d), load_partial(y + d, n - d));
+    for (int64_t l = 0; l < n - d; ++l) acc[l] = added[l];
+  }
+  return plane_fold<T>(acc);
+}
+
+template <typename T>
+void bn_backward_contiguous(const T* dy, const T* x, const T* weight, const T* mean, const T* invstd, T* dx, T* dw,
+                            T* db, bool train, const BatchNormArgs& a) {
+  constexpr int64_t W = kVecBytes / sizeof(T);
+  const int64_t S = a.S, M = a.N * a.S;
+  parallel_for(0, a.C, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      const T w = weight ? weight[c] : T(1), m = mean[c], r = invstd[c];
+      const Vec<T> vm = Vec<T>{} + m;
+      double sum = 0, dotp = 0;
+      for (int64_t n = 0; n < a.N; ++n) {
+        const T* xr = x + (n * a.C + c) * S;
+        const T* gr = dy + (n * a.C + c) * S;
+        sum += plane_reduce(
+            gr, gr, S, [](Vec<T> g, Vec<T>) { return g; }, [](Vec<T> acc, Vec<T> g, Vec<T>) { return acc + g; });
+        dotp += plane_reduce(
+            xr, gr, S, [&](Vec<T> xv, Vec<T> g) { return (xv - vm) * g; },
+            [&](Vec<T> acc, Vec<T> xv, Vec<T> g) { return vmadd(xv - vm, g, acc); });
+      }
+      if (dx) {
+        const T k = static_cast<T>(dotp) * r * r / static_cast<T>(M);
+        const T grad_mean = static_cast<T>(sum / static_cast<double>(M));
+        const Vec<T> vk = Vec<T>{} + k, vg = Vec<T>{} + grad_mean, vr = Vec<T>{} + r, vw = Vec<T>{} + w;
+        for (int64_t n = 0; n < a.N; ++n) {
+          const int64_t off = (n * a.C + c) * S;
+          const T *xr = x + off, *gr = dy + off;
+          T* o = dx + off;
+          int64_t d = 0;
+          auto step = [&](Vec<T> xv, Vec<T> g) {
+            if (!train) return g * vr * vw;
+            return vmadd(vm - xv, vk, g - vg) * vr * vw;
+          };
+          for (; d < S - S % W; d += W) {
+            const Vec<T> out = step(vload(xr + d), vload(gr + d));
+            std::memcpy(o + d, &out, sizeof out);
+          }
+          if (S - d > 0) {
+            Vec<T> xv{}, g{};
+            std::memcpy(&xv, xr + d, (S - d) * sizeof(T));
+            std::memcpy(&g, gr + d, (S - d) * sizeof(T));
+            const Vec<T> out = step(xv, g);
+            std::memcpy(o + d, &out, (S - d) * sizeof(T));
+          }
+        }
+      }
+      if (dw) dw[c] = static_cast<T>(dotp * r);
+      if (db) db[c] = static_cast<T>(sum);
+    }
+  });
+}
+
+// PyTorch's kernel for rows of C channels (channels-last input, or an
+// (N, C) one): each of its threads sums its block of rows channel by channel
+// in the input's type (blocks of ceil(rows / threads) rows), the blocks are
+// added in double in thread order and rounded back; dx per row as above with
+// k and sum / rows taken per lane; dweight = dotp * invstd in the input's
+// type. The partial sums depend on the thread count, as PyTorch's do.
+template <typename T>
+void bn_backward_rows(const T* dy, const T* x, const T* weight, const T* mean, const T* invstd, T* dx, T* dw, T* db,
+                      bool train, const BatchNormArgs& a) {
+  const int64_t C = a.C, rows = a.N * a.S;
+  const int64_t threads = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), rows));
+  const int64_t chunk = (rows + threads - 1) / threads;
+  std::vector<T> part_sum(threads * C, T(0)), part_dotp(threads * C, T(0));
+  parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      T* ps = part_sum.data() + t * C;
+      T* pd = part_dotp.data() + t * C;
+      for (int64_t i = t * chunk; i < std::min(rows, (t + 1) * chunk); ++i) {
+        const T *g = dy + i * C, *xr = x + i * C;
+        for (int64_t c = 0; c < C; ++c) {
+          ps[c] = ps[c] + g[c];
+          pd[c] = capability_fma(xr[c] - mean[c], g[c], pd[c]);
+        }
+      }
+    }
+  });
+  std::vector<T> sum(C), dotp(C);
+  for (int64_t c = 0; c < C; ++c) {
+    double s = 0, d = 0;
+    for (int64_t t = 0; t < threads; ++t) {
+      s += part_sum[t * C + c];
+      d += part_dotp[t * C + c];
+    }
+    sum[c] = static_cast<T>(s);
+    dotp[c] = static_cast<T>(d);
+  }
+  if (dx) {
+    const T n = static_cast<T>(rows);
+    const int64_t vector_channels = C - C % (kVecBytes / static_cast<int64_t>(sizeof(T)));
+    parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(C, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const T *g = dy + i * C, *xr = x + i * C;
+        T* o = dx + i * C;
+        for (int64_t c = 0; c < C; ++c) {
+          const T w = weight ? weight[c] : T(1);
+          if (!train) {
+            o[c] = g[c] * invstd[c] * w;
+            continue;
+          }
+          const T k = dotp[c] * invstd[c] * invstd[c] / n;
+          // PyTorch's build fuses this step in its whole vectors of channels, not in the last partial one.
+          o[c] = c < vector_channels ? capability_fma(mean[c] - xr[c], k, g[c] - sum[c] / n) * invstd[c] * w
+                                     : (g[c] - sum[c] / n - (xr[c] - mean[c]) * k) * invstd[c] * w;
+        }
+      }
+    });
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    if (dw) dw[c] = dotp[c] * invstd[c];
+    if (db) db[c] = sum[c];
+  }
+}
+
 template <typename T>
 void bn_backward_apply(const T* dy, const T* x, T* dx, const T* k1, const T* k2, const T* k3, const BatchNormArgs& a) {
   if (a.S == 1) {
@@ -985,6 +1146,27 @@ void batch_norm_backward_reduce_kernel(ScalarType dt, const void* dy, const void
   });
 }
 
+void batch_norm_backward_contiguous_kernel(ScalarType dt, const void* dy, const void* x, const void* weight,
+                                           const void* mean, const void* invstd, void* dx, void* dw, void* db,
+                                           bool train, const BatchNormArgs& a) {
+  dispatch_norm_types(dt, "batch_norm_backward", [&](auto v) {
+    using T = decltype(v);
+    bn_backward_contiguous(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(weight), EMBER_NORM_PTR(mean),
+                           EMBER_NORM_PTR(invstd), EMBER_NORM_MUT(dx), EMBER_NORM_MUT(dw), EMBER_NORM_MUT(db), train,
+                           a);
+  });
+}
+
+void batch_norm_backward_rows_kernel(ScalarType dt, const void* dy, const void* x, const void* weight, const void* mean,
+                                     const void* invstd, void* dx, void* dw, void* db, bool train,
+                                     const BatchNormArgs& a) {
+  dispatch_norm_types(dt, "batch_norm_backward", [&](auto v) {
+    using T = decltype(v);
+    bn_backward_rows(EMBER_NORM_PTR(dy), EMBER_NORM_PTR(x), EMBER_NORM_PTR(weight), EMBER_NORM_PTR(mean),
+                     EMBER_NORM_PTR(invstd), EMBER_NORM_MUT(dx), EMBER_NORM_MUT(dw), EMBER_NORM_MUT(db), train, a);
+  });
+}
+
 void batch_norm_backward_apply_kernel(ScalarType dt, const void* dy, const void* x, void* dx, const void* k1,
                                       const void* k2, const void* k3, const BatchNormArgs& a) {
   dispatch_norm_types(dt, "batch_norm_backward", [&](auto v) {
@@ -1065,6 +1247,8 @@ EMBER_REGISTER_DISPATCH(batch_norm_stats_stub, &batch_norm_stats_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_apply_stub, &batch_norm_apply_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_backward_reduce_stub, &batch_norm_backward_reduce_kernel);
 EMBER_REGISTER_DISPATCH(batch_norm_backward_apply_stub, &batch_norm_backward_apply_kernel);
+EMBER_REGISTER_DISPATCH(batch_norm_backward_contiguous_stub, &batch_norm_backward_contiguous_kernel);
+EMBER_REGISTER_DISPATCH(batch_norm_backward_rows_stub, &batch_norm_backward_rows_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_stub, &layer_norm_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_16bit_stub, &layer_norm_16bit_kernel);
 EMBER_REGISTER_DISPATCH(layer_norm_backward_stub, &layer_norm_backward_kernel);
