@@ -306,6 +306,13 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
     variable_list out = AnomalyMode::is_enabled() ? apply_checked(*n, std::move(in)) : n->apply(std::move(in));
     prof.reset();
     if (!keep_graph) n->release_variables();
+    // As PyTorch: gradients take their inputs' shapes (sum_to) before the node's post hooks see them.
+    const edge_list& next = n->next_edges();
+    for (size_t i = 0; i < out.size() && i < next.size(); ++i) {
+      if (next[i].is_valid() && out[i].defined()) {
+        out[i] = validate_grad(*n, i, std::move(out[i]), next[i].function->input_metadata(next[i].input_nr));
+      }
+    }
     for (const auto& hook : n->post_hooks()) hook(out, in_copy);
     for (const auto& hook : node_hooks_of_n ? node_hooks_of_n->post : std::vector<NodePostHook>{}) {
       variable_list replaced = hook(out, in_copy);
@@ -327,7 +334,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& grad_out
       if (!e.is_valid()) continue;
       Node* next = e.function.get();
       if (out[i].defined()) {
-        Tensor g = validate_grad(*n, i, std::move(out[i]), next->input_metadata(e.input_nr));
+        Tensor g = std::move(out[i]);
         variable_list& buf = buffers[next];
         if (buf.size() <= e.input_nr) buf.resize(std::max<size_t>(next->num_inputs(), e.input_nr + 1));
         Tensor& slot = buf[e.input_nr];

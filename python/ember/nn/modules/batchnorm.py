@@ -90,6 +90,21 @@ class _NormBase(Module):
             "track_running_stats={track_running_stats}"
         ).format(**self.__dict__, use_bias=self.bias is not None)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):  # fmt: skip
+        # Version 2 added num_batches_tracked: older state dicts (and plain
+        # dicts, without versions) keep the module's count.
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            tracked = self.num_batches_tracked
+            usable = tracked is not None and tracked.device.type != "meta"
+            import ember
+
+            state_dict[key] = tracked if usable else ember.tensor(0, dtype=ember.long)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)  # fmt: skip
+
 
 class _BatchNorm(_NormBase):
     def forward(self, input):

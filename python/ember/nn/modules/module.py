@@ -4,12 +4,30 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict, namedtuple
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ember._tensor import Tensor
 from ember.nn.parameter import Parameter
 from ember.utils.hooks import RemovableHandle
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+_STATE_DICT_HOOKS = ("_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks")  # fmt: skip
+
+
+class _WrappedHook:
+    """A hook called with its module first (when registered with one)."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        self.module = module
+
+    def __call__(self, *args, **kwargs):
+        if self.module is None:
+            return self.hook(*args, **kwargs)
+        return self.hook(self.module, *args, **kwargs)
+
 
 _IncompatibleKeysBase = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -33,12 +51,18 @@ def _addindent(text: str, spaces: int) -> str:
 class Module:
     """Base class for all neural-network modules."""
 
+    dump_patches: bool = False
     training: bool
     _version = 1
+    # Whether __init__ passes its arguments on to the next class (for mixins).
+    call_super_init: bool = False
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments")
+        name = type(self).__name__
+        if not self.call_super_init and kwargs:
+            raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if not self.call_super_init and args:
+            raise TypeError(f"{name}.__init__() takes 1 positional argument but {len(args) + 1} were given")
         sa = object.__setattr__
         sa(self, "training", True)
         sa(self, "_parameters", {})
@@ -49,6 +73,11 @@ class Module:
         sa(self, "_forward_pre_hooks", OrderedDict())
         sa(self, "_backward_hooks", OrderedDict())
         sa(self, "_backward_pre_hooks", OrderedDict())
+        sa(self, "_is_full_backward_hook", None)
+        for name in _STATE_DICT_HOOKS:
+            sa(self, name, OrderedDict())
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -248,6 +277,36 @@ class Module:
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
+    def get_buffer(self, target: str) -> Tensor:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        buffer = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Puts `module` at the dotted path `target` (with strict, only where a
+        submodule already is)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`" + "module" + f"` is not an nn.Module, found {type(module)}")
+        if len(atoms) == 1:
+            parent = self
+        else:
+            parent = self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]):
+            mod = getattr(parent, atoms[-1])
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     # ---- modes and in-place changes ----------------------------------------------------
 
     def train(self, mode: bool = True):
@@ -387,13 +446,41 @@ class Module:
     def cuda(self, device=None):
         return self.to("cuda" if device is None else device)
 
+    def xpu(self, device=None):
+        return self._apply(lambda t: t.xpu(device))
+
+    def mtia(self, device=None):
+        return self._apply(lambda t: t.mtia(device))
+
+    def ipu(self, device=None):
+        return self._apply(lambda t: t.ipu(device))
+
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
 
     # ---- state ----------------------------------------------------------------------
 
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own parameters, persistent buffers and extra state
+        (not its children's) into destination."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         if args:
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
+                "for details.",
+                FutureWarning,
+                stacklevel=2,
+            )
             destination = args[0] if len(args) > 0 else destination
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
@@ -403,59 +490,133 @@ class Module:
         local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
         return destination
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+    def get_extra_state(self):
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state):
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug."
+        )
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):  # fmt: skip
+        """Copies this module's own entries of state_dict (keys under
+        prefix) into its parameters and buffers, noting missing, unexpected
+        and mismatched ones. Modules override it to convert older formats."""
         from ember.autograd import no_grad
 
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
-        expected = {}
-        for mprefix, module in self.named_modules():
-            p = mprefix + "." if mprefix else ""
-            for name, t in module._parameters.items():
-                if t is not None:
-                    expected[p + name] = (module, name, t)
-            for name, t in module._buffers.items():
-                if t is not None and name not in module._non_persistent_buffers_set:
-                    expected[p + name] = (module, name, t)
-        for key, (module, name, t) in expected.items():
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in [*self._parameters.items(), *persistent.items()] if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
             if key not in state_dict:
-                missing.append(key)
+                if strict:
+                    missing_keys.append(key)
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                errors.append(
+                error_msgs.append(
                     f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from '
                     f"checkpoint but received {type(value)}"
                 )
                 continue
-            if tuple(value.shape) != tuple(t.shape):
-                errors.append(
+            if param.dim() == 0 and value.dim() == 1:  # a 1-element tensor of an old checkpoint
+                value = value[0]
+            if value.shape != param.shape:
+                error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
-                    f"the shape in current model is {t.shape}."
+                    f"the shape in current model is {param.shape}."
                 )
                 continue
-            if assign:
-                if isinstance(t, Parameter) and not isinstance(value, Parameter):
-                    value = Parameter(value, requires_grad=t.requires_grad)
-                setattr(module, name, value)
-            else:
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in the "
+                    "current model, which is a no-op. (Did you mean to pass `assign=True` to assign items in the "
+                    "state dictionary to their corresponding key in the module instead of copying them in place?)",
+                    stacklevel=2,
+                )
+            try:
                 with no_grad():
-                    t.copy_(value)
-        for key in state_dict:
-            if key not in expected:
-                unexpected.append(key)
+                    if assign:
+                        if isinstance(param, Parameter):
+                            if isinstance(value, Parameter):
+                                value.requires_grad_(param.requires_grad)
+                            else:
+                                value = Parameter(value, requires_grad=param.requires_grad)
+                        setattr(self, name, value)
+                    else:
+                        param.copy_(value)
+            except Exception as ex:  # noqa: BLE001 - reported as PyTorch reports it
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} '
+                    f"and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {ex.args}."
+                )
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix) and key != extra_key:
+                    head = key[len(prefix) :].split(".", 1)
+                    if (len(head) > 1 and head[0] not in self._modules) or (
+                        len(head) == 1 and head[0] not in local_state
+                    ):
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state.items() if k.startswith(child_prefix)}, child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to return new "
+                        "values, if incompatible_keys need to be modified, it should be done inplace."
+                    )
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(
@@ -468,6 +629,51 @@ class Module:
                 "Error(s) in loading state_dict for {}:\n\t{}".format(self.__class__.__name__, "\n\t".join(errors))
             )
         return _IncompatibleKeys(missing, unexpected)
+
+    # ---- state-dict hooks ---------------------------------------------------------------
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before state_dict() saves."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after state_dict()
+        saved (it changes state_dict in place; returning a value is an error)."""
+        hook._from_public_api = True
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_state_dict_hook(self, hook):
+        """The older form of register_state_dict_post_hook: a returned dict
+        replaces the state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was previously registered via "
+                "register_state_dict_post_hook"
+            )
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs) before loading."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) after loading (it may change the
+        key lists in place)."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
 
     # ---- calling and hooks -------------------------------------------------------------
 
@@ -485,6 +691,21 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook):
+        """The older module backward hook: hook(module, grad_input,
+        grad_output) on the autograd node that made the output, whose
+        grad_input are that node's input gradients (use
+        register_full_backward_hook for the module's)."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only "
+                "one of them."
+            )
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
     def register_full_backward_pre_hook(self, hook, prepend: bool = False):
         handle = RemovableHandle(self._backward_pre_hooks)
         self._backward_pre_hooks[handle.id] = hook
@@ -493,6 +714,12 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook, prepend: bool = False):
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only "
+                "one of them."
+            )
+        self._is_full_backward_hook = True
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
@@ -509,11 +736,17 @@ class Module:
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        if self._backward_hooks and self._is_full_backward_hook is False:
+            from ember.nn.modules._backward_hooks import call_with_node_hooks
+
+            return call_with_node_hooks(self, self._call_with_forward_hooks, args, kwargs)
         if self._backward_hooks or self._backward_pre_hooks:
             from ember.nn.modules._backward_hooks import call_with_backward_hooks
 
             return call_with_backward_hooks(self, self._call_with_forward_hooks, args, kwargs)
         return self._call_with_forward_hooks(*args, **kwargs)
+
+    _call_impl = __call__
 
     def _call_with_forward_hooks(self, *args, **kwargs):
         for hook, with_kwargs in list(self._forward_pre_hooks.values()):
@@ -560,5 +793,7 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"):
+        hooks = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks", *_STATE_DICT_HOOKS)
+        for name in hooks:
             self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
