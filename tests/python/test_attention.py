@@ -298,3 +298,37 @@ def test_sdpa_second_derivative():
         match_message=False,
     )
     close(_sdpa_second_derivative(ember, qe, True), _sdpa_second_derivative(torch, q, True), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape", [(4, 2, 11, 8), (1, 1, 5, 8), (2, 3, 15, 16), (1, 2, 7, 4)])
+@pytest.mark.parametrize("variant", ["plain", "causal", "bool_mask", "float_mask", "transposed"])
+def test_16bit_sdpa_rounds_where_pytorch_does(dtype, shape, variant):
+    """16-bit attention keeps scores, maxima and sums in float and rounds the
+    exponentials and the output only (Note [16-bit attention]): for up to 15
+    keys (where PyTorch's kernel takes the scalar exp) bfloat16 results are
+    PyTorch's bit for bit; float16 ones, finer, within one unit in the last
+    place (its half GEMM sums in another order)."""
+    outs = []
+    for lib in (torch, ember):
+        g = lib.Generator().manual_seed(3)
+        B, H, T, D = shape
+        t = getattr(lib, dtype)
+        if variant == "transposed":
+            q, k, v = (lib.randn(B, T, H, D, generator=g).transpose(1, 2).to(t) for _ in range(3))
+        else:
+            q, k, v = (lib.randn(B, H, T, D, generator=g).to(t) for _ in range(3))
+        mask = None
+        if variant == "bool_mask":
+            mask = lib.rand(T, T, generator=g) > 0.3
+        elif variant == "float_mask":
+            mask = lib.randn(B, 1, T, T, generator=g).to(t)
+        y = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=variant == "causal")
+        outs.append((str(y.dtype), y.float()))
+    assert outs[0][0] == outs[1][0]
+    want, got = outs[0][1], torch.tensor(outs[1][1].tolist())
+    if dtype == "bfloat16":
+        assert got.tolist() == want.tolist()
+    else:
+        ulp = torch.finfo(torch.float16).eps * want.abs().clamp_min(2**-14)
+        assert bool(((got - want).abs() <= ulp).all())

@@ -19,6 +19,7 @@ CASES = [
     ("bn2d", (2, 3, 4, 4), "2d", {}),
     ("bn2d_odd", (3, 5, 7, 3), "2d", {}),
     ("bn2d_channels_last", (2, 11, 3, 5), "2d", {"channels_last": True}),
+    ("bn2d_channels_last_wide", (3, 20, 2, 3), "2d", {"channels_last": True}),
     ("bn2d_no_affine", (2, 3, 6, 2), "2d", {"affine": False}),
     ("bn2d_double", (2, 3, 4, 5), "2d", {"dtype": "float64"}),
     ("bn3d", (2, 4, 3, 2, 5), "3d", {}),
@@ -45,7 +46,8 @@ def grads(lib, shape, kind, options, loss, train):
         mod.eval()
     y = mod(x)
     if loss == "weighted":
-        y.backward(lib.randn(y.shape, generator=g, dtype=dtype))
+        gy = lib.randn(y.shape, generator=g, dtype=dtype)
+        y.backward(gy.contiguous(memory_format=lib.channels_last) if options.get("channels_last") else gy)
     elif loss == "sum":
         y.sum().backward()
     else:

@@ -15,6 +15,7 @@
 
 #include "ember/cpu/AttentionStubs.h"
 #include "ember/cpu/Blas.h"
+#include "ember/cpu/ReducedFloat.h"
 #include "ember/ops/Dispatch.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -160,6 +161,58 @@ std::tuple<Tensor, Tensor, Tensor> fused_backward(const Tensor& g, const Tensor&
   return {gq, gk, gv};
 }
 
+// Note [16-bit attention]
+// PyTorch's CPU kernel for bfloat16/half inputs keeps the scores, maxima and
+// sums in float and walks the keys in blocks (512 keys, or all when fewer):
+// each block's scores are scaled (plus the mask), the row maximum updated,
+// exp(score - max) summed in float, the exponentials rounded to the input's
+// type and multiplied with the block's values into a float accumulator that
+// earlier blocks' share is rescaled by exp(old max - new max); the output is
+// accumulator * (1 / sum), rounded once. Rounding at those points (and not
+// after each operator) is what makes its results.
+std::tuple<Tensor, Tensor> reduced_float_forward(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal,
+                                                 const std::optional<Tensor>& attn_mask, double scale) {
+  const ScalarType T = q.dtype(), F = ScalarType::Float;
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t L = q.size(2), S = k.size(2), split = S >= 512 ? 512 : S;
+  const Tensor qf = q.to(F), kf = k.to(F), vf = v.to(F);
+  Tensor mask;
+  if (attn_mask && attn_mask->defined()) {
+    mask = attn_mask->dtype() == ScalarType::Bool
+               ? ember::masked_fill(ember::zeros_like(*attn_mask, F), ember::logical_not(*attn_mask), -inf)
+               : attn_mask->to(F);
+  }
+  Tensor run_max = ember::full({q.size(0), q.size(1), L}, -inf, F, q.device());
+  Tensor run_sum = ember::zeros({q.size(0), q.size(1), L}, F, q.device());
+  Tensor acc = ember::zeros({q.size(0), q.size(1), L, v.size(3)}, F, q.device());
+  for (int64_t n = 0; n < S; n += split) {
+    const int64_t bs = std::min(split, S - n);
+    Tensor qk = ember::matmul(qf, ember::transpose(kf.narrow(2, n, bs), -2, -1));
+    if (is_causal) {  // key n + j is hidden from query i when n + j > i
+      Tensor cols = ember::add(ember::arange(Scalar(bs), ScalarType::Long, q.device()), Scalar(n));
+      Tensor rows = ember::unsqueeze(ember::arange(Scalar(L), ScalarType::Long, q.device()), 1);
+      qk = ember::masked_fill(qk, ember::gt(cols, rows), -inf);
+    }
+    qk = ember::mul(qk, scalar_of(scale, qk));
+    if (mask.defined()) qk = ember::add(qk, mask.narrow(-1, n, bs));
+    Tensor new_max = ember::maximum(run_max, ember::amax(qk, {-1}, false));
+    Tensor live = ember::ne(new_max, Scalar(-inf));  // rows with a visible key so far
+    Tensor safe_max = ember::where(live, new_max, ember::zeros_like(new_max));
+    Tensor e = ember::where(ember::unsqueeze(live, -1), ember::exp(ember::sub(qk, ember::unsqueeze(safe_max, -1))),
+                            ember::zeros_like(qk));
+    Tensor rescale = ember::where(live, ember::exp(ember::sub(run_max, safe_max)), ember::ones_like(run_max));
+    run_sum = ember::where(live, ember::add(ember::sum(e, {-1}), ember::mul(rescale, run_sum)), run_sum);
+    run_max = new_max;
+    if (n > 0) acc = ember::mul(acc, ember::unsqueeze(rescale, -1));
+    acc = ember::add(ember::matmul(e.to(T).to(F), vf.narrow(2, n, bs)), acc);
+  }
+  Tensor empty_rows = ember::eq(run_sum, Scalar(0.0));  // every key masked: zeros (not NaN)
+  Tensor recip = ember::where(empty_rows, ember::zeros_like(run_sum), ember::reciprocal(run_sum));
+  Tensor out = ember::mul(acc, ember::unsqueeze(recip, -1)).to(T);
+  Tensor lse = ember::where(empty_rows, ember::zeros_like(run_sum), ember::add(run_max, ember::log(run_sum)));
+  return {out, lse};
+}
+
 bool can_fuse(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts) {
     if (!rows_contiguous(*t) || !t->device().is_cpu() || t->numel() == 0) return false;
@@ -182,6 +235,10 @@ std::tuple<Tensor, Tensor> sdpa_flash_cpu(const Tensor& query, const Tensor& key
     if (fused_mask(attn_mask, {query.size(0), query.size(1), query.size(2), key.size(2)}, mask)) {
       return fused_forward(query, key, value, is_causal, mask, static_cast<float>(attn_scale(query, scale)));
     }
+  }
+  if (is_reduced_float(query.dtype()) && key.dtype() == query.dtype() && value.dtype() == query.dtype() &&
+      query.numel() > 0 && key.size(2) > 0) {
+    return reduced_float_forward(query, key, value, is_causal, attn_mask, attn_scale(query, scale));
   }
   Tensor s = attn_scores(query, key, is_causal, attn_mask, attn_scale(query, scale));
   Tensor lse = ember::logsumexp(s, {-1}, false);

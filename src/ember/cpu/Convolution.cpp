@@ -25,6 +25,7 @@
 #include "ember/cpu/NNStubs.h"
 #include "ember/cpu/OneDnnMatmul.h"
 #include "ember/cpu/OpMessages.h"
+#include "ember/cpu/ReducedFloat.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -505,8 +506,6 @@ DimVector image_shape(const Geometry& g, bool one_d, bool large) {
   if (one_d) return {g.N, ch, large ? g.W : g.OW};
   return {g.N, ch, large ? g.H : g.OH, large ? g.W : g.OW};
 }
-
-bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
 

@@ -5,6 +5,7 @@
 
 #include "ember/cpu/NNStubs.h"
 #include "ember/cpu/ReduceStubs.h"
+#include "ember/cpu/ReducedFloat.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
 #include "ember/ops/generated/NativeFunctions.h"
@@ -31,8 +32,6 @@ namespace native {
 namespace {
 
 Tensor opt(const std::optional<Tensor>& t) { return t && t->defined() ? *t : Tensor(); }
-
-bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 // The dtype the kernels compute in; integer inputs get PyTorch's error.
 ScalarType compute_dtype(const Tensor& input, const char* kernel_name) {
@@ -473,7 +472,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_contiguous(const Tensor& 
                                                                   bool rows) {
   const ScalarType T = input.dtype();
   auto [mean, invstd] = backward_statistics(T, a.C, running_mean, running_var, save_mean, save_invstd, train, eps);
-  Tensor gx = mask[0] ? ember::empty(input.sizes(), T) : Tensor();
+  // dx in input's memory format (the kernels write it in input's order).
+  Tensor gx = mask[0] ? ember::empty_like(input, std::nullopt, std::nullopt, input.suggest_memory_format()) : Tensor();
   Tensor gw = mask[1] ? ember::empty({a.C}, T) : Tensor();
   Tensor gb = mask[2] ? ember::empty({a.C}, T) : Tensor();
   Tensor w = weight.defined() ? weight.contiguous() : Tensor();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/cpu/ReducedFloat.h"
 #include "ember/ops/OpChecks.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/Parallel.h"
@@ -12,8 +13,6 @@
 namespace ember {
 namespace native {
 namespace {
-
-bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 std::string pair_string(IntArrayRef v) {
   std::string s = "(";

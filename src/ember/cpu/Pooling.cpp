@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "ember/cpu/NNStubs.h"
+#include "ember/cpu/ReducedFloat.h"
 #include "ember/ops/Ops.h"
 #include "ember/ops/generated/NativeFunctions.h"
 
@@ -18,8 +19,6 @@ EMBER_DEFINE_DISPATCH(AdaptiveAvgPool2dBackwardFn, adaptive_avg_pool2d_backward_
 
 namespace native {
 namespace {
-
-bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 int64_t floor_div(int64_t a, int64_t b) {
   int64_t q = a / b;
