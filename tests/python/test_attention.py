@@ -332,3 +332,20 @@ def test_16bit_sdpa_rounds_where_pytorch_does(dtype, shape, variant):
     else:
         ulp = torch.finfo(torch.float16).eps * want.abs().clamp_min(2**-14)
         assert bool(((got - want).abs() <= ulp).all())
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16bit_sdpa_backward_in_float(dtype):
+    """Gradients of 16-bit attention are computed in float from the float
+    log-sum-exp and rounded once: within 16-bit rounding of PyTorch's."""
+    grads = []
+    for lib in (torch, ember):
+        g = lib.Generator().manual_seed(5)
+        q, k, v = (lib.randn(2, 2, 9, 8, generator=g).to(getattr(lib, dtype)).requires_grad_() for _ in range(3))
+        y = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y.float().pow(2).sum().backward()
+        grads.append([t.grad.float() for t in (q, k, v)] + [str(t.grad.dtype).split(".")[-1] for t in (q, k, v)])
+    assert grads[0][3:] == grads[1][3:] == [dtype] * 3
+    for want, got in zip(grads[0][:3], grads[1][:3]):
+        got = torch.tensor(got.tolist())
+        assert bool(((got - want).abs() <= 0.02 * want.abs() + 0.02).all())

@@ -114,6 +114,24 @@ def set_checkpoint_debug_enabled(enabled):
         _debug = prev
 
 
+def _autocast_states():
+    """The autocast settings of the CPU and CUDA at the forward run, which the
+    recomputation runs under again (as PyTorch's checkpoint)."""
+    return [
+        (device, {"enabled": ember.is_autocast_enabled(device), "dtype": ember.get_autocast_dtype(device),
+                  "cache_enabled": ember.is_autocast_cache_enabled()})
+        for device in ("cuda", "cpu")
+    ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def _autocast_as(states):
+    with contextlib.ExitStack() as stack:
+        for device, kwargs in states:
+            stack.enter_context(ember.amp.autocast(device, **kwargs))
+        yield
+
+
 class CheckpointFunction(Function):
     """Runs run_function without a graph; backward runs it again with one."""
 
@@ -122,6 +140,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
+        ctx.autocast_states = _autocast_states()
         if preserve_rng_state:
             ctx.fwd_cpu_state = ember.get_rng_state()
         ctx.inputs = []
@@ -147,7 +166,7 @@ class CheckpointFunction(Function):
         with ember.random.fork_rng(devices=[], enabled=ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
                 ember.set_rng_state(ctx.fwd_cpu_state)
-            with ember.enable_grad():
+            with ember.enable_grad(), _autocast_as(ctx.autocast_states):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, ember.Tensor):
             outputs = (outputs,)
@@ -199,6 +218,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
     forward_ctx, recompute_ctx = context_fn()
     selective = forward_ctx if isinstance(forward_ctx, _CachingMode) else None
     rng_state = ember.get_rng_state() if preserve_rng_state else None
+    autocast_states = _autocast_states()
     count = [0]
     kept = {} if selective is None else selective.kept_saves
     # One recomputation per backward call (graph task), or per GraphExecGroup:
@@ -224,6 +244,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs, co
                 ember.set_rng_state(rng_state)
             with (
                 ember.enable_grad(),
+                _autocast_as(autocast_states),
                 recompute_ctx,
                 ember.autograd.graph.saved_tensors_hooks(keep, recomputed.__getitem__),
             ):

@@ -263,6 +263,13 @@ std::tuple<Tensor, Tensor, Tensor> sdpa_flash_backward_cpu(const Tensor& grad_ou
       return fused_backward(g, query, key, value, out, logsumexp, is_causal, mask, static_cast<float>(sc));
     }
   }
+  if (is_reduced_float(query.dtype())) {
+    // 16-bit inputs: the gradients in float (the forward's log-sum-exp is float), rounded once.
+    const ScalarType F = ScalarType::Float, T = query.dtype();
+    auto [gq, gk, gv] = sdpa_flash_backward_cpu(g.to(F), query.to(F), key.to(F), value.to(F), out.to(F),
+                                                logsumexp.to(F), dropout_p, is_causal, attn_mask, scale);
+    return {gq.to(T), gk.to(T), gv.to(T)};
+  }
   Tensor p = probabilities(attn_scores(query, key, is_causal, attn_mask, sc), logsumexp);
   Tensor grad_v = ember::matmul(ember::transpose(p, -2, -1), g);
   Tensor dp = ember::matmul(g, ember::transpose(value, -2, -1));
