@@ -691,17 +691,21 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def _set_backward_hook_kind(self, full: bool) -> None:
+        """A module's backward hooks are all full ones or all older ones."""
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only "
+                "one of them."
+            )
+        self._is_full_backward_hook = full
+
     def register_backward_hook(self, hook):
         """The older module backward hook: hook(module, grad_input,
         grad_output) on the autograd node that made the output, whose
         grad_input are that node's input gradients (use
         register_full_backward_hook for the module's)."""
-        if self._is_full_backward_hook is True:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only "
-                "one of them."
-            )
-        self._is_full_backward_hook = False
+        self._set_backward_hook_kind(full=False)
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         return handle
@@ -714,12 +718,7 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook, prepend: bool = False):
-        if self._is_full_backward_hook is False:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only "
-                "one of them."
-            )
-        self._is_full_backward_hook = True
+        self._set_backward_hook_kind(full=True)
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
