@@ -145,6 +145,13 @@ def case_super_init_args(m):
     return m.nn.Module(1)
 
 
+def case_spectral_norm_metadata(m):
+    lin = m.nn.utils.spectral_norm(m.nn.Linear(3, 2))
+    before = dict(lin.state_dict()._metadata)
+    m.nn.utils.remove_spectral_norm(lin)
+    return before, dict(lin.state_dict()._metadata), keys(lin.state_dict())
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

@@ -92,7 +92,23 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(_SpectralNormStateDictHook(fn))
         return fn
+
+
+class _SpectralNormStateDictHook:
+    """Notes the format version of the spectral norm in the state dict's
+    metadata (metadata['spectral_norm'][name + '.version']), as PyTorch."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata):
+        notes = local_metadata.setdefault("spectral_norm", {})
+        key = self.fn.name + ".version"
+        if key in notes:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        notes[key] = 1
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
@@ -109,5 +125,8 @@ def remove_spectral_norm(module, name="weight"):
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
+            for k, h in list(module._state_dict_hooks.items()):
+                if isinstance(h, _SpectralNormStateDictHook) and h.fn.name == name:
+                    del module._state_dict_hooks[k]
             return module
     raise ValueError(f"spectral_norm of '{name}' not found in {module}")

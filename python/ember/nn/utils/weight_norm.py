@@ -50,7 +50,7 @@ class WeightNorm:
         warnings.warn(
             "`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
             FutureWarning,
-            stacklevel=3,
+            stacklevel=2,  # a line of this file, as PyTorch's: shown once under the default filter
         )
         for _, hook in _pre_hooks(module):
             if isinstance(hook, WeightNorm) and hook.name == name:
