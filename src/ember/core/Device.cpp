@@ -10,18 +10,14 @@ namespace ember {
 
 namespace {
 
-// PyTorch's names of the backends (its dispatch keys) and the order of its list.
-const char* backend_name(DeviceType t) {
-  switch (t) {
-    case DeviceType::Lazy: return "Lazy";
-    case DeviceType::Vulkan: return "Vulkan";
-    default: {
-      static thread_local std::string upper;
-      upper = device_type_name(t);
-      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return upper.c_str();
-    }
-  }
+// PyTorch's names of the backends (its dispatch keys): the type in capitals,
+// but Lazy and Vulkan.
+std::string backend_name(DeviceType t) {
+  if (t == DeviceType::Lazy) return "Lazy";
+  if (t == DeviceType::Vulkan) return "Vulkan";
+  std::string upper = device_type_name(t);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
 }
 
 constexpr const char* kKnownDeviceTypes =

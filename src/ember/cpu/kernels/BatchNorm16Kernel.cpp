@@ -148,14 +148,10 @@ void bn16_stats_rows(const H* x, float* mean, float* var_sum, const BatchNormArg
   const int64_t R = a.N * a.S, C = a.C;
   const int64_t threads = get_num_threads();
   if (R > threads) {
-    const int64_t chunk = (R + threads - 1) / threads;
     std::vector<float> buf(threads * C, 0.f);
     auto pass = [&](const auto& vf, const auto& sf) {
-      parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) {
-          for (int64_t r = t * chunk; r < std::min(R, (t + 1) * chunk); ++r)
-            bn16_row_update(x + r * C, buf.data() + t * C, C, vf, sf);
-        }
+      for_each_thread_block(R, [&](int64_t t, int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) bn16_row_update(x + r * C, buf.data() + t * C, C, vf, sf);
       });
     };
     auto fold = [&](float* out, bool divide) {
@@ -337,29 +333,26 @@ void bn16_backward_rows(const H* dy, const H* x, H* dx, const float* mean, const
                         float* sum_dy, float* dotp, bool train, const BatchNormArgs& a) {
   const int64_t R = a.N * a.S, C = a.C, body = C - C % k16Vec;
   const int64_t threads = get_num_threads();
-  const int64_t chunk = (R + threads - 1) / threads;
   std::vector<float> w(C, 1.f);
   if (weight) std::copy(weight, weight + C, w.begin());
   std::vector<float> sbuf(threads * C, 0.f), qbuf(threads * C, 0.f);
-  parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      float* sp = sbuf.data() + t * C;
-      float* qp = qbuf.data() + t * C;
-      for (int64_t r = t * chunk; r < std::min(R, (t + 1) * chunk); ++r) {
-        const H *g = dy + r * C, *xr = x + r * C;
-        int64_t d = 0;
-        for (; d < body; d += kHalfVec) {
-          const Vec<float> gv = vload(g + d);
-          const Vec<float> sn = gv + vload(sp + d);
-          const Vec<float> qn = vmadd(vload(xr + d) - vload(mean + d), gv, vload(qp + d));
-          std::memcpy(sp + d, &sn, sizeof sn);
-          std::memcpy(qp + d, &qn, sizeof qn);
-        }
-        for (; d < C; ++d) {
-          const float gd = static_cast<float>(g[d]);
-          sp[d] += gd;
-          qp[d] = smadd(static_cast<float>(xr[d]) - mean[d], gd, qp[d]);
-        }
+  for_each_thread_block(R, [&](int64_t t, int64_t begin, int64_t end) {
+    float* sp = sbuf.data() + t * C;
+    float* qp = qbuf.data() + t * C;
+    for (int64_t r = begin; r < end; ++r) {
+      const H *g = dy + r * C, *xr = x + r * C;
+      int64_t d = 0;
+      for (; d < body; d += kHalfVec) {
+        const Vec<float> gv = vload(g + d);
+        const Vec<float> sn = gv + vload(sp + d);
+        const Vec<float> qn = vmadd(vload(xr + d) - vload(mean + d), gv, vload(qp + d));
+        std::memcpy(sp + d, &sn, sizeof sn);
+        std::memcpy(qp + d, &qn, sizeof qn);
+      }
+      for (; d < C; ++d) {
+        const float gd = static_cast<float>(g[d]);
+        sp[d] += gd;
+        qp[d] = smadd(static_cast<float>(xr[d]) - mean[d], gd, qp[d]);
       }
     }
   });

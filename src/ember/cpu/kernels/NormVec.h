@@ -4,6 +4,7 @@
 // Vectorized, whose normalisation kernels also run on AVX-512 CPUs. The
 // kernels that include this compile without contraction and spell each
 // fused step.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #if defined(__AVX2__)
@@ -12,6 +13,7 @@
 
 #include "ember/core/ScalarType.h"
 #include "ember/cpu/kernels/Loops.h"
+#include "ember/ops/Parallel.h"
 
 namespace ember::cpu {
 inline namespace EMBER_CPU_CAPABILITY_NS {
@@ -132,6 +134,19 @@ inline Vec<double> vmadd(Vec<double> a, Vec<double> b, Vec<double> c) {
 #else
   return a * b + c;
 #endif
+}
+
+// PyTorch's parallel_for(0, rows, 1) blocks, which its channels-last norm
+// kernels sum into per-thread buffers: of get_num_threads() threads, thread t
+// takes rows [t * chunk, min(rows, (t + 1) * chunk)) with chunk = ceil(rows /
+// threads); f(t, begin, end) for each thread.
+template <typename F>
+inline void for_each_thread_block(int64_t rows, const F& f) {
+  const int64_t threads = get_num_threads();
+  const int64_t chunk = (rows + threads - 1) / threads;
+  parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) f(t, t * chunk, std::min(rows, (t + 1) * chunk));
+  });
 }
 
 // The first n lanes of v added in lane order.

@@ -214,20 +214,16 @@ void bn_backward_contiguous(const T* dy, const T* x, const T* weight, const T* m
 template <typename T>
 void bn_backward_rows(const T* dy, const T* x, const T* weight, const T* mean, const T* invstd, T* dx, T* dw, T* db,
                       bool train, const BatchNormArgs& a) {
-  const int64_t C = a.C, rows = a.N * a.S;
-  const int64_t threads = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), rows));
-  const int64_t chunk = (rows + threads - 1) / threads;
+  const int64_t C = a.C, rows = a.N * a.S, threads = get_num_threads();
   std::vector<T> part_sum(threads * C, T(0)), part_dotp(threads * C, T(0));
-  parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      T* ps = part_sum.data() + t * C;
-      T* pd = part_dotp.data() + t * C;
-      for (int64_t i = t * chunk; i < std::min(rows, (t + 1) * chunk); ++i) {
-        const T *g = dy + i * C, *xr = x + i * C;
-        for (int64_t c = 0; c < C; ++c) {
-          ps[c] = ps[c] + g[c];
-          pd[c] = capability_fma(xr[c] - mean[c], g[c], pd[c]);
-        }
+  for_each_thread_block(rows, [&](int64_t t, int64_t begin, int64_t end) {
+    T* ps = part_sum.data() + t * C;
+    T* pd = part_dotp.data() + t * C;
+    for (int64_t i = begin; i < end; ++i) {
+      const T *g = dy + i * C, *xr = x + i * C;
+      for (int64_t c = 0; c < C; ++c) {
+        ps[c] = ps[c] + g[c];
+        pd[c] = capability_fma(xr[c] - mean[c], g[c], pd[c]);
       }
     }
   });
