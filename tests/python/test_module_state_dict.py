@@ -118,6 +118,12 @@ def case_get_buffer_set_submodule(m):
             net.get_buffer(target)
         except AttributeError as e:
             out.append(str(e))
+    out.append(net.get_parameter("1.weight").shape)
+    for target in ("1.running_mean", "1.nope"):
+        try:
+            net.get_parameter(target)
+        except AttributeError as e:
+            out.append(str(e))
     try:
         net.set_submodule("1.y", m.nn.ReLU(), strict=True)
     except AttributeError as e:

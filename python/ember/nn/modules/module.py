@@ -267,22 +267,22 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target: str) -> Parameter:
+    def _submodule_attribute(self, target: str):
+        """(submodule, name, value) of the dotted path `target`."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        param = getattr(mod, name)
+        return mod, name, getattr(mod, name)
+
+    def get_parameter(self, target: str) -> Parameter:
+        _, name, param = self._submodule_attribute(target)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        buffer = getattr(mod, name)
+        mod, name, buffer = self._submodule_attribute(target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return buffer
